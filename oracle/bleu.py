@@ -1,0 +1,376 @@
+"""BLEU, literally: Papineni, Roukos, Ward and Zhu (2002), section 2, top to bottom.
+
+Each function is one formula and cites where it is stated. Counting ends in
+`Statistics` (c, r, matches[n], totals[n]): the seam between counting and
+scoring, as in sacrebleu's `compute_bleu`. Scoring is exact: precisions are
+Fractions, ln and exp are correctly rounded at `exact.DIGITS` digits.
+
+Pure: standard library only, no I/O, inputs never mutated.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+
+from . import exact
+from .conventions import Options, Smoothing, exact_number
+from .errors import BleuTypeError, BleuValueError, describe
+from .smoothing import SmoothedCounts, extra_orders, smooth
+
+
+# -- 2.1 Modified n-gram precision ------------------------------------------
+
+
+def ngrams(tokens, n):
+    """The n-grams of a sentence, left to right (section 2.1)."""
+    return zip(*(tokens[i:] for i in range(n)))
+
+
+def count(tokens, n):
+    """Count(n-gram): how often each n-gram occurs in a sentence (section 2.1)."""
+    return Counter(ngrams(tokens, n))
+
+
+def max_ref_count(references, n):
+    """Max_Ref_Count(n-gram): the largest count in any *single* reference (section 2.1)."""
+    merged = Counter()
+    for reference in references:
+        merged |= count(reference, n)  # Counter union keeps the maximum
+    return merged
+
+
+def count_clip(candidate_counts, max_ref_counts):
+    """Count_clip = min(Count, Max_Ref_Count), for each candidate n-gram (section 2.1)."""
+    return candidate_counts & max_ref_counts  # Counter intersection keeps the minimum
+
+
+# -- 2.2.2 Sentence brevity penalty: c and r --------------------------------
+
+
+def effective_reference_length(hypothesis_length, reference_lengths, rule):
+    """r for one segment: the "best match length" (section 2.2.2) under a documented rule."""
+    if rule == "shortest":
+        return min(reference_lengths)
+    if rule == "longest":
+        return max(reference_lengths)
+    closest = min(abs(length - hypothesis_length) for length in reference_lengths)
+    tied = [length for length in reference_lengths if abs(length - hypothesis_length) == closest]
+    if rule == "closest":
+        return min(tied)
+    if rule == "closest-longer":
+        return max(tied)
+    return tied[0]  # closest-first: the first listed among the tied
+
+
+# -- Sufficient statistics: the seam between counting and scoring -----------
+
+
+@dataclass(frozen=True)
+class Statistics:
+    """c, r and the clipped matches and totals per order, summed over segments (section 2.1.1)."""
+
+    hyp_len: int
+    ref_len: int
+    matches: tuple
+    totals: tuple
+    segments: int = 1
+
+    def __post_init__(self):
+        if len(self.matches) != len(self.totals):
+            raise BleuValueError(
+                f"`matches` and `totals` must have one entry per order "
+                f"(got {len(self.matches)} and {len(self.totals)})"
+            )
+        for name in ("hyp_len", "ref_len", "segments"):
+            _require_count(getattr(self, name), name)
+        for name in ("matches", "totals"):
+            for i, value in enumerate(getattr(self, name)):
+                _require_count(value, f"{name}[{i}]")
+        for i, (m, t) in enumerate(zip(self.matches, self.totals)):
+            if m > t:
+                raise BleuValueError(f"`matches[{i}]` must not exceed `totals[{i}]` (got {m} > {t})")
+
+    @property
+    def max_order(self):
+        return len(self.matches)
+
+    def to_json(self):
+        return {
+            "hyp_len": self.hyp_len,
+            "ref_len": self.ref_len,
+            "matches": list(self.matches),
+            "totals": list(self.totals),
+        }
+
+
+def _require_count(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BleuTypeError(f"`{name}` must be an int (got {type(value).__name__} {describe(value)})")
+    if value < 0:
+        raise BleuValueError(f"`{name}` must be non-negative (got {value})")
+
+
+def segment_statistics(hypothesis, references, *, max_order, options=Options()):
+    """Statistics of one candidate sentence against its references (section 2.1)."""
+    hypothesis, references = _prepare(hypothesis, references, options)
+    matches, totals = [], []
+    for n in range(1, max_order + 1):
+        candidate_counts = count(hypothesis, n)
+        clipped = count_clip(candidate_counts, max_ref_count(references, n))
+        matches.append(sum(clipped.values()))
+        totals.append(max(max(len(hypothesis) - n + 1, 0), options.segment_totals_floor))
+    reference_lengths = [len(reference) for reference in references]
+    r = effective_reference_length(len(hypothesis), reference_lengths, options.reference_length)
+    return Statistics(len(hypothesis), r, tuple(matches), tuple(totals), 1)
+
+
+def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
+    """Sum clipped counts, totals, c and r over all segments before any division (section 2.1.1)."""
+    return sum_statistics(_paired(hypotheses, references), max_order=max_order, options=options)
+
+
+def sum_statistics(segments, *, max_order, options=Options()):
+    """`corpus_statistics` over an iterable of (hypothesis, references) pairs, read lazily,
+    so memory holds one segment and the running sums, however long the corpus."""
+    hyp_len = ref_len = count = 0
+    matches, totals = [0] * max_order, [0] * max_order
+    for index, (hypothesis, segment_references) in enumerate(segments):
+        try:
+            stats = segment_statistics(hypothesis, segment_references, max_order=max_order, options=options)
+        except (BleuValueError, BleuTypeError) as exc:
+            raise type(exc)(f"segment {index}: {exc}") from None
+        hyp_len += stats.hyp_len
+        ref_len += stats.ref_len
+        count += 1
+        for n in range(max_order):
+            matches[n] += stats.matches[n]
+            totals[n] += stats.totals[n]
+    if count == 0:
+        raise BleuValueError("`hypotheses` must hold at least one segment (got 0)")
+    return Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), count)
+
+
+def _paired(hypotheses, references):
+    references = iter(references)
+    for index, hypothesis in enumerate(hypotheses):
+        segment_references = next(references, _MISSING)
+        if segment_references is _MISSING:
+            raise BleuValueError(
+                f"`hypotheses` and `references` must have the same number of segments "
+                f"(got more than {index} hypotheses and {index} reference sets)"
+            )
+        yield hypothesis, segment_references
+    if next(references, _MISSING) is not _MISSING:
+        raise BleuValueError(
+            "`hypotheses` and `references` must have the same number of segments "
+            "(got fewer hypotheses than reference sets)"
+        )
+
+
+_MISSING = object()
+
+
+def _prepare(hypothesis, references, options):
+    """Validate one segment and apply case folding, without touching the caller's lists."""
+    hypothesis = _tokens(hypothesis, "hypothesis")
+    if isinstance(references, (str, bytes)) or not hasattr(references, "__iter__"):
+        raise BleuTypeError(f"`references` must be a list of token lists (got {type(references).__name__} {describe(references)})")
+    references = [_tokens(reference, f"references[{i}]") for i, reference in enumerate(references)]
+    if not references:
+        raise BleuValueError("`references` must hold at least one reference for each segment (got [])")
+    if options.lowercase:
+        hypothesis = tuple(token.lower() for token in hypothesis)
+        references = [tuple(token.lower() for token in reference) for reference in references]
+    return hypothesis, references
+
+
+def _tokens(tokens, name):
+    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
+        raise BleuTypeError(
+            f"`{name}` must be a list of str tokens, not {type(tokens).__name__} "
+            f"(got {describe(tokens)}; split a sentence into tokens first)"
+        )
+    tokens = tuple(tokens)
+    for i, token in enumerate(tokens):
+        if not isinstance(token, str):
+            raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")
+    return tokens
+
+
+# -- 2.1.1 Modified precision on blocks of text -----------------------------
+
+
+def modified_precision(matches, totals):
+    """p_n = sum of Count_clip / sum of Count over the corpus (section 2.1.1); None when 0/0."""
+    if totals == 0:
+        return None
+    if isinstance(matches, Decimal) or isinstance(totals, Decimal):
+        return exact.CONTEXT.divide(exact.to_decimal(matches), exact.to_decimal(totals))
+    return Fraction(matches) / Fraction(totals)
+
+
+# -- 2.2.2 Brevity penalty --------------------------------------------------
+
+
+def brevity_penalty(c, r):
+    """BP = 1 if c > r, else e^(1 - r/c) (section 2.2.2); its limit 0 as c -> 0 with r > 0."""
+    if c > r:
+        return exact.ONE
+    if c == 0:
+        return exact.ZERO
+    return exact.exp(1 - Fraction(r, c))
+
+
+# -- 2.3 BLEU ---------------------------------------------------------------
+
+
+def weighted_log_mean(precisions, weights):
+    """sum of w_n log p_n (section 2.3); -Infinity if an order with w_n > 0 has p_n = 0.
+
+    An order with w_n = 0 contributes nothing even when p_n = 0 (0 * log 0 is
+    taken as 0, its limit), so zero weights really switch an order off.
+    """
+    total = exact.ZERO
+    for p, w in zip(precisions, weights):
+        if w == 0:
+            continue
+        if p == 0:
+            return Decimal("-Infinity")
+        total = exact.add(total, exact.mul(w, exact.ln(p)))
+    return total
+
+
+@dataclass(frozen=True)
+class BleuResult:
+    """The score with every intermediate value, as the derivation produced them."""
+
+    score: Decimal
+    bp: Decimal
+    precisions: tuple  # Fraction, Decimal (irrational smoothing), or None (order left out)
+    weights: tuple  # Fractions actually applied, after normalisation or effective order
+    statistics: Statistics
+    level: str
+    options: Options
+    smoothing: Smoothing
+    smoothed: SmoothedCounts | None = None
+    notes: tuple = field(default=())
+
+    @property
+    def score_float(self):
+        return float(self.score)
+
+    def to_json(self):
+        return {
+            "score": "NaN" if self.score.is_nan() else float(self.score),
+            "score_exact": str(self.score),
+            "bp": "NaN" if self.bp.is_nan() else float(self.bp),
+            "precisions": [None if p is None else str(p) for p in self.precisions],
+            "weights": [str(w) for w in self.weights],
+            "statistics": self.statistics.to_json(),
+            "level": self.level,
+            "smoothing": self.smoothing.to_json(),
+            "notes": list(self.notes),
+        }
+
+
+def parse_weights(weights, *, default_max_order=4):
+    """Validate w_n: a non-empty sequence of finite, non-negative numbers, not all zero."""
+    if weights is None:
+        return (Fraction(1, default_max_order),) * default_max_order
+    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__"):
+        raise BleuTypeError(f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})")
+    given = list(weights)
+    if not given:
+        raise BleuValueError("`weights` must hold at least one weight (got [])")
+    parsed = []
+    for w in given:
+        if isinstance(w, float) and w != w:
+            raise BleuValueError(f"`weights` must not contain NaN (got {describe(given)})")
+        parsed.append(exact_number(w, name="weights"))
+    if any(w < 0 for w in parsed):
+        raise BleuValueError(f"`weights` must be non-negative (got {describe(given)})")
+    if all(w == 0 for w in parsed):
+        raise BleuValueError(f"`weights` must not be all zero (got {describe(given)})")
+    return tuple(parsed)
+
+
+def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothing=None, level="corpus"):
+    """BLEU = BP * exp(sum w_n log p_n) (section 2.3), from sufficient statistics."""
+    if level not in ("corpus", "sentence"):
+        raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
+    w = parse_weights(weights, default_max_order=options.default_max_order)
+    smoothing = Smoothing.parse(smoothing) or options.smoothing
+    notes = []
+    if options.uniform_weights_only and len(set(w)) > 1:
+        raise BleuValueError(f"`weights` must be uniform under these options (got {[str(x) for x in w]})")
+    if statistics.max_order < len(w):
+        raise BleuValueError(f"statistics cover {statistics.max_order} orders but `weights` has {len(w)}")
+    if options.weights == "normalise" and sum(w) != 1:
+        w = tuple(x / sum(w) for x in w)
+        notes.append(f"weights normalised to sum to one: {[str(x) for x in w]}")
+    c, r = statistics.hyp_len, statistics.ref_len
+
+    if c == 0 and r == 0:
+        score = exact.NAN if options.both_empty == "nan" else exact.ZERO
+        notes.append(f"hypothesis and references are all empty: score is {score} (both_empty={options.both_empty!r})")
+        return BleuResult(score, score, (None,) * len(w), w, statistics, level, options, smoothing, None, tuple(notes))
+
+    smoothed = smooth(statistics, max_order=len(w), smoothing=smoothing)
+    notes.extend(smoothed.notes)
+    precisions = [modified_precision(m, t) for m, t in zip(smoothed.matches, smoothed.totals)]
+    w, precisions = _apply_empty_order_rule(w, precisions, options.empty_order_at(level), notes)
+    bp = brevity_penalty(c, r)
+    if c == 0:
+        notes.append("the hypothesis is empty: BP is 0 (the limit of e^(1 - r/c) as c -> 0)")
+        score = exact.ZERO
+    else:
+        score = exact.mul(bp, exact.exp(weighted_log_mean(precisions, w)))
+    return BleuResult(score, bp, tuple(precisions), w, statistics, level, options, smoothing, smoothed, tuple(notes))
+
+
+def _apply_empty_order_rule(weights, precisions, rule, notes):
+    """Orders with no hypothesis n-grams (p_n = 0/0) under the documented rule."""
+    empty = [n for n, p in enumerate(precisions) if p is None]
+    if not empty:
+        return weights, precisions
+    orders = ", ".join(str(n + 1) for n in empty)
+    if rule == "zero":
+        notes.append(f"order(s) {orders} have no hypothesis n-grams: p_n counted as 0 (empty_order='zero')")
+        return weights, [Fraction(0) if p is None else p for p in precisions]
+    if rule == "one":
+        notes.append(f"order(s) {orders} have no hypothesis n-grams: p_n counted as 1 (empty_order='one')")
+        return weights, [Fraction(1) if p is None else p for p in precisions]
+    kept = sum(w for w, p in zip(weights, precisions) if p is not None)
+    if kept == 0:
+        notes.append(f"order(s) {orders} have no hypothesis n-grams and no other order has weight: score 0")
+        return weights, [Fraction(0) if p is None else p for p in precisions]
+    scale = sum(weights) / kept
+    new_weights = tuple(Fraction(0) if p is None else w * scale for w, p in zip(weights, precisions))
+    notes.append(
+        f"order(s) {orders} have no hypothesis n-grams: left out, weights renormalised to "
+        f"{[str(x) for x in new_weights]} (empty_order='skip')"
+    )
+    return new_weights, precisions
+
+
+def _counting_orders(weights, smoothing):
+    return len(weights) + extra_orders(smoothing.method)
+
+
+def corpus_bleu(hypotheses, references, *, weights=None, options=Options(), smoothing=None):
+    """Corpus BLEU: hypotheses[i] is a token list, references[i] the list of its references."""
+    w = parse_weights(weights, default_max_order=options.default_max_order)
+    chosen = Smoothing.parse(smoothing) or options.smoothing
+    stats = corpus_statistics(hypotheses, references, max_order=_counting_orders(w, chosen), options=options)
+    return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="corpus")
+
+
+def sentence_bleu(hypothesis, references, *, weights=None, options=Options(), smoothing=None):
+    """Sentence BLEU: one hypothesis (a token list) against its references."""
+    w = parse_weights(weights, default_max_order=options.default_max_order)
+    chosen = Smoothing.parse(smoothing) or options.smoothing
+    stats = segment_statistics(hypothesis, references, max_order=_counting_orders(w, chosen), options=options)
+    return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="sentence")

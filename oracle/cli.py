@@ -1,0 +1,55 @@
+"""`bleu-oracle`: a thin command line over the library API.
+
+Exit codes: 0 success (conforming), 1 deviations found, 2 usage or
+configuration error, 3 an implementation could not be driven.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+from .commands import VERBS
+from .errors import BleuOracleError
+
+EXIT_OK, EXIT_DEVIATIONS, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 1, 2, 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # argparse exits 2 already; keep the message short and clear
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser():
+    parser = _Parser(
+        prog="bleu-oracle",
+        description="A literal reference oracle and conformance suite for BLEU.",
+        epilog="Exit codes: 0 ok/conforming, 1 deviations found, 2 usage or configuration error, "
+        "3 the implementation could not be driven. `bleu-oracle VERB --help` documents each verb.",
+    )
+    parser.add_argument("--version", action="version", version=f"bleu-oracle {__version__}")
+    subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
+    subparsers.required = True
+    for verb in VERBS:
+        importlib.import_module(f"oracle.commands.{verb}").register(subparsers)
+    return parser
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except BleuOracleError as exc:
+        print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # `bleu-oracle ... | head` is not an error
+        return EXIT_OK
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

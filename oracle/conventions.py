@@ -1,0 +1,197 @@
+"""Every choice on which BLEU implementations differ, as data.
+
+`Options` is a frozen value object: a profile (see `profiles.py`) is just an
+instance of it. `Smoothing` names a smoothing method and its parameters in the
+protocol's vocabulary (`{"method": "floor", "value": 0.1}`). Both validate
+eagerly, so a bad option fails where it is written, not deep inside a score.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, fields, replace
+from decimal import Decimal
+from fractions import Fraction
+from numbers import Rational, Real
+
+from .errors import BleuTypeError, BleuValueError, describe
+
+#: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
+REFERENCE_LENGTH_RULES = {
+    "closest": "the reference length closest to the hypothesis length; ties go to the shorter",
+    "closest-longer": "closest to the hypothesis length; ties go to the longer",
+    "closest-first": "closest to the hypothesis length; ties go to the one listed first",
+    "shortest": "the shortest reference",
+    "longest": "the longest reference",
+}
+
+#: How an order n with no hypothesis n-grams at all (totals[n] == 0) counts.
+EMPTY_ORDER_RULES = {
+    "zero": "p_n = 0, so the geometric mean and the score are 0",
+    "skip": "the order is left out and the remaining weights renormalised (sacrebleu's effective order)",
+    "one": "p_n = 1, so the order does not change the score",
+}
+
+#: What a corpus with no hypothesis tokens and no reference tokens scores (c = r = 0).
+BOTH_EMPTY_RULES = {
+    "nan": "NaN: every p_n is 0/0 and BP is 0/0, BLEU is undefined",
+    "zero": "0",
+}
+
+#: How weights that do not sum to one are used.
+WEIGHT_RULES = {
+    "as-given": "the weights are used exactly as given",
+    "normalise": "the weights are divided by their sum",
+}
+
+#: Parameters each smoothing method takes, with their documented defaults.
+SMOOTHING_METHODS = {
+    "none": {},
+    "floor": {"value": Fraction(1, 10)},  # sacrebleu SMOOTH_DEFAULTS
+    "add-k": {"k": Fraction(1)},  # sacrebleu SMOOTH_DEFAULTS
+    "exp": {},  # NIST geometric sequence
+    "chen-cherry-1": {"epsilon": Fraction(1, 10)},
+    "chen-cherry-2": {},
+    "chen-cherry-3": {},
+    "chen-cherry-4": {"k": Fraction(5)},
+    "chen-cherry-5": {},
+    "chen-cherry-6": {"alpha": Fraction(5)},
+    "chen-cherry-7": {"k": Fraction(5)},
+    "lin-2004": {},
+}
+SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
+
+
+def exact_number(value, *, name):
+    """A finite real number as an exact Fraction (floats convert exactly)."""
+    if isinstance(value, bool) or not isinstance(value, (Real, Decimal, str)):
+        raise BleuTypeError(f"`{name}` must be a number (got {type(value).__name__} {describe(value)})")
+    try:
+        number = Fraction(value) if not isinstance(value, Rational) else Fraction(value)
+    except (ValueError, ZeroDivisionError, OverflowError) as exc:
+        raise BleuValueError(f"`{name}` must be a finite number (got {describe(value)})") from exc
+    if isinstance(value, float) and not math.isfinite(value):
+        raise BleuValueError(f"`{name}` must be a finite number (got {describe(value)})")
+    return number
+
+
+def _choice(value, choices, *, name):
+    if not isinstance(value, str):
+        raise BleuTypeError(f"`{name}` must be a str (got {type(value).__name__} {describe(value)})")
+    if value not in choices:
+        raise BleuValueError(f"`{name}` must be one of {sorted(choices)} (got {value!r})")
+    return value
+
+
+@dataclass(frozen=True)
+class Smoothing:
+    """A smoothing method with its parameters; unset parameters take the documented default."""
+
+    method: str = "none"
+    value: Fraction | None = None
+    k: Fraction | None = None
+    epsilon: Fraction | None = None
+    alpha: Fraction | None = None
+
+    def __post_init__(self):
+        _choice(self.method, SMOOTHING_METHODS, name="smoothing.method")
+        accepted = SMOOTHING_METHODS[self.method]
+        for name in SMOOTHING_PARAMETERS:
+            given = getattr(self, name)
+            if given is None:
+                object.__setattr__(self, name, accepted.get(name))
+                continue
+            if name not in accepted:
+                raise BleuValueError(
+                    f"`smoothing.{name}` is not a parameter of {self.method!r} "
+                    f"(it takes {sorted(accepted) or 'no parameters'}; got {name}={describe(given)})"
+                )
+            number = exact_number(given, name=f"smoothing.{name}")
+            if number < 0:
+                raise BleuValueError(f"`smoothing.{name}` must be non-negative (got {describe(given)})")
+            object.__setattr__(self, name, number)
+
+    @classmethod
+    def parse(cls, spec):
+        """Accept a Smoothing, a method name, or a protocol mapping {"method": ..., params}."""
+        if spec is None:
+            return None
+        if isinstance(spec, Smoothing):
+            return spec
+        if isinstance(spec, str):
+            return cls(method=spec)
+        if isinstance(spec, dict):
+            unknown = set(spec) - {"method", *SMOOTHING_PARAMETERS}
+            if unknown:
+                raise BleuValueError(f"`smoothing` has unknown fields {sorted(unknown)} (got {describe(spec)})")
+            if "method" not in spec:
+                raise BleuValueError(f"`smoothing` must name a `method` (got {describe(spec)})")
+            return cls(**spec)
+        raise BleuTypeError(f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})")
+
+    def to_json(self):
+        """The protocol form: only the parameters this method takes, as floats."""
+        out = {"method": self.method}
+        for name in SMOOTHING_METHODS[self.method]:
+            out[name] = float(getattr(self, name))
+        return out
+
+    def describe(self):
+        params = ", ".join(f"{n}={getattr(self, n)}" for n in SMOOTHING_METHODS[self.method])
+        return f"{self.method}({params})" if params else self.method
+
+
+@dataclass(frozen=True)
+class Options:
+    """The conventions a BLEU computation follows. Every field is one documented choice."""
+
+    reference_length: str = "closest"
+    empty_order: str = "zero"
+    #: Overrides `empty_order` at sentence level (sacrebleu's effective order); None: same.
+    sentence_empty_order: str | None = None
+    both_empty: str = "nan"
+    weights: str = "as-given"
+    #: Only uniform weights are meaningful (sacrebleu, multi-bleu.perl take none).
+    uniform_weights_only: bool = False
+    #: Each segment's n-gram total is at least this (nltk's code uses 1; the formula uses 0).
+    segment_totals_floor: int = 0
+    smoothing: Smoothing = field(default_factory=Smoothing)
+    lowercase: bool = False
+    #: Default weights when a caller gives none (BLEU-4).
+    default_max_order: int = 4
+
+    def __post_init__(self):
+        _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
+        _choice(self.empty_order, EMPTY_ORDER_RULES, name="empty_order")
+        if self.sentence_empty_order is not None:
+            _choice(self.sentence_empty_order, EMPTY_ORDER_RULES, name="sentence_empty_order")
+        _choice(self.both_empty, BOTH_EMPTY_RULES, name="both_empty")
+        _choice(self.weights, WEIGHT_RULES, name="weights")
+        for name in ("uniform_weights_only", "lowercase"):
+            if not isinstance(getattr(self, name), bool):
+                raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")
+        for name in ("segment_totals_floor", "default_max_order"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "segment_totals_floor" else 1):
+                raise BleuValueError(f"`{name}` must be a non-negative int (got {describe(value)})")
+        object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))
+
+    def empty_order_at(self, level):
+        """The empty-order rule in force at `level` ("corpus" or "sentence")."""
+        if level == "sentence" and self.sentence_empty_order is not None:
+            return self.sentence_empty_order
+        return self.empty_order
+
+    def with_changes(self, **changes):
+        """A copy with some conventions changed (the original is never mutated)."""
+        unknown = set(changes) - {f.name for f in fields(self)}
+        if unknown:
+            raise BleuValueError(f"unknown option(s) {sorted(unknown)}; options are {[f.name for f in fields(self)]}")
+        return replace(self, **changes)
+
+    def to_json(self):
+        out = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            out[f.name] = value.to_json() if isinstance(value, Smoothing) else value
+        return out

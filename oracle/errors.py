@@ -1,0 +1,32 @@
+"""One root exception; each concrete error also subclasses the builtin a user would catch."""
+
+
+class BleuOracleError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class BleuValueError(BleuOracleError, ValueError):
+    """An argument has the right type but a bad value."""
+
+
+class BleuTypeError(BleuOracleError, TypeError):
+    """An argument has the wrong type."""
+
+
+class CaseFileError(BleuValueError):
+    """A case file is malformed; the message names the file, line and case id."""
+
+    def __init__(self, message, *, path=None, line=None, case_id=None):
+        self.path, self.line, self.case_id = path, line, case_id
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}" if line is not None else str(path)
+        prefix = ", ".join(p for p in (where, f"case {case_id}" if case_id else "") if p)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+        self.bare_message = message
+
+
+def describe(value):
+    """Render a bad value for an error message: short, unambiguous."""
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."

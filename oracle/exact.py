@@ -1,0 +1,46 @@
+"""Exact and correctly rounded arithmetic for the few numbers a BLEU score needs.
+
+Counts and precisions stay `Fraction`s; logarithms and exponentials are taken
+with `decimal` at `DIGITS` significant digits, where `Decimal.ln` and
+`Decimal.exp` are correctly rounded. A private context is used every time, so
+the caller's decimal context is never touched.
+"""
+
+from decimal import Context, Decimal, ROUND_HALF_EVEN
+from fractions import Fraction
+
+DIGITS = 50
+CONTEXT = Context(prec=DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999)
+NAN = Decimal("NaN")
+ZERO = Decimal(0)
+ONE = Decimal(1)
+
+
+def to_decimal(number):
+    """A Fraction, int or Decimal as a Decimal rounded to DIGITS digits."""
+    if isinstance(number, Decimal):
+        return CONTEXT.plus(number)
+    number = Fraction(number)
+    return CONTEXT.divide(Decimal(number.numerator), Decimal(number.denominator))
+
+
+def ln(number):
+    """Natural logarithm, correctly rounded; ln(0) is -Infinity."""
+    if number == 0:
+        return Decimal("-Infinity")
+    return CONTEXT.ln(to_decimal(number))
+
+
+def exp(number):
+    """e ** number, correctly rounded; exp(-Infinity) is 0."""
+    if isinstance(number, Decimal) and number.is_infinite():
+        return ZERO if number < 0 else Decimal("Infinity")
+    return CONTEXT.exp(to_decimal(number))
+
+
+def mul(a, b):
+    return CONTEXT.multiply(to_decimal(a), to_decimal(b))
+
+
+def add(a, b):
+    return CONTEXT.add(to_decimal(a), to_decimal(b))

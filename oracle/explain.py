@@ -1,0 +1,76 @@
+"""The derivation of a score, written out as the tutorial in the seeds does it by hand.
+
+Pure: builds text from the formulas in `bleu.py`; printing is the caller's job.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from . import bleu, exact
+from .conventions import REFERENCE_LENGTH_RULES
+
+
+def _fraction(x):
+    if isinstance(x, Fraction):
+        return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
+    return f"{x:.10g}"
+
+
+def _table(header, rows):
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    return "\n".join([line(header), "  " + "-+-".join("-" * w for w in widths), *map(line, rows)])
+
+
+def explain_segment(hypothesis, references, *, max_order, options, label="segment"):
+    """Per order: each candidate n-gram with Count, its count in each reference, the max and Count_clip."""
+    hypothesis, references = bleu._prepare(hypothesis, references, options)
+    out = [f"{label}: hypothesis has {len(hypothesis)} tokens; references have {[len(r) for r in references]}"]
+    for n in range(1, max_order + 1):
+        candidate = bleu.count(hypothesis, n)
+        per_reference = [bleu.count(r, n) for r in references]
+        maximum = bleu.max_ref_count(references, n)
+        clipped = bleu.count_clip(candidate, maximum)
+        header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
+        rows = [
+            [" ".join(g), c, *[ref[g] for ref in per_reference], maximum[g], clipped[g]]
+            for g, c in candidate.items()  # Counter keeps first-seen order: the sentence's order
+        ]
+        total, matches = sum(candidate.values()), sum(clipped.values())
+        rows.append(["Total", total, *["" for _ in references], "", matches])
+        out.append(f"\n order {n}:\n" + _table(header, rows))
+        shown = f"{matches}/{total}" if total else "0/0 (no n-grams of this order)"
+        out.append(f"  matches/totals for this segment = {shown}")
+    c = len(hypothesis)
+    lengths = [len(r) for r in references]
+    r = bleu.effective_reference_length(c, lengths, options.reference_length)
+    out.append(
+        f"\n reference length: c = {c}, reference lengths {lengths}; r = {r} "
+        f"({options.reference_length}: {REFERENCE_LENGTH_RULES[options.reference_length]})"
+    )
+    return "\n".join(out)
+
+
+def explain_result(result):
+    """How the statistics became the score: p_n, BP, the weighted mean."""
+    s = result.statistics
+    out = [f"\n{result.level} level, {s.segments} segment(s): c = {s.hyp_len}, r = {s.ref_len}"]
+    out.append(f" smoothing: {result.smoothing.describe()}")
+    for n, (m, t) in enumerate(zip(s.matches, s.totals), start=1):
+        if n > len(result.precisions):
+            break
+        p = result.precisions[n - 1]
+        shown = "left out" if p is None else f"{_fraction(p)} = {float(p):.10g}"
+        out.append(f" p_{n} = {m}/{t} -> {shown}   (w_{n} = {_fraction(result.weights[n - 1])})")
+    if s.hyp_len > s.ref_len:
+        out.append(f" BP = 1 because c > r ({s.hyp_len} > {s.ref_len})")
+    elif s.hyp_len == 0:
+        out.append(f" BP = {result.bp} (c = 0)")
+    else:
+        out.append(f" BP = e^(1 - r/c) = e^(1 - {s.ref_len}/{s.hyp_len}) = {float(result.bp):.10g}")
+    for note in result.notes:
+        out.append(f" note: {note}")
+    out.append(f" BLEU = BP * exp(sum w_n log p_n) = {result.score:.12g}")
+    out.append(f" score to {exact.DIGITS} significant digits: {result.score}")
+    return "\n".join(out)

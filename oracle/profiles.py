@@ -1,0 +1,145 @@
+"""Named presets of the conventions, each choice citing the document that states it.
+
+A profile encodes what its documentation says, not what its code happens to do:
+where the code departs from its own documentation, that is a discrepancy for
+the reports. Where the documentation is silent we decide, and say "decided"
+in the citation; a case in cases/ pins each decision down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .conventions import Options, Smoothing
+from .errors import BleuTypeError, BleuValueError
+
+PAPER = "Papineni et al. 2002"
+MATLAB = "MATLAB bleuEvaluationScore reference page"
+NLTK = "NLTK nltk.translate.bleu_score documentation"
+SACREBLEU = "sacrebleu documentation (metrics/bleu.py docstrings; NLP with Transformers table)"
+MLPACK = "mlpack BLEU class reference"
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    summary: str
+    options: Options
+    #: option name -> where it is stated (or why it was decided)
+    citations: tuple
+
+    def citation(self, option):
+        return dict(self.citations).get(option, "")
+
+
+def _profile(name, summary, citations, **options):
+    return Profile(name, summary, Options(**options), tuple(citations.items()))
+
+
+PROFILES = {
+    p.name: p
+    for p in (
+        _profile(
+            "papineni",
+            "the paper: closest reference length, no smoothing, weights as given",
+            {
+                "reference_length": f"{PAPER} 2.2.2: 'best match length'; ties to the shorter decided (the paper is silent)",
+                "empty_order": f"{PAPER} 2.3: a geometric mean with p_n = 0 is 0; 0/0 counted as 0 decided",
+                "both_empty": f"{PAPER}: every p_n and r/c are 0/0, BLEU is undefined: NaN decided",
+                "weights": f"{PAPER} 2.3: 'positive weights w_n summing to one'; other weights used as given, decided",
+                "smoothing": f"{PAPER}: no smoothing",
+            },
+        ),
+        _profile(
+            "nltk",
+            "NLTK as documented: closest (ties shorter), no smoothing, weights as given",
+            {
+                "reference_length": f"{NLTK}, brevity_penalty: 'when two reference sentences are at the same distance, the shortest reference sentence length is used'",
+                "empty_order": f"{NLTK}, sentence_bleu: 'If there is no ngrams overlap for any order of n-grams, BLEU returns the value 0'",
+                "both_empty": f"{NLTK}, sentence_bleu: no n-gram overlaps, 'BLEU returns the value 0'",
+                "weights": f"{NLTK}, corpus_bleu: 'weights for unigrams, bigrams, trigrams and so on'; no normalisation documented (auto_reweigh is off by default)",
+                "segment_totals_floor": f"{NLTK}, corpus_bleu: 'summing the numerators and denominators for each hypothesis-reference(s) pairs before the division' -- no floor",
+                "smoothing": f"{NLTK}: SmoothingFunction().method0 'No smoothing' is the default",
+            },
+            both_empty="zero",
+        ),
+        _profile(
+            "sacrebleu",
+            "sacrebleu: closest (ties shorter), exp smoothing, uniform weights, effective order at sentence level",
+            {
+                "reference_length": "sacrebleu BLEU: closest reference length, ties to the shorter (the mteval-v13a rule it reproduces)",
+                "empty_order": "sacrebleu compute_bleu: an order with no n-grams gives precision 0 unless effective_order",
+                "sentence_empty_order": "sacrebleu sentence_bleu: use_effective_order=True, 'stop including n-gram orders for which precision is 0'",
+                "both_empty": "sacrebleu: no matches give score 0.0",
+                "uniform_weights_only": "sacrebleu: max_ngram_order only; the geometric mean is uniform",
+                "smoothing": "sacrebleu BLEU: smooth_method='exp' is the default",
+            },
+            both_empty="zero",
+            sentence_empty_order="skip",
+            uniform_weights_only=True,
+            smoothing=Smoothing("exp"),
+        ),
+        _profile(
+            "mteval",
+            "NIST mteval-v13a.pl: closest (ties shorter), no smoothing, uniform BLEU-4",
+            {
+                "reference_length": f"{NLTK}, brevity_penalty: 'A test example from mteval-v13a.pl' (0.8668 for 7 against 11 and 8)",
+                "empty_order": "mteval-v13a.pl: an order with no n-grams counted as 0 decided (documentation silent)",
+                "both_empty": "mteval-v13a.pl: 0 decided (documentation silent)",
+                "uniform_weights_only": "mteval-v13a.pl: uniform BLEU-4 only",
+            },
+            both_empty="zero",
+            uniform_weights_only=True,
+        ),
+        _profile(
+            "multi-bleu",
+            "Moses multi-bleu.perl: closest (ties shorter), no smoothing, uniform BLEU-4",
+            {
+                "reference_length": "multi-bleu.perl: closest reference length, ties to the shorter",
+                "empty_order": "multi-bleu.perl: precision 0 for an order with no n-grams",
+                "both_empty": "multi-bleu.perl: 'BLEU = 0' when the reference length is 0",
+                "uniform_weights_only": "multi-bleu.perl: uniform BLEU-4 only",
+            },
+            both_empty="zero",
+            uniform_weights_only=True,
+        ),
+        _profile(
+            "matlab",
+            "MATLAB bleuEvaluationScore: closest reference, weights normalised, NaN for empty inputs",
+            {
+                "reference_length": f"{MATLAB}, Algorithms: 'the reference document with length closest to the candidate length'; ties to the shorter decided",
+                "empty_order": f"{MATLAB}, Tip: 'If the number of words in candidate is smaller than the number of elements in ngramWeights, then the resulting BLEU score is zero'",
+                "both_empty": f"{MATLAB}, Output Arguments: 'If candidate and references are both empty documents, then score is NaN'",
+                "weights": f"{MATLAB}, NgramWeights: 'The function normalizes the n-gram weights to sum to one'",
+                "lowercase": f"{MATLAB}, IgnoreCase: 0 (false) (default)",
+            },
+            weights="normalise",
+        ),
+        _profile(
+            "mlpack",
+            "mlpack BLEU: shortest reference (as tensorflow/nmt), ratio brevity penalty, lin-2004 when smooth",
+            {
+                "reference_length": f"{MLPACK}: 'ratio = translation to reference length ratio' does not say which reference; shortest decided, as in tensorflow/nmt's compute_bleu which mlpack's BLEU ports",
+                "brevity_penalty": f"{MLPACK}: 'exp(1 - 1/ratio)' if ratio <= 1 -- algebraically e^(1 - r/c), the paper's",
+                "empty_order": f"{MLPACK}: modified precision of an order with no n-grams counted as 0 decided",
+                "both_empty": f"{MLPACK}: ratio 0/0 is undefined: NaN decided",
+                "weights": f"{MLPACK}: 'w = 1/maxOrder' -- uniform",
+                "smoothing": f"{MLPACK}, Evaluate: 'smooth = false'; smooth=true is 'Lin et al. 2004 smoothing' (method lin-2004)",
+            },
+            reference_length="shortest",
+            uniform_weights_only=True,
+        ),
+    )
+}
+
+
+def get_profile(name):
+    """The profile called `name`, or a clear error listing the known ones."""
+    if isinstance(name, Profile):
+        return name
+    if not isinstance(name, str):
+        raise BleuTypeError(f"`profile` must be a profile name (got {type(name).__name__} {name!r})")
+    try:
+        return PROFILES[name]
+    except KeyError:
+        raise BleuValueError(f"`profile` must be one of {sorted(PROFILES)} (got {name!r})") from None
