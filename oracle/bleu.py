@@ -11,6 +11,7 @@ Pure: standard library only, no I/O, inputs never mutated.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -29,22 +30,34 @@ def ngrams(tokens, n):
     return zip(*(tokens[i:] for i in range(n)))
 
 
-def count(tokens, n):
-    """Count(n-gram): how often each n-gram occurs in a sentence (section 2.1)."""
-    return Counter(ngrams(tokens, n))
+def count(tokens, max_order):
+    """Count(n-gram) for every n-gram of orders 1..max_order in a sentence (section 2.1).
+
+    All orders share one Counter (an n-gram's order is its length), so a
+    sentence is counted once however many orders there are.
+    """
+    return Counter(chain.from_iterable(ngrams(tokens, n) for n in range(1, max_order + 1)))
 
 
-def max_ref_count(references, n):
-    """Max_Ref_Count(n-gram): the largest count in any *single* reference (section 2.1)."""
-    merged = Counter()
+def max_ref_count(references, max_order):
+    """Max_Ref_Count(n-gram): its largest count in any *single* reference (section 2.1)."""
+    if len(references) == 1:
+        return count(references[0], max_order)
+    merged = {}
     for reference in references:
-        merged |= count(reference, n)  # Counter union keeps the maximum
+        for gram, k in count(reference, max_order).items():
+            if k > merged.get(gram, 0):
+                merged[gram] = k
     return merged
 
 
 def count_clip(candidate_counts, max_ref_counts):
-    """Count_clip = min(Count, Max_Ref_Count), for each candidate n-gram (section 2.1)."""
-    return candidate_counts & max_ref_counts  # Counter intersection keeps the minimum
+    """Count_clip = min(Count, Max_Ref_Count) for each candidate n-gram (section 2.1); zeros left out."""
+    return {
+        gram: (k if k < limit else limit)
+        for gram, k in candidate_counts.items()
+        if (limit := max_ref_counts.get(gram, 0))
+    }
 
 
 # -- 2.2.2 Sentence brevity penalty: c and r --------------------------------
@@ -115,16 +128,21 @@ def _require_count(value, name):
 
 def segment_statistics(hypothesis, references, *, max_order, options=Options()):
     """Statistics of one candidate sentence against its references (section 2.1)."""
+    c, r, matches, totals = _segment_counts(hypothesis, references, max_order, options)
+    return Statistics(c, r, tuple(matches), tuple(totals), 1)
+
+
+def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
-    matches, totals = [], []
-    for n in range(1, max_order + 1):
-        candidate_counts = count(hypothesis, n)
-        clipped = count_clip(candidate_counts, max_ref_count(references, n))
-        matches.append(sum(clipped.values()))
-        totals.append(max(max(len(hypothesis) - n + 1, 0), options.segment_totals_floor))
+    clipped = count_clip(count(hypothesis, max_order), max_ref_count(references, max_order))
+    matches = [0] * max_order
+    for gram, k in clipped.items():
+        matches[len(gram) - 1] += k
+    floor = options.segment_totals_floor
+    totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     reference_lengths = [len(reference) for reference in references]
     r = effective_reference_length(len(hypothesis), reference_lengths, options.reference_length)
-    return Statistics(len(hypothesis), r, tuple(matches), tuple(totals), 1)
+    return len(hypothesis), r, matches, totals
 
 
 def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
@@ -135,22 +153,22 @@ def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
 def sum_statistics(segments, *, max_order, options=Options()):
     """`corpus_statistics` over an iterable of (hypothesis, references) pairs, read lazily,
     so memory holds one segment and the running sums, however long the corpus."""
-    hyp_len = ref_len = count = 0
+    hyp_len = ref_len = segment_count = 0
     matches, totals = [0] * max_order, [0] * max_order
     for index, (hypothesis, segment_references) in enumerate(segments):
         try:
-            stats = segment_statistics(hypothesis, segment_references, max_order=max_order, options=options)
+            c, r, segment_matches, segment_totals = _segment_counts(hypothesis, segment_references, max_order, options)
         except (BleuValueError, BleuTypeError) as exc:
             raise type(exc)(f"segment {index}: {exc}") from None
-        hyp_len += stats.hyp_len
-        ref_len += stats.ref_len
-        count += 1
+        hyp_len += c
+        ref_len += r
+        segment_count += 1
         for n in range(max_order):
-            matches[n] += stats.matches[n]
-            totals[n] += stats.totals[n]
-    if count == 0:
+            matches[n] += segment_matches[n]
+            totals[n] += segment_totals[n]
+    if segment_count == 0:
         raise BleuValueError("`hypotheses` must hold at least one segment (got 0)")
-    return Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), count)
+    return Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), segment_count)
 
 
 def _paired(hypotheses, references):
@@ -194,9 +212,10 @@ def _tokens(tokens, name):
             f"(got {describe(tokens)}; split a sentence into tokens first)"
         )
     tokens = tuple(tokens)
-    for i, token in enumerate(tokens):
-        if not isinstance(token, str):
-            raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")
+    if not all(type(token) is str for token in tokens):  # fast path; str subclasses checked below
+        for i, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")
     return tokens
 
 

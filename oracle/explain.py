@@ -28,13 +28,14 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
     hypothesis, references = bleu._prepare(hypothesis, references, options)
     out = [f"{label}: hypothesis has {len(hypothesis)} tokens; references have {[len(r) for r in references]}"]
     for n in range(1, max_order + 1):
-        candidate = bleu.count(hypothesis, n)
-        per_reference = [bleu.count(r, n) for r in references]
-        maximum = bleu.max_ref_count(references, n)
+        of_order = lambda counts: {g: k for g, k in counts.items() if len(g) == n}  # noqa: E731
+        candidate = of_order(bleu.count(hypothesis, n))
+        per_reference = [of_order(bleu.count(r, n)) for r in references]
+        maximum = of_order(bleu.max_ref_count(references, n))
         clipped = bleu.count_clip(candidate, maximum)
         header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
         rows = [
-            [" ".join(g), c, *[ref[g] for ref in per_reference], maximum[g], clipped[g]]
+            [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], maximum.get(g, 0), clipped.get(g, 0)]
             for g, c in candidate.items()  # Counter keeps first-seen order: the sentence's order
         ]
         total, matches = sum(candidate.values()), sum(clipped.values())
