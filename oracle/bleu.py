@@ -39,25 +39,21 @@ def count(tokens, max_order):
     return Counter(chain.from_iterable(ngrams(tokens, n) for n in range(1, max_order + 1)))
 
 
-def max_ref_count(references, max_order):
-    """Max_Ref_Count(n-gram): its largest count in any *single* reference (section 2.1)."""
-    if len(references) == 1:
-        return count(references[0], max_order)
-    merged = {}
+def max_ref_count(candidate_counts, references, max_order):
+    """Max_Ref_Count(n-gram): for each candidate n-gram, its largest count in any *single*
+    reference (section 2.1). N-grams no reference contains are left out (their maximum is 0)."""
+    maximum = {}
     for reference in references:
-        for gram, k in count(reference, max_order).items():
-            if k > merged.get(gram, 0):
-                merged[gram] = k
-    return merged
+        reference_counts = count(reference, max_order)
+        for gram in candidate_counts.keys() & reference_counts.keys():
+            if reference_counts[gram] > maximum.get(gram, 0):
+                maximum[gram] = reference_counts[gram]
+    return maximum
 
 
 def count_clip(candidate_counts, max_ref_counts):
     """Count_clip = min(Count, Max_Ref_Count) for each candidate n-gram (section 2.1); zeros left out."""
-    return {
-        gram: (k if k < limit else limit)
-        for gram, k in candidate_counts.items()
-        if (limit := max_ref_counts.get(gram, 0))
-    }
+    return {gram: min(candidate_counts[gram], limit) for gram, limit in max_ref_counts.items()}
 
 
 # -- 2.2.2 Sentence brevity penalty: c and r --------------------------------
@@ -134,7 +130,8 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
 
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
-    clipped = count_clip(count(hypothesis, max_order), max_ref_count(references, max_order))
+    candidate_counts = count(hypothesis, max_order)
+    clipped = count_clip(candidate_counts, max_ref_count(candidate_counts, references, max_order))
     matches = [0] * max_order
     for gram, k in clipped.items():
         matches[len(gram) - 1] += k
@@ -212,7 +209,7 @@ def _tokens(tokens, name):
             f"(got {describe(tokens)}; split a sentence into tokens first)"
         )
     tokens = tuple(tokens)
-    if not all(type(token) is str for token in tokens):  # fast path; str subclasses checked below
+    if not set(map(type, tokens)) <= {str}:  # fast path; str subclasses are checked below
         for i, token in enumerate(tokens):
             if not isinstance(token, str):
                 raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")

@@ -31,7 +31,7 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
         of_order = lambda counts: {g: k for g, k in counts.items() if len(g) == n}  # noqa: E731
         candidate = of_order(bleu.count(hypothesis, n))
         per_reference = [of_order(bleu.count(r, n)) for r in references]
-        maximum = of_order(bleu.max_ref_count(references, n))
+        maximum = bleu.max_ref_count(candidate, references, n)
         clipped = bleu.count_clip(candidate, maximum)
         header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
         rows = [

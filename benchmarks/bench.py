@@ -1,0 +1,276 @@
+"""Side-by-side benchmarks: the oracle against the libraries it judges, in one run.
+
+    .venv/bin/python benchmarks/bench.py            # everything, on WMT17 (../shared/data)
+    .venv/bin/python benchmarks/bench.py --quick    # a tiny run (what the test suite does)
+
+Every comparison runs the contenders alternately on the same inputs and reports
+medians and ratios measured in the same run, so machine load affects both sides.
+Nothing here asserts a time: the figures are for people (README, performance).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
+sys.path.insert(0, str(ROOT))
+
+import oracle  # noqa: E402
+
+HYP_SYSTEM = "newstest2017.online-B.0.en-de.txt.gz"
+REFERENCE = "newstest2017.reference.en-de.txt.gz"
+PSEUDO_REFERENCES = [  # other systems' outputs as extra references
+    "newstest2017.uedin-nmt.4722.en-de.txt.gz",
+    "newstest2017.KIT.4950.en-de.txt.gz",
+    "newstest2017.LMU-nmt-reranked.4934.en-de.txt.gz",
+]
+
+
+def read_lines(path):
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", newline="\n") as handle:
+        return [line[:-1] if line.endswith("\n") else line for line in handle]
+
+
+def tiny_corpus():
+    hyp = ["the cat sat on the mat", "a quick brown fox jumps", "hello world again and again"] * 20
+    refs = [["the cat is on the mat", "a fast brown fox jumped", "hello world once again"] * 20,
+            ["there is a cat on the mat", "the quick brown fox jumps", "hello again world"] * 20]
+    return hyp, refs
+
+
+def load_corpus(quick):
+    if quick or not DATA.is_dir():
+        if not quick:
+            print(f"note: {DATA} is absent; using a tiny synthetic corpus", file=sys.stderr)
+        return tiny_corpus()
+    hyp = read_lines(DATA / HYP_SYSTEM)
+    refs = [read_lines(DATA / name) for name in [REFERENCE, *PSEUDO_REFERENCES]]
+    return hyp, refs
+
+
+def alternate(contenders, repeats):
+    """Run each contender once per round, round after round; return {name: [seconds]} and results."""
+    times = {name: [] for name in contenders}
+    results = {}
+    for _ in range(repeats):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            results[name] = fn()
+            times[name].append(time.perf_counter() - start)
+    return times, results
+
+
+def report(title, times, baseline_names, rows):
+    print(f"\n## {title}")
+    medians = {name: statistics.median(ts) for name, ts in times.items()}
+    for name, median in medians.items():
+        ratios = ", ".join(
+            f"{medians[name] / medians[b]:.2f}x {b}" for b in baseline_names if b != name and b in medians
+        )
+        print(f"  {name:<28} median {median * 1000:9.1f} ms   {ratios}")
+    rows.append({"section": title, "medians_s": medians})
+    return medians
+
+
+def bench_in_process(hyp, refs, repeats, rows):
+    import sacrebleu
+    from sacrebleu.metrics import BLEU
+
+    try:
+        from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
+    except ImportError:  # pragma: no cover
+        nltk_corpus_bleu = None
+    for n_refs in (1, len(refs)):
+        streams = refs[:n_refs]
+        hyp_tokens = [h.split() for h in hyp]
+        ref_tokens = [[stream[i].split() for stream in streams] for i in range(len(hyp))]
+        sacre = BLEU(tokenize="none", smooth_method="none", force=True)
+
+        contenders = {
+            "oracle corpus_bleu": lambda: oracle.corpus_bleu(
+                (h.split() for h in hyp), ([s[i].split() for s in streams] for i in range(len(hyp)))
+            ).score_float * 100,
+            "sacrebleu corpus_score": lambda: sacre.corpus_score(hyp, streams).score,
+        }
+        if nltk_corpus_bleu is not None:
+            contenders["nltk corpus_bleu"] = lambda: nltk_corpus_bleu(ref_tokens, hyp_tokens) * 100
+        times, results = alternate(contenders, repeats)
+        report(f"in process, corpus BLEU, {n_refs} reference(s), {len(hyp)} segments", times,
+               ["sacrebleu corpus_score", "nltk corpus_bleu"], rows)
+        o, s = results["oracle corpus_bleu"], results["sacrebleu corpus_score"]
+        print(f"  scores: oracle {o:.12f} sacrebleu {s:.12f} relative difference {abs(o - s) / abs(s):.2e}"
+              + (f" nltk {results['nltk corpus_bleu']:.12f}" if "nltk corpus_bleu" in results else ""))
+
+
+
+def bench_commands(hyp, refs, repeats, rows, workdir):
+    hyp_file = workdir / "hyp.txt"
+    hyp_file.write_text("\n".join(hyp) + "\n", encoding="utf-8")
+    ref_files = []
+    for i, stream in enumerate(refs):
+        path = workdir / f"ref{i}.txt"
+        path.write_text("\n".join(stream) + "\n", encoding="utf-8")
+        ref_files.append(path)
+    bleu_oracle = [sys.executable, "-m", "oracle", "score", "--hyp", str(hyp_file), "--json"]
+    for path in ref_files:
+        bleu_oracle += ["--ref", str(path)]
+    sacrebleu_cmd = shutil.which("sacrebleu", path=str(Path(sys.executable).parent)) or shutil.which("sacrebleu")
+    contenders = {"bleu-oracle score": bleu_oracle}
+    if sacrebleu_cmd:
+        contenders["sacrebleu command"] = [sacrebleu_cmd, *map(str, ref_files), "-i", str(hyp_file),
+                                           "--tokenize", "none", "--smooth-method", "none", "-b", "-w", "12"]
+    outputs = {}
+
+    def run(cmd, name):
+        def go():
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True, cwd=ROOT).stdout
+            outputs[name] = out
+        return go
+
+    times, _ = alternate({name: run(cmd, name) for name, cmd in contenders.items()}, repeats)
+    report(f"whole commands, {len(ref_files)} reference(s)", times, ["sacrebleu command"], rows)
+    ours = json.loads(outputs["bleu-oracle score"])["score"] * 100
+    if "sacrebleu command" in outputs:
+        theirs = float(outputs["sacrebleu command"].strip())
+        print(f"  scores: bleu-oracle {ours:.12f} sacrebleu {theirs:.12f} "
+              f"relative difference {abs(ours - theirs) / abs(theirs):.2e}")
+    return hyp_file, ref_files
+
+
+def bench_serve(requests, rows):
+    """Single-sentence score requests per second through `serve --impl oracle`."""
+    proc = subprocess.Popen([sys.executable, "-m", "oracle", "serve", "--impl", "oracle"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+    try:
+        proc.stdin.write(json.dumps({"cmd": "start", "protocol": 1}) + "\n")
+        proc.stdin.flush()
+        if not proc.stdout.readline():
+            print("\n## serve: could not start `serve --impl oracle`:", proc.stderr.read()[:500])
+            return
+        request = {"cmd": "score", "level": "sentence", "weights": [0.25] * 4,
+                   "smoothing": {"method": "exp"}, "lowercase": False,
+                   "segments": [{"hypothesis": "the cat sat on the mat today".split(),
+                                 "references": ["the cat is on the mat".split(),
+                                                "there is a cat on the mat".split()]}]}
+        start = time.perf_counter()
+        for seq in range(requests):
+            request["seq"] = seq
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            reply = json.loads(proc.stdout.readline())
+            if reply.get("seq") != seq or "score" not in reply:
+                print(f"\n## serve: unexpected reply {reply}")
+                return
+        elapsed = time.perf_counter() - start
+        proc.stdin.write(json.dumps({"cmd": "stop"}) + "\n")
+        proc.stdin.flush()
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=10)
+    print(f"\n## protocol throughput\n  serve --impl oracle: {requests / elapsed:,.0f} sentence requests/s "
+          f"({requests} requests, one at a time, request-reply)")
+    rows.append({"section": "serve", "requests_per_s": requests / elapsed})
+
+
+def bench_check(examples, rows, impl="sacrebleu", command=None, label=None):
+    """Wall time of `check` (cases + a differential search of `examples` inputs)."""
+    with tempfile.TemporaryDirectory() as report_dir:
+        cmd = [sys.executable, "-m", "oracle", "check", "--examples", str(examples), "--report", report_dir]
+        cmd += ["--command", command] if command else ["--impl", impl]
+        start = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        print(f"\n## check {label or impl}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+        return
+    print(f"\n## check {label or impl} (--examples {examples})\n  {elapsed:.1f} s wall, "
+          f"{examples / elapsed:,.1f} examples/s including the cases (exit {done.returncode})")
+    rows.append({"section": f"check {label or impl}", "seconds": elapsed, "examples": examples})
+
+
+def measured_run(cmd):
+    """Wall seconds and peak RSS (MiB) of one child process, from wait4's own rusage."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        raise RuntimeError(f"{cmd[:4]} failed: {proc.stderr.read().decode()[-400:]}")
+    proc.stderr.close()
+    return elapsed, usage.ru_maxrss / 1024
+
+
+def bench_scaling(hyp, refs, factors, repeats, rows, workdir):
+    print("\n## growth with corpus size (bleu-oracle score from files, 4 references)")
+    base = None
+    for factor in factors:
+        hyp_file = workdir / f"hyp-x{factor}.txt"
+        with open(hyp_file, "w", encoding="utf-8") as out:
+            for _ in range(factor):
+                out.write("\n".join(hyp) + "\n")
+        cmd = [sys.executable, "-m", "oracle", "score", "--hyp", str(hyp_file), "--json"]
+        for i, stream in enumerate(refs):
+            path = workdir / f"ref{i}-x{factor}.txt"
+            with open(path, "w", encoding="utf-8") as out:
+                for _ in range(factor):
+                    out.write("\n".join(stream) + "\n")
+            cmd += ["--ref", str(path)]
+        runs = [measured_run(cmd) for _ in range(repeats)]
+        seconds = statistics.median(r[0] for r in runs)
+        rss = max(r[1] for r in runs)
+        base = base or (seconds, rss)
+        print(f"  {factor:>3}x ({len(hyp) * factor:>7} segments): {seconds:7.2f} s "
+              f"({seconds / base[0]:5.2f}x the 1x time), peak RSS {rss:6.1f} MiB ({rss / base[1]:.2f}x the 1x)")
+        rows.append({"section": "scaling", "factor": factor, "seconds": seconds, "peak_rss_mib": rss})
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="tiny input, one repeat: checks the script runs")
+    parser.add_argument("--repeats", type=int, default=5, help="rounds per comparison (default 5)")
+    parser.add_argument("--requests", type=int, default=5000, help="sentence requests for serve (default 5000)")
+    parser.add_argument("--examples", type=int, default=200, help="examples for the check runs (default 200)")
+    parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["in-process", "commands", "serve", "check", "scaling"],
+                        help="sections to leave out")
+    args = parser.parse_args(argv)
+    repeats = 1 if args.quick else args.repeats
+    hyp, refs = load_corpus(args.quick)
+    rows = []
+    print(f"# bleu-oracle benchmarks: {len(hyp)} segments, {len(refs)} reference streams, "
+          f"{repeats} round(s), python {sys.version.split()[0]}, {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        if "in-process" not in args.skip:
+            bench_in_process(hyp, refs, repeats, rows)
+        if "commands" not in args.skip:
+            bench_commands(hyp, refs, repeats, rows, workdir)
+        if "serve" not in args.skip:
+            bench_serve(50 if args.quick else args.requests, rows)
+        if "check" not in args.skip:
+            examples = 5 if args.quick else args.examples
+            bench_check(examples, rows, impl="sacrebleu")
+            trivial = f"{sys.executable} {ROOT / 'benchmarks' / 'trivial_impl.py'}"
+            bench_check(examples, rows, command=trivial, label="--command trivial (runner overhead)")
+        if "scaling" not in args.skip:
+            bench_scaling(hyp, refs, [1, 2] if args.quick else [1, 4, 16], repeats if args.quick else 1, rows, workdir)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
