@@ -1,0 +1,53 @@
+"""`bleu-oracle profiles`: the named presets and, for each convention, where it is stated."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from ..conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, WEIGHT_RULES
+from ..profiles import PROFILES
+
+HELP = """List the profiles: each is a named preset of the conventions on which BLEU
+implementations differ, every choice citing the document that states it
+("decided" where the document is silent).
+
+Conventions:
+""" + "\n".join(
+    f"  {name}: " + "; ".join(f"{k} = {v}" for k, v in rules.items())
+    for name, rules in (
+        ("reference_length", REFERENCE_LENGTH_RULES),
+        ("empty_order", EMPTY_ORDER_RULES),
+        ("both_empty", BOTH_EMPTY_RULES),
+        ("weights", WEIGHT_RULES),
+    )
+)
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("profiles", help="list the profiles and their cited conventions",
+                                   description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("name", nargs="?", choices=sorted(PROFILES), help="show one profile only")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(handler=run)
+
+
+def run(args):
+    chosen = [PROFILES[args.name]] if args.name else list(PROFILES.values())
+    if args.json:
+        json.dump({p.name: {"summary": p.summary, "options": p.options.to_json(), "citations": dict(p.citations)}
+                   for p in chosen}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    for profile in chosen:
+        print(f"{profile.name}: {profile.summary}")
+        for option, value in profile.options.to_json().items():
+            citation = profile.citation(option)
+            print(f"  {option} = {value}" + (f"\n      {citation}" if citation else ""))
+        options = profile.options.to_json()
+        for topic, citation in profile.citations:
+            if topic not in options:
+                print(f"  note on {topic}: {citation}")
+        print()
+    return 0
