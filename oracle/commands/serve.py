@@ -1,0 +1,136 @@
+"""`bleu-oracle serve`: run a built-in implementation as a protocol-v1 process."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import inspect
+import os
+import sys
+
+from ..adapters.base import REGISTRY, AdapterUnavailable
+from ..errors import BleuValueError
+from ..profiles import PROFILES
+
+EXIT_OK, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 2, 3
+
+HELP = """Serve an implementation over protocol v1 on stdin/stdout (see PROTOCOL.md).
+
+The runner (or you, by hand) writes one JSON command per line on stdin
+({"cmd": "start", "protocol": 1}, then {"cmd": "score", ...}, then
+{"cmd": "stop"}) and reads one JSON reply per line on stdout. Nothing else is
+written to stdout: library chatter goes to stderr.
+
+NAME is a built-in implementation ({names}; `--list` prints them; `oracle` is
+this package's oracle under any --profile, default papineni) or MODULE:CLASS,
+your own oracle.adapters.base.Implementation subclass. A library adapter needs
+its library installed, e.g. pip install 'bleu-oracle[nltk]'.
+--profile applies to implementations that take one (the oracle); a library
+adapter declares its own profile, and asking for another is a usage error.
+
+Examples:
+  bleu-oracle serve --impl oracle --profile nltk
+  printf '%s\\n' '{"cmd":"start","protocol":1}' '{"cmd":"stop"}' | bleu-oracle serve --impl oracle
+  bleu-oracle serve --impl mypackage.adapter:MyImplementation
+  bleu-oracle serve --list
+
+Exit codes: 0 after stop or end of input, 2 usage error, 3 the implementation
+cannot be loaded (its library is missing).
+"""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "serve", help="serve an implementation over protocol v1 on stdin/stdout",
+        description=HELP.replace("{names}", ", ".join(REGISTRY)), formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--impl", metavar="NAME", help="the implementation: a built-in name or MODULE:CLASS")
+    parser.add_argument(
+        "--profile", choices=sorted(PROFILES), default=None,
+        help="the profile the oracle follows (default papineni); only for implementations that take one",
+    )
+    parser.add_argument("--list", action="store_true", help="print the built-in implementation names and exit")
+    parser.set_defaults(handler=run)
+
+
+def run(args):
+    if args.list:
+        for name in REGISTRY:
+            print(name)
+        return EXIT_OK
+    if not args.impl:
+        print("bleu-oracle serve: error: --impl NAME is required (or --list)", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        implementation = load_implementation(args.impl, profile=args.profile)
+    except (AdapterUnavailable, ImportError) as exc:
+        print(f"bleu-oracle serve: cannot load implementation {args.impl!r}: {exc}", file=sys.stderr)
+        return EXIT_UNDRIVABLE
+    from ..server import serve
+
+    with _protocol_stdout() as out:
+        return serve(implementation, sys.stdin.buffer, out)
+
+
+def load_implementation(name, *, profile=None):
+    """Construct the implementation called `name` (a REGISTRY name or "module:Class").
+
+    Raises BleuValueError for usage errors (unknown name, a --profile it cannot follow),
+    AdapterUnavailable or ImportError when its library is missing."""
+    target = REGISTRY.get(name)
+    if target is None:
+        if ":" not in name:
+            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {name!r})")
+        target = name
+    module_name, _, class_name = target.partition(":")
+    module = importlib.import_module(module_name)
+    try:
+        cls = getattr(module, class_name)
+    except AttributeError:
+        raise BleuValueError(f"`--impl` {name!r}: module {module_name!r} has no {class_name!r}") from None
+    takes_profile = _takes_profile(cls)
+    if profile is not None and not takes_profile:
+        declared = getattr(cls, "profile", None)
+        if declared != profile:
+            raise BleuValueError(
+                f"`--profile {profile}` does not apply to {name!r}: it declares profile {declared!r} "
+                f"(only implementations that take a profile, like the oracle, follow --profile)"
+            )
+    implementation = cls(profile=profile) if takes_profile and profile is not None else cls()
+    if profile is not None and implementation.profile != profile:
+        raise BleuValueError(f"`--profile {profile}` does not apply to {name!r}: it declares profile {implementation.profile!r}")
+    for method in ("handshake", "score"):
+        if not callable(getattr(implementation, method, None)):
+            raise BleuValueError(f"`--impl` {name!r} is not an implementation: it has no {method}()")
+    return implementation
+
+
+def _takes_profile(cls):
+    try:
+        return "profile" in inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+@contextlib.contextmanager
+def _protocol_stdout():
+    """A private copy of file descriptor 1 for protocol lines; fd 1 itself (and so anything a
+    native library writes there, and sys.stdout) goes to stderr while serving."""
+    sys.stdout.flush()
+    try:
+        protocol_fd = os.dup(1)
+        os.dup2(2, 1)
+    except (OSError, AttributeError, ValueError):  # no real descriptors (embedded use): plain stdout
+        yield sys.stdout
+        return
+    out = os.fdopen(protocol_fd, "w", encoding="ascii", newline="\n")
+    try:
+        yield out
+    finally:
+        sys.stdout.flush()
+        os.dup2(protocol_fd, 1)
+        try:
+            out.close()
+        except OSError:  # the reader has gone (broken pipe): nothing left to say
+            pass

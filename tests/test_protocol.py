@@ -1,0 +1,469 @@
+"""Protocol v1 models: round trips, strict validation with precise messages, generated schemas."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import fields
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracle import protocol
+from oracle.adapters.base import ScoreRequest, Segment
+from oracle.conventions import SMOOTHING_METHODS
+from oracle.errors import BleuValueError
+from oracle.protocol import (
+    Capabilities,
+    Handshake,
+    ImplementationInfo,
+    ProtocolError,
+    ReplyStatistics,
+    ScoreCommand,
+    ScoreReply,
+    StartCommand,
+    StopCommand,
+    decode,
+    encode,
+    parse_command,
+)
+
+MATLAB_HYP = "The fast brown fox jumped over the lazy dog .".split()
+MATLAB_REFS = ["The quick brown animal jumped over the lazy dog .".split(), "The quick brown fox jumped over the lazy dog .".split()]
+
+
+def score_json(**changes):
+    obj = {
+        "cmd": "score", "seq": 7, "level": "corpus",
+        "segments": [{"hypothesis": MATLAB_HYP, "references": MATLAB_REFS}],
+        "weights": [0.25, 0.25, 0.25, 0.25],
+        "smoothing": {"method": "none"},
+        "lowercase": False,
+    }
+    obj.update(changes)
+    return obj
+
+
+def handshake_json(**capability_changes):
+    capabilities = {
+        "levels": ["corpus", "sentence"], "weights": "any", "max_order": 4,
+        "smoothing": ["none", "floor"], "statistics": True, "lowercase": False,
+    }
+    capabilities.update(capability_changes)
+    return {
+        "protocol": 1,
+        "implementation": {"name": "x", "version": "1", "language": "c"},
+        "profile": "papineni",
+        "capabilities": capabilities,
+    }
+
+
+# -- Round trips -------------------------------------------------------------------
+
+
+def test_score_command_round_trips_and_is_a_score_request():
+    obj = score_json(smoothing={"method": "floor", "value": 0.1}, lowercase=True)
+    command = ScoreCommand.from_json(obj)
+    assert isinstance(command, ScoreRequest)
+    assert command.segments == (Segment(tuple(MATLAB_HYP), tuple(tuple(r) for r in MATLAB_REFS)),)
+    assert type(command.segments[0]) is Segment  # the adapters' own dataclass, not a copy
+    assert command.to_json() == obj
+    assert decode(encode(command)) == obj
+    assert command.max_order == 4
+
+
+def test_score_command_converts_to_and_from_score_request():
+    request = ScoreRequest(
+        seq=3, level="sentence", segments=(Segment(("a", "b"), (("a", "b"),)),), weights=(0.5, 0.5),
+        smoothing={"method": "add-k"}, lowercase=False,
+    )
+    command = ScoreCommand.from_request(request)
+    # the wire always carries every parameter: a left-out one gets its documented default
+    assert command.smoothing == {"method": "add-k", "k": 1.0}
+    assert request.smoothing == {"method": "add-k"}  # the caller's request is not mutated
+    back = command.to_request()
+    assert type(back) is ScoreRequest
+    assert back == ScoreRequest(3, "sentence", request.segments, (0.5, 0.5), {"method": "add-k", "k": 1.0}, False)
+
+
+def test_score_command_specs_cover_score_request_fields_exactly():
+    assert set(ScoreCommand.EXTERNAL_SPECS) == {f.name for f in fields(ScoreRequest)}
+    assert set(protocol._SEGMENT.specs) == {f.name for f in fields(Segment)}
+
+
+@pytest.mark.parametrize("obj,model", [
+    ({"cmd": "start", "protocol": 1}, StartCommand),
+    ({"cmd": "stop"}, StopCommand),
+    (handshake_json(), Handshake),
+    ({"seq": 1, "score": 0.5}, ScoreReply),
+    ({"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": "NaN"}}, ScoreReply),
+    ({"seq": 1, "score": 1, "statistics": {"hyp_len": 3, "ref_len": 2, "matches": [3], "totals": [3]}}, ScoreReply),
+    ({"seq": 2, "rejected": "weights must be non-negative"}, ScoreReply),
+    ({"seq": 2, "unsupported": "no chen-cherry-6"}, ScoreReply),
+    ({"seq": 2, "error": "boom"}, ScoreReply),
+    ({"error": "protocol error: not JSON"}, ScoreReply),
+    (score_json(), ScoreCommand),
+    (score_json(level="sentence"), ScoreCommand),
+    (score_json(segments=[], weights=[-1, 0]), ScoreCommand),  # for the implementation to reject, not the protocol
+    (score_json(segments=[{"hypothesis": [], "references": []}]), ScoreCommand),
+])
+def test_valid_messages_round_trip(obj, model):
+    message = model.from_json(obj)
+    assert message.to_json() == obj
+    assert decode(encode(message)) == obj
+    assert model.from_json(decode(encode(obj))) == message or _nan_equal(message, model.from_json(decode(encode(obj))))
+
+
+def _nan_equal(a, b):
+    return json.dumps(a.to_json()) == json.dumps(b.to_json())
+
+
+def test_reply_models_read_nan_as_float_nan():
+    reply = ScoreReply.from_json({"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [], "totals": [], "bp": "NaN"}})
+    assert math.isnan(reply.score) and math.isnan(reply.statistics.bp)
+    assert reply.outcome == "score"
+    assert isinstance(reply.statistics, ReplyStatistics)
+    assert ScoreReply.from_json({"seq": 1, "rejected": "no"}).outcome == "rejected"
+
+
+def test_handshake_models():
+    handshake = Handshake.from_json(handshake_json())
+    assert handshake.implementation == ImplementationInfo("x", "1", "c")
+    assert handshake.capabilities == Capabilities(("corpus", "sentence"), "any", 4, ("none", "floor"), True, False)
+    assert list(handshake.to_json()) == ["protocol", "implementation", "profile", "capabilities"]
+
+
+@pytest.mark.parametrize("obj,command_type", [
+    ({"cmd": "start", "protocol": 1}, StartCommand),
+    ({"cmd": "start", "protocol": 2}, StartCommand),  # the version is the server's to judge
+    ({"cmd": "stop"}, StopCommand),
+    (score_json(), ScoreCommand),
+])
+def test_parse_command_dispatches_on_cmd(obj, command_type):
+    assert type(parse_command(obj)) is command_type
+
+
+# -- Strict validation, precise messages -------------------------------------------
+
+
+def _segment(hypothesis, references=(("a",),)):
+    return [{"hypothesis": hypothesis, "references": [list(r) for r in references]}]
+
+
+@pytest.mark.parametrize("model,obj,message", [
+    (ScoreReply, {"seq": 1, "score": "abc"}, '`score` must be a number or "NaN" (got "abc")'),
+    (ScoreReply, {"seq": 1, "score": True}, '`score` must be a number or "NaN" (got true)'),
+    (ScoreReply, {"seq": 1, "score": 1e400}, '`score` must be a finite number or "NaN" (got inf)'),
+    (ScoreReply, {"seq": "1", "score": 0.5}, '`seq` must be an integer (got "1")'),
+    (ScoreReply, {"seq": 1.0, "score": 0.5}, "`seq` must be an integer (got 1.0)"),
+    (ScoreReply, {"seq": 1}, "a reply must carry exactly one of `score`, `rejected`, `unsupported`, `error` (got none)"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "error": "x"}, "(got `score` and `error`)"),
+    (ScoreReply, {"score": 0.5}, "`seq` is required in a reply with `score`"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "extra": 1}, "unknown field `extra` in a ScoreReply"),
+    (ScoreReply, {"seq": 1, "rejected": 5}, "`rejected` must be a string (got 5)"),
+    (ScoreReply, {"seq": 1, "rejected": "x", "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": []}},
+     "`statistics` may only come with `score` (got it with `rejected`)"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}},
+     "`statistics.hyp_len` must be at least 0 (got -1)"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1.5], "totals": [2]}},
+     "`statistics.matches[0]` must be an integer (got 1.5)"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1]}},
+     "`statistics.totals` is required in `statistics`"),
+    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": [], "p": []}},
+     "unknown field `statistics.p` in `statistics`"),
+    (ScoreReply, [1, 2], "a ScoreReply must be a JSON object (got [1, 2])"),
+    (ScoreCommand, score_json(seq=None), "`seq` must be an integer (got null)"),
+    (ScoreCommand, score_json(level="document"), '`level` must be one of "corpus", "sentence" (got "document")'),
+    (ScoreCommand, score_json(level="sentence", segments=_segment(["a"]) * 2),
+     "`segments` must hold exactly one segment at sentence level (got 2)"),
+    (ScoreCommand, score_json(level="sentence", segments=[]), "`segments` must hold exactly one segment at sentence level (got 0)"),
+    (ScoreCommand, score_json(segments=_segment(["a", 5])), "`segments[0].hypothesis[1]` must be a string (got 5)"),
+    (ScoreCommand, score_json(segments=_segment("a b")), '`segments[0].hypothesis` must be an array (got "a b")'),
+    (ScoreCommand, score_json(segments=[{"hypothesis": ["a"], "references": ["a b"]}]),
+     '`segments[0].references[0]` must be an array (got "a b")'),
+    (ScoreCommand, score_json(segments=[{"hypothesis": ["a"]}]), "`segments[0].references` is required in `segments[0]`"),
+    (ScoreCommand, score_json(segments=[{"hypothesis": ["a"], "references": [], "id": 1}]), "unknown field `segments[0].id`"),
+    (ScoreCommand, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),
+    (ScoreCommand, score_json(weights=[0.5, "0.5"]), '`weights[1]` must be a number (got "0.5")'),
+    (ScoreCommand, score_json(weights=0.25), "`weights` must be an array (got 0.25)"),
+    (ScoreCommand, score_json(smoothing="exp"), '`smoothing` must be an object {"method": ..., <parameters>} (got "exp")'),
+    (ScoreCommand, score_json(smoothing={"value": 0.1}), "`smoothing.method` is required"),
+    (ScoreCommand, score_json(smoothing={"method": "laplace"}), '`smoothing.method` must be one of "none", "floor"'),
+    (ScoreCommand, score_json(smoothing={"method": "floor"}), '`smoothing.value` is required for method "floor"'),
+    (ScoreCommand, score_json(smoothing={"method": "floor", "value": 0.1, "k": 1}),
+     'unknown field `smoothing.k`: method "floor" takes `value`'),
+    (ScoreCommand, score_json(smoothing={"method": "none", "k": 1}), 'method "none" takes no parameters'),
+    (ScoreCommand, score_json(smoothing={"method": "add-k", "k": "1"}), '`smoothing.k` must be a number (got "1")'),
+    (ScoreCommand, score_json(lowercase="no"), '`lowercase` must be true or false (got "no")'),
+    (ScoreCommand, score_json(lowercase=0), "`lowercase` must be true or false (got 0)"),
+    (ScoreCommand, score_json(cmd="stop"), '`cmd` must be "score" (got "stop")'),
+    (ScoreCommand, {k: v for k, v in score_json().items() if k != "lowercase"}, "`lowercase` is required in a 'score' command"),
+    (ScoreCommand, score_json(expected=0.5), "unknown field `expected` in a 'score' command"),
+    (StartCommand, {"cmd": "start"}, "`protocol` is required in a 'start' command"),
+    (StartCommand, {"cmd": "start", "protocol": "1"}, '`protocol` must be an integer (got "1")'),
+    (StartCommand, {"cmd": "start", "protocol": 0}, "`protocol` must be at least 1 (got 0)"),
+    (StopCommand, {"cmd": "stop", "now": True}, "unknown field `now` in a 'stop' command"),
+    (Handshake, {**handshake_json(), "protocol": 2}, "`protocol` must be 1 (got 2)"),
+    (Handshake, {k: v for k, v in handshake_json().items() if k != "profile"}, "`profile` is required in a Handshake"),
+    (Handshake, handshake_json(levels=["corpus", "document"]), '`capabilities.levels[1]` must be one of "corpus", "sentence" (got "document")'),
+    (Handshake, handshake_json(levels=[]), "`capabilities.levels` must hold at least 1 item (got [])"),
+    (Handshake, handshake_json(levels=["corpus", "corpus"]), "`capabilities.levels` must not repeat an item"),
+    (Handshake, handshake_json(weights="some"), '`capabilities.weights` must be one of "any", "uniform" (got "some")'),
+    (Handshake, handshake_json(max_order=0), "`capabilities.max_order` must be at least 1 (got 0)"),
+    (Handshake, handshake_json(smoothing=["none", "nist"]), '`capabilities.smoothing[1]` must be one of "none"'),
+    (Handshake, handshake_json(statistics="yes"), '`capabilities.statistics` must be true or false (got "yes")'),
+    (Handshake, {**handshake_json(), "implementation": {"name": "", "version": "1", "language": "c"}},
+     '`implementation.name` must not be empty (got "")'),
+])
+def test_malformed_messages_are_rejected_naming_the_field(model, obj, message):
+    with pytest.raises(ProtocolError) as raised:
+        model.from_json(obj)
+    assert message in str(raised.value)
+
+
+def test_protocol_error_is_a_bleu_value_error():
+    assert issubclass(ProtocolError, BleuValueError)
+
+
+@pytest.mark.parametrize("obj,message", [
+    ({"protocol": 1}, "`cmd` is required in a command"),
+    ({"cmd": "hello"}, '`cmd` must be one of "start", "score", "stop" (got "hello")'),
+    ({"cmd": 1}, "`cmd` must be one of"),
+])
+def test_parse_command_rejects_unknown_commands(obj, message):
+    with pytest.raises(ProtocolError) as raised:
+        parse_command(obj)
+    assert message in str(raised.value)
+
+
+# -- One line: decode and encode ------------------------------------------------------
+
+
+@pytest.mark.parametrize("line,message", [
+    ("garbage", "a protocol line must be one JSON object: Expecting value at column 1"),
+    ("[1, 2]", "a protocol line must be a JSON object (got an array: [1, 2])"),
+    ('"start"', "a protocol line must be a JSON object (got a string"),
+    ('{"seq": 1, "score": NaN}', 'JSON has no NaN (send NaN as the string "NaN")'),
+    ('{"seq": 1, "score": Infinity}', "JSON has no Infinity"),
+    ('{"seq": 1, "seq": 2}', "field `seq` appears twice in one object"),
+    (b'{"cmd": "\xff"}', "a protocol line must be UTF-8"),
+    ('{"cmd": "stop"', "a protocol line must be one JSON object"),
+])
+def test_decode_rejects_what_is_not_one_json_object(line, message):
+    with pytest.raises(ProtocolError) as raised:
+        decode(line)
+    assert message in str(raised.value)
+
+
+def test_decode_accepts_text_and_utf8_bytes():
+    assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
+    assert decode('{"t": "Straße"}'.encode("utf-8")) == {"t": "Straße"}
+
+
+def test_encode_writes_one_ascii_line_with_nan_as_a_string():
+    line = encode({"seq": 1, "score": float("nan"), "tokens": ["a\nb", "Straße", "\u2028"], "t": (1, 2)})
+    assert "\n" not in line and "\u2028" not in line
+    assert line.isascii()
+    assert json.loads(line) == {"seq": 1, "score": "NaN", "tokens": ["a\nb", "Straße", "\u2028"], "t": [1, 2]}
+    assert "NaN" not in line.replace('"NaN"', "")  # no bare NaN literal
+    with pytest.raises(ProtocolError, match="infinite"):
+        encode({"score": float("inf")})
+
+
+def test_within_tolerance_is_the_numeric_contract():
+    assert protocol.within_tolerance(0.5 + 4e-10, 0.5)  # 4e-10 <= 1e-12 + 1e-9 * 0.5
+    assert not protocol.within_tolerance(0.5 + 6e-10, 0.5)
+    assert protocol.within_tolerance(5e-13, 0.0) and not protocol.within_tolerance(2e-12, 0.0)
+    assert protocol.within_tolerance(float("nan"), float("nan"))
+    assert not protocol.within_tolerance(float("nan"), 0.0) and not protocol.within_tolerance(0.0, float("nan"))
+    assert protocol.within_tolerance(0.51, 0.5, rel=0.03)
+    assert protocol.within_tolerance(0.51, 0.5, rel=0, abs=0.02)
+
+
+# -- Property: any well-formed score command survives the wire ------------------------
+
+_token = st.text(max_size=4)
+_tokens = st.lists(_token, max_size=5)
+_segment_st = st.builds(lambda h, r: {"hypothesis": h, "references": r}, _tokens, st.lists(_tokens, max_size=3))
+_number = st.one_of(st.integers(-5, 5), st.floats(allow_nan=False, allow_infinity=False, width=64))
+
+
+@st.composite
+def _smoothing(draw):
+    method = draw(st.sampled_from(list(SMOOTHING_METHODS)))
+    return {"method": method, **{name: draw(_number) for name in SMOOTHING_METHODS[method]}}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seq=st.integers(-(2**40), 2**40),
+    level=st.sampled_from(["corpus", "sentence"]),
+    segments=st.lists(_segment_st, min_size=1, max_size=3),
+    weights=st.lists(_number, min_size=1, max_size=5),
+    smoothing=_smoothing(),
+    lowercase=st.booleans(),
+)
+def test_score_commands_survive_encoding(seq, level, segments, weights, smoothing, lowercase):
+    if level == "sentence":
+        segments = segments[:1]
+    obj = {"cmd": "score", "seq": seq, "level": level, "segments": segments, "weights": weights,
+           "smoothing": smoothing, "lowercase": lowercase}
+    command = ScoreCommand.from_json(obj)
+    assert ScoreCommand.from_json(decode(encode(command))) == command
+    assert ScoreCommand.from_request(command.to_request()) == command
+
+
+# -- Generated JSON Schemas --------------------------------------------------------------
+
+
+def test_committed_schema_files_equal_the_generated_ones():
+    generated = protocol.json_schemas()
+    committed = {path.stem: path for path in protocol.SCHEMA_DIR.glob("*.json")}
+    assert set(committed) == set(generated), "run `bleu-oracle protocol schema --write`"
+    for name, schema in generated.items():
+        assert committed[name].read_text(encoding="utf-8") == protocol.render_schema(schema), (
+            f"{committed[name]} is stale: run `bleu-oracle protocol schema --write`"
+        )
+
+
+def test_schemas_name_every_message():
+    schemas = protocol.json_schemas()
+    assert list(schemas) == ["start", "handshake", "score", "reply", "stop"]
+    for name, schema in schemas.items():
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        assert schema["$id"] == f"urn:bleu-oracle:protocol:1:{name}"
+        assert schema["additionalProperties"] is False
+    assert set().union(*map(schema_keywords, schemas.values())) <= set(_KEYWORDS) | {"$schema", "$id", "title", "description", "default"}
+    methods = [v["properties"]["method"]["const"] for v in schemas["score"]["properties"]["smoothing"]["oneOf"]]
+    assert methods == list(SMOOTHING_METHODS)
+
+
+# The generated schemas use a small subset of JSON Schema; this validator covers exactly
+# that subset (the test above checks no other keyword appears), so the schemas can be
+# checked against the models without a jsonschema dependency.
+
+def _json_equal(a, b):
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return a == b
+
+
+def _is_type(value, name):
+    return {
+        "object": isinstance(value, dict),
+        "array": isinstance(value, list),
+        "string": isinstance(value, str),
+        "boolean": isinstance(value, bool),
+        "integer": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+    }[name]
+
+
+def _valid(schema, value):
+    for keyword, arg in schema.items():
+        ok = _KEYWORDS.get(keyword, lambda a, v, s: True)(arg, value, schema)
+        if not ok:
+            return False
+    return True
+
+
+def _then(arg, value, schema):
+    condition = schema.get("if")
+    return condition is None or not _valid(condition, value) or _valid(arg, value)
+
+
+_KEYWORDS = {
+    "type": lambda a, v, s: _is_type(v, a),
+    "const": lambda a, v, s: _json_equal(a, v),
+    "enum": lambda a, v, s: any(_json_equal(e, v) for e in a),
+    "properties": lambda a, v, s: not isinstance(v, dict) or all(_valid(a[k], v[k]) for k in a if k in v),
+    "required": lambda a, v, s: not isinstance(v, dict) or all(k in v for k in a),
+    "additionalProperties": lambda a, v, s: not isinstance(v, dict) or a is not False or set(v) <= set(s.get("properties", {})),
+    "items": lambda a, v, s: not isinstance(v, list) or all(_valid(a, x) for x in v),
+    "minItems": lambda a, v, s: not isinstance(v, list) or len(v) >= a,
+    "maxItems": lambda a, v, s: not isinstance(v, list) or len(v) <= a,
+    "uniqueItems": lambda a, v, s: not isinstance(v, list) or not a or len({json.dumps(x) for x in v}) == len(v),
+    "minimum": lambda a, v, s: not _is_type(v, "number") or v >= a,
+    "minLength": lambda a, v, s: not isinstance(v, str) or len(v) >= a,
+    "oneOf": lambda a, v, s: sum(_valid(x, v) for x in a) == 1,
+    "not": lambda a, v, s: not _valid(a, v),
+    "if": lambda a, v, s: True,
+    "then": _then,
+}
+
+
+def schema_keywords(node, inside_properties=False):
+    found = set()
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if not inside_properties:
+                found.add(key)
+            found |= schema_keywords(value, inside_properties=(key == "properties" and not inside_properties))
+    elif isinstance(node, list):
+        for item in node:
+            found |= schema_keywords(item)
+    return found
+
+
+_VALID = [
+    ("start", {"cmd": "start", "protocol": 1}),
+    ("stop", {"cmd": "stop"}),
+    ("handshake", handshake_json()),
+    ("score", score_json()),
+    ("score", score_json(level="sentence", smoothing={"method": "chen-cherry-6", "alpha": 5})),
+    ("reply", {"seq": 1, "score": "NaN"}),
+    ("reply", {"seq": 1, "score": 0.25, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1], "bp": 1.0}}),
+    ("reply", {"seq": 1, "unsupported": "x"}),
+    ("reply", {"error": "x"}),
+]
+_INVALID = [
+    ("start", {"cmd": "start", "protocol": "1"}),
+    ("start", {"cmd": "start"}),
+    ("stop", {"cmd": "stop", "x": 1}),
+    ("handshake", {**handshake_json(), "protocol": 2}),
+    ("handshake", handshake_json(levels=[])),
+    ("handshake", handshake_json(levels=["corpus", "corpus"])),
+    ("handshake", handshake_json(smoothing=["laplace"])),
+    ("handshake", handshake_json(max_order=0)),
+    ("handshake", handshake_json(statistics=1)),
+    ("score", score_json(level="sentence", segments=_segment(["a"]) * 2)),
+    ("score", score_json(weights=[])),
+    ("score", score_json(segments=_segment(["a", 1]))),
+    ("score", score_json(smoothing={"method": "floor"})),
+    ("score", score_json(smoothing={"method": "none", "value": 1})),
+    ("score", score_json(smoothing={"method": "laplace"})),
+    ("score", score_json(expected=1)),
+    ("score", score_json(seq=1.5)),
+    ("score", score_json(lowercase=1)),
+    ("reply", {"seq": 1}),
+    ("reply", {"seq": 1, "score": "abc"}),
+    ("reply", {"seq": 1, "score": True}),
+    ("reply", {"score": 0.5}),
+    ("reply", {"seq": 1, "score": 0.5, "error": "x"}),
+    ("reply", {"seq": 1, "rejected": "x", "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": []}}),
+    ("reply", {"seq": 1, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}),
+    ("reply", {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": []}}),
+]
+
+
+@pytest.mark.parametrize("name,obj", _VALID)
+def test_schemas_accept_what_the_models_accept(name, obj):
+    protocol.MESSAGES[name].from_json(obj)
+    assert _valid(protocol.json_schemas()[name], obj)
+
+
+@pytest.mark.parametrize("name,obj", _INVALID)
+def test_schemas_reject_what_the_models_reject(name, obj):
+    with pytest.raises(ProtocolError):
+        protocol.MESSAGES[name].from_json(obj)
+    assert not _valid(protocol.json_schemas()[name], obj)
+
+
+def test_protocol_schema_command_prints_the_schemas(capsys):
+    from oracle.cli import main
+
+    assert main(["protocol", "schema", "reply"]) == 0
+    assert json.loads(capsys.readouterr().out) == protocol.json_schemas()["reply"]
+    assert main(["protocol", "schema"]) == 0
+    assert list(json.loads(capsys.readouterr().out)) == list(protocol.MESSAGES)
