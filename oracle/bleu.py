@@ -1,9 +1,15 @@
 """BLEU, literally: Papineni, Roukos, Ward and Zhu (2002), section 2, top to bottom.
 
-Each function is one formula and cites where it is stated. Counting ends in
-`Statistics` (c, r, matches[n], totals[n]): the seam between counting and
-scoring, as in sacrebleu's `compute_bleu`. Scoring is exact: precisions are
-Fractions, ln and exp are correctly rounded at `exact.DIGITS` digits.
+    2.1    Count, Max_Ref_Count, Count_clip               ngrams, count, max_ref_count, count_clip
+    2.1.1  p_n over blocks of text (sums before dividing)  Statistics, segment/corpus_statistics, modified_precision
+    2.1.3  combining the p_n: a weighted geometric mean    weighted_log_mean
+    2.2.2  best match length r                             effective_reference_length
+    2.3    BP and BLEU = BP * exp(sum w_n log p_n)         brevity_penalty, bleu_from_statistics
+
+Counting ends in `Statistics` (c, r, matches[n], totals[n]): the seam between
+counting and scoring, as in sacrebleu's `compute_bleu`. Scoring is exact:
+precisions are Fractions; ln and exp are correctly rounded, with guard digits,
+and the score is rounded once to `exact.DIGITS` digits.
 
 Pure: standard library only, no I/O, inputs never mutated.
 """
@@ -11,16 +17,16 @@ Pure: standard library only, no I/O, inputs never mutated.
 from __future__ import annotations
 
 from collections import Counter
-from itertools import chain
+from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from itertools import chain
 
 from . import exact
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
 from .smoothing import SmoothedCounts, extra_orders, smooth
-
 
 # -- 2.1 Modified n-gram precision ------------------------------------------
 
@@ -56,30 +62,13 @@ def count_clip(candidate_counts, max_ref_counts):
     return {gram: min(candidate_counts[gram], limit) for gram, limit in max_ref_counts.items()}
 
 
-# -- 2.2.2 Sentence brevity penalty: c and r --------------------------------
-
-
-def effective_reference_length(hypothesis_length, reference_lengths, rule):
-    """r for one segment: the "best match length" (section 2.2.2) under a documented rule."""
-    if rule == "shortest":
-        return min(reference_lengths)
-    if rule == "longest":
-        return max(reference_lengths)
-    closest = min(abs(length - hypothesis_length) for length in reference_lengths)
-    tied = [length for length in reference_lengths if abs(length - hypothesis_length) == closest]
-    if rule == "closest":
-        return min(tied)
-    if rule == "closest-longer":
-        return max(tied)
-    return tied[0]  # closest-first: the first listed among the tied
-
-
-# -- Sufficient statistics: the seam between counting and scoring -----------
+# -- 2.1.1 Modified n-gram precision on blocks of text ----------------------
 
 
 @dataclass(frozen=True)
 class Statistics:
-    """c, r and the clipped matches and totals per order, summed over segments (section 2.1.1)."""
+    """c, r, and per order the clipped matches and the candidate n-gram totals, summed over
+    segments before any division (section 2.1.1). The seam between counting and scoring."""
 
     hyp_len: int
     ref_len: int
@@ -90,8 +79,7 @@ class Statistics:
     def __post_init__(self):
         if len(self.matches) != len(self.totals):
             raise BleuValueError(
-                f"`matches` and `totals` must have one entry per order "
-                f"(got {len(self.matches)} and {len(self.totals)})"
+                f"`matches` and `totals` must have one entry per order (got {len(self.matches)} and {len(self.totals)})"
             )
         for name in ("hyp_len", "ref_len", "segments"):
             _require_count(getattr(self, name), name)
@@ -107,23 +95,11 @@ class Statistics:
         return len(self.matches)
 
     def to_json(self):
-        return {
-            "hyp_len": self.hyp_len,
-            "ref_len": self.ref_len,
-            "matches": list(self.matches),
-            "totals": list(self.totals),
-        }
-
-
-def _require_count(value, name):
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BleuTypeError(f"`{name}` must be an int (got {type(value).__name__} {describe(value)})")
-    if value < 0:
-        raise BleuValueError(f"`{name}` must be non-negative (got {value})")
+        return {"hyp_len": self.hyp_len, "ref_len": self.ref_len, "matches": list(self.matches), "totals": list(self.totals)}
 
 
 def segment_statistics(hypothesis, references, *, max_order, options=Options()):
-    """Statistics of one candidate sentence against its references (section 2.1)."""
+    """Statistics of one candidate sentence against its references."""
     c, r, matches, totals = _segment_counts(hypothesis, references, max_order, options)
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
@@ -137,13 +113,13 @@ def _segment_counts(hypothesis, references, max_order, options):
         matches[len(gram) - 1] += k
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
-    reference_lengths = [len(reference) for reference in references]
-    r = effective_reference_length(len(hypothesis), reference_lengths, options.reference_length)
+    r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)
     return len(hypothesis), r, matches, totals
 
 
 def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
-    """Sum clipped counts, totals, c and r over all segments before any division (section 2.1.1)."""
+    """"We first compute the n-gram matches sentence by sentence ... add the clipped n-gram
+    counts for all the candidate sentences and divide by the number of candidate n-grams" (2.1.1)."""
     return sum_statistics(_paired(hypotheses, references), max_order=max_order, options=options)
 
 
@@ -168,59 +144,8 @@ def sum_statistics(segments, *, max_order, options=Options()):
     return Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), segment_count)
 
 
-def _paired(hypotheses, references):
-    references = iter(references)
-    for index, hypothesis in enumerate(hypotheses):
-        segment_references = next(references, _MISSING)
-        if segment_references is _MISSING:
-            raise BleuValueError(
-                f"`hypotheses` and `references` must have the same number of segments "
-                f"(got more than {index} hypotheses and {index} reference sets)"
-            )
-        yield hypothesis, segment_references
-    if next(references, _MISSING) is not _MISSING:
-        raise BleuValueError(
-            "`hypotheses` and `references` must have the same number of segments "
-            "(got fewer hypotheses than reference sets)"
-        )
-
-
-_MISSING = object()
-
-
-def _prepare(hypothesis, references, options):
-    """Validate one segment and apply case folding, without touching the caller's lists."""
-    hypothesis = _tokens(hypothesis, "hypothesis")
-    if isinstance(references, (str, bytes)) or not hasattr(references, "__iter__"):
-        raise BleuTypeError(f"`references` must be a list of token lists (got {type(references).__name__} {describe(references)})")
-    references = [_tokens(reference, f"references[{i}]") for i, reference in enumerate(references)]
-    if not references:
-        raise BleuValueError("`references` must hold at least one reference for each segment (got [])")
-    if options.lowercase:
-        hypothesis = tuple(token.lower() for token in hypothesis)
-        references = [tuple(token.lower() for token in reference) for reference in references]
-    return hypothesis, references
-
-
-def _tokens(tokens, name):
-    if isinstance(tokens, (str, bytes)) or not hasattr(tokens, "__iter__"):
-        raise BleuTypeError(
-            f"`{name}` must be a list of str tokens, not {type(tokens).__name__} "
-            f"(got {describe(tokens)}; split a sentence into tokens first)"
-        )
-    tokens = tuple(tokens)
-    if not set(map(type, tokens)) <= {str}:  # fast path; str subclasses are checked below
-        for i, token in enumerate(tokens):
-            if not isinstance(token, str):
-                raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")
-    return tokens
-
-
-# -- 2.1.1 Modified precision on blocks of text -----------------------------
-
-
 def modified_precision(matches, totals):
-    """p_n = sum of Count_clip / sum of Count over the corpus (section 2.1.1); None when 0/0."""
+    """p_n = sum of Count_clip / sum of Count (section 2.1.1); None when it is 0/0."""
     if totals == 0:
         return None
     if isinstance(matches, Decimal) or isinstance(totals, Decimal):
@@ -228,11 +153,50 @@ def modified_precision(matches, totals):
     return Fraction(matches) / Fraction(totals)
 
 
-# -- 2.2.2 Brevity penalty --------------------------------------------------
+# -- 2.1.3 Combining the modified n-gram precisions -------------------------
+
+
+def weighted_log_mean(precisions, weights, *, zero_weight="ignored"):
+    """sum of w_n log p_n, "the average logarithm with uniform weights" generalised (2.1.3, 2.3);
+    -Infinity when a counted order has p_n = 0 (the geometric mean is then 0).
+
+    zero_weight="ignored": an order with w_n = 0 contributes nothing even when
+    p_n = 0 (0 * log 0 taken as its limit 0). "counted": p_n = 0 still gives 0.
+    """
+    total = exact.ZERO
+    for p, w in zip(precisions, weights):
+        if p == 0 and (w != 0 or zero_weight == "counted"):
+            return Decimal("-Infinity")
+        if w != 0:
+            total = exact.add(total, exact.mul(w, exact.ln(p)))
+    return total
+
+
+# -- 2.2.2 Sentence brevity penalty: the best match length r ----------------
+
+
+def effective_reference_length(hypothesis_length, reference_lengths, rule):
+    """r for one segment: the "best match length" (section 2.2.2) under a documented rule."""
+    if rule == "shortest":
+        return min(reference_lengths)
+    if rule == "longest":
+        return max(reference_lengths)
+    closest = min(abs(length - hypothesis_length) for length in reference_lengths)
+    tied = [length for length in reference_lengths if abs(length - hypothesis_length) == closest]
+    if rule == "closest":
+        return min(tied)
+    if rule == "closest-longer":
+        return max(tied)
+    if rule == "closest-first":
+        return tied[0]
+    raise BleuValueError(f"`reference_length` must be a known rule (got {rule!r})")
+
+
+# -- 2.3 BLEU details ---------------------------------------------------------
 
 
 def brevity_penalty(c, r):
-    """BP = 1 if c > r, else e^(1 - r/c) (section 2.2.2); its limit 0 as c -> 0 with r > 0."""
+    """BP = 1 if c > r, else e^(1 - r/c) (section 2.3); its limit 0 as c -> 0 with r > 0."""
     if c > r:
         return exact.ONE
     if c == 0:
@@ -240,32 +204,13 @@ def brevity_penalty(c, r):
     return exact.exp(1 - Fraction(r, c))
 
 
-# -- 2.3 BLEU ---------------------------------------------------------------
-
-
-def weighted_log_mean(precisions, weights):
-    """sum of w_n log p_n (section 2.3); -Infinity if an order with w_n > 0 has p_n = 0.
-
-    An order with w_n = 0 contributes nothing even when p_n = 0 (0 * log 0 is
-    taken as 0, its limit), so zero weights really switch an order off.
-    """
-    total = exact.ZERO
-    for p, w in zip(precisions, weights):
-        if w == 0:
-            continue
-        if p == 0:
-            return Decimal("-Infinity")
-        total = exact.add(total, exact.mul(w, exact.ln(p)))
-    return total
-
-
 @dataclass(frozen=True)
 class BleuResult:
     """The score with every intermediate value, as the derivation produced them."""
 
-    score: Decimal
+    score: Decimal  # exact.DIGITS significant digits; NaN where BLEU is undefined
     bp: Decimal
-    precisions: tuple  # Fraction, Decimal (irrational smoothing), or None (order left out)
+    precisions: tuple  # Fraction, Decimal (irrational smoothing), or None (0/0: undefined or left out)
     weights: tuple  # Fractions actually applied, after normalisation or effective order
     statistics: Statistics
     level: str
@@ -296,14 +241,14 @@ def parse_weights(weights, *, default_max_order=4):
     """Validate w_n: a non-empty sequence of finite, non-negative numbers, not all zero."""
     if weights is None:
         return (Fraction(1, default_max_order),) * default_max_order
-    if isinstance(weights, (str, bytes)) or not hasattr(weights, "__iter__"):
+    if isinstance(weights, (str, bytes, Set, Mapping)) or not hasattr(weights, "__iter__"):
         raise BleuTypeError(f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})")
     given = list(weights)
     if not given:
         raise BleuValueError("`weights` must hold at least one weight (got [])")
     parsed = []
     for w in given:
-        if isinstance(w, float) and w != w:
+        if isinstance(w, (float, Decimal)) and w != w:
             raise BleuValueError(f"`weights` must not contain NaN (got {describe(given)})")
         parsed.append(exact_number(w, name="weights"))
     if any(w < 0 for w in parsed):
@@ -320,18 +265,14 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
     w = parse_weights(weights, default_max_order=options.default_max_order)
     smoothing = Smoothing.parse(smoothing) or options.smoothing
     notes = []
-    if options.uniform_weights_only and len(set(w)) > 1:
-        raise BleuValueError(f"`weights` must be uniform under these options (got {[str(x) for x in w]})")
+    w = _weights_in_force(w, options, notes)
     if statistics.max_order < len(w):
         raise BleuValueError(f"statistics cover {statistics.max_order} orders but `weights` has {len(w)}")
-    if options.weights == "normalise" and sum(w) != 1:
-        w = tuple(x / sum(w) for x in w)
-        notes.append(f"weights normalised to sum to one: {[str(x) for x in w]}")
     c, r = statistics.hyp_len, statistics.ref_len
 
     if c == 0 and r == 0:
         score = exact.NAN if options.both_empty == "nan" else exact.ZERO
-        notes.append(f"hypothesis and references are all empty: score is {score} (both_empty={options.both_empty!r})")
+        notes.append(f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})")
         return BleuResult(score, score, (None,) * len(w), w, statistics, level, options, smoothing, None, tuple(notes))
 
     smoothed = smooth(statistics, max_order=len(w), smoothing=smoothing)
@@ -343,8 +284,22 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
         notes.append("the hypothesis is empty: BP is 0 (the limit of e^(1 - r/c) as c -> 0)")
         score = exact.ZERO
     else:
-        score = exact.mul(bp, exact.exp(weighted_log_mean(precisions, w)))
-    return BleuResult(score, bp, tuple(precisions), w, statistics, level, options, smoothing, smoothed, tuple(notes))
+        score = exact.mul(bp, exact.exp(weighted_log_mean(precisions, w, zero_weight=options.zero_weight)))
+    return BleuResult(exact.final(score), exact.final(bp), tuple(precisions), w, statistics, level, options,
+                      smoothing, smoothed, tuple(notes))
+
+
+def _weights_in_force(w, options, notes):
+    if options.uniform_weights_only:
+        if len(set(w)) > 1:
+            raise BleuValueError(f"`weights` must be uniform under these options (got {[str(x) for x in w]})")
+        if sum(w) != 1:  # such implementations take only an order count N: w_n = 1/N
+            notes.append(f"uniform weights taken as 1/{len(w)} (only the number of orders counts here)")
+            return (Fraction(1, len(w)),) * len(w)
+    if options.weights == "normalise" and sum(w) != 1:
+        w = tuple(x / sum(w) for x in w)
+        notes.append(f"weights normalised to sum to one: {[str(x) for x in w]}")
+    return w
 
 
 def _apply_empty_order_rule(weights, precisions, rule, notes):
@@ -359,6 +314,8 @@ def _apply_empty_order_rule(weights, precisions, rule, notes):
     if rule == "one":
         notes.append(f"order(s) {orders} have no hypothesis n-grams: p_n counted as 1 (empty_order='one')")
         return weights, [Fraction(1) if p is None else p for p in precisions]
+    if rule != "skip":
+        raise BleuValueError(f"`empty_order` must be a known rule (got {rule!r})")
     kept = sum(w for w, p in zip(weights, precisions) if p is not None)
     if kept == 0:
         notes.append(f"order(s) {orders} have no hypothesis n-grams and no other order has weight: score 0")
@@ -372,15 +329,11 @@ def _apply_empty_order_rule(weights, precisions, rule, notes):
     return new_weights, precisions
 
 
-def _counting_orders(weights, smoothing):
-    return len(weights) + extra_orders(smoothing.method)
-
-
 def corpus_bleu(hypotheses, references, *, weights=None, options=Options(), smoothing=None):
     """Corpus BLEU: hypotheses[i] is a token list, references[i] the list of its references."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = corpus_statistics(hypotheses, references, max_order=_counting_orders(w, chosen), options=options)
+    stats = corpus_statistics(hypotheses, references, max_order=len(w) + extra_orders(chosen.method), options=options)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="corpus")
 
 
@@ -388,5 +341,66 @@ def sentence_bleu(hypothesis, references, *, weights=None, options=Options(), sm
     """Sentence BLEU: one hypothesis (a token list) against its references."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = segment_statistics(hypothesis, references, max_order=_counting_orders(w, chosen), options=options)
+    stats = segment_statistics(hypothesis, references, max_order=len(w) + extra_orders(chosen.method), options=options)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="sentence")
+
+
+# -- Input checks ------------------------------------------------------------
+
+
+def _require_count(value, name):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BleuTypeError(f"`{name}` must be an int (got {type(value).__name__} {describe(value)})")
+    if value < 0:
+        raise BleuValueError(f"`{name}` must be non-negative (got {value})")
+
+
+def _paired(hypotheses, references):
+    """Pair segment i's hypothesis with its references; unequal counts are an error."""
+    references = iter(references)
+    for index, hypothesis in enumerate(hypotheses):
+        segment_references = next(references, _MISSING)
+        if segment_references is _MISSING:
+            raise BleuValueError(
+                f"`hypotheses` and `references` must have the same number of segments "
+                f"(got more than {index} hypotheses and {index} reference sets)"
+            )
+        yield hypothesis, segment_references
+    if next(references, _MISSING) is not _MISSING:
+        raise BleuValueError(
+            "`hypotheses` and `references` must have the same number of segments (got fewer hypotheses than reference sets)"
+        )
+
+
+_MISSING = object()
+
+
+def _prepare(hypothesis, references, options):
+    """Validate one segment and apply case folding, without touching the caller's lists."""
+    hypothesis = _tokens(hypothesis, "hypothesis")
+    if isinstance(references, (str, bytes, Set, Mapping)) or not hasattr(references, "__iter__"):
+        raise BleuTypeError(
+            f"`references` must be a list of token lists (got {type(references).__name__} {describe(references)})"
+        )
+    references = [_tokens(reference, f"references[{i}]") for i, reference in enumerate(references)]
+    if not references:
+        raise BleuValueError("`references` must hold at least one reference for each segment (got [])")
+    if options.lowercase:
+        hypothesis = tuple(token.lower() for token in hypothesis)
+        references = [tuple(token.lower() for token in reference) for reference in references]
+    return hypothesis, references
+
+
+def _tokens(tokens, name):
+    # An unordered container has no n-grams: reject sets and mappings by name.
+    if isinstance(tokens, (str, bytes, Set, Mapping)) or not hasattr(tokens, "__iter__"):
+        raise BleuTypeError(
+            f"`{name}` must be a list of str tokens, not {type(tokens).__name__} "
+            f"(got {describe(tokens)}; split a sentence into tokens first)"
+        )
+    tokens = tuple(tokens)
+    if not set(map(type, tokens)) <= {str}:  # fast path; str subclasses are checked below
+        for i, token in enumerate(tokens):
+            if not isinstance(token, str):
+                raise BleuTypeError(f"`{name}[{i}]` must be a str token (got {type(token).__name__} {describe(token)})")
+    return tokens

@@ -38,6 +38,12 @@ BOTH_EMPTY_RULES = {
     "zero": "0",
 }
 
+#: Whether an order with weight 0 still makes the score 0 when its p_n is 0.
+ZERO_WEIGHT_RULES = {
+    "ignored": "w_n = 0 switches order n off: 0 * log 0 is taken as 0, its limit",
+    "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of weights)",
+}
+
 #: How weights that do not sum to one are used.
 WEIGHT_RULES = {
     "as-given": "the weights are used exactly as given",
@@ -60,6 +66,8 @@ SMOOTHING_METHODS = {
     "lin-2004": {},
 }
 SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
+#: Parameters that divide: zero is rejected for these.
+_DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 
 def exact_number(value, *, name):
@@ -109,6 +117,8 @@ class Smoothing:
             number = exact_number(given, name=f"smoothing.{name}")
             if number < 0:
                 raise BleuValueError(f"`smoothing.{name}` must be non-negative (got {describe(given)})")
+            if number == 0 and (self.method, name) in _DIVISORS:
+                raise BleuValueError(f"`smoothing.{name}` must be positive for {self.method!r}: it divides (got {describe(given)})")
             object.__setattr__(self, name, number)
 
     @classmethod
@@ -151,6 +161,7 @@ class Options:
     sentence_empty_order: str | None = None
     both_empty: str = "nan"
     weights: str = "as-given"
+    zero_weight: str = "ignored"
     #: Only uniform weights are meaningful (sacrebleu, multi-bleu.perl take none).
     uniform_weights_only: bool = False
     #: Each segment's n-gram total is at least this (nltk's code uses 1; the formula uses 0).
@@ -167,13 +178,18 @@ class Options:
             _choice(self.sentence_empty_order, EMPTY_ORDER_RULES, name="sentence_empty_order")
         _choice(self.both_empty, BOTH_EMPTY_RULES, name="both_empty")
         _choice(self.weights, WEIGHT_RULES, name="weights")
+        _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):
                 raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")
-        for name in ("segment_totals_floor", "default_max_order"):
+        for name, least, word in (("segment_totals_floor", 0, "non-negative"), ("default_max_order", 1, "positive")):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < (0 if name == "segment_totals_floor" else 1):
-                raise BleuValueError(f"`{name}` must be a non-negative int (got {describe(value)})")
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BleuTypeError(f"`{name}` must be an int (got {type(value).__name__} {describe(value)})")
+            if value < least:
+                raise BleuValueError(f"`{name}` must be a {word} int (got {value})")
+        if self.smoothing is None:
+            raise BleuTypeError("`smoothing` must be a Smoothing, a method name or a mapping (got None)")
         object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))
 
     def empty_order_at(self, level):

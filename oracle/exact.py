@@ -1,7 +1,7 @@
 """Exact and correctly rounded arithmetic for the few numbers a BLEU score needs.
 
 Counts and precisions stay `Fraction`s; logarithms and exponentials are taken
-with `decimal` at `DIGITS` significant digits, where `Decimal.ln` and
+with `decimal` with guard digits and rounded once to `DIGITS` significant digits; each `Decimal.ln` and
 `Decimal.exp` are correctly rounded. A private context is used every time, so
 the caller's decimal context is never touched.
 """
@@ -10,7 +10,11 @@ from decimal import Context, Decimal, ROUND_HALF_EVEN
 from fractions import Fraction
 
 DIGITS = 50
-CONTEXT = Context(prec=DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999)
+#: Intermediate values carry guard digits, so the composed score is right to DIGITS
+#: digits even though each ln/exp/product rounds once.
+GUARD_DIGITS = 15
+CONTEXT = Context(prec=DIGITS + GUARD_DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999)
+FINAL = Context(prec=DIGITS, rounding=ROUND_HALF_EVEN, Emin=-999999, Emax=999999)
 NAN = Decimal("NaN")
 ZERO = Decimal(0)
 ONE = Decimal(1)
@@ -36,6 +40,13 @@ def exp(number):
     if isinstance(number, Decimal) and number.is_infinite():
         return ZERO if number < 0 else Decimal("Infinity")
     return CONTEXT.exp(to_decimal(number))
+
+
+def final(number):
+    """Round an intermediate to DIGITS significant digits, once, at the end; zero is plain 0."""
+    if number.is_nan() or number.is_infinite():
+        return number
+    return ZERO if number == 0 else FINAL.plus(number)
 
 
 def mul(a, b):

@@ -62,7 +62,10 @@ def explain_result(result):
         if n > len(result.precisions):
             break
         p = result.precisions[n - 1]
-        shown = "left out" if p is None else f"{_fraction(p)} = {float(p):.10g}"
+        if p is None:
+            shown = "left out (no n-grams)" if result.weights[n - 1] == 0 else "undefined (0/0)"
+        else:
+            shown = f"{_fraction(p)} = {float(p):.10g}"
         out.append(f" p_{n} = {m}/{t} -> {shown}   (w_{n} = {_fraction(result.weights[n - 1])})")
     if s.hyp_len > s.ref_len:
         out.append(f" BP = 1 because c > r ({s.hyp_len} > {s.ref_len})")

@@ -38,13 +38,17 @@ def smooth(statistics, *, max_order, smoothing):
     if method == "none":
         pass
     elif method == "floor":
-        # sacrebleu: "floor: increments zero counts" -- p_n = value / l_n where m_n = 0.
+        # sacrebleu compute_bleu: "floor: Method 1 (requires small positive value (0.1 in the
+        # paper) to be set)" -- Chen & Cherry's method 1: p_n = value / l_n where m_n = 0.
         _replace_zero_matches(m, l, lambda i: smoothing.value, notes, method)
     elif method == "add-k":
-        # sacrebleu: "add-k: increments n-gram counts by k for n > 1" (Lin and Och 2004).
+        # sacrebleu compute_bleu: "add-k: Method 2 (Generalizing Lin and Och, 2004)" -- k added
+        # to m_n and l_n for n > 1, as Chen & Cherry's method 2 adds 1.
         _add(m, l, smoothing.k, range(1, max_order), notes, method)
     elif method in ("exp", "chen-cherry-3"):
-        # NIST geometric sequence: 1/2^k for the k-th order whose match count is null.
+        # sacrebleu: "exp: Method 3 (NIST smoothing method i.e. in use with mteval-v13a.pl)";
+        # NLTK method3: "taking 1 / ( 2^k ), instead of 0, for each precision score whose
+        # matching n-gram count is null". The same rule under two names.
         _replace_zero_matches(m, l, lambda i: Fraction(1, 2**i), notes, method)
     elif method == "chen-cherry-1":
         # NLTK method1: "Add epsilon counts to precision with 0 counts."
@@ -55,7 +59,9 @@ def smooth(statistics, *, max_order, smoothing):
         # which orders; we follow the paper (n > 1), as case nltk-smoothing-2-orders records.
         _add(m, l, Fraction(1), range(1, max_order), notes, method)
     elif method == "lin-2004":
-        # mlpack `smooth`: "Lin et al. 2004 smoothing" -- add one to every order, unigrams included.
+        # mlpack `smooth`: "Whether or not to apply Lin et al. 2004 smoothing" -- which orders is
+        # not documented; every order, unigrams included, decided from tensorflow/nmt's
+        # compute_bleu (which mlpack's BLEU ports). chen-cherry-2 is the n > 1 reading.
         _add(m, l, Fraction(1), range(0, max_order), notes, method)
     elif method == "chen-cherry-4":
         _chen_cherry_4(m, l, statistics.hyp_len, smoothing.k, notes)
@@ -91,7 +97,10 @@ def _add(m, l, k, orders, notes, method):
 
 
 def _chen_cherry_4(m, l, hyp_len, K, notes):
-    """NLTK method4: instead of 1/2^k, "dividing by 1/ln(len(T))", with NLTK's K: ln(T) / (K 2^k).
+    """NLTK method4: instead of 1/2^k, "dividing by 1/ln(len(T))": ln(T) / 2^k, and divided by K.
+
+    The documentation names K ("the k value use in method 4", default 5) but not
+    where it enters; ln(T) / (K 2^k) is decided from NLTK's code.
 
     T is the hypothesis length (at corpus level, the total, as NLTK passes hyp_len);
     for T <= 1, ln(T) <= 0 and nothing is added.
@@ -119,7 +128,7 @@ def _next_order_matches(statistics, max_order):
 def _chen_cherry_5(m, next_order, notes):
     """NLTK method5: "averages the n-1, n and n+1 gram matched counts"; m'_0 = m_1 + 1 (Chen and Cherry 2014)."""
     raw = list(m) + [next_order]
-    previous = raw[0] + 1
+    previous = _sum(raw[0], Fraction(1))
     for i in range(len(m)):
         m[i] = _third(_sum(previous, raw[i], raw[i + 1]))
         previous = m[i]
@@ -130,6 +139,8 @@ def _chen_cherry_6(m, l, alpha, notes):
     """NLTK method6: p_n = (m_n + alpha*pi0) / (l_n + alpha), pi0 = p_{n-1}^2 / p_{n-2}, for n >= 3."""
     p = [None if t == 0 else _divide(x, t) for x, t in zip(m, l)]
     for i in range(2, len(m)):
+        if l[i] == 0:
+            continue  # no n-grams of this order: left to the empty-order rule (decided; NLTK's code rewrites 0/0)
         if not p[i - 2] or p[i - 1] is None:
             pi0 = Fraction(0)  # no prior where p_{n-2} is 0 or undefined
         else:
