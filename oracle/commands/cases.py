@@ -1,0 +1,121 @@
+"""`bleu-oracle cases`: list the documented cases, or validate them against the oracle."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .. import cases as casefiles
+
+HELP = """List or validate the documented cases (cases/*.yaml).
+
+Each case states what a source document says BLEU gives for an input: a score,
+some statistics (c, r, matches, totals, BP, p_n), or that the input is invalid.
+It names the profiles whose documented behaviour it states; `validate` runs it
+through the oracle under each of them.
+
+  list       one line per case: id, level, profiles, title (--json: one JSON
+             object per line with the same fields plus kind, file and line)
+  validate   load every case file (ids unique and not retired, fields checked),
+             then run every case under each of its profiles and report PASS or
+             FAIL with the expected and the actual values
+
+--cases DIR chooses the directory (default: the repository's cases/).
+
+Exit codes: 0 all cases pass (or listed), 1 some case fails, 2 a case file is
+malformed or the directory is missing.
+
+Examples:
+  bleu-oracle cases list
+  bleu-oracle cases list --json | jq -r .id
+  bleu-oracle cases validate
+  bleu-oracle cases validate --id matlab-summary-bleu4 --verbose
+"""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser(
+        "cases", help="list or validate the documented cases", description=HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
+    actions.required = True
+
+    listing = actions.add_parser("list", help="list the cases", description="List the cases: id, level, profiles, title.")
+    _add_directory(listing)
+    listing.add_argument("--json", action="store_true", help="one JSON object per line: id, level, profiles, title, kind, file, line")
+    listing.set_defaults(handler=run_list)
+
+    validating = actions.add_parser(
+        "validate", help="check the case files and run every case against the oracle",
+        description="Load every case file, then run each case under each of its profiles. "
+        "Exit 0 if all pass, 1 if any fails, 2 if a case file is malformed.",
+    )
+    _add_directory(validating)
+    validating.add_argument("--id", action="append", metavar="CASE_ID", help="run only this case (repeat for more)")
+    validating.add_argument("--verbose", "-v", action="store_true", help="also show expected and actual values for passing cases")
+    validating.set_defaults(handler=run_validate)
+
+
+def _add_directory(parser):
+    parser.add_argument(
+        "--cases", metavar="DIR", default=None,
+        help=f"directory of case files (default: {casefiles.DEFAULT_CASES_DIR})",
+    )
+
+
+def _load_or_report(directory, err):
+    """All cases, or None after printing every problem found."""
+    problems = casefiles.validate(directory)
+    if problems:
+        for problem in problems:
+            err.write(f"error: {problem}\n")
+        err.write(f"{len(problems)} problem(s) in the case files\n")
+        return None
+    return casefiles.load_cases(directory)
+
+
+def run_list(args, out=None, err=None):
+    out, err = out or sys.stdout, err or sys.stderr
+    cases = _load_or_report(args.cases, err)
+    if cases is None:
+        return 2
+    for case in cases:
+        if args.json:
+            out.write(json.dumps({
+                "id": case.id, "level": case.level, "profiles": list(case.profiles), "title": case.title,
+                "kind": case.kind, "file": str(case.path), "line": case.line,
+            }, ensure_ascii=False) + "\n")
+        else:
+            out.write(f"{case.id}\t{case.level}\t{','.join(case.profiles)}\t{case.title}\n")
+    return 0
+
+
+def run_validate(args, out=None, err=None):
+    out, err = out or sys.stdout, err or sys.stderr
+    cases = _load_or_report(args.cases, err)
+    if cases is None:
+        return 2
+    if args.id:
+        known = {case.id for case in cases}
+        unknown = [i for i in args.id if i not in known]
+        if unknown:
+            err.write(f"error: unknown case id(s): {', '.join(unknown)}\n")
+            return 2
+        cases = [case for case in cases if case.id in set(args.id)]
+    failed = 0
+    outcomes = casefiles.check_cases(cases)
+    for outcome in outcomes:
+        if outcome.passed:
+            out.write(f"PASS {outcome.case_id} [{outcome.profile}]\n")
+            if args.verbose:
+                out.write(f"     expected: {outcome.expected}\n     actual:   {outcome.actual}\n")
+        else:
+            failed += 1
+            out.write(f"FAIL {outcome.case_id} [{outcome.profile}]\n")
+            for failure in outcome.failures:
+                out.write(f"     {failure}\n")
+            out.write(f"     expected: {outcome.expected}\n     actual:   {outcome.actual}\n")
+    out.write(f"{len(outcomes) - failed} passed, {failed} failed ({len(cases)} cases, {len(outcomes)} case/profile runs)\n")
+    return 1 if failed else 0

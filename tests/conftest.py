@@ -1,0 +1,28 @@
+"""Shared fixtures: generic only (paths to the repository's data). Keep this small."""
+
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo_root():
+    """The repository root (the directory holding `oracle/`, `cases/`, `tests/`)."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def cases_dir():
+    """The repository's case directory, `cases/`."""
+    return REPO_ROOT / "cases"
+
+
+@pytest.fixture(scope="session")
+def seeds_dir():
+    """The source documents, `../shared/seeds`; tests using it skip when it is absent."""
+    path = REPO_ROOT.parent / "shared" / "seeds"
+    if not path.is_dir():
+        pytest.skip(f"the seed documents are not available ({path} is absent)")
+    return path

@@ -1,0 +1,480 @@
+"""Unit tests of each formula in oracle/bleu.py and each smoothing method in oracle/smoothing.py.
+
+Every expected value is derived by hand in the comment next to it; exact where the
+arithmetic is exact (Fractions, or irrational steps that cancel to a rational),
+otherwise against `math` (an independent double-precision computation) within 1e-15.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from decimal import Context, Decimal
+from fractions import Fraction
+
+import pytest
+
+from oracle import bleu
+from oracle.bleu import (
+    Statistics,
+    bleu_from_statistics,
+    brevity_penalty,
+    corpus_bleu,
+    corpus_statistics,
+    count,
+    count_clip,
+    effective_reference_length,
+    max_ref_count,
+    modified_precision,
+    ngrams,
+    parse_weights,
+    segment_statistics,
+    sentence_bleu,
+    sum_statistics,
+    weighted_log_mean,
+)
+from oracle.conventions import Options, Smoothing
+from oracle.errors import BleuTypeError, BleuValueError
+from oracle.smoothing import extra_orders, smooth
+
+EXACT = Decimal("1e-45")  # the oracle carries 50 digits; ln/exp round in the last few
+FLOAT = 1e-15  # against a value computed in double precision by `math`
+
+
+def exactly(actual, expected):
+    """A 50-digit Decimal equals a Fraction up to rounding in the last digits."""
+    expected = Fraction(expected)
+    wide = Context(prec=80)  # the default context's 28 digits would round 1/3 too early
+    return abs(wide.subtract(actual, wide.divide(Decimal(expected.numerator), Decimal(expected.denominator)))) <= EXACT
+
+
+def near(actual, expected):
+    return abs(float(actual) - expected) <= FLOAT
+
+
+# -- 2.1 counting ---------------------------------------------------------------
+
+
+def test_ngrams_left_to_right():
+    tokens = ("a", "b", "c")
+    assert list(ngrams(tokens, 1)) == [("a",), ("b",), ("c",)]
+    assert list(ngrams(tokens, 2)) == [("a", "b"), ("b", "c")]
+    assert list(ngrams(tokens, 3)) == [("a", "b", "c")]
+    assert list(ngrams(tokens, 4)) == []  # n > length: none
+
+
+def test_count_all_orders_up_to_max_order():
+    # "the cat the cat": unigrams the x2, cat x2; bigrams "the cat" x2, "cat the" x1
+    tokens = ("the", "cat", "the", "cat")
+    assert count(tokens, 1) == Counter({("the",): 2, ("cat",): 2})
+    assert count(tokens, 2) == Counter({("the",): 2, ("cat",): 2, ("the", "cat"): 2, ("cat", "the"): 1})
+
+
+def test_max_ref_count_is_the_largest_in_a_single_reference():
+    # candidate "the the the a dog": "the" occurs 2 times in reference 1 and 1 time in reference 2:
+    # max 2 (not the sum 3); "a" only in reference 2: 1; "dog" in none: left out (0).
+    candidate = count(("the", "the", "the", "a", "dog"), 1)
+    refs = [("the", "cat", "the"), ("the", "a")]
+    assert dict(max_ref_count(candidate, refs, 1)) == {("the",): 2, ("a",): 1}
+
+
+def test_count_clip_is_the_minimum():
+    # candidate "the" x7 clipped to the reference maximum 2; "dog" in no reference: no clipped count
+    candidate = Counter({("the",): 7, ("dog",): 1})
+    clipped = count_clip(candidate, max_ref_count(candidate, [("the", "cat", "the")], 1))
+    assert {g: k for g, k in dict(clipped).items() if k} == {("the",): 2}
+    assert sum(dict(clipped).values()) == 2
+
+
+# -- 2.2.2 reference length -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "rule, lengths, expected",
+    [
+        # c = 5; 4 and 6 are both 1 away
+        ("closest", [6, 4, 9], 4),  # tie to the shorter
+        ("closest-longer", [6, 4, 9], 6),  # tie to the longer
+        ("closest-first", [6, 4, 9], 6),  # tie to the first listed
+        ("closest-first", [4, 6, 9], 4),
+        ("shortest", [6, 4, 9], 4),
+        ("longest", [6, 4, 9], 9),
+        # no tie: 7 is 2 away, 2 is 3 away
+        ("closest", [2, 7], 7),
+        ("closest-longer", [2, 7], 7),
+        ("shortest", [2, 7], 2),
+    ],
+)
+def test_effective_reference_length(rule, lengths, expected):
+    assert effective_reference_length(5, lengths, rule) == expected
+
+
+# -- statistics -------------------------------------------------------------------
+
+
+def test_segment_statistics_by_hand():
+    # the tutorial: "the love can always do" vs "love can always find a way" / "love makes anything possible"
+    hyp = "the love can always do".split()
+    refs = ["love can always find a way".split(), "love makes anything possible".split()]
+    stats = segment_statistics(hyp, refs, max_order=4)
+    # unigrams love, can, always: 3/5; bigrams "love can", "can always": 2/4; "love can always": 1/3;
+    # 4-grams "the love can always", "love can always do": 0/2. c = 5, r = 4 (6 and 4 tie: shorter).
+    assert stats == Statistics(5, 4, (3, 2, 1, 0), (5, 4, 3, 2), 1)
+
+
+def test_segment_statistics_lowercase_and_totals_floor():
+    # lowercase: "The Cat" matches "the cat" fully
+    stats = segment_statistics(["The", "Cat"], [["the", "cat"]], max_order=2, options=Options(lowercase=True))
+    assert stats.matches == (2, 1) and stats.totals == (2, 1)
+    # without it nothing matches
+    assert segment_statistics(["The", "Cat"], [["the", "cat"]], max_order=2).matches == (0, 0)
+    # segment_totals_floor 1 (nltk's code): orders beyond the length count 1 n-gram, not 0
+    stats = segment_statistics(["a"], [["a"]], max_order=3, options=Options(segment_totals_floor=1))
+    assert stats.totals == (1, 1, 1) and stats.matches == (1, 0, 0)
+
+
+def test_segment_statistics_does_not_mutate_its_inputs():
+    hyp, refs = ["A", "b"], [["a", "B"]]
+    segment_statistics(hyp, refs, max_order=2, options=Options(lowercase=True))
+    assert hyp == ["A", "b"] and refs == [["a", "B"]]
+
+
+def test_corpus_statistics_sum_before_dividing():
+    # segment 1: "a b" vs "a b": matches (2, 1) of (2, 1); c 2, r 2
+    # segment 2: "c d e f" vs "c x y z": matches (1, 0) of (4, 3); c 4, r 4
+    stats = corpus_statistics([["a", "b"], ["c", "d", "e", "f"]], [[["a", "b"]], [["c", "x", "y", "z"]]], max_order=2)
+    assert stats == Statistics(6, 6, (3, 1), (6, 4), 2)
+
+
+def test_sum_statistics_reads_lazily_and_names_the_bad_segment():
+    pairs = iter([(["a"], [["a"]]), (["b"], [])])
+    with pytest.raises(BleuValueError, match=r"^segment 1: `references` must hold at least one reference"):
+        sum_statistics(pairs, max_order=1)
+    with pytest.raises(BleuValueError, match=r"`hypotheses` must hold at least one segment \(got 0\)"):
+        sum_statistics(iter([]), max_order=1)
+
+
+def test_statistics_validate_themselves():
+    assert Statistics(3, 4, (1, 0), (3, 2)).max_order == 2
+    assert Statistics(3, 4, (1, 0), (3, 2)).to_json() == {"hyp_len": 3, "ref_len": 4, "matches": [1, 0], "totals": [3, 2]}
+    with pytest.raises(BleuValueError, match=r"`matches\[0\]` must not exceed `totals\[0\]` \(got 4 > 3\)"):
+        Statistics(3, 3, (4,), (3,))
+    with pytest.raises(BleuValueError, match="one entry per order"):
+        Statistics(3, 3, (1, 1), (3,))
+    with pytest.raises(BleuValueError, match=r"`hyp_len` must be non-negative \(got -1\)"):
+        Statistics(-1, 3, (0,), (0,))
+    with pytest.raises(BleuTypeError, match="`ref_len` must be an int"):
+        Statistics(1, 1.5, (0,), (1,))
+    with pytest.raises(BleuTypeError, match=r"`matches\[0\]` must be an int \(got bool True\)"):
+        Statistics(1, 1, (True,), (1,))
+
+
+# -- 2.1.1 modified precision -------------------------------------------------------
+
+
+def test_modified_precision():
+    assert modified_precision(2, 6) == Fraction(1, 3)  # 2/6
+    assert isinstance(modified_precision(2, 6), Fraction)
+    assert modified_precision(0, 5) == 0
+    assert modified_precision(0, 0) is None  # 0/0: no n-grams of this order
+    assert exactly(modified_precision(Decimal(1), 4), Fraction(1, 4))  # irrational smoothing gives Decimals
+
+
+# -- 2.2.2 brevity penalty ------------------------------------------------------------
+
+
+def test_brevity_penalty():
+    assert brevity_penalty(5, 4) == 1  # c > r
+    assert brevity_penalty(4, 4) == 1  # c = r: e^(1 - 1) = e^0 = 1
+    assert near(brevity_penalty(12, 28), math.exp(1 - 28 / 12))  # e^(-4/3) = 0.263597...
+    assert near(brevity_penalty(9, 10), math.exp(-1 / 9))  # e^(1 - 10/9)
+    assert brevity_penalty(0, 3) == 0  # c = 0: the limit of e^(1 - r/c)
+    # exactness: BP(1, 2) = e^(1 - 2) = 1/e, so BP * e = 1
+    assert abs(brevity_penalty(1, 2) * Decimal(1).exp(bleu.exact.CONTEXT) - 1) <= EXACT
+
+
+# -- 2.3 the weighted geometric mean ------------------------------------------------------
+
+
+def test_weighted_log_mean():
+    # 1/2 ln(1/4) + 1/2 ln 1 = -ln 2
+    assert near(weighted_log_mean([Fraction(1, 4), Fraction(1)], [Fraction(1, 2)] * 2), -math.log(2))
+    # p_2 = 0 with w_2 > 0: -Infinity
+    assert weighted_log_mean([Fraction(1), Fraction(0)], [Fraction(1, 2)] * 2) == Decimal("-Infinity")
+    # p_2 = 0 with w_2 = 0: the order contributes nothing (0 * log 0 taken as 0)
+    assert weighted_log_mean([Fraction(1), Fraction(0)], [Fraction(1), Fraction(0)]) == 0
+
+
+def test_parse_weights():
+    assert parse_weights(None) == (Fraction(1, 4),) * 4
+    assert parse_weights(None, default_max_order=2) == (Fraction(1, 2),) * 2
+    assert parse_weights([1, "1/3", Decimal("0.5")]) == (Fraction(1), Fraction(1, 3), Fraction(1, 2))
+    assert parse_weights([0.1]) == (Fraction(0.1),)  # the binary double, exactly: not 1/10
+    assert parse_weights((0, 1)) == (Fraction(0), Fraction(1))  # a zero weight is allowed
+
+
+# -- bleu_from_statistics ------------------------------------------------------------------
+
+
+def test_bleu_from_statistics_rational_result():
+    # p = 2/4, 1/8; weights 1/2 each; c = r: BLEU = sqrt(1/2 * 1/8) = sqrt(1/16) = 1/4 exactly
+    result = bleu_from_statistics(Statistics(4, 4, (2, 1), (4, 8)), weights=["1/2", "1/2"])
+    assert exactly(result.score, Fraction(1, 4))
+    assert result.precisions == (Fraction(1, 2), Fraction(1, 8))
+    assert result.bp == 1 and result.weights == (Fraction(1, 2), Fraction(1, 2))
+    assert result.level == "corpus" and result.statistics.hyp_len == 4
+
+
+def test_bleu_from_statistics_with_brevity_penalty():
+    # p = 1 everywhere; c = 1, r = 2: BLEU = BP = e^(1 - 2) = 1/e
+    result = bleu_from_statistics(Statistics(1, 2, (1,), (1,)), weights=[1])
+    assert near(result.score, math.exp(-1)) and result.score == result.bp
+
+
+def test_bleu_from_statistics_zero_precision_gives_zero():
+    # p2 = 0 with weight 1/2: exp(-inf) = 0
+    result = bleu_from_statistics(Statistics(3, 3, (3, 0), (3, 2)), weights=["1/2", "1/2"])
+    assert result.score == 0
+
+
+def test_both_empty_is_nan_or_zero_by_option():
+    empty = Statistics(0, 0, (0, 0, 0, 0), (0, 0, 0, 0))
+    result = bleu_from_statistics(empty)
+    assert result.score.is_nan() and result.bp.is_nan() and result.precisions == (None,) * 4
+    assert bleu_from_statistics(empty, options=Options(both_empty="zero")).score == 0
+
+
+def test_empty_hypothesis_against_a_reference_scores_zero():
+    # c = 0, r = 3: BP = 0 (limit), score 0
+    result = bleu_from_statistics(Statistics(0, 3, (0, 0), (0, 0)), weights=[1, 1])
+    assert result.score == 0 and result.bp == 0
+
+
+def test_weights_normalised_when_the_options_say_so():
+    # p1 = 9/10, p2 = 7/9 (the MATLAB summary); [1, 1] normalised to [1/2, 1/2]: sqrt(7/10)
+    stats = Statistics(10, 10, (9, 7), (10, 9))
+    normalised = bleu_from_statistics(stats, weights=[1, 1], options=Options(weights="normalise"))
+    assert normalised.weights == (Fraction(1, 2), Fraction(1, 2))
+    assert near(normalised.score, math.sqrt(0.7))
+    # as given: exp(ln(9/10) + ln(7/9)) = 9/10 * 7/9 = 7/10
+    assert exactly(bleu_from_statistics(stats, weights=[1, 1]).score, Fraction(7, 10))
+
+
+def test_empty_order_rules():
+    # 3 tokens, BLEU-4: matches (3, 2, 1, 0), totals (3, 2, 1, 0) -> p4 = 0/0
+    stats = Statistics(3, 3, (3, 2, 1, 0), (3, 2, 1, 0))
+    # zero: p4 = 0 -> score 0
+    zero = bleu_from_statistics(stats, options=Options(empty_order="zero"))
+    assert zero.score == 0 and zero.precisions[3] == 0
+    # one: p4 = 1 -> every p_n = 1 -> score 1
+    assert exactly(bleu_from_statistics(stats, options=Options(empty_order="one")).score, 1)
+    # skip: order 4 left out, weights 1/4 * (1 / (3/4)) = 1/3 for orders 1-3 -> score 1
+    skip = bleu_from_statistics(stats, options=Options(empty_order="skip"))
+    assert skip.weights == (Fraction(1, 3),) * 3 + (Fraction(0),)
+    assert skip.precisions[3] is None and exactly(skip.score, 1)
+
+
+def test_skip_renormalises_weights_by_hand():
+    # 2 tokens "a b" vs "a c": p1 = 1/2, p2 = 0/1, p3 = p4 = 0/0.
+    # skip: orders 3, 4 left out; weights for 1, 2 become 1/2 each; p2 = 0 -> score 0.
+    stats = Statistics(2, 2, (1, 0, 0, 0), (2, 1, 0, 0))
+    assert bleu_from_statistics(stats, options=Options(empty_order="skip")).score == 0
+    # 2 tokens "a b" vs "a b": p1 = p2 = 1 -> score 1 under skip
+    stats = Statistics(2, 2, (2, 1, 0, 0), (2, 1, 0, 0))
+    assert exactly(bleu_from_statistics(stats, options=Options(empty_order="skip")).score, 1)
+    # sentence_empty_order applies at sentence level only
+    options = Options(sentence_empty_order="skip")
+    assert exactly(bleu_from_statistics(stats, options=options, level="sentence").score, 1)
+    assert bleu_from_statistics(stats, options=options, level="corpus").score == 0
+
+
+def test_skip_with_every_weighted_order_empty_scores_zero():
+    # weights [0, 1]: order 1 has weight 0, order 2 is empty -> nothing left: score 0
+    stats = Statistics(1, 1, (1, 0), (1, 0))
+    assert bleu_from_statistics(stats, weights=[0, 1], options=Options(empty_order="skip")).score == 0
+
+
+def test_bleu_from_statistics_checks_its_arguments():
+    stats = Statistics(2, 2, (2,), (2,))
+    with pytest.raises(BleuValueError, match="statistics cover 1 orders but `weights` has 2"):
+        bleu_from_statistics(stats, weights=[1, 1])
+    with pytest.raises(BleuValueError, match="`level` must be 'corpus' or 'sentence'"):
+        bleu_from_statistics(stats, weights=[1], level="document")
+    with pytest.raises(BleuValueError, match="`weights` must be uniform"):
+        bleu_from_statistics(Statistics(2, 2, (2, 1), (2, 1)), weights=[0.75, 0.25], options=Options(uniform_weights_only=True))
+
+
+# -- corpus_bleu and sentence_bleu ----------------------------------------------------------
+
+
+def test_sentence_bleu_the_tutorial_example():
+    # p = 3/5, 1/2, 1/3, weights 1/3: (3/5 * 1/2 * 1/3)^(1/3) = (1/10)^(1/3) = 0.46415888...
+    result = sentence_bleu(
+        "the love can always do".split(),
+        ["love can always find a way".split(), "love makes anything possible".split()],
+        weights=["1/3"] * 3,
+    )
+    assert near(result.score, 0.1 ** (1 / 3))
+    assert result.precisions == (Fraction(3, 5), Fraction(1, 2), Fraction(1, 3))
+    assert result.level == "sentence" and result.statistics.ref_len == 4
+
+
+def test_corpus_bleu_micro_averages():
+    # see test_corpus_statistics_sum_before_dividing: p1 = 3/6, p2 = 1/4, c = r = 6
+    # weights 1/2: sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355...
+    result = corpus_bleu([["a", "b"], ["c", "d", "e", "f"]], [[["a", "b"]], [["c", "x", "y", "z"]]], weights=["1/2", "1/2"])
+    assert near(result.score, math.sqrt(1 / 8))
+    assert result.statistics.segments == 2
+
+
+def test_corpus_bleu_counts_one_order_more_for_methods_5_and_7():
+    # chen-cherry-5 needs order N+1: the statistics carry 5 orders for BLEU-4
+    result = corpus_bleu([["a", "b", "c", "d"]], [[["a", "b", "x", "y"]]], smoothing="chen-cherry-5")
+    assert result.statistics.max_order == 5 and len(result.precisions) == 4
+
+
+# -- smoothing ----------------------------------------------------------------------------------
+
+# The running example: "the cat sat down" vs "the cat ran away":
+# m = (2, 1, 0, 0), l = (4, 3, 2, 1), c = 4; order 5: m5 = 0, l5 = 0.
+STATS = Statistics(4, 4, (2, 1, 0, 0, 0), (4, 3, 2, 1, 0))
+
+
+def _smooth(method, **params):
+    return smooth(STATS, max_order=4, smoothing=Smoothing(method, **params))
+
+
+def test_smoothing_none():
+    out = _smooth("none")
+    assert out.matches == (2, 1, 0, 0) and out.totals == (4, 3, 2, 1) and out.notes == ()
+
+
+def test_smoothing_floor():
+    # sacrebleu floor: zero match counts become `value` (default 1/10); orders with matches stay
+    assert _smooth("floor").matches == (2, 1, Fraction(1, 10), Fraction(1, 10))
+    assert _smooth("floor", value=0).matches == (2, 1, 0, 0)
+    assert _smooth("floor").totals == (4, 3, 2, 1)
+
+
+def test_smoothing_floor_leaves_orders_without_ngrams_alone():
+    # "a b" vs "a c": m = (1, 0, 0, 0), l = (2, 1, 0, 0): only order 2 has n-grams and no match
+    out = smooth(Statistics(2, 2, (1, 0, 0, 0), (2, 1, 0, 0)), max_order=4, smoothing=Smoothing("floor", value="1/2"))
+    assert out.matches == (1, Fraction(1, 2), 0, 0) and out.totals == (2, 1, 0, 0)
+
+
+def test_smoothing_add_k():
+    # add k (default 1) to matches and totals of orders 2..4
+    out = _smooth("add-k")
+    assert out.matches == (2, 2, 1, 1) and out.totals == (4, 4, 3, 2)
+    out = _smooth("add-k", k="1/2")
+    assert out.matches == (2, Fraction(3, 2), Fraction(1, 2), Fraction(1, 2))
+    assert out.totals == (4, Fraction(7, 2), Fraction(5, 2), Fraction(3, 2))
+
+
+@pytest.mark.parametrize("method", ["exp", "chen-cherry-3"])
+def test_smoothing_exp_geometric(method):
+    # the k-th order with no match gets 1/2^k: orders 3, 4 -> 1/2, 1/4 (NLTK method3's worked example)
+    out = _smooth(method)
+    assert out.matches == (2, 1, Fraction(1, 2), Fraction(1, 4)) and out.totals == (4, 3, 2, 1)
+
+
+def test_smoothing_exp_counts_only_zero_orders():
+    # m = (0, 3, 0), l = (5, 4, 3): order 1 -> 1/2 (k=1), order 3 -> 1/4 (k=2)
+    out = smooth(Statistics(5, 5, (0, 3, 0), (5, 4, 3)), max_order=3, smoothing=Smoothing("exp"))
+    assert out.matches == (Fraction(1, 2), 3, Fraction(1, 4))
+
+
+def test_smoothing_chen_cherry_1():
+    # epsilon (default 1/10) replaces zero counts
+    assert _smooth("chen-cherry-1").matches == (2, 1, Fraction(1, 10), Fraction(1, 10))
+    assert _smooth("chen-cherry-1", epsilon="1/2").matches == (2, 1, Fraction(1, 2), Fraction(1, 2))
+
+
+def test_smoothing_chen_cherry_2():
+    # +1 to numerator and denominator for orders 2..4, unigrams untouched
+    out = _smooth("chen-cherry-2")
+    assert out.matches == (2, 2, 1, 1) and out.totals == (4, 4, 3, 2)
+
+
+def test_smoothing_lin_2004_includes_unigrams():
+    # mlpack / tensorflow nmt: +1 to every order
+    out = _smooth("lin-2004")
+    assert out.matches == (3, 2, 1, 1) and out.totals == (5, 4, 3, 2)
+
+
+def test_smoothing_chen_cherry_4():
+    # T = 4, K = 5: the k-th zero order gets ln(4) / (5 * 2^k): ln4/10, ln4/20
+    out = _smooth("chen-cherry-4")
+    assert out.matches[:2] == (2, 1)
+    assert near(out.matches[2], math.log(4) / 10) and near(out.matches[3], math.log(4) / 20)
+    # K = 2: ln4/4, ln4/8
+    out = _smooth("chen-cherry-4", k=2)
+    assert near(out.matches[2], math.log(4) / 4) and near(out.matches[3], math.log(4) / 8)
+
+
+def test_smoothing_chen_cherry_4_short_hypothesis_adds_nothing():
+    # T = 1: ln 1 = 0, nothing to add
+    out = smooth(Statistics(1, 1, (0, 0), (1, 0)), max_order=2, smoothing=Smoothing("chen-cherry-4"))
+    assert out.matches == (0, 0)
+
+
+def test_smoothing_chen_cherry_5():
+    # m'_0 = m_1 + 1 = 3; m'_1 = (3+2+1)/3 = 2; m'_2 = (2+1+0)/3 = 1; m'_3 = (1+0+0)/3 = 1/3;
+    # m'_4 = (1/3+0+m_5=0)/3 = 1/9
+    out = _smooth("chen-cherry-5")
+    assert out.matches == (2, 1, Fraction(1, 3), Fraction(1, 9)) and out.totals == (4, 3, 2, 1)
+
+
+def test_smoothing_chen_cherry_5_uses_the_next_order():
+    # m = (2, 2), m3 = 1: m'_0 = 3; m'_1 = (3+2+2)/3 = 7/3; m'_2 = (7/3+2+1)/3 = 16/9
+    out = smooth(Statistics(3, 3, (2, 2, 1), (3, 2, 1)), max_order=2, smoothing=Smoothing("chen-cherry-5"))
+    assert out.matches == (Fraction(7, 3), Fraction(16, 9))
+    with pytest.raises(BleuValueError, match="need the matches of order 3"):
+        smooth(Statistics(3, 3, (2, 2), (3, 2)), max_order=2, smoothing=Smoothing("chen-cherry-5"))
+
+
+def test_smoothing_chen_cherry_6():
+    # alpha = 5; p1 = 1/2, p2 = 1/3
+    # n = 3: pi0 = (1/3)^2 / (1/2) = 2/9; m3 = 0 + 5 * 2/9 = 10/9; l3 = 2 + 5 = 7 (p3 = 10/63)
+    # n = 4: pi0 = (10/63)^2 / (1/3) = 100/1323; m4 = 500/1323; l4 = 1 + 5 = 6 (p4 = 250/3969)
+    out = _smooth("chen-cherry-6")
+    assert out.matches == (2, 1, Fraction(10, 9), Fraction(500, 1323))
+    assert out.totals == (4, 3, 7, 6)
+
+
+def test_smoothing_chen_cherry_6_without_a_prior():
+    # p1 = 0/3: no prior for order 3 (pi0 = 0): m3 stays 0, l3 = 1 + 5
+    out = smooth(Statistics(3, 3, (0, 0, 0), (3, 2, 1)), max_order=3, smoothing=Smoothing("chen-cherry-6"))
+    assert out.matches == (0, 0, 0) and out.totals == (3, 2, 6)
+
+
+def test_smoothing_chen_cherry_7():
+    # method 4 (m = 2, 1, ln4/10, ln4/20), then method 5 on those counts with m5 = 0:
+    # m'_1 = (3 + 2 + 1)/3 = 2; m'_2 = (2 + 1 + ln4/10)/3; m'_3 = (m'_2 + ln4/10 + ln4/20)/3;
+    # m'_4 = (m'_3 + ln4/20 + 0)/3
+    l4 = math.log(4)
+    m2 = (2 + 1 + l4 / 10) / 3
+    m3 = (m2 + l4 / 10 + l4 / 20) / 3
+    m4 = (m3 + l4 / 20) / 3
+    out = _smooth("chen-cherry-7")
+    assert out.matches[0] == 2
+    for actual, expected in zip(out.matches[1:], (m2, m3, m4)):
+        assert near(actual, expected)
+
+
+def test_smoothing_notes_say_what_changed():
+    assert any("order 3 has no matches" in note for note in _smooth("exp").notes)
+    assert any("added 1" in note for note in _smooth("lin-2004").notes)
+
+
+def test_extra_orders():
+    assert extra_orders("chen-cherry-5") == extra_orders("chen-cherry-7") == 1
+    assert all(extra_orders(m) == 0 for m in ("none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-4", "lin-2004"))
+
+
+def test_smoothing_parse_and_defaults():
+    assert Smoothing.parse(None) is None
+    assert Smoothing.parse("floor") == Smoothing("floor", value=Fraction(1, 10))
+    assert Smoothing.parse({"method": "add-k", "k": 2}).k == 2
+    assert Smoothing("chen-cherry-6").alpha == 5 and Smoothing("chen-cherry-4").k == 5
+    assert Smoothing("floor", value=0.5).to_json() == {"method": "floor", "value": 0.5}
