@@ -296,7 +296,7 @@ def _weights_in_force(w, options, notes):
         if sum(w) != 1:  # such implementations take only an order count N: w_n = 1/N
             notes.append(f"uniform weights taken as 1/{len(w)} (only the number of orders counts here)")
             return (Fraction(1, len(w)),) * len(w)
-    if options.weights == "normalise" and sum(w) != 1:
+    if options.weight_normalisation == "normalise" and sum(w) != 1:
         w = tuple(x / sum(w) for x in w)
         notes.append(f"weights normalised to sum to one: {[str(x) for x in w]}")
     return w

@@ -60,7 +60,7 @@ SEGMENT_FIELDS = ("hypothesis", "references")
 #: Options that travel in a protocol request.
 PROTOCOL_OPTION_FIELDS = ("weights", "smoothing", "lowercase")
 #: Options that override a profile's conventions: `Options` fields, except the three
-#: above (`Options.weights` is the normalisation *rule*, fixed by the profile).
+#: above (the normalisation rule is the convention `weight_normalisation`).
 CONVENTION_OPTION_FIELDS = tuple(f.name for f in fields(Options) if f.name not in ("weights", "smoothing", "lowercase"))
 OPTION_FIELDS = PROTOCOL_OPTION_FIELDS + CONVENTION_OPTION_FIELDS
 SMOOTHING_FIELDS = ("method",) + tuple(SMOOTHING_PARAMETERS)

@@ -160,7 +160,7 @@ class Options:
     #: Overrides `empty_order` at sentence level (sacrebleu's effective order); None: same.
     sentence_empty_order: str | None = None
     both_empty: str = "nan"
-    weights: str = "as-given"
+    weight_normalisation: str = "as-given"
     zero_weight: str = "ignored"
     #: Only uniform weights are meaningful (sacrebleu, multi-bleu.perl take none).
     uniform_weights_only: bool = False
@@ -177,7 +177,7 @@ class Options:
         if self.sentence_empty_order is not None:
             _choice(self.sentence_empty_order, EMPTY_ORDER_RULES, name="sentence_empty_order")
         _choice(self.both_empty, BOTH_EMPTY_RULES, name="both_empty")
-        _choice(self.weights, WEIGHT_RULES, name="weights")
+        _choice(self.weight_normalisation, WEIGHT_RULES, name="weight_normalisation")
         _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):

@@ -253,7 +253,7 @@ def test_empty_hypothesis_against_a_reference_scores_zero():
 def test_weights_normalised_when_the_options_say_so():
     # p1 = 9/10, p2 = 7/9 (the MATLAB summary); [1, 1] normalised to [1/2, 1/2]: sqrt(7/10)
     stats = Statistics(10, 10, (9, 7), (10, 9))
-    normalised = bleu_from_statistics(stats, weights=[1, 1], options=Options(weights="normalise"))
+    normalised = bleu_from_statistics(stats, weights=[1, 1], options=Options(weight_normalisation="normalise"))
     assert normalised.weights == (Fraction(1, 2), Fraction(1, 2))
     assert near(normalised.score, math.sqrt(0.7))
     # as given: exp(ln(9/10) + ln(7/9)) = 9/10 * 7/9 = 7/10

@@ -20,7 +20,7 @@ Conventions:
         ("reference_length", REFERENCE_LENGTH_RULES),
         ("empty_order", EMPTY_ORDER_RULES),
         ("both_empty", BOTH_EMPTY_RULES),
-        ("weights", WEIGHT_RULES),
+        ("weight_normalisation", WEIGHT_RULES),
     )
 )
 
