@@ -1,0 +1,242 @@
+"""Baselines: known deviations of one implementation, and the gate they feed.
+
+A baseline file (YAML or JSON) lists entries ``{id, outcome, reason}``,
+either as a top-level list or under ``entries:``. Extra keys (``layer``,
+``message``, ``count``, ...) are kept for the reader; ``layer``, when given,
+must match too.
+
+Keys:
+
+- a case id (``nltk-ties-shorter``): strict, like toml-test -- the gate fails
+  when that case has another outcome (``changed``), when it now passes
+  (``fixed``: "expected failure passed"), or when no record with that id is in
+  the run (``stale``);
+- an exact random example id (``random-<seed>-<index>``): the same, but only
+  meaningful for the same seed, examples count and capabilities;
+- a random-example class (``random:<outcome>`` or ``random:<outcome>:<layer>``,
+  e.g. ``random:fail:ref_len``): any random example that ends with that
+  outcome at that first diverging layer is a known deviation. Random inputs
+  change with the seed, so a class entry nothing matched is reported as
+  ``unused`` and does not fail the gate. This is how a baseline stays useful
+  across seeds: it records *which kind* of divergence is known, and a new kind
+  (another layer, a crash) still fails the gate.
+
+`bleu-oracle baseline write` writes random examples as class entries by
+default (``--examples-as classes``); ``ids`` and ``none`` are the other choices.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .errors import BleuValueError
+from .outcomes import GOOD_OUTCOMES, Outcome
+
+CLASS_PREFIX = "random:"
+_CLASS_RE = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
+EXAMPLE_ID_RE = re.compile(r"^random-(-?\d+)-(\d+)$")
+
+KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
+#: Statuses that fail the gate (besides stale entries).
+FAILING_STATUSES = (NEW, FIXED, CHANGED)
+STATUS_TEXT = {
+    KNOWN: "known deviation (baseline)",
+    NEW: "unexpected outcome (not in the baseline)",
+    FIXED: "expected failure passed (remove it from the baseline)",
+    CHANGED: "known deviation changed outcome",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: str
+    outcome: str
+    reason: str = ""
+    layer: str | None = None
+
+    @property
+    def is_class(self):
+        return self.id.startswith(CLASS_PREFIX)
+
+
+@dataclass
+class Baseline:
+    entries: dict = field(default_factory=dict)
+    path: str | None = None
+
+    def __len__(self):
+        return len(self.entries)
+
+
+def baseline_key(record):
+    """The key a record is looked up by: its id, and for a random example also its class."""
+    if record.get("kind") == "example":
+        return CLASS_PREFIX + (record.get("classification") or record["outcome"])
+    return record["id"]
+
+
+def load_baseline(path):
+    """Read and validate a baseline file; raises BleuValueError naming the file and the entry."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise BleuValueError(f"cannot read baseline {path}: {exc}") from None
+    try:
+        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as exc:
+        raise BleuValueError(f"baseline {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+    if data is None:
+        data = []
+    if isinstance(data, dict):
+        if "entries" not in data:
+            raise BleuValueError(f"baseline {path}: a mapping must hold `entries: [...]` (got keys {sorted(data)})")
+        data = data["entries"] or []
+    if not isinstance(data, list):
+        raise BleuValueError(f"baseline {path}: expected a list of entries (got {type(data).__name__})")
+    baseline = Baseline(path=str(path))
+    valid = {o.value for o in Outcome}
+    for i, item in enumerate(data):
+        where = f"baseline {path}, entry {i + 1}"
+        if not isinstance(item, dict):
+            raise BleuValueError(f"{where}: an entry must be {{id, outcome, reason}} (got {item!r:.100})")
+        entry_id, outcome = item.get("id"), item.get("outcome")
+        if not isinstance(entry_id, str) or not entry_id:
+            raise BleuValueError(f"{where}: `id` must be a non-empty string (got {entry_id!r})")
+        if outcome not in valid:
+            raise BleuValueError(f"{where} ({entry_id}): `outcome` must be one of {sorted(valid)} (got {outcome!r})")
+        if Outcome(outcome) in GOOD_OUTCOMES:
+            raise BleuValueError(f"{where} ({entry_id}): outcome {outcome!r} is not a deviation; only deviations belong in a baseline")
+        layer = item.get("layer")
+        if entry_id.startswith(CLASS_PREFIX):
+            match = _CLASS_RE.match(entry_id)
+            if not match:
+                raise BleuValueError(f"{where}: a class key is random:<outcome>[:<layer>] (got {entry_id!r})")
+            if match.group(1) != outcome:
+                raise BleuValueError(f"{where} ({entry_id}): the key's outcome {match.group(1)!r} differs from `outcome` {outcome!r}")
+            layer = match.group(2) or layer
+        if entry_id in baseline.entries:
+            raise BleuValueError(f"{where}: duplicate id {entry_id!r}")
+        reason = item.get("reason", "")
+        baseline.entries[entry_id] = Entry(entry_id, outcome, "" if reason is None else str(reason), layer)
+    return baseline
+
+
+class BaselineTracker:
+    """Applies a baseline record by record during a run, then finds stale and unused entries."""
+
+    def __init__(self, baseline=None, *, only=None, check_stale=True):
+        self.baseline = baseline or Baseline()
+        self.only = list(only or [])
+        self.check_stale = check_stale
+        self.seen_ids = set()
+        self.used = set()
+        self.statuses = {KNOWN: 0, NEW: 0, FIXED: 0, CHANGED: 0}
+
+    def status(self, record):
+        """{"status", "reason"} for a finished record, or None when it is good and not in the baseline."""
+        self.seen_ids.add(record["id"])
+        outcome = record["outcome"]
+        good = Outcome(outcome) in GOOD_OUTCOMES
+        entry = self.baseline.entries.get(record["id"])
+        if entry is None and record.get("kind") == "example" and not good:
+            entry = self.baseline.entries.get(baseline_key(record))
+            if entry is None:  # a class entry without a layer matches every layer of that outcome
+                entry = self.baseline.entries.get(CLASS_PREFIX + outcome)
+        if entry is None:
+            result = None if good else {"status": NEW, "reason": ""}
+        else:
+            self.used.add(entry.id)
+            if outcome == entry.outcome and (entry.layer is None or entry.layer == record.get("layer")):
+                result = {"status": KNOWN, "reason": entry.reason, "entry": entry.id}
+            elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value):
+                result = {"status": FIXED, "reason": entry.reason, "entry": entry.id}
+            else:
+                want = entry.outcome + (f" at layer {entry.layer}" if entry.layer else "")
+                result = {"status": CHANGED, "reason": entry.reason, "entry": entry.id, "was": want}
+        if result is not None:
+            self.statuses[result["status"]] += 1
+        return result
+
+    def _selected(self, entry_id):
+        return not self.only or any(fnmatch.fnmatchcase(entry_id, p) for p in self.only)
+
+    def stale(self):
+        """Exact-id entries whose id no record of the run had (within --only, when given)."""
+        if not self.check_stale:
+            return []
+        return sorted(e.id for e in self.baseline.entries.values()
+                      if not e.is_class and e.id not in self.seen_ids and self._selected(e.id))
+
+    def unused(self):
+        """Class entries no random example matched (reported, not a gate failure)."""
+        return sorted(e.id for e in self.baseline.entries.values() if e.is_class and e.id not in self.used)
+
+    def summary(self):
+        return {**self.statuses, "stale": self.stale(), "unused": self.unused(),
+                "entries": len(self.baseline.entries), "file": self.baseline.path}
+
+    def gate_failed(self):
+        return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())
+
+
+def write_baseline(results, out, *, examples_as="classes"):
+    """Write the deviations of a run (`events.Results`) as a baseline for review; returns the entry count.
+
+    Reasons are left as TODO for a human. `examples_as`: "classes" (one
+    `random:<outcome>:<layer>` entry per kind of divergence), "ids" (exact
+    `random-<seed>-<index>` ids, meaningful only with the same seed), "none".
+    """
+    if examples_as not in ("classes", "ids", "none"):
+        raise BleuValueError(f"`examples_as` must be classes, ids or none (got {examples_as!r})")
+    entries, classes = [], {}
+    for record in results.records:
+        if Outcome(record["outcome"]) in GOOD_OUTCOMES:
+            continue
+        message = (record.get("message") or "").splitlines()[0][:200] if record.get("message") else ""
+        if record.get("kind") == "example" and examples_as != "ids":
+            if examples_as == "none":
+                continue
+            key = baseline_key(record)
+            if key in classes:
+                classes[key]["count"] += 1
+                continue
+            classes[key] = {"id": key, "outcome": record["outcome"], "reason": "TODO",
+                            "count": 1, "example": record["id"], "message": message}
+            entries.append(classes[key])
+            continue
+        entry = {"id": record["id"], "outcome": record["outcome"], "reason": "TODO"}
+        if record.get("layer"):
+            entry["layer"] = record["layer"]
+        if message:
+            entry["message"] = message
+        entries.append(entry)
+    header = results.header or {}
+    implementation = header.get("implementation") or {}
+    settings = header.get("settings") or {}
+    document = {
+        "implementation": implementation,
+        "profile": header.get("judged_profile"),
+        "from": str(results.path) if results.path else None,
+        "seed": settings.get("seed"),
+        "entries": entries,
+    }
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix == ".json":
+        out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    else:
+        comment = (
+            "# bleu-oracle baseline: known deviations, written for review.\n"
+            "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
+            "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
+            "# random:<outcome>:<layer> (any random example of that kind; unused entries only warn).\n"
+        )
+        out.write_text(comment + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
+    return len(entries)

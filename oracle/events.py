@@ -1,0 +1,141 @@
+"""The event stream of a `check` run: `results.jsonl`, the one canonical record.
+
+One JSON object per line, written (and flushed) as the run goes:
+
+1. a header: ``{"type": "header", "schema": SCHEMA, "suite_version", "oracle_version",
+   "implementation": {"name", "version", "language"}, "profile" (declared), "judged_profile",
+   "capabilities", "handshake_error" (when it could not be driven), "settings": {"seed", "examples",
+   "rel", "abs", "timeout", "max_restarts", "shrink_budget", "cases", "command", "baseline",
+   "replay", "only"}, "started"}``;
+2. one record per case, random example or replayed input: ``{"type": "record", "id", "kind"
+   ("case" | "example" | "replay"), "title", "request" (the protocol score command), "outcome"
+   (an `Outcome` value), "layer" (first diverging layer or null), "order" (1-based n for
+   matches/totals), "classification" ("fail:ref_len", "crash", ...), "baseline_key", "expected"
+   (`Expected.to_json()`), "actual" (the reply object or null), "message", "stderr" (captured
+   during this request), "duration" (seconds the implementation took to answer), "wall" (seconds
+   including judging and shrinking), "baseline" ({"status", "reason"} or null), "shrunk"
+   (the minimal failing input: {"request", "expected", "actual", "layer", "order", "message",
+   "steps", "queries"} or null), "replay" (the replay JSON of the input reported), "reproduce" (a
+   one-line command)}``;
+3. a footer: ``{"type": "footer", "counts": {outcome: n}, "baseline": {"known", "new", "fixed",
+   "changed", "stale": [ids], "unused": [ids]}, "gate": "pass" | "fail", "exit_code", "restarts",
+   "duration", "finished"}``.
+
+Everything else (summary.md, junit.xml) is derived from this file by
+`oracle.summaries`, so reports can be regenerated from it alone. A run cut
+short (killed) leaves a file without a footer; `read_results` accepts it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+SCHEMA = "bleu-oracle-results/1"
+RESULTS_FILE = "results.jsonl"
+
+
+def json_safe(value):
+    """Plain JSON data: tuples as lists, NaN/Infinity as the protocol's strings, Fractions as strings."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    if hasattr(value, "value") and value.__class__.__module__.endswith("outcomes"):
+        return value.value  # an Outcome
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
+
+
+class ResultsWriter:
+    """Writes results.jsonl line by line, flushing each so a killed run still leaves its records."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
+
+    def _write(self, obj):
+        self._handle.write(json.dumps(json_safe(obj), ensure_ascii=False, allow_nan=False) + "\n")
+        self._handle.flush()
+
+    def header(self, **fields):
+        self._write({"type": "header", "schema": SCHEMA, **fields})
+
+    def record(self, record):
+        self._write({"type": "record", **record})
+
+    def footer(self, **fields):
+        self._write({"type": "footer", **fields})
+
+    def close(self):
+        self._handle.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+@dataclass
+class Results:
+    header: dict = field(default_factory=dict)
+    records: list = field(default_factory=list)
+    footer: dict | None = None
+    path: Path | None = None
+
+
+class ResultsFormatError(ValueError):
+    pass
+
+
+def read_results(path):
+    """Read a results.jsonl (a file, or a report directory holding one)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / RESULTS_FILE
+    results = Results(path=path)
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except ValueError as exc:
+                raise ResultsFormatError(f"{path}:{number}: not a JSON line ({exc})") from None
+            kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind == "header":
+                if obj.get("schema") != SCHEMA:
+                    raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
+                results.header = obj
+            elif kind == "record":
+                results.records.append(obj)
+            elif kind == "footer":
+                results.footer = obj
+            else:
+                raise ResultsFormatError(f"{path}:{number}: unknown record type {kind!r}")
+    if not results.header:
+        raise ResultsFormatError(f"{path}: no header record")
+    return results
+
+
+def count_outcomes(records):
+    from .outcomes import OUTCOME_ORDER
+
+    counts = {o.value: 0 for o in OUTCOME_ORDER}
+    for record in records:
+        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+    return counts

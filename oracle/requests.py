@@ -1,0 +1,330 @@
+"""Requests: a case becomes a protocol-v1 score request; a request travels as JSON;
+capabilities decide whether a request applies; the oracle says what to expect.
+
+`case_to_request` is the one seam between the case loader (`oracle.cases`) and
+the runner: it reads a Case by attribute or by key, so a loader that returns
+dataclasses or plain mappings both work.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from decimal import Decimal
+from dataclasses import dataclass, field, fields
+from fractions import Fraction
+
+from .adapters.base import ScoreRequest, Segment
+from .conventions import SMOOTHING_METHODS, Options, Smoothing, exact_number
+from .errors import BleuOracleError, BleuValueError, describe
+from .outcomes import Expected, parse_number
+from .profiles import get_profile
+
+LEVELS = ("corpus", "sentence")
+
+#: Case option keys that travel in the request itself; every other Options field is a convention override.
+REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
+CONVENTION_FIELDS = tuple(f.name for f in fields(Options) if f.name not in REQUEST_OPTION_KEYS)
+#: Case option keys for the `Options.weights` rule (the `weights` key itself is the weight list).
+WEIGHT_RULE_KEYS = ("weight_rule", "weights_rule")
+
+
+def _get(obj, name, default=None):
+    """Attribute or mapping access, whichever the object offers."""
+    if obj is None:
+        return default
+    if isinstance(obj, dict):
+        return obj.get(name, default)
+    return getattr(obj, name, default)
+
+
+# -- protocol JSON ------------------------------------------------------------
+
+
+def request_to_json(request, *, with_seq=True):
+    """The protocol-v1 `score` command for a ScoreRequest."""
+    out = {"cmd": "score"} if with_seq else {}
+    if with_seq:
+        out["seq"] = request.seq
+    out.update({
+        "level": request.level,
+        "segments": [
+            {"hypothesis": list(s.hypothesis), "references": [list(r) for r in s.references]}
+            for s in request.segments
+        ],
+        "weights": list(request.weights),
+        "smoothing": dict(request.smoothing),
+        "lowercase": request.lowercase,
+    })
+    return out
+
+
+def replay_payload(request):
+    """The replayable form of a request: the score command without `cmd` and `seq`."""
+    return request_to_json(request, with_seq=False)
+
+
+def request_from_json(data, *, seq=None):
+    """A ScoreRequest from a protocol score command or a replay payload (cmd and seq optional),
+    validated strictly by `oracle.protocol` (ProtocolError, a BleuValueError, names the field)."""
+    from .protocol import ScoreCommand
+
+    if not isinstance(data, dict):
+        raise BleuValueError(f"a request must be a JSON object (got {describe(data)})")
+    obj = {"cmd": "score", "seq": 0, **data}
+    if seq is not None:
+        obj["seq"] = seq
+    return ScoreCommand.from_json(obj).to_request()
+
+
+def to_wire(request):
+    """(protocol JSON, the request as it travels) for a ScoreRequest, validated by `oracle.protocol`.
+
+    Raises ProtocolError when the request cannot be expressed in protocol v1
+    (e.g. no weights, a token that is not a string). Smoothing parameters left
+    out are filled in with their documented defaults, as the wire requires.
+    """
+    from .protocol import ScoreCommand
+
+    command = ScoreCommand.from_request(request)
+    return command.to_json(), command.to_request()
+
+
+def with_seq(request, seq):
+    return ScoreRequest(seq, request.level, request.segments, request.weights, request.smoothing, request.lowercase)
+
+
+def dumps(obj):
+    """One protocol line: compact JSON, non-ASCII kept, NaN never written as a bare token."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+# -- cases ---------------------------------------------------------------------
+
+
+@dataclass
+class CaseRequest:
+    """A case turned into a request, with what the runner needs to judge it."""
+
+    case_id: str
+    title: str
+    request: ScoreRequest
+    profiles: tuple
+    #: convention overrides from the case's options (reference_length, ...)
+    overrides: dict = field(default_factory=dict)
+    #: the document's printed expectation: {"score", "tolerance"}, {"statistics"}, {"rejected": True}
+    document: dict = field(default_factory=dict)
+    #: set when the case cannot even be turned into a request; the oracle's rejection reason
+    invalid: str | None = None
+
+
+def _number(value, name):
+    """A weight or smoothing parameter as a float for the protocol ("1/3" and Fractions allowed)."""
+    if isinstance(value, float):
+        return value
+    if isinstance(value, Decimal) and not value.is_finite():
+        return float(value)  # the protocol refuses it, naming the field
+    if isinstance(value, bool):
+        return value  # left for the implementation (and the oracle) to reject
+    try:
+        return float(exact_number(value, name=name))
+    except BleuOracleError:
+        return value
+
+
+def case_to_request(case, *, seq, profile):
+    """A Case (from `oracle.cases.load_cases`) as a CaseRequest judged under `profile`.
+
+    Options the case leaves out take the judged profile's defaults: weights are
+    uniform to the profile's default maximum order, smoothing the profile's
+    method. `weights`, `smoothing` and `lowercase` travel in the request; the
+    case's convention overrides (reference_length, empty_order, ...) are seen
+    only by the oracle, and make the case apply only to the profiles it lists.
+
+    The document's expectation is kept as {"score", "tolerance"} (tolerance
+    None: the score is an exact fraction, compared under the run's numeric
+    contract), {"statistics"} (hyp_len, ref_len, matches, totals) and
+    {"rejected": True}.
+    """
+    profile = get_profile(profile)
+    case_id = str(_get(case, "id", "?"))
+    data = _get(case, "input", {})
+    options = _get(case, "options", {}) or {}
+    level = _get(data, "level", "corpus")
+    segments = []
+    for segment in _get(data, "segments", ()) or ():
+        hypothesis = _get(segment, "hypothesis", ())
+        references = _get(segment, "references", ())
+        segments.append(Segment(
+            tuple(hypothesis) if isinstance(hypothesis, (list, tuple)) else hypothesis,
+            tuple(tuple(r) if isinstance(r, (list, tuple)) else r for r in references)
+            if isinstance(references, (list, tuple)) else references,
+        ))
+    weights = _get(options, "weights")
+    if weights is None:
+        n = profile.options.default_max_order
+        weights = (1.0 / n,) * n
+    elif isinstance(weights, (list, tuple)):
+        weights = tuple(_number(w, "weights") for w in weights)
+    smoothing = _smoothing_json(_get(options, "smoothing"), profile)
+    lowercase = _get(options, "lowercase")
+    if lowercase is None:
+        lowercase = profile.options.lowercase
+    overrides = {}
+    if hasattr(case, "convention_overrides"):
+        overrides.update(case.convention_overrides())
+    else:
+        conventions = _get(options, "conventions")
+        if conventions:
+            overrides.update(dict(conventions))
+        if isinstance(options, dict):
+            overrides.update({k: v for k, v in options.items() if k in CONVENTION_FIELDS})
+            for key in WEIGHT_RULE_KEYS:
+                if key in options:
+                    overrides["weights"] = options[key]
+    request = ScoreRequest(seq, level, tuple(segments), weights, smoothing, lowercase)
+    profiles = _get(case, "profiles", ()) or ()
+    if isinstance(profiles, str):
+        profiles = (profiles,)
+    return CaseRequest(case_id, str(_get(case, "title", "") or ""), request, tuple(profiles), overrides,
+                       _document(_get(case, "expect", {}) or {}))
+
+
+def _smoothing_json(smoothing, profile):
+    """The protocol form {"method", every parameter as a float}; parameters left out take their defaults."""
+    if smoothing is None:
+        return profile.options.smoothing.to_json()
+    if isinstance(smoothing, Smoothing):
+        return smoothing.to_json()
+    if isinstance(smoothing, str):
+        smoothing = {"method": smoothing}
+    elif isinstance(smoothing, (list, tuple)):
+        smoothing = dict(smoothing)  # the loader's (name, value) pairs, method first
+    if not isinstance(smoothing, dict):
+        return smoothing
+    out = {k: (v if k == "method" else _number(v, f"smoothing.{k}")) for k, v in smoothing.items()}
+    for name, default in SMOOTHING_METHODS.get(out.get("method"), {}).items():
+        out.setdefault(name, float(default))
+    return out
+
+
+def _document(expect):
+    document = {}
+    if _get(expect, "rejected"):
+        document["rejected"] = True
+        return document
+    score = _get(expect, "score")
+    if score is not None:
+        tolerance = _get(expect, "tolerance")
+        exact = _get(expect, "exact") is True or isinstance(score, Fraction)
+        document["score"] = _as_float(score)
+        document["tolerance"] = None if exact or tolerance is None else float(tolerance)
+    statistics = _get(expect, "statistics")
+    if statistics:
+        stats = {}
+        for name in ("hyp_len", "ref_len", "matches", "totals"):
+            value = _get(statistics, name)
+            if value is not None:
+                stats[name] = list(value) if isinstance(value, (list, tuple)) else value
+        if stats:
+            document["statistics"] = stats
+    return document
+
+
+def _as_float(value):
+    if isinstance(value, str):
+        if value.strip().lower() == "nan":
+            return math.nan
+        number = parse_number(value)
+        return number if number is not None else float(Fraction(value))
+    return float(value)
+
+
+# -- applicability -------------------------------------------------------------
+
+
+def is_uniform(weights):
+    """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N."""
+    try:
+        n = len(weights)
+        return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
+    except TypeError:
+        return False
+
+
+def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=None, overrides=None):
+    """Why `request` is outside the implementation's capabilities, or None if it applies.
+
+    A case overriding a convention applies only when the judged profile is
+    among the case's profiles: the override says what that profile does.
+    """
+    levels = capabilities.get("levels", [])
+    if request.level in LEVELS and request.level not in levels:
+        return f"level {request.level!r} is not among the implementation's levels {levels}"
+    weights = request.weights
+    if isinstance(weights, (list, tuple)) and weights:
+        if capabilities.get("weights") == "uniform" and not is_uniform(weights):
+            return f"weights {list(weights)} are not 1/N each and the implementation takes uniform weights only"
+        max_order = capabilities.get("max_order")
+        if isinstance(max_order, int) and len(weights) > max_order:
+            return f"maximum order {len(weights)} exceeds the implementation's max_order {max_order}"
+    method = request.smoothing.get("method") if isinstance(request.smoothing, dict) else None
+    if method is not None and method not in capabilities.get("smoothing", []):
+        return f"smoothing {method!r} is not among the implementation's methods {capabilities.get('smoothing', [])}"
+    if request.lowercase is True and not capabilities.get("lowercase"):
+        return "the request folds case and the implementation does not declare lowercase"
+    if overrides and profile is not None and profile not in (case_profiles or ()):
+        return (f"the case overrides {sorted(overrides)} for profiles {list(case_profiles or ())}, "
+                f"not the judged profile {profile!r}")
+    return None
+
+
+# -- the oracle's expectation --------------------------------------------------
+
+
+def oracle_options(profile, *, lowercase=False, overrides=None):
+    options = get_profile(profile).options
+    changes = dict(overrides or {})
+    if isinstance(lowercase, bool):
+        changes["lowercase"] = lowercase
+    return options.with_changes(**changes) if changes else options
+
+
+def oracle_expected(request, profile, *, overrides=None):
+    """What the oracle says about `request` under `profile`: a score with statistics, or a rejection."""
+    from . import bleu
+
+    try:
+        if request.level not in LEVELS:
+            raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
+        if not isinstance(request.lowercase, bool):
+            raise BleuValueError(f"`lowercase` must be a bool (got {describe(request.lowercase)})")
+        options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
+        if not isinstance(request.weights, (list, tuple)):
+            raise BleuValueError(f"`weights` must be a list of numbers (got {describe(request.weights)})")
+        smoothing = Smoothing.parse(request.smoothing)
+        hypotheses = [s.hypothesis for s in request.segments]
+        references = [s.references for s in request.segments]
+        if request.level == "sentence":
+            if len(request.segments) != 1:
+                raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
+            result = bleu.sentence_bleu(hypotheses[0], references[0], weights=list(request.weights),
+                                        options=options, smoothing=smoothing)
+        else:
+            result = bleu.corpus_bleu(hypotheses, references, weights=list(request.weights),
+                                      options=options, smoothing=smoothing)
+    except (BleuOracleError, TypeError, ValueError) as exc:
+        # TypeError/ValueError beyond the oracle's own errors: a malformed request (e.g. tokens that
+        # are not lists) reaching a formula; still the oracle's answer is "this input is invalid".
+        return Expected(rejected=True, reason=str(exc))
+    n = len(request.weights)
+    stats = result.statistics
+    statistics = {
+        "hyp_len": stats.hyp_len,
+        "ref_len": stats.ref_len,
+        "matches": list(stats.matches[:n]),
+        "totals": list(stats.totals[:n]),
+        "bp": float(result.bp),
+    }
+    return Expected(score=float(result.score), statistics=statistics, score_exact=str(result.score),
+                    notes=list(result.notes))

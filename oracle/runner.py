@@ -1,0 +1,424 @@
+"""Driving an implementation process over protocol v1.
+
+One `ImplementationProcess` owns one child process at a time: it starts it,
+performs the handshake, sends score requests one by one and reads each reply
+with a timeout, restarts the process after a crash or a timeout (a bounded
+number of times), and stops it. It never raises for anything the child does:
+every request ends in a `Reply` whose `kind` says what happened.
+
+- stdout is read line by line on a background thread into a queue, so a
+  request can time out without blocking the runner;
+- stderr is read on another background thread into a buffer (bounded, head
+  and tail kept), so a chatty implementation never fills the pipe and
+  deadlocks; what arrived during a request is attached to its reply (the two
+  pipes are not ordered with each other, so stderr written just before a
+  reply may land with the next request; after a crash the reader is joined,
+  so the traceback stays with the crash);
+- the child runs in its own session (process group), so a timeout kills
+  whatever it spawned too;
+- a line that is not JSON, a reply with the wrong seq, or a malformed reply is
+  a `protocol-error` reply, never an exception in the runner; when a garbage
+  line came instead of a reply, that reply is "owed", and if it turns up late
+  it is discarded (with a note) rather than taken as the next request's answer;
+  any other extra line on stdout makes the next request a protocol error.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+from .protocol import PROTOCOL_VERSION, Handshake, ProtocolError, ScoreReply, decode, encode
+
+DEFAULT_TIMEOUT = 10.0
+DEFAULT_MAX_RESTARTS = 3
+STDERR_LIMIT = 64 * 1024
+
+REPLY_KINDS = ("score", "rejected", "unsupported", "error", "crash", "timeout", "protocol-error")
+_ANSWER_KEYS = ("score", "rejected", "unsupported", "error")
+_EOF = object()
+
+
+class HandshakeError(Exception):
+    """The implementation could not be driven: it did not start, or its handshake is missing or invalid."""
+
+    def __init__(self, message, *, stderr=""):
+        super().__init__(message)
+        self.stderr = stderr
+
+
+@dataclass
+class Reply:
+    """What became of one request."""
+
+    kind: str  # one of REPLY_KINDS
+    data: dict = field(default_factory=dict)  # the parsed reply object, when there was one
+    message: str = ""
+    raw: str | None = None  # the raw line (protocol errors keep it)
+    stderr: str = ""
+    duration: float = 0.0
+    #: what the runner did besides (e.g. "discarded a late reply to seq 4")
+    notes: list = field(default_factory=list)
+
+    def to_json(self):
+        out = {"kind": self.kind}
+        if self.data:
+            out["reply"] = self.data
+        if self.message:
+            out["message"] = self.message
+        if self.raw is not None and self.kind == "protocol-error":
+            out["raw"] = self.raw
+        return out
+
+
+def parse_line(raw):
+    """Decode one stdout line into a JSON object (`oracle.protocol.decode`); raises ValueError with a reason."""
+    try:
+        return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
+    except ProtocolError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def validate_handshake(reply):
+    """Check a handshake object strictly (`oracle.protocol.Handshake`); returns it, or raises HandshakeError."""
+    if not isinstance(reply, dict):
+        raise HandshakeError(f"the handshake must be a JSON object (got {reply!r:.200})")
+    if "error" in reply and "protocol" not in reply:
+        raise HandshakeError(f"the implementation answered the handshake with an error: {reply.get('error')!r:.300}")
+    version = reply.get("protocol")
+    if version != PROTOCOL_VERSION:
+        raise HandshakeError(f"the implementation speaks protocol {version!r}; this runner speaks protocol {PROTOCOL_VERSION}")
+    try:
+        Handshake.from_json(reply)
+    except ProtocolError as exc:
+        raise HandshakeError(f"invalid handshake: {exc}") from None
+    return reply
+
+
+def validate_reply(reply, seq):
+    """None if `reply` is a well-formed answer to request `seq` (`oracle.protocol.ScoreReply`), else why not."""
+    try:
+        parsed = ScoreReply.from_json(reply)
+    except ProtocolError as exc:
+        return f"malformed reply: {exc}"
+    if parsed.seq is None:  # allowed only for an error reply to a command whose seq could not be read
+        return f"the reply has no seq (sent {seq}): {parsed.error!r:.200}"
+    if parsed.seq != seq:
+        return f"wrong seq: sent {seq}, the reply has {parsed.seq}"
+    return None
+
+
+class _StderrBuffer:
+    """Bytes read from the child's stderr since the last `take`, bounded (head and tail kept)."""
+
+    def __init__(self, limit=STDERR_LIMIT):
+        self.limit = limit
+        self.lock = threading.Lock()
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk):
+        with self.lock:
+            half = self.limit // 2
+            if len(self.head) < half:
+                room = half - len(self.head)
+                self.head += chunk[:room]
+                chunk = chunk[room:]
+            if chunk:
+                self.tail += chunk
+                if len(self.tail) > half:
+                    self.dropped += len(self.tail) - half
+                    del self.tail[: len(self.tail) - half]
+
+    def take(self):
+        with self.lock:
+            text = self.head.decode("utf-8", "replace")
+            if self.dropped:
+                text += f"\n[... {self.dropped} bytes of stderr not kept ...]\n"
+            text += self.tail.decode("utf-8", "replace")
+            self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+            return text
+
+
+class ImplementationProcess:
+    """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
+
+    def __init__(self, argv, *, timeout=DEFAULT_TIMEOUT, max_restarts=DEFAULT_MAX_RESTARTS, cwd=None, env=None,
+                 stderr_limit=STDERR_LIMIT):
+        self.argv = list(argv)
+        self.timeout = float(timeout)
+        self.max_restarts = int(max_restarts)
+        self.cwd, self.env = cwd, env
+        self.restarts = 0
+        self.handshake = None
+        self.given_up = None  # the reason no further request is attempted
+        self._proc = None
+        self._lines = None
+        self._threads = []
+        self._stderr = _StderrBuffer(stderr_limit)
+        self._needs_restart = False
+        self._restart_failure = None
+        self._owed = set()  # seqs whose reply never came (a garbage line came instead)
+        self._notes = []
+
+    # -- process lifetime -------------------------------------------------------
+
+    def _spawn(self):
+        try:
+            proc = subprocess.Popen(
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=self.cwd, env=self.env, start_new_session=True, bufsize=0,
+            )
+        except OSError as exc:
+            raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
+        lines = queue.Queue()
+
+        def read_stdout():
+            try:
+                for line in iter(proc.stdout.readline, b""):
+                    lines.put(line)
+            except (OSError, ValueError):
+                pass
+            lines.put(_EOF)
+
+        def read_stderr():
+            try:
+                while True:
+                    chunk = proc.stderr.read1(65536) if hasattr(proc.stderr, "read1") else os.read(proc.stderr.fileno(), 65536)
+                    if not chunk:
+                        break
+                    self._stderr.add(chunk)
+            except (OSError, ValueError):
+                pass
+
+        self._threads = [threading.Thread(target=read_stdout, daemon=True, name="impl-stdout"),
+                         threading.Thread(target=read_stderr, daemon=True, name="impl-stderr")]
+        for thread in self._threads:
+            thread.start()
+        self._proc, self._lines = proc, lines
+        self._needs_restart = False
+
+    def start(self):
+        """Start the process and perform the handshake; returns the handshake object.
+
+        Raises HandshakeError when the process does not start, exits, stays
+        silent for `timeout` seconds, or answers with an invalid handshake or
+        another protocol version.
+        """
+        self._spawn()
+        try:
+            self.handshake = self._handshake()
+        except HandshakeError as exc:
+            self._kill()
+            exc.stderr = self._stderr.take()
+            raise
+        return self.handshake
+
+    def _handshake(self):
+        if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
+            raise HandshakeError(f"the process exited before the handshake ({self._exit_status()})")
+        item = self._get(self.timeout)
+        if item is None:
+            raise HandshakeError(f"no handshake within {self.timeout:g} s")
+        if item is _EOF:
+            raise HandshakeError(f"the process exited without a handshake ({self._exit_status()})")
+        try:
+            reply = parse_line(item)
+        except ValueError as exc:
+            raise HandshakeError(f"invalid handshake: {exc}") from None
+        return validate_handshake(reply)
+
+    def alive(self):
+        return self._proc is not None and self._proc.poll() is None and not self._needs_restart
+
+    def _kill(self):
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                proc.kill()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
+            pass
+        self._close_pipes()
+        self._needs_restart = True
+
+    def _close_pipes(self):
+        for thread in self._threads:
+            thread.join(timeout=1.0)
+        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+    def _exit_status(self):
+        proc = self._proc
+        if proc is None:
+            return "not started"
+        try:
+            code = proc.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return "still running"
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exit status {code}"
+
+    def _restart(self):
+        """Replace a dead or hung process. False (and `given_up` set) once the budget is spent."""
+        if self.given_up:
+            return False
+        if self.restarts >= self.max_restarts:
+            self.given_up = (f"not attempted: the implementation was restarted {self.restarts} time(s) "
+                             f"(the limit, --max-restarts) and failed again")
+            return False
+        self.restarts += 1
+        self._kill()
+        try:
+            self._spawn()
+            handshake = self._handshake()
+        except HandshakeError as exc:
+            self._kill()
+            self._restart_failure = f"restart {self.restarts} failed: {exc}"
+            return False
+        self.handshake = self.handshake or handshake
+        return True
+
+    def stop(self):
+        """Ask the process to stop, then make sure it has (SIGKILL to its group after 2 s)."""
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None and not self._needs_restart:
+            self._send({"cmd": "stop"})
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=2.0)
+            except subprocess.TimeoutExpired:
+                pass
+        self._kill()
+        self._proc = None
+
+    def take_stderr(self):
+        return self._stderr.take()
+
+    # -- requests ------------------------------------------------------------------
+
+    def _send(self, obj):
+        line = encode(obj).encode("utf-8") + b"\n"
+        try:
+            self._proc.stdin.write(line)
+            self._proc.stdin.flush()
+            return True
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+
+    def _get(self, timeout):
+        try:
+            return self._lines.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def _drain(self):
+        stale = []
+        while True:
+            try:
+                item = self._lines.get_nowait()
+            except queue.Empty:
+                return stale
+            if item is _EOF:
+                self._lines.put(_EOF)
+                return stale
+            stale.append(item)
+
+    def _late_reply(self, line):
+        """True if `line` is a reply to an earlier request that never got its own (owed), which is
+        then discarded: after a garbage line the real reply may still come, one request late."""
+        try:
+            obj = parse_line(line)
+        except ValueError:
+            return False
+        if isinstance(obj, dict) and obj.get("seq") in self._owed and not isinstance(obj.get("seq"), bool):
+            self._owed.discard(obj["seq"])
+            self._notes.append(f"discarded a late reply to seq {obj['seq']}")
+            return True
+        return False
+
+    def request(self, obj):
+        """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
+        seq = obj.get("seq")
+        if self.given_up:
+            return Reply("crash", message=self.given_up)
+        self._restart_failure = None
+        self._notes = []
+        if not self.alive():
+            if not self._restart():
+                message = self.given_up or self._restart_failure or "the implementation could not be restarted"
+                return Reply("crash", message=message, stderr=self._stderr.take())
+            self._owed.clear()
+        stale = [line for line in self._drain() if not self._late_reply(line)]
+        start = time.perf_counter()
+        if not self._send(obj):
+            return self._crashed(start, "the process exited before the request could be written")
+        while True:
+            item = self._get(max(self.timeout - (time.perf_counter() - start), 0.001))
+            if item is None or item is _EOF or not self._late_reply(item):
+                break
+        duration = time.perf_counter() - start
+        notes = list(self._notes)
+        if item is None:
+            self._kill()
+            return Reply("timeout", message=f"no reply within {self.timeout:g} s (the process was killed)",
+                         stderr=self._stderr.take(), duration=duration, notes=notes)
+        if item is _EOF:
+            return self._crashed(start, "the process exited without replying")
+        raw = item.decode("utf-8", "replace").rstrip("\r\n")
+        stderr = self._stderr.take()
+        try:
+            reply = parse_line(item)
+        except ValueError as exc:
+            self._owed.add(seq)  # its real reply may still come
+            return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=notes)
+        problem = validate_reply(reply, seq)
+        if problem:
+            if not (isinstance(reply, dict) and reply.get("seq") == seq):
+                self._owed.add(seq)
+            return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
+                         stderr=stderr, duration=duration, notes=notes)
+        if stale:
+            shown = "; ".join(s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
+            return Reply("protocol-error", data=reply, raw=raw, stderr=stderr, duration=duration, notes=notes,
+                         message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
+        kind = next(k for k in _ANSWER_KEYS if k in reply)
+        message = reply[kind] if kind != "score" else ""
+        return Reply(kind, data=reply, message=message, raw=raw, stderr=stderr, duration=duration, notes=notes)
+
+    def _crashed(self, start, what):
+        status = self._exit_status()
+        for thread in self._threads:  # let the stderr reader collect the traceback
+            thread.join(timeout=1.0)
+        duration = time.perf_counter() - start
+        self._needs_restart = True
+        return Reply("crash", message=f"{what} ({status})", stderr=self._stderr.take(), duration=duration)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()

@@ -1,0 +1,228 @@
+"""Greedy shrinking of a failing request to a minimal one that still fails the same way.
+
+The caller supplies `still_fails(request) -> bool`; `check` re-queries the
+implementation and the oracle and answers True when the candidate is a valid
+input with the same outcome and first diverging layer as the original. The
+passes, repeated until none makes progress or the query budget is spent:
+
+1. drop segments (halves first, then one at a time; at least one is kept);
+2. drop references (at least one per segment);
+3. drop tokens from hypotheses and references (chunks of half the sequence,
+   then quarters, ... then single tokens);
+4. shorten the weights (drop the last order; uniform weights stay uniform),
+   then make them uniform;
+5. simplify smoothing (to "none" when the implementation takes it, else the
+   method's documented default parameters);
+6. turn lowercase off;
+7. rename tokens to a, b, c, ... in order of first appearance, one letter per
+   case-folding class ("the", "The" -> "a", "A"), so n-gram identities and
+   what lowercasing merges are both kept.
+
+Deterministic: the same failure and implementation shrink to the same input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .adapters.base import ScoreRequest, Segment
+from .conventions import SMOOTHING_METHODS
+
+DEFAULT_BUDGET = 250
+SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
+
+
+class _BudgetSpent(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class ShrinkResult:
+    request: ScoreRequest
+    steps: int  # accepted simplifications
+    queries: int  # candidates tried (each one request to the implementation)
+    exhausted: bool  # the budget ran out before a fixed point
+
+
+def _replace(request, **changes):
+    fields = dict(seq=request.seq, level=request.level, segments=request.segments, weights=request.weights,
+                  smoothing=request.smoothing, lowercase=request.lowercase)
+    fields.update(changes)
+    return ScoreRequest(**fields)
+
+
+def _with_sequence(request, seg, ref, tokens):
+    segments = list(request.segments)
+    segment = segments[seg]
+    if ref is None:
+        segments[seg] = Segment(tuple(tokens), segment.references)
+    else:
+        references = list(segment.references)
+        references[ref] = tuple(tokens)
+        segments[seg] = Segment(segment.hypothesis, tuple(references))
+    return _replace(request, segments=tuple(segments))
+
+
+class _Shrinker:
+    def __init__(self, request, still_fails, capabilities, budget):
+        self.current = request
+        self.still_fails = still_fails
+        self.capabilities = capabilities or {}
+        self.budget = budget
+        self.queries = 0
+        self.steps = 0
+
+    def attempt(self, candidate):
+        if candidate == self.current:
+            return False
+        if self.queries >= self.budget:
+            raise _BudgetSpent
+        self.queries += 1
+        if self.still_fails(candidate):
+            self.current = candidate
+            self.steps += 1
+            return True
+        return False
+
+    # -- passes -------------------------------------------------------------------
+
+    def drop_segments(self):
+        progress = False
+        size = len(self.current.segments) // 2
+        while size >= 1:
+            i = 0
+            while i < len(self.current.segments) and len(self.current.segments) > 1:
+                segments = self.current.segments
+                kept = segments[:i] + segments[i + size:]
+                if kept and self.attempt(_replace(self.current, segments=kept)):
+                    progress = True
+                else:
+                    i += size
+            size //= 2
+        return progress
+
+    def drop_references(self):
+        progress = False
+        for seg in range(len(self.current.segments)):
+            r = 0
+            while r < len(self.current.segments[seg].references) and len(self.current.segments[seg].references) > 1:
+                segment = self.current.segments[seg]
+                references = segment.references[:r] + segment.references[r + 1:]
+                segments = list(self.current.segments)
+                segments[seg] = Segment(segment.hypothesis, references)
+                if self.attempt(_replace(self.current, segments=tuple(segments))):
+                    progress = True
+                else:
+                    r += 1
+        return progress
+
+    def _sequences(self):
+        for seg, segment in enumerate(self.current.segments):
+            yield seg, None
+            for r in range(len(segment.references)):
+                yield seg, r
+
+    def _get(self, seg, ref):
+        segment = self.current.segments[seg]
+        return segment.hypothesis if ref is None else segment.references[ref]
+
+    def drop_tokens(self):
+        progress = False
+        for seg, ref in list(self._sequences()):
+            if seg >= len(self.current.segments) or (ref is not None and ref >= len(self.current.segments[seg].references)):
+                continue
+            size = max(len(self._get(seg, ref)) // 2, 1)
+            while size >= 1:
+                i = 0
+                while i < len(self._get(seg, ref)):
+                    tokens = self._get(seg, ref)
+                    if self.attempt(_with_sequence(self.current, seg, ref, tokens[:i] + tokens[i + size:])):
+                        progress = True
+                    else:
+                        i += size
+                size //= 2
+        return progress
+
+    def shorten_weights(self):
+        progress = False
+        while len(self.current.weights) > 1:
+            weights = list(self.current.weights)
+            if len(set(weights)) == 1:
+                shorter = (1.0 / (len(weights) - 1),) * (len(weights) - 1)
+            else:
+                shorter = tuple(weights[:-1])
+                if not any(shorter):
+                    break
+            if not self.attempt(_replace(self.current, weights=shorter)):
+                break
+            progress = True
+        n = len(self.current.weights)
+        uniform = (1.0 / n,) * n
+        if tuple(self.current.weights) != uniform and self.attempt(_replace(self.current, weights=uniform)):
+            progress = True
+        return progress
+
+    def simplify_smoothing(self):
+        smoothing = self.current.smoothing
+        if not isinstance(smoothing, dict) or smoothing.get("method") == "none":
+            return False
+        if "none" in self.capabilities.get("smoothing", ["none"]):
+            if self.attempt(_replace(self.current, smoothing={"method": "none"})):
+                return True
+        method = smoothing.get("method")
+        if method in SMOOTHING_METHODS:
+            defaults = {"method": method, **{k: float(v) for k, v in SMOOTHING_METHODS[method].items()}}
+            if defaults != smoothing and self.attempt(_replace(self.current, smoothing=defaults)):
+                return True
+        return False
+
+    def no_lowercase(self):
+        return self.current.lowercase is True and self.attempt(_replace(self.current, lowercase=False))
+
+    def rename_tokens(self):
+        """Rename tokens to a, b, ... per case-folding class: "the"/"The"/"THE" become "a"/"A"/... so
+        that both n-gram identity and what lowercasing merges are kept."""
+        tokens = []
+        for segment in self.current.segments:
+            tokens.extend(segment.hypothesis)
+            for reference in segment.references:
+                tokens.extend(reference)
+        classes = {}
+        for token in tokens:
+            variants = classes.setdefault(token.lower(), [])
+            if token not in variants:
+                variants.append(token)
+        if len(classes) > len(SIMPLE_TOKENS):
+            return False
+        names = {}
+        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items()):
+            # the folded form itself (if present) gets the all-lowercase name; the others case patterns
+            ordered = sorted(variants, key=lambda t: t != key)
+            width = max(1, (len(ordered) - 1).bit_length())
+            for i, token in enumerate(ordered):
+                names[token] = "".join(letter.upper() if i >> b & 1 else letter for b in range(width))
+        if all(k == v for k, v in names.items()):
+            return False
+        rename = lambda seq: tuple(names[t] for t in seq)  # noqa: E731
+        segments = tuple(Segment(rename(s.hypothesis), tuple(rename(r) for r in s.references)) for s in self.current.segments)
+        return self.attempt(_replace(self.current, segments=segments))
+
+    def run(self):
+        passes = (self.drop_segments, self.drop_references, self.drop_tokens, self.shorten_weights,
+                  self.simplify_smoothing, self.no_lowercase, self.rename_tokens)
+        exhausted = False
+        try:
+            progress = True
+            while progress:
+                progress = False
+                for step in passes:
+                    if step():
+                        progress = True
+        except _BudgetSpent:
+            exhausted = True
+        return ShrinkResult(self.current, self.steps, self.queries, exhausted)
+
+
+def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET):
+    """A minimal request for which `still_fails` holds (the original if nothing simpler does)."""
+    return _Shrinker(request, still_fails, capabilities, budget).run()

@@ -1,0 +1,240 @@
+"""A small, independent BLEU implementation speaking protocol v1, with switchable bugs.
+
+Test doubles for `bleu-oracle check`: this module does not import `oracle` at
+all. It computes BLEU in plain floats the way the papineni profile documents
+it (closest reference length, ties to the shorter; an order with no n-grams
+counts as p_n = 0; c = r = 0 gives NaN; weights as given, zero weights switch
+an order off; smoothing none / floor / add-k / exp), or the matlab profile
+(the same, with weights normalised to sum to one, and an order with p_n = 0
+giving 0 even when its weight is 0).
+
+Each `tests/fakes/*.py` script calls `serve(...)` with one mutation (a bug
+`check` must catch) or one misbehaviour (crash, hang, garbage, ...).
+Command-line flags every script accepts:
+
+  --profile papineni|matlab   the profile to declare and follow (default papineni)
+  --no-stats                  do not return statistics
+  --chatty                    write 200 kB to stderr on every request
+  --uniform                   declare uniform weights only
+"""
+
+import json
+import math
+import struct
+import sys
+import time
+from collections import Counter
+
+MUTATIONS = {
+    "no-clipping": "counts every hypothesis n-gram that occurs in some reference, unclipped",
+    "max-ref-sum": "clips against the sum of the references' counts instead of the maximum",
+    "ties-longer": "breaks reference-length ties towards the longer reference",
+    "mean-sentence": "corpus score = mean of the sentence scores",
+    "normalise-weights": "divides the weights by their sum (papineni uses them as given)",
+    "weights-as-given": "uses the weights as given (matlab normalises them)",
+    "bp-always": "applies e^(1 - r/c) also when c > r",
+    "bp-missing": "no brevity penalty at all",
+    "totals-off-by-one": "n-gram totals len - n instead of len - n + 1",
+    # Decided: caught under the default contract (rel 1e-9 is a float64 contract; single precision
+    # is ~6e-8 relative), except where the score is exact in float32 (0, 1, NaN); it passes with
+    # `check --rel 1e-5` (tests/test_check.py::test_float32_passes_under_a_looser_contract).
+    "float32": "computes in single precision",
+    "lowercase-ignored": "ignores the lowercase flag",
+    "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+}
+BEHAVIOURS = ("wrong-seq", "crash-3rd", "hang-seq-2", "garbage", "no-handshake", "protocol-2")
+
+
+def f32(x):
+    if math.isnan(x) or math.isinf(x):
+        return x
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+def ngrams(tokens, n):
+    return Counter(tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+
+
+def segment_stats(hyp, refs, order, bugs, lowercase):
+    if lowercase and "lowercase-ignored" not in bugs:
+        hyp = [t.lower() for t in hyp]
+        refs = [[t.lower() for t in r] for r in refs]
+    matches, totals = [], []
+    for n in range(1, order + 1):
+        counts = ngrams(hyp, n)
+        limit = Counter()
+        for ref in refs:
+            for gram, k in ngrams(ref, n).items():
+                if "max-ref-sum" in bugs:
+                    limit[gram] += k
+                else:
+                    limit[gram] = max(limit[gram], k)
+        if "no-clipping" in bugs:
+            matches.append(sum(k for gram, k in counts.items() if limit[gram] > 0))
+        else:
+            matches.append(sum(min(k, limit[gram]) for gram, k in counts.items()))
+        total = len(hyp) - n + (0 if "totals-off-by-one" in bugs else 1)
+        totals.append(max(total, 0))
+    c = len(hyp)
+    lengths = [len(r) for r in refs]
+    if "ties-longer" in bugs:
+        r = min(lengths, key=lambda x: (abs(x - c), -x))
+    else:
+        r = min(lengths, key=lambda x: (abs(x - c), x))
+    return c, r, matches, totals
+
+
+def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
+    fl = f32 if "float32" in bugs else (lambda x: x)
+    if c == 0 and r == 0:
+        return math.nan, math.nan
+    m = [float(x) for x in matches]
+    t = [float(x) for x in totals]
+    method = smoothing.get("method", "none")
+    if method == "floor":
+        for i in range(len(m)):
+            if t[i] > 0 and m[i] == 0:
+                m[i] = float(smoothing.get("value", 0.1))
+    elif method == "add-k":
+        k = float(smoothing.get("k", 1.0))
+        for i in range(1, len(m)):
+            m[i] += k
+            t[i] += k
+    elif method == "exp":
+        j = 0
+        for i in range(len(m)):
+            if t[i] > 0 and m[i] == 0:
+                j += 1
+                m[i] = 1.0 / 2 ** j
+    w = [float(x) for x in weights]
+    normalise = profile == "matlab"
+    if "normalise-weights" in bugs:
+        normalise = True
+    if "weights-as-given" in bugs:
+        normalise = False
+    if normalise and sum(w) != 1:
+        total = sum(w)
+        w = [x / total for x in w]
+    if c == 0:
+        return 0.0, 0.0
+    if "bp-missing" in bugs:
+        bp = 1.0
+    elif c > r and "bp-always" not in bugs:
+        bp = 1.0
+    else:
+        bp = fl(math.exp(fl(1 - fl(r / c))))
+    counted = profile == "matlab"  # matlab: an order with p_n = 0 gives 0 whatever its weight
+    s = 0.0
+    for mi, ti, wi in zip(m, t, w):
+        if wi == 0 and not counted:
+            continue
+        if ti == 0:
+            if "empty-order-one" in bugs:
+                continue
+            return 0.0, bp
+        if mi == 0:
+            return 0.0, bp
+        if wi == 0:
+            continue
+        s = fl(s + fl(wi * fl(math.log(fl(mi / ti)))))
+    return fl(bp * fl(math.exp(s))), bp
+
+
+def invalid(request):
+    """Why the papineni/matlab profiles reject this input, or None (the oracle's validation, restated)."""
+    weights = request["weights"]
+    if any(w < 0 for w in weights):
+        return f"weights must be non-negative (got {weights})"
+    if not any(weights):
+        return f"weights must not be all zero (got {weights})"
+    if not request["segments"]:
+        return "at least one segment is needed"
+    for i, segment in enumerate(request["segments"]):
+        if not segment["references"]:
+            return f"segment {i} has no references"
+    for name, value in request["smoothing"].items():
+        if name != "method" and value < 0:
+            return f"smoothing parameter {name} must be non-negative (got {value})"
+    return None
+
+
+def answer(request, bugs, profile, with_stats):
+    problem = invalid(request)
+    if problem:
+        return {"seq": request["seq"], "rejected": problem}
+    segments = request["segments"]
+    weights = request["weights"]
+    order = len(weights)
+    lowercase = bool(request.get("lowercase"))
+    per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
+    c = sum(x[0] for x in per_segment)
+    r = sum(x[1] for x in per_segment)
+    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
+    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
+    score, bp = score_from_stats(c, r, matches, totals, weights, request["smoothing"], bugs, profile)
+    if "mean-sentence" in bugs and request["level"] == "corpus" and len(per_segment) > 1:
+        scores = [score_from_stats(*x, weights, request["smoothing"], bugs, profile)[0] for x in per_segment]
+        score = sum(scores) / len(scores)
+    out = {"seq": request["seq"], "score": "NaN" if math.isnan(score) else score}
+    if with_stats:
+        out["statistics"] = {"hyp_len": c, "ref_len": r, "matches": matches, "totals": totals,
+                             "bp": "NaN" if math.isnan(bp) else bp}
+    return out
+
+
+def _write(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def serve(*bugs, name=None):
+    argv = sys.argv[1:]
+    profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "papineni"
+    with_stats = "--no-stats" not in argv
+    chatty = "--chatty" in argv
+    bugs = set(bugs)
+    for bug in bugs:
+        if bug not in MUTATIONS and bug not in BEHAVIOURS:
+            raise SystemExit(f"unknown mutation {bug!r}")
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "uniform" if "--uniform" in argv else "any",
+        "max_order": 6,
+        "smoothing": ["none", "floor", "add-k", "exp"],
+        "statistics": with_stats,
+        "lowercase": True,
+    }
+    requests_seen = 0
+    for line in sys.stdin:
+        command = json.loads(line)
+        cmd = command.get("cmd")
+        if cmd == "start":
+            if "no-handshake" in bugs:
+                time.sleep(3600)
+            _write({"protocol": 2 if "protocol-2" in bugs else 1,
+                    "implementation": {"name": name or "fakebleu+" + ",".join(sorted(bugs) or ["clean"]),
+                                       "version": "0.0", "language": "python"},
+                    "profile": profile, "capabilities": capabilities})
+        elif cmd == "stop":
+            return
+        elif cmd == "score":
+            requests_seen += 1
+            if chatty:
+                sys.stderr.write(("chatty stderr line for seq %d\n" % command["seq"]) * 7000)
+                sys.stderr.flush()
+            if "crash-3rd" in bugs and requests_seen == 3:
+                sys.stderr.write("about to crash on purpose\n")
+                sys.stderr.flush()
+                raise RuntimeError("crash-3rd: the third request kills this process")
+            if "hang-seq-2" in bugs and command["seq"] == 2:
+                time.sleep(3600)
+            if "garbage" in bugs:
+                sys.stdout.write("this is not JSON, sorry\n")
+                sys.stdout.flush()
+                continue
+            reply = answer(command, bugs, profile, with_stats)
+            if "wrong-seq" in bugs:
+                reply["seq"] = command["seq"] + 1
+            _write(reply)
+        else:
+            _write({"seq": command.get("seq"), "error": f"unknown command {cmd!r}"})

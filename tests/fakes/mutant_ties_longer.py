@@ -1,0 +1,5 @@
+#!/usr/bin/env python3
+"""Fake implementation: breaks reference-length ties towards the longer reference."""
+from fakebleu import serve
+
+serve("ties-longer")

@@ -1,0 +1,593 @@
+"""`bleu-oracle check` end to end against fake implementations, plus its parts: outcomes, requests, shrinking.
+
+Expected layers come from how each mutant is built (tests/fakes/fakebleu.py),
+not from the oracle's output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fakes.harness import check, deviations, fake, results, run_cli
+from oracle.adapters.base import ScoreRequest, Segment
+from oracle.outcomes import Contract, Expected, Outcome, first_divergence, judge
+from oracle.requests import case_to_request, is_uniform, not_applicable_reason, oracle_expected
+from oracle.runner import Reply
+from oracle.shrink import shrink
+
+ROOT = Path(__file__).resolve().parents[1]
+
+CASES = """\
+document: "tiny test document"
+seed: "tiny.txt"
+cases:
+  - id: tiny-exact-match
+    title: An exact match scores 1
+    source: {document: tiny, section: one, quote: "score 1"}
+    profiles: [papineni]
+    kind: value
+    note: by hand
+    input:
+      level: corpus
+      segments:
+        - hypothesis: [the, cat]
+          references: [[the, cat]]
+    options: {weights: [0.5, 0.5]}
+    expect: {score: "1", exact: true, statistics: {hyp_len: 2, ref_len: 2, matches: [2, 1], totals: [2, 1]}}
+  - id: tiny-tie
+    title: A tie goes to the shorter reference
+    source: {document: tiny, section: two, quote: "shorter"}
+    profiles: [papineni]
+    kind: statement
+    note: c = 3, references 2 and 4, both at distance 1
+    input:
+      level: sentence
+      segments:
+        - hypothesis: [the, cat, sat]
+          references: [[the, cat], [the, cat, sat, mat]]
+    options: {weights: [1]}
+    expect: {statistics: {ref_len: 2}}
+  - id: tiny-negative-weights
+    title: Negative weights are rejected
+    source: {document: tiny, section: three, quote: "non-negative"}
+    profiles: [papineni]
+    kind: statement
+    note: weights must be non-negative
+    input:
+      level: corpus
+      segments:
+        - hypothesis: [the, cat]
+          references: [[the, cat]]
+    options: {weights: [0.5, -0.5]}
+    expect: {rejected: true}
+  - id: tiny-override-elsewhere
+    title: Under mlpack, ties go to the longer (an override for another profile)
+    source: {document: tiny, section: four, quote: "longer"}
+    profiles: [mlpack]
+    kind: statement
+    note: an override for mlpack only
+    input:
+      level: sentence
+      segments:
+        - hypothesis: [the, cat, sat]
+          references: [[the, cat], [the, cat, sat, mat]]
+    options: {weights: [1], reference_length: closest-longer}
+    expect: {statistics: {ref_len: 4}}
+  - id: tiny-lin
+    title: lin-2004 smoothing (not every implementation has it)
+    source: {document: tiny, section: five, quote: "lin"}
+    profiles: [papineni]
+    kind: value
+    note: by hand
+    input:
+      level: sentence
+      segments:
+        - hypothesis: [the, cat]
+          references: [[the, cat]]
+    options: {weights: [0.5, 0.5], smoothing: {method: lin-2004}}
+    expect: {score: "1", exact: true}
+"""
+
+WRONG_DOCUMENT = """\
+document: "a document that misprints"
+seed: "tiny.txt"
+cases:
+  - id: tiny-misprinted
+    title: The document prints 0.9 for an exact match
+    source: {document: tiny, section: one, quote: "0.9"}
+    profiles: [papineni]
+    kind: value
+    note: the printed value is wrong on purpose
+    input:
+      level: corpus
+      segments:
+        - hypothesis: [the, cat]
+          references: [[the, cat]]
+    options: {weights: [0.5, 0.5]}
+    expect: {score: 0.9, tolerance: 0.001}
+"""
+
+
+@pytest.fixture
+def cases_dir(tmp_path):
+    directory = tmp_path / "cases"
+    directory.mkdir()
+    (directory / "tiny.yaml").write_text(CASES)
+    return directory
+
+
+def outcomes_by_id(report):
+    return {r["id"]: r for r in results(report).records}
+
+
+# -- the clean fake passes ---------------------------------------------------------
+
+
+def test_the_clean_fake_conforms(tmp_path, cases_dir):
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", fake("clean"), "--cases", cases_dir, "--examples", 40, "--timeout", 5,
+                   "--report", report, "--quiet")
+    assert code == 0
+    records = outcomes_by_id(report)
+    assert records["tiny-exact-match"]["outcome"] == "pass"
+    assert records["tiny-tie"]["outcome"] == "pass"
+    assert records["tiny-negative-weights"]["outcome"] == "rejected"
+    assert records["tiny-override-elsewhere"]["outcome"] == "not-applicable"
+    assert "mlpack" in records["tiny-override-elsewhere"]["message"]
+    assert records["tiny-lin"]["outcome"] == "not-applicable"
+    assert sum(1 for r in records.values() if r["kind"] == "example") == 40
+    assert all(r["outcome"] == "pass" for r in records.values() if r["kind"] == "example")
+    for name in ("results.jsonl", "summary.md", "junit.xml"):
+        assert (report / name).is_file()
+
+
+def test_the_clean_fake_conforms_under_matlab_and_without_statistics(tmp_path):
+    assert check(tmp_path / "a", fake("clean_matlab"), examples=40) == 0
+    assert results(tmp_path / "a").header["judged_profile"] == "matlab"
+    assert check(tmp_path / "b", fake("clean", "--no-stats"), examples=40) == 0
+    assert check(tmp_path / "c", fake("clean", "--uniform"), examples=40) == 0
+
+
+# -- every mutant is caught, at the layer its bug is in ------------------------------
+
+MUTANTS = [
+    ("mutant_no_clipping", {"matches"}),
+    ("mutant_max_ref_sum", {"matches"}),
+    ("mutant_ties_longer", {"ref_len"}),
+    ("mutant_mean_sentence", {"score"}),
+    ("mutant_normalise_weights", {"score"}),
+    ("mutant_weights_as_given", {"score"}),
+    ("mutant_bp_always", {"bp"}),
+    ("mutant_bp_missing", {"bp"}),
+    ("mutant_totals_off_by_one", {"totals"}),
+    ("mutant_lowercase_ignored", {"matches"}),
+    ("mutant_empty_order_one", {"score"}),
+    # float32: the score and BP carry ~1e-7 relative error, far beyond the default rel 1e-9
+    ("mutant_float32", {"score", "bp"}),
+]
+
+
+@pytest.mark.parametrize("mutant, layers", MUTANTS, ids=[m for m, _ in MUTANTS])
+def test_each_mutant_is_caught_at_its_layer(tmp_path, mutant, layers):
+    report = tmp_path / "report"
+    assert check(report, fake(mutant), examples=40) == 1
+    failing = deviations(report)
+    assert failing and all(r["outcome"] == "fail" for r in failing)
+    assert {r["layer"] for r in failing} <= layers, {r["layer"] for r in failing}
+    for record in failing:
+        assert record["classification"] == f"fail:{record['layer']}"
+        assert record["reproduce"].startswith("bleu-oracle check --command ")
+        assert "--replay" in record["reproduce"]
+        assert record["shrunk"] is not None
+        if record["layer"] in ("matches", "totals"):
+            assert record["order"] >= 1
+
+
+@pytest.mark.parametrize("mutant", ["mutant_ties_longer", "mutant_no_clipping", "mutant_bp_missing"])
+def test_without_statistics_the_layer_is_the_score(tmp_path, mutant):
+    report = tmp_path / "report"
+    assert check(report, fake(mutant, "--no-stats"), examples=40) == 1
+    assert {r["layer"] for r in deviations(report)} == {"score"}
+
+
+def test_a_case_names_the_layer_too(tmp_path, cases_dir):
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--cases", cases_dir, "--examples", 0,
+                   "--report", report, "--quiet")
+    assert code == 1
+    tie = outcomes_by_id(report)["tiny-tie"]
+    assert tie["outcome"] == "fail" and tie["layer"] == "ref_len"
+    assert "expected 2, got 4" in tie["message"]
+    assert "--only tiny-tie" in tie["reproduce"]
+
+
+def test_float32_passes_under_a_looser_contract(tmp_path):
+    # Decided: the default contract (rel 1e-9) is a float64 contract, so float32 arithmetic fails it;
+    # single precision is ~6e-8 relative, which a contract of rel 1e-5 accepts.
+    assert check(tmp_path / "r", fake("mutant_float32"), "--rel", "1e-5", "--abs", "1e-6", examples=40) == 0
+
+
+def test_the_wrong_seq_mutant_is_a_protocol_error(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("wrong_seq"), examples=20) == 1
+    records = results(report).records
+    assert {r["outcome"] for r in records} == {"protocol-error"}
+    assert "wrong seq" in records[0]["message"]
+
+
+def test_a_rejection_of_a_valid_input_and_a_score_for_an_invalid_one_both_fail(tmp_path, cases_dir):
+    # the clean fake with --profile mlpack declared... is judged here against papineni by a command
+    # whose declared profile differs; simpler: a fake that rejects everything
+    script = tmp_path / "reject_all.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'tests' / 'fakes')!r})\n"
+        "import fakebleu\n"
+        "fakebleu.answer = lambda request, *a: {'seq': request['seq'], 'rejected': 'I reject everything'}\n"
+        "fakebleu.serve()\n"
+    )
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", shlex.join([sys.executable, str(script)]), "--cases", cases_dir,
+                   "--examples", 5, "--report", report, "--quiet")
+    assert code == 1
+    records = outcomes_by_id(report)
+    assert records["tiny-negative-weights"]["outcome"] == "rejected"
+    assert records["tiny-exact-match"]["outcome"] == "fail" and records["tiny-exact-match"]["layer"] == "rejection"
+    assert records["random-0-0"]["layer"] == "rejection"
+
+
+def test_the_document_value_is_checked_when_the_profile_is_the_cases(tmp_path):
+    directory = tmp_path / "cases"
+    directory.mkdir()
+    (directory / "wrong.yaml").write_text(WRONG_DOCUMENT)
+    report = tmp_path / "report"
+    assert run_cli("check", "--command", fake("clean"), "--cases", directory, "--examples", 0,
+                   "--report", report, "--quiet") == 1
+    record = outcomes_by_id(report)["tiny-misprinted"]
+    assert record["outcome"] == "fail" and record["layer"] == "document"
+    # judged against another profile, only the oracle's value counts
+    assert run_cli("check", "--command", fake("clean"), "--profile", "matlab", "--cases", directory,
+                   "--examples", 0, "--report", report, "--quiet") == 0
+
+
+def test_profile_overrides_the_declared_one(tmp_path, cases_dir):
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", fake("clean"), "--profile", "mlpack", "--cases", cases_dir,
+                   "--examples", 40, "--report", report, "--quiet")
+    assert code == 1
+    data = results(report)
+    assert data.header["profile"] == "papineni" and data.header["judged_profile"] == "mlpack"
+    records = outcomes_by_id(report)
+    # the mlpack override case now applies; the fake (closest, ties shorter) says r = 2, mlpack's override 4
+    assert records["tiny-override-elsewhere"]["outcome"] == "fail"
+    assert records["tiny-override-elsewhere"]["layer"] == "ref_len"
+    # mlpack takes the shortest reference: the fake's closest diverges at ref_len
+    assert "ref_len" in {r["layer"] for r in data.records if r["kind"] == "example"}
+
+
+# -- misbehaving implementations: the run completes, reports are written, exit is non-zero -----
+
+
+def assert_complete(report):
+    data = results(report)
+    assert data.footer is not None
+    for name in ("summary.md", "junit.xml"):
+        assert (report / name).is_file()
+    return data
+
+
+def test_a_crashing_implementation_is_restarted_then_given_up(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("crash_third"), examples=30, timeout=5) == 1
+    data = assert_complete(report)
+    outcomes = [r["outcome"] for r in data.records]
+    assert len(outcomes) == 30
+    assert outcomes[:3] == ["pass", "pass", "crash"]
+    assert data.footer["restarts"] == 3
+    crashes = [r for r in data.records if r["outcome"] == "crash"]
+    assert "RuntimeError" in crashes[0]["stderr"]
+    assert crashes[-1]["message"].startswith("not attempted")
+    assert data.footer["counts"]["crash"] == len(crashes) and len(crashes) > 4
+
+
+def test_a_hanging_request_times_out_and_the_rest_still_run(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("hang_seq2"), examples=15, timeout=1) == 1
+    data = assert_complete(report)
+    assert [r["outcome"] for r in data.records].count("timeout") == 1
+    assert data.records[1]["outcome"] == "timeout"
+    assert all(r["outcome"] == "pass" for r in data.records if r["outcome"] != "timeout")
+    assert data.footer["restarts"] == 1
+
+
+def test_garbage_is_a_protocol_error_and_the_run_completes(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("garbage"), examples=15) == 1
+    data = assert_complete(report)
+    assert {r["outcome"] for r in data.records} == {"protocol-error"}
+    assert "not JSON" in data.records[0]["message"]
+    assert data.records[0]["actual"]["raw"] == "this is not JSON, sorry"
+
+
+@pytest.mark.parametrize("name, message", [("no_handshake", "no handshake"), ("protocol2", "protocol 2")])
+def test_an_implementation_that_cannot_be_driven_exits_3(tmp_path, name, message):
+    report = tmp_path / "report"
+    assert check(report, fake(name), examples=5, timeout=1) == 3
+    data = assert_complete(report)
+    assert message in data.header["handshake_error"]
+    assert data.footer["exit_code"] == 3 and data.records == []
+    assert "could not be driven" in (report / "summary.md").read_text()
+
+
+def test_a_missing_program_exits_3(tmp_path):
+    assert check(tmp_path / "r", str(tmp_path / "nothing-here"), examples=5) == 3
+
+
+def test_a_chatty_implementation_is_fine_and_its_stderr_is_recorded(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("chatty"), examples=10, timeout=10) == 0
+    stderr = results(report).records[0]["stderr"]
+    assert "chatty stderr line" in stderr and "not kept" in stderr
+
+
+# -- usage and configuration errors exit 2 -------------------------------------------------
+
+
+@pytest.mark.parametrize("argv", [
+    ["check"],
+    ["check", "--command", "x", "--impl", "y"],
+    ["check", "--command", "x", "--examples", "-1"],
+    ["check", "--command", "x", "--timeout", "0"],
+    ["check", "--command", "x", "--rel", "-1"],
+    ["check", "--command", "x", "--profile", "nope"],
+    ["check", "--command", "x", "--cases", "/no/such/dir"],
+    ["check", "--command", "x", "--replay", "{not json"],
+    ["check", "--command", "x", "--replay", '{"level": "corpus"}'],
+    ["check", "--command", "x", "--baseline", "/no/such/baseline.yaml"],
+    ["check", "--command", "'unterminated"],
+    ["check", "--impl", "no-such-adapter"],
+])
+def test_usage_errors_exit_2(tmp_path, argv):
+    assert run_cli(*argv, "--report", tmp_path / "r") == 2
+
+
+def test_an_unknown_declared_profile_is_a_configuration_error_unless_given(tmp_path):
+    assert check(tmp_path / "a", fake("clean", "--profile", "made-up"), examples=5) == 2
+    assert check(tmp_path / "b", fake("clean", "--profile", "made-up"), "--profile", "papineni", examples=5) == 0
+
+
+# -- determinism, selection, reproduction ----------------------------------------------------
+
+
+def requests_of(report):
+    return [json.dumps(r["request"], sort_keys=True) for r in results(report).records]
+
+
+def test_the_search_is_deterministic_for_a_seed(tmp_path):
+    check(tmp_path / "a", fake("clean"), "--seed", 5, examples=25)
+    check(tmp_path / "b", fake("clean"), "--seed", 5, examples=25)
+    check(tmp_path / "c", fake("clean"), "--seed", 6, examples=25)
+    assert requests_of(tmp_path / "a") == requests_of(tmp_path / "b")
+    assert requests_of(tmp_path / "a") != requests_of(tmp_path / "c")
+    assert [r["id"] for r in results(tmp_path / "a").records][:2] == ["random-5-0", "random-5-1"]
+
+
+def test_only_selects_examples_and_cases(tmp_path, cases_dir):
+    report = tmp_path / "report"
+    run_cli("check", "--command", fake("clean"), "--cases", cases_dir, "--examples", 30, "--seed", 3,
+            "--only", "random-3-17", "--only", "tiny-t*", "--report", report, "--quiet")
+    assert [r["id"] for r in results(report).records] == ["tiny-tie", "random-3-17"]
+    check(tmp_path / "all", fake("clean"), "--seed", 3, examples=30)
+    assert requests_of(tmp_path / "all")[17].replace('"seq": 18', "") == \
+        requests_of(report)[1].replace('"seq": 2', "")
+
+
+def _run_reproduction(command, report):
+    argv = shlex.split(command)
+    assert argv[:2] == ["bleu-oracle", "check"]
+    return run_cli(*argv[1:], "--report", report, "--quiet")
+
+
+def test_the_reproduction_line_replays_the_minimal_input(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_no_clipping"), examples=30) == 1
+    record = deviations(report)[0]
+    shrunk = record["shrunk"]
+    assert shrunk["steps"] > 0 and shrunk["layer"] == "matches"
+    # minimal: one segment, one reference, uniform weights, no smoothing, short sequences
+    minimal = record["replay"]
+    assert len(minimal["segments"]) == 1 and len(minimal["segments"][0]["references"]) == 1
+    assert minimal["smoothing"] == {"method": "none"} and len(minimal["weights"]) == 1
+    assert len(minimal["segments"][0]["hypothesis"]) <= 2
+    replay = tmp_path / "replay"
+    assert _run_reproduction(record["reproduce"], replay) == 1
+    replayed = results(replay).records
+    assert len(replayed) == 1 and replayed[0]["kind"] == "replay"
+    assert replayed[0]["layer"] == "matches"
+    # the same input passes against the clean fake
+    assert run_cli("check", "--command", fake("clean"), "--replay", json.dumps(minimal),
+                   "--report", tmp_path / "clean", "--quiet") == 0
+
+
+def test_a_results_file_can_be_replayed(tmp_path):
+    report = tmp_path / "report"
+    check(report, fake("mutant_bp_missing"), examples=30)
+    failing = len(deviations(report))
+    replay = tmp_path / "replay"
+    assert run_cli("check", "--command", fake("mutant_bp_missing"), "--replay", report / "results.jsonl",
+                   "--report", replay, "--quiet") == 1
+    assert len(results(replay).records) == failing
+    assert {r["layer"] for r in results(replay).records} == {"bp"}
+
+
+def test_check_impl_oracle_drives_the_built_in_server(tmp_path):
+    report = tmp_path / "report"
+    assert run_cli("check", "--impl", "oracle", "--profile", "nltk", "--no-cases", "--examples", 20,
+                   "--report", report, "--quiet") == 0
+    data = results(report)
+    assert data.header["implementation"]["name"] == "oracle" or "oracle" in data.header["implementation"]["name"]
+    assert data.header["profile"] == "nltk" and "--profile nltk" in data.header["settings"]["command"]
+
+
+def test_the_real_cli_has_the_verbs(tmp_path):
+    report = tmp_path / "report"
+    done = subprocess.run(
+        [sys.executable, "-m", "oracle", "check", "--command", fake("clean"), "--no-cases", "--examples", "5",
+         "--report", str(report)],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "conforming" in done.stdout
+    assert "check: 5/5" in done.stderr
+    help_text = subprocess.run([sys.executable, "-m", "oracle", "check", "--help"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=60).stdout
+    for option in ("--impl", "--command", "--profile", "--cases", "--examples", "--seed", "--baseline", "--report",
+                   "--junit", "--timeout", "--rel", "--abs", "--replay", "--only", "--max-restarts",
+                   "--shrink-budget", "--no-cases", "--quiet"):
+        assert option in help_text, option
+
+
+# -- the parts: numeric contract, layers, requests, shrinking -------------------------------
+
+
+def test_the_numeric_contract():
+    contract = Contract(rel=1e-9, abs=1e-12)
+    assert contract.close(1.0, 1.0 + 5e-10)
+    assert not contract.close(1.0, 1.0 + 5e-9)
+    assert contract.close(0.0, 5e-13) and not contract.close(0.0, 5e-12)
+    assert contract.close(math.nan, math.nan)
+    assert not contract.close(math.nan, 0.0) and not contract.close(0.0, math.nan)
+    assert contract.close(math.inf, math.inf) and not contract.close(math.inf, 1e308)
+
+
+STATS = {"hyp_len": 5, "ref_len": 6, "matches": [4, 2, 1], "totals": [5, 4, 3], "bp": math.exp(1 - 6 / 5)}
+
+
+def test_the_first_diverging_layer_follows_the_derivation():
+    same = dict(STATS)
+    assert first_divergence(STATS, same) is None
+    assert first_divergence(STATS, {**same, "hyp_len": 6, "matches": [0, 0, 0]})[0] == "hyp_len"
+    assert first_divergence(STATS, {**same, "ref_len": 5, "bp": 1.0})[0] == "ref_len"
+    # order by order: matches[1] before totals[2], totals[1] before matches[2]
+    assert first_divergence(STATS, {**same, "matches": [4, 3, 1], "totals": [5, 4, 2]})[:2] == ("matches", 2)
+    assert first_divergence(STATS, {**same, "matches": [4, 2, 0], "totals": [5, 3, 3]})[:2] == ("totals", 2)
+    assert first_divergence(STATS, {**same, "matches": [4, 2]})[:2] == ("matches", 3)
+    assert first_divergence(STATS, {**same, "bp": 1.0})[0] == "bp"
+    assert first_divergence(STATS, {"hyp_len": 5}) is None  # partial statistics: only what is given
+    empty = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": math.nan}
+    assert first_divergence(empty, {**empty, "bp": 1.0}) is None  # 0/0: not compared
+
+
+def test_judge_maps_replies_to_outcomes():
+    expected = Expected(score=0.5, statistics=dict(STATS))
+    ok = Reply("score", {"seq": 1, "score": 0.5, "statistics": dict(STATS)})
+    assert judge(expected, ok).outcome is Outcome.PASS
+    assert judge(expected, Reply("score", {"seq": 1, "score": 0.6})).layer == "score"
+    assert judge(expected, Reply("rejected", message="no")).layer == "rejection"
+    assert judge(Expected(rejected=True), Reply("rejected", message="no")).outcome is Outcome.REJECTED
+    assert judge(Expected(rejected=True), ok).layer == "rejection"
+    for kind, outcome in (("crash", Outcome.CRASH), ("timeout", Outcome.TIMEOUT),
+                          ("protocol-error", Outcome.PROTOCOL_ERROR), ("error", Outcome.ERROR),
+                          ("unsupported", Outcome.ERROR)):
+        assert judge(expected, Reply(kind, message="x")).outcome is outcome
+    nan = Expected(score=math.nan)
+    assert judge(nan, Reply("score", {"seq": 1, "score": "NaN"})).outcome is Outcome.PASS
+    assert judge(nan, Reply("score", {"seq": 1, "score": 0.0})).outcome is Outcome.FAIL
+
+
+def test_case_to_request_with_the_real_loader(cases_dir):
+    from oracle.cases import load_cases
+
+    items = {c.id: case_to_request(c, seq=0, profile="papineni") for c in load_cases(cases_dir)}
+    exact = items["tiny-exact-match"]
+    assert exact.request.weights == (0.5, 0.5) and exact.request.level == "corpus"
+    assert exact.request.smoothing == {"method": "none"}
+    assert exact.document["score"] == 1.0 and exact.document["tolerance"] is None
+    assert exact.document["statistics"]["matches"] == [2, 1]
+    assert items["tiny-negative-weights"].document == {"rejected": True}
+    assert items["tiny-override-elsewhere"].overrides == {"reference_length": "closest-longer"}
+    assert items["tiny-lin"].request.smoothing == {"method": "lin-2004"}
+    # unset options take the judged profile's defaults
+    sacre = case_to_request(load_cases(cases_dir)[0], seq=0, profile="sacrebleu")
+    assert sacre.request.weights == (0.5, 0.5)
+
+
+def test_case_to_request_with_plain_mappings():
+    case = {"id": "m", "title": "t", "profiles": ["nltk"],
+            "input": {"level": "sentence", "segments": [{"hypothesis": ["a"], "references": [["a"]]}]},
+            "options": {"smoothing": {"method": "floor"}, "reference_length": "shortest"},
+            "expect": {"score": "0.5", "tolerance": 0.01}}
+    item = case_to_request(case, seq=0, profile="sacrebleu")
+    assert item.request.weights == (0.25,) * 4
+    assert item.request.smoothing == {"method": "floor", "value": 0.1}
+    assert item.overrides == {"reference_length": "shortest"}
+    assert item.document == {"score": 0.5, "tolerance": 0.01}
+
+
+def test_applicability():
+    caps = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
+            "statistics": False, "lowercase": False}
+    base = ScoreRequest(0, "corpus", (Segment(("a",), (("a",),)),), (0.25,) * 4, {"method": "none"}, False)
+    assert not_applicable_reason(base, caps) is None
+    changed = lambda **kw: ScoreRequest(**{**base.__dict__, **kw})  # noqa: E731
+    assert "level" in not_applicable_reason(changed(level="sentence"), caps)
+    assert "uniform" in not_applicable_reason(changed(weights=(0.5, 0.5, 0, 0)), caps)
+    assert "uniform" in not_applicable_reason(changed(weights=(1.0, 1.0)), caps)  # equal, but not 1/N
+    assert "max_order" in not_applicable_reason(changed(weights=(0.2,) * 5), caps)
+    assert "smoothing" in not_applicable_reason(changed(smoothing={"method": "exp"}), caps)
+    assert "lowercase" in not_applicable_reason(changed(lowercase=True), caps)
+    assert "overrides" in not_applicable_reason(base, caps, profile="nltk", case_profiles=("mlpack",),
+                                                overrides={"reference_length": "shortest"})
+    assert not_applicable_reason(base, caps, profile="mlpack", case_profiles=("mlpack",),
+                                 overrides={"reference_length": "shortest"}) is None
+    assert is_uniform((1 / 3,) * 3) and not is_uniform((1.0, 1.0))
+
+
+def test_oracle_expected_rejects_what_the_oracle_rejects():
+    request = ScoreRequest(0, "sentence", (Segment(("a",), ()),), (1.0,), {"method": "none"}, False)
+    assert oracle_expected(request, "papineni").rejected
+    two = ScoreRequest(0, "sentence", (Segment(("a",), (("a",),)),) * 2, (1.0,), {"method": "none"}, False)
+    assert oracle_expected(two, "papineni").rejected
+
+
+def test_shrink_finds_a_minimal_input():
+    # the "bug": fails whenever some hypothesis holds the same token twice
+    def fails(request):
+        return any(len(s.hypothesis) != len(set(s.hypothesis)) for s in request.segments)
+
+    start = ScoreRequest(
+        0, "corpus",
+        (Segment(("x", "y", "z"), (("x", "y"),)),
+         Segment(("q", "r", "The", "s", "The", "t"), (("r", "The"), ("the",), ("u", "v", "w"))),
+         Segment((), ((),))),
+        (0.1, 0.5, 0.0, 2.0), {"method": "floor", "value": 0.5}, True,
+    )
+    result = shrink(start, fails, capabilities={"smoothing": ["none", "floor"]})
+    minimal = result.request
+    assert minimal.segments == (Segment(("a", "a"), ((),)),)
+    assert minimal.weights == (1.0,) and minimal.smoothing == {"method": "none"} and minimal.lowercase is False
+    assert not result.exhausted and result.steps > 0
+
+
+def test_shrink_respects_its_budget():
+    result = shrink(ScoreRequest(0, "corpus", (Segment(("a", "a", "b"), (("a",),)),), (1.0,), {"method": "none"}, False),
+                    lambda r: True, budget=3)
+    assert result.queries == 3 and result.exhausted
+
+
+def test_rename_keeps_what_lowercasing_merges():
+    # fails only while a hypothesis token and a reference token differ but fold to the same
+    def fails(request):
+        s = request.segments[0]
+        return request.lowercase and any(h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref)
+
+    start = ScoreRequest(0, "corpus", (Segment(("Ça", "été"), (("ça", "x"),)),), (1.0,), {"method": "none"}, True)
+    minimal = shrink(start, fails).request
+    assert minimal.segments == (Segment(("A",), (("a",),)),) and minimal.lowercase

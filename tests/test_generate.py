@@ -1,0 +1,108 @@
+"""The random inputs of the differential search: deterministic, valid, safe tokens, and aimed at the differences."""
+
+from __future__ import annotations
+
+import pytest
+
+from oracle.generate import (
+    ALPHABET, FORBIDDEN_CHARACTERS, SPLIT_CHARACTERS, VOCABULARY, example_id, example_request, is_safe_token,
+    uniform_weights,
+)
+from oracle.profiles import PROFILES
+from oracle.requests import is_uniform, not_applicable_reason, oracle_expected, to_wire
+
+ALL = {
+    "levels": ["corpus", "sentence"], "weights": "any", "max_order": 6,
+    "smoothing": ["none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-2", "chen-cherry-3",
+                  "chen-cherry-4", "chen-cherry-5", "chen-cherry-6", "chen-cherry-7", "lin-2004"],
+    "statistics": True, "lowercase": True,
+}
+NARROW = {"levels": ["sentence"], "weights": "uniform", "max_order": 2, "smoothing": ["floor"],
+          "statistics": False, "lowercase": False}
+
+
+def sample(capabilities=ALL, seed=0, n=300, **kw):
+    return [example_request(seed, i, capabilities, **kw) for i in range(n)]
+
+
+def all_tokens(request):
+    for segment in request.segments:
+        yield from segment.hypothesis
+        for reference in segment.references:
+            yield from reference
+
+
+def test_the_same_seed_and_index_give_the_same_request_and_others_differ():
+    assert sample(seed=7, n=50) == sample(seed=7, n=50)
+    assert sample(seed=7, n=50) != sample(seed=8, n=50)
+    # example i does not depend on the examples before it
+    assert example_request(7, 33, ALL) == sample(seed=7, n=40)[33]
+    assert example_id(7, 33) == "random-7-33"
+
+
+def test_split_characters_include_the_surprising_ones():
+    for ch in ("\x1c", "\x1d", "\x1e", "\x1f", "\x85", "\xa0", "\u2028", "\u3000", " ", "\t"):
+        assert ch in SPLIT_CHARACTERS, repr(ch)
+        assert ch.join(["a", "b"]).split() == ["a", "b"]
+    assert SPLIT_CHARACTERS <= FORBIDDEN_CHARACTERS
+    assert all(is_safe_token(t) for t in VOCABULARY)
+    assert all(is_safe_token(ch) for ch in ALPHABET)
+    assert not is_safe_token("") and not is_safe_token("a\x85b") and not is_safe_token("a\x1fb") and not is_safe_token(3)
+
+
+def test_tokens_are_safe_and_joining_with_spaces_is_lossless():
+    for request in sample():
+        tokens = list(all_tokens(request))
+        assert all(is_safe_token(t) for t in tokens)
+        for segment in request.segments:
+            for sequence in (segment.hypothesis, *segment.references):
+                assert " ".join(sequence).split() == list(sequence)
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_every_generated_request_is_valid_under_the_profile_and_travels_in_protocol_v1(profile):
+    uniform_only = PROFILES[profile].options.uniform_weights_only
+    for request in sample(n=120, uniform_only=uniform_only):
+        expected = oracle_expected(request, profile)
+        assert not expected.rejected, (request, expected.reason)
+        to_wire(request)  # raises ProtocolError if it could not be sent
+        assert not_applicable_reason(request, ALL) is None
+
+
+def test_narrow_capabilities_are_respected():
+    for request in sample(NARROW, n=200):
+        assert request.level == "sentence" and len(request.segments) == 1
+        assert len(request.weights) <= 2 and is_uniform(request.weights)
+        assert request.smoothing["method"] == "floor" and "value" in request.smoothing
+        assert request.lowercase is False
+        assert not_applicable_reason(request, NARROW) is None
+
+
+def test_uniform_only_profiles_get_uniform_weights_even_from_any_capabilities():
+    assert all(is_uniform(r.weights) for r in sample(n=200, uniform_only=True))
+    assert uniform_weights(3) == (1 / 3,) * 3
+
+
+def test_the_inputs_cover_the_places_where_implementations_differ():
+    requests = sample(n=400)
+    segments = [s for r in requests for s in r.segments]
+    assert any(not s.hypothesis for s in segments), "empty hypotheses"
+    assert any(any(not ref for ref in s.references) for s in segments), "empty references"
+    assert any(0 < len(s.hypothesis) < 4 for s in segments), "segments shorter than the max order"
+    assert {len(s.references) for s in segments} >= {1, 2, 3, 4}
+    ties = 0
+    for s in segments:
+        c = len(s.hypothesis)
+        distances = sorted((abs(len(ref) - c), len(ref)) for ref in s.references)
+        if len(distances) > 1 and distances[0][0] == distances[1][0] and distances[0][1] != distances[1][1]:
+            ties += 1
+    assert ties >= 10, "reference-length ties between a shorter and a longer reference"
+    assert any(len(s.hypothesis) >= 3 and len(set(s.hypothesis)) == 1 for s in segments), "repeated tokens"
+    assert any(not all(t.isascii() for t in all_tokens(r)) for r in requests), "non-ASCII tokens"
+    assert any(r.lowercase and any(t != t.lower() for t in all_tokens(r)) for r in requests), "mixed case with lowercase"
+    assert any(0.0 in r.weights for r in requests), "zero weights"
+    assert any(abs(sum(r.weights) - 1) > 1e-9 for r in requests), "weights not summing to one"
+    assert {len(r.weights) for r in requests} >= {1, 2, 3, 4, 5, 6}
+    assert {r.smoothing["method"] for r in requests} == set(ALL["smoothing"])
+    assert {r.level for r in requests} == {"corpus", "sentence"}
+    assert any(all(not s.hypothesis and not any(s.references) for s in r.segments) for r in requests), "c = r = 0"

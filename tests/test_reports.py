@@ -1,0 +1,181 @@
+"""results.jsonl is the one record; summary.md and junit.xml are derived from it and can be regenerated."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fakes.harness import check, fake, results
+from oracle.events import SCHEMA, ResultsFormatError, ResultsWriter, json_safe, read_results
+from oracle.summaries import junit_xml, markdown_summary, write_reports
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def mixed_report(tmp_path_factory):
+    """A run with passes, fails, crashes and not-applicable records, and a baseline."""
+    base = tmp_path_factory.mktemp("mixed")
+    check(base / "first", fake("mutant_ties_longer"), examples=30)
+    first = results(base / "first").records
+    failing = next(r["id"] for r in first if r["outcome"] == "fail")
+    passing = next(r["id"] for r in first if r["outcome"] == "pass")
+    baseline = base / "baseline.yaml"
+    baseline.write_text(yaml.safe_dump({"entries": [
+        {"id": failing, "outcome": "fail", "reason": "ties are known to go to the longer"},
+        {"id": passing, "outcome": "fail", "reason": "was failing once"},
+        {"id": "gone-case", "outcome": "fail", "reason": "stale"},
+    ]}))
+    report = base / "report"
+    code = check(report, fake("mutant_ties_longer"), "--baseline", baseline, "--junit", base / "out" / "junit.xml",
+                 examples=30)
+    return report, base / "out" / "junit.xml", code
+
+
+def test_results_jsonl_has_a_header_records_and_a_footer(mixed_report):
+    report, _, code = mixed_report
+    assert code == 1
+    lines = [json.loads(line) for line in (report / "results.jsonl").read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
+    assert all(line["type"] == "record" for line in lines[1:-1])
+    header = lines[0]
+    assert header["schema"] == SCHEMA
+    assert header["implementation"]["name"] == "fakebleu+ties-longer"
+    assert header["capabilities"]["max_order"] == 6
+    for key in ("seed", "examples", "rel", "abs", "timeout", "cases", "command"):
+        assert key in header["settings"]
+    for record in lines[1:-1]:
+        for key in ("id", "kind", "request", "outcome", "expected", "actual", "layer", "message", "stderr",
+                    "duration", "baseline"):
+            assert key in record
+    footer = lines[-1]
+    assert sum(footer["counts"].values()) == len(lines) - 2
+    assert footer["exit_code"] == 1 and footer["baseline"]["stale"] == ["gone-case"]
+    assert footer["baseline"]["known"] == 1 and footer["baseline"]["fixed"] == 1
+
+
+def test_the_summary_tells_the_story(mixed_report):
+    report, _, _ = mixed_report
+    text = (report / "summary.md").read_text()
+    assert text.startswith("# bleu-oracle check: fakebleu+ties-longer")
+    assert "**deviations found** (exit 1)" in text
+    assert "| fail |" in text and "fail:ref_len" in text
+    assert "reproduce:" in text and "bleu-oracle check --command" in text
+    assert "stale entry `gone-case`" in text
+    assert "## Known deviations (baseline)" in text and "ties are known to go to the longer" in text
+    assert "[baseline: fixed]" in text
+
+
+def test_junit_maps_outcomes(mixed_report):
+    report, junit, _ = mixed_report
+    root = ET.parse(junit).getroot()
+    cases = root.findall(".//testcase")
+    data = results(report)
+    assert len([c for c in cases if c.get("classname") != "bleu-oracle.baseline"]) == len(data.records)
+    by_name = {c.get("name"): c for c in cases}
+    for record in data.records:
+        case = by_name[record["id"]]
+        status = (record["baseline"] or {}).get("status")
+        if status == "known":
+            assert case.find("skipped").get("message").startswith("known deviation")
+        elif status == "fixed":
+            assert case.find("failure").get("type") == "expected-failure-passed"
+        elif record["outcome"] == "fail":
+            assert case.find("failure").get("type") == f"fail:{record['layer']}"
+        elif record["outcome"] == "pass":
+            assert list(case) == [] or [child.tag for child in case] == ["system-err"]
+    stale = by_name["gone-case"]
+    assert stale.get("classname") == "bleu-oracle.baseline" and stale.find("failure") is not None
+    assert int(root.get("tests")) == len(cases)
+    assert int(root.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+
+
+def test_reports_regenerate_identically_from_results_jsonl(mixed_report, tmp_path):
+    report, junit, _ = mixed_report
+    done = subprocess.run([sys.executable, "-m", "oracle.summaries", str(report / "results.jsonl"),
+                           "--markdown", str(tmp_path / "s.md"), "--junit", str(tmp_path / "j.xml")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "s.md").read_text() == (report / "summary.md").read_text()
+    assert (tmp_path / "j.xml").read_text() == junit.read_text()
+
+
+def test_crash_timeout_and_protocol_errors_are_junit_errors(tmp_path):
+    for name, outcome, timeout in (("crash_third", "crash", 5), ("hang_seq2", "timeout", 1), ("garbage", "protocol-error", 5)):
+        report = tmp_path / name
+        assert check(report, fake(name), examples=6, timeout=timeout) == 1
+        root = ET.parse(report / "junit.xml").getroot()
+        types = {e.get("type") for e in root.iter("error")}
+        assert outcome in types
+        assert int(root.get("errors")) == sum(1 for r in results(report).records if r["outcome"] == outcome)
+
+
+def test_not_applicable_is_skipped_in_junit(tmp_path):
+    records = [{"id": "c1", "kind": "case", "outcome": "not-applicable", "message": "smoothing 'x' is not among ...",
+                "duration": 0}]
+    data = _results(records)
+    root = ET.fromstring(junit_xml(data))
+    assert root.find(".//skipped").get("message").startswith("not applicable")
+    assert "## Not applicable" in markdown_summary(data)
+
+
+def _results(records, footer=None):
+    from oracle.events import Results
+
+    return Results(header={"schema": SCHEMA, "implementation": {"name": "x", "version": "1", "language": "c"},
+                           "settings": {}}, records=records, footer=footer)
+
+
+def test_control_characters_are_escaped_in_junit():
+    records = [{"id": "random-0-0", "kind": "example", "outcome": "crash", "message": "bad \x00 byte \x1f",
+                "stderr": "trace \x1c\x1d\x1e back \ud7ff", "duration": 0.1}]
+    text = junit_xml(_results(records))
+    root = ET.fromstring(text.split("\n", 1)[1])
+    error = root.find(".//error")
+    assert "\\x00" in error.get("message") and "\\x1f" in error.get("message")
+    assert "\\x1c" in root.find(".//system-err").text
+
+
+def test_a_run_cut_short_is_still_readable(tmp_path):
+    path = tmp_path / "results.jsonl"
+    with ResultsWriter(path) as writer:
+        writer.header(suite_version="1", implementation={"name": "x", "version": "", "language": ""}, settings={})
+        writer.record({"id": "a", "kind": "case", "outcome": "pass", "message": "", "duration": 0})
+    data = read_results(path)
+    assert data.footer is None and len(data.records) == 1
+    assert "incomplete" in markdown_summary(data)
+    write_reports(data, markdown=tmp_path / "s.md", junit=tmp_path / "j.xml")
+    assert ET.parse(tmp_path / "j.xml").getroot().get("tests") == "1"
+
+
+def test_read_results_rejects_what_it_cannot_trust(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"type": "record", "id": "a"}\n')
+    with pytest.raises(ResultsFormatError, match="no header"):
+        read_results(path)
+    path.write_text('{"type": "header", "schema": "other/9"}\n')
+    with pytest.raises(ResultsFormatError, match="schema"):
+        read_results(path)
+    path.write_text("not json\n")
+    with pytest.raises(ResultsFormatError, match="not a JSON line"):
+        read_results(path)
+
+
+def test_json_safe_writes_the_protocols_nan():
+    assert json_safe({"a": (1, math.nan, math.inf, -math.inf)}) == {"a": [1, "NaN", "Infinity", "-Infinity"]}
+    json.dumps(json_safe({"x": [math.nan]}), allow_nan=False)
+
+
+def test_the_junit_default_lives_in_the_report_directory(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), examples=3) == 0
+    root = ET.parse(report / "junit.xml").getroot()
+    assert root.get("tests") == "3" and root.get("failures") == "0" and root.get("errors") == "0"
+    assert "**conforming** (exit 0)" in (report / "summary.md").read_text()

@@ -1,0 +1,232 @@
+"""The process driver: handshake, requests with a timeout, restarts, stderr capture, protocol errors."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from fakes.harness import fake_argv
+from oracle.runner import HandshakeError, ImplementationProcess, parse_line, validate_handshake, validate_reply
+
+SCORE = {
+    "cmd": "score", "level": "corpus",
+    "segments": [{"hypothesis": ["the", "cat"], "references": [["the", "cat"]]}],
+    "weights": [0.5, 0.5], "smoothing": {"method": "none"}, "lowercase": False,
+}
+
+
+def score(seq):
+    return {**SCORE, "seq": seq}
+
+
+def handshake(**changes):
+    out = {"protocol": 1, "implementation": {"name": "x", "version": "1", "language": "python"}, "profile": "papineni",
+           "capabilities": {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+                            "statistics": False, "lowercase": False}}
+    out.update(changes)
+    return out
+
+
+def script(tmp_path, body):
+    """A tiny protocol process from Python source (reads commands, answers as `body` says)."""
+    path = tmp_path / "impl.py"
+    path.write_text(textwrap.dedent(body))
+    return [sys.executable, str(path)]
+
+
+def test_a_clean_implementation_answers_in_order():
+    with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
+        hs = process.start()
+        assert hs["protocol"] == 1 and hs["profile"] == "papineni"
+        for seq in (1, 2, 3):
+            reply = process.request(score(seq))
+            assert reply.kind == "score", reply
+            assert reply.data["seq"] == seq and reply.data["score"] == 1.0
+            assert reply.data["statistics"]["matches"] == [2, 1]
+            assert reply.duration >= 0
+        assert process.restarts == 0
+    assert not process.alive()
+
+
+def test_a_rejection_is_a_rejected_reply():
+    with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
+        process.start()
+        reply = process.request({**score(1), "weights": [0.5, -0.5]})
+        assert reply.kind == "rejected" and "non-negative" in reply.message
+
+
+def test_a_crash_is_reported_with_its_stderr_and_the_process_is_restarted():
+    with ImplementationProcess(fake_argv("crash_third"), timeout=5, max_restarts=3) as process:
+        process.start()
+        assert [process.request(score(s)).kind for s in (1, 2)] == ["score", "score"]
+        crashed = process.request(score(3))
+        assert crashed.kind == "crash"
+        assert "exit status 1" in crashed.message
+        assert "RuntimeError: crash-3rd" in crashed.stderr and "about to crash" in crashed.stderr
+        again = process.request(score(4))
+        assert again.kind == "score" and process.restarts == 1
+
+
+def test_restarts_are_bounded_then_requests_are_not_attempted():
+    with ImplementationProcess(fake_argv("crash_third"), timeout=5, max_restarts=1) as process:
+        process.start()
+        kinds = [process.request(score(s)).kind for s in range(1, 10)]
+        # 1, 2 ok; 3 crashes; restart; 4, 5 ok; 6 crashes; the budget (1) is spent
+        assert kinds == ["score", "score", "crash", "score", "score", "crash", "crash", "crash", "crash"]
+        last = process.request(score(10))
+        assert last.kind == "crash" and last.message.startswith("not attempted")
+        assert process.restarts == 1
+
+
+def test_a_hung_request_times_out_and_the_process_group_is_killed():
+    with ImplementationProcess(fake_argv("hang_seq2"), timeout=1, max_restarts=3) as process:
+        process.start()
+        assert process.request(score(1)).kind == "score"
+        hung_proc = process._proc
+        reply = process.request(score(2))
+        assert reply.kind == "timeout" and "no reply within 1 s" in reply.message
+        assert hung_proc.poll() is not None  # killed, not left behind
+        assert process.request(score(3)).kind == "score"
+        assert process.restarts == 1
+
+
+def test_garbage_is_a_protocol_error_not_a_runner_crash():
+    with ImplementationProcess(fake_argv("garbage"), timeout=5) as process:
+        process.start()
+        reply = process.request(score(1))
+        assert reply.kind == "protocol-error"
+        assert reply.raw == "this is not JSON, sorry"
+        assert process.request(score(2)).kind == "protocol-error"  # still in step: one line per request
+
+
+def test_a_wrong_seq_is_a_protocol_error():
+    with ImplementationProcess(fake_argv("wrong_seq"), timeout=5) as process:
+        process.start()
+        reply = process.request(score(5))
+        assert reply.kind == "protocol-error" and "wrong seq: sent 5, the reply has 6" in reply.message
+
+
+def test_no_handshake_times_out():
+    process = ImplementationProcess(fake_argv("no_handshake"), timeout=1)
+    with pytest.raises(HandshakeError, match="no handshake within 1 s"):
+        process.start()
+    assert not process.alive()
+
+
+def test_another_protocol_version_cannot_be_driven():
+    process = ImplementationProcess(fake_argv("protocol2"), timeout=5)
+    with pytest.raises(HandshakeError, match="speaks protocol 2"):
+        process.start()
+
+
+def test_a_command_that_does_not_exist_cannot_be_driven(tmp_path):
+    process = ImplementationProcess([str(tmp_path / "no-such-program")], timeout=5)
+    with pytest.raises(HandshakeError, match="could not start"):
+        process.start()
+
+
+def test_a_process_that_exits_at_once_cannot_be_driven(tmp_path):
+    argv = script(tmp_path, """
+        import sys
+        sys.stderr.write("missing library\\n")
+        sys.exit(4)
+    """)
+    with pytest.raises(HandshakeError, match="exit status 4") as info:
+        ImplementationProcess(argv, timeout=5).start()
+    assert "missing library" in info.value.stderr
+
+
+def test_a_chatty_implementation_never_deadlocks_and_its_stderr_is_kept_bounded():
+    with ImplementationProcess(fake_argv("chatty"), timeout=10, stderr_limit=4096) as process:
+        process.start()
+        for seq in range(1, 6):  # 200 kB of stderr per request, far beyond a pipe buffer
+            reply = process.request(score(seq))
+            assert reply.kind == "score"
+        assert "not kept" in reply.stderr and len(reply.stderr) < 6000
+        assert "chatty stderr line" in reply.stderr
+
+
+def test_extra_lines_after_a_reply_are_a_protocol_error_on_the_next_request(tmp_path):
+    argv = script(tmp_path, """
+        import json, sys, time
+        for line in sys.stdin:
+            cmd = json.loads(line)
+            if cmd["cmd"] == "start":
+                print(json.dumps(%r), flush=True)
+            elif cmd["cmd"] == "score":
+                print(json.dumps({"seq": cmd["seq"], "score": 0.5}), flush=True)
+                if cmd["seq"] == 1:
+                    print("debug output on stdout", flush=True)
+                    time.sleep(0.3)
+            else:
+                break
+    """ % handshake())
+    with ImplementationProcess(argv, timeout=5) as process:
+        process.start()
+        assert process.request(score(1)).kind == "score"
+        reply = process.request(score(2))
+        assert reply.kind == "protocol-error" and "debug output on stdout" in reply.message
+        assert process.request(score(3)).kind == "score"
+
+
+def test_parse_line_refuses_non_json_bare_nan_and_non_utf8():
+    assert parse_line(b'{"seq": 1, "score": "NaN"}\n') == {"seq": 1, "score": "NaN"}
+    for raw in (b"not json\n", b'{"seq": 1, "score": NaN}\n', b'\xff{"seq": 1}\n', b"[1, 2]\n"):
+        with pytest.raises(ValueError):
+            parse_line(raw)
+
+
+def test_validate_reply_names_what_is_wrong():
+    assert validate_reply({"seq": 3, "score": 0.5}, 3) is None
+    assert validate_reply({"seq": 3, "score": "NaN"}, 3) is None
+    assert validate_reply({"seq": 3, "rejected": "no"}, 3) is None
+    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}}, 3) is None
+    assert "wrong seq" in validate_reply({"seq": 4, "score": 0.5}, 3)
+    assert "exactly one" in validate_reply({"seq": 3, "score": 0.5, "error": "x"}, 3)
+    assert "exactly one" in validate_reply({"seq": 3}, 3)
+    assert validate_reply({"seq": 3, "score": True}, 3)
+    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}, 3)
+    assert validate_reply({"seq": 3, "score": 0.5, "extra": 1}, 3)
+    assert "no seq" in validate_reply({"error": "could not read the command"}, 3)
+
+
+def test_validate_handshake():
+    assert validate_handshake(handshake()) == handshake()
+    with pytest.raises(HandshakeError, match="protocol 2"):
+        validate_handshake(handshake(protocol=2))
+    with pytest.raises(HandshakeError, match="invalid handshake"):
+        validate_handshake(handshake(profile=3))
+    bad_caps = handshake()
+    bad_caps["capabilities"] = {**bad_caps["capabilities"], "weights": "some"}
+    with pytest.raises(HandshakeError, match="weights"):
+        validate_handshake(bad_caps)
+    with pytest.raises(HandshakeError, match="error"):
+        validate_handshake({"error": "unsupported protocol version 1"})
+
+
+def test_a_late_reply_after_a_garbage_line_is_discarded_not_taken_for_the_next(tmp_path):
+    # the garbage line comes *before* the reply: request 2 sees garbage, its real reply comes late
+    argv = script(tmp_path, """
+        import json, sys, time
+        for line in sys.stdin:
+            cmd = json.loads(line)
+            if cmd["cmd"] == "start":
+                print(json.dumps(%r), flush=True)
+            elif cmd["cmd"] == "score":
+                if cmd["seq"] == 2:
+                    print("warming up...", flush=True)
+                    time.sleep(0.2)
+                print(json.dumps({"seq": cmd["seq"], "score": 0.5}), flush=True)
+            else:
+                break
+    """ % handshake())
+    with ImplementationProcess(argv, timeout=5) as process:
+        process.start()
+        assert process.request(score(1)).kind == "score"
+        garbled = process.request(score(2))
+        assert garbled.kind == "protocol-error" and garbled.raw == "warming up..."
+        reply = process.request(score(3))
+        assert reply.kind == "score" and reply.data["seq"] == 3
+        assert reply.notes == ["discarded a late reply to seq 2"]
