@@ -85,4 +85,13 @@ REGISTRY = {
     "oracle": "oracle.adapters.oracle_adapter:OracleImplementation",
     "nltk": "oracle.adapters.nltk_adapter:NltkImplementation",
     "sacrebleu": "oracle.adapters.sacrebleu_adapter:SacrebleuImplementation",
+    "torchmetrics": "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
+    "torcheval": "oracle.adapters.torcheval_adapter:TorchevalImplementation",
+    "ignite": "oracle.adapters.ignite_adapter:IgniteImplementation",
+    "ignite-micro": "oracle.adapters.ignite_adapter:IgniteMicroImplementation",
+    "pycocoevalcap": "oracle.adapters.pycocoevalcap_adapter:PycocoevalcapImplementation",
+    "bleuscore": "oracle.adapters.bleuscore_adapter:BleuscoreImplementation",
+    "fast-bleu": "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
+    "multi-bleu": "oracle.adapters.perl_adapter:MultiBleuImplementation",
+    "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
 }

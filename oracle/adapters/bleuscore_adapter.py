@@ -1,0 +1,97 @@
+"""bleuscore (a Rust BLEU with Python bindings) behind protocol v1.
+
+Thin: `bleuscore.compute(references, predictions, max_order=N, smooth=...)` with
+the library's default `ref_len_method="shortest"` ("compatible with HuggingFace
+evaluate / TF NMT"). bleuscore always applies 13a tokenization ("Uses 13a
+tokenization (same as SacreBLEU)"), so a request is Unsupported unless
+`bleuscore.tokenizer_13a` gives every joined sentence back as its tokens.
+Weights: uniform 1/N only (max_order). smooth=True "adds 1 to numerator and
+denominator of precision calculations" -- every order, unigrams included: the
+oracle's lin-2004. Statistics: translation_length, reference_length and
+brevity_penalty (no counts).
+
+Profile "mlpack": the only profile encoding the tensorflow/nmt conventions
+bleuscore documents (shortest reference, add-one smoothing of every order).
+
+The core is Rust: a panic surfaces as pyo3's PanicException, a BaseException,
+so every call is wrapped in `except BaseException` (KeyboardInterrupt and
+SystemExit excepted).
+"""
+
+from __future__ import annotations
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "bleuscore is not installed: pip install 'bleu-oracle[bleuscore]'"
+
+
+def _import():
+    try:
+        import bleuscore
+    except ImportError as exc:
+        raise AdapterUnavailable(INSTALL) from exc
+    return bleuscore
+
+
+def _join(tokens):
+    return " ".join(tokens)
+
+
+def _smooth(smoothing):
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method == "none" and not spec:
+        return False
+    if method == "lin-2004" and not spec:
+        return True
+    raise Unsupported(f"bleuscore's only smoothing adds 1 to every order (lin-2004); got {smoothing!r}")
+
+
+class BleuscoreImplementation(Implementation):
+    name = "bleuscore"
+    language = "rust"
+    profile = "mlpack"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "uniform",
+        "max_order": 16,
+        "smoothing": ["none", "lin-2004"],
+        "statistics": True,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        self._lib = _import()
+        self.version = self._lib.__version__
+
+    def _call(self, function, *args, **kwargs):
+        try:
+            return function(*args, **kwargs)
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # a Rust panic is a BaseException
+            raise Rejected(f"bleuscore raised {type(exc).__name__}: {exc}") from exc
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("bleuscore has no case folding")
+        n = len(request.weights)
+        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
+            raise Unsupported(f"bleuscore takes max_order only (weights 1/N each); got weights {list(request.weights)}")
+        smooth = _smooth(request.smoothing)
+        if request.level == "sentence" and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        sentences = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
+        for tokens in sentences:
+            again = self._call(self._lib.tokenizer_13a, _join(tokens))
+            if list(again) != list(tokens):
+                raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
+        references = [[_join(r) for r in s.references] for s in request.segments]
+        predictions = [_join(s.hypothesis) for s in request.segments]
+        result = self._call(self._lib.compute, references, predictions, max_order=n, smooth=smooth)
+        statistics = {
+            "hyp_len": int(result["translation_length"]),
+            "ref_len": int(result["reference_length"]),
+            "bp": float(result["brevity_penalty"]),
+        }
+        return ScoreAnswer(float(result["bleu"]), statistics)

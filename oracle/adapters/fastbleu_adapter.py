@@ -1,0 +1,78 @@
+"""fast-bleu's `BLEU` (a C++ BLEU with a ctypes wrapper) behind protocol v1.
+
+fast-bleu scores each hypothesis against one fixed reference set:
+`BLEU(references, {"w": weights}, smoothing_func=...).get_score([hypothesis])`
+-- sentence BLEU only; there is no corpus score. Tokens go as lists. Weights:
+fast-bleu asserts "2 <= min_n" and "All weights must sum to one" (within
+1e-15), so other weights are Unsupported. Smoothing: "0 for method_0 and 1 for
+method_1 (the same as NLTK)" -- method_1 with NLTK's default epsilon 0.1 only.
+No case folding, no statistics.
+
+Profile "nltk": fast-bleu documents itself as NLTK's computation. The package has
+no __version__; the version is its distribution's.
+"""
+
+from __future__ import annotations
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "fast-bleu is not installed: pip install 'bleu-oracle[fastbleu]' (it builds a C++ extension)"
+
+
+def _import():
+    try:
+        from importlib.metadata import version
+
+        from fast_bleu import BLEU
+    except (ImportError, OSError) as exc:  # OSError: the compiled module failed to load
+        raise AdapterUnavailable(INSTALL) from exc
+    return version("fast-bleu"), BLEU
+
+
+def _smoothing_func(smoothing):
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method == "none" and not spec:
+        return 0
+    if method == "chen-cherry-1" and float(spec.pop("epsilon", 0.1)) == 0.1 and not spec:
+        return 1
+    raise Unsupported(f"fast-bleu smooths with method_0 or method_1 (epsilon 0.1) only; got {smoothing!r}")
+
+
+class FastbleuImplementation(Implementation):
+    name = "fast-bleu"
+    language = "c++"
+    profile = "nltk"
+    capabilities = {
+        "levels": ["sentence"],
+        "weights": "uniform",  # fast-bleu takes any weights of length >= 2 summing to one; protocol v1 cannot say that
+        "max_order": 16,
+        "smoothing": ["none"],
+        "statistics": False,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        self.version, self._BLEU = _import()
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.level != "sentence":
+            raise Unsupported("fast-bleu scores sentences only (no corpus score)")
+        if len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        if request.lowercase:
+            raise Unsupported("fast-bleu has no case folding")
+        weights = [float(w) for w in request.weights]
+        if len(weights) < 2:
+            raise Unsupported("fast-bleu asserts at least 2 n-gram orders")
+        if abs(1.0 - sum(weights)) >= 1e-15:
+            raise Unsupported(f"fast-bleu asserts 'All weights must sum to one' (got sum {sum(weights)!r})")
+        smoothing_func = _smoothing_func(request.smoothing)
+        segment = request.segments[0]
+        try:
+            metric = self._BLEU([list(r) for r in segment.references], {"w": tuple(weights)},
+                                smoothing_func=smoothing_func)
+            value = metric.get_score([list(segment.hypothesis)])["w"][0]
+        except Exception as exc:
+            raise Rejected(f"fast-bleu raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(float(value))

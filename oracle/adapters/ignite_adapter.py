@@ -1,0 +1,88 @@
+"""pytorch-ignite's `Bleu` (ignite.metrics.nlp) behind protocol v1.
+
+Thin: token lists go to `Bleu.update(([hypothesis], [references]))` one segment
+at a time, `ngram` = number of weights (ignite's weights are 1/ngram, so only
+uniform weights can be asked for), smoothing mapped to ignite's names:
+  none          -> "no_smooth"
+  chen-cherry-1 -> "smooth1" (epsilon 0.1 only: ignite fixes it)
+  chen-cherry-2 -> "smooth2" (add 1 to numerator and denominator of orders n > 1)
+("nltk_smooth2" has no oracle counterpart). No case folding, no statistics.
+
+`average` is ignite's documented option, "macro" by default: the corpus score is
+the mean of the sentence scores. `IgniteImplementation` uses the default, as a
+user who does not set it gets; `IgniteMicroImplementation` asks for "micro"
+(the statistics summed over the corpus, as in Papineni et al.).
+
+Profile "papineni": ignite's docstring gives Papineni's formula ("w_n are
+positive weights summing to one", "More details can be found in Papineni et
+al. 2002").
+"""
+
+from __future__ import annotations
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "pytorch-ignite is not installed: pip install 'bleu-oracle[ignite]'"
+
+
+def _import():
+    try:
+        import ignite
+        from ignite.metrics.nlp import Bleu
+    except ImportError as exc:
+        raise AdapterUnavailable(INSTALL) from exc
+    return ignite, Bleu
+
+
+def _smooth(smoothing):
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method == "none" and not spec:
+        return "no_smooth"
+    if method == "chen-cherry-2" and not spec:
+        return "smooth2"
+    if method == "chen-cherry-1" and float(spec.pop("epsilon", 0.1)) == 0.1 and not spec:
+        return "smooth1"
+    raise Unsupported(f"ignite smooths with no_smooth, smooth1 (epsilon 0.1) or smooth2 only; got {smoothing!r}")
+
+
+class IgniteImplementation(Implementation):
+    name = "pytorch-ignite"
+    language = "python"
+    profile = "papineni"
+    average = "macro"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "uniform",
+        "max_order": 16,
+        "smoothing": ["none", "chen-cherry-2"],
+        "statistics": False,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        ignite, self._Bleu = _import()
+        self.version = ignite.__version__
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("ignite's Bleu has no case folding")
+        n = len(request.weights)
+        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
+            raise Unsupported(f"ignite's Bleu weighs each of ngram orders 1/ngram; got weights {list(request.weights)}")
+        smooth = _smooth(request.smoothing)
+        if request.level == "sentence" and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        try:
+            metric = self._Bleu(ngram=n, smooth=smooth, average=self.average)
+            for s in request.segments:
+                metric.update(([list(s.hypothesis)], [[list(r) for r in s.references]]))
+            value = float(metric.compute())
+        except Exception as exc:
+            raise Rejected(f"ignite raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(value)
+
+
+class IgniteMicroImplementation(IgniteImplementation):
+    name = "pytorch-ignite-micro"
+    average = "micro"

@@ -1,0 +1,110 @@
+"""NLTK's `nltk.translate.bleu_score` behind protocol v1.
+
+Thin: token lists go to `corpus_bleu` / `sentence_bleu` unchanged, weights as
+given, smoothing names mapped onto `SmoothingFunction` methods. NLTK warns
+(`warnings.warn`) when an order has no overlap; warnings are silenced and stdout
+is kept clean so a protocol server's output stays one JSON line per answer.
+
+Mapping (the oracle's method -> NLTK):
+  none            -> method0 ("No smoothing")
+  chen-cherry-1   -> method1, SmoothingFunction(epsilon=epsilon)
+  chen-cherry-2   -> method2
+  chen-cherry-3   -> method3
+  chen-cherry-4   -> method4, SmoothingFunction(k=k)
+  chen-cherry-5   -> method5
+  chen-cherry-6   -> method6, SmoothingFunction(alpha=alpha)
+  chen-cherry-7   -> method7, SmoothingFunction(k=k)
+  floor(value)    -> method1 with epsilon=value (the oracle defines both as m_n := constant)
+  exp             -> method3 (both: m_n := 1/2^k for the k-th order without matches)
+add-k and lin-2004 have no NLTK counterpart (add-k with k=1 is method2 and is
+requested as chen-cherry-2) and are unsupported. NLTK has no case folding and
+does not expose its statistics.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+SMOOTHING = ("none", "floor", "exp") + tuple(f"chen-cherry-{i}" for i in range(1, 8))
+
+
+def _import_nltk():
+    try:
+        import nltk
+        from nltk.translate import bleu_score
+    except ImportError as exc:
+        raise AdapterUnavailable("nltk is not installed: pip install 'bleu-oracle[nltk]'") from exc
+    return nltk, bleu_score
+
+
+def smoothing_function(bleu_score, smoothing):
+    """The NLTK smoothing function for a protocol smoothing mapping, or Unsupported."""
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method not in SMOOTHING:
+        raise Unsupported(f"nltk has no smoothing equivalent to {method!r} (it offers {list(SMOOTHING)})")
+    params = {}
+    if method == "floor":
+        params["epsilon"] = float(spec.pop("value", 0.1))
+        name = "method1"
+    elif method == "exp":
+        name = "method3"
+    elif method == "none":
+        name = "method0"
+    else:
+        number = int(method.rsplit("-", 1)[1])
+        name = f"method{number}"
+        if number == 1:
+            params["epsilon"] = float(spec.pop("epsilon", 0.1))
+        elif number in (4, 7):
+            params["k"] = float(spec.pop("k", 5))
+        elif number == 6:
+            params["alpha"] = float(spec.pop("alpha", 5))
+    if spec:
+        raise Unsupported(f"nltk's {name} takes no parameters {sorted(spec)} (got {smoothing!r})")
+    return getattr(bleu_score.SmoothingFunction(**params), name)
+
+
+class NltkImplementation(Implementation):
+    name = "nltk"
+    language = "python"
+    profile = "nltk"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "any",
+        "max_order": 16,
+        "smoothing": list(SMOOTHING),
+        "statistics": False,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        nltk, self._bleu = _import_nltk()
+        self.version = nltk.__version__
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("nltk's bleu_score has no case folding")
+        function = smoothing_function(self._bleu, request.smoothing)
+        weights = tuple(float(w) for w in request.weights)
+        hypotheses = [list(s.hypothesis) for s in request.segments]
+        references = [[list(r) for r in s.references] for s in request.segments]
+        sink = io.StringIO()
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
+                warnings.simplefilter("ignore")
+                if request.level == "sentence":
+                    if len(hypotheses) != 1:
+                        raise Rejected(f"sentence level takes exactly one segment (got {len(hypotheses)})")
+                    value = self._bleu.sentence_bleu(references[0], hypotheses[0], weights, smoothing_function=function)
+                else:
+                    value = self._bleu.corpus_bleu(references, hypotheses, weights, smoothing_function=function)
+        except (Rejected, Unsupported):
+            raise
+        except Exception as exc:  # the library refused this input (assertion, division by zero, ...)
+            raise Rejected(f"nltk raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(float(value))

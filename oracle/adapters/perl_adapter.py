@@ -1,0 +1,192 @@
+"""The reference Perl scripts behind protocol v1: Moses' multi-bleu.perl and NIST's mteval-v13a.pl.
+
+Neither script ships with bleu-oracle: the user points at a copy with an
+environment variable, and the adapter is unavailable while it is unset.
+
+  BLEU_ORACLE_MULTI_BLEU=/path/to/multi-bleu.perl
+  BLEU_ORACLE_MTEVAL=/path/to/mteval-v13a.pl     (needs the Perl module XML::Twig)
+
+multi-bleu.perl: references go to files stem0, stem1, ... (one line per
+segment), the hypotheses to standard input, `-lc` folds case; it prints
+"BLEU = 34.52, 70.1/42.3/28.1/19.5 (BP=..., ratio=..., hyp_len=H, ref_len=R)".
+Uniform BLEU-4 only, corpus level, no smoothing. A segment with fewer
+references cannot be expressed (a blank line is an empty reference), so such
+requests are Unsupported. The score is printed with two decimals on the 0-100
+scale: answers are rounded (discrepancy class printed-4-decimals).
+
+mteval-v13a.pl: source, reference and test sets are written as SGML, the
+script runs with `-b` (BLEU only) and `-c` (keep case; without it, only ASCII
+letters are lowered), `--no-smoothing` unless exp smoothing was asked for (the
+script smooths by default, "1 / (2^k) instead of 0"); it prints
+"BLEU score = 0.3452 for system ...", four decimals. Its tokenizer splits ASCII
+punctuation off words, so requests whose tokens contain ASCII punctuation are
+Unsupported.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+TIMEOUT = 60
+_ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
+
+
+def _script(variable, what):
+    path = os.environ.get(variable)
+    if not path:
+        raise AdapterUnavailable(f"{what} is not configured: set {variable}=/path/to/{what}")
+    if not Path(path).is_file():
+        raise AdapterUnavailable(f"{variable}={path} is not a file")
+    return path
+
+
+def _perl():
+    from shutil import which
+
+    perl = which("perl")
+    if perl is None:
+        raise AdapterUnavailable("perl is not installed (it runs the reference scripts)")
+    return perl
+
+
+def _perl_version(perl):
+    try:
+        out = subprocess.run([perl, "-e", "print $^V"], capture_output=True, text=True, timeout=10).stdout
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.strip()
+
+
+def _uniform_bleu4(request, what):
+    if len(request.weights) != 4 or any(abs(float(w) - 0.25) > 1e-12 for w in request.weights):
+        raise Unsupported(f"{what} computes uniform BLEU-4 only (got weights {list(request.weights)})")
+
+
+def _run(command, *, stdin=None, cwd=None):
+    try:
+        done = subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT, cwd=cwd,
+                              encoding="utf-8", errors="replace")
+    except subprocess.TimeoutExpired as exc:
+        raise Rejected(f"{command[1]} did not finish within {TIMEOUT} s") from exc
+    return done
+
+
+class MultiBleuImplementation(Implementation):
+    name = "multi-bleu.perl"
+    language = "perl"
+    profile = "multi-bleu"
+    capabilities = {
+        "levels": ["corpus"],
+        "weights": "uniform",
+        "max_order": 4,
+        "smoothing": ["none"],
+        "statistics": True,
+        "lowercase": True,
+    }
+    pattern = re.compile(r"BLEU = ([0-9.]+), .*hyp_len=(\d+), ref_len=(\d+)")
+
+    def __init__(self):
+        self._script = _script("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl")
+        self._perl = _perl()
+        self.version = f"perl {_perl_version(self._perl)}; {self._script}"
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.level != "corpus":
+            raise Unsupported("multi-bleu.perl computes corpus BLEU only")
+        _uniform_bleu4(request, "multi-bleu.perl")
+        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
+            raise Unsupported(f"multi-bleu.perl has no smoothing (got {request.smoothing!r})")
+        counts = {len(s.references) for s in request.segments}
+        if len(counts) != 1:
+            raise Unsupported("multi-bleu.perl needs the same number of references for every segment")
+        if request.lowercase and any(not t.isascii() for s in request.segments
+                                     for t in s.hypothesis + sum(s.references, ())):
+            raise Unsupported("multi-bleu.perl -lc reads bytes: Perl's lc folds ASCII letters only")
+        with tempfile.TemporaryDirectory(prefix="bleu-oracle-multi-bleu-") as tmp:
+            stem = Path(tmp) / "ref"
+            for k in range(counts.pop()):
+                Path(f"{stem}{k}").write_text("".join(" ".join(s.references[k]) + "\n" for s in request.segments),
+                                              encoding="utf-8")
+            hypotheses = "".join(" ".join(s.hypothesis) + "\n" for s in request.segments)
+            command = [self._perl, self._script] + (["-lc"] if request.lowercase else []) + [str(stem)]
+            done = _run(command, stdin=hypotheses, cwd=tmp)
+        match = self.pattern.search(done.stdout)
+        if done.stdout.startswith("BLEU = 0, 0/0/0/0"):
+            return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)
+        if not match:
+            raise Rejected(f"multi-bleu.perl exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+        return ScoreAnswer(float(match.group(1)) / 100.0,
+                           {"hyp_len": int(match.group(2)), "ref_len": int(match.group(3))})
+
+
+def _sgml(text):
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+class MtevalImplementation(Implementation):
+    name = "mteval-v13a.pl"
+    language = "perl"
+    profile = "mteval"
+    capabilities = {
+        "levels": ["corpus"],
+        "weights": "uniform",
+        "max_order": 4,
+        "smoothing": ["none", "exp"],
+        "statistics": False,
+        "lowercase": True,
+    }
+    pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
+
+    def __init__(self):
+        self._script = _script("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")
+        self._perl = _perl()
+        self.version = f"perl {_perl_version(self._perl)}; {self._script}"
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.level != "corpus":
+            raise Unsupported("mteval-v13a.pl computes corpus BLEU only here")
+        _uniform_bleu4(request, "mteval-v13a.pl")
+        method = dict(request.smoothing or {"method": "none"})
+        if method not in ({"method": "none"}, {"method": "exp"}):
+            raise Unsupported(f"mteval-v13a.pl smooths with exp (its default) or not at all (got {request.smoothing!r})")
+        counts = {len(s.references) for s in request.segments}
+        if len(counts) != 1:
+            raise Unsupported("mteval-v13a.pl needs a reference for every segment from every reference set")
+        tokens = [t for s in request.segments for t in s.hypothesis + sum(s.references, ())]
+        bad = [t for t in tokens if _ASCII_PUNCTUATION.search(t)]
+        if bad:
+            raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
+        if request.lowercase and any(t.lower() != t and not t.isascii() for t in tokens):
+            raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
+        header = 'setid="s" srclang="any"'
+        segs = lambda texts: "".join(f'<seg id="{i + 1}">{_sgml(t)}</seg>\n' for i, t in enumerate(texts))  # noqa: E731
+        with tempfile.TemporaryDirectory(prefix="bleu-oracle-mteval-") as tmp:
+            src = Path(tmp) / "src.sgm"
+            ref = Path(tmp) / "ref.sgm"
+            tst = Path(tmp) / "tst.sgm"
+            src.write_text(f"<srcset {header}>\n<doc docid=\"d\">\n{segs(['x'] * len(request.segments))}</doc>\n</srcset>\n",
+                           encoding="utf-8")
+            docs = "".join(
+                f'<doc docid="d" sysid="ref{k}">\n{segs([" ".join(s.references[k]) for s in request.segments])}</doc>\n'
+                for k in range(counts.pop())
+            )
+            ref.write_text(f'<refset {header} trglang="any">\n{docs}</refset>\n', encoding="utf-8")
+            tst.write_text(f'<tstset {header} trglang="any">\n<doc docid="d" sysid="sys">\n'
+                           f'{segs([" ".join(s.hypothesis) for s in request.segments])}</doc>\n</tstset>\n',
+                           encoding="utf-8")
+            command = [self._perl, self._script, "-r", str(ref), "-s", str(src), "-t", str(tst), "-b"]
+            if not request.lowercase:
+                command.append("-c")
+            if method["method"] == "none":
+                command.append("--no-smoothing")
+            done = _run(command, cwd=tmp)
+        match = self.pattern.search(done.stdout)
+        if not match:
+            raise Rejected(f"mteval-v13a.pl exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+        return ScoreAnswer(float(match.group(1)))

@@ -1,0 +1,78 @@
+"""pycocoevalcap's `Bleu` (the COCO caption evaluation scorer) behind protocol v1.
+
+Thin: tokens joined with single spaces (BleuScorer splits with `str.split()`),
+`Bleu(n=N).compute_score(gts, res, verbose=0)` with gts = {i: [references]}
+and res = {i: [hypothesis]}, the answer is the BLEU-N entry of the returned
+list (BLEU-1..N are cumulative with uniform weights, so only 1/N weights can
+be asked for). No smoothing, no case folding, no statistics (BleuScorer keeps
+them in a local variable it prints only when verbose).
+
+Bleu.compute_score uses option="closest" (ties to the shorter reference).
+Profile "papineni": pycocoevalcap documents nothing beyond "Wrapper for BLEU
+scorer"; its BleuScorer adds 1e-15 to matches and 1e-9 to totals and lengths
+"so that if guess is 0 still return 0" (the code's comment), which is the
+discrepancy class coco-epsilon.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "pycocoevalcap is not installed: pip install 'bleu-oracle[pycocoevalcap]'"
+
+
+def _import():
+    try:
+        from importlib.metadata import version
+
+        from pycocoevalcap.bleu.bleu import Bleu
+    except ImportError as exc:
+        raise AdapterUnavailable(INSTALL) from exc
+    return version("pycocoevalcap"), Bleu
+
+
+def _join(tokens):
+    return " ".join(tokens)
+
+
+class PycocoevalcapImplementation(Implementation):
+    name = "pycocoevalcap"
+    language = "python"
+    profile = "papineni"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "uniform",
+        "max_order": 4,
+        "smoothing": ["none"],
+        "statistics": False,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        self.version, self._Bleu = _import()  # the package has no __version__: its distribution's version
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("pycocoevalcap's Bleu has no case folding")
+        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
+            raise Unsupported(f"pycocoevalcap's Bleu has no smoothing option (got {request.smoothing!r})")
+        n = len(request.weights)
+        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
+            raise Unsupported(f"pycocoevalcap's BLEU-N weighs each order 1/N; got weights {list(request.weights)}")
+        if n > 4:
+            # Bleu(n) passes n to BleuScorer, but cook_refs/cook_test count n-grams to their default
+            # n=4 only, so compute_score indexes past the end of the counts (IndexError) for n > 4.
+            raise Unsupported(f"pycocoevalcap's BleuScorer counts n-grams up to order 4 only (got {n} weights)")
+        if request.level == "sentence" and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        gts = {i: [_join(r) for r in s.references] for i, s in enumerate(request.segments)}
+        res = {i: [_join(s.hypothesis)] for i, s in enumerate(request.segments)}
+        try:
+            with contextlib.redirect_stdout(io.StringIO()):
+                scores, _ = self._Bleu(n).compute_score(gts, res, verbose=0)
+        except Exception as exc:
+            raise Rejected(f"pycocoevalcap raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(float(scores[n - 1]))

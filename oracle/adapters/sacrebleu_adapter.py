@@ -1,0 +1,139 @@
+"""sacrebleu's `BLEU` behind protocol v1.
+
+Thin: tokens are joined with single spaces (the token alphabet has no
+whitespace, so `tokenize="none"`, whose n-gram extraction is `str.split()`,
+gives the tokens back), `force=True` silences the tokenized-input warning,
+`max_ngram_order` is the number of weights (sacrebleu's geometric mean is
+uniform, so the weights must be 1/N each), smoothing maps one to one
+(none/floor/add-k/exp with `smooth_value`), `lowercase` is sacrebleu's own.
+
+Corpus level is `BLEU(...).corpus_score` (what `sacrebleu.corpus_bleu` calls,
+`use_effective_order=False`); sentence level is `BLEU(...,
+effective_order=True).sentence_score` (what `sacrebleu.sentence_bleu` calls,
+`use_effective_order=True`). References travel as streams: stream k holds the
+k-th reference of every segment; a segment with fewer references is padded
+with `None`, which `Metric._cache_references` documents as a missing reference
+("A particular reference segment can be '' or `None` to allow the use of
+variable number of references per segment"; the code drops only `None`, and
+keeps '' as an empty reference, which is what an empty reference here is).
+
+Statistics are BLEUScore's own (counts, totals, sys_len, ref_len, bp) as the
+library reports them; scores are divided by 100.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+SMOOTHING = ("none", "floor", "add-k", "exp")
+_PARAMETER = {"floor": "value", "add-k": "k"}
+
+
+def _import_sacrebleu():
+    try:
+        import sacrebleu
+        from sacrebleu.metrics.bleu import BLEU
+    except ImportError as exc:
+        raise AdapterUnavailable("sacrebleu is not installed: pip install 'bleu-oracle[sacrebleu]'") from exc
+    return sacrebleu, BLEU
+
+
+def join(tokens):
+    return " ".join(tokens)
+
+
+def smoothing_arguments(smoothing):
+    """(smooth_method, smooth_value) for a protocol smoothing mapping, or Unsupported."""
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method not in SMOOTHING:
+        raise Unsupported(f"sacrebleu has no smoothing method {method!r} (it offers {list(SMOOTHING)})")
+    value = None
+    parameter = _PARAMETER.get(method)
+    if parameter is not None and parameter in spec:
+        value = float(spec.pop(parameter))
+    if spec:
+        raise Unsupported(f"sacrebleu's {method!r} takes no parameters {sorted(spec)} (got {smoothing!r})")
+    return method, value
+
+
+def check_uniform(weights):
+    """sacrebleu's geometric mean weighs each of N orders by 1/N: other weights cannot be expressed."""
+    n = len(weights)
+    if n < 1:
+        raise Unsupported("sacrebleu needs at least one n-gram order")
+    if any(abs(float(w) - 1.0 / n) > 1e-12 for w in weights):
+        raise Unsupported(f"sacrebleu takes max_ngram_order only (weights 1/N each); got weights {list(weights)}")
+    return n
+
+
+def reference_streams(segments):
+    """Transpose per-segment references into sacrebleu's streams, padding with None."""
+    width = max(len(s.references) for s in segments)
+    return [
+        [join(s.references[k]) if k < len(s.references) else None for s in segments]
+        for k in range(width)
+    ]
+
+
+def _number(x):
+    x = float(x)
+    return int(x) if x.is_integer() else x
+
+
+class SacrebleuImplementation(Implementation):
+    name = "sacrebleu"
+    language = "python"
+    profile = "sacrebleu"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "uniform",
+        "max_order": 16,
+        "smoothing": list(SMOOTHING),
+        "statistics": True,
+        "lowercase": True,
+    }
+
+    def __init__(self):
+        sacrebleu, self._BLEU = _import_sacrebleu()
+        self.version = sacrebleu.__version__
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        order = check_uniform(request.weights)
+        method, value = smoothing_arguments(request.smoothing)
+        if not request.segments:
+            raise Rejected("no segments")
+        if any(not s.references for s in request.segments):
+            raise Rejected("every segment needs at least one reference")
+        sentence = request.level == "sentence"
+        if sentence and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        logger = logging.getLogger("sacrebleu")
+        previous = logger.level
+        logger.setLevel(logging.ERROR)
+        try:
+            metric = self._BLEU(
+                lowercase=bool(request.lowercase), force=True, tokenize="none",
+                smooth_method=method, smooth_value=value, max_ngram_order=order,
+                effective_order=sentence,
+            )
+            if sentence:
+                segment = request.segments[0]
+                result = metric.sentence_score(join(segment.hypothesis), [join(r) for r in segment.references])
+            else:
+                result = metric.corpus_score([join(s.hypothesis) for s in request.segments],
+                                             reference_streams(request.segments))
+        except Exception as exc:
+            raise Rejected(f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
+        finally:
+            logger.setLevel(previous)
+        statistics = {
+            "hyp_len": int(result.sys_len),
+            "ref_len": int(result.ref_len),
+            "matches": [_number(x) for x in result.counts],
+            "totals": [_number(x) for x in result.totals],
+            "bp": float(result.bp),
+        }
+        return ScoreAnswer(float(result.score) / 100.0, statistics)

@@ -1,0 +1,80 @@
+"""torcheval's `BLEUScore` (torcheval.metrics) behind protocol v1.
+
+Thin: tokens joined with single spaces (torcheval splits with `str.split()`),
+references per segment, `n_gram` = number of weights (torcheval documents
+"Can be 1, 2, 3, or 4"), `weights` as given (passed as a float64 tensor so the
+request's weights are not rounded on the way in). No smoothing, no case folding.
+
+Profile "papineni": torcheval's documentation links the BLEU article and
+documents no convention of its own. Sentence level is a one-segment corpus.
+torcheval raises ValueError ("the input is too short to find all n-gram
+matches") when an order has no hypothesis n-grams in the whole corpus; the
+adapter passes that on as a rejection. The metric's state is reported as
+statistics (no BP).
+"""
+
+from __future__ import annotations
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "torcheval is not installed: pip install 'bleu-oracle[torcheval]'"
+
+
+def _import():
+    try:
+        import torch
+        import torcheval
+        from torcheval.metrics import BLEUScore
+    except ImportError as exc:
+        raise AdapterUnavailable(INSTALL) from exc
+    return torch, torcheval, BLEUScore
+
+
+def _join(tokens):
+    return " ".join(tokens)
+
+
+class TorchevalImplementation(Implementation):
+    name = "torcheval"
+    language = "python"
+    profile = "papineni"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "any",
+        "max_order": 4,
+        "smoothing": ["none"],
+        "statistics": True,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        self._torch, torcheval, self._BLEUScore = _import()
+        self.version = torcheval.__version__
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("torcheval's BLEUScore has no case folding")
+        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
+            raise Unsupported(f"torcheval has no smoothing (got {request.smoothing!r})")
+        n = len(request.weights)
+        if not 1 <= n <= 4:
+            raise Unsupported(f"torcheval takes n_gram 1, 2, 3 or 4 (got {n} weights)")
+        if request.level == "sentence" and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        torch = self._torch
+        candidates = [_join(s.hypothesis) for s in request.segments]
+        references = [[_join(r) for r in s.references] for s in request.segments]
+        try:
+            weights = torch.tensor([float(w) for w in request.weights], dtype=torch.float64)
+            metric = self._BLEUScore(n_gram=n, weights=weights)
+            metric.update(candidates, references)
+            value = float(metric.compute())
+            statistics = {
+                "hyp_len": int(metric.input_len),
+                "ref_len": int(metric.target_len),
+                "matches": [int(x) for x in metric.matches_by_order.tolist()],
+                "totals": [int(x) for x in metric.possible_matches_by_order.tolist()],
+            }
+        except Exception as exc:
+            raise Rejected(f"torcheval raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(value, statistics)

@@ -1,0 +1,90 @@
+"""torchmetrics' `BLEUScore` (torchmetrics.text) behind protocol v1.
+
+Thin: tokens joined with single spaces (torchmetrics splits with `str.split()`),
+references per segment as torchmetrics takes them, `n_gram` = number of
+weights, `weights` as given, `smooth=True` for the one smoothing it has
+("Whether or not to apply smoothing, see Machine Translation Evolution", i.e.
+Lin and Och 2004: add 1 to numerator and denominator of orders n > 1, which
+is the oracle's chen-cherry-2, equivalently add-k with k = 1).
+
+Profile "papineni": torchmetrics' documentation cites Papineni et al. 2002 and
+documents no convention of its own (reference length rule, empty orders).
+Sentence level is a one-segment corpus (torchmetrics has no sentence
+function; under papineni the two are the same formula). The metric's state
+(preds_len, target_len, numerator, denominator) is reported as statistics; it
+does not expose BP. The computation runs in torch's default dtype, float32.
+"""
+
+from __future__ import annotations
+
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+
+INSTALL = "torchmetrics is not installed: pip install 'bleu-oracle[torchmetrics]'"
+
+
+def _import():
+    try:
+        import torchmetrics
+        from torchmetrics.text import BLEUScore
+    except ImportError as exc:
+        raise AdapterUnavailable(INSTALL) from exc
+    return torchmetrics, BLEUScore
+
+
+def _smooth(smoothing):
+    spec = dict(smoothing or {"method": "none"})
+    method = spec.pop("method", "none")
+    if method == "none" and not spec:
+        return False
+    if method == "chen-cherry-2" and not spec:
+        return True
+    if method == "add-k" and float(spec.pop("k", 1.0)) == 1.0 and not spec:
+        return True
+    raise Unsupported(f"torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2); got {smoothing!r}")
+
+
+def _join(tokens):
+    return " ".join(tokens)
+
+
+class TorchmetricsImplementation(Implementation):
+    name = "torchmetrics"
+    language = "python"
+    profile = "papineni"
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "any",
+        "max_order": 4,  # "n_gram: Gram value ranged from 1 to 4"
+        "smoothing": ["none", "chen-cherry-2"],
+        "statistics": True,
+        "lowercase": False,
+    }
+
+    def __init__(self):
+        torchmetrics, self._BLEUScore = _import()
+        self.version = torchmetrics.__version__
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.lowercase:
+            raise Unsupported("torchmetrics' BLEUScore has no case folding")
+        n = len(request.weights)
+        if not 1 <= n <= 4:
+            raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
+        smooth = _smooth(request.smoothing)
+        if request.level == "sentence" and len(request.segments) != 1:
+            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        preds = [_join(s.hypothesis) for s in request.segments]
+        target = [[_join(r) for r in s.references] for s in request.segments]
+        try:
+            metric = self._BLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights])
+            metric.update(preds, target)
+            value = float(metric.compute())
+            statistics = {
+                "hyp_len": int(metric.preds_len),
+                "ref_len": int(metric.target_len),
+                "matches": [int(x) for x in metric.numerator.tolist()],
+                "totals": [int(x) for x in metric.denominator.tolist()],
+            }
+        except Exception as exc:
+            raise Rejected(f"torchmetrics raised {type(exc).__name__}: {exc}") from exc
+        return ScoreAnswer(value, statistics)

@@ -1,0 +1,363 @@
+"""The adapters translate requests faithfully: layout, scale, smoothing names, honest refusals.
+
+Expected values are hand-derived from BLEU's definition for small inputs (or are the
+libraries' own documented examples); tests needing a library skip without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import os
+import shutil
+import sys
+import textwrap
+
+import pytest
+
+from oracle.adapters.base import (
+    REGISTRY, AdapterUnavailable, Implementation, Rejected, ScoreRequest, Segment, Unsupported,
+)
+
+PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
+
+
+def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
+    segs = tuple(Segment(tuple(h.split()), tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
+    return ScoreRequest(0, level, segs, tuple(weights), smoothing or {"method": "none"}, lowercase)
+
+
+def load(name):
+    module, cls = REGISTRY[name].split(":")
+    try:
+        return getattr(importlib.import_module(module), cls)()
+    except AdapterUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+LIBRARY_ADAPTERS = ["nltk", "sacrebleu", "torchmetrics", "torcheval", "ignite", "ignite-micro", "pycocoevalcap",
+                    "bleuscore", "fast-bleu"]
+
+
+@pytest.mark.parametrize("name", LIBRARY_ADAPTERS)
+def test_handshake_is_honest(name):
+    impl = load(name)
+    assert isinstance(impl, Implementation)
+    hello = impl.handshake()
+    assert hello["protocol"] == 1
+    assert hello["implementation"]["name"] and hello["implementation"]["version"]
+    assert hello["profile"] in ("papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack")
+    caps = hello["capabilities"]
+    assert set(caps) == {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
+    assert caps["weights"] in ("any", "uniform") and caps["max_order"] >= 1 and "none" in caps["smoothing"]
+
+
+@pytest.mark.parametrize("name", LIBRARY_ADAPTERS)
+def test_version_is_the_library_version(name):
+    impl = load(name)
+    from importlib.metadata import version
+
+    distribution = {"ignite": "pytorch-ignite", "ignite-micro": "pytorch-ignite", "fast-bleu": "fast-bleu"}.get(name, name)
+    assert impl.version == version(distribution)
+
+
+@pytest.mark.parametrize("name", LIBRARY_ADAPTERS)
+def test_perfect_match_with_brevity_penalty(name):
+    """'a b c d' against 'a b c d e': every p_n = 1, BP = e^(1 - 5/4) at corpus or sentence level."""
+    impl = load(name)
+    level = impl.capabilities["levels"][0]
+    weights = (0.5, 0.5)
+    answer = impl.score(request(level, [("a b c d", ["a b c d e"])], weights=weights))
+    # torchmetrics computes in float32; pycocoevalcap adds 1e-9 to totals and lengths (coco-epsilon)
+    tolerance = {"torchmetrics": 1e-6, "pycocoevalcap": 1e-8}.get(name, 1e-12)
+    assert answer.score == pytest.approx(PERFECT, rel=tolerance)
+
+
+@pytest.mark.parametrize("name", LIBRARY_ADAPTERS)
+def test_request_is_not_mutated_and_nothing_is_printed(name, capsys):
+    impl = load(name)
+    level = impl.capabilities["levels"][0]
+    r = request(level, [("a b c", ["d e f"])], weights=(0.5, 0.5))  # no overlap: nltk warns
+    before = repr(r)
+    try:
+        impl.score(r)
+    except (Rejected, Unsupported):
+        pass
+    assert repr(r) == before
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("name", LIBRARY_ADAPTERS)
+def test_lowercase_only_where_declared(name):
+    impl = load(name)
+    level = impl.capabilities["levels"][0]
+    r = request(level, [("A B", ["a b"])], weights=(0.5, 0.5), lowercase=True)
+    if impl.capabilities["lowercase"]:
+        assert impl.score(r).score == pytest.approx(1.0, rel=1e-12)
+    else:
+        with pytest.raises(Unsupported):
+            impl.score(r)
+
+
+def test_adapter_unavailable_names_the_extra(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pycocoevalcap", None)
+    monkeypatch.setitem(sys.modules, "pycocoevalcap.bleu", None)
+    monkeypatch.setitem(sys.modules, "pycocoevalcap.bleu.bleu", None)
+    from oracle.adapters.pycocoevalcap_adapter import PycocoevalcapImplementation
+
+    with pytest.raises(AdapterUnavailable, match=r"pip install 'bleu-oracle\[pycocoevalcap\]'"):
+        PycocoevalcapImplementation()
+
+
+@pytest.mark.parametrize("module,cls,missing", [
+    ("nltk_adapter", "NltkImplementation", "nltk"),
+    ("sacrebleu_adapter", "SacrebleuImplementation", "sacrebleu"),
+    ("torchmetrics_adapter", "TorchmetricsImplementation", "torchmetrics"),
+    ("torcheval_adapter", "TorchevalImplementation", "torcheval"),
+    ("ignite_adapter", "IgniteImplementation", "ignite"),
+    ("bleuscore_adapter", "BleuscoreImplementation", "bleuscore"),
+    ("fastbleu_adapter", "FastbleuImplementation", "fast_bleu"),
+])
+def test_every_adapter_is_unavailable_without_its_library(monkeypatch, module, cls, missing):
+    monkeypatch.setitem(sys.modules, missing, None)
+    adapter = getattr(importlib.import_module(f"oracle.adapters.{module}"), cls)
+    with pytest.raises(AdapterUnavailable, match="pip install"):
+        adapter()
+
+
+# -- sacrebleu ------------------------------------------------------------------------------------
+
+
+def test_sacrebleu_reference_streams_are_padded_with_none():
+    from oracle.adapters.sacrebleu_adapter import reference_streams
+
+    segs = request("corpus", [("a", ["a", "b c"]), ("d", ["d"])]).segments
+    assert reference_streams(segs) == [["a", "d"], ["b c", None]]
+
+
+def test_sacrebleu_variable_reference_counts_score_like_the_definition():
+    impl = load("sacrebleu")
+    # segment 1: 'a b' vs 'a b' and 'x'; segment 2: 'c d' vs 'c d' only; BLEU-2, no smoothing
+    r = request("corpus", [("a b", ["a b", "x"]), ("c d", ["c d"])], weights=(0.5, 0.5))
+    answer = impl.score(r)
+    assert answer.score == pytest.approx(1.0, rel=1e-12)
+    assert answer.statistics == {"hyp_len": 4, "ref_len": 4, "matches": [4, 2], "totals": [4, 2], "bp": 1.0}
+
+
+def test_sacrebleu_the_the_the_table():
+    """The sacrebleu table in shared/seeds/001: counts [2, 0, 0, 0], totals [6, 5, 4, 3], score 0."""
+    impl = load("sacrebleu")
+    r = request("corpus", [("the the the the the the", ["the cat is on the mat"])],
+                smoothing={"method": "floor", "value": 0.0})
+    answer = impl.score(r)
+    assert answer.score == 0.0
+    assert answer.statistics == {"hyp_len": 6, "ref_len": 6, "matches": [2, 0, 0, 0], "totals": [6, 5, 4, 3],
+                                 "bp": 1.0}
+
+
+def test_sacrebleu_refuses_what_it_cannot_express():
+    impl = load("sacrebleu")
+    with pytest.raises(Unsupported, match="max_ngram_order"):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.7, 0.3)))
+    with pytest.raises(Unsupported, match="max_ngram_order"):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5,) * 4))  # uniform but not 1/N
+    with pytest.raises(Unsupported):
+        impl.score(request("corpus", [("a b", ["a b"])], smoothing={"method": "chen-cherry-5"}))
+
+
+def test_sacrebleu_smoothing_value_reaches_the_library():
+    impl = load("sacrebleu")
+    # 'a b c' vs 'a b d', BLEU-3, floor 0.5: p = 2/3, 1/2, 0.5/1
+    r = request("corpus", [("a b c", ["a b d"])], weights=(1 / 3,) * 3, smoothing={"method": "floor", "value": 0.5})
+    assert impl.score(r).score == pytest.approx((2 / 3 * 1 / 2 * 1 / 2) ** (1 / 3), rel=1e-12)
+
+
+def test_sacrebleu_sentence_level_uses_effective_order():
+    impl = load("sacrebleu")
+    # 'a b' vs 'a b', BLEU-4: orders 3 and 4 have no n-grams; effective order leaves them out
+    assert impl.score(request("sentence", [("a b", ["a b"])])).score == pytest.approx(1.0, rel=1e-12)
+    assert impl.score(request("corpus", [("a b", ["a b"])])).score == 0.0
+
+
+# -- nltk -----------------------------------------------------------------------------------------
+
+
+def test_nltk_smoothing_mapping():
+    pytest.importorskip("nltk")
+    from nltk.translate import bleu_score
+
+    from oracle.adapters.nltk_adapter import smoothing_function
+
+    f = smoothing_function(bleu_score, {"method": "floor", "value": 0.3})
+    assert f.__name__ == "method1" and f.__self__.epsilon == 0.3
+    assert smoothing_function(bleu_score, {"method": "exp"}).__name__ == "method3"
+    assert smoothing_function(bleu_score, {"method": "none"}).__name__ == "method0"
+    f = smoothing_function(bleu_score, {"method": "chen-cherry-6", "alpha": 2.0})
+    assert f.__name__ == "method6" and f.__self__.alpha == 2.0
+    f = smoothing_function(bleu_score, {"method": "chen-cherry-7", "k": 3.0})
+    assert f.__name__ == "method7" and f.__self__.k == 3.0
+    with pytest.raises(Unsupported):
+        smoothing_function(bleu_score, {"method": "add-k", "k": 1.0})
+    with pytest.raises(Unsupported):
+        smoothing_function(bleu_score, {"method": "lin-2004"})
+
+
+def test_nltk_weights_as_given(recwarn):
+    impl = load("nltk")
+    # p1 = 2/3, p2 = 1/2 with weights (1, 1): 1/3 (no normalisation)
+    assert impl.score(request("corpus", [("a b c", ["a b d"])], weights=(1.0, 1.0))).score == pytest.approx(1 / 3)
+    impl.score(request("sentence", [("a b c", ["d e f"])]))
+    assert not [w for w in recwarn if "nltk" in str(w.filename)]
+
+
+def test_nltk_library_errors_become_rejections():
+    impl = load("nltk")
+    r = request("sentence", [("a b c", ["a b d"])], weights=(1 / 3,) * 3, smoothing={"method": "chen-cherry-6"})
+    with pytest.raises(Rejected, match="AssertionError"):
+        impl.score(r)
+
+
+# -- the others -----------------------------------------------------------------------------------
+
+
+def test_torcheval_shortest_reference_and_too_short_rejection():
+    impl = load("torcheval")
+    answer = impl.score(request("corpus", [("a b c d", ["a b c d e", "a b"])], weights=(1.0,)))
+    assert answer.statistics["ref_len"] == 2 and answer.score == pytest.approx(1.0)
+    with pytest.raises(Rejected, match="too short"):
+        impl.score(request("corpus", [("a b c", ["a b c"])]))
+
+
+def test_ignite_macro_and_micro():
+    macro, micro = load("ignite"), load("ignite-micro")
+    r = request("corpus", [("a b", ["a b"]), ("a c", ["a d"])], weights=(0.5, 0.5))
+    assert macro.score(r).score == pytest.approx(0.5)  # mean of 1 and 0
+    assert micro.score(r).score == pytest.approx(math.sqrt(3 / 4 * 1 / 2))  # p1 = 3/4, p2 = 1/2
+    with pytest.raises(Unsupported):
+        macro.score(request("corpus", [("a b", ["a b"])], weights=(0.7, 0.3)))
+
+
+def test_pycocoevalcap_orders_above_four_are_unsupported():
+    impl = load("pycocoevalcap")
+    with pytest.raises(Unsupported, match="order 4"):
+        impl.score(request("corpus", [("a b c d e", ["a b c d e"])], weights=(0.2,) * 5))
+
+
+def test_bleuscore_refuses_tokens_13a_would_split():
+    impl = load("bleuscore")
+    with pytest.raises(Unsupported, match="13a"):
+        impl.score(request("corpus", [("a b.", ["a b."])], weights=(0.5, 0.5)))
+
+
+def test_bleuscore_panics_become_rejections(monkeypatch):
+    impl = load("bleuscore")
+
+    class PanicException(BaseException):
+        pass
+
+    def panic(*args, **kwargs):
+        raise PanicException("called `Option::unwrap()` on a `None` value")
+
+    monkeypatch.setattr(impl._lib, "compute", panic)
+    with pytest.raises(Rejected, match="PanicException"):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5)))
+
+
+def test_bleuscore_lin_2004_smoothing():
+    impl = load("bleuscore")
+    # 'a b d' vs 'a b c', BLEU-4, add one everywhere: 3/4, 2/3, 1/2, 1/1
+    r = request("corpus", [("a b d", ["a b c"])], smoothing={"method": "lin-2004"})
+    assert impl.score(r).score == pytest.approx((3 / 4 * 2 / 3 * 1 / 2) ** 0.25, rel=1e-12)
+
+
+def test_fast_bleu_scope():
+    impl = load("fast-bleu")
+    with pytest.raises(Unsupported, match="sentences only"):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5)))
+    with pytest.raises(Unsupported, match="sum to one"):
+        impl.score(request("sentence", [("a b", ["a b"])], weights=(1.0, 1.0)))
+    with pytest.raises(Unsupported, match="at least 2"):
+        impl.score(request("sentence", [("a b", ["a b"])], weights=(1.0,)))
+
+
+def test_torchmetrics_statistics_and_smoothing():
+    impl = load("torchmetrics")
+    r = request("corpus", [("a b c", ["a b c d"])], weights=(0.5, 0.5), smoothing={"method": "chen-cherry-2"})
+    answer = impl.score(r)
+    assert answer.statistics == {"hyp_len": 3, "ref_len": 4, "matches": [3, 2], "totals": [3, 2]}
+    # p1 = 3/3, p2 = (2+1)/(2+1); BP = e^(1 - 4/3)
+    assert answer.score == pytest.approx(math.exp(1 - 4 / 3), rel=1e-6)
+    with pytest.raises(Unsupported):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.2,) * 5))
+
+
+# -- the Perl scripts -----------------------------------------------------------------------------
+
+
+def test_perl_adapters_unavailable_without_a_path(monkeypatch):
+    from oracle.adapters.perl_adapter import MtevalImplementation, MultiBleuImplementation
+
+    monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
+    monkeypatch.delenv("BLEU_ORACLE_MTEVAL", raising=False)
+    with pytest.raises(AdapterUnavailable, match="BLEU_ORACLE_MULTI_BLEU"):
+        MultiBleuImplementation()
+    with pytest.raises(AdapterUnavailable, match="BLEU_ORACLE_MTEVAL"):
+        MtevalImplementation()
+
+
+@pytest.fixture
+def fake_multi_bleu(tmp_path, monkeypatch):
+    """A stand-in for multi-bleu.perl that prints its output format and echoes what it was given."""
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    script = tmp_path / "multi-bleu.perl"
+    script.write_text(textwrap.dedent(r"""
+        my $lc = 0; if ($ARGV[0] eq "-lc") { $lc = 1; shift; }
+        my $stem = $ARGV[0]; my $refs = 0; $refs++ while -e "$stem$refs";
+        my ($hyp, $lines) = (0, 0);
+        while (<STDIN>) { chop; my @w = split; $hyp += scalar(@w); $lines++; }
+        open(R, "${stem}0"); my $ref = 0; while (<R>) { chop; my @w = split(' ', $_); $ref += scalar(@w); } close(R);
+        printf "BLEU = %.2f, 1.0/1.0/1.0/1.0 (BP=1.000, ratio=1.000, hyp_len=%d, ref_len=%d)\n", 12.25 + $refs + 10 * $lc, $hyp, $ref;
+    """), encoding="utf-8")
+    monkeypatch.setenv("BLEU_ORACLE_MULTI_BLEU", str(script))
+    return script
+
+
+def test_multi_bleu_plumbing(fake_multi_bleu):
+    from oracle.adapters.perl_adapter import MultiBleuImplementation
+
+    impl = MultiBleuImplementation()
+    r = request("corpus", [("a b c", ["a b", "x"]), ("é d", ["d", "y y"])])
+    answer = impl.score(r)
+    assert answer.score == pytest.approx(0.1425, rel=1e-12)  # two reference files, read back from the output
+    assert answer.statistics == {"hyp_len": 5, "ref_len": 3}
+    assert impl.score(request("corpus", [("a B", ["a b"])], lowercase=True)).score == pytest.approx(0.2325, rel=1e-12)
+    with pytest.raises(Unsupported):
+        impl.score(request("corpus", [("a", ["a", "b"]), ("c", ["c"])]))  # reference counts differ
+    with pytest.raises(Unsupported):
+        impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5)))
+    with pytest.raises(Unsupported):
+        impl.score(request("corpus", [("É", ["é"])], lowercase=True))
+
+
+def test_mteval_refuses_punctuation(tmp_path, monkeypatch):
+    script = tmp_path / "mteval-v13a.pl"
+    script.write_text("print 'BLEU score = 0.5000 for system \"sys\"\\n';\n", encoding="utf-8")
+    monkeypatch.setenv("BLEU_ORACLE_MTEVAL", str(script))
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    from oracle.adapters.perl_adapter import MtevalImplementation
+
+    impl = MtevalImplementation()
+    with pytest.raises(Unsupported, match="punctuation"):
+        impl.score(request("corpus", [("a b.", ["a b."])]))
+    assert impl.score(request("corpus", [("a b", ["a b"])])).score == 0.5
+
+
+def test_registry_names_resolve():
+    for name, target in REGISTRY.items():
+        module, cls = target.split(":")
+        if name == "oracle" and not os.path.exists(os.path.join(os.path.dirname(__file__), "..", "oracle", "adapters",
+                                                                 "oracle_adapter.py")):
+            continue
+        assert hasattr(importlib.import_module(module), cls), name

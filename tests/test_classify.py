@@ -1,0 +1,166 @@
+"""oracle.classify on hand-built answers: each value below is derived by hand (or is what a
+library was observed to return), never taken from the oracle."""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+
+import pytest
+
+from oracle.adapters.base import ScoreAnswer, ScoreRequest, Segment
+from oracle.classify import (
+    AGREES, COMPUTATIONS, SMOOTHED_COUNTS, UNEXPLAINED, Explanation, classify, component_names, within_contract,
+)
+
+
+def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
+    segs = tuple(Segment(tuple(h.split()), tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
+    return ScoreRequest(0, level, segs, tuple(weights), smoothing or {"method": "none"}, lowercase)
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# hyp 'a b c d' against 'a b' (2) and 'a b c d e' (5): unigram precision 4/4.
+SHORTEST = request("corpus", [("a b c d", ["a b", "a b c d e"])], weights=(1.0,))
+BP_CLOSEST = math.exp(1 - 5 / 4)  # closest reference: 5 tokens
+
+
+def test_agrees():
+    e = classify(SHORTEST, BP_CLOSEST, "papineni")
+    assert e.name == AGREES and e.explained and e.change == ()
+
+
+def test_reference_length_shortest():
+    e = classify(SHORTEST, 1.0, "papineni")  # r = 2 < c: BP = 1
+    assert e.name == "reference_length=shortest"
+    assert e.change == (("reference_length", "shortest"),)
+    assert e.value == 1.0 and e.expected == pytest.approx(BP_CLOSEST, rel=1e-15)
+
+
+def test_nltk_segment_floor():
+    # ((6-3)/(6-1)) ** (1/4): nltk's floor adds one phantom trigram and 4-gram
+    r = request("corpus", [("a b", ["a b"]), ("c d e f g h", ["c d e f g h"])])
+    assert classify(r, (3 / 5) ** 0.25, "nltk").name == "segment_totals_floor=1"
+
+
+def test_tiny_instead_of_zero():
+    r = request("sentence", [("a b", ["b a"])], weights=(0.5, 0.01))  # p1 = 1, p2 = 0/1
+    assert classify(r, sys.float_info.min ** 0.01, "nltk").name == "tiny-instead-of-zero"
+
+
+def test_no_match_zero_with_smoothing():
+    r = request("corpus", [("a b c d", ["e f g h"])], smoothing={"method": "exp"})
+    assert classify(r, 0.0, "sacrebleu").name == "no-match-zero"
+
+
+def test_mean_of_sentence_scores():
+    # segment 1: BLEU-2 = 1; segment 2: p2 = 0, BLEU-2 = 0; the mean is 1/2
+    r = request("corpus", [("a b", ["a b"]), ("a c", ["a d"])], weights=(0.5, 0.5))
+    e = classify(r, 0.5, "papineni")
+    assert e.name == "mean-of-sentence-scores" and e.change == (("computation", "mean-of-sentence-scores"),)
+
+
+def test_weights_normalised():
+    # p1 = 2/3, p2 = 1/2: as given (1, 1) -> 1/3; normalised (1/2, 1/2) -> sqrt(1/3)
+    r = request("corpus", [("a b c", ["a b d"])], weights=(1.0, 1.0))
+    assert classify(r, 1 / 3, "papineni").name == AGREES
+    assert classify(r, math.sqrt(1 / 3), "papineni").name == "weights=normalise"
+
+
+def test_empty_order_skip():
+    r = request("sentence", [("a b", ["a b"])])  # BLEU-4 of a two-token match: orders 3, 4 are 0/0
+    assert classify(r, 0.0, "papineni").name == AGREES
+    assert classify(r, 1.0, "papineni").name == "empty_order=skip"
+
+
+def test_percent_scale():
+    r = request("corpus", [("a b c d", ["a b c d"])])
+    assert classify(r, 100.0, "papineni").name == "percent-scale"
+
+
+def test_float32():
+    r = request("corpus", [("a b c d", ["a b c d e"])])  # BP = exp(-1/4), all p_n = 1
+    e = classify(r, f32(math.exp(-0.25)), "papineni")
+    assert e.name == "float32"
+    assert within_contract(e.value, math.exp(-0.25))
+
+
+def test_convention_with_float32():
+    # torchmetrics: hyp 6 tokens, references 8 (listed first) and 4: r = 8 (first of the tied), float32 BP
+    r = request("corpus", [("a b c d e f", ["a b c d e f g h", "a b c d"])], weights=(0.5, 0.5))
+    e = classify(r, f32(math.exp(1 - 8 / 6)), "papineni", among=["reference_length=closest-first", "float32"])
+    assert e.name == "reference_length=closest-first + float32"
+    assert component_names(e.name) == ("reference_length=closest-first", "float32")
+
+
+def test_both_empty_depends_on_among():
+    r = request("corpus", [("", [""])])  # c = r = 0: NaN under papineni
+    assert classify(r, math.nan, "papineni").name == AGREES
+    assert classify(r, 0.0, "papineni").name == "no-match-zero"  # the early-return reading comes first
+    assert classify(r, 0.0, "papineni", among=["both_empty=zero"]).name == "both_empty=zero"
+
+
+def test_among_restricts_the_search():
+    assert classify(SHORTEST, 1.0, "papineni", among=["float32"]).name == UNEXPLAINED
+
+
+def test_statistics_report_smoothed_counts():
+    # sacrebleu add-k (k = 1): the score is right, counts/totals carry +1 for n > 1
+    r = request("corpus", [("a b c", ["a b d"])], smoothing={"method": "add-k", "k": 1.0})
+    score = (2 / 3 * 2 / 3 * 1 / 2 * 1 / 1) ** 0.25  # (m+1)/(l+1) for n > 1
+    answer = ScoreAnswer(score, {"hyp_len": 3, "ref_len": 3, "matches": [2, 2, 1, 1], "totals": [3, 3, 2, 1]})
+    assert classify(r, answer, "sacrebleu").name == SMOOTHED_COUNTS
+    raw = ScoreAnswer(score, {"hyp_len": 3, "ref_len": 3, "matches": [2, 1, 0, 0], "totals": [3, 2, 1, 0]})
+    assert classify(r, raw, "sacrebleu").name == AGREES
+
+
+def test_statistics_reveal_the_convention_when_the_score_agrees():
+    # hyp 4 tokens, references 5 and 3 tokens: closest is 3 (tie 1 vs 1 -> shorter), BP = 1 either way
+    # with shortest too; a reported ref_len of 5 can only be the longer of the tied
+    r = request("corpus", [("a b c d", ["a b c d e", "a b c"])], weights=(1.0,))
+    answer = ScoreAnswer(math.exp(1 - 5 / 4), {"hyp_len": 4, "ref_len": 5, "matches": [4], "totals": [4]})
+    assert classify(r, answer, "papineni").name == "reference_length=closest-longer"
+    answer = ScoreAnswer(1.0, {"hyp_len": 4, "ref_len": 3, "matches": [4], "totals": [4]})
+    assert classify(r, answer, "papineni").name == AGREES
+
+
+def test_unexplained():
+    e = classify(SHORTEST, 0.123, "papineni")
+    assert e.name == UNEXPLAINED and not e.explained and e.value is None
+
+
+def test_answer_forms():
+    assert classify(SHORTEST, {"score": 1.0}, "papineni").name == "reference_length=shortest"
+    assert classify(SHORTEST, ScoreAnswer(1.0), "papineni").name == "reference_length=shortest"
+    assert classify(request("corpus", [("", [""])]), {"score": "NaN"}, "papineni").name == AGREES
+
+
+def test_explanation_is_frozen_and_serialisable():
+    e = classify(SHORTEST, 1.0, "papineni")
+    with pytest.raises(AttributeError):
+        e.name = "x"  # type: ignore[misc]
+    data = e.to_json()
+    assert data["name"] == "reference_length=shortest" and data["change"] == [["reference_length", "shortest"]]
+    assert Explanation(UNEXPLAINED, "").to_json()["value"] is None
+
+
+def test_within_contract():
+    assert within_contract(1.0, 1.0 + 1e-10)
+    assert not within_contract(1.0, 1.0 + 1e-8)
+    assert within_contract(1e-13, 0.0) and not within_contract(1e-11, 0.0)
+    assert within_contract(math.nan, math.nan) and not within_contract(0.0, math.nan)
+
+
+def test_computation_names_are_unique_and_documented():
+    names = [name for name, _ in COMPUTATIONS]
+    assert len(names) == len(set(names))
+    assert all(function.__doc__ for _, function in COMPUTATIONS)
+
+
+def test_classify_is_deterministic():
+    r = request("corpus", [("a b", ["a b"]), ("c d e f g h", ["c d e f g h"])])
+    assert classify(r, 0.88, "nltk") == classify(r, 0.88, "nltk")
