@@ -81,15 +81,17 @@ PROFILES = {
         ),
         _profile(
             "mteval",
-            "NIST mteval-v13a.pl: closest (ties shorter), no smoothing, uniform BLEU-4",
+            "NIST mteval-v13a.pl: closest (ties shorter), exp (NIST) smoothing, uniform BLEU-4",
             {
                 "reference_length": f"{NLTK}, brevity_penalty: 'A test example from mteval-v13a.pl' (0.8668 for 7 against 11 and 8: closest); ties to the shorter decided",
                 "empty_order": "mteval-v13a.pl: an order with no n-grams counted as 0 decided (documentation silent)",
                 "both_empty": "mteval-v13a.pl: 0 decided (documentation silent)",
                 "uniform_weights_only": "mteval-v13a.pl: uniform BLEU-4 only",
+                "smoothing": "sacrebleu compute_bleu: 'exp: Method 3 (NIST smoothing method i.e. in use with mteval-v13a.pl)'; the script's usage offers --no-smoothing, so smoothing is its default",
             },
             both_empty="zero",
             uniform_weights_only=True,
+            smoothing=Smoothing("exp"),
         ),
         _profile(
             "multi-bleu",
