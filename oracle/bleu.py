@@ -150,7 +150,7 @@ def modified_precision(matches, totals):
         return None
     if isinstance(matches, Decimal) or isinstance(totals, Decimal):
         return exact.CONTEXT.divide(exact.to_decimal(matches), exact.to_decimal(totals))
-    return Fraction(matches) / Fraction(totals)
+    return Fraction(matches, totals)
 
 
 # -- 2.1.3 Combining the modified n-gram precisions -------------------------
@@ -162,13 +162,24 @@ def weighted_log_mean(precisions, weights, *, zero_weight="ignored"):
 
     zero_weight="ignored": an order with w_n = 0 contributes nothing even when
     p_n = 0 (0 * log 0 taken as its limit 0). "counted": p_n = 0 still gives 0.
+    Orders sharing a weight are summed as w * log(product of their p_n): the
+    product of Fractions is exact, so this is one rounding instead of several.
     """
-    total = exact.ZERO
+    by_weight = {}
     for p, w in zip(precisions, weights):
         if p == 0 and (w != 0 or zero_weight == "counted"):
             return Decimal("-Infinity")
         if w != 0:
-            total = exact.add(total, exact.mul(w, exact.ln(p)))
+            by_weight.setdefault(w, []).append(p)
+    total = exact.ZERO
+    for w, group in by_weight.items():
+        exact_part = Fraction(1)
+        for p in group:
+            if isinstance(p, Fraction):
+                exact_part *= p
+            else:  # an irrational smoothed precision (Decimal) takes its own logarithm
+                total = exact.add(total, exact.mul(w, exact.ln(p)))
+        total = exact.add(total, exact.mul(w, exact.ln(exact_part)))
     return total
 
 
@@ -241,6 +252,8 @@ def parse_weights(weights, *, default_max_order=4):
     """Validate w_n: a non-empty sequence of finite, non-negative numbers, not all zero."""
     if weights is None:
         return (Fraction(1, default_max_order),) * default_max_order
+    if type(weights) is tuple and weights and all(type(w) is Fraction and w >= 0 for w in weights) and any(weights):
+        return weights  # already parsed (corpus_bleu passes its parsed weights on)
     if isinstance(weights, (str, bytes, Set, Mapping)) or not hasattr(weights, "__iter__"):
         raise BleuTypeError(f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})")
     given = list(weights)

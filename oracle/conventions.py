@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from fractions import Fraction
-from numbers import Rational, Real
+from numbers import Real
 
 from .errors import BleuTypeError, BleuValueError, describe
 
@@ -72,10 +72,14 @@ _DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 def exact_number(value, *, name):
     """A finite real number as an exact Fraction (floats convert exactly)."""
+    if type(value) is int:  # the common cases first: ABC checks are slow on the serve path
+        return Fraction(value)
+    if type(value) is float and math.isfinite(value):
+        return Fraction(value)
     if isinstance(value, bool) or not isinstance(value, (Real, Decimal, str)):
         raise BleuTypeError(f"`{name}` must be a number (got {type(value).__name__} {describe(value)})")
     try:
-        number = Fraction(value) if not isinstance(value, Rational) else Fraction(value)
+        number = Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         raise BleuValueError(f"`{name}` must be a finite number (got {describe(value)})") from exc
     if isinstance(value, float) and not math.isfinite(value):
