@@ -45,7 +45,7 @@ def read_lines(path):
 
 def tiny_corpus():
     hyp = ["the cat sat on the mat", "a quick brown fox jumps", "hello world again and again"] * 20
-    refs = [["the cat is on the mat", "a fast brown fox jumped", "hello world once again"] * 20,
+    refs = [["the cat sat on a mat", "a fast brown fox jumped", "hello world again and once more"] * 20,
             ["there is a cat on the mat", "the quick brown fox jumps", "hello again world"] * 20]
     return hyp, refs
 
@@ -70,6 +70,10 @@ def alternate(contenders, repeats):
             results[name] = fn()
             times[name].append(time.perf_counter() - start)
     return times, results
+
+
+def relative(a, b):
+    return abs(a - b) / abs(b) if b else abs(a - b)
 
 
 def report(title, times, baseline_names, rows):
@@ -110,7 +114,7 @@ def bench_in_process(hyp, refs, repeats, rows):
         report(f"in process, corpus BLEU, {n_refs} reference(s), {len(hyp)} segments", times,
                ["sacrebleu corpus_score", "nltk corpus_bleu"], rows)
         o, s = results["oracle corpus_bleu"], results["sacrebleu corpus_score"]
-        print(f"  scores: oracle {o:.12f} sacrebleu {s:.12f} relative difference {abs(o - s) / abs(s):.2e}"
+        print(f"  scores: oracle {o:.12f} sacrebleu {s:.12f} relative difference {relative(o, s):.2e}"
               + (f" nltk {results['nltk corpus_bleu']:.12f}" if "nltk corpus_bleu" in results else ""))
 
 
@@ -145,7 +149,7 @@ def bench_commands(hyp, refs, repeats, rows, workdir):
     if "sacrebleu command" in outputs:
         theirs = float(outputs["sacrebleu command"].strip())
         print(f"  scores: bleu-oracle {ours:.12f} sacrebleu {theirs:.12f} "
-              f"relative difference {abs(ours - theirs) / abs(theirs):.2e}")
+              f"relative difference {relative(ours, theirs):.2e}")
     return hyp_file, ref_files
 
 

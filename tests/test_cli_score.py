@@ -1,0 +1,123 @@
+"""`bleu-oracle score`: files in, the score and its derivation out."""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from oracle.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# MATLAB bleuEvaluationScore, "Evaluate Summary": the summary and its two references.
+CANDIDATE = "The fast brown fox jumped over the lazy dog ."
+REFERENCES = ["The quick brown animal jumped over the lazy dog .", "The quick brown fox jumped over the lazy dog ."]
+
+
+@pytest.fixture
+def matlab_files(tmp_path):
+    hyp = tmp_path / "cand.txt"
+    hyp.write_text(CANDIDATE + "\n", encoding="utf-8")
+    refs = []
+    for i, text in enumerate(REFERENCES):
+        path = tmp_path / f"ref{i}.txt"
+        path.write_text(text + "\n", encoding="utf-8")
+        refs.append(path)
+    return hyp, refs
+
+
+def run(argv, capsys):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def ref_args(refs):
+    return [x for r in refs for x in ("--ref", r)]
+
+
+def test_explain_prints_the_tutorial_style_tables_for_the_matlab_example(matlab_files, capsys):
+    hyp, refs = matlab_files
+    code, out, _ = run(["score", "--hyp", hyp, *ref_args(refs), "--profile", "matlab", "--explain"], capsys)
+    assert code == 0
+    # Per order the matched/total counts, as the MATLAB page's 0.7825 requires (derived by hand:
+    # only "fast" and the n-grams through it miss): 9/10, 7/9, 6/8, 5/7.
+    for fraction in ("9/10", "7/9", "6/8", "5/7"):
+        assert f"= {fraction}" in out
+    assert "Max_Ref_Count" in out and "Count_clip" in out
+    assert "fast   | 1     | 0        | 0        | 0             | 0" in out  # "fast" is in no reference
+    assert "r = 10" in out and "ties go to the shorter" in out
+    assert "0.7825" in out  # the page prints 0.7825
+
+
+def test_json_output_carries_score_and_statistics(matlab_files, capsys):
+    hyp, refs = matlab_files
+    code, out, _ = run(["score", "--hyp", hyp, *ref_args(refs), "--json", "--weights", "0.5", "0.5"], capsys)
+    payload = json.loads(out)
+    assert code == 0
+    assert abs(payload["score"] - 0.8367) <= 0.00005  # MATLAB: NgramWeights [0.5 0.5] -> 0.8367
+    assert payload["statistics"] == {"hyp_len": 10, "ref_len": 10, "matches": [9, 7], "totals": [10, 9]}
+
+
+def test_sentence_mode_prints_one_line_per_segment(tmp_path, capsys):
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a b c d\nx y\n", encoding="utf-8")
+    ref.write_text("a b c d\nx z\n", encoding="utf-8")
+    code, out, _ = run(["score", "--hyp", hyp, "--ref", ref, "--sentence", "--json", "--weights", "1"], capsys)
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert code == 0 and [line["segment"] for line in lines] == [1, 2]
+    assert lines[0]["score"] == 1.0 and abs(lines[1]["score"] - 0.5) <= 1e-12  # p1 = 1/2, c = r
+
+
+def test_files_of_different_lengths_are_an_error_naming_them(tmp_path, capsys):
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a\nb\nc\n", encoding="utf-8")
+    ref.write_text("a\nb\n", encoding="utf-8")
+    code, _, err = run(["score", "--hyp", hyp, "--ref", ref], capsys)
+    assert code == 2
+    assert "different numbers of lines" in err and "r.txt ended after 2 line(s)" in err
+
+
+def test_lines_split_on_newline_only(tmp_path, capsys):
+    # U+2028 ends a line for str.splitlines() but not in this format: the hypothesis file has
+    # one segment (tokens a and b, since str.split() treats U+2028 as whitespace), like the reference.
+    hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
+    hyp.write_text("a\u2028b\n", encoding="utf-8")
+    ref.write_text("a b\n", encoding="utf-8")
+    code, out, _ = run(["score", "--hyp", hyp, "--ref", ref, "--json", "--weights", "1"], capsys)
+    assert code == 0
+    assert json.loads(out)["statistics"] == {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}
+
+
+def test_bad_weights_exit_2_with_the_argument_named(matlab_files, capsys):
+    hyp, refs = matlab_files
+    code, _, err = run(["score", "--hyp", hyp, *ref_args(refs), "--weights", "0.5", "-0.5"], capsys)
+    assert code == 2 and "`weights` must be non-negative" in err
+
+
+def test_console_script_runs_as_a_module():
+    done = subprocess.run([sys.executable, "-m", "oracle", "--help"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0 and "score" in done.stdout and "check" in done.stdout
+
+
+FORMULA_MODULES = ["bleu", "smoothing", "exact", "conventions", "profiles", "errors", "explain"]
+
+
+@pytest.mark.parametrize("module", FORMULA_MODULES)
+def test_formula_modules_import_the_standard_library_only(module):
+    tree = ast.parse((ROOT / "oracle" / f"{module}.py").read_text(encoding="utf-8"))
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            imported.add(node.module.split(".")[0])
+        elif isinstance(node, ast.ImportFrom):  # relative: `from . import exact` or `from .errors import ...`
+            names = [node.module] if node.module else [alias.name for alias in node.names]
+            for name in names:
+                assert name in FORMULA_MODULES, f"oracle/{module}.py imports .{name}, outside the formulas"
+    outside = {name for name in imported if name not in sys.stdlib_module_names and name != "__future__"}
+    assert not outside, f"oracle/{module}.py imports {sorted(outside)}"
