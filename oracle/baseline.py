@@ -77,7 +77,8 @@ class Baseline:
 def baseline_key(record):
     """The key a record is looked up by: its id, and for a random example also its class."""
     if record.get("kind") == "example":
-        return CLASS_PREFIX + (record.get("classification") or record["outcome"])
+        layer = record.get("layer")
+        return CLASS_PREFIX + (f"{record['outcome']}:{layer}" if layer else record["outcome"])
     return record["id"]
 
 

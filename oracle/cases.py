@@ -24,6 +24,24 @@ strings such as `"3/5"` are exact fractions.
 
 Retired ids are listed in `cases/retired.yaml` (`retired: [{id, reason}]`)
 and may never be used again: other tools key their baselines on case ids.
+
+Cases found by `bleu-oracle fuzz --write-cases` have another provenance: the
+file says `found_by: fuzz` instead of naming a seed (there is no document to
+quote), each case's `expect` holds the value an implementation *answered*
+(an independent implementation, never the oracle), and each case names the
+root cause `oracle.classify` found for it in `explained_by: {name, change}`.
+`check_case` (and so `cases validate`) recomputes the oracle under that
+explanation and compares it with the implementation's value; `bleu-oracle
+check` judges such a case against the oracle only (the observed value is not a
+documented one)::
+
+    document: "bleu-oracle fuzz against nltk 3.10.4"
+    found_by: fuzz
+    cases:
+      - id: fuzz-nltk-segment-totals-floor-1-5d41402a
+        ...
+        expect: {score: 0.8801117367933934, tolerance: 8.9e-10}
+        explained_by: {name: segment_totals_floor=1, change: [[segment_totals_floor, 1]]}
 """
 
 from __future__ import annotations
@@ -50,8 +68,10 @@ KINDS = ("value", "statement", "document-error")
 LEVELS = ("corpus", "sentence")
 
 # Allowed fields per mapping (the schema lists the same; tests/test_cases.py checks).
-FILE_FIELDS = ("document", "seed", "cases")
-CASE_FIELDS = ("id", "title", "source", "profiles", "kind", "input", "options", "expect", "note")
+FILE_FIELDS = ("document", "seed", "found_by", "cases")
+#: Provenance other than a seed document: cases written by `bleu-oracle fuzz --write-cases`.
+FOUND_BY = ("fuzz",)
+CASE_FIELDS = ("id", "title", "source", "profiles", "kind", "input", "options", "expect", "explained_by", "note")
 CASE_REQUIRED = ("id", "title", "source", "profiles", "kind", "input", "expect")
 SOURCE_FIELDS = ("document", "section", "quote", "seed")
 SOURCE_REQUIRED = ("document", "section", "quote")
@@ -66,6 +86,7 @@ OPTION_FIELDS = PROTOCOL_OPTION_FIELDS + CONVENTION_OPTION_FIELDS
 SMOOTHING_FIELDS = ("method",) + tuple(SMOOTHING_PARAMETERS)
 EXPECT_FIELDS = ("score", "tolerance", "exact", "statistics", "rejected")
 STATISTICS_FIELDS = ("hyp_len", "ref_len", "matches", "totals", "bp", "precisions")
+EXPLAINED_BY_FIELDS = ("name", "change")
 RETIRED_FILE_FIELDS = ("retired",)
 RETIRED_ENTRY_FIELDS = ("id", "reason")
 
@@ -192,8 +213,33 @@ class CaseSource:
     document: str
     section: str
     quote: str
-    #: The seed file holding the quote (the case file's `seed` unless the case names another).
-    seed: str
+    #: The seed file holding the quote (the case file's `seed` unless the case names another);
+    #: None in a `found_by` file (no document to quote).
+    seed: str | None
+
+
+@dataclass(frozen=True)
+class ExplainedBy:
+    """The root cause `oracle.classify` named for an implementation's value (a `found_by: fuzz` case):
+    `change` is `Explanation.change` -- (option, value) pairs, ("smoothing", mapping) and
+    ("computation", name) -- replayed by `oracle.classify.explained_value`."""
+
+    name: str
+    change: tuple
+
+    def convention_changes(self):
+        """The convention overrides among the changes (no smoothing, no computation), as `oracle.score`
+        keywords; like `oracle.classify`, a changed empty-order rule applies at sentence level too."""
+        changes = {k: v for k, v in self.change if k not in ("smoothing", "computation")}
+        if "empty_order" in changes:
+            changes.setdefault("sentence_empty_order", None)
+        if "weight_normalisation" in changes:
+            changes.setdefault("uniform_weights_only", False)
+        return changes
+
+    @property
+    def computations(self):
+        return tuple(v for k, v in self.change if k == "computation")
 
 
 @dataclass(frozen=True)
@@ -271,6 +317,10 @@ class Case:
     line: int = field(compare=False)
     #: The case file's `document`.
     document: str = field(compare=False, default="")
+    #: The case file's `found_by` (None: the case is taken from a seed document).
+    found_by: str | None = field(compare=False, default=None)
+    #: The root cause of the observed value (`found_by` cases only).
+    explained_by: ExplainedBy | None = None
 
     @property
     def level(self):
@@ -471,6 +521,8 @@ def _parse_source(value, ctx, line, file_seed):
     for key in SOURCE_REQUIRED:
         values[key] = _string(source[key], f"source.{key}", ctx, _line_of(source, key, line))
     seed = file_seed
+    if "seed" in source and file_seed is None:
+        raise ctx.error("`source.seed` names a seed document; a `found_by` file quotes no document", _line_of(source, "seed", line))
     if "seed" in source:
         seed = _string(source["seed"], "source.seed", ctx, _line_of(source, "seed", line))
         if not SEED_PATTERN.match(seed):
@@ -715,7 +767,55 @@ def _expected_numbers(score, statistics):
                 yield f"statistics.precisions.{order}", p
 
 
-def _parse_case(raw, path, line, file_seed, document):
+def _parse_explained_by(value, ctx, line):
+    from .classify import known_names
+    from .conventions import Smoothing
+
+    data = _mapping(value, "explained_by", ctx, line, EXPLAINED_BY_FIELDS, EXPLAINED_BY_FIELDS)
+    line = data.line
+    name = _string(data["name"], "explained_by.name", ctx, _line_of(data, "name", line), one_line=True)
+    raw = data["change"]
+    c_line = _line_of(data, "change", line)
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error(f"`explained_by.change` must be a non-empty list of [what, value] pairs (got {_show(raw)})", c_line)
+    change = []
+    for i, item in enumerate(raw):
+        where = f"explained_by.change[{i}]"
+        i_line = _line_of(raw, i, c_line)
+        if not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str):
+            raise ctx.error(f"`{where}` must be a pair [what, value] (got {_show(item)})", i_line)
+        key, val = item
+        if key == "computation":
+            if val not in known_names():
+                raise ctx.error(f"`{where}`: unknown computation {_show(val)} (known: {', '.join(sorted(known_names()))})", i_line)
+        elif key == "smoothing":
+            if not isinstance(val, dict):
+                raise ctx.error(f"`{where}`: a smoothing must be a mapping {{method, parameters}} (got {_show(val)})", i_line)
+            try:
+                val = Smoothing.parse({k: (v if k == "method" else _exact(v)) for k, v in val.items()})
+            except (BleuOracleError, ValueError, ZeroDivisionError) as exc:
+                raise ctx.error(f"`{where}`: {exc}", i_line) from None
+        elif key in CONVENTION_OPTION_FIELDS:
+            try:
+                Options().with_changes(**{key: val})
+            except (BleuOracleError, TypeError) as exc:
+                raise ctx.error(f"`{where}`: {exc}", i_line) from None
+        else:
+            raise ctx.error(
+                f"`{where}` changes {key!r}, which is neither a convention ({', '.join(CONVENTION_OPTION_FIELDS)}), "
+                "`smoothing` nor `computation`", i_line)
+        change.append((key, val))
+    return ExplainedBy(name, tuple(change))
+
+
+def _exact(value):
+    """A number or fraction string as an exact Fraction (smoothing parameters in `explained_by`)."""
+    if isinstance(value, str):
+        return Fraction(value.strip())
+    return Fraction(value)
+
+
+def _parse_case(raw, path, line, file_seed, document, found_by=None):
     ctx = _Context(path)
     if isinstance(raw, dict) and isinstance(raw.get("id"), str):
         ctx.case_id = raw["id"]
@@ -736,6 +836,17 @@ def _parse_case(raw, path, line, file_seed, document):
     case_input = _parse_input(data["input"], ctx, at("input"))
     options = _parse_options(data.get("options"), ctx, at("options"))
     expect = _parse_expect(data["expect"], ctx, at("expect"))
+    explained_by = None
+    if "explained_by" in data:
+        if found_by is None:
+            raise ctx.error("`explained_by` belongs to cases found by `bleu-oracle fuzz` (a file with `found_by`); "
+                            "a documented case states what its document says", at("explained_by"))
+        explained_by = _parse_explained_by(data["explained_by"], ctx, at("explained_by"))
+    elif found_by is not None:
+        raise ctx.error("missing required field `explained_by`: a case found by fuzzing names the root cause of "
+                        "the implementation's value (what `cases validate` recomputes)", line)
+    if found_by is not None and expect.rejected:
+        raise ctx.error("`expect.rejected`: a case found by fuzzing records a value the implementation answered", at("expect"))
     note = None
     if "note" in data:
         note = _string(data["note"], "note", ctx, at("note"))
@@ -745,7 +856,8 @@ def _parse_case(raw, path, line, file_seed, document):
             + (" and what the document got wrong" if kind == "document-error" else ""),
             line,
         )
-    return Case(case_id, title.strip(), source, profiles, kind, case_input, options, expect, note, Path(path), line, document)
+    return Case(case_id, title.strip(), source, profiles, kind, case_input, options, expect, note, Path(path), line,
+                document, found_by, explained_by)
 
 
 # -- Files and directories ---------------------------------------------------
@@ -759,11 +871,25 @@ def _parse_file(path, problems):
         data = _read_yaml(path)
         if data is None:
             raise ctx.error("the file is empty (expected `document`, `seed` and `cases`)", 1)
-        data = _mapping(data, "", ctx, 1, FILE_FIELDS, FILE_FIELDS, what="a case file")
+        data = _mapping(data, "", ctx, 1, FILE_FIELDS, ("document",), what="a case file")
         document = _string(data["document"], "document", ctx, _line_of(data, "document", 1), one_line=True)
-        seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
-        if not SEED_PATTERN.match(seed):
-            raise ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" (got {seed!r})", _line_of(data, "seed", 1))
+        seed = found_by = None
+        if "seed" in data and "found_by" in data:
+            raise ctx.error("a case file has either `seed` (its source document) or `found_by` (how its cases were "
+                            "found), not both", _line_of(data, "found_by", 1))
+        if "found_by" in data:
+            found_by = data["found_by"]
+            if found_by not in FOUND_BY:
+                raise ctx.error(f"`found_by` must be one of {list(FOUND_BY)} (got {_show(found_by)})", _line_of(data, "found_by", 1))
+        else:
+            if "seed" not in data:
+                raise ctx.error("missing required field `seed` (or `found_by: fuzz` for cases written by "
+                                "`bleu-oracle fuzz --write-cases`)", data.line)
+            seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
+            if not SEED_PATTERN.match(seed):
+                raise ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" (got {seed!r})", _line_of(data, "seed", 1))
+        if "cases" not in data:
+            raise ctx.error("missing required field `cases`", data.line)
         raw_cases = data["cases"]
         if not isinstance(raw_cases, list) or not raw_cases:
             raise ctx.error(f"`cases` must be a non-empty list of cases (got {_show(raw_cases)})", _line_of(data, "cases", 1))
@@ -773,7 +899,7 @@ def _parse_file(path, problems):
     cases = []
     for i, raw in enumerate(raw_cases):
         try:
-            cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document))
+            cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document, found_by))
         except CaseFileError as exc:
             problems.append(exc)
     seen = {}
@@ -921,11 +1047,14 @@ def normalise_whitespace(text):
 
 
 def quote_problems(cases, seeds_dir=None):
-    """Cases whose quote is not found (modulo whitespace runs) in their seed file."""
+    """Cases whose quote is not found (modulo whitespace runs) in their seed file. Cases from a
+    `found_by` file name no seed and quote no document: they are not checked here."""
     seeds_dir = Path(seeds_dir) if seeds_dir is not None else DEFAULT_SEEDS_DIR
     texts, problems = {}, []
     for case in cases:
         seed = case.source.seed
+        if seed is None:
+            continue
         if seed not in texts:
             path = seeds_dir / seed
             texts[seed] = normalise_whitespace(path.read_text(encoding="utf-8")) if path.is_file() else None
@@ -1026,8 +1155,12 @@ def check_case(case, profile):
     hypotheses, references = case.input.oracle_arguments()
     expect = case.expect
     expected = _describe_expected(expect)
+    kwargs = case.oracle_kwargs()
+    if case.explained_by is not None:
+        kwargs.update(case.explained_by.convention_changes())
+        expected += f" (an implementation's answer; the oracle under `{case.explained_by.name}`)"
     try:
-        result = oracle.score(hypotheses, references, profile=profile, **case.oracle_kwargs())
+        result = oracle.score(hypotheses, references, profile=profile, **kwargs)
     except BleuOracleError as exc:
         if expect.rejected:
             return CheckOutcome(case.id, profile, True, expected, f"rejected: {exc}")
@@ -1039,10 +1172,15 @@ def check_case(case, profile):
         )
     failures, actual = [], []
     tol = expect.tolerance
-    if expect.score is not None:
-        actual.append(f"score {_fmt(result.score)}")
-        if not _close(expect.score, result.score, tol):
-            failures.append(f"score: expected {_fmt_expected(expect.score, tol)}, got {_fmt(result.score)}")
+    score = result.score
+    if case.explained_by is not None:
+        score = _explained_score(case, profile)
+        if score is None:
+            failures.append(f"the oracle under `{case.explained_by.name}` gives no value for this input")
+    if expect.score is not None and score is not None:
+        actual.append(f"score {_fmt(score)}")
+        if not _close(expect.score, score, tol):
+            failures.append(f"score: expected {_fmt_expected(expect.score, tol)}, got {_fmt(score)}")
     s = expect.statistics
     if s is not None:
         stats = result.statistics
@@ -1080,6 +1218,18 @@ def check_case(case, profile):
     return CheckOutcome(case.id, profile, not failures, expected, "; ".join(actual), tuple(failures))
 
 
+def _explained_score(case, profile):
+    """The oracle's value for a `found_by` case under its `explained_by` (a Decimal; None: no value)."""
+    from .classify import explained_value
+    from .requests import request_from_json
+
+    request = request_from_json(case.request_fields(profile))
+    value = explained_value(request, profile, case.explained_by.change, overrides=case.convention_overrides())
+    if value is None:
+        return None
+    return Decimal("NaN") if value != value else Decimal(value)
+
+
 def check_cases(cases):
     """Every case under each of its profiles, in order."""
     return [check_case(case, profile) for case in cases for profile in case.profiles]
@@ -1087,6 +1237,7 @@ def check_cases(cases):
 
 __all__ = [
     "Case", "CaseExpect", "CaseInput", "CaseLoader", "CaseOptions", "CaseSegment", "CaseSource", "CheckOutcome",
+    "ExplainedBy", "FOUND_BY",
     "DEFAULT_CASES_DIR", "DEFAULT_SEEDS_DIR", "ExpectedStatistics", "RetiredId", "case_files", "check_case",
     "check_cases", "load_case_file", "load_cases", "load_retired", "quote_problems", "validate",
 ]

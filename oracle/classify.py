@@ -23,6 +23,7 @@ library under test.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass
 from fractions import Fraction
@@ -30,7 +31,7 @@ from itertools import combinations
 
 from . import bleu
 from .conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, Smoothing
-from .errors import BleuOracleError
+from .errors import BleuOracleError, BleuValueError
 from .profiles import get_profile
 from .smoothing import smooth
 
@@ -643,6 +644,71 @@ def _change_tuple(changes, smoothing_change):
     return out
 
 
+def smoothing_from_description(text):
+    """The Smoothing an explanation's ("smoothing", text) change names: `Smoothing.describe()` read back,
+    e.g. "floor(value=1/10)" or "none"."""
+    match = re.fullmatch(r"([a-z0-9-]+)(?:\((.*)\))?", text.strip())
+    if not match:
+        raise BleuValueError(f"not a smoothing description: {text!r} (expected e.g. 'floor(value=1/10)')")
+    params = {}
+    for item in filter(None, (match.group(2) or "").split(",")):
+        name, sep, value = item.strip().partition("=")
+        if not sep:
+            raise BleuValueError(f"not a smoothing description: {text!r} (parameters are name=value)")
+        try:
+            params[name.strip()] = Fraction(value.strip())
+        except (ValueError, ZeroDivisionError):
+            raise BleuValueError(f"not a smoothing description: {text!r} (parameter {name.strip()} = {value!r})") from None
+    return Smoothing(match.group(1), **params)
+
+
+def explained_value(request, profile, change, *, overrides=None):
+    """The value the oracle gives for `request` under `profile` changed as an explanation says.
+
+    `change` is an `Explanation.change` (or its JSON): (option, value) pairs for conventions,
+    ("smoothing", Smoothing | its description | a protocol mapping) for another reading of the
+    smoothing method, ("computation", name) for an alternative computation. This is the value
+    `classify` matched against the answer, recomputed from the explanation alone: a case found by
+    `bleu-oracle fuzz` records the implementation's value and its explanation, and `cases validate`
+    checks that the oracle under that explanation still gives it. "float32" and
+    "statistics-report-smoothed-counts" change no value (they are about precision and reported
+    statistics). Returns None when the oracle rejects the input under the changed conventions or
+    the computation does not apply.
+    """
+    profile = get_profile(profile)
+    options = profile.options.with_changes(**(overrides or {}))
+    if isinstance(request.lowercase, bool):
+        options = options.with_changes(lowercase=request.lowercase)
+    smoothing = Smoothing.parse(request.smoothing) or options.smoothing
+    weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
+    functions = dict(COMPUTATIONS)
+    changes, smoothing_change, computations = {}, None, []
+    for key, value in change:
+        if key == "computation":
+            if value not in functions and value not in (FLOAT32, SMOOTHED_COUNTS):
+                raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
+            computations.append(value)
+        elif key == "smoothing":
+            smoothing_change = smoothing_from_description(value) if isinstance(value, str) else Smoothing.parse(value)
+        else:
+            changes[key] = value
+    if "empty_order" in changes:  # as _convention_changes: the sentence-level rule follows
+        changes.setdefault("sentence_empty_order", None)
+    if "weight_normalisation" in changes:
+        changes.setdefault("uniform_weights_only", False)
+    changed = options.with_changes(**changes) if changes else options
+    ctx = _Context(request, changed, smoothing_change or smoothing, weights)
+    result = _result(_Context(request, options, smoothing, weights), options=changed, smoothing=smoothing_change)
+    value = _score(result)
+    for name in computations:
+        if name in (FLOAT32, SMOOTHED_COUNTS):
+            continue
+        if result is None:
+            return None
+        value = functions[name](ctx, result)
+    return value
+
+
 def component_names(name):
     """The parts of a (possibly combined) explanation name: 'a + b' -> ('a', 'b'); '' -> ()."""
     return tuple(part.strip() for part in name.split(" + ") if part.strip())
@@ -654,5 +720,5 @@ def known_names():
 
 
 __all__ = ["ABS_TOLERANCE", "AGREES", "COMPUTATIONS", "Explanation", "FLOAT32", "FLOAT32_REL_TOLERANCE",
-           "REL_TOLERANCE", "SMOOTHED_COUNTS", "UNEXPLAINED", "classify", "component_names", "known_names",
-           "within_contract"]
+           "REL_TOLERANCE", "SMOOTHED_COUNTS", "UNEXPLAINED", "classify", "component_names", "explained_value",
+           "known_names", "smoothing_from_description", "within_contract"]

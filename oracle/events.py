@@ -1,4 +1,4 @@
-"""The event stream of a `check` run: `results.jsonl`, the one canonical record.
+"""The event stream of a `check` or `fuzz` run: `results.jsonl`, the one canonical record.
 
 One JSON object per line, written (and flushed) as the run goes:
 
@@ -6,11 +6,14 @@ One JSON object per line, written (and flushed) as the run goes:
    "implementation": {"name", "version", "language"}, "profile" (declared), "judged_profile",
    "capabilities", "handshake_error" (when it could not be driven), "settings": {"seed", "examples",
    "rel", "abs", "timeout", "max_restarts", "shrink_budget", "cases", "command", "baseline",
-   "replay", "only"}, "started"}``;
+   "replay", "only", "verb" ("check" or "fuzz")}, "started"}``;
 2. one record per case, random example or replayed input: ``{"type": "record", "id", "kind"
    ("case" | "example" | "replay"), "title", "request" (the protocol score command), "outcome"
    (an `Outcome` value), "layer" (first diverging layer or null), "order" (1-based n for
-   matches/totals), "classification" ("fail:ref_len", "crash", ...), "baseline_key", "expected"
+   matches/totals), "label" ("fail:ref_len", "crash", ...), "classification" (for a record that
+   is not good: its root cause, `oracle.classify.Explanation.to_json()` -- {"name", "description",
+   "change", "value", "expected"} -- plus "documented" (curated discrepancy ids) and "scope"; on the
+   shrunk input for a random example; null otherwise), "baseline_key", "expected"
    (`Expected.to_json()`), "actual" (the reply object or null), "message", "stderr" (captured
    during this request), "duration" (seconds the implementation took to answer), "wall" (seconds
    including judging and shrinking), "baseline" ({"status", "reason"} or null), "shrunk"

@@ -1,4 +1,10 @@
-"""Reports derived from results.jsonl: a Markdown summary and JUnit XML.
+"""Reports derived from results.jsonl (of `check` or `fuzz`): a Markdown summary and JUnit XML.
+
+The summary counts outcomes, groups the failing records by root cause (their
+"classification": name, description, count, the smallest example with the
+implementation's and the oracle's values, a reproduction; `root_cause_groups`
+is shared with `fuzz`'s console summary) and lists each deviation with its
+root cause.
 
 Nothing here talks to an implementation or the oracle: every line is computed
 from the event stream (`oracle.events`), so reports can be regenerated from a
@@ -21,6 +27,7 @@ import json
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from .events import count_outcomes, read_results
@@ -47,6 +54,105 @@ def _layer(record):
     return f"{record['layer']}{order}"
 
 
+def _label(record):
+    """ "fail:ref_len", "crash", ...: the outcome and the first diverging layer."""
+    return f"{record['outcome']}:{record['layer']}" if record.get("layer") else record["outcome"]
+
+
+@dataclass
+class RootCauseGroup:
+    """The failing records one root cause explains, with the smallest input among them."""
+
+    name: str
+    description: str
+    documented: list
+    records: list
+    smallest: dict
+
+
+def input_size(record):
+    """(tokens, segments, references) of the input a record reports (the shrunk one when shrunk)."""
+    payload = (record.get("shrunk") or {}).get("request") or record.get("replay") or record.get("request") or {}
+    segments = payload.get("segments") or []
+    tokens = sum(len(s.get("hypothesis") or []) + sum(len(r) for r in s.get("references") or []) for s in segments)
+    references = sum(len(s.get("references") or []) for s in segments)
+    return tokens, len(segments), references, len(payload.get("weights") or [])
+
+
+def root_cause_groups(records):
+    """Failing records grouped by the name of their root cause ("classification"), largest group
+    first; each with its smallest input (fewest tokens, then segments, references, orders; then
+    the first in the run)."""
+    groups = {}
+    for position, record in enumerate(records):
+        classification = record.get("classification")
+        if record["outcome"] in _GOOD or not isinstance(classification, dict) or not classification.get("name"):
+            continue
+        group = groups.setdefault(classification["name"], [])
+        group.append((input_size(record), position, record))
+    out = []
+    for name, members in groups.items():
+        smallest = min(members, key=lambda m: (m[0], m[1]))[2]
+        documented = sorted({d for _, _, r in members for d in (r["classification"].get("documented") or [])})
+        out.append(RootCauseGroup(name, smallest["classification"].get("description") or "", documented,
+                                  [r for _, _, r in members], smallest))
+    out.sort(key=lambda g: (-len(g.records), g.name))
+    return out
+
+
+def _show_value(value):
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+def answer_value(record):
+    """The implementation's answer in the reported (shrunk) input: a score, or what it said instead."""
+    actual = (record.get("shrunk") or {}).get("actual") or record.get("actual") or {}
+    for key in ("score", "rejected", "unsupported", "error"):
+        if key in actual:
+            return actual[key] if key == "score" else f"{key}: {actual[key]}"
+    return actual.get("kind") or record["outcome"]
+
+
+def oracle_value(record):
+    expected = (record.get("shrunk") or {}).get("expected") or record.get("expected") or {}
+    if expected.get("rejected"):
+        return "rejected"
+    return expected.get("score")
+
+
+def root_cause_section(records):
+    """Markdown lines: one subsection per root cause with its count, description and smallest example."""
+    groups = root_cause_groups(records)
+    if not groups:
+        return []
+    out = ["", "## Root causes", "",
+           "Every failing record is classified by `oracle.classify` (on the shrunk input for a random "
+           "example): the first alternative convention or computation under which the oracle gives the "
+           "implementation's answer, first among the implementation's documented classes "
+           "(oracle/data/discrepancies.yaml).", "",
+           "| root cause | records | documented as |", "|---|---:|---|"]
+    for group in groups:
+        out.append(f"| `{group.name}` | {len(group.records)} | {', '.join(group.documented) or '-'} |")
+    for group in groups:
+        record = group.smallest
+        classification = record["classification"]
+        out += ["", f"### `{group.name}` ({len(group.records)})", "", group.description or "", "",
+                f"- smallest example `{record['id']}`: the implementation answers "
+                f"{_show_value(answer_value(record))}; the oracle says {_show_value(oracle_value(record))}"
+                + (f"; under this explanation the oracle gives {_show_value(classification.get('value'))}"
+                   if classification.get("value") is not None else "")]
+        payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
+        if payload:
+            out += ["- input:", "", "  ```json", "  " + json.dumps(payload, ensure_ascii=False), "  ```"]
+        if record.get("reproduce"):
+            out += ["- reproduce:", "", "  ```sh", "  " + record["reproduce"], "  ```"]
+    return out
+
+
 def _is_reported(record):
     baseline = record.get("baseline") or {}
     return record["outcome"] not in _GOOD or baseline.get("status") in ("fixed", "changed")
@@ -58,7 +164,8 @@ def markdown_summary(results):
     settings = header.get("settings") or {}
     footer = results.footer or {}
     verdict, code = _verdict(results)
-    out = [f"# bleu-oracle check: {impl.get('name', '?')} {impl.get('version', '')} ({impl.get('language', '?')})", ""]
+    verb = settings.get("verb") or "check"
+    out = [f"# bleu-oracle {verb}: {impl.get('name', '?')} {impl.get('version', '')} ({impl.get('language', '?')})", ""]
     declared = header.get("profile")
     judged = header.get("judged_profile")
     profile_text = f"profile **{judged}**" + (f" (declared: {declared})" if declared and declared != judged else "")
@@ -94,12 +201,17 @@ def markdown_summary(results):
     reported = [r for r in records if _is_reported(r)]
     known = [r for r in reported if (r.get("baseline") or {}).get("status") == "known"]
     deviations = [r for r in reported if (r.get("baseline") or {}).get("status") != "known"]
+    out += root_cause_section(reported)
     if deviations:
         out += ["", "## Deviations", ""]
-        classes = Counter(r.get("classification") or r["outcome"] for r in deviations)
+        classes = Counter(_label(r) for r in deviations)
         out.append("By first diverging layer: " + ", ".join(f"{k} x{v}" for k, v in classes.most_common()) + ".")
+        causes = Counter((r.get("classification") or {}).get("name") for r in deviations
+                         if isinstance(r.get("classification"), dict))
+        if causes:
+            out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in causes.most_common()) + ".")
         for record in deviations[:DEVIATIONS_SHOWN]:
-            out += [""] + _record_section(record)
+            out += [""] + _record_section(record, show_status=bool(baseline.get("file")))
         if len(deviations) > DEVIATIONS_SHOWN:
             out += ["", f"... and {len(deviations) - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
     if known:
@@ -125,16 +237,22 @@ def markdown_summary(results):
     return "\n".join(out) + "\n"
 
 
-def _record_section(record):
+def _record_section(record, show_status=True):
     title = f" ({record['title']})" if record.get("title") else ""
     status = (record.get("baseline") or {}).get("status")
-    status_text = f" [baseline: {status}]" if status else ""
+    status_text = f" [baseline: {status}]" if status and show_status else ""
     lines = [f"### `{record['id']}`{title}: {record['outcome']} {_layer(record)}{status_text}", "",
              f"- {record.get('message') or ''}".rstrip()]
     shrunk = record.get("shrunk")
     if shrunk:
         lines.append(f"- shrunk in {shrunk.get('steps')} steps ({shrunk.get('queries')} queries): "
                      f"{shrunk.get('message', '')}")
+    classification = record.get("classification")
+    if isinstance(classification, dict) and classification.get("name"):
+        documented = classification.get("documented") or []
+        lines.append(f"- root cause: `{classification['name']}`"
+                     + (f" (documented: {', '.join(documented)})" if documented else "")
+                     + f": {classification.get('description') or ''}".rstrip())
     if record.get("replay"):
         lines += ["- input" + (" (minimal)" if shrunk else "") + ":", "", "  ```json",
                   "  " + json.dumps(record["replay"], ensure_ascii=False), "  ```"]
@@ -161,6 +279,9 @@ def _xml_text(text):
 
 def _detail(record):
     parts = [record.get("message") or ""]
+    classification = record.get("classification")
+    if isinstance(classification, dict) and classification.get("name"):
+        parts.append(f"root cause: {classification['name']}: {classification.get('description') or ''}")
     if record.get("reproduce"):
         parts.append(f"reproduce: {record['reproduce']}")
     if record.get("replay"):

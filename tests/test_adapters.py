@@ -155,6 +155,37 @@ def test_sacrebleu_the_the_the_table():
                                  "bp": 1.0}
 
 
+@pytest.mark.parametrize("k", [1.0, 0.5])
+def test_sacrebleu_add_k_statistics_are_the_raw_counts(k):
+    """sacrebleu adds k to its count lists in place; the adapter must report the counts before smoothing.
+
+    'a' against 'a', BLEU-2: one unigram, matched; no bigram. Raw counts [1, 0] of totals [1, 0]
+    (sacrebleu's own BLEUScore says [1, k] of [1, k]). add-k: p1 = 1/1, p2 = (0 + k)/(0 + k) = 1, so 1.
+    """
+    impl = load("sacrebleu")
+    r = request("corpus", [("a", ["a"])], weights=(0.5, 0.5), smoothing={"method": "add-k", "k": k})
+    answer = impl.score(r)
+    assert answer.statistics == {"hyp_len": 1, "ref_len": 1, "matches": [1, 0], "totals": [1, 0], "bp": 1.0}
+    assert answer.score == pytest.approx(1.0, rel=1e-12)
+
+
+def test_sacrebleu_add_k_score_is_smoothed_and_counts_are_not():
+    """'a b c' against 'a b d', BLEU-4, add-k k=1. Raw: matches [2, 1, 0, 0], totals [3, 2, 1, 0].
+    Smoothed p_n: 2/3, (1+1)/(2+1), (0+1)/(1+1), (0+1)/(0+1); BLEU = (2/3 * 2/3 * 1/2 * 1) ** (1/4)."""
+    impl = load("sacrebleu")
+    r = request("corpus", [("a b c", ["a b d"])], smoothing={"method": "add-k", "k": 1.0})
+    answer = impl.score(r)
+    assert answer.statistics["matches"] == [2, 1, 0, 0] and answer.statistics["totals"] == [3, 2, 1, 0]
+    assert answer.score == pytest.approx((2 / 3 * 2 / 3 * 1 / 2 * 1) ** 0.25, rel=1e-12)
+
+
+def test_bleuscore_reports_no_statistics():
+    """bleuscore exposes no matched counts or totals; partial statistics would break protocol v1."""
+    impl = load("bleuscore")
+    assert impl.capabilities["statistics"] is False
+    assert impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5))).statistics is None
+
+
 def test_sacrebleu_refuses_what_it_cannot_express():
     impl = load("sacrebleu")
     with pytest.raises(Unsupported, match="max_ngram_order"):
@@ -276,8 +307,11 @@ def test_fast_bleu_scope():
         impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5)))
     with pytest.raises(Unsupported, match="sum to one"):
         impl.score(request("sentence", [("a b", ["a b"])], weights=(1.0, 1.0)))
-    with pytest.raises(Unsupported, match="at least 2"):
-        impl.score(request("sentence", [("a b", ["a b"])], weights=(1.0,)))
+    # BLEU-1 goes as weights (1.0, 0.0): 'a b c' against 'a b d' has p1 = 2/3 and BP = 1
+    assert impl.score(request("sentence", [("a b c", ["a b d"])], weights=(1.0,))).score == pytest.approx(2 / 3, rel=1e-12)
+    # p1 = 2/2 with no bigram match (a zero p2 under weight 0 changes nothing); BP = e^(1 - 5/2)
+    assert impl.score(request("sentence", [("b a", ["a b c d e"])], weights=(1.0,))).score == \
+        pytest.approx(math.exp(1 - 5 / 2), rel=1e-12)
 
 
 def test_torchmetrics_statistics_and_smoothing():
@@ -330,7 +364,7 @@ def test_multi_bleu_plumbing(fake_multi_bleu):
     r = request("corpus", [("a b c", ["a b", "x"]), ("é d", ["d", "y y"])])
     answer = impl.score(r)
     assert answer.score == pytest.approx(0.1425, rel=1e-12)  # two reference files, read back from the output
-    assert answer.statistics == {"hyp_len": 5, "ref_len": 3}
+    assert answer.statistics is None  # hyp_len and ref_len alone are not protocol statistics
     assert impl.score(request("corpus", [("a B", ["a b"])], lowercase=True)).score == pytest.approx(0.2325, rel=1e-12)
     with pytest.raises(Unsupported):
         impl.score(request("corpus", [("a", ["a", "b"]), ("c", ["c"])]))  # reference counts differ

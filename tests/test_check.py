@@ -182,7 +182,8 @@ def test_each_mutant_is_caught_at_its_layer(tmp_path, mutant, layers):
     assert failing and all(r["outcome"] == "fail" for r in failing)
     assert {r["layer"] for r in failing} <= layers, {r["layer"] for r in failing}
     for record in failing:
-        assert record["classification"] == f"fail:{record['layer']}"
+        assert record["label"] == f"fail:{record['layer']}"
+        assert record["classification"]["name"]  # every failing record is classified
         assert record["reproduce"].startswith("bleu-oracle check --command ")
         assert "--replay" in record["reproduce"]
         assert record["shrunk"] is not None
@@ -206,6 +207,63 @@ def test_a_case_names_the_layer_too(tmp_path, cases_dir):
     assert tie["outcome"] == "fail" and tie["layer"] == "ref_len"
     assert "expected 2, got 4" in tie["message"]
     assert "--only tiny-tie" in tie["reproduce"]
+
+
+# -- every failing record is classified by root cause ---------------------------------
+# The expected class follows from how each mutant is built (tests/fakes/fakebleu.py).
+
+CLASSIFIED_MUTANTS = [
+    ("mutant_ties_longer", {"reference_length=closest-longer"}),
+    ("mutant_mean_sentence", {"mean-of-sentence-scores"}),
+    ("mutant_normalise_weights", {"weights=normalise"}),
+    ("mutant_float32", {"float32"}),
+]
+
+
+@pytest.mark.parametrize("mutant, classes", CLASSIFIED_MUTANTS, ids=[m for m, _ in CLASSIFIED_MUTANTS])
+def test_failing_records_carry_their_root_cause(tmp_path, mutant, classes):
+    report = tmp_path / "report"
+    assert check(report, fake(mutant), examples=40) == 1
+    records = results(report).records
+    failing = [r for r in records if r["outcome"] == "fail"]
+    assert failing and {r["classification"]["name"] for r in failing} == classes
+    for record in failing:
+        classification = record["classification"]
+        assert set(classification) >= {"name", "description", "change", "value", "expected", "documented", "scope"}
+        assert classification["description"]
+        # the explanation's value is the implementation's answer on the shrunk input
+        answer = record["shrunk"]["actual"]["score"] if record["shrunk"].get("actual") else record["actual"]["score"]
+        value, answer = (math.nan if x == "NaN" else x for x in (classification["value"], answer))
+        assert value == pytest.approx(answer, rel=1e-5 if "float32" in classes else 1e-9, nan_ok=True)
+    assert all(r["classification"] is None for r in records if r["outcome"] == "pass")
+
+
+def test_a_case_record_is_classified_and_the_summary_counts_classes(tmp_path, cases_dir, capsys):
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--cases", cases_dir, "--examples", 20,
+                   "--report", report)
+    assert code == 1
+    tie = outcomes_by_id(report)["tiny-tie"]
+    assert tie["classification"]["name"] == "reference_length=closest-longer"
+    assert tie["classification"]["change"] == [["reference_length", "closest-longer"]]
+    out = capsys.readouterr().out
+    assert "root cause: reference_length=closest-longer" in out
+    count = sum(1 for r in results(report).records if (r.get("classification") or {}).get("name")
+                == "reference_length=closest-longer")
+    assert f"root causes: reference_length=closest-longer x{count}" in out
+    summary = (report / "summary.md").read_text()
+    assert "## Root causes" in summary
+    assert f"| `reference_length=closest-longer` | {count} |" in summary
+    assert "By root cause: reference_length=closest-longer" in summary
+    assert "- root cause: `reference_length=closest-longer`" in summary
+
+
+def test_failures_that_are_not_a_wrong_number_get_an_outcome_class(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("crash_third"), "--max-restarts", 0, examples=5) == 1
+    crashed = [r for r in results(report).records if r["outcome"] == "crash"]
+    assert crashed and all(r["classification"]["name"] == "crash" and r["classification"]["scope"] == "outcome"
+                           for r in crashed)
 
 
 def test_float32_passes_under_a_looser_contract(tmp_path):

@@ -7,8 +7,10 @@ tokenization (same as SacreBLEU)"), so a request is Unsupported unless
 `bleuscore.tokenizer_13a` gives every joined sentence back as its tokens.
 Weights: uniform 1/N only (max_order). smooth=True "adds 1 to numerator and
 denominator of precision calculations" -- every order, unigrams included: the
-oracle's lin-2004. Statistics: translation_length, reference_length and
-brevity_penalty (no counts).
+oracle's lin-2004. No statistics: `compute` returns translation_length,
+reference_length, brevity_penalty and the precisions as floats, but no matched
+counts or totals, and protocol v1's statistics need all of hyp_len, ref_len,
+matches and totals (a partial set would make every reply a protocol error).
 
 Profile "mlpack": the only profile encoding the tensorflow/nmt conventions
 bleuscore documents (shortest reference, add-one smoothing of every order).
@@ -56,7 +58,7 @@ class BleuscoreImplementation(Implementation):
         "weights": "uniform",
         "max_order": 16,
         "smoothing": ["none", "lin-2004"],
-        "statistics": True,
+        "statistics": False,
         "lowercase": False,
     }
 
@@ -89,9 +91,4 @@ class BleuscoreImplementation(Implementation):
         references = [[_join(r) for r in s.references] for s in request.segments]
         predictions = [_join(s.hypothesis) for s in request.segments]
         result = self._call(self._lib.compute, references, predictions, max_order=n, smooth=smooth)
-        statistics = {
-            "hyp_len": int(result["translation_length"]),
-            "ref_len": int(result["reference_length"]),
-            "bp": float(result["brevity_penalty"]),
-        }
-        return ScoreAnswer(float(result["bleu"]), statistics)
+        return ScoreAnswer(float(result["bleu"]))

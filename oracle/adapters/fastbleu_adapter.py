@@ -4,7 +4,12 @@ fast-bleu scores each hypothesis against one fixed reference set:
 `BLEU(references, {"w": weights}, smoothing_func=...).get_score([hypothesis])`
 -- sentence BLEU only; there is no corpus score. Tokens go as lists. Weights:
 fast-bleu asserts "2 <= min_n" and "All weights must sum to one" (within
-1e-15), so other weights are Unsupported. Smoothing: "0 for method_0 and 1 for
+1e-15), so other weights are Unsupported. A single order (BLEU-1, weights
+(1.0,)) is sent as weights (1.0, 0.0): the bigram term is then w_2 log p_2 = 0
+whatever p_2 is -- the same as NLTK, whose method0 turns a zero p_2 into
+sys.float_info.min and 0 * log(that) is 0 -- so the score is the unigram
+precision times BP, which is what BLEU-1 is (checked against NLTK's
+`sentence_bleu(..., weights=(1.0,))` in tests/test_adapters.py). Smoothing: "0 for method_0 and 1 for
 method_1 (the same as NLTK)" -- method_1 with NLTK's default epsilon 0.1 only.
 No case folding, no statistics.
 
@@ -63,6 +68,8 @@ class FastbleuImplementation(Implementation):
         if request.lowercase:
             raise Unsupported("fast-bleu has no case folding")
         weights = [float(w) for w in request.weights]
+        if weights == [1.0]:
+            weights = [1.0, 0.0]  # BLEU-1: fast-bleu asserts 2 <= min_n; a zero-weight bigram term adds nothing
         if len(weights) < 2:
             raise Unsupported("fast-bleu asserts at least 2 n-gram orders")
         if abs(1.0 - sum(weights)) >= 1e-15:

@@ -12,7 +12,9 @@ segment), the hypotheses to standard input, `-lc` folds case; it prints
 Uniform BLEU-4 only, corpus level, no smoothing. A segment with fewer
 references cannot be expressed (a blank line is an empty reference), so such
 requests are Unsupported. The score is printed with two decimals on the 0-100
-scale: answers are rounded (discrepancy class printed-4-decimals).
+scale: answers are rounded (discrepancy class printed-4-decimals). No
+statistics: the script prints hyp_len and ref_len but no matched counts or
+totals (only rounded precisions), and protocol v1's statistics need all four.
 
 mteval-v13a.pl: source, reference and test sets are written as SGML, the
 script runs with `-b` (BLEU only) and `-c` (keep case; without it, only ASCII
@@ -86,7 +88,7 @@ class MultiBleuImplementation(Implementation):
         "weights": "uniform",
         "max_order": 4,
         "smoothing": ["none"],
-        "statistics": True,
+        "statistics": False,
         "lowercase": True,
     }
     pattern = re.compile(r"BLEU = ([0-9.]+), .*hyp_len=(\d+), ref_len=(\d+)")
@@ -121,8 +123,7 @@ class MultiBleuImplementation(Implementation):
             return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)
         if not match:
             raise Rejected(f"multi-bleu.perl exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
-        return ScoreAnswer(float(match.group(1)) / 100.0,
-                           {"hyp_len": int(match.group(2)), "ref_len": int(match.group(3))})
+        return ScoreAnswer(float(match.group(1)) / 100.0)
 
 
 def _sgml(text):

@@ -17,8 +17,15 @@ with `None`, which `Metric._cache_references` documents as a missing reference
 variable number of references per segment"; the code drops only `None`, and
 keeps '' as an empty reference, which is what an empty reference here is).
 
-Statistics are BLEUScore's own (counts, totals, sys_len, ref_len, bp) as the
-library reports them; scores are divided by 100.
+Statistics are BLEUScore's own (counts, totals, sys_len, ref_len, bp); scores
+are divided by 100. One exception: with `add-k`, `BLEU.compute_bleu` adds k to
+its `correct` and `total` lists in place (`correct[n - 1] += smooth_value`) and
+the BLEUScore it returns holds those very lists, so its counts are the smoothed
+ones (fractional for k = 0.5), while protocol v1 asks for the raw counts. The
+adapter then takes counts and totals from the same call with
+`smooth_method="none"` (no smoothing, so nothing is mutated); the score stays
+the add-k call's. (The library's behaviour is recorded in
+oracle/data/discrepancies.yaml as sacrebleu-add-k-counts.)
 """
 
 from __future__ import annotations
@@ -114,17 +121,9 @@ class SacrebleuImplementation(Implementation):
         previous = logger.level
         logger.setLevel(logging.ERROR)
         try:
-            metric = self._BLEU(
-                lowercase=bool(request.lowercase), force=True, tokenize="none",
-                smooth_method=method, smooth_value=value, max_ngram_order=order,
-                effective_order=sentence,
-            )
-            if sentence:
-                segment = request.segments[0]
-                result = metric.sentence_score(join(segment.hypothesis), [join(r) for r in segment.references])
-            else:
-                result = metric.corpus_score([join(s.hypothesis) for s in request.segments],
-                                             reference_streams(request.segments))
+            result = self._run(request, method, value, order, sentence)
+            # add-k smooths BLEUScore.counts/.totals in place: take the raw ones from an unsmoothed call
+            raw = self._run(request, "none", None, order, sentence) if method == "add-k" else result
         except Exception as exc:
             raise Rejected(f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
         finally:
@@ -132,8 +131,20 @@ class SacrebleuImplementation(Implementation):
         statistics = {
             "hyp_len": int(result.sys_len),
             "ref_len": int(result.ref_len),
-            "matches": [_number(x) for x in result.counts],
-            "totals": [_number(x) for x in result.totals],
+            "matches": [_number(x) for x in raw.counts],
+            "totals": [_number(x) for x in raw.totals],
             "bp": float(result.bp),
         }
         return ScoreAnswer(float(result.score) / 100.0, statistics)
+
+    def _run(self, request, method, value, order, sentence):
+        metric = self._BLEU(
+            lowercase=bool(request.lowercase), force=True, tokenize="none",
+            smooth_method=method, smooth_value=value, max_ngram_order=order,
+            effective_order=sentence,
+        )
+        if sentence:
+            segment = request.segments[0]
+            return metric.sentence_score(join(segment.hypothesis), [join(r) for r in segment.references])
+        return metric.corpus_score([join(s.hypothesis) for s in request.segments],
+                                   reference_streams(request.segments))

@@ -3,35 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import json
 import shlex
 import sys
-import time
-from datetime import datetime, timezone
 from pathlib import Path
 
-from .. import __version__
-from ..baseline import BaselineTracker, baseline_key, load_baseline
+from ..baseline import BaselineTracker, load_baseline
 from ..errors import BleuOracleError, BleuValueError
-from ..events import RESULTS_FILE, ResultsWriter, count_outcomes, read_results
-from ..generate import example_id, example_request
-from ..outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, Contract, Outcome, judge
+from ..events import RESULTS_FILE, count_outcomes
+from ..generate import example_id
+from ..outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, Outcome
 from ..profiles import PROFILES
-from ..requests import (
-    _get, case_to_request, dumps, not_applicable_reason, oracle_expected, replay_payload, request_from_json,
-    request_to_json, to_wire, with_seq,
+from ..requests import _get, dumps, request_from_json
+from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+from ..session import (
+    EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE, Progress, Session, implementation_argv,
+    non_negative_float as _non_negative_float, non_negative_int as _non_negative_int,
+    positive_float as _positive_float, run_session, selected as _selected,
 )
-from ..protocol import ProtocolError
-from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess
-from ..shrink import DEFAULT_BUDGET, shrink
-from ..summaries import write_reports
+from ..shrink import DEFAULT_BUDGET
+from ..summaries import root_cause_groups
 
-EXIT_OK, EXIT_DEVIATIONS, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 1, 2, 3
+#: The session class under its former name (oracle.session.Session).
+Check = Session
+__all__ = ["Check", "Progress", "implementation_argv", "register", "run", "load_replay", "load_case_list",
+           "EXIT_OK", "EXIT_DEVIATIONS", "EXIT_USAGE", "EXIT_UNDRIVABLE"]
+
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
 DEFAULT_EXAMPLES = 200
-INLINE_REPLAY_LIMIT = 400
 #: Deviations printed at the end of a run (all are in results.jsonl and summary.md).
 PRINTED_DEVIATIONS = 20
 
@@ -49,7 +49,9 @@ object per line). `check` runs, in this order:
    and, when the judged profile is among the case's profiles, also against the
    value the case's document printed, within the case's tolerance. A case that
    expects a rejection, or an input the oracle rejects, expects a `rejected`
-   reply;
+   reply. A case found by `bleu-oracle fuzz --write-cases` (a `found_by: fuzz`
+   file) is judged against the oracle only: its recorded value is what one
+   implementation answered, not a documented value;
 2. a seeded differential search: --examples random valid inputs within the
    capabilities (example I of seed S is the same on every run with the same
    capabilities; its id is random-S-I), each compared with the oracle under the
@@ -69,7 +71,18 @@ first diverging layer where statistics come back: hyp_len, ref_len, matches,
 totals (order by order), bp, score; or "rejection" / "document"); rejected (as
 expected); error (answered error/unsupported to a request its capabilities
 claim); crash; timeout; protocol-error (non-JSON line, wrong seq, malformed
-reply); not-applicable. Numeric contract: |actual - expected| <= ABS + REL *
+reply); not-applicable.
+
+Root causes: every failing record is classified (oracle.classify, on the
+shrunk input for a random example): the oracle is recomputed under each
+alternative convention (reference length rule, per-segment totals floor,
+empty-order rule, weight rule, another reading of the smoothing method) and
+alternative computations (mean of sentence scores, float32, a tiny value for a
+zero precision, an early return 0, ...), first among the classes documented for
+the implementation in oracle/data/discrepancies.yaml, then among all; the
+record's "classification" names the first that reproduces the answer
+("unexplained" when none does), with the curated discrepancy ids it matches.
+The listing and summary.md show it per record and count records per class. Numeric contract: |actual - expected| <= ABS + REL *
 |expected|; NaN matches only NaN. The default (REL 1e-9) is a float64
 contract: arithmetic in float32 (~1e-7 relative error) fails it; pass e.g.
 --rel 1e-5 to accept single precision. Statistics that come back are held to
@@ -104,27 +117,6 @@ Examples:
   bleu-oracle check --command "python3 my_bleu_server.py" --profile nltk --junit out/junit.xml
   bleu-oracle check --command "./bleu-server" --replay '{"level": "corpus", ...}'
 """
-
-
-def _positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number (got {text})")
-    return value
-
-
-def _non_negative_float(text):
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative number (got {text})")
-    return value
-
-
-def _non_negative_int(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer (got {text})")
-    return value
 
 
 def register(subparsers):
@@ -175,25 +167,6 @@ def register(subparsers):
 
 
 # -- inputs --------------------------------------------------------------------------
-
-
-def implementation_argv(args):
-    if args.impl:
-        from ..adapters.base import REGISTRY
-
-        if ":" not in args.impl and args.impl not in REGISTRY:
-            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {args.impl!r})")
-        argv = [sys.executable, "-m", "oracle", "serve", "--impl", args.impl]
-        if args.impl == "oracle" and args.profile:
-            argv += ["--profile", args.profile]
-        return argv
-    try:
-        argv = shlex.split(args.command)
-    except ValueError as exc:
-        raise BleuValueError(f"`--command` cannot be split: {exc}") from None
-    if not argv:
-        raise BleuValueError("`--command` is empty")
-    return argv
 
 
 def load_replay(text):
@@ -264,220 +237,6 @@ def load_case_list(args):
     return list(load_cases(directory)), str(directory), None
 
 
-def _selected(identifier, patterns):
-    return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
-
-
-# -- the run --------------------------------------------------------------------------
-
-
-class Progress:
-    def __init__(self, total, enabled):
-        self.total, self.enabled = total, enabled
-        self.done = 0
-        self.counts = {}
-        self.tty = enabled and sys.stderr.isatty()
-        self.every = max(1, total // 10) if total else 1
-
-    def update(self, outcome):
-        self.done += 1
-        self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not self.enabled:
-            return
-        tally = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        line = f"check: {self.done}/{self.total} ({tally})"
-        if self.tty:
-            sys.stderr.write("\r" + line + "\x1b[K")
-            sys.stderr.flush()
-        elif self.done % self.every == 0 or self.done == self.total:
-            print(line, file=sys.stderr, flush=True)
-
-    def note(self, text):
-        if not self.enabled:
-            return
-        if self.tty:
-            sys.stderr.write("\r\x1b[K")
-        print(text, file=sys.stderr, flush=True)
-
-    def finish(self):
-        if self.tty and self.done:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
-
-
-class Check:
-    """One run of `check`: drives the implementation, judges, shrinks, records."""
-
-    def __init__(self, args, argv, profile, process, writer, tracker, progress, cases_dir=None):
-        self.args, self.argv, self.profile = args, argv, profile
-        self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
-        self.contract = Contract(rel=args.rel, abs=args.abs)
-        self.capabilities = process.handshake["capabilities"]
-        self.seq = 0
-        self.records = []
-        self.report_dir = Path(args.report)
-        self.cases_dir = cases_dir
-
-    def next_seq(self):
-        self.seq += 1
-        return self.seq
-
-    def send(self, request):
-        request = with_seq(request, self.next_seq())
-        wire, request = to_wire(request)
-        return request, self.process.request(wire)
-
-    # -- reproduction --
-
-    def reproduce(self, record_id, request=None):
-        parts = ["bleu-oracle", "check"]
-        parts += ["--impl", self.args.impl] if self.args.impl else ["--command", self.args.command]
-        parts += ["--profile", self.profile]
-        if self.args.rel != DEFAULT_REL:
-            parts += ["--rel", repr(self.args.rel)]
-        if self.args.abs != DEFAULT_ABS:
-            parts += ["--abs", repr(self.args.abs)]
-        if request is None:  # a case: re-run it by id
-            parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
-            return shlex.join(parts)
-        payload = dumps(replay_payload(request))
-        if len(payload) > INLINE_REPLAY_LIMIT:
-            path = self.report_dir / "replay" / f"{record_id}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(payload + "\n", encoding="utf-8")
-            payload = str(path)
-        return shlex.join(parts + ["--replay", payload])
-
-    # -- one item --
-
-    def expected_for(self, request, *, overrides=None, document=None, profiles=()):
-        expected = oracle_expected(request, self.profile, overrides=overrides)
-        if document and self.profile in profiles:
-            if document.get("rejected"):
-                if not expected.rejected:
-                    expected.notes.append("the case expects a rejection; the oracle under this profile gives a score")
-                expected.rejected = True
-                expected.reason = expected.reason or document.get("reason", "the case expects a rejection")
-            else:
-                doc = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
-                if doc:
-                    expected.document = doc
-        return expected
-
-    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=()):
-        started = time.perf_counter()
-        record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
-                  "layer": None, "order": None, "classification": None, "expected": None, "actual": None,
-                  "message": "", "stderr": "", "duration": 0.0, "baseline": None, "shrunk": None,
-                  "replay": None, "reproduce": None}
-        try:
-            request = to_wire(with_seq(request, 0))[1]
-            reason = not_applicable_reason(request, self.capabilities, profile=self.profile,
-                                           case_profiles=profiles, overrides=overrides)
-        except ProtocolError as exc:
-            reason = f"the input cannot be expressed in protocol v1: {exc}"
-        if reason is not None:
-            record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason,
-                          request=request_to_json(with_seq(request, 0)), classification="not-applicable")
-            return self.finish(record)
-        expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
-        sent, reply = self.send(request)
-        verdict = judge(expected, reply, self.contract, max_order=len(request.weights) if isinstance(request.weights, (list, tuple)) else None)
-        record.update(request=request_to_json(sent), outcome=verdict.outcome.value, layer=verdict.layer,
-                      order=verdict.order, classification=verdict.classification, expected=expected.to_json(),
-                      actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
-                      duration=reply.duration)
-        if reply.notes:
-            record["message"] = "; ".join(filter(None, [record["message"], *(f"runner: {n}" for n in reply.notes)]))
-        if verdict.outcome in GOOD_OUTCOMES:
-            return self.finish(record, started)
-        reported = request
-        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.args.shrink_budget > 0:
-            result = self.shrink(request, verdict)
-            if result is not None:
-                record["shrunk"] = result
-                reported = request_from_json(result["request"])
-        if kind == "case" and not self.args.replay:
-            record["reproduce"] = self.reproduce(item_id)
-            record["replay"] = replay_payload(request)
-        else:
-            record["replay"] = replay_payload(reported)
-            record["reproduce"] = self.reproduce(item_id, reported)
-        return self.finish(record, started)
-
-    def shrink(self, request, verdict):
-        target = (verdict.outcome, verdict.layer)
-        last = {}
-
-        def still_fails(candidate):
-            expected = oracle_expected(candidate, self.profile)
-            if expected.rejected:
-                return False
-            if not_applicable_reason(candidate, self.capabilities) is not None:
-                return False
-            if self.process.given_up:
-                return False
-            try:
-                sent, reply = self.send(candidate)
-            except ProtocolError:
-                return False
-            result = judge(expected, reply, self.contract, max_order=len(candidate.weights))
-            if (result.outcome, result.layer) == target:
-                last.update(request=sent, expected=expected, reply=reply, verdict=result)
-                return True
-            return False
-
-        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.args.shrink_budget)
-        if not outcome.steps:
-            return {"request": replay_payload(request), "steps": 0, "queries": outcome.queries,
-                    "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
-                    "order": verdict.order, "note": "no simpler input fails the same way"}
-        final = last["verdict"]
-        return {"request": replay_payload(outcome.request), "expected": last["expected"].to_json(),
-                "actual": last["reply"].data or last["reply"].to_json(), "layer": final.layer, "order": final.order,
-                "message": final.message, "steps": outcome.steps, "queries": outcome.queries,
-                "exhausted": outcome.exhausted}
-
-    def finish(self, record, started=None):
-        if started is not None:
-            record["duration"] = round(max(record["duration"] or 0.0, 0.0), 6)
-            record["wall"] = round(time.perf_counter() - started, 6)
-        record["baseline_key"] = baseline_key(record)
-        record["baseline"] = self.tracker.status(record)
-        self.writer.record(record)
-        self.records.append(record)
-        self.progress.update(record["outcome"])
-        return record
-
-    # -- the whole run --
-
-    def run_cases(self, cases):
-        for case in cases:
-            try:
-                item = case_to_request(case, seq=0, profile=self.profile)
-            except BleuOracleError as exc:
-                raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
-            if not _selected(item.case_id, self.args.only):
-                continue
-            self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
-                          document=item.document, profiles=item.profiles)
-
-    def run_examples(self):
-        uniform_only = PROFILES[self.profile].options.uniform_weights_only
-        profile_smoothing = PROFILES[self.profile].options.smoothing.to_json()
-        for index in range(self.args.examples):
-            identifier = example_id(self.args.seed, index)
-            if not _selected(identifier, self.args.only):
-                continue
-            request = example_request(self.args.seed, index, self.capabilities, uniform_only=uniform_only,
-                                      profile_smoothing=profile_smoothing)
-            self.evaluate(identifier, "example", request)
-
-    def run_replay(self, inputs):
-        for label, request in inputs:
-            self.evaluate(label, "replay", request)
-
-
 def _count_work(args, cases, replay):
     if replay:
         return len(replay)
@@ -493,10 +252,6 @@ def _settings(args, argv, cases_dir):
             "replay": args.replay, "only": args.only}
 
 
-def _now():
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
 def run(args):
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
@@ -509,81 +264,31 @@ def run(args):
     if cases_note and not args.quiet and not args.replay:
         print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay)
-    settings = _settings(args, argv, cases_dir)
-    started = time.perf_counter()
-    process = ImplementationProcess(argv, timeout=args.timeout, max_restarts=args.max_restarts)
-    with ResultsWriter(report_dir / RESULTS_FILE) as writer:
-        header = {"suite_version": _suite_version(), "oracle_version": __version__, "settings": settings,
-                  "started": _now()}
-        try:
-            handshake = process.start()
-        except HandshakeError as exc:
-            writer.header(**header, implementation=None, profile=None, judged_profile=args.profile,
-                          capabilities=None, handshake_error=str(exc), handshake_stderr=exc.stderr)
-            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail",
-                          exit_code=EXIT_UNDRIVABLE, restarts=0, duration=round(time.perf_counter() - started, 3),
-                          finished=_now())
-            print(f"bleu-oracle check: the implementation could not be driven: {exc}", file=sys.stderr)
-            if exc.stderr.strip():
-                print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
-            _write_reports(report_dir, junit)
-            return EXIT_UNDRIVABLE
-        profile = args.profile or handshake["profile"]
-        header.update(implementation=handshake["implementation"], profile=handshake["profile"],
-                      judged_profile=profile, capabilities=handshake["capabilities"],
-                      handshake_stderr=process.take_stderr())
-        writer.header(**header)
-        if profile not in PROFILES:
-            process.stop()
-            message = (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
-                       "give --profile")
-            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail", exit_code=EXIT_USAGE,
-                          restarts=0, duration=round(time.perf_counter() - started, 3), finished=_now(),
-                          error=message)
-            _write_reports(report_dir, junit)
-            raise BleuValueError(message)
-        progress = Progress(_count_work(args, cases, replay), enabled=not args.quiet)
-        check = Check(args, argv, profile, process, writer, tracker, progress, cases_dir)
-        error = None
-        try:
-            if replay:
-                check.run_replay(replay)
-            else:
-                check.run_cases(cases)
-                check.run_examples()
-        except BleuOracleError as exc:
-            error = exc
-        finally:
-            process.stop()
-            progress.finish()
-        gate_failed = tracker.gate_failed()
-        code = EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK)
-        footer = {"counts": count_outcomes(check.records), "baseline": tracker.summary(),
-                  "gate": "fail" if gate_failed or error else "pass", "exit_code": code,
-                  "restarts": process.restarts, "duration": round(time.perf_counter() - started, 3),
-                  "finished": _now()}
-        if error:
-            footer["error"] = str(error)
-        writer.footer(**footer)
-    _write_reports(report_dir, junit)
-    if error:
-        raise error
-    if not args.quiet:
-        _print_outcome(check.records, tracker, report_dir, junit, code)
+
+    def work(session):
+        if replay:
+            session.run_replay(replay)
+        else:
+            session.run_cases(cases)
+            session.run_examples()
+
+    code, session = run_session(args, argv, verb="check", settings=_settings(args, argv, cases_dir), tracker=tracker,
+                                total=_count_work(args, cases, replay), work=work, report_dir=report_dir,
+                                junit=junit, cases_dir=cases_dir)
+    if session is not None and not args.quiet:
+        _print_outcome(session.records, tracker, report_dir, junit, code)
     return code
 
 
-def _suite_version():
-    try:
-        from .. import cases as cases_module
-    except ImportError:
-        return __version__
-    return str(getattr(cases_module, "SUITE_VERSION", __version__))
-
-
-def _write_reports(report_dir, junit):
-    results = read_results(report_dir / RESULTS_FILE)
-    write_reports(results, markdown=report_dir / "summary.md", junit=junit)
+def _root_cause(record):
+    """One line naming a failing record's root cause (its "classification")."""
+    classification = record.get("classification") or {}
+    name = classification.get("name")
+    if not name:
+        return ""
+    documented = classification.get("documented") or []
+    known = f" [documented: {', '.join(documented)}]" if documented else ""
+    return f"root cause: {name}{known}: {classification.get('description', '')}"
 
 
 def _print_outcome(records, tracker, report_dir, junit, code):
@@ -599,6 +304,9 @@ def _print_outcome(records, tracker, report_dir, junit, code):
         shrunk = record.get("shrunk")
         if shrunk and shrunk.get("steps"):
             out.write(f"  shrunk ({shrunk['steps']} steps): {shrunk.get('message', '')}\n")
+        cause = _root_cause(record)
+        if cause:
+            out.write(f"  {cause}\n")
         if record.get("replay") is not None:
             out.write(f"  input: {dumps(record['replay'])[:600]}\n")
         if record.get("reproduce"):
@@ -607,6 +315,11 @@ def _print_outcome(records, tracker, report_dir, junit, code):
         out.write(f"... and {len(failing) - PRINTED_DEVIATIONS} more (see {report_dir / 'summary.md'})\n")
     for entry in tracker.stale():
         out.write(f"STALE baseline entry {entry}: no record with this id in the run\n")
+    groups = root_cause_groups(records)
+    if groups:
+        out.write("root causes: " + ", ".join(
+            f"{g.name} x{len(g.records)}" + (f" ({', '.join(g.documented)})" if g.documented else "")
+            for g in groups) + "\n")
     counts = count_outcomes(records)
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")

@@ -1,6 +1,6 @@
 """Helpers for the check/runner/baseline/report tests: fake commands and an in-process CLI.
 
-`run_cli` builds a parser holding only the `check` and `baseline` verbs (the
+`run_cli` builds a parser holding only the `check`, `fuzz` and `baseline` verbs (the
 real `oracle.cli` parser class, so usage errors exit 2 the same way), so these
 tests do not depend on the other verbs importing cleanly.
 """
@@ -25,12 +25,13 @@ def fake_argv(name, *flags):
 
 def build_parser():
     from oracle.cli import _Parser
-    from oracle.commands import baseline, check
+    from oracle.commands import baseline, check, fuzz
 
     parser = _Parser(prog="bleu-oracle")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     subparsers.required = True
     check.register(subparsers)
+    fuzz.register(subparsers)
     baseline.register(subparsers)
     return parser
 

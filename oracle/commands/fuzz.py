@@ -1,0 +1,204 @@
+"""`bleu-oracle fuzz`: search for inputs where an implementation and the oracle disagree, and name why."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from ..baseline import BaselineTracker
+from ..events import RESULTS_FILE, count_outcomes
+from ..outcomes import DEFAULT_ABS, DEFAULT_REL
+from ..profiles import PROFILES
+from ..requests import dumps
+from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+from ..session import (
+    EXIT_DEVIATIONS, EXIT_OK, implementation_argv, non_negative_float, non_negative_int, positive_float,
+    run_session,
+)
+from ..shrink import DEFAULT_BUDGET
+from ..summaries import answer_value, oracle_value, root_cause_groups
+
+DEFAULT_REPORT = "bleu-oracle-fuzz"
+DEFAULT_EXAMPLES = 300
+
+HELP = """Search for inputs on which an implementation and the oracle disagree, and name the root cause.
+
+The implementation is driven exactly as by `check` (protocol v1; --impl NAME
+runs a built-in adapter behind `bleu-oracle serve`): --examples random valid
+inputs within its declared capabilities (example I of seed S is the same as
+check's random-S-I), each judged against the oracle under the judged profile
+(--profile, else the one the implementation declares). Each disagreement is
+shrunk to a minimal input that still fails the same way (drop segments,
+references, tokens; shorten weights; simplify smoothing; rename tokens), then
+classified by oracle.classify: the oracle is recomputed under alternative
+conventions and computations until one gives the implementation's answer --
+first among the implementation's documented classes
+(oracle/data/discrepancies.yaml), then among all. The minimal examples are
+grouped by that root cause; for each class the summary prints its name,
+description and count, the smallest example with both values (the
+implementation's and the oracle's), and a one-line reproduction (`check
+--replay`).
+
+Reports: DIR/results.jsonl (the same event stream as check: one record per
+example, kind "example", with a "classification" object) and DIR/summary.md
+derived from it (`python -m oracle.summaries DIR/results.jsonl` regenerates it).
+
+--write-cases FILE writes the smallest example of every explained class as a
+regression case (the cases/ format), appending to FILE if it already holds
+cases written this way. Design: expected values never come from the oracle's
+output, so a found case takes its expected value from the implementation:
+  - the file says `found_by: fuzz` instead of naming a seed document;
+  - `expect.score` is the value the implementation answered (within the
+    numeric contract; float32 precision for a "+ float32" class), with its
+    statistics when it returned them and the explanation reproduces them;
+  - `explained_by: {name, change}` records the root cause; `bleu-oracle cases
+    validate` recomputes the oracle under the judged profile changed that way
+    (oracle.classify.explained_value) and checks that it gives the
+    implementation's value -- the independent implementation is the source of
+    the expected value, the explanation is what is tested;
+  - `profiles: [the judged profile]`, `kind: value`, `source: {document:
+    "bleu-oracle fuzz against <impl> <version>", section: <class>, quote: <the
+    class's description>}`, and a note with the oracle's own value;
+  - `bleu-oracle check --cases DIR` judges these inputs against the oracle
+    only (their observed value is not a documented one): they fail while the
+    disagreement persists -- key a baseline on their ids -- and pass once fixed.
+Ids are fuzz-<impl>-<class>-<hash of the input>: stable (the same input is not
+written twice), never one that exists or is retired in --cases DIR. Keep FILE
+out of the documented cases/ directory (e.g. cases-found/nltk.yaml). Rejections,
+errors, crashes and unexplained values are listed but not written: there is no
+explanation the oracle could replay. Every case is loaded and checked against
+the oracle before it is kept.
+
+Exit codes: 0 no disagreement, 1 disagreements found, 2 usage or configuration
+error, 3 the implementation could not be driven.
+
+Examples:
+  bleu-oracle fuzz --impl nltk --examples 500
+  bleu-oracle fuzz --impl sacrebleu --seed 7 --write-cases cases-found/sacrebleu.yaml
+  bleu-oracle fuzz --command "python3 my_bleu_server.py" --profile papineni
+"""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("fuzz", help="search for disagreements and classify them by root cause",
+                                   description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--impl", metavar="NAME",
+                        help="a built-in implementation (`bleu-oracle serve --list`) or MODULE:CLASS")
+    target.add_argument("--command", metavar="CMD",
+                        help="the command that starts the implementation (split like a shell would, run without one)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="P",
+                        help="judge against profile P instead of the profile the implementation declares "
+                        f"({', '.join(sorted(PROFILES))})")
+    parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
+                        help=f"number of random examples (default {DEFAULT_EXAMPLES})")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed of the search (default 0; the same seed gives the same inputs as check's)")
+    parser.add_argument("--write-cases", metavar="FILE",
+                        help="write the smallest example of each explained class as a regression case (see above)")
+    parser.add_argument("--cases", metavar="DIR",
+                        help="the case directory whose ids (and retired ids) new case ids must avoid "
+                        "(default: the repository's cases/)")
+    parser.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT,
+                        help=f"report directory for results.jsonl and summary.md (default ./{DEFAULT_REPORT})")
+    parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
+    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per-request and handshake timeout (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--max-restarts", type=non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
+                        help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS})")
+    parser.add_argument("--rel", type=non_negative_float, default=DEFAULT_REL, metavar="R",
+                        help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
+    parser.add_argument("--abs", type=non_negative_float, default=DEFAULT_ABS, metavar="A",
+                        help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
+    parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
+                        help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; 0: none)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
+    parser.set_defaults(handler=run, only=None, replay=None, baseline=None)
+
+
+def _settings(args, argv):
+    return {"seed": args.seed, "examples": args.examples, "rel": args.rel, "abs": args.abs, "timeout": args.timeout,
+            "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "cases": None,
+            "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
+            "write_cases": args.write_cases}
+
+
+def _command_line(args):
+    parts = ["bleu-oracle", "fuzz"]
+    parts += ["--impl", args.impl] if args.impl else ["--command", args.command]
+    if args.profile:
+        parts += ["--profile", args.profile]
+    parts += ["--seed", str(args.seed), "--examples", str(args.examples)]
+    return shlex.join(parts)
+
+
+def run(args):
+    report_dir = Path(args.report)
+    junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
+    argv = implementation_argv(args)
+    if args.write_cases:
+        from ..fuzzcases import read_target
+
+        read_target(args.write_cases)  # a usage error (exit 2) before anything runs
+    tracker = BaselineTracker(None, check_stale=False)
+    code, session = run_session(args, argv, verb="fuzz", settings=_settings(args, argv), tracker=tracker,
+                                total=args.examples, work=lambda s: s.run_examples(), report_dir=report_dir,
+                                junit=junit)
+    if session is None:
+        return code
+    groups = root_cause_groups(session.records)
+    written = []
+    if args.write_cases and groups:
+        from ..fuzzcases import write_cases
+
+        implementation = session.process.handshake.get("implementation") or {}
+        written = write_cases(args.write_cases, groups, implementation=implementation.get("name") or "?",
+                              version=str(implementation.get("version") or ""), profile=session.profile,
+                              cases_dir=args.cases, found_by_command=_command_line(args))
+    if not args.quiet:
+        _print_summary(session, groups, written, report_dir, code)
+    return code
+
+
+def _value(value):
+    if isinstance(value, float):
+        return repr(value)
+    return "none" if value is None else str(value)
+
+
+def _print_summary(session, groups, written, report_dir, code):
+    out = sys.stdout
+    implementation = session.process.handshake.get("implementation") or {}
+    name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
+    records = session.records
+    failing = sum(len(g.records) for g in groups)
+    if groups:
+        out.write(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {len(records)}, "
+                  f"{name} judged under profile {session.profile}:\n")
+    status = {w.name: w for w in written}
+    for group in groups:
+        record = group.smallest
+        classification = record["classification"]
+        documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
+        out.write(f"\n{group.name}  x{len(group.records)}{documented}\n")
+        if group.description:
+            out.write(f"  {group.description}\n")
+        explained = classification.get("value")
+        out.write(f"  smallest ({record['id']}): {name} answers {_value(answer_value(record))}, the oracle "
+                  f"({session.profile}) says {_value(oracle_value(record))}"
+                  + (f", under this explanation {_value(explained)}" if explained is not None else "") + "\n")
+        payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
+        if payload is not None:
+            out.write(f"  input: {dumps(payload)[:600]}\n")
+        if record.get("reproduce"):
+            out.write(f"  reproduce: {record['reproduce']}\n")
+        if group.name in status:
+            entry = status[group.name]
+            out.write(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})\n")
+    counts = count_outcomes(records)
+    tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
+    verdict = {EXIT_OK: "no disagreement", EXIT_DEVIATIONS: "disagreements found"}.get(code, f"exit {code}")
+    out.write(f"\nbleu-oracle fuzz: {verdict}: {tally or 'nothing run'}\n")
+    out.write(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}\n")

@@ -1,0 +1,342 @@
+"""Regression cases from `bleu-oracle fuzz --write-cases`: one per root cause, in the case file format.
+
+The project's rule is that an expected value never comes from the oracle's own
+output. A disagreement found by fuzzing has no document behind it, so a case
+written here takes its expected value from the other side: the value the
+implementation *answered* (an independent implementation), and records the
+root cause `oracle.classify` found for it::
+
+    document: "bleu-oracle fuzz against nltk 3.10.4"
+    found_by: fuzz                      # instead of `seed`: no document to quote
+    cases:
+    - id: fuzz-nltk-segment-totals-floor-1-3f9a1c2e
+      title: 'nltk 3.10.4 answers 0.8801117367933934: segment_totals_floor=1'
+      source: {document: bleu-oracle fuzz against nltk 3.10.4, section: segment_totals_floor=1,
+               quote: "each segment's n-gram total is at least 1 before summing ..."}
+      profiles: [nltk]                  # the judged profile
+      kind: value
+      input: {...}                      # the minimal (shrunk) input
+      options: {weights: [...], smoothing: {...}, lowercase: false}
+      expect: {score: 0.8801117367933934, tolerance: 8.9e-10}    # the implementation's value
+      explained_by: {name: segment_totals_floor=1, change: [[segment_totals_floor, 1]]}
+      note: Observed ... the oracle under the nltk profile gives 1 ...
+
+`bleu-oracle cases validate` recomputes the oracle under the judged profile
+changed as `explained_by` says (`oracle.classify.explained_value`) and compares
+it with the implementation's value: the oracle, under the convention (or
+computation) that explains the implementation, must reproduce what that
+implementation computed. `bleu-oracle check --cases DIR` judges the input
+against the oracle only (a case found by fuzzing states no documented value), so
+the case fails there while the disagreement persists and passes once it is
+fixed -- a regression input, keyed by a stable id for baselines.
+
+Ids are `fuzz-<implementation>-<root cause>-<8 hex digits of the input's hash>`:
+the same input found again gets the same id (and is not written twice); an id
+that exists or is retired in the case directory is never reused (the hash is
+lengthened). Only explained score disagreements are written: a rejection, an
+error, a crash or an unexplained value has no explanation the oracle could
+replay (they are listed in the fuzz summary).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal, ROUND_CEILING
+from fractions import Fraction
+from pathlib import Path
+
+import yaml
+
+from .classify import (
+    ABS_TOLERANCE, FLOAT32, FLOAT32_REL_TOLERANCE, REL_TOLERANCE, UNEXPLAINED, component_names, explained_value,
+    smoothing_from_description, within_contract,
+)
+from .errors import BleuOracleError, BleuValueError, CaseFileError
+from .requests import dumps, request_from_json
+
+FOUND_BY = "fuzz"
+HEADER = (
+    "# Regression cases found by `bleu-oracle fuzz --write-cases` (see `bleu-oracle fuzz --help`).\n"
+    "# expect: the value the implementation answered (never the oracle's); explained_by: the root cause,\n"
+    "# which `bleu-oracle cases validate` replays on the oracle; `check` judges each input against the oracle.\n"
+)
+ID_PREFIX = "fuzz"
+
+
+class _CaseDumper(yaml.SafeDumper):
+    """SafeDumper that also quotes strings the case loader would read as numbers (`5e-5`)."""
+
+
+_CaseDumper.add_implicit_resolver(
+    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
+
+
+def slug(text, limit=48):
+    out = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
+    if not out or not out[0].isalpha():
+        out = "x" + ("-" + out if out else "")
+    return out
+
+
+def input_hash(payload):
+    return hashlib.sha256(dumps(payload).encode("utf-8")).hexdigest()
+
+
+def case_id(implementation, name, payload, taken):
+    """fuzz-<implementation>-<root cause>-<hash>, with a longer hash while the id is taken."""
+    digest = input_hash(payload)
+    for size in (8, 12, 16, 24, 32, 64):
+        candidate = f"{ID_PREFIX}-{slug(implementation, 24)}-{slug(name)}-{digest[:size]}"
+        if candidate not in taken:
+            return candidate
+    raise BleuValueError(f"no free case id for {name!r}")  # pragma: no cover - 64 hex digits collide
+
+
+def tolerance_for(observed, value, name):
+    """The numeric contract at these values (float32 precision for a '+ float32' explanation), rounded up
+    to two significant digits."""
+    rel = FLOAT32_REL_TOLERANCE if FLOAT32 in component_names(name) else REL_TOLERANCE
+    bound = ABS_TOLERANCE + rel * max(abs(observed), abs(value))
+    exponent = Decimal(bound).adjusted()
+    quantum = Decimal(1).scaleb(exponent - 1)
+    return float(Decimal(bound).quantize(quantum, rounding=ROUND_CEILING))
+
+
+def _change_json(change):
+    """An explanation's change as the case file holds it: smoothing as a mapping with exact parameters."""
+    out = []
+    for key, value in change:
+        if key == "smoothing":
+            smoothing = smoothing_from_description(value) if isinstance(value, str) else value
+            mapping = {"method": smoothing.method}
+            for param, number in smoothing.to_json().items():
+                if param != "method":
+                    exact = Fraction(getattr(smoothing, param))
+                    mapping[param] = int(exact) if exact.denominator == 1 else str(exact)
+            out.append(["smoothing", mapping])
+        else:
+            out.append([key, value])
+    return out
+
+
+def _statistics(actual):
+    stats = (actual or {}).get("statistics")
+    if not isinstance(stats, dict):
+        return None
+    out = {}
+    for key in ("hyp_len", "ref_len"):
+        if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool) or stats[key] < 0:
+            return None
+        out[key] = stats[key]
+    for key in ("matches", "totals"):
+        values = stats.get(key)
+        if not isinstance(values, list) or not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
+            return None
+        out[key] = list(values)
+    if len(out["matches"]) != len(out["totals"]) or any(m > t for m, t in zip(out["matches"], out["totals"])):
+        return None
+    return out
+
+
+@dataclass
+class Written:
+    name: str
+    case_id: str | None
+    status: str  # "written", "already recorded", or why it was not written
+
+
+def case_from_record(record, *, implementation, version, profile, taken, found_by_command=""):
+    """A case (a plain mapping) for one failing record, or (None, reason) when it cannot be one."""
+    classification = record.get("classification") or {}
+    name = classification.get("name")
+    if not name or classification.get("scope") == "outcome":
+        return None, f"{record['outcome']}: not a wrong value (no explanation to replay)"
+    if name == UNEXPLAINED:
+        return None, "unexplained: no explanation the oracle could replay"
+    shrunk = record.get("shrunk") or {}
+    payload = shrunk.get("request") or record.get("replay")
+    actual = (shrunk.get("actual") if shrunk.get("request") and shrunk.get("actual") else record.get("actual")) or {}
+    if payload is None or "score" not in actual:
+        return None, "no score in the answer"
+    observed = actual["score"]
+    observed = math.nan if observed == "NaN" else observed
+    if not isinstance(observed, (int, float)) or isinstance(observed, bool) or math.isinf(observed) or observed < 0:
+        return None, f"the answer {observed!r} is not a score the case format holds"
+    request = request_from_json(payload)
+    try:
+        value = explained_value(request, profile, classification.get("change") or ())
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
+        return None, f"the explanation cannot be replayed: {exc}"
+    close = within_contract(observed, value, rel_tol=FLOAT32_REL_TOLERANCE if FLOAT32 in component_names(name)
+                            else REL_TOLERANCE)
+    if value is None or not close:
+        return None, f"the oracle under `{name}` gives {value!r}, not the answer {observed!r}"
+    for segment in payload["segments"]:
+        for tokens in [segment["hypothesis"], *segment["references"]]:
+            if any(not isinstance(t, str) or t.split() != [t] for t in tokens):
+                return None, "a token the case format cannot hold (empty or with whitespace)"
+    identifier = case_id(implementation, name, payload, taken)
+    document = f"bleu-oracle fuzz against {implementation} {version}".strip()
+    if math.isnan(observed):
+        expect = {"score": "NaN"}
+    else:
+        expect = {"score": float(observed), "tolerance": tolerance_for(observed, value, name)}
+    change = classification.get("change") or []
+    if not any(k == "computation" and v != FLOAT32 for k, v in change):
+        statistics = _statistics(actual)
+        if statistics is not None:
+            expect["statistics"] = statistics
+    oracle = classification.get("expected")
+    how = f" by `{found_by_command}`" if found_by_command else ""
+    case = {
+        "id": identifier,
+        "title": f"{implementation} {version} answers {_show(observed)}: {name}".replace("\n", " "),
+        "source": {"document": document, "section": name,
+                   "quote": " ".join((classification.get("description") or name).split())},
+        "profiles": [profile],
+        "kind": "value",
+        "input": {"level": payload["level"], "segments": payload["segments"]},
+        "options": {"weights": list(payload["weights"]), "smoothing": dict(payload["smoothing"]),
+                    "lowercase": bool(payload["lowercase"])},
+        "expect": expect,
+        "explained_by": {"name": name, "change": _change_json(change)},
+        "note": (f"Observed: {implementation} {version} answered {_show(observed)} ({record['id']}, found{how}, "
+                 f"shrunk to this input); the oracle under the {profile} profile gives {_show(oracle)}, and under "
+                 f"`{name}` {_show(value)}. `cases validate` checks that the oracle under this explanation gives the "
+                 f"implementation's value; `check` judges the input against the oracle only."),
+    }
+    return case, None
+
+
+def _show(value):
+    if value is None:
+        return "no value"
+    if isinstance(value, float):
+        return "NaN" if math.isnan(value) else repr(value)
+    return str(value)
+
+
+def _existing_ids(cases_dir, *, exclude=None):
+    """Ids used or retired in a case directory, except in the file `exclude` (problems are ignored here)."""
+    from . import cases as casefiles
+
+    directory = Path(cases_dir) if cases_dir is not None else casefiles.DEFAULT_CASES_DIR
+    if not directory.is_dir():
+        return set()
+    ids = set()
+    retired = directory / casefiles.RETIRED_FILE
+    if retired.exists():
+        try:
+            ids |= {r.id for r in casefiles.load_retired(retired)}
+        except CaseFileError:
+            pass
+    skip = Path(exclude).resolve() if exclude is not None else None
+    for path in casefiles.case_files(directory):
+        if skip is not None and path.resolve() == skip:
+            continue
+        for case in casefiles._parse_file(path, []):
+            ids.add(case.id)
+    return ids
+
+
+def read_target(path):
+    """The cases already in a --write-cases FILE (empty when it does not exist); raises BleuValueError when it
+    is not a `found_by: fuzz` case file."""
+    from . import cases as casefiles
+
+    path = Path(path)
+    if not path.exists():
+        return []
+    try:
+        loaded = casefiles.load_case_file(path)
+    except CaseFileError as exc:
+        raise BleuValueError(f"`--write-cases` {path} exists and is not a valid case file: {exc}") from None
+    if any(case.found_by != FOUND_BY for case in loaded):
+        raise BleuValueError(f"`--write-cases` {path} is a documented case file (it names a seed); "
+                             "write found cases to a file of their own")
+    return loaded
+
+
+def dump_cases(cases):
+    return yaml.dump(cases, Dumper=_CaseDumper, sort_keys=False, allow_unicode=True, default_flow_style=None,
+                     width=110)
+
+
+def write_cases(path, groups, *, implementation, version, profile, cases_dir=None, found_by_command=""):
+    """Write one case per root cause (its smallest example) to `path`, appending to a fuzz case file that
+    exists; returns a `Written` per group. The file is loaded and every case checked against the oracle
+    (`oracle.cases.check_case`) before it is kept: a case `cases validate` would fail is not written."""
+    from . import cases as casefiles
+
+    path = Path(path)
+    existing = read_target(path)
+    in_file = {case.id for case in existing}
+    taken = _existing_ids(cases_dir, exclude=path)  # ids of the target file itself are "already recorded"
+    report, new = [], []
+    for group in groups:
+        case, reason = case_from_record(group.smallest, implementation=implementation, version=version,
+                                        profile=profile, taken=taken, found_by_command=found_by_command)
+        if case is None:
+            report.append(Written(group.name, None, f"not written: {reason}"))
+            continue
+        if case["id"] in in_file:
+            report.append(Written(group.name, case["id"], f"already recorded in {path}"))
+            continue
+        verified, reason = _verified(case, path, casefiles)
+        if verified is None:
+            report.append(Written(group.name, None, f"not written: {reason}"))
+            continue
+        taken.add(verified["id"])
+        new.append(verified)
+        report.append(Written(group.name, verified["id"], f"written to {path}"))
+    if new:
+        original = path.read_text(encoding="utf-8") if path.exists() else None
+        if original is None:
+            document = f"bleu-oracle fuzz against {implementation} {version}".strip()
+            text = HEADER + yaml.dump({"document": document, "found_by": FOUND_BY}, Dumper=_CaseDumper,
+                                      sort_keys=False, allow_unicode=True, width=110) + "cases:\n" + dump_cases(new)
+        else:
+            text = original.rstrip("\n") + "\n" + dump_cases(new)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        try:
+            casefiles.load_case_file(path)
+        except CaseFileError as exc:
+            if original is None:
+                path.unlink()
+            else:
+                path.write_text(original, encoding="utf-8")
+            raise BleuValueError(f"`--write-cases` {path}: the written file does not load ({exc}); left unchanged "
+                                 "(appending needs `cases:` to be the file's last key)") from None
+    return report
+
+
+def _verified(case, path, casefiles):
+    """The case if it loads and passes `check_case` (dropping observed statistics the explanation does not
+    reproduce), else (None, why)."""
+    import tempfile
+
+    candidates = [case]
+    if "statistics" in case["expect"]:
+        lean = dict(case, expect={k: v for k, v in case["expect"].items() if k != "statistics"})
+        candidates.append(lean)
+    last = "?"
+    for candidate in candidates:
+        with tempfile.TemporaryDirectory() as tmp:
+            probe = Path(tmp) / (Path(path).name or "found.yaml")
+            probe.write_text(yaml.dump({"document": candidate["source"]["document"], "found_by": FOUND_BY},
+                                       Dumper=_CaseDumper, sort_keys=False, allow_unicode=True)
+                             + "cases:\n" + dump_cases([candidate]), encoding="utf-8")
+            try:
+                [loaded] = casefiles.load_case_file(probe)
+            except CaseFileError as exc:
+                last = f"the case does not load: {exc.bare_message if hasattr(exc, 'bare_message') else exc}"
+                continue
+            outcomes = casefiles.check_cases([loaded])
+            if all(o.passed for o in outcomes):
+                return candidate, None
+            last = "; ".join(f for o in outcomes for f in o.failures)
+    return None, f"the oracle under the explanation does not reproduce it ({last})"

@@ -1,0 +1,493 @@
+"""One run against an implementation process, shared by `check` and `fuzz`.
+
+A `Session` owns the machinery both verbs drive: it sends each input (a case,
+a random example or a replayed input) to the implementation, judges the reply
+against the oracle (`oracle.outcomes.judge`), shrinks a failing random example
+(`oracle.shrink`), names the root cause of every failing record
+(`oracle.classify`, first among the implementation's documented discrepancy
+classes in `oracle/data/discrepancies.yaml`, then among all explanations), and
+writes one record per input to the event stream (`oracle.events`).
+
+`run_session` is the lifecycle around it: start the process and read the
+handshake (exit code 3 when it cannot be driven), write the header, let the
+verb do its work, stop the process, write the footer and the reports derived
+from `results.jsonl` (`oracle.summaries`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import shlex
+import sys
+import time
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+
+from . import __version__
+from .baseline import baseline_key
+from .errors import BleuOracleError, BleuValueError
+from .events import RESULTS_FILE, ResultsWriter, count_outcomes, read_results
+from .generate import example_id, example_request
+from .outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, REJECTION_LAYER, DOCUMENT_LAYER, Contract, Outcome, judge
+from .profiles import PROFILES
+from .protocol import ProtocolError
+from .requests import (
+    case_to_request, dumps, not_applicable_reason, oracle_expected, replay_payload, request_from_json,
+    request_to_json, to_wire, with_seq,
+)
+from .runner import HandshakeError, ImplementationProcess
+from .shrink import shrink
+from .summaries import write_reports
+
+EXIT_OK, EXIT_DEVIATIONS, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 1, 2, 3
+INLINE_REPLAY_LIMIT = 400
+DISCREPANCIES_PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
+#: Registry names documented under another name in discrepancies.yaml (the same library code).
+DOCUMENTED_AS = {"ignite-micro": "ignite"}
+
+
+# -- argument types shared by the verbs -----------------------------------------------
+
+
+def positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number (got {text})")
+    return value
+
+
+def non_negative_float(text):
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number (got {text})")
+    return value
+
+
+def non_negative_int(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer (got {text})")
+    return value
+
+
+def implementation_argv(args):
+    """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`) or `--command`."""
+    if args.impl:
+        from .adapters.base import REGISTRY
+
+        if ":" not in args.impl and args.impl not in REGISTRY:
+            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {args.impl!r})")
+        argv = [sys.executable, "-m", "oracle", "serve", "--impl", args.impl]
+        if args.impl == "oracle" and args.profile:
+            argv += ["--profile", args.profile]
+        return argv
+    try:
+        argv = shlex.split(args.command)
+    except ValueError as exc:
+        raise BleuValueError(f"`--command` cannot be split: {exc}") from None
+    if not argv:
+        raise BleuValueError("`--command` is empty")
+    return argv
+
+
+def selected(identifier, patterns):
+    return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
+
+
+def now():
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def suite_version():
+    try:
+        from . import cases as cases_module
+    except ImportError:
+        return __version__
+    return str(getattr(cases_module, "SUITE_VERSION", __version__))
+
+
+def write_derived_reports(report_dir, junit):
+    results = read_results(Path(report_dir) / RESULTS_FILE)
+    write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit)
+
+
+# -- documented discrepancy classes ------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def load_discrepancies():
+    """The curated discrepancy classes (oracle/data/discrepancies.yaml); empty when unreadable."""
+    try:
+        import yaml
+
+        with open(DISCREPANCIES_PATH, encoding="utf-8") as handle:
+            return tuple((yaml.safe_load(handle) or {}).get("discrepancies") or ())
+    except (OSError, ImportError, ValueError):
+        return ()
+
+
+def documented_entries(*names):
+    """The curated discrepancy entries of an implementation known by any of `names`."""
+    wanted = {DOCUMENTED_AS.get(n, n) for n in names if n}
+    return [d for d in load_discrepancies() if d.get("implementation") in wanted]
+
+
+# -- root causes -------------------------------------------------------------------------
+
+#: Pseudo-classes for failures that are not a wrong number.
+NON_SCORE_CLASSES = {
+    "rejects-valid-input": "the implementation refused an input the oracle scores",
+    "scores-invalid-input": "the implementation scored an input that should be rejected",
+    "statistics-differ": "the score agrees with the oracle; a reported statistic does not",
+    "document-differs": "the value is within the numeric contract of the oracle's, but not within the case's "
+                        "tolerance of the value its document prints",
+    Outcome.ERROR.value: "the implementation answered error or unsupported to a request its capabilities cover",
+    Outcome.CRASH.value: "the implementation exited before answering",
+    Outcome.TIMEOUT.value: "the implementation did not answer within the timeout",
+    Outcome.PROTOCOL_ERROR.value: "the reply broke protocol v1",
+}
+
+
+def _pseudo(name, expected, documented=(), detail=""):
+    description = NON_SCORE_CLASSES[name] + (f": {detail}" if detail else "")
+    return {"name": name, "description": description, "change": [], "value": None,
+            "expected": expected, "documented": list(documented), "scope": "outcome"}
+
+
+def classify_answer(request, reply, verdict, expected, profile, *, overrides=None, entries=()):
+    """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
+    curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
+    documented classes; "all": among every explanation; "outcome": not a wrong number)."""
+    from .classify import AGREES, UNEXPLAINED, classify, component_names
+
+    oracle_score = None if expected.rejected else expected.score
+    oracle_json = None if oracle_score is None else (oracle_score if oracle_score == oracle_score else "NaN")
+    outcome, layer = verdict.outcome, verdict.layer
+    if outcome in (Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
+        return _pseudo(outcome.value, oracle_json, detail=verdict.message)
+    if layer == REJECTION_LAYER:
+        if expected.rejected:
+            return _pseudo("scores-invalid-input", None, detail=expected.reason)
+        message = reply.message or ""
+        ids = [d["id"] for d in entries if d.get("rejection") and d["rejection"].split(":")[0] in message]
+        return _pseudo("rejects-valid-input", oracle_json, ids, detail=message)
+    answer = reply.data or {}
+    classes = sorted({d["classify"] for d in entries if d.get("classify")})
+    try:
+        explanation, scope = None, "all"
+        if classes:
+            explanation = classify(request, answer, profile, overrides=overrides, among=classes)
+            scope = "documented"
+            if not explanation.explained:
+                explanation = None
+        if explanation is None:
+            explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
+        return {"name": UNEXPLAINED, "description": f"the classification failed: {exc}", "change": [],
+                "value": None, "expected": oracle_json, "documented": [], "scope": "all"}
+    if explanation.name == AGREES and layer == DOCUMENT_LAYER:
+        return _pseudo("document-differs", oracle_json, detail=verdict.message)
+    if explanation.name == AGREES and layer:
+        # the score agrees and classify compares no other layer there (e.g. a wrong bp)
+        return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
+    out = explanation.to_json()
+    parts = set(component_names(explanation.name))
+    out["documented"] = [d["id"] for d in entries if d.get("classify") and d["classify"] in parts]
+    out["scope"] = scope if explanation.explained else "all"
+    return out
+
+
+# -- progress --------------------------------------------------------------------------------
+
+
+class Progress:
+    def __init__(self, total, enabled, label="check"):
+        self.total, self.enabled, self.label = total, enabled, label
+        self.done = 0
+        self.counts = {}
+        self.tty = enabled and sys.stderr.isatty()
+        self.every = max(1, total // 10) if total else 1
+
+    def update(self, outcome):
+        self.done += 1
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if not self.enabled:
+            return
+        tally = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
+        line = f"{self.label}: {self.done}/{self.total} ({tally})"
+        if self.tty:
+            sys.stderr.write("\r" + line + "\x1b[K")
+            sys.stderr.flush()
+        elif self.done % self.every == 0 or self.done == self.total:
+            print(line, file=sys.stderr, flush=True)
+
+    def note(self, text):
+        if not self.enabled:
+            return
+        if self.tty:
+            sys.stderr.write("\r\x1b[K")
+        print(text, file=sys.stderr, flush=True)
+
+    def finish(self):
+        if self.tty and self.done:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# -- the session ------------------------------------------------------------------------------
+
+
+class Session:
+    """One run: drives the implementation, judges, shrinks, classifies, records.
+
+    `args` needs: impl, command, rel, abs, shrink_budget, report, seed, examples, only,
+    replay (may be None), and `cases_dir` for reproducing a case by id.
+    """
+
+    def __init__(self, args, argv, profile, process, writer, tracker, progress, cases_dir=None):
+        self.args, self.argv, self.profile = args, argv, profile
+        self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
+        self.contract = Contract(rel=args.rel, abs=args.abs)
+        self.capabilities = process.handshake["capabilities"]
+        self.seq = 0
+        self.records = []
+        self.report_dir = Path(args.report)
+        self.cases_dir = cases_dir
+        name = (process.handshake.get("implementation") or {}).get("name")
+        self.documented = documented_entries(getattr(args, "impl", None), name)
+
+    def next_seq(self):
+        self.seq += 1
+        return self.seq
+
+    def send(self, request):
+        request = with_seq(request, self.next_seq())
+        wire, request = to_wire(request)
+        return request, self.process.request(wire)
+
+    # -- reproduction --
+
+    def reproduce(self, record_id, request=None):
+        parts = ["bleu-oracle", "check"]
+        parts += ["--impl", self.args.impl] if self.args.impl else ["--command", self.args.command]
+        parts += ["--profile", self.profile]
+        if self.args.rel != DEFAULT_REL:
+            parts += ["--rel", repr(self.args.rel)]
+        if self.args.abs != DEFAULT_ABS:
+            parts += ["--abs", repr(self.args.abs)]
+        if request is None:  # a case: re-run it by id
+            parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
+            return shlex.join(parts)
+        payload = dumps(replay_payload(request))
+        if len(payload) > INLINE_REPLAY_LIMIT:
+            path = self.report_dir / "replay" / f"{record_id}.json"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(payload + "\n", encoding="utf-8")
+            payload = str(path)
+        return shlex.join(parts + ["--replay", payload])
+
+    # -- one item --
+
+    def expected_for(self, request, *, overrides=None, document=None, profiles=()):
+        expected = oracle_expected(request, self.profile, overrides=overrides)
+        if document and self.profile in profiles:
+            if document.get("rejected"):
+                if not expected.rejected:
+                    expected.notes.append("the case expects a rejection; the oracle under this profile gives a score")
+                expected.rejected = True
+                expected.reason = expected.reason or document.get("reason", "the case expects a rejection")
+            else:
+                doc = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
+                if doc:
+                    expected.document = doc
+        return expected
+
+    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=()):
+        started = time.perf_counter()
+        record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
+                  "layer": None, "order": None, "label": None, "classification": None, "expected": None,
+                  "actual": None, "message": "", "stderr": "", "duration": 0.0, "baseline": None, "shrunk": None,
+                  "replay": None, "reproduce": None}
+        try:
+            request = to_wire(with_seq(request, 0))[1]
+            reason = not_applicable_reason(request, self.capabilities, profile=self.profile,
+                                           case_profiles=profiles, overrides=overrides)
+        except ProtocolError as exc:
+            reason = f"the input cannot be expressed in protocol v1: {exc}"
+        if reason is not None:
+            record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason,
+                          request=request_to_json(with_seq(request, 0)), label="not-applicable")
+            return self.finish(record)
+        expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
+        sent, reply = self.send(request)
+        max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
+        verdict = judge(expected, reply, self.contract, max_order=max_order)
+        record.update(request=request_to_json(sent), outcome=verdict.outcome.value, layer=verdict.layer,
+                      order=verdict.order, label=verdict.classification, expected=expected.to_json(),
+                      actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
+                      duration=reply.duration)
+        if reply.notes:
+            record["message"] = "; ".join(filter(None, [record["message"], *(f"runner: {n}" for n in reply.notes)]))
+        if verdict.outcome in GOOD_OUTCOMES:
+            return self.finish(record, started)
+        reported = request
+        judged = (request, reply, verdict, expected)
+        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.args.shrink_budget > 0:
+            result = self.shrink(request, verdict)
+            if result is not None:
+                last = result.pop("_last", None)
+                record["shrunk"] = result
+                reported = request_from_json(result["request"])
+                if last is not None:
+                    judged = (last["request"], last["reply"], last["verdict"], last["expected"])
+        record["classification"] = classify_answer(*judged, self.profile, overrides=overrides if judged[0] is request else None,
+                                                   entries=self.documented)
+        if kind == "case" and not getattr(self.args, "replay", None):
+            record["reproduce"] = self.reproduce(item_id)
+            record["replay"] = replay_payload(request)
+        else:
+            record["replay"] = replay_payload(reported)
+            record["reproduce"] = self.reproduce(item_id, reported)
+        return self.finish(record, started)
+
+    def shrink(self, request, verdict):
+        target = (verdict.outcome, verdict.layer)
+        last = {}
+
+        def still_fails(candidate):
+            expected = oracle_expected(candidate, self.profile)
+            if expected.rejected:
+                return False
+            if not_applicable_reason(candidate, self.capabilities) is not None:
+                return False
+            if self.process.given_up:
+                return False
+            try:
+                sent, reply = self.send(candidate)
+            except ProtocolError:
+                return False
+            result = judge(expected, reply, self.contract, max_order=len(candidate.weights))
+            if (result.outcome, result.layer) == target:
+                last.update(request=sent, expected=expected, reply=reply, verdict=result)
+                return True
+            return False
+
+        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.args.shrink_budget)
+        if not outcome.steps:
+            return {"request": replay_payload(request), "steps": 0, "queries": outcome.queries,
+                    "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
+                    "order": verdict.order, "note": "no simpler input fails the same way"}
+        final = last["verdict"]
+        return {"request": replay_payload(outcome.request), "expected": last["expected"].to_json(),
+                "actual": last["reply"].data or last["reply"].to_json(), "layer": final.layer, "order": final.order,
+                "message": final.message, "steps": outcome.steps, "queries": outcome.queries,
+                "exhausted": outcome.exhausted, "_last": dict(last)}
+
+    def finish(self, record, started=None):
+        if started is not None:
+            record["duration"] = round(max(record["duration"] or 0.0, 0.0), 6)
+            record["wall"] = round(time.perf_counter() - started, 6)
+        record["baseline_key"] = baseline_key(record)
+        record["baseline"] = self.tracker.status(record)
+        self.writer.record(record)
+        self.records.append(record)
+        self.progress.update(record["outcome"])
+        return record
+
+    # -- the kinds of work --
+
+    def run_cases(self, cases):
+        for case in cases:
+            try:
+                item = case_to_request(case, seq=0, profile=self.profile)
+            except BleuOracleError as exc:
+                raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
+            if not selected(item.case_id, self.args.only):
+                continue
+            self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
+                          document=item.document, profiles=item.profiles)
+
+    def run_examples(self):
+        uniform_only = PROFILES[self.profile].options.uniform_weights_only
+        profile_smoothing = PROFILES[self.profile].options.smoothing.to_json()
+        for index in range(self.args.examples):
+            identifier = example_id(self.args.seed, index)
+            if not selected(identifier, self.args.only):
+                continue
+            request = example_request(self.args.seed, index, self.capabilities, uniform_only=uniform_only,
+                                      profile_smoothing=profile_smoothing)
+            self.evaluate(identifier, "example", request)
+
+    def run_replay(self, inputs):
+        for label, request in inputs:
+            self.evaluate(label, "replay", request)
+
+
+# -- the lifecycle --------------------------------------------------------------------------------
+
+
+def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir, junit, cases_dir=None):
+    """Start the implementation, write the header, run `work(session)`, write the footer and the reports.
+
+    Returns (exit code, session); the session is None when the implementation could not be
+    driven (exit code 3, reported on stderr). Raises BleuValueError when the declared profile is
+    unknown, and re-raises a BleuOracleError from `work` after the footer is written.
+    """
+    started = time.perf_counter()
+    process = ImplementationProcess(argv, timeout=args.timeout, max_restarts=args.max_restarts)
+    settings = {"verb": verb, **settings}
+    with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
+        header = {"suite_version": suite_version(), "oracle_version": __version__, "settings": settings,
+                  "started": now()}
+        try:
+            handshake = process.start()
+        except HandshakeError as exc:
+            writer.header(**header, implementation=None, profile=None, judged_profile=args.profile,
+                          capabilities=None, handshake_error=str(exc), handshake_stderr=exc.stderr)
+            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail",
+                          exit_code=EXIT_UNDRIVABLE, restarts=0, duration=round(time.perf_counter() - started, 3),
+                          finished=now())
+            print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
+            if exc.stderr.strip():
+                print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
+            write_derived_reports(report_dir, junit)
+            return EXIT_UNDRIVABLE, None
+        profile = args.profile or handshake["profile"]
+        header.update(implementation=handshake["implementation"], profile=handshake["profile"],
+                      judged_profile=profile, capabilities=handshake["capabilities"],
+                      handshake_stderr=process.take_stderr())
+        writer.header(**header)
+        if profile not in PROFILES:
+            process.stop()
+            message = (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
+                       "give --profile")
+            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail", exit_code=EXIT_USAGE,
+                          restarts=0, duration=round(time.perf_counter() - started, 3), finished=now(),
+                          error=message)
+            write_derived_reports(report_dir, junit)
+            raise BleuValueError(message)
+        progress = Progress(total, enabled=not args.quiet, label=verb)
+        session = Session(args, argv, profile, process, writer, tracker, progress, cases_dir)
+        error = None
+        try:
+            work(session)
+        except BleuOracleError as exc:
+            error = exc
+        finally:
+            process.stop()
+            progress.finish()
+        gate_failed = tracker.gate_failed()
+        code = EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK)
+        footer = {"counts": count_outcomes(session.records), "baseline": tracker.summary(),
+                  "gate": "fail" if gate_failed or error else "pass", "exit_code": code,
+                  "restarts": process.restarts, "duration": round(time.perf_counter() - started, 3),
+                  "finished": now()}
+        if error:
+            footer["error"] = str(error)
+        writer.footer(**footer)
+    write_derived_reports(report_dir, junit)
+    if error:
+        raise error
+    return code, session
