@@ -2,4 +2,4 @@
 sets `handler`, a function of the parsed arguments that returns an exit code."""
 
 #: Verbs in the order `--help` lists them.
-VERBS = ["score", "profiles", "cases", "serve", "protocol", "check", "fuzz", "baseline"]
+VERBS = ["score", "profiles", "cases", "serve", "protocol", "check", "fuzz", "baseline", "report"]

@@ -1,0 +1,136 @@
+"""`bleu-oracle report`: regenerate the reports folder (data first, then pages rendered from it)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from ..adapters.base import REGISTRY
+from ..errors import BleuValueError
+from ..report import (
+    DATA_DIR,
+    DEFAULT_EXAMPLES,
+    DEFAULT_REAL_DATA_BUDGET,
+    DEFAULT_SEED,
+    EXTRA_REFERENCES,
+    Settings,
+    default_real_data_dir,
+    run,
+    stderr_progress,
+)
+
+HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
+does, next to the oracle.
+
+First the observations, written as JSON-lines data files under OUT/{DATA_DIR}/
+(deterministic: no timestamps or durations, sorted keys, shortest-repr floats):
+
+  implementations.jsonl  every registry entry: installed (version, declared
+                         profile, capabilities), or not installed (install hint)
+  matrix.jsonl           the edge-case matrix: every edge case of
+                         oracle/edge_cases.py under every oracle profile and every
+                         installed implementation (value, or rejection/error)
+  search.jsonl           a seeded differential search per implementation: N
+                         random inputs (oracle.generate, as `check --seed S`)
+                         judged against the oracle under the declared profile,
+                         each disagreement classified (oracle.classify)
+  discrepancies.jsonl    the curated classes (oracle/data/discrepancies.yaml),
+                         their minimal examples re-run through the installed libraries
+  real_data.jsonl        WMT17 newstest2017 en-de, 16 systems, corpus BLEU-4,
+                         whitespace tokens, 1 reference and {1 + EXTRA_REFERENCES} (the reference plus
+                         the {EXTRA_REFERENCES} alphabetically first other systems)
+  run.json               settings and versions
+
+Then the pages, rendered from those files only: README.md (index), matrix.md,
+real-data.md, implementations/NAME.md (one discrepancy report each) and
+index.html (one self-contained page with SVG plots).
+
+Implementations run in process through their adapters. A library that is not
+installed (or a Perl script whose BLEU_ORACLE_* variable is unset) is listed as
+"not installed" with its install hint. The same versions and seed give
+byte-identical reports. The real data is read from ../shared/data/wmt17-en-de
+next to the project (skipped, with the reason in the report, when absent). A
+full run takes about three minutes, most of it the real data; progress goes to
+stderr.
+
+  bleu-oracle report                                  # everything into ./reports
+  bleu-oracle report --impl nltk sacrebleu --no-real-data --examples 50 --out /tmp/r
+  bleu-oracle report --render-only                    # re-render from reports/{DATA_DIR}/
+"""
+
+
+def _non_negative_int(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0 (got {value})")
+    return value
+
+
+def _positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1 (got {value})")
+    return value
+
+
+def _positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be > 0 (got {text})")
+    return value
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("report", help="regenerate reports/: matrix, discrepancy reports, real data, HTML",
+                                   description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="reports", metavar="DIR", help="the reports folder (default: reports)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
+                        help=f"seed of the differential search (default {DEFAULT_SEED})")
+    parser.add_argument("--examples", type=_non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
+                        help=f"random inputs per implementation (default {DEFAULT_EXAMPLES}; 0: no search)")
+    parser.add_argument("--impl", nargs="+", metavar="NAME",
+                        help="only these implementations (default: every one in the registry: "
+                        f"{', '.join(REGISTRY)}); the oracle is always in, under every profile")
+    parser.add_argument("--render-only", action="store_true",
+                        help=f"run nothing: re-render the pages from DIR/{DATA_DIR}/")
+    parser.add_argument("--no-real-data", action="store_true", help="skip the WMT17 real-data table")
+    parser.add_argument("--real-data", metavar="DIR",
+                        help=f"the wmt17-en-de folder (default: {default_real_data_dir()})")
+    parser.add_argument("--real-data-systems", type=_positive_int, metavar="N",
+                        help="score only the first N systems (alphabetical; default: all 16)")
+    parser.add_argument("--real-data-budget", type=_positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
+                        help="time one implementation may spend on the real data; projected from the first system, "
+                        f"an implementation over it scores that system only (default {DEFAULT_REAL_DATA_BUDGET:g})")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.set_defaults(handler=run_report)
+
+
+def run_report(args):
+    if args.render_only and (args.impl or args.no_real_data or args.real_data or args.real_data_systems):
+        raise BleuValueError("--render-only runs nothing: it takes only --out")
+    if args.impl:
+        unknown = [name for name in args.impl if name != "oracle" and name not in REGISTRY]
+        if unknown:
+            raise BleuValueError(f"unknown implementation(s) {unknown}; known: {', '.join(REGISTRY)}")
+    real_data = None
+    skipped = ""
+    if args.no_real_data:
+        skipped = "not requested (--no-real-data)"
+    else:
+        real_data = Path(args.real_data) if args.real_data else default_real_data_dir()
+    settings = Settings(
+        out=Path(args.out), seed=args.seed, examples=args.examples,
+        implementations=tuple(args.impl) if args.impl else None,
+        real_data=real_data, real_data_skipped=skipped, real_data_systems=args.real_data_systems,
+        real_data_budget=args.real_data_budget,
+        progress=None if args.quiet else stderr_progress,
+    )
+    started = time.perf_counter()
+    written = run(settings, render_only=args.render_only)
+    if not args.quiet:
+        print(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
+              f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
+    print(Path(args.out) / "README.md")
+    return 0

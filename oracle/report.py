@@ -1,0 +1,679 @@
+"""`bleu-oracle report`: observations first, written as data files; `oracle.render` renders them.
+
+Every implementation is driven in process through its adapter
+(`Implementation.score(ScoreRequest)`), never through a subprocess, so a run is
+fast and deterministic. A run observes four things and writes each as a
+JSON-lines file under `<out>/data/`:
+
+- ``implementations.jsonl``: one line per registry entry (`oracle.adapters.base.REGISTRY`):
+  installed (name, version, language, declared profile, capabilities), not
+  installed (the install hint), broken (the error), or not selected (`--impl`);
+  plus one line per oracle profile (its summary and citations);
+- ``matrix.jsonl``: one line per edge case (`oracle.edge_cases.EDGE_CASES`: its
+  request and why it matters), then one per cell: every edge case under every
+  oracle profile and every installed implementation. A cell is a score, a
+  rejection, an "unsupported" or an error; an implementation's cell also holds
+  the oracle's value under the implementation's declared profile, whether the
+  two agree within the numeric contract, and `oracle.classify`'s root cause
+  when they do not;
+- ``search.jsonl``: a seeded differential search per implementation:
+  `--examples` inputs from `oracle.generate` (the same inputs `check --seed S`
+  sends), each judged against the oracle under the declared profile, each
+  disagreement classified, first among the implementation's curated classes
+  (`oracle/data/discrepancies.yaml`), then among all explanations;
+- ``discrepancies.jsonl``: the curated classes (copied from
+  `oracle/data/discrepancies.yaml`) with each minimal example re-run now
+  through the installed library (``observed``), so a report says whether the
+  class still reproduces with the installed version;
+- ``real_data.jsonl``: every implementation on WMT17 newstest2017 English-German
+  (16 systems; corpus level; whitespace tokens; BLEU-4, uniform weights, no
+  smoothing), with 1 reference and with 4 (see `extra_reference_systems`), next
+  to the oracle under each declared profile;
+- ``run.json``: the settings (seed, examples, versions, real-data source).
+
+The files are deterministic: no timestamps, no durations, keys sorted, floats
+as Python's shortest repr (NaN and infinities as the protocol's strings). The
+same versions and seed give byte-identical files, and so byte-identical
+reports. `oracle.render` reads only these files (`report --render-only`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import math
+import platform
+import re
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from fractions import Fraction
+from pathlib import Path
+
+from . import __version__
+from .adapters.base import REGISTRY, AdapterUnavailable, Rejected, ScoreRequest, Segment, Unsupported
+from .classify import UNEXPLAINED, classify, component_names, within_contract
+from .edge_cases import EDGE_CASES
+from .errors import BleuOracleError
+from .generate import example_id, example_request
+from .profiles import PROFILES
+from .requests import not_applicable_reason, oracle_expected, replay_payload
+from .textio import read_lines
+
+SCHEMA = "bleu-oracle-report/1"
+DATA_DIR = "data"
+RUN_FILE = "run.json"
+IMPLEMENTATIONS_FILE = "implementations.jsonl"
+MATRIX_FILE = "matrix.jsonl"
+SEARCH_FILE = "search.jsonl"
+DISCREPANCIES_FILE = "discrepancies.jsonl"
+REAL_DATA_FILE = "real_data.jsonl"
+DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE, MATRIX_FILE, SEARCH_FILE, DISCREPANCIES_FILE, REAL_DATA_FILE)
+
+DEFAULT_SEED = 0
+DEFAULT_EXAMPLES = 200
+#: Seconds one implementation may spend on the real data; over it (projected from the first
+#: system), the remaining systems are skipped with the reason in the table. Well above what the
+#: slowest installed library needs (torchmetrics: about 3.5 s a system, 55 s in all, twice that
+#: on a busy machine), so that the decision, and with it the report, does not depend on the
+#: machine's speed in practice; `--real-data-budget 60` is the strict setting.
+DEFAULT_REAL_DATA_BUDGET = 300.0
+REAL_DATA_SUBDIR = "wmt17-en-de"
+REAL_DATA_PREFIX = "newstest2017."
+REAL_DATA_SUFFIX = ".en-de.txt.gz"
+REAL_DATA_REFERENCE = "reference"
+#: Real-data differences classified per implementation and setting (the first ones, in system
+#: order); classify recomputes the whole corpus per alternative, seconds each for some classes.
+REAL_DATA_CLASSIFIED = 4
+#: How many system outputs join the official reference in the multi-reference setting.
+EXTRA_REFERENCES = 3
+BLEU4 = (0.25, 0.25, 0.25, 0.25)
+NO_SMOOTHING = {"method": "none"}
+MESSAGE_LIMIT = 400
+
+#: Adapters documented under another registry name in discrepancies.yaml (the same library code).
+DOCUMENTED_AS = {"ignite-micro": "ignite"}
+#: The curated discrepancy classes.
+DISCREPANCIES_PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
+
+
+def default_real_data_dir():
+    """`../shared/data/wmt17-en-de` next to the project root (absent on a fresh clone)."""
+    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / REAL_DATA_SUBDIR
+
+
+@dataclass
+class Settings:
+    out: Path = Path("reports")
+    seed: int = DEFAULT_SEED
+    examples: int = DEFAULT_EXAMPLES
+    #: registry names to run (None: all); "oracle" is always in (under every profile)
+    implementations: tuple | None = None
+    #: the wmt17-en-de folder; None: no real data
+    real_data: Path | None = field(default_factory=default_real_data_dir)
+    #: why there is no real data (when real_data is None)
+    real_data_skipped: str = ""
+    #: score only the first N systems (alphabetical); None: all 16
+    real_data_systems: int | None = None
+    real_data_budget: float = DEFAULT_REAL_DATA_BUDGET
+    #: a function of one line of text, for progress (stderr); None: silent
+    progress: object = None
+
+
+# -- JSON ----------------------------------------------------------------------
+
+
+def json_safe(value):
+    """Plain JSON data: tuples as lists, NaN/Infinity as the protocol's strings, Fractions as strings."""
+    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
+        return value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    return str(value)
+
+
+def dumps(obj):
+    """One deterministic JSON line: sorted keys, shortest-repr floats, non-ASCII kept."""
+    return json.dumps(json_safe(obj), sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def number(value):
+    """A float from a JSON value (NaN/Infinity strings included); None if there is none."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    return None
+
+
+def write_jsonl(path, records):
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for record in records:
+            handle.write(dumps(record) + "\n")
+
+
+def read_jsonl(path):
+    records = []
+    with open(path, encoding="utf-8", newline="\n") as handle:
+        for number_, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError as exc:
+                    raise BleuOracleError(f"{path}:{number_}: not a JSON line ({exc})") from None
+    return records
+
+
+def read_data(out):
+    """The data files of a report directory: {"run": {...}, "implementations": [...], ...}."""
+    data_dir = Path(out) / DATA_DIR
+    missing = [name for name in DATA_FILES if not (data_dir / name).is_file()]
+    if missing:
+        raise BleuOracleError(f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first "
+                              "(without --render-only)")
+    with open(data_dir / RUN_FILE, encoding="utf-8") as handle:
+        run = json.load(handle)
+    if run.get("schema") != SCHEMA:
+        raise BleuOracleError(f"{data_dir / RUN_FILE}: schema {run.get('schema')!r}, expected {SCHEMA!r}")
+    return {
+        "run": run,
+        "implementations": read_jsonl(data_dir / IMPLEMENTATIONS_FILE),
+        "matrix": read_jsonl(data_dir / MATRIX_FILE),
+        "search": read_jsonl(data_dir / SEARCH_FILE),
+        "discrepancies": read_jsonl(data_dir / DISCREPANCIES_FILE),
+        "real_data": read_jsonl(data_dir / REAL_DATA_FILE),
+    }
+
+
+# -- calling an implementation --------------------------------------------------
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _message(text):
+    """An error message fit for a deterministic report: no memory addresses, bounded length."""
+    text = _ADDRESS.sub("", " ".join(str(text).split()))
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def call(implementation, request):
+    """The implementation's answer to one request as a record: {"outcome": "score" | "rejected" |
+    "unsupported" | "error", "score", "statistics", "message"}. Never raises (but for ^C): a
+    panic in a native extension is a BaseException, not an Exception, and is an error here."""
+    sink = io.StringIO()
+    try:
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
+            warnings.simplefilter("ignore")
+            answer = implementation.score(request)
+    except KeyboardInterrupt:
+        raise
+    except Rejected as exc:
+        return {"outcome": "rejected", "score": None, "statistics": None, "message": _message(exc)}
+    except Unsupported as exc:
+        return {"outcome": "unsupported", "score": None, "statistics": None, "message": _message(exc)}
+    except BleuOracleError as exc:  # the oracle's own validation, should an adapter let it through
+        return {"outcome": "rejected", "score": None, "statistics": None, "message": _message(exc)}
+    except BaseException as exc:  # noqa: BLE001 - a Rust panic (pyo3 PanicException) is a BaseException
+        return {"outcome": "error", "score": None, "statistics": None,
+                "message": _message(f"{type(exc).__name__}: {exc}")}
+    try:
+        score = float(answer.score)
+    except (TypeError, ValueError) as exc:
+        return {"outcome": "error", "score": None, "statistics": None,
+                "message": _message(f"the answer's score is not a number: {answer.score!r} ({exc})")}
+    statistics = None
+    if answer.statistics:
+        statistics = {k: v for k, v in dict(answer.statistics).items() if v is not None}
+    return {"outcome": "score", "score": score, "statistics": statistics, "message": None}
+
+
+def expectation(request, profile):
+    """The oracle's answer under `profile` as a record {"rejected", "score", "score_exact", "reason"}."""
+    expected = oracle_expected(request, profile)
+    if expected.rejected:
+        return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.reason)}
+    return {"rejected": False, "score": expected.score, "score_exact": expected.score_exact, "reason": None}
+
+
+def documented(discrepancies, name):
+    """The curated classes of implementation `name` (aliases included)."""
+    name = DOCUMENTED_AS.get(name, name)
+    return [d for d in discrepancies if d.get("implementation") == name]
+
+
+def judge(request, answer, expected, profile, classes):
+    """{"agrees", "classification", "documented": [class ids], "description"} for one answer.
+
+    A score beyond the numeric contract is classified by `oracle.classify`, first among the
+    implementation's curated classes, then among every explanation. A rejection matches a
+    curated rejection by the start of its message."""
+    out = {"agrees": False, "classification": None, "documented": [], "description": None}
+    outcome = answer["outcome"]
+    if outcome in ("unsupported", "error"):
+        out["classification"] = outcome
+        return out
+    if outcome == "rejected":
+        if expected["rejected"]:
+            out.update(agrees=True, classification="rejected-as-expected")
+            return out
+        ids = [d["id"] for d in classes if d.get("rejection") and d["rejection"] in (answer["message"] or "")]
+        out.update(classification="rejects-valid-input", documented=ids)
+        return out
+    if expected["rejected"]:
+        out["classification"] = "scores-invalid-input"
+        return out
+    names = sorted({d["classify"] for d in classes if d.get("classify")})
+    reply = {"score": answer["score"], "statistics": answer["statistics"]}
+    if within_contract(answer["score"], expected["score"]) and not answer["statistics"]:
+        out.update(agrees=True, classification="agrees")
+        return out
+    explanation = None
+    try:
+        if names:
+            explanation = classify(request, reply, profile, among=names)
+        if explanation is None or not explanation.explained:
+            explanation = classify(request, reply, profile)
+    except BleuOracleError as exc:  # pragma: no cover - classify is total on valid requests
+        out.update(classification=UNEXPLAINED, description=_message(exc))
+        return out
+    if explanation.name == "agrees":
+        out.update(agrees=True, classification="agrees")
+        return out
+    parts = component_names(explanation.name)
+    ids = [d["id"] for d in classes if d.get("classify") and d["classify"] in parts]
+    out.update(classification=explanation.name, documented=ids, description=explanation.description)
+    return out
+
+
+# -- the implementations ------------------------------------------------------
+
+
+@dataclass
+class Column:
+    """An implementation (or the oracle under a profile) as a column of the report."""
+
+    key: str  # "oracle/<profile>" or the registry name
+    implementation: object
+    profile: str
+    kind: str  # "oracle" | "implementation"
+
+
+def load_implementations(selected=None):
+    """(records for implementations.jsonl, [Column] of the installed ones, in registry order)."""
+    records, columns = [], []
+    for name, spec in REGISTRY.items():
+        if name == "oracle":
+            continue
+        record = {"type": "implementation", "name": name, "adapter": spec}
+        if selected is not None and name not in selected:
+            record.update(status="not-selected", reason="not selected (--impl)")
+            records.append(record)
+            continue
+        module, _, attribute = spec.partition(":")
+        try:
+            implementation = getattr(importlib.import_module(module), attribute)()
+        except KeyboardInterrupt:
+            raise
+        except (AdapterUnavailable, ImportError) as exc:
+            record.update(status="not-installed", reason=_message(exc))
+            records.append(record)
+            continue
+        except BaseException as exc:  # noqa: BLE001 - a broken install must not end the report
+            record.update(status="broken", reason=_message(f"{type(exc).__name__}: {exc}"))
+            records.append(record)
+            continue
+        record.update(status="installed", display_name=implementation.name, version=str(implementation.version),
+                      language=implementation.language, profile=implementation.profile,
+                      capabilities=dict(implementation.capabilities))
+        records.append(record)
+        columns.append(Column(name, implementation, implementation.profile, "implementation"))
+    return records, columns
+
+
+def oracle_columns():
+    from .adapters.oracle_adapter import OracleImplementation
+
+    return [Column(f"oracle/{name}", OracleImplementation(profile=name), name, "oracle") for name in PROFILES]
+
+
+def profile_records():
+    return [{"type": "profile", "name": p.name, "summary": p.summary,
+             "citations": [list(c) for c in p.citations], "options": p.options.to_json()}
+            for p in PROFILES.values()]
+
+
+def load_discrepancies():
+    import yaml
+
+    with open(DISCREPANCIES_PATH, encoding="utf-8") as handle:
+        return list((yaml.safe_load(handle) or {}).get("discrepancies") or [])
+
+
+def request_from_payload(payload):
+    """A ScoreRequest from a replay payload (as in discrepancies.yaml), leniently (no protocol check)."""
+    segments = tuple(Segment(tuple(s.get("hypothesis") or ()), tuple(tuple(r) for r in s.get("references") or ()))
+                     for s in payload.get("segments") or ())
+    return ScoreRequest(0, payload.get("level", "corpus"), segments,
+                        tuple(float(w) for w in payload.get("weights") or ()),
+                        dict(payload.get("smoothing") or NO_SMOOTHING), bool(payload.get("lowercase", False)))
+
+
+def request_size(request):
+    """Tokens in a request (hypotheses and references), for "the smallest example"."""
+    return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in request.segments)
+
+
+# -- observations -------------------------------------------------------------
+
+
+def observe_matrix(oracle_cols, columns, discrepancies, progress):
+    records = []
+    for case in EDGE_CASES:
+        records.append({"type": "case", "id": case.id, "title": case.title, "why": case.why,
+                        "request": replay_payload(case.request)})
+    expectations = {}
+    for column in oracle_cols + columns:
+        _say(progress, f"matrix: {column.key}")
+        classes = documented(discrepancies, column.key) if column.kind == "implementation" else []
+        for case in EDGE_CASES:
+            answer = call(column.implementation, case.request)
+            record = {"type": "cell", "case": case.id, "column": column.key, "kind": column.kind,
+                      "profile": column.profile, **answer}
+            if column.kind == "oracle":
+                if answer["outcome"] == "score":
+                    record["score_exact"] = oracle_expected(case.request, column.profile).score_exact
+            else:
+                key = (case.id, column.profile)
+                if key not in expectations:
+                    expectations[key] = expectation(case.request, column.profile)
+                expected = expectations[key]
+                record["expected"] = expected
+                record["not_applicable"] = not_applicable_reason(case.request, column.implementation.capabilities)
+                record.update(judge(case.request, answer, expected, column.profile, classes))
+            records.append(record)
+    return records
+
+
+def observe_search(columns, discrepancies, seed, examples, progress):
+    records = []
+    for column in columns:
+        implementation = column.implementation
+        options = PROFILES[column.profile].options
+        classes = documented(discrepancies, column.key)
+        _say(progress, f"search: {column.key}, {examples} random inputs (seed {seed}) against the oracle "
+                       f"under profile {column.profile}")
+        for index in range(examples):
+            request = example_request(seed, index, implementation.capabilities,
+                                      uniform_only=options.uniform_weights_only,
+                                      profile_smoothing=options.smoothing.to_json())
+            expected = expectation(request, column.profile)
+            answer = call(implementation, request)
+            verdict = judge(request, answer, expected, column.profile, classes)
+            record = {"type": "example", "implementation": column.key, "profile": column.profile,
+                      "index": index, "id": example_id(seed, index), "outcome": answer["outcome"],
+                      "score": answer["score"], "message": answer["message"], "expected": expected["score"],
+                      "expected_rejected": expected["rejected"], "size": request_size(request), **verdict}
+            if verdict["documented"] or verdict["agrees"]:
+                record["description"] = None  # the curated class says it; keeps the file small
+            else:  # a finding no curated class explains: keep the input itself
+                record["request"] = replay_payload(request)
+                record["statistics"] = answer["statistics"]
+            records.append(record)
+    return records
+
+
+def observe_discrepancies(columns, discrepancies, progress):
+    """Each curated class, with its minimal example re-run through every installed adapter it names."""
+    by_name = {c.key: c for c in columns}
+    aliases = {}
+    for alias, target in DOCUMENTED_AS.items():
+        aliases.setdefault(target, []).append(alias)
+    records = []
+    _say(progress, "discrepancies: re-running the curated minimal examples")
+    for entry in discrepancies:
+        name = entry.get("implementation")
+        record = {"type": "discrepancy", **entry, "rerun": []}
+        example = entry.get("example") or {}
+        # `observed: library` examples come from calling the library directly; the adapter
+        # deliberately does not pass that behaviour on, so re-running through it proves nothing.
+        payload = None if entry.get("observed") == "library" else example.get("request")
+        for key in [name, *aliases.get(name, [])]:
+            column = by_name.get(key)
+            if column is None or payload is None:
+                continue
+            request = request_from_payload(payload)
+            expected = expectation(request, column.profile)
+            answer = call(column.implementation, request)
+            verdict = judge(request, answer, expected, column.profile, documented(discrepancies, key))
+            record["rerun"].append({"implementation": key, "version": str(column.implementation.version),
+                                       "profile": column.profile, "answer": answer, "expected": expected,
+                                       "reproduced": entry["id"] in verdict["documented"], **verdict})
+        records.append(record)
+    return records
+
+
+def real_data_systems(folder):
+    """The system names of the folder (every newstest2017.*.en-de.txt.gz but the reference), sorted."""
+    names = []
+    for path in sorted(Path(folder).glob(f"{REAL_DATA_PREFIX}*{REAL_DATA_SUFFIX}")):
+        system = path.name[len(REAL_DATA_PREFIX): -len(REAL_DATA_SUFFIX)]
+        if system != REAL_DATA_REFERENCE:
+            names.append(system)
+    return sorted(names)
+
+
+def extra_reference_systems(system, systems):
+    """The extra (pseudo-)references of `system` in the multi-reference setting: the
+    EXTRA_REFERENCES alphabetically first systems (Python's str order) other than `system`."""
+    return [s for s in sorted(systems) if s != system][:EXTRA_REFERENCES]
+
+
+def _read_tokens(folder, name):
+    return [tuple(line.split()) for line in read_lines(Path(folder) / f"{REAL_DATA_PREFIX}{name}{REAL_DATA_SUFFIX}")]
+
+
+def classify_real(request, answer, column, discrepancies):
+    """The root cause of a real-data difference, among the implementation's curated classes only
+    (an unrestricted search recomputes the 3004-segment corpus for every alternative: minutes)."""
+    classes = documented(discrepancies, column.key)
+    names = sorted({d["classify"] for d in classes if d.get("classify")})
+    if not names:
+        return {"classification": UNEXPLAINED, "documented": []}
+    reply = {"score": answer["score"], "statistics": answer["statistics"]}
+    try:
+        explanation = classify(request, reply, column.profile, among=names)
+    except BleuOracleError:  # pragma: no cover - classify is total on valid requests
+        return {"classification": UNEXPLAINED, "documented": []}
+    parts = component_names(explanation.name)
+    return {"classification": explanation.name,
+            "documented": [d["id"] for d in classes if d.get("classify") and d["classify"] in parts]}
+
+
+def observe_real_data(oracle_cols, columns, discrepancies, settings, progress):
+    """(records, source description); records are empty when the data is absent."""
+    folder = settings.real_data
+    all_systems = real_data_systems(folder)
+    if not all_systems:
+        return [], f"no newstest2017 system outputs in {folder}"
+    systems = all_systems[: settings.real_data_systems] if settings.real_data_systems else all_systems
+    needed = sorted(set(systems) | {s for x in systems for s in extra_reference_systems(x, all_systems)})
+    _say(progress, f"real data: reading the reference and {len(needed)} system outputs from {folder}")
+    text = {name: _read_tokens(folder, name) for name in [REAL_DATA_REFERENCE, *needed]}
+    lengths = {name: len(lines) for name, lines in text.items()}
+    if len(set(lengths.values())) != 1:
+        raise BleuOracleError(f"the newstest2017 files in {folder} have different numbers of lines: {lengths}")
+    profiles = sorted({c.profile for c in columns} | {"papineni"})
+    oracles = [c for c in oracle_cols if c.profile in profiles]
+    spent = {c.key: 0.0 for c in columns}
+    skipped = {}
+    classified = {}
+    records = []
+    for position, system in enumerate(systems):
+        for count in (1, 1 + EXTRA_REFERENCES):
+            extra = extra_reference_systems(system, all_systems)[: count - 1]
+            reference_names = [REAL_DATA_REFERENCE, *extra]
+            segments = tuple(Segment(h, tuple(refs)) for h, *refs in
+                             zip(text[system], *(text[name] for name in reference_names)))
+            request = ScoreRequest(0, "corpus", segments, BLEU4, dict(NO_SMOOTHING), False)
+            _say(progress, f"real data: {system} ({position + 1}/{len(systems)}), {count} reference(s)")
+            base = {"type": "real", "system": system, "references": count, "reference_files": reference_names}
+            oracle_values = {}
+            for column in oracles:
+                answer = call(column.implementation, request)
+                oracle_values[column.profile] = answer["score"] if answer["outcome"] == "score" else None
+                records.append({**base, "column": column.key, "kind": "oracle", "profile": column.profile,
+                                **answer})
+            for column in columns:
+                record = {**base, "column": column.key, "kind": "implementation", "profile": column.profile}
+                expected = oracle_values.get(column.profile)
+                if column.key in skipped:
+                    records.append({**record, "outcome": "skipped", "score": None, "statistics": None,
+                                    "message": skipped[column.key], "expected": expected, "difference": None})
+                    continue
+                started = time.perf_counter()
+                answer = call(column.implementation, request)
+                spent[column.key] += time.perf_counter() - started
+                difference = None
+                if answer["outcome"] == "score" and expected is not None:
+                    difference = answer["score"] - expected
+                agrees = answer["outcome"] == "score" and within_contract(answer["score"], expected)
+                record.update(answer, expected=expected, difference=difference, agrees=agrees, classification=None,
+                              documented=[])
+                if answer["outcome"] == "score" and not agrees and expected is not None:
+                    key = (column.key, count)
+                    classified[key] = classified.get(key, 0) + 1
+                    if classified[key] <= REAL_DATA_CLASSIFIED:
+                        record.update(classify_real(request, answer, column, discrepancies))
+                    else:
+                        record["classification"] = "not-classified"
+                records.append(record)
+        if position == 0 and len(systems) > 1:
+            for column in columns:
+                projected = spent[column.key] * len(systems)
+                if projected > settings.real_data_budget:
+                    skipped[column.key] = (f"time-boxed: scored on the first system only; all {len(systems)} "
+                                           f"would take longer than the {settings.real_data_budget:g} s budget "
+                                           "(--real-data-budget)")
+                    _say(progress, f"real data: {column.key}: {skipped[column.key]}")
+    source = {"folder": REAL_DATA_SUBDIR, "systems": systems, "all_systems": all_systems,
+              "segments": lengths[REAL_DATA_REFERENCE], "reference": f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}",
+              "extra_references": EXTRA_REFERENCES, "classified": REAL_DATA_CLASSIFIED,
+              "extra_reference_rule": (f"the {EXTRA_REFERENCES} alphabetically first systems (Python str order) "
+                                       "other than the hypothesis system, drawn from all systems in the folder"),
+              "tokens": "str.split() of each line; lines split on \"\\n\" only",
+              "request": {"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False}}
+    return records, source
+
+
+# -- the whole run -------------------------------------------------------------
+
+
+def _say(progress, text):
+    if progress is not None:
+        progress(text)
+
+
+def observe(settings):
+    """Run everything; return the data (as `read_data` would read it back)."""
+    progress = settings.progress
+    selected = None
+    if settings.implementations is not None:
+        selected = {name for name in settings.implementations if name != "oracle"}
+        unknown = sorted(selected - set(REGISTRY))
+        if unknown:
+            raise BleuOracleError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
+    _say(progress, "loading the implementations")
+    implementation_records, columns = load_implementations(selected)
+    oracle_cols = oracle_columns()
+    discrepancies = load_discrepancies()
+    matrix = observe_matrix(oracle_cols, columns, discrepancies, progress)
+    search = observe_search(columns, discrepancies, settings.seed, settings.examples, progress)
+    curated = observe_discrepancies(columns, discrepancies, progress)
+    real, real_source = [], None
+    if settings.real_data is None:
+        real_source = {"skipped": settings.real_data_skipped or "real data not requested (--no-real-data)"}
+    elif not Path(settings.real_data).is_dir():
+        real_source = {"skipped": f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"}
+    else:
+        real, real_source = observe_real_data(oracle_cols, columns, discrepancies, settings, progress)
+        if isinstance(real_source, str):
+            real_source = {"skipped": real_source}
+    run = {
+        "schema": SCHEMA,
+        "suite_version": __version__,
+        "python": platform.python_version(),
+        "seed": settings.seed,
+        "examples": settings.examples,
+        "selected": None if selected is None else sorted(selected),
+        "contract": {"abs": 1e-12, "rel": 1e-9},
+        "edge_cases": len(EDGE_CASES),
+        "profiles": list(PROFILES),
+        "real_data": real_source,
+        "command": _command(settings),
+    }
+    return {"run": run, "implementations": profile_records() + implementation_records, "matrix": matrix,
+            "search": search, "discrepancies": curated, "real_data": real}
+
+
+def _command(settings):
+    parts = ["bleu-oracle", "report"]
+    if settings.seed != DEFAULT_SEED:
+        parts += ["--seed", str(settings.seed)]
+    if settings.examples != DEFAULT_EXAMPLES:
+        parts += ["--examples", str(settings.examples)]
+    if settings.implementations is not None:
+        parts += ["--impl", *settings.implementations]
+    if settings.real_data is None:
+        parts.append("--no-real-data")
+    elif settings.real_data_systems:
+        parts += ["--real-data-systems", str(settings.real_data_systems)]
+    return " ".join(parts)
+
+
+def write_data(out, data):
+    data_dir = Path(out) / DATA_DIR
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / RUN_FILE, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(json.dumps(json_safe(data["run"]), sort_keys=True, ensure_ascii=False, allow_nan=False,
+                                indent=2) + "\n")
+    write_jsonl(data_dir / IMPLEMENTATIONS_FILE, data["implementations"])
+    write_jsonl(data_dir / MATRIX_FILE, data["matrix"])
+    write_jsonl(data_dir / SEARCH_FILE, data["search"])
+    write_jsonl(data_dir / DISCREPANCIES_FILE, data["discrepancies"])
+    write_jsonl(data_dir / REAL_DATA_FILE, data["real_data"])
+    return data_dir
+
+
+def run(settings, *, render_only=False):
+    """Observe (unless render_only), write the data files, then render from them alone. Returns the files written."""
+    from .render import render
+
+    out = Path(settings.out)
+    if not render_only:
+        data = observe(settings)
+        write_data(out, data)
+    _say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
+    return render(out)
+
+
+def stderr_progress(text):
+    print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
+
+
+__all__ = ["DATA_FILES", "SCHEMA", "Settings", "call", "default_real_data_dir", "dumps", "extra_reference_systems",
+           "judge", "observe", "read_data", "real_data_systems", "run", "write_data"]

@@ -1,0 +1,261 @@
+"""`bleu-oracle report`: data files first, pages rendered from them, byte-identical runs.
+
+Expected values are derived by hand (or come from the MATLAB page), never from
+the oracle's own output.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from oracle.adapters.base import REGISTRY, Implementation, Rejected, ScoreAnswer, Unsupported
+from oracle.cli import main
+from oracle.edge_cases import EDGE_CASES
+from oracle.profiles import PROFILES
+from oracle.render import PAGES
+from oracle.report import (
+    DATA_DIR,
+    DATA_FILES,
+    call,
+    extra_reference_systems,
+    load_implementations,
+    read_data,
+)
+
+REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wmt17-en-de"
+TOLERANCE = 1e-15
+
+
+def _report(out, *extra):
+    return main(["report", "--out", str(out), "--impl", "oracle", "nltk", "--examples", "10", "--no-real-data",
+                 "--quiet", *extra])
+
+
+def _files(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    pytest.importorskip("nltk")
+    first, second = tmp_path_factory.mktemp("first"), tmp_path_factory.mktemp("second")
+    assert _report(first) == 0
+    assert _report(second) == 0
+    return first, second
+
+
+@pytest.fixture(scope="module")
+def cells(runs):
+    data = read_data(runs[0])
+    return {(c["case"], c["column"]): c for c in data["matrix"] if c["type"] == "cell"}
+
+
+def test_the_data_files_and_the_pages_exist(runs):
+    out = runs[0]
+    for name in DATA_FILES:
+        assert (out / DATA_DIR / name).is_file(), name
+    for page in PAGES:
+        assert (out / page).is_file(), page
+    assert (out / "implementations" / "nltk.md").is_file()
+    assert not (out / "implementations" / "sacrebleu.md").exists()  # not selected
+
+
+def test_two_runs_are_byte_identical(runs):
+    first, second = runs
+    a, b = _files(first), _files(second)
+    assert sorted(a) == sorted(b)
+    different = [name for name in a if a[name] != b[name]]
+    assert not different, f"files differ between two runs with the same seed: {different}"
+
+
+def test_render_only_rebuilds_the_same_pages_from_the_data_alone(runs, tmp_path):
+    first = runs[0]
+    copy = tmp_path / "copy"
+    (copy / DATA_DIR).mkdir(parents=True)
+    for name in DATA_FILES:
+        (copy / DATA_DIR / name).write_bytes((first / DATA_DIR / name).read_bytes())
+    assert main(["report", "--out", str(copy), "--render-only", "--quiet"]) == 0
+    assert _files(copy) == _files(first)
+
+
+def test_render_only_without_data_is_a_usage_error(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path / "empty"), "--render-only", "--quiet"]) == 2
+    assert "run `bleu-oracle report` first" in capsys.readouterr().err
+
+
+def test_the_data_is_deterministic_json(runs):
+    for name in DATA_FILES:
+        text = (runs[0] / DATA_DIR / name).read_text(encoding="utf-8")
+        for key in ("started", "finished", "duration", "wall"):
+            assert f'"{key}"' not in text, (name, key)
+        if name.endswith(".jsonl"):
+            for line in text.splitlines():
+                obj = json.loads(line)
+                assert line == json.dumps(obj, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def test_the_matrix_has_every_edge_case_and_every_profile(runs, cells):
+    columns = [f"oracle/{p}" for p in PROFILES] + ["nltk"]
+    for case in EDGE_CASES:
+        for column in columns:
+            assert (case.id, column) in cells, (case.id, column)
+    text = (runs[0] / "matrix.md").read_text(encoding="utf-8")
+    header = next(line for line in text.splitlines() if line.startswith("| edge case |"))
+    for profile in PROFILES:
+        assert f"oracle: {profile}" in header
+    assert "nltk 3." in header
+    for case in EDGE_CASES:
+        assert f"(`{case.id}`)" in text
+
+
+def test_length_tie_under_papineni(cells):
+    # c = 5 between references of 6 and 4 tokens: the tie goes to the shorter, r = 4 < c, BP = 1;
+    # p1 = 3/5 (love, can, always), p2 = 1/2 (love can, can always), p3 = 1/3 (love can always).
+    cell = cells[("length-tie", "oracle/papineni")]
+    assert cell["outcome"] == "score"
+    assert abs(cell["score"] - (3 / 5 * 1 / 2 * 1 / 3) ** (1 / 3)) <= TOLERANCE
+    assert abs(cell["score"] - 0.4641588833612779) <= TOLERANCE
+
+
+def test_both_empty_is_nan_under_matlab(cells):
+    # MATLAB bleuEvaluationScore: "If candidate and references are both empty documents, then score is NaN".
+    assert cells[("both-empty", "oracle/matlab")]["score"] == "NaN"
+    assert cells[("both-empty", "oracle/nltk")]["score"] == 0.0  # NLTK: no overlap, "BLEU returns the value 0"
+
+
+def test_shortest_reference_under_mlpack_and_closest_under_papineni(cells):
+    # c = 6, references of 3 and 7 tokens, every n-gram of the hypothesis is in the longer one: p_n = 1.
+    assert cells[("shortest-not-closest", "oracle/mlpack")]["score"] == 1.0  # r = 3 < c: BP = 1
+    assert abs(cells[("shortest-not-closest", "oracle/papineni")]["score"] - math.exp(1 - 7 / 6)) <= TOLERANCE
+
+
+def test_nltk_floors_segment_totals_and_the_cell_says_why(cells):
+    # nltk counts max(1, 0) 3- and 4-grams for "the cat": p3 = 7/8, p4 = 6/7 instead of 7/7, 6/6.
+    cell = cells[("short-segment-in-corpus", "nltk")]
+    assert cell["outcome"] == "score" and not cell["agrees"]
+    assert abs(cell["score"] - (7 / 8 * 6 / 7) ** 0.25) <= 1e-12
+    assert cell["expected"]["score"] == 1.0
+    assert cell["classification"] == "segment_totals_floor=1"
+    assert "nltk-segment-totals-floor" in cell["documented"]
+    assert cells[("length-tie", "nltk")]["agrees"]
+
+
+def test_pages_show_the_findings(runs):
+    out = runs[0]
+    matrix = (out / "matrix.md").read_text(encoding="utf-8")
+    assert "**nltk** on `short-segment-in-corpus`" in matrix and "`segment_totals_floor=1`" in matrix
+    page = (out / "implementations" / "nltk.md").read_text(encoding="utf-8")
+    assert page.startswith("# nltk 3.")
+    assert "judged against | profile **nltk**" in page
+    for needle in ("`nltk-segment-totals-floor`", "**minimal example**", "**values, observed now**",
+                   "**root cause**", "**contradicts**", "reproduced ✓"):
+        assert needle in page, needle
+    index = (out / "README.md").read_text(encoding="utf-8")
+    assert "[nltk](implementations/nltk.md)" in index
+    assert "| sacrebleu | — | — | — | not selected (--impl) |" in index
+    assert "Not run: not requested (--no-real-data)." in (out / "real-data.md").read_text(encoding="utf-8")
+
+
+def test_the_html_page_is_self_contained(runs):
+    text = (runs[0] / "index.html").read_text(encoding="utf-8")
+    assert text.startswith("<!DOCTYPE html>") and "<style>" in text
+    assert text.count("<svg ") >= 1  # the deviation plot (no real data here)
+    assert "<script" not in text.lower()
+    stripped = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert "http://" not in stripped and "https://" not in stripped
+    for case in EDGE_CASES:
+        assert f"<code class=\"muted\">{case.id}</code>" in text
+
+
+def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
+    monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
+    monkeypatch.setitem(REGISTRY, "absent-lib", "bleu_oracle_no_such_module:Nothing")
+    records, columns = load_implementations({"multi-bleu", "absent-lib"})
+    by_name = {r["name"]: r for r in records}
+    assert by_name["multi-bleu"]["status"] == "not-installed"
+    assert "BLEU_ORACLE_MULTI_BLEU" in by_name["multi-bleu"]["reason"]
+    assert by_name["absent-lib"]["status"] == "not-installed"
+    assert by_name["nltk"]["status"] == "not-selected"
+    assert columns == []
+
+
+class _Panic(BaseException):
+    """What a Rust panic looks like from Python (pyo3's PanicException derives from BaseException)."""
+
+
+class _Fake(Implementation):
+    name = "fake"
+
+    def __init__(self, action):
+        self.action = action
+
+    def score(self, request):
+        return self.action()
+
+
+def _raise(exc):
+    def action():
+        raise exc
+    return action
+
+
+def test_call_turns_every_failure_into_a_cell():
+    request = EDGE_CASES[0].request
+    assert call(_Fake(_raise(_Panic("index out of bounds"))), request) == {
+        "outcome": "error", "score": None, "statistics": None, "message": "_Panic: index out of bounds"}
+    assert call(_Fake(_raise(Rejected("no"))), request)["outcome"] == "rejected"
+    assert call(_Fake(_raise(Unsupported("no"))), request)["outcome"] == "unsupported"
+    assert call(_Fake(_raise(ZeroDivisionError("division by zero"))), request)["message"] == \
+        "ZeroDivisionError: division by zero"
+    answer = call(_Fake(lambda: ScoreAnswer(float("nan"))), request)
+    assert answer["outcome"] == "score" and math.isnan(answer["score"])
+    with pytest.raises(KeyboardInterrupt):
+        call(_Fake(_raise(KeyboardInterrupt())), request)
+
+
+def test_extra_references_are_the_alphabetically_first_other_systems():
+    systems = ["online-A.0", "C-3MA.4959", "FBK.4870", "KIT.4950", "LIUM-NMT.4900"]
+    assert extra_reference_systems("xmu.4910", systems) == ["C-3MA.4959", "FBK.4870", "KIT.4950"]
+    assert extra_reference_systems("FBK.4870", systems) == ["C-3MA.4959", "KIT.4950", "LIUM-NMT.4900"]
+
+
+def test_unknown_implementations_are_a_usage_error(tmp_path, capsys):
+    assert main(["report", "--out", str(tmp_path), "--impl", "no-such-bleu", "--quiet"]) == 2
+    assert "no-such-bleu" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_real_data_table_on_two_systems(tmp_path):
+    if not REAL_DATA.is_dir():
+        pytest.skip(f"the WMT17 data is not available ({REAL_DATA} is absent)")
+    pytest.importorskip("nltk")
+    pytest.importorskip("sacrebleu")
+    out = tmp_path / "reports"
+    assert main(["report", "--out", str(out), "--impl", "nltk", "sacrebleu", "--examples", "0",
+                 "--real-data", str(REAL_DATA), "--real-data-systems", "2", "--quiet"]) == 0
+    records = read_data(out)["real_data"]
+    systems = sorted({r["system"] for r in records})
+    assert systems == ["C-3MA.4959", "FBK.4870"]
+    assert sorted({r["references"] for r in records}) == [1, 4]
+    by_key = {(r["system"], r["references"], r["column"]): r for r in records}
+    for system in systems:
+        for count in (1, 4):
+            oracle_value = by_key[(system, count, "oracle/sacrebleu")]["score"]
+            sacrebleu = by_key[(system, count, "sacrebleu")]
+            # an independent implementation: sacrebleu agrees with the oracle within the numeric contract
+            assert sacrebleu["outcome"] == "score" and sacrebleu["agrees"]
+            assert abs(sacrebleu["score"] - oracle_value) <= 1e-12 + 1e-9 * oracle_value
+            assert 0.05 < oracle_value < 0.9
+            nltk = by_key[(system, count, "nltk")]
+            assert nltk["expected"] == by_key[(system, count, "oracle/nltk")]["score"]
+            assert nltk["difference"] == nltk["score"] - nltk["expected"]
+    four = by_key[("C-3MA.4959", 4, "sacrebleu")]
+    assert four["reference_files"] == ["reference", "FBK.4870", "KIT.4950", "LIUM-NMT.4900"]
+    text = (out / "real-data.md").read_text(encoding="utf-8")
+    assert "## 1 reference" in text and "## 4 references" in text
+    assert "| C-3MA.4959 |" in text and "sacrebleu 2." in text
+    assert (out / "index.html").read_text(encoding="utf-8").count("<svg ") >= 3
