@@ -19,10 +19,15 @@ Keys:
   change with the seed, so a class entry nothing matched is reported as
   ``unused`` and does not fail the gate. This is how a baseline stays useful
   across seeds: it records *which kind* of divergence is known, and a new kind
-  (another layer, a crash) still fails the gate.
+  (another layer, a crash) still fails the gate;
+- a root cause (``cause:<name>``, e.g. ``cause:segment_totals_floor=1``): any
+  random example whose failure `oracle.classify` explains by that name. The
+  sharpest key for random examples: a new way of being wrong, even at the same
+  layer, still fails the gate. Unused cause entries only warn, like classes.
 
-`bleu-oracle baseline write` writes random examples as class entries by
-default (``--examples-as classes``); ``ids`` and ``none`` are the other choices.
+`bleu-oracle baseline write` writes random examples as root-cause entries by
+default (``--examples-as causes``; an unexplained one falls back to its class);
+``classes``, ``ids`` and ``none`` are the other choices.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ from .errors import BleuValueError
 from .outcomes import GOOD_OUTCOMES, Outcome
 
 CLASS_PREFIX = "random:"
+CAUSE_PREFIX = "cause:"
 _CLASS_RE = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
 EXAMPLE_ID_RE = re.compile(r"^random-(-?\d+)-(\d+)$")
 
@@ -62,7 +68,8 @@ class Entry:
 
     @property
     def is_class(self):
-        return self.id.startswith(CLASS_PREFIX)
+        """A key that stands for many random examples (not strict: unused entries only warn)."""
+        return self.id.startswith((CLASS_PREFIX, CAUSE_PREFIX))
 
 
 @dataclass
@@ -72,6 +79,17 @@ class Baseline:
 
     def __len__(self):
         return len(self.entries)
+
+
+def cause_key(record):
+    """`cause:<name>` for a random example whose failure has an explained root cause, else None."""
+    classification = record.get("classification")
+    if record.get("kind") != "example" or not isinstance(classification, dict):
+        return None
+    name = classification.get("name")
+    if not name or name in ("unexplained", "agrees"):
+        return None
+    return CAUSE_PREFIX + name
 
 
 def baseline_key(record):
@@ -115,6 +133,8 @@ def load_baseline(path):
         if Outcome(outcome) in GOOD_OUTCOMES:
             raise BleuValueError(f"{where} ({entry_id}): outcome {outcome!r} is not a deviation; only deviations belong in a baseline")
         layer = item.get("layer")
+        if entry_id.startswith(CAUSE_PREFIX) and len(entry_id) == len(CAUSE_PREFIX):
+            raise BleuValueError(f"{where}: a root-cause key is cause:<name> (got {entry_id!r})")
         if entry_id.startswith(CLASS_PREFIX):
             match = _CLASS_RE.match(entry_id)
             if not match:
@@ -147,7 +167,7 @@ class BaselineTracker:
         good = Outcome(outcome) in GOOD_OUTCOMES
         entry = self.baseline.entries.get(record["id"])
         if entry is None and record.get("kind") == "example" and not good:
-            entry = self.baseline.entries.get(baseline_key(record))
+            entry = self.baseline.entries.get(cause_key(record)) or self.baseline.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
                 entry = self.baseline.entries.get(CLASS_PREFIX + outcome)
         if entry is None:
@@ -187,15 +207,16 @@ class BaselineTracker:
         return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())
 
 
-def write_baseline(results, out, *, examples_as="classes"):
+def write_baseline(results, out, *, examples_as="causes"):
     """Write the deviations of a run (`events.Results`) as a baseline for review; returns the entry count.
 
-    Reasons are left as TODO for a human. `examples_as`: "classes" (one
-    `random:<outcome>:<layer>` entry per kind of divergence), "ids" (exact
-    `random-<seed>-<index>` ids, meaningful only with the same seed), "none".
+    Reasons are left as TODO for a human. `examples_as`: "causes" (one
+    `cause:<name>` entry per explained root cause, unexplained ones by class),
+    "classes" (one `random:<outcome>:<layer>` entry per kind of divergence),
+    "ids" (exact `random-<seed>-<index>` ids, meaningful only with the same seed), "none".
     """
-    if examples_as not in ("classes", "ids", "none"):
-        raise BleuValueError(f"`examples_as` must be classes, ids or none (got {examples_as!r})")
+    if examples_as not in ("causes", "classes", "ids", "none"):
+        raise BleuValueError(f"`examples_as` must be causes, classes, ids or none (got {examples_as!r})")
     entries, classes = [], {}
     for record in results.records:
         if Outcome(record["outcome"]) in GOOD_OUTCOMES:
@@ -204,7 +225,7 @@ def write_baseline(results, out, *, examples_as="classes"):
         if record.get("kind") == "example" and examples_as != "ids":
             if examples_as == "none":
                 continue
-            key = baseline_key(record)
+            key = (examples_as == "causes" and cause_key(record)) or baseline_key(record)
             if key in classes:
                 classes[key]["count"] += 1
                 continue
@@ -237,7 +258,8 @@ def write_baseline(results, out, *, examples_as="classes"):
             "# bleu-oracle baseline: known deviations, written for review.\n"
             "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
             "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
-            "# random:<outcome>:<layer> (any random example of that kind; unused entries only warn).\n"
+            "# cause:<root cause> or random:<outcome>:<layer> (any random example with that root cause,\n"
+            "# or of that kind; unused entries only warn).\n"
         )
         out.write_text(comment + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
     return len(entries)

@@ -30,7 +30,7 @@ def statuses(report):
 def test_a_written_baseline_makes_the_same_deviations_known(tmp_path):
     first = tmp_path / "first"
     assert check(first, fake("mutant_ties_longer"), examples=40) == 1
-    baseline = baseline_from(tmp_path, first)
+    baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     data = yaml.safe_load(baseline.read_text())
     assert data["entries"] == [{"id": "random:fail:ref_len", "outcome": "fail", "reason": "TODO",
                                 "count": len(deviations(first)), "example": deviations(first)[0]["id"],
@@ -45,14 +45,14 @@ def test_a_written_baseline_makes_the_same_deviations_known(tmp_path):
 def test_class_entries_hold_across_seeds(tmp_path):
     first = tmp_path / "first"
     check(first, fake("mutant_ties_longer"), examples=40)
-    baseline = baseline_from(tmp_path, first)
+    baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     assert check(tmp_path / "other", fake("mutant_ties_longer"), "--seed", 99, "--baseline", baseline, examples=40) == 0
 
 
 def test_an_unexpected_outcome_fails_the_gate(tmp_path):
     first = tmp_path / "first"
     check(first, fake("mutant_ties_longer"), examples=40)
-    baseline = baseline_from(tmp_path, first)
+    baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     # another bug, at another layer: not covered by random:fail:ref_len
     second = tmp_path / "second"
     assert check(second, fake("mutant_bp_missing"), "--baseline", baseline, examples=40) == 1
@@ -63,11 +63,31 @@ def test_an_unexpected_outcome_fails_the_gate(tmp_path):
 def test_unused_class_entries_do_not_fail_the_gate(tmp_path):
     first = tmp_path / "first"
     check(first, fake("mutant_ties_longer"), examples=40)
-    baseline = baseline_from(tmp_path, first)
+    baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     clean = tmp_path / "clean"
     assert check(clean, fake("clean"), "--baseline", baseline, examples=40) == 0
     assert results(clean).footer["baseline"]["unused"] == ["random:fail:ref_len"]
     assert "unused class entry" in (clean / "summary.md").read_text()
+
+
+def test_by_default_random_examples_are_keyed_by_their_root_cause(tmp_path):
+    first = tmp_path / "first"
+    assert check(first, fake("mutant_ties_longer"), examples=40) == 1
+    data = yaml.safe_load(baseline_from(tmp_path, first).read_text())
+    # The mutant breaks length ties towards the longer reference: classify names that convention.
+    assert [e["id"] for e in data["entries"]] == ["cause:reference_length=closest-longer"]
+    baseline = tmp_path / "baseline.yaml"
+    assert check(tmp_path / "again", fake("mutant_ties_longer"), "--seed", 99, "--baseline", baseline, examples=40) == 0
+
+
+def test_a_root_cause_entry_does_not_cover_another_cause(tmp_path):
+    first = tmp_path / "first"
+    check(first, fake("mutant_ties_longer"), examples=40)
+    baseline = baseline_from(tmp_path, first)
+    second = tmp_path / "second"
+    assert check(second, fake("mutant_mean_sentence"), "--baseline", baseline, examples=40) == 1
+    assert "new" in statuses(second) and "known" not in statuses(second)
+    assert results(second).footer["baseline"]["unused"] == ["cause:reference_length=closest-longer"]
 
 
 def test_a_known_deviation_that_now_passes_fails_the_gate(tmp_path):

@@ -18,7 +18,11 @@ not-applicable) as an entry {id, outcome, reason: TODO, layer, message}; a
 human then replaces each TODO with the reason the deviation is acceptable.
 
 Random examples (--examples-as):
-  classes  (default) one entry per kind of divergence, e.g. random:fail:ref_len,
+  causes   (default) one entry per root cause that oracle.classify names, e.g.
+           cause:segment_totals_floor=1, covering any random example failing for
+           that reason under any seed; an unexplained failure falls back to its
+           class; unused entries are reported but do not fail the gate
+  classes  one entry per kind of divergence, e.g. random:fail:ref_len,
            which covers any random example failing first at ref_len under any
            seed; unused class entries are reported but do not fail the gate
   ids      exact ids random-<seed>-<index>: strict, meaningful only when
@@ -38,7 +42,7 @@ def register(subparsers):
     write.add_argument("--from", dest="source", required=True, metavar="RESULTS",
                        help="a results.jsonl written by `check` (or its report directory)")
     write.add_argument("--out", required=True, metavar="FILE", help="the baseline to write (.json for JSON, else YAML)")
-    write.add_argument("--examples-as", choices=("classes", "ids", "none"), default="classes",
+    write.add_argument("--examples-as", choices=("causes", "classes", "ids", "none"), default="causes",
                        help="how random examples are keyed (default: classes)")
     write.set_defaults(handler=run_write)
 
