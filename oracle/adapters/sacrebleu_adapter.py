@@ -122,17 +122,19 @@ class SacrebleuImplementation(Implementation):
         logger.setLevel(logging.ERROR)
         try:
             result = self._run(request, method, value, order, sentence)
-            # add-k smooths BLEUScore.counts/.totals in place: take the raw ones from an unsmoothed call
-            raw = self._run(request, "none", None, order, sentence) if method == "add-k" else result
         except Exception as exc:
             raise Rejected(f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
         finally:
             logger.setLevel(previous)
+        if method == "add-k":
+            # add-k adds k to BLEUScore.counts/.totals in place (discrepancy sacrebleu-add-k-counts):
+            # they are no longer the sufficient statistics, and a thin adapter does not recompute them.
+            return ScoreAnswer(float(result.score) / 100.0, None)
         statistics = {
             "hyp_len": int(result.sys_len),
             "ref_len": int(result.ref_len),
-            "matches": [_number(x) for x in raw.counts],
-            "totals": [_number(x) for x in raw.totals],
+            "matches": [_number(x) for x in result.counts],
+            "totals": [_number(x) for x in result.totals],
             "bp": float(result.bp),
         }
         return ScoreAnswer(float(result.score) / 100.0, statistics)
