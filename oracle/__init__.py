@@ -10,6 +10,7 @@ The formulas live in `oracle.bleu` (standard library only); conventions in
 """
 
 from .bleu import (
+    LEVELS,
     BleuResult,
     Statistics,
     bleu_from_statistics,
@@ -23,8 +24,6 @@ from .errors import BleuOracleError, BleuTypeError, BleuValueError, CaseFileErro
 from .profiles import PROFILES, Profile, get_profile
 
 __version__ = "0.1.0"
-
-LEVELS = ("corpus", "sentence")
 
 
 def resolve_options(*, profile="papineni", lowercase=None, **overrides):

@@ -28,6 +28,9 @@ from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
 from .smoothing import SmoothedCounts, extra_orders, smooth
 
+#: The levels BLEU is computed at: a corpus (statistics summed over segments), or one sentence.
+LEVELS = ("corpus", "sentence")
+
 # -- 2.1 Modified n-gram precision ------------------------------------------
 
 
@@ -261,7 +264,7 @@ def parse_weights(weights, *, default_max_order=4):
         raise BleuValueError("`weights` must hold at least one weight (got [])")
     parsed = []
     for w in given:
-        if isinstance(w, (float, Decimal)) and w != w:
+        if isinstance(w, float) and w != w:  # a Decimal NaN is refused by exact_number
             raise BleuValueError(f"`weights` must not contain NaN (got {describe(given)})")
         parsed.append(exact_number(w, name="weights"))
     if any(w < 0 for w in parsed):
@@ -273,7 +276,7 @@ def parse_weights(weights, *, default_max_order=4):
 
 def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothing=None, level="corpus"):
     """BLEU = BP * exp(sum w_n log p_n) (section 2.3), from sufficient statistics."""
-    if level not in ("corpus", "sentence"):
+    if level not in LEVELS:
         raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
     w = parse_weights(weights, default_max_order=options.default_max_order)
     smoothing = Smoothing.parse(smoothing) or options.smoothing
@@ -342,11 +345,16 @@ def _apply_empty_order_rule(weights, precisions, rule, notes):
     return new_weights, precisions
 
 
+def counting_orders(weights, smoothing):
+    """How many orders to count for parsed `weights` under `smoothing` (some methods look one order further)."""
+    return len(weights) + extra_orders(smoothing.method)
+
+
 def corpus_bleu(hypotheses, references, *, weights=None, options=Options(), smoothing=None):
     """Corpus BLEU: hypotheses[i] is a token list, references[i] the list of its references."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = corpus_statistics(hypotheses, references, max_order=len(w) + extra_orders(chosen.method), options=options)
+    stats = corpus_statistics(hypotheses, references, max_order=counting_orders(w, chosen), options=options)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="corpus")
 
 
@@ -354,7 +362,7 @@ def sentence_bleu(hypothesis, references, *, weights=None, options=Options(), sm
     """Sentence BLEU: one hypothesis (a token list) against its references."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = segment_statistics(hypothesis, references, max_order=len(w) + extra_orders(chosen.method), options=options)
+    stats = segment_statistics(hypothesis, references, max_order=counting_orders(w, chosen), options=options)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="sentence")
 
 

@@ -54,6 +54,7 @@ from pathlib import Path
 
 import yaml
 
+from .bleu import LEVELS
 from .conventions import SMOOTHING_METHODS, SMOOTHING_PARAMETERS, Options, Smoothing
 from .errors import BleuOracleError, CaseFileError, describe
 from .profiles import PROFILES
@@ -65,7 +66,6 @@ DEFAULT_SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 RETIRED_FILE = "retired.yaml"
 
 KINDS = ("value", "statement", "document-error")
-LEVELS = ("corpus", "sentence")
 
 # Allowed fields per mapping (the schema lists the same; tests/test_cases.py checks).
 FILE_FIELDS = ("document", "seed", "found_by", "cases")

@@ -25,18 +25,19 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
 
 from . import bleu
 from .conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, Smoothing
 from .errors import BleuOracleError, BleuValueError
+from .events import json_safe
+from .outcomes import DEFAULT_REL, Contract
 from .profiles import get_profile
+from .requests import oracle_options, oracle_result
 from .smoothing import smooth
 
-ABS_TOLERANCE = 1e-12
-REL_TOLERANCE = 1e-9
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
 #: tolerance after none matched exactly, and named "<explanation> + float32".
@@ -70,27 +71,14 @@ class Explanation:
             "name": self.name,
             "description": self.description,
             "change": [list(c) for c in self.change],
-            "value": _json_float(self.value),
-            "expected": _json_float(self.expected),
+            "value": json_safe(self.value),
+            "expected": json_safe(self.expected),
         }
 
 
-def _json_float(x):
-    if x is None:
-        return None
-    return "NaN" if math.isnan(x) else x
-
-
-def within_contract(actual, expected, *, abs_tol=ABS_TOLERANCE, rel_tol=REL_TOLERANCE):
-    """The numeric contract: |a - e| <= abs + rel * |e|; NaN matches only NaN."""
-    if actual is None or expected is None:
-        return False
-    actual, expected = float(actual), float(expected)
-    if math.isnan(actual) or math.isnan(expected):
-        return math.isnan(actual) and math.isnan(expected)
-    if math.isinf(actual) or math.isinf(expected):
-        return actual == expected
-    return abs(actual - expected) <= abs_tol + rel_tol * abs(expected)
+def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
+    """The numeric contract (`oracle.outcomes.Contract`) at relative tolerance `rel_tol`."""
+    return Contract(rel=rel_tol).close(actual, expected)
 
 
 # -- the oracle under options -------------------------------------------------
@@ -104,19 +92,19 @@ class _Context:
     weights: tuple
 
 
-def _result(ctx, options=None, smoothing=None, segments=None, level=None):
-    """The oracle's BleuResult for the request under changed options (None if the oracle rejects it)."""
-    options = options or ctx.options
-    smoothing = smoothing or ctx.smoothing
-    segments = ctx.request.segments if segments is None else segments
-    level = level or ctx.request.level
+def _context(request, profile, overrides):
+    """The request under the profile's options, with the case's overrides and the request's case folding."""
+    options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
+    smoothing = Smoothing.parse(request.smoothing) or options.smoothing
+    weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
+    return _Context(request, options, smoothing, weights)
+
+
+def _result(ctx, options=None, smoothing=None, request=None):
+    """The oracle's BleuResult for the request (or another one) under changed options; None if the oracle
+    rejects it."""
     try:
-        if level == "sentence":
-            segment = segments[0]
-            return bleu.sentence_bleu(segment.hypothesis, segment.references, weights=ctx.weights,
-                                      options=options, smoothing=smoothing)
-        return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
-                                weights=ctx.weights, options=options, smoothing=smoothing)
+        return oracle_result(request or ctx.request, options or ctx.options, smoothing or ctx.smoothing)
     except BleuOracleError:
         return None
 
@@ -215,34 +203,30 @@ def printed_4_decimals(ctx, result):
     return round(float(result.score), 4)
 
 
-def mean_of_sentence_scores(ctx, result):
-    """The corpus score as the mean of the segments' own scores (macro average; ignite's default)."""
+def _mean_of_segments(ctx, level):
+    """The mean of a corpus's segments' own scores, each scored alone at `level` (None where that does not apply)."""
     request = ctx.request
     if request.level != "corpus" or len(request.segments) < 2:
         return None
     scores = []
     for segment in request.segments:
-        one = _result(ctx, segments=(segment,), level="corpus")
+        one = _result(ctx, request=replace(request, segments=(segment,), level=level))
         if one is None:
             return None
         scores.append(float(one.score))
     return math.fsum(scores) / len(scores)
+
+
+def mean_of_sentence_scores(ctx, result):
+    """The corpus score as the mean of the segments' own scores (macro average; ignite's default)."""
+    return _mean_of_segments(ctx, "corpus")
 
 
 def mean_of_sentence_bleu(ctx, result):
     """The corpus score as the mean of sentence-level scores (sentence rules, e.g. effective order)."""
-    request = ctx.request
-    if request.level != "corpus" or len(request.segments) < 2:
-        return None
     if ctx.options.empty_order_at("sentence") == ctx.options.empty_order_at("corpus"):
         return None  # the same as mean-of-sentence-scores
-    scores = []
-    for segment in request.segments:
-        one = _result(ctx, segments=(segment,), level="sentence")
-        if one is None:
-            return None
-        scores.append(float(one.score))
-    return math.fsum(scores) / len(scores)
+    return _mean_of_segments(ctx, "sentence")
 
 
 def coco_epsilon(ctx, result):
@@ -501,12 +485,8 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     """
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
-    options = profile.options.with_changes(**(overrides or {}))
-    if isinstance(request.lowercase, bool):
-        options = options.with_changes(lowercase=request.lowercase)
-    smoothing = Smoothing.parse(request.smoothing) or options.smoothing
-    weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
-    ctx = _Context(request, options, smoothing, weights)
+    ctx = _context(request, profile, overrides)
+    options, smoothing, weights = ctx.options, ctx.smoothing, ctx.weights
     base = _result(ctx)
     expected = _score(base)
     n = len(weights)
@@ -675,12 +655,7 @@ def explained_value(request, profile, change, *, overrides=None):
     statistics). Returns None when the oracle rejects the input under the changed conventions or
     the computation does not apply.
     """
-    profile = get_profile(profile)
-    options = profile.options.with_changes(**(overrides or {}))
-    if isinstance(request.lowercase, bool):
-        options = options.with_changes(lowercase=request.lowercase)
-    smoothing = Smoothing.parse(request.smoothing) or options.smoothing
-    weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
+    base = _context(request, profile, overrides)
     functions = dict(COMPUTATIONS)
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:
@@ -696,9 +671,9 @@ def explained_value(request, profile, change, *, overrides=None):
         changes.setdefault("sentence_empty_order", None)
     if "weight_normalisation" in changes:
         changes.setdefault("uniform_weights_only", False)
-    changed = options.with_changes(**changes) if changes else options
-    ctx = _Context(request, changed, smoothing_change or smoothing, weights)
-    result = _result(_Context(request, options, smoothing, weights), options=changed, smoothing=smoothing_change)
+    changed = base.options.with_changes(**changes) if changes else base.options
+    ctx = replace(base, options=changed, smoothing=smoothing_change or base.smoothing)
+    result = _result(ctx)
     value = _score(result)
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
@@ -719,6 +694,6 @@ def known_names():
     return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS)
 
 
-__all__ = ["ABS_TOLERANCE", "AGREES", "COMPUTATIONS", "Explanation", "FLOAT32", "FLOAT32_REL_TOLERANCE",
-           "REL_TOLERANCE", "SMOOTHED_COUNTS", "UNEXPLAINED", "classify", "component_names", "explained_value",
-           "known_names", "smoothing_from_description", "within_contract"]
+__all__ = ["AGREES", "COMPUTATIONS", "Explanation", "FLOAT32", "FLOAT32_REL_TOLERANCE", "SMOOTHED_COUNTS",
+           "UNEXPLAINED", "classify", "component_names", "explained_value", "known_names",
+           "smoothing_from_description", "within_contract"]

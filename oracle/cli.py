@@ -13,8 +13,7 @@ import sys
 from . import __version__
 from .commands import VERBS
 from .errors import BleuOracleError
-
-EXIT_OK, EXIT_DEVIATIONS, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 1, 2, 3
+from .exitcodes import EXIT_OK, EXIT_USAGE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -23,7 +22,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser():
+def build_parser(verbs=VERBS):
     parser = _Parser(
         prog="bleu-oracle",
         description="A literal reference oracle and conformance suite for BLEU.",
@@ -33,13 +32,14 @@ def build_parser():
     parser.add_argument("--version", action="version", version=f"bleu-oracle {__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     subparsers.required = True
-    for verb in VERBS:
+    for verb in verbs:
         importlib.import_module(f"oracle.commands.{verb}").register(subparsers)
     return parser
 
 
-def main(argv=None):
-    args = build_parser().parse_args(argv)
+def main(argv=None, *, verbs=VERBS):
+    """Run `bleu-oracle` with `argv`; `verbs` limits the parser to some verbs (tests)."""
+    args = build_parser(verbs).parse_args(argv)
     try:
         return args.handler(args)
     except BleuOracleError as exc:

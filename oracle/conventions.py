@@ -78,6 +78,8 @@ def exact_number(value, *, name):
         return Fraction(value)
     if isinstance(value, bool) or not isinstance(value, (Real, Decimal, str)):
         raise BleuTypeError(f"`{name}` must be a number (got {type(value).__name__} {describe(value)})")
+    if isinstance(value, Decimal) and value.is_nan():  # comparing a signalling NaN would raise InvalidOperation
+        raise BleuValueError(f"`{name}` must not be NaN (got {describe(value)})")
     try:
         number = Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:

@@ -21,7 +21,8 @@ ONE = Decimal(1)
 
 
 def to_decimal(number):
-    """A Fraction, int or Decimal as a Decimal rounded to DIGITS digits."""
+    """A Fraction, int or Decimal as a Decimal rounded to DIGITS + GUARD_DIGITS digits (CONTEXT's precision;
+    `final` rounds to DIGITS once, at the end)."""
     if isinstance(number, Decimal):
         return CONTEXT.plus(number)
     number = Fraction(number)

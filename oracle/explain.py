@@ -24,7 +24,9 @@ def _table(header, rows):
 
 
 def explain_segment(hypothesis, references, *, max_order, options, label="segment"):
-    """Per order: each candidate n-gram with Count, its count in each reference, the max and Count_clip."""
+    """Per order: each candidate n-gram with Count, its count in each reference, the max and Count_clip;
+    the segment's matches/totals and r are the ones `bleu.segment_statistics` counts."""
+    c, r, segment_matches, segment_totals = bleu._segment_counts(hypothesis, references, max_order, options)
     hypothesis, references = bleu._prepare(hypothesis, references, options)
     out = [f"{label}: hypothesis has {len(hypothesis)} tokens; references have {[len(r) for r in references]}"]
     for n in range(1, max_order + 1):
@@ -38,14 +40,14 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
             [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], maximum.get(g, 0), clipped.get(g, 0)]
             for g, c in candidate.items()  # Counter keeps first-seen order: the sentence's order
         ]
-        total, matches = sum(candidate.values()), sum(clipped.values())
+        total, matches, floored = sum(candidate.values()), segment_matches[n - 1], segment_totals[n - 1]
         rows.append(["Total", total, *["" for _ in references], "", matches])
         out.append(f"\n order {n}:\n" + _table(header, rows))
-        shown = f"{matches}/{total}" if total else "0/0 (no n-grams of this order)"
+        shown = f"{matches}/{floored}" if floored else "0/0 (no n-grams of this order)"
+        if floored != total:
+            shown += f" (the total {total} floored at segment_totals_floor = {options.segment_totals_floor})"
         out.append(f"  matches/totals for this segment = {shown}")
-    c = len(hypothesis)
     lengths = [len(r) for r in references]
-    r = bleu.effective_reference_length(c, lengths, options.reference_length)
     out.append(
         f"\n reference length: c = {c}, reference lengths {lengths}; r = {r} "
         f"({options.reference_length}: {REFERENCE_LENGTH_RULES[options.reference_length]})"

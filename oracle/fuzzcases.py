@@ -51,11 +51,12 @@ from pathlib import Path
 import yaml
 
 from .classify import (
-    ABS_TOLERANCE, FLOAT32, FLOAT32_REL_TOLERANCE, REL_TOLERANCE, UNEXPLAINED, component_names, explained_value,
-    smoothing_from_description, within_contract,
+    FLOAT32, FLOAT32_REL_TOLERANCE, UNEXPLAINED, component_names, explained_value, smoothing_from_description,
 )
 from .errors import BleuOracleError, BleuValueError, CaseFileError
-from .requests import dumps, request_from_json
+from .outcomes import Contract
+from .protocol import encode
+from .requests import request_from_json
 
 FOUND_BY = "fuzz"
 HEADER = (
@@ -82,7 +83,7 @@ def slug(text, limit=48):
 
 
 def input_hash(payload):
-    return hashlib.sha256(dumps(payload).encode("utf-8")).hexdigest()
+    return hashlib.sha256(encode(payload, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
 def case_id(implementation, name, payload, taken):
@@ -95,11 +96,16 @@ def case_id(implementation, name, payload, taken):
     raise BleuValueError(f"no free case id for {name!r}")  # pragma: no cover - 64 hex digits collide
 
 
+def _contract(name):
+    """The numeric contract an explanation is held to: float32 precision for a '+ float32' one."""
+    return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in component_names(name) else Contract()
+
+
 def tolerance_for(observed, value, name):
     """The numeric contract at these values (float32 precision for a '+ float32' explanation), rounded up
     to two significant digits."""
-    rel = FLOAT32_REL_TOLERANCE if FLOAT32 in component_names(name) else REL_TOLERANCE
-    bound = ABS_TOLERANCE + rel * max(abs(observed), abs(value))
+    contract = _contract(name)
+    bound = contract.abs + contract.rel * max(abs(observed), abs(value))
     exponent = Decimal(bound).adjusted()
     quantum = Decimal(1).scaleb(exponent - 1)
     return float(Decimal(bound).quantize(quantum, rounding=ROUND_CEILING))
@@ -170,9 +176,7 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
         value = explained_value(request, profile, classification.get("change") or ())
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return None, f"the explanation cannot be replayed: {exc}"
-    close = within_contract(observed, value, rel_tol=FLOAT32_REL_TOLERANCE if FLOAT32 in component_names(name)
-                            else REL_TOLERANCE)
-    if value is None or not close:
+    if value is None or not _contract(name).close(observed, value):
         return None, f"the oracle under `{name}` gives {value!r}, not the answer {observed!r}"
     for segment in payload["segments"]:
         for tokens in [segment["hypothesis"], *segment["references"]]:

@@ -22,6 +22,8 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 
+from .events import json_safe
+
 
 class Outcome(str, Enum):
     PASS = "pass"
@@ -74,26 +76,16 @@ def parse_number(value):
     return None
 
 
-def json_number(value):
-    """A float for JSON output: NaN and infinities as the protocol's strings."""
-    if value is None:
-        return None
-    value = float(value)
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return value
-
-
 @dataclass(frozen=True)
 class Contract:
-    """|actual - expected| <= abs + rel * |expected|; NaN matches only NaN."""
+    """|actual - expected| <= abs + rel * |expected|; NaN matches only NaN; a missing value (None) matches nothing."""
 
     rel: float = DEFAULT_REL
     abs: float = DEFAULT_ABS
 
     def close(self, actual, expected):
+        if actual is None or expected is None:
+            return False
         actual, expected = float(actual), float(expected)
         if math.isnan(expected) or math.isnan(actual):
             return math.isnan(expected) and math.isnan(actual)
@@ -128,13 +120,13 @@ class Expected:
         if self.rejected:
             out["reason"] = self.reason
         else:
-            out["score"] = json_number(self.score)
+            out["score"] = json_safe(self.score)
             if self.score_exact is not None:
                 out["score_exact"] = self.score_exact
             if self.statistics is not None:
-                out["statistics"] = _stats_json(self.statistics)
+                out["statistics"] = json_safe(self.statistics)
         if self.document is not None:
-            out["document"] = {k: (json_number(v) if isinstance(v, float) else v) for k, v in self.document.items()}
+            out["document"] = json_safe(self.document)
         if self.notes:
             out["notes"] = list(self.notes)
         return out
@@ -159,13 +151,6 @@ class Expected:
             document=document,
             notes=list(data.get("notes", [])),
         )
-
-
-def _stats_json(stats):
-    out = dict(stats)
-    if "bp" in out:
-        out["bp"] = json_number(out["bp"])
-    return out
 
 
 @dataclass(frozen=True)

@@ -25,19 +25,16 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from .adapters.base import ScoreRequest, Segment
+from .bleu import LEVELS
 from .conventions import SMOOTHING_METHODS
 from .errors import BleuValueError
+from .requests import request_to_json
 
 PROTOCOL_VERSION = 1
-LEVELS = ("corpus", "sentence")
 WEIGHT_CAPABILITIES = ("any", "uniform")
 COMMANDS = ("start", "score", "stop")
 #: The outcomes a score reply can carry; exactly one per reply.
 OUTCOMES = ("score", "rejected", "unsupported", "error")
-
-#: The numeric contract: |actual - expected| <= abs + rel * |expected|; NaN matches only NaN.
-DEFAULT_REL_TOL = 1e-9
-DEFAULT_ABS_TOL = 1e-12
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / f"protocol-v{PROTOCOL_VERSION}"
@@ -45,16 +42,6 @@ SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / f"protocol-v{PROTOCOL
 
 class ProtocolError(BleuValueError):
     """A message that does not follow protocol v1; the message names the offending field."""
-
-
-def within_tolerance(actual, expected, *, rel=DEFAULT_REL_TOL, abs=DEFAULT_ABS_TOL):  # noqa: A002
-    """The numeric contract: |actual - expected| <= abs + rel * |expected|; NaN matches only NaN."""
-    actual, expected = float(actual), float(expected)
-    if math.isnan(actual) or math.isnan(expected):
-        return math.isnan(actual) and math.isnan(expected)
-    if math.isinf(actual) or math.isinf(expected):
-        return actual == expected
-    return math.fabs(actual - expected) <= abs + rel * math.fabs(expected)
 
 
 # -- Encoding one line --------------------------------------------------------
@@ -101,10 +88,11 @@ def _jsonable(obj):
     return obj
 
 
-def encode(obj):
+def encode(obj, *, ensure_ascii=True):
     """One protocol line (without the newline): compact, ASCII-only JSON; a float NaN becomes
-    the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json()."""
-    return json.dumps(_jsonable(obj), ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json().
+    `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash)."""
+    return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
 
 
 def _refuse_constant(name):
@@ -529,23 +517,11 @@ class ScoreCommand(ScoreRequest, _Model):
     def from_request(cls, request):
         """A validated ScoreCommand from a ScoreRequest; smoothing parameters left out get their
         documented defaults (the wire always carries every parameter)."""
-        smoothing = dict(request.smoothing) if isinstance(request.smoothing, dict) else request.smoothing
+        obj = request_to_json(request)
+        smoothing = obj["smoothing"]
         if isinstance(smoothing, dict) and smoothing.get("method") in SMOOTHING_METHODS:
             for name, default in SMOOTHING_METHODS[smoothing["method"]].items():
                 smoothing.setdefault(name, float(default))
-        obj = {
-            "cmd": cls.CMD,
-            "seq": request.seq,
-            "level": request.level,
-            "segments": [
-                {"hypothesis": list(s.hypothesis), "references": [list(r) for r in s.references]}
-                if isinstance(s, Segment) else s
-                for s in request.segments
-            ],
-            "weights": list(request.weights),
-            "smoothing": smoothing,
-            "lowercase": request.lowercase,
-        }
         return cls.from_json(obj)
 
 

@@ -23,7 +23,8 @@ import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .report import DATA_DIR, number, read_data
+from .outcomes import parse_number as number
+from .report import DATA_DIR, read_data
 
 IMPLEMENTATIONS_DIR = "implementations"
 #: The pages `render` writes (besides implementations/<name>.md).

@@ -43,24 +43,27 @@ import contextlib
 import importlib
 import io
 import json
-import math
 import platform
 import re
 import sys
 import time
 import warnings
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
 
 from . import __version__
-from .adapters.base import REGISTRY, AdapterUnavailable, Rejected, ScoreRequest, Segment, Unsupported
+from .adapters.base import REGISTRY, AdapterUnavailable, ScoreRequest, Segment
+from .adapters.base import call as adapter_call
 from .classify import UNEXPLAINED, classify, component_names, within_contract
+from .discrepancies import DOCUMENTED_AS, classes_for, entries_for
+from .discrepancies import load as load_discrepancies
 from .edge_cases import EDGE_CASES
-from .errors import BleuOracleError
+from .errors import BleuOracleError, BleuValueError
+from .events import json_safe
 from .generate import example_id, example_request
+from .outcomes import DEFAULT_ABS, DEFAULT_REL
 from .profiles import PROFILES
-from .requests import not_applicable_reason, oracle_expected, replay_payload
+from .requests import not_applicable_reason, oracle_expected, replay_payload, request_from_json
 from .textio import read_lines
 
 SCHEMA = "bleu-oracle-report/1"
@@ -94,11 +97,6 @@ BLEU4 = (0.25, 0.25, 0.25, 0.25)
 NO_SMOOTHING = {"method": "none"}
 MESSAGE_LIMIT = 400
 
-#: Adapters documented under another registry name in discrepancies.yaml (the same library code).
-DOCUMENTED_AS = {"ignite-micro": "ignite"}
-#: The curated discrepancy classes.
-DISCREPANCIES_PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
-
 
 def default_real_data_dir():
     """`../shared/data/wmt17-en-de` next to the project root (absent on a fresh clone)."""
@@ -126,39 +124,11 @@ class Settings:
 # -- JSON ----------------------------------------------------------------------
 
 
-def json_safe(value):
-    """Plain JSON data: tuples as lists, NaN/Infinity as the protocol's strings, Fractions as strings."""
-    if isinstance(value, bool) or value is None or isinstance(value, (str, int)):
-        return value
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return value
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, Fraction):
-        return str(value)
-    return str(value)
-
-
 def dumps(obj):
-    """One deterministic JSON line: sorted keys, shortest-repr floats, non-ASCII kept."""
+    """One deterministic JSON line: sorted keys, shortest-repr floats, non-ASCII kept. Not the protocol's
+    encoder (`oracle.protocol.encode`) on purpose: sorted keys make the data files, and so the reports,
+    byte-identical across runs, and the committed files are written with these separators."""
     return json.dumps(json_safe(obj), sort_keys=True, ensure_ascii=False, allow_nan=False)
-
-
-def number(value):
-    """A float from a JSON value (NaN/Infinity strings included); None if there is none."""
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
-        return float(value.replace("Infinity", "inf"))
-    return None
 
 
 def write_jsonl(path, records):
@@ -175,7 +145,7 @@ def read_jsonl(path):
                 try:
                     records.append(json.loads(line))
                 except ValueError as exc:
-                    raise BleuOracleError(f"{path}:{number_}: not a JSON line ({exc})") from None
+                    raise BleuValueError(f"{path}:{number_}: not a JSON line ({exc})") from None
     return records
 
 
@@ -184,12 +154,12 @@ def read_data(out):
     data_dir = Path(out) / DATA_DIR
     missing = [name for name in DATA_FILES if not (data_dir / name).is_file()]
     if missing:
-        raise BleuOracleError(f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first "
-                              "(without --render-only)")
+        raise BleuValueError(f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first "
+                             "(without --render-only)")
     with open(data_dir / RUN_FILE, encoding="utf-8") as handle:
         run = json.load(handle)
     if run.get("schema") != SCHEMA:
-        raise BleuOracleError(f"{data_dir / RUN_FILE}: schema {run.get('schema')!r}, expected {SCHEMA!r}")
+        raise BleuValueError(f"{data_dir / RUN_FILE}: schema {run.get('schema')!r}, expected {SCHEMA!r}")
     return {
         "run": run,
         "implementations": read_jsonl(data_dir / IMPLEMENTATIONS_FILE),
@@ -213,24 +183,13 @@ def _message(text):
 
 def call(implementation, request):
     """The implementation's answer to one request as a record: {"outcome": "score" | "rejected" |
-    "unsupported" | "error", "score", "statistics", "message"}. Never raises (but for ^C): a
-    panic in a native extension is a BaseException, not an Exception, and is an error here."""
-    sink = io.StringIO()
-    try:
-        with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
-            warnings.simplefilter("ignore")
-            answer = implementation.score(request)
-    except KeyboardInterrupt:
-        raise
-    except Rejected as exc:
-        return {"outcome": "rejected", "score": None, "statistics": None, "message": _message(exc)}
-    except Unsupported as exc:
-        return {"outcome": "unsupported", "score": None, "statistics": None, "message": _message(exc)}
-    except BleuOracleError as exc:  # the oracle's own validation, should an adapter let it through
-        return {"outcome": "rejected", "score": None, "statistics": None, "message": _message(exc)}
-    except BaseException as exc:  # noqa: BLE001 - a Rust panic (pyo3 PanicException) is a BaseException
-        return {"outcome": "error", "score": None, "statistics": None,
-                "message": _message(f"{type(exc).__name__}: {exc}")}
+    "unsupported" | "error", "score", "statistics", "message"}, as `oracle.adapters.base.call` maps
+    exceptions (a panic in a native extension is an error). Never raises, but for ^C and SystemExit."""
+    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        outcome, answer = adapter_call(implementation, request)
+    if outcome != "score":
+        return {"outcome": outcome, "score": None, "statistics": None, "message": _message(answer)}
     try:
         score = float(answer.score)
     except (TypeError, ValueError) as exc:
@@ -250,12 +209,6 @@ def expectation(request, profile):
     return {"rejected": False, "score": expected.score, "score_exact": expected.score_exact, "reason": None}
 
 
-def documented(discrepancies, name):
-    """The curated classes of implementation `name` (aliases included)."""
-    name = DOCUMENTED_AS.get(name, name)
-    return [d for d in discrepancies if d.get("implementation") == name]
-
-
 def judge(request, answer, expected, profile, classes):
     """{"agrees", "classification", "documented": [class ids], "description"} for one answer.
 
@@ -264,15 +217,15 @@ def judge(request, answer, expected, profile, classes):
     curated rejection by the start of its message."""
     out = {"agrees": False, "classification": None, "documented": [], "description": None}
     outcome = answer["outcome"]
-    if outcome in ("unsupported", "error"):
+    if outcome == "unsupported":
         out["classification"] = outcome
         return out
-    if outcome == "rejected":
-        if expected["rejected"]:
-            out.update(agrees=True, classification="rejected-as-expected")
-            return out
+    if outcome == "rejected" and expected["rejected"]:
+        out.update(agrees=True, classification="rejected-as-expected")
+        return out
+    if outcome in ("rejected", "error"):  # a documented refusal may be a crash (nltk's IndexError)
         ids = [d["id"] for d in classes if d.get("rejection") and d["rejection"] in (answer["message"] or "")]
-        out.update(classification="rejects-valid-input", documented=ids)
+        out.update(classification="rejects-valid-input" if outcome == "rejected" else "error", documented=ids)
         return out
     if expected["rejected"]:
         out["classification"] = "scores-invalid-input"
@@ -357,22 +310,6 @@ def profile_records():
             for p in PROFILES.values()]
 
 
-def load_discrepancies():
-    import yaml
-
-    with open(DISCREPANCIES_PATH, encoding="utf-8") as handle:
-        return list((yaml.safe_load(handle) or {}).get("discrepancies") or [])
-
-
-def request_from_payload(payload):
-    """A ScoreRequest from a replay payload (as in discrepancies.yaml), leniently (no protocol check)."""
-    segments = tuple(Segment(tuple(s.get("hypothesis") or ()), tuple(tuple(r) for r in s.get("references") or ()))
-                     for s in payload.get("segments") or ())
-    return ScoreRequest(0, payload.get("level", "corpus"), segments,
-                        tuple(float(w) for w in payload.get("weights") or ()),
-                        dict(payload.get("smoothing") or NO_SMOOTHING), bool(payload.get("lowercase", False)))
-
-
 def request_size(request):
     """Tokens in a request (hypotheses and references), for "the smallest example"."""
     return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in request.segments)
@@ -381,7 +318,7 @@ def request_size(request):
 # -- observations -------------------------------------------------------------
 
 
-def observe_matrix(oracle_cols, columns, discrepancies, progress):
+def observe_matrix(oracle_cols, columns, progress):
     records = []
     for case in EDGE_CASES:
         records.append({"type": "case", "id": case.id, "title": case.title, "why": case.why,
@@ -389,7 +326,7 @@ def observe_matrix(oracle_cols, columns, discrepancies, progress):
     expectations = {}
     for column in oracle_cols + columns:
         _say(progress, f"matrix: {column.key}")
-        classes = documented(discrepancies, column.key) if column.kind == "implementation" else []
+        classes = entries_for(column.key) if column.kind == "implementation" else []
         for case in EDGE_CASES:
             answer = call(column.implementation, case.request)
             record = {"type": "cell", "case": case.id, "column": column.key, "kind": column.kind,
@@ -409,12 +346,12 @@ def observe_matrix(oracle_cols, columns, discrepancies, progress):
     return records
 
 
-def observe_search(columns, discrepancies, seed, examples, progress):
+def observe_search(columns, seed, examples, progress):
     records = []
     for column in columns:
         implementation = column.implementation
         options = PROFILES[column.profile].options
-        classes = documented(discrepancies, column.key)
+        classes = entries_for(column.key)
         _say(progress, f"search: {column.key}, {examples} random inputs (seed {seed}) against the oracle "
                        f"under profile {column.profile}")
         for index in range(examples):
@@ -437,7 +374,7 @@ def observe_search(columns, discrepancies, seed, examples, progress):
     return records
 
 
-def observe_discrepancies(columns, discrepancies, progress):
+def observe_discrepancies(columns, progress):
     """Each curated class, with its minimal example re-run through every installed adapter it names."""
     by_name = {c.key: c for c in columns}
     aliases = {}
@@ -445,7 +382,7 @@ def observe_discrepancies(columns, discrepancies, progress):
         aliases.setdefault(target, []).append(alias)
     records = []
     _say(progress, "discrepancies: re-running the curated minimal examples")
-    for entry in discrepancies:
+    for entry in load_discrepancies():
         name = entry.get("implementation")
         record = {"type": "discrepancy", **entry, "rerun": []}
         example = entry.get("example") or {}
@@ -456,10 +393,10 @@ def observe_discrepancies(columns, discrepancies, progress):
             column = by_name.get(key)
             if column is None or payload is None:
                 continue
-            request = request_from_payload(payload)
+            request = request_from_json(payload)
             expected = expectation(request, column.profile)
             answer = call(column.implementation, request)
-            verdict = judge(request, answer, expected, column.profile, documented(discrepancies, key))
+            verdict = judge(request, answer, expected, column.profile, entries_for(key))
             record["rerun"].append({"implementation": key, "version": str(column.implementation.version),
                                        "profile": column.profile, "answer": answer, "expected": expected,
                                        "reproduced": entry["id"] in verdict["documented"], **verdict})
@@ -487,11 +424,10 @@ def _read_tokens(folder, name):
     return [tuple(line.split()) for line in read_lines(Path(folder) / f"{REAL_DATA_PREFIX}{name}{REAL_DATA_SUFFIX}")]
 
 
-def classify_real(request, answer, column, discrepancies):
+def classify_real(request, answer, column):
     """The root cause of a real-data difference, among the implementation's curated classes only
     (an unrestricted search recomputes the 3004-segment corpus for every alternative: minutes)."""
-    classes = documented(discrepancies, column.key)
-    names = sorted({d["classify"] for d in classes if d.get("classify")})
+    names = classes_for(column.key)
     if not names:
         return {"classification": UNEXPLAINED, "documented": []}
     reply = {"score": answer["score"], "statistics": answer["statistics"]}
@@ -501,10 +437,10 @@ def classify_real(request, answer, column, discrepancies):
         return {"classification": UNEXPLAINED, "documented": []}
     parts = component_names(explanation.name)
     return {"classification": explanation.name,
-            "documented": [d["id"] for d in classes if d.get("classify") and d["classify"] in parts]}
+            "documented": [d["id"] for d in entries_for(column.key) if d.get("classify") and d["classify"] in parts]}
 
 
-def observe_real_data(oracle_cols, columns, discrepancies, settings, progress):
+def observe_real_data(oracle_cols, columns, settings, progress):
     """(records, source description); records are empty when the data is absent."""
     folder = settings.real_data
     all_systems = real_data_systems(folder)
@@ -516,7 +452,7 @@ def observe_real_data(oracle_cols, columns, discrepancies, settings, progress):
     text = {name: _read_tokens(folder, name) for name in [REAL_DATA_REFERENCE, *needed]}
     lengths = {name: len(lines) for name, lines in text.items()}
     if len(set(lengths.values())) != 1:
-        raise BleuOracleError(f"the newstest2017 files in {folder} have different numbers of lines: {lengths}")
+        raise BleuValueError(f"the newstest2017 files in {folder} have different numbers of lines: {lengths}")
     profiles = sorted({c.profile for c in columns} | {"papineni"})
     oracles = [c for c in oracle_cols if c.profile in profiles]
     spent = {c.key: 0.0 for c in columns}
@@ -558,7 +494,7 @@ def observe_real_data(oracle_cols, columns, discrepancies, settings, progress):
                     key = (column.key, count)
                     classified[key] = classified.get(key, 0) + 1
                     if classified[key] <= REAL_DATA_CLASSIFIED:
-                        record.update(classify_real(request, answer, column, discrepancies))
+                        record.update(classify_real(request, answer, column))
                     else:
                         record["classification"] = "not-classified"
                 records.append(record)
@@ -596,21 +532,20 @@ def observe(settings):
         selected = {name for name in settings.implementations if name != "oracle"}
         unknown = sorted(selected - set(REGISTRY))
         if unknown:
-            raise BleuOracleError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
+            raise BleuValueError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
     _say(progress, "loading the implementations")
     implementation_records, columns = load_implementations(selected)
     oracle_cols = oracle_columns()
-    discrepancies = load_discrepancies()
-    matrix = observe_matrix(oracle_cols, columns, discrepancies, progress)
-    search = observe_search(columns, discrepancies, settings.seed, settings.examples, progress)
-    curated = observe_discrepancies(columns, discrepancies, progress)
+    matrix = observe_matrix(oracle_cols, columns, progress)
+    search = observe_search(columns, settings.seed, settings.examples, progress)
+    curated = observe_discrepancies(columns, progress)
     real, real_source = [], None
     if settings.real_data is None:
         real_source = {"skipped": settings.real_data_skipped or "real data not requested (--no-real-data)"}
     elif not Path(settings.real_data).is_dir():
         real_source = {"skipped": f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"}
     else:
-        real, real_source = observe_real_data(oracle_cols, columns, discrepancies, settings, progress)
+        real, real_source = observe_real_data(oracle_cols, columns, settings, progress)
         if isinstance(real_source, str):
             real_source = {"skipped": real_source}
     run = {
@@ -620,7 +555,7 @@ def observe(settings):
         "seed": settings.seed,
         "examples": settings.examples,
         "selected": None if selected is None else sorted(selected),
-        "contract": {"abs": 1e-12, "rel": 1e-9},
+        "contract": {"abs": DEFAULT_ABS, "rel": DEFAULT_REL},
         "edge_cases": len(EDGE_CASES),
         "profiles": list(PROFILES),
         "real_data": real_source,

@@ -8,19 +8,18 @@ dataclasses or plain mappings both work.
 
 from __future__ import annotations
 
-import json
 import math
 from decimal import Decimal
 from dataclasses import dataclass, field, fields
 from fractions import Fraction
 
-from .adapters.base import ScoreRequest, Segment
+from . import bleu
+from .adapters.base import ScoreRequest, Segment, is_uniform, require_one_segment
+from .bleu import LEVELS
 from .conventions import SMOOTHING_METHODS, Options, Smoothing, exact_number
 from .errors import BleuOracleError, BleuValueError, describe
 from .outcomes import Expected, parse_number
 from .profiles import get_profile
-
-LEVELS = ("corpus", "sentence")
 
 #: Case option keys that travel in the request itself; every other Options field is a convention override.
 REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
@@ -48,12 +47,13 @@ def request_to_json(request, *, with_seq=True):
         out["seq"] = request.seq
     out.update({
         "level": request.level,
-        "segments": [
+        "segments": [  # anything but a Segment is left for validation to name
             {"hypothesis": list(s.hypothesis), "references": [list(r) for r in s.references]}
+            if isinstance(s, Segment) else s
             for s in request.segments
         ],
         "weights": list(request.weights),
-        "smoothing": dict(request.smoothing),
+        "smoothing": dict(request.smoothing) if isinstance(request.smoothing, dict) else request.smoothing,
         "lowercase": request.lowercase,
     })
     return out
@@ -92,11 +92,6 @@ def to_wire(request):
 
 def with_seq(request, seq):
     return ScoreRequest(seq, request.level, request.segments, request.weights, request.smoothing, request.lowercase)
-
-
-def dumps(obj):
-    """One protocol line: compact JSON, non-ASCII kept, NaN never written as a bare token."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 # -- cases ---------------------------------------------------------------------
@@ -247,15 +242,6 @@ def _as_float(value):
 # -- applicability -------------------------------------------------------------
 
 
-def is_uniform(weights):
-    """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N."""
-    try:
-        n = len(weights)
-        return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
-    except TypeError:
-        return False
-
-
 def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=None, overrides=None):
     """Why `request` is outside the implementation's capabilities, or None if it applies.
 
@@ -294,41 +280,39 @@ def oracle_options(profile, *, lowercase=False, overrides=None):
     return options.with_changes(**changes) if changes else options
 
 
+def oracle_result(request, options, smoothing=None):
+    """The oracle's BleuResult for `request` under `options`, with the request's smoothing unless
+    `smoothing` is given; raises a BleuOracleError for a request the oracle rejects."""
+    if request.level not in LEVELS:
+        raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
+    require_one_segment(request)
+    smoothing = smoothing or Smoothing.parse(request.smoothing)
+    segments = request.segments
+    if request.level == "sentence":
+        return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
+                                  options=options, smoothing=smoothing)
+    return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
+                            weights=request.weights, options=options, smoothing=smoothing)
+
+
+def statistics_json(result, n):
+    """A BleuResult's statistics as protocol v1 has them: orders 1..n (some smoothing methods count one
+    order further), and BP."""
+    statistics = result.statistics.to_json()
+    for name in ("matches", "totals"):
+        statistics[name] = statistics[name][:n]
+    return {**statistics, "bp": float(result.bp)}
+
+
 def oracle_expected(request, profile, *, overrides=None):
     """What the oracle says about `request` under `profile`: a score with statistics, or a rejection."""
-    from . import bleu
-
     try:
-        if request.level not in LEVELS:
-            raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
         if not isinstance(request.lowercase, bool):
             raise BleuValueError(f"`lowercase` must be a bool (got {describe(request.lowercase)})")
-        options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
         if not isinstance(request.weights, (list, tuple)):
             raise BleuValueError(f"`weights` must be a list of numbers (got {describe(request.weights)})")
-        smoothing = Smoothing.parse(request.smoothing)
-        hypotheses = [s.hypothesis for s in request.segments]
-        references = [s.references for s in request.segments]
-        if request.level == "sentence":
-            if len(request.segments) != 1:
-                raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
-            result = bleu.sentence_bleu(hypotheses[0], references[0], weights=list(request.weights),
-                                        options=options, smoothing=smoothing)
-        else:
-            result = bleu.corpus_bleu(hypotheses, references, weights=list(request.weights),
-                                      options=options, smoothing=smoothing)
-    except (BleuOracleError, TypeError, ValueError) as exc:
-        # TypeError/ValueError beyond the oracle's own errors: a malformed request (e.g. tokens that
-        # are not lists) reaching a formula; still the oracle's answer is "this input is invalid".
+        result = oracle_result(request, oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
+    except BleuOracleError as exc:
         return Expected(rejected=True, reason=str(exc))
-    n = len(request.weights)
-    stats = result.statistics
-    statistics = {
-        "hyp_len": stats.hyp_len,
-        "ref_len": stats.ref_len,
-        "matches": list(stats.matches[:n]),
-        "totals": list(stats.totals[:n]),
-        "bp": float(result.bp),
-    }
-    return Expected(score=float(result.score), statistics=statistics, score_exact=str(result.score),
-                    notes=list(result.notes))
+    return Expected(score=float(result.score), statistics=statistics_json(result, len(request.weights)),
+                    score_exact=str(result.score), notes=list(result.notes))

@@ -33,6 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from .errors import BleuOracleError
 from .protocol import PROTOCOL_VERSION, Handshake, ProtocolError, ScoreReply, decode, encode
 
 DEFAULT_TIMEOUT = 10.0
@@ -44,7 +45,7 @@ _ANSWER_KEYS = ("score", "rejected", "unsupported", "error")
 _EOF = object()
 
 
-class HandshakeError(Exception):
+class HandshakeError(BleuOracleError, RuntimeError):
     """The implementation could not be driven: it did not start, or its handshake is missing or invalid."""
 
     def __init__(self, message, *, stderr=""):
@@ -77,11 +78,8 @@ class Reply:
 
 
 def parse_line(raw):
-    """Decode one stdout line into a JSON object (`oracle.protocol.decode`); raises ValueError with a reason."""
-    try:
-        return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
-    except ProtocolError as exc:
-        raise ValueError(str(exc)) from None
+    """Decode one stdout line into a JSON object (`oracle.protocol.decode`); raises ProtocolError with a reason."""
+    return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
 
 
 def validate_handshake(reply):
@@ -230,7 +228,7 @@ class ImplementationProcess:
             raise HandshakeError(f"the process exited without a handshake ({self._exit_status()})")
         try:
             reply = parse_line(item)
-        except ValueError as exc:
+        except ProtocolError as exc:
             raise HandshakeError(f"invalid handshake: {exc}") from None
         return validate_handshake(reply)
 
@@ -352,7 +350,7 @@ class ImplementationProcess:
         then discarded: after a garbage line the real reply may still come, one request late."""
         try:
             obj = parse_line(line)
-        except ValueError:
+        except ProtocolError:
             return False
         if isinstance(obj, dict) and obj.get("seq") in self._owed and not isinstance(obj.get("seq"), bool):
             self._owed.discard(obj["seq"])
@@ -392,7 +390,7 @@ class ImplementationProcess:
         stderr = self._stderr.take()
         try:
             reply = parse_line(item)
-        except ValueError as exc:
+        except ProtocolError as exc:
             self._owed.add(seq)  # its real reply may still come
             return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=notes)
         problem = validate_reply(reply, seq)

@@ -38,8 +38,7 @@ import operator
 import sys
 import traceback
 
-from .adapters.base import Rejected, ScoreAnswer, Unsupported
-from .errors import BleuTypeError, BleuValueError
+from .adapters.base import ScoreAnswer, call
 from .protocol import (
     PROTOCOL_VERSION,
     Handshake,
@@ -132,28 +131,13 @@ def _start(implementation, command: StartCommand):
 def score_reply(implementation, command: ScoreCommand):
     """Ask the implementation to score one command; the reply as a JSON-ready dict."""
     seq = command.seq
-    try:
-        answer = implementation.score(command.to_request())
-    except Rejected as exc:
-        return {"seq": seq, "rejected": _message(exc)}
-    except Unsupported as exc:
-        return {"seq": seq, "unsupported": _message(exc)}
-    except (BleuValueError, BleuTypeError) as exc:
-        return {"seq": seq, "rejected": _message(exc)}
-    except (SystemExit, KeyboardInterrupt):
-        raise
-    except BaseException as exc:  # noqa: BLE001 - Exception, and a native panic (a BaseException)
-        traceback.print_exc(file=sys.stderr)
-        return {"seq": seq, "error": f"{type(exc).__name__}: {exc}"}
+    kind, answer = call(implementation, command.to_request(), log=sys.stderr)
+    if kind != "score":
+        return {"seq": seq, kind: answer}
     try:
         return ScoreReply.from_json(_answer_to_json(seq, answer)).to_json()
     except (ProtocolError, TypeError, ValueError, OverflowError) as exc:
         return {"seq": seq, "error": f"the implementation's answer breaks protocol v1: {exc}"}
-
-
-def _message(exc):
-    text = str(exc)
-    return text if text else type(exc).__name__
 
 
 def _answer_to_json(seq, answer):

@@ -16,60 +16,31 @@ from `results.jsonl` (`oracle.summaries`).
 
 from __future__ import annotations
 
-import argparse
 import fnmatch
 import shlex
 import sys
 import time
 from datetime import datetime, timezone
-from functools import lru_cache
 from pathlib import Path
 
-from . import __version__
+from . import __version__, discrepancies
 from .baseline import baseline_key
 from .errors import BleuOracleError, BleuValueError
-from .events import RESULTS_FILE, ResultsWriter, count_outcomes, read_results
+from .events import RESULTS_FILE, ResultsWriter, count_outcomes, json_safe, read_results
+from .exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from .generate import example_id, example_request
 from .outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, REJECTION_LAYER, DOCUMENT_LAYER, Contract, Outcome, judge
 from .profiles import PROFILES
-from .protocol import ProtocolError
+from .protocol import ProtocolError, encode
 from .requests import (
-    case_to_request, dumps, not_applicable_reason, oracle_expected, replay_payload, request_from_json,
-    request_to_json, to_wire, with_seq,
+    case_to_request, not_applicable_reason, oracle_expected, replay_payload, request_from_json, request_to_json,
+    to_wire, with_seq,
 )
 from .runner import HandshakeError, ImplementationProcess
 from .shrink import shrink
 from .summaries import write_reports
 
-EXIT_OK, EXIT_DEVIATIONS, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 1, 2, 3
 INLINE_REPLAY_LIMIT = 400
-DISCREPANCIES_PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
-#: Registry names documented under another name in discrepancies.yaml (the same library code).
-DOCUMENTED_AS = {"ignite-micro": "ignite"}
-
-
-# -- argument types shared by the verbs -----------------------------------------------
-
-
-def positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be a positive number (got {text})")
-    return value
-
-
-def non_negative_float(text):
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative number (got {text})")
-    return value
-
-
-def non_negative_int(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer (got {text})")
-    return value
 
 
 def implementation_argv(args):
@@ -113,27 +84,6 @@ def write_derived_reports(report_dir, junit):
     write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit)
 
 
-# -- documented discrepancy classes ------------------------------------------------------
-
-
-@lru_cache(maxsize=1)
-def load_discrepancies():
-    """The curated discrepancy classes (oracle/data/discrepancies.yaml); empty when unreadable."""
-    try:
-        import yaml
-
-        with open(DISCREPANCIES_PATH, encoding="utf-8") as handle:
-            return tuple((yaml.safe_load(handle) or {}).get("discrepancies") or ())
-    except (OSError, ImportError, ValueError):
-        return ()
-
-
-def documented_entries(*names):
-    """The curated discrepancy entries of an implementation known by any of `names`."""
-    wanted = {DOCUMENTED_AS.get(n, n) for n in names if n}
-    return [d for d in load_discrepancies() if d.get("implementation") in wanted]
-
-
 # -- root causes -------------------------------------------------------------------------
 
 #: Pseudo-classes for failures that are not a wrong number.
@@ -162,8 +112,7 @@ def classify_answer(request, reply, verdict, expected, profile, *, overrides=Non
     documented classes; "all": among every explanation; "outcome": not a wrong number)."""
     from .classify import AGREES, UNEXPLAINED, classify, component_names
 
-    oracle_score = None if expected.rejected else expected.score
-    oracle_json = None if oracle_score is None else (oracle_score if oracle_score == oracle_score else "NaN")
+    oracle_json = None if expected.rejected else json_safe(expected.score)
     outcome, layer = verdict.outcome, verdict.layer
     if outcome in (Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
         return _pseudo(outcome.value, oracle_json, detail=verdict.message)
@@ -256,7 +205,7 @@ class Session:
         self.report_dir = Path(args.report)
         self.cases_dir = cases_dir
         name = (process.handshake.get("implementation") or {}).get("name")
-        self.documented = documented_entries(getattr(args, "impl", None), name)
+        self.documented = discrepancies.entries_for(getattr(args, "impl", None), name)
 
     def next_seq(self):
         self.seq += 1
@@ -280,7 +229,7 @@ class Session:
         if request is None:  # a case: re-run it by id
             parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
             return shlex.join(parts)
-        payload = dumps(replay_payload(request))
+        payload = encode(replay_payload(request), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT:
             path = self.report_dir / "replay" / f"{record_id}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -436,6 +385,7 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
     unknown, and re-raises a BleuOracleError from `work` after the footer is written.
     """
     started = time.perf_counter()
+    discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = ImplementationProcess(argv, timeout=args.timeout, max_restarts=args.max_restarts)
     settings = {"verb": verb, **settings}
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:

@@ -1,10 +1,23 @@
-"""Shared fixtures: generic only (paths to the repository's data). Keep this small."""
+"""Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
 
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The fakes are scripts (they serve on stdin when imported): not for --doctest-modules to import.
+collect_ignore = ["fakes"]
+
+
+def load(name):
+    """The built-in implementation registered as `name`; the test skips when its library is missing."""
+    from oracle.adapters.base import AdapterUnavailable
+    from oracle.commands.serve import load_implementation
+
+    try:
+        return load_implementation(name)
+    except AdapterUnavailable as exc:
+        pytest.skip(str(exc))
 
 
 @pytest.fixture(scope="session")

@@ -11,10 +11,10 @@ import math
 from pathlib import Path
 
 import pytest
-import yaml
 
 from fakes.harness import fake, results, run_cli
 from oracle import cases as casefiles
+from oracle import discrepancies
 from oracle.adapters.base import ScoreRequest, Segment
 from oracle.classify import classify, explained_value, smoothing_from_description
 from oracle.conventions import Smoothing
@@ -22,8 +22,7 @@ from oracle.errors import BleuValueError, CaseFileError
 from oracle.fuzzcases import case_id, input_hash, tolerance_for
 from oracle.requests import request_from_json
 
-DISCREPANCIES = yaml.safe_load((Path(casefiles.__file__).parent / "data" / "discrepancies.yaml")
-                               .read_text(encoding="utf-8"))["discrepancies"]
+DISCREPANCIES = discrepancies.load()
 
 
 def fuzz(report, *more, target=None, examples=30):

@@ -18,7 +18,8 @@ import pytest
 
 from oracle.adapters.base import Rejected
 from oracle.adapters.oracle_adapter import OracleImplementation
-from oracle.protocol import Handshake, ScoreCommand, ScoreReply, decode, encode, within_tolerance
+from oracle.outcomes import Contract
+from oracle.protocol import Handshake, ScoreCommand, ScoreReply, decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 BLEU_JS = ROOT / "examples" / "node-bleu" / "bleu.js"
@@ -139,15 +140,15 @@ def test_node_scores_agree_with_hand_values_and_the_oracle(node, case_id):
     message = command(len(case_id), segments, weights, level, smoothing, lowercase)
     reply = ScoreReply.from_json(node.ask(message))
     assert reply.seq == len(case_id) and reply.outcome == "score"
-    assert within_tolerance(reply.score, expected), (reply.score, expected)
+    assert Contract().close(reply.score, expected), (reply.score, expected)
     stats = reply.statistics
     assert (stats.hyp_len, stats.ref_len, list(stats.matches), list(stats.totals)) == (c, r, matches, totals)
 
     oracle = OracleImplementation("papineni").score(ScoreCommand.from_json(message).to_request())
-    assert within_tolerance(oracle.score, expected), (oracle.score, expected)
+    assert Contract().close(oracle.score, expected), (oracle.score, expected)
     assert {k: oracle.statistics[k] for k in ("hyp_len", "ref_len", "matches", "totals")} == {
         "hyp_len": c, "ref_len": r, "matches": matches, "totals": totals}
-    assert within_tolerance(stats.bp, oracle.statistics["bp"])
+    assert Contract().close(stats.bp, oracle.statistics["bp"])
 
 
 @pytest.mark.parametrize("case_id", list(REJECTED))
@@ -170,5 +171,5 @@ def test_node_survives_garbage(node):
     reply = decode(node.lines.get(timeout=REPLY_TIMEOUT))
     assert set(reply) == {"error"}
     reply = node.ask(command(6, [(MATLAB_HYP, MATLAB_REFS)], [0.5, 0.5], "corpus", NONE))
-    assert reply["seq"] == 6 and within_tolerance(reply["score"], 0.7 ** 0.5)
+    assert reply["seq"] == 6 and Contract().close(reply["score"], 0.7 ** 0.5)
 

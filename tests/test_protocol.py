@@ -14,6 +14,7 @@ from oracle import protocol
 from oracle.adapters.base import ScoreRequest, Segment
 from oracle.conventions import SMOOTHING_METHODS
 from oracle.errors import BleuValueError
+from oracle.outcomes import Contract
 from oracle.protocol import (
     Capabilities,
     Handshake,
@@ -271,14 +272,14 @@ def test_encode_writes_one_ascii_line_with_nan_as_a_string():
         encode({"score": float("inf")})
 
 
-def test_within_tolerance_is_the_numeric_contract():
-    assert protocol.within_tolerance(0.5 + 4e-10, 0.5)  # 4e-10 <= 1e-12 + 1e-9 * 0.5
-    assert not protocol.within_tolerance(0.5 + 6e-10, 0.5)
-    assert protocol.within_tolerance(5e-13, 0.0) and not protocol.within_tolerance(2e-12, 0.0)
-    assert protocol.within_tolerance(float("nan"), float("nan"))
-    assert not protocol.within_tolerance(float("nan"), 0.0) and not protocol.within_tolerance(0.0, float("nan"))
-    assert protocol.within_tolerance(0.51, 0.5, rel=0.03)
-    assert protocol.within_tolerance(0.51, 0.5, rel=0, abs=0.02)
+def test_the_numeric_contract():
+    assert Contract().close(0.5 + 4e-10, 0.5)  # 4e-10 <= 1e-12 + 1e-9 * 0.5
+    assert not Contract().close(0.5 + 6e-10, 0.5)
+    assert Contract().close(5e-13, 0.0) and not Contract().close(2e-12, 0.0)
+    assert Contract().close(float("nan"), float("nan"))
+    assert not Contract().close(float("nan"), 0.0) and not Contract().close(0.0, float("nan"))
+    assert Contract(rel=0.03).close(0.51, 0.5)
+    assert Contract(rel=0, abs=0.02).close(0.51, 0.5)
 
 
 # -- Property: any well-formed score command survives the wire ------------------------

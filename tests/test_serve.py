@@ -19,7 +19,8 @@ import pytest
 from oracle.adapters.base import REGISTRY, Implementation, Rejected, ScoreAnswer, ScoreRequest, Segment, Unsupported
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.errors import BleuTypeError, BleuValueError
-from oracle.protocol import Handshake, ScoreReply, decode, encode, within_tolerance
+from oracle.outcomes import Contract
+from oracle.protocol import Handshake, ScoreReply, decode, encode
 from oracle.server import handle_line, serve
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,14 +124,14 @@ def test_matlab_example(server, level):
     reply = ScoreReply.from_json(server.ask(score_command(11, [(MATLAB_HYP, MATLAB_REFS)], level=level)))
     assert reply.seq == 11
     assert abs(reply.score - 0.7825) <= 5e-5  # the documented value, 4 decimals
-    assert within_tolerance(reply.score, MATLAB_BLEU4)
+    assert Contract().close(reply.score, MATLAB_BLEU4)
     stats = reply.statistics
     assert (stats.hyp_len, stats.ref_len, stats.matches, stats.totals, stats.bp) == (10, 10, (9, 7, 6, 5), (10, 9, 8, 7), 1.0)
 
 
 def test_matlab_example_bigram_weights(server):
     reply = server.ask(score_command(12, [(MATLAB_HYP, MATLAB_REFS)], weights=[0.5, 0.5]))
-    assert abs(reply["score"] - 0.8367) <= 5e-5 and within_tolerance(reply["score"], MATLAB_BLEU2)
+    assert abs(reply["score"] - 0.8367) <= 5e-5 and Contract().close(reply["score"], MATLAB_BLEU2)
     assert reply["statistics"]["matches"] == [9, 7] and reply["statistics"]["totals"] == [10, 9]
 
 
@@ -148,7 +149,7 @@ def test_empty_hypothesis_and_references_score_nan(server):
 def test_brevity_penalty_and_lowercase(server):
     # "The cat" against "the cat sat on the mat", folded: p1 = 2/2, p2 = 1/1, c = 2, r = 6: BP = e^(1 - 3)
     reply = server.ask(score_command(15, [(["The", "cat"], ["the cat sat on the mat".split()])], weights=[0.5, 0.5], lowercase=True))
-    assert within_tolerance(reply["score"], math.exp(-2))
+    assert Contract().close(reply["score"], math.exp(-2))
 
 
 def test_invalid_input_is_rejected(server):
@@ -172,7 +173,7 @@ def test_server_survives_garbage_and_malformed_commands(server):
     assert reply == {"seq": 23, "error": 'protocol error: `cmd` must be one of "start", "score", "stop" (got "dance")'}
     server.send("")  # a blank line gets no reply
     reply = server.ask(score_command(24, [(MATLAB_HYP, MATLAB_REFS)]))
-    assert reply["seq"] == 24 and within_tolerance(reply["score"], MATLAB_BLEU4)
+    assert reply["seq"] == 24 and Contract().close(reply["score"], MATLAB_BLEU4)
 
 
 def test_unknown_protocol_version_is_an_error_and_serving_goes_on(server):
@@ -345,7 +346,7 @@ def test_oracle_adapter_capabilities_per_profile(profile, weights):
 
 def test_oracle_adapter_answers_with_statistics():
     answer = OracleImplementation().score(request([(MATLAB_HYP, MATLAB_REFS)]))
-    assert within_tolerance(answer.score, MATLAB_BLEU4)
+    assert Contract().close(answer.score, MATLAB_BLEU4)
     assert answer.statistics == {"hyp_len": 10, "ref_len": 10, "matches": [9, 7, 6, 5], "totals": [10, 9, 8, 7], "bp": 1.0}
     assert type(answer.score) is float
 
@@ -359,7 +360,7 @@ def test_oracle_adapter_reports_orders_one_to_n_even_when_smoothing_counts_furth
 def test_oracle_adapter_follows_the_request_not_the_profile_for_smoothing_and_case():
     # exp smoothing on the clipping example: p = 2/6, (1/2)/5, (1/4)/4, (1/8)/3 (the k-th zero order gets 1/2^k)
     answer = OracleImplementation("papineni").score(request([(THE_HYP, [THE_REF])], smoothing={"method": "exp"}))
-    assert within_tolerance(answer.score, (2 / 6 * 0.5 / 5 * 0.25 / 4 * 0.125 / 3) ** 0.25)
+    assert Contract().close(answer.score, (2 / 6 * 0.5 / 5 * 0.25 / 4 * 0.125 / 3) ** 0.25)
     # sacrebleu's profile smooths with exp by default, but the request says none
     answer = OracleImplementation("sacrebleu").score(request([(THE_HYP, [THE_REF])]))
     assert answer.score == 0.0

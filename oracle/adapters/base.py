@@ -8,20 +8,22 @@ adapter into a protocol server; tests may call adapters in process.
 
 from __future__ import annotations
 
+import contextlib
+import traceback
 from dataclasses import dataclass, field
 
-from ..errors import BleuOracleError
+from ..errors import BleuOracleError, BleuTypeError, BleuValueError
 
 
 class AdapterUnavailable(BleuOracleError, ImportError):
     """The library behind an adapter is not installed (the message says how to install it)."""
 
 
-class Rejected(Exception):
+class Rejected(BleuOracleError):
     """The implementation refuses this input as invalid -> {"seq", "rejected": message}."""
 
 
-class Unsupported(Exception):
+class Unsupported(BleuOracleError):
     """The implementation cannot compute this request -> {"seq", "unsupported": message}."""
 
 
@@ -77,6 +79,70 @@ class Implementation:
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+def call(implementation, request, *, log=None):
+    """One request through an implementation, as protocol v1 answers it: ("score", the answer), or
+    ("rejected" | "unsupported" | "error", a message). `Rejected`, and the oracle's own validation errors,
+    are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
+    too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt and SystemExit propagate."""
+    try:
+        return "score", implementation.score(request)
+    except Rejected as exc:
+        return "rejected", _message(exc)
+    except Unsupported as exc:
+        return "unsupported", _message(exc)
+    except (BleuValueError, BleuTypeError) as exc:  # the input failed the implementation's validation
+        return "rejected", _message(exc)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - Exception, and a native panic (a BaseException)
+        if log is not None:
+            traceback.print_exc(file=log)
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+def _message(exc):
+    return str(exc) or type(exc).__name__
+
+
+@contextlib.contextmanager
+def rejecting(library, *validation_errors):
+    """Turn the exceptions `library` raises to refuse an input (its validation: ValueError, an assert, ...)
+    into Rejected; any other exception is a crash and propagates (the server answers `error`)."""
+    try:
+        yield
+    except validation_errors as exc:
+        raise Rejected(f"{library} raised {type(exc).__name__}: {exc}") from exc
+
+
+def require_one_segment(request):
+    """Sentence level takes exactly one segment: Rejected otherwise."""
+    if request.level == "sentence" and len(request.segments) != 1:
+        raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+
+
+def is_uniform(weights):
+    """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N."""
+    try:
+        n = len(weights)
+        return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
+    except TypeError:
+        return False
+
+
+def require_uniform(weights, who):
+    """N, for weights 1/N each; otherwise Unsupported, saying why: `who` ("x takes N only (weights 1/N each)")."""
+    if not weights or not is_uniform(weights):
+        raise Unsupported(f"{who}; got weights {list(weights)}")
+    return len(weights)
+
+
+def as_count(value):
+    """A library's count as an int when it is whole; a fractional count stays a float (protocol
+    validation then names it) instead of being truncated."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
 
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

@@ -15,14 +15,17 @@ matches and totals (a partial set would make every reply a protocol error).
 Profile "mlpack": the only profile encoding the tensorflow/nmt conventions
 bleuscore documents (shortest reference, add-one smoothing of every order).
 
-The core is Rust: a panic surfaces as pyo3's PanicException, a BaseException,
-so every call is wrapped in `except BaseException` (KeyboardInterrupt and
-SystemExit excepted).
+The core is Rust: bleuscore documents AssertionError and ValueError for
+inputs it refuses (rejected); a panic surfaces as pyo3's PanicException, a
+BaseException, and is a crash (the server answers `error`).
 """
 
 from __future__ import annotations
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    require_uniform,
+)
 
 INSTALL = "bleuscore is not installed: pip install 'bleu-oracle[bleuscore]'"
 
@@ -66,29 +69,19 @@ class BleuscoreImplementation(Implementation):
         self._lib = _import()
         self.version = self._lib.__version__
 
-    def _call(self, function, *args, **kwargs):
-        try:
-            return function(*args, **kwargs)
-        except (KeyboardInterrupt, SystemExit):
-            raise
-        except BaseException as exc:  # a Rust panic is a BaseException
-            raise Rejected(f"bleuscore raised {type(exc).__name__}: {exc}") from exc
-
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
             raise Unsupported("bleuscore has no case folding")
-        n = len(request.weights)
-        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
-            raise Unsupported(f"bleuscore takes max_order only (weights 1/N each); got weights {list(request.weights)}")
+        n = require_uniform(request.weights, "bleuscore takes max_order only (weights 1/N each)")
         smooth = _smooth(request.smoothing)
-        if request.level == "sentence" and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        require_one_segment(request)
         sentences = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
         for tokens in sentences:
-            again = self._call(self._lib.tokenizer_13a, _join(tokens))
+            again = self._lib.tokenizer_13a(_join(tokens))
             if list(again) != list(tokens):
                 raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
         references = [[_join(r) for r in s.references] for s in request.segments]
         predictions = [_join(s.hypothesis) for s in request.segments]
-        result = self._call(self._lib.compute, references, predictions, max_order=n, smooth=smooth)
+        with rejecting("bleuscore", AssertionError, ValueError):
+            result = self._lib.compute(references, predictions, max_order=n, smooth=smooth)
         return ScoreAnswer(float(result["bleu"]))

@@ -19,7 +19,9 @@ no __version__; the version is its distribution's.
 
 from __future__ import annotations
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+)
 
 INSTALL = "fast-bleu is not installed: pip install 'bleu-oracle[fastbleu]' (it builds a C++ extension)"
 
@@ -63,8 +65,7 @@ class FastbleuImplementation(Implementation):
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "sentence":
             raise Unsupported("fast-bleu scores sentences only (no corpus score)")
-        if len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        require_one_segment(request)
         if request.lowercase:
             raise Unsupported("fast-bleu has no case folding")
         weights = [float(w) for w in request.weights]
@@ -76,10 +77,8 @@ class FastbleuImplementation(Implementation):
             raise Unsupported(f"fast-bleu asserts 'All weights must sum to one' (got sum {sum(weights)!r})")
         smoothing_func = _smoothing_func(request.smoothing)
         segment = request.segments[0]
-        try:
+        with rejecting("fast-bleu", AssertionError):  # its wrapper validates with asserts
             metric = self._BLEU([list(r) for r in segment.references], {"w": tuple(weights)},
                                 smoothing_func=smoothing_func)
             value = metric.get_score([list(segment.hypothesis)])["w"][0]
-        except Exception as exc:
-            raise Rejected(f"fast-bleu raised {type(exc).__name__}: {exc}") from exc
         return ScoreAnswer(float(value))

@@ -20,7 +20,10 @@ al. 2002").
 
 from __future__ import annotations
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    require_uniform,
+)
 
 INSTALL = "pytorch-ignite is not installed: pip install 'bleu-oracle[ignite]'"
 
@@ -28,10 +31,11 @@ INSTALL = "pytorch-ignite is not installed: pip install 'bleu-oracle[ignite]'"
 def _import():
     try:
         import ignite
+        from ignite.exceptions import NotComputableError
         from ignite.metrics.nlp import Bleu
     except ImportError as exc:
         raise AdapterUnavailable(INSTALL) from exc
-    return ignite, Bleu
+    return ignite, Bleu, NotComputableError
 
 
 def _smooth(smoothing):
@@ -61,25 +65,21 @@ class IgniteImplementation(Implementation):
     }
 
     def __init__(self):
-        ignite, self._Bleu = _import()
+        ignite, self._Bleu, self._NotComputableError = _import()
         self.version = ignite.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
             raise Unsupported("ignite's Bleu has no case folding")
-        n = len(request.weights)
-        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
-            raise Unsupported(f"ignite's Bleu weighs each of ngram orders 1/ngram; got weights {list(request.weights)}")
+        n = require_uniform(request.weights, "ignite's Bleu weighs each of ngram orders 1/ngram")
         smooth = _smooth(request.smoothing)
-        if request.level == "sentence" and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
-        try:
+        require_one_segment(request)
+        # ValueError for arguments it refuses; NotComputableError: "must have at least one example"
+        with rejecting("ignite", ValueError, self._NotComputableError):
             metric = self._Bleu(ngram=n, smooth=smooth, average=self.average)
             for s in request.segments:
                 metric.update(([list(s.hypothesis)], [[list(r) for r in s.references]]))
             value = float(metric.compute())
-        except Exception as exc:
-            raise Rejected(f"ignite raised {type(exc).__name__}: {exc}") from exc
         return ScoreAnswer(value)
 
 

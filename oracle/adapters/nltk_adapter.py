@@ -27,7 +27,9 @@ import contextlib
 import io
 import warnings
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+)
 
 SMOOTHING = ("none", "floor", "exp") + tuple(f"chen-cherry-{i}" for i in range(1, 8))
 
@@ -93,18 +95,13 @@ class NltkImplementation(Implementation):
         weights = tuple(float(w) for w in request.weights)
         hypotheses = [list(s.hypothesis) for s in request.segments]
         references = [[list(r) for r in s.references] for s in request.segments]
+        require_one_segment(request)
         sink = io.StringIO()
-        try:
-            with warnings.catch_warnings(), contextlib.redirect_stdout(sink):
-                warnings.simplefilter("ignore")
-                if request.level == "sentence":
-                    if len(hypotheses) != 1:
-                        raise Rejected(f"sentence level takes exactly one segment (got {len(hypotheses)})")
-                    value = self._bleu.sentence_bleu(references[0], hypotheses[0], weights, smoothing_function=function)
-                else:
-                    value = self._bleu.corpus_bleu(references, hypotheses, weights, smoothing_function=function)
-        except (Rejected, Unsupported):
-            raise
-        except Exception as exc:  # the library refused this input (assertion, division by zero, ...)
-            raise Rejected(f"nltk raised {type(exc).__name__}: {exc}") from exc
+        # nltk validates with asserts; any other exception is a crash
+        with warnings.catch_warnings(), contextlib.redirect_stdout(sink), rejecting("nltk", AssertionError):
+            warnings.simplefilter("ignore")
+            if request.level == "sentence":
+                value = self._bleu.sentence_bleu(references[0], hypotheses[0], weights, smoothing_function=function)
+            else:
+                value = self._bleu.corpus_bleu(references, hypotheses, weights, smoothing_function=function)
         return ScoreAnswer(float(value))

@@ -8,13 +8,11 @@ Input the oracle refuses (BleuValueError / BleuTypeError) is answered `rejected`
 
 from __future__ import annotations
 
-import math
-
 from .. import __version__
-from ..bleu import corpus_bleu, sentence_bleu
 from ..conventions import SMOOTHING_METHODS
 from ..errors import BleuTypeError, BleuValueError
 from ..profiles import get_profile
+from ..requests import oracle_result, statistics_json
 from .base import Implementation, Rejected, ScoreAnswer, ScoreRequest
 
 #: The largest order declared; the oracle itself has no limit, this is what it promises.
@@ -41,40 +39,8 @@ class OracleImplementation(Implementation):
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         try:
-            result = self._score(request)
+            result = oracle_result(request, self._profile.options.with_changes(lowercase=request.lowercase))
         except (BleuValueError, BleuTypeError) as exc:
             raise Rejected(str(exc)) from None
-        stats = result.statistics
-        order = len(result.weights)  # chen-cherry-5/-7 count one order further; report 1..N
-        return ScoreAnswer(
-            score=_float(result.score),
-            statistics={
-                "hyp_len": stats.hyp_len,
-                "ref_len": stats.ref_len,
-                "matches": list(stats.matches[:order]),
-                "totals": list(stats.totals[:order]),
-                "bp": _float(result.bp),
-            },
-        )
-
-    def _score(self, request):
-        options = self._profile.options.with_changes(lowercase=request.lowercase)
-        segments = list(request.segments)
-        if request.level == "corpus":
-            return corpus_bleu(
-                [s.hypothesis for s in segments], [s.references for s in segments],
-                weights=request.weights, options=options, smoothing=request.smoothing,
-            )
-        if request.level == "sentence":
-            if len(segments) != 1:
-                raise BleuValueError(f"sentence level takes exactly one segment (got {len(segments)})")
-            return sentence_bleu(
-                segments[0].hypothesis, segments[0].references,
-                weights=request.weights, options=options, smoothing=request.smoothing,
-            )
-        raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {request.level!r})")
-
-
-def _float(number):
-    value = float(number)
-    return math.nan if math.isnan(value) else value
+        # chen-cherry-5/-7 count one order further; the statistics are orders 1..N
+        return ScoreAnswer(float(result.score), statistics_json(result, len(request.weights)))

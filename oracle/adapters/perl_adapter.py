@@ -33,7 +33,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported, is_uniform
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
@@ -66,17 +66,14 @@ def _perl_version(perl):
 
 
 def _uniform_bleu4(request, what):
-    if len(request.weights) != 4 or any(abs(float(w) - 0.25) > 1e-12 for w in request.weights):
+    if len(request.weights) != 4 or not is_uniform(request.weights):
         raise Unsupported(f"{what} computes uniform BLEU-4 only (got weights {list(request.weights)})")
 
 
 def _run(command, *, stdin=None, cwd=None):
-    try:
-        done = subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT, cwd=cwd,
-                              encoding="utf-8", errors="replace")
-    except subprocess.TimeoutExpired as exc:
-        raise Rejected(f"{command[1]} did not finish within {TIMEOUT} s") from exc
-    return done
+    """The script's run; one that does not finish within TIMEOUT raises TimeoutExpired (an error, not a rejection)."""
+    return subprocess.run(command, input=stdin, capture_output=True, timeout=TIMEOUT, cwd=cwd,
+                          encoding="utf-8", errors="replace")
 
 
 class MultiBleuImplementation(Implementation):

@@ -19,7 +19,10 @@ from __future__ import annotations
 import contextlib
 import io
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    require_uniform,
+)
 
 INSTALL = "pycocoevalcap is not installed: pip install 'bleu-oracle[pycocoevalcap]'"
 
@@ -59,20 +62,15 @@ class PycocoevalcapImplementation(Implementation):
             raise Unsupported("pycocoevalcap's Bleu has no case folding")
         if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
             raise Unsupported(f"pycocoevalcap's Bleu has no smoothing option (got {request.smoothing!r})")
-        n = len(request.weights)
-        if n < 1 or any(abs(float(w) - 1.0 / n) > 1e-12 for w in request.weights):
-            raise Unsupported(f"pycocoevalcap's BLEU-N weighs each order 1/N; got weights {list(request.weights)}")
+        n = require_uniform(request.weights, "pycocoevalcap's BLEU-N weighs each order 1/N")
         if n > 4:
             # Bleu(n) passes n to BleuScorer, but cook_refs/cook_test count n-grams to their default
             # n=4 only, so compute_score indexes past the end of the counts (IndexError) for n > 4.
             raise Unsupported(f"pycocoevalcap's BleuScorer counts n-grams up to order 4 only (got {n} weights)")
-        if request.level == "sentence" and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        require_one_segment(request)
         gts = {i: [_join(r) for r in s.references] for i, s in enumerate(request.segments)}
         res = {i: [_join(s.hypothesis)] for i, s in enumerate(request.segments)}
-        try:
-            with contextlib.redirect_stdout(io.StringIO()):
-                scores, _ = self._Bleu(n).compute_score(gts, res, verbose=0)
-        except Exception as exc:
-            raise Rejected(f"pycocoevalcap raised {type(exc).__name__}: {exc}") from exc
+        # BleuScorer validates with asserts
+        with contextlib.redirect_stdout(io.StringIO()), rejecting("pycocoevalcap", AssertionError):
+            scores, _ = self._Bleu(n).compute_score(gts, res, verbose=0)
         return ScoreAnswer(float(scores[n - 1]))

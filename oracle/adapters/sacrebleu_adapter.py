@@ -22,17 +22,19 @@ are divided by 100. One exception: with `add-k`, `BLEU.compute_bleu` adds k to
 its `correct` and `total` lists in place (`correct[n - 1] += smooth_value`) and
 the BLEUScore it returns holds those very lists, so its counts are the smoothed
 ones (fractional for k = 0.5), while protocol v1 asks for the raw counts. The
-adapter then takes counts and totals from the same call with
-`smooth_method="none"` (no smoothing, so nothing is mutated); the score stays
-the add-k call's. (The library's behaviour is recorded in
-oracle/data/discrepancies.yaml as sacrebleu-add-k-counts.)
+adapter then reports the score and no statistics (it does not recompute them).
+(The library's behaviour is recorded in oracle/data/discrepancies.yaml as
+sacrebleu-add-k-counts.)
 """
 
 from __future__ import annotations
 
 import logging
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
+    require_one_segment, require_uniform,
+)
 
 SMOOTHING = ("none", "floor", "add-k", "exp")
 _PARAMETER = {"floor": "value", "add-k": "k"}
@@ -66,16 +68,6 @@ def smoothing_arguments(smoothing):
     return method, value
 
 
-def check_uniform(weights):
-    """sacrebleu's geometric mean weighs each of N orders by 1/N: other weights cannot be expressed."""
-    n = len(weights)
-    if n < 1:
-        raise Unsupported("sacrebleu needs at least one n-gram order")
-    if any(abs(float(w) - 1.0 / n) > 1e-12 for w in weights):
-        raise Unsupported(f"sacrebleu takes max_ngram_order only (weights 1/N each); got weights {list(weights)}")
-    return n
-
-
 def reference_streams(segments):
     """Transpose per-segment references into sacrebleu's streams, padding with None."""
     width = max(len(s.references) for s in segments)
@@ -83,11 +75,6 @@ def reference_streams(segments):
         [join(s.references[k]) if k < len(s.references) else None for s in segments]
         for k in range(width)
     ]
-
-
-def _number(x):
-    x = float(x)
-    return int(x) if x.is_integer() else x
 
 
 class SacrebleuImplementation(Implementation):
@@ -108,22 +95,20 @@ class SacrebleuImplementation(Implementation):
         self.version = sacrebleu.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
-        order = check_uniform(request.weights)
+        order = require_uniform(request.weights, "sacrebleu takes max_ngram_order only (weights 1/N each)")
         method, value = smoothing_arguments(request.smoothing)
         if not request.segments:
             raise Rejected("no segments")
         if any(not s.references for s in request.segments):
             raise Rejected("every segment needs at least one reference")
+        require_one_segment(request)
         sentence = request.level == "sentence"
-        if sentence and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
         logger = logging.getLogger("sacrebleu")
         previous = logger.level
         logger.setLevel(logging.ERROR)
         try:
-            result = self._run(request, method, value, order, sentence)
-        except Exception as exc:
-            raise Rejected(f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
+            with rejecting("sacrebleu", ValueError, TypeError, AssertionError):  # its argument checks
+                result = self._run(request, method, value, order, sentence)
         finally:
             logger.setLevel(previous)
         if method == "add-k":
@@ -133,8 +118,8 @@ class SacrebleuImplementation(Implementation):
         statistics = {
             "hyp_len": int(result.sys_len),
             "ref_len": int(result.ref_len),
-            "matches": [_number(x) for x in result.counts],
-            "totals": [_number(x) for x in result.totals],
+            "matches": [as_count(x) for x in result.counts],
+            "totals": [as_count(x) for x in result.totals],
             "bp": float(result.bp),
         }
         return ScoreAnswer(float(result.score) / 100.0, statistics)

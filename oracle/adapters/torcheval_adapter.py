@@ -15,7 +15,10 @@ statistics (no BP).
 
 from __future__ import annotations
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
+    require_one_segment,
+)
 
 INSTALL = "torcheval is not installed: pip install 'bleu-oracle[torcheval]'"
 
@@ -59,22 +62,19 @@ class TorchevalImplementation(Implementation):
         n = len(request.weights)
         if not 1 <= n <= 4:
             raise Unsupported(f"torcheval takes n_gram 1, 2, 3 or 4 (got {n} weights)")
-        if request.level == "sentence" and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        require_one_segment(request)
         torch = self._torch
         candidates = [_join(s.hypothesis) for s in request.segments]
         references = [[_join(r) for r in s.references] for s in request.segments]
-        try:
-            weights = torch.tensor([float(w) for w in request.weights], dtype=torch.float64)
+        weights = torch.tensor([float(w) for w in request.weights], dtype=torch.float64)
+        with rejecting("torcheval", ValueError):  # its argument checks
             metric = self._BLEUScore(n_gram=n, weights=weights)
             metric.update(candidates, references)
             value = float(metric.compute())
-            statistics = {
-                "hyp_len": int(metric.input_len),
-                "ref_len": int(metric.target_len),
-                "matches": [int(x) for x in metric.matches_by_order.tolist()],
-                "totals": [int(x) for x in metric.possible_matches_by_order.tolist()],
-            }
-        except Exception as exc:
-            raise Rejected(f"torcheval raised {type(exc).__name__}: {exc}") from exc
+        statistics = {
+            "hyp_len": as_count(metric.input_len),
+            "ref_len": as_count(metric.target_len),
+            "matches": [as_count(x) for x in metric.matches_by_order.tolist()],
+            "totals": [as_count(x) for x in metric.possible_matches_by_order.tolist()],
+        }
         return ScoreAnswer(value, statistics)

@@ -17,7 +17,10 @@ does not expose BP. The computation runs in torch's default dtype, float32.
 
 from __future__ import annotations
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported
+from .base import (
+    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
+    require_one_segment,
+)
 
 INSTALL = "torchmetrics is not installed: pip install 'bleu-oracle[torchmetrics]'"
 
@@ -71,20 +74,17 @@ class TorchmetricsImplementation(Implementation):
         if not 1 <= n <= 4:
             raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
         smooth = _smooth(request.smoothing)
-        if request.level == "sentence" and len(request.segments) != 1:
-            raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
+        require_one_segment(request)
         preds = [_join(s.hypothesis) for s in request.segments]
         target = [[_join(r) for r in s.references] for s in request.segments]
-        try:
+        with rejecting("torchmetrics", ValueError):  # its argument checks
             metric = self._BLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights])
             metric.update(preds, target)
             value = float(metric.compute())
-            statistics = {
-                "hyp_len": int(metric.preds_len),
-                "ref_len": int(metric.target_len),
-                "matches": [int(x) for x in metric.numerator.tolist()],
-                "totals": [int(x) for x in metric.denominator.tolist()],
-            }
-        except Exception as exc:
-            raise Rejected(f"torchmetrics raised {type(exc).__name__}: {exc}") from exc
+        statistics = {
+            "hyp_len": as_count(metric.preds_len),
+            "ref_len": as_count(metric.target_len),
+            "matches": [as_count(x) for x in metric.numerator.tolist()],
+            "totals": [as_count(x) for x in metric.denominator.tolist()],
+        }
         return ScoreAnswer(value, statistics)

@@ -12,22 +12,12 @@ from ..baseline import BaselineTracker, load_baseline
 from ..errors import BleuOracleError, BleuValueError
 from ..events import RESULTS_FILE, count_outcomes
 from ..generate import example_id
-from ..outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, Outcome
-from ..profiles import PROFILES
-from ..requests import _get, dumps, request_from_json
-from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
-from ..session import (
-    EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE, Progress, Session, implementation_argv,
-    non_negative_float as _non_negative_float, non_negative_int as _non_negative_int,
-    positive_float as _positive_float, run_session, selected as _selected,
-)
-from ..shrink import DEFAULT_BUDGET
+from ..outcomes import GOOD_OUTCOMES, Outcome
+from ..protocol import encode
+from ..requests import _get, request_from_json
+from ..session import implementation_argv, run_session, selected as _selected
 from ..summaries import root_cause_groups
-
-#: The session class under its former name (oracle.session.Session).
-Check = Session
-__all__ = ["Check", "Progress", "implementation_argv", "register", "run", "load_replay", "load_case_list",
-           "EXIT_OK", "EXIT_DEVIATIONS", "EXIT_USAGE", "EXIT_UNDRIVABLE"]
+from .common import add_session_arguments, non_negative_int
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
@@ -122,20 +112,12 @@ Examples:
 def register(subparsers):
     parser = subparsers.add_parser("check", help="check an implementation against the oracle", description=HELP,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--impl", metavar="NAME",
-                        help="a built-in implementation (`bleu-oracle serve --list`) or MODULE:CLASS: runs "
-                        "`python -m oracle serve --impl NAME` (with --profile P passed on when NAME is oracle)")
-    target.add_argument("--command", metavar="CMD",
-                        help="the command that starts the implementation (split like a shell would, run without one)")
-    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="P",
-                        help="judge against profile P instead of the profile the implementation declares "
-                        f"({', '.join(sorted(PROFILES))})")
+    add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}; ./{DEFAULT_REPLAY_REPORT} with --replay")
     parser.add_argument("--cases", metavar="DIR",
                         help="the case directory (default: ./cases when it exists, else the repository's cases/ "
                         "next to the oracle package when that exists; otherwise no cases)")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
-    parser.add_argument("--examples", type=_non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
+    parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the differential search (default 0; the same seed gives the same inputs)")
@@ -146,23 +128,6 @@ def register(subparsers):
                         help="run just these inputs instead of cases and examples (see Reproduction above)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="known deviations (YAML or JSON entries {id, outcome, reason}); see Baselines above")
-    parser.add_argument("--report", metavar="DIR",
-                        help=f"report directory for results.jsonl and summary.md (default ./{DEFAULT_REPORT}; "
-                        f"./{DEFAULT_REPLAY_REPORT} with --replay)")
-    parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
-    parser.add_argument("--timeout", type=_positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                        help=f"per-request and handshake timeout (default {DEFAULT_TIMEOUT:g}); a hung "
-                        "implementation is killed and restarted")
-    parser.add_argument("--max-restarts", type=_non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
-                        help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS}); after that, "
-                        "remaining requests are recorded as crash without being sent")
-    parser.add_argument("--rel", type=_non_negative_float, default=DEFAULT_REL, metavar="R",
-                        help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
-    parser.add_argument("--abs", type=_non_negative_float, default=DEFAULT_ABS, metavar="A",
-                        help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
-    parser.add_argument("--shrink-budget", type=_non_negative_int, default=DEFAULT_BUDGET, metavar="N",
-                        help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; 0: no shrinking)")
-    parser.add_argument("--quiet", action="store_true", help="no progress and no deviation listing on stderr/stdout")
     parser.set_defaults(handler=run)
 
 
@@ -202,9 +167,14 @@ def load_replay(text):
             continue
         label = f"replay-{i}"
         if isinstance(item, dict) and item.get("type") == "record":
-            if Outcome(item["outcome"]) in GOOD_OUTCOMES:
+            try:
+                outcome = Outcome(item.get("outcome"))
+            except ValueError:
+                raise BleuValueError(f"`--replay` input {i}: a results record needs an `outcome`, one of "
+                                     f"{[o.value for o in Outcome]} (got {item.get('outcome')!r})") from None
+            if outcome in GOOD_OUTCOMES:
                 continue
-            label = item["id"]
+            label = item.get("id", label)
             item = item.get("replay") or item.get("request")
         try:
             out.append((label, request_from_json(item)))
@@ -308,7 +278,7 @@ def _print_outcome(records, tracker, report_dir, junit, code):
         if cause:
             out.write(f"  {cause}\n")
         if record.get("replay") is not None:
-            out.write(f"  input: {dumps(record['replay'])[:600]}\n")
+            out.write(f"  input: {encode(record['replay'], ensure_ascii=False)[:600]}\n")
         if record.get("reproduce"):
             out.write(f"  reproduce: {record['reproduce']}\n")
     if len(failing) > PRINTED_DEVIATIONS:

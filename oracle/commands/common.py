@@ -1,10 +1,44 @@
-"""Argument groups shared by the verbs: profile, weights, smoothing, case folding."""
+"""Argument types and groups shared by the verbs: profile, weights, smoothing, case folding; and the
+implementation, report, limits and numeric contract of a `check` or `fuzz` session."""
 
 from __future__ import annotations
 
+import argparse
+
 from ..conventions import SMOOTHING_METHODS, Smoothing
 from ..errors import BleuValueError
+from ..outcomes import DEFAULT_ABS, DEFAULT_REL
 from ..profiles import PROFILES
+from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+from ..shrink import DEFAULT_BUDGET
+
+
+def positive_float(text):
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number (got {text})")
+    return value
+
+
+def non_negative_float(text):
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative number (got {text})")
+    return value
+
+
+def non_negative_int(text):
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be a non-negative integer (got {text})")
+    return value
+
+
+def positive_int(text):
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text})")
+    return value
 
 
 def parse_smoothing(text):
@@ -34,3 +68,35 @@ def add_scoring_arguments(parser, *, profile_default="papineni"):
         "default: the profile's)",
     )
     parser.add_argument("--lowercase", action="store_true", default=None, help="fold case before counting")
+
+
+def add_session_arguments(parser, *, report_help):
+    """The arguments `check` and `fuzz` share: the implementation, the judged profile, the report,
+    the process limits, the numeric contract, shrinking and verbosity. `--report` defaults to None:
+    the verb chooses the directory (`report_help` says which)."""
+    target = parser.add_mutually_exclusive_group(required=True)
+    target.add_argument("--impl", metavar="NAME",
+                        help="a built-in implementation (`bleu-oracle serve --list`) or MODULE:CLASS: runs "
+                        "`python -m oracle serve --impl NAME` (with --profile P passed on when NAME is oracle)")
+    target.add_argument("--command", metavar="CMD",
+                        help="the command that starts the implementation (split like a shell would, run without one)")
+    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="P",
+                        help="judge against profile P instead of the profile the implementation declares "
+                        f"({', '.join(sorted(PROFILES))})")
+    parser.add_argument("--report", metavar="DIR",
+                        help=f"report directory for results.jsonl and summary.md ({report_help})")
+    parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
+    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per-request and handshake timeout (default {DEFAULT_TIMEOUT:g}); a hung "
+                        "implementation is killed and restarted")
+    parser.add_argument("--max-restarts", type=non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
+                        help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS}); after that, "
+                        "remaining requests are recorded as crash without being sent")
+    parser.add_argument("--rel", type=non_negative_float, default=DEFAULT_REL, metavar="R",
+                        help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
+    parser.add_argument("--abs", type=non_negative_float, default=DEFAULT_ABS, metavar="A",
+                        help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
+    parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
+                        help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "
+                        "0: no shrinking)")
+    parser.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")

@@ -9,16 +9,11 @@ from pathlib import Path
 
 from ..baseline import BaselineTracker
 from ..events import RESULTS_FILE, count_outcomes
-from ..outcomes import DEFAULT_ABS, DEFAULT_REL
-from ..profiles import PROFILES
-from ..requests import dumps
-from ..runner import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
-from ..session import (
-    EXIT_DEVIATIONS, EXIT_OK, implementation_argv, non_negative_float, non_negative_int, positive_float,
-    run_session,
-)
-from ..shrink import DEFAULT_BUDGET
+from ..exitcodes import EXIT_DEVIATIONS, EXIT_OK
+from ..protocol import encode
+from ..session import implementation_argv, run_session
 from ..summaries import answer_value, oracle_value, root_cause_groups
+from .common import add_session_arguments, non_negative_int
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 DEFAULT_EXAMPLES = 300
@@ -84,14 +79,7 @@ Examples:
 def register(subparsers):
     parser = subparsers.add_parser("fuzz", help="search for disagreements and classify them by root cause",
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    target = parser.add_mutually_exclusive_group(required=True)
-    target.add_argument("--impl", metavar="NAME",
-                        help="a built-in implementation (`bleu-oracle serve --list`) or MODULE:CLASS")
-    target.add_argument("--command", metavar="CMD",
-                        help="the command that starts the implementation (split like a shell would, run without one)")
-    parser.add_argument("--profile", choices=sorted(PROFILES), metavar="P",
-                        help="judge against profile P instead of the profile the implementation declares "
-                        f"({', '.join(sorted(PROFILES))})")
+    add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples (default {DEFAULT_EXAMPLES})")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
@@ -101,20 +89,6 @@ def register(subparsers):
     parser.add_argument("--cases", metavar="DIR",
                         help="the case directory whose ids (and retired ids) new case ids must avoid "
                         "(default: the repository's cases/)")
-    parser.add_argument("--report", metavar="DIR", default=DEFAULT_REPORT,
-                        help=f"report directory for results.jsonl and summary.md (default ./{DEFAULT_REPORT})")
-    parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
-    parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
-                        help=f"per-request and handshake timeout (default {DEFAULT_TIMEOUT:g})")
-    parser.add_argument("--max-restarts", type=non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
-                        help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS})")
-    parser.add_argument("--rel", type=non_negative_float, default=DEFAULT_REL, metavar="R",
-                        help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
-    parser.add_argument("--abs", type=non_negative_float, default=DEFAULT_ABS, metavar="A",
-                        help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
-    parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
-                        help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; 0: none)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     parser.set_defaults(handler=run, only=None, replay=None, baseline=None)
 
 
@@ -135,6 +109,7 @@ def _command_line(args):
 
 
 def run(args):
+    args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     argv = implementation_argv(args)
@@ -191,7 +166,7 @@ def _print_summary(session, groups, written, report_dir, code):
                   + (f", under this explanation {_value(explained)}" if explained is not None else "") + "\n")
         payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
         if payload is not None:
-            out.write(f"  input: {dumps(payload)[:600]}\n")
+            out.write(f"  input: {encode(payload, ensure_ascii=False)[:600]}\n")
         if record.get("reproduce"):
             out.write(f"  reproduce: {record['reproduce']}\n")
         if group.name in status:

@@ -20,6 +20,7 @@ from ..report import (
     run,
     stderr_progress,
 )
+from .common import non_negative_int, positive_float, positive_int
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
@@ -61,34 +62,13 @@ stderr.
 """
 
 
-def _non_negative_int(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0 (got {value})")
-    return value
-
-
-def _positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1 (got {value})")
-    return value
-
-
-def _positive_float(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be > 0 (got {text})")
-    return value
-
-
 def register(subparsers):
     parser = subparsers.add_parser("report", help="regenerate reports/: matrix, discrepancy reports, real data, HTML",
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="reports", metavar="DIR", help="the reports folder (default: reports)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
                         help=f"seed of the differential search (default {DEFAULT_SEED})")
-    parser.add_argument("--examples", type=_non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
+    parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"random inputs per implementation (default {DEFAULT_EXAMPLES}; 0: no search)")
     parser.add_argument("--impl", nargs="+", metavar="NAME",
                         help="only these implementations (default: every one in the registry: "
@@ -98,9 +78,9 @@ def register(subparsers):
     parser.add_argument("--no-real-data", action="store_true", help="skip the WMT17 real-data table")
     parser.add_argument("--real-data", metavar="DIR",
                         help=f"the wmt17-en-de folder (default: {default_real_data_dir()})")
-    parser.add_argument("--real-data-systems", type=_positive_int, metavar="N",
+    parser.add_argument("--real-data-systems", type=positive_int, metavar="N",
                         help="score only the first N systems (alphabetical; default: all 16)")
-    parser.add_argument("--real-data-budget", type=_positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
+    parser.add_argument("--real-data-budget", type=positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
                         help="time one implementation may spend on the real data; projected from the first system, "
                         f"an implementation over it scores that system only (default {DEFAULT_REAL_DATA_BUDGET:g})")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")

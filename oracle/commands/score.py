@@ -33,7 +33,8 @@ def register(subparsers):
     add_scoring_arguments(parser)
     parser.add_argument("--sentence", action="store_true", help="score each line as a sentence (one result per line)")
     parser.add_argument("--json", action="store_true", help="print JSON (one object, or one per line with --sentence)")
-    parser.add_argument("--explain", action="store_true", help="print the derivation: n-gram tables, p_n, r, BP, score")
+    parser.add_argument("--explain", action="store_true",
+                        help="print the derivation: n-gram tables, p_n, r, BP, score (on stderr with --json)")
     parser.set_defaults(handler=run)
 
 
@@ -41,41 +42,41 @@ def run(args):
     options = resolve_options(profile=args.profile, lowercase=args.lowercase)
     weights = parse_weights(args.weights, default_max_order=options.default_max_order)
     smoothing = args.smoothing or options.smoothing
-    orders = len(weights) + bleu.extra_orders(smoothing.method)
+    orders = bleu.counting_orders(weights, smoothing)
     out = sys.stdout
-    level = "sentence" if args.sentence else "corpus"
+    # with --json, stdout holds JSON only: the derivation goes to stderr
+    derivation = sys.stderr if args.json else out
     segments = read_parallel(args.hyp, args.ref)
-    if args.sentence:
-        for index, (hypothesis, references) in enumerate(segments):
-            if args.explain:
-                out.write(explain.explain_segment(hypothesis, references, max_order=orders, options=options, label=f"segment {index + 1}") + "\n")
-            stats = bleu.segment_statistics(hypothesis, references, max_order=orders, options=options)
-            result = bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing, level=level)
-            _emit(result, args, out, index=index)
-        return 0
 
     def explained(pairs):
         for index, (hypothesis, references) in enumerate(pairs):
-            out.write(explain.explain_segment(hypothesis, references, max_order=orders, options=options, label=f"segment {index + 1}") + "\n")
+            derivation.write(explain.explain_segment(hypothesis, references, max_order=orders, options=options,
+                                                     label=f"segment {index + 1}") + "\n")
             yield hypothesis, references
 
     if args.explain:
         segments = explained(segments)
+    if args.sentence:
+        for index, (hypothesis, references) in enumerate(segments):
+            result = bleu.sentence_bleu(hypothesis, references, weights=weights, options=options, smoothing=smoothing)
+            _emit(result, args, out, derivation, index=index)
+        return 0
     stats = bleu.sum_statistics(segments, max_order=orders, options=options)
-    _emit(bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing, level=level), args, out)
+    result = bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing)
+    _emit(result, args, out, derivation)
     return 0
 
 
-def _emit(result, args, out, index=None):
+def _emit(result, args, out, derivation, index=None):
+    if args.explain:
+        derivation.write(explain.explain_result(result) + "\n")
     if args.json:
         payload = result.to_json()
         payload["profile"] = args.profile
         if index is not None:
             payload["segment"] = index + 1
         out.write(json.dumps(payload) + "\n")
-    elif args.explain:
-        out.write(explain.explain_result(result) + "\n")
-    else:
+    elif not args.explain:
         prefix = f"{index + 1}\t" if index is not None else ""
         s = result.statistics
         precisions = "/".join("-" if p is None else f"{float(p) * 100:.1f}" for p in result.precisions)

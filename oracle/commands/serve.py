@@ -11,9 +11,8 @@ import sys
 
 from ..adapters.base import REGISTRY, AdapterUnavailable
 from ..errors import BleuValueError
+from ..exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from ..profiles import PROFILES
-
-EXIT_OK, EXIT_USAGE, EXIT_UNDRIVABLE = 0, 2, 3
 
 HELP = """Serve an implementation over protocol v1 on stdin/stdout (see PROTOCOL.md).
 

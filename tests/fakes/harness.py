@@ -1,8 +1,7 @@
 """Helpers for the check/runner/baseline/report tests: fake commands and an in-process CLI.
 
-`run_cli` builds a parser holding only the `check`, `fuzz` and `baseline` verbs (the
-real `oracle.cli` parser class, so usage errors exit 2 the same way), so these
-tests do not depend on the other verbs importing cleanly.
+`run_cli` runs `oracle.cli.main` with only the `check`, `fuzz` and `baseline` verbs, so
+these tests do not depend on the other verbs importing cleanly.
 """
 
 from __future__ import annotations
@@ -23,32 +22,14 @@ def fake_argv(name, *flags):
     return [sys.executable, str(FAKES / f"{name}.py"), *flags]
 
 
-def build_parser():
-    from oracle.cli import _Parser
-    from oracle.commands import baseline, check, fuzz
-
-    parser = _Parser(prog="bleu-oracle")
-    subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
-    subparsers.required = True
-    check.register(subparsers)
-    fuzz.register(subparsers)
-    baseline.register(subparsers)
-    return parser
-
-
 def run_cli(*argv):
     """Run `bleu-oracle VERB ...` in process; returns the exit code (argparse's SystemExit included)."""
-    from oracle.errors import BleuOracleError
+    from oracle.cli import main
 
     try:
-        args = build_parser().parse_args([str(a) for a in argv])
+        return main([str(a) for a in argv], verbs=("check", "fuzz", "baseline"))
     except SystemExit as exc:
         return exc.code
-    try:
-        return args.handler(args)
-    except BleuOracleError as exc:
-        print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
-        return 2
 
 
 def check(report, command, *more, examples=30, timeout=5):

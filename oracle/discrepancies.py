@@ -1,0 +1,39 @@
+"""The curated discrepancy classes (oracle/data/discrepancies.yaml): where a library departs from the
+documentation it claims, each with its root cause; `check`, `fuzz`, `report` and the tests read them here."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from .errors import BleuValueError
+
+PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
+#: Registry names documented under another name (the same library code).
+DOCUMENTED_AS = {"ignite-micro": "ignite"}
+
+
+@lru_cache(maxsize=1)
+def load():
+    """Every entry, in file order (read once). A file that cannot be read is a BleuValueError naming it."""
+    try:
+        with open(PATH, encoding="utf-8") as handle:
+            entries = yaml.safe_load(handle)["discrepancies"]
+    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        raise BleuValueError(f"{PATH}: cannot read the discrepancy classes ({type(exc).__name__}: {exc})") from None
+    if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
+        raise BleuValueError(f"{PATH}: `discrepancies` must be a list of entries")
+    return tuple(entries)
+
+
+def entries_for(*names):
+    """The entries of an implementation known by any of `names` (registry or handshake names)."""
+    wanted = {DOCUMENTED_AS.get(name, name) for name in names if name}
+    return [entry for entry in load() if entry.get("implementation") in wanted]
+
+
+def classes_for(name):
+    """The `oracle.classify` names of the implementation's documented classes, sorted."""
+    return sorted({entry["classify"] for entry in entries_for(name) if entry.get("classify")})

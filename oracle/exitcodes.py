@@ -1,0 +1,10 @@
+"""The exit codes of every `bleu-oracle` verb (README, "exit code")."""
+
+#: success; for check and fuzz: conforming (baseline applied)
+EXIT_OK = 0
+#: deviations found
+EXIT_DEVIATIONS = 1
+#: usage or configuration error
+EXIT_USAGE = 2
+#: the implementation could not be driven (would not start, no or wrong handshake)
+EXIT_UNDRIVABLE = 3
