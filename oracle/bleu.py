@@ -36,7 +36,7 @@ LEVELS = ("corpus", "sentence")
 
 def ngrams(tokens, n):
     """The n-grams of a sentence, left to right (section 2.1)."""
-    return zip(*(tokens[i:] for i in range(n)))
+    return zip(*[tokens[i:] for i in range(n)])
 
 
 def count(tokens, max_order):
@@ -45,24 +45,35 @@ def count(tokens, max_order):
     All orders share one Counter (an n-gram's order is its length), so a
     sentence is counted once however many orders there are.
     """
-    return Counter(chain.from_iterable(ngrams(tokens, n) for n in range(1, max_order + 1)))
+    return Counter(chain.from_iterable([ngrams(tokens, n) for n in range(1, max_order + 1)]))
 
 
-def max_ref_count(candidate_counts, references, max_order):
-    """Max_Ref_Count(n-gram): for each candidate n-gram, its largest count in any *single*
-    reference (section 2.1). N-grams no reference contains are left out (their maximum is 0)."""
-    maximum = {}
-    for reference in references:
-        reference_counts = count(reference, max_order)
-        for gram in candidate_counts.keys() & reference_counts.keys():
-            if reference_counts[gram] > maximum.get(gram, 0):
-                maximum[gram] = reference_counts[gram]
-    return maximum
+def max_ref_count(gram, reference_counts):
+    """Max_Ref_Count: the largest count of the n-gram in any *single* reference (section 2.1)."""
+    return max(counts.get(gram, 0) for counts in reference_counts)
 
 
-def count_clip(candidate_counts, max_ref_counts):
-    """Count_clip = min(Count, Max_Ref_Count) for each candidate n-gram (section 2.1); zeros left out."""
-    return {gram: min(candidate_counts[gram], limit) for gram, limit in max_ref_counts.items()}
+def count_clip(gram, candidate_counts, reference_counts):
+    """Count_clip = min(Count, Max_Ref_Count) (section 2.1)."""
+    return min(candidate_counts[gram], max_ref_count(gram, reference_counts))
+
+
+def clipped_matches(candidate_counts, reference_counts, max_order):
+    """The sum of Count_clip over the candidate's n-grams, per order: p_n's numerator (section 2.1).
+
+    In bulk, with set operations: an n-gram the candidate has once clips to 1 if
+    any reference has it, so only repeated candidate n-grams need Max_Ref_Count.
+    """
+    in_some = reference_counts[0].keys() if len(reference_counts) == 1 else set().union(*reference_counts)
+    in_a_reference = candidate_counts.keys() & in_some
+    matches = [0] * max_order
+    for order, k in Counter(map(len, in_a_reference)).items():
+        matches[order - 1] = k  # one each
+    if sum(candidate_counts.values()) > len(candidate_counts):  # some candidate n-gram repeats
+        for gram, k in candidate_counts.items():
+            if k > 1 and gram in in_a_reference:
+                matches[len(gram) - 1] += count_clip(gram, candidate_counts, reference_counts) - 1
+    return matches
 
 
 # -- 2.1.1 Modified n-gram precision on blocks of text ----------------------
@@ -109,11 +120,8 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
 
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
-    candidate_counts = count(hypothesis, max_order)
-    clipped = count_clip(candidate_counts, max_ref_count(candidate_counts, references, max_order))
-    matches = [0] * max_order
-    for gram, k in clipped.items():
-        matches[len(gram) - 1] += k
+    reference_counts = [count(reference, max_order) for reference in references]
+    matches = clipped_matches(count(hypothesis, max_order), reference_counts, max_order)
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)

@@ -33,11 +33,10 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
         of_order = lambda counts: {g: k for g, k in counts.items() if len(g) == n}  # noqa: E731
         candidate = of_order(bleu.count(hypothesis, n))
         per_reference = [of_order(bleu.count(r, n)) for r in references]
-        maximum = bleu.max_ref_count(candidate, references, n)
-        clipped = bleu.count_clip(candidate, maximum)
         header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
         rows = [
-            [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], maximum.get(g, 0), clipped.get(g, 0)]
+            [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], bleu.max_ref_count(g, per_reference),
+             bleu.count_clip(g, candidate, per_reference)]
             for g, c in candidate.items()  # Counter keeps first-seen order: the sentence's order
         ]
         total, matches, floored = sum(candidate.values()), segment_matches[n - 1], segment_totals[n - 1]

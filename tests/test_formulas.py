@@ -13,6 +13,8 @@ from decimal import Context, Decimal
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oracle import bleu
 from oracle.bleu import (
@@ -22,6 +24,7 @@ from oracle.bleu import (
     corpus_bleu,
     corpus_statistics,
     count,
+    clipped_matches,
     count_clip,
     effective_reference_length,
     max_ref_count,
@@ -73,17 +76,28 @@ def test_count_all_orders_up_to_max_order():
 def test_max_ref_count_is_the_largest_in_a_single_reference():
     # candidate "the the the a dog": "the" occurs 2 times in reference 1 and 1 time in reference 2:
     # max 2 (not the sum 3); "a" only in reference 2: 1; "dog" in none: left out (0).
-    candidate = count(("the", "the", "the", "a", "dog"), 1)
-    refs = [("the", "cat", "the"), ("the", "a")]
-    assert dict(max_ref_count(candidate, refs, 1)) == {("the",): 2, ("a",): 1}
+    refs = [count(("the", "cat", "the"), 1), count(("the", "a"), 1)]
+    assert max_ref_count(("the",), refs) == 2
+    assert max_ref_count(("a",), refs) == 1
+    assert max_ref_count(("dog",), refs) == 0
 
 
 def test_count_clip_is_the_minimum():
     # candidate "the" x7 clipped to the reference maximum 2; "dog" in no reference: no clipped count
     candidate = Counter({("the",): 7, ("dog",): 1})
-    clipped = count_clip(candidate, max_ref_count(candidate, [("the", "cat", "the")], 1))
-    assert {g: k for g, k in dict(clipped).items() if k} == {("the",): 2}
-    assert sum(dict(clipped).values()) == 2
+    refs = [count(("the", "cat", "the"), 1)]
+    assert count_clip(("the",), candidate, refs) == 2
+    assert count_clip(("dog",), candidate, refs) == 0
+    assert clipped_matches(candidate, refs, 1) == [2]
+
+
+def test_clipped_matches_sum_count_clip_per_order():
+    # candidate "the the cat the cat" (5 tokens), reference "the cat sat the": by hand
+    # unigrams: the 3 -> min(3, 2) = 2, cat 2 -> min(2, 1) = 1: 3
+    # bigrams: "the cat" 2 -> min(2, 1) = 1, "the the" 1 -> 0, "cat the" 1 -> 0: 1
+    candidate = count(("the", "the", "cat", "the", "cat"), 2)
+    refs = [count(("the", "cat", "sat", "the"), 2)]
+    assert clipped_matches(candidate, refs, 2) == [3, 1]
 
 
 # -- 2.2.2 reference length -------------------------------------------------------
@@ -478,3 +492,19 @@ def test_smoothing_parse_and_defaults():
     assert Smoothing.parse({"method": "add-k", "k": 2}).k == 2
     assert Smoothing("chen-cherry-6").alpha == 5 and Smoothing("chen-cherry-4").k == 5
     assert Smoothing("floor", value=0.5).to_json() == {"method": "floor", "value": 0.5}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    candidate=st.lists(st.sampled_from("abc"), max_size=8),
+    references=st.lists(st.lists(st.sampled_from("abcd"), max_size=8), min_size=1, max_size=3),
+)
+def test_clipped_matches_in_bulk_equal_the_sum_of_count_clip(candidate, references):
+    # The bulk computation (set operations, Max_Ref_Count only for repeated n-grams) against the
+    # definition: sum over the candidate's distinct n-grams of min(Count, Max_Ref_Count), per order.
+    candidate_counts = count(tuple(candidate), 3)
+    reference_counts = [count(tuple(r), 3) for r in references]
+    by_definition = [0, 0, 0]
+    for gram in candidate_counts:
+        by_definition[len(gram) - 1] += min(candidate_counts[gram], max(rc[gram] for rc in reference_counts))
+    assert clipped_matches(candidate_counts, reference_counts, 3) == by_definition
