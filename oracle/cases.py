@@ -696,7 +696,6 @@ def _parse_expect(value, ctx, line):
     at = lambda key: _line_of(data, key, line)  # noqa: E731
     if not any(key in data for key in ("score", "statistics", "rejected")):
         raise ctx.error("`expect` must state at least one of `score`, `statistics`, `rejected`", line)
-    rejected = False
     if "rejected" in data:
         if data["rejected"] is not True:
             raise ctx.error(f"`expect.rejected` must be true when given (got {_show(data['rejected'])})", at("rejected"))
@@ -953,7 +952,7 @@ def _resolve_directory(directory):
     directory = Path(directory) if directory is not None else DEFAULT_CASES_DIR
     if not directory.is_dir():
         raise CaseFileError(
-            f"the case directory does not exist (pass the directory holding the *.yaml case files, e.g. --cases cases/)",
+            "the case directory does not exist (pass the directory holding the *.yaml case files, e.g. --cases cases/)",
             path=directory,
         )
     return directory

@@ -8,18 +8,17 @@ with the same values, and the two must report the same statistics.
 from __future__ import annotations
 
 import math
-import queue
 import shutil
-import subprocess
-import threading
 from pathlib import Path
 
 import pytest
 
+from protocol_client import Client
+
 from oracle.adapters.base import Rejected
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.outcomes import Contract
-from oracle.protocol import Handshake, ScoreCommand, ScoreReply, decode, encode
+from oracle.protocol import Handshake, ScoreCommand, ScoreReply, decode
 
 ROOT = Path(__file__).resolve().parents[1]
 BLEU_JS = ROOT / "examples" / "node-bleu" / "bleu.js"
@@ -90,36 +89,12 @@ def command(seq, segments, weights, level, smoothing, lowercase=False):
     }
 
 
-class NodeBleu:
-    def __init__(self):
-        self.process = subprocess.Popen([NODE, str(BLEU_JS)], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def ask(self, message):
-        self.process.stdin.write((encode(message) + "\n").encode("utf-8"))
-        self.process.stdin.flush()
-        line = self.lines.get(timeout=REPLY_TIMEOUT)
-        assert line is not None, "node-bleu closed stdout"
-        return decode(line)
-
-    def stop(self):
-        self.process.stdin.write(b'{"cmd": "stop"}\n')
-        self.process.stdin.close()
-        return self.process.wait(timeout=REPLY_TIMEOUT)
-
-
 @pytest.fixture(scope="module")
 def node():
-    process = NodeBleu()
+    process = Client([NODE, str(BLEU_JS)])
     yield process
-    assert process.stop() == 0
-    assert process.lines.get(timeout=REPLY_TIMEOUT) is None  # nothing after stop
+    code, rest = process.finish()
+    assert code == 0 and rest == []  # exits on stop, nothing after it
 
 
 def test_handshake(node):

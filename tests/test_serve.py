@@ -7,14 +7,13 @@ from __future__ import annotations
 
 import io
 import math
-import queue
 import subprocess
 import sys
-import tempfile
-import threading
 from pathlib import Path
 
 import pytest
+
+from protocol_client import Client
 
 from oracle.adapters.base import REGISTRY, Implementation, Rejected, ScoreAnswer, ScoreRequest, Segment, Unsupported
 from oracle.adapters.oracle_adapter import OracleImplementation
@@ -44,52 +43,6 @@ def score_command(seq, segments, weights=(0.25,) * 4, level="corpus", smoothing=
         "segments": [{"hypothesis": list(h), "references": [list(r) for r in refs]} for h, refs in segments],
         "weights": list(weights), "smoothing": smoothing or {"method": "none"}, "lowercase": lowercase,
     }
-
-
-class Client:
-    """A minimal protocol-v1 runner: one process, lines in, lines out."""
-
-    def __init__(self, argv):
-        self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.lines = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def send(self, message):
-        text = message if isinstance(message, str) else encode(message)
-        self.process.stdin.write(text.encode("utf-8") + b"\n")
-        self.process.stdin.flush()
-
-    def receive(self):
-        line = self.lines.get(timeout=REPLY_TIMEOUT)
-        assert line is not None, f"the process closed stdout; stderr:\n{self.stderr_text()}"
-        assert line.endswith(b"\n")
-        return decode(line)  # every stdout line must be one JSON object
-
-    def ask(self, message):
-        self.send(message)
-        return self.receive()
-
-    def stderr_text(self):
-        self.stderr.seek(0)
-        return self.stderr.read().decode("utf-8", "replace")
-
-    def finish(self, *, stop=True):
-        """Stop (or close stdin), then return (exit code, anything left on stdout)."""
-        if stop:
-            self.send({"cmd": "stop"})
-        self.process.stdin.close()
-        code = self.process.wait(timeout=REPLY_TIMEOUT)
-        rest = []
-        while (line := self.lines.get(timeout=REPLY_TIMEOUT)) is not None:
-            rest.append(line)
-        self.stderr.close()
-        return code, rest
 
 
 def serve_argv(*extra):
