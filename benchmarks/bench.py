@@ -89,7 +89,6 @@ def report(title, times, baseline_names, rows):
 
 
 def bench_in_process(hyp, refs, repeats, rows):
-    import sacrebleu
     from sacrebleu.metrics import BLEU
 
     try:

@@ -5,11 +5,11 @@
     >>> float(result.score)
     1.0
 
-The formulas live in `oracle.bleu` (standard library only); conventions in
-`oracle.conventions`; named presets in `oracle.profiles`.
+The formulas live in `oracle.formulas.bleu` (standard library only); conventions in
+`oracle.formulas.conventions`; named presets in `oracle.formulas.profiles`.
 """
 
-from .bleu import (
+from oracle.formulas.bleu import (
     LEVELS,
     BleuResult,
     Statistics,
@@ -19,9 +19,14 @@ from .bleu import (
     segment_statistics,
     sentence_bleu,
 )
-from .conventions import Options, Smoothing
-from .errors import BleuOracleError, BleuTypeError, BleuValueError, CaseFileError
-from .profiles import PROFILES, Profile, get_profile
+from oracle.formulas.conventions import Options, Smoothing
+from oracle.formulas.errors import (
+    BleuOracleError,
+    BleuTypeError,
+    BleuValueError,
+    CaseFileError,
+)
+from oracle.formulas.profiles import PROFILES, Profile, get_profile
 
 __version__ = "0.1.0"
 

@@ -1,6 +1,6 @@
 import sys
 
-from .cli import main
+from oracle.cli import main
 
 if __name__ == "__main__":  # `python -m oracle`; importing the module (doctest collection) runs nothing
     sys.exit(main())

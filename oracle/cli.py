@@ -10,10 +10,10 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .commands import VERBS
-from .errors import BleuOracleError
-from .exitcodes import EXIT_OK, EXIT_USAGE
+from oracle import __version__
+from oracle.commands import VERBS
+from oracle.exitcodes import EXIT_OK, EXIT_USAGE
+from oracle.formulas.errors import BleuOracleError
 
 
 class _Parser(argparse.ArgumentParser):

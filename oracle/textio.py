@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 from itertools import zip_longest
 
-from .errors import BleuValueError
+from oracle.formulas.errors import BleuValueError
 
 
 def open_text(path):

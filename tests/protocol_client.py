@@ -6,7 +6,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from oracle.protocol import decode, encode
+from oracle.models.protocol import decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 REPLY_TIMEOUT = 60

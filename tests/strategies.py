@@ -7,19 +7,24 @@ hypothesis length (the tie rule decides r); empty hypotheses and references;
 repeated tokens ("the the the"); mixed case; non-ASCII tokens; weights of any
 length with zeros and sums other than one; smoothing methods with parameters.
 
-Tokens come from `oracle.generate`'s alphabet constants (VOCABULARY, ALPHABET,
+Tokens come from `oracle.harness.generate`'s alphabet constants (VOCABULARY, ALPHABET,
 is_safe_token): no character that `str.split()` splits on (U+001C..U+001F and
 U+0085 included), so joining with single spaces is lossless.
 """
 
 from __future__ import annotations
 
-
 from hypothesis import strategies as st
 
 from oracle.adapters.base import ScoreRequest, Segment
-from oracle.conventions import SMOOTHING_METHODS
-from oracle.generate import ALPHABET, SMOOTHING_PARAMETER_VALUES, VOCABULARY, WEIGHT_VALUES, is_safe_token
+from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.harness.generate import (
+    ALPHABET,
+    SMOOTHING_PARAMETER_VALUES,
+    VOCABULARY,
+    WEIGHT_VALUES,
+    is_safe_token,
+)
 
 #: Extra tokens: case variants that fold to one another, a lone combining-free non-ASCII letter, a CJK pair.
 EXTRA_TOKENS = ("İ", "i", "ΣΑΣ", "σας", "Straße", "STRASSE", "ǅ", "ǆ", "中文")

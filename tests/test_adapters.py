@@ -14,12 +14,18 @@ import sys
 import textwrap
 
 import pytest
+from conftest import load
 
 from oracle.adapters.base import (
-    REGISTRY, AdapterUnavailable, Implementation, Rejected, ScoreRequest, Segment, Unsupported, call,
+    REGISTRY,
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreRequest,
+    Segment,
+    Unsupported,
+    call,
 )
-
-from conftest import load
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
@@ -319,7 +325,10 @@ def test_torchmetrics_statistics_and_smoothing():
 
 
 def test_perl_adapters_unavailable_without_a_path(monkeypatch):
-    from oracle.adapters.perl_adapter import MtevalImplementation, MultiBleuImplementation
+    from oracle.adapters.perl_adapter import (
+        MtevalImplementation,
+        MultiBleuImplementation,
+    )
 
     monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
     monkeypatch.delenv("BLEU_ORACLE_MTEVAL", raising=False)

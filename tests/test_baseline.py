@@ -6,10 +6,10 @@ import json
 
 import pytest
 import yaml
-
 from fakes.harness import check, deviations, fake, results, run_cli
-from oracle.baseline import BaselineTracker, load_baseline
-from oracle.errors import BleuValueError
+
+from oracle.formulas.errors import BleuValueError
+from oracle.harness.gate import BaselineTracker, load_baseline
 
 
 def write(path, entries):
@@ -184,7 +184,7 @@ def test_empty_and_list_baselines(tmp_path):
 
 
 def test_tracker_statuses():
-    from oracle.baseline import Baseline, Entry
+    from oracle.harness.gate import Baseline, Entry
 
     baseline = Baseline({
         "case-a": Entry("case-a", "fail", "known"),

@@ -12,15 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from oracle import cases as casefiles
-from oracle.cases import CaseFileError, check_case, load_case_file, load_cases, validate
 from oracle.cli import main
-from oracle.conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, SMOOTHING_METHODS
-from oracle.errors import BleuOracleError
-from oracle.profiles import PROFILES
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    EMPTY_ORDER_RULES,
+    REFERENCE_LENGTH_RULES,
+    SMOOTHING_METHODS,
+)
+from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.profiles import PROFILES
+from oracle.suite import cases as casefiles
+from oracle.suite.cases import (
+    CaseFileError,
+    check_case,
+    load_case_file,
+    load_cases,
+    validate,
+)
 
 CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
-SCHEMA_PATH = Path(casefiles.__file__).parent / "schemas" / "case.schema.json"
+SCHEMA_PATH = Path(casefiles.__file__).parents[1] / "models" / "schemas" / "case.schema.json"
 
 
 def _load_all():
@@ -575,7 +586,7 @@ def test_schema_and_loader_agree_on_the_allowed_values():
     assert set(options["empty_order"]["enum"]) == set(EMPTY_ORDER_RULES)
     assert set(options["both_empty"]["enum"]) == set(BOTH_EMPTY_RULES)
     # every other convention override with a documented set of rules has the same enum
-    from oracle import conventions
+    from oracle.formulas import conventions
 
     for name in casefiles.CONVENTION_OPTION_FIELDS:
         rules = getattr(conventions, f"{name.upper()}_RULES", None)

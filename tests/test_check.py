@@ -14,13 +14,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from fakes.harness import check, deviations, fake, results, run_cli
+
 from oracle.adapters.base import ScoreRequest, Segment
-from oracle.outcomes import Contract, Expected, Outcome, first_divergence, judge
-from oracle.requests import case_to_request, is_uniform, not_applicable_reason, oracle_expected
-from oracle.runner import Reply
-from oracle.shrink import shrink
+from oracle.harness.requests import (
+    case_to_request,
+    is_uniform,
+    not_applicable_reason,
+    oracle_expected,
+)
+from oracle.harness.shrink import shrink
+from oracle.harness.transport import Reply
+from oracle.models.outcomes import Contract, Expected, Outcome, first_divergence, judge
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -561,7 +566,7 @@ def test_judge_maps_replies_to_outcomes():
 
 
 def test_case_to_request_with_the_real_loader(cases_dir):
-    from oracle.cases import load_cases
+    from oracle.suite.cases import load_cases
 
     items = {c.id: case_to_request(c, seq=0, profile="papineni") for c in load_cases(cases_dir)}
     exact = items["tiny-exact-match"]

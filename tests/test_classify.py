@@ -1,4 +1,4 @@
-"""oracle.classify on hand-built answers: each value below is derived by hand (or is what a
+"""oracle.diagnose.classify on hand-built answers: each value below is derived by hand (or is what a
 library was observed to return), never taken from the oracle."""
 
 from __future__ import annotations
@@ -10,8 +10,15 @@ import sys
 import pytest
 
 from oracle.adapters.base import ScoreAnswer, ScoreRequest, Segment
-from oracle.classify import (
-    AGREES, COMPUTATIONS, SMOOTHED_COUNTS, UNEXPLAINED, Explanation, classify, component_names, within_contract,
+from oracle.diagnose.classify import (
+    AGREES,
+    COMPUTATIONS,
+    SMOOTHED_COUNTS,
+    UNEXPLAINED,
+    Explanation,
+    classify,
+    component_names,
+    within_contract,
 )
 
 

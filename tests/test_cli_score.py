@@ -108,7 +108,7 @@ FORMULA_MODULES = ["bleu", "smoothing", "exact", "conventions", "profiles", "err
 
 @pytest.mark.parametrize("module", FORMULA_MODULES)
 def test_formula_modules_import_the_standard_library_only(module):
-    tree = ast.parse((ROOT / "oracle" / f"{module}.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "oracle" / "formulas" / f"{module}.py").read_text(encoding="utf-8"))
     imported = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -118,6 +118,6 @@ def test_formula_modules_import_the_standard_library_only(module):
         elif isinstance(node, ast.ImportFrom):  # relative: `from . import exact` or `from .errors import ...`
             names = [node.module] if node.module else [alias.name for alias in node.names]
             for name in names:
-                assert name in FORMULA_MODULES, f"oracle/{module}.py imports .{name}, outside the formulas"
+                assert name in FORMULA_MODULES, f"oracle/formulas/{module}.py imports .{name}, outside the formulas"
     outside = {name for name in imported if name not in sys.stdlib_module_names and name != "__future__"}
-    assert not outside, f"oracle/{module}.py imports {sorted(outside)}"
+    assert not outside, f"oracle/formulas/{module}.py imports {sorted(outside)}"

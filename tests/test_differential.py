@@ -1,7 +1,7 @@
 """Differential tests: the oracle under a library's profile against the library, through its adapter.
 
 Hypothesis draws requests within each adapter's declared capabilities; every
-answer beyond the numeric contract must be attributed by `oracle.classify`
+answer beyond the numeric contract must be attributed by `oracle.diagnose.classify`
 (restricted to the implementation's documented classes) to a discrepancy class
 recorded in oracle/data/discrepancies.yaml, and every rejection must match a
 documented refusal (a rejection, or an error where the library crashes) whose condition holds.
@@ -18,20 +18,24 @@ import math
 import warnings
 
 import pytest
+from conftest import load
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from oracle import bleu, discrepancies
-from oracle.adapters.base import REGISTRY, call
-from oracle.classify import classify, component_names, known_names, within_contract
-from oracle.conventions import Options
-from oracle.conventions import SMOOTHING_METHODS
-from oracle.discrepancies import classes_for, entries_for
-from oracle.profiles import get_profile
-from oracle.requests import oracle_expected, replay_payload, request_from_json
-
-from conftest import load
 from strategies import requests
+
+from oracle.adapters.base import REGISTRY, call
+from oracle.diagnose import discrepancies
+from oracle.diagnose.classify import (
+    classify,
+    component_names,
+    known_names,
+    within_contract,
+)
+from oracle.diagnose.discrepancies import classes_for, entries_for
+from oracle.formulas import bleu
+from oracle.formulas.conventions import SMOOTHING_METHODS, Options
+from oracle.formulas.profiles import get_profile
+from oracle.harness.requests import oracle_expected, replay_payload, request_from_json
 
 DISCREPANCIES = discrepancies.load()
 

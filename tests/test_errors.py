@@ -8,7 +8,7 @@ import math
 import pytest
 
 import oracle
-from oracle.errors import BleuOracleError, BleuTypeError, BleuValueError
+from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 
 
 def sentence(hyp=("a", "b"), refs=(("a", "b"),), **kwargs):

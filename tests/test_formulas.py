@@ -16,15 +16,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import bleu
-from oracle.bleu import (
+from oracle.formulas import bleu
+from oracle.formulas.bleu import (
     Statistics,
     bleu_from_statistics,
     brevity_penalty,
+    clipped_matches,
     corpus_bleu,
     corpus_statistics,
     count,
-    clipped_matches,
     count_clip,
     effective_reference_length,
     max_ref_count,
@@ -36,9 +36,9 @@ from oracle.bleu import (
     sum_statistics,
     weighted_log_mean,
 )
-from oracle.conventions import Options, Smoothing
-from oracle.errors import BleuTypeError, BleuValueError
-from oracle.smoothing import extra_orders, smooth
+from oracle.formulas.conventions import Options, Smoothing
+from oracle.formulas.errors import BleuTypeError, BleuValueError
+from oracle.formulas.smoothing import extra_orders, smooth
 
 EXACT = Decimal("1e-45")  # the oracle carries 50 digits; ln/exp round in the last few
 FLOAT = 1e-15  # against a value computed in double precision by `math`

@@ -11,16 +11,20 @@ import math
 from pathlib import Path
 
 import pytest
-
 from fakes.harness import fake, results, run_cli
-from oracle import cases as casefiles
-from oracle import discrepancies
+
 from oracle.adapters.base import ScoreRequest, Segment
-from oracle.classify import classify, explained_value, smoothing_from_description
-from oracle.conventions import Smoothing
-from oracle.errors import BleuValueError, CaseFileError
-from oracle.fuzzcases import case_id, input_hash, tolerance_for
-from oracle.requests import request_from_json
+from oracle.diagnose import discrepancies
+from oracle.diagnose.classify import (
+    classify,
+    explained_value,
+    smoothing_from_description,
+)
+from oracle.formulas.conventions import Smoothing
+from oracle.formulas.errors import BleuValueError, CaseFileError
+from oracle.harness.requests import request_from_json
+from oracle.reports.foundcases import case_id, input_hash, tolerance_for
+from oracle.suite import cases as casefiles
 
 DISCREPANCIES = discrepancies.load()
 
@@ -62,7 +66,7 @@ def test_fuzz_names_the_root_cause_of_a_mutant(tmp_path, capsys, mutant, name):
 def test_the_smallest_example_reproduces_with_check(tmp_path, capsys):
     report = tmp_path / "report"
     assert fuzz(report, "--quiet", target=["--command", fake("mutant_ties_longer")], examples=40) == 1
-    from oracle.summaries import root_cause_groups
+    from oracle.reports.summaries import root_cause_groups
 
     [group] = root_cause_groups(results(report).records)
     replay = (group.smallest.get("shrunk") or {}).get("request") or group.smallest["replay"]
@@ -168,7 +172,7 @@ def test_written_cases_load_validate_and_are_not_written_twice(tmp_path, capsys)
     assert all(o.passed for o in casefiles.check_cases(casefiles.load_cases(found)))
     assert run_cli_cases("validate", "--cases", found) == 0
     # the expected value is what the implementation answered on the smallest example
-    from oracle.summaries import answer_value, root_cause_groups
+    from oracle.reports.summaries import answer_value, root_cause_groups
 
     [group] = root_cause_groups(results(tmp_path / "r").records)
     assert str(answer_value(group.smallest)) in (str(case.expect.score), repr(float(case.expect.score)))
@@ -199,7 +203,7 @@ def test_written_cases_validate_against_the_schema(tmp_path):
     target = tmp_path / "found" / "fake.yaml"
     assert fuzz(tmp_path / "r", "--quiet", "--write-cases", target, target=["--command", fake("mutant_ties_longer")],
                 examples=40) == 1
-    schema = json.loads((Path(casefiles.__file__).parent / "schemas" / "case.schema.json").read_text())
+    schema = json.loads((Path(casefiles.__file__).parents[1] / "models" / "schemas" / "case.schema.json").read_text())
     errors = list(jsonschema.Draft202012Validator(schema).iter_errors(casefiles.read_plain(target)))
     assert not errors, [e.message for e in errors]
     data = casefiles.read_plain(target)
@@ -259,7 +263,7 @@ def test_case_ids_are_stable_and_never_reuse_a_taken_id():
 
 
 def test_a_retired_or_existing_id_is_not_reused(tmp_path):
-    from oracle.fuzzcases import _existing_ids
+    from oracle.reports.foundcases import _existing_ids
 
     cases_dir = tmp_path / "cases"
     cases_dir.mkdir()

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import pytest
 
-from oracle.generate import (
-    ALPHABET, FORBIDDEN_CHARACTERS, SPLIT_CHARACTERS, VOCABULARY, example_id, example_request, is_safe_token,
+from oracle.formulas.profiles import PROFILES
+from oracle.harness.generate import (
+    ALPHABET,
+    FORBIDDEN_CHARACTERS,
+    SPLIT_CHARACTERS,
+    VOCABULARY,
+    example_id,
+    example_request,
+    is_safe_token,
     uniform_weights,
 )
-from oracle.profiles import PROFILES
-from oracle.requests import is_uniform, not_applicable_reason, oracle_expected, to_wire
+from oracle.harness.requests import (
+    is_uniform,
+    not_applicable_reason,
+    oracle_expected,
+    to_wire,
+)
 
 ALL = {
     "levels": ["corpus", "sentence"], "weights": "any", "max_order": 6,

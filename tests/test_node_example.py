@@ -12,13 +12,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from protocol_client import Client
 
 from oracle.adapters.base import Rejected
 from oracle.adapters.oracle_adapter import OracleImplementation
-from oracle.outcomes import Contract
-from oracle.protocol import Handshake, ScoreCommand, ScoreReply, decode
+from oracle.models.outcomes import Contract
+from oracle.models.protocol import Handshake, ScoreCommand, ScoreReply, decode
 
 ROOT = Path(__file__).resolve().parents[1]
 BLEU_JS = ROOT / "examples" / "node-bleu" / "bleu.js"

@@ -10,9 +10,9 @@ from fractions import Fraction
 import pytest
 
 import oracle
-from oracle.conventions import Options, Smoothing
-from oracle.errors import BleuValueError
-from oracle.profiles import PROFILES, get_profile
+from oracle.formulas.conventions import Options, Smoothing
+from oracle.formulas.errors import BleuValueError
+from oracle.formulas.profiles import PROFILES, get_profile
 
 EXACT = Decimal("1e-45")
 FLOAT = 1e-15

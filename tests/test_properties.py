@@ -9,13 +9,12 @@ from fractions import Fraction
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-
-from oracle import bleu
-from oracle.adapters.base import Segment
-from oracle.conventions import Options
-from oracle.profiles import PROFILES
-
 from strategies import corpora, segments, smoothings, to_lists, weights
+
+from oracle.adapters.base import Segment
+from oracle.formulas import bleu
+from oracle.formulas.conventions import Options
+from oracle.formulas.profiles import PROFILES
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

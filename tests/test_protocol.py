@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle import protocol
 from oracle.adapters.base import ScoreRequest, Segment
-from oracle.conventions import SMOOTHING_METHODS
-from oracle.errors import BleuValueError
-from oracle.outcomes import Contract
-from oracle.protocol import (
+from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.errors import BleuValueError
+from oracle.models import protocol
+from oracle.models.outcomes import Contract
+from oracle.models.protocol import (
     Capabilities,
     Handshake,
     ImplementationInfo,

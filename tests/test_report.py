@@ -12,12 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from oracle.adapters.base import REGISTRY, Implementation, Rejected, ScoreAnswer, Unsupported
+from oracle.adapters.base import (
+    REGISTRY,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    Unsupported,
+)
 from oracle.cli import main
-from oracle.edge_cases import EDGE_CASES
-from oracle.profiles import PROFILES
-from oracle.render import PAGES
-from oracle.report import (
+from oracle.formulas.profiles import PROFILES
+from oracle.reports.render import PAGES
+from oracle.reports.site import (
     DATA_DIR,
     DATA_FILES,
     call,
@@ -25,6 +30,7 @@ from oracle.report import (
     load_implementations,
     read_data,
 )
+from oracle.suite.edge_cases import EDGE_CASES
 
 REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wmt17-en-de"
 TOLERANCE = 1e-15

@@ -11,10 +11,16 @@ from pathlib import Path
 
 import pytest
 import yaml
-
 from fakes.harness import check, fake, results
-from oracle.events import SCHEMA, ResultsFormatError, ResultsWriter, json_safe, read_results
-from oracle.summaries import junit_xml, markdown_summary, write_reports
+
+from oracle.harness.events import (
+    SCHEMA,
+    ResultsFormatError,
+    ResultsWriter,
+    json_safe,
+    read_results,
+)
+from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,7 +84,7 @@ def test_junit_maps_outcomes(mixed_report):
     root = ET.parse(junit).getroot()
     cases = root.findall(".//testcase")
     data = results(report)
-    assert len([c for c in cases if c.get("classname") != "bleu-oracle.baseline"]) == len(data.records)
+    assert len([c for c in cases if c.get("classname") != "bleu-oracle.harness.gate"]) == len(data.records)
     by_name = {c.get("name"): c for c in cases}
     for record in data.records:
         case = by_name[record["id"]]
@@ -92,14 +98,14 @@ def test_junit_maps_outcomes(mixed_report):
         elif record["outcome"] == "pass":
             assert list(case) == [] or [child.tag for child in case] == ["system-err"]
     stale = by_name["gone-case"]
-    assert stale.get("classname") == "bleu-oracle.baseline" and stale.find("failure") is not None
+    assert stale.get("classname") == "bleu-oracle.harness.gate" and stale.find("failure") is not None
     assert int(root.get("tests")) == len(cases)
     assert int(root.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
 
 
 def test_reports_regenerate_identically_from_results_jsonl(mixed_report, tmp_path):
     report, junit, _ = mixed_report
-    done = subprocess.run([sys.executable, "-m", "oracle.summaries", str(report / "results.jsonl"),
+    done = subprocess.run([sys.executable, "-m", "oracle.reports.summaries", str(report / "results.jsonl"),
                            "--markdown", str(tmp_path / "s.md"), "--junit", str(tmp_path / "j.xml")],
                           cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
@@ -127,7 +133,7 @@ def test_not_applicable_is_skipped_in_junit(tmp_path):
 
 
 def _results(records, footer=None):
-    from oracle.events import Results
+    from oracle.harness.events import Results
 
     return Results(header={"schema": SCHEMA, "implementation": {"name": "x", "version": "1", "language": "c"},
                            "settings": {}}, records=records, footer=footer)

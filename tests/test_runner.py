@@ -6,9 +6,15 @@ import sys
 import textwrap
 
 import pytest
-
 from fakes.harness import fake_argv
-from oracle.runner import HandshakeError, ImplementationProcess, parse_line, validate_handshake, validate_reply
+
+from oracle.harness.transport import (
+    HandshakeError,
+    ImplementationProcess,
+    parse_line,
+    validate_handshake,
+    validate_reply,
+)
 
 SCORE = {
     "cmd": "score", "level": "corpus",

@@ -12,15 +12,22 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from protocol_client import Client
 
-from oracle.adapters.base import REGISTRY, Implementation, Rejected, ScoreAnswer, ScoreRequest, Segment, Unsupported
+from oracle.adapters.base import (
+    REGISTRY,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    ScoreRequest,
+    Segment,
+    Unsupported,
+)
 from oracle.adapters.oracle_adapter import OracleImplementation
-from oracle.errors import BleuTypeError, BleuValueError
-from oracle.outcomes import Contract
-from oracle.protocol import Handshake, ScoreReply, decode, encode
-from oracle.server import handle_line, serve
+from oracle.adapters.server import handle_line, serve
+from oracle.formulas.errors import BleuTypeError, BleuValueError
+from oracle.models.outcomes import Contract
+from oracle.models.protocol import Handshake, ScoreReply, decode, encode
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a safety net so a hung server fails the test instead of hanging it (not a timing assertion)

@@ -2,7 +2,7 @@
 
 An adapter translates one protocol-v1 score request into a library call and the
 library's answer back (scale 0-1, statistics if the library exposes them),
-declares honest capabilities, and does nothing else. `oracle.server` turns an
+declares honest capabilities, and does nothing else. `oracle.adapters.server` turns an
 adapter into a protocol server; tests may call adapters in process.
 """
 
@@ -12,7 +12,7 @@ import contextlib
 import traceback
 from dataclasses import dataclass, field
 
-from ..errors import BleuOracleError, BleuTypeError, BleuValueError
+from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 
 
 class AdapterUnavailable(BleuOracleError, ImportError):

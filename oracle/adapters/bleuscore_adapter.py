@@ -23,7 +23,13 @@ BaseException, and is a crash (the server answers `error`).
 from __future__ import annotations
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    rejecting,
+    require_one_segment,
     require_uniform,
 )
 

@@ -20,7 +20,13 @@ no __version__; the version is its distribution's.
 from __future__ import annotations
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    rejecting,
+    require_one_segment,
 )
 
 INSTALL = "fast-bleu is not installed: pip install 'bleu-oracle[fastbleu]' (it builds a C++ extension)"

@@ -21,7 +21,13 @@ al. 2002").
 from __future__ import annotations
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    rejecting,
+    require_one_segment,
     require_uniform,
 )
 

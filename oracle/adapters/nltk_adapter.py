@@ -28,7 +28,13 @@ import io
 import warnings
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    rejecting,
+    require_one_segment,
 )
 
 SMOOTHING = ("none", "floor", "exp") + tuple(f"chen-cherry-{i}" for i in range(1, 8))

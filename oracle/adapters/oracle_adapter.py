@@ -8,11 +8,12 @@ Input the oracle refuses (BleuValueError / BleuTypeError) is answered `rejected`
 
 from __future__ import annotations
 
-from .. import __version__
-from ..conventions import SMOOTHING_METHODS
-from ..errors import BleuTypeError, BleuValueError
-from ..profiles import get_profile
-from ..requests import oracle_result, statistics_json
+from oracle import __version__
+from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.errors import BleuTypeError, BleuValueError
+from oracle.formulas.profiles import get_profile
+from oracle.harness.requests import oracle_result, statistics_json
+
 from .base import Implementation, Rejected, ScoreAnswer, ScoreRequest
 
 #: The largest order declared; the oracle itself has no limit, this is what it promises.

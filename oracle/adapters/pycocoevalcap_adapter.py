@@ -20,7 +20,13 @@ import contextlib
 import io
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, rejecting, require_one_segment,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    rejecting,
+    require_one_segment,
     require_uniform,
 )
 

@@ -32,8 +32,16 @@ from __future__ import annotations
 import logging
 
 from .base import (
-    AdapterUnavailable, Implementation, Rejected, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
-    require_one_segment, require_uniform,
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    as_count,
+    rejecting,
+    require_one_segment,
+    require_uniform,
 )
 
 SMOOTHING = ("none", "floor", "add-k", "exp")

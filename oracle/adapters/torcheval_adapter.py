@@ -16,7 +16,13 @@ statistics (no BP).
 from __future__ import annotations
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    as_count,
+    rejecting,
     require_one_segment,
 )
 

@@ -18,7 +18,13 @@ does not expose BP. The computation runs in torch's default dtype, float32.
 from __future__ import annotations
 
 from .base import (
-    AdapterUnavailable, Implementation, ScoreAnswer, ScoreRequest, Unsupported, as_count, rejecting,
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    ScoreRequest,
+    Unsupported,
+    as_count,
+    rejecting,
     require_one_segment,
 )
 

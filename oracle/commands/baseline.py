@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..baseline import write_baseline
-from ..errors import BleuValueError
-from ..events import ResultsFormatError, read_results
+from oracle.formulas.errors import BleuValueError
+from oracle.harness.events import ResultsFormatError, read_results
+from oracle.harness.gate import write_baseline
 
 HELP = """Manage baselines of known deviations (see `bleu-oracle check --help`, Baselines).
 
@@ -18,7 +18,7 @@ not-applicable) as an entry {id, outcome, reason: TODO, layer, message}; a
 human then replaces each TODO with the reason the deviation is acceptable.
 
 Random examples (--examples-as):
-  causes   (default) one entry per root cause that oracle.classify names, e.g.
+  causes   (default) one entry per root cause that oracle.diagnose.classify names, e.g.
            cause:segment_totals_floor=1, covering any random example failing for
            that reason under any seed; an unexplained failure falls back to its
            class; unused entries are reported but do not fail the gate

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .. import cases as casefiles
+from oracle.suite import cases as casefiles
 
 HELP = """List or validate the documented cases (cases/*.yaml).
 

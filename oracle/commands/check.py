@@ -8,15 +8,17 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..baseline import BaselineTracker, load_baseline
-from ..errors import BleuOracleError, BleuValueError
-from ..events import RESULTS_FILE, count_outcomes
-from ..generate import example_id
-from ..outcomes import GOOD_OUTCOMES, Outcome
-from ..protocol import encode
-from ..requests import _get, request_from_json
-from ..session import implementation_argv, run_session, selected as _selected
-from ..summaries import root_cause_groups
+from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.harness.events import RESULTS_FILE, count_outcomes
+from oracle.harness.gate import BaselineTracker, load_baseline
+from oracle.harness.generate import example_id
+from oracle.harness.requests import _get, request_from_json
+from oracle.harness.session import implementation_argv, run_session
+from oracle.harness.session import selected as _selected
+from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.models.protocol import encode
+from oracle.reports.summaries import root_cause_groups
+
 from .common import add_session_arguments, non_negative_int
 
 DEFAULT_REPORT = "bleu-oracle-report"
@@ -63,7 +65,7 @@ expected); error (answered error/unsupported to a request its capabilities
 claim); crash; timeout; protocol-error (non-JSON line, wrong seq, malformed
 reply); not-applicable.
 
-Root causes: every failing record is classified (oracle.classify, on the
+Root causes: every failing record is classified (oracle.diagnose.classify, on the
 shrunk input for a random example): the oracle is recomputed under each
 alternative convention (reference length rule, per-segment totals floor,
 empty-order rule, weight rule, another reading of the smoothing method) and
@@ -80,7 +82,7 @@ the oracle's too (exact counts; BP under the contract, except when c = r = 0).
 
 Reports: DIR/results.jsonl is the canonical record (header, one record per case
 or example, footer); DIR/summary.md and the JUnit XML are derived from it
-(`python -m oracle.summaries DIR/results.jsonl` regenerates them).
+(`python -m oracle.reports.summaries DIR/results.jsonl` regenerates them).
 
 Baselines: entries {id, outcome, reason} in YAML or JSON. The gate fails on
 any outcome not in the baseline, on a known deviation that now passes
@@ -191,10 +193,10 @@ def load_case_list(args):
         return [], None, "no cases (--no-cases)" if args.no_cases else "no cases (--replay)"
     explicit = args.cases is not None
     try:
-        from ..cases import DEFAULT_CASES_DIR, load_cases
+        from oracle.suite.cases import DEFAULT_CASES_DIR, load_cases
     except ImportError as exc:
         if explicit:
-            raise BleuValueError(f"the case loader (oracle.cases) is unavailable: {exc}") from None
+            raise BleuValueError(f"the case loader (oracle.suite.cases) is unavailable: {exc}") from None
         return [], None, f"no cases (the case loader is unavailable: {exc})"
     if explicit:
         directory = Path(args.cases)

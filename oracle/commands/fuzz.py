@@ -7,12 +7,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..baseline import BaselineTracker
-from ..events import RESULTS_FILE, count_outcomes
-from ..exitcodes import EXIT_DEVIATIONS, EXIT_OK
-from ..protocol import encode
-from ..session import implementation_argv, run_session
-from ..summaries import answer_value, oracle_value, root_cause_groups
+from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
+from oracle.harness.events import RESULTS_FILE, count_outcomes
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.session import implementation_argv, run_session
+from oracle.models.protocol import encode
+from oracle.reports.summaries import answer_value, oracle_value, root_cause_groups
+
 from .common import add_session_arguments, non_negative_int
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
@@ -27,7 +28,7 @@ check's random-S-I), each judged against the oracle under the judged profile
 (--profile, else the one the implementation declares). Each disagreement is
 shrunk to a minimal input that still fails the same way (drop segments,
 references, tokens; shorten weights; simplify smoothing; rename tokens), then
-classified by oracle.classify: the oracle is recomputed under alternative
+classified by oracle.diagnose.classify: the oracle is recomputed under alternative
 conventions and computations until one gives the implementation's answer --
 first among the implementation's documented classes
 (oracle/data/discrepancies.yaml), then among all. The minimal examples are
@@ -38,7 +39,7 @@ implementation's and the oracle's), and a one-line reproduction (`check
 
 Reports: DIR/results.jsonl (the same event stream as check: one record per
 example, kind "example", with a "classification" object) and DIR/summary.md
-derived from it (`python -m oracle.summaries DIR/results.jsonl` regenerates it).
+derived from it (`python -m oracle.reports.summaries DIR/results.jsonl` regenerates it).
 
 --write-cases FILE writes the smallest example of every explained class as a
 regression case (the cases/ format), appending to FILE if it already holds
@@ -50,7 +51,7 @@ output, so a found case takes its expected value from the implementation:
     statistics when it returned them and the explanation reproduces them;
   - `explained_by: {name, change}` records the root cause; `bleu-oracle cases
     validate` recomputes the oracle under the judged profile changed that way
-    (oracle.classify.explained_value) and checks that it gives the
+    (oracle.diagnose.classify.explained_value) and checks that it gives the
     implementation's value -- the independent implementation is the source of
     the expected value, the explanation is what is tested;
   - `profiles: [the judged profile]`, `kind: value`, `source: {document:
@@ -114,7 +115,7 @@ def run(args):
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     argv = implementation_argv(args)
     if args.write_cases:
-        from ..fuzzcases import read_target
+        from oracle.reports.foundcases import read_target
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
@@ -126,7 +127,7 @@ def run(args):
     groups = root_cause_groups(session.records)
     written = []
     if args.write_cases and groups:
-        from ..fuzzcases import write_cases
+        from oracle.reports.foundcases import write_cases
 
         implementation = session.process.handshake.get("implementation") or {}
         written = write_cases(args.write_cases, groups, implementation=implementation.get("name") or "?",

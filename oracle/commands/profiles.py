@@ -6,8 +6,13 @@ import argparse
 import json
 import sys
 
-from ..conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, WEIGHT_RULES
-from ..profiles import PROFILES
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    EMPTY_ORDER_RULES,
+    REFERENCE_LENGTH_RULES,
+    WEIGHT_RULES,
+)
+from oracle.formulas.profiles import PROFILES
 
 HELP = """List the profiles: each is a named preset of the conventions on which BLEU
 implementations differ, every choice citing the document that states it

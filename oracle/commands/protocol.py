@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from .. import protocol
+from oracle.models import protocol
 
 HELP = """Print the JSON Schemas of protocol v1 (see PROTOCOL.md), generated from the
 typed models in oracle/protocol.py; the same schemas are committed under
@@ -30,7 +30,7 @@ def register(subparsers):
     schema.add_argument("name", nargs="?", choices=list(protocol.MESSAGES), metavar="NAME",
                         help=f"one message: {', '.join(protocol.MESSAGES)} (default: all)")
     schema.add_argument("--write", action="store_true",
-                        help=f"write the files under {protocol.SCHEMA_DIR.relative_to(protocol.SCHEMA_DIR.parents[2])} instead of printing")
+                        help=f"write the files under {protocol.SCHEMA_DIR.relative_to(protocol.SCHEMA_DIR.parents[3])} instead of printing")
     schema.set_defaults(handler=run)
 
 

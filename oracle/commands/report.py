@@ -7,9 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-from ..adapters.base import REGISTRY
-from ..errors import BleuValueError
-from ..report import (
+from oracle.adapters.base import REGISTRY
+from oracle.formulas.errors import BleuValueError
+from oracle.reports.site import (
     DATA_DIR,
     DEFAULT_EXAMPLES,
     DEFAULT_REAL_DATA_BUDGET,
@@ -20,6 +20,7 @@ from ..report import (
     run,
     stderr_progress,
 )
+
 from .common import non_negative_int, positive_float, positive_int
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
@@ -34,9 +35,9 @@ First the observations, written as JSON-lines data files under OUT/{DATA_DIR}/
                          oracle/edge_cases.py under every oracle profile and every
                          installed implementation (value, or rejection/error)
   search.jsonl           a seeded differential search per implementation: N
-                         random inputs (oracle.generate, as `check --seed S`)
+                         random inputs (oracle.harness.generate, as `check --seed S`)
                          judged against the oracle under the declared profile,
-                         each disagreement classified (oracle.classify)
+                         each disagreement classified (oracle.diagnose.classify)
   discrepancies.jsonl    the curated classes (oracle/data/discrepancies.yaml),
                          their minimal examples re-run through the installed libraries
   real_data.jsonl        WMT17 newstest2017 en-de, 16 systems, corpus BLEU-4,

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import sys
 
-from .. import bleu, explain, resolve_options
-from ..bleu import parse_weights
-from ..textio import read_parallel
+from oracle import resolve_options
+from oracle.formulas import bleu, explain
+from oracle.formulas.bleu import parse_weights
+from oracle.textio import read_parallel
+
 from .common import add_scoring_arguments
 
 HELP = """Score a hypothesis file against one or more reference files with the oracle.

@@ -9,10 +9,10 @@ import inspect
 import os
 import sys
 
-from ..adapters.base import REGISTRY, AdapterUnavailable
-from ..errors import BleuValueError
-from ..exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
-from ..profiles import PROFILES
+from oracle.adapters.base import REGISTRY, AdapterUnavailable
+from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
+from oracle.formulas.errors import BleuValueError
+from oracle.formulas.profiles import PROFILES
 
 HELP = """Serve an implementation over protocol v1 on stdin/stdout (see PROTOCOL.md).
 
@@ -66,7 +66,7 @@ def run(args):
     except (AdapterUnavailable, ImportError) as exc:
         print(f"bleu-oracle serve: cannot load implementation {args.impl!r}: {exc}", file=sys.stderr)
         return EXIT_UNDRIVABLE
-    from ..server import serve
+    from oracle.adapters.server import serve
 
     with _protocol_stdout() as out:
         return serve(implementation, sys.stdin.buffer, out)

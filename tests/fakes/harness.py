@@ -39,7 +39,7 @@ def check(report, command, *more, examples=30, timeout=5):
 
 
 def results(report):
-    from oracle.events import read_results
+    from oracle.harness.events import read_results
 
     return read_results(Path(report) / "results.jsonl")
 

@@ -7,17 +7,17 @@ is shared with `fuzz`'s console summary) and lists each deviation with its
 root cause.
 
 Nothing here talks to an implementation or the oracle: every line is computed
-from the event stream (`oracle.events`), so reports can be regenerated from a
+from the event stream (`oracle.harness.events`), so reports can be regenerated from a
 results file alone:
 
-    python -m oracle.summaries bleu-oracle-report/results.jsonl [--markdown FILE] [--junit FILE]
+    python -m oracle.reports.summaries bleu-oracle-report/results.jsonl [--markdown FILE] [--junit FILE]
 
 JUnit mapping, one <testcase> per record (classname bleu-oracle.<kind>s):
 pass and rejected-as-expected: passed; fail: <failure>; error, crash, timeout,
 protocol-error: <error type="...">; not-applicable: <skipped>; a known
 deviation from the baseline: <skipped message="known deviation: ...">; an
 "expected failure passed" or changed known deviation: <failure>; each stale
-baseline entry: a failing <testcase> in the suite bleu-oracle.baseline.
+baseline entry: a failing <testcase> in the suite bleu-oracle.harness.gate.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from .events import count_outcomes, read_results
+from oracle.harness.events import count_outcomes, read_results
 
 DEVIATIONS_SHOWN = 50
 _ERROR_OUTCOMES = ("error", "crash", "timeout", "protocol-error")
@@ -130,7 +130,7 @@ def root_cause_section(records):
     if not groups:
         return []
     out = ["", "## Root causes", "",
-           "Every failing record is classified by `oracle.classify` (on the shrunk input for a random "
+           "Every failing record is classified by `oracle.diagnose.classify` (on the shrunk input for a random "
            "example): the first alternative convention or computation under which the oracle gives the "
            "implementation's answer, first among the implementation's documented classes "
            "(oracle/data/discrepancies.yaml).", "",
@@ -338,9 +338,9 @@ def junit_xml(results):
         totals[(kind, "tests")] += 1
     stale = (footer.get("baseline") or {}).get("stale") or []
     if stale:
-        suite = suites["baseline"] = ET.SubElement(root, "testsuite", name="bleu-oracle.baseline")
+        suite = suites["baseline"] = ET.SubElement(root, "testsuite", name="bleu-oracle.harness.gate")
         for entry in stale:
-            case = ET.SubElement(suite, "testcase", classname="bleu-oracle.baseline", name=_xml_text(entry), time="0")
+            case = ET.SubElement(suite, "testcase", classname="bleu-oracle.harness.gate", name=_xml_text(entry), time="0")
             ET.SubElement(case, "failure", type="stale-baseline-entry",
                           message=_xml_text(f"baseline entry {entry!r} matches no record of this run"))
             totals[("baseline", "failures")] += 1
@@ -369,7 +369,7 @@ def write_reports(results, *, markdown=None, junit=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m oracle.summaries",
+    parser = argparse.ArgumentParser(prog="python -m oracle.reports.summaries",
                                      description="Regenerate summary.md and junit.xml from a results.jsonl.")
     parser.add_argument("results", help="a results.jsonl, or the report directory holding one")
     parser.add_argument("--markdown", metavar="FILE", help="default: summary.md next to results.jsonl")

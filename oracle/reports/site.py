@@ -1,4 +1,4 @@
-"""`bleu-oracle report`: observations first, written as data files; `oracle.render` renders them.
+"""`bleu-oracle report`: observations first, written as data files; `oracle.reports.render` renders them.
 
 Every implementation is driven in process through its adapter
 (`Implementation.score(ScoreRequest)`), never through a subprocess, so a run is
@@ -9,15 +9,15 @@ JSON-lines file under `<out>/data/`:
   installed (name, version, language, declared profile, capabilities), not
   installed (the install hint), broken (the error), or not selected (`--impl`);
   plus one line per oracle profile (its summary and citations);
-- ``matrix.jsonl``: one line per edge case (`oracle.edge_cases.EDGE_CASES`: its
+- ``matrix.jsonl``: one line per edge case (`oracle.suite.edge_cases.EDGE_CASES`: its
   request and why it matters), then one per cell: every edge case under every
   oracle profile and every installed implementation. A cell is a score, a
   rejection, an "unsupported" or an error; an implementation's cell also holds
   the oracle's value under the implementation's declared profile, whether the
-  two agree within the numeric contract, and `oracle.classify`'s root cause
+  two agree within the numeric contract, and `oracle.diagnose.classify`'s root cause
   when they do not;
 - ``search.jsonl``: a seeded differential search per implementation:
-  `--examples` inputs from `oracle.generate` (the same inputs `check --seed S`
+  `--examples` inputs from `oracle.harness.generate` (the same inputs `check --seed S`
   sends), each judged against the oracle under the declared profile, each
   disagreement classified, first among the implementation's curated classes
   (`oracle/data/discrepancies.yaml`), then among all explanations;
@@ -34,7 +34,7 @@ JSON-lines file under `<out>/data/`:
 The files are deterministic: no timestamps, no durations, keys sorted, floats
 as Python's shortest repr (NaN and infinities as the protocol's strings). The
 same versions and seed give byte-identical files, and so byte-identical
-reports. `oracle.render` reads only these files (`report --render-only`).
+reports. `oracle.reports.render` reads only these files (`report --render-only`).
 """
 
 from __future__ import annotations
@@ -51,20 +51,30 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import __version__
-from .adapters.base import REGISTRY, AdapterUnavailable, ScoreRequest, Segment
-from .adapters.base import call as adapter_call
-from .classify import UNEXPLAINED, classify, component_names, within_contract
-from .discrepancies import DOCUMENTED_AS, classes_for, entries_for
-from .discrepancies import load as load_discrepancies
-from .edge_cases import EDGE_CASES
-from .errors import BleuOracleError, BleuValueError
-from .events import json_safe
-from .generate import example_id, example_request
-from .outcomes import DEFAULT_ABS, DEFAULT_REL
-from .profiles import PROFILES
-from .requests import not_applicable_reason, oracle_expected, replay_payload, request_from_json
-from .textio import read_lines
+from oracle import __version__
+from oracle.adapters.base import REGISTRY, AdapterUnavailable, ScoreRequest, Segment
+from oracle.adapters.base import call as adapter_call
+from oracle.diagnose.classify import (
+    UNEXPLAINED,
+    classify,
+    component_names,
+    within_contract,
+)
+from oracle.diagnose.discrepancies import DOCUMENTED_AS, classes_for, entries_for
+from oracle.diagnose.discrepancies import load as load_discrepancies
+from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.profiles import PROFILES
+from oracle.harness.events import json_safe
+from oracle.harness.generate import example_id, example_request
+from oracle.harness.requests import (
+    not_applicable_reason,
+    oracle_expected,
+    replay_payload,
+    request_from_json,
+)
+from oracle.models.outcomes import DEFAULT_ABS, DEFAULT_REL
+from oracle.suite.edge_cases import EDGE_CASES
+from oracle.textio import read_lines
 
 SCHEMA = "bleu-oracle-report/1"
 DATA_DIR = "data"
@@ -100,7 +110,7 @@ MESSAGE_LIMIT = 400
 
 def default_real_data_dir():
     """`../shared/data/wmt17-en-de` next to the project root (absent on a fresh clone)."""
-    return Path(__file__).resolve().parents[1].parent / "shared" / "data" / REAL_DATA_SUBDIR
+    return Path(__file__).resolve().parents[3] / "shared" / "data" / REAL_DATA_SUBDIR
 
 
 @dataclass
@@ -126,7 +136,7 @@ class Settings:
 
 def dumps(obj):
     """One deterministic JSON line: sorted keys, shortest-repr floats, non-ASCII kept. Not the protocol's
-    encoder (`oracle.protocol.encode`) on purpose: sorted keys make the data files, and so the reports,
+    encoder (`oracle.models.protocol.encode`) on purpose: sorted keys make the data files, and so the reports,
     byte-identical across runs, and the committed files are written with these separators."""
     return json.dumps(json_safe(obj), sort_keys=True, ensure_ascii=False, allow_nan=False)
 
@@ -212,7 +222,7 @@ def expectation(request, profile):
 def judge(request, answer, expected, profile, classes):
     """{"agrees", "classification", "documented": [class ids], "description"} for one answer.
 
-    A score beyond the numeric contract is classified by `oracle.classify`, first among the
+    A score beyond the numeric contract is classified by `oracle.diagnose.classify`, first among the
     implementation's curated classes, then among every explanation. A rejection matches a
     curated rejection by the start of its message."""
     out = {"agrees": False, "classification": None, "documented": [], "description": None}
@@ -299,7 +309,7 @@ def load_implementations(selected=None):
 
 
 def oracle_columns():
-    from .adapters.oracle_adapter import OracleImplementation
+    from oracle.adapters.oracle_adapter import OracleImplementation
 
     return [Column(f"oracle/{name}", OracleImplementation(profile=name), name, "oracle") for name in PROFILES]
 

@@ -38,8 +38,7 @@ import operator
 import sys
 import traceback
 
-from .adapters.base import ScoreAnswer, call
-from .protocol import (
+from oracle.models.protocol import (
     PROTOCOL_VERSION,
     Handshake,
     ProtocolError,
@@ -51,6 +50,8 @@ from .protocol import (
     encode,
     parse_command,
 )
+
+from .base import ScoreAnswer, call
 
 
 def serve(implementation, stdin=None, stdout=None):

@@ -15,7 +15,7 @@ returns the first whose value matches the answer within the numeric contract
     >>> classify(request, 0.0008384428090212442, "nltk").name  # nltk: sys.float_info.min ** 0.01
     'tiny-instead-of-zero'
 
-Pure: uses the oracle's formulas (`oracle.bleu`) and a little float arithmetic
+Pure: uses the oracle's formulas (`oracle.formulas.bleu`) and a little float arithmetic
 on the oracle's own intermediate values; nothing here is imported from any
 library under test.
 """
@@ -29,14 +29,19 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
 
-from . import bleu
-from .conventions import BOTH_EMPTY_RULES, EMPTY_ORDER_RULES, REFERENCE_LENGTH_RULES, Smoothing
-from .errors import BleuOracleError, BleuValueError
-from .events import json_safe
-from .outcomes import DEFAULT_REL, Contract
-from .profiles import get_profile
-from .requests import oracle_options, oracle_result
-from .smoothing import smooth
+from oracle.formulas import bleu
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    EMPTY_ORDER_RULES,
+    REFERENCE_LENGTH_RULES,
+    Smoothing,
+)
+from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.profiles import get_profile
+from oracle.formulas.smoothing import smooth
+from oracle.harness.events import json_safe
+from oracle.harness.requests import oracle_options, oracle_result
+from oracle.models.outcomes import DEFAULT_REL, Contract
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
@@ -77,7 +82,7 @@ class Explanation:
 
 
 def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
-    """The numeric contract (`oracle.outcomes.Contract`) at relative tolerance `rel_tol`."""
+    """The numeric contract (`oracle.models.outcomes.Contract`) at relative tolerance `rel_tol`."""
     return Contract(rel=rel_tol).close(actual, expected)
 
 

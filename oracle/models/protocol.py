@@ -11,7 +11,7 @@ The models are the single source of truth: every field carries a spec that
 both validates it and describes it, and `json_schemas()` generates the JSON
 Schemas committed under `oracle/schemas/protocol-v1/` from those specs.
 Regenerate them with `bleu-oracle protocol schema --write` (or
-`python -m oracle.protocol`); a test checks the committed files are current.
+`python -m oracle.models.protocol`); a test checks the committed files are current.
 
 `ScoreCommand` *is* an `oracle.adapters.base.ScoreRequest` (a subclass adding
 the JSON codec), and its segments are plain `oracle.adapters.base.Segment`s.
@@ -24,11 +24,11 @@ import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from .adapters.base import ScoreRequest, Segment
-from .bleu import LEVELS
-from .conventions import SMOOTHING_METHODS
-from .errors import BleuValueError
-from .requests import request_to_json
+from oracle.adapters.base import ScoreRequest, Segment
+from oracle.formulas.bleu import LEVELS
+from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.errors import BleuValueError
+from oracle.harness.requests import request_to_json
 
 PROTOCOL_VERSION = 1
 WEIGHT_CAPABILITIES = ("any", "uniform")
@@ -640,6 +640,6 @@ def write_schemas(directory=SCHEMA_DIR):
     return paths
 
 
-if __name__ == "__main__":  # python -m oracle.protocol: regenerate the schema files
+if __name__ == "__main__":  # python -m oracle.models.protocol: regenerate the schema files
     for written in write_schemas():
         print(written)

@@ -2,16 +2,16 @@
 
 A `Session` owns the machinery both verbs drive: it sends each input (a case,
 a random example or a replayed input) to the implementation, judges the reply
-against the oracle (`oracle.outcomes.judge`), shrinks a failing random example
-(`oracle.shrink`), names the root cause of every failing record
-(`oracle.classify`, first among the implementation's documented discrepancy
+against the oracle (`oracle.models.outcomes.judge`), shrinks a failing random example
+(`oracle.harness.shrink`), names the root cause of every failing record
+(`oracle.diagnose.classify`, first among the implementation's documented discrepancy
 classes in `oracle/data/discrepancies.yaml`, then among all explanations), and
-writes one record per input to the event stream (`oracle.events`).
+writes one record per input to the event stream (`oracle.harness.events`).
 
 `run_session` is the lifecycle around it: start the process and read the
 handshake (exit code 3 when it cannot be driven), write the header, let the
 verb do its work, stop the process, write the footer and the reports derived
-from `results.jsonl` (`oracle.summaries`).
+from `results.jsonl` (`oracle.reports.summaries`).
 """
 
 from __future__ import annotations
@@ -23,22 +23,39 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from . import __version__, discrepancies
-from .baseline import baseline_key
-from .errors import BleuOracleError, BleuValueError
-from .events import RESULTS_FILE, ResultsWriter, count_outcomes, json_safe, read_results
-from .exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
-from .generate import example_id, example_request
-from .outcomes import DEFAULT_ABS, DEFAULT_REL, GOOD_OUTCOMES, REJECTION_LAYER, DOCUMENT_LAYER, Contract, Outcome, judge
-from .profiles import PROFILES
-from .protocol import ProtocolError, encode
-from .requests import (
-    case_to_request, not_applicable_reason, oracle_expected, replay_payload, request_from_json, request_to_json,
-    to_wire, with_seq,
+from oracle import __version__
+from oracle.diagnose import discrepancies
+from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
+from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.profiles import PROFILES
+from oracle.models.outcomes import (
+    DEFAULT_ABS,
+    DEFAULT_REL,
+    DOCUMENT_LAYER,
+    GOOD_OUTCOMES,
+    REJECTION_LAYER,
+    Contract,
+    Outcome,
+    judge,
 )
-from .runner import HandshakeError, ImplementationProcess
+from oracle.models.protocol import ProtocolError, encode
+from oracle.reports.summaries import write_reports
+
+from .events import RESULTS_FILE, ResultsWriter, count_outcomes, json_safe, read_results
+from .gate import baseline_key
+from .generate import example_id, example_request
+from .requests import (
+    case_to_request,
+    not_applicable_reason,
+    oracle_expected,
+    replay_payload,
+    request_from_json,
+    request_to_json,
+    to_wire,
+    with_seq,
+)
 from .shrink import shrink
-from .summaries import write_reports
+from .transport import HandshakeError, ImplementationProcess
 
 INLINE_REPLAY_LIMIT = 400
 
@@ -46,7 +63,7 @@ INLINE_REPLAY_LIMIT = 400
 def implementation_argv(args):
     """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`) or `--command`."""
     if args.impl:
-        from .adapters.base import REGISTRY
+        from oracle.adapters.base import REGISTRY
 
         if ":" not in args.impl and args.impl not in REGISTRY:
             raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {args.impl!r})")
@@ -73,7 +90,7 @@ def now():
 
 def suite_version():
     try:
-        from . import cases as cases_module
+        from oracle.suite import cases as cases_module
     except ImportError:
         return __version__
     return str(getattr(cases_module, "SUITE_VERSION", __version__))
@@ -110,7 +127,7 @@ def classify_answer(request, reply, verdict, expected, profile, *, overrides=Non
     """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
     curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
     documented classes; "all": among every explanation; "outcome": not a wrong number)."""
-    from .classify import AGREES, UNEXPLAINED, classify, component_names
+    from oracle.diagnose.classify import AGREES, UNEXPLAINED, classify, component_names
 
     oracle_json = None if expected.rejected else json_safe(expected.score)
     outcome, layer = verdict.outcome, verdict.layer

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass, field
 from enum import Enum
 
-from .events import json_safe
+from oracle.harness.events import json_safe
 
 
 class Outcome(str, Enum):

@@ -21,7 +21,7 @@ Keys:
   across seeds: it records *which kind* of divergence is known, and a new kind
   (another layer, a crash) still fails the gate;
 - a root cause (``cause:<name>``, e.g. ``cause:segment_totals_floor=1``): any
-  random example whose failure `oracle.classify` explains by that name. The
+  random example whose failure `oracle.diagnose.classify` explains by that name. The
   sharpest key for random examples: a new way of being wrong, even at the same
   layer, still fails the gate. Unused cause entries only warn, like classes.
 
@@ -40,8 +40,8 @@ from pathlib import Path
 
 import yaml
 
-from .errors import BleuValueError
-from .outcomes import GOOD_OUTCOMES, Outcome
+from oracle.formulas.errors import BleuValueError
+from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 
 CLASS_PREFIX = "random:"
 CAUSE_PREFIX = "cause:"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import BleuValueError
+from oracle.formulas.errors import BleuValueError
 
 PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
 #: Registry names documented under another name (the same library code).
@@ -35,5 +35,5 @@ def entries_for(*names):
 
 
 def classes_for(name):
-    """The `oracle.classify` names of the implementation's documented classes, sorted."""
+    """The `oracle.diagnose.classify` names of the implementation's documented classes, sorted."""
     return sorted({entry["classify"] for entry in entries_for(name) if entry.get("classify")})

@@ -29,7 +29,7 @@ Cases found by `bleu-oracle fuzz --write-cases` have another provenance: the
 file says `found_by: fuzz` instead of naming a seed (there is no document to
 quote), each case's `expect` holds the value an implementation *answered*
 (an independent implementation, never the oracle), and each case names the
-root cause `oracle.classify` found for it in `explained_by: {name, change}`.
+root cause `oracle.diagnose.classify` found for it in `explained_by: {name, change}`.
 `check_case` (and so `cases validate`) recomputes the oracle under that
 explanation and compares it with the implementation's value; `bleu-oracle
 check` judges such a case against the oracle only (the observed value is not a
@@ -54,15 +54,20 @@ from pathlib import Path
 
 import yaml
 
-from .bleu import LEVELS
-from .conventions import SMOOTHING_METHODS, SMOOTHING_PARAMETERS, Options, Smoothing
-from .errors import BleuOracleError, CaseFileError, describe
-from .profiles import PROFILES
+from oracle.formulas.bleu import LEVELS
+from oracle.formulas.conventions import (
+    SMOOTHING_METHODS,
+    SMOOTHING_PARAMETERS,
+    Options,
+    Smoothing,
+)
+from oracle.formulas.errors import BleuOracleError, CaseFileError, describe
+from oracle.formulas.profiles import PROFILES
 
 #: The repository's case directory: `cases/` next to the `oracle` package.
-DEFAULT_CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
+DEFAULT_CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 #: The source documents, `../shared/seeds` seen from the repository root.
-DEFAULT_SEEDS_DIR = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+DEFAULT_SEEDS_DIR = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 RETIRED_FILE = "retired.yaml"
 
 KINDS = ("value", "statement", "document-error")
@@ -220,16 +225,16 @@ class CaseSource:
 
 @dataclass(frozen=True)
 class ExplainedBy:
-    """The root cause `oracle.classify` named for an implementation's value (a `found_by: fuzz` case):
+    """The root cause `oracle.diagnose.classify` named for an implementation's value (a `found_by: fuzz` case):
     `change` is `Explanation.change` -- (option, value) pairs, ("smoothing", mapping) and
-    ("computation", name) -- replayed by `oracle.classify.explained_value`."""
+    ("computation", name) -- replayed by `oracle.diagnose.classify.explained_value`."""
 
     name: str
     change: tuple
 
     def convention_changes(self):
         """The convention overrides among the changes (no smoothing, no computation), as `oracle.score`
-        keywords; like `oracle.classify`, a changed empty-order rule applies at sentence level too."""
+        keywords; like `oracle.diagnose.classify`, a changed empty-order rule applies at sentence level too."""
         changes = {k: v for k, v in self.change if k not in ("smoothing", "computation")}
         if "empty_order" in changes:
             changes.setdefault("sentence_empty_order", None)
@@ -345,7 +350,7 @@ class Case:
 
     def options_for_oracle(self, profile):
         """The `Options` the oracle uses for this case under `profile` (profile + overrides)."""
-        from . import resolve_options
+        from oracle import resolve_options
 
         return resolve_options(profile=profile, lowercase=self.options.lowercase, **self.convention_overrides())
 
@@ -767,8 +772,8 @@ def _expected_numbers(score, statistics):
 
 
 def _parse_explained_by(value, ctx, line):
-    from .classify import known_names
-    from .conventions import Smoothing
+    from oracle.diagnose.classify import known_names
+    from oracle.formulas.conventions import Smoothing
 
     data = _mapping(value, "explained_by", ctx, line, EXPLAINED_BY_FIELDS, EXPLAINED_BY_FIELDS)
     line = data.line
@@ -1098,7 +1103,7 @@ def _fmt(value):
 
 
 def _actual_decimal(value):
-    from . import exact
+    from oracle.formulas import exact
 
     return exact.to_decimal(value)
 
@@ -1111,7 +1116,7 @@ def _close(expected, actual, tolerance):
         return isinstance(actual, Decimal) and actual.is_nan()
     if isinstance(actual, Decimal) and not actual.is_finite():
         return False
-    from .exact import CONTEXT
+    from oracle.formulas.exact import CONTEXT
 
     if isinstance(expected, Fraction):
         if isinstance(actual, Fraction):
@@ -1219,8 +1224,8 @@ def check_case(case, profile):
 
 def _explained_score(case, profile):
     """The oracle's value for a `found_by` case under its `explained_by` (a Decimal; None: no value)."""
-    from .classify import explained_value
-    from .requests import request_from_json
+    from oracle.diagnose.classify import explained_value
+    from oracle.harness.requests import request_from_json
 
     request = request_from_json(case.request_fields(profile))
     value = explained_value(request, profile, case.explained_by.change, overrides=case.convention_overrides())

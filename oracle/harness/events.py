@@ -11,7 +11,7 @@ One JSON object per line, written (and flushed) as the run goes:
    ("case" | "example" | "replay"), "title", "request" (the protocol score command), "outcome"
    (an `Outcome` value), "layer" (first diverging layer or null), "order" (1-based n for
    matches/totals), "label" ("fail:ref_len", "crash", ...), "classification" (for a record that
-   is not good: its root cause, `oracle.classify.Explanation.to_json()` -- {"name", "description",
+   is not good: its root cause, `oracle.diagnose.classify.Explanation.to_json()` -- {"name", "description",
    "change", "value", "expected"} -- plus "documented" (curated discrepancy ids) and "scope"; on the
    shrunk input for a random example; null otherwise), "baseline_key", "expected"
    (`Expected.to_json()`), "actual" (the reply object or null), "message", "stderr" (captured
@@ -25,7 +25,7 @@ One JSON object per line, written (and flushed) as the run goes:
    "duration", "finished"}``.
 
 Everything else (summary.md, junit.xml) is derived from this file by
-`oracle.summaries`, so reports can be regenerated from it alone. A run cut
+`oracle.reports.summaries`, so reports can be regenerated from it alone. A run cut
 short (killed) leaves a file without a footer; `read_results` accepts it.
 """
 
@@ -136,7 +136,7 @@ def read_results(path):
 
 
 def count_outcomes(records):
-    from .outcomes import OUTCOME_ORDER
+    from oracle.models.outcomes import OUTCOME_ORDER
 
     counts = {o.value: 0 for o in OUTCOME_ORDER}
     for record in records:

@@ -6,7 +6,7 @@ with `decimal` with guard digits and rounded once to `DIGITS` significant digits
 the caller's decimal context is never touched.
 """
 
-from decimal import Context, Decimal, ROUND_HALF_EVEN
+from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
 DIGITS = 50

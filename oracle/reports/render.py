@@ -1,4 +1,4 @@
-"""Render `reports/` from its data files (`reports/data/`, written by `oracle.report`).
+"""Render `reports/` from its data files (`reports/data/`, written by `oracle.reports.site`).
 
 Nothing here calls an implementation or the oracle: every line of every page
 is computed from the data files, so `bleu-oracle report --render-only`
@@ -23,8 +23,9 @@ import math
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from .outcomes import parse_number as number
-from .report import DATA_DIR, read_data
+from oracle.models.outcomes import parse_number as number
+
+from .site import DATA_DIR, read_data
 
 IMPLEMENTATIONS_DIR = "implementations"
 #: The pages `render` writes (besides implementations/<name>.md).
@@ -236,7 +237,7 @@ def _settings_lines(model):
     lines = [f"- bleu-oracle {run.get('suite_version')}, Python {run.get('python')}; regenerate with "
              f"`{run.get('command')}`, re-render from `{DATA_DIR}/` with `bleu-oracle report --render-only`",
              f"- random search: seed {run.get('seed')}, {run.get('examples')} inputs per implementation from "
-             "`oracle.generate` (the inputs `bleu-oracle check --seed S` sends), judged against the oracle under the "
+             "`oracle.harness.generate` (the inputs `bleu-oracle check --seed S` sends), judged against the oracle under the "
              "implementation's declared profile",
              f"- numeric contract: |actual − expected| ≤ {run['contract']['abs']:g} + {run['contract']['rel']:g} · |expected|; "
              "NaN matches only NaN"]
@@ -272,7 +273,7 @@ def render_readme(model):
         out.append(f"| [{md(name)}]({model.implementation_page(name)}) | {md(record.get('version'))} | "
                    f"{md(record.get('language'))} | {md(record.get('profile'))} | {search} | "
                    f"{len(curated)} ({reproduced}) | [report]({model.implementation_page(name)}) |")
-    out += ["", "*curated*: a disagreement `oracle.classify` attributes to a class in "
+    out += ["", "*curated*: a disagreement `oracle.diagnose.classify` attributes to a class in "
             "`oracle/data/discrepancies.yaml`; *new*: one it does not (a finding to curate); *refused*: a valid input "
             "rejected, or an error.", "",
             "## Oracle profiles", "", "| profile | summary |", "|---|---|"]
@@ -310,7 +311,7 @@ def render_matrix(model):
            "Rows are the edge cases of `oracle/edge_cases.py`; columns are every oracle profile, then every installed "
            "implementation (version). A cell is the score (0–1), or what the implementation answered instead. "
            f"{DIFFERS_MARK} marks an implementation's answer that differs from the oracle under the implementation's "
-           "declared profile; the list below the table gives both values and the root cause `oracle.classify` names. "
+           "declared profile; the list below the table gives both values and the root cause `oracle.diagnose.classify` names. "
            "*n/a*: outside the implementation's declared capabilities.", ""]
     header = ["edge case"] + [model.column_label(c) for c in model.columns]
     out.append("| " + " | ".join(md(h) for h in header) + " |")
@@ -426,7 +427,7 @@ def render_real_data(model):
             "- Values are BLEU × 100 with 8 decimals; an implementation's value is followed by its difference from the "
             "oracle under the implementation's declared profile, in BLEU points (0: exactly equal). *n/a*: the "
             "implementation cannot take this input (see the notes).",
-            f"- Root causes: `oracle.classify` among the implementation's curated classes, on the first "
+            f"- Root causes: `oracle.diagnose.classify` among the implementation's curated classes, on the first "
             f"{source.get('classified', 4)} differing systems of each setting (each classification recomputes the whole "
             "corpus under every alternative).", ""]
     for references in (1, 1 + int(source.get("extra_references", 3))):

@@ -4,7 +4,7 @@ The project's rule is that an expected value never comes from the oracle's own
 output. A disagreement found by fuzzing has no document behind it, so a case
 written here takes its expected value from the other side: the value the
 implementation *answered* (an independent implementation), and records the
-root cause `oracle.classify` found for it::
+root cause `oracle.diagnose.classify` found for it::
 
     document: "bleu-oracle fuzz against nltk 3.10.4"
     found_by: fuzz                      # instead of `seed`: no document to quote
@@ -22,7 +22,7 @@ root cause `oracle.classify` found for it::
       note: Observed ... the oracle under the nltk profile gives 1 ...
 
 `bleu-oracle cases validate` recomputes the oracle under the judged profile
-changed as `explained_by` says (`oracle.classify.explained_value`) and compares
+changed as `explained_by` says (`oracle.diagnose.classify.explained_value`) and compares
 it with the implementation's value: the oracle, under the convention (or
 computation) that explains the implementation, must reproduce what that
 implementation computed. `bleu-oracle check --cases DIR` judges the input
@@ -44,19 +44,24 @@ import hashlib
 import math
 import re
 from dataclasses import dataclass
-from decimal import Decimal, ROUND_CEILING
+from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from pathlib import Path
 
 import yaml
 
-from .classify import (
-    FLOAT32, FLOAT32_REL_TOLERANCE, UNEXPLAINED, component_names, explained_value, smoothing_from_description,
+from oracle.diagnose.classify import (
+    FLOAT32,
+    FLOAT32_REL_TOLERANCE,
+    UNEXPLAINED,
+    component_names,
+    explained_value,
+    smoothing_from_description,
 )
-from .errors import BleuOracleError, BleuValueError, CaseFileError
-from .outcomes import Contract
-from .protocol import encode
-from .requests import request_from_json
+from oracle.formulas.errors import BleuOracleError, BleuValueError, CaseFileError
+from oracle.harness.requests import request_from_json
+from oracle.models.outcomes import Contract
+from oracle.models.protocol import encode
 
 FOUND_BY = "fuzz"
 HEADER = (
@@ -225,7 +230,7 @@ def _show(value):
 
 def _existing_ids(cases_dir, *, exclude=None):
     """Ids used or retired in a case directory, except in the file `exclude` (problems are ignored here)."""
-    from . import cases as casefiles
+    from oracle.suite import cases as casefiles
 
     directory = Path(cases_dir) if cases_dir is not None else casefiles.DEFAULT_CASES_DIR
     if not directory.is_dir():
@@ -249,7 +254,7 @@ def _existing_ids(cases_dir, *, exclude=None):
 def read_target(path):
     """The cases already in a --write-cases FILE (empty when it does not exist); raises BleuValueError when it
     is not a `found_by: fuzz` case file."""
-    from . import cases as casefiles
+    from oracle.suite import cases as casefiles
 
     path = Path(path)
     if not path.exists():
@@ -272,8 +277,8 @@ def dump_cases(cases):
 def write_cases(path, groups, *, implementation, version, profile, cases_dir=None, found_by_command=""):
     """Write one case per root cause (its smallest example) to `path`, appending to a fuzz case file that
     exists; returns a `Written` per group. The file is loaded and every case checked against the oracle
-    (`oracle.cases.check_case`) before it is kept: a case `cases validate` would fail is not written."""
-    from . import cases as casefiles
+    (`oracle.suite.cases.check_case`) before it is kept: a case `cases validate` would fail is not written."""
+    from oracle.suite import cases as casefiles
 
     path = Path(path)
     existing = read_target(path)

@@ -1,7 +1,7 @@
 """Requests: a case becomes a protocol-v1 score request; a request travels as JSON;
 capabilities decide whether a request applies; the oracle says what to expect.
 
-`case_to_request` is the one seam between the case loader (`oracle.cases`) and
+`case_to_request` is the one seam between the case loader (`oracle.suite.cases`) and
 the runner: it reads a Case by attribute or by key, so a loader that returns
 dataclasses or plain mappings both work.
 """
@@ -9,17 +9,22 @@ dataclasses or plain mappings both work.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 from dataclasses import dataclass, field, fields
+from decimal import Decimal
 from fractions import Fraction
 
-from . import bleu
-from .adapters.base import ScoreRequest, Segment, is_uniform, require_one_segment
-from .bleu import LEVELS
-from .conventions import SMOOTHING_METHODS, Options, Smoothing, exact_number
-from .errors import BleuOracleError, BleuValueError, describe
-from .outcomes import Expected, parse_number
-from .profiles import get_profile
+from oracle.adapters.base import ScoreRequest, Segment, is_uniform, require_one_segment
+from oracle.formulas import bleu
+from oracle.formulas.bleu import LEVELS
+from oracle.formulas.conventions import (
+    SMOOTHING_METHODS,
+    Options,
+    Smoothing,
+    exact_number,
+)
+from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
+from oracle.formulas.profiles import get_profile
+from oracle.models.outcomes import Expected, parse_number
 
 #: Case option keys that travel in the request itself; every other Options field is a convention override.
 REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
@@ -66,8 +71,8 @@ def replay_payload(request):
 
 def request_from_json(data, *, seq=None):
     """A ScoreRequest from a protocol score command or a replay payload (cmd and seq optional),
-    validated strictly by `oracle.protocol` (ProtocolError, a BleuValueError, names the field)."""
-    from .protocol import ScoreCommand
+    validated strictly by `oracle.models.protocol` (ProtocolError, a BleuValueError, names the field)."""
+    from oracle.models.protocol import ScoreCommand
 
     if not isinstance(data, dict):
         raise BleuValueError(f"a request must be a JSON object (got {describe(data)})")
@@ -78,13 +83,13 @@ def request_from_json(data, *, seq=None):
 
 
 def to_wire(request):
-    """(protocol JSON, the request as it travels) for a ScoreRequest, validated by `oracle.protocol`.
+    """(protocol JSON, the request as it travels) for a ScoreRequest, validated by `oracle.models.protocol`.
 
     Raises ProtocolError when the request cannot be expressed in protocol v1
     (e.g. no weights, a token that is not a string). Smoothing parameters left
     out are filled in with their documented defaults, as the wire requires.
     """
-    from .protocol import ScoreCommand
+    from oracle.models.protocol import ScoreCommand
 
     command = ScoreCommand.from_request(request)
     return command.to_json(), command.to_request()
@@ -128,7 +133,7 @@ def _number(value, name):
 
 
 def case_to_request(case, *, seq, profile):
-    """A Case (from `oracle.cases.load_cases`) as a CaseRequest judged under `profile`.
+    """A Case (from `oracle.suite.cases.load_cases`) as a CaseRequest judged under `profile`.
 
     Options the case leaves out take the judged profile's defaults: weights are
     uniform to the profile's default maximum order, smoothing the profile's

@@ -33,8 +33,15 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from .errors import BleuOracleError
-from .protocol import PROTOCOL_VERSION, Handshake, ProtocolError, ScoreReply, decode, encode
+from oracle.formulas.errors import BleuOracleError
+from oracle.models.protocol import (
+    PROTOCOL_VERSION,
+    Handshake,
+    ProtocolError,
+    ScoreReply,
+    decode,
+    encode,
+)
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -78,12 +85,12 @@ class Reply:
 
 
 def parse_line(raw):
-    """Decode one stdout line into a JSON object (`oracle.protocol.decode`); raises ProtocolError with a reason."""
+    """Decode one stdout line into a JSON object (`oracle.models.protocol.decode`); raises ProtocolError with a reason."""
     return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
 
 
 def validate_handshake(reply):
-    """Check a handshake object strictly (`oracle.protocol.Handshake`); returns it, or raises HandshakeError."""
+    """Check a handshake object strictly (`oracle.models.protocol.Handshake`); returns it, or raises HandshakeError."""
     if not isinstance(reply, dict):
         raise HandshakeError(f"the handshake must be a JSON object (got {reply!r:.200})")
     if "error" in reply and "protocol" not in reply:
@@ -99,7 +106,7 @@ def validate_handshake(reply):
 
 
 def validate_reply(reply, seq):
-    """None if `reply` is a well-formed answer to request `seq` (`oracle.protocol.ScoreReply`), else why not."""
+    """None if `reply` is a well-formed answer to request `seq` (`oracle.models.protocol.ScoreReply`), else why not."""
     try:
         parsed = ScoreReply.from_json(reply)
     except ProtocolError as exc:
