@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from oracle.adapters.base import ScoreRequest, Segment
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.harness.generate import (
     ALPHABET,
@@ -25,6 +24,7 @@ from oracle.harness.generate import (
     WEIGHT_VALUES,
     is_safe_token,
 )
+from oracle.models.request import ScoreRequest, Segment
 
 #: Extra tokens: case variants that fold to one another, a lone combining-free non-ASCII letter, a CJK pair.
 EXTRA_TOKENS = ("İ", "i", "ΣΑΣ", "σας", "Straße", "STRASSE", "ǅ", "ǆ", "中文")

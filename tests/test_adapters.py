@@ -21,11 +21,10 @@ from oracle.adapters.base import (
     AdapterUnavailable,
     Implementation,
     Rejected,
-    ScoreRequest,
-    Segment,
     Unsupported,
     call,
 )
+from oracle.models.request import ScoreRequest, Segment
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 

@@ -16,16 +16,13 @@ from pathlib import Path
 import pytest
 from fakes.harness import check, deviations, fake, results, run_cli
 
-from oracle.adapters.base import ScoreRequest, Segment
-from oracle.harness.requests import (
-    case_to_request,
-    is_uniform,
-    not_applicable_reason,
-    oracle_expected,
-)
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import Contract, first_divergence, judge
+from oracle.harness.requests import case_to_request, is_uniform, not_applicable_reason
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
-from oracle.models.outcomes import Contract, Expected, Outcome, first_divergence, judge
+from oracle.models.outcomes import Expected, Outcome
+from oracle.models.request import ScoreRequest, Segment
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,6 @@ import sys
 
 import pytest
 
-from oracle.adapters.base import ScoreAnswer, ScoreRequest, Segment
 from oracle.diagnose.classify import (
     AGREES,
     COMPUTATIONS,
@@ -20,6 +19,7 @@ from oracle.diagnose.classify import (
     component_names,
     within_contract,
 )
+from oracle.models.request import ScoreAnswer, ScoreRequest, Segment
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):

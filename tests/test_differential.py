@@ -32,10 +32,11 @@ from oracle.diagnose.classify import (
     within_contract,
 )
 from oracle.diagnose.discrepancies import classes_for, entries_for
+from oracle.diagnose.expect import oracle_expected
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Options
 from oracle.formulas.profiles import get_profile
-from oracle.harness.requests import oracle_expected, replay_payload, request_from_json
+from oracle.harness.requests import replay_payload, request_from_json
 
 DISCREPANCIES = discrepancies.load()
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from fakes.harness import fake, results, run_cli
 
-from oracle.adapters.base import ScoreRequest, Segment
 from oracle.diagnose import discrepancies
 from oracle.diagnose.classify import (
     classify,
@@ -23,6 +22,7 @@ from oracle.diagnose.classify import (
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuValueError, CaseFileError
 from oracle.harness.requests import request_from_json
+from oracle.models.request import ScoreRequest, Segment
 from oracle.reports.foundcases import case_id, input_hash, tolerance_for
 from oracle.suite import cases as casefiles
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from oracle.diagnose.expect import oracle_expected
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.generate import (
     ALPHABET,
@@ -15,12 +16,7 @@ from oracle.harness.generate import (
     is_safe_token,
     uniform_weights,
 )
-from oracle.harness.requests import (
-    is_uniform,
-    not_applicable_reason,
-    oracle_expected,
-    to_wire,
-)
+from oracle.harness.requests import is_uniform, not_applicable_reason, to_wire
 
 ALL = {
     "levels": ["corpus", "sentence"], "weights": "any", "max_order": 6,

@@ -16,7 +16,7 @@ from protocol_client import Client
 
 from oracle.adapters.base import Rejected
 from oracle.adapters.oracle_adapter import OracleImplementation
-from oracle.models.outcomes import Contract
+from oracle.diagnose.judge import Contract
 from oracle.models.protocol import Handshake, ScoreCommand, ScoreReply, decode
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import corpora, segments, smoothings, to_lists, weights
 
-from oracle.adapters.base import Segment
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Options
 from oracle.formulas.profiles import PROFILES
+from oracle.models.request import Segment
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

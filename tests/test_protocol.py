@@ -10,11 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle.adapters.base import ScoreRequest, Segment
+from oracle.diagnose.judge import Contract
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuValueError
 from oracle.models import protocol
-from oracle.models.outcomes import Contract
 from oracle.models.protocol import (
     Capabilities,
     Handshake,
@@ -29,6 +28,7 @@ from oracle.models.protocol import (
     encode,
     parse_command,
 )
+from oracle.models.request import ScoreRequest, Segment
 
 MATLAB_HYP = "The fast brown fox jumped over the lazy dog .".split()
 MATLAB_REFS = ["The quick brown animal jumped over the lazy dog .".split(), "The quick brown fox jumped over the lazy dog .".split()]

@@ -17,9 +17,9 @@ from oracle.harness.events import (
     SCHEMA,
     ResultsFormatError,
     ResultsWriter,
-    json_safe,
     read_results,
 )
+from oracle.models.jsonvalues import json_safe
 from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -14,20 +14,13 @@ from pathlib import Path
 import pytest
 from protocol_client import Client
 
-from oracle.adapters.base import (
-    REGISTRY,
-    Implementation,
-    Rejected,
-    ScoreAnswer,
-    ScoreRequest,
-    Segment,
-    Unsupported,
-)
+from oracle.adapters.base import REGISTRY, Implementation, Rejected, Unsupported
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.adapters.server import handle_line, serve
+from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuTypeError, BleuValueError
-from oracle.models.outcomes import Contract
 from oracle.models.protocol import Handshake, ScoreReply, decode, encode
+from oracle.models.request import ScoreAnswer, ScoreRequest, Segment
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a safety net so a hung server fails the test instead of hanging it (not a timing assertion)

@@ -22,11 +22,11 @@ BaseException, and is a crash (the server answers `error`).
 
 from __future__ import annotations
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     rejecting,
     require_one_segment,

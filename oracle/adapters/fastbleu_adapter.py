@@ -19,11 +19,11 @@ no __version__; the version is its distribution's.
 
 from __future__ import annotations
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -20,11 +20,11 @@ al. 2002").
 
 from __future__ import annotations
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -27,11 +27,11 @@ import contextlib
 import io
 import warnings
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     rejecting,
     require_one_segment,

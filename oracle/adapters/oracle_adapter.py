@@ -9,12 +9,13 @@ Input the oracle refuses (BleuValueError / BleuTypeError) is answered `rejected`
 from __future__ import annotations
 
 from oracle import __version__
+from oracle.diagnose.expect import oracle_result, statistics_json
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuTypeError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.harness.requests import oracle_result, statistics_json
+from oracle.models.request import ScoreAnswer, ScoreRequest
 
-from .base import Implementation, Rejected, ScoreAnswer, ScoreRequest
+from .base import Implementation, Rejected
 
 #: The largest order declared; the oracle itself has no limit, this is what it promises.
 MAX_ORDER = 10

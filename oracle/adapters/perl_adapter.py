@@ -33,15 +33,9 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from .base import (
-    AdapterUnavailable,
-    Implementation,
-    Rejected,
-    ScoreAnswer,
-    ScoreRequest,
-    Unsupported,
-    is_uniform,
-)
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
+from .base import AdapterUnavailable, Implementation, Rejected, Unsupported, is_uniform
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")

@@ -19,11 +19,11 @@ from __future__ import annotations
 import contextlib
 import io
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     rejecting,
     require_one_segment,

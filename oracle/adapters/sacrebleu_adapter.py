@@ -31,12 +31,12 @@ from __future__ import annotations
 
 import logging
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
     Rejected,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     as_count,
     rejecting,

@@ -50,8 +50,9 @@ from oracle.models.protocol import (
     encode,
     parse_command,
 )
+from oracle.models.request import ScoreAnswer
 
-from .base import ScoreAnswer, call
+from .base import call
 
 
 def serve(implementation, stdin=None, stdout=None):

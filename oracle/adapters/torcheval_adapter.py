@@ -15,11 +15,11 @@ statistics (no BP).
 
 from __future__ import annotations
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     as_count,
     rejecting,

@@ -17,11 +17,11 @@ does not expose BP. The computation runs in torch's default dtype, float32.
 
 from __future__ import annotations
 
+from oracle.models.request import ScoreAnswer, ScoreRequest
+
 from .base import (
     AdapterUnavailable,
     Implementation,
-    ScoreAnswer,
-    ScoreRequest,
     Unsupported,
     as_count,
     rejecting,

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 
+from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.shrink import DEFAULT_BUDGET
 from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
-from oracle.models.outcomes import DEFAULT_ABS, DEFAULT_REL
 
 
 def positive_float(text):

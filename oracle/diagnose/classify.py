@@ -10,7 +10,7 @@ place of a zero precision, an early "return 0", ...), then pairs of them, and
 returns the first whose value matches the answer within the numeric contract
 |a - e| <= 1e-12 + 1e-9 |e| (NaN matches only NaN).
 
-    >>> from oracle.adapters.base import ScoreRequest, Segment
+    >>> from oracle.models.request import ScoreRequest, Segment
     >>> request = ScoreRequest(0, "sentence", (Segment(("a", "b"), (("b", "a"),)),), (0.5, 0.01))
     >>> classify(request, 0.0008384428090212442, "nltk").name  # nltk: sys.float_info.min ** 0.01
     'tiny-instead-of-zero'
@@ -39,9 +39,10 @@ from oracle.formulas.conventions import (
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.formulas.smoothing import smooth
-from oracle.harness.events import json_safe
-from oracle.harness.requests import oracle_options, oracle_result
-from oracle.models.outcomes import DEFAULT_REL, Contract
+from oracle.models.jsonvalues import json_safe
+
+from .expect import oracle_options, oracle_result
+from .judge import DEFAULT_REL, Contract
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this

@@ -32,34 +32,14 @@ short (killed) leaves a file without a footer; `read_results` accepts it.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
-from fractions import Fraction
 from pathlib import Path
+
+from oracle.models.jsonvalues import json_safe
+from oracle.models.outcomes import OUTCOME_ORDER
 
 SCHEMA = "bleu-oracle-results/1"
 RESULTS_FILE = "results.jsonl"
-
-
-def json_safe(value):
-    """Plain JSON data: tuples as lists, NaN/Infinity as the protocol's strings, Fractions as strings."""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN"
-        if math.isinf(value):
-            return "Infinity" if value > 0 else "-Infinity"
-        return value
-    if isinstance(value, dict):
-        return {str(k): json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    if isinstance(value, Fraction):
-        return str(value)
-    if hasattr(value, "value") and value.__class__.__module__.endswith("outcomes"):
-        return value.value  # an Outcome
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
-    return str(value)
 
 
 class ResultsWriter:
@@ -136,8 +116,6 @@ def read_results(path):
 
 
 def count_outcomes(records):
-    from oracle.models.outcomes import OUTCOME_ORDER
-
     counts = {o.value: 0 for o in OUTCOME_ORDER}
     for record in records:
         counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1

@@ -28,8 +28,8 @@ from __future__ import annotations
 import random
 import unicodedata
 
-from oracle.adapters.base import ScoreRequest, Segment
 from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.models.request import ScoreRequest, Segment
 
 #: Tokens the generator draws from: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (

@@ -13,8 +13,7 @@ from dataclasses import dataclass, field, fields
 from decimal import Decimal
 from fractions import Fraction
 
-from oracle.adapters.base import ScoreRequest, Segment, is_uniform, require_one_segment
-from oracle.formulas import bleu
+from oracle.adapters.base import is_uniform
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.conventions import (
     SMOOTHING_METHODS,
@@ -24,7 +23,8 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
-from oracle.models.outcomes import Expected, parse_number
+from oracle.models.outcomes import parse_number
+from oracle.models.request import ScoreRequest, Segment
 
 #: Case option keys that travel in the request itself; every other Options field is a convention override.
 REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
@@ -272,52 +272,3 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         return (f"the case overrides {sorted(overrides)} for profiles {list(case_profiles or ())}, "
                 f"not the judged profile {profile!r}")
     return None
-
-
-# -- the oracle's expectation --------------------------------------------------
-
-
-def oracle_options(profile, *, lowercase=False, overrides=None):
-    options = get_profile(profile).options
-    changes = dict(overrides or {})
-    if isinstance(lowercase, bool):
-        changes["lowercase"] = lowercase
-    return options.with_changes(**changes) if changes else options
-
-
-def oracle_result(request, options, smoothing=None):
-    """The oracle's BleuResult for `request` under `options`, with the request's smoothing unless
-    `smoothing` is given; raises a BleuOracleError for a request the oracle rejects."""
-    if request.level not in LEVELS:
-        raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
-    require_one_segment(request)
-    smoothing = smoothing or Smoothing.parse(request.smoothing)
-    segments = request.segments
-    if request.level == "sentence":
-        return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
-                                  options=options, smoothing=smoothing)
-    return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
-                            weights=request.weights, options=options, smoothing=smoothing)
-
-
-def statistics_json(result, n):
-    """A BleuResult's statistics as protocol v1 has them: orders 1..n (some smoothing methods count one
-    order further), and BP."""
-    statistics = result.statistics.to_json()
-    for name in ("matches", "totals"):
-        statistics[name] = statistics[name][:n]
-    return {**statistics, "bp": float(result.bp)}
-
-
-def oracle_expected(request, profile, *, overrides=None):
-    """What the oracle says about `request` under `profile`: a score with statistics, or a rejection."""
-    try:
-        if not isinstance(request.lowercase, bool):
-            raise BleuValueError(f"`lowercase` must be a bool (got {describe(request.lowercase)})")
-        if not isinstance(request.weights, (list, tuple)):
-            raise BleuValueError(f"`weights` must be a list of numbers (got {describe(request.weights)})")
-        result = oracle_result(request, oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
-    except BleuOracleError as exc:
-        return Expected(rejected=True, reason=str(exc))
-    return Expected(score=float(result.score), statistics=statistics_json(result, len(request.weights)),
-                    score_exact=str(result.score), notes=list(result.notes))

@@ -25,29 +25,27 @@ from pathlib import Path
 
 from oracle import __version__
 from oracle.diagnose import discrepancies
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
+from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import (
-    DEFAULT_ABS,
-    DEFAULT_REL,
     DOCUMENT_LAYER,
     GOOD_OUTCOMES,
     REJECTION_LAYER,
-    Contract,
     Outcome,
-    judge,
 )
 from oracle.models.protocol import ProtocolError, encode
 from oracle.reports.summaries import write_reports
 
-from .events import RESULTS_FILE, ResultsWriter, count_outcomes, json_safe, read_results
+from .events import RESULTS_FILE, ResultsWriter, count_outcomes, read_results
 from .gate import baseline_key
 from .generate import example_id, example_request
 from .requests import (
     case_to_request,
     not_applicable_reason,
-    oracle_expected,
     replay_payload,
     request_from_json,
     request_to_json,

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oracle.adapters.base import ScoreRequest, Segment
 from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.models.request import ScoreRequest, Segment
 
 DEFAULT_BUDGET = 250
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")

@@ -1,28 +1,20 @@
-"""Outcomes of one request, the numeric contract, and the first diverging layer.
+"""Outcomes of one request: the outcome kinds, what the oracle expects (`Expected`) and the
+verdict on an answer (`Verdict`, with the first diverging layer). The judging itself is
+`oracle.diagnose.judge`.
 
 Every record of a `check` run ends in exactly one `Outcome`. The outcomes are
 kept apart on purpose: a wrong number (`fail`) is a different finding from an
 implementation that died (`crash`), hung (`timeout`), spoke something other
 than protocol v1 (`protocol-error`) or refused a request it claims to support
 (`error`).
-
-Numeric contract: |actual - expected| <= abs + rel * |expected|; NaN matches
-only NaN. Statistics, where an implementation returns them, are compared layer
-by layer in the order of the derivation -- lengths (hyp_len, ref_len), then
-matches and totals order by order, then BP, then the score -- and a failure
-names the first layer that diverges, which is usually where the bug is.
-Statistics that diverge fail the record even when the score happens to agree:
-an implementation that returns statistics is held to them. BP is not compared
-when c = r = 0 (it is 0/0 there).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from enum import Enum
 
-from oracle.harness.events import json_safe
+from .jsonvalues import json_safe
 
 
 class Outcome(str, Enum):
@@ -61,10 +53,6 @@ LAYERS = ("hyp_len", "ref_len", "matches", "totals", "bp", "score")
 REJECTION_LAYER = "rejection"
 DOCUMENT_LAYER = "document"
 
-DEFAULT_REL = 1e-9
-DEFAULT_ABS = 1e-12
-
-
 def parse_number(value):
     """A protocol number: int/float, or "NaN" / "Infinity" / "-Infinity" strings. None if neither."""
     if isinstance(value, bool):
@@ -74,27 +62,6 @@ def parse_number(value):
     if isinstance(value, str) and value in ("NaN", "nan", "Infinity", "-Infinity", "inf", "-inf"):
         return float(value.replace("Infinity", "inf"))
     return None
-
-
-@dataclass(frozen=True)
-class Contract:
-    """|actual - expected| <= abs + rel * |expected|; NaN matches only NaN; a missing value (None) matches nothing."""
-
-    rel: float = DEFAULT_REL
-    abs: float = DEFAULT_ABS
-
-    def close(self, actual, expected):
-        if actual is None or expected is None:
-            return False
-        actual, expected = float(actual), float(expected)
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        if math.isinf(expected) or math.isinf(actual):
-            return actual == expected
-        return abs(actual - expected) <= self.abs + self.rel * abs(expected)
-
-    def describe(self):
-        return f"|actual - expected| <= {self.abs:g} + {self.rel:g} * |expected|"
 
 
 @dataclass
@@ -166,130 +133,3 @@ class Verdict:
     def classification(self):
         """A seed-independent label: "fail:ref_len", "fail:matches", "crash", ..."""
         return f"{self.outcome.value}:{self.layer}" if self.layer else self.outcome.value
-
-
-def first_divergence(expected, actual, contract=Contract(), *, max_order=None):
-    """The first layer where `actual` statistics differ from `expected` ones.
-
-    Returns (layer, order, message) or None. Keys missing from `actual` are not
-    compared (statistics are optional piecemeal too). BP is not compared when
-    c = r = 0, where it is 0/0 and every convention is a choice.
-    """
-    if expected is None or actual is None:
-        return None
-    for name in ("hyp_len", "ref_len"):
-        if name in actual and not _count_equal(actual[name], expected[name]):
-            return name, None, f"{name}: expected {expected[name]}, got {actual[name]}"
-    orders = max_order if max_order is not None else len(expected["matches"])
-    got_m, got_t = actual.get("matches"), actual.get("totals")
-    for n in range(orders):
-        for name, got in (("matches", got_m), ("totals", got_t)):
-            if got is None:
-                continue
-            want = expected[name][n]
-            if n >= len(got):
-                return name, n + 1, f"{name} at order {n + 1}: expected {want}, got nothing ({name} has {len(got)} orders)"
-            if not _count_equal(got[n], want):
-                return name, n + 1, f"{name} at order {n + 1}: expected {want}, got {got[n]}"
-    if "bp" in actual and expected.get("bp") is not None and not (expected["hyp_len"] == 0 and expected["ref_len"] == 0):
-        got = parse_number(actual["bp"])
-        if got is None or not contract.close(got, expected["bp"]):
-            return "bp", None, f"bp: expected {_show(expected['bp'])}, got {actual['bp']!r}"
-    return None
-
-
-def _count_equal(got, want):
-    if isinstance(got, bool) or not isinstance(got, (int, float)):
-        return False
-    return got == want
-
-
-def _show(x):
-    if x is None:
-        return "None"
-    x = float(x)
-    return "NaN" if math.isnan(x) else repr(x)
-
-
-def judge(expected, reply, contract=Contract(), *, max_order=None):
-    """The verdict on one reply (a `runner.Reply`) against `expected`.
-
-    The order of checks: the reply's kind (crash, timeout, protocol error,
-    error/unsupported), then rejection vs score, then statistics layer by
-    layer, then the score under the numeric contract, then a case's printed
-    value under the case's own tolerance.
-    """
-    kind = reply.kind
-    if kind == "crash":
-        return Verdict(Outcome.CRASH, message=reply.message)
-    if kind == "timeout":
-        return Verdict(Outcome.TIMEOUT, message=reply.message)
-    if kind == "protocol-error":
-        return Verdict(Outcome.PROTOCOL_ERROR, message=reply.message)
-    if kind in ("error", "unsupported"):
-        return Verdict(Outcome.ERROR, message=f"answered {kind}: {reply.message}")
-    if kind == "rejected":
-        if expected.rejected:
-            return Verdict(Outcome.REJECTED, message=f"rejected as expected: {reply.message}")
-        return Verdict(Outcome.FAIL, REJECTION_LAYER,
-                       message=f"rejected a valid input (expected score {_show(expected.score)}): {reply.message}")
-    # kind == "score"
-    actual_score = parse_number(reply.data.get("score"))
-    if expected.rejected:
-        why = f" ({expected.reason})" if expected.reason else ""
-        return Verdict(Outcome.FAIL, REJECTION_LAYER,
-                       message=f"expected a rejection{why}, got score {_show(actual_score)}")
-    stats = reply.data.get("statistics")
-    divergence = first_divergence(expected.statistics, stats, contract, max_order=max_order)
-    if divergence is not None:
-        layer, order, message = divergence
-        score_note = "" if contract.close(actual_score, expected.score) else \
-            f"; score expected {_show(expected.score)}, got {_show(actual_score)}"
-        return Verdict(Outcome.FAIL, layer, order, f"first divergence: {message}{score_note}")
-    if not contract.close(actual_score, expected.score):
-        return Verdict(Outcome.FAIL, "score", None,
-                       f"score: expected {_show(expected.score)}, got {_show(actual_score)} "
-                       f"(difference {_difference(actual_score, expected.score)}; contract {contract.describe()})")
-    document = expected.document
-    if document:
-        verdict = _judge_document(document, actual_score, stats, contract)
-        if verdict is not None:
-            return verdict
-    return Verdict(Outcome.PASS)
-
-
-def _difference(a, b):
-    try:
-        return f"{abs(float(a) - float(b)):.3g}"
-    except (TypeError, ValueError):
-        return "n/a"
-
-
-def _judge_document(document, actual_score, stats, contract):
-    """A case's printed value, within the case's own tolerance (None: exact, under the run's contract)."""
-    if document.get("score") is not None:
-        printed = float(document["score"])
-        tolerance = document.get("tolerance")
-        if tolerance is None:
-            ok = contract.close(actual_score, printed)
-            shown = "(exact)"
-        else:
-            tolerance = float(tolerance)
-            ok = (math.isnan(printed) and math.isnan(actual_score)) or (
-                not math.isnan(printed) and not math.isnan(actual_score) and abs(actual_score - printed) <= tolerance)
-            shown = f"+/- {tolerance:g}"
-        if not ok:
-            return Verdict(Outcome.FAIL, DOCUMENT_LAYER, None,
-                           f"score {_show(actual_score)} is not the document's {_show(printed)} {shown} "
-                           "(though it is within the numeric contract of the oracle's value)")
-    printed_stats = document.get("statistics")
-    if printed_stats and stats:
-        for name in ("hyp_len", "ref_len", "matches", "totals"):
-            if name in printed_stats and name in stats and list(_as_list(stats[name])) != list(_as_list(printed_stats[name])):
-                return Verdict(Outcome.FAIL, DOCUMENT_LAYER, None,
-                               f"statistics {name}: document says {printed_stats[name]}, got {stats[name]}")
-    return None
-
-
-def _as_list(x):
-    return x if isinstance(x, (list, tuple)) else [x]

@@ -24,11 +24,12 @@ import math
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from oracle.adapters.base import ScoreRequest, Segment
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.requests import request_to_json
+
+from .request import ScoreRequest, Segment
 
 PROTOCOL_VERSION = 1
 WEIGHT_CAPABILITIES = ("any", "uniform")

@@ -58,9 +58,9 @@ from oracle.diagnose.classify import (
     explained_value,
     smoothing_from_description,
 )
+from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuOracleError, BleuValueError, CaseFileError
 from oracle.harness.requests import request_from_json
-from oracle.models.outcomes import Contract
 from oracle.models.protocol import encode
 
 FOUND_BY = "fuzz"

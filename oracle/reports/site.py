@@ -52,7 +52,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle import __version__
-from oracle.adapters.base import REGISTRY, AdapterUnavailable, ScoreRequest, Segment
+from oracle.adapters.base import REGISTRY, AdapterUnavailable
 from oracle.adapters.base import call as adapter_call
 from oracle.diagnose.classify import (
     UNEXPLAINED,
@@ -62,17 +62,18 @@ from oracle.diagnose.classify import (
 )
 from oracle.diagnose.discrepancies import DOCUMENTED_AS, classes_for, entries_for
 from oracle.diagnose.discrepancies import load as load_discrepancies
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.harness.events import json_safe
 from oracle.harness.generate import example_id, example_request
 from oracle.harness.requests import (
     not_applicable_reason,
-    oracle_expected,
     replay_payload,
     request_from_json,
 )
-from oracle.models.outcomes import DEFAULT_ABS, DEFAULT_REL
+from oracle.models.jsonvalues import json_safe
+from oracle.models.request import ScoreRequest, Segment
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oracle.adapters.base import ScoreRequest, Segment
+from oracle.models.request import ScoreRequest, Segment
 
 UNIFORM4 = (0.25, 0.25, 0.25, 0.25)
 

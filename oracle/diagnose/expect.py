@@ -1,0 +1,59 @@
+"""What the oracle expects of a request under a profile: the score with its statistics, or a
+rejection. The one place a request meets the formulas (the oracle adapter, the judge's callers and
+the classifier all ask here)."""
+
+from __future__ import annotations
+
+from oracle.formulas import bleu
+from oracle.formulas.bleu import LEVELS
+from oracle.formulas.conventions import Smoothing
+from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
+from oracle.formulas.profiles import get_profile
+from oracle.models.outcomes import Expected
+
+
+def oracle_options(profile, *, lowercase=False, overrides=None):
+    options = get_profile(profile).options
+    changes = dict(overrides or {})
+    if isinstance(lowercase, bool):
+        changes["lowercase"] = lowercase
+    return options.with_changes(**changes) if changes else options
+
+
+def oracle_result(request, options, smoothing=None):
+    """The oracle's BleuResult for `request` under `options`, with the request's smoothing unless
+    `smoothing` is given; raises a BleuOracleError for a request the oracle rejects."""
+    if request.level not in LEVELS:
+        raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
+    if request.level == "sentence" and len(request.segments) != 1:
+        raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
+    smoothing = smoothing or Smoothing.parse(request.smoothing)
+    segments = request.segments
+    if request.level == "sentence":
+        return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
+                                  options=options, smoothing=smoothing)
+    return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
+                            weights=request.weights, options=options, smoothing=smoothing)
+
+
+def statistics_json(result, n):
+    """A BleuResult's statistics as protocol v1 has them: orders 1..n (some smoothing methods count one
+    order further), and BP."""
+    statistics = result.statistics.to_json()
+    for name in ("matches", "totals"):
+        statistics[name] = statistics[name][:n]
+    return {**statistics, "bp": float(result.bp)}
+
+
+def oracle_expected(request, profile, *, overrides=None):
+    """What the oracle says about `request` under `profile`: a score with statistics, or a rejection."""
+    try:
+        if not isinstance(request.lowercase, bool):
+            raise BleuValueError(f"`lowercase` must be a bool (got {describe(request.lowercase)})")
+        if not isinstance(request.weights, (list, tuple)):
+            raise BleuValueError(f"`weights` must be a list of numbers (got {describe(request.weights)})")
+        result = oracle_result(request, oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
+    except BleuOracleError as exc:
+        return Expected(rejected=True, reason=str(exc))
+    return Expected(score=float(result.score), statistics=statistics_json(result, len(request.weights)),
+                    score_exact=str(result.score), notes=list(result.notes))

@@ -1,0 +1,29 @@
+"""Plain JSON values for the event stream and the protocol: tuples as lists, NaN and the
+infinities as strings, Fractions as strings, enums by value."""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from fractions import Fraction
+
+
+def json_safe(value):
+    """Plain JSON data: tuples as lists, NaN/Infinity as the protocol's strings, Fractions as strings."""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "NaN"
+        if math.isinf(value):
+            return "Infinity" if value > 0 else "-Infinity"
+        return value
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, Fraction):
+        return str(value)
+    if isinstance(value, Enum):
+        return value.value  # an Outcome
+    if value is None or isinstance(value, (str, int, bool)):
+        return value
+    return str(value)
