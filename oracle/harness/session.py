@@ -25,16 +25,14 @@ from pathlib import Path
 
 from oracle import __version__
 from oracle.diagnose import discrepancies
+from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import (
-    DOCUMENT_LAYER,
     GOOD_OUTCOMES,
-    REJECTION_LAYER,
     Outcome,
 )
 from oracle.models.protocol import ProtocolError, encode
@@ -97,70 +95,6 @@ def suite_version():
 def write_derived_reports(report_dir, junit):
     results = read_results(Path(report_dir) / RESULTS_FILE)
     write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit)
-
-
-# -- root causes -------------------------------------------------------------------------
-
-#: Pseudo-classes for failures that are not a wrong number.
-NON_SCORE_CLASSES = {
-    "rejects-valid-input": "the implementation refused an input the oracle scores",
-    "scores-invalid-input": "the implementation scored an input that should be rejected",
-    "statistics-differ": "the score agrees with the oracle; a reported statistic does not",
-    "document-differs": "the value is within the numeric contract of the oracle's, but not within the case's "
-                        "tolerance of the value its document prints",
-    Outcome.ERROR.value: "the implementation answered error or unsupported to a request its capabilities cover",
-    Outcome.CRASH.value: "the implementation exited before answering",
-    Outcome.TIMEOUT.value: "the implementation did not answer within the timeout",
-    Outcome.PROTOCOL_ERROR.value: "the reply broke protocol v1",
-}
-
-
-def _pseudo(name, expected, documented=(), detail=""):
-    description = NON_SCORE_CLASSES[name] + (f": {detail}" if detail else "")
-    return {"name": name, "description": description, "change": [], "value": None,
-            "expected": expected, "documented": list(documented), "scope": "outcome"}
-
-
-def classify_answer(request, reply, verdict, expected, profile, *, overrides=None, entries=()):
-    """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
-    curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
-    documented classes; "all": among every explanation; "outcome": not a wrong number)."""
-    from oracle.diagnose.classify import AGREES, UNEXPLAINED, classify, component_names
-
-    oracle_json = None if expected.rejected else json_safe(expected.score)
-    outcome, layer = verdict.outcome, verdict.layer
-    if outcome in (Outcome.ERROR, Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
-        return _pseudo(outcome.value, oracle_json, detail=verdict.message)
-    if layer == REJECTION_LAYER:
-        if expected.rejected:
-            return _pseudo("scores-invalid-input", None, detail=expected.reason)
-        message = reply.message or ""
-        ids = [d["id"] for d in entries if d.get("rejection") and d["rejection"].split(":")[0] in message]
-        return _pseudo("rejects-valid-input", oracle_json, ids, detail=message)
-    answer = reply.data or {}
-    classes = sorted({d["classify"] for d in entries if d.get("classify")})
-    try:
-        explanation, scope = None, "all"
-        if classes:
-            explanation = classify(request, answer, profile, overrides=overrides, among=classes)
-            scope = "documented"
-            if not explanation.explained:
-                explanation = None
-        if explanation is None:
-            explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
-        return {"name": UNEXPLAINED, "description": f"the classification failed: {exc}", "change": [],
-                "value": None, "expected": oracle_json, "documented": [], "scope": "all"}
-    if explanation.name == AGREES and layer == DOCUMENT_LAYER:
-        return _pseudo("document-differs", oracle_json, detail=verdict.message)
-    if explanation.name == AGREES and layer:
-        # the score agrees and classify compares no other layer there (e.g. a wrong bp)
-        return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
-    out = explanation.to_json()
-    parts = set(component_names(explanation.name))
-    out["documented"] = [d["id"] for d in entries if d.get("classify") and d["classify"] in parts]
-    out["scope"] = scope if explanation.explained else "all"
-    return out
 
 
 # -- progress --------------------------------------------------------------------------------
@@ -306,7 +240,7 @@ class Session:
                 reported = request_from_json(result["request"])
                 if last is not None:
                     judged = (last["request"], last["reply"], last["verdict"], last["expected"])
-        record["classification"] = classify_answer(*judged, self.profile, overrides=overrides if judged[0] is request else None,
+        record["classification"] = attribute(*judged, self.profile, overrides=overrides if judged[0] is request else None,
                                                    entries=self.documented)
         if kind == "case" and not getattr(self.args, "replay", None):
             record["reproduce"] = self.reproduce(item_id)

@@ -1,0 +1,84 @@
+"""Root-cause attribution of one failing answer: the one place `check`, `fuzz` and `report` name
+why an implementation's answer differs from the oracle's.
+
+A wrong number is explained by `oracle.diagnose.classify`, first among the implementation's curated
+discrepancy classes (`oracle/diagnose/data/discrepancies.yaml`), then among every explanation; a
+refusal is matched against the curated refusals by their text; the other outcomes (error, crash,
+timeout, protocol error) are named as such.
+"""
+
+from __future__ import annotations
+
+from oracle.formulas.errors import BleuOracleError
+from oracle.models.jsonvalues import json_safe
+from oracle.models.outcomes import DOCUMENT_LAYER, REJECTION_LAYER, Outcome
+
+
+def curated_refusals(message, entries):
+    """The ids of the curated refusals (`rejection:` entries, the start of the library's error message)
+    whose text appears in `message`."""
+    message = message or ""
+    return [d["id"] for d in entries if d.get("rejection") and d["rejection"] in message]
+
+
+#: Pseudo-classes for failures that are not a wrong number.
+NON_SCORE_CLASSES = {
+    "rejects-valid-input": "the implementation refused an input the oracle scores",
+    "scores-invalid-input": "the implementation scored an input that should be rejected",
+    "statistics-differ": "the score agrees with the oracle; a reported statistic does not",
+    "document-differs": "the value is within the numeric contract of the oracle's, but not within the case's "
+                        "tolerance of the value its document prints",
+    Outcome.ERROR.value: "the implementation answered error or unsupported to a request its capabilities cover",
+    Outcome.CRASH.value: "the implementation exited before answering",
+    Outcome.TIMEOUT.value: "the implementation did not answer within the timeout",
+    Outcome.PROTOCOL_ERROR.value: "the reply broke protocol v1",
+}
+
+
+def _pseudo(name, expected, documented=(), detail=""):
+    description = NON_SCORE_CLASSES[name] + (f": {detail}" if detail else "")
+    return {"name": name, "description": description, "change": [], "value": None,
+            "expected": expected, "documented": list(documented), "scope": "outcome"}
+
+
+def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=()):
+    """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
+    curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
+    documented classes; "all": among every explanation; "outcome": not a wrong number)."""
+    from oracle.diagnose.classify import AGREES, UNEXPLAINED, classify, component_names
+
+    oracle_json = None if expected.rejected else json_safe(expected.score)
+    outcome, layer = verdict.outcome, verdict.layer
+    if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)
+        return _pseudo(outcome.value, oracle_json, curated_refusals(reply.message, entries), detail=verdict.message)
+    if outcome in (Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
+        return _pseudo(outcome.value, oracle_json, detail=verdict.message)
+    if layer == REJECTION_LAYER:
+        if expected.rejected:
+            return _pseudo("scores-invalid-input", None, detail=expected.reason)
+        message = reply.message or ""
+        return _pseudo("rejects-valid-input", oracle_json, curated_refusals(message, entries), detail=message)
+    answer = reply.data or {}
+    classes = sorted({d["classify"] for d in entries if d.get("classify")})
+    try:
+        explanation, scope = None, "all"
+        if classes:
+            explanation = classify(request, answer, profile, overrides=overrides, among=classes)
+            scope = "documented"
+            if not explanation.explained:
+                explanation = None
+        if explanation is None:
+            explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
+        return {"name": UNEXPLAINED, "description": f"the classification failed: {exc}", "change": [],
+                "value": None, "expected": oracle_json, "documented": [], "scope": "all"}
+    if explanation.name == AGREES and layer == DOCUMENT_LAYER:
+        return _pseudo("document-differs", oracle_json, detail=verdict.message)
+    if explanation.name == AGREES and layer:
+        # the score agrees and classify compares no other layer there (e.g. a wrong bp)
+        return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
+    out = explanation.to_json()
+    parts = set(component_names(explanation.name))
+    out["documented"] = [d["id"] for d in entries if d.get("classify") and d["classify"] in parts]
+    out["scope"] = scope if explanation.explained else "all"
+    return out
