@@ -24,7 +24,7 @@ from oracle.harness.generate import (
     WEIGHT_VALUES,
     is_safe_token,
 )
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 #: Extra tokens: case variants that fold to one another, a lone combining-free non-ASCII letter, a CJK pair.
 EXTRA_TOKENS = ("İ", "i", "ΣΑΣ", "σας", "Straße", "STRASSE", "ǅ", "ǆ", "中文")
@@ -92,7 +92,7 @@ def segments(draw, vocabulary=None, *, max_length=9, max_references=4, min_refer
             i, j = draw(st.permutations(range(count)))[:2]
             references[i] = _resize(references[i], len(hypothesis) - d, vocabulary, draw)
             references[j] = _resize(references[j], len(hypothesis) + d, vocabulary, draw)
-    return Segment(tuple(hypothesis), tuple(tuple(r) for r in references))
+    return Segment(hypothesis=tuple(hypothesis), references=tuple(tuple(r) for r in references))
 
 
 def _resize(tokens, length, vocabulary, draw):
@@ -144,13 +144,12 @@ def requests(draw, *, levels=("corpus", "sentence"), methods=("none",), max_orde
     level = draw(st.sampled_from(tuple(levels)))
     if draw(st.integers(0, 30)) == 0:  # nothing at all: c = r = 0
         count = 1 if level == "sentence" else draw(st.integers(1, 3))
-        segs = tuple(Segment((), ((),) * draw(st.integers(1, 2))) for _ in range(count))
+        segs = tuple(Segment(hypothesis=(), references=((),) * draw(st.integers(1, 2))) for _ in range(count))
     elif level == "sentence":
         segs = (draw(segments()),)
     else:
         segs = draw(corpora(max_segments=max_segments))
-    return ScoreRequest(0, level, segs, draw(weights(max_order=max_order, uniform=uniform)),
-                        draw(smoothings(methods)), draw(st.sampled_from(tuple(lowercase))))
+    return ScoreRequest(seq=0, level=level, segments=segs, weights=draw(weights(max_order=max_order, uniform=uniform)), smoothing=draw(smoothings(methods)), lowercase=draw(st.sampled_from(tuple(lowercase))))
 
 
 def to_lists(segments_):

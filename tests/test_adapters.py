@@ -24,14 +24,14 @@ from oracle.adapters.base import (
     Unsupported,
     call,
 )
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
-    segs = tuple(Segment(tuple(h.split()), tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
-    return ScoreRequest(0, level, segs, tuple(weights), smoothing or {"method": "none"}, lowercase)
+    segs = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
+    return ScoreRequest(seq=0, level=level, segments=segs, weights=tuple(weights), smoothing=smoothing or {"method": "none"}, lowercase=lowercase)
 
 
 LIBRARY_ADAPTERS = ["nltk", "sacrebleu", "torchmetrics", "torcheval", "ignite", "ignite-micro", "pycocoevalcap",

@@ -22,7 +22,7 @@ from oracle.harness.requests import case_to_request, is_uniform, not_applicable_
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -568,12 +568,12 @@ def test_case_to_request_with_the_real_loader(cases_dir):
     items = {c.id: case_to_request(c, seq=0, profile="papineni") for c in load_cases(cases_dir)}
     exact = items["tiny-exact-match"]
     assert exact.request.weights == (0.5, 0.5) and exact.request.level == "corpus"
-    assert exact.request.smoothing == {"method": "none"}
+    assert dict(exact.request.smoothing) == {"method": "none"}
     assert exact.document["score"] == 1.0 and exact.document["tolerance"] is None
     assert exact.document["statistics"]["matches"] == [2, 1]
     assert items["tiny-negative-weights"].document == {"rejected": True}
     assert items["tiny-override-elsewhere"].overrides == {"reference_length": "closest-longer"}
-    assert items["tiny-lin"].request.smoothing == {"method": "lin-2004"}
+    assert dict(items["tiny-lin"].request.smoothing) == {"method": "lin-2004"}
     # unset options take the judged profile's defaults
     sacre = case_to_request(load_cases(cases_dir)[0], seq=0, profile="sacrebleu")
     assert sacre.request.weights == (0.5, 0.5)
@@ -586,7 +586,7 @@ def test_case_to_request_with_plain_mappings():
             "expect": {"score": "0.5", "tolerance": 0.01}}
     item = case_to_request(case, seq=0, profile="sacrebleu")
     assert item.request.weights == (0.25,) * 4
-    assert item.request.smoothing == {"method": "floor", "value": 0.1}
+    assert dict(item.request.smoothing) == {"method": "floor", "value": 0.1}
     assert item.overrides == {"reference_length": "shortest"}
     assert item.document == {"score": 0.5, "tolerance": 0.01}
 
@@ -594,7 +594,7 @@ def test_case_to_request_with_plain_mappings():
 def test_applicability():
     caps = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
             "statistics": False, "lowercase": False}
-    base = ScoreRequest(0, "corpus", (Segment(("a",), (("a",),)),), (0.25,) * 4, {"method": "none"}, False)
+    base = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a",), references=(("a",),)),), weights=(0.25,) * 4, smoothing={"method": "none"}, lowercase=False)
     assert not_applicable_reason(base, caps) is None
     changed = lambda **kw: ScoreRequest(**{**base.__dict__, **kw})  # noqa: E731
     assert "level" in not_applicable_reason(changed(level="sentence"), caps)
@@ -611,10 +611,11 @@ def test_applicability():
 
 
 def test_oracle_expected_rejects_what_the_oracle_rejects():
-    request = ScoreRequest(0, "sentence", (Segment(("a",), ()),), (1.0,), {"method": "none"}, False)
+    request = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=("a",), references=()),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False)
     assert oracle_expected(request, "papineni").rejected
-    two = ScoreRequest(0, "sentence", (Segment(("a",), (("a",),)),) * 2, (1.0,), {"method": "none"}, False)
-    assert oracle_expected(two, "papineni").rejected
+    # (a sentence-level request with two segments cannot be built: the protocol model refuses it)
+    with pytest.raises(ValueError, match="exactly one segment at sentence level"):
+        ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a",), references=(("a",),)),) * 2, weights=(1.0,))
 
 
 def test_shrink_finds_a_minimal_input():
@@ -622,22 +623,18 @@ def test_shrink_finds_a_minimal_input():
     def fails(request):
         return any(len(s.hypothesis) != len(set(s.hypothesis)) for s in request.segments)
 
-    start = ScoreRequest(
-        0, "corpus",
-        (Segment(("x", "y", "z"), (("x", "y"),)),
-         Segment(("q", "r", "The", "s", "The", "t"), (("r", "The"), ("the",), ("u", "v", "w"))),
-         Segment((), ((),))),
-        (0.1, 0.5, 0.0, 2.0), {"method": "floor", "value": 0.5}, True,
-    )
+    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
+         Segment(hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))),
+         Segment(hypothesis=(), references=((),))), weights=(0.1, 0.5, 0.0, 2.0), smoothing={"method": "floor", "value": 0.5}, lowercase=True)
     result = shrink(start, fails, capabilities={"smoothing": ["none", "floor"]})
     minimal = result.request
-    assert minimal.segments == (Segment(("a", "a"), ((),)),)
-    assert minimal.weights == (1.0,) and minimal.smoothing == {"method": "none"} and minimal.lowercase is False
+    assert minimal.segments == (Segment(hypothesis=("a", "a"), references=((),)),)
+    assert minimal.weights == (1.0,) and dict(minimal.smoothing) == {"method": "none"} and minimal.lowercase is False
     assert not result.exhausted and result.steps > 0
 
 
 def test_shrink_respects_its_budget():
-    result = shrink(ScoreRequest(0, "corpus", (Segment(("a", "a", "b"), (("a",),)),), (1.0,), {"method": "none"}, False),
+    result = shrink(ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a", "a", "b"), references=(("a",),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False),
                     lambda r: True, budget=3)
     assert result.queries == 3 and result.exhausted
 
@@ -648,6 +645,6 @@ def test_rename_keeps_what_lowercasing_merges():
         s = request.segments[0]
         return request.lowercase and any(h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref)
 
-    start = ScoreRequest(0, "corpus", (Segment(("Ça", "été"), (("ça", "x"),)),), (1.0,), {"method": "none"}, True)
+    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=True)
     minimal = shrink(start, fails).request
-    assert minimal.segments == (Segment(("A",), (("a",),)),) and minimal.lowercase
+    assert minimal.segments == (Segment(hypothesis=("A",), references=(("a",),)),) and minimal.lowercase

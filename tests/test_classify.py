@@ -9,6 +9,7 @@ import sys
 
 import pytest
 
+from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import (
     AGREES,
     COMPUTATIONS,
@@ -19,12 +20,12 @@ from oracle.diagnose.classify import (
     component_names,
     within_contract,
 )
-from oracle.models.request import ScoreAnswer, ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
-    segs = tuple(Segment(tuple(h.split()), tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
-    return ScoreRequest(0, level, segs, tuple(weights), smoothing or {"method": "none"}, lowercase)
+    segs = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
+    return ScoreRequest(seq=0, level=level, segments=segs, weights=tuple(weights), smoothing=smoothing or {"method": "none"}, lowercase=lowercase)
 
 
 def f32(x):

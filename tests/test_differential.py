@@ -53,11 +53,11 @@ CONDITIONS = {
     # nltk: corpus_bleu returns 0 before smoothing when no unigram matches; otherwise method6
     # asserts p_n[2] (the trigram precision, whose numerator is the trigram matches).
     "chen-cherry-6-trigram-precision-zero": lambda r: (
-        r.smoothing.get("method") == "chen-cherry-6" and len(r.weights) >= 3
+        r.smoothing.method == "chen-cherry-6" and len(r.weights) >= 3
         and _statistics(r).matches[0] > 0 and _statistics(r).matches[2] == 0
     ),
     "chen-cherry-6-fewer-than-three-orders": lambda r: (
-        r.smoothing.get("method") == "chen-cherry-6" and len(r.weights) < 3 and _statistics(r).matches[0] > 0
+        r.smoothing.method == "chen-cherry-6" and len(r.weights) < 3 and _statistics(r).matches[0] > 0
     ),
     "some-order-has-no-hypothesis-ngrams": lambda r: any(t == 0 for t in _statistics(r).totals),
 }
@@ -137,7 +137,7 @@ def test_differential_other_libraries(name):
 def _sacrebleu_statistics(implementation, request):
     """BLEUScore's own statistics for the request (the adapter's library call, before any correction)."""
     smoothing = request.smoothing
-    result = implementation._run(request, smoothing["method"], smoothing.get("k"), len(request.weights),
+    result = implementation._run(request, smoothing.method, smoothing.parameters.get("k"), len(request.weights),
                                  request.level == "sentence")
     return {"hyp_len": result.sys_len, "ref_len": result.ref_len, "matches": list(result.counts),
             "totals": list(result.totals), "bp": result.bp}

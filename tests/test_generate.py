@@ -80,7 +80,7 @@ def test_narrow_capabilities_are_respected():
     for request in sample(NARROW, n=200):
         assert request.level == "sentence" and len(request.segments) == 1
         assert len(request.weights) <= 2 and is_uniform(request.weights)
-        assert request.smoothing["method"] == "floor" and "value" in request.smoothing
+        assert request.smoothing.method == "floor" and "value" in request.smoothing.parameters
         assert request.lowercase is False
         assert not_applicable_reason(request, NARROW) is None
 
@@ -110,6 +110,6 @@ def test_the_inputs_cover_the_places_where_implementations_differ():
     assert any(0.0 in r.weights for r in requests), "zero weights"
     assert any(abs(sum(r.weights) - 1) > 1e-9 for r in requests), "weights not summing to one"
     assert {len(r.weights) for r in requests} >= {1, 2, 3, 4, 5, 6}
-    assert {r.smoothing["method"] for r in requests} == set(ALL["smoothing"])
+    assert {r.smoothing.method for r in requests} == set(ALL["smoothing"])
     assert {r.level for r in requests} == {"corpus", "sentence"}
     assert any(all(not s.hypothesis and not any(s.references) for s in r.segments) for r in requests), "c = r = 0"

@@ -17,7 +17,7 @@ from protocol_client import Client
 from oracle.adapters.base import Rejected
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.diagnose.judge import Contract
-from oracle.models.protocol import Handshake, ScoreCommand, ScoreReply, decode
+from oracle.models.protocol import Handshake, ScoreReply, ScoreRequest, decode
 
 ROOT = Path(__file__).resolve().parents[1]
 BLEU_JS = ROOT / "examples" / "node-bleu" / "bleu.js"
@@ -118,7 +118,7 @@ def test_node_scores_agree_with_hand_values_and_the_oracle(node, case_id):
     stats = reply.statistics
     assert (stats.hyp_len, stats.ref_len, list(stats.matches), list(stats.totals)) == (c, r, matches, totals)
 
-    oracle = OracleImplementation("papineni").score(ScoreCommand.from_json(message).to_request())
+    oracle = OracleImplementation("papineni").score(ScoreRequest.from_json(message))
     assert Contract().close(oracle.score, expected), (oracle.score, expected)
     assert {k: oracle.statistics[k] for k in ("hyp_len", "ref_len", "matches", "totals")} == {
         "hyp_len": c, "ref_len": r, "matches": matches, "totals": totals}
@@ -131,7 +131,7 @@ def test_node_rejects_what_the_oracle_rejects(node, case_id):
     reply = ScoreReply.from_json(node.ask(message))
     assert reply.outcome == "rejected", reply
     with pytest.raises(Rejected):
-        OracleImplementation("papineni").score(ScoreCommand.from_json(message).to_request())
+        OracleImplementation("papineni").score(ScoreRequest.from_json(message))
 
 
 def test_node_declines_smoothing_it_does_not_implement(node):

@@ -14,7 +14,7 @@ from strategies import corpora, segments, smoothings, to_lists, weights
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Options
 from oracle.formulas.profiles import PROFILES
-from oracle.models.request import Segment
+from oracle.models.protocol import Segment
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -51,7 +51,7 @@ def same(a, b):
 @given(segs=corpora(), w=weights(), profile=st.sampled_from(ORDER_FREE), data=st.data())
 def test_reference_order_does_not_matter(segs, w, profile, data):
     options = options_of(profile, uniform_weights_only=False)
-    shuffled = tuple(Segment(s.hypothesis, tuple(data.draw(st.permutations(s.references)))) for s in segs)
+    shuffled = tuple(Segment(hypothesis=s.hypothesis, references=tuple(data.draw(st.permutations(s.references)))) for s in segs)
     assert same(corpus(segs, w, options), corpus(shuffled, w, options))
 
 
@@ -72,7 +72,7 @@ def test_duplicating_a_reference_changes_nothing(segs, w, profile, data):
     i = data.draw(st.integers(0, len(segs) - 1))
     j = data.draw(st.integers(0, len(segs[i].references) - 1))
     doubled = list(segs)
-    doubled[i] = Segment(segs[i].hypothesis, segs[i].references + (segs[i].references[j],))
+    doubled[i] = Segment(hypothesis=segs[i].hypothesis, references=segs[i].references + (segs[i].references[j],))
     assert same(corpus(segs, w, options), corpus(tuple(doubled), w, options))
 
 
@@ -129,7 +129,7 @@ def test_statistics_are_additive_over_segments(segs, max_order, floor, rule):
 def test_lowercasing_is_idempotent(segs, w, profile):
     """Folding case twice is folding it once: lowercase=True on inputs already lowercased (by
     str.lower, the oracle's folding) gives what it gives on the original inputs."""
-    lowered = tuple(Segment(tuple(t.lower() for t in s.hypothesis), tuple(tuple(t.lower() for t in r) for r in s.references))
+    lowered = tuple(Segment(hypothesis=tuple(t.lower() for t in s.hypothesis), references=tuple(tuple(t.lower() for t in r) for r in s.references))
                     for s in segs)
     options = options_of(profile, lowercase=True)
     assert same(corpus(segs, w, options), corpus(lowered, w, options))
@@ -161,7 +161,7 @@ def test_a_zero_weight_order_changes_nothing(segs, w, profile, smoothing):
 def test_renaming_tokens_changes_nothing(segs, w, profile, smoothing):
     """BLEU sees only equality of tokens: an injective renaming keeps every count."""
     rename = lambda t: f"<{t}>"  # noqa: E731 - injective, and case folding commutes with it
-    renamed = tuple(Segment(tuple(map(rename, s.hypothesis)), tuple(tuple(map(rename, r)) for r in s.references))
+    renamed = tuple(Segment(hypothesis=tuple(map(rename, s.hypothesis)), references=tuple(tuple(map(rename, r)) for r in s.references))
                     for s in segs)
     options = options_of(profile)
     assert same(corpus(segs, w, options, smoothing), corpus(renamed, w, options, smoothing))

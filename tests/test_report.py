@@ -12,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from oracle.adapters.base import REGISTRY, Implementation, Rejected, Unsupported
+from oracle.adapters.base import (
+    REGISTRY,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    Unsupported,
+)
 from oracle.cli import main
 from oracle.formulas.profiles import PROFILES
-from oracle.models.request import ScoreAnswer
 from oracle.reports.render import PAGES
 from oracle.reports.site import (
     DATA_DIR,

@@ -14,13 +14,25 @@ from pathlib import Path
 import pytest
 from protocol_client import Client
 
-from oracle.adapters.base import REGISTRY, Implementation, Rejected, Unsupported
+from oracle.adapters.base import (
+    REGISTRY,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    Unsupported,
+)
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.adapters.server import handle_line, serve
 from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuTypeError, BleuValueError
-from oracle.models.protocol import Handshake, ScoreReply, decode, encode
-from oracle.models.request import ScoreAnswer, ScoreRequest, Segment
+from oracle.models.protocol import (
+    Handshake,
+    ScoreReply,
+    ScoreRequest,
+    Segment,
+    decode,
+    encode,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: a safety net so a hung server fails the test instead of hanging it (not a timing assertion)
@@ -283,7 +295,7 @@ def test_a_handshake_that_breaks_the_protocol_is_an_error():
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing=None, lowercase=False):
     return ScoreRequest(
         seq=1, level=level, weights=tuple(weights), lowercase=lowercase,
-        segments=tuple(Segment(tuple(h), tuple(tuple(r) for r in refs)) for h, refs in segments),
+        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(tuple(r) for r in refs)) for h, refs in segments),
         smoothing=smoothing or {"method": "none"},
     )
 
@@ -324,10 +336,10 @@ def test_oracle_adapter_follows_the_request_not_the_profile_for_smoothing_and_ca
 @pytest.mark.parametrize("req,message", [
     (request([(MATLAB_HYP, MATLAB_REFS)], weights=[0, 0]), "`weights` must not be all zero"),
     (request([(MATLAB_HYP, MATLAB_REFS)], smoothing={"method": "floor", "value": -1.0}), "`smoothing.value` must be non-negative"),
-    (request([(MATLAB_HYP, MATLAB_REFS)] * 2, level="sentence"), "exactly one segment"),
-    (ScoreRequest(1, "corpus", (), (1.0,)), "at least one segment"),
+    (ScoreRequest(seq=1, level="corpus", segments=(), weights=(1.0,)), "at least one segment"),
 ])
 def test_oracle_adapter_rejects_invalid_input(req, message):
+    # (a sentence-level request with two segments cannot be built: the protocol model refuses it)
     with pytest.raises(Rejected) as raised:
         OracleImplementation().score(req)
     assert message in str(raised.value)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import traceback
+from dataclasses import dataclass
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 
 class AdapterUnavailable(BleuOracleError, ImportError):
@@ -25,6 +26,15 @@ class Rejected(BleuOracleError):
 
 class Unsupported(BleuOracleError):
     """The implementation cannot compute this request -> {"seq", "unsupported": message}."""
+
+
+@dataclass(frozen=True)
+class ScoreAnswer:
+    """What an adapter returns: score on the 0-1 scale (float, NaN allowed) and optional statistics
+    {"hyp_len", "ref_len", "matches", "totals", "bp"}."""
+
+    score: float
+    statistics: dict | None = None
 
 
 class Implementation:

@@ -22,11 +22,12 @@ BaseException, and is a crash (the server answers `error`).
 
 from __future__ import annotations
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -19,11 +19,12 @@ no __version__; the version is its distribution's.
 
 from __future__ import annotations
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -20,11 +20,12 @@ al. 2002").
 
 from __future__ import annotations
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -27,11 +27,12 @@ import contextlib
 import io
 import warnings
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     rejecting,
     require_one_segment,

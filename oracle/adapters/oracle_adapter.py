@@ -13,9 +13,9 @@ from oracle.diagnose.expect import oracle_result, statistics_json
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuTypeError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
-from .base import Implementation, Rejected
+from .base import Implementation, Rejected, ScoreAnswer
 
 #: The largest order declared; the oracle itself has no limit, this is what it promises.
 MAX_ORDER = 10

@@ -33,9 +33,16 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
-from .base import AdapterUnavailable, Implementation, Rejected, Unsupported, is_uniform
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    Unsupported,
+    is_uniform,
+)
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")

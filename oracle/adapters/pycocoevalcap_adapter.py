@@ -19,11 +19,12 @@ from __future__ import annotations
 import contextlib
 import io
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     rejecting,
     require_one_segment,

@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import logging
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
     Rejected,
+    ScoreAnswer,
     Unsupported,
     as_count,
     rejecting,

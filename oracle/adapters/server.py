@@ -42,17 +42,16 @@ from oracle.models.protocol import (
     PROTOCOL_VERSION,
     Handshake,
     ProtocolError,
-    ScoreCommand,
     ScoreReply,
+    ScoreRequest,
     StartCommand,
     StopCommand,
     decode,
     encode,
     parse_command,
 )
-from oracle.models.request import ScoreAnswer
 
-from .base import call
+from .base import ScoreAnswer, call
 
 
 def serve(implementation, stdin=None, stdout=None):
@@ -130,10 +129,10 @@ def _start(implementation, command: StartCommand):
         return {"error": f"the implementation's handshake breaks protocol v1: {exc}"}
 
 
-def score_reply(implementation, command: ScoreCommand):
+def score_reply(implementation, command: ScoreRequest):
     """Ask the implementation to score one command; the reply as a JSON-ready dict."""
     seq = command.seq
-    kind, answer = call(implementation, command.to_request(), log=sys.stderr)
+    kind, answer = call(implementation, command, log=sys.stderr)
     if kind != "score":
         return {"seq": seq, kind: answer}
     try:

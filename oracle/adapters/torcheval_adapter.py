@@ -15,11 +15,12 @@ statistics (no BP).
 
 from __future__ import annotations
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     as_count,
     rejecting,

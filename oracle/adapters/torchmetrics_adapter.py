@@ -17,11 +17,12 @@ does not expose BP. The computation runs in torch's default dtype, float32.
 
 from __future__ import annotations
 
-from oracle.models.request import ScoreAnswer, ScoreRequest
+from oracle.models.protocol import ScoreRequest
 
 from .base import (
     AdapterUnavailable,
     Implementation,
+    ScoreAnswer,
     Unsupported,
     as_count,
     rejecting,

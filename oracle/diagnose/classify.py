@@ -10,8 +10,9 @@ place of a zero precision, an early "return 0", ...), then pairs of them, and
 returns the first whose value matches the answer within the numeric contract
 |a - e| <= 1e-12 + 1e-9 |e| (NaN matches only NaN).
 
-    >>> from oracle.models.request import ScoreRequest, Segment
-    >>> request = ScoreRequest(0, "sentence", (Segment(("a", "b"), (("b", "a"),)),), (0.5, 0.01))
+    >>> from oracle.models.protocol import ScoreRequest, Segment
+    >>> request = ScoreRequest(level="sentence", segments=[Segment(hypothesis=["a", "b"], references=[["b", "a"]])],
+    ...                        weights=[0.5, 0.01])
     >>> classify(request, 0.0008384428090212442, "nltk").name  # nltk: sys.float_info.min ** 0.01
     'tiny-instead-of-zero'
 
@@ -101,7 +102,7 @@ class _Context:
 def _context(request, profile, overrides):
     """The request under the profile's options, with the case's overrides and the request's case folding."""
     options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
-    smoothing = Smoothing.parse(request.smoothing) or options.smoothing
+    smoothing = request.smoothing.to_convention()
     weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
     return _Context(request, options, smoothing, weights)
 
@@ -216,7 +217,7 @@ def _mean_of_segments(ctx, level):
         return None
     scores = []
     for segment in request.segments:
-        one = _result(ctx, request=replace(request, segments=(segment,), level=level))
+        one = _result(ctx, request=request.model_copy(update={"segments": (segment,), "level": level}))
         if one is None:
             return None
         scores.append(float(one.score))

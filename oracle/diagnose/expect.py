@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
-from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import Expected
@@ -27,7 +26,7 @@ def oracle_result(request, options, smoothing=None):
         raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
     if request.level == "sentence" and len(request.segments) != 1:
         raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
-    smoothing = smoothing or Smoothing.parse(request.smoothing)
+    smoothing = smoothing or request.smoothing.to_convention()
     segments = request.segments
     if request.level == "sentence":
         return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,

@@ -29,7 +29,7 @@ import random
 import unicodedata
 
 from oracle.formulas.conventions import SMOOTHING_METHODS
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 #: Tokens the generator draws from: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (
@@ -164,7 +164,7 @@ def generate_segment(rng, *, lowercase=False):
             references[i] = _resize(rng, references[i], length - d, vocabulary)
             references[j] = _resize(rng, references[j], length + d, vocabulary)
     rng.shuffle(references)
-    return Segment(tuple(hypothesis), tuple(tuple(r) for r in references))
+    return Segment(hypothesis=tuple(hypothesis), references=tuple(tuple(r) for r in references))
 
 
 def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
@@ -176,8 +176,8 @@ def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing
     lowercase = bool(capabilities.get("lowercase")) and rng.random() < 0.3
     if rng.random() < 0.03:  # nothing at all: c = r = 0
         count = 1 if level == "sentence" else rng.randint(1, 3)
-        segments = tuple(Segment((), ((),) * rng.randint(1, 2)) for _ in range(count))
+        segments = tuple(Segment(hypothesis=(), references=((),) * rng.randint(1, 2)) for _ in range(count))
     else:
         count = 1 if level == "sentence" else rng.choice((1, 1, 2, 2, 3, 4, 6))
         segments = tuple(generate_segment(rng, lowercase=lowercase) for _ in range(count))
-    return ScoreRequest(seq, level, segments, weights, smoothing, lowercase)
+    return ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing, lowercase=lowercase)

@@ -24,7 +24,7 @@ from oracle.formulas.conventions import (
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import parse_number
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ProtocolError, ScoreRequest
 
 #: Case option keys that travel in the request itself; every other Options field is a convention override.
 REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
@@ -45,58 +45,34 @@ def _get(obj, name, default=None):
 # -- protocol JSON ------------------------------------------------------------
 
 
-def request_to_json(request, *, with_seq=True):
+def request_to_json(request):
     """The protocol-v1 `score` command for a ScoreRequest."""
-    out = {"cmd": "score"} if with_seq else {}
-    if with_seq:
-        out["seq"] = request.seq
-    out.update({
-        "level": request.level,
-        "segments": [  # anything but a Segment is left for validation to name
-            {"hypothesis": list(s.hypothesis), "references": [list(r) for r in s.references]}
-            if isinstance(s, Segment) else s
-            for s in request.segments
-        ],
-        "weights": list(request.weights),
-        "smoothing": dict(request.smoothing) if isinstance(request.smoothing, dict) else request.smoothing,
-        "lowercase": request.lowercase,
-    })
-    return out
+    return request.to_json()
 
 
 def replay_payload(request):
     """The replayable form of a request: the score command without `cmd` and `seq`."""
-    return request_to_json(request, with_seq=False)
+    return request.replay_payload()
 
 
 def request_from_json(data, *, seq=None):
     """A ScoreRequest from a protocol score command or a replay payload (cmd and seq optional),
     validated strictly by `oracle.models.protocol` (ProtocolError, a BleuValueError, names the field)."""
-    from oracle.models.protocol import ScoreCommand
-
     if not isinstance(data, dict):
         raise BleuValueError(f"a request must be a JSON object (got {describe(data)})")
     obj = {"cmd": "score", "seq": 0, **data}
     if seq is not None:
         obj["seq"] = seq
-    return ScoreCommand.from_json(obj).to_request()
+    return ScoreRequest.from_json(obj)
 
 
 def to_wire(request):
-    """(protocol JSON, the request as it travels) for a ScoreRequest, validated by `oracle.models.protocol`.
-
-    Raises ProtocolError when the request cannot be expressed in protocol v1
-    (e.g. no weights, a token that is not a string). Smoothing parameters left
-    out are filled in with their documented defaults, as the wire requires.
-    """
-    from oracle.models.protocol import ScoreCommand
-
-    command = ScoreCommand.from_request(request)
-    return command.to_json(), command.to_request()
+    """(protocol JSON, the request as it travels): a ScoreRequest is valid protocol v1 by construction."""
+    return request.to_json(), request
 
 
 def with_seq(request, seq):
-    return ScoreRequest(seq, request.level, request.segments, request.weights, request.smoothing, request.lowercase)
+    return request.with_seq(seq)
 
 
 # -- cases ---------------------------------------------------------------------
@@ -108,13 +84,13 @@ class CaseRequest:
 
     case_id: str
     title: str
-    request: ScoreRequest
+    request: ScoreRequest | None
     profiles: tuple
     #: convention overrides from the case's options (reference_length, ...)
     overrides: dict = field(default_factory=dict)
     #: the document's printed expectation: {"score", "tolerance"}, {"statistics"}, {"rejected": True}
     document: dict = field(default_factory=dict)
-    #: set when the case cannot even be turned into a request; the oracle's rejection reason
+    #: set (and `request` None) when the case's input cannot be expressed in protocol v1: why
     invalid: str | None = None
 
 
@@ -153,15 +129,12 @@ def case_to_request(case, *, seq, profile):
     data = _get(case, "input", {})
     options = _get(case, "options", {}) or {}
     level = _get(data, "level", "corpus")
-    segments = []
-    for segment in _get(data, "segments", ()) or ():
-        hypothesis = _get(segment, "hypothesis", ())
-        references = _get(segment, "references", ())
-        segments.append(Segment(
-            tuple(hypothesis) if isinstance(hypothesis, (list, tuple)) else hypothesis,
-            tuple(tuple(r) if isinstance(r, (list, tuple)) else r for r in references)
-            if isinstance(references, (list, tuple)) else references,
-        ))
+    segments = [
+        {"hypothesis": _listed(_get(segment, "hypothesis", ())),
+         "references": [_listed(r) for r in _get(segment, "references", ())]
+         if isinstance(_get(segment, "references", ()), (list, tuple)) else _get(segment, "references")}
+        for segment in _get(data, "segments", ()) or ()
+    ]
     weights = _get(options, "weights")
     if weights is None:
         n = profile.options.default_max_order
@@ -184,14 +157,24 @@ def case_to_request(case, *, seq, profile):
             for key in WEIGHT_RULE_KEYS:
                 if key in options:
                     overrides["weights"] = options[key]
-    request = ScoreRequest(seq, level, tuple(segments), weights, smoothing, lowercase)
+    invalid = None
+    try:
+        request = ScoreRequest.from_json({"cmd": "score", "seq": seq, "level": level, "segments": segments,
+                                          "weights": _listed(weights), "smoothing": smoothing, "lowercase": lowercase})
+    except ProtocolError as exc:
+        request, invalid = None, f"the input cannot be expressed in protocol v1: {exc}"
     profiles = _get(case, "profiles", ()) or ()
     if isinstance(profiles, str):
         profiles = (profiles,)
     # A case found by `bleu-oracle fuzz` expects what one implementation answered, not what a
     # document prints: the runner judges its input against the oracle only.
     document = {} if _get(case, "found_by") else _document(_get(case, "expect", {}) or {})
-    return CaseRequest(case_id, str(_get(case, "title", "") or ""), request, tuple(profiles), overrides, document)
+    return CaseRequest(case_id, str(_get(case, "title", "") or ""), request, tuple(profiles), overrides, document,
+                       invalid)
+
+
+def _listed(value):
+    return list(value) if isinstance(value, (list, tuple)) else value
 
 
 def _smoothing_json(smoothing, profile):
@@ -263,8 +246,8 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         max_order = capabilities.get("max_order")
         if isinstance(max_order, int) and len(weights) > max_order:
             return f"maximum order {len(weights)} exceeds the implementation's max_order {max_order}"
-    method = request.smoothing.get("method") if isinstance(request.smoothing, dict) else None
-    if method is not None and method not in capabilities.get("smoothing", []):
+    method = request.smoothing.method
+    if method not in capabilities.get("smoothing", []):
         return f"smoothing {method!r} is not among the implementation's methods {capabilities.get('smoothing', [])}"
     if request.lowercase is True and not capabilities.get("lowercase"):
         return "the request folds case and the implementation does not declare lowercase"

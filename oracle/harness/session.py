@@ -202,21 +202,19 @@ class Session:
                     expected.document = doc
         return expected
 
-    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=()):
+    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None):
+        """Judge one input. `request` is None (and `invalid` says why) for a case whose input
+        protocol v1 cannot carry: it is not applicable."""
         started = time.perf_counter()
         record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
                   "layer": None, "order": None, "label": None, "classification": None, "expected": None,
                   "actual": None, "message": "", "stderr": "", "duration": 0.0, "baseline": None, "shrunk": None,
                   "replay": None, "reproduce": None}
-        try:
-            request = to_wire(with_seq(request, 0))[1]
-            reason = not_applicable_reason(request, self.capabilities, profile=self.profile,
-                                           case_profiles=profiles, overrides=overrides)
-        except ProtocolError as exc:
-            reason = f"the input cannot be expressed in protocol v1: {exc}"
+        reason = invalid or not_applicable_reason(request, self.capabilities, profile=self.profile,
+                                                  case_profiles=profiles, overrides=overrides)
         if reason is not None:
-            record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason,
-                          request=request_to_json(with_seq(request, 0)), label="not-applicable")
+            record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason, label="not-applicable",
+                          request=None if request is None else request.with_seq(0).to_json())
             return self.finish(record)
         expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         sent, reply = self.send(request)
@@ -305,7 +303,7 @@ class Session:
             if not selected(item.case_id, self.args.only):
                 continue
             self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
-                          document=item.document, profiles=item.profiles)
+                          document=item.document, profiles=item.profiles, invalid=item.invalid)
 
     def run_examples(self):
         uniform_only = PROFILES[self.profile].options.uniform_weights_only

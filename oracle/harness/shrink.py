@@ -25,8 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oracle.formulas.conventions import SMOOTHING_METHODS
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 DEFAULT_BUDGET = 250
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -55,11 +54,11 @@ def _with_sequence(request, seg, ref, tokens):
     segments = list(request.segments)
     segment = segments[seg]
     if ref is None:
-        segments[seg] = Segment(tuple(tokens), segment.references)
+        segments[seg] = Segment(hypothesis=tuple(tokens), references=segment.references)
     else:
         references = list(segment.references)
         references[ref] = tuple(tokens)
-        segments[seg] = Segment(segment.hypothesis, tuple(references))
+        segments[seg] = Segment(hypothesis=segment.hypothesis, references=tuple(references))
     return _replace(request, segments=tuple(segments))
 
 
@@ -109,7 +108,7 @@ class _Shrinker:
                 segment = self.current.segments[seg]
                 references = segment.references[:r] + segment.references[r + 1:]
                 segments = list(self.current.segments)
-                segments[seg] = Segment(segment.hypothesis, references)
+                segments[seg] = Segment(hypothesis=segment.hypothesis, references=references)
                 if self.attempt(_replace(self.current, segments=tuple(segments))):
                     progress = True
                 else:
@@ -164,17 +163,13 @@ class _Shrinker:
 
     def simplify_smoothing(self):
         smoothing = self.current.smoothing
-        if not isinstance(smoothing, dict) or smoothing.get("method") == "none":
+        if smoothing.method == "none":
             return False
         if "none" in self.capabilities.get("smoothing", ["none"]):
-            if self.attempt(_replace(self.current, smoothing={"method": "none"})):
+            if self.attempt(_replace(self.current, smoothing="none")):
                 return True
-        method = smoothing.get("method")
-        if method in SMOOTHING_METHODS:
-            defaults = {"method": method, **{k: float(v) for k, v in SMOOTHING_METHODS[method].items()}}
-            if defaults != smoothing and self.attempt(_replace(self.current, smoothing=defaults)):
-                return True
-        return False
+        defaults = SmoothingSpec.of(smoothing.method)
+        return defaults != smoothing and self.attempt(_replace(self.current, smoothing=defaults))
 
     def no_lowercase(self):
         return self.current.lowercase is True and self.attempt(_replace(self.current, lowercase=False))
@@ -204,7 +199,7 @@ class _Shrinker:
         if all(k == v for k, v in names.items()):
             return False
         rename = lambda seq: tuple(names[t] for t in seq)  # noqa: E731
-        segments = tuple(Segment(rename(s.hypothesis), tuple(rename(r) for r in s.references)) for s in self.current.segments)
+        segments = tuple(Segment(hypothesis=rename(s.hypothesis), references=tuple(rename(r) for r in s.references)) for s in self.current.segments)
         return self.attempt(_replace(self.current, segments=segments))
 
     def run(self):

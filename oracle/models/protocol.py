@@ -1,41 +1,58 @@
-"""Protocol v1: the messages between the runner and an implementation, as typed models.
+"""Protocol v1: the messages between the runner and an implementation, as pydantic models.
 
 An implementation is a process: the runner writes one JSON object per line to
 its stdin and reads one JSON object per line from its stdout, in order
-(PROTOCOL.md is the prose specification). Each message is a frozen dataclass
-here, with `from_json(obj)` that validates strictly (unknown fields rejected,
-types checked, the offending field named in a `ProtocolError`) and
-`to_json()`.
+(PROTOCOL.md is the prose specification). Each message is one frozen model
+here, validated strictly (unknown fields rejected, types checked) by pydantic;
+`from_json(obj)` turns a validation failure into a `ProtocolError` naming the
+offending field in the protocol's words, and `to_json()` gives the wire form.
 
-The models are the single source of truth: every field carries a spec that
-both validates it and describes it, and `json_schemas()` generates the JSON
-Schemas committed under `oracle/schemas/protocol-v1/` from those specs.
-Regenerate them with `bleu-oracle protocol schema --write` (or
-`python -m oracle.models.protocol`); a test checks the committed files are current.
+The models are the single source of truth: the JSON Schemas committed under
+`oracle/models/schemas/protocol-v1/` are generated from them by
+`json_schemas()`. Regenerate them with `bleu-oracle protocol schema --write`
+(or `python -m oracle.models.protocol`); a test checks the committed files are current.
 
-`ScoreCommand` *is* an `oracle.adapters.base.ScoreRequest` (a subclass adding
-the JSON codec), and its segments are plain `oracle.adapters.base.Segment`s.
+A score request has exactly one class, `ScoreRequest`: the runner builds it,
+the wire carries it, adapters receive it, results record it. Its smoothing is
+one model per method (`SMOOTHING_SPECS`), a union keyed on `method` whose
+parameters come from the one table of methods, `conventions.SMOOTHING_METHODS`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Annotated, ClassVar, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    WithJsonSchema,
+    create_model,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from oracle.formulas.bleu import LEVELS
-from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuValueError
-from oracle.harness.requests import request_to_json
-
-from .request import ScoreRequest, Segment
 
 PROTOCOL_VERSION = 1
 WEIGHT_CAPABILITIES = ("any", "uniform")
 COMMANDS = ("start", "score", "stop")
 #: The outcomes a score reply can carry; exactly one per reply.
 OUTCOMES = ("score", "rejected", "unsupported", "error")
+#: JSON nesting deeper than this is refused before parsing (a protocol message nests 4 deep).
+MAX_NESTING = 64
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / f"protocol-v{PROTOCOL_VERSION}"
@@ -48,7 +65,7 @@ class ProtocolError(BleuValueError):
 # -- Encoding one line --------------------------------------------------------
 
 
-def _show(value):
+def show(value):
     """A bad value as it would look in JSON, short."""
     try:
         text = json.dumps(value, ensure_ascii=False)
@@ -74,7 +91,7 @@ def _kind(value):
 
 
 def _jsonable(obj):
-    if hasattr(obj, "to_json") and not isinstance(obj, type):
+    if isinstance(obj, BaseModel):
         obj = obj.to_json()
     if isinstance(obj, float):
         if math.isnan(obj):
@@ -109,9 +126,32 @@ def _no_duplicates(pairs):
     return out
 
 
+def _nesting(line):
+    """The deepest bracket nesting of a JSON text (strings skipped), to refuse deep input before parsing."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
 def decode(line):
     """Parse one protocol line (str or UTF-8 bytes) into a dict; ProtocolError if it is not
-    one JSON object (NaN/Infinity literals and duplicate keys are refused)."""
+    one JSON object (NaN/Infinity literals, duplicate keys, nesting deeper than MAX_NESTING and
+    integers too long to read are refused)."""
     if isinstance(line, (bytes, bytearray)):
         try:
             line = bytes(line).decode("utf-8")
@@ -119,493 +159,477 @@ def decode(line):
             raise ProtocolError(f"a protocol line must be UTF-8 ({exc})") from None
     if not isinstance(line, str):
         raise ProtocolError(f"a protocol line must be text (got {type(line).__name__})")
+    if ("[[" in line or "{" in line) and _nesting(line) > MAX_NESTING:
+        raise ProtocolError(f"a protocol line nests deeper than {MAX_NESTING} levels")
     try:
         obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
     except json.JSONDecodeError as exc:
-        raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {_show(line.strip())})") from None
+        raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})") from None
     except RecursionError:
         raise ProtocolError("a protocol line nests too deeply") from None
+    except ValueError as exc:  # an integer longer than Python reads (sys.get_int_max_str_digits)
+        raise ProtocolError(f"a protocol line holds a number that cannot be read: {exc}") from None
     if not isinstance(obj, dict):
-        raise ProtocolError(f"a protocol line must be a JSON object (got {_kind(obj)}: {_show(obj)})")
+        raise ProtocolError(f"a protocol line must be a JSON object (got {_kind(obj)}: {show(obj)})")
     return obj
 
 
-# -- Field specs: each validates a value and describes it as JSON Schema ------
+# -- Field types: each carries its check and its JSON Schema -------------------------
 
 
-def _at(path, name):
-    return f"{path}.{name}" if path else name
+def _finite(value, *, nan):
+    """A JSON number as a float; "NaN" too when `nan`. Refuses booleans, strings, infinities."""
+    expected = 'a number or "NaN"' if nan else "a number"
+    if nan and (value == "NaN" or (isinstance(value, float) and math.isnan(value))):
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise PydanticCustomError("protocol_number", f"must be {expected}")
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond the float range
+        number = math.inf
+    if not math.isfinite(number):
+        raise PydanticCustomError("protocol_number", 'must be a finite number or "NaN"' if nan else "must be a finite number")
+    return value if isinstance(value, int) else number
 
 
-class _Spec:
-    description = ""
-
-    def parse(self, value, path):  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def dump(self, value):
-        return value
-
-    def schema(self):  # pragma: no cover - interface
-        raise NotImplementedError
-
-    def _with_description(self, schema):
-        if self.description:
-            schema = {"description": self.description, **schema}
-        return schema
+def _nan_to_string(value):
+    return "NaN" if isinstance(value, float) and math.isnan(value) else value
 
 
-class _Integer(_Spec):
-    def __init__(self, *, minimum=None, const=None, description=""):
-        self.minimum, self.const, self.description = minimum, const, description
-
-    def parse(self, value, path):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ProtocolError(f"`{path}` must be an integer (got {_show(value)})")
-        if self.const is not None and value != self.const:
-            raise ProtocolError(f"`{path}` must be {self.const} (got {_show(value)})")
-        if self.minimum is not None and value < self.minimum:
-            raise ProtocolError(f"`{path}` must be at least {self.minimum} (got {value})")
-        return value
-
-    def schema(self):
-        schema = {"type": "integer"}
-        if self.const is not None:
-            schema["const"] = self.const
-        if self.minimum is not None:
-            schema["minimum"] = self.minimum
-        return self._with_description(schema)
+#: A finite JSON number (an int stays an int).
+Number = Annotated[Union[int, float], BeforeValidator(lambda v: _finite(v, nan=False)), WithJsonSchema({"type": "number"})]
+#: A finite JSON number or the string "NaN" (read as float NaN, written back as "NaN").
+NumberOrNaN = Annotated[
+    float, BeforeValidator(lambda v: _finite(v, nan=True)), PlainSerializer(_nan_to_string),
+    WithJsonSchema({"oneOf": [{"type": "number"}, {"const": "NaN"}]}),
+]
+Count = Annotated[StrictInt, Field(ge=0)]
 
 
-class _Number(_Spec):
-    """A finite JSON number; with nan=True also the string "NaN" (read as float NaN)."""
-
-    def __init__(self, *, nan=False, description=""):
-        self.nan, self.description = nan, description
-
-    def parse(self, value, path):
-        expected = 'a number or "NaN"' if self.nan else "a number"
-        finite = 'a finite number or "NaN"' if self.nan else "a finite number"
-        if self.nan and (value == "NaN" or (isinstance(value, float) and math.isnan(value))):
-            return math.nan
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ProtocolError(f"`{path}` must be {expected} (got {_show(value)})")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ProtocolError(f"`{path}` must be {finite} (got {value!r})")
-        return value
-
-    def dump(self, value):
-        return "NaN" if isinstance(value, float) and math.isnan(value) else value
-
-    def schema(self):
-        if self.nan:
-            return self._with_description({"oneOf": [{"type": "number"}, {"const": "NaN"}]})
-        return self._with_description({"type": "number"})
+def _unique(items):
+    if isinstance(items, (list, tuple)) and len(set(map(show, items))) != len(items):
+        raise PydanticCustomError("protocol_unique", "must not repeat an item")
+    return items
 
 
-class _String(_Spec):
-    def __init__(self, *, enum=None, min_length=None, description=""):
-        self.enum, self.min_length, self.description = enum, min_length, description
-
-    def parse(self, value, path):
-        if not isinstance(value, str):
-            raise ProtocolError(f"`{path}` must be a string (got {_show(value)})")
-        if self.enum is not None and value not in self.enum:
-            raise ProtocolError(f"`{path}` must be one of {', '.join(_show(e) for e in self.enum)} (got {_show(value)})")
-        if self.min_length is not None and len(value) < self.min_length:
-            raise ProtocolError(f"`{path}` must not be empty (got {_show(value)})")
-        return value
-
-    def schema(self):
-        schema = {"type": "string"}
-        if self.enum is not None:
-            schema["enum"] = list(self.enum)
-        if self.min_length is not None:
-            schema["minLength"] = self.min_length
-        return self._with_description(schema)
+def _described(text):
+    return Field(description=text)
 
 
-class _Boolean(_Spec):
-    def __init__(self, *, description=""):
-        self.description = description
-
-    def parse(self, value, path):
-        if not isinstance(value, bool):
-            raise ProtocolError(f"`{path}` must be true or false (got {_show(value)})")
-        return value
-
-    def schema(self):
-        return self._with_description({"type": "boolean"})
+#: Validation context of a message read from the wire: nothing is filled in (Python callers may
+#: leave smoothing parameters out, or give a method name; the wire carries every one).
+WIRE = {"wire": True}
 
 
-class _Array(_Spec):
-    """A JSON array, read as a tuple."""
+class Message(BaseModel):
+    """Base of every protocol model: frozen, unknown fields refused, `from_json`/`to_json`."""
 
-    def __init__(self, item, *, min_items=None, unique=False, description=""):
-        self.item, self.min_items, self.unique, self.description = item, min_items, unique, description
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    def parse(self, value, path):
-        if not isinstance(value, (list, tuple)):
-            raise ProtocolError(f"`{path}` must be an array (got {_show(value)})")
-        if self.min_items is not None and len(value) < self.min_items:
-            raise ProtocolError(f"`{path}` must hold at least {self.min_items} item{'s' if self.min_items != 1 else ''} (got {_show(value)})")
-        parsed = tuple(self.item.parse(v, f"{path}[{i}]") for i, v in enumerate(value))
-        if self.unique and len(set(parsed)) != len(parsed):
-            raise ProtocolError(f"`{path}` must not repeat an item (got {_show(value)})")
-        return parsed
-
-    def dump(self, value):
-        return [self.item.dump(v) for v in value]
-
-    def schema(self):
-        schema = {"type": "array", "items": self.item.schema()}
-        if self.min_items is not None:
-            schema["minItems"] = self.min_items
-        if self.unique:
-            schema["uniqueItems"] = True
-        return self._with_description(schema)
-
-
-class _Record(_Spec):
-    """A JSON object read into a dataclass; each field has a spec (required unless said)."""
-
-    def __init__(self, cls, specs, *, optional=(), cmd=None, title="", description=""):
-        self.cls, self.specs, self.optional, self.cmd = cls, specs, frozenset(optional), cmd
-        self.title, self.description = title, description
-
-    def parse(self, value, path):
-        if isinstance(value, self.cls):  # already a model (built in Python): re-check its fields
-            value = self.dump(value)
-        where = f"`{path}`" if path else (f"a {self.cmd!r} command" if self.cmd else f"a {self.title or self.cls.__name__}")
-        if not isinstance(value, dict):
-            raise ProtocolError(f"{where} must be a JSON object (got {_show(value)})")
-        allowed = list(self.specs) + (["cmd"] if self.cmd else [])
-        unknown = [k for k in value if k not in allowed]
-        if unknown:
-            raise ProtocolError(
-                f"unknown field `{_at(path, unknown[0])}` in {where} (its fields are {', '.join(f'`{a}`' for a in allowed)})"
-            )
-        if self.cmd is not None and value.get("cmd") != self.cmd:
-            raise ProtocolError(f"`{_at(path, 'cmd')}` must be {_show(self.cmd)} (got {_show(value.get('cmd'))})")
-        kwargs = {}
-        for name, spec in self.specs.items():
-            if name not in value:
-                if name in self.optional:
-                    continue
-                raise ProtocolError(f"`{_at(path, name)}` is required in {where}")
-            kwargs[name] = spec.parse(value[name], _at(path, name))
-        return self.cls(**kwargs)
-
-    def dump(self, value):
-        out = {"cmd": self.cmd} if self.cmd is not None else {}
-        for name, spec in self.specs.items():
-            item = getattr(value, name)
-            if item is None and name in self.optional:
-                continue
-            out[name] = spec.dump(item)
-        return out
-
-    def schema(self):
-        schema = {"type": "object"}
-        if self.title:
-            schema["title"] = self.title
-        if self.description:
-            schema["description"] = self.description
-        properties = {}
-        if self.cmd is not None:
-            properties["cmd"] = {"const": self.cmd}
-        properties.update({name: spec.schema() for name, spec in self.specs.items()})
-        schema["properties"] = properties
-        schema["required"] = (["cmd"] if self.cmd is not None else []) + [n for n in self.specs if n not in self.optional]
-        schema["additionalProperties"] = False
-        return schema
-
-
-class _SmoothingSpec(_Spec):
-    """`{"method": name, <every parameter of that method>}`, from conventions.SMOOTHING_METHODS.
-
-    Parameter values are only type-checked (finite numbers): whether, say, a negative
-    floor value is valid is for the implementation to judge (it answers `rejected`)."""
-
-    description = (
-        "The smoothing method and every parameter it takes (the runner always sends them all); "
-        "parameters are finite numbers, their validity is for the implementation to judge."
-    )
-
-    def parse(self, value, path):
-        if not isinstance(value, dict):
-            raise ProtocolError(f"`{path}` must be an object {{\"method\": ..., <parameters>}} (got {_show(value)})")
-        if "method" not in value:
-            raise ProtocolError(f"`{_at(path, 'method')}` is required (got {_show(value)})")
-        method = _String(enum=tuple(SMOOTHING_METHODS)).parse(value["method"], _at(path, "method"))
-        takes = list(SMOOTHING_METHODS[method])
-        for key in value:
-            if key != "method" and key not in takes:
-                raise ProtocolError(
-                    f"unknown field `{_at(path, key)}`: method {_show(method)} takes "
-                    f"{', '.join(f'`{t}`' for t in takes) if takes else 'no parameters'}"
-                )
-        out = {"method": method}
-        for name in takes:
-            if name not in value:
-                raise ProtocolError(f"`{_at(path, name)}` is required for method {_show(method)}")
-            out[name] = _Number().parse(value[name], _at(path, name))
-        return out
-
-    def dump(self, value):
-        return dict(value)
-
-    def schema(self):
-        variants = []
-        for method, params in SMOOTHING_METHODS.items():
-            properties = {"method": {"const": method}}
-            properties.update({name: {"type": "number", "default": float(default)} for name, default in params.items()})
-            variants.append({
-                "type": "object",
-                "properties": properties,
-                "required": ["method", *params],
-                "additionalProperties": False,
-            })
-        return {"description": self.description, "oneOf": variants}
-
-
-def _spec(spec, **kw):
-    """A dataclass field carrying its protocol spec."""
-    return field(metadata={"spec": spec}, **kw)
-
-
-class _Model:
-    """Mixin: `from_json`, `to_json`, `json_schema` from the fields' specs."""
-
-    CMD = None
-    SCHEMA_NAME = None
-    OPTIONAL = ()
-    #: specs for fields inherited from a dataclass that is not ours (ScoreRequest)
-    EXTERNAL_SPECS = {}
+    #: the `cmd` of a command model, None for the others
+    CMD: ClassVar[str | None] = None
+    #: fields with a default for Python callers that the wire must carry all the same
+    WIRE_REQUIRED: ClassVar[tuple] = ()
 
     @classmethod
-    def _specs(cls):
-        return {f.name: f.metadata.get("spec") or cls.EXTERNAL_SPECS[f.name] for f in fields(cls)}
-
-    @classmethod
-    def _record(cls):
-        doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
-        return _Record(cls, cls._specs(), optional=cls.OPTIONAL, cmd=cls.CMD, title=cls.__name__, description=doc)
-
-    @classmethod
-    def from_json(cls, obj, path=""):
+    def from_json(cls, obj):
         """Validate a decoded JSON object strictly and build the model; ProtocolError names the field."""
-        instance = cls._record().parse(obj, path)
-        instance._check(path)
-        return instance
-
-    def _check(self, path):
-        """Rules across fields (none by default)."""
+        if cls.CMD is not None and isinstance(obj, dict):
+            if "cmd" not in obj:
+                raise ProtocolError(f"`cmd` is required in a {cls.CMD!r} command")
+            if obj["cmd"] != cls.CMD:
+                raise ProtocolError(f"`cmd` must be {show(cls.CMD)} (got {show(obj['cmd'])})")
+        if isinstance(obj, dict) and set(obj) <= set(cls.model_fields):  # unknown fields are named first
+            for name, field in cls.model_fields.items():
+                if name not in obj and (field.is_required() or name in cls.WIRE_REQUIRED):
+                    where = f"a {cls.CMD!r} command" if cls.CMD else f"a {cls.__name__}"
+                    raise ProtocolError(f"`{name}` is required in {where}")
+        try:
+            return cls.model_validate(obj, context=WIRE)
+        except ValidationError as exc:
+            raise ProtocolError(_explain(exc, cls)) from None
 
     def to_json(self):
-        return self._record().dump(self)
+        """The wire form: a plain JSON-ready dict (optional fields left out when unset)."""
+        return self.model_dump(mode="json", exclude_none=True)
 
-    def validate(self):
+    def validate_again(self):
         """This model, re-read from its JSON form: raises ProtocolError if it would not pass."""
         return type(self).from_json(self.to_json())
 
     @classmethod
     def json_schema(cls):
-        schema = cls._record().schema()
-        cls._extend_schema(schema)
-        return schema
-
-    @classmethod
-    def _extend_schema(cls, schema):
-        """Rules across fields, as JSON Schema (none by default)."""
+        return cls.model_json_schema()
 
 
 # -- The messages ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class StartCommand(_Model):
+class StartCommand(Message):
     """`{"cmd": "start", "protocol": 1}`: the first line; answered by a Handshake (or an error
     reply when the implementation does not speak that protocol version)."""
 
-    CMD = "start"
-    SCHEMA_NAME = "start"
+    CMD: ClassVar[str] = "start"
+    cmd: Literal["start"] = "start"
+    protocol: StrictInt = Field(ge=1, description="The protocol version the runner speaks (1).")
 
-    protocol: int = _spec(_Integer(minimum=1, description="The protocol version the runner speaks (1)."), default=PROTOCOL_VERSION)
 
-
-@dataclass(frozen=True)
-class ImplementationInfo(_Model):
+class ImplementationInfo(Message):
     """Who is answering: name, version and language of the implementation."""
 
-    name: str = _spec(_String(min_length=1, description="The implementation's name."))
-    version: str = _spec(_String(description="Its version (free text)."))
-    language: str = _spec(_String(description="The language it is written in (free text)."))
+    name: StrictStr = Field(min_length=1, description="The implementation's name.")
+    version: StrictStr = _described("Its version (free text).")
+    language: StrictStr = _described("The language it is written in (free text).")
 
 
-@dataclass(frozen=True)
-class Capabilities(_Model):
+class Capabilities(Message):
     """What the implementation can compute; the runner sends nothing outside it (those cases are not applicable)."""
 
-    levels: tuple = _spec(_Array(_String(enum=LEVELS), min_items=1, unique=True, description="Levels it scores."))
-    weights: str = _spec(_String(enum=WEIGHT_CAPABILITIES, description='"any": arbitrary weights; "uniform": only equal weights 1/N.'))
-    max_order: int = _spec(_Integer(minimum=1, description="The largest maximum n-gram order (len(weights)) it accepts."))
-    smoothing: tuple = _spec(_Array(_String(enum=tuple(SMOOTHING_METHODS)), min_items=1, unique=True, description="Smoothing methods it implements."))
-    statistics: bool = _spec(_Boolean(description="Whether score replies carry statistics."))
-    lowercase: bool = _spec(_Boolean(description="Whether it can fold case (lowercase: true)."))
+    levels: Annotated[tuple[Literal[LEVELS], ...], BeforeValidator(_unique)] = Field(
+        min_length=1, description="Levels it scores.", json_schema_extra={"uniqueItems": True})
+    weights: Literal[WEIGHT_CAPABILITIES] = _described('"any": arbitrary weights; "uniform": only equal weights 1/N.')
+    max_order: StrictInt = Field(ge=1, description="The largest maximum n-gram order (len(weights)) it accepts.")
+    smoothing: Annotated[tuple[Literal[tuple(SMOOTHING_METHODS)], ...], BeforeValidator(_unique)] = Field(
+        min_length=1, description="Smoothing methods it implements.", json_schema_extra={"uniqueItems": True})
+    statistics: StrictBool = _described("Whether score replies carry statistics.")
+    lowercase: StrictBool = _described("Whether it can fold case (lowercase: true).")
 
 
-@dataclass(frozen=True)
-class Handshake(_Model):
+class Handshake(Message):
     """The answer to start: protocol version, who is answering, the profile it claims to follow,
     and its capabilities."""
 
-    SCHEMA_NAME = "handshake"
+    WIRE_REQUIRED: ClassVar[tuple] = ("protocol",)
+    protocol: Literal[PROTOCOL_VERSION] = Field(PROTOCOL_VERSION, description="The protocol version it speaks: 1.")
+    implementation: ImplementationInfo
+    profile: StrictStr = Field(
+        min_length=1,
+        description="The name of the bleu-oracle profile whose conventions it follows (`bleu-oracle profiles`).")
+    capabilities: Capabilities
 
-    implementation: ImplementationInfo = _spec(ImplementationInfo._record())
-    profile: str = _spec(_String(min_length=1, description="The name of the bleu-oracle profile whose conventions it follows (`bleu-oracle profiles`)."))
-    capabilities: Capabilities = _spec(Capabilities._record())
-    protocol: int = _spec(_Integer(const=PROTOCOL_VERSION, description="The protocol version it speaks: 1."), default=PROTOCOL_VERSION)
+    def to_json(self):
+        return self.model_dump(mode="json")  # `protocol` always travels, though it has a default
+
+
+def _smoothing_spec(method, parameters):
+    """The model of one smoothing method: its `method` tag and every parameter it takes, all required
+    on the wire (the runner always sends them); their validity is for the implementation to judge."""
+    fields = {"method": (Literal[method], ...)}
+    fields.update({name: (Number, Field(description=f"default {float(default):g}")) for name, default in parameters.items()})
+    title = "Smoothing" + "".join(part.title() for part in method.replace("-", " ").split())
+    model = create_model(title, __base__=SmoothingSpec, **fields)
+    model.__doc__ = f"Smoothing {method!r}" + (f" with {', '.join(parameters)}." if parameters else ", no parameters.")
+    return model
+
+
+class SmoothingSpec(Message):
+    """A smoothing method and its parameters as a request carries them."""
+
+    @property
+    def parameters(self):
+        """name -> value of this method's parameters."""
+        return {name: getattr(self, name) for name in type(self).model_fields if name != "method"}
+
+    def to_convention(self):
+        """The oracle's validated `Smoothing` (raises a BleuOracleError for a value the oracle refuses)."""
+        return Smoothing(method=self.method, **self.parameters)
 
     @classmethod
-    def _specs(cls):  # protocol first, as on the wire
-        specs = super()._specs()
-        return {"protocol": specs.pop("protocol"), **specs}
+    def of(cls, method="none", **parameters):
+        """The spec of `method`, parameters left out taking their documented defaults."""
+        return parse_smoothing({"method": method, **parameters}, fill_defaults=True)
 
 
-_TOKENS = _Array(_String(), description="Tokens (strings), already split; the implementation does no tokenisation.")
-_SEGMENT = _Record(
-    Segment,
-    {
-        "hypothesis": _TOKENS,
-        "references": _Array(_TOKENS, description="The references of this segment (an empty list is for the implementation to reject)."),
-    },
-    title="Segment",
-    description="One hypothesis and its references.",
-)
+#: method -> its model, in the order of conventions.SMOOTHING_METHODS
+SMOOTHING_SPECS = {method: _smoothing_spec(method, parameters) for method, parameters in SMOOTHING_METHODS.items()}
+SmoothingUnion = Annotated[
+    Union[tuple(SMOOTHING_SPECS.values())], Field(
+        discriminator="method",
+        description="The smoothing method and every parameter it takes (the runner always sends them all); "
+                    "parameters are finite numbers, their validity is for the implementation to judge."),
+]
 
 
-@dataclass(frozen=True)
-class ScoreCommand(ScoreRequest, _Model):
+def parse_smoothing(spec, *, fill_defaults=False):
+    """A SmoothingSpec from a spec model, a method name or a mapping; with `fill_defaults`, parameters
+    left out take their documented defaults (the wire itself requires every one). ProtocolError otherwise."""
+    if isinstance(spec, SmoothingSpec):
+        return spec
+    if isinstance(spec, Smoothing):
+        spec = spec.to_json()
+    if isinstance(spec, str):
+        spec = {"method": spec}
+    if not isinstance(spec, dict):
+        raise ProtocolError(f'`smoothing` must be an object {{"method": ..., <parameters>}} (got {show(spec)})')
+    spec = dict(spec)
+    method = spec.get("method")
+    if fill_defaults and method in SMOOTHING_METHODS:
+        for name, default in SMOOTHING_METHODS[method].items():
+            spec.setdefault(name, float(default))
+    return _SmoothingHolder.from_json({"smoothing": spec}).smoothing
+
+
+class _SmoothingHolder(Message):
+    smoothing: SmoothingUnion
+
+
+class Segment(Message):
+    """One hypothesis and its references."""
+
+    hypothesis: tuple[StrictStr, ...] = _described("Tokens (strings), already split; the implementation does no tokenisation.")
+    references: tuple[tuple[StrictStr, ...], ...] = _described(
+        "The references of this segment (an empty list is for the implementation to reject).")
+
+
+class ScoreRequest(Message):
     """`{"cmd": "score", ...}`: score these segments. The maximum order is len(weights); sentence
     level has exactly one segment; references are grouped per segment; expected values never travel."""
 
-    CMD = "score"
-    SCHEMA_NAME = "score"
-    EXTERNAL_SPECS = {
-        "seq": _Integer(description="Chosen by the runner; echoed in the reply."),
-        "level": _String(enum=LEVELS, description="corpus: statistics summed over segments before dividing; sentence: one segment."),
-        "segments": _Array(_SEGMENT, description="The segments (exactly one at sentence level)."),
-        "weights": _Array(_Number(), min_items=1, description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the implementation to judge."),
-        "smoothing": _SmoothingSpec(),
-        "lowercase": _Boolean(description="Fold case before counting."),
-    }
+    CMD: ClassVar[str] = "score"
+    WIRE_REQUIRED: ClassVar[tuple] = ("seq", "smoothing", "lowercase")
+    cmd: Literal["score"] = "score"
+    seq: StrictInt = Field(0, description="Chosen by the runner; echoed in the reply.")
+    level: Literal[LEVELS] = _described("corpus: statistics summed over segments before dividing; sentence: one segment.")
+    segments: tuple[Segment, ...] = _described("The segments (exactly one at sentence level).")
+    weights: tuple[Number, ...] = Field(
+        min_length=1,
+        description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the implementation to judge.")
+    smoothing: SmoothingUnion = Field(default_factory=lambda: SMOOTHING_SPECS["none"](method="none"))
+    lowercase: StrictBool = Field(False, description="Fold case before counting.")
 
-    def _check(self, path):
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: _score_schema(schema))
+
+    @field_validator("smoothing", mode="before")
+    @classmethod
+    def _smoothing_from_python(cls, value, info):
+        """From Python (not the wire): a method name, an oracle `Smoothing` or a mapping with some
+        parameters left out, which take their documented defaults."""
+        if (info.context or {}).get("wire") or isinstance(value, SmoothingSpec):
+            return value
+        if isinstance(value, Smoothing):
+            value = value.to_json()
+        if isinstance(value, str):
+            value = {"method": value}
+        if isinstance(value, dict) and value.get("method") in SMOOTHING_METHODS:
+            value = {**{n: float(d) for n, d in SMOOTHING_METHODS[value["method"]].items()}, **value}
+        return value
+
+    @model_validator(mode="after")
+    def _one_segment_at_sentence_level(self):
         if self.level == "sentence" and len(self.segments) != 1:
-            raise ProtocolError(f"`{_at(path, 'segments')}` must hold exactly one segment at sentence level (got {len(self.segments)})")
+            raise PydanticCustomError(
+                "protocol", "`segments` must hold exactly one segment at sentence level (got {count})",
+                {"count": len(self.segments)})
+        return self
 
-    @classmethod
-    def _extend_schema(cls, schema):
-        schema["if"] = {"properties": {"level": {"const": "sentence"}}, "required": ["level"]}
-        schema["then"] = {"properties": {"segments": {"minItems": 1, "maxItems": 1}}}
+    @property
+    def max_order(self):
+        return len(self.weights)
 
-    def to_request(self):
-        """The same request as a plain ScoreRequest (what adapters receive)."""
-        return ScoreRequest(**{f.name: getattr(self, f.name) for f in fields(ScoreRequest)})
+    def with_seq(self, seq):
+        return self.model_copy(update={"seq": seq})
 
-    @classmethod
-    def from_request(cls, request):
-        """A validated ScoreCommand from a ScoreRequest; smoothing parameters left out get their
-        documented defaults (the wire always carries every parameter)."""
-        obj = request_to_json(request)
-        smoothing = obj["smoothing"]
-        if isinstance(smoothing, dict) and smoothing.get("method") in SMOOTHING_METHODS:
-            for name, default in SMOOTHING_METHODS[smoothing["method"]].items():
-                smoothing.setdefault(name, float(default))
-        return cls.from_json(obj)
+    def to_json(self):
+        return self.model_dump(mode="json")
+
+    def replay_payload(self):
+        """The replayable form: the score command without `cmd` and `seq`."""
+        return self.model_dump(mode="json", exclude={"cmd", "seq"})
 
 
-@dataclass(frozen=True)
-class ReplyStatistics(_Model):
+def _wire_required(schema, model):
+    """The schema's `required`: what the wire must carry (commands' `cmd` and WIRE_REQUIRED included)."""
+    wanted = set(schema.get("required", ())) | set(model.WIRE_REQUIRED) | ({"cmd"} if model.CMD else set())
+    schema["required"] = [name for name in schema["properties"] if name in wanted]
+
+
+def _score_schema(schema):
+    _wire_required(schema, ScoreRequest)
+    schema["if"] = {"properties": {"level": {"const": "sentence"}}, "required": ["level"]}
+    schema["then"] = {"properties": {"segments": {"minItems": 1, "maxItems": 1}}}
+
+
+class Statistics(Message):
     """Sufficient statistics: c (hyp_len), r (ref_len), clipped matches and totals for orders
     1..N (N = len(weights)), unsmoothed; bp is the brevity penalty (may be left out)."""
 
-    hyp_len: int = _spec(_Integer(minimum=0, description="c: hypothesis tokens (summed over segments)."))
-    ref_len: int = _spec(_Integer(minimum=0, description="r: effective reference length (summed over segments)."))
-    matches: tuple = _spec(_Array(_Integer(minimum=0), description="Clipped n-gram matches for n = 1..N, before smoothing."))
-    totals: tuple = _spec(_Array(_Integer(minimum=0), description="Hypothesis n-grams for n = 1..N, before smoothing."))
-    bp: float | None = _spec(_Number(nan=True, description='The brevity penalty (or "NaN").'), default=None)
-
-    OPTIONAL = ("bp",)
+    hyp_len: Count = _described("c: hypothesis tokens (summed over segments).")
+    ref_len: Count = _described("r: effective reference length (summed over segments).")
+    matches: tuple[Count, ...] = _described("Clipped n-gram matches for n = 1..N, before smoothing.")
+    totals: tuple[Count, ...] = _described("Hypothesis n-grams for n = 1..N, before smoothing.")
+    bp: NumberOrNaN | None = Field(None, description='The brevity penalty (or "NaN").')
 
 
-@dataclass(frozen=True)
-class ScoreReply(_Model):
+class ScoreReply(Message):
     """The answer to score: `seq` and exactly one of `score` (0-1 scale, or "NaN"; optionally with
     `statistics`), `rejected` (the input is invalid), `unsupported`, or `error`. An error reply
     leaves out `seq` when the command's seq could not be read (and for a start it cannot honour)."""
 
-    SCHEMA_NAME = "reply"
-    OPTIONAL = ("seq", *OUTCOMES, "statistics")
+    seq: StrictInt | None = Field(None, description="The seq of the score command answered.")
+    score: NumberOrNaN | None = Field(None, description='BLEU on the 0-1 scale, or "NaN".')
+    statistics: Statistics | None = None
+    rejected: StrictStr | None = Field(None, description="The implementation refuses this input as invalid; why.")
+    unsupported: StrictStr | None = Field(None, description="The implementation cannot compute this request; why.")
+    error: StrictStr | None = Field(None, description="Something went wrong; what.")
 
-    seq: int | None = _spec(_Integer(description="The seq of the score command answered."), default=None)
-    score: float | None = _spec(_Number(nan=True, description='BLEU on the 0-1 scale, or "NaN".'), default=None)
-    statistics: ReplyStatistics | None = _spec(ReplyStatistics._record(), default=None)
-    rejected: str | None = _spec(_String(description="The implementation refuses this input as invalid; why."), default=None)
-    unsupported: str | None = _spec(_String(description="The implementation cannot compute this request; why."), default=None)
-    error: str | None = _spec(_String(description="Something went wrong; what."), default=None)
+    model_config = ConfigDict(json_schema_extra=lambda schema, cls: _reply_schema(schema))
+
+    @model_validator(mode="after")
+    def _exactly_one_outcome(self):
+        present = [name for name in OUTCOMES if getattr(self, name) is not None]
+        if len(present) != 1:
+            got = " and ".join(f"`{p}`" for p in present) if present else "none"
+            raise PydanticCustomError(
+                "protocol", "a reply must carry exactly one of {outcomes} (got {got})",
+                {"outcomes": ", ".join(f"`{o}`" for o in OUTCOMES), "got": got})
+        if self.statistics is not None and self.score is None:
+            raise PydanticCustomError("protocol", "`statistics` may only come with `score` (got it with `{present}`)",
+                                      {"present": present[0]})
+        if self.seq is None and self.error is None:
+            raise PydanticCustomError("protocol", "`seq` is required in a reply with `{present}`", {"present": present[0]})
+        return self
 
     @property
     def outcome(self):
         return next(name for name in OUTCOMES if getattr(self, name) is not None)
 
-    def _check(self, path):
-        present = [name for name in OUTCOMES if getattr(self, name) is not None]
-        if len(present) != 1:
-            got = " and ".join(f"`{p}`" for p in present) if present else "none"
-            raise ProtocolError(
-                f"a reply must carry exactly one of {', '.join(f'`{o}`' for o in OUTCOMES)} (got {got})"
-            )
-        if self.statistics is not None and self.score is None:
-            raise ProtocolError(f"`{_at(path, 'statistics')}` may only come with `score` (got it with `{present[0]}`)")
-        if self.seq is None and self.error is None:
-            raise ProtocolError(f"`{_at(path, 'seq')}` is required in a reply with `{present[0]}`")
 
-    @classmethod
-    def _extend_schema(cls, schema):
-        no_statistics = {"not": {"required": ["statistics"]}}
-        schema["oneOf"] = [
-            {"required": ["seq", "score"]},
-            {"required": ["seq", "rejected"], **no_statistics},
-            {"required": ["seq", "unsupported"], **no_statistics},
-            {"required": ["error"], **no_statistics},
-        ]
+def _reply_schema(schema):
+    no_statistics = {"not": {"required": ["statistics"]}}
+    schema["oneOf"] = [
+        {"required": ["seq", "score"]},
+        {"required": ["seq", "rejected"], **no_statistics},
+        {"required": ["seq", "unsupported"], **no_statistics},
+        {"required": ["error"], **no_statistics},
+    ]
 
 
-@dataclass(frozen=True)
-class StopCommand(_Model):
+class StopCommand(Message):
     """`{"cmd": "stop"}`: the process exits (no reply)."""
 
-    CMD = "stop"
-    SCHEMA_NAME = "stop"
+    CMD: ClassVar[str] = "stop"
+    cmd: Literal["stop"] = "stop"
 
 
 #: schema name -> model, in protocol order
-MESSAGES = {m.SCHEMA_NAME: m for m in (StartCommand, Handshake, ScoreCommand, ScoreReply, StopCommand)}
-_COMMANDS = {"start": StartCommand, "score": ScoreCommand, "stop": StopCommand}
+MESSAGES = {"start": StartCommand, "handshake": Handshake, "score": ScoreRequest, "reply": ScoreReply, "stop": StopCommand}
+_COMMANDS = {"start": StartCommand, "score": ScoreRequest, "stop": StopCommand}
 
 
 def parse_command(obj):
-    """A decoded line as StartCommand, ScoreCommand or StopCommand (dispatching on `cmd`)."""
+    """A decoded line as StartCommand, ScoreRequest or StopCommand (dispatching on `cmd`)."""
     if not isinstance(obj, dict):
-        raise ProtocolError(f"a command must be a JSON object (got {_show(obj)})")
+        raise ProtocolError(f"a command must be a JSON object (got {show(obj)})")
     if "cmd" not in obj:
-        raise ProtocolError(f"`cmd` is required in a command (one of {', '.join(_show(c) for c in COMMANDS)})")
+        raise ProtocolError(f"`cmd` is required in a command (one of {', '.join(show(c) for c in COMMANDS)})")
     model = _COMMANDS.get(obj["cmd"]) if isinstance(obj["cmd"], str) else None
     if model is None:
-        raise ProtocolError(f"`cmd` must be one of {', '.join(_show(c) for c in COMMANDS)} (got {_show(obj['cmd'])})")
+        raise ProtocolError(f"`cmd` must be one of {', '.join(show(c) for c in COMMANDS)} (got {show(obj['cmd'])})")
     return model.from_json(obj)
+
+
+# -- Validation errors in the protocol's words -------------------------------------------
+
+_MESSAGES = {
+    "int_type": "must be an integer", "int_parsing": "must be an integer", "int_from_float": "must be an integer",
+    "string_type": "must be a string", "bool_type": "must be true or false", "list_type": "must be an array",
+    "tuple_type": "must be an array", "float_type": "must be a number", "string_too_short": "must not be empty",
+}
+
+
+def _path(loc):
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _explain(exc, model):
+    """The first validation error of `exc` as one sentence naming the field (unknown fields first)."""
+    errors = exc.errors(include_url=False)
+    error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+    kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
+    loc = list(error["loc"])
+    method = None
+    if "smoothing" in loc:  # a union member's tag is part of pydantic's location, not of the wire's
+        at = loc.index("smoothing") + 1
+        if at < len(loc) and loc[at] in SMOOTHING_SPECS:
+            method = loc.pop(at)
+    path, parent = _path(loc), _path(loc[:-1])
+    top = f"a {model.CMD!r} command" if model.CMD else f"a {model.__name__}"
+    where = f"`{parent}`" if parent else top
+    if kind == "protocol":
+        return error["msg"]
+    if kind == "missing":
+        if method is not None and loc[-1] != "method":
+            return f"`{path}` is required for method {show(method)}"
+        return f"`{path}` is required in {where}"
+    if kind == "extra_forbidden":
+        if method is not None:
+            takes = [f"`{n}`" for n in SMOOTHING_METHODS[method]]
+            return f"unknown field `{path}`: method {show(method)} takes {', '.join(takes) if takes else 'no parameters'}"
+        fields = [name for name in _fields_at(model, loc[:-1])]
+        return f"unknown field `{path}` in {where} (its fields are {', '.join(f'`{f}`' for f in fields)})"
+    if kind == "union_tag_invalid":
+        return f"`{path}.method` must be one of {', '.join(show(m) for m in SMOOTHING_METHODS)} (got {show(ctx.get('tag'))})"
+    if kind == "union_tag_not_found":
+        return f"`{path}.method` is required (got {show(value)})"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        if not loc:
+            return f"{top if model.CMD else 'a ' + model.__name__} must be a JSON object (got {show(value)})"
+        if loc[-1] == "smoothing":
+            return f'`{path}` must be an object {{"method": ..., <parameters>}} (got {show(value)})'
+        return f"`{path}` must be a JSON object (got {show(value)})"
+    if kind == "literal_error":
+        expected = ctx.get("expected", "")
+        options = [part.strip().strip("'") for part in expected.replace(" or ", ", ").split(",") if part.strip()]
+        if len(options) == 1:
+            return f"`{path}` must be {show(_literal(options[0]))} (got {show(value)})"
+        return f"`{path}` must be one of {', '.join(show(_literal(o)) for o in options)} (got {show(value)})"
+    if kind == "greater_than_equal":
+        return f"`{path}` must be at least {ctx.get('ge')} (got {show(value)})"
+    if kind == "too_short":
+        least = ctx.get("min_length", 1)
+        return f"`{path}` must hold at least {least} item{'s' if least != 1 else ''} (got {show(value)})"
+    if kind.startswith("protocol_") or kind in _MESSAGES:
+        text = error["msg"] if kind.startswith("protocol_") else _MESSAGES[kind]
+        return f"`{path}` {text} (got {show(value) if not isinstance(value, float) else repr(value)})"
+    return f"`{path or top}`: {error['msg']} (got {show(value)})"
+
+
+def _literal(text):
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _fields_at(model, loc):
+    """The field names of the model found at `loc` inside `model` (for "its fields are ...")."""
+    current = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        field = current.model_fields.get(part) if isinstance(current, type) and issubclass(current, BaseModel) else None
+        if field is None:
+            return []
+        annotation = field.annotation
+        for candidate in _models_in(annotation):
+            current = candidate
+            break
+        else:
+            return []
+    names = list(current.model_fields)
+    return names
+
+
+def _models_in(annotation):
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for argument in getattr(annotation, "__args__", ()) or ():
+        yield from _models_in(argument)
 
 
 # -- JSON Schemas, generated ------------------------------------------------------
@@ -616,11 +640,9 @@ def json_schemas():
     out = {}
     for name, model in MESSAGES.items():
         schema = model.json_schema()
-        out[name] = {
-            "$schema": SCHEMA_DIALECT,
-            "$id": f"urn:bleu-oracle:protocol:{PROTOCOL_VERSION}:{name}",
-            **schema,
-        }
+        if model is not ScoreRequest:
+            _wire_required(schema, model)
+        out[name] = {"$schema": SCHEMA_DIALECT, "$id": f"urn:bleu-oracle:protocol:{PROTOCOL_VERSION}:{name}", **schema}
     return out
 
 

@@ -73,7 +73,7 @@ from oracle.harness.requests import (
     request_from_json,
 )
 from oracle.models.jsonvalues import json_safe
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
 
@@ -474,9 +474,9 @@ def observe_real_data(oracle_cols, columns, settings, progress):
         for count in (1, 1 + EXTRA_REFERENCES):
             extra = extra_reference_systems(system, all_systems)[: count - 1]
             reference_names = [REAL_DATA_REFERENCE, *extra]
-            segments = tuple(Segment(h, tuple(refs)) for h, *refs in
+            segments = tuple(Segment(hypothesis=h, references=tuple(refs)) for h, *refs in
                              zip(text[system], *(text[name] for name in reference_names)))
-            request = ScoreRequest(0, "corpus", segments, BLEU4, dict(NO_SMOOTHING), False)
+            request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=BLEU4, smoothing=dict(NO_SMOOTHING), lowercase=False)
             _say(progress, f"real data: {system} ({position + 1}/{len(systems)}), {count} reference(s)")
             base = {"type": "real", "system": system, "references": count, "reference_files": reference_names}
             oracle_values = {}

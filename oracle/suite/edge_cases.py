@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from oracle.models.request import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment
 
 UNIFORM4 = (0.25, 0.25, 0.25, 0.25)
 
@@ -26,7 +26,7 @@ def _request(level, segments, weights=UNIFORM4, smoothing=None, lowercase=False)
     return ScoreRequest(
         seq=0,
         level=level,
-        segments=tuple(Segment(tuple(h.split()), tuple(tuple(r.split()) for r in refs)) for h, refs in segments),
+        segments=tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments),
         weights=tuple(weights),
         smoothing=smoothing or {"method": "none"},
         lowercase=lowercase,
