@@ -152,7 +152,8 @@ def test_control_characters_are_escaped_in_junit():
 def test_a_run_cut_short_is_still_readable(tmp_path):
     path = tmp_path / "results.jsonl"
     with ResultsWriter(path) as writer:
-        writer.header(suite_version="1", implementation={"name": "x", "version": "", "language": ""}, settings={})
+        writer.header(suite_version="1", oracle_version="0", implementation={"name": "x", "version": "", "language": ""},
+                      settings={}, started="2026-01-01T00:00:00+00:00")
         writer.record({"id": "a", "kind": "case", "outcome": "pass", "message": "", "duration": 0})
     data = read_results(path)
     assert data.footer is None and len(data.records) == 1
@@ -163,8 +164,11 @@ def test_a_run_cut_short_is_still_readable(tmp_path):
 
 def test_read_results_rejects_what_it_cannot_trust(tmp_path):
     path = tmp_path / "results.jsonl"
-    path.write_text('{"type": "record", "id": "a"}\n')
+    path.write_text('{"type": "record", "id": "a", "kind": "case", "outcome": "pass"}\n')
     with pytest.raises(ResultsFormatError, match="no header"):
+        read_results(path)
+    path.write_text('{"type": "record", "id": "a"}\n')  # every line is checked against its model
+    with pytest.raises(ResultsFormatError, match=r"results.jsonl:1: a record line's `kind`: Field required"):
         read_results(path)
     path.write_text('{"type": "header", "schema": "other/9"}\n')
     with pytest.raises(ResultsFormatError, match="schema"):

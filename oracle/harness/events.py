@@ -37,8 +37,8 @@ from pathlib import Path
 
 from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import OUTCOME_ORDER
+from oracle.models.results import SCHEMA, ResultsFormatError, validate_line
 
-SCHEMA = "bleu-oracle-results/1"
 RESULTS_FILE = "results.jsonl"
 
 
@@ -51,7 +51,8 @@ class ResultsWriter:
         self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
 
     def _write(self, obj):
-        self._handle.write(json.dumps(json_safe(obj), ensure_ascii=False, allow_nan=False) + "\n")
+        line = validate_line(json_safe(obj), where=f"{self.path} (writing)")  # a malformed record is a bug here
+        self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
         self._handle.flush()
 
     def header(self, **fields):
@@ -81,10 +82,6 @@ class Results:
     path: Path | None = None
 
 
-class ResultsFormatError(ValueError):
-    pass
-
-
 def read_results(path):
     """Read a results.jsonl (a file, or a report directory holding one)."""
     path = Path(path)
@@ -100,16 +97,15 @@ def read_results(path):
             except ValueError as exc:
                 raise ResultsFormatError(f"{path}:{number}: not a JSON line ({exc})") from None
             kind = obj.get("type") if isinstance(obj, dict) else None
+            if kind == "header" and obj.get("schema") != SCHEMA:
+                raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
+            obj = validate_line(obj, where=f"{path}:{number}")
             if kind == "header":
-                if obj.get("schema") != SCHEMA:
-                    raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
                 results.header = obj
             elif kind == "record":
                 results.records.append(obj)
-            elif kind == "footer":
-                results.footer = obj
             else:
-                raise ResultsFormatError(f"{path}:{number}: unknown record type {kind!r}")
+                results.footer = obj
     if not results.header:
         raise ResultsFormatError(f"{path}: no header record")
     return results

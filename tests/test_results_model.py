@@ -1,0 +1,52 @@
+"""The results.jsonl line models: the committed schema is generated from them, and what the writer
+writes validates against that schema with an independent validator (jsonschema)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from oracle.harness.events import ResultsWriter, read_results
+from oracle.models import results
+from oracle.models.results import ResultsFormatError
+
+HEADER = {"suite_version": "1", "oracle_version": "0", "settings": {"verb": "check"}, "started": "2026-01-01T00:00:00+00:00",
+          "implementation": {"name": "x", "version": "1", "language": "c"}, "profile": "nltk", "judged_profile": "nltk"}
+RECORD = {"id": "random-0-1", "kind": "example", "outcome": "fail", "layer": "ref_len", "message": "ref_len: expected 3, got 4"}
+FOOTER = {"counts": {"fail": 1}, "baseline": {}, "gate": "fail", "exit_code": 1, "duration": 0.5,
+          "finished": "2026-01-01T00:00:01+00:00"}
+
+
+def test_the_committed_schema_is_the_generated_one():
+    assert results.SCHEMA_PATH.read_text(encoding="utf-8") == results.render_schema(), (
+        "run `python -m oracle.models.results`")
+    Draft202012Validator.check_schema(results.json_schema())
+
+
+def test_written_lines_validate_against_the_schema(tmp_path):
+    path = tmp_path / "results.jsonl"
+    with ResultsWriter(path) as writer:
+        writer.header(**HEADER)
+        writer.record(RECORD)
+        writer.footer(**FOOTER)
+    validator = Draft202012Validator(results.json_schema())
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert [line["type"] for line in lines] == ["header", "record", "footer"]
+    for line in lines:
+        assert validator.is_valid(line), list(validator.iter_errors(line))
+    # the writer checks, it does not rewrite: no defaults are added to what was given
+    assert set(lines[1]) == {"type", *RECORD}
+    assert read_results(path).records == [lines[1]]
+
+
+@pytest.mark.parametrize("kind,fields,message", [
+    ("record", {**RECORD, "outcome": "wrong"}, "`outcome`"),
+    ("record", {k: v for k, v in RECORD.items() if k != "id"}, "`id`: Field required"),
+    ("footer", {**FOOTER, "gate": "maybe"}, "`gate`"),
+])
+def test_the_writer_refuses_a_malformed_line(tmp_path, kind, fields, message):
+    with ResultsWriter(tmp_path / "results.jsonl") as writer:
+        with pytest.raises(ResultsFormatError, match=message):
+            getattr(writer, kind)(fields) if kind == "record" else getattr(writer, kind)(**fields)
