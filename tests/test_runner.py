@@ -236,3 +236,85 @@ def test_a_late_reply_after_a_garbage_line_is_discarded_not_taken_for_the_next(t
         reply = process.request(score(3))
         assert reply.kind == "score" and reply.data["seq"] == 3
         assert reply.notes == ["discarded a late reply to seq 2"]
+
+
+# -- Hostile replies and processes: each fault class ends in its own outcome ---------------------
+
+_ANSWERING = """
+    import json, os, sys, time
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        if cmd["cmd"] == "start":
+            print(json.dumps(%r), flush=True)
+        elif cmd["cmd"] == "score":
+            sys.stdout.write(%s + "\\n"); sys.stdout.flush()
+        else:
+            break
+"""
+
+
+@pytest.mark.parametrize("reply_expression,message", [
+    ('\'{"seq": %d, "score": 1%s}\' % (cmd["seq"], "0" * 400)', "`score` must be a finite number"),
+    ('\'{"seq": 1%s, "score": 0.5}\' % ("0" * 5000)', "cannot be read"),
+    ('"[" * 100000', "nests deeper than"),
+])
+def test_a_reply_the_runner_cannot_use_is_a_protocol_error_never_a_crash(tmp_path, reply_expression, message):
+    argv = script(tmp_path, _ANSWERING % (handshake(), reply_expression))
+    with ImplementationProcess(argv, timeout=5) as process:
+        process.start()
+        reply = process.request(score(1))
+    assert reply.kind == "protocol-error"
+    assert message in reply.message or reply.message.startswith("malformed reply"), reply.message
+
+
+def test_a_line_beyond_the_line_limit_is_a_protocol_error_and_not_kept_whole(tmp_path):
+    argv = script(tmp_path, _ANSWERING % (handshake(), '\'{"seq": %d, "error": "%s"}\' % (cmd["seq"], "x" * 50000)'))
+    with ImplementationProcess(argv, timeout=5, line_limit=10000) as process:
+        process.start()
+        reply = process.request(score(1))
+        assert reply.kind == "protocol-error" and "exceeds the line limit" in reply.message
+        assert len(reply.raw) <= 300
+        # the next request is read from the next line, not from the rest of the long one
+        assert process.request(score(2)).kind == "protocol-error"
+
+
+def test_a_long_error_message_is_kept_bounded(tmp_path):
+    argv = script(tmp_path, _ANSWERING % (handshake(), '\'{"seq": %d, "error": "%s"}\' % (cmd["seq"], "x" * 100000)'))
+    with ImplementationProcess(argv, timeout=5) as process:
+        process.start()
+        reply = process.request(score(1))
+    assert reply.kind == "error" and len(reply.message) < 5000 and "not kept" in reply.message
+    assert len(reply.data["error"]) < 5000
+
+
+def test_children_of_an_implementation_die_with_it_even_after_it_exited(tmp_path):
+    marker = tmp_path / "child.pid"
+    argv = script(tmp_path, """
+        import json, subprocess, sys
+        for line in sys.stdin:
+            cmd = json.loads(line)
+            if cmd["cmd"] == "start":
+                child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+                open(%r, "w").write(str(child.pid))
+                print(json.dumps(%r), flush=True)
+            elif cmd["cmd"] == "score":
+                sys.exit(3)  # the leader dies; its child lives on in the process group
+    """ % (str(marker), handshake()))
+    process = ImplementationProcess(argv, timeout=1, max_restarts=0)
+    process.start()
+    # the child holds the leader's stdout open, so the runner sees no end of file: a timeout
+    assert process.request(score(1)).kind in ("crash", "timeout")
+    process.stop()
+    child = int(marker.read_text())
+    import os
+    import time
+    for _ in range(50):  # SIGKILL is delivered asynchronously
+        try:
+            os.kill(child, 0)
+        except ProcessLookupError:
+            break
+        if open(f"/proc/{child}/stat").read().split()[2] == "Z":  # a zombie waiting for init: dead
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the implementation's child {child} is still running")

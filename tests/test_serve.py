@@ -137,6 +137,12 @@ def test_server_survives_garbage_and_malformed_commands(server):
     reply = server.ask('{"cmd": "dance", "seq": 23}')
     assert reply == {"seq": 23, "error": 'protocol error: `cmd` must be one of "start", "score", "stop" (got "dance")'}
     server.send("")  # a blank line gets no reply
+    # numbers no float holds, and integers too long to read, are protocol errors, not a dead server
+    reply = server.ask('{"cmd": "score", "seq": 25, "level": "corpus", "segments": [], "weights": [1%s], '
+                       '"smoothing": {"method": "none"}, "lowercase": false}' % ("0" * 400))
+    assert reply["seq"] == 25 and "`weights[0]` must be a finite number" in reply["error"]
+    reply = server.ask('{"cmd": "score", "seq": 1%s}' % ("0" * 5000))
+    assert set(reply) == {"error"} and "cannot be read" in reply["error"]
     reply = server.ask(score_command(24, [(MATLAB_HYP, MATLAB_REFS)]))
     assert reply["seq"] == 24 and Contract().close(reply["score"], MATLAB_BLEU4)
 

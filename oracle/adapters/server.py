@@ -53,6 +53,9 @@ from oracle.models.protocol import (
 
 from .base import ScoreAnswer, call
 
+#: The longest command line read (bytes): as long as the runner's own line limit.
+LINE_LIMIT = 16 * 1024 * 1024
+
 
 def serve(implementation, stdin=None, stdout=None):
     """Answer protocol-v1 commands read from `stdin` on `stdout` until stop or end of input.
@@ -65,9 +68,14 @@ def serve(implementation, stdin=None, stdout=None):
     with contextlib.redirect_stdout(sys.stderr):
         try:
             while True:
-                line = stdin.readline()
+                line = stdin.readline(LINE_LIMIT + 1)
                 if not line:
                     return 0
+                if len(line) > LINE_LIMIT and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+                    while line and not line.endswith(b"\n" if isinstance(line, bytes) else "\n"):
+                        line = stdin.readline(1 << 20)  # drop the rest of the line
+                    write({"error": f"protocol error: a command line longer than {LINE_LIMIT} bytes"})
+                    continue
                 if not line.strip():
                     continue
                 reply, stop = handle_line(implementation, line)

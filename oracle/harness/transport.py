@@ -46,10 +46,29 @@ from oracle.models.protocol import (
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
 STDERR_LIMIT = 64 * 1024
+#: The longest stdout line read from an implementation (bytes); a longer one is a protocol error.
+DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
+#: How much of a raw line or a reply's message a record keeps (characters).
+KEPT_TEXT_LIMIT = 4000
 
 REPLY_KINDS = ("score", "rejected", "unsupported", "error", "crash", "timeout", "protocol-error")
 _ANSWER_KEYS = ("score", "rejected", "unsupported", "error")
 _EOF = object()
+
+
+@dataclass(frozen=True)
+class _TooLong:
+    """Stands in the queue for a stdout line longer than the line limit (its bytes were dropped)."""
+
+    size: int
+    head: bytes
+
+
+def bounded(text, limit=KEPT_TEXT_LIMIT):
+    """`text` cut to `limit` characters, saying how much was left out."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"... [{len(text) - limit} more characters not kept]"
 
 
 class HandshakeError(BleuOracleError, RuntimeError):
@@ -155,11 +174,12 @@ class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
     def __init__(self, argv, *, timeout=DEFAULT_TIMEOUT, max_restarts=DEFAULT_MAX_RESTARTS, cwd=None, env=None,
-                 stderr_limit=STDERR_LIMIT):
+                 stderr_limit=STDERR_LIMIT, line_limit=DEFAULT_LINE_LIMIT):
         self.argv = list(argv)
         self.timeout = float(timeout)
         self.max_restarts = int(max_restarts)
         self.cwd, self.env = cwd, env
+        self.line_limit = int(line_limit)
         self.restarts = 0
         self.handshake = None
         self.given_up = None  # the reason no further request is attempted
@@ -178,15 +198,30 @@ class ImplementationProcess:
         try:
             proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=self.cwd, env=self.env, start_new_session=True, bufsize=0,
+                cwd=self.cwd, env=self.env, start_new_session=True,
             )
         except OSError as exc:
             raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
         lines = queue.Queue()
 
+        limit = self.line_limit
+
         def read_stdout():
+            # Buffered reads, one line at a time, never more than the line limit in memory.
             try:
-                for line in iter(proc.stdout.readline, b""):
+                while True:
+                    line = proc.stdout.readline(limit + 1)
+                    if not line:
+                        break
+                    if len(line) > limit and not line.endswith(b"\n"):
+                        size, head = len(line), line[:200]
+                        while not line.endswith(b"\n"):  # drop the rest of the line
+                            line = proc.stdout.readline(1 << 20)
+                            if not line:
+                                break
+                            size += len(line)
+                        lines.put(_TooLong(size, head))
+                        continue
                     lines.put(line)
             except (OSError, ValueError):
                 pass
@@ -243,13 +278,15 @@ class ImplementationProcess:
         return self._proc is not None and self._proc.poll() is None and not self._needs_restart
 
     def _kill(self):
+        """Kill the implementation's whole process group: whatever it spawned dies with it, also when
+        the leader has already exited (its group lives on while any member does)."""
         proc = self._proc
         if proc is None:
             return
-        if proc.poll() is None:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            if proc.poll() is None:
                 proc.kill()
         try:
             proc.wait(timeout=5)
@@ -355,6 +392,8 @@ class ImplementationProcess:
     def _late_reply(self, line):
         """True if `line` is a reply to an earlier request that never got its own (owed), which is
         then discarded: after a garbage line the real reply may still come, one request late."""
+        if not isinstance(line, bytes):  # a line past the length limit
+            return False
         try:
             obj = parse_line(line)
         except ProtocolError:
@@ -393,7 +432,12 @@ class ImplementationProcess:
                          stderr=self._stderr.take(), duration=duration, notes=notes)
         if item is _EOF:
             return self._crashed(start, "the process exited without replying")
-        raw = item.decode("utf-8", "replace").rstrip("\r\n")
+        if isinstance(item, _TooLong):
+            self._owed.add(seq)
+            return Reply("protocol-error", message=f"a stdout line of {item.size} bytes exceeds the line limit "
+                         f"({self.line_limit} bytes): not read", raw=bounded(item.head.decode("utf-8", "replace")),
+                         stderr=self._stderr.take(), duration=duration, notes=notes)
+        raw = bounded(item.decode("utf-8", "replace").rstrip("\r\n"))
         stderr = self._stderr.take()
         try:
             reply = parse_line(item)
@@ -407,11 +451,14 @@ class ImplementationProcess:
             return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
                          stderr=stderr, duration=duration, notes=notes)
         if stale:
-            shown = "; ".join(s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
+            shown = "; ".join(f"[a line of {s.size} bytes]" if isinstance(s, _TooLong)
+                              else s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
             return Reply("protocol-error", data=reply, raw=raw, stderr=stderr, duration=duration, notes=notes,
                          message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
         kind = next(k for k in _ANSWER_KEYS if k in reply)
-        message = reply[kind] if kind != "score" else ""
+        message = bounded(reply[kind]) if kind != "score" else ""
+        if kind != "score":
+            reply = {**reply, kind: message}  # a 10 MB error message is not kept whole
         return Reply(kind, data=reply, message=message, raw=raw, stderr=stderr, duration=duration, notes=notes)
 
     def _crashed(self, start, what):
