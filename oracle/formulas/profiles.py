@@ -84,11 +84,13 @@ PROFILES = {
             "NIST mteval-v13a.pl: closest (ties shorter), exp (NIST) smoothing, uniform BLEU-4",
             {
                 "reference_length": f"{NLTK}, brevity_penalty: 'A test example from mteval-v13a.pl' (0.8668 for 7 against 11 and 8: closest); ties to the shorter decided",
-                "empty_order": "mteval-v13a.pl: an order with no n-grams counted as 0 decided (documentation silent)",
+                "empty_order": "mteval-v13a.pl, sub bleu_score (its default, smoothed): 'if ( $tst_ngrams->[ $j ] == 0 ) "
+                               "{ $iscore = 0; }' -- log p_n = 0, so an order with no hypothesis n-grams counts as p_n = 1",
                 "both_empty": "mteval-v13a.pl: 0 decided (documentation silent)",
                 "uniform_weights_only": "mteval-v13a.pl: uniform BLEU-4 only",
                 "smoothing": "sacrebleu compute_bleu: 'exp: Method 3 (NIST smoothing method i.e. in use with mteval-v13a.pl)'; the script's usage offers --no-smoothing, so smoothing is its default",
             },
+            empty_order="one",
             both_empty="zero",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),
