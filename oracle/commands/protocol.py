@@ -9,8 +9,8 @@ import sys
 from oracle.models import protocol
 
 HELP = """Print the JSON Schemas of protocol v1 (see PROTOCOL.md), generated from the
-typed models in oracle/protocol.py; the same schemas are committed under
-oracle/schemas/protocol-v1/.
+typed models in oracle/models/protocol.py; the same schemas are committed under
+oracle/models/schemas/protocol-v1/.
 
   bleu-oracle protocol schema            all schemas, as one JSON object by name
   bleu-oracle protocol schema reply      one schema (start, handshake, score, reply, stop)
