@@ -88,7 +88,10 @@ def uniform_weights(n):
 
 def generate_weights(rng, capabilities, *, uniform_only=False):
     max_order = max(1, min(int(capabilities.get("max_order", 4) or 4), MAX_GENERATED_ORDER))
-    if max_order >= 4 and rng.random() < 0.5:
+    orders = [n for n in capabilities.get("orders") or () if n <= max_order]
+    if orders:  # the implementation takes only these maximum orders
+        n = rng.choice(orders)
+    elif max_order >= 4 and rng.random() < 0.5:
         n = 4
     else:
         n = rng.randint(1, max_order)
@@ -180,4 +183,18 @@ def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing
     else:
         count = 1 if level == "sentence" else rng.choice((1, 1, 2, 2, 3, 4, 6))
         segments = tuple(generate_segment(rng, lowercase=lowercase) for _ in range(count))
+    if capabilities.get("same_reference_count"):
+        segments = _same_reference_count(segments)
     return ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing, lowercase=lowercase)
+
+
+def _same_reference_count(segments):
+    """Every segment with as many references as the first: extra ones dropped, missing ones filled
+    with copies of the segment's last (a repeated reference changes neither clipping nor r)."""
+    count = len(segments[0].references)
+    out = []
+    for segment in segments:
+        references = segment.references[:count]
+        references += (references[-1],) * (count - len(references))
+        out.append(segment.model_copy(update={"references": references}))
+    return tuple(out)

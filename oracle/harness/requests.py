@@ -251,6 +251,22 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         return f"smoothing {method!r} is not among the implementation's methods {capabilities.get('smoothing', [])}"
     if request.lowercase is True and not capabilities.get("lowercase"):
         return "the request folds case and the implementation does not declare lowercase"
+    orders = capabilities.get("orders")
+    if orders and len(weights) not in orders:
+        return f"maximum order {len(weights)} is not among the implementation's orders {list(orders)}"
+    if capabilities.get("same_reference_count") and len({len(s.references) for s in request.segments}) > 1:
+        return "segments have different numbers of references and the implementation needs the same number in each"
+    forbidden = capabilities.get("forbidden_token_characters") or ""
+    empty_allowed = capabilities.get("empty_tokens", True) is not False
+    if forbidden or not empty_allowed:
+        for segment in request.segments:
+            for tokens in (segment.hypothesis, *segment.references):
+                for token in tokens:
+                    if not token and not empty_allowed:
+                        return "a token is empty and the implementation does not take empty tokens"
+                    bad = next((c for c in token if c in forbidden), None)
+                    if bad is not None:
+                        return f"token {token!r} holds {bad!r}, a character the implementation does not take in tokens"
     if overrides and profile is not None and profile not in (case_profiles or ()):
         return (f"the case overrides {sorted(overrides)} for profiles {list(case_profiles or ())}, "
                 f"not the judged profile {profile!r}")

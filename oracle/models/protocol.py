@@ -294,6 +294,17 @@ class Capabilities(Message):
         min_length=1, description="Smoothing methods it implements.", json_schema_extra={"uniqueItems": True})
     statistics: StrictBool = _described("Whether score replies carry statistics.")
     lowercase: StrictBool = _described("Whether it can fold case (lowercase: true).")
+    # Optional limits (an implementation that leaves them out is as protocol v1 first defined it):
+    orders: Annotated[tuple[Annotated[StrictInt, Field(ge=1)], ...], BeforeValidator(_unique)] | None = Field(
+        None, min_length=1, json_schema_extra={"uniqueItems": True},
+        description="Optional: the maximum orders N (len(weights)) it accepts, when not every N from 1 to "
+                    "max_order: [4] for BLEU-4 only.")
+    same_reference_count: StrictBool | None = Field(
+        None, description="Optional: true when every segment of a request must have the same number of references.")
+    forbidden_token_characters: StrictStr | None = Field(
+        None, description="Optional: characters no token may contain (e.g. \" \\t\\n\" for an implementation "
+                          "that writes tokens joined by spaces, one segment a line).")
+    empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
 
 
 class Handshake(Message):
@@ -309,7 +320,8 @@ class Handshake(Message):
     capabilities: Capabilities
 
     def to_json(self):
-        return self.model_dump(mode="json")  # `protocol` always travels, though it has a default
+        # `protocol` always travels, though it has a default; unset optional capabilities do not
+        return self.model_dump(mode="json", exclude_none=True)
 
 
 def _smoothing_spec(method, parameters):

@@ -1,0 +1,74 @@
+"""Capabilities that state real limits (optional fields of the handshake): which maximum orders, the
+same number of references in every segment, characters a token may not hold, empty tokens. A request
+outside them is not applicable, never sent; random examples are generated inside them."""
+
+from __future__ import annotations
+
+import pytest
+
+from oracle.harness.generate import example_request
+from oracle.harness.requests import not_applicable_reason
+from oracle.models.protocol import Handshake, ProtocolError, ScoreRequest, Segment
+
+BASE = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"], "statistics": False,
+        "lowercase": False}
+
+
+def handshake(**capabilities):
+    return {"protocol": 1, "implementation": {"name": "x", "version": "1", "language": "perl"}, "profile": "multi-bleu",
+            "capabilities": {**BASE, **capabilities}}
+
+
+def request(segments, weights=(0.25,) * 4):
+    return ScoreRequest(level="corpus", weights=weights,
+                        segments=[Segment(hypothesis=h, references=refs) for h, refs in segments])
+
+
+def test_a_handshake_without_the_optional_limits_is_still_valid_and_round_trips():
+    assert Handshake.from_json(handshake()).to_json() == handshake()
+    limited = handshake(orders=[4], same_reference_count=True, forbidden_token_characters=" \t", empty_tokens=False)
+    assert Handshake.from_json(limited).to_json() == limited
+
+
+@pytest.mark.parametrize("capabilities,message", [
+    ({"orders": []}, "`capabilities.orders` must hold at least 1 item"),
+    ({"orders": [4, 4]}, "must not repeat an item"),
+    ({"orders": [0]}, "`capabilities.orders[0]` must be at least 1"),
+    ({"same_reference_count": "yes"}, "must be true or false"),
+])
+def test_malformed_limits_are_protocol_errors(capabilities, message):
+    with pytest.raises(ProtocolError, match=message.replace("[", r"\[").replace("]", r"\]")):
+        Handshake.from_json(handshake(**capabilities))
+
+
+def test_orders_as_a_set():
+    caps = {**BASE, "orders": [4]}
+    assert not_applicable_reason(request([(["a"], [["a"]])]), caps) is None
+    assert "not among the implementation's orders [4]" in not_applicable_reason(
+        request([(["a"], [["a"]])], weights=(0.5, 0.5)), caps)
+
+
+def test_the_same_number_of_references():
+    caps = {**BASE, "same_reference_count": True}
+    same = request([(["a"], [["a"], ["b"]]), (["b"], [["b"], ["c"]])])
+    varying = request([(["a"], [["a"], ["b"]]), (["b"], [["b"]])])
+    assert not_applicable_reason(same, caps) is None
+    assert "different numbers of references" in not_applicable_reason(varying, caps)
+    assert not_applicable_reason(varying, BASE) is None
+
+
+def test_token_restrictions():
+    caps = {**BASE, "forbidden_token_characters": " \t", "empty_tokens": False}
+    assert not_applicable_reason(request([(["a", "b"], [["a"]])]), caps) is None
+    assert "holds ' '" in not_applicable_reason(request([(["a b"], [["a"]])]), caps)
+    assert "holds '\\t'" in not_applicable_reason(request([(["a"], [["x\ty"]])]), caps)
+    assert "empty" in not_applicable_reason(request([(["a", ""], [["a"]])]), caps)
+
+
+def test_random_examples_are_generated_inside_the_limits():
+    caps = {**BASE, "orders": [4], "same_reference_count": True}
+    requests = [example_request(0, index, caps, uniform_only=True) for index in range(100)]
+    assert {len(r.weights) for r in requests} == {4}
+    for r in requests:
+        assert len({len(s.references) for s in r.segments}) == 1
+        assert not_applicable_reason(r, caps) is None
