@@ -204,3 +204,15 @@ def test_profiles_are_not_mutated_by_overrides():
     before = PROFILES["papineni"].options
     oracle.resolve_options(profile="papineni", reference_length="shortest", lowercase=True)
     assert PROFILES["papineni"].options == before and before.reference_length == "closest"
+
+
+def test_sacrebleu_returns_zero_before_smoothing_when_nothing_matches():
+    # sacrebleu CHANGELOG 2.0.0: "In case of no n-gram matches at all, skip smoothing and return 0.0 BLEU (#141)".
+    # 'a b c d' against 'e f g h': every order has n-grams and no match.
+    assert score(["a", "b", "c", "d"], [["e", "f", "g", "h"]], "sacrebleu", level="corpus").score == 0
+    # mteval-v13a.pl smooths the same input: p_n = (1/2^n)/l_n with l = 4, 3, 2, 1, so
+    # BLEU = (1/8 * 1/12 * 1/16 * 1/16) ** (1/4) = 0.0798678880307840... (the discrepancy file's oracle value)
+    mteval = score(["a", "b", "c", "d"], [["e", "f", "g", "h"]], "mteval", level="corpus")
+    assert abs(float(mteval.score) - (1 / 8 * 1 / 12 * 1 / 16 * 1 / 16) ** 0.25) < 1e-15
+    # one matching unigram is enough for smoothing to apply under sacrebleu too
+    assert score(["a", "b", "c", "d"], [["a", "f", "g", "h"]], "sacrebleu", level="corpus").score > 0

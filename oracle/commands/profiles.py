@@ -9,6 +9,7 @@ import sys
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
+    NO_MATCH_RULES,
     REFERENCE_LENGTH_RULES,
     WEIGHT_RULES,
 )
@@ -25,6 +26,7 @@ Conventions:
         ("reference_length", REFERENCE_LENGTH_RULES),
         ("empty_order", EMPTY_ORDER_RULES),
         ("both_empty", BOTH_EMPTY_RULES),
+        ("no_match", NO_MATCH_RULES),
         ("weight_normalisation", WEIGHT_RULES),
     )
 )

@@ -299,6 +299,12 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
         notes.append(f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})")
         return BleuResult(score, score, (None,) * len(w), w, statistics, level, options, smoothing, None, tuple(notes))
 
+    if options.no_match == "zero" and c > 0 and not any(statistics.matches[: len(w)]):
+        notes.append("no n-gram of any order matches: score 0, before any smoothing (no_match='zero')")
+        precisions = tuple(modified_precision(m, t) for m, t in zip(statistics.matches, statistics.totals[: len(w)]))
+        return BleuResult(exact.ZERO, exact.final(brevity_penalty(c, r)), precisions, w, statistics, level, options,
+                          smoothing, None, tuple(notes))
+
     smoothed = smooth(statistics, max_order=len(w), smoothing=smoothing)
     notes.extend(smoothed.notes)
     precisions = [modified_precision(m, t) for m, t in zip(smoothed.matches, smoothed.totals)]

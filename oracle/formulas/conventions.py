@@ -44,6 +44,13 @@ ZERO_WEIGHT_RULES = {
     "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of weights)",
 }
 
+#: What a hypothesis none of whose n-grams matches scores (matches[n] == 0 for every order).
+NO_MATCH_RULES = {
+    "smoothed": "the formulas as they stand: 0 unless a smoothing method gives the zero orders a count",
+    "zero": "0, before any smoothing is applied (sacrebleu 2.0.0: 'In case of no n-gram matches at all, skip "
+            "smoothing and return 0.0 BLEU')",
+}
+
 #: How weights that do not sum to one are used.
 WEIGHT_RULES = {
     "as-given": "the weights are used exactly as given",
@@ -166,6 +173,8 @@ class Options:
     #: Overrides `empty_order` at sentence level (sacrebleu's effective order); None: same.
     sentence_empty_order: str | None = None
     both_empty: str = "nan"
+    #: A hypothesis with no matching n-gram of any order: smoothing applies, or 0 before smoothing.
+    no_match: str = "smoothed"
     weight_normalisation: str = "as-given"
     zero_weight: str = "ignored"
     #: Only uniform weights are meaningful (sacrebleu, multi-bleu.perl take none).
@@ -183,6 +192,7 @@ class Options:
         if self.sentence_empty_order is not None:
             _choice(self.sentence_empty_order, EMPTY_ORDER_RULES, name="sentence_empty_order")
         _choice(self.both_empty, BOTH_EMPTY_RULES, name="both_empty")
+        _choice(self.no_match, NO_MATCH_RULES, name="no_match")
         _choice(self.weight_normalisation, WEIGHT_RULES, name="weight_normalisation")
         _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
         for name in ("uniform_weights_only", "lowercase"):

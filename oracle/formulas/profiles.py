@@ -71,10 +71,13 @@ PROFILES = {
                 "empty_order": "sacrebleu BLEU(effective_order=False) is the corpus default: an order with no n-grams is not left out, precision 0",
                 "sentence_empty_order": "sacrebleu sentence_bleu: use_effective_order=True, 'Don't take into account n-gram orders without any match' -- read as orders without n-grams (decided: with smoothing 'exp', orders with n-grams but no match are smoothed, not left out)",
                 "both_empty": "sacrebleu: documentation silent; 0 decided (its code returns 0.0 when nothing matches)",
+                "no_match": "sacrebleu CHANGELOG, 2.0.0: 'BLEU: In case of no n-gram matches at all, skip smoothing "
+                            "and return 0.0 BLEU (#141).'",
                 "uniform_weights_only": "sacrebleu: max_ngram_order only; the geometric mean is uniform",
                 "smoothing": "sacrebleu BLEU: smooth_method='exp' is the default",
             },
             both_empty="zero",
+            no_match="zero",
             sentence_empty_order="skip",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),
