@@ -176,22 +176,34 @@ def test_empty_and_list_baselines(tmp_path):
     assert len(load_baseline(empty)) == 0
     listed = tmp_path / "list.yaml"
     listed.write_text(yaml.safe_dump([{"id": "a", "outcome": "crash", "reason": "r"}]))
-    assert load_baseline(listed).entries["a"].reason == "r"
+    assert load_baseline(listed).by_id["a"].reason == "r"
     bad = tmp_path / "bad.yaml"
     bad.write_text("foo: 1\n")
     with pytest.raises(BleuValueError, match="entries"):
         load_baseline(bad)
 
 
-def test_tracker_statuses():
-    from oracle.harness.gate import Baseline, Entry
+@pytest.mark.parametrize("text,message", [
+    ("entries:\n- &e {id: a, outcome: fail}\n- *e\n", r"b.yaml:3: YAML aliases"),
+    ("entries: " + "[" * 100 + "]" * 100 + "\n", "nesting deeper than"),
+    ("entries: [\n", "not valid YAML"),
+])
+def test_a_baseline_refuses_aliases_deep_nesting_and_broken_yaml(tmp_path, text, message):
+    path = tmp_path / "b.yaml"
+    path.write_text(text)
+    with pytest.raises(BleuValueError, match=message):
+        load_baseline(path)
 
-    baseline = Baseline({
-        "case-a": Entry("case-a", "fail", "known"),
-        "case-b": Entry("case-b", "fail", "fixed upstream"),
-        "random:crash": Entry("random:crash", "crash", "flaky"),
-        "gone": Entry("gone", "error", "old"),
-    })
+
+def test_tracker_statuses():
+    from oracle.models.baseline import Baseline, BaselineEntry
+
+    baseline = Baseline(entries=[
+        BaselineEntry(id="case-a", outcome="fail", reason="known"),
+        BaselineEntry(id="case-b", outcome="fail", reason="fixed upstream"),
+        BaselineEntry(id="random:crash", outcome="crash", reason="flaky"),
+        BaselineEntry(id="gone", outcome="error", reason="old"),
+    ])
     tracker = BaselineTracker(baseline)
     record = lambda i, outcome, kind="case", layer=None: {  # noqa: E731
         "id": i, "kind": kind, "outcome": outcome, "layer": layer,
@@ -206,3 +218,19 @@ def test_tracker_statuses():
     assert tracker.stale() == ["gone"]
     assert tracker.unused() == []
     assert tracker.gate_failed()
+
+
+def test_the_committed_baseline_schema_is_generated_and_the_reviewed_baselines_validate(repo_root):
+    import json
+
+    from jsonschema import Draft202012Validator
+
+    from oracle.models import baseline as model
+    from oracle.suite.safeyaml import load_yaml
+
+    assert model.SCHEMA_PATH.read_text(encoding="utf-8") == model.render_schema(), "run `python -m oracle.models.baseline`"
+    validator = Draft202012Validator(json.loads(model.render_schema()))
+    for path in sorted((repo_root / "baselines").glob("*.yaml")):
+        document = load_yaml(path.read_text(encoding="utf-8"), name=str(path))
+        assert validator.is_valid(document), (path, list(validator.iter_errors(document))[:1])
+        assert len(load_baseline(path)) == len(document["entries"])

@@ -35,17 +35,16 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from oracle.formulas.errors import BleuValueError
+from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.suite.safeyaml import load_yaml
 
-CLASS_PREFIX = "random:"
-CAUSE_PREFIX = "cause:"
-_CLASS_RE = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
 EXAMPLE_ID_RE = re.compile(r"^random-(-?\d+)-(\d+)$")
 
 KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
@@ -57,28 +56,6 @@ STATUS_TEXT = {
     FIXED: "expected failure passed (remove it from the baseline)",
     CHANGED: "known deviation changed outcome",
 }
-
-
-@dataclass(frozen=True)
-class Entry:
-    id: str
-    outcome: str
-    reason: str = ""
-    layer: str | None = None
-
-    @property
-    def is_class(self):
-        """A key that stands for many random examples (not strict: unused entries only warn)."""
-        return self.id.startswith((CLASS_PREFIX, CAUSE_PREFIX))
-
-
-@dataclass
-class Baseline:
-    entries: dict = field(default_factory=dict)
-    path: str | None = None
-
-    def __len__(self):
-        return len(self.entries)
 
 
 def cause_key(record):
@@ -101,59 +78,56 @@ def baseline_key(record):
 
 
 def load_baseline(path):
-    """Read and validate a baseline file; raises BleuValueError naming the file and the entry."""
+    """Read and validate a baseline file (YAML or JSON: a mapping with `entries:`, or a list of entries);
+    returns the Baseline (its `path` set). Raises BleuValueError naming the file and the entry."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
+    except (OSError, UnicodeDecodeError) as exc:
         raise BleuValueError(f"cannot read baseline {path}: {exc}") from None
-    try:
-        data = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (ValueError, yaml.YAMLError) as exc:
-        raise BleuValueError(f"baseline {path} is not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise BleuValueError(f"baseline {path} is not valid JSON: {exc}") from None
+    else:
+        data = load_yaml(text, name=f"baseline {path}")
     if data is None:
         data = []
-    if isinstance(data, dict):
-        if "entries" not in data:
-            raise BleuValueError(f"baseline {path}: a mapping must hold `entries: [...]` (got keys {sorted(data)})")
-        data = data["entries"] or []
-    if not isinstance(data, list):
+    if isinstance(data, list):
+        data = {"entries": data}
+    if not isinstance(data, dict):
         raise BleuValueError(f"baseline {path}: expected a list of entries (got {type(data).__name__})")
-    baseline = Baseline(path=str(path))
-    valid = {o.value for o in Outcome}
-    for i, item in enumerate(data):
-        where = f"baseline {path}, entry {i + 1}"
+    if "entries" not in data:
+        raise BleuValueError(f"baseline {path}: a mapping must hold `entries: [...]` (got keys {sorted(data)})")
+    data = {**data, "entries": data["entries"] or []}
+    try:
+        return Baseline.model_validate(data).at(path)
+    except ValidationError as exc:
+        raise BleuValueError(f"baseline {path}, {_where(exc, data)}") from None
+
+
+def _where(exc, data):
+    """'entry N (id): problem' for the first validation error."""
+    error = exc.errors(include_url=False)[0]
+    loc = list(error["loc"])
+    message = error["msg"].removeprefix("Value error, ")
+    if loc[:1] == ["entries"] and len(loc) >= 2 and isinstance(loc[1], int):
+        item = data["entries"][loc[1]]
+        name = f" ({item.get('id')})" if isinstance(item, dict) and item.get("id") else ""
+        field = f"`{'.'.join(map(str, loc[2:]))}` " if len(loc) > 2 else ""
         if not isinstance(item, dict):
-            raise BleuValueError(f"{where}: an entry must be {{id, outcome, reason}} (got {item!r:.100})")
-        entry_id, outcome = item.get("id"), item.get("outcome")
-        if not isinstance(entry_id, str) or not entry_id:
-            raise BleuValueError(f"{where}: `id` must be a non-empty string (got {entry_id!r})")
-        if outcome not in valid:
-            raise BleuValueError(f"{where} ({entry_id}): `outcome` must be one of {sorted(valid)} (got {outcome!r})")
-        if Outcome(outcome) in GOOD_OUTCOMES:
-            raise BleuValueError(f"{where} ({entry_id}): outcome {outcome!r} is not a deviation; only deviations belong in a baseline")
-        layer = item.get("layer")
-        if entry_id.startswith(CAUSE_PREFIX) and len(entry_id) == len(CAUSE_PREFIX):
-            raise BleuValueError(f"{where}: a root-cause key is cause:<name> (got {entry_id!r})")
-        if entry_id.startswith(CLASS_PREFIX):
-            match = _CLASS_RE.match(entry_id)
-            if not match:
-                raise BleuValueError(f"{where}: a class key is random:<outcome>[:<layer>] (got {entry_id!r})")
-            if match.group(1) != outcome:
-                raise BleuValueError(f"{where} ({entry_id}): the key's outcome {match.group(1)!r} differs from `outcome` {outcome!r}")
-            layer = match.group(2) or layer
-        if entry_id in baseline.entries:
-            raise BleuValueError(f"{where}: duplicate id {entry_id!r}")
-        reason = item.get("reason", "")
-        baseline.entries[entry_id] = Entry(entry_id, outcome, "" if reason is None else str(reason), layer)
-    return baseline
+            return f"entry {loc[1] + 1}: an entry must be {{id, outcome, reason}} (got {item!r:.100})"
+        return f"entry {loc[1] + 1}{name}: {field}{message}"
+    return f"`{'.'.join(map(str, loc))}`: {message}"
 
 
 class BaselineTracker:
     """Applies a baseline record by record during a run, then finds stale and unused entries."""
 
     def __init__(self, baseline=None, *, only=None, check_stale=True):
-        self.baseline = baseline or Baseline()
+        self.baseline = baseline if baseline is not None else Baseline()
+        self.entries = self.baseline.by_id
         self.only = list(only or [])
         self.check_stale = check_stale
         self.seen_ids = set()
@@ -165,21 +139,21 @@ class BaselineTracker:
         self.seen_ids.add(record["id"])
         outcome = record["outcome"]
         good = Outcome(outcome) in GOOD_OUTCOMES
-        entry = self.baseline.entries.get(record["id"])
+        entry = self.entries.get(record["id"])
         if entry is None and record.get("kind") == "example" and not good:
-            entry = self.baseline.entries.get(cause_key(record)) or self.baseline.entries.get(baseline_key(record))
+            entry = self.entries.get(cause_key(record)) or self.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
-                entry = self.baseline.entries.get(CLASS_PREFIX + outcome)
+                entry = self.entries.get(CLASS_PREFIX + outcome)
         if entry is None:
             result = None if good else {"status": NEW, "reason": ""}
         else:
             self.used.add(entry.id)
-            if outcome == entry.outcome and (entry.layer is None or entry.layer == record.get("layer")):
+            if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.get("layer")):
                 result = {"status": KNOWN, "reason": entry.reason, "entry": entry.id}
             elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value):
                 result = {"status": FIXED, "reason": entry.reason, "entry": entry.id}
             else:
-                want = entry.outcome + (f" at layer {entry.layer}" if entry.layer else "")
+                want = entry.outcome.value + (f" at layer {entry.layer}" if entry.layer else "")
                 result = {"status": CHANGED, "reason": entry.reason, "entry": entry.id, "was": want}
         if result is not None:
             self.statuses[result["status"]] += 1
@@ -192,16 +166,16 @@ class BaselineTracker:
         """Exact-id entries whose id no record of the run had (within --only, when given)."""
         if not self.check_stale:
             return []
-        return sorted(e.id for e in self.baseline.entries.values()
+        return sorted(e.id for e in self.entries.values()
                       if not e.is_class and e.id not in self.seen_ids and self._selected(e.id))
 
     def unused(self):
         """Class entries no random example matched (reported, not a gate failure)."""
-        return sorted(e.id for e in self.baseline.entries.values() if e.is_class and e.id not in self.used)
+        return sorted(e.id for e in self.entries.values() if e.is_class and e.id not in self.used)
 
     def summary(self):
         return {**self.statuses, "stale": self.stale(), "unused": self.unused(),
-                "entries": len(self.baseline.entries), "file": self.baseline.path}
+                "entries": len(self.entries), "file": self.baseline.path}
 
     def gate_failed(self):
         return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())

@@ -1,0 +1,120 @@
+"""A baseline: the known deviations of one implementation, each with the reason it is acceptable.
+
+One entry per key: a case id or an exact random example id (strict), a class of random examples
+(`random:<outcome>[:<layer>]`) or a root cause (`cause:<name>`), which stand for many random
+examples. `oracle.harness.gate` applies a baseline to a run; `bleu-oracle baseline write` writes one
+for review. Keys other than those below (count, example, message, ...) are kept for the reader.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    field_validator,
+    model_validator,
+)
+
+from .outcomes import GOOD_OUTCOMES, Outcome
+
+CLASS_PREFIX = "random:"
+CAUSE_PREFIX = "cause:"
+CLASS_KEY = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
+
+
+class BaselineEntry(BaseModel):
+    """One known deviation."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    id: str = Field(min_length=1, description="A case id, random-<seed>-<index>, random:<outcome>[:<layer>] or cause:<name>.")
+    outcome: Outcome = Field(description="The deviation's outcome (fail, error, crash, timeout, protocol-error).")
+    reason: str = Field("", description="Why this deviation is known and acceptable.")
+    layer: str | None = Field(None, description="When given, the first diverging layer must match too.")
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _no_reason_is_empty(cls, value):
+        return "" if value is None else str(value)
+
+    @model_validator(mode="after")
+    def _a_deviation_under_a_well_formed_key(self):
+        if self.outcome in GOOD_OUTCOMES:
+            raise ValueError(f"outcome {self.outcome.value!r} is not a deviation; only deviations belong in a baseline")
+        if self.id == CAUSE_PREFIX:
+            raise ValueError(f"a root-cause key is cause:<name> (got {self.id!r})")
+        if self.id.startswith(CLASS_PREFIX):
+            match = CLASS_KEY.match(self.id)
+            if not match:
+                raise ValueError(f"a class key is random:<outcome>[:<layer>] (got {self.id!r})")
+            if match.group(1) != self.outcome.value:
+                raise ValueError(f"the key's outcome {match.group(1)!r} differs from `outcome` {self.outcome.value!r}")
+            if match.group(2):
+                object.__setattr__(self, "layer", match.group(2))
+        return self
+
+    @property
+    def is_class(self):
+        """A key that stands for many random examples (not strict: unused entries only warn)."""
+        return self.id.startswith((CLASS_PREFIX, CAUSE_PREFIX))
+
+
+class Baseline(BaseModel):
+    """A baseline file: who it is for, and its entries (ids unique)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    implementation: dict[str, Any] | None = None
+    profile: str | None = None
+    source: str | None = Field(None, alias="from", description="The run it was written from.")
+    seed: int | None = None
+    entries: tuple[BaselineEntry, ...] = ()
+    _path: str | None = PrivateAttr(None)
+
+    @field_validator("entries", mode="after")
+    @classmethod
+    def _unique_ids(cls, entries):
+        seen = set()
+        for entry in entries:
+            if entry.id in seen:
+                raise ValueError(f"duplicate id {entry.id!r}")
+            seen.add(entry.id)
+        return entries
+
+    def at(self, path):
+        """This baseline, noting the file it was read from."""
+        self._path = str(path)
+        return self
+
+    @property
+    def path(self):
+        return self._path
+
+    @property
+    def by_id(self):
+        return {entry.id: entry for entry in self.entries}
+
+    def __len__(self):
+        return len(self.entries)
+
+
+SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "baseline.schema.json"
+
+
+def render_schema():
+    """The text of the shipped baseline JSON Schema, generated from `Baseline`."""
+    schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", "$id": "urn:bleu-oracle:baseline:1",
+              **Baseline.model_json_schema(by_alias=True)}
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":  # python -m oracle.models.baseline: regenerate the schema file
+    SCHEMA_PATH.write_text(render_schema(), encoding="utf-8")
+    print(SCHEMA_PATH)
