@@ -21,10 +21,10 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
+from oracle.diagnose.casecheck import check_case, check_cases
 from oracle.suite import cases as casefiles
 from oracle.suite.cases import (
     CaseFileError,
-    check_case,
     load_case_file,
     load_cases,
     validate,

@@ -105,7 +105,9 @@ def run_validate(args, out=None, err=None):
             return 2
         cases = [case for case in cases if case.id in set(args.id)]
     failed = 0
-    outcomes = casefiles.check_cases(cases)
+    from oracle.diagnose.casecheck import check_cases
+
+    outcomes = check_cases(cases)
     for outcome in outcomes:
         if outcome.passed:
             out.write(f"PASS {outcome.case_id} [{outcome.profile}]\n")

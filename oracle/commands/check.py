@@ -17,7 +17,7 @@ from oracle.harness.session import implementation_argv, run_session
 from oracle.harness.session import selected as _selected
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.protocol import encode
-from oracle.reports.summaries import root_cause_groups
+from oracle.reports.summaries import root_cause_groups, write_derived_reports
 
 from .common import add_session_arguments, non_negative_int
 
@@ -244,9 +244,12 @@ def run(args):
             session.run_cases(cases)
             session.run_examples()
 
-    code, session = run_session(args, argv, verb="check", settings=_settings(args, argv, cases_dir), tracker=tracker,
-                                total=_count_work(args, cases, replay), work=work, report_dir=report_dir,
-                                junit=junit, cases_dir=cases_dir)
+    try:
+        code, session = run_session(args, argv, verb="check", settings=_settings(args, argv, cases_dir), tracker=tracker,
+                                    total=_count_work(args, cases, replay), work=work, report_dir=report_dir,
+                                    junit=junit, cases_dir=cases_dir)
+    finally:  # summary.md and junit.xml, derived from results.jsonl alone
+        write_derived_reports(report_dir, junit)
     if session is not None and not args.quiet:
         _print_outcome(session.records, tracker, report_dir, junit, code)
     return code

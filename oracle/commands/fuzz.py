@@ -12,7 +12,12 @@ from oracle.harness.events import RESULTS_FILE, count_outcomes
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.session import implementation_argv, run_session
 from oracle.models.protocol import encode
-from oracle.reports.summaries import answer_value, oracle_value, root_cause_groups
+from oracle.reports.summaries import (
+    answer_value,
+    oracle_value,
+    root_cause_groups,
+    write_derived_reports,
+)
 
 from .common import add_session_arguments, non_negative_int
 
@@ -119,9 +124,12 @@ def run(args):
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
-    code, session = run_session(args, argv, verb="fuzz", settings=_settings(args, argv), tracker=tracker,
-                                total=args.examples, work=lambda s: s.run_examples(), report_dir=report_dir,
-                                junit=junit)
+    try:
+        code, session = run_session(args, argv, verb="fuzz", settings=_settings(args, argv), tracker=tracker,
+                                    total=args.examples, work=lambda s: s.run_examples(), report_dir=report_dir,
+                                    junit=junit)
+    finally:  # summary.md and junit.xml, derived from results.jsonl alone
+        write_derived_reports(report_dir, junit)
     if session is None:
         return code
     groups = root_cause_groups(session.records)

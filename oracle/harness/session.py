@@ -10,8 +10,9 @@ writes one record per input to the event stream (`oracle.harness.events`).
 
 `run_session` is the lifecycle around it: start the process and read the
 handshake (exit code 3 when it cannot be driven), write the header, let the
-verb do its work, stop the process, write the footer and the reports derived
-from `results.jsonl` (`oracle.reports.summaries`).
+verb do its work, stop the process, write the footer. The reports derived from
+`results.jsonl` (summary.md, junit.xml) are the verb's to write, from the
+stream alone (`oracle.reports.summaries.write_derived_reports`).
 """
 
 from __future__ import annotations
@@ -36,9 +37,8 @@ from oracle.models.outcomes import (
     Outcome,
 )
 from oracle.models.protocol import ProtocolError, encode
-from oracle.reports.summaries import write_reports
 
-from .events import RESULTS_FILE, ResultsWriter, count_outcomes, read_results
+from .events import RESULTS_FILE, ResultsWriter, count_outcomes
 from .gate import baseline_key
 from .generate import example_id, example_request
 from .requests import (
@@ -90,11 +90,6 @@ def suite_version():
     except ImportError:
         return __version__
     return str(getattr(cases_module, "SUITE_VERSION", __version__))
-
-
-def write_derived_reports(report_dir, junit):
-    results = read_results(Path(report_dir) / RESULTS_FILE)
-    write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit)
 
 
 # -- progress --------------------------------------------------------------------------------
@@ -349,7 +344,6 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
             print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
-            write_derived_reports(report_dir, junit)
             return EXIT_UNDRIVABLE, None
         profile = args.profile or handshake["profile"]
         header.update(implementation=handshake["implementation"], profile=handshake["profile"],
@@ -363,7 +357,6 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
             writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail", exit_code=EXIT_USAGE,
                           restarts=0, duration=round(time.perf_counter() - started, 3), finished=now(),
                           error=message)
-            write_derived_reports(report_dir, junit)
             raise BleuValueError(message)
         progress = Progress(total, enabled=not args.quiet, label=verb)
         session = Session(args, argv, profile, process, writer, tracker, progress, cases_dir)
@@ -384,7 +377,6 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
         if error:
             footer["error"] = str(error)
         writer.footer(**footer)
-    write_derived_reports(report_dir, junit)
     if error:
         raise error
     return code, session

@@ -50,6 +50,7 @@ from pathlib import Path
 
 import yaml
 
+from oracle.diagnose.casecheck import check_cases
 from oracle.diagnose.classify import (
     FLOAT32,
     FLOAT32_REL_TOLERANCE,
@@ -344,7 +345,7 @@ def _verified(case, path, casefiles):
             except CaseFileError as exc:
                 last = f"the case does not load: {exc.bare_message if hasattr(exc, 'bare_message') else exc}"
                 continue
-            outcomes = casefiles.check_cases([loaded])
+            outcomes = check_cases([loaded])
             if all(o.passed for o in outcomes):
                 return candidate, None
             last = "; ".join(f for o in outcomes for f in o.failures)

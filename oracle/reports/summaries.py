@@ -368,6 +368,16 @@ def write_reports(results, *, markdown=None, junit=None):
     return written
 
 
+def write_derived_reports(report_dir, junit=None):
+    """summary.md (and junit.xml, default DIR/junit.xml) from DIR/results.jsonl, when the run got as far as
+    writing one; returns the paths written."""
+    results_path = Path(report_dir) / "results.jsonl"
+    if not results_path.is_file():
+        return []
+    junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
+    return write_reports(read_results(results_path), markdown=Path(report_dir) / "summary.md", junit=junit)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m oracle.reports.summaries",
                                      description="Regenerate summary.md and junit.xml from a results.jsonl.")
