@@ -13,6 +13,8 @@ from oracle.formulas.errors import BleuOracleError
 from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import DOCUMENT_LAYER, REJECTION_LAYER, Outcome
 
+from .classify import AGREES, UNEXPLAINED, classify, component_names
+
 
 def curated_refusals(message, entries):
     """The ids of the curated refusals (`rejection:` entries, the start of the library's error message)
@@ -45,8 +47,6 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
     """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
     curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
     documented classes; "all": among every explanation; "outcome": not a wrong number)."""
-    from oracle.diagnose.classify import AGREES, UNEXPLAINED, classify, component_names
-
     oracle_json = None if expected.rejected else json_safe(expected.score)
     outcome, layer = verdict.outcome, verdict.layer
     if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)

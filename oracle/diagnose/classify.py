@@ -25,12 +25,10 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
 
-from oracle.formulas import bleu
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
@@ -39,17 +37,25 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.formulas.smoothing import smooth
 from oracle.models.jsonvalues import json_safe
 
-from .expect import oracle_options, oracle_result
+from .computations import (
+    COMPUTATION_DOCS,
+    COMPUTATIONS,
+    FLOAT32,
+    GENERIC_COMPUTATIONS,
+    SPECIFIC_COMPUTATIONS,
+    Context,
+    context_for,
+    result_under,
+    score_of,
+)
 from .judge import DEFAULT_REL, Contract
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
 #: tolerance after none matched exactly, and named "<explanation> + float32".
 FLOAT32_REL_TOLERANCE = 1e-5
-FLOAT32 = "float32"
 
 AGREES = "agrees"
 UNEXPLAINED = "unexplained"
@@ -86,299 +92,6 @@ class Explanation:
 def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
     """The numeric contract (`oracle.models.outcomes.Contract`) at relative tolerance `rel_tol`."""
     return Contract(rel=rel_tol).close(actual, expected)
-
-
-# -- the oracle under options -------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Context:
-    request: object
-    options: object
-    smoothing: Smoothing
-    weights: tuple
-
-
-def _context(request, profile, overrides):
-    """The request under the profile's options, with the case's overrides and the request's case folding."""
-    options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
-    smoothing = request.smoothing.to_convention()
-    weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
-    return _Context(request, options, smoothing, weights)
-
-
-def _result(ctx, options=None, smoothing=None, request=None):
-    """The oracle's BleuResult for the request (or another one) under changed options; None if the oracle
-    rejects it."""
-    try:
-        return oracle_result(request or ctx.request, options or ctx.options, smoothing or ctx.smoothing)
-    except BleuOracleError:
-        return None
-
-
-def _score(result):
-    return None if result is None else float(result.score)
-
-
-# -- alternative computations (functions of the oracle's intermediate values) --
-
-
-def _weighted(result, replace):
-    """BP * exp(sum w_n log p_n) with each (p, w) mapped by `replace` -> p or None (left out)."""
-    if result is None:
-        return None
-    if result.score.is_nan():
-        return math.nan
-    c = result.statistics.hyp_len
-    if c == 0:
-        return 0.0
-    total = 0.0
-    for p, w in zip(result.precisions, result.weights):
-        if w == 0:
-            continue
-        p = replace(p)
-        if p is None:
-            continue
-        if p <= 0:
-            return 0.0
-        total += float(w) * math.log(p)
-    return float(result.bp) * math.exp(total)
-
-
-def tiny_instead_of_zero(ctx, result):
-    """NLTK's method0: a zero precision becomes sys.float_info.min, so the score is tiny, not 0."""
-    if result is None or not any(p == 0 for p, w in zip(result.precisions, result.weights) if w != 0 and p is not None):
-        return None
-    return _weighted(result, lambda p: sys.float_info.min if p == 0 else float(p))
-
-
-def zero_precision_dropped(ctx, result):
-    """NLTK's `if p_i > 0` filter: an order whose (smoothed) precision is 0 is left out, weights unchanged."""
-    return _weighted(result, lambda p: None if p == 0 else float(p)) if result is not None else None
-
-
-def zero_precision_orders_skipped(ctx, result):
-    """Orders with precision 0 left out and the weights renormalised (a literal reading of
-    sacrebleu's effective_order: "stop including n-gram orders for which precision is 0")."""
-    if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
-        return None
-    weighted = [(p, w) for p, w in zip(result.precisions, result.weights) if w != 0]
-    kept = [(p, w) for p, w in weighted if p is not None and p != 0]
-    if not kept:
-        return 0.0
-    scale = float(sum(w for _, w in weighted)) / float(sum(w for _, w in kept))
-    return float(result.bp) * math.exp(math.fsum(float(w) * scale * math.log(p) for p, w in kept))
-
-
-def no_match_zero(ctx, result):
-    """An early `return 0` when no n-gram matches at all, even with smoothing (sacrebleu's "#141",
-    NLTK's `if p_numerators[1] == 0`, ignite's `p_numerators[1] == 0`)."""
-    if result is None or result.statistics.matches[0] != 0:
-        return None
-    return 0.0
-
-
-def any_order_unmatched_zero(ctx, result):
-    """An early `return 0` when any order has no matches, even with smoothing (torchmetrics' `min(numerator) == 0`)."""
-    if result is None:
-        return None
-    n = len(ctx.weights)
-    if all(m != 0 for m in result.statistics.matches[:n]):
-        return None
-    return 0.0
-
-
-def zero_weight_nan(ctx, result):
-    """0 * log(0) evaluated in floating point: NaN when an order with weight 0 has precision 0 or 0/0."""
-    if result is None:
-        return None
-    for p, w in zip(result.precisions, result.weights):
-        if w == 0 and (p is None or p == 0):
-            return math.nan
-    return None
-
-
-def percent_scale(ctx, result):
-    """The score on the 0-100 scale where 0-1 was asked for."""
-    return None if result is None else 100.0 * float(result.score)
-
-
-def printed_4_decimals(ctx, result):
-    """The score as printed with four decimals (mteval-v13a.pl's "%.4f"; multi-bleu.perl's "%.2f" of 100 x BLEU)."""
-    if result is None or result.score.is_nan():
-        return None
-    return round(float(result.score), 4)
-
-
-def _mean_of_segments(ctx, level):
-    """The mean of a corpus's segments' own scores, each scored alone at `level` (None where that does not apply)."""
-    request = ctx.request
-    if request.level != "corpus" or len(request.segments) < 2:
-        return None
-    scores = []
-    for segment in request.segments:
-        one = _result(ctx, request=request.model_copy(update={"segments": (segment,), "level": level}))
-        if one is None:
-            return None
-        scores.append(float(one.score))
-    return math.fsum(scores) / len(scores)
-
-
-def mean_of_sentence_scores(ctx, result):
-    """The corpus score as the mean of the segments' own scores (macro average; ignite's default)."""
-    return _mean_of_segments(ctx, "corpus")
-
-
-def mean_of_sentence_bleu(ctx, result):
-    """The corpus score as the mean of sentence-level scores (sentence rules, e.g. effective order)."""
-    if ctx.options.empty_order_at("sentence") == ctx.options.empty_order_at("corpus"):
-        return None  # the same as mean-of-sentence-scores
-    return _mean_of_segments(ctx, "sentence")
-
-
-def coco_epsilon(ctx, result):
-    """pycocoevalcap's BleuScorer: p_n = (m_n + 1e-15) / (l_n + 1e-9) and ratio = (c + 1e-15) / (r + 1e-9),
-    so a zero precision is about 1e-15 / l_n instead of 0, and BP = exp(1 - 1/ratio) when ratio < 1."""
-    if result is None:
-        return None
-    s = result.statistics
-    tiny, small = 1e-15, 1e-9
-    total = 0.0
-    for m, t, w in zip(s.matches, s.totals, result.weights):
-        total += float(w) * math.log((float(m) + tiny) / (float(t) + small))
-    ratio = (s.hyp_len + tiny) / (s.ref_len + small)
-    bp = math.exp(1 - 1 / ratio) if ratio < 1 else 1.0
-    return bp * math.exp(total)
-
-
-def chen_cherry_5_precisions(ctx, result):
-    """NLTK's method5 (and the second half of method7): averages the precisions p_{n-1}, p_n, p_{n+1}
-    (with m_0 = p_1 + 1), where the documentation says matched counts, and takes the order-(N+1)
-    term from the 5-gram precision of the last segment whatever N is."""
-    method = ctx.smoothing.method
-    if method not in ("chen-cherry-5", "chen-cherry-7") or result is None:
-        return None
-    s = result.statistics
-    n = len(ctx.weights)
-    if s.matches[0] == 0:
-        return None
-    p = []
-    for i in range(n):
-        t = max(s.totals[i], 1)  # nltk's modified_precision floors every denominator at 1
-        p.append(Fraction(s.matches[i], t))
-    if method == "chen-cherry-7":  # method4 first, on precisions
-        hyp_len = s.hyp_len
-        k = 1
-        for i in range(n):
-            if p[i] == 0 and hyp_len > 1:
-                p[i] = (1 / (2**k * float(ctx.smoothing.k) / math.log(hyp_len))) / max(s.totals[i], 1)
-                k += 1
-    last = ctx.request.segments[-1]
-    try:
-        five = bleu.segment_statistics(last.hypothesis, last.references, max_order=5, options=ctx.options)
-    except BleuOracleError:
-        return None
-    p5 = Fraction(five.matches[4], max(five.totals[4], 1))
-    following = p + [p5]
-    previous = p[0] + 1
-    smoothed = []
-    for i in range(n):
-        value = (previous + p[i] + following[i + 1]) / 3
-        smoothed.append(value)
-        previous = value
-    total = 0.0
-    for value, w in zip(smoothed, ctx.weights):
-        if value > 0:
-            total += float(w) * math.log(value)
-    return float(result.bp) * math.exp(total)
-
-
-def _nltk_method6(ctx, result):
-    """NLTK's SmoothingFunction.method6 as its code computes it, on the oracle's counts."""
-    if ctx.smoothing.method != "chen-cherry-6" or result is None:
-        return None
-    s = result.statistics
-    n = len(ctx.weights)
-    if n < 3 or s.matches[0] == 0:
-        return None
-    p = [Fraction(m, t) if t else Fraction(0) for m, t in zip(s.matches[:n], s.totals[:n])]
-    if p[2] == 0:
-        return None  # nltk asserts here
-    hypothesis = ctx.request.segments[-1].hypothesis
-    alpha = ctx.smoothing.alpha
-    for i in range(2, n):
-        pi0 = 0 if p[i - 2] == 0 else p[i - 1] ** 2 / p[i - 2]
-        last = max(len(hypothesis) - i, 0)
-        p[i] = (s.matches[i] + alpha * pi0) / (last + alpha)
-    total = 0.0
-    for value, w in zip(p, ctx.weights):
-        if value > 0:
-            total += float(w) * math.log(value)
-    return float(result.bp) * math.exp(total)
-
-
-def chen_cherry_6_last_hypothesis(ctx, result):
-    """NLTK's method6 at corpus level: p_n = (m_n + alpha*pi0) / (l + alpha) with m_n summed over the
-    corpus but l the number of n-grams of the *last* hypothesis only (so p_n can exceed 1)."""
-    if ctx.request.level != "corpus" or len(ctx.request.segments) < 2:
-        return None
-    return _nltk_method6(ctx, result)
-
-
-def chen_cherry_6_empty_order_prior(ctx, result):
-    """NLTK's method6 on an order without hypothesis n-grams: (0 + alpha*pi0) / (0 + alpha) = pi0,
-    the prior alone, where the oracle leaves the 0/0 order to the empty-order rule."""
-    if result is None or len(ctx.request.segments) != 1:
-        return None
-    if all(t != 0 for t in result.statistics.totals[2:len(ctx.weights)]):
-        return None
-    return _nltk_method6(ctx, result)
-
-
-def both_empty_smoothed(ctx, result):
-    """c = r = 0 scored anyway: BP taken as 1 and the smoothed precisions of the empty counts used
-    (bleuscore with smooth=True: every p_n = (0 + 1) / (0 + 1) = 1, so BLEU = 1)."""
-    if result is None:
-        return None
-    s = result.statistics
-    if s.hyp_len != 0 or s.ref_len != 0:
-        return None
-    smoothed = smooth(s, max_order=len(ctx.weights), smoothing=ctx.smoothing)
-    total = 0.0
-    for m, t, w in zip(smoothed.matches, smoothed.totals, ctx.weights):
-        if w == 0:
-            continue
-        if t == 0 or m == 0:
-            return 0.0
-        total += float(w) * math.log(float(m) / float(t))
-    return math.exp(total)
-
-
-#: Computations gated by a condition specific to one library's code (tried before the conventions).
-SPECIFIC_COMPUTATIONS = (
-    ("tiny-instead-of-zero", tiny_instead_of_zero),
-    ("no-match-zero", no_match_zero),
-    ("any-order-unmatched-zero", any_order_unmatched_zero),
-    ("chen-cherry-5-precisions", chen_cherry_5_precisions),
-    ("chen-cherry-6-last-hypothesis", chen_cherry_6_last_hypothesis),
-    ("chen-cherry-6-empty-order-prior", chen_cherry_6_empty_order_prior),
-    ("coco-epsilon", coco_epsilon),
-    ("zero-weight-nan", zero_weight_nan),
-    ("both-empty-smoothed", both_empty_smoothed),
-)
-#: Computations that apply to many inputs (tried after the single conventions).
-GENERIC_COMPUTATIONS = (
-    ("zero-precision-dropped", zero_precision_dropped),
-    ("zero-precision-orders-skipped", zero_precision_orders_skipped),
-    ("mean-of-sentence-scores", mean_of_sentence_scores),
-    ("mean-of-sentence-bleu", mean_of_sentence_bleu),
-    ("percent-scale", percent_scale),
-    ("printed-4-decimals", printed_4_decimals),
-)
-COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
-_COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}
-_COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
-                              "or weights stored as C floats): agrees to float32 precision")
 
 
 # -- alternative conventions --------------------------------------------------
@@ -492,10 +205,10 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     """
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
-    ctx = _context(request, profile, overrides)
+    ctx = context_for(request, profile, overrides)
     options, smoothing, weights = ctx.options, ctx.smoothing, ctx.weights
-    base = _result(ctx)
-    expected = _score(base)
+    base = result_under(ctx)
+    expected = score_of(base)
     n = len(weights)
     allowed = None if among is None else set(among)
 
@@ -523,7 +236,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
             except BleuOracleError:
                 cache[key] = None
             else:
-                cache[key] = _result(ctx, options=changed, smoothing=smoothing_change)
+                cache[key] = result_under(ctx, options=changed, smoothing=smoothing_change)
         return cache[key]
 
     exact_close = within_contract
@@ -536,7 +249,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
             if not permitted(*component_names(name), *component_names(suffix)):
                 continue
             result = result_for(changes, smoothing_change)
-            value = _score(result)
+            value = score_of(result)
             if close(actual, value) and (not stats or _statistics_differ(statistics, result, n) is None):
                 return Explanation(_join(name, suffix), _join_text(description, suffix),
                                    _change_tuple(changes, smoothing_change) + _suffix_change(suffix), value, expected)
@@ -549,7 +262,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
             result = result_for(changes, smoothing_change) if name is not None else base
             if result is None:
                 continue
-            changed = ctx if name is None else _Context(request, options.with_changes(**changes) if changes else options,
+            changed = ctx if name is None else Context(request, options.with_changes(**changes) if changes else options,
                                                          smoothing_change or smoothing, weights)
             for cname, function in computations:
                 if not permitted(cname, *component_names(suffix)):
@@ -557,7 +270,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
                 value = function(changed, result)
                 if value is not None and close(actual, value):
                     label = _join(cname if name is None else f"{name} + {cname}", suffix)
-                    text = _COMPUTATION_DOCS[cname] if name is None else f"{description}; and {_COMPUTATION_DOCS[cname]}"
+                    text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"
                     return Explanation(label, _join_text(text, suffix),
                                        _change_tuple(changes, smoothing_change) + (("computation", cname),)
                                        + _suffix_change(suffix), value, expected)
@@ -603,7 +316,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     if found:
         return found
     if float32_close(actual, expected) and permitted(FLOAT32):
-        return Explanation(FLOAT32, _COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), expected, expected)
+        return Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), expected, expected)
     found = search(float32_close, FLOAT32)
     if found:
         return found
@@ -616,7 +329,7 @@ def _join(name, suffix):
 
 
 def _join_text(text, suffix):
-    return f"{text}; and {_COMPUTATION_DOCS[suffix]}" if suffix else text
+    return f"{text}; and {COMPUTATION_DOCS[suffix]}" if suffix else text
 
 
 def _suffix_change(suffix):
@@ -662,7 +375,7 @@ def explained_value(request, profile, change, *, overrides=None):
     statistics). Returns None when the oracle rejects the input under the changed conventions or
     the computation does not apply.
     """
-    base = _context(request, profile, overrides)
+    base = context_for(request, profile, overrides)
     functions = dict(COMPUTATIONS)
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:
@@ -680,8 +393,8 @@ def explained_value(request, profile, change, *, overrides=None):
         changes.setdefault("uniform_weights_only", False)
     changed = base.options.with_changes(**changes) if changes else base.options
     ctx = replace(base, options=changed, smoothing=smoothing_change or base.smoothing)
-    result = _result(ctx)
-    value = _score(result)
+    result = result_under(ctx)
+    value = score_of(result)
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
