@@ -654,3 +654,15 @@ def test_request_fields_work_for_every_case_and_profile():
             fields = case.request_fields(profile)
             assert set(fields) == {"level", "segments", "weights", "smoothing", "lowercase"}, case.id
             assert all(isinstance(w, float) for w in fields["weights"]), case.id
+
+
+@pytest.mark.parametrize("text,message", [
+    ("document: x\nseed: s.txt\ncases:\n  - &a {id: a}\n  - *a\n", ":5: YAML aliases"),
+    ("document: x\nseed: s.txt\ncases: " + "[" * 100 + "]" * 100 + "\n", ":3: nesting deeper than 64 levels"),
+])
+def test_case_files_refuse_aliases_and_deep_nesting(tmp_path, text, message):
+    # a 513-byte alias bomb used to hang `cases list`; the loader refuses aliases before anything expands
+    path = tmp_path / "bomb.yaml"
+    path.write_text(text)
+    with pytest.raises(CaseFileError, match=message):
+        load_case_file(path)

@@ -15,6 +15,10 @@ MAX_DEPTH = 64
 class UnsafeYamlError(BleuValueError):
     """A YAML document uses an alias or nests too deeply; the message names the file and line."""
 
+    def __init__(self, problem, *, name, line):
+        super().__init__(f"{name}:{line}: {problem}")
+        self.problem, self.line = problem, line
+
 
 class StrictSafeLoader(yaml.SafeLoader):
     """SafeLoader that refuses aliases and deep nesting while composing, before anything expands."""
@@ -27,13 +31,14 @@ class StrictSafeLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
             mark = self.peek_event().start_mark
-            raise UnsafeYamlError(f"{self.source_name}:{mark.line + 1}: YAML aliases (*name) are not allowed "
-                                  "in this file; write the value out")
+            raise UnsafeYamlError("YAML aliases (*name) are not allowed in this file; write the value out",
+                                  name=self.source_name, line=mark.line + 1)
         self._depth += 1
         try:
             if self._depth > MAX_DEPTH:
                 mark = self.peek_event().start_mark
-                raise UnsafeYamlError(f"{self.source_name}:{mark.line + 1}: nesting deeper than {MAX_DEPTH} levels")
+                raise UnsafeYamlError(f"nesting deeper than {MAX_DEPTH} levels", name=self.source_name,
+                                      line=mark.line + 1)
             return super().compose_node(parent, index)
         finally:
             self._depth -= 1
