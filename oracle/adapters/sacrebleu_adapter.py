@@ -23,7 +23,7 @@ its `correct` and `total` lists in place (`correct[n - 1] += smooth_value`) and
 the BLEUScore it returns holds those very lists, so its counts are the smoothed
 ones (fractional for k = 0.5), while protocol v1 asks for the raw counts. The
 adapter then reports the score and no statistics (it does not recompute them).
-(The library's behaviour is recorded in oracle/data/discrepancies.yaml as
+(The library's behaviour is recorded in oracle/diagnose/data/discrepancies.yaml as
 sacrebleu-add-k-counts.)
 """
 

@@ -71,7 +71,7 @@ alternative convention (reference length rule, per-segment totals floor,
 empty-order rule, weight rule, another reading of the smoothing method) and
 alternative computations (mean of sentence scores, float32, a tiny value for a
 zero precision, an early return 0, ...), first among the classes documented for
-the implementation in oracle/data/discrepancies.yaml, then among all; the
+the implementation in oracle/diagnose/data/discrepancies.yaml, then among all; the
 record's "classification" names the first that reproduces the answer
 ("unexplained" when none does), with the curated discrepancy ids it matches.
 The listing and summary.md show it per record and count records per class. Numeric contract: |actual - expected| <= ABS + REL *

@@ -36,7 +36,7 @@ references, tokens; shorten weights; simplify smoothing; rename tokens), then
 classified by oracle.diagnose.classify: the oracle is recomputed under alternative
 conventions and computations until one gives the implementation's answer --
 first among the implementation's documented classes
-(oracle/data/discrepancies.yaml), then among all. The minimal examples are
+(oracle/diagnose/data/discrepancies.yaml), then among all. The minimal examples are
 grouped by that root cause; for each class the summary prints its name,
 description and count, the smallest example with both values (the
 implementation's and the oracle's), and a one-line reproduction (`check

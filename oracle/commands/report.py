@@ -32,13 +32,13 @@ First the observations, written as JSON-lines data files under OUT/{DATA_DIR}/
   implementations.jsonl  every registry entry: installed (version, declared
                          profile, capabilities), or not installed (install hint)
   matrix.jsonl           the edge-case matrix: every edge case of
-                         oracle/edge_cases.py under every oracle profile and every
+                         oracle/suite/edge_cases.py under every oracle profile and every
                          installed implementation (value, or rejection/error)
   search.jsonl           a seeded differential search per implementation: N
                          random inputs (oracle.harness.generate, as `check --seed S`)
                          judged against the oracle under the declared profile,
                          each disagreement classified (oracle.diagnose.classify)
-  discrepancies.jsonl    the curated classes (oracle/data/discrepancies.yaml),
+  discrepancies.jsonl    the curated classes (oracle/diagnose/data/discrepancies.yaml),
                          their minimal examples re-run through the installed libraries
   real_data.jsonl        WMT17 newstest2017 en-de, 16 systems, corpus BLEU-4,
                          whitespace tokens, 1 reference and {1 + EXTRA_REFERENCES} (the reference plus

@@ -1,4 +1,4 @@
-"""The curated discrepancy classes (oracle/data/discrepancies.yaml): where a library departs from the
+"""The curated discrepancy classes (oracle/diagnose/data/discrepancies.yaml): where a library departs from the
 documentation it claims, each with its root cause; `check`, `fuzz`, `report` and the tests read them here."""
 
 from __future__ import annotations

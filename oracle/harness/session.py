@@ -5,7 +5,7 @@ a random example or a replayed input) to the implementation, judges the reply
 against the oracle (`oracle.models.outcomes.judge`), shrinks a failing random example
 (`oracle.harness.shrink`), names the root cause of every failing record
 (`oracle.diagnose.classify`, first among the implementation's documented discrepancy
-classes in `oracle/data/discrepancies.yaml`, then among all explanations), and
+classes in `oracle/diagnose/data/discrepancies.yaml`, then among all explanations), and
 writes one record per input to the event stream (`oracle.harness.events`).
 
 `run_session` is the lifecycle around it: start the process and read the

@@ -20,9 +20,9 @@ JSON-lines file under `<out>/data/`:
   `--examples` inputs from `oracle.harness.generate` (the same inputs `check --seed S`
   sends), each judged against the oracle under the declared profile, each
   disagreement classified, first among the implementation's curated classes
-  (`oracle/data/discrepancies.yaml`), then among all explanations;
+  (`oracle/diagnose/data/discrepancies.yaml`), then among all explanations;
 - ``discrepancies.jsonl``: the curated classes (copied from
-  `oracle/data/discrepancies.yaml`) with each minimal example re-run now
+  `oracle/diagnose/data/discrepancies.yaml`) with each minimal example re-run now
   through the installed library (``observed``), so a report says whether the
   class still reproduces with the installed version;
 - ``real_data.jsonl``: every implementation on WMT17 newstest2017 English-German

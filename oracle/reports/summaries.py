@@ -133,7 +133,7 @@ def root_cause_section(records):
            "Every failing record is classified by `oracle.diagnose.classify` (on the shrunk input for a random "
            "example): the first alternative convention or computation under which the oracle gives the "
            "implementation's answer, first among the implementation's documented classes "
-           "(oracle/data/discrepancies.yaml).", "",
+           "(oracle/diagnose/data/discrepancies.yaml).", "",
            "| root cause | records | documented as |", "|---|---:|---|"]
     for group in groups:
         out.append(f"| `{group.name}` | {len(group.records)} | {', '.join(group.documented) or '-'} |")

@@ -1,0 +1,42 @@
+"""The package's shape: the layer contracts (import-linter, configured in pyproject.toml) hold, no
+module is over 700 lines, and at most 12 modules sit directly in oracle/."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "oracle"
+MAX_LINES = 700
+MAX_TOP_LEVEL_MODULES = 12
+
+
+def lint_imports():
+    beside = Path(sys.executable).with_name("lint-imports")
+    return str(beside) if beside.exists() else shutil.which("lint-imports")
+
+
+def test_the_layer_contracts_hold():
+    command = lint_imports()
+    if command is None:
+        pytest.skip("import-linter is not installed (pip install 'bleu-oracle[test]')")
+    done = subprocess.run([command, "--config", str(ROOT / "pyproject.toml")], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert "0 broken" in done.stdout
+
+
+def test_no_module_is_over_700_lines():
+    long = {str(path.relative_to(ROOT)): n for path in PACKAGE.rglob("*.py")
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert not long, f"split these modules: {long}"
+
+
+def test_few_modules_directly_in_the_package():
+    top = sorted(path.name for path in PACKAGE.glob("*.py"))
+    assert len(top) <= MAX_TOP_LEVEL_MODULES, top
