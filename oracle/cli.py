@@ -11,7 +11,7 @@ import importlib
 import sys
 
 from oracle import __version__
-from oracle.commands import VERBS
+from oracle.commands import SUMMARIES, VERBS
 from oracle.exitcodes import EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError
 
@@ -22,7 +22,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def build_parser(verbs=VERBS):
+def build_parser(verbs=VERBS, *, only=None):
+    """The parser. With `only`, just that verb's module is imported and registered in full; the others
+    are listed by name and one-line help (what `bleu-oracle --help` shows), so start-up pays for one verb."""
     parser = _Parser(
         prog="bleu-oracle",
         description="A literal reference oracle and conformance suite for BLEU.",
@@ -33,13 +35,18 @@ def build_parser(verbs=VERBS):
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
     subparsers.required = True
     for verb in verbs:
-        importlib.import_module(f"oracle.commands.{verb}").register(subparsers)
+        if only is None or verb == only:
+            importlib.import_module(f"oracle.commands.{verb}").register(subparsers)
+        else:
+            subparsers.add_parser(verb, help=SUMMARIES[verb])
     return parser
 
 
 def main(argv=None, *, verbs=VERBS):
     """Run `bleu-oracle` with `argv`; `verbs` limits the parser to some verbs (tests)."""
-    args = build_parser(verbs).parse_args(argv)
+    argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    verb = next((a for a in argv if not a.startswith("-")), "")
+    args = build_parser(verbs, only=verb if verb in verbs else "").parse_args(argv)
     try:
         return args.handler(args)
     except BleuOracleError as exc:

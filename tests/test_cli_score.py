@@ -121,3 +121,21 @@ def test_formula_modules_import_the_standard_library_only(module):
                 assert name in FORMULA_MODULES, f"oracle/formulas/{module}.py imports .{name}, outside the formulas"
     outside = {name for name in imported if name not in sys.stdlib_module_names and name != "__future__"}
     assert not outside, f"oracle/formulas/{module}.py imports {sorted(outside)}"
+
+
+def test_score_imports_neither_the_harness_nor_yaml_nor_pydantic(tmp_path):
+    # start-up: `bleu-oracle score` imports only the verb it runs and the formulas
+    (tmp_path / "h.txt").write_text("a b c\n", encoding="utf-8")
+    (tmp_path / "r.txt").write_text("a b c\n", encoding="utf-8")
+    program = (
+        "import sys, contextlib, io\n"
+        "from oracle.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['score', '--hyp', {str(tmp_path / 'h.txt')!r}, '--ref', {str(tmp_path / 'r.txt')!r}])\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('yaml', 'pydantic', 'jinja2', 'torch')\n"
+        "               or m.startswith(('oracle.harness', 'oracle.models', 'oracle.suite', 'oracle.reports')))\n"
+        "print(code, heavy)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "0 []"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import ResultsFormatError, read_results
 from oracle.harness.gate import write_baseline
@@ -33,7 +34,7 @@ Random examples (--examples-as):
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("baseline", help="write a baseline of known deviations from a run",
+    parser = subparsers.add_parser("baseline", help=SUMMARIES["baseline"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     actions.required = True

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from oracle.commands import SUMMARIES
 from oracle.suite import cases as casefiles
 
 HELP = """List or validate the documented cases (cases/*.yaml).
@@ -36,7 +37,7 @@ Examples:
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "cases", help="list or validate the documented cases", description=HELP,
+        "cases", help=SUMMARIES["cases"], description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))

@@ -8,6 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE, count_outcomes
 from oracle.harness.gate import BaselineTracker, load_baseline
@@ -112,7 +113,7 @@ Examples:
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("check", help="check an implementation against the oracle", description=HELP,
+    parser = subparsers.add_parser("check", help=SUMMARIES["check"], description=HELP,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}; ./{DEFAULT_REPLAY_REPORT} with --replay")
     parser.add_argument("--cases", metavar="DIR",

@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.harness.shrink import DEFAULT_BUDGET
-from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
 
 
 def positive_float(text):
@@ -74,6 +71,11 @@ def add_session_arguments(parser, *, report_help):
     """The arguments `check` and `fuzz` share: the implementation, the judged profile, the report,
     the process limits, the numeric contract, shrinking and verbosity. `--report` defaults to None:
     the verb chooses the directory (`report_help` says which)."""
+    # The harness's defaults, imported here: only check and fuzz pay for importing the harness.
+    from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
+    from oracle.harness.shrink import DEFAULT_BUDGET
+    from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--impl", metavar="NAME",
                         help="a built-in implementation (`bleu-oracle serve --list`) or MODULE:CLASS: runs "

@@ -7,6 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE, count_outcomes
 from oracle.harness.gate import BaselineTracker
@@ -83,7 +84,7 @@ Examples:
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("fuzz", help="search for disagreements and classify them by root cause",
+    parser = subparsers.add_parser("fuzz", help=SUMMARIES["fuzz"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",

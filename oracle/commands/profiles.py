@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from oracle.commands import SUMMARIES
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
@@ -33,7 +34,7 @@ Conventions:
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("profiles", help="list the profiles and their cited conventions",
+    parser = subparsers.add_parser("profiles", help=SUMMARIES["profiles"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", choices=sorted(PROFILES), help="show one profile only")
     parser.add_argument("--json", action="store_true", help="print JSON")

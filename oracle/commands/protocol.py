@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from oracle.commands import SUMMARIES
 from oracle.models import protocol
 
 HELP = """Print the JSON Schemas of protocol v1 (see PROTOCOL.md), generated from the
@@ -20,7 +21,7 @@ oracle/models/schemas/protocol-v1/.
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "protocol", help="the protocol-v1 JSON Schemas", description=HELP,
+        "protocol", help=SUMMARIES["protocol"], description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from oracle.adapters.base import REGISTRY
+from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
 from oracle.reports.site import (
     DATA_DIR,
@@ -64,7 +65,7 @@ stderr.
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("report", help="regenerate reports/: matrix, discrepancy reports, real data, HTML",
+    parser = subparsers.add_parser("report", help=SUMMARIES["report"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="reports", metavar="DIR", help="the reports folder (default: reports)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",

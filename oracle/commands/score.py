@@ -6,6 +6,7 @@ import json
 import sys
 
 from oracle import resolve_options
+from oracle.commands import SUMMARIES
 from oracle.formulas import bleu, explain
 from oracle.formulas.bleu import parse_weights
 from oracle.textio import read_parallel
@@ -28,7 +29,7 @@ Examples:
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("score", help="score files with the oracle", description=HELP,
+    parser = subparsers.add_parser("score", help=SUMMARIES["score"], description=HELP,
                                    formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     parser.add_argument("--hyp", required=True, metavar="FILE", help="hypothesis file")
     parser.add_argument("--ref", required=True, action="append", metavar="FILE", help="reference file (repeat for more)")

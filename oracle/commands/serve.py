@@ -10,6 +10,7 @@ import os
 import sys
 
 from oracle.adapters.base import REGISTRY, AdapterUnavailable
+from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
@@ -41,7 +42,7 @@ cannot be loaded (its library is missing).
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "serve", help="serve an implementation over protocol v1 on stdin/stdout",
+        "serve", help=SUMMARIES["serve"],
         description=HELP.replace("{names}", ", ".join(REGISTRY)), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--impl", metavar="NAME", help="the implementation: a built-in name or MODULE:CLASS")
