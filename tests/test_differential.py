@@ -3,7 +3,7 @@
 Hypothesis draws requests within each adapter's declared capabilities; every
 answer beyond the numeric contract must be attributed by `oracle.diagnose.classify`
 (restricted to the implementation's documented classes) to a discrepancy class
-recorded in oracle/data/discrepancies.yaml, and every rejection must match a
+recorded in oracle/diagnose/data/discrepancies.yaml, and every rejection must match a
 documented refusal (a rejection, or an error where the library crashes) whose condition holds.
 Anything else fails.
 

@@ -1,7 +1,7 @@
 """`bleu-oracle fuzz`: finds disagreements, shrinks them, names their root cause, writes regression cases.
 
 The expected root causes follow from how each fake is built (tests/fakes/fakebleu.py) and, for
-nltk, from its code as recorded in oracle/data/discrepancies.yaml -- never from the oracle's output.
+nltk, from its code as recorded in oracle/diagnose/data/discrepancies.yaml -- never from the oracle's output.
 """
 
 from __future__ import annotations
