@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 from pathlib import Path
 
 import pytest
@@ -81,9 +82,7 @@ def test_two_runs_are_byte_identical(runs):
 def test_render_only_rebuilds_the_same_pages_from_the_data_alone(runs, tmp_path):
     first = runs[0]
     copy = tmp_path / "copy"
-    (copy / DATA_DIR).mkdir(parents=True)
-    for name in DATA_FILES:
-        (copy / DATA_DIR / name).write_bytes((first / DATA_DIR / name).read_bytes())
+    shutil.copytree(first / DATA_DIR, copy / DATA_DIR)  # the data files and the runs' results.jsonl streams
     assert main(["report", "--out", str(copy), "--render-only", "--quiet"]) == 0
     assert _files(copy) == _files(first)
 
@@ -265,3 +264,24 @@ def test_real_data_table_on_two_systems(tmp_path):
     assert "## 1 reference" in text and "## 4 references" in text
     assert "| C-3MA.4959 |" in text and "sacrebleu 2." in text
     assert (out / "index.html").read_text(encoding="utf-8").count("<svg ") >= 3
+
+
+def test_check_and_report_judge_every_input_the_same_way(runs, tmp_path):
+    # the report's nltk column ran 10 random inputs (seed 0) in process; check drives nltk as a process
+    from oracle.harness.events import read_results
+    from oracle.reports.runs import run_directory
+
+    report = read_results(run_directory(runs[0] / DATA_DIR, "nltk") / "results.jsonl")
+    checked = tmp_path / "check"
+    code = main(["check", "--impl", "nltk", "--no-cases", "--examples", "10", "--seed", "0", "--shrink-budget", "0",
+                 "--report", str(checked), "--quiet"])
+    assert code in (0, 1)
+    check = read_results(checked / "results.jsonl")
+
+    def judged(results):
+        return {r["id"]: (r["outcome"], r["layer"], (r.get("classification") or {}).get("name"),
+                          {k: v for k, v in r["request"].items() if k != "seq"})  # seq counts the run's requests
+                for r in results.records if r["kind"] == "example"}
+
+    assert len(judged(report)) == 10
+    assert judged(report) == judged(check)

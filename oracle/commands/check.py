@@ -14,7 +14,7 @@ from oracle.harness.events import RESULTS_FILE, count_outcomes
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import example_id
 from oracle.harness.requests import _get, request_from_json
-from oracle.harness.session import implementation_argv, run_session
+from oracle.harness.session import SessionSettings, implementation_argv, run_session
 from oracle.harness.session import selected as _selected
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.protocol import encode
@@ -230,7 +230,8 @@ def run(args):
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
-    argv = implementation_argv(args)
+    settings = SessionSettings.from_args(args)
+    argv = implementation_argv(settings)
     baseline = load_baseline(args.baseline) if args.baseline else None
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
@@ -246,9 +247,9 @@ def run(args):
             session.run_examples()
 
     try:
-        code, session = run_session(args, argv, verb="check", settings=_settings(args, argv, cases_dir), tracker=tracker,
-                                    total=_count_work(args, cases, replay), work=work, report_dir=report_dir,
-                                    junit=junit, cases_dir=cases_dir)
+        code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
+                                    tracker=tracker, total=_count_work(args, cases, replay), work=work,
+                                    report_dir=report_dir, cases_dir=cases_dir)
     finally:  # summary.md and junit.xml, derived from results.jsonl alone
         write_derived_reports(report_dir, junit)
     if session is not None and not args.quiet:

@@ -11,7 +11,7 @@ from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE, count_outcomes
 from oracle.harness.gate import BaselineTracker
-from oracle.harness.session import implementation_argv, run_session
+from oracle.harness.session import SessionSettings, implementation_argv, run_session
 from oracle.models.protocol import encode
 from oracle.reports.summaries import (
     answer_value,
@@ -119,16 +119,17 @@ def run(args):
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
-    argv = implementation_argv(args)
+    settings = SessionSettings.from_args(args)
+    argv = implementation_argv(settings)
     if args.write_cases:
         from oracle.reports.foundcases import read_target
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
     try:
-        code, session = run_session(args, argv, verb="fuzz", settings=_settings(args, argv), tracker=tracker,
-                                    total=args.examples, work=lambda s: s.run_examples(), report_dir=report_dir,
-                                    junit=junit)
+        code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
+                                    tracker=tracker, total=args.examples, work=lambda s: s.run_examples(),
+                                    report_dir=report_dir)
     finally:  # summary.md and junit.xml, derived from results.jsonl alone
         write_derived_reports(report_dir, junit)
     if session is None:

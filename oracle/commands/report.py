@@ -27,20 +27,21 @@ from .common import non_negative_int, positive_float, positive_int
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
 
-First the observations, written as JSON-lines data files under OUT/{DATA_DIR}/
-(deterministic: no timestamps or durations, sorted keys, shortest-repr floats):
+First every column is run through the harness's session, as `check` runs an
+implementation (in process here), and everything is written under OUT/{DATA_DIR}/
+(deterministic: no clock readings, sorted keys, shortest-repr floats):
 
+  runs/COLUMN/results.jsonl
+                         one event stream per column (the oracle under each
+                         profile, each installed implementation): every edge
+                         case of oracle/suite/edge_cases.py, the curated
+                         discrepancy examples (oracle/diagnose/data/
+                         discrepancies.yaml) re-run now, and N random inputs
+                         (oracle.harness.generate, as `check --seed S`), each
+                         judged against the oracle under the declared profile,
+                         each disagreement attributed to its root cause
   implementations.jsonl  every registry entry: installed (version, declared
                          profile, capabilities), or not installed (install hint)
-  matrix.jsonl           the edge-case matrix: every edge case of
-                         oracle/suite/edge_cases.py under every oracle profile and every
-                         installed implementation (value, or rejection/error)
-  search.jsonl           a seeded differential search per implementation: N
-                         random inputs (oracle.harness.generate, as `check --seed S`)
-                         judged against the oracle under the declared profile,
-                         each disagreement classified (oracle.diagnose.classify)
-  discrepancies.jsonl    the curated classes (oracle/diagnose/data/discrepancies.yaml),
-                         their minimal examples re-run through the installed libraries
   real_data.jsonl        WMT17 newstest2017 en-de, 16 systems, corpus BLEU-4,
                          whitespace tokens, 1 reference and {1 + EXTRA_REFERENCES} (the reference plus
                          the {EXTRA_REFERENCES} alphabetically first other systems)

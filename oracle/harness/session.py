@@ -21,6 +21,7 @@ import fnmatch
 import shlex
 import sys
 import time
+from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -50,25 +51,69 @@ from .requests import (
     to_wire,
     with_seq,
 )
-from .shrink import shrink
-from .transport import HandshakeError, ImplementationProcess
+from .shrink import DEFAULT_BUDGET, shrink
+from .transport import (
+    DEFAULT_MAX_RESTARTS,
+    DEFAULT_TIMEOUT,
+    HandshakeError,
+    ImplementationProcess,
+)
 
 INLINE_REPLAY_LIMIT = 400
 
 
-def implementation_argv(args):
+@dataclass(frozen=True)
+class SessionSettings:
+    """Everything a run reads: which implementation, the judged profile, the search, the numeric
+    contract, the process limits, where the report goes. A Python user builds one directly::
+
+        settings = SessionSettings(impl="nltk", examples=50, report="out")
+        code, session = run_session(settings, implementation_argv(settings), verb="check", settings_record={},
+                                    tracker=BaselineTracker(), total=50, work=lambda s: s.run_examples(),
+                                    report_dir="out")
+
+    `check` and `fuzz` build one from their command line (`from_args`)."""
+
+    impl: str | None = None
+    command: str | None = None
+    profile: str | None = None
+    seed: int = 0
+    examples: int = 200
+    only: tuple = ()
+    rel: float = DEFAULT_REL
+    abs: float = DEFAULT_ABS
+    timeout: float = DEFAULT_TIMEOUT
+    max_restarts: int = DEFAULT_MAX_RESTARTS
+    shrink_budget: int = DEFAULT_BUDGET
+    report: str = "bleu-oracle-report"
+    replay: str | None = None
+    quiet: bool = True
+    #: False: no clock readings in the stream (durations 0, no timestamps), so the same run writes the
+    #: same bytes (`bleu-oracle report` commits its streams)
+    timings: bool = True
+
+    @classmethod
+    def from_args(cls, args):
+        """The settings of a parsed `check` or `fuzz` command line."""
+        names = [f.name for f in fields(cls)]
+        values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+        values["only"] = tuple(values.get("only") or ())
+        return cls(**values)
+
+
+def implementation_argv(settings):
     """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`) or `--command`."""
-    if args.impl:
+    if settings.impl:
         from oracle.adapters.base import REGISTRY
 
-        if ":" not in args.impl and args.impl not in REGISTRY:
-            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {args.impl!r})")
-        argv = [sys.executable, "-m", "oracle", "serve", "--impl", args.impl]
-        if args.impl == "oracle" and args.profile:
-            argv += ["--profile", args.profile]
+        if ":" not in settings.impl and settings.impl not in REGISTRY:
+            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {settings.impl!r})")
+        argv = [sys.executable, "-m", "oracle", "serve", "--impl", settings.impl]
+        if settings.impl == "oracle" and settings.profile:
+            argv += ["--profile", settings.profile]
         return argv
     try:
-        argv = shlex.split(args.command)
+        argv = shlex.split(settings.command)
     except ValueError as exc:
         raise BleuValueError(f"`--command` cannot be split: {exc}") from None
     if not argv:
@@ -135,21 +180,20 @@ class Progress:
 class Session:
     """One run: drives the implementation, judges, shrinks, classifies, records.
 
-    `args` needs: impl, command, rel, abs, shrink_budget, report, seed, examples, only,
-    replay (may be None), and `cases_dir` for reproducing a case by id.
+    `settings` is a `SessionSettings`; `cases_dir` is where a case is reproduced from by id.
     """
 
-    def __init__(self, args, argv, profile, process, writer, tracker, progress, cases_dir=None):
-        self.args, self.argv, self.profile = args, argv, profile
+    def __init__(self, settings, argv, profile, process, writer, tracker, progress, cases_dir=None):
+        self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
-        self.contract = Contract(rel=args.rel, abs=args.abs)
+        self.contract = Contract(rel=settings.rel, abs=settings.abs)
         self.capabilities = process.handshake["capabilities"]
         self.seq = 0
         self.records = []
-        self.report_dir = Path(args.report)
+        self.report_dir = Path(settings.report)
         self.cases_dir = cases_dir
         name = (process.handshake.get("implementation") or {}).get("name")
-        self.documented = discrepancies.entries_for(getattr(args, "impl", None), name)
+        self.documented = discrepancies.entries_for(settings.impl, name)
 
     def next_seq(self):
         self.seq += 1
@@ -164,17 +208,17 @@ class Session:
 
     def reproduce(self, record_id, request=None):
         parts = ["bleu-oracle", "check"]
-        parts += ["--impl", self.args.impl] if self.args.impl else ["--command", self.args.command]
+        parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
         parts += ["--profile", self.profile]
-        if self.args.rel != DEFAULT_REL:
-            parts += ["--rel", repr(self.args.rel)]
-        if self.args.abs != DEFAULT_ABS:
-            parts += ["--abs", repr(self.args.abs)]
+        if self.settings.rel != DEFAULT_REL:
+            parts += ["--rel", repr(self.settings.rel)]
+        if self.settings.abs != DEFAULT_ABS:
+            parts += ["--abs", repr(self.settings.abs)]
         if request is None:  # a case: re-run it by id
             parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
             return shlex.join(parts)
         payload = encode(replay_payload(request), ensure_ascii=False)
-        if len(payload) > INLINE_REPLAY_LIMIT:
+        if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
             path = self.report_dir / "replay" / f"{record_id}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(payload + "\n", encoding="utf-8")
@@ -225,7 +269,7 @@ class Session:
             return self.finish(record, started)
         reported = request
         judged = (request, reply, verdict, expected)
-        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.args.shrink_budget > 0:
+        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
             result = self.shrink(request, verdict)
             if result is not None:
                 last = result.pop("_last", None)
@@ -235,7 +279,7 @@ class Session:
                     judged = (last["request"], last["reply"], last["verdict"], last["expected"])
         record["classification"] = attribute(*judged, self.profile, overrides=overrides if judged[0] is request else None,
                                                    entries=self.documented)
-        if kind == "case" and not getattr(self.args, "replay", None):
+        if kind == "case" and not self.settings.replay:
             record["reproduce"] = self.reproduce(item_id)
             record["replay"] = replay_payload(request)
         else:
@@ -265,7 +309,7 @@ class Session:
                 return True
             return False
 
-        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.args.shrink_budget)
+        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget)
         if not outcome.steps:
             return {"request": replay_payload(request), "steps": 0, "queries": outcome.queries,
                     "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
@@ -280,6 +324,8 @@ class Session:
         if started is not None:
             record["duration"] = round(max(record["duration"] or 0.0, 0.0), 6)
             record["wall"] = round(time.perf_counter() - started, 6)
+        if not self.settings.timings:
+            record["duration"] = record["wall"] = 0.0
         record["baseline_key"] = baseline_key(record)
         record["baseline"] = self.tracker.status(record)
         self.writer.record(record)
@@ -295,7 +341,7 @@ class Session:
                 item = case_to_request(case, seq=0, profile=self.profile)
             except BleuOracleError as exc:
                 raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
-            if not selected(item.case_id, self.args.only):
+            if not selected(item.case_id, self.settings.only):
                 continue
             self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
                           document=item.document, profiles=item.profiles, invalid=item.invalid)
@@ -303,11 +349,11 @@ class Session:
     def run_examples(self):
         uniform_only = PROFILES[self.profile].options.uniform_weights_only
         profile_smoothing = PROFILES[self.profile].options.smoothing.to_json()
-        for index in range(self.args.examples):
-            identifier = example_id(self.args.seed, index)
-            if not selected(identifier, self.args.only):
+        for index in range(self.settings.examples):
+            identifier = example_id(self.settings.seed, index)
+            if not selected(identifier, self.settings.only):
                 continue
-            request = example_request(self.args.seed, index, self.capabilities, uniform_only=uniform_only,
+            request = example_request(self.settings.seed, index, self.capabilities, uniform_only=uniform_only,
                                       profile_smoothing=profile_smoothing)
             self.evaluate(identifier, "example", request)
 
@@ -319,33 +365,46 @@ class Session:
 # -- the lifecycle --------------------------------------------------------------------------------
 
 
-def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir, junit, cases_dir=None):
-    """Start the implementation, write the header, run `work(session)`, write the footer and the reports.
+def run_session(settings, argv, *, verb, settings_record, tracker, total, work, report_dir, cases_dir=None,
+                transport=None):
+    """Start the implementation, write the header, run `work(session)`, write the footer.
+
+    `transport` drives the implementation (default: an `ImplementationProcess` running `argv`; an
+    `oracle.harness.inprocess.InProcessImplementation` runs a built-in adapter in this process).
+    `settings_record` is what the header records of the settings (with "verb").
 
     Returns (exit code, session); the session is None when the implementation could not be
     driven (exit code 3, reported on stderr). Raises BleuValueError when the declared profile is
     unknown, and re-raises a BleuOracleError from `work` after the footer is written.
     """
     started = time.perf_counter()
+    timings = settings.timings
+
+    def clock():
+        return now() if timings else ""
+
+    def elapsed():
+        return round(time.perf_counter() - started, 3) if timings else 0.0
+
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
-    process = ImplementationProcess(argv, timeout=args.timeout, max_restarts=args.max_restarts)
-    settings = {"verb": verb, **settings}
+    process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
+    settings_record = {"verb": verb, **settings_record}
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {"suite_version": suite_version(), "oracle_version": __version__, "settings": settings,
-                  "started": now()}
+        header = {"suite_version": suite_version(), "oracle_version": __version__, "settings": settings_record,
+                  "started": clock()}
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            writer.header(**header, implementation=None, profile=None, judged_profile=args.profile,
+            writer.header(**header, implementation=None, profile=None, judged_profile=settings.profile,
                           capabilities=None, handshake_error=str(exc), handshake_stderr=exc.stderr)
             writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail",
-                          exit_code=EXIT_UNDRIVABLE, restarts=0, duration=round(time.perf_counter() - started, 3),
-                          finished=now())
+                          exit_code=EXIT_UNDRIVABLE, restarts=0, duration=elapsed(),
+                          finished=clock())
             print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
             return EXIT_UNDRIVABLE, None
-        profile = args.profile or handshake["profile"]
+        profile = settings.profile or handshake["profile"]
         header.update(implementation=handshake["implementation"], profile=handshake["profile"],
                       judged_profile=profile, capabilities=handshake["capabilities"],
                       handshake_stderr=process.take_stderr())
@@ -355,11 +414,11 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
             message = (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
                        "give --profile")
             writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail", exit_code=EXIT_USAGE,
-                          restarts=0, duration=round(time.perf_counter() - started, 3), finished=now(),
+                          restarts=0, duration=elapsed(), finished=clock(),
                           error=message)
             raise BleuValueError(message)
-        progress = Progress(total, enabled=not args.quiet, label=verb)
-        session = Session(args, argv, profile, process, writer, tracker, progress, cases_dir)
+        progress = Progress(total, enabled=not settings.quiet, label=verb)
+        session = Session(settings, argv, profile, process, writer, tracker, progress, cases_dir)
         error = None
         try:
             work(session)
@@ -372,8 +431,8 @@ def run_session(args, argv, *, verb, settings, tracker, total, work, report_dir,
         code = EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK)
         footer = {"counts": count_outcomes(session.records), "baseline": tracker.summary(),
                   "gate": "fail" if gate_failed or error else "pass", "exit_code": code,
-                  "restarts": process.restarts, "duration": round(time.perf_counter() - started, 3),
-                  "finished": now()}
+                  "restarts": process.restarts, "duration": elapsed(),
+                  "finished": clock()}
         if error:
             footer["error"] = str(error)
         writer.footer(**footer)

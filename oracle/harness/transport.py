@@ -137,6 +137,26 @@ def validate_reply(reply, seq):
     return None
 
 
+def reply_from_line(line, seq, *, stderr="", duration=0.0, notes=()):
+    """What one stdout line (bytes) means as the answer to request `seq`: a score, rejected, unsupported or
+    error Reply, or a protocol-error Reply saying why the line is not a valid answer. Never raises."""
+    raw = bounded(line.decode("utf-8", "replace").rstrip("\r\n"))
+    notes = list(notes)
+    try:
+        reply = parse_line(line)
+    except ProtocolError as exc:
+        return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=notes)
+    problem = validate_reply(reply, seq)
+    if problem:
+        return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
+                     stderr=stderr, duration=duration, notes=notes)
+    kind = next(k for k in _ANSWER_KEYS if k in reply)
+    message = bounded(reply[kind]) if kind != "score" else ""
+    if kind != "score":
+        reply = {**reply, kind: message}  # a 10 MB error message is not kept whole
+    return Reply(kind, data=reply, message=message, raw=raw, stderr=stderr, duration=duration, notes=notes)
+
+
 class _StderrBuffer:
     """Bytes read from the child's stderr since the last `take`, bounded (head and tail kept)."""
 
@@ -437,29 +457,15 @@ class ImplementationProcess:
             return Reply("protocol-error", message=f"a stdout line of {item.size} bytes exceeds the line limit "
                          f"({self.line_limit} bytes): not read", raw=bounded(item.head.decode("utf-8", "replace")),
                          stderr=self._stderr.take(), duration=duration, notes=notes)
-        raw = bounded(item.decode("utf-8", "replace").rstrip("\r\n"))
-        stderr = self._stderr.take()
-        try:
-            reply = parse_line(item)
-        except ProtocolError as exc:
+        reply = reply_from_line(item, seq, stderr=self._stderr.take(), duration=duration, notes=notes)
+        if reply.kind == "protocol-error" and reply.data.get("seq") != seq:
             self._owed.add(seq)  # its real reply may still come
-            return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=notes)
-        problem = validate_reply(reply, seq)
-        if problem:
-            if not (isinstance(reply, dict) and reply.get("seq") == seq):
-                self._owed.add(seq)
-            return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
-                         stderr=stderr, duration=duration, notes=notes)
-        if stale:
+        if stale and reply.kind != "protocol-error":
             shown = "; ".join(f"[a line of {s.size} bytes]" if isinstance(s, _TooLong)
                               else s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
-            return Reply("protocol-error", data=reply, raw=raw, stderr=stderr, duration=duration, notes=notes,
-                         message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
-        kind = next(k for k in _ANSWER_KEYS if k in reply)
-        message = bounded(reply[kind]) if kind != "score" else ""
-        if kind != "score":
-            reply = {**reply, kind: message}  # a 10 MB error message is not kept whole
-        return Reply(kind, data=reply, message=message, raw=raw, stderr=stderr, duration=duration, notes=notes)
+            return Reply("protocol-error", data=reply.data, raw=reply.raw, stderr=reply.stderr, duration=duration,
+                         notes=notes, message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
+        return reply
 
     def _crashed(self, start, what):
         status = self._exit_status()

@@ -72,9 +72,8 @@ def render_readme(model):
             "| file | one line per |", "|---|---|",
             "| `data/run.json` | (one object) the settings and versions |",
             "| `data/implementations.jsonl` | oracle profile, registry entry (installed or why not) |",
-            "| `data/matrix.jsonl` | edge case (its request), then cell (edge case × column) |",
-            "| `data/search.jsonl` | random input × implementation (its request when it differs) |",
-            "| `data/discrepancies.jsonl` | curated class, with its minimal example re-run now |",
+            "| `data/runs/<column>/results.jsonl` | one event stream per column, as `check` writes it: "
+            "the edge cases (the matrix), the curated examples re-run now, the random inputs |",
             "| `data/real_data.jsonl` | system × references × column |", ""]
     return "\n".join(out)
 

@@ -1,40 +1,29 @@
-"""`bleu-oracle report`: observations first, written as data files; `oracle.reports.render` renders them.
+"""`bleu-oracle report`: every column run through the harness, then the pages rendered from the data alone.
 
-Every implementation is driven in process through its adapter
-(`Implementation.score(ScoreRequest)`), never through a subprocess, so a run is
-fast and deterministic. A run observes four things and writes each as a
-JSON-lines file under `<out>/data/`:
+The columns are the oracle under each profile and each installed implementation (its adapter,
+driven in process by `oracle.harness.inprocess`). Under `<out>/data/`:
 
+- ``runs/<column>/results.jsonl``: the column's event stream, written by the harness's session
+  exactly as `check` writes one (`oracle.reports.runs`): every edge case of
+  `oracle.suite.edge_cases` (the matrix), the implementation's curated discrepancy examples
+  re-run now (does each class still reproduce with the installed version?), and `--examples`
+  random inputs from `oracle.harness.generate` (the inputs `check --seed S` sends), each judged
+  against the oracle under the declared profile and each disagreement attributed to its root
+  cause, first among the implementation's curated classes
+  (`oracle/diagnose/data/discrepancies.yaml`), then among every explanation;
 - ``implementations.jsonl``: one line per registry entry (`oracle.adapters.base.REGISTRY`):
-  installed (name, version, language, declared profile, capabilities), not
-  installed (the install hint), broken (the error), or not selected (`--impl`);
-  plus one line per oracle profile (its summary and citations);
-- ``matrix.jsonl``: one line per edge case (`oracle.suite.edge_cases.EDGE_CASES`: its
-  request and why it matters), then one per cell: every edge case under every
-  oracle profile and every installed implementation. A cell is a score, a
-  rejection, an "unsupported" or an error; an implementation's cell also holds
-  the oracle's value under the implementation's declared profile, whether the
-  two agree within the numeric contract, and `oracle.diagnose.classify`'s root cause
-  when they do not;
-- ``search.jsonl``: a seeded differential search per implementation:
-  `--examples` inputs from `oracle.harness.generate` (the same inputs `check --seed S`
-  sends), each judged against the oracle under the declared profile, each
-  disagreement classified, first among the implementation's curated classes
-  (`oracle/diagnose/data/discrepancies.yaml`), then among all explanations;
-- ``discrepancies.jsonl``: the curated classes (copied from
-  `oracle/diagnose/data/discrepancies.yaml`) with each minimal example re-run now
-  through the installed library (``observed``), so a report says whether the
-  class still reproduces with the installed version;
-- ``real_data.jsonl``: every implementation on WMT17 newstest2017 English-German
-  (16 systems; corpus level; whitespace tokens; BLEU-4, uniform weights, no
-  smoothing), with 1 reference and with 4 (see `extra_reference_systems`), next
-  to the oracle under each declared profile;
+  installed (name, version, language, declared profile, capabilities), not installed (the
+  install hint), broken (the error), or not selected (`--impl`); plus one line per oracle
+  profile (its summary and citations);
+- ``real_data.jsonl``: every implementation on WMT17 newstest2017 English-German (16 systems;
+  corpus level; whitespace tokens; BLEU-4, uniform weights, no smoothing), with 1 reference and
+  with 4 (see `extra_reference_systems`), next to the oracle under each declared profile;
 - ``run.json``: the settings (seed, examples, versions, real-data source).
 
-The files are deterministic: no timestamps, no durations, keys sorted, floats
-as Python's shortest repr (NaN and infinities as the protocol's strings). The
-same versions and seed give byte-identical files, and so byte-identical
-reports. `oracle.reports.render` reads only these files (`report --render-only`).
+Everything is deterministic: no clock readings, keys sorted, floats as Python's shortest repr
+(NaN and infinities as the protocol's strings). The same versions and seed give byte-identical
+data, and so byte-identical pages. `oracle.reports.render` reads only these files
+(`report --render-only`).
 """
 
 from __future__ import annotations
@@ -60,32 +49,26 @@ from oracle.diagnose.classify import (
     component_names,
     within_contract,
 )
-from oracle.diagnose.discrepancies import DOCUMENTED_AS, classes_for, entries_for
+from oracle.diagnose.discrepancies import classes_for, entries_for
 from oracle.diagnose.discrepancies import load as load_discrepancies
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.harness.generate import example_id, example_request
-from oracle.harness.requests import (
-    not_applicable_reason,
-    replay_payload,
-    request_from_json,
-)
 from oracle.models.jsonvalues import json_safe
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
 
+from .runs import run_column, tables
+
 SCHEMA = "bleu-oracle-report/1"
 DATA_DIR = "data"
 RUN_FILE = "run.json"
 IMPLEMENTATIONS_FILE = "implementations.jsonl"
-MATRIX_FILE = "matrix.jsonl"
-SEARCH_FILE = "search.jsonl"
-DISCREPANCIES_FILE = "discrepancies.jsonl"
 REAL_DATA_FILE = "real_data.jsonl"
-DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE, MATRIX_FILE, SEARCH_FILE, DISCREPANCIES_FILE, REAL_DATA_FILE)
+#: The data files besides the runs' streams (data/runs/<column>/results.jsonl).
+DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE, REAL_DATA_FILE)
 
 DEFAULT_SEED = 0
 DEFAULT_EXAMPLES = 200
@@ -161,7 +144,9 @@ def read_jsonl(path):
 
 
 def read_data(out):
-    """The data files of a report directory: {"run": {...}, "implementations": [...], ...}."""
+    """What the pages show, from the report directory's data alone: {"run", "implementations", "matrix",
+    "search", "discrepancies", "real_data"}; the matrix, the random search and the discrepancy re-runs
+    come from the columns' results.jsonl streams (`oracle.reports.runs.tables`)."""
     data_dir = Path(out) / DATA_DIR
     missing = [name for name in DATA_FILES if not (data_dir / name).is_file()]
     if missing:
@@ -171,14 +156,17 @@ def read_data(out):
         run = json.load(handle)
     if run.get("schema") != SCHEMA:
         raise BleuValueError(f"{data_dir / RUN_FILE}: schema {run.get('schema')!r}, expected {SCHEMA!r}")
-    return {
-        "run": run,
-        "implementations": read_jsonl(data_dir / IMPLEMENTATIONS_FILE),
-        "matrix": read_jsonl(data_dir / MATRIX_FILE),
-        "search": read_jsonl(data_dir / SEARCH_FILE),
-        "discrepancies": read_jsonl(data_dir / DISCREPANCIES_FILE),
-        "real_data": read_jsonl(data_dir / REAL_DATA_FILE),
-    }
+    implementations = read_jsonl(data_dir / IMPLEMENTATIONS_FILE)
+    columns = [(f"oracle/{name}", "oracle", name, None) for name in run.get("profiles", [])]
+    columns += [(r["name"], "implementation", r["profile"], r.get("version")) for r in implementations
+                if r.get("type") == "implementation" and r.get("status") == "installed"]
+    cells, search, reruns = tables(data_dir, columns)
+    cases = [{"type": "case", "id": case.id, "title": case.title, "why": case.why,
+              "request": case.request.replay_payload()} for case in EDGE_CASES]
+    discrepancies = [{"type": "discrepancy", **entry, "rerun": reruns.get(entry["id"], [])}
+                     for entry in load_discrepancies()]
+    return {"run": run, "implementations": implementations, "matrix": cases + cells, "search": search,
+            "discrepancies": discrepancies, "real_data": read_jsonl(data_dir / REAL_DATA_FILE)}
 
 
 # -- calling an implementation --------------------------------------------------
@@ -218,50 +206,6 @@ def expectation(request, profile):
     if expected.rejected:
         return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.reason)}
     return {"rejected": False, "score": expected.score, "score_exact": expected.score_exact, "reason": None}
-
-
-def judge(request, answer, expected, profile, classes):
-    """{"agrees", "classification", "documented": [class ids], "description"} for one answer.
-
-    A score beyond the numeric contract is classified by `oracle.diagnose.classify`, first among the
-    implementation's curated classes, then among every explanation. A rejection matches a
-    curated rejection by the start of its message."""
-    out = {"agrees": False, "classification": None, "documented": [], "description": None}
-    outcome = answer["outcome"]
-    if outcome == "unsupported":
-        out["classification"] = outcome
-        return out
-    if outcome == "rejected" and expected["rejected"]:
-        out.update(agrees=True, classification="rejected-as-expected")
-        return out
-    if outcome in ("rejected", "error"):  # a documented refusal may be a crash (nltk's IndexError)
-        ids = [d["id"] for d in classes if d.get("rejection") and d["rejection"] in (answer["message"] or "")]
-        out.update(classification="rejects-valid-input" if outcome == "rejected" else "error", documented=ids)
-        return out
-    if expected["rejected"]:
-        out["classification"] = "scores-invalid-input"
-        return out
-    names = sorted({d["classify"] for d in classes if d.get("classify")})
-    reply = {"score": answer["score"], "statistics": answer["statistics"]}
-    if within_contract(answer["score"], expected["score"]) and not answer["statistics"]:
-        out.update(agrees=True, classification="agrees")
-        return out
-    explanation = None
-    try:
-        if names:
-            explanation = classify(request, reply, profile, among=names)
-        if explanation is None or not explanation.explained:
-            explanation = classify(request, reply, profile)
-    except BleuOracleError as exc:  # pragma: no cover - classify is total on valid requests
-        out.update(classification=UNEXPLAINED, description=_message(exc))
-        return out
-    if explanation.name == "agrees":
-        out.update(agrees=True, classification="agrees")
-        return out
-    parts = component_names(explanation.name)
-    ids = [d["id"] for d in classes if d.get("classify") and d["classify"] in parts]
-    out.update(classification=explanation.name, documented=ids, description=explanation.description)
-    return out
 
 
 # -- the implementations ------------------------------------------------------
@@ -321,98 +265,7 @@ def profile_records():
             for p in PROFILES.values()]
 
 
-def request_size(request):
-    """Tokens in a request (hypotheses and references), for "the smallest example"."""
-    return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in request.segments)
-
-
-# -- observations -------------------------------------------------------------
-
-
-def observe_matrix(oracle_cols, columns, progress):
-    records = []
-    for case in EDGE_CASES:
-        records.append({"type": "case", "id": case.id, "title": case.title, "why": case.why,
-                        "request": replay_payload(case.request)})
-    expectations = {}
-    for column in oracle_cols + columns:
-        _say(progress, f"matrix: {column.key}")
-        classes = entries_for(column.key) if column.kind == "implementation" else []
-        for case in EDGE_CASES:
-            answer = call(column.implementation, case.request)
-            record = {"type": "cell", "case": case.id, "column": column.key, "kind": column.kind,
-                      "profile": column.profile, **answer}
-            if column.kind == "oracle":
-                if answer["outcome"] == "score":
-                    record["score_exact"] = oracle_expected(case.request, column.profile).score_exact
-            else:
-                key = (case.id, column.profile)
-                if key not in expectations:
-                    expectations[key] = expectation(case.request, column.profile)
-                expected = expectations[key]
-                record["expected"] = expected
-                record["not_applicable"] = not_applicable_reason(case.request, column.implementation.capabilities)
-                record.update(judge(case.request, answer, expected, column.profile, classes))
-            records.append(record)
-    return records
-
-
-def observe_search(columns, seed, examples, progress):
-    records = []
-    for column in columns:
-        implementation = column.implementation
-        options = PROFILES[column.profile].options
-        classes = entries_for(column.key)
-        _say(progress, f"search: {column.key}, {examples} random inputs (seed {seed}) against the oracle "
-                       f"under profile {column.profile}")
-        for index in range(examples):
-            request = example_request(seed, index, implementation.capabilities,
-                                      uniform_only=options.uniform_weights_only,
-                                      profile_smoothing=options.smoothing.to_json())
-            expected = expectation(request, column.profile)
-            answer = call(implementation, request)
-            verdict = judge(request, answer, expected, column.profile, classes)
-            record = {"type": "example", "implementation": column.key, "profile": column.profile,
-                      "index": index, "id": example_id(seed, index), "outcome": answer["outcome"],
-                      "score": answer["score"], "message": answer["message"], "expected": expected["score"],
-                      "expected_rejected": expected["rejected"], "size": request_size(request), **verdict}
-            if verdict["documented"] or verdict["agrees"]:
-                record["description"] = None  # the curated class says it; keeps the file small
-            else:  # a finding no curated class explains: keep the input itself
-                record["request"] = replay_payload(request)
-                record["statistics"] = answer["statistics"]
-            records.append(record)
-    return records
-
-
-def observe_discrepancies(columns, progress):
-    """Each curated class, with its minimal example re-run through every installed adapter it names."""
-    by_name = {c.key: c for c in columns}
-    aliases = {}
-    for alias, target in DOCUMENTED_AS.items():
-        aliases.setdefault(target, []).append(alias)
-    records = []
-    _say(progress, "discrepancies: re-running the curated minimal examples")
-    for entry in load_discrepancies():
-        name = entry.get("implementation")
-        record = {"type": "discrepancy", **entry, "rerun": []}
-        example = entry.get("example") or {}
-        # `observed: library` examples come from calling the library directly; the adapter
-        # deliberately does not pass that behaviour on, so re-running through it proves nothing.
-        payload = None if entry.get("observed") == "library" else example.get("request")
-        for key in [name, *aliases.get(name, [])]:
-            column = by_name.get(key)
-            if column is None or payload is None:
-                continue
-            request = request_from_json(payload)
-            expected = expectation(request, column.profile)
-            answer = call(column.implementation, request)
-            verdict = judge(request, answer, expected, column.profile, entries_for(key))
-            record["rerun"].append({"implementation": key, "version": str(column.implementation.version),
-                                       "profile": column.profile, "answer": answer, "expected": expected,
-                                       "reproduced": entry["id"] in verdict["documented"], **verdict})
-        records.append(record)
-    return records
+# -- observations: the real data -----------------------------------------------
 
 
 def real_data_systems(folder):
@@ -547,9 +400,9 @@ def observe(settings):
     _say(progress, "loading the implementations")
     implementation_records, columns = load_implementations(selected)
     oracle_cols = oracle_columns()
-    matrix = observe_matrix(oracle_cols, columns, progress)
-    search = observe_search(columns, settings.seed, settings.examples, progress)
-    curated = observe_discrepancies(columns, progress)
+    data_dir = Path(settings.out) / DATA_DIR
+    for column in oracle_cols + columns:  # each column's own results.jsonl, through the harness's session
+        run_column(column, data_dir=data_dir, seed=settings.seed, examples=settings.examples, progress=progress)
     real, real_source = [], None
     if settings.real_data is None:
         real_source = {"skipped": settings.real_data_skipped or "real data not requested (--no-real-data)"}
@@ -572,8 +425,7 @@ def observe(settings):
         "real_data": real_source,
         "command": _command(settings),
     }
-    return {"run": run, "implementations": profile_records() + implementation_records, "matrix": matrix,
-            "search": search, "discrepancies": curated, "real_data": real}
+    return {"run": run, "implementations": profile_records() + implementation_records, "real_data": real}
 
 
 def _command(settings):
@@ -598,9 +450,6 @@ def write_data(out, data):
         handle.write(json.dumps(json_safe(data["run"]), sort_keys=True, ensure_ascii=False, allow_nan=False,
                                 indent=2) + "\n")
     write_jsonl(data_dir / IMPLEMENTATIONS_FILE, data["implementations"])
-    write_jsonl(data_dir / MATRIX_FILE, data["matrix"])
-    write_jsonl(data_dir / SEARCH_FILE, data["search"])
-    write_jsonl(data_dir / DISCREPANCIES_FILE, data["discrepancies"])
     write_jsonl(data_dir / REAL_DATA_FILE, data["real_data"])
     return data_dir
 
@@ -622,4 +471,4 @@ def stderr_progress(text):
 
 
 __all__ = ["DATA_FILES", "SCHEMA", "Settings", "call", "default_real_data_dir", "dumps", "extra_reference_systems",
-           "judge", "observe", "read_data", "real_data_systems", "run", "write_data"]
+           "observe", "read_data", "real_data_systems", "run", "write_data"]

@@ -1,0 +1,183 @@
+"""`bleu-oracle report`'s runs: every column of the report (the oracle under each profile, each installed
+implementation) driven by the harness's session, one `results.jsonl` each, and the report's tables
+derived from those streams alone.
+
+A column's run is a `check` run made in process (`oracle.harness.inprocess`): the same requests, the
+same judge (`oracle.diagnose.judge`), the same root-cause attribution (`oracle.diagnose.attribute`),
+written as the same event stream. It holds the edge-case matrix rows (kind "edge-case"), the
+implementation's curated discrepancy examples (kind "discrepancy") and the seeded random search
+(kind "example", the inputs `check --seed S` sends). Runs are written without clock readings and
+without shrinking (a failing random input is attributed as it was generated), so the same versions
+and seed give the same bytes.
+
+`tables(out)` reads the streams back and returns the matrix, search and discrepancy records the pages
+are rendered from (`oracle.reports.render`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from oracle.diagnose.discrepancies import DOCUMENTED_AS
+from oracle.diagnose.discrepancies import load as load_discrepancies
+from oracle.harness.events import RESULTS_FILE, read_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.inprocess import InProcessImplementation
+from oracle.harness.requests import request_from_json
+from oracle.harness.session import SessionSettings, run_session
+from oracle.suite.edge_cases import EDGE_CASES
+
+RUNS_DIR = "runs"
+EDGE_CASE, DISCREPANCY, EXAMPLE = "edge-case", "discrepancy", "example"
+MESSAGE_LIMIT = 400
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def run_directory(data_dir, key):
+    """Where column `key` ("oracle/nltk", "torchmetrics") writes its results.jsonl."""
+    return Path(data_dir) / RUNS_DIR / key.replace("/", "-")
+
+
+def curated_examples(key):
+    """(id, request) of the curated discrepancies re-run through implementation `key` (an alias such as
+    ignite-micro re-runs the entries of the library it shares code with): those observed through the
+    adapter, not by calling the library directly."""
+    documented_as = DOCUMENTED_AS.get(key, key)
+    out = []
+    for entry in load_discrepancies():
+        payload = (entry.get("example") or {}).get("request")
+        # `observed: library` examples come from calling the library directly; the adapter deliberately
+        # does not pass that behaviour on, so re-running through it proves nothing
+        if entry.get("implementation") == documented_as and payload is not None and entry.get("observed") != "library":
+            out.append((entry["id"], request_from_json(payload)))
+    return out
+
+
+def run_column(column, *, data_dir, seed, examples, progress=None):
+    """Drive one column through a session in process; returns its results.jsonl path."""
+    directory = run_directory(data_dir, column.key)
+    oracle_column = column.kind == "oracle"
+    settings = SessionSettings(impl=column.key, profile=column.profile, seed=seed,
+                               examples=0 if oracle_column else examples, shrink_budget=0, report=str(directory),
+                               quiet=True, timings=False)
+    discrepancies = [] if oracle_column else curated_examples(column.key)
+
+    def work(session):
+        for case in EDGE_CASES:
+            session.evaluate(case.id, EDGE_CASE, case.request, title=case.title)
+        for identifier, request in discrepancies:
+            session.evaluate(identifier, DISCREPANCY, request)
+        session.run_examples()
+
+    if progress is not None:
+        what = "the edge cases" if oracle_column else f"the edge cases, {len(discrepancies)} curated examples and " \
+                                                      f"{examples} random inputs (seed {seed})"
+        progress(f"{column.key}: {what}, judged under profile {column.profile}")
+    total = len(EDGE_CASES) + len(discrepancies) + settings.examples
+    run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
+                                                              "column": column.key},
+                tracker=BaselineTracker(None, check_stale=False), total=total, work=work, report_dir=directory,
+                transport=InProcessImplementation(column.implementation))
+    return directory / RESULTS_FILE
+
+
+# -- the streams, read back as the report's tables ------------------------------------------------
+
+
+def _message(text):
+    """A message fit for a deterministic report: no memory addresses, bounded length."""
+    if text is None:
+        return None
+    text = _ADDRESS.sub("", " ".join(str(text).split()))
+    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
+
+
+def answer(record):
+    """What the implementation answered, as the pages show it: {"outcome": "score" | "rejected" |
+    "unsupported" | "error", "score" (as the stream has it: a number or "NaN"), "statistics", "message"}."""
+    actual = record.get("actual") or {}
+    kind = next((k for k in ("score", "rejected", "unsupported", "error") if k in actual), None)
+    if record["outcome"] == "not-applicable":
+        return {"outcome": "unsupported", "score": None, "statistics": None, "message": _message(record["message"])}
+    if kind is None:  # crash, timeout, protocol error
+        return {"outcome": "error", "score": None, "statistics": None, "message": _message(record["message"])}
+    if kind == "score":
+        return {"outcome": "score", "score": actual["score"], "statistics": actual.get("statistics"),
+                "message": None}
+    return {"outcome": kind, "score": None, "statistics": None, "message": _message(actual[kind])}
+
+
+def expectation(record):
+    """The oracle's expectation as the pages show it (None where the input was not applicable)."""
+    expected = record.get("expected")
+    if not expected:
+        return None
+    if expected.get("rejected"):
+        return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.get("reason"))}
+    return {"rejected": False, "score": expected.get("score"), "score_exact": expected.get("score_exact"),
+            "reason": None}
+
+
+def verdict(record):
+    """{"agrees", "classification", "documented", "description"}: the session's judgement and root cause."""
+    outcome = record["outcome"]
+    if outcome == "pass":
+        return {"agrees": True, "classification": "agrees", "documented": [], "description": None}
+    if outcome == "rejected":
+        return {"agrees": True, "classification": "rejected-as-expected", "documented": [], "description": None}
+    if outcome == "not-applicable":
+        return {"agrees": False, "classification": "unsupported", "documented": [], "description": None}
+    cause = record.get("classification") or {}
+    return {"agrees": False, "classification": cause.get("name"), "documented": list(cause.get("documented") or []),
+            "description": _message(cause.get("description"))}
+
+
+def _size(request):
+    if not request:
+        return 0
+    return sum(len(s["hypothesis"]) + sum(len(r) for r in s["references"]) for s in request["segments"])
+
+
+def tables(out, columns):
+    """(matrix cells, search records, {discrepancy id: [reruns]}) from the runs of `columns` under `out`:
+    [(key, kind, profile, version)]."""
+    data_dir = Path(out)
+    cells, search, reruns = [], [], {}
+    for key, kind, profile, version in columns:
+        path = run_directory(data_dir, key) / RESULTS_FILE
+        if not path.is_file():
+            continue
+        results = read_results(path)
+        for record in results.records:
+            shown = answer(record)
+            if record["kind"] == EDGE_CASE:
+                cell = {"type": "cell", "case": record["id"], "column": key, "kind": kind, "profile": profile, **shown}
+                if kind == "oracle":
+                    cell["score_exact"] = (record.get("expected") or {}).get("score_exact")
+                else:
+                    cell.update(expected=expectation(record), **verdict(record))
+                    if record["outcome"] == "not-applicable":
+                        cell["not_applicable"] = _message(record["message"])
+                cells.append(cell)
+            elif record["kind"] == DISCREPANCY:
+                judged = verdict(record)
+                reruns.setdefault(record["id"], []).append({
+                    "implementation": key, "version": version, "profile": profile, "answer": shown,
+                    "expected": expectation(record), "reproduced": record["id"] in judged["documented"], **judged})
+            elif record["kind"] == EXAMPLE:
+                judged = verdict(record)
+                expected = expectation(record) or {}
+                index = int(record["id"].rsplit("-", 1)[1])  # random-<seed>-<index>
+                entry = {"type": "example", "implementation": key, "profile": profile, "index": index,
+                         "id": record["id"], "outcome": shown["outcome"], "score": shown["score"],
+                         "message": shown["message"], "expected": expected.get("score"),
+                         "expected_rejected": bool(expected.get("rejected")), "size": _size(record.get("request")),
+                         **judged}
+                if judged["documented"] or judged["agrees"]:
+                    entry["description"] = None  # the curated class says it
+                else:  # a finding no curated class explains: keep the input itself
+                    entry["request"] = record.get("replay") or record.get("request")
+                    entry["statistics"] = shown["statistics"]
+                search.append(entry)
+    return cells, search, reruns
