@@ -16,7 +16,6 @@ from .errors import BleuTypeError, BleuValueError
 PAPER = "Papineni et al. 2002"
 MATLAB = "MATLAB bleuEvaluationScore reference page"
 NLTK = "NLTK nltk.translate.bleu_score documentation"
-SACREBLEU = "sacrebleu documentation (metrics/bleu.py docstrings; NLP with Transformers table)"
 MLPACK = "mlpack BLEU class reference"
 
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import re
 from pathlib import Path
 
 import yaml
@@ -45,17 +44,9 @@ from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.suite.safeyaml import load_yaml
 
-EXAMPLE_ID_RE = re.compile(r"^random-(-?\d+)-(\d+)$")
-
 KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
 #: Statuses that fail the gate (besides stale entries).
 FAILING_STATUSES = (NEW, FIXED, CHANGED)
-STATUS_TEXT = {
-    KNOWN: "known deviation (baseline)",
-    NEW: "unexpected outcome (not in the baseline)",
-    FIXED: "expected failure passed (remove it from the baseline)",
-    CHANGED: "known deviation changed outcome",
-}
 
 
 def cause_key(record):

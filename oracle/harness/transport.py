@@ -51,7 +51,6 @@ DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
 #: How much of a raw line or a reply's message a record keeps (characters).
 KEPT_TEXT_LIMIT = 4000
 
-REPLY_KINDS = ("score", "rejected", "unsupported", "error", "crash", "timeout", "protocol-error")
 _ANSWER_KEYS = ("score", "rejected", "unsupported", "error")
 _EOF = object()
 
@@ -83,7 +82,7 @@ class HandshakeError(BleuOracleError, RuntimeError):
 class Reply:
     """What became of one request."""
 
-    kind: str  # one of REPLY_KINDS
+    kind: str  # "score", "rejected", "unsupported", "error", "crash", "timeout" or "protocol-error"
     data: dict = field(default_factory=dict)  # the parsed reply object, when there was one
     message: str = ""
     raw: str | None = None  # the raw line (protocol errors keep it)

@@ -37,18 +37,12 @@ class Outcome(str, Enum):
     def __str__(self):
         return self.value
 
-    @property
-    def is_good(self):
-        """True for outcomes that are not deviations."""
-        return self in GOOD_OUTCOMES
-
 
 GOOD_OUTCOMES = frozenset({Outcome.PASS, Outcome.REJECTED, Outcome.NOT_APPLICABLE})
 #: Display order in summaries and footers.
 OUTCOME_ORDER = tuple(Outcome)
 
 #: The derivation's layers, in the order they are compared.
-LAYERS = ("hyp_len", "ref_len", "matches", "totals", "bp", "score")
 #: Pseudo-layers: a rejection where a score was due (or the reverse); a case's printed value.
 REJECTION_LAYER = "rejection"
 DOCUMENT_LAYER = "document"
@@ -123,7 +117,7 @@ class Expected:
 @dataclass(frozen=True)
 class Verdict:
     outcome: Outcome
-    #: the first diverging layer (see LAYERS), REJECTION_LAYER or DOCUMENT_LAYER; None when not a fail
+    #: the first diverging layer (hyp_len, ref_len, matches, totals, bp, score), REJECTION_LAYER or DOCUMENT_LAYER; None when not a fail
     layer: str | None = None
     #: 1-based n-gram order for the "matches" / "totals" layers
     order: int | None = None

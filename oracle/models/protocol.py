@@ -254,9 +254,6 @@ class Message(BaseModel):
         """The wire form: a plain JSON-ready dict (optional fields left out when unset)."""
         return self.model_dump(mode="json", exclude_none=True)
 
-    def validate_again(self):
-        """This model, re-read from its JSON form: raises ProtocolError if it would not pass."""
-        return type(self).from_json(self.to_json())
 
     @classmethod
     def json_schema(cls):
