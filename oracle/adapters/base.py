@@ -9,6 +9,8 @@ adapter into a protocol server; tests may call adapters in process.
 from __future__ import annotations
 
 import contextlib
+import importlib
+import importlib.metadata
 import traceback
 from dataclasses import dataclass
 
@@ -93,6 +95,39 @@ def rejecting(library, *validation_errors):
         yield
     except validation_errors as exc:
         raise Rejected(f"{library} raised {type(exc).__name__}: {exc}") from exc
+
+
+def require_library(extra, *names, library=None, note=""):
+    """Import the library behind an adapter: each of `names` is a module ("nltk.translate") or a module's
+    attribute ("fast_bleu:BLEU"), or "version:DIST" for an installed distribution's version. When one is
+    missing (or a compiled module fails to load: OSError), AdapterUnavailable says how to install it:
+    "LIBRARY is not installed: pip install 'bleu-oracle[EXTRA]'" (+ `note`)."""
+    found = []
+    try:
+        for name in names:
+            module, _, attribute = name.partition(":")
+            if module == "version":
+                found.append(importlib.metadata.version(attribute))
+                continue
+            imported = importlib.import_module(module)
+            found.append(getattr(imported, attribute) if attribute else imported)
+    except (ImportError, OSError, importlib.metadata.PackageNotFoundError) as exc:
+        hint = f"{library or extra} is not installed: pip install 'bleu-oracle[{extra}]'" + (f" ({note})" if note else "")
+        raise AdapterUnavailable(hint) from exc
+    return found[0] if len(found) == 1 else tuple(found)
+
+
+def declare_capabilities(*, levels=("corpus", "sentence"), weights="any", max_order=4, smoothing=("none",), statistics=False,
+                 lowercase=False, **limits):
+    """A protocol-v1 capabilities object: the common case by default, each adapter stating what differs
+    (and any optional limits: orders, same_reference_count, forbidden_token_characters, empty_tokens)."""
+    return {"levels": list(levels), "weights": weights, "max_order": max_order, "smoothing": list(smoothing),
+            "statistics": statistics, "lowercase": lowercase, **limits}
+
+
+def join_tokens(tokens):
+    """A segment's tokens as the one string text-based libraries take (tokens hold no spaces here)."""
+    return " ".join(tokens)
 
 
 def require_one_segment(request):

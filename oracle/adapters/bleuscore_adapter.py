@@ -25,28 +25,16 @@ from __future__ import annotations
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
+    join_tokens,
     rejecting,
+    require_library,
     require_one_segment,
     require_uniform,
 )
-
-INSTALL = "bleuscore is not installed: pip install 'bleu-oracle[bleuscore]'"
-
-
-def _import():
-    try:
-        import bleuscore
-    except ImportError as exc:
-        raise AdapterUnavailable(INSTALL) from exc
-    return bleuscore
-
-
-def _join(tokens):
-    return " ".join(tokens)
 
 
 def _smooth(smoothing):
@@ -63,17 +51,10 @@ class BleuscoreImplementation(Implementation):
     name = "bleuscore"
     language = "rust"
     profile = "mlpack"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "uniform",
-        "max_order": 16,
-        "smoothing": ["none", "lin-2004"],
-        "statistics": False,
-        "lowercase": False,
-    }
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"])
 
     def __init__(self):
-        self._lib = _import()
+        self._lib = require_library("bleuscore", "bleuscore")
         self.version = self._lib.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
@@ -84,11 +65,11 @@ class BleuscoreImplementation(Implementation):
         require_one_segment(request)
         sentences = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
         for tokens in sentences:
-            again = self._lib.tokenizer_13a(_join(tokens))
+            again = self._lib.tokenizer_13a(join_tokens(tokens))
             if list(again) != list(tokens):
                 raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
-        references = [[_join(r) for r in s.references] for s in request.segments]
-        predictions = [_join(s.hypothesis) for s in request.segments]
+        references = [[join_tokens(r) for r in s.references] for s in request.segments]
+        predictions = [join_tokens(s.hypothesis) for s in request.segments]
         with rejecting("bleuscore", AssertionError, ValueError):
             result = self._lib.compute(references, predictions, max_order=n, smooth=smooth)
         return ScoreAnswer(float(result["bleu"]))

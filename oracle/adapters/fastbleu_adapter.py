@@ -22,25 +22,14 @@ from __future__ import annotations
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
     rejecting,
+    require_library,
     require_one_segment,
 )
-
-INSTALL = "fast-bleu is not installed: pip install 'bleu-oracle[fastbleu]' (it builds a C++ extension)"
-
-
-def _import():
-    try:
-        from importlib.metadata import version
-
-        from fast_bleu import BLEU
-    except (ImportError, OSError) as exc:  # OSError: the compiled module failed to load
-        raise AdapterUnavailable(INSTALL) from exc
-    return version("fast-bleu"), BLEU
 
 
 def _smoothing_func(smoothing):
@@ -57,17 +46,12 @@ class FastbleuImplementation(Implementation):
     name = "fast-bleu"
     language = "c++"
     profile = "nltk"
-    capabilities = {
-        "levels": ["sentence"],
-        "weights": "uniform",  # fast-bleu takes any weights of length >= 2 summing to one; protocol v1 cannot say that
-        "max_order": 16,
-        "smoothing": ["none"],
-        "statistics": False,
-        "lowercase": False,
-    }
+    # fast-bleu takes any weights of length >= 2 summing to one; protocol v1 cannot say that (weights)
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=16)
 
     def __init__(self):
-        self.version, self._BLEU = _import()
+        self.version, self._BLEU = require_library("fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu",
+                                                   note="it builds a C++ extension")
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "sentence":

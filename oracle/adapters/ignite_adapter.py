@@ -23,26 +23,15 @@ from __future__ import annotations
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
     rejecting,
+    require_library,
     require_one_segment,
     require_uniform,
 )
-
-INSTALL = "pytorch-ignite is not installed: pip install 'bleu-oracle[ignite]'"
-
-
-def _import():
-    try:
-        import ignite
-        from ignite.exceptions import NotComputableError
-        from ignite.metrics.nlp import Bleu
-    except ImportError as exc:
-        raise AdapterUnavailable(INSTALL) from exc
-    return ignite, Bleu, NotComputableError
 
 
 def _smooth(smoothing):
@@ -62,17 +51,11 @@ class IgniteImplementation(Implementation):
     language = "python"
     profile = "papineni"
     average = "macro"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "uniform",
-        "max_order": 16,
-        "smoothing": ["none", "chen-cherry-2"],
-        "statistics": False,
-        "lowercase": False,
-    }
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "chen-cherry-2"])
 
     def __init__(self):
-        ignite, self._Bleu, self._NotComputableError = _import()
+        ignite, self._Bleu, self._NotComputableError = require_library(
+            "ignite", "ignite", "ignite.metrics.nlp:Bleu", "ignite.exceptions:NotComputableError", library="pytorch-ignite")
         self.version = ignite.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

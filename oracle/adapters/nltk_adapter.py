@@ -30,24 +30,17 @@ import warnings
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
     rejecting,
+    require_library,
     require_one_segment,
 )
 
 SMOOTHING = ("none", "floor", "exp") + tuple(f"chen-cherry-{i}" for i in range(1, 8))
 
-
-def _import_nltk():
-    try:
-        import nltk
-        from nltk.translate import bleu_score
-    except ImportError as exc:
-        raise AdapterUnavailable("nltk is not installed: pip install 'bleu-oracle[nltk]'") from exc
-    return nltk, bleu_score
 
 
 def smoothing_function(bleu_score, smoothing):
@@ -82,17 +75,10 @@ class NltkImplementation(Implementation):
     name = "nltk"
     language = "python"
     profile = "nltk"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "any",
-        "max_order": 16,
-        "smoothing": list(SMOOTHING),
-        "statistics": False,
-        "lowercase": False,
-    }
+    capabilities = declare_capabilities(max_order=16, smoothing=list(SMOOTHING))
 
     def __init__(self):
-        nltk, self._bleu = _import_nltk()
+        nltk, self._bleu = require_library("nltk", "nltk", "nltk.translate:bleu_score")
         self.version = nltk.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

@@ -41,11 +41,16 @@ from .base import (
     Rejected,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
     is_uniform,
 )
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
+#: Characters no token may hold for a script reading one segment a line, tokens joined by spaces.
+_LINE_SEPARATORS = " \t\n\r\x0b\x0c"
+#: mteval's tokenizer also splits ASCII punctuation off words: tokens holding it change under it.
+_MTEVAL_FORBIDDEN = "".join(chr(c) for c in range(0x80) if _ASCII_PUNCTUATION.match(chr(c)))
 
 
 def _script(variable, what):
@@ -89,14 +94,9 @@ class MultiBleuImplementation(Implementation):
     name = "multi-bleu.perl"
     language = "perl"
     profile = "multi-bleu"
-    capabilities = {
-        "levels": ["corpus"],
-        "weights": "uniform",
-        "max_order": 4,
-        "smoothing": ["none"],
-        "statistics": False,
-        "lowercase": True,
-    }
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", lowercase=True, orders=[4],
+                                        same_reference_count=True, forbidden_token_characters=_LINE_SEPARATORS,
+                                        empty_tokens=False)
     pattern = re.compile(r"BLEU = ([0-9.]+), .*hyp_len=(\d+), ref_len=(\d+)")
 
     def __init__(self):
@@ -140,14 +140,9 @@ class MtevalImplementation(Implementation):
     name = "mteval-v13a.pl"
     language = "perl"
     profile = "mteval"
-    capabilities = {
-        "levels": ["corpus"],
-        "weights": "uniform",
-        "max_order": 4,
-        "smoothing": ["none", "exp"],
-        "statistics": False,
-        "lowercase": True,
-    }
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", smoothing=["none", "exp"], lowercase=True,
+                                        orders=[4], same_reference_count=True,
+                                        forbidden_token_characters=_MTEVAL_FORBIDDEN, empty_tokens=False)
     pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
 
     def __init__(self):

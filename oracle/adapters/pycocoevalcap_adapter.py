@@ -22,47 +22,26 @@ import io
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
+    declare_capabilities,
+    join_tokens,
     rejecting,
+    require_library,
     require_one_segment,
     require_uniform,
 )
-
-INSTALL = "pycocoevalcap is not installed: pip install 'bleu-oracle[pycocoevalcap]'"
-
-
-def _import():
-    try:
-        from importlib.metadata import version
-
-        from pycocoevalcap.bleu.bleu import Bleu
-    except ImportError as exc:
-        raise AdapterUnavailable(INSTALL) from exc
-    return version("pycocoevalcap"), Bleu
-
-
-def _join(tokens):
-    return " ".join(tokens)
 
 
 class PycocoevalcapImplementation(Implementation):
     name = "pycocoevalcap"
     language = "python"
     profile = "papineni"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "uniform",
-        "max_order": 4,
-        "smoothing": ["none"],
-        "statistics": False,
-        "lowercase": False,
-    }
+    capabilities = declare_capabilities(weights="uniform")
 
     def __init__(self):
-        self.version, self._Bleu = _import()  # the package has no __version__: its distribution's version
+        self.version, self._Bleu = require_library("pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu")  # the package has no __version__: its distribution's version
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
@@ -75,8 +54,8 @@ class PycocoevalcapImplementation(Implementation):
             # n=4 only, so compute_score indexes past the end of the counts (IndexError) for n > 4.
             raise Unsupported(f"pycocoevalcap's BleuScorer counts n-grams up to order 4 only (got {n} weights)")
         require_one_segment(request)
-        gts = {i: [_join(r) for r in s.references] for i, s in enumerate(request.segments)}
-        res = {i: [_join(s.hypothesis)] for i, s in enumerate(request.segments)}
+        gts = {i: [join_tokens(r) for r in s.references] for i, s in enumerate(request.segments)}
+        res = {i: [join_tokens(s.hypothesis)] for i, s in enumerate(request.segments)}
         # BleuScorer validates with asserts
         with contextlib.redirect_stdout(io.StringIO()), rejecting("pycocoevalcap", AssertionError):
             scores, _ = self._Bleu(n).compute_score(gts, res, verbose=0)

@@ -34,13 +34,14 @@ import logging
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     Rejected,
     ScoreAnswer,
     Unsupported,
     as_count,
+    declare_capabilities,
     rejecting,
+    require_library,
     require_one_segment,
     require_uniform,
 )
@@ -48,14 +49,6 @@ from .base import (
 SMOOTHING = ("none", "floor", "add-k", "exp")
 _PARAMETER = {"floor": "value", "add-k": "k"}
 
-
-def _import_sacrebleu():
-    try:
-        import sacrebleu
-        from sacrebleu.metrics.bleu import BLEU
-    except ImportError as exc:
-        raise AdapterUnavailable("sacrebleu is not installed: pip install 'bleu-oracle[sacrebleu]'") from exc
-    return sacrebleu, BLEU
 
 
 def join(tokens):
@@ -90,17 +83,10 @@ class SacrebleuImplementation(Implementation):
     name = "sacrebleu"
     language = "python"
     profile = "sacrebleu"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "uniform",
-        "max_order": 16,
-        "smoothing": list(SMOOTHING),
-        "statistics": True,
-        "lowercase": True,
-    }
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True, lowercase=True)
 
     def __init__(self):
-        sacrebleu, self._BLEU = _import_sacrebleu()
+        sacrebleu, self._BLEU = require_library("sacrebleu", "sacrebleu", "sacrebleu.metrics.bleu:BLEU")
         self.version = sacrebleu.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

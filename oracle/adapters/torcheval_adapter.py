@@ -18,47 +18,26 @@ from __future__ import annotations
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
     as_count,
+    declare_capabilities,
+    join_tokens,
     rejecting,
+    require_library,
     require_one_segment,
 )
-
-INSTALL = "torcheval is not installed: pip install 'bleu-oracle[torcheval]'"
-
-
-def _import():
-    try:
-        import torch
-        import torcheval
-        from torcheval.metrics import BLEUScore
-    except ImportError as exc:
-        raise AdapterUnavailable(INSTALL) from exc
-    return torch, torcheval, BLEUScore
-
-
-def _join(tokens):
-    return " ".join(tokens)
 
 
 class TorchevalImplementation(Implementation):
     name = "torcheval"
     language = "python"
     profile = "papineni"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "any",
-        "max_order": 4,
-        "smoothing": ["none"],
-        "statistics": True,
-        "lowercase": False,
-    }
+    capabilities = declare_capabilities(statistics=True)
 
     def __init__(self):
-        self._torch, torcheval, self._BLEUScore = _import()
+        self._torch, torcheval, self._BLEUScore = require_library("torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore")
         self.version = torcheval.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
@@ -71,8 +50,8 @@ class TorchevalImplementation(Implementation):
             raise Unsupported(f"torcheval takes n_gram 1, 2, 3 or 4 (got {n} weights)")
         require_one_segment(request)
         torch = self._torch
-        candidates = [_join(s.hypothesis) for s in request.segments]
-        references = [[_join(r) for r in s.references] for s in request.segments]
+        candidates = [join_tokens(s.hypothesis) for s in request.segments]
+        references = [[join_tokens(r) for r in s.references] for s in request.segments]
         weights = torch.tensor([float(w) for w in request.weights], dtype=torch.float64)
         with rejecting("torcheval", ValueError):  # its argument checks
             metric = self._BLEUScore(n_gram=n, weights=weights)

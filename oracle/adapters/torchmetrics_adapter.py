@@ -20,25 +20,16 @@ from __future__ import annotations
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
-    AdapterUnavailable,
     Implementation,
     ScoreAnswer,
     Unsupported,
     as_count,
+    declare_capabilities,
+    join_tokens,
     rejecting,
+    require_library,
     require_one_segment,
 )
-
-INSTALL = "torchmetrics is not installed: pip install 'bleu-oracle[torchmetrics]'"
-
-
-def _import():
-    try:
-        import torchmetrics
-        from torchmetrics.text import BLEUScore
-    except ImportError as exc:
-        raise AdapterUnavailable(INSTALL) from exc
-    return torchmetrics, BLEUScore
 
 
 def _smooth(smoothing):
@@ -53,25 +44,17 @@ def _smooth(smoothing):
     raise Unsupported(f"torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2); got {smoothing!r}")
 
 
-def _join(tokens):
-    return " ".join(tokens)
 
 
 class TorchmetricsImplementation(Implementation):
     name = "torchmetrics"
     language = "python"
     profile = "papineni"
-    capabilities = {
-        "levels": ["corpus", "sentence"],
-        "weights": "any",
-        "max_order": 4,  # "n_gram: Gram value ranged from 1 to 4"
-        "smoothing": ["none", "chen-cherry-2"],
-        "statistics": True,
-        "lowercase": False,
-    }
+    # "n_gram: Gram value ranged from 1 to 4" (max_order)
+    capabilities = declare_capabilities(smoothing=["none", "chen-cherry-2"], statistics=True)
 
     def __init__(self):
-        torchmetrics, self._BLEUScore = _import()
+        torchmetrics, self._BLEUScore = require_library("torchmetrics", "torchmetrics", "torchmetrics.text:BLEUScore")
         self.version = torchmetrics.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
@@ -82,8 +65,8 @@ class TorchmetricsImplementation(Implementation):
             raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
         smooth = _smooth(request.smoothing)
         require_one_segment(request)
-        preds = [_join(s.hypothesis) for s in request.segments]
-        target = [[_join(r) for r in s.references] for s in request.segments]
+        preds = [join_tokens(s.hypothesis) for s in request.segments]
+        target = [[join_tokens(r) for r in s.references] for s in request.segments]
         with rejecting("torchmetrics", ValueError):  # its argument checks
             metric = self._BLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights])
             metric.update(preds, target)
