@@ -98,8 +98,10 @@ def _line_writer(stream):
     return write
 
 
-def handle_line(implementation, line):
-    """One command line -> (reply dict or None, stop?). Never raises for bad input."""
+def handle_line(implementation, line, *, log=None):
+    """One command line -> (reply dict or None, stop?). Never raises for bad input. Tracebacks go to
+    `log` (default: stderr)."""
+    log = sys.stderr if log is None else log
     seq = None
     try:
         obj = decode(line)
@@ -112,10 +114,10 @@ def handle_line(implementation, line):
         if isinstance(command, StopCommand):
             return None, True
         if isinstance(command, StartCommand):
-            return _start(implementation, command), False
-        return score_reply(implementation, command), False
+            return _start(implementation, command, log), False
+        return score_reply(implementation, command, log), False
     except Exception as exc:  # a bug in this server: still answer, keep serving
-        traceback.print_exc(file=sys.stderr)
+        traceback.print_exc(file=log)
         return _error(seq, f"internal error in the protocol server: {type(exc).__name__}: {exc}"), False
 
 
@@ -123,13 +125,13 @@ def _error(seq, message):
     return {"error": message} if seq is None else {"seq": seq, "error": message}
 
 
-def _start(implementation, command: StartCommand):
+def _start(implementation, command: StartCommand, log):
     if command.protocol != PROTOCOL_VERSION:
         return {"error": f"unsupported protocol version {command.protocol}: this implementation speaks protocol {PROTOCOL_VERSION}"}
     try:
         handshake = implementation.handshake()
     except Exception as exc:
-        traceback.print_exc(file=sys.stderr)
+        traceback.print_exc(file=log)
         return {"error": f"the implementation failed to describe itself: {type(exc).__name__}: {exc}"}
     try:
         return Handshake.from_json(handshake).to_json()
@@ -137,10 +139,10 @@ def _start(implementation, command: StartCommand):
         return {"error": f"the implementation's handshake breaks protocol v1: {exc}"}
 
 
-def score_reply(implementation, command: ScoreRequest):
+def score_reply(implementation, command: ScoreRequest, log=None):
     """Ask the implementation to score one command; the reply as a JSON-ready dict."""
     seq = command.seq
-    kind, answer = call(implementation, command, log=sys.stderr)
+    kind, answer = call(implementation, command, log=sys.stderr if log is None else log)
     if kind != "score":
         return {"seq": seq, kind: answer}
     try:

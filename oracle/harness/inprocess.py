@@ -39,11 +39,11 @@ class InProcessImplementation:
         self._captured = io.StringIO()
 
     def _answer(self, command):
-        """The server's reply line (bytes) to one command, the library's stdout and warnings captured."""
-        with warnings.catch_warnings(), contextlib.redirect_stdout(self._captured), \
-                contextlib.redirect_stderr(self._captured):
+        """The server's reply line (bytes) to one command; the library's prints, warnings and the server's
+        tracebacks captured. (stderr itself stays: a compiled library may ask for its file descriptor.)"""
+        with warnings.catch_warnings(), contextlib.redirect_stdout(self._captured):
             warnings.simplefilter("ignore")
-            reply, _ = handle_line(self.implementation, encode(command))
+            reply, _ = handle_line(self.implementation, encode(command), log=self._captured)
         return encode(reply).encode("ascii") + b"\n"
 
     def start(self):

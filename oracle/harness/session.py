@@ -241,16 +241,19 @@ class Session:
                     expected.document = doc
         return expected
 
-    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None):
+    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None,
+                 within_capabilities=False):
         """Judge one input. `request` is None (and `invalid` says why) for a case whose input
-        protocol v1 cannot carry: it is not applicable."""
+        protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
+        implementation computes this request (a curated example of its own) though its declared
+        capabilities cannot say so; it is sent all the same."""
         started = time.perf_counter()
         record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
                   "layer": None, "order": None, "label": None, "classification": None, "expected": None,
                   "actual": None, "message": "", "stderr": "", "duration": 0.0, "baseline": None, "shrunk": None,
                   "replay": None, "reproduce": None}
-        reason = invalid or not_applicable_reason(request, self.capabilities, profile=self.profile,
-                                                  case_profiles=profiles, overrides=overrides)
+        reason = invalid or (None if within_capabilities else not_applicable_reason(
+            request, self.capabilities, profile=self.profile, case_profiles=profiles, overrides=overrides))
         if reason is not None:
             record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason, label="not-applicable",
                           request=None if request is None else request.with_seq(0).to_json())
