@@ -1,18 +1,19 @@
 """`bleu-oracle`: a thin command line over the library API.
 
 Exit codes: 0 success (conforming), 1 deviations found, 2 usage or
-configuration error, 3 an implementation could not be driven.
+configuration error, 3 an implementation could not be driven, 4 an internal error of bleu-oracle.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
-from oracle.exitcodes import EXIT_OK, EXIT_USAGE
+from oracle.exitcodes import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError
 
 
@@ -29,7 +30,8 @@ def build_parser(verbs=VERBS, *, only=None):
         prog="bleu-oracle",
         description="A literal reference oracle and conformance suite for BLEU.",
         epilog="Exit codes: 0 ok/conforming, 1 deviations found, 2 usage or configuration error, "
-        "3 the implementation could not be driven. `bleu-oracle VERB --help` documents each verb.",
+        "3 the implementation could not be driven, 4 an internal error (a bug in bleu-oracle; "
+        "BLEU_ORACLE_TRACEBACK=1 shows its traceback). `bleu-oracle VERB --help` documents each verb.",
     )
     parser.add_argument("--version", action="version", version=f"bleu-oracle {__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)
@@ -56,6 +58,15 @@ def main(argv=None, *, verbs=VERBS):
         return EXIT_OK
     except KeyboardInterrupt:
         return 130
+    except OSError as exc:  # a file or directory that cannot be read or written
+        print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
+        if os.environ.get("BLEU_ORACLE_TRACEBACK"):
+            raise
+        print(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
+              "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback", file=sys.stderr)
+        return EXIT_INTERNAL
 
 
 if __name__ == "__main__":

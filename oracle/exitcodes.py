@@ -8,3 +8,5 @@ EXIT_DEVIATIONS = 1
 EXIT_USAGE = 2
 #: the implementation could not be driven (would not start, no or wrong handshake)
 EXIT_UNDRIVABLE = 3
+#: an internal error: a bug in bleu-oracle (one line on stderr; BLEU_ORACLE_TRACEBACK=1 shows the traceback)
+EXIT_INTERNAL = 4

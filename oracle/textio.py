@@ -1,28 +1,58 @@
 """Reading segment files: one segment per line, lines split on "\\n" only, whitespace tokens.
 
 `str.splitlines()` would also split on U+2028, U+0085 and friends, which occur in
-real MT data; reading with newline="\\n" keeps those inside their line.
+real MT data; reading with newline="\\n" keeps those inside their line. `-` is standard
+input; `.gz` files are read through gzip; a UTF-8 byte order mark is not part of the first
+token. A file that cannot be read, is not UTF-8 or is a broken gzip is a BleuValueError naming
+the file (and the line and byte for undecodable text).
 """
 
 from __future__ import annotations
 
 import gzip
+import io
+import sys
+import zlib
 from itertools import zip_longest
 
 from oracle.formulas.errors import BleuValueError
 
 
+#: The longest line read (characters): a longer one is an error, not a gigabyte in memory.
+LINE_LIMIT = 16 * 1024 * 1024
+
+
 def open_text(path):
+    if str(path) == "-":
+        return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="\n")
     if str(path).endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", newline="\n")
-    return open(path, encoding="utf-8", newline="\n")
+        return gzip.open(path, "rt", encoding="utf-8-sig", newline="\n")
+    return open(path, encoding="utf-8-sig", newline="\n")
 
 
 def read_lines(path):
     """Lines without their "\\n"; a final "\\n" does not start another segment."""
-    with open_text(path) as handle:
-        for line in handle:
-            yield line[:-1] if line.endswith("\n") else line
+    name = "standard input" if str(path) == "-" else str(path)
+    number = 0
+    try:
+        with open_text(path) as handle:
+            while True:
+                line = handle.readline(LINE_LIMIT + 1)
+                if not line:
+                    return
+                number += 1
+                if len(line) > LINE_LIMIT:
+                    raise BleuValueError(f"{name}:{number}: a line longer than {LINE_LIMIT} characters")
+                yield line[:-1] if line.endswith("\n") else line
+    except UnicodeDecodeError as exc:
+        raise BleuValueError(f"{name}:{number + 1}: not UTF-8 text ({exc.reason}: byte 0x{exc.object[exc.start]:02x} "
+                             f"at offset {exc.start} of the chunk read)") from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise BleuValueError(f"{name}: not a readable gzip file ({exc or type(exc).__name__})") from None
+    except IsADirectoryError:
+        raise BleuValueError(f"{name}: a directory, not a file of segments") from None
+    except OSError as exc:
+        raise BleuValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
 
 
 def tokens(line):

@@ -139,3 +139,57 @@ def test_score_imports_neither_the_harness_nor_yaml_nor_pydantic(tmp_path):
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "0 []"
+
+
+# -- Faults in the input: one line on stderr, exit 2, never a traceback -------------------------------
+
+
+@pytest.mark.parametrize("content,name,message", [
+    (None, "missing.txt", "missing.txt: cannot read it (No such file or directory)"),
+    (b"a \xff b\n", "latin.txt", "latin.txt:1: not UTF-8 text (invalid start byte: byte 0xff"),
+    ("a b\n".encode("utf-16"), "utf16.txt", "utf16.txt:1: not UTF-8 text"),
+    (b"\x1f\x8b\x08\x00\x00", "truncated.txt.gz", "truncated.txt.gz: not a readable gzip file"),
+    ("dir", "folder", "folder: a directory, not a file of segments"),
+])
+def test_unreadable_input_is_a_usage_error_naming_the_file(tmp_path, capsys, content, name, message):
+    path = tmp_path / name
+    if content == "dir":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    (tmp_path / "ref.txt").write_text("a b\n", encoding="utf-8")
+    assert main(["score", "--hyp", str(path), "--ref", str(tmp_path / "ref.txt")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_token(tmp_path, capsys):
+    # hypothesis = reference + a UTF-8 BOM used to score 77.71: the BOM stuck to "a"
+    (tmp_path / "hyp.txt").write_bytes("\ufeffa b c d\n".encode("utf-8"))
+    (tmp_path / "ref.txt").write_text("a b c d\n", encoding="utf-8")
+    assert main(["score", "--hyp", str(tmp_path / "hyp.txt"), "--ref", str(tmp_path / "ref.txt"), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["score"] == 1.0
+
+
+def test_dash_reads_the_hypotheses_from_standard_input(tmp_path):
+    (tmp_path / "ref.txt").write_text("a b c d\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "oracle", "score", "--hyp", "-", "--ref", str(tmp_path / "ref.txt"),
+                           "--json"], input="a b c d\n", capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["score"] == 1.0
+
+
+def test_an_internal_error_has_its_own_exit_code_and_one_line(monkeypatch, capsys):
+    from oracle.commands import profiles
+
+    def broken(args):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(profiles, "run", broken)
+    monkeypatch.delenv("BLEU_ORACLE_TRACEBACK", raising=False)
+    assert main(["profiles"]) == 4
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError: a bug" in err and "BLEU_ORACLE_TRACEBACK=1" in err
+    monkeypatch.setenv("BLEU_ORACLE_TRACEBACK", "1")
+    with pytest.raises(ZeroDivisionError):
+        main(["profiles"])
