@@ -193,3 +193,16 @@ def test_an_internal_error_has_its_own_exit_code_and_one_line(monkeypatch, capsy
     monkeypatch.setenv("BLEU_ORACLE_TRACEBACK", "1")
     with pytest.raises(ZeroDivisionError):
         main(["profiles"])
+
+
+@pytest.mark.parametrize("weights", [["1e100000000", "1"], ["1e-100000000", "1"]])
+def test_a_huge_exponent_is_refused_at_once(weights, capsys):
+    # Fraction("1e100000000") is a hundred-million-digit integer: it hung the exact arithmetic
+    assert main(["score", "--hyp", __file__, "--ref", __file__, "--weights", *weights]) == 2
+    assert "must be a number between 1e-1000 and 1e1000" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option,value", [("--timeout", "inf"), ("--rel", "inf"), ("--rel", "2"), ("--abs", "nan")])
+def test_session_numbers_must_be_finite_and_sane(option, value, capsys):
+    assert main(["check", "--impl", "oracle", option, value]) == 2
+    assert f"argument {option}" in capsys.readouterr().err

@@ -10,17 +10,39 @@ from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 
 
+#: The largest number a float option takes (seconds, tolerances): anything beyond is a typo, not a setting.
+FLOAT_OPTION_LIMIT = 1e6
+
+
+def _finite_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number (got {text})") from None
+    if value != value or abs(value) > FLOAT_OPTION_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be a finite number up to {FLOAT_OPTION_LIMIT:g} (got {text})")
+    return value
+
+
 def positive_float(text):
-    value = float(text)
+    value = _finite_float(text)
     if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive number (got {text})")
     return value
 
 
 def non_negative_float(text):
-    value = float(text)
+    value = _finite_float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError(f"must be a non-negative number (got {text})")
+    return value
+
+
+def tolerance(text):
+    """A relative or absolute tolerance of the numeric contract: 0 to 1 (a wider one would pass anything)."""
+    value = non_negative_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be at most 1 (got {text}): a wider tolerance would pass any score")
     return value
 
 
@@ -94,9 +116,9 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("--max-restarts", type=non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
                         help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS}); after that, "
                         "remaining requests are recorded as crash without being sent")
-    parser.add_argument("--rel", type=non_negative_float, default=DEFAULT_REL, metavar="R",
+    parser.add_argument("--rel", type=tolerance, default=DEFAULT_REL, metavar="R",
                         help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
-    parser.add_argument("--abs", type=non_negative_float, default=DEFAULT_ABS, metavar="A",
+    parser.add_argument("--abs", type=tolerance, default=DEFAULT_ABS, metavar="A",
                         help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
     parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
                         help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "

@@ -77,6 +77,22 @@ SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
 _DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 
+#: Numbers read from users and files are refused beyond 10**±MAX_EXPONENT (a float's range is 10**±308).
+MAX_EXPONENT = 1000
+
+
+def _exponent_in_range(value):
+    """Whether a decimal string or Decimal lies within 10**±MAX_EXPONENT (or is 0); other text is left for
+    Fraction to judge. Only the exponent is read, so a huge one costs nothing."""
+    try:
+        number = Decimal(value.strip()) if isinstance(value, str) and "/" not in value else value
+    except ArithmeticError:
+        return True
+    if not isinstance(number, Decimal) or not number.is_finite() or number.is_zero():
+        return True
+    return -MAX_EXPONENT <= number.adjusted() <= MAX_EXPONENT
+
+
 def exact_number(value, *, name):
     """A finite real number as an exact Fraction (floats convert exactly)."""
     if type(value) is int:  # the common cases first: ABC checks are slow on the serve path
@@ -87,6 +103,10 @@ def exact_number(value, *, name):
         raise BleuTypeError(f"`{name}` must be a number (got {type(value).__name__} {describe(value)})")
     if isinstance(value, Decimal) and value.is_nan():  # comparing a signalling NaN would raise InvalidOperation
         raise BleuValueError(f"`{name}` must not be NaN (got {describe(value)})")
+    if isinstance(value, (Decimal, str)) and not _exponent_in_range(value):
+        # Fraction("1e100000000") would build a hundred-million-digit integer: refused before it is
+        raise BleuValueError(f"`{name}` must be a number between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT} "
+                             f"in magnitude, or 0 (got {describe(value)})")
     try:
         number = Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
