@@ -40,3 +40,12 @@ def test_no_module_is_over_700_lines():
 def test_few_modules_directly_in_the_package():
     top = sorted(path.name for path in PACKAGE.glob("*.py"))
     assert len(top) <= MAX_TOP_LEVEL_MODULES, top
+
+
+def test_no_import_cycle_in_the_package():
+    grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (pip install 'bleu-oracle[test]')")
+    graph = grimp.build_graph("oracle")
+    cycles = sorted({tuple(sorted((importer, imported))) for importer in graph.modules
+                     for imported in graph.find_modules_directly_imported_by(importer)
+                     if graph.chain_exists(importer=imported, imported=importer)})
+    assert not cycles, cycles

@@ -10,6 +10,7 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
+from oracle.reports.render import run
 from oracle.reports.site import (
     DATA_DIR,
     DEFAULT_EXAMPLES,
@@ -18,7 +19,6 @@ from oracle.reports.site import (
     EXTRA_REFERENCES,
     Settings,
     default_real_data_dir,
-    run,
     stderr_progress,
 )
 

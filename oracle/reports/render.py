@@ -27,7 +27,7 @@ from .markdown_pages import (
     render_real_data,
 )
 from .pagedata import IMPLEMENTATIONS_DIR, PAGES, Model
-from .site import read_data
+from .site import DATA_DIR, observe, read_data, say, write_data
 
 # -- writing ---------------------------------------------------------------------
 
@@ -62,4 +62,14 @@ def render(out):
     return written
 
 
-__all__ = ["PAGES", "Model", "render"]
+def run(settings, *, render_only=False):
+    """Observe (unless render_only), write the data files, then render from them alone. Returns the files written."""
+    out = Path(settings.out)
+    if not render_only:
+        data = observe(settings)
+        write_data(out, data)
+    say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
+    return render(out)
+
+
+__all__ = ["PAGES", "Model", "render", "run"]

@@ -312,7 +312,7 @@ def observe_real_data(oracle_cols, columns, settings, progress):
         return [], f"no newstest2017 system outputs in {folder}"
     systems = all_systems[: settings.real_data_systems] if settings.real_data_systems else all_systems
     needed = sorted(set(systems) | {s for x in systems for s in extra_reference_systems(x, all_systems)})
-    _say(progress, f"real data: reading the reference and {len(needed)} system outputs from {folder}")
+    say(progress, f"real data: reading the reference and {len(needed)} system outputs from {folder}")
     text = {name: _read_tokens(folder, name) for name in [REAL_DATA_REFERENCE, *needed]}
     lengths = {name: len(lines) for name, lines in text.items()}
     if len(set(lengths.values())) != 1:
@@ -330,7 +330,7 @@ def observe_real_data(oracle_cols, columns, settings, progress):
             segments = tuple(Segment(hypothesis=h, references=tuple(refs)) for h, *refs in
                              zip(text[system], *(text[name] for name in reference_names)))
             request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=BLEU4, smoothing=dict(NO_SMOOTHING), lowercase=False)
-            _say(progress, f"real data: {system} ({position + 1}/{len(systems)}), {count} reference(s)")
+            say(progress, f"real data: {system} ({position + 1}/{len(systems)}), {count} reference(s)")
             base = {"type": "real", "system": system, "references": count, "reference_files": reference_names}
             oracle_values = {}
             for column in oracles:
@@ -369,7 +369,7 @@ def observe_real_data(oracle_cols, columns, settings, progress):
                     skipped[column.key] = (f"time-boxed: scored on the first system only; all {len(systems)} "
                                            f"would take longer than the {settings.real_data_budget:g} s budget "
                                            "(--real-data-budget)")
-                    _say(progress, f"real data: {column.key}: {skipped[column.key]}")
+                    say(progress, f"real data: {column.key}: {skipped[column.key]}")
     source = {"folder": REAL_DATA_SUBDIR, "systems": systems, "all_systems": all_systems,
               "segments": lengths[REAL_DATA_REFERENCE], "reference": f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}",
               "extra_references": EXTRA_REFERENCES, "classified": REAL_DATA_CLASSIFIED,
@@ -383,7 +383,7 @@ def observe_real_data(oracle_cols, columns, settings, progress):
 # -- the whole run -------------------------------------------------------------
 
 
-def _say(progress, text):
+def say(progress, text):
     if progress is not None:
         progress(text)
 
@@ -397,7 +397,7 @@ def observe(settings):
         unknown = sorted(selected - set(REGISTRY))
         if unknown:
             raise BleuValueError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
-    _say(progress, "loading the implementations")
+    say(progress, "loading the implementations")
     implementation_records, columns = load_implementations(selected)
     oracle_cols = oracle_columns()
     data_dir = Path(settings.out) / DATA_DIR
@@ -454,21 +454,9 @@ def write_data(out, data):
     return data_dir
 
 
-def run(settings, *, render_only=False):
-    """Observe (unless render_only), write the data files, then render from them alone. Returns the files written."""
-    from .render import render
-
-    out = Path(settings.out)
-    if not render_only:
-        data = observe(settings)
-        write_data(out, data)
-    _say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
-    return render(out)
-
-
 def stderr_progress(text):
     print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
 
 
 __all__ = ["DATA_FILES", "SCHEMA", "Settings", "call", "default_real_data_dir", "dumps", "extra_reference_systems",
-           "observe", "read_data", "real_data_systems", "run", "write_data"]
+           "observe", "read_data", "real_data_systems", "write_data"]
