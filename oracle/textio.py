@@ -17,7 +17,6 @@ from itertools import zip_longest
 
 from oracle.formulas.errors import BleuValueError
 
-
 #: The longest line read (characters): a longer one is an error, not a gigabyte in memory.
 LINE_LIMIT = 16 * 1024 * 1024
 

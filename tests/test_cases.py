@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from oracle.cli import main
+from oracle.diagnose.casecheck import check_case
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
@@ -21,7 +22,6 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
-from oracle.diagnose.casecheck import check_case, check_cases
 from oracle.suite import cases as casefiles
 from oracle.suite.cases import (
     CaseFileError,

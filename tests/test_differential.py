@@ -36,7 +36,7 @@ from oracle.diagnose.expect import oracle_expected
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Options
 from oracle.formulas.profiles import get_profile
-from oracle.harness.requests import replay_payload, request_from_json
+from oracle.harness.requests import request_from_json
 
 DISCREPANCIES = discrepancies.load()
 
@@ -66,7 +66,7 @@ CONDITIONS = {
 def check_answer(name, implementation, request):
     """Assert that the implementation's answer to `request` agrees or is a documented discrepancy."""
     expected = oracle_expected(request, implementation.profile)
-    shown = json.dumps(replay_payload(request), ensure_ascii=False)
+    shown = json.dumps(request.replay_payload(), ensure_ascii=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         kind, answer = call(implementation, request)

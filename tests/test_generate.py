@@ -16,7 +16,8 @@ from oracle.harness.generate import (
     is_safe_token,
     uniform_weights,
 )
-from oracle.harness.requests import is_uniform, not_applicable_reason, to_wire
+from oracle.harness.requests import is_uniform, not_applicable_reason
+from oracle.models.protocol import ScoreRequest
 
 ALL = {
     "levels": ["corpus", "sentence"], "weights": "any", "max_order": 6,
@@ -72,7 +73,7 @@ def test_every_generated_request_is_valid_under_the_profile_and_travels_in_proto
     for request in sample(n=120, uniform_only=uniform_only):
         expected = oracle_expected(request, profile)
         assert not expected.rejected, (request, expected.reason)
-        to_wire(request)  # raises ProtocolError if it could not be sent
+        ScoreRequest.from_json(request.to_json())  # the wire form reads back: ProtocolError if it could not be sent
         assert not_applicable_reason(request, ALL) is None
 
 

@@ -44,7 +44,7 @@ def register(subparsers):
                        help="a results.jsonl written by `check` (or its report directory)")
     write.add_argument("--out", required=True, metavar="FILE", help="the baseline to write (.json for JSON, else YAML)")
     write.add_argument("--examples-as", choices=("causes", "classes", "ids", "none"), default="causes",
-                       help="how random examples are keyed (default: classes)")
+                       help="how random examples are keyed (default: causes)")
     write.set_defaults(handler=run_write)
 
 

@@ -9,7 +9,6 @@ from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 
-
 #: The largest number a float option takes (seconds, tolerances): anything beyond is a typo, not a setting.
 FLOAT_OPTION_LIMIT = 1e6
 

@@ -50,7 +50,8 @@ from .computations import (
     result_under,
     score_of,
 )
-from .judge import DEFAULT_REL, Contract
+from .expect import statistics_json
+from .judge import DEFAULT_REL, Contract, first_divergence
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
@@ -172,18 +173,13 @@ def _answer_parts(answer):
 
 
 def _statistics_differ(statistics, result, n):
-    """Which layer of the reported statistics differs from the oracle's (None if none does)."""
+    """Which layer of the reported counts differs from the oracle's (None if none does): the judge's own
+    comparison (`judge.first_divergence`), on the counts only (BP is a float the explanations recompute)."""
     if not statistics or result is None:
         return None
-    s = result.statistics
-    for name, want in (("hyp_len", s.hyp_len), ("ref_len", s.ref_len)):
-        if name in statistics and statistics[name] is not None and float(statistics[name]) != want:
-            return name
-    for name, want in (("matches", s.matches[:n]), ("totals", s.totals[:n])):
-        got = statistics.get(name)
-        if got is not None and [float(x) for x in got][:n] != [float(x) for x in want]:
-            return name
-    return None
+    counts = {name: value for name, value in statistics.items() if name != "bp" and value is not None}
+    divergence = first_divergence(statistics_json(result, n), counts, max_order=n)
+    return None if divergence is None else divergence[0]
 
 
 def classify(request, answer, profile, *, overrides=None, among=None):

@@ -45,16 +45,6 @@ def _get(obj, name, default=None):
 # -- protocol JSON ------------------------------------------------------------
 
 
-def request_to_json(request):
-    """The protocol-v1 `score` command for a ScoreRequest."""
-    return request.to_json()
-
-
-def replay_payload(request):
-    """The replayable form of a request: the score command without `cmd` and `seq`."""
-    return request.replay_payload()
-
-
 def request_from_json(data, *, seq=None):
     """A ScoreRequest from a protocol score command or a replay payload (cmd and seq optional),
     validated strictly by `oracle.models.protocol` (ProtocolError, a BleuValueError, names the field)."""
@@ -64,15 +54,6 @@ def request_from_json(data, *, seq=None):
     if seq is not None:
         obj["seq"] = seq
     return ScoreRequest.from_json(obj)
-
-
-def to_wire(request):
-    """(protocol JSON, the request as it travels): a ScoreRequest is valid protocol v1 by construction."""
-    return request.to_json(), request
-
-
-def with_seq(request, seq):
-    return request.with_seq(seq)
 
 
 # -- cases ---------------------------------------------------------------------

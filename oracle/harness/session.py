@@ -38,6 +38,7 @@ from oracle.models.outcomes import (
     Outcome,
 )
 from oracle.models.protocol import ProtocolError, encode
+from oracle.suite import SUITE_VERSION
 
 from .events import RESULTS_FILE, ResultsWriter, count_outcomes
 from .gate import baseline_key
@@ -45,11 +46,7 @@ from .generate import example_id, example_request
 from .requests import (
     case_to_request,
     not_applicable_reason,
-    replay_payload,
     request_from_json,
-    request_to_json,
-    to_wire,
-    with_seq,
 )
 from .shrink import DEFAULT_BUDGET, shrink
 from .transport import (
@@ -129,12 +126,6 @@ def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-def suite_version():
-    try:
-        from oracle.suite import cases as cases_module
-    except ImportError:
-        return __version__
-    return str(getattr(cases_module, "SUITE_VERSION", __version__))
 
 
 # -- progress --------------------------------------------------------------------------------
@@ -200,8 +191,8 @@ class Session:
         return self.seq
 
     def send(self, request):
-        request = with_seq(request, self.next_seq())
-        wire, request = to_wire(request)
+        request = request.with_seq(self.next_seq())
+        wire = request.to_json()
         return request, self.process.request(wire)
 
     # -- reproduction --
@@ -217,7 +208,7 @@ class Session:
         if request is None:  # a case: re-run it by id
             parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
             return shlex.join(parts)
-        payload = encode(replay_payload(request), ensure_ascii=False)
+        payload = encode(request.replay_payload(), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
             path = self.report_dir / "replay" / f"{record_id}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -262,7 +253,7 @@ class Session:
         sent, reply = self.send(request)
         max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
         verdict = judge(expected, reply, self.contract, max_order=max_order)
-        record.update(request=request_to_json(sent), outcome=verdict.outcome.value, layer=verdict.layer,
+        record.update(request=sent.to_json(), outcome=verdict.outcome.value, layer=verdict.layer,
                       order=verdict.order, label=verdict.classification, expected=expected.to_json(),
                       actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
                       duration=reply.duration)
@@ -284,9 +275,9 @@ class Session:
                                                    entries=self.documented)
         if kind == "case" and not self.settings.replay:
             record["reproduce"] = self.reproduce(item_id)
-            record["replay"] = replay_payload(request)
+            record["replay"] = request.replay_payload()
         else:
-            record["replay"] = replay_payload(reported)
+            record["replay"] = reported.replay_payload()
             record["reproduce"] = self.reproduce(item_id, reported)
         return self.finish(record, started)
 
@@ -314,11 +305,11 @@ class Session:
 
         outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget)
         if not outcome.steps:
-            return {"request": replay_payload(request), "steps": 0, "queries": outcome.queries,
+            return {"request": request.replay_payload(), "steps": 0, "queries": outcome.queries,
                     "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
                     "order": verdict.order, "note": "no simpler input fails the same way"}
         final = last["verdict"]
-        return {"request": replay_payload(outcome.request), "expected": last["expected"].to_json(),
+        return {"request": outcome.request.replay_payload(), "expected": last["expected"].to_json(),
                 "actual": last["reply"].data or last["reply"].to_json(), "layer": final.layer, "order": final.order,
                 "message": final.message, "steps": outcome.steps, "queries": outcome.queries,
                 "exhausted": outcome.exhausted, "_last": dict(last)}
@@ -393,7 +384,7 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     settings_record = {"verb": verb, **settings_record}
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {"suite_version": suite_version(), "oracle_version": __version__, "settings": settings_record,
+        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": settings_record,
                   "started": clock()}
         try:
             handshake = process.start()
