@@ -154,6 +154,27 @@ def bench_commands(hyp, refs, repeats, rows, workdir):
     return hyp_file, ref_files
 
 
+def bench_startup(repeats, rows, workdir):
+    """Start-up: `bleu-oracle --help` and `score` on a one-line corpus, against `sacrebleu --help`
+    (a verb imports only its own module: score pays for neither the harness, pydantic nor YAML)."""
+    one = workdir / "one.txt"
+    one.write_text("a b c d\n", encoding="utf-8")
+    contenders = {
+        "bleu-oracle --help": [sys.executable, "-m", "oracle", "--help"],
+        "bleu-oracle score (1 line)": [sys.executable, "-m", "oracle", "score", "--hyp", str(one), "--ref", str(one)],
+        "python -c pass": [sys.executable, "-c", "pass"],
+    }
+    sacrebleu_cmd = shutil.which("sacrebleu", path=str(Path(sys.executable).parent)) or shutil.which("sacrebleu")
+    if sacrebleu_cmd:
+        contenders["sacrebleu --help"] = [sacrebleu_cmd, "--help"]
+
+    def run(cmd):
+        return lambda: subprocess.run(cmd, capture_output=True, check=True, cwd=ROOT)
+
+    times, _ = alternate({name: run(cmd) for name, cmd in contenders.items()}, max(repeats, 5))
+    report("start-up", times, ["python -c pass"] + (["sacrebleu --help"] if sacrebleu_cmd else []), rows)
+
+
 def bench_serve(requests, rows):
     """Single-sentence score requests per second through `serve --impl oracle`."""
     proc = subprocess.Popen([sys.executable, "-m", "oracle", "serve", "--impl", "oracle"],
@@ -249,7 +270,8 @@ def main(argv=None):
     parser.add_argument("--requests", type=int, default=5000, help="sentence requests for serve (default 5000)")
     parser.add_argument("--examples", type=int, default=200, help="examples for the check runs (default 200)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
-    parser.add_argument("--skip", nargs="*", default=[], choices=["in-process", "commands", "serve", "check", "scaling"],
+    parser.add_argument("--skip", nargs="*", default=[],
+                        choices=["in-process", "commands", "startup", "serve", "check", "scaling"],
                         help="sections to leave out")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -266,6 +288,8 @@ def main(argv=None):
             bench_in_process(hyp, refs, repeats, rows)
         if "commands" not in args.skip:
             bench_commands(hyp, refs, repeats, rows, workdir)
+        if "startup" not in args.skip:
+            bench_startup(repeats, rows, workdir)
         if "serve" not in args.skip:
             bench_serve(50 if args.quick else args.requests, rows)
         if "check" not in args.skip:
