@@ -159,7 +159,7 @@ def decode(line):
             raise ProtocolError(f"a protocol line must be UTF-8 ({exc})") from None
     if not isinstance(line, str):
         raise ProtocolError(f"a protocol line must be text (got {type(line).__name__})")
-    if ("[[" in line or "{" in line) and _nesting(line) > MAX_NESTING:
+    if line.count("[") + line.count("{") > MAX_NESTING and _nesting(line) > MAX_NESTING:  # counting is cheap
         raise ProtocolError(f"a protocol line nests deeper than {MAX_NESTING} levels")
     try:
         obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
