@@ -43,10 +43,11 @@ def _pseudo(name, expected, documented=(), detail=""):
             "expected": expected, "documented": list(documented), "scope": "outcome"}
 
 
-def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=()):
+def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=(), search_all=True):
     """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
     curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
-    documented classes; "all": among every explanation; "outcome": not a wrong number)."""
+    documented classes; "all": among every explanation; "outcome": not a wrong number). With
+    `search_all` False only the documented classes are tried (a large corpus makes every explanation slow)."""
     oracle_json = None if expected.rejected else json_safe(expected.score)
     outcome, layer = verdict.outcome, verdict.layer
     if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)
@@ -67,6 +68,10 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
             scope = "documented"
             if not explanation.explained:
                 explanation = None
+        if explanation is None and not search_all:  # only the curated classes were to be tried
+            return {"name": UNEXPLAINED, "description": "no curated class of this implementation explains it "
+                    "(the search among every explanation was not run)", "change": [], "value": None,
+                    "expected": oracle_json, "documented": [], "scope": "documented"}
         if explanation is None:
             explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:

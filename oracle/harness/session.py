@@ -233,11 +233,15 @@ class Session:
         return expected
 
     def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None,
-                 within_capabilities=False):
+                 within_capabilities=False, expected=None, summary=None, attribution="full"):
         """Judge one input. `request` is None (and `invalid` says why) for a case whose input
         protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
         implementation computes this request (a curated example of its own) though its declared
-        capabilities cannot say so; it is sent all the same."""
+        capabilities cannot say so; it is sent all the same. For a large input (a real corpus):
+        `expected`, the oracle's expectation when the caller has it already; `summary`, a short
+        description recorded in place of the request (and no replay line); `attribution`, "full"
+        (the documented classes, then every explanation), "documented" (the documented classes
+        only: every explanation recomputes the corpus many times) or "none"."""
         started = time.perf_counter()
         record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
                   "layer": None, "order": None, "label": None, "classification": None, "expected": None,
@@ -249,11 +253,13 @@ class Session:
             record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason, label="not-applicable",
                           request=None if request is None else request.with_seq(0).to_json())
             return self.finish(record)
-        expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
+        if expected is None:
+            expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         sent, reply = self.send(request)
         max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
         verdict = judge(expected, reply, self.contract, max_order=max_order)
-        record.update(request=sent.to_json(), outcome=verdict.outcome.value, layer=verdict.layer,
+        record.update(request=summary if summary is not None else sent.to_json(), outcome=verdict.outcome.value,
+                      layer=verdict.layer,
                       order=verdict.order, label=verdict.classification, expected=expected.to_json(),
                       actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
                       duration=reply.duration)
@@ -271,9 +277,13 @@ class Session:
                 reported = request_from_json(result["request"])
                 if last is not None:
                     judged = (last["request"], last["reply"], last["verdict"], last["expected"])
-        record["classification"] = attribute(*judged, self.profile, overrides=overrides if judged[0] is request else None,
-                                                   entries=self.documented)
-        if kind == "case" and not self.settings.replay:
+        if attribution != "none":
+            record["classification"] = attribute(*judged, self.profile, entries=self.documented,
+                                                 overrides=overrides if judged[0] is request else None,
+                                                 search_all=attribution == "full")
+        if summary is not None:
+            pass  # too large to replay from a record
+        elif kind == "case" and not self.settings.replay:
             record["reproduce"] = self.reproduce(item_id)
             record["replay"] = request.replay_payload()
         else:

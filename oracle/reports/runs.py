@@ -17,6 +17,7 @@ are rendered from (`oracle.reports.render`).
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 
 from oracle.diagnose.discrepancies import DOCUMENTED_AS
@@ -26,10 +27,13 @@ from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import SessionSettings, run_session
+from oracle.models.outcomes import Expected, parse_number
 from oracle.suite.edge_cases import EDGE_CASES
 
 RUNS_DIR = "runs"
-EDGE_CASE, DISCREPANCY, EXAMPLE = "edge-case", "discrepancy", "example"
+EDGE_CASE, DISCREPANCY, EXAMPLE, REAL_DATA = "edge-case", "discrepancy", "example", "real-data"
+#: Real-data differences attributed per implementation and setting (the first ones, in system order).
+REAL_DATA_CLASSIFIED = 4
 MESSAGE_LIMIT = 400
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
@@ -54,14 +58,18 @@ def curated_examples(key):
     return out
 
 
-def run_column(column, *, data_dir, seed, examples, progress=None):
-    """Drive one column through a session in process; returns its results.jsonl path."""
+def run_column(column, *, data_dir, seed, examples, progress=None, real=None, real_budget=None):
+    """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
+    RealData): the WMT17 requests to score too; an implementation column is judged on them against the
+    oracle column of its profile, already run, and gives up after the first system when the rest would
+    take longer than `real_budget` seconds."""
     directory = run_directory(data_dir, column.key)
     oracle_column = column.kind == "oracle"
     settings = SessionSettings(impl=column.key, profile=column.profile, seed=seed,
                                examples=0 if oracle_column else examples, shrink_budget=0, report=str(directory),
                                quiet=True, timings=False)
     discrepancies = [] if oracle_column else curated_examples(column.key)
+    expectations = {} if real is None or oracle_column else oracle_expectations(data_dir, column.profile)
 
     def work(session):
         for case in EDGE_CASES:
@@ -69,17 +77,59 @@ def run_column(column, *, data_dir, seed, examples, progress=None):
         for identifier, request in discrepancies:  # curated on this adapter, even where its capabilities cannot say so
             session.evaluate(identifier, DISCREPANCY, request, within_capabilities=True)
         session.run_examples()
+        if real is not None:
+            score_real_data(session, column, real, expectations, real_budget, progress)
 
     if progress is not None:
         what = "the edge cases" if oracle_column else f"the edge cases, {len(discrepancies)} curated examples and " \
                                                       f"{examples} random inputs (seed {seed})"
+        if real is not None:
+            what += f", {len(real.items)} real-data corpora"
         progress(f"{column.key}: {what}, judged under profile {column.profile}")
-    total = len(EDGE_CASES) + len(discrepancies) + settings.examples
+    total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
     run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
                                                               "column": column.key},
                 tracker=BaselineTracker(None, check_stale=False), total=total, work=work, report_dir=directory,
                 transport=InProcessImplementation(column.implementation))
     return directory / RESULTS_FILE
+
+
+def oracle_expectations(data_dir, profile):
+    """id -> the oracle's Expected for each real-data corpus, from the oracle column of `profile`."""
+    path = run_directory(data_dir, f"oracle/{profile}") / RESULTS_FILE
+    if not path.is_file():
+        return {}
+    return {r["id"]: Expected.from_json(r["expected"]) for r in read_results(path).records
+            if r["kind"] == REAL_DATA and r.get("expected")}
+
+
+def score_real_data(session, column, real, expectations, budget, progress):
+    """Each real-data corpus through the session: the oracle column records its own value; an implementation
+    is judged against it. Differences are attributed among the implementation's curated classes only, the
+    first REAL_DATA_CLASSIFIED of each setting (every explanation would recompute the corpus many times)."""
+    classified, spent, skipped = {}, 0.0, None
+    first_system = real.items[0][1]
+    for identifier, system, references, request in real.items:
+        summary = {"corpus": identifier.split("/")[0], "system": system, "references": references,
+                   "segments": len(request.segments)}
+        if skipped:
+            session.evaluate(identifier, REAL_DATA, request, invalid=skipped, summary=summary)
+            continue
+        count = len(references)
+        attribution = "documented" if classified.get(count, 0) < REAL_DATA_CLASSIFIED else "none"
+        started = time.perf_counter()
+        record = session.evaluate(identifier, REAL_DATA, request, summary=summary, attribution=attribution,
+                                  expected=expectations.get(identifier) if column.kind == "implementation" else None)
+        spent += time.perf_counter() - started
+        if record["outcome"] == "fail":
+            classified[count] = classified.get(count, 0) + 1
+        systems = len({item[1] for item in real.items})
+        if column.kind == "implementation" and system == first_system and count != 1 and systems > 1 \
+                and budget is not None and spent * systems > budget:
+            skipped = (f"time-boxed: scored on the first system only; all {systems} would take longer than the "
+                       f"{budget:g} s budget (--real-data-budget)")
+            if progress is not None:
+                progress(f"{column.key}: {skipped}")
 
 
 # -- the streams, read back as the report's tables ------------------------------------------------
@@ -140,10 +190,10 @@ def _size(request):
 
 
 def tables(out, columns):
-    """(matrix cells, search records, {discrepancy id: [reruns]}) from the runs of `columns` under `out`:
-    [(key, kind, profile, version)]."""
+    """(matrix cells, search records, {discrepancy id: [reruns]}, real-data rows) from the runs of `columns`
+    under `out`: [(key, kind, profile, version)]."""
     data_dir = Path(out)
-    cells, search, reruns = [], [], {}
+    cells, search, reruns, real = [], [], {}, []
     for key, kind, profile, version in columns:
         path = run_directory(data_dir, key) / RESULTS_FILE
         if not path.is_file():
@@ -165,6 +215,8 @@ def tables(out, columns):
                 reruns.setdefault(record["id"], []).append({
                     "implementation": key, "version": version, "profile": profile, "answer": shown,
                     "expected": expectation(record), "reproduced": record["id"] in judged["documented"], **judged})
+            elif record["kind"] == REAL_DATA:
+                real.append(_real_row(record, key, kind, profile, shown))
             elif record["kind"] == EXAMPLE:
                 judged = verdict(record)
                 expected = expectation(record) or {}
@@ -180,4 +232,23 @@ def tables(out, columns):
                     entry["request"] = record.get("replay") or record.get("request")
                     entry["statistics"] = shown["statistics"]
                 search.append(entry)
-    return cells, search, reruns
+    return cells, search, reruns, real
+
+
+def _real_row(record, key, kind, profile, shown):
+    """One cell of the real-data table: a system, a setting, a column."""
+    summary = record.get("request") or {}
+    row = {"type": "real", "system": summary.get("system"), "references": len(summary.get("references") or ()),
+           "reference_files": summary.get("references"), "column": key, "kind": kind, "profile": profile, **shown}
+    if kind == "oracle":
+        return row
+    if record["outcome"] == "not-applicable":
+        return {**row, "outcome": "skipped", "message": _message(record["message"]), "expected": None,
+                "difference": None}
+    expected = parse_number((record.get("expected") or {}).get("score"))
+    score = parse_number(shown["score"])
+    judged = verdict(record)
+    if record["outcome"] == "fail" and record.get("classification") is None:
+        judged["classification"] = "not-classified"
+    difference = score - expected if score is not None and expected is not None else None
+    return {**row, "expected": expected, "difference": difference, **judged}

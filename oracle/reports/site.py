@@ -35,7 +35,6 @@ import json
 import platform
 import re
 import sys
-import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,17 +42,10 @@ from pathlib import Path
 from oracle import __version__
 from oracle.adapters.base import REGISTRY, AdapterUnavailable
 from oracle.adapters.base import call as adapter_call
-from oracle.diagnose.classify import (
-    UNEXPLAINED,
-    classify,
-    component_names,
-    within_contract,
-)
-from oracle.diagnose.discrepancies import classes_for, entries_for
 from oracle.diagnose.discrepancies import load as load_discrepancies
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
-from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.jsonvalues import json_safe
 from oracle.models.protocol import ScoreRequest, Segment
@@ -66,9 +58,8 @@ SCHEMA = "bleu-oracle-report/1"
 DATA_DIR = "data"
 RUN_FILE = "run.json"
 IMPLEMENTATIONS_FILE = "implementations.jsonl"
-REAL_DATA_FILE = "real_data.jsonl"
 #: The data files besides the runs' streams (data/runs/<column>/results.jsonl).
-DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE, REAL_DATA_FILE)
+DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE)
 
 DEFAULT_SEED = 0
 DEFAULT_EXAMPLES = 200
@@ -160,13 +151,13 @@ def read_data(out):
     columns = [(f"oracle/{name}", "oracle", name, None) for name in run.get("profiles", [])]
     columns += [(r["name"], "implementation", r["profile"], r.get("version")) for r in implementations
                 if r.get("type") == "implementation" and r.get("status") == "installed"]
-    cells, search, reruns = tables(data_dir, columns)
+    cells, search, reruns, real = tables(data_dir, columns)
     cases = [{"type": "case", "id": case.id, "title": case.title, "why": case.why,
               "request": case.request.replay_payload()} for case in EDGE_CASES]
     discrepancies = [{"type": "discrepancy", **entry, "rerun": reruns.get(entry["id"], [])}
                      for entry in load_discrepancies()]
     return {"run": run, "implementations": implementations, "matrix": cases + cells, "search": search,
-            "discrepancies": discrepancies, "real_data": read_jsonl(data_dir / REAL_DATA_FILE)}
+            "discrepancies": discrepancies, "real_data": real}
 
 
 # -- calling an implementation --------------------------------------------------
@@ -288,28 +279,21 @@ def _read_tokens(folder, name):
     return [tuple(line.split()) for line in read_lines(Path(folder) / f"{REAL_DATA_PREFIX}{name}{REAL_DATA_SUFFIX}")]
 
 
-def classify_real(request, answer, column):
-    """The root cause of a real-data difference, among the implementation's curated classes only
-    (an unrestricted search recomputes the 3004-segment corpus for every alternative: minutes)."""
-    names = classes_for(column.key)
-    if not names:
-        return {"classification": UNEXPLAINED, "documented": []}
-    reply = {"score": answer["score"], "statistics": answer["statistics"]}
-    try:
-        explanation = classify(request, reply, column.profile, among=names)
-    except BleuOracleError:  # pragma: no cover - classify is total on valid requests
-        return {"classification": UNEXPLAINED, "documented": []}
-    parts = component_names(explanation.name)
-    return {"classification": explanation.name,
-            "documented": [d["id"] for d in entries_for(column.key) if d.get("classify") and d["classify"] in parts]}
+@dataclass
+class RealData:
+    """The WMT17 requests the report scores: (id, system, reference files, request) per system and setting,
+    and the description run.json records."""
+
+    items: list
+    source: dict
 
 
-def observe_real_data(oracle_cols, columns, settings, progress):
-    """(records, source description); records are empty when the data is absent."""
+def load_real_data(settings, progress):
+    """The real-data requests (RealData), or a reason why there are none (str)."""
     folder = settings.real_data
     all_systems = real_data_systems(folder)
     if not all_systems:
-        return [], f"no newstest2017 system outputs in {folder}"
+        return f"no newstest2017 system outputs in {folder}"
     systems = all_systems[: settings.real_data_systems] if settings.real_data_systems else all_systems
     needed = sorted(set(systems) | {s for x in systems for s in extra_reference_systems(x, all_systems)})
     say(progress, f"real data: reading the reference and {len(needed)} system outputs from {folder}")
@@ -317,59 +301,14 @@ def observe_real_data(oracle_cols, columns, settings, progress):
     lengths = {name: len(lines) for name, lines in text.items()}
     if len(set(lengths.values())) != 1:
         raise BleuValueError(f"the newstest2017 files in {folder} have different numbers of lines: {lengths}")
-    profiles = sorted({c.profile for c in columns} | {"papineni"})
-    oracles = [c for c in oracle_cols if c.profile in profiles]
-    spent = {c.key: 0.0 for c in columns}
-    skipped = {}
-    classified = {}
-    records = []
-    for position, system in enumerate(systems):
+    items = []
+    for system in systems:
         for count in (1, 1 + EXTRA_REFERENCES):
-            extra = extra_reference_systems(system, all_systems)[: count - 1]
-            reference_names = [REAL_DATA_REFERENCE, *extra]
-            segments = tuple(Segment(hypothesis=h, references=tuple(refs)) for h, *refs in
-                             zip(text[system], *(text[name] for name in reference_names)))
-            request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=BLEU4, smoothing=dict(NO_SMOOTHING), lowercase=False)
-            say(progress, f"real data: {system} ({position + 1}/{len(systems)}), {count} reference(s)")
-            base = {"type": "real", "system": system, "references": count, "reference_files": reference_names}
-            oracle_values = {}
-            for column in oracles:
-                answer = call(column.implementation, request)
-                oracle_values[column.profile] = answer["score"] if answer["outcome"] == "score" else None
-                records.append({**base, "column": column.key, "kind": "oracle", "profile": column.profile,
-                                **answer})
-            for column in columns:
-                record = {**base, "column": column.key, "kind": "implementation", "profile": column.profile}
-                expected = oracle_values.get(column.profile)
-                if column.key in skipped:
-                    records.append({**record, "outcome": "skipped", "score": None, "statistics": None,
-                                    "message": skipped[column.key], "expected": expected, "difference": None})
-                    continue
-                started = time.perf_counter()
-                answer = call(column.implementation, request)
-                spent[column.key] += time.perf_counter() - started
-                difference = None
-                if answer["outcome"] == "score" and expected is not None:
-                    difference = answer["score"] - expected
-                agrees = answer["outcome"] == "score" and within_contract(answer["score"], expected)
-                record.update(answer, expected=expected, difference=difference, agrees=agrees, classification=None,
-                              documented=[])
-                if answer["outcome"] == "score" and not agrees and expected is not None:
-                    key = (column.key, count)
-                    classified[key] = classified.get(key, 0) + 1
-                    if classified[key] <= REAL_DATA_CLASSIFIED:
-                        record.update(classify_real(request, answer, column))
-                    else:
-                        record["classification"] = "not-classified"
-                records.append(record)
-        if position == 0 and len(systems) > 1:
-            for column in columns:
-                projected = spent[column.key] * len(systems)
-                if projected > settings.real_data_budget:
-                    skipped[column.key] = (f"time-boxed: scored on the first system only; all {len(systems)} "
-                                           f"would take longer than the {settings.real_data_budget:g} s budget "
-                                           "(--real-data-budget)")
-                    say(progress, f"real data: {column.key}: {skipped[column.key]}")
+            references = [REAL_DATA_REFERENCE, *extra_reference_systems(system, all_systems)[: count - 1]]
+            segments = [Segment(hypothesis=h, references=refs) for h, *refs in
+                        zip(text[system], *(text[name] for name in references))]
+            request = ScoreRequest(level="corpus", segments=segments, weights=BLEU4, smoothing="none")
+            items.append((f"{REAL_DATA_SUBDIR}/{system}/{count}", system, references, request))
     source = {"folder": REAL_DATA_SUBDIR, "systems": systems, "all_systems": all_systems,
               "segments": lengths[REAL_DATA_REFERENCE], "reference": f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}",
               "extra_references": EXTRA_REFERENCES, "classified": REAL_DATA_CLASSIFIED,
@@ -377,7 +316,7 @@ def observe_real_data(oracle_cols, columns, settings, progress):
                                        "other than the hypothesis system, drawn from all systems in the folder"),
               "tokens": "str.split() of each line; lines split on \"\\n\" only",
               "request": {"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False}}
-    return records, source
+    return RealData(items, source)
 
 
 # -- the whole run -------------------------------------------------------------
@@ -400,18 +339,24 @@ def observe(settings):
     say(progress, "loading the implementations")
     implementation_records, columns = load_implementations(selected)
     oracle_cols = oracle_columns()
-    data_dir = Path(settings.out) / DATA_DIR
-    for column in oracle_cols + columns:  # each column's own results.jsonl, through the harness's session
-        run_column(column, data_dir=data_dir, seed=settings.seed, examples=settings.examples, progress=progress)
-    real, real_source = [], None
+    real = None
     if settings.real_data is None:
         real_source = {"skipped": settings.real_data_skipped or "real data not requested (--no-real-data)"}
     elif not Path(settings.real_data).is_dir():
         real_source = {"skipped": f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"}
+        say(progress, f"real data skipped: {real_source['skipped']}")
     else:
-        real, real_source = observe_real_data(oracle_cols, columns, settings, progress)
-        if isinstance(real_source, str):
-            real_source = {"skipped": real_source}
+        real = load_real_data(settings, progress)
+        real_source = {"skipped": real} if isinstance(real, str) else real.source
+        real = None if isinstance(real, str) else real
+    # The oracle under the implementations' profiles (and the paper's) scores the real data: each
+    # implementation is judged against its profile's column on it.
+    real_profiles = {c.profile for c in columns} | {"papineni"}
+    data_dir = Path(settings.out) / DATA_DIR
+    for column in oracle_cols + columns:  # each column's own results.jsonl, through the harness's session
+        scores_real = real is not None and (column.kind == "implementation" or column.profile in real_profiles)
+        run_column(column, data_dir=data_dir, seed=settings.seed, examples=settings.examples, progress=progress,
+                   real=real if scores_real else None, real_budget=settings.real_data_budget)
     run = {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -425,7 +370,7 @@ def observe(settings):
         "real_data": real_source,
         "command": _command(settings),
     }
-    return {"run": run, "implementations": profile_records() + implementation_records, "real_data": real}
+    return {"run": run, "implementations": profile_records() + implementation_records}
 
 
 def _command(settings):
@@ -450,7 +395,6 @@ def write_data(out, data):
         handle.write(json.dumps(json_safe(data["run"]), sort_keys=True, ensure_ascii=False, allow_nan=False,
                                 indent=2) + "\n")
     write_jsonl(data_dir / IMPLEMENTATIONS_FILE, data["implementations"])
-    write_jsonl(data_dir / REAL_DATA_FILE, data["real_data"])
     return data_dir
 
 
