@@ -10,7 +10,7 @@ from pathlib import Path
 
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
-from oracle.harness.events import RESULTS_FILE, count_outcomes
+from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import example_id
 from oracle.harness.requests import _get, request_from_json
@@ -253,7 +253,7 @@ def run(args):
     finally:  # summary.md and junit.xml, derived from results.jsonl alone
         write_derived_reports(report_dir, junit)
     if session is not None and not args.quiet:
-        _print_outcome(session.records, tracker, report_dir, junit, code)
+        _print_outcome(session.notable, session.counts, tracker, report_dir, junit, code)
     return code
 
 
@@ -268,7 +268,7 @@ def _root_cause(record):
     return f"root cause: {name}{known}: {classification.get('description', '')}"
 
 
-def _print_outcome(records, tracker, report_dir, junit, code):
+def _print_outcome(records, counts, tracker, report_dir, junit, code):
     out = sys.stdout
     failing = [r for r in records
                if (r.get("baseline") or {}).get("status") in ("new", "fixed", "changed")]
@@ -297,7 +297,6 @@ def _print_outcome(records, tracker, report_dir, junit, code):
         out.write("root causes: " + ", ".join(
             f"{g.name} x{len(g.records)}" + (f" ({', '.join(g.documented)})" if g.documented else "")
             for g in groups) + "\n")
-    counts = count_outcomes(records)
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")
     known = tracker.statuses["known"]

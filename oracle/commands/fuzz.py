@@ -9,7 +9,7 @@ from pathlib import Path
 
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
-from oracle.harness.events import RESULTS_FILE, count_outcomes
+from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.session import SessionSettings, implementation_argv, run_session
 from oracle.models.protocol import encode
@@ -134,7 +134,7 @@ def run(args):
         write_derived_reports(report_dir, junit)
     if session is None:
         return code
-    groups = root_cause_groups(session.records)
+    groups = root_cause_groups(session.notable)
     written = []
     if args.write_cases and groups:
         from oracle.reports.foundcases import write_cases
@@ -158,10 +158,10 @@ def _print_summary(session, groups, written, report_dir, code):
     out = sys.stdout
     implementation = session.process.handshake.get("implementation") or {}
     name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
-    records = session.records
+    examined = sum(session.counts.values())
     failing = sum(len(g.records) for g in groups)
     if groups:
-        out.write(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {len(records)}, "
+        out.write(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {examined}, "
                   f"{name} judged under profile {session.profile}:\n")
     status = {w.name: w for w in written}
     for group in groups:
@@ -183,7 +183,7 @@ def _print_summary(session, groups, written, report_dir, code):
         if group.name in status:
             entry = status[group.name]
             out.write(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})\n")
-    counts = count_outcomes(records)
+    counts = session.counts
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {EXIT_OK: "no disagreement", EXIT_DEVIATIONS: "disagreements found"}.get(code, f"exit {code}")
     out.write(f"\nbleu-oracle fuzz: {verdict}: {tally or 'nothing run'}\n")

@@ -57,6 +57,7 @@ from .transport import (
 )
 
 INLINE_REPLAY_LIMIT = 400
+GOOD_OUTCOME_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,11 @@ class Session:
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
         self.capabilities = process.handshake["capabilities"]
         self.seq = 0
-        self.records = []
+        #: outcome -> number of records, over the whole run
+        self.counts = count_outcomes([])
+        #: the records a verb reports on: not good, or given a status by the baseline; a passing record
+        #: is written to the stream and not kept, so memory does not grow with --examples
+        self.notable = []
         self.report_dir = Path(settings.report)
         self.cases_dir = cases_dir
         name = (process.handshake.get("implementation") or {}).get("name")
@@ -333,7 +338,9 @@ class Session:
         record["baseline_key"] = baseline_key(record)
         record["baseline"] = self.tracker.status(record)
         self.writer.record(record)
-        self.records.append(record)
+        self.counts[record["outcome"]] = self.counts.get(record["outcome"], 0) + 1
+        if record["outcome"] not in GOOD_OUTCOME_VALUES or record.get("baseline"):
+            self.notable.append(record)
         self.progress.update(record["outcome"])
         return record
 
@@ -433,7 +440,7 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             progress.finish()
         gate_failed = tracker.gate_failed()
         code = EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK)
-        footer = {"counts": count_outcomes(session.records), "baseline": tracker.summary(),
+        footer = {"counts": dict(session.counts), "baseline": tracker.summary(),
                   "gate": "fail" if gate_failed or error else "pass", "exit_code": code,
                   "restarts": process.restarts, "duration": elapsed(),
                   "finished": clock()}
