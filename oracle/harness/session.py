@@ -256,7 +256,8 @@ class Session:
             request, self.capabilities, profile=self.profile, case_profiles=profiles, overrides=overrides))
         if reason is not None:
             record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason, label="not-applicable",
-                          request=None if request is None else request.with_seq(0).to_json())
+                          request=summary if summary is not None else None if request is None
+                          else request.with_seq(0).to_json())
             return self.finish(record)
         if expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
