@@ -10,3 +10,5 @@ EXIT_USAGE = 2
 EXIT_UNDRIVABLE = 3
 #: an internal error: a bug in bleu-oracle (one line on stderr; BLEU_ORACLE_TRACEBACK=1 shows the traceback)
 EXIT_INTERNAL = 4
+#: the run was interrupted by ^C (SIGINT); SIGTERM gives 143 (128 + the signal's number)
+EXIT_INTERRUPTED = 130

@@ -14,10 +14,16 @@ from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import example_id
 from oracle.harness.requests import _get, request_from_json
-from oracle.harness.session import SessionSettings, implementation_argv, run_session
+from oracle.harness.session import (
+    SessionSettings,
+    implementation_argv,
+    run_session,
+    stopped_by_signals,
+)
 from oracle.harness.session import selected as _selected
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.protocol import encode
+from oracle.reports.staging import staged
 from oracle.reports.summaries import root_cause_groups, write_derived_reports
 
 from .common import add_session_arguments, non_negative_int
@@ -229,7 +235,7 @@ def run(args):
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)
-    junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
+    junit = Path(args.junit) if args.junit else report_dir / "junit.xml"  # (named in the output)
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     baseline = load_baseline(args.baseline) if args.baseline else None
@@ -246,12 +252,15 @@ def run(args):
             session.run_cases(cases)
             session.run_examples()
 
-    try:
-        code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
-                                    tracker=tracker, total=_count_work(args, cases, replay), work=work,
-                                    report_dir=report_dir, cases_dir=cases_dir)
-    finally:  # summary.md and junit.xml, derived from results.jsonl alone
-        write_derived_reports(report_dir, junit)
+    # The run is written beside the report directory and moved into place when it is over, so a reader
+    # sees the previous report or this one whole; SIGTERM stops it like ^C, with an "interrupted" footer.
+    with staged(report_dir) as staging, stopped_by_signals():
+        try:
+            code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
+                                        tracker=tracker, total=_count_work(args, cases, replay), work=work,
+                                        report_dir=staging, cases_dir=cases_dir)
+        finally:  # summary.md and junit.xml, derived from results.jsonl alone
+            write_derived_reports(staging, Path(args.junit) if args.junit else None)
     if session is not None and not args.quiet:
         _print_outcome(session.notable, session.counts, tracker, report_dir, junit, code)
     return code

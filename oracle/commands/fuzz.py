@@ -11,8 +11,14 @@ from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
-from oracle.harness.session import SessionSettings, implementation_argv, run_session
+from oracle.harness.session import (
+    SessionSettings,
+    implementation_argv,
+    run_session,
+    stopped_by_signals,
+)
 from oracle.models.protocol import encode
+from oracle.reports.staging import staged
 from oracle.reports.summaries import (
     answer_value,
     oracle_value,
@@ -118,7 +124,6 @@ def _command_line(args):
 def run(args):
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
-    junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     if args.write_cases:
@@ -126,12 +131,13 @@ def run(args):
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
-    try:
-        code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
-                                    tracker=tracker, total=args.examples, work=lambda s: s.run_examples(),
-                                    report_dir=report_dir)
-    finally:  # summary.md and junit.xml, derived from results.jsonl alone
-        write_derived_reports(report_dir, junit)
+    with staged(report_dir) as staging, stopped_by_signals():  # see check: whole reports, SIGTERM stops
+        try:
+            code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
+                                        tracker=tracker, total=args.examples, work=lambda s: s.run_examples(),
+                                        report_dir=staging)
+        finally:  # summary.md and junit.xml, derived from results.jsonl alone
+            write_derived_reports(staging, Path(args.junit) if args.junit else None)
     if session is None:
         return code
     groups = root_cause_groups(session.notable)

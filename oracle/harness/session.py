@@ -17,9 +17,12 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import shlex
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
@@ -30,7 +33,13 @@ from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge
-from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
+from oracle.exitcodes import (
+    EXIT_DEVIATIONS,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNDRIVABLE,
+    EXIT_USAGE,
+)
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
@@ -175,7 +184,7 @@ class Session:
     `settings` is a `SessionSettings`; `cases_dir` is where a case is reproduced from by id.
     """
 
-    def __init__(self, settings, argv, profile, process, writer, tracker, progress, cases_dir=None):
+    def __init__(self, settings, argv, profile, process, writer, tracker, progress, cases_dir=None, work_dir=None):
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
@@ -186,7 +195,9 @@ class Session:
         #: the records a verb reports on: not good, or given a status by the baseline; a passing record
         #: is written to the stream and not kept, so memory does not grow with --examples
         self.notable = []
+        #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
+        self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
         self.cases_dir = cases_dir
         name = (process.handshake.get("implementation") or {}).get("name")
         self.documented = discrepancies.entries_for(settings.impl, name)
@@ -215,10 +226,10 @@ class Session:
             return shlex.join(parts)
         payload = encode(request.replay_payload(), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
-            path = self.report_dir / "replay" / f"{record_id}.json"
+            path = self.work_dir / "replay" / f"{record_id}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(payload + "\n", encoding="utf-8")
-            payload = str(path)
+            payload = str(self.report_dir / "replay" / path.name)
         return shlex.join(parts + ["--replay", payload])
 
     # -- one item --
@@ -430,24 +441,54 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
                           error=message)
             raise BleuValueError(message)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
-        session = Session(settings, argv, profile, process, writer, tracker, progress, cases_dir)
-        error = None
+        session = Session(settings, argv, profile, process, writer, tracker, progress, cases_dir, work_dir=report_dir)
+        error = interrupted = None
         try:
             work(session)
         except BleuOracleError as exc:
             error = exc
+        except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
+            interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
         finally:
             process.stop()
             progress.finish()
         gate_failed = tracker.gate_failed()
-        code = EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK)
+        code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
         footer = {"counts": dict(session.counts), "baseline": tracker.summary(),
-                  "gate": "fail" if gate_failed or error else "pass", "exit_code": code,
+                  "gate": "fail" if gate_failed or error or interrupted else "pass", "exit_code": code,
                   "restarts": process.restarts, "duration": elapsed(),
                   "finished": clock()}
         if error:
             footer["error"] = str(error)
+        if interrupted:
+            footer["interrupted"] = True
         writer.footer(**footer)
     if error:
         raise error
     return code, session
+
+
+class Interrupted(Exception):
+    """Raised by a signal handler (SIGTERM) to stop a run between two requests; carries the exit code."""
+
+    def __init__(self, exit_code):
+        super().__init__(f"interrupted (exit {exit_code})")
+        self.exit_code = exit_code
+
+
+@contextlib.contextmanager
+def stopped_by_signals():
+    """While a run goes on, SIGTERM stops it like ^C does: the implementation is stopped, the footer
+    says "interrupted", the exit code is 143 (130 for ^C). Only in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum, frame):
+        raise Interrupted(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -94,6 +94,7 @@ class Footer(_Line):
     duration: float = Field(description="Seconds for the whole run.")
     finished: str = Field(description="ISO 8601 end time (UTC).")
     error: str | None = Field(None, description="A configuration error that ended the run.")
+    interrupted: bool | None = Field(None, description="True when ^C or SIGTERM stopped the run before its end.")
 
 
 LINE_MODELS = {"header": Header, "record": Record, "footer": Footer}

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from oracle.harness.events import count_outcomes, read_results
 
+from .staging import write_atomically
+
 DEVIATIONS_SHOWN = 50
 _ERROR_OUTCOMES = ("error", "crash", "timeout", "protocol-error")
 _GOOD = ("pass", "rejected", "not-applicable")
@@ -42,6 +44,8 @@ def _verdict(results):
     if footer is None:
         return "incomplete (no footer: the run was cut short)", None
     code = footer.get("exit_code")
+    if footer.get("interrupted"):
+        return f"interrupted (exit {code}): the records below are those judged before the run was stopped", code
     text = {0: "conforming", 1: "deviations found", 2: "usage or configuration error",
             3: "the implementation could not be driven"}.get(code, f"exit {code}")
     return text, code
@@ -358,13 +362,9 @@ def write_reports(results, *, markdown=None, junit=None):
     """Write summary.md and/or junit.xml derived from `results` (an events.Results)."""
     written = []
     if markdown is not None:
-        Path(markdown).parent.mkdir(parents=True, exist_ok=True)
-        Path(markdown).write_text(markdown_summary(results), encoding="utf-8")
-        written.append(Path(markdown))
+        written.append(write_atomically(markdown, markdown_summary(results)))
     if junit is not None:
-        Path(junit).parent.mkdir(parents=True, exist_ok=True)
-        Path(junit).write_text(junit_xml(results), encoding="utf-8")
-        written.append(Path(junit))
+        written.append(write_atomically(junit, junit_xml(results)))
     return written
 
 
