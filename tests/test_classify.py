@@ -161,7 +161,9 @@ def test_explanation_is_frozen_and_serialisable():
 def test_within_contract():
     assert within_contract(1.0, 1.0 + 1e-10)
     assert not within_contract(1.0, 1.0 + 1e-8)
-    assert within_contract(1e-13, 0.0) and not within_contract(1e-11, 0.0)
+    assert within_contract(1e-13, 1e-14) and not within_contract(1e-11, 1e-14)
+    assert not within_contract(1e-13, 0.0)  # the zero rule: a tiny number for an exact 0, whatever the tolerance
+    assert not within_contract(0.0, 1e-20) and within_contract(0.0, 0.0)
     assert within_contract(math.nan, math.nan) and not within_contract(0.0, math.nan)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.jsonvalues import json_safe
-from oracle.models.outcomes import DOCUMENT_LAYER, REJECTION_LAYER, Outcome
+from oracle.models.outcomes import DOCUMENT_LAYER, METAMORPHIC_LAYER, REJECTION_LAYER, ZERO_LAYER, Outcome
 
 from .classify import AGREES, UNEXPLAINED, classify, component_names
 
@@ -28,6 +28,10 @@ NON_SCORE_CLASSES = {
     "rejects-valid-input": "the implementation refused an input the oracle scores",
     "scores-invalid-input": "the implementation scored an input that should be rejected",
     "statistics-differ": "the score agrees with the oracle; a reported statistic does not",
+    "zero-differs": "non-zero where the exact value is 0, or 0 where it is not (an epsilon, a floor, an underflow "
+                    "taken early): the tolerance does not cover it",
+    "relation-broken": "two inputs that must score the same (segments or references permuted, a reference "
+                       "duplicated, shards summed) score differently",
     "document-differs": "the value is within the numeric contract of the oracle's, but not within the case's "
                         "tolerance of the value its document prints",
     Outcome.ERROR.value: "the implementation answered error or unsupported to a request its capabilities cover",
@@ -54,6 +58,8 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
         return _pseudo(outcome.value, oracle_json, curated_refusals(reply.message, entries), detail=verdict.message)
     if outcome in (Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
         return _pseudo(outcome.value, oracle_json, detail=verdict.message)
+    if layer == METAMORPHIC_LAYER:
+        return _pseudo("relation-broken", oracle_json, detail=verdict.message)
     if layer == REJECTION_LAYER:
         if expected.rejected:
             return _pseudo("scores-invalid-input", None, detail=expected.reason)
@@ -77,6 +83,8 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return {"name": UNEXPLAINED, "description": f"the classification failed: {exc}", "change": [],
                 "value": None, "expected": oracle_json, "documented": [], "scope": "all"}
+    if explanation.name == AGREES and layer == ZERO_LAYER:
+        return _pseudo("zero-differs", oracle_json, detail=verdict.message)
     if explanation.name == AGREES and layer == DOCUMENT_LAYER:
         return _pseudo("document-differs", oracle_json, detail=verdict.message)
     if explanation.name == AGREES and layer:

@@ -51,7 +51,7 @@ from .computations import (
     score_of,
 )
 from .expect import statistics_json
-from .judge import DEFAULT_REL, Contract, first_divergence
+from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
@@ -91,8 +91,9 @@ class Explanation:
 
 
 def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
-    """The numeric contract (`oracle.models.outcomes.Contract`) at relative tolerance `rel_tol`."""
-    return Contract(rel=rel_tol).close(actual, expected)
+    """The numeric contract (`oracle.diagnose.judge.Contract`) at relative tolerance `rel_tol`, with
+    the judge's zero rule: a tiny number for an exact 0 is not within it, whatever the tolerance."""
+    return Contract(rel=rel_tol).close(actual, expected) and not breaks_zero_rule(actual, expected)
 
 
 # -- alternative conventions --------------------------------------------------

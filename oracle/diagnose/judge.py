@@ -10,16 +10,25 @@ names the first layer that diverges, which is usually where the bug is.
 Statistics that diverge fail the record even when the score happens to agree:
 an implementation that returns statistics is held to them. BP is not compared
 when c = r = 0 (it is 0/0 there).
+
+Zero is special: an answer that is not 0 where the oracle's exact value is 0,
+or 0 where the exact value is a float's normal number (at least 2.2e-308, so
+an underflow is not held against anyone), fails in the "zero" layer whatever
+the tolerance: the absolute tolerance must not hide an implementation that
+answers 1e-13 (an epsilon inside a logarithm) for a documented 0.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     REJECTION_LAYER,
+    ZERO_LAYER,
     Outcome,
     Verdict,
     parse_number,
@@ -133,12 +142,42 @@ def judge(expected, reply, contract=Contract(), *, max_order=None):
         return Verdict(Outcome.FAIL, "score", None,
                        f"score: expected {_show(expected.score)}, got {_show(actual_score)} "
                        f"(difference {_difference(actual_score, expected.score)}; contract {contract.describe()})")
+    zero = _zero_differs(expected.score_exact, actual_score)
+    if zero is not None:
+        return Verdict(Outcome.FAIL, ZERO_LAYER, None, zero)
     document = expected.document
     if document:
         verdict = _judge_document(document, actual_score, stats, contract)
         if verdict is not None:
             return verdict
     return Verdict(Outcome.PASS)
+
+
+def breaks_zero_rule(actual, expected):
+    """The zero rule on floats (for the classifier's explanations): `actual` is not 0 where `expected`
+    is, or is 0 where `expected` is a normal float."""
+    if actual is None or expected is None or math.isnan(actual) or math.isnan(expected):
+        return False
+    if expected == 0:
+        return actual != 0
+    return abs(expected) >= sys.float_info.min and actual == 0
+
+
+def _zero_differs(exact, actual):
+    """Why `actual` breaks the zero rule against the exact score `exact` (a decimal string), or None."""
+    if exact is None or actual is None or math.isnan(actual):
+        return None
+    try:
+        value = Decimal(exact)
+    except InvalidOperation:
+        return None
+    if value.is_nan():
+        return None
+    if value == 0 and actual != 0:
+        return f"score: the exact value is 0, got {actual!r} (non-zero where the answer is exactly 0, whatever the tolerance)"
+    if value != 0 and abs(value) >= Decimal(sys.float_info.min) and actual == 0:
+        return f"score: got 0 where the exact value is {float(value)!r}, not 0 (whatever the tolerance)"
+    return None
 
 
 def _difference(a, b):

@@ -46,6 +46,10 @@ OUTCOME_ORDER = tuple(Outcome)
 #: Pseudo-layers: a rejection where a score was due (or the reverse); a case's printed value.
 REJECTION_LAYER = "rejection"
 DOCUMENT_LAYER = "document"
+#: Non-zero where the oracle's exact value is 0, or 0 where it is a float's normal number: whatever the tolerance.
+ZERO_LAYER = "zero"
+#: A metamorphic relation broken: two related inputs the implementation scores differently.
+METAMORPHIC_LAYER = "metamorphic"
 
 def parse_number(value):
     """A protocol number: int/float, or "NaN" / "Infinity" / "-Infinity" strings. None if neither."""
