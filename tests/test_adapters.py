@@ -47,7 +47,9 @@ def test_handshake_is_honest(name):
     assert hello["implementation"]["name"] and hello["implementation"]["version"]
     assert hello["profile"] in ("papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack")
     caps = hello["capabilities"]
-    assert set(caps) == {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
+    required = {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
+    optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens"}
+    assert required <= set(caps) <= required | optional
     assert caps["weights"] in ("any", "uniform") and caps["max_order"] >= 1 and "none" in caps["smoothing"]
 
 

@@ -125,8 +125,17 @@ def declare_capabilities(*, levels=("corpus", "sentence"), weights="any", max_or
             "statistics": statistics, "lowercase": lowercase, **limits}
 
 
+#: Every character `str.split()` splits on (U+001C..U+001F, U+0085, U+00A0, U+3000 among them).
+SPLIT_CHARACTERS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+#: The limits of a library that takes text and splits it with `str.split()`: its adapter joins the
+#: tokens with spaces (`join_tokens`), so a token holding a split character, or an empty one, would
+#: not come back as one token. Declared, so the search sends only tokens that survive the trip.
+TEXT_LIMITS = {"forbidden_token_characters": SPLIT_CHARACTERS, "empty_tokens": False}
+
+
 def join_tokens(tokens):
-    """A segment's tokens as the one string text-based libraries take (tokens hold no spaces here)."""
+    """A segment's tokens as the one string text-based libraries take (their adapters declare
+    TEXT_LIMITS, so no token holds a split character and none is empty)."""
     return " ".join(tokens)
 
 

@@ -28,6 +28,7 @@ from .base import (
     Implementation,
     ScoreAnswer,
     Unsupported,
+    TEXT_LIMITS,
     declare_capabilities,
     join_tokens,
     rejecting,
@@ -51,7 +52,7 @@ class BleuscoreImplementation(Implementation):
     name = "bleuscore"
     language = "rust"
     profile = "mlpack"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"])
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"], **TEXT_LIMITS)
 
     def __init__(self):
         self._lib = require_library("bleuscore", "bleuscore")

@@ -25,6 +25,7 @@ from .base import (
     Implementation,
     ScoreAnswer,
     Unsupported,
+    TEXT_LIMITS,
     declare_capabilities,
     join_tokens,
     rejecting,
@@ -38,7 +39,7 @@ class PycocoevalcapImplementation(Implementation):
     name = "pycocoevalcap"
     language = "python"
     profile = "papineni"
-    capabilities = declare_capabilities(weights="uniform")
+    capabilities = declare_capabilities(weights="uniform", **TEXT_LIMITS)
 
     def __init__(self):
         self.version, self._Bleu = require_library("pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu")  # the package has no __version__: its distribution's version

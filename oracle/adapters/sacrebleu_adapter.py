@@ -39,6 +39,7 @@ from .base import (
     ScoreAnswer,
     Unsupported,
     as_count,
+    TEXT_LIMITS,
     declare_capabilities,
     rejecting,
     require_library,
@@ -83,7 +84,7 @@ class SacrebleuImplementation(Implementation):
     name = "sacrebleu"
     language = "python"
     profile = "sacrebleu"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True, lowercase=True)
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True, lowercase=True, **TEXT_LIMITS)
 
     def __init__(self):
         sacrebleu, self._BLEU = require_library("sacrebleu", "sacrebleu", "sacrebleu.metrics.bleu:BLEU")

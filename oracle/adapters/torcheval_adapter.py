@@ -22,6 +22,7 @@ from .base import (
     ScoreAnswer,
     Unsupported,
     as_count,
+    TEXT_LIMITS,
     declare_capabilities,
     join_tokens,
     rejecting,
@@ -34,7 +35,7 @@ class TorchevalImplementation(Implementation):
     name = "torcheval"
     language = "python"
     profile = "papineni"
-    capabilities = declare_capabilities(statistics=True)
+    capabilities = declare_capabilities(statistics=True, **TEXT_LIMITS)
 
     def __init__(self):
         self._torch, torcheval, self._BLEUScore = require_library("torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore")

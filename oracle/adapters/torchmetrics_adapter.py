@@ -24,6 +24,7 @@ from .base import (
     ScoreAnswer,
     Unsupported,
     as_count,
+    TEXT_LIMITS,
     declare_capabilities,
     join_tokens,
     rejecting,
@@ -51,7 +52,7 @@ class TorchmetricsImplementation(Implementation):
     language = "python"
     profile = "papineni"
     # "n_gram: Gram value ranged from 1 to 4" (max_order)
-    capabilities = declare_capabilities(smoothing=["none", "chen-cherry-2"], statistics=True)
+    capabilities = declare_capabilities(smoothing=["none", "chen-cherry-2"], statistics=True, **TEXT_LIMITS)
 
     def __init__(self):
         torchmetrics, self._BLEUScore = require_library("torchmetrics", "torchmetrics", "torchmetrics.text:BLEUScore")
