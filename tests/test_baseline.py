@@ -129,7 +129,7 @@ def test_a_changed_outcome_fails_the_gate(tmp_path):
     baseline = write(tmp_path / "b.yaml", [{"id": "random-0-1", "outcome": "fail", "reason": "known tie bug"}])
     report = tmp_path / "report"
     assert check(report, fake("hang_seq2"), "--baseline", baseline, examples=3, timeout=1) == 1
-    record = results(report).records[1]
+    record = next(r for r in results(report).records if r["id"] == "random-0-1")
     assert record["outcome"] == "timeout" and record["baseline"]["status"] == "changed"
 
 

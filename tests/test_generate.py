@@ -7,6 +7,7 @@ import pytest
 from oracle.diagnose.expect import oracle_expected
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.generate import (
+    FOCI,
     ALPHABET,
     FORBIDDEN_CHARACTERS,
     SPLIT_CHARACTERS,
@@ -20,7 +21,7 @@ from oracle.harness.requests import is_uniform, not_applicable_reason
 from oracle.models.protocol import ScoreRequest
 
 ALL = {
-    "levels": ["corpus", "sentence"], "weights": "any", "max_order": 6,
+    "levels": ["corpus", "sentence"], "weights": "any", "max_order": 12,
     "smoothing": ["none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-2", "chen-cherry-3",
                   "chen-cherry-4", "chen-cherry-5", "chen-cherry-6", "chen-cherry-7", "lin-2004"],
     "statistics": True, "lowercase": True,
@@ -58,13 +59,33 @@ def test_split_characters_include_the_surprising_ones():
     assert not is_safe_token("") and not is_safe_token("a\x85b") and not is_safe_token("a\x1fb") and not is_safe_token(3)
 
 
-def test_tokens_are_safe_and_joining_with_spaces_is_lossless():
-    for request in sample():
-        tokens = list(all_tokens(request))
-        assert all(is_safe_token(t) for t in tokens)
+#: What a text-based library's adapter declares: tokens joined by spaces and split again.
+TEXT = {**ALL, "forbidden_token_characters": "".join(sorted(SPLIT_CHARACTERS)), "empty_tokens": False}
+
+
+def test_tokens_within_declared_limits_survive_joining_with_spaces():
+    for request in sample(TEXT):
+        assert not_applicable_reason(request, TEXT) is None
         for segment in request.segments:
             for sequence in (segment.hypothesis, *segment.references):
                 assert " ".join(sequence).split() == list(sequence)
+
+
+def test_without_limits_every_token_family_is_sent():
+    tokens = {t for r in sample(n=200) for t in all_tokens(r)}
+    assert "" in tokens and "a b" in tokens and "\x00" in tokens and "__proto__" in tokens and "<unk>" in tokens
+    assert any(ord(ch) > 0xFFFF for t in tokens for ch in t)
+    assert {"e\u0301", "é"} <= tokens and {"ß", "SS", "ss"} <= tokens and {"ab", "c", "a", "bc"} <= tokens
+    assert not all(is_safe_token(t) for t in tokens)
+
+
+def test_each_focus_appears_within_one_cycle_of_any_seed():
+    for seed in (0, 1, 17):
+        requests = [example_request(seed, i, ALL) for i in range(len(FOCI))]
+        assert max(max(len(s.hypothesis) for s in r.segments) for r in requests) >= 100
+        assert max(len(r.segments) for r in requests) >= 100
+        assert max(len(s.references) for r in requests for s in r.segments) >= 5
+        assert any(0 < w <= 0.01 for r in requests for w in r.weights)
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -110,7 +131,7 @@ def test_the_inputs_cover_the_places_where_implementations_differ():
     assert any(r.lowercase and any(t != t.lower() for t in all_tokens(r)) for r in requests), "mixed case with lowercase"
     assert any(0.0 in r.weights for r in requests), "zero weights"
     assert any(abs(sum(r.weights) - 1) > 1e-9 for r in requests), "weights not summing to one"
-    assert {len(r.weights) for r in requests} >= {1, 2, 3, 4, 5, 6}
+    assert {len(r.weights) for r in requests} >= set(range(1, 13))
     assert {r.smoothing.method for r in requests} == set(ALL["smoothing"])
     assert {r.level for r in requests} == {"corpus", "sentence"}
     assert any(all(not s.hypothesis and not any(s.references) for s in r.segments) for r in requests), "c = r = 0"

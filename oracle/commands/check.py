@@ -26,7 +26,7 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import staged
 from oracle.reports.summaries import root_cause_groups, write_derived_reports
 
-from .common import add_session_arguments, non_negative_int
+from .common import add_session_arguments, non_negative_int, positive_float
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
@@ -59,8 +59,32 @@ object per line). `check` runs, in this order:
    rename tokens) while it still fails at the same layer, re-querying the
    implementation, and printed with a one-line reproduction. Only random
    examples that fail or error are shrunk (within --shrink-budget requests
-   each); cases are reported as written. Random inputs are always valid: the
-   search looks for wrong numbers, the cases for wrong rejections.
+   each, and --shrink-seconds at most); cases are reported as written. Random
+   inputs are always valid: the search looks for wrong numbers, the cases for
+   wrong rejections. The inputs cover the whole input space on purpose
+   (oracle/harness/generate.py): tokens with whitespace inside, empty, control,
+   non-BMP, compatibility and case-folding characters, toolkits' special
+   tokens, concatenations that collide, map-key names; segments up to several
+   hundred tokens and runs of one token past 255 and 65,535; corpora up to
+   thousands of segments; 1 to 8 references; orders 1 to 12; tiny, zero and
+   unnormalised weights; smoothing parameters at their edges; and built
+   boundaries (reference-length ties of two and three references, c = r, r = 0,
+   a count clipped exactly at the reference maximum, exactly one order with no
+   match, a corpus whose only mismatch is its last segment). Example I focuses
+   on one of these in turn, so the first 28 examples of any seed touch each;
+   tokens an implementation declares it cannot take are left out;
+3. metamorphic relations: on every third passing example, one related input
+   that must score the same under every convention (segments or references
+   permuted, a reference duplicated; the two halves of a corpus, whose
+   statistics must add up to the whole's) is sent, and the implementation is
+   compared with itself (record id random-S-I~RELATION, kind "metamorphic",
+   layer "metamorphic").
+
+--time-budget SECONDS stops drawing random examples when the search has run
+that long (whichever of it and --examples comes first). The summary and the
+footer of results.jsonl carry a coverage table: which dimensions and
+boundaries the judged inputs exercised, and which the implementation's
+declared capabilities rule out.
 
 The judged profile is --profile if given, else the profile the implementation
 declares in its handshake.
@@ -70,7 +94,9 @@ first diverging layer where statistics come back: hyp_len, ref_len, matches,
 totals (order by order), bp, score; or "rejection" / "document"); rejected (as
 expected); error (answered error/unsupported to a request its capabilities
 claim); crash; timeout; protocol-error (non-JSON line, wrong seq, malformed
-reply); not-applicable.
+reply); not-applicable. Zero is special: an answer that is not 0 where the
+oracle's exact value is 0 (or 0 where the exact value is a float's normal
+number) fails in the "zero" layer whatever the tolerance.
 
 Root causes: every failing record is classified (oracle.diagnose.classify, on the
 shrunk input for a random example): the oracle is recomputed under each
@@ -128,6 +154,11 @@ def register(subparsers):
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
+    parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
+                        help="stop drawing random examples after SECONDS of search (default: no limit; "
+                        "--examples still bounds the count)")
+    parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
+                        help="time one failing example may spend shrinking (default 10)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the differential search (default 0; the same seed gives the same inputs)")
     parser.add_argument("--only", action="append", metavar="ID",
@@ -228,7 +259,7 @@ def _settings(args, argv, cases_dir):
     return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
             "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl, "baseline": args.baseline,
-            "replay": args.replay, "only": args.only}
+            "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
 
 
 def run(args):

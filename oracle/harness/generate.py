@@ -1,26 +1,42 @@
-"""Deterministic random BLEU inputs for the differential search of `check`.
+"""Deterministic random BLEU inputs for the differential search of `check`: the whole input space, on purpose.
 
 Example `index` of seed `seed` is drawn from its own `random.Random` seeded with
 the string "bleu-oracle/<seed>/<index>", so it does not depend on how many
 examples came before it, on the Python version's hash seed, or on shrinking:
 `check --seed S --only random-S-I` regenerates it (for the same capabilities).
 
-The inputs aim at the places implementations differ: small vocabularies so
-n-grams match and clip; hypotheses of length 0 and shorter than the maximum
-order; one to four references, often with two at the same distance from the
-hypothesis length (tie rules); empty references; repeated tokens (clipping);
-mixed case (lowercase); non-ASCII tokens; weights of any length, with zeros and
-sums other than one (only when the capabilities and the profile allow); every
-smoothing method the implementation declares, with parameters.
+Each example combines one generator per dimension of the input space:
+
+- tokens: a small vocabulary (so n-grams match and clip), to which one family
+  of `TOKEN_FAMILIES` is often added: tokens with whitespace inside, the empty
+  token, control characters, non-BMP characters, compatibility and combining
+  forms, case pairs where `lower()`, `casefold()` and ASCII folding differ,
+  toolkits' special tokens, tokens whose concatenations collide, and names
+  special in other languages' maps;
+- sizes: segments from 0 to several hundred tokens, runs of one token past
+  255 and (rarely) past 65,535, corpora from 1 to several hundred segments,
+  1 to 8 references with counts varying across segments, orders 1 to 12;
+- numbers: weights tiny (1e-6..1e-2), zero and unnormalised; every smoothing
+  method the implementation declares, its parameters at their edges;
+- boundaries, built rather than hoped for: reference-length ties (two and
+  three references), c = r, r = 0, a clipped count exactly at a reference's
+  maximum, exactly one order with no match, a corpus whose only mismatch is
+  in its last segment.
+
+Example `index` takes `FOCI[index % len(FOCI)]` as its focus, so the first
+len(FOCI) examples of any seed exercise every dimension once (within the
+capabilities); other dimensions join at random. The request is then fitted to
+the implementation's declared capabilities (forbidden token characters, empty
+tokens, orders, levels, the same number of references in every segment):
+what the search sends is always within what the implementation says it takes.
+`oracle.harness.coverage` reads off what a request actually exercised.
 
 All inputs are valid under every profile that accepts their weights: the
 search is for wrong numbers, the cases are for wrong rejections.
 
-Tokens never contain a character `str.split()` splits on (which includes
-U+001C..U+001F and U+0085), nor control characters or surrogates, so joining
-a token list with single spaces and splitting it again is lossless. The
-constants below are exported for Hypothesis strategies elsewhere, e.g.
-`st.lists(st.sampled_from(VOCABULARY))` or `st.text(ALPHABET, min_size=1)`.
+`VOCABULARY`, `ALPHABET` and `is_safe_token` are the plain part of the token
+space (no character `str.split()` splits on, no control character), exported
+for Hypothesis strategies elsewhere.
 """
 
 from __future__ import annotations
@@ -31,17 +47,69 @@ import unicodedata
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
 
-#: Tokens the generator draws from: case variants, punctuation, non-ASCII (Latin, CJK).
+#: Plain tokens: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (
     "a", "b", "c", "the", "The", "THE", "cat", "Cat", "sat", "on", "mat", "is",
     ".", ",", "'s", "x-y", "ça", "Ça", "été", "ÉTÉ", "naïve", "日本", "語", "ß", "ø", "Ø",
 )
-#: Characters safe inside a token (for `st.text(ALPHABET, min_size=1)`).
+#: Characters safe inside a plain token (for `st.text(ALPHABET, min_size=1)`).
 ALPHABET = "abcxyzABCXYZ019.,'-_çÇéÉïÏßøØ日本語€"
 #: Every character `str.split()` splits on (all `str.isspace()` characters, U+001C..U+001F and U+0085 among them).
 SPLIT_CHARACTERS = frozenset(chr(c) for c in range(0x3001) if chr(c).isspace())
-#: Characters a generated token never contains: the split characters plus controls and surrogates.
+#: Characters a plain token never contains: the split characters plus controls and surrogates.
 FORBIDDEN_CHARACTERS = SPLIT_CHARACTERS | frozenset(chr(c) for c in range(0x20)) | {"\x7f"}
+
+#: Token families, each aimed at one way implementations mishandle tokens. Tokens of a family come
+#: in groups that interact: "a b" with "a" and "b" (a re-split merges them), "ab"+"c" with "a"+"bc"
+#: (a joined n-gram key collides), "é" composed with "é" decomposed (normalisation merges them).
+TOKEN_FAMILIES = {
+    "whitespace-inside": ("a b", "a", "b", "a\tb", "a\nb", " a", "b ", "a\u00a0b", "a\u3000b"),
+    "empty-token": ("", "a", "b", ""),
+    "control-characters": ("\x00", "a\x00", "a", "\x1b[0m", "\x7f", "\x01b", "b"),
+    "non-bmp": ("𝐀", "😀", "𠀋", "a😀", "a", "\U0001f600\U0001f3fd"),
+    "normalisation": ("é", "e\u0301", "ﬁ", "fi", "①", "1", "Ａ", "A", "Å", "Å"),
+    "case-folding": ("ß", "SS", "ss", "Straße", "STRASSE", "İ", "i̇", "i", "ΣΑΣ", "σας", "σασ", "K", "k", "ǅ", "ǆ", "Ꭰ"),
+    "toolkit-specials": ("<unk>", "</s>", "<s>", "<pad>", "@@", "a@@", "b", "▁a", "[UNK]", "<|endoftext|>"),
+    "concatenations": ("ab", "c", "a", "bc", "abc", "b"),
+    "map-keys": ("__proto__", "constructor", "toString", "hasOwnProperty", "prototype", "__class__", "length", "a"),
+}
+
+#: Parameter values tried for each smoothing method (the documented default first, then the edges:
+#: integer and fractional, small and large).
+SMOOTHING_PARAMETER_VALUES = {
+    "floor": {"value": (0.1, 0.01, 0.5, 1.0, 1e-6, 3.0)},
+    "add-k": {"k": (1.0, 0.5, 2.0, 1e-3, 7.0)},
+    "chen-cherry-1": {"epsilon": (0.1, 0.01, 0.5, 1e-9, 1.0)},
+    "chen-cherry-4": {"k": (5.0, 1.0, 3.0, 0.5, 12.0)},
+    "chen-cherry-6": {"alpha": (5.0, 1.0, 0.5, 2.5, 0.01)},
+    "chen-cherry-7": {"k": (5.0, 1.0, 3.0, 0.5, 12.0)},
+}
+#: Non-uniform weights are drawn from these (and from uniform(0, 1) rounded to 3 places).
+WEIGHT_VALUES = (0.0, 0.0, 0.1, 0.25, 0.25, 0.5, 0.75, 1.0, 2.0, 1 / 3)
+#: Tiny weights: implementations that drop "negligible" weights or divide by them.
+TINY_WEIGHTS = (1e-6, 1e-4, 1e-3, 0.005, 0.01)
+HYPOTHESIS_LENGTHS = (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 12)
+MAX_GENERATED_ORDER = 12
+
+#: The dimension each example index focuses on, in turn (index % len(FOCI)).
+FOCI = (
+    "plain", "whitespace-inside", "reference-length-tie", "long-segment", "tiny-weights", "empty-token",
+    "three-way-tie", "many-references", "clip-at-maximum", "control-characters", "one-order-without-match",
+    "high-order", "case-folding", "big-corpus", "c-equals-r", "normalisation", "smoothing-edges",
+    "last-segment-mismatch", "toolkit-specials", "long-run", "concatenations", "r-zero", "non-bmp",
+    "varying-reference-counts", "map-keys", "zero-weights", "plain", "very-long-run",
+)
+#: Rare sizes: a run past 65,535 and a corpus of thousands of segments (one of each per FOCI cycle at most).
+VERY_LONG_RUN = 65_600
+HUGE_CORPUS = 2_000
+
+
+def example_rng(seed, index):
+    return random.Random(f"bleu-oracle/{seed}/{index}")
+
+
+def example_id(seed, index):
+    return f"random-{seed}-{index}"
 
 
 def is_safe_token(token):
@@ -53,72 +121,90 @@ def is_safe_token(token):
     )
 
 
-#: Parameter values tried for each smoothing method (the documented default first).
-SMOOTHING_PARAMETER_VALUES = {
-    "floor": {"value": (0.1, 0.01, 0.5, 1.0)},
-    "add-k": {"k": (1.0, 0.5, 2.0)},
-    "chen-cherry-1": {"epsilon": (0.1, 0.01, 0.5)},
-    "chen-cherry-4": {"k": (5.0, 1.0, 3.0)},
-    "chen-cherry-6": {"alpha": (5.0, 1.0, 0.5)},
-    "chen-cherry-7": {"k": (5.0, 1.0, 3.0)},
-}
-#: Non-uniform weights are drawn from these (and from uniform(0, 1) rounded to 3 places).
-WEIGHT_VALUES = (0.0, 0.0, 0.1, 0.25, 0.25, 0.5, 0.75, 1.0, 2.0, 1 / 3)
-HYPOTHESIS_LENGTHS = (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 12)
-MAX_GENERATED_ORDER = 6
-
-
-def example_rng(seed, index):
-    return random.Random(f"bleu-oracle/{seed}/{index}")
-
-
-def example_id(seed, index):
-    return f"random-{seed}-{index}"
-
-
-def example_request(seed, index, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
-    """Example `index` of seed `seed` for these capabilities (deterministic)."""
-    return generate_request(example_rng(seed, index), capabilities, uniform_only=uniform_only,
-                            profile_smoothing=profile_smoothing, seq=seq)
-
-
 def uniform_weights(n):
     return (1.0 / n,) * n
 
 
-def generate_weights(rng, capabilities, *, uniform_only=False):
-    max_order = max(1, min(int(capabilities.get("max_order", 4) or 4), MAX_GENERATED_ORDER))
-    orders = [n for n in capabilities.get("orders") or () if n <= max_order]
+def example_request(seed, index, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+    """Example `index` of seed `seed` for these capabilities (deterministic)."""
+    focus = FOCI[index % len(FOCI)]
+    if focus == "very-long-run" and (index // len(FOCI)) % 4:  # a 65,600-token run costs seconds: 1 cycle in 4
+        focus = "long-run"
+    return generate_request(example_rng(seed, index), capabilities, uniform_only=uniform_only,
+                            profile_smoothing=profile_smoothing, seq=seq, focus=focus)
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+
+def _max_order(capabilities):
+    return max(1, min(int(capabilities.get("max_order", 4) or 4), MAX_GENERATED_ORDER))
+
+
+def generate_order(rng, capabilities, focus="plain"):
+    max_order = _max_order(capabilities)
+    orders = [n for n in capabilities.get("orders") or () if n <= MAX_GENERATED_ORDER]
     if orders:  # the implementation takes only these maximum orders
-        n = rng.choice(orders)
-    elif max_order >= 4 and rng.random() < 0.5:
-        n = 4
-    else:
-        n = rng.randint(1, max_order)
-    if uniform_only or capabilities.get("weights") != "any" or rng.random() < 0.35:
+        return rng.choice(orders)
+    if focus == "high-order" and max_order > 6:
+        return rng.randint(7, max_order)
+    if focus == "one-order-without-match":
+        return rng.randint(min(2, max_order), min(max_order, 6))
+    if max_order >= 4 and rng.random() < 0.5:
+        return 4
+    return rng.randint(1, min(max_order, 6)) if rng.random() < 0.85 else rng.randint(1, max_order)
+
+
+def generate_weights(rng, capabilities, *, uniform_only=False, focus="plain", n=None):
+    n = n or generate_order(rng, capabilities, focus)
+    free = not uniform_only and capabilities.get("weights") == "any"
+    if not free or (focus not in ("tiny-weights", "zero-weights") and rng.random() < 0.35):
         return uniform_weights(n)
     weights = [rng.choice(WEIGHT_VALUES) if rng.random() < 0.8 else round(rng.uniform(0, 1), 3) for _ in range(n)]
+    if focus == "tiny-weights" or rng.random() < 0.1:
+        for i in rng.sample(range(n), rng.randint(1, n)):
+            weights[i] = rng.choice(TINY_WEIGHTS)
+    if focus == "zero-weights" and n > 1:
+        weights[rng.randrange(n)] = 0.0
     if not any(weights):
         weights[rng.randrange(n)] = rng.choice((0.5, 1.0, 0.25))
     return tuple(float(w) for w in weights)
 
 
-def generate_smoothing(rng, capabilities, *, profile_smoothing=None):
+def generate_smoothing(rng, capabilities, *, profile_smoothing=None, focus="plain"):
     methods = [m for m in capabilities.get("smoothing", []) if m in SMOOTHING_METHODS]
     if not methods:
         return {"method": "none"}
-    if profile_smoothing and profile_smoothing.get("method") in methods and rng.random() < 0.3:
+    if focus == "smoothing-edges":
+        with_parameters = [m for m in methods if m in SMOOTHING_PARAMETER_VALUES]
+        methods = with_parameters or methods
+    elif profile_smoothing and profile_smoothing.get("method") in methods and rng.random() < 0.3:
         return dict(profile_smoothing)
     method = rng.choice(methods)
     out = {"method": method}
     for name, values in SMOOTHING_PARAMETER_VALUES.get(method, {}).items():
-        out[name] = rng.choice(values)
+        out[name] = rng.choice(values[3:] if focus == "smoothing-edges" and len(values) > 3 else values)
     return out
+
+
+# -- tokens and segments ---------------------------------------------------------------------
+
+
+def generate_vocabulary(rng, focus, *, lowercase=False):
+    """A few plain tokens, with a token family when the focus is one (or, sometimes, at random)."""
+    vocabulary = rng.sample(VOCABULARY, rng.choice((1, 2, 2, 3, 3, 4, 5, 7)))
+    if lowercase or rng.random() < 0.3:  # make case folding matter
+        vocabulary += [t.upper() if t != t.upper() else t.lower() for t in vocabulary[:2]]
+    family = focus if focus in TOKEN_FAMILIES else (rng.choice(sorted(TOKEN_FAMILIES)) if rng.random() < 0.15 else None)
+    if family is not None:
+        members = TOKEN_FAMILIES[family]
+        vocabulary = list(members) if rng.random() < 0.5 else list(members) + vocabulary[:2]
+    return list(dict.fromkeys(vocabulary))
 
 
 def _edit(rng, tokens, vocabulary):
     tokens = list(tokens)
-    for _ in range(rng.choice((0, 1, 1, 2, 3))):
+    for _ in range(rng.choice((0, 1, 1, 2, 3)) * max(1, len(tokens) // 40)):
         action = rng.choice(("delete", "insert", "substitute", "swap"))
         if action == "delete" and tokens:
             del tokens[rng.randrange(len(tokens))]
@@ -139,53 +225,207 @@ def _resize(rng, tokens, length, vocabulary):
     return tokens
 
 
-def generate_segment(rng, *, lowercase=False):
-    size = rng.choice((1, 2, 2, 3, 3, 4, 5, 7))
-    vocabulary = rng.sample(VOCABULARY, size)
-    if lowercase or rng.random() < 0.3:  # make case folding matter
-        vocabulary += [t.upper() if t != t.upper() else t.lower() for t in vocabulary[:2]]
-    length = rng.choice(HYPOTHESIS_LENGTHS)
-    if length and rng.random() < 0.1:
-        hypothesis = [rng.choice(vocabulary)] * length  # "the the the": clipping
+def _hypothesis(rng, focus, vocabulary):
+    if focus == "long-segment":
+        length = rng.randint(100, 400)
+    elif focus == "long-run":
+        return [rng.choice(vocabulary)] * rng.randint(256, 300)
+    elif focus == "very-long-run":
+        return [rng.choice(vocabulary)] * VERY_LONG_RUN
     else:
-        hypothesis = [rng.choice(vocabulary) for _ in range(length)]
-    count = rng.choice((1, 1, 2, 2, 3, 4))
+        length = rng.choice(HYPOTHESIS_LENGTHS)
+    if length and rng.random() < 0.1:
+        return [rng.choice(vocabulary)] * length  # "the the the": clipping
+    return [rng.choice(vocabulary) for _ in range(length)]
+
+
+def _reference_count(rng, focus):
+    if focus == "many-references":
+        return rng.randint(5, 8)
+    if focus == "three-way-tie":
+        return rng.randint(3, 5)
+    return rng.choice((1, 1, 2, 2, 3, 4))
+
+
+def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, max_order=4):
+    vocabulary = vocabulary or generate_vocabulary(rng, focus, lowercase=lowercase)
+    hypothesis = _hypothesis(rng, focus, vocabulary)
+    length = len(hypothesis)
+    count = _reference_count(rng, focus)
     references = []
     for _ in range(count):
         roll = rng.random()
-        if roll < 0.06:
+        if focus in ("long-run", "very-long-run") and roll < 0.8:
+            references.append(list(hypothesis[: len(hypothesis) - rng.choice((0, 0, 1, 3))]))
+        elif roll < 0.06:
             references.append([])
         elif roll < 0.7:
             references.append(_edit(rng, hypothesis, vocabulary))
         else:
             references.append([rng.choice(vocabulary) for _ in range(rng.choice(HYPOTHESIS_LENGTHS))])
-    if count >= 2 and rng.random() < 0.4:
-        # two references at the same distance from the hypothesis length: the tie rule decides r
-        d = rng.randint(1, 3)
-        if length - d >= 0:
-            i, j = rng.sample(range(count), 2)
-            references[i] = _resize(rng, references[i], length - d, vocabulary)
-            references[j] = _resize(rng, references[j], length + d, vocabulary)
+    boundary = _BOUNDARIES.get(focus)
+    if boundary is not None:
+        hypothesis, references = boundary(rng, hypothesis, references, vocabulary, max_order)
+    elif count >= 2 and rng.random() < 0.4:
+        hypothesis, references = _tie(rng, hypothesis, references, vocabulary, max_order)
     rng.shuffle(references)
     return Segment(hypothesis=tuple(hypothesis), references=tuple(tuple(r) for r in references))
 
 
-def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+# -- boundaries: each takes (rng, hypothesis, references, vocabulary, max_order), returns the pair ----
+
+
+def _tie(rng, hypothesis, references, vocabulary, max_order):
+    """Two references at the same distance from the hypothesis length, one shorter, one longer."""
+    length = len(hypothesis)
+    if len(references) < 2:
+        references = references + [_edit(rng, hypothesis, vocabulary)]
+    if length == 0:
+        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(2, 6))]
+        length = len(hypothesis)
+    d = rng.randint(1, min(3, length))
+    i, j = rng.sample(range(len(references)), 2)
+    references[i] = _resize(rng, references[i], length - d, vocabulary)
+    references[j] = _resize(rng, references[j], length + d, vocabulary)
+    return hypothesis, references
+
+
+def _three_way_tie(rng, hypothesis, references, vocabulary, max_order):
+    """Three or more references at one distance, both sides, listed in no particular order."""
+    if len(hypothesis) < 2:
+        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(3, 8))]
+    length, d = len(hypothesis), rng.randint(1, 2)
+    while len(references) < 3:
+        references.append(_edit(rng, hypothesis, vocabulary))
+    sides = [length + d, length - d, length + d if rng.random() < 0.5 else length - d]
+    for i, target in zip(rng.sample(range(len(references)), 3), sides):
+        references[i] = _resize(rng, _edit(rng, hypothesis, vocabulary), target, vocabulary)
+    return hypothesis, references
+
+
+def _c_equals_r(rng, hypothesis, references, vocabulary, max_order):
+    """The closest reference as long as the hypothesis: BP's boundary (c = r, so BP = 1 under every rule)."""
+    if not hypothesis:
+        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(1, 6))]
+    references = [_resize(rng, r, len(hypothesis) + rng.choice((2, 3, 5)), vocabulary) for r in references]
+    references[0] = _resize(rng, _edit(rng, hypothesis, vocabulary), len(hypothesis), vocabulary)
+    return hypothesis, references
+
+
+def _r_zero(rng, hypothesis, references, vocabulary, max_order):
+    """Every reference empty, the hypothesis not: r = 0 < c."""
+    if not hypothesis:
+        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(1, 5))]
+    return hypothesis, [[] for _ in references]
+
+
+def _clip_at_maximum(rng, hypothesis, references, vocabulary, max_order):
+    """A token repeated k times in the hypothesis, exactly k times in one reference, k - 1 in another."""
+    token, k = rng.choice(vocabulary), rng.randint(2, 5)
+    hypothesis = list(hypothesis[:6]) + [token] * k
+    rng.shuffle(hypothesis)
+    others = [t for t in vocabulary if t != token] or ["x"]
+    at_max = [token] * k + [rng.choice(others) for _ in range(rng.randint(0, 3))]
+    below = [token] * (k - 1) + [rng.choice(others) for _ in range(rng.randint(0, 4))]
+    rng.shuffle(at_max)
+    return hypothesis, [at_max, below]
+
+
+def _one_order_without_match(rng, hypothesis, references, vocabulary, max_order):
+    """Chunks of N - 1 reference tokens separated by tokens of no reference: orders 1..N-1 match, N not."""
+    n = max(max_order, 2)
+    reference = [rng.choice(vocabulary) for _ in range(rng.randint(2 * n, 4 * n))]
+    hypothesis, k = [], 0
+    for start in range(0, len(reference), n - 1):
+        hypothesis += reference[start:start + n - 1] + [f"⟂{k}"]
+        k += 1
+    return hypothesis, [reference] + references[1:]
+
+
+_BOUNDARIES = {
+    "reference-length-tie": _tie,
+    "three-way-tie": _three_way_tie,
+    "c-equals-r": _c_equals_r,
+    "r-zero": _r_zero,
+    "clip-at-maximum": _clip_at_maximum,
+    "one-order-without-match": _one_order_without_match,
+}
+
+
+# -- requests --------------------------------------------------------------------------------
+
+
+def _segments(rng, focus, level, lowercase, max_order):
+    if level == "sentence":
+        count = 1
+    elif focus == "big-corpus":
+        count = HUGE_CORPUS if rng.random() < 0.1 else rng.randint(100, 400)
+    elif focus in ("last-segment-mismatch", "varying-reference-counts"):
+        count = rng.randint(3, 8)
+    else:
+        count = rng.choice((1, 1, 2, 2, 3, 4, 6))
+    if focus not in _BOUNDARIES and rng.random() < 0.03:  # nothing at all: c = r = 0
+        return tuple(Segment(hypothesis=(), references=((),) * rng.randint(1, 2)) for _ in range(count))
+    vocabulary = generate_vocabulary(rng, focus, lowercase=lowercase) if count > 1 else None
+    # in a corpus, the size foci make one segment large, not all of them
+    large = {"long-segment", "long-run", "very-long-run"}
+    segments = [generate_segment(rng, lowercase=lowercase, vocabulary=vocabulary, max_order=max_order,
+                                 focus=focus if focus not in large or i == 0 else "plain")
+                for i in range(count)]
+    if focus == "varying-reference-counts":  # 1, 2, 3, 4, 1, ... references: padded with edits of the hypothesis
+        segments = [s.model_copy(update={"references": (s.references + tuple(
+            tuple(_edit(rng, s.hypothesis, vocabulary or list(s.hypothesis) or ["a"])) for _ in range(4)))[:1 + i % 4]})
+            for i, s in enumerate(segments)]
+    if focus == "last-segment-mismatch":
+        segments = [s.model_copy(update={"hypothesis": s.references[0]}) if i < count - 1 else s
+                    for i, s in enumerate(segments)]
+        last = segments[-1]
+        if last.hypothesis in last.references:
+            last = last.model_copy(update={"hypothesis": last.hypothesis + ("⟂",)})
+        segments[-1] = last
+    return tuple(segments)
+
+
+def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"):
     """One random, valid score request within `capabilities` (a protocol-v1 capabilities object)."""
     levels = [lv for lv in capabilities.get("levels", ["corpus"]) if lv in ("corpus", "sentence")] or ["corpus"]
-    level = rng.choice(levels)
-    weights = generate_weights(rng, capabilities, uniform_only=uniform_only)
-    smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
-    lowercase = bool(capabilities.get("lowercase")) and rng.random() < 0.3
-    if rng.random() < 0.03:  # nothing at all: c = r = 0
-        count = 1 if level == "sentence" else rng.randint(1, 3)
-        segments = tuple(Segment(hypothesis=(), references=((),) * rng.randint(1, 2)) for _ in range(count))
-    else:
-        count = 1 if level == "sentence" else rng.choice((1, 1, 2, 2, 3, 4, 6))
-        segments = tuple(generate_segment(rng, lowercase=lowercase) for _ in range(count))
+    corpus_foci = ("big-corpus", "last-segment-mismatch", "varying-reference-counts")
+    level = "corpus" if focus in corpus_foci and "corpus" in levels else rng.choice(levels)
+    weights = generate_weights(rng, capabilities, uniform_only=uniform_only, focus=focus)
+    smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing, focus=focus)
+    lowercase = bool(capabilities.get("lowercase")) and rng.random() < (0.6 if focus == "case-folding" else 0.3)
+    segments = _segments(rng, focus, level, lowercase, len(weights))
+    request = ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing,
+                           lowercase=lowercase)
+    return fit_to_capabilities(request, capabilities)
+
+
+# -- fitting a request to what the implementation declares it takes ---------------------------
+
+
+def fit_to_capabilities(request, capabilities):
+    """`request` within the declared limits: tokens without forbidden characters (removed; an
+    emptied token becomes "x" where empty tokens are not taken), no empty tokens where they are not
+    taken, and the same number of references in every segment where that is required."""
+    forbidden = set(capabilities.get("forbidden_token_characters") or "")
+    no_empty = capabilities.get("empty_tokens") is False
+    segments = request.segments
+    if forbidden or no_empty:
+        fitted = {}
+
+        def fit(token):
+            if token not in fitted:
+                clean = "".join(ch for ch in token if ch not in forbidden)
+                fitted[token] = "x" if no_empty and not clean else clean
+            return fitted[token]
+
+        segments = tuple(Segment(hypothesis=tuple(map(fit, s.hypothesis)),
+                                 references=tuple(tuple(map(fit, r)) for r in s.references)) for s in segments)
     if capabilities.get("same_reference_count"):
         segments = _same_reference_count(segments)
-    return ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing, lowercase=lowercase)
+    if segments is request.segments:
+        return request
+    return request.model_copy(update={"segments": segments})
 
 
 def _same_reference_count(segments):

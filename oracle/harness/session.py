@@ -44,14 +44,19 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
+    METAMORPHIC_LAYER,
     Outcome,
+    Verdict,
+    parse_number,
 )
 from oracle.models.protocol import ProtocolError, encode
 from oracle.suite import SUITE_VERSION
 
+from . import relations
+from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, count_outcomes
 from .gate import baseline_key
-from .generate import example_id, example_request
+from .generate import FOCI, example_id, example_request
 from .requests import (
     case_to_request,
     not_applicable_reason,
@@ -92,6 +97,12 @@ class SessionSettings:
     timeout: float = DEFAULT_TIMEOUT
     max_restarts: int = DEFAULT_MAX_RESTARTS
     shrink_budget: int = DEFAULT_BUDGET
+    #: seconds one failing example may spend shrinking (a 300-token input against a slow implementation)
+    shrink_seconds: float = 10.0
+    #: stop drawing random examples after this many seconds of the search (None: `examples` decides alone)
+    time_budget: float | None = None
+    #: check a metamorphic relation on every RELATION_EVERY-th passing example (0: never)
+    relation_every: int = 3
     report: str = "bleu-oracle-report"
     replay: str | None = None
     quiet: bool = True
@@ -201,6 +212,12 @@ class Session:
         self.cases_dir = cases_dir
         name = (process.handshake.get("implementation") or {}).get("name")
         self.documented = discrepancies.entries_for(settings.impl, name)
+        #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
+        self.coverage = Coverage()
+        #: random examples drawn, and whether the time budget stopped the search early
+        self.examples_run = 0
+        self.budget_spent = False
+        self.last_reply = None
 
     def next_seq(self):
         self.seq += 1
@@ -273,6 +290,8 @@ class Session:
         if expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         sent, reply = self.send(request)
+        self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
+        self.coverage.add(request, None if expected.rejected else expected.statistics)
         max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
         verdict = judge(expected, reply, self.contract, max_order=max_order)
         record.update(request=summary if summary is not None else sent.to_json(), outcome=verdict.outcome.value,
@@ -330,7 +349,8 @@ class Session:
                 return True
             return False
 
-        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget)
+        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget,
+                         deadline=time.perf_counter() + self.settings.shrink_seconds)
         if not outcome.steps:
             return {"request": request.replay_payload(), "steps": 0, "queries": outcome.queries,
                     "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
@@ -353,7 +373,8 @@ class Session:
         self.counts[record["outcome"]] = self.counts.get(record["outcome"], 0) + 1
         if record["outcome"] not in GOOD_OUTCOME_VALUES or record.get("baseline"):
             self.notable.append(record)
-        self.progress.update(record["outcome"])
+        if record["kind"] != "metamorphic":  # the progress total counts cases and examples
+            self.progress.update(record["outcome"])
         return record
 
     # -- the kinds of work --
@@ -370,15 +391,92 @@ class Session:
                           document=item.document, profiles=item.profiles, invalid=item.invalid)
 
     def run_examples(self):
-        uniform_only = PROFILES[self.profile].options.uniform_weights_only
-        profile_smoothing = PROFILES[self.profile].options.smoothing.to_json()
+        """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
+        and on every `relation_every`-th passing one, one metamorphic relation."""
+        options = PROFILES[self.profile].options
+        uniform_only = options.uniform_weights_only
+        profile_smoothing = options.smoothing.to_json()
+        deadline = None if self.settings.time_budget is None else time.perf_counter() + self.settings.time_budget
         for index in range(self.settings.examples):
+            if deadline is not None and time.perf_counter() > deadline:
+                self.budget_spent = True
+                self.progress.note(f"time budget of {self.settings.time_budget:g} s spent after {index} examples")
+                break
             identifier = example_id(self.settings.seed, index)
-            if not selected(identifier, self.settings.only):
+            patterns = self.settings.only
+            relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
+            if not selected(identifier, patterns) and not relation_only:
                 continue
             request = example_request(self.settings.seed, index, self.capabilities, uniform_only=uniform_only,
                                       profile_smoothing=profile_smoothing)
-            self.evaluate(identifier, "example", request)
+            self.examples_run += 1
+            record = self.evaluate(identifier, "example", request)
+            every = self.settings.relation_every
+            reply = self.last_reply
+            if every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None and reply.kind == "score":
+                names = relations.applicable(request, reference_length=options.reference_length,
+                                             statistics=bool(self.capabilities.get("statistics")))
+                if names:
+                    name = names[(index // every) % len(names)]
+                    if selected(f"{identifier}~{name}", patterns):
+                        self.check_relation(identifier, request, reply, name)
+
+    def check_relation(self, identifier, request, reply, relation):
+        """One metamorphic relation on a passing example: the implementation against itself."""
+        started = time.perf_counter()
+        variants = relations.transformed(request, relation)
+        sent, replies = [], []
+        for variant in variants:
+            one, answer = self.send(variant)
+            sent.append(one)
+            replies.append(answer)
+        item_id = f"{identifier}~{relation}"
+        record = {"id": item_id, "kind": "metamorphic", "title": relations.RELATIONS[relation],
+                  "request": sent[0].to_json(), "outcome": Outcome.PASS.value, "layer": None, "order": None,
+                  "label": None, "classification": None, "expected": None,
+                  "actual": replies[0].data or replies[0].to_json(), "message": "", "stderr": replies[0].stderr,
+                  "duration": sum(r.duration for r in replies), "baseline": None, "shrunk": None,
+                  "replay": None, "reproduce": None, "related": request.replay_payload()}
+        verdict = self._relation_verdict(request, reply, variants, replies, relation)
+        record.update(outcome=verdict.outcome.value, layer=verdict.layer, label=verdict.classification,
+                      message=verdict.message)
+        if verdict.outcome not in GOOD_OUTCOMES:
+            record["classification"] = attribute(request, reply, verdict, oracle_expected(request, self.profile),
+                                                 self.profile, entries=self.documented)
+            record["replay"] = variants[0].replay_payload()
+            parts = ["bleu-oracle", "check"]
+            parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
+            parts += ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
+                      "--examples", str(int(identifier.rsplit("-", 1)[1]) + 1), "--only", item_id]
+            record["reproduce"] = shlex.join(parts)
+        return self.finish(record, started)
+
+    def _relation_verdict(self, request, reply, variants, replies, relation):
+        bad = next((r for r in replies if r.kind != "score"), None)
+        if bad is not None:  # the related input was not scored: judged as any input is
+            expected = oracle_expected(variants[replies.index(bad)], self.profile)
+            verdict = judge(expected, bad, self.contract, max_order=len(request.weights))
+            if verdict.outcome in GOOD_OUTCOMES:
+                return verdict
+            return Verdict(verdict.outcome, verdict.layer, verdict.order,
+                           f"{relation}: the related input was not scored: {verdict.message}")
+        if relation == "shards-summed":
+            whole = reply.data.get("statistics")
+            summed = relations.summed_statistics([r.data.get("statistics") for r in replies])
+            if summed is None or not isinstance(whole, dict):
+                return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
+            for name in ("hyp_len", "ref_len", "matches", "totals"):
+                if name in whole and whole[name] != summed[name]:
+                    return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
+                                   f"{relation}: {name} of the whole corpus is {whole[name]}, "
+                                   f"the halves' add up to {summed[name]}")
+            return Verdict(Outcome.PASS)
+        original, related = parse_number(reply.data.get("score")), parse_number(replies[0].data.get("score"))
+        if not self.contract.close(related, original):
+            return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
+                           f"{relation}: score {original!r} for the input, {related!r} for "
+                           f"{relations.RELATIONS[relation]} (they must be equal; contract {self.contract.describe()})")
+        return Verdict(Outcome.PASS)
 
     def run_replay(self, inputs):
         for label, request in inputs:
@@ -462,6 +560,9 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             footer["error"] = str(error)
         if interrupted:
             footer["interrupted"] = True
+        footer.update(examples=session.examples_run, time_budget_spent=session.budget_spent,
+                      coverage=session.coverage.to_json(session.capabilities,
+                                                        uniform_only=PROFILES[profile].options.uniform_weights_only))
         writer.footer(**footer)
     if error:
         raise error

@@ -23,6 +23,7 @@ Deterministic: the same failure and implementation shrink to the same input.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
@@ -63,7 +64,8 @@ def _with_sequence(request, seg, ref, tokens):
 
 
 class _Shrinker:
-    def __init__(self, request, still_fails, capabilities, budget):
+    def __init__(self, request, still_fails, capabilities, budget, deadline=None):
+        self.deadline = deadline
         self.current = request
         self.still_fails = still_fails
         self.capabilities = capabilities or {}
@@ -74,7 +76,7 @@ class _Shrinker:
     def attempt(self, candidate):
         if candidate == self.current:
             return False
-        if self.queries >= self.budget:
+        if self.queries >= self.budget or (self.deadline is not None and time.perf_counter() > self.deadline):
             raise _BudgetSpent
         self.queries += 1
         if self.still_fails(candidate):
@@ -218,6 +220,7 @@ class _Shrinker:
         return ShrinkResult(self.current, self.steps, self.queries, exhausted)
 
 
-def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET):
-    """A minimal request for which `still_fails` holds (the original if nothing simpler does)."""
-    return _Shrinker(request, still_fails, capabilities, budget).run()
+def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET, deadline=None):
+    """A minimal request for which `still_fails` holds (the original if nothing simpler does), within
+    `budget` queries and, when given, before `deadline` (a `time.perf_counter()` value)."""
+    return _Shrinker(request, still_fails, capabilities, budget, deadline).run()

@@ -95,6 +95,11 @@ class Footer(_Line):
     finished: str = Field(description="ISO 8601 end time (UTC).")
     error: str | None = Field(None, description="A configuration error that ended the run.")
     interrupted: bool | None = Field(None, description="True when ^C or SIGTERM stopped the run before its end.")
+    examples: int | None = Field(None, description="Random examples drawn (fewer than asked when the time budget ran out).")
+    time_budget_spent: bool | None = Field(None, description="True when --time-budget stopped the search early.")
+    coverage: JsonObject | None = Field(
+        None, description="What the judged inputs exercised (`oracle.harness.coverage`): inputs, features "
+                          "(feature -> inputs), unreachable (feature -> why the capabilities rule it out).")
 
 
 LINE_MODELS = {"header": Header, "record": Record, "footer": Footer}

@@ -30,6 +30,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
+from oracle.harness.coverage import FEATURES
 from oracle.harness.events import count_outcomes, read_results
 
 from .staging import write_atomically
@@ -186,12 +188,16 @@ def markdown_summary(results):
             f"- capabilities: `{json.dumps(header.get('capabilities'))}`"]
     if footer.get("restarts"):
         out.append(f"- the implementation was restarted {footer['restarts']} time(s)")
+    if footer.get("time_budget_spent"):
+        out.append(f"- the time budget ({settings.get('time_budget')} s) stopped the search after "
+                   f"{footer.get('examples')} examples")
     counts = count_outcomes(records)
-    out += ["", "| outcome | cases | examples | total |", "|---|---:|---:|---:|"]
+    out += ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
     by_kind = Counter((r.get("kind"), r["outcome"]) for r in records)
     for outcome, total in counts.items():
         if total or outcome in ("pass", "fail"):
-            out.append(f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} | {total} |")
+            out.append(f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
+                       f"| {by_kind[('metamorphic', outcome)]} | {total} |")
     baseline = footer.get("baseline") or {}
     if baseline.get("file"):
         out += ["", f"Baseline `{baseline['file']}` ({baseline.get('entries', 0)} entries): "
@@ -238,7 +244,26 @@ def markdown_summary(results):
         out += ["", "## Not applicable", ""]
         for reason, n in not_applicable.most_common():
             out.append(f"- {n} x {reason}")
+    if footer.get("coverage"):
+        out += ["", "## Coverage", ""] + coverage_table(footer["coverage"])
     return "\n".join(out) + "\n"
+
+
+def coverage_table(coverage):
+    """Markdown lines of the coverage table, from a footer's "coverage" value."""
+    counts, unreachable = coverage.get("features") or {}, coverage.get("unreachable") or {}
+    lines = [f"{coverage.get('inputs', 0)} judged inputs; each row counts those that exercised the feature.", "",
+             "| dimension | feature | inputs | |", "|---|---|---:|---|"]
+    for dimension, group in FEATURES.items():
+        for name, meaning in group.items():
+            count = counts.get(name, 0)
+            note = (f"outside its capabilities: {unreachable[name]}" if name in unreachable
+                    else meaning if count else f"**not exercised**: {meaning}")
+            lines.append(f"| {dimension} | {name} | {count} | {note} |")
+    missed = [name for name in FEATURES_IN_ORDER if not counts.get(name) and name not in unreachable]
+    lines += ["", f"Not exercised within the capabilities: {', '.join(missed)}." if missed
+              else "Every feature within the implementation's capabilities was exercised."]
+    return lines
 
 
 def _record_section(record, show_status=True):

@@ -1,0 +1,250 @@
+"""What a run's inputs exercised: the coverage table of `check` and `fuzz`.
+
+`features(request, statistics)` reads off one input what it exercises (never
+what the generator meant to do: a request fitted to the implementation's
+capabilities may have lost a feature on the way). `Coverage` counts them over
+a run; the footer of results.jsonl carries the counts and, for each feature
+the implementation's declared capabilities rule out, why: a summary then
+shows what "conforming" covered, and what it could not.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import Counter
+
+#: dimension -> feature -> what it means. The table's rows, in this order.
+FEATURES = {
+    "tokens": {
+        "whitespace-inside": "a token holding whitespace",
+        "empty-token": "the empty token",
+        "control-characters": "a token holding a control character (NUL included)",
+        "non-bmp": "a character beyond U+FFFF",
+        "normalisation": "a token NFKC normalisation changes",
+        "case-folding": "a token whose lower() and casefold() differ, or non-ASCII case",
+        "toolkit-specials": "a toolkit's special token (<unk>, </s>, <pad>, @@ ...)",
+        "concatenations": "two different n-grams whose tokens concatenate to the same string",
+        "map-keys": "a name special in another language's maps (__proto__, constructor ...)",
+    },
+    "sizes": {
+        "empty-hypothesis": "a segment with no hypothesis tokens",
+        "empty-reference": "an empty reference",
+        "long-segment": "a sequence of 100 tokens or more",
+        "run-past-255": "one token more than 255 times in a row",
+        "run-past-65535": "one token more than 65,535 times in a row",
+        "big-corpus": "100 segments or more",
+        "huge-corpus": "1,000 segments or more",
+        "many-references": "5 references or more in a segment",
+        "varying-reference-counts": "segments with different numbers of references",
+        "order-1": "maximum order 1",
+        "high-order": "maximum order 7 or more",
+    },
+    "numbers": {
+        "tiny-weights": "a weight in (0, 0.01]",
+        "zero-weight": "a weight of 0",
+        "unnormalised-weights": "weights not summing to 1",
+        "smoothing": "a smoothing method other than none",
+        "smoothing-parameter-edge": "a smoothing parameter other than its documented default",
+        "lowercase": "case folding requested",
+    },
+    "boundaries": {
+        "reference-length-tie": "two references at the same distance from the hypothesis length, one each side",
+        "three-way-tie": "three references or more at the closest distance",
+        "c-equals-r": "c = r > 0 over the corpus",
+        "r-zero": "r = 0 < c",
+        "c-r-zero": "c = r = 0",
+        "clip-at-maximum": "a repeated hypothesis token exactly as often as in the reference with most of it",
+        "one-order-without-match": "exactly one order with n-grams and no match",
+        "last-segment-mismatch": "a corpus of 3 segments or more whose only mismatching hypothesis is the last",
+        "sentence-level": "a sentence-level request",
+    },
+}
+ALL_FEATURES = tuple(name for group in FEATURES.values() for name in group)
+
+TOOLKIT_SPECIALS = frozenset({"<unk>", "</s>", "<s>", "<pad>", "<eos>", "<bos>", "[UNK]", "[PAD]", "[CLS]", "[SEP]",
+                              "<|endoftext|>", "@@"})
+MAP_KEYS = frozenset({"__proto__", "constructor", "toString", "hasOwnProperty", "prototype", "valueOf",
+                      "__class__", "__dict__", "length"})
+_DEFAULTS = {"floor": {"value": 0.1}, "add-k": {"k": 1.0}, "chen-cherry-1": {"epsilon": 0.1},
+             "chen-cherry-4": {"k": 5.0}, "chen-cherry-6": {"alpha": 5.0}, "chen-cherry-7": {"k": 5.0}}
+
+
+def _token_features(token, found):
+    if token == "":
+        found.add("empty-token")
+        return
+    if any(ch.isspace() for ch in token):
+        found.add("whitespace-inside")
+    if any(unicodedata.category(ch) == "Cc" and not ch.isspace() for ch in token):
+        found.add("control-characters")
+    if any(ord(ch) > 0xFFFF for ch in token):
+        found.add("non-bmp")
+    if not token.isascii():
+        if unicodedata.normalize("NFKC", token) != token:
+            found.add("normalisation")
+        if token.lower() != token.casefold() or token.lower() != token or token.upper() != token:
+            found.add("case-folding")
+    if token in TOOLKIT_SPECIALS or token.endswith("@@") or token.startswith("\u2581"):
+        found.add("toolkit-specials")
+    if token in MAP_KEYS:
+        found.add("map-keys")
+
+
+def _longest_run(tokens):
+    best = run = 0
+    previous = object()
+    for token in tokens:
+        run = run + 1 if token == previous else 1
+        previous = token
+        best = max(best, run)
+    return best
+
+
+def features(request, statistics=None):
+    """The features (names from FEATURES) one request exercises; `statistics` (the oracle's, as a
+    protocol dict) adds those that depend on counts."""
+    found = set()
+    segments = request.segments
+    seen = set()
+    joined = {}
+    for segment in segments:
+        sequences = (segment.hypothesis, *segment.references)
+        for tokens in sequences:
+            for token in set(tokens) - seen:
+                seen.add(token)
+                _token_features(token, found)
+            if len(tokens) >= 100:
+                found.add("long-segment")
+            run = _longest_run(tokens) if len(tokens) > 255 else 0
+            if run > 255:
+                found.add("run-past-255")
+            if run > 65535:
+                found.add("run-past-65535")
+            for pair in zip(tokens, tokens[1:]):
+                if joined.setdefault("".join(pair), pair) != pair:
+                    found.add("concatenations")
+        if not segment.hypothesis:
+            found.add("empty-hypothesis")
+        if any(not r for r in segment.references):
+            found.add("empty-reference")
+        if len(segment.references) >= 5:
+            found.add("many-references")
+        _segment_boundaries(segment, found)
+    if len({len(s.references) for s in segments}) > 1:
+        found.add("varying-reference-counts")
+    if len(segments) >= 100:
+        found.add("big-corpus")
+    if len(segments) >= 1000:
+        found.add("huge-corpus")
+    if len(segments) >= 3 and all(s.hypothesis in s.references for s in segments[:-1]) \
+            and segments[-1].hypothesis not in segments[-1].references:
+        found.add("last-segment-mismatch")
+    weights = tuple(request.weights)
+    if len(weights) == 1:
+        found.add("order-1")
+    if len(weights) >= 7:
+        found.add("high-order")
+    if any(0 < w <= 0.01 for w in weights):
+        found.add("tiny-weights")
+    if 0 in weights:
+        found.add("zero-weight")
+    if abs(sum(weights) - 1) > 1e-9:
+        found.add("unnormalised-weights")
+    smoothing = request.smoothing
+    if smoothing.method != "none":
+        found.add("smoothing")
+        defaults = _DEFAULTS.get(smoothing.method, {})
+        if any(float(value) != defaults.get(name) for name, value in smoothing.parameters.items()):
+            found.add("smoothing-parameter-edge")
+    if request.lowercase is True:
+        found.add("lowercase")
+    if request.level == "sentence":
+        found.add("sentence-level")
+    if statistics:
+        c, r = statistics.get("hyp_len"), statistics.get("ref_len")
+        if c == r == 0:
+            found.add("c-r-zero")
+        elif c == r:
+            found.add("c-equals-r")
+        elif r == 0:
+            found.add("r-zero")
+        matches, totals = statistics.get("matches") or (), statistics.get("totals") or ()
+        if sum(1 for m, t in zip(matches, totals) if t > 0 and m == 0) == 1:
+            found.add("one-order-without-match")
+    return found
+
+
+def _segment_boundaries(segment, found):
+    c = len(segment.hypothesis)
+    lengths = [len(r) for r in segment.references]
+    if len(lengths) >= 2:
+        nearest = min(abs(n - c) for n in lengths)
+        at = [n for n in lengths if abs(n - c) == nearest]
+        if nearest > 0 and min(at) < c < max(at):
+            found.add("reference-length-tie")
+        if len(at) >= 3:
+            found.add("three-way-tie")
+    counts = Counter(segment.hypothesis)
+    repeated = {token: k for token, k in counts.items() if k >= 2}
+    if repeated:
+        most = Counter()
+        for reference in segment.references:
+            for token, k in Counter(t for t in reference if t in repeated).items():
+                most[token] = max(most[token], k)
+        if any(most[token] == k for token, k in repeated.items()):
+            found.add("clip-at-maximum")
+
+
+def unreachable(capabilities, *, uniform_only=False):
+    """feature -> why the implementation's declared capabilities (or the judged profile) rule it out."""
+    out = {}
+    forbidden = capabilities.get("forbidden_token_characters") or ""
+    if " " in forbidden or "\t" in forbidden:
+        out["whitespace-inside"] = "its tokens may not hold whitespace"
+    if "\x00" in forbidden:
+        out["control-characters"] = "its tokens may not hold control characters"
+    if capabilities.get("empty_tokens") is False:
+        out["empty-token"] = "it takes no empty tokens"
+    max_order = capabilities.get("max_order") or 4
+    orders = capabilities.get("orders") or range(1, max_order + 1)
+    if max(orders) < 7:
+        out["high-order"] = f"its maximum order is {max(orders)}"
+    if 1 not in orders:
+        out["order-1"] = f"its orders are {list(orders)}"
+    if uniform_only or capabilities.get("weights") != "any":
+        for name in ("tiny-weights", "zero-weight", "unnormalised-weights"):
+            out[name] = "uniform weights only"
+    methods = [m for m in capabilities.get("smoothing") or () if m != "none"]
+    if not methods:
+        out["smoothing"] = out["smoothing-parameter-edge"] = "no smoothing method"
+    elif not set(methods) & set(_DEFAULTS):
+        out["smoothing-parameter-edge"] = "no smoothing method with a parameter"
+    if not capabilities.get("lowercase"):
+        out["lowercase"] = "it does not fold case"
+    levels = capabilities.get("levels") or ["corpus"]
+    if "sentence" not in levels:
+        out["sentence-level"] = "corpus level only"
+    if "corpus" not in levels:
+        for name in ("big-corpus", "huge-corpus", "varying-reference-counts", "last-segment-mismatch"):
+            out[name] = "sentence level only"
+    if capabilities.get("same_reference_count"):
+        out["varying-reference-counts"] = "the same number of references in every segment"
+    return out
+
+
+class Coverage:
+    """Feature counts over a run."""
+
+    def __init__(self):
+        self.counts = Counter()
+        self.inputs = 0
+
+    def add(self, request, statistics=None):
+        self.inputs += 1
+        self.counts.update(features(request, statistics))
+
+    def to_json(self, capabilities=None, *, uniform_only=False):
+        """{"inputs", "features": {name: count}, "unreachable": {name: why}} for the footer."""
+        return {"inputs": self.inputs, "features": {name: self.counts.get(name, 0) for name in ALL_FEATURES},
+                "unreachable": unreachable(capabilities or {}, uniform_only=uniform_only)}
+

@@ -1,0 +1,154 @@
+"""The search's reach: the zero rule, what an input exercises, metamorphic relations, the time budget.
+
+Expected values here are derived by hand from the definitions (each test says how), never read
+off the oracle."""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+import sys
+
+from fakes.harness import check, fake, results
+
+from oracle.diagnose.judge import judge
+from oracle.harness import relations
+from oracle.harness.coverage import ALL_FEATURES, FEATURES, features, unreachable
+from oracle.harness.generate import FOCI
+from oracle.harness.transport import Reply
+from oracle.models.outcomes import Expected, Outcome
+from oracle.models.protocol import ScoreRequest, Segment
+
+
+def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
+    return ScoreRequest(seq=0, level=level, weights=weights, smoothing=smoothing, lowercase=lowercase,
+                        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(map(tuple, r))) for h, r in segments))
+
+
+# -- zero is special -----------------------------------------------------------------------------
+
+
+def score(value):
+    return Reply("score", {"seq": 1, "score": value})
+
+
+def test_a_tiny_number_for_an_exact_zero_fails_whatever_the_tolerance():
+    zero = Expected(score=0.0, score_exact="0")
+    assert judge(zero, score(0.0)).outcome is Outcome.PASS
+    verdict = judge(zero, score(1e-13))  # within abs 1e-12 of 0, and still wrong: an epsilon in a log
+    assert verdict.outcome is Outcome.FAIL and verdict.layer == "zero"
+    assert "exactly 0" in verdict.message
+
+
+def test_zero_for_a_representable_non_zero_fails_and_an_underflow_does_not():
+    tiny = Expected(score=1e-20, score_exact="1.0E-20")  # a normal float: 0 is wrong
+    verdict = judge(tiny, score(0.0))
+    assert verdict.outcome is Outcome.FAIL and verdict.layer == "zero"
+    below = Expected(score=0.0, score_exact="1E-400")  # below every float: 0 is the right float
+    assert judge(below, score(0.0)).outcome is Outcome.PASS
+    assert judge(Expected(score=float("nan"), score_exact="NaN"), score("NaN")).outcome is Outcome.PASS
+
+
+# -- what an input exercises (by hand from each feature's definition) ------------------------------
+
+
+def test_features_of_a_hand_built_input():
+    # hypothesis length 4; references of lengths 2 and 6 (distance 2 on each side: a tie), and 2 again
+    tie = request([(["a", "a", "b", "c"], [["a", "x"], ["a", "a", "y", "z", "w", "v"], ["p", "q"]])])
+    found = features(tie, {"hyp_len": 4, "ref_len": 2, "matches": [3, 1, 0, 0], "totals": [4, 3, 2, 1]})
+    # "a" twice in the hypothesis, twice in the second reference: clipped exactly at the maximum
+    assert {"reference-length-tie", "three-way-tie", "clip-at-maximum"} <= found
+    assert "one-order-without-match" not in found  # two orders (3 and 4) have n-grams and no match
+    assert "c-equals-r" not in found and "r-zero" not in found
+    one = features(tie, {"hyp_len": 4, "ref_len": 4, "matches": [3, 1, 1, 0], "totals": [4, 3, 2, 1]})
+    assert {"one-order-without-match", "c-equals-r"} <= one
+
+
+def test_token_and_size_features():
+    tokens = request([(["a b", "", "\x00", "😀", "ﬁ", "ß", "<unk>", "__proto__", "ab", "c", "a", "bc"],
+                       [["a"]])], weights=(1e-3, 0.0, 2.0))
+    found = features(tokens)
+    assert {"whitespace-inside", "empty-token", "control-characters", "non-bmp", "normalisation", "case-folding",
+            "toolkit-specials", "map-keys", "concatenations", "tiny-weights", "zero-weight",
+            "unnormalised-weights"} <= found
+    plain = features(request([(["a", "b"], [["a", "b"]])]))
+    assert not plain & {"whitespace-inside", "empty-token", "concatenations", "case-folding", "tiny-weights"}
+    run = request([(["a"] * 256, [["a"] * 256])])
+    assert {"run-past-255", "long-segment"} <= features(run) and "run-past-65535" not in features(run)
+    assert "run-past-255" not in features(request([(["a"] * 255, [["a"]])]))
+
+
+def test_every_feature_is_named_once_and_capabilities_rule_some_out():
+    assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in FEATURES.values())
+    ruled = unreachable({"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
+                         "lowercase": False, "empty_tokens": False, "forbidden_token_characters": " \t\n",
+                         "orders": [4]})
+    assert {"high-order", "order-1", "tiny-weights", "smoothing", "lowercase", "sentence-level", "empty-token",
+            "whitespace-inside"} <= set(ruled)
+
+
+# -- metamorphic relations -------------------------------------------------------------------------
+
+
+def test_relations_transform_as_documented():
+    corpus = request([(["a"], [["a"], ["b", "c"]]), (["d"], [["d"]])])
+    assert relations.applicable(corpus, statistics=True) == [
+        "segments-permuted", "references-permuted", "reference-duplicated", "shards-summed"]
+    assert "references-permuted" not in relations.applicable(corpus, reference_length="closest-first")
+    (permuted,) = relations.transformed(corpus, "segments-permuted")
+    assert [s.hypothesis for s in permuted.segments] == [("d",), ("a",)]
+    (duplicated,) = relations.transformed(corpus, "reference-duplicated")
+    assert duplicated.segments[0].references == (("a",), ("a",), ("b", "c"))
+    first, second = relations.transformed(corpus, "shards-summed")
+    assert first.segments == corpus.segments[:1] and second.segments == corpus.segments[1:]
+    assert relations.summed_statistics([{"hyp_len": 1, "ref_len": 1, "matches": [1, 0], "totals": [1, 0]},
+                                        {"hyp_len": 2, "ref_len": 3, "matches": [2, 1], "totals": [2, 1]}]) == \
+        {"hyp_len": 3, "ref_len": 4, "matches": [3, 1], "totals": [3, 1]}
+
+
+def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path):
+    # max-ref-sum clips against the sum of the references' counts: a duplicated reference doubles it
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_max_ref_sum"), examples=60) == 1
+    broken = [r for r in results(report).records if r["kind"] == "metamorphic" and r["outcome"] == "fail"]
+    assert broken and {r["id"].split("~")[1] for r in broken} == {"reference-duplicated"}
+    record = broken[0]
+    assert record["layer"] == "metamorphic" and record["classification"]["name"] == "relation-broken"
+    assert record["related"] and record["replay"]
+    again = tmp_path / "again"
+    argv = shlex.split(record["reproduce"])
+    assert argv[:2] == ["bleu-oracle", "check"]
+    done = subprocess.run([sys.executable, "-m", "oracle", *argv[1:], "--report", str(again), "--quiet"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stderr
+    rerun = {r["id"]: r for r in results(again).records}
+    assert rerun[record["id"]]["outcome"] == "fail" and rerun[record["id"]]["message"] == record["message"]
+
+
+def test_the_clean_fake_keeps_every_relation(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), examples=60) == 0
+    kept = [r for r in results(report).records if r["kind"] == "metamorphic"]
+    assert len(kept) >= 15 and all(r["outcome"] == "pass" for r in kept)
+    assert {r["id"].split("~")[1] for r in kept} >= {"segments-permuted", "reference-duplicated", "shards-summed"}
+
+
+# -- the time budget and the coverage table --------------------------------------------------------
+
+
+def test_the_time_budget_stops_the_search_and_says_so(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), "--time-budget", "0.000001", examples=500) == 0
+    footer = results(report).footer
+    assert footer["time_budget_spent"] is True and footer["examples"] < 500
+    assert "the time budget" in (report / "summary.md").read_text()
+
+
+def test_the_summary_and_footer_carry_the_coverage(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), examples=len(FOCI)) == 0  # one cycle: every focus once
+    coverage = results(report).footer["coverage"]
+    assert set(coverage["features"]) == set(ALL_FEATURES)
+    assert coverage["features"]["whitespace-inside"] > 0 and coverage["features"]["big-corpus"] > 0
+    summary = (report / "summary.md").read_text()
+    assert "## Coverage" in summary and "| tokens | whitespace-inside |" in summary
