@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
+from itertools import groupby
 
 #: dimension -> feature -> what it means. The table's rows, in this order.
 FEATURES = {
@@ -91,13 +92,7 @@ def _token_features(token, found):
 
 
 def _longest_run(tokens):
-    best = run = 0
-    previous = object()
-    for token in tokens:
-        run = run + 1 if token == previous else 1
-        previous = token
-        best = max(best, run)
-    return best
+    return max((sum(1 for _ in group) for _, group in groupby(tokens)), default=0)
 
 
 def features(request, statistics=None):
@@ -120,9 +115,10 @@ def features(request, statistics=None):
                 found.add("run-past-255")
             if run > 65535:
                 found.add("run-past-65535")
-            for pair in zip(tokens, tokens[1:]):
-                if joined.setdefault("".join(pair), pair) != pair:
-                    found.add("concatenations")
+            if "concatenations" not in found:
+                for pair in set(zip(tokens, tokens[1:])):  # distinct pairs: a long run has one
+                    if joined.setdefault("".join(pair), pair) != pair:
+                        found.add("concatenations")
         if not segment.hypothesis:
             found.add("empty-hypothesis")
         if any(not r for r in segment.references):

@@ -25,7 +25,8 @@ Each example combines one generator per dimension of the input space:
 
 Example `index` takes `FOCI[index % len(FOCI)]` as its focus, so the first
 len(FOCI) examples of any seed exercise every dimension once (within the
-capabilities); other dimensions join at random. The request is then fitted to
+capabilities); other dimensions join at random. The most expensive foci
+(`EXPENSIVE_FOCI`) take their turn in one cycle in four. The request is then fitted to
 the implementation's declared capabilities (forbidden token characters, empty
 tokens, orders, levels, the same number of references in every segment):
 what the search sends is always within what the implementation says it takes.
@@ -99,7 +100,10 @@ FOCI = (
     "last-segment-mismatch", "toolkit-specials", "long-run", "concatenations", "r-zero", "non-bmp",
     "varying-reference-counts", "map-keys", "zero-weights", "plain", "very-long-run",
 )
-#: Rare sizes: a run past 65,535 and a corpus of thousands of segments (one of each per FOCI cycle at most).
+#: The foci whose inputs cost most (a 65,600-token run, corpora of hundreds or thousands of segments) take
+#: their turn in one FOCI cycle in 4 (the first among them), and the focus named here in the other three.
+EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-counts"}
+#: Rare sizes: a run past 65,535 and a corpus of thousands of segments.
 VERY_LONG_RUN = 65_600
 HUGE_CORPUS = 2_000
 
@@ -128,8 +132,8 @@ def uniform_weights(n):
 def example_request(seed, index, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
     """Example `index` of seed `seed` for these capabilities (deterministic)."""
     focus = FOCI[index % len(FOCI)]
-    if focus == "very-long-run" and (index // len(FOCI)) % 4:  # a 65,600-token run costs seconds: 1 cycle in 4
-        focus = "long-run"
+    if focus in EXPENSIVE_FOCI and (index // len(FOCI)) % 4:  # the largest inputs: 1 cycle in 4
+        focus = EXPENSIVE_FOCI[focus]
     return generate_request(example_rng(seed, index), capabilities, uniform_only=uniform_only,
                             profile_smoothing=profile_smoothing, seq=seq, focus=focus)
 

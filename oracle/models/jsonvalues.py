@@ -19,6 +19,8 @@ def json_safe(value):
     if isinstance(value, dict):
         return {str(k): json_safe(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
+        if all(type(v) is str for v in value):  # a token sequence: the bulk of every record, nothing to convert
+            return list(value)
         return [json_safe(v) for v in value]
     if isinstance(value, Fraction):
         return str(value)

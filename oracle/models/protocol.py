@@ -102,6 +102,8 @@ def _jsonable(obj):
     if isinstance(obj, dict):
         return {str(k): _jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
+        if all(type(v) is str for v in obj):  # a token sequence: the bulk of every request
+            return obj
         return [_jsonable(v) for v in obj]
     return obj
 
