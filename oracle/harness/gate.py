@@ -49,10 +49,14 @@ KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
 FAILING_STATUSES = (NEW, FIXED, CHANGED)
 
 
+#: Record kinds drawn at random (their ids depend on the seed): keyed by class or cause in baselines.
+RANDOM_KINDS = ("example", "metamorphic")
+
+
 def cause_key(record):
     """`cause:<name>` for a random example whose failure has an explained root cause, else None."""
     classification = record.get("classification")
-    if record.get("kind") != "example" or not isinstance(classification, dict):
+    if record.get("kind") not in RANDOM_KINDS or not isinstance(classification, dict):
         return None
     name = classification.get("name")
     if not name or name in ("unexplained", "agrees"):
@@ -62,7 +66,7 @@ def cause_key(record):
 
 def baseline_key(record):
     """The key a record is looked up by: its id, and for a random example also its class."""
-    if record.get("kind") == "example":
+    if record.get("kind") in RANDOM_KINDS:
         layer = record.get("layer")
         return CLASS_PREFIX + (f"{record['outcome']}:{layer}" if layer else record["outcome"])
     return record["id"]
@@ -131,7 +135,7 @@ class BaselineTracker:
         outcome = record["outcome"]
         good = Outcome(outcome) in GOOD_OUTCOMES
         entry = self.entries.get(record["id"])
-        if entry is None and record.get("kind") == "example" and not good:
+        if entry is None and record.get("kind") in RANDOM_KINDS and not good:
             entry = self.entries.get(cause_key(record)) or self.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
                 entry = self.entries.get(CLASS_PREFIX + outcome)
@@ -187,7 +191,7 @@ def write_baseline(results, out, *, examples_as="causes"):
         if Outcome(record["outcome"]) in GOOD_OUTCOMES:
             continue
         message = (record.get("message") or "").splitlines()[0][:200] if record.get("message") else ""
-        if record.get("kind") == "example" and examples_as != "ids":
+        if record.get("kind") in RANDOM_KINDS and examples_as != "ids":
             if examples_as == "none":
                 continue
             key = (examples_as == "causes" and cause_key(record)) or baseline_key(record)
