@@ -15,6 +15,7 @@ from oracle.diagnose.judge import judge
 from oracle.harness import relations
 from oracle.harness.coverage import ALL_FEATURES, FEATURES, features, unreachable
 from oracle.harness.generate import FOCI
+from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
@@ -152,3 +153,33 @@ def test_the_summary_and_footer_carry_the_coverage(tmp_path):
     assert coverage["features"]["whitespace-inside"] > 0 and coverage["features"]["big-corpus"] > 0
     summary = (report / "summary.md").read_text()
     assert "## Coverage" in summary and "| tokens | whitespace-inside |" in summary
+
+
+# -- shrinking the new shapes ----------------------------------------------------------------------
+
+
+def test_a_300_token_segment_shrinks_to_the_tokens_that_matter():
+    hypothesis = ["w"] * 150 + ["x"] + ["w"] * 100 + ["x"] + ["w"] * 48
+    big = request([(hypothesis, [["w"] * 290, ["x", "w"]])])
+
+    def still_fails(candidate):  # a bug that fires when "x" occurs twice in a hypothesis
+        return any(s.hypothesis.count("x") >= 2 or s.hypothesis.count("a") >= 2 for s in candidate.segments)
+
+    result = shrink(big, still_fails, budget=250)
+    (segment,) = result.request.segments
+    assert len(segment.hypothesis) == 2 and len(segment.references) == 1 and len(segment.references[0]) <= 1
+    assert result.queries <= 250
+
+
+def test_a_200_segment_corpus_shrinks_to_the_segment_that_matters():
+    corpus = request([(["a", "b"], [["a", "b"]])] * 137 + [(["bad"], [["a"]])] + [(["c"], [["c"]])] * 62)
+    # fails while some one-token hypothesis is not in its first reference (only the 138th segment)
+    result = shrink(corpus, lambda r: any(len(s.hypothesis) == 1 and s.hypothesis[0] not in s.references[0]
+                                          for s in r.segments), budget=250)
+    assert len(result.request.segments) == 1 and result.queries < 60
+
+
+def test_shrinking_stops_at_its_deadline():
+    big = request([(["x"] * 300, [["x"] * 300])])
+    result = shrink(big, lambda r: True, budget=10_000, deadline=0.0)  # a deadline already past
+    assert result.exhausted and result.queries == 0
