@@ -506,8 +506,10 @@ def test_validate_lists_every_problem(tmp_path):
     assert {p.case_id for p in problems} == {"t-one", "t-two", None}
 
 
-def test_default_directory_is_the_repositorys(cases_dir):
-    assert casefiles.DEFAULT_CASES_DIR == cases_dir
+def test_default_directory_is_the_bundled_one_that_cases_links_to(cases_dir):
+    # package data, so a wheel carries the cases; the repository's cases/ is a link to it
+    assert casefiles.DEFAULT_CASES_DIR == cases_dir.resolve()
+    assert cases_dir.is_symlink() and casefiles.DEFAULT_CASES_DIR.parts[-3:] == ("oracle", "suite", "data")
     assert [c.id for c in load_cases()] == [c.id for c in ALL_CASES]
 
 

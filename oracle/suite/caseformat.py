@@ -19,8 +19,9 @@ from oracle.formulas.errors import CaseFileError, describe
 
 from .safeyaml import StrictSafeLoader, UnsafeYamlError
 
-#: The repository's case directory: `cases/` next to the `oracle` package.
-DEFAULT_CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
+#: The documented cases: package data (`oracle/suite/data/`), so an installed wheel carries them;
+#: `cases/` at the repository's root is a symbolic link to this directory.
+DEFAULT_CASES_DIR = Path(__file__).resolve().parent / "data"
 #: The source documents, `../shared/seeds` seen from the repository root.
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 RETIRED_FILE = "retired.yaml"
