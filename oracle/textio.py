@@ -16,6 +16,7 @@ import zlib
 from itertools import zip_longest
 
 from oracle.formulas.errors import BleuValueError
+from oracle.formulas.tokenizers import tokenize
 
 #: The longest line read (characters): a longer one is an error, not a gigabyte in memory.
 LINE_LIMIT = 16 * 1024 * 1024
@@ -54,11 +55,12 @@ def read_lines(path):
         raise BleuValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
 
 
-def tokens(line):
-    return line.split()
+def tokens(line, tokenizer="none"):
+    """One line's tokens under `tokenizer` (`oracle.formulas.tokenizers`; "none": `str.split()`)."""
+    return tokenize(line, tokenizer)
 
 
-def read_parallel(hyp_path, ref_paths, *, lowercase=False):
+def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none"):
     """Yield (hypothesis tokens, [reference tokens per file]) segment by segment.
 
     Files of different lengths are an error naming each file and its count:
@@ -75,5 +77,5 @@ def read_parallel(hyp_path, ref_paths, *, lowercase=False):
                 f"line(s) while {', '.join(str(p) for p, line in zip(paths, lines) if line is not None)} go on"
             )
         count += 1
-        split = [tokens(line) for line in lines]
+        split = [tokens(line, tokenizer) for line in lines]
         yield split[0], split[1:]

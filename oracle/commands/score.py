@@ -9,16 +9,30 @@ from oracle import resolve_options
 from oracle.commands import SUMMARIES
 from oracle.formulas import bleu, explain
 from oracle.formulas.bleu import parse_weights
+from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.textio import read_parallel
 
 from .common import add_scoring_arguments
 
 HELP = """Score a hypothesis file against one or more reference files with the oracle.
 
-Files have one segment per line (split on "\\n" only), tokens separated by
-whitespace; plain or .gz. Each --ref file is one reference stream, line i of
-every file belongs to segment i. The corpus is read segment by segment, so
-memory holds only the running statistics.
+Files have one segment per line (split on "\\n" only); plain or .gz. Each
+--ref file is one reference stream, line i of every file belongs to segment i.
+The corpus is read segment by segment, so memory holds only the running
+statistics.
+
+Tokenization: each line is tokenized by the profile's tokenizer unless
+--tokenize says otherwise: `none` (split on whitespace: the text is already
+tokenized; papineni, nltk, multi-bleu, matlab, mlpack), `13a` (mteval-v13a.pl's,
+WMT's; sacrebleu and mteval), `intl` (mteval-v14.pl's international), `char`.
+Detokenized text scored with `none` gives a different number from sacrebleu's
+`13a`: give --profile sacrebleu or --tokenize 13a.
+
+Output: the text line prints BLEU and the precisions on the 0-100 scale, as
+sacrebleu and multi-bleu.perl do; --json keeps `score` on the 0-1 scale of the
+formulas and adds `score_100`. Both carry a signature naming every setting that
+changes the number (profile, references, case, tokenizer, smoothing, weights,
+version), in sacrebleu's style.
 
 Examples:
   bleu-oracle score --hyp out.txt --ref ref.txt
@@ -34,6 +48,9 @@ def register(subparsers):
     parser.add_argument("--hyp", required=True, metavar="FILE", help="hypothesis file")
     parser.add_argument("--ref", required=True, action="append", metavar="FILE", help="reference file (repeat for more)")
     add_scoring_arguments(parser)
+    parser.add_argument("--tokenize", choices=list(TOKENIZERS), metavar="T",
+                        help=f"how lines become tokens: {', '.join(TOKENIZERS)} (default: the profile's; "
+                        "see Tokenization above)")
     parser.add_argument("--sentence", action="store_true", help="score each line as a sentence (one result per line)")
     parser.add_argument("--json", action="store_true", help="print JSON (one object, or one per line with --sentence)")
     parser.add_argument("--explain", action="store_true",
@@ -42,14 +59,17 @@ def register(subparsers):
 
 
 def run(args):
-    options = resolve_options(profile=args.profile, lowercase=args.lowercase)
+    overrides = {"tokenizer": args.tokenize} if args.tokenize else {}
+    options = resolve_options(profile=args.profile, lowercase=args.lowercase, **overrides)
     weights = parse_weights(args.weights, default_max_order=options.default_max_order)
     smoothing = args.smoothing or options.smoothing
     orders = bleu.counting_orders(weights, smoothing)
     out = sys.stdout
     # with --json, stdout holds JSON only: the derivation goes to stderr
     derivation = sys.stderr if args.json else out
-    segments = read_parallel(args.hyp, args.ref)
+    segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer)
+    args.signature = signature(args.profile, references=len(args.ref), options=options, smoothing=smoothing,
+                               weights=weights)
 
     def explained(pairs):
         for index, (hypothesis, references) in enumerate(pairs):
@@ -70,12 +90,27 @@ def run(args):
     return 0
 
 
+def signature(profile, *, references, options, smoothing, weights):
+    """Every setting that changes the number, sacrebleu-style: `profile:P|nrefs:N|case:..|tok:..|smooth:..|
+    weights:..|version:bleu-oracle-X` (sacrebleu's own reads `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|
+    version:2.6.0`)."""
+    from oracle import __version__
+
+    smoothing = smoothing if hasattr(smoothing, "describe") else options.smoothing
+    shown = ",".join(format(float(w), "g") for w in weights)
+    return (f"profile:{profile}|nrefs:{references}|case:{'lc' if options.lowercase else 'mixed'}|"
+            f"tok:{options.tokenizer}|smooth:{smoothing.describe()}|weights:{shown}|version:bleu-oracle-{__version__}")
+
+
 def _emit(result, args, out, derivation, index=None):
     if args.explain:
         derivation.write(explain.explain_result(result) + "\n")
     if args.json:
         payload = result.to_json()
         payload["profile"] = args.profile
+        score = payload.get("score")
+        payload["score_100"] = score * 100 if isinstance(score, (int, float)) else score
+        payload["signature"] = args.signature
         if index is not None:
             payload["segment"] = index + 1
         out.write(json.dumps(payload) + "\n")
@@ -88,3 +123,5 @@ def _emit(result, args, out, derivation, index=None):
             f"ratio = {s.hyp_len / s.ref_len if s.ref_len else float('inf'):.3f} hyp_len = {s.hyp_len} ref_len = {s.ref_len}) "
             f"[{args.profile}]\n"
         )
+        if index is None:  # one corpus score: its signature and scale under it (per line: once is enough)
+            out.write(f"signature: {args.signature} (BLEU and precisions on the 0-100 scale)\n")

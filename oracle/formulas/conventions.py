@@ -15,6 +15,7 @@ from fractions import Fraction
 from numbers import Real
 
 from .errors import BleuTypeError, BleuValueError, describe
+from .tokenizers import TOKENIZERS
 
 #: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
 REFERENCE_LENGTH_RULES = {
@@ -205,6 +206,8 @@ class Options:
     lowercase: bool = False
     #: Default weights when a caller gives none (BLEU-4).
     default_max_order: int = 4
+    #: How raw text becomes tokens (`oracle.formulas.tokenizers`); token lists are taken as they are.
+    tokenizer: str = "none"
 
     def __post_init__(self):
         _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
@@ -215,6 +218,7 @@ class Options:
         _choice(self.no_match, NO_MATCH_RULES, name="no_match")
         _choice(self.weight_normalisation, WEIGHT_RULES, name="weight_normalisation")
         _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
+        _choice(self.tokenizer, TOKENIZERS, name="tokenizer")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):
                 raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")

@@ -74,12 +74,15 @@ PROFILES = {
                             "and return 0.0 BLEU (#141).'",
                 "uniform_weights_only": "sacrebleu: max_ngram_order only; the geometric mean is uniform",
                 "smoothing": "sacrebleu BLEU: smooth_method='exp' is the default",
+                "tokenizer": "sacrebleu BLEU: ':param tokenize: The tokenizer to use. If None, defaults to "
+                             "language-specific tokenizers with '13a' as the fallback default.'",
             },
             both_empty="zero",
             no_match="zero",
             sentence_empty_order="skip",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),
+            tokenizer="13a",
         ),
         _profile(
             "mteval",
@@ -91,11 +94,14 @@ PROFILES = {
                 "both_empty": "mteval-v13a.pl: 0 decided (documentation silent)",
                 "uniform_weights_only": "mteval-v13a.pl: uniform BLEU-4 only",
                 "smoothing": "sacrebleu compute_bleu: 'exp: Method 3 (NIST smoothing method i.e. in use with mteval-v13a.pl)'; the script's usage offers --no-smoothing, so smoothing is its default",
+                "tokenizer": "mteval-v13a.pl usage: '--international-tokenization ... when not specified (default), "
+                             "uses default tokenization (some language-dependant rules)': its `sub tokenization`, 13a",
             },
             empty_order="one",
             both_empty="zero",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),
+            tokenizer="13a",
         ),
         _profile(
             "multi-bleu",

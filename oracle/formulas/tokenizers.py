@@ -1,0 +1,138 @@
+"""Tokenizers, literally: how raw text becomes the tokens that section 2 of the paper counts.
+
+Each is a transcription of its documented source, quoted line by line:
+
+- `13a`: `sub tokenization` of NIST's mteval-v13a.pl (../shared/tools/moses/), the
+  tokenization WMT uses and sacrebleu's default (sacrebleu's `Tokenizer13a` says it is
+  "equivalent to mteval-v13a"). Case is not touched here: folding case is the separate
+  `lowercase` convention (the script's `tr/[A-Z]/[a-z]/` folds ASCII letters only).
+- `intl`: `sub tokenization_international` of mteval-v14.pl, as sacrebleu's
+  `TokenizerV14International` documents it (punctuation split off unless a digit is on both
+  sides, symbols split off; `&apos;` and the other entities are not unescaped, sacrebleu
+  issue #138).
+- `char`: every character a token (sacrebleu's `TokenizerChar`), whitespace dropped.
+- `none`: split on whitespace (Python's `str.split()`, as sacrebleu's n-gram extraction does).
+
+The last step of `13a` and `intl`, "one space only between words", is `str.split()` here, as
+in sacrebleu. mteval's Perl `\\s+` does not match U+001C..U+001F, which `str.split()` treats
+as whitespace; a line holding one of those tokenizes differently under the script (the
+token-splitting convention of the reference scripts, not modelled here).
+
+`intl` needs the Unicode classes \\p{P}, \\p{S} and \\p{N}; the standard library's `re` has
+none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`). A peer on another
+Unicode version (sacrebleu uses the `regex` module) classifies characters assigned since
+differently (tests/test_tokenizers.py lists them against the `regex` module when it is installed).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from functools import lru_cache
+
+from .errors import BleuValueError, describe
+
+UNICODE_VERSION = unicodedata.unidata_version
+
+
+# -- 13a: mteval-v13a.pl, sub tokenization ------------------------------------------------------
+
+_13A_STEPS = (
+    # $norm_text =~ s/([\{-\~\[-\` -\&\(-\+\:-\@\/])/ $1 /g;   # tokenize punctuation
+    (re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])"), r" \1 "),
+    # $norm_text =~ s/([^0-9])([\.,])/$1 $2 /g; # tokenize period and comma unless preceded by a digit
+    (re.compile(r"([^0-9])([\.,])"), r"\1 \2 "),
+    # $norm_text =~ s/([\.,])([^0-9])/ $1 $2/g; # tokenize period and comma unless followed by a digit
+    (re.compile(r"([\.,])([^0-9])"), r" \1 \2"),
+    # $norm_text =~ s/([0-9])(-)/$1 $2 /g; # tokenize dash when preceded by a digit
+    (re.compile(r"([0-9])(-)"), r"\1 \2 "),
+)
+
+
+def tokenize_13a(line):
+    """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens."""
+    line = line.replace("<skipped>", "")  # s/<skipped>//g; # strip "skipped" tags
+    line = line.replace("-\n", "")  # s/-\n//g; # strip end-of-line hyphenation and join lines
+    line = line.replace("\n", " ")  # s/\n/ /g; # join lines
+    line = line.replace("&quot;", '"')  # s/&quot;/"/g;  # convert SGML tag for quote to "
+    line = line.replace("&amp;", "&")  # s/&amp;/&/g;   # convert SGML tag for ampersand to &
+    line = line.replace("&lt;", "<")  # s/&lt;/</g;    # convert SGML tag for less-than to >
+    line = line.replace("&gt;", ">")  # s/&gt;/>/g;    # convert SGML tag for greater-than to <
+    line = f" {line} "  # $norm_text = " $norm_text ";
+    for pattern, replacement in _13A_STEPS:
+        line = pattern.sub(replacement, line)
+    # s/\s+/ /g; s/^\s+//; s/\s+$//;  # one space only between words, none at either end
+    return tuple(line.split())
+
+
+# -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
+
+
+@lru_cache(maxsize=None)
+def _class(prefix, negate=False):
+    """A `re` character class of every code point whose general category starts with `prefix`."""
+    ranges, start, previous = [], None, None
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)).startswith(prefix):
+            if start is None:
+                start = code
+            previous = code
+        elif start is not None:
+            ranges.append((start, previous))
+            start = None
+    if start is not None:
+        ranges.append((start, previous))
+    body = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return f"[{'^' if negate else ''}{body}]"
+
+
+@lru_cache(maxsize=None)
+def _intl_steps():
+    punctuation, symbol, not_number = _class("P"), _class("S"), _class("N", negate=True)
+    return (
+        # s/(\P{N})(\p{P})/$1 $2 /g;  # punctuation split off unless preceded by a digit
+        (re.compile(f"({not_number})({punctuation})"), r"\1 \2 "),
+        # s/(\p{P})(\P{N})/ $1 $2/g;  # ... unless followed by a digit
+        (re.compile(f"({punctuation})({not_number})"), r" \1 \2"),
+        # s/(\p{S})/ $1 /g; # tokenize symbols
+        (re.compile(f"({symbol})"), r" \1 "),
+    )
+
+
+def tokenize_intl(line):
+    """mteval-v14.pl's international tokenization of one line, without case folding: a tuple of tokens."""
+    for pattern, replacement in _intl_steps():
+        line = pattern.sub(replacement, line)
+    return tuple(line.split())  # s/\p{Z}+/ /g and no space at either end, as sacrebleu: str.split()
+
+
+# -- char and none -----------------------------------------------------------------------------
+
+
+def tokenize_char(line):
+    """Every character a token, whitespace dropped (sacrebleu: `" ".join(line)`, then split)."""
+    return tuple(ch for ch in line if not ch.isspace())
+
+
+def tokenize_none(line):
+    """Split on whitespace: `str.split()`."""
+    return tuple(line.split())
+
+
+TOKENIZERS = {
+    "none": "split on whitespace (str.split()): the text is already tokenized",
+    "13a": "mteval-v13a.pl's tokenization (WMT's; sacrebleu's default), case kept",
+    "intl": "mteval-v14.pl's international tokenization (Unicode punctuation and symbols), case kept",
+    "char": "every non-whitespace character a token",
+}
+_FUNCTIONS = {"none": tokenize_none, "13a": tokenize_13a, "intl": tokenize_intl, "char": tokenize_char}
+
+
+def tokenize(line, tokenizer="none"):
+    """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS)."""
+    if tokenizer not in _FUNCTIONS:
+        raise BleuValueError(f"`tokenizer` must be one of {list(TOKENIZERS)} (got {describe(tokenizer)})")
+    if not isinstance(line, str):
+        raise BleuValueError(f"a line to tokenize must be a str (got {describe(line)})")
+    return _FUNCTIONS[tokenizer](line)
