@@ -93,7 +93,8 @@ def test_the_score_schema_lists_exactly_the_request_fields():
     schema = protocol.json_schemas()["score"]
     assert set(schema["properties"]) == set(ScoreRequest.model_fields)
     assert set(schema["$defs"]["Segment"]["properties"]) == set(Segment.model_fields)
-    assert schema["required"] == list(ScoreRequest.model_fields)  # the wire carries every field
+    # the wire carries every field but `tokenize`, which only a text request has
+    assert schema["required"] == [name for name in ScoreRequest.model_fields if name != "tokenize"]
 
 
 @pytest.mark.parametrize("obj,model", [
@@ -183,9 +184,9 @@ def _segment(hypothesis, references=(("a",),)):
      "`segments` must hold exactly one segment at sentence level (got 2)"),
     (ScoreRequest, score_json(level="sentence", segments=[]), "`segments` must hold exactly one segment at sentence level (got 0)"),
     (ScoreRequest, score_json(segments=_segment(["a", 5])), "`segments[0].hypothesis[1]` must be a string (got 5)"),
-    (ScoreRequest, score_json(segments=_segment("a b")), '`segments[0].hypothesis` must be an array (got "a b")'),
+    (ScoreRequest, score_json(segments=_segment("a b")), '`segments[0].hypothesis` must be a list of tokens (`tokenize` is not set)'),
     (ScoreRequest, score_json(segments=[{"hypothesis": ["a"], "references": ["a b"]}]),
-     '`segments[0].references[0]` must be an array (got "a b")'),
+     '`segments[0].references[0]` must be a list of tokens (`tokenize` is not set)'),
     (ScoreRequest, score_json(segments=[{"hypothesis": ["a"]}]), "`segments[0].references` is required in `segments[0]`"),
     (ScoreRequest, score_json(segments=[{"hypothesis": ["a"], "references": [], "id": 1}]), "unknown field `segments[0].id`"),
     (ScoreRequest, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),

@@ -9,7 +9,8 @@ import shlex
 import subprocess
 import sys
 
-from fakes.harness import check, fake, results
+import pytest
+from fakes.harness import check, fake, results, run_cli
 
 from oracle.diagnose.judge import judge
 from oracle.harness import relations
@@ -110,7 +111,7 @@ def test_relations_transform_as_documented():
 def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path):
     # max-ref-sum clips against the sum of the references' counts: a duplicated reference doubles it
     report = tmp_path / "report"
-    assert check(report, fake("mutant_max_ref_sum"), examples=60) == 1
+    assert check(report, fake("mutant_max_ref_sum"), examples=150) == 1
     broken = [r for r in results(report).records if r["kind"] == "metamorphic" and r["outcome"] == "fail"]
     assert broken and {r["id"].split("~")[1] for r in broken} == {"reference-duplicated"}
     record = broken[0]
@@ -128,7 +129,7 @@ def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path)
 
 def test_the_clean_fake_keeps_every_relation(tmp_path):
     report = tmp_path / "report"
-    assert check(report, fake("clean"), examples=60) == 0
+    assert check(report, fake("clean"), examples=150) == 0
     kept = [r for r in results(report).records if r["kind"] == "metamorphic"]
     assert len(kept) >= 15 and all(r["outcome"] == "pass" for r in kept)
     assert {r["id"].split("~")[1] for r in kept} >= {"segments-permuted", "reference-duplicated", "shards-summed"}
@@ -183,3 +184,45 @@ def test_shrinking_stops_at_its_deadline():
     big = request([(["x"] * 300, [["x"] * 300])])
     result = shrink(big, lambda r: True, budget=10_000, deadline=0.0)  # a deadline already past
     assert result.exhausted and result.queries == 0
+
+
+# -- text requests ---------------------------------------------------------------------------------
+
+
+def text_request(hypothesis, references, tokenizer="13a"):
+    return ScoreRequest(seq=0, level="sentence", weights=(0.5, 0.5), smoothing="none", lowercase=False,
+                        tokenize=tokenizer, segments=(Segment(hypothesis=hypothesis, references=tuple(references)),))
+
+
+def test_a_tokenization_divergence_is_its_own_layer():
+    from oracle.diagnose.expect import oracle_expected
+    from oracle.diagnose.judge import token_count_layers
+
+    request = text_request("The cat, sat.", ["The cat sat."])  # 13a: 5 and 4 tokens
+    expected = oracle_expected(request, "papineni")
+    assert expected.statistics["hyp_len"] == 5 and expected.statistics["ref_len"] == 4
+    split_on_spaces = {"hyp_len": 3, "ref_len": 3, "matches": [1, 0], "totals": [3, 2]}  # "cat," "sat." whole
+    verdict = judge(expected, Reply("score", {"seq": 1, "score": 0.0, "statistics": split_on_spaces}),
+                    token_counts=token_count_layers(request))
+    assert verdict.layer == "tokenization" and "hyp_len: expected 5, got 3" in verdict.message
+    # with two references ref_len depends on the reference-length rule too: only hyp_len names it
+    two = text_request("a b", ["a b", "a"])
+    assert token_count_layers(two) == ("hyp_len",) and token_count_layers(request) == ("hyp_len", "ref_len")
+
+
+def test_text_requests_travel_and_shrink_by_pieces():
+    request = text_request("the cat , sat on the mat today", ["the cat sat on the mat"])
+    assert ScoreRequest.from_json(request.to_json()) == request
+    result = shrink(request, lambda r: "," in r.segments[0].hypothesis, budget=100)
+    assert result.request.segments[0].hypothesis == "," and result.request.is_text
+
+
+def test_check_sends_sacrebleu_text_for_its_tokenizers_and_they_agree(tmp_path):
+    pytest.importorskip("sacrebleu")
+    report = tmp_path / "report"
+    assert run_cli("check", "--impl", "sacrebleu", "--no-cases", "--examples", 120, "--report", report, "--quiet") == 0
+    text = [r for r in results(report).records if (r.get("request") or {}).get("tokenize")]
+    assert {r["request"]["tokenize"] for r in text} == {"13a", "intl", "char", "none"}
+    assert all(r["outcome"] == "pass" for r in text)
+    coverage = results(report).footer["coverage"]["features"]
+    assert all(coverage[f"text-{name}"] > 0 for name in ("13a", "intl", "char", "none"))

@@ -71,8 +71,13 @@ object per line). `check` runs, in this order:
    boundaries (reference-length ties of two and three references, c = r, r = 0,
    a count clipped exactly at the reference maximum, exactly one order with no
    match, a corpus whose only mismatch is its last segment). Example I focuses
-   on one of these in turn, so the first 28 examples of any seed touch each;
-   tokens an implementation declares it cannot take are left out;
+   on one of these in turn, so the first 30 examples of any seed touch each;
+   tokens an implementation declares it cannot take are left out. An
+   implementation that declares tokenizers also gets text requests: raw text
+   (punctuation of every Unicode class, symbols, numbers with separators, URLs,
+   hyphens and dashes, SGML entities, several scripts, CJK) with the tokenizer
+   named; where its token counts differ from the literal tokenizer's, the
+   record fails in the "tokenization" layer, before any n-gram count;
 3. metamorphic relations: on every third passing example, one related input
    that must score the same under every convention (segments or references
    permuted, a reference duplicated; the two halves of a corpus, whose

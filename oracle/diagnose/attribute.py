@@ -11,7 +11,14 @@ from __future__ import annotations
 
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.jsonvalues import json_safe
-from oracle.models.outcomes import DOCUMENT_LAYER, METAMORPHIC_LAYER, REJECTION_LAYER, ZERO_LAYER, Outcome
+from oracle.models.outcomes import (
+    DOCUMENT_LAYER,
+    METAMORPHIC_LAYER,
+    REJECTION_LAYER,
+    TOKENIZATION_LAYER,
+    ZERO_LAYER,
+    Outcome,
+)
 
 from .classify import AGREES, UNEXPLAINED, classify, component_names
 
@@ -28,6 +35,8 @@ NON_SCORE_CLASSES = {
     "rejects-valid-input": "the implementation refused an input the oracle scores",
     "scores-invalid-input": "the implementation scored an input that should be rejected",
     "statistics-differ": "the score agrees with the oracle; a reported statistic does not",
+    "tokenization-differs": "the implementation tokenizes the text otherwise than the literal tokenizer named "
+                            "in the request (its token counts differ before any n-gram is counted)",
     "zero-differs": "non-zero where the exact value is 0, or 0 where it is not (an epsilon, a floor, an underflow "
                     "taken early): the tolerance does not cover it",
     "relation-broken": "two inputs that must score the same (segments or references permuted, a reference "
@@ -58,6 +67,8 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
         return _pseudo(outcome.value, oracle_json, curated_refusals(reply.message, entries), detail=verdict.message)
     if outcome in (Outcome.CRASH, Outcome.TIMEOUT, Outcome.PROTOCOL_ERROR):
         return _pseudo(outcome.value, oracle_json, detail=verdict.message)
+    if layer == TOKENIZATION_LAYER:
+        return _pseudo("tokenization-differs", oracle_json, detail=verdict.message)
     if layer == METAMORPHIC_LAYER:
         return _pseudo("relation-broken", oracle_json, detail=verdict.message)
     if layer == REJECTION_LAYER:

@@ -202,6 +202,7 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     """
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
+    request = request.tokenized()  # a text request: the explanations vary the counting, not the tokenizer
     ctx = context_for(request, profile, overrides)
     options, smoothing, weights = ctx.options, ctx.smoothing, ctx.weights
     base = result_under(ctx)

@@ -28,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     REJECTION_LAYER,
+    TOKENIZATION_LAYER,
     ZERO_LAYER,
     Outcome,
     Verdict,
@@ -103,13 +104,24 @@ def _show(x):
     return "NaN" if math.isnan(x) else repr(x)
 
 
-def judge(expected, reply, contract=Contract(), *, max_order=None):
+def token_count_layers(request):
+    """The statistics of a text request that count tokens alone, so that a divergence there is the
+    tokenizer's: c (hyp_len) always, r (ref_len) when every segment has one reference (with more, the
+    reference-length rule picks among them)."""
+    if not request.is_text:
+        return ()
+    return ("hyp_len", "ref_len") if all(len(s.references) == 1 for s in request.segments) else ("hyp_len",)
+
+
+def judge(expected, reply, contract=Contract(), *, max_order=None, token_counts=()):
     """The verdict on one reply (a `runner.Reply`) against `expected`.
 
     The order of checks: the reply's kind (crash, timeout, protocol error,
     error/unsupported), then rejection vs score, then statistics layer by
     layer, then the score under the numeric contract, then a case's printed
-    value under the case's own tolerance.
+    value under the case's own tolerance. A first divergence in one of
+    `token_counts` (`token_count_layers` of a text request) is named
+    "tokenization": the token sequences differ, before any n-gram is counted.
     """
     kind = reply.kind
     if kind == "crash":
@@ -135,6 +147,8 @@ def judge(expected, reply, contract=Contract(), *, max_order=None):
     divergence = first_divergence(expected.statistics, stats, contract, max_order=max_order)
     if divergence is not None:
         layer, order, message = divergence
+        if layer in token_counts:
+            layer, message = TOKENIZATION_LAYER, f"the token sequences differ ({message})"
         score_note = "" if contract.close(actual_score, expected.score) else \
             f"; score expected {_show(expected.score)}, got {_show(actual_score)}"
         return Verdict(Outcome.FAIL, layer, order, f"first divergence: {message}{score_note}")

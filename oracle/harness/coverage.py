@@ -59,6 +59,7 @@ FEATURES = {
         "last-segment-mismatch": "a corpus of 3 segments or more whose only mismatching hypothesis is the last",
         "sentence-level": "a sentence-level request",
     },
+    "text": {f"text-{name}": f"a text request tokenized with {name}" for name in ("13a", "intl", "char", "none")},
 }
 ALL_FEATURES = tuple(name for group in FEATURES.values() for name in group)
 
@@ -99,6 +100,9 @@ def features(request, statistics=None):
     """The features (names from FEATURES) one request exercises; `statistics` (the oracle's, as a
     protocol dict) adds those that depend on counts."""
     found = set()
+    if request.is_text:  # raw text: its features are those of the literal tokens, and the tokenizer
+        found.add(f"text-{request.tokenize}")
+        request = request.tokenized()
     segments = request.segments
     seen = set()
     joined = {}
@@ -225,6 +229,10 @@ def unreachable(capabilities, *, uniform_only=False):
             out[name] = "sentence level only"
     if capabilities.get("same_reference_count"):
         out["varying-reference-counts"] = "the same number of references in every segment"
+    tokenizers = capabilities.get("tokenizers") or ()
+    for name in FEATURES["text"]:
+        if name[len("text-"):] not in tokenizers:
+            out[name] = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
     return out
 
 

@@ -46,6 +46,7 @@ import random
 import unicodedata
 
 from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.models.protocol import ScoreRequest, Segment
 
 #: Plain tokens: case variants, punctuation, non-ASCII (Latin, CJK).
@@ -92,14 +93,31 @@ TINY_WEIGHTS = (1e-6, 1e-4, 1e-3, 0.005, 0.01)
 HYPOTHESIS_LENGTHS = (0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 6, 7, 8, 9, 12)
 MAX_GENERATED_ORDER = 12
 
-#: The dimension each example index focuses on, in turn (index % len(FOCI)).
+#: The dimension each example index focuses on, in turn (index % len(FOCI)). "raw-text" makes a text
+#: request for an implementation that declares tokenizers (a token request for one that does not).
 FOCI = (
     "plain", "whitespace-inside", "reference-length-tie", "long-segment", "tiny-weights", "empty-token",
-    "three-way-tie", "many-references", "clip-at-maximum", "control-characters", "one-order-without-match",
-    "high-order", "case-folding", "big-corpus", "c-equals-r", "normalisation", "smoothing-edges",
-    "last-segment-mismatch", "toolkit-specials", "long-run", "concatenations", "r-zero", "non-bmp",
-    "varying-reference-counts", "map-keys", "zero-weights", "plain", "very-long-run",
+    "three-way-tie", "raw-text", "many-references", "clip-at-maximum", "control-characters",
+    "one-order-without-match", "high-order", "case-folding", "big-corpus", "c-equals-r", "normalisation",
+    "raw-text", "smoothing-edges", "last-segment-mismatch", "toolkit-specials", "long-run", "concatenations",
+    "r-zero", "non-bmp", "varying-reference-counts", "map-keys", "raw-text", "zero-weights", "very-long-run",
 )
+
+#: Raw text for tokenizers, by what it exercises: punctuation of every Unicode class (Pc, Pd, Ps, Pe, Pi,
+#: Pf, Po), symbols, numbers with separators, URLs and addresses, hyphens and dashes, the SGML entities
+#: and "<skipped>" 13a unescapes, words of several scripts, CJK without spaces.
+TEXT_PIECES = {
+    "words": ("the", "cat", "Haus", "naïve", "Straße", "Москва", "ελληνικά", "عربي", "हिन्दी", "Ça"),
+    "cjk": ("日本語の文", "中文句子", "한국어"),
+    "punctuation": ("_", "‿", "-", "–", "—", "(", "[", "{", "「", ")", "]", "}", "」", "«", "“", "‘", "»", "”",
+                    "’", "!", ",", ".", ":", ";", "?", "¿", "¡", "、", "。", "…", "·", "'", '"', "&", "*", "/",
+                    "\\", "@", "#", "%"),
+    "symbols": ("$", "€", "+", "=", "<", ">", "©", "°", "^", "`", "|", "~", "±", "→", "😀"),
+    "numbers": ("1,000", "3.14", "2017", "1.000,50", "50%", "10-12", "½", "²", "١٢", "3-4", "0.5."),
+    "addresses": ("https://example.com/a?b=c&d=e", "user@example.org", "www.statmt.org", "C++"),
+    "hyphens": ("well-known", "state-of-the-art", "e-mail", "re-", "-ish"),
+    "entities": ("&quot;", "&amp;", "&lt;", "&gt;", "&apos;", "<skipped>"),
+}
 #: The foci whose inputs cost most (a 65,600-token run, corpora of hundreds or thousands of segments) take
 #: their turn in one FOCI cycle in 4 (the first among them), and the focus named here in the other three.
 EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-counts"}
@@ -390,8 +408,47 @@ def _segments(rng, focus, level, lowercase, max_order):
     return tuple(segments)
 
 
+def _text_piece(rng):
+    kind = rng.choice(("words", "words", "words", "cjk", "punctuation", "punctuation", "symbols", "numbers",
+                       "addresses", "hyphens", "entities"))
+    return rng.choice(TEXT_PIECES[kind])
+
+
+def _text(rng, pieces):
+    """Pieces joined as text is written: mostly by spaces, sometimes glued (\"word,\", \"«word»\")."""
+    out = ""
+    for piece in pieces:
+        out += piece if not out or rng.random() < 0.3 else " " + piece
+    return out
+
+
+def generate_text_segments(rng, level, tokenizer):
+    """Segments of raw text for a text request: references edit the hypothesis's pieces."""
+    count = 1 if level == "sentence" else rng.choice((1, 1, 2, 3, 5))
+    segments = []
+    for _ in range(count):
+        pieces = [_text_piece(rng) for _ in range(rng.randint(0, 14))]
+        references = []
+        for _ in range(rng.choice((1, 1, 1, 2, 3))):
+            edited = _edit(rng, pieces, [_text_piece(rng) for _ in range(4)])
+            references.append(_text(rng, edited))
+        segments.append(Segment(hypothesis=_text(rng, pieces), references=tuple(references)))
+    return tuple(segments)
+
+
 def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"):
     """One random, valid score request within `capabilities` (a protocol-v1 capabilities object)."""
+    tokenizers = [t for t in capabilities.get("tokenizers") or () if t in TOKENIZERS]
+    if focus == "raw-text" and tokenizers:
+        levels = [lv for lv in capabilities.get("levels", ["corpus"]) if lv in ("corpus", "sentence")] or ["corpus"]
+        level = rng.choice(levels)
+        weights = generate_weights(rng, capabilities, uniform_only=uniform_only)
+        smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
+        lowercase = bool(capabilities.get("lowercase")) and rng.random() < 0.3
+        tokenizer = rng.choice(tokenizers)
+        request = ScoreRequest(seq=seq, level=level, segments=generate_text_segments(rng, level, tokenizer),
+                               weights=weights, smoothing=smoothing, lowercase=lowercase, tokenize=tokenizer)
+        return fit_to_capabilities(request, capabilities)
     levels = [lv for lv in capabilities.get("levels", ["corpus"]) if lv in ("corpus", "sentence")] or ["corpus"]
     corpus_foci = ("big-corpus", "last-segment-mismatch", "varying-reference-counts")
     level = "corpus" if focus in corpus_foci and "corpus" in levels else rng.choice(levels)
@@ -414,7 +471,7 @@ def fit_to_capabilities(request, capabilities):
     forbidden = set(capabilities.get("forbidden_token_characters") or "")
     no_empty = capabilities.get("empty_tokens") is False
     segments = request.segments
-    if forbidden or no_empty:
+    if (forbidden or no_empty) and not request.is_text:  # raw text is the implementation's to tokenize
         fitted = {}
 
         def fit(token):

@@ -232,6 +232,9 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         return f"smoothing {method!r} is not among the implementation's methods {capabilities.get('smoothing', [])}"
     if request.lowercase is True and not capabilities.get("lowercase"):
         return "the request folds case and the implementation does not declare lowercase"
+    if request.is_text and request.tokenize not in (capabilities.get("tokenizers") or ()):
+        return (f"a text request for tokenizer {request.tokenize!r}, and the implementation's tokenizers are "
+                f"{list(capabilities.get('tokenizers') or [])}")
     orders = capabilities.get("orders")
     if orders and len(weights) not in orders:
         return f"maximum order {len(weights)} is not among the implementation's orders {list(orders)}"
@@ -239,7 +242,7 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         return "segments have different numbers of references and the implementation needs the same number in each"
     forbidden = capabilities.get("forbidden_token_characters") or ""
     empty_allowed = capabilities.get("empty_tokens", True) is not False
-    if forbidden or not empty_allowed:
+    if (forbidden or not empty_allowed) and not request.is_text:  # raw text is the implementation's to tokenize
         for segment in request.segments:
             for tokens in (segment.hypothesis, *segment.references):
                 for token in tokens:

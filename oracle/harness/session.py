@@ -32,7 +32,7 @@ from oracle import __version__
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import oracle_expected
-from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge
+from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_INTERRUPTED,
@@ -293,7 +293,7 @@ class Session:
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         self.coverage.add(request, None if expected.rejected else expected.statistics)
         max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
-        verdict = judge(expected, reply, self.contract, max_order=max_order)
+        verdict = judge(expected, reply, self.contract, max_order=max_order, token_counts=token_count_layers(request))
         record.update(request=summary if summary is not None else sent.to_json(), outcome=verdict.outcome.value,
                       layer=verdict.layer,
                       order=verdict.order, label=verdict.classification, expected=expected.to_json(),
@@ -343,7 +343,8 @@ class Session:
                 sent, reply = self.send(candidate)
             except ProtocolError:
                 return False
-            result = judge(expected, reply, self.contract, max_order=len(candidate.weights))
+            result = judge(expected, reply, self.contract, max_order=len(candidate.weights),
+                           token_counts=token_count_layers(candidate))
             if (result.outcome, result.layer) == target:
                 last.update(request=sent, expected=expected, reply=reply, verdict=result)
                 return True

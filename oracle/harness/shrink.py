@@ -18,6 +18,10 @@ passes, repeated until none makes progress or the query budget is spent:
    case-folding class ("the", "The" -> "a", "A"), so n-gram identities and
    what lowercasing merges are both kept.
 
+In a text request, a hypothesis or reference is a string: step 3 drops its
+space-separated pieces instead, and step 7 is left out (renaming would change
+what the tokenizer sees).
+
 Deterministic: the same failure and implementation shrink to the same input.
 """
 
@@ -46,19 +50,22 @@ class ShrinkResult:
 
 def _replace(request, **changes):
     fields = dict(seq=request.seq, level=request.level, segments=request.segments, weights=request.weights,
-                  smoothing=request.smoothing, lowercase=request.lowercase)
+                  smoothing=request.smoothing, lowercase=request.lowercase, tokenize=request.tokenize)
     fields.update(changes)
     return ScoreRequest(**fields)
 
 
 def _with_sequence(request, seg, ref, tokens):
+    if request.is_text:  # pieces of raw text, back into one string
+        tokens = " ".join(tokens)
     segments = list(request.segments)
     segment = segments[seg]
     if ref is None:
-        segments[seg] = Segment(hypothesis=tuple(tokens), references=segment.references)
+        segments[seg] = Segment(hypothesis=tokens if isinstance(tokens, str) else tuple(tokens),
+                                references=segment.references)
     else:
         references = list(segment.references)
-        references[ref] = tuple(tokens)
+        references[ref] = tokens if isinstance(tokens, str) else tuple(tokens)
         segments[seg] = Segment(hypothesis=segment.hypothesis, references=tuple(references))
     return _replace(request, segments=tuple(segments))
 
@@ -125,7 +132,8 @@ class _Shrinker:
 
     def _get(self, seg, ref):
         segment = self.current.segments[seg]
-        return segment.hypothesis if ref is None else segment.references[ref]
+        value = segment.hypothesis if ref is None else segment.references[ref]
+        return tuple(value.split(" ")) if isinstance(value, str) else value  # raw text: its pieces
 
     def drop_tokens(self):
         progress = False
@@ -179,6 +187,8 @@ class _Shrinker:
     def rename_tokens(self):
         """Rename tokens to a, b, ... per case-folding class: "the"/"The"/"THE" become "a"/"A"/... so
         that both n-gram identity and what lowercasing merges are kept."""
+        if self.current.is_text:
+            return False
         tokens = []
         for segment in self.current.segments:
             tokens.extend(segment.hypothesis)

@@ -48,6 +48,8 @@ REJECTION_LAYER = "rejection"
 DOCUMENT_LAYER = "document"
 #: Non-zero where the oracle's exact value is 0, or 0 where it is a float's normal number: whatever the tolerance.
 ZERO_LAYER = "zero"
+#: A text request whose token counts differ: the implementation's tokenizer splits the text otherwise.
+TOKENIZATION_LAYER = "tokenization"
 #: A metamorphic relation broken: two related inputs the implementation scores differently.
 METAMORPHIC_LAYER = "metamorphic"
 

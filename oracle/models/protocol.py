@@ -44,136 +44,19 @@ from pydantic_core import PydanticCustomError
 
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.tokenizers import TOKENIZERS, tokenize
+
+# ProtocolError and the line codec live in `wire`; importers reach them here too.
+from .wire import MAX_NESTING, ProtocolError, decode, encode, show  # noqa: F401
 
 PROTOCOL_VERSION = 1
 WEIGHT_CAPABILITIES = ("any", "uniform")
 COMMANDS = ("start", "score", "stop")
 #: The outcomes a score reply can carry; exactly one per reply.
 OUTCOMES = ("score", "rejected", "unsupported", "error")
-#: JSON nesting deeper than this is refused before parsing (a protocol message nests 4 deep).
-MAX_NESTING = 64
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / f"protocol-v{PROTOCOL_VERSION}"
-
-
-class ProtocolError(BleuValueError):
-    """A message that does not follow protocol v1; the message names the offending field."""
-
-
-# -- Encoding one line --------------------------------------------------------
-
-
-def show(value):
-    """A bad value as it would look in JSON, short."""
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _kind(value):
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, (list, tuple)):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _jsonable(obj):
-    if isinstance(obj, BaseModel):
-        obj = obj.to_json()
-    if isinstance(obj, float):
-        if math.isnan(obj):
-            return "NaN"
-        if math.isinf(obj):
-            raise ProtocolError(f"protocol v1 cannot carry an infinite number (got {obj})")
-        return obj
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        if all(type(v) is str for v in obj):  # a token sequence: the bulk of every request
-            return obj
-        return [_jsonable(v) for v in obj]
-    return obj
-
-
-def encode(obj, *, ensure_ascii=True):
-    """One protocol line (without the newline): compact, ASCII-only JSON; a float NaN becomes
-    the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json().
-    `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash)."""
-    return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
-
-
-def _refuse_constant(name):
-    raise ProtocolError(f"a protocol line is JSON, and JSON has no {name} (send NaN as the string \"NaN\")")
-
-
-def _no_duplicates(pairs):
-    out = {}
-    for key, value in pairs:
-        if key in out:
-            raise ProtocolError(f"field `{key}` appears twice in one object")
-        out[key] = value
-    return out
-
-
-def _nesting(line):
-    """The deepest bracket nesting of a JSON text (strings skipped), to refuse deep input before parsing."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for char in line:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif char in "]}":
-            depth -= 1
-    return deepest
-
-
-def decode(line):
-    """Parse one protocol line (str or UTF-8 bytes) into a dict; ProtocolError if it is not
-    one JSON object (NaN/Infinity literals, duplicate keys, nesting deeper than MAX_NESTING and
-    integers too long to read are refused)."""
-    if isinstance(line, (bytes, bytearray)):
-        try:
-            line = bytes(line).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ProtocolError(f"a protocol line must be UTF-8 ({exc})") from None
-    if not isinstance(line, str):
-        raise ProtocolError(f"a protocol line must be text (got {type(line).__name__})")
-    if line.count("[") + line.count("{") > MAX_NESTING and _nesting(line) > MAX_NESTING:  # counting is cheap
-        raise ProtocolError(f"a protocol line nests deeper than {MAX_NESTING} levels")
-    try:
-        obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
-    except json.JSONDecodeError as exc:
-        raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})") from None
-    except RecursionError:
-        raise ProtocolError("a protocol line nests too deeply") from None
-    except ValueError as exc:  # an integer longer than Python reads (sys.get_int_max_str_digits)
-        raise ProtocolError(f"a protocol line holds a number that cannot be read: {exc}") from None
-    if not isinstance(obj, dict):
-        raise ProtocolError(f"a protocol line must be a JSON object (got {_kind(obj)}: {show(obj)})")
-    return obj
 
 
 # -- Field types: each carries its check and its JSON Schema -------------------------
@@ -304,6 +187,10 @@ class Capabilities(Message):
         None, description="Optional: characters no token may contain (e.g. \" \\t\\n\" for an implementation "
                           "that writes tokens joined by spaces, one segment a line).")
     empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
+    tokenizers: Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], BeforeValidator(_unique)] | None = Field(
+        None, min_length=1, json_schema_extra={"uniqueItems": True},
+        description="Optional: the tokenizers it applies to raw text (none, 13a, intl, char); the runner then "
+                    "also sends text requests (`tokenize` set, every hypothesis and reference a string).")
 
 
 class Handshake(Message):
@@ -386,11 +273,18 @@ class _SmoothingHolder(Message):
 
 
 class Segment(Message):
-    """One hypothesis and its references."""
+    """One hypothesis and its references: token lists, or (in a text request) strings of raw text."""
 
-    hypothesis: tuple[StrictStr, ...] = _described("Tokens (strings), already split; the implementation does no tokenisation.")
-    references: tuple[tuple[StrictStr, ...], ...] = _described(
-        "The references of this segment (an empty list is for the implementation to reject).")
+    hypothesis: tuple[StrictStr, ...] | StrictStr = _described(
+        "Tokens (strings), already split: the implementation does no tokenisation. In a text request "
+        "(`tokenize` set): one string of raw text, which the implementation tokenizes.")
+    references: tuple[tuple[StrictStr, ...] | StrictStr, ...] = _described(
+        "The references of this segment, token lists (strings of raw text in a text request); an empty list "
+        "is for the implementation to reject.")
+
+    @property
+    def is_text(self):
+        return isinstance(self.hypothesis, str)
 
 
 class ScoreRequest(Message):
@@ -408,6 +302,10 @@ class ScoreRequest(Message):
         description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the implementation to judge.")
     smoothing: SmoothingUnion = Field(default_factory=lambda: SMOOTHING_SPECS["none"](method="none"))
     lowercase: StrictBool = Field(False, description="Fold case before counting.")
+    tokenize: Literal[tuple(TOKENIZERS)] | None = Field(
+        None, description="Optional: a text request. Every hypothesis and reference is a string of raw text, "
+                          "to be tokenized with this tokenizer (`bleu-oracle score --help` describes them); "
+                          "sent only to an implementation whose capabilities list it.")
 
     model_config = ConfigDict(json_schema_extra=lambda schema, cls: _score_schema(schema))
 
@@ -432,7 +330,30 @@ class ScoreRequest(Message):
             raise PydanticCustomError(
                 "protocol", "`segments` must hold exactly one segment at sentence level (got {count})",
                 {"count": len(self.segments)})
+        text = self.tokenize is not None
+        for i, segment in enumerate(self.segments):
+            for where, value in (("hypothesis", segment.hypothesis),
+                                 *((f"references[{k}]", r) for k, r in enumerate(segment.references))):
+                if isinstance(value, str) != text:
+                    want = "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
+                    raise PydanticCustomError("protocol", "`segments[{i}].{where}` must be {want}",
+                                              {"i": i, "where": where, "want": want})
         return self
+
+    @property
+    def is_text(self):
+        """A text request: segments of raw text, tokenized by the implementation."""
+        return self.tokenize is not None
+
+    def tokenized(self):
+        """A text request's segments tokenized literally (`oracle.formulas.tokenizers`), as a token request;
+        a token request as it is."""
+        if self.tokenize is None:
+            return self
+        name = self.tokenize
+        segments = tuple(Segment(hypothesis=tokenize(s.hypothesis, name),
+                                 references=tuple(tokenize(r, name) for r in s.references)) for s in self.segments)
+        return self.model_copy(update={"segments": segments, "tokenize": None})
 
     @property
     def max_order(self):
@@ -442,11 +363,12 @@ class ScoreRequest(Message):
         return self.model_copy(update={"seq": seq})
 
     def to_json(self):
-        return self.model_dump(mode="json")
+        # `tokenize` travels only in a text request: a token request is what protocol v1 first defined
+        return self.model_dump(mode="json", exclude=None if self.tokenize else {"tokenize"})
 
     def replay_payload(self):
         """The replayable form: the score command without `cmd` and `seq`."""
-        return self.model_dump(mode="json", exclude={"cmd", "seq"})
+        return self.model_dump(mode="json", exclude={"cmd", "seq"} if self.tokenize else {"cmd", "seq", "tokenize"})
 
 
 def _wire_required(schema, model):
@@ -561,7 +483,8 @@ def _explain(exc, model):
     errors = exc.errors(include_url=False)
     error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
-    loc = list(error["loc"])
+    # a union member's name is part of pydantic's location, not of the wire's ("hypothesis.tuple[str, ...][1]")
+    loc = [part for part in error["loc"] if not (isinstance(part, str) and (part == "str" or part.startswith("tuple[")))]
     method = None
     if "smoothing" in loc:  # a union member's tag is part of pydantic's location, not of the wire's
         at = loc.index("smoothing") + 1
