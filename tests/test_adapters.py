@@ -48,7 +48,7 @@ def test_handshake_is_honest(name):
     assert hello["profile"] in ("papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack")
     caps = hello["capabilities"]
     required = {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
-    optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens"}
+    optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens", "tokenizers"}
     assert required <= set(caps) <= required | optional
     assert caps["weights"] in ("any", "uniform") and caps["max_order"] >= 1 and "none" in caps["smoothing"]
 

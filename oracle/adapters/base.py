@@ -175,6 +175,7 @@ REGISTRY = {
     "nltk": "oracle.adapters.nltk_adapter:NltkImplementation",
     "sacrebleu": "oracle.adapters.sacrebleu_adapter:SacrebleuImplementation",
     "torchmetrics": "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
+    "torchmetrics-sacrebleu": "oracle.adapters.torchmetrics_adapter:TorchmetricsSacreBleuImplementation",
     "torcheval": "oracle.adapters.torcheval_adapter:TorchevalImplementation",
     "ignite": "oracle.adapters.ignite_adapter:IgniteImplementation",
     "ignite-micro": "oracle.adapters.ignite_adapter:IgniteMicroImplementation",

@@ -3,7 +3,8 @@
 Thin: `bleuscore.compute(references, predictions, max_order=N, smooth=...)` with
 the library's default `ref_len_method="shortest"` ("compatible with HuggingFace
 evaluate / TF NMT"). bleuscore always applies 13a tokenization ("Uses 13a
-tokenization (same as SacreBLEU)"), so a request is Unsupported unless
+tokenization (same as SacreBLEU)"), so it declares the tokenizer 13a and takes
+text requests for it as they are; a token request is Unsupported unless
 `bleuscore.tokenizer_13a` gives every joined sentence back as its tokens.
 Weights: uniform 1/N only (max_order). smooth=True "adds 1 to numerator and
 denominator of precision calculations" -- every order, unigrams included: the
@@ -22,13 +23,15 @@ BaseException, and is a crash (the server answers `error`).
 
 from __future__ import annotations
 
+import string
+
 from oracle.models.protocol import ScoreRequest
 
 from .base import (
     Implementation,
     ScoreAnswer,
     Unsupported,
-    TEXT_LIMITS,
+    SPLIT_CHARACTERS,
     declare_capabilities,
     join_tokens,
     rejecting,
@@ -48,11 +51,18 @@ def _smooth(smoothing):
     raise Unsupported(f"bleuscore's only smoothing adds 1 to every order (lin-2004); got {smoothing!r}")
 
 
+#: ASCII punctuation mteval's 13a splits off (all of it but the apostrophe).
+_13A_PUNCTUATION = string.punctuation.replace("'", "")
+
 class BleuscoreImplementation(Implementation):
     name = "bleuscore"
     language = "rust"
     profile = "mlpack"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"], **TEXT_LIMITS)
+    # token requests: no token 13a would split again (ASCII punctuation but the apostrophe; "-" and "."
+    # only split next to digits or other text, forbidden all the same); text requests: anything
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"],
+                                        tokenizers=["13a"], empty_tokens=False,
+                                        forbidden_token_characters=SPLIT_CHARACTERS + _13A_PUNCTUATION)
 
     def __init__(self):
         self._lib = require_library("bleuscore", "bleuscore")
@@ -64,6 +74,11 @@ class BleuscoreImplementation(Implementation):
         n = require_uniform(request.weights, "bleuscore takes max_order only (weights 1/N each)")
         smooth = _smooth(request.smoothing)
         require_one_segment(request)
+        if request.is_text:  # raw text: bleuscore's own 13a tokenizes it
+            if request.tokenize != "13a":
+                raise Unsupported(f"bleuscore tokenizes with 13a only (got {request.tokenize!r})")
+            return self._compute([[r for r in s.references] for s in request.segments],
+                                 [s.hypothesis for s in request.segments], n, smooth)
         sentences = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
         for tokens in sentences:
             again = self._lib.tokenizer_13a(join_tokens(tokens))
@@ -71,6 +86,9 @@ class BleuscoreImplementation(Implementation):
                 raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
         references = [[join_tokens(r) for r in s.references] for s in request.segments]
         predictions = [join_tokens(s.hypothesis) for s in request.segments]
+        return self._compute(references, predictions, n, smooth)
+
+    def _compute(self, references, predictions, n, smooth):
         with rejecting("bleuscore", AssertionError, ValueError):
             result = self._lib.compute(references, predictions, max_order=n, smooth=smooth)
         return ScoreAnswer(float(result["bleu"]))

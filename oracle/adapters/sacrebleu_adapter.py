@@ -1,8 +1,10 @@
 """sacrebleu's `BLEU` behind protocol v1.
 
-Thin: tokens are joined with single spaces (the token alphabet has no
-whitespace, so `tokenize="none"`, whose n-gram extraction is `str.split()`,
-gives the tokens back), `force=True` silences the tokenized-input warning,
+Thin: tokens are joined with single spaces (the adapter declares TEXT_LIMITS, so
+no token holds whitespace and `tokenize="none"`, whose n-gram extraction is
+`str.split()`, gives the tokens back); a text request's strings go to sacrebleu
+as they are, with its own tokenizer named (`tokenize=`: 13a, intl, char, none),
+`force=True` silences the tokenized-input warning,
 `max_ngram_order` is the number of weights (sacrebleu's geometric mean is
 uniform, so the weights must be 1/N each), smoothing maps one to one
 (none/floor/add-k/exp with `smooth_value`), `lowercase` is sacrebleu's own.
@@ -52,8 +54,13 @@ _PARAMETER = {"floor": "value", "add-k": "k"}
 
 
 
+#: sacrebleu's tokenizers that are the oracle's literal ones (`oracle.formulas.tokenizers`)
+TOKENIZERS = ("none", "13a", "intl", "char")
+
+
 def join(tokens):
-    return " ".join(tokens)
+    """A token list as the line sacrebleu splits again; a text request's string as it is."""
+    return tokens if isinstance(tokens, str) else " ".join(tokens)
 
 
 def smoothing_arguments(smoothing):
@@ -84,7 +91,8 @@ class SacrebleuImplementation(Implementation):
     name = "sacrebleu"
     language = "python"
     profile = "sacrebleu"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True, lowercase=True, **TEXT_LIMITS)
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True,
+                                        lowercase=True, tokenizers=list(TOKENIZERS), **TEXT_LIMITS)
 
     def __init__(self):
         sacrebleu, self._BLEU = require_library("sacrebleu", "sacrebleu", "sacrebleu.metrics.bleu:BLEU")
@@ -122,7 +130,7 @@ class SacrebleuImplementation(Implementation):
 
     def _run(self, request, method, value, order, sentence):
         metric = self._BLEU(
-            lowercase=bool(request.lowercase), force=True, tokenize="none",
+            lowercase=bool(request.lowercase), force=True, tokenize=request.tokenize or "none",
             smooth_method=method, smooth_value=value, max_ngram_order=order,
             effective_order=sentence,
         )
