@@ -17,10 +17,25 @@ def write(path, entries):
     return path
 
 
-def baseline_from(tmp_path, report, name="baseline.yaml", *more):
+def baseline_from(tmp_path, report, name="baseline.yaml", *more, review=True):
+    """`baseline write`, then (unless `review` is False) the review a human does: every TODO a reason."""
     out = tmp_path / name
     assert run_cli("baseline", "write", "--from", report / "results.jsonl", "--out", out, *more) == 0
+    if review:
+        text = out.read_text().replace("reason: TODO", "reason: reviewed by the test")
+        out.write_text(text.replace('"reason": "TODO"', '"reason": "reviewed by the test"'))
     return out
+
+
+def test_an_unreviewed_baseline_is_refused_unless_allowed(tmp_path, capsys):
+    first = tmp_path / "first"
+    assert check(first, fake("mutant_ties_longer"), examples=40) == 1
+    baseline = baseline_from(tmp_path, first, "baseline.yaml", review=False)
+    assert check(tmp_path / "second", fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 2
+    err = capsys.readouterr().err
+    assert "no reviewed reason" in err and "'TODO'" in err and "--allow-unreviewed" in err
+    assert check(tmp_path / "third", fake("mutant_ties_longer"), "--baseline", baseline, "--allow-unreviewed",
+                 examples=40) == 0
 
 
 def statuses(report):
@@ -32,7 +47,7 @@ def test_a_written_baseline_makes_the_same_deviations_known(tmp_path):
     assert check(first, fake("mutant_ties_longer"), examples=40) == 1
     baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     data = yaml.safe_load(baseline.read_text())
-    assert data["entries"] == [{"id": "random:fail:ref_len", "outcome": "fail", "reason": "TODO",
+    assert data["entries"] == [{"id": "random:fail:ref_len", "outcome": "fail", "reason": "reviewed by the test",
                                 "count": len(deviations(first)), "example": deviations(first)[0]["id"],
                                 "message": data["entries"][0]["message"]}]
     second = tmp_path / "second"
@@ -234,3 +249,15 @@ def test_the_committed_baseline_schema_is_generated_and_the_reviewed_baselines_v
         document = load_yaml(path.read_text(encoding="utf-8"), name=str(path))
         assert validator.is_valid(document), (path, list(validator.iter_errors(document))[:1])
         assert len(load_baseline(path)) == len(document["entries"])
+
+
+def test_replaying_a_run_passes_the_baseline_written_from_it(tmp_path):
+    first = tmp_path / "first"
+    assert check(first, fake("mutant_ties_longer"), examples=40) == 1
+    baseline = baseline_from(tmp_path, first, "baseline.yaml")  # random examples keyed by cause
+    assert any(e["id"].startswith("cause:") for e in yaml.safe_load(baseline.read_text())["entries"])
+    replayed = tmp_path / "replayed"
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", first / "results.jsonl",
+                   "--baseline", baseline, "--report", replayed, "--quiet")
+    assert code == 0
+    assert {r["baseline"]["status"] for r in results(replayed).records if r["outcome"] == "fail"} == {"known"}

@@ -130,7 +130,9 @@ class, not by id, by default: an entry `random:fail:ref_len` covers every
 random example failing first at ref_len, under any seed; class entries nothing
 matched are only reported ("unused"). Exact ids random-S-I work too but are
 meaningful only with the same --seed. `bleu-oracle baseline write` writes one
-from a run.
+from a run, every reason TODO: an entry whose reason is still TODO or empty is
+refused (exit 2) until a human writes why the deviation is acceptable, unless
+--allow-unreviewed.
 
 Reproduction: --replay FILE_OR_JSON re-runs just the given inputs (a replay
 object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
@@ -173,6 +175,9 @@ def register(subparsers):
                         help="run just these inputs instead of cases and examples (see Reproduction above)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="known deviations (YAML or JSON entries {id, outcome, reason}); see Baselines above")
+    parser.add_argument("--allow-unreviewed", action="store_true",
+                        help="accept baseline entries whose reason is still TODO or empty (refused by default: "
+                        "exit 2)")
     parser.set_defaults(handler=run)
 
 
@@ -275,7 +280,7 @@ def run(args):
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"  # (named in the output)
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
-    baseline = load_baseline(args.baseline) if args.baseline else None
+    baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
     if cases_note and not args.quiet and not args.replay:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import re
 from pathlib import Path
 
 import yaml
@@ -51,12 +52,19 @@ FAILING_STATUSES = (NEW, FIXED, CHANGED)
 
 #: Record kinds drawn at random (their ids depend on the seed): keyed by class or cause in baselines.
 RANDOM_KINDS = ("example", "metamorphic")
+_RANDOM_ID = re.compile(r"random-\d+-\d+(~.*)?$")
+
+
+def is_random(record):
+    """A random example or relation, or the replay of one (`check --replay results.jsonl` keeps its id)."""
+    kind = record.get("kind")
+    return kind in RANDOM_KINDS or (kind == "replay" and bool(_RANDOM_ID.match(str(record.get("id", "")))))
 
 
 def cause_key(record):
     """`cause:<name>` for a random example whose failure has an explained root cause, else None."""
     classification = record.get("classification")
-    if record.get("kind") not in RANDOM_KINDS or not isinstance(classification, dict):
+    if not is_random(record) or not isinstance(classification, dict):
         return None
     name = classification.get("name")
     if not name or name in ("unexplained", "agrees"):
@@ -66,15 +74,21 @@ def cause_key(record):
 
 def baseline_key(record):
     """The key a record is looked up by: its id, and for a random example also its class."""
-    if record.get("kind") in RANDOM_KINDS:
+    if is_random(record):
         layer = record.get("layer")
         return CLASS_PREFIX + (f"{record['outcome']}:{layer}" if layer else record["outcome"])
     return record["id"]
 
 
-def load_baseline(path):
+#: The reason `baseline write` leaves for a human to replace.
+UNREVIEWED = "TODO"
+
+
+def load_baseline(path, *, allow_unreviewed=False):
     """Read and validate a baseline file (YAML or JSON: a mapping with `entries:`, or a list of entries);
-    returns the Baseline (its `path` set). Raises BleuValueError naming the file and the entry."""
+    returns the Baseline (its `path` set). Raises BleuValueError naming the file and the entry, also
+    for an entry whose reason is still empty or TODO (a baseline nobody reviewed would gate green on
+    anything), unless `allow_unreviewed`."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -97,9 +111,16 @@ def load_baseline(path):
         raise BleuValueError(f"baseline {path}: a mapping must hold `entries: [...]` (got keys {sorted(data)})")
     data = {**data, "entries": data["entries"] or []}
     try:
-        return Baseline.model_validate(data).at(path)
+        baseline = Baseline.model_validate(data).at(path)
     except ValidationError as exc:
         raise BleuValueError(f"baseline {path}, {_where(exc, data)}") from None
+    unreviewed = [(i, e) for i, e in enumerate(baseline.entries, 1) if e.reason.strip() in ("", UNREVIEWED)]
+    if unreviewed and not allow_unreviewed:
+        i, entry = unreviewed[0]
+        raise BleuValueError(f"baseline {path}: {len(unreviewed)} of {len(baseline.entries)} entries have no reviewed "
+                             f"reason (entry {i} ({entry.id}): reason {entry.reason!r}); write why each deviation is "
+                             "acceptable, or pass --allow-unreviewed")
+    return baseline
 
 
 def _where(exc, data):
@@ -135,7 +156,7 @@ class BaselineTracker:
         outcome = record["outcome"]
         good = Outcome(outcome) in GOOD_OUTCOMES
         entry = self.entries.get(record["id"])
-        if entry is None and record.get("kind") in RANDOM_KINDS and not good:
+        if entry is None and is_random(record) and not good:
             entry = self.entries.get(cause_key(record)) or self.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
                 entry = self.entries.get(CLASS_PREFIX + outcome)
@@ -191,7 +212,7 @@ def write_baseline(results, out, *, examples_as="causes"):
         if Outcome(record["outcome"]) in GOOD_OUTCOMES:
             continue
         message = (record.get("message") or "").splitlines()[0][:200] if record.get("message") else ""
-        if record.get("kind") in RANDOM_KINDS and examples_as != "ids":
+        if is_random(record) and examples_as != "ids":
             if examples_as == "none":
                 continue
             key = (examples_as == "causes" and cause_key(record)) or baseline_key(record)
