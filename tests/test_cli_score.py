@@ -209,3 +209,25 @@ def test_session_numbers_must_be_finite_and_sane(option, value, capsys):
         main(["check", "--impl", "oracle", option, value])
     assert exited.value.code == 2
     assert f"argument {option}" in capsys.readouterr().err
+
+
+def test_explain_shows_the_one_segment_asked_for(tmp_path, capsys):
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("a b c\nd e f\n", encoding="utf-8")
+    ref.write_text("a b c\nd e g\n", encoding="utf-8")
+    code, out, _ = run(["score", "--hyp", str(hyp), "--ref", str(ref), "--explain", "--segment", "2"], capsys)
+    assert code == 0 and "segment 2:" in out and "segment 1:" not in out
+    code, _, err = run(["score", "--hyp", str(hyp), "--ref", str(ref), "--explain", "--segment", "3"], capsys)
+    assert code == 2 and "the files hold 2 segment(s)" in err
+    code, _, err = run(["score", "--hyp", str(hyp), "--ref", str(ref), "--segment", "1"], capsys)
+    assert code == 2 and "give --explain too" in err
+
+
+def test_profiles_print_values_as_a_user_writes_them(capsys):
+    code, out, _ = run(["profiles", "sacrebleu"], capsys)
+    assert code == 0 and "smoothing = exp\n" in out and "uniform_weights_only = true" in out
+    values = [line for line in out.splitlines() if line.startswith("  ") and " = " in line and not line.startswith("     ")]
+    assert not [line for line in values if "{'" in line or line.endswith(("True", "False", "None"))], values
+    code, out, _ = run(["profiles", "papineni"], capsys)
+    assert "sentence_empty_order = (unset: empty_order applies)" in out
+    assert max(len(line) for line in out.splitlines()) <= 110

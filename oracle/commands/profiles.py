@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 
 from oracle.commands import SUMMARIES
 from oracle.formulas.conventions import (
@@ -52,10 +53,28 @@ def run(args):
         print(f"{profile.name}: {profile.summary}")
         for option, value in profile.options.to_json().items():
             citation = profile.citation(option)
-            print(f"  {option} = {value}" + (f"\n      {citation}" if citation else ""))
+            print(f"  {option} = {shown(option, value)}" + (f"\n{_wrapped(citation)}" if citation else ""))
         options = profile.options.to_json()
         for topic, citation in profile.citations:
             if topic not in options:
-                print(f"  note on {topic}: {citation}")
+                print(f"  note on {topic}:\n{_wrapped(citation)}")
         print()
     return 0
+
+
+def shown(option, value):
+    """An option's value as a user writes it: `exp`, `floor:value=0.1` (the --smoothing syntax), true/false,
+    and for an unset per-level override what applies instead."""
+    if isinstance(value, dict) and "method" in value:
+        parameters = ",".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}"
+                              for k, v in value.items() if k != "method")
+        return value["method"] + (f":{parameters}" if parameters else "")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return "(unset: empty_order applies)" if option == "sentence_empty_order" else "(unset)"
+    return str(value)
+
+
+def _wrapped(text, width=100):
+    return textwrap.fill(text, width=width, initial_indent="      ", subsequent_indent="      ")

@@ -12,7 +12,9 @@ from oracle.formulas.bleu import parse_weights
 from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.textio import read_parallel
 
-from .common import add_scoring_arguments
+from oracle.formulas.errors import BleuValueError
+
+from .common import add_scoring_arguments, positive_int
 
 HELP = """Score a hypothesis file against one or more reference files with the oracle.
 
@@ -55,6 +57,8 @@ def register(subparsers):
     parser.add_argument("--json", action="store_true", help="print JSON (one object, or one per line with --sentence)")
     parser.add_argument("--explain", action="store_true",
                         help="print the derivation: n-gram tables, p_n, r, BP, score (on stderr with --json)")
+    parser.add_argument("--segment", type=positive_int, metavar="N",
+                        help="with --explain: the derivation of segment N only (1-based), then the corpus result")
     parser.set_defaults(handler=run)
 
 
@@ -71,11 +75,19 @@ def run(args):
     args.signature = signature(args.profile, references=len(args.ref), options=options, smoothing=smoothing,
                                weights=weights)
 
+    if args.segment is not None and not args.explain:
+        raise BleuValueError("`--segment` picks the segment --explain shows: give --explain too")
+
     def explained(pairs):
+        count = 0
         for index, (hypothesis, references) in enumerate(pairs):
-            derivation.write(explain.explain_segment(hypothesis, references, max_order=orders, options=options,
-                                                     label=f"segment {index + 1}") + "\n")
+            count += 1
+            if args.segment is None or args.segment == index + 1:
+                derivation.write(explain.explain_segment(hypothesis, references, max_order=orders, options=options,
+                                                         label=f"segment {index + 1}") + "\n")
             yield hypothesis, references
+        if args.segment is not None and args.segment > count:
+            raise BleuValueError(f"`--segment` {args.segment}: the files hold {count} segment(s)")
 
     if args.explain:
         segments = explained(segments)
