@@ -656,3 +656,16 @@ def test_rename_keeps_what_lowercasing_merges():
     start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=True)
     minimal = shrink(start, fails).request
     assert minimal.segments == (Segment(hypothesis=("A",), references=(("a",),)),) and minimal.lowercase
+
+
+def test_the_printed_deviations_are_grouped_by_root_cause_each_input_once(tmp_path, capsys):
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 60,
+                   "--report", tmp_path / "r")
+    out = capsys.readouterr().out
+    assert code == 1
+    heads = [line for line in out.splitlines() if line.startswith("FAIL x")]
+    assert len(heads) == 1 and "random-0-" in heads[0]  # one root cause: one group
+    inputs = [line for line in out.splitlines() if line.strip().startswith("input: ")]
+    assert inputs and len(inputs) == len(set(inputs)) <= 3
+    assert "root cause: reference_length=closest-longer" in out
+    assert not [line for line in out.splitlines() if line.rstrip().endswith(":")]

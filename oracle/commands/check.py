@@ -333,27 +333,45 @@ def _root_cause(record):
 
 
 def _print_outcome(records, counts, tracker, report_dir, junit, code):
+    """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
+    (the same shrunk input is printed once, however many records reached it)."""
     out = sys.stdout
     failing = [r for r in records
                if (r.get("baseline") or {}).get("status") in ("new", "fixed", "changed")]
-    for record in failing[:PRINTED_DEVIATIONS]:
+    groups = {}
+    for record in failing:
         status = record["baseline"]["status"]
-        layer = f" at {record['layer']}" + (f" (order {record['order']})" if record.get("order") else "") if record.get("layer") else ""
         head = {"new": record["outcome"].upper(), "fixed": "EXPECTED FAILURE PASSED",
                 "changed": f"CHANGED (was {record['baseline'].get('was')})"}[status]
-        out.write(f"{head} {record['id']}{layer}: {record.get('message', '')}\n")
-        shrunk = record.get("shrunk")
-        if shrunk and shrunk.get("steps"):
-            out.write(f"  shrunk ({shrunk['steps']} steps): {shrunk.get('message', '')}\n")
-        cause = _root_cause(record)
+        name = (record.get("classification") or {}).get("name") or "-"
+        groups.setdefault((head, name), []).append(record)
+    shown = 0
+    for (head, name), members in sorted(groups.items(), key=lambda item: -len(item[1])):
+        if shown >= PRINTED_DEVIATIONS:
+            break
+        ids = ", ".join(r["id"] for r in members[:4]) + (f", ... ({len(members)} in all)" if len(members) > 4 else "")
+        out.write(f"{head} x{len(members)}: {ids}\n")
+        cause = _root_cause(members[0])
         if cause:
             out.write(f"  {cause}\n")
-        if record.get("replay") is not None:
-            out.write(f"  input: {encode(record['replay'], ensure_ascii=False)[:600]}\n")
-        if record.get("reproduce"):
-            out.write(f"  reproduce: {record['reproduce']}\n")
-    if len(failing) > PRINTED_DEVIATIONS:
-        out.write(f"... and {len(failing) - PRINTED_DEVIATIONS} more (see {report_dir / 'summary.md'})\n")
+        seen = set()
+        for record in members:
+            payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
+            key = encode(payload, ensure_ascii=False) if payload is not None else record["id"]
+            if key in seen or len(seen) >= 3:
+                continue
+            seen.add(key)
+            shown += 1
+            layer = f" at {record['layer']}" + (f" (order {record['order']})" if record.get("order") else "") \
+                if record.get("layer") else ""
+            message = ((record.get("shrunk") or {}).get("message") or record.get("message") or "").strip()
+            out.write(f"  {record['id']}{layer}" + (f": {message}" if message else "") + "\n")
+            if payload is not None:
+                out.write(f"    input: {key[:600]}\n")
+            if record.get("reproduce"):
+                out.write(f"    reproduce: {record['reproduce']}\n")
+    if shown >= PRINTED_DEVIATIONS:
+        out.write(f"... more in {report_dir / 'summary.md'}\n")
     for entry in tracker.stale():
         out.write(f"STALE baseline entry {entry}: no record with this id in the run\n")
     groups = root_cause_groups(records)
