@@ -21,6 +21,11 @@ through the oracle under each of them.
   validate   load every case file (ids unique and not retired, fields checked),
              then run every case under each of its profiles and report PASS or
              FAIL with the expected and the actual values
+  export     write the suite as language-neutral JSON: DIR/suite.json (each
+             case under each of its profiles: the input as protocol v1 carries
+             it, the profile's conventions, the expected answer with its
+             tolerance, the printed value, the source) and DIR/suite.schema.json
+             it validates against, for test suites in any language
 
 --cases DIR chooses the directory (default: the repository's cases/).
 
@@ -32,6 +37,7 @@ Examples:
   bleu-oracle cases list --json | jq -r .id
   bleu-oracle cases validate
   bleu-oracle cases validate --id matlab-summary-bleu4 --verbose
+  bleu-oracle cases export --out bleu-suite
 """
 
 
@@ -57,6 +63,14 @@ def register(subparsers):
     validating.add_argument("--id", action="append", metavar="CASE_ID", help="run only this case (repeat for more)")
     validating.add_argument("--verbose", "-v", action="store_true", help="also show expected and actual values for passing cases")
     validating.set_defaults(handler=run_validate)
+
+    exporting = actions.add_parser(
+        "export", help="write the suite as language-neutral JSON with its JSON Schema",
+        description="Write DIR/suite.json (every case under each of its profiles, with the expected answer "
+        "and its tolerance) and DIR/suite.schema.json.")
+    _add_directory(exporting)
+    exporting.add_argument("--out", metavar="DIR", required=True, help="the directory to write")
+    exporting.set_defaults(handler=run_export)
 
 
 def _add_directory(parser):
@@ -122,3 +136,18 @@ def run_validate(args, out=None, err=None):
             out.write(f"     expected: {outcome.expected}\n     actual:   {outcome.actual}\n")
     out.write(f"{len(outcomes) - failed} passed, {failed} failed ({len(cases)} cases, {len(outcomes)} case/profile runs)\n")
     return 1 if failed else 0
+
+
+def run_export(args, out=None, err=None):
+    out, err = out or sys.stdout, err or sys.stderr
+    cases = _load_or_report(args.cases, err)
+    if cases is None:
+        return 2
+    from oracle.reports.export import SCHEMA_FILE, SUITE_FILE, write_export
+
+    suite = write_export(cases, args.out)
+    out.write(f"{len(suite.cases)} case/profile entries from {len(cases)} cases: "
+              f"{args.out}/{SUITE_FILE}, {args.out}/{SCHEMA_FILE}\n")
+    for item in suite.left_out:
+        out.write(f"left out: {item.id} [{item.profile}]: {item.reason}\n")
+    return 0
