@@ -56,3 +56,20 @@ def oracle_expected(request, profile, *, overrides=None):
         return Expected(rejected=True, reason=str(exc))
     return Expected(score=float(result.score), statistics=statistics_json(result, len(request.weights)),
                     score_exact=str(result.score), notes=list(result.notes))
+
+
+def case_expected(request, profile, *, overrides=None, document=None, profiles=()):
+    """What the oracle expects of a case's request under `profile`, and, when `profile` is among the
+    case's `profiles`, what its document says: a rejection, or the printed value (`Expected.document`)."""
+    expected = oracle_expected(request, profile, overrides=overrides)
+    if document and profile in profiles:
+        if document.get("rejected"):
+            if not expected.rejected:
+                expected.notes.append("the case expects a rejection; the oracle under this profile gives a score")
+            expected.rejected = True
+            expected.reason = expected.reason or document.get("reason", "the case expects a rejection")
+        else:
+            doc = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
+            if doc:
+                expected.document = doc
+    return expected

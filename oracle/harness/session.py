@@ -31,7 +31,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute
-from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
@@ -252,18 +252,7 @@ class Session:
     # -- one item --
 
     def expected_for(self, request, *, overrides=None, document=None, profiles=()):
-        expected = oracle_expected(request, self.profile, overrides=overrides)
-        if document and self.profile in profiles:
-            if document.get("rejected"):
-                if not expected.rejected:
-                    expected.notes.append("the case expects a rejection; the oracle under this profile gives a score")
-                expected.rejected = True
-                expected.reason = expected.reason or document.get("reason", "the case expects a rejection")
-            else:
-                doc = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
-                if doc:
-                    expected.document = doc
-        return expected
+        return case_expected(request, self.profile, overrides=overrides, document=document, profiles=profiles)
 
     def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None,
                  within_capabilities=False, expected=None, summary=None, attribution="full"):

@@ -1,0 +1,167 @@
+"""A pytest plugin: a Python library tests its own BLEU function against the oracle, in its own test suite.
+
+In the library's tests (the plugin is registered through the `pytest11` entry point, so installing
+bleu-oracle is all it takes)::
+
+    from oracle.harness.pytest_plugin import conformance
+
+    def my_bleu(request):            # an oracle.models.protocol.ScoreRequest
+        ...                          # request.level, .segments (.hypothesis, .references), .weights,
+        return score                 # .smoothing.method, .lowercase; a float (0-1), or (score, statistics)
+
+    test_my_bleu = conformance(my_bleu, profile="papineni", capabilities={"weights": "any", "max_order": 4})
+
+collects one test per documented case and per seeded random example (`--bleu-oracle-examples N`,
+`--bleu-oracle-seed S` on the command line override the counts given here). Each runs the function
+in process through the same server and judge `bleu-oracle check` uses: a case outside the declared
+capabilities is skipped with the reason; a failure names the first diverging layer, the root cause
+and the input, as `check` does. Raise `ValueError` (or `oracle.adapters.base.Rejected`) to reject an
+input; a returned `statistics` dict ({"hyp_len", "ref_len", "matches", "totals"}) is held to the
+oracle's too.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import pytest
+
+from oracle.adapters.base import Implementation, Rejected, ScoreAnswer, declare_capabilities
+from oracle.diagnose.attribute import attribute
+from oracle.diagnose.expect import case_expected, oracle_expected
+from oracle.diagnose.judge import Contract, judge, token_count_layers
+from oracle.formulas.profiles import PROFILES
+
+from .generate import example_id, example_request
+from .inprocess import InProcessImplementation
+from .requests import case_to_request, not_applicable_reason
+
+DEFAULT_EXAMPLES = 50
+
+
+class _FunctionImplementation(Implementation):
+    """The user's function as a built-in implementation: what it returns becomes a protocol reply."""
+
+    language = "python"
+
+    def __init__(self, function, profile, capabilities, name):
+        self.function, self.profile, self.capabilities = function, profile, capabilities
+        self.name, self.version = name, "under test"
+
+    def score(self, request):
+        try:
+            answer = self.function(request)
+        except ValueError as exc:
+            raise Rejected(str(exc) or type(exc).__name__) from None
+        if isinstance(answer, ScoreAnswer):
+            return answer
+        if isinstance(answer, tuple):
+            return ScoreAnswer(*answer)
+        return ScoreAnswer(answer)
+
+
+@dataclass
+class _Spec:
+    function: object
+    profile: str
+    capabilities: dict
+    examples: int
+    seed: int
+    cases: bool
+    name: str
+    rel: float
+    abs: float
+    _transport: object = field(default=None, repr=False)
+
+    def transport(self):
+        if self._transport is None:  # one server per spec, started on first use
+            self._transport = InProcessImplementation(
+                _FunctionImplementation(self.function, self.profile, self.capabilities, self.name))
+            self._transport.start()
+        return self._transport
+
+    def items(self, examples, seed):
+        out = []
+        if self.cases:
+            from oracle.suite.cases import load_cases
+
+            for case in load_cases():
+                out.append(_Item(self, f"case:{case.id}", case=case))
+        for index in range(examples):
+            out.append(_Item(self, f"example:{example_id(seed, index)}", seed=seed, index=index))
+        return out
+
+
+@dataclass
+class _Item:
+    spec: _Spec
+    id: str
+    case: object = None
+    seed: int = 0
+    index: int = 0
+
+    def run(self):
+        spec = self.spec
+        options = PROFILES[spec.profile].options
+        transport = spec.transport()
+        capabilities = transport.handshake["capabilities"]
+        if self.case is not None:
+            item = case_to_request(self.case, seq=0, profile=spec.profile)
+            reason = item.invalid or not_applicable_reason(item.request, capabilities, profile=spec.profile,
+                                                           case_profiles=item.profiles, overrides=item.overrides)
+            if reason:
+                pytest.skip(f"not applicable: {reason}")
+            request, overrides = item.request, item.overrides
+            expected = case_expected(request, spec.profile, overrides=overrides, document=item.document,
+                                     profiles=item.profiles)
+        else:
+            request = example_request(self.seed, self.index, capabilities, uniform_only=options.uniform_weights_only,
+                                      profile_smoothing=options.smoothing.to_json())
+            overrides, expected = None, oracle_expected(request, spec.profile)
+        reply = transport.request(request.with_seq(1).to_json())
+        verdict = judge(expected, reply, Contract(rel=spec.rel, abs=spec.abs), max_order=len(request.weights),
+                        token_counts=token_count_layers(request))
+        if verdict.outcome.value in ("pass", "rejected"):
+            return
+        cause = attribute(request, reply, verdict, expected, spec.profile, overrides=overrides)
+        layer = f" at {verdict.layer}" + (f" (order {verdict.order})" if verdict.order else "") if verdict.layer else ""
+        pytest.fail(f"{verdict.outcome.value}{layer}: {verdict.message}\n"
+                    f"root cause: {cause.get('name')}: {cause.get('description', '')}\n"
+                    f"input: {json.dumps(request.replay_payload(), ensure_ascii=False)[:2000]}", pytrace=False)
+
+
+def conformance(function, *, profile, capabilities=None, examples=DEFAULT_EXAMPLES, seed=0, cases=True,
+                name="function under test", rel=1e-9, abs=1e-12):
+    """A test function (assign it to a `test_...` name) that checks `function` against the oracle under
+    `profile`: every documented case its `capabilities` cover (protocol v1's: levels, weights, max_order,
+    smoothing, statistics, lowercase, and the optional limits; the defaults declare corpus and sentence
+    level, any weights up to order 4, no smoothing, no statistics, no case folding), then `examples`
+    seeded random inputs; judged under the numeric contract |actual - expected| <= abs + rel * |expected|."""
+    if profile not in PROFILES:
+        raise ValueError(f"`profile` must be one of {sorted(PROFILES)} (got {profile!r})")
+    declared = declare_capabilities(**(capabilities or {}))
+
+    def test_bleu_oracle_conformance(bleu_oracle_item):
+        bleu_oracle_item.run()
+
+    test_bleu_oracle_conformance.bleu_oracle = _Spec(function, profile, declared, examples, seed, cases, name, rel, abs)
+    return test_bleu_oracle_conformance
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("bleu-oracle", "bleu-oracle conformance tests (oracle.harness.pytest_plugin)")
+    group.addoption("--bleu-oracle-examples", type=int, default=None, metavar="N",
+                    help="random examples per conformance test (default: what conformance() was given)")
+    group.addoption("--bleu-oracle-seed", type=int, default=None, metavar="S",
+                    help="seed of the random examples (default: what conformance() was given)")
+
+
+def pytest_generate_tests(metafunc):
+    spec = getattr(metafunc.function, "bleu_oracle", None)
+    if spec is None or "bleu_oracle_item" not in metafunc.fixturenames:
+        return
+    examples = metafunc.config.getoption("bleu_oracle_examples", None)
+    seed = metafunc.config.getoption("bleu_oracle_seed", None)
+    items = spec.items(spec.examples if examples is None else examples, spec.seed if seed is None else seed)
+    metafunc.parametrize("bleu_oracle_item", items, ids=[item.id for item in items])
