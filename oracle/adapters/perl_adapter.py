@@ -27,6 +27,7 @@ Unsupported.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -79,6 +80,16 @@ def _perl_version(perl):
     return out.strip()
 
 
+def _script_version(perl, script):
+    """'perl v5.36.0; multi-bleu.perl sha256:1a2b3c4d5e6f': which script (by content, not by where this
+    machine keeps it: reports are committed) under which perl."""
+    try:
+        digest = hashlib.sha256(Path(script).read_bytes()).hexdigest()[:12]
+    except OSError:
+        digest = "unreadable"
+    return f"perl {_perl_version(perl)}; {Path(script).name} sha256:{digest}"
+
+
 def _uniform_bleu4(request, what):
     if len(request.weights) != 4 or not is_uniform(request.weights):
         raise Unsupported(f"{what} computes uniform BLEU-4 only (got weights {list(request.weights)})")
@@ -102,7 +113,7 @@ class MultiBleuImplementation(Implementation):
     def __init__(self):
         self._script = _script("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl")
         self._perl = _perl()
-        self.version = f"perl {_perl_version(self._perl)}; {self._script}"
+        self.version = _script_version(self._perl, self._script)
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "corpus":
@@ -148,7 +159,7 @@ class MtevalImplementation(Implementation):
     def __init__(self):
         self._script = _script("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")
         self._perl = _perl()
-        self.version = f"perl {_perl_version(self._perl)}; {self._script}"
+        self.version = _script_version(self._perl, self._script)
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "corpus":
