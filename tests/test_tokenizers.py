@@ -180,3 +180,33 @@ def test_score_tokenizes_raw_text_by_the_profile_and_prints_a_signature(tmp_path
     text = subprocess.run([sys.executable, "-m", "oracle", "score", "--hyp", str(hyp), "--ref", str(ref),
                            "--profile", "sacrebleu"], capture_output=True, text=True, timeout=60).stdout
     assert "signature: profile:sacrebleu|nrefs:1|case:mixed|tok:13a" in text and "0-100 scale" in text
+
+
+@pytest.mark.slow
+def test_the_mteval_profile_equals_the_real_mteval_script_on_wmt17_text():
+    """The unmodified mteval-v13a.pl (../shared/tools/moses) tokenizes and scores raw text itself; the oracle
+    under the mteval profile tokenizes the same text literally. The script prints 4 decimals."""
+    script = WMT17.parents[1] / "tools" / "moses" / "mteval-v13a.pl"
+    if not script.is_file():
+        pytest.skip(f"the reference script is not available ({script} is absent)")
+    import os
+    import shutil
+    import subprocess
+
+    if shutil.which("perl") is None or subprocess.run(["perl", "-MXML::Twig", "-e", "1"]).returncode != 0:
+        pytest.skip("perl with XML::Twig is not installed (Debian: libxml-twig-perl)")
+    os.environ.setdefault("BLEU_ORACLE_MTEVAL", str(script))
+    from oracle.adapters.perl_adapter import MtevalImplementation
+    from oracle.diagnose.expect import oracle_expected
+    from oracle.models.protocol import ScoreRequest, Segment
+
+    files = _wmt17_lines()
+    reference = next(text for name, text in files.items() if ".reference." in name)[:-1]
+    systems = sorted(name for name in files if ".reference." not in name)[:2]
+    script_impl = MtevalImplementation()
+    for name in systems:
+        segments = [Segment(hypothesis=h, references=[r]) for h, r in zip(files[name][:-1], reference)]
+        request = ScoreRequest(level="corpus", segments=segments, weights=[0.25] * 4, smoothing="exp",
+                               lowercase=False, tokenize="13a")
+        printed = script_impl.score(request).score
+        assert abs(printed - oracle_expected(request, "mteval").score) <= 0.00005, name

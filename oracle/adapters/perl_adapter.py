@@ -152,7 +152,7 @@ class MtevalImplementation(Implementation):
     language = "perl"
     profile = "mteval"
     capabilities = declare_capabilities(levels=["corpus"], weights="uniform", smoothing=["none", "exp"], lowercase=True,
-                                        orders=[4], same_reference_count=True,
+                                        orders=[4], same_reference_count=True, tokenizers=["13a"],
                                         forbidden_token_characters=_MTEVAL_FORBIDDEN, empty_tokens=False)
     pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
 
@@ -171,12 +171,21 @@ class MtevalImplementation(Implementation):
         counts = {len(s.references) for s in request.segments}
         if len(counts) != 1:
             raise Unsupported("mteval-v13a.pl needs a reference for every segment from every reference set")
-        tokens = [t for s in request.segments for t in s.hypothesis + sum(s.references, ())]
-        bad = [t for t in tokens if _ASCII_PUNCTUATION.search(t)]
-        if bad:
-            raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
-        if request.lowercase and any(t.lower() != t and not t.isascii() for t in tokens):
-            raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
+        if request.is_text:  # raw text: the script's own tokenization (13a) splits it, as it does in WMT
+            if request.tokenize != "13a":
+                raise Unsupported(f"mteval-v13a.pl tokenizes with 13a (got {request.tokenize!r})")
+            texts = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
+            if request.lowercase and any(ch.lower() != ch and not ch.isascii() for text in texts for ch in text):
+                raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
+            line = lambda value: value  # noqa: E731
+        else:
+            tokens = [t for s in request.segments for t in s.hypothesis + sum(s.references, ())]
+            bad = [t for t in tokens if _ASCII_PUNCTUATION.search(t)]
+            if bad:
+                raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
+            if request.lowercase and any(t.lower() != t and not t.isascii() for t in tokens):
+                raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
+            line = " ".join
         header = 'setid="s" srclang="any"'
         segs = lambda texts: "".join(f'<seg id="{i + 1}">{_sgml(t)}</seg>\n' for i, t in enumerate(texts))  # noqa: E731
         with tempfile.TemporaryDirectory(prefix="bleu-oracle-mteval-") as tmp:
@@ -186,12 +195,12 @@ class MtevalImplementation(Implementation):
             src.write_text(f"<srcset {header}>\n<doc docid=\"d\">\n{segs(['x'] * len(request.segments))}</doc>\n</srcset>\n",
                            encoding="utf-8")
             docs = "".join(
-                f'<doc docid="d" sysid="ref{k}">\n{segs([" ".join(s.references[k]) for s in request.segments])}</doc>\n'
+                f'<doc docid="d" sysid="ref{k}">\n{segs([line(s.references[k]) for s in request.segments])}</doc>\n'
                 for k in range(counts.pop())
             )
             ref.write_text(f'<refset {header} trglang="any">\n{docs}</refset>\n', encoding="utf-8")
             tst.write_text(f'<tstset {header} trglang="any">\n<doc docid="d" sysid="sys">\n'
-                           f'{segs([" ".join(s.hypothesis) for s in request.segments])}</doc>\n</tstset>\n',
+                           f'{segs([line(s.hypothesis) for s in request.segments])}</doc>\n</tstset>\n',
                            encoding="utf-8")
             command = [self._perl, self._script, "-r", str(ref), "-s", str(src), "-t", str(tst), "-b"]
             if not request.lowercase:
