@@ -175,6 +175,9 @@ def register(subparsers):
                         help="run just these inputs instead of cases and examples (see Reproduction above)")
     parser.add_argument("--baseline", metavar="FILE",
                         help="known deviations (YAML or JSON entries {id, outcome, reason}); see Baselines above")
+    parser.add_argument("--badge", metavar="FILE",
+                        help="also write a shields.io endpoint badge (JSON): the judged profile and the verdict, "
+                        "from results.jsonl")
     parser.add_argument("--allow-unreviewed", action="store_true",
                         help="accept baseline entries whose reason is still TODO or empty (refused by default: "
                         "exit 2)")
@@ -302,7 +305,8 @@ def run(args):
                                         tracker=tracker, total=_count_work(args, cases, replay), work=work,
                                         report_dir=staging, cases_dir=cases_dir)
         finally:  # summary.md and junit.xml, derived from results.jsonl alone
-            write_derived_reports(staging, Path(args.junit) if args.junit else None)
+            write_derived_reports(staging, _staged_path(args.junit, report_dir, staging),
+                                  badge_file=_staged_path(args.badge, report_dir, staging))
     if session is not None and not args.quiet:
         _print_outcome(session.notable, session.counts, tracker, report_dir, junit, code)
         print(_next_step(args, code, report_dir))
@@ -319,6 +323,18 @@ def _next_step(args, code, report_dir):
         return ("next: check your own BLEU: `bleu-oracle check --command 'python3 my_bleu_server.py'` "
                 "(protocol v1: PROTOCOL.md; a complete server in examples/node-bleu/)")
     return "next: run this in CI (exit 0 conforming, 1 deviations); `--baseline FILE` gates on known deviations"
+
+
+def _staged_path(path, report_dir, staging):
+    """Where to write a file the user named: inside the report directory, its place in the staged copy
+    (which replaces the directory when the run ends); elsewhere, the path itself."""
+    if not path:
+        return None
+    path = Path(path)
+    try:
+        return Path(staging) / path.resolve().relative_to(Path(report_dir).resolve())
+    except ValueError:
+        return path
 
 
 def _root_cause(record):

@@ -383,24 +383,45 @@ def junit_xml(results):
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_reports(results, *, markdown=None, junit=None):
-    """Write summary.md and/or junit.xml derived from `results` (an events.Results)."""
+def badge(results):
+    """A shields.io endpoint object (https://shields.io/badges/endpoint-badge) for the run: the judged
+    profile and the verdict, green when the gate passed, red when it did not."""
+    footer = results.footer or {}
+    profile = results.header.get("judged_profile") or "?"
+    counts = footer.get("counts") or {}
+    deviations = sum(v for k, v in counts.items() if k not in ("pass", "rejected", "not-applicable"))
+    known = (footer.get("baseline") or {}).get("known", 0)
+    if footer.get("gate") == "pass":
+        message = f"conforming ({profile})" + (f", {known} known deviations" if known else "")
+        color = "brightgreen" if not known else "green"
+    else:
+        verdict, _ = _verdict(results)
+        message = f"{deviations} deviations ({profile})" if footer.get("exit_code") == 1 else verdict
+        color = "red"
+    return {"schemaVersion": 1, "label": "BLEU conformance", "message": message, "color": color}
+
+
+def write_reports(results, *, markdown=None, junit=None, badge_file=None):
+    """Write summary.md, junit.xml and a badge (each when given a path) derived from `results` (an events.Results)."""
     written = []
     if markdown is not None:
         written.append(write_atomically(markdown, markdown_summary(results)))
     if junit is not None:
         written.append(write_atomically(junit, junit_xml(results)))
+    if badge_file is not None:
+        written.append(write_atomically(badge_file, json.dumps(badge(results)) + "\n"))
     return written
 
 
-def write_derived_reports(report_dir, junit=None):
-    """summary.md (and junit.xml, default DIR/junit.xml) from DIR/results.jsonl, when the run got as far as
-    writing one; returns the paths written."""
+def write_derived_reports(report_dir, junit=None, badge_file=None):
+    """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
+    the run got as far as writing one; returns the paths written."""
     results_path = Path(report_dir) / "results.jsonl"
     if not results_path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
-    return write_reports(read_results(results_path), markdown=Path(report_dir) / "summary.md", junit=junit)
+    return write_reports(read_results(results_path), markdown=Path(report_dir) / "summary.md", junit=junit,
+                         badge_file=badge_file)
 
 
 def main(argv=None):
