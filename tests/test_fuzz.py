@@ -387,3 +387,10 @@ def test_a_smoothing_reading_round_trips_through_a_case(tmp_path):
     path.write_text(text)
     [case] = casefiles.load_case_file(path)
     assert check_case(case, "sacrebleu").passed
+
+
+def test_fuzz_names_the_layer_that_diverges_first(tmp_path, capsys):
+    # ties-longer: the score may even agree (no match at all); the layer says where it goes wrong
+    assert fuzz(tmp_path / "report", target=["--command", fake("mutant_ties_longer")], examples=40) == 1
+    out = capsys.readouterr().out
+    assert "first divergence at ref_len: " in out

@@ -181,7 +181,14 @@ def _print_summary(session, groups, written, report_dir, code):
         out.write(f"  smallest ({record['id']}): {name} answers {_value(answer_value(record))}, the oracle "
                   f"({session.profile}) says {_value(oracle_value(record))}"
                   + (f", under this explanation {_value(explained)}" if explained is not None else "") + "\n")
-        payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
+        shrunk = record.get("shrunk") or {}
+        layer = shrunk.get("layer") or record.get("layer")
+        if layer:  # where it diverges first: a score may agree where the statistics do not
+            order = shrunk.get("order") or record.get("order")
+            message = shrunk.get("message") or record.get("message") or ""
+            out.write(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
+                      + (f": {message}" if message else "") + "\n")
+        payload = shrunk.get("request") or record.get("replay")
         if payload is not None:
             out.write(f"  input: {encode(payload, ensure_ascii=False)[:600]}\n")
         if record.get("reproduce"):
