@@ -261,3 +261,15 @@ def test_replaying_a_run_passes_the_baseline_written_from_it(tmp_path):
                    "--baseline", baseline, "--report", replayed, "--quiet")
     assert code == 0
     assert {r["baseline"]["status"] for r in results(replayed).records if r["outcome"] == "fail"} == {"known"}
+
+
+def test_an_error_entry_names_its_kind():
+    from oracle.harness.gate import cause_key
+
+    def record(message):
+        return {"kind": "example", "id": "random-0-1", "outcome": "error", "message": message,
+                "classification": {"name": "error"}}
+
+    assert cause_key(record("answered error: IndexError: list index out of range")) == "cause:error:IndexError"
+    assert cause_key(record("answered unsupported: no smoothing here")) == "cause:error:unsupported"
+    assert cause_key(record("answered error: something broke")) == "cause:error:error"

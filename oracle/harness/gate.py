@@ -61,14 +61,29 @@ def is_random(record):
     return kind in RANDOM_KINDS or (kind == "replay" and bool(_RANDOM_ID.match(str(record.get("id", "")))))
 
 
+_ANSWERED = re.compile(r"answered (error|unsupported): (?:([A-Za-z_][\w.]*(?:Error|Exception|Panic\w*|Fault)):)?")
+
+
+def error_kind(record):
+    """What kind of error an `error` record is: "unsupported", the exception's name ("IndexError"), or
+    "error" when the message names none."""
+    match = _ANSWERED.match(record.get("message") or "")
+    if match is None:
+        return "error"
+    return "unsupported" if match.group(1) == "unsupported" else (match.group(2) or "error")
+
+
 def cause_key(record):
-    """`cause:<name>` for a random example whose failure has an explained root cause, else None."""
+    """`cause:<name>` for a random example whose failure has an explained root cause, else None; an error
+    is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that error, not any."""
     classification = record.get("classification")
     if not is_random(record) or not isinstance(classification, dict):
         return None
     name = classification.get("name")
     if not name or name in ("unexplained", "agrees"):
         return None
+    if name == "error":
+        return f"{CAUSE_PREFIX}error:{error_kind(record)}"
     return CAUSE_PREFIX + name
 
 
