@@ -191,3 +191,18 @@ def test_the_junit_default_lives_in_the_report_directory(tmp_path):
     assert [r["kind"] for r in records] == ["example", "example", "example", "metamorphic"]
     assert root.get("tests") == "4" and root.get("failures") == "0" and root.get("errors") == "0"
     assert "**conforming** (exit 0)" in (report / "summary.md").read_text()
+
+
+def test_the_derived_reports_are_the_same_from_a_light_read(tmp_path):
+    """check reads results.jsonl light (good records without their inputs) to bound its memory; what it
+    derives must be what a full read derives."""
+    from oracle.harness.events import read_results
+    from oracle.reports.summaries import junit_xml, markdown_summary
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_ties_longer"), examples=60) == 1
+    full, light = read_results(report), read_results(report, light=True)
+    assert markdown_summary(full) == markdown_summary(light) and junit_xml(full) == junit_xml(light)
+    assert any("request" in r for r in full.records if r["outcome"] == "pass")
+    assert not any("request" in r for r in light.records if r["outcome"] == "pass")
+    assert [r["id"] for r in full.records] == [r["id"] for r in light.records]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle.models.jsonvalues import json_safe
-from oracle.models.outcomes import OUTCOME_ORDER
+from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.results import SCHEMA, ResultsFormatError, validate_line
 
 RESULTS_FILE = "results.jsonl"
@@ -82,8 +82,17 @@ class Results:
     path: Path | None = None
 
 
-def read_results(path):
-    """Read a results.jsonl (a file, or a report directory holding one)."""
+#: What `read_results(..., light=True)` keeps of a good record: enough to count it and list it in JUnit.
+LIGHT_FIELDS = ("type", "id", "kind", "title", "outcome", "layer", "label", "message", "duration", "wall",
+                "baseline", "baseline_key")
+_GOOD_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
+
+
+def read_results(path, *, light=False):
+    """Read a results.jsonl (a file, or a report directory holding one). `light`: a good record (pass,
+    rejected, not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request,
+    expectation and answer are dropped), so memory grows with the records worth reporting, not with the
+    inputs (a search of 2,000 examples writes tens of MB of requests)."""
     path = Path(path)
     if path.is_dir():
         path = path / RESULTS_FILE
@@ -99,6 +108,8 @@ def read_results(path):
             kind = obj.get("type") if isinstance(obj, dict) else None
             if kind == "header" and obj.get("schema") != SCHEMA:
                 raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
+            if kind == "record" and light and obj.get("outcome") in _GOOD_VALUES and not obj.get("baseline"):
+                obj = {name: obj[name] for name in LIGHT_FIELDS if name in obj}  # before validating: less to walk
             obj = validate_line(obj, where=f"{path}:{number}")
             if kind == "header":
                 results.header = obj

@@ -420,7 +420,7 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
     if not results_path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
-    return write_reports(read_results(results_path), markdown=Path(report_dir) / "summary.md", junit=junit,
+    return write_reports(read_results(results_path, light=True), markdown=Path(report_dir) / "summary.md", junit=junit,
                          badge_file=badge_file)
 
 
