@@ -15,7 +15,7 @@ from fakes.harness import check, fake, results, run_cli
 from oracle.diagnose.judge import judge
 from oracle.harness import relations
 from oracle.harness.coverage import ALL_FEATURES, FEATURES, features, unreachable
-from oracle.harness.generate import FOCI
+from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
@@ -226,3 +226,21 @@ def test_check_sends_sacrebleu_text_for_its_tokenizers_and_they_agree(tmp_path):
     assert all(r["outcome"] == "pass" for r in text)
     coverage = results(report).footer["coverage"]["features"]
     assert all(coverage[f"text-{name}"] > 0 for name in ("13a", "intl", "char", "none"))
+
+
+def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_path):
+    import hashlib
+
+    from oracle.models.protocol import encode
+
+    report = tmp_path / "report"
+    index = FOCI.index("very-long-run")  # 65,600 tokens of one kind
+    assert check(report, fake("clean"), "--only", f"random-0-{index}", examples=index + 1) == 0
+    [record] = [r for r in results(report).records if r["id"] == f"random-0-{index}"]
+    omitted = record["request"]["omitted"]
+    assert "segments" not in record["request"] and omitted["tokens"] > 65_535
+    caps = results(report).header["capabilities"]
+    again = example_request(0, index, caps).to_json()
+    whole = encode({k: v for k, v in again.items() if k != "seq"}, ensure_ascii=False)
+    assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted["sha256"]
+    assert f"--only random-0-{index}" in omitted["regenerate"] and "--seed 0" in omitted["regenerate"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import hashlib
 import shlex
 import signal
 import sys
@@ -71,6 +72,27 @@ from .transport import (
 )
 
 INLINE_REPLAY_LIMIT = 400
+#: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
+#: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how
+#: to regenerate it, so that results.jsonl does not grow by megabytes per input.
+RECORD_TOKEN_LIMIT = 20_000
+
+
+def _tokens_in(request):
+    try:
+        return sum(len(s["hypothesis"]) + sum(len(r) for r in s["references"]) for s in request["segments"])
+    except (KeyError, TypeError):
+        return 0
+
+
+def _digest(request, regenerate):
+    """A large request as recorded: everything but its segments, their shape, a SHA-256 of the whole
+    command without its seq (`encode`d, non-ASCII kept), and how to regenerate it."""
+    segments = request["segments"]
+    whole = encode({k: v for k, v in request.items() if k != "seq"}, ensure_ascii=False)
+    return {**{k: v for k, v in request.items() if k != "segments"},
+            "omitted": {"segments": len(segments), "tokens": _tokens_in(request),
+                        "sha256": hashlib.sha256(whole.encode("utf-8")).hexdigest(), "regenerate": regenerate}}
 GOOD_OUTCOME_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
 
 
@@ -352,6 +374,10 @@ class Session:
                 "exhausted": outcome.exhausted, "_last": dict(last)}
 
     def finish(self, record, started=None):
+        for name in ("request", "related"):
+            value = record.get(name)
+            if isinstance(value, dict) and _tokens_in(value) > RECORD_TOKEN_LIMIT:
+                record[name] = _digest(value, self._regenerate(record["id"]))
         if started is not None:
             record["duration"] = round(max(record["duration"] or 0.0, 0.0), 6)
             record["wall"] = round(time.perf_counter() - started, 6)
@@ -410,6 +436,16 @@ class Session:
                     name = names[(index // every) % len(names)]
                     if selected(f"{identifier}~{name}", patterns):
                         self.check_relation(identifier, request, reply, name)
+
+    def _regenerate(self, record_id):
+        """The command that sends a record's input again (a random example: its seed and id)."""
+        if not record_id.startswith("random-"):
+            return "the input is not kept: it is larger than the record limit"
+        parts = ["bleu-oracle", "check"]
+        parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
+        index = int(record_id.split("~")[0].rsplit("-", 1)[1])
+        return shlex.join(parts + ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
+                                   "--examples", str(index + 1), "--only", record_id])
 
     def check_relation(self, identifier, request, reply, relation):
         """One metamorphic relation on a passing example: the implementation against itself."""

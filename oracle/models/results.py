@@ -61,7 +61,10 @@ class Record(_Line):
     id: str = Field(description="A case id, `random-<seed>-<index>`, or a replay label: stable across runs.")
     kind: str = Field(description='"case", "example", "replay", or a report\'s own kinds of input.')
     title: str = ""
-    request: JsonObject | None = Field(None, description="The protocol score command sent (null: it could not be expressed).")
+    request: JsonObject | None = Field(
+        None, description="The protocol score command sent (null: it could not be expressed). One of more than "
+                          "20,000 tokens is kept without its segments: `omitted` gives their number, the token "
+                          "count, a SHA-256 of the whole command and the command that regenerates it.")
     outcome: Outcome = Field(description="Exactly one outcome per record.")
     layer: str | None = Field(None, description="The first diverging layer of a fail (hyp_len ... score, rejection, document).")
     order: int | None = Field(None, description="1-based n-gram order for the matches and totals layers.")
