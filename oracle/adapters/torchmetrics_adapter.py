@@ -47,6 +47,16 @@ def _smooth(smoothing):
 
 
 
+def _statistics(metric):
+    """The metric's state (preds_len, target_len, numerator, denominator) as protocol v1 statistics."""
+    return {
+        "hyp_len": as_count(metric.preds_len),
+        "ref_len": as_count(metric.target_len),
+        "matches": [as_count(x) for x in metric.numerator.tolist()],
+        "totals": [as_count(x) for x in metric.denominator.tolist()],
+    }
+
+
 class TorchmetricsImplementation(Implementation):
     name = "torchmetrics"
     language = "python"
@@ -72,13 +82,7 @@ class TorchmetricsImplementation(Implementation):
             metric = self._BLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights])
             metric.update(preds, target)
             value = float(metric.compute())
-        statistics = {
-            "hyp_len": as_count(metric.preds_len),
-            "ref_len": as_count(metric.target_len),
-            "matches": [as_count(x) for x in metric.numerator.tolist()],
-            "totals": [as_count(x) for x in metric.denominator.tolist()],
-        }
-        return ScoreAnswer(value, statistics)
+        return ScoreAnswer(value, _statistics(metric))
 
 
 class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
@@ -112,10 +116,4 @@ class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
                                           tokenize=request.tokenize or "none", lowercase=bool(request.lowercase))
             metric.update(preds, target)
             value = float(metric.compute())
-        statistics = {
-            "hyp_len": as_count(metric.preds_len),
-            "ref_len": as_count(metric.target_len),
-            "matches": [as_count(x) for x in metric.numerator.tolist()],
-            "totals": [as_count(x) for x in metric.denominator.tolist()],
-        }
-        return ScoreAnswer(value, statistics)
+        return ScoreAnswer(value, _statistics(metric))
