@@ -65,7 +65,7 @@ FORBIDDEN_CHARACTERS = SPLIT_CHARACTERS | frozenset(chr(c) for c in range(0x20))
 #: in groups that interact: "a b" with "a" and "b" (a re-split merges them), "ab"+"c" with "a"+"bc"
 #: (a joined n-gram key collides), "é" composed with "é" decomposed (normalisation merges them).
 TOKEN_FAMILIES = {
-    "whitespace-inside": ("a b", "a", "b", "a\tb", "a\nb", " a", "b ", "a\u00a0b", "a\u3000b"),
+    "whitespace-inside": ("a b", "a", "b", "b c", "c", "a\tb", "a\nb", " a", "b ", "a\u00a0b", "a\u3000b"),
     "empty-token": ("", "a", "b", ""),
     "control-characters": ("\x00", "a\x00", "a", "\x1b[0m", "\x7f", "\x01b", "b"),
     "non-bmp": ("𝐀", "😀", "𠀋", "a😀", "a", "\U0001f600\U0001f3fd"),
@@ -74,6 +74,22 @@ TOKEN_FAMILIES = {
     "toolkit-specials": ("<unk>", "</s>", "<s>", "<pad>", "@@", "a@@", "b", "▁a", "[UNK]", "<|endoftext|>"),
     "concatenations": ("ab", "c", "a", "bc", "abc", "b"),
     "map-keys": ("__proto__", "constructor", "toString", "hasOwnProperty", "prototype", "__class__", "length", "a"),
+}
+
+#: Tokens an implementation may conflate, per family: a reference often carries the partner of a hypothesis
+#: token (" a" for "a", "e\u0301" for "é"), so that conflating them changes the counts, built rather than
+#: hoped for. SEQUENCE_PARTNERS: adjacent pairs whose joined keys collide ("ab" "c" / "a" "bc").
+PARTNERS = {
+    "whitespace-inside": {"a": " a", "b": "b ", "a b": "a\tb", "a\u00a0b": "a b", "a\u3000b": "a b", " a": "a"},
+    "control-characters": {"a": "a\x00", "b": "\x01b"},
+    "normalisation": {"é": "e\u0301", "fi": "ﬁ", "1": "①", "A": "Ａ", "Å": "Å"},
+    "case-folding": {"ss": "ß", "SS": "ß", "STRASSE": "Straße", "k": "K", "i": "İ", "σας": "σασ", "ǆ": "ǅ"},
+    "toolkit-specials": {"b": "<unk>", "a@@": "<pad>", "▁a": "</s>"},
+    "map-keys": {"a": "__proto__"},
+}
+SEQUENCE_PARTNERS = {
+    "concatenations": ((("ab", "c"), ("a", "bc")), (("a", "bc"), ("ab", "c"))),
+    "whitespace-inside": ((("a b", "c"), ("a", "b c")), (("a", "b c"), ("a b", "c"))),
 }
 
 #: Parameter values tried for each smoothing method (the documented default first, then the edges:
@@ -240,6 +256,21 @@ def _edit(rng, tokens, vocabulary):
     return tokens
 
 
+def _confuse(rng, tokens, family):
+    """`tokens` with some tokens replaced by a partner an implementation may conflate them with, and
+    adjacent pairs by a pair that joins to the same key."""
+    tokens = list(tokens)
+    partners = PARTNERS.get(family, {})
+    for i, token in enumerate(tokens):
+        if token in partners and rng.random() < 0.5:
+            tokens[i] = partners[token]
+    for before, after in SEQUENCE_PARTNERS.get(family, ()):
+        for i in range(len(tokens) - 1):
+            if tuple(tokens[i:i + 2]) == before and rng.random() < 0.7:
+                tokens[i:i + 2] = after
+    return tokens
+
+
 def _resize(rng, tokens, length, vocabulary):
     tokens = list(tokens[:length])
     while len(tokens) < length:
@@ -272,6 +303,9 @@ def _reference_count(rng, focus):
 def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, max_order=4):
     vocabulary = vocabulary or generate_vocabulary(rng, focus, lowercase=lowercase)
     hypothesis = _hypothesis(rng, focus, vocabulary)
+    if focus in SEQUENCE_PARTNERS and rng.random() < 0.7:  # a pair whose partner pair joins to the same key
+        at = rng.randint(0, len(hypothesis))
+        hypothesis[at:at] = rng.choice(SEQUENCE_PARTNERS[focus])[0]
     length = len(hypothesis)
     count = _reference_count(rng, focus)
     references = []
@@ -282,7 +316,8 @@ def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, ma
         elif roll < 0.06:
             references.append([])
         elif roll < 0.7:
-            references.append(_edit(rng, hypothesis, vocabulary))
+            edited = _edit(rng, hypothesis, vocabulary)
+            references.append(_confuse(rng, edited, focus) if focus in PARTNERS or focus in SEQUENCE_PARTNERS else edited)
         else:
             references.append([rng.choice(vocabulary) for _ in range(rng.choice(HYPOTHESIS_LENGTHS))])
     boundary = _BOUNDARIES.get(focus)
