@@ -1,0 +1,511 @@
+#!/usr/bin/env python3
+"""Planted-bug BLEU: an independent papineni BLEU speaking protocol v1, with real bugs to switch on.
+
+Self-tests for the differential search of `bleu-oracle check`: each bug below is
+modelled on a bug a real BLEU implementation has had (the comment next to its
+switch names the repository and the issue, pull request or file); `check`, with
+its defaults, should find every one of them.
+
+    python tests/fakes/plantedbleu.py clean            # the control: correct under papineni
+    python tests/fakes/plantedbleu.py BUG [BUG ...]    # one or more planted bugs (names in BUGS)
+    python tests/fakes/plantedbleu.py clean --no-stats # no statistics in the replies
+
+The clean computation is the papineni profile, restated without importing
+`oracle`: tokens are opaque strings (n-grams are tuples of them); counts are
+clipped against the maximum count over the references; corpus statistics are
+summed over segments before dividing; r is, per segment, the reference length
+closest to the hypothesis length, ties to the shorter, summed; BP = 1 if c > r
+else e^(1 - r/c); c = 0 scores 0 (c = r = 0 is NaN); an order without hypothesis
+n-grams counts as p_n = 0; weights are used as given, a zero weight switches its
+order off; `lowercase` is `str.lower()` on every token; smoothing none / floor /
+add-k / exp as `oracle/formulas/smoothing.py` states them. Plain float64.
+
+Switches live where the bug would: `prepare_tokens` (tokens), `ngram_counts`
+(n-gram keys, count sizes), `clipped_matches` (clipping), `reference_length`,
+`select_segments` (corpus sizes), `brevity_penalty`, `smooth` and `combine`
+(numbers).
+"""
+
+import json
+import math
+import struct
+import sys
+import traceback
+import unicodedata
+from collections import Counter
+
+#: name -> what the planted bug does (the citation is next to its switch).
+BUGS = {
+    # -- tokens --------------------------------------------------------------------------------
+    "join-concat": "n-gram keys are the tokens concatenated with no separator: ('ab','c') == ('a','bc')",
+    "join-space": "n-gram keys are the tokens joined by ' ': ('a b','c') == ('a','b c')",
+    "order-from-separator": "one map for all orders keyed by ' '.join; an n-gram's order is read back as count(' ') + 1",
+    "resplit-whitespace": "tokens are joined by spaces and re-split on whitespace (str.split()) before counting",
+    "drop-empty-tokens": "empty tokens are filtered out before counting",
+    "strip-tokens": "every token is str.strip()ped before counting",
+    "nfkc": "tokens are NFKC-normalised before counting",
+    "casefold": "lowercase=true folds with str.casefold() instead of str.lower()",
+    "ascii-lower": "lowercase=true folds A-Z only (non-ASCII letters keep their case)",
+    "unk-never-matches": "a reference '<unk>' never matches (n-grams containing it cannot be matched)",
+    "trim-pad-eos": "leading '<pad>' and trailing '</s>'/'<pad>' tokens are trimmed from every sequence",
+    "bpe-merge": "BPE continuation marks are undone: a token ending in '@@' is glued to the next one",
+    "proto-keys": "unigrams named like Object.prototype members (__proto__, constructor, ...) never match",
+    # -- sizes ---------------------------------------------------------------------------------
+    "uint8-counts": "per-n-gram counts are kept in 8 bits (wrap modulo 256)",
+    "uint16-counts": "per-n-gram counts are kept in 16 bits (wrap modulo 65,536)",
+    "truncate-256": "hypotheses and references are truncated to their first 256 tokens",
+    "order-cap-4": "orders beyond 4 are silently left out of the geometric mean",
+    "first-reference-only": "only the first reference of each segment is used (clipping and length)",
+    "drop-last-segment": "the last segment of a corpus of two or more segments is dropped",
+    "drop-empty-hypotheses": "segments whose hypothesis is empty are dropped from the corpus",
+    "ref-len-shortest": "r is the shortest reference length, not the closest",
+    # -- numbers -------------------------------------------------------------------------------
+    "tiny-weight-zero": "weights below 0.01 are treated as 0",
+    "epsilon-zero-precision": "a precision of 0 is replaced by 1e-7 before the logarithm",
+    "zero-weight-nan": "w_n * log(p_n) is summed for every order, so weight 0 with p_n = 0 gives NaN",
+    "weights-float32": "the weights are held in single precision",
+    "add-k-int": "the add-k parameter is truncated to an integer (k = 0.5 adds 0)",
+    "floor-ignored": "the floor smoothing value is ignored (floor 0: the order stays at 0)",
+    "add-k-from-trigrams": "add-k adds k for n > 2 only (an off-by-one on the order index)",
+    "add-k-unigrams": "add-k adds k to unigrams as well (every order)",
+    # -- boundaries ----------------------------------------------------------------------------
+    "ties-first": "a reference-length tie goes to the first listed reference, not the shorter",
+    "r-is-distance": "r is the distance |len(ref) - c| of the closest reference, not its length",
+    "bp-ratio-division": "BP from ratio = c / r: division by zero (an error) when r = 0 or c = 0",
+    "bp-inverted": "BP = e^(1 - c/r) instead of e^(1 - r/c)",
+    "clip-lt": "clipping compares with < where <= is meant: a count exactly at the reference maximum loses one",
+    "zero-match-orders-skipped": "orders whose precision is 0 are left out of the product (unless all are 0)",
+    "per-reference-clip": "clipped counts are computed per reference and the best reference's total is taken",
+}
+
+SPECIAL_MAP_KEYS = frozenset({"__proto__", "constructor", "toString", "valueOf", "hasOwnProperty",
+                              "isPrototypeOf", "propertyIsEnumerable", "toLocaleString"})
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+class _NeverEqual:
+    """A reference token that equals nothing (fairseq replaces a reference <unk> by -999)."""
+
+    def __eq__(self, other):
+        return False
+
+    def __hash__(self):
+        return id(self)
+
+
+# -- tokens ----------------------------------------------------------------------------------
+
+
+def prepare_tokens(tokens, lowercase, bugs, *, is_reference):
+    """The token sequence that gets counted (the clean version: `str.lower()` when asked, nothing else)."""
+    tokens = list(tokens)
+    if "truncate-256" in bugs:
+        # SensAI-PT/LLaMa2lang issue #66: inputs are cut with `[s[:max_length] for s in translated]`
+        # before `bleu.corpus_score`, so long segments are scored on their beginning only.
+        tokens = tokens[:256]
+    if "trim-pad-eos" in bugs:
+        # facebookresearch/fairseq fairseq/clib/libbleu/libbleu.cpp, bleu_trim: bleu_ltrim drops leading
+        # pad, bleu_rtrim drops trailing eos/pad (`while (end > 0)`: index 0 is never dropped).
+        while tokens and tokens[0] == "<pad>":
+            tokens.pop(0)
+        while len(tokens) > 1 and tokens[-1] in ("</s>", "<pad>"):
+            tokens.pop()
+    if "bpe-merge" in bugs:
+        # facebookresearch/fairseq fairseq/data/data_utils.py, post_process(symbol="subword_nmt"):
+        # `(sentence + " ").replace("@@ ", "").rstrip()` (--remove-bpe) before scoring.
+        merged, pending = [], ""
+        for token in tokens:
+            if token.endswith("@@"):
+                pending += token[:-2]
+            else:
+                merged.append(pending + token)
+                pending = ""
+        if pending:
+            merged.append(pending)
+        tokens = merged
+    if "resplit-whitespace" in bugs:
+        # promptfoo/promptfoo src/assertions/bleu.ts: `candidate.toLowerCase().trim().split(/\s+/)`;
+        # tylin/coco-caption (pycocoevalcap) bleu/bleu_scorer.py, precook: `words = s.split()`.
+        tokens = " ".join(tokens).split()
+    if "drop-empty-tokens" in bugs:
+        # TabbyML/tabby PR #1327 (and #581): `.filter(|x| !x.is_empty())` on the token list before its
+        # similarity computation; in a BLEU the empty token no longer counts in c, r or any n-gram.
+        tokens = [t for t in tokens if t != ""]
+    if "strip-tokens" in bugs:
+        # Modelled on the general class (per-token trim() in ports), no specific report found.
+        tokens = [t.strip() for t in tokens]
+    if "nfkc" in bugs:
+        # mjpost/sacrebleu issue #224: no Unicode normalisation is done, and the workaround offered
+        # is `--tok spm`, whose SentencePiece model NFKC-normalises the text before scoring.
+        tokens = [unicodedata.normalize("NFKC", t) for t in tokens]
+    if lowercase:
+        if "casefold" in bugs:
+            # UKGovernmentBEIS/inspect_ai PR #744 "change lower to casefold" in its scorers: casefold()
+            # is not lower() ('ß' -> 'ss', 'ǅ' -> 'ǆ', final sigma).
+            tokens = [t.casefold() for t in tokens]
+        elif "ascii-lower" in bugs:
+            # moses-smt/mosesdecoder PR #209: multi-bleu-detok.perl -lc did not lowercase non-ASCII
+            # characters; tensorflow/tensorflow issue #48551: tf.strings.lower() folds A-Z only.
+            tokens = ["".join(chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch for ch in t) for t in tokens]
+        else:
+            tokens = [t.lower() for t in tokens]
+    if is_reference and "unk-never-matches" in bugs:
+        # facebookresearch/fairseq fairseq/scoring/bleu.py, Scorer.add: "# don't match unknown words",
+        # `rref[rref.eq(self.unk)] = -999` -- a hypothesis <unk> never matches a reference <unk>.
+        tokens = [_NeverEqual() if t == "<unk>" else t for t in tokens]
+    return tokens
+
+
+# -- counting --------------------------------------------------------------------------------
+
+
+def ngram_key(gram, bugs):
+    if "join-concat" in bugs:
+        # Modelled on the general class (n-grams keyed by their concatenated text), no specific report found.
+        return "".join(map(str, gram))
+    if "join-space" in bugs or "order-from-separator" in bugs:
+        # promptfoo/promptfoo src/assertions/ngrams.ts getNGrams: `words.slice(i, i + n).join(' ')`;
+        # ketranm/tardis src/util/BLEU.lua: `table.concat(..., ' ')` as the n-gram key.
+        return " ".join(map(str, gram))
+    return gram
+
+
+def ngram_counts(tokens, n, bugs):
+    counts = Counter(ngram_key(tuple(tokens[i:i + n]), bugs) for i in range(len(tokens) - n + 1))
+    if "uint8-counts" in bugs:
+        # matthieugomez/StringDistances.jl issue #12: q-gram occurrences counted in a UInt8
+        # (255 + 1 == 0) -- a q-gram seen more than 255 times wraps (not a BLEU library).
+        counts = Counter({k: v % 256 for k, v in counts.items()})
+    if "uint16-counts" in bugs:
+        # vgl-hub/teloscope PR #5: counts in uint16_t fields wrapped modulo 65,536 past 65,535
+        # (not a BLEU library; the same wrap for an n-gram seen more than 65,535 times).
+        counts = Counter({k: v % 65536 for k, v in counts.items()})
+    return counts
+
+
+def clipped_matches(hyp_counts, ref_counts_list, bugs):
+    """Sum over hypothesis n-grams of min(count, max count in any one reference)."""
+    if "per-reference-clip" in bugs:
+        # promptfoo/promptfoo src/assertions/bleu.ts: clippedCount is computed against each reference
+        # separately and `maxClippedCount = Math.max(maxClippedCount, clippedCount)` keeps the best one.
+        return max((sum(min(k, ref[g]) for g, k in hyp_counts.items()) for ref in ref_counts_list), default=0)
+    limit = Counter()
+    for ref in ref_counts_list:
+        for gram, k in ref.items():
+            limit[gram] = max(limit[gram], k)
+    total = 0
+    for gram, k in hyp_counts.items():
+        m = limit[gram]
+        if "proto-keys" in bugs and _is_map_key(gram):
+            # Syeoryn/textAnalysisSuite PR #2 "fix ngrams constructor clash" (n-gram dictionaries built
+            # with `{}` inherit Object.prototype); benhoyt/countwords PR #91; toss/es-toolkit PR #2106
+            # (`__proto__` never becomes a key, `constructor` reads a function): such keys never count.
+            m = 0
+        if "clip-lt" in bugs:
+            # Modelled on the general class (a strict comparison in hand-written clipping), no specific
+            # report found: `clipped += k if k < m else m - 1` is off by one at (and above) the maximum.
+            total += k if k < m else max(m - 1, 0)
+        else:
+            total += min(k, m)
+    return total
+
+
+def _is_map_key(gram):
+    return (gram in SPECIAL_MAP_KEYS) or (isinstance(gram, tuple) and len(gram) == 1 and gram[0] in SPECIAL_MAP_KEYS)
+
+
+def reference_length(c, lengths, bugs):
+    if "ties-first" in bugs:
+        # Lightning-AI/torchmetrics issue #3504: `target_len_list[target_len_diff.index(min(target_len_diff))]`
+        # takes the first listed on a tie; promptfoo/promptfoo PR #9718 (reduce with `<` keeps the first seen).
+        diffs = [abs(x - c) for x in lengths]
+        return lengths[diffs.index(min(diffs))]
+    if "ref-len-shortest" in bugs:
+        # tensorflow/nmt issue #450 (nmt/scripts/bleu.py `reference_length += min(len(r) for r in references)`);
+        # meta-pytorch/torcheval PR #195 (`len_reference = min([len(ref) for ref in references_tokenized])`).
+        return min(lengths)
+    if "r-is-distance" in bugs:
+        # nltk/nltk issue #922: `r = min(abs(len(r) - c) for r in references)` -- the distance, not the length.
+        return min(abs(x - c) for x in lengths)
+    return min(lengths, key=lambda x: (abs(x - c), x))
+
+
+def segment_statistics(hypothesis, references, order, lowercase, bugs):
+    if "first-reference-only" in bugs:
+        # EleutherAI/lm-evaluation-harness issue #1125: its BLEU "appears to only pick up the first available
+        # reference"; neulab/xnmt PR #377 (evaluators that "ignore all but the first reference").
+        references = references[:1]
+    hyp = prepare_tokens(hypothesis, lowercase, bugs, is_reference=False)
+    refs = [prepare_tokens(r, lowercase, bugs, is_reference=True) for r in references]
+    if "order-from-separator" in bugs:
+        return _one_map_statistics(hyp, refs, order, bugs)
+    matches, totals = [], []
+    for n in range(1, order + 1):
+        hyp_counts = ngram_counts(hyp, n, bugs)
+        matches.append(clipped_matches(hyp_counts, [ngram_counts(r, n, bugs) for r in refs], bugs))
+        totals.append(max(len(hyp) - n + 1, 0))
+    c = len(hyp)
+    return c, reference_length(c, [len(r) for r in refs], bugs), matches, totals
+
+
+def _one_map_statistics(hyp, refs, order, bugs):
+    # ketranm/tardis src/util/BLEU.lua: n-grams of every order in one table keyed by
+    # `table.concat(ngram, ' ')`, and `local n = stringx.count(ngram, ' ') + 1` reads the order back:
+    # a token holding a space moves its n-gram to a higher order (or out of range).
+    def all_orders(tokens):
+        counts = Counter()
+        for n in range(1, order + 1):
+            counts.update(ngram_counts(tokens, n, bugs))
+        return counts
+
+    hyp_counts = all_orders(hyp)
+    limit = Counter()
+    for ref in refs:
+        for key, k in all_orders(ref).items():
+            limit[key] = max(limit[key], k)
+    matches, totals = [0] * order, [0] * order
+    for key, k in hyp_counts.items():
+        n = key.count(" ") + 1
+        if n <= order:
+            totals[n - 1] += k
+            matches[n - 1] += min(k, limit[key])
+    c = len(hyp)
+    return c, reference_length(c, [len(r) for r in refs], bugs), matches, totals
+
+
+def select_segments(segments, bugs):
+    """The segments that are counted (all of them, when clean)."""
+    segments = list(segments)
+    if "drop-last-segment" in bugs and len(segments) > 1:
+        # mjpost/sacrebleu PR #303: `corpus_score(hyps, None)` "silently truncates to the shorter of the
+        # hypotheses and the cached references" (zip); vibrantlabsai/ragas issue #2888 (zip truncation).
+        segments = segments[:-1]
+    if "drop-empty-hypotheses" in bugs:
+        # mjpost/sacrebleu PR #132 (comment of 2021-01-18): "this also removes empty hypotheses".
+        segments = [s for s in segments if s["hypothesis"]]
+    return segments
+
+
+# -- numbers ---------------------------------------------------------------------------------
+
+
+def brevity_penalty(c, r, bugs):
+    if "bp-ratio-division" in bugs:
+        # tensorflow/nmt PR #483 "Fix BLEU error: 'divided by 0' when reference_length is zero";
+        # huggingface/evaluate PR #764 (issue #601): `ratio = float(translation_length) / reference_length`,
+        # then `math.exp(1 - 1. / ratio)` -- ZeroDivisionError for r = 0, and for c = 0.
+        ratio = float(c) / r
+        return 1.0 if ratio > 1.0 else math.exp(1 - 1.0 / ratio)
+    if c > r:
+        return 1.0
+    if c == 0:
+        return 0.0
+    if "bp-inverted" in bugs:
+        # promptfoo/promptfoo PR #9717: `Math.exp(1 - candidateLength / referenceLength)` (ratio inverted).
+        return math.exp(1 - c / r)
+    return math.exp(1 - r / c)
+
+
+def smooth(matches, totals, smoothing, bugs):
+    m = [float(x) for x in matches]
+    t = [float(x) for x in totals]
+    method = smoothing.get("method", "none")
+    if method == "floor":
+        value = float(smoothing.get("value", 0.1))
+        if "floor-ignored" in bugs:
+            # mjpost/sacrebleu issue #23 "Floor smoothing doesn't work in the command line": the floor
+            # is 0.0 "with no way of specifying any other threshold".
+            value = 0.0
+        for i in range(len(m)):
+            if t[i] > 0 and m[i] == 0:
+                m[i] = value
+    elif method == "add-k":
+        k = float(smoothing.get("k", 1.0))
+        if "add-k-int" in bugs:
+            # Modelled on the general class (a float parameter parsed as int), no specific report found.
+            k = float(int(k))
+        first = 1
+        if "add-k-from-trigrams" in bugs:
+            # mjpost/sacrebleu PR #55 "Fixed bug in add-k smoothing": `if smooth_method == 'add-k' and n > 1`
+            # with 0-based n -- "only added ... for n-grams with n > 2 due to an off-by-one error".
+            first = 2
+        if "add-k-unigrams" in bugs:
+            # huggingface/datasets PR #4599 "Smooth-BLEU bug fixed": tensorflow/nmt's compute_bleu
+            # "smoothes unigrams as well" (`(matches_by_order[i] + 1.) / (possible_matches_by_order[i] + 1.)`).
+            first = 0
+        for i in range(first, len(m)):
+            m[i] += k
+            t[i] += k
+    elif method == "exp":
+        j = 0
+        for i in range(len(m)):
+            if t[i] > 0 and m[i] == 0:
+                j += 1
+                m[i] = 1.0 / 2 ** j
+    return m, t
+
+
+def combine(m, t, weights, bugs):
+    """exp(sum of w_n log p_n) over the orders in force; 0 when a counted order has p_n = 0."""
+    w = [float(x) for x in weights]
+    if "weights-float32" in bugs:
+        # fast-bleu 0.0.90 (bleu-oracle oracle/diagnose/data/discrepancies.yaml, fast-bleu-float32-weights):
+        # the C++ core holds the weights in single precision.
+        w = [f32(x) for x in w]
+    if "tiny-weight-zero" in bugs:
+        # Modelled on the general class (weights under a "negligible" threshold dropped), no specific report found.
+        w = [0.0 if x < 0.01 else x for x in w]
+    if "order-cap-4" in bugs:
+        # facebookresearch/fairseq fairseq/scoring/bleu.py: BleuStat holds match1..match4 only and
+        # Scorer.score sums `self.precision()[:order]` -- orders past 4 silently contribute nothing.
+        w = w[:4]
+    p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t)]
+    if "zero-weight-nan" in bugs:
+        # meta-pytorch/torcheval functional/text/bleu.py `torch.exp(torch.sum(weights * torch.log(precisions)))`
+        # (discrepancies.yaml torcheval-zero-weight-nan): 0 * log(0) = 0 * -inf = NaN.
+        total = 0.0
+        for pi, wi in zip(p, w):
+            total += wi * (math.log(pi) if pi else -math.inf)
+        return math.exp(total) if not math.isnan(total) else math.nan
+    if "epsilon-zero-precision" in bugs:
+        # promptfoo/promptfoo src/assertions/bleu.ts: `const smoothedP = p === 0 ? 1e-7 : p; // smoothing`
+        # (and ketranm/tardis BLEU.lua `if bleu_ngram[n] == 0 then bleu_ngram[n] = 1e-13 end`).
+        p = [1e-7 if not pi else pi for pi in p]
+    if "zero-match-orders-skipped" in bugs:
+        # nltk/nltk issue #789 "Critical bug in BLEU score evaluation": `p_ns_nonzero = list(filter(None, p_ns))`
+        # (and issue #1838): a zero precision is left out of the geometric mean unless all are zero.
+        counted = [(pi, wi) for pi, wi in zip(p, w) if wi != 0]
+        if counted and all(not pi for pi, _ in counted):
+            return 0.0
+        p = [pi if pi else 1.0 for pi in p]
+    s = 0.0
+    for pi, wi in zip(p, w):
+        if wi == 0:
+            continue
+        if not pi:  # p_n = 0, or an order with no hypothesis n-grams (0/0 counts as 0)
+            return 0.0
+        s += wi * math.log(pi)
+    return math.exp(s)
+
+
+def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
+    """(score, bp) from the summed statistics."""
+    if c == 0 and r == 0 and "bp-ratio-division" not in bugs:
+        return math.nan, math.nan
+    bp = brevity_penalty(c, r, bugs)
+    if c == 0:
+        return 0.0, bp
+    m, t = smooth(matches, totals, smoothing, bugs)
+    return bp * combine(m, t, weights, bugs), bp
+
+
+# -- protocol --------------------------------------------------------------------------------
+
+
+def invalid(request):
+    """Why the papineni profile rejects this input, or None."""
+    weights = request["weights"]
+    if any(w < 0 for w in weights):
+        return f"weights must be non-negative (got {weights})"
+    if not any(weights):
+        return f"weights must not be all zero (got {weights})"
+    if not request["segments"]:
+        return "at least one segment is needed"
+    for i, segment in enumerate(request["segments"]):
+        if not segment["references"]:
+            return f"segment {i} has no references"
+    for name, value in request["smoothing"].items():
+        if name != "method" and value < 0:
+            return f"smoothing parameter {name} must be non-negative (got {value})"
+    return None
+
+
+def answer(request, bugs, with_stats):
+    problem = invalid(request)
+    if problem:
+        return {"seq": request["seq"], "rejected": problem}
+    method = request["smoothing"].get("method", "none")
+    if method not in ("none", "floor", "add-k", "exp"):
+        return {"seq": request["seq"], "unsupported": f"smoothing {method!r} is not implemented"}
+    if "tokenize" in request and request["tokenize"] is not None:
+        return {"seq": request["seq"], "unsupported": "text requests are not implemented"}
+    order = len(request["weights"])
+    lowercase = bool(request.get("lowercase"))
+    per_segment = [segment_statistics(s["hypothesis"], s["references"], order, lowercase, bugs)
+                   for s in select_segments(request["segments"], bugs)]
+    c = sum(x[0] for x in per_segment)
+    r = sum(x[1] for x in per_segment)
+    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
+    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
+    score, bp = score_from_statistics(c, r, matches, totals, request["weights"], request["smoothing"], bugs)
+    out = {"seq": request["seq"], "score": "NaN" if math.isnan(score) else score}
+    if with_stats:
+        out["statistics"] = {"hyp_len": c, "ref_len": r, "matches": matches, "totals": totals,
+                             "bp": "NaN" if math.isnan(bp) else bp}
+    return out
+
+
+def _write(obj):
+    sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    sys.stdout.flush()
+
+
+def parse_argv(argv):
+    """(bugs, with_stats) from the command line; an unknown bug name exits with an error."""
+    names = [a for a in argv if not a.startswith("--")]
+    unknown = [a for a in argv if a.startswith("--") and a != "--no-stats"]
+    if unknown:
+        raise SystemExit(f"plantedbleu: unknown option(s) {unknown}")
+    if not names:
+        raise SystemExit("usage: plantedbleu.py clean | BUG [BUG ...] [--no-stats]; bugs: " + ", ".join(BUGS))
+    bugs = set(names) - {"clean"}
+    wrong = sorted(b for b in bugs if b not in BUGS)
+    if wrong:
+        raise SystemExit(f"plantedbleu: unknown bug(s) {wrong}; known: {', '.join(BUGS)}")
+    return bugs, "--no-stats" not in argv
+
+
+def main(argv=None):
+    bugs, with_stats = parse_argv(sys.argv[1:] if argv is None else argv)
+    capabilities = {
+        "levels": ["corpus", "sentence"],
+        "weights": "any",
+        "max_order": 12,
+        "smoothing": ["none", "floor", "add-k", "exp"],
+        "statistics": with_stats,
+        "lowercase": True,
+    }
+    name = "plantedbleu+" + ",".join(sorted(bugs) or ["clean"])
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            command = json.loads(line)
+        except ValueError as exc:
+            _write({"error": f"not JSON: {exc}"})
+            continue
+        cmd = command.get("cmd")
+        if cmd == "start":
+            if command.get("protocol") != 1:
+                _write({"error": f"unsupported protocol version {command.get('protocol')}"})
+                continue
+            _write({"protocol": 1, "implementation": {"name": name, "version": "0.0", "language": "python"},
+                    "profile": "papineni", "capabilities": capabilities})
+        elif cmd == "stop":
+            return
+        elif cmd == "score":
+            try:
+                reply = answer(command, bugs, with_stats)
+            except Exception as exc:  # noqa: BLE001 - any failure is an `error` reply, the loop goes on
+                traceback.print_exc(file=sys.stderr)
+                reply = {"seq": command.get("seq"), "error": f"{type(exc).__name__}: {exc}"}
+            _write(reply)
+        else:
+            _write({"seq": command.get("seq"), "error": f"unknown command {cmd!r}"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""Self-tests of `bleu-oracle check`'s differential search: planted bugs modelled on real BLEU bugs.
+
+Each bug of tests/fakes/plantedbleu.py (`BUGS`; the citation of the real bug
+is next to its switch there) is run through `bleu-oracle check` with its
+defaults -- the default cases directory, number of examples and seed -- and
+must be caught: exit 1 and at least one deviating record in results.jsonl.
+The clean control must conform (exit 0). The elapsed time of each run is
+printed (`pytest -s`) and recorded as a property, never asserted.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+from fakes.harness import FAKES, deviations, fake, run_cli
+from fakes.plantedbleu import BUGS
+
+
+def run_check(report, *argv):
+    """`bleu-oracle check --command "<python> tests/fakes/plantedbleu.py ARGV" --report REPORT --quiet`,
+    every other option at its default; returns (exit code, seconds)."""
+    start = time.perf_counter()
+    code = run_cli("check", "--command", fake("plantedbleu", *argv), "--report", report, "--quiet")
+    return code, time.perf_counter() - start
+
+
+@pytest.fixture
+def in_repo_root(monkeypatch, repo_root):
+    """check's default case directory is ./cases: run from the repository root, as the CLI is."""
+    monkeypatch.chdir(repo_root)
+
+
+def test_the_clean_control_conforms(tmp_path, in_repo_root, record_property):
+    code, elapsed = run_check(tmp_path / "report", "clean")
+    record_property("elapsed_seconds", round(elapsed, 2))
+    print(f"\nplanted clean: exit {code} in {elapsed:.1f} s")
+    assert code == 0, [(r["id"], r["outcome"], r.get("layer")) for r in deviations(tmp_path / "report")][:10]
+    assert not deviations(tmp_path / "report")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", sorted(BUGS))
+def test_each_planted_bug_is_caught(tmp_path, in_repo_root, record_property, bug):
+    code, elapsed = run_check(tmp_path / "report", bug)
+    record_property("elapsed_seconds", round(elapsed, 2))
+    found = deviations(tmp_path / "report")
+    print(f"\nplanted {bug}: exit {code}, {len(found)} deviating record(s), in {elapsed:.1f} s")
+    assert code == 1, f"{bug} ({BUGS[bug]}) was not caught: check exited {code}"
+    assert found, f"{bug}: exit 1 but no deviating record in results.jsonl"
+
+
+def test_an_unknown_bug_name_is_an_error():
+    done = subprocess.run([sys.executable, str(FAKES / "plantedbleu.py"), "no-such-bug"], input="",
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert "no-such-bug" in done.stderr
