@@ -206,3 +206,43 @@ def test_the_derived_reports_are_the_same_from_a_light_read(tmp_path):
     assert any("request" in r for r in full.records if r["outcome"] == "pass")
     assert not any("request" in r for r in light.records if r["outcome"] == "pass")
     assert [r["id"] for r in full.records] == [r["id"] for r in light.records]
+
+
+def test_the_streamed_reports_equal_those_of_a_whole_read(mixed_report, tmp_path):
+    """check derives summary.md and junit.xml streaming results.jsonl (two passes, a record at a time);
+    an independent derivation, from every record read into memory, must give the same bytes. The run
+    has known, new, fixed and stale baseline entries, fails, passes and not-applicable records."""
+    from oracle.reports.summaries import write_derived_reports
+
+    report, _, _ = mixed_report
+    streamed = tmp_path / "streamed"
+    streamed.mkdir()
+    (streamed / "results.jsonl").write_bytes((report / "results.jsonl").read_bytes())
+    write_derived_reports(streamed)
+    whole = read_results(report)
+    assert {r["baseline"]["status"] for r in whole.records if r.get("baseline")} >= {"known", "fixed"}
+    assert (whole.footer["baseline"]["stale"])
+    assert (streamed / "summary.md").read_text() == markdown_summary(whole)
+    assert (streamed / "junit.xml").read_text() == junit_xml(whole)
+    ET.fromstring((streamed / "junit.xml").read_text())
+
+
+def test_the_console_counts_do_not_depend_on_how_many_records_the_session_keeps(tmp_path, monkeypatch, capsys):
+    """A session keeps its first NOTABLE_KEPT failing records for the console and counts the rest: the
+    counts printed with a cap of 2 are those printed with no cap in effect."""
+    from oracle.cli import main
+    from oracle.harness import session
+
+    def run(name):
+        code = main(["check", "--command", f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'mutant_ties_longer.py'}",
+                     "--examples", "40", "--report", str(tmp_path / name)])
+        lines = capsys.readouterr().out.splitlines()
+        return code, [line.split(":")[0] if line.startswith("FAIL x") else line for line in lines  # (ids differ)
+                      if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+
+    uncapped = run("uncapped")
+    monkeypatch.setattr(session, "NOTABLE_KEPT", 2)
+    capped = run("capped")
+    assert uncapped[0] == capped[0] == 1
+    assert any(line.startswith("FAIL x") and line not in ("FAIL x1", "FAIL x2") for line in uncapped[1])
+    assert capped[1] == uncapped[1]

@@ -16,6 +16,7 @@ from oracle.harness.generate import example_id
 from oracle.harness.requests import _get, request_from_json
 from oracle.harness.session import (
     SessionSettings,
+    notable_key,
     implementation_argv,
     run_session,
     stopped_by_signals,
@@ -24,7 +25,7 @@ from oracle.harness.session import selected as _selected
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.protocol import encode
 from oracle.reports.staging import staged
-from oracle.reports.summaries import root_cause_groups, write_derived_reports
+from oracle.reports.summaries import write_derived_reports
 
 from .common import add_session_arguments, non_negative_int, positive_float
 
@@ -308,7 +309,7 @@ def run(args):
             write_derived_reports(staging, _staged_path(args.junit, report_dir, staging),
                                   badge_file=_staged_path(args.badge, report_dir, staging))
     if session is not None and not args.quiet:
-        _print_outcome(session.notable, session.counts, tracker, report_dir, junit, code)
+        _print_outcome(session, tracker, report_dir, junit, code)
         print(_next_step(args, code, report_dir))
     return code
 
@@ -348,25 +349,31 @@ def _root_cause(record):
     return f"root cause: {name}{known}: {classification.get('description', '')}"
 
 
-def _print_outcome(records, counts, tracker, report_dir, junit, code):
+def _print_outcome(session, tracker, report_dir, junit, code):
     """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
-    (the same shrunk input is printed once, however many records reached it)."""
+    (the same shrunk input is printed once, however many records reached it). The counts are the
+    whole run's; the ids and inputs come from the records the session kept (its first NOTABLE_KEPT)."""
     out = sys.stdout
-    failing = [r for r in records
-               if (r.get("baseline") or {}).get("status") in ("new", "fixed", "changed")]
+    counts = session.counts
+    gating = ("new", "fixed", "changed")
     groups = {}
-    for record in failing:
-        status = record["baseline"]["status"]
-        head = {"new": record["outcome"].upper(), "fixed": "EXPECTED FAILURE PASSED",
-                "changed": f"CHANGED (was {record['baseline'].get('was')})"}[status]
-        name = (record.get("classification") or {}).get("name") or "-"
-        groups.setdefault((head, name), []).append(record)
+    for record in session.notable:
+        status = (record.get("baseline") or {}).get("status")
+        if status in gating:
+            groups.setdefault(notable_key(record), []).append(record)
+    sizes = {key: n for key, n in session.notable_counts.items() if key[0] in gating}
     shown = 0
-    for (head, name), members in sorted(groups.items(), key=lambda item: -len(item[1])):
+    for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
         if shown >= PRINTED_DEVIATIONS:
             break
-        ids = ", ".join(r["id"] for r in members[:4]) + (f", ... ({len(members)} in all)" if len(members) > 4 else "")
-        out.write(f"{head} x{len(members)}: {ids}\n")
+        members = groups.get(key)
+        if not members:
+            continue
+        first = members[0]
+        head = {"new": first["outcome"].upper(), "fixed": "EXPECTED FAILURE PASSED",
+                "changed": f"CHANGED (was {first['baseline'].get('was')})"}[key[0]]
+        ids = ", ".join(r["id"] for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
+        out.write(f"{head} x{total}: {ids}\n")
         cause = _root_cause(members[0])
         if cause:
             out.write(f"  {cause}\n")
@@ -390,10 +397,10 @@ def _print_outcome(records, counts, tracker, report_dir, junit, code):
         out.write(f"... more in {report_dir / 'summary.md'}\n")
     for entry in tracker.stale():
         out.write(f"STALE baseline entry {entry}: no record with this id in the run\n")
-    groups = root_cause_groups(records)
+    groups = session.root_causes.groups()
     if groups:
         out.write("root causes: " + ", ".join(
-            f"{g.name} x{len(g.records)}" + (f" ({', '.join(g.documented)})" if g.documented else "")
+            f"{g.name} x{g.count}" + (f" ({', '.join(g.documented)})" if g.documented else "")
             for g in groups) + "\n")
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")

@@ -22,7 +22,6 @@ from oracle.reports.staging import staged
 from oracle.reports.summaries import (
     answer_value,
     oracle_value,
-    root_cause_groups,
     write_derived_reports,
 )
 
@@ -140,7 +139,7 @@ def run(args):
             write_derived_reports(staging, Path(args.junit) if args.junit else None)
     if session is None:
         return code
-    groups = root_cause_groups(session.notable)
+    groups = session.root_causes.groups()
     written = []
     if args.write_cases and groups:
         from oracle.reports.foundcases import write_cases
@@ -165,7 +164,7 @@ def _print_summary(session, groups, written, report_dir, code):
     implementation = session.process.handshake.get("implementation") or {}
     name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
     examined = sum(session.counts.values())
-    failing = sum(len(g.records) for g in groups)
+    failing = sum(g.count for g in groups)
     if groups:
         out.write(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {examined}, "
                   f"{name} judged under profile {session.profile}:\n")
@@ -174,7 +173,7 @@ def _print_summary(session, groups, written, report_dir, code):
         record = group.smallest
         classification = record["classification"]
         documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
-        out.write(f"\n{group.name}  x{len(group.records)}{documented}\n")
+        out.write(f"\n{group.name}  x{group.count}{documented}\n")
         if group.description:
             out.write(f"  {group.description}\n")
         explained = classification.get("value")

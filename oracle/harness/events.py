@@ -88,15 +88,77 @@ LIGHT_FIELDS = ("type", "id", "kind", "title", "outcome", "layer", "label", "mes
 _GOOD_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
 
 
-def read_results(path, *, light=False):
-    """Read a results.jsonl (a file, or a report directory holding one). `light`: a good record (pass,
-    rejected, not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request,
-    expectation and answer are dropped), so memory grows with the records worth reporting, not with the
-    inputs (a search of 2,000 examples writes tens of MB of requests)."""
+@dataclass
+class RootCauseGroup:
+    """The failing records one root cause explains: how many, the smallest input among them, and
+    (from `root_cause_groups`, not from a streamed summary) the records themselves."""
+
+    name: str
+    description: str
+    documented: list
+    count: int
+    smallest: dict
+    records: list
+
+
+def input_size(record):
+    """(tokens, segments, references) of the input a record reports (the shrunk one when shrunk)."""
+    payload = (record.get("shrunk") or {}).get("request") or record.get("replay") or record.get("request") or {}
+    segments = payload.get("segments") or []
+    tokens = sum(len(s.get("hypothesis") or []) + sum(len(r) for r in s.get("references") or []) for s in segments)
+    references = sum(len(s.get("references") or []) for s in segments)
+    return tokens, len(segments), references, len(payload.get("weights") or [])
+
+
+class RootCauseTally:
+    """Failing records grouped by the name of their root cause ("classification"), one at a time:
+    per name the count, the documented classes and the smallest input (fewest tokens, then
+    segments, references, orders; then the first in the run). `keep_records` also keeps the
+    records (for a console listing); a streamed summary does not."""
+
+    def __init__(self, *, keep_records=False):
+        self.keep_records = keep_records
+        self._groups = {}
+        self._position = 0
+
+    def add(self, record):
+        position, self._position = self._position, self._position + 1
+        classification = record.get("classification")
+        if record["outcome"] in _GOOD_VALUES or not isinstance(classification, dict) or not classification.get("name"):
+            return
+        group = self._groups.get(classification["name"])
+        size = (input_size(record), position)
+        if group is None:
+            group = self._groups[classification["name"]] = {"count": 0, "smallest": (size, record),
+                                                            "documented": set(), "records": []}
+        group["count"] += 1
+        group["documented"].update(classification.get("documented") or ())
+        if size < group["smallest"][0]:
+            group["smallest"] = (size, record)
+        if self.keep_records:
+            group["records"].append(record)
+
+    def groups(self):
+        """The groups, largest first (then by name)."""
+        out = [RootCauseGroup(name, g["smallest"][1]["classification"].get("description") or "",
+                              sorted(g["documented"]), g["count"], g["smallest"][1], g["records"])
+               for name, g in self._groups.items()]
+        out.sort(key=lambda g: (-g.count, g.name))
+        return out
+
+
+def results_path(path):
+    """A results.jsonl, or the report directory holding one."""
     path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    results = Results(path=path)
+    return path / RESULTS_FILE if path.is_dir() else path
+
+
+def iter_results(path, *, light=False):
+    """The lines of a results.jsonl (a file, or a report directory holding one), each validated, one at a
+    time: the header, the records, the footer (when the run wrote one). `light`: a good record (pass,
+    rejected, not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request,
+    expectation and answer are dropped). Raises ResultsFormatError naming file:line."""
+    path = results_path(path)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             if not line.strip():
@@ -110,13 +172,26 @@ def read_results(path, *, light=False):
                 raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
             if kind == "record" and light and obj.get("outcome") in _GOOD_VALUES and not obj.get("baseline"):
                 obj = {name: obj[name] for name in LIGHT_FIELDS if name in obj}  # before validating: less to walk
-            obj = validate_line(obj, where=f"{path}:{number}")
-            if kind == "header":
-                results.header = obj
-            elif kind == "record":
+            yield validate_line(obj, where=f"{path}:{number}")
+
+
+def read_results(path, *, light=False, on_record=None):
+    """Read a results.jsonl (a file, or a report directory holding one) into a Results. `light`: see
+    `iter_results`. `on_record`: a function given each record instead of keeping it (`records`
+    stays empty), so that a run of any length is read in bounded memory."""
+    path = results_path(path)
+    results = Results(path=path)
+    for obj in iter_results(path, light=light):
+        kind = obj.get("type")
+        if kind == "header":
+            results.header = obj
+        elif kind == "record":
+            if on_record is None:
                 results.records.append(obj)
             else:
-                results.footer = obj
+                on_record(obj)
+        else:
+            results.footer = obj
     if not results.header:
         raise ResultsFormatError(f"{path}: no header record")
     return results

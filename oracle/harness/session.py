@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -55,7 +56,7 @@ from oracle.suite import SUITE_VERSION
 
 from . import relations
 from .coverage import Coverage
-from .events import RESULTS_FILE, ResultsWriter, count_outcomes
+from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
 from .generate import FOCI, example_id, example_request
 from .requests import (
@@ -74,7 +75,9 @@ from .transport import (
 INLINE_REPLAY_LIMIT = 400
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
 #: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how
-#: to regenerate it, so that results.jsonl does not grow by megabytes per input.
+#: to regenerate it, so that results.jsonl does not grow by megabytes per input. A metamorphic relation is
+#: checked only on an input within this limit: its record shows both inputs whole, and a relation on a
+#: 300,000-token input would cost the run several copies of it at once.
 RECORD_TOKEN_LIMIT = 20_000
 
 
@@ -83,6 +86,11 @@ def _tokens_in(request):
         return sum(len(s["hypothesis"]) + sum(len(r) for r in s["references"]) for s in request["segments"])
     except (KeyError, TypeError):
         return 0
+
+
+def _size(request):
+    """The tokens (or, in a text request, characters) a request's segments hold."""
+    return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in request.segments)
 
 
 def _digest(request, regenerate):
@@ -94,6 +102,14 @@ def _digest(request, regenerate):
             "omitted": {"segments": len(segments), "tokens": _tokens_in(request),
                         "sha256": hashlib.sha256(whole.encode("utf-8")).hexdigest(), "regenerate": regenerate}}
 GOOD_OUTCOME_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
+#: How many notable records a session keeps whole for its verb's console output (the rest are counted).
+NOTABLE_KEPT = 500
+
+
+def notable_key(record):
+    """(baseline status, outcome, root cause name) of a notable record: how the console groups it."""
+    return ((record.get("baseline") or {}).get("status"), record["outcome"],
+            (record.get("classification") or {}).get("name") or "-")
 
 
 @dataclass(frozen=True)
@@ -225,9 +241,14 @@ class Session:
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes([])
-        #: the records a verb reports on: not good, or given a status by the baseline; a passing record
-        #: is written to the stream and not kept, so memory does not grow with --examples
+        #: the first NOTABLE_KEPT records a verb reports on (not good, or given a status by the baseline),
+        #: without their request and stderr; every record is in the stream, and memory does not grow
+        #: with --examples however many fail
         self.notable = []
+        #: over the whole run: the root causes of the failing records (count, smallest input) ...
+        self.root_causes = RootCauseTally()
+        #: ... and the notable records by (baseline status, outcome, root cause)
+        self.notable_counts = Counter()
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
@@ -388,7 +409,11 @@ class Session:
         self.writer.record(record)
         self.counts[record["outcome"]] = self.counts.get(record["outcome"], 0) + 1
         if record["outcome"] not in GOOD_OUTCOME_VALUES or record.get("baseline"):
-            self.notable.append(record)
+            kept = {k: v for k, v in record.items() if k not in ("request", "related", "stderr")}
+            self.root_causes.add(kept)
+            self.notable_counts[notable_key(kept)] += 1
+            if len(self.notable) < NOTABLE_KEPT:
+                self.notable.append(kept)
         if record["kind"] != "metamorphic":  # the progress total counts cases and examples
             self.progress.update(record["outcome"])
         return record
@@ -429,7 +454,8 @@ class Session:
             record = self.evaluate(identifier, "example", request)
             every = self.settings.relation_every
             reply = self.last_reply
-            if every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None and reply.kind == "score":
+            if (every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None
+                    and reply.kind == "score" and _size(request) <= RECORD_TOKEN_LIMIT):
                 names = relations.applicable(request, reference_length=options.reference_length,
                                              statistics=bool(self.capabilities.get("statistics")))
                 if names:

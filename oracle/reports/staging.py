@@ -63,13 +63,17 @@ def publish(work, target):
 
 
 def write_atomically(path, text):
-    """Write a file whole or not at all (a temporary file beside it, then a rename)."""
+    """Write a file whole or not at all (a temporary file beside it, then a rename). `text` is a str,
+    or a function that writes the content to the open text file (a long report, streamed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+            if callable(text):
+                text(out)
+            else:
+                out.write(text)
         os.replace(temporary, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -23,16 +23,19 @@ baseline entry: a failing <testcase> in the suite bleu-oracle.harness.gate.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
+import shutil
 import sys
+import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES
-from oracle.harness.events import count_outcomes, read_results
+from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
 
 from .staging import write_atomically
 
@@ -65,45 +68,13 @@ def _label(record):
     return f"{record['outcome']}:{record['layer']}" if record.get("layer") else record["outcome"]
 
 
-@dataclass
-class RootCauseGroup:
-    """The failing records one root cause explains, with the smallest input among them."""
-
-    name: str
-    description: str
-    documented: list
-    records: list
-    smallest: dict
-
-
-def input_size(record):
-    """(tokens, segments, references) of the input a record reports (the shrunk one when shrunk)."""
-    payload = (record.get("shrunk") or {}).get("request") or record.get("replay") or record.get("request") or {}
-    segments = payload.get("segments") or []
-    tokens = sum(len(s.get("hypothesis") or []) + sum(len(r) for r in s.get("references") or []) for s in segments)
-    references = sum(len(s.get("references") or []) for s in segments)
-    return tokens, len(segments), references, len(payload.get("weights") or [])
-
-
 def root_cause_groups(records):
-    """Failing records grouped by the name of their root cause ("classification"), largest group
-    first; each with its smallest input (fewest tokens, then segments, references, orders; then
-    the first in the run)."""
-    groups = {}
-    for position, record in enumerate(records):
-        classification = record.get("classification")
-        if record["outcome"] in _GOOD or not isinstance(classification, dict) or not classification.get("name"):
-            continue
-        group = groups.setdefault(classification["name"], [])
-        group.append((input_size(record), position, record))
-    out = []
-    for name, members in groups.items():
-        smallest = min(members, key=lambda m: (m[0], m[1]))[2]
-        documented = sorted({d for _, _, r in members for d in (r["classification"].get("documented") or [])})
-        out.append(RootCauseGroup(name, smallest["classification"].get("description") or "", documented,
-                                  [r for _, _, r in members], smallest))
-    out.sort(key=lambda g: (-len(g.records), g.name))
-    return out
+    """Failing records grouped by root cause, largest group first, each with its records and its
+    smallest input (see `RootCauseTally`)."""
+    tally = RootCauseTally(keep_records=True)
+    for record in records:
+        tally.add(record)
+    return tally.groups()
 
 
 def _show_value(value):
@@ -130,9 +101,9 @@ def oracle_value(record):
     return expected.get("score")
 
 
-def root_cause_section(records):
-    """Markdown lines: one subsection per root cause with its count, description and smallest example."""
-    groups = root_cause_groups(records)
+def root_cause_section(groups):
+    """Markdown lines: one subsection per root cause (a `RootCauseGroup`) with its count, description
+    and smallest example."""
     if not groups:
         return []
     out = ["", "## Root causes", "",
@@ -142,11 +113,11 @@ def root_cause_section(records):
            "(oracle/diagnose/data/discrepancies.yaml).", "",
            "| root cause | records | documented as |", "|---|---:|---|"]
     for group in groups:
-        out.append(f"| `{group.name}` | {len(group.records)} | {', '.join(group.documented) or '-'} |")
+        out.append(f"| `{group.name}` | {group.count} | {', '.join(group.documented) or '-'} |")
     for group in groups:
         record = group.smallest
         classification = record["classification"]
-        out += ["", f"### `{group.name}` ({len(group.records)})", "", group.description or "", "",
+        out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", "",
                 f"- smallest example `{record['id']}`: the implementation answers "
                 f"{_show_value(answer_value(record))}; the oracle says {_show_value(oracle_value(record))}"
                 + (f"; under this explanation the oracle gives {_show_value(classification.get('value'))}"
@@ -164,11 +135,72 @@ def _is_reported(record):
     return record["outcome"] not in _GOOD or baseline.get("status") in ("fixed", "changed")
 
 
-def markdown_summary(results):
-    header, records = results.header, results.records
+class SummaryTally:
+    """What summary.md and junit.xml need of a run's records, gathered one record at a time so that a
+    run of any length is summarised in bounded memory: outcome counts by kind, the first
+    DEVIATIONS_SHOWN deviations with the counts by layer and root cause, the root-cause groups (each
+    with its smallest input), the known deviations per baseline entry (the first records of each)
+    and the not-applicable reasons, and each JUnit suite's totals."""
+
+    def __init__(self):
+        self.counts = count_outcomes(())
+        self.by_kind = Counter()
+        self.deviations = []
+        self.deviation_count = 0
+        self.deviation_labels = Counter()
+        self.deviation_causes = Counter()
+        self.root_causes = RootCauseTally()
+        self.known = {}
+        self.not_applicable = Counter()
+        self.junit = Counter()
+        self.kinds = []
+
+    def add(self, record):
+        outcome, kind = record["outcome"], record.get("kind")
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        self.by_kind[(kind, outcome)] += 1
+        junit_kind = kind or "case"
+        if junit_kind not in self.kinds:
+            self.kinds.append(junit_kind)
+        self.junit[(junit_kind, "tests")] += 1
+        category = _junit_category(record)
+        if category:
+            self.junit[(junit_kind, category)] += 1
+        if outcome == "not-applicable":
+            self.not_applicable[record.get("message", "")] += 1
+        if not _is_reported(record):
+            return
+        self.root_causes.add(record)
+        baseline = record.get("baseline") or {}
+        if baseline.get("status") == "known":
+            entry = self.known.setdefault(baseline.get("entry") or record["id"], {"first": record, "ids": [], "count": 0})
+            entry["count"] += 1
+            if len(entry["ids"]) < 4:
+                entry["ids"].append(record["id"])
+            return
+        self.deviation_count += 1
+        self.deviation_labels[_label(record)] += 1
+        if isinstance(record.get("classification"), dict):
+            self.deviation_causes[record["classification"].get("name")] += 1
+        if len(self.deviations) < DEVIATIONS_SHOWN:
+            self.deviations.append(record)
+
+
+def tally(records):
+    """A SummaryTally of `records` (any iterable: a list, or records streamed from results.jsonl)."""
+    out = SummaryTally()
+    for record in records:
+        out.add(record)
+    return out
+
+
+def markdown_summary(results, summary=None):
+    """summary.md of a run: `results` (an events.Results) gives the header and footer, and the records
+    unless `summary` (their SummaryTally, when they were streamed) is given."""
+    header, footer = results.header, results.footer or {}
+    summary = summary if summary is not None else tally(results.records)
     impl = header.get("implementation") or {}
     settings = header.get("settings") or {}
-    footer = results.footer or {}
     verdict, code = _verdict(results)
     verb = settings.get("verb") or "check"
     out = [f"# bleu-oracle {verb}: {impl.get('name', '?')} {impl.get('version', '')} ({impl.get('language', '?')})", ""]
@@ -191,10 +223,9 @@ def markdown_summary(results):
     if footer.get("time_budget_spent"):
         out.append(f"- the time budget ({settings.get('time_budget')} s) stopped the search after "
                    f"{footer.get('examples')} examples")
-    counts = count_outcomes(records)
     out += ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
-    by_kind = Counter((r.get("kind"), r["outcome"]) for r in records)
-    for outcome, total in counts.items():
+    by_kind = summary.by_kind
+    for outcome, total in summary.counts.items():
         if total or outcome in ("pass", "fail"):
             out.append(f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
                        f"| {by_kind[('metamorphic', outcome)]} | {total} |")
@@ -208,41 +239,32 @@ def markdown_summary(results):
             out.append(f"- stale entry `{entry}`: no record with this id in the run")
         for entry in baseline.get("unused", []):
             out.append(f"- unused class entry `{entry}` (not a failure: random inputs vary with the seed)")
-    reported = [r for r in records if _is_reported(r)]
-    known = [r for r in reported if (r.get("baseline") or {}).get("status") == "known"]
-    deviations = [r for r in reported if (r.get("baseline") or {}).get("status") != "known"]
-    out += root_cause_section(reported)
-    if deviations:
+    out += root_cause_section(summary.root_causes.groups())
+    if summary.deviation_count:
         out += ["", "## Deviations", ""]
-        classes = Counter(_label(r) for r in deviations)
-        out.append("By first diverging layer: " + ", ".join(f"{k} x{v}" for k, v in classes.most_common()) + ".")
-        causes = Counter((r.get("classification") or {}).get("name") for r in deviations
-                         if isinstance(r.get("classification"), dict))
-        if causes:
-            out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in causes.most_common()) + ".")
-        for record in deviations[:DEVIATIONS_SHOWN]:
+        out.append("By first diverging layer: "
+                   + ", ".join(f"{k} x{v}" for k, v in summary.deviation_labels.most_common()) + ".")
+        if summary.deviation_causes:
+            out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in summary.deviation_causes.most_common()) + ".")
+        for record in summary.deviations:
             out += [""] + _record_section(record, show_status=bool(baseline.get("file")))
-        if len(deviations) > DEVIATIONS_SHOWN:
-            out += ["", f"... and {len(deviations) - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
-    if known:
+        if summary.deviation_count > DEVIATIONS_SHOWN:
+            out += ["", f"... and {summary.deviation_count - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
+    if summary.known:
         out += ["", "## Known deviations (baseline)", ""]
-        by_entry = {}
-        for record in known:
-            by_entry.setdefault((record.get("baseline") or {}).get("entry") or record["id"], []).append(record)
-        for entry, matched in list(by_entry.items())[:DEVIATIONS_SHOWN]:
-            first = matched[0]
+        for entry, matched in list(summary.known.items())[:DEVIATIONS_SHOWN]:
+            first = matched["first"]
             reason = (first.get("baseline") or {}).get("reason") or "no reason given"
-            if entry == first["id"] and len(matched) == 1:
+            if entry == first["id"] and matched["count"] == 1:
                 out.append(f"- `{entry}`: {first['outcome']} {_layer(first)} -- {reason}")
             else:
-                shown = ", ".join(f"`{r['id']}`" for r in matched[:3]) + (", ..." if len(matched) > 3 else "")
-                out.append(f"- `{entry}`: {len(matched)} random example(s) ({shown}) -- {reason}")
-        if len(by_entry) > DEVIATIONS_SHOWN:
-            out.append(f"- ... and {len(by_entry) - DEVIATIONS_SHOWN} more entries")
-    not_applicable = Counter(r.get("message", "") for r in records if r["outcome"] == "not-applicable")
-    if not_applicable:
+                shown = ", ".join(f"`{i}`" for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
+                out.append(f"- `{entry}`: {matched['count']} random example(s) ({shown}) -- {reason}")
+        if len(summary.known) > DEVIATIONS_SHOWN:
+            out.append(f"- ... and {len(summary.known) - DEVIATIONS_SHOWN} more entries")
+    if summary.not_applicable:
         out += ["", "## Not applicable", ""]
-        for reason, n in not_applicable.most_common():
+        for reason, n in summary.not_applicable.most_common():
             out.append(f"- {n} x {reason}")
     if footer.get("coverage"):
         out += ["", "## Coverage", ""] + coverage_table(footer["coverage"])
@@ -318,69 +340,112 @@ def _detail(record):
     return "\n".join(p for p in parts if p)
 
 
-def junit_xml(results):
-    records = results.records
+def _junit_category(record):
+    """Which JUnit total a record counts in besides "tests": "failures", "errors", "skipped" or None."""
+    status = (record.get("baseline") or {}).get("status")
+    if status == "known":
+        return "skipped"
+    if status in ("fixed", "changed") or record["outcome"] == "fail":
+        return "failures"
+    if record["outcome"] in _ERROR_OUTCOMES:
+        return "errors"
+    if record["outcome"] == "not-applicable":
+        return "skipped"
+    return None
+
+
+def _testcase(record):
+    """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
+    kind = record.get("kind", "case")
+    case = ET.Element("testcase", classname=f"bleu-oracle.{kind}s", name=_xml_text(record["id"]),
+                      time=f"{float(record.get('duration') or 0):.6f}")
+    outcome = record["outcome"]
+    status = (record.get("baseline") or {}).get("status")
+    reason = (record.get("baseline") or {}).get("reason") or ""
+    layer = _layer(record)
+    label = f"{outcome}{' at ' + layer if layer else ''}"
+    element = None
+    if status == "known":
+        ET.SubElement(case, "skipped", message=_xml_text(f"known deviation ({label}): {reason}"))
+    elif status == "fixed":
+        element = ET.SubElement(case, "failure", type="expected-failure-passed",
+                                message=_xml_text(f"expected failure passed (baseline: {reason}); remove the entry"))
+    elif status == "changed":
+        element = ET.SubElement(case, "failure", type="baseline-changed",
+                                message=_xml_text(f"known deviation changed: now {label}"))
+    elif outcome == "fail":
+        element = ET.SubElement(case, "failure", type=f"fail:{record.get('layer') or 'score'}",
+                                message=_xml_text((record.get("message") or "")[:500]))
+    elif outcome in _ERROR_OUTCOMES:
+        element = ET.SubElement(case, "error", type=outcome, message=_xml_text((record.get("message") or "")[:500]))
+    elif outcome == "not-applicable":
+        ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.get('message', '')}"))
+    if element is not None:
+        element.text = _xml_text(_detail(record))
+    if record.get("stderr"):
+        ET.SubElement(case, "system-err").text = _xml_text(record["stderr"][-20000:])
+    return case
+
+
+def _element_text(element, level):
+    """An element serialised at indentation `level` (two spaces a level), ending in a newline."""
+    ET.indent(element, level=level)
+    return "  " * level + ET.tostring(element, encoding="unicode") + "\n"
+
+
+def _start_tag(tag, **attributes):
+    """The start tag of an element with these attributes, escaped as ElementTree escapes them."""
+    empty = ET.tostring(ET.Element(tag, attributes), encoding="unicode")  # '<tag a="1" />'
+    return empty[: -len(" />")] + ">"
+
+
+def write_junit(out, results, records, summary):
+    """Write junit.xml to the text stream `out`: one <testsuite> per kind of record, in the order the kinds
+    first appear, each <testcase> in the order of the run. `records` is iterated once; each suite's
+    test cases are spooled to a temporary file until the totals (from `summary`, the records'
+    SummaryTally) open the document, so memory holds one record at a time."""
     footer = results.footer or {}
     impl = (results.header or {}).get("implementation") or {}
-    root = ET.Element("testsuites", name=f"bleu-oracle check {impl.get('name', '')}".strip())
-    suites = {}
-    totals = Counter()
-    for record in records:
-        kind = record.get("kind", "case")
-        suite = suites.get(kind)
-        if suite is None:
-            suite = suites[kind] = ET.SubElement(root, "testsuite", name=f"bleu-oracle.{kind}s")
-        case = ET.SubElement(suite, "testcase", classname=f"bleu-oracle.{kind}s", name=_xml_text(record["id"]),
-                             time=f"{float(record.get('duration') or 0):.6f}")
-        outcome = record["outcome"]
-        status = (record.get("baseline") or {}).get("status")
-        reason = (record.get("baseline") or {}).get("reason") or ""
-        layer = _layer(record)
-        label = f"{outcome}{' at ' + layer if layer else ''}"
-        if status == "known":
-            ET.SubElement(case, "skipped", message=_xml_text(f"known deviation ({label}): {reason}"))
-            totals[(kind, "skipped")] += 1
-        elif status == "fixed":
-            el = ET.SubElement(case, "failure", type="expected-failure-passed",
-                               message=_xml_text(f"expected failure passed (baseline: {reason}); remove the entry"))
-            el.text = _xml_text(_detail(record))
-            totals[(kind, "failures")] += 1
-        elif status == "changed":
-            el = ET.SubElement(case, "failure", type="baseline-changed",
-                               message=_xml_text(f"known deviation changed: now {label}"))
-            el.text = _xml_text(_detail(record))
-            totals[(kind, "failures")] += 1
-        elif outcome == "fail":
-            el = ET.SubElement(case, "failure", type=f"fail:{record.get('layer') or 'score'}",
-                               message=_xml_text((record.get("message") or "")[:500]))
-            el.text = _xml_text(_detail(record))
-            totals[(kind, "failures")] += 1
-        elif outcome in _ERROR_OUTCOMES:
-            el = ET.SubElement(case, "error", type=outcome, message=_xml_text((record.get("message") or "")[:500]))
-            el.text = _xml_text(_detail(record))
-            totals[(kind, "errors")] += 1
-        elif outcome == "not-applicable":
-            ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.get('message', '')}"))
-            totals[(kind, "skipped")] += 1
-        if record.get("stderr"):
-            ET.SubElement(case, "system-err").text = _xml_text(record["stderr"][-20000:])
-        totals[(kind, "tests")] += 1
+    totals = Counter(summary.junit)
     stale = (footer.get("baseline") or {}).get("stale") or []
-    if stale:
-        suite = suites["baseline"] = ET.SubElement(root, "testsuite", name="bleu-oracle.harness.gate")
-        for entry in stale:
-            case = ET.SubElement(suite, "testcase", classname="bleu-oracle.harness.gate", name=_xml_text(entry), time="0")
-            ET.SubElement(case, "failure", type="stale-baseline-entry",
-                          message=_xml_text(f"baseline entry {entry!r} matches no record of this run"))
-            totals[("baseline", "failures")] += 1
-            totals[("baseline", "tests")] += 1
-    for kind, suite in suites.items():
-        for name in ("tests", "failures", "errors", "skipped"):
-            suite.set(name, str(totals[(kind, name)]))
-    for name in ("tests", "failures", "errors", "skipped"):
-        root.set(name, str(sum(v for (k, n), v in totals.items() if n == name)))
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    for _ in stale:
+        totals[("baseline", "failures")] += 1
+        totals[("baseline", "tests")] += 1
+    names = ("tests", "failures", "errors", "skipped")
+    root = {"name": f"bleu-oracle check {impl.get('name', '')}".strip()}
+    root.update({name: str(sum(v for (k, n), v in totals.items() if n == name)) for name in names})
+    kinds = list(summary.kinds)
+    if not kinds and not stale:
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(ET.Element("testsuites", root), encoding="unicode") + "\n")
+        return
+    with contextlib.ExitStack() as stack:
+        spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
+        for record in records:
+            spools[record.get("kind", "case")].write(_element_text(_testcase(record), 2))
+        out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag("testsuites", **root) + "\n")
+        for kind in kinds:
+            suite = {"name": f"bleu-oracle.{kind}s", **{name: str(totals[(kind, name)]) for name in names}}
+            out.write("  " + _start_tag("testsuite", **suite) + "\n")
+            spools[kind].seek(0)
+            shutil.copyfileobj(spools[kind], out)
+            out.write("  </testsuite>\n")
+        if stale:
+            suite = {"name": "bleu-oracle.harness.gate", **{name: str(totals[("baseline", name)]) for name in names}}
+            out.write("  " + _start_tag("testsuite", **suite) + "\n")
+            for entry in stale:
+                case = ET.Element("testcase", classname="bleu-oracle.harness.gate", name=_xml_text(entry), time="0")
+                ET.SubElement(case, "failure", type="stale-baseline-entry",
+                              message=_xml_text(f"baseline entry {entry!r} matches no record of this run"))
+                out.write(_element_text(case, 2))
+            out.write("  </testsuite>\n")
+        out.write("</testsuites>\n")
+
+
+def junit_xml(results):
+    """junit.xml of a run, as a string (see `write_junit`)."""
+    out = io.StringIO()
+    write_junit(out, results, results.records, tally(results.records))
+    return out.getvalue()
 
 
 def badge(results):
@@ -401,13 +466,18 @@ def badge(results):
     return {"schemaVersion": 1, "label": "BLEU conformance", "message": message, "color": color}
 
 
-def write_reports(results, *, markdown=None, junit=None, badge_file=None):
-    """Write summary.md, junit.xml and a badge (each when given a path) derived from `results` (an events.Results)."""
+def write_reports(results, *, markdown=None, junit=None, badge_file=None, summary=None, records=None):
+    """Write summary.md, junit.xml and a badge (each when given a path) derived from `results` (an
+    events.Results). For a streamed run, `summary` is the records' SummaryTally and `records` a
+    function that iterates them again (for junit.xml); otherwise both come from `results.records`."""
+    if summary is None:
+        summary = tally(results.records)
     written = []
     if markdown is not None:
-        written.append(write_atomically(markdown, markdown_summary(results)))
+        written.append(write_atomically(markdown, markdown_summary(results, summary)))
     if junit is not None:
-        written.append(write_atomically(junit, junit_xml(results)))
+        again = records or (lambda: results.records)
+        written.append(write_atomically(junit, lambda out: write_junit(out, results, again(), summary)))
     if badge_file is not None:
         written.append(write_atomically(badge_file, json.dumps(badge(results)) + "\n"))
     return written
@@ -415,13 +485,20 @@ def write_reports(results, *, markdown=None, junit=None, badge_file=None):
 
 def write_derived_reports(report_dir, junit=None, badge_file=None):
     """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
-    the run got as far as writing one; returns the paths written."""
-    results_path = Path(report_dir) / "results.jsonl"
-    if not results_path.is_file():
+    the run got as far as writing one; returns the paths written. The file is read twice, a record at a
+    time (once for the summary, once for junit.xml): memory does not grow with the run."""
+    path = Path(report_dir) / "results.jsonl"
+    if not path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
-    return write_reports(read_results(results_path, light=True), markdown=Path(report_dir) / "summary.md", junit=junit,
-                         badge_file=badge_file)
+    summary = SummaryTally()
+    results = read_results(path, light=True, on_record=summary.add)
+
+    def records():
+        return (obj for obj in iter_results(path, light=True) if obj.get("type") == "record")
+
+    return write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit, badge_file=badge_file,
+                         summary=summary, records=records)
 
 
 def main(argv=None):
@@ -431,10 +508,15 @@ def main(argv=None):
     parser.add_argument("--markdown", metavar="FILE", help="default: summary.md next to results.jsonl")
     parser.add_argument("--junit", metavar="FILE", help="default: junit.xml next to results.jsonl")
     args = parser.parse_args(argv)
-    results = read_results(args.results)
+    summary = SummaryTally()
+    results = read_results(args.results, light=True, on_record=summary.add)
     directory = results.path.parent
+
+    def records():
+        return (obj for obj in iter_results(results.path, light=True) if obj.get("type") == "record")
+
     for path in write_reports(results, markdown=args.markdown or directory / "summary.md",
-                              junit=args.junit or directory / "junit.xml"):
+                              junit=args.junit or directory / "junit.xml", summary=summary, records=records):
         print(path)
     return 0
 
