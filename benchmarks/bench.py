@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/bench.py            # everything, on WMT17 (../shared/data)
     .venv/bin/python benchmarks/bench.py --quick    # a tiny run (what the test suite does)
+    .venv/bin/python benchmarks/bench.py --skip scaling in-process commands startup serve check   # memory only
 
 Every comparison runs the contenders alternately on the same inputs and reports
 medians and ratios measured in the same run, so machine load affects both sides.
@@ -251,6 +252,38 @@ def bench_search(examples, rows):
                  "examples_per_s": examples / footer["duration"], "relations": relations})
 
 
+#: Runs `bleu-oracle` in this interpreter and prints its own peak RSS (KiB) last on stderr: the runner's
+#: memory without the implementation's (a child's peak from wait4 includes its waited-for children).
+SELF_PEAK = ("import resource, sys\nfrom oracle.cli import main\ntry:\n    code = main(sys.argv[1:])\n"
+             "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+             "sys.exit(code)")
+
+
+def bench_memory(sizes, rows):
+    """The runner's peak RSS with --examples growing (check --no-cases against the trivial implementation):
+    a run keeps counts, not records, so the largest should be within 1.3x of the smallest."""
+    print("\n## check's own peak memory with --examples (--no-cases, trivial implementation)")
+    trivial = f"{sys.executable} {ROOT / 'benchmarks' / 'trivial_impl.py'}"
+    base = None
+    for examples in sizes:
+        with tempfile.TemporaryDirectory() as report_dir:
+            start = time.perf_counter()
+            done = subprocess.run([sys.executable, "-c", SELF_PEAK, "check", "--no-cases", "--examples", str(examples),
+                                   "--command", trivial, "--report", report_dir, "--quiet"],
+                                  capture_output=True, text=True, cwd=ROOT)
+            elapsed = time.perf_counter() - start
+            size = Path(report_dir, "results.jsonl").stat().st_size if done.returncode == 0 else 0
+        if done.returncode != 0:
+            print(f"  {examples}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
+            return
+        peak = int(done.stderr.strip().splitlines()[-1]) / 1024
+        base = base or peak
+        print(f"  {examples:>6} examples: peak RSS {peak:6.1f} MiB ({peak / base:.2f}x the first), "
+              f"results.jsonl {size / 1e6:.1f} MB, {elapsed:.1f} s")
+        rows.append({"section": "memory", "examples": examples, "peak_rss_mib": peak, "results_bytes": size,
+                     "seconds": elapsed})
+
+
 def measured_run(cmd):
     """Wall seconds and peak RSS (MiB) of one child process, from wait4's own rusage."""
     start = time.perf_counter()
@@ -295,7 +328,7 @@ def main(argv=None):
     parser.add_argument("--examples", type=int, default=200, help="examples for the check runs (default 200)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["in-process", "commands", "startup", "serve", "check", "scaling"],
+                        choices=["in-process", "commands", "startup", "serve", "check", "scaling", "memory"],
                         help="sections to leave out")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -322,6 +355,8 @@ def main(argv=None):
             trivial = f"{sys.executable} {ROOT / 'benchmarks' / 'trivial_impl.py'}"
             bench_check(examples, rows, command=trivial, label="--command trivial (runner overhead)")
             bench_search(50 if args.quick else 1000, rows)
+        if "memory" not in args.skip:
+            bench_memory([20, 60] if args.quick else [500, 20_000], rows)
 
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")

@@ -64,10 +64,20 @@ def _jsonable(obj):
     return obj
 
 
+def _model(obj):
+    if isinstance(obj, BaseModel):
+        return obj.to_json()
+    raise TypeError(f"{type(obj).__name__} is not JSON")
+
+
 def encode(obj, *, ensure_ascii=True):
     """One protocol line (without the newline): compact, ASCII-only JSON; a float NaN becomes
     the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json().
     `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash)."""
+    try:  # most lines hold no NaN and no odd key: json's C encoder alone, without a walk over every token
+        return json.dumps(obj, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"), default=_model)
+    except (ValueError, TypeError):
+        pass
     return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
 
 
