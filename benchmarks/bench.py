@@ -228,14 +228,14 @@ def bench_check(examples, rows, impl="sacrebleu", command=None, label=None):
     rows.append({"section": f"check {label or impl}", "seconds": elapsed, "examples": examples})
 
 
-def bench_search(examples, rows):
+def bench_search(examples, rows, jobs=1):
     """The differential search's throughput: `check --no-cases --examples N` against the trivial (but
     correct) implementation, so nothing fails and nothing is shrunk; examples/s by the run's own clock
     (the footer's duration, start-up excluded) and by the wall clock."""
     trivial = f"{sys.executable} {ROOT / 'benchmarks' / 'trivial_impl.py'}"
     with tempfile.TemporaryDirectory() as report_dir:
         cmd = [sys.executable, "-m", "oracle", "check", "--no-cases", "--examples", str(examples),
-               "--command", trivial, "--report", report_dir, "--quiet"]
+               "--command", trivial, "--report", report_dir, "--quiet", "--jobs", str(jobs)]
         start = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
         elapsed = time.perf_counter() - start
@@ -245,10 +245,10 @@ def bench_search(examples, rows):
         print(f"\n## search: exit {done.returncode}: {done.stderr.strip()[-400:]}")
         return
     relations = sum(1 for line in lines if '"kind": "metamorphic"' in line)
-    print(f"\n## search throughput (check --no-cases --examples {examples}, trivial implementation)\n"
+    print(f"\n## search throughput (check --no-cases --examples {examples} --jobs {jobs}, trivial implementation)\n"
           f"  {examples / footer['duration']:,.0f} examples/s by the run's clock ({footer['duration']:.2f} s), "
           f"{examples / elapsed:,.0f} by the wall clock ({elapsed:.2f} s); {relations} metamorphic relations checked")
-    rows.append({"section": "search", "examples": examples, "seconds": footer["duration"], "wall": elapsed,
+    rows.append({"section": "search", "examples": examples, "jobs": jobs, "seconds": footer["duration"], "wall": elapsed,
                  "examples_per_s": examples / footer["duration"], "relations": relations})
 
 
@@ -355,6 +355,7 @@ def main(argv=None):
             trivial = f"{sys.executable} {ROOT / 'benchmarks' / 'trivial_impl.py'}"
             bench_check(examples, rows, command=trivial, label="--command trivial (runner overhead)")
             bench_search(50 if args.quick else 1000, rows)
+            bench_search(50 if args.quick else 1000, rows, jobs=2)
         if "memory" not in args.skip:
             bench_memory([20, 60] if args.quick else [500, 20_000], rows)
 

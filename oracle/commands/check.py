@@ -27,7 +27,7 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import staged
 from oracle.reports.summaries import write_derived_reports
 
-from .common import add_session_arguments, non_negative_int, positive_float
+from .common import add_session_arguments, non_negative_int, positive_float, positive_int
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
@@ -165,6 +165,10 @@ def register(subparsers):
     parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                         help="stop drawing random examples after SECONDS of search (default: no limit; "
                         "--examples still bounds the count)")
+    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                        help="run the search in N processes, each with its own implementation process (default 1); "
+                        "the records are merged in example order, so results.jsonl holds what one process writes "
+                        "(durations and seq numbers aside)")
     parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
                         help="time one failing example may spend shrinking (default 10)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",

@@ -247,6 +247,11 @@ class Coverage:
         self.inputs += 1
         self.counts.update(features(request, statistics))
 
+    def merge(self, other):
+        """Add the counts of another run's footer "coverage" (a worker's)."""
+        self.inputs += other.get("inputs", 0)
+        self.counts.update({name: n for name, n in (other.get("features") or {}).items() if n})
+
     def to_json(self, capabilities=None, *, uniform_only=False):
         """{"inputs", "features": {name: count}, "unreachable": {name: why}} for the footer."""
         return {"inputs": self.inputs, "features": {name: self.counts.get(name, 0) for name in ALL_FEATURES},

@@ -147,6 +147,11 @@ class SessionSettings:
     #: False: no clock readings in the stream (durations 0, no timestamps), so the same run writes the
     #: same bytes (`bleu-oracle report` commits its streams)
     timings: bool = True
+    #: N: the search runs in N worker processes, each with its own implementation process, and the
+    #: records are merged in example order: the same stream as one process gives (`--jobs`)
+    jobs: int = 1
+    #: (k, N): this process draws only the examples whose index is k modulo N (a worker of `jobs`)
+    shard: tuple = (0, 1)
 
     @classmethod
     def from_args(cls, args):
@@ -259,6 +264,7 @@ class Session:
         self.coverage = Coverage()
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
+        self.worker_restarts = 0
         self.budget_spent = False
         self.last_reply = None
 
@@ -404,6 +410,11 @@ class Session:
             record["wall"] = round(time.perf_counter() - started, 6)
         if not self.settings.timings:
             record["duration"] = record["wall"] = 0.0
+        return self.account(record)
+
+    def account(self, record, *, progress=True):
+        """Gate a finished record by the baseline, write it, and count it (`progress`: on the progress
+        line too; a worker's records were counted there as they came)."""
         record["baseline_key"] = baseline_key(record)
         record["baseline"] = self.tracker.status(record)
         self.writer.record(record)
@@ -414,7 +425,7 @@ class Session:
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
                 self.notable.append(kept)
-        if record["kind"] != "metamorphic":  # the progress total counts cases and examples
+        if progress and record["kind"] != "metamorphic":  # the progress total counts cases and examples
             self.progress.update(record["outcome"])
         return record
 
@@ -438,7 +449,12 @@ class Session:
         uniform_only = options.uniform_weights_only
         profile_smoothing = options.smoothing.to_json()
         deadline = None if self.settings.time_budget is None else time.perf_counter() + self.settings.time_budget
+        if self.settings.jobs > 1 and self.settings.shard == (0, 1):
+            return self.run_examples_in_workers()
+        mine, shards = self.settings.shard
         for index in range(self.settings.examples):
+            if index % shards != mine:
+                continue
             if deadline is not None and time.perf_counter() > deadline:
                 self.budget_spent = True
                 self.progress.note(f"time budget of {self.settings.time_budget:g} s spent after {index} examples")
@@ -462,6 +478,35 @@ class Session:
                     name = names[(index // every) % len(names)]
                     if selected(f"{identifier}~{name}", patterns):
                         self.check_relation(identifier, request, reply, name)
+
+    def run_examples_in_workers(self):
+        """The search in `jobs` worker processes (`oracle.harness.worker`), each drawing every jobs-th
+        example against its own implementation process; their records are then judged by this
+        session's baseline and written in example order, so the stream is the one a single process
+        writes (durations and seq numbers aside). SIGTERM or ^C stops the workers (each stops its
+        implementation) and keeps what they judged."""
+        from . import worker
+
+        started = time.perf_counter()
+        runs = worker.start_workers(self.settings, self.profile, self.work_dir)
+        try:
+            worker.wait(runs, self.progress)
+        finally:
+            worker.stop(runs)
+            for record in worker.merged_records(runs):
+                self.account(record, progress=False)
+            footers = [run.footer() for run in runs]
+            self.examples_run += sum(f.get("examples", 0) for f in footers)
+            self.budget_spent = any(f.get("time_budget_spent") for f in footers)
+            self.worker_restarts = sum(f.get("restarts", 0) for f in footers)
+            for footer in footers:
+                self.coverage.merge((footer.get("coverage") or {}))
+            worker.collect_replays(runs, self.work_dir)
+            worker.cleanup(runs)
+        failed = [run for run in runs if run.failure()]
+        if failed:
+            raise BleuValueError("; ".join(run.failure() for run in failed))
+        self.progress.note(f"{len(runs)} workers searched in {time.perf_counter() - started:.1f} s")
 
     def _regenerate(self, record_id):
         """The command that sends a record's input again (a random example: its seed and id)."""
@@ -606,7 +651,7 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
         code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
         footer = {"counts": dict(session.counts), "baseline": tracker.summary(),
                   "gate": "fail" if gate_failed or error or interrupted else "pass", "exit_code": code,
-                  "restarts": process.restarts, "duration": elapsed(),
+                  "restarts": process.restarts + session.worker_restarts, "duration": elapsed(),
                   "finished": clock()}
         if error:
             footer["error"] = str(error)
