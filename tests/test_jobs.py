@@ -70,7 +70,7 @@ def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged
     done = read_results(report)
     assert done.footer["interrupted"] is True
     assert [r["id"] for r in done.records] == ["random-0-0", "random-0-1"]
-    leftovers = subprocess.run(["pgrep", "-f", "hang_seq2|oracle.harness.worker"], capture_output=True,
+    leftovers = subprocess.run(["pgrep", "-f", "hang_seq2|oracle.harness.worker_process"], capture_output=True,
                                text=True).stdout.split()
     assert not leftovers, leftovers
     assert json.loads((report / "results.jsonl").read_text().splitlines()[-1])["type"] == "footer"

@@ -1,6 +1,6 @@
 """`check --jobs N`: the differential search in N worker processes, merged back into one stream.
 
-Worker k (``python -m oracle.harness.worker SPEC``) is a session of its own: it starts its own
+Worker k (``python -m oracle.harness.worker_process SPEC``) is a session of its own: it starts its own
 implementation process, draws the examples whose index is k modulo N (each example is
 deterministic per seed and index, so which process draws it changes nothing), judges, shrinks and
 classifies them, and writes its records to its own results.jsonl. The parent reads those files as
@@ -27,7 +27,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oracle.formulas.errors import BleuOracleError
 
 from .events import RESULTS_FILE
 
@@ -96,7 +95,7 @@ def start_workers(settings, profile, work_dir):
         spec_path = directory / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         with open(directory / "stderr.txt", "wb") as stderr:
-            process = subprocess.Popen([sys.executable, "-m", "oracle.harness.worker", str(spec_path)],
+            process = subprocess.Popen([sys.executable, "-m", "oracle.harness.worker_process", str(spec_path)],
                                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                                        start_new_session=True)
         runs.append(WorkerRun(index, directory, process))
@@ -193,33 +192,3 @@ def collect_replays(runs, work_dir):
 def cleanup(runs):
     if runs:
         shutil.rmtree(runs[0].directory.parent, ignore_errors=True)
-
-
-def main(argv=None):
-    """Run one worker from its spec file; exit 0 or 1 (its records say which), 2 on an error, 3
-    when the implementation cannot be driven."""
-    from .gate import BaselineTracker
-    from .session import SessionSettings, implementation_argv, run_session, stopped_by_signals
-
-    argv = sys.argv[1:] if argv is None else argv
-    try:
-        spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
-        directory = Path(argv[0]).parent
-        names = {f.name for f in dataclasses.fields(SessionSettings)}
-        values = {k: v for k, v in spec.items() if k in names}
-        values["only"] = tuple(values.get("only") or ())
-        values["shard"] = tuple(values["shard"])
-        settings = SessionSettings(**values)
-        with stopped_by_signals():
-            code, _ = run_session(settings, implementation_argv(settings), verb="check-worker",
-                                  settings_record={"shard": list(settings.shard)},
-                                  tracker=BaselineTracker(None, check_stale=False), total=0,
-                                  work=lambda session: session.run_examples(), report_dir=directory)
-    except BleuOracleError as exc:
-        print(f"bleu-oracle check worker: {exc}", file=sys.stderr)
-        return 2
-    return code
-
-
-if __name__ == "__main__":
-    sys.exit(main())
