@@ -55,12 +55,13 @@ def read_lines(path):
         raise BleuValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
 
 
-def tokens(line, tokenizer="none"):
-    """One line's tokens under `tokenizer` (`oracle.formulas.tokenizers`; "none": `str.split()`)."""
-    return tokenize(line, tokenizer)
+def tokens(line, tokenizer="none", split="str-split"):
+    """One line's tokens under `tokenizer` (`oracle.formulas.tokenizers`; "none": `str.split()`), words
+    separated by the `split` rule."""
+    return tokenize(line, tokenizer, split=split)
 
 
-def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none"):
+def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none", split="str-split"):
     """Yield (hypothesis tokens, [reference tokens per file]) segment by segment.
 
     Files of different lengths are an error naming each file and its count:
@@ -77,5 +78,5 @@ def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none"):
                 f"line(s) while {', '.join(str(p) for p, line in zip(paths, lines) if line is not None)} go on"
             )
         count += 1
-        split = [tokens(line, tokenizer) for line in lines]
-        yield split[0], split[1:]
+        words = [tokens(line, tokenizer, split) for line in lines]
+        yield words[0], words[1:]

@@ -210,3 +210,73 @@ def test_the_mteval_profile_equals_the_real_mteval_script_on_wmt17_text():
                                lowercase=False, tokenize="13a")
         printed = script_impl.score(request).score
         assert abs(printed - oracle_expected(request, "mteval").score) <= 0.00005, name
+
+
+# -- which characters separate words, and how case is folded ------------------------------------
+
+
+@pytest.mark.parametrize("split, words", [
+    # str.split(): no-break space, U+001C and the ideographic space all separate
+    ("str-split", ("a", "b", "c", "d", "e")),
+    # Unicode White_Space (Perl's \s on characters): U+001C is not in it
+    ("white-space", ("a", "b\x1cc", "d", "e")),
+    # ASCII whitespace (Perl's split on bytes, C's isspace): only the tab and the space separate
+    ("ascii", ("a\xa0b\x1cc", "d\u3000e")),
+])
+def test_each_split_rule_by_hand(split, words):
+    line = "a\xa0b\x1cc\td\u3000e"
+    assert tokenize(line, "none", split=split) == words
+    assert tokenize(line.replace("\t", " "), "13a", split=split) == words
+
+
+def test_an_unknown_split_rule_is_refused_by_name():
+    with pytest.raises(BleuValueError, match="token_split"):
+        tokenize("a b", "none", split="perl")
+
+
+def test_ascii_case_folding_keeps_non_ascii_letters():
+    """'ÉTÉ A B C' against 'été a b c', lowercased, unigrams only: Unicode folding matches all 4 tokens
+    (BLEU-1 = 1); A-Z folding leaves 'ÉTÉ' as it is, 3 of 4 match (BLEU-1 = 3/4, c = r: no penalty)."""
+    import oracle
+
+    hypothesis, reference = "ÉTÉ A B C".split(), "été a b c".split()
+    unicode = oracle.score([hypothesis], [[reference]], weights=[1], lowercase=True, profile="papineni")
+    ascii_only = oracle.score([hypothesis], [[reference]], weights=[1], lowercase=True, profile="papineni",
+                              case_fold="ascii")
+    assert float(unicode.score) == 1.0 and abs(float(ascii_only.score) - 0.75) <= 1e-15
+
+
+def test_the_script_profiles_state_their_split_and_folding():
+    assert (PROFILES["multi-bleu"].options.token_split, PROFILES["multi-bleu"].options.case_fold) == ("ascii", "ascii")
+    assert (PROFILES["mteval"].options.token_split, PROFILES["mteval"].options.case_fold) == ("white-space", "ascii")
+    assert PROFILES["sacrebleu"].options.token_split == "str-split"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("lowercase", [False, True], ids=["cased", "lc"])
+def test_the_multi_bleu_profile_prints_what_multi_bleu_perl_prints_on_wmt17(tmp_path, lowercase):
+    """The unmodified multi-bleu.perl on every WMT17 system (1 reference), with and without -lc, against
+    `score --profile multi-bleu` (ASCII splitting and folding: PROMT-Rule-based's 27 no-break spaces
+    and the non-ASCII capitals are where the other conventions differ). The script prints 2 decimals."""
+    import shutil
+    import subprocess
+
+    script = WMT17.parents[1] / "tools" / "moses" / "multi-bleu.perl"
+    if not script.is_file():
+        pytest.skip(f"the reference script is not available ({script} is absent)")
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    reference = tmp_path / "ref"
+    systems = sorted(WMT17.glob("newstest2017.*.en-de.txt.gz"))
+    reference.write_bytes(gzip.open(next(p for p in systems if ".reference." in p.name)).read())
+    systems = [p for p in systems if ".reference." not in p.name]
+    assert len(systems) == 16
+    flags = ["--lowercase"] if lowercase else []
+    for path in systems:
+        hypothesis = tmp_path / "hyp"
+        hypothesis.write_bytes(gzip.open(path).read())
+        done = subprocess.run(["perl", str(script), *(["-lc"] if lowercase else []), str(reference)],
+                              stdin=open(hypothesis, "rb"), capture_output=True, text=True, timeout=120)
+        printed = done.stdout.split("BLEU = ", 1)[1].split(",", 1)[0]
+        ours = _score_json(["--profile", "multi-bleu", *flags, "--hyp", str(hypothesis), "--ref", str(reference)])
+        assert f"{ours['score_100']:.2f}" == printed, (path.name, ours["score_100"], printed)

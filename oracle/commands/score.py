@@ -28,7 +28,11 @@ Tokenization: each line is tokenized by the profile's tokenizer unless
 tokenized; papineni, nltk, multi-bleu, matlab, mlpack), `13a` (mteval-v13a.pl's,
 WMT's; sacrebleu and mteval), `intl` (mteval-v14.pl's international), `char`.
 Detokenized text scored with `none` gives a different number from sacrebleu's
-`13a`: give --profile sacrebleu or --tokenize 13a.
+`13a`: give --profile sacrebleu or --tokenize 13a. Which characters separate
+words is the profile's `token_split` (Python's str.split() by default; the
+multi-bleu profile splits on ASCII whitespace only, as the Perl script does on
+bytes, and mteval on Unicode White_Space), and --lowercase folds case by its
+`case_fold` (A-Z only for multi-bleu and mteval, as Perl's lc and tr do).
 
 Output: the text line prints BLEU and the precisions on the 0-100 scale, as
 sacrebleu and multi-bleu.perl do; --json keeps `score` on the 0-1 scale of the
@@ -71,7 +75,7 @@ def run(args):
     out = sys.stdout
     # with --json, stdout holds JSON only: the derivation goes to stderr
     derivation = sys.stderr if args.json else out
-    segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer)
+    segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split)
     args.signature = signature(args.profile, references=len(args.ref), options=options, smoothing=smoothing,
                                weights=weights)
 
@@ -110,8 +114,10 @@ def signature(profile, *, references, options, smoothing, weights):
 
     smoothing = smoothing if hasattr(smoothing, "describe") else options.smoothing
     shown = ",".join(format(float(w), "g") for w in weights)
-    return (f"profile:{profile}|nrefs:{references}|case:{'lc' if options.lowercase else 'mixed'}|"
-            f"tok:{options.tokenizer}|smooth:{smoothing.describe()}|weights:{shown}|version:bleu-oracle-{__version__}")
+    case = ("lc" if options.case_fold == "unicode" else f"lc-{options.case_fold}") if options.lowercase else "mixed"
+    split = "" if options.token_split == "str-split" else f"|split:{options.token_split}"
+    return (f"profile:{profile}|nrefs:{references}|case:{case}|tok:{options.tokenizer}{split}|"
+            f"smooth:{smoothing.describe()}|weights:{shown}|version:bleu-oracle-{__version__}")
 
 
 def _emit(result, args, out, derivation, index=None):

@@ -111,11 +111,11 @@ def _convention_changes(options, smoothing, level, profile_options):
                 "each segment's n-gram total is at least 1 before summing (nltk's modified_precision "
                 "denominator max(1, ...))" if floor else "no per-segment floor on n-gram totals",
                 {"segment_totals_floor": floor}, None))
-    current = options.empty_order_at(level)
+    current = options.empty_order_at(level, smoothing)
     for rule in EMPTY_ORDER_RULES:
         if rule != current:
             out.append((f"empty_order={rule}", f"an order with no hypothesis n-grams: {EMPTY_ORDER_RULES[rule]}",
-                        {"empty_order": rule, "sentence_empty_order": None}, None))
+                        {"empty_order": rule, "sentence_empty_order": None, "unsmoothed_empty_order": None}, None))
     weight_rule = "normalise" if options.weight_normalisation == "as-given" else "as-given"
     out.append((f"weights={weight_rule}", "the weights are divided by their sum" if weight_rule == "normalise"
                 else "the weights are used as given", {"weight_normalisation": weight_rule, "uniform_weights_only": False}, None))
@@ -202,7 +202,8 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     """
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
-    request = request.tokenized()  # a text request: the explanations vary the counting, not the tokenizer
+    # a text request: the explanations vary the counting, not the tokenizer
+    request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split))
     ctx = context_for(request, profile, overrides)
     options, smoothing, weights = ctx.options, ctx.smoothing, ctx.weights
     base = result_under(ctx)

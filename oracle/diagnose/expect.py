@@ -27,7 +27,7 @@ def oracle_result(request, options, smoothing=None):
     if request.level == "sentence" and len(request.segments) != 1:
         raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
     smoothing = smoothing or request.smoothing.to_convention()
-    segments = request.tokenized().segments  # a text request: tokenized literally, by its named tokenizer
+    segments = request.tokenized(options.token_split).segments  # a text request: by its named tokenizer
     if request.level == "sentence":
         return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
                                   options=options, smoothing=smoothing)

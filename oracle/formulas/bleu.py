@@ -311,7 +311,7 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
     smoothed = smooth(statistics, max_order=len(w), smoothing=smoothing)
     notes.extend(smoothed.notes)
     precisions = [modified_precision(m, t) for m, t in zip(smoothed.matches, smoothed.totals)]
-    w, precisions = _apply_empty_order_rule(w, precisions, options.empty_order_at(level), notes)
+    w, precisions = _apply_empty_order_rule(w, precisions, options.empty_order_at(level, smoothing), notes)
     bp = brevity_penalty(c, r)
     if c == 0:
         notes.append("the hypothesis is empty: BP is 0 (the limit of e^(1 - r/c) as c -> 0)")
@@ -424,11 +424,20 @@ def _prepare(hypothesis, references, options):
     if not references:
         raise BleuValueError("`references` must hold at least one reference for each segment (got [])")
     if options.lowercase:
+        fold = str.lower if options.case_fold == "unicode" else _ascii_lower
         # each distinct token is folded once and shared: a run of 300,000 tokens holds one folded string
-        folded = {token: token.lower() for token in set(hypothesis).union(*references)}
+        folded = {token: fold(token) for token in set(hypothesis).union(*references)}
         hypothesis = tuple(map(folded.__getitem__, hypothesis))
         references = [tuple(map(folded.__getitem__, reference)) for reference in references]
     return hypothesis, references
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def _ascii_lower(token):
+    """A-Z folded, every other character kept (case_fold="ascii")."""
+    return token.translate(_ASCII_LOWER)
 
 
 def _tokens(tokens, name):

@@ -15,7 +15,7 @@ from fractions import Fraction
 from numbers import Real
 
 from .errors import BleuTypeError, BleuValueError, describe
-from .tokenizers import TOKENIZERS
+from .tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
 
 #: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
 REFERENCE_LENGTH_RULES = {
@@ -50,6 +50,12 @@ NO_MATCH_RULES = {
     "smoothed": "the formulas as they stand: 0 unless a smoothing method gives the zero orders a count",
     "zero": "0, before any smoothing is applied (sacrebleu 2.0.0: 'In case of no n-gram matches at all, skip "
             "smoothing and return 0.0 BLEU')",
+}
+
+#: How `lowercase` folds case.
+CASE_FOLD_RULES = {
+    "unicode": "Python's str.lower(): every cased letter (É -> é, Σ -> σ)",
+    "ascii": "A-Z only, as Perl's lc on bytes and mteval's tr/[A-Z]/[a-z]/ (É stays É)",
 }
 
 #: How weights that do not sum to one are used.
@@ -193,6 +199,8 @@ class Options:
     empty_order: str = "zero"
     #: Overrides `empty_order` at sentence level (sacrebleu's effective order); None: same.
     sentence_empty_order: str | None = None
+    #: Overrides `empty_order` when no smoothing is applied (mteval-v13a.pl's --no-smoothing); None: same.
+    unsmoothed_empty_order: str | None = None
     both_empty: str = "nan"
     #: A hypothesis with no matching n-gram of any order: smoothing applies, or 0 before smoothing.
     no_match: str = "smoothed"
@@ -208,17 +216,24 @@ class Options:
     default_max_order: int = 4
     #: How raw text becomes tokens (`oracle.formulas.tokenizers`); token lists are taken as they are.
     tokenizer: str = "none"
+    #: Which characters separate words in raw text (`TOKEN_SPLIT_RULES`): the last step of every tokenizer.
+    token_split: str = "str-split"
+    #: How `lowercase` folds case (`CASE_FOLD_RULES`).
+    case_fold: str = "unicode"
 
     def __post_init__(self):
         _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
         _choice(self.empty_order, EMPTY_ORDER_RULES, name="empty_order")
-        if self.sentence_empty_order is not None:
-            _choice(self.sentence_empty_order, EMPTY_ORDER_RULES, name="sentence_empty_order")
+        for name in ("sentence_empty_order", "unsmoothed_empty_order"):
+            if getattr(self, name) is not None:
+                _choice(getattr(self, name), EMPTY_ORDER_RULES, name=name)
         _choice(self.both_empty, BOTH_EMPTY_RULES, name="both_empty")
         _choice(self.no_match, NO_MATCH_RULES, name="no_match")
         _choice(self.weight_normalisation, WEIGHT_RULES, name="weight_normalisation")
         _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
         _choice(self.tokenizer, TOKENIZERS, name="tokenizer")
+        _choice(self.token_split, TOKEN_SPLIT_RULES, name="token_split")
+        _choice(self.case_fold, CASE_FOLD_RULES, name="case_fold")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):
                 raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")
@@ -232,8 +247,10 @@ class Options:
             raise BleuTypeError("`smoothing` must be a Smoothing, a method name or a mapping (got None)")
         object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))
 
-    def empty_order_at(self, level):
-        """The empty-order rule in force at `level` ("corpus" or "sentence")."""
+    def empty_order_at(self, level, smoothing=None):
+        """The empty-order rule in force at `level` ("corpus" or "sentence") under `smoothing`."""
+        if smoothing is not None and smoothing.method == "none" and self.unsmoothed_empty_order is not None:
+            return self.unsmoothed_empty_order
         if level == "sentence" and self.sentence_empty_order is not None:
             return self.sentence_empty_order
         return self.empty_order

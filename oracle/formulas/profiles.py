@@ -91,17 +91,29 @@ PROFILES = {
                 "reference_length": f"{NLTK}, brevity_penalty: 'A test example from mteval-v13a.pl' (0.8668 for 7 against 11 and 8: closest); ties to the shorter decided",
                 "empty_order": "mteval-v13a.pl, sub bleu_score (its default, smoothed): 'if ( $tst_ngrams->[ $j ] == 0 ) "
                                "{ $iscore = 0; }' -- log p_n = 0, so an order with no hypothesis n-grams counts as p_n = 1",
+                "unsmoothed_empty_order": "mteval-v13a.pl, sub bleu_score_nosmoothing (--no-smoothing): 'if "
+                                          "($matching_ngrams->[ $j ] == 0) { $SCOREmt->{ $j }{ $sys }{ cum }=0; }' -- an "
+                                          "order without matches, n-grams or not, makes the score 0",
                 "both_empty": "mteval-v13a.pl: 0 decided (documentation silent)",
                 "uniform_weights_only": "mteval-v13a.pl: uniform BLEU-4 only",
                 "smoothing": "sacrebleu compute_bleu: 'exp: Method 3 (NIST smoothing method i.e. in use with mteval-v13a.pl)'; the script's usage offers --no-smoothing, so smoothing is its default",
                 "tokenizer": "mteval-v13a.pl usage: '--international-tokenization ... when not specified (default), "
                              "uses default tokenization (some language-dependant rules)': its `sub tokenization`, 13a",
+                "token_split": "mteval-v13a.pl, sub tokenization: '$norm_text =~ s/\\s+/ /g; # one space only between "
+                               "words' and sub score_segment: '@tst_wrds = split /\\s+/, $tst_seg;' on the character "
+                               "strings XML::Twig gives: Perl's \\s, Unicode White_Space (a no-break space splits, "
+                               "U+001C does not; checked against the script)",
+                "case_fold": "mteval-v13a.pl, sub tokenization: '$norm_text =~ tr/[A-Z]/[a-z]/ unless $preserve_case;': "
+                             "ASCII letters only",
             },
             empty_order="one",
+            unsmoothed_empty_order="zero",
             both_empty="zero",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),
             tokenizer="13a",
+            token_split="white-space",
+            case_fold="ascii",
         ),
         _profile(
             "multi-bleu",
@@ -111,9 +123,16 @@ PROFILES = {
                 "empty_order": "multi-bleu.perl (its code): precision 0 for an order with no n-grams",
                 "both_empty": "multi-bleu.perl (its code): prints 'BLEU = 0' when the reference length is 0",
                 "uniform_weights_only": "multi-bleu.perl: uniform BLEU-4 only",
+                "token_split": "multi-bleu.perl lines 62 and 69: 'my @WORD = split;' and 'split(' ',$reference)' on the "
+                               "bytes it reads (no 'use utf8', no decoding): ASCII whitespace only, a no-break space "
+                               "stays inside a word",
+                "case_fold": "multi-bleu.perl lines 61 and 68: '$_ = lc if $lowercase;' and 'lc($reference)' on bytes: "
+                             "Perl's lc folds A-Z only",
             },
             both_empty="zero",
             uniform_weights_only=True,
+            token_split="ascii",
+            case_fold="ascii",
         ),
         _profile(
             "matlab",

@@ -13,10 +13,12 @@ Each is a transcription of its documented source, quoted line by line:
 - `char`: every character a token (sacrebleu's `TokenizerChar`), whitespace dropped.
 - `none`: split on whitespace (Python's `str.split()`, as sacrebleu's n-gram extraction does).
 
-The last step of `13a` and `intl`, "one space only between words", is `str.split()` here, as
-in sacrebleu. mteval's Perl `\\s+` does not match U+001C..U+001F, which `str.split()` treats
-as whitespace; a line holding one of those tokenizes differently under the script (the
-token-splitting convention of the reference scripts, not modelled here).
+Which characters separate words is a convention of its own, `TOKEN_SPLIT_RULES`, applied by
+every tokenizer's last step ("one space only between words"): Python's `str.split()`
+(sacrebleu, and the default), Unicode's White_Space property (Perl's `\\s` on a character
+string: mteval-v13a.pl, which does not split on U+001C..U+001F as `str.split()` does), or
+ASCII whitespace only (Perl's `split` on a byte string, C's `isspace`: multi-bleu.perl, which
+keeps a no-break space inside a word).
 
 `intl` needs the Unicode classes \\p{P}, \\p{S} and \\p{N}; the standard library's `re` has
 none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`). A peer on another
@@ -35,6 +37,32 @@ from .errors import BleuValueError, describe
 
 UNICODE_VERSION = unicodedata.unidata_version
 
+#: How a line is split into words: the characters that separate them.
+TOKEN_SPLIT_RULES = {
+    "str-split": "Python's str.split(): every character str.isspace() accepts (U+001C..U+001F among them)",
+    "white-space": "Unicode's White_Space property, as Perl's \\s on a character string (not U+001C..U+001F)",
+    "ascii": "ASCII whitespace only (space, tab, LF, VT, FF, CR), as Perl's split on bytes and C's isspace",
+}
+#: Unicode 15's White_Space property (PropList.txt), which Perl's \s matches in a character string.
+_WHITE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
+_ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r ]+")
+
+
+def split_words(line, split="str-split"):
+    """The words of `line` under the splitting rule `split` (one of TOKEN_SPLIT_RULES), none empty."""
+    if split == "str-split":
+        return tuple(line.split())
+    if split not in TOKEN_SPLIT_RULES:
+        raise BleuValueError(f"`token_split` must be one of {list(TOKEN_SPLIT_RULES)} (got {describe(split)})")
+    pattern = _WHITE_SPACE if split == "white-space" else _ASCII_SPACE
+    return tuple(word for word in pattern.split(line) if word)
+
+
+def _is_space(ch, split):
+    if split == "str-split":
+        return ch.isspace()
+    return bool((_WHITE_SPACE if split == "white-space" else _ASCII_SPACE).fullmatch(ch))
+
 
 # -- 13a: mteval-v13a.pl, sub tokenization ------------------------------------------------------
 
@@ -50,7 +78,7 @@ _13A_STEPS = (
 )
 
 
-def tokenize_13a(line):
+def tokenize_13a(line, split="str-split"):
     """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens."""
     line = line.replace("<skipped>", "")  # s/<skipped>//g; # strip "skipped" tags
     line = line.replace("-\n", "")  # s/-\n//g; # strip end-of-line hyphenation and join lines
@@ -63,7 +91,7 @@ def tokenize_13a(line):
     for pattern, replacement in _13A_STEPS:
         line = pattern.sub(replacement, line)
     # s/\s+/ /g; s/^\s+//; s/\s+$//;  # one space only between words, none at either end
-    return tuple(line.split())
+    return split_words(line, split)
 
 
 # -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
@@ -100,24 +128,24 @@ def _intl_steps():
     )
 
 
-def tokenize_intl(line):
+def tokenize_intl(line, split="str-split"):
     """mteval-v14.pl's international tokenization of one line, without case folding: a tuple of tokens."""
     for pattern, replacement in _intl_steps():
         line = pattern.sub(replacement, line)
-    return tuple(line.split())  # s/\p{Z}+/ /g and no space at either end, as sacrebleu: str.split()
+    return split_words(line, split)  # s/\p{Z}+/ /g and no space at either end; sacrebleu: str.split()
 
 
 # -- char and none -----------------------------------------------------------------------------
 
 
-def tokenize_char(line):
+def tokenize_char(line, split="str-split"):
     """Every character a token, whitespace dropped (sacrebleu: `" ".join(line)`, then split)."""
-    return tuple(ch for ch in line if not ch.isspace())
+    return tuple(ch for ch in line if not _is_space(ch, split))
 
 
-def tokenize_none(line):
-    """Split on whitespace: `str.split()`."""
-    return tuple(line.split())
+def tokenize_none(line, split="str-split"):
+    """Split on whitespace (`str.split()`, or the `split` rule)."""
+    return split_words(line, split)
 
 
 TOKENIZERS = {
@@ -129,10 +157,13 @@ TOKENIZERS = {
 _FUNCTIONS = {"none": tokenize_none, "13a": tokenize_13a, "intl": tokenize_intl, "char": tokenize_char}
 
 
-def tokenize(line, tokenizer="none"):
-    """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS)."""
+def tokenize(line, tokenizer="none", *, split="str-split"):
+    """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS), words separated by
+    the `split` rule (one of TOKEN_SPLIT_RULES)."""
     if tokenizer not in _FUNCTIONS:
         raise BleuValueError(f"`tokenizer` must be one of {list(TOKENIZERS)} (got {describe(tokenizer)})")
+    if split not in TOKEN_SPLIT_RULES:
+        raise BleuValueError(f"`token_split` must be one of {list(TOKEN_SPLIT_RULES)} (got {describe(split)})")
     if not isinstance(line, str):
         raise BleuValueError(f"a line to tokenize must be a str (got {describe(line)})")
-    return _FUNCTIONS[tokenizer](line)
+    return _FUNCTIONS[tokenizer](line, split)

@@ -345,14 +345,15 @@ class ScoreRequest(Message):
         """A text request: segments of raw text, tokenized by the implementation."""
         return self.tokenize is not None
 
-    def tokenized(self):
-        """A text request's segments tokenized literally (`oracle.formulas.tokenizers`), as a token request;
-        a token request as it is."""
+    def tokenized(self, split="str-split"):
+        """A text request's segments tokenized literally (`oracle.formulas.tokenizers`; words separated
+        by the `split` rule of the judging profile), as a token request; a token request as it is."""
         if self.tokenize is None:
             return self
         name = self.tokenize
-        segments = tuple(Segment(hypothesis=tokenize(s.hypothesis, name),
-                                 references=tuple(tokenize(r, name) for r in s.references)) for s in self.segments)
+        segments = tuple(Segment(hypothesis=tokenize(s.hypothesis, name, split=split),
+                                 references=tuple(tokenize(r, name, split=split) for r in s.references))
+                         for s in self.segments)
         return self.model_copy(update={"segments": segments, "tokenize": None})
 
     @property
