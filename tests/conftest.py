@@ -1,10 +1,17 @@
 """Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
 
+import os
 from pathlib import Path
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
+#: The unmodified reference scripts (../shared/tools/moses): the Perl adapters run them where they are
+#: present (tests of those adapters skip, with the reason, where they are not).
+SCRIPTS = REPO_ROOT.parent / "shared" / "tools" / "moses"
+for _variable, _script in (("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl"), ("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")):
+    if (SCRIPTS / _script).is_file():
+        os.environ.setdefault(_variable, str(SCRIPTS / _script))
 #: The fakes are scripts (they serve on stdin when imported): not for --doctest-modules to import.
 collect_ignore = ["fakes"]
 

@@ -10,6 +10,7 @@ import importlib
 import math
 import os
 import shutil
+import subprocess
 import sys
 import textwrap
 
@@ -370,8 +371,8 @@ def test_multi_bleu_plumbing(fake_multi_bleu):
         impl.score(request("corpus", [("a", ["a", "b"]), ("c", ["c"])]))  # reference counts differ
     with pytest.raises(Unsupported):
         impl.score(request("corpus", [("a b", ["a b"])], weights=(0.5, 0.5)))
-    with pytest.raises(Unsupported):
-        impl.score(request("corpus", [("É", ["é"])], lowercase=True))
+    # non-ASCII text is the script's to fold (A-Z only, the multi-bleu profile's case_fold): passed on with -lc
+    assert impl.score(request("corpus", [("É", ["é"])], lowercase=True)).score == pytest.approx(0.2325, rel=1e-12)
 
 
 def test_mteval_refuses_punctuation(tmp_path, monkeypatch):
@@ -380,9 +381,10 @@ def test_mteval_refuses_punctuation(tmp_path, monkeypatch):
     monkeypatch.setenv("BLEU_ORACLE_MTEVAL", str(script))
     if shutil.which("perl") is None:
         pytest.skip("perl is not installed")
-    from oracle.adapters.perl_adapter import MtevalImplementation
+    from oracle.adapters import perl_adapter
 
-    impl = MtevalImplementation()
+    monkeypatch.setattr(perl_adapter, "_require_twig", lambda perl: None)  # the stand-in reads no SGML
+    impl = perl_adapter.MtevalImplementation()
     with pytest.raises(Unsupported, match="punctuation"):
         impl.score(request("corpus", [("a b.", ["a b."])]))
     assert impl.score(request("corpus", [("a b", ["a b"])])).score == 0.5
@@ -395,3 +397,17 @@ def test_registry_names_resolve():
                                                                  "oracle_adapter.py")):
             continue
         assert hasattr(importlib.import_module(module), cls), name
+
+
+def test_mteval_without_xml_twig_says_what_to_install(monkeypatch, tmp_path):
+    from oracle.adapters import perl_adapter
+
+    if shutil.which("perl") is None:
+        pytest.skip("perl is not installed")
+    script = tmp_path / "mteval-v13a.pl"
+    script.write_text("1;\n", encoding="utf-8")
+    monkeypatch.setenv("BLEU_ORACLE_MTEVAL", str(script))
+    monkeypatch.setattr(perl_adapter.subprocess, "run",
+                        lambda *a, **k: subprocess.CompletedProcess(a, 2, b"", b"Can't locate XML/Twig.pm"))
+    with pytest.raises(AdapterUnavailable, match="libxml-twig-perl"):
+        perl_adapter.MtevalImplementation()

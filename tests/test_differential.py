@@ -60,6 +60,11 @@ CONDITIONS = {
         r.smoothing.method == "chen-cherry-6" and len(r.weights) < 3 and _statistics(r).matches[0] > 0
     ),
     "some-order-has-no-hypothesis-ngrams": lambda r: any(t == 0 for t in _statistics(r).totals),
+    # the reference scripts: no hypothesis token in the whole corpus (and, for multi-bleu, some reference token)
+    "empty-hypothesis-corpus": lambda r: _statistics(r.tokenized()).hyp_len == 0,
+    "empty-hypothesis-nonempty-reference": lambda r: (
+        _statistics(r.tokenized()).hyp_len == 0 and _statistics(r.tokenized()).ref_len > 0
+    ),
 }
 
 

@@ -11,14 +11,16 @@ segment), the hypotheses to standard input, `-lc` folds case; it prints
 "BLEU = 34.52, 70.1/42.3/28.1/19.5 (BP=..., ratio=..., hyp_len=H, ref_len=R)".
 Uniform BLEU-4 only, corpus level, no smoothing. A segment with fewer
 references cannot be expressed (a blank line is an empty reference), so such
-requests are Unsupported. The score is printed with two decimals on the 0-100
+requests are Unsupported. `-lc` is Perl's lc on bytes, A-Z only, and words are
+split on ASCII whitespace: the multi-bleu profile's case_fold and token_split.
+The score is printed with two decimals on the 0-100
 scale: answers are rounded (discrepancy class printed-4-decimals). No
 statistics: the script prints hyp_len and ref_len but no matched counts or
 totals (only rounded precisions), and protocol v1's statistics need all four.
 
 mteval-v13a.pl: source, reference and test sets are written as SGML, the
 script runs with `-b` (BLEU only) and `-c` (keep case; without it, only ASCII
-letters are lowered), `--no-smoothing` unless exp smoothing was asked for (the
+letters are lowered: the mteval profile's case_fold), `--no-smoothing` unless exp smoothing was asked for (the
 script smooths by default, "1 / (2^k) instead of 0"); it prints
 "BLEU score = 0.3452 for system ...", four decimals. Its tokenizer splits ASCII
 punctuation off words, so requests whose tokens contain ASCII punctuation are
@@ -50,8 +52,10 @@ TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
 #: Characters no token may hold for a script reading one segment a line, tokens joined by spaces.
 _LINE_SEPARATORS = " \t\n\r\x0b\x0c"
-#: mteval's tokenizer also splits ASCII punctuation off words: tokens holding it change under it.
-_MTEVAL_FORBIDDEN = "".join(chr(c) for c in range(0x80) if _ASCII_PUNCTUATION.match(chr(c)))
+#: mteval's tokenizer also splits ASCII punctuation off words, and splits words on Unicode White_Space
+#: (Perl's \s on the characters XML::Twig gives): tokens holding either change under it.
+_MTEVAL_FORBIDDEN = "".join(chr(c) for c in range(0x80) if _ASCII_PUNCTUATION.match(chr(c))) + \
+    "\x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + "\u2028\u2029\u202f\u205f\u3000"
 
 
 def _script(variable, what):
@@ -124,9 +128,6 @@ class MultiBleuImplementation(Implementation):
         counts = {len(s.references) for s in request.segments}
         if len(counts) != 1:
             raise Unsupported("multi-bleu.perl needs the same number of references for every segment")
-        if request.lowercase and any(not t.isascii() for s in request.segments
-                                     for t in s.hypothesis + sum(s.references, ())):
-            raise Unsupported("multi-bleu.perl -lc reads bytes: Perl's lc folds ASCII letters only")
         with tempfile.TemporaryDirectory(prefix="bleu-oracle-multi-bleu-") as tmp:
             stem = Path(tmp) / "ref"
             for k in range(counts.pop()):
@@ -147,6 +148,17 @@ def _sgml(text):
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def _require_twig(perl):
+    """mteval-v13a.pl reads its SGML with XML::Twig: unavailable, with the package to install, without it."""
+    try:
+        missing = subprocess.run([perl, "-MXML::Twig", "-e", "1"], capture_output=True, timeout=30).returncode != 0
+    except (OSError, subprocess.SubprocessError):
+        missing = True
+    if missing:
+        raise AdapterUnavailable("mteval-v13a.pl needs the Perl module XML::Twig (Debian: apt-get install "
+                                 "libxml-twig-perl; or cpan XML::Twig)")
+
+
 class MtevalImplementation(Implementation):
     name = "mteval-v13a.pl"
     language = "perl"
@@ -159,6 +171,7 @@ class MtevalImplementation(Implementation):
     def __init__(self):
         self._script = _script("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")
         self._perl = _perl()
+        _require_twig(self._perl)
         self.version = _script_version(self._perl, self._script)
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
@@ -174,17 +187,12 @@ class MtevalImplementation(Implementation):
         if request.is_text:  # raw text: the script's own tokenization (13a) splits it, as it does in WMT
             if request.tokenize != "13a":
                 raise Unsupported(f"mteval-v13a.pl tokenizes with 13a (got {request.tokenize!r})")
-            texts = [s.hypothesis for s in request.segments] + [r for s in request.segments for r in s.references]
-            if request.lowercase and any(ch.lower() != ch and not ch.isascii() for text in texts for ch in text):
-                raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
             line = lambda value: value  # noqa: E731
         else:
             tokens = [t for s in request.segments for t in s.hypothesis + sum(s.references, ())]
             bad = [t for t in tokens if _ASCII_PUNCTUATION.search(t)]
             if bad:
                 raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
-            if request.lowercase and any(t.lower() != t and not t.isascii() for t in tokens):
-                raise Unsupported("mteval-v13a.pl lowers ASCII letters only")
             line = " ".join
         header = 'setid="s" srclang="any"'
         segs = lambda texts: "".join(f'<seg id="{i + 1}">{_sgml(t)}</seg>\n' for i, t in enumerate(texts))  # noqa: E731
