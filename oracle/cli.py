@@ -13,11 +13,16 @@ import sys
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
+from oracle.commands.common import HelpFormatter, add_verbosity
 from oracle.exitcodes import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError
 
 
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs):
+        kwargs["formatter_class"] = HelpFormatter  # one width, paragraphs kept apart, on every verb
+        super().__init__(*args, **kwargs)
+
     def error(self, message):  # argparse exits 2 already; keep the message short and clear
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
@@ -39,9 +44,19 @@ def build_parser(verbs=VERBS, *, only=None):
     for verb in verbs:
         if only is None or verb == only:
             importlib.import_module(f"oracle.commands.{verb}").register(subparsers)
+            _with_verbosity(subparsers.choices[verb])
         else:
             subparsers.add_parser(verb, help=SUMMARIES[verb])
     return parser
+
+
+def _with_verbosity(parser):
+    """-q and -v on a verb and on each of its actions (`cases list`, `baseline write`, ...)."""
+    add_verbosity(parser)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _with_verbosity(child)
 
 
 def main(argv=None, *, verbs=VERBS):
@@ -62,8 +77,10 @@ def main(argv=None, *, verbs=VERBS):
         print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
-        if os.environ.get("BLEU_ORACLE_TRACEBACK"):
-            raise
+        if os.environ.get("BLEU_ORACLE_TRACEBACK") or getattr(args, "verbose", False):
+            import traceback
+
+            traceback.print_exc()  # and still exit 4: a traceback is never "deviations found"
         print(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
               "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback", file=sys.stderr)
         return EXIT_INTERNAL

@@ -208,7 +208,7 @@ def test_a_case_names_the_layer_too(tmp_path, cases_dir):
     tie = outcomes_by_id(report)["tiny-tie"]
     assert tie["outcome"] == "fail" and tie["layer"] == "ref_len"
     assert "expected 2, got 4" in tie["message"]
-    assert "--only tiny-tie" in tie["reproduce"]
+    assert "--id tiny-tie" in tie["reproduce"]
 
 
 # -- every failing record is classified by root cause ---------------------------------
@@ -451,7 +451,7 @@ def test_the_search_is_deterministic_for_a_seed(tmp_path):
 def test_only_selects_examples_and_cases(tmp_path, cases_dir):
     report = tmp_path / "report"
     run_cli("check", "--command", fake("clean"), "--cases", cases_dir, "--examples", 30, "--seed", 3,
-            "--only", "random-3-17", "--only", "tiny-t*", "--report", report, "--quiet")
+            "--id", "random-3-17", "--id", "tiny-t*", "--report", report, "--quiet")
     assert [r["id"] for r in results(report).records] == ["tiny-tie", "random-3-17"]
     check(tmp_path / "all", fake("clean"), "--seed", 3, examples=30)
     assert requests_of(tmp_path / "all", kinds=("example",))[17] == requests_of(report)[1]
@@ -517,7 +517,7 @@ def test_the_real_cli_has_the_verbs(tmp_path):
     help_text = subprocess.run([sys.executable, "-m", "oracle", "check", "--help"], cwd=ROOT,
                                capture_output=True, text=True, timeout=60).stdout
     for option in ("--impl", "--command", "--profile", "--cases", "--examples", "--seed", "--baseline", "--report",
-                   "--junit", "--timeout", "--rel", "--abs", "--replay", "--only", "--max-restarts",
+                   "--junit", "--timeout", "--rel", "--abs", "--replay", "--id", "--max-restarts",
                    "--shrink-budget", "--no-cases", "--quiet"):
         assert option in help_text, option
 

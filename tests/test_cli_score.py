@@ -2,6 +2,7 @@
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -191,9 +192,12 @@ def test_an_internal_error_has_its_own_exit_code_and_one_line(monkeypatch, capsy
     assert main(["profiles"]) == 4
     err = capsys.readouterr().err
     assert "internal error: ZeroDivisionError: a bug" in err and "BLEU_ORACLE_TRACEBACK=1" in err
-    monkeypatch.setenv("BLEU_ORACLE_TRACEBACK", "1")
-    with pytest.raises(ZeroDivisionError):
-        main(["profiles"])
+    monkeypatch.setenv("BLEU_ORACLE_TRACEBACK", "1")  # the traceback, and still exit 4 (never 1)
+    assert main(["profiles"]) == 4
+    assert "Traceback (most recent call last)" in capsys.readouterr().err
+    monkeypatch.delenv("BLEU_ORACLE_TRACEBACK")
+    assert main(["profiles", "-v"]) == 4  # -v shows it too
+    assert "Traceback (most recent call last)" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("weights", [["1e100000000", "1"], ["1e-100000000", "1"]])
@@ -231,3 +235,47 @@ def test_profiles_print_values_as_a_user_writes_them(capsys):
     code, out, _ = run(["profiles", "papineni"], capsys)
     assert "sentence_empty_order = (unset: empty_order applies)" in out
     assert max(len(line) for line in out.splitlines()) <= 110
+
+
+def test_the_old_spellings_still_work_and_say_which_replaced_them(tmp_path, capsys):
+    """check --only is now --id, report --out is now --report: the old spelling works, says so on stderr,
+    and is left out of the help."""
+    from oracle.cli import build_parser
+
+    parser = build_parser(only="check")
+    args = parser.parse_args(["check", "--impl", "oracle", "--only", "a-*", "--id", "b-*"])
+    assert args.only == ["a-*", "b-*"]
+    assert "--only is deprecated; use --id" in capsys.readouterr().err
+    args = build_parser(only="report").parse_args(["report", "--out", str(tmp_path)])
+    assert args.out == str(tmp_path) and "--out is deprecated; use --report" in capsys.readouterr().err
+    assert "--only" not in build_parser(only="check")._subparsers._group_actions[0].choices["check"].format_help()
+
+
+VERBS_AND_ACTIONS = [("check",), ("fuzz",), ("score",), ("profiles",), ("serve",), ("report",), ("protocol",),
+                     ("cases",), ("cases", "list"), ("cases", "validate"), ("cases", "export"),
+                     ("baseline",), ("baseline", "write")]
+
+
+@pytest.mark.parametrize("argv", VERBS_AND_ACTIONS, ids=[" ".join(a) for a in VERBS_AND_ACTIONS])
+def test_every_verb_takes_q_and_v_and_its_help_fits_in_100_columns(argv, monkeypatch, capsys):
+    monkeypatch.setenv("COLUMNS", "250")  # a wide terminal must not make the help wider
+    with pytest.raises(SystemExit) as done:
+        main([*argv, "--help"])
+    assert done.value.code == 0
+    text = capsys.readouterr().out
+    too_long = [line for line in text.splitlines() if len(line) > 100]
+    assert not too_long, too_long
+    options = set(re.findall(r"(?<![\w-])(-[qv]|--quiet|--verbose)\b", text))
+    assert options == {"-q", "--quiet", "-v", "--verbose"}, options
+
+
+def test_help_paragraphs_stay_apart():
+    """check's description has paragraphs; each is wrapped on its own, with a blank line between."""
+    from oracle.cli import build_parser
+    from oracle.commands.check import HELP
+
+    source = [p for p in HELP.split("\n\n") if p.strip() and not p.startswith(" ")]
+    text = build_parser(only="check")._subparsers._group_actions[0].choices["check"].format_help()
+    for paragraph in source[:3]:
+        first_words = " ".join(paragraph.split()[:4])
+        assert any(" ".join(block.split()[:4]) == first_words for block in text.split("\n\n")), first_words

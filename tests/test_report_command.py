@@ -38,7 +38,7 @@ TOLERANCE = 1e-15
 
 
 def _report(out, *extra):
-    return main(["report", "--out", str(out), "--impl", "oracle", "nltk", "--examples", "10", "--no-real-data",
+    return main(["report", "--report", str(out), "--impl", "oracle", "nltk", "--examples", "10", "--no-real-data",
                  "--quiet", *extra])
 
 
@@ -83,12 +83,12 @@ def test_render_only_rebuilds_the_same_pages_from_the_data_alone(runs, tmp_path)
     first = runs[0]
     copy = tmp_path / "copy"
     shutil.copytree(first / DATA_DIR, copy / DATA_DIR)  # the data files and the runs' results.jsonl streams
-    assert main(["report", "--out", str(copy), "--render-only", "--quiet"]) == 0
+    assert main(["report", "--report", str(copy), "--render-only", "--quiet"]) == 0
     assert _files(copy) == _files(first)
 
 
 def test_render_only_without_data_is_a_usage_error(tmp_path, capsys):
-    assert main(["report", "--out", str(tmp_path / "empty"), "--render-only", "--quiet"]) == 2
+    assert main(["report", "--report", str(tmp_path / "empty"), "--render-only", "--quiet"]) == 2
     assert "run `bleu-oracle report` first" in capsys.readouterr().err
 
 
@@ -229,7 +229,7 @@ def test_extra_references_are_the_alphabetically_first_other_systems():
 
 
 def test_unknown_implementations_are_a_usage_error(tmp_path, capsys):
-    assert main(["report", "--out", str(tmp_path), "--impl", "no-such-bleu", "--quiet"]) == 2
+    assert main(["report", "--report", str(tmp_path), "--impl", "no-such-bleu", "--quiet"]) == 2
     assert "no-such-bleu" in capsys.readouterr().err
 
 
@@ -240,7 +240,7 @@ def test_real_data_table_on_two_systems(tmp_path):
     pytest.importorskip("nltk")
     pytest.importorskip("sacrebleu")
     out = tmp_path / "reports"
-    assert main(["report", "--out", str(out), "--impl", "nltk", "sacrebleu", "--examples", "0",
+    assert main(["report", "--report", str(out), "--impl", "nltk", "sacrebleu", "--examples", "0",
                  "--real-data", str(REAL_DATA), "--real-data-systems", "2", "--quiet"]) == 0
     records = read_data(out)["real_data"]
     systems = sorted({r["system"] for r in records})

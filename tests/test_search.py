@@ -235,7 +235,7 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
 
     report = tmp_path / "report"
     index = FOCI.index("very-long-run")  # 65,600 tokens of one kind
-    assert check(report, fake("clean"), "--only", f"random-0-{index}", examples=index + 1) == 0
+    assert check(report, fake("clean"), "--id", f"random-0-{index}", examples=index + 1) == 0
     [record] = [r for r in results(report).records if r["id"] == f"random-0-{index}"]
     omitted = record["request"]["omitted"]
     assert "segments" not in record["request"] and omitted["tokens"] > 65_535
@@ -243,4 +243,4 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
     again = example_request(0, index, caps).to_json()
     whole = encode({k: v for k, v in again.items() if k != "seq"}, ensure_ascii=False)
     assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted["sha256"]
-    assert f"--only random-0-{index}" in omitted["regenerate"] and "--seed 0" in omitted["regenerate"]
+    assert f"--id random-0-{index}" in omitted["regenerate"] and "--seed 0" in omitted["regenerate"]

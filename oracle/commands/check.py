@@ -15,6 +15,7 @@ from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import example_id
 from oracle.harness.requests import _get, request_from_json
 from oracle.harness.session import (
+    DEFAULT_EXAMPLES,
     SessionSettings,
     notable_key,
     implementation_argv,
@@ -27,11 +28,10 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import staged
 from oracle.reports.summaries import write_derived_reports
 
-from .common import add_session_arguments, non_negative_int, positive_float, positive_int
+from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
-DEFAULT_EXAMPLES = 200
 #: Deviations printed at the end of a run (all are in results.jsonl and summary.md).
 PRINTED_DEVIATIONS = 20
 
@@ -173,9 +173,10 @@ def register(subparsers):
                         help="time one failing example may spend shrinking (default 10)")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed of the differential search (default 0; the same seed gives the same inputs)")
-    parser.add_argument("--only", action="append", metavar="ID",
+    parser.add_argument("--id", dest="only", action="append", metavar="ID",
                         help="run only cases/examples whose id matches this glob (repeatable), e.g. "
-                        "--only 'nltk-*' or --only random-0-17")
+                        "--id 'nltk-*' or --id random-0-17")
+    parser.add_argument("--only", dest="only", action=DeprecatedAlias, replacement="--id", append=True)
     parser.add_argument("--replay", metavar="FILE_OR_JSON",
                         help="run just these inputs instead of cases and examples (see Reproduction above)")
     parser.add_argument("--baseline", metavar="FILE",

@@ -122,4 +122,72 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
                         help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "
                         "0: no shrinking)")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
+
+
+# -- one vocabulary across verbs ---------------------------------------------------------------
+
+#: Help text is wrapped to this many columns, whatever the terminal.
+HELP_WIDTH = 100
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Descriptions wrapped to HELP_WIDTH paragraph by paragraph, blank lines between paragraphs kept; an
+    indented line (a list entry, an example command) keeps its place and wraps under its own text."""
+
+    def __init__(self, prog, **kwargs):
+        kwargs["width"] = min(kwargs.get("width") or HELP_WIDTH, HELP_WIDTH)
+        super().__init__(prog, **kwargs)
+
+    def _fill_text(self, text, width, indent):
+        import re
+        import textwrap
+
+        width = min(width, HELP_WIDTH)
+        out = []
+        for block in re.split(r"\n\s*\n", text.strip("\n")):
+            lines = block.split("\n")
+            if not any(line[:1].isspace() for line in lines[1:]) and not lines[0][:1].isspace():
+                out.append(textwrap.fill(" ".join(line.strip() for line in lines), width, initial_indent=indent,
+                                         subsequent_indent=indent, break_on_hyphens=False, break_long_words=False))
+                continue
+            wrapped = []
+            for line in lines:
+                if len(indent + line) <= width:
+                    wrapped.append(indent + line)
+                    continue
+                lead = re.match(r"\s*(\S+\s{2,})?", line).group(0)  # hang under an entry's description
+                wrapped.append(textwrap.fill(line.strip(), width, initial_indent=indent + line[:len(line) - len(line.lstrip())],
+                                             subsequent_indent=indent + " " * len(lead), break_on_hyphens=False,
+                                             break_long_words=False))
+            out.append("\n".join(wrapped))
+        return "\n\n".join(out)
+
+
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: still works, says once on stderr which spelling replaced it."""
+
+    def __init__(self, option_strings, dest, *, replacement, append=False, **kwargs):
+        self.replacement, self.append = replacement, append
+        kwargs.setdefault("help", argparse.SUPPRESS)
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import sys
+
+        print(f"bleu-oracle: {option_string} is deprecated; use {self.replacement}", file=sys.stderr)
+        if self.append:
+            setattr(namespace, self.dest, [*(getattr(namespace, self.dest, None) or []), values])
+        else:
+            setattr(namespace, self.dest, values)
+
+
+def add_verbosity(parser):
+    """-q/--quiet and -v/--verbose on a verb that has not declared them (the CLI adds them to every verb
+    and action): -q leaves out progress and notes, -v shows an internal error's traceback."""
+    existing = {s for action in parser._actions for s in action.option_strings}
+    if "--quiet" not in existing:
+        parser.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
+    if "--verbose" not in existing:
+        parser.add_argument("-v", "--verbose", action="store_true",
+                            help="more detail: an internal error prints its traceback")

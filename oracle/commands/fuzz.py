@@ -12,6 +12,7 @@ from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.session import (
+    DEFAULT_EXAMPLES,
     SessionSettings,
     implementation_argv,
     run_session,
@@ -28,7 +29,6 @@ from oracle.reports.summaries import (
 from .common import add_session_arguments, non_negative_int
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
-DEFAULT_EXAMPLES = 300
 
 HELP = """Search for inputs on which an implementation and the oracle disagree, and name the root cause.
 

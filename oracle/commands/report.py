@@ -22,7 +22,7 @@ from oracle.reports.site import (
     stderr_progress,
 )
 
-from .common import non_negative_int, positive_float, positive_int
+from .common import DeprecatedAlias, non_negative_int, positive_float, positive_int
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
@@ -60,7 +60,7 @@ full run takes about three minutes, most of it the real data; progress goes to
 stderr.
 
   bleu-oracle report                                  # everything into ./reports
-  bleu-oracle report --impl nltk sacrebleu --no-real-data --examples 50 --out /tmp/r
+  bleu-oracle report --impl nltk sacrebleu --no-real-data --examples 50 --report /tmp/r
   bleu-oracle report --render-only                    # re-render from reports/{DATA_DIR}/
 """
 
@@ -68,7 +68,9 @@ stderr.
 def register(subparsers):
     parser = subparsers.add_parser("report", help=SUMMARIES["report"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default="reports", metavar="DIR", help="the reports folder (default: reports)")
+    parser.add_argument("--report", dest="out", default="reports", metavar="DIR",
+                        help="the reports folder (default: reports)")
+    parser.add_argument("--out", dest="out", action=DeprecatedAlias, replacement="--report")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
                         help=f"seed of the differential search (default {DEFAULT_SEED})")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
@@ -86,13 +88,13 @@ def register(subparsers):
     parser.add_argument("--real-data-budget", type=positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
                         help="time one implementation may spend on the real data; projected from the first system, "
                         f"an implementation over it scores that system only (default {DEFAULT_REAL_DATA_BUDGET:g})")
-    parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(handler=run_report)
 
 
 def run_report(args):
     if args.render_only and (args.impl or args.no_real_data or args.real_data or args.real_data_systems):
-        raise BleuValueError("--render-only runs nothing: it takes only --out")
+        raise BleuValueError("--render-only runs nothing: it takes only --report")
     if args.impl:
         unknown = [name for name in args.impl if name != "oracle" and name not in REGISTRY]
         if unknown:

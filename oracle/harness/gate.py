@@ -194,7 +194,7 @@ class BaselineTracker:
         return not self.only or any(fnmatch.fnmatchcase(entry_id, p) for p in self.only)
 
     def stale(self):
-        """Exact-id entries whose id no record of the run had (within --only, when given)."""
+        """Exact-id entries whose id no record of the run had (within --id, when given)."""
         if not self.check_stale:
             return []
         return sorted(e.id for e in self.entries.values()

@@ -3,7 +3,7 @@
 Example `index` of seed `seed` is drawn from its own `random.Random` seeded with
 the string "bleu-oracle/<seed>/<index>", so it does not depend on how many
 examples came before it, on the Python version's hash seed, or on shrinking:
-`check --seed S --only random-S-I` regenerates it (for the same capabilities).
+`check --seed S --id random-S-I` regenerates it (for the same capabilities).
 
 Each example combines one generator per dimension of the input space:
 

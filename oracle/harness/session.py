@@ -102,6 +102,8 @@ def _digest(request, regenerate):
             "omitted": {"segments": len(segments), "tokens": _tokens_in(request),
                         "sha256": hashlib.sha256(whole.encode("utf-8")).hexdigest(), "regenerate": regenerate}}
 GOOD_OUTCOME_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
+#: Random examples a `check` or `fuzz` run draws unless told otherwise.
+DEFAULT_EXAMPLES = 200
 #: How many notable records a session keeps whole for its verb's console output (the rest are counted).
 NOTABLE_KEPT = 500
 
@@ -128,7 +130,7 @@ class SessionSettings:
     command: str | None = None
     profile: str | None = None
     seed: int = 0
-    examples: int = 200
+    examples: int = DEFAULT_EXAMPLES
     only: tuple = ()
     rel: float = DEFAULT_REL
     abs: float = DEFAULT_ABS
@@ -288,7 +290,7 @@ class Session:
         if self.settings.abs != DEFAULT_ABS:
             parts += ["--abs", repr(self.settings.abs)]
         if request is None:  # a case: re-run it by id
-            parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--only", record_id]
+            parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--id", record_id]
             return shlex.join(parts)
         payload = encode(request.replay_payload(), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
@@ -516,7 +518,7 @@ class Session:
         parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
         index = int(record_id.split("~")[0].rsplit("-", 1)[1])
         return shlex.join(parts + ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
-                                   "--examples", str(index + 1), "--only", record_id])
+                                   "--examples", str(index + 1), "--id", record_id])
 
     def check_relation(self, identifier, request, reply, relation):
         """One metamorphic relation on a passing example: the implementation against itself."""
@@ -544,7 +546,7 @@ class Session:
             parts = ["bleu-oracle", "check"]
             parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
             parts += ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
-                      "--examples", str(int(identifier.rsplit("-", 1)[1]) + 1), "--only", item_id]
+                      "--examples", str(int(identifier.rsplit("-", 1)[1]) + 1), "--id", item_id]
             record["reproduce"] = shlex.join(parts)
         return self.finish(record, started)
 
