@@ -313,7 +313,8 @@ def test_rejects_missing_required_fields(tmp_path):
     _rejects(tmp_path, text, "missing required field `source.quote`", needle="source:")
     _rejects(tmp_path, _file(_case_text(kind="statement")), "missing required field `note`: a statement case", needle="- id: t-one")
     _rejects(tmp_path, _file(_case_text(kind="document-error")), "and what the document got wrong", needle="- id: t-one")
-    _rejects(tmp_path, 'document: "Doc"\ncases: []\n', "missing required field `seed`", needle="document", case_id=None)
+    # `seed` is optional (a case file of one's own cites its document by title or URL); `cases` is not
+    _rejects(tmp_path, 'document: "Doc"\n', "missing required field `cases`", needle="document", case_id=None)
     _rejects(tmp_path, _file(""), "`cases` must be a non-empty list", needle="cases:", case_id=None)
 
 
@@ -668,3 +669,44 @@ def test_case_files_refuse_aliases_and_deep_nesting(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(CaseFileError, match=message):
         load_case_file(path)
+
+
+def test_a_case_file_of_ones_own_cites_any_document_without_a_seed(tmp_path):
+    """A user's file names its document by URL; no bundled seed, so no quote check; it loads and runs."""
+    from oracle.suite import cases as casefiles
+
+    (tmp_path / "mine.yaml").write_text(
+        'document: "https://example.org/my-bleu-notes"\n'
+        "cases:\n"
+        "  - id: my-perfect-match\n"
+        "    title: identical hypothesis and reference score 1\n"
+        '    source: {document: "https://example.org/my-bleu-notes", section: "1", quote: "identical is 1"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a, b, c, d], references: [[a, b, c, d]]}]}\n"
+        '    expect: {score: "1", exact: true}\n', encoding="utf-8")
+    assert casefiles.validate(tmp_path) == []
+    [case] = casefiles.load_cases(tmp_path)
+    assert case.source.seed is None and case.source.document.startswith("https://")
+    assert casefiles.quote_problems([case]) == []
+
+
+def test_validate_reports_every_problem_of_a_case_at_once(tmp_path):
+    """Three independent mistakes in one case (id, profile, tolerance), each with its line."""
+    from oracle.suite import cases as casefiles
+
+    (tmp_path / "bad.yaml").write_text(
+        'document: "my notes"\n'
+        "cases:\n"
+        "  - id: Bad_Id\n"
+        "    title: three mistakes\n"
+        '    source: {document: "my notes", section: "1", quote: "q"}\n'
+        "    profiles: [nosuch]\n"
+        "    kind: value\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a], references: [[a]]}]}\n"
+        "    expect: {score: 1.5}\n", encoding="utf-8")
+    problems = casefiles.validate(tmp_path)
+    messages = [(p.line, p.bare_message) for p in problems]
+    assert len(problems) == 3, messages
+    assert [line for line, _ in messages] == [3, 6, 9]
+    assert "`id`" in messages[0][1] and "profiles[0]" in messages[1][1] and "tolerance" in messages[2][1]

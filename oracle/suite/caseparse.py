@@ -52,6 +52,17 @@ from .caseformat import (
 # -- Validation helpers ------------------------------------------------------
 
 
+class CaseFileErrors(CaseFileError):
+    """Every problem found in one case (`errors`, each a CaseFileError): `cases validate` lists them all
+    at once; the message is the first, with how many more."""
+
+    def __init__(self, errors):
+        first = errors[0]
+        super().__init__(f"{first.bare_message} (and {len(errors) - 1} more problem(s) in this case)",
+                         path=first.path, line=first.line, case_id=first.case_id)
+        self.errors = list(errors)
+
+
 class _Context:
     """Where we are: file, case id, and a field path prefix for messages."""
 
@@ -165,14 +176,14 @@ def _tokens(value, name, ctx, line):
 # -- Parsing one case --------------------------------------------------------
 
 
-def _parse_source(value, ctx, line, file_seed):
+def _parse_source(value, ctx, line, file_seed, found_by=None):
     source = _mapping(value, "source", ctx, line, SOURCE_FIELDS, SOURCE_REQUIRED)
     line = source.line
     values = {}
     for key in SOURCE_REQUIRED:
         values[key] = _string(source[key], f"source.{key}", ctx, _line_of(source, key, line))
     seed = file_seed
-    if "seed" in source and file_seed is None:
+    if "seed" in source and found_by is not None:
         raise ctx.error("`source.seed` names a seed document; a `found_by` file quotes no document", _line_of(source, "seed", line))
     if "seed" in source:
         seed = _string(source["seed"], "source.seed", ctx, _line_of(source, "seed", line))
@@ -471,40 +482,52 @@ def _parse_case(raw, path, line, file_seed, document, found_by=None):
     data = _mapping(raw, "", ctx, line, CASE_FIELDS, CASE_REQUIRED, what="a case")
     line = data.line
     at = lambda key: _line_of(data, key, line)  # noqa: E731
+    errors = []  # every problem of the case, each field checked on its own
+
+    def field(parse, *args):
+        try:
+            return parse(*args) if args else parse()
+        except CaseFileErrors as exc:
+            errors.extend(exc.errors)
+        except CaseFileError as exc:
+            errors.append(exc)
+        return None
+
+    def check(condition, message, where):
+        if condition:
+            errors.append(ctx.error(message, where))
+
     case_id = data["id"]
-    if not isinstance(case_id, str) or not ID_PATTERN.match(case_id):
-        raise ctx.error(
-            f"`id` must be lowercase letters, digits and single '-', starting with a letter (got {_show(case_id)})", at("id")
-        )
-    title = _string(data["title"], "title", ctx, at("title"), one_line=True)
-    source = _parse_source(data["source"], ctx, at("source"), file_seed)
-    profiles = _parse_profiles(data["profiles"], ctx, at("profiles"))
+    check(not isinstance(case_id, str) or not ID_PATTERN.match(case_id),
+          f"`id` must be lowercase letters, digits and single '-', starting with a letter (got {_show(case_id)})", at("id"))
+    title = field(lambda: _string(data["title"], "title", ctx, at("title"), one_line=True))
+    source = field(_parse_source, data["source"], ctx, at("source"), file_seed, found_by)
+    profiles = field(_parse_profiles, data["profiles"], ctx, at("profiles"))
     kind = data["kind"]
-    if kind not in KINDS:
-        raise ctx.error(f"`kind` must be one of {list(KINDS)} (got {_show(kind)})", at("kind"))
-    case_input = _parse_input(data["input"], ctx, at("input"))
-    options = _parse_options(data.get("options"), ctx, at("options"))
-    expect = _parse_expect(data["expect"], ctx, at("expect"))
+    check(kind not in KINDS, f"`kind` must be one of {list(KINDS)} (got {_show(kind)})", at("kind"))
+    case_input = field(_parse_input, data["input"], ctx, at("input"))
+    options = field(_parse_options, data.get("options"), ctx, at("options"))
+    expect = field(_parse_expect, data["expect"], ctx, at("expect"))
     explained_by = None
     if "explained_by" in data:
-        if found_by is None:
-            raise ctx.error("`explained_by` belongs to cases found by `bleu-oracle fuzz` (a file with `found_by`); "
-                            "a documented case states what its document says", at("explained_by"))
-        explained_by = _parse_explained_by(data["explained_by"], ctx, at("explained_by"))
-    elif found_by is not None:
-        raise ctx.error("missing required field `explained_by`: a case found by fuzzing names the root cause of "
-                        "the implementation's value (what `cases validate` recomputes)", line)
-    if found_by is not None and expect.rejected:
-        raise ctx.error("`expect.rejected`: a case found by fuzzing records a value the implementation answered", at("expect"))
+        check(found_by is None, "`explained_by` belongs to cases found by `bleu-oracle fuzz` (a file with `found_by`); "
+              "a documented case states what its document says", at("explained_by"))
+        if found_by is not None:
+            explained_by = field(_parse_explained_by, data["explained_by"], ctx, at("explained_by"))
+    else:
+        check(found_by is not None, "missing required field `explained_by`: a case found by fuzzing names the root "
+              "cause of the implementation's value (what `cases validate` recomputes)", line)
+    check(found_by is not None and expect is not None and expect.rejected,
+          "`expect.rejected`: a case found by fuzzing records a value the implementation answered", at("expect"))
     note = None
     if "note" in data:
-        note = _string(data["note"], "note", ctx, at("note"))
-    elif kind in ("statement", "document-error"):
-        raise ctx.error(
-            f"missing required field `note`: a {kind} case must say how its expected value was derived"
-            + (" and what the document got wrong" if kind == "document-error" else ""),
-            line,
-        )
+        note = field(_string, data["note"], "note", ctx, at("note"))
+    else:
+        check(kind in ("statement", "document-error"),
+              f"missing required field `note`: a {kind} case must say how its expected value was derived"
+              + (" and what the document got wrong" if kind == "document-error" else ""), line)
+    if errors:
+        raise errors[0] if len(errors) == 1 else CaseFileErrors(errors)
     return Case(case_id, title.strip(), source, profiles, kind, case_input, options, expect, note, Path(path), line,
                 document, found_by, explained_by)
 

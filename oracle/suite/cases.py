@@ -89,7 +89,7 @@ from .caseformat import (  # noqa: F401 - the format's fields, re-exported for t
     CaseLoader,
     _read_yaml,
 )
-from .caseparse import _Context, _line_of, _mapping, _parse_case, _show, _string
+from .caseparse import CaseFileErrors, _Context, _line_of, _mapping, _parse_case, _show, _string
 
 # -- Files and directories ---------------------------------------------------
 
@@ -101,7 +101,7 @@ def _parse_file(path, problems):
     try:
         data = _read_yaml(path)
         if data is None:
-            raise ctx.error("the file is empty (expected `document`, `seed` and `cases`)", 1)
+            raise ctx.error("the file is empty (expected `document` and `cases`)", 1)
         data = _mapping(data, "", ctx, 1, FILE_FIELDS, ("document",), what="a case file")
         document = _string(data["document"], "document", ctx, _line_of(data, "document", 1), one_line=True)
         seed = found_by = None
@@ -112,13 +112,11 @@ def _parse_file(path, problems):
             found_by = data["found_by"]
             if found_by not in FOUND_BY:
                 raise ctx.error(f"`found_by` must be one of {list(FOUND_BY)} (got {_show(found_by)})", _line_of(data, "found_by", 1))
-        else:
-            if "seed" not in data:
-                raise ctx.error("missing required field `seed` (or `found_by: fuzz` for cases written by "
-                                "`bleu-oracle fuzz --write-cases`)", data.line)
+        elif "seed" in data:  # a bundled seed document: the quotes are checked against its text
             seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
             if not SEED_PATTERN.match(seed):
                 raise ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" (got {seed!r})", _line_of(data, "seed", 1))
+        # neither: a case file of one's own, citing its document (a title or a URL) in `document` and each source
         if "cases" not in data:
             raise ctx.error("missing required field `cases`", data.line)
         raw_cases = data["cases"]
@@ -131,6 +129,8 @@ def _parse_file(path, problems):
     for i, raw in enumerate(raw_cases):
         try:
             cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document, found_by))
+        except CaseFileErrors as exc:  # every problem of the case
+            problems.extend(exc.errors)
         except CaseFileError as exc:
             problems.append(exc)
     seen = {}
