@@ -285,3 +285,57 @@ def test_check_and_report_judge_every_input_the_same_way(runs, tmp_path):
 
     assert len(judged(report)) == 10
     assert judged(report) == judged(check)
+
+
+def _tree(directory):
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(Path(directory).rglob("*")) if p.is_file()}
+
+
+def test_two_runs_and_jobs_give_the_same_bytes(tmp_path):
+    """torch on one thread: two runs give byte-identical reports, and --jobs 2 the bytes of one process
+    (torchmetrics' float32 sums were the files that differed between runs)."""
+    from conftest import load
+
+    load("torchmetrics")  # skips with the reason where torch is not installed
+    argv = ["report", "--impl", "nltk", "torchmetrics", "--examples", "30", "--no-real-data", "--quiet"]
+    runs = {}
+    for name, extra in (("first", []), ("second", []), ("jobs", ["--jobs", "2"])):
+        assert main([*argv, *extra, "--report", str(tmp_path / name)]) == 0
+        runs[name] = _tree(tmp_path / name)
+    assert any(name.startswith("data/runs/torchmetrics") for name in runs["first"])
+    assert runs["first"] == runs["second"]
+    assert runs["jobs"] == runs["first"]
+
+
+def test_report_says_on_stderr_when_the_real_data_is_absent(tmp_path, capsys):
+    assert main(["report", "--impl", "nltk", "--examples", "0", "--real-data", str(tmp_path / "nowhere"),
+                 "--report", str(tmp_path / "r")]) == 0
+    err = capsys.readouterr().err
+    assert "real data skipped" in err and " s" in err.split("done in", 1)[1][:10]
+
+
+def test_a_statistics_only_disagreement_is_not_drawn_as_rounding():
+    """A random input whose score agrees while ref_len does not goes to its own band ("stats≠") with the
+    diverging layer in its tooltip, not to the log axis' floor beside float rounding."""
+    from oracle.reports.html_page import deviation_plot
+    from oracle.reports.pagedata import Model
+
+    def example(index, layer, score, expected):
+        return {"type": "example", "implementation": "x", "profile": "papineni", "index": index,
+                "id": f"random-0-{index}", "outcome": "score", "score": score, "expected": expected,
+                "message": "", "expected_rejected": False, "size": 3, "layer": layer, "agrees": False,
+                "classification": "reference_length=closest-longer", "documented": [], "description": "d"}
+
+    data = {"run": {"profiles": [], "examples": 2, "seed": 0}, "matrix": [], "discrepancies": {}, "real_data": [],
+            "implementations": [{"type": "implementation", "name": "x", "status": "installed", "version": "1"}],
+            "search": [example(0, "ref_len", 0.5, 0.5), example(1, "score", 0.5, 0.5 + 1e-6)]}
+    svg = deviation_plot(Model(data))
+    assert "stats≠" in svg
+    assert "first divergence: ref_len" in svg and "first divergence: score" in svg
+    import re
+
+    x = {m[1]: float(m[0]) for m in re.findall(r'<circle cx="([\d.]+)"[^>]*><title>(random-0-\d)', svg)}
+    band = re.search(r'<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)"[^>]*/>\s*<text[^>]*>stats≠', svg)
+    left, right = float(band[1]), float(band[1]) + float(band[2])
+    assert left <= x["random-0-0"] <= right  # the ref_len disagreement, in its band
+    assert x["random-0-1"] < left  # a 1e-6 score difference, on the log axis

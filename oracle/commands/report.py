@@ -54,10 +54,12 @@ index.html (one self-contained page with SVG plots).
 Implementations run in process through their adapters. A library that is not
 installed (or a Perl script whose BLEU_ORACLE_* variable is unset) is listed as
 "not installed" with its install hint. The same versions and seed give
-byte-identical reports. The real data is read from ../shared/data/wmt17-en-de
-next to the project (skipped, with the reason in the report, when absent). A
-full run takes about three minutes, most of it the real data; progress goes to
-stderr.
+byte-identical reports (torch runs on one thread: a parallel float32 sum is not
+reproducible), with --jobs N as with one process. The real data is read from
+../shared/data/wmt17-en-de next to the project (skipped, with the reason on
+stderr and in the report, when absent). A full run with every library and both
+reference scripts took about 7 minutes on this project's 2-core machine, most
+of it the real data; progress, with each step's duration, goes to stderr.
 
   bleu-oracle report                                  # everything into ./reports
   bleu-oracle report --impl nltk sacrebleu --no-real-data --examples 50 --report /tmp/r
@@ -88,6 +90,9 @@ def register(subparsers):
     parser.add_argument("--real-data-budget", type=positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
                         help="time one implementation may spend on the real data; projected from the first system, "
                         f"an implementation over it scores that system only (default {DEFAULT_REAL_DATA_BUDGET:g})")
+    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                        help="run N columns at once, each in its own process (default 1); the data files are "
+                        "the same bytes as with one")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     parser.set_defaults(handler=run_report)
 
@@ -110,7 +115,7 @@ def run_report(args):
         implementations=tuple(args.impl) if args.impl else None,
         real_data=real_data, real_data_skipped=skipped, real_data_systems=args.real_data_systems,
         real_data_budget=args.real_data_budget,
-        progress=None if args.quiet else stderr_progress,
+        progress=None if args.quiet else stderr_progress, jobs=args.jobs,
     )
     started = time.perf_counter()
     written = run(settings, render_only=args.render_only)

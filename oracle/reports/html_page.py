@@ -60,6 +60,8 @@ def _marker(shape, x, y, colour, title, size=3.5, opacity=0.85, *, grouped=False
     return f'<circle cx="{_f(x)}" cy="{_f(y)}" r="{_f(size)}" {common}>{tip}</circle>'
 
 
+#: The layers of the sufficient statistics (and the tokens they count): a divergence there can leave the score equal.
+STATISTICS_LAYERS = ("hyp_len", "ref_len", "matches", "totals", "bp", "tokenization")
 #: The log10 range of the random-search deviation plot (0-1 scale) and of the real-data one (BLEU points).
 LOG_RANGE = (-17, 1)
 REAL_LOG_RANGE = (-15, 2)
@@ -88,9 +90,10 @@ def deviation_plot(model):
         return ""
     row_h, left, width = 34, 150, 1100
     band_agree = (left, left + 70)
-    x0, x1 = left + 95, width - 300
-    band_nan = (x1 + 15, x1 + 60)
-    band_refused = (x1 + 75, x1 + 130)
+    x0, x1 = left + 95, width - 360
+    band_statistics = (x1 + 15, x1 + 60)  # the score agrees, a statistic (c, r, matches, totals) does not
+    band_nan = (x1 + 75, x1 + 120)
+    band_refused = (x1 + 135, x1 + 190)
     top = 40
     height = top + row_h * len(names) + 60
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
@@ -98,7 +101,8 @@ def deviation_plot(model):
     parts.append(f'<text x="{left}" y="16" class="title">Deviation from the oracle on {model.run.get("examples")} random '
                  f'inputs (seed {model.run.get("seed")}), under each implementation\'s declared profile</text>')
     bottom = top + row_h * len(names)
-    for (a, b), label in ((band_agree, "agrees"), (band_nan, "NaN≠"), (band_refused, "refused")):
+    for (a, b), label in ((band_agree, "agrees"), (band_statistics, "stats≠"), (band_nan, "NaN≠"),
+                          (band_refused, "refused")):
         parts.append(f'<rect x="{a}" y="{top}" width="{b - a}" height="{bottom - top}" fill="#f4f4f4"/>')
         parts.append(f'<text x="{_f((a + b) / 2)}" y="{bottom + 14}" text-anchor="middle" class="tick">{label}</text>')
     xpos = _log_axis(parts, x0, x1, top, bottom, range(LOG_RANGE[0] + 1, LOG_RANGE[1] + 1, 2),
@@ -128,11 +132,15 @@ def deviation_plot(model):
                 x = (band_refused[0] + band_refused[1]) / 2 + _jitter(index * 31 + 7, band_refused[1] - band_refused[0] - 10)
             elif math.isnan(score) or math.isnan(expected) or math.isinf(score) or math.isinf(expected):
                 x = (band_nan[0] + band_nan[1]) / 2 + _jitter(index * 31 + 7, band_nan[1] - band_nan[0] - 10)
+            elif record.get("layer") in STATISTICS_LAYERS and abs(score - expected) < 10.0 ** LOG_RANGE[0]:
+                # the score agrees, a statistic does not: drawn at the axis' floor it would look like rounding
+                x = (band_statistics[0] + band_statistics[1]) / 2 + _jitter(index * 31 + 7, band_statistics[1] - band_statistics[0] - 10)
             else:
                 delta = abs(score - expected)
                 x = xpos(math.log10(delta) if delta > 0 else LOG_RANGE[0])
+            layer = f" (first divergence: {record['layer']})" if record.get("layer") else ""
             title = "" if category == "agrees" else \
-                f"{record.get('id')}: {record.get('classification')}; {fmt(record.get('score'))} vs {fmt(record.get('expected'))}"
+                f"{record.get('id')}: {record.get('classification')}; {fmt(record.get('score'))} vs {fmt(record.get('expected'))}{layer}"
             parts.append(_marker("circle", x, y, CATEGORY_COLOUR[category], title, size=2.6, grouped=True))
         parts.append("</g>")
         summary = " · ".join(f"{counts.get(k, 0)} {SHORT[k]}" for k in SHORT if counts.get(k))
@@ -441,7 +449,7 @@ def render_html(model):
                 out.append(f"<tr><td>{esc(model.column_label(row['column']))}</td><td>{esc(row['profile'])}</td>"
                            f'<td class="num">{row["scored"]}/{row["total"]}</td><td class="num">{row["agree"]}</td>'
                            f'<td class="num">{esc(biggest)}</td><td class="num">{esc(mean)}</td>'
-                           f'<td class="small">{_markdownish(_causes_text(row)) if row["scored"] else esc((row["reasons"][0] if row["reasons"] else "")[:200])}</td></tr>')
+                           f'<td class="small">{_markdownish(_causes_text(row)) if row["scored"] else esc(row["reasons"][0] if row["reasons"] else "")}</td></tr>')
             out.append("</tbody></table>")
             out.append(f"<details><summary>Per system, {title}</summary>{_html_real_table(model, references)}</details>")
     # per implementation

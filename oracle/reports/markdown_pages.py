@@ -17,6 +17,7 @@ from .pagedata import (
     md,
     request_text,
 )
+from .runs import REAL_DATA_CLASSIFIED
 from .site import DATA_DIR
 
 
@@ -191,8 +192,9 @@ def _causes_text(row):
     if not row["scored"] and row["reasons"]:
         return "not scored (see the notes)"
     parts = [f"`{cause}` ({n})" for cause, n in sorted(row["causes"].items(), key=lambda kv: (-kv[1], kv[0]))]
-    if row["unclassified"]:
-        parts.append(f"{row['unclassified']} more not classified")
+    if row["unclassified"]:  # attribution recomputes a corpus many times: only the first few systems get it
+        parts.append(f"{row['unclassified']} other differing system(s) not attributed (only the first "
+                     f"{REAL_DATA_CLASSIFIED} are)")
     return "; ".join(parts) if parts else ("—" if row["agree"] == row["scored"] else "")
 
 

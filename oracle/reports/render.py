@@ -17,6 +17,7 @@ Deterministic: the same data files give byte-identical pages.
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from .html_page import render_html
@@ -69,7 +70,10 @@ def run(settings, *, render_only=False):
         data = observe(settings)
         write_data(out, data)
     say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
-    return render(out)
+    started = time.perf_counter()
+    written = render(out)
+    say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
+    return written
 
 
 __all__ = ["PAGES", "Model", "render", "run"]

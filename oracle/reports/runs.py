@@ -227,7 +227,7 @@ def tables(out, columns):
                          "id": record["id"], "outcome": shown["outcome"], "score": shown["score"],
                          "message": shown["message"], "expected": expected.get("score"),
                          "expected_rejected": bool(expected.get("rejected")), "size": _size(record.get("request")),
-                         **judged}
+                         "layer": record.get("layer"), **judged}
                 if judged["documented"] or judged["agrees"]:
                     entry["description"] = None  # the curated class says it
                 else:  # a finding no curated class explains: keep the input itself

@@ -32,9 +32,11 @@ import contextlib
 import importlib
 import io
 import json
+import os
 import platform
 import re
 import sys
+import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -104,6 +106,8 @@ class Settings:
     real_data_budget: float = DEFAULT_REAL_DATA_BUDGET
     #: a function of one line of text, for progress (stderr); None: silent
     progress: object = None
+    #: columns run at once, in forked processes (each writes its own results.jsonl: the same bytes as one)
+    jobs: int = 1
 
 
 # -- JSON ----------------------------------------------------------------------
@@ -336,8 +340,12 @@ def observe(settings):
         unknown = sorted(selected - set(REGISTRY))
         if unknown:
             raise BleuValueError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
+    pin_threads()
     say(progress, "loading the implementations")
+    started = time.perf_counter()
     implementation_records, columns = load_implementations(selected)
+    pin_threads()
+    say(progress, f"loaded {len(columns)} implementations in {time.perf_counter() - started:.1f} s")
     oracle_cols = oracle_columns()
     real = None
     if settings.real_data is None:
@@ -346,17 +354,24 @@ def observe(settings):
         real_source = {"skipped": f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"}
         say(progress, f"real data skipped: {real_source['skipped']}")
     else:
+        started = time.perf_counter()
         real = load_real_data(settings, progress)
+        say(progress, f"real data read in {time.perf_counter() - started:.1f} s")
         real_source = {"skipped": real} if isinstance(real, str) else real.source
         real = None if isinstance(real, str) else real
     # The oracle under the implementations' profiles (and the paper's) scores the real data: each
     # implementation is judged against its profile's column on it.
     real_profiles = {c.profile for c in columns} | {"papineni"}
     data_dir = Path(settings.out) / DATA_DIR
-    for column in oracle_cols + columns:  # each column's own results.jsonl, through the harness's session
-        scores_real = real is not None and (column.kind == "implementation" or column.profile in real_profiles)
-        run_column(column, data_dir=data_dir, seed=settings.seed, examples=settings.examples, progress=progress,
-                   real=real if scores_real else None, real_budget=settings.real_data_budget)
+    # each column's own results.jsonl, through the harness's session: the oracle's first (an implementation
+    # is judged on the real data against the oracle column of its profile), then the implementations
+    _FORKED.update(columns={c.key: c for c in oracle_cols + columns}, settings=settings, real=real,
+                   real_profiles=real_profiles, data_dir=data_dir)
+    try:
+        for phase in (oracle_cols, columns):
+            _run_columns([c.key for c in phase], settings.jobs, progress)
+    finally:
+        _FORKED.clear()
     run = {
         "schema": SCHEMA,
         "suite_version": __version__,
@@ -371,6 +386,44 @@ def observe(settings):
         "command": _command(settings),
     }
     return {"run": run, "implementations": profile_records() + implementation_records}
+
+
+#: What a forked column process reads (set before the pool forks, so nothing large is pickled).
+_FORKED = {}
+
+
+def pin_threads():
+    """One thread for torch (and anything OpenMP): a parallel reduction's order changes the last digits of a
+    float32 sum, and reruns of the report must give the same bytes."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when torch is imported
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _run_one_column(key):
+    """Run column `key` (in this process or a forked one); returns (key, seconds)."""
+    pin_threads()
+    started = time.perf_counter()
+    column, settings, real = _FORKED["columns"][key], _FORKED["settings"], _FORKED["real"]
+    scores_real = real is not None and (column.kind == "implementation" or column.profile in _FORKED["real_profiles"])
+    run_column(column, data_dir=_FORKED["data_dir"], seed=settings.seed, examples=settings.examples,
+               progress=settings.progress, real=real if scores_real else None, real_budget=settings.real_data_budget)
+    return key, time.perf_counter() - started
+
+
+def _run_columns(keys, jobs, progress):
+    if jobs <= 1 or len(keys) <= 1:
+        for key in keys:
+            say(progress, "%s: done in %.1f s" % _run_one_column(key))
+        return
+    import concurrent.futures
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")  # the columns and the real data are inherited, not pickled
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for future in concurrent.futures.as_completed([pool.submit(_run_one_column, key) for key in keys]):
+            say(progress, "%s: done in %.1f s" % future.result())
 
 
 def _command(settings):
