@@ -184,4 +184,6 @@ REGISTRY = {
     "fast-bleu": "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
     "multi-bleu": "oracle.adapters.perl_adapter:MultiBleuImplementation",
     "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
+    "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
+    "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
 }
