@@ -27,7 +27,8 @@ through the oracle under each of them.
              tolerance, the printed value, the source) and DIR/suite.schema.json
              it validates against, for test suites in any language
 
---cases DIR chooses the directory (default: the repository's cases/).
+--cases DIR chooses the directory (default: the repository's cases/);
+--cases FILE reads one case file of your own.
 
 Exit codes: 0 all cases pass (or listed), 1 some case fails, 2 a case file is
 malformed or the directory is missing.
@@ -75,8 +76,8 @@ def register(subparsers):
 
 def _add_directory(parser):
     parser.add_argument(
-        "--cases", metavar="DIR", default=None,
-        help=f"directory of case files (default: {casefiles.DEFAULT_CASES_DIR})",
+        "--cases", metavar="DIR|FILE", default=None,
+        help=f"directory of case files, or one case file of your own (default: {casefiles.DEFAULT_CASES_DIR})",
     )
 
 

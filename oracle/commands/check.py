@@ -156,9 +156,9 @@ def register(subparsers):
     parser = subparsers.add_parser("check", help=SUMMARIES["check"], description=HELP,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}; ./{DEFAULT_REPLAY_REPORT} with --replay")
-    parser.add_argument("--cases", metavar="DIR",
-                        help="the case directory (default: ./cases when it exists, else the cases bundled with "
-                        "the package; no cases found is an error, exit 2)")
+    parser.add_argument("--cases", metavar="DIR|FILE",
+                        help="the case directory, or one case file of your own (default: ./cases when it exists, "
+                        "else the cases bundled with the package; no cases found is an error, exit 2)")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
@@ -253,8 +253,8 @@ def load_case_list(args):
 
     if explicit:
         directory = Path(args.cases)
-        if not directory.is_dir():
-            raise BleuValueError(f"`--cases` {directory} is not a directory")
+        if not directory.is_dir() and not directory.is_file():
+            raise BleuValueError(f"`--cases` {directory} is neither a case directory nor a case file")
     else:
         # a run that checks no documented case must say so: it is an error, not a quiet "conforming"
         directory = next((d for d in (Path("cases"), Path(DEFAULT_CASES_DIR)) if d.is_dir()), None)
