@@ -787,3 +787,17 @@ def test_a_case_file_of_ones_own_runs_from_anywhere_through_the_cli(tmp_path, ca
     assert code == 1 and "FAIL my-half-match [papineni]" in out
     code, _, err = _run(["cases", "validate", "--cases", str(CASES_DIR / "retired.yaml")], capsys)
     assert code == 2 and "lists retired ids, not cases" in err
+
+
+def test_cli_id_takes_globs_on_list_and_validate_and_q_leaves_out_passes(capsys):
+    expected = sorted(c.id for c in ALL_CASES if c.id.startswith("matlab-"))
+    assert len(expected) > 1
+    code, out, _ = _run(["cases", "list", "--id", "matlab-*"], capsys)
+    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == expected
+    code, out, _ = _run(["cases", "validate", "--id", "matlab-*", "-q"], capsys)
+    runs = sum(len(c.profiles) for c in ALL_CASES if c.id.startswith("matlab-"))
+    assert code == 0 and "PASS" not in out and out == f"{runs} passed, 0 failed ({len(expected)} cases, {runs} case/profile runs)\n"
+    code, out, _ = _run(["cases", "validate", "--id", "matlab-*"], capsys)
+    assert code == 0 and out.count("PASS matlab-") >= len(expected)
+    code, _, err = _run(["cases", "list", "--id", "matlab-*", "--id", "no-such-*"], capsys)
+    assert code == 2 and "unknown case id(s): no-such-*" in err
