@@ -694,3 +694,14 @@ def test_the_printed_deviations_are_grouped_by_root_cause_each_input_once(tmp_pa
     assert inputs and len(inputs) == len(set(inputs)) <= 3
     assert "root cause: reference_length=closest-longer" in out
     assert not [line for line in out.splitlines() if line.rstrip().endswith(":")]
+
+
+def test_v_prints_every_distinct_minimal_input_in_full(tmp_path, capsys):
+    """Without -v, a group shows at most 3 distinct inputs; -v shows every one the session kept."""
+    argv = ["check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 60]
+    assert run_cli(*argv, "--report", tmp_path / "a") == 1
+    short = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("input: ")]
+    assert run_cli(*argv, "--report", tmp_path / "b", "-v") == 1
+    full = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("input: ")]
+    assert len(short) == 3 and len(full) > 3 and full[:3] == short, (short, full)
+    assert len(full) == len(set(full))

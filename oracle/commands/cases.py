@@ -78,6 +78,8 @@ def register(subparsers):
         "and its tolerance) and DIR/suite.schema.json.")
     _add_directory(exporting)
     exporting.add_argument("--out", metavar="DIR", required=True, help="the directory to write")
+    exporting.add_argument("-q", "--quiet", action="store_true",
+                           help="no summary of what was written and left out")
     exporting.set_defaults(handler=run_export)
 
 
@@ -168,6 +170,8 @@ def run_export(args, out=None, err=None):
     from oracle.reports.export import SCHEMA_FILE, SUITE_FILE, write_export
 
     suite = write_export(cases, args.out)
+    if args.quiet:
+        return 0
     out.write(f"{len(suite.cases)} case/profile entries from {len(cases)} cases: "
               f"{args.out}/{SUITE_FILE}, {args.out}/{SCHEMA_FILE}\n")
     for item in suite.left_out:
