@@ -493,9 +493,9 @@ def test_scientific_notation_and_special_numbers(tmp_path):
 
 
 def test_missing_directory_is_a_clear_error(tmp_path):
-    with pytest.raises(CaseFileError, match="the case directory does not exist"):
+    with pytest.raises(CaseFileError, match="no such case file or directory"):
         load_cases(tmp_path / "nope")
-    assert "does not exist" in validate(tmp_path / "nope")[0].bare_message
+    assert "no such case file or directory" in validate(tmp_path / "nope")[0].bare_message
     with pytest.raises(CaseFileError, match="no case files"):
         load_cases(tmp_path)
 
@@ -639,7 +639,7 @@ def test_cli_validate_exits_2_on_a_malformed_file(tmp_path, capsys):
     code, _, err = _run(["cases", "validate", "--cases", str(tmp_path)], capsys)
     assert code == 2 and "a.yaml:" in err and "`input.level` must be one of" in err
     code, _, err = _run(["cases", "list", "--cases", str(tmp_path / "missing")], capsys)
-    assert code == 2 and "does not exist" in err
+    assert code == 2 and "no such case file or directory" in err
     code, _, err = _run(["cases", "validate", "--id", "no-such-case"], capsys)
     assert code == 2 and "unknown case id" in err
 
@@ -711,3 +711,93 @@ def test_validate_reports_every_problem_of_a_case_at_once(tmp_path):
     assert len(problems) == 3, messages
     assert [line for line, _ in messages] == [3, 6, 9]
     assert "`id`" in messages[0][1] and "profiles[0]" in messages[1][1] and "tolerance" in messages[2][1]
+
+
+def test_cli_validate_reports_every_problem_of_a_file_at_once(tmp_path, capsys):
+    """Three mistakes that each used to stop the reading of the file or of the case (an unknown file-level
+    field, a missing required field of one case, a bad token in another case): all three are listed, each
+    with file:line and case id, and the exit code is 2."""
+    path = tmp_path / "three.yaml"
+    path.write_text(
+        'document: "my notes"\n'
+        "colour: blue\n"  # line 2
+        "cases:\n"
+        "  - id: first-case\n"  # line 4: no `kind`
+        "    title: no kind\n"
+        '    source: {document: "my notes", section: "1", quote: "q"}\n'
+        "    profiles: [papineni]\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a], references: [[a]]}]}\n"
+        '    expect: {score: "1", exact: true}\n'
+        "  - id: second-case\n"
+        "    title: a token with a space\n"
+        '    source: {document: "my notes", section: "1", quote: "q"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        '    input: {level: sentence, segments: [{hypothesis: ["a b"], references: [[a]]}]}\n'  # line 15
+        '    expect: {score: "1", exact: true}\n', encoding="utf-8")
+    code, out, err = _run(["cases", "validate", "--cases", str(path)], capsys)
+    assert code == 2 and out == ""
+    lines = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert lines == [
+        f"error: {path}:2: unknown field `colour` in a case file (allowed: document, seed, found_by, cases)",
+        f"error: {path}:4, case first-case: missing required field `kind`",
+        f"error: {path}:15, case second-case: `input.segments[0].hypothesis[0]` must be a non-empty token "
+        "without whitespace (got 'a b')",
+    ], err
+    assert "3 problem(s)" in err and "Traceback" not in err
+    with pytest.raises(CaseFileError, match="unknown field `colour`"):  # the library call still raises the first
+        load_case_file(path)
+
+
+def test_every_segment_and_token_of_a_case_is_checked(tmp_path):
+    path = _write(tmp_path, "bad.yaml", _file(_case_text(level="corpus", segments="""
+            - hypothesis: [a, 1]
+              references: [["b c"]]
+            - hypothesis: 3
+              references: [[a]]""")))
+    messages = sorted(p.bare_message.split(" must ")[0] for p in validate(tmp_path))
+    assert messages == ["`input.segments[0].hypothesis[1]`", "`input.segments[0].references[0][0]`",
+                        "`input.segments[1].hypothesis`"], messages
+
+
+def test_a_case_file_of_ones_own_runs_from_anywhere_through_the_cli(tmp_path, capsys):
+    """A file citing a URL, no seed, passed as --cases FILE: `cases validate` runs it; `cases list` lists it;
+    a failing expectation in it is exit 1 (a deviation), not a configuration error."""
+    mine = tmp_path / "elsewhere" / "mine.yaml"
+    mine.parent.mkdir()
+    text = (
+        'document: "https://example.org/my-bleu-notes"\n'
+        "cases:\n"
+        "  - id: my-half-match\n"
+        "    title: two of four unigrams match, no bigram\n"
+        '    source: {document: "https://example.org/my-bleu-notes", section: "Example 2", quote: "1/2 and 0"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a, b, x, y], references: [[a, b, c, d]]}]}\n"
+        "    expect: {statistics: {matches: [2, 1, 0, 0], totals: [4, 3, 2, 1], bp: \"1\"}}\n"
+        "    note: counted by hand\n")
+    mine.write_text(text, encoding="utf-8")
+    code, out, err = _run(["cases", "validate", "--cases", str(mine)], capsys)
+    assert code == 0, out + err
+    assert "PASS my-half-match [papineni]" in out and "1 passed, 0 failed" in out
+    code, out, _ = _run(["cases", "list", "--cases", str(mine)], capsys)
+    assert code == 0 and out.split("\t")[0] == "my-half-match"
+    mine.write_text(text.replace("matches: [2, 1, 0, 0]", "matches: [2, 0, 0, 0]"), encoding="utf-8")
+    code, out, _ = _run(["cases", "validate", "--cases", str(mine)], capsys)
+    assert code == 1 and "FAIL my-half-match [papineni]" in out
+    code, _, err = _run(["cases", "validate", "--cases", str(CASES_DIR / "retired.yaml")], capsys)
+    assert code == 2 and "lists retired ids, not cases" in err
+
+
+def test_cli_id_takes_globs_on_list_and_validate_and_q_leaves_out_passes(capsys):
+    expected = sorted(c.id for c in ALL_CASES if c.id.startswith("matlab-"))
+    assert len(expected) > 1
+    code, out, _ = _run(["cases", "list", "--id", "matlab-*"], capsys)
+    assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == expected
+    code, out, _ = _run(["cases", "validate", "--id", "matlab-*", "-q"], capsys)
+    runs = sum(len(c.profiles) for c in ALL_CASES if c.id.startswith("matlab-"))
+    assert code == 0 and "PASS" not in out and out == f"{runs} passed, 0 failed ({len(expected)} cases, {runs} case/profile runs)\n"
+    code, out, _ = _run(["cases", "validate", "--id", "matlab-*"], capsys)
+    assert code == 0 and out.count("PASS matlab-") >= len(expected)
+    code, _, err = _run(["cases", "list", "--id", "matlab-*", "--id", "no-such-*"], capsys)
+    assert code == 2 and "unknown case id(s): no-such-*" in err

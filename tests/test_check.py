@@ -129,6 +129,31 @@ def outcomes_by_id(report):
     return {r["id"]: r for r in results(report).records}
 
 
+def test_check_runs_a_case_file_of_ones_own(tmp_path):
+    """--cases FILE: a user's file that cites a URL and names no bundled seed is run like any case; a wrong
+    expectation in it is a deviation (exit 1) and the reproduction command names the file."""
+    mine = tmp_path / "mine.yaml"
+    text = (
+        'document: "https://example.org/my-bleu-notes"\n'
+        "cases:\n"
+        "  - id: my-exact-match\n"
+        "    title: an exact match scores 1\n"
+        '    source: {document: "https://example.org/my-bleu-notes", section: "2", quote: "scores 1"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        "    note: by hand\n"
+        "    input: {level: corpus, segments: [{hypothesis: [a, b, c, d], references: [[a, b, c, d]]}]}\n"
+        '    expect: {score: "1", exact: true}\n')
+    mine.write_text(text, encoding="utf-8")
+    report = tmp_path / "report"
+    code = run_cli("check", "--command", fake("clean"), "--cases", mine, "--examples", 0, "--report", report, "--quiet")
+    assert code == 0 and outcomes_by_id(report)["my-exact-match"]["outcome"] == "pass"
+    mine.write_text(text.replace('score: "1"', 'score: "1/2"'), encoding="utf-8")
+    code = run_cli("check", "--command", fake("clean"), "--cases", mine, "--examples", 0, "--report", report, "--quiet")
+    record = outcomes_by_id(report)["my-exact-match"]
+    assert code == 1 and record["outcome"] == "fail" and f"--cases {mine}" in record["reproduce"]
+
+
 # -- the clean fake passes ---------------------------------------------------------
 
 
@@ -669,3 +694,14 @@ def test_the_printed_deviations_are_grouped_by_root_cause_each_input_once(tmp_pa
     assert inputs and len(inputs) == len(set(inputs)) <= 3
     assert "root cause: reference_length=closest-longer" in out
     assert not [line for line in out.splitlines() if line.rstrip().endswith(":")]
+
+
+def test_v_prints_every_distinct_minimal_input_in_full(tmp_path, capsys):
+    """Without -v, a group shows at most 3 distinct inputs; -v shows every one the session kept."""
+    argv = ["check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 60]
+    assert run_cli(*argv, "--report", tmp_path / "a") == 1
+    short = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("input: ")]
+    assert run_cli(*argv, "--report", tmp_path / "b", "-v") == 1
+    full = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("input: ")]
+    assert len(short) == 3 and len(full) > 3 and full[:3] == short, (short, full)
+    assert len(full) == len(set(full))

@@ -279,3 +279,24 @@ def test_help_paragraphs_stay_apart():
     for paragraph in source[:3]:
         first_words = " ".join(paragraph.split()[:4])
         assert any(" ".join(block.split()[:4]) == first_words for block in text.split("\n\n")), first_words
+
+
+def test_q_leaves_out_what_each_verb_says_it_does(tmp_path, capsys):
+    """-q is not a dead flag where a verb has something to leave out: score drops its signature line,
+    profiles its conventions, cases export its summary."""
+    from oracle.formulas.profiles import PROFILES
+
+    (tmp_path / "h.txt").write_text("a b c d\n", encoding="utf-8")
+    argv = ["score", "--hyp", tmp_path / "h.txt", "--ref", tmp_path / "h.txt"]
+    code, out, _ = run(argv, capsys)
+    assert code == 0 and [line.split()[0] for line in out.splitlines()] == ["BLEU", "signature:"]
+    code, out, _ = run([*argv, "-q"], capsys)
+    assert code == 0 and out.startswith("BLEU = 100.00 ") and len(out.splitlines()) == 1
+    code, out, _ = run(["profiles", "-q"], capsys)
+    assert code == 0 and out.splitlines() == [f"{p.name}: {p.summary}" for p in PROFILES.values()]
+    code, out, _ = run(["profiles"], capsys)
+    assert code == 0 and len(out.splitlines()) > 3 * len(PROFILES)
+    code, out, _ = run(["cases", "export", "--out", tmp_path / "a", "-q"], capsys)
+    assert code == 0 and out == "" and (tmp_path / "a" / "suite.json").is_file()
+    code, out, _ = run(["cases", "export", "--out", tmp_path / "b"], capsys)
+    assert code == 0 and "case/profile entries" in out

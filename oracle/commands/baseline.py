@@ -45,6 +45,7 @@ def register(subparsers):
     write.add_argument("--out", required=True, metavar="FILE", help="the baseline to write (.json for JSON, else YAML)")
     write.add_argument("--examples-as", choices=("causes", "classes", "ids", "none"), default="causes",
                        help="how random examples are keyed (default: causes)")
+    write.add_argument("-q", "--quiet", action="store_true", help="no line on stderr saying what was written")
     write.set_defaults(handler=run_write)
 
 
@@ -54,5 +55,6 @@ def run_write(args):
     except (OSError, ResultsFormatError) as exc:
         raise BleuValueError(f"cannot read {args.source}: {exc}") from None
     count = write_baseline(results, args.out, examples_as=args.examples_as)
-    print(f"wrote {count} entr{'y' if count == 1 else 'ies'} to {args.out} (reasons are TODO: review them)", file=sys.stderr)
+    if not args.quiet:
+        print(f"wrote {count} entr{'y' if count == 1 else 'ies'} to {args.out} (reasons are TODO: review them)", file=sys.stderr)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import json
 import sys
 
@@ -27,7 +28,8 @@ through the oracle under each of them.
              tolerance, the printed value, the source) and DIR/suite.schema.json
              it validates against, for test suites in any language
 
---cases DIR chooses the directory (default: the repository's cases/).
+--cases DIR chooses the directory (default: the repository's cases/);
+--cases FILE reads one case file of your own.
 
 Exit codes: 0 all cases pass (or listed), 1 some case fails, 2 a case file is
 malformed or the directory is missing.
@@ -51,6 +53,7 @@ def register(subparsers):
 
     listing = actions.add_parser("list", help="list the cases", description="List the cases: id, level, profiles, title.")
     _add_directory(listing)
+    _add_id(listing, "list only the cases whose id matches this glob (repeatable), e.g. --id 'nltk-*'")
     listing.add_argument("--json", action="store_true", help="one JSON object per line: id, level, profiles, title, kind, file, line")
     listing.set_defaults(handler=run_list)
 
@@ -60,8 +63,13 @@ def register(subparsers):
         "Exit 0 if all pass, 1 if any fails, 2 if a case file is malformed.",
     )
     _add_directory(validating)
-    validating.add_argument("--id", action="append", metavar="CASE_ID", help="run only this case (repeat for more)")
-    validating.add_argument("--verbose", "-v", action="store_true", help="also show expected and actual values for passing cases")
+    _add_id(validating, "run only the cases whose id matches this glob (repeatable), e.g. --id matlab-summary-bleu4")
+    verbosity = validating.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true",
+                           help="leave out the PASS lines: only failures, problems and the count")
+    verbosity.add_argument("-v", "--verbose", action="store_true",
+                           help="also show expected and actual values for passing cases (and an internal error's "
+                           "traceback)")
     validating.set_defaults(handler=run_validate)
 
     exporting = actions.add_parser(
@@ -70,14 +78,31 @@ def register(subparsers):
         "and its tolerance) and DIR/suite.schema.json.")
     _add_directory(exporting)
     exporting.add_argument("--out", metavar="DIR", required=True, help="the directory to write")
+    exporting.add_argument("-q", "--quiet", action="store_true",
+                           help="no summary of what was written and left out")
     exporting.set_defaults(handler=run_export)
 
 
 def _add_directory(parser):
     parser.add_argument(
-        "--cases", metavar="DIR", default=None,
-        help=f"directory of case files (default: {casefiles.DEFAULT_CASES_DIR})",
+        "--cases", metavar="DIR|FILE", default=None,
+        help=f"directory of case files, or one case file of your own (default: {casefiles.DEFAULT_CASES_DIR})",
     )
+
+
+def _add_id(parser, help_text):
+    parser.add_argument("--id", action="append", metavar="ID", help=help_text)
+
+
+def _select(cases, patterns, err):
+    """The cases whose id matches one of the globs (all without any); None after saying which glob matched none."""
+    if not patterns:
+        return cases
+    unmatched = [p for p in patterns if not any(fnmatch.fnmatchcase(case.id, p) for case in cases)]
+    if unmatched:
+        err.write(f"error: unknown case id(s): {', '.join(unmatched)} (no case matches)\n")
+        return None
+    return [case for case in cases if any(fnmatch.fnmatchcase(case.id, p) for p in patterns)]
 
 
 def _load_or_report(directory, err):
@@ -94,6 +119,8 @@ def _load_or_report(directory, err):
 def run_list(args, out=None, err=None):
     out, err = out or sys.stdout, err or sys.stderr
     cases = _load_or_report(args.cases, err)
+    if cases is not None:
+        cases = _select(cases, args.id, err)
     if cases is None:
         return 2
     for case in cases:
@@ -110,20 +137,17 @@ def run_list(args, out=None, err=None):
 def run_validate(args, out=None, err=None):
     out, err = out or sys.stdout, err or sys.stderr
     cases = _load_or_report(args.cases, err)
+    if cases is not None:
+        cases = _select(cases, args.id, err)
     if cases is None:
         return 2
-    if args.id:
-        known = {case.id for case in cases}
-        unknown = [i for i in args.id if i not in known]
-        if unknown:
-            err.write(f"error: unknown case id(s): {', '.join(unknown)}\n")
-            return 2
-        cases = [case for case in cases if case.id in set(args.id)]
     failed = 0
     from oracle.diagnose.casecheck import check_cases
 
     outcomes = check_cases(cases)
     for outcome in outcomes:
+        if outcome.passed and args.quiet:
+            continue
         if outcome.passed:
             out.write(f"PASS {outcome.case_id} [{outcome.profile}]\n")
             if args.verbose:
@@ -146,6 +170,8 @@ def run_export(args, out=None, err=None):
     from oracle.reports.export import SCHEMA_FILE, SUITE_FILE, write_export
 
     suite = write_export(cases, args.out)
+    if args.quiet:
+        return 0
     out.write(f"{len(suite.cases)} case/profile entries from {len(cases)} cases: "
               f"{args.out}/{SUITE_FILE}, {args.out}/{SCHEMA_FILE}\n")
     for item in suite.left_out:

@@ -156,9 +156,9 @@ def register(subparsers):
     parser = subparsers.add_parser("check", help=SUMMARIES["check"], description=HELP,
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}; ./{DEFAULT_REPLAY_REPORT} with --replay")
-    parser.add_argument("--cases", metavar="DIR",
-                        help="the case directory (default: ./cases when it exists, else the cases bundled with "
-                        "the package; no cases found is an error, exit 2)")
+    parser.add_argument("--cases", metavar="DIR|FILE",
+                        help="the case directory, or one case file of your own (default: ./cases when it exists, "
+                        "else the cases bundled with the package; no cases found is an error, exit 2)")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
@@ -253,8 +253,8 @@ def load_case_list(args):
 
     if explicit:
         directory = Path(args.cases)
-        if not directory.is_dir():
-            raise BleuValueError(f"`--cases` {directory} is not a directory")
+        if not directory.is_dir() and not directory.is_file():
+            raise BleuValueError(f"`--cases` {directory} is neither a case directory nor a case file")
     else:
         # a run that checks no documented case must say so: it is an error, not a quiet "conforming"
         directory = next((d for d in (Path("cases"), Path(DEFAULT_CASES_DIR)) if d.is_dir()), None)
@@ -314,7 +314,7 @@ def run(args):
             write_derived_reports(staging, _staged_path(args.junit, report_dir, staging),
                                   badge_file=_staged_path(args.badge, report_dir, staging))
     if session is not None and not args.quiet:
-        _print_outcome(session, tracker, report_dir, junit, code)
+        _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
         print(_next_step(args, code, report_dir))
     return code
 
@@ -354,7 +354,7 @@ def _root_cause(record):
     return f"root cause: {name}{known}: {classification.get('description', '')}"
 
 
-def _print_outcome(session, tracker, report_dir, junit, code):
+def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
     """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
     (the same shrunk input is printed once, however many records reached it). The counts are the
     whole run's; the ids and inputs come from the records the session kept (its first NOTABLE_KEPT)."""
@@ -369,7 +369,7 @@ def _print_outcome(session, tracker, report_dir, junit, code):
     sizes = {key: n for key, n in session.notable_counts.items() if key[0] in gating}
     shown = 0
     for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
-        if shown >= PRINTED_DEVIATIONS:
+        if shown >= PRINTED_DEVIATIONS and not verbose:
             break
         members = groups.get(key)
         if not members:
@@ -386,7 +386,7 @@ def _print_outcome(session, tracker, report_dir, junit, code):
         for record in members:
             payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
             key = encode(payload, ensure_ascii=False) if payload is not None else record["id"]
-            if key in seen or len(seen) >= 3:
+            if key in seen or (len(seen) >= 3 and not verbose):
                 continue
             seen.add(key)
             shown += 1
@@ -395,11 +395,11 @@ def _print_outcome(session, tracker, report_dir, junit, code):
             message = ((record.get("shrunk") or {}).get("message") or record.get("message") or "").strip()
             out.write(f"  {record['id']}{layer}" + (f": {message}" if message else "") + "\n")
             if payload is not None:
-                out.write(f"    input: {key[:600]}\n")
+                out.write(f"    input: {key if verbose else key[:600]}\n")
             if record.get("reproduce"):
                 out.write(f"    reproduce: {record['reproduce']}\n")
-    if shown >= PRINTED_DEVIATIONS:
-        out.write(f"... more in {report_dir / 'summary.md'}\n")
+    if shown >= PRINTED_DEVIATIONS and not verbose:
+        out.write(f"... more (-v prints them all) in {report_dir / 'summary.md'}\n")
     for entry in tracker.stale():
         out.write(f"STALE baseline entry {entry}: no record with this id in the run\n")
     groups = session.root_causes.groups()

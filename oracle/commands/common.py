@@ -123,6 +123,9 @@ def add_session_arguments(parser, *, report_help):
                         help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "
                         "0: no shrinking)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="more detail on failures: every group of deviations and every distinct minimal input, "
+                        "inputs in full (not cut at 600 characters); an internal error prints its traceback")
 
 
 # -- one vocabulary across verbs ---------------------------------------------------------------
@@ -182,12 +185,18 @@ class DeprecatedAlias(argparse.Action):
             setattr(namespace, self.dest, values)
 
 
+#: What -v does on every verb; a verb with more to say declares its own -v and says what else it shows.
+VERBOSE_HELP = "an internal error prints its traceback (as BLEU_ORACLE_TRACEBACK=1 does); the exit code stays 4"
+
+
 def add_verbosity(parser):
     """-q/--quiet and -v/--verbose on a verb that has not declared them (the CLI adds them to every verb
-    and action): -q leaves out progress and notes, -v shows an internal error's traceback."""
+    and action, so a script may pass them to any). A verb whose -q or -v does more declares its own with
+    its own help; here, -q is accepted where there is nothing to leave out, and -v shows an internal
+    error's traceback."""
     existing = {s for action in parser._actions for s in action.option_strings}
     if "--quiet" not in existing:
-        parser.add_argument("-q", "--quiet", action="store_true", help="no progress or notes on stderr")
+        parser.add_argument("-q", "--quiet", action="store_true",
+                            help="print only results and errors (this verb prints no progress or notes)")
     if "--verbose" not in existing:
-        parser.add_argument("-v", "--verbose", action="store_true",
-                            help="more detail: an internal error prints its traceback")
+        parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)

@@ -149,7 +149,7 @@ def run(args):
                               version=str(implementation.get("version") or ""), profile=session.profile,
                               cases_dir=args.cases, found_by_command=_command_line(args))
     if not args.quiet:
-        _print_summary(session, groups, written, report_dir, code)
+        _print_summary(session, groups, written, report_dir, code, verbose=args.verbose)
     return code
 
 
@@ -159,7 +159,7 @@ def _value(value):
     return "none" if value is None else str(value)
 
 
-def _print_summary(session, groups, written, report_dir, code):
+def _print_summary(session, groups, written, report_dir, code, *, verbose=False):
     out = sys.stdout
     implementation = session.process.handshake.get("implementation") or {}
     name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
@@ -189,7 +189,8 @@ def _print_summary(session, groups, written, report_dir, code):
                       + (f": {message}" if message else "") + "\n")
         payload = shrunk.get("request") or record.get("replay")
         if payload is not None:
-            out.write(f"  input: {encode(payload, ensure_ascii=False)[:600]}\n")
+            text = encode(payload, ensure_ascii=False)
+            out.write(f"  input: {text if verbose else text[:600]}\n")
         if record.get("reproduce"):
             out.write(f"  reproduce: {record['reproduce']}\n")
         if group.name in status:

@@ -39,6 +39,8 @@ def register(subparsers):
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", choices=sorted(PROFILES), help="show one profile only")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="one line per profile, its name and summary, without its conventions and citations")
     parser.set_defaults(handler=run)
 
 
@@ -51,6 +53,8 @@ def run(args):
         return 0
     for profile in chosen:
         print(f"{profile.name}: {profile.summary}")
+        if args.quiet:
+            continue
         for option, value in profile.options.to_json().items():
             citation = profile.citation(option)
             print(f"  {option} = {shown(option, value)}" + (f"\n{_wrapped(citation)}" if citation else ""))

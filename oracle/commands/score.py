@@ -58,6 +58,8 @@ def register(subparsers):
                         help=f"how lines become tokens: {', '.join(TOKENIZERS)} (default: the profile's; "
                         "see Tokenization above)")
     parser.add_argument("--sentence", action="store_true", help="score each line as a sentence (one result per line)")
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="the BLEU line alone, without the signature line under it")
     parser.add_argument("--json", action="store_true", help="print JSON (one object, or one per line with --sentence)")
     parser.add_argument("--explain", action="store_true",
                         help="print the derivation: n-gram tables, p_n, r, BP, score (on stderr with --json)")
@@ -141,5 +143,5 @@ def _emit(result, args, out, derivation, index=None):
             f"ratio = {s.hyp_len / s.ref_len if s.ref_len else float('inf'):.3f} hyp_len = {s.hyp_len} ref_len = {s.ref_len}) "
             f"[{args.profile}]\n"
         )
-        if index is None:  # one corpus score: its signature and scale under it (per line: once is enough)
+        if index is None and not args.quiet:  # one corpus score: its signature and scale under it (per line: once is enough)
             out.write(f"signature: {args.signature} (BLEU and precisions on the 0-100 scale)\n")

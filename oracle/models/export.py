@@ -21,8 +21,8 @@ class _Part(BaseModel):
 class Source(_Part):
     """Where the case comes from."""
 
-    document: str = Field(description="The document that states the value.")
-    section: str = Field(description="Its section.")
+    document: str = Field(description="The document that states the value: its title or its URL.")
+    section: str = Field(description="Where in the document: a section, a page, a test's name.")
     quote: str = Field(description="The words of the document the case rests on.")
 
 

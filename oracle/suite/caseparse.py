@@ -63,6 +63,35 @@ class CaseFileErrors(CaseFileError):
         self.errors = list(errors)
 
 
+def raise_all(errors):
+    """Raise the problems found (nothing when there are none): one as itself, several as CaseFileErrors."""
+    if errors:
+        raise errors[0] if len(errors) == 1 else CaseFileErrors(errors)
+
+
+class _Problems:
+    """Problems collected while parsing: `attempt(parse, ...)` runs one check and keeps what it raises
+    (every problem of a CaseFileErrors), so one mistake does not hide the next."""
+
+    def __init__(self):
+        self.errors = []
+
+    def attempt(self, parse, *args):
+        try:
+            return parse(*args)
+        except CaseFileErrors as exc:
+            self.errors.extend(exc.errors)
+        except CaseFileError as exc:
+            self.errors.append(exc)
+        return None
+
+    def add(self, error):
+        self.errors.append(error)
+
+    def raise_any(self):
+        raise_all(self.errors)
+
+
 class _Context:
     """Where we are: file, case id, and a field path prefix for messages."""
 
@@ -81,21 +110,22 @@ def _line_of(container, key, default):
     return default
 
 
-def _mapping(value, name, ctx, line, allowed, required=(), *, what=None):
+def mapping_problems(value, name, ctx, line, allowed, required=(), *, what=None):
+    """Every unknown and every missing field of a mapping, each a CaseFileError (a list, possibly empty);
+    a value that is no mapping at all is raised, since nothing inside it can be checked."""
     what = what or f"`{name}`"
     if not isinstance(value, dict):
         raise ctx.error(f"{what} must be a mapping (got {_kind(value)} {describe(_plain(value))})", line)
     line = getattr(value, "line", None) or line
-    unknown = [k for k in value if k not in allowed]
-    if unknown:
-        key = unknown[0]
-        where = what
-        raise ctx.error(
-            f"unknown field `{_join(name, key)}` in {where} (allowed: {', '.join(allowed)})", _line_of(value, key, line)
-        )
-    for key in required:
-        if key not in value:
-            raise ctx.error(f"missing required field `{_join(name, key)}`", line)
+    problems = [ctx.error(f"unknown field `{_join(name, key)}` in {what} (allowed: {', '.join(allowed)})",
+                          _line_of(value, key, line)) for key in value if key not in allowed]
+    problems += [ctx.error(f"missing required field `{_join(name, key)}`", line) for key in required if key not in value]
+    return problems
+
+
+def _mapping(value, name, ctx, line, allowed, required=(), *, what=None):
+    """`value`, checked to be a mapping with only `allowed` fields and all `required` ones; every problem raised."""
+    raise_all(mapping_problems(value, name, ctx, line, allowed, required, what=what))
     return value
 
 
@@ -162,14 +192,15 @@ def _expected_value(value, name, ctx, line):
 def _tokens(value, name, ctx, line):
     if not isinstance(value, list):
         raise ctx.error(f"`{name}` must be a list of tokens (got {_show(value)})", line)
+    problems = _Problems()
     for i, token in enumerate(value):
         token_line = _line_of(value, i, line)
         if not isinstance(token, str):
-            raise ctx.error(
-                f"`{name}[{i}]` must be a string token (got {_kind(token)} {_show(token)}; quote it in YAML)", token_line
-            )
-        if token.split() != [token]:
-            raise ctx.error(f"`{name}[{i}]` must be a non-empty token without whitespace (got {token!r})", token_line)
+            problems.add(ctx.error(
+                f"`{name}[{i}]` must be a string token (got {_kind(token)} {_show(token)}; quote it in YAML)", token_line))
+        elif token.split() != [token]:
+            problems.add(ctx.error(f"`{name}[{i}]` must be a non-empty token without whitespace (got {token!r})", token_line))
+    problems.raise_any()
     return tuple(value)
 
 
@@ -177,121 +208,156 @@ def _tokens(value, name, ctx, line):
 
 
 def _parse_source(value, ctx, line, file_seed, found_by=None):
-    source = _mapping(value, "source", ctx, line, SOURCE_FIELDS, SOURCE_REQUIRED)
-    line = source.line
+    """A case's provenance: the document (a title or a URL), section and quote; `seed` only when the
+    document is one of the bundled seed files (then the quote is checked against its text)."""
+    problems = _Problems()
+    problems.errors += mapping_problems(value, "source", ctx, line, SOURCE_FIELDS, SOURCE_REQUIRED)
+    source = value
+    line = source.line or line
     values = {}
     for key in SOURCE_REQUIRED:
-        values[key] = _string(source[key], f"source.{key}", ctx, _line_of(source, key, line))
+        if key in source:
+            values[key] = problems.attempt(_string, source[key], f"source.{key}", ctx, _line_of(source, key, line))
     seed = file_seed
     if "seed" in source and found_by is not None:
-        raise ctx.error("`source.seed` names a seed document; a `found_by` file quotes no document", _line_of(source, "seed", line))
-    if "seed" in source:
-        seed = _string(source["seed"], "source.seed", ctx, _line_of(source, "seed", line))
-        if not SEED_PATTERN.match(seed):
-            raise ctx.error(f"`source.seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" (got {seed!r})", _line_of(source, "seed", line))
+        problems.add(ctx.error("`source.seed` names a seed document; a `found_by` file quotes no document",
+                               _line_of(source, "seed", line)))
+    elif "seed" in source:
+        seed = problems.attempt(_string, source["seed"], "source.seed", ctx, _line_of(source, "seed", line))
+        if seed is not None and not SEED_PATTERN.match(seed):
+            problems.add(ctx.error(f"`source.seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" "
+                                   f"(got {seed!r})", _line_of(source, "seed", line)))
+    problems.raise_any()
     return CaseSource(values["document"], values["section"], values["quote"], seed)
 
 
 def _parse_profiles(value, ctx, line):
     if not isinstance(value, list) or not value:
         raise ctx.error(f"`profiles` must be a non-empty list of profile names (got {_show(value)})", line)
-    seen = set()
+    problems, seen = _Problems(), set()
     for i, name in enumerate(value):
         item_line = _line_of(value, i, line)
         if not isinstance(name, str) or name not in PROFILES:
-            raise ctx.error(f"`profiles[{i}]` must be one of {sorted(PROFILES)} (got {_show(name)})", item_line)
-        if name in seen:
-            raise ctx.error(f"`profiles[{i}]` repeats {name!r}", item_line)
+            problems.add(ctx.error(f"`profiles[{i}]` must be one of {sorted(PROFILES)} (got {_show(name)})", item_line))
+        elif name in seen:
+            problems.add(ctx.error(f"`profiles[{i}]` repeats {name!r}", item_line))
         seen.add(name)
+    problems.raise_any()
     return tuple(value)
 
 
 def _parse_input(value, ctx, line):
-    data = _mapping(value, "input", ctx, line, INPUT_FIELDS, INPUT_FIELDS)
-    line = data.line
-    level = data["level"]
-    if level not in LEVELS:
-        raise ctx.error(f"`input.level` must be one of {list(LEVELS)} (got {_show(level)})", _line_of(data, "level", line))
+    problems = _Problems()
+    problems.errors += mapping_problems(value, "input", ctx, line, INPUT_FIELDS, INPUT_FIELDS)
+    data = value
+    line = data.line or line
+    level = data.get("level")
+    if "level" in data and level not in LEVELS:
+        problems.add(ctx.error(f"`input.level` must be one of {list(LEVELS)} (got {_show(level)})", _line_of(data, "level", line)))
+    if "segments" not in data:
+        problems.raise_any()
     segments = data["segments"]
     seg_line = _line_of(data, "segments", line)
     if not isinstance(segments, list) or not segments:
-        raise ctx.error(f"`input.segments` must be a non-empty list of segments (got {_show(segments)})", seg_line)
+        problems.add(ctx.error(f"`input.segments` must be a non-empty list of segments (got {_show(segments)})", seg_line))
+        problems.raise_any()
     if level == "sentence" and len(segments) != 1:
-        raise ctx.error(f"`input.segments` must hold exactly one segment at sentence level (got {len(segments)})", seg_line)
-    parsed = []
-    for i, segment in enumerate(segments):
-        name = f"input.segments[{i}]"
-        segment = _mapping(segment, name, ctx, _line_of(segments, i, seg_line), SEGMENT_FIELDS, SEGMENT_FIELDS)
-        s_line = segment.line
-        hypothesis = _tokens(segment["hypothesis"], f"{name}.hypothesis", ctx, _line_of(segment, "hypothesis", s_line))
+        problems.add(ctx.error(f"`input.segments` must hold exactly one segment at sentence level (got {len(segments)})", seg_line))
+    parsed = [problems.attempt(_parse_segment, segment, f"input.segments[{i}]", ctx, _line_of(segments, i, seg_line))
+              for i, segment in enumerate(segments)]
+    problems.raise_any()
+    return CaseInput(level, tuple(parsed))
+
+
+def _parse_segment(segment, name, ctx, line):
+    problems = _Problems()
+    problems.errors += mapping_problems(segment, name, ctx, line, SEGMENT_FIELDS, SEGMENT_FIELDS)
+    s_line = segment.line or line
+    hypothesis = refs = None
+    if "hypothesis" in segment:
+        hypothesis = problems.attempt(_tokens, segment["hypothesis"], f"{name}.hypothesis", ctx,
+                                      _line_of(segment, "hypothesis", s_line))
+    if "references" in segment:
         references = segment["references"]
         r_line = _line_of(segment, "references", s_line)
         if not isinstance(references, list) or not references:
-            raise ctx.error(f"`{name}.references` must be a non-empty list of token lists (got {_show(references)})", r_line)
-        refs = tuple(
-            _tokens(reference, f"{name}.references[{j}]", ctx, _line_of(references, j, r_line))
-            for j, reference in enumerate(references)
-        )
-        parsed.append(CaseSegment(hypothesis, refs))
-    return CaseInput(level, tuple(parsed))
+            problems.add(ctx.error(f"`{name}.references` must be a non-empty list of token lists "
+                                   f"(got {_show(references)})", r_line))
+        else:
+            refs = tuple(problems.attempt(_tokens, reference, f"{name}.references[{j}]", ctx,
+                                          _line_of(references, j, r_line)) for j, reference in enumerate(references))
+    problems.raise_any()
+    return CaseSegment(hypothesis, refs)
 
 
 def _parse_options(value, ctx, line):
     if value is None:
         return CaseOptions()
-    data = _mapping(value, "options", ctx, line, OPTION_FIELDS)
-    line = data.line
+    problems = _Problems()
+    problems.errors += mapping_problems(value, "options", ctx, line, OPTION_FIELDS)
+    data = value
+    line = data.line or line
     weights = smoothing = lowercase = None
     if "weights" in data:
-        w_line = _line_of(data, "weights", line)
-        raw = data["weights"]
-        if not isinstance(raw, list) or not raw:
-            raise ctx.error(f"`options.weights` must be a non-empty list of numbers (got {_show(raw)})", w_line)
-        parsed = []
-        for i, w in enumerate(raw):
-            if isinstance(w, str) and _SIGNED_FRACTION.match(w.strip()):
-                parsed.append(Fraction(w.strip()))
-            elif _is_number(w):
-                parsed.append(w)  # sign and finiteness are the oracle's to judge (cases may expect a rejection)
-            else:
-                raise ctx.error(
-                    f"`options.weights[{i}]` must be a number or a fraction string like \"1/3\" (got {_show(w)})",
-                    _line_of(raw, i, w_line),
-                )
-        weights = tuple(parsed)
+        weights = problems.attempt(_parse_weights, data["weights"], ctx, _line_of(data, "weights", line))
     if "smoothing" in data:
-        s_line = _line_of(data, "smoothing", line)
-        spec = _mapping(data["smoothing"], "options.smoothing", ctx, s_line, SMOOTHING_FIELDS, ("method",))
-        method = spec["method"]
-        if method not in SMOOTHING_METHODS:
-            raise ctx.error(
-                f"`options.smoothing.method` must be one of {sorted(SMOOTHING_METHODS)} (got {_show(method)})",
-                _line_of(spec, "method", s_line),
-            )
-        pairs = [("method", method)]
-        for name in SMOOTHING_PARAMETERS:
-            if name in spec:
-                if name not in SMOOTHING_METHODS[method]:
-                    raise ctx.error(
-                        f"`options.smoothing.{name}` is not a parameter of {method!r} "
-                        f"(it takes {sorted(SMOOTHING_METHODS[method]) or 'no parameters'})",
-                        _line_of(spec, name, s_line),
-                    )
-                if not _is_number(spec[name]):
-                    raise ctx.error(f"`options.smoothing.{name}` must be a number (got {_show(spec[name])})", _line_of(spec, name, s_line))
-                pairs.append((name, spec[name]))
-        smoothing = tuple(pairs)
+        smoothing = problems.attempt(_parse_smoothing, data["smoothing"], ctx, _line_of(data, "smoothing", line))
     if "lowercase" in data:
         if not isinstance(data["lowercase"], bool):
-            raise ctx.error(f"`options.lowercase` must be true or false (got {_show(data['lowercase'])})", _line_of(data, "lowercase", line))
+            problems.add(ctx.error(f"`options.lowercase` must be true or false (got {_show(data['lowercase'])})",
+                                   _line_of(data, "lowercase", line)))
         lowercase = data["lowercase"]
     conventions = tuple((name, data[name]) for name in CONVENTION_OPTION_FIELDS if name in data)
     for name, value in conventions:
         try:
             Options().with_changes(**{name: value})
         except BleuOracleError as exc:
-            raise ctx.error(f"`options.{name}`: {exc}", _line_of(data, name, line)) from None
+            problems.add(ctx.error(f"`options.{name}`: {exc}", _line_of(data, name, line)))
+    problems.raise_any()
     return CaseOptions(weights, smoothing, lowercase, conventions)
+
+
+def _parse_weights(raw, ctx, w_line):
+    if not isinstance(raw, list) or not raw:
+        raise ctx.error(f"`options.weights` must be a non-empty list of numbers (got {_show(raw)})", w_line)
+    problems, parsed = _Problems(), []
+    for i, w in enumerate(raw):
+        if isinstance(w, str) and _SIGNED_FRACTION.match(w.strip()):
+            parsed.append(Fraction(w.strip()))
+        elif _is_number(w):
+            parsed.append(w)  # sign and finiteness are the oracle's to judge (cases may expect a rejection)
+        else:
+            problems.add(ctx.error(
+                f"`options.weights[{i}]` must be a number or a fraction string like \"1/3\" (got {_show(w)})",
+                _line_of(raw, i, w_line)))
+    problems.raise_any()
+    return tuple(parsed)
+
+
+def _parse_smoothing(value, ctx, s_line):
+    spec = _mapping(value, "options.smoothing", ctx, s_line, SMOOTHING_FIELDS, ("method",))
+    method = spec["method"]
+    if method not in SMOOTHING_METHODS:
+        raise ctx.error(
+            f"`options.smoothing.method` must be one of {sorted(SMOOTHING_METHODS)} (got {_show(method)})",
+            _line_of(spec, "method", s_line),
+        )
+    problems, pairs = _Problems(), [("method", method)]
+    for name in SMOOTHING_PARAMETERS:
+        if name in spec:
+            if name not in SMOOTHING_METHODS[method]:
+                problems.add(ctx.error(
+                    f"`options.smoothing.{name}` is not a parameter of {method!r} "
+                    f"(it takes {sorted(SMOOTHING_METHODS[method]) or 'no parameters'})",
+                    _line_of(spec, name, s_line),
+                ))
+            elif not _is_number(spec[name]):
+                problems.add(ctx.error(f"`options.smoothing.{name}` must be a number (got {_show(spec[name])})",
+                                       _line_of(spec, name, s_line)))
+            else:
+                pairs.append((name, spec[name]))
+    problems.raise_any()
+    return tuple(pairs)
 
 
 def _parse_precisions(value, ctx, line):
@@ -479,41 +545,41 @@ def _parse_case(raw, path, line, file_seed, document, found_by=None):
     ctx = _Context(path)
     if isinstance(raw, dict) and isinstance(raw.get("id"), str):
         ctx.case_id = raw["id"]
-    data = _mapping(raw, "", ctx, line, CASE_FIELDS, CASE_REQUIRED, what="a case")
-    line = data.line
+    # every problem of the case, each field checked on its own: unknown and missing fields too
+    problems = _Problems()
+    problems.errors += mapping_problems(raw, "", ctx, line, CASE_FIELDS, CASE_REQUIRED, what="a case")
+    data = raw
+    line = data.line or line
     at = lambda key: _line_of(data, key, line)  # noqa: E731
-    errors = []  # every problem of the case, each field checked on its own
+    errors = problems.errors
 
-    def field(parse, *args):
-        try:
-            return parse(*args) if args else parse()
-        except CaseFileErrors as exc:
-            errors.extend(exc.errors)
-        except CaseFileError as exc:
-            errors.append(exc)
-        return None
+    def field(key, parse, *args):
+        """The parsed field `key` (None when it is missing or has a problem, which is kept)."""
+        if key not in data:
+            return None
+        return problems.attempt(parse, data[key], *args)
 
     def check(condition, message, where):
         if condition:
             errors.append(ctx.error(message, where))
 
-    case_id = data["id"]
-    check(not isinstance(case_id, str) or not ID_PATTERN.match(case_id),
+    case_id = data.get("id")
+    check("id" in data and (not isinstance(case_id, str) or not ID_PATTERN.match(case_id)),
           f"`id` must be lowercase letters, digits and single '-', starting with a letter (got {_show(case_id)})", at("id"))
-    title = field(lambda: _string(data["title"], "title", ctx, at("title"), one_line=True))
-    source = field(_parse_source, data["source"], ctx, at("source"), file_seed, found_by)
-    profiles = field(_parse_profiles, data["profiles"], ctx, at("profiles"))
-    kind = data["kind"]
-    check(kind not in KINDS, f"`kind` must be one of {list(KINDS)} (got {_show(kind)})", at("kind"))
-    case_input = field(_parse_input, data["input"], ctx, at("input"))
-    options = field(_parse_options, data.get("options"), ctx, at("options"))
-    expect = field(_parse_expect, data["expect"], ctx, at("expect"))
+    title = field("title", lambda value: _string(value, "title", ctx, at("title"), one_line=True))
+    source = field("source", _parse_source, ctx, at("source"), file_seed, found_by)
+    profiles = field("profiles", _parse_profiles, ctx, at("profiles"))
+    kind = data.get("kind")
+    check("kind" in data and kind not in KINDS, f"`kind` must be one of {list(KINDS)} (got {_show(kind)})", at("kind"))
+    case_input = field("input", _parse_input, ctx, at("input"))
+    options = CaseOptions() if "options" not in data else field("options", _parse_options, ctx, at("options"))
+    expect = field("expect", _parse_expect, ctx, at("expect"))
     explained_by = None
     if "explained_by" in data:
         check(found_by is None, "`explained_by` belongs to cases found by `bleu-oracle fuzz` (a file with `found_by`); "
               "a documented case states what its document says", at("explained_by"))
         if found_by is not None:
-            explained_by = field(_parse_explained_by, data["explained_by"], ctx, at("explained_by"))
+            explained_by = field("explained_by", _parse_explained_by, ctx, at("explained_by"))
     else:
         check(found_by is not None, "missing required field `explained_by`: a case found by fuzzing names the root "
               "cause of the implementation's value (what `cases validate` recomputes)", line)
@@ -521,13 +587,13 @@ def _parse_case(raw, path, line, file_seed, document, found_by=None):
           "`expect.rejected`: a case found by fuzzing records a value the implementation answered", at("expect"))
     note = None
     if "note" in data:
-        note = field(_string, data["note"], "note", ctx, at("note"))
+        note = field("note", _string, "note", ctx, at("note"))
     else:
         check(kind in ("statement", "document-error"),
               f"missing required field `note`: a {kind} case must say how its expected value was derived"
               + (" and what the document got wrong" if kind == "document-error" else ""), line)
-    if errors:
-        raise errors[0] if len(errors) == 1 else CaseFileErrors(errors)
+    errors.sort(key=lambda error: error.line or 0)  # in the order of the file
+    problems.raise_any()
     return Case(case_id, title.strip(), source, profiles, kind, case_input, options, expect, note, Path(path), line,
                 document, found_by, explained_by)
 

@@ -89,46 +89,60 @@ from .caseformat import (  # noqa: F401 - the format's fields, re-exported for t
     CaseLoader,
     _read_yaml,
 )
-from .caseparse import CaseFileErrors, _Context, _line_of, _mapping, _parse_case, _show, _string
+from .caseparse import CaseFileErrors, _Context, _line_of, _mapping, _parse_case, _show, _string, mapping_problems
 
 # -- Files and directories ---------------------------------------------------
 
 
 def _parse_file(path, problems):
-    """Cases of one file; every problem found is appended to `problems` (a case with a
-    problem is left out; a problem with the file itself stops the file)."""
+    """Cases of one file; every problem found is appended to `problems`, in the order of the file. A case
+    with a problem is left out; a problem with a file-level field (`document`, `seed`, `found_by`, an
+    unknown field) is listed and the cases are still read; only a file that cannot be read as case
+    file at all (not YAML, not a mapping, no list of `cases`) stops there."""
     ctx = _Context(path)
+    file_problems = []
     try:
         data = _read_yaml(path)
         if data is None:
             raise ctx.error("the file is empty (expected `document` and `cases`)", 1)
-        data = _mapping(data, "", ctx, 1, FILE_FIELDS, ("document",), what="a case file")
-        document = _string(data["document"], "document", ctx, _line_of(data, "document", 1), one_line=True)
-        seed = found_by = None
+        file_problems += mapping_problems(data, "", ctx, 1, FILE_FIELDS, ("document", "cases"), what="a case file")
+        document = seed = found_by = None
+        if "document" in data:
+            try:
+                document = _string(data["document"], "document", ctx, _line_of(data, "document", 1), one_line=True)
+            except CaseFileError as exc:
+                file_problems.append(exc)
         if "seed" in data and "found_by" in data:
-            raise ctx.error("a case file has either `seed` (its source document) or `found_by` (how its cases were "
-                            "found), not both", _line_of(data, "found_by", 1))
-        if "found_by" in data:
+            file_problems.append(ctx.error("a case file has either `seed` (its source document) or `found_by` (how "
+                                           "its cases were found), not both", _line_of(data, "found_by", 1)))
+        elif "found_by" in data:
             found_by = data["found_by"]
             if found_by not in FOUND_BY:
-                raise ctx.error(f"`found_by` must be one of {list(FOUND_BY)} (got {_show(found_by)})", _line_of(data, "found_by", 1))
+                file_problems.append(ctx.error(f"`found_by` must be one of {list(FOUND_BY)} (got {_show(found_by)})",
+                                               _line_of(data, "found_by", 1)))
         elif "seed" in data:  # a bundled seed document: the quotes are checked against its text
-            seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
-            if not SEED_PATTERN.match(seed):
-                raise ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" (got {seed!r})", _line_of(data, "seed", 1))
+            try:
+                seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
+            except CaseFileError as exc:
+                file_problems.append(exc)
+            if seed is not None and not SEED_PATTERN.match(seed):
+                file_problems.append(ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" "
+                                               f"(got {seed!r})", _line_of(data, "seed", 1)))
         # neither: a case file of one's own, citing its document (a title or a URL) in `document` and each source
-        if "cases" not in data:
-            raise ctx.error("missing required field `cases`", data.line)
-        raw_cases = data["cases"]
-        if not isinstance(raw_cases, list) or not raw_cases:
-            raise ctx.error(f"`cases` must be a non-empty list of cases (got {_show(raw_cases)})", _line_of(data, "cases", 1))
+        raw_cases = data.get("cases")
+        if "cases" in data and (not isinstance(raw_cases, list) or not raw_cases):
+            file_problems.append(ctx.error(f"`cases` must be a non-empty list of cases (got {_show(raw_cases)})",
+                                           _line_of(data, "cases", 1)))
+        if not isinstance(raw_cases, list):
+            raw_cases = []
     except CaseFileError as exc:
         problems.append(exc)
         return []
+    problems.extend(sorted(file_problems, key=lambda error: error.line or 0))
     cases = []
     for i, raw in enumerate(raw_cases):
         try:
-            cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document, found_by))
+            cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document or "", found_by))
         except CaseFileErrors as exc:  # every problem of the case
             problems.extend(exc.errors)
         except CaseFileError as exc:
@@ -181,23 +195,33 @@ def load_retired(path):
 
 
 def _resolve_directory(directory):
+    """The case directory, or one case file (a file of one's own may live anywhere); default the bundled cases."""
     directory = Path(directory) if directory is not None else DEFAULT_CASES_DIR
+    if directory.is_file():
+        if directory.name == RETIRED_FILE:
+            raise CaseFileError(f"{RETIRED_FILE} lists retired ids, not cases: pass a case file or the directory "
+                                "holding them", path=directory)
+        return directory
     if not directory.is_dir():
         raise CaseFileError(
-            "the case directory does not exist (pass the directory holding the *.yaml case files, e.g. --cases cases/)",
+            "no such case file or directory (pass a *.yaml case file, or the directory holding the case files, "
+            "e.g. --cases cases/)",
             path=directory,
         )
     return directory
 
 
 def case_files(directory=None):
-    """The case files of a directory: every `*.yaml` except `retired.yaml`, sorted by name."""
+    """The case files of a directory: every `*.yaml` except `retired.yaml`, sorted by name; given one case
+    file, just that file."""
     directory = _resolve_directory(directory)
+    if directory.is_file():
+        return [directory]
     return sorted(p for p in directory.glob("*.yaml") if p.name != RETIRED_FILE)
 
 
 def validate(directory=None):
-    """Every problem in a case directory (empty list: all good), each a CaseFileError."""
+    """Every problem in a case directory or case file (empty list: all good), each a CaseFileError."""
     try:
         directory = _resolve_directory(directory)
     except CaseFileError as exc:
@@ -209,7 +233,7 @@ def validate(directory=None):
 
 def _load_directory(directory, problems):
     retired = {}
-    retired_path = directory / RETIRED_FILE
+    retired_path = (directory.parent if directory.is_file() else directory) / RETIRED_FILE  # a file: its neighbours'
     if retired_path.exists():
         try:
             retired = {r.id: r for r in load_retired(retired_path)}
@@ -244,7 +268,7 @@ def _load_directory(directory, problems):
 
 
 def load_cases(directory=None):
-    """Every case in `directory` (default: the repository's `cases/`), in file and then
+    """Every case in `directory` (default: the repository's `cases/`) or in one case file, in file and then
     file order. Raises CaseFileError on the first problem; `validate` lists them all."""
     directory = _resolve_directory(directory)
     problems = []
