@@ -35,6 +35,7 @@ def test_a_handshake_without_the_optional_limits_is_still_valid_and_round_trips(
     ({"orders": [4, 4]}, "must not repeat an item"),
     ({"orders": [0]}, "`capabilities.orders[0]` must be at least 1"),
     ({"same_reference_count": "yes"}, "must be true or false"),
+    ({"max_references": 0}, "`capabilities.max_references` must be at least 1"),
 ])
 def test_malformed_limits_are_protocol_errors(capabilities, message):
     with pytest.raises(ProtocolError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -55,6 +56,21 @@ def test_the_same_number_of_references():
     assert not_applicable_reason(same, caps) is None
     assert "different numbers of references" in not_applicable_reason(varying, caps)
     assert not_applicable_reason(varying, BASE) is None
+
+
+def test_at_most_max_references_references():
+    caps = {**BASE, "max_references": 1}
+    assert not_applicable_reason(request([(["a"], [["a"]]), (["b"], [["b"]])]), caps) is None
+    assert "more than the implementation's max_references 1" in not_applicable_reason(
+        request([(["a"], [["a"]]), (["b"], [["b"], ["c"]])]), caps)
+
+
+def test_random_examples_keep_the_first_references_within_max_references():
+    caps = {**BASE, "max_references": 2}
+    requests = [example_request(0, index, caps, uniform_only=True) for index in range(100)]
+    assert all(1 <= len(s.references) <= 2 for r in requests for s in r.segments)
+    # the unlimited search reaches more references at the same seed: the limit is applied, not avoided
+    assert any(len(s.references) > 2 for i in range(100) for s in example_request(0, i, BASE, uniform_only=True).segments)
 
 
 def test_token_restrictions():

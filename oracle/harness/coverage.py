@@ -227,6 +227,12 @@ def unreachable(capabilities, *, uniform_only=False):
     if "corpus" not in levels:
         for name in ("big-corpus", "huge-corpus", "varying-reference-counts", "last-segment-mismatch"):
             out[name] = "sentence level only"
+    most = capabilities.get("max_references")
+    if most:  # the smallest number of references each feature needs
+        for name, needs in (("many-references", 5), ("reference-length-tie", 2), ("three-way-tie", 3),
+                            ("varying-reference-counts", 2)):
+            if most < needs:
+                out[name] = f"at most {most} reference{'s' if most > 1 else ''} a segment"
     if capabilities.get("same_reference_count"):
         out["varying-reference-counts"] = "the same number of references in every segment"
     tokenizers = capabilities.get("tokenizers") or ()

@@ -504,7 +504,8 @@ def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing
 def fit_to_capabilities(request, capabilities):
     """`request` within the declared limits: tokens without forbidden characters (removed; an
     emptied token becomes "x" where empty tokens are not taken), no empty tokens where they are not
-    taken, and the same number of references in every segment where that is required."""
+    taken, the same number of references in every segment where that is required, and no more
+    references than `max_references` (the first ones kept)."""
     forbidden = set(capabilities.get("forbidden_token_characters") or "")
     no_empty = capabilities.get("empty_tokens") is False
     segments = request.segments
@@ -521,6 +522,10 @@ def fit_to_capabilities(request, capabilities):
                                  references=tuple(tuple(map(fit, r)) for r in s.references)) for s in segments)
     if capabilities.get("same_reference_count"):
         segments = _same_reference_count(segments)
+    most = capabilities.get("max_references")
+    if most and any(len(s.references) > most for s in segments):
+        segments = tuple(s.model_copy(update={"references": s.references[:most]}) if len(s.references) > most else s
+                         for s in segments)
     if segments is request.segments:
         return request
     return request.model_copy(update={"segments": segments})

@@ -240,6 +240,9 @@ def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=
         return f"maximum order {len(weights)} is not among the implementation's orders {list(orders)}"
     if capabilities.get("same_reference_count") and len({len(s.references) for s in request.segments}) > 1:
         return "segments have different numbers of references and the implementation needs the same number in each"
+    most = capabilities.get("max_references")
+    if most and any(len(s.references) > most for s in request.segments):
+        return f"a segment has more than the implementation's max_references {most} references"
     forbidden = capabilities.get("forbidden_token_characters") or ""
     empty_allowed = capabilities.get("empty_tokens", True) is not False
     if (forbidden or not empty_allowed) and not request.is_text:  # raw text is the implementation's to tokenize

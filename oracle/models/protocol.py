@@ -187,6 +187,9 @@ class Capabilities(Message):
         None, description="Optional: characters no token may contain (e.g. \" \\t\\n\" for an implementation "
                           "that writes tokens joined by spaces, one segment a line).")
     empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
+    max_references: StrictInt | None = Field(
+        None, ge=1, description="Optional: the most references a segment may have (1 for a library that scores "
+                                "one sentence against one reference).")
     tokenizers: Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], BeforeValidator(_unique)] | None = Field(
         None, min_length=1, json_schema_extra={"uniqueItems": True},
         description="Optional: the tokenizers it applies to raw text (none, 13a, intl, char); the runner then "
