@@ -244,3 +244,65 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
     whole = encode({k: v for k, v in again.items() if k != "seq"}, ensure_ascii=False)
     assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted["sha256"]
     assert f"--id random-0-{index}" in omitted["regenerate"] and "--seed 0" in omitted["regenerate"]
+
+
+# -- what shrinking may not cross ------------------------------------------------------------------
+
+CAPS = {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"], "statistics": False,
+        "lowercase": False}
+
+
+def answering(score):
+    def send(candidate):
+        return candidate, Reply("score", {"seq": 1, "score": score})
+    return send
+
+
+def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_nan_answer():
+    from oracle.diagnose.expect import oracle_expected
+    from oracle.harness.shrink import failure_predicate
+
+    original = request([(["a", "b"], [["a", "b"]]), (["c"], [["d"]])], weights=(1.0,))  # p1 = 2/3
+    reply = Reply("score", {"seq": 1, "score": 0.5})
+    verdict = judge(oracle_expected(original, "papineni"), reply)
+    assert verdict.outcome is Outcome.FAIL and verdict.layer == "score"
+    still_fails, last = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
+                                          send=answering(0.5), contract=judge.__defaults__[0],
+                                          given_up=lambda: False)
+    assert still_fails(request([(["a"], [["a"]])], weights=(1.0,)))  # 1 expected, 0.5 answered
+    assert last["verdict"].layer == "score"
+    # no hypothesis and no reference tokens: the score is undefined (NaN), a failure of another kind
+    assert not still_fails(request([([], [[]])], weights=(1.0,)))
+    # the same wrong number, answered as NaN, is not the same failure either
+    nan_fails, _ = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
+                                     send=answering("NaN"), contract=judge.__defaults__[0], given_up=lambda: False)
+    assert not nan_fails(request([(["a"], [["a"]])], weights=(1.0,)))
+    # and an implementation given up on answers nothing more
+    gone, _ = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
+                                send=answering(0.5), contract=judge.__defaults__[0], given_up=lambda: True)
+    assert not gone(request([(["a"], [["a"]])], weights=(1.0,)))
+
+
+def test_a_shrunk_input_is_attributed_to_an_explanation_of_the_original_answer_too():
+    from oracle.diagnose.attribute import attribute_shrunk
+    from oracle.diagnose.expect import oracle_expected
+
+    # the mean of sentence scores, BLEU-1 with a 0.1 floor: segment 1 scores 0 (no hypothesis), segment
+    # 2 scores 0.1 (its one token unmatched, floored): mean 0.05. On this small input "each segment's total
+    # is at least 1" (totals 2, floored 0.1/2 = 0.05) gives the same number; on the original it does not.
+    def corpus(*segments):
+        return ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "floor", "value": 0.1},
+                            lowercase=False, segments=[Segment(hypothesis=h, references=r) for h, r in segments])
+
+    small = corpus(([], [["a"]]), (["b"], [[]]))
+    # original: segment scores 1 (exact match), 1/2 (one of two unigrams), 0.1/3 floored: mean 1.5333/3
+    original = corpus((["a", "b"], [["a", "b"]]), (["c", "d"], [["c", "e"]]), (["f", "g", "h"], [["x", "y", "z"]]))
+    small_answer, original_answer = 0.05, (1 + 0.5 + 0.1 / 3) / 3
+    judged = []
+    for r, answer in ((small, small_answer), (original, original_answer)):
+        reply = Reply("score", {"seq": 1, "score": answer})
+        expected = oracle_expected(r, "papineni")
+        judged.append((r, reply, judge(expected, reply), expected))
+    assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL
+    out = attribute_shrunk(judged[0], judged[1], "papineni")
+    assert out["name"] == "mean-of-sentence-scores" and out["value"] == pytest.approx(small_answer)

@@ -56,11 +56,13 @@ def _pseudo(name, expected, documented=(), detail=""):
             "expected": expected, "documented": list(documented), "scope": "outcome"}
 
 
-def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=(), search_all=True):
+def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=(), search_all=True,
+              among=None):
     """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
     curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
     documented classes; "all": among every explanation; "outcome": not a wrong number). With
-    `search_all` False only the documented classes are tried (a large corpus makes every explanation slow)."""
+    `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
+    `among` restricts the search to these explanation names (see `classify`)."""
     oracle_json = None if expected.rejected else json_safe(expected.score)
     outcome, layer = verdict.outcome, verdict.layer
     if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)
@@ -80,7 +82,9 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
     classes = sorted({d["classify"] for d in entries if d.get("classify")})
     try:
         explanation, scope = None, "all"
-        if classes:
+        if among is not None:
+            explanation = classify(request, answer, profile, overrides=overrides, among=among)
+        elif classes:
             explanation = classify(request, answer, profile, overrides=overrides, among=classes)
             scope = "documented"
             if not explanation.explained:
@@ -106,3 +110,25 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
     out["documented"] = [d["id"] for d in entries if d.get("classify") and d["classify"] in parts]
     out["scope"] = scope if explanation.explained else "all"
     return out
+
+
+def attribute_shrunk(shrunk, original, profile, *, overrides=None, entries=(), search_all=True):
+    """The root cause of a shrunk failure: `shrunk` and `original` are each (request, reply, verdict,
+    expected). A small input fits several explanations more often than a large one (an empty segment makes
+    a floor and a mean of sentence scores agree), so an explanation of the shrunk input that does not also
+    explain the original answer gives way to the original's own explanation, where that explains both."""
+    out = attribute(*shrunk, profile, entries=entries, search_all=search_all)
+    if not out.get("change") or not search_all:
+        return out
+    request, reply = original[0], original[1]
+    try:
+        if classify(request, reply.data or {}, profile, overrides=overrides,
+                    among=component_names(out["name"])).explained:
+            return out
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return out
+    whole = attribute(*original, profile, overrides=overrides, entries=entries)
+    if not whole.get("change"):
+        return out
+    both = attribute(*shrunk, profile, entries=entries, among=component_names(whole["name"]))
+    return both if both.get("change") else out

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from oracle import __version__
 from oracle.diagnose import discrepancies
-from oracle.diagnose.attribute import attribute
+from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.exitcodes import (
@@ -51,7 +51,7 @@ from oracle.models.outcomes import (
     Verdict,
     parse_number,
 )
-from oracle.models.protocol import ProtocolError, encode
+from oracle.models.protocol import encode
 from oracle.suite import SUITE_VERSION
 
 from . import relations
@@ -64,7 +64,7 @@ from .requests import (
     not_applicable_reason,
     request_from_json,
 )
-from .shrink import DEFAULT_BUDGET, shrink
+from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_TIMEOUT,
@@ -346,17 +346,20 @@ class Session:
         reported = request
         judged = (request, reply, verdict, expected)
         if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
-            result = self.shrink(request, verdict)
+            result = self.shrink(request, verdict, reply)
             if result is not None:
                 last = result.pop("_last", None)
                 record["shrunk"] = result
                 reported = request_from_json(result["request"])
                 if last is not None:
                     judged = (last["request"], last["reply"], last["verdict"], last["expected"])
-        if attribution != "none":
+        if attribution != "none" and judged[0] is not request:
+            record["classification"] = attribute_shrunk(judged, (request, reply, verdict, expected), self.profile,
+                                                        entries=self.documented, overrides=overrides,
+                                                        search_all=attribution == "full")
+        elif attribution != "none":
             record["classification"] = attribute(*judged, self.profile, entries=self.documented,
-                                                 overrides=overrides if judged[0] is request else None,
-                                                 search_all=attribution == "full")
+                                                 overrides=overrides, search_all=attribution == "full")
         if summary is not None:
             pass  # too large to replay from a record
         elif kind == "case" and not self.settings.replay:
@@ -367,29 +370,10 @@ class Session:
             record["reproduce"] = self.reproduce(item_id, reported)
         return self.finish(record, started)
 
-    def shrink(self, request, verdict):
-        target = (verdict.outcome, verdict.layer)
-        last = {}
-
-        def still_fails(candidate):
-            expected = oracle_expected(candidate, self.profile)
-            if expected.rejected:
-                return False
-            if not_applicable_reason(candidate, self.capabilities) is not None:
-                return False
-            if self.process.given_up:
-                return False
-            try:
-                sent, reply = self.send(candidate)
-            except ProtocolError:
-                return False
-            result = judge(expected, reply, self.contract, max_order=len(candidate.weights),
-                           token_counts=token_count_layers(candidate))
-            if (result.outcome, result.layer) == target:
-                last.update(request=sent, expected=expected, reply=reply, verdict=result)
-                return True
-            return False
-
+    def shrink(self, request, verdict, reply=None):
+        still_fails, last = failure_predicate(request, verdict, reply, profile=self.profile,
+                                              capabilities=self.capabilities, send=self.send,
+                                              contract=self.contract, given_up=lambda: self.process.given_up)
         outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget,
                          deadline=time.perf_counter() + self.settings.shrink_seconds)
         if not outcome.steps:

@@ -27,10 +27,15 @@ Deterministic: the same failure and implementation shrink to the same input.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 
-from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import judge, token_count_layers
+from oracle.models.protocol import ProtocolError, ScoreRequest, Segment, SmoothingSpec
+
+from .requests import not_applicable_reason
 
 DEFAULT_BUDGET = 250
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -234,3 +239,45 @@ def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET, de
     """A minimal request for which `still_fails` holds (the original if nothing simpler does), within
     `budget` queries and, when given, before `deadline` (a `time.perf_counter()` value)."""
     return _Shrinker(request, still_fails, capabilities, budget, deadline).run()
+
+
+def _answers_nan(reply):
+    score = reply.data.get("score") if reply is not None and reply.kind == "score" and isinstance(reply.data, dict) else None
+    return score == "NaN" or (isinstance(score, float) and math.isnan(score))
+
+
+def _is_undefined(expected):
+    return not expected.rejected and expected.score is not None and math.isnan(expected.score)
+
+
+def failure_predicate(request, verdict, reply, *, profile, capabilities, send, contract, given_up):
+    """`still_fails(candidate)` for `shrink`, and the dict it fills with the last failing candidate's
+    request (as sent), expected value, reply and verdict. A candidate fails the same way when the oracle
+    scores it, the capabilities cover it, and the implementation's answer (through `send`) diverges with
+    the same outcome and at the same first layer as `verdict`.
+
+    NaN fails in its own way, on either side: a failure on an input the oracle scores does not shrink into
+    one where the score is undefined (no hypothesis and no reference tokens), nor a numeric answer into a
+    NaN one (else every failure would end at the empty input)."""
+    target = (verdict.outcome, verdict.layer, _answers_nan(reply))
+    undefined = _is_undefined(oracle_expected(request, profile))
+    last = {}
+
+    def still_fails(candidate):
+        expected = oracle_expected(candidate, profile)
+        if expected.rejected or _is_undefined(expected) != undefined:
+            return False
+        if not_applicable_reason(candidate, capabilities) is not None or given_up():
+            return False
+        try:
+            sent, answer = send(candidate)
+        except ProtocolError:
+            return False
+        result = judge(expected, answer, contract, max_order=len(candidate.weights),
+                       token_counts=token_count_layers(candidate))
+        if (result.outcome, result.layer, _answers_nan(answer)) == target:
+            last.update(request=sent, expected=expected, reply=answer, verdict=result)
+            return True
+        return False
+
+    return still_fails, last
