@@ -98,7 +98,7 @@ def test_every_case_kind_and_every_file_is_used():
     assert {case.kind for case in ALL_CASES} == set(casefiles.KINDS)
     assert {case.path.name for case in ALL_CASES} == {
         "matlab.yaml", "nlp-article-sacrebleu.yaml", "mlpack.yaml", "nltk.yaml", "bleu-tutorial.yaml", "papineni.yaml",
-        "sacrebleu-tests.yaml", "nltk-tests.yaml",
+        "sacrebleu-tests.yaml", "nltk-tests.yaml", "tensorflow-nmt.yaml",
     }
 
 

@@ -73,8 +73,9 @@ def parse_smoothing(text):
 
 def add_scoring_arguments(parser, *, profile_default="papineni"):
     parser.add_argument(
-        "--profile", choices=sorted(PROFILES), default=profile_default,
-        help=f"the conventions to score under (default: {profile_default}); `bleu-oracle profiles` lists them",
+        "--profile", choices=sorted(PROFILES), default=profile_default, metavar="P",
+        help=f"the conventions to score under, one of {', '.join(sorted(PROFILES))} (default: {profile_default}); "
+        "`bleu-oracle profiles` describes them",
     )
     parser.add_argument(
         "--weights", nargs="+", metavar="W",

@@ -37,7 +37,8 @@ Conventions:
 def register(subparsers):
     parser = subparsers.add_parser("profiles", help=SUMMARIES["profiles"],
                                    description=HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("name", nargs="?", choices=sorted(PROFILES), help="show one profile only")
+    parser.add_argument("name", nargs="?", choices=sorted(PROFILES), metavar="NAME",
+                        help=f"show one profile only: {', '.join(sorted(PROFILES))}")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="one line per profile, its name and summary, without its conventions and citations")

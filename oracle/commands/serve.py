@@ -47,8 +47,9 @@ def register(subparsers):
     )
     parser.add_argument("--impl", metavar="NAME", help="the implementation: a built-in name or MODULE:CLASS")
     parser.add_argument(
-        "--profile", choices=sorted(PROFILES), default=None,
-        help="the profile the oracle follows (default papineni); only for implementations that take one",
+        "--profile", choices=sorted(PROFILES), default=None, metavar="P",
+        help=f"the profile the oracle follows, one of {', '.join(sorted(PROFILES))} (default papineni); only "
+        "for implementations that take one",
     )
     parser.add_argument("--list", action="store_true", help="print the built-in implementation names and exit")
     parser.set_defaults(handler=run)

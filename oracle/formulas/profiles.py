@@ -17,6 +17,7 @@ PAPER = "Papineni et al. 2002"
 MATLAB = "MATLAB bleuEvaluationScore reference page"
 NLTK = "NLTK nltk.translate.bleu_score documentation"
 MLPACK = "mlpack BLEU class reference"
+NMT = "tensorflow/nmt nmt/scripts/bleu.py (compute_bleu), copied by Hugging Face evaluate's bleu and keras-hub's Bleu"
 
 
 @dataclass(frozen=True)
@@ -158,6 +159,22 @@ PROFILES = {
                 "both_empty": f"{MLPACK}: ratio 0/0 is undefined: NaN decided",
                 "uniform_weights_only": f"{MLPACK}: 'w = 1/maxOrder' -- uniform",
                 "smoothing": f"{MLPACK}, Evaluate: 'smooth = false'; smooth=true is 'Lin et al. 2004 smoothing' (method lin-2004)",
+            },
+            reference_length="shortest",
+            uniform_weights_only=True,
+        ),
+        _profile(
+            "tensorflow-nmt",
+            "tensorflow/nmt compute_bleu (Hugging Face evaluate's bleu): shortest reference, ratio brevity penalty, "
+            "add-one on every order when smooth",
+            {
+                "reference_length": f"{NMT}: 'reference_length += min(len(r) for r in references)' -- the shortest",
+                "brevity penalty": f"{NMT}: 'bp = math.exp(1 - 1. / ratio)' unless 'ratio > 1.0' -- e^(1 - r/c), the paper's, so no option",
+                "empty_order": f"{NMT}: 'precisions[i] = 0.0' when 'possible_matches_by_order[i]' is 0",
+                "both_empty": f"{NMT}: 'ratio = float(translation_length) / reference_length' divides 0 by 0 (ZeroDivisionError): NaN decided",
+                "uniform_weights_only": f"{NMT}: '(1. / max_order) * math.log(p)' -- uniform",
+                "smoothing": f"{NMT}: 'smooth: Whether or not to apply Lin et al. 2004 smoothing' -- "
+                             "'(matches_by_order[i] + 1.) / (possible_matches_by_order[i] + 1.)' on every order (method lin-2004)",
             },
             reference_length="shortest",
             uniform_weights_only=True,
