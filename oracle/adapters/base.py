@@ -186,4 +186,9 @@ REGISTRY = {
     "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
+    "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
+    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
+    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
+    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
+    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
 }

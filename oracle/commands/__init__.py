@@ -16,5 +16,6 @@ SUMMARIES = {
     "fuzz": "search for disagreements and classify them by root cause",
     "baseline": "write a baseline of known deviations from a run",
     "report": "regenerate reports/: matrix, discrepancy reports, real data, HTML",
+    "install": "prepare the implementations that run outside this environment (npm, own venvs)",
 }
 VERBS = list(SUMMARIES)

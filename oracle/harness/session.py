@@ -171,6 +171,7 @@ def implementation_argv(settings):
 
         if ":" not in settings.impl and settings.impl not in REGISTRY:
             raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {settings.impl!r})")
+        prepare_on_first_use(settings.impl)
         argv = [sys.executable, "-m", "oracle", "serve", "--impl", settings.impl]
         if settings.impl == "oracle" and settings.profile:
             argv += ["--profile", settings.profile]
@@ -182,6 +183,19 @@ def implementation_argv(settings):
     if not argv:
         raise BleuValueError("`--command` is empty")
     return argv
+
+
+def prepare_on_first_use(name):
+    """An implementation that lives outside this environment (an npm package, a venv of its own) is
+    prepared here, before its server starts, so that its handshake does not wait for an install. One
+    that cannot be is left to its server to report (exit 3, with the reason)."""
+    from oracle.adapters import environments
+    from oracle.adapters.base import AdapterUnavailable
+
+    try:
+        environments.prepare(name)
+    except AdapterUnavailable as exc:
+        print(f"bleu-oracle: could not prepare {name}: {exc}", file=sys.stderr)
 
 
 def selected(identifier, patterns):
@@ -460,6 +474,10 @@ class Session:
                     and reply.kind == "score" and _size(request) <= RECORD_TOKEN_LIMIT):
                 names = relations.applicable(request, reference_length=options.reference_length,
                                              statistics=bool(self.capabilities.get("statistics")))
+                # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
+                names = [name for name in names
+                         if all(not_applicable_reason(variant, self.capabilities) is None
+                                for variant in relations.transformed(request, name))]
                 if names:
                     name = names[(index // every) % len(names)]
                     if selected(f"{identifier}~{name}", patterns):

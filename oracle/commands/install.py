@@ -1,0 +1,53 @@
+"""`bleu-oracle install`: prepare the implementations that live outside the project's environment."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+from oracle.adapters import environments
+from oracle.adapters.base import AdapterUnavailable
+from oracle.commands import SUMMARIES
+from oracle.commands.common import HelpFormatter
+from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE
+
+OWN = [*environments.NPM_PACKAGES, *environments.VENVS]
+
+HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python environment, once:
+
+  npm packages ({", ".join(environments.NPM_PACKAGES)}): the pinned tarball only, from the npm registry, its
+    sha512 integrity checked; run by node.
+  virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
+    requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
+
+They go to $BLEU_ORACLE_IMPLEMENTATIONS, else .implementations/ in a source checkout, else
+$XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
+--impl NAME` and `report` prepare what they run on first use, so this verb is for doing it ahead of time
+(scripts/setup prepares the npm packages). Already prepared ones are left as they are.
+
+Examples:
+  bleu-oracle install promptfoo bleu-score
+  bleu-oracle install keras-hub metrax
+
+Exit codes: 0 all prepared, 3 one could not be (the reason on stderr).
+"""
+
+
+def register(subparsers):
+    parser = subparsers.add_parser("install", help=SUMMARIES["install"], description=HELP, formatter_class=HelpFormatter)
+    parser.add_argument("names", nargs="+", metavar="NAME", choices=OWN, help=f"one of {', '.join(OWN)}")
+    parser.set_defaults(handler=run)
+
+
+def run(args):
+    status = EXIT_OK
+    for name in args.names:
+        try:
+            environments.prepare(name, log=io.StringIO() if args.quiet else sys.stderr)
+        except AdapterUnavailable as exc:
+            print(f"bleu-oracle install: {name}: {exc}", file=sys.stderr)
+            status = EXIT_UNDRIVABLE
+        else:
+            if not args.quiet:
+                print(f"{name}: ready")
+    return status
