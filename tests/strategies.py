@@ -137,10 +137,14 @@ def smoothings(draw, methods=tuple(SMOOTHING_METHODS)):
     return out
 
 
+def _uniform(n):
+    return (1.0 / n,) * n
+
+
 @st.composite
 def requests(draw, *, levels=("corpus", "sentence"), methods=("none",), max_order=MAX_ORDER, uniform=False,
-             lowercase=(False,), max_segments=5):
-    """A ScoreRequest within the given capabilities."""
+             lowercase=(False,), max_segments=5, orders=None):
+    """A ScoreRequest within the given capabilities (`orders`: the only maximum orders taken, e.g. (4,))."""
     level = draw(st.sampled_from(tuple(levels)))
     if draw(st.integers(0, 30)) == 0:  # nothing at all: c = r = 0
         count = 1 if level == "sentence" else draw(st.integers(1, 3))
@@ -149,7 +153,7 @@ def requests(draw, *, levels=("corpus", "sentence"), methods=("none",), max_orde
         segs = (draw(segments()),)
     else:
         segs = draw(corpora(max_segments=max_segments))
-    return ScoreRequest(seq=0, level=level, segments=segs, weights=draw(weights(max_order=max_order, uniform=uniform)), smoothing=draw(smoothings(methods)), lowercase=draw(st.sampled_from(tuple(lowercase))))
+    return ScoreRequest(seq=0, level=level, segments=segs, weights=draw(weights(max_order=max_order, uniform=uniform)) if not orders else _uniform(draw(st.sampled_from(orders))), smoothing=draw(smoothings(methods)), lowercase=draw(st.sampled_from(tuple(lowercase))))
 
 
 def to_lists(segments_):

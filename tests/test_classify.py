@@ -176,3 +176,64 @@ def test_computation_names_are_unique_and_documented():
 def test_classify_is_deterministic():
     r = request("corpus", [("a b", ["a b"]), ("c d e f g h", ["c d e f g h"])])
     assert classify(r, 0.88, "nltk") == classify(r, 0.88, "nltk")
+
+
+# -- the computations of the npm, torchtext and venv libraries (values derived by hand) ----------------
+
+
+def test_best_single_reference_clipping():
+    # 'a' matches only the first reference, 'b' only the second: clipped against all references p1 = 2/2;
+    # against the one best reference p1 = 1/2 (both lengths 2 = c: BP 1)
+    r = request("corpus", [("a b", ["a c", "d b"])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == AGREES
+    assert classify(r, 0.5, "papineni").name == "best-single-reference-clipping"
+
+
+def test_epsilon_instead_of_zero():
+    # p1 = 1/2, p2 = 0/1: the formulas give 0; with 1e-7 for p2, sqrt(1/2 * 1e-7)
+    r = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.5))
+    assert classify(r, math.sqrt(0.5e-7), "papineni").name == "epsilon-instead-of-zero"
+
+
+def test_best_single_reference_with_epsilon_folds_case_first():
+    # folded, 'the' matches the first reference: p1 = 1/2; 'the cat' matches nothing: p2 -> 1e-7.
+    # Unfolded p1 would be 0 too (1e-7 * 1e-7 under the square root): the folding is what explains it
+    r = request("sentence", [("The cat", ["the dog", "a dog"])], weights=(0.5, 0.5))
+    assert classify(r, math.sqrt(0.5 * 1e-7), "papineni").name == "best-single-reference-with-epsilon"
+    assert classify(r, 1e-7, "papineni").name == "epsilon-instead-of-zero"
+
+
+def test_case_folded_though_the_request_keeps_case():
+    # 'A' does not match 'a' unless folded: p1 = 1/2 as asked, 2/2 folded
+    r = request("corpus", [("A b", ["a b"])], weights=(1.0,))
+    assert classify(r, 0.5, "papineni").name == AGREES
+    assert classify(r, 1.0, "papineni").name == "case-folded-unasked"
+
+
+def test_object_prototype_key_nan():
+    r = request("sentence", [("constructor", ["constructor"])], weights=(1.0,))
+    assert classify(r, math.nan, "papineni").name == "object-prototype-key-nan"
+    assert classify(request("sentence", [("a", ["a"])], weights=(1.0,)), math.nan, "papineni").name != "object-prototype-key-nan"
+
+
+def test_empty_text_one_token():
+    # no tokens on either side: undefined; as "".split(" ") = [""] on both, one matching token: 1
+    r = request("sentence", [("", [""])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == "empty-text-one-token"
+
+
+def test_ratio_zero_when_the_shortest_reference_is_empty():
+    # c = 1; the references' lengths 1 and 0: the closest gives r = 1 and 1.0; the shortest r = 0, and
+    # c/r taken as 0 makes BP = exp(1 - 1/0) = 0
+    r = request("corpus", [("a", ["a", ""])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == AGREES
+    assert classify(r, 0.0, "papineni").name == "reference_length=shortest + ratio-zero-when-r-zero"
+
+
+def test_no_match_conventions_are_alternatives():
+    # nothing matches at any order; add-one on every order (lin-2004) gives p1 = 1/4, p2 = 1/3, BP 1
+    # (c = r = 3): sqrt(1/12). sacrebleu returns 0 before smoothing; keras-hub's answer is the smoothed one
+    r = request("corpus", [("a b c", ["d e f"])], weights=(0.5, 0.5), smoothing={"method": "lin-2004"})
+    assert classify(r, math.sqrt(1 / 12), "papineni").name == AGREES
+    assert classify(r, math.sqrt(1 / 12), "sacrebleu").name == "no_match=smoothed"
+    assert classify(r, 0.0, "papineni").name == "no-match-zero"  # the computation named before the convention

@@ -36,6 +36,7 @@ from oracle.diagnose.expect import oracle_expected
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Options
 from oracle.formulas.profiles import get_profile
+from oracle.harness.generate import fit_to_capabilities
 from oracle.harness.requests import request_from_json
 
 DISCREPANCIES = discrepancies.load()
@@ -61,6 +62,7 @@ CONDITIONS = {
     ),
     "some-order-has-no-hypothesis-ngrams": lambda r: any(t == 0 for t in _statistics(r).totals),
     # the reference scripts: no hypothesis token in the whole corpus (and, for multi-bleu, some reference token)
+    "token-holds-space": lambda r: any(" " in t for s in r.segments for ts in (s.hypothesis, *s.references) for t in ts),
     "empty-hypothesis-corpus": lambda r: _statistics(r.tokenized()).hyp_len == 0,
     "empty-hypothesis-nonempty-reference": lambda r: (
         _statistics(r.tokenized()).hyp_len == 0 and _statistics(r.tokenized()).ref_len > 0
@@ -99,10 +101,12 @@ def check_answer(name, implementation, request):
 def capability_requests(implementation):
     caps = implementation.capabilities
     methods = [m for m in caps.get("smoothing", ["none"]) if m in SMOOTHING_METHODS] or ["none"]
+    orders = caps.get("orders")
     return requests(
         levels=caps.get("levels", ["corpus"]),
         methods=methods,
         max_order=max(1, min(int(caps.get("max_order", 4)), 6)),
+        orders=tuple(orders) if orders else None,
         uniform=caps.get("weights") != "any",
         lowercase=(False, True) if caps.get("lowercase") else (False,),
     )
@@ -110,7 +114,7 @@ def capability_requests(implementation):
 
 MAIN = {"nltk": 250, "sacrebleu": 250}
 OTHERS = {"torchmetrics": 40, "torcheval": 40, "ignite": 40, "ignite-micro": 25, "pycocoevalcap": 40,
-          "bleuscore": 40, "fast-bleu": 40}
+          "bleuscore": 40, "fast-bleu": 40, "torchtext": 40, "promptfoo": 40, "bleu-score": 40}
 
 
 def _differential(name, examples):
@@ -120,7 +124,9 @@ def _differential(name, examples):
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large])
     @given(data=st.data())
     def run(data):
-        check_answer(name, implementation, data.draw(capability_requests(implementation)))
+        # within the declared limits (forbidden characters, max_references) as the search sends them
+        request = fit_to_capabilities(data.draw(capability_requests(implementation)), implementation.capabilities)
+        check_answer(name, implementation, request)
 
     run()
 

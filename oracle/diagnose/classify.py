@@ -32,6 +32,7 @@ from itertools import combinations
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
+    NO_MATCH_RULES,
     REFERENCE_LENGTH_RULES,
     Smoothing,
 )
@@ -119,6 +120,10 @@ def _convention_changes(options, smoothing, level, profile_options):
     weight_rule = "normalise" if options.weight_normalisation == "as-given" else "as-given"
     out.append((f"weights={weight_rule}", "the weights are divided by their sum" if weight_rule == "normalise"
                 else "the weights are used as given", {"weight_normalisation": weight_rule, "uniform_weights_only": False}, None))
+    for rule in NO_MATCH_RULES:
+        if rule != options.no_match:
+            out.append((f"no_match={rule}", f"no n-gram of any order matches: {NO_MATCH_RULES[rule]}",
+                        {"no_match": rule}, None))
     for rule in BOTH_EMPTY_RULES:
         if rule != options.both_empty:
             out.append((f"both_empty={rule}", f"no hypothesis and no reference tokens: {BOTH_EMPTY_RULES[rule]}",

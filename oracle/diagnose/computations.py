@@ -289,6 +289,131 @@ def both_empty_smoothed(ctx, result):
     return math.exp(total)
 
 
+def _best_single_reference_matches(ctx, result, *, fold=False):
+    """Per order, the matches of the reference whose clipped count is largest on its own, summed over
+    segments (None where the request is text or the oracle rejects it)."""
+    request = ctx.request
+    if request.is_text or result is None:
+        return None
+    n = len(ctx.weights)
+    matches = [0] * n
+    for segment in request.segments:
+        best = [0] * n
+        for reference in segment.references:
+            try:
+                one = bleu.segment_statistics(segment.hypothesis, [reference], max_order=n,
+                                              options=ctx.options.with_changes(lowercase=True) if fold else ctx.options)
+            except BleuOracleError:
+                return None
+            best = [max(b, m) for b, m in zip(best, one.matches)]
+        matches = [a + b for a, b in zip(matches, best)]
+    return matches
+
+
+def _promptfoo_score(ctx, result, *, best_single, epsilon, fold=False):
+    """BP * exp(sum of w_n / W log p_n) over the orders with n-grams (W: their weights' sum), p_n from the
+    best single reference's clipped counts when `best_single`, a zero p_n taken as 1e-7 when `epsilon`."""
+    if result is None or result.score.is_nan():
+        return None
+    statistics = result.statistics
+    if statistics.hyp_len == 0:
+        return 0.0
+    matches = _best_single_reference_matches(ctx, result, fold=fold) if best_single else list(statistics.matches)
+    if matches is None:
+        return None
+    usable = [(m, t, float(w)) for m, t, w in zip(matches, statistics.totals, ctx.weights) if t > 0]
+    weight_sum = math.fsum(w for _, _, w in usable)
+    if weight_sum == 0:
+        return 0.0
+    total = 0.0
+    for m, t, w in usable:
+        p = m / t
+        if p == 0:
+            if not epsilon:
+                return 0.0
+            p = 1e-7
+        total += w / weight_sum * math.log(p)
+    return float(result.bp) * math.exp(total)
+
+
+def best_single_reference_clipping(ctx, result):
+    """Each order's matches are clipped against the one reference that gives the most, not against each
+    n-gram's maximum count over all references (promptfoo's `maxClippedCount` per reference)."""
+    if result is None or all(len(s.references) < 2 for s in ctx.request.segments):
+        return None
+    return _promptfoo_score(ctx, result, best_single=True, epsilon=False)
+
+
+def best_single_reference_with_epsilon(ctx, result):
+    """promptfoo's sentence BLEU: tokens lowercased, matches clipped against the single best reference,
+    orders without n-grams left out (weights renormalised), and a zero precision taken as 1e-7 inside the
+    logarithm. Tried only where the epsilon or the single best reference makes a difference (else a
+    simpler explanation, case folded or empty orders skipped, says the same)."""
+    if result is None or result.score.is_nan() or ctx.request.is_text:
+        return None
+    best = _best_single_reference_matches(ctx, result, fold=True)
+    if best is None:
+        return None
+    epsilon_used = any(m == 0 and t > 0 for m, t in zip(best, result.statistics.totals))
+    folded = result_under(ctx, options=ctx.options.with_changes(lowercase=True))
+    if not epsilon_used and (folded is None or list(folded.statistics.matches) == best):
+        return None
+    return _promptfoo_score(ctx, result, best_single=True, epsilon=True, fold=True)
+
+
+def epsilon_instead_of_zero(ctx, result):
+    """A zero precision taken as 1e-7 inside the logarithm (orders without n-grams left out, weights
+    renormalised), so a score the formulas make 0 is small and positive."""
+    if result is None or not any(m == 0 and t > 0 for m, t in zip(result.statistics.matches, result.statistics.totals)):
+        return None
+    return _promptfoo_score(ctx, result, best_single=False, epsilon=True)
+
+
+def case_folded_unasked(ctx, result):
+    """Case folded though the request keeps it (an implementation that always lowercases)."""
+    if ctx.request.lowercase or ctx.request.is_text:
+        return None
+    return score_of(result_under(ctx, options=ctx.options.with_changes(lowercase=True)))
+
+
+#: Object.prototype's property names: a plain JavaScript object used as a map has them all.
+OBJECT_PROTOTYPE_KEYS = frozenset(("constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
+                                   "isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__",
+                                   "__lookupGetter__", "__lookupSetter__"))
+
+
+def object_prototype_key_nan(ctx, result):
+    """NaN from a JavaScript object used as an n-gram map: a hypothesis token named like one of
+    Object.prototype's properties (`constructor`, `toString`, ...) reads a function, not a count."""
+    request = ctx.request
+    if request.is_text or not any(t in OBJECT_PROTOTYPE_KEYS for s in request.segments for t in s.hypothesis):
+        return None
+    return math.nan
+
+
+def empty_text_one_token(ctx, result):
+    """An empty hypothesis or reference scored as one empty token: the library takes a string and
+    splits it on " " ("".split(" ") is [""]). Sentence level: such libraries score one sentence."""
+    request = ctx.request
+    if request.is_text or request.level != "sentence" or not any(not s.hypothesis or not all(s.references) for s in request.segments):
+        return None
+
+    def one(tokens):
+        return tokens or ("",)
+
+    segments = tuple(s.model_copy(update={"hypothesis": one(s.hypothesis), "references": tuple(map(one, s.references))})
+                     for s in request.segments)
+    return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
+
+
+def ratio_zero_when_r_zero(ctx, result):
+    """The length ratio c/r taken as 0 when r = 0 < c (a division "no NaN": x/0 -> 0), so BP = exp(1 - 1/0)
+    = 0 and the score 0, where c > r gives BP 1."""
+    if result is None or result.statistics.ref_len != 0 or result.statistics.hyp_len == 0:
+        return None
+    return 0.0
+
+
 #: Computations gated by a condition specific to one library's code (tried before the conventions).
 SPECIFIC_COMPUTATIONS = (
     ("tiny-instead-of-zero", tiny_instead_of_zero),
@@ -300,6 +425,12 @@ SPECIFIC_COMPUTATIONS = (
     ("coco-epsilon", coco_epsilon),
     ("zero-weight-nan", zero_weight_nan),
     ("both-empty-smoothed", both_empty_smoothed),
+    ("best-single-reference-clipping", best_single_reference_clipping),
+    ("epsilon-instead-of-zero", epsilon_instead_of_zero),
+    ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
+    ("object-prototype-key-nan", object_prototype_key_nan),
+    ("empty-text-one-token", empty_text_one_token),
+    ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (
@@ -309,6 +440,7 @@ GENERIC_COMPUTATIONS = (
     ("mean-of-sentence-bleu", mean_of_sentence_bleu),
     ("percent-scale", percent_scale),
     ("printed-4-decimals", printed_4_decimals),
+    ("case-folded-unasked", case_folded_unasked),
 )
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
 COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}

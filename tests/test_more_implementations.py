@@ -1,0 +1,95 @@
+"""The implementations outside the Python libraries: promptfoo and bleu-score (npm, run by node),
+torchtext (its bleu_score without its compiled extension), keras-hub and metrax (virtual environments
+of their own). Each answer below is derived by hand from the library's code, cited beside it; then
+`check --impl NAME` runs end to end against the reviewed baseline. Each skips, with the reason, where
+its package is not prepared (`bleu-oracle install NAME`) or node is missing.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from conftest import load
+from fakes.harness import check_against_baseline
+
+from oracle.models.protocol import ScoreRequest
+
+
+def _request(hypothesis, references, weights, *, level="sentence", smoothing="none", lowercase=False):
+    return ScoreRequest(level=level, segments=[{"hypothesis": hypothesis, "references": references}],
+                        weights=weights, smoothing=smoothing, lowercase=lowercase)
+
+
+BLEU4 = [0.25] * 4
+
+
+def test_promptfoo_by_hand():
+    promptfoo = load("promptfoo")
+    # the issue's example: every n-gram of 'a b c d e f' is in one reference or the other, so clipping by
+    # each n-gram's maximum count over the references gives 1; promptfoo takes the best single reference,
+    # 5/6, 4/5, 3/4, 2/3 for either: (1/3)^(1/4)
+    best_single = promptfoo.score(_request(list("abcdef"), [list("abcdex"), list("ybcdef")], BLEU4)).score
+    assert best_single == pytest.approx((1 / 3) ** 0.25, rel=1e-12)
+    # 'the' x7: the best reference for unigrams has 'the' twice (2/7); bigrams to 4-grams match nothing and
+    # count 1e-7 each: (2/7 * 1e-21)^(1/4)
+    the = promptfoo.score(_request(["the"] * 7, [["the", "cat", "is", "on", "the", "mat"],
+                                                 ["there", "is", "a", "cat", "on", "the", "mat"]], BLEU4)).score
+    assert the == pytest.approx((2 / 7 * 1e-21) ** 0.25, rel=1e-9)
+    # it lowercases, always: 'The cat' against 'the cat' is identical; orders 3 and 4 have no n-grams and
+    # are left out, weights renormalised
+    assert promptfoo.score(_request(["The", "cat"], [["the", "cat"]], BLEU4)).score == pytest.approx(1.0, abs=1e-15)
+    # an empty candidate: `if (candidate.trim() === "") return 0`
+    assert promptfoo.score(_request([], [[]], BLEU4)).score == 0.0
+
+
+def test_bleu_score_npm_by_hand():
+    bleu_score = load("bleu-score")
+    # a plain case: 'a b c' against 'a b d', maxN 2: p1 = 2/3, p2 = 1/2, c = r: sqrt(1/3)
+    assert bleu_score.score(_request(list("abc"), [list("abd")], [0.5, 0.5])).score == pytest.approx(math.sqrt(1 / 3))
+    # `candidateNgrams["constructor"]` starts as Object's constructor function: NaN
+    assert math.isnan(bleu_score.score(_request(["the", "constructor"], [["the", "constructor"]], [1.0])).score)
+    assert math.isnan(bleu_score.score(_request(["toString"], [["x"]], [1.0])).score)
+    # "".split(" ") is [""]: an empty candidate against an empty reference is one empty token each, 1
+    assert bleu_score.score(_request([], [[]], [1.0])).score == 1.0
+
+
+def test_torchtext_by_hand():
+    torchtext = load("torchtext")
+    # ties go to the first listed: c = 5 between 6 and 4 -> r = 6, BP e^(1 - 6/5); listed the other way, 1
+    assert torchtext.score(_request(list("abcde"), [list("abcdef"), list("abcd")], [1.0], level="corpus")).score \
+        == pytest.approx(math.exp(-0.2), rel=1e-6)
+    assert torchtext.score(_request(list("abcde"), [list("abcd"), list("abcdef")], [1.0], level="corpus")).score \
+        == pytest.approx(1.0, rel=1e-6)
+    # `if min(clipped_counts) == 0: return 0.0`, even for an order of weight 0
+    assert torchtext.score(_request(["a", "b"], [["a", "c"]], [1.0, 0.0], level="corpus")).score == 0.0
+    # a token holding a space is split again: the bigram 'a b' 'c' becomes three tokens -> IndexError
+    with pytest.raises(IndexError):
+        torchtext.score(_request(["a b", "c"], [["a b", "c"]], [0.5, 0.5], level="corpus"))
+
+
+def test_metrax_by_hand():
+    metrax = load("metrax")
+    # the shortest reference (3) is below c = 6: BP 1; the closest (7) would give e^(1 - 7/6)
+    assert metrax.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
+        == pytest.approx(1.0, rel=1e-6)
+    # c = 4 against r = 5, every precision 1: e^(1 - 5/4) in float32
+    assert metrax.score(_request(list("abcd"), [list("abcde")], BLEU4, level="corpus")).score \
+        == pytest.approx(math.exp(-0.25), rel=1e-6)
+
+
+def test_keras_hub_by_hand():
+    keras_hub = load("keras-hub")
+    assert keras_hub.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
+        == pytest.approx(1.0, rel=1e-6)
+    # smooth: (m + 1) / (t + 1) on every order, unigrams too: 'a' against 'b' -> 1/2, BP 1 (c = r)
+    assert keras_hub.score(_request(["a"], [["b"]], [1.0], smoothing="lin-2004")).score == pytest.approx(0.5, rel=1e-6)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", "metrax", "keras-hub"])
+def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
+    load(name)
+    code, records, errors, gating = check_against_baseline(name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml")
+    assert code == 0, gating
+    assert records and len(errors) <= 0.05 * len(records), [r["id"] for r in errors][:10]
