@@ -7,8 +7,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import yaml
+from pydantic import ValidationError
 
 from oracle.formulas.errors import BleuValueError
+from oracle.models.discrepancy import Discrepancy
 
 PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
 #: Registry names documented under another name (the same library code).
@@ -25,7 +27,25 @@ def load():
         raise BleuValueError(f"{PATH}: cannot read the discrepancy classes ({type(exc).__name__}: {exc})") from None
     if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
         raise BleuValueError(f"{PATH}: `discrepancies` must be a list of entries")
-    return tuple(entries)
+    return tuple(model.model_dump(exclude_none=True) for model in models(entries))
+
+
+def models(entries=None):
+    """The entries as validated `Discrepancy` models (of the file when `entries` is None); a malformed
+    entry is a BleuValueError naming it and the field."""
+    out, seen = [], set()
+    for index, entry in enumerate(load() if entries is None else entries):
+        try:
+            model = Discrepancy.model_validate(entry)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            where = ".".join(str(part) for part in error["loc"]) or "entry"
+            raise BleuValueError(f"{PATH}: entry {index} ({entry.get('id', '?')}): `{where}`: {error['msg']}") from None
+        if model.id in seen:
+            raise BleuValueError(f"{PATH}: entry {index}: id {model.id!r} repeats an earlier entry's")
+        seen.add(model.id)
+        out.append(model)
+    return out
 
 
 def entries_for(*names):
