@@ -31,6 +31,7 @@ from .pagedata import (
     fmt_points,
     request_text,
 )
+from .trophies import trophy_rows
 
 
 def _f(x):
@@ -390,7 +391,7 @@ def render_html(model):
            "<title>bleu-oracle reports</title>", f"<style>{CSS}</style></head><body>",
            "<h1>bleu-oracle reports</h1>",
            '<nav><a href="#implementations">implementations</a><a href="#search">random search</a>'
-           '<a href="#matrix">edge-case matrix</a><a href="#real">real data</a><a href="#details">discrepancy reports</a>'
+           '<a href="#matrix">edge-case matrix</a><a href="#real">real data</a><a href="#trophies">trophy case</a><a href="#details">discrepancy reports</a>'
            '<a href="README.md">Markdown index</a></nav>',
            "<ul>" + "".join(f"<li>{_markdownish(line[2:])}</li>" for line in _settings_lines(model)) + "</ul>"]
     # implementations
@@ -452,6 +453,19 @@ def render_html(model):
                            f'<td class="small">{_markdownish(_causes_text(row)) if row["scored"] else esc(row["reasons"][0] if row["reasons"] else "")}</td></tr>')
             out.append("</tbody></table>")
             out.append(f"<details><summary>Per system, {title}</summary>{_html_real_table(model, references)}</details>")
+    # the trophy case
+    rows = trophy_rows(model)
+    out += ['<h2 id="trophies">Trophy case</h2>',
+            f"<p>{len(rows)} curated discrepancies: a library's answer against what its documentation gives, on a "
+            '<a href="trophies.md">minimal input</a>, with the upstream status.</p>',
+            "<table><thead><tr><th>implementation</th><th>discrepancy</th><th>minimal input</th><th>it answers</th>"
+            "<th>documented (profile)</th><th>now</th><th>upstream</th></tr></thead><tbody>"]
+    for row in rows:
+        out.append(f"<tr><td>{esc(row['implementation'])} {esc(row['version'])}</td><td><code>{esc(row['id'])}</code>"
+                   f"<br><span class=\"small\">{esc(row['summary'])}</span></td><td class=\"small\">{esc(row['input'])}</td>"
+                   f"<td>{esc(row['observed'])}</td><td>{esc(row['documented'])} ({esc(row['profile'])})</td>"
+                   f"<td class=\"small\">{esc(row['now'])}</td><td class=\"small\">{esc(row['upstream'])}</td></tr>")
+    out.append("</tbody></table>")
     # per implementation
     out.append('<h2 id="details">Discrepancy reports</h2>')
     for record in model.installed:

@@ -44,6 +44,7 @@ def render_readme(model):
             f"and {len(model.installed)} implementations",
             "- [Real data](real-data.md): WMT17 newstest2017 English–German, 1 and 4 references"
             + ("" if model.real else f" ({model.real_source.get('skipped', 'not run')})"),
+            "- [Trophy case](trophies.md): every curated discrepancy, its minimal input, root cause and upstream status",
             "- One discrepancy report per implementation (below)", "",
             "## Implementations", "",
             "| implementation | version | language | judged against | random inputs: agree / curated / new / refused / unsupported | curated classes (reproduced) | report |",

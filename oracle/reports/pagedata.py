@@ -12,7 +12,7 @@ from oracle.models.outcomes import parse_number as number
 
 IMPLEMENTATIONS_DIR = "implementations"
 #: The pages `render` writes (besides implementations/<name>.md).
-PAGES = ("README.md", "matrix.md", "real-data.md", "index.html")
+PAGES = ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html")
 #: Marks for the Markdown matrix.
 DIFFERS_MARK = "✗"
 #: Categories of a cell or a random input, in legend order: (key, label, colour).

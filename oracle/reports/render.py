@@ -9,6 +9,7 @@ regenerates the pages from the committed data alone. Writes:
 - ``matrix.md``: the edge-case matrix;
 - ``real-data.md``: WMT17 newstest2017 en-de, 1 and 4 references;
 - ``implementations/<name>.md``: one discrepancy report per installed implementation;
+- ``trophies.md``: the trophy case, every curated discrepancy on one page;
 - ``index.html``: all of the above on one self-contained page (inline CSS,
   inline SVG plots drawn here; no script, nothing fetched).
 
@@ -29,17 +30,14 @@ from .markdown_pages import (
 )
 from .pagedata import IMPLEMENTATIONS_DIR, PAGES, Model
 from .site import DATA_DIR, observe, read_data, say, write_data
+from .staging import write_atomically
+from .trophies import render_trophies
 
 # -- writing ---------------------------------------------------------------------
 
 
 def _write(path, text):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not text.endswith("\n"):
-        text += "\n"
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(text)
-    return path
+    return write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
 def render(out):
@@ -50,6 +48,7 @@ def render(out):
         _write(out / "README.md", render_readme(model)),
         _write(out / "matrix.md", render_matrix(model)),
         _write(out / "real-data.md", render_real_data(model)),
+        _write(out / "trophies.md", render_trophies(model)),
     ]
     pages = out / IMPLEMENTATIONS_DIR
     wanted = {f"{r['name']}.md" for r in model.installed}
