@@ -1,8 +1,10 @@
 """The implementations outside the Python libraries: promptfoo and bleu-score (npm, run by node),
 torchtext (its bleu_score without its compiled extension), keras-hub and metrax (virtual environments
 of their own). Each answer below is derived by hand from the library's code, cited beside it; then
-`check --impl NAME` runs end to end against the reviewed baseline. Each skips, with the reason, where
-its package is not prepared (`bleu-oracle install NAME`) or node is missing.
+`check --impl NAME` runs end to end against the reviewed baseline. The tests of keras-hub and metrax
+are slow: they prepare the implementation's own environment first (TensorFlow, JAX: about a minute
+each, once per checkout), as `check --impl NAME` does. Each skips, with the reason, where that cannot
+be done (no package registry) or node is missing.
 """
 
 from __future__ import annotations
@@ -14,6 +16,18 @@ from conftest import load
 from fakes.harness import check_against_baseline
 
 from oracle.models.protocol import ScoreRequest
+
+
+def prepared(name):
+    """The implementation, its environment prepared first (once: kept in .implementations/)."""
+    from oracle.adapters import environments
+    from oracle.adapters.base import AdapterUnavailable
+
+    try:
+        environments.prepare(name)
+    except AdapterUnavailable as exc:
+        pytest.skip(f"{name} could not be prepared: {exc}")
+    return load(name)
 
 
 def _request(hypothesis, references, weights, *, level="sentence", smoothing="none", lowercase=False):
@@ -68,8 +82,9 @@ def test_torchtext_by_hand():
         torchtext.score(_request(["a b", "c"], [["a b", "c"]], [0.5, 0.5], level="corpus"))
 
 
+@pytest.mark.slow
 def test_metrax_by_hand():
-    metrax = load("metrax")
+    metrax = prepared("metrax")
     # the shortest reference (3) is below c = 6: BP 1; the closest (7) would give e^(1 - 7/6)
     assert metrax.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
         == pytest.approx(1.0, rel=1e-6)
@@ -78,8 +93,9 @@ def test_metrax_by_hand():
         == pytest.approx(math.exp(-0.25), rel=1e-6)
 
 
+@pytest.mark.slow
 def test_keras_hub_by_hand():
-    keras_hub = load("keras-hub")
+    keras_hub = prepared("keras-hub")
     assert keras_hub.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
         == pytest.approx(1.0, rel=1e-6)
     # smooth: (m + 1) / (t + 1) on every order, unigrams too: 'a' against 'b' -> 1/2, BP 1 (c = r)
@@ -89,7 +105,7 @@ def test_keras_hub_by_hand():
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", "metrax", "keras-hub"])
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
-    load(name)
+    prepared(name)
     code, records, errors, gating = check_against_baseline(name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml")
     assert code == 0, gating
     assert records and len(errors) <= 0.05 * len(records), [r["id"] for r in errors][:10]
