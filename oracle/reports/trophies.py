@@ -45,8 +45,10 @@ def trophy_rows(model):
         reruns = entry.get("rerun") or []
         own = next((r for r in reruns if r.get("implementation") == entry.get("implementation")), None)
         record = model.by_name.get(entry.get("implementation"), {})
-        if own is None:
-            now = "not re-run (not installed here)"
+        if own is None and entry.get("observed") == "library":
+            now = "observed by calling the library itself, not re-run through its adapter"
+        elif own is None:
+            now = "not re-run" + ("" if record.get("status") == "installed" else " (not installed here)")
         elif own.get("reproduced"):
             now = f"reproduced with {record.get('version', entry.get('version'))}"
         else:
