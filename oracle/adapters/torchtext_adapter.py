@@ -16,6 +16,7 @@ the counts are local to the function.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import importlib.util
@@ -28,13 +29,9 @@ from oracle.models.protocol import ScoreRequest
 from .base import AdapterUnavailable, Implementation, ScoreAnswer, Unsupported, declare_capabilities, rejecting, require_library
 
 
-_loaded = []
-
-
+@functools.cache
 def load_bleu_score():
     """torchtext.data.metrics.bleu_score from the installed files, without torchtext's __init__ (loaded once)."""
-    if _loaded:
-        return _loaded[0]
     require_library("torchtext", "torch")
     try:
         version = importlib.metadata.version("torchtext")
@@ -52,8 +49,7 @@ def load_bleu_score():
         data.__path__ = [str(where / "data")]
         sys.modules["torchtext.data"] = data
     metrics = importlib.import_module("torchtext.data.metrics")
-    _loaded.append((version, metrics.bleu_score))
-    return _loaded[0]
+    return version, metrics.bleu_score
 
 
 class TorchtextImplementation(Implementation):

@@ -310,15 +310,14 @@ def _best_single_reference_matches(ctx, result, *, fold=False):
     return matches
 
 
-def _promptfoo_score(ctx, result, *, best_single, epsilon, fold=False):
-    """BP * exp(sum of w_n / W log p_n) over the orders with n-grams (W: their weights' sum), p_n from the
-    best single reference's clipped counts when `best_single`, a zero p_n taken as 1e-7 when `epsilon`."""
+def _promptfoo_score(ctx, result, matches, *, epsilon):
+    """BP * exp(sum of w_n / W log p_n) over the orders with n-grams (W: their weights' sum), p_n from
+    `matches` (per order; None where they could not be counted), a zero p_n taken as 1e-7 when `epsilon`."""
     if result is None or result.score.is_nan():
         return None
     statistics = result.statistics
     if statistics.hyp_len == 0:
         return 0.0
-    matches = _best_single_reference_matches(ctx, result, fold=fold) if best_single else list(statistics.matches)
     if matches is None:
         return None
     usable = [(m, t, float(w)) for m, t, w in zip(matches, statistics.totals, ctx.weights) if t > 0]
@@ -341,7 +340,7 @@ def best_single_reference_clipping(ctx, result):
     n-gram's maximum count over all references (promptfoo's `maxClippedCount` per reference)."""
     if result is None or all(len(s.references) < 2 for s in ctx.request.segments):
         return None
-    return _promptfoo_score(ctx, result, best_single=True, epsilon=False)
+    return _promptfoo_score(ctx, result, _best_single_reference_matches(ctx, result), epsilon=False)
 
 
 def best_single_reference_with_epsilon(ctx, result):
@@ -358,7 +357,7 @@ def best_single_reference_with_epsilon(ctx, result):
     folded = result_under(ctx, options=ctx.options.with_changes(lowercase=True))
     if not epsilon_used and (folded is None or list(folded.statistics.matches) == best):
         return None
-    return _promptfoo_score(ctx, result, best_single=True, epsilon=True, fold=True)
+    return _promptfoo_score(ctx, result, best, epsilon=True)
 
 
 def epsilon_instead_of_zero(ctx, result):
@@ -366,7 +365,7 @@ def epsilon_instead_of_zero(ctx, result):
     renormalised), so a score the formulas make 0 is small and positive."""
     if result is None or not any(m == 0 and t > 0 for m, t in zip(result.statistics.matches, result.statistics.totals)):
         return None
-    return _promptfoo_score(ctx, result, best_single=False, epsilon=True)
+    return _promptfoo_score(ctx, result, list(result.statistics.matches), epsilon=True)
 
 
 def case_folded_unasked(ctx, result):

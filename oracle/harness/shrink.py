@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge, token_count_layers
+from oracle.models.outcomes import parse_number
 from oracle.models.protocol import ProtocolError, ScoreRequest, Segment, SmoothingSpec
 
 from .requests import not_applicable_reason
@@ -242,8 +243,10 @@ def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET, de
 
 
 def _answers_nan(reply):
-    score = reply.data.get("score") if reply is not None and reply.kind == "score" and isinstance(reply.data, dict) else None
-    return score == "NaN" or (isinstance(score, float) and math.isnan(score))
+    if reply is None or reply.kind != "score" or not isinstance(reply.data, dict):
+        return False
+    score = parse_number(reply.data.get("score"))
+    return score is not None and math.isnan(score)
 
 
 def _is_undefined(expected):
