@@ -289,9 +289,15 @@ class Session:
         return self.seq
 
     def send(self, request):
+        request, _, pending = self.submit(request)
+        return request, self.process.collect(pending)
+
+    def submit(self, request):
+        """Send `request` with the next seq: (the request as sent, its wire form, a pending reply for
+        `process.collect`). The wire form is what the record keeps: built once."""
         request = request.with_seq(self.next_seq())
         wire = request.to_json()
-        return request, self.process.request(wire)
+        return request, wire, self.process.submit(wire)
 
     # -- reproduction --
 
@@ -341,14 +347,15 @@ class Session:
                           request=summary if summary is not None else None if request is None
                           else request.with_seq(0).to_json())
             return self.finish(record)
+        _, wire, pending = self.submit(request)  # the implementation answers while the oracle computes
         if expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
-        sent, reply = self.send(request)
-        self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         self.coverage.add(request, None if expected.rejected else expected.statistics)
+        reply = self.process.collect(pending)
+        self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
         verdict = judge(expected, reply, self.contract, max_order=max_order, token_counts=token_count_layers(request))
-        record.update(request=summary if summary is not None else sent.to_json(), outcome=verdict.outcome.value,
+        record.update(request=summary if summary is not None else wire, outcome=verdict.outcome.value,
                       layer=verdict.layer,
                       order=verdict.order, label=verdict.classification, expected=expected.to_json(),
                       actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,

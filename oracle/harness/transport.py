@@ -56,6 +56,15 @@ _EOF = object()
 
 
 @dataclass(frozen=True)
+class _Pending:
+    """A request sent and not yet collected: its seq, when it was sent, and stdout lines that came before it."""
+
+    seq: object
+    start: float
+    stale: list
+
+
+@dataclass(frozen=True)
 class _TooLong:
     """Stands in the queue for a stdout line longer than the line limit (its bytes were dropped)."""
 
@@ -239,12 +248,12 @@ class ImplementationProcess:
                             if not line:
                                 break
                             size += len(line)
-                        lines.put(_TooLong(size, head))
+                        lines.put((time.perf_counter(), _TooLong(size, head)))
                         continue
-                    lines.put(line)
+                    lines.put((time.perf_counter(), line))  # when it came: a reply collected later keeps its duration
             except (OSError, ValueError):
                 pass
-            lines.put(_EOF)
+            lines.put((time.perf_counter(), _EOF))
 
         def read_stderr():
             try:
@@ -282,7 +291,7 @@ class ImplementationProcess:
     def _handshake(self):
         if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
             raise HandshakeError(f"the process exited before the handshake ({self._exit_status()})")
-        item = self._get(self.timeout)
+        item = self._get(self.timeout)[1]
         if item is None:
             raise HandshakeError(f"no handshake within {self.timeout:g} s")
         if item is _EOF:
@@ -391,20 +400,21 @@ class ImplementationProcess:
             return False
 
     def _get(self, timeout):
+        """(arrival time, stdout line / _TooLong / _EOF), or (now, None) after `timeout` seconds."""
         try:
             return self._lines.get(timeout=timeout)
         except queue.Empty:
-            return None
+            return time.perf_counter(), None
 
     def _drain(self):
         stale = []
         while True:
             try:
-                item = self._lines.get_nowait()
+                arrival, item = self._lines.get_nowait()
             except queue.Empty:
                 return stale
             if item is _EOF:
-                self._lines.put(_EOF)
+                self._lines.put((arrival, _EOF))
                 return stale
             stale.append(item)
 
@@ -425,6 +435,12 @@ class ImplementationProcess:
 
     def request(self, obj):
         """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
+        return self.collect(self.submit(obj))
+
+    def submit(self, obj):
+        """Send one score command and return at once: a pending request for `collect`, which the
+        runner calls after its own work on the same input (the implementation computes meanwhile).
+        One request is in flight at a time, so a crash or a timeout is still that request's."""
         seq = obj.get("seq")
         if self.given_up:
             return Reply("crash", message=self.given_up)
@@ -439,11 +455,18 @@ class ImplementationProcess:
         start = time.perf_counter()
         if not self._send(obj):
             return self._crashed(start, "the process exited before the request could be written")
+        return _Pending(seq, start, stale)
+
+    def collect(self, pending):
+        """The Reply to a `submit`ted request: waits for it until `timeout` seconds after it was sent."""
+        if isinstance(pending, Reply):  # it never went out
+            return pending
+        seq, start, stale = pending.seq, pending.start, pending.stale
         while True:
-            item = self._get(max(self.timeout - (time.perf_counter() - start), 0.001))
+            arrival, item = self._get(max(self.timeout - (time.perf_counter() - start), 0.001))
             if item is None or item is _EOF or not self._late_reply(item):
                 break
-        duration = time.perf_counter() - start
+        duration = arrival - start
         notes = list(self._notes)
         if item is None:
             self._kill()
