@@ -52,7 +52,7 @@ class ResultsWriter:
 
     def _write(self, obj):
         line = validate_line(json_safe(obj), where=f"{self.path} (writing)")  # a malformed record is a bug here
-        self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False) + "\n")
+        self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False, check_circular=False) + "\n")
         self._handle.flush()
 
     def header(self, **fields):

@@ -113,15 +113,16 @@ class ResultsFormatError(BleuValueError):
 
 
 def validate_line(obj, *, where=""):
-    """A header, record or footer dict validated by its model, back as plain JSON data."""
+    """A header, record or footer dict (plain JSON data) validated by its model, and returned as it is:
+    the line is checked, not rewritten (no defaults added, extra fields kept), and not copied."""
     kind = obj.get("type") if isinstance(obj, dict) else None
     model = LINE_MODELS.get(kind)
     prefix = f"{where}: " if where else ""
     if model is None:
         raise ResultsFormatError(f"{prefix}unknown record type {kind!r}")
     try:
-        # exclude_unset: the line is checked, not rewritten (no defaults added, extra fields kept)
-        return model.model_validate(obj).model_dump(mode="json", by_alias=True, exclude_unset=True)
+        model.model_validate(obj)
+        return obj
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         path = ".".join(str(part) for part in error["loc"])
