@@ -672,6 +672,30 @@ def test_case_files_refuse_aliases_and_deep_nesting(tmp_path, text, message):
         load_case_file(path)
 
 
+def test_the_strict_loader_refuses_before_composing_and_reads_with_libyaml_where_present():
+    import yaml
+
+    from oracle.formulas.errors import BleuValueError
+    from oracle.suite.safeyaml import MAX_DEPTH, StrictSafeLoader, UnsafeYamlError, load_yaml
+
+    inner = MAX_DEPTH - 1  # the mapping is the first level
+    assert load_yaml("a: " + "[" * inner + "]" * inner) == {"a": _nested(inner - 1)}
+    with pytest.raises(UnsafeYamlError, match=":1: nesting deeper than 64"):
+        load_yaml("a: " + "[" * MAX_DEPTH + "]" * MAX_DEPTH)
+    # a nest far past any C stack: refused from the parser's events (or by libyaml's own limit), never composed
+    with pytest.raises(BleuValueError, match="nesting"):
+        load_yaml("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(UnsafeYamlError, match=":2: YAML aliases"):
+        load_yaml("a: &x [1, 2]\nb: *x\n")
+    assert load_yaml("a: &x [1, 2]\n") == {"a": [1, 2]}  # an anchor alone expands nothing
+    if getattr(yaml, "__with_libyaml__", False):
+        assert issubclass(StrictSafeLoader, yaml.CSafeLoader)
+
+
+def _nested(depth):
+    return [] if depth == 0 else [_nested(depth - 1)]
+
+
 def test_a_case_file_of_ones_own_cites_any_document_without_a_seed(tmp_path):
     """A user's file names its document by URL; no bundled seed, so no quote check; it loads and runs."""
     from oracle.suite import cases as casefiles

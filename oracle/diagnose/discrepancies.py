@@ -6,11 +6,11 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from oracle.formulas.errors import BleuValueError
 from oracle.models.discrepancy import Discrepancy
+from oracle.suite.safeyaml import load_yaml
 
 PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
 #: Registry names documented under another name (the same library code).
@@ -21,9 +21,8 @@ DOCUMENTED_AS = {"ignite-micro": "ignite"}
 def load():
     """Every entry, in file order (read once). A file that cannot be read is a BleuValueError naming it."""
     try:
-        with open(PATH, encoding="utf-8") as handle:
-            entries = yaml.safe_load(handle)["discrepancies"]
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        entries = load_yaml(PATH.read_text(encoding="utf-8"), name=str(PATH))["discrepancies"]
+    except (OSError, KeyError, TypeError) as exc:
         raise BleuValueError(f"{PATH}: cannot read the discrepancy classes ({type(exc).__name__}: {exc})") from None
     if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
         raise BleuValueError(f"{PATH}: `discrepancies` must be a list of entries")
