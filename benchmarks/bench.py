@@ -252,6 +252,52 @@ def bench_search(examples, rows, jobs=1):
                  "examples_per_s": examples / footer["duration"], "relations": relations})
 
 
+def bench_search_parts(examples, rows):
+    """Where a search example's time goes in the runner, in this process (no implementation, no
+    transport): drawing the input, the oracle's exact expectation, the coverage features, the wire
+    and record JSON. Split between the ordinary foci and the two expensive ones (a 65,600-token run,
+    corpora of hundreds or thousands of segments), so a throughput figure can be read against what
+    the exact oracle alone costs on the same inputs: the runner cannot be faster than this."""
+    from oracle.diagnose.expect import case_expected
+    from oracle.harness.coverage import features
+    from oracle.harness.generate import EXPENSIVE_FOCI, FOCI, example_request
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from trivial_impl import CAPABILITIES as capabilities  # the inputs the search sends it
+    parts = ("draw", "oracle", "coverage", "json")
+    totals = {kind: dict.fromkeys(parts, 0.0) for kind in ("ordinary", "expensive")}
+    counts = {"ordinary": 0, "expensive": 0}
+    for index in range(examples):
+        focus = FOCI[index % len(FOCI)]
+        kind = "expensive" if focus in EXPENSIVE_FOCI and not (index // len(FOCI)) % 4 else "ordinary"
+        t0 = time.perf_counter()
+        request = example_request(0, index, capabilities)
+        t1 = time.perf_counter()
+        expected = case_expected(request, "papineni")
+        t2 = time.perf_counter()
+        features(request, None if expected.rejected else expected.statistics)
+        t3 = time.perf_counter()
+        json.dumps(request.to_json(), ensure_ascii=False)
+        t4 = time.perf_counter()
+        for part, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            totals[kind][part] += seconds
+        counts[kind] += 1
+    print(f"\n## where a search example's time goes (seed 0, {examples} examples, in process, no implementation)")
+    whole = sum(sum(t.values()) for t in totals.values())
+    for kind, parts_seconds in totals.items():
+        n = counts[kind]
+        if not n:
+            continue
+        spent = sum(parts_seconds.values())
+        shown = ", ".join(f"{part} {seconds / n * 1000:.2f}" for part, seconds in parts_seconds.items())
+        print(f"  {kind:9s} {n:5d} examples: {spent / n * 1000:6.2f} ms each ({shown} ms); "
+              f"{spent / whole:.0%} of the time")
+        rows.append({"section": f"search parts {kind}", "examples": n, "seconds": spent,
+                     **{f"{part}_ms": seconds / n * 1000 for part, seconds in parts_seconds.items()}})
+    print(f"  all: {examples / whole:,.0f} examples/s before any transport, judging or record writing")
+    rows.append({"section": "search parts", "examples": examples, "seconds": whole, "examples_per_s": examples / whole})
+
+
 #: Runs `bleu-oracle` in this interpreter and prints its own peak RSS (KiB) last on stderr: the runner's
 #: memory without the implementation's (a child's peak from wait4 includes its waited-for children).
 SELF_PEAK = ("import resource, sys\nfrom oracle.cli import main\ntry:\n    code = main(sys.argv[1:])\n"
@@ -356,6 +402,7 @@ def main(argv=None):
             bench_check(examples, rows, command=trivial, label="--command trivial (runner overhead)")
             bench_search(50 if args.quick else 1000, rows)
             bench_search(50 if args.quick else 1000, rows, jobs=2)
+            bench_search_parts(50 if args.quick else 1000, rows)
         if "memory" not in args.skip:
             bench_memory([20, 60] if args.quick else [500, 20_000], rows)
 

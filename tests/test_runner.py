@@ -98,6 +98,34 @@ def test_a_hung_request_times_out_and_the_process_group_is_killed():
         assert process.restarts == 1
 
 
+def test_a_submitted_request_is_answered_while_the_runner_works_and_keeps_its_own_duration():
+    import time
+
+    with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
+        process.start()
+        pending = process.submit(score(1))
+        time.sleep(0.5)  # the runner computing the oracle's expectation meanwhile
+        reply = process.collect(pending)
+        assert reply.kind == "score" and reply.data["seq"] == 1
+        assert reply.duration < 0.4  # when the reply arrived, not when it was collected
+
+
+def test_a_submitted_request_times_out_from_when_it_was_sent_however_long_the_runner_works():
+    import time
+
+    with ImplementationProcess(fake_argv("hang_seq2"), timeout=1, max_restarts=3) as process:
+        process.start()
+        assert process.collect(process.submit(score(1))).kind == "score"
+        hung_proc = process._proc
+        started = time.perf_counter()
+        pending = process.submit(score(2))
+        time.sleep(1.5)
+        reply = process.collect(pending)
+        assert reply.kind == "timeout" and time.perf_counter() - started < 2.5  # not another full second
+        assert hung_proc.poll() is not None
+        assert process.request(score(3)).kind == "score"
+
+
 def test_garbage_is_a_protocol_error_not_a_runner_crash():
     with ImplementationProcess(fake_argv("garbage"), timeout=5) as process:
         process.start()
