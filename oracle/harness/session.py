@@ -58,7 +58,7 @@ from . import relations
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
-from .generate import FOCI, example_id, example_request
+from .generate import example_id, example_request
 from .requests import (
     case_to_request,
     not_applicable_reason,
@@ -296,8 +296,7 @@ class Session:
         """Send `request` with the next seq: (the request as sent, its wire form, a pending reply for
         `process.collect`). The wire form is what the record keeps: built once."""
         request = request.with_seq(self.next_seq())
-        wire = request.to_json()
-        return request, wire, self.process.submit(wire)
+        return request, (wire := request.to_json()), self.process.submit(wire)
 
     # -- reproduction --
 
@@ -552,11 +551,7 @@ class Session:
             record["classification"] = attribute(request, reply, verdict, oracle_expected(request, self.profile),
                                                  self.profile, entries=self.documented)
             record["replay"] = variants[0].replay_payload()
-            parts = ["bleu-oracle", "check"]
-            parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
-            parts += ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
-                      "--examples", str(int(identifier.rsplit("-", 1)[1]) + 1), "--id", item_id]
-            record["reproduce"] = shlex.join(parts)
+            record["reproduce"] = self._regenerate(item_id)
         return self.finish(record, started)
 
     def _relation_verdict(self, request, reply, variants, replies, relation):
