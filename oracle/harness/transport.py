@@ -458,7 +458,9 @@ class ImplementationProcess:
         return _Pending(seq, start, stale)
 
     def collect(self, pending):
-        """The Reply to a `submit`ted request: waits for it until `timeout` seconds after it was sent."""
+        """The Reply to a `submit`ted request: waits for it until `timeout` seconds after it was sent.
+        Its duration runs to when the reader thread took the line (late by at most the interpreter's
+        thread switch interval, 5 ms, while the runner computes)."""
         if isinstance(pending, Reply):  # it never went out
             return pending
         seq, start, stale = pending.seq, pending.start, pending.stale
