@@ -65,8 +65,12 @@ class Bridge:
         except (OSError, queue.Empty) as exc:
             self.close()
             raise DriverError(f"{self.what} gave no answer ({type(exc).__name__})") from exc
-        if line is None:
-            code = self._proc.wait()
+        if line is None:  # its stdout closed: it exited, or is about to (killed after 5 s if not)
+            try:
+                code = self._proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.close()
+                raise DriverError(f"{self.what} closed its output before answering and did not exit (killed)") from None
             self._proc = None
             raise DriverError(f"{self.what} exited with {code} before answering")
         if not line.endswith("\n"):  # cut at MAX_LINE (the rest would be read as the next answer), or its last words

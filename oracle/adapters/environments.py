@@ -191,19 +191,3 @@ def _prepare_venv(spec, log):
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
-
-def main(argv=None):
-    """python -m oracle.adapters.environments NAME...: prepare each (what scripts/setup calls)."""
-    names = list(argv if argv is not None else sys.argv[1:]) or list(NPM_PACKAGES)
-    status = 0
-    for name in names:
-        try:
-            prepare(name)
-        except AdapterUnavailable as exc:
-            print(f"bleu-oracle: {name}: {exc}", file=sys.stderr)
-            status = 2
-    return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

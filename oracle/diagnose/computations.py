@@ -296,13 +296,13 @@ def _best_single_reference_matches(ctx, result, *, fold=False):
     if request.is_text or result is None:
         return None
     n = len(ctx.weights)
+    options = ctx.options.with_changes(lowercase=True) if fold else ctx.options
     matches = [0] * n
     for segment in request.segments:
         best = [0] * n
         for reference in segment.references:
             try:
-                one = bleu.segment_statistics(segment.hypothesis, [reference], max_order=n,
-                                              options=ctx.options.with_changes(lowercase=True) if fold else ctx.options)
+                one = bleu.segment_statistics(segment.hypothesis, [reference], max_order=n, options=options)
             except BleuOracleError:
                 return None
             best = [max(b, m) for b, m in zip(best, one.matches)]

@@ -18,22 +18,30 @@ DOCUMENTED_AS = {"ignite-micro": "ignite"}
 
 
 @lru_cache(maxsize=1)
-def load():
-    """Every entry, in file order (read once). A file that cannot be read is a BleuValueError naming it."""
+def _file_models():
+    """The file's entries as validated models, read and validated once."""
     try:
         entries = load_yaml(PATH.read_text(encoding="utf-8"), name=str(PATH))["discrepancies"]
     except (OSError, KeyError, TypeError) as exc:
         raise BleuValueError(f"{PATH}: cannot read the discrepancy classes ({type(exc).__name__}: {exc})") from None
     if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
         raise BleuValueError(f"{PATH}: `discrepancies` must be a list of entries")
-    return tuple(model.model_dump(exclude_none=True) for model in models(entries))
+    return tuple(models(entries))
+
+
+@lru_cache(maxsize=1)
+def load():
+    """Every entry, in file order (read once). A file that cannot be read is a BleuValueError naming it."""
+    return tuple(model.model_dump(exclude_none=True) for model in _file_models())
 
 
 def models(entries=None):
     """The entries as validated `Discrepancy` models (of the file when `entries` is None); a malformed
     entry is a BleuValueError naming it and the field."""
+    if entries is None:
+        return list(_file_models())
     out, seen = [], set()
-    for index, entry in enumerate(load() if entries is None else entries):
+    for index, entry in enumerate(entries):
         try:
             model = Discrepancy.model_validate(entry)
         except ValidationError as exc:

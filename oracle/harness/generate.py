@@ -308,7 +308,6 @@ def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, ma
     if focus in SEQUENCE_PARTNERS and rng.random() < 0.7:  # a pair whose partner pair joins to the same key
         at = rng.randint(0, len(hypothesis))
         hypothesis[at:at] = rng.choice(SEQUENCE_PARTNERS[focus])[0]
-    length = len(hypothesis)
     count = _reference_count(rng, focus)
     references = []
     for _ in range(count):

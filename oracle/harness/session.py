@@ -366,7 +366,7 @@ class Session:
         reported = request
         judged = (request, reply, verdict, expected)
         if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
-            result = self.shrink(request, verdict, reply)
+            result = self.shrink(request, verdict, reply, expected)
             if result is not None:
                 last = result.pop("_last", None)
                 record["shrunk"] = result
@@ -390,10 +390,10 @@ class Session:
             record["reproduce"] = self.reproduce(item_id, reported)
         return self.finish(record, started)
 
-    def shrink(self, request, verdict, reply=None):
+    def shrink(self, request, verdict, reply=None, expected=None):
         still_fails, last = failure_predicate(request, verdict, reply, profile=self.profile,
-                                              capabilities=self.capabilities, send=self.send,
-                                              contract=self.contract, given_up=lambda: self.process.given_up)
+                                              capabilities=self.capabilities, send=self.send, contract=self.contract,
+                                              given_up=lambda: self.process.given_up, expected=expected)
         outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget,
                          deadline=time.perf_counter() + self.settings.shrink_seconds)
         if not outcome.steps:
@@ -481,13 +481,13 @@ class Session:
                 names = relations.applicable(request, reference_length=options.reference_length,
                                              statistics=bool(self.capabilities.get("statistics")))
                 # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
+                related = {name: relations.transformed(request, name) for name in names}
                 names = [name for name in names
-                         if all(not_applicable_reason(variant, self.capabilities) is None
-                                for variant in relations.transformed(request, name))]
+                         if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])]
                 if names:
                     name = names[(index // every) % len(names)]
                     if selected(f"{identifier}~{name}", patterns):
-                        self.check_relation(identifier, request, reply, name)
+                        self.check_relation(identifier, request, reply, name, related[name])
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker`), each drawing every jobs-th
@@ -528,10 +528,10 @@ class Session:
         return shlex.join(parts + ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
                                    "--examples", str(index + 1), "--id", record_id])
 
-    def check_relation(self, identifier, request, reply, relation):
-        """One metamorphic relation on a passing example: the implementation against itself."""
+    def check_relation(self, identifier, request, reply, relation, variants):
+        """One metamorphic relation on a passing example: the implementation against itself, on
+        `variants` (`relations.transformed(request, relation)`)."""
         started = time.perf_counter()
-        variants = relations.transformed(request, relation)
         sent, replies = [], []
         for variant in variants:
             one, answer = self.send(variant)

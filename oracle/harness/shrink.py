@@ -253,7 +253,7 @@ def _is_undefined(expected):
     return not expected.rejected and expected.score is not None and math.isnan(expected.score)
 
 
-def failure_predicate(request, verdict, reply, *, profile, capabilities, send, contract, given_up):
+def failure_predicate(request, verdict, reply, *, profile, capabilities, send, contract, given_up, expected=None):
     """`still_fails(candidate)` for `shrink`, and the dict it fills with the last failing candidate's
     request (as sent), expected value, reply and verdict. A candidate fails the same way when the oracle
     scores it, the capabilities cover it, and the implementation's answer (through `send`) diverges with
@@ -261,9 +261,10 @@ def failure_predicate(request, verdict, reply, *, profile, capabilities, send, c
 
     NaN fails in its own way, on either side: a failure on an input the oracle scores does not shrink into
     one where the score is undefined (no hypothesis and no reference tokens), nor a numeric answer into a
-    NaN one (else every failure would end at the empty input)."""
+    NaN one (else every failure would end at the empty input). `expected`: the oracle's expectation of
+    `request`, when the caller has it (computed here otherwise)."""
     target = (verdict.outcome, verdict.layer, _answers_nan(reply))
-    undefined = _is_undefined(oracle_expected(request, profile))
+    undefined = _is_undefined(expected or oracle_expected(request, profile))
     last = {}
 
     def still_fails(candidate):
