@@ -14,8 +14,9 @@ import sys
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
 from oracle.commands.common import HelpFormatter, add_verbosity
-from oracle.exitcodes import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE
+from oracle.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError
+from oracle.signals import Interrupted
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,7 +73,10 @@ def main(argv=None, *, verbs=VERBS):
     except BrokenPipeError:  # `bleu-oracle ... | head` is not an error
         return EXIT_OK
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
+    except Interrupted as exc:  # SIGTERM or ^C while a report was being finished: it was, then the run stops
+        print(f"bleu-oracle {args.verb}: interrupted (exit {exc.exit_code})", file=sys.stderr)
+        return exc.exit_code
     except OSError as exc:  # a file or directory that cannot be read or written
         print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -60,7 +60,7 @@ def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged
                             "--examples", "6", "--jobs", "2", "--timeout", "60", "--report", str(report), "--quiet"],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
-    while time.time() < deadline and len(list(tmp_path.glob(".report.*.partial/.workers/*/results.jsonl"))) < 2:
+    while time.time() < deadline and len(list(report.glob(".bleu-oracle-partial.*/.workers/*/results.jsonl"))) < 2:
         time.sleep(0.1)
     time.sleep(2.0)  # each worker's first request answered, its second hanging
     run.send_signal(signal.SIGTERM)

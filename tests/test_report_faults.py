@@ -1,23 +1,55 @@
-"""A report directory is written whole or not at all, a run can be stopped, and the path is checked
-first: what check does when its report path, a second run or a signal gets in the way."""
+"""A report never destroys what is around it, is checked before anything runs, and is finished whole however a
+run ends: what check does when its report path, a second run or a signal gets in the way
+(oracle/reports/staging.py, oracle/harness/signals.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
+import pytest
 from fakes.harness import fake, run_cli
 
 from oracle.harness.events import read_results
+from oracle.reports.staging import MANIFEST, STAGING_PREFIX
 
 
 def _check(report, command, *more, examples=5):
     return run_cli("check", "--command", command, "--no-cases", "--examples", examples, "--timeout", 5,
                    "--report", report, "--quiet", *more)
+
+
+def _staging_left(directory: Path) -> list[Path]:
+    return list(directory.glob(f"{STAGING_PREFIX}*"))
+
+
+def _env():
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+
+@contextlib.contextmanager
+def _mounted_tmpfs(where: Path, *options: str):
+    """A tmpfs mounted at `where` (root only): a mount point, or with "ro" a place nothing can be written."""
+    where.mkdir()
+    flags = ["-o", ",".join(options)] if options else []
+    done = subprocess.run(["mount", "-t", "tmpfs", *flags, "tmpfs", str(where)], capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here ({done.stderr.strip() or done.returncode}): needs root")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+# -- the path is checked before anything runs ---------------------------------------------------------------
 
 
 def test_a_report_path_that_is_a_file_is_a_usage_error_before_anything_runs(tmp_path, capsys):
@@ -28,15 +60,121 @@ def test_a_report_path_that_is_a_file_is_a_usage_error_before_anything_runs(tmp_
     assert path.read_text() == "not a directory"
 
 
-def test_a_new_report_replaces_the_old_one_whole(tmp_path):
+def test_a_directory_holding_other_files_is_refused_before_the_run_unless_forced(tmp_path, capsys):
+    report = tmp_path / "mine"
+    report.mkdir()
+    (report / "notes.txt").write_text("my notes")
+    marker = tmp_path / "started"
+    assert _check(report, fake("clean") + f" --touch {marker}") == 2
+    err = capsys.readouterr().err
+    assert "notes.txt" in err and "--report-force" in err and len(err.strip().splitlines()) == 1
+    assert not marker.exists()  # refused before the implementation started
+    assert sorted(p.name for p in report.iterdir()) == ["notes.txt"]
+    assert _check(report, fake("clean"), "--report-force") == 0
+    assert (report / "notes.txt").read_text() == "my notes"
+    assert read_results(report).footer["exit_code"] == 0
+
+
+def test_the_root_of_a_git_checkout_is_left_intact(tmp_path, capsys):
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    (checkout / "code.py").write_text("print('mine')\n")
+    git = ["git", "-C", str(checkout), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    for command in (["init", "-q"], ["add", "code.py"], ["commit", "-q", "-m", "mine"]):
+        subprocess.run([*git, *command], check=True, capture_output=True)
+    assert _check(checkout, fake("clean")) == 2
+    assert ".git" in capsys.readouterr().err
+    assert _check(checkout, fake("clean"), "--report-force") == 0
+    status = subprocess.run([*git, "status", "--porcelain"], check=True, capture_output=True, text=True).stdout
+    assert all(line.startswith("??") for line in status.splitlines())  # only the report's files are new
+    assert subprocess.run([*git, "log", "--oneline"], check=True, capture_output=True, text=True).stdout.strip()
+    assert (checkout / "code.py").read_text() == "print('mine')\n"
+    assert (checkout / "results.jsonl").is_file() and (checkout / "summary.md").is_file()
+    # a second run there is a run into a previous report: allowed without --report-force, .git still intact
+    assert _check(checkout, fake("clean")) == 0
+    assert (checkout / ".git" / "HEAD").is_file() and (checkout / "code.py").is_file()
+
+
+def test_the_parent_directory_is_refused_like_any_directory_of_other_files(tmp_path, monkeypatch, capsys):
+    inner = tmp_path / "project"
+    inner.mkdir()
+    (tmp_path / "someone-elses.txt").write_text("x")
+    monkeypatch.chdir(inner)
+    assert _check("..", fake("clean")) == 2
+    assert "someone-elses.txt" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["project", "someone-elses.txt"]
+
+
+def test_a_symlink_is_followed_and_kept_and_a_dangling_one_is_refused(tmp_path, capsys):
+    target = tmp_path / "target"
+    target.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    assert _check(link, fake("clean")) == 0
+    assert link.is_symlink() and (target / "results.jsonl").is_file()
+    dangling = tmp_path / "dangling"
+    dangling.symlink_to(tmp_path / "nowhere")
+    assert _check(dangling, fake("clean")) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert dangling.is_symlink() and not (tmp_path / "nowhere").exists()
+
+
+def test_a_mount_point_takes_the_report_inside_it(tmp_path):
+    with _mounted_tmpfs(tmp_path / "volume") as volume:
+        assert _check(volume, fake("clean")) == 0
+        assert (volume / "results.jsonl").is_file() and (volume / "junit.xml").is_file()
+        assert not _staging_left(volume) and not _staging_left(tmp_path)
+
+
+def test_a_place_that_cannot_be_written_is_refused_before_the_run(tmp_path, capsys):
+    marker = tmp_path / "started"
+    if os.geteuid() == 0:
+        context = _mounted_tmpfs(tmp_path / "readonly", "ro")
+    else:
+        (tmp_path / "readonly").mkdir()
+        (tmp_path / "readonly").chmod(stat.S_IRUSR | stat.S_IXUSR)
+        context = contextlib.nullcontext(tmp_path / "readonly")
+    with context as readonly:
+        assert _check(readonly / "report", fake("clean") + f" --touch {marker}") == 2
+        assert "cannot" in capsys.readouterr().err
+        assert not marker.exists()
+
+
+# -- publishing -----------------------------------------------------------------------------------------
+
+
+def test_a_new_report_replaces_the_old_reports_files_and_nothing_else(tmp_path):
     report = tmp_path / "report"
-    assert _check(report, fake("clean")) == 0
-    (report / "stale.txt").write_text("from an older run")
+    assert _check(report, fake("clean"), "--badge", report / "badge.json") == 0
+    assert (report / "badge.json").is_file()
+    (report / "baseline.yaml").write_text("# reviewed by hand\n")
     assert _check(report, fake("mutant_no_clipping"), examples=20) == 1
-    assert not (report / "stale.txt").exists()  # the directory was replaced, not written over
+    assert not (report / "badge.json").exists()  # the previous report's, not this one's
+    assert (report / "baseline.yaml").read_text() == "# reviewed by hand\n"  # never the report's: kept
     results = read_results(report)
     assert results.footer["exit_code"] == 1 and "deviations found" in (report / "summary.md").read_text()
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.")]  # no staging left behind
+    assert (report / MANIFEST).is_file() and not _staging_left(report)
+
+
+def test_a_baseline_kept_in_the_report_directory_survives_the_run_it_gates(tmp_path):
+    report = tmp_path / "report"
+    assert _check(report, fake("clean")) == 0
+    baseline = report / "baseline.yaml"
+    text = "# every reason reviewed\n[]\n"
+    baseline.write_text(text)
+    assert _check(report, fake("clean"), "--baseline", baseline) == 0
+    assert baseline.read_text() == text
+
+
+def test_report_files_get_ordinary_permissions(tmp_path):
+    report = tmp_path / "report"
+    old = os.umask(0o022)
+    try:
+        assert _check(report, fake("clean")) == 0
+    finally:
+        os.umask(old)
+    for name in ("summary.md", "junit.xml", "results.jsonl", MANIFEST):
+        assert stat.S_IMODE((report / name).stat().st_mode) == 0o644, name
 
 
 def test_concurrent_runs_into_one_directory_each_complete(tmp_path):
@@ -51,19 +189,22 @@ def test_concurrent_runs_into_one_directory_each_complete(tmp_path):
     assert codes == [0, 0, 0]
     results = read_results(report)  # the last to finish: complete, with its footer
     assert results.footer is not None and sum(r["kind"] == "example" for r in results.records) == 30
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".report.")]
+    assert not _staging_left(report) and not _staging_left(tmp_path)
+
+
+# -- signals --------------------------------------------------------------------------------------------
 
 
 def test_sigterm_stops_the_run_with_a_footer_and_nothing_left_running(tmp_path):
     report = tmp_path / "report"
     # the implementation hangs on its 2nd request: SIGTERM must stop the run and leave it not running
-    command = fake("hang_seq2")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    marker = tmp_path / "hang-started"  # names this test's implementation among every process
+    command = fake("hang_seq2") + f" --touch {marker}"
     run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--examples",
-                            "5", "--timeout", "60", "--report", str(report), "--quiet"], env=env,
+                            "5", "--timeout", "60", "--report", str(report), "--quiet"], env=_env(),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
-    while time.time() < deadline and not list(tmp_path.glob(".report.*.partial/results.jsonl")):
+    while time.time() < deadline and not list(report.glob(f"{STAGING_PREFIX}*/results.jsonl")):
         time.sleep(0.1)
     time.sleep(1.5)  # the first request answered, the second hanging
     run.send_signal(signal.SIGTERM)
@@ -72,6 +213,111 @@ def test_sigterm_stops_the_run_with_a_footer_and_nothing_left_running(tmp_path):
     results = read_results(report)
     assert results.footer["interrupted"] is True and results.footer["exit_code"] == 143
     assert "Traceback" not in err
-    leftovers = subprocess.run(["pgrep", "-f", "hang_seq2"], capture_output=True, text=True).stdout.split()
+    leftovers = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True).stdout.split()
     assert not leftovers, leftovers
     assert "interrupted" in (report / "summary.md").read_text()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_the_summary_is_derived_waits_for_the_whole_report(tmp_path, signum):
+    """The signal arrives exactly when summary.md and junit.xml are being derived (sent by the process to itself
+    from inside the derivation): both are written, the report is published, and the exit code says interrupted."""
+    report = tmp_path / "report"
+    script = (
+        "import os, sys\n"
+        "import oracle.reports.summaries as summaries\n"
+        "real = summaries.write_reports\n"
+        "def interrupted_meanwhile(*args, **kwargs):\n"
+        f"    os.kill(os.getpid(), {int(signum)})\n"
+        "    return real(*args, **kwargs)\n"
+        "summaries.write_reports = interrupted_meanwhile\n"
+        "from oracle.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script, "check", "--command", fake("clean"), "--no-cases",
+                           "--examples", "3", "--report", str(report), "--quiet"], env=_env(), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 128 + signum, done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert (report / "summary.md").is_file() and (report / "junit.xml").is_file()
+    assert read_results(report).footer is not None and not _staging_left(report)
+
+
+def test_a_run_killed_before_publishing_leaves_the_previous_report_and_its_staging_is_swept_later(tmp_path):
+    report = tmp_path / "report"
+    assert _check(report, fake("clean")) == 0
+    before = (report / "results.jsonl").read_bytes()
+    marker = tmp_path / "hang-started"
+    command = fake("hang_seq2") + f" --touch {marker}"
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases",
+                            "--examples", "5", "--timeout", "60", "--report", str(report), "--quiet"], env=_env(),
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(report.glob(f"{STAGING_PREFIX}*/results.jsonl")):
+        time.sleep(0.1)
+    os.killpg(run.pid, signal.SIGKILL)  # no chance to publish or clean up
+    run.wait(timeout=30)
+    subprocess.run(["pkill", "-KILL", "-f", str(marker)], check=False)  # its implementation (its own process group)
+    assert (report / "results.jsonl").read_bytes() == before  # the previous report, untouched
+    assert _staging_left(report)
+    assert _check(report, fake("clean")) == 0
+    assert not _staging_left(report)  # the killed run's staging went with the next publication
+    shutil.rmtree(report)
+
+
+# -- `bleu-oracle report`: the reports folder -----------------------------------------------------------
+
+
+def _snapshot(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def _report(out, *more):
+    return [sys.executable, "-m", "oracle", "report", "--impl", "nltk", "--no-real-data", "--report", str(out), *more]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_report_leaves_the_folder_as_it_was(tmp_path, signum):
+    out = tmp_path / "reports"
+    subprocess.run(_report(out, "--examples", "3", "-q"), env=_env(), check=True, capture_output=True, timeout=300)
+    (out / "notes.md").write_text("mine")
+    before = _snapshot(out)
+    run = subprocess.Popen(_report(out, "--examples", "5000", "-q"), env=_env(), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not list(out.glob(f"{STAGING_PREFIX}*/data/runs/*/results.jsonl")):
+        time.sleep(0.1)
+    run.send_signal(signum)
+    _, err = run.communicate(timeout=120)
+    assert run.returncode in (130, 143, -signum), err
+    assert "Traceback" not in err
+    assert _snapshot(out) == before
+    assert not _staging_left(out)
+
+
+def test_a_report_into_a_folder_of_other_files_is_refused_before_running(tmp_path):
+    out = tmp_path / "docs"
+    out.mkdir()
+    (out / "index.md").write_text("my site")
+    done = subprocess.run(_report(out, "--examples", "3", "-q"), env=_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2 and "index.md" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["index.md"]
+    done = subprocess.run(_report(out, "--examples", "3", "-q", "--report-force"), env=_env(), capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert (out / "index.md").read_text() == "my site" and (out / "README.md").is_file()
+
+
+def test_a_rerender_keeps_the_data_and_removes_pages_no_longer_rendered(tmp_path):
+    out = tmp_path / "reports"
+    subprocess.run(_report(out, "--examples", "3", "-q"), env=_env(), check=True, capture_output=True, timeout=300)
+    data = {k: v for k, v in _snapshot(out).items() if k.startswith("data/")}
+    (out / "implementations" / "gone.md").write_text("a page of an implementation no longer there")
+    manifest = (out / MANIFEST).read_text()
+    (out / MANIFEST).write_text(manifest.replace('"README.md",', '"README.md", "implementations/gone.md",'))
+    subprocess.run([sys.executable, "-m", "oracle", "report", "--render-only", "--report", str(out), "-q"],
+                   env=_env(), check=True, capture_output=True, timeout=300)
+    assert {k: v for k, v in _snapshot(out).items() if k.startswith("data/")} == data
+    assert not (out / "implementations" / "gone.md").exists()
+    assert (out / "implementations" / "nltk.md").is_file()

@@ -13,9 +13,10 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import example_id
-from oracle.harness.requests import _get, request_from_json
+from oracle.harness.requests import request_from_json
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
+    REPLAY_REPORT,
     SessionSettings,
     notable_key,
     implementation_argv,
@@ -25,13 +26,13 @@ from oracle.harness.session import (
 from oracle.harness.session import selected as _selected
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.protocol import encode
-from oracle.reports.staging import staged
-from oracle.reports.summaries import write_derived_reports
+from oracle.reports.staging import ReportDirectory
+from oracle.reports.summaries import finish_run_report
 
 from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int
 
 DEFAULT_REPORT = "bleu-oracle-report"
-DEFAULT_REPLAY_REPORT = "bleu-oracle-replay"
+DEFAULT_REPLAY_REPORT = REPLAY_REPORT
 #: Deviations printed at the end of a run (all are in results.jsonl and summary.md).
 PRINTED_DEVIATIONS = 20
 
@@ -121,7 +122,12 @@ the oracle's too (exact counts; BP under the contract, except when c = r = 0).
 
 Reports: DIR/results.jsonl is the canonical record (header, one record per case
 or example, footer); DIR/summary.md and the JUnit XML are derived from it
-(`python -m oracle.reports.summaries DIR/results.jsonl` regenerates them).
+(`python -m oracle.reports.summaries DIR/results.jsonl` regenerates them). The
+run is written into a hidden staging directory inside DIR and its files are
+moved into DIR when it ends (SIGTERM and ^C included); the previous report's
+files go, nothing else in DIR is touched (a baseline kept there, your notes).
+DIR holding files that are not a previous report is refused before anything
+runs, unless --report-force.
 
 Baselines: entries {id, outcome, reason} in YAML or JSON. The gate fails on
 any outcome not in the baseline, on a known deviation that now passes
@@ -157,8 +163,14 @@ def register(subparsers):
                                    formatter_class=argparse.RawDescriptionHelpFormatter)
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}; ./{DEFAULT_REPLAY_REPORT} with --replay")
     parser.add_argument("--cases", metavar="DIR|FILE",
-                        help="the case directory, or one case file of your own (default: ./cases when it exists, "
-                        "else the cases bundled with the package; no cases found is an error, exit 2)")
+                        help="run these cases instead of the bundled suite: a case directory, or one case file of "
+                        "your own (default: the cases bundled with bleu-oracle, whatever the working directory holds)")
+    parser.add_argument("--add-cases", action="append", metavar="DIR|FILE",
+                        help="run these cases too, besides the bundled suite (or --cases); repeatable; an id already "
+                        "in the suite is an error")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="accept a run that judges nothing (every case not applicable, no example run, an --id "
+                        "matching nothing): by default that is an error (exit 2), never a green gate")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
@@ -245,33 +257,46 @@ def load_replay(text):
 
 
 def load_case_list(args):
-    """(cases, cases_dir or None, note). Raises BleuValueError for a configuration error."""
+    """(cases, what the header records of their sources, a note for stderr or None). The bundled suite unless
+    --cases replaces it; --add-cases adds to it. Raises BleuValueError for a configuration error."""
     if args.no_cases or args.replay:
         return [], None, "no cases (--no-cases)" if args.no_cases else "no cases (--replay)"
-    explicit = args.cases is not None
     from oracle.suite.cases import DEFAULT_CASES_DIR, load_cases
 
-    if explicit:
-        directory = Path(args.cases)
-        if not directory.is_dir() and not directory.is_file():
-            raise BleuValueError(f"`--cases` {directory} is neither a case directory nor a case file")
-    else:
-        # a run that checks no documented case must say so: it is an error, not a quiet "conforming"
-        directory = next((d for d in (Path("cases"), Path(DEFAULT_CASES_DIR)) if d.is_dir()), None)
-        if directory is None:
-            raise BleuValueError(f"no cases: neither ./cases nor the bundled cases ({DEFAULT_CASES_DIR}) exist; "
-                                 "give --cases DIR, or --no-cases to run the random search alone")
-    cases = list(load_cases(directory))
-    if not cases:
-        raise BleuValueError(f"no cases in {directory}; give --cases DIR, or --no-cases to run the random search alone")
-    return cases, str(directory), None
+    sources = [(Path(args.cases), "--cases")] if args.cases is not None else [(Path(DEFAULT_CASES_DIR), None)]
+    sources += [(Path(extra), "--add-cases") for extra in args.add_cases or ()]
+    cases, described, seen = [], [], {}
+    for path, option in sources:
+        if option and not path.is_dir() and not path.is_file():
+            raise BleuValueError(f"`{option} {path}` is neither a case directory nor a case file")
+        loaded = list(load_cases(path))
+        if not loaded:
+            raise BleuValueError(f"no cases in {path}; give another {option or '--cases'}, or --no-cases to run the "
+                                 "random search alone")
+        for case in loaded:
+            if case.id in seen:
+                raise BleuValueError(f"case id `{case.id}` is in {seen[case.id]} and in {path}: ids must be unique "
+                                     "across the case sources")
+            seen[case.id] = path
+        cases += loaded
+        described.append(f"{len(loaded)} from {'the bundled suite' if option is None else path}")
+    if args.cases is not None:
+        described.append("(the bundled suite replaced by --cases)")
+    return cases, ", ".join(described), None
 
 
 def _count_work(args, cases, replay):
+    """How many cases and examples the run selects; an --id that selects none is an error before anything runs."""
     if replay:
         return len(replay)
-    n = sum(1 for c in cases if _selected(str(_get(c, "id", "?")), args.only))
-    n += sum(1 for i in range(args.examples) if _selected(example_id(args.seed, i), args.only))
+    n = sum(1 for c in cases if _selected(c.id, args.only))
+    n += sum(1 for i in range(args.examples) if _selected(example_id(args.seed, i), args.only)
+             or (args.only and any(p.startswith(example_id(args.seed, i) + "~") for p in args.only)))
+    if args.only and n == 0 and not args.allow_empty:
+        shown = " ".join(f"--id {p!r}" for p in args.only)
+        raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {args.examples} random examples "
+                             f"(ids random-{args.seed}-0 .. random-{args.seed}-{max(args.examples - 1, 0)}); "
+                             "`bleu-oracle cases list` shows the case ids")
     return n
 
 
@@ -295,6 +320,7 @@ def run(args):
     if cases_note and not args.quiet and not args.replay:
         print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay)
+    total = _count_work(args, cases, replay)
 
     def work(session):
         if replay:
@@ -303,16 +329,18 @@ def run(args):
             session.run_cases(cases)
             session.run_examples()
 
-    # The run is written beside the report directory and moved into place when it is over, so a reader
-    # sees the previous report or this one whole; SIGTERM stops it like ^C, with an "interrupted" footer.
-    with staged(report_dir) as staging, stopped_by_signals():
-        try:
+    # The run is written into a staging directory inside the report directory and published file by file when
+    # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
+    # footer, and a signal while the summary and JUnit are derived waits until they are written.
+    report = ReportDirectory.prepare(report_dir, force=args.report_force)
+    code, session = None, None
+    try:
+        with stopped_by_signals():
             code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
-                                        tracker=tracker, total=_count_work(args, cases, replay), work=work,
-                                        report_dir=staging, cases_dir=cases_dir)
-        finally:  # summary.md and junit.xml, derived from results.jsonl alone
-            write_derived_reports(staging, _staged_path(args.junit, report_dir, staging),
-                                  badge_file=_staged_path(args.badge, report_dir, staging))
+                                        tracker=tracker, total=total, work=work, report_dir=report.staging,
+                                        require_judged=not args.allow_empty)
+    finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
+        finish_run_report(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge))
     if session is not None and not args.quiet:
         _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
         print(_next_step(args, code, report_dir))
@@ -329,18 +357,6 @@ def _next_step(args, code, report_dir):
         return ("next: check your own BLEU: `bleu-oracle check --command 'python3 my_bleu_server.py'` "
                 "(protocol v1: PROTOCOL.md; a complete server in examples/node-bleu/)")
     return "next: run this in CI (exit 0 conforming, 1 deviations); `--baseline FILE` gates on known deviations"
-
-
-def _staged_path(path, report_dir, staging):
-    """Where to write a file the user named: inside the report directory, its place in the staged copy
-    (which replaces the directory when the run ends); elsewhere, the path itself."""
-    if not path:
-        return None
-    path = Path(path)
-    try:
-        return Path(staging) / path.resolve().relative_to(Path(report_dir).resolve())
-    except ValueError:
-        return path
 
 
 def _root_cause(record):

@@ -109,6 +109,7 @@ def add_session_arguments(parser, *, report_help):
                         f"({', '.join(sorted(PROFILES))})")
     parser.add_argument("--report", metavar="DIR",
                         help=f"report directory for results.jsonl and summary.md ({report_help})")
+    add_report_force(parser)
     parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
     parser.add_argument("--timeout", type=positive_float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"per-request and handshake timeout (default {DEFAULT_TIMEOUT:g}); a hung "
@@ -127,6 +128,14 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more detail on failures: every group of deviations and every distinct minimal input, "
                         "inputs in full (not cut at 600 characters); an internal error prints its traceback")
+
+
+def add_report_force(parser):
+    """--report-force: write a report into a directory that holds other files (which are left alone)."""
+    parser.add_argument("--report-force", action="store_true",
+                        help="write the report into DIR even when DIR holds files that are not a bleu-oracle report "
+                        "(refused by default, before anything runs); its files are put beside them, nothing else in "
+                        "DIR is touched")
 
 
 # -- one vocabulary across verbs ---------------------------------------------------------------

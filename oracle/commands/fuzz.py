@@ -19,11 +19,11 @@ from oracle.harness.session import (
     stopped_by_signals,
 )
 from oracle.models.protocol import encode
-from oracle.reports.staging import staged
+from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import (
     answer_value,
     oracle_value,
-    write_derived_reports,
+    finish_run_report,
 )
 
 from .common import add_session_arguments, non_negative_int
@@ -130,13 +130,15 @@ def run(args):
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
-    with staged(report_dir) as staging, stopped_by_signals():  # see check: whole reports, SIGTERM stops
-        try:
+    report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
+    code, session = None, None
+    try:
+        with stopped_by_signals():
             code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
                                         tracker=tracker, total=args.examples, work=lambda s: s.run_examples(),
-                                        report_dir=staging)
-        finally:  # summary.md and junit.xml, derived from results.jsonl alone
-            write_derived_reports(staging, Path(args.junit) if args.junit else None)
+                                        report_dir=report.staging)
+    finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
+        finish_run_report(report, junit=report.staged_path(args.junit))
     if session is None:
         return code
     groups = session.root_causes.groups()

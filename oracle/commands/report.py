@@ -10,6 +10,7 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
+from oracle.signals import stopped_by_signals
 from oracle.reports.render import run
 from oracle.reports.site import (
     DATA_DIR,
@@ -22,7 +23,7 @@ from oracle.reports.site import (
     stderr_progress,
 )
 
-from .common import DeprecatedAlias, non_negative_int, positive_float, positive_int
+from .common import DeprecatedAlias, add_report_force, non_negative_int, positive_float, positive_int
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
@@ -51,6 +52,12 @@ Then the pages, rendered from those files only: README.md (index), matrix.md,
 real-data.md, implementations/NAME.md (one discrepancy report each) and
 index.html (one self-contained page with SVG plots).
 
+Everything is written into a hidden staging directory inside OUT and moved into
+place file by file once the pages are rendered: an interrupted or failed report
+(SIGTERM, ^C, an error) leaves OUT as it was. Files in OUT that are not the
+report's are left alone; OUT holding such files and no previous report is
+refused before anything runs, unless --report-force.
+
 Implementations run in process through their adapters. A library that is not
 installed (or a Perl script whose BLEU_ORACLE_* variable is unset) is listed as
 "not installed" with its install hint. The same versions and seed give
@@ -73,6 +80,7 @@ def register(subparsers):
     parser.add_argument("--report", dest="out", default="reports", metavar="DIR",
                         help="the reports folder (default: reports)")
     parser.add_argument("--out", dest="out", action=DeprecatedAlias, replacement="--report")
+    add_report_force(parser)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, metavar="S",
                         help=f"seed of the differential search (default {DEFAULT_SEED})")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
@@ -115,10 +123,11 @@ def run_report(args):
         implementations=tuple(args.impl) if args.impl else None,
         real_data=real_data, real_data_skipped=skipped, real_data_systems=args.real_data_systems,
         real_data_budget=args.real_data_budget,
-        progress=None if args.quiet else stderr_progress, jobs=args.jobs,
+        progress=None if args.quiet else stderr_progress, jobs=args.jobs, report_force=args.report_force,
     )
     started = time.perf_counter()
-    written = run(settings, render_only=args.render_only)
+    with stopped_by_signals():  # SIGTERM as ^C: the report is discarded, the folder left as it was
+        written = run(settings, render_only=args.render_only)
     if not args.quiet:
         print(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
               f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)

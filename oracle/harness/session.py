@@ -17,13 +17,10 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import hashlib
 import shlex
-import signal
 import sys
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, fields
@@ -37,7 +34,6 @@ from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_UNDRIVABLE,
     EXIT_USAGE,
@@ -52,6 +48,7 @@ from oracle.models.outcomes import (
     parse_number,
 )
 from oracle.models.protocol import encode
+from oracle.signals import Interrupted, exit_code_of, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
 from . import relations
@@ -198,6 +195,21 @@ def prepare_on_first_use(name):
         print(f"bleu-oracle: could not prepare {name}: {exc}", file=sys.stderr)
 
 
+#: Where a reproduction line writes its report: never over the run's own report.
+REPLAY_REPORT = "bleu-oracle-replay"
+
+
+def _bundled(path):
+    """A case file of the suite bundled with bleu-oracle (reproduced without --cases)."""
+    from oracle.suite.cases import DEFAULT_CASES_DIR
+
+    try:
+        Path(path).resolve().relative_to(Path(DEFAULT_CASES_DIR).resolve())
+    except ValueError:
+        return False
+    return True
+
+
 def selected(identifier, patterns):
     return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
 
@@ -251,10 +263,10 @@ class Progress:
 class Session:
     """One run: drives the implementation, judges, shrinks, classifies, records.
 
-    `settings` is a `SessionSettings`; `cases_dir` is where a case is reproduced from by id.
+    `settings` is a `SessionSettings`.
     """
 
-    def __init__(self, settings, argv, profile, process, writer, tracker, progress, cases_dir=None, work_dir=None):
+    def __init__(self, settings, argv, profile, process, writer, tracker, progress, work_dir=None):
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
@@ -273,7 +285,8 @@ class Session:
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
-        self.cases_dir = cases_dir
+        #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
+        self.case_files = {}
         name = (process.handshake.get("implementation") or {}).get("name")
         self.documented = discrepancies.entries_for(settings.impl, name)
         #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
@@ -283,6 +296,18 @@ class Session:
         self.worker_restarts = 0
         self.budget_spent = False
         self.last_reply = None
+
+    def judged(self):
+        """How many records were judged (any outcome but not-applicable)."""
+        return sum(n for outcome, n in self.counts.items() if outcome != Outcome.NOT_APPLICABLE.value)
+
+    def nothing_judged(self):
+        """Why a run judged nothing, in the user's words."""
+        skipped = self.counts.get(Outcome.NOT_APPLICABLE.value, 0)
+        parts = [f"{skipped} input(s) not applicable to the implementation's declared capabilities"] if skipped else []
+        parts.append(f"{self.examples_run} random example(s) run")
+        return ("nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
+                "pass --allow-empty to accept it")
 
     def next_seq(self):
         self.seq += 1
@@ -308,8 +333,10 @@ class Session:
             parts += ["--rel", repr(self.settings.rel)]
         if self.settings.abs != DEFAULT_ABS:
             parts += ["--abs", repr(self.settings.abs)]
-        if request is None:  # a case: re-run it by id
-            parts += ["--cases", self.cases_dir or "cases", "--examples", "0", "--id", record_id]
+        if request is None:  # a case: re-run it by id, from its own file when it is not a bundled one
+            source = self.case_files.get(record_id)
+            parts += ["--cases", str(source)] if source is not None else []
+            parts += ["--examples", "0", "--id", record_id, "--report", REPLAY_REPORT]
             return shlex.join(parts)
         payload = encode(request.replay_payload(), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
@@ -445,6 +472,8 @@ class Session:
                 raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
             if not selected(item.case_id, self.settings.only):
                 continue
+            if not _bundled(case.path):
+                self.case_files[item.case_id] = case.path
             self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
                           document=item.document, profiles=item.profiles, invalid=item.invalid)
 
@@ -589,8 +618,8 @@ class Session:
 # -- the lifecycle --------------------------------------------------------------------------------
 
 
-def run_session(settings, argv, *, verb, settings_record, tracker, total, work, report_dir, cases_dir=None,
-                transport=None):
+def run_session(settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None,
+                require_judged=False):
     """Start the implementation, write the header, run `work(session)`, write the footer.
 
     `transport` drives the implementation (default: an `ImplementationProcess` running `argv`; an
@@ -600,6 +629,8 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
     Returns (exit code, session); the session is None when the implementation could not be
     driven (exit code 3, reported on stderr). Raises BleuValueError when the declared profile is
     unknown, and re-raises a BleuOracleError from `work` after the footer is written.
+    `require_judged`: a run that judged nothing (every input not applicable, nothing selected) is such an
+    error too (exit 2), never a green gate.
     """
     started = time.perf_counter()
     timings = settings.timings
@@ -642,17 +673,19 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
                           error=message)
             raise BleuValueError(message)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
-        session = Session(settings, argv, profile, process, writer, tracker, progress, cases_dir, work_dir=report_dir)
+        session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
         error = interrupted = None
         try:
             work(session)
         except BleuOracleError as exc:
             error = exc
         except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
-            interrupted = getattr(exc, "exit_code", EXIT_INTERRUPTED)
+            interrupted = exit_code_of(exc)
         finally:
             process.stop()
             progress.finish()
+        if require_judged and error is None and interrupted is None and not session.judged():
+            error = BleuValueError(session.nothing_judged())
         gate_failed = tracker.gate_failed()
         code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
         footer = {"counts": dict(session.counts), "baseline": tracker.summary(),
@@ -670,29 +703,3 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
     if error:
         raise error
     return code, session
-
-
-class Interrupted(Exception):
-    """Raised by a signal handler (SIGTERM) to stop a run between two requests; carries the exit code."""
-
-    def __init__(self, exit_code):
-        super().__init__(f"interrupted (exit {exit_code})")
-        self.exit_code = exit_code
-
-
-@contextlib.contextmanager
-def stopped_by_signals():
-    """While a run goes on, SIGTERM stops it like ^C does: the implementation is stopped, the footer
-    says "interrupted", the exit code is 143 (130 for ^C). Only in the main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def on_term(signum, frame):
-        raise Interrupted(128 + signum)
-
-    previous = signal.signal(signal.SIGTERM, on_term)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)

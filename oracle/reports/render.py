@@ -18,6 +18,8 @@ Deterministic: the same data files give byte-identical pages.
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import time
 from pathlib import Path
 
@@ -30,7 +32,7 @@ from .markdown_pages import (
 )
 from .pagedata import IMPLEMENTATIONS_DIR, PAGES, Model
 from .site import DATA_DIR, observe, read_data, say, write_data
-from .staging import write_atomically
+from .staging import staged, write_atomically
 from .trophies import render_trophies
 
 # -- writing ---------------------------------------------------------------------
@@ -50,12 +52,7 @@ def render(out):
         _write(out / "real-data.md", render_real_data(model)),
         _write(out / "trophies.md", render_trophies(model)),
     ]
-    pages = out / IMPLEMENTATIONS_DIR
-    wanted = {f"{r['name']}.md" for r in model.installed}
-    if pages.is_dir():
-        for stale in sorted(pages.glob("*.md")):  # pages of implementations no longer in the data
-            if stale.name not in wanted:
-                stale.unlink()
+    pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
     for record in model.installed:
         written.append(_write(pages / f"{record['name']}.md", render_implementation(model, record)))
     written.append(_write(out / "index.html", render_html(model)))
@@ -63,16 +60,33 @@ def render(out):
 
 
 def run(settings, *, render_only=False):
-    """Observe (unless render_only), write the data files, then render from them alone. Returns the files written."""
+    """Observe (unless render_only), write the data files, then render from them alone, all in a staging directory
+    inside `settings.out` that is published when everything is written: an interrupted or failed report leaves the
+    folder as it was. Returns the pages written (their published paths)."""
     out = Path(settings.out)
-    if not render_only:
-        data = observe(settings)
-        write_data(out, data)
-    say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
-    started = time.perf_counter()
-    written = render(out)
-    say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
-    return written
+    with staged(out, force=settings.report_force, publish_on_error=False) as staging:
+        if render_only:
+            _link_tree(out / DATA_DIR, staging / DATA_DIR)
+        else:
+            data = observe(dataclasses.replace(settings, out=staging))
+            write_data(staging, data)
+        say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
+        started = time.perf_counter()
+        written = render(staging)
+        say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
+    return [out / path.relative_to(staging) for path in written]
+
+
+def _link_tree(source, target):
+    """The files under `source` hard-linked under `target` (the data a re-render keeps: nothing is copied, and the
+    published report holds the same files)."""
+    if not source.is_dir():
+        return
+    for path in sorted(source.rglob("*")):
+        if path.is_file():
+            destination = target / path.relative_to(source)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            os.link(path, destination)
 
 
 __all__ = ["PAGES", "Model", "render", "run"]

@@ -108,6 +108,8 @@ class Settings:
     progress: object = None
     #: columns run at once, in forked processes (each writes its own results.jsonl: the same bytes as one)
     jobs: int = 1
+    #: write into a folder that holds files which are not a report's (they are left alone)
+    report_force: bool = False
 
 
 # -- JSON ----------------------------------------------------------------------

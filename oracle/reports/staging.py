@@ -1,82 +1,239 @@
-"""Report directories written whole or not at all.
+"""Report directories that never destroy what is around them.
 
-A run writes into a fresh directory beside the target (`.NAME.XXXX.partial`) and, when it is over
-(conforming, deviating, failed or interrupted: its results.jsonl then says so), moves it into place.
-A reader of the target sees the previous complete report or the new complete one, never a new
-results.jsonl beside an old summary.md; two runs into one directory each complete, and the last to
-finish is the one left. The path is checked before anything runs.
+A run writes into a staging directory *inside* the report directory (`DIR/.bleu-oracle-partial.PID.XXXX/`: the
+same file system as DIR, whether DIR is a mount point, a symlink's target or `..`) and, when the run is over,
+publishes it: each file is renamed into DIR (an atomic rename each), the previous report's files that this one
+does not have are removed, and the manifest (`DIR/.bleu-oracle-report.json`, written last) lists the files that
+now make the report. Nothing else in DIR is touched: a baseline kept there, a user's notes, a git checkout's
+`.git`. Publication holds an exclusive lock on DIR, so two runs into one directory each publish whole and the
+last to finish is the report left.
+
+The path is checked before anything runs: a file in the way, a dangling symlink, a place that cannot be written,
+or a directory that holds other files and is not a previous report (unless `force`) is a usage error then, never
+after the run. A reader of DIR during a run sees the previous report; during the publication (milliseconds) it
+may see some files of each, and the manifest names the new report's files once it is whole.
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+from oracle.files import write_atomically  # noqa: F401 (re-exported: the reports' writers use it from here)
 from oracle.formulas.errors import BleuValueError
+from oracle.signals import signals_deferred
 
-#: Attempts at moving a finished report into place while another run moves its own.
-PUBLISH_ATTEMPTS = 20
+#: Lists the files of the report a directory holds (relative paths); written last when a report is published.
+MANIFEST = ".bleu-oracle-report.json"
+#: Staging directories of runs in progress (or killed) inside a report directory: `.bleu-oracle-partial.PID.XXXX`.
+STAGING_PREFIX = ".bleu-oracle-partial."
+#: Reports written before manifests existed, by what marks them and the top-level entries that are the report's:
+#: a `check` or `fuzz` report (its results.jsonl starts with a header), and `bleu-oracle report`'s folder.
+LEGACY_REPORTS = (
+    ("results.jsonl", "header", ("results.jsonl", "summary.md", "junit.xml", "badge.json", "replay")),
+    ("data/run.json", "bleu-oracle-report/1",
+     ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html", "implementations", "data")),
+)
+#: Entries of a non-report directory named in the refusal message.
+SHOWN_ENTRIES = 5
+
+
+class ReportDirectory:
+    """One report directory and the staging directory a run writes into (`prepare`, then `publish` or
+    `discard`)."""
+
+    def __init__(self, target: Path, staging: Path, previous: frozenset[str]):
+        self.target = target
+        self.staging = staging
+        #: the files of the report the directory held before this run (removed when this one does not have them)
+        self.previous = previous
+
+    @classmethod
+    def prepare(cls, target: str | os.PathLike, *, option: str = "--report", force: bool = False) -> ReportDirectory:
+        """Check `target` and make a staging directory in it; raises BleuValueError (a usage error) when the
+        report cannot or must not go there. `force`: write beside files that are not a report's."""
+        given = Path(target)
+        directory = _existing_directory(given, option)
+        previous = report_files(directory)
+        if previous is None:
+            others = _foreign_entries(directory)
+            if others and not force:
+                shown = ", ".join(others[:SHOWN_ENTRIES]) + (", ..." if len(others) > SHOWN_ENTRIES else "")
+                raise BleuValueError(
+                    f"`{option} {given}` holds files that are not a bleu-oracle report ({shown}): choose a new or "
+                    f"empty directory, or add {option}-force to write the report's files beside them (nothing else "
+                    "is touched)")
+            previous = frozenset()
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}.", dir=directory))
+        except OSError as exc:
+            raise BleuValueError(f"`{option} {given}`: cannot write there ({exc.strerror or exc})") from None
+        return cls(directory, staging, previous)
+
+    def publish(self) -> Path:
+        """Move the staged report into the directory, file by file, under the directory's lock; remove the
+        previous report's files this one does not have; write the manifest last. Returns the directory. A
+        SIGTERM or ^C meanwhile waits until the publication is done."""
+        with signals_deferred(), _locked(self.target):
+            files = sorted(_files_under(self.staging))
+            for name in files:
+                destination = self.target / name
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                try:
+                    os.replace(self.staging / name, destination)
+                except OSError as exc:
+                    raise BleuValueError(f"could not put {name} into {self.target} ({exc.strerror or exc}); the "
+                                         f"rest of the report is left in {self.staging}") from None
+            current = report_files(self.target) or frozenset()  # another run may have published since `prepare`
+            for name in sorted((current | self.previous) - set(files)):
+                _remove_report_file(self.target, name)
+            write_atomically(self.target / MANIFEST, json.dumps({"report_files": files}, indent=1) + "\n")
+            shutil.rmtree(self.staging, ignore_errors=True)
+            _remove_abandoned_staging(self.target)
+        return self.target
+
+    def staged_path(self, path: str | os.PathLike | None) -> Path | None:
+        """Where to write a file the user named (`--junit`, `--badge`): inside the report directory, its place in
+        the staging directory (published with the report); elsewhere, the path itself; None stays None."""
+        if not path:
+            return None
+        path = Path(path)
+        try:
+            return self.staging / path.resolve().relative_to(self.target)
+        except ValueError:
+            return path
+
+    def discard(self) -> None:
+        """Leave the directory as it was: the staged files go."""
+        shutil.rmtree(self.staging, ignore_errors=True)
 
 
 @contextlib.contextmanager
-def staged(target, *, option="--report"):
-    """Yield a fresh directory beside `target` to write the run into; move it to `target` at the end."""
-    target = Path(target)
-    if target.exists() and not target.is_dir():
-        raise BleuValueError(f"`{option} {target}`: a file is in the way (a report is a directory)")
+def staged(target: str | os.PathLike, *, option: str = "--report", force: bool = False,
+           publish_on_error: bool = True) -> Iterator[Path]:
+    """Yield a staging directory for a run's report in `target`, published when the block ends (also when it
+    raises, unless `publish_on_error` is False: then the directory is left as it was)."""
+    report = ReportDirectory.prepare(target, option=option, force=force)
     try:
-        target.absolute().parent.mkdir(parents=True, exist_ok=True)
-        work = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".partial", dir=target.absolute().parent))
-    except OSError as exc:
-        raise BleuValueError(f"`{option} {target}`: cannot write there ({exc.strerror or exc})") from None
-    try:
-        yield work
-    finally:
-        publish(work, target)
-
-
-def publish(work, target):
-    """Move directory `work` to `target`, replacing what is there (the previous report is removed)."""
-    target = Path(target).absolute()
-    for _ in range(PUBLISH_ATTEMPTS):
-        old = None
-        if target.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-            try:
-                os.replace(target, old / "report")
-            except FileNotFoundError:  # another run moved it away first
-                pass
-        try:
-            os.rename(work, target)
-        except OSError:  # another run put its report there in between: move that one away too
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
-            continue
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
-        return target
-    raise BleuValueError(f"could not move the report into {target}: other runs kept replacing it "
-                         f"(it is left in {work})")
-
-
-def write_atomically(path, text):
-    """Write a file whole or not at all (a temporary file beside it, then a rename). `text` is a str,
-    or a function that writes the content to the open text file (a long report, streamed)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            if callable(text):
-                text(out)
-            else:
-                out.write(text)
-        os.replace(temporary, path)
+        yield report.staging
     except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
+        if publish_on_error:
+            report.publish()
+        else:
+            report.discard()
         raise
-    return path
+    report.publish()
+
+
+def report_files(directory: Path) -> frozenset[str] | None:
+    """The files of the report `directory` holds (relative paths), or None when it holds no report."""
+    manifest = directory / MANIFEST
+    if manifest.is_file():
+        try:
+            files = json.loads(manifest.read_text(encoding="utf-8")).get("report_files")
+        except (OSError, ValueError, AttributeError):
+            files = None
+        if isinstance(files, list) and all(isinstance(f, str) for f in files):
+            return frozenset(f for f in files if _inside(directory, f))
+    for marker, mark, entries in LEGACY_REPORTS:
+        if _first_object_marked(directory / marker, mark):
+            return frozenset(_files_under(directory, only=entries))
+    return None
+
+
+def _existing_directory(given: Path, option: str) -> Path:
+    """The directory `given` names, made if missing; symlinks are followed (the report goes where they point)."""
+    if given.is_symlink() and not given.exists():
+        raise BleuValueError(f"`{option} {given}` is a symlink to {os.readlink(given)}, which does not exist")
+    if given.exists() and not given.is_dir():
+        raise BleuValueError(f"`{option} {given}`: a file is in the way (a report is a directory)")
+    directory = given.resolve()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BleuValueError(f"`{option} {given}`: cannot make the directory ({exc.strerror or exc})") from None
+    return directory
+
+
+def _foreign_entries(directory: Path) -> list[str]:
+    """What `directory` holds besides runs' staging directories, by name."""
+    return sorted(entry.name for entry in directory.iterdir() if not entry.name.startswith(STAGING_PREFIX))
+
+
+def _first_object_marked(path: Path, mark: str) -> bool:
+    """The file starts with a JSON object whose "type" (a results.jsonl header) or "schema" (a report's run.json)
+    is `mark`."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.read(1 << 20)
+        head = json.loads(first.split(b"\n", 1)[0]) if mark == "header" else json.loads(first)
+        return mark in (head.get("type"), head.get("schema"))
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _files_under(root: Path, only: tuple[str, ...] | None = None) -> Iterator[str]:
+    """Regular files under `root` (relative, '/'-separated), symlinks not followed; `only`: these top-level names."""
+    for entry in root.iterdir():
+        if only is not None and entry.name not in only:
+            continue
+        if entry.is_symlink() or entry.is_file():
+            yield entry.name
+        elif entry.is_dir() and not entry.name.startswith(STAGING_PREFIX):
+            yield from (f"{entry.name}/{name}" for name in _files_under(entry))
+
+
+def _inside(directory: Path, name: str) -> bool:
+    """A manifest entry names a file inside the directory (never `..`, never absolute)."""
+    parts = Path(name).parts
+    return bool(parts) and not Path(name).is_absolute() and ".." not in parts and parts[0] != MANIFEST
+
+
+def _remove_report_file(directory: Path, name: str) -> None:
+    """Remove one file of a previous report, then the report's directories it leaves empty (never others)."""
+    path = directory / name
+    with contextlib.suppress(FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        if path.is_symlink() or path.is_file():
+            path.unlink()
+    parent = path.parent
+    while parent != directory:
+        try:
+            parent.rmdir()  # only when empty
+        except OSError:
+            return
+        parent = parent.parent
+
+
+def _remove_abandoned_staging(directory: Path) -> None:
+    """Staging directories whose run is gone (killed before it could publish or discard)."""
+    for entry in directory.glob(f"{STAGING_PREFIX}*"):
+        pid = entry.name[len(STAGING_PREFIX):].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """An exclusive lock on the directory itself (flock on its descriptor: no lock file is left behind)."""
+    handle = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(handle)  # releases the lock

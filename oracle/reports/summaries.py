@@ -36,8 +36,9 @@ from pathlib import Path
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.signals import signals_deferred
 
-from .staging import write_atomically
+from .staging import ReportDirectory, write_atomically
 
 DEVIATIONS_SHOWN = 50
 _ERROR_OUTCOMES = ("error", "crash", "timeout", "protocol-error")
@@ -53,6 +54,8 @@ def _verdict(results):
         return f"interrupted (exit {code}): the records below are those judged before the run was stopped", code
     text = {0: "conforming", 1: "deviations found", 2: "usage or configuration error",
             3: "the implementation could not be driven"}.get(code, f"exit {code}")
+    if footer.get("error"):
+        text += f": {footer['error']}"
     return text, code
 
 
@@ -499,6 +502,17 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
 
     return write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit, badge_file=badge_file,
                          summary=summary, records=records)
+
+
+def finish_run_report(report: ReportDirectory, *, junit=None, badge_file=None):
+    """The end of a `check` or `fuzz` run: summary.md and junit.xml (and a badge) derived from the staged
+    results.jsonl, then the report published into its directory. A SIGTERM or ^C meanwhile waits until both are
+    done (a report is never published with results.jsonl alone), then `Interrupted` carries its exit code."""
+    with signals_deferred():
+        try:
+            write_derived_reports(report.staging, junit, badge_file=badge_file)
+        finally:
+            report.publish()
 
 
 def main(argv=None):

@@ -16,6 +16,7 @@ Command-line flags every script accepts:
   --no-stats                  do not return statistics
   --chatty                    write 200 kB to stderr on every request
   --uniform                   declare uniform weights only
+  --touch FILE                create FILE when started (a test's proof that the implementation ran)
 """
 
 import json
@@ -192,6 +193,8 @@ def serve(*bugs, name=None):
     profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "papineni"
     with_stats = "--no-stats" not in argv
     chatty = "--chatty" in argv
+    if "--touch" in argv:
+        open(argv[argv.index("--touch") + 1], "w").close()
     bugs = set(bugs)
     for bug in bugs:
         if bug not in MUTATIONS and bug not in BEHAVIOURS:

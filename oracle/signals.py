@@ -1,0 +1,75 @@
+"""SIGTERM and ^C during a run: stop between two steps while judging, wait while the report is being finished.
+
+`stopped_by_signals()` makes SIGTERM behave as ^C does (an exception at the next step, which the session turns
+into an "interrupted" footer and exit 143, 130 for ^C). `signals_deferred()` is for the last part of a run,
+deriving summary.md and junit.xml and publishing the report: a signal then is remembered, the work finishes (a
+report is never left with results.jsonl alone), and the block then raises `Interrupted` with the signal's exit
+code. Both act only in the main thread, where Python runs signal handlers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import threading
+from collections.abc import Iterator
+from types import FrameType
+
+#: The signals a run stops on, and the exit codes they end it with (128 + the signal).
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+INTERRUPTED_CODES = frozenset(128 + signum for signum in STOP_SIGNALS)
+
+
+class Interrupted(BaseException):
+    """Raised by a signal handler (SIGTERM) to stop a run between two requests; carries the exit code. A
+    BaseException, as KeyboardInterrupt is: code that turns an implementation's exceptions into error replies must
+    not swallow it."""
+
+    def __init__(self, exit_code: int):
+        super().__init__(f"interrupted (exit {exit_code})")
+        self.exit_code = exit_code
+
+
+def exit_code_of(exc: BaseException) -> int:
+    """The exit code an interruption stands for: 128 + the signal (130 for ^C)."""
+    return getattr(exc, "exit_code", 128 + signal.SIGINT)
+
+
+@contextlib.contextmanager
+def stopped_by_signals() -> Iterator[None]:
+    """While a run goes on, SIGTERM stops it like ^C does: the implementation is stopped, the footer
+    says "interrupted", the exit code is 143 (130 for ^C). Only in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise Interrupted(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[list[int]]:
+    """SIGTERM and ^C wait until the block is done; then, if one came, `Interrupted` with its exit code. The
+    yielded list holds the signals received so far (a long block may look at it to cut its work short)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield []
+        return
+    received: list[int] = []
+
+    def remember(signum: int, frame: FrameType | None) -> None:
+        received.append(signum)
+
+    previous = {signum: signal.signal(signum, remember) for signum in STOP_SIGNALS}
+    try:
+        yield received
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if received:
+        raise Interrupted(128 + received[0])
