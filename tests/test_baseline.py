@@ -137,7 +137,8 @@ def test_exact_example_ids_are_stale_under_another_seed(tmp_path):
 def test_stale_is_judged_within_only(tmp_path):
     baseline = write(tmp_path / "b.yaml", [{"id": "some-case", "outcome": "fail", "reason": "r"}])
     assert check(tmp_path / "r", fake("clean"), "--baseline", baseline, "--id", "random-0-1", examples=10) == 0
-    assert check(tmp_path / "s", fake("clean"), "--baseline", baseline, "--id", "some-*", examples=10) == 1
+    assert check(tmp_path / "s", fake("clean"), "--baseline", baseline, "--id", "some-*", "--id", "random-0-1",
+                 examples=10) == 1
 
 
 def test_a_changed_outcome_fails_the_gate(tmp_path):

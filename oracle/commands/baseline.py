@@ -18,6 +18,12 @@ writes every deviation of the run (any outcome other than pass, rejected and
 not-applicable) as an entry {id, outcome, reason: TODO, layer, message}; a
 human then replaces each TODO with the reason the deviation is acceptable.
 
+Onto an existing baseline, nothing in it is lost: its entries, reasons and
+comments stay as written, the run's deviations it does not list are appended
+(reason TODO), and the entries this run did not observe are listed on stderr
+(kept). A YAML list of entries that cannot be appended to (flow style) is
+refused unless --force (rewrites it: entries and reasons kept, comments lost).
+
 Random examples (--examples-as):
   causes   (default) one entry per root cause that oracle.diagnose.classify names, e.g.
            cause:segment_totals_floor=1, covering any random example failing for
@@ -45,6 +51,9 @@ def register(subparsers):
     write.add_argument("--out", required=True, metavar="FILE", help="the baseline to write (.json for JSON, else YAML)")
     write.add_argument("--examples-as", choices=("causes", "classes", "ids", "none"), default="causes",
                        help="how random examples are keyed (default: causes)")
+    write.add_argument("--force", action="store_true",
+                       help="when FILE exists and its entries cannot be appended to (a flow-style list), rewrite it: "
+                       "entries and reasons kept, comments lost (refused by default)")
     write.add_argument("-q", "--quiet", action="store_true", help="no line on stderr saying what was written")
     write.set_defaults(handler=run_write)
 
@@ -54,7 +63,20 @@ def run_write(args):
         results = read_results(args.source)
     except (OSError, ResultsFormatError) as exc:
         raise BleuValueError(f"cannot read {args.source}: {exc}") from None
-    count = write_baseline(results, args.out, examples_as=args.examples_as)
-    if not args.quiet:
-        print(f"wrote {count} entr{'y' if count == 1 else 'ies'} to {args.out} (reasons are TODO: review them)", file=sys.stderr)
+    written = write_baseline(results, args.out, examples_as=args.examples_as, force=args.force)
+    if args.quiet:
+        return 0
+    if not written.kept:
+        print(f"wrote {_entries(written.added)} to {args.out} (reasons are TODO: review them)", file=sys.stderr)
+        return 0
+    print(f"{args.out}: kept its {_entries(written.kept)} as written, added {_entries(written.added)} for the "
+          "deviations it did not list" + (" (reasons are TODO: review them)" if written.added else ""), file=sys.stderr)
+    if written.not_observed:
+        shown = ", ".join(written.not_observed[:10]) + (", ..." if len(written.not_observed) > 10 else "")
+        print(f"{args.out}: {_entries(len(written.not_observed))} not observed in this run, kept (remove them by hand "
+              f"if the deviation is gone): {shown}", file=sys.stderr)
     return 0
+
+
+def _entries(count):
+    return f"{count} entr{'y' if count == 1 else 'ies'}"

@@ -35,12 +35,14 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 from pydantic import ValidationError
 
-from oracle.formulas.errors import BleuValueError
+from oracle.files import write_atomically
+from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.suite.safeyaml import load_yaml
@@ -212,16 +214,58 @@ class BaselineTracker:
         return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())
 
 
-def write_baseline(results, out, *, examples_as="causes"):
-    """Write the deviations of a run (`events.Results`) as a baseline for review; returns the entry count.
+@dataclass(frozen=True)
+class BaselineWritten:
+    """What `write_baseline` did: entries added (reason TODO), entries already there (kept as written), and the
+    ones among those the run did not observe (kept; the gate reports an exact id among them as stale)."""
+
+    added: int
+    kept: int
+    not_observed: tuple[str, ...] = ()
+
+
+#: What `baseline write` puts at the top of a new YAML baseline.
+YAML_HEADER = (
+    "# bleu-oracle baseline: known deviations, written for review.\n"
+    "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
+    "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
+    "# cause:<root cause> or random:<outcome>:<layer> (any random example with that root cause,\n"
+    "# or of that kind; unused entries only warn).\n"
+)
+
+
+def write_baseline(results, out, *, examples_as="causes", force=False):
+    """Write the deviations of a run (`events.Results`) as a baseline for review; returns a `BaselineWritten`.
 
     Reasons are left as TODO for a human. `examples_as`: "causes" (one
     `cause:<name>` entry per explained root cause, unexplained ones by class),
     "classes" (one `random:<outcome>:<layer>` entry per kind of divergence),
     "ids" (exact `random-<seed>-<index>` ids, meaningful only with the same seed), "none".
+
+    Onto an existing baseline, nothing already there is lost: its entries, reasons and comments stay as written,
+    the run's deviations it does not list are added (reason TODO), and the entries the run did not observe are
+    reported. A YAML file is added to by appending to its list of entries, so every byte of it is kept; one whose
+    entries cannot be appended to (a flow-style list) is refused unless `force`, which rewrites it (reasons and
+    entries kept, comments lost). A JSON file is rewritten (it holds no comments).
     """
     if examples_as not in ("causes", "classes", "ids", "none"):
         raise BleuValueError(f"`examples_as` must be causes, classes, ids or none (got {examples_as!r})")
+    entries = _deviation_entries(results, examples_as)
+    out = Path(out)
+    if not out.exists():
+        _write_document(out, _document(results, entries))
+        return BaselineWritten(added=len(entries), kept=0)
+    existing = load_baseline(out, allow_unreviewed=True)
+    known = {entry.id for entry in existing.entries}
+    observed = {entry["id"] for entry in entries}
+    added = [entry for entry in entries if entry["id"] not in known]
+    not_observed = tuple(entry.id for entry in existing.entries if entry.id not in observed)
+    if added:
+        _add_entries(out, added, force=force)
+    return BaselineWritten(added=len(added), kept=len(existing.entries), not_observed=not_observed)
+
+
+def _deviation_entries(results, examples_as):
     entries, classes = [], {}
     for record in results.records:
         if Outcome(record["outcome"]) in GOOD_OUTCOMES:
@@ -244,27 +288,67 @@ def write_baseline(results, out, *, examples_as="causes"):
         if message:
             entry["message"] = message
         entries.append(entry)
+    return entries
+
+
+def _document(results, entries):
     header = results.header or {}
     implementation = header.get("implementation") or {}
     settings = header.get("settings") or {}
-    document = {
+    return {
         "implementation": implementation,
         "profile": header.get("judged_profile"),
         "from": str(results.path) if results.path else None,
         "seed": settings.get("seed"),
         "entries": entries,
     }
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _write_document(out, document):
     if out.suffix == ".json":
-        out.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        write_atomically(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
-        comment = (
-            "# bleu-oracle baseline: known deviations, written for review.\n"
-            "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
-            "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
-            "# cause:<root cause> or random:<outcome>:<layer> (any random example with that root cause,\n"
-            "# or of that kind; unused entries only warn).\n"
-        )
-        out.write_text(comment + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120), encoding="utf-8")
-    return len(entries)
+        write_atomically(out, YAML_HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
+
+
+def _add_entries(out, added, *, force):
+    """Add entries to an existing baseline file without losing anything it holds (see `write_baseline`)."""
+    text = out.read_text(encoding="utf-8")
+    if out.suffix == ".json":
+        document = json.loads(text)
+        if isinstance(document, list):
+            document = document + added
+        else:
+            document["entries"] = [*(document.get("entries") or []), *added]
+        write_atomically(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    data = load_yaml(text, name=f"baseline {out}")
+    old = data if isinstance(data, list) else (data or {}).get("entries") or []
+    for candidate in _appended(text, added):
+        try:
+            merged = load_yaml(candidate, name=f"baseline {out}")
+        except BleuOracleError:  # appending there breaks the file: try the next way
+            continue
+        entries = merged if isinstance(merged, list) else (merged or {}).get("entries")
+        if entries == [*old, *added]:
+            write_atomically(out, candidate)
+            return
+    if not force:
+        raise BleuValueError(f"cannot add {len(added)} entr{'y' if len(added) == 1 else 'ies'} to {out} without "
+                             "rewriting it (its entries are not a block list at its end); add them by hand, or pass "
+                             "--force to rewrite it (entries and reasons kept, comments lost)")
+    document = data if isinstance(data, dict) else {"entries": data or []}
+    document["entries"] = [*old, *added]
+    write_atomically(out, YAML_HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
+
+
+def _appended(text, added):
+    """Texts of a YAML baseline with `added` appended to its list of entries, without touching a byte of it:
+    after its last line (a block list at the end, indented as its items are), or in place of `entries: []`."""
+    dumped = yaml.safe_dump(added, sort_keys=False, allow_unicode=True, width=120)
+    items = re.findall(r"(?m)^([ \t]*)- ", text)
+    indent = items[-1] if items else ""
+    yield text.rstrip("\n") + "\n" + "".join(indent + line + "\n" for line in dumped.splitlines())
+    empty = re.compile(r"(?m)^entries:[ \t]*\[\][ \t]*$")
+    if len(empty.findall(text)) == 1:
+        yield empty.sub(lambda _: "entries:\n" + dumped.rstrip("\n"), text)
