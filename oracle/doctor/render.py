@@ -1,0 +1,162 @@
+"""A `DoctorReport` for people: the terminal's text (`text`) and doctor.md (`markdown`).
+
+Both read the model's attributes only; `--json` and doctor.json are the model itself.
+"""
+
+from __future__ import annotations
+
+from oracle.formulas.profiles import PROFILES
+from oracle.formulas.tokenizers import TOKENIZERS
+
+from .model import DoctorReport, Explanation, NearReading, NumberReport
+
+#: Explanations shown per number in the text (all with -v; doctor.md shows 20).
+SHOWN = 10
+BAR = 30
+
+
+def _label(e: Explanation) -> str:
+    case = "lowercased" if e.lowercase else "mixed case"
+    changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
+    return f"{e.profile}, tok {e.tokenize}, {case}{changes}"
+
+
+def _score(e: Explanation) -> str:
+    return f"{e.score:.4f}" if e.scale == "0-100" else f"{e.score:.6f}"
+
+
+def _precision(number: NumberReport) -> str:
+    return f"+/- {number.half_unit:g}"
+
+
+def _needs(near: NearReading) -> str:
+    if not near.needs:
+        return ""
+    parts = [f"{need.statistic} {need.needed:,} instead of {need.current:,}"
+             + (" (reproduces it)" if need.reproduces else "") for need in near.needs]
+    return "; would need " + ", or ".join(parts)
+
+
+def _header(report: DoctorReport) -> str:
+    refs = ", ".join(report.references)
+    plural = "s" if len(report.references) > 1 else ""
+    return f"{report.hypothesis} against {len(report.references)} reference{plural} ({refs}), {report.segments} segments"
+
+
+def _readings_grid(report: DoctorReport) -> tuple:
+    """(column headers, rows): profiles down, tokenizer x case across, BLEU on 0-100."""
+    by_key = {(r.profile, r.tokenize, r.lowercase): r for r in report.readings}
+    columns = [(tokenizer, lowercase) for tokenizer in TOKENIZERS for lowercase in (False, True)]
+    headers = [f"{tokenizer} {'lc' if lowercase else 'mixed'}" for tokenizer, lowercase in columns]
+    rows = [(name, [f"{by_key[(name, t, lc)].score_100:.2f}" if (name, t, lc) in by_key else "-" for t, lc in columns])
+            for name in PROFILES]
+    return headers, rows
+
+
+def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) -> str:
+    """What the terminal shows: the layout, the readings table, each number, each signature, each difference."""
+    out = [f"bleu-oracle doctor: {_header(report)}", ""]
+    if report.layout:
+        out.append(f"Layout: {len(report.layout)} finding(s)")
+        for finding in report.layout:
+            where = ", ".join(f"{w.file}:{w.line}" if w.line else w.file for w in finding.where)
+            out.append(f"  {finding.severity:<8} {finding.kind:<22} {where}")
+            out.append(f"           {finding.message}")
+            if finding.effect:
+                e = finding.effect
+                out.append(f"           effect: {e.change}: BLEU {e.before:.2f} -> {e.after:.2f} ({e.delta:+.4f}) "
+                           f"[{e.reading}]")
+            else:
+                out.append(f"           effect: not measured ({finding.no_effect_reason})")
+    else:
+        out.append("Layout: no problem found")
+    if report.readings and not quiet:
+        headers, rows = _readings_grid(report)
+        out += ["", "Readings: BLEU on the 0-100 scale (0-1: the same / 100), every profile as it stands:"]
+        out.append("  " + f"{'':<15}" + "".join(f"{h:>11}" for h in headers))
+        out += ["  " + f"{name:<15}" + "".join(f"{cell:>11}" for cell in cells) for name, cells in rows]
+        if verbose:
+            out += [f"  {r.score_100:8.4f}  {r.signature}" for r in report.readings]
+        else:
+            out.append("  (each reading's signature: -v or --json)")
+    for number in report.numbers:
+        out.append("")
+        if number.explained:
+            out.append(f"Number {number.given} ({_precision(number)}): reproduced by {number.explanation_count} "
+                       f"reading(s), best first")
+            shown = number.explanations if verbose else number.explanations[:SHOWN]
+            width = max(len(_label(e)) for e in shown)
+            for rank, e in enumerate(shown, 1):
+                out.append(f"  {rank:>3}. {_label(e):<{width}}  {_score(e):>10} on {e.scale:<5} {e.match}")
+            if len(shown) < number.explanation_count:
+                out.append(f"       ... {number.explanation_count - len(shown)} more (-v, or --json for 50)")
+        else:
+            out.append(f"Number {number.given} ({_precision(number)}): no documented reading reproduces it. Nearest:")
+            for near in number.nearest:
+                out.append(f"     {_label(near)}: {_score(near)} on {near.scale} ({near.difference:+.4f}){_needs(near)}")
+    for sig in report.signatures:
+        out += ["", f"Signature {sig.given}", f"  {_label(sig.reading)}: BLEU {sig.reading.score:.4f}"]
+        out += [f"  note: {note}" for note in sig.notes]
+    for difference in report.differences:
+        out += ["", f"Difference {difference.source} -> {difference.target}",
+                f"  from {_label(difference.start)}", f"  to   {_label(difference.end)}",
+                f"  {'start':<60} {difference.start_score:9.4f}"]
+        for step in difference.steps:
+            bar = ("+" if step.delta > 0 else "-") * round(abs(step.share or 0) * BAR)
+            share = f"{step.share:6.0%}" if step.share is not None else "     -"
+            out.append(f"  {step.step + ': ' + step.change:<60.60} {step.score:9.4f} {step.delta:+9.4f} {share} {bar}")
+        given = "" if difference.given is None else (f"; the numbers as given differ by {difference.given:+.4f} "
+                                                     f"(rounding {difference.rounding:+.4f})")
+        out.append(f"  {'end':<60} {difference.end_score:9.4f}   steps add up to {difference.computed:+.4f}{given}")
+    out += [f"note: {note}" for note in report.notes]
+    return "\n".join(out) + "\n"
+
+
+def markdown(report: DoctorReport) -> str:
+    """doctor.md: the same content as tables."""
+    out = ["# bleu-oracle doctor", "", _header(report), "", "## Layout", ""]
+    if report.layout:
+        out += ["| severity | kind | where | what | effect |", "| --- | --- | --- | --- | --- |"]
+        for f in report.layout:
+            where = ", ".join(f"`{w.file}:{w.line}`" if w.line else f"`{w.file}`" for w in f.where)
+            effect = (f"{f.effect.change}: {f.effect.before:.2f} -> {f.effect.after:.2f} ({f.effect.delta:+.4f}) under "
+                      f"{f.effect.reading}" if f.effect else f"not measured: {f.no_effect_reason}")
+            out.append(f"| {f.severity} | {f.kind} | {where} | {_cell(f.message)} | {_cell(effect)} |")
+    else:
+        out.append("No problem found.")
+    if report.readings:
+        headers, rows = _readings_grid(report)
+        out += ["", "## Readings (BLEU, 0-100)", "", "| profile | " + " | ".join(headers) + " |",
+                "| --- |" + " ---: |" * len(headers)]
+        out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows]
+        out += ["", "| reading | BLEU | signature |", "| --- | ---: | --- |"]
+        out += [f"| {r.profile}, {r.tokenize}, {'lc' if r.lowercase else 'mixed'} | {r.score_100:.4f} | `{r.signature}` |"
+                for r in report.readings]
+    for number in report.numbers:
+        out += ["", f"## Number {number.given}", ""]
+        if number.explained:
+            out += [f"Reproduced by {number.explanation_count} reading(s) ({_precision(number)}), best first:", "",
+                    "| # | reading | score | scale | match |", "| ---: | --- | ---: | --- | --- |"]
+            out += [f"| {i} | {_label(e)} | {_score(e)} | {e.scale} | {e.match} |"
+                    for i, e in enumerate(number.explanations[:20], 1)]
+        else:
+            out += ["No documented reading reproduces it. Nearest:", ""]
+            out += [f"- {_label(n)}: {_score(n)} on {n.scale} ({n.difference:+.4f}){_needs(n)}" for n in number.nearest]
+    for sig in report.signatures:
+        out += ["", f"## Signature `{sig.given}`", "", f"{_label(sig.reading)}: BLEU {sig.reading.score:.4f}"]
+        out += [f"- {note}" for note in sig.notes]
+    for d in report.differences:
+        out += ["", f"## Difference {d.source} -> {d.target}", "", f"From {_label(d.start)} to {_label(d.end)}.", "",
+                "| step | change | BLEU | delta | share |", "| --- | --- | ---: | ---: | ---: |",
+                f"| start | | {d.start_score:.4f} | | |"]
+        out += [f"| {s.step} | {_cell(s.change)} | {s.score:.4f} | {s.delta:+.4f} | "
+                f"{'' if s.share is None else f'{s.share:.0%}'} |" for s in d.steps]
+        out.append(f"| end | | {d.end_score:.4f} | {d.computed:+.4f} | |")
+        if d.given is not None:
+            out += ["", f"The numbers as given differ by {d.given:+.4f}; rounding {d.rounding:+.4f}."]
+    out += [f"\nNote: {note}" for note in report.notes]
+    return "\n".join(out) + "\n"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
