@@ -16,7 +16,7 @@ from oracle.formulas.errors import BleuValueError
 
 from .layout import BOM, Finding, Fix
 from .rawtext import read_raw_lines
-from .readings import Reading, Scorer
+from .readings import Reading, Scorer, shown
 from .streams import StreamTable
 
 
@@ -39,15 +39,15 @@ def measure(finding: Finding, reading: Reading, scorer: Scorer, paths: list) -> 
     fix = finding.fix
     if fix is None:
         return None
-    before = scorer.value(reading).score * 100
     if fix.kind == "reading":
-        changed = _changed(reading, fix)
-        if changed is None or not scorer.can_score(changed):
+        start, end = _pair(reading, fix)
+        if not (scorer.can_score(start) and scorer.can_score(end)):
             return None
-        description = fix.description
-        if fix.change[0] == "bom":
-            description = f"byte-order mark {reading.value_of('bom')} -> {changed.value_of('bom')}"
-        return Measured(reading, description, before, scorer.value(changed).score * 100)
+        name = fix.change[0]
+        description = f"{name} {_shown(start, name)} -> {_shown(end, name)}"
+        return Measured(start, f"{fix.description} ({description})", scorer.value(start).score * 100,
+                        scorer.value(end).score * 100)
+    before = scorer.value(reading).score * 100
     segments = _transformed(fix, paths)
     references = len(paths) - 1
     if fix.transform == "drop-file":
@@ -65,14 +65,28 @@ def measure(finding: Finding, reading: Reading, scorer: Scorer, paths: list) -> 
     return Measured(reading, fix.description, before, fixed.value(reading).score * 100)
 
 
-def _changed(reading: Reading, fix: Fix) -> Reading | None:
+def _pair(reading: Reading, fix: Fix) -> tuple:
+    """(before, after): `reading` and the reading with the fix applied; when `reading` has it applied already
+    (it lowercases, it tokenizes with 13a, it keeps the mark), the reading without it and `reading`."""
     name, value = fix.change
     if name == "lowercase":
-        return None if reading.lowercase == value else Reading(reading.profile, reading.tokenizer, value, reading.changes)
+        other = Reading(reading.profile, reading.tokenizer, not reading.lowercase, reading.changes)
+        applied = reading.lowercase == value
+    elif name == "tokenizer":
+        applied = reading.tokenizer == value
+        other = Reading(reading.profile, "none" if applied else value, reading.lowercase, reading.changes)
+    else:
+        applied = reading.value_of(name) == value
+        other = reading.changed(name, "dropped" if applied else value)
+    return (other, reading) if applied else (reading, other)
+
+
+def _shown(reading: Reading, name: str) -> str:
+    if name == "lowercase":
+        return shown(reading.lowercase)
     if name == "tokenizer":
-        return None if reading.tokenizer == value else Reading(reading.profile, value, reading.lowercase, reading.changes)
-    flipped = "dropped" if reading.value_of(name) == value else value
-    return reading.changed(name, flipped)
+        return reading.tokenizer
+    return shown(reading.value_of(name))
 
 
 def _texts(path, **kwargs) -> Iterator[str]:

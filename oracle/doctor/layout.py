@@ -385,7 +385,7 @@ class LayoutWatch:
             found.append(Finding("byte-order-mark", "note",
                                  f"{name} starts with a UTF-8 byte-order mark: `bleu-oracle score` drops it; sacrebleu "
                                  "and the Perl scripts keep it glued to the first token",
-                                 (Location(name, 1),), 1, Fix("reading", "the mark kept on the first token, or dropped",
+                                 (Location(name, 1),), 1, Fix("reading", "the mark glued to the first token",
                                                               change=("bom", "kept"))))
         for kind, severity, lines, count, what, fix in (
             ("byte-order-mark-inside", "warning", watch.marks, watch.mark_count,

@@ -107,13 +107,10 @@ def match_class(score: float, number: GivenNumber) -> str | None:
     return None
 
 
-def single_changes(reading: Reading, *, references: int, bom: bool, sentence_level: bool) -> list:
+def single_changes(reading: Reading, *, references: int, sentence_level: bool) -> list:
     """Every one-convention change from `reading`'s profile the search tries, as (convention, value)."""
     options = reading.options
-    changes = []
-    if bom:
-        changes.append(("bom", "kept"))
-    changes += [("token_split", split) for split in TOKEN_SPLIT_RULES if split != options.token_split]
+    changes = [("token_split", split) for split in TOKEN_SPLIT_RULES if split != options.token_split]
     if reading.lowercase:
         changes += [("case_fold", fold) for fold in FOLDS if fold != options.case_fold]
     if references > 1:
@@ -147,21 +144,25 @@ def _differ(a: Value, b: Value) -> bool:
 
 
 def explore(scorer: Scorer) -> list:
-    """Every reading searched, with its value: each profile x tokenizer x case as it stands, then with one
-    convention changed, then two. A change that leaves the score as it was on these files is no explanation
+    """Every reading searched, with its value: each profile x tokenizer x case (x a byte-order mark kept) as it
+    stands, then with one convention changed, then two. A change that leaves the score as it was on these files is no explanation
     (the reading without it is the same computation here): a changed reading is kept only when each of its
     changes moves the score, and two changes are combined only when each moves it alone, except a mean of
     sentence scores with a smoothing (smoothing that does nothing to a corpus matters to its sentences)."""
     table = scorer.table
-    bom = any(key.bom == "kept" for key in table.keys)
+    marks = ("dropped", "kept") if any(key.bom == "kept" for key in table.keys) else ("dropped",)
     found = []
-    for base in table_readings():
+    # a byte-order mark is how the file was read, not a convention of the formulas: where a file has one, every
+    # reading is tried with it dropped and kept (kept counts as a change, so it ranks after dropped)
+    for base in (reading.changed("bom", mark) for reading in table_readings() for mark in marks):
         if not scorer.can_score(base):
             continue
         base_value = scorer.value(base)
+        if base.value_of("bom") == "kept" and not _differ(base_value, scorer.value(base.changed("bom", "dropped"))):
+            continue
         found.append((base, base_value))
         singles = []
-        for change in single_changes(base, references=table.references, bom=bom, sentence_level=table.sentence_level):
+        for change in single_changes(base, references=table.references, sentence_level=table.sentence_level):
             reading = base.changed(*change)
             if scorer.can_score(reading):
                 value = scorer.value(reading)
