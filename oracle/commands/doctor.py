@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from oracle.commands import SUMMARIES
+from oracle.formulas.errors import BleuValueError
 
 from .common import HelpFormatter
 
@@ -63,6 +65,8 @@ def run(args) -> int:
     from oracle.doctor import diagnose_files
     from oracle.doctor.render import markdown, text
 
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
+        raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
     report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature)
     payload = report.model_dump_json(by_alias=True, indent=1)
     if args.report:

@@ -10,9 +10,27 @@ from oracle.formulas.tokenizers import TOKENIZERS
 
 from .model import DoctorReport, Explanation, NearReading, NumberReport
 
-#: Explanations shown per number in the text (all with -v; doctor.md shows 20).
-SHOWN = 10
+#: Explanations shown per number in the text, profiles computing the same number grouped (all with -v; doctor.md
+#: shows 20).
+SHOWN = 5
 BAR = 30
+
+
+def _groups(explanations: list) -> list:
+    """Explanations that compute the same score the same way except for the profile's name, as one entry:
+    [(first explanation, [profile names])], in the order of their best member."""
+    groups = {}
+    for e in explanations:
+        key = (e.tokenize, e.lowercase, tuple(e.conventions.items()), e.scale, e.score, e.match)
+        groups.setdefault(key, (e, []))[1].append(e.profile)
+    return list(groups.values())
+
+
+def _group_label(e: Explanation, profiles: list) -> str:
+    case = "lowercased" if e.lowercase else "mixed case"
+    changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
+    names = "every profile" if sorted(profiles) == sorted(PROFILES) else " = ".join(profiles)
+    return f"{names}: tok {e.tokenize}, {case}{changes}"
 
 
 def _label(e: Explanation) -> str:
@@ -82,14 +100,16 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
     for number in report.numbers:
         out.append("")
         if number.explained:
+            groups = _groups(number.explanations)
             out.append(f"Number {number.given} ({_precision(number)}): reproduced by {number.explanation_count} "
                        f"reading(s), best first")
-            shown = number.explanations if verbose else number.explanations[:SHOWN]
-            width = max(len(_label(e)) for e in shown)
-            for rank, e in enumerate(shown, 1):
-                out.append(f"  {rank:>3}. {_label(e):<{width}}  {_score(e):>10} on {e.scale:<5} {e.match}")
-            if len(shown) < number.explanation_count:
-                out.append(f"       ... {number.explanation_count - len(shown)} more (-v, or --json for 50)")
+            shown = groups if verbose else groups[:SHOWN]
+            for rank, (e, profiles) in enumerate(shown, 1):
+                out.append(f"  {rank:>3}. {_score(e):>10} on {e.scale:<5} {e.match:<7}  {_group_label(e, profiles)}")
+            left = sum(len(profiles) for _, profiles in groups[len(shown):]) + number.explanation_count - len(
+                number.explanations)
+            if left:
+                out.append(f"       ... {left} more (-v, or --json for the first 50)")
         else:
             out.append(f"Number {number.given} ({_precision(number)}): no documented reading reproduces it. Nearest:")
             for near in number.nearest:
@@ -102,14 +122,20 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
                 f"  from {_label(difference.start)}", f"  to   {_label(difference.end)}",
                 f"  {'start':<60} {difference.start_score:9.4f}"]
         for step in difference.steps:
+            if step.delta == 0 and not verbose:
+                continue
             bar = ("+" if step.delta > 0 else "-") * round(abs(step.share or 0) * BAR)
-            share = f"{step.share:6.0%}" if step.share is not None else "     -"
+            share = f"{step.share:7.1%}" if step.share is not None else "      -"
             out.append(f"  {step.step + ': ' + step.change:<60.60} {step.score:9.4f} {step.delta:+9.4f} {share} {bar}")
+        inert = [step.step for step in difference.steps if step.delta == 0]
+        if inert and not verbose:
+            out.append(f"  {'differing, no effect here: ' + ', '.join(inert):<60}   (-v shows them)")
         given = "" if difference.given is None else (f"; the numbers as given differ by {difference.given:+.4f} "
                                                      f"(rounding {difference.rounding:+.4f})")
-        out.append(f"  {'end':<60} {difference.end_score:9.4f}   steps add up to {difference.computed:+.4f}{given}")
+        out.append(f"  {'end':<60} {difference.end_score:9.4f}")
+        out.append(f"  the steps add up to {difference.computed:+.4f}{given}")
     out += [f"note: {note}" for note in report.notes]
-    return "\n".join(out) + "\n"
+    return "\n".join(line.rstrip() for line in out) + "\n"
 
 
 def markdown(report: DoctorReport) -> str:
@@ -137,8 +163,8 @@ def markdown(report: DoctorReport) -> str:
         if number.explained:
             out += [f"Reproduced by {number.explanation_count} reading(s) ({_precision(number)}), best first:", "",
                     "| # | reading | score | scale | match |", "| ---: | --- | ---: | --- | --- |"]
-            out += [f"| {i} | {_label(e)} | {_score(e)} | {e.scale} | {e.match} |"
-                    for i, e in enumerate(number.explanations[:20], 1)]
+            out += [f"| {i} | {_group_label(e, profiles)} | {_score(e)} | {e.scale} | {e.match} |"
+                    for i, (e, profiles) in enumerate(_groups(number.explanations)[:20], 1)]
         else:
             out += ["No documented reading reproduces it. Nearest:", ""]
             out += [f"- {_label(n)}: {_score(n)} on {n.scale} ({n.difference:+.4f}){_needs(n)}" for n in number.nearest]
