@@ -192,3 +192,20 @@ def test_a_report_path_that_is_a_file_exits_2_before_reading(tmp_path, cat):
     code, out, err = _run(["doctor", "--hyp", cat[0], "--ref", cat[1], "--report", str(blocker)])
     assert code == 2 and out == "" and "a file is in the way" in err and err.count("\n") == 1
     assert blocker.read_text(encoding="utf-8") == "not a directory"
+
+
+def test_files_with_nothing_to_score_still_give_a_valid_report(tmp_path):
+    """Empty lines only: papineni's BLEU is undefined (0/0, NaN: null in JSON), nltk's is 0. An empty file: no
+    segment at all, the number unexplained (exit 1)."""
+    paths = _files(tmp_path, ["", ""], ["", ""])
+    code, out, _ = _run(["doctor", "--hyp", paths[0], "--ref", paths[1], "--number", "0", "--json"])
+    report = json.loads(out)
+    Draft202012Validator(model.json_schema()).validate(report)
+    scores = {(r["profile"], r["tokenize"], r["lowercase"]): r["score"] for r in report["readings"]}
+    assert scores[("papineni", "none", False)] is None and scores[("nltk", "none", False)] == 0
+    assert code == 0 and {f["kind"] for f in report["layout"]} == {"empty-lines"}
+    (tmp_path / "empty.txt").write_bytes(b"")
+    code, out, _ = _run(["doctor", "--hyp", str(tmp_path / "empty.txt"), "--ref", paths[1], "--number", "0", "--json"])
+    report = json.loads(out)
+    Draft202012Validator(model.json_schema()).validate(report)
+    assert code == 1 and report["segments"] == 0 and report["notes"] and report["readings"] == []

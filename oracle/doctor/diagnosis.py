@@ -13,7 +13,7 @@ from itertools import zip_longest
 from oracle.formulas.errors import BleuTypeError
 
 from . import model
-from .effects import measure
+from .effects import Measured, measure
 from .layout import LayoutWatch
 from .rawtext import BOM, read_raw_lines
 from .readings import Reading, Scorer, on_scale, table_readings
@@ -42,25 +42,31 @@ def diagnose_files(hypothesis, references, *, numbers=(), signatures=(),
     given = [parse_number(number) for number in numbers]
     parsed = [parse_signature(text) for text in signatures]
     paths = [str(hypothesis), *(str(r) for r in references)]
+    references_count = len(paths) - 1
     table, watch = _scan(paths, sentence_limit)
     findings = watch.findings()
-    notes = []
     if table is None:
-        notes.append("no line is in every file: nothing to score")
-        return _report(paths, 0, findings, [], [], given, parsed, [], notes, None)
-    if not table.sentence_level:
-        notes.append(f"{table.segments} segments: readings that average sentence scores keep at most "
-                     f"{table.limit} and were not searched")
+        return _assemble(paths, 0, [_layout_finding(f, "no line is in every file", references_count) for f in findings],
+                         [], [_number_report(number, [], None, None, references_count) for number in given],
+                         [_signature_report(sig, None, references_count) for sig in parsed], [],
+                         ["no line is in every file: nothing to score"])
+    notes = [] if table.sentence_level else [
+        f"{table.segments} segments: readings that average sentence scores keep at most {table.limit} and were "
+        "not searched"]
     scorer = Scorer(table)
     search = Search(scorer) if given else None
-    number_results = [(number, search.matches(number)) for number in given]
-    points = [_number_point(number, matches) for number, matches in number_results if matches]
+    results = [(number, search.matches(number)) for number in given]
+    points = [_number_point(number, matches) for number, matches in results if matches]
     points += [Point(sig.text, sig.reading, "0-100") for sig in parsed if scorer.can_score(sig.reading)]
-    paths_between = [waterfall(points[0], point, scorer) for point in points[1:]]
     effect_reading = points[0].reading if points else DEFAULT_READING
-    effects = [measure(finding, effect_reading, scorer, paths) for finding in findings]
-    return _report(paths, table.segments, findings, effects, _readings(scorer), given, parsed,
-                   paths_between, notes, (scorer, search, number_results))
+    return _assemble(
+        paths, table.segments,
+        [_layout_finding(f, measure(f, effect_reading, scorer, paths), references_count) for f in findings],
+        _readings(scorer),
+        [_number_report(number, matches, search, scorer, references_count) for number, matches in results],
+        [_signature_report(sig, scorer, references_count) for sig in parsed],
+        [_difference(waterfall(points[0], point, scorer), references_count) for point in points[1:]],
+        notes)
 
 
 def _scan(paths: list, sentence_limit: int):
@@ -109,37 +115,37 @@ def _from_match(m: Match, references: int, **extra):
     return _explanation(m.reading, m.scale, m.score, references, difference=m.difference, match=m.match, **extra)
 
 
-def _report(paths, segments, findings, effects, readings, given, parsed, paths_between, notes, searched):
-    references = len(paths) - 1
-    layout = []
-    for finding, effect in zip_longest(findings, effects):
-        layout.append(model.LayoutFinding(
-            kind=finding.kind, severity=finding.severity, message=finding.message,
-            where=[model.Location(file=w.file, line=w.line) for w in finding.where], count=finding.count,
-            effect=None if effect is None else model.Effect(
-                reading=effect.reading.label(), signature=effect.reading.signature(references),
-                change=effect.description, before=effect.before, after=effect.after, delta=effect.delta),
-            no_effect_reason=None if effect is not None else (finding.no_effect_reason or "not measured")))
-    number_reports = []
-    scorer, search, number_results = searched if searched else (None, None, [(n, []) for n in given])
-    for number, matches in number_results:
-        nearest = [] if matches or search is None else [
-            _from_match(m, references, kind=model.NearReading,
-                        needs=[model.Need(statistic=n.statistic, current=n.current, needed=n.needed,
-                                          reproduces=n.reproduces) for n in needs(m, number, scorer)])
-            for m in search.nearest(number)]
-        number_reports.append(model.NumberReport(
-            given=number.text, value=float(number.value), half_unit=float(number.half_unit), scales=list(number.scales),
-            explained=bool(matches), explanation_count=len(matches),
-            explanations=[_from_match(m, references) for m in matches[:EXPLANATIONS_LISTED]], nearest=nearest))
-    signature_reports = [_signature_report(sig, scorer, references) for sig in parsed]
-    differences = [_difference(path, references) for path in paths_between]
-    explained = all(report.explained for report in number_reports)
+def _layout_finding(finding, effect: Measured | str, references: int) -> model.LayoutFinding:
+    measured = isinstance(effect, Measured)
+    return model.LayoutFinding(
+        kind=finding.kind, severity=finding.severity, message=finding.message,
+        where=[model.Location(file=w.file, line=w.line) for w in finding.where], count=finding.count,
+        effect=model.Effect(reading=effect.reading.label(), signature=effect.reading.signature(references),
+                            change=effect.description, before=effect.before, after=effect.after,
+                            delta=effect.delta) if measured else None,
+        no_effect_reason=None if measured else effect)
+
+
+def _number_report(number: GivenNumber, matches: list, search: Search | None, scorer: Scorer | None,
+                   references: int) -> model.NumberReport:
+    nearest = [] if matches or search is None else [
+        _from_match(m, references, kind=model.NearReading,
+                    needs=[model.Need(statistic=n.statistic, current=n.current, needed=n.needed, reproduces=n.reproduces)
+                           for n in needs(m, number, scorer)])
+        for m in search.nearest(number)]
+    return model.NumberReport(
+        given=number.text, value=float(number.value), half_unit=float(number.half_unit), scales=list(number.scales),
+        explained=bool(matches), explanation_count=len(matches),
+        explanations=[_from_match(m, references) for m in matches[:EXPLANATIONS_LISTED]], nearest=nearest)
+
+
+def _assemble(paths, segments, layout, readings, numbers, signatures, differences, notes) -> model.DoctorReport:
     from oracle import __version__
 
     return model.DoctorReport(oracle_version=__version__, hypothesis=paths[0], references=paths[1:], segments=segments,
-                              layout=layout, readings=readings, numbers=number_reports, signatures=signature_reports,
-                              differences=differences, notes=notes, exit_code=0 if explained else 1)
+                              layout=layout, readings=readings, numbers=numbers, signatures=signatures,
+                              differences=differences, notes=notes,
+                              exit_code=0 if all(number.explained for number in numbers) else 1)
 
 
 def _signature_report(sig: ParsedSignature, scorer: Scorer | None, references: int) -> model.SignatureReport:

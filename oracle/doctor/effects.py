@@ -34,35 +34,33 @@ class Measured:
         return self.after - self.before
 
 
-def measure(finding: Finding, reading: Reading, scorer: Scorer, paths: list) -> Measured | None:
-    """The effect of undoing `finding` on `reading`'s score, or None when it cannot be measured."""
+def measure(finding: Finding, reading: Reading, scorer: Scorer, paths: list) -> Measured | str:
+    """The effect of undoing `finding` on `reading`'s score, or why it cannot be measured."""
     fix = finding.fix
     if fix is None:
-        return None
+        return finding.no_effect_reason
     if fix.kind == "reading":
         start, end = _pair(reading, fix)
         if not (scorer.can_score(start) and scorer.can_score(end)):
-            return None
+            return f"the reading {end.label()} is not computed here"
         name = fix.change[0]
         description = f"{name} {_shown(start, name)} -> {_shown(end, name)}"
         return Measured(start, f"{fix.description} ({description})", scorer.value(start).score * 100,
                         scorer.value(end).score * 100)
-    before = scorer.value(reading).score * 100
-    segments = _transformed(fix, paths)
     references = len(paths) - 1
     if fix.transform == "drop-file":
         references -= 1
     elif fix.transform == "transpose":
         references = _first_file_lines(paths[1])
     table = StreamTable(references, keys=[reading.stream], bom=reading.stream.bom == "kept")
-    for texts in segments:
+    for texts in _transformed(fix, paths):
         table.add(texts)
     if table.segments == 0:
-        return None
+        return f"nothing is left to score with the fix ({fix.description})"
     fixed = Scorer(table)
     if not fixed.can_score(reading):
-        return None
-    return Measured(reading, fix.description, before, fixed.value(reading).score * 100)
+        return f"the reading {reading.label()} cannot be computed on the fixed files"
+    return Measured(reading, fix.description, scorer.value(reading).score * 100, fixed.value(reading).score * 100)
 
 
 def _pair(reading: Reading, fix: Fix) -> tuple:

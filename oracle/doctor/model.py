@@ -3,16 +3,18 @@
 `DoctorReport` is the single description of the output: the library call returns it, the command prints
 it (`model_dump_json`), and the JSON Schema shipped as `oracle/models/schemas/doctor.schema.json` is
 generated from it (a test keeps the committed file current; `python -m oracle.doctor.model` rewrites it).
-Scores are floats: `score` on the scale named beside it, `score_100` always on 0-100.
+Scores are floats, null where BLEU is undefined (NaN): `score` on the scale named beside it, `score_100` always
+on 0-100.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 SCHEMA = "bleu-oracle-doctor/1"
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "models" / "schemas" / "doctor.schema.json"
@@ -26,6 +28,11 @@ Scale = Literal["0-1", "0-100"]
 Aggregation = Literal["corpus", "sentence-mean"]
 StepName = Literal["bom", "tokenizer", "case", "reference_length", "smoothing", "empty_order", "segment_totals_floor",
                    "other", "aggregation", "scale"]
+
+
+#: A score, or a difference of scores: null where BLEU is undefined (NaN: no hypothesis and no reference token,
+#: under a profile that says so), since JSON has no NaN.
+Score = Annotated[float | None, BeforeValidator(lambda v: None if isinstance(v, float) and math.isnan(v) else v)]
 
 
 class _Model(BaseModel):
@@ -46,9 +53,9 @@ class Effect(_Model):
                                      "else the first signature's, else sacrebleu with 13a and mixed case).")
     signature: str = Field(description="That reading's signature.")
     change: str = Field(description="What was undone or changed to measure it.")
-    before: float = Field(description="BLEU (0-100) of the files as they are.")
-    after: float = Field(description="BLEU (0-100) with the change.")
-    delta: float = Field(description="after - before.")
+    before: Score = Field(description="BLEU (0-100) of the files as they are.")
+    after: Score = Field(description="BLEU (0-100) with the change.")
+    delta: Score = Field(description="after - before.")
 
 
 class LayoutFinding(_Model):
@@ -80,9 +87,9 @@ class Reading(_Model):
     tokenize: str = Field(description="The tokenizer: none, 13a, intl or char.")
     lowercase: bool = Field(description="Whether case was folded (by the profile's case_fold).")
     aggregation: Aggregation = Field(description="corpus: statistics summed; sentence-mean: mean of sentence scores.")
-    score: float = Field(description="BLEU on the 0-1 scale.")
-    score_100: float = Field(description="BLEU on the 0-100 scale.")
-    bp: float | None = Field(None, description="The brevity penalty (corpus readings).")
+    score: Score = Field(description="BLEU on the 0-1 scale (null: undefined, as NaN).")
+    score_100: Score = Field(description="BLEU on the 0-100 scale.")
+    bp: Score = Field(None, description="The brevity penalty (corpus readings).")
     statistics: Statistics | None = Field(None, description="The summed statistics (corpus readings).")
     signature: str = Field(description="The reading's signature, as `bleu-oracle score` prints it.")
 
@@ -99,8 +106,8 @@ class Explanation(_Model):
                     "write them); also `aggregation` (sentence-mean) and `bom` (kept) when they differ.")
     aggregation: Aggregation = Field(description="corpus or sentence-mean.")
     scale: Scale = Field(description="The scale `score` is on (the given number's).")
-    score: float = Field(description="The reading's score on `scale`.")
-    difference: float | None = Field(None, description="score - the given number (null for a signature).")
+    score: Score = Field(description="The reading's score on `scale`.")
+    difference: Score = Field(None, description="score - the given number (null for a signature).")
     match: Literal["digits", "float32"] | None = Field(
         None, description="digits: within half a unit of the number's last digit (and a float's rounding); float32: "
                           "within single precision (2e-6 relative); null: does not reproduce it.")
@@ -156,9 +163,9 @@ class WaterfallStep(_Model):
                                        "reference_length, smoothing, empty_order, segment_totals_floor, other, "
                                        "aggregation, scale).")
     change: str = Field(description="From what to what.")
-    score: float = Field(description="BLEU (0-100) after this step.")
-    delta: float = Field(description="What this step changed (0-100).")
-    share: float | None = Field(None, description="delta / the whole difference (null when that is 0).")
+    score: Score = Field(description="BLEU (0-100) after this step.")
+    delta: Score = Field(description="What this step changed (0-100).")
+    share: Score = Field(None, description="delta / the whole difference (null when that is 0).")
 
 
 class Difference(_Model):
@@ -168,12 +175,12 @@ class Difference(_Model):
     target: str = Field(description="The second.")
     start: Explanation = Field(description="The reading the path starts from.")
     end: Explanation = Field(description="The reading it ends at.")
-    start_score: float = Field(description="The start reading's BLEU (0-100).")
-    end_score: float = Field(description="The end reading's BLEU (0-100).")
-    computed: float = Field(description="end_score - start_score: what the steps' deltas add up to.")
-    given: float | None = Field(None, description="The difference of the two numbers as given, on 0-100 (null for a "
+    start_score: Score = Field(description="The start reading's BLEU (0-100).")
+    end_score: Score = Field(description="The end reading's BLEU (0-100).")
+    computed: Score = Field(description="end_score - start_score: what the steps' deltas add up to.")
+    given: Score = Field(None, description="The difference of the two numbers as given, on 0-100 (null for a "
                                                   "signature).")
-    rounding: float | None = Field(None, description="given - computed: the printed numbers' rounding.")
+    rounding: Score = Field(None, description="given - computed: the printed numbers' rounding.")
     steps: list[WaterfallStep] = Field(description="Each convention that differs, in the stated order.")
 
 

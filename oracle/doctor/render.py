@@ -40,7 +40,12 @@ def _label(e: Explanation) -> str:
 
 
 def _score(e: Explanation) -> str:
-    return f"{e.score:.4f}" if e.scale == "0-100" else f"{e.score:.6f}"
+    return _num(e.score, ".4f" if e.scale == "0-100" else ".6f")
+
+
+def _num(value: float | None, spec: str) -> str:
+    """A score as text; "undefined" for null (NaN: nothing to score)."""
+    return "undefined" if value is None else format(value, spec)
 
 
 def _precision(number: NumberReport) -> str:
@@ -66,8 +71,8 @@ def _readings_grid(report: DoctorReport) -> tuple:
     by_key = {(r.profile, r.tokenize, r.lowercase): r for r in report.readings}
     columns = [(tokenizer, lowercase) for tokenizer in TOKENIZERS for lowercase in (False, True)]
     headers = [f"{tokenizer} {'lc' if lowercase else 'mixed'}" for tokenizer, lowercase in columns]
-    rows = [(name, [f"{by_key[(name, t, lc)].score_100:.2f}" if (name, t, lc) in by_key else "-" for t, lc in columns])
-            for name in PROFILES]
+    rows = [(name, [_num(by_key[(name, t, lc)].score_100, ".2f") if (name, t, lc) in by_key else "-"
+                    for t, lc in columns]) for name in PROFILES]
     return headers, rows
 
 
@@ -82,8 +87,8 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
             out.append(f"           {finding.message}")
             if finding.effect:
                 e = finding.effect
-                out.append(f"           effect: {e.change}: BLEU {e.before:.2f} -> {e.after:.2f} ({e.delta:+.4f}) "
-                           f"[{e.reading}]")
+                out.append(f"           effect: {e.change}: BLEU {_num(e.before, '.2f')} -> {_num(e.after, '.2f')} "
+                           f"({_num(e.delta, '+.4f')}) [{e.reading}]")
             else:
                 out.append(f"           effect: not measured ({finding.no_effect_reason})")
     else:
@@ -94,7 +99,7 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
         out.append("  " + f"{'':<15}" + "".join(f"{h:>11}" for h in headers))
         out += ["  " + f"{name:<15}" + "".join(f"{cell:>11}" for cell in cells) for name, cells in rows]
         if verbose:
-            out += [f"  {r.score_100:8.4f}  {r.signature}" for r in report.readings]
+            out += [f"  {_num(r.score_100, '8.4f')}  {r.signature}" for r in report.readings]
         else:
             out.append("  (each reading's signature: -v or --json)")
     for number in report.numbers:
@@ -113,27 +118,29 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
         else:
             out.append(f"Number {number.given} ({_precision(number)}): no documented reading reproduces it. Nearest:")
             for near in number.nearest:
-                out.append(f"     {_label(near)}: {_score(near)} on {near.scale} ({near.difference:+.4f}){_needs(near)}")
+                out.append(f"     {_label(near)}: {_score(near)} on {near.scale} ({_num(near.difference, '+.4f')})"
+                           f"{_needs(near)}")
     for sig in report.signatures:
-        out += ["", f"Signature {sig.given}", f"  {_label(sig.reading)}: BLEU {sig.reading.score:.4f}"]
+        out += ["", f"Signature {sig.given}", f"  {_label(sig.reading)}: BLEU {_num(sig.reading.score, '.4f')}"]
         out += [f"  note: {note}" for note in sig.notes]
     for difference in report.differences:
         out += ["", f"Difference {difference.source} -> {difference.target}",
                 f"  from {_label(difference.start)}", f"  to   {_label(difference.end)}",
-                f"  {'start':<60} {difference.start_score:9.4f}"]
+                f"  {'start':<60} {_num(difference.start_score, '9.4f')}"]
         for step in difference.steps:
             if step.delta == 0 and not verbose:
                 continue
-            bar = ("+" if step.delta > 0 else "-") * round(abs(step.share or 0) * BAR)
+            bar = ("+" if (step.delta or 0) > 0 else "-") * round(abs(step.share or 0) * BAR)
             share = f"{step.share:7.1%}" if step.share is not None else "      -"
-            out.append(f"  {step.step + ': ' + step.change:<60.60} {step.score:9.4f} {step.delta:+9.4f} {share} {bar}")
+            out.append(f"  {step.step + ': ' + step.change:<60.60} {_num(step.score, '9.4f')} {_num(step.delta, '+9.4f')} "
+                       f"{share} {bar}")
         inert = [step.step for step in difference.steps if step.delta == 0]
         if inert and not verbose:
             out.append(f"  {'differing, no effect here: ' + ', '.join(inert):<60}   (-v shows them)")
-        given = "" if difference.given is None else (f"; the numbers as given differ by {difference.given:+.4f} "
-                                                     f"(rounding {difference.rounding:+.4f})")
-        out.append(f"  {'end':<60} {difference.end_score:9.4f}")
-        out.append(f"  the steps add up to {difference.computed:+.4f}{given}")
+        given = "" if difference.given is None else (f"; the numbers as given differ by {_num(difference.given, '+.4f')} "
+                                                     f"(rounding {_num(difference.rounding, '+.4f')})")
+        out.append(f"  {'end':<60} {_num(difference.end_score, '9.4f')}")
+        out.append(f"  the steps add up to {_num(difference.computed, '+.4f')}{given}")
     out += [f"note: {note}" for note in report.notes]
     return "\n".join(line.rstrip() for line in out) + "\n"
 
@@ -145,8 +152,9 @@ def markdown(report: DoctorReport) -> str:
         out += ["| severity | kind | where | what | effect |", "| --- | --- | --- | --- | --- |"]
         for f in report.layout:
             where = ", ".join(f"`{w.file}:{w.line}`" if w.line else f"`{w.file}`" for w in f.where)
-            effect = (f"{f.effect.change}: {f.effect.before:.2f} -> {f.effect.after:.2f} ({f.effect.delta:+.4f}) under "
-                      f"{f.effect.reading}" if f.effect else f"not measured: {f.no_effect_reason}")
+            effect = (f"{f.effect.change}: {_num(f.effect.before, '.2f')} -> {_num(f.effect.after, '.2f')} "
+                      f"({_num(f.effect.delta, '+.4f')}) under {f.effect.reading}" if f.effect
+                      else f"not measured: {f.no_effect_reason}")
             out.append(f"| {f.severity} | {f.kind} | {where} | {_cell(f.message)} | {_cell(effect)} |")
     else:
         out.append("No problem found.")
@@ -156,8 +164,8 @@ def markdown(report: DoctorReport) -> str:
                 "| --- |" + " ---: |" * len(headers)]
         out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows]
         out += ["", "| reading | BLEU | signature |", "| --- | ---: | --- |"]
-        out += [f"| {r.profile}, {r.tokenize}, {'lc' if r.lowercase else 'mixed'} | {r.score_100:.4f} | `{r.signature}` |"
-                for r in report.readings]
+        out += [f"| {r.profile}, {r.tokenize}, {'lc' if r.lowercase else 'mixed'} | {_num(r.score_100, '.4f')} | "
+                f"`{r.signature}` |" for r in report.readings]
     for number in report.numbers:
         out += ["", f"## Number {number.given}", ""]
         if number.explained:
@@ -167,19 +175,19 @@ def markdown(report: DoctorReport) -> str:
                     for i, (e, profiles) in enumerate(_groups(number.explanations)[:20], 1)]
         else:
             out += ["No documented reading reproduces it. Nearest:", ""]
-            out += [f"- {_label(n)}: {_score(n)} on {n.scale} ({n.difference:+.4f}){_needs(n)}" for n in number.nearest]
+            out += [f"- {_label(n)}: {_score(n)} on {n.scale} ({_num(n.difference, '+.4f')}){_needs(n)}" for n in number.nearest]
     for sig in report.signatures:
-        out += ["", f"## Signature `{sig.given}`", "", f"{_label(sig.reading)}: BLEU {sig.reading.score:.4f}"]
+        out += ["", f"## Signature `{sig.given}`", "", f"{_label(sig.reading)}: BLEU {_num(sig.reading.score, '.4f')}"]
         out += [f"- {note}" for note in sig.notes]
     for d in report.differences:
         out += ["", f"## Difference {d.source} -> {d.target}", "", f"From {_label(d.start)} to {_label(d.end)}.", "",
                 "| step | change | BLEU | delta | share |", "| --- | --- | ---: | ---: | ---: |",
-                f"| start | | {d.start_score:.4f} | | |"]
-        out += [f"| {s.step} | {_cell(s.change)} | {s.score:.4f} | {s.delta:+.4f} | "
+                f"| start | | {_num(d.start_score, '.4f')} | | |"]
+        out += [f"| {s.step} | {_cell(s.change)} | {_num(s.score, '.4f')} | {_num(s.delta, '+.4f')} | "
                 f"{'' if s.share is None else f'{s.share:.0%}'} |" for s in d.steps]
-        out.append(f"| end | | {d.end_score:.4f} | {d.computed:+.4f} | |")
+        out.append(f"| end | | {_num(d.end_score, '.4f')} | {_num(d.computed, '+.4f')} | |")
         if d.given is not None:
-            out += ["", f"The numbers as given differ by {d.given:+.4f}; rounding {d.rounding:+.4f}."]
+            out += ["", f"The numbers as given differ by {_num(d.given, '+.4f')}; rounding {_num(d.rounding, '+.4f')}."]
     out += [f"\nNote: {note}" for note in report.notes]
     return "\n".join(out) + "\n"
 
