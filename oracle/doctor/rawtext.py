@@ -11,12 +11,11 @@ UTF-8 become U+FFFD and the line says where the first one was; a byte-order mark
 from __future__ import annotations
 
 import gzip
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 from oracle.formulas.errors import BleuValueError
-from oracle.textio import LINE_LIMIT
+from oracle.textio import bounded_lines, read_errors
 
 BOM = "\ufeff"
 
@@ -41,30 +40,12 @@ def read_raw_lines(path, *, errors: str = "replace") -> Iterator[Line]:
         raise BleuValueError("`doctor` reads each file more than once (the lint, then each measured fix): "
                              "give a file, not standard input (-)")
     opener = gzip.open if name.endswith(".gz") else open
-    number = 0
-    try:
-        with opener(path, "rb") as handle:
-            while True:
-                raw = handle.readline(LINE_LIMIT + 1)
-                if not raw:
-                    return
-                number += 1
-                if len(raw) > LINE_LIMIT:
-                    raise BleuValueError(f"{name}:{number}: a line longer than {LINE_LIMIT} bytes")
-                if raw.endswith(b"\n"):
-                    raw = raw[:-1]
-                try:
-                    yield Line(number, raw.decode("utf-8"))
-                except UnicodeDecodeError as exc:
-                    yield Line(number, raw.decode("utf-8", errors), exc.start)
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise BleuValueError(f"{name}: not a readable gzip file ({exc or type(exc).__name__})") from None
-    except IsADirectoryError:
-        raise BleuValueError(f"{name}: a directory, not a file of segments") from None
-    except OSError as exc:
-        raise BleuValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
-
-
-def without_leading_bom(text: str, number: int) -> str:
-    """Line 1 without a byte-order mark, as `textio` (UTF-8 with signature) reads it; other lines as they are."""
-    return text[1:] if number == 1 and text.startswith(BOM) else text
+    with read_errors(name), opener(path, "rb") as handle:
+        for number, raw in bounded_lines(handle, name, "bytes"):
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+            try:
+                text, invalid_at = raw.decode("utf-8"), None
+            except UnicodeDecodeError as exc:
+                text, invalid_at = raw.decode("utf-8", errors), exc.start
+            yield Line(number, text, invalid_at)

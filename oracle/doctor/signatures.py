@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
+from oracle.diagnose.classify import smoothing_from_description
 from oracle.formulas.conventions import EMPTY_ORDER_RULES, NO_MATCH_RULES, REFERENCE_LENGTH_RULES, Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
@@ -157,20 +158,8 @@ def _oracle(text: str, fields: dict) -> ParsedSignature:
 
 
 def _oracle_smoothing(value: str, text: str) -> Smoothing:
-    """`exp`, `floor:value=0.1` (doctor's), or `floor(value=1/10)` (`Smoothing.describe()`, score's)."""
-    match = re.fullmatch(r"([a-z0-9-]+)(?:[:(](.*?)\)?)?", value)
-    if not match:
-        raise BleuValueError(f"`--signature {text}`: smoothing `{value}` is not METHOD or METHOD:PARAM=VALUE")
-    parameters = {}
-    for item in filter(None, (match.group(2) or "").split(",")):
-        name, found, number = item.partition("=")
-        if not found:
-            raise BleuValueError(f"`--signature {text}`: smoothing parameter `{item}` is not NAME=VALUE")
-        try:
-            parameters[name.strip()] = Fraction(number.strip())
-        except (ValueError, ZeroDivisionError):
-            raise BleuValueError(f"`--signature {text}`: smoothing parameter `{item}` is not a number") from None
+    """`exp`, or `floor(value=1/10)`: `Smoothing.describe()`, as the signature prints it."""
     try:
-        return Smoothing(match.group(1), **parameters)
+        return smoothing_from_description(value)
     except (BleuOracleError, TypeError) as exc:
         raise BleuValueError(f"`--signature {text}`: smoothing `{value}`: {exc}") from None
