@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from oracle.doctor.readings import UNIFORM, Reading, Scorer
 from oracle.doctor.sentences import SCREENED_METHODS, mean_sentence_score
-from oracle.doctor.streams import RULES, StreamTable, all_keys
+from oracle.doctor.streams import RULES, StreamTable
 from oracle.doctor.waterfall import Point, waterfall
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Options, Smoothing

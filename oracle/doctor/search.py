@@ -1,7 +1,7 @@
 """Reconstructing a number: every documented reading that reproduces it within its printed digits.
 
 The readings searched are every profile x tokenizer x case as it stands, then with one convention changed
-from the profile, then with two (`candidates`); a number is compared on the 0-100 scale, and also on the
+from the profile, then with two (`explore`); a number is compared on the 0-100 scale, and also on the
 0-1 scale when it is at most 1. A reading reproduces a number printed with d decimals when it is within
 half a unit of the d-th decimal ("digits"; plus 1e-12 relative for a float's own rounding), or, ranked
 after those, within 2e-6 relative ("float32": what single-precision arithmetic, torch's default, keeps).
@@ -39,6 +39,9 @@ FLOAT32_SLACK = Decimal("2e-6")
 MATCH_CLASSES = ("digits", "float32")
 #: How many nearest readings an unexplained number lists.
 NEAREST = 5
+#: A statistic that would have to move by more than this share of its value is no plausible explanation (a bug
+#: or an unknown convention moves a count a little, not by half): such needs are not listed.
+NEED_RANGE = 0.2
 
 
 @dataclass(frozen=True)
@@ -236,7 +239,8 @@ class Need:
 
 def needs(match: Match, number: GivenNumber, scorer: Scorer) -> list:
     """For a corpus reading without smoothing: the reference length, or each order's matches, that gives the
-    number (solved in floating point, rounded, then checked with the exact oracle)."""
+    number (solved in floating point, rounded, then checked with the exact oracle), where it is within
+    NEED_RANGE of its value."""
     reading = match.reading
     if reading.aggregation != "corpus" or match.score <= 0:
         return []
@@ -262,7 +266,7 @@ def needs(match: Match, number: GivenNumber, scorer: Scorer) -> list:
         if p_needed <= 1:
             found.append((f"matches[{n + 1}]", stats.matches[n], round(p_needed * total)))
     return [Need(name, current, needed, _reproduces(result, name, needed, number, match.scale))
-            for name, current, needed in found if needed != current]
+            for name, current, needed in found if needed != current and abs(needed - current) <= NEED_RANGE * current]
 
 
 def _reproduces(result: bleu.BleuResult, statistic: str, needed: int, number: GivenNumber, scale: str) -> bool:
