@@ -96,6 +96,15 @@ def test_swapped_arguments_by_name_and_by_content(tmp_path, wmt):
     assert "identical to" in same.message and ("newstest2017.reference.en-de.txt", 1) in _places(same)
 
 
+def test_a_hypothesis_far_longer_than_every_reference_is_named(tmp_path, wmt):
+    """Three system lines joined on each hypothesis line (what a reference given as the hypothesis looks like
+    against short references, or output that was never split into segments)."""
+    joined = [" ".join(wmt["hyp"][i:i + 3]) for i in range(SEGMENTS)]
+    finding = _finding(diagnose_files(_write(tmp_path / "out.txt", joined), [_write(tmp_path / "ref.txt", wmt["ref"])]),
+                       "swapped-arguments")
+    assert "times as long as every reference" in finding.message and ("out.txt", 1) in _places(finding)
+
+
 def test_a_transposed_reference_list_is_named(tmp_path, wmt):
     """40 segments with 3 references each, written one file per segment (3 lines each) instead of one file per
     reference (40 lines each): the classic transposition of a list of reference lists."""

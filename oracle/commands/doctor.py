@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -43,7 +44,7 @@ Examples:
 """
 
 
-def register(subparsers):
+def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("doctor", help=SUMMARIES["doctor"], description=HELP, formatter_class=HelpFormatter)
     parser.add_argument("--hyp", required=True, metavar="FILE", help="the hypothesis file (one segment per line; .gz too)")
     parser.add_argument("--ref", required=True, action="append", metavar="FILE",
@@ -61,7 +62,7 @@ def register(subparsers):
     parser.set_defaults(handler=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from oracle.doctor import diagnose_files
     from oracle.doctor.render import markdown, text
 

@@ -15,7 +15,7 @@ module once.
 __all__ = ["DoctorReport", "diagnose_files"]
 
 
-def __getattr__(name):
+def __getattr__(name: str):
     if name == "diagnose_files":
         from .diagnosis import diagnose_files
 

@@ -8,19 +8,21 @@ user's own number points to (a pass over the files per problem that needs one).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from itertools import zip_longest
+from os import PathLike
 
 from oracle.formulas.errors import BleuTypeError
 
 from . import model
 from .effects import Measured, measure
-from .layout import LayoutWatch
+from .layout import Finding, LayoutWatch
 from .rawtext import BOM, read_raw_lines
 from .readings import Reading, Scorer, on_scale, table_readings
 from .search import GivenNumber, Match, Search, needs, parse_number
 from .signatures import ParsedSignature, parse_signature
 from .streams import SENTENCE_LEVEL_LIMIT, StreamTable
-from .waterfall import Point, waterfall
+from .waterfall import Point, Waterfall, waterfall
 
 #: How many explanations of a number the report lists (all are counted).
 EXPLANATIONS_LISTED = 50
@@ -28,8 +30,8 @@ EXPLANATIONS_LISTED = 50
 DEFAULT_READING = Reading("sacrebleu", "13a", False)
 
 
-def diagnose_files(hypothesis, references, *, numbers=(), signatures=(),
-                   sentence_limit: int = SENTENCE_LEVEL_LIMIT) -> model.DoctorReport:
+def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLike], *, numbers: Iterable[str] = (),
+                   signatures: Iterable[str] = (), sentence_limit: int = SENTENCE_LEVEL_LIMIT) -> model.DoctorReport:
     """Diagnose a hypothesis file against reference files (one reference stream each), explaining `numbers`
     (strings as printed, either scale: their digits say how exactly they are known) and `signatures`.
 
@@ -69,7 +71,7 @@ def diagnose_files(hypothesis, references, *, numbers=(), signatures=(),
         notes)
 
 
-def _scan(paths: list, sentence_limit: int):
+def _scan(paths: list, sentence_limit: int) -> tuple[StreamTable | None, LayoutWatch]:
     readers = [read_raw_lines(path) for path in paths]
     watch = LayoutWatch(paths[0], paths[1:])
     table = None
@@ -104,18 +106,19 @@ def _readings(scorer: Scorer) -> list:
     return rows
 
 
-def _explanation(reading: Reading, scale: str, score: float, references: int, *, difference=None, match=None,
-                 kind=model.Explanation, **extra):
+def _explanation(reading: Reading, scale: str, score: float, references: int, *, difference: float | None = None,
+                 match: str | None = None, kind: type[model.Explanation] = model.Explanation,
+                 **extra) -> model.Explanation:
     return kind(profile=reading.profile, tokenize=reading.tokenizer, lowercase=reading.lowercase,
                 conventions=reading.conventions(), aggregation=reading.aggregation, scale=scale, score=score,
                 difference=difference, match=match, signature=reading.signature(references), **extra)
 
 
-def _from_match(m: Match, references: int, **extra):
+def _from_match(m: Match, references: int, **extra) -> model.Explanation:
     return _explanation(m.reading, m.scale, m.score, references, difference=m.difference, match=m.match, **extra)
 
 
-def _layout_finding(finding, effect: Measured | str, references: int) -> model.LayoutFinding:
+def _layout_finding(finding: Finding, effect: Measured | str, references: int) -> model.LayoutFinding:
     measured = isinstance(effect, Measured)
     return model.LayoutFinding(
         kind=finding.kind, severity=finding.severity, message=finding.message,
@@ -139,7 +142,8 @@ def _number_report(number: GivenNumber, matches: list, search: Search | None, sc
         explanations=[_from_match(m, references) for m in matches[:EXPLANATIONS_LISTED]], nearest=nearest)
 
 
-def _assemble(paths, segments, layout, readings, numbers, signatures, differences, notes) -> model.DoctorReport:
+def _assemble(paths: list, segments: int, layout: list, readings: list, numbers: list, signatures: list,
+              differences: list, notes: list) -> model.DoctorReport:
     from oracle import __version__
 
     return model.DoctorReport(oracle_version=__version__, hypothesis=paths[0], references=paths[1:], segments=segments,
@@ -161,8 +165,8 @@ def _signature_report(sig: ParsedSignature, scorer: Scorer | None, references: i
                                  reading=_explanation(sig.reading, "0-100", score, references))
 
 
-def _difference(path, references: int) -> model.Difference:
-    def end(point: Point, score_100: float):
+def _difference(path: Waterfall, references: int) -> model.Difference:
+    def end(point: Point, score_100: float) -> model.Explanation:
         return _explanation(point.reading, point.scale, on_scale(score_100 / 100, point.scale), references)
 
     given = path.given

@@ -87,7 +87,7 @@ def _shown(reading: Reading, name: str) -> str:
     return shown(reading.value_of(name))
 
 
-def _texts(path, **kwargs) -> Iterator[str]:
+def _texts(path: str, **kwargs) -> Iterator[str]:
     return (line.text for line in read_raw_lines(path, **kwargs))
 
 
@@ -136,5 +136,5 @@ _CLEANERS = {
 }
 
 
-def _first_file_lines(path) -> int:
+def _first_file_lines(path: str) -> int:
     return sum(1 for _ in read_raw_lines(path))

@@ -67,9 +67,6 @@ class Location:
     file: str
     line: int | None = None
 
-    def __str__(self) -> str:
-        return self.file if self.line is None else f"{self.file}:{self.line}"
-
 
 @dataclass(frozen=True)
 class Fix:
@@ -152,7 +149,8 @@ class _FileWatch:
             self.changed_by_13a += tokenize(stripped, "13a") != tuple(stripped.split())
 
 
-def _noted(kept: list, item) -> int:
+def _noted(kept: list, item: object) -> int:
+    """Count one more occurrence; keep its place while fewer than SHOWN are kept."""
     if len(kept) < SHOWN:
         kept.append(item)
     return 1
@@ -342,15 +340,14 @@ class LayoutWatch:
         return found
 
     def _swapped(self) -> list:
-        if not self.compared:
-            return []
         hyp = self.names[0]
         reasons, exchange = [], None
-        for j, same in enumerate(self.identical):
+        sampled = self.compared >= SHIFT_LINES  # shares of a handful of lines say nothing
+        for j, same in enumerate(self.identical if sampled else ()):
             if same >= SWAP_SHARE * self.compared:
                 reasons.append(f"the hypothesis is identical to {self.names[j + 1]} on {same} of {self.compared} lines")
                 exchange = j + 1 if exchange is None else exchange
-        if self.longer >= SWAP_SHARE * self.compared:
+        if sampled and self.longer >= SWAP_SHARE * self.compared:
             reasons.append(f"the hypothesis is at least {LONGER_FACTOR:g} times as long as every reference on "
                            f"{self.longer} of {self.compared} lines")
         named_reference = _REFERENCE_NAME.search(Path(hyp).name.lower())
@@ -362,7 +359,8 @@ class LayoutWatch:
         if not reasons:
             return []
         exchange = exchange or 1
-        return [Finding("swapped-arguments", "warning", "the hypothesis and a reference look swapped: " + "; ".join(reasons),
+        return [Finding("swapped-arguments", "warning", "the hypothesis and a reference look swapped (or the hypothesis "
+                        "is not the system's output): " + "; ".join(reasons),
                         (Location(hyp, 1), Location(self.names[exchange], 1)), self.compared,
                         Fix("pass", f"{hyp} and {self.names[exchange]} exchanged", transform="exchange", file=exchange))]
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
+from os import PathLike
 from dataclasses import dataclass
 
 from oracle.formulas.errors import BleuValueError
@@ -32,7 +33,7 @@ class Line:
     invalid_at: int | None = None
 
 
-def read_raw_lines(path, *, errors: str = "replace") -> Iterator[Line]:
+def read_raw_lines(path: str | PathLike, *, errors: str = "replace") -> Iterator[Line]:
     """The lines of `path`, bounded and decoded one by one. `errors` is what becomes of bytes that are not
     UTF-8: "replace" (U+FFFD, the default) or "ignore" (dropped: the effect the lint measures)."""
     name = str(path)

@@ -46,7 +46,7 @@ _OPTION_FIELDS = {f.name for f in fields(Options)}
 UNIFORM = (Fraction(1, ORDERS),) * ORDERS
 
 
-def shown(value) -> str:
+def shown(value: object) -> str:
     """A convention's value as a user writes it: `floor:value=0.1` (the --smoothing syntax), 1, true."""
     if isinstance(value, Smoothing):
         params = ",".join(f"{name}={float(getattr(value, name)):g}" for name in ("value", "k", "epsilon", "alpha")
@@ -80,20 +80,20 @@ class Reading:
             raise BleuValueError(f"unknown convention(s) {unknown}; conventions are {list(CONVENTIONS)}")
         object.__setattr__(self, "changes", tuple(sorted(self.changes, key=lambda c: CONVENTIONS.index(c[0]))))
 
-    def changed(self, name: str, value) -> Reading:
+    def changed(self, name: str, value: object) -> Reading:
         """This reading with one more convention changed (or changed back, when `value` is the profile's)."""
         rest = tuple(c for c in self.changes if c[0] != name)
         default = self._default(name)
         return Reading(self.profile, self.tokenizer, self.lowercase, rest if value == default else rest + ((name, value),))
 
-    def _default(self, name: str):
+    def _default(self, name: str) -> object:
         if name == "aggregation":
             return "corpus"
         if name == "bom":
             return "dropped"
         return getattr(PROFILES[self.profile].options, name)
 
-    def value_of(self, name: str):
+    def value_of(self, name: str) -> object:
         """The value of convention `name` in this reading (its change, or the profile's)."""
         return dict(self.changes).get(name, self._default(name))
 

@@ -15,7 +15,7 @@ counts (`SCREENED_METHODS`); the others (Chen and Cherry's 4 to 7) are not avera
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from oracle.formulas.conventions import Options, Smoothing
 
@@ -101,7 +101,7 @@ def mean_sentence_score(rows: Iterable[tuple], options: Options) -> float:
     return math.fsum(scores) / len(scores) if scores else math.nan
 
 
-def _whole(smoothing: Smoothing, no_match_zero: bool):
+def _whole(smoothing: Smoothing, no_match_zero: bool) -> Callable[[tuple], float]:
     """The score of a segment with n-grams of every order (c >= N), as a function of its row."""
     method = smoothing.method
     if method in _REPLACING:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from oracle.formulas import bleu
@@ -161,7 +161,8 @@ def all_keys(bom: bool) -> tuple:
 class StreamTable:
     """The statistics of every stream in `keys` over the segments added so far."""
 
-    def __init__(self, references: int, *, keys=None, bom: bool = False, limit: int = SENTENCE_LEVEL_LIMIT) -> None:
+    def __init__(self, references: int, *, keys: Iterable[StreamKey] | None = None, bom: bool = False,
+                 limit: int = SENTENCE_LEVEL_LIMIT) -> None:
         self.references = references
         self.limit = limit
         self.keys = tuple(keys) if keys is not None else all_keys(bom)

@@ -56,7 +56,7 @@ class Step:
 
 
 @dataclass(frozen=True)
-class Path:
+class Waterfall:
     start: Point
     end: Point
     start_score: float
@@ -74,7 +74,7 @@ class Path:
         return self.end.given_100 - self.start.given_100
 
 
-def waterfall(start: Point, end: Point, scorer: Scorer) -> Path:
+def waterfall(start: Point, end: Point, scorer: Scorer) -> Waterfall:
     """The path from `start`'s reading to `end`'s, one step of `STEPS` at a time (steps that change nothing
     are left out)."""
     here = start.reading.computation
@@ -91,10 +91,11 @@ def waterfall(start: Point, end: Point, scorer: Scorer) -> Path:
     total = last - first
     steps = tuple(Step(name, change, score, delta, (delta / total) + 0.0 if total else None)
                   for name, change, score, delta in moves)
-    return Path(start, end, first, last, steps)
+    return Waterfall(start, end, first, last, steps)
 
 
-def _moved(name: str, option_names: tuple, here: Computation, target: Computation, start: Point, end: Point):
+def _moved(name: str, option_names: tuple, here: Computation, target: Computation, start: Point,
+           end: Point) -> tuple[Computation, str | None]:
     """`here` with step `name` taken towards `target`, and how the change reads; (here, None) when nothing moves."""
     if name == "scale":
         return here, (f"{start.scale} -> {end.scale} (how the number is printed; same value)"
