@@ -128,9 +128,10 @@ class _Kept:
 
     def __init__(self, references: int) -> None:
         self.references = references
-        self.hyp_len = array("q")
-        self.ref_lens = array("q")
-        self.matches = array("q")
+        # 32-bit counts: a line holds at most LINE_LIMIT characters, so fewer tokens than 2**31
+        self.hyp_len = array("i")
+        self.ref_lens = array("i")
+        self.matches = array("i")
 
     def append(self, counted: Counted) -> None:
         self.hyp_len.append(counted.hyp_len)
