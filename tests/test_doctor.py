@@ -120,8 +120,11 @@ def test_a_line_past_the_limit_is_refused_not_read_whole(tmp_path, cat):
 
 def test_report_writes_doctor_md_and_doctor_json(tmp_path, cat):
     target = tmp_path / "out"
+    target.mkdir()
+    (target / "notes.txt").write_text("mine", encoding="utf-8")  # a file of the user's: left alone
     code, out, _ = _run(["doctor", "--hyp", cat[0], "--ref", cat[1], "--number", "37.99", "--number", "0",
                          "--report", str(target)])
+    assert (target / "notes.txt").read_text(encoding="utf-8") == "mine"
     assert code == 0 and "Readings: BLEU on the 0-100 scale" in out and "Difference 37.99 -> 0" in out
     written = json.loads((target / "doctor.json").read_text(encoding="utf-8"))
     Draft202012Validator(model.json_schema()).validate(written)

@@ -71,11 +71,11 @@ def run(args: argparse.Namespace) -> int:
     report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature)
     payload = report.model_dump_json(by_alias=True, indent=1)
     if args.report:
-        from oracle.reports.staging import staged, write_atomically
+        # each file written whole or not at all, into DIR as it is: other files there are left alone
+        from oracle.reports.staging import write_atomically
 
-        with staged(args.report) as directory:
-            write_atomically(directory / "doctor.json", payload + "\n")
-            write_atomically(directory / "doctor.md", markdown(report))
+        write_atomically(Path(args.report) / "doctor.json", payload + "\n")
+        write_atomically(Path(args.report) / "doctor.md", markdown(report))
     if args.json:
         sys.stdout.write(payload + "\n")
     else:
