@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/bench.py            # everything, on WMT17 (../shared/data)
     .venv/bin/python benchmarks/bench.py --quick    # a tiny run (what the test suite does)
     .venv/bin/python benchmarks/bench.py --skip scaling in-process commands startup serve check   # memory only
+    .venv/bin/python benchmarks/bench.py --skip scaling in-process commands startup serve check memory  # doctor only
 
 Every comparison runs the contenders alternately on the same inputs and reports
 medians and ratios measured in the same run, so machine load affects both sides.
@@ -28,6 +29,8 @@ DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
 sys.path.insert(0, str(ROOT))
 
 import oracle  # noqa: E402
+import oracle.formulas.bleu  # noqa: E402
+import oracle.textio  # noqa: E402
 
 HYP_SYSTEM = "newstest2017.online-B.0.en-de.txt.gz"
 REFERENCE = "newstest2017.reference.en-de.txt.gz"
@@ -305,6 +308,47 @@ SELF_PEAK = ("import resource, sys\nfrom oracle.cli import main\ntry:\n    code 
              "sys.exit(code)")
 
 
+def bench_doctor(hyp, refs, repeats, rows, workdir):
+    """`doctor`'s readings table (every profile x tokenizer x case: 64 readings, with the layout lint) on the
+    first reference only (WMT17: 3,004 segments, 1 reference), side by side with the same 64 readings each
+    scored on its own by the oracle (tokenize, count, score: once, it is slow), one reading scored alone, and
+    the whole command in a fresh process (the target: at most 10 s); plus the search behind --number."""
+    from oracle.doctor import diagnose_files
+    from oracle.doctor.readings import table_readings
+
+    hyp_file = workdir / "doctor-hyp.txt"
+    ref_file = workdir / "doctor-ref.txt"
+    hyp_file.write_text("\n".join(hyp) + "\n", encoding="utf-8")
+    ref_file.write_text("\n".join(refs[0]) + "\n", encoding="utf-8")
+
+    def alone(reading):
+        options = reading.options
+        segments = oracle.textio.read_parallel(hyp_file, [ref_file], tokenizer=options.tokenizer,
+                                               split=options.token_split)
+        stats = oracle.formulas.bleu.sum_statistics(segments, max_order=4, options=options)
+        return oracle.bleu_from_statistics(stats, options=options).score_float * 100
+
+    one = next(r for r in table_readings() if (r.profile, r.tokenizer, r.lowercase) == ("sacrebleu", "13a", False))
+    command = [sys.executable, "-m", "oracle", "doctor", "--hyp", str(hyp_file), "--ref", str(ref_file), "--json"]
+    contenders = {
+        "doctor table, in process": lambda: diagnose_files(hyp_file, [ref_file]),
+        "doctor table + 2 numbers": lambda: diagnose_files(hyp_file, [ref_file], numbers=["26.65", "0.2159"]),
+        "one reading alone (oracle)": lambda: alone(one),
+        "bleu-oracle doctor, command": lambda: subprocess.run(command, capture_output=True, check=True, cwd=ROOT),
+    }
+    times, results = alternate(contenders, repeats)
+    report(f"doctor: the readings table (64 readings), {len(hyp)} segments, 1 reference", times,
+           ["one reading alone (oracle)"], rows)
+    start = time.perf_counter()
+    separately = {r: alone(r) for r in table_readings()}
+    seconds = time.perf_counter() - start
+    shared = {(r.profile, r.tokenize, r.lowercase): r.score_100 for r in results["doctor table, in process"].readings}
+    worst = max(abs(shared[(r.profile, r.tokenizer, r.lowercase)] - v) for r, v in separately.items())
+    print(f"  the 64 readings each scored alone (one round): {seconds * 1000:9.1f} ms; largest difference from the "
+          f"shared counting {worst:.1e}")
+    rows.append({"section": "doctor, 64 readings each alone", "seconds": seconds, "largest_difference": worst})
+
+
 def bench_memory(sizes, rows):
     """The runner's peak RSS with --examples growing (check --no-cases against the trivial implementation):
     a run keeps counts, not records, so the largest should be within 1.3x of the smallest."""
@@ -374,7 +418,7 @@ def main(argv=None):
     parser.add_argument("--examples", type=int, default=200, help="examples for the check runs (default 200)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["in-process", "commands", "startup", "serve", "check", "scaling", "memory"],
+                        choices=["in-process", "commands", "startup", "serve", "check", "scaling", "memory", "doctor"],
                         help="sections to leave out")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -403,6 +447,8 @@ def main(argv=None):
             bench_search(50 if args.quick else 1000, rows)
             bench_search(50 if args.quick else 1000, rows, jobs=2)
             bench_search_parts(50 if args.quick else 1000, rows)
+        if "doctor" not in args.skip:
+            bench_doctor(hyp, refs, repeats, rows, workdir)
         if "memory" not in args.skip:
             bench_memory([20, 60] if args.quick else [500, 20_000], rows)
 

@@ -13,6 +13,7 @@ import gzip
 import io
 import sys
 import zlib
+from contextlib import contextmanager
 from itertools import zip_longest
 
 from oracle.formulas.errors import BleuValueError
@@ -35,18 +36,33 @@ def read_lines(path):
     name = "standard input" if str(path) == "-" else str(path)
     number = 0
     try:
-        with open_text(path) as handle:
-            while True:
-                line = handle.readline(LINE_LIMIT + 1)
-                if not line:
-                    return
-                number += 1
-                if len(line) > LINE_LIMIT:
-                    raise BleuValueError(f"{name}:{number}: a line longer than {LINE_LIMIT} characters")
+        with read_errors(name), open_text(path) as handle:
+            for number, line in bounded_lines(handle, name):
                 yield line[:-1] if line.endswith("\n") else line
     except UnicodeDecodeError as exc:
         raise BleuValueError(f"{name}:{number + 1}: not UTF-8 text ({exc.reason}: byte 0x{exc.object[exc.start]:02x} "
                              f"at offset {exc.start} of the chunk read)") from None
+
+
+def bounded_lines(handle, name, unit="characters"):
+    """(1-based number, line with its "\\n") for each line of the open file `handle`, none read past LINE_LIMIT
+    `unit`s: a longer line is an error naming `name` and the line, not a gigabyte in memory."""
+    number = 0
+    while True:
+        line = handle.readline(LINE_LIMIT + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > LINE_LIMIT:
+            raise BleuValueError(f"{name}:{number}: a line longer than {LINE_LIMIT} {unit}")
+        yield number, line
+
+
+@contextmanager
+def read_errors(name):
+    """A file that cannot be read, is a directory or is a broken gzip, as a BleuValueError naming it."""
+    try:
+        yield
     except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
         raise BleuValueError(f"{name}: not a readable gzip file ({exc or type(exc).__name__})") from None
     except IsADirectoryError:

@@ -8,6 +8,7 @@ harness, pydantic or YAML), so each verb's one-line help lives here, where `--he
 #: Verbs in the order `--help` lists them, each with its one-line help.
 SUMMARIES = {
     "score": "score files with the oracle",
+    "doctor": "explain a BLEU number, and two that differ, on your own files",
     "profiles": "list the profiles and their cited conventions",
     "cases": "list or validate the documented cases",
     "serve": "serve an implementation over protocol v1 on stdin/stdout",

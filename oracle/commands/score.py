@@ -13,6 +13,7 @@ from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.textio import read_parallel
 
 from oracle.formulas.errors import BleuValueError
+from oracle.signatures import signature
 
 from .common import add_scoring_arguments, positive_int
 
@@ -106,20 +107,6 @@ def run(args):
     result = bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing)
     _emit(result, args, out, derivation)
     return 0
-
-
-def signature(profile, *, references, options, smoothing, weights):
-    """Every setting that changes the number, sacrebleu-style: `profile:P|nrefs:N|case:..|tok:..|smooth:..|
-    weights:..|version:bleu-oracle-X` (sacrebleu's own reads `nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|
-    version:2.6.0`)."""
-    from oracle import __version__
-
-    smoothing = smoothing if hasattr(smoothing, "describe") else options.smoothing
-    shown = ",".join(format(float(w), "g") for w in weights)
-    case = ("lc" if options.case_fold == "unicode" else f"lc-{options.case_fold}") if options.lowercase else "mixed"
-    split = "" if options.token_split == "str-split" else f"|split:{options.token_split}"
-    return (f"profile:{profile}|nrefs:{references}|case:{case}|tok:{options.tokenizer}{split}|"
-            f"smooth:{smoothing.describe()}|weights:{shown}|version:bleu-oracle-{__version__}")
 
 
 def _emit(result, args, out, derivation, index=None):

@@ -1,0 +1,86 @@
+"""`bleu-oracle doctor`: explain a BLEU number, and any two that differ, on the user's own files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from oracle.commands import SUMMARIES
+from oracle.formulas.errors import BleuValueError
+
+from .common import HelpFormatter
+
+HELP = """Explain a BLEU number on your own files: why 26.65 here and 24.1 there.
+
+First, the layout lint: what makes BLEU silently wrong on real files (line counts that differ, a
+reference shifted or in another order, references transposed, hypothesis and reference swapped, a
+reference duplicated, one side lowercased or tokenized and the other not, empty lines, a byte-order
+mark, CR line ends, NUL, bytes that are not UTF-8), each with its file and line and its effect on
+the score, measured by the oracle.
+
+Then every documented reading side by side: every profile (`bleu-oracle profiles`) under every
+tokenizer (none, 13a, intl, char), with and without lowercasing, on both scales, each with its
+signature. The files are read once and streamed; each token stream is counted once and every
+reading is computed from the shared statistics.
+
+--number X (repeatable; 0-1 or 0-100, with the digits you have): every reading that reproduces X
+within its printed digits, ranked: a named profile as it stands first, then the fewest conventions
+changed from one (reference length rule, smoothing, empty-order rule, nltk's per-segment floor, a
+mean of sentence scores, ...). When none does, the nearest readings and what their statistics would
+need. --signature S (sacrebleu's, 1.x or 2.x, or this project's): its reading computed here.
+
+With two or more numbers or signatures: the path from the first one's reading to each other's, one
+convention changed at a time (tokenizer, case, reference length, smoothing, empty-order rule, floor
+of segment totals, aggregation, scale), each step with the score it reaches and its share.
+
+Exit codes: 0 every given number is explained (or none was given), 1 a number is not, 2 bad input
+(one line on stderr), 4 an internal error.
+
+Examples:
+  bleu-oracle doctor --hyp out.txt --ref ref.txt
+  bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65 --number 0.2436
+  bleu-oracle doctor --hyp out.txt --ref ref.txt --signature "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" --json
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("doctor", help=SUMMARIES["doctor"], description=HELP, formatter_class=HelpFormatter)
+    parser.add_argument("--hyp", required=True, metavar="FILE", help="the hypothesis file (one segment per line; .gz too)")
+    parser.add_argument("--ref", required=True, action="append", metavar="FILE",
+                        help="a reference file, one reference stream (repeat for more)")
+    parser.add_argument("--number", action="append", default=[], metavar="X",
+                        help="a BLEU score to explain, as printed (0-1 or 0-100; repeatable)")
+    parser.add_argument("--signature", action="append", default=[], metavar="S",
+                        help="a signature to compute (sacrebleu's or bleu-oracle's; repeatable)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)")
+    parser.add_argument("--report", metavar="DIR", help="also write DIR/doctor.md and DIR/doctor.json")
+    parser.add_argument("-q", "--quiet", action="store_true", help="leave the readings table out of the text")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="every reading's signature and every explanation in the text; an internal error prints "
+                             "its traceback")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from oracle.doctor import diagnose_files
+    from oracle.doctor.render import markdown, text
+
+    if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
+        raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
+    report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature)
+    payload = report.model_dump_json(by_alias=True, indent=1)
+    if args.report:
+        # each file written whole or not at all, into DIR as it is: other files there are left alone
+        from oracle.reports.staging import write_atomically
+
+        write_atomically(Path(args.report) / "doctor.json", payload + "\n")
+        write_atomically(Path(args.report) / "doctor.md", markdown(report))
+    if args.json:
+        sys.stdout.write(payload + "\n")
+    else:
+        sys.stdout.write(text(report, verbose=args.verbose, quiet=args.quiet))
+    return report.exit_code
+
+
+

@@ -1,0 +1,306 @@
+"""Counting once for every reading: the n-gram statistics of each token stream, segment by segment.
+
+A *token stream* is how raw lines become tokens: a tokenizer (`oracle.formulas.tokenizers`), whether
+case is folded and how, which characters separate words, and whether a byte-order mark on line 1 stays
+glued to the first token. The readings of `doctor` (every profile x tokenizer x case) need 8 *base*
+streams (tokenizer x lowercase, split as `str.split()`, Unicode folding, the mark dropped); every other
+stream differs from its base only on the few segments holding a no-break space or a similar character
+(the split rules), a non-ASCII capital (the folding rules) or the mark (segment 1). So each segment is
+tokenized once per tokenizer, folded once, counted once per distinct token list, and a variant stream
+keeps only the segments where it differs from its base (`overrides`) and the difference of its sums.
+
+Corpus statistics of any stream, under any reference-length rule and a segment-totals floor of 0 or 1,
+are then sums (`StreamTable.statistics`); sentence-level readings walk the kept per-segment statistics
+(`StreamTable.segments`), kept for the first `SENTENCE_LEVEL_LIMIT` segments only, so memory stays
+bounded however long the files are. Counting is the oracle's (`bleu.count`, `bleu.clipped_matches`,
+`bleu.effective_reference_length`).
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from oracle.formulas import bleu
+from oracle.formulas.conventions import REFERENCE_LENGTH_RULES
+from oracle.formulas.errors import BleuValueError
+from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS, tokenize
+
+from .rawtext import BOM
+
+#: BLEU-4: every profile's default order count (weights are not a dimension of the readings).
+ORDERS = 4
+RULES = tuple(REFERENCE_LENGTH_RULES)
+#: The segment-totals floors whose sums are kept: the formula's 0 and nltk's code's 1.
+FLOORS = (0, 1)
+SPLITS = tuple(TOKEN_SPLIT_RULES)
+FOLDS = ("unicode", "ascii")
+#: Per-segment statistics are kept (for sentence-level readings) for at most this many segments.
+SENTENCE_LEVEL_LIMIT = 200_000
+#: A whitespace character on which the split rules disagree (str.isspace() but not ASCII whitespace).
+_SPLIT_SENSITIVE = re.compile(r"[^\S\t\n\x0b\x0c\r ]")
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@dataclass(frozen=True, order=True)
+class StreamKey:
+    """How raw lines become the tokens that are counted."""
+
+    tokenizer: str
+    lowercase: bool
+    split: str = "str-split"
+    #: how case is folded when `lowercase`; "unicode" when it is not (folding then changes nothing)
+    fold: str = "unicode"
+    #: a byte-order mark at the start of a file: "dropped" (as `score` reads) or "kept" (glued to the first token)
+    bom: str = "dropped"
+
+    @property
+    def base(self) -> StreamKey:
+        return StreamKey(self.tokenizer, self.lowercase)
+
+    @property
+    def is_base(self) -> bool:
+        return self == self.base
+
+
+def stream_key(tokenizer: str, lowercase: bool, split: str, fold: str, bom: str = "dropped") -> StreamKey:
+    """The key of a stream, folding normalised away when case is kept."""
+    return StreamKey(tokenizer, lowercase, split, fold if lowercase else "unicode", bom)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """One segment's statistics: hypothesis length, every reference's length, clipped matches per order."""
+
+    hyp_len: int
+    ref_lens: tuple
+    matches: tuple
+
+    def reference_length(self, rule: str) -> int:
+        return bleu.effective_reference_length(self.hyp_len, self.ref_lens, rule)
+
+    def totals(self, floor: int) -> tuple:
+        return tuple(max(self.hyp_len - n, 0, floor) for n in range(ORDERS))
+
+
+class Sums:
+    """Running sums of segment statistics: c, r under every rule, matches, totals under each floor."""
+
+    def __init__(self) -> None:
+        self.segments = 0
+        self.hyp_len = 0
+        self.ref_len = dict.fromkeys(RULES, 0)
+        self.matches = [0] * ORDERS
+        self.totals = {floor: [0] * ORDERS for floor in FLOORS}
+
+    def add(self, counted: Counted, sign: int = 1) -> None:
+        self.segments += sign
+        self.hyp_len += sign * counted.hyp_len
+        lengths = counted.ref_lens
+        if len(lengths) == 1 or min(lengths) == max(lengths):
+            for rule in RULES:
+                self.ref_len[rule] += sign * lengths[0]
+        else:
+            for rule in RULES:
+                self.ref_len[rule] += sign * counted.reference_length(rule)
+        for n in range(ORDERS):
+            self.matches[n] += sign * counted.matches[n]
+        c = counted.hyp_len
+        for floor, totals in self.totals.items():
+            for n in range(ORDERS):
+                totals[n] += sign * max(c - n, 0, floor)
+
+    def plus(self, delta: Sums) -> Sums:
+        """These sums with a variant's differences added (a new object)."""
+        out = Sums()
+        out.segments = self.segments
+        out.hyp_len = self.hyp_len + delta.hyp_len
+        out.ref_len = {rule: self.ref_len[rule] + delta.ref_len[rule] for rule in RULES}
+        out.matches = [a + b for a, b in zip(self.matches, delta.matches)]
+        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f])] for f in FLOORS}
+        return out
+
+
+class _Kept:
+    """A base stream's per-segment statistics in flat integer arrays (c; each reference's length; matches)."""
+
+    def __init__(self, references: int) -> None:
+        self.references = references
+        # 32-bit counts: a line holds at most LINE_LIMIT characters, so fewer tokens than 2**31
+        self.hyp_len = array("i")
+        self.ref_lens = array("i")
+        self.matches = array("i")
+
+    def append(self, counted: Counted) -> None:
+        self.hyp_len.append(counted.hyp_len)
+        self.ref_lens.extend(counted.ref_lens)
+        self.matches.extend(counted.matches)
+
+    def __len__(self) -> int:
+        return len(self.hyp_len)
+
+    def __getitem__(self, index: int) -> Counted:
+        r = self.references
+        return Counted(self.hyp_len[index], tuple(self.ref_lens[index * r:(index + 1) * r]),
+                       tuple(self.matches[index * ORDERS:(index + 1) * ORDERS]))
+
+
+def all_keys(bom: bool) -> tuple:
+    """Every stream a reading can ask for: tokenizer x case x split x folding (x the mark kept, when a file has one)."""
+    keys = []
+    for tokenizer in TOKENIZERS:
+        for lowercase in (False, True):
+            for split in SPLITS:
+                for fold in (FOLDS if lowercase else FOLDS[:1]):
+                    for mark in (("dropped", "kept") if bom else ("dropped",)):
+                        keys.append(StreamKey(tokenizer, lowercase, split, fold, mark))
+    return tuple(keys)
+
+
+class StreamTable:
+    """The statistics of every stream in `keys` over the segments added so far."""
+
+    def __init__(self, references: int, *, keys: Iterable[StreamKey] | None = None, bom: bool = False,
+                 limit: int = SENTENCE_LEVEL_LIMIT) -> None:
+        self.references = references
+        self.limit = limit
+        self.keys = tuple(keys) if keys is not None else all_keys(bom)
+        bases = sorted({key.base for key in self.keys})
+        self._sums = {key: Sums() for key in bases}
+        self._kept = {key: _Kept(references) for key in bases}
+        self._deltas = {key: Sums() for key in self.keys if not key.is_base}
+        self._overrides = {key: {} for key in self.keys if not key.is_base}
+        # per tokenizer: the bases first (a variant is compared with its base's statistics of the segment)
+        self._by_tokenizer = {t: sorted({k for k in self.keys if k.tokenizer == t} | {k.base for k in self.keys
+                                         if k.tokenizer == t}, key=lambda k: (not k.is_base, k))
+                              for t in TOKENIZERS if any(k.tokenizer == t for k in self.keys)}
+        self.segments = 0
+
+    # -- counting --------------------------------------------------------------------------------
+
+    def add(self, texts: tuple) -> None:
+        """Segment `self.segments` (0-based): `texts` is the hypothesis line then each reference line, as read
+        (a byte-order mark on line 1 still there)."""
+        index = self.segments
+        if len(texts) != self.references + 1:
+            raise BleuValueError(f"segment {index + 1}: expected {self.references + 1} lines, got {len(texts)}")
+        marked = index == 0 and any(text.startswith(BOM) for text in texts)
+        plain = tuple(text[1:] if text.startswith(BOM) else text for text in texts) if marked else texts
+        sensitive = any(_SPLIT_SENSITIVE.search(text) for text in texts)
+        # where no character folds differently under the two rules, A-Z folding is Unicode folding
+        folds_alike = all(text.lower() == text.translate(_ASCII_LOWER) for text in texts)
+        keep = index < self.limit
+        for tokenizer, keys in self._by_tokenizer.items():
+            tokens = _TokenCache(tokenizer, plain, texts if marked else plain, sensitive, folds_alike)
+            counted_by_id = {}
+            base_counted = {}
+            for key in keys:
+                stream = tokens.of(key)
+                counted = counted_by_id.get(id(stream))
+                if counted is None:
+                    counted = counted_by_id[id(stream)] = _count(stream)
+                if key.is_base:
+                    base_counted[key] = counted
+                    self._sums[key].add(counted)
+                    if keep:
+                        self._kept[key].append(counted)
+                    continue
+                base = base_counted[key.base]
+                if counted is not base and counted != base:
+                    delta = self._deltas[key]
+                    delta.add(counted)
+                    delta.add(base, -1)
+                    if keep:
+                        self._overrides[key][index] = counted
+        self.segments += 1
+
+    # -- reading the statistics --------------------------------------------------------------------
+
+    def sums(self, key: StreamKey) -> Sums:
+        self._require(key)
+        return self._sums[key] if key.is_base else self._sums[key.base].plus(self._deltas[key])
+
+    def statistics(self, key: StreamKey, rule: str, floor: int) -> bleu.Statistics:
+        """The corpus statistics of stream `key` under reference-length `rule` and segment-totals `floor`."""
+        if floor not in FLOORS:
+            raise BleuValueError(f"`segment_totals_floor` must be one of {list(FLOORS)} here (got {floor})")
+        sums = self.sums(key)
+        if sums.segments == 0:
+            raise BleuValueError("the files hold no segment (no line in every file)")
+        return bleu.Statistics(sums.hyp_len, sums.ref_len[rule], tuple(sums.matches), tuple(sums.totals[floor]),
+                               sums.segments)
+
+    @property
+    def sentence_level(self) -> bool:
+        """Whether per-segment statistics were kept for every segment (sentence-level readings need them)."""
+        return self.segments <= self.limit
+
+    def segments_of(self, key: StreamKey) -> Iterator[Counted]:
+        """Each segment's statistics in stream `key` (only while `sentence_level`)."""
+        self._require(key)
+        if not self.sentence_level:
+            raise BleuValueError(f"sentence-level readings keep at most {self.limit} segments (got {self.segments})")
+        kept = self._kept[key.base]
+        overrides = {} if key.is_base else self._overrides[key]
+        for index in range(len(kept)):
+            yield overrides.get(index) or kept[index]
+
+    def _require(self, key: StreamKey) -> None:
+        if key not in self._sums and key not in self._deltas:
+            raise BleuValueError(f"no statistics were counted for the stream {key}")
+
+
+class _TokenCache:
+    """One segment's token lists under one tokenizer, made once per split rule, folding and mark, and shared
+    (the same object) wherever they come out equal, so that equal lists are counted once."""
+
+    def __init__(self, tokenizer: str, plain: tuple, marked: tuple, sensitive: bool, folds_alike: bool) -> None:
+        self.tokenizer = tokenizer
+        self.texts = {"dropped": plain, "kept": marked}
+        self.sensitive = sensitive
+        self.folds_alike = folds_alike
+        self._split = {}
+        self._folded = {}
+
+    def split(self, bom: str, split: str) -> tuple:
+        texts = self.texts[bom]
+        if bom == "kept" and texts is self.texts["dropped"]:
+            bom = "dropped"
+        if split != "str-split" and not self.sensitive:
+            split = "str-split"
+        cached = self._split.get((bom, split))
+        if cached is None:
+            cached = self._split[(bom, split)] = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+        return cached
+
+    def of(self, key: StreamKey) -> tuple:
+        stream = self.split(key.bom, key.split)
+        if not key.lowercase:
+            return stream
+        cached = self._folded.get((id(stream), key.fold))
+        if cached is None:
+            unicode = self._folded.get((id(stream), "unicode"))
+            if unicode is None:
+                unicode = self._folded[(id(stream), "unicode")] = tuple(
+                    tuple(map(str.lower, tokens)) for tokens in stream)
+            if key.fold == "unicode" or self.folds_alike:
+                return unicode
+            ascii_only = tuple(tuple(token.translate(_ASCII_LOWER) for token in tokens) for tokens in stream)
+            cached = self._folded[(id(stream), "ascii")] = unicode if ascii_only == unicode else ascii_only
+        return cached
+
+
+def _count(stream: tuple) -> Counted:
+    """The oracle's counting of one segment: Count_clip summed per order against every reference."""
+    hypothesis, references = stream[0], stream[1:]
+    matches = bleu.clipped_matches(bleu.count(hypothesis, ORDERS), [bleu.count(r, ORDERS) for r in references],
+                                   ORDERS)
+    return Counted(len(hypothesis), tuple(len(r) for r in references), tuple(matches))
+
+
+def with_key(key: StreamKey, **changes) -> StreamKey:
+    """`key` with some fields changed, folding normalised as `stream_key` does."""
+    changed = replace(key, **changes)
+    return stream_key(changed.tokenizer, changed.lowercase, changed.split, changed.fold, changed.bom)
