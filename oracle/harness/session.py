@@ -55,6 +55,7 @@ from . import relations
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
+from .progress import Progress
 from .generate import example_id, example_request
 from .requests import (
     case_to_request,
@@ -218,43 +219,6 @@ def now():
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
-
-
-# -- progress --------------------------------------------------------------------------------
-
-
-class Progress:
-    def __init__(self, total, enabled, label="check"):
-        self.total, self.enabled, self.label = total, enabled, label
-        self.done = 0
-        self.counts = {}
-        self.tty = enabled and sys.stderr.isatty()
-        self.every = max(1, total // 10) if total else 1
-
-    def update(self, outcome):
-        self.done += 1
-        self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not self.enabled:
-            return
-        tally = " ".join(f"{k} {v}" for k, v in sorted(self.counts.items()))
-        line = f"{self.label}: {self.done}/{self.total} ({tally})"
-        if self.tty:
-            sys.stderr.write("\r" + line + "\x1b[K")
-            sys.stderr.flush()
-        elif self.done % self.every == 0 or self.done == self.total:
-            print(line, file=sys.stderr, flush=True)
-
-    def note(self, text):
-        if not self.enabled:
-            return
-        if self.tty:
-            sys.stderr.write("\r\x1b[K")
-        print(text, file=sys.stderr, flush=True)
-
-    def finish(self):
-        if self.tty and self.done:
-            sys.stderr.write("\n")
-            sys.stderr.flush()
 
 
 # -- the session ------------------------------------------------------------------------------
