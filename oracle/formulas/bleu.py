@@ -46,9 +46,13 @@ def count(tokens, max_order):
     """Count(n-gram) for every n-gram of orders 1..max_order in a sentence (section 2.1).
 
     All orders share one Counter (an n-gram's order is its length), so a
-    sentence is counted once however many orders there are.
+    sentence is counted once however many orders there are. Only the orders the
+    sentence has are read: a sentence of L tokens has no n-gram longer than L, and
+    each order's reader holds n iterators, so 3,000 orders of a 4-token sentence
+    would otherwise hold 4.5 million of them at once.
     """
-    return Counter(chain.from_iterable([ngrams(tokens, n) for n in range(1, max_order + 1)]))
+    orders = min(max_order, len(tokens))
+    return Counter(chain.from_iterable(ngrams(tokens, n) for n in range(1, orders + 1)))
 
 
 def max_ref_count(gram, reference_counts):
@@ -123,7 +127,8 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
 
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
-    reference_counts = [count(reference, max_order) for reference in references]
+    # a reference's n-grams longer than the hypothesis match nothing: they are not counted
+    reference_counts = [count(reference, min(max_order, len(hypothesis))) for reference in references]
     matches = clipped_matches(count(hypothesis, max_order), reference_counts, max_order)
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
