@@ -14,9 +14,9 @@ from oracle.formulas.errors import BleuValueError
 
 #: JSON nesting deeper than this is refused before parsing (a protocol message nests 4 deep).
 MAX_NESTING = 64
-#: Where a JSON text may hold a lone surrogate: a \u escape of one (paired escapes are joined by the
-#: parser into one character), or the character itself in a str that did not come from UTF-8 bytes.
-_MAYBE_SURROGATE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}|[\ud800-\udfff]")
+#: A \u escape of a surrogate in a JSON text (the parser joins a pair into one character and keeps a
+#: lone one as it is), and a surrogate itself (in a str that did not come from UTF-8 bytes).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -209,6 +209,14 @@ def decode(line):
         raise ProtocolError(f"a protocol line holds a number that cannot be read: {exc}") from None
     if not isinstance(obj, dict):
         raise ProtocolError(f"a protocol line must be a JSON object (got {_kind(obj)}: {show(obj)})")
-    if _MAYBE_SURROGATE.search(line):  # a scan in C; the value is walked only when an escape may be one
+    if _may_hold_lone_surrogate(line):  # only then is the value walked
         refuse_lone_surrogates(obj)
     return obj
+
+
+def _may_hold_lone_surrogate(line):
+    """Whether a JSON text may decode to a string holding a lone surrogate. Scans in C, the cheapest first:
+    an ASCII line without a \\u escape (the common case) costs a substring search and isascii()."""
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+        return True
+    return not line.isascii() and _SURROGATE.search(line) is not None
