@@ -162,7 +162,7 @@ class StartCommand(Message):
 
     CMD: ClassVar[str] = "start"
     cmd: Literal["start"] = "start"
-    protocol: StrictInt = Field(ge=1, description="The protocol version the runner speaks (1).")
+    protocol: StrictInt = Field(ge=1, le=MAX_COUNT, description="The protocol version the runner speaks (1).")
 
 
 class ImplementationInfo(Message):
