@@ -149,6 +149,11 @@ def test_a_request_beyond_a_bound_is_refused_by_the_server(changes, message):
     assert set(reply) == {"seq", "error"} and message in reply["error"], reply
 
 
+def test_a_start_beyond_the_bound_gets_an_error_reply_naming_it():
+    reply, _ = handle_line(OracleImplementation(), json.dumps({"cmd": "start", "protocol": 2**60}))
+    assert set(reply) == {"error"} and f"`protocol` must be at most {MAX_COUNT}" in reply["error"], reply
+
+
 def test_the_generated_schemas_state_the_bounds():
     schemas = json_schemas()
     capabilities = schemas["handshake"]["$defs"]["Capabilities"]["properties"]
