@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import TextIO
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
@@ -87,7 +88,7 @@ def main(argv=None, *, verbs=VERBS):
         return EXIT_INTERNAL
 
 
-def _never_fail_on_text(stream):
+def _never_fail_on_text(stream: TextIO) -> None:
     """Text a stream's encoding cannot carry (a lone surrogate from a command-line argument, which Python
     reads with surrogateescape) is printed as its escape, as stderr already does, not raised as an error."""
     reconfigure = getattr(stream, "reconfigure", None)

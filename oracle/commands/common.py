@@ -77,7 +77,7 @@ def parse_smoothing(text):
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def seed_number(text):
+def seed_number(text: str) -> int:
     """A search seed: an integer of at most MAX_COUNT in magnitude (`oracle.formulas.bounds`), as a
     baseline records it."""
     try:
@@ -89,7 +89,7 @@ def seed_number(text):
     return value
 
 
-def check_weight_count(weights):
+def check_weight_count(weights: list[str] | None) -> list[str] | None:
     """`--weights` holds at most MAX_ORDER weights: their count is the maximum order."""
     if weights is not None and len(weights) > MAX_ORDER:
         raise BleuValueError(f"`--weights` must hold at most {MAX_ORDER} weights: their count is the maximum order "

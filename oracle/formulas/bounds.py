@@ -47,22 +47,18 @@ _DIGITS_LIMIT = 10**MAX_DIGITS
 _LARGEST = Decimal(f"1e{MAX_EXPONENT}")
 _SMALLEST = Decimal(f"1e-{MAX_EXPONENT}")
 
-#: What the bounds on a number are, in the words of an error message.
-NUMBER_BOUNDS = (f"at most {MAX_DIGITS} significant digits and, unless it is 0, a magnitude between "
-                 f"1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT}")
 
-
-def _digit_problem(digits=None):
+def _digit_problem(digits: int | None = None) -> str:
     if digits is None:
         return f"has more than the {MAX_DIGITS} digits a number may have"
     return f"has {digits} digits, more than the {MAX_DIGITS} a number may have"
 
 
-def _magnitude_problem():
+def _magnitude_problem() -> str:
     return f"lies beyond the bounds of a number (0, or a magnitude between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT})"
 
 
-def number_problem(value):
+def number_problem(value: int | float | Decimal | Fraction | str) -> str | None:
     """Why `value` lies outside the bounds of a number read from outside, as a phrase to follow the
     field's name ("has 5000 digits, more than ..."), or None when it is within them (or is no number at
     all: the caller's type check says that). `value` is an int, float, Decimal or Fraction, or the text of
@@ -101,15 +97,8 @@ def number_problem(value):
     return None
 
 
-def count_problem(value):
+def count_problem(value: object) -> str | None:
     """Why an integer count (a length, matches, totals) is out of bounds, or None."""
     if isinstance(value, int) and not isinstance(value, bool) and value > MAX_COUNT:
         return f"must be at most {MAX_COUNT} (2**53 - 1, the largest integer every JSON reader holds exactly)"
-    return None
-
-
-def order_problem(order):
-    """Why a maximum n-gram order is out of bounds, or None."""
-    if order > MAX_ORDER:
-        return f"must be at most {MAX_ORDER}, the largest order bleu-oracle reads (got {order})"
     return None

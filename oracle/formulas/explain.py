@@ -5,6 +5,7 @@ Pure: builds text from the formulas in `bleu.py`; printing is the caller's job.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from . import bleu, exact
@@ -57,7 +58,7 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
     return "\n".join(out)
 
 
-def _by_order(counts):
+def _by_order(counts: Counter) -> dict[int, dict[tuple, int]]:
     """order -> {n-gram: count} of a Counter of n-grams of several orders, first-seen order kept."""
     out = {}
     for gram, k in counts.items():

@@ -43,7 +43,7 @@ from oracle.models.wire import without_lone_surrogates
 RESULTS_FILE = "results.jsonl"
 
 
-def _dumps(line):
+def _dumps(line: dict) -> str:
     return json.dumps(line, ensure_ascii=False, allow_nan=False, check_circular=False) + "\n"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -31,7 +32,7 @@ CAUSE_PREFIX = "cause:"
 CLASS_KEY = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
 
 
-def _numbers_within_bounds(extra):
+def _numbers_within_bounds(extra: dict | None) -> None:
     """Raise ValueError at the first number beyond the bounds of `oracle.formulas.bounds` among the fields kept
     for the reader (count, example, ...): what the baseline carries into a run's records and back to its file."""
     for name, value in (extra or {}).items():
@@ -41,7 +42,7 @@ def _numbers_within_bounds(extra):
                 raise ValueError(f"`{name}` {problem}")
 
 
-def _numbers_in(value):
+def _numbers_in(value: object) -> Iterator[int | float]:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         yield value
     elif isinstance(value, dict):

@@ -122,26 +122,26 @@ def _nesting(line):
     return deepest
 
 
-def _bounded_int(text):
+def _bounded_int(text: str) -> int:
     if len(text) > MAX_NUMBER_TEXT:  # before int(): converting costs time quadratic in the digits
         raise ProtocolError(f"a protocol line holds a number that cannot be read: an integer of {len(text)} digits, "
                             f"more than the {MAX_NUMBER_TEXT} characters a number may have")
     return int(text)
 
 
-def _bounded_float(text):
+def _bounded_float(text: str) -> float:
     if len(text) > MAX_NUMBER_TEXT:
         raise ProtocolError(f"a protocol line holds a number that cannot be read: {len(text)} characters, "
                             f"more than the {MAX_NUMBER_TEXT} a number may have")
     return float(text)
 
 
-def _escaped(text):
+def _escaped(text: str) -> str:
     """`text` with every lone surrogate written as its escape (\\ud800), for a message."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def _lone_surrogate(obj, path=""):
+def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
     """Where the first lone surrogate in a decoded JSON value's strings is ("`error`", "the field name
     `statistics.\\ud800`") and its escape, or None. Keys are read too."""
     if isinstance(obj, str):
@@ -159,7 +159,7 @@ def _lone_surrogate(obj, path=""):
     return None
 
 
-def without_lone_surrogates(obj):
+def without_lone_surrogates(obj: object) -> object:
     """A JSON-ready value with every lone surrogate in its strings (keys included) written out as the text of
     its escape (the six characters `\\ud800`): what a writer of UTF-8 falls back on for a string that did not
     pass `refuse_lone_surrogates` (a command-line argument, which Python reads with surrogateescape)."""
@@ -172,7 +172,7 @@ def without_lone_surrogates(obj):
     return obj
 
 
-def refuse_lone_surrogates(obj):
+def refuse_lone_surrogates(obj: object) -> None:
     """Raise ProtocolError when a decoded JSON value holds a lone UTF-16 surrogate (`"\\ud800"`, valid JSON,
     what node prints for half an emoji): no Unicode text holds one, UTF-8 cannot encode it, and RFC 8259
     leaves its meaning open (I-JSON, RFC 7493, forbids it). Protocol v1 strings are Unicode text."""
@@ -214,7 +214,7 @@ def decode(line):
     return obj
 
 
-def _may_hold_lone_surrogate(line):
+def _may_hold_lone_surrogate(line: str) -> bool:
     """Whether a JSON text may decode to a string holding a lone surrogate. Scans in C, the cheapest first:
     an ASCII line without a \\u escape (the common case) costs a substring search and isascii()."""
     if "\\u" in line and _SURROGATE_ESCAPE.search(line):

@@ -85,10 +85,10 @@ class HugeNumber:
     kept as its length and never converted (int() of 5,000 digits is an error, of a million a long wait), so
     that the field holding it is refused with the case's id like any other out-of-bounds number."""
 
-    def __init__(self, digits):
+    def __init__(self, digits: int) -> None:
         self.digits = digits
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<an integer of {self.digits} digits>"
 
 

@@ -169,7 +169,7 @@ def _is_number(value):
     return isinstance(value, (int, Decimal, HugeNumber)) and not isinstance(value, bool)
 
 
-def _within_bounds(value, name, ctx, line):
+def _within_bounds(value: object, name: str, ctx: _Context, line: int | None) -> object:
     """`value` (a number or a number's text) when it lies within the bounds of a number
     (`oracle.formulas.bounds`); a CaseFileError naming the field otherwise. Checked before any
     conversion: Fraction("1/" + 5,000 digits) is an error, and Fraction("1e100000000") a long wait.
@@ -185,12 +185,12 @@ def _within_bounds(value, name, ctx, line):
     return value
 
 
-def _fraction(text, name, ctx, line):
+def _fraction(text: str, name: str, ctx: _Context, line: int | None) -> Fraction:
     """A fraction string ("3/5", "-1/3") as an exact Fraction, its digits checked first."""
     return Fraction(_within_bounds(text.strip(), name, ctx, line))
 
 
-def _at_most(items, most, name, ctx, line, what="items"):
+def _at_most(items: list, most: int, name: str, ctx: _Context, line: int | None, what: str = "items") -> list:
     """`items` when there are at most `most` of them (a bound of `oracle.formulas.bounds`)."""
     if len(items) > most:
         raise ctx.error(f"`{name}` must hold at most {most} {what} (got {len(items)})", line)

@@ -67,7 +67,7 @@ class StrictSafeLoader(BaseSafeLoader):
         return super().get_single_data()
 
 
-def _construct_int(loader, node):
+def _construct_int(loader: StrictSafeLoader, node: yaml.ScalarNode) -> int:
     """An integer within MAX_DIGITS digits (`oracle.formulas.bounds`); a longer one is refused with its line
     before it is converted (int() of 5,000 digits is an error, of a million a long wait)."""
     digits = len(loader.construct_scalar(node).replace("_", "").lstrip("+-"))
