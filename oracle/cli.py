@@ -10,6 +10,7 @@ import argparse
 import importlib
 import os
 import sys
+from typing import TextIO
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
@@ -63,6 +64,7 @@ def _with_verbosity(parser):
 def main(argv=None, *, verbs=VERBS):
     """Run `bleu-oracle` with `argv`; `verbs` limits the parser to some verbs (tests)."""
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
+    _never_fail_on_text(sys.stdout)
     verb = next((a for a in argv if not a.startswith("-")), "")
     args = build_parser(verbs, only=verb if verb in verbs else "").parse_args(argv)
     try:
@@ -88,6 +90,14 @@ def main(argv=None, *, verbs=VERBS):
         print(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
               "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback", file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _never_fail_on_text(stream: TextIO) -> None:
+    """Text a stream's encoding cannot carry (a lone surrogate from a command-line argument, which Python
+    reads with surrogateescape) is printed as its escape, as stderr already does, not raised as an error."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int
+from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int, seed_number
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT
@@ -183,7 +183,7 @@ def register(subparsers):
                         "(durations and seq numbers aside)")
     parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
                         help="time one failing example may spend shrinking (default 10)")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
+    parser.add_argument("--seed", type=seed_number, default=0, metavar="S",
                         help="seed of the differential search (default 0; the same seed gives the same inputs)")
     parser.add_argument("--id", dest="only", action="append", metavar="ID",
                         help="run only cases/examples whose id matches this glob (repeatable), e.g. "

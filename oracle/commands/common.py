@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import argparse
 
+from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 
 #: The largest number a float option takes (seconds, tolerances): anything beyond is a typo, not a setting.
@@ -60,15 +61,40 @@ def positive_int(text):
 
 
 def parse_smoothing(text):
-    """`METHOD` or `METHOD:param=value[,param=value]`, e.g. `floor:value=0.1`."""
+    """`METHOD` or `METHOD:param=value[,param=value]`, e.g. `floor:value=0.1`; each value within the bounds of
+    a number (`oracle.formulas.bounds`). A bad one is a usage error saying why (argparse would otherwise
+    say only "invalid parse_smoothing value")."""
     method, _, params = text.partition(":")
     spec = {"method": method}
     for item in filter(None, params.split(",")):
         name, sep, value = item.partition("=")
         if not sep:
-            raise BleuValueError(f"`--smoothing` parameters are name=value (got {item!r} in {text!r})")
+            raise argparse.ArgumentTypeError(f"parameters are name=value (got {item!r} in {text!r})")
         spec[name.strip()] = value.strip()
-    return Smoothing.parse(spec)
+    try:
+        return Smoothing.parse(spec)
+    except BleuOracleError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def seed_number(text: str) -> int:
+    """A search seed: an integer of at most MAX_COUNT in magnitude (`oracle.formulas.bounds`), as a
+    baseline records it."""
+    try:
+        value = int(text) if len(text) <= MAX_DIGITS else None
+    except ValueError:
+        value = None
+    if value is None or abs(value) > MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be an integer of magnitude at most {MAX_COUNT} (got {text[:40]})")
+    return value
+
+
+def check_weight_count(weights: list[str] | None) -> list[str] | None:
+    """`--weights` holds at most MAX_ORDER weights: their count is the maximum order."""
+    if weights is not None and len(weights) > MAX_ORDER:
+        raise BleuValueError(f"`--weights` must hold at most {MAX_ORDER} weights: their count is the maximum order "
+                             f"(got {len(weights)})")
+    return weights
 
 
 def add_scoring_arguments(parser, *, profile_default="papineni"):

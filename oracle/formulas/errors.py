@@ -28,5 +28,8 @@ class CaseFileError(BleuValueError):
 
 def describe(value):
     """Render a bad value for an error message: short, unambiguous."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an integer past Python's 4,300-digit conversion limit (or a Fraction of one)
+        text = f"<{type(value).__name__} too long to show>"
     return text if len(text) <= 120 else text[:117] + "..."

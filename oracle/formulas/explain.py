@@ -5,6 +5,7 @@ Pure: builds text from the formulas in `bleu.py`; printing is the caller's job.
 
 from __future__ import annotations
 
+from collections import Counter
 from fractions import Fraction
 
 from . import bleu, exact
@@ -29,10 +30,13 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
     c, r, segment_matches, segment_totals = bleu._segment_counts(hypothesis, references, max_order, options)
     hypothesis, references = bleu._prepare(hypothesis, references, options)
     out = [f"{label}: hypothesis has {len(hypothesis)} tokens; references have {[len(r) for r in references]}"]
+    # each sentence counted once, its n-grams then grouped by order: counting to order n for every n would
+    # read the sentence max_order times
+    candidate_by_order = _by_order(bleu.count(hypothesis, max_order))
+    reference_by_order = [_by_order(bleu.count(r, min(max_order, len(hypothesis)))) for r in references]
     for n in range(1, max_order + 1):
-        of_order = lambda counts: {g: k for g, k in counts.items() if len(g) == n}  # noqa: E731
-        candidate = of_order(bleu.count(hypothesis, n))
-        per_reference = [of_order(bleu.count(r, n)) for r in references]
+        candidate = candidate_by_order.get(n, {})
+        per_reference = [counts.get(n, {}) for counts in reference_by_order]
         header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
         rows = [
             [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], bleu.max_ref_count(g, per_reference),
@@ -52,6 +56,14 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
         f"({options.reference_length}: {REFERENCE_LENGTH_RULES[options.reference_length]})"
     )
     return "\n".join(out)
+
+
+def _by_order(counts: Counter) -> dict[int, dict[tuple, int]]:
+    """order -> {n-gram: count} of a Counter of n-grams of several orders, first-seen order kept."""
+    out = {}
+    for gram, k in counts.items():
+        out.setdefault(len(gram), {})[gram] = k
+    return out
 
 
 def explain_result(result):

@@ -38,8 +38,13 @@ from pathlib import Path
 from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.results import SCHEMA, ResultsFormatError, validate_line
+from oracle.models.wire import without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
+
+
+def _dumps(line: dict) -> str:
+    return json.dumps(line, ensure_ascii=False, allow_nan=False, check_circular=False) + "\n"
 
 
 class ResultsWriter:
@@ -52,7 +57,10 @@ class ResultsWriter:
 
     def _write(self, obj):
         line = validate_line(json_safe(obj), where=f"{self.path} (writing)")  # a malformed record is a bug here
-        self._handle.write(json.dumps(line, ensure_ascii=False, allow_nan=False, check_circular=False) + "\n")
+        try:  # the text is encoded whole before any of it is written: a failed write leaves nothing behind
+            self._handle.write(_dumps(line))
+        except UnicodeEncodeError:  # a lone surrogate (one in a command-line argument): kept as the text of its escape
+            self._handle.write(_dumps(without_lone_surrogates(line)))
         self._handle.flush()
 
     def header(self, **fields):

@@ -45,6 +45,7 @@ from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.models.wire import ProtocolError, refuse_lone_surrogates
 from oracle.suite.safeyaml import load_yaml
 
 KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
@@ -120,6 +121,10 @@ def load_baseline(path, *, allow_unreviewed=False):
         data = load_yaml(text, name=f"baseline {path}")
     if data is None:
         data = []
+    try:  # a reason or id that no UTF-8 file can hold would end the run that writes it into a record
+        refuse_lone_surrogates(data)
+    except ProtocolError as exc:
+        raise BleuValueError(f"baseline {path}: {exc}") from None
     if isinstance(data, list):
         data = {"entries": data}
     if not isinstance(data, dict):
@@ -152,7 +157,7 @@ def _where(exc, data):
         if not isinstance(item, dict):
             return f"entry {loc[1] + 1}: an entry must be {{id, outcome, reason}} (got {item!r:.100})"
         return f"entry {loc[1] + 1}{name}: {field}{message}"
-    return f"`{'.'.join(map(str, loc))}`: {message}"
+    return f"`{'.'.join(map(str, loc))}`: {message}" if loc else message
 
 
 class BaselineTracker:

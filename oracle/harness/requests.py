@@ -25,6 +25,7 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import parse_number
 from oracle.models.protocol import ProtocolError, ScoreRequest
+from oracle.models.wire import refuse_lone_surrogates
 
 #: Case option keys that travel in the request itself; every other Options field is a convention override.
 REQUEST_OPTION_KEYS = ("weights", "smoothing", "lowercase")
@@ -50,6 +51,7 @@ def request_from_json(data, *, seq=None):
     validated strictly by `oracle.models.protocol` (ProtocolError, a BleuValueError, names the field)."""
     if not isinstance(data, dict):
         raise BleuValueError(f"a request must be a JSON object (got {describe(data)})")
+    refuse_lone_surrogates(data)  # read by json.loads, not `decode`: a replayed token must be Unicode text too
     obj = {"cmd": "score", "seq": 0, **data}
     if seq is not None:
         obj["seq"] = seq

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,34 @@ from pydantic import (
     model_validator,
 )
 
+from oracle.formulas.bounds import MAX_COUNT, number_problem
+
 from .outcomes import GOOD_OUTCOMES, Outcome
 
 CLASS_PREFIX = "random:"
 CAUSE_PREFIX = "cause:"
 CLASS_KEY = re.compile(r"^random:([a-z-]+)(?::([A-Za-z_]+))?$")
+
+
+def _numbers_within_bounds(extra: dict | None) -> None:
+    """Raise ValueError at the first number beyond the bounds of `oracle.formulas.bounds` among the fields kept
+    for the reader (count, example, ...): what the baseline carries into a run's records and back to its file."""
+    for name, value in (extra or {}).items():
+        for number in _numbers_in(value):
+            problem = number_problem(number)
+            if problem is not None:
+                raise ValueError(f"`{name}` {problem}")
+
+
+def _numbers_in(value: object) -> Iterator[int | float]:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _numbers_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _numbers_in(item)
 
 
 class BaselineEntry(BaseModel):
@@ -46,6 +70,7 @@ class BaselineEntry(BaseModel):
 
     @model_validator(mode="after")
     def _a_deviation_under_a_well_formed_key(self):
+        _numbers_within_bounds(self.model_extra)
         if self.outcome in GOOD_OUTCOMES:
             raise ValueError(f"outcome {self.outcome.value!r} is not a deviation; only deviations belong in a baseline")
         if self.id == CAUSE_PREFIX:
@@ -74,9 +99,14 @@ class Baseline(BaseModel):
     implementation: dict[str, Any] | None = None
     profile: str | None = None
     source: str | None = Field(None, alias="from", description="The run it was written from.")
-    seed: int | None = None
+    seed: int | None = Field(None, ge=-MAX_COUNT, le=MAX_COUNT, description="The seed of the run it was written from.")
     entries: tuple[BaselineEntry, ...] = ()
     _path: str | None = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _numbers_kept_for_the_reader_within_bounds(self):
+        _numbers_within_bounds(self.model_extra)
+        return self
 
     @field_validator("entries", mode="after")
     @classmethod

@@ -43,6 +43,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from oracle.formulas.bleu import LEVELS
+from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER, MAX_REFERENCES
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.tokenizers import TOKENIZERS, tokenize
 
@@ -89,12 +90,19 @@ NumberOrNaN = Annotated[
     float, BeforeValidator(lambda v: _finite(v, nan=True)), PlainSerializer(_nan_to_string),
     WithJsonSchema({"oneOf": [{"type": "number"}, {"const": "NaN"}]}),
 ]
-Count = Annotated[StrictInt, Field(ge=0)]
+#: A length, matches or totals: 0 to MAX_COUNT (`oracle.formulas.bounds`).
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_COUNT)]
+#: A seq: any integer the runner chooses (it counts from 1), within what every JSON reader holds exactly.
+Seq = Annotated[StrictInt, Field(ge=-MAX_COUNT, le=MAX_COUNT)]
 
 
 def _unique(items):
-    if isinstance(items, (list, tuple)) and len(set(map(show, items))) != len(items):
-        raise PydanticCustomError("protocol_unique", "must not repeat an item")
+    if isinstance(items, (list, tuple)):
+        if len(items) > MAX_ORDER:  # before the items are compared: no list of distinct choices is this long
+            raise PydanticCustomError("protocol_too_long", "must hold at most {most} distinct items (got {count})",
+                                      {"most": MAX_ORDER, "count": len(items)})
+        if len(set(map(show, items))) != len(items):
+            raise PydanticCustomError("protocol_unique", "must not repeat an item")
     return items
 
 
@@ -154,7 +162,7 @@ class StartCommand(Message):
 
     CMD: ClassVar[str] = "start"
     cmd: Literal["start"] = "start"
-    protocol: StrictInt = Field(ge=1, description="The protocol version the runner speaks (1).")
+    protocol: StrictInt = Field(ge=1, le=MAX_COUNT, description="The protocol version the runner speaks (1).")
 
 
 class ImplementationInfo(Message):
@@ -171,14 +179,17 @@ class Capabilities(Message):
     levels: Annotated[tuple[Literal[LEVELS], ...], BeforeValidator(_unique)] = Field(
         min_length=1, description="Levels it scores.", json_schema_extra={"uniqueItems": True})
     weights: Literal[WEIGHT_CAPABILITIES] = _described('"any": arbitrary weights; "uniform": only equal weights 1/N.')
-    max_order: StrictInt = Field(ge=1, description="The largest maximum n-gram order (len(weights)) it accepts.")
+    max_order: StrictInt = Field(ge=1, le=MAX_ORDER,
+                                 description="The largest maximum n-gram order (len(weights)) it accepts.")
     smoothing: Annotated[tuple[Literal[tuple(SMOOTHING_METHODS)], ...], BeforeValidator(_unique)] = Field(
         min_length=1, description="Smoothing methods it implements.", json_schema_extra={"uniqueItems": True})
     statistics: StrictBool = _described("Whether score replies carry statistics.")
     lowercase: StrictBool = _described("Whether it can fold case (lowercase: true).")
     # Optional limits (an implementation that leaves them out is as protocol v1 first defined it):
-    orders: Annotated[tuple[Annotated[StrictInt, Field(ge=1)], ...], BeforeValidator(_unique)] | None = Field(
-        None, min_length=1, json_schema_extra={"uniqueItems": True},
+    # the lengths go on the array itself, not on the optional field (the schema's keywords are then an array's)
+    orders: Annotated[tuple[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)], ...],
+                      Field(min_length=1, max_length=MAX_ORDER), BeforeValidator(_unique)] | None = Field(
+        None, json_schema_extra={"uniqueItems": True},
         description="Optional: the maximum orders N (len(weights)) it accepts, when not every N from 1 to "
                     "max_order: [4] for BLEU-4 only.")
     same_reference_count: StrictBool | None = Field(
@@ -188,10 +199,12 @@ class Capabilities(Message):
                           "that writes tokens joined by spaces, one segment a line).")
     empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
     max_references: StrictInt | None = Field(
-        None, ge=1, description="Optional: the most references a segment may have (1 for a library that scores "
-                                "one sentence against one reference).")
-    tokenizers: Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], BeforeValidator(_unique)] | None = Field(
-        None, min_length=1, json_schema_extra={"uniqueItems": True},
+        None, ge=1, le=MAX_REFERENCES,
+        description="Optional: the most references a segment may have (1 for a library that scores one sentence "
+                    "against one reference).")
+    tokenizers: Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], Field(min_length=1),
+                          BeforeValidator(_unique)] | None = Field(
+        None, json_schema_extra={"uniqueItems": True},
         description="Optional: the tokenizers it applies to raw text (none, 13a, intl, char); the runner then "
                     "also sends text requests (`tokenize` set, every hypothesis and reference a string).")
 
@@ -281,9 +294,10 @@ class Segment(Message):
     hypothesis: tuple[StrictStr, ...] | StrictStr = _described(
         "Tokens (strings), already split: the implementation does no tokenisation. In a text request "
         "(`tokenize` set): one string of raw text, which the implementation tokenizes.")
-    references: tuple[tuple[StrictStr, ...] | StrictStr, ...] = _described(
-        "The references of this segment, token lists (strings of raw text in a text request); an empty list "
-        "is for the implementation to reject.")
+    references: tuple[tuple[StrictStr, ...] | StrictStr, ...] = Field(
+        max_length=MAX_REFERENCES,
+        description="The references of this segment, token lists (strings of raw text in a text request); an "
+                    "empty list is for the implementation to reject.")
 
     @property
     def is_text(self):
@@ -297,11 +311,11 @@ class ScoreRequest(Message):
     CMD: ClassVar[str] = "score"
     WIRE_REQUIRED: ClassVar[tuple] = ("seq", "smoothing", "lowercase")
     cmd: Literal["score"] = "score"
-    seq: StrictInt = Field(0, description="Chosen by the runner; echoed in the reply.")
+    seq: Seq = Field(0, description="Chosen by the runner; echoed in the reply.")
     level: Literal[LEVELS] = _described("corpus: statistics summed over segments before dividing; sentence: one segment.")
     segments: tuple[Segment, ...] = _described("The segments (exactly one at sentence level).")
     weights: tuple[Number, ...] = Field(
-        min_length=1,
+        min_length=1, max_length=MAX_ORDER,
         description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the implementation to judge.")
     smoothing: SmoothingUnion = Field(default_factory=lambda: SMOOTHING_SPECS["none"](method="none"))
     lowercase: StrictBool = Field(False, description="Fold case before counting.")
@@ -393,8 +407,10 @@ class Statistics(Message):
 
     hyp_len: Count = _described("c: hypothesis tokens (summed over segments).")
     ref_len: Count = _described("r: effective reference length (summed over segments).")
-    matches: tuple[Count, ...] = _described("Clipped n-gram matches for n = 1..N, before smoothing.")
-    totals: tuple[Count, ...] = _described("Hypothesis n-grams for n = 1..N, before smoothing.")
+    matches: tuple[Count, ...] = Field(max_length=MAX_ORDER,
+                                       description="Clipped n-gram matches for n = 1..N, before smoothing.")
+    totals: tuple[Count, ...] = Field(max_length=MAX_ORDER,
+                                      description="Hypothesis n-grams for n = 1..N, before smoothing.")
     bp: NumberOrNaN | None = Field(None, description='The brevity penalty (or "NaN").')
 
 
@@ -403,7 +419,7 @@ class ScoreReply(Message):
     `statistics`), `rejected` (the input is invalid), `unsupported`, or `error`. An error reply
     leaves out `seq` when the command's seq could not be read (and for a start it cannot honour)."""
 
-    seq: StrictInt | None = Field(None, description="The seq of the score command answered.")
+    seq: Seq | None = Field(None, description="The seq of the score command answered.")
     score: NumberOrNaN | None = Field(None, description='BLEU on the 0-1 scale, or "NaN".')
     statistics: Statistics | None = None
     rejected: StrictStr | None = Field(None, description="The implementation refuses this input as invalid; why.")
@@ -527,9 +543,16 @@ def _explain(exc, model):
         return f"`{path}` must be one of {', '.join(show(_literal(o)) for o in options)} (got {show(value)})"
     if kind == "greater_than_equal":
         return f"`{path}` must be at least {ctx.get('ge')} (got {show(value)})"
+    if kind == "less_than_equal":  # a bound (`oracle.formulas.bounds`)
+        return f"`{path}` must be at most {ctx.get('le')} (got {show(value)})"
+    if kind == "too_long":
+        most = ctx.get("max_length")
+        return f"`{path}` must hold at most {most} item{'s' if most != 1 else ''} (got {ctx.get('actual_length')})"
     if kind == "too_short":
         least = ctx.get("min_length", 1)
         return f"`{path}` must hold at least {least} item{'s' if least != 1 else ''} (got {show(value)})"
+    if kind == "protocol_too_long":  # says how many it got: the list itself is not worth showing
+        return f"`{path}` {error['msg']}"
     if kind.startswith("protocol_") or kind in _MESSAGES:
         text = error["msg"] if kind.startswith("protocol_") else _MESSAGES[kind]
         return f"`{path}` {text} (got {show(value) if not isinstance(value, float) else repr(value)})"

@@ -5,13 +5,19 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from pydantic import BaseModel
 
+from oracle.formulas.bounds import MAX_NUMBER_TEXT
 from oracle.formulas.errors import BleuValueError
 
 #: JSON nesting deeper than this is refused before parsing (a protocol message nests 4 deep).
 MAX_NESTING = 64
+#: A \u escape of a surrogate in a JSON text (the parser joins a pair into one character and keeps a
+#: lone one as it is), and a surrogate itself (in a str that did not come from UTF-8 bytes).
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ProtocolError(BleuValueError):
@@ -116,10 +122,71 @@ def _nesting(line):
     return deepest
 
 
+def _bounded_int(text: str) -> int:
+    if len(text) > MAX_NUMBER_TEXT:  # before int(): converting costs time quadratic in the digits
+        raise ProtocolError(f"a protocol line holds a number that cannot be read: an integer of {len(text)} digits, "
+                            f"more than the {MAX_NUMBER_TEXT} characters a number may have")
+    return int(text)
+
+
+def _bounded_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_TEXT:
+        raise ProtocolError(f"a protocol line holds a number that cannot be read: {len(text)} characters, "
+                            f"more than the {MAX_NUMBER_TEXT} a number may have")
+    return float(text)
+
+
+def _escaped(text: str) -> str:
+    """`text` with every lone surrogate written as its escape (\\ud800), for a message."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
+    """Where the first lone surrogate in a decoded JSON value's strings is ("`error`", "the field name
+    `statistics.\\ud800`") and its escape, or None. Keys are read too."""
+    if isinstance(obj, str):
+        found = _SURROGATE.search(obj)
+        return (f"`{path}`" if path else "a string", _escaped(found.group())) if found else None
+    items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
+    for key, value in items:
+        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{_escaped(key)}" if path else _escaped(key)
+        found = _SURROGATE.search(key) if isinstance(key, str) else None
+        if found:
+            return f"the field name `{where}`", _escaped(found.group())
+        found = _lone_surrogate(value, where)
+        if found:
+            return found
+    return None
+
+
+def without_lone_surrogates(obj: object) -> object:
+    """A JSON-ready value with every lone surrogate in its strings (keys included) written out as the text of
+    its escape (the six characters `\\ud800`): what a writer of UTF-8 falls back on for a string that did not
+    pass `refuse_lone_surrogates` (a command-line argument, which Python reads with surrogateescape)."""
+    if isinstance(obj, str):
+        return _escaped(obj) if _SURROGATE.search(obj) else obj
+    if isinstance(obj, dict):
+        return {without_lone_surrogates(k): without_lone_surrogates(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [without_lone_surrogates(v) for v in obj]
+    return obj
+
+
+def refuse_lone_surrogates(obj: object) -> None:
+    """Raise ProtocolError when a decoded JSON value holds a lone UTF-16 surrogate (`"\\ud800"`, valid JSON,
+    what node prints for half an emoji): no Unicode text holds one, UTF-8 cannot encode it, and RFC 8259
+    leaves its meaning open (I-JSON, RFC 7493, forbids it). Protocol v1 strings are Unicode text."""
+    found = _lone_surrogate(obj)
+    if found:
+        where, escape = found
+        raise ProtocolError(f"strings must be Unicode text: {where} holds a lone surrogate {escape} (half of a "
+                            "UTF-16 pair: a character beyond U+FFFF is escaped as its two halves together)")
+
+
 def decode(line):
     """Parse one protocol line (str or UTF-8 bytes) into a dict; ProtocolError if it is not
-    one JSON object (NaN/Infinity literals, duplicate keys, nesting deeper than MAX_NESTING and
-    integers too long to read are refused)."""
+    one JSON object (NaN/Infinity literals, duplicate keys, nesting deeper than MAX_NESTING, a number
+    longer than MAX_NUMBER_TEXT characters and a string holding a lone surrogate are refused)."""
     if isinstance(line, (bytes, bytearray)):
         try:
             line = bytes(line).decode("utf-8")
@@ -130,7 +197,10 @@ def decode(line):
     if line.count("[") + line.count("{") > MAX_NESTING and _nesting(line) > MAX_NESTING:  # counting is cheap
         raise ProtocolError(f"a protocol line nests deeper than {MAX_NESTING} levels")
     try:
-        obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+        obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates,
+                         parse_int=_bounded_int, parse_float=_bounded_float)
+    except ProtocolError:
+        raise
     except json.JSONDecodeError as exc:
         raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})") from None
     except RecursionError:
@@ -139,4 +209,14 @@ def decode(line):
         raise ProtocolError(f"a protocol line holds a number that cannot be read: {exc}") from None
     if not isinstance(obj, dict):
         raise ProtocolError(f"a protocol line must be a JSON object (got {_kind(obj)}: {show(obj)})")
+    if _may_hold_lone_surrogate(line):  # only then is the value walked
+        refuse_lone_surrogates(obj)
     return obj
+
+
+def _may_hold_lone_surrogate(line: str) -> bool:
+    """Whether a JSON text may decode to a string holding a lone surrogate. Scans in C, the cheapest first:
+    an ASCII line without a \\u escape (the common case) costs a substring search and isascii()."""
+    if "\\u" in line and _SURROGATE_ESCAPE.search(line):
+        return True
+    return not line.isascii() and _SURROGATE.search(line) is not None

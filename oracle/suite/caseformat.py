@@ -4,6 +4,7 @@ The format is described in `oracle.suite.cases`."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import fields
 from decimal import Decimal, InvalidOperation
@@ -11,6 +12,7 @@ from pathlib import Path
 
 import yaml
 
+from oracle.formulas.bounds import MAX_DIGITS
 from oracle.formulas.conventions import (
     SMOOTHING_PARAMETERS,
     Options,
@@ -78,6 +80,18 @@ class _Seq(list):
     item_lines: list
 
 
+class HugeNumber:
+    """An integer in the file with more digits than a number may have (`oracle.formulas.bounds.MAX_DIGITS`):
+    kept as its length and never converted (int() of 5,000 digits is an error, of a million a long wait), so
+    that the field holding it is refused with the case's id like any other out-of-bounds number."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits} digits>"
+
+
 class CaseLoader(StrictSafeLoader):
     """`yaml.SafeLoader`, stricter: no aliases, no deep nesting (`StrictSafeLoader`), duplicate keys and
     merge keys are errors, floats are exact `Decimal`s, `5e-5` is a number, and every mapping/sequence
@@ -107,7 +121,7 @@ def _construct_map(loader, node):
         if key_node.tag == "tag:yaml.org,2002:merge":
             raise CaseFileError("YAML merge keys (`<<`) are not allowed in case files", path=loader.path, line=_line(key_node))
         key = loader.construct_object(key_node, deep=True)
-        if isinstance(key, bool) or not isinstance(key, (str, int)):
+        if isinstance(key, bool) or not isinstance(key, (str, int, HugeNumber)):  # a huge order: the case says so
             raise CaseFileError(f"mapping keys must be names or n-gram orders (got {describe(_plain(key))})", path=loader.path, line=_line(key_node))
         if key in result:
             raise CaseFileError(
@@ -124,6 +138,13 @@ def _construct_seq(loader, node):
     return result
 
 
+def _construct_int(loader, node):
+    text = loader.construct_scalar(node).replace("_", "")
+    if len(text.lstrip("+-")) > MAX_DIGITS:
+        return HugeNumber(len(text.lstrip("+-")))
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
 def _construct_float(loader, node):
     text = loader.construct_scalar(node).replace("_", "").lower()
     special = {".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity", ".nan": "NaN"}
@@ -136,6 +157,7 @@ def _construct_float(loader, node):
 CaseLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
 CaseLoader.add_constructor("tag:yaml.org,2002:seq", _construct_seq)
 CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+CaseLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def _read_yaml(path):
@@ -173,6 +195,7 @@ def _plain(value):
         return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_plain(v) for v in value]
-    if isinstance(value, Decimal):
-        return float(value) if value.is_finite() else str(value)
+    if isinstance(value, Decimal):  # as a float where one holds it, else as written (1E+999, not inf)
+        number = float(value) if value.is_finite() else None
+        return number if number is not None and math.isfinite(number) and (number or value.is_zero()) else str(value)
     return value

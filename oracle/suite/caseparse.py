@@ -8,6 +8,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from oracle.formulas.bleu import LEVELS
+from oracle.formulas.bounds import MAX_DIGITS, MAX_ORDER, MAX_REFERENCES, count_problem, number_problem
 from oracle.formulas.conventions import (
     SMOOTHING_METHODS,
     SMOOTHING_PARAMETERS,
@@ -44,6 +45,7 @@ from .caseformat import (
     SOURCE_FIELDS,
     SOURCE_REQUIRED,
     STATISTICS_FIELDS,
+    HugeNumber,
     _Map,
     _plain,
     _Seq,
@@ -136,7 +138,7 @@ def _join(name, key):
 def _kind(value):
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, (int, Decimal)):
+    if isinstance(value, (int, Decimal, HugeNumber)):
         return "number"
     if isinstance(value, str):
         return "string"
@@ -164,12 +166,45 @@ def _string(value, name, ctx, line, *, one_line=False):
 
 
 def _is_number(value):
-    return isinstance(value, (int, Decimal)) and not isinstance(value, bool)
+    return isinstance(value, (int, Decimal, HugeNumber)) and not isinstance(value, bool)
+
+
+def _within_bounds(value: object, name: str, ctx: _Context, line: int | None) -> object:
+    """`value` (a number or a number's text) when it lies within the bounds of a number
+    (`oracle.formulas.bounds`); a CaseFileError naming the field otherwise. Checked before any
+    conversion: Fraction("1/" + 5,000 digits) is an error, and Fraction("1e100000000") a long wait.
+    An infinity or NaN is left to the field's own check (a case may expect infinite weights rejected)."""
+    if isinstance(value, HugeNumber):
+        problem = f"has {value.digits} digits, more than the {MAX_DIGITS} a number may have"
+    elif isinstance(value, Decimal) and not value.is_finite():
+        problem = None
+    else:
+        problem = number_problem(value)
+    if problem is not None:
+        raise ctx.error(f"`{name}` {problem} (got {_show(value)})", line)
+    return value
+
+
+def _fraction(text: str, name: str, ctx: _Context, line: int | None) -> Fraction:
+    """A fraction string ("3/5", "-1/3") as an exact Fraction, its digits checked first."""
+    return Fraction(_within_bounds(text.strip(), name, ctx, line))
+
+
+def _at_most(items: list, most: int, name: str, ctx: _Context, line: int | None, what: str = "items") -> list:
+    """`items` when there are at most `most` of them (a bound of `oracle.formulas.bounds`)."""
+    if len(items) > most:
+        raise ctx.error(f"`{name}` must hold at most {most} {what} (got {len(items)})", line)
+    return items
 
 
 def _count(value, name, ctx, line):
+    if isinstance(value, HugeNumber):
+        _within_bounds(value, name, ctx, line)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ctx.error(f"`{name}` must be a non-negative integer (got {_show(value)})", line)
+    problem = count_problem(value)
+    if problem is not None:
+        raise ctx.error(f"`{name}` {problem} (got {_show(value)})", line)
     return value
 
 
@@ -180,9 +215,9 @@ def _expected_value(value, name, ctx, line):
             raise ctx.error(
                 f"`{name}` must be a number or an exact fraction string like \"3/5\" (got {_show(value)})", line
             )
-        return Fraction(value.strip())
+        return _fraction(value, name, ctx, line)
     if _is_number(value):
-        value = Decimal(value)
+        value = Decimal(_within_bounds(value, name, ctx, line))
         if not value.is_finite() or value < 0:
             raise ctx.error(f"`{name}` must be a finite non-negative number (got {_show(value)})", line)
         return value
@@ -283,6 +318,9 @@ def _parse_segment(segment, name, ctx, line):
         if not isinstance(references, list) or not references:
             problems.add(ctx.error(f"`{name}.references` must be a non-empty list of token lists "
                                    f"(got {_show(references)})", r_line))
+        elif len(references) > MAX_REFERENCES:
+            problems.add(ctx.error(f"`{name}.references` must hold at most {MAX_REFERENCES} references "
+                                   f"(got {len(references)})", r_line))
         else:
             refs = tuple(problems.attempt(_tokens, reference, f"{name}.references[{j}]", ctx,
                                           _line_of(references, j, r_line)) for j, reference in enumerate(references))
@@ -320,12 +358,16 @@ def _parse_options(value, ctx, line):
 def _parse_weights(raw, ctx, w_line):
     if not isinstance(raw, list) or not raw:
         raise ctx.error(f"`options.weights` must be a non-empty list of numbers (got {_show(raw)})", w_line)
+    _at_most(raw, MAX_ORDER, "options.weights", ctx, w_line, "weights: their count is the maximum order")
     problems, parsed = _Problems(), []
     for i, w in enumerate(raw):
+        name, line = f"options.weights[{i}]", _line_of(raw, i, w_line)
         if isinstance(w, str) and _SIGNED_FRACTION.match(w.strip()):
-            parsed.append(Fraction(w.strip()))
+            parsed.append(problems.attempt(_fraction, w, name, ctx, line))
         elif _is_number(w):
-            parsed.append(w)  # sign and finiteness are the oracle's to judge (cases may expect a rejection)
+            # within the bounds of a number (a request carries it as a double); its sign and finiteness are
+            # the oracle's to judge (cases may expect a rejection)
+            parsed.append(problems.attempt(_within_bounds, w, name, ctx, line))
         else:
             problems.add(ctx.error(
                 f"`options.weights[{i}]` must be a number or a fraction string like \"1/3\" (got {_show(w)})",
@@ -354,7 +396,8 @@ def _parse_smoothing(value, ctx, s_line):
             elif not _is_number(spec[name]):
                 problems.add(ctx.error(f"`options.smoothing.{name}` must be a number (got {_show(spec[name])})",
                                        _line_of(spec, name, s_line)))
-            else:
+            elif problems.attempt(_within_bounds, spec[name], f"options.smoothing.{name}", ctx,
+                                  _line_of(spec, name, s_line)) is not None:
                 pairs.append((name, spec[name]))
     problems.raise_any()
     return tuple(pairs)
@@ -365,6 +408,7 @@ def _parse_precisions(value, ctx, line):
     if isinstance(value, list):
         if not value:
             raise ctx.error(f"`{name}` must not be empty", line)
+        _at_most(value, MAX_ORDER, name, ctx, line, "orders")
         return tuple(
             (n + 1, None if p is None else _expected_value(p, f"{name}[{n}]", ctx, _line_of(value, n, line)))
             for n, p in enumerate(value)
@@ -377,6 +421,9 @@ def _parse_precisions(value, ctx, line):
             p_line = _line_of(value, order, line)
             if not re.fullmatch(r"[1-9][0-9]*", str(order)):
                 raise ctx.error(f"`{name}` keys must be n-gram orders 1, 2, ... (got {order!r})", p_line)
+            if int(order) > MAX_ORDER:
+                raise ctx.error(f"`{name}` keys must be orders up to {MAX_ORDER}, the largest order bleu-oracle "
+                                f"reads (got {order})", p_line)
             if int(order) in {n for n, _ in out}:
                 raise ctx.error(f"`{name}` states order {order} twice", p_line)
             out.append((int(order), None if p is None else _expected_value(p, f"{name}.{order}", ctx, p_line)))
@@ -401,6 +448,7 @@ def _parse_statistics(value, ctx, line):
             raw = data[key]
             if not isinstance(raw, list) or not raw:
                 raise ctx.error(f"`expect.statistics.{key}` must be a non-empty list of counts (got {_show(raw)})", k_line)
+            _at_most(raw, MAX_ORDER, f"expect.statistics.{key}", ctx, k_line, "counts, one per order")
             values[key] = tuple(
                 _count(x, f"expect.statistics.{key}[{i}]", ctx, _line_of(raw, i, k_line)) for i, x in enumerate(raw)
             )
@@ -439,10 +487,13 @@ def _parse_expect(value, ctx, line):
     tolerance = None
     if "tolerance" in data:
         t = data["tolerance"]
-        if not _is_number(t) or not Decimal(t).is_finite() or Decimal(t) < 0:
+        if not _is_number(t) or isinstance(t, HugeNumber) or not Decimal(t).is_finite() or Decimal(t) < 0:
             hint = " (write 0.00005 or 5.0e-5)" if isinstance(t, str) else ""
             raise ctx.error(f"`expect.tolerance` must be a non-negative number (got {_show(t)}){hint}", at("tolerance"))
-        tolerance = Decimal(t)
+        if Decimal(t) > 1:  # a score, BP and p_n lie in [0, 1]: a wider tolerance would pass anything
+            raise ctx.error(f"`expect.tolerance` must be at most 1: a score lies between 0 and 1 and a wider "
+                            f"tolerance would pass any value (got {_show(t)})", at("tolerance"))
+        tolerance = Decimal(_within_bounds(t, "expect.tolerance", ctx, at("tolerance")))
     score = None
     if "score" in data:
         s = data["score"]
@@ -458,9 +509,9 @@ def _parse_expect(value, ctx, line):
                 )
             if not exact:
                 raise ctx.error(f"`expect.score` {s!r} is an exact fraction: add `exact: true` (or give a number and a tolerance)", at("score"))
-            score = Fraction(s.strip())
+            score = _fraction(s, "expect.score", ctx, at("score"))
         elif _is_number(s):
-            score = Decimal(s)
+            score = Decimal(_within_bounds(s, "expect.score", ctx, at("score")))
             if not score.is_finite() or score < 0:
                 raise ctx.error(f"`expect.score` must be a finite non-negative number or \"NaN\" (got {_show(s)})", at("score"))
             if exact:
@@ -518,7 +569,12 @@ def _parse_explained_by(value, ctx, line):
             if not isinstance(val, dict):
                 raise ctx.error(f"`{where}`: a smoothing must be a mapping {{method, parameters}} (got {_show(val)})", i_line)
             try:
+                for k, v in val.items():
+                    if k != "method":
+                        _within_bounds(v, f"{where}.{k}", ctx, i_line)
                 val = Smoothing.parse({k: (v if k == "method" else _exact(v)) for k, v in val.items()})
+            except CaseFileError:
+                raise
             except (BleuOracleError, ValueError, ZeroDivisionError) as exc:
                 raise ctx.error(f"`{where}`: {exc}", i_line) from None
         elif key in CONVENTION_OPTION_FIELDS:

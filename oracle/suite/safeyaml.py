@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import yaml
 
+from oracle.formulas.bounds import MAX_DIGITS
 from oracle.formulas.errors import BleuValueError
 
 #: Deeper nesting than any document of ours needs; a deeper one is refused, not recursed into.
@@ -64,6 +65,19 @@ class StrictSafeLoader(BaseSafeLoader):
     def get_single_data(self):
         refuse_unsafe(self._text, name=self.source_name)
         return super().get_single_data()
+
+
+def _construct_int(loader: StrictSafeLoader, node: yaml.ScalarNode) -> int:
+    """An integer within MAX_DIGITS digits (`oracle.formulas.bounds`); a longer one is refused with its line
+    before it is converted (int() of 5,000 digits is an error, of a million a long wait)."""
+    digits = len(loader.construct_scalar(node).replace("_", "").lstrip("+-"))
+    if digits > MAX_DIGITS:
+        raise UnsafeYamlError(f"an integer of {digits} digits, more than the {MAX_DIGITS} a number may have",
+                              name=loader.source_name, line=node.start_mark.line + 1)
+    return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+
+
+StrictSafeLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 def load_yaml(text, *, name="<yaml>"):

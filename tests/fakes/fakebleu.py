@@ -43,7 +43,7 @@ MUTATIONS = {
     "lowercase-ignored": "ignores the lowercase flag",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
 }
-BEHAVIOURS = ("wrong-seq", "crash-3rd", "hang-seq-2", "garbage", "no-handshake", "protocol-2")
+BEHAVIOURS = ("wrong-seq", "crash-3rd", "hang-seq-2", "garbage", "no-handshake", "protocol-2", "huge-max-order")
 
 
 def f32(x):
@@ -202,7 +202,7 @@ def serve(*bugs, name=None):
     capabilities = {
         "levels": ["corpus", "sentence"],
         "weights": "uniform" if "--uniform" in argv else "any",
-        "max_order": 6,
+        "max_order": 10**12 if "huge-max-order" in bugs else 6,
         "smoothing": ["none", "floor", "add-k", "exp"],
         "statistics": with_stats,
         "lowercase": True,
