@@ -140,7 +140,9 @@ def test_the_clean_fake_keeps_every_relation(tmp_path):
 
 def test_the_time_budget_stops_the_search_and_says_so(tmp_path):
     report = tmp_path / "report"
-    assert check(report, fake("clean"), "--time-budget", "0.000001", examples=500) == 0
+    assert check(report, fake("clean"), "--time-budget", "0.000001", examples=500) == 2  # nothing was judged
+    assert "time budget" in results(report).footer["error"]
+    assert check(report, fake("clean"), "--time-budget", "0.000001", "--allow-empty", examples=500) == 0
     footer = results(report).footer
     assert footer["time_budget_spent"] is True and footer["examples"] < 500
     assert "the time budget" in (report / "summary.md").read_text()

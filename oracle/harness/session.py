@@ -269,7 +269,8 @@ class Session:
         """Why a run judged nothing, in the user's words."""
         skipped = self.counts.get(Outcome.NOT_APPLICABLE.value, 0)
         parts = [f"{skipped} input(s) not applicable to the implementation's declared capabilities"] if skipped else []
-        parts.append(f"{self.examples_run} random example(s) run")
+        parts.append(f"{self.examples_run} random example(s) run"
+                     + (f" before the time budget ({self.settings.time_budget:g} s) ran out" if self.budget_spent else ""))
         return ("nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
                 "pass --allow-empty to accept it")
 
