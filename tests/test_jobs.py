@@ -121,3 +121,33 @@ def test_kill_9_of_the_parent_leaves_no_worker_and_no_implementation(tmp_path):
     left = gone_within(family, 20)
     assert not left, f"left running after kill -9 of the parent: {sorted(left.values())}"
     assert not with_marker(str(tmp_path))
+
+
+def test_an_implementation_does_not_outlive_its_worker_killed_by_sigkill(tmp_path):
+    """A worker killed by SIGKILL runs no clean-up: its implementation, hanging on a request, is
+    signalled by the kernel when its parent dies. The run then fails naming the worker."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = fake("hang_seq2", "--hang-note", str(tmp_path))
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", command,
+                            "--no-cases", "--examples", "6", "--jobs", "2", "--timeout", "60",
+                            "--report", str(tmp_path / "report"), "--quiet"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        def worker_with_a_hanging_implementation():
+            hanging = {int(path.name.split("-")[1]) for path in tmp_path.glob("hanging-*")}
+            for pid, line in descendants(run.pid).items():
+                below = descendants(pid)
+                if "oracle.harness.worker_process" in line and hanging & set(below):
+                    return pid, below
+            return None
+
+        worker, implementation = wait_for(worker_with_a_hanging_implementation, 30,
+                                          "a worker whose implementation hangs on a request")
+        os.kill(worker, signal.SIGKILL)
+        left = gone_within(implementation, 20)
+        assert not left, f"the implementation outlived its worker: {sorted(left.values())}"
+    finally:
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    assert run.returncode in (2, 143), err
+    assert not gone_within(with_marker(str(tmp_path)), 20)

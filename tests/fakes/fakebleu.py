@@ -16,10 +16,12 @@ Command-line flags every script accepts:
   --no-stats                  do not return statistics
   --chatty                    write 200 kB to stderr on every request
   --uniform                   declare uniform weights only
+  --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
 """
 
 import json
 import math
+import os
 import struct
 import sys
 import time
@@ -239,6 +241,9 @@ def serve(*bugs, name=None):
                 sys.stderr.flush()
                 raise RuntimeError("crash-some: this input kills the process")
             if "hang-seq-2" in bugs and command["seq"] == 2:
+                if "--hang-note" in argv:  # tell the test where this process hangs: a file named by its pid
+                    with open(f"{argv[argv.index('--hang-note') + 1]}/hanging-{os.getpid()}", "w"):
+                        pass
                 time.sleep(3600)
             if "garbage" in bugs:
                 sys.stdout.write("this is not JSON, sorry\n")
