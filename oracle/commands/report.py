@@ -9,7 +9,9 @@ from pathlib import Path
 
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
+from oracle.exitcodes import EXIT_INTERRUPTED
 from oracle.formulas.errors import BleuValueError
+from oracle.harness.session import Interrupted, stopped_by_signals
 from oracle.reports.render import run
 from oracle.reports.site import (
     DATA_DIR,
@@ -118,7 +120,12 @@ def run_report(args):
         progress=None if args.quiet else stderr_progress, jobs=args.jobs,
     )
     started = time.perf_counter()
-    written = run(settings, render_only=args.render_only)
+    try:
+        with stopped_by_signals():  # SIGTERM stops the report as ^C does: the column processes first
+            written = run(settings, render_only=args.render_only)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        print("bleu-oracle report: interrupted; the columns were stopped", file=sys.stderr)
+        return getattr(exc, "exit_code", EXIT_INTERRUPTED)
     if not args.quiet:
         print(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
               f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)

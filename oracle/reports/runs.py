@@ -26,7 +26,7 @@ from oracle.harness.events import RESULTS_FILE, read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.requests import request_from_json
-from oracle.harness.session import SessionSettings, run_session
+from oracle.harness.session import Interrupted, SessionSettings, run_session
 from oracle.models.outcomes import Expected, parse_number
 from oracle.suite.edge_cases import EDGE_CASES
 
@@ -87,10 +87,12 @@ def run_column(column, *, data_dir, seed, examples, progress=None, real=None, re
             what += f", {len(real.items)} real-data corpora"
         progress(f"{column.key}: {what}, judged under profile {column.profile}")
     total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
-    run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
-                                                              "column": column.key},
-                tracker=BaselineTracker(None, check_stale=False), total=total, work=work, report_dir=directory,
-                transport=InProcessImplementation(column.implementation))
+    code, _ = run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
+                                                                        "column": column.key},
+                          tracker=BaselineTracker(None, check_stale=False), total=total, work=work,
+                          report_dir=directory, transport=InProcessImplementation(column.implementation))
+    if code > 128:  # 128 + a signal's number: ^C (130) or SIGTERM (143) ended the column, and the report
+        raise Interrupted(code)
     return directory / RESULTS_FILE
 
 
