@@ -270,3 +270,22 @@ def test_an_interrupted_install_stops_npm_or_pip_and_leaves_nothing(fake_registr
     assert not left, f"left running: {sorted(left.values())}"
     kind = tmp_path / "implementations" / ("npm" if tool == "npm" else "venvs")
     assert [p.name for p in kind.iterdir()] == [], "the scratch directory is removed"
+
+
+def test_check_refuses_a_changed_file_in_the_installed_bleu_score_with_exit_3(tmp_path):
+    """The issue's case: the real bleu-score 1.0.4 (as installed from its pinned tarball) with its BLEU
+    code changed to answer 1.0 always. `check --impl bleu-score` must not run it: exit 3 naming the file."""
+    installed = environments.npm_package_dir("bleu-score").parent
+    if not environments.is_prepared("bleu-score") or shutil.which("node") is None:
+        pytest.skip("bleu-score is not installed here (bleu-oracle install bleu-score) or node is missing")
+    copy = tmp_path / "implementations" / "npm" / installed.name
+    shutil.copytree(installed, copy)
+    code = copy / "package" / "js" / "bleu.js"
+    code.write_text(code.read_text() + "\nexports.bleu = function () { return 1.0; };\n")
+    env = {**os.environ, "BLEU_ORACLE_IMPLEMENTATIONS": str(tmp_path / "implementations"),
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "oracle", "check", "--impl", "bleu-score", "--examples", "3",
+                           "--report", str(tmp_path / "report"), "--quiet"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "js/bleu.js has changed" in done.stderr and "bleu-oracle install bleu-score" in done.stderr

@@ -15,7 +15,11 @@ every request ends in a `Reply` whose `kind` says what happened.
   reply may land with the next request; after a crash the reader is joined,
   so the traceback stays with the crash);
 - the child runs in its own session (process group), so a timeout kills
-  whatever it spawned too;
+  whatever it spawned too, and (Linux) is killed by the kernel if the runner
+  dies without stopping it (`oracle.adapters.lifetimes.die_with_parent`);
+- whether a dead child is started again is its `RestartBudget`'s decision
+  (`--max-restarts`), charged by example, so that `check --jobs` workers can
+  share one;
 - a line that is not JSON, a reply with the wrong seq, or a malformed reply is
   a `protocol-error` reply, never an exception in the runner; when a garbage
   line came instead of a reply, that reply is "owed", and if it turns up late
