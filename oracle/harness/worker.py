@@ -37,7 +37,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import queue
 import selectors
 import shutil
 import signal
