@@ -455,7 +455,9 @@ def _stop_column_processes(pool):
             os.killpg(process.pid, signal.SIGKILL)
     for process in processes:
         process.join(timeout=5)
-    pool.shutdown(wait=False, cancel_futures=True)
+    # waited for: the pool's manager thread sees its processes gone and ends now, not while the
+    # interpreter exits (where its clean-up races concurrent.futures' own: "Bad file descriptor")
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _command(settings):
