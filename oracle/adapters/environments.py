@@ -143,8 +143,11 @@ def verify(name):
 
 
 def _sha256(path):
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256")
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:  # (hashlib.file_digest is Python 3.11+)
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest
 
 
 def _changed(name, where, relative, problem):
