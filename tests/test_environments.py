@@ -1,7 +1,9 @@
 """Preparing the implementations that live outside the project's environment: npm tarballs are taken
 only when their sha512 integrity is the pinned one, and a failure says why (no npm, a changed tarball,
-npm printing nothing usable) without leaving a half-made environment behind. A fake `npm` on PATH
-stands in for the registry."""
+npm printing nothing usable) without leaving a half-made environment behind; installed code is verified
+before each use (a changed or missing file: exit 3 naming it, and `install` repairs it); ^C or SIGTERM
+stops npm or pip and removes what they were building. A fake `npm` on PATH stands in for the registry,
+a fake venv maker (`environments.VENV_CREATE`) for pip."""
 
 from __future__ import annotations
 
@@ -9,14 +11,21 @@ import base64
 import hashlib
 import io
 import os
+import shutil
+import signal
 import stat
+import subprocess
 import sys
 import tarfile
+from pathlib import Path
 
 import pytest
 
-from oracle.adapters import environments
+from oracle.adapters import environments, npm_adapters
 from oracle.adapters.base import AdapterUnavailable
+
+sys.path.insert(0, str(Path(__file__).parent))
+from fakes.processes import gone_within, wait_for, with_marker  # noqa: E402
 
 FAKE_NPM = """#!{python}
 import json, os, shutil, sys
@@ -26,6 +35,11 @@ if mode == "fail":
     sys.stderr.write("npm ERR! 404 Not Found\\n"); sys.exit(1)
 if mode == "silent":
     print("nothing useful"); sys.exit(0)
+if mode == "slow":  # a fetch that takes its time, with a helper process of its own
+    import subprocess, time
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", os.environ["FAKE_NPM_MARKER"]])
+    open(os.path.join(os.environ["FAKE_NPM_MARKER"], "npm-started"), "w").close()
+    time.sleep(120)
 destination = args[args.index("--pack-destination") + 1]
 shutil.copy(os.environ["FAKE_NPM_TARBALL"], os.path.join(destination, "demo-1.0.0.tgz"))
 print(json.dumps([{{"filename": "demo-1.0.0.tgz"}}]))
@@ -112,3 +126,166 @@ def test_install_exits_3_with_one_line_per_failure(fake_registry, monkeypatch, c
 def test_install_refuses_an_unknown_name_as_a_usage_error(capsys):
     assert run_cli("install", "left-pad") == 2
     assert "invalid choice: 'left-pad'" in capsys.readouterr().err
+
+
+# -- installed code verified before each use ---------------------------------------------------------
+
+BLEU_JS = "exports.bleu = function () { return 0.5; };\n"
+
+
+@pytest.fixture
+def fake_bleu_score(tmp_path, monkeypatch, fake_registry):
+    """The fake registry's tarball replaced by one shaped like bleu-score's (package.json, js/bleu.js),
+    pinned in NPM_PACKAGES as bleu-score 1.0.4; stdin empty (a `serve` that does start ends at once)."""
+    source = tmp_path / "bleu-score-src" / "package"
+    (source / "js").mkdir(parents=True)
+    (source / "package.json").write_text('{"name": "bleu-score", "version": "1.0.4", "main": "js/bleu.js"}')
+    (source / "js" / "bleu.js").write_text(BLEU_JS)
+    tarball = tmp_path / "bleu-score.tgz"
+    with tarfile.open(tarball, "w:gz") as archive:
+        archive.add(source, arcname="package")
+    monkeypatch.setenv("FAKE_NPM_TARBALL", str(tarball))
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
+    monkeypatch.setitem(environments.NPM_PACKAGES, "bleu-score", ("1.0.4", integrity))
+    monkeypatch.setattr(npm_adapters, "_bridge", None)  # the adapter's driver, made for these directories
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    return tmp_path / "implementations" / "npm" / "bleu-score-1.0.4" / "package"
+
+
+def test_install_records_a_manifest_of_every_file(fake_bleu_score, capsys):
+    assert run_cli("install", "bleu-score") == 0
+    assert capsys.readouterr().out == "bleu-score: ready\n"
+    manifest = (fake_bleu_score.parent / "manifest.json").read_text()
+    assert '"js/bleu.js": "' + hashlib.sha256(BLEU_JS.encode()).hexdigest() + '"' in manifest
+    environments.verify("bleu-score")
+
+
+@pytest.mark.parametrize("damage,problem", [
+    (lambda package: (package / "js" / "bleu.js").write_text("exports.bleu = function () { return 1.0; };\n"),
+     "js/bleu.js has changed"),
+    (lambda package: shutil.rmtree(package / "js"), "js/bleu.js is missing"),
+], ids=["a-changed-file", "a-deleted-directory"])
+def test_changed_installed_code_is_refused_with_exit_3_naming_the_file_and_install_repairs_it(
+        fake_bleu_score, capsys, damage, problem):
+    assert run_cli("install", "bleu-score") == 0
+    damage(fake_bleu_score)
+    capsys.readouterr()
+    assert run_cli("serve", "--impl", "bleu-score") == 3
+    err = capsys.readouterr().err
+    assert problem in err and "bleu-oracle install bleu-score" in err and "Traceback" not in err
+    assert run_cli("install", "bleu-score") == 0  # not "ready" until it is what was installed again
+    out, err = capsys.readouterr()
+    assert out == "bleu-score: ready\n" and problem in err and "installing it again" in err
+    assert (fake_bleu_score / "js" / "bleu.js").read_text() == BLEU_JS
+    environments.verify("bleu-score")
+    assert not [p.name for p in fake_bleu_score.parent.parent.iterdir() if p.name.startswith(".")]
+
+
+def _fake_metrax_venv(files):
+    """A venv laid out as pip leaves one (bin/python, site-packages, google_metrax's RECORD)."""
+    venv = environments.venv_dir("metrax")
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    site = venv / "lib" / "python3.11" / "site-packages"
+    record = site / "google_metrax-0.2.4.dist-info" / "RECORD"
+    record.parent.mkdir(parents=True)
+    rows = []
+    for relative, text in files.items():
+        (site / relative).parent.mkdir(parents=True, exist_ok=True)
+        (site / relative).write_text(text)
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
+        rows.append(f"{relative},sha256={digest},{len(text)}")
+    record.write_text("\n".join([*rows, "google_metrax-0.2.4.dist-info/RECORD,,"]) + "\n")
+    return site
+
+
+def test_a_venv_library_file_that_changed_or_went_missing_makes_the_adapter_unavailable(tmp_path, monkeypatch):
+    from oracle.adapters.venv_adapters import MetraxImplementation
+
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path / "implementations"))
+    site = _fake_metrax_venv({"metrax/__init__.py": "from .nlp_metrics import BLEU\n",
+                              "metrax/nlp_metrics.py": "class BLEU: pass\n"})
+    environments.verify("metrax")
+    assert MetraxImplementation().version == "0.2.4"
+    (site / "metrax" / "nlp_metrics.py").write_text("class BLEU: changed = True\n")
+    with pytest.raises(AdapterUnavailable, match=r"metrax/nlp_metrics.py has changed .*bleu-oracle install metrax"):
+        MetraxImplementation()
+    shutil.rmtree(site / "metrax")
+    with pytest.raises(AdapterUnavailable, match=r"metrax/__init__.py is missing"):
+        MetraxImplementation()
+    shutil.rmtree(site / "google_metrax-0.2.4.dist-info")
+    with pytest.raises(AdapterUnavailable, match=r"google_metrax-0.2.4.dist-info/RECORD is missing"):
+        MetraxImplementation()
+
+
+# -- install interrupted ---------------------------------------------------------------------------
+
+FAKE_VENV = """
+import os, sys
+target = sys.argv[1]
+os.makedirs(os.path.join(target, "bin"))
+python = os.path.join(target, "bin", "python")
+with open(python, "w") as handle:  # a pip that takes its time, with a helper process of its own
+    handle.write('''#!{python}
+import os, subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)", {marker!r}])
+open(os.path.join({marker!r}, "pip-started"), "w").close()
+time.sleep(120)
+''')
+os.chmod(python, 0o755)
+"""
+
+INSTALL_WITH_FAKE_VENV = """
+import sys
+from oracle.adapters import environments
+environments.VENV_CREATE = (sys.executable, {script!r})
+from oracle.cli import main
+sys.exit(main(["install", "metrax"]))
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.parametrize("tool", ["npm", "pip"])
+def test_an_interrupted_install_stops_npm_or_pip_and_leaves_nothing(fake_registry, tmp_path, monkeypatch, tool, signum):
+    marker = str(tmp_path)
+    env = {**os.environ, "FAKE_NPM_MODE": "slow", "FAKE_NPM_MARKER": marker, "PIP_NO_INDEX": "1",
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    if tool == "npm":
+        argv = [sys.executable, "-m", "oracle", "install", "bleu-score"]
+    else:
+        script = tmp_path / "fake_venv.py"
+        script.write_text(FAKE_VENV.format(python=sys.executable, marker=marker))
+        argv = [sys.executable, "-c", INSTALL_WITH_FAKE_VENV.format(script=str(script))]
+    install = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: (tmp_path / f"{tool}-started").exists(), 60, f"the fake {tool} starting")
+        install.send_signal(signum)
+        out, err = install.communicate(timeout=60)
+    finally:
+        if install.poll() is None:
+            install.kill()
+    assert install.returncode == 128 + signum, err
+    assert "interrupted while preparing" in err and "Traceback" not in err and "ready" not in out
+    left = gone_within(with_marker(marker), 10)
+    assert not left, f"left running: {sorted(left.values())}"
+    kind = tmp_path / "implementations" / ("npm" if tool == "npm" else "venvs")
+    assert [p.name for p in kind.iterdir()] == [], "the scratch directory is removed"
+
+
+def test_check_refuses_a_changed_file_in_the_installed_bleu_score_with_exit_3(tmp_path):
+    """The issue's case: the real bleu-score 1.0.4 (as installed from its pinned tarball) with its BLEU
+    code changed to answer 1.0 always. `check --impl bleu-score` must not run it: exit 3 naming the file."""
+    installed = environments.npm_package_dir("bleu-score").parent
+    if not environments.is_prepared("bleu-score") or shutil.which("node") is None:
+        pytest.skip("bleu-score is not installed here (bleu-oracle install bleu-score) or node is missing")
+    copy = tmp_path / "implementations" / "npm" / installed.name
+    shutil.copytree(installed, copy)
+    code = copy / "package" / "js" / "bleu.js"
+    code.write_text(code.read_text() + "\nexports.bleu = function () { return 1.0; };\n")
+    env = {**os.environ, "BLEU_ORACLE_IMPLEMENTATIONS": str(tmp_path / "implementations"),
+           "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run([sys.executable, "-m", "oracle", "check", "--impl", "bleu-score", "--examples", "3",
+                           "--report", str(tmp_path / "report"), "--quiet"], env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3, done.stderr[-2000:]
+    assert "js/bleu.js has changed" in done.stderr and "bleu-oracle install bleu-score" in done.stderr

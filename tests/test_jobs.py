@@ -10,6 +10,7 @@ import sys
 import time
 
 from fakes.harness import check, fake, results
+from fakes.processes import descendants, gone_within, wait_for, with_marker
 
 from oracle.harness.events import read_results
 
@@ -56,7 +57,8 @@ def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged
     which stop their implementations; the footer says interrupted, the first examples are kept."""
     report = tmp_path / "report"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", fake("hang_seq2"), "--no-cases",
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", fake("hang_seq2", str(tmp_path)),
+                            "--no-cases",
                             "--examples", "6", "--jobs", "2", "--timeout", "60", "--report", str(report), "--quiet"],
                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
@@ -70,7 +72,82 @@ def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged
     done = read_results(report)
     assert done.footer["interrupted"] is True
     assert [r["id"] for r in done.records] == ["random-0-0", "random-0-1"]
-    leftovers = subprocess.run(["pgrep", "-f", "hang_seq2|oracle.harness.worker_process"], capture_output=True,
-                               text=True).stdout.split()
-    assert not leftovers, leftovers
+    assert not with_marker(str(tmp_path)), "a worker or an implementation of this run is left"
     assert json.loads((report / "results.jsonl").read_text().splitlines()[-1])["type"] == "footer"
+
+
+def test_jobs_spend_one_restart_budget_as_one_process_does(tmp_path, monkeypatch):
+    """An implementation that crashes on about one input in four (chosen by the input, so any process
+    crashes on it), with --max-restarts 2: after the third crash, one process records every later
+    example "not attempted". Two and three workers must record the same, example for example (one
+    budget, charged in example order), not two budgets' worth of attempts."""
+    streams = {}
+    for jobs in (1, 2, 3):
+        (tmp_path / str(jobs)).mkdir()
+        monkeypatch.chdir(tmp_path / str(jobs))  # the same --report path: reproduce lines name it
+        assert check("report", fake("crash_some"), "--jobs", jobs, "--max-restarts", 2, examples=30) == 1
+        streams[jobs] = _comparable("report")
+    single = streams[1]
+    crashed = [r for r in single if r["outcome"] == "crash" and "not attempted" not in r["message"]]
+    not_attempted = [r for r in single if "not attempted: the implementation was restarted 2 time(s)" in r["message"]]
+    assert len(crashed) >= 3 and not_attempted, "the fake must crash past the budget for this test to mean anything"
+    assert single.index(not_attempted[0]) < len(single) - 1
+    assert [r["id"] for r in streams[2]] == [r["id"] for r in single]
+    assert streams[2] == single
+    assert streams[3] == single
+
+
+def test_kill_9_of_the_parent_leaves_no_worker_and_no_implementation(tmp_path):
+    """`check --jobs 2` killed by SIGKILL (no clean-up of its own) mid-search: each worker hears its
+    parent die (a parent-death signal, or end of file on its stdin), stops its implementation and
+    exits; an implementation whose worker died is signalled too. Nothing of the run is left."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", fake("hang_seq2", str(tmp_path)),
+                            "--no-cases", "--examples", "6", "--jobs", "2", "--timeout", "60",
+                            "--report", str(tmp_path / "report"), "--quiet"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def searching():
+        family = descendants(run.pid)
+        workers = [pid for pid, line in family.items() if "oracle.harness.worker_process" in line]
+        implementations = [pid for pid, line in family.items() if "hang_seq2" in line]
+        return family if len(workers) == 2 and len(implementations) == 3 else None  # the parent's own, and two
+
+    try:
+        family = wait_for(searching, 30, "two workers, each with its implementation")
+    finally:
+        run.kill()
+        run.wait()
+    left = gone_within(family, 20)
+    assert not left, f"left running after kill -9 of the parent: {sorted(left.values())}"
+    assert not with_marker(str(tmp_path))
+
+
+def test_an_implementation_does_not_outlive_its_worker_killed_by_sigkill(tmp_path):
+    """A worker killed by SIGKILL runs no clean-up: its implementation, hanging on a request, is
+    signalled by the kernel when its parent dies. The run then fails naming the worker."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    command = fake("hang_seq2", "--hang-note", str(tmp_path))
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", command,
+                            "--no-cases", "--examples", "6", "--jobs", "2", "--timeout", "60",
+                            "--report", str(tmp_path / "report"), "--quiet"],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        def worker_with_a_hanging_implementation():
+            hanging = {int(path.name.split("-")[1]) for path in tmp_path.glob("hanging-*")}
+            for pid, line in descendants(run.pid).items():
+                below = descendants(pid)
+                if "oracle.harness.worker_process" in line and hanging & set(below):
+                    return pid, below
+            return None
+
+        worker, implementation = wait_for(worker_with_a_hanging_implementation, 30,
+                                          "a worker whose implementation hangs on a request")
+        os.kill(worker, signal.SIGKILL)
+        left = gone_within(implementation, 20)
+        assert not left, f"the implementation outlived its worker: {sorted(left.values())}"
+    finally:
+        run.send_signal(signal.SIGTERM)
+        _, err = run.communicate(timeout=60)
+    assert run.returncode in (2, 143), err
+    assert not gone_within(with_marker(str(tmp_path)), 20)

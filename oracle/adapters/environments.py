@@ -14,12 +14,22 @@ ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else `.implementations/` in a source check
 pyproject.toml), else $XDG_CACHE_HOME/bleu-oracle/implementations. Each is built beside its place and
 renamed into it, so a reader sees a whole environment or none. `prepare(name)` is what `check` and
 `report` call before starting an implementation (the first use), and what `bleu-oracle install` and
-`scripts/setup` call; it prints what it does to stderr.
+`scripts/setup` call (with `repair`); it prints what it does to stderr. npm and pip run in a process
+group of their own (`oracle.adapters.lifetimes.run_in_group`): ^C or SIGTERM stops them, and the
+scratch directory they were filling is removed.
+
+**Installed code is verified before each use** (`verify`, which the adapters call when they start):
+an npm package against the sha256 of every file of its tarball, recorded at install time beside it
+(ROOT/npm/NAME-VERSION/manifest.json, with the pinned integrity it came from); a venv against pip's
+own RECORD of the BLEU library's distribution (every file's sha256, as pip installed it). A changed
+or missing file makes the adapter unavailable (exit 3, naming the file); `bleu-oracle install NAME`
+installs it again. A whole package that is gone (or has no manifest) is simply not prepared.
 """
 
 from __future__ import annotations
 
 import base64
+import csv
 import hashlib
 import json
 import os
@@ -33,6 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .base import AdapterUnavailable
+from .lifetimes import run_in_group
+
+#: What makes a virtual environment (argv, the target directory appended); a test puts a fake here.
+VENV_CREATE = (sys.executable, "-m", "venv")
+#: The file beside an npm package that records what was installed.
+MANIFEST = "manifest.json"
 
 #: npm registry tarballs: name -> (version, sha512 integrity as the registry states it).
 NPM_PACKAGES = {
@@ -48,6 +64,15 @@ class VenvSpec:
     name: str
     steps: tuple  # of tuples of pip arguments
     check: str  # a Python statement that must run in it once installed
+    library: str  # the distribution holding the BLEU code: its files are verified before each use
+
+    def pinned(self, distribution):
+        """The version `steps` pin `distribution` to ("?" if none)."""
+        for step in self.steps:
+            for requirement in step:
+                if requirement.startswith(f"{distribution}=="):
+                    return requirement.split("==", 1)[1]
+        return "?"
 
     @property
     def digest(self):
@@ -65,11 +90,12 @@ VENVS = {
          ("--no-deps", "keras-hub==0.32.0"),
          ("absl-py==2.5.1", "packaging==26.3", "regex==2026.11.19", "rich==15.0.0", "tokenizers==0.23.3",
           "sentencepiece==0.2.3", "kagglehub==1.0.2", "kagglesdk==0.1.28")),
-        "import os; os.environ['KERAS_BACKEND'] = 'tensorflow'; from keras_hub.src.metrics.bleu import Bleu"),
+        "import os; os.environ['KERAS_BACKEND'] = 'tensorflow'; from keras_hub.src.metrics.bleu import Bleu",
+        "keras-hub"),
     "metrax": VenvSpec(
         "metrax",
         (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
-        "import metrax"),
+        "import metrax", "google-metrax"),
 }
 
 
@@ -99,27 +125,122 @@ def venv_python(name):
 
 
 def is_prepared(name):
+    """Installed (its files may have changed since: `verify`)."""
     if name in NPM_PACKAGES:
-        return (npm_package_dir(name) / "package.json").is_file()
+        return (npm_package_dir(name).parent / MANIFEST).is_file()
     if name in VENVS:
         return venv_python(name).is_file()
     return True
+
+
+def verify(name):
+    """Raise AdapterUnavailable naming the first file of `name`'s installed code that is missing or
+    not what was installed; nothing for an implementation that is not ours to install."""
+    if name in NPM_PACKAGES:
+        _verify_npm(name)
+    elif name in VENVS:
+        _verify_venv(VENVS[name])
+
+
+def _sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:  # (hashlib.file_digest is Python 3.11+)
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest
+
+
+def _changed(name, where, relative, problem):
+    return AdapterUnavailable(f"{name}'s installed code in {where} is not what was installed: {relative} {problem}; "
+                              f"run `bleu-oracle install {name}` to install it again")
+
+
+def _verify_npm(name):
+    package = npm_package_dir(name)
+    try:
+        manifest = json.loads((package.parent / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _changed(name, package.parent, MANIFEST, f"cannot be read ({exc})") from None
+    if manifest.get("integrity") != NPM_PACKAGES[name][1]:
+        raise _changed(name, package.parent, MANIFEST, f"records a tarball of integrity {manifest.get('integrity')}, "
+                       f"not the pinned {NPM_PACKAGES[name][1]}")
+    for relative, digest in sorted(files.items()):
+        try:
+            actual = _sha256(package / relative).hexdigest()
+        except FileNotFoundError:
+            raise _changed(name, package, relative, "is missing") from None
+        except OSError as exc:
+            raise _changed(name, package, relative, f"cannot be read ({exc.strerror or exc})") from None
+        if actual != digest:
+            raise _changed(name, package, relative, f"has changed (sha256 {actual}, installed {digest})")
+
+
+def _manifest(name, package):
+    """What an npm package's unpacked tree holds: its pin and the sha256 of each file."""
+    files = {}
+    for directory, _, names in os.walk(package):
+        for file_name in names:
+            path = Path(directory) / file_name
+            files[path.relative_to(package).as_posix()] = _sha256(path).hexdigest()
+    version, integrity = NPM_PACKAGES[name]
+    return {"package": name, "version": version, "integrity": integrity, "files": files}
+
+
+def _verify_venv(spec):
+    """The library's files against pip's RECORD (path,sha256=urlsafe-base64,size per line)."""
+    where = venv_dir(spec.name)
+    if not venv_python(spec.name).is_file():
+        raise _changed(spec.name, where, "bin/python", "is missing")
+    distribution = spec.library.replace("-", "_")
+    pattern = f"lib/python*/site-packages/{distribution}-{spec.pinned(spec.library)}.dist-info/RECORD"
+    record = next(iter(sorted(where.glob(pattern))), None)
+    if record is None:
+        raise _changed(spec.name, where, pattern, "is missing")
+    site = record.parent.parent
+    try:
+        rows = list(csv.reader(record.read_text(encoding="utf-8").splitlines()))
+    except (OSError, csv.Error) as exc:
+        raise _changed(spec.name, where, record.relative_to(where), f"cannot be read ({exc})") from None
+    for row in rows:
+        if len(row) < 2 or not row[1].startswith("sha256="):
+            continue  # RECORD itself, and files pip does not hash
+        relative, expected = row[0], row[1][len("sha256="):]
+        try:
+            digest = _sha256(site / relative).digest()
+        except FileNotFoundError:
+            raise _changed(spec.name, site, relative, "is missing") from None
+        except OSError as exc:
+            raise _changed(spec.name, site, relative, f"cannot be read ({exc.strerror or exc})") from None
+        actual = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+        if actual != expected:
+            raise _changed(spec.name, site, relative, f"has changed (sha256 {actual}, pip's RECORD {expected})")
 
 
 def install_hint(name):
     return f"run `bleu-oracle install {name}` once (or `check --impl {name}`, which prepares it on first use)"
 
 
-def prepare(name, *, log=sys.stderr):
-    """Make implementation `name`'s own environment if it is one of ours and missing. Raises
-    AdapterUnavailable, saying why, when it cannot (no npm, no registry, a changed tarball)."""
-    if is_prepared(name):
+def prepare(name, *, log=sys.stderr, repair=False):
+    """Make implementation `name`'s own environment if it is one of ours and missing; with `repair`
+    (`bleu-oracle install`), also when its installed code does not verify, and verify what it made.
+    Raises AdapterUnavailable, saying why, when it cannot (no npm, no registry, a changed tarball)."""
+    if name not in NPM_PACKAGES and name not in VENVS:
         return
+    if is_prepared(name):
+        if not repair:
+            return
+        try:
+            verify(name)
+            return
+        except AdapterUnavailable as exc:
+            print(f"bleu-oracle: {exc}: installing it again", file=log)
     start = time.perf_counter()
     if name in NPM_PACKAGES:
         _prepare_npm(name, log)
-    elif name in VENVS:
+    else:
         _prepare_venv(VENVS[name], log)
+    verify(name)
     print(f"bleu-oracle: prepared {name} in {time.perf_counter() - start:.1f} s", file=log)
 
 
@@ -132,8 +253,11 @@ def _prepare_npm(name, log):
     target.parent.mkdir(parents=True, exist_ok=True)
     print(f"bleu-oracle: fetching {name}@{version} from the npm registry (its tarball only) into {target}", file=log)
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
-        done = subprocess.run([npm, "pack", f"{name}@{version}", "--json", "--pack-destination", tmp],
-                              capture_output=True, text=True, timeout=300, cwd=tmp)
+        try:
+            done = run_in_group([npm, "pack", f"{name}@{version}", "--json", "--pack-destination", tmp],
+                                timeout=300, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise AdapterUnavailable(f"npm pack {name}@{version} did not finish within 300 s (stopped)") from None
         if done.returncode != 0:
             raise AdapterUnavailable(f"npm pack {name}@{version} failed: {done.stderr.strip().splitlines()[-1:]}")
         try:
@@ -151,17 +275,25 @@ def _prepare_npm(name, log):
                 archive.extractall(unpacked, filter="data")
         except (tarfile.TarError, OSError) as exc:
             raise AdapterUnavailable(f"{name}@{version}'s tarball does not unpack: {exc}") from None
+        manifest = _manifest(name, unpacked / "package")
+        (unpacked / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         _move_into_place(unpacked, target, name)
 
 
 def _move_into_place(built, target, name):
-    """Rename `built` to `target`; another process that got there first (two `check`s preparing at once)
-    is as good, so its copy is kept."""
+    """Rename `built` to `target`, after moving aside what is there (an installation that did not
+    verify, being repaired); another process that got there first (two `check`s preparing at once) is
+    as good, so its copy is kept."""
+    aside = target.with_name(f".{target.name}.replaced-{os.getpid()}")
     try:
+        if target.exists():
+            os.replace(target, aside)
         os.replace(built, target)
     except OSError as exc:
         if not is_prepared(name):
             raise AdapterUnavailable(f"could not move {name} into {target}: {exc}") from None
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def _prepare_venv(spec, log):
@@ -174,15 +306,17 @@ def _prepare_venv(spec, log):
     scratch = Path(tempfile.mkdtemp(prefix=f".{spec.name}-", dir=target.parent))
     try:
         building = scratch / target.name
-        subprocess.run([sys.executable, "-m", "venv", str(building)], check=True, capture_output=True, timeout=300)
+        done = run_in_group([*VENV_CREATE, str(building)], timeout=300)
+        if done.returncode != 0:
+            raise AdapterUnavailable(f"creating {spec.name}'s environment failed: {done.stderr.strip().splitlines()[-1:]}")
         python = building / "bin" / "python"
         for step in spec.steps:
-            done = subprocess.run([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *step],
-                                  capture_output=True, text=True, timeout=1800)
+            done = run_in_group([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *step],
+                                timeout=1800)
             if done.returncode != 0:
                 lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location")]
                 raise AdapterUnavailable(f"pip install {' '.join(step)} failed for {spec.name}: {lines[-1:]}")
-        checked = subprocess.run([str(python), "-c", spec.check], capture_output=True, text=True, timeout=300)
+        checked = run_in_group([str(python), "-c", spec.check], timeout=300)
         if checked.returncode != 0:
             raise AdapterUnavailable(f"{spec.name}'s environment does not import: {checked.stderr.strip().splitlines()[-1:]}")
         _move_into_place(building, target, spec.name)

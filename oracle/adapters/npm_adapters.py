@@ -48,6 +48,7 @@ def _driver():
 def _require(name):
     if not environments.is_prepared(name):
         raise AdapterUnavailable(f"the npm package {name} is not installed: {environments.install_hint(name)}")
+    environments.verify(name)  # every file as its tarball had it, or exit 3 naming the one that is not
     return environments.NPM_PACKAGES[name][0]
 
 

@@ -28,14 +28,6 @@ from .base import (TEXT_LIMITS, AdapterUnavailable, Implementation, Rejected, Sc
 from .bridge import Bridge
 
 
-def _pinned_version(name, distribution):
-    for step in environments.VENVS[name].steps:
-        for requirement in step:
-            if requirement.startswith(f"{distribution}=="):
-                return requirement.split("==", 1)[1]
-    return "?"
-
-
 class _VenvImplementation(Implementation):
     environment = ""
     distribution = ""
@@ -45,7 +37,8 @@ class _VenvImplementation(Implementation):
         if not environments.is_prepared(self.environment):
             raise AdapterUnavailable(f"{self.environment} runs in its own environment, not created yet: "
                                      f"{environments.install_hint(self.environment)}")
-        self.version = _pinned_version(self.environment, self.distribution)
+        environments.verify(self.environment)  # the library's files as pip installed them, or exit 3 naming one
+        self.version = environments.VENVS[self.environment].pinned(self.distribution)
         script = importlib.resources.files("oracle.adapters").joinpath("drivers/venv_bleu.py")
         self._driver = Bridge([environments.venv_python(self.environment), script, self.environment],
                               what=f"{self.environment}'s driver")

@@ -142,7 +142,8 @@ def add_session_arguments(parser, *, report_help):
                         "implementation is killed and restarted")
     parser.add_argument("--max-restarts", type=non_negative_int, default=DEFAULT_MAX_RESTARTS, metavar="N",
                         help=f"restarts after a crash or timeout (default {DEFAULT_MAX_RESTARTS}); after that, "
-                        "remaining requests are recorded as crash without being sent")
+                        "remaining requests are recorded as crash without being sent. One budget for the run, "
+                        "spent in example order: --jobs N spends it as one process does")
     parser.add_argument("--rel", type=tolerance, default=DEFAULT_REL, metavar="R",
                         help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
     parser.add_argument("--abs", type=tolerance, default=DEFAULT_ABS, metavar="A",

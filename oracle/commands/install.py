@@ -9,7 +9,8 @@ from oracle.adapters import environments
 from oracle.adapters.base import AdapterUnavailable
 from oracle.commands import SUMMARIES
 from oracle.commands.common import HelpFormatter
-from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE
+from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
+from oracle.harness.session import Interrupted, stopped_by_signals
 
 OWN = [*environments.NPM_PACKAGES, *environments.VENVS]
 
@@ -23,13 +24,18 @@ HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python 
 They go to $BLEU_ORACLE_IMPLEMENTATIONS, else .implementations/ in a source checkout, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
 --impl NAME` and `report` prepare what they run on first use, so this verb is for doing it ahead of time
-(scripts/setup prepares the npm packages). Already prepared ones are left as they are.
+(scripts/setup prepares the npm packages). One already prepared is verified (every file of an npm
+package against the sha256 recorded from its tarball; a venv's BLEU library against pip's RECORD) and
+left as it is, or installed again if a file changed or is missing: the adapters refuse to run such
+code (exit 3, naming the file), and this is the repair. ^C or SIGTERM stops npm or pip and removes
+what they were building.
 
 Examples:
   bleu-oracle install promptfoo bleu-score
   bleu-oracle install keras-hub metrax
 
-Exit codes: 0 all prepared, 3 one could not be (the reason on stderr).
+Exit codes: 0 all prepared, 3 one could not be (the reason on stderr), 130 / 143 interrupted by ^C /
+SIGTERM (nothing half-built is left).
 """
 
 
@@ -41,13 +47,20 @@ def register(subparsers):
 
 def run(args):
     status = EXIT_OK
-    for name in args.names:
-        try:
-            environments.prepare(name, log=io.StringIO() if args.quiet else sys.stderr)
-        except AdapterUnavailable as exc:
-            print(f"bleu-oracle install: {name}: {exc}", file=sys.stderr)
-            status = EXIT_UNDRIVABLE
-        else:
-            if not args.quiet:
-                print(f"{name}: ready")
+    name = None
+    try:
+        with stopped_by_signals():
+            for name in args.names:
+                try:
+                    environments.prepare(name, log=io.StringIO() if args.quiet else sys.stderr, repair=True)
+                except AdapterUnavailable as exc:
+                    print(f"bleu-oracle install: {name}: {exc}", file=sys.stderr)
+                    status = EXIT_UNDRIVABLE
+                else:
+                    if not args.quiet:
+                        print(f"{name}: ready")
+    except (KeyboardInterrupt, Interrupted) as exc:  # npm or pip was stopped, their scratch directory removed
+        print(f"bleu-oracle install: interrupted while preparing {name}: it was not installed "
+              "(nothing half-built is left)", file=sys.stderr)
+        return getattr(exc, "exit_code", EXIT_INTERRUPTED)
     return status

@@ -10,7 +10,6 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
-from oracle.signals import stopped_by_signals
 from oracle.reports.render import run
 from oracle.reports.site import (
     DATA_DIR,
@@ -22,6 +21,8 @@ from oracle.reports.site import (
     default_real_data_dir,
     stderr_progress,
 )
+
+from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 
 from .common import DeprecatedAlias, add_report_force, non_negative_int, positive_float, positive_int
 
@@ -126,8 +127,13 @@ def run_report(args):
         progress=None if args.quiet else stderr_progress, jobs=args.jobs, report_force=args.report_force,
     )
     started = time.perf_counter()
-    with stopped_by_signals():  # SIGTERM as ^C: the report is discarded, the folder left as it was
-        written = run(settings, render_only=args.render_only)
+    try:
+        with stopped_by_signals():  # SIGTERM stops the report as ^C does: the columns first, the folder left as it was
+            written = run(settings, render_only=args.render_only)
+    except (KeyboardInterrupt, Interrupted) as exc:
+        print("bleu-oracle report: interrupted; the columns were stopped and the report folder left as it was",
+              file=sys.stderr)
+        return exit_code_of(exc)
     if not args.quiet:
         print(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
               f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)

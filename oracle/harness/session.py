@@ -68,6 +68,7 @@ from .transport import (
     DEFAULT_TIMEOUT,
     HandshakeError,
     ImplementationProcess,
+    RestartBudget,
 )
 
 INLINE_REPLAY_LIMIT = 400
@@ -258,6 +259,8 @@ class Session:
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0
+        #: the restart budget the search charges by example (`RestartBudget`; one per run, shared by --jobs workers)
+        self.budget = getattr(process, "budget", None) or RestartBudget(settings.max_restarts)
         self.budget_spent = False
         self.last_reply = None
 
@@ -444,12 +447,11 @@ class Session:
 
     def run_examples(self):
         """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
-        and on every `relation_every`-th passing one, one metamorphic relation."""
-        options = PROFILES[self.profile].options
-        uniform_only = options.uniform_weights_only
-        profile_smoothing = options.smoothing.to_json()
+        and on every `relation_every`-th passing one, one metamorphic relation. The restart budget
+        hears where each example starts and ends (it is charged by example: `RestartBudget`)."""
         deadline = None if self.settings.time_budget is None else time.perf_counter() + self.settings.time_budget
-        if self.settings.jobs > 1 and self.settings.shard == (0, 1):
+        # with the budget spent on the cases, every example is "not attempted" at once: no workers for that
+        if self.settings.jobs > 1 and self.settings.shard == (0, 1) and self.budget.may_restart():
             return self.run_examples_in_workers()
         mine, shards = self.settings.shard
         for index in range(self.settings.examples):
@@ -459,58 +461,48 @@ class Session:
                 self.budget_spent = True
                 self.progress.note(f"time budget of {self.settings.time_budget:g} s spent after {index} examples")
                 break
-            identifier = example_id(self.settings.seed, index)
-            patterns = self.settings.only
-            relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
-            if not selected(identifier, patterns) and not relation_only:
-                continue
-            request = example_request(self.settings.seed, index, self.capabilities, uniform_only=uniform_only,
-                                      profile_smoothing=profile_smoothing)
-            self.examples_run += 1
-            record = self.evaluate(identifier, "example", request)
-            every = self.settings.relation_every
-            reply = self.last_reply
-            if (every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None
-                    and reply.kind == "score" and _size(request) <= RECORD_TOKEN_LIMIT):
-                names = relations.applicable(request, reference_length=options.reference_length,
-                                             statistics=bool(self.capabilities.get("statistics")))
-                # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
-                related = {name: relations.transformed(request, name) for name in names}
-                names = [name for name in names
-                         if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])]
-                if names:
-                    name = names[(index // every) % len(names)]
-                    if selected(f"{identifier}~{name}", patterns):
-                        self.check_relation(identifier, request, reply, name, related[name])
+            self.budget.example_started(index)
+            self.judge_example(index)
+            self.budget.example_finished(index)
+
+    def example_request(self, index):
+        """Random example `index` of this run's seed, for the implementation's capabilities and the profile."""
+        options = PROFILES[self.profile].options
+        return example_request(self.settings.seed, index, self.capabilities, uniform_only=options.uniform_weights_only,
+                               profile_smoothing=options.smoothing.to_json())
+
+    def judge_example(self, index):
+        """Random example `index` (if `only` selects it), and a relation on it if it passes."""
+        options = PROFILES[self.profile].options
+        identifier = example_id(self.settings.seed, index)
+        patterns = self.settings.only
+        relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
+        if not selected(identifier, patterns) and not relation_only:
+            return
+        request = self.example_request(index)
+        self.examples_run += 1
+        record = self.evaluate(identifier, "example", request)
+        every = self.settings.relation_every
+        reply = self.last_reply
+        if (every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None
+                and reply.kind == "score" and _size(request) <= RECORD_TOKEN_LIMIT):
+            names = relations.applicable(request, reference_length=options.reference_length,
+                                         statistics=bool(self.capabilities.get("statistics")))
+            # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
+            related = {name: relations.transformed(request, name) for name in names}
+            names = [name for name in names
+                     if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])]
+            if names:
+                name = names[(index // every) % len(names)]
+                if selected(f"{identifier}~{name}", patterns):
+                    self.check_relation(identifier, request, reply, name, related[name])
 
     def run_examples_in_workers(self):
-        """The search in `jobs` worker processes (`oracle.harness.worker`), each drawing every jobs-th
-        example against its own implementation process; their records are then judged by this
-        session's baseline and written in example order, so the stream is the one a single process
-        writes (durations and seq numbers aside). SIGTERM or ^C stops the workers (each stops its
-        implementation) and keeps what they judged."""
+        """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
+        process writes, restarts and "not attempted" included (durations and seq numbers aside)."""
         from . import worker
 
-        started = time.perf_counter()
-        runs = worker.start_workers(self.settings, self.profile, self.work_dir)
-        try:
-            worker.wait(runs, self.progress)
-        finally:
-            worker.stop(runs)
-            for record in worker.merged_records(runs):
-                self.account(record, progress=False)
-            footers = [run.footer() for run in runs]
-            self.examples_run += sum(f.get("examples", 0) for f in footers)
-            self.budget_spent = any(f.get("time_budget_spent") for f in footers)
-            self.worker_restarts = sum(f.get("restarts", 0) for f in footers)
-            for footer in footers:
-                self.coverage.merge((footer.get("coverage") or {}))
-            worker.collect_replays(runs, self.work_dir)
-            worker.cleanup(runs)
-        failed = [run for run in runs if run.failure()]
-        if failed:
-            raise BleuValueError("; ".join(run.failure() for run in failed))
-        self.progress.note(f"{len(runs)} workers searched in {time.perf_counter() - started:.1f} s")
+        worker.search(self)
 
     def _regenerate(self, record_id):
         """The command that sends a record's input again (a random example: its seed and id)."""

@@ -15,7 +15,11 @@ every request ends in a `Reply` whose `kind` says what happened.
   reply may land with the next request; after a crash the reader is joined,
   so the traceback stays with the crash);
 - the child runs in its own session (process group), so a timeout kills
-  whatever it spawned too;
+  whatever it spawned too, and (Linux) is killed by the kernel if the runner
+  dies without stopping it (`oracle.adapters.lifetimes.die_with_parent`);
+- whether a dead child is started again is its `RestartBudget`'s decision
+  (`--max-restarts`), charged by example, so that `check --jobs` workers can
+  share one;
 - a line that is not JSON, a reply with the wrong seq, or a malformed reply is
   a `protocol-error` reply, never an exception in the runner; when a garbage
   line came instead of a reply, that reply is "owed", and if it turns up late
@@ -33,6 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from oracle.adapters.lifetimes import die_with_parent, kill_group
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
@@ -77,6 +82,37 @@ def bounded(text, limit=KEPT_TEXT_LIMIT):
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + f"... [{len(text) - limit} more characters not kept]"
+
+
+def given_up_message(max_restarts):
+    """What a request the runner no longer sends is recorded with, once the restart budget is spent."""
+    return (f"not attempted: the implementation was restarted {max_restarts} time(s) "
+            f"(the limit, --max-restarts) and failed again")
+
+
+class RestartBudget:
+    """`--max-restarts` N for one process alone: after each of the implementation's first N deaths (a
+    crash, a timeout, a restart whose handshake failed) it is started again, after the (N+1)-th it is
+    not, and every later request is recorded as not attempted. A death is charged when it happens, to
+    the input being judged, so the same inputs spend the budget the same way however they are split
+    between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
+    which hears when each example starts and ends."""
+
+    def __init__(self, max_restarts):
+        self.max_restarts = int(max_restarts)
+        self.deaths = 0
+
+    def died(self):
+        self.deaths += 1
+
+    def may_restart(self):
+        return self.deaths <= self.max_restarts
+
+    def example_started(self, index):
+        """Example `index` of the search is being judged (its requests, shrinking and relation)."""
+
+    def example_finished(self, index):
+        """Example `index` is judged: no request of it is sent any more."""
 
 
 class HandshakeError(BleuOracleError, RuntimeError):
@@ -202,10 +238,13 @@ class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
     def __init__(self, argv, *, timeout=DEFAULT_TIMEOUT, max_restarts=DEFAULT_MAX_RESTARTS, cwd=None, env=None,
-                 stderr_limit=STDERR_LIMIT, line_limit=DEFAULT_LINE_LIMIT):
+                 stderr_limit=STDERR_LIMIT, line_limit=DEFAULT_LINE_LIMIT, budget=None):
         self.argv = list(argv)
         self.timeout = float(timeout)
         self.max_restarts = int(max_restarts)
+        #: decides whether a dead process is started again (`RestartBudget`)
+        self.budget = budget if budget is not None else RestartBudget(self.max_restarts)
+        self._death_charged = False
         self.cwd, self.env = cwd, env
         self.line_limit = int(line_limit)
         self.restarts = 0
@@ -227,6 +266,7 @@ class ImplementationProcess:
             proc = subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                 cwd=self.cwd, env=self.env, start_new_session=True,
+                preexec_fn=die_with_parent(signal.SIGKILL),  # a SIGKILLed runner leaves no implementation behind
             )
         except OSError as exc:
             raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
@@ -271,6 +311,7 @@ class ImplementationProcess:
             thread.start()
         self._proc, self._lines = proc, lines
         self._needs_restart = False
+        self._death_charged = False
 
     def start(self):
         """Start the process and perform the handshake; returns the handshake object.
@@ -311,15 +352,7 @@ class ImplementationProcess:
         proc = self._proc
         if proc is None:
             return
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            if proc.poll() is None:
-                proc.kill()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL is not ignorable
-            pass
+        kill_group(proc)
         self._close_pipes()
         self._needs_restart = True
 
@@ -351,9 +384,8 @@ class ImplementationProcess:
         """Replace a dead or hung process. False (and `given_up` set) once the budget is spent."""
         if self.given_up:
             return False
-        if self.restarts >= self.max_restarts:
-            self.given_up = (f"not attempted: the implementation was restarted {self.restarts} time(s) "
-                             f"(the limit, --max-restarts) and failed again")
+        if not self.budget.may_restart():
+            self.given_up = given_up_message(self.max_restarts)
             return False
         self.restarts += 1
         self._kill()
@@ -362,10 +394,17 @@ class ImplementationProcess:
             handshake = self._handshake()
         except HandshakeError as exc:
             self._kill()
+            self._died()
             self._restart_failure = f"restart {self.restarts} failed: {exc}"
             return False
         self.handshake = self.handshake or handshake
         return True
+
+    def _died(self):
+        """Charge the current process's death to the restart budget, once however it is noticed."""
+        if not self._death_charged:
+            self._death_charged = True
+            self.budget.died()
 
     def stop(self):
         """Ask the process to stop, then make sure it has (SIGKILL to its group after 2 s)."""
@@ -447,6 +486,7 @@ class ImplementationProcess:
         self._restart_failure = None
         self._notes = []
         if not self.alive():
+            self._died()  # (a process that exited after its last reply is noticed only here)
             if not self._restart():
                 message = self.given_up or self._restart_failure or "the implementation could not be restarted"
                 return Reply("crash", message=message, stderr=self._stderr.take())
@@ -472,6 +512,7 @@ class ImplementationProcess:
         notes = list(self._notes)
         if item is None:
             self._kill()
+            self._died()
             return Reply("timeout", message=f"no reply within {self.timeout:g} s (the process was killed)",
                          stderr=self._stderr.take(), duration=duration, notes=notes)
         if item is _EOF:
@@ -497,6 +538,7 @@ class ImplementationProcess:
             thread.join(timeout=1.0)
         duration = time.perf_counter() - start
         self._needs_restart = True
+        self._died()
         return Reply("crash", message=f"{what} ({status})", stderr=self._stderr.take(), duration=duration)
 
     def __enter__(self):

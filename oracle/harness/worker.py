@@ -8,6 +8,24 @@ they grow (for its progress line), then merges them in example order and gates e
 its baseline, so the run's results.jsonl holds the same records in the same order as with one
 process; only durations and the protocol's seq numbers differ.
 
+**One restart budget.** `--max-restarts N` is the run's, not each worker's: the implementation is
+started again after each of its first N deaths (crash, timeout, failed restart) counted in example
+order, as one process counts them (`transport.RestartBudget`), and every request after the (N+1)-th
+is "not attempted". A worker reports each death, and each example it finishes, to the parent on its
+stdout (`SharedBudget`); when its implementation must be restarted during example i, it asks, and the
+parent (`BudgetKeeper`) answers once every example before i is judged, from the deaths charged to
+them and to i so far: the answer one process would have reached. A worker whose implementation is
+alive does not ask, so it may judge an example that one process would not have attempted (the
+budget was spent, by another worker, on an earlier example); the parent replaces such a record by the
+"not attempted" record one process writes (`_record_not_attempted`). Waiting happens only around
+deaths, which the budget bounds, so the search stays parallel.
+
+**Nothing outlives the parent.** Each worker runs in its own process group, gets SIGTERM from the
+kernel when the parent dies (Linux: `oracle.adapters.lifetimes.die_with_parent`), and watches its
+stdin, a pipe from the parent, whose end of file says the same anywhere (`follow_parent`); either
+way it stops its implementation and exits. The implementation itself is signalled when its worker
+dies, so a SIGKILLed worker leaves no implementation behind.
+
 A worker that cannot drive its implementation, or fails, makes the run fail with its stderr's last
 line; SIGTERM or ^C to the parent stops every worker (each stops its implementation first) and the
 records judged so far are kept.
@@ -19,21 +37,29 @@ import contextlib
 import dataclasses
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oracle.adapters.lifetimes import die_with_parent
 
+from .coverage import Coverage
 from .events import RESULTS_FILE
+from .generate import example_id
+from .transport import Reply, RestartBudget, given_up_message
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
 #: Seconds between two looks at the workers' results files.
 POLL = 0.2
+#: The longest message line a worker sends its parent (bytes); a longer one is dropped.
+MESSAGE_LIMIT = 4096
 
 
 @dataclass
@@ -43,10 +69,20 @@ class WorkerRun:
     index: int
     directory: Path
     process: subprocess.Popen
+    jobs: int = 1
     _handle: object = None
     _partial: bytes = b""
     lines_read: int = 0
     _footer: dict = field(default_factory=dict)
+    _said: bytes = b""
+    #: the smallest example of this worker's share it has not finished (all before it are judged)
+    next_example: int = -1
+    #: its stdout reached end of file: it has exited, and every message it sent was heard
+    silent: bool = False
+
+    def __post_init__(self):
+        if self.next_example < 0:
+            self.next_example = self.index
 
     @property
     def results(self):
@@ -62,10 +98,34 @@ class WorkerRun:
         *lines, self._partial = data.split(b"\n")
         return lines
 
+    def messages(self, data):
+        """The worker's messages completed by `data` (read from its stdout)."""
+        *lines, self._said = (self._said + data).split(b"\n")
+        if len(self._said) > MESSAGE_LIMIT:  # not a message of ours: dropped
+            self._said = b""
+        for line in lines:
+            with contextlib.suppress(ValueError):
+                message = json.loads(line)
+                if isinstance(message, dict):
+                    yield message
+
+    def finished_before(self, example):
+        """True when this worker has judged every example of its share before `example`."""
+        return self.silent or self.next_example >= example
+
+    def tell(self, message):
+        """Send the worker one message on its stdin (it may have gone: then nobody is listening)."""
+        with contextlib.suppress(OSError, ValueError):
+            self.process.stdin.write(json.dumps(message).encode() + b"\n")
+            self.process.stdin.flush()
+
     def close(self):
         if self._handle is not None:
             self._handle.close()
             self._handle = None
+        for pipe in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
 
     def footer(self):
         """The worker's footer (counts, coverage, restarts, examples), or {} when it wrote none."""
@@ -83,6 +143,156 @@ class WorkerRun:
         return f"search worker {self.index} ended with exit {code}" + (f": {lines[-1][:500]}" if lines else "")
 
 
+# -- the restart budget, shared ---------------------------------------------------------------------
+
+
+class SharedBudget(RestartBudget):
+    """A worker's side of the run's one restart budget: each death and each finished example is told
+    to the parent on `channel`; whether to restart is asked, and the answer read from `answers` (a
+    queue `follow_parent` fills; None when the parent has gone)."""
+
+    def __init__(self, max_restarts, channel, answers):
+        super().__init__(max_restarts)
+        self.channel, self.answers = channel, answers
+        self.example = -1
+
+    def _say(self, **message):
+        self.channel.write(json.dumps(message) + "\n")
+        self.channel.flush()
+
+    def died(self):
+        super().died()
+        self._say(death=self.example)
+
+    def may_restart(self):
+        self._say(ask=self.example)
+        answer = self.answers.get()
+        return bool(isinstance(answer, dict) and answer.get("restart"))
+
+    def example_started(self, index):
+        self.example = index
+
+    def example_finished(self, index):
+        self._say(done=index)
+
+
+class BudgetKeeper:
+    """The parent's side: the deaths charged to each example, and the workers' pending questions.
+    `spent`: deaths charged before the search (the cases, in this process)."""
+
+    def __init__(self, runs, max_restarts, spent=0):
+        self.runs, self.max_restarts, self.spent = runs, max_restarts, spent
+        self.deaths = Counter()
+        self.questions = []
+
+    def heard(self, run, message):
+        if isinstance(message.get("death"), int):
+            self.deaths[message["death"]] += 1
+        elif isinstance(message.get("done"), int):
+            run.next_example = message["done"] + run.jobs
+        elif isinstance(message.get("ask"), int):
+            self.questions.append((run, message["ask"]))
+
+    def answer(self):
+        """Answer each question whose earlier examples are all judged: may the worker restart its
+        implementation in example i? Yes while the deaths up to it are within the budget."""
+        for run, example in list(self.questions):
+            if all(other is run or other.finished_before(example) for other in self.runs):
+                charged = self.spent + sum(n for index, n in self.deaths.items() if index <= example)
+                run.tell({"restart": charged <= self.max_restarts})
+                self.questions.remove((run, example))
+
+    def cut(self):
+        """The first example one process would not attempt at all (the budget was spent before it), or None."""
+        charged = self.spent
+        for index in sorted(self.deaths):
+            charged += self.deaths[index]
+            if charged > self.max_restarts:
+                return index + 1
+        return None
+
+
+def follow_parent(answers):
+    """In a worker, on a thread: the parent's answers, read from stdin into `answers`; at end of file
+    the parent has gone, and the worker stops as SIGTERM stops it (its implementation first)."""
+    pending = b""
+    # os.read, not sys.stdin: a daemon thread blocked in a buffered reader aborts the interpreter's exit
+    with contextlib.suppress(OSError):
+        for data in iter(lambda: os.read(0, MESSAGE_LIMIT), b""):
+            *lines, pending = (pending + data).split(b"\n")
+            pending = pending[-MESSAGE_LIMIT:]
+            for line in lines:
+                with contextlib.suppress(ValueError):
+                    answers.put(json.loads(line))
+    answers.put(None)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+# -- the parent ------------------------------------------------------------------------------------
+
+
+def search(session):
+    """`session`'s random examples in `session.settings.jobs` workers, written to its stream in
+    example order as one process writes them. SIGTERM or ^C stops the workers (each stops its
+    implementation) and keeps what they judged."""
+    settings = session.settings
+    started = time.perf_counter()
+    runs = start_workers(settings, session.profile, session.work_dir)
+    keeper = BudgetKeeper(runs, settings.max_restarts, spent=session.budget.deaths)
+    try:
+        wait(runs, session.progress, keeper)
+    finally:
+        stop(runs)
+        cut = keeper.cut()
+        for record in merged_records(runs):
+            index = _example_index(record)
+            if cut is None or index < cut:
+                session.account(record, progress=False)
+            elif record["kind"] == "example":  # (a relation is checked on a passing example only)
+                _record_not_attempted(session, index)
+        footers = [run.footer() for run in runs]
+        session.examples_run += sum(f.get("examples", 0) for f in footers)
+        session.budget_spent = any(f.get("time_budget_spent") for f in footers)
+        session.worker_restarts = sum(f.get("restarts", 0) for f in footers)
+        for footer in footers:
+            session.coverage.merge((footer.get("coverage") or {}))
+        collect_replays(runs, session.work_dir)
+        cleanup(runs)
+    failed = [run for run in runs if run.failure()]
+    if failed:
+        from oracle.formulas.errors import BleuValueError
+
+        raise BleuValueError("; ".join(run.failure() for run in failed))
+    session.progress.note(f"{len(runs)} workers searched in {time.perf_counter() - started:.1f} s")
+
+
+class _NotSent:
+    """A transport that sends nothing: every request is the crash one process records once its
+    restart budget is spent."""
+
+    def __init__(self, message):
+        self.given_up = message
+
+    def submit(self, wire):
+        return Reply("crash", message=self.given_up)
+
+    def collect(self, pending):
+        return pending
+
+
+def _record_not_attempted(session, index):
+    """Write example `index` as one process writes it after its restart budget is spent: judged, by
+    the session's own code, against a request that was not sent. Its coverage and progress were
+    counted by the worker that judged it."""
+    kept = session.process, session.coverage, session.progress.enabled
+    session.process, session.coverage = _NotSent(given_up_message(session.settings.max_restarts)), Coverage()
+    session.progress.enabled = False
+    try:
+        session.evaluate(example_id(session.settings.seed, index), "example", session.example_request(index))
+    finally:
+        session.process, session.coverage, session.progress.enabled = kept
+
+
 def start_workers(settings, profile, work_dir):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/."""
     jobs = settings.jobs
@@ -91,14 +301,15 @@ def start_workers(settings, profile, work_dir):
     for index in range(jobs):
         directory = root / str(index)
         directory.mkdir(parents=True, exist_ok=True)
-        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": [index, jobs], "quiet": True}
+        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": [index, jobs], "quiet": True,
+                "parent": os.getpid()}
         spec_path = directory / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         with open(directory / "stderr.txt", "wb") as stderr:
             process = subprocess.Popen([sys.executable, "-m", "oracle.harness.worker_process", str(spec_path)],
-                                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                       start_new_session=True)
-        runs.append(WorkerRun(index, directory, process))
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
+                                       start_new_session=True, preexec_fn=die_with_parent(signal.SIGTERM))
+        runs.append(WorkerRun(index, directory, process, jobs=jobs))
     return runs
 
 
@@ -112,17 +323,29 @@ def _records(lines):
             yield obj
 
 
-def wait(runs, progress):
-    """Wait for every worker, counting the examples they judge on `progress`."""
-    while True:
-        running = [run for run in runs if run.process.poll() is None]
+def wait(runs, progress, keeper):
+    """Wait for every worker: answer its questions about the restart budget, and count the examples
+    it judges on `progress`."""
+    selector = selectors.DefaultSelector()
+    for run in runs:
+        selector.register(run.process.stdout, selectors.EVENT_READ, run)
+    while selector.get_map() or any(run.process.poll() is None for run in runs):
+        if not selector.get_map():  # every worker closed its stdout; one has yet to exit
+            time.sleep(POLL)
+        for key, _ in selector.select(timeout=POLL) if selector.get_map() else ():
+            run = key.data
+            data = os.read(key.fd, 65536)
+            if not data:  # it exited, and everything it said was heard
+                selector.unregister(key.fileobj)
+                run.silent = True
+            for message in run.messages(data):
+                keeper.heard(run, message)
+        keeper.answer()
         for run in runs:
             for record in _records(run.new_lines()):
                 if record.get("kind") != "metamorphic":
                     progress.update(record["outcome"])
-        if not running:
-            return
-        time.sleep(POLL)
+    selector.close()
 
 
 def stop(runs):

@@ -35,6 +35,7 @@ import json
 import os
 import platform
 import re
+import signal
 import sys
 import time
 import warnings
@@ -44,6 +45,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.adapters.base import REGISTRY, AdapterUnavailable
 from oracle.adapters.base import call as adapter_call
+from oracle.adapters.lifetimes import set_own_death_signal
 from oracle.diagnose.discrepancies import load as load_discrepancies
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
@@ -415,6 +417,9 @@ def _run_one_column(key):
 
 
 def _run_columns(keys, jobs, progress):
+    """Run the columns `keys`, `jobs` at a time in forked processes. An exception here (^C, SIGTERM's
+    `Interrupted`, a column's failure) stops every column process at once, whatever it was running,
+    before it goes on: nothing is left computing for a report that will not be written."""
     if jobs <= 1 or len(keys) <= 1:
         for key in keys:
             say(progress, "%s: done in %.1f s" % _run_one_column(key))
@@ -423,9 +428,38 @@ def _run_columns(keys, jobs, progress):
     import multiprocessing
 
     context = multiprocessing.get_context("fork")  # the columns and the real data are inherited, not pickled
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
+                                                  initializer=_column_process_started)
+    try:
         for future in concurrent.futures.as_completed([pool.submit(_run_one_column, key) for key in keys]):
             say(progress, "%s: done in %.1f s" % future.result())
+    except BaseException:
+        _stop_column_processes(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _column_process_started():
+    """In a forked column process: a process group of its own (so that stopping it stops what it runs,
+    and a terminal's ^C goes to the report alone, which stops the columns), the default SIGTERM (the
+    report's handler is inherited by the fork), and the kernel's SIGKILL if the report dies."""
+    os.setpgrp()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_own_death_signal(signal.SIGKILL, parent=os.getppid())
+
+
+def _stop_column_processes(pool):
+    """Kill every column process's group and wait for them; drop the columns not started."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way before Python 3.14)
+    for process in processes:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+    for process in processes:
+        process.join(timeout=5)
+    # waited for: the pool's manager thread sees its processes gone and ends now, not while the
+    # interpreter exits (where its clean-up races concurrent.futures' own: "Bad file descriptor")
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _command(settings):

@@ -17,13 +17,16 @@ Command-line flags every script accepts:
   --chatty                    write 200 kB to stderr on every request
   --uniform                   declare uniform weights only
   --touch FILE                create FILE when started (a test's proof that the implementation ran)
+  --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
 """
 
 import json
 import math
+import os
 import struct
 import sys
 import time
+import zlib
 from collections import Counter
 
 MUTATIONS = {
@@ -43,7 +46,8 @@ MUTATIONS = {
     "lowercase-ignored": "ignores the lowercase flag",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
 }
-BEHAVIOURS = ("wrong-seq", "crash-3rd", "hang-seq-2", "garbage", "no-handshake", "protocol-2", "huge-max-order")
+BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
+              "huge-max-order")
 
 
 def f32(x):
@@ -183,6 +187,13 @@ def answer(request, bugs, profile, with_stats):
     return out
 
 
+def crashes_on(command):
+    """crash-some: about one input in four kills the process, chosen by the input alone (not by how
+    many requests the process has seen), so any process given that input crashes on it."""
+    content = json.dumps({k: v for k, v in command.items() if k != "seq"}, sort_keys=True)
+    return zlib.crc32(content.encode("utf-8")) % 4 == 0
+
+
 def _write(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
@@ -229,7 +240,14 @@ def serve(*bugs, name=None):
                 sys.stderr.write("about to crash on purpose\n")
                 sys.stderr.flush()
                 raise RuntimeError("crash-3rd: the third request kills this process")
+            if "crash-some" in bugs and crashes_on(command):
+                sys.stderr.write("crashing on this input, as on every input like it\n")
+                sys.stderr.flush()
+                raise RuntimeError("crash-some: this input kills the process")
             if "hang-seq-2" in bugs and command["seq"] == 2:
+                if "--hang-note" in argv:  # tell the test where this process hangs: a file named by its pid
+                    with open(f"{argv[argv.index('--hang-note') + 1]}/hanging-{os.getpid()}", "w"):
+                        pass
                 time.sleep(3600)
             if "garbage" in bugs:
                 sys.stdout.write("this is not JSON, sorry\n")

@@ -1,8 +1,9 @@
-// The npm packages' BLEU code behind oracle/adapters/bridge.py: one JSON line in, one out.
+// The npm packages' BLEU code behind oracle/adapters/bridge.py: one JSON line in, one out, the answer
+// echoing the request's id (null when the line could not be read):
 //   node npm_bleu.js PROMPTFOO_DIR BLEU_SCORE_DIR     (either may be "-": not installed)
-//   {"package": "promptfoo", "candidate": "...", "references": ["...", ...], "weights": [...]}
-//   {"package": "bleu-score", "reference": "...", "candidate": "...", "maxN": 4}
-// -> {"score": String(value)} | {"rejected": message} | {"error": message}
+//   {"id": 1, "package": "promptfoo", "candidate": "...", "references": ["...", ...], "weights": [...]}
+//   {"id": 2, "package": "bleu-score", "reference": "...", "candidate": "...", "maxN": 4}
+// -> {"id": 2, "score": String(value)} | {"id": 2, "rejected": message} | {"id": 2, "error": message}
 //
 // promptfoo is loaded without its ~80 dependencies: its bundled dist/src/index.cjs is read, and the
 // regions the bundler marks `src/assertions/ngrams.ts` and `src/assertions/bleu.ts` (the BLEU
@@ -47,12 +48,15 @@ function answer(message) {
 const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
 lines.on("line", (line) => {
   let reply;
+  let id = null;
   try {
-    reply = { score: String(answer(JSON.parse(line))) };
+    const message = JSON.parse(line);
+    if (message !== null && Number.isInteger(message.id)) id = message.id;
+    reply = { score: String(answer(message)) };
   } catch (err) {
     // promptfoo validates with `throw new Error("Invalid inputs" | "Weights must ...")`
     const message = `${err && err.name}: ${err && err.message}`;
     reply = /^Error: (Invalid inputs|Weights must)/.test(message) ? { rejected: message } : { error: message };
   }
-  process.stdout.write(JSON.stringify(reply) + "\n");
+  process.stdout.write(JSON.stringify({ id, ...reply }) + "\n");
 });

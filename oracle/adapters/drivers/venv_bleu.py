@@ -1,10 +1,11 @@
 """Driver for the libraries that run in their own virtual environment (oracle/adapters/venv_adapters.py).
 
 Run by that environment's Python, standard library and the library only (bleu-oracle is not installed
-there): `python venv_bleu.py keras-hub|metrax`, then one JSON line in, one out, as
-oracle/adapters/bridge.py describes:
-  {"segments": [[hypothesis, [reference, ...]], ...], "max_order": N, "smooth": bool, "tokenize": "13a"|null}
-  -> {"score": repr(float)} | {"error": "Type: message"}
+there): `python venv_bleu.py keras-hub|metrax`, then one JSON line in, one out, the answer echoing the
+request's id (null when the line could not be read), as oracle/adapters/bridge.py describes:
+  {"id": 1, "segments": [[hypothesis, [reference, ...]], ...], "max_order": N, "smooth": bool,
+   "tokenize": "13a"|null}
+  -> {"id": 1, "score": repr(float)} | {"id": 1, "error": "Type: message"}
 Strings are the segments' tokens joined by single spaces (a text request's raw text for keras-hub's
 own 13a tokenizer).
 """
@@ -52,14 +53,23 @@ def metrax():
     return score
 
 
+def reply(line, score):
+    """The answer to one request line: `score`'s value, or the error it raised; with the request's id."""
+    ident = None
+    try:
+        message = json.loads(line)
+        if isinstance(message, dict) and isinstance(message.get("id"), int):
+            ident = message["id"]
+        answer = {"score": repr(score(message))}
+    except Exception as exc:  # noqa: BLE001 - every failure of the library is this request's error
+        answer = {"error": f"{type(exc).__name__}: {exc}"}
+    return {"id": ident, **answer}
+
+
 def main():
     score = {"keras-hub": keras_hub, "metrax": metrax}[sys.argv[1]]()
     for line in sys.stdin:
-        try:
-            reply = {"score": repr(score(json.loads(line)))}
-        except Exception as exc:  # noqa: BLE001 - every failure of the library is this request's error
-            reply = {"error": f"{type(exc).__name__}: {exc}"}
-        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.write(json.dumps(reply(line, score)) + "\n")
         sys.stdout.flush()
 
 
