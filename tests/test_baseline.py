@@ -10,6 +10,7 @@ from fakes.harness import check, deviations, fake, results, run_cli
 
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.gate import BaselineTracker, load_baseline
+from oracle.models.results import Record
 
 
 def write(path, entries):
@@ -39,7 +40,7 @@ def test_an_unreviewed_baseline_is_refused_unless_allowed(tmp_path, capsys):
 
 
 def statuses(report):
-    return [(r["baseline"] or {}).get("status") for r in results(report).records]
+    return [r.baseline.status if r.baseline else None for r in results(report).records]
 
 
 def test_a_written_baseline_makes_the_same_deviations_known(tmp_path):
@@ -48,13 +49,13 @@ def test_a_written_baseline_makes_the_same_deviations_known(tmp_path):
     baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     data = yaml.safe_load(baseline.read_text())
     assert data["entries"] == [{"id": "random:fail:ref_len", "outcome": "fail", "reason": "reviewed by the test",
-                                "count": len(deviations(first)), "example": deviations(first)[0]["id"],
+                                "count": len(deviations(first)), "example": deviations(first)[0].id,
                                 "message": data["entries"][0]["message"]}]
     second = tmp_path / "second"
     assert check(second, fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 0
     assert "known" in statuses(second) and "new" not in statuses(second)
     footer = results(second).footer
-    assert footer["gate"] == "pass" and footer["baseline"]["known"] == len(deviations(first))
+    assert footer.gate == "pass" and footer.baseline.known == len(deviations(first))
 
 
 def test_class_entries_hold_across_seeds(tmp_path):
@@ -72,7 +73,7 @@ def test_an_unexpected_outcome_fails_the_gate(tmp_path):
     second = tmp_path / "second"
     assert check(second, fake("mutant_bp_missing"), "--baseline", baseline, examples=40) == 1
     assert "new" in statuses(second)
-    assert results(second).footer["baseline"]["unused"] == ["random:fail:ref_len"]
+    assert results(second).footer.baseline.unused == ("random:fail:ref_len",)
 
 
 def test_unused_class_entries_do_not_fail_the_gate(tmp_path):
@@ -81,7 +82,7 @@ def test_unused_class_entries_do_not_fail_the_gate(tmp_path):
     baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     clean = tmp_path / "clean"
     assert check(clean, fake("clean"), "--baseline", baseline, examples=40) == 0
-    assert results(clean).footer["baseline"]["unused"] == ["random:fail:ref_len"]
+    assert results(clean).footer.baseline.unused == ("random:fail:ref_len",)
     assert "unused class entry" in (clean / "summary.md").read_text()
 
 
@@ -102,7 +103,7 @@ def test_a_root_cause_entry_does_not_cover_another_cause(tmp_path):
     second = tmp_path / "second"
     assert check(second, fake("mutant_mean_sentence"), "--baseline", baseline, examples=40) == 1
     assert "new" in statuses(second) and "known" not in statuses(second)
-    assert results(second).footer["baseline"]["unused"] == ["cause:reference_length=closest-longer"]
+    assert results(second).footer.baseline.unused == ("cause:reference_length=closest-longer",)
 
 
 def test_a_known_deviation_that_now_passes_fails_the_gate(tmp_path):
@@ -110,7 +111,7 @@ def test_a_known_deviation_that_now_passes_fails_the_gate(tmp_path):
     check(first, fake("mutant_ties_longer"), examples=40)
     baseline = baseline_from(tmp_path, first, "ids.yaml", "--examples-as", "ids")
     ids = [e["id"] for e in yaml.safe_load(baseline.read_text())["entries"]]
-    assert ids == [r["id"] for r in deviations(first)]
+    assert ids == [r.id for r in deviations(first)]
     assert check(tmp_path / "again", fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 0
     fixed = tmp_path / "fixed"
     assert check(fixed, fake("clean"), "--baseline", baseline, examples=40) == 1
@@ -122,7 +123,7 @@ def test_a_stale_entry_fails_the_gate(tmp_path):
     baseline = write(tmp_path / "b.yaml", [{"id": "no-such-case", "outcome": "fail", "reason": "gone"}])
     report = tmp_path / "report"
     assert check(report, fake("clean"), "--baseline", baseline, examples=10) == 1
-    assert results(report).footer["baseline"]["stale"] == ["no-such-case"]
+    assert results(report).footer.baseline.stale == ("no-such-case",)
     junit = (report / "junit.xml").read_text()
     assert "stale-baseline-entry" in junit and "no-such-case" in junit
 
@@ -145,19 +146,19 @@ def test_a_changed_outcome_fails_the_gate(tmp_path):
     baseline = write(tmp_path / "b.yaml", [{"id": "random-0-1", "outcome": "fail", "reason": "known tie bug"}])
     report = tmp_path / "report"
     assert check(report, fake("hang_seq2"), "--baseline", baseline, examples=3, timeout=1) == 1
-    record = next(r for r in results(report).records if r["id"] == "random-0-1")
-    assert record["outcome"] == "timeout" and record["baseline"]["status"] == "changed"
+    record = next(r for r in results(report).records if r.id == "random-0-1")
+    assert record.outcome == "timeout" and record.baseline.status == "changed"
 
 
 def test_a_layer_in_an_entry_must_match(tmp_path):
     first = tmp_path / "first"
     check(first, fake("mutant_ties_longer"), examples=40)
-    bad = deviations(first)[0]["id"]
-    baseline = write(tmp_path / "b.yaml", [{"id": r["id"], "outcome": "fail", "reason": "x", "layer": "ref_len"}
+    bad = deviations(first)[0].id
+    baseline = write(tmp_path / "b.yaml", [{"id": r.id, "outcome": "fail", "reason": "x", "layer": "ref_len"}
                                            for r in deviations(first)])
     assert check(tmp_path / "ok", fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 0
-    baseline = write(tmp_path / "c.yaml", [{"id": r["id"], "outcome": "fail", "reason": "x",
-                                            "layer": "bp" if r["id"] == bad else "ref_len"} for r in deviations(first)])
+    baseline = write(tmp_path / "c.yaml", [{"id": r.id, "outcome": "fail", "reason": "x",
+                                            "layer": "bp" if r.id == bad else "ref_len"} for r in deviations(first)])
     assert check(tmp_path / "no", fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 1
 
 
@@ -221,16 +222,16 @@ def test_tracker_statuses():
         BaselineEntry(id="gone", outcome="error", reason="old"),
     ])
     tracker = BaselineTracker(baseline)
-    record = lambda i, outcome, kind="case", layer=None: {  # noqa: E731
-        "id": i, "kind": kind, "outcome": outcome, "layer": layer,
-        "classification": f"{outcome}:{layer}" if layer else outcome}
-    assert tracker.status(record("case-a", "fail", layer="score"))["status"] == "known"
-    assert tracker.status(record("case-b", "pass"))["status"] == "fixed"
-    assert tracker.status(record("case-c", "fail", layer="bp"))["status"] == "new"
+    def record(i, outcome, kind="case", layer=None):
+        return Record(id=i, kind=kind, outcome=outcome, layer=layer)
+
+    assert tracker.status(record("case-a", "fail", layer="score")).status == "known"
+    assert tracker.status(record("case-b", "pass")).status == "fixed"
+    assert tracker.status(record("case-c", "fail", layer="bp")).status == "new"
     assert tracker.status(record("case-d", "pass")) is None
     assert tracker.status(record("case-e", "not-applicable")) is None
-    assert tracker.status(record("random-0-1", "crash", "example"))["status"] == "known"
-    assert tracker.status(record("random-0-2", "fail", "example", "bp"))["status"] == "new"
+    assert tracker.status(record("random-0-1", "crash", "example")).status == "known"
+    assert tracker.status(record("random-0-2", "fail", "example", "bp")).status == "new"
     assert tracker.stale() == ["gone"]
     assert tracker.unused() == []
     assert tracker.gate_failed()
@@ -261,15 +262,15 @@ def test_replaying_a_run_passes_the_baseline_written_from_it(tmp_path):
     code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", first / "results.jsonl",
                    "--baseline", baseline, "--report", replayed, "--quiet")
     assert code == 0
-    assert {r["baseline"]["status"] for r in results(replayed).records if r["outcome"] == "fail"} == {"known"}
+    assert {r.baseline.status for r in results(replayed).records if r.outcome == "fail"} == {"known"}
 
 
 def test_an_error_entry_names_its_kind():
     from oracle.harness.gate import cause_key
 
     def record(message):
-        return {"kind": "example", "id": "random-0-1", "outcome": "error", "message": message,
-                "classification": {"name": "error"}}
+        return Record(kind="example", id="random-0-1", outcome="error", message=message,
+                      classification={"name": "error"})
 
     assert cause_key(record("answered error: IndexError: list index out of range")) == "cause:error:IndexError"
     assert cause_key(record("answered unsupported: no smoothing here")) == "cause:error:unsupported"

@@ -22,7 +22,7 @@ from oracle.harness.requests import case_to_request, is_uniform, not_applicable_
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment, Statistics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,7 +126,7 @@ def cases_dir(tmp_path):
 
 
 def outcomes_by_id(report):
-    return {r["id"]: r for r in results(report).records}
+    return {r.id: r for r in results(report).records}
 
 
 def test_check_runs_a_case_file_of_ones_own(tmp_path):
@@ -147,11 +147,11 @@ def test_check_runs_a_case_file_of_ones_own(tmp_path):
     mine.write_text(text, encoding="utf-8")
     report = tmp_path / "report"
     code = run_cli("check", "--command", fake("clean"), "--cases", mine, "--examples", 0, "--report", report, "--quiet")
-    assert code == 0 and outcomes_by_id(report)["my-exact-match"]["outcome"] == "pass"
+    assert code == 0 and outcomes_by_id(report)["my-exact-match"].outcome == "pass"
     mine.write_text(text.replace('score: "1"', 'score: "1/2"'), encoding="utf-8")
     code = run_cli("check", "--command", fake("clean"), "--cases", mine, "--examples", 0, "--report", report, "--quiet")
     record = outcomes_by_id(report)["my-exact-match"]
-    assert code == 1 and record["outcome"] == "fail" and f"--cases {mine}" in record["reproduce"]
+    assert code == 1 and record.outcome == "fail" and f"--cases {mine}" in record.reproduce
 
 
 # -- the clean fake passes ---------------------------------------------------------
@@ -163,21 +163,21 @@ def test_the_clean_fake_conforms(tmp_path, cases_dir):
                    "--report", report, "--quiet")
     assert code == 0
     records = outcomes_by_id(report)
-    assert records["tiny-exact-match"]["outcome"] == "pass"
-    assert records["tiny-tie"]["outcome"] == "pass"
-    assert records["tiny-negative-weights"]["outcome"] == "rejected"
-    assert records["tiny-override-elsewhere"]["outcome"] == "not-applicable"
-    assert "mlpack" in records["tiny-override-elsewhere"]["message"]
-    assert records["tiny-lin"]["outcome"] == "not-applicable"
-    assert sum(1 for r in records.values() if r["kind"] == "example") == 40
-    assert all(r["outcome"] == "pass" for r in records.values() if r["kind"] == "example")
+    assert records["tiny-exact-match"].outcome == "pass"
+    assert records["tiny-tie"].outcome == "pass"
+    assert records["tiny-negative-weights"].outcome == "rejected"
+    assert records["tiny-override-elsewhere"].outcome == "not-applicable"
+    assert "mlpack" in records["tiny-override-elsewhere"].message
+    assert records["tiny-lin"].outcome == "not-applicable"
+    assert sum(1 for r in records.values() if r.kind == "example") == 40
+    assert all(r.outcome == "pass" for r in records.values() if r.kind == "example")
     for name in ("results.jsonl", "summary.md", "junit.xml"):
         assert (report / name).is_file()
 
 
 def test_the_clean_fake_conforms_under_matlab_and_without_statistics(tmp_path):
     assert check(tmp_path / "a", fake("clean_matlab"), examples=40) == 0
-    assert results(tmp_path / "a").header["judged_profile"] == "matlab"
+    assert results(tmp_path / "a").header.judged_profile == "matlab"
     assert check(tmp_path / "b", fake("clean", "--no-stats"), examples=40) == 0
     assert check(tmp_path / "c", fake("clean", "--uniform"), examples=40) == 0
 
@@ -205,24 +205,24 @@ MUTANTS = [
 def test_each_mutant_is_caught_at_its_layer(tmp_path, mutant, layers):
     report = tmp_path / "report"
     assert check(report, fake(mutant), examples=40) == 1
-    failing = [r for r in deviations(report) if r["kind"] != "metamorphic"]  # relations: tested on their own
-    assert failing and all(r["outcome"] == "fail" for r in failing)
-    assert {r["layer"] for r in failing} <= layers, {r["layer"] for r in failing}
+    failing = [r for r in deviations(report) if r.kind != "metamorphic"]  # relations: tested on their own
+    assert failing and all(r.outcome == "fail" for r in failing)
+    assert {r.layer for r in failing} <= layers, {r.layer for r in failing}
     for record in failing:
-        assert record["label"] == f"fail:{record['layer']}"
-        assert record["classification"]["name"]  # every failing record is classified
-        assert record["reproduce"].startswith("bleu-oracle check --command ")
-        assert "--replay" in record["reproduce"]
-        assert record["shrunk"] is not None
-        if record["layer"] in ("matches", "totals"):
-            assert record["order"] >= 1
+        assert record.label == f"fail:{record.layer}"
+        assert record.classification.name  # every failing record is classified
+        assert record.reproduce.startswith("bleu-oracle check --command ")
+        assert "--replay" in record.reproduce
+        assert record.shrunk is not None
+        if record.layer in ("matches", "totals"):
+            assert record.order >= 1
 
 
 @pytest.mark.parametrize("mutant", ["mutant_ties_longer", "mutant_no_clipping", "mutant_bp_missing"])
 def test_without_statistics_the_layer_is_the_score(tmp_path, mutant):
     report = tmp_path / "report"
     assert check(report, fake(mutant, "--no-stats"), examples=40) == 1
-    assert {r["layer"] for r in deviations(report)} == {"score"}
+    assert {r.layer for r in deviations(report)} == {"score"}
 
 
 def test_a_case_names_the_layer_too(tmp_path, cases_dir):
@@ -231,9 +231,9 @@ def test_a_case_names_the_layer_too(tmp_path, cases_dir):
                    "--report", report, "--quiet")
     assert code == 1
     tie = outcomes_by_id(report)["tiny-tie"]
-    assert tie["outcome"] == "fail" and tie["layer"] == "ref_len"
-    assert "expected 2, got 4" in tie["message"]
-    assert "--id tiny-tie" in tie["reproduce"]
+    assert tie.outcome == "fail" and tie.layer == "ref_len"
+    assert "expected 2, got 4" in tie.message
+    assert "--id tiny-tie" in tie.reproduce
 
 
 # -- every failing record is classified by root cause ---------------------------------
@@ -252,22 +252,19 @@ def test_failing_records_carry_their_root_cause(tmp_path, mutant, classes):
     report = tmp_path / "report"
     assert check(report, fake(mutant), examples=40) == 1
     records = results(report).records
-    failing = [r for r in records if r["outcome"] == "fail"]
+    failing = [r for r in records if r.outcome == "fail"]
     # a wrong BP under a score of exactly 0 (no match) leaves the score nothing to explain: statistics-differ
-    bp_only = [r for r in failing if r["classification"]["name"] == "statistics-differ"]
-    assert all(r["layer"] == "bp" and ((r["shrunk"] or {}).get("expected") or r["expected"])["score"] == 0
-               for r in bp_only), bp_only
+    bp_only = [r for r in failing if r.classification.name == "statistics-differ"]
+    assert all(r.layer == "bp" and r.oracle_answer() == 0 for r in bp_only), bp_only
     failing = [r for r in failing if r not in bp_only]
-    assert failing and {r["classification"]["name"] for r in failing} == classes
+    assert failing and {r.classification.name for r in failing} == classes
     for record in failing:
-        classification = record["classification"]
-        assert set(classification) >= {"name", "description", "change", "value", "expected", "documented", "scope"}
-        assert classification["description"]
+        classification = record.classification
+        assert classification.description and classification.scope
         # the explanation's value is the implementation's answer on the shrunk input
-        answer = record["shrunk"]["actual"]["score"] if record["shrunk"].get("actual") else record["actual"]["score"]
-        value, answer = (math.nan if x == "NaN" else x for x in (classification["value"], answer))
-        assert value == pytest.approx(answer, rel=1e-5 if "float32" in classes else 1e-9, nan_ok=True)
-    assert all(r["classification"] is None for r in records if r["outcome"] == "pass")
+        assert classification.value == pytest.approx(record.answer(), rel=1e-5 if "float32" in classes else 1e-9,
+                                                      nan_ok=True)
+    assert all(r.classification is None for r in records if r.outcome == "pass")
 
 
 def test_a_case_record_is_classified_and_the_summary_counts_classes(tmp_path, cases_dir, capsys):
@@ -276,11 +273,11 @@ def test_a_case_record_is_classified_and_the_summary_counts_classes(tmp_path, ca
                    "--report", report)
     assert code == 1
     tie = outcomes_by_id(report)["tiny-tie"]
-    assert tie["classification"]["name"] == "reference_length=closest-longer"
-    assert tie["classification"]["change"] == [["reference_length", "closest-longer"]]
+    assert tie.classification.name == "reference_length=closest-longer"
+    assert tie.classification.change == (("reference_length", "closest-longer"),)
     out = capsys.readouterr().out
     assert "root cause: reference_length=closest-longer" in out
-    count = sum(1 for r in results(report).records if (r.get("classification") or {}).get("name")
+    count = sum(1 for r in results(report).records if r.cause
                 == "reference_length=closest-longer")
     assert f"root causes: reference_length=closest-longer x{count}" in out
     summary = (report / "summary.md").read_text()
@@ -293,8 +290,8 @@ def test_a_case_record_is_classified_and_the_summary_counts_classes(tmp_path, ca
 def test_failures_that_are_not_a_wrong_number_get_an_outcome_class(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("crash_third"), "--max-restarts", 0, examples=5) == 1
-    crashed = [r for r in results(report).records if r["outcome"] == "crash"]
-    assert crashed and all(r["classification"]["name"] == "crash" and r["classification"]["scope"] == "outcome"
+    crashed = [r for r in results(report).records if r.outcome == "crash"]
+    assert crashed and all(r.classification.name == "crash" and r.classification.scope == "outcome"
                            for r in crashed)
 
 
@@ -308,8 +305,8 @@ def test_the_wrong_seq_mutant_is_a_protocol_error(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("wrong_seq"), examples=20) == 1
     records = results(report).records
-    assert {r["outcome"] for r in records} == {"protocol-error"}
-    assert "wrong seq" in records[0]["message"]
+    assert {r.outcome for r in records} == {"protocol-error"}
+    assert "wrong seq" in records[0].message
 
 
 def test_a_rejection_of_a_valid_input_and_a_score_for_an_invalid_one_both_fail(tmp_path, cases_dir):
@@ -328,9 +325,9 @@ def test_a_rejection_of_a_valid_input_and_a_score_for_an_invalid_one_both_fail(t
                    "--examples", 5, "--report", report, "--quiet")
     assert code == 1
     records = outcomes_by_id(report)
-    assert records["tiny-negative-weights"]["outcome"] == "rejected"
-    assert records["tiny-exact-match"]["outcome"] == "fail" and records["tiny-exact-match"]["layer"] == "rejection"
-    assert records["random-0-0"]["layer"] == "rejection"
+    assert records["tiny-negative-weights"].outcome == "rejected"
+    assert records["tiny-exact-match"].outcome == "fail" and records["tiny-exact-match"].layer == "rejection"
+    assert records["random-0-0"].layer == "rejection"
 
 
 def test_the_document_value_is_checked_when_the_profile_is_the_cases(tmp_path):
@@ -341,7 +338,7 @@ def test_the_document_value_is_checked_when_the_profile_is_the_cases(tmp_path):
     assert run_cli("check", "--command", fake("clean"), "--cases", directory, "--examples", 0,
                    "--report", report, "--quiet") == 1
     record = outcomes_by_id(report)["tiny-misprinted"]
-    assert record["outcome"] == "fail" and record["layer"] == "document"
+    assert record.outcome == "fail" and record.layer == "document"
     # judged against another profile, only the oracle's value counts
     assert run_cli("check", "--command", fake("clean"), "--profile", "matlab", "--cases", directory,
                    "--examples", 0, "--report", report, "--quiet") == 0
@@ -353,13 +350,13 @@ def test_profile_overrides_the_declared_one(tmp_path, cases_dir):
                    "--examples", 40, "--report", report, "--quiet")
     assert code == 1
     data = results(report)
-    assert data.header["profile"] == "papineni" and data.header["judged_profile"] == "mlpack"
+    assert data.header.profile == "papineni" and data.header.judged_profile == "mlpack"
     records = outcomes_by_id(report)
     # the mlpack override case now applies; the fake (closest, ties shorter) says r = 2, mlpack's override 4
-    assert records["tiny-override-elsewhere"]["outcome"] == "fail"
-    assert records["tiny-override-elsewhere"]["layer"] == "ref_len"
+    assert records["tiny-override-elsewhere"].outcome == "fail"
+    assert records["tiny-override-elsewhere"].layer == "ref_len"
     # mlpack takes the shortest reference: the fake's closest diverges at ref_len
-    assert "ref_len" in {r["layer"] for r in data.records if r["kind"] == "example"}
+    assert "ref_len" in {r.layer for r in data.records if r.kind == "example"}
 
 
 # -- misbehaving implementations: the run completes, reports are written, exit is non-zero -----
@@ -377,33 +374,33 @@ def test_a_crashing_implementation_is_restarted_then_given_up(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("crash_third"), examples=30, timeout=5) == 1
     data = assert_complete(report)
-    outcomes = [r["outcome"] for r in data.records if r["kind"] != "metamorphic"]
+    outcomes = [r.outcome for r in data.records if r.kind != "metamorphic"]
     assert len(outcomes) == 30
     assert outcomes[:3] == ["pass", "pass", "crash"]
-    assert data.footer["restarts"] == 3
-    crashes = [r for r in data.records if r["outcome"] == "crash"]
-    assert "RuntimeError" in crashes[0]["stderr"]
-    assert crashes[-1]["message"].startswith("not attempted")
-    assert data.footer["counts"]["crash"] == len(crashes) and len(crashes) > 4
+    assert data.footer.restarts == 3
+    crashes = [r for r in data.records if r.outcome == "crash"]
+    assert "RuntimeError" in crashes[0].stderr
+    assert crashes[-1].message.startswith("not attempted")
+    assert data.footer.counts["crash"] == len(crashes) and len(crashes) > 4
 
 
 def test_a_hanging_request_times_out_and_the_rest_still_run(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("hang_seq2"), examples=15, timeout=1) == 1
     data = assert_complete(report)
-    assert [r["outcome"] for r in data.records].count("timeout") == 1
-    assert data.records[1]["outcome"] == "timeout"
-    assert all(r["outcome"] == "pass" for r in data.records if r["outcome"] != "timeout")
-    assert data.footer["restarts"] == 1
+    assert [r.outcome for r in data.records].count("timeout") == 1
+    assert data.records[1].outcome == "timeout"
+    assert all(r.outcome == "pass" for r in data.records if r.outcome != "timeout")
+    assert data.footer.restarts == 1
 
 
 def test_garbage_is_a_protocol_error_and_the_run_completes(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("garbage"), examples=15) == 1
     data = assert_complete(report)
-    assert {r["outcome"] for r in data.records} == {"protocol-error"}
-    assert "not JSON" in data.records[0]["message"]
-    assert data.records[0]["actual"]["raw"] == "this is not JSON, sorry"
+    assert {r.outcome for r in data.records} == {"protocol-error"}
+    assert "not JSON" in data.records[0].message
+    assert data.records[0].actual.raw == "this is not JSON, sorry"
 
 
 @pytest.mark.parametrize("name, message", [("no_handshake", "no handshake"), ("protocol2", "protocol 2")])
@@ -411,8 +408,8 @@ def test_an_implementation_that_cannot_be_driven_exits_3(tmp_path, name, message
     report = tmp_path / "report"
     assert check(report, fake(name), examples=5, timeout=1) == 3
     data = assert_complete(report)
-    assert message in data.header["handshake_error"]
-    assert data.footer["exit_code"] == 3 and data.records == []
+    assert message in data.header.handshake_error
+    assert data.footer.exit_code == 3 and data.records == []
     assert "could not be driven" in (report / "summary.md").read_text()
 
 
@@ -423,7 +420,7 @@ def test_a_missing_program_exits_3(tmp_path):
 def test_a_chatty_implementation_is_fine_and_its_stderr_is_recorded(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("chatty"), examples=10, timeout=10) == 0
-    stderr = results(report).records[0]["stderr"]
+    stderr = results(report).records[0].stderr
     assert "chatty stderr line" in stderr and "not kept" in stderr
 
 
@@ -458,8 +455,7 @@ def test_an_unknown_declared_profile_is_a_configuration_error_unless_given(tmp_p
 
 def requests_of(report, kinds=("case", "example", "metamorphic")):
     """The requests sent, without their seq (which counts every request sent before)."""
-    return [json.dumps({**r["request"], "seq": None}, sort_keys=True) for r in results(report).records
-            if r["kind"] in kinds]
+    return [r.request.model_dump_json(exclude={"seq"}) for r in results(report).records if r.kind in kinds]
 
 
 def test_the_search_is_deterministic_for_a_seed(tmp_path):
@@ -468,7 +464,7 @@ def test_the_search_is_deterministic_for_a_seed(tmp_path):
     check(tmp_path / "c", fake("clean"), "--seed", 6, examples=25)
     assert requests_of(tmp_path / "a") == requests_of(tmp_path / "b")
     assert requests_of(tmp_path / "a") != requests_of(tmp_path / "c")
-    ids = [r["id"] for r in results(tmp_path / "a").records]
+    ids = [r.id for r in results(tmp_path / "a").records]
     assert ids[:3] == ["random-5-0", "random-5-1", "random-5-2"]
     assert ids[3].startswith("random-5-2~")  # a metamorphic relation on every third passing example
 
@@ -477,7 +473,7 @@ def test_only_selects_examples_and_cases(tmp_path, cases_dir):
     report = tmp_path / "report"
     run_cli("check", "--command", fake("clean"), "--cases", cases_dir, "--examples", 30, "--seed", 3,
             "--id", "random-3-17", "--id", "tiny-t*", "--report", report, "--quiet")
-    assert [r["id"] for r in results(report).records] == ["tiny-tie", "random-3-17"]
+    assert [r.id for r in results(report).records] == ["tiny-tie", "random-3-17"]
     check(tmp_path / "all", fake("clean"), "--seed", 3, examples=30)
     assert requests_of(tmp_path / "all", kinds=("example",))[17] == requests_of(report)[1]
 
@@ -492,20 +488,20 @@ def test_the_reproduction_line_replays_the_minimal_input(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("mutant_no_clipping"), examples=30) == 1
     record = deviations(report)[0]
-    shrunk = record["shrunk"]
-    assert shrunk["steps"] > 0 and shrunk["layer"] == "matches"
+    shrunk = record.shrunk
+    assert shrunk.steps > 0 and shrunk.layer == "matches"
     # minimal: one segment, one reference, uniform weights, no smoothing, short sequences
-    minimal = record["replay"]
-    assert len(minimal["segments"]) == 1 and len(minimal["segments"][0]["references"]) == 1
-    assert minimal["smoothing"] == {"method": "none"} and len(minimal["weights"]) == 1
-    assert len(minimal["segments"][0]["hypothesis"]) <= 2
+    minimal = record.replay
+    assert len(minimal.segments) == 1 and len(minimal.segments[0].references) == 1
+    assert minimal.smoothing.method == "none" and len(minimal.weights) == 1
+    assert len(minimal.segments[0].hypothesis) <= 2
     replay = tmp_path / "replay"
-    assert _run_reproduction(record["reproduce"], replay) == 1
+    assert _run_reproduction(record.reproduce, replay) == 1
     replayed = results(replay).records
-    assert len(replayed) == 1 and replayed[0]["kind"] == "replay"
-    assert replayed[0]["layer"] == "matches"
+    assert len(replayed) == 1 and replayed[0].kind == "replay"
+    assert replayed[0].layer == "matches"
     # the same input passes against the clean fake
-    assert run_cli("check", "--command", fake("clean"), "--replay", json.dumps(minimal),
+    assert run_cli("check", "--command", fake("clean"), "--replay", json.dumps(minimal.replay_payload()),
                    "--report", tmp_path / "clean", "--quiet") == 0
 
 
@@ -517,7 +513,7 @@ def test_a_results_file_can_be_replayed(tmp_path):
     assert run_cli("check", "--command", fake("mutant_bp_missing"), "--replay", report / "results.jsonl",
                    "--report", replay, "--quiet") == 1
     assert len(results(replay).records) == failing
-    assert {r["layer"] for r in results(replay).records} == {"bp"}
+    assert {r.layer for r in results(replay).records} == {"bp"}
 
 
 def test_check_impl_oracle_drives_the_built_in_server(tmp_path):
@@ -525,8 +521,8 @@ def test_check_impl_oracle_drives_the_built_in_server(tmp_path):
     assert run_cli("check", "--impl", "oracle", "--profile", "nltk", "--no-cases", "--examples", 20,
                    "--report", report, "--quiet") == 0
     data = results(report)
-    assert data.header["implementation"]["name"] == "oracle" or "oracle" in data.header["implementation"]["name"]
-    assert data.header["profile"] == "nltk" and "--profile nltk" in data.header["settings"]["command"]
+    assert data.header.implementation.name == "oracle" or "oracle" in data.header.implementation.name
+    assert data.header.profile == "nltk" and "--profile nltk" in data.header.settings.command
 
 
 def test_the_real_cli_has_the_verbs(tmp_path):
@@ -564,22 +560,26 @@ STATS = {"hyp_len": 5, "ref_len": 6, "matches": [4, 2, 1], "totals": [5, 4, 3], 
 
 
 def test_the_first_diverging_layer_follows_the_derivation():
-    same = dict(STATS)
-    assert first_divergence(STATS, same) is None
-    assert first_divergence(STATS, {**same, "hyp_len": 6, "matches": [0, 0, 0]})[0] == "hyp_len"
-    assert first_divergence(STATS, {**same, "ref_len": 5, "bp": 1.0})[0] == "ref_len"
+    expected = Statistics(**STATS)
+
+    def divergence(**changes):
+        return first_divergence(expected, Statistics(**{**STATS, **changes}))
+
+    assert divergence() is None
+    assert divergence(hyp_len=6, matches=[0, 0, 0])[0] == "hyp_len"
+    assert divergence(ref_len=5, bp=1.0)[0] == "ref_len"
     # order by order: matches[1] before totals[2], totals[1] before matches[2]
-    assert first_divergence(STATS, {**same, "matches": [4, 3, 1], "totals": [5, 4, 2]})[:2] == ("matches", 2)
-    assert first_divergence(STATS, {**same, "matches": [4, 2, 0], "totals": [5, 3, 3]})[:2] == ("totals", 2)
-    assert first_divergence(STATS, {**same, "matches": [4, 2]})[:2] == ("matches", 3)
-    assert first_divergence(STATS, {**same, "bp": 1.0})[0] == "bp"
-    assert first_divergence(STATS, {"hyp_len": 5}) is None  # partial statistics: only what is given
-    empty = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": math.nan}
-    assert first_divergence(empty, {**empty, "bp": 1.0}) is None  # 0/0: not compared
+    assert divergence(matches=[4, 3, 1], totals=[5, 4, 2])[:2] == ("matches", 2)
+    assert divergence(matches=[4, 2, 0], totals=[5, 3, 3])[:2] == ("totals", 2)
+    assert divergence(matches=[4, 2])[:2] == ("matches", 3)
+    assert divergence(bp=1.0)[0] == "bp"
+    assert divergence(bp=None) is None  # statistics without BP: BP is not compared
+    empty = Statistics(hyp_len=0, ref_len=0, matches=[0], totals=[0], bp=math.nan)
+    assert first_divergence(empty, empty.model_copy(update={"bp": 1.0})) is None  # 0/0: not compared
 
 
 def test_judge_maps_replies_to_outcomes():
-    expected = Expected(score=0.5, statistics=dict(STATS))
+    expected = Expected(score=0.5, statistics=STATS)
     ok = Reply("score", {"seq": 1, "score": 0.5, "statistics": dict(STATS)})
     assert judge(expected, ok).outcome is Outcome.PASS
     assert judge(expected, Reply("score", {"seq": 1, "score": 0.6})).layer == "score"

@@ -153,9 +153,9 @@ def test_explanation_is_frozen_and_serialisable():
     e = classify(SHORTEST, 1.0, "papineni")
     with pytest.raises(AttributeError):
         e.name = "x"  # type: ignore[misc]
-    data = e.to_json()
+    data = e.classification().model_dump(mode="json")
     assert data["name"] == "reference_length=shortest" and data["change"] == [["reference_length", "shortest"]]
-    assert Explanation(UNEXPLAINED, "").to_json()["value"] is None
+    assert Explanation(UNEXPLAINED, "").classification().value is None
 
 
 def test_within_contract():

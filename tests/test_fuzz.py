@@ -36,7 +36,7 @@ def fuzz(report, *more, target=None, examples=30):
 
 
 def classes(report):
-    return {r["classification"]["name"] for r in results(report).records if r.get("classification")}
+    return {r.classification.name for r in results(report).records if r.classification}
 
 
 # -- finding and naming -----------------------------------------------------------------------
@@ -55,11 +55,11 @@ def test_fuzz_names_the_root_cause_of_a_mutant(tmp_path, capsys, mutant, name):
     assert f"\n{name}  x" in out
     assert "smallest (random-0-" in out and "reproduce: bleu-oracle check --command" in out and "--replay" in out
     header = results(report).header
-    assert header["settings"]["verb"] == "fuzz"
-    records = [r for r in results(report).records if r["kind"] != "metamorphic"]  # relations: test_check.py
-    assert all(r["kind"] == "example" for r in records) and len(records) == 40
-    failing = [r for r in records if r["outcome"] == "fail"]
-    assert all(r["shrunk"] is not None and r["classification"]["name"] == name for r in failing)
+    assert header.settings.verb == "fuzz"
+    records = [r for r in results(report).records if r.kind != "metamorphic"]  # relations: test_check.py
+    assert all(r.kind == "example" for r in records) and len(records) == 40
+    failing = [r for r in records if r.outcome == "fail"]
+    assert all(r.shrunk is not None and r.classification.name == name for r in failing)
     summary = (report / "summary.md").read_text()
     assert summary.startswith("# bleu-oracle fuzz:") and "## Root causes" in summary and f"`{name}`" in summary
 
@@ -70,15 +70,15 @@ def test_the_smallest_example_reproduces_with_check(tmp_path, capsys):
     from oracle.reports.summaries import root_cause_groups
 
     [group] = root_cause_groups(results(report).records)
-    replay = (group.smallest.get("shrunk") or {}).get("request") or group.smallest["replay"]
+    replay = group.smallest.reported_input
     # a tie needs at least one token and two references (lengths c - d and c + d)
-    assert sum(len(s["references"]) for s in replay["segments"]) >= 2
+    assert replay.reference_count >= 2
     again = tmp_path / "again"
-    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", json.dumps(replay),
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", json.dumps(replay.replay_payload()),
                    "--report", again, "--quiet")
     assert code == 1
     [record] = results(again).records
-    assert record["classification"]["name"] == "reference_length=closest-longer"
+    assert record.classification.name == "reference_length=closest-longer"
 
 
 def test_fuzz_finds_nltks_segment_totals_floor(tmp_path, capsys):
@@ -88,9 +88,9 @@ def test_fuzz_finds_nltks_segment_totals_floor(tmp_path, capsys):
     report = tmp_path / "report"
     assert fuzz(report, target=["--impl", "nltk"], examples=20) == 1
     records = results(report).records
-    floor = [r for r in records if (r.get("classification") or {}).get("name") == "segment_totals_floor=1"]
-    assert floor and all("nltk-segment-totals-floor" in r["classification"]["documented"] for r in floor)
-    assert all(r["classification"]["scope"] == "documented" for r in floor)
+    floor = [r for r in records if r.cause == "segment_totals_floor=1"]
+    assert floor and all("nltk-segment-totals-floor" in r.classification.documented for r in floor)
+    assert all(r.classification.scope == "documented" for r in floor)
     out = capsys.readouterr().out
     assert "segment_totals_floor=1  x" in out and "[documented: nltk-segment-totals-floor]" in out
 
@@ -126,7 +126,7 @@ def test_a_conforming_implementation_exits_0(tmp_path, capsys):
 
 def test_an_implementation_that_cannot_be_driven_exits_3(tmp_path):
     assert fuzz(tmp_path / "r", "--quiet", "--timeout", 1, target=["--command", fake("no_handshake")], examples=3) == 3
-    assert results(tmp_path / "r").header["handshake_error"]
+    assert results(tmp_path / "r").header.handshake_error
 
 
 @pytest.mark.parametrize("argv", [
@@ -173,10 +173,10 @@ def test_written_cases_load_validate_and_are_not_written_twice(tmp_path, capsys)
     assert all(o.passed for o in check_cases(casefiles.load_cases(found)))
     assert run_cli_cases("validate", "--cases", found) == 0
     # the expected value is what the implementation answered on the smallest example
-    from oracle.reports.summaries import answer_value, root_cause_groups
+    from oracle.reports.summaries import root_cause_groups
 
     [group] = root_cause_groups(results(tmp_path / "r").records)
-    assert str(answer_value(group.smallest)) in (str(case.expect.score), repr(float(case.expect.score)))
+    assert str(group.smallest.answer()) in (str(case.expect.score), repr(float(case.expect.score)))
     # the same search again: the same id, already recorded, not appended
     text = target.read_text()
     assert fuzz(tmp_path / "r2", "--write-cases", target, target=["--command", fake("mutant_mean_sentence")],
@@ -241,9 +241,9 @@ def test_check_judges_a_found_case_against_the_oracle_only(tmp_path):
     assert run_cli("check", "--command", fake("mutant_ties_longer"), "--cases", found, "--examples", 0,
                    "--report", report, "--quiet") == 1
     [record] = results(report).records
-    assert record["id"] == case.id and record["outcome"] == "fail"
-    assert record["classification"]["name"] == "reference_length=closest-longer"
-    assert "document" not in record["expected"]  # the observed value is not a documented one
+    assert record.id == case.id and record.outcome == "fail"
+    assert record.classification.name == "reference_length=closest-longer"
+    assert "document" not in record.expected  # the observed value is not a documented one
     # a correct implementation passes it
     report = tmp_path / "c2"
     assert run_cli("check", "--command", fake("clean"), "--cases", found, "--examples", 0,
@@ -299,7 +299,7 @@ def test_explained_value_replays_what_classify_matched(entry):
     assert explanation.explained
     value = explained_value(request, entry["profile"], explanation.change)
     assert value == pytest.approx(explanation.value, rel=1e-12, nan_ok=True)
-    as_json = explained_value(request, entry["profile"], explanation.to_json()["change"])
+    as_json = explained_value(request, entry["profile"], explanation.classification().change)
     assert as_json == pytest.approx(explanation.value, rel=1e-12, nan_ok=True)
 
 

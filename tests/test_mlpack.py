@@ -41,4 +41,4 @@ def test_check_drives_mlpack_and_conforms_to_its_baseline(name, tmp_path, repo_r
     code, records, errors, gating = check_against_baseline(name, report, repo_root / "baselines" / f"{name}.yaml")
     assert code == 0, gating
     assert len(errors) < 0.05 * len(records)
-    assert results(report).header["implementation"]["language"] == "c++"
+    assert results(report).header.implementation.language == "c++"

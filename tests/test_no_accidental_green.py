@@ -56,7 +56,7 @@ def test_a_run_that_judges_nothing_is_an_error_unless_allowed(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and "nothing was judged" in err and "--allow-empty" in err
     footer = results(report).footer
-    assert footer["exit_code"] == 2 and footer["gate"] == "fail"
+    assert footer.exit_code == 2 and footer.gate == "fail"
     assert "nothing was judged" in (report / "summary.md").read_text()
     code = run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 0, "--report", report, "--quiet",
                    "--allow-empty")
@@ -80,9 +80,9 @@ def test_a_cases_folder_in_the_working_directory_does_not_replace_the_bundled_su
     monkeypatch.chdir(tmp_path)
     assert run_cli("check", "--command", fake("clean"), "--examples", 0, "--report", "report", "--quiet") in (0, 1)
     run = results(tmp_path / "report")
-    ids = {r["id"] for r in run.records}
+    ids = {r.id for r in run.records}
     assert "my-exact-match" not in ids and len(ids) == _bundled_count()
-    assert "the bundled suite" in run.header["settings"]["cases"]
+    assert "the bundled suite" in run.header.settings.cases
 
 
 def test_add_cases_adds_to_the_bundled_suite_and_the_summary_says_so(tmp_path):
@@ -90,7 +90,7 @@ def test_add_cases_adds_to_the_bundled_suite_and_the_summary_says_so(tmp_path):
     mine.write_text(MINE)
     report = tmp_path / "report"
     run_cli("check", "--command", fake("clean"), "--add-cases", mine, "--examples", 0, "--report", report, "--quiet")
-    ids = {r["id"] for r in results(report).records}
+    ids = {r.id for r in results(report).records}
     assert "my-exact-match" in ids and len(ids) == _bundled_count() + 1
     summary = (report / "summary.md").read_text()
     assert f"{_bundled_count()} from the bundled suite, 1 from {mine}" in summary
@@ -112,8 +112,8 @@ def test_a_case_reproduction_line_writes_its_own_report_and_names_its_file(tmp_p
     report = tmp_path / "report"
     assert run_cli("check", "--command", fake("clean"), "--cases", mine, "--examples", 0, "--report", report,
                    "--quiet") == 1
-    record = next(r for r in results(report).records if r["id"] == "my-exact-match")
-    assert f"--cases {mine}" in record["reproduce"] and "--report bleu-oracle-replay" in record["reproduce"]
+    record = next(r for r in results(report).records if r.id == "my-exact-match")
+    assert f"--cases {mine}" in record.reproduce and "--report bleu-oracle-replay" in record.reproduce
 
 
 # -- baseline write onto an existing baseline -----------------------------------------------------------

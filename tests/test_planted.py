@@ -37,7 +37,7 @@ def test_the_clean_control_conforms(tmp_path, in_repo_root, record_property):
     code, elapsed = run_check(tmp_path / "report", "clean")
     record_property("elapsed_seconds", round(elapsed, 2))
     print(f"\nplanted clean: exit {code} in {elapsed:.1f} s")
-    assert code == 0, [(r["id"], r["outcome"], r.get("layer")) for r in deviations(tmp_path / "report")][:10]
+    assert code == 0, [(r.id, r.outcome, r.layer) for r in deviations(tmp_path / "report")][:10]
     assert not deviations(tmp_path / "report")
 
 

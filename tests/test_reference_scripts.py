@@ -16,5 +16,5 @@ def test_the_script_conforms_to_its_reviewed_baseline_and_answers(name, tmp_path
     code, records, errors, gating = check_against_baseline(name, tmp_path / "report",
                                                            repo_root / "baselines" / f"{name}.yaml")
     assert code == 0, gating
-    assert len(errors) < 0.05 * len(records), [(r["id"], r["message"]) for r in errors[:5]]
-    assert sum(r["outcome"] == "pass" for r in records) > 50
+    assert len(errors) < 0.05 * len(records), [(r.id, r.message) for r in errors[:5]]
+    assert sum(r.outcome == "pass" for r in records) > 50

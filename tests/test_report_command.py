@@ -303,9 +303,8 @@ def test_check_and_report_judge_every_input_the_same_way(runs, tmp_path):
     check = read_results(checked / "results.jsonl")
 
     def judged(results):
-        return {r["id"]: (r["outcome"], r["layer"], (r.get("classification") or {}).get("name"),
-                          {k: v for k, v in r["request"].items() if k != "seq"})  # seq counts the run's requests
-                for r in results.records if r["kind"] == "example"}
+        return {r.id: (r.outcome, r.layer, r.cause, r.request.with_seq(0))  # seq counts the run's requests
+                for r in results.records if r.kind == "example"}
 
     assert len(judged(report)) == 10
     assert judged(report) == judged(check)

@@ -72,7 +72,7 @@ def test_a_directory_holding_other_files_is_refused_before_the_run_unless_forced
     assert sorted(p.name for p in report.iterdir()) == ["notes.txt"]
     assert _check(report, fake("clean"), "--report-force") == 0
     assert (report / "notes.txt").read_text() == "my notes"
-    assert read_results(report).footer["exit_code"] == 0
+    assert read_results(report).footer.exit_code == 0
 
 
 def test_the_root_of_a_git_checkout_is_left_intact(tmp_path, capsys):
@@ -152,7 +152,7 @@ def test_a_new_report_replaces_the_old_reports_files_and_nothing_else(tmp_path):
     assert not (report / "badge.json").exists()  # the previous report's, not this one's
     assert (report / "baseline.yaml").read_text() == "# reviewed by hand\n"  # never the report's: kept
     results = read_results(report)
-    assert results.footer["exit_code"] == 1 and "deviations found" in (report / "summary.md").read_text()
+    assert results.footer.exit_code == 1 and "deviations found" in (report / "summary.md").read_text()
     assert (report / MANIFEST).is_file() and not _staging_left(report)
 
 
@@ -188,7 +188,7 @@ def test_concurrent_runs_into_one_directory_each_complete(tmp_path):
         thread.join()
     assert codes == [0, 0, 0]
     results = read_results(report)  # the last to finish: complete, with its footer
-    assert results.footer is not None and sum(r["kind"] == "example" for r in results.records) == 30
+    assert results.footer is not None and sum(r.kind == "example" for r in results.records) == 30
     assert not _staging_left(report) and not _staging_left(tmp_path)
 
 
@@ -211,7 +211,7 @@ def test_sigterm_stops_the_run_with_a_footer_and_nothing_left_running(tmp_path):
     out, err = run.communicate(timeout=30)
     assert run.returncode == 143, err
     results = read_results(report)
-    assert results.footer["interrupted"] is True and results.footer["exit_code"] == 143
+    assert results.footer.interrupted is True and results.footer.exit_code == 143
     assert "Traceback" not in err
     leftovers = subprocess.run(["pgrep", "-f", str(marker)], capture_output=True, text=True).stdout.split()
     assert not leftovers, leftovers

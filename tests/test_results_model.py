@@ -7,10 +7,11 @@ import json
 
 import pytest
 from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from oracle.harness.events import ResultsWriter, read_results
 from oracle.models import results
-from oracle.models.results import ResultsFormatError
+from oracle.models.results import Footer, Header, Record, ResultsFormatError, parse_line
 
 HEADER = {"suite_version": "1", "oracle_version": "0", "settings": {"verb": "check"}, "started": "2026-01-01T00:00:00+00:00",
           "implementation": {"name": "x", "version": "1", "language": "c"}, "profile": "nltk", "judged_profile": "nltk"}
@@ -27,18 +28,19 @@ def test_the_committed_schema_is_the_generated_one():
 
 def test_written_lines_validate_against_the_schema(tmp_path):
     path = tmp_path / "results.jsonl"
+    record = Record(**RECORD)
     with ResultsWriter(path) as writer:
-        writer.header(**HEADER)
-        writer.record(RECORD)
-        writer.footer(**FOOTER)
+        writer.write(Header(**HEADER))
+        writer.write(record)
+        writer.write(Footer(**FOOTER))
     validator = Draft202012Validator(results.json_schema())
     lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     assert [line["type"] for line in lines] == ["header", "record", "footer"]
     for line in lines:
         assert validator.is_valid(line), list(validator.iter_errors(line))
-    # the writer checks, it does not rewrite: no defaults are added to what was given
-    assert set(lines[1]) == {"type", *RECORD}
-    assert read_results(path).records == [lines[1]]
+    # what is unset is left out of the line (it reads back as its default)
+    assert set(lines[1]) == {"type", *RECORD, "title", "stderr", "duration"}
+    assert read_results(path).records == [record]
 
 
 @pytest.mark.parametrize("kind,fields,message", [
@@ -46,7 +48,8 @@ def test_written_lines_validate_against_the_schema(tmp_path):
     ("record", {k: v for k, v in RECORD.items() if k != "id"}, "`id`: Field required"),
     ("footer", {**FOOTER, "gate": "maybe"}, "`gate`"),
 ])
-def test_the_writer_refuses_a_malformed_line(tmp_path, kind, fields, message):
-    with ResultsWriter(tmp_path / "results.jsonl") as writer:
-        with pytest.raises(ResultsFormatError, match=message):
-            getattr(writer, kind)(fields) if kind == "record" else getattr(writer, kind)(**fields)
+def test_a_malformed_line_is_refused_naming_the_field(kind, fields, message):
+    with pytest.raises(ResultsFormatError, match=message):
+        parse_line({"type": kind, **fields}, where="results.jsonl:2")
+    with pytest.raises(ValidationError):  # and no such line can be built to be written
+        results.LINE_MODELS[kind](**fields)

@@ -19,7 +19,7 @@ from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment, Statistics
 
 
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
@@ -57,12 +57,12 @@ def test_zero_for_a_representable_non_zero_fails_and_an_underflow_does_not():
 def test_features_of_a_hand_built_input():
     # hypothesis length 4; references of lengths 2 and 6 (distance 2 on each side: a tie), and 2 again
     tie = request([(["a", "a", "b", "c"], [["a", "x"], ["a", "a", "y", "z", "w", "v"], ["p", "q"]])])
-    found = features(tie, {"hyp_len": 4, "ref_len": 2, "matches": [3, 1, 0, 0], "totals": [4, 3, 2, 1]})
+    found = features(tie, Statistics(hyp_len=4, ref_len=2, matches=[3, 1, 0, 0], totals=[4, 3, 2, 1]))
     # "a" twice in the hypothesis, twice in the second reference: clipped exactly at the maximum
     assert {"reference-length-tie", "three-way-tie", "clip-at-maximum"} <= found
     assert "one-order-without-match" not in found  # two orders (3 and 4) have n-grams and no match
     assert "c-equals-r" not in found and "r-zero" not in found
-    one = features(tie, {"hyp_len": 4, "ref_len": 4, "matches": [3, 1, 1, 0], "totals": [4, 3, 2, 1]})
+    one = features(tie, Statistics(hyp_len=4, ref_len=4, matches=[3, 1, 1, 0], totals=[4, 3, 2, 1]))
     assert {"one-order-without-match", "c-equals-r"} <= one
 
 
@@ -112,27 +112,27 @@ def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path)
     # max-ref-sum clips against the sum of the references' counts: a duplicated reference doubles it
     report = tmp_path / "report"
     assert check(report, fake("mutant_max_ref_sum"), examples=150) == 1
-    broken = [r for r in results(report).records if r["kind"] == "metamorphic" and r["outcome"] == "fail"]
-    assert broken and {r["id"].split("~")[1] for r in broken} == {"reference-duplicated"}
+    broken = [r for r in results(report).records if r.kind == "metamorphic" and r.outcome == "fail"]
+    assert broken and {r.id.split("~")[1] for r in broken} == {"reference-duplicated"}
     record = broken[0]
-    assert record["layer"] == "metamorphic" and record["classification"]["name"] == "relation-broken"
-    assert record["related"] and record["replay"]
+    assert record.layer == "metamorphic" and record.classification.name == "relation-broken"
+    assert record.related and record.replay
     again = tmp_path / "again"
-    argv = shlex.split(record["reproduce"])
+    argv = shlex.split(record.reproduce)
     assert argv[:2] == ["bleu-oracle", "check"]
     done = subprocess.run([sys.executable, "-m", "oracle", *argv[1:], "--report", str(again), "--quiet"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stderr
-    rerun = {r["id"]: r for r in results(again).records}
-    assert rerun[record["id"]]["outcome"] == "fail" and rerun[record["id"]]["message"] == record["message"]
+    rerun = {r.id: r for r in results(again).records}
+    assert rerun[record.id].outcome == "fail" and rerun[record.id].message == record.message
 
 
 def test_the_clean_fake_keeps_every_relation(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("clean"), examples=150) == 0
-    kept = [r for r in results(report).records if r["kind"] == "metamorphic"]
-    assert len(kept) >= 15 and all(r["outcome"] == "pass" for r in kept)
-    assert {r["id"].split("~")[1] for r in kept} >= {"segments-permuted", "reference-duplicated", "shards-summed"}
+    kept = [r for r in results(report).records if r.kind == "metamorphic"]
+    assert len(kept) >= 15 and all(r.outcome == "pass" for r in kept)
+    assert {r.id.split("~")[1] for r in kept} >= {"segments-permuted", "reference-duplicated", "shards-summed"}
 
 
 # -- the time budget and the coverage table --------------------------------------------------------
@@ -141,19 +141,19 @@ def test_the_clean_fake_keeps_every_relation(tmp_path):
 def test_the_time_budget_stops_the_search_and_says_so(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("clean"), "--time-budget", "0.000001", examples=500) == 2  # nothing was judged
-    assert "time budget" in results(report).footer["error"]
+    assert "time budget" in results(report).footer.error
     assert check(report, fake("clean"), "--time-budget", "0.000001", "--allow-empty", examples=500) == 0
     footer = results(report).footer
-    assert footer["time_budget_spent"] is True and footer["examples"] < 500
+    assert footer.time_budget_spent is True and footer.examples < 500
     assert "the time budget" in (report / "summary.md").read_text()
 
 
 def test_the_summary_and_footer_carry_the_coverage(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("clean"), examples=len(FOCI)) == 0  # one cycle: every focus once
-    coverage = results(report).footer["coverage"]
-    assert set(coverage["features"]) == set(ALL_FEATURES)
-    assert coverage["features"]["whitespace-inside"] > 0 and coverage["features"]["big-corpus"] > 0
+    coverage = results(report).footer.coverage
+    assert set(coverage.features) == set(ALL_FEATURES)
+    assert coverage.features["whitespace-inside"] > 0 and coverage.features["big-corpus"] > 0
     summary = (report / "summary.md").read_text()
     assert "## Coverage" in summary and "| tokens | whitespace-inside |" in summary
 
@@ -202,7 +202,7 @@ def test_a_tokenization_divergence_is_its_own_layer():
 
     request = text_request("The cat, sat.", ["The cat sat."])  # 13a: 5 and 4 tokens
     expected = oracle_expected(request, "papineni")
-    assert expected.statistics["hyp_len"] == 5 and expected.statistics["ref_len"] == 4
+    assert expected.statistics.hyp_len == 5 and expected.statistics.ref_len == 4
     split_on_spaces = {"hyp_len": 3, "ref_len": 3, "matches": [1, 0], "totals": [3, 2]}  # "cat," "sat." whole
     verdict = judge(expected, Reply("score", {"seq": 1, "score": 0.0, "statistics": split_on_spaces}),
                     token_counts=token_count_layers(request))
@@ -223,10 +223,10 @@ def test_check_sends_sacrebleu_text_for_its_tokenizers_and_they_agree(tmp_path):
     pytest.importorskip("sacrebleu")
     report = tmp_path / "report"
     assert run_cli("check", "--impl", "sacrebleu", "--no-cases", "--examples", 120, "--report", report, "--quiet") == 0
-    text = [r for r in results(report).records if (r.get("request") or {}).get("tokenize")]
-    assert {r["request"]["tokenize"] for r in text} == {"13a", "intl", "char", "none"}
-    assert all(r["outcome"] == "pass" for r in text)
-    coverage = results(report).footer["coverage"]["features"]
+    text = [r for r in results(report).records if r.request is not None and r.request.tokenize]
+    assert {r.request.tokenize for r in text} == {"13a", "intl", "char", "none"}
+    assert all(r.outcome == "pass" for r in text)
+    coverage = results(report).footer.coverage.features
     assert all(coverage[f"text-{name}"] > 0 for name in ("13a", "intl", "char", "none"))
 
 
@@ -238,14 +238,14 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
     report = tmp_path / "report"
     index = FOCI.index("very-long-run")  # 65,600 tokens of one kind
     assert check(report, fake("clean"), "--id", f"random-0-{index}", examples=index + 1) == 0
-    [record] = [r for r in results(report).records if r["id"] == f"random-0-{index}"]
-    omitted = record["request"]["omitted"]
-    assert "segments" not in record["request"] and omitted["tokens"] > 65_535
-    caps = results(report).header["capabilities"]
+    [record] = [r for r in results(report).records if r.id == f"random-0-{index}"]
+    omitted = record.request.omitted
+    assert not hasattr(record.request, "segments") and omitted.tokens > 65_535
+    caps = results(report).header.capabilities.to_json()
     again = example_request(0, index, caps).to_json()
     whole = encode({k: v for k, v in again.items() if k != "seq"}, ensure_ascii=False)
-    assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted["sha256"]
-    assert f"--id random-0-{index}" in omitted["regenerate"] and "--seed 0" in omitted["regenerate"]
+    assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted.sha256
+    assert f"--id random-0-{index}" in omitted.regenerate and "--seed 0" in omitted.regenerate
 
 
 # -- what shrinking may not cross ------------------------------------------------------------------
@@ -307,4 +307,4 @@ def test_a_shrunk_input_is_attributed_to_an_explanation_of_the_original_answer_t
         judged.append((r, reply, judge(expected, reply), expected))
     assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL
     out = attribute_shrunk(judged[0], judged[1], "papineni")
-    assert out["name"] == "mean-of-sentence-scores" and out["value"] == pytest.approx(small_answer)
+    assert out.name == "mean-of-sentence-scores" and out.value == pytest.approx(small_answer)

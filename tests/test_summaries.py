@@ -20,6 +20,7 @@ from oracle.harness.events import (
     read_results,
 )
 from oracle.models.jsonvalues import json_safe
+from oracle.models.results import Header, Record
 from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,8 +32,8 @@ def mixed_report(tmp_path_factory):
     base = tmp_path_factory.mktemp("mixed")
     check(base / "first", fake("mutant_ties_longer"), examples=30)
     first = results(base / "first").records
-    failing = next(r["id"] for r in first if r["outcome"] == "fail")
-    passing = next(r["id"] for r in first if r["outcome"] == "pass")
+    failing = next(r.id for r in first if r.outcome == "fail")
+    passing = next(r.id for r in first if r.outcome == "pass")
     baseline = base / "baseline.yaml"
     baseline.write_text(yaml.safe_dump({"entries": [
         {"id": failing, "outcome": "fail", "reason": "ties are known to go to the longer"},
@@ -55,16 +56,20 @@ def test_results_jsonl_has_a_header_records_and_a_footer(mixed_report):
     assert header["schema"] == SCHEMA
     assert header["implementation"]["name"] == "fakebleu+ties-longer"
     assert header["capabilities"]["max_order"] == 6
-    for key in ("seed", "examples", "rel", "abs", "timeout", "cases", "command"):
+    for key in ("seed", "examples", "rel", "abs", "timeout", "command", "verb"):
         assert key in header["settings"]
-    for record in lines[1:-1]:
-        for key in ("id", "kind", "request", "outcome", "expected", "actual", "layer", "message", "stderr",
-                    "duration", "baseline"):
-            assert key in record
-    footer = lines[-1]
-    assert sum(footer["counts"].values()) == len(lines) - 2
-    assert footer["exit_code"] == 1 and footer["baseline"]["stale"] == ["gone-case"]
-    assert footer["baseline"]["known"] == 1 and footer["baseline"]["fixed"] == 1
+    data = results(report)  # what is unset is left out of a line and reads back as its default
+    for record in data.records:
+        assert record.id and record.kind and record.outcome
+        if record.outcome != "not-applicable":
+            assert record.request is not None and record.actual is not None
+            assert record.expected is not None or record.kind == "metamorphic"  # a relation compares two answers
+        if record.outcome == "fail":
+            assert record.layer and record.message
+    footer = data.footer
+    assert sum(footer.counts.values()) == len(lines) - 2
+    assert footer.exit_code == 1 and footer.baseline.stale == ("gone-case",)
+    assert footer.baseline.known == 1 and footer.baseline.fixed == 1
 
 
 def test_the_summary_tells_the_story(mixed_report):
@@ -87,15 +92,15 @@ def test_junit_maps_outcomes(mixed_report):
     assert len([c for c in cases if c.get("classname") != "bleu-oracle.harness.gate"]) == len(data.records)
     by_name = {c.get("name"): c for c in cases}
     for record in data.records:
-        case = by_name[record["id"]]
-        status = (record["baseline"] or {}).get("status")
+        case = by_name[record.id]
+        status = record.baseline.status if record.baseline else None
         if status == "known":
             assert case.find("skipped").get("message").startswith("known deviation")
         elif status == "fixed":
             assert case.find("failure").get("type") == "expected-failure-passed"
-        elif record["outcome"] == "fail":
-            assert case.find("failure").get("type") == f"fail:{record['layer']}"
-        elif record["outcome"] == "pass":
+        elif record.outcome == "fail":
+            assert case.find("failure").get("type") == f"fail:{record.layer}"
+        elif record.outcome == "pass":
             assert list(case) == [] or [child.tag for child in case] == ["system-err"]
     stale = by_name["gone-case"]
     assert stale.get("classname") == "bleu-oracle.harness.gate" and stale.find("failure") is not None
@@ -120,12 +125,11 @@ def test_crash_timeout_and_protocol_errors_are_junit_errors(tmp_path):
         root = ET.parse(report / "junit.xml").getroot()
         types = {e.get("type") for e in root.iter("error")}
         assert outcome in types
-        assert int(root.get("errors")) == sum(1 for r in results(report).records if r["outcome"] == outcome)
+        assert int(root.get("errors")) == sum(1 for r in results(report).records if r.outcome == outcome)
 
 
 def test_not_applicable_is_skipped_in_junit(tmp_path):
-    records = [{"id": "c1", "kind": "case", "outcome": "not-applicable", "message": "smoothing 'x' is not among ...",
-                "duration": 0}]
+    records = [Record(id="c1", kind="case", outcome="not-applicable", message="smoothing 'x' is not among ...")]
     data = _results(records)
     root = ET.fromstring(junit_xml(data))
     assert root.find(".//skipped").get("message").startswith("not applicable")
@@ -135,13 +139,14 @@ def test_not_applicable_is_skipped_in_junit(tmp_path):
 def _results(records, footer=None):
     from oracle.harness.events import Results
 
-    return Results(header={"schema": SCHEMA, "implementation": {"name": "x", "version": "1", "language": "c"},
-                           "settings": {}}, records=records, footer=footer)
+    return Results(header=Header(suite_version="1", oracle_version="0", settings={"verb": "check"}, started="",
+                                 implementation={"name": "x", "version": "1", "language": "c"}),
+                   records=records, footer=footer)
 
 
 def test_control_characters_are_escaped_in_junit():
-    records = [{"id": "random-0-0", "kind": "example", "outcome": "crash", "message": "bad \x00 byte \x1f",
-                "stderr": "trace \x1c\x1d\x1e back \ud7ff", "duration": 0.1}]
+    records = [Record(id="random-0-0", kind="example", outcome="crash", message="bad \x00 byte \x1f",
+                      stderr="trace \x1c\x1d\x1e back \ud7ff", duration=0.1)]
     text = junit_xml(_results(records))
     root = ET.fromstring(text.split("\n", 1)[1])
     error = root.find(".//error")
@@ -152,9 +157,10 @@ def test_control_characters_are_escaped_in_junit():
 def test_a_run_cut_short_is_still_readable(tmp_path):
     path = tmp_path / "results.jsonl"
     with ResultsWriter(path) as writer:
-        writer.header(suite_version="1", oracle_version="0", implementation={"name": "x", "version": "", "language": ""},
-                      settings={}, started="2026-01-01T00:00:00+00:00")
-        writer.record({"id": "a", "kind": "case", "outcome": "pass", "message": "", "duration": 0})
+        writer.write(Header(suite_version="1", oracle_version="0", settings={"verb": "check"},
+                            implementation={"name": "x", "version": "", "language": ""},
+                            started="2026-01-01T00:00:00+00:00"))
+        writer.write(Record(id="a", kind="case", outcome="pass"))
     data = read_results(path)
     assert data.footer is None and len(data.records) == 1
     assert "incomplete" in markdown_summary(data)
@@ -188,7 +194,7 @@ def test_the_junit_default_lives_in_the_report_directory(tmp_path):
     assert check(report, fake("clean"), examples=3) == 0
     root = ET.parse(report / "junit.xml").getroot()
     records = results(report).records  # 3 examples and a metamorphic relation on the third
-    assert [r["kind"] for r in records] == ["example", "example", "example", "metamorphic"]
+    assert [r.kind for r in records] == ["example", "example", "example", "metamorphic"]
     assert root.get("tests") == "4" and root.get("failures") == "0" and root.get("errors") == "0"
     assert "**conforming** (exit 0)" in (report / "summary.md").read_text()
 
@@ -203,9 +209,9 @@ def test_the_derived_reports_are_the_same_from_a_light_read(tmp_path):
     assert check(report, fake("mutant_ties_longer"), examples=60) == 1
     full, light = read_results(report), read_results(report, light=True)
     assert markdown_summary(full) == markdown_summary(light) and junit_xml(full) == junit_xml(light)
-    assert any("request" in r for r in full.records if r["outcome"] == "pass")
-    assert not any("request" in r for r in light.records if r["outcome"] == "pass")
-    assert [r["id"] for r in full.records] == [r["id"] for r in light.records]
+    assert any(r.request is not None for r in full.records if r.outcome == "pass")
+    assert not any(r.request is not None for r in light.records if r.outcome == "pass")
+    assert [r.id for r in full.records] == [r.id for r in light.records]
 
 
 def test_the_streamed_reports_equal_those_of_a_whole_read(mixed_report, tmp_path):
@@ -220,8 +226,8 @@ def test_the_streamed_reports_equal_those_of_a_whole_read(mixed_report, tmp_path
     (streamed / "results.jsonl").write_bytes((report / "results.jsonl").read_bytes())
     write_derived_reports(streamed)
     whole = read_results(report)
-    assert {r["baseline"]["status"] for r in whole.records if r.get("baseline")} >= {"known", "fixed"}
-    assert (whole.footer["baseline"]["stale"])
+    assert {r.baseline.status for r in whole.records if r.baseline} >= {"known", "fixed"}
+    assert (whole.footer.baseline.stale)
     assert (streamed / "summary.md").read_text() == markdown_summary(whole)
     assert (streamed / "junit.xml").read_text() == junit_xml(whole)
     ET.fromstring((streamed / "junit.xml").read_text())

@@ -9,7 +9,7 @@ Input the oracle refuses (BleuValueError / BleuTypeError) is answered `rejected`
 from __future__ import annotations
 
 from oracle import __version__
-from oracle.diagnose.expect import oracle_result, statistics_json
+from oracle.diagnose.expect import oracle_result, statistics_of
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuTypeError, BleuValueError
 from oracle.formulas.profiles import get_profile
@@ -45,4 +45,4 @@ class OracleImplementation(Implementation):
         except (BleuValueError, BleuTypeError) as exc:
             raise Rejected(str(exc)) from None
         # chen-cherry-5/-7 count one order further; the statistics are orders 1..N
-        return ScoreAnswer(float(result.score), statistics_json(result, len(request.weights)))
+        return ScoreAnswer(float(result.score), statistics_of(result, len(request.weights)).to_json())

@@ -24,7 +24,8 @@ from oracle.harness.session import (
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
-from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.models.protocol import ScoreRequest
+from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
 from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
@@ -236,19 +237,22 @@ def load_replay(text):
     for i, item in enumerate(items):
         if isinstance(item, dict) and item.get("type") in ("header", "footer"):
             continue
-        label = f"replay-{i}"
-        if isinstance(item, dict) and item.get("type") == "record":
+        if isinstance(item, dict) and item.get("type") == "record":  # a results.jsonl: its deviations again
             try:
-                outcome = Outcome(item.get("outcome"))
-            except ValueError:
-                raise BleuValueError(f"`--replay` input {i}: a results record needs an `outcome`, one of "
-                                     f"{[o.value for o in Outcome]} (got {item.get('outcome')!r})") from None
-            if outcome in GOOD_OUTCOMES:
+                record = parse_line(item, where=f"`--replay` input {i}")
+            except ResultsFormatError as exc:
+                raise BleuValueError(str(exc)) from None
+            if record.good:
                 continue
-            label = item.get("id", label)
-            item = item.get("replay") or item.get("request")
+            replayed = record.replay or record.request
+            if not isinstance(replayed, ScoreRequest):
+                why = (f"is not kept (it is too large); regenerate it: {replayed.omitted.regenerate}"
+                       if isinstance(replayed, OmittedRequest) else "is not in the record")
+                raise BleuValueError(f"`--replay` input {i} ({record.id}): its input {why}")
+            out.append((record.id, replayed.with_seq(0)))
+            continue
         try:
-            out.append((label, request_from_json(item)))
+            out.append((f"replay-{i}", request_from_json(item)))
         except BleuOracleError as exc:
             raise BleuValueError(f"`--replay` input {i}: {exc}") from None
     if not out:
@@ -361,13 +365,11 @@ def _next_step(args, code, report_dir):
 
 def _root_cause(record):
     """One line naming a failing record's root cause (its "classification")."""
-    classification = record.get("classification") or {}
-    name = classification.get("name")
-    if not name:
+    classification = record.classification
+    if classification is None or not classification.name:
         return ""
-    documented = classification.get("documented") or []
-    known = f" [documented: {', '.join(documented)}]" if documented else ""
-    return f"root cause: {name}{known}: {classification.get('description', '')}"
+    known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
+    return f"root cause: {classification.name}{known}: {classification.description}"
 
 
 def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
@@ -379,8 +381,7 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
     gating = ("new", "fixed", "changed")
     groups = {}
     for record in session.notable:
-        status = (record.get("baseline") or {}).get("status")
-        if status in gating:
+        if record.baseline is not None and record.baseline.gating:
             groups.setdefault(notable_key(record), []).append(record)
     sizes = {key: n for key, n in session.notable_counts.items() if key[0] in gating}
     shown = 0
@@ -391,29 +392,30 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
         if not members:
             continue
         first = members[0]
-        head = {"new": first["outcome"].upper(), "fixed": "EXPECTED FAILURE PASSED",
-                "changed": f"CHANGED (was {first['baseline'].get('was')})"}[key[0]]
-        ids = ", ".join(r["id"] for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
+        head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
+                "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
+        ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
         out.write(f"{head} x{total}: {ids}\n")
-        cause = _root_cause(members[0])
+        cause = _root_cause(first)
         if cause:
             out.write(f"  {cause}\n")
         seen = set()
         for record in members:
-            payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
-            key = encode(payload, ensure_ascii=False) if payload is not None else record["id"]
+            payload = record.reported_input
+            key = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
             if key in seen or (len(seen) >= 3 and not verbose):
                 continue
             seen.add(key)
             shown += 1
-            layer = f" at {record['layer']}" + (f" (order {record['order']})" if record.get("order") else "") \
-                if record.get("layer") else ""
-            message = ((record.get("shrunk") or {}).get("message") or record.get("message") or "").strip()
-            out.write(f"  {record['id']}{layer}" + (f": {message}" if message else "") + "\n")
+            layer, order, message = record.layer, record.order, record.message
+            if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
+                layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
+            where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
+            out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
             if payload is not None:
                 out.write(f"    input: {key if verbose else key[:600]}\n")
-            if record.get("reproduce"):
-                out.write(f"    reproduce: {record['reproduce']}\n")
+            if record.reproduce:
+                out.write(f"    reproduce: {record.reproduce}\n")
     if shown >= PRINTED_DEVIATIONS and not verbose:
         out.write(f"... more (-v prints them all) in {report_dir / 'summary.md'}\n")
     for entry in tracker.stale():

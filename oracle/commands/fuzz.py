@@ -20,11 +20,7 @@ from oracle.harness.session import (
 )
 from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
-from oracle.reports.summaries import (
-    answer_value,
-    oracle_value,
-    finish_run_report,
-)
+from oracle.reports.summaries import finish_run_report
 
 from .common import add_session_arguments, non_negative_int, seed_number
 
@@ -173,28 +169,24 @@ def _print_summary(session, groups, written, report_dir, code, *, verbose=False)
     status = {w.name: w for w in written}
     for group in groups:
         record = group.smallest
-        classification = record["classification"]
         documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
         out.write(f"\n{group.name}  x{group.count}{documented}\n")
         if group.description:
             out.write(f"  {group.description}\n")
-        explained = classification.get("value")
-        out.write(f"  smallest ({record['id']}): {name} answers {_value(answer_value(record))}, the oracle "
-                  f"({session.profile}) says {_value(oracle_value(record))}"
+        explained = record.classification.value
+        out.write(f"  smallest ({record.id}): {name} answers {_value(record.answer())}, the oracle "
+                  f"({session.profile}) says {_value(record.oracle_answer())}"
                   + (f", under this explanation {_value(explained)}" if explained is not None else "") + "\n")
-        shrunk = record.get("shrunk") or {}
-        layer = shrunk.get("layer") or record.get("layer")
+        layer, order, message = record.divergence
         if layer:  # where it diverges first: a score may agree where the statistics do not
-            order = shrunk.get("order") or record.get("order")
-            message = shrunk.get("message") or record.get("message") or ""
             out.write(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
                       + (f": {message}" if message else "") + "\n")
-        payload = shrunk.get("request") or record.get("replay")
+        payload = record.reported_input
         if payload is not None:
-            text = encode(payload, ensure_ascii=False)
+            text = encode(payload.replay_payload(), ensure_ascii=False)
             out.write(f"  input: {text if verbose else text[:600]}\n")
-        if record.get("reproduce"):
-            out.write(f"  reproduce: {record['reproduce']}\n")
+        if record.reproduce:
+            out.write(f"  reproduce: {record.reproduce}\n")
         if group.name in status:
             entry = status[group.name]
             out.write(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})\n")

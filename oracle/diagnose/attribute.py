@@ -10,7 +10,6 @@ timeout, protocol error) are named as such.
 from __future__ import annotations
 
 from oracle.formulas.errors import BleuOracleError
-from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     METAMORPHIC_LAYER,
@@ -19,6 +18,7 @@ from oracle.models.outcomes import (
     ZERO_LAYER,
     Outcome,
 )
+from oracle.models.results import Classification
 
 from .classify import AGREES, UNEXPLAINED, classify, component_names
 
@@ -52,18 +52,18 @@ NON_SCORE_CLASSES = {
 
 def _pseudo(name, expected, documented=(), detail=""):
     description = NON_SCORE_CLASSES[name] + (f": {detail}" if detail else "")
-    return {"name": name, "description": description, "change": [], "value": None,
-            "expected": expected, "documented": list(documented), "scope": "outcome"}
+    return Classification(name=name, description=description, expected=expected, documented=tuple(documented),
+                          scope="outcome")
 
 
 def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=(), search_all=True,
               among=None):
-    """The root cause of one failing record as JSON: `Explanation.to_json()` plus "documented" (the
-    curated discrepancy ids it matches) and "scope" ("documented": found among the implementation's
-    documented classes; "all": among every explanation; "outcome": not a wrong number). With
+    """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
+    matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
+    classes; "all", among every explanation; "outcome", not a wrong number). With
     `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
     `among` restricts the search to these explanation names (see `classify`)."""
-    oracle_json = None if expected.rejected else json_safe(expected.score)
+    oracle_json = None if expected.rejected else expected.score
     outcome, layer = verdict.outcome, verdict.layer
     if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)
         return _pseudo(outcome.value, oracle_json, curated_refusals(reply.message, entries), detail=verdict.message)
@@ -90,14 +90,14 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
             if not explanation.explained:
                 explanation = None
         if explanation is None and not search_all:  # only the curated classes were to be tried
-            return {"name": UNEXPLAINED, "description": "no curated class of this implementation explains it "
-                    "(the search among every explanation was not run)", "change": [], "value": None,
-                    "expected": oracle_json, "documented": [], "scope": "documented"}
+            return Classification(name=UNEXPLAINED, description="no curated class of this implementation explains it "
+                                  "(the search among every explanation was not run)", expected=oracle_json,
+                                  scope="documented")
         if explanation is None:
             explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
-        return {"name": UNEXPLAINED, "description": f"the classification failed: {exc}", "change": [],
-                "value": None, "expected": oracle_json, "documented": [], "scope": "all"}
+        return Classification(name=UNEXPLAINED, description=f"the classification failed: {exc}", expected=oracle_json,
+                              scope="all")
     if explanation.name == AGREES and layer == ZERO_LAYER:
         return _pseudo("zero-differs", oracle_json, detail=verdict.message)
     if explanation.name == AGREES and layer == DOCUMENT_LAYER:
@@ -105,11 +105,10 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
     if explanation.name == AGREES and layer:
         # the score agrees and classify compares no other layer there (e.g. a wrong bp)
         return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
-    out = explanation.to_json()
     parts = set(component_names(explanation.name))
-    out["documented"] = [d["id"] for d in entries if d.get("classify") and d["classify"] in parts]
-    out["scope"] = scope if explanation.explained else "all"
-    return out
+    return explanation.classification(
+        documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts),
+        scope=scope if explanation.explained else "all")
 
 
 def attribute_shrunk(shrunk, original, profile, *, overrides=None, entries=(), search_all=True):
@@ -118,17 +117,17 @@ def attribute_shrunk(shrunk, original, profile, *, overrides=None, entries=(), s
     a floor and a mean of sentence scores agree), so an explanation of the shrunk input that does not also
     explain the original answer gives way to the original's own explanation, where that explains both."""
     out = attribute(*shrunk, profile, entries=entries, search_all=search_all)
-    if not out.get("change") or not search_all:
+    if not out.change or not search_all:
         return out
     request, reply = original[0], original[1]
     try:
         if classify(request, reply.data or {}, profile, overrides=overrides,
-                    among=component_names(out["name"])).explained:
+                    among=component_names(out.name)).explained:
             return out
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
-    if not whole.get("change"):
+    if not whole.change:
         return out
-    both = attribute(*shrunk, profile, entries=entries, among=component_names(whole["name"]))
-    return both if both.get("change") else out
+    both = attribute(*shrunk, profile, entries=entries, among=component_names(whole.name))
+    return both if both.change else out

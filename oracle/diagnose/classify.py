@@ -38,7 +38,8 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.models.jsonvalues import json_safe
+from oracle.models.protocol import Statistics
+from oracle.models.results import Classification
 
 from .computations import (
     COMPUTATION_DOCS,
@@ -51,7 +52,7 @@ from .computations import (
     result_under,
     score_of,
 )
-from .expect import statistics_json
+from .expect import statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
@@ -81,14 +82,16 @@ class Explanation:
     def explained(self):
         return self.name != UNEXPLAINED
 
-    def to_json(self):
-        return {
-            "name": self.name,
-            "description": self.description,
-            "change": [list(c) for c in self.change],
-            "value": json_safe(self.value),
-            "expected": json_safe(self.expected),
-        }
+    def classification(self, *, documented=(), scope=None):
+        """This explanation as a record's root cause."""
+        return Classification(name=self.name, description=self.description,
+                              change=tuple((key, _scalar(value)) for key, value in self.change), value=self.value,
+                              expected=self.expected, documented=documented, scope=scope)
+
+
+def _scalar(value):
+    """A change's value as the stream keeps it: a JSON scalar (a Fraction or a Smoothing as its text)."""
+    return value if value is None or isinstance(value, (str, int, float, bool)) else str(value)
 
 
 def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
@@ -183,8 +186,9 @@ def _statistics_differ(statistics, result, n):
     comparison (`judge.first_divergence`), on the counts only (BP is a float the explanations recompute)."""
     if not statistics or result is None:
         return None
-    counts = {name: value for name, value in statistics.items() if name != "bp" and value is not None}
-    divergence = first_divergence(statistics_json(result, n), counts, max_order=n)
+    if not isinstance(statistics, Statistics):  # an in-process adapter's answer carries a mapping
+        statistics = Statistics.model_validate(statistics)
+    divergence = first_divergence(statistics_of(result, n), statistics, max_order=n, bp=False)
     return None if divergence is None else divergence[0]
 
 

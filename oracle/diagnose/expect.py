@@ -8,7 +8,8 @@ from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
-from oracle.models.outcomes import Expected
+from oracle.models.outcomes import DocumentExpectation, Expected
+from oracle.models.protocol import Statistics
 
 
 def oracle_options(profile, *, lowercase=False, overrides=None):
@@ -35,13 +36,12 @@ def oracle_result(request, options, smoothing=None):
                             weights=request.weights, options=options, smoothing=smoothing)
 
 
-def statistics_json(result, n):
+def statistics_of(result, n):
     """A BleuResult's statistics as protocol v1 has them: orders 1..n (some smoothing methods count one
     order further), and BP."""
-    statistics = result.statistics.to_json()
-    for name in ("matches", "totals"):
-        statistics[name] = statistics[name][:n]
-    return {**statistics, "bp": float(result.bp)}
+    statistics = result.statistics
+    return Statistics(hyp_len=statistics.hyp_len, ref_len=statistics.ref_len, matches=tuple(statistics.matches[:n]),
+                      totals=tuple(statistics.totals[:n]), bp=float(result.bp))
 
 
 def oracle_expected(request, profile, *, overrides=None):
@@ -54,22 +54,21 @@ def oracle_expected(request, profile, *, overrides=None):
         result = oracle_result(request, oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
     except BleuOracleError as exc:
         return Expected(rejected=True, reason=str(exc))
-    return Expected(score=float(result.score), statistics=statistics_json(result, len(request.weights)),
-                    score_exact=str(result.score), notes=list(result.notes))
+    return Expected(score=float(result.score), statistics=statistics_of(result, len(request.weights)),
+                    score_exact=str(result.score), notes=tuple(result.notes))
 
 
 def case_expected(request, profile, *, overrides=None, document=None, profiles=()):
     """What the oracle expects of a case's request under `profile`, and, when `profile` is among the
     case's `profiles`, what its document says: a rejection, or the printed value (`Expected.document`)."""
     expected = oracle_expected(request, profile, overrides=overrides)
-    if document and profile in profiles:
-        if document.get("rejected"):
-            if not expected.rejected:
-                expected.notes.append("the case expects a rejection; the oracle under this profile gives a score")
-            expected.rejected = True
-            expected.reason = expected.reason or document.get("reason", "the case expects a rejection")
-        else:
-            doc = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
-            if doc:
-                expected.document = doc
-    return expected
+    if not document or profile not in profiles:
+        return expected
+    if document.get("rejected"):
+        notes = expected.notes if expected.rejected else (
+            *expected.notes, "the case expects a rejection; the oracle under this profile gives a score")
+        return expected.model_copy(update={
+            "rejected": True, "notes": notes,
+            "reason": expected.reason or document.get("reason", "the case expects a rejection")})
+    printed = {k: v for k, v in document.items() if k in ("score", "tolerance", "statistics")}
+    return expected.model_copy(update={"document": DocumentExpectation(**printed)}) if printed else expected

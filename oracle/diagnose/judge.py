@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
+from oracle.models.protocol import Statistics
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     REJECTION_LAYER,
@@ -61,40 +62,30 @@ class Contract:
 
 
 
-def first_divergence(expected, actual, contract=Contract(), *, max_order=None):
-    """The first layer where `actual` statistics differ from `expected` ones.
+def first_divergence(expected, actual, contract=Contract(), *, max_order=None, bp=True):
+    """The first layer where `actual` statistics differ from `expected` ones (both `Statistics`).
 
-    Returns (layer, order, message) or None. Keys missing from `actual` are not
-    compared (statistics are optional piecemeal too). BP is not compared when
+    Returns (layer, order, message) or None. BP is compared only when `bp` and both carry it, and not when
     c = r = 0, where it is 0/0 and every convention is a choice.
     """
     if expected is None or actual is None:
         return None
     for name in ("hyp_len", "ref_len"):
-        if name in actual and not _count_equal(actual[name], expected[name]):
-            return name, None, f"{name}: expected {expected[name]}, got {actual[name]}"
-    orders = max_order if max_order is not None else len(expected["matches"])
-    got_m, got_t = actual.get("matches"), actual.get("totals")
+        want, got = getattr(expected, name), getattr(actual, name)
+        if got != want:
+            return name, None, f"{name}: expected {want}, got {got}"
+    orders = max_order if max_order is not None else len(expected.matches)
     for n in range(orders):
-        for name, got in (("matches", got_m), ("totals", got_t)):
-            if got is None:
-                continue
-            want = expected[name][n]
+        for name in ("matches", "totals"):
+            want, got = getattr(expected, name)[n], getattr(actual, name)
             if n >= len(got):
                 return name, n + 1, f"{name} at order {n + 1}: expected {want}, got nothing ({name} has {len(got)} orders)"
-            if not _count_equal(got[n], want):
+            if got[n] != want:
                 return name, n + 1, f"{name} at order {n + 1}: expected {want}, got {got[n]}"
-    if "bp" in actual and expected.get("bp") is not None and not (expected["hyp_len"] == 0 and expected["ref_len"] == 0):
-        got = parse_number(actual["bp"])
-        if got is None or not contract.close(got, expected["bp"]):
-            return "bp", None, f"bp: expected {_show(expected['bp'])}, got {actual['bp']!r}"
+    if (bp and actual.bp is not None and expected.bp is not None
+            and not (expected.hyp_len == 0 and expected.ref_len == 0) and not contract.close(actual.bp, expected.bp)):
+        return "bp", None, f"bp: expected {_show(expected.bp)}, got {_show(actual.bp)}"
     return None
-
-
-def _count_equal(got, want):
-    if isinstance(got, bool) or not isinstance(got, (int, float)):
-        return False
-    return got == want
 
 
 def _show(x):
@@ -144,6 +135,7 @@ def judge(expected, reply, contract=Contract(), *, max_order=None, token_counts=
         return Verdict(Outcome.FAIL, REJECTION_LAYER,
                        message=f"expected a rejection{why}, got score {_show(actual_score)}")
     stats = reply.data.get("statistics")
+    stats = None if stats is None else Statistics.model_validate(stats)  # valid: the transport checked the reply
     divergence = first_divergence(expected.statistics, stats, contract, max_order=max_order)
     if divergence is not None:
         layer, order, message = divergence
@@ -203,14 +195,12 @@ def _difference(a, b):
 
 def _judge_document(document, actual_score, stats, contract):
     """A case's printed value, within the case's own tolerance (None: exact, under the run's contract)."""
-    if document.get("score") is not None:
-        printed = float(document["score"])
-        tolerance = document.get("tolerance")
+    if document.score is not None:
+        printed, tolerance = document.score, document.tolerance
         if tolerance is None:
             ok = contract.close(actual_score, printed)
             shown = "(exact)"
         else:
-            tolerance = float(tolerance)
             ok = (math.isnan(printed) and math.isnan(actual_score)) or (
                 not math.isnan(printed) and not math.isnan(actual_score) and abs(actual_score - printed) <= tolerance)
             shown = f"+/- {tolerance:g}"
@@ -218,12 +208,13 @@ def _judge_document(document, actual_score, stats, contract):
             return Verdict(Outcome.FAIL, DOCUMENT_LAYER, None,
                            f"score {_show(actual_score)} is not the document's {_show(printed)} {shown} "
                            "(though it is within the numeric contract of the oracle's value)")
-    printed_stats = document.get("statistics")
-    if printed_stats and stats:
+    printed_stats = document.statistics
+    if printed_stats and stats is not None:
         for name in ("hyp_len", "ref_len", "matches", "totals"):
-            if name in printed_stats and name in stats and list(_as_list(stats[name])) != list(_as_list(printed_stats[name])):
+            got = getattr(stats, name)
+            if name in printed_stats and list(_as_list(got)) != list(_as_list(printed_stats[name])):
                 return Verdict(Outcome.FAIL, DOCUMENT_LAYER, None,
-                               f"statistics {name}: document says {printed_stats[name]}, got {stats[name]}")
+                               f"statistics {name}: document says {printed_stats[name]}, got {list(_as_list(got))}")
     return None
 
 

@@ -14,6 +14,8 @@ import unicodedata
 from collections import Counter
 from itertools import groupby
 
+from oracle.models.results import CoverageTable
+
 #: dimension -> feature -> what it means. The table's rows, in this order.
 FEATURES = {
     "tokens": {
@@ -160,16 +162,15 @@ def features(request, statistics=None):
         found.add("lowercase")
     if request.level == "sentence":
         found.add("sentence-level")
-    if statistics:
-        c, r = statistics.get("hyp_len"), statistics.get("ref_len")
+    if statistics is not None:
+        c, r = statistics.hyp_len, statistics.ref_len
         if c == r == 0:
             found.add("c-r-zero")
         elif c == r:
             found.add("c-equals-r")
         elif r == 0:
             found.add("r-zero")
-        matches, totals = statistics.get("matches") or (), statistics.get("totals") or ()
-        if sum(1 for m, t in zip(matches, totals) if t > 0 and m == 0) == 1:
+        if sum(1 for m, t in zip(statistics.matches, statistics.totals) if t > 0 and m == 0) == 1:
             found.add("one-order-without-match")
     return found
 
@@ -259,12 +260,12 @@ class Coverage:
         self.counts.update(features(request, statistics))
 
     def merge(self, other):
-        """Add the counts of another run's footer "coverage" (a worker's)."""
-        self.inputs += other.get("inputs", 0)
-        self.counts.update({name: n for name, n in (other.get("features") or {}).items() if n})
+        """Add the counts of another run's coverage table (a worker's footer)."""
+        self.inputs += other.inputs
+        self.counts.update({name: n for name, n in other.features.items() if n})
 
-    def to_json(self, capabilities=None, *, uniform_only=False):
-        """{"inputs", "features": {name: count}, "unreachable": {name: why}} for the footer."""
-        return {"inputs": self.inputs, "features": {name: self.counts.get(name, 0) for name in ALL_FEATURES},
-                "unreachable": unreachable(capabilities or {}, uniform_only=uniform_only)}
+    def table(self, capabilities=None, *, uniform_only=False):
+        """The footer's coverage table: inputs, features (name -> count), unreachable (name -> why)."""
+        return CoverageTable(inputs=self.inputs, features={name: self.counts.get(name, 0) for name in ALL_FEATURES},
+                             unreachable=unreachable(capabilities or {}, uniform_only=uniform_only))
 

@@ -35,42 +35,33 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oracle.models.jsonvalues import json_safe
+from pydantic_core import PydanticSerializationError
+
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
-from oracle.models.results import SCHEMA, ResultsFormatError, validate_line
+from oracle.models.protocol import ScoreRequest
+from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, parse_line
 from oracle.models.wire import without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
 
 
-def _dumps(line: dict) -> str:
-    return json.dumps(line, ensure_ascii=False, allow_nan=False, check_circular=False) + "\n"
-
-
 class ResultsWriter:
-    """Writes results.jsonl line by line, flushing each so a killed run still leaves its records."""
+    """Writes results.jsonl line by line, flushing each so a killed run still leaves its records. Every line is
+    a model (`oracle.models.results`): validated when it was built, written as its JSON."""
 
     def __init__(self, path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
 
-    def _write(self, obj):
-        line = validate_line(json_safe(obj), where=f"{self.path} (writing)")  # a malformed record is a bug here
-        try:  # the text is encoded whole before any of it is written: a failed write leaves nothing behind
-            self._handle.write(_dumps(line))
-        except UnicodeEncodeError:  # a lone surrogate (one in a command-line argument): kept as the text of its escape
-            self._handle.write(_dumps(without_lone_surrogates(line)))
+    def write(self, line: Header | Record | Footer) -> None:
+        try:  # the text is built whole before any of it is written: a failed write leaves nothing behind
+            text = line.model_dump_json(exclude_none=True, by_alias=True)
+        except PydanticSerializationError:  # a lone surrogate (one in a command-line argument): kept as the text of its escape
+            data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
+            text = json.dumps(data, ensure_ascii=False, allow_nan=False)
+        self._handle.write(text + "\n")
         self._handle.flush()
-
-    def header(self, **fields):
-        self._write({"type": "header", "schema": SCHEMA, **fields})
-
-    def record(self, record):
-        self._write({"type": "record", **record})
-
-    def footer(self, **fields):
-        self._write({"type": "footer", **fields})
 
     def close(self):
         self._handle.close()
@@ -84,9 +75,12 @@ class ResultsWriter:
 
 @dataclass
 class Results:
-    header: dict = field(default_factory=dict)
-    records: list = field(default_factory=list)
-    footer: dict | None = None
+    """A results.jsonl read back: its header, its records (unless they were handed to a function as read), its
+    footer (None when the run was cut short) and where it was read from."""
+
+    header: Header
+    records: list[Record] = field(default_factory=list)
+    footer: Footer | None = None
     path: Path | None = None
 
 
@@ -103,19 +97,20 @@ class RootCauseGroup:
 
     name: str
     description: str
-    documented: list
+    documented: list[str]
     count: int
-    smallest: dict
-    records: list
+    smallest: Record
+    records: list[Record]
 
 
-def input_size(record):
-    """(tokens, segments, references) of the input a record reports (the shrunk one when shrunk)."""
-    payload = (record.get("shrunk") or {}).get("request") or record.get("replay") or record.get("request") or {}
-    segments = payload.get("segments") or []
-    tokens = sum(len(s.get("hypothesis") or []) + sum(len(r) for r in s.get("references") or []) for s in segments)
-    references = sum(len(s.get("references") or []) for s in segments)
-    return tokens, len(segments), references, len(payload.get("weights") or [])
+def input_size(record: Record) -> tuple[int, int, int, int]:
+    """(tokens, segments, references, orders) of the input a record reports (the shrunk one when shrunk)."""
+    payload = record.reported_input
+    if payload is None and isinstance(record.request, ScoreRequest):
+        payload = record.request
+    if payload is None:
+        return 0, 0, 0, 0
+    return payload.token_count, len(payload.segments), payload.reference_count, len(payload.weights)
 
 
 class RootCauseTally:
@@ -129,27 +124,26 @@ class RootCauseTally:
         self._groups = {}
         self._position = 0
 
-    def add(self, record):
+    def add(self, record: Record) -> None:
         position, self._position = self._position, self._position + 1
-        classification = record.get("classification")
-        if record["outcome"] in _GOOD_VALUES or not isinstance(classification, dict) or not classification.get("name"):
+        if record.good or record.classification is None or not record.classification.name:
             return
-        group = self._groups.get(classification["name"])
+        name = record.classification.name
+        group = self._groups.get(name)
         size = (input_size(record), position)
         if group is None:
-            group = self._groups[classification["name"]] = {"count": 0, "smallest": (size, record),
-                                                            "documented": set(), "records": []}
+            group = self._groups[name] = {"count": 0, "smallest": (size, record), "documented": set(), "records": []}
         group["count"] += 1
-        group["documented"].update(classification.get("documented") or ())
+        group["documented"].update(record.classification.documented)
         if size < group["smallest"][0]:
             group["smallest"] = (size, record)
         if self.keep_records:
             group["records"].append(record)
 
-    def groups(self):
+    def groups(self) -> list[RootCauseGroup]:
         """The groups, largest first (then by name)."""
-        out = [RootCauseGroup(name, g["smallest"][1]["classification"].get("description") or "",
-                              sorted(g["documented"]), g["count"], g["smallest"][1], g["records"])
+        out = [RootCauseGroup(name, g["smallest"][1].classification.description, sorted(g["documented"]),
+                              g["count"], g["smallest"][1], g["records"])
                for name, g in self._groups.items()]
         out.sort(key=lambda g: (-g.count, g.name))
         return out
@@ -162,10 +156,10 @@ def results_path(path):
 
 
 def iter_results(path, *, light=False):
-    """The lines of a results.jsonl (a file, or a report directory holding one), each validated, one at a
-    time: the header, the records, the footer (when the run wrote one). `light`: a good record (pass,
-    rejected, not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request,
-    expectation and answer are dropped). Raises ResultsFormatError naming file:line."""
+    """The lines of a results.jsonl (a file, or a report directory holding one) as models, one at a time: the
+    Header, the Records, the Footer (when the run wrote one). `light`: a good record (pass, rejected,
+    not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request, expectation and
+    answer are dropped). Raises ResultsFormatError naming file:line."""
     path = results_path(path)
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
@@ -180,33 +174,33 @@ def iter_results(path, *, light=False):
                 raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
             if kind == "record" and light and obj.get("outcome") in _GOOD_VALUES and not obj.get("baseline"):
                 obj = {name: obj[name] for name in LIGHT_FIELDS if name in obj}  # before validating: less to walk
-            yield validate_line(obj, where=f"{path}:{number}")
+            yield parse_line(obj, where=f"{path}:{number}")
 
 
-def read_results(path, *, light=False, on_record=None):
+def read_results(path, *, light=False, on_record=None) -> Results:
     """Read a results.jsonl (a file, or a report directory holding one) into a Results. `light`: see
     `iter_results`. `on_record`: a function given each record instead of keeping it (`records`
     stays empty), so that a run of any length is read in bounded memory."""
     path = results_path(path)
-    results = Results(path=path)
-    for obj in iter_results(path, light=light):
-        kind = obj.get("type")
-        if kind == "header":
-            results.header = obj
-        elif kind == "record":
+    header, footer, records = None, None, []
+    for line in iter_results(path, light=light):
+        if isinstance(line, Header):
+            header = line
+        elif isinstance(line, Record):
             if on_record is None:
-                results.records.append(obj)
+                records.append(line)
             else:
-                on_record(obj)
+                on_record(line)
         else:
-            results.footer = obj
-    if not results.header:
+            footer = line
+    if header is None:
         raise ResultsFormatError(f"{path}: no header record")
-    return results
+    return Results(header=header, records=records, footer=footer, path=path)
 
 
-def count_outcomes(records):
+def count_outcomes(records=()) -> dict[str, int]:
+    """outcome -> number of records, every outcome present (in display order)."""
     counts = {o.value: 0 for o in OUTCOME_ORDER}
     for record in records:
-        counts[record["outcome"]] = counts.get(record["outcome"], 0) + 1
+        counts[record.outcome.value] = counts.get(record.outcome.value, 0) + 1
     return counts

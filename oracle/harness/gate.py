@@ -44,7 +44,8 @@ from pydantic import ValidationError
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
-from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.models.outcomes import Outcome
+from oracle.models.results import BaselineStatus, GateSummary
 from oracle.models.wire import ProtocolError, refuse_lone_surrogates
 from oracle.suite.safeyaml import load_yaml
 
@@ -60,8 +61,7 @@ _RANDOM_ID = re.compile(r"random-\d+-\d+(~.*)?$")
 
 def is_random(record):
     """A random example or relation, or the replay of one (`check --replay results.jsonl` keeps its id)."""
-    kind = record.get("kind")
-    return kind in RANDOM_KINDS or (kind == "replay" and bool(_RANDOM_ID.match(str(record.get("id", "")))))
+    return record.kind in RANDOM_KINDS or (record.kind == "replay" and bool(_RANDOM_ID.match(record.id)))
 
 
 _ANSWERED = re.compile(r"answered (error|unsupported): (?:([A-Za-z_][\w.]*(?:Error|Exception|Panic\w*|Fault)):)?")
@@ -70,7 +70,7 @@ _ANSWERED = re.compile(r"answered (error|unsupported): (?:([A-Za-z_][\w.]*(?:Err
 def error_kind(record):
     """What kind of error an `error` record is: "unsupported", the exception's name ("IndexError"), or
     "error" when the message names none."""
-    match = _ANSWERED.match(record.get("message") or "")
+    match = _ANSWERED.match(record.message)
     if match is None:
         return "error"
     return "unsupported" if match.group(1) == "unsupported" else (match.group(2) or "error")
@@ -79,10 +79,9 @@ def error_kind(record):
 def cause_key(record):
     """`cause:<name>` for a random example whose failure has an explained root cause, else None; an error
     is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that error, not any."""
-    classification = record.get("classification")
-    if not is_random(record) or not isinstance(classification, dict):
+    if not is_random(record) or record.classification is None:
         return None
-    name = classification.get("name")
+    name = record.classification.name
     if not name or name in ("unexplained", "agrees"):
         return None
     if name == "error":
@@ -93,9 +92,9 @@ def cause_key(record):
 def baseline_key(record):
     """The key a record is looked up by: its id, and for a random example also its class."""
     if is_random(record):
-        layer = record.get("layer")
-        return CLASS_PREFIX + (f"{record['outcome']}:{layer}" if layer else record["outcome"])
-    return record["id"]
+        outcome = record.outcome.value
+        return CLASS_PREFIX + (f"{outcome}:{record.layer}" if record.layer else outcome)
+    return record.id
 
 
 #: The reason `baseline write` leaves for a human to replace.
@@ -173,28 +172,29 @@ class BaselineTracker:
         self.statuses = {KNOWN: 0, NEW: 0, FIXED: 0, CHANGED: 0}
 
     def status(self, record):
-        """{"status", "reason"} for a finished record, or None when it is good and not in the baseline."""
-        self.seen_ids.add(record["id"])
-        outcome = record["outcome"]
-        good = Outcome(outcome) in GOOD_OUTCOMES
-        entry = self.entries.get(record["id"])
+        """What the baseline says of a finished record (a BaselineStatus), or None when it is good and not in the
+        baseline."""
+        self.seen_ids.add(record.id)
+        outcome = record.outcome.value
+        good = record.good
+        entry = self.entries.get(record.id)
         if entry is None and is_random(record) and not good:
             entry = self.entries.get(cause_key(record)) or self.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
                 entry = self.entries.get(CLASS_PREFIX + outcome)
         if entry is None:
-            result = None if good else {"status": NEW, "reason": ""}
+            result = None if good else BaselineStatus(status=NEW)
         else:
             self.used.add(entry.id)
-            if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.get("layer")):
-                result = {"status": KNOWN, "reason": entry.reason, "entry": entry.id}
+            if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.layer):
+                result = BaselineStatus(status=KNOWN, reason=entry.reason, entry=entry.id)
             elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value):
-                result = {"status": FIXED, "reason": entry.reason, "entry": entry.id}
+                result = BaselineStatus(status=FIXED, reason=entry.reason, entry=entry.id)
             else:
                 want = entry.outcome.value + (f" at layer {entry.layer}" if entry.layer else "")
-                result = {"status": CHANGED, "reason": entry.reason, "entry": entry.id, "was": want}
+                result = BaselineStatus(status=CHANGED, reason=entry.reason, entry=entry.id, was=want)
         if result is not None:
-            self.statuses[result["status"]] += 1
+            self.statuses[result.status] += 1
         return result
 
     def _selected(self, entry_id):
@@ -212,8 +212,8 @@ class BaselineTracker:
         return sorted(e.id for e in self.entries.values() if e.is_class and e.id not in self.used)
 
     def summary(self):
-        return {**self.statuses, "stale": self.stale(), "unused": self.unused(),
-                "entries": len(self.entries), "file": self.baseline.path}
+        return GateSummary(**self.statuses, stale=self.stale(), unused=self.unused(), entries=len(self.entries),
+                           file=self.baseline.path)
 
     def gate_failed(self):
         return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())
@@ -273,9 +273,9 @@ def write_baseline(results, out, *, examples_as="causes", force=False):
 def _deviation_entries(results, examples_as):
     entries, classes = [], {}
     for record in results.records:
-        if Outcome(record["outcome"]) in GOOD_OUTCOMES:
+        if record.good:
             continue
-        message = (record.get("message") or "").splitlines()[0][:200] if record.get("message") else ""
+        message = record.message.splitlines()[0][:200] if record.message else ""
         if is_random(record) and examples_as != "ids":
             if examples_as == "none":
                 continue
@@ -283,13 +283,13 @@ def _deviation_entries(results, examples_as):
             if key in classes:
                 classes[key]["count"] += 1
                 continue
-            classes[key] = {"id": key, "outcome": record["outcome"], "reason": "TODO",
-                            "count": 1, "example": record["id"], "message": message}
+            classes[key] = {"id": key, "outcome": record.outcome.value, "reason": "TODO",
+                            "count": 1, "example": record.id, "message": message}
             entries.append(classes[key])
             continue
-        entry = {"id": record["id"], "outcome": record["outcome"], "reason": "TODO"}
-        if record.get("layer"):
-            entry["layer"] = record["layer"]
+        entry = {"id": record.id, "outcome": record.outcome.value, "reason": "TODO"}
+        if record.layer:
+            entry["layer"] = record.layer
         if message:
             entry["message"] = message
         entries.append(entry)
@@ -297,14 +297,13 @@ def _deviation_entries(results, examples_as):
 
 
 def _document(results, entries):
-    header = results.header or {}
-    implementation = header.get("implementation") or {}
-    settings = header.get("settings") or {}
+    header = results.header
+    implementation = header.implementation.to_json() if header.implementation is not None else {}
     return {
         "implementation": implementation,
-        "profile": header.get("judged_profile"),
+        "profile": header.judged_profile,
         "from": str(results.path) if results.path else None,
-        "seed": settings.get("seed"),
+        "seed": header.settings.seed,
         "entries": entries,
     }
 

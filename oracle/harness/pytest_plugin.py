@@ -127,7 +127,7 @@ class _Item:
         cause = attribute(request, reply, verdict, expected, spec.profile, overrides=overrides)
         layer = f" at {verdict.layer}" + (f" (order {verdict.order})" if verdict.order else "") if verdict.layer else ""
         pytest.fail(f"{verdict.outcome.value}{layer}: {verdict.message}\n"
-                    f"root cause: {cause.get('name')}: {cause.get('description', '')}\n"
+                    f"root cause: {cause.name}: {cause.description}\n"
                     f"input: {json.dumps(request.replay_payload(), ensure_ascii=False)[:2000]}", pytrace=False)
 
 

@@ -47,7 +47,18 @@ from oracle.models.outcomes import (
     Verdict,
     parse_number,
 )
-from oracle.models.protocol import encode
+from oracle.models.protocol import ScoreReply, encode
+from oracle.models.results import (
+    CorpusSummary,
+    Footer,
+    Header,
+    Omitted,
+    OmittedRequest,
+    Record,
+    RunSettings,
+    Shrunk,
+    Unanswered,
+)
 from oracle.signals import Interrupted, exit_code_of, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
@@ -57,13 +68,10 @@ from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
 from .progress import Progress
 from .generate import example_id, example_request
-from .requests import (
-    case_to_request,
-    not_applicable_reason,
-    request_from_json,
-)
+from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
+    ANSWER_KINDS,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_TIMEOUT,
     HandshakeError,
@@ -80,27 +88,27 @@ INLINE_REPLAY_LIMIT = 400
 RECORD_TOKEN_LIMIT = 20_000
 
 
-def _tokens_in(request):
-    try:
-        return sum(len(s["hypothesis"]) + sum(len(r) for r in s["references"]) for s in request["segments"])
-    except (KeyError, TypeError):
-        return 0
+def _recorded(request, regenerate, wire=None):
+    """What a record keeps of a request sent: the command itself, or, beyond RECORD_TOKEN_LIMIT tokens, its shape
+    and digest with the command that regenerates it (`regenerate()`); `wire`: its wire form, when at hand."""
+    if request.token_count <= RECORD_TOKEN_LIMIT:
+        return request
+    wire = wire if wire is not None else request.to_json()
+    whole = encode({k: v for k, v in wire.items() if k != "seq"}, ensure_ascii=False)
+    return OmittedRequest(**{k: v for k, v in wire.items() if k != "segments"},
+                          omitted=Omitted(segments=len(request.segments), tokens=request.token_count,
+                                          sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest(),
+                                          regenerate=regenerate()))
 
 
-def _size(request):
-    """The tokens (or, in a text request, characters) a request's segments hold."""
-    return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in request.segments)
+def _actual(reply):
+    """What a record keeps of a reply: the protocol reply (valid: the transport checked it), or what became of the
+    request (a crash, a timeout, a line that is no reply)."""
+    if reply.kind in ANSWER_KINDS and reply.data:
+        return ScoreReply.model_validate(reply.data)
+    return Unanswered(**reply.to_json())
 
 
-def _digest(request, regenerate):
-    """A large request as recorded: everything but its segments, their shape, a SHA-256 of the whole
-    command without its seq (`encode`d, non-ASCII kept), and how to regenerate it."""
-    segments = request["segments"]
-    whole = encode({k: v for k, v in request.items() if k != "seq"}, ensure_ascii=False)
-    return {**{k: v for k, v in request.items() if k != "segments"},
-            "omitted": {"segments": len(segments), "tokens": _tokens_in(request),
-                        "sha256": hashlib.sha256(whole.encode("utf-8")).hexdigest(), "regenerate": regenerate}}
-GOOD_OUTCOME_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
 #: How many notable records a session keeps whole for its verb's console output (the rest are counted).
@@ -109,8 +117,7 @@ NOTABLE_KEPT = 500
 
 def notable_key(record):
     """(baseline status, outcome, root cause name) of a notable record: how the console groups it."""
-    return ((record.get("baseline") or {}).get("status"), record["outcome"],
-            (record.get("classification") or {}).get("name") or "-")
+    return (record.baseline.status if record.baseline else None, record.outcome.value, record.cause or "-")
 
 
 @dataclass(frozen=True)
@@ -238,7 +245,7 @@ class Session:
         self.capabilities = process.handshake["capabilities"]
         self.seq = 0
         #: outcome -> number of records, over the whole run
-        self.counts = count_outcomes([])
+        self.counts = count_outcomes()
         #: the first NOTABLE_KEPT records a verb reports on (not good, or given a status by the baseline),
         #: without their request and stderr; every record is in the stream, and memory does not grow
         #: with --examples however many fail
@@ -330,104 +337,94 @@ class Session:
         (the documented classes, then every explanation), "documented" (the documented classes
         only: every explanation recomputes the corpus many times) or "none"."""
         started = time.perf_counter()
-        record = {"id": item_id, "kind": kind, "title": title, "request": None, "outcome": None,
-                  "layer": None, "order": None, "label": None, "classification": None, "expected": None,
-                  "actual": None, "message": "", "stderr": "", "duration": 0.0, "baseline": None, "shrunk": None,
-                  "replay": None, "reproduce": None}
         reason = invalid or (None if within_capabilities else not_applicable_reason(
             request, self.capabilities, profile=self.profile, case_profiles=profiles, overrides=overrides))
         if reason is not None:
-            record.update(outcome=Outcome.NOT_APPLICABLE.value, message=reason, label="not-applicable",
-                          request=summary if summary is not None else None if request is None
-                          else request.with_seq(0).to_json())
-            return self.finish(record)
-        _, wire, pending = self.submit(request)  # the implementation answers while the oracle computes
+            recorded = CorpusSummary(**summary) if summary is not None else (
+                None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
+            return self.finish(Record(id=item_id, kind=kind, title=title, request=recorded,
+                                      outcome=Outcome.NOT_APPLICABLE, message=reason, label="not-applicable"))
+        sent, wire, pending = self.submit(request)  # the implementation answers while the oracle computes
         if expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         self.coverage.add(request, None if expected.rejected else expected.statistics)
         reply = self.process.collect(pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
-        max_order = len(request.weights) if isinstance(request.weights, (list, tuple)) else None
-        verdict = judge(expected, reply, self.contract, max_order=max_order, token_counts=token_count_layers(request))
-        record.update(request=summary if summary is not None else wire, outcome=verdict.outcome.value,
-                      layer=verdict.layer,
-                      order=verdict.order, label=verdict.classification, expected=expected.to_json(),
-                      actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
-                      duration=reply.duration)
-        if reply.notes:
-            record["message"] = "; ".join(filter(None, [record["message"], *(f"runner: {n}" for n in reply.notes)]))
+        verdict = judge(expected, reply, self.contract, max_order=request.max_order,
+                        token_counts=token_count_layers(request))
+        notes = [f"runner: {note}" for note in reply.notes]
+        record = Record(id=item_id, kind=kind, title=title,
+                        request=CorpusSummary(**summary) if summary is not None
+                        else _recorded(sent, lambda: self._regenerate(item_id), wire),
+                        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order,
+                        label=verdict.classification, expected=expected, actual=_actual(reply),
+                        message="; ".join(filter(None, [verdict.message, *notes])), stderr=reply.stderr,
+                        duration=reply.duration)
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
-        reported = request
-        judged = (request, reply, verdict, expected)
+        reported, judged, shrunk = request, (request, reply, verdict, expected), None
         if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
-            result = self.shrink(request, verdict, reply, expected)
-            if result is not None:
-                last = result.pop("_last", None)
-                record["shrunk"] = result
-                reported = request_from_json(result["request"])
-                if last is not None:
-                    judged = (last["request"], last["reply"], last["verdict"], last["expected"])
+            shrunk, last = self.shrink(request, verdict, reply, expected)
+            reported = shrunk.request
+            if last is not None:
+                judged = (last["request"], last["reply"], last["verdict"], last["expected"])
+        classification = None
         if attribution != "none" and judged[0] is not request:
-            record["classification"] = attribute_shrunk(judged, (request, reply, verdict, expected), self.profile,
-                                                        entries=self.documented, overrides=overrides,
-                                                        search_all=attribution == "full")
+            classification = attribute_shrunk(judged, (request, reply, verdict, expected), self.profile,
+                                              entries=self.documented, overrides=overrides,
+                                              search_all=attribution == "full")
         elif attribution != "none":
-            record["classification"] = attribute(*judged, self.profile, entries=self.documented,
-                                                 overrides=overrides, search_all=attribution == "full")
+            classification = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
+                                       search_all=attribution == "full")
+        update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
         elif kind == "case" and not self.settings.replay:
-            record["reproduce"] = self.reproduce(item_id)
-            record["replay"] = request.replay_payload()
+            update.update(reproduce=self.reproduce(item_id), replay=request)
         else:
-            record["replay"] = reported.replay_payload()
-            record["reproduce"] = self.reproduce(item_id, reported)
-        return self.finish(record, started)
+            update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
+        return self.finish(record.model_copy(update=update), started)
 
     def shrink(self, request, verdict, reply=None, expected=None):
+        """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
         still_fails, last = failure_predicate(request, verdict, reply, profile=self.profile,
                                               capabilities=self.capabilities, send=self.send, contract=self.contract,
                                               given_up=lambda: self.process.given_up, expected=expected)
         outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget,
                          deadline=time.perf_counter() + self.settings.shrink_seconds)
         if not outcome.steps:
-            return {"request": request.replay_payload(), "steps": 0, "queries": outcome.queries,
-                    "exhausted": outcome.exhausted, "message": verdict.message, "layer": verdict.layer,
-                    "order": verdict.order, "note": "no simpler input fails the same way"}
+            return Shrunk(request=request, steps=0, queries=outcome.queries, exhausted=outcome.exhausted,
+                          message=verdict.message, layer=verdict.layer, order=verdict.order,
+                          note="no simpler input fails the same way"), None
         final = last["verdict"]
-        return {"request": outcome.request.replay_payload(), "expected": last["expected"].to_json(),
-                "actual": last["reply"].data or last["reply"].to_json(), "layer": final.layer, "order": final.order,
-                "message": final.message, "steps": outcome.steps, "queries": outcome.queries,
-                "exhausted": outcome.exhausted, "_last": dict(last)}
+        return Shrunk(request=outcome.request, expected=last["expected"], actual=_actual(last["reply"]),
+                      layer=final.layer, order=final.order, message=final.message, steps=outcome.steps,
+                      queries=outcome.queries, exhausted=outcome.exhausted), dict(last)
 
     def finish(self, record, started=None):
-        for name in ("request", "related"):
-            value = record.get(name)
-            if isinstance(value, dict) and _tokens_in(value) > RECORD_TOKEN_LIMIT:
-                record[name] = _digest(value, self._regenerate(record["id"]))
-        if started is not None:
-            record["duration"] = round(max(record["duration"] or 0.0, 0.0), 6)
-            record["wall"] = round(time.perf_counter() - started, 6)
+        """Time a judged record (unless the stream keeps no clock readings) and account for it."""
         if not self.settings.timings:
-            record["duration"] = record["wall"] = 0.0
+            record = record.model_copy(update={"duration": 0.0, "wall": 0.0})
+        elif started is not None:
+            record = record.model_copy(update={"duration": round(max(record.duration, 0.0), 6),
+                                               "wall": round(time.perf_counter() - started, 6)})
         return self.account(record)
 
     def account(self, record, *, progress=True):
         """Gate a finished record by the baseline, write it, and count it (`progress`: on the progress
         line too; a worker's records were counted there as they came)."""
-        record["baseline_key"] = baseline_key(record)
-        record["baseline"] = self.tracker.status(record)
-        self.writer.record(record)
-        self.counts[record["outcome"]] = self.counts.get(record["outcome"], 0) + 1
-        if record["outcome"] not in GOOD_OUTCOME_VALUES or record.get("baseline"):
-            kept = {k: v for k, v in record.items() if k not in ("request", "related", "stderr")}
+        record = record.model_copy(update={"baseline_key": baseline_key(record), "baseline": self.tracker.status(record)})
+        self.writer.write(record)
+        outcome = record.outcome.value
+        self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if not record.good or record.baseline is not None:
+            kept = record.model_copy(update={"request": None, "related": None, "stderr": ""})
             self.root_causes.add(kept)
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
                 self.notable.append(kept)
-        if progress and record["kind"] != "metamorphic":  # the progress total counts cases and examples
-            self.progress.update(record["outcome"])
+        if progress and record.kind != "metamorphic":  # the progress total counts cases and examples
+            self.progress.update(outcome)
         return record
 
     # -- the kinds of work --
@@ -484,8 +481,8 @@ class Session:
         record = self.evaluate(identifier, "example", request)
         every = self.settings.relation_every
         reply = self.last_reply
-        if (every and index % every == every - 1 and record["outcome"] == "pass" and reply is not None
-                and reply.kind == "score" and _size(request) <= RECORD_TOKEN_LIMIT):
+        if (every and index % every == every - 1 and record.outcome == Outcome.PASS and reply is not None
+                and reply.kind == "score" and request.token_count <= RECORD_TOKEN_LIMIT):
             names = relations.applicable(request, reference_length=options.reference_length,
                                          statistics=bool(self.capabilities.get("statistics")))
             # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
@@ -524,20 +521,17 @@ class Session:
             sent.append(one)
             replies.append(answer)
         item_id = f"{identifier}~{relation}"
-        record = {"id": item_id, "kind": "metamorphic", "title": relations.RELATIONS[relation],
-                  "request": sent[0].to_json(), "outcome": Outcome.PASS.value, "layer": None, "order": None,
-                  "label": None, "classification": None, "expected": None,
-                  "actual": replies[0].data or replies[0].to_json(), "message": "", "stderr": replies[0].stderr,
-                  "duration": sum(r.duration for r in replies), "baseline": None, "shrunk": None,
-                  "replay": None, "reproduce": None, "related": request.replay_payload()}
         verdict = self._relation_verdict(request, reply, variants, replies, relation)
-        record.update(outcome=verdict.outcome.value, layer=verdict.layer, label=verdict.classification,
-                      message=verdict.message)
+        record = Record(id=item_id, kind="metamorphic", title=relations.RELATIONS[relation],
+                        request=_recorded(sent[0], lambda: self._regenerate(item_id)),
+                        outcome=verdict.outcome, layer=verdict.layer, label=verdict.classification,
+                        message=verdict.message, actual=_actual(replies[0]), stderr=replies[0].stderr,
+                        duration=sum(r.duration for r in replies), related=request)
         if verdict.outcome not in GOOD_OUTCOMES:
-            record["classification"] = attribute(request, reply, verdict, oracle_expected(request, self.profile),
-                                                 self.profile, entries=self.documented)
-            record["replay"] = variants[0].replay_payload()
-            record["reproduce"] = self._regenerate(item_id)
+            record = record.model_copy(update={
+                "classification": attribute(request, reply, verdict, oracle_expected(request, self.profile),
+                                            self.profile, entries=self.documented),
+                "replay": variants[0], "reproduce": self._regenerate(item_id)})
         return self.finish(record, started)
 
     def _relation_verdict(self, request, reply, variants, replies, relation):
@@ -600,34 +594,34 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
 
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
-    settings_record = {"verb": verb, **settings_record}
+    run_settings = RunSettings(verb=verb, **settings_record)
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": settings_record,
+        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": run_settings,
                   "started": clock()}
+
+        def stopped(code, **fields):
+            writer.write(Footer(counts=count_outcomes(), baseline=tracker.summary(), gate="fail", exit_code=code,
+                                restarts=0, duration=elapsed(), finished=clock(), **fields))
+
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            writer.header(**header, implementation=None, profile=None, judged_profile=settings.profile,
-                          capabilities=None, handshake_error=str(exc), handshake_stderr=exc.stderr)
-            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail",
-                          exit_code=EXIT_UNDRIVABLE, restarts=0, duration=elapsed(),
-                          finished=clock())
+            writer.write(Header(**header, judged_profile=settings.profile, handshake_error=str(exc),
+                                handshake_stderr=exc.stderr))
+            stopped(EXIT_UNDRIVABLE)
             print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake["profile"]
-        header.update(implementation=handshake["implementation"], profile=handshake["profile"],
-                      judged_profile=profile, capabilities=handshake["capabilities"],
-                      handshake_stderr=process.take_stderr())
-        writer.header(**header)
+        writer.write(Header(**header, implementation=handshake["implementation"], profile=handshake["profile"],
+                            judged_profile=profile, capabilities=handshake["capabilities"],
+                            handshake_stderr=process.take_stderr()))
         if profile not in PROFILES:
             process.stop()
             message = (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
                        "give --profile")
-            writer.footer(counts=count_outcomes([]), baseline=tracker.summary(), gate="fail", exit_code=EXIT_USAGE,
-                          restarts=0, duration=elapsed(), finished=clock(),
-                          error=message)
+            stopped(EXIT_USAGE, error=message)
             raise BleuValueError(message)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
         session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
@@ -645,18 +639,13 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             error = BleuValueError(session.nothing_judged())
         gate_failed = tracker.gate_failed()
         code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
-        footer = {"counts": dict(session.counts), "baseline": tracker.summary(),
-                  "gate": "fail" if gate_failed or error or interrupted else "pass", "exit_code": code,
-                  "restarts": process.restarts + session.worker_restarts, "duration": elapsed(),
-                  "finished": clock()}
-        if error:
-            footer["error"] = str(error)
-        if interrupted:
-            footer["interrupted"] = True
-        footer.update(examples=session.examples_run, time_budget_spent=session.budget_spent,
-                      coverage=session.coverage.to_json(session.capabilities,
-                                                        uniform_only=PROFILES[profile].options.uniform_weights_only))
-        writer.footer(**footer)
+        coverage = session.coverage.table(session.capabilities,
+                                          uniform_only=PROFILES[profile].options.uniform_weights_only)
+        writer.write(Footer(counts=dict(session.counts), baseline=tracker.summary(),
+                            gate="fail" if gate_failed or error or interrupted else "pass", exit_code=code,
+                            restarts=process.restarts + session.worker_restarts, duration=elapsed(), finished=clock(),
+                            error=str(error) if error else None, interrupted=True if interrupted else None,
+                            examples=session.examples_run, time_budget_spent=session.budget_spent, coverage=coverage))
     if error:
         raise error
     return code, session

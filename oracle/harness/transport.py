@@ -56,7 +56,8 @@ DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
 #: How much of a raw line or a reply's message a record keeps (characters).
 KEPT_TEXT_LIMIT = 4000
 
-_ANSWER_KEYS = ("score", "rejected", "unsupported", "error")
+#: The kinds of Reply that carry a valid protocol reply (`Reply.data`).
+ANSWER_KINDS = ("score", "rejected", "unsupported", "error")
 _EOF = object()
 
 
@@ -194,7 +195,7 @@ def reply_from_line(line, seq, *, stderr="", duration=0.0, notes=()):
     if problem:
         return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
                      stderr=stderr, duration=duration, notes=notes)
-    kind = next(k for k in _ANSWER_KEYS if k in reply)
+    kind = next(k for k in ANSWER_KINDS if k in reply)
     message = bounded(reply[kind]) if kind != "score" else ""
     if kind != "score":
         reply = {**reply, kind: message}  # a 10 MB error message is not kept whole

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle.adapters.lifetimes import die_with_parent
+from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .coverage import Coverage
 from .events import RESULTS_FILE
@@ -73,7 +74,7 @@ class WorkerRun:
     _handle: object = None
     _partial: bytes = b""
     lines_read: int = 0
-    _footer: dict = field(default_factory=dict)
+    _footer: Footer | None = None
     _said: bytes = b""
     #: the smallest example of this worker's share it has not finished (all before it are judged)
     next_example: int = -1
@@ -128,7 +129,7 @@ class WorkerRun:
                 pipe.close()
 
     def footer(self):
-        """The worker's footer (counts, coverage, restarts, examples), or {} when it wrote none."""
+        """The worker's footer (counts, coverage, restarts, examples), or None when it wrote none."""
         return self._footer
 
     def failure(self):
@@ -248,14 +249,15 @@ def search(session):
             index = _example_index(record)
             if cut is None or index < cut:
                 session.account(record, progress=False)
-            elif record["kind"] == "example":  # (a relation is checked on a passing example only)
+            elif record.kind == "example":  # (a relation is checked on a passing example only)
                 _record_not_attempted(session, index)
-        footers = [run.footer() for run in runs]
-        session.examples_run += sum(f.get("examples", 0) for f in footers)
-        session.budget_spent = any(f.get("time_budget_spent") for f in footers)
-        session.worker_restarts = sum(f.get("restarts", 0) for f in footers)
+        footers = [footer for footer in (run.footer() for run in runs) if footer is not None]
+        session.examples_run += sum(f.examples or 0 for f in footers)
+        session.budget_spent = any(f.time_budget_spent for f in footers)
+        session.worker_restarts = sum(f.restarts for f in footers)
         for footer in footers:
-            session.coverage.merge((footer.get("coverage") or {}))
+            if footer.coverage is not None:
+                session.coverage.merge(footer.coverage)
         collect_replays(runs, session.work_dir)
         cleanup(runs)
     failed = [run for run in runs if run.failure()]
@@ -314,13 +316,18 @@ def start_workers(settings, profile, work_dir):
 
 
 def _records(lines):
-    for line in lines:
+    """The records among complete lines of a worker's stream (a line torn by a stopped worker is left out)."""
+    for line in _lines(lines):
+        if isinstance(line, Record):
+            yield line
+
+
+def _lines(lines):
+    for text in lines:
         try:
-            obj = json.loads(line)
-        except ValueError:  # a line torn by a stopped worker
+            yield parse_line(json.loads(text))
+        except (ValueError, ResultsFormatError):  # a line torn by a stopped worker
             continue
-        if isinstance(obj, dict) and obj.get("type") == "record":
-            yield obj
 
 
 def wait(runs, progress, keeper):
@@ -343,8 +350,8 @@ def wait(runs, progress, keeper):
         keeper.answer()
         for run in runs:
             for record in _records(run.new_lines()):
-                if record.get("kind") != "metamorphic":
-                    progress.update(record["outcome"])
+                if record.kind != "metamorphic":
+                    progress.update(record.outcome.value)
     selector.close()
 
 
@@ -366,7 +373,7 @@ def stop(runs):
 
 
 def _example_index(record):
-    return int(record["id"].split("~", 1)[0].rsplit("-", 1)[1])
+    return int(record.id.split("~", 1)[0].rsplit("-", 1)[1])
 
 
 def _read(run):
@@ -374,18 +381,11 @@ def _read(run):
     if not run.results.exists():
         return
     with open(run.results, "rb") as handle:
-        for line in handle:
-            try:
-                obj = json.loads(line)
-            except ValueError:  # a torn last line
-                continue
-            if not isinstance(obj, dict):
-                continue
-            if obj.get("type") == "footer":
-                run._footer = obj
-            elif obj.get("type") == "record":
-                obj.pop("type")
-                yield obj
+        for line in _lines(handle):
+            if isinstance(line, Footer):
+                run._footer = line
+            elif isinstance(line, Record):
+                yield line
 
 
 def merged_records(runs):

@@ -6,6 +6,9 @@ from __future__ import annotations
 import math
 from enum import Enum
 from fractions import Fraction
+from typing import Annotated
+
+from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
 
 def json_safe(value):
@@ -29,3 +32,16 @@ def json_safe(value):
     if value is None or isinstance(value, (str, int, bool)):
         return value
     return str(value)
+
+
+def _special_float(value):
+    """A float from a number or one of the strings json_safe writes ("NaN", "Infinity", "-Infinity")."""
+    if isinstance(value, str) and value in ("NaN", "Infinity", "-Infinity"):
+        return float(value.replace("Infinity", "inf"))
+    return value
+
+
+#: A float of the event stream that may be NaN or infinite: read from a number or json_safe's strings, written
+#: back as json_safe writes it.
+JsonFloat = Annotated[float, BeforeValidator(_special_float), PlainSerializer(json_safe, when_used="json"),
+                      WithJsonSchema({"oneOf": [{"type": "number"}, {"enum": ["NaN", "Infinity", "-Infinity"]}]})]

@@ -11,10 +11,13 @@ than protocol v1 (`protocol-error`) or refused a request it claims to support
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-from .jsonvalues import json_safe
+from pydantic import BaseModel, ConfigDict, Field
+
+from .protocol import NumberOrNaN, Statistics
 
 
 class Outcome(str, Enum):
@@ -64,60 +67,28 @@ def parse_number(value):
     return None
 
 
-@dataclass
-class Expected:
+class DocumentExpectation(BaseModel):
+    """What a case's document prints: a score with its tolerance, and/or statistics."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    score: NumberOrNaN | None = Field(None, description="The printed value on the 0-1 scale.")
+    tolerance: NumberOrNaN | None = Field(None, description="Half a unit of the last printed digit (None: exact).")
+    statistics: dict[str, Any] | None = Field(None, description="Printed statistics, as the case file gives them.")
+
+
+class Expected(BaseModel):
     """What the oracle says about one request (and, for a case, what its document printed)."""
 
-    #: the oracle's score (float, NaN allowed), or None when the oracle rejects the input
-    score: float | None = None
-    #: the oracle's statistics {"hyp_len", "ref_len", "matches", "totals", "bp"} or None
-    statistics: dict | None = None
-    #: the oracle rejects the input (or the case expects a rejection)
-    rejected: bool = False
-    #: why the oracle rejects it
-    reason: str = ""
-    #: the exact score as a string (50 digits), for the report
-    score_exact: str | None = None
-    #: a case's document: {"score", "tolerance"} and/or {"statistics"}, {"rejected": True}
-    document: dict | None = None
-    notes: list = field(default_factory=list)
+    model_config = ConfigDict(extra="allow", frozen=True)
 
-    def to_json(self):
-        out = {"rejected": self.rejected}
-        if self.rejected:
-            out["reason"] = self.reason
-        else:
-            out["score"] = json_safe(self.score)
-            if self.score_exact is not None:
-                out["score_exact"] = self.score_exact
-            if self.statistics is not None:
-                out["statistics"] = json_safe(self.statistics)
-        if self.document is not None:
-            out["document"] = json_safe(self.document)
-        if self.notes:
-            out["notes"] = list(self.notes)
-        return out
-
-    @classmethod
-    def from_json(cls, data):
-        stats = data.get("statistics")
-        if stats is not None:
-            stats = dict(stats)
-            if "bp" in stats:
-                stats["bp"] = parse_number(stats["bp"])
-        document = data.get("document")
-        if document is not None:
-            document = {k: (parse_number(v) if k in ("score", "tolerance") and parse_number(v) is not None else v)
-                        for k, v in document.items()}
-        return cls(
-            score=parse_number(data["score"]) if data.get("score") is not None else None,
-            statistics=stats,
-            rejected=bool(data.get("rejected")),
-            reason=data.get("reason", ""),
-            score_exact=data.get("score_exact"),
-            document=document,
-            notes=list(data.get("notes", [])),
-        )
+    rejected: bool = Field(False, description="The oracle rejects the input (or the case expects a rejection).")
+    reason: str = Field("", description="Why the oracle rejects it.")
+    score: NumberOrNaN | None = Field(None, description="The oracle's score on the 0-1 scale (a float, NaN allowed).")
+    score_exact: str | None = Field(None, description="The exact score, 50 significant digits.")
+    statistics: Statistics | None = Field(None, description="The oracle's statistics (orders 1..N) and BP.")
+    document: DocumentExpectation | None = Field(None, description="A case's printed value.")
+    notes: tuple[str, ...] = Field((), description="What the oracle noted (e.g. a convention applied).")
 
 
 @dataclass(frozen=True)

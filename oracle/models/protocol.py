@@ -377,6 +377,16 @@ class ScoreRequest(Message):
     def max_order(self):
         return len(self.weights)
 
+    @property
+    def token_count(self) -> int:
+        """The tokens (in a text request, characters) of every hypothesis and reference."""
+        return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in self.segments)
+
+    @property
+    def reference_count(self) -> int:
+        """References over every segment."""
+        return sum(len(s.references) for s in self.segments)
+
     def with_seq(self, seq):
         return self.model_copy(update={"seq": seq})
 

@@ -14,25 +14,224 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
 from oracle.formulas.errors import BleuValueError
 
-from .outcomes import Outcome
-from .protocol import Capabilities, ImplementationInfo
+from .jsonvalues import JsonFloat
+from .outcomes import GOOD_OUTCOMES, Expected, Outcome
+from .protocol import Capabilities, ImplementationInfo, ScoreReply, ScoreRequest
 
 SCHEMA = "bleu-oracle-results/1"
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "results.schema.json"
 
 JsonObject = dict[str, Any]
+#: A JSON scalar as the stream keeps it (an explanation's change value, a setting).
+JsonScalar = Union[StrictStr, StrictInt, StrictFloat, StrictBool, None]
 
 
-class _Line(BaseModel):
-    # Unknown fields are kept (extra="allow") so a newer writer's stream stays readable;
-    # every field listed here is checked.
+class _Part(BaseModel):
+    """A typed part of a line: frozen; unknown fields kept (a newer writer's stream stays readable)."""
+
     model_config = ConfigDict(extra="allow", frozen=True)
+
+
+class _Line(_Part):
+    pass
+
+
+# -- the parts of a record -------------------------------------------------------------------------
+
+
+class Classification(_Part):
+    """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
+
+    name: str = Field(description="The explanation's name: a convention `field=value`, a computation, both joined "
+                                  "by ` + `, or a pseudo-class (crash, statistics-differ, ...); `unexplained`.")
+    description: str = Field("", description="What the explanation means, in words.")
+    change: tuple[tuple[str, JsonScalar], ...] = Field(
+        (), description="What was changed to reproduce the answer: (option, value), ('smoothing', description), "
+                        "('computation', name).")
+    value: JsonFloat | None = Field(None, description="The recomputed value that matched the answer.")
+    expected: JsonFloat | None = Field(None, description="The oracle's own value under the judged profile.")
+    documented: tuple[str, ...] = Field((), description="The curated discrepancy ids this explanation matches.")
+    scope: Literal["documented", "all", "outcome"] | None = Field(
+        None, description="documented: found among the implementation's curated classes; all: among every "
+                          "explanation; outcome: not a wrong number.")
+
+    @property
+    def explained(self) -> bool:
+        return self.name not in ("unexplained", "agrees")
+
+
+class BaselineStatus(_Part):
+    """What the baseline says of a record."""
+
+    status: Literal["known", "new", "fixed", "changed"] = Field(
+        description="known: a listed deviation; new: not listed; fixed: listed but now good (an expected failure "
+                    "passed); changed: listed with another outcome or layer.")
+    reason: str = Field("", description="The entry's reviewed reason.")
+    entry: str | None = Field(None, description="The id of the entry that matched.")
+    was: str | None = Field(None, description="What the entry expected, when the record changed.")
+
+    @property
+    def gating(self) -> bool:
+        return self.status in ("new", "fixed", "changed")
+
+
+class Omitted(_Part):
+    """A request too large to keep in a record: what regenerates it and how to know it is the same."""
+
+    segments: int = Field(description="How many segments it had.")
+    tokens: int = Field(description="How many tokens (hypotheses and references).")
+    sha256: str = Field(description="SHA-256 of the whole command without its seq (UTF-8, non-ASCII kept).")
+    regenerate: str = Field(description="The command that sends it again.")
+
+
+class OmittedRequest(_Part):
+    """A score command of more than RECORD_TOKEN_LIMIT tokens, kept without its segments."""
+
+    cmd: Literal["score"] = "score"
+    seq: int = 0
+    level: str
+    weights: tuple[Any, ...]
+    smoothing: JsonObject
+    lowercase: bool = False
+    tokenize: str | None = None
+    omitted: Omitted
+
+
+class CorpusSummary(_Part):
+    """A real-data corpus recorded by what it is, not by its text (a report's real-data records)."""
+
+    corpus: str
+    system: str
+    references: tuple[str, ...]
+    segments: int
+
+
+#: What a record keeps of the request sent: the command itself, its shape and digest, or a corpus summary.
+RecordedRequest = Union[ScoreRequest, OmittedRequest, CorpusSummary]
+
+
+class Unanswered(_Part):
+    """What became of a request that got no valid reply: a crash, a timeout, a protocol error."""
+
+    kind: str = Field(description="crash, timeout, protocol-error (or the reply's kind).")
+    reply: JsonObject | None = Field(None, description="The reply object, when one came but was malformed.")
+    message: str | None = Field(None, description="What happened.")
+    raw: str | None = Field(None, description="The raw line, for a protocol error (bounded).")
+
+
+class Shrunk(_Part):
+    """The minimal failing input found by shrinking a random example, and what became of it."""
+
+    request: ScoreRequest = Field(description="The minimal input (replayable: `check --replay`).")
+    steps: int = Field(0, description="Simplifications kept.")
+    queries: int = Field(0, description="Requests spent.")
+    exhausted: bool = Field(False, description="The budget ran out before no simplification was left.")
+    message: str = ""
+    layer: str | None = None
+    order: int | None = None
+    expected: Expected | None = None
+    actual: ScoreReply | Unanswered | None = None
+    note: str | None = None
+
+
+class Record(_Line):
+    """One input and what became of it."""
+
+    type: Literal["record"] = "record"
+    id: str = Field(description="A case id, `random-<seed>-<index>`, or a replay label: stable across runs.")
+    kind: str = Field(description='"case", "example", "replay", "metamorphic", or a report\'s own kinds of input.')
+    title: str = ""
+    request: RecordedRequest | None = Field(
+        None, description="The protocol score command sent (null: it could not be expressed). One of more than "
+                          "20,000 tokens is kept without its segments: `omitted` gives their number, the token "
+                          "count, a SHA-256 of the whole command and the command that regenerates it.")
+    outcome: Outcome = Field(description="Exactly one outcome per record.")
+    layer: str | None = Field(None, description="The first diverging layer of a fail (hyp_len ... score, rejection, document).")
+    order: int | None = Field(None, description="1-based n-gram order for the matches and totals layers.")
+    label: str | None = Field(None, description='"fail:ref_len", "crash", ...: outcome and layer.')
+    classification: Classification | None = Field(None, description="The root cause of a record that is not good.")
+    baseline_key: str | None = Field(None, description="The key a baseline entry matches this record by.")
+    expected: Expected | None = Field(None, description="The oracle's expectation.")
+    actual: ScoreReply | Unanswered | None = Field(None, description="The reply, or what became of the request.")
+    message: str = ""
+    stderr: str = Field("", description="What the implementation wrote on stderr during this request (bounded).")
+    duration: float = Field(0.0, description="Seconds the implementation took to answer.")
+    wall: float | None = Field(None, description="Seconds including judging and shrinking.")
+    baseline: BaselineStatus | None = Field(None, description="What the baseline says, when it says anything.")
+    shrunk: Shrunk | None = Field(None, description="The minimal failing input found by shrinking.")
+    replay: ScoreRequest | None = Field(None, description="The replayable input reported.")
+    reproduce: str | None = Field(None, description="A one-line command that reproduces this record.")
+    related: ScoreRequest | OmittedRequest | None = Field(
+        None, description="A metamorphic record's original input (the one the related input is compared with).")
+
+    @property
+    def good(self) -> bool:
+        return self.outcome in GOOD_OUTCOMES
+
+    @property
+    def reported_input(self) -> ScoreRequest | None:
+        """The input this record reports: the shrunk one when shrinking found one, else the replayable input."""
+        return self.shrunk.request if self.shrunk is not None else self.replay
+
+    @property
+    def cause(self) -> str | None:
+        """The root cause's name, when the record has one."""
+        return self.classification.name if self.classification is not None else None
+
+    @property
+    def divergence(self) -> tuple[str | None, int | None, str]:
+        """(layer, order, message) of what the reported input shows: the shrunk input's when it was shrunk (its
+        layer, order and message belong together), else the record's own."""
+        if self.shrunk is not None and (self.shrunk.layer or self.shrunk.message):
+            return self.shrunk.layer, self.shrunk.order, self.shrunk.message
+        return self.layer, self.order, self.message
+
+    def answer(self) -> float | str:
+        """The implementation's answer on the reported input: its score, or what it said instead ("rejected:
+        why"), or what became of the request (crash, timeout, ...)."""
+        actual = self.shrunk.actual if self.shrunk is not None and self.shrunk.actual is not None else self.actual
+        if isinstance(actual, ScoreReply):
+            kind = actual.outcome
+            return actual.score if kind == "score" else f"{kind}: {getattr(actual, kind)}"
+        if isinstance(actual, Unanswered) and actual.kind:
+            return actual.kind
+        return self.outcome.value
+
+    def oracle_answer(self) -> float | str | None:
+        """The oracle's answer on the reported input: its score, or "rejected"."""
+        expected = self.shrunk.expected if self.shrunk is not None and self.shrunk.expected is not None else self.expected
+        if expected is None:
+            return None
+        return "rejected" if expected.rejected else expected.score
+
+
+# -- the header and the footer ---------------------------------------------------------------------
+
+
+class RunSettings(_Part):
+    """The settings a run was made with (what its header records)."""
+
+    verb: str = Field(description="check, fuzz, report, check-worker.")
+    seed: int | None = None
+    examples: int | None = None
+    rel: float | None = None
+    abs: float | None = None
+    timeout: float | None = None
+    max_restarts: int | None = None
+    shrink_budget: int | None = None
+    cases: str | None = Field(None, description="Where the cases came from, with counts.")
+    command: str | None = Field(None, description="The command that starts the implementation.")
+    impl: str | None = None
+    baseline: str | None = None
+    replay: str | None = None
+    only: tuple[str, ...] | None = None
+    time_budget: float | None = None
 
 
 class Header(_Line):
@@ -48,41 +247,31 @@ class Header(_Line):
     capabilities: Capabilities | None = Field(None, description="From the handshake.")
     handshake_error: str | None = Field(None, description="Why the implementation could not be driven.")
     handshake_stderr: str | None = Field(None, description="What it wrote on stderr before or during the handshake.")
-    settings: JsonObject = Field(description="The run's settings: verb, seed, examples, rel, abs, timeout, ...")
+    settings: RunSettings = Field(description="The run's settings.")
     started: str = Field(description="ISO 8601 start time (UTC).")
 
     model_config = ConfigDict(populate_by_name=True)
 
 
-class Record(_Line):
-    """One input and what became of it."""
+class GateSummary(_Part):
+    """What the baseline made of the run: counts per status, stale and unused entries."""
 
-    type: Literal["record"] = "record"
-    id: str = Field(description="A case id, `random-<seed>-<index>`, or a replay label: stable across runs.")
-    kind: str = Field(description='"case", "example", "replay", or a report\'s own kinds of input.')
-    title: str = ""
-    request: JsonObject | None = Field(
-        None, description="The protocol score command sent (null: it could not be expressed). One of more than "
-                          "20,000 tokens is kept without its segments: `omitted` gives their number, the token "
-                          "count, a SHA-256 of the whole command and the command that regenerates it.")
-    outcome: Outcome = Field(description="Exactly one outcome per record.")
-    layer: str | None = Field(None, description="The first diverging layer of a fail (hyp_len ... score, rejection, document).")
-    order: int | None = Field(None, description="1-based n-gram order for the matches and totals layers.")
-    label: str | None = Field(None, description='"fail:ref_len", "crash", ...: outcome and layer.')
-    classification: JsonObject | None = Field(
-        None, description="The root cause of a record that is not good (`oracle.diagnose.attribute`): name, "
-                          "description, change, value, expected, documented, scope.")
-    baseline_key: str | None = Field(None, description="The key a baseline entry matches this record by.")
-    expected: JsonObject | None = Field(None, description="The oracle's expectation (`Expected.to_json()`).")
-    actual: JsonObject | None = Field(None, description="The reply object, or what became of the request.")
-    message: str = ""
-    stderr: str = Field("", description="What the implementation wrote on stderr during this request (bounded).")
-    duration: float = Field(0.0, description="Seconds the implementation took to answer.")
-    wall: float | None = Field(None, description="Seconds including judging and shrinking.")
-    baseline: JsonObject | None = Field(None, description="{status, reason, entry} when a baseline applies.")
-    shrunk: JsonObject | None = Field(None, description="The minimal failing input found by shrinking.")
-    replay: JsonObject | None = Field(None, description="The replayable input reported.")
-    reproduce: str | None = Field(None, description="A one-line command that reproduces this record.")
+    known: int = 0
+    new: int = 0
+    fixed: int = 0
+    changed: int = 0
+    stale: tuple[str, ...] = Field((), description="Exact-id entries no record of the run had.")
+    unused: tuple[str, ...] = Field((), description="Class or cause entries no record matched (not a failure).")
+    entries: int = Field(0, description="Entries in the baseline.")
+    file: str | None = Field(None, description="The baseline file.")
+
+
+class CoverageTable(_Part):
+    """What the judged inputs exercised (`oracle.harness.coverage`)."""
+
+    inputs: int = Field(0, description="Inputs judged.")
+    features: dict[str, int] = Field(default_factory=dict, description="feature -> inputs that exercised it.")
+    unreachable: dict[str, str] = Field(default_factory=dict, description="feature -> why the capabilities rule it out.")
 
 
 class Footer(_Line):
@@ -90,7 +279,7 @@ class Footer(_Line):
 
     type: Literal["footer"] = "footer"
     counts: dict[str, int] = Field(description="outcome -> number of records.")
-    baseline: JsonObject = Field(description="known, new, fixed, changed, stale, unused, entries, file.")
+    baseline: GateSummary = Field(description="What the baseline made of the run.")
     gate: Literal["pass", "fail"]
     exit_code: int
     restarts: int = Field(0, description="Restarts of the implementation after a crash or timeout.")
@@ -100,9 +289,7 @@ class Footer(_Line):
     interrupted: bool | None = Field(None, description="True when ^C or SIGTERM stopped the run before its end.")
     examples: int | None = Field(None, description="Random examples drawn (fewer than asked when the time budget ran out).")
     time_budget_spent: bool | None = Field(None, description="True when --time-budget stopped the search early.")
-    coverage: JsonObject | None = Field(
-        None, description="What the judged inputs exercised (`oracle.harness.coverage`): inputs, features "
-                          "(feature -> inputs), unreachable (feature -> why the capabilities rule it out).")
+    coverage: CoverageTable | None = Field(None, description="What the judged inputs exercised.")
 
 
 LINE_MODELS = {"header": Header, "record": Record, "footer": Footer}
@@ -112,17 +299,16 @@ class ResultsFormatError(BleuValueError):
     """A results.jsonl line that is not a valid header, record or footer; names the file and line."""
 
 
-def validate_line(obj, *, where=""):
-    """A header, record or footer dict (plain JSON data) validated by its model, and returned as it is:
-    the line is checked, not rewritten (no defaults added, extra fields kept), and not copied."""
+def parse_line(obj, *, where=""):
+    """A header, record or footer (plain JSON data, as read) as its model; ResultsFormatError names `where` and
+    the field."""
     kind = obj.get("type") if isinstance(obj, dict) else None
     model = LINE_MODELS.get(kind)
     prefix = f"{where}: " if where else ""
     if model is None:
         raise ResultsFormatError(f"{prefix}unknown record type {kind!r}")
     try:
-        model.model_validate(obj)
-        return obj
+        return model.model_validate(obj)
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         path = ".".join(str(part) for part in error["loc"])

@@ -47,7 +47,8 @@ def exported_cases(cases):
                 request=item.request.replay_payload(),
                 expected=export.Expected(rejected=expected.rejected, reason=expected.reason or None,
                                          score=json_safe(expected.score), score_exact=expected.score_exact,
-                                         statistics=json_safe(expected.statistics), rel=DEFAULT_REL, abs=DEFAULT_ABS),
+                                         statistics=expected.statistics.to_json() if expected.statistics else None,
+                                         rel=DEFAULT_REL, abs=DEFAULT_ABS),
                 printed=printed,
                 source=export.Source(document=source.document, section=source.section, quote=source.quote),
             ))

@@ -61,8 +61,7 @@ from oracle.diagnose.classify import (
 )
 from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuOracleError, BleuValueError, CaseFileError
-from oracle.harness.requests import request_from_json
-from oracle.models.protocol import encode
+from oracle.models.protocol import ScoreReply, encode
 
 FOUND_BY = "fuzz"
 HEADER = (
@@ -134,23 +133,13 @@ def _change_json(change):
     return out
 
 
-def _statistics(actual):
-    stats = (actual or {}).get("statistics")
-    if not isinstance(stats, dict):
+def _statistics(statistics):
+    """Reported statistics as a case's `expect.statistics` (None when they cannot be: no orders, or matches
+    beyond totals)."""
+    matches, totals = list(statistics.matches), list(statistics.totals)
+    if not matches or len(matches) != len(totals) or any(m > t for m, t in zip(matches, totals)):
         return None
-    out = {}
-    for key in ("hyp_len", "ref_len"):
-        if not isinstance(stats.get(key), int) or isinstance(stats.get(key), bool) or stats[key] < 0:
-            return None
-        out[key] = stats[key]
-    for key in ("matches", "totals"):
-        values = stats.get(key)
-        if not isinstance(values, list) or not values or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in values):
-            return None
-        out[key] = list(values)
-    if len(out["matches"]) != len(out["totals"]) or any(m > t for m, t in zip(out["matches"], out["totals"])):
-        return None
-    return out
+    return {"hyp_len": statistics.hyp_len, "ref_len": statistics.ref_len, "matches": matches, "totals": totals}
 
 
 @dataclass
@@ -162,24 +151,22 @@ class Written:
 
 def case_from_record(record, *, implementation, version, profile, taken, found_by_command=""):
     """A case (a plain mapping) for one failing record, or (None, reason) when it cannot be one."""
-    classification = record.get("classification") or {}
-    name = classification.get("name")
-    if not name or classification.get("scope") == "outcome":
-        return None, f"{record['outcome']}: not a wrong value (no explanation to replay)"
+    classification = record.classification
+    name = classification.name if classification is not None else None
+    if not name or classification.scope == "outcome":
+        return None, f"{record.outcome.value}: not a wrong value (no explanation to replay)"
     if name == UNEXPLAINED:
         return None, "unexplained: no explanation the oracle could replay"
-    shrunk = record.get("shrunk") or {}
-    payload = shrunk.get("request") or record.get("replay")
-    actual = (shrunk.get("actual") if shrunk.get("request") and shrunk.get("actual") else record.get("actual")) or {}
-    if payload is None or "score" not in actual:
+    request = record.reported_input
+    actual = record.shrunk.actual if record.shrunk is not None and record.shrunk.actual is not None else record.actual
+    if request is None or not isinstance(actual, ScoreReply) or actual.score is None:
         return None, "no score in the answer"
-    observed = actual["score"]
-    observed = math.nan if observed == "NaN" else observed
-    if not isinstance(observed, (int, float)) or isinstance(observed, bool) or math.isinf(observed) or observed < 0:
+    observed = actual.score
+    if math.isinf(observed) or observed < 0:
         return None, f"the answer {observed!r} is not a score the case format holds"
-    request = request_from_json(payload)
+    payload = request.replay_payload()
     try:
-        value = explained_value(request, profile, classification.get("change") or ())
+        value = explained_value(request, profile, classification.change)
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return None, f"the explanation cannot be replayed: {exc}"
     if value is None or not _contract(name).close(observed, value):
@@ -194,18 +181,17 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
         expect = {"score": "NaN"}
     else:
         expect = {"score": float(observed), "tolerance": tolerance_for(observed, value, name)}
-    change = classification.get("change") or []
-    if not any(k == "computation" and v != FLOAT32 for k, v in change):
-        statistics = _statistics(actual)
-        if statistics is not None:
-            expect["statistics"] = statistics
-    oracle = classification.get("expected")
+    change = classification.change
+    statistics = _statistics(actual.statistics) if actual.statistics is not None else None
+    if not any(k == "computation" and v != FLOAT32 for k, v in change) and statistics is not None:
+        expect["statistics"] = statistics
+    oracle = classification.expected
     how = f" by `{found_by_command}`" if found_by_command else ""
     case = {
         "id": identifier,
         "title": f"{implementation} {version} answers {_show(observed)}: {name}".replace("\n", " "),
         "source": {"document": document, "section": name,
-                   "quote": " ".join((classification.get("description") or name).split())},
+                   "quote": " ".join((classification.description or name).split())},
         "profiles": [profile],
         "kind": "value",
         "input": {"level": payload["level"], "segments": payload["segments"]},
@@ -213,7 +199,7 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
                     "lowercase": bool(payload["lowercase"])},
         "expect": expect,
         "explained_by": {"name": name, "change": _change_json(change)},
-        "note": (f"Observed: {implementation} {version} answered {_show(observed)} ({record['id']}, found{how}, "
+        "note": (f"Observed: {implementation} {version} answered {_show(observed)} ({record.id}, found{how}, "
                  f"shrunk to this input); the oracle under the {profile} profile gives {_show(oracle)}, and under "
                  f"`{name}` {_show(value)}. `cases validate` checks that the oracle under this explanation gives the "
                  f"implementation's value; `check` judges the input against the oracle only."),

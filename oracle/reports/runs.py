@@ -28,7 +28,10 @@ from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import SessionSettings, run_session
 from oracle.signals import INTERRUPTED_CODES, Interrupted
-from oracle.models.outcomes import Expected, parse_number
+from oracle.models.jsonvalues import json_safe
+from oracle.models.outcomes import Outcome, parse_number
+from oracle.models.protocol import ScoreRequest, ScoreReply
+from oracle.models.results import CorpusSummary, OmittedRequest
 from oracle.suite.edge_cases import EDGE_CASES
 
 RUNS_DIR = "runs"
@@ -102,8 +105,7 @@ def oracle_expectations(data_dir, profile):
     path = run_directory(data_dir, f"oracle/{profile}") / RESULTS_FILE
     if not path.is_file():
         return {}
-    return {r["id"]: Expected.from_json(r["expected"]) for r in read_results(path).records
-            if r["kind"] == REAL_DATA and r.get("expected")}
+    return {r.id: r.expected for r in read_results(path).records if r.kind == REAL_DATA and r.expected is not None}
 
 
 def score_real_data(session, column, real, expectations, budget, progress):
@@ -124,7 +126,7 @@ def score_real_data(session, column, real, expectations, budget, progress):
         record = session.evaluate(identifier, REAL_DATA, request, summary=summary, attribution=attribution,
                                   expected=expectations.get(identifier) if column.kind == "implementation" else None)
         spent += time.perf_counter() - started
-        if record["outcome"] == "fail":
+        if record.outcome == Outcome.FAIL:
             classified[count] = classified.get(count, 0) + 1
         systems = len({item[1] for item in real.items})
         if column.kind == "implementation" and system == first_system and count != 1 and systems > 1 \
@@ -149,49 +151,47 @@ def _message(text):
 def answer(record):
     """What the implementation answered, as the pages show it: {"outcome": "score" | "rejected" |
     "unsupported" | "error", "score" (as the stream has it: a number or "NaN"), "statistics", "message"}."""
-    actual = record.get("actual") or {}
-    kind = next((k for k in ("score", "rejected", "unsupported", "error") if k in actual), None)
-    if record["outcome"] == "not-applicable":
-        return {"outcome": "unsupported", "score": None, "statistics": None, "message": _message(record["message"])}
-    if kind is None:  # crash, timeout, protocol error
-        return {"outcome": "error", "score": None, "statistics": None, "message": _message(record["message"])}
+    if record.outcome == Outcome.NOT_APPLICABLE:
+        return {"outcome": "unsupported", "score": None, "statistics": None, "message": _message(record.message)}
+    if not isinstance(record.actual, ScoreReply):  # crash, timeout, protocol error
+        return {"outcome": "error", "score": None, "statistics": None, "message": _message(record.message)}
+    reply = record.actual.to_json()  # as the stream has it: "NaN" a string
+    kind = record.actual.outcome
     if kind == "score":
-        return {"outcome": "score", "score": actual["score"], "statistics": actual.get("statistics"),
-                "message": None}
-    return {"outcome": kind, "score": None, "statistics": None, "message": _message(actual[kind])}
+        return {"outcome": "score", "score": reply["score"], "statistics": reply.get("statistics"), "message": None}
+    return {"outcome": kind, "score": None, "statistics": None, "message": _message(reply[kind])}
 
 
 def expectation(record):
     """The oracle's expectation as the pages show it (None where the input was not applicable)."""
-    expected = record.get("expected")
-    if not expected:
+    expected = record.expected
+    if expected is None:
         return None
-    if expected.get("rejected"):
-        return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.get("reason"))}
-    return {"rejected": False, "score": expected.get("score"), "score_exact": expected.get("score_exact"),
-            "reason": None}
+    if expected.rejected:
+        return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.reason)}
+    return {"rejected": False, "score": json_safe(expected.score), "score_exact": expected.score_exact, "reason": None}
 
 
 def verdict(record):
     """{"agrees", "classification", "documented", "description"}: the session's judgement and root cause."""
-    outcome = record["outcome"]
-    if outcome == "pass":
+    outcome = record.outcome
+    if outcome == Outcome.PASS:
         return {"agrees": True, "classification": "agrees", "documented": [], "description": None}
-    if outcome == "rejected":
+    if outcome == Outcome.REJECTED:
         return {"agrees": True, "classification": "rejected-as-expected", "documented": [], "description": None}
-    if outcome == "not-applicable":
+    if outcome == Outcome.NOT_APPLICABLE:
         return {"agrees": False, "classification": "unsupported", "documented": [], "description": None}
-    cause = record.get("classification") or {}
-    return {"agrees": False, "classification": cause.get("name"), "documented": list(cause.get("documented") or []),
-            "description": _message(cause.get("description"))}
+    cause = record.classification
+    if cause is None:
+        return {"agrees": False, "classification": None, "documented": [], "description": None}
+    return {"agrees": False, "classification": cause.name, "documented": list(cause.documented),
+            "description": _message(cause.description)}
 
 
 def _size(request):
-    if not request:
-        return 0
-    if "omitted" in request:  # a large input, kept as its shape (oracle.harness.session.RECORD_TOKEN_LIMIT)
-        return request["omitted"]["tokens"]
-    return sum(len(s["hypothesis"]) + sum(len(r) for r in s["references"]) for s in request["segments"])
+    if isinstance(request, OmittedRequest):  # a large input, kept as its shape (session.RECORD_TOKEN_LIMIT)
+        return request.omitted.tokens
+    return request.token_count if isinstance(request, ScoreRequest) else 0
 
 
 def tables(out, columns):
@@ -206,54 +206,64 @@ def tables(out, columns):
         results = read_results(path)
         for record in results.records:
             shown = answer(record)
-            if record["kind"] == EDGE_CASE:
-                cell = {"type": "cell", "case": record["id"], "column": key, "kind": kind, "profile": profile, **shown}
+            if record.kind == EDGE_CASE:
+                cell = {"type": "cell", "case": record.id, "column": key, "kind": kind, "profile": profile, **shown}
                 if kind == "oracle":
-                    cell["score_exact"] = (record.get("expected") or {}).get("score_exact")
+                    cell["score_exact"] = record.expected.score_exact if record.expected is not None else None
                 else:
                     cell.update(expected=expectation(record), **verdict(record))
-                    if record["outcome"] == "not-applicable":
-                        cell["not_applicable"] = _message(record["message"])
+                    if record.outcome == Outcome.NOT_APPLICABLE:
+                        cell["not_applicable"] = _message(record.message)
                 cells.append(cell)
-            elif record["kind"] == DISCREPANCY:
+            elif record.kind == DISCREPANCY:
                 judged = verdict(record)
-                reruns.setdefault(record["id"], []).append({
+                reruns.setdefault(record.id, []).append({
                     "implementation": key, "version": version, "profile": profile, "answer": shown,
-                    "expected": expectation(record), "reproduced": record["id"] in judged["documented"], **judged})
-            elif record["kind"] == REAL_DATA:
+                    "expected": expectation(record), "reproduced": record.id in judged["documented"], **judged})
+            elif record.kind == REAL_DATA:
                 real.append(_real_row(record, key, kind, profile, shown))
-            elif record["kind"] == EXAMPLE:
+            elif record.kind == EXAMPLE:
                 judged = verdict(record)
                 expected = expectation(record) or {}
-                index = int(record["id"].rsplit("-", 1)[1])  # random-<seed>-<index>
+                index = int(record.id.rsplit("-", 1)[1])  # random-<seed>-<index>
                 entry = {"type": "example", "implementation": key, "profile": profile, "index": index,
-                         "id": record["id"], "outcome": shown["outcome"], "score": shown["score"],
+                         "id": record.id, "outcome": shown["outcome"], "score": shown["score"],
                          "message": shown["message"], "expected": expected.get("score"),
-                         "expected_rejected": bool(expected.get("rejected")), "size": _size(record.get("request")),
-                         "layer": record.get("layer"), **judged}
+                         "expected_rejected": bool(expected.get("rejected")), "size": _size(record.request),
+                         "layer": record.layer, **judged}
                 if judged["documented"] or judged["agrees"]:
                     entry["description"] = None  # the curated class says it
                 else:  # a finding no curated class explains: keep the input itself
-                    entry["request"] = record.get("replay") or record.get("request")
+                    shown_input = record.replay or record.request
+                    entry["request"] = _request_json(shown_input)
                     entry["statistics"] = shown["statistics"]
                 search.append(entry)
     return cells, search, reruns, real
 
 
+def _request_json(request):
+    """A recorded input as the pages show it: the replayable form, or (too large to keep) its shape."""
+    if isinstance(request, ScoreRequest):
+        return request.replay_payload() if request.seq == 0 else request.to_json()
+    return None if request is None else request.model_dump(mode="json", exclude_none=True)
+
+
 def _real_row(record, key, kind, profile, shown):
     """One cell of the real-data table: a system, a setting, a column."""
-    summary = record.get("request") or {}
-    row = {"type": "real", "system": summary.get("system"), "references": len(summary.get("references") or ()),
-           "reference_files": summary.get("references"), "column": key, "kind": kind, "profile": profile, **shown}
+    summary = record.request if isinstance(record.request, CorpusSummary) else None
+    references = list(summary.references) if summary is not None else None
+    row = {"type": "real", "system": summary.system if summary is not None else None,
+           "references": len(references or ()), "reference_files": references, "column": key, "kind": kind,
+           "profile": profile, **shown}
     if kind == "oracle":
         return row
-    if record["outcome"] == "not-applicable":
-        return {**row, "outcome": "skipped", "message": _message(record["message"]), "expected": None,
+    if record.outcome == Outcome.NOT_APPLICABLE:
+        return {**row, "outcome": "skipped", "message": _message(record.message), "expected": None,
                 "difference": None}
-    expected = parse_number((record.get("expected") or {}).get("score"))
+    expected = record.expected.score if record.expected is not None else None
     score = parse_number(shown["score"])
     judged = verdict(record)
-    if record["outcome"] == "fail" and record.get("classification") is None:
+    if record.outcome == Outcome.FAIL and record.classification is None:
         judged["classification"] = "not-classified"
     difference = score - expected if score is not None and expected is not None else None
     return {**row, "expected": expected, "difference": difference, **judged}

@@ -36,6 +36,7 @@ from pathlib import Path
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.models.results import Record
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -49,26 +50,26 @@ def _verdict(results):
     footer = results.footer
     if footer is None:
         return "incomplete (no footer: the run was cut short)", None
-    code = footer.get("exit_code")
-    if footer.get("interrupted"):
+    code = footer.exit_code
+    if footer.interrupted:
         return f"interrupted (exit {code}): the records below are those judged before the run was stopped", code
     text = {0: "conforming", 1: "deviations found", 2: "usage or configuration error",
             3: "the implementation could not be driven"}.get(code, f"exit {code}")
-    if footer.get("error"):
-        text += f": {footer['error']}"
+    if footer.error:
+        text += f": {footer.error}"
     return text, code
 
 
 def _layer(record):
-    if not record.get("layer"):
+    if not record.layer:
         return ""
-    order = f" (order {record['order']})" if record.get("order") else ""
-    return f"{record['layer']}{order}"
+    order = f" (order {record.order})" if record.order else ""
+    return f"{record.layer}{order}"
 
 
 def _label(record):
     """ "fail:ref_len", "crash", ...: the outcome and the first diverging layer."""
-    return f"{record['outcome']}:{record['layer']}" if record.get("layer") else record["outcome"]
+    return f"{record.outcome.value}:{record.layer}" if record.layer else record.outcome.value
 
 
 def root_cause_groups(records):
@@ -88,22 +89,6 @@ def _show_value(value):
     return str(value)
 
 
-def answer_value(record):
-    """The implementation's answer in the reported (shrunk) input: a score, or what it said instead."""
-    actual = (record.get("shrunk") or {}).get("actual") or record.get("actual") or {}
-    for key in ("score", "rejected", "unsupported", "error"):
-        if key in actual:
-            return actual[key] if key == "score" else f"{key}: {actual[key]}"
-    return actual.get("kind") or record["outcome"]
-
-
-def oracle_value(record):
-    expected = (record.get("shrunk") or {}).get("expected") or record.get("expected") or {}
-    if expected.get("rejected"):
-        return "rejected"
-    return expected.get("score")
-
-
 def root_cause_section(groups):
     """Markdown lines: one subsection per root cause (a `RootCauseGroup`) with its count, description
     and smallest example."""
@@ -119,23 +104,26 @@ def root_cause_section(groups):
         out.append(f"| `{group.name}` | {group.count} | {', '.join(group.documented) or '-'} |")
     for group in groups:
         record = group.smallest
-        classification = record["classification"]
+        value = record.classification.value
         out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", "",
-                f"- smallest example `{record['id']}`: the implementation answers "
-                f"{_show_value(answer_value(record))}; the oracle says {_show_value(oracle_value(record))}"
-                + (f"; under this explanation the oracle gives {_show_value(classification.get('value'))}"
-                   if classification.get("value") is not None else "")]
-        payload = (record.get("shrunk") or {}).get("request") or record.get("replay")
-        if payload:
-            out += ["- input:", "", "  ```json", "  " + json.dumps(payload, ensure_ascii=False), "  ```"]
-        if record.get("reproduce"):
-            out += ["- reproduce:", "", "  ```sh", "  " + record["reproduce"], "  ```"]
+                f"- smallest example `{record.id}`: the implementation answers "
+                f"{_show_value(record.answer())}; the oracle says {_show_value(record.oracle_answer())}"
+                + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")]
+        payload = record.reported_input
+        if payload is not None:
+            out += ["- input:", "", "  ```json", "  " + _input_json(payload), "  ```"]
+        if record.reproduce:
+            out += ["- reproduce:", "", "  ```sh", "  " + record.reproduce, "  ```"]
     return out
 
 
+def _input_json(request):
+    """A replayable input as one line of JSON (what `check --replay` takes)."""
+    return json.dumps(request.replay_payload(), ensure_ascii=False)
+
+
 def _is_reported(record):
-    baseline = record.get("baseline") or {}
-    return record["outcome"] not in _GOOD or baseline.get("status") in ("fixed", "changed")
+    return not record.good or (record.baseline is not None and record.baseline.status in ("fixed", "changed"))
 
 
 class SummaryTally:
@@ -159,32 +147,31 @@ class SummaryTally:
         self.kinds = []
 
     def add(self, record):
-        outcome, kind = record["outcome"], record.get("kind")
+        outcome, kind = record.outcome.value, record.kind
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         self.by_kind[(kind, outcome)] += 1
-        junit_kind = kind or "case"
-        if junit_kind not in self.kinds:
-            self.kinds.append(junit_kind)
-        self.junit[(junit_kind, "tests")] += 1
+        if kind not in self.kinds:
+            self.kinds.append(kind)
+        self.junit[(kind, "tests")] += 1
         category = _junit_category(record)
         if category:
-            self.junit[(junit_kind, category)] += 1
+            self.junit[(kind, category)] += 1
         if outcome == "not-applicable":
-            self.not_applicable[record.get("message", "")] += 1
+            self.not_applicable[record.message] += 1
         if not _is_reported(record):
             return
         self.root_causes.add(record)
-        baseline = record.get("baseline") or {}
-        if baseline.get("status") == "known":
-            entry = self.known.setdefault(baseline.get("entry") or record["id"], {"first": record, "ids": [], "count": 0})
+        baseline = record.baseline
+        if baseline is not None and baseline.status == "known":
+            entry = self.known.setdefault(baseline.entry or record.id, {"first": record, "ids": [], "count": 0})
             entry["count"] += 1
             if len(entry["ids"]) < 4:
-                entry["ids"].append(record["id"])
+                entry["ids"].append(record.id)
             return
         self.deviation_count += 1
         self.deviation_labels[_label(record)] += 1
-        if isinstance(record.get("classification"), dict):
-            self.deviation_causes[record["classification"].get("name")] += 1
+        if record.classification is not None:
+            self.deviation_causes[record.classification.name] += 1
         if len(self.deviations) < DEVIATIONS_SHOWN:
             self.deviations.append(record)
 
@@ -200,47 +187,44 @@ def tally(records):
 def markdown_summary(results, summary=None):
     """summary.md of a run: `results` (an events.Results) gives the header and footer, and the records
     unless `summary` (their SummaryTally, when they were streamed) is given."""
-    header, footer = results.header, results.footer or {}
+    header, footer = results.header, results.footer
     summary = summary if summary is not None else tally(results.records)
-    impl = header.get("implementation") or {}
-    settings = header.get("settings") or {}
+    impl, settings = header.implementation, header.settings
     verdict, code = _verdict(results)
-    verb = settings.get("verb") or "check"
-    out = [f"# bleu-oracle {verb}: {impl.get('name', '?')} {impl.get('version', '')} ({impl.get('language', '?')})", ""]
-    declared = header.get("profile")
-    judged = header.get("judged_profile")
+    who = f"{impl.name} {impl.version or ''} ({impl.language or '?'})" if impl is not None else "? (?)"
+    out = [f"# bleu-oracle {settings.verb}: {who}", ""]
+    declared, judged = header.profile, header.judged_profile
     profile_text = f"profile **{judged}**" + (f" (declared: {declared})" if declared and declared != judged else "")
     out.append(f"Judged against {profile_text}. Verdict: **{verdict}**" + (f" (exit {code})." if code is not None else "."))
-    if header.get("handshake_error"):
-        out += ["", f"The implementation could not be driven: {header['handshake_error']}"]
-        if header.get("handshake_stderr"):
-            out += ["", "```", header["handshake_stderr"].rstrip()[-2000:], "```"]
-    out += ["", f"- suite {header.get('suite_version')}, oracle {header.get('oracle_version')}",
-            f"- command: `{settings.get('command')}`",
-            f"- seed {settings.get('seed')}, {settings.get('examples')} random examples, cases: {settings.get('cases')}",
-            f"- numeric contract: |actual - expected| <= {settings.get('abs')} + {settings.get('rel')} * |expected|; "
-            f"timeout {settings.get('timeout')} s",
-            f"- capabilities: `{json.dumps(header.get('capabilities'))}`"]
-    if footer.get("restarts"):
-        out.append(f"- the implementation was restarted {footer['restarts']} time(s)")
-    if footer.get("time_budget_spent"):
-        out.append(f"- the time budget ({settings.get('time_budget')} s) stopped the search after "
-                   f"{footer.get('examples')} examples")
+    if header.handshake_error:
+        out += ["", f"The implementation could not be driven: {header.handshake_error}"]
+        if header.handshake_stderr:
+            out += ["", "```", header.handshake_stderr.rstrip()[-2000:], "```"]
+    capabilities = header.capabilities.to_json() if header.capabilities is not None else None
+    out += ["", f"- suite {header.suite_version}, oracle {header.oracle_version}",
+            f"- command: `{settings.command}`",
+            f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases}",
+            f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
+            f"timeout {settings.timeout} s",
+            f"- capabilities: `{json.dumps(capabilities)}`"]
+    if footer is not None and footer.restarts:
+        out.append(f"- the implementation was restarted {footer.restarts} time(s)")
+    if footer is not None and footer.time_budget_spent:
+        out.append(f"- the time budget ({settings.time_budget} s) stopped the search after {footer.examples} examples")
     out += ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
     by_kind = summary.by_kind
     for outcome, total in summary.counts.items():
         if total or outcome in ("pass", "fail"):
             out.append(f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
                        f"| {by_kind[('metamorphic', outcome)]} | {total} |")
-    baseline = footer.get("baseline") or {}
-    if baseline.get("file"):
-        out += ["", f"Baseline `{baseline['file']}` ({baseline.get('entries', 0)} entries): "
-                f"{baseline.get('known', 0)} known, {baseline.get('new', 0)} new, {baseline.get('fixed', 0)} "
-                f"expected failures passed, {baseline.get('changed', 0)} changed, {len(baseline.get('stale', []))} stale, "
-                f"{len(baseline.get('unused', []))} unused class entries."]
-        for entry in baseline.get("stale", []):
+    baseline = footer.baseline if footer is not None else None
+    if baseline is not None and baseline.file:
+        out += ["", f"Baseline `{baseline.file}` ({baseline.entries} entries): {baseline.known} known, {baseline.new} "
+                f"new, {baseline.fixed} expected failures passed, {baseline.changed} changed, {len(baseline.stale)} "
+                f"stale, {len(baseline.unused)} unused class entries."]
+        for entry in baseline.stale:
             out.append(f"- stale entry `{entry}`: no record with this id in the run")
-        for entry in baseline.get("unused", []):
+        for entry in baseline.unused:
             out.append(f"- unused class entry `{entry}` (not a failure: random inputs vary with the seed)")
     out += root_cause_section(summary.root_causes.groups())
     if summary.deviation_count:
@@ -250,16 +234,16 @@ def markdown_summary(results, summary=None):
         if summary.deviation_causes:
             out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in summary.deviation_causes.most_common()) + ".")
         for record in summary.deviations:
-            out += [""] + _record_section(record, show_status=bool(baseline.get("file")))
+            out += [""] + _record_section(record, show_status=baseline is not None and bool(baseline.file))
         if summary.deviation_count > DEVIATIONS_SHOWN:
             out += ["", f"... and {summary.deviation_count - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
     if summary.known:
         out += ["", "## Known deviations (baseline)", ""]
         for entry, matched in list(summary.known.items())[:DEVIATIONS_SHOWN]:
             first = matched["first"]
-            reason = (first.get("baseline") or {}).get("reason") or "no reason given"
-            if entry == first["id"] and matched["count"] == 1:
-                out.append(f"- `{entry}`: {first['outcome']} {_layer(first)} -- {reason}")
+            reason = first.baseline.reason or "no reason given"
+            if entry == first.id and matched["count"] == 1:
+                out.append(f"- `{entry}`: {first.outcome.value} {_layer(first)} -- {reason}")
             else:
                 shown = ", ".join(f"`{i}`" for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
                 out.append(f"- `{entry}`: {matched['count']} random example(s) ({shown}) -- {reason}")
@@ -269,15 +253,15 @@ def markdown_summary(results, summary=None):
         out += ["", "## Not applicable", ""]
         for reason, n in summary.not_applicable.most_common():
             out.append(f"- {n} x {reason}")
-    if footer.get("coverage"):
-        out += ["", "## Coverage", ""] + coverage_table(footer["coverage"])
+    if footer is not None and footer.coverage is not None:
+        out += ["", "## Coverage", ""] + coverage_table(footer.coverage)
     return "\n".join(out) + "\n"
 
 
 def coverage_table(coverage):
-    """Markdown lines of the coverage table, from a footer's "coverage" value."""
-    counts, unreachable = coverage.get("features") or {}, coverage.get("unreachable") or {}
-    lines = [f"{coverage.get('inputs', 0)} judged inputs; each row counts those that exercised the feature.", "",
+    """Markdown lines of the coverage table, from a footer's coverage table."""
+    counts, unreachable = coverage.features, coverage.unreachable
+    lines = [f"{coverage.inputs} judged inputs; each row counts those that exercised the feature.", "",
              "| dimension | feature | inputs | |", "|---|---|---:|---|"]
     for dimension, group in FEATURES.items():
         for name, meaning in group.items():
@@ -292,27 +276,26 @@ def coverage_table(coverage):
 
 
 def _record_section(record, show_status=True):
-    title = f" ({record['title']})" if record.get("title") else ""
-    status = (record.get("baseline") or {}).get("status")
+    title = f" ({record.title})" if record.title else ""
+    status = record.baseline.status if record.baseline is not None else None
     status_text = f" [baseline: {status}]" if status and show_status else ""
-    lines = [f"### `{record['id']}`{title}: {record['outcome']} {_layer(record)}{status_text}", "",
-             f"- {record.get('message') or ''}".rstrip()]
-    shrunk = record.get("shrunk")
-    if shrunk:
-        lines.append(f"- shrunk in {shrunk.get('steps')} steps ({shrunk.get('queries')} queries): "
-                     f"{shrunk.get('message', '')}")
-    classification = record.get("classification")
-    if isinstance(classification, dict) and classification.get("name"):
-        documented = classification.get("documented") or []
-        lines.append(f"- root cause: `{classification['name']}`"
+    lines = [f"### `{record.id}`{title}: {record.outcome.value} {_layer(record)}{status_text}", "",
+             f"- {record.message}".rstrip()]
+    shrunk = record.shrunk
+    if shrunk is not None:
+        lines.append(f"- shrunk in {shrunk.steps} steps ({shrunk.queries} queries): {shrunk.message}")
+    classification = record.classification
+    if classification is not None and classification.name:
+        documented = classification.documented
+        lines.append(f"- root cause: `{classification.name}`"
                      + (f" (documented: {', '.join(documented)})" if documented else "")
-                     + f": {classification.get('description') or ''}".rstrip())
-    if record.get("replay"):
+                     + f": {classification.description}".rstrip())
+    if record.replay is not None:
         lines += ["- input" + (" (minimal)" if shrunk else "") + ":", "", "  ```json",
-                  "  " + json.dumps(record["replay"], ensure_ascii=False), "  ```"]
-    if record.get("reproduce"):
-        lines += ["- reproduce:", "", "  ```sh", "  " + record["reproduce"], "  ```"]
-    stderr = (record.get("stderr") or "").strip()
+                  "  " + _input_json(record.replay), "  ```"]
+    if record.reproduce:
+        lines += ["- reproduce:", "", "  ```sh", "  " + record.reproduce, "  ```"]
+    stderr = record.stderr.strip()
     if stderr:
         tail = stderr[-1500:]
         lines += ["- stderr:", "", "  ```", *("  " + line for line in tail.splitlines()), "  ```"]
@@ -332,39 +315,39 @@ def _xml_text(text):
 
 
 def _detail(record):
-    parts = [record.get("message") or ""]
-    classification = record.get("classification")
-    if isinstance(classification, dict) and classification.get("name"):
-        parts.append(f"root cause: {classification['name']}: {classification.get('description') or ''}")
-    if record.get("reproduce"):
-        parts.append(f"reproduce: {record['reproduce']}")
-    if record.get("replay"):
-        parts.append("input: " + json.dumps(record["replay"], ensure_ascii=False))
+    parts = [record.message]
+    classification = record.classification
+    if classification is not None and classification.name:
+        parts.append(f"root cause: {classification.name}: {classification.description}")
+    if record.reproduce:
+        parts.append(f"reproduce: {record.reproduce}")
+    if record.replay is not None:
+        parts.append("input: " + _input_json(record.replay))
     return "\n".join(p for p in parts if p)
 
 
 def _junit_category(record):
     """Which JUnit total a record counts in besides "tests": "failures", "errors", "skipped" or None."""
-    status = (record.get("baseline") or {}).get("status")
+    status = record.baseline.status if record.baseline is not None else None
+    outcome = record.outcome.value
     if status == "known":
         return "skipped"
-    if status in ("fixed", "changed") or record["outcome"] == "fail":
+    if status in ("fixed", "changed") or outcome == "fail":
         return "failures"
-    if record["outcome"] in _ERROR_OUTCOMES:
+    if outcome in _ERROR_OUTCOMES:
         return "errors"
-    if record["outcome"] == "not-applicable":
+    if outcome == "not-applicable":
         return "skipped"
     return None
 
 
 def _testcase(record):
     """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
-    kind = record.get("kind", "case")
-    case = ET.Element("testcase", classname=f"bleu-oracle.{kind}s", name=_xml_text(record["id"]),
-                      time=f"{float(record.get('duration') or 0):.6f}")
-    outcome = record["outcome"]
-    status = (record.get("baseline") or {}).get("status")
-    reason = (record.get("baseline") or {}).get("reason") or ""
+    case = ET.Element("testcase", classname=f"bleu-oracle.{record.kind}s", name=_xml_text(record.id),
+                      time=f"{record.duration:.6f}")
+    outcome = record.outcome.value
+    status = record.baseline.status if record.baseline is not None else None
+    reason = record.baseline.reason if record.baseline is not None else ""
     layer = _layer(record)
     label = f"{outcome}{' at ' + layer if layer else ''}"
     element = None
@@ -377,16 +360,16 @@ def _testcase(record):
         element = ET.SubElement(case, "failure", type="baseline-changed",
                                 message=_xml_text(f"known deviation changed: now {label}"))
     elif outcome == "fail":
-        element = ET.SubElement(case, "failure", type=f"fail:{record.get('layer') or 'score'}",
-                                message=_xml_text((record.get("message") or "")[:500]))
+        element = ET.SubElement(case, "failure", type=f"fail:{record.layer or 'score'}",
+                                message=_xml_text(record.message[:500]))
     elif outcome in _ERROR_OUTCOMES:
-        element = ET.SubElement(case, "error", type=outcome, message=_xml_text((record.get("message") or "")[:500]))
+        element = ET.SubElement(case, "error", type=outcome, message=_xml_text(record.message[:500]))
     elif outcome == "not-applicable":
-        ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.get('message', '')}"))
+        ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.message}"))
     if element is not None:
         element.text = _xml_text(_detail(record))
-    if record.get("stderr"):
-        ET.SubElement(case, "system-err").text = _xml_text(record["stderr"][-20000:])
+    if record.stderr:
+        ET.SubElement(case, "system-err").text = _xml_text(record.stderr[-20000:])
     return case
 
 
@@ -407,15 +390,14 @@ def write_junit(out, results, records, summary):
     first appear, each <testcase> in the order of the run. `records` is iterated once; each suite's
     test cases are spooled to a temporary file until the totals (from `summary`, the records'
     SummaryTally) open the document, so memory holds one record at a time."""
-    footer = results.footer or {}
-    impl = (results.header or {}).get("implementation") or {}
+    footer, impl = results.footer, results.header.implementation
     totals = Counter(summary.junit)
-    stale = (footer.get("baseline") or {}).get("stale") or []
+    stale = footer.baseline.stale if footer is not None else ()
     for _ in stale:
         totals[("baseline", "failures")] += 1
         totals[("baseline", "tests")] += 1
     names = ("tests", "failures", "errors", "skipped")
-    root = {"name": f"bleu-oracle check {impl.get('name', '')}".strip()}
+    root = {"name": f"bleu-oracle check {impl.name if impl is not None else ''}".strip()}
     root.update({name: str(sum(v for (k, n), v in totals.items() if n == name)) for name in names})
     kinds = list(summary.kinds)
     if not kinds and not stale:
@@ -424,7 +406,7 @@ def write_junit(out, results, records, summary):
     with contextlib.ExitStack() as stack:
         spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
         for record in records:
-            spools[record.get("kind", "case")].write(_element_text(_testcase(record), 2))
+            spools[record.kind].write(_element_text(_testcase(record), 2))
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag("testsuites", **root) + "\n")
         for kind in kinds:
             suite = {"name": f"bleu-oracle.{kind}s", **{name: str(totals[(kind, name)]) for name in names}}
@@ -454,17 +436,17 @@ def junit_xml(results):
 def badge(results):
     """A shields.io endpoint object (https://shields.io/badges/endpoint-badge) for the run: the judged
     profile and the verdict, green when the gate passed, red when it did not."""
-    footer = results.footer or {}
-    profile = results.header.get("judged_profile") or "?"
-    counts = footer.get("counts") or {}
-    deviations = sum(v for k, v in counts.items() if k not in ("pass", "rejected", "not-applicable"))
-    known = (footer.get("baseline") or {}).get("known", 0)
-    if footer.get("gate") == "pass":
+    footer = results.footer
+    profile = results.header.judged_profile or "?"
+    counts = footer.counts if footer is not None else {}
+    deviations = sum(v for k, v in counts.items() if k not in _GOOD)
+    known = footer.baseline.known if footer is not None else 0
+    if footer is not None and footer.gate == "pass":
         message = f"conforming ({profile})" + (f", {known} known deviations" if known else "")
         color = "brightgreen" if not known else "green"
     else:
         verdict, _ = _verdict(results)
-        message = f"{deviations} deviations ({profile})" if footer.get("exit_code") == 1 else verdict
+        message = f"{deviations} deviations ({profile})" if footer is not None and footer.exit_code == 1 else verdict
         color = "red"
     return {"schemaVersion": 1, "label": "BLEU conformance", "message": message, "color": color}
 
@@ -498,7 +480,7 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
     results = read_results(path, light=True, on_record=summary.add)
 
     def records():
-        return (obj for obj in iter_results(path, light=True) if obj.get("type") == "record")
+        return (line for line in iter_results(path, light=True) if isinstance(line, Record))
 
     return write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit, badge_file=badge_file,
                          summary=summary, records=records)
@@ -527,7 +509,7 @@ def main(argv=None):
     directory = results.path.parent
 
     def records():
-        return (obj for obj in iter_results(results.path, light=True) if obj.get("type") == "record")
+        return (line for line in iter_results(results.path, light=True) if isinstance(line, Record))
 
     for path in write_reports(results, markdown=args.markdown or directory / "summary.md",
                               junit=args.junit or directory / "junit.xml", summary=summary, records=records):

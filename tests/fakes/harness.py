@@ -45,13 +45,13 @@ def results(report):
 
 
 def deviations(report):
-    return [r for r in results(report).records if r["outcome"] not in ("pass", "rejected", "not-applicable")]
+    return [r for r in results(report).records if r.outcome not in ("pass", "rejected", "not-applicable")]
 
 
 def check_against_baseline(name, report, baseline):
     """`check --impl NAME --baseline FILE`: (exit code, records, records of error outcomes, ids the gate failed)."""
     code = run_cli("check", "--impl", name, "--baseline", baseline, "--report", report, "--quiet")
     records = results(report).records
-    errors = [r for r in records if r["outcome"] in ("error", "crash", "timeout", "protocol-error")]
-    gating = [r["id"] for r in records if (r.get("baseline") or {}).get("status") not in (None, "known")]
+    errors = [r for r in records if r.outcome in ("error", "crash", "timeout", "protocol-error")]
+    gating = [r.id for r in records if (r.baseline or {}).get("status") not in (None, "known")]
     return code, records, errors, gating
