@@ -1,0 +1,351 @@
+"""The values a case file holds, as field types of the case models (`oracle.models.case`): each parses what
+the YAML loader gives (an int, a `Decimal` as written, a string, a `HugeNumber`), says in the project's words
+what is wrong (`oracle.models.errors.problem`), and carries its JSON Schema. Numbers stay exact: a fraction
+string such as "3/5" becomes a `Fraction`, a number a `Decimal`; every number is checked against the bounds
+of `oracle.formulas.bounds` before it is converted. Field types the schema defines once are in `VOCABULARY`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from decimal import Decimal
+from fractions import Fraction
+from typing import TYPE_CHECKING, Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic.json_schema import JsonSchemaValue
+
+from oracle.formulas.bleu import LEVELS
+from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER, count_problem, number_problem
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    CASE_FOLD_RULES,
+    EMPTY_ORDER_RULES,
+    NO_MATCH_RULES,
+    REFERENCE_LENGTH_RULES,
+    SMOOTHING_METHODS,
+    WEIGHT_RULES,
+    ZERO_WEIGHT_RULES,
+)
+from oracle.formulas.errors import describe
+from oracle.formulas.profiles import PROFILES
+from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
+
+from .errors import problem, raise_all
+
+#: A case id: lowercase letters, digits and single '-', starting with a letter.
+ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+#: A bundled seed document's file name.
+SEED_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+\.txt$")
+#: An exact non-negative fraction ("3/5", "1"), and one that may be negative (a weight a case expects refused).
+FRACTION = re.compile(r"^(0|[1-9][0-9]*)(/[1-9][0-9]*)?$")
+SIGNED_FRACTION = re.compile(r"^-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?$")
+#: Provenance other than a seed document: cases written by `bleu-oracle fuzz --write-cases`.
+FOUND_BY = ("fuzz",)
+KINDS = ("value", "statement", "document-error")
+
+
+# -- Values as read from YAML -------------------------------------------------------------
+
+
+class HugeNumber:
+    """An integer in a case file with more digits than a number may have (`oracle.formulas.bounds.MAX_DIGITS`):
+    kept as its length and never converted (int() of 5,000 digits is an error, of a million a long wait), so
+    that the field holding it is refused with the case's id like any other out-of-bounds number."""
+
+    def __init__(self, digits: int) -> None:
+        self.digits = digits
+
+    def __repr__(self) -> str:
+        return f"<an integer of {self.digits} digits>"
+
+
+def plain(value: object) -> object:
+    """A value read from YAML without its line bookkeeping, for a message: a Decimal as the float it holds
+    (0.5, not Decimal('0.5')), or as written when no float holds it (1E+999, not inf)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, Decimal):
+        number = float(value) if value.is_finite() else None
+        return number if number is not None and math.isfinite(number) and (number or value.is_zero()) else str(value)
+    return value
+
+
+def show(value: object) -> str:
+    """A value from a case file as a message shows it: short, as Python prints it."""
+    return str(describe(plain(value)))
+
+
+def _got(value: object) -> str:
+    return f"(got {show(value)})"
+
+
+def _kind_of(value: object) -> str:
+    """What a YAML value is, in a message ("number" for 1, which a token list needs quoted)."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, Decimal, HugeNumber)):
+        return "number"
+    names = {str: "string", list: "list", dict: "mapping", type(None): "null"}
+    return next((name for kind, name in names.items() if isinstance(value, kind)), type(value).__name__)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, Decimal, Fraction, HugeNumber)) and not isinstance(value, bool)
+
+
+def _within_bounds(value: object) -> None:
+    """Refuse a number (or a number's text) beyond the bounds of a number (`oracle.formulas.bounds`), before
+    any conversion: Fraction("1/" + 5,000 digits) is an error, and Fraction("1e100000000") a long wait. An
+    infinity or NaN is left to the field's own check (a case may expect infinite weights rejected)."""
+    if isinstance(value, HugeNumber):
+        raise problem(f"has {value.digits} digits, more than the {MAX_DIGITS} a number may have {_got(value)}")
+    if isinstance(value, Decimal) and not value.is_finite():
+        return
+    if isinstance(value, (int, float, Decimal, Fraction, str)):
+        found = number_problem(value)
+        if found is not None:
+            raise problem(f"{found} {_got(value)}")
+
+
+def _fraction(text: str) -> Fraction:
+    """A fraction string ("3/5", "-1/3") as an exact Fraction, its digits checked first."""
+    _within_bounds(text.strip())
+    return Fraction(text.strip())
+
+
+# -- Field types: each parses what YAML gives, says what is wrong, and carries its schema -------------
+
+
+def _ref(name: str) -> WithJsonSchema:
+    """The schema of a field type defined once in the schema's `$defs` (`VOCABULARY`)."""
+    return WithJsonSchema({"$ref": f"#/$defs/{name}"})
+
+
+def _case_id(value: object) -> str:
+    if not isinstance(value, str) or not ID_PATTERN.match(value):
+        raise problem(f"must be lowercase letters, digits and single '-', starting with a letter {_got(value)}")
+    return value
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise problem(f"must be a non-empty string {_got(value)}")
+    return value
+
+
+def _one_line(value: object) -> str:
+    text = _text(value)
+    if "\n" in text.strip():
+        raise problem(f"must be one line {_got(value)}")
+    return text.strip()
+
+
+def _seed_file(value: object) -> str:
+    text = _text(value)
+    if not SEED_PATTERN.match(text):
+        raise problem(f'must be a seed file name like "000_57c522b03cf4596a.txt" {_got(value)}')
+    return text
+
+
+def _token(value: object) -> str:
+    if not isinstance(value, str):
+        raise problem(f"must be a string token (got {_kind_of(value)} {show(value)}; quote it in YAML)")
+    if value.split() != [value]:
+        raise problem(f"must be a non-empty token without whitespace (got {value!r})")
+    return value
+
+
+def _listed(what: str, *, empty: bool = False, most: int | None = None, items: str = "") -> BeforeValidator:
+    """A list's own check, before its items': a list of `what` (`empty`: possibly empty) of at most `most`
+    `items` (a bound of `oracle.formulas.bounds`)."""
+
+    def check(value: object) -> object:
+        if not isinstance(value, (list, tuple)) or (not value and not empty):
+            raise problem(f"must be a {'' if empty else 'non-empty '}list of {what} {_got(value)}")
+        if most is not None and len(value) > most:
+            raise problem(f"must hold at most {most} {items or what} (got {len(value)})")
+        return value
+
+    return BeforeValidator(check)
+
+
+def _not_null(value: object) -> object:
+    """An optional field is left out, never null: null would read as "unset" where a value was meant."""
+    if value is None:
+        raise problem("must not be null: leave the field out instead (got None)")
+    return value
+
+
+#: An optional field that may be left out, but not given as null.
+NOT_NULL = BeforeValidator(_not_null)
+
+
+def _number(value: object, expected: str) -> int | Decimal | Fraction:
+    """A number as YAML gives it (an int, a Decimal as written; a Fraction from Python), within the bounds
+    of a number; a problem saying it must be `expected` otherwise."""
+    if isinstance(value, HugeNumber):
+        _within_bounds(value)
+    if isinstance(value, float):  # from Python, not YAML: the decimal it prints as, which YAML would read
+        value = Decimal(repr(value))
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal, Fraction)):
+        raise problem(f"must be {expected} {_got(value)}")
+    _within_bounds(value)
+    return value
+
+
+def _weight(value: object) -> int | Decimal | Fraction:
+    """A weight: a number or a fraction string, within the bounds of a number (a request carries it as a
+    double); its sign and finiteness are the oracle's to judge (a case may expect a rejection)."""
+    if isinstance(value, str) and SIGNED_FRACTION.match(value.strip()):
+        return _fraction(value)
+    return _number(value, 'a number or a fraction string like "1/3"')
+
+
+def _parameter(value: object) -> int | Decimal | Fraction:
+    return _number(value, "a number")
+
+
+def _non_negative(number: int | Decimal | Fraction, expected: str) -> Fraction | Decimal:
+    """An exact Fraction as it is; an int or Decimal as a Decimal; finite and non-negative."""
+    if isinstance(number, Fraction):
+        exact = number
+    elif not Decimal(number).is_finite() or number < 0:
+        raise problem(f"must be {expected} {_got(number)}")
+    else:
+        return Decimal(number)
+    if exact < 0:
+        raise problem(f"must be {expected} {_got(number)}")
+    return exact
+
+
+def _expected_value(value: object) -> Fraction | Decimal:
+    """An expected p_n or BP: a fraction string (exact) or a finite non-negative number (within the tolerance)."""
+    if isinstance(value, str) and FRACTION.match(value.strip()):
+        return _fraction(value)
+    number = _number(value, 'a number or an exact fraction string like "3/5"')
+    return _non_negative(number, "a finite non-negative number")
+
+
+def _score(value: object) -> Fraction | Decimal:
+    """An expected score: a fraction string (exact, with `exact: true`), "NaN", or a number (within the
+    tolerance)."""
+    if (isinstance(value, str) and value.strip() == "NaN") or (isinstance(value, Decimal) and value.is_nan()):
+        return Decimal("NaN")
+    if isinstance(value, str):
+        if not FRACTION.match(value.strip()):
+            raise problem(f'must be a number, "NaN", or an exact fraction string like "1" or "7/10" {_got(value)}')
+        return _fraction(value)
+    number = _number(value, 'a number, "NaN", or an exact fraction string')
+    return _non_negative(number, 'a finite non-negative number or "NaN"')
+
+
+def _tolerance(value: object) -> Decimal:
+    if isinstance(value, float):  # from Python, not YAML: the decimal it prints as
+        value = Decimal(repr(value))
+    if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or not Decimal(value).is_finite() \
+            or Decimal(value) < 0:
+        hint = " (write 0.00005 or 5.0e-5)" if isinstance(value, str) else ""
+        raise problem(f"must be a non-negative number {_got(value)}{hint}")
+    if Decimal(value) > 1:  # a score, BP and p_n lie in [0, 1]: a wider tolerance would pass anything
+        raise problem(f"must be at most 1: a score lies between 0 and 1 and a wider tolerance would pass any "
+                      f"value {_got(value)}")
+    _within_bounds(value)
+    return Decimal(value)
+
+
+def _count(value: object) -> int:
+    if isinstance(value, HugeNumber):
+        _within_bounds(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise problem(f"must be a non-negative integer {_got(value)}")
+    found = count_problem(value)
+    if found is not None:
+        raise problem(f"{found} {_got(value)}")
+    return value
+
+
+def _unique_items(items: tuple[str, ...]) -> tuple[str, ...]:
+    """Items listed once each: a repeat is named at its place."""
+    repeats = [((i,), problem(f"repeats {item!r}"), item) for i, item in enumerate(items) if item in items[:i]]
+    raise_all("list", repeats)
+    return items
+
+
+def _enum(choices: Iterable[object]) -> WithJsonSchema:
+    return WithJsonSchema({"enum": list(choices)})
+
+
+if TYPE_CHECKING:  # for the type checker, the names; pydantic checks them against the tables of the formulas
+    ProfileName = Level = SmoothingMethod = ReferenceLengthRule = EmptyOrderRule = BothEmptyRule = str
+    NoMatchRule = WeightRule = ZeroWeightRule = Tokenizer = TokenSplitRule = CaseFoldRule = Kind = str
+else:
+    ProfileName = Literal[tuple(PROFILES)]
+    Level = Literal[LEVELS]
+    SmoothingMethod = Literal[tuple(SMOOTHING_METHODS)]
+    ReferenceLengthRule = Literal[tuple(REFERENCE_LENGTH_RULES)]
+    EmptyOrderRule = Literal[tuple(EMPTY_ORDER_RULES)]
+    BothEmptyRule = Literal[tuple(BOTH_EMPTY_RULES)]
+    NoMatchRule = Literal[tuple(NO_MATCH_RULES)]
+    WeightRule = Literal[tuple(WEIGHT_RULES)]
+    ZeroWeightRule = Literal[tuple(ZERO_WEIGHT_RULES)]
+    Tokenizer = Literal[tuple(TOKENIZERS)]
+    TokenSplitRule = Literal[tuple(TOKEN_SPLIT_RULES)]
+    CaseFoldRule = Literal[tuple(CASE_FOLD_RULES)]
+    Kind = Literal[KINDS]
+
+#: An exact number as a case states it: an int, a Decimal as written, or a Fraction from a fraction string.
+ExactNumber = int | Decimal | Fraction
+#: An expected score, BP or p_n: a Fraction is exact, a Decimal is compared within `expect.tolerance`.
+ExpectedNumber = Fraction | Decimal
+
+CaseId = Annotated[str, PlainValidator(_case_id), _ref("caseId")]
+Text = Annotated[str, PlainValidator(_text), _ref("nonEmptyString")]
+OneLine = Annotated[str, PlainValidator(_one_line), WithJsonSchema(
+    {"type": "string", "pattern": "^[^\\n]*\\S[^\\n]*\\n?$", "description": "One line."})]
+SeedFile = Annotated[str, PlainValidator(_seed_file), _ref("seedFile")]
+Token = Annotated[str, PlainValidator(_token)]
+Tokens = Annotated[tuple[Token, ...], _listed("tokens", empty=True), _ref("tokens")]
+Count = Annotated[int, PlainValidator(_count), _ref("count")]
+Counts = Annotated[tuple[Count, ...], _listed("counts", most=MAX_ORDER, items="counts, one per order"),
+                   Field(json_schema_extra={"minItems": 1, "maxItems": MAX_ORDER})]
+Weight = Annotated[ExactNumber, PlainValidator(_weight), WithJsonSchema(
+    {"oneOf": [{"type": "number"}, {"$ref": "#/$defs/signedFraction"}]})]
+Parameter = Annotated[ExactNumber, PlainValidator(_parameter), WithJsonSchema({"type": "number"})]
+ExpectedValue = Annotated[ExpectedNumber, PlainValidator(_expected_value), _ref("expectedValue")]
+Score = Annotated[ExpectedNumber, PlainValidator(_score), WithJsonSchema({
+    "description": 'A number (needs tolerance), "NaN", or an exact fraction string (needs exact: true).',
+    "oneOf": [{"type": "number", "minimum": 0}, {"const": "NaN"}, {"$ref": "#/$defs/fraction"}]})]
+Tolerance = Annotated[Decimal, PlainValidator(_tolerance), WithJsonSchema(
+    {"type": "number", "minimum": 0, "maximum": 1})]
+
+
+class CaseModel(BaseModel):
+    """Base of the case-file models: frozen, unknown fields refused, values as Python holds them (a
+    Fraction, a Decimal) rather than coerced."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+
+
+#: Field types the schema defines once and refers to.
+VOCABULARY: dict[str, JsonSchemaValue] = {
+    "caseId": {"type": "string", "pattern": ID_PATTERN.pattern,
+               "description": "Stable, unique across all files, never reused: lowercase letters, digits and single '-'."},
+    "seedFile": {"type": "string", "pattern": SEED_PATTERN.pattern,
+                 "description": "A file name in ../shared/seeds/, e.g. 000_57c522b03cf4596a.txt."},
+    "fraction": {"type": "string", "pattern": f"^(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})(/[1-9][0-9]{{0,{MAX_DIGITS - 1}}})?$",
+                 "description": f'An exact non-negative fraction, e.g. "1", "0", "3/5"; each side at most {MAX_DIGITS} digits.'},
+    "signedFraction": {"type": "string",
+                       "pattern": f"^-?(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})(/[1-9][0-9]{{0,{MAX_DIGITS - 1}}})?$"},
+    "nonEmptyString": {"type": "string", "pattern": "\\S"},
+    "tokens": {"type": "array", "items": {"type": "string", "pattern": "^\\S+$"},
+               "description": "Tokens as the document has them: non-empty strings without whitespace."},
+    "count": {"type": "integer", "minimum": 0, "maximum": MAX_COUNT},
+    "expectedValue": {"description": "An exact fraction string (compared exactly) or a number (compared within "
+                                     "`expect.tolerance`).",
+                      "oneOf": [{"$ref": "#/$defs/fraction"}, {"type": "number", "minimum": 0}]},
+}
