@@ -557,6 +557,8 @@ def test_the_schema_rejects_what_the_loader_rejects(tmp_path):
         "negative tolerance": _file(_case_text(expect="expect: {score: 0.5, tolerance: -1}")),
         "rejected with a score": _file(_case_text(expect='expect: {rejected: true, score: "1", exact: true}')),
         "bad id": _file(_case_text(case_id="Bad_Id")),
+        "explained_by in a documented file": _file(_case_text(extra="explained_by: {name: x, change: [[computation, y]]}")),
+        "a repeated profile": _file(_case_text()).replace("profiles: [papineni]", "profiles: [papineni, papineni]"),
     }
     for what, text in bad.items():
         path = _write(tmp_path, "bad.yaml", text)
@@ -568,6 +570,12 @@ def test_the_schema_rejects_what_the_loader_rejects(tmp_path):
 def test_the_committed_schema_is_the_generated_one():
     assert SCHEMA_PATH.read_text(encoding="utf-8") == case_model.render_schema(), (
         f"{SCHEMA_PATH} is stale: run `python -m oracle.models.case`")
+
+
+def test_the_schema_is_written_where_the_module_writes_it(tmp_path):
+    written = case_model.write_schema(tmp_path / "case.schema.json")
+    assert written.read_text(encoding="utf-8") == case_model.render_schema()
+    assert case_model.SCHEMA_PATH == SCHEMA_PATH.resolve()
 
 
 def test_the_schema_names_every_field_of_the_models_and_what_each_requires():
@@ -800,6 +808,58 @@ def test_every_segment_and_token_of_a_case_is_checked(tmp_path):
     messages = sorted(p.bare_message.split(" must ")[0] for p in validate(tmp_path))
     assert messages == ["`input.segments[0].hypothesis[1]`", "`input.segments[0].references[0][0]`",
                         "`input.segments[1].hypothesis`"], messages
+
+
+def test_a_duplicate_id_is_listed_beside_the_problems_of_other_cases(tmp_path):
+    """The file's own rules (ids unique) are checked on the cases that are valid by themselves, so a broken case
+    elsewhere in the file does not hide a duplicate."""
+    text = _file(_case_text(kind="statement"), _case_text(case_id="t-two"), _case_text(case_id="t-two"))
+    _write(tmp_path, "a.yaml", text)
+    problems = validate(tmp_path)
+    assert [(p.line, p.case_id) for p in problems] == [(_line_of(text, "- id: t-one"), "t-one"),
+                                                       (_line_of(text, "- id: t-two", 2), "t-two")]
+    assert problems[0].bare_message.startswith("`note` is required in a statement case")
+    assert problems[1].bare_message == f"duplicate case id `t-two` (also at {tmp_path / 'a.yaml'}:{_line_of(text, '- id: t-two')})"
+
+
+def test_each_problem_is_at_the_line_of_its_own_node_in_block_style(tmp_path):
+    """Counted by hand in the text below: a token on its own line, a precision given by order, a smoothing
+    parameter, a repeated profile."""
+    text = _file(_case_text(segments="""
+        - hypothesis: [a, b]
+          references:
+            - [a, b]
+            - - a
+              - 7""", options="""
+        options:
+          smoothing:
+            method: exp
+            k: 1""", expect="""
+        expect:
+          statistics:
+            precisions:
+              1: "1"
+              2: one""")).replace("profiles: [papineni]", "profiles:\n      - papineni\n      - papineni")
+    _write(tmp_path, "a.yaml", text)
+    found = {p.bare_message.split("`")[1]: p.line for p in validate(tmp_path)}
+    assert found == {"profiles[1]": _line_of(text, "- papineni", 2),
+                     "input.segments[0].references[1][1]": _line_of(text, "- 7"),
+                     "options.smoothing.k": _line_of(text, "k: 1"),
+                     "expect.statistics.precisions.2": _line_of(text, "2: one")}, found
+
+
+def test_a_found_by_file_lists_every_case_its_provenance_refuses_at_once(tmp_path):
+    text = _file(_case_text(expect="expect: {rejected: true}"), _case_text(case_id="t-two"),
+                 header='document: "bleu-oracle fuzz against x 1"\nfound_by: fuzz\ncases:\n')
+    text = text.replace('quote: "q"}', 'quote: "q", seed: "s.txt"}', 1)
+    _write(tmp_path, "a.yaml", text)
+    problems = [(p.case_id, p.line, p.bare_message.split(":")[0]) for p in validate(tmp_path)]
+    assert problems == [
+        ("t-one", _line_of(text, "- id: t-one"), "`explained_by` is required in a case found by fuzzing"),
+        ("t-one", _line_of(text, 'seed: "s.txt"'), "`source.seed` names a seed document; a `found_by` file quotes no document"),
+        ("t-one", _line_of(text, "rejected"), "`expect.rejected`"),
+        ("t-two", _line_of(text, "- id: t-two"), "`explained_by` is required in a case found by fuzzing"),
+    ], problems
 
 
 def test_a_case_file_of_ones_own_runs_from_anywhere_through_the_cli(tmp_path, capsys):

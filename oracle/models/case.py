@@ -76,7 +76,8 @@ from .casevalues import (  # noqa: F401 - the format's vocabulary, importable fr
     show,
 )
 from .errors import Dialect, Loc, explain_all, raise_again_with, raise_all, sentence
-from .protocol import ProtocolError, ScoreRequest
+from .protocol import ScoreRequest
+from .wire import ProtocolError
 
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "case.schema.json"
 #: Kinds whose expected value is derived, not printed: their `note` says how.
@@ -115,11 +116,10 @@ class Case(CaseModel):
         "value is derived (in `note`); document-error: the document is wrong, `expect` holds what is right "
         "and `note` what it says."))
     input: CaseInput
-    options: Annotated[CaseOptions, BeforeValidator(lambda value: {} if value is None else value)] = Field(
-        default_factory=CaseOptions)
+    options: Annotated[CaseOptions, BeforeValidator(lambda value: {} if value is None else value)] = CaseOptions()
     expect: CaseExpect
     explained_by: Annotated[ExplainedBy | None, NOT_NULL] = None
-    note: Annotated[Text | None, NOT_NULL] = Field(None, description=(
+    note: Annotated[Text | None, NOT_NULL] = Field(default=None, description=(
         "Why decided, the hand arithmetic, what the document got wrong. Required for statement and "
         "document-error."))
 
@@ -238,7 +238,7 @@ def _failed_items(exc: ValidationError) -> set[int]:
 
 def _duplicate_ids(cases: Sequence[tuple[int, Case]]) -> list[tuple[Loc, PydanticCustomError, object]]:
     first: dict[str, int] = {}
-    found = []
+    found: list[tuple[Loc, PydanticCustomError, object]] = []
     for index, case in cases:
         if case.id in first:
             found.append(((index,), sentence(f"duplicate case id `{case.id}`", whole=True,
@@ -290,11 +290,11 @@ class CaseFile(CaseModel):
 
     document: OneLine = Field(description=(
         "The source document, one line: a title or a URL (any document, bundled or not)."))
-    seed: Annotated[SeedFile | None, NOT_NULL] = Field(None, description=(
+    seed: Annotated[SeedFile | None, NOT_NULL] = Field(default=None, description=(
         "The bundled seed file holding the document (its quotes are checked against it); optional: a case file "
         "of your own cites any document by title or URL in `document` and each case's source. A case may name "
         "another seed in source.seed."))
-    found_by: Annotated[Literal["fuzz"] | None, NOT_NULL] = Field(None, description=(
+    found_by: Annotated[Literal["fuzz"] | None, NOT_NULL] = Field(default=None, description=(
         "Instead of `seed`: the cases were found by `bleu-oracle fuzz --write-cases`. Each case's `expect` is the "
         "value an implementation answered (never the oracle's), and `explained_by` names the root cause; `cases "
         "validate` recomputes the oracle under it."))

@@ -66,7 +66,7 @@ class CaseSource(CaseModel):
     quote: Text = Field(description=(
         "The document's own words. When a bundled seed is named (the file's `seed` or source.seed), they must "
         "appear verbatim, modulo runs of whitespace, in the seed file; otherwise they are not checked."))
-    seed: Annotated[SeedFile | None, NOT_NULL] = Field(None, description=(
+    seed: Annotated[SeedFile | None, NOT_NULL] = Field(default=None, description=(
         "The bundled seed file holding the quote. Default: the file's seed (none: the quote is not checked); "
         "never in a `found_by` file, which quotes no document."))
 
@@ -107,10 +107,10 @@ class CaseSmoothing(CaseModel):
     """A smoothing method and the parameters it takes that the case sets (the others take their defaults)."""
 
     method: SmoothingMethod = Field(description="The smoothing method (`bleu-oracle smoothing` lists them).")
-    value: Annotated[Parameter | None, NOT_NULL] = Field(None, description="floor: the count given a zero order.")
-    k: Annotated[Parameter | None, NOT_NULL] = Field(None, description="add-k, chen-cherry-4 and -7: k.")
-    epsilon: Annotated[Parameter | None, NOT_NULL] = Field(None, description="chen-cherry-1: epsilon.")
-    alpha: Annotated[Parameter | None, NOT_NULL] = Field(None, description="chen-cherry-6: alpha.")
+    value: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="floor: the count given a zero order.")
+    k: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="add-k, chen-cherry-4 and -7: k.")
+    epsilon: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="chen-cherry-1: epsilon.")
+    alpha: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="chen-cherry-6: alpha.")
 
     @model_validator(mode="after")
     def _parameters_of_the_method(self) -> Self:
@@ -146,39 +146,39 @@ class CaseOptions(CaseModel):
 
     weights: Annotated[tuple[Weight, ...] | None, NOT_NULL,
                        _listed("numbers", most=MAX_ORDER, items="weights: their count is the maximum order")] = Field(
-        None, json_schema_extra={"minItems": 1, "maxItems": MAX_ORDER}, description=(
+        default=None, json_schema_extra={"minItems": 1, "maxItems": MAX_ORDER}, description=(
             "w_1..w_N; their number is the maximum order. Numbers (.inf/.nan allowed, for cases expecting a "
             'rejection) or fraction strings like "1/3".'))
-    smoothing: Annotated[CaseSmoothing | None, NOT_NULL] = Field(None, description=(
+    smoothing: Annotated[CaseSmoothing | None, NOT_NULL] = Field(default=None, description=(
         "A method and the parameters it takes (floor: value; add-k: k; chen-cherry-1: epsilon; chen-cherry-4/7: "
         "k; chen-cherry-6: alpha)."))
-    lowercase: Annotated[StrictBool | None, NOT_NULL] = Field(None, description="Whether case is folded.")
+    lowercase: Annotated[StrictBool | None, NOT_NULL] = Field(default=None, description="Whether case is folded.")
     reference_length: Annotated[ReferenceLengthRule | None, NOT_NULL] = Field(
-        None, description="Which reference length r counts (`bleu-oracle conventions`).")
+        default=None, description="Which reference length r counts (`bleu-oracle conventions`).")
     empty_order: Annotated[EmptyOrderRule | None, NOT_NULL] = Field(
-        None, description="How an order with no hypothesis n-grams counts.")
+        default=None, description="How an order with no hypothesis n-grams counts.")
     sentence_empty_order: Annotated[EmptyOrderRule | None, _enum([*EMPTY_ORDER_RULES, None])] = Field(
-        None, description="The empty-order rule at sentence level; null: the same as `empty_order`.")
+        default=None, description="The empty-order rule at sentence level; null: the same as `empty_order`.")
     unsmoothed_empty_order: Annotated[EmptyOrderRule | None, _enum([*EMPTY_ORDER_RULES, None])] = Field(
-        None, description="The empty-order rule when no smoothing is applied; null: the same as `empty_order`.")
+        default=None, description="The empty-order rule when no smoothing is applied; null: the same as `empty_order`.")
     both_empty: Annotated[BothEmptyRule | None, NOT_NULL] = Field(
-        None, description="What a corpus with no hypothesis and no reference tokens scores.")
+        default=None, description="What a corpus with no hypothesis and no reference tokens scores.")
     no_match: Annotated[NoMatchRule | None, NOT_NULL] = Field(
-        None, description="What a hypothesis none of whose n-grams matches scores.")
+        default=None, description="What a hypothesis none of whose n-grams matches scores.")
     weight_normalisation: Annotated[WeightRule | None, NOT_NULL] = Field(
-        None, description="How weights that do not sum to one are used.")
+        default=None, description="How weights that do not sum to one are used.")
     zero_weight: Annotated[ZeroWeightRule | None, NOT_NULL] = Field(
-        None, description="Whether an order with weight 0 still makes the score 0 when its p_n is 0.")
+        default=None, description="Whether an order with weight 0 still makes the score 0 when its p_n is 0.")
     uniform_weights_only: Annotated[StrictBool | None, NOT_NULL] = Field(
-        None, description="Only uniform weights are meaningful.")
+        default=None, description="Only uniform weights are meaningful.")
     segment_totals_floor: Annotated[Annotated[StrictInt, Field(ge=0, le=MAX_COUNT)] | None, NOT_NULL] = Field(
-        None, description="Each segment's n-gram total is at least this.")
+        default=None, description="Each segment's n-gram total is at least this.")
     default_max_order: Annotated[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)] | None, NOT_NULL] = Field(
-        None, description="The maximum order of the default weights.")
-    tokenizer: Annotated[Tokenizer | None, NOT_NULL] = Field(None, description="How raw text becomes tokens.")
+        default=None, description="The maximum order of the default weights.")
+    tokenizer: Annotated[Tokenizer | None, NOT_NULL] = Field(default=None, description="How raw text becomes tokens.")
     token_split: Annotated[TokenSplitRule | None, NOT_NULL] = Field(
-        None, description="Which characters separate words in raw text.")
-    case_fold: Annotated[CaseFoldRule | None, NOT_NULL] = Field(None, description="How `lowercase` folds case.")
+        default=None, description="Which characters separate words in raw text.")
+    case_fold: Annotated[CaseFoldRule | None, NOT_NULL] = Field(default=None, description="How `lowercase` folds case.")
 
     def overrides(self) -> dict[str, object]:
         """The convention overrides the case sets (Options fields), by name."""
@@ -247,13 +247,13 @@ class ExpectedStatistics(CaseModel):
 
     model_config = ConfigDict(json_schema_extra={"minProperties": 1})
 
-    hyp_len: Annotated[Count | None, NOT_NULL] = Field(None, description="c, summed over segments.")
-    ref_len: Annotated[Count | None, NOT_NULL] = Field(None, description="r, summed over segments.")
+    hyp_len: Annotated[Count | None, NOT_NULL] = Field(default=None, description="c, summed over segments.")
+    ref_len: Annotated[Count | None, NOT_NULL] = Field(default=None, description="r, summed over segments.")
     matches: Annotated[Counts | None, NOT_NULL] = Field(
-        None, description="Clipped matches per order, before smoothing.")
+        default=None, description="Clipped matches per order, before smoothing.")
     totals: Annotated[Counts | None, NOT_NULL] = Field(
-        None, description="Candidate n-grams per order, before smoothing.")
-    bp: Annotated[ExpectedValue | None, NOT_NULL] = Field(None, description="The brevity penalty.")
+        default=None, description="Candidate n-grams per order, before smoothing.")
+    bp: Annotated[ExpectedValue | None, NOT_NULL] = Field(default=None, description="The brevity penalty.")
     precisions: Annotated[Precisions | None, NOT_NULL] = None
 
     @model_validator(mode="after")
@@ -288,11 +288,11 @@ class CaseExpect(CaseModel):
     })
 
     score: Annotated[Score | None, NOT_NULL] = None
-    tolerance: Annotated[Tolerance | None, NOT_NULL] = Field(None, description=(
+    tolerance: Annotated[Tolerance | None, NOT_NULL] = Field(default=None, description=(
         "Absolute, for every expected value given as a number. From the printed digits: rounded 0.7825 -> "
         "0.00005; doctest ELLIPSIS (truncated) 0.5045... -> 0.0001; a double's repr -> 1e-16; a derived value "
         "-> 1e-15."))
-    exact: StrictBool = Field(False, description="true: the score is an exact fraction string (met within 1e-45).")
+    exact: StrictBool = Field(default=False, description="true: the score is an exact fraction string (met within 1e-45).")
     statistics: Annotated[ExpectedStatistics | None, NOT_NULL] = None
     rejected: Annotated[StrictBool, AfterValidator(_only_true)] = Field(
         False, description="The document says the input is invalid; nothing else may be expected.",
@@ -399,9 +399,12 @@ def _smoothing_change(given: object) -> Smoothing:
         if name != "method":
             _within_bounds(number)
     try:
-        return Smoothing.parse(dict(given))
+        parsed = Smoothing.parse(dict(given))
     except (BleuOracleError, ValueError, ZeroDivisionError) as exc:
         raise problem(f": {exc}") from None
+    if parsed is None:  # pragma: no cover - parse gives None for None only, and `given` is a mapping
+        raise problem(f": a smoothing must be a mapping {{method, parameters}} {_got(given)}")
+    return parsed
 
 
 class ExplainedBy(CaseModel):

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
 from pydantic.json_schema import JsonSchemaValue
@@ -90,8 +90,8 @@ def _kind_of(value: object) -> str:
         return "boolean"
     if isinstance(value, (int, Decimal, HugeNumber)):
         return "number"
-    names = {str: "string", list: "list", dict: "mapping", type(None): "null"}
-    return next((name for kind, name in names.items() if isinstance(value, kind)), type(value).__name__)
+    names: tuple[tuple[type, str], ...] = ((str, "string"), (list, "list"), (dict, "mapping"), (type(None), "null"))
+    return next((name for kind, name in names if isinstance(value, kind)), type(value).__name__)
 
 
 def _is_number(value: object) -> bool:
@@ -280,9 +280,20 @@ def _enum(choices: Iterable[object]) -> WithJsonSchema:
     return WithJsonSchema({"enum": list(choices)})
 
 
-if TYPE_CHECKING:  # for the type checker, the names; pydantic checks them against the tables of the formulas
-    ProfileName = Level = SmoothingMethod = ReferenceLengthRule = EmptyOrderRule = BothEmptyRule = str
-    NoMatchRule = WeightRule = ZeroWeightRule = Tokenizer = TokenSplitRule = CaseFoldRule = Kind = str
+if TYPE_CHECKING:  # for the type checker, names; pydantic checks them against the tables of the formulas
+    ProfileName: TypeAlias = str
+    Level: TypeAlias = str
+    SmoothingMethod: TypeAlias = str
+    ReferenceLengthRule: TypeAlias = str
+    EmptyOrderRule: TypeAlias = str
+    BothEmptyRule: TypeAlias = str
+    NoMatchRule: TypeAlias = str
+    WeightRule: TypeAlias = str
+    ZeroWeightRule: TypeAlias = str
+    Tokenizer: TypeAlias = str
+    TokenSplitRule: TypeAlias = str
+    CaseFoldRule: TypeAlias = str
+    Kind: TypeAlias = str
 else:
     ProfileName = Literal[tuple(PROFILES)]
     Level = Literal[LEVELS]

@@ -129,7 +129,7 @@ def explain(error: ErrorDetails, dialect: Dialect, model: type[BaseModel] | None
     if kind == SENTENCE:
         return error["msg"]
     if kind == PROBLEM:
-        return f"`{path}` {error['msg']}" if path else f"{top} {error['msg']}"
+        return _after(f"`{path}`" if path else top, error["msg"])
     if kind == "missing":
         return f"`{path}` is required in {where}"
     if kind == "extra_forbidden":
@@ -142,8 +142,12 @@ def explain(error: ErrorDetails, dialect: Dialect, model: type[BaseModel] | None
         return f"`{path}` must be {dialect.sequence} {got}"
     if kind == "literal_error":
         return f"`{path}` {one_of(_literal_options(str(context.get('expected', ''))), value, dialect.show)}"
-    said = _bound_or_type(kind, context, got, error["msg"])
-    return f"`{path or top}`{'' if said.startswith(':') else ' '}{said}"
+    return _after(f"`{path or top}`", _bound_or_type(kind, context, got, error["msg"]))
+
+
+def _after(subject: str, said: str) -> str:
+    """What is said of a field, after its name: "`x` must be ...", or "`x`: ..." for a message of its own."""
+    return f"{subject}{'' if said.startswith(':') else ' '}{said}"
 
 
 def _bound_or_type(kind: str, context: Mapping[str, Any], got: str, fallback: str) -> str:
@@ -188,7 +192,7 @@ def _fields_at(model: type[BaseModel], loc: Loc) -> list[str]:
         if isinstance(part, int):
             continue
         field = current.model_fields.get(part)
-        inner = next(_models_in(field.annotation), None) if field is not None else None
+        inner = next(iter(_models_in(field.annotation)), None) if field is not None else None
         if inner is None:
             return []
         current = inner

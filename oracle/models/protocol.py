@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, Self, Union
 
 from pydantic import (
     BaseModel,
@@ -126,7 +126,7 @@ class Message(BaseModel):
     WIRE_REQUIRED: ClassVar[tuple] = ()
 
     @classmethod
-    def from_json(cls, obj):
+    def from_json(cls, obj: object) -> Self:
         """Validate a decoded JSON object strictly and build the model; ProtocolError names the field."""
         if cls.CMD is not None and isinstance(obj, dict):
             if "cmd" not in obj:

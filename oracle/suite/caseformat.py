@@ -53,7 +53,7 @@ class CaseLoader(StrictSafeLoader):
     merge keys are errors, floats are exact `Decimal`s, `5e-5` is a number, and every mapping/sequence
     knows its lines."""
 
-    path = None
+    path: Path | None = None
 
 
 # YAML 1.1 (PyYAML) needs a dot in a float; accept 5e-5 as well (YAML 1.2).
@@ -64,11 +64,11 @@ CaseLoader.add_implicit_resolver(
 )
 
 
-def _line(node):
+def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
-def _construct_map(loader, node):
+def _construct_map(loader: CaseLoader, node: yaml.Node) -> LinedMap:
     if not isinstance(node, yaml.MappingNode):  # pragma: no cover - the resolver guarantees it
         raise CaseFileError("expected a mapping", path=loader.path, line=_line(node))
     result = LinedMap()
@@ -88,20 +88,20 @@ def _construct_map(loader, node):
     return result
 
 
-def _construct_seq(loader, node):
+def _construct_seq(loader: CaseLoader, node: yaml.SequenceNode) -> LinedList:
     result = LinedList(loader.construct_object(child, deep=True) for child in node.value)
     result.line, result.item_lines = _line(node), [_line(child) for child in node.value]
     return result
 
 
-def _construct_int(loader, node):
+def _construct_int(loader: CaseLoader, node: yaml.ScalarNode) -> int | HugeNumber:
     text = loader.construct_scalar(node).replace("_", "")
     if len(text.lstrip("+-")) > MAX_DIGITS:
         return HugeNumber(len(text.lstrip("+-")))
     return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
 
-def _construct_float(loader, node):
+def _construct_float(loader: CaseLoader, node: yaml.ScalarNode) -> Decimal:
     text = loader.construct_scalar(node).replace("_", "").lower()
     special = {".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity", ".nan": "NaN"}
     try:

@@ -107,9 +107,9 @@ def _parse_file(path: Path, problems: list[CaseFileError]) -> list[Case]:
     return [case.at(path, lines[index] if index < len(lines) else None) for index, case in cases]
 
 
-def load_case_file(path):
+def load_case_file(path: Path | str) -> list[Case]:
     """The cases of one file; raises CaseFileError on the first problem."""
-    problems = []
+    problems: list[CaseFileError] = []
     cases = _parse_file(Path(path), problems)
     if problems:
         raise problems[0]
@@ -131,7 +131,7 @@ def load_retired(path: Path | str) -> list[RetiredId]:
     return [entry.at(path, lines[index] if index < len(lines) else None) for index, entry in enumerate(retired)]
 
 
-def _resolve_directory(directory):
+def _resolve_directory(directory: Path | str | None) -> Path:
     """The case directory, or one case file (a file of one's own may live anywhere); default the bundled cases."""
     directory = Path(directory) if directory is not None else DEFAULT_CASES_DIR
     if directory.is_file():
@@ -148,7 +148,7 @@ def _resolve_directory(directory):
     return directory
 
 
-def case_files(directory=None):
+def case_files(directory: Path | str | None = None) -> list[Path]:
     """The case files of a directory: every `*.yaml` except `retired.yaml`, sorted by name; given one case
     file, just that file."""
     directory = _resolve_directory(directory)
@@ -157,19 +157,19 @@ def case_files(directory=None):
     return sorted(p for p in directory.glob("*.yaml") if p.name != RETIRED_FILE)
 
 
-def validate(directory=None):
+def validate(directory: Path | str | None = None) -> list[CaseFileError]:
     """Every problem in a case directory or case file (empty list: all good), each a CaseFileError."""
     try:
         directory = _resolve_directory(directory)
     except CaseFileError as exc:
         return [exc]
-    problems = []
+    problems: list[CaseFileError] = []
     _load_directory(directory, problems)
     return problems
 
 
-def _load_directory(directory, problems):
-    retired = {}
+def _load_directory(directory: Path, problems: list[CaseFileError]) -> list[Case]:
+    retired: dict[str, RetiredId] = {}
     retired_path = (directory.parent if directory.is_file() else directory) / RETIRED_FILE  # a file: its neighbours'
     if retired_path.exists():
         try:
@@ -179,7 +179,8 @@ def _load_directory(directory, problems):
     files = case_files(directory)
     if not files:
         problems.append(CaseFileError("no case files (*.yaml) in the directory", path=directory))
-    seen, cases = {}, []
+    seen: dict[str, Case] = {}
+    cases: list[Case] = []
     for path in files:
         for case in _parse_file(path, problems):
             if case.id in retired:
@@ -204,22 +205,22 @@ def _load_directory(directory, problems):
     return cases
 
 
-def load_cases(directory=None):
+def load_cases(directory: Path | str | None = None) -> list[Case]:
     """Every case in `directory` (default: the repository's `cases/`) or in one case file, in file and then
     file order. Raises CaseFileError on the first problem; `validate` lists them all."""
     directory = _resolve_directory(directory)
-    problems = []
+    problems: list[CaseFileError] = []
     cases = _load_directory(directory, problems)
     if problems:
         raise problems[0]
     return cases
 
 
-def read_plain(path):
+def read_plain(path: Path | str) -> object:
     """A case (or retired) file as plain JSON-compatible data, for JSON Schema validation:
     numbers as int/float, mapping keys as strings. YAML problems raise CaseFileError."""
 
-    def plain(value):
+    def plain(value: object) -> object:
         if isinstance(value, dict):
             return {str(k): plain(v) for k, v in value.items()}
         if isinstance(value, list):
@@ -234,15 +235,16 @@ def read_plain(path):
 # -- Provenance: quotes appear in their seeds ---------------------------------
 
 
-def normalise_whitespace(text):
+def normalise_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def quote_problems(cases, seeds_dir=None):
+def quote_problems(cases: Sequence[Case], seeds_dir: Path | str | None = None) -> list[CaseFileError]:
     """Cases whose quote is not found (modulo whitespace runs) in their seed file. Cases from a
     `found_by` file name no seed and quote no document: they are not checked here."""
     seeds_dir = Path(seeds_dir) if seeds_dir is not None else DEFAULT_SEEDS_DIR
-    texts, problems = {}, []
+    texts: dict[str, str | None] = {}
+    problems: list[CaseFileError] = []
     for case in cases:
         seed = case.source.seed
         if seed is None:
@@ -250,9 +252,10 @@ def quote_problems(cases, seeds_dir=None):
         if seed not in texts:
             path = seeds_dir / seed
             texts[seed] = normalise_whitespace(path.read_text(encoding="utf-8")) if path.is_file() else None
-        if texts[seed] is None:
+        text = texts[seed]
+        if text is None:
             problems.append(CaseFileError(f"seed file {seed!r} not found in {seeds_dir}", path=case.path, line=case.line, case_id=case.id))
-        elif normalise_whitespace(case.source.quote) not in texts[seed]:
+        elif normalise_whitespace(case.source.quote) not in text:
             problems.append(
                 CaseFileError(
                     f"`source.quote` {case.source.quote!r} does not appear in seed {seed}", path=case.path, line=case.line, case_id=case.id
