@@ -16,9 +16,10 @@ A case file holds the cases taken from one source document::
         note: ...
 
 The models in `oracle.models.case` are the format: each field is described there, and
-`oracle/models/schemas/case.schema.json` is generated from them. Reading is strict: plain YAML through `yaml.SafeLoader` only
-(no tags that build Python objects), no duplicate keys, no unknown fields, and
-every problem names the file, the line and the case id. Numbers are read as
+`oracle/models/schemas/case.schema.json` is generated from them. Reading is strict: plain
+YAML through the safe loader only (no tags that build Python objects, no aliases), no
+duplicate keys, no unknown fields, and every problem names the file, the line and the case
+id (`oracle.models.case.file_errors`); `validate` lists every problem at once. Numbers are read as
 exact decimals (`0.7825` is `Decimal("0.7825")`, never a binary float), and
 strings such as `"3/5"` are exact fractions.
 
