@@ -42,7 +42,7 @@ from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
 from oracle.formulas.bounds import MAX_DIGITS
 from oracle.formulas.conventions import Options
 from oracle.formulas.errors import CaseFileError
-from oracle.formulas.profiles import get_profile
+from oracle.formulas.profiles import PROFILES, get_profile
 
 from .caseparts import (  # noqa: F401 - the parts of a case, importable from here with the case
     CONVENTION_FIELDS,
@@ -59,15 +59,14 @@ from .casevalues import (  # noqa: F401 - the format's vocabulary, importable fr
     FOUND_BY,
     ID_PATTERN,
     KINDS,
+    NOT_NULL,
     SEED_PATTERN,
     VOCABULARY,
     CaseId,
     CaseModel,
     HugeNumber,
-    Kind,
-    NOT_NULL,
     OneLine,
-    ProfileName,
+    OneOf,
     SeedFile,
     Text,
     _listed,
@@ -102,16 +101,40 @@ class CaseRequest:
     invalid: str | None = None
 
 
-class Case(CaseModel):
+class Placed(CaseModel):
+    """A model read from a file, which knows where: the loader places it (`at`), for messages and reports."""
+
+    _path: Path | None = PrivateAttr(None)
+    _line: int | None = PrivateAttr(None)
+
+    @property
+    def path(self) -> Path | None:
+        """The file it was read from."""
+        return self._path
+
+    @property
+    def line(self) -> int | None:
+        """The line it starts on."""
+        return self._line
+
+    def at(self, path: Path, line: int | None) -> Self:
+        """This, placed at `path`:`line`."""
+        placed = self.model_copy()
+        placed._path, placed._line = path, line
+        return placed
+
+
+class Case(Placed):
     """A documented case: what a source document says BLEU gives for an input under some profiles."""
 
     id: CaseId = Field(description="Stable, unique across all files, never reused.")
     title: OneLine = Field(description="What the case shows, in one line.")
     source: CaseSource
-    profiles: Annotated[tuple[ProfileName, ...], _listed("profile names"), AfterValidator(_unique_items)] = Field(
+    profiles: Annotated[tuple[Annotated[str, OneOf(tuple(PROFILES))], ...], _listed("profile names"),
+                        AfterValidator(_unique_items)] = Field(
         description="Profiles whose documented behaviour the case states; it is checked under each.",
         json_schema_extra={"minItems": 1, "uniqueItems": True})
-    kind: Kind = Field(description=(
+    kind: Annotated[str, OneOf(KINDS)] = Field(description=(
         "value: the document prints the expected value; statement: the document states a behaviour and the "
         "value is derived (in `note`); document-error: the document is wrong, `expect` holds what is right "
         "and `note` what it says."))
@@ -123,8 +146,6 @@ class Case(CaseModel):
         "Why decided, the hand arithmetic, what the document got wrong. Required for statement and "
         "document-error."))
 
-    _path: Path | None = PrivateAttr(None)
-    _line: int | None = PrivateAttr(None)
     _document: str = PrivateAttr("")
     _found_by: str | None = PrivateAttr(None)
 
@@ -136,17 +157,7 @@ class Case(CaseModel):
                            whole=True)
         return self
 
-    # where the case is, and its file's provenance (set by the file, then by the loader)
-
-    @property
-    def path(self) -> Path | None:
-        """The case file holding the case."""
-        return self._path
-
-    @property
-    def line(self) -> int | None:
-        """The line the case starts on."""
-        return self._line
+    # its file's provenance (set by the file)
 
     @property
     def document(self) -> str:
@@ -157,12 +168,6 @@ class Case(CaseModel):
     def found_by(self) -> str | None:
         """The case file's `found_by` (None: the case is taken from a seed document)."""
         return self._found_by
-
-    def at(self, path: Path, line: int | None) -> Case:
-        """This case, placed at `path`:`line`."""
-        placed = self.model_copy()
-        placed._path, placed._line = path, line
-        return placed
 
     def in_file(self, document: str, seed: str | None, found_by: str | None) -> Case:
         """This case with its file's provenance: a documented case's seed defaults to the file's."""
@@ -346,27 +351,11 @@ class CaseFile(CaseModel):
         return out
 
 
-class RetiredId(CaseModel):
+class RetiredId(Placed):
     """A retired case id: never to be used again (other tools key their baselines on case ids)."""
 
     id: CaseId = Field(description="The retired id.")
     reason: Text = Field(description="Why it was retired, and what replaces it.")
-
-    _path: Path | None = PrivateAttr(None)
-    _line: int | None = PrivateAttr(None)
-
-    @property
-    def path(self) -> Path | None:
-        return self._path
-
-    @property
-    def line(self) -> int | None:
-        return self._line
-
-    def at(self, path: Path, line: int | None) -> RetiredId:
-        placed = self.model_copy()
-        placed._path, placed._line = path, line
-        return placed
 
 
 class RetiredFile(CaseModel):

@@ -12,41 +12,52 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import AfterValidator, ConfigDict, Field, PlainValidator, StrictBool, StrictInt, WithJsonSchema, model_validator
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    StrictBool,
+    StrictInt,
+    WithJsonSchema,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
+from oracle.formulas.bleu import LEVELS
 from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER, MAX_REFERENCES
-from oracle.formulas.conventions import EMPTY_ORDER_RULES, SMOOTHING_METHODS, Options, Smoothing
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    CASE_FOLD_RULES,
+    EMPTY_ORDER_RULES,
+    NO_MATCH_RULES,
+    REFERENCE_LENGTH_RULES,
+    SMOOTHING_METHODS,
+    WEIGHT_RULES,
+    ZERO_WEIGHT_RULES,
+    Options,
+    Smoothing,
+)
 from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
 
 from .casevalues import (
     NOT_NULL,
-    BothEmptyRule,
-    CaseFoldRule,
     CaseModel,
     Count,
     Counts,
-    EmptyOrderRule,
     ExactNumber,
     ExpectedNumber,
     ExpectedValue,
-    Level,
-    NoMatchRule,
     OneLine,
+    OneOf,
     Parameter,
-    ReferenceLengthRule,
     Score,
     SeedFile,
-    SmoothingMethod,
     Text,
-    Tokenizer,
     Tokens,
-    TokenSplitRule,
     Tolerance,
     Weight,
-    WeightRule,
-    ZeroWeightRule,
-    _enum,
     _expected_value,
     _got,
     _listed,
@@ -83,7 +94,7 @@ class CaseSegment(CaseModel):
 class CaseInput(CaseModel):
     """What is scored: the level and the segments."""
 
-    level: Level = Field(description="sentence: exactly one segment; corpus: any number.")
+    level: Annotated[str, OneOf(LEVELS)] = Field(description="sentence: exactly one segment; corpus: any number.")
     segments: Annotated[tuple[CaseSegment, ...], _listed("segments")] = Field(
         description="The segments, each a hypothesis and its references.", json_schema_extra={"minItems": 1})
 
@@ -106,7 +117,7 @@ class CaseInput(CaseModel):
 class CaseSmoothing(CaseModel):
     """A smoothing method and the parameters it takes that the case sets (the others take their defaults)."""
 
-    method: SmoothingMethod = Field(description="The smoothing method (`bleu-oracle smoothing` lists them).")
+    method: Annotated[str, OneOf(tuple(SMOOTHING_METHODS))] = Field(description="The smoothing method (`bleu-oracle smoothing` lists them).")
     value: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="floor: the count given a zero order.")
     k: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="add-k, chen-cherry-4 and -7: k.")
     epsilon: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="chen-cherry-1: epsilon.")
@@ -153,21 +164,21 @@ class CaseOptions(CaseModel):
         "A method and the parameters it takes (floor: value; add-k: k; chen-cherry-1: epsilon; chen-cherry-4/7: "
         "k; chen-cherry-6: alpha)."))
     lowercase: Annotated[StrictBool | None, NOT_NULL] = Field(default=None, description="Whether case is folded.")
-    reference_length: Annotated[ReferenceLengthRule | None, NOT_NULL] = Field(
+    reference_length: Annotated[str | None, OneOf(tuple(REFERENCE_LENGTH_RULES))] = Field(
         default=None, description="Which reference length r counts (`bleu-oracle conventions`).")
-    empty_order: Annotated[EmptyOrderRule | None, NOT_NULL] = Field(
+    empty_order: Annotated[str | None, OneOf(tuple(EMPTY_ORDER_RULES))] = Field(
         default=None, description="How an order with no hypothesis n-grams counts.")
-    sentence_empty_order: Annotated[EmptyOrderRule | None, _enum([*EMPTY_ORDER_RULES, None])] = Field(
+    sentence_empty_order: Annotated[str | None, OneOf(tuple(EMPTY_ORDER_RULES), null=True)] = Field(
         default=None, description="The empty-order rule at sentence level; null: the same as `empty_order`.")
-    unsmoothed_empty_order: Annotated[EmptyOrderRule | None, _enum([*EMPTY_ORDER_RULES, None])] = Field(
+    unsmoothed_empty_order: Annotated[str | None, OneOf(tuple(EMPTY_ORDER_RULES), null=True)] = Field(
         default=None, description="The empty-order rule when no smoothing is applied; null: the same as `empty_order`.")
-    both_empty: Annotated[BothEmptyRule | None, NOT_NULL] = Field(
+    both_empty: Annotated[str | None, OneOf(tuple(BOTH_EMPTY_RULES))] = Field(
         default=None, description="What a corpus with no hypothesis and no reference tokens scores.")
-    no_match: Annotated[NoMatchRule | None, NOT_NULL] = Field(
+    no_match: Annotated[str | None, OneOf(tuple(NO_MATCH_RULES))] = Field(
         default=None, description="What a hypothesis none of whose n-grams matches scores.")
-    weight_normalisation: Annotated[WeightRule | None, NOT_NULL] = Field(
+    weight_normalisation: Annotated[str | None, OneOf(tuple(WEIGHT_RULES))] = Field(
         default=None, description="How weights that do not sum to one are used.")
-    zero_weight: Annotated[ZeroWeightRule | None, NOT_NULL] = Field(
+    zero_weight: Annotated[str | None, OneOf(tuple(ZERO_WEIGHT_RULES))] = Field(
         default=None, description="Whether an order with weight 0 still makes the score 0 when its p_n is 0.")
     uniform_weights_only: Annotated[StrictBool | None, NOT_NULL] = Field(
         default=None, description="Only uniform weights are meaningful.")
@@ -175,10 +186,10 @@ class CaseOptions(CaseModel):
         default=None, description="Each segment's n-gram total is at least this.")
     default_max_order: Annotated[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)] | None, NOT_NULL] = Field(
         default=None, description="The maximum order of the default weights.")
-    tokenizer: Annotated[Tokenizer | None, NOT_NULL] = Field(default=None, description="How raw text becomes tokens.")
-    token_split: Annotated[TokenSplitRule | None, NOT_NULL] = Field(
+    tokenizer: Annotated[str | None, OneOf(tuple(TOKENIZERS))] = Field(default=None, description="How raw text becomes tokens.")
+    token_split: Annotated[str | None, OneOf(tuple(TOKEN_SPLIT_RULES))] = Field(
         default=None, description="Which characters separate words in raw text.")
-    case_fold: Annotated[CaseFoldRule | None, NOT_NULL] = Field(default=None, description="How `lowercase` folds case.")
+    case_fold: Annotated[str | None, OneOf(tuple(CASE_FOLD_RULES))] = Field(default=None, description="How `lowercase` folds case.")
 
     def overrides(self) -> dict[str, object]:
         """The convention overrides the case sets (Options fields), by name."""

@@ -9,31 +9,34 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from typing import TYPE_CHECKING, Annotated, Literal, TypeAlias
+from typing import Annotated
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainValidator, WithJsonSchema
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    PlainValidator,
+    WithJsonSchema,
+)
 from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import core_schema
 
-from oracle.formulas.bleu import LEVELS
-from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER, count_problem, number_problem
-from oracle.formulas.conventions import (
-    BOTH_EMPTY_RULES,
-    CASE_FOLD_RULES,
-    EMPTY_ORDER_RULES,
-    NO_MATCH_RULES,
-    REFERENCE_LENGTH_RULES,
-    SMOOTHING_METHODS,
-    WEIGHT_RULES,
-    ZERO_WEIGHT_RULES,
+from oracle.formulas.bounds import (
+    MAX_COUNT,
+    MAX_DIGITS,
+    MAX_ORDER,
+    count_problem,
+    number_problem,
 )
 from oracle.formulas.errors import describe
-from oracle.formulas.profiles import PROFILES
-from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
 
-from .errors import problem, raise_all
+from .errors import one_of, problem, raise_all
 
 #: A case id: lowercase letters, digits and single '-', starting with a letter.
 ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -276,38 +279,29 @@ def _unique_items(items: tuple[str, ...]) -> tuple[str, ...]:
     return items
 
 
-def _enum(choices: Iterable[object]) -> WithJsonSchema:
-    return WithJsonSchema({"enum": list(choices)})
+@dataclass(frozen=True)
+class OneOf:
+    """Annotated metadata of a field whose value is one of the names of a table of the formulas (a profile, a
+    level, a smoothing method, a convention's rules): refused in the shared words otherwise, and its schema is
+    their enum. `null`: null is one of them too (an empty-order rule "the same as `empty_order`")."""
 
+    choices: tuple[str, ...]
+    null: bool = False
 
-if TYPE_CHECKING:  # for the type checker, names; pydantic checks them against the tables of the formulas
-    ProfileName: TypeAlias = str
-    Level: TypeAlias = str
-    SmoothingMethod: TypeAlias = str
-    ReferenceLengthRule: TypeAlias = str
-    EmptyOrderRule: TypeAlias = str
-    BothEmptyRule: TypeAlias = str
-    NoMatchRule: TypeAlias = str
-    WeightRule: TypeAlias = str
-    ZeroWeightRule: TypeAlias = str
-    Tokenizer: TypeAlias = str
-    TokenSplitRule: TypeAlias = str
-    CaseFoldRule: TypeAlias = str
-    Kind: TypeAlias = str
-else:
-    ProfileName = Literal[tuple(PROFILES)]
-    Level = Literal[LEVELS]
-    SmoothingMethod = Literal[tuple(SMOOTHING_METHODS)]
-    ReferenceLengthRule = Literal[tuple(REFERENCE_LENGTH_RULES)]
-    EmptyOrderRule = Literal[tuple(EMPTY_ORDER_RULES)]
-    BothEmptyRule = Literal[tuple(BOTH_EMPTY_RULES)]
-    NoMatchRule = Literal[tuple(NO_MATCH_RULES)]
-    WeightRule = Literal[tuple(WEIGHT_RULES)]
-    ZeroWeightRule = Literal[tuple(ZERO_WEIGHT_RULES)]
-    Tokenizer = Literal[tuple(TOKENIZERS)]
-    TokenSplitRule = Literal[tuple(TOKEN_SPLIT_RULES)]
-    CaseFoldRule = Literal[tuple(CASE_FOLD_RULES)]
-    Kind = Literal[KINDS]
+    def __get_pydantic_core_schema__(self, source: object, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(self.check)
+
+    def __get_pydantic_json_schema__(self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+                                     ) -> JsonSchemaValue:
+        return {"enum": [*self.choices, *([None] if self.null else [])]}
+
+    def check(self, value: object) -> str | None:
+        if value is None and self.null:
+            return None
+        if not isinstance(value, str) or value not in self.choices:
+            raise problem(one_of(self.choices, value, show))
+        return value
+
 
 #: An exact number as a case states it: an int, a Decimal as written, or a Fraction from a fraction string.
 ExactNumber = int | Decimal | Fraction
