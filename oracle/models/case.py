@@ -69,10 +69,10 @@ from .casevalues import (  # noqa: F401 - the format's vocabulary, importable fr
     OneOf,
     SeedFile,
     Text,
-    _listed,
-    _unique_items,
+    listed,
     plain,
     show,
+    unique_items,
 )
 from .errors import Dialect, Loc, explain_all, raise_again_with, raise_all, sentence
 from .protocol import ScoreRequest
@@ -130,8 +130,8 @@ class Case(Placed):
     id: CaseId = Field(description="Stable, unique across all files, never reused.")
     title: OneLine = Field(description="What the case shows, in one line.")
     source: CaseSource
-    profiles: Annotated[tuple[Annotated[str, OneOf(tuple(PROFILES))], ...], _listed("profile names"),
-                        AfterValidator(_unique_items)] = Field(
+    profiles: Annotated[tuple[Annotated[str, OneOf(tuple(PROFILES))], ...], listed("profile names"),
+                        AfterValidator(unique_items)] = Field(
         description="Profiles whose documented behaviour the case states; it is checked under each.",
         json_schema_extra={"minItems": 1, "uniqueItems": True})
     kind: Annotated[str, OneOf(KINDS)] = Field(description=(
@@ -303,7 +303,7 @@ class CaseFile(CaseModel):
         "Instead of `seed`: the cases were found by `bleu-oracle fuzz --write-cases`. Each case's `expect` is the "
         "value an implementation answered (never the oracle's), and `explained_by` names the root cause; `cases "
         "validate` recomputes the oracle under it."))
-    cases: Annotated[tuple[Case, ...], _listed("cases")] = Field(json_schema_extra={"minItems": 1})
+    cases: Annotated[tuple[Case, ...], listed("cases")] = Field(json_schema_extra={"minItems": 1})
 
     @field_validator("found_by")
     @classmethod

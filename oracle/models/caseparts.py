@@ -58,11 +58,11 @@ from .casevalues import (
     Tokens,
     Tolerance,
     Weight,
-    _expected_value,
-    _got,
-    _listed,
-    _within_bounds,
+    expected_value,
+    got,
+    listed,
     show,
+    within_bounds,
 )
 from .errors import Loc, problem, raise_all, sentence
 
@@ -86,7 +86,7 @@ class CaseSegment(CaseModel):
     """One hypothesis and its references, as token lists."""
 
     hypothesis: Tokens = Field(description="The hypothesis's tokens.")
-    references: Annotated[tuple[Tokens, ...], _listed("token lists", most=MAX_REFERENCES, items="references")] \
+    references: Annotated[tuple[Tokens, ...], listed("token lists", most=MAX_REFERENCES, items="references")] \
         = Field(description="Its references, each a token list.",
                 json_schema_extra={"minItems": 1, "maxItems": MAX_REFERENCES})
 
@@ -95,7 +95,7 @@ class CaseInput(CaseModel):
     """What is scored: the level and the segments."""
 
     level: Annotated[str, OneOf(LEVELS)] = Field(description="sentence: exactly one segment; corpus: any number.")
-    segments: Annotated[tuple[CaseSegment, ...], _listed("segments")] = Field(
+    segments: Annotated[tuple[CaseSegment, ...], listed("segments")] = Field(
         description="The segments, each a hypothesis and its references.", json_schema_extra={"minItems": 1})
 
     @model_validator(mode="after")
@@ -117,8 +117,10 @@ class CaseInput(CaseModel):
 class CaseSmoothing(CaseModel):
     """A smoothing method and the parameters it takes that the case sets (the others take their defaults)."""
 
-    method: Annotated[str, OneOf(tuple(SMOOTHING_METHODS))] = Field(description="The smoothing method (`bleu-oracle smoothing` lists them).")
-    value: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="floor: the count given a zero order.")
+    method: Annotated[str, OneOf(tuple(SMOOTHING_METHODS))] = Field(
+        description="The smoothing method (`bleu-oracle smoothing` lists them).")
+    value: Annotated[Parameter | None, NOT_NULL] = Field(
+        default=None, description="floor: the count given a zero order.")
     k: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="add-k, chen-cherry-4 and -7: k.")
     epsilon: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="chen-cherry-1: epsilon.")
     alpha: Annotated[Parameter | None, NOT_NULL] = Field(default=None, description="chen-cherry-6: alpha.")
@@ -126,8 +128,9 @@ class CaseSmoothing(CaseModel):
     @model_validator(mode="after")
     def _parameters_of_the_method(self) -> Self:
         takes = SMOOTHING_METHODS[self.method]
-        found = [((name,), problem(f"is not a parameter of {self.method!r} (it takes {sorted(takes) or 'no parameters'})"),
-                   getattr(self, name)) for name in self.given() if name not in takes]
+        takes_what = sorted(takes) or "no parameters"
+        found = [((name,), problem(f"is not a parameter of {self.method!r} (it takes {takes_what})"), value)
+                 for name, value in self.given().items() if name not in takes]
         raise_all("smoothing", found)
         return self
 
@@ -156,7 +159,7 @@ class CaseOptions(CaseModel):
     PROTOCOL_FIELDS: ClassVar[tuple[str, ...]] = ("weights", "smoothing", "lowercase")
 
     weights: Annotated[tuple[Weight, ...] | None, NOT_NULL,
-                       _listed("numbers", most=MAX_ORDER, items="weights: their count is the maximum order")] = Field(
+                       listed("numbers", most=MAX_ORDER, items="weights: their count is the maximum order")] = Field(
         default=None, json_schema_extra={"minItems": 1, "maxItems": MAX_ORDER}, description=(
             "w_1..w_N; their number is the maximum order. Numbers (.inf/.nan allowed, for cases expecting a "
             'rejection) or fraction strings like "1/3".'))
@@ -186,10 +189,12 @@ class CaseOptions(CaseModel):
         default=None, description="Each segment's n-gram total is at least this.")
     default_max_order: Annotated[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)] | None, NOT_NULL] = Field(
         default=None, description="The maximum order of the default weights.")
-    tokenizer: Annotated[str | None, OneOf(tuple(TOKENIZERS))] = Field(default=None, description="How raw text becomes tokens.")
+    tokenizer: Annotated[str | None, OneOf(tuple(TOKENIZERS))] = Field(
+        default=None, description="How raw text becomes tokens.")
     token_split: Annotated[str | None, OneOf(tuple(TOKEN_SPLIT_RULES))] = Field(
         default=None, description="Which characters separate words in raw text.")
-    case_fold: Annotated[str | None, OneOf(tuple(CASE_FOLD_RULES))] = Field(default=None, description="How `lowercase` folds case.")
+    case_fold: Annotated[str | None, OneOf(tuple(CASE_FOLD_RULES))] = Field(
+        default=None, description="How `lowercase` folds case.")
 
     def overrides(self) -> dict[str, object]:
         """The convention overrides the case sets (Options fields), by name."""
@@ -214,7 +219,7 @@ def _precisions(value: object) -> tuple[tuple[int, ExpectedNumber | None], ...]:
         if not value:
             raise problem("must not be empty")
         return _entries([(_order(key, value), str(key), p) for key, p in value.items()])
-    raise problem(f"must be a list (one entry per order) or a mapping {{order: value}} {_got(value)}")
+    raise problem(f"must be a list (one entry per order) or a mapping {{order: value}} {got(value)}")
 
 
 def _order(key: object, mapping: Mapping[object, object]) -> int:
@@ -233,7 +238,7 @@ def _entries(entries: Sequence[tuple[int, str | int, object]]) -> tuple[tuple[in
     out, found = [], []
     for order, where, raw in entries:
         try:
-            out.append((order, None if raw is None else _expected_value(raw)))
+            out.append((order, None if raw is None else expected_value(raw)))
         except PydanticCustomError as error:
             found.append(((where,), error, raw))
     raise_all("precisions", found)
@@ -285,7 +290,7 @@ class ExpectedStatistics(CaseModel):
 
 def _only_true(value: bool) -> bool:
     if value is not True:
-        raise problem(f"must be true when given {_got(value)}")
+        raise problem(f"must be true when given {got(value)}")
     return value
 
 
@@ -303,7 +308,8 @@ class CaseExpect(CaseModel):
         "Absolute, for every expected value given as a number. From the printed digits: rounded 0.7825 -> "
         "0.00005; doctest ELLIPSIS (truncated) 0.5045... -> 0.0001; a double's repr -> 1e-16; a derived value "
         "-> 1e-15."))
-    exact: StrictBool = Field(default=False, description="true: the score is an exact fraction string (met within 1e-45).")
+    exact: StrictBool = Field(
+        default=False, description="true: the score is an exact fraction string (met within 1e-45).")
     statistics: Annotated[ExpectedStatistics | None, NOT_NULL] = None
     rejected: Annotated[StrictBool, AfterValidator(_only_true)] = Field(
         False, description="The document says the input is invalid; nothing else may be expected.",
@@ -385,11 +391,11 @@ def _change(value: object) -> tuple[str, object]:
     """One change of an explanation: [convention, value], [smoothing, {method, parameters}] or
     [computation, name]. Whether the classifier knows a computation is for `cases validate` to say."""
     if not isinstance(value, (list, tuple)) or len(value) != 2 or not isinstance(value[0], str):
-        raise problem(f"must be a pair [what, value] {_got(value)}")
+        raise problem(f"must be a pair [what, value] {got(value)}")
     what, given = value
     if what == "computation":
         if not isinstance(given, str) or not given:
-            raise problem(f": a computation is named by a string {_got(given)}")
+            raise problem(f": a computation is named by a string {got(given)}")
         return what, given
     if what == "smoothing":
         return what, _smoothing_change(given)
@@ -405,16 +411,16 @@ def _change(value: object) -> tuple[str, object]:
 
 def _smoothing_change(given: object) -> Smoothing:
     if not isinstance(given, dict):
-        raise problem(f": a smoothing must be a mapping {{method, parameters}} {_got(given)}")
+        raise problem(f": a smoothing must be a mapping {{method, parameters}} {got(given)}")
     for name, number in given.items():
         if name != "method":
-            _within_bounds(number)
+            within_bounds(number)
     try:
         parsed = Smoothing.parse(dict(given))
     except (BleuOracleError, ValueError, ZeroDivisionError) as exc:
         raise problem(f": {exc}") from None
     if parsed is None:  # pragma: no cover - parse gives None for None only, and `given` is a mapping
-        raise problem(f": a smoothing must be a mapping {{method, parameters}} {_got(given)}")
+        raise problem(f": a smoothing must be a mapping {{method, parameters}} {got(given)}")
     return parsed
 
 
@@ -426,7 +432,7 @@ class ExplainedBy(CaseModel):
 
     name: OneLine = Field(description="The explanation's name, e.g. segment_totals_floor=1.")
     change: Annotated[tuple[Annotated[tuple[str, Any], PlainValidator(_change)], ...],
-                      _listed("[what, value] pairs")] = Field(
+                      listed("[what, value] pairs")] = Field(
         json_schema_extra={"minItems": 1, "items": {"type": "array", "minItems": 2, "maxItems": 2,
                                                     "prefixItems": [{"type": "string"}, {}]}},
         description=(

@@ -83,7 +83,7 @@ def show(value: object) -> str:
     return str(describe(plain(value)))
 
 
-def _got(value: object) -> str:
+def got(value: object) -> str:
     return f"(got {show(value)})"
 
 
@@ -101,23 +101,23 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, Decimal, Fraction, HugeNumber)) and not isinstance(value, bool)
 
 
-def _within_bounds(value: object) -> None:
+def within_bounds(value: object) -> None:
     """Refuse a number (or a number's text) beyond the bounds of a number (`oracle.formulas.bounds`), before
     any conversion: Fraction("1/" + 5,000 digits) is an error, and Fraction("1e100000000") a long wait. An
     infinity or NaN is left to the field's own check (a case may expect infinite weights rejected)."""
     if isinstance(value, HugeNumber):
-        raise problem(f"has {value.digits} digits, more than the {MAX_DIGITS} a number may have {_got(value)}")
+        raise problem(f"has {value.digits} digits, more than the {MAX_DIGITS} a number may have {got(value)}")
     if isinstance(value, Decimal) and not value.is_finite():
         return
     if isinstance(value, (int, float, Decimal, Fraction, str)):
         found = number_problem(value)
         if found is not None:
-            raise problem(f"{found} {_got(value)}")
+            raise problem(f"{found} {got(value)}")
 
 
 def _fraction(text: str) -> Fraction:
     """A fraction string ("3/5", "-1/3") as an exact Fraction, its digits checked first."""
-    _within_bounds(text.strip())
+    within_bounds(text.strip())
     return Fraction(text.strip())
 
 
@@ -131,27 +131,27 @@ def _ref(name: str) -> WithJsonSchema:
 
 def _case_id(value: object) -> str:
     if not isinstance(value, str) or not ID_PATTERN.match(value):
-        raise problem(f"must be lowercase letters, digits and single '-', starting with a letter {_got(value)}")
+        raise problem(f"must be lowercase letters, digits and single '-', starting with a letter {got(value)}")
     return value
 
 
 def _text(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise problem(f"must be a non-empty string {_got(value)}")
+        raise problem(f"must be a non-empty string {got(value)}")
     return value
 
 
 def _one_line(value: object) -> str:
     text = _text(value)
     if "\n" in text.strip():
-        raise problem(f"must be one line {_got(value)}")
+        raise problem(f"must be one line {got(value)}")
     return text.strip()
 
 
 def _seed_file(value: object) -> str:
     text = _text(value)
     if not SEED_PATTERN.match(text):
-        raise problem(f'must be a seed file name like "000_57c522b03cf4596a.txt" {_got(value)}')
+        raise problem(f'must be a seed file name like "000_57c522b03cf4596a.txt" {got(value)}')
     return text
 
 
@@ -163,13 +163,13 @@ def _token(value: object) -> str:
     return value
 
 
-def _listed(what: str, *, empty: bool = False, most: int | None = None, items: str = "") -> BeforeValidator:
+def listed(what: str, *, empty: bool = False, most: int | None = None, items: str = "") -> BeforeValidator:
     """A list's own check, before its items': a list of `what` (`empty`: possibly empty) of at most `most`
     `items` (a bound of `oracle.formulas.bounds`)."""
 
     def check(value: object) -> object:
         if not isinstance(value, (list, tuple)) or (not value and not empty):
-            raise problem(f"must be a {'' if empty else 'non-empty '}list of {what} {_got(value)}")
+            raise problem(f"must be a {'' if empty else 'non-empty '}list of {what} {got(value)}")
         if most is not None and len(value) > most:
             raise problem(f"must hold at most {most} {items or what} (got {len(value)})")
         return value
@@ -192,12 +192,12 @@ def _number(value: object, expected: str) -> int | Decimal | Fraction:
     """A number as YAML gives it (an int, a Decimal as written; a Fraction from Python), within the bounds
     of a number; a problem saying it must be `expected` otherwise."""
     if isinstance(value, HugeNumber):
-        _within_bounds(value)
+        within_bounds(value)
     if isinstance(value, float):  # from Python, not YAML: the decimal it prints as, which YAML would read
         value = Decimal(repr(value))
     if isinstance(value, bool) or not isinstance(value, (int, Decimal, Fraction)):
-        raise problem(f"must be {expected} {_got(value)}")
-    _within_bounds(value)
+        raise problem(f"must be {expected} {got(value)}")
+    within_bounds(value)
     return value
 
 
@@ -218,15 +218,15 @@ def _non_negative(number: int | Decimal | Fraction, expected: str) -> Fraction |
     if isinstance(number, Fraction):
         exact = number
     elif not Decimal(number).is_finite() or number < 0:
-        raise problem(f"must be {expected} {_got(number)}")
+        raise problem(f"must be {expected} {got(number)}")
     else:
         return Decimal(number)
     if exact < 0:
-        raise problem(f"must be {expected} {_got(number)}")
+        raise problem(f"must be {expected} {got(number)}")
     return exact
 
 
-def _expected_value(value: object) -> Fraction | Decimal:
+def expected_value(value: object) -> Fraction | Decimal:
     """An expected p_n or BP: a fraction string (exact) or a finite non-negative number (within the tolerance)."""
     if isinstance(value, str) and FRACTION.match(value.strip()):
         return _fraction(value)
@@ -241,7 +241,7 @@ def _score(value: object) -> Fraction | Decimal:
         return Decimal("NaN")
     if isinstance(value, str):
         if not FRACTION.match(value.strip()):
-            raise problem(f'must be a number, "NaN", or an exact fraction string like "1" or "7/10" {_got(value)}')
+            raise problem(f'must be a number, "NaN", or an exact fraction string like "1" or "7/10" {got(value)}')
         return _fraction(value)
     number = _number(value, 'a number, "NaN", or an exact fraction string')
     return _non_negative(number, 'a finite non-negative number or "NaN"')
@@ -253,26 +253,26 @@ def _tolerance(value: object) -> Decimal:
     if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or not Decimal(value).is_finite() \
             or Decimal(value) < 0:
         hint = " (write 0.00005 or 5.0e-5)" if isinstance(value, str) else ""
-        raise problem(f"must be a non-negative number {_got(value)}{hint}")
+        raise problem(f"must be a non-negative number {got(value)}{hint}")
     if Decimal(value) > 1:  # a score, BP and p_n lie in [0, 1]: a wider tolerance would pass anything
         raise problem(f"must be at most 1: a score lies between 0 and 1 and a wider tolerance would pass any "
-                      f"value {_got(value)}")
-    _within_bounds(value)
+                      f"value {got(value)}")
+    within_bounds(value)
     return Decimal(value)
 
 
 def _count(value: object) -> int:
     if isinstance(value, HugeNumber):
-        _within_bounds(value)
+        within_bounds(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise problem(f"must be a non-negative integer {_got(value)}")
+        raise problem(f"must be a non-negative integer {got(value)}")
     found = count_problem(value)
     if found is not None:
-        raise problem(f"{found} {_got(value)}")
+        raise problem(f"{found} {got(value)}")
     return value
 
 
-def _unique_items(items: tuple[str, ...]) -> tuple[str, ...]:
+def unique_items(items: tuple[str, ...]) -> tuple[str, ...]:
     """Items listed once each: a repeat is named at its place."""
     repeats = [((i,), problem(f"repeats {item!r}"), item) for i, item in enumerate(items) if item in items[:i]]
     raise_all("list", repeats)
@@ -314,14 +314,14 @@ OneLine = Annotated[str, PlainValidator(_one_line), WithJsonSchema(
     {"type": "string", "pattern": "^[^\\n]*\\S[^\\n]*\\n?$", "description": "One line."})]
 SeedFile = Annotated[str, PlainValidator(_seed_file), _ref("seedFile")]
 Token = Annotated[str, PlainValidator(_token)]
-Tokens = Annotated[tuple[Token, ...], _listed("tokens", empty=True), _ref("tokens")]
+Tokens = Annotated[tuple[Token, ...], listed("tokens", empty=True), _ref("tokens")]
 Count = Annotated[int, PlainValidator(_count), _ref("count")]
-Counts = Annotated[tuple[Count, ...], _listed("counts", most=MAX_ORDER, items="counts, one per order"),
+Counts = Annotated[tuple[Count, ...], listed("counts", most=MAX_ORDER, items="counts, one per order"),
                    Field(json_schema_extra={"minItems": 1, "maxItems": MAX_ORDER})]
 Weight = Annotated[ExactNumber, PlainValidator(_weight), WithJsonSchema(
     {"oneOf": [{"type": "number"}, {"$ref": "#/$defs/signedFraction"}]})]
 Parameter = Annotated[ExactNumber, PlainValidator(_parameter), WithJsonSchema({"type": "number"})]
-ExpectedValue = Annotated[ExpectedNumber, PlainValidator(_expected_value), _ref("expectedValue")]
+ExpectedValue = Annotated[ExpectedNumber, PlainValidator(expected_value), _ref("expectedValue")]
 Score = Annotated[ExpectedNumber, PlainValidator(_score), WithJsonSchema({
     "description": 'A number (needs tolerance), "NaN", or an exact fraction string (needs exact: true).',
     "oneOf": [{"type": "number", "minimum": 0}, {"const": "NaN"}, {"$ref": "#/$defs/fraction"}]})]
@@ -336,16 +336,20 @@ class CaseModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
 
 
+#: An integer's digits as the schema bounds them (`oracle.formulas.bounds.MAX_DIGITS`), and a positive one's.
+_DIGITS = f"(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})"
+_POSITIVE_DIGITS = f"[1-9][0-9]{{0,{MAX_DIGITS - 1}}}"
 #: Field types the schema defines once and refers to.
 VOCABULARY: dict[str, JsonSchemaValue] = {
     "caseId": {"type": "string", "pattern": ID_PATTERN.pattern,
-               "description": "Stable, unique across all files, never reused: lowercase letters, digits and single '-'."},
+               "description": "Stable, unique across all files, never reused: lowercase letters, digits and "
+                              "single '-'."},
     "seedFile": {"type": "string", "pattern": SEED_PATTERN.pattern,
                  "description": "A file name in ../shared/seeds/, e.g. 000_57c522b03cf4596a.txt."},
-    "fraction": {"type": "string", "pattern": f"^(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})(/[1-9][0-9]{{0,{MAX_DIGITS - 1}}})?$",
-                 "description": f'An exact non-negative fraction, e.g. "1", "0", "3/5"; each side at most {MAX_DIGITS} digits.'},
-    "signedFraction": {"type": "string",
-                       "pattern": f"^-?(0|[1-9][0-9]{{0,{MAX_DIGITS - 1}}})(/[1-9][0-9]{{0,{MAX_DIGITS - 1}}})?$"},
+    "fraction": {"type": "string", "pattern": f"^{_DIGITS}(/{_POSITIVE_DIGITS})?$",
+                 "description": f'An exact non-negative fraction, e.g. "1", "0", "3/5"; each side at most '
+                                f'{MAX_DIGITS} digits.'},
+    "signedFraction": {"type": "string", "pattern": f"^-?{_DIGITS}(/{_POSITIVE_DIGITS})?$"},
     "nonEmptyString": {"type": "string", "pattern": "\\S"},
     "tokens": {"type": "array", "items": {"type": "string", "pattern": "^\\S+$"},
                "description": "Tokens as the document has them: non-empty strings without whitespace."},
