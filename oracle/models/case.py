@@ -129,7 +129,7 @@ class Case(Placed):
 
     id: CaseId = Field(description="Stable, unique across all files, never reused.")
     title: OneLine = Field(description="What the case shows, in one line.")
-    source: CaseSource
+    source: CaseSource = Field(description="Where the case comes from: the document and its own words.")
     profiles: Annotated[tuple[Annotated[str, OneOf(tuple(PROFILES))], ...], listed("profile names"),
                         AfterValidator(unique_items)] = Field(
         description="Profiles whose documented behaviour the case states; it is checked under each.",
@@ -138,10 +138,12 @@ class Case(Placed):
         "value: the document prints the expected value; statement: the document states a behaviour and the "
         "value is derived (in `note`); document-error: the document is wrong, `expect` holds what is right "
         "and `note` what it says."))
-    input: CaseInput
-    options: Annotated[CaseOptions, BeforeValidator(lambda value: {} if value is None else value)] = CaseOptions()
-    expect: CaseExpect
-    explained_by: Annotated[ExplainedBy | None, NOT_NULL] = None
+    input: CaseInput = Field(description="What is scored.")
+    options: Annotated[CaseOptions, BeforeValidator(lambda value: {} if value is None else value)] = Field(
+        default=CaseOptions(), description="The options the case sets; what it leaves out is the judged profile's.")
+    expect: CaseExpect = Field(description="What the document says the input gives.")
+    explained_by: Annotated[ExplainedBy | None, NOT_NULL] = Field(
+        default=None, description="Only in a `found_by` file: the root cause of the implementation's value.")
     note: Annotated[Text | None, NOT_NULL] = Field(default=None, description=(
         "Why decided, the hand arithmetic, what the document got wrong. Required for statement and "
         "document-error."))
@@ -303,7 +305,8 @@ class CaseFile(CaseModel):
         "Instead of `seed`: the cases were found by `bleu-oracle fuzz --write-cases`. Each case's `expect` is the "
         "value an implementation answered (never the oracle's), and `explained_by` names the root cause; `cases "
         "validate` recomputes the oracle under it."))
-    cases: Annotated[tuple[Case, ...], listed("cases")] = Field(json_schema_extra={"minItems": 1})
+    cases: Annotated[tuple[Case, ...], listed("cases")] = Field(
+        description="The cases, in the order they are run.", json_schema_extra={"minItems": 1})
 
     @field_validator("found_by")
     @classmethod

@@ -246,9 +246,6 @@ def _entries(entries: Sequence[tuple[int, str | int, object]]) -> tuple[tuple[in
 
 
 Precisions = Annotated[tuple[tuple[int, ExpectedNumber | None], ...], PlainValidator(_precisions), WithJsonSchema({
-    "description": "p_n as they enter the geometric mean (after smoothing): a list, one entry per order from 1 "
-                   "(null: the order is left out, 0/0), or a mapping {order: value} stating only some orders, "
-                   "e.g. {2: 0.5882352941176471}.",
     "oneOf": [
         {"type": "array", "minItems": 1, "maxItems": MAX_ORDER,
          "items": {"oneOf": [{"$ref": "#/$defs/expectedValue"}, {"type": "null"}]}},
@@ -270,7 +267,11 @@ class ExpectedStatistics(CaseModel):
     totals: Annotated[Counts | None, NOT_NULL] = Field(
         default=None, description="Candidate n-grams per order, before smoothing.")
     bp: Annotated[ExpectedValue | None, NOT_NULL] = Field(default=None, description="The brevity penalty.")
-    precisions: Annotated[Precisions | None, NOT_NULL] = None
+    precisions: Annotated[Precisions | None, NOT_NULL] = Field(
+        default=None, description=(
+            "p_n as they enter the geometric mean (after smoothing): a list, one entry per order from 1 (null: the "
+            "order is left out, 0/0), or a mapping {order: value} stating only some orders, e.g. "
+            "{2: 0.5882352941176471}."))
 
     @model_validator(mode="after")
     def _consistent(self) -> Self:
@@ -303,14 +304,17 @@ class CaseExpect(CaseModel):
         "then": {"not": {"anyOf": [{"required": [name]} for name in ("score", "tolerance", "exact", "statistics")]}},
     })
 
-    score: Annotated[Score | None, NOT_NULL] = None
+    score: Annotated[Score | None, NOT_NULL] = Field(
+        default=None, description='The score on the 0-1 scale: a number (needs `tolerance`), "NaN", or an exact '
+                                  'fraction string (needs `exact: true`).')
     tolerance: Annotated[Tolerance | None, NOT_NULL] = Field(default=None, description=(
         "Absolute, for every expected value given as a number. From the printed digits: rounded 0.7825 -> "
         "0.00005; doctest ELLIPSIS (truncated) 0.5045... -> 0.0001; a double's repr -> 1e-16; a derived value "
         "-> 1e-15."))
     exact: StrictBool = Field(
         default=False, description="true: the score is an exact fraction string (met within 1e-45).")
-    statistics: Annotated[ExpectedStatistics | None, NOT_NULL] = None
+    statistics: Annotated[ExpectedStatistics | None, NOT_NULL] = Field(
+        default=None, description="Statistics, BP and precisions the document states.")
     rejected: Annotated[StrictBool, AfterValidator(_only_true)] = Field(
         False, description="The document says the input is invalid; nothing else may be expected.",
         json_schema_extra={"const": True})

@@ -80,10 +80,11 @@ def plain(value: object) -> object:
 
 def show(value: object) -> str:
     """A value from a case file as a message shows it: short, as Python prints it."""
-    return str(describe(plain(value)))
+    return describe(plain(value))
 
 
 def got(value: object) -> str:
+    """What came, as a message ends: "(got 'a b')"."""
     return f"(got {show(value)})"
 
 
@@ -95,10 +96,6 @@ def _kind_of(value: object) -> str:
         return "number"
     names: tuple[tuple[type, str], ...] = ((str, "string"), (list, "list"), (dict, "mapping"), (type(None), "null"))
     return next((name for kind, name in names if isinstance(value, kind)), type(value).__name__)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, (int, Decimal, Fraction, HugeNumber)) and not isinstance(value, bool)
 
 
 def within_bounds(value: object) -> None:
@@ -210,20 +207,17 @@ def _weight(value: object) -> int | Decimal | Fraction:
 
 
 def _parameter(value: object) -> int | Decimal | Fraction:
+    """A smoothing parameter: a number; whether the method accepts its value is the oracle's to judge."""
     return _number(value, "a number")
 
 
 def _non_negative(number: int | Decimal | Fraction, expected: str) -> Fraction | Decimal:
-    """An exact Fraction as it is; an int or Decimal as a Decimal; finite and non-negative."""
-    if isinstance(number, Fraction):
-        exact = number
-    elif not Decimal(number).is_finite() or number < 0:
+    """A Fraction as it is (exact), an int or a Decimal as a Decimal (compared within a tolerance); finite
+    and non-negative, else a problem saying it must be `expected`."""
+    value = number if isinstance(number, Fraction) else Decimal(number)
+    if (isinstance(value, Decimal) and not value.is_finite()) or value < 0:
         raise problem(f"must be {expected} {got(number)}")
-    else:
-        return Decimal(number)
-    if exact < 0:
-        raise problem(f"must be {expected} {got(number)}")
-    return exact
+    return value
 
 
 def expected_value(value: object) -> Fraction | Decimal:
@@ -248,6 +242,7 @@ def _score(value: object) -> Fraction | Decimal:
 
 
 def _tolerance(value: object) -> Decimal:
+    """An absolute tolerance: a finite number from 0 to 1."""
     if isinstance(value, float):  # from Python, not YAML: the decimal it prints as
         value = Decimal(repr(value))
     if not isinstance(value, (int, Decimal)) or isinstance(value, bool) or not Decimal(value).is_finite() \
@@ -262,6 +257,7 @@ def _tolerance(value: object) -> Decimal:
 
 
 def _count(value: object) -> int:
+    """A length, matches or totals: an integer from 0 to `oracle.formulas.bounds.MAX_COUNT`."""
     if isinstance(value, HugeNumber):
         within_bounds(value)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -323,7 +319,6 @@ Weight = Annotated[ExactNumber, PlainValidator(_weight), WithJsonSchema(
 Parameter = Annotated[ExactNumber, PlainValidator(_parameter), WithJsonSchema({"type": "number"})]
 ExpectedValue = Annotated[ExpectedNumber, PlainValidator(expected_value), _ref("expectedValue")]
 Score = Annotated[ExpectedNumber, PlainValidator(_score), WithJsonSchema({
-    "description": 'A number (needs tolerance), "NaN", or an exact fraction string (needs exact: true).',
     "oneOf": [{"type": "number", "minimum": 0}, {"const": "NaN"}, {"$ref": "#/$defs/fraction"}]})]
 Tolerance = Annotated[Decimal, PlainValidator(_tolerance), WithJsonSchema(
     {"type": "number", "minimum": 0, "maximum": 1})]
