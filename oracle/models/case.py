@@ -238,9 +238,12 @@ class Case(Placed):
 # -- A case file ---------------------------------------------------------------------------------
 
 
-def _failed_items(exc: ValidationError) -> set[int]:
-    """The indexes of the list items an error of `exc` (validating a list) is about."""
-    return {loc[0] for loc in (tuple(e["loc"]) for e in exc.errors()) if loc and isinstance(loc[0], int)}
+def failed_items(exc: ValidationError, within: Loc = ()) -> set[int]:
+    """The indexes of the items of the list at `within` (of the value `exc` is about) that have errors."""
+    at = len(within)
+    locations = [tuple(error["loc"]) for error in exc.errors()]
+    return {index for loc in locations if loc[:at] == within and len(loc) > at
+            for index in loc[at:at + 1] if isinstance(index, int)}
 
 
 def _duplicate_ids(cases: Sequence[tuple[int, Case]]) -> list[tuple[Loc, PydanticCustomError, object]]:
@@ -326,10 +329,9 @@ class CaseFile(CaseModel):
         try:
             cases: tuple[Case, ...] = handler(raw)
         except ValidationError as exc:
-            valid = cls.valid_on_their_own(raw, _failed_items(exc))
+            valid = cls.valid_on_their_own(raw, failed_items(exc))
             found = [*_duplicate_ids(valid), *cls._provenance(valid, info)]
             raise_again_with(exc, _errors_as_details(found))
-            raise  # pragma: no cover - raise_again_with always raises
         raise_all("cases", [*_duplicate_ids(list(enumerate(cases))), *cls._provenance(list(enumerate(cases)), info)])
         document, seed, found_by = info.data.get("document", ""), info.data.get("seed"), info.data.get("found_by")
         return tuple(case.in_file(document, seed, found_by) for case in cases)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
@@ -64,7 +64,7 @@ def raise_all(title: str, found: Iterable[tuple[Loc, PydanticCustomError, object
         raise ValidationError.from_exception_data(title, details)
 
 
-def raise_again_with(exc: ValidationError, extra: Sequence[InitErrorDetails]) -> None:
+def raise_again_with(exc: ValidationError, extra: Sequence[InitErrorDetails]) -> NoReturn:
     """Raise the errors of `exc` and `extra` together (a wrap validator adding what it found to the errors
     of the value it wraps); `exc` itself when there is nothing to add."""
     if not extra:

@@ -70,6 +70,7 @@ from oracle.models.case import (  # noqa: F401 - the case model, re-exported for
     ExplainedBy,
     RetiredFile,
     RetiredId,
+    failed_items,
     file_errors,
 )
 
@@ -101,9 +102,8 @@ def _parse_file(path: Path, problems: list[CaseFileError]) -> list[Case]:
         cases: Sequence[tuple[int, Case]] = list(enumerate(CaseFile.model_validate(document).cases))
     except ValidationError as exc:
         problems.extend(file_errors(exc, CaseFile, document, path))
-        failed = {e["loc"][1] for e in exc.errors() if e["loc"][:1] == ("cases",) and len(e["loc"]) > 1}
         raw = document.get("cases") if isinstance(document, dict) else None
-        cases = CaseFile.valid_on_their_own(raw, {i for i in failed if isinstance(i, int)})
+        cases = CaseFile.valid_on_their_own(raw, failed_items(exc, ("cases",)))
     lines = getattr(document.get("cases") if isinstance(document, dict) else None, "item_lines", [])
     return [case.at(path, lines[index] if index < len(lines) else None) for index, case in cases]
 
