@@ -163,10 +163,10 @@ def test_the_generated_schemas_state_the_bounds():
     statistics = schemas["reply"]["$defs"]["Statistics"]["properties"]
     assert statistics["hyp_len"]["maximum"] == MAX_COUNT and statistics["matches"]["maxItems"] == MAX_ORDER
     case_schema = json.loads((ROOT / "oracle/models/schemas/case.schema.json").read_text(encoding="utf-8"))
-    options = case_schema["$defs"]["options"]["properties"]
+    options = case_schema["$defs"]["CaseOptions"]["properties"]
     assert options["weights"]["maxItems"] == MAX_ORDER and options["default_max_order"]["maximum"] == MAX_ORDER
     assert case_schema["$defs"]["count"]["maximum"] == MAX_COUNT
-    assert case_schema["$defs"]["expect"]["properties"]["tolerance"]["maximum"] == 1
+    assert case_schema["$defs"]["CaseExpect"]["properties"]["tolerance"]["maximum"] == 1
     assert "{0,%d}" % (MAX_DIGITS - 1) in case_schema["$defs"]["fraction"]["pattern"]
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import textwrap
 from decimal import Decimal
@@ -11,6 +10,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from oracle.cli import main
 from oracle.diagnose.casecheck import check_case
@@ -22,6 +22,7 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
+from oracle.models import case as case_model
 from oracle.suite import cases as casefiles
 from oracle.suite.cases import (
     CaseFileError,
@@ -110,8 +111,8 @@ def test_quotes_appear_in_their_seeds(seeds_dir):
 def test_quote_matching_ignores_whitespace_runs_only(seeds_dir, tmp_path):
     (tmp_path / "s.txt").write_text("score =\n   0.7825\n", encoding="utf-8")
     case = ALL_CASES[0]
-    good = dataclasses.replace(case, source=dataclasses.replace(case.source, quote="score = 0.7825", seed="s.txt"))
-    bad = dataclasses.replace(case, source=dataclasses.replace(case.source, quote="score=0.7825", seed="s.txt"))
+    good = _replace(case, source=_replace(case.source, quote="score = 0.7825", seed="s.txt"))
+    bad = _replace(case, source=_replace(case.source, quote="score=0.7825", seed="s.txt"))
     assert casefiles.quote_problems([good], tmp_path) == []
     [problem] = casefiles.quote_problems([bad], tmp_path)
     assert "does not appear in seed s.txt" in problem.bare_message and problem.case_id == case.id
@@ -124,9 +125,14 @@ def _case(case_id):
     return next(case for case in ALL_CASES if case.id == case_id)
 
 
+def _replace(model, **changes):
+    """A copy of a case (or a part of one) with some fields changed: what a document that says otherwise holds."""
+    return model.model_copy(update=changes)
+
+
 def test_checker_fails_a_wrong_score():
     case = _case("matlab-summary-bleu4")
-    wrong = dataclasses.replace(case, expect=dataclasses.replace(case.expect, score=Decimal("0.7830")))
+    wrong = _replace(case, expect=_replace(case.expect, score=Decimal("0.7830")))
     outcome = check_case(wrong, "matlab")
     assert not outcome.passed
     assert "score: expected 0.783 ± 0.00005, got 0.78254" in outcome.failures[0]
@@ -134,8 +140,8 @@ def test_checker_fails_a_wrong_score():
 
 def test_checker_fails_wrong_statistics_and_precisions():
     case = _case("tutorial-worked-example-0464")
-    stats = dataclasses.replace(case.expect.statistics, ref_len=6, precisions=((1, Fraction(3, 5)), (2, Fraction(1, 3))))
-    outcome = check_case(dataclasses.replace(case, expect=dataclasses.replace(case.expect, statistics=stats)), "papineni")
+    stats = _replace(case.expect.statistics, ref_len=6, precisions=((1, Fraction(3, 5)), (2, Fraction(1, 3))))
+    outcome = check_case(_replace(case, expect=_replace(case.expect, statistics=stats)), "papineni")
     assert not outcome.passed
     assert any(f.startswith("ref_len: expected 6, got 4") for f in outcome.failures)
     assert any(f.startswith("precision 2: expected 1/3 (exact), got 1/2") for f in outcome.failures)
@@ -143,11 +149,11 @@ def test_checker_fails_wrong_statistics_and_precisions():
 
 def test_checker_fails_a_rejection_that_does_not_happen_and_an_unexpected_one():
     case = _case("matlab-weights-negative-rejected")
-    accepted = dataclasses.replace(case, options=dataclasses.replace(case.options, weights=(Fraction(1, 2), Fraction(1, 2))))
+    accepted = _replace(case, options=_replace(case.options, weights=(Fraction(1, 2), Fraction(1, 2))))
     outcome = check_case(accepted, "matlab")
     assert not outcome.passed and "expected the input to be rejected" in outcome.failures[0]
     scored = _case("matlab-summary-bleu2")
-    broken = dataclasses.replace(scored, options=dataclasses.replace(scored.options, weights=(Decimal(-1), Decimal(1))))
+    broken = _replace(scored, options=_replace(scored.options, weights=(Decimal(-1), Decimal(1))))
     outcome = check_case(broken, "matlab")
     assert not outcome.passed and "the oracle rejected the input" in outcome.failures[0]
 
@@ -157,7 +163,7 @@ def test_checker_nan_and_exact():
     assert check_case(nan_case, "matlab").passed
     assert not check_case(nan_case, "nltk").passed  # nltk: both empty scores 0
     exact_case = _case("papineni-weights-as-given")
-    off_by_a_little = dataclasses.replace(exact_case, expect=dataclasses.replace(exact_case.expect, score=Fraction(7000001, 10000000)))
+    off_by_a_little = _replace(exact_case, expect=_replace(exact_case.expect, score=Fraction(7000001, 10000000)))
     assert not check_case(off_by_a_little, "papineni").passed
 
 
@@ -179,7 +185,7 @@ def test_source_seed_defaults_to_the_files_and_may_be_overridden():
     assert _case("matlab-ignorecase-true").source.seed == "003_e6acea343dc236b7.txt"
 
 
-def test_oracle_kwargs_and_request_fields_split_protocol_fields_from_conventions(tmp_path):
+def test_oracle_kwargs_and_the_request_split_protocol_fields_from_conventions(tmp_path):
     path = _write(tmp_path, "x.yaml", _file(_case_text(options="""
         options:
           weights: ["1/2", 0.5]
@@ -194,18 +200,22 @@ def test_oracle_kwargs_and_request_fields_split_protocol_fields_from_conventions
     assert kwargs["level"] == "sentence" and kwargs["weights"] == [Fraction(1, 2), Decimal("0.5")]
     assert kwargs["smoothing"] == {"method": "floor", "value": 0} and kwargs["lowercase"] is True
     assert kwargs["reference_length"] == "shortest"
-    fields = case.request_fields()
+    item = case.request_under("papineni")
+    fields = item.request.replay_payload()
     assert fields["weights"] == [0.5, 0.5] and fields["smoothing"] == {"method": "floor", "value": 0.0}
     assert fields["lowercase"] is True and "reference_length" not in fields
     assert fields["segments"] == [{"hypothesis": ["a", "b", "c", "d"], "references": [["a", "b", "c", "d"]]}]
+    assert item.overrides == {"reference_length": "shortest", "both_empty": "zero"} and item.profiles == ("papineni",)
+    assert item.document == {"score": 1.0, "tolerance": None}  # "1", exact: compared under the run's contract
     options = case.options_for_oracle("papineni")
     assert options.reference_length == "shortest" and options.both_empty == "zero" and options.lowercase is True
 
 
-def test_request_fields_with_a_profile_fill_in_its_defaults():
-    fields = _case("matlab-summary-bleu4").request_fields("sacrebleu")
+def test_the_request_under_a_profile_takes_its_defaults_for_what_the_case_leaves_out():
+    case = _case("matlab-summary-bleu4")  # sets no weights, smoothing or lowercase
+    fields = case.request_under("sacrebleu").request.replay_payload()
     assert fields["weights"] == [0.25] * 4 and fields["smoothing"] == {"method": "exp"} and fields["lowercase"] is False
-    assert "weights" not in _case("matlab-summary-bleu4").request_fields()
+    assert case.request_under("nltk").request.smoothing.method == "none"
 
 
 def test_oracle_arguments_by_level():
@@ -217,7 +227,7 @@ def test_oracle_arguments_by_level():
 
 def test_cases_are_frozen():
     case = ALL_CASES[0]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(ValidationError, match="frozen"):
         case.id = "other"  # type: ignore[misc]
 
 
@@ -309,13 +319,13 @@ def test_rejects_unknown_fields_at_every_level(tmp_path):
 
 def test_rejects_missing_required_fields(tmp_path):
     text = _file(_case_text()).replace("    kind: value\n", "")
-    _rejects(tmp_path, text, "missing required field `kind`", needle="- id: t-one")
+    _rejects(tmp_path, text, "`kind` is required in a case", needle="- id: t-one")
     text = _file(_case_text()).replace(', quote: "q"', "")
-    _rejects(tmp_path, text, "missing required field `source.quote`", needle="source:")
-    _rejects(tmp_path, _file(_case_text(kind="statement")), "missing required field `note`: a statement case", needle="- id: t-one")
+    _rejects(tmp_path, text, "`source.quote` is required in `source`", needle="source:")
+    _rejects(tmp_path, _file(_case_text(kind="statement")), "`note` is required in a statement case", needle="- id: t-one")
     _rejects(tmp_path, _file(_case_text(kind="document-error")), "and what the document got wrong", needle="- id: t-one")
     # `seed` is optional (a case file of one's own cites its document by title or URL); `cases` is not
-    _rejects(tmp_path, 'document: "Doc"\n', "missing required field `cases`", needle="document", case_id=None)
+    _rejects(tmp_path, 'document: "Doc"\n', "`cases` is required in a case file", needle="document", case_id=None)
     _rejects(tmp_path, _file(""), "`cases` must be a non-empty list", needle="cases:", case_id=None)
 
 
@@ -355,7 +365,7 @@ def test_rejects_a_malformed_retired_file(tmp_path):
     _write(tmp_path, "a.yaml", _file(_case_text()))
     _write(tmp_path, "retired.yaml", "retired:\n  - id: t-x\n")
     [problem] = validate(tmp_path)
-    assert "missing required field `retired[0].reason`" in problem.bare_message and problem.line == 2
+    assert "`retired[0].reason` is required in `retired[0]`" in problem.bare_message and problem.line == 2
 
 
 def test_rejects_malformed_ids(tmp_path):
@@ -388,7 +398,7 @@ def test_rejects_malformed_tokens(tmp_path):
 
 
 def test_rejects_bad_levels_and_segment_counts(tmp_path):
-    _rejects(tmp_path, _file(_case_text(level="document")), "`input.level` must be one of ['corpus', 'sentence'] (got 'document')",
+    _rejects(tmp_path, _file(_case_text(level="document")), "`input.level` must be one of 'corpus', 'sentence' (got 'document')",
              needle="level:")
     _rejects(tmp_path, _file(_case_text(segments="""
         - hypothesis: [a]
@@ -403,7 +413,7 @@ def test_rejects_bad_profiles_and_kinds(tmp_path):
     _rejects(tmp_path, text, "`profiles[1]` must be one of", needle="profiles:")
     text = _file(_case_text()).replace("profiles: [papineni]", "profiles: []")
     _rejects(tmp_path, text, "`profiles` must be a non-empty list", needle="profiles:")
-    _rejects(tmp_path, _file(_case_text(kind="example")), "`kind` must be one of ['value', 'statement', 'document-error']", needle="kind:")
+    _rejects(tmp_path, _file(_case_text(kind="example")), "`kind` must be one of 'value', 'statement', 'document-error' (got 'example')", needle="kind:")
 
 
 def test_rejects_malformed_expected_values(tmp_path):
@@ -442,7 +452,7 @@ def test_rejects_malformed_options(tmp_path):
              "`options.smoothing.value` is not a parameter of 'exp'", needle="smoothing")
     _rejects(tmp_path, _file(_case_text(options="options: {lowercase: 1}")), "`options.lowercase` must be true or false", needle="lowercase")
     _rejects(tmp_path, _file(_case_text(options="options: {reference_length: nearest}")),
-             "`options.reference_length`: `reference_length` must be one of", needle="reference_length")
+             "`options.reference_length` must be one of 'closest', ", needle="reference_length")
 
 
 def test_rejects_python_object_tags_with_the_line(tmp_path):
@@ -547,6 +557,8 @@ def test_the_schema_rejects_what_the_loader_rejects(tmp_path):
         "negative tolerance": _file(_case_text(expect="expect: {score: 0.5, tolerance: -1}")),
         "rejected with a score": _file(_case_text(expect='expect: {rejected: true, score: "1", exact: true}')),
         "bad id": _file(_case_text(case_id="Bad_Id")),
+        "explained_by in a documented file": _file(_case_text(extra="explained_by: {name: x, change: [[computation, y]]}")),
+        "a repeated profile": _file(_case_text()).replace("profiles: [papineni]", "profiles: [papineni, papineni]"),
     }
     for what, text in bad.items():
         path = _write(tmp_path, "bad.yaml", text)
@@ -555,44 +567,53 @@ def test_the_schema_rejects_what_the_loader_rejects(tmp_path):
         assert list(validator.iter_errors(casefiles.read_plain(path))), f"the schema accepts a file with {what}"
 
 
-def _schema_fields(schema, name):
-    return set(schema["$defs"][name]["properties"])
+def test_the_committed_schema_is_the_generated_one():
+    assert SCHEMA_PATH.read_text(encoding="utf-8") == case_model.render_schema(), (
+        f"{SCHEMA_PATH} is stale: run `python -m oracle.models.case`")
 
 
-def test_schema_and_loader_agree_on_the_allowed_fields():
+def test_the_schema_is_written_where_the_module_writes_it(tmp_path):
+    written = case_model.write_schema(tmp_path / "case.schema.json")
+    assert written.read_text(encoding="utf-8") == case_model.render_schema()
+    assert case_model.SCHEMA_PATH == SCHEMA_PATH.resolve()
+
+
+def test_the_schema_names_every_field_of_the_models_and_what_each_requires():
+    defs = _schema()["$defs"]
+    for model in (case_model.CaseFile, case_model.Case, case_model.CaseSource, case_model.CaseInput,
+                  case_model.CaseSegment, case_model.CaseOptions, case_model.CaseSmoothing, case_model.CaseExpect,
+                  case_model.ExpectedStatistics, case_model.ExplainedBy, case_model.RetiredFile, case_model.RetiredId):
+        schema = defs[model.__name__]
+        assert list(schema["properties"]) == list(model.model_fields), model.__name__
+        assert set(schema.get("required", ())) == {n for n, f in model.model_fields.items() if f.is_required()}
+        assert schema["additionalProperties"] is False, model.__name__
+    assert set(defs["Case"]["required"]) == {"id", "title", "source", "profiles", "kind", "input", "expect"}
+    assert set(defs["CaseFile"]["required"]) == {"document", "cases"}
+
+
+def test_the_options_a_case_may_set_are_the_protocols_three_and_every_convention():
+    from dataclasses import fields
+
+    from oracle.formulas.conventions import Options
+
+    assert set(case_model.CaseOptions.model_fields) == {f.name for f in fields(Options)} | {"weights"}
+    assert set(case_model.CONVENTION_FIELDS) == {f.name for f in fields(Options)} - {"weights", "smoothing", "lowercase"}
+
+
+def test_schema_and_models_agree_with_the_formulas_on_the_allowed_values():
     schema = _schema()
-    assert _schema_fields(schema, "caseFile") == set(casefiles.FILE_FIELDS)
-    assert _schema_fields(schema, "case") == set(casefiles.CASE_FIELDS)
-    assert set(schema["$defs"]["case"]["required"]) == set(casefiles.CASE_REQUIRED)
-    assert _schema_fields(schema, "source") == set(casefiles.SOURCE_FIELDS)
-    assert set(schema["$defs"]["source"]["required"]) == set(casefiles.SOURCE_REQUIRED)
-    assert _schema_fields(schema, "input") == set(casefiles.INPUT_FIELDS)
-    segment = schema["$defs"]["input"]["properties"]["segments"]["items"]
-    assert set(segment["properties"]) == set(casefiles.SEGMENT_FIELDS)
-    assert _schema_fields(schema, "options") == set(casefiles.OPTION_FIELDS)
-    smoothing = schema["$defs"]["options"]["properties"]["smoothing"]
-    assert set(smoothing["properties"]) == set(casefiles.SMOOTHING_FIELDS)
-    assert _schema_fields(schema, "expect") == set(casefiles.EXPECT_FIELDS)
-    assert _schema_fields(schema, "statistics") == set(casefiles.STATISTICS_FIELDS)
-    assert _schema_fields(schema, "retiredFile") == set(casefiles.RETIRED_FILE_FIELDS)
-    entry = schema["$defs"]["retiredFile"]["properties"]["retired"]["items"]
-    assert set(entry["properties"]) == set(casefiles.RETIRED_ENTRY_FIELDS)
-
-
-def test_schema_and_loader_agree_on_the_allowed_values():
-    schema = _schema()
-    case, options = schema["$defs"]["case"]["properties"], schema["$defs"]["options"]["properties"]
+    case, options = schema["$defs"]["Case"]["properties"], schema["$defs"]["CaseOptions"]["properties"]
     assert set(case["profiles"]["items"]["enum"]) == set(PROFILES)
     assert case["kind"]["enum"] == list(casefiles.KINDS)
-    assert set(schema["$defs"]["input"]["properties"]["level"]["enum"]) == set(casefiles.LEVELS)
-    assert set(options["smoothing"]["properties"]["method"]["enum"]) == set(SMOOTHING_METHODS)
+    assert set(schema["$defs"]["CaseInput"]["properties"]["level"]["enum"]) == set(casefiles.LEVELS)
+    assert set(schema["$defs"]["CaseSmoothing"]["properties"]["method"]["enum"]) == set(SMOOTHING_METHODS)
     assert set(options["reference_length"]["enum"]) == set(REFERENCE_LENGTH_RULES)
     assert set(options["empty_order"]["enum"]) == set(EMPTY_ORDER_RULES)
     assert set(options["both_empty"]["enum"]) == set(BOTH_EMPTY_RULES)
     # every other convention override with a documented set of rules has the same enum
     from oracle.formulas import conventions
 
-    for name in casefiles.CONVENTION_OPTION_FIELDS:
+    for name in case_model.CONVENTION_FIELDS:
         rules = getattr(conventions, f"{name.upper()}_RULES", None)
         if rules is not None:
             assert set(options[name]["enum"]) - {None} == set(rules), name
@@ -651,11 +672,15 @@ def test_cli_help_documents_the_verb(capsys):
     assert info.value.code == 0 and "validate" in out and "Exit codes" in out
 
 
-def test_request_fields_work_for_every_case_and_profile():
+def test_every_case_gives_its_request_under_each_of_its_profiles():
     for case in ALL_CASES:
-        assert case.request_fields()["level"] == case.level
         for profile in case.profiles:
-            fields = case.request_fields(profile)
+            item = case.request_under(profile)
+            if item.request is None:  # an infinite weight a document expects refused: protocol v1 cannot carry it
+                assert "cannot be expressed in protocol v1" in item.invalid and case.expect.rejected, case.id
+                continue
+            fields = item.request.replay_payload()
+            assert fields["level"] == case.level, case.id
             assert set(fields) == {"level", "segments", "weights", "smoothing", "lowercase"}, case.id
             assert all(isinstance(w, float) for w in fields["weights"]), case.id
 
@@ -763,8 +788,9 @@ def test_cli_validate_reports_every_problem_of_a_file_at_once(tmp_path, capsys):
     assert code == 2 and out == ""
     lines = [line for line in err.splitlines() if line.startswith("error: ")]
     assert lines == [
-        f"error: {path}:2: unknown field `colour` in a case file (allowed: document, seed, found_by, cases)",
-        f"error: {path}:4, case first-case: missing required field `kind`",
+        f"error: {path}:2: unknown field `colour` in a case file (its fields are `document`, `seed`, `found_by`, "
+        "`cases`)",
+        f"error: {path}:4, case first-case: `kind` is required in a case",
         f"error: {path}:15, case second-case: `input.segments[0].hypothesis[0]` must be a non-empty token "
         "without whitespace (got 'a b')",
     ], err
@@ -782,6 +808,58 @@ def test_every_segment_and_token_of_a_case_is_checked(tmp_path):
     messages = sorted(p.bare_message.split(" must ")[0] for p in validate(tmp_path))
     assert messages == ["`input.segments[0].hypothesis[1]`", "`input.segments[0].references[0][0]`",
                         "`input.segments[1].hypothesis`"], messages
+
+
+def test_a_duplicate_id_is_listed_beside_the_problems_of_other_cases(tmp_path):
+    """The file's own rules (ids unique) are checked on the cases that are valid by themselves, so a broken case
+    elsewhere in the file does not hide a duplicate."""
+    text = _file(_case_text(kind="statement"), _case_text(case_id="t-two"), _case_text(case_id="t-two"))
+    _write(tmp_path, "a.yaml", text)
+    problems = validate(tmp_path)
+    assert [(p.line, p.case_id) for p in problems] == [(_line_of(text, "- id: t-one"), "t-one"),
+                                                       (_line_of(text, "- id: t-two", 2), "t-two")]
+    assert problems[0].bare_message.startswith("`note` is required in a statement case")
+    assert problems[1].bare_message == f"duplicate case id `t-two` (also at {tmp_path / 'a.yaml'}:{_line_of(text, '- id: t-two')})"
+
+
+def test_each_problem_is_at_the_line_of_its_own_node_in_block_style(tmp_path):
+    """Counted by hand in the text below: a token on its own line, a precision given by order, a smoothing
+    parameter, a repeated profile."""
+    text = _file(_case_text(segments="""
+        - hypothesis: [a, b]
+          references:
+            - [a, b]
+            - - a
+              - 7""", options="""
+        options:
+          smoothing:
+            method: exp
+            k: 1""", expect="""
+        expect:
+          statistics:
+            precisions:
+              1: "1"
+              2: one""")).replace("profiles: [papineni]", "profiles:\n      - papineni\n      - papineni")
+    _write(tmp_path, "a.yaml", text)
+    found = {p.bare_message.split("`")[1]: p.line for p in validate(tmp_path)}
+    assert found == {"profiles[1]": _line_of(text, "- papineni", 2),
+                     "input.segments[0].references[1][1]": _line_of(text, "- 7"),
+                     "options.smoothing.k": _line_of(text, "k: 1"),
+                     "expect.statistics.precisions.2": _line_of(text, "2: one")}, found
+
+
+def test_a_found_by_file_lists_every_case_its_provenance_refuses_at_once(tmp_path):
+    text = _file(_case_text(expect="expect: {rejected: true}"), _case_text(case_id="t-two"),
+                 header='document: "bleu-oracle fuzz against x 1"\nfound_by: fuzz\ncases:\n')
+    text = text.replace('quote: "q"}', 'quote: "q", seed: "s.txt"}', 1)
+    _write(tmp_path, "a.yaml", text)
+    problems = [(p.case_id, p.line, p.bare_message.split(":")[0]) for p in validate(tmp_path)]
+    assert problems == [
+        ("t-one", _line_of(text, "- id: t-one"), "`explained_by` is required in a case found by fuzzing"),
+        ("t-one", _line_of(text, 'seed: "s.txt"'), "`source.seed` names a seed document; a `found_by` file quotes no document"),
+        ("t-one", _line_of(text, "rejected"), "`expect.rejected`"),
+        ("t-two", _line_of(text, "- id: t-two"), "`explained_by` is required in a case found by fuzzing"),
+    ], problems
 
 
 def test_a_case_file_of_ones_own_runs_from_anywhere_through_the_cli(tmp_path, capsys):

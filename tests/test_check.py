@@ -19,6 +19,7 @@ from fakes.harness import check, deviations, fake, results, run_cli
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract, first_divergence, judge
 from oracle.harness.requests import case_to_request, is_uniform, not_applicable_reason
+from oracle.models.case import Case
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
@@ -612,11 +613,12 @@ def test_case_to_request_with_the_real_loader(cases_dir):
     assert sacre.request.weights == (0.5, 0.5)
 
 
-def test_case_to_request_with_plain_mappings():
-    case = {"id": "m", "title": "t", "profiles": ["nltk"],
-            "input": {"level": "sentence", "segments": [{"hypothesis": ["a"], "references": [["a"]]}]},
-            "options": {"smoothing": {"method": "floor"}, "reference_length": "shortest"},
-            "expect": {"score": "0.5", "tolerance": 0.01}}
+def test_case_to_request_with_a_case_built_from_a_plain_mapping():
+    case = Case.model_validate({
+        "id": "m", "title": "t", "source": {"document": "d", "section": "s", "quote": "q"}, "profiles": ["nltk"],
+        "kind": "value", "input": {"level": "sentence", "segments": [{"hypothesis": ["a"], "references": [["a"]]}]},
+        "options": {"smoothing": {"method": "floor"}, "reference_length": "shortest"},
+        "expect": {"score": 0.5, "tolerance": 0.01}})
     item = case_to_request(case, seq=0, profile="sacrebleu")
     assert item.request.weights == (0.25,) * 4
     assert dict(item.request.smoothing) == {"method": "floor", "value": 0.1}

@@ -16,7 +16,6 @@ import oracle
 from oracle.formulas import exact
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.exact import CONTEXT
-from oracle.models.protocol import ScoreRequest
 from oracle.suite.cases import EXACT_SLACK
 
 from .classify import explained_value, known_names
@@ -169,7 +168,9 @@ def check_case(case, profile):
 
 def _explained_score(case, profile):
     """The oracle's value for a `found_by` case under its `explained_by` (a Decimal; None: no value)."""
-    request = ScoreRequest.from_json({"cmd": "score", "seq": 0, **case.request_fields(profile)})
+    request = case.request_under(profile).request
+    if request is None:  # the input protocol v1 cannot carry: no implementation answered it
+        return None
     value = explained_value(request, profile, case.explained_by.change, overrides=case.convention_overrides())
     if value is None:
         return None

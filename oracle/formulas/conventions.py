@@ -149,7 +149,7 @@ class Smoothing:
             object.__setattr__(self, name, number)
 
     @classmethod
-    def parse(cls, spec):
+    def parse(cls, spec: object) -> Smoothing | None:
         """Accept a Smoothing, a method name, or a protocol mapping {"method": ..., params}."""
         if spec is None:
             return None
@@ -166,7 +166,7 @@ class Smoothing:
             return cls(**spec)
         raise BleuTypeError(f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})")
 
-    def to_json(self):
+    def to_json(self) -> dict[str, object]:
         """The protocol form: only the parameters this method takes, as floats."""
         out = {"method": self.method}
         for name in SMOOTHING_METHODS[self.method]:
@@ -247,7 +247,7 @@ class Options:
             return self.sentence_empty_order
         return self.empty_order
 
-    def with_changes(self, **changes):
+    def with_changes(self, **changes: object) -> Options:
         """A copy with some conventions changed (the original is never mutated)."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:

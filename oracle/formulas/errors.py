@@ -1,5 +1,9 @@
 """One root exception; each concrete error also subclasses the builtin a user would catch."""
 
+from __future__ import annotations
+
+from pathlib import Path
+
 
 class BleuOracleError(Exception):
     """Root of every error this package raises on purpose."""
@@ -16,7 +20,8 @@ class BleuTypeError(BleuOracleError, TypeError):
 class CaseFileError(BleuValueError):
     """A case file is malformed; the message names the file, line and case id."""
 
-    def __init__(self, message, *, path=None, line=None, case_id=None):
+    def __init__(self, message: str, *, path: Path | str | None = None, line: int | None = None,
+                 case_id: str | None = None) -> None:
         self.path, self.line, self.case_id = path, line, case_id
         where = ""
         if path is not None:
@@ -26,7 +31,7 @@ class CaseFileError(BleuValueError):
         self.bare_message = message
 
 
-def describe(value):
+def describe(value: object) -> str:
     """Render a bad value for an error message: short, unambiguous."""
     try:
         text = repr(value)

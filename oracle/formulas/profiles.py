@@ -183,7 +183,7 @@ PROFILES = {
 }
 
 
-def get_profile(name):
+def get_profile(name: str | Profile) -> Profile:
     """The profile called `name`, or a clear error listing the known ones."""
     if isinstance(name, Profile):
         return name

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, Self, Union
 
 from pydantic import (
     BaseModel,
@@ -40,7 +40,6 @@ from pydantic import (
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
 
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER, MAX_REFERENCES
@@ -48,6 +47,7 @@ from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.tokenizers import TOKENIZERS, tokenize
 
 # ProtocolError and the line codec live in `wire`; importers reach them here too.
+from .errors import Dialect, explain, field_path, problem, sentence
 from .wire import MAX_NESTING, ProtocolError, decode, encode, show  # noqa: F401
 
 PROTOCOL_VERSION = 1
@@ -69,13 +69,14 @@ def _finite(value, *, nan):
     if nan and (value == "NaN" or (isinstance(value, float) and math.isnan(value))):
         return math.nan
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise PydanticCustomError("protocol_number", f"must be {expected}")
+        raise problem(f"must be {expected} (got {_shown(value)})")
     try:
         number = float(value)
     except OverflowError:  # an integer beyond the float range
         number = math.inf
     if not math.isfinite(number):
-        raise PydanticCustomError("protocol_number", 'must be a finite number or "NaN"' if nan else "must be a finite number")
+        finite = 'a finite number or "NaN"' if nan else "a finite number"
+        raise problem(f"must be {finite} (got {_shown(value)})")
     return value if isinstance(value, int) else number
 
 
@@ -99,10 +100,9 @@ Seq = Annotated[StrictInt, Field(ge=-MAX_COUNT, le=MAX_COUNT)]
 def _unique(items):
     if isinstance(items, (list, tuple)):
         if len(items) > MAX_ORDER:  # before the items are compared: no list of distinct choices is this long
-            raise PydanticCustomError("protocol_too_long", "must hold at most {most} distinct items (got {count})",
-                                      {"most": MAX_ORDER, "count": len(items)})
+            raise problem(f"must hold at most {MAX_ORDER} distinct items (got {len(items)})")
         if len(set(map(show, items))) != len(items):
-            raise PydanticCustomError("protocol_unique", "must not repeat an item")
+            raise problem(f"must not repeat an item (got {show(items)})")
     return items
 
 
@@ -126,7 +126,7 @@ class Message(BaseModel):
     WIRE_REQUIRED: ClassVar[tuple] = ()
 
     @classmethod
-    def from_json(cls, obj):
+    def from_json(cls, obj: object) -> Self:
         """Validate a decoded JSON object strictly and build the model; ProtocolError names the field."""
         if cls.CMD is not None and isinstance(obj, dict):
             if "cmd" not in obj:
@@ -344,17 +344,14 @@ class ScoreRequest(Message):
     @model_validator(mode="after")
     def _one_segment_at_sentence_level(self):
         if self.level == "sentence" and len(self.segments) != 1:
-            raise PydanticCustomError(
-                "protocol", "`segments` must hold exactly one segment at sentence level (got {count})",
-                {"count": len(self.segments)})
+            raise sentence(f"`segments` must hold exactly one segment at sentence level (got {len(self.segments)})")
         text = self.tokenize is not None
         for i, segment in enumerate(self.segments):
             for where, value in (("hypothesis", segment.hypothesis),
                                  *((f"references[{k}]", r) for k, r in enumerate(segment.references))):
                 if isinstance(value, str) != text:
                     want = "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
-                    raise PydanticCustomError("protocol", "`segments[{i}].{where}` must be {want}",
-                                              {"i": i, "where": where, "want": want})
+                    raise sentence(f"`segments[{i}].{where}` must be {want}")
         return self
 
     @property
@@ -443,14 +440,12 @@ class ScoreReply(Message):
         present = [name for name in OUTCOMES if getattr(self, name) is not None]
         if len(present) != 1:
             got = " and ".join(f"`{p}`" for p in present) if present else "none"
-            raise PydanticCustomError(
-                "protocol", "a reply must carry exactly one of {outcomes} (got {got})",
-                {"outcomes": ", ".join(f"`{o}`" for o in OUTCOMES), "got": got})
+            outcomes = ", ".join(f"`{o}`" for o in OUTCOMES)
+            raise sentence(f"a reply must carry exactly one of {outcomes} (got {got})")
         if self.statistics is not None and self.score is None:
-            raise PydanticCustomError("protocol", "`statistics` may only come with `score` (got it with `{present}`)",
-                                      {"present": present[0]})
+            raise sentence(f"`statistics` may only come with `score` (got it with `{present[0]}`)")
         if self.seq is None and self.error is None:
-            raise PydanticCustomError("protocol", "`seq` is required in a reply with `{present}`", {"present": present[0]})
+            raise sentence(f"`seq` is required in a reply with `{present[0]}`")
         return self
 
     @property
@@ -494,25 +489,23 @@ def parse_command(obj):
 
 # -- Validation errors in the protocol's words -------------------------------------------
 
-_MESSAGES = {
-    "int_type": "must be an integer", "int_parsing": "must be an integer", "int_from_float": "must be an integer",
-    "string_type": "must be a string", "bool_type": "must be true or false", "list_type": "must be an array",
-    "tuple_type": "must be an array", "float_type": "must be a number", "string_too_short": "must not be empty",
-}
+
+def _shown(value):
+    """A value as it came on the wire, for a message; a float as Python prints it (inf, not Infinity)."""
+    return repr(value) if isinstance(value, float) else show(value)
 
 
-def _path(loc):
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+def _dialect(model):
+    """How errors speak of a protocol message (`oracle.models.errors.explain`)."""
+    return Dialect(top=f"a {model.CMD!r} command" if model.CMD else f"a {model.__name__}", show=_shown)
 
 
 def _explain(exc, model):
-    """The first validation error of `exc` as one sentence naming the field (unknown fields first)."""
+    """The first validation error of `exc` as one sentence naming the field (unknown fields first), in the
+    words `oracle.models.errors.explain` shares with the case files; a smoothing's method, which pydantic
+    keeps in the location as the union's tag, is named in the protocol's own sentences."""
     errors = exc.errors(include_url=False)
     error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
-    kind, value, ctx = error["type"], error.get("input"), error.get("ctx") or {}
     # a union member's name is part of pydantic's location, not of the wire's ("hypothesis.tuple[str, ...][1]")
     loc = [part for part in error["loc"] if not (isinstance(part, str) and (part == "str" or part.startswith("tuple[")))]
     method = None
@@ -520,87 +513,25 @@ def _explain(exc, model):
         at = loc.index("smoothing") + 1
         if at < len(loc) and loc[at] in SMOOTHING_SPECS:
             method = loc.pop(at)
-    path, parent = _path(loc), _path(loc[:-1])
-    top = f"a {model.CMD!r} command" if model.CMD else f"a {model.__name__}"
-    where = f"`{parent}`" if parent else top
-    if kind == "protocol":
-        return error["msg"]
-    if kind == "missing":
-        if method is not None and loc[-1] != "method":
-            return f"`{path}` is required for method {show(method)}"
-        return f"`{path}` is required in {where}"
-    if kind == "extra_forbidden":
-        if method is not None:
-            takes = [f"`{n}`" for n in SMOOTHING_METHODS[method]]
-            return f"unknown field `{path}`: method {show(method)} takes {', '.join(takes) if takes else 'no parameters'}"
-        fields = [name for name in _fields_at(model, loc[:-1])]
-        return f"unknown field `{path}` in {where} (its fields are {', '.join(f'`{f}`' for f in fields)})"
+    return _smoothing_problem(error, loc, method) or explain({**error, "loc": tuple(loc)}, _dialect(model), model)
+
+
+def _smoothing_problem(error, loc, method):
+    """The sentence for an error about a smoothing's method or its parameters, or None for any other."""
+    kind, path = error["type"], field_path(loc)
+    if kind == "missing" and method is not None and loc[-1] != "method":
+        return f"`{path}` is required for method {show(method)}"
+    if kind == "extra_forbidden" and method is not None:
+        takes = [f"`{n}`" for n in SMOOTHING_METHODS[method]]
+        return f"unknown field `{path}`: method {show(method)} takes {', '.join(takes) if takes else 'no parameters'}"
     if kind == "union_tag_invalid":
-        return f"`{path}.method` must be one of {', '.join(show(m) for m in SMOOTHING_METHODS)} (got {show(ctx.get('tag'))})"
+        tag = (error.get("ctx") or {}).get("tag")
+        return f"`{path}.method` must be one of {', '.join(show(m) for m in SMOOTHING_METHODS)} (got {show(tag)})"
     if kind == "union_tag_not_found":
-        return f"`{path}.method` is required (got {show(value)})"
-    if kind in ("model_type", "model_attributes_type", "dict_type"):
-        if not loc:
-            return f"{top if model.CMD else 'a ' + model.__name__} must be a JSON object (got {show(value)})"
-        if loc[-1] == "smoothing":
-            return f'`{path}` must be an object {{"method": ..., <parameters>}} (got {show(value)})'
-        return f"`{path}` must be a JSON object (got {show(value)})"
-    if kind == "literal_error":
-        expected = ctx.get("expected", "")
-        options = [part.strip().strip("'") for part in expected.replace(" or ", ", ").split(",") if part.strip()]
-        if len(options) == 1:
-            return f"`{path}` must be {show(_literal(options[0]))} (got {show(value)})"
-        return f"`{path}` must be one of {', '.join(show(_literal(o)) for o in options)} (got {show(value)})"
-    if kind == "greater_than_equal":
-        return f"`{path}` must be at least {ctx.get('ge')} (got {show(value)})"
-    if kind == "less_than_equal":  # a bound (`oracle.formulas.bounds`)
-        return f"`{path}` must be at most {ctx.get('le')} (got {show(value)})"
-    if kind == "too_long":
-        most = ctx.get("max_length")
-        return f"`{path}` must hold at most {most} item{'s' if most != 1 else ''} (got {ctx.get('actual_length')})"
-    if kind == "too_short":
-        least = ctx.get("min_length", 1)
-        return f"`{path}` must hold at least {least} item{'s' if least != 1 else ''} (got {show(value)})"
-    if kind == "protocol_too_long":  # says how many it got: the list itself is not worth showing
-        return f"`{path}` {error['msg']}"
-    if kind.startswith("protocol_") or kind in _MESSAGES:
-        text = error["msg"] if kind.startswith("protocol_") else _MESSAGES[kind]
-        return f"`{path}` {text} (got {show(value) if not isinstance(value, float) else repr(value)})"
-    return f"`{path or top}`: {error['msg']} (got {show(value)})"
-
-
-def _literal(text):
-    try:
-        return int(text)
-    except ValueError:
-        return text
-
-
-def _fields_at(model, loc):
-    """The field names of the model found at `loc` inside `model` (for "its fields are ...")."""
-    current = model
-    for part in loc:
-        if isinstance(part, int):
-            continue
-        field = current.model_fields.get(part) if isinstance(current, type) and issubclass(current, BaseModel) else None
-        if field is None:
-            return []
-        annotation = field.annotation
-        for candidate in _models_in(annotation):
-            current = candidate
-            break
-        else:
-            return []
-    names = list(current.model_fields)
-    return names
-
-
-def _models_in(annotation):
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        yield annotation
-        return
-    for argument in getattr(annotation, "__args__", ()) or ():
-        yield from _models_in(argument)
+        return f"`{path}.method` is required (got {show(error.get('input'))})"
+    if kind in ("model_type", "model_attributes_type", "dict_type") and loc and loc[-1] == "smoothing":
+        return f'`{path}` must be an object {{"method": ..., <parameters>}} (got {show(error.get("input"))})'
+    return None
 
 
 # -- JSON Schemas, generated ------------------------------------------------------

@@ -1,23 +1,21 @@
-"""The case-file format: its fields, patterns and exact numbers, and reading its YAML strictly (the safe
-loader with line numbers, no duplicate keys, no aliases, no deep nesting, numbers as exact decimals).
-The format is described in `oracle.suite.cases`."""
+"""Reading a case file's YAML strictly, each node knowing its line: the safe loader (no code, no aliases, no
+deep nesting), no duplicate or merge keys, numbers as exact decimals, every mapping and list with the lines of
+its keys and items, so that a validation error names the line of its node (`oracle.models.errors.line_at`).
+What the file must hold is the models' to say (`oracle.models.case`); the format is described in
+`oracle.suite.cases`."""
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import fields
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from oracle.formulas.bounds import MAX_DIGITS
-from oracle.formulas.conventions import (
-    SMOOTHING_PARAMETERS,
-    Options,
-)
 from oracle.formulas.errors import CaseFileError, describe
+from oracle.models.case import HugeNumber, plain
 
 from .safeyaml import StrictSafeLoader, UnsafeYamlError
 
@@ -28,36 +26,6 @@ DEFAULT_CASES_DIR = Path(__file__).resolve().parent / "data"
 DEFAULT_SEEDS_DIR = Path(__file__).resolve().parents[3] / "shared" / "seeds"
 RETIRED_FILE = "retired.yaml"
 
-KINDS = ("value", "statement", "document-error")
-
-# Allowed fields per mapping (the schema lists the same; tests/test_cases.py checks).
-FILE_FIELDS = ("document", "seed", "found_by", "cases")
-#: Provenance other than a seed document: cases written by `bleu-oracle fuzz --write-cases`.
-FOUND_BY = ("fuzz",)
-CASE_FIELDS = ("id", "title", "source", "profiles", "kind", "input", "options", "expect", "explained_by", "note")
-CASE_REQUIRED = ("id", "title", "source", "profiles", "kind", "input", "expect")
-SOURCE_FIELDS = ("document", "section", "quote", "seed")
-SOURCE_REQUIRED = ("document", "section", "quote")
-INPUT_FIELDS = ("level", "segments")
-SEGMENT_FIELDS = ("hypothesis", "references")
-#: Options that travel in a protocol request.
-PROTOCOL_OPTION_FIELDS = ("weights", "smoothing", "lowercase")
-#: Options that override a profile's conventions: `Options` fields, except the three
-#: above (the normalisation rule is the convention `weight_normalisation`).
-CONVENTION_OPTION_FIELDS = tuple(f.name for f in fields(Options) if f.name not in ("weights", "smoothing", "lowercase"))
-OPTION_FIELDS = PROTOCOL_OPTION_FIELDS + CONVENTION_OPTION_FIELDS
-SMOOTHING_FIELDS = ("method",) + tuple(SMOOTHING_PARAMETERS)
-EXPECT_FIELDS = ("score", "tolerance", "exact", "statistics", "rejected")
-STATISTICS_FIELDS = ("hyp_len", "ref_len", "matches", "totals", "bp", "precisions")
-EXPLAINED_BY_FIELDS = ("name", "change")
-RETIRED_FILE_FIELDS = ("retired",)
-RETIRED_ENTRY_FIELDS = ("id", "reason")
-
-ID_PATTERN = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-SEED_PATTERN = re.compile(r"^[A-Za-z0-9_.-]+\.txt$")
-_FRACTION = re.compile(r"^(0|[1-9][0-9]*)(/[1-9][0-9]*)?$")
-_SIGNED_FRACTION = re.compile(r"^-?(0|[1-9][0-9]*)(/[1-9][0-9]*)?$")
-
 #: An exact expectation ("3/5") is met when the oracle's value is within this of it
 #: (the oracle carries 50 significant digits; ln/exp round in the last ones).
 EXACT_SLACK = Decimal("1e-45")
@@ -66,30 +34,18 @@ EXACT_SLACK = Decimal("1e-45")
 # -- YAML: SafeLoader, line numbers, no duplicate keys, exact numbers ---------
 
 
-class _Map(dict):
+class LinedMap(dict[Any, Any]):
     """A mapping from the file, remembering its own line and each key's line."""
 
-    line = None
-    key_lines: dict
+    line: int | None = None
+    key_lines: dict[Any, int]
 
 
-class _Seq(list):
+class LinedList(list[Any]):
     """A sequence from the file, remembering its own line and each item's line."""
 
-    line = None
-    item_lines: list
-
-
-class HugeNumber:
-    """An integer in the file with more digits than a number may have (`oracle.formulas.bounds.MAX_DIGITS`):
-    kept as its length and never converted (int() of 5,000 digits is an error, of a million a long wait), so
-    that the field holding it is refused with the case's id like any other out-of-bounds number."""
-
-    def __init__(self, digits: int) -> None:
-        self.digits = digits
-
-    def __repr__(self) -> str:
-        return f"<an integer of {self.digits} digits>"
+    line: int | None = None
+    item_lines: list[int]
 
 
 class CaseLoader(StrictSafeLoader):
@@ -97,7 +53,7 @@ class CaseLoader(StrictSafeLoader):
     merge keys are errors, floats are exact `Decimal`s, `5e-5` is a number, and every mapping/sequence
     knows its lines."""
 
-    path = None
+    path: Path | None = None
 
 
 # YAML 1.1 (PyYAML) needs a dot in a float; accept 5e-5 as well (YAML 1.2).
@@ -108,21 +64,21 @@ CaseLoader.add_implicit_resolver(
 )
 
 
-def _line(node):
+def _line(node: yaml.Node) -> int:
     return node.start_mark.line + 1
 
 
-def _construct_map(loader, node):
+def _construct_map(loader: CaseLoader, node: yaml.Node) -> LinedMap:
     if not isinstance(node, yaml.MappingNode):  # pragma: no cover - the resolver guarantees it
         raise CaseFileError("expected a mapping", path=loader.path, line=_line(node))
-    result = _Map()
+    result = LinedMap()
     result.line, result.key_lines = _line(node), {}
     for key_node, value_node in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
             raise CaseFileError("YAML merge keys (`<<`) are not allowed in case files", path=loader.path, line=_line(key_node))
         key = loader.construct_object(key_node, deep=True)
         if isinstance(key, bool) or not isinstance(key, (str, int, HugeNumber)):  # a huge order: the case says so
-            raise CaseFileError(f"mapping keys must be names or n-gram orders (got {describe(_plain(key))})", path=loader.path, line=_line(key_node))
+            raise CaseFileError(f"mapping keys must be names or n-gram orders (got {describe(plain(key))})", path=loader.path, line=_line(key_node))
         if key in result:
             raise CaseFileError(
                 f"duplicate key `{key}` (first at line {result.key_lines[key]})", path=loader.path, line=_line(key_node)
@@ -132,20 +88,20 @@ def _construct_map(loader, node):
     return result
 
 
-def _construct_seq(loader, node):
-    result = _Seq(loader.construct_object(child, deep=True) for child in node.value)
+def _construct_seq(loader: CaseLoader, node: yaml.SequenceNode) -> LinedList:
+    result = LinedList(loader.construct_object(child, deep=True) for child in node.value)
     result.line, result.item_lines = _line(node), [_line(child) for child in node.value]
     return result
 
 
-def _construct_int(loader, node):
+def _construct_int(loader: CaseLoader, node: yaml.ScalarNode) -> int | HugeNumber:
     text = loader.construct_scalar(node).replace("_", "")
     if len(text.lstrip("+-")) > MAX_DIGITS:
         return HugeNumber(len(text.lstrip("+-")))
     return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
 
-def _construct_float(loader, node):
+def _construct_float(loader: CaseLoader, node: yaml.ScalarNode) -> Decimal:
     text = loader.construct_scalar(node).replace("_", "").lower()
     special = {".inf": "Infinity", "+.inf": "Infinity", "-.inf": "-Infinity", ".nan": "NaN"}
     try:
@@ -160,7 +116,7 @@ CaseLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 CaseLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
-def _read_yaml(path):
+def read_yaml(path: Path) -> Any:
     """The document in `path`, through CaseLoader; YAML errors become CaseFileError with the line."""
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -187,15 +143,3 @@ def _read_yaml(path):
         raise CaseFileError(f"invalid YAML: {problem}", path=path, line=mark.line + 1 if mark else None) from None
     finally:
         loader.dispose()
-
-
-def _plain(value):
-    """A loaded value without the line bookkeeping, for messages."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, Decimal):  # as a float where one holds it, else as written (1E+999, not inf)
-        number = float(value) if value.is_finite() else None
-        return number if number is not None and math.isfinite(number) and (number or value.is_zero()) else str(value)
-    return value

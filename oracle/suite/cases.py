@@ -15,10 +15,11 @@ A case file holds the cases taken from one source document::
         expect: {score: 0.7825, tolerance: 0.00005}
         note: ...
 
-`oracle/models/schemas/case.schema.json` describes the same format; a test keeps the
-two in step. Reading is strict: plain YAML through `yaml.SafeLoader` only
-(no tags that build Python objects), no duplicate keys, no unknown fields, and
-every problem names the file, the line and the case id. Numbers are read as
+The models in `oracle.models.case` are the format: each field is described there, and
+`oracle/models/schemas/case.schema.json` is generated from them. Reading is strict: plain
+YAML through the safe loader only (no tags that build Python objects, no aliases), no
+duplicate keys, no unknown fields, and every problem names the file, the line and the case
+id (`oracle.models.case.file_errors`); `validate` lists every problem at once. Numbers are read as
 exact decimals (`0.7825` is `Decimal("0.7825")`, never a binary float), and
 strings such as `"3/5"` are exact fractions.
 
@@ -46,155 +47,92 @@ documented one)::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
+
+from pydantic import ValidationError
 
 from oracle.formulas.bleu import LEVELS  # noqa: F401 - the levels a case's input may name
 from oracle.formulas.errors import CaseFileError
 from oracle.models.case import (  # noqa: F401 - the case model, re-exported for the loader's users
+    FOUND_BY,
+    ID_PATTERN,
+    KINDS,
     Case,
     CaseExpect,
+    CaseFile,
     CaseInput,
     CaseOptions,
     CaseSegment,
     CaseSource,
     ExpectedStatistics,
     ExplainedBy,
+    RetiredFile,
     RetiredId,
+    failed_items,
+    file_errors,
 )
 
-from .caseformat import (  # noqa: F401 - the format's fields, re-exported for the tests and tools
-    CASE_FIELDS,
-    CASE_REQUIRED,
-    CONVENTION_OPTION_FIELDS,
+from .caseformat import (  # noqa: F401 - re-exported for the tests and tools
     DEFAULT_CASES_DIR,
     DEFAULT_SEEDS_DIR,
     EXACT_SLACK,
-    EXPECT_FIELDS,
-    FILE_FIELDS,
-    FOUND_BY,
-    ID_PATTERN,
-    INPUT_FIELDS,
-    KINDS,
-    OPTION_FIELDS,
-    RETIRED_ENTRY_FIELDS,
     RETIRED_FILE,
-    RETIRED_FILE_FIELDS,
-    SEED_PATTERN,
-    SEGMENT_FIELDS,
-    SMOOTHING_FIELDS,
-    SOURCE_FIELDS,
-    SOURCE_REQUIRED,
-    STATISTICS_FIELDS,
     CaseLoader,
-    _read_yaml,
+    read_yaml,
 )
-from .caseparse import CaseFileErrors, _Context, _line_of, _mapping, _parse_case, _show, _string, mapping_problems
 
 # -- Files and directories ---------------------------------------------------
 
 
-def _parse_file(path, problems):
-    """Cases of one file; every problem found is appended to `problems`, in the order of the file. A case
-    with a problem is left out; a problem with a file-level field (`document`, `seed`, `found_by`, an
-    unknown field) is listed and the cases are still read; only a file that cannot be read as case
-    file at all (not YAML, not a mapping, no list of `cases`) stops there."""
-    ctx = _Context(path)
-    file_problems = []
+def _parse_file(path: Path, problems: list[CaseFileError]) -> list[Case]:
+    """The cases of one file, each placed at its line; every problem found is appended to `problems`, in the
+    order of the file. When the file has problems, the cases valid on their own are still given (without
+    their file's provenance), so that the directory's checks (ids unique, not retired) see them too."""
     try:
-        data = _read_yaml(path)
-        if data is None:
-            raise ctx.error("the file is empty (expected `document` and `cases`)", 1)
-        file_problems += mapping_problems(data, "", ctx, 1, FILE_FIELDS, ("document", "cases"), what="a case file")
-        document = seed = found_by = None
-        if "document" in data:
-            try:
-                document = _string(data["document"], "document", ctx, _line_of(data, "document", 1), one_line=True)
-            except CaseFileError as exc:
-                file_problems.append(exc)
-        if "seed" in data and "found_by" in data:
-            file_problems.append(ctx.error("a case file has either `seed` (its source document) or `found_by` (how "
-                                           "its cases were found), not both", _line_of(data, "found_by", 1)))
-        elif "found_by" in data:
-            found_by = data["found_by"]
-            if found_by not in FOUND_BY:
-                file_problems.append(ctx.error(f"`found_by` must be one of {list(FOUND_BY)} (got {_show(found_by)})",
-                                               _line_of(data, "found_by", 1)))
-        elif "seed" in data:  # a bundled seed document: the quotes are checked against its text
-            try:
-                seed = _string(data["seed"], "seed", ctx, _line_of(data, "seed", 1))
-            except CaseFileError as exc:
-                file_problems.append(exc)
-            if seed is not None and not SEED_PATTERN.match(seed):
-                file_problems.append(ctx.error(f"`seed` must be a seed file name like \"000_57c522b03cf4596a.txt\" "
-                                               f"(got {seed!r})", _line_of(data, "seed", 1)))
-        # neither: a case file of one's own, citing its document (a title or a URL) in `document` and each source
-        raw_cases = data.get("cases")
-        if "cases" in data and (not isinstance(raw_cases, list) or not raw_cases):
-            file_problems.append(ctx.error(f"`cases` must be a non-empty list of cases (got {_show(raw_cases)})",
-                                           _line_of(data, "cases", 1)))
-        if not isinstance(raw_cases, list):
-            raw_cases = []
+        document = read_yaml(path)
     except CaseFileError as exc:
         problems.append(exc)
         return []
-    problems.extend(sorted(file_problems, key=lambda error: error.line or 0))
-    cases = []
-    for i, raw in enumerate(raw_cases):
-        try:
-            cases.append(_parse_case(raw, path, _line_of(raw_cases, i, raw_cases.line), seed, document or "", found_by))
-        except CaseFileErrors as exc:  # every problem of the case
-            problems.extend(exc.errors)
-        except CaseFileError as exc:
-            problems.append(exc)
-    seen = {}
-    for case in cases:
-        if case.id in seen:
-            problems.append(
-                CaseFileError(f"duplicate case id `{case.id}` (also at {path}:{seen[case.id].line})", path=path, line=case.line, case_id=case.id)
-            )
-        else:
-            seen[case.id] = case
-    return [c for c in cases if seen.get(c.id) is c]
+    if document is None:
+        problems.append(CaseFileError("the file is empty (expected `document` and `cases`)", path=path, line=1))
+        return []
+    try:
+        cases: Sequence[tuple[int, Case]] = list(enumerate(CaseFile.model_validate(document).cases))
+    except ValidationError as exc:
+        problems.extend(file_errors(exc, CaseFile, document, path))
+        raw = document.get("cases") if isinstance(document, dict) else None
+        cases = CaseFile.valid_on_their_own(raw, failed_items(exc, ("cases",)))
+    lines = getattr(document.get("cases") if isinstance(document, dict) else None, "item_lines", [])
+    return [case.at(path, lines[index] if index < len(lines) else None) for index, case in cases]
 
 
-def load_case_file(path):
+def load_case_file(path: Path | str) -> list[Case]:
     """The cases of one file; raises CaseFileError on the first problem."""
-    problems = []
+    problems: list[CaseFileError] = []
     cases = _parse_file(Path(path), problems)
     if problems:
         raise problems[0]
     return cases
 
 
-def load_retired(path):
-    """Retired ids from `retired.yaml`: `retired: [{id, reason}]` (the list may be empty)."""
+def load_retired(path: Path | str) -> list[RetiredId]:
+    """Retired ids from `retired.yaml`: `retired: [{id, reason}]` (the list may be empty); raises
+    CaseFileError on the first problem."""
     path = Path(path)
-    ctx = _Context(path)
-    data = _read_yaml(path)
-    if data is None:
-        raise ctx.error("the file is empty (expected `retired: []`)", 1)
-    data = _mapping(data, "", ctx, 1, RETIRED_FILE_FIELDS, RETIRED_FILE_FIELDS, what="the retired-ids file")
-    entries = data["retired"]
-    e_line = _line_of(data, "retired", 1)
-    if not isinstance(entries, list):
-        raise ctx.error(f"`retired` must be a list of {{id, reason}} (got {_show(entries)})", e_line)
-    out, seen = [], {}
-    for i, entry in enumerate(entries):
-        entry = _mapping(entry, f"retired[{i}]", ctx, _line_of(entries, i, e_line), RETIRED_ENTRY_FIELDS, RETIRED_ENTRY_FIELDS)
-        line = entry.line
-        retired_id = entry["id"]
-        if not isinstance(retired_id, str) or not ID_PATTERN.match(retired_id):
-            raise ctx.error(f"`retired[{i}].id` must be a case id (got {_show(retired_id)})", _line_of(entry, "id", line))
-        if retired_id in seen:
-            raise ctx.error(f"`retired[{i}].id` `{retired_id}` is listed twice (also at line {seen[retired_id]})", line)
-        seen[retired_id] = line
-        reason = _string(entry["reason"], f"retired[{i}].reason", ctx, _line_of(entry, "reason", line))
-        out.append(RetiredId(retired_id, reason, path, line))
-    return out
+    document = read_yaml(path)
+    if document is None:
+        raise CaseFileError("the file is empty (expected `retired: []`)", path=path, line=1)
+    try:
+        retired = RetiredFile.model_validate(document).retired
+    except ValidationError as exc:
+        raise file_errors(exc, RetiredFile, document, path)[0] from None
+    lines = getattr(document.get("retired"), "item_lines", [])
+    return [entry.at(path, lines[index] if index < len(lines) else None) for index, entry in enumerate(retired)]
 
 
-def _resolve_directory(directory):
+def _resolve_directory(directory: Path | str | None) -> Path:
     """The case directory, or one case file (a file of one's own may live anywhere); default the bundled cases."""
     directory = Path(directory) if directory is not None else DEFAULT_CASES_DIR
     if directory.is_file():
@@ -211,7 +149,7 @@ def _resolve_directory(directory):
     return directory
 
 
-def case_files(directory=None):
+def case_files(directory: Path | str | None = None) -> list[Path]:
     """The case files of a directory: every `*.yaml` except `retired.yaml`, sorted by name; given one case
     file, just that file."""
     directory = _resolve_directory(directory)
@@ -220,19 +158,19 @@ def case_files(directory=None):
     return sorted(p for p in directory.glob("*.yaml") if p.name != RETIRED_FILE)
 
 
-def validate(directory=None):
+def validate(directory: Path | str | None = None) -> list[CaseFileError]:
     """Every problem in a case directory or case file (empty list: all good), each a CaseFileError."""
     try:
         directory = _resolve_directory(directory)
     except CaseFileError as exc:
         return [exc]
-    problems = []
+    problems: list[CaseFileError] = []
     _load_directory(directory, problems)
     return problems
 
 
-def _load_directory(directory, problems):
-    retired = {}
+def _load_directory(directory: Path, problems: list[CaseFileError]) -> list[Case]:
+    retired: dict[str, RetiredId] = {}
     retired_path = (directory.parent if directory.is_file() else directory) / RETIRED_FILE  # a file: its neighbours'
     if retired_path.exists():
         try:
@@ -242,7 +180,8 @@ def _load_directory(directory, problems):
     files = case_files(directory)
     if not files:
         problems.append(CaseFileError("no case files (*.yaml) in the directory", path=directory))
-    seen, cases = {}, []
+    seen: dict[str, Case] = {}
+    cases: list[Case] = []
     for path in files:
         for case in _parse_file(path, problems):
             if case.id in retired:
@@ -267,22 +206,22 @@ def _load_directory(directory, problems):
     return cases
 
 
-def load_cases(directory=None):
+def load_cases(directory: Path | str | None = None) -> list[Case]:
     """Every case in `directory` (default: the repository's `cases/`) or in one case file, in file and then
     file order. Raises CaseFileError on the first problem; `validate` lists them all."""
     directory = _resolve_directory(directory)
-    problems = []
+    problems: list[CaseFileError] = []
     cases = _load_directory(directory, problems)
     if problems:
         raise problems[0]
     return cases
 
 
-def read_plain(path):
+def read_plain(path: Path | str) -> object:
     """A case (or retired) file as plain JSON-compatible data, for JSON Schema validation:
     numbers as int/float, mapping keys as strings. YAML problems raise CaseFileError."""
 
-    def plain(value):
+    def plain(value: object) -> object:
         if isinstance(value, dict):
             return {str(k): plain(v) for k, v in value.items()}
         if isinstance(value, list):
@@ -291,21 +230,22 @@ def read_plain(path):
             return float(value)
         return value
 
-    return plain(_read_yaml(Path(path)))
+    return plain(read_yaml(Path(path)))
 
 
 # -- Provenance: quotes appear in their seeds ---------------------------------
 
 
-def normalise_whitespace(text):
+def normalise_whitespace(text: str) -> str:
     return " ".join(text.split())
 
 
-def quote_problems(cases, seeds_dir=None):
+def quote_problems(cases: Sequence[Case], seeds_dir: Path | str | None = None) -> list[CaseFileError]:
     """Cases whose quote is not found (modulo whitespace runs) in their seed file. Cases from a
     `found_by` file name no seed and quote no document: they are not checked here."""
     seeds_dir = Path(seeds_dir) if seeds_dir is not None else DEFAULT_SEEDS_DIR
-    texts, problems = {}, []
+    texts: dict[str, str | None] = {}
+    problems: list[CaseFileError] = []
     for case in cases:
         seed = case.source.seed
         if seed is None:
@@ -313,9 +253,10 @@ def quote_problems(cases, seeds_dir=None):
         if seed not in texts:
             path = seeds_dir / seed
             texts[seed] = normalise_whitespace(path.read_text(encoding="utf-8")) if path.is_file() else None
-        if texts[seed] is None:
+        text = texts[seed]
+        if text is None:
             problems.append(CaseFileError(f"seed file {seed!r} not found in {seeds_dir}", path=case.path, line=case.line, case_id=case.id))
-        elif normalise_whitespace(case.source.quote) not in texts[seed]:
+        elif normalise_whitespace(case.source.quote) not in text:
             problems.append(
                 CaseFileError(
                     f"`source.quote` {case.source.quote!r} does not appear in seed {seed}", path=case.path, line=case.line, case_id=case.id
