@@ -54,6 +54,7 @@ from oracle.formulas.profiles import PROFILES
 from oracle.models.jsonvalues import json_safe
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.suite.edge_cases import EDGE_CASES
+from oracle.signals import Interrupted
 from oracle.textio import read_lines
 
 from .runs import run_column, tables
@@ -234,7 +235,7 @@ def load_implementations(selected=None):
         module, _, attribute = spec.partition(":")
         try:
             implementation = getattr(importlib.import_module(module), attribute)()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Interrupted):
             raise
         except (AdapterUnavailable, ImportError) as exc:
             record.update(status="not-installed", reason=_message(exc))
