@@ -35,6 +35,18 @@ def exit_code_of(exc: BaseException) -> int:
     return getattr(exc, "exit_code", 128 + signal.SIGINT)
 
 
+#: The stop signals received while `stopped_by_signals` is in force: a library that swallows every exception
+#: (some catch BaseException around their imports) cannot make the run forget one (`raise_if_stopped`).
+_received: list[int] = []
+
+
+def raise_if_stopped() -> None:
+    """`Interrupted` if a stop signal came during this run and its exception was lost on the way (a checkpoint:
+    the session calls it after each record, the report after each column)."""
+    if _received:
+        raise Interrupted(128 + _received[0])
+
+
 @contextlib.contextmanager
 def stopped_by_signals() -> Iterator[None]:
     """While a run goes on, SIGTERM stops it like ^C does: the implementation is stopped, the footer
@@ -44,13 +56,21 @@ def stopped_by_signals() -> Iterator[None]:
         return
 
     def on_term(signum: int, frame: FrameType | None) -> None:
+        _received.append(signum)
         raise Interrupted(128 + signum)
 
-    previous = signal.signal(signal.SIGTERM, on_term)
+    def on_int(signum: int, frame: FrameType | None) -> None:
+        _received.append(signum)
+        raise KeyboardInterrupt
+
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, on_term),
+                signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    _received.clear()
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 @contextlib.contextmanager

@@ -59,7 +59,7 @@ from oracle.models.results import (
     Shrunk,
     Unanswered,
 )
-from oracle.signals import Interrupted, exit_code_of, stopped_by_signals  # noqa: F401 (re-exported)
+from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
 from . import relations
@@ -425,6 +425,7 @@ class Session:
                 self.notable.append(kept)
         if progress and record.kind != "metamorphic":  # the progress total counts cases and examples
             self.progress.update(outcome)
+        raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
 
     # -- the kinds of work --

@@ -54,7 +54,7 @@ from oracle.formulas.profiles import PROFILES
 from oracle.models.jsonvalues import json_safe
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.suite.edge_cases import EDGE_CASES
-from oracle.signals import Interrupted
+from oracle.signals import Interrupted, raise_if_stopped
 from oracle.textio import read_lines
 
 from .runs import run_column, tables
@@ -349,6 +349,7 @@ def observe(settings):
     say(progress, "loading the implementations")
     started = time.perf_counter()
     implementation_records, columns = load_implementations(selected)
+    raise_if_stopped()  # (importing a library may have swallowed a stop signal's exception)
     pin_threads()
     say(progress, f"loaded {len(columns)} implementations in {time.perf_counter() - started:.1f} s")
     oracle_cols = oracle_columns()
@@ -423,6 +424,7 @@ def _run_columns(keys, jobs, progress):
     before it goes on: nothing is left computing for a report that will not be written."""
     if jobs <= 1 or len(keys) <= 1:
         for key in keys:
+            raise_if_stopped()  # a stop signal whose exception a library swallowed (some catch BaseException)
             say(progress, "%s: done in %.1f s" % _run_one_column(key))
         return
     import concurrent.futures
