@@ -408,7 +408,9 @@ class Session:
         elif started is not None:
             record = record.model_copy(update={"duration": round(max(record.duration, 0.0), 6),
                                                "wall": round(time.perf_counter() - started, 6)})
-        return self.account(record)
+        record = self.account(record)
+        raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
+        return record
 
     def account(self, record, *, progress=True):
         """Gate a finished record by the baseline, write it, and count it (`progress`: on the progress
@@ -425,7 +427,6 @@ class Session:
                 self.notable.append(kept)
         if progress and record.kind != "metamorphic":  # the progress total counts cases and examples
             self.progress.update(outcome)
-        raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
 
     # -- the kinds of work --
