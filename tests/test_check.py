@@ -22,7 +22,7 @@ from oracle.harness.requests import case_to_request, is_uniform, not_applicable_
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -580,9 +580,9 @@ def test_the_first_diverging_layer_follows_the_derivation():
 
 def test_judge_maps_replies_to_outcomes():
     expected = Expected(score=0.5, statistics=dict(STATS))
-    ok = Reply("score", {"seq": 1, "score": 0.5, "statistics": dict(STATS)})
+    ok = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.5, "statistics": dict(STATS)}))
     assert judge(expected, ok).outcome is Outcome.PASS
-    assert judge(expected, Reply("score", {"seq": 1, "score": 0.6})).layer == "score"
+    assert judge(expected, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.6}))).layer == "score"
     assert judge(expected, Reply("rejected", message="no")).layer == "rejection"
     assert judge(Expected(rejected=True), Reply("rejected", message="no")).outcome is Outcome.REJECTED
     assert judge(Expected(rejected=True), ok).layer == "rejection"
@@ -591,8 +591,8 @@ def test_judge_maps_replies_to_outcomes():
                           ("unsupported", Outcome.ERROR)):
         assert judge(expected, Reply(kind, message="x")).outcome is outcome
     nan = Expected(score=math.nan)
-    assert judge(nan, Reply("score", {"seq": 1, "score": "NaN"})).outcome is Outcome.PASS
-    assert judge(nan, Reply("score", {"seq": 1, "score": 0.0})).outcome is Outcome.FAIL
+    assert judge(nan, Reply("score", ScoreReply.from_json({"seq": 1, "score": "NaN"}))).outcome is Outcome.PASS
+    assert judge(nan, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0}))).outcome is Outcome.FAIL
 
 
 def test_case_to_request_with_the_real_loader(cases_dir):

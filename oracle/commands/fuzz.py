@@ -146,9 +146,9 @@ def run(args):
     if args.write_cases and groups:
         from oracle.reports.foundcases import write_cases
 
-        implementation = session.process.handshake.get("implementation") or {}
-        written = write_cases(args.write_cases, groups, implementation=implementation.get("name") or "?",
-                              version=str(implementation.get("version") or ""), profile=session.profile,
+        implementation = session.process.handshake.implementation
+        written = write_cases(args.write_cases, groups, implementation=implementation.name,
+                              version=implementation.version, profile=session.profile,
                               cases_dir=args.cases, found_by_command=_command_line(args))
     if not args.quiet:
         _print_summary(session, groups, written, report_dir, code, verbose=args.verbose)
@@ -163,8 +163,8 @@ def _value(value):
 
 def _print_summary(session, groups, written, report_dir, code, *, verbose=False):
     out = sys.stdout
-    implementation = session.process.handshake.get("implementation") or {}
-    name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
+    implementation = session.process.handshake.implementation
+    name = f"{implementation.name} {implementation.version}".strip()
     examined = sum(session.counts.values())
     failing = sum(g.count for g in groups)
     if groups:

@@ -39,6 +39,7 @@ from oracle.formulas.conventions import (
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.jsonvalues import json_safe
+from oracle.models.protocol import Statistics
 
 from .computations import (
     COMPUTATION_DOCS,
@@ -175,6 +176,8 @@ def _answer_parts(answer):
         score, statistics = answer.get("score"), answer.get("statistics")
     if isinstance(score, str) and score.lower() == "nan":
         score = math.nan
+    if isinstance(statistics, Statistics):  # a reply's (`judge.Answered`): compared as the wire has them
+        statistics = statistics.to_json()
     return (None if score is None else float(score)), statistics
 
 
@@ -189,7 +192,7 @@ def _statistics_differ(statistics, result, n):
 
 
 def classify(request, answer, profile, *, overrides=None, among=None):
-    """The first explanation of `answer` (a ScoreAnswer, a mapping or a number) for `request` under `profile`.
+    """The first explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches, Explanation("unexplained") if no
     alternative does. `overrides` are convention overrides the case already applies. `among`, if

@@ -105,7 +105,7 @@ class _Item:
         spec = self.spec
         options = PROFILES[spec.profile].options
         transport = spec.transport()
-        capabilities = transport.handshake["capabilities"]
+        capabilities = transport.handshake.capabilities.to_json()
         if self.case is not None:
             item = case_to_request(self.case, seq=0, profile=spec.profile)
             reason = item.invalid or not_applicable_reason(item.request, capabilities, profile=spec.profile,

@@ -45,7 +45,6 @@ from oracle.models.outcomes import (
     METAMORPHIC_LAYER,
     Outcome,
     Verdict,
-    parse_number,
 )
 from oracle.models.protocol import encode
 from oracle.signals import Interrupted, exit_code_of, stopped_by_signals  # noqa: F401 (re-exported)
@@ -235,7 +234,7 @@ class Session:
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
-        self.capabilities = process.handshake["capabilities"]
+        self.capabilities = process.handshake.capabilities.to_json()
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes([])
@@ -252,7 +251,7 @@ class Session:
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
         #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
         self.case_files = {}
-        name = (process.handshake.get("implementation") or {}).get("name")
+        name = process.handshake.implementation.name
         self.documented = discrepancies.entries_for(settings.impl, name)
         #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
         self.coverage = Coverage()
@@ -352,7 +351,7 @@ class Session:
         record.update(request=summary if summary is not None else wire, outcome=verdict.outcome.value,
                       layer=verdict.layer,
                       order=verdict.order, label=verdict.classification, expected=expected.to_json(),
-                      actual=reply.data or reply.to_json(), message=verdict.message, stderr=reply.stderr,
+                      actual=reply.recorded(), message=verdict.message, stderr=reply.stderr,
                       duration=reply.duration)
         if reply.notes:
             record["message"] = "; ".join(filter(None, [record["message"], *(f"runner: {n}" for n in reply.notes)]))
@@ -397,7 +396,7 @@ class Session:
                     "order": verdict.order, "note": "no simpler input fails the same way"}
         final = last["verdict"]
         return {"request": outcome.request.replay_payload(), "expected": last["expected"].to_json(),
-                "actual": last["reply"].data or last["reply"].to_json(), "layer": final.layer, "order": final.order,
+                "actual": last["reply"].recorded(), "layer": final.layer, "order": final.order,
                 "message": final.message, "steps": outcome.steps, "queries": outcome.queries,
                 "exhausted": outcome.exhausted, "_last": dict(last)}
 
@@ -527,7 +526,7 @@ class Session:
         record = {"id": item_id, "kind": "metamorphic", "title": relations.RELATIONS[relation],
                   "request": sent[0].to_json(), "outcome": Outcome.PASS.value, "layer": None, "order": None,
                   "label": None, "classification": None, "expected": None,
-                  "actual": replies[0].data or replies[0].to_json(), "message": "", "stderr": replies[0].stderr,
+                  "actual": replies[0].recorded(), "message": "", "stderr": replies[0].stderr,
                   "duration": sum(r.duration for r in replies), "baseline": None, "shrunk": None,
                   "replay": None, "reproduce": None, "related": request.replay_payload()}
         verdict = self._relation_verdict(request, reply, variants, replies, relation)
@@ -550,17 +549,17 @@ class Session:
             return Verdict(verdict.outcome, verdict.layer, verdict.order,
                            f"{relation}: the related input was not scored: {verdict.message}")
         if relation == "shards-summed":
-            whole = reply.data.get("statistics")
-            summed = relations.summed_statistics([r.data.get("statistics") for r in replies])
-            if summed is None or not isinstance(whole, dict):
+            whole = reply.statistics
+            summed = relations.summed_statistics([r.statistics for r in replies])
+            if summed is None or whole is None:
                 return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
             for name in ("hyp_len", "ref_len", "matches", "totals"):
-                if name in whole and whole[name] != summed[name]:
+                if getattr(whole, name) != getattr(summed, name):
                     return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
-                                   f"{relation}: {name} of the whole corpus is {whole[name]}, "
-                                   f"the halves' add up to {summed[name]}")
+                                   f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
+                                   f"the halves' add up to {summed.to_json()[name]}")
             return Verdict(Outcome.PASS)
-        original, related = parse_number(reply.data.get("score")), parse_number(replies[0].data.get("score"))
+        original, related = reply.score, replies[0].score
         if not self.contract.close(related, original):
             return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
                            f"{relation}: score {original!r} for the input, {related!r} for "
@@ -616,9 +615,9 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
             return EXIT_UNDRIVABLE, None
-        profile = settings.profile or handshake["profile"]
-        header.update(implementation=handshake["implementation"], profile=handshake["profile"],
-                      judged_profile=profile, capabilities=handshake["capabilities"],
+        profile = settings.profile or handshake.profile
+        header.update(implementation=handshake.implementation.to_json(), profile=handshake.profile,
+                      judged_profile=profile, capabilities=handshake.capabilities.to_json(),
                       handshake_stderr=process.take_stderr())
         writer.header(**header)
         if profile not in PROFILES:
