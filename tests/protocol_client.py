@@ -15,9 +15,10 @@ REPLY_TIMEOUT = 60
 class Client:
     """A minimal protocol-v1 runner: one process, lines in, lines out."""
 
-    def __init__(self, argv):
+    def __init__(self, argv, env=None):
         self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
+        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                                        env=env)
         self.lines = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 

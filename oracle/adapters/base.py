@@ -3,7 +3,9 @@
 An adapter translates one protocol-v1 score request into a library call and the
 library's answer back (scale 0-1, statistics if the library exposes them),
 declares honest capabilities, and does nothing else. `oracle.adapters.server` turns an
-adapter into a protocol server; tests may call adapters in process.
+adapter into a protocol server; tests may call adapters in process. A library that runs
+outside this Python (node, a venv of its own) has no adapter here but a declaration
+(`oracle.adapters.driven`) and a driver that speaks protocol v1 itself (`drivers/`).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import importlib
 import importlib.metadata
 import traceback
 from dataclasses import dataclass
+from typing import Any
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 from oracle.models.protocol import ScoreRequest
@@ -39,8 +42,8 @@ class ScoreAnswer:
     statistics: dict | None = None
 
 
-class Implementation:
-    """Subclass and set the class attributes; implement `score`."""
+class Declared:
+    """What an implementation says of itself in its handshake: who it is, the profile it follows, what it computes."""
 
     name: str = ""
     version: str = ""
@@ -50,13 +53,18 @@ class Implementation:
     #: "smoothing": [method names], "statistics": bool, "lowercase": bool}
     capabilities: dict = {}
 
-    def handshake(self):
-        return {
-            "protocol": 1,
-            "implementation": {"name": self.name, "version": self.version, "language": self.language},
-            "profile": self.profile,
-            "capabilities": dict(self.capabilities),
-        }
+    def handshake(self) -> dict[str, Any]:
+        return handshake_object(self.name, self.version, self.language, self.profile, self.capabilities)
+
+
+def handshake_object(name: str, version: str, language: str, profile: str, capabilities: dict) -> dict[str, Any]:
+    """A protocol-v1 handshake, as the JSON object the runner reads."""
+    return {"protocol": 1, "implementation": {"name": name, "version": version, "language": language},
+            "profile": profile, "capabilities": dict(capabilities)}
+
+
+class Implementation(Declared):
+    """An adapter, scored in this Python: subclass, set the class attributes, implement `score`."""
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:  # pragma: no cover - interface
         raise NotImplementedError
@@ -168,6 +176,15 @@ def as_count(value):
     return int(value) if value.is_integer() else value
 
 
+#: The libraries that run outside this Python, each behind a driver of its own that speaks protocol v1
+#: (`oracle.adapters.driven.DriverImplementation`): the runner drives the driver itself.
+DRIVEN = {
+    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
+    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
+    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
+    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+}
+
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library
 #: only matters when its adapter is asked for.
 REGISTRY = {
@@ -187,8 +204,5 @@ REGISTRY = {
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
-    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
-    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
-    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
-    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    **DRIVEN,
 }

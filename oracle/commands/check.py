@@ -29,7 +29,8 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int, seed_number
+from .common import (DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int,
+                     prepare_implementations, seed_number)
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT
@@ -321,6 +322,9 @@ def run(args):
         print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay)
     total = _count_work(args, cases, replay)
+    not_ready = prepare_implementations("check", [args.impl], quiet=args.quiet)
+    if not_ready is not None:
+        return not_ready
 
     def work(session):
         if replay:

@@ -26,7 +26,7 @@ from oracle.reports.summaries import (
     finish_run_report,
 )
 
-from .common import add_session_arguments, non_negative_int, seed_number
+from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 
@@ -130,6 +130,9 @@ def run(args):
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
+    not_ready = prepare_implementations("fuzz", [args.impl], quiet=args.quiet)
+    if not_ready is not None:
+        return not_ready
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
     code, session = None, None
     try:

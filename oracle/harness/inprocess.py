@@ -6,6 +6,8 @@ the same code a `bleu-oracle serve` process runs (`oracle.adapters.server.handle
 answer through the same line check the runner applies to a child's stdout (`reply_from_line`), so a
 judgement made in process is the judgement `check --impl NAME` makes. `bleu-oracle report` uses it:
 no process start-up per implementation, and a library's warnings and prints kept off the terminal.
+A library scored outside this Python has no adapter to run here: `transport_for` gives its driver
+as a process, through the same transport `check` uses.
 """
 
 from __future__ import annotations
@@ -16,17 +18,24 @@ import time
 import warnings
 from typing import Any
 
-from oracle.adapters.base import Implementation
+from oracle.adapters.base import Declared, Implementation
+from oracle.adapters.driven import DriverImplementation
 from oracle.adapters.server import handle_line
 from oracle.models.protocol import PROTOCOL_VERSION, Handshake, encode
 
 from .transport import (
+    ImplementationProcess,
     Reply,
+    Transport,
     bounded,
     parse_line,
     reply_from_line,
     validate_handshake,
 )
+
+#: Seconds a driver may take to answer in a report column (the handshake, and the first score, which
+#: loads TensorFlow): a column is judged, not raced, and its records must not depend on the machine's load.
+DRIVER_TIMEOUT = 120.0
 
 
 class InProcessImplementation:
@@ -78,3 +87,14 @@ class InProcessImplementation:
 
     def alive(self) -> bool:
         return True
+
+
+def transport_for(implementation: Declared, *, timeout: float = DRIVER_TIMEOUT) -> Transport:
+    """How a built-in implementation is driven as a report column: an adapter in this process; a library
+    behind a driver of its own (`oracle.adapters.driven`), that driver's process, whose stderr (a
+    library's start-up chatter, with clock readings) stays off the deterministic records."""
+    if isinstance(implementation, DriverImplementation):
+        return ImplementationProcess(implementation.command(), timeout=timeout, capture_stderr=False)
+    if not isinstance(implementation, Implementation):
+        raise TypeError(f"{type(implementation).__name__} is no implementation: it has no score() and no driver")
+    return InProcessImplementation(implementation)

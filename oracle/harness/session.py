@@ -163,13 +163,19 @@ class SessionSettings:
 
 
 def implementation_argv(settings):
-    """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`) or `--command`."""
+    """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`, or the
+    driver of a library outside this Python, which speaks protocol v1 itself) or `--command`. Builds
+    nothing: preparing a library's environment is the verb's own step before this
+    (`oracle.adapters.environments.ready`)."""
     if settings.impl:
         from oracle.adapters.base import REGISTRY
+        from oracle.adapters.driven import driver_command
 
         if ":" not in settings.impl and settings.impl not in REGISTRY:
             raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {settings.impl!r})")
-        prepare_on_first_use(settings.impl)
+        driver = driver_command(settings.impl)
+        if driver is not None:
+            return driver
         argv = [sys.executable, "-m", "oracle", "serve", "--impl", settings.impl]
         if settings.impl == "oracle" and settings.profile:
             argv += ["--profile", settings.profile]
@@ -181,19 +187,6 @@ def implementation_argv(settings):
     if not argv:
         raise BleuValueError("`--command` is empty")
     return argv
-
-
-def prepare_on_first_use(name):
-    """An implementation that lives outside this environment (an npm package, a venv of its own) is
-    prepared here, before its server starts, so that its handshake does not wait for an install. One
-    that cannot be is left to its server to report (exit 3, with the reason)."""
-    from oracle.adapters import environments
-    from oracle.adapters.base import AdapterUnavailable
-
-    try:
-        environments.prepare(name)
-    except AdapterUnavailable as exc:
-        print(f"bleu-oracle: could not prepare {name}: {exc}", file=sys.stderr)
 
 
 #: Where a reproduction line writes its report: never over the run's own report.
