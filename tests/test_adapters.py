@@ -25,7 +25,7 @@ from oracle.adapters.base import (
     Unsupported,
     call,
 )
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
@@ -216,18 +216,33 @@ def test_nltk_smoothing_mapping():
 
     from oracle.adapters.nltk_adapter import smoothing_function
 
-    f = smoothing_function(bleu_score, {"method": "floor", "value": 0.3})
+    f = smoothing_function(bleu_score, SmoothingSpec.of("floor", value=0.3))
     assert f.__name__ == "method1" and f.__self__.epsilon == 0.3
-    assert smoothing_function(bleu_score, {"method": "exp"}).__name__ == "method3"
-    assert smoothing_function(bleu_score, {"method": "none"}).__name__ == "method0"
-    f = smoothing_function(bleu_score, {"method": "chen-cherry-6", "alpha": 2.0})
+    assert smoothing_function(bleu_score, SmoothingSpec.of("exp")).__name__ == "method3"
+    assert smoothing_function(bleu_score, SmoothingSpec.of("none")).__name__ == "method0"
+    f = smoothing_function(bleu_score, SmoothingSpec.of("chen-cherry-6", alpha=2.0))
     assert f.__name__ == "method6" and f.__self__.alpha == 2.0
-    f = smoothing_function(bleu_score, {"method": "chen-cherry-7", "k": 3.0})
+    f = smoothing_function(bleu_score, SmoothingSpec.of("chen-cherry-7", k=3.0))
     assert f.__name__ == "method7" and f.__self__.k == 3.0
+    with pytest.raises(Unsupported, match="nltk smooths with none, floor, exp and chen-cherry-1 to -7 only; got"):
+        smoothing_function(bleu_score, SmoothingSpec.of("add-k", k=1.0))
     with pytest.raises(Unsupported):
-        smoothing_function(bleu_score, {"method": "add-k", "k": 1.0})
+        smoothing_function(bleu_score, SmoothingSpec.of("lin-2004"))
+
+
+def test_a_smoothing_table_matches_its_rows_fixed_values_and_passes_the_others():
+    from oracle.adapters.base import SmoothingRow, SmoothingTable
+
+    table = SmoothingTable("lib smooths so and so only", (
+        SmoothingRow("none", "plain"), SmoothingRow("chen-cherry-1", "eps", fixed={"epsilon": 0.1}),
+        SmoothingRow("floor", "floor", passes={"value": "floor_value"})))
+    assert table.declared == ["none", "floor"]  # a row that fixes a parameter cannot be declared by method
+    assert table.setting(SmoothingSpec.of("chen-cherry-1")) == "eps"  # epsilon 0.1, the default
+    assert table.arguments(SmoothingSpec.of("floor", value=0.25)) == ("floor", {"floor_value": 0.25})
+    with pytest.raises(Unsupported, match=r"^lib smooths so and so only; got .*epsilon=0.2"):
+        table.setting(SmoothingSpec.of("chen-cherry-1", epsilon=0.2))
     with pytest.raises(Unsupported):
-        smoothing_function(bleu_score, {"method": "lin-2004"})
+        table.setting(SmoothingSpec.of("add-k"))
 
 
 def test_nltk_weights_as_given(recwarn):

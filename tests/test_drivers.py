@@ -82,25 +82,33 @@ def request(hypothesis, references, weights=(0.5, 0.5), *, level="corpus", **mor
     return ScoreRequest(level=level, segments=segments, weights=weights, **more)
 
 
+class Drivers:
+    """Starts driver processes of one argv (timeout 10 s unless told), and stops them all at the end."""
+
+    def __init__(self, argv, env):
+        self.argv, self.env, self.started = argv, env, []
+
+    def __call__(self, **options):
+        process = ImplementationProcess(self.argv, env=self.env, **{"timeout": 10, **options})
+        self.started.append(process)
+        process.start()
+        return process
+
+    def stop(self):
+        for process in self.started:
+            process.stop()
+
+
 @pytest.fixture
 def metrax(tmp_path):
-    """The real venv driver with a fake metrax: (start a driver process, the test's marker)."""
+    """The real venv driver with a fake metrax."""
     library = tmp_path / "fake-site" / "metrax"
     library.mkdir(parents=True)
     (library / "__init__.py").write_text(FAKE_METRAX)
     env = {**os.environ, "PYTHONPATH": str(library.parent), "FAKE_MARKER": str(tmp_path)}
-    argv = [sys.executable, driver_script("venv_bleu.py"), "metrax", MetraxImplementation.handshake_json()]
-    started = []
-
-    def start(**options):
-        process = ImplementationProcess(argv, env=env, **{"timeout": 10, **options})
-        started.append(process)
-        process.start()
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
+    drivers = Drivers([sys.executable, driver_script("venv_bleu.py"), "metrax", MetraxImplementation.handshake_json()], env)
+    yield drivers
+    drivers.stop()
 
 
 @pytest.fixture
@@ -113,19 +121,10 @@ def bleu_score(tmp_path):
     (package / "js").mkdir(parents=True)
     (package / "package.json").write_text('{"name": "bleu-score", "version": "1.0.4", "main": "js/bleu.js"}')
     (package / "js" / "bleu.js").write_text(FAKE_BLEU_SCORE)
-    env = {**os.environ, "FAKE_MARKER": str(tmp_path)}
-    argv = [node, driver_script("npm_bleu.js"), "bleu-score", str(package), BleuScoreNpmImplementation.handshake_json()]
-    started = []
-
-    def start(**options):
-        process = ImplementationProcess(argv, env=env, **{"timeout": 10, **options})
-        started.append(process)
-        process.start()
-        return process
-
-    yield start
-    for process in started:
-        process.stop()
+    drivers = Drivers([node, driver_script("npm_bleu.js"), "bleu-score", str(package),
+                       BleuScoreNpmImplementation.handshake_json()], {**os.environ, "FAKE_MARKER": str(tmp_path)})
+    yield drivers
+    drivers.stop()
 
 
 def ask(process, seq, hypothesis, references=(("a", "b"),), **more):

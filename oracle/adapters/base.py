@@ -14,8 +14,9 @@ import contextlib
 import importlib
 import importlib.metadata
 import traceback
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 from oracle.models.protocol import ScoreRequest
@@ -131,6 +132,68 @@ def declare_capabilities(*, levels=("corpus", "sentence"), weights="any", max_or
     (and any optional limits: orders, same_reference_count, forbidden_token_characters, empty_tokens)."""
     return {"levels": list(levels), "weights": weights, "max_order": max_order, "smoothing": list(smoothing),
             "statistics": statistics, "lowercase": lowercase, **limits}
+
+
+class SmoothingSpec(Protocol):
+    """A request's smoothing (one of `oracle.models.protocol.SMOOTHING_SPECS`): its method and parameters."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class SmoothingRow:
+    """One way a library smooths: the oracle's `method`, the library's `setting` for it, the parameters the
+    library takes from the request (`passes`: the oracle's name -> the library's argument) and those it
+    fixes (`fixed`: the oracle's name -> the only value the library has; another is not this row)."""
+
+    method: str
+    setting: Any
+    passes: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, float] = field(default_factory=dict)
+
+    def matches(self, smoothing: SmoothingSpec) -> bool:
+        parameters = smoothing.parameters
+        return smoothing.method == self.method and all(
+            float(parameters.get(name, value)) == value for name, value in self.fixed.items())
+
+
+@dataclass(frozen=True)
+class SmoothingTable:
+    """A library's smoothing as a table: a request's smoothing is the first row it matches, or
+    Unsupported ("`offers`; got ..."). The methods it declares are those of the rows that fix nothing."""
+
+    offers: str
+    rows: tuple[SmoothingRow, ...]
+
+    @property
+    def declared(self) -> list[str]:
+        """The methods for the capabilities: every one the library computes whatever its parameters."""
+        return list(dict.fromkeys(row.method for row in self.rows if not row.fixed))
+
+    def row(self, smoothing: SmoothingSpec) -> SmoothingRow:
+        found = next((row for row in self.rows if row.matches(smoothing)), None)
+        if found is None:
+            raise Unsupported(f"{self.offers}; got {smoothing!r}")
+        return found
+
+    def setting(self, smoothing: SmoothingSpec) -> Any:
+        """The library's setting for `smoothing` (Unsupported when it has none)."""
+        return self.row(smoothing).setting
+
+    def arguments(self, smoothing: SmoothingSpec) -> tuple[Any, dict[str, float]]:
+        """(the library's setting, {its argument: the request's value}) for `smoothing`."""
+        row = self.row(smoothing)
+        parameters = smoothing.parameters
+        return row.setting, {argument: float(parameters[name]) for name, argument in row.passes.items()}
+
+
+def without_smoothing(library: str) -> SmoothingTable:
+    """The table of a library that does not smooth: "none" only ("`library` has no smoothing; got ...")."""
+    return SmoothingTable(f"{library} has no smoothing", (SmoothingRow("none", None),))
 
 
 #: Every character `str.split()` splits on (U+001C..U+001F, U+0085, U+00A0, U+3000 among them).
