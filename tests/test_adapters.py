@@ -230,7 +230,7 @@ def test_nltk_smoothing_mapping():
         smoothing_function(bleu_score, SmoothingSpec.of("lin-2004"))
 
 
-def test_a_smoothing_table_matches_its_rows_fixed_values_and_passes_the_others():
+def test_a_smoothing_table_matches_its_rows_fixed_values_and_passes_the_others() -> None:
     from oracle.adapters.base import SmoothingRow, SmoothingTable
 
     table = SmoothingTable("lib smooths so and so only", (

@@ -19,15 +19,17 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes.processes import descendants, gone_within, wait_for, with_marker
 
-from oracle.adapters.driven import driver_script
+from oracle.adapters.driven import DriverImplementation, driver_script
 from oracle.adapters.npm_adapters import BleuScoreNpmImplementation, PromptfooImplementation
 from oracle.adapters.venv_adapters import KerasHubImplementation, MetraxImplementation
-from oracle.harness.transport import ImplementationProcess
+from oracle.harness.transport import ImplementationProcess, Reply
 from oracle.models.protocol import Handshake, ScoreRequest
 
 FAKE_METRAX = """
@@ -77,42 +79,45 @@ exports.bleu = function (reference, candidate, maxN) {
 """
 
 
-def request(hypothesis, references, weights=(0.5, 0.5), *, level="corpus", **more):
+def request(hypothesis: list[str], references: list[list[str]], weights: Sequence[float] = (0.5, 0.5), *,
+            level: str = "corpus", **more: Any) -> ScoreRequest:
     segments = [{"hypothesis": hypothesis, "references": references}]
-    return ScoreRequest(level=level, segments=segments, weights=weights, **more)
+    return ScoreRequest.model_validate({"level": level, "segments": segments, "weights": weights, **more})
 
 
 class Drivers:
     """Starts driver processes of one argv (timeout 10 s unless told), and stops them all at the end."""
 
-    def __init__(self, argv, env):
-        self.argv, self.env, self.started = argv, env, []
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self.argv, self.env = argv, env
+        self.started: list[ImplementationProcess] = []
 
-    def __call__(self, **options):
+    def __call__(self, **options: Any) -> ImplementationProcess:
         process = ImplementationProcess(self.argv, env=self.env, **{"timeout": 10, **options})
         self.started.append(process)
         process.start()
         return process
 
-    def stop(self):
+    def stop(self) -> None:
         for process in self.started:
             process.stop()
 
 
 @pytest.fixture
-def metrax(tmp_path):
+def metrax(tmp_path: Path) -> Iterator[Drivers]:
     """The real venv driver with a fake metrax."""
     library = tmp_path / "fake-site" / "metrax"
     library.mkdir(parents=True)
     (library / "__init__.py").write_text(FAKE_METRAX)
     env = {**os.environ, "PYTHONPATH": str(library.parent), "FAKE_MARKER": str(tmp_path)}
-    drivers = Drivers([sys.executable, driver_script("venv_bleu.py"), "metrax", MetraxImplementation.handshake_json()], env)
+    argv = [sys.executable, driver_script("venv_bleu.py"), "metrax", MetraxImplementation.handshake_json()]
+    drivers = Drivers(argv, env)
     yield drivers
     drivers.stop()
 
 
 @pytest.fixture
-def bleu_score(tmp_path):
+def bleu_score(tmp_path: Path) -> Iterator[Drivers]:
     """The real node driver with a fake bleu-score package."""
     node = shutil.which("node")
     if node is None:
@@ -127,9 +132,10 @@ def bleu_score(tmp_path):
     drivers.stop()
 
 
-def ask(process, seq, hypothesis, references=(("a", "b"),), **more):
-    level = "sentence" if "sentence" in process.handshake.capabilities.levels and "corpus" not in \
-        process.handshake.capabilities.levels else "corpus"
+def ask(process: ImplementationProcess, seq: int, hypothesis: Sequence[str],
+        references: Sequence[Sequence[str]] = (("a", "b"),), **more: Any) -> Reply:
+    levels = process.handshake.capabilities.levels if process.handshake is not None else ("corpus",)
+    level = "corpus" if "corpus" in levels else "sentence"  # (bleu-score scores sentences only)
     return process.request(request(list(hypothesis), [list(r) for r in references], level=level, **more)
                            .with_seq(seq).to_json())
 
@@ -139,7 +145,7 @@ def ask(process, seq, hypothesis, references=(("a", "b"),), **more):
 
 @pytest.mark.parametrize("declared", [MetraxImplementation, KerasHubImplementation, PromptfooImplementation,
                                       BleuScoreNpmImplementation])
-def test_a_drivers_handshake_is_the_declaration_it_was_given(declared):
+def test_a_drivers_handshake_is_the_declaration_it_was_given(declared: type[DriverImplementation]) -> None:
     """The handshake a driver answers is its class's declaration, passed as one JSON argument."""
     handshake = Handshake.from_json(json.loads(declared.handshake_json()))
     assert handshake.implementation.name == declared.name and handshake.implementation.version == declared.version
@@ -149,42 +155,44 @@ def test_a_drivers_handshake_is_the_declaration_it_was_given(declared):
          "capabilities": declared.capabilities}).capabilities.to_json()
 
 
-def test_the_venv_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(metrax):
+def test_the_venv_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(metrax: Drivers) -> None:
     process = metrax()
-    assert process.handshake.implementation.name == "metrax" and process.handshake.profile == "papineni"
+    assert process.handshake is not None and process.handshake.implementation.name == "metrax"
+    assert process.handshake.profile == "papineni"
     reply = ask(process, 7, ["x", "y"])
-    assert reply.kind == "score" and reply.parsed.seq == 7 and reply.score == 0.5
+    assert reply.kind == "score" and reply.parsed is not None and reply.parsed.seq == 7 and reply.score == 0.5
     echoed = ask(process, 8, ["echo", "the", "cat"], [["the", "cat"], ["a", "cat"]], weights=[1 / 3] * 3)
-    assert echoed.kind == "error" and echoed.parsed.seq == 8
+    assert echoed.kind == "error" and echoed.parsed is not None and echoed.parsed.seq == 8
     assert echoed.message == "ValueError: (['echo the cat'], [['the cat', 'a cat']], 3)"
     assert "Traceback" in echoed.stderr  # the library's traceback, kept with the record
 
 
-def test_the_node_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(bleu_score):
+def test_the_node_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(bleu_score: Drivers) -> None:
     process = bleu_score()
-    assert process.handshake.implementation.name == "bleu-score"
+    assert process.handshake is not None and process.handshake.implementation.name == "bleu-score"
     reply = ask(process, 3, ["x"])
-    assert reply.kind == "score" and reply.parsed.seq == 3 and reply.score == 0.25
+    assert reply.kind == "score" and reply.parsed is not None and reply.parsed.seq == 3 and reply.score == 0.25
     echoed = ask(process, 4, ["echo", "the", "cat"], [["the", "cat"]], weights=[1 / 3] * 3)
-    assert echoed.kind == "error" and echoed.parsed.seq == 4
+    assert echoed.kind == "error" and echoed.parsed is not None and echoed.parsed.seq == 4
     assert echoed.message == 'Error: ["the cat","echo the cat",3]'
 
 
 @pytest.fixture
-def driver(request):
+def driver(request: pytest.FixtureRequest) -> Drivers:
     """Either real driver (parametrized by name), started with its fake library."""
     return request.getfixturevalue(request.param)
 
 
 @pytest.mark.parametrize("driver", ["metrax", "bleu_score"], indirect=True)
-def test_nan_infinity_exceptions_and_chatter_are_answered_in_the_protocols_terms(driver):
+def test_nan_infinity_exceptions_and_chatter_are_answered_in_the_protocols_terms(driver: Drivers) -> None:
     process = driver()
     nan = ask(process, 1, ["nan"])
-    assert nan.kind == "score" and math.isnan(nan.score)
+    assert nan.kind == "score" and nan.score is not None and math.isnan(nan.score)
     infinite = ask(process, 2, ["inf"])
     assert infinite.kind == "error" and "finite number" in infinite.message
     thrown = ask(process, 3, ["raise" if "metrax" in process.argv else "throw"])
-    assert thrown.kind == "error" and ("ValueError: no n-grams" in thrown.message or "TypeError: cannot read" in thrown.message)
+    assert thrown.kind == "error"
+    assert "ValueError: no n-grams" in thrown.message or "TypeError: cannot read" in thrown.message
     chatty = ask(process, 4, ["print"])  # a library writing on stdout: the protocol stays clean
     assert chatty.kind == "score" and "chatter" in chatty.stderr
     assert ask(process, 5, ["x"]).kind == "score" and process.restarts == 0
@@ -197,13 +205,14 @@ def test_nan_infinity_exceptions_and_chatter_are_answered_in_the_protocols_terms
     ({"lowercase": True}, "does not fold case"),
     ({"weights": [1 / 13] * 13}, "takes at most 12 orders (got 13 weights)"),
 ])
-def test_a_request_outside_the_declared_capabilities_is_unsupported(driver, change, message):
+def test_a_request_outside_the_declared_capabilities_is_unsupported(driver: Drivers, change: dict[str, Any],
+                                                                    message: str) -> None:
     process = driver()
     reply = ask(process, 1, ["a", "b"], **change)
     assert reply.kind == "unsupported" and message.replace(", ", ",") in reply.message.replace(", ", ","), reply.message
 
 
-def test_the_node_driver_refuses_what_bleu_score_cannot_express(bleu_score):
+def test_the_node_driver_refuses_what_bleu_score_cannot_express(bleu_score: Drivers) -> None:
     process = bleu_score()
     assert ask(process, 1, ["a"], [["a"], ["b"]]).message == "bleu-score takes at most 1 reference(s) a segment (got 2)"
     corpus = {"cmd": "score", "seq": 2, "level": "corpus", "weights": [1.0], "smoothing": {"method": "none"},
@@ -212,11 +221,12 @@ def test_the_node_driver_refuses_what_bleu_score_cannot_express(bleu_score):
 
 
 @pytest.mark.parametrize("argv_of", ["venv", "node"])
-def test_a_line_that_is_no_command_gets_an_error_reply_and_serving_goes_on(argv_of, tmp_path):
-    if argv_of == "node" and shutil.which("node") is None:
+def test_a_line_that_is_no_command_gets_an_error_reply_and_serving_goes_on(argv_of: str, tmp_path: Path) -> None:
+    node = shutil.which("node")
+    if argv_of == "node" and node is None:
         pytest.skip("node is not installed")
     argv = [sys.executable, driver_script("venv_bleu.py"), "metrax", MetraxImplementation.handshake_json()] \
-        if argv_of == "venv" else [shutil.which("node"), driver_script("npm_bleu.js"), "bleu-score", str(tmp_path),
+        if argv_of == "venv" else [str(node), driver_script("npm_bleu.js"), "bleu-score", str(tmp_path),
                                    BleuScoreNpmImplementation.handshake_json()]
     lines = ["not json", "[1, 2]", '{"cmd": "score", "seq": "one"}', '{"cmd": "dance", "seq": 4}',
              '{"cmd": "start", "protocol": 2}', "", '{"cmd": "start", "protocol": 1}', '{"cmd": "stop"}',
@@ -235,7 +245,7 @@ def test_a_line_that_is_no_command_gets_an_error_reply_and_serving_goes_on(argv_
 
 
 @pytest.mark.parametrize("driver", ["metrax", "bleu_score"], indirect=True)
-def test_a_crashing_library_is_a_crash_of_that_request_and_the_next_gets_a_new_driver(driver):
+def test_a_crashing_library_is_a_crash_of_that_request_and_the_next_gets_a_new_driver(driver: Drivers) -> None:
     process = driver()
     assert ask(process, 1, ["x"]).kind == "score"
     crashed = ask(process, 2, ["crash"])
@@ -244,7 +254,7 @@ def test_a_crashing_library_is_a_crash_of_that_request_and_the_next_gets_a_new_d
 
 
 @pytest.mark.parametrize("driver", ["metrax", "bleu_score"], indirect=True)
-def test_a_hanging_library_times_out_and_its_driver_is_killed(driver):
+def test_a_hanging_library_times_out_and_its_driver_is_killed(driver: Drivers) -> None:
     process = driver(timeout=1.5)
     hung = ask(process, 1, ["hang"])
     assert hung.kind == "timeout" and "was killed" in hung.message
@@ -253,7 +263,7 @@ def test_a_hanging_library_times_out_and_its_driver_is_killed(driver):
 
 @pytest.mark.parametrize("driver", ["metrax", "bleu_score"], indirect=True)
 @pytest.mark.parametrize("do", ["spawn-crash", "spawn-hang", "spawn-x"])
-def test_nothing_a_driver_started_outlives_it(driver, tmp_path, do):
+def test_nothing_a_driver_started_outlives_it(driver: Drivers, tmp_path: Path, do: str) -> None:
     """The driver runs in a process group of its own, killed whole when it is replaced (after a crash or a
     timeout) or stopped (the run ends), so a child its library started does not outlive it."""
     process = driver(timeout=1.5)
@@ -303,7 +313,7 @@ for line in sys.stdin:
 
 
 @pytest.fixture
-def misbehaving(tmp_path):
+def misbehaving(tmp_path: Path) -> Iterator[ImplementationProcess]:
     handshake = json.loads(MetraxImplementation.handshake_json())
     script = tmp_path / "driver.py"
     script.write_text(MISBEHAVING % (handshake, str(tmp_path)))
@@ -318,45 +328,59 @@ def misbehaving(tmp_path):
     ("flood", "protocol-error", "exceeds the line limit"),
     ("stale", "protocol-error", "wrong seq: sent 2, the reply has 1"),
     ("unnumbered", "protocol-error", "`seq` is required"),
-    ("unterminated", "score", ""),  # its last words are a whole reply to this request; the next starts it again
 ])
-def test_a_driver_answering_outside_the_protocol_is_that_requests_outcome(misbehaving, do, kind, message):
+def test_a_driver_answering_outside_the_protocol_is_that_requests_outcome(misbehaving: ImplementationProcess, do: str,
+                                                                          kind: str, message: str) -> None:
     assert ask(misbehaving, 1, ["x"]).score == pytest.approx(0.501)
     reply = ask(misbehaving, 2, [do])
     assert reply.kind == kind and message in reply.message, reply
     after = ask(misbehaving, 3, ["x"])
-    assert after.kind == "score" and after.parsed.seq == 3  # its own answer, not a late one
+    assert after.kind == "score" and after.parsed is not None
+    assert after.parsed.seq == 3  # its own answer, not a late one
 
 
-def test_a_driver_that_answers_twice_makes_the_next_request_a_protocol_error_and_shifts_nothing(misbehaving):
+def test_a_driver_whose_last_words_are_an_unterminated_reply_is_started_again(
+        misbehaving: ImplementationProcess) -> None:
+    """The line is a whole reply to this request, taken; the driver exited after it, which the next request
+    finds (before it is written: a new driver answers; or after: a crash of that request, then a new one)."""
+    assert ask(misbehaving, 1, ["unterminated"]).score == 1.0
+    replies = [ask(misbehaving, seq, ["x"]) for seq in (2, 3)]
+    assert [r.kind for r in replies] in (["score", "score"], ["crash", "score"]), replies
+    first = next(r for r in replies if r.kind == "score")
+    assert misbehaving.restarts == 1 and first.score == pytest.approx(0.501)  # a new driver's first answer
+
+
+def test_a_driver_that_answers_twice_makes_the_next_request_a_protocol_error_and_shifts_nothing(
+        misbehaving: ImplementationProcess) -> None:
     assert ask(misbehaving, 1, ["twice"]).score == pytest.approx(0.501)
     extra = ask(misbehaving, 2, ["x"])  # the repeated line came before this reply, or was read as it
     assert extra.kind == "protocol-error" and ("unexpected line(s) on stdout" in extra.message
                                                or "wrong seq: sent 2, the reply has 1" in extra.message)
     after = ask(misbehaving, 3, ["x"])
-    assert after.kind == "score" and after.parsed.seq == 3 and after.score == pytest.approx(0.503)  # in step
+    assert after.kind == "score" and after.parsed is not None and after.parsed.seq == 3
+    assert after.score == pytest.approx(0.503)  # in step
 
 
-def test_a_replaced_driver_leaves_nothing_it_spawned(misbehaving, tmp_path):
+def test_a_replaced_driver_leaves_nothing_it_spawned(misbehaving: ImplementationProcess, tmp_path: Path) -> None:
     ask(misbehaving, 1, ["spawn"])  # a child, then a garbage line
     misbehaving.stop()
     assert not gone_within(with_marker(str(tmp_path)), 10)
 
 
-def test_a_driver_that_cannot_start_cannot_be_driven_and_says_which(tmp_path):
+def test_a_driver_that_cannot_start_cannot_be_driven_and_says_which(tmp_path: Path) -> None:
     from oracle.harness.transport import HandshakeError
 
     with pytest.raises(HandshakeError, match="could not start"):
         ImplementationProcess([str(tmp_path / "no-node"), driver_script("npm_bleu.js")]).start()
 
 
-def test_a_runner_killed_leaves_no_driver(tmp_path, metrax):
+def test_a_runner_killed_leaves_no_driver(tmp_path: Path, metrax: Drivers) -> None:
     """A runner killed with SIGKILL (no clean-up of its own) while its driver is busy: the driver, started
     with the kernel's parent-death signal, is gone too."""
     library = tmp_path / "fake-site"
     script = textwrap.dedent(f"""
         import os, sys
-        from oracle.harness.transport import ImplementationProcess
+        from oracle.harness.transport import ImplementationProcess, Reply
         from oracle.models.protocol import ScoreRequest
         argv = [sys.executable, {driver_script('venv_bleu.py')!r}, "metrax", {MetraxImplementation.handshake_json()!r}]
         process = ImplementationProcess(argv, env={{**os.environ, "PYTHONPATH": {str(library)!r}}}, timeout=60)
@@ -365,9 +389,11 @@ def test_a_runner_killed_leaves_no_driver(tmp_path, metrax):
                                weights=[1.0], seq=1)
         process.request(request.to_json())
     """)
-    runner = subprocess.Popen([sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    runner = subprocess.Popen([sys.executable, "-c", script],
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     try:
-        drivers = wait_for(lambda: {pid: line for pid, line in descendants(runner.pid).items() if "venv_bleu.py" in line},
+        drivers = wait_for(lambda: {pid: line for pid, line in descendants(runner.pid).items()
+                                    if "venv_bleu.py" in line},
                            60, "the runner's driver starting")
         runner.kill()
         runner.wait(timeout=10)

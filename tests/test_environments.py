@@ -187,7 +187,7 @@ def test_changed_installed_code_is_refused_with_exit_3_naming_the_file_and_insta
 needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (it runs the npm driver)")
 
 
-def test_building_the_command_line_prepares_nothing(tmp_path, monkeypatch):
+def test_building_the_command_line_prepares_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The driver's argv is built from where the environment would be; nothing is fetched or made."""
     from oracle.harness.session import SessionSettings, implementation_argv
 
@@ -202,7 +202,8 @@ def test_building_the_command_line_prepares_nothing(tmp_path, monkeypatch):
 
 
 @needs_node
-def test_check_prepares_first_with_a_progress_line_then_drives_the_driver_itself(fake_bleu_score, tmp_path, capsys):
+def test_check_prepares_first_with_a_progress_line_then_drives_the_driver_itself(
+        fake_bleu_score: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = run_cli("check", "--impl", "bleu-score", "--no-cases", "--examples", "4", "--report", tmp_path / "report",
                    "--allow-empty")
     err = capsys.readouterr().err
@@ -222,8 +223,9 @@ def test_check_prepares_first_with_a_progress_line_then_drives_the_driver_itself
 
 
 @needs_node
-def test_a_preparation_that_fails_exits_3_with_one_line_before_anything_runs(fake_bleu_score, monkeypatch, tmp_path,
-                                                                             capsys):
+def test_a_preparation_that_fails_exits_3_with_one_line_before_anything_runs(
+        fake_bleu_score: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("FAKE_NPM_MODE", "fail")
     assert run_cli("check", "--impl", "bleu-score", "--report", tmp_path / "report") == 3
     err = capsys.readouterr().err.strip().splitlines()
@@ -232,7 +234,9 @@ def test_a_preparation_that_fails_exits_3_with_one_line_before_anything_runs(fak
     assert "Traceback" not in "\n".join(err) and not (tmp_path / "report").exists()
 
 
-def test_without_node_check_says_so_before_fetching_anything(fake_bleu_score, monkeypatch, tmp_path, capsys):
+def test_without_node_check_says_so_before_fetching_anything(fake_bleu_score: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # the fake npm, and no node
     assert run_cli("fuzz", "--impl", "bleu-score", "--report", tmp_path / "report") == 3
     assert "fuzz: bleu-score cannot be driven: node is not installed" in capsys.readouterr().err
@@ -240,7 +244,29 @@ def test_without_node_check_says_so_before_fetching_anything(fake_bleu_score, mo
 
 
 @needs_node
-def test_serve_becomes_the_driver(fake_bleu_score, tmp_path):
+def test_a_report_column_of_a_driven_library_runs_its_driver_as_a_process(fake_bleu_score: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`report --impl bleu-score` prepares it first, then drives its driver through the transport `check`
+    uses (an adapter would run in process): the fake's 0.5 is in the column's records."""
+    from oracle.adapters.npm_adapters import BleuScoreNpmImplementation
+    from oracle.adapters.oracle_adapter import OracleImplementation
+    from oracle.harness.events import read_results
+    from oracle.harness.inprocess import InProcessImplementation, transport_for
+    from oracle.harness.transport import ImplementationProcess
+
+    assert run_cli("report", "--impl", "bleu-score", "--no-real-data", "--examples", "3", "--report",
+                   tmp_path / "reports", "--report-force") == 0
+    assert "preparing bleu-score" in capsys.readouterr().err
+    records = read_results(tmp_path / "reports" / "data" / "runs" / "bleu-score" / "results.jsonl").records
+    assert [r["actual"]["score"] for r in records if r["kind"] == "example" and r["outcome"] != "not-applicable"] \
+        == [0.5] * 3
+    driven = transport_for(BleuScoreNpmImplementation())
+    assert isinstance(driven, ImplementationProcess) and not driven.capture_stderr  # chatter off the records
+    assert isinstance(transport_for(OracleImplementation()), InProcessImplementation)
+
+
+@needs_node
+def test_serve_becomes_the_driver(fake_bleu_score: Path, tmp_path: Path) -> None:
     """`serve --impl bleu-score` execs the driver: the process answering protocol v1 is node itself."""
     from protocol_client import Client
 
@@ -253,8 +279,8 @@ def test_serve_becomes_the_driver(fake_bleu_score, tmp_path):
     handshake = client.ask({"cmd": "start", "protocol": 1})
     assert handshake["implementation"]["name"] == "bleu-score"
     assert "npm_bleu.js" in Path(f"/proc/{client.process.pid}/cmdline").read_text()  # (Linux)
-    reply = client.ask({"cmd": "score", "seq": 5, "level": "sentence", "weights": [1.0], "smoothing": {"method": "none"},
-                        "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]})
+    reply = client.ask({"cmd": "score", "seq": 5, "level": "sentence", "weights": [1.0], "lowercase": False,
+                        "smoothing": {"method": "none"}, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]})
     assert reply == {"seq": 5, "score": 0.5}
     assert client.finish()[0] == 0
 

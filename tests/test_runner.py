@@ -11,6 +11,7 @@ from fakes.harness import fake_argv
 from oracle.harness.transport import (
     HandshakeError,
     ImplementationProcess,
+    Transport,
     parse_line,
     validate_handshake,
     validate_reply,
@@ -346,3 +347,21 @@ def test_children_of_an_implementation_die_with_it_even_after_it_exited(tmp_path
         time.sleep(0.05)
     else:
         pytest.fail(f"the implementation's child {child} is still running")
+
+
+def test_both_transports_are_the_transport_a_session_drives() -> None:
+    """A process over protocol v1 and an adapter in process: one interface (typing.Protocol), the handshake
+    a Handshake and each reply's line a ScoreReply either way."""
+    from oracle.adapters.oracle_adapter import OracleImplementation
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.models.protocol import Handshake, ScoreReply
+
+    with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
+        in_process = InProcessImplementation(OracleImplementation())
+        transports: list[Transport] = [process, in_process]
+        for transport in transports:
+            assert isinstance(transport, Transport)
+            assert isinstance(transport.start(), Handshake) and isinstance(transport.handshake, Handshake)
+            reply = transport.collect(transport.submit(score(1)))
+            assert reply.kind == "score" and isinstance(reply.parsed, ScoreReply) and reply.parsed.seq == 1
+            assert reply.score == 1.0 and reply.recorded() == reply.parsed.to_json()

@@ -251,8 +251,8 @@ def ready(name: str, *, log: TextIO = sys.stderr) -> None:
     require(name)
 
 
-def install_hint(name):
-    return f"run `bleu-oracle install {name}` once (or `check --impl {name}`, which prepares it on first use)"
+def install_hint(name: str) -> str:
+    return f"run `bleu-oracle install {name}` once (or `check --impl {name}`, which prepares it before it starts)"
 
 
 def prepare(name, *, log=sys.stderr, repair=False):

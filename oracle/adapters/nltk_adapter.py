@@ -26,6 +26,8 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
+from collections.abc import Callable
+from types import ModuleType
 
 from oracle.models.protocol import ScoreRequest
 
@@ -47,7 +49,7 @@ SMOOTHING = SmoothingTable("nltk smooths with none, floor, exp and chen-cherry-1
 ))
 
 
-def smoothing_function(bleu_score, smoothing: SmoothingSpec):
+def smoothing_function(bleu_score: ModuleType, smoothing: SmoothingSpec) -> Callable[..., float]:
     """The NLTK smoothing function for a request's smoothing, or Unsupported."""
     name, arguments = SMOOTHING.arguments(smoothing)
     return getattr(bleu_score.SmoothingFunction(**arguments), name)

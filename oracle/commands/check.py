@@ -308,7 +308,7 @@ def _settings(args, argv, cases_dir):
             "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)

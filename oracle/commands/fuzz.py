@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
@@ -27,6 +28,9 @@ from oracle.reports.summaries import (
 )
 
 from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number
+
+if TYPE_CHECKING:
+    from oracle.harness.session import Session
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 
@@ -120,7 +124,7 @@ def _command_line(args):
     return shlex.join(parts)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
     settings = SessionSettings.from_args(args)
@@ -164,7 +168,8 @@ def _value(value):
     return "none" if value is None else str(value)
 
 
-def _print_summary(session, groups, written, report_dir, code, *, verbose=False):
+def _print_summary(session: Session, groups: list[Any], written: list[Any], report_dir: Path, code: int, *,
+                   verbose: bool = False) -> None:
     out = sys.stdout
     implementation = session.process.handshake.implementation
     name = f"{implementation.name} {implementation.version}".strip()

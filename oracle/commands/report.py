@@ -110,7 +110,7 @@ def register(subparsers):
     parser.set_defaults(handler=run_report)
 
 
-def run_report(args):
+def run_report(args: argparse.Namespace) -> int | None:
     if args.render_only and (args.impl or args.no_real_data or args.real_data or args.real_data_systems):
         raise BleuValueError("--render-only runs nothing: it takes only --report")
     if args.impl:

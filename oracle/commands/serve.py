@@ -9,7 +9,7 @@ import inspect
 import os
 import sys
 
-from oracle.adapters.base import DRIVEN, REGISTRY, AdapterUnavailable
+from oracle.adapters.base import DRIVEN, REGISTRY, AdapterUnavailable, Declared
 from oracle.adapters.driven import DriverImplementation
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
@@ -60,7 +60,7 @@ def register(subparsers):
     parser.set_defaults(handler=run)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.list:
         for name in REGISTRY:
             print(name)
@@ -81,7 +81,7 @@ def run(args):
         return serve(implementation, sys.stdin.buffer, out)
 
 
-def load_implementation(name, *, profile=None):
+def load_implementation(name: str, *, profile: str | None = None) -> Declared:
     """Construct the implementation called `name` (a REGISTRY name or "module:Class").
 
     Raises BleuValueError for usage errors (unknown name, a --profile it cannot follow),

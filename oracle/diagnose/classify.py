@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
@@ -167,7 +168,7 @@ def _smoothing_readings(smoothing, profile_options):
 # -- classification --------------------------------------------------------------
 
 
-def _answer_parts(answer):
+def _answer_parts(answer: object) -> tuple[float | None, Any]:
     if isinstance(answer, (int, float)):
         return float(answer), None
     score = getattr(answer, "score", None)

@@ -101,7 +101,7 @@ class _Item:
     seed: int = 0
     index: int = 0
 
-    def run(self):
+    def run(self) -> None:
         spec = self.spec
         options = PROFILES[spec.profile].options
         transport = spec.transport()

@@ -41,7 +41,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
 from oracle.formulas.errors import BleuOracleError
@@ -239,6 +239,7 @@ def _seq_of(line: bytes) -> object:
     return obj.get("seq") if isinstance(obj, dict) else None
 
 
+@runtime_checkable
 class Transport(Protocol):
     """What a session drives an implementation through: `ImplementationProcess` (a process speaking
     protocol v1) or `oracle.harness.inprocess.InProcessImplementation` (an adapter in this process).

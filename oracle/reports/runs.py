@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from oracle.diagnose.discrepancies import DOCUMENTED_AS
 from oracle.diagnose.discrepancies import load as load_discrepancies
@@ -31,6 +33,9 @@ from oracle.harness.session import SessionSettings, run_session
 from oracle.signals import INTERRUPTED_CODES, Interrupted
 from oracle.models.outcomes import Expected, parse_number
 from oracle.suite.edge_cases import EDGE_CASES
+
+if TYPE_CHECKING:
+    from .site import Column
 
 RUNS_DIR = "runs"
 EDGE_CASE, DISCREPANCY, EXAMPLE, REAL_DATA = "edge-case", "discrepancy", "example", "real-data"
@@ -60,7 +65,8 @@ def curated_examples(key):
     return out
 
 
-def run_column(column, *, data_dir, seed, examples, progress=None, real=None, real_budget=None):
+def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, progress: Callable[[str], None] | None = None,
+               real: Any = None, real_budget: float | None = None) -> Path:
     """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
     RealData): the WMT17 requests to score too; an implementation column is judged on them against the
     oracle column of its profile, already run, and gives up after the first system when the rest would

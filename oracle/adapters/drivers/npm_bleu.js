@@ -114,9 +114,13 @@ function refusal(name, capabilities, command) {
 
 // a library's answer as the reply's outcome: the score, NaN as "NaN"; an infinity or a non-number an error
 function scored(value) {
-  if (typeof value !== "number") return { error: `the library answered ${typeof value} ${String(value).slice(0, 200)}, not a number` };
+  if (typeof value !== "number") {
+    return { error: `the library answered ${typeof value} ${String(value).slice(0, 200)}, not a number` };
+  }
   if (Number.isNaN(value)) return { score: "NaN" };
-  if (!Number.isFinite(value)) return { error: `the library answered ${value}: protocol v1 takes a finite number or "NaN"` };
+  if (!Number.isFinite(value)) {
+    return { error: `the library answered ${value}: protocol v1 takes a finite number or "NaN"` };
+  }
   return { score: value };
 }
 
@@ -141,21 +145,27 @@ function answer(driver, line) {
     return [{ error: `protocol error: the line is not JSON (${err.message})` }, false];
   }
   if (command === null || typeof command !== "object" || Array.isArray(command)) {
-    return [{ error: `protocol error: a command must be a JSON object (got ${String(show(command)).slice(0, 200)})` }, false];
+    const shown = String(show(command)).slice(0, 200);
+    return [{ error: `protocol error: a command must be a JSON object (got ${shown})` }, false];
   }
   const seq = Number.isInteger(command.seq) ? command.seq : null;
   if (command.cmd === "stop") return [null, true];
   if (command.cmd === "start") {
     if (command.protocol !== PROTOCOL_VERSION) {
-      const error = `unsupported protocol version ${show(command.protocol)}: this implementation speaks protocol ${PROTOCOL_VERSION}`;
+      const error = `unsupported protocol version ${show(command.protocol)}: `
+        + `this implementation speaks protocol ${PROTOCOL_VERSION}`;
       return [{ error }, false];
     }
     return [driver.handshake, false];
   }
   let reply;
-  if (command.cmd !== "score") reply = { error: `protocol error: \`cmd\` must be one of "start", "score", "stop" (got ${show(command.cmd)})` };
-  else if (seq === null) reply = { error: "protocol error: `seq` must be an integer" };
-  else reply = score(driver, command);
+  if (command.cmd !== "score") {
+    reply = { error: `protocol error: \`cmd\` must be one of "start", "score", "stop" (got ${show(command.cmd)})` };
+  } else if (seq === null) {
+    reply = { error: "protocol error: `seq` must be an integer" };
+  } else {
+    reply = score(driver, command);
+  }
   return [seq === null ? reply : { seq, ...reply }, false];
 }
 

@@ -20,18 +20,25 @@ Only protocol lines reach stdout: file descriptor 1 is pointed at stderr before 
 is imported on the first score, so the handshake never waits for TensorFlow).
 """
 
+from __future__ import annotations
+
 import json
 import math
 import os
 import sys
 import traceback
+from typing import IO, Any, Callable
+
+#: A command as decoded from its JSON line, and a library's scoring function of one.
+Command = dict[str, Any]
+Scorer = Callable[[Command], float]
 
 #: The longest command line read (bytes), as the runner's own line limit.
 LINE_LIMIT = 16 * 1024 * 1024
 PROTOCOL_VERSION = 1
 
 
-def keras_hub():
+def keras_hub() -> Scorer:
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
@@ -40,10 +47,10 @@ def keras_hub():
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
 
-    def split_on_spaces(inputs):  # the tokens as sent: joined by single spaces, none holding whitespace
+    def split_on_spaces(inputs: Any) -> Any:  # the tokens as sent: joined by single spaces, none holding whitespace
         return tf.strings.split(inputs)
 
-    def score(command):
+    def score(command: Command) -> float:
         tokenizer = None if command.get("tokenize") == "13a" else split_on_spaces
         metric = Bleu(tokenizer=tokenizer, max_order=len(command["weights"]),
                       smooth=command["smoothing"]["method"] != "none")
@@ -55,10 +62,10 @@ def keras_hub():
     return score
 
 
-def metrax():
+def metrax() -> Scorer:
     import metrax as library
 
-    def score(command):
+    def score(command: Command) -> float:
         segments = text_segments(command)
         metric = library.BLEU.from_model_output(predictions=[hypothesis for hypothesis, _ in segments],
                                                 references=[references for _, references in segments],
@@ -68,28 +75,28 @@ def metrax():
     return score
 
 
-LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax}
+LIBRARIES: dict[str, Callable[[], Scorer]] = {"keras-hub": keras_hub, "metrax": metrax}
 
 
-def text_segments(command):
+def text_segments(command: Command) -> list[tuple[str, list[str]]]:
     """[(hypothesis, [reference, ...])] as strings: tokens joined by single spaces, raw text as it is."""
-    def text(value):
+    def text(value: str | list[str]) -> str:
         return value if isinstance(value, str) else " ".join(value)
 
     return [(text(s["hypothesis"]), [text(r) for r in s["references"]]) for s in command["segments"]]
 
 
-def show(value):
+def show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def is_uniform(weights):
+def is_uniform(weights: list[Any]) -> bool:
     """Equal weights 1/N each, up to float rounding of 1/N (as oracle.adapters.base.is_uniform)."""
     n = len(weights)
     return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
 
 
-def refusal(name, capabilities, command):
+def refusal(name: str, capabilities: dict[str, Any], command: Command) -> tuple[str, str] | None:
     """(kind, why) when the declared capabilities do not cover `command`, else None."""
     levels, level = capabilities["levels"], command["level"]
     if level not in levels:
@@ -109,7 +116,8 @@ def refusal(name, capabilities, command):
         return "unsupported", f"{name} does not fold case"
     tokenize = command.get("tokenize")
     if tokenize is not None and tokenize not in capabilities.get("tokenizers", []):
-        return "unsupported", f"{name} tokenizes with {show(capabilities.get('tokenizers', []))} only (got {show(tokenize)})"
+        tokenizers = show(capabilities.get("tokenizers", []))
+        return "unsupported", f"{name} tokenizes with {tokenizers} only (got {show(tokenize)})"
     most = capabilities.get("max_references")
     counts = [len(s["references"]) for s in command["segments"]]
     if most is not None and any(count > most for count in counts):
@@ -119,7 +127,7 @@ def refusal(name, capabilities, command):
     return None
 
 
-def scored(value):
+def scored(value: float) -> dict[str, Any]:
     """A library's number as the reply's outcome: the score, NaN as "NaN", an infinity an error."""
     if math.isnan(value):
         return {"score": "NaN"}
@@ -131,12 +139,12 @@ def scored(value):
 class Driver:
     """One library behind protocol v1: `answer(line)` -> (the reply, or None; whether to stop)."""
 
-    def __init__(self, library, handshake):
+    def __init__(self, library: str, handshake: dict[str, Any]) -> None:
         self.library, self.handshake = library, handshake
         self.name = handshake["implementation"]["name"]
-        self._score = None  # the library's scoring function, loaded on the first score
+        self._score: Scorer | None = None  # the library's scoring function, loaded on the first score
 
-    def answer(self, line):
+    def answer(self, line: str) -> tuple[dict[str, Any] | None, bool]:
         try:
             command = json.loads(line)
         except ValueError as exc:
@@ -161,7 +169,7 @@ class Driver:
             reply = self.score(command)
         return ({"seq": seq, **reply} if seq is not None else reply), False
 
-    def score(self, command):
+    def score(self, command: Command) -> dict[str, Any]:
         try:
             refused = refusal(self.name, self.handshake["capabilities"], command)
             if refused is not None:
@@ -174,7 +182,7 @@ class Driver:
             return {"error": f"{type(exc).__name__}: {exc}"}
 
 
-def protocol_channel():
+def protocol_channel() -> IO[str]:
     """A private copy of file descriptor 1 for the protocol lines; fd 1 itself (print, and whatever a
     compiled library writes there) goes to stderr."""
     channel = os.fdopen(os.dup(1), "w", encoding="ascii", newline="\n")
@@ -183,13 +191,14 @@ def protocol_channel():
     return channel
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 3 or argv[1] not in LIBRARIES:
         sys.stderr.write(f"usage: venv_bleu.py {'|'.join(LIBRARIES)} HANDSHAKE\n")
         return 2
     driver = Driver(argv[1], json.loads(argv[2]))
     out = protocol_channel()
     stdin = sys.stdin.buffer
+    reply: dict[str, Any] | None
     while True:
         line = stdin.readline(LINE_LIMIT + 1)
         if not line:
