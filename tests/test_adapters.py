@@ -22,8 +22,10 @@ from oracle.adapters.base import (
     AdapterUnavailable,
     Implementation,
     Rejected,
+    ScoreAnswer,
     Unsupported,
     call,
+    declare_capabilities,
 )
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
@@ -426,3 +428,34 @@ def test_mteval_without_xml_twig_says_what_to_install(monkeypatch, tmp_path):
                         lambda *a, **k: subprocess.CompletedProcess(a, 2, b"", b"Can't locate XML/Twig.pm"))
     with pytest.raises(AdapterUnavailable, match="libxml-twig-perl"):
         perl_adapter.MtevalImplementation()
+
+
+def test_a_signal_while_an_adapter_scores_stops_the_run_and_is_never_its_answer() -> None:
+    """SIGTERM's handler raises `Interrupted` wherever the main thread is, an in-process adapter's library
+    call too (`report`): it propagates, so the run stops (exit 143) instead of recording an error reply
+    "Interrupted" and going on to exit 0. A native panic (a BaseException of another kind) is still an error."""
+    from oracle.adapters.base import call
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.signals import Interrupted
+
+    class Stopped(Implementation):
+        name, version, capabilities = "stopped", "1", declare_capabilities()
+
+        def __init__(self, raised: BaseException) -> None:
+            self.raised = raised
+
+        def score(self, request: ScoreRequest) -> ScoreAnswer:
+            raise self.raised
+
+    sentence = request("sentence", [("a b", ["a b"])])
+    with pytest.raises(Interrupted):
+        call(Stopped(Interrupted(143)), sentence)
+    transport = InProcessImplementation(Stopped(Interrupted(143)))
+    transport.start()
+    with pytest.raises(Interrupted):
+        transport.request(sentence.with_seq(1).to_json())
+
+    class Panic(BaseException):
+        pass
+
+    assert call(Stopped(Panic("thread panicked")), sentence) == ("error", "Panic: thread panicked")

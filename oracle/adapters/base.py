@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 from oracle.models.protocol import ScoreRequest
+from oracle.signals import Interrupted
 
 
 class AdapterUnavailable(BleuOracleError, ImportError):
@@ -75,7 +76,8 @@ def call(implementation, request, *, log=None):
     """One request through an implementation, as protocol v1 answers it: ("score", the answer), or
     ("rejected" | "unsupported" | "error", a message). `Rejected`, and the oracle's own validation errors,
     are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
-    too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt and SystemExit propagate."""
+    too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and SIGTERM's
+    `Interrupted` propagate: a run stopped while an adapter scores in process stops, its request is no error."""
     try:
         return "score", implementation.score(request)
     except Rejected as exc:
@@ -84,7 +86,7 @@ def call(implementation, request, *, log=None):
         return "unsupported", _message(exc)
     except (BleuValueError, BleuTypeError) as exc:  # the input failed the implementation's validation
         return "rejected", _message(exc)
-    except (KeyboardInterrupt, SystemExit):
+    except (KeyboardInterrupt, SystemExit, Interrupted):
         raise
     except BaseException as exc:  # noqa: BLE001 - Exception, and a native panic (a BaseException)
         if log is not None:

@@ -21,8 +21,9 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from oracle.adapters.base import Declared
 from oracle.diagnose.discrepancies import DOCUMENTED_AS
 from oracle.diagnose.discrepancies import load as load_discrepancies
 from oracle.harness.events import RESULTS_FILE, read_results
@@ -34,8 +35,14 @@ from oracle.signals import INTERRUPTED_CODES, Interrupted
 from oracle.models.outcomes import Expected, parse_number
 from oracle.suite.edge_cases import EDGE_CASES
 
-if TYPE_CHECKING:
-    from .site import Column
+
+class Column(Protocol):
+    """A column of the report (`oracle.reports.site.Column`), as a run reads it."""
+
+    key: str
+    implementation: Declared
+    profile: str
+    kind: str
 
 RUNS_DIR = "runs"
 EDGE_CASE, DISCREPANCY, EXAMPLE, REAL_DATA = "edge-case", "discrepancy", "example", "real-data"
