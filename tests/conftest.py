@@ -1,7 +1,9 @@
 """Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,15 +18,29 @@ for _variable, _script in (("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl"), ("BLEU
 collect_ignore = ["fakes"]
 
 
-def load(name):
-    """The built-in implementation registered as `name`; the test skips when its library is missing."""
+def load(name: str) -> Any:
+    """The built-in implementation registered as `name`, to call `score` on (a library scored by its own
+    driver: through that driver's process, `through_driver`); the test skips when its library is missing."""
+    from through_driver import ThroughDriver
+
     from oracle.adapters.base import AdapterUnavailable
+    from oracle.adapters.driven import DriverImplementation
     from oracle.commands.serve import load_implementation
 
     try:
-        return load_implementation(name)
+        implementation = load_implementation(name)
     except AdapterUnavailable as exc:
         pytest.skip(str(exc))
+    return ThroughDriver(implementation) if isinstance(implementation, DriverImplementation) else implementation
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_driver_left_running() -> Iterator[None]:
+    """The driver processes `load` started are stopped when the tests end."""
+    yield
+    from through_driver import stop_all
+
+    stop_all()
 
 
 @pytest.fixture(scope="session")

@@ -15,10 +15,11 @@ REPLY_TIMEOUT = 60
 class Client:
     """A minimal protocol-v1 runner: one process, lines in, lines out."""
 
-    def __init__(self, argv):
+    def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr)
-        self.lines = queue.Queue()
+        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                                        env=env)
+        self.lines: queue.Queue[bytes | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self):

@@ -22,10 +22,12 @@ from oracle.adapters.base import (
     AdapterUnavailable,
     Implementation,
     Rejected,
+    ScoreAnswer,
     Unsupported,
     call,
+    declare_capabilities,
 )
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
@@ -216,18 +218,33 @@ def test_nltk_smoothing_mapping():
 
     from oracle.adapters.nltk_adapter import smoothing_function
 
-    f = smoothing_function(bleu_score, {"method": "floor", "value": 0.3})
+    f = smoothing_function(bleu_score, SmoothingSpec.of("floor", value=0.3))
     assert f.__name__ == "method1" and f.__self__.epsilon == 0.3
-    assert smoothing_function(bleu_score, {"method": "exp"}).__name__ == "method3"
-    assert smoothing_function(bleu_score, {"method": "none"}).__name__ == "method0"
-    f = smoothing_function(bleu_score, {"method": "chen-cherry-6", "alpha": 2.0})
+    assert smoothing_function(bleu_score, SmoothingSpec.of("exp")).__name__ == "method3"
+    assert smoothing_function(bleu_score, SmoothingSpec.of("none")).__name__ == "method0"
+    f = smoothing_function(bleu_score, SmoothingSpec.of("chen-cherry-6", alpha=2.0))
     assert f.__name__ == "method6" and f.__self__.alpha == 2.0
-    f = smoothing_function(bleu_score, {"method": "chen-cherry-7", "k": 3.0})
+    f = smoothing_function(bleu_score, SmoothingSpec.of("chen-cherry-7", k=3.0))
     assert f.__name__ == "method7" and f.__self__.k == 3.0
+    with pytest.raises(Unsupported, match="nltk smooths with none, floor, exp and chen-cherry-1 to -7 only; got"):
+        smoothing_function(bleu_score, SmoothingSpec.of("add-k", k=1.0))
     with pytest.raises(Unsupported):
-        smoothing_function(bleu_score, {"method": "add-k", "k": 1.0})
+        smoothing_function(bleu_score, SmoothingSpec.of("lin-2004"))
+
+
+def test_a_smoothing_table_matches_its_rows_fixed_values_and_passes_the_others() -> None:
+    from oracle.adapters.base import SmoothingRow, SmoothingTable
+
+    table = SmoothingTable("lib smooths so and so only", (
+        SmoothingRow("none", "plain"), SmoothingRow("chen-cherry-1", "eps", fixed={"epsilon": 0.1}),
+        SmoothingRow("floor", "floor", passes={"value": "floor_value"})))
+    assert table.declared == ["none", "floor"]  # a row that fixes a parameter cannot be declared by method
+    assert table.setting(SmoothingSpec.of("chen-cherry-1")) == "eps"  # epsilon 0.1, the default
+    assert table.arguments(SmoothingSpec.of("floor", value=0.25)) == ("floor", {"floor_value": 0.25})
+    with pytest.raises(Unsupported, match=r"^lib smooths so and so only; got .*epsilon=0.2"):
+        table.setting(SmoothingSpec.of("chen-cherry-1", epsilon=0.2))
     with pytest.raises(Unsupported):
-        smoothing_function(bleu_score, {"method": "lin-2004"})
+        table.setting(SmoothingSpec.of("add-k"))
 
 
 def test_nltk_weights_as_given(recwarn):
@@ -411,3 +428,34 @@ def test_mteval_without_xml_twig_says_what_to_install(monkeypatch, tmp_path):
                         lambda *a, **k: subprocess.CompletedProcess(a, 2, b"", b"Can't locate XML/Twig.pm"))
     with pytest.raises(AdapterUnavailable, match="libxml-twig-perl"):
         perl_adapter.MtevalImplementation()
+
+
+def test_a_signal_while_an_adapter_scores_stops_the_run_and_is_never_its_answer() -> None:
+    """SIGTERM's handler raises `Interrupted` wherever the main thread is, an in-process adapter's library
+    call too (`report`): it propagates, so the run stops (exit 143) instead of recording an error reply
+    "Interrupted" and going on to exit 0. A native panic (a BaseException of another kind) is still an error."""
+    from oracle.adapters.base import call
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.signals import Interrupted
+
+    class Stopped(Implementation):
+        name, version, capabilities = "stopped", "1", declare_capabilities()
+
+        def __init__(self, raised: BaseException) -> None:
+            self.raised = raised
+
+        def score(self, request: ScoreRequest) -> ScoreAnswer:
+            raise self.raised
+
+    sentence = request("sentence", [("a b", ["a b"])])
+    with pytest.raises(Interrupted):
+        call(Stopped(Interrupted(143)), sentence)
+    transport = InProcessImplementation(Stopped(Interrupted(143)))
+    transport.start()
+    with pytest.raises(Interrupted):
+        transport.request(sentence.with_seq(1).to_json())
+
+    class Panic(BaseException):
+        pass
+
+    assert call(Stopped(Panic("thread panicked")), sentence) == ("error", "Panic: thread panicked")

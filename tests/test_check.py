@@ -23,7 +23,7 @@ from oracle.models.case import Case
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreRequest, Segment, Statistics
+from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -581,9 +581,9 @@ def test_the_first_diverging_layer_follows_the_derivation():
 
 def test_judge_maps_replies_to_outcomes():
     expected = Expected(score=0.5, statistics=STATS)
-    ok = Reply("score", {"seq": 1, "score": 0.5, "statistics": dict(STATS)})
+    ok = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.5, "statistics": dict(STATS)}))
     assert judge(expected, ok).outcome is Outcome.PASS
-    assert judge(expected, Reply("score", {"seq": 1, "score": 0.6})).layer == "score"
+    assert judge(expected, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.6}))).layer == "score"
     assert judge(expected, Reply("rejected", message="no")).layer == "rejection"
     assert judge(Expected(rejected=True), Reply("rejected", message="no")).outcome is Outcome.REJECTED
     assert judge(Expected(rejected=True), ok).layer == "rejection"
@@ -592,8 +592,8 @@ def test_judge_maps_replies_to_outcomes():
                           ("unsupported", Outcome.ERROR)):
         assert judge(expected, Reply(kind, message="x")).outcome is outcome
     nan = Expected(score=math.nan)
-    assert judge(nan, Reply("score", {"seq": 1, "score": "NaN"})).outcome is Outcome.PASS
-    assert judge(nan, Reply("score", {"seq": 1, "score": 0.0})).outcome is Outcome.FAIL
+    assert judge(nan, Reply("score", ScoreReply.from_json({"seq": 1, "score": "NaN"}))).outcome is Outcome.PASS
+    assert judge(nan, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0}))).outcome is Outcome.FAIL
 
 
 def test_case_to_request_with_the_real_loader(cases_dir):

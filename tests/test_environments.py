@@ -2,8 +2,10 @@
 only when their sha512 integrity is the pinned one, and a failure says why (no npm, a changed tarball,
 npm printing nothing usable) without leaving a half-made environment behind; installed code is verified
 before each use (a changed or missing file: exit 3 naming it, and `install` repairs it); ^C or SIGTERM
-stops npm or pip and removes what they were building. A fake `npm` on PATH stands in for the registry,
-a fake venv maker (`environments.VENV_CREATE`) for pip."""
+stops npm or pip and removes what they were building. Preparing is `check`'s own step before the
+implementation starts (a progress line, its own error, exit 3), never a side effect of building the
+command line; the prepared library's driver is then what the runner drives. A fake `npm` on PATH stands
+in for the registry, a fake venv maker (`environments.VENV_CREATE`) for pip."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle.adapters import environments, npm_adapters
+from oracle.adapters import environments
 from oracle.adapters.base import AdapterUnavailable
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -147,7 +149,6 @@ def fake_bleu_score(tmp_path, monkeypatch, fake_registry):
     monkeypatch.setenv("FAKE_NPM_TARBALL", str(tarball))
     integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
     monkeypatch.setitem(environments.NPM_PACKAGES, "bleu-score", ("1.0.4", integrity))
-    monkeypatch.setattr(npm_adapters, "_bridge", None)  # the adapter's driver, made for these directories
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
     return tmp_path / "implementations" / "npm" / "bleu-score-1.0.4" / "package"
 
@@ -179,6 +180,109 @@ def test_changed_installed_code_is_refused_with_exit_3_naming_the_file_and_insta
     assert (fake_bleu_score / "js" / "bleu.js").read_text() == BLEU_JS
     environments.verify("bleu-score")
     assert not [p.name for p in fake_bleu_score.parent.parent.iterdir() if p.name.startswith(".")]
+
+
+# -- preparing: an explicit step of `check` -------------------------------------------------------------
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (it runs the npm driver)")
+
+
+def test_building_the_command_line_prepares_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver's argv is built from where the environment would be; nothing is fetched or made."""
+    from oracle.harness.session import SessionSettings, implementation_argv
+
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path / "implementations"))
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # no npm, no node: nothing could be fetched anyway
+    keras = implementation_argv(SessionSettings(impl="keras-hub"))
+    assert keras[0] == str(environments.venv_python("keras-hub")) and keras[1].endswith("drivers/venv_bleu.py")
+    assert keras[2] == "keras-hub" and '"name":"keras-hub"' in keras[3]
+    assert implementation_argv(SessionSettings(impl="promptfoo"))[1:3] == [str(Path(keras[1]).with_name("npm_bleu.js")),
+                                                                          "promptfoo"]
+    assert not (tmp_path / "implementations").exists()
+
+
+@needs_node
+def test_check_prepares_first_with_a_progress_line_then_drives_the_driver_itself(
+        fake_bleu_score: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = run_cli("check", "--impl", "bleu-score", "--no-cases", "--examples", "4", "--report", tmp_path / "report",
+                   "--allow-empty")
+    err = capsys.readouterr().err
+    assert "bleu-oracle: preparing bleu-score (an npm tarball, once: a few seconds)" in err
+    assert code == 1, err  # the fake answers 0.5 to everything
+    from oracle.harness.events import read_results
+
+    results = read_results(tmp_path / "report" / "results.jsonl")
+    command = results.header.settings.command
+    assert "npm_bleu.js bleu-score" in command and " serve " not in command  # one process: the driver
+    assert results.header.implementation.to_json() == {"name": "bleu-score", "version": "1.0.4", "language": "typescript"}
+    scored = [r for r in results.records if r.outcome == "fail"]
+    assert scored and all(r.actual.score == 0.5 for r in scored)
+    assert run_cli("check", "--impl", "bleu-score", "--no-cases", "--examples", "1", "--report", tmp_path / "again",
+                   "--quiet", "--allow-empty") == 1
+    assert "preparing" not in capsys.readouterr().err  # once
+
+
+@needs_node
+def test_a_preparation_that_fails_exits_3_with_one_line_before_anything_runs(
+        fake_bleu_score: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("FAKE_NPM_MODE", "fail")
+    assert run_cli("check", "--impl", "bleu-score", "--report", tmp_path / "report") == 3
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == "bleu-oracle check: bleu-score cannot be driven: npm pack bleu-score@1.0.4 failed: " \
+                      "['npm ERR! 404 Not Found']", err
+    assert "Traceback" not in "\n".join(err) and not (tmp_path / "report").exists()
+
+
+def test_without_node_check_says_so_before_fetching_anything(fake_bleu_score: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "bin"))  # the fake npm, and no node
+    assert run_cli("fuzz", "--impl", "bleu-score", "--report", tmp_path / "report") == 3
+    assert "fuzz: bleu-score cannot be driven: node is not installed" in capsys.readouterr().err
+    assert not environments.is_prepared("bleu-score")
+
+
+@needs_node
+def test_a_report_column_of_a_driven_library_runs_its_driver_as_a_process(fake_bleu_score: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`report --impl bleu-score` prepares it first, then drives its driver through the transport `check`
+    uses (an adapter would run in process): the fake's 0.5 is in the column's records."""
+    from oracle.adapters.npm_adapters import BleuScoreNpmImplementation
+    from oracle.adapters.oracle_adapter import OracleImplementation
+    from oracle.harness.events import read_results
+    from oracle.harness.inprocess import InProcessImplementation, transport_for
+    from oracle.harness.transport import ImplementationProcess
+
+    assert run_cli("report", "--impl", "bleu-score", "--no-real-data", "--examples", "3", "--report",
+                   tmp_path / "reports", "--report-force") == 0
+    assert "preparing bleu-score" in capsys.readouterr().err
+    records = read_results(tmp_path / "reports" / "data" / "runs" / "bleu-score" / "results.jsonl").records
+    assert [r.actual.score for r in records if r.kind == "example" and r.outcome != "not-applicable"] \
+        == [0.5] * 3
+    driven = transport_for(BleuScoreNpmImplementation())
+    assert isinstance(driven, ImplementationProcess) and not driven.capture_stderr  # chatter off the records
+    assert isinstance(transport_for(OracleImplementation()), InProcessImplementation)
+
+
+@needs_node
+def test_serve_becomes_the_driver(fake_bleu_score: Path, tmp_path: Path) -> None:
+    """`serve --impl bleu-score` execs the driver: the process answering protocol v1 is node itself."""
+    from protocol_client import Client
+
+    assert run_cli("install", "bleu-score") == 0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    serve = (f"import sys; from oracle.adapters import environments; "  # the fake tarball's pin, as in this test
+             f"environments.NPM_PACKAGES['bleu-score'] = {environments.NPM_PACKAGES['bleu-score']!r}; "
+             f"from oracle.cli import main; sys.exit(main(['serve', '--impl', 'bleu-score']))")
+    client = Client([sys.executable, "-c", serve], env=env)
+    handshake = client.ask({"cmd": "start", "protocol": 1})
+    assert handshake["implementation"]["name"] == "bleu-score"
+    assert "npm_bleu.js" in Path(f"/proc/{client.process.pid}/cmdline").read_text()  # (Linux)
+    reply = client.ask({"cmd": "score", "seq": 5, "level": "sentence", "weights": [1.0], "lowercase": False,
+                        "smoothing": {"method": "none"}, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]})
+    assert reply == {"seq": 5, "score": 0.5}
+    assert client.finish()[0] == 0
 
 
 def _fake_metrax_venv(files):

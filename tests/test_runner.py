@@ -11,6 +11,7 @@ from fakes.harness import fake_argv
 from oracle.harness.transport import (
     HandshakeError,
     ImplementationProcess,
+    Transport,
     parse_line,
     validate_handshake,
     validate_reply,
@@ -45,12 +46,12 @@ def script(tmp_path, body):
 def test_a_clean_implementation_answers_in_order():
     with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
         hs = process.start()
-        assert hs["protocol"] == 1 and hs["profile"] == "papineni"
+        assert hs.protocol == 1 and hs.profile == "papineni"
         for seq in (1, 2, 3):
             reply = process.request(score(seq))
             assert reply.kind == "score", reply
-            assert reply.data["seq"] == seq and reply.data["score"] == 1.0
-            assert reply.data["statistics"]["matches"] == [2, 1]
+            assert reply.parsed.seq == seq and reply.score == 1.0
+            assert reply.statistics.matches == (2, 1)
             assert reply.duration >= 0
         assert process.restarts == 0
     assert not process.alive()
@@ -106,7 +107,7 @@ def test_a_submitted_request_is_answered_while_the_runner_works_and_keeps_its_ow
         pending = process.submit(score(1))
         time.sleep(0.5)  # the runner computing the oracle's expectation meanwhile
         reply = process.collect(pending)
-        assert reply.kind == "score" and reply.data["seq"] == 1
+        assert reply.kind == "score" and reply.parsed.seq == 1
         assert reply.duration < 0.4  # when the reply arrived, not when it was collected
 
 
@@ -227,7 +228,7 @@ def test_validate_reply_names_what_is_wrong():
 
 
 def test_validate_handshake():
-    assert validate_handshake(handshake()) == handshake()
+    assert validate_handshake(handshake()).to_json() == handshake()
     with pytest.raises(HandshakeError, match="protocol 2"):
         validate_handshake(handshake(protocol=2))
     with pytest.raises(HandshakeError, match="invalid handshake"):
@@ -262,7 +263,7 @@ def test_a_late_reply_after_a_garbage_line_is_discarded_not_taken_for_the_next(t
         garbled = process.request(score(2))
         assert garbled.kind == "protocol-error" and garbled.raw == "warming up..."
         reply = process.request(score(3))
-        assert reply.kind == "score" and reply.data["seq"] == 3
+        assert reply.kind == "score" and reply.parsed.seq == 3
         assert reply.notes == ["discarded a late reply to seq 2"]
 
 
@@ -312,7 +313,7 @@ def test_a_long_error_message_is_kept_bounded(tmp_path):
         process.start()
         reply = process.request(score(1))
     assert reply.kind == "error" and len(reply.message) < 5000 and "not kept" in reply.message
-    assert len(reply.data["error"]) < 5000
+    assert len(reply.parsed.error) < 5000
 
 
 def test_children_of_an_implementation_die_with_it_even_after_it_exited(tmp_path):
@@ -346,3 +347,21 @@ def test_children_of_an_implementation_die_with_it_even_after_it_exited(tmp_path
         time.sleep(0.05)
     else:
         pytest.fail(f"the implementation's child {child} is still running")
+
+
+def test_both_transports_are_the_transport_a_session_drives() -> None:
+    """A process over protocol v1 and an adapter in process: one interface (typing.Protocol), the handshake
+    a Handshake and each reply's line a ScoreReply either way."""
+    from oracle.adapters.oracle_adapter import OracleImplementation
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.models.protocol import Handshake, ScoreReply
+
+    with ImplementationProcess(fake_argv("clean"), timeout=5) as process:
+        in_process = InProcessImplementation(OracleImplementation())
+        transports: list[Transport] = [process, in_process]
+        for transport in transports:
+            assert isinstance(transport, Transport)
+            assert isinstance(transport.start(), Handshake) and isinstance(transport.handshake, Handshake)
+            reply = transport.collect(transport.submit(score(1)))
+            assert reply.kind == "score" and isinstance(reply.parsed, ScoreReply) and reply.parsed.seq == 1
+            assert reply.score == 1.0 and reply.recorded() == reply.parsed

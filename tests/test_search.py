@@ -19,7 +19,7 @@ from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreRequest, Segment, Statistics
+from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
 
 
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
@@ -31,7 +31,7 @@ def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", low
 
 
 def score(value):
-    return Reply("score", {"seq": 1, "score": value})
+    return Reply("score", ScoreReply.from_json({"seq": 1, "score": value}))
 
 
 def test_a_tiny_number_for_an_exact_zero_fails_whatever_the_tolerance():
@@ -103,9 +103,11 @@ def test_relations_transform_as_documented():
     assert duplicated.segments[0].references == (("a",), ("a",), ("b", "c"))
     first, second = relations.transformed(corpus, "shards-summed")
     assert first.segments == corpus.segments[:1] and second.segments == corpus.segments[1:]
-    assert relations.summed_statistics([{"hyp_len": 1, "ref_len": 1, "matches": [1, 0], "totals": [1, 0]},
-                                        {"hyp_len": 2, "ref_len": 3, "matches": [2, 1], "totals": [2, 1]}]) == \
-        {"hyp_len": 3, "ref_len": 4, "matches": [3, 1], "totals": [3, 1]}
+    halves = [Statistics(hyp_len=1, ref_len=1, matches=[1, 0], totals=[1, 0]),
+              Statistics(hyp_len=2, ref_len=3, matches=[2, 1], totals=[2, 1], bp=0.5)]
+    assert relations.summed_statistics(halves).to_json() == {"hyp_len": 3, "ref_len": 4, "matches": [3, 1],
+                                                              "totals": [3, 1]}
+    assert relations.summed_statistics([halves[0], None]) is None  # a half without statistics: nothing to add
 
 
 def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path):
@@ -204,7 +206,7 @@ def test_a_tokenization_divergence_is_its_own_layer():
     expected = oracle_expected(request, "papineni")
     assert expected.statistics.hyp_len == 5 and expected.statistics.ref_len == 4
     split_on_spaces = {"hyp_len": 3, "ref_len": 3, "matches": [1, 0], "totals": [3, 2]}  # "cat," "sat." whole
-    verdict = judge(expected, Reply("score", {"seq": 1, "score": 0.0, "statistics": split_on_spaces}),
+    verdict = judge(expected, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0, "statistics": split_on_spaces})),
                     token_counts=token_count_layers(request))
     assert verdict.layer == "tokenization" and "hyp_len: expected 5, got 3" in verdict.message
     # with two references ref_len depends on the reference-length rule too: only hyp_len names it
@@ -256,7 +258,7 @@ CAPS = {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["n
 
 def answering(score):
     def send(candidate):
-        return candidate, Reply("score", {"seq": 1, "score": score})
+        return candidate, Reply("score", ScoreReply.from_json({"seq": 1, "score": score}))
     return send
 
 
@@ -265,7 +267,7 @@ def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_na
     from oracle.harness.shrink import failure_predicate
 
     original = request([(["a", "b"], [["a", "b"]]), (["c"], [["d"]])], weights=(1.0,))  # p1 = 2/3
-    reply = Reply("score", {"seq": 1, "score": 0.5})
+    reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.5}))
     verdict = judge(oracle_expected(original, "papineni"), reply)
     assert verdict.outcome is Outcome.FAIL and verdict.layer == "score"
     still_fails, last = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
@@ -302,7 +304,7 @@ def test_a_shrunk_input_is_attributed_to_an_explanation_of_the_original_answer_t
     small_answer, original_answer = 0.05, (1 + 0.5 + 0.1 / 3) / 3
     judged = []
     for r, answer in ((small, small_answer), (original, original_answer)):
-        reply = Reply("score", {"seq": 1, "score": answer})
+        reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": answer}))
         expected = oracle_expected(r, "papineni")
         judged.append((r, reply, judge(expected, reply), expected))
     assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL

@@ -3,7 +3,9 @@
 An adapter translates one protocol-v1 score request into a library call and the
 library's answer back (scale 0-1, statistics if the library exposes them),
 declares honest capabilities, and does nothing else. `oracle.adapters.server` turns an
-adapter into a protocol server; tests may call adapters in process.
+adapter into a protocol server; tests may call adapters in process. A library that runs
+outside this Python (node, a venv of its own) has no adapter here but a declaration
+(`oracle.adapters.driven`) and a driver that speaks protocol v1 itself (`drivers/`).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ import contextlib
 import importlib
 import importlib.metadata
 import traceback
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 from oracle.models.protocol import ScoreRequest
@@ -40,8 +44,8 @@ class ScoreAnswer:
     statistics: dict | None = None
 
 
-class Implementation:
-    """Subclass and set the class attributes; implement `score`."""
+class Declared:
+    """What an implementation says of itself in its handshake: who it is, the profile it follows, what it computes."""
 
     name: str = ""
     version: str = ""
@@ -51,13 +55,18 @@ class Implementation:
     #: "smoothing": [method names], "statistics": bool, "lowercase": bool}
     capabilities: dict = {}
 
-    def handshake(self):
-        return {
-            "protocol": 1,
-            "implementation": {"name": self.name, "version": self.version, "language": self.language},
-            "profile": self.profile,
-            "capabilities": dict(self.capabilities),
-        }
+    def handshake(self) -> dict[str, Any]:
+        return handshake_object(self.name, self.version, self.language, self.profile, self.capabilities)
+
+
+def handshake_object(name: str, version: str, language: str, profile: str, capabilities: dict) -> dict[str, Any]:
+    """A protocol-v1 handshake, as the JSON object the runner reads."""
+    return {"protocol": 1, "implementation": {"name": name, "version": version, "language": language},
+            "profile": profile, "capabilities": dict(capabilities)}
+
+
+class Implementation(Declared):
+    """An adapter, scored in this Python: subclass, set the class attributes, implement `score`."""
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:  # pragma: no cover - interface
         raise NotImplementedError
@@ -67,8 +76,8 @@ def call(implementation, request, *, log=None):
     """One request through an implementation, as protocol v1 answers it: ("score", the answer), or
     ("rejected" | "unsupported" | "error", a message). `Rejected`, and the oracle's own validation errors,
     are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
-    too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and a run's `Interrupted`
-    (SIGTERM) propagate."""
+    too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and SIGTERM's
+    `Interrupted` propagate: a run stopped while an adapter scores in process stops, its request is no error."""
     try:
         return "score", implementation.score(request)
     except Rejected as exc:
@@ -127,6 +136,68 @@ def declare_capabilities(*, levels=("corpus", "sentence"), weights="any", max_or
             "statistics": statistics, "lowercase": lowercase, **limits}
 
 
+class SmoothingSpec(Protocol):
+    """A request's smoothing (one of `oracle.models.protocol.SMOOTHING_SPECS`): its method and parameters."""
+
+    @property
+    def method(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class SmoothingRow:
+    """One way a library smooths: the oracle's `method`, the library's `setting` for it, the parameters the
+    library takes from the request (`passes`: the oracle's name -> the library's argument) and those it
+    fixes (`fixed`: the oracle's name -> the only value the library has; another is not this row)."""
+
+    method: str
+    setting: Any
+    passes: Mapping[str, str] = field(default_factory=dict)
+    fixed: Mapping[str, float] = field(default_factory=dict)
+
+    def matches(self, smoothing: SmoothingSpec) -> bool:
+        parameters = smoothing.parameters
+        return smoothing.method == self.method and all(
+            float(parameters.get(name, value)) == value for name, value in self.fixed.items())
+
+
+@dataclass(frozen=True)
+class SmoothingTable:
+    """A library's smoothing as a table: a request's smoothing is the first row it matches, or
+    Unsupported ("`offers`; got ..."). The methods it declares are those of the rows that fix nothing."""
+
+    offers: str
+    rows: tuple[SmoothingRow, ...]
+
+    @property
+    def declared(self) -> list[str]:
+        """The methods for the capabilities: every one the library computes whatever its parameters."""
+        return list(dict.fromkeys(row.method for row in self.rows if not row.fixed))
+
+    def row(self, smoothing: SmoothingSpec) -> SmoothingRow:
+        found = next((row for row in self.rows if row.matches(smoothing)), None)
+        if found is None:
+            raise Unsupported(f"{self.offers}; got {smoothing!r}")
+        return found
+
+    def setting(self, smoothing: SmoothingSpec) -> Any:
+        """The library's setting for `smoothing` (Unsupported when it has none)."""
+        return self.row(smoothing).setting
+
+    def arguments(self, smoothing: SmoothingSpec) -> tuple[Any, dict[str, float]]:
+        """(the library's setting, {its argument: the request's value}) for `smoothing`."""
+        row = self.row(smoothing)
+        parameters = smoothing.parameters
+        return row.setting, {argument: float(parameters[name]) for name, argument in row.passes.items()}
+
+
+def without_smoothing(library: str) -> SmoothingTable:
+    """The table of a library that does not smooth: "none" only ("`library` has no smoothing; got ...")."""
+    return SmoothingTable(f"{library} has no smoothing", (SmoothingRow("none", None),))
+
+
 #: Every character `str.split()` splits on (U+001C..U+001F, U+0085, U+00A0, U+3000 among them).
 SPLIT_CHARACTERS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 #: The limits of a library that takes text and splits it with `str.split()`: its adapter joins the
@@ -170,6 +241,15 @@ def as_count(value):
     return int(value) if value.is_integer() else value
 
 
+#: The libraries that run outside this Python, each behind a driver of its own that speaks protocol v1
+#: (`oracle.adapters.driven.DriverImplementation`): the runner drives the driver itself.
+DRIVEN = {
+    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
+    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
+    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
+    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+}
+
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library
 #: only matters when its adapter is asked for.
 REGISTRY = {
@@ -189,8 +269,5 @@ REGISTRY = {
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
-    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
-    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
-    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
-    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    **DRIVEN,
 }

@@ -27,28 +27,12 @@ import string
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    SPLIT_CHARACTERS,
-    declare_capabilities,
-    join_tokens,
-    rejecting,
-    require_library,
-    require_one_segment,
-    require_uniform,
-)
+from .base import (SPLIT_CHARACTERS, Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
+                   declare_capabilities, join_tokens, rejecting, require_library, require_one_segment, require_uniform)
 
-
-def _smooth(smoothing):
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method == "none" and not spec:
-        return False
-    if method == "lin-2004" and not spec:
-        return True
-    raise Unsupported(f"bleuscore's only smoothing adds 1 to every order (lin-2004); got {smoothing!r}")
+#: `smooth=True`: add 1 to numerator and denominator of every order (lin-2004)
+SMOOTHING = SmoothingTable("bleuscore's only smoothing adds 1 to every order (lin-2004)",
+                           (SmoothingRow("none", False), SmoothingRow("lin-2004", True)))
 
 
 #: ASCII punctuation mteval's 13a splits off (all of it but the apostrophe).
@@ -60,7 +44,7 @@ class BleuscoreImplementation(Implementation):
     profile = "mlpack"
     # token requests: no token 13a would split again (ASCII punctuation but the apostrophe; "-" and "."
     # only split next to digits or other text, forbidden all the same); text requests: anything
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "lin-2004"],
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared,
                                         tokenizers=["13a"], empty_tokens=False,
                                         forbidden_token_characters=SPLIT_CHARACTERS + _13A_PUNCTUATION)
 
@@ -72,7 +56,7 @@ class BleuscoreImplementation(Implementation):
         if request.lowercase:
             raise Unsupported("bleuscore has no case folding")
         n = require_uniform(request.weights, "bleuscore takes max_order only (weights 1/N each)")
-        smooth = _smooth(request.smoothing)
+        smooth = SMOOTHING.setting(request.smoothing)
         require_one_segment(request)
         if request.is_text:  # raw text: bleuscore's own 13a tokenizes it
             if request.tokenize != "13a":

@@ -7,14 +7,15 @@ Two kinds, both pinned here and nowhere else:
   sha512 integrity is compared with the pin below, and it is unpacked into ROOT/npm/NAME-VERSION.
 - **virtual environments** (keras-hub, metrax): an implementation whose dependencies are heavy
   (TensorFlow, JAX) or clash with the project's runs in its own venv, ROOT/venvs/NAME-HASH, created
-  with this Python and the pinned requirements; its driver (`drivers/`) speaks JSON lines with the
-  adapter over a pipe (`oracle.adapters.bridge`).
+  with this Python and the pinned requirements.
 
+Either is scored by a driver (`drivers/`) that speaks protocol v1 itself (`oracle.adapters.driven`).
 ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else `.implementations/` in a source checkout (beside
 pyproject.toml), else $XDG_CACHE_HOME/bleu-oracle/implementations. Each is built beside its place and
-renamed into it, so a reader sees a whole environment or none. `prepare(name)` is what `check` and
-`report` call before starting an implementation (the first use), and what `bleu-oracle install` and
-`scripts/setup` call (with `repair`); it prints what it does to stderr. npm and pip run in a process
+renamed into it, so a reader sees a whole environment or none. `ready(name)` is the preparing step of
+`check`, `fuzz` and `report`, before the implementation starts (building what is missing, once, with a
+progress line; never a side effect of building its command line); `prepare(name)` is what `bleu-oracle
+install` and `scripts/setup` call (with `repair`); it prints what it does to stderr. npm and pip run in a process
 group of their own (`oracle.adapters.lifetimes.run_in_group`): ^C or SIGTERM stops them, and the
 scratch directory they were filling is removed.
 
@@ -41,10 +42,16 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from .base import AdapterUnavailable
 from .lifetimes import run_in_group
 
+#: What preparing one takes, said on the progress line before it starts (measured on this project's
+#: 2-core machine: an npm tarball in a few seconds, a venv of TensorFlow or JAX in 15 to 60 s).
+PREPARING = {"npm": "an npm tarball, once: a few seconds", "venv": "a venv of its own, once: ~1 min"}
+#: What runs the npm packages' driver.
+NODE_MISSING = "node is not installed (it runs the npm packages; Debian: apt-get install nodejs)"
 #: What makes a virtual environment (argv, the target directory appended); a test puts a fake here.
 VENV_CREATE = (sys.executable, "-m", "venv")
 #: The file beside an npm package that records what was installed.
@@ -217,8 +224,35 @@ def _verify_venv(spec):
             raise _changed(spec.name, site, relative, f"has changed (sha256 {actual}, pip's RECORD {expected})")
 
 
-def install_hint(name):
-    return f"run `bleu-oracle install {name}` once (or `check --impl {name}`, which prepares it on first use)"
+def require(name: str) -> None:
+    """Raise AdapterUnavailable unless `name` is ready to run: prepared, its runtime present (node for
+    an npm package), its installed code what was installed (`verify`). Nothing for one not ours."""
+    if name not in NPM_PACKAGES and name not in VENVS:
+        return
+    if not is_prepared(name):
+        kind = f"the npm package {name}" if name in NPM_PACKAGES else f"{name}'s own environment"
+        raise AdapterUnavailable(f"{kind} is not installed: {install_hint(name)}")
+    if name in NPM_PACKAGES and shutil.which("node") is None:
+        raise AdapterUnavailable(NODE_MISSING)
+    verify(name)
+
+
+def ready(name: str, *, log: TextIO = sys.stderr) -> None:
+    """The preparing step before implementation `name` starts: one that lives outside this environment
+    is prepared if it is not yet (a progress line on `log` first: "preparing keras-hub (a venv of its
+    own, once: ~1 min)"), then `require`d. Raises AdapterUnavailable saying why it cannot be driven."""
+    if name not in NPM_PACKAGES and name not in VENVS:
+        return
+    if name in NPM_PACKAGES and shutil.which("node") is None:  # (before a fetch it could not run)
+        raise AdapterUnavailable(NODE_MISSING)
+    if not is_prepared(name):
+        print(f"bleu-oracle: preparing {name} ({PREPARING['npm' if name in NPM_PACKAGES else 'venv']})", file=log)
+        prepare(name, log=log)
+    require(name)
+
+
+def install_hint(name: str) -> str:
+    return f"run `bleu-oracle install {name}` once (or `check --impl {name}`, which prepares it before it starts)"
 
 
 def prepare(name, *, log=sys.stderr, repair=False):

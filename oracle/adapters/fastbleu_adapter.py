@@ -21,25 +21,12 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    declare_capabilities,
-    rejecting,
-    require_library,
-    require_one_segment,
-)
+from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, declare_capabilities,
+                   rejecting, require_library, require_one_segment)
 
-
-def _smoothing_func(smoothing):
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method == "none" and not spec:
-        return 0
-    if method == "chen-cherry-1" and float(spec.pop("epsilon", 0.1)) == 0.1 and not spec:
-        return 1
-    raise Unsupported(f"fast-bleu smooths with method_0 or method_1 (epsilon 0.1) only; got {smoothing!r}")
+#: `smoothing_func`: "0 for method_0 and 1 for method_1 (the same as NLTK)", NLTK's default epsilon fixed
+SMOOTHING = SmoothingTable("fast-bleu smooths with method_0 or method_1 (epsilon 0.1) only", (
+    SmoothingRow("none", 0), SmoothingRow("chen-cherry-1", 1, fixed={"epsilon": 0.1})))
 
 
 class FastbleuImplementation(Implementation):
@@ -47,7 +34,8 @@ class FastbleuImplementation(Implementation):
     language = "c++"
     profile = "nltk"
     # fast-bleu takes any weights of length >= 2 summing to one; protocol v1 cannot say that (weights)
-    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=16)
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=16,
+                                        smoothing=SMOOTHING.declared)
 
     def __init__(self):
         self.version, self._BLEU = require_library("fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu",
@@ -66,7 +54,7 @@ class FastbleuImplementation(Implementation):
             raise Unsupported("fast-bleu asserts at least 2 n-gram orders")
         if abs(1.0 - sum(weights)) >= 1e-15:
             raise Unsupported(f"fast-bleu asserts 'All weights must sum to one' (got sum {sum(weights)!r})")
-        smoothing_func = _smoothing_func(request.smoothing)
+        smoothing_func = SMOOTHING.setting(request.smoothing)
         segment = request.segments[0]
         with rejecting("fast-bleu", AssertionError):  # its wrapper validates with asserts
             metric = self._BLEU([list(r) for r in segment.references], {"w": tuple(weights)},

@@ -22,28 +22,12 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    declare_capabilities,
-    rejecting,
-    require_library,
-    require_one_segment,
-    require_uniform,
-)
+from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, declare_capabilities,
+                   rejecting, require_library, require_one_segment, require_uniform)
 
-
-def _smooth(smoothing):
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method == "none" and not spec:
-        return "no_smooth"
-    if method == "chen-cherry-2" and not spec:
-        return "smooth2"
-    if method == "chen-cherry-1" and float(spec.pop("epsilon", 0.1)) == 0.1 and not spec:
-        return "smooth1"
-    raise Unsupported(f"ignite smooths with no_smooth, smooth1 (epsilon 0.1) or smooth2 only; got {smoothing!r}")
+SMOOTHING = SmoothingTable("ignite smooths with no_smooth, smooth1 (epsilon 0.1) or smooth2 only", (
+    SmoothingRow("none", "no_smooth"), SmoothingRow("chen-cherry-2", "smooth2"),
+    SmoothingRow("chen-cherry-1", "smooth1", fixed={"epsilon": 0.1})))
 
 
 class IgniteImplementation(Implementation):
@@ -51,7 +35,7 @@ class IgniteImplementation(Implementation):
     language = "python"
     profile = "papineni"
     average = "macro"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=["none", "chen-cherry-2"])
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared)
 
     def __init__(self):
         ignite, self._Bleu, self._NotComputableError = require_library(
@@ -62,7 +46,7 @@ class IgniteImplementation(Implementation):
         if request.lowercase:
             raise Unsupported("ignite's Bleu has no case folding")
         n = require_uniform(request.weights, "ignite's Bleu weighs each of ngram orders 1/ngram")
-        smooth = _smooth(request.smoothing)
+        smooth = SMOOTHING.setting(request.smoothing)
         require_one_segment(request)
         # ValueError for arguments it refuses; NotComputableError: "must have at least one example"
         with rejecting("ignite", ValueError, self._NotComputableError):

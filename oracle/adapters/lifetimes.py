@@ -1,6 +1,6 @@
 """Child processes that do not outlive what they work for.
 
-Every process bleu-oracle starts (an implementation, a bridge driver, a `check --jobs` worker, npm or
+Every process bleu-oracle starts (an implementation or a library's driver, a `check --jobs` worker, npm or
 pip) runs in a process group of its own, so that stopping it stops whatever it spawned too
 (`kill_group`). On Linux the kernel is also asked to signal it when the process that started it dies
 (prctl PR_SET_PDEATHSIG, `die_with_parent`): a parent killed by SIGKILL, which runs no clean-up of its

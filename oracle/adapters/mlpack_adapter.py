@@ -22,12 +22,16 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import AdapterUnavailable, Implementation, Rejected, ScoreAnswer, Unsupported, declare_capabilities, is_uniform
+from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
+                   declare_capabilities, is_uniform)
 
 TIMEOUT = 60
 BUILD_TIMEOUT = 300
 #: Characters a token may not hold: the driver reads tab-separated tokens, a line per sentence.
 _FORBIDDEN = "\t\n\r"
+#: `smooth`, the driver's second number: add one to every order's matches and totals (lin-2004)
+SMOOTHING = SmoothingTable("mlpack's BLEU smooths with add-one on every order or not at all",
+                           (SmoothingRow("none", 0), SmoothingRow("lin-2004", 1)))
 
 
 def _cache_dir():
@@ -83,7 +87,7 @@ class MlpackImplementation(Implementation):
     profile = "mlpack"
     element = "float"
     capabilities = declare_capabilities(levels=["corpus", "sentence"], weights="uniform", max_order=8,
-                                        smoothing=["none", "lin-2004"], forbidden_token_characters=_FORBIDDEN)
+                                        smoothing=SMOOTHING.declared, forbidden_token_characters=_FORBIDDEN)
 
     def __init__(self):
         version, include = _headers()
@@ -93,12 +97,10 @@ class MlpackImplementation(Implementation):
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if not is_uniform(request.weights):
             raise Unsupported(f"mlpack's BLEU weighs every order 1/maxOrder (got weights {list(request.weights)})")
-        method = request.smoothing.method
-        if method not in ("none", "lin-2004"):
-            raise Unsupported(f"mlpack's BLEU smooths with add-one on every order or not at all (got {method!r})")
+        smooth = SMOOTHING.setting(request.smoothing)
         if request.lowercase:
             raise Unsupported("mlpack's BLEU does not fold case")
-        text = f"{len(request.weights)} {int(method == 'lin-2004')} {len(request.segments)}\n"
+        text = f"{len(request.weights)} {smooth} {len(request.segments)}\n"
         for segment in request.segments:
             text += f"{len(segment.references)}\n" + _line(segment.hypothesis)
             text += "".join(_line(reference) for reference in segment.references)

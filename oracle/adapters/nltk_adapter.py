@@ -26,56 +26,40 @@ from __future__ import annotations
 import contextlib
 import io
 import warnings
+from collections.abc import Callable
+from types import ModuleType
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    declare_capabilities,
-    rejecting,
-    require_library,
-    require_one_segment,
-)
+from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingSpec, SmoothingTable, Unsupported,
+                   declare_capabilities, rejecting, require_library, require_one_segment)
 
-SMOOTHING = ("none", "floor", "exp") + tuple(f"chen-cherry-{i}" for i in range(1, 8))
+#: the oracle's method -> the `SmoothingFunction` method, and the parameters passed to SmoothingFunction
+SMOOTHING = SmoothingTable("nltk smooths with none, floor, exp and chen-cherry-1 to -7 only", (
+    SmoothingRow("none", "method0"),
+    SmoothingRow("floor", "method1", passes={"value": "epsilon"}),
+    SmoothingRow("exp", "method3"),
+    SmoothingRow("chen-cherry-1", "method1", passes={"epsilon": "epsilon"}),
+    SmoothingRow("chen-cherry-2", "method2"),
+    SmoothingRow("chen-cherry-3", "method3"),
+    SmoothingRow("chen-cherry-4", "method4", passes={"k": "k"}),
+    SmoothingRow("chen-cherry-5", "method5"),
+    SmoothingRow("chen-cherry-6", "method6", passes={"alpha": "alpha"}),
+    SmoothingRow("chen-cherry-7", "method7", passes={"k": "k"}),
+))
 
 
-
-def smoothing_function(bleu_score, smoothing):
-    """The NLTK smoothing function for a protocol smoothing mapping, or Unsupported."""
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method not in SMOOTHING:
-        raise Unsupported(f"nltk has no smoothing equivalent to {method!r} (it offers {list(SMOOTHING)})")
-    params = {}
-    if method == "floor":
-        params["epsilon"] = float(spec.pop("value", 0.1))
-        name = "method1"
-    elif method == "exp":
-        name = "method3"
-    elif method == "none":
-        name = "method0"
-    else:
-        number = int(method.rsplit("-", 1)[1])
-        name = f"method{number}"
-        if number == 1:
-            params["epsilon"] = float(spec.pop("epsilon", 0.1))
-        elif number in (4, 7):
-            params["k"] = float(spec.pop("k", 5))
-        elif number == 6:
-            params["alpha"] = float(spec.pop("alpha", 5))
-    if spec:
-        raise Unsupported(f"nltk's {name} takes no parameters {sorted(spec)} (got {smoothing!r})")
-    return getattr(bleu_score.SmoothingFunction(**params), name)
+def smoothing_function(bleu_score: ModuleType, smoothing: SmoothingSpec) -> Callable[..., float]:
+    """The NLTK smoothing function for a request's smoothing, or Unsupported."""
+    name, arguments = SMOOTHING.arguments(smoothing)
+    return getattr(bleu_score.SmoothingFunction(**arguments), name)
 
 
 class NltkImplementation(Implementation):
     name = "nltk"
     language = "python"
     profile = "nltk"
-    capabilities = declare_capabilities(max_order=16, smoothing=list(SMOOTHING))
+    capabilities = declare_capabilities(max_order=16, smoothing=SMOOTHING.declared)
 
     def __init__(self):
         nltk, self._bleu = require_library("nltk", "nltk", "nltk.translate:bleu_score")

@@ -38,15 +38,8 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    AdapterUnavailable,
-    Implementation,
-    Rejected,
-    ScoreAnswer,
-    Unsupported,
-    declare_capabilities,
-    is_uniform,
-)
+from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
+                   declare_capabilities, is_uniform, without_smoothing)
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
@@ -123,8 +116,7 @@ class MultiBleuImplementation(Implementation):
         if request.level != "corpus":
             raise Unsupported("multi-bleu.perl computes corpus BLEU only")
         _uniform_bleu4(request, "multi-bleu.perl")
-        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
-            raise Unsupported(f"multi-bleu.perl has no smoothing (got {request.smoothing!r})")
+        without_smoothing("multi-bleu.perl").setting(request.smoothing)  # Unsupported unless "none"
         counts = {len(s.references) for s in request.segments}
         if len(counts) != 1:
             raise Unsupported("multi-bleu.perl needs the same number of references for every segment")
@@ -163,7 +155,10 @@ class MtevalImplementation(Implementation):
     name = "mteval-v13a.pl"
     language = "perl"
     profile = "mteval"
-    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", smoothing=["none", "exp"], lowercase=True,
+    #: its smoothing flags: the script smooths by default ("1 / (2^k) instead of 0")
+    smoothing = SmoothingTable("mteval-v13a.pl smooths with exp (its default) or not at all",
+                               (SmoothingRow("none", ["--no-smoothing"]), SmoothingRow("exp", [])))
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", smoothing=smoothing.declared, lowercase=True,
                                         orders=[4], same_reference_count=True, tokenizers=["13a"],
                                         forbidden_token_characters=_MTEVAL_FORBIDDEN, empty_tokens=False)
     pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
@@ -178,9 +173,7 @@ class MtevalImplementation(Implementation):
         if request.level != "corpus":
             raise Unsupported("mteval-v13a.pl computes corpus BLEU only here")
         _uniform_bleu4(request, "mteval-v13a.pl")
-        method = dict(request.smoothing or {"method": "none"})
-        if method not in ({"method": "none"}, {"method": "exp"}):
-            raise Unsupported(f"mteval-v13a.pl smooths with exp (its default) or not at all (got {request.smoothing!r})")
+        smoothing_flags = self.smoothing.setting(request.smoothing)
         counts = {len(s.references) for s in request.segments}
         if len(counts) != 1:
             raise Unsupported("mteval-v13a.pl needs a reference for every segment from every reference set")
@@ -189,7 +182,7 @@ class MtevalImplementation(Implementation):
                 raise Unsupported(f"mteval-v13a.pl tokenizes with 13a (got {request.tokenize!r})")
             line = lambda value: value  # noqa: E731
         else:
-            tokens = [t for s in request.segments for t in s.hypothesis + sum(s.references, ())]
+            tokens = [t for s in request.segments for sentence in (s.hypothesis, *s.references) for t in sentence]
             bad = [t for t in tokens if _ASCII_PUNCTUATION.search(t)]
             if bad:
                 raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
@@ -213,8 +206,7 @@ class MtevalImplementation(Implementation):
             command = [self._perl, self._script, "-r", str(ref), "-s", str(src), "-t", str(tst), "-b"]
             if not request.lowercase:
                 command.append("-c")
-            if method["method"] == "none":
-                command.append("--no-smoothing")
+            command += smoothing_flags
             done = _run(command, cwd=tmp)
         match = self.pattern.search(done.stdout)
         if not match:

@@ -21,18 +21,10 @@ import io
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    TEXT_LIMITS,
-    declare_capabilities,
-    join_tokens,
-    rejecting,
-    require_library,
-    require_one_segment,
-    require_uniform,
-)
+from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, declare_capabilities, join_tokens, rejecting,
+                   require_library, require_one_segment, require_uniform, without_smoothing)
+
+SMOOTHING = without_smoothing("pycocoevalcap's Bleu")
 
 
 class PycocoevalcapImplementation(Implementation):
@@ -47,8 +39,7 @@ class PycocoevalcapImplementation(Implementation):
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
             raise Unsupported("pycocoevalcap's Bleu has no case folding")
-        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
-            raise Unsupported(f"pycocoevalcap's Bleu has no smoothing option (got {request.smoothing!r})")
+        SMOOTHING.setting(request.smoothing)  # Unsupported unless "none"
         n = require_uniform(request.weights, "pycocoevalcap's BLEU-N weighs each order 1/N")
         if n > 4:
             # Bleu(n) passes n to BleuScorer, but cook_refs/cook_test count n-grams to their default

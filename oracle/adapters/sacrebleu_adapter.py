@@ -35,22 +35,13 @@ import logging
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    Rejected,
-    ScoreAnswer,
-    Unsupported,
-    as_count,
-    TEXT_LIMITS,
-    declare_capabilities,
-    rejecting,
-    require_library,
-    require_one_segment,
-    require_uniform,
-)
+from .base import (TEXT_LIMITS, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingSpec, SmoothingTable,
+                   as_count, declare_capabilities, rejecting, require_library, require_one_segment, require_uniform)
 
-SMOOTHING = ("none", "floor", "add-k", "exp")
-_PARAMETER = {"floor": "value", "add-k": "k"}
+#: smooth_method, and its smooth_value from the request's parameter
+SMOOTHING = SmoothingTable("sacrebleu smooths with none, floor, add-k or exp only", (
+    SmoothingRow("none", "none"), SmoothingRow("floor", "floor", passes={"value": "smooth_value"}),
+    SmoothingRow("add-k", "add-k", passes={"k": "smooth_value"}), SmoothingRow("exp", "exp")))
 
 
 
@@ -63,19 +54,10 @@ def join(tokens):
     return tokens if isinstance(tokens, str) else " ".join(tokens)
 
 
-def smoothing_arguments(smoothing):
-    """(smooth_method, smooth_value) for a protocol smoothing mapping, or Unsupported."""
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method not in SMOOTHING:
-        raise Unsupported(f"sacrebleu has no smoothing method {method!r} (it offers {list(SMOOTHING)})")
-    value = None
-    parameter = _PARAMETER.get(method)
-    if parameter is not None and parameter in spec:
-        value = float(spec.pop(parameter))
-    if spec:
-        raise Unsupported(f"sacrebleu's {method!r} takes no parameters {sorted(spec)} (got {smoothing!r})")
-    return method, value
+def smoothing_arguments(smoothing: SmoothingSpec) -> tuple[str, float | None]:
+    """(smooth_method, smooth_value) for a request's smoothing, or Unsupported."""
+    method, arguments = SMOOTHING.arguments(smoothing)
+    return method, arguments.get("smooth_value")
 
 
 def reference_streams(segments):
@@ -91,7 +73,7 @@ class SacrebleuImplementation(Implementation):
     name = "sacrebleu"
     language = "python"
     profile = "sacrebleu"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=list(SMOOTHING), statistics=True,
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared, statistics=True,
                                         lowercase=True, tokenizers=list(TOKENIZERS), **TEXT_LIMITS)
 
     def __init__(self):

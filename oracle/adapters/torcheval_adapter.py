@@ -17,18 +17,10 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    as_count,
-    TEXT_LIMITS,
-    declare_capabilities,
-    join_tokens,
-    rejecting,
-    require_library,
-    require_one_segment,
-)
+from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, as_count, declare_capabilities, join_tokens,
+                   rejecting, require_library, require_one_segment, without_smoothing)
+
+SMOOTHING = without_smoothing("torcheval")
 
 
 class TorchevalImplementation(Implementation):
@@ -44,8 +36,7 @@ class TorchevalImplementation(Implementation):
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
             raise Unsupported("torcheval's BLEUScore has no case folding")
-        if dict(request.smoothing or {"method": "none"}) != {"method": "none"}:
-            raise Unsupported(f"torcheval has no smoothing (got {request.smoothing!r})")
+        SMOOTHING.setting(request.smoothing)  # Unsupported unless "none"
         n = len(request.weights)
         if not 1 <= n <= 4:
             raise Unsupported(f"torcheval takes n_gram 1, 2, 3 or 4 (got {n} weights)")

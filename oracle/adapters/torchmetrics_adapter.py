@@ -19,32 +19,12 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (
-    Implementation,
-    ScoreAnswer,
-    Unsupported,
-    as_count,
-    TEXT_LIMITS,
-    declare_capabilities,
-    join_tokens,
-    rejecting,
-    require_library,
-    require_one_segment,
-)
+from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, as_count,
+                   declare_capabilities, join_tokens, rejecting, require_library, require_one_segment)
 
-
-def _smooth(smoothing):
-    spec = dict(smoothing or {"method": "none"})
-    method = spec.pop("method", "none")
-    if method == "none" and not spec:
-        return False
-    if method == "chen-cherry-2" and not spec:
-        return True
-    if method == "add-k" and float(spec.pop("k", 1.0)) == 1.0 and not spec:
-        return True
-    raise Unsupported(f"torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2); got {smoothing!r}")
-
-
+#: `smooth`: add 1 to the matches and totals of orders n > 1 (chen-cherry-2, which is add-k with k = 1)
+SMOOTHING = SmoothingTable("torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2)", (
+    SmoothingRow("none", False), SmoothingRow("chen-cherry-2", True), SmoothingRow("add-k", True, fixed={"k": 1.0})))
 
 
 def _statistics(metric):
@@ -62,7 +42,7 @@ class TorchmetricsImplementation(Implementation):
     language = "python"
     profile = "papineni"
     # "n_gram: Gram value ranged from 1 to 4" (max_order)
-    capabilities = declare_capabilities(smoothing=["none", "chen-cherry-2"], statistics=True, **TEXT_LIMITS)
+    capabilities = declare_capabilities(smoothing=SMOOTHING.declared, statistics=True, **TEXT_LIMITS)
 
     def __init__(self):
         torchmetrics, self._BLEUScore = require_library("torchmetrics", "torchmetrics", "torchmetrics.text:BLEUScore")
@@ -74,7 +54,7 @@ class TorchmetricsImplementation(Implementation):
         n = len(request.weights)
         if not 1 <= n <= 4:
             raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
-        smooth = _smooth(request.smoothing)
+        smooth = SMOOTHING.setting(request.smoothing)
         require_one_segment(request)
         preds = [join_tokens(s.hypothesis) for s in request.segments]
         target = [[join_tokens(r) for r in s.references] for s in request.segments]
@@ -94,7 +74,7 @@ class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
     1776), the record fails in the tokenization layer."""
 
     name = "torchmetrics-sacrebleu"
-    capabilities = declare_capabilities(smoothing=["none", "chen-cherry-2"], statistics=True, lowercase=True,
+    capabilities = declare_capabilities(smoothing=SMOOTHING.declared, statistics=True, lowercase=True,
                                         tokenizers=["none", "13a", "intl", "char"], **TEXT_LIMITS)
 
     def __init__(self):
@@ -106,7 +86,7 @@ class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
         n = len(request.weights)
         if not 1 <= n <= 4:
             raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
-        smooth = _smooth(request.smoothing)
+        smooth = SMOOTHING.setting(request.smoothing)
         require_one_segment(request)
         text = request.is_text
         preds = [s.hypothesis if text else join_tokens(s.hypothesis) for s in request.segments]

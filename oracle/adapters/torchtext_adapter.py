@@ -26,7 +26,10 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import AdapterUnavailable, Implementation, ScoreAnswer, Unsupported, declare_capabilities, rejecting, require_library
+from .base import (AdapterUnavailable, Implementation, ScoreAnswer, Unsupported, declare_capabilities, rejecting,
+                   require_library, without_smoothing)
+
+SMOOTHING = without_smoothing("torchtext's bleu_score")
 
 
 @functools.cache
@@ -64,8 +67,7 @@ class TorchtextImplementation(Implementation):
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:
             raise Unsupported("torchtext's bleu_score has no case folding")
-        if request.smoothing.method != "none":
-            raise Unsupported("torchtext's bleu_score has no smoothing")
+        SMOOTHING.setting(request.smoothing)  # Unsupported unless "none"
         if request.level == "sentence" and len(request.segments) != 1:
             raise Unsupported("sentence level is a one-segment corpus")
         candidates = [list(s.hypothesis) for s in request.segments]

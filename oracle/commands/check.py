@@ -30,7 +30,8 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int, seed_number
+from .common import (DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int,
+                     prepare_implementations, seed_number)
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT
@@ -311,7 +312,7 @@ def _settings(args, argv, cases_dir):
             "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)
@@ -325,6 +326,9 @@ def run(args):
         print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay)
     total = _count_work(args, cases, replay)
+    not_ready = prepare_implementations("check", [args.impl], quiet=args.quiet)
+    if not_ready is not None:
+        return not_ready
 
     def work(session):
         if replay:

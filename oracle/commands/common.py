@@ -1,9 +1,13 @@
 """Argument types and groups shared by the verbs: profile, weights, smoothing, case folding; and the
-implementation, report, limits and numeric contract of a `check` or `fuzz` session."""
+implementation, report, limits and numeric contract of a `check` or `fuzz` session; and the preparing
+step of `check`, `fuzz` and `report` (`prepare_implementations`)."""
 
 from __future__ import annotations
 
 import argparse
+import io
+import sys
+from collections.abc import Iterable
 
 from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
@@ -237,3 +241,30 @@ def add_verbosity(parser):
                             help="print only results and errors (this verb prints no progress or notes)")
     if "--verbose" not in existing:
         parser.add_argument("-v", "--verbose", action="store_true", help=VERBOSE_HELP)
+
+
+def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bool = False) -> int | None:
+    """The preparing step of `check`, `fuzz` and `report`, before any implementation starts: each of `names`
+    that lives outside this environment (an npm package, a venv of its own) is prepared if it is not yet,
+    saying so first ("preparing keras-hub (a venv of its own, once: ~1 min)"), and its installed code
+    verified. None when all are ready; else the exit code, after one line on stderr: 3 when one cannot be
+    prepared or does not verify, 130 / 143 when ^C or SIGTERM stopped npm or pip (nothing half-built is left)."""
+    from oracle.adapters import environments  # (here: every verb's start-up imports this module)
+    from oracle.adapters.base import AdapterUnavailable
+    from oracle.exitcodes import EXIT_UNDRIVABLE
+    from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
+
+    name = None
+    try:
+        with stopped_by_signals():
+            for name in names:
+                if name is not None:
+                    environments.ready(name, log=io.StringIO() if quiet else sys.stderr)
+    except AdapterUnavailable as exc:
+        print(f"bleu-oracle {verb}: {name} cannot be driven: {exc}", file=sys.stderr)
+        return EXIT_UNDRIVABLE
+    except (KeyboardInterrupt, Interrupted) as exc:
+        print(f"bleu-oracle {verb}: interrupted while preparing {name}: it was not installed "
+              "(nothing half-built is left)", file=sys.stderr)
+        return exit_code_of(exc)
+    return None

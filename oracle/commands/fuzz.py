@@ -6,6 +6,7 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
@@ -22,7 +23,10 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import add_session_arguments, non_negative_int, seed_number
+from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number
+
+if TYPE_CHECKING:
+    from oracle.harness.session import Session
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 
@@ -116,7 +120,7 @@ def _command_line(args):
     return shlex.join(parts)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
     settings = SessionSettings.from_args(args)
@@ -126,6 +130,9 @@ def run(args):
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)
+    not_ready = prepare_implementations("fuzz", [args.impl], quiet=args.quiet)
+    if not_ready is not None:
+        return not_ready
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
     code, session = None, None
     try:
@@ -142,9 +149,9 @@ def run(args):
     if args.write_cases and groups:
         from oracle.reports.foundcases import write_cases
 
-        implementation = session.process.handshake.get("implementation") or {}
-        written = write_cases(args.write_cases, groups, implementation=implementation.get("name") or "?",
-                              version=str(implementation.get("version") or ""), profile=session.profile,
+        implementation = session.process.handshake.implementation
+        written = write_cases(args.write_cases, groups, implementation=implementation.name,
+                              version=implementation.version, profile=session.profile,
                               cases_dir=args.cases, found_by_command=_command_line(args))
     if not args.quiet:
         _print_summary(session, groups, written, report_dir, code, verbose=args.verbose)
@@ -157,10 +164,11 @@ def _value(value):
     return "none" if value is None else str(value)
 
 
-def _print_summary(session, groups, written, report_dir, code, *, verbose=False):
+def _print_summary(session: Session, groups: list[Any], written: list[Any], report_dir: Path, code: int, *,
+                   verbose: bool = False) -> None:
     out = sys.stdout
-    implementation = session.process.handshake.get("implementation") or {}
-    name = f"{implementation.get('name', '?')} {implementation.get('version', '')}".strip()
+    implementation = session.process.handshake.implementation
+    name = f"{implementation.name} {implementation.version}".strip()
     examined = sum(session.counts.values())
     failing = sum(g.count for g in groups)
     if groups:

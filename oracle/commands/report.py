@@ -24,7 +24,8 @@ from oracle.reports.site import (
 
 from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 
-from .common import DeprecatedAlias, add_report_force, non_negative_int, positive_float, positive_int
+from .common import (DeprecatedAlias, add_report_force, non_negative_int, positive_float, positive_int,
+                     prepare_implementations)
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
@@ -59,9 +60,12 @@ place file by file once the pages are rendered: an interrupted or failed report
 report's are left alone; OUT holding such files and no previous report is
 refused before anything runs, unless --report-force.
 
-Implementations run in process through their adapters. A library that is not
-installed (or a Perl script whose BLEU_ORACLE_* variable is unset) is listed as
-"not installed" with its install hint. The same versions and seed give
+Implementations run in process through their adapters; a library that runs
+outside this Python (node, a venv of its own) through its driver's process, as
+`check` drives it. A library that is not installed (or a Perl script whose
+BLEU_ORACLE_* variable is unset) is listed as "not installed" with its install
+hint; one named with --impl that lives outside this environment is prepared
+first (`bleu-oracle install`), exit 3 when it cannot be. The same versions and seed give
 byte-identical reports (torch runs on one thread: a parallel float32 sum is not
 reproducible), with --jobs N as with one process. The real data is read from
 ../shared/data/wmt17-en-de next to the project (skipped, with the reason on
@@ -106,13 +110,16 @@ def register(subparsers):
     parser.set_defaults(handler=run_report)
 
 
-def run_report(args):
+def run_report(args: argparse.Namespace) -> int | None:
     if args.render_only and (args.impl or args.no_real_data or args.real_data or args.real_data_systems):
         raise BleuValueError("--render-only runs nothing: it takes only --report")
     if args.impl:
         unknown = [name for name in args.impl if name != "oracle" and name not in REGISTRY]
         if unknown:
             raise BleuValueError(f"unknown implementation(s) {unknown}; known: {', '.join(REGISTRY)}")
+        not_ready = prepare_implementations("report", args.impl, quiet=args.quiet)  # named: prepared first
+        if not_ready is not None:
+            return not_ready
     real_data = None
     skipped = ""
     if args.no_real_data:

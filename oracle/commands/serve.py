@@ -9,7 +9,8 @@ import inspect
 import os
 import sys
 
-from oracle.adapters.base import REGISTRY, AdapterUnavailable
+from oracle.adapters.base import DRIVEN, REGISTRY, AdapterUnavailable, Declared
+from oracle.adapters.driven import DriverImplementation
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
 from oracle.formulas.errors import BleuValueError
@@ -25,7 +26,10 @@ written to stdout: library chatter goes to stderr.
 NAME is a built-in implementation ({names}; `--list` prints them; `oracle` is
 this package's oracle under any --profile, default papineni) or MODULE:CLASS,
 your own oracle.adapters.base.Implementation subclass. A library adapter needs
-its library installed, e.g. pip install 'bleu-oracle[nltk]'.
+its library installed, e.g. pip install 'bleu-oracle[nltk]'. A library that runs
+outside this Python ({driven}) is served by its own driver, which speaks
+protocol v1 itself: this command becomes that process (`bleu-oracle install
+NAME` prepares it first).
 --profile applies to implementations that take one (the oracle); a library
 adapter declares its own profile, and asking for another is a usage error.
 
@@ -43,7 +47,8 @@ cannot be loaded (its library is missing).
 def register(subparsers):
     parser = subparsers.add_parser(
         "serve", help=SUMMARIES["serve"],
-        description=HELP.replace("{names}", ", ".join(REGISTRY)), formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=HELP.replace("{names}", ", ".join(REGISTRY)).replace("{driven}", ", ".join(DRIVEN)),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--impl", metavar="NAME", help="the implementation: a built-in name or MODULE:CLASS")
     parser.add_argument(
@@ -55,7 +60,7 @@ def register(subparsers):
     parser.set_defaults(handler=run)
 
 
-def run(args):
+def run(args: argparse.Namespace) -> int:
     if args.list:
         for name in REGISTRY:
             print(name)
@@ -68,13 +73,15 @@ def run(args):
     except (AdapterUnavailable, ImportError) as exc:
         print(f"bleu-oracle serve: cannot load implementation {args.impl!r}: {exc}", file=sys.stderr)
         return EXIT_UNDRIVABLE
+    if isinstance(implementation, DriverImplementation):
+        return _become(implementation.command())
     from oracle.adapters.server import serve
 
     with _protocol_stdout() as out:
         return serve(implementation, sys.stdin.buffer, out)
 
 
-def load_implementation(name, *, profile=None):
+def load_implementation(name: str, *, profile: str | None = None) -> Declared:
     """Construct the implementation called `name` (a REGISTRY name or "module:Class").
 
     Raises BleuValueError for usage errors (unknown name, a --profile it cannot follow),
@@ -101,10 +108,23 @@ def load_implementation(name, *, profile=None):
     implementation = cls(profile=profile) if takes_profile and profile is not None else cls()
     if profile is not None and implementation.profile != profile:
         raise BleuValueError(f"`--profile {profile}` does not apply to {name!r}: it declares profile {implementation.profile!r}")
-    for method in ("handshake", "score"):
+    # an adapter scores here; a library outside this Python has a driver to start instead
+    for method in ("handshake", "command" if isinstance(implementation, DriverImplementation) else "score"):
         if not callable(getattr(implementation, method, None)):
             raise BleuValueError(f"`--impl` {name!r} is not an implementation: it has no {method}()")
     return implementation
+
+
+def _become(argv: list[str]) -> int:
+    """Replace this process by a driver that speaks protocol v1 itself (same stdin, stdout, stderr):
+    one process, one protocol. Returns only when it cannot start (exit 3, saying why)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        os.execv(argv[0], argv)
+    except OSError as exc:
+        print(f"bleu-oracle serve: cannot start {argv[0]}: {exc.strerror or exc}", file=sys.stderr)
+    return EXIT_UNDRIVABLE
 
 
 def _takes_profile(cls):

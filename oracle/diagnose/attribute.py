@@ -9,6 +9,9 @@ timeout, protocol error) are named as such.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
@@ -16,11 +19,15 @@ from oracle.models.outcomes import (
     REJECTION_LAYER,
     TOKENIZATION_LAYER,
     ZERO_LAYER,
+    Expected,
     Outcome,
+    Verdict,
 )
+from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification
 
 from .classify import AGREES, UNEXPLAINED, classify, component_names
+from .judge import Answered
 
 
 def curated_refusals(message, entries):
@@ -56,8 +63,9 @@ def _pseudo(name, expected, documented=(), detail=""):
                           scope="outcome")
 
 
-def attribute(request, reply, verdict, expected, profile, *, overrides=None, entries=(), search_all=True,
-              among=None):
+def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
+              overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
+              search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
     """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
     matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
     classes; "all", among every explanation; "outcome", not a wrong number). With
@@ -78,14 +86,13 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
             return _pseudo("scores-invalid-input", None, detail=expected.reason)
         message = reply.message or ""
         return _pseudo("rejects-valid-input", oracle_json, curated_refusals(message, entries), detail=message)
-    answer = reply.data or {}
     classes = sorted({d["classify"] for d in entries if d.get("classify")})
     try:
         explanation, scope = None, "all"
         if among is not None:
-            explanation = classify(request, answer, profile, overrides=overrides, among=among)
+            explanation = classify(request, reply, profile, overrides=overrides, among=among)
         elif classes:
-            explanation = classify(request, answer, profile, overrides=overrides, among=classes)
+            explanation = classify(request, reply, profile, overrides=overrides, among=classes)
             scope = "documented"
             if not explanation.explained:
                 explanation = None
@@ -94,7 +101,7 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
                                   "(the search among every explanation was not run)", expected=oracle_json,
                                   scope="documented")
         if explanation is None:
-            explanation, scope = classify(request, answer, profile, overrides=overrides), "all"
+            explanation, scope = classify(request, reply, profile, overrides=overrides), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return Classification(name=UNEXPLAINED, description=f"the classification failed: {exc}", expected=oracle_json,
                               scope="all")
@@ -111,7 +118,11 @@ def attribute(request, reply, verdict, expected, profile, *, overrides=None, ent
         scope=scope if explanation.explained else "all")
 
 
-def attribute_shrunk(shrunk, original, profile, *, overrides=None, entries=(), search_all=True):
+Judged = tuple[ScoreRequest, Answered, Verdict, Expected]
+
+
+def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, overrides: Mapping[str, Any] | None = None,
+                     entries: Sequence[Mapping[str, Any]] = (), search_all: bool = True) -> Classification:
     """The root cause of a shrunk failure: `shrunk` and `original` are each (request, reply, verdict,
     expected). A small input fits several explanations more often than a large one (an empty segment makes
     a floor and a mean of sentence scores agree), so an explanation of the shrunk input that does not also
@@ -121,7 +132,7 @@ def attribute_shrunk(shrunk, original, profile, *, overrides=None, entries=(), s
         return out
     request, reply = original[0], original[1]
     try:
-        if classify(request, reply.data or {}, profile, overrides=overrides,
+        if classify(request, reply, profile, overrides=overrides,
                     among=component_names(out.name)).explained:
             return out
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):

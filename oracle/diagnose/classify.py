@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 from dataclasses import dataclass, replace
 from fractions import Fraction
 from itertools import combinations
@@ -169,7 +170,7 @@ def _smoothing_readings(smoothing, profile_options):
 # -- classification --------------------------------------------------------------
 
 
-def _answer_parts(answer):
+def _answer_parts(answer: object) -> tuple[float | None, Any]:
     if isinstance(answer, (int, float)):
         return float(answer), None
     score = getattr(answer, "score", None)
@@ -178,6 +179,8 @@ def _answer_parts(answer):
         score, statistics = answer.get("score"), answer.get("statistics")
     if isinstance(score, str) and score.lower() == "nan":
         score = math.nan
+    if isinstance(statistics, Statistics):  # a reply's (`judge.Answered`): compared as the wire has them
+        statistics = statistics.to_json()
     return (None if score is None else float(score)), statistics
 
 
@@ -193,7 +196,7 @@ def _statistics_differ(statistics, result, n):
 
 
 def classify(request, answer, profile, *, overrides=None, among=None):
-    """The first explanation of `answer` (a ScoreAnswer, a mapping or a number) for `request` under `profile`.
+    """The first explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches, Explanation("unexplained") if no
     alternative does. `overrides` are convention overrides the case already applies. `among`, if

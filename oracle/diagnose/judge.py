@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import Protocol
 
 from oracle.models.protocol import Statistics
 from oracle.models.outcomes import (
@@ -32,9 +34,11 @@ from oracle.models.outcomes import (
     TOKENIZATION_LAYER,
     ZERO_LAYER,
     Outcome,
+    Expected,
     Verdict,
     parse_number,
 )
+from oracle.models.protocol import Statistics
 
 DEFAULT_REL = 1e-9
 DEFAULT_ABS = 1e-12
@@ -104,8 +108,27 @@ def token_count_layers(request):
     return ("hyp_len", "ref_len") if all(len(s.references) == 1 for s in request.segments) else ("hyp_len",)
 
 
-def judge(expected, reply, contract=Contract(), *, max_order=None, token_counts=()):
-    """The verdict on one reply (a `runner.Reply`) against `expected`.
+class Answered(Protocol):
+    """What the judge reads of one reply (an `oracle.harness.transport.Reply`): how the request ended
+    ("score", "rejected", "unsupported", "error", "crash", "timeout", "protocol-error"), the message that
+    came with it, and the score and statistics it answered."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def message(self) -> str: ...
+
+    @property
+    def score(self) -> float | None: ...
+
+    @property
+    def statistics(self) -> Statistics | None: ...
+
+
+def judge(expected: Expected, reply: Answered, contract: Contract = Contract(), *, max_order: int | None = None,
+          token_counts: Sequence[str] = ()) -> Verdict:
+    """The verdict on one reply (a `transport.Reply`) against `expected`.
 
     The order of checks: the reply's kind (crash, timeout, protocol error,
     error/unsupported), then rejection vs score, then statistics layer by
@@ -129,13 +152,12 @@ def judge(expected, reply, contract=Contract(), *, max_order=None, token_counts=
         return Verdict(Outcome.FAIL, REJECTION_LAYER,
                        message=f"rejected a valid input (expected score {_show(expected.score)}): {reply.message}")
     # kind == "score"
-    actual_score = parse_number(reply.data.get("score"))
+    actual_score = reply.score
     if expected.rejected:
         why = f" ({expected.reason})" if expected.reason else ""
         return Verdict(Outcome.FAIL, REJECTION_LAYER,
                        message=f"expected a rejection{why}, got score {_show(actual_score)}")
-    stats = reply.data.get("statistics")
-    stats = None if stats is None else Statistics.model_validate(stats)  # valid: the transport checked the reply
+    stats = reply.statistics
     divergence = first_divergence(expected.statistics, stats, contract, max_order=max_order)
     if divergence is not None:
         layer, order, message = divergence

@@ -1,11 +1,13 @@
 """Driving a built-in adapter in this process, exactly as if it were a protocol-v1 process.
 
-`InProcessImplementation` has the interface of `transport.ImplementationProcess` that the session
-uses (start, request, stop, take_stderr, handshake, restarts, given_up). Each command goes through
+`InProcessImplementation` is a `transport.Transport`, as `transport.ImplementationProcess` is (start,
+submit, collect, request, stop, take_stderr, handshake, restarts, given_up). Each command goes through
 the same code a `bleu-oracle serve` process runs (`oracle.adapters.server.handle_line`), and each
 answer through the same line check the runner applies to a child's stdout (`reply_from_line`), so a
 judgement made in process is the judgement `check --impl NAME` makes. `bleu-oracle report` uses it:
 no process start-up per implementation, and a library's warnings and prints kept off the terminal.
+A library scored outside this Python has no adapter to run here: `transport_for` gives its driver
+as a process, through the same transport `check` uses.
 """
 
 from __future__ import annotations
@@ -14,31 +16,40 @@ import contextlib
 import io
 import time
 import warnings
+from typing import Any
 
+from oracle.adapters.base import Declared, Implementation
+from oracle.adapters.driven import DriverImplementation
 from oracle.adapters.server import handle_line
-from oracle.models.protocol import PROTOCOL_VERSION, encode
+from oracle.models.protocol import PROTOCOL_VERSION, Handshake, encode
 
 from .transport import (
-    HandshakeError,
+    ImplementationProcess,
+    Reply,
+    Transport,
     bounded,
     parse_line,
     reply_from_line,
     validate_handshake,
 )
 
+#: Seconds a driver may take to answer in a report column (the handshake, and the first score, which
+#: loads TensorFlow): a column is judged, not raced, and its records must not depend on the machine's load.
+DRIVER_TIMEOUT = 120.0
+
 
 class InProcessImplementation:
     """A built-in implementation (an `oracle.adapters.base.Implementation`) behind protocol v1, in process."""
 
-    restarts = 0
-    given_up = None
+    restarts: int = 0
+    given_up: str | None = None
 
-    def __init__(self, implementation):
+    def __init__(self, implementation: Implementation) -> None:
         self.implementation = implementation
-        self.handshake = None
+        self.handshake: Handshake | None = None
         self._captured = io.StringIO()
 
-    def _answer(self, command):
+    def _answer(self, command: dict[str, Any]) -> bytes:
         """The server's reply line (bytes) to one command; the library's prints, warnings and the server's
         tracebacks captured. (stderr itself stays: a compiled library may ask for its file descriptor.)"""
         with warnings.catch_warnings(), contextlib.redirect_stdout(self._captured):
@@ -46,34 +57,44 @@ class InProcessImplementation:
             reply, _ = handle_line(self.implementation, encode(command), log=self._captured)
         return encode(reply).encode("ascii") + b"\n"
 
-    def start(self):
+    def start(self) -> Handshake:
         line = self._answer({"cmd": "start", "protocol": PROTOCOL_VERSION})
-        self.handshake = validate_handshake(parse_line(line))
-        if self.handshake is None:  # pragma: no cover - validate_handshake raises instead
-            raise HandshakeError("no handshake")
-        return self.handshake
+        handshake = validate_handshake(parse_line(line))
+        self.handshake = handshake
+        return handshake
 
-    def request(self, command):
+    def request(self, command: dict[str, Any]) -> Reply:
         started = time.perf_counter()
         line = self._answer(command)
         return reply_from_line(line, command.get("seq"), stderr=self.take_stderr(),
                                duration=time.perf_counter() - started)
 
-    def submit(self, command):
+    def submit(self, command: dict[str, Any]) -> dict[str, Any]:
         """In process there is nothing to overlap: `collect` answers."""
         return command
 
-    def collect(self, command):
+    def collect(self, command: dict[str, Any]) -> Reply:
         return self.request(command)
 
-    def take_stderr(self):
+    def take_stderr(self) -> str:
         text = self._captured.getvalue()
         self._captured.seek(0)
         self._captured.truncate()
-        return bounded(text)
+        return bounded(text) or ""
 
-    def stop(self):
+    def stop(self) -> None:
         """Nothing to stop: the adapter lives in this process."""
 
-    def alive(self):
+    def alive(self) -> bool:
         return True
+
+
+def transport_for(implementation: Declared, *, timeout: float = DRIVER_TIMEOUT) -> Transport:
+    """How a built-in implementation is driven as a report column: an adapter in this process; a library
+    behind a driver of its own (`oracle.adapters.driven`), that driver's process, whose stderr (a
+    library's start-up chatter, with clock readings) stays off the deterministic records."""
+    if isinstance(implementation, DriverImplementation):
+        return ImplementationProcess(implementation.command(), timeout=timeout, capture_stderr=False)
+    if not isinstance(implementation, Implementation):
+        raise TypeError(f"{type(implementation).__name__} is no implementation: it has no score() and no driver")
+    return InProcessImplementation(implementation)

@@ -101,11 +101,11 @@ class _Item:
     seed: int = 0
     index: int = 0
 
-    def run(self):
+    def run(self) -> None:
         spec = self.spec
         options = PROFILES[spec.profile].options
         transport = spec.transport()
-        capabilities = transport.handshake["capabilities"]
+        capabilities = transport.handshake.capabilities.to_json()
         if self.case is not None:
             item = case_to_request(self.case, seq=0, profile=spec.profile)
             reason = item.invalid or not_applicable_reason(item.request, capabilities, profile=spec.profile,

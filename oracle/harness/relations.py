@@ -19,7 +19,9 @@ not the implementation's, or where the difference is within the tolerance.
 
 from __future__ import annotations
 
-from oracle.models.protocol import Segment
+from collections.abc import Callable, Sequence
+
+from oracle.models.protocol import ScoreRequest, Segment, Statistics
 
 RELATIONS = {
     "segments-permuted": "the corpus's segments in reverse order",
@@ -29,7 +31,7 @@ RELATIONS = {
 }
 
 
-def applicable(request, *, reference_length="closest", statistics=False):
+def applicable(request: ScoreRequest, *, reference_length: str = "closest", statistics: bool = False) -> list[str]:
     """The relations that say something about `request` (names from RELATIONS, in order)."""
     corpus = request.level == "corpus" and len(request.segments) >= 2
     out = []
@@ -43,7 +45,7 @@ def applicable(request, *, reference_length="closest", statistics=False):
     return out
 
 
-def transformed(request, relation):
+def transformed(request: ScoreRequest, relation: str) -> tuple[ScoreRequest, ...]:
     """The related input(s) of `request` under `relation`: a tuple of requests."""
     segments = request.segments
     if relation == "segments-permuted":
@@ -61,17 +63,17 @@ def transformed(request, relation):
     raise KeyError(relation)
 
 
-def _map_segments(request, change):
+def _map_segments(request: ScoreRequest, change: Callable[[Segment], Segment]) -> ScoreRequest:
     return request.model_copy(update={"segments": tuple(change(s) for s in request.segments)})
 
 
-def summed_statistics(parts):
-    """The sum of statistics dicts (hyp_len, ref_len, matches, totals), or None if one lacks them."""
-    if not parts or any(not isinstance(p, dict) for p in parts):
+def summed_statistics(parts: Sequence[Statistics | None]) -> Statistics | None:
+    """The sum of the parts' statistics (hyp_len, ref_len, matches, totals; no BP), or None if one has none.
+    (Not validated again: two counts within the bound may add up past it, and the sum is only compared.)"""
+    present = [p for p in parts if p is not None]
+    if not parts or len(present) != len(parts):
         return None
-    try:
-        return {"hyp_len": sum(p["hyp_len"] for p in parts), "ref_len": sum(p["ref_len"] for p in parts),
-                "matches": [sum(col) for col in zip(*(p["matches"] for p in parts))],
-                "totals": [sum(col) for col in zip(*(p["totals"] for p in parts))]}
-    except (KeyError, TypeError):
-        return None
+    return Statistics.model_construct(
+        hyp_len=sum(p.hyp_len for p in present), ref_len=sum(p.ref_len for p in present),
+        matches=tuple(sum(col) for col in zip(*(p.matches for p in present))),
+        totals=tuple(sum(col) for col in zip(*(p.totals for p in present))), bp=None)

@@ -45,9 +45,8 @@ from oracle.models.outcomes import (
     METAMORPHIC_LAYER,
     Outcome,
     Verdict,
-    parse_number,
 )
-from oracle.models.protocol import ScoreReply, encode
+from oracle.models.protocol import encode
 from oracle.models.results import (
     CorpusSummary,
     Footer,
@@ -71,7 +70,6 @@ from .generate import example_id, example_request
 from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
-    ANSWER_KINDS,
     DEFAULT_MAX_RESTARTS,
     DEFAULT_TIMEOUT,
     HandshakeError,
@@ -99,14 +97,6 @@ def _recorded(request, regenerate, wire=None):
                           omitted=Omitted(segments=len(request.segments), tokens=request.token_count,
                                           sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest(),
                                           regenerate=regenerate()))
-
-
-def _actual(reply):
-    """What a record keeps of a reply: the protocol reply (valid: the transport checked it), or what became of the
-    request (a crash, a timeout, a line that is no reply)."""
-    if reply.kind in ANSWER_KINDS and reply.data:
-        return ScoreReply.model_validate(reply.data)
-    return Unanswered(**reply.to_json())
 
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
@@ -171,13 +161,19 @@ class SessionSettings:
 
 
 def implementation_argv(settings):
-    """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`) or `--command`."""
+    """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`, or the
+    driver of a library outside this Python, which speaks protocol v1 itself) or `--command`. Builds
+    nothing: preparing a library's environment is the verb's own step before this
+    (`oracle.adapters.environments.ready`)."""
     if settings.impl:
         from oracle.adapters.base import REGISTRY
+        from oracle.adapters.driven import driver_command
 
         if ":" not in settings.impl and settings.impl not in REGISTRY:
             raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {settings.impl!r})")
-        prepare_on_first_use(settings.impl)
+        driver = driver_command(settings.impl)
+        if driver is not None:
+            return driver
         argv = [sys.executable, "-m", "oracle", "serve", "--impl", settings.impl]
         if settings.impl == "oracle" and settings.profile:
             argv += ["--profile", settings.profile]
@@ -189,19 +185,6 @@ def implementation_argv(settings):
     if not argv:
         raise BleuValueError("`--command` is empty")
     return argv
-
-
-def prepare_on_first_use(name):
-    """An implementation that lives outside this environment (an npm package, a venv of its own) is
-    prepared here, before its server starts, so that its handshake does not wait for an install. One
-    that cannot be is left to its server to report (exit 3, with the reason)."""
-    from oracle.adapters import environments
-    from oracle.adapters.base import AdapterUnavailable
-
-    try:
-        environments.prepare(name)
-    except AdapterUnavailable as exc:
-        print(f"bleu-oracle: could not prepare {name}: {exc}", file=sys.stderr)
 
 
 #: Where a reproduction line writes its report: never over the run's own report.
@@ -242,7 +225,7 @@ class Session:
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
-        self.capabilities = process.handshake["capabilities"]
+        self.capabilities = process.handshake.capabilities.to_json()
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
@@ -259,7 +242,7 @@ class Session:
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
         #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
         self.case_files = {}
-        name = (process.handshake.get("implementation") or {}).get("name")
+        name = process.handshake.implementation.name
         self.documented = discrepancies.entries_for(settings.impl, name)
         #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
         self.coverage = Coverage()
@@ -357,7 +340,7 @@ class Session:
                         request=CorpusSummary(**summary) if summary is not None
                         else _recorded(sent, lambda: self._regenerate(item_id), wire),
                         outcome=verdict.outcome, layer=verdict.layer, order=verdict.order,
-                        label=verdict.classification, expected=expected, actual=_actual(reply),
+                        label=verdict.classification, expected=expected, actual=reply.recorded(),
                         message="; ".join(filter(None, [verdict.message, *notes])), stderr=reply.stderr,
                         duration=reply.duration)
         if verdict.outcome in GOOD_OUTCOMES:
@@ -397,7 +380,7 @@ class Session:
                           message=verdict.message, layer=verdict.layer, order=verdict.order,
                           note="no simpler input fails the same way"), None
         final = last["verdict"]
-        return Shrunk(request=outcome.request, expected=last["expected"], actual=_actual(last["reply"]),
+        return Shrunk(request=outcome.request, expected=last["expected"], actual=last["reply"].recorded(),
                       layer=final.layer, order=final.order, message=final.message, steps=outcome.steps,
                       queries=outcome.queries, exhausted=outcome.exhausted), dict(last)
 
@@ -527,7 +510,7 @@ class Session:
         record = Record(id=item_id, kind="metamorphic", title=relations.RELATIONS[relation],
                         request=_recorded(sent[0], lambda: self._regenerate(item_id)),
                         outcome=verdict.outcome, layer=verdict.layer, label=verdict.classification,
-                        message=verdict.message, actual=_actual(replies[0]), stderr=replies[0].stderr,
+                        message=verdict.message, actual=replies[0].recorded(), stderr=replies[0].stderr,
                         duration=sum(r.duration for r in replies), related=request)
         if verdict.outcome not in GOOD_OUTCOMES:
             record = record.model_copy(update={
@@ -546,17 +529,17 @@ class Session:
             return Verdict(verdict.outcome, verdict.layer, verdict.order,
                            f"{relation}: the related input was not scored: {verdict.message}")
         if relation == "shards-summed":
-            whole = reply.data.get("statistics")
-            summed = relations.summed_statistics([r.data.get("statistics") for r in replies])
-            if summed is None or not isinstance(whole, dict):
+            whole = reply.statistics
+            summed = relations.summed_statistics([r.statistics for r in replies])
+            if summed is None or whole is None:
                 return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
             for name in ("hyp_len", "ref_len", "matches", "totals"):
-                if name in whole and whole[name] != summed[name]:
+                if getattr(whole, name) != getattr(summed, name):
                     return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
-                                   f"{relation}: {name} of the whole corpus is {whole[name]}, "
-                                   f"the halves' add up to {summed[name]}")
+                                   f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
+                                   f"the halves' add up to {summed.to_json()[name]}")
             return Verdict(Outcome.PASS)
-        original, related = parse_number(reply.data.get("score")), parse_number(replies[0].data.get("score"))
+        original, related = reply.score, replies[0].score
         if not self.contract.close(related, original):
             return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
                            f"{relation}: score {original!r} for the input, {related!r} for "
@@ -615,9 +598,9 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
             return EXIT_UNDRIVABLE, None
-        profile = settings.profile or handshake["profile"]
-        writer.write(Header(**header, implementation=handshake["implementation"], profile=handshake["profile"],
-                            judged_profile=profile, capabilities=handshake["capabilities"],
+        profile = settings.profile or handshake.profile
+        writer.write(Header(**header, implementation=handshake.implementation, profile=handshake.profile,
+                            judged_profile=profile, capabilities=handshake.capabilities,
                             handshake_stderr=process.take_stderr()))
         if profile not in PROFILES:
             process.stop()

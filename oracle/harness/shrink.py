@@ -33,10 +33,10 @@ from dataclasses import dataclass
 
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge, token_count_layers
-from oracle.models.outcomes import parse_number
 from oracle.models.protocol import ProtocolError, ScoreRequest, Segment, SmoothingSpec
 
 from .requests import not_applicable_reason
+from .transport import Reply
 
 DEFAULT_BUDGET = 250
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
@@ -242,11 +242,10 @@ def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET, de
     return _Shrinker(request, still_fails, capabilities, budget, deadline).run()
 
 
-def _answers_nan(reply):
-    if reply is None or reply.kind != "score" or not isinstance(reply.data, dict):
+def _answers_nan(reply: Reply | None) -> bool:
+    if reply is None or reply.kind != "score" or reply.score is None:
         return False
-    score = parse_number(reply.data.get("score"))
-    return score is not None and math.isnan(score)
+    return math.isnan(reply.score)
 
 
 def _is_undefined(expected):

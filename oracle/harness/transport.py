@@ -25,6 +25,10 @@ every request ends in a `Reply` whose `kind` says what happened.
   line came instead of a reply, that reply is "owed", and if it turns up late
   it is discarded (with a note) rather than taken as the next request's answer;
   any other extra line on stdout makes the next request a protocol error.
+
+Everything read comes back typed: the handshake as an `oracle.models.protocol.Handshake`, each
+reply's parsed line as a `ScoreReply` (`Reply.parsed`). `Transport` states the interface a session
+drives, which `oracle.harness.inprocess.InProcessImplementation` (an adapter in this process) has too.
 """
 
 from __future__ import annotations
@@ -35,7 +39,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
 from oracle.formulas.errors import BleuOracleError
@@ -44,9 +50,11 @@ from oracle.models.protocol import (
     Handshake,
     ProtocolError,
     ScoreReply,
+    Statistics,
     decode,
     encode,
 )
+from oracle.models.results import Unanswered
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -56,8 +64,6 @@ DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
 #: How much of a raw line or a reply's message a record keeps (characters).
 KEPT_TEXT_LIMIT = 4000
 
-#: The kinds of Reply that carry a valid protocol reply (`Reply.data`).
-ANSWER_KINDS = ("score", "rejected", "unsupported", "error")
 _EOF = object()
 
 
@@ -67,7 +73,7 @@ class _Pending:
 
     seq: object
     start: float
-    stale: list
+    stale: list[bytes | _TooLong]
 
 
 @dataclass(frozen=True)
@@ -78,14 +84,14 @@ class _TooLong:
     head: bytes
 
 
-def bounded(text, limit=KEPT_TEXT_LIMIT):
+def bounded(text: str | None, limit: int = KEPT_TEXT_LIMIT) -> str | None:
     """`text` cut to `limit` characters, saying how much was left out."""
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + f"... [{len(text) - limit} more characters not kept]"
 
 
-def given_up_message(max_restarts):
+def given_up_message(max_restarts: int) -> str:
     """What a request the runner no longer sends is recorded with, once the restart budget is spent."""
     return (f"not attempted: the implementation was restarted {max_restarts} time(s) "
             f"(the limit, --max-restarts) and failed again")
@@ -99,27 +105,27 @@ class RestartBudget:
     between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
     which hears when each example starts and ends."""
 
-    def __init__(self, max_restarts):
+    def __init__(self, max_restarts: int) -> None:
         self.max_restarts = int(max_restarts)
         self.deaths = 0
 
-    def died(self):
+    def died(self) -> None:
         self.deaths += 1
 
-    def may_restart(self):
+    def may_restart(self) -> bool:
         return self.deaths <= self.max_restarts
 
-    def example_started(self, index):
+    def example_started(self, index: int) -> None:
         """Example `index` of the search is being judged (its requests, shrinking and relation)."""
 
-    def example_finished(self, index):
+    def example_finished(self, index: int) -> None:
         """Example `index` is judged: no request of it is sent any more."""
 
 
 class HandshakeError(BleuOracleError, RuntimeError):
     """The implementation could not be driven: it did not start, or its handshake is missing or invalid."""
 
-    def __init__(self, message, *, stderr=""):
+    def __init__(self, message: str, *, stderr: str = "") -> None:
         super().__init__(message)
         self.stderr = stderr
 
@@ -129,32 +135,51 @@ class Reply:
     """What became of one request."""
 
     kind: str  # "score", "rejected", "unsupported", "error", "crash", "timeout" or "protocol-error"
-    data: dict = field(default_factory=dict)  # the parsed reply object, when there was one
+    #: the reply line as a valid reply object, when it was one (a protocol error keeps a valid reply
+    #: to another request, or one that came with stray lines, here too)
+    parsed: ScoreReply | None = None
     message: str = ""
     raw: str | None = None  # the raw line (protocol errors keep it)
     stderr: str = ""
     duration: float = 0.0
     #: what the runner did besides (e.g. "discarded a late reply to seq 4")
-    notes: list = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
-    def to_json(self):
-        out = {"kind": self.kind}
-        if self.data:
-            out["reply"] = self.data
+    @property
+    def score(self) -> float | None:
+        """The score answered (NaN a float), or None when the reply is no score."""
+        return None if self.parsed is None else self.parsed.score
+
+    @property
+    def statistics(self) -> Statistics | None:
+        """The statistics that came with the score, if any."""
+        return None if self.parsed is None else self.parsed.statistics
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.parsed is not None:
+            out["reply"] = self.parsed.to_json()
         if self.message:
             out["message"] = self.message
         if self.raw is not None and self.kind == "protocol-error":
             out["raw"] = self.raw
         return out
 
+    def recorded(self) -> ScoreReply | Unanswered:
+        """What a record keeps of it ("actual"): the reply, or what became of the request (a crash, a timeout,
+        a line that is no reply to it; a protocol error keeps the reply object it did parse)."""
+        if self.parsed is not None and self.kind != "protocol-error":
+            return self.parsed
+        return Unanswered(**self.to_json())
 
-def parse_line(raw):
+
+def parse_line(raw: bytes | str) -> Any:
     """Decode one stdout line into a JSON object (`oracle.models.protocol.decode`); raises ProtocolError with a reason."""
     return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
 
 
-def validate_handshake(reply):
-    """Check a handshake object strictly (`oracle.models.protocol.Handshake`); returns it, or raises HandshakeError."""
+def validate_handshake(reply: Any) -> Handshake:
+    """The handshake object checked strictly, as a `Handshake`; HandshakeError says what is wrong."""
     if not isinstance(reply, dict):
         raise HandshakeError(f"the handshake must be a JSON object (got {reply!r:.200})")
     if "error" in reply and "protocol" not in reply:
@@ -163,56 +188,99 @@ def validate_handshake(reply):
     if version != PROTOCOL_VERSION:
         raise HandshakeError(f"the implementation speaks protocol {version!r}; this runner speaks protocol {PROTOCOL_VERSION}")
     try:
-        Handshake.from_json(reply)
+        return Handshake.from_json(reply)
     except ProtocolError as exc:
         raise HandshakeError(f"invalid handshake: {exc}") from None
-    return reply
 
 
-def validate_reply(reply, seq):
-    """None if `reply` is a well-formed answer to request `seq` (`oracle.models.protocol.ScoreReply`), else why not."""
+def parse_reply(reply: Any, seq: object) -> tuple[ScoreReply | None, str | None]:
+    """(the reply object, None) if `reply` is a well-formed answer to request `seq`; else (the reply
+    object if it is a valid one to another request, why it is no answer to this one)."""
     try:
         parsed = ScoreReply.from_json(reply)
     except ProtocolError as exc:
-        return f"malformed reply: {exc}"
+        return None, f"malformed reply: {exc}"
     if parsed.seq is None:  # allowed only for an error reply to a command whose seq could not be read
-        return f"the reply has no seq (sent {seq}): {parsed.error!r:.200}"
+        return parsed, f"the reply has no seq (sent {seq}): {parsed.error!r:.200}"
     if parsed.seq != seq:
-        return f"wrong seq: sent {seq}, the reply has {parsed.seq}"
-    return None
+        return parsed, f"wrong seq: sent {seq}, the reply has {parsed.seq}"
+    return parsed, None
 
 
-def reply_from_line(line, seq, *, stderr="", duration=0.0, notes=()):
+def validate_reply(reply: Any, seq: object) -> str | None:
+    """None if `reply` is a well-formed answer to request `seq` (`oracle.models.protocol.ScoreReply`), else why not."""
+    return parse_reply(reply, seq)[1]
+
+
+def reply_from_line(line: bytes, seq: object, *, stderr: str = "", duration: float = 0.0,
+                    notes: Iterable[str] = ()) -> Reply:
     """What one stdout line (bytes) means as the answer to request `seq`: a score, rejected, unsupported or
     error Reply, or a protocol-error Reply saying why the line is not a valid answer. Never raises."""
     raw = bounded(line.decode("utf-8", "replace").rstrip("\r\n"))
-    notes = list(notes)
+    kept = list(notes)
     try:
-        reply = parse_line(line)
+        obj = parse_line(line)
     except ProtocolError as exc:
-        return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=notes)
-    problem = validate_reply(reply, seq)
-    if problem:
-        return Reply("protocol-error", data=reply if isinstance(reply, dict) else {}, message=problem, raw=raw,
-                     stderr=stderr, duration=duration, notes=notes)
-    kind = next(k for k in ANSWER_KINDS if k in reply)
-    message = bounded(reply[kind]) if kind != "score" else ""
+        return Reply("protocol-error", message=str(exc), raw=raw, stderr=stderr, duration=duration, notes=kept)
+    parsed, problem = parse_reply(obj, seq)
+    if problem or parsed is None:
+        return Reply("protocol-error", parsed=parsed, message=problem or "", raw=raw, stderr=stderr,
+                     duration=duration, notes=kept)
+    kind = parsed.outcome
+    message = ""
     if kind != "score":
-        reply = {**reply, kind: message}  # a 10 MB error message is not kept whole
-    return Reply(kind, data=reply, message=message, raw=raw, stderr=stderr, duration=duration, notes=notes)
+        message = bounded(getattr(parsed, kind)) or ""
+        parsed = parsed.model_copy(update={kind: message})  # a 10 MB error message is not kept whole
+    return Reply(kind, parsed=parsed, message=message, raw=raw, stderr=stderr, duration=duration, notes=kept)
+
+
+def _seq_of(line: bytes) -> object:
+    """The seq a stdout line carries, if it is a JSON object with one (None otherwise)."""
+    try:
+        obj = parse_line(line)
+    except ProtocolError:
+        return None
+    return obj.get("seq") if isinstance(obj, dict) else None
+
+
+@runtime_checkable
+class Transport(Protocol):
+    """What a session drives an implementation through: `ImplementationProcess` (a process speaking
+    protocol v1) or `oracle.harness.inprocess.InProcessImplementation` (an adapter in this process).
+    `submit` sends a score command and returns a token that `collect` turns into its Reply, so that the
+    runner can work while the implementation computes; `request` is the two at once."""
+
+    #: the handshake read by `start` (None before)
+    handshake: Handshake | None
+    #: how many times the implementation was started again after a crash or a timeout
+    restarts: int
+    #: why no further request is attempted (the restart budget is spent), else None
+    given_up: str | None
+
+    def start(self) -> Handshake: ...
+
+    def submit(self, command: dict[str, Any]) -> object: ...
+
+    def collect(self, pending: Any) -> Reply: ...
+
+    def request(self, command: dict[str, Any]) -> Reply: ...
+
+    def take_stderr(self) -> str: ...
+
+    def stop(self) -> None: ...
 
 
 class _StderrBuffer:
     """Bytes read from the child's stderr since the last `take`, bounded (head and tail kept)."""
 
-    def __init__(self, limit=STDERR_LIMIT):
+    def __init__(self, limit: int = STDERR_LIMIT) -> None:
         self.limit = limit
         self.lock = threading.Lock()
         self.head = bytearray()
         self.tail = bytearray()
         self.dropped = 0
 
-    def add(self, chunk):
+    def add(self, chunk: bytes) -> None:
         with self.lock:
             half = self.limit // 2
             if len(self.head) < half:
@@ -225,7 +293,7 @@ class _StderrBuffer:
                     self.dropped += len(self.tail) - half
                     del self.tail[: len(self.tail) - half]
 
-    def take(self):
+    def take(self) -> str:
         with self.lock:
             text = self.head.decode("utf-8", "replace")
             if self.dropped:
@@ -238,8 +306,10 @@ class _StderrBuffer:
 class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
-    def __init__(self, argv, *, timeout=DEFAULT_TIMEOUT, max_restarts=DEFAULT_MAX_RESTARTS, cwd=None, env=None,
-                 stderr_limit=STDERR_LIMIT, line_limit=DEFAULT_LINE_LIMIT, budget=None):
+    def __init__(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
+                 max_restarts: int = DEFAULT_MAX_RESTARTS, cwd: str | None = None, env: dict[str, str] | None = None,
+                 stderr_limit: int = STDERR_LIMIT, line_limit: int = DEFAULT_LINE_LIMIT,
+                 budget: RestartBudget | None = None, capture_stderr: bool = True) -> None:
         self.argv = list(argv)
         self.timeout = float(timeout)
         self.max_restarts = int(max_restarts)
@@ -248,44 +318,49 @@ class ImplementationProcess:
         self._death_charged = False
         self.cwd, self.env = cwd, env
         self.line_limit = int(line_limit)
+        #: False: the child's stderr is this process's (not kept with the replies): a report column's
+        #: driver, whose chatter (TensorFlow's start-up lines, with their clock readings) the report's
+        #: deterministic records must not hold
+        self.capture_stderr = capture_stderr
         self.restarts = 0
-        self.handshake = None
-        self.given_up = None  # the reason no further request is attempted
-        self._proc = None
-        self._lines = None
-        self._threads = []
+        self.handshake: Handshake | None = None
+        self.given_up: str | None = None  # the reason no further request is attempted
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[tuple[float, Any]] = queue.Queue()
+        self._threads: list[threading.Thread] = []
         self._stderr = _StderrBuffer(stderr_limit)
         self._needs_restart = False
-        self._restart_failure = None
-        self._owed = set()  # seqs whose reply never came (a garbage line came instead)
-        self._notes = []
+        self._restart_failure: str | None = None
+        self._owed: set[object] = set()  # seqs whose reply never came (a garbage line came instead)
+        self._notes: list[str] = []
 
     # -- process lifetime -------------------------------------------------------
 
-    def _spawn(self):
+    def _spawn(self) -> None:
         try:
             proc = subprocess.Popen(
-                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE if self.capture_stderr else None,
                 cwd=self.cwd, env=self.env, start_new_session=True,
                 preexec_fn=die_with_parent(signal.SIGKILL),  # a SIGKILLed runner leaves no implementation behind
             )
         except OSError as exc:
             raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
-        lines = queue.Queue()
-
+        lines: queue.Queue[tuple[float, Any]] = queue.Queue()
         limit = self.line_limit
+        stdout: IO[bytes] = proc.stdout  # type: ignore[assignment]  # (a pipe: asked for above)
 
-        def read_stdout():
+        def read_stdout() -> None:
             # Buffered reads, one line at a time, never more than the line limit in memory.
             try:
                 while True:
-                    line = proc.stdout.readline(limit + 1)
+                    line = stdout.readline(limit + 1)
                     if not line:
                         break
                     if len(line) > limit and not line.endswith(b"\n"):
                         size, head = len(line), line[:200]
                         while not line.endswith(b"\n"):  # drop the rest of the line
-                            line = proc.stdout.readline(1 << 20)
+                            line = stdout.readline(1 << 20)
                             if not line:
                                 break
                             size += len(line)
@@ -296,26 +371,28 @@ class ImplementationProcess:
                 pass
             lines.put((time.perf_counter(), _EOF))
 
-        def read_stderr():
+        def read_stderr(stderr: IO[bytes]) -> None:
             try:
                 while True:
-                    chunk = proc.stderr.read1(65536) if hasattr(proc.stderr, "read1") else os.read(proc.stderr.fileno(), 65536)
+                    chunk = stderr.read1(65536) if hasattr(stderr, "read1") else os.read(stderr.fileno(), 65536)
                     if not chunk:
                         break
                     self._stderr.add(chunk)
             except (OSError, ValueError):
                 pass
 
-        self._threads = [threading.Thread(target=read_stdout, daemon=True, name="impl-stdout"),
-                         threading.Thread(target=read_stderr, daemon=True, name="impl-stderr")]
+        self._threads = [threading.Thread(target=read_stdout, daemon=True, name="impl-stdout")]
+        if proc.stderr is not None:
+            self._threads.append(threading.Thread(target=read_stderr, args=(proc.stderr,), daemon=True,
+                                                  name="impl-stderr"))
         for thread in self._threads:
             thread.start()
         self._proc, self._lines = proc, lines
         self._needs_restart = False
         self._death_charged = False
 
-    def start(self):
-        """Start the process and perform the handshake; returns the handshake object.
+    def start(self) -> Handshake:
+        """Start the process and perform the handshake; returns it.
 
         Raises HandshakeError when the process does not start, exits, stays
         silent for `timeout` seconds, or answers with an invalid handshake or
@@ -323,14 +400,15 @@ class ImplementationProcess:
         """
         self._spawn()
         try:
-            self.handshake = self._handshake()
+            handshake = self._handshake()
         except HandshakeError as exc:
             self._kill()
             exc.stderr = self._stderr.take()
             raise
-        return self.handshake
+        self.handshake = handshake
+        return handshake
 
-    def _handshake(self):
+    def _handshake(self) -> Handshake:
         if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
             raise HandshakeError(f"the process exited before the handshake ({self._exit_status()})")
         item = self._get(self.timeout)[1]
@@ -344,29 +422,30 @@ class ImplementationProcess:
             raise HandshakeError(f"invalid handshake: {exc}") from None
         return validate_handshake(reply)
 
-    def alive(self):
+    def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None and not self._needs_restart
 
-    def _kill(self):
+    def _kill(self) -> None:
         """Kill the implementation's whole process group: whatever it spawned dies with it, also when
         the leader has already exited (its group lives on while any member does)."""
         proc = self._proc
         if proc is None:
             return
         kill_group(proc)
-        self._close_pipes()
+        self._close_pipes(proc)
         self._needs_restart = True
 
-    def _close_pipes(self):
+    def _close_pipes(self, proc: subprocess.Popen[bytes]) -> None:
         for thread in self._threads:
             thread.join(timeout=1.0)
-        for pipe in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
             try:
-                pipe.close()
+                if pipe is not None:
+                    pipe.close()
             except OSError:
                 pass
 
-    def _exit_status(self):
+    def _exit_status(self) -> str:
         proc = self._proc
         if proc is None:
             return "not started"
@@ -381,7 +460,7 @@ class ImplementationProcess:
                 return f"killed by signal {-code}"
         return f"exit status {code}"
 
-    def _restart(self):
+    def _restart(self) -> bool:
         """Replace a dead or hung process. False (and `given_up` set) once the budget is spent."""
         if self.given_up:
             return False
@@ -401,13 +480,13 @@ class ImplementationProcess:
         self.handshake = self.handshake or handshake
         return True
 
-    def _died(self):
+    def _died(self) -> None:
         """Charge the current process's death to the restart budget, once however it is noticed."""
         if not self._death_charged:
             self._death_charged = True
             self.budget.died()
 
-    def stop(self):
+    def stop(self) -> None:
         """Ask the process to stop, then make sure it has (SIGKILL to its group after 2 s)."""
         proc = self._proc
         if proc is None:
@@ -415,7 +494,8 @@ class ImplementationProcess:
         if proc.poll() is None and not self._needs_restart:
             self._send({"cmd": "stop"})
             try:
-                proc.stdin.close()
+                if proc.stdin is not None:
+                    proc.stdin.close()
             except OSError:
                 pass
             try:
@@ -425,29 +505,32 @@ class ImplementationProcess:
         self._kill()
         self._proc = None
 
-    def take_stderr(self):
+    def take_stderr(self) -> str:
         return self._stderr.take()
 
     # -- requests ------------------------------------------------------------------
 
-    def _send(self, obj):
+    def _send(self, obj: dict[str, Any]) -> bool:
         line = encode(obj).encode("utf-8") + b"\n"
+        stdin = self._proc.stdin if self._proc is not None else None
+        if stdin is None:
+            return False
         try:
-            self._proc.stdin.write(line)
-            self._proc.stdin.flush()
+            stdin.write(line)
+            stdin.flush()
             return True
         except (BrokenPipeError, OSError, ValueError):
             return False
 
-    def _get(self, timeout):
+    def _get(self, timeout: float) -> tuple[float, Any]:
         """(arrival time, stdout line / _TooLong / _EOF), or (now, None) after `timeout` seconds."""
         try:
             return self._lines.get(timeout=timeout)
         except queue.Empty:
             return time.perf_counter(), None
 
-    def _drain(self):
-        stale = []
+    def _drain(self) -> list[bytes | _TooLong]:
+        stale: list[bytes | _TooLong] = []
         while True:
             try:
                 arrival, item = self._lines.get_nowait()
@@ -458,7 +541,7 @@ class ImplementationProcess:
                 return stale
             stale.append(item)
 
-    def _late_reply(self, line):
+    def _late_reply(self, line: bytes | _TooLong) -> bool:
         """True if `line` is a reply to an earlier request that never got its own (owed), which is
         then discarded: after a garbage line the real reply may still come, one request late."""
         if not isinstance(line, bytes):  # a line past the length limit
@@ -473,11 +556,11 @@ class ImplementationProcess:
             return True
         return False
 
-    def request(self, obj):
+    def request(self, obj: dict[str, Any]) -> Reply:
         """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
         return self.collect(self.submit(obj))
 
-    def submit(self, obj):
+    def submit(self, obj: dict[str, Any]) -> _Pending | Reply:
         """Send one score command and return at once: a pending request for `collect`, which the
         runner calls after its own work on the same input (the implementation computes meanwhile).
         One request is in flight at a time, so a crash or a timeout is still that request's."""
@@ -498,7 +581,7 @@ class ImplementationProcess:
             return self._crashed(start, "the process exited before the request could be written")
         return _Pending(seq, start, stale)
 
-    def collect(self, pending):
+    def collect(self, pending: _Pending | Reply) -> Reply:
         """The Reply to a `submit`ted request: waits for it until `timeout` seconds after it was sent.
         Its duration runs to when the reader thread took the line (late by at most the interpreter's
         thread switch interval, 5 ms, while the runner computes)."""
@@ -524,16 +607,16 @@ class ImplementationProcess:
                          f"({self.line_limit} bytes): not read", raw=bounded(item.head.decode("utf-8", "replace")),
                          stderr=self._stderr.take(), duration=duration, notes=notes)
         reply = reply_from_line(item, seq, stderr=self._stderr.take(), duration=duration, notes=notes)
-        if reply.kind == "protocol-error" and reply.data.get("seq") != seq:
+        if reply.kind == "protocol-error" and (reply.parsed.seq if reply.parsed else _seq_of(item)) != seq:
             self._owed.add(seq)  # its real reply may still come
         if stale and reply.kind != "protocol-error":
             shown = "; ".join(f"[a line of {s.size} bytes]" if isinstance(s, _TooLong)
                               else s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
-            return Reply("protocol-error", data=reply.data, raw=reply.raw, stderr=reply.stderr, duration=duration,
+            return Reply("protocol-error", parsed=reply.parsed, raw=reply.raw, stderr=reply.stderr, duration=duration,
                          notes=notes, message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
         return reply
 
-    def _crashed(self, start, what):
+    def _crashed(self, start: float, what: str) -> Reply:
         status = self._exit_status()
         for thread in self._threads:  # let the stderr reader collect the traceback
             thread.join(timeout=1.0)
@@ -542,8 +625,8 @@ class ImplementationProcess:
         self._died()
         return Reply("crash", message=f"{what} ({status})", stderr=self._stderr.take(), duration=duration)
 
-    def __enter__(self):
+    def __enter__(self) -> ImplementationProcess:
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -2,7 +2,8 @@
 implementation) driven by the harness's session, one `results.jsonl` each, and the report's tables
 derived from those streams alone.
 
-A column's run is a `check` run made in process (`oracle.harness.inprocess`): the same requests, the
+A column's run is a `check` run made in process (`oracle.harness.inprocess`; a library outside this Python
+through its driver's process, as `check` drives it): the same requests, the
 same judge (`oracle.diagnose.judge`), the same root-cause attribution (`oracle.diagnose.attribute`),
 written as the same event stream. It holds the edge-case matrix rows (kind "edge-case"), the
 implementation's curated discrepancy examples (kind "discrepancy") and the seeded random search
@@ -18,13 +19,16 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, Protocol
 
+from oracle.adapters.base import Declared
 from oracle.diagnose.discrepancies import DOCUMENTED_AS
 from oracle.diagnose.discrepancies import load as load_discrepancies
 from oracle.harness.events import RESULTS_FILE, read_results
 from oracle.harness.gate import BaselineTracker
-from oracle.harness.inprocess import InProcessImplementation
+from oracle.harness.inprocess import transport_for
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import SessionSettings, run_session
 from oracle.signals import INTERRUPTED_CODES, Interrupted
@@ -33,6 +37,15 @@ from oracle.models.outcomes import Outcome, parse_number
 from oracle.models.protocol import ScoreRequest, ScoreReply
 from oracle.models.results import CorpusSummary, OmittedRequest
 from oracle.suite.edge_cases import EDGE_CASES
+
+
+class Column(Protocol):
+    """A column of the report (`oracle.reports.site.Column`), as a run reads it."""
+
+    key: str
+    implementation: Declared
+    profile: str
+    kind: str
 
 RUNS_DIR = "runs"
 EDGE_CASE, DISCREPANCY, EXAMPLE, REAL_DATA = "edge-case", "discrepancy", "example", "real-data"
@@ -62,7 +75,8 @@ def curated_examples(key):
     return out
 
 
-def run_column(column, *, data_dir, seed, examples, progress=None, real=None, real_budget=None):
+def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, progress: Callable[[str], None] | None = None,
+               real: Any = None, real_budget: float | None = None) -> Path:
     """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
     RealData): the WMT17 requests to score too; an implementation column is judged on them against the
     oracle column of its profile, already run, and gives up after the first system when the rest would
@@ -94,7 +108,7 @@ def run_column(column, *, data_dir, seed, examples, progress=None, real=None, re
     code, _ = run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
                                                                         "column": column.key},
                           tracker=BaselineTracker(None, check_stale=False), total=total, work=work,
-                          report_dir=directory, transport=InProcessImplementation(column.implementation))
+                          report_dir=directory, transport=transport_for(column.implementation))
     if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report
         raise Interrupted(code)
     return directory / RESULTS_FILE

@@ -1,7 +1,8 @@
 """`bleu-oracle report`: every column run through the harness, then the pages rendered from the data alone.
 
-The columns are the oracle under each profile and each installed implementation (its adapter,
-driven in process by `oracle.harness.inprocess`). Under `<out>/data/`:
+The columns are the oracle under each profile and each installed implementation (its adapter, driven
+in process by `oracle.harness.inprocess`; a library outside this Python, its driver as a process).
+Under `<out>/data/`:
 
 - ``runs/<column>/results.jsonl``: the column's event stream, written by the harness's session
   exactly as `check` writes one (`oracle.reports.runs`): every edge case of
@@ -41,9 +42,10 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from oracle import __version__
-from oracle.adapters.base import REGISTRY, AdapterUnavailable
+from oracle.adapters.base import REGISTRY, AdapterUnavailable, Declared
 from oracle.adapters.base import call as adapter_call
 from oracle.adapters.lifetimes import set_own_death_signal
 from oracle.diagnose.discrepancies import load as load_discrepancies
@@ -216,7 +218,7 @@ class Column:
     """An implementation (or the oracle under a profile) as a column of the report."""
 
     key: str  # "oracle/<profile>" or the registry name
-    implementation: object
+    implementation: Declared  # an adapter, or a library's declaration (its driver runs as a process)
     profile: str
     kind: str  # "oracle" | "implementation"
 
@@ -395,7 +397,7 @@ def observe(settings):
 
 
 #: What a forked column process reads (set before the pool forks, so nothing large is pickled).
-_FORKED = {}
+_FORKED: dict[str, Any] = {}
 
 
 def pin_threads():

@@ -53,5 +53,5 @@ def check_against_baseline(name, report, baseline):
     code = run_cli("check", "--impl", name, "--baseline", baseline, "--report", report, "--quiet")
     records = results(report).records
     errors = [r for r in records if r.outcome in ("error", "crash", "timeout", "protocol-error")]
-    gating = [r.id for r in records if (r.baseline or {}).get("status") not in (None, "known")]
+    gating = [r.id for r in records if r.baseline is not None and r.baseline.status != "known"]
     return code, records, errors, gating
