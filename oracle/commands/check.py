@@ -427,8 +427,8 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
     groups = session.root_causes.groups()
     if groups:
         out.write("root causes: " + ", ".join(
-            f"{g.name} x{g.count}" + (f" ({', '.join(g.documented)})" if g.documented else "")
-            for g in groups) + "\n")
+            f"{g.name}" + (f" or {' or '.join(g.alternatives)}" if g.alternatives else "") + f" x{g.count}"
+            + (f" ({', '.join(g.documented)})" if g.documented else "") for g in groups) + "\n")
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")
     known = tracker.statuses["known"]

@@ -132,11 +132,16 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
         return out
     request, reply = original[0], original[1]
     try:
-        if classify(request, reply, profile, overrides=overrides,
-                    among=component_names(out.name)).explained:
-            return out
+        confirmed = [name for name in (out.name, *out.fits)
+                     if classify(request, reply, profile, overrides=overrides, among=component_names(name)).explained]
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
+    if confirmed and confirmed[0] == out.name:
+        return out.model_copy(update={"fits": tuple(confirmed[1:])})
+    if confirmed:  # another explanation of the shrunk input is the one that explains the original too
+        again = attribute(*shrunk, profile, entries=entries, among=component_names(confirmed[0]))
+        if again.change:
+            return again.model_copy(update={"fits": tuple(confirmed[1:])})
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
     if not whole.change:
         return out

@@ -26,10 +26,11 @@ from __future__ import annotations
 import math
 import re
 from typing import Any
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
 
+from oracle.formulas import bleu
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
     EMPTY_ORDER_RULES,
@@ -43,6 +44,7 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
 from .computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
     COMPUTATION_DOCS,
     COMPUTATIONS,
     FLOAT32,
@@ -53,6 +55,7 @@ from .computations import (
     result_under,
     score_of,
 )
+from .counting import COUNTING_ALTERNATIVES, matching_alternatives
 from .expect import statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 
@@ -78,6 +81,8 @@ class Explanation:
     value: float | None = None
     #: the oracle's own value under the judged profile
     expected: float | None = None
+    #: other explanations that fit this answer as well (same tier): a run names the one that fits all its records
+    fits: tuple = ()
 
     @property
     def explained(self):
@@ -87,7 +92,7 @@ class Explanation:
         """This explanation as a record's root cause."""
         return Classification(name=self.name, description=self.description,
                               change=tuple((key, _scalar(value)) for key, value in self.change), value=self.value,
-                              expected=self.expected, documented=documented, scope=scope)
+                              expected=self.expected, documented=documented, scope=scope, fits=self.fits)
 
 
 def _scalar(value):
@@ -195,8 +200,191 @@ def _statistics_differ(statistics, result, n):
     return None if divergence is None else divergence[0]
 
 
-def classify(request, answer, profile, *, overrides=None, among=None):
-    """The first explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
+def _reports_smoothed_counts(statistics, result, n):
+    """Whether the reported matches and totals are the oracle's smoothed ones (the lengths its own)."""
+    smoothed = None if result is None else result.smoothed
+    if not statistics or smoothed is None:
+        return False
+    reported = statistics if isinstance(statistics, Statistics) else Statistics.model_validate(statistics)
+    return (reported.hyp_len == result.statistics.hyp_len and reported.ref_len == result.statistics.ref_len
+            and [float(x) for x in reported.matches[:n]] == [float(x) for x in smoothed.matches[:n]]
+            and [float(x) for x in reported.totals[:n]] == [float(x) for x in smoothed.totals[:n]])
+
+
+def consistent_with(statistics, result, n):
+    """Whether an explanation whose counting gives `result` agrees with the statistics the implementation
+    returned (their counts, or the counts after smoothing): an explanation that contradicts a returned
+    statistic is never chosen. No statistics returned contradict nothing."""
+    if not statistics:
+        return True
+    if result is None:
+        return False
+    return _statistics_differ(statistics, result, n) is None or _reports_smoothed_counts(statistics, result, n)
+
+
+#: Token computations one classification may spend (each recomputation of the oracle, or computation on its
+#: values, costs the request's token count): a deterministic bound, never wall-clock, so that a committed
+#: report does not depend on the machine's speed. A small input is never near it; a 2,000-segment example
+#: that shrinking could not reduce gets about 50 alternatives, then "unexplained: the budget was spent".
+ATTRIBUTION_BUDGET = 4_000_000
+
+
+class _BudgetSpent(Exception):
+    """The classification's token budget ran out (internal: caught by `classify`)."""
+
+
+@dataclass
+class _Search:
+    """One classification's search state: the request, the answer, what is permitted, the budget."""
+
+    ctx: Context
+    base: object
+    actual: float
+    statistics: object
+    n: int
+    allowed: frozenset | None
+    budget: int
+    cost: int
+    spent: int = 0
+    tried: int = 0
+    cache: dict = field(default_factory=dict)
+
+    def permitted(self, *names):
+        return self.allowed is None or all(name in self.allowed for name in names)
+
+    def charge(self):
+        self.spent += self.cost
+        self.tried += 1
+        if self.spent > self.budget:
+            raise _BudgetSpent
+
+    def result_for(self, changes, smoothing_change):
+        key = (tuple(sorted(changes.items())), smoothing_change)
+        if key not in self.cache:
+            self.charge()
+            try:
+                changed = self.ctx.options.with_changes(**changes) if changes else self.ctx.options
+            except BleuOracleError:
+                self.cache[key] = None
+            else:
+                self.cache[key] = result_under(self.ctx, options=changed, smoothing=smoothing_change)
+        return self.cache[key]
+
+
+def _counting_of(cname, ctx, result):
+    """The counts a computation implies, when they are not `result`'s own: None when they cannot be told
+    cheaply (the computation's statistics are then not compared), else a BleuResult-like object whose
+    statistics are the counts the mechanism produces."""
+    if cname in ("case-folded-unasked", "case-not-folded"):
+        return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
+    return result
+
+
+#: Computations whose counting the oracle's result does not describe and `_counting_of` does not model: the
+#: returned statistics are not compared for them (they say how they count in their own description).
+UNCOMPARED_COUNTING = frozenset({"best-single-reference-clipping", "best-single-reference-with-epsilon",
+                                 "empty-text-one-token", "object-prototype-key-nan"})
+
+
+def _by_convention(search, candidates, close, suffix, *, stats):
+    """Every convention (or pair) in `candidates` whose value is within `close` of the answer and whose
+    counts do not contradict the returned statistics (`stats`: they must equal them)."""
+    found = []
+    for name, description, changes, smoothing_change in candidates:
+        if not search.permitted(*component_names(name), *component_names(suffix)):
+            continue
+        result = search.result_for(changes, smoothing_change)
+        value = score_of(result)
+        if not close(search.actual, value):
+            continue
+        agrees = _statistics_differ(search.statistics, result, search.n) is None if stats else \
+            consistent_with(search.statistics, result, search.n)
+        if agrees:
+            found.append(Explanation(_join(name, suffix), _join_text(description, suffix),
+                                     _change_tuple(changes, smoothing_change) + _suffix_change(suffix), value))
+    return found
+
+
+def _by_computation(search, computations, close, suffix, candidates=((None, None, {}, None),)):
+    """Every computation (on the judged conventions, or on each of `candidates`) whose value is within
+    `close` of the answer and whose counting does not contradict the returned statistics."""
+    found = []
+    ctx, options = search.ctx, search.ctx.options
+    for name, description, changes, smoothing_change in candidates:
+        if name is not None and not search.permitted(*component_names(name)):
+            continue
+        result = search.result_for(changes, smoothing_change) if name is not None else search.base
+        if result is None:
+            continue
+        changed = ctx if name is None else Context(ctx.request, options.with_changes(**changes) if changes else options,
+                                                     smoothing_change or ctx.smoothing, ctx.weights)
+        for cname, function in computations:
+            if not search.permitted(cname, *component_names(suffix)):
+                continue
+            value = function(changed, result)
+            if value is None:  # the computation's condition does not hold: a cheap test, not charged
+                continue
+            search.charge()
+            if not close(search.actual, value):
+                continue
+            if cname not in UNCOMPARED_COUNTING and not consistent_with(
+                    search.statistics, _counting_of(cname, changed, result), search.n):
+                continue
+            label = _join(cname if name is None else f"{name} + {cname}", suffix)
+            text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"
+            found.append(Explanation(label, _join_text(text, suffix), _change_tuple(changes, smoothing_change)
+                                     + (("computation", cname),) + _suffix_change(suffix), value))
+    return found
+
+
+def _tiers(search, conventions, close, suffix):
+    """The explanations in the order they are tried, tier by tier (a lazy sequence of lists): a simpler
+    explanation first; every explanation of one tier that fits is kept, so that a run can pick the one
+    that fits all its records."""
+    strong = [c for c in conventions if not _weak(c)]
+    weak = [c for c in conventions if _weak(c)]
+    pairs = [
+        (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
+        for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(conventions, 2)
+        if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
+    ]
+    yield lambda: _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix) + \
+        _by_convention(search, strong, close, suffix, stats=False)
+    yield lambda: _by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
+    yield lambda: _by_convention(search, weak, close, suffix, stats=False)
+    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
+    yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
+    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, pairs)
+
+
+#: How many of `_tiers` are single explanations (the rest combine two or three).
+SIMPLE_TIERS = 3
+
+
+def _first_tier(search, conventions, close, suffix, *, simple=True, combined=True):
+    """The explanations of the first tier that has any (`simple`: the single-explanation tiers; `combined`:
+    the tiers that combine explanations)."""
+    for index, tier in enumerate(_tiers(search, conventions, close, suffix)):
+        if (simple if index < SIMPLE_TIERS else combined):
+            found = tier()
+            if found:
+                return found
+    return []
+
+
+def _chosen(found, expected):
+    """The first explanation of a tier, with the others that fit as well as it does."""
+    first = found[0]
+    others = tuple(dict.fromkeys(e.name for e in found[1:] if e.name != first.name))
+    return replace(first, expected=expected, fits=others)
+
+
+def _float32_close(a, e):
+    return within_contract(a, e, rel_tol=FLOAT32_REL_TOLERANCE)
+
+
+def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET):
+    """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches, Explanation("unexplained") if no
     alternative does. `overrides` are convention overrides the case already applies. `among`, if
@@ -204,10 +392,14 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     these names -- e.g. the documented discrepancy classes of one implementation -- so that an
     answer several alternatives explain is attributed to the one known to occur.
 
-    Order: computations gated by a library-specific condition; one convention; generic
-    computations; readings that ignore the requested smoothing; a convention with a computation;
-    two conventions; two conventions with a computation. All of that first within the numeric
-    contract, then again within float32 precision ("... + float32").
+    The statistics come first: when the answer carries statistics, an explanation whose counting
+    contradicts them is never chosen. Then tiers, simplest first: computations gated by a
+    library-specific condition and single conventions; generic computations; readings that ignore
+    the requested smoothing; a convention with a computation; two conventions; two conventions with a
+    computation. All of that within the numeric contract, then within float32 precision ("... +
+    float32"). Every explanation of the first tier that fits is kept (`Explanation.fits` names the
+    others), so that a run can name the one explanation that fits all its records. The search costs
+    at most `budget` token computations (deterministic: never a clock).
 
     When the score agrees but reported statistics do not, the explanation is the first
     convention (or pair) under which the oracle's statistics are the reported ones.
@@ -217,122 +409,148 @@ def classify(request, answer, profile, *, overrides=None, among=None):
     # a text request: the explanations vary the counting, not the tokenizer
     request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split))
     ctx = context_for(request, profile, overrides)
-    options, smoothing, weights = ctx.options, ctx.smoothing, ctx.weights
     base = result_under(ctx)
     expected = score_of(base)
-    n = len(weights)
-    allowed = None if among is None else set(among)
-
-    def permitted(*names):
-        return allowed is None or all(name in allowed for name in names)
-
     if actual is None:
         return Explanation(UNEXPLAINED, "the answer has no score", (), None, expected)
+    search = _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
+                     budget, max(1, request.token_count))
+    conventions = _convention_changes(ctx.options, ctx.smoothing, request.level, profile.options)
+    try:
+        return _explain(search, conventions, expected)
+    except _BudgetSpent:
+        return Explanation(UNEXPLAINED, f"the attribution budget ({budget:,} token computations) was spent after "
+                           f"{search.tried} alternatives on this {request.token_count:,}-token input", (), None,
+                           expected)
 
-    conventions = _convention_changes(options, smoothing, request.level, profile.options)
-    strong = [c for c in conventions if not _weak(c)]
-    weak = [c for c in conventions if _weak(c)]
-    pairs = [
-        (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
-        for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(conventions, 2)
-        if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
-    ]
-    cache = {}
 
-    def result_for(changes, smoothing_change):
-        key = (tuple(sorted(changes.items())), smoothing_change)
-        if key not in cache:
-            try:
-                changed = options.with_changes(**changes) if changes else options
-            except BleuOracleError:
-                cache[key] = None
-            else:
-                cache[key] = result_under(ctx, options=changed, smoothing=smoothing_change)
-        return cache[key]
-
-    exact_close = within_contract
-
-    def float32_close(a, e):
-        return within_contract(a, e, rel_tol=FLOAT32_REL_TOLERANCE)
-
-    def by_convention(candidates, close, suffix, *, stats=False):
-        for name, description, changes, smoothing_change in candidates:
-            if not permitted(*component_names(name), *component_names(suffix)):
-                continue
-            result = result_for(changes, smoothing_change)
-            value = score_of(result)
-            if close(actual, value) and (not stats or _statistics_differ(statistics, result, n) is None):
-                return Explanation(_join(name, suffix), _join_text(description, suffix),
-                                   _change_tuple(changes, smoothing_change) + _suffix_change(suffix), value, expected)
-        return None
-
-    def by_computation(computations, close, suffix, candidates=((None, None, {}, None),)):
-        for name, description, changes, smoothing_change in candidates:
-            if name is not None and not permitted(*component_names(name)):
-                continue
-            result = result_for(changes, smoothing_change) if name is not None else base
-            if result is None:
-                continue
-            changed = ctx if name is None else Context(request, options.with_changes(**changes) if changes else options,
-                                                         smoothing_change or smoothing, weights)
-            for cname, function in computations:
-                if not permitted(cname, *component_names(suffix)):
-                    continue
-                value = function(changed, result)
-                if value is not None and close(actual, value):
-                    label = _join(cname if name is None else f"{name} + {cname}", suffix)
-                    text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"
-                    return Explanation(label, _join_text(text, suffix),
-                                       _change_tuple(changes, smoothing_change) + (("computation", cname),)
-                                       + _suffix_change(suffix), value, expected)
-        return None
-
-    def search(close, suffix):
-        return (
-            by_computation(SPECIFIC_COMPUTATIONS, close, suffix)
-            or by_convention(strong, close, suffix)
-            or by_computation(GENERIC_COMPUTATIONS, close, suffix)
-            or by_convention(weak, close, suffix)
-            or by_computation(COMPUTATIONS, close, suffix, conventions)
-            or by_convention(pairs, close, suffix)
-            or by_computation(COMPUTATIONS, close, suffix, pairs)
-        )
-
+def _explain(search, conventions, expected):
+    actual, statistics, base, n = search.actual, search.statistics, search.base, search.n
     if within_contract(actual, expected):
-        differs = _statistics_differ(statistics, base, n)
-        if differs is None:
-            return Explanation(AGREES, "the oracle under the judged profile gives this value", (), expected, expected)
-        smoothed = base.smoothed
-        if smoothed is not None and differs in ("matches", "totals") and permitted(SMOOTHED_COUNTS):
-            want_m = [float(x) for x in smoothed.matches[:n]]
-            want_t = [float(x) for x in smoothed.totals[:n]]
-            got_m = [float(x) for x in statistics.get("matches", want_m)][:n]
-            got_t = [float(x) for x in statistics.get("totals", want_t)][:n]
-            if got_m == want_m and got_t == want_t:
-                return Explanation(SMOOTHED_COUNTS,
-                                   "the score agrees; the reported matches/totals include the smoothing's additions",
-                                   (("computation", SMOOTHED_COUNTS),), expected, expected)
-        found = by_convention(strong, exact_close, "", stats=True) or by_convention(pairs, exact_close, "", stats=True)
+        return _score_agrees(search, conventions, expected)
+    counted = _from_returned_counts(search, conventions)
+    if counted:
+        return _chosen(counted, expected)
+    if statistics is not None and _float32_close(actual, expected) and search.permitted(FLOAT32) \
+            and _statistics_differ(statistics, base, n) is not None:
+        strong = [c for c in conventions if not _weak(c)]
+        found = _by_convention(search, strong, _float32_close, FLOAT32, stats=True)
         if found:
-            return found
-        return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
-
-    if statistics is not None and float32_close(actual, expected) and permitted(FLOAT32):
-        if _statistics_differ(statistics, base, n) is not None:
-            found = (by_convention(strong, float32_close, FLOAT32, stats=True)
-                     or by_convention(pairs, float32_close, FLOAT32, stats=True))
-            if found:
-                return found
-    found = search(exact_close, "")
+            return _chosen(found, expected)
+    # single explanations, then float32 on the judged conventions (itself a single explanation), then combinations
+    found = _first_tier(search, conventions, within_contract, "", combined=False)
     if found:
-        return found
-    if float32_close(actual, expected) and permitted(FLOAT32):
+        return _chosen(found, expected)
+    if _float32_close(actual, expected) and search.permitted(FLOAT32) and consistent_with(statistics, base, n):
         return Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), expected, expected)
-    found = search(float32_close, FLOAT32)
+    found = _first_tier(search, conventions, within_contract, "", simple=False)
     if found:
-        return found
+        return _chosen(found, expected)
+    found = _first_tier(search, conventions, _float32_close, FLOAT32)
+    if found:
+        return _chosen(found, expected)
+    if statistics is not None and not consistent_with(statistics, base, n):
+        return Explanation(UNEXPLAINED, "no single or paired alternative convention or computation gives this value "
+                           f"with the returned statistics (they differ from the oracle's at "
+                           f"{_statistics_differ(statistics, base, n)})", (), None, expected)
     return Explanation(UNEXPLAINED, "no single or paired alternative convention or computation gives this value",
                        (), None, expected)
+
+
+def _reported(statistics):
+    return statistics if isinstance(statistics, Statistics) else Statistics.model_validate(statistics)
+
+
+def _from_returned_counts(search, conventions):
+    """When the returned counts differ from the oracle's and the judged profile's scoring of *those* counts
+    gives the answer, the difference is in counting alone: named by the counting alternatives (integers,
+    compared exactly) or conventions whose counts are exactly the returned ones, else by the first count
+    that differs. Empty when scoring the returned counts does not give the answer."""
+    statistics, base, n, ctx = search.statistics, search.base, search.n, search.ctx
+    if not statistics or base is None or _statistics_differ(statistics, base, n) is None:
+        return []
+    reported = _reported(statistics)
+    try:
+        counts = bleu.Statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:n]),
+                                 tuple(reported.totals[:n]), base.statistics.segments)
+        value = score_of(bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options,
+                                                   smoothing=ctx.smoothing, level=ctx.request.level))
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        # counts the formulas cannot score (more matches than n-grams: a precision above 1): a counting
+        # alternative that gives exactly these integers still names the mechanism
+        return _counting_alternatives(search, None)
+    if not within_contract(search.actual, value):
+        return []
+    found = _counting_alternatives(search, value)
+    strong = [c for c in conventions if not _weak(c)]
+    found += _by_convention(search, strong, within_contract, "", stats=True)
+    if found:
+        return found
+    layer = _statistics_differ(statistics, base, n)
+    name = f"other-counting-of-{layer}"
+    if not search.permitted(name):
+        return []
+    return [Explanation(name, f"the implementation's own statistics, scored by the judged profile's formulas, give "
+                        f"its answer: it counts {layer} differently from section 2.1, in a way no known counting "
+                        "alternative reproduces", (("computation", name),), value)]
+
+
+def _counting_alternatives(search, value):
+    """The counting alternatives whose counts are exactly the returned statistics (integers, compared exactly)."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    names = matching_alternatives(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                                  search.base.statistics, permitted=search.permitted, charge=search.charge)
+    return [Explanation(name, COUNTING_ALTERNATIVES[name][0], (("computation", name),), value) for name in names]
+
+
+def _bp_alternative(search):
+    """The brevity-penalty alternatives whose value is the returned BP (the counts being the oracle's)."""
+    statistics, base = search.statistics, search.base
+    reported = _reported(statistics) if statistics else None
+    if reported is None or reported.bp is None or base is None or math.isnan(float(reported.bp)):
+        return []
+    c, r = base.statistics.hyp_len, base.statistics.ref_len
+    if c == 0 or within_contract(float(reported.bp), float(base.bp)):
+        return []
+    found = [Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), search.actual)
+             for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()
+             if search.permitted(name) and within_contract(float(reported.bp), rule(c, r))]
+    if not found and search.permitted(FLOAT32) and _float32_close(float(reported.bp), float(base.bp)):
+        found = [Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), search.actual)]
+    return found
+
+
+def _score_agrees(search, conventions, expected):
+    """The score agrees: the oracle itself, or the statistics differ (smoothed counts reported, or a
+    convention under which the oracle's counts are the reported ones)."""
+    statistics, base, n = search.statistics, search.base, search.n
+    differs = _statistics_differ(statistics, base, n)
+    if differs is None:
+        bp = _bp_alternative(search)
+        if bp:
+            return _chosen(bp, expected)
+        return Explanation(AGREES, "the oracle under the judged profile gives this value", (), expected, expected)
+    if differs in ("matches", "totals") and search.permitted(SMOOTHED_COUNTS) and \
+            _reports_smoothed_counts(statistics, base, n):
+        return Explanation(SMOOTHED_COUNTS,
+                           "the score agrees; the reported matches/totals include the smoothing's additions",
+                           (("computation", SMOOTHED_COUNTS),), expected, expected)
+    counted = _counting_alternatives(search, expected)
+    if counted:
+        return _chosen(counted, expected)
+    strong = [c for c in conventions if not _weak(c)]
+    pairs = [
+        (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
+        for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(strong, 2)
+        if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
+    ]
+    found = _by_convention(search, strong, within_contract, "", stats=True) or \
+        _by_convention(search, pairs, within_contract, "", stats=True)
+    if found:
+        return _chosen(found, expected)
+    return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
 
 
 def _join(name, suffix):
@@ -391,7 +609,8 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:
         if key == "computation":
-            if value not in functions and value not in (FLOAT32, SMOOTHED_COUNTS):
+            if value not in functions and value not in (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES) \
+                    and not value.startswith("other-counting-of-"):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -409,10 +628,51 @@ def explained_value(request, profile, change, *, overrides=None):
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if result is None:
+        if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
             return None
-        value = functions[name](ctx, result)
+        value = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else functions[name](ctx, result)
     return value
+
+
+def _counted_value(ctx, result, name):
+    """The judged profile's score of the counts a counting alternative gives."""
+    n = len(ctx.weights)
+    _, layer, count = COUNTING_ALTERNATIVES[name]
+    request = ctx.request.tokenized(ctx.options.token_split)
+    counted = count(request.segments, n, ctx.options)
+    if counted is None:  # the alternative does not apply to this request
+        return None
+    counts = tuple(counted)
+    statistics = result.statistics
+    alternative = bleu.Statistics(statistics.hyp_len, statistics.ref_len,
+                                  counts if layer == "matches" else tuple(statistics.matches[:n]),
+                                  counts if layer == "totals" else tuple(statistics.totals[:n]), statistics.segments)
+    try:
+        return score_of(bleu.bleu_from_statistics(alternative, weights=ctx.weights, options=ctx.options,
+                                                  smoothing=ctx.smoothing, level=request.level))
+    except BleuOracleError:
+        return None
+
+
+_CONVENTION_RULES = {"reference_length": REFERENCE_LENGTH_RULES, "empty_order": EMPTY_ORDER_RULES,
+                     "no_match": NO_MATCH_RULES, "both_empty": BOTH_EMPTY_RULES}
+
+
+def describe_explanation(name):
+    """What an explanation's name means, in words, from its parts (for a run's cause that no record gave as
+    its first name): a computation's or counting alternative's description, a convention's rule."""
+    described = []
+    for part in component_names(name):
+        field_name, _, value = part.partition("=")
+        if part in COMPUTATION_DOCS:
+            described.append(COMPUTATION_DOCS[part])
+        elif part in COUNTING_ALTERNATIVES:
+            described.append(COUNTING_ALTERNATIVES[part][0])
+        elif value and value in _CONVENTION_RULES.get(field_name, {}):
+            described.append(f"{field_name}: {_CONVENTION_RULES[field_name][value]}")
+        else:
+            described.append(part)
+    return "; and ".join(described)
 
 
 def component_names(name):
@@ -422,9 +682,9 @@ def component_names(name):
 
 def known_names():
     """Every single explanation name classify can give (conventions are named `field=value`)."""
-    return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS)
+    return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES)
 
 
 __all__ = ["AGREES", "COMPUTATIONS", "Explanation", "FLOAT32", "FLOAT32_REL_TOLERANCE", "SMOOTHED_COUNTS",
-           "UNEXPLAINED", "classify", "component_names", "explained_value", "known_names",
+           "UNEXPLAINED", "classify", "component_names", "describe_explanation", "explained_value", "known_names",
            "smoothing_from_description", "within_contract"]

@@ -58,8 +58,9 @@ def score_of(result):
 # -- alternative computations (functions of the oracle's intermediate values) --
 
 
-def _weighted(result, replace):
-    """BP * exp(sum w_n log p_n) with each (p, w) mapped by `replace` -> p or None (left out)."""
+def _weighted(result, replace, bp=None):
+    """BP * exp(sum w_n log p_n) with each (p, w) mapped by `replace` -> p or None (left out); `bp` in place
+    of the result's own BP when given."""
     if result is None:
         return None
     if result.score.is_nan():
@@ -77,7 +78,36 @@ def _weighted(result, replace):
         if p <= 0:
             return 0.0
         total += float(w) * math.log(p)
-    return float(result.bp) * math.exp(total)
+    return (float(result.bp) if bp is None else bp) * math.exp(total)
+
+
+def _as_float(p):
+    return None if p is None else float(p)
+
+
+def no_brevity_penalty(ctx, result):
+    """No brevity penalty at all: BP = 1 also when the hypothesis is shorter than the reference."""
+    if result is None or result.score.is_nan() or result.bp == 1 or result.statistics.hyp_len == 0:
+        return None
+    return _weighted(result, _as_float, bp=1.0)
+
+
+def brevity_penalty_when_longer(ctx, result):
+    """BP = e^(1 - r/c) also when c > r (a penalty above 1: the `if c > r: BP = 1` branch left out)."""
+    if result is None or result.score.is_nan():
+        return None
+    c, r = result.statistics.hyp_len, result.statistics.ref_len
+    if not c > r:
+        return None
+    return _weighted(result, _as_float, bp=math.exp(1 - r / c))
+
+
+#: The other brevity penalties the classifier knows, as functions of (c, r) for c > 0: a returned BP
+#: equal to one of them names the mechanism even where the score cannot tell (a score of 0).
+BREVITY_PENALTY_ALTERNATIVES = {
+    "no-brevity-penalty": lambda c, r: 1.0,
+    "brevity-penalty-when-longer": lambda c, r: math.exp(1 - r / c),
+}
 
 
 def tiny_instead_of_zero(ctx, result):
@@ -375,6 +405,13 @@ def case_folded_unasked(ctx, result):
     return score_of(result_under(ctx, options=ctx.options.with_changes(lowercase=True)))
 
 
+def case_not_folded(ctx, result):
+    """The request's lowercase flag ignored: case kept where the request folds it."""
+    if not ctx.request.lowercase or ctx.request.is_text:
+        return None
+    return score_of(result_under(ctx, options=ctx.options.with_changes(lowercase=False)))
+
+
 #: Object.prototype's property names: a plain JavaScript object used as a map has them all.
 OBJECT_PROTOTYPE_KEYS = frozenset(("constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
                                    "isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__",
@@ -440,6 +477,9 @@ GENERIC_COMPUTATIONS = (
     ("percent-scale", percent_scale),
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
+    ("case-not-folded", case_not_folded),
+    ("no-brevity-penalty", no_brevity_penalty),
+    ("brevity-penalty-when-longer", brevity_penalty_when_longer),
 )
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
 COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}

@@ -37,6 +37,8 @@ from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
 
+from oracle.diagnose.classify import describe_explanation
+from oracle.diagnose.cover import minimal_cover
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, parse_line
@@ -101,6 +103,8 @@ class RootCauseGroup:
     count: int
     smallest: Record
     records: list[Record]
+    #: explanations that fit every record of the group as well ("fits: A or B")
+    alternatives: tuple[str, ...] = ()
 
 
 def input_size(record: Record) -> tuple[int, int, int, int]:
@@ -114,37 +118,49 @@ def input_size(record: Record) -> tuple[int, int, int, int]:
 
 
 class RootCauseTally:
-    """Failing records grouped by the name of their root cause ("classification"), one at a time:
-    per name the count, the documented classes and the smallest input (fewest tokens, then
-    segments, references, orders; then the first in the run). `keep_records` also keeps the
-    records (for a console listing); a streamed summary does not."""
+    """Failing records grouped by root cause, one at a time, and named run-wide: each record brings the
+    explanations that fit it (its classification's name and `fits`); `groups` names the fewest
+    explanations that together account for every record (`oracle.diagnose.cover`), so that one bug gets
+    one name. Per group the count, the documented classes and the smallest input (fewest tokens, then
+    segments, references, orders; then the first in the run). Memory holds one entry per distinct set of
+    fitting names, however many records; `keep_records` also keeps the records (for a console listing)."""
 
     def __init__(self, *, keep_records=False):
         self.keep_records = keep_records
-        self._groups = {}
+        self._signatures = {}
         self._position = 0
 
     def add(self, record: Record) -> None:
         position, self._position = self._position, self._position + 1
         if record.good or record.classification is None or not record.classification.name:
             return
-        name = record.classification.name
-        group = self._groups.get(name)
+        classification = record.classification
+        signature = (classification.name, *(f for f in classification.fits if f != classification.name))
+        entry = self._signatures.get(signature)
         size = (input_size(record), position)
-        if group is None:
-            group = self._groups[name] = {"count": 0, "smallest": (size, record), "documented": set(), "records": []}
-        group["count"] += 1
-        group["documented"].update(record.classification.documented)
-        if size < group["smallest"][0]:
-            group["smallest"] = (size, record)
+        if entry is None:
+            entry = self._signatures[signature] = {"count": 0, "smallest": (size, record), "documented": set(),
+                                                   "records": []}
+        entry["count"] += 1
+        entry["documented"].update(classification.documented)
+        if size < entry["smallest"][0]:
+            entry["smallest"] = (size, record)
         if self.keep_records:
-            group["records"].append(record)
+            entry["records"].append(record)
 
     def groups(self) -> list[RootCauseGroup]:
-        """The groups, largest first (then by name)."""
-        out = [RootCauseGroup(name, g["smallest"][1].classification.description, sorted(g["documented"]),
-                              g["count"], g["smallest"][1], g["records"])
-               for name, g in self._groups.items()]
+        """The run's root causes, largest first (then by name)."""
+        out = []
+        for cause in minimal_cover({s: e["count"] for s, e in self._signatures.items()}):
+            entries = [self._signatures[s] for s in cause.signatures]
+            # the smallest record whose own first name is this cause, else the smallest it accounts for
+            named = [e["smallest"] for s, e in zip(cause.signatures, entries) if s[0] == cause.name]
+            smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
+            description = smallest.classification.description if named else describe_explanation(cause.name)
+            documented = sorted(set().union(*(e["documented"] for e in entries)))
+            records = [r for e in entries for r in e["records"]]
+            out.append(RootCauseGroup(cause.name, description, documented, cause.records, smallest, records,
+                                      cause.alternatives))
         out.sort(key=lambda g: (-g.count, g.name))
         return out
 

@@ -89,6 +89,15 @@ def cause_key(record):
     return CAUSE_PREFIX + name
 
 
+def cause_keys(record):
+    """Every `cause:<name>` a random example's failure may be forgiven by: its root cause's name, and the other
+    explanations that fit it as well (the run may name the bug by one of those)."""
+    first = cause_key(record)
+    if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
+        return [first] if first else []
+    return [first, *(CAUSE_PREFIX + name for name in record.classification.fits)]
+
+
 def baseline_key(record):
     """The key a record is looked up by: its id, and for a random example also its class."""
     if is_random(record):
@@ -179,7 +188,8 @@ class BaselineTracker:
         good = record.good
         entry = self.entries.get(record.id)
         if entry is None and is_random(record) and not good:
-            entry = self.entries.get(cause_key(record)) or self.entries.get(baseline_key(record))
+            entry = next((self.entries[k] for k in cause_keys(record) if k in self.entries), None) \
+                or self.entries.get(baseline_key(record))
             if entry is None:  # a class entry without a layer matches every layer of that outcome
                 entry = self.entries.get(CLASS_PREFIX + outcome)
         if entry is None:
@@ -270,8 +280,17 @@ def write_baseline(results, out, *, examples_as="causes", force=False):
     return BaselineWritten(added=len(added), kept=len(existing.entries), not_observed=not_observed)
 
 
+def _run_cause_key(record, run_names):
+    """The `cause:<name>` of a record as the run names it: the first of the footer's causes that fits it
+    (one bug, one entry), else its own root cause's."""
+    keys = cause_keys(record)
+    return next((CAUSE_PREFIX + name for name in run_names if CAUSE_PREFIX + name in keys), keys[0] if keys else None)
+
+
 def _deviation_entries(results, examples_as):
     entries, classes = [], {}
+    footer = getattr(results, "footer", None)
+    run_names = [cause.name for cause in (footer.causes or ())] if footer is not None else []
     for record in results.records:
         if record.good:
             continue
@@ -279,7 +298,7 @@ def _deviation_entries(results, examples_as):
         if is_random(record) and examples_as != "ids":
             if examples_as == "none":
                 continue
-            key = (examples_as == "causes" and cause_key(record)) or baseline_key(record)
+            key = (examples_as == "causes" and _run_cause_key(record, run_names)) or baseline_key(record)
             if key in classes:
                 classes[key]["count"] += 1
                 continue

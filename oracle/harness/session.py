@@ -54,6 +54,7 @@ from oracle.models.results import (
     Omitted,
     OmittedRequest,
     Record,
+    RunCause,
     RunSettings,
     Shrunk,
     Unanswered,
@@ -103,6 +104,13 @@ def _recorded(request, regenerate, wire=None):
 DEFAULT_EXAMPLES = 200
 #: How many notable records a session keeps whole for its verb's console output (the rest are counted).
 NOTABLE_KEPT = 500
+
+
+def run_causes(tally):
+    """The footer's root causes, from the session's tally (None when nothing failed)."""
+    groups = tally.groups()
+    return tuple(RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
+                 for g in groups) or None
 
 
 def notable_key(record):
@@ -513,11 +521,26 @@ class Session:
                         message=verdict.message, actual=replies[0].recorded(), stderr=replies[0].stderr,
                         duration=sum(r.duration for r in replies), related=request)
         if verdict.outcome not in GOOD_OUTCOMES:
-            record = record.model_copy(update={
-                "classification": attribute(request, reply, verdict, oracle_expected(request, self.profile),
-                                            self.profile, entries=self.documented),
-                "replay": variants[0], "reproduce": self._regenerate(item_id)})
+            classification = self._related_cause(variants, replies) or \
+                attribute(request, reply, verdict, oracle_expected(request, self.profile), self.profile,
+                          entries=self.documented)
+            record = record.model_copy(update={"classification": classification, "replay": variants[0],
+                                               "reproduce": self._regenerate(item_id)})
         return self.finish(record, started)
+
+    def _related_cause(self, variants, replies):
+        """A broken relation's root cause, where the implementation's answer on a related input is itself
+        wrong and explained: the mechanism, not "relation-broken" (one bug, one name). None otherwise."""
+        for variant, answer in zip(variants, replies):
+            expected = oracle_expected(variant, self.profile)
+            verdict = judge(expected, answer, self.contract, max_order=variant.max_order,
+                            token_counts=token_count_layers(variant))
+            if verdict.outcome in GOOD_OUTCOMES:
+                continue
+            classification = attribute(variant, answer, verdict, expected, self.profile, entries=self.documented)
+            if classification.change:
+                return classification
+        return None
 
     def _relation_verdict(self, request, reply, variants, replies, relation):
         bad = next((r for r in replies if r.kind != "score"), None)
@@ -630,7 +653,8 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
                             gate="fail" if gate_failed or error or interrupted else "pass", exit_code=code,
                             restarts=process.restarts + session.worker_restarts, duration=elapsed(), finished=clock(),
                             error=str(error) if error else None, interrupted=True if interrupted else None,
-                            examples=session.examples_run, time_budget_spent=session.budget_spent, coverage=coverage))
+                            examples=session.examples_run, time_budget_spent=session.budget_spent, coverage=coverage,
+                            causes=run_causes(session.root_causes)))
     if error:
         raise error
     return code, session

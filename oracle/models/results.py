@@ -60,6 +60,8 @@ class Classification(_Part):
     scope: Literal["documented", "all", "outcome"] | None = Field(
         None, description="documented: found among the implementation's curated classes; all: among every "
                           "explanation; outcome: not a wrong number.")
+    fits: tuple[str, ...] = Field((), description="Other explanations that fit this record as well as `name` does "
+                                                  "(the run names the one that fits all its records).")
 
     @property
     def explained(self) -> bool:
@@ -274,6 +276,17 @@ class CoverageTable(_Part):
     unreachable: dict[str, str] = Field(default_factory=dict, description="feature -> why the capabilities rule it out.")
 
 
+class RunCause(_Part):
+    """One root cause of the run: the fewest explanations that together account for every failing record
+    (`oracle.diagnose.cover`)."""
+
+    name: str = Field(description="The explanation's name.")
+    records: int = Field(description="Failing records it accounts for.")
+    alternatives: tuple[str, ...] = Field((), description="Explanations that fit every one of those records as well: "
+                                                          "the inputs could not tell them apart.")
+    documented: tuple[str, ...] = Field((), description="Curated discrepancy ids these records matched.")
+
+
 class Footer(_Line):
     """The last line: counts, the gate's verdict, the exit code. Missing when a run was cut short."""
 
@@ -290,6 +303,8 @@ class Footer(_Line):
     examples: int | None = Field(None, description="Random examples drawn (fewer than asked when the time budget ran out).")
     time_budget_spent: bool | None = Field(None, description="True when --time-budget stopped the search early.")
     coverage: CoverageTable | None = Field(None, description="What the judged inputs exercised.")
+    causes: tuple[RunCause, ...] | None = Field(None, description="The run's root causes: the fewest explanations "
+                                                                   "that account for every failing record.")
 
 
 LINE_MODELS = {"header": Header, "record": Record, "footer": Footer}

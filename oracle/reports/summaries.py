@@ -96,17 +96,24 @@ def root_cause_section(groups):
         return []
     out = ["", "## Root causes", "",
            "Every failing record is classified by `oracle.diagnose.classify` (on the shrunk input for a random "
-           "example): the first alternative convention or computation under which the oracle gives the "
-           "implementation's answer, first among the implementation's documented classes "
-           "(oracle/diagnose/data/discrepancies.yaml).", "",
+           "example): the alternative conventions or computations under which the oracle gives the "
+           "implementation's answer and its statistics, first among the implementation's documented classes "
+           "(oracle/diagnose/data/discrepancies.yaml); the run is then named by the fewest explanations that "
+           "account for every failing record (`oracle.diagnose.cover`).", "",
            "| root cause | records | documented as |", "|---|---:|---|"]
     for group in groups:
-        out.append(f"| `{group.name}` | {group.count} | {', '.join(group.documented) or '-'} |")
+        fits = "".join(f" or `{name}`" for name in group.alternatives)
+        out.append(f"| `{group.name}`{fits} | {group.count} | {', '.join(group.documented) or '-'} |")
     for group in groups:
         record = group.smallest
         value = record.classification.value
-        out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", "",
-                f"- smallest example `{record.id}`: the implementation answers "
+        out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", ""]
+        if group.alternatives:
+            out += [f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
+                    "the explanations apart.", ""]
+        if record.classification.name != group.name:  # its own first name is another that fits it too
+            value = None
+        out += [f"- smallest example `{record.id}`: the implementation answers "
                 f"{_show_value(record.answer())}; the oracle says {_show_value(record.oracle_answer())}"
                 + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")]
         payload = record.reported_input

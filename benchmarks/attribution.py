@@ -1,0 +1,95 @@
+"""Root causes of one-bug implementations: how many names each bug gets, and what naming it costs.
+
+    .venv/bin/python benchmarks/attribution.py                 # every one-bug fake, check's defaults
+    .venv/bin/python benchmarks/attribution.py --quick         # three of them, 40 examples
+    .venv/bin/python benchmarks/attribution.py --only mutant_bp_missing planted:per-reference-clip
+
+Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
+planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
+--command ... --no-cases` with the defaults (seed, examples, shrink budget) alternately with its fixed
+twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`), so that machine load affects both sides. For each
+it prints the wall time failing and fixed and their ratio, the run's root causes (the footer's: one name
+per bug is the goal), and the record-level names for comparison. Nothing here asserts: the figures are
+for people (README, "How causes are chosen").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FAKES = ROOT / "tests" / "fakes"
+QUICK = ("mutant_bp_missing", "mutant_ties_longer", "mutant_totals_off_by_one")
+
+
+def command_of(name: str) -> tuple[str, str]:
+    """(the implementation's command, its fixed twin's command)."""
+    python = shlex.quote(sys.executable)
+    if name.startswith("planted:"):
+        planted = shlex.quote(str(FAKES / "plantedbleu.py"))
+        return f"{python} {planted} {name.split(':', 1)[1]}", f"{python} {planted} clean"
+    return f"{python} {shlex.quote(str(FAKES / (name + '.py')))}", f"{python} {shlex.quote(str(FAKES / 'clean.py'))}"
+
+
+def one_bug_implementations() -> list[str]:
+    sys.path.insert(0, str(FAKES))
+    from plantedbleu import BUGS  # noqa: PLC0415 - the fakes are not a package
+
+    mutants = sorted(p.stem for p in FAKES.glob("mutant_*.py"))
+    return mutants + [f"planted:{bug}" for bug in sorted(BUGS)]
+
+
+def run_check(command: str, report: Path, examples: int | None) -> tuple[int, float, dict]:
+    argv = [sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--report", str(report),
+            "--quiet", "--allow-empty"]
+    if examples is not None:
+        argv += ["--examples", str(examples)]
+    start = time.perf_counter()
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    elapsed = time.perf_counter() - start
+    lines = (report / "results.jsonl").read_text(encoding="utf-8").splitlines() if (report / "results.jsonl").exists() else []
+    records = [json.loads(line) for line in lines if '"type": "record"' in line or '"type":"record"' in line]
+    footer = next((json.loads(line) for line in reversed(lines) if '"footer"' in line[:40]), {})
+    names = Counter((r.get("classification") or {}).get("name", "-") for r in records
+                    if r.get("outcome") not in ("pass", "rejected", "not-applicable"))
+    return done.returncode, elapsed, {"names": names, "causes": footer.get("causes")}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="these implementations (mutant_X or planted:BUG)")
+    parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
+    args = parser.parse_args(argv)
+    names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
+    examples = args.examples if args.examples is not None else (40 if args.quick else None)
+    print(f"{'implementation':<40} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    ratios = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, name in enumerate(names):
+            buggy, fixed = command_of(name)
+            code, failing_s, found = run_check(buggy, Path(scratch) / f"b{index}", examples)
+            _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{index}", examples)
+            ratio = failing_s / fixed_s if fixed_s else float("inf")
+            ratios.append(ratio)
+            causes = found["causes"]
+            run_causes = ", ".join(f"{c['name']} x{c['records']}" for c in causes) if causes else "(none in footer)"
+            record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
+            print(f"{name:<40} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {run_causes} | {record_names}",
+                  flush=True)
+    if ratios:
+        print(f"\nratio failing/fixed: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
