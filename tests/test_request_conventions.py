@@ -5,7 +5,9 @@ switch answers `unsupported` rather than a number under its own rule."""
 
 from __future__ import annotations
 
+import json
 import math
+import sys
 
 import pytest
 from conftest import load
@@ -13,6 +15,7 @@ from fakes.harness import results, run_cli
 
 from oracle.adapters.base import call
 from oracle.adapters.oracle_adapter import OracleImplementation
+from oracle.adapters.server import handle_line
 from oracle.formulas.profiles import PROFILES
 from oracle.models.protocol import RequestConventions, ScoreRequest, Segment
 
@@ -97,3 +100,45 @@ def test_sacrebleus_corpus_effective_order_cases_pass_with_no_baseline(tmp_path)
     records = results(report).records
     assert code == 0 and len(records) == 3
     assert all(r.outcome.value == "pass" and r.request.conventions.empty_order == "skip" for r in records)
+
+
+# -- a bad `conventions` value is an input error, named (docs/FAULTS.md, "Conventions in requests") ----------
+
+BAD_HANDSHAKE = """\
+import json, sys
+print(json.dumps({"protocol": 1, "implementation": {"name": "x", "version": "1", "language": "python"},
+                  "profile": "papineni",
+                  "capabilities": {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+                                   "statistics": False, "lowercase": False,
+                                   "conventions": {"empty_order": ["effective"]}}}), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_handshake_declaring_an_unknown_rule_cannot_be_driven_and_says_which(tmp_path, capsys):
+    program = tmp_path / "bad_handshake.py"
+    program.write_text(BAD_HANDSHAKE, encoding="utf-8")
+    code = run_cli("check", "--command", f"{sys.executable} {program}", "--no-cases", "--examples", 1,
+                   "--report", tmp_path / "report", "--quiet")
+    [line] = [line for line in capsys.readouterr().err.splitlines() if "could not be driven" in line]
+    assert code == 3
+    assert '`capabilities.conventions.empty_order[0]` must be one of "zero", "skip", "one" (got "effective")' in line
+
+
+def test_a_replayed_request_with_an_unknown_convention_is_an_input_error(tmp_path, capsys):
+    replay = {"level": "corpus", "segments": [{"hypothesis": ["a"], "references": [["a"]]}], "weights": [1.0],
+              "smoothing": {"method": "none"}, "lowercase": False, "conventions": {"tokenizer": "13a"}}
+    code = run_cli("check", "--impl", "oracle", "--replay", json.dumps(replay), "--report", tmp_path / "report")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "unknown field `conventions.tokenizer`" in err[0]
+
+
+def test_serve_answers_a_bad_convention_with_an_error_and_an_undeclared_rule_as_unsupported():
+    oracle, words = OracleImplementation("papineni"), request("a", ["a"]).to_json()
+    reply, stop = handle_line(oracle, json.dumps({**words, "seq": 1, "conventions": {"empty_order": "effective"}}))
+    assert not stop and reply["seq"] == 1
+    assert reply["error"].endswith('`conventions.empty_order` must be one of "zero", "skip", "one" (got "effective")')
+    narrow = OracleImplementation("papineni")
+    narrow.capabilities = {**narrow.capabilities, "conventions": {"empty_order": ["zero"]}}
+    reply, stop = handle_line(narrow, json.dumps({**words, "seq": 2, "conventions": {"empty_order": "skip"}}))
+    assert not stop and reply == {"seq": 2, "unsupported": "bleu-oracle cannot switch empty_order to skip"}
