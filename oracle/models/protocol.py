@@ -187,50 +187,51 @@ def _rules(name: str) -> str:
     return ", ".join(f"{rule}: {meaning}" for rule, meaning in REQUEST_CONVENTIONS[name].items())
 
 
-class RequestConventions(Message):
-    """The conventions a score request asks for, where they differ from the judged profile's: name -> rule.
-    A convention left out is the implementation's own profile behaviour; one it carries is sent only to an
-    implementation whose `capabilities.conventions` lists that rule."""
-
-    empty_order: Literal[tuple(REQUEST_CONVENTIONS["empty_order"])] | None = Field(
-        None, description=f"Optional: {_CONVENTION_MEANINGS['empty_order']}. {_rules('empty_order')}.")
-    reference_length: Literal[tuple(REQUEST_CONVENTIONS["reference_length"])] | None = Field(
-        None, description=f"Optional: {_CONVENTION_MEANINGS['reference_length']}. {_rules('reference_length')}.")
-    no_match: Literal[tuple(REQUEST_CONVENTIONS["no_match"])] | None = Field(
-        None, description=f"Optional: {_CONVENTION_MEANINGS['no_match']}. {_rules('no_match')}.")
-    case_fold: Literal[tuple(REQUEST_CONVENTIONS["case_fold"])] | None = Field(
-        None, description=f"Optional: {_CONVENTION_MEANINGS['case_fold']}. {_rules('case_fold')}.")
+class _ConventionsMessage(Message):
+    """Base of the two models keyed by the request conventions: one optional field per convention."""
 
     def chosen(self) -> dict[str, str]:
-        """name -> rule of the conventions this request carries."""
+        """name -> rule of the conventions set here."""
         return {name: rule for name in REQUEST_CONVENTIONS if (rule := getattr(self, name)) is not None}
 
-
-def _switch_values(name: str):
-    """The type of `capabilities.conventions.<name>`: distinct rules of that convention, at least one."""
-    return Annotated[tuple[Literal[tuple(REQUEST_CONVENTIONS[name])], ...], Field(min_length=1),
-                     BeforeValidator(_unique)] | None
-
-
-class ConventionSwitches(Message):
-    """The conventions an implementation can be switched to by a request, and to which rules each."""
-
-    empty_order: _switch_values("empty_order") = Field(
-        None, json_schema_extra={"uniqueItems": True},
-        description=f"Optional: the rules of {_CONVENTION_MEANINGS['empty_order']} it can be switched to.")
-    reference_length: _switch_values("reference_length") = Field(
-        None, json_schema_extra={"uniqueItems": True},
-        description=f"Optional: the rules of {_CONVENTION_MEANINGS['reference_length']} it can be switched to.")
-    no_match: _switch_values("no_match") = Field(
-        None, json_schema_extra={"uniqueItems": True},
-        description=f"Optional: the rules of {_CONVENTION_MEANINGS['no_match']} it can be switched to.")
-    case_fold: _switch_values("case_fold") = Field(
-        None, json_schema_extra={"uniqueItems": True},
-        description=f"Optional: the rules of {_CONVENTION_MEANINGS['case_fold']} it can be switched to.")
-
     def rules(self, name: str) -> tuple[str, ...]:
-        """The rules of convention `name` a request may ask for (none when it is not listed)."""
+        """The rules listed for convention `name` (none when it is not listed)."""
         return getattr(self, name) or ()
+
+
+def _conventions_model(title: str, doc: str, field_of) -> type[_ConventionsMessage]:
+    """A model with one optional field per request convention (`REQUEST_CONVENTIONS`), `field_of(name)`:
+    a new convention there is a new field of both the request's and the capabilities' object."""
+    model = create_model(title, __base__=_ConventionsMessage,
+                         **{name: field_of(name) for name in REQUEST_CONVENTIONS})
+    model.__doc__ = doc
+    return model
+
+
+def _requested_rule(name: str):
+    rules = REQUEST_CONVENTIONS[name]
+    return (Literal[tuple(rules)] | None,
+            Field(None, description=f"Optional: {_CONVENTION_MEANINGS[name]}. {_rules(name)}."))
+
+
+def _switchable_rules(name: str):
+    """Distinct rules of that convention, at least one."""
+    rules = Annotated[tuple[Literal[tuple(REQUEST_CONVENTIONS[name])], ...], Field(min_length=1),
+                      BeforeValidator(_unique)]
+    return (rules | None, Field(None, json_schema_extra={"uniqueItems": True},
+                                description=f"Optional: the rules of {_CONVENTION_MEANINGS[name]} it can be switched to."))
+
+
+#: A request's `conventions`: name -> rule, where they differ from the judged profile's.
+RequestConventions = _conventions_model(
+    "RequestConventions",
+    "The conventions a score request asks for, where they differ from the judged profile's: name -> rule.\n"
+    "A convention left out is the implementation's own profile behaviour; one it carries is sent only to an\n"
+    "implementation whose `capabilities.conventions` lists that rule.", _requested_rule)
+#: `capabilities.conventions`: name -> the rules an implementation can be switched to.
+ConventionSwitches = _conventions_model(
+    "ConventionSwitches", "The conventions an implementation can be switched to by a request, and to which rules each.",
+    _switchable_rules)
 
 
 class Capabilities(Message):
