@@ -266,7 +266,10 @@ def bench_search_parts(examples, rows):
     from oracle.harness.generate import EXPENSIVE_FOCI, FOCI, example_request
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from trivial_impl import CAPABILITIES as capabilities  # the inputs the search sends it
+    from trivial_impl import CAPABILITIES  # the inputs the search sends it
+
+    from oracle.models.protocol import Capabilities
+    capabilities = Capabilities.from_json(CAPABILITIES)
     parts = ("draw", "oracle", "coverage", "json")
     totals = {kind: dict.fromkeys(parts, 0.0) for kind in ("ordinary", "expensive")}
     counts = {"ordinary": 0, "expensive": 0}

@@ -27,7 +27,7 @@ from oracle.adapters.base import (
     call,
     declare_capabilities,
 )
-from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
+from oracle.models.protocol import Handshake, ScoreRequest, Segment, SmoothingSpec
 
 PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
@@ -51,8 +51,10 @@ def test_handshake_is_honest(name):
     assert hello["profile"] in ("papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack")
     caps = hello["capabilities"]
     required = {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
-    optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens", "tokenizers"}
+    optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens", "tokenizers",
+                "conventions"}
     assert required <= set(caps) <= required | optional
+    Handshake.from_json(hello)  # as the runner reads it
     assert caps["weights"] in ("any", "uniform") and caps["max_order"] >= 1 and "none" in caps["smoothing"]
 
 

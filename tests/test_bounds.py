@@ -101,8 +101,11 @@ def test_a_handshake_beyond_a_bound_cannot_be_driven_and_says_which_field(capabi
 def test_coverage_reads_a_declared_order_without_iterating_up_to_it(tmp_path):
     """The coverage footer's `unreachable` of a max_order of 10**15, in a process of its own (on the code
     before, one C loop of 10**15 steps that no signal stops: the guard below kills it)."""
+    # built unvalidated: a handshake's max_order is bounded (100), the footer must not rely on it
     program = ("from oracle.harness.coverage import unreachable\n"
-               "out = unreachable({'max_order': 10**15, 'levels': ['corpus', 'sentence'], 'weights': 'any'})\n"
+               "from oracle.models.protocol import Capabilities\n"
+               "out = unreachable(Capabilities.model_construct(max_order=10**15, levels=('corpus', 'sentence'), "
+               "weights='any', smoothing=('none',), lowercase=False))\n"
                "print('high-order' in out, 'order-1' in out)\n")
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=HANG_GUARD,
                           cwd=ROOT)

@@ -203,7 +203,10 @@ def test_oracle_kwargs_and_the_request_split_protocol_fields_from_conventions(tm
     item = case.request_under("papineni")
     fields = item.request.replay_payload()
     assert fields["weights"] == [0.5, 0.5] and fields["smoothing"] == {"method": "floor", "value": 0.0}
-    assert fields["lowercase"] is True and "reference_length" not in fields
+    # the rule a request can carry travels where it differs from the profile's; one it cannot makes the case unsendable
+    assert fields["lowercase"] is True and fields["conventions"] == {"reference_length": "shortest"}
+    assert item.invalid == ("the case needs both_empty=zero, a convention a protocol-v1 request cannot carry (it "
+                            "carries empty_order, reference_length, no_match, case_fold)")
     assert fields["segments"] == [{"hypothesis": ["a", "b", "c", "d"], "references": [["a", "b", "c", "d"]]}]
     assert item.overrides == {"reference_length": "shortest", "both_empty": "zero"} and item.profiles == ("papineni",)
     assert item.document == {"score": 1.0, "tolerance": None}  # "1", exact: compared under the run's contract
@@ -681,7 +684,7 @@ def test_every_case_gives_its_request_under_each_of_its_profiles():
                 continue
             fields = item.request.replay_payload()
             assert fields["level"] == case.level, case.id
-            assert set(fields) == {"level", "segments", "weights", "smoothing", "lowercase"}, case.id
+            assert set(fields) - {"conventions"} == {"level", "segments", "weights", "smoothing", "lowercase"}, case.id
             assert all(isinstance(w, float) for w in fields["weights"]), case.id
 
 
@@ -903,3 +906,24 @@ def test_cli_id_takes_globs_on_list_and_validate_and_q_leaves_out_passes(capsys)
     assert code == 0 and out.count("PASS matlab-") >= len(expected)
     code, _, err = _run(["cases", "list", "--id", "matlab-*", "--id", "no-such-*"], capsys)
     assert code == 2 and "unknown case id(s): no-such-*" in err
+
+
+def test_an_effective_order_case_asks_for_it_where_the_profile_does_not_leave_empty_orders_out():
+    """sacrebleu's raw_corpus_bleu tests: corpus BLEU with use_effective_order=True (empty_order: skip)."""
+    case = _case("sacrebleu-test-effective-order-short")
+    assert case.level == "corpus" and case.convention_overrides() == {"empty_order": "skip"}
+    for profile in ("sacrebleu", "papineni", "mteval"):  # at corpus level each counts an empty order otherwise
+        item = case.request_under(profile)
+        assert item.invalid is None and item.request.chosen_conventions == {"empty_order": "skip"}, profile
+
+
+def test_an_override_equal_to_the_profiles_own_rule_travels_nowhere(tmp_path):
+    path = _write(tmp_path, "x.yaml", _file(_case_text(options="""
+        options:
+          empty_order: skip
+    """)))
+    [case] = load_case_file(path)  # a sentence-level case: sacrebleu leaves empty orders out there already
+    assert case.level == "sentence"
+    same = case.request_under("sacrebleu")
+    assert same.invalid is None and same.request.conventions is None and "conventions" not in same.request.to_json()
+    assert case.request_under("papineni").request.chosen_conventions == {"empty_order": "skip"}

@@ -23,7 +23,7 @@ from oracle.models.case import Case
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
+from oracle.models.protocol import Capabilities, ConventionSwitches, ScoreReply, ScoreRequest, Segment, Statistics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -167,8 +167,10 @@ def test_the_clean_fake_conforms(tmp_path, cases_dir):
     assert records["tiny-exact-match"].outcome == "pass"
     assert records["tiny-tie"].outcome == "pass"
     assert records["tiny-negative-weights"].outcome == "rejected"
+    # the case needs ties to the longer reference, which a request may ask for and the fake cannot switch
     assert records["tiny-override-elsewhere"].outcome == "not-applicable"
-    assert "mlpack" in records["tiny-override-elsewhere"].message
+    assert records["tiny-override-elsewhere"].message == (
+        "needs reference_length=closest-longer, which the implementation cannot switch")
     assert records["tiny-lin"].outcome == "not-applicable"
     assert sum(1 for r in records.values() if r.kind == "example") == 40
     assert all(r.outcome == "pass" for r in records.values() if r.kind == "example")
@@ -353,9 +355,9 @@ def test_profile_overrides_the_declared_one(tmp_path, cases_dir):
     data = results(report)
     assert data.header.profile == "papineni" and data.header.judged_profile == "mlpack"
     records = outcomes_by_id(report)
-    # the mlpack override case now applies; the fake (closest, ties shorter) says r = 2, mlpack's override 4
-    assert records["tiny-override-elsewhere"].outcome == "fail"
-    assert records["tiny-override-elsewhere"].layer == "ref_len"
+    # the mlpack override case differs from mlpack's shortest reference too: it needs a switch the fake lacks
+    assert records["tiny-override-elsewhere"].outcome == "not-applicable"
+    assert "needs reference_length=closest-longer" in records["tiny-override-elsewhere"].message
     # mlpack takes the shortest reference: the fake's closest diverges at ref_len
     assert "ref_len" in {r.layer for r in data.records if r.kind == "example"}
 
@@ -627,8 +629,8 @@ def test_case_to_request_with_a_case_built_from_a_plain_mapping():
 
 
 def test_applicability():
-    caps = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
-            "statistics": False, "lowercase": False}
+    caps = Capabilities(levels=["corpus"], weights="uniform", max_order=4, smoothing=["none"], statistics=False,
+                        lowercase=False)
     base = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a",), references=(("a",),)),), weights=(0.25,) * 4, smoothing={"method": "none"}, lowercase=False)
     assert not_applicable_reason(base, caps) is None
     changed = lambda **kw: ScoreRequest(**{**base.__dict__, **kw})  # noqa: E731
@@ -638,10 +640,11 @@ def test_applicability():
     assert "max_order" in not_applicable_reason(changed(weights=(0.2,) * 5), caps)
     assert "smoothing" in not_applicable_reason(changed(smoothing={"method": "exp"}), caps)
     assert "lowercase" in not_applicable_reason(changed(lowercase=True), caps)
-    assert "overrides" in not_applicable_reason(base, caps, profile="nltk", case_profiles=("mlpack",),
-                                                overrides={"reference_length": "shortest"})
-    assert not_applicable_reason(base, caps, profile="mlpack", case_profiles=("mlpack",),
-                                 overrides={"reference_length": "shortest"}) is None
+    shortest = changed(conventions={"reference_length": "shortest"})
+    assert "needs reference_length=shortest, which the implementation cannot switch" in not_applicable_reason(
+        shortest, caps)
+    switching = caps.model_copy(update={"conventions": ConventionSwitches(reference_length=["shortest"])})
+    assert not_applicable_reason(shortest, switching) is None
     assert is_uniform((1 / 3,) * 3) and not is_uniform((1.0, 1.0))
 
 
@@ -661,7 +664,7 @@ def test_shrink_finds_a_minimal_input():
     start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
          Segment(hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))),
          Segment(hypothesis=(), references=((),))), weights=(0.1, 0.5, 0.0, 2.0), smoothing={"method": "floor", "value": 0.5}, lowercase=True)
-    result = shrink(start, fails, capabilities={"smoothing": ["none", "floor"]})
+    result = shrink(start, fails, capabilities=Capabilities(levels=["corpus"], weights="any", max_order=4, smoothing=["none", "floor"], statistics=False, lowercase=True))
     minimal = result.request
     assert minimal.segments == (Segment(hypothesis=("a", "a"), references=((),)),)
     assert minimal.weights == (1.0,) and dict(minimal.smoothing) == {"method": "none"} and minimal.lowercase is False

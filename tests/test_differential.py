@@ -38,6 +38,7 @@ from oracle.formulas.conventions import SMOOTHING_METHODS, Options
 from oracle.formulas.profiles import get_profile
 from oracle.harness.generate import fit_to_capabilities
 from oracle.harness.requests import request_from_json
+from oracle.models.protocol import Capabilities
 
 DISCREPANCIES = discrepancies.load()
 
@@ -125,7 +126,8 @@ def _differential(name, examples):
     @given(data=st.data())
     def run(data):
         # within the declared limits (forbidden characters, max_references) as the search sends them
-        request = fit_to_capabilities(data.draw(capability_requests(implementation)), implementation.capabilities)
+        request = fit_to_capabilities(data.draw(capability_requests(implementation)),
+                                       Capabilities.from_json(implementation.capabilities))
         check_answer(name, implementation, request)
 
     run()

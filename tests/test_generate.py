@@ -18,16 +18,16 @@ from oracle.harness.generate import (
     uniform_weights,
 )
 from oracle.harness.requests import is_uniform, not_applicable_reason
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import Capabilities, ScoreRequest
 
-ALL = {
-    "levels": ["corpus", "sentence"], "weights": "any", "max_order": 12,
-    "smoothing": ["none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-2", "chen-cherry-3",
-                  "chen-cherry-4", "chen-cherry-5", "chen-cherry-6", "chen-cherry-7", "lin-2004"],
-    "statistics": True, "lowercase": True,
-}
-NARROW = {"levels": ["sentence"], "weights": "uniform", "max_order": 2, "smoothing": ["floor"],
-          "statistics": False, "lowercase": False}
+ALL = Capabilities(
+    levels=["corpus", "sentence"], weights="any", max_order=12,
+    smoothing=["none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-2", "chen-cherry-3",
+               "chen-cherry-4", "chen-cherry-5", "chen-cherry-6", "chen-cherry-7", "lin-2004"],
+    statistics=True, lowercase=True,
+)
+NARROW = Capabilities(levels=["sentence"], weights="uniform", max_order=2, smoothing=["floor"], statistics=False,
+                      lowercase=False)
 
 
 def sample(capabilities=ALL, seed=0, n=300, **kw):
@@ -60,7 +60,7 @@ def test_split_characters_include_the_surprising_ones():
 
 
 #: What a text-based library's adapter declares: tokens joined by spaces and split again.
-TEXT = {**ALL, "forbidden_token_characters": "".join(sorted(SPLIT_CHARACTERS)), "empty_tokens": False}
+TEXT = ALL.model_copy(update={"forbidden_token_characters": "".join(sorted(SPLIT_CHARACTERS)), "empty_tokens": False})
 
 
 def test_tokens_within_declared_limits_survive_joining_with_spaces():
@@ -132,6 +132,6 @@ def test_the_inputs_cover_the_places_where_implementations_differ():
     assert any(0.0 in r.weights for r in requests), "zero weights"
     assert any(abs(sum(r.weights) - 1) > 1e-9 for r in requests), "weights not summing to one"
     assert {len(r.weights) for r in requests} >= set(range(1, 13))
-    assert {r.smoothing.method for r in requests} == set(ALL["smoothing"])
+    assert {r.smoothing.method for r in requests} == set(ALL.smoothing)
     assert {r.level for r in requests} == {"corpus", "sentence"}
     assert any(all(not s.hypothesis and not any(s.references) for s in r.segments) for r in requests), "c = r = 0"

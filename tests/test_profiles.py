@@ -216,3 +216,25 @@ def test_sacrebleu_returns_zero_before_smoothing_when_nothing_matches():
     assert abs(float(mteval.score) - (1 / 8 * 1 / 12 * 1 / 16 * 1 / 16) ** 0.25) < 1e-15
     # one matching unigram is enough for smoothing to apply under sacrebleu too
     assert score(["a", "b", "c", "d"], [["a", "f", "g", "h"]], "sacrebleu", level="corpus").score > 0
+
+
+# -- the conventions a request may carry ------------------------------------------------------------
+
+
+def test_the_empty_order_rule_in_force_follows_level_and_smoothing():
+    """sacrebleu: effective order at sentence level only; mteval: p_n = 1 smoothed, 0 with --no-smoothing."""
+    sacrebleu, mteval = PROFILES["sacrebleu"].options, PROFILES["mteval"].options
+    assert sacrebleu.in_force("sentence")["empty_order"] == "skip"
+    assert sacrebleu.in_force("corpus")["empty_order"] == "zero"
+    assert mteval.in_force("corpus", Smoothing("exp"))["empty_order"] == "one"
+    assert mteval.in_force("corpus", Smoothing("none"))["empty_order"] == "zero"
+
+
+def test_a_switched_empty_order_holds_at_every_level_and_smoothing():
+    switched = PROFILES["mteval"].options.switched({"empty_order": "skip", "reference_length": "shortest"})
+    for level in ("corpus", "sentence"):
+        for smoothing in (Smoothing("none"), Smoothing("exp")):
+            assert switched.in_force(level, smoothing)["empty_order"] == "skip"
+    assert switched.reference_length == "shortest"
+    with pytest.raises(BleuValueError, match="segment_totals_floor"):
+        PROFILES["nltk"].options.switched({"segment_totals_floor": 1})

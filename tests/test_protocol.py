@@ -93,8 +93,10 @@ def test_the_score_schema_lists_exactly_the_request_fields():
     schema = protocol.json_schemas()["score"]
     assert set(schema["properties"]) == set(ScoreRequest.model_fields)
     assert set(schema["$defs"]["Segment"]["properties"]) == set(Segment.model_fields)
-    # the wire carries every field but `tokenize`, which only a text request has
-    assert schema["required"] == [name for name in ScoreRequest.model_fields if name != "tokenize"]
+    # the wire carries every field but `tokenize`, which only a text request has, and `conventions`, which
+    # only a request asking for a convention other than the profile's has
+    optional = ("tokenize", "conventions")
+    assert schema["required"] == [name for name in ScoreRequest.model_fields if name not in optional]
 
 
 @pytest.mark.parametrize("obj,model", [
@@ -359,6 +361,9 @@ _VALID = [
     ("handshake", handshake_json()),
     ("score", score_json()),
     ("score", score_json(level="sentence", smoothing={"method": "chen-cherry-6", "alpha": 5})),
+    ("score", score_json(conventions={"empty_order": "skip", "reference_length": "shortest"})),
+    ("score", score_json(conventions={"no_match": "zero", "case_fold": "ascii"})),
+    ("handshake", handshake_json(conventions={"empty_order": ["zero", "skip"], "case_fold": ["unicode"]})),
     ("reply", {"seq": 1, "score": "NaN"}),
     ("reply", {"seq": 1, "score": 0.25, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1], "bp": 1.0}}),
     ("reply", {"seq": 1, "unsupported": "x"}),
@@ -374,6 +379,15 @@ _INVALID = [
     ("handshake", handshake_json(smoothing=["laplace"])),
     ("handshake", handshake_json(max_order=0)),
     ("handshake", handshake_json(statistics=1)),
+    ("handshake", handshake_json(conventions={"empty_order": []})),
+    ("handshake", handshake_json(conventions={"empty_order": ["skip", "skip"]})),
+    ("handshake", handshake_json(conventions={"empty_order": ["effective"]})),
+    ("handshake", handshake_json(conventions={"tokenizer": ["13a"]})),
+    ("handshake", handshake_json(conventions=["empty_order"])),
+    ("score", score_json(conventions={"empty_order": "effective"})),
+    ("score", score_json(conventions={"segment_totals_floor": 1})),
+    ("score", score_json(conventions={"case_fold": True})),
+    ("score", score_json(conventions="skip")),
     ("score", score_json(level="sentence", segments=_segment(["a"]) * 2)),
     ("score", score_json(weights=[])),
     ("score", score_json(segments=_segment(["a", 1]))),
@@ -414,3 +428,37 @@ def test_protocol_schema_command_prints_the_schemas(capsys):
     assert json.loads(capsys.readouterr().out) == protocol.json_schemas()["reply"]
     assert main(["protocol", "schema"]) == 0
     assert list(json.loads(capsys.readouterr().out)) == list(protocol.MESSAGES)
+
+
+# -- conventions a request may carry ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("conventions,message", [
+    ({"empty_order": "effective"}, '`conventions.empty_order` must be one of "zero", "skip", "one" (got "effective")'),
+    ({"segment_totals_floor": 1}, "unknown field `conventions.segment_totals_floor`"),
+    ("skip", "`conventions` must be a JSON object"),
+])
+def test_a_bad_convention_in_a_request_is_named_with_its_value(conventions, message):
+    with pytest.raises(ProtocolError) as raised:
+        ScoreRequest.from_json(score_json(conventions=conventions))
+    assert message in str(raised.value)
+
+
+def test_a_request_carries_only_the_conventions_it_sets():
+    request = ScoreRequest.from_json(score_json(conventions={"empty_order": "skip"}))
+    assert request.chosen_conventions == {"empty_order": "skip"}
+    assert request.to_json()["conventions"] == {"empty_order": "skip"}  # the unset ones do not travel
+    assert request.replay_payload()["conventions"] == {"empty_order": "skip"}
+    assert "conventions" not in ScoreRequest.from_json(score_json()).to_json()  # as protocol v1 first defined it
+
+
+def test_capabilities_say_which_conventions_cannot_be_switched():
+    declared = Handshake.from_json(handshake_json(conventions={"empty_order": ["zero", "skip"]})).capabilities
+    skip = ScoreRequest.from_json(score_json(conventions={"empty_order": "skip"})).conventions
+    one = ScoreRequest.from_json(score_json(conventions={"empty_order": "one"})).conventions
+    shortest = ScoreRequest.from_json(score_json(conventions={"reference_length": "shortest"})).conventions
+    assert declared.cannot_switch(skip) is None and declared.cannot_switch(None) is None
+    assert declared.cannot_switch(one) == "needs empty_order=one, which the implementation cannot switch"
+    assert declared.cannot_switch(shortest) == "needs reference_length=shortest, which the implementation cannot switch"
+    silent = Handshake.from_json(handshake_json()).capabilities  # a handshake of before: switches nothing
+    assert silent.conventions is None and silent.cannot_switch(skip) is not None

@@ -19,7 +19,7 @@ from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
+from oracle.models.protocol import Capabilities, ScoreReply, ScoreRequest, Segment, Statistics
 
 
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
@@ -82,9 +82,9 @@ def test_token_and_size_features():
 
 def test_every_feature_is_named_once_and_capabilities_rule_some_out():
     assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in FEATURES.values())
-    ruled = unreachable({"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
-                         "lowercase": False, "empty_tokens": False, "forbidden_token_characters": " \t\n",
-                         "orders": [4]})
+    ruled = unreachable(Capabilities(levels=["corpus"], weights="uniform", max_order=4, smoothing=["none"],
+                                     statistics=False, lowercase=False, empty_tokens=False,
+                                     forbidden_token_characters=" \t\n", orders=[4]))
     assert {"high-order", "order-1", "tiny-weights", "smoothing", "lowercase", "sentence-level", "empty-token",
             "whitespace-inside"} <= set(ruled)
 
@@ -245,7 +245,7 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
     [record] = [r for r in results(report).records if r.id == f"random-0-{index}"]
     omitted = record.request.omitted
     assert not hasattr(record.request, "segments") and omitted.tokens > 65_535
-    caps = results(report).header.capabilities.to_json()
+    caps = results(report).header.capabilities
     again = example_request(0, index, caps).to_json()
     whole = encode({k: v for k, v in again.items() if k != "seq"}, ensure_ascii=False)
     assert hashlib.sha256(whole.encode("utf-8")).hexdigest() == omitted.sha256
@@ -254,8 +254,7 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
 
 # -- what shrinking may not cross ------------------------------------------------------------------
 
-CAPS = {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"], "statistics": False,
-        "lowercase": False}
+CAPS = Capabilities(levels=["corpus"], weights="any", max_order=4, smoothing=["none"], statistics=False, lowercase=False)
 
 
 def answering(score):

@@ -78,6 +78,9 @@ def call(implementation, request, *, log=None):
     are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
     too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and SIGTERM's
     `Interrupted` propagate: a run stopped while an adapter scores in process stops, its request is no error."""
+    unswitched = _unswitched(implementation, request)
+    if unswitched is not None:
+        return "unsupported", unswitched
     try:
         return "score", implementation.score(request)
     except Rejected as exc:
@@ -92,6 +95,16 @@ def call(implementation, request, *, log=None):
         if log is not None:
             traceback.print_exc(file=log)
         return "error", f"{type(exc).__name__}: {exc}"
+
+
+def _unswitched(implementation: Declared, request: ScoreRequest) -> str | None:
+    """Why `implementation` cannot honour a convention `request` asks for (its capabilities list the rules it
+    switches), or None: an adapter that ignored one would answer under its own profile's rule, silently wrong."""
+    switches = implementation.capabilities.get("conventions") or {}
+    for name, rule in request.chosen_conventions.items():
+        if rule not in switches.get(name, ()):
+            return f"{implementation.name or 'the implementation'} cannot switch {name} to {rule}"
+    return None
 
 
 def _message(exc):

@@ -19,6 +19,16 @@ Mapping (the oracle's method -> NLTK):
 add-k and lin-2004 have no NLTK counterpart (add-k with k=1 is method2 and is
 requested as chen-cherry-2) and are unsupported. NLTK has no case folding and
 does not expose its statistics.
+
+No convention a request may carry is switchable here (`capabilities.conventions` is
+left out). `corpus_bleu`'s arguments are list_of_references, hypotheses, weights,
+smoothing_function and auto_reweigh; `auto_reweigh=True` is a weights rule, not
+effective order: only when the weights are exactly (0.25, 0.25, 0.25, 0.25) and the
+hypothesis length *summed over the corpus* is c < 4 does it use 1/c for c orders.
+For one sentence that happens to equal leaving out the orders without n-grams; for
+a corpus (where an order has n-grams when any segment is long enough), for other
+weights or other orders it does not, and a switch is declared for every request
+or none.
 """
 
 from __future__ import annotations

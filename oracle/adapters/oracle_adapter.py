@@ -1,8 +1,9 @@
 """The oracle itself as an implementation, under any profile (`serve --impl oracle --profile P`).
 
 It declares honest capabilities: both levels; any weights unless the profile only
-means uniform ones; every smoothing method; statistics; case folding. The request's
-`lowercase` and `smoothing` override the profile's; everything else follows the profile.
+means uniform ones; every smoothing method; statistics; case folding; every rule of
+every convention a request may carry. The request's `lowercase`, `smoothing` and
+`conventions` override the profile's; everything else follows the profile.
 Input the oracle refuses (BleuValueError / BleuTypeError) is answered `rejected`.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from oracle import __version__
 from oracle.diagnose.expect import oracle_result, statistics_of
-from oracle.formulas.conventions import SMOOTHING_METHODS
+from oracle.formulas.conventions import REQUEST_CONVENTIONS, SMOOTHING_METHODS
 from oracle.formulas.errors import BleuTypeError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest
@@ -37,11 +38,13 @@ class OracleImplementation(Implementation):
             "smoothing": list(SMOOTHING_METHODS),
             "statistics": True,
             "lowercase": True,
+            "conventions": {name: list(rules) for name, rules in REQUEST_CONVENTIONS.items()},
         }
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         try:
-            result = oracle_result(request, self._profile.options.with_changes(lowercase=request.lowercase))
+            options = self._profile.options.with_changes(lowercase=request.lowercase)
+            result = oracle_result(request, options.switched(request.chosen_conventions))
         except (BleuValueError, BleuTypeError) as exc:
             raise Rejected(str(exc)) from None
         # chen-cherry-5/-7 count one order further; the statistics are orders 1..N

@@ -12,7 +12,14 @@ uniform, so the weights must be 1/N each), smoothing maps one to one
 Corpus level is `BLEU(...).corpus_score` (what `sacrebleu.corpus_bleu` calls,
 `use_effective_order=False`); sentence level is `BLEU(...,
 effective_order=True).sentence_score` (what `sacrebleu.sentence_bleu` calls,
-`use_effective_order=True`). References travel as streams: stream k holds the
+`use_effective_order=True`). A request asking for an `empty_order` rule switches
+`effective_order=` at either level: `skip` is True (`compute_bleu` takes the
+geometric mean over the orders up to the last one with n-grams), `zero` is False
+(an order without n-grams keeps precision 0, and the score is 0). `BLEU()` has no
+other switch a request may carry (its arguments are lowercase, tokenize,
+smooth_method, smooth_value, max_ngram_order, effective_order, trg_lang and
+references): its reference length is always the closest, ties to the shorter, and
+its early 0 when nothing matches (#141) is not optional. References travel as streams: stream k holds the
 k-th reference of every segment; a segment with fewer references is padded
 with `None`, which `Metric._cache_references` documents as a missing reference
 ("A particular reference segment can be '' or `None` to allow the use of
@@ -49,6 +56,17 @@ SMOOTHING = SmoothingTable("sacrebleu smooths with none, floor, add-k or exp onl
 TOKENIZERS = ("none", "13a", "intl", "char")
 
 
+#: the empty-order rule -> sacrebleu's `effective_order`
+EFFECTIVE_ORDER = {"zero": False, "skip": True}
+
+
+def effective_order(request: ScoreRequest) -> bool:
+    """`effective_order=` for `request`: the rule it asks for, else sacrebleu's own default at its level (on
+    for `sentence_bleu`, off for `corpus_bleu`). The runner sends no other rule (capabilities.conventions)."""
+    rule = request.chosen_conventions.get("empty_order")
+    return request.level == "sentence" if rule is None else EFFECTIVE_ORDER[rule]
+
+
 def join(tokens):
     """A token list as the line sacrebleu splits again; a text request's string as it is."""
     return tokens if isinstance(tokens, str) else " ".join(tokens)
@@ -74,7 +92,8 @@ class SacrebleuImplementation(Implementation):
     language = "python"
     profile = "sacrebleu"
     capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared, statistics=True,
-                                        lowercase=True, tokenizers=list(TOKENIZERS), **TEXT_LIMITS)
+                                        lowercase=True, tokenizers=list(TOKENIZERS),
+                                        conventions={"empty_order": list(EFFECTIVE_ORDER)}, **TEXT_LIMITS)
 
     def __init__(self):
         sacrebleu, self._BLEU = require_library("sacrebleu", "sacrebleu", "sacrebleu.metrics.bleu:BLEU")
@@ -88,13 +107,12 @@ class SacrebleuImplementation(Implementation):
         if any(not s.references for s in request.segments):
             raise Rejected("every segment needs at least one reference")
         require_one_segment(request)
-        sentence = request.level == "sentence"
         logger = logging.getLogger("sacrebleu")
         previous = logger.level
         logger.setLevel(logging.ERROR)
         try:
             with rejecting("sacrebleu", ValueError, TypeError, AssertionError):  # its argument checks
-                result = self._run(request, method, value, order, sentence)
+                result = self._run(request, method, value, order, effective_order(request))
         finally:
             logger.setLevel(previous)
         if method == "add-k":
@@ -110,13 +128,13 @@ class SacrebleuImplementation(Implementation):
         }
         return ScoreAnswer(float(result.score) / 100.0, statistics)
 
-    def _run(self, request, method, value, order, sentence):
+    def _run(self, request, method, value, order, effective):
         metric = self._BLEU(
             lowercase=bool(request.lowercase), force=True, tokenize=request.tokenize or "none",
             smooth_method=method, smooth_value=value, max_ngram_order=order,
-            effective_order=sentence,
+            effective_order=effective,
         )
-        if sentence:
+        if request.level == "sentence":
             segment = request.segments[0]
             return metric.sentence_score(join(segment.hypothesis), [join(r) for r in segment.references])
         return metric.corpus_score([join(s.hypothesis) for s in request.segments],

@@ -45,9 +45,11 @@ object per line). `check` runs, in this order:
 
 1. every case in --cases that the implementation's declared capabilities cover
    (level, uniform/any weights, max_order, smoothing method, lowercase); a case
-   that overrides a convention (e.g. reference_length) applies only when the
-   judged profile is among the case's profiles. The rest are recorded as
-   "not-applicable", not as failures. A case is judged against the oracle under
+   that overrides a convention (e.g. empty_order: skip) where the judged profile
+   has another rule is sent with that rule in its request's `conventions`, and
+   applies only when the implementation declares it can switch to it
+   (capabilities.conventions). The rest are recorded as "not-applicable", with
+   the reason, not as failures. A case is judged against the oracle under
    the judged profile with the case's options (the strict numeric contract)
    and, when the judged profile is among the case's profiles, also against the
    value the case's document printed, within the case's tolerance. A case that

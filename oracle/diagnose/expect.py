@@ -51,7 +51,9 @@ def oracle_expected(request, profile, *, overrides=None):
             raise BleuValueError(f"`lowercase` must be a bool (got {describe(request.lowercase)})")
         if not isinstance(request.weights, (list, tuple)):
             raise BleuValueError(f"`weights` must be a list of numbers (got {describe(request.weights)})")
-        result = oracle_result(request, oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
+        # the conventions a request carries are the case's overrides in force for it (or a replay's): they apply last
+        options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
+        result = oracle_result(request, options.switched(request.chosen_conventions))
     except BleuOracleError as exc:
         return Expected(rejected=True, reason=str(exc))
     return Expected(score=float(result.score), statistics=statistics_of(result, len(request.weights)),

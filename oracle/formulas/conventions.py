@@ -65,6 +65,25 @@ WEIGHT_RULES = {
     "normalise": "the weights are divided by their sum",
 }
 
+#: The conventions a protocol-v1 request may carry (`conventions` in a score command), each with its rules.
+#: In: those on which implementations have switches, or a case of the suite needs one: `empty_order`
+#: (sacrebleu's `effective_order=`, at either level; the rule in force for the request's level and smoothing,
+#: so `sentence_empty_order` and `unsmoothed_empty_order` travel folded into it), `reference_length`
+#: (closest against shortest is the split between the paper's family and tensorflow/nmt's), `no_match`
+#: (sacrebleu 2.0.0's early 0 against the formulas) and `case_fold` (Unicode against Perl's ASCII lc).
+#: Out: `smoothing` and `lowercase` are request fields of their own; `tokenizer` is the text request's
+#: `tokenize`; `uniform_weights_only` is the capability `weights`; `default_max_order` never applies (a
+#: request always carries its weights); `both_empty`, `zero_weight`, `weight_normalisation`,
+#: `segment_totals_floor` and `token_split` are behaviours no library we drive lets a caller choose (nltk's
+#: `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation has them by its profile,
+#: and a case needing another is not applicable, saying so.
+REQUEST_CONVENTIONS = {
+    "empty_order": EMPTY_ORDER_RULES,
+    "reference_length": REFERENCE_LENGTH_RULES,
+    "no_match": NO_MATCH_RULES,
+    "case_fold": CASE_FOLD_RULES,
+}
+
 #: Parameters each smoothing method takes, with their documented defaults.
 SMOOTHING_METHODS = {
     "none": {},
@@ -246,6 +265,24 @@ class Options:
         if level == "sentence" and self.sentence_empty_order is not None:
             return self.sentence_empty_order
         return self.empty_order
+
+    def in_force(self, level: str, smoothing: Smoothing | None = None) -> dict[str, str]:
+        """The request conventions (`REQUEST_CONVENTIONS`) in force for a request at `level` under
+        `smoothing`: what a request carrying them asks of an implementation."""
+        return {"empty_order": self.empty_order_at(level, smoothing), "reference_length": self.reference_length,
+                "no_match": self.no_match, "case_fold": self.case_fold}
+
+    def switched(self, conventions: dict[str, str]) -> Options:
+        """A copy following the request conventions `conventions` (name -> rule), each as the rule in force
+        for the request: a switched `empty_order` holds at either level, smoothed or not."""
+        unknown = set(conventions) - set(REQUEST_CONVENTIONS)
+        if unknown:
+            raise BleuValueError(f"`conventions` has unknown names {sorted(unknown)}; a request may carry "
+                                 f"{sorted(REQUEST_CONVENTIONS)}")
+        changes: dict[str, object] = dict(conventions)
+        if "empty_order" in changes:
+            changes.update(sentence_empty_order=None, unsmoothed_empty_order=None)
+        return self.with_changes(**changes) if changes else self
 
     def with_changes(self, **changes: object) -> Options:
         """A copy with some conventions changed (the original is never mutated)."""

@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 from itertools import groupby
 
+from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
 #: dimension -> feature -> what it means. The table's rows, in this order.
@@ -199,49 +200,49 @@ def _segment_boundaries(segment, found):
             found.add("clip-at-maximum")
 
 
-def unreachable(capabilities, *, uniform_only=False):
+def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> dict[str, str]:
     """feature -> why the implementation's declared capabilities (or the judged profile) rule it out."""
     out = {}
-    forbidden = capabilities.get("forbidden_token_characters") or ""
+    forbidden = capabilities.forbidden_token_characters or ""
     if " " in forbidden or "\t" in forbidden:
         out["whitespace-inside"] = "its tokens may not hold whitespace"
     if "\x00" in forbidden:
         out["control-characters"] = "its tokens may not hold control characters"
-    if capabilities.get("empty_tokens") is False:
+    if capabilities.empty_tokens is False:
         out["empty-token"] = "it takes no empty tokens"
     # read off the declared numbers, never iterated up to them: max(range(1, N + 1)) is one C loop that no
     # signal interrupts, and a declared N of 10**12 would hold the run for hours
-    declared = capabilities.get("orders") or ()
-    highest = max(declared) if declared else capabilities.get("max_order") or 4
+    declared = capabilities.orders or ()
+    highest = max(declared) if declared else capabilities.max_order
     if highest < 7:
         out["high-order"] = f"its maximum order is {highest}"
     if declared and 1 not in declared:
         out["order-1"] = f"its orders are {list(declared)}"
-    if uniform_only or capabilities.get("weights") != "any":
+    if uniform_only or capabilities.weights != "any":
         for name in ("tiny-weights", "zero-weight", "unnormalised-weights"):
             out[name] = "uniform weights only"
-    methods = [m for m in capabilities.get("smoothing") or () if m != "none"]
+    methods = [m for m in capabilities.smoothing if m != "none"]
     if not methods:
         out["smoothing"] = out["smoothing-parameter-edge"] = "no smoothing method"
     elif not set(methods) & set(_DEFAULTS):
         out["smoothing-parameter-edge"] = "no smoothing method with a parameter"
-    if not capabilities.get("lowercase"):
+    if not capabilities.lowercase:
         out["lowercase"] = "it does not fold case"
-    levels = capabilities.get("levels") or ["corpus"]
+    levels = capabilities.levels
     if "sentence" not in levels:
         out["sentence-level"] = "corpus level only"
     if "corpus" not in levels:
         for name in ("big-corpus", "huge-corpus", "varying-reference-counts", "last-segment-mismatch"):
             out[name] = "sentence level only"
-    most = capabilities.get("max_references")
+    most = capabilities.max_references
     if most:  # the smallest number of references each feature needs
         for name, needs in (("many-references", 5), ("reference-length-tie", 2), ("three-way-tie", 3),
                             ("varying-reference-counts", 2)):
             if most < needs:
                 out[name] = f"at most {most} reference{'s' if most > 1 else ''} a segment"
-    if capabilities.get("same_reference_count"):
+    if capabilities.same_reference_count:
         out["varying-reference-counts"] = "the same number of references in every segment"
-    tokenizers = capabilities.get("tokenizers") or ()
+    tokenizers = capabilities.tokenizers or ()
     for name in FEATURES["text"]:
         if name[len("text-"):] not in tokenizers:
             out[name] = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
@@ -264,8 +265,8 @@ class Coverage:
         self.inputs += other.inputs
         self.counts.update({name: n for name, n in other.features.items() if n})
 
-    def table(self, capabilities=None, *, uniform_only=False):
+    def table(self, capabilities: Capabilities, *, uniform_only: bool = False) -> CoverageTable:
         """The footer's coverage table: inputs, features (name -> count), unreachable (name -> why)."""
         return CoverageTable(inputs=self.inputs, features={name: self.counts.get(name, 0) for name in ALL_FEATURES},
-                             unreachable=unreachable(capabilities or {}, uniform_only=uniform_only))
+                             unreachable=unreachable(capabilities, uniform_only=uniform_only))
 

@@ -47,7 +47,7 @@ import unicodedata
 
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.tokenizers import TOKENIZERS
-from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 #: Plain tokens: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (
@@ -163,7 +163,7 @@ def uniform_weights(n):
     return (1.0 / n,) * n
 
 
-def example_request(seed, index, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+def example_request(seed, index, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
     """Example `index` of seed `seed` for these capabilities (deterministic)."""
     focus = FOCI[index % len(FOCI)]
     if focus in EXPENSIVE_FOCI and (index // len(FOCI)) % 4:  # the largest inputs: 1 cycle in 4
@@ -176,12 +176,12 @@ def example_request(seed, index, capabilities, *, uniform_only=False, profile_sm
 
 
 def _max_order(capabilities):
-    return max(1, min(int(capabilities.get("max_order", 4) or 4), MAX_GENERATED_ORDER))
+    return max(1, min(capabilities.max_order, MAX_GENERATED_ORDER))
 
 
 def generate_order(rng, capabilities, focus="plain"):
     max_order = _max_order(capabilities)
-    orders = [n for n in capabilities.get("orders") or () if n <= MAX_GENERATED_ORDER]
+    orders = [n for n in capabilities.orders or () if n <= MAX_GENERATED_ORDER]
     if orders:  # the implementation takes only these maximum orders
         return rng.choice(orders)
     if focus == "high-order" and max_order > 6:
@@ -195,7 +195,7 @@ def generate_order(rng, capabilities, focus="plain"):
 
 def generate_weights(rng, capabilities, *, uniform_only=False, focus="plain", n=None):
     n = n or generate_order(rng, capabilities, focus)
-    free = not uniform_only and capabilities.get("weights") == "any"
+    free = not uniform_only and capabilities.weights == "any"
     if not free or (focus not in ("tiny-weights", "zero-weights") and rng.random() < 0.35):
         return uniform_weights(n)
     weights = [rng.choice(WEIGHT_VALUES) if rng.random() < 0.8 else round(rng.uniform(0, 1), 3) for _ in range(n)]
@@ -210,7 +210,7 @@ def generate_weights(rng, capabilities, *, uniform_only=False, focus="plain", n=
 
 
 def generate_smoothing(rng, capabilities, *, profile_smoothing=None, focus="plain"):
-    methods = [m for m in capabilities.get("smoothing", []) if m in SMOOTHING_METHODS]
+    methods = [m for m in capabilities.smoothing if m in SMOOTHING_METHODS]
     if not methods:
         return {"method": "none"}
     if focus == "smoothing-edges":
@@ -472,25 +472,24 @@ def generate_text_segments(rng, level, tokenizer):
     return tuple(segments)
 
 
-def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"):
-    """One random, valid score request within `capabilities` (a protocol-v1 capabilities object)."""
-    tokenizers = [t for t in capabilities.get("tokenizers") or () if t in TOKENIZERS]
+def generate_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"):
+    """One random, valid score request within `capabilities` (the implementation's declared `Capabilities`)."""
+    tokenizers = [t for t in capabilities.tokenizers or () if t in TOKENIZERS]
     if focus == "raw-text" and tokenizers:
-        levels = [lv for lv in capabilities.get("levels", ["corpus"]) if lv in ("corpus", "sentence")] or ["corpus"]
-        level = rng.choice(levels)
+        level = rng.choice(capabilities.levels)
         weights = generate_weights(rng, capabilities, uniform_only=uniform_only)
         smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
-        lowercase = bool(capabilities.get("lowercase")) and rng.random() < 0.3
+        lowercase = capabilities.lowercase and rng.random() < 0.3
         tokenizer = rng.choice(tokenizers)
         request = ScoreRequest(seq=seq, level=level, segments=generate_text_segments(rng, level, tokenizer),
                                weights=weights, smoothing=smoothing, lowercase=lowercase, tokenize=tokenizer)
         return fit_to_capabilities(request, capabilities)
-    levels = [lv for lv in capabilities.get("levels", ["corpus"]) if lv in ("corpus", "sentence")] or ["corpus"]
+    levels = capabilities.levels
     corpus_foci = ("big-corpus", "last-segment-mismatch", "varying-reference-counts")
     level = "corpus" if focus in corpus_foci and "corpus" in levels else rng.choice(levels)
     weights = generate_weights(rng, capabilities, uniform_only=uniform_only, focus=focus)
     smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing, focus=focus)
-    lowercase = bool(capabilities.get("lowercase")) and rng.random() < (0.6 if focus == "case-folding" else 0.3)
+    lowercase = capabilities.lowercase and rng.random() < (0.6 if focus == "case-folding" else 0.3)
     segments = _segments(rng, focus, level, lowercase, len(weights))
     request = ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing,
                            lowercase=lowercase)
@@ -500,13 +499,13 @@ def generate_request(rng, capabilities, *, uniform_only=False, profile_smoothing
 # -- fitting a request to what the implementation declares it takes ---------------------------
 
 
-def fit_to_capabilities(request, capabilities):
+def fit_to_capabilities(request: ScoreRequest, capabilities: Capabilities) -> ScoreRequest:
     """`request` within the declared limits: tokens without forbidden characters (removed; an
     emptied token becomes "x" where empty tokens are not taken), no empty tokens where they are not
     taken, the same number of references in every segment where that is required, and no more
     references than `max_references` (the first ones kept)."""
-    forbidden = set(capabilities.get("forbidden_token_characters") or "")
-    no_empty = capabilities.get("empty_tokens") is False
+    forbidden = set(capabilities.forbidden_token_characters or "")
+    no_empty = capabilities.empty_tokens is False
     segments = request.segments
     if (forbidden or no_empty) and not request.is_text:  # raw text is the implementation's to tokenize
         fitted = {}
@@ -519,9 +518,9 @@ def fit_to_capabilities(request, capabilities):
 
         segments = tuple(Segment(hypothesis=tuple(map(fit, s.hypothesis)),
                                  references=tuple(tuple(map(fit, r)) for r in s.references)) for s in segments)
-    if capabilities.get("same_reference_count"):
+    if capabilities.same_reference_count:
         segments = _same_reference_count(segments)
-    most = capabilities.get("max_references")
+    most = capabilities.max_references
     if most and any(len(s.references) > most for s in segments):
         segments = tuple(s.model_copy(update={"references": s.references[:most]}) if len(s.references) > most else s
                          for s in segments)

@@ -105,11 +105,10 @@ class _Item:
         spec = self.spec
         options = PROFILES[spec.profile].options
         transport = spec.transport()
-        capabilities = transport.handshake.capabilities.to_json()
+        capabilities = transport.handshake.capabilities
         if self.case is not None:
             item = case_to_request(self.case, seq=0, profile=spec.profile)
-            reason = item.invalid or not_applicable_reason(item.request, capabilities, profile=spec.profile,
-                                                           case_profiles=item.profiles, overrides=item.overrides)
+            reason = item.invalid or not_applicable_reason(item.request, capabilities)
             if reason:
                 pytest.skip(f"not applicable: {reason}")
             request, overrides = item.request, item.overrides

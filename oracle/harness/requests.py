@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from oracle.adapters.base import is_uniform
-from oracle.formulas.bleu import LEVELS
 from oracle.formulas.errors import BleuValueError, describe
 from oracle.models.case import Case, CaseRequest
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.models.wire import refuse_lone_surrogates
 
 
@@ -45,50 +44,51 @@ def case_to_request(case: Case, *, seq: int = 0, profile: str) -> CaseRequest:
 # -- applicability -------------------------------------------------------------
 
 
-def not_applicable_reason(request, capabilities, *, profile=None, case_profiles=None, overrides=None):
-    """Why `request` is outside the implementation's capabilities, or None if it applies.
+def not_applicable_reason(request: ScoreRequest, capabilities: Capabilities) -> str | None:
+    """Why `request` is outside the implementation's declared `capabilities`, or None if it applies.
 
-    A case overriding a convention applies only when the judged profile is
-    among the case's profiles: the override says what that profile does.
+    A request carrying conventions (a case whose overrides differ from the judged profile's, under every
+    profile alike) applies when the implementation can switch each to the rule asked for.
     """
-    levels = capabilities.get("levels", [])
-    if request.level in LEVELS and request.level not in levels:
-        return f"level {request.level!r} is not among the implementation's levels {levels}"
+    if request.level not in capabilities.levels:
+        return f"level {request.level!r} is not among the implementation's levels {list(capabilities.levels)}"
     weights = request.weights
-    if isinstance(weights, (list, tuple)) and weights:
-        if capabilities.get("weights") == "uniform" and not is_uniform(weights):
-            return f"weights {list(weights)} are not 1/N each and the implementation takes uniform weights only"
-        max_order = capabilities.get("max_order")
-        if isinstance(max_order, int) and len(weights) > max_order:
-            return f"maximum order {len(weights)} exceeds the implementation's max_order {max_order}"
+    if capabilities.weights == "uniform" and not is_uniform(weights):
+        return f"weights {list(weights)} are not 1/N each and the implementation takes uniform weights only"
+    if len(weights) > capabilities.max_order:
+        return f"maximum order {len(weights)} exceeds the implementation's max_order {capabilities.max_order}"
     method = request.smoothing.method
-    if method not in capabilities.get("smoothing", []):
-        return f"smoothing {method!r} is not among the implementation's methods {capabilities.get('smoothing', [])}"
-    if request.lowercase is True and not capabilities.get("lowercase"):
+    if method not in capabilities.smoothing:
+        return f"smoothing {method!r} is not among the implementation's methods {list(capabilities.smoothing)}"
+    if request.lowercase and not capabilities.lowercase:
         return "the request folds case and the implementation does not declare lowercase"
-    if request.is_text and request.tokenize not in (capabilities.get("tokenizers") or ()):
+    if request.is_text and request.tokenize not in (capabilities.tokenizers or ()):
         return (f"a text request for tokenizer {request.tokenize!r}, and the implementation's tokenizers are "
-                f"{list(capabilities.get('tokenizers') or [])}")
-    orders = capabilities.get("orders")
+                f"{list(capabilities.tokenizers or ())}")
+    orders = capabilities.orders
     if orders and len(weights) not in orders:
         return f"maximum order {len(weights)} is not among the implementation's orders {list(orders)}"
-    if capabilities.get("same_reference_count") and len({len(s.references) for s in request.segments}) > 1:
+    if capabilities.same_reference_count and len({len(s.references) for s in request.segments}) > 1:
         return "segments have different numbers of references and the implementation needs the same number in each"
-    most = capabilities.get("max_references")
+    most = capabilities.max_references
     if most and any(len(s.references) > most for s in request.segments):
         return f"a segment has more than the implementation's max_references {most} references"
-    forbidden = capabilities.get("forbidden_token_characters") or ""
-    empty_allowed = capabilities.get("empty_tokens", True) is not False
-    if (forbidden or not empty_allowed) and not request.is_text:  # raw text is the implementation's to tokenize
-        for segment in request.segments:
-            for tokens in (segment.hypothesis, *segment.references):
-                for token in tokens:
-                    if not token and not empty_allowed:
-                        return "a token is empty and the implementation does not take empty tokens"
-                    bad = next((c for c in token if c in forbidden), None)
-                    if bad is not None:
-                        return f"token {token!r} holds {bad!r}, a character the implementation does not take in tokens"
-    if overrides and profile is not None and profile not in (case_profiles or ()):
-        return (f"the case overrides {sorted(overrides)} for profiles {list(case_profiles or ())}, "
-                f"not the judged profile {profile!r}")
+    reason = _token_reason(request, capabilities)
+    return reason if reason is not None else capabilities.cannot_switch(request.conventions)
+
+
+def _token_reason(request: ScoreRequest, capabilities: Capabilities) -> str | None:
+    """Why a token of `request` is one the implementation does not take, or None."""
+    forbidden = capabilities.forbidden_token_characters or ""
+    empty_allowed = capabilities.empty_tokens is not False
+    if (not forbidden and empty_allowed) or request.is_text:  # raw text is the implementation's to tokenize
+        return None
+    for segment in request.segments:
+        for tokens in (segment.hypothesis, *segment.references):
+            for token in tokens:
+                if not token and not empty_allowed:
+                    return "a token is empty and the implementation does not take empty tokens"
+                bad = next((c for c in token if c in forbidden), None)
+                if bad is not None:
+                    return f"token {token!r} holds {bad!r}, a character the implementation does not take in tokens"
     return None

@@ -233,7 +233,7 @@ class Session:
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
         self.contract = Contract(rel=settings.rel, abs=settings.abs)
-        self.capabilities = process.handshake.capabilities.to_json()
+        self.capabilities = process.handshake.capabilities
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
@@ -328,8 +328,7 @@ class Session:
         (the documented classes, then every explanation), "documented" (the documented classes
         only: every explanation recomputes the corpus many times) or "none"."""
         started = time.perf_counter()
-        reason = invalid or (None if within_capabilities else not_applicable_reason(
-            request, self.capabilities, profile=self.profile, case_profiles=profiles, overrides=overrides))
+        reason = invalid or (None if within_capabilities else not_applicable_reason(request, self.capabilities))
         if reason is not None:
             recorded = CorpusSummary(**summary) if summary is not None else (
                 None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
@@ -477,7 +476,7 @@ class Session:
         if (every and index % every == every - 1 and record.outcome == Outcome.PASS and reply is not None
                 and reply.kind == "score" and request.token_count <= RECORD_TOKEN_LIMIT):
             names = relations.applicable(request, reference_length=options.reference_length,
-                                         statistics=bool(self.capabilities.get("statistics")))
+                                         statistics=self.capabilities.statistics)
             # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
             related = {name: relations.transformed(request, name) for name in names}
             names = [name for name in names

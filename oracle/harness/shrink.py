@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge, token_count_layers
-from oracle.models.protocol import ProtocolError, ScoreRequest, Segment, SmoothingSpec
+from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, SmoothingSpec
 
 from .requests import not_applicable_reason
 from .transport import Reply
@@ -81,7 +81,8 @@ class _Shrinker:
         self.deadline = deadline
         self.current = request
         self.still_fails = still_fails
-        self.capabilities = capabilities or {}
+        #: None: any request may be sent (a caller that checks applicability in `still_fails`)
+        self.capabilities = capabilities
         self.budget = budget
         self.queries = 0
         self.steps = 0
@@ -181,7 +182,7 @@ class _Shrinker:
         smoothing = self.current.smoothing
         if smoothing.method == "none":
             return False
-        if "none" in self.capabilities.get("smoothing", ["none"]):
+        if self.capabilities is None or "none" in self.capabilities.smoothing:
             if self.attempt(_replace(self.current, smoothing="none")):
                 return True
         defaults = SmoothingSpec.of(smoothing.method)
@@ -236,7 +237,7 @@ class _Shrinker:
         return ShrinkResult(self.current, self.steps, self.queries, exhausted)
 
 
-def shrink(request, still_fails, *, capabilities=None, budget=DEFAULT_BUDGET, deadline=None):
+def shrink(request, still_fails, *, capabilities: Capabilities | None = None, budget=DEFAULT_BUDGET, deadline=None):
     """A minimal request for which `still_fails` holds (the original if nothing simpler does), within
     `budget` queries and, when given, before `deadline` (a `time.perf_counter()` value)."""
     return _Shrinker(request, still_fails, capabilities, budget, deadline).run()

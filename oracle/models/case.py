@@ -40,7 +40,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, models_jso
 from pydantic_core import InitErrorDetails, PydanticCustomError, core_schema
 
 from oracle.formulas.bounds import MAX_DIGITS
-from oracle.formulas.conventions import Options
+from oracle.formulas.conventions import REQUEST_CONVENTIONS, Options, Smoothing
 from oracle.formulas.errors import CaseFileError
 from oracle.formulas.profiles import PROFILES, get_profile
 
@@ -94,7 +94,8 @@ class CaseRequest:
     #: None when the case's input cannot be expressed in protocol v1 (`invalid` says why).
     request: ScoreRequest | None
     profiles: tuple[str, ...]
-    #: Convention overrides from the case's options (reference_length, ...), seen only by the oracle.
+    #: Convention overrides from the case's options (reference_length, ...): the oracle judges under them; those
+    #: that differ from the judged profile's travel in the request's `conventions`.
     overrides: dict[str, object] = field(default_factory=dict)
     #: The document's printed expectation (`CaseExpect.printed`); empty for a case found by fuzzing.
     document: dict[str, object] = field(default_factory=dict)
@@ -209,16 +210,36 @@ class Case(Placed):
         options: Options = get_profile(profile).options
         return options.with_changes(**changes) if changes else options
 
+    def _conventions_under(self, profile: str, method: str) -> tuple[dict[str, str], str | None]:
+        """(the request conventions this case needs under `profile`, for a request smoothed with `method`;
+        why the case cannot be sent, or None): the rules in force under the case's options that differ
+        from the profile's, and an override a request cannot carry that changes the profile's."""
+        overrides = self.convention_overrides()
+        if not overrides:
+            return {}, None
+        base, judged, smoothing = get_profile(profile).options, self.options_for_oracle(profile), Smoothing(method)
+        wanted, own = judged.in_force(self.input.level, smoothing), base.in_force(self.input.level, smoothing)
+        conventions = {name: rule for name, rule in wanted.items() if rule != own[name]}
+        carried = set(REQUEST_CONVENTIONS) | {"sentence_empty_order", "unsmoothed_empty_order"}
+        for name in sorted(set(overrides) - carried):
+            if getattr(judged, name) != getattr(base, name):
+                return conventions, (f"the case needs {name}={overrides[name]}, a convention a protocol-v1 request "
+                                     f"cannot carry (it carries {', '.join(REQUEST_CONVENTIONS)})")
+        return conventions, None
+
     def request_under(self, profile: str) -> CaseRequest:
         """The case as a protocol-v1 request judged under `profile`: options the case leaves out take the
         profile's defaults (uniform weights to its default maximum order, its smoothing, its lowercase).
-        `weights`, `smoothing` and `lowercase` travel in the request; convention overrides are seen only
-        by the oracle, and make the case apply only to the profiles it lists. A case found by fuzzing
-        (`found_by`) carries no document expectation: its `expect` is an implementation's value."""
+        `weights`, `smoothing` and `lowercase` travel in the request. Convention overrides whose rule in force
+        for this request differs from the profile's travel in its `conventions` (sent only to an implementation
+        that can switch them); an override equal to the profile's own changes nothing and travels nowhere, so
+        the case applies as any other. An override protocol v1 cannot carry (`REQUEST_CONVENTIONS` says which
+        it can) that differs from the profile's makes the request unsendable (`invalid` says why). A case found
+        by fuzzing (`found_by`) carries no document expectation: its `expect` is an implementation's value."""
         defaults = get_profile(profile).options
         options = self.options
         n = defaults.default_max_order
-        fields = {
+        fields: dict[str, object] = {
             "cmd": "score", "seq": 0, "level": self.input.level,
             "segments": [{"hypothesis": list(s.hypothesis), "references": [list(r) for r in s.references]}
                          for s in self.input.segments],
@@ -227,8 +248,11 @@ class Case(Placed):
             "smoothing": options.smoothing.protocol_form() if options.smoothing else defaults.smoothing.to_json(),
             "lowercase": defaults.lowercase if options.lowercase is None else options.lowercase,
         }
+        conventions, invalid = self._conventions_under(profile, str(fields["smoothing"]["method"]))
+        if conventions:
+            fields["conventions"] = conventions
         try:
-            request, invalid = ScoreRequest.from_json(fields), None
+            request = ScoreRequest.from_json(fields)
         except ProtocolError as exc:
             request, invalid = None, f"the input cannot be expressed in protocol v1: {exc}"
         return CaseRequest(self.id, self.title, request, tuple(self.profiles), self.convention_overrides(),

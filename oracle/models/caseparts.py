@@ -153,8 +153,9 @@ class CaseSmoothing(CaseModel):
 
 class CaseOptions(CaseModel):
     """The options a case sets: protocol fields (weights, smoothing, lowercase), which travel in a request,
-    and convention overrides named as `oracle.formulas.conventions.Options` fields, which only the oracle
-    sees. What the case leaves out is the judged profile's."""
+    and convention overrides named as `oracle.formulas.conventions.Options` fields, under which the oracle
+    judges; those a request can carry travel in its `conventions` where they differ from the judged
+    profile's (PROTOCOL.md). What the case leaves out is the judged profile's."""
 
     PROTOCOL_FIELDS: ClassVar[tuple[str, ...]] = ("weights", "smoothing", "lowercase")
 

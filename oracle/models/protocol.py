@@ -43,7 +43,7 @@ from pydantic import (
 
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER, MAX_REFERENCES
-from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
+from oracle.formulas.conventions import REQUEST_CONVENTIONS, SMOOTHING_METHODS, Smoothing
 from oracle.formulas.tokenizers import TOKENIZERS, tokenize
 
 # ProtocolError and the line codec live in `wire`; importers reach them here too.
@@ -173,6 +173,67 @@ class ImplementationInfo(Message):
     language: StrictStr = _described("The language it is written in (free text).")
 
 
+#: What each request convention decides, for the models' descriptions (the rules are `REQUEST_CONVENTIONS`').
+_CONVENTION_MEANINGS = {
+    "empty_order": "how an order with no hypothesis n-grams counts, for this request's level and smoothing "
+                   "(skip: sacrebleu's effective order)",
+    "reference_length": "which reference length r counts",
+    "no_match": "what a hypothesis none of whose n-grams matches scores",
+    "case_fold": "how `lowercase` folds case",
+}
+
+
+def _rules(name: str) -> str:
+    return ", ".join(f"{rule}: {meaning}" for rule, meaning in REQUEST_CONVENTIONS[name].items())
+
+
+class _ConventionsMessage(Message):
+    """Base of the two models keyed by the request conventions: one optional field per convention."""
+
+    def chosen(self) -> dict[str, str]:
+        """name -> rule of the conventions set here."""
+        return {name: rule for name in REQUEST_CONVENTIONS if (rule := getattr(self, name)) is not None}
+
+    def rules(self, name: str) -> tuple[str, ...]:
+        """The rules listed for convention `name` (none when it is not listed)."""
+        return getattr(self, name) or ()
+
+
+def _conventions_model(title: str, doc: str, field_of) -> type[_ConventionsMessage]:
+    """A model with one optional field per request convention (`REQUEST_CONVENTIONS`), `field_of(name)`:
+    a new convention there is a new field of both the request's and the capabilities' object."""
+    model = create_model(title, __base__=_ConventionsMessage,
+                         **{name: field_of(name) for name in REQUEST_CONVENTIONS})
+    model.__doc__ = doc
+    return model
+
+
+def _requested_rule(name: str):
+    rules = REQUEST_CONVENTIONS[name]
+    return (Literal[tuple(rules)] | None,
+            Field(None, description=f"Optional: {_CONVENTION_MEANINGS[name]}. {_rules(name)}."))
+
+
+def _switchable_rules(name: str):
+    """Distinct rules of that convention, at least one."""
+    rules = Annotated[tuple[Literal[tuple(REQUEST_CONVENTIONS[name])], ...], Field(min_length=1),
+                      BeforeValidator(_unique)]
+    return (rules | None, Field(None, json_schema_extra={"uniqueItems": True},
+                                description=f"Optional: the rules of {_CONVENTION_MEANINGS[name]} it can be switched to."))
+
+
+#: A request's `conventions`: name -> rule, where they differ from the judged profile's.
+RequestConventions = _conventions_model(
+    "RequestConventions",
+    "The conventions a score request asks for, where they differ from the judged profile's: name -> rule.\n"
+    "A convention left out is the implementation's own profile behaviour; one it carries is sent only to an\n"
+    "implementation whose `capabilities.conventions` lists that rule.", _requested_rule)
+#: `capabilities.conventions`: name -> the rules an implementation can be switched to.
+ConventionSwitches = _conventions_model(
+    "ConventionSwitches", "The conventions an implementation can be switched to by a request, and to which rules each.",
+    _switchable_rules)
+
+
 class Capabilities(Message):
     """What the implementation can compute; the runner sends nothing outside it (those cases are not applicable)."""
 
@@ -207,6 +268,21 @@ class Capabilities(Message):
         None, json_schema_extra={"uniqueItems": True},
         description="Optional: the tokenizers it applies to raw text (none, 13a, intl, char); the runner then "
                     "also sends text requests (`tokenize` set, every hypothesis and reference a string).")
+    conventions: ConventionSwitches | None = Field(
+        None, description="Optional: the conventions a request may switch, each with the rules it can be switched "
+                          "to ({\"empty_order\": [\"zero\", \"skip\"]}); a case needing another rule is not "
+                          "applicable.")
+
+    def switches(self, name: str) -> tuple[str, ...]:
+        """The rules of convention `name` a request may ask this implementation for."""
+        return self.conventions.rules(name) if self.conventions is not None else ()
+
+    def cannot_switch(self, conventions: RequestConventions | None) -> str | None:
+        """Why a request carrying `conventions` cannot be sent to this implementation, or None."""
+        for name, rule in (conventions.chosen() if conventions is not None else {}).items():
+            if rule not in self.switches(name):
+                return f"needs {name}={rule}, which the implementation cannot switch"
+        return None
 
 
 class Handshake(Message):
@@ -323,6 +399,10 @@ class ScoreRequest(Message):
         None, description="Optional: a text request. Every hypothesis and reference is a string of raw text, "
                           "to be tokenized with this tokenizer (`bleu-oracle score --help` describes them); "
                           "sent only to an implementation whose capabilities list it.")
+    conventions: RequestConventions | None = Field(
+        None, description="Optional: conventions the request asks for where they differ from the judged profile's "
+                          "(name -> rule); left out, the implementation follows its own profile. Sent only to an "
+                          "implementation whose `capabilities.conventions` lists each rule.")
 
     model_config = ConfigDict(json_schema_extra=lambda schema, cls: _score_schema(schema))
 
@@ -388,12 +468,18 @@ class ScoreRequest(Message):
         return self.model_copy(update={"seq": seq})
 
     def to_json(self):
-        # `tokenize` travels only in a text request: a token request is what protocol v1 first defined
-        return self.model_dump(mode="json", exclude=None if self.tokenize else {"tokenize"})
+        # `tokenize` and `conventions` travel only when set: without them a request is what protocol v1 first
+        # defined (no other field of a request can be None)
+        return self.model_dump(mode="json", exclude_none=True)
 
     def replay_payload(self):
         """The replayable form: the score command without `cmd` and `seq`."""
-        return self.model_dump(mode="json", exclude={"cmd", "seq"} if self.tokenize else {"cmd", "seq", "tokenize"})
+        return self.model_dump(mode="json", exclude={"cmd", "seq"}, exclude_none=True)
+
+    @property
+    def chosen_conventions(self) -> dict[str, str]:
+        """name -> rule of the conventions the request carries (none: the profile's own)."""
+        return self.conventions.chosen() if self.conventions is not None else {}
 
 
 def _wire_required(schema, model):
