@@ -86,7 +86,8 @@ def build_python(vectors: Path, stage: Path, out: Path, version: str) -> Path:
     project = stage / "python"
     module = project / MODULE
     copy_vectors(vectors, module)
-    shutil.copy2(HERE / "python" / MODULE / "__init__.py", module / "__init__.py")
+    for source in (HERE / "python" / MODULE).glob("*.py"):
+        shutil.copy2(source, module / source.name)
     (module / "pack.json").write_text(pack_metadata(version), encoding="utf-8")
     (project / "README.md").write_text(render_readme(HERE / "python" / "README.md", HERE / "python" /
                                                      "test_consumer.py", version), encoding="utf-8")

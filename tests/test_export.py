@@ -5,8 +5,10 @@ curated discrepancies' examples as known-bug vectors."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
@@ -16,6 +18,19 @@ from oracle.diagnose import discrepancies
 from oracle.harness.requests import not_applicable_reason, request_from_json
 from oracle.models import export
 from oracle.suite.cases import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shipped_filter():
+    """`applies` as the Python pack ships it (packs/python/bleu_oracle_vectors/needs.py): a consumer's filter."""
+    spec = importlib.util.spec_from_file_location("pack_needs", ROOT / "packs/python/bleu_oracle_vectors/needs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.applies
+
+
+needs_met = _shipped_filter()
 
 
 @pytest.fixture(scope="module")
@@ -28,21 +43,6 @@ def exported(tmp_path_factory):
 
 def read(path):
     return json.loads(path.read_text(encoding="utf-8"))
-
-
-def needs_met(needs, capabilities):
-    """A consumer's filter, as docs/vectors.md states it: the vector applies when every need is met."""
-    return (needs["level"] in capabilities["levels"]
-            and (needs["weights"] == "uniform" or capabilities["weights"] == "any")
-            and needs["max_order"] <= capabilities["max_order"]
-            and needs["max_order"] in capabilities.get("orders", [needs["max_order"]])
-            and needs["smoothing"] in capabilities["smoothing"]
-            and (not needs["lowercase"] or capabilities["lowercase"])
-            and (needs["tokenizer"] is None or needs["tokenizer"] in capabilities.get("tokenizers", []))
-            and (not needs["reference_counts_differ"] or not capabilities.get("same_reference_count"))
-            and needs["references"] <= capabilities.get("max_references", needs["references"])
-            and not set(needs["token_characters"]) & set(capabilities.get("forbidden_token_characters", ""))
-            and (not needs["empty_tokens"] or capabilities.get("empty_tokens", True)))
 
 
 def test_the_committed_schema_is_the_generated_one():
