@@ -116,6 +116,8 @@ packages = ["{MODULE}"]
 
 def build(out: Path) -> tuple[Path, Path]:
     """Both packs into `out`: (the npm tarball, the wheel)."""
+    if shutil.which("npm") is None:  # before minutes of work, not after
+        raise RuntimeError("npm is not on PATH: it packs the npm package (Debian: apt-get install npm)")
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     version = pack_version()

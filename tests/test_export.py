@@ -201,3 +201,10 @@ def test_a_profile_and_all_profiles_are_one_choice(tmp_path, capsys):
         main(["cases", "export", "--out", str(tmp_path), "--profile", "nltk", "--all-profiles"])
     assert exit_.value.code == 2
     assert "not allowed with" in capsys.readouterr().err
+
+
+def test_an_unknown_profile_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["cases", "export", "--out", str(tmp_path), "--profile", "papineny"])
+    assert exit_.value.code == 2 and "invalid choice: 'papineny'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

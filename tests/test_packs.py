@@ -125,3 +125,11 @@ def test_the_python_pack_installs_from_its_wheel_and_its_readme_test_passes_on_t
     assert passed.returncode == 0 and re.search(r"\d{2,} passed", passed.stdout), passed.stdout[-3000:]
     planted = sh(command, work, {"MY_BLEU_EPSILON": "1e-13"})
     assert planted.returncode == 1 and "zero rule" in planted.stdout
+
+
+def test_a_missing_packaging_tool_is_one_line_and_exit_2(tmp_path):
+    """Without npm, build-packs says so in one line before it builds anything (docs/FAULTS.md, Vector packs)."""
+    done = sh([sys.executable, ROOT / "packs" / "build.py", "--out", tmp_path / "out"], ROOT,
+              {"PATH": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "npm is not on PATH" in done.stderr
+    assert not (tmp_path / "out").exists()
