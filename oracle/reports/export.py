@@ -286,7 +286,7 @@ def case_candidates(cases: Sequence, profile: str | None, pack: Pack,
                 pack.left_out.append(export.LeftOut(id=item.case_id, profile=judged, reason=reason))
                 continue
             flags = [f"known-bug:{name}" for name in bugs_by_case.get(case.id, ())]
-            if getattr(case, "kind", None) == "document-error":
+            if case.kind == "document-error":
                 flags.append(f"document-error:{case.id}")
                 pack.notes[f"document-error:{case.id}"] = export.Note(
                     bug_type="document-error", description=case.note or case.title,
