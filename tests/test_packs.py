@@ -103,6 +103,29 @@ def test_the_npm_pack_installs_from_its_file_and_its_readme_test_passes_on_node_
 
 
 @pytest.mark.slow
+def test_the_npm_packs_filter_agrees_with_the_python_packs(packs, tmp_path):
+    """`applies` in JavaScript and in Python keep the same vectors of every profile, for each capability set
+    tests/test_export.py checks the Python one against `check`'s rule with."""
+    from test_export import CAPABILITY_SETS, needs_met
+
+    tarball, _ = packs
+    (tmp_path / "package.json").write_text('{"name": "consumer", "private": true}\n')
+    assert sh(["npm", "install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball],
+              tmp_path).returncode == 0
+    script = ("const p = require('bleu-oracle-vectors'); const sets = JSON.parse(process.argv[1]);"
+              "console.log(JSON.stringify(p.profiles.map((n) => p.load(n).vectors.map("
+              "(v) => sets.map((c) => p.applies(v.needs, c))))));")
+    done = sh(["node", "-e", script, json.dumps(CAPABILITY_SETS)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    package = tmp_path / "node_modules" / "bleu-oracle-vectors"
+    profiles = json.loads((package / "pack.json").read_text())["profiles"]
+    want = [[[needs_met(v["needs"], c) for c in CAPABILITY_SETS]
+             for v in json.loads((package / "vectors" / f"{name}.json").read_text())["vectors"]] for name in profiles]
+    assert json.loads(done.stdout) == want
+    assert {flag for per_profile in want for per_vector in per_profile for flag in per_vector} == {True, False}
+
+
+@pytest.mark.slow
 def test_the_python_pack_installs_from_its_wheel_and_its_readme_test_passes_on_the_oracle(packs, tmp_path):
     _, wheel = packs
     venv = tmp_path / "venv"
