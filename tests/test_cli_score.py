@@ -299,4 +299,4 @@ def test_q_leaves_out_what_each_verb_says_it_does(tmp_path, capsys):
     code, out, _ = run(["cases", "export", "--out", tmp_path / "a", "-q"], capsys)
     assert code == 0 and out == "" and (tmp_path / "a" / "suite.json").is_file()
     code, out, _ = run(["cases", "export", "--out", tmp_path / "b"], capsys)
-    assert code == 0 and "case/profile entries" in out
+    assert code == 0 and "vectors (each case under its own profiles)" in out

@@ -1,52 +1,225 @@
-"""`bleu-oracle cases export`: a language-neutral suite that validates against its own schema (checked with an
-independent validator), carries every case under each of its profiles, and says what it leaves out."""
+"""`bleu-oracle cases export`: flagged test vectors that validate against their own schema (checked with an
+independent validator), give an implementation of a profile every case `check` judges it on with the same
+expected values, say what each vector needs (in agreement with the rule `check` applies), and carry the
+curated discrepancies' examples as known-bug vectors."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import math
+from pathlib import Path
 
 import pytest
 from jsonschema import Draft202012Validator
 
 from oracle.cli import main
+from oracle.diagnose import discrepancies
+from oracle.formulas.profiles import PROFILES
+from oracle.harness.requests import not_applicable_reason, request_from_json
 from oracle.models import export
 from oracle.suite.cases import load_cases
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _shipped_filter():
+    """`applies` as the Python pack ships it (packs/python/bleu_oracle_vectors/needs.py): a consumer's filter."""
+    spec = importlib.util.spec_from_file_location("pack_needs", ROOT / "packs/python/bleu_oracle_vectors/needs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.applies
+
+
+needs_met = _shipped_filter()
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("export")
-    assert main(["cases", "export", "--out", str(out)]) == 0
+    assert main(["cases", "export", "--out", str(out), "-q"]) == 0
+    assert main(["cases", "export", "--out", str(out), "--all-profiles", "-q"]) == 0
     return out
+
+
+def read(path):
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def test_the_committed_schema_is_the_generated_one():
     assert export.SCHEMA_PATH.read_text(encoding="utf-8") == export.render_schema(), "run `python -m oracle.models.export`"
 
 
-def test_the_export_validates_against_the_schema_written_beside_it(exported):
-    schema = json.loads((exported / "suite.schema.json").read_text(encoding="utf-8"))
+def test_every_file_validates_against_the_schema_written_beside_it(exported):
+    schema = read(exported / "suite.schema.json")
     Draft202012Validator.check_schema(schema)
-    suite = json.loads((exported / "suite.json").read_text(encoding="utf-8"))
-    assert not list(Draft202012Validator(schema).iter_errors(suite))
-    assert suite["format"] == "bleu-oracle-suite/1"
+    names = sorted(path.name for path in exported.glob("*.json") if path.name != "suite.schema.json")
+    assert names == sorted(["suite.json", *(f"{profile}.json" for profile in PROFILES)])  # --all-profiles: each
+    for name in names:
+        suite = read(exported / name)
+        assert not list(Draft202012Validator(schema).iter_errors(suite)), name
+        assert suite["format"] == "bleu-oracle-suite/2" and suite["profile"] == (None if name == "suite.json"
+                                                                                 else name.removesuffix(".json"))
+
+
+def test_a_repeated_profile_is_written_once_and_the_summary_says_what_was_written(tmp_path, capsys):
+    assert main(["cases", "export", "--out", str(tmp_path), "--profile", "nltk", "--profile", "nltk"]) == 0
+    out = capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nltk.json", "suite.schema.json"]
+    count = read(tmp_path / "nltk.json")["count"]
+    assert out.startswith(f"{tmp_path / 'nltk.json'}: {count} vectors (under nltk), ") and "left out:" in out
+
+
+def test_the_version_and_the_count_head_the_file(exported):
+    """As Unicode's conformance files do: the first lines say what the file is and how many entries it holds."""
+    lines = (exported / "papineni.json").read_text(encoding="utf-8").splitlines()
+    suite = read(exported / "papineni.json")
+    assert lines[1:5] == [' "format": "bleu-oracle-suite/2",', f' "suite_version": "{suite["suite_version"]}",',
+                          f' "oracle_version": "{suite["oracle_version"]}",', f' "count": {len(suite["vectors"])},']
+
+
+def test_the_zero_and_nan_rules_are_in_the_file_and_in_the_schema(exported):
+    suite, schema = read(exported / "papineni.json"), read(exported / "suite.schema.json")
+    assert "epsilon" in suite["contract"]["zero"] and "NaN matches only NaN" in suite["contract"]["nan"]
+    expected = schema["$defs"]["Expected"]["properties"]
+    assert "any answer but 0 fails" in expected["score_exact"]["description"]
+    assert "NaN matches only NaN" in json.dumps(expected["score"])
+    assert "any answer but 0 fails" in schema["description"]
 
 
 def test_every_case_and_profile_is_exported_or_left_out_with_a_reason(exported):
-    suite = json.loads((exported / "suite.json").read_text(encoding="utf-8"))
+    suite = read(exported / "suite.json")
     pairs = {(c.id, p) for c in load_cases() for p in c.profiles}
-    exported_pairs = {(c["id"], c["profile"]) for c in suite["cases"]}
+    exported_pairs = {(v["id"], v["profile"]) for v in suite["vectors"] if v["origin"] == "case"}
     left = {(c["id"], c["profile"]) for c in suite["left_out"]}
     assert exported_pairs | left == pairs and not exported_pairs & left
     assert all("protocol v1" in c["reason"] for c in suite["left_out"])  # infinite and NaN weights
 
 
+@pytest.mark.parametrize("profile", ["papineni", "mteval"])
+def test_a_profile_gets_every_case_check_judges_it_on_with_the_same_expected_values(exported, tmp_path, profile):
+    """The export's promise: an implementation of the profile iterating over its file, keeping the vectors
+    whose needs its capabilities meet, runs exactly the cases `check` judges (here the oracle under the
+    profile; under mteval it takes uniform weights only, so the needs filter leaves some vectors out), each
+    with the expected value `check` holds it to."""
+    report = tmp_path / "report"
+    assert main(["check", "--impl", "oracle", "--profile", profile, "--examples", "0",
+                 "--report", str(report), "--quiet"]) == 0
+    header, *records = [json.loads(line) for line in (report / "results.jsonl").read_text().splitlines()]
+    judged = {r["id"]: r for r in records if r.get("kind") == "case" and r["outcome"] != "not-applicable"}
+    suite = read(exported / f"{profile}.json")
+    cases = [v for v in suite["vectors"] if v["origin"] == "case"]
+    applicable = {v["id"]: v for v in cases if needs_met(v["needs"], header["capabilities"])}
+    assert set(applicable) == set(judged)
+    assert len(judged) > 13 * 5  # more than the 13 of 92 the first export gave a papineni implementation
+    assert profile == "papineni" or len(applicable) < len(cases)
+    for case_id, record in judged.items():
+        want, got = record["expected"], applicable[case_id]["expected"]
+        assert got["rejected"] == want["rejected"], case_id
+        assert got["score_exact"] == want.get("score_exact"), case_id
+        assert got["statistics"] == want.get("statistics"), case_id
+
+
+CAPABILITY_SETS = [
+    {"levels": ["corpus", "sentence"], "weights": "any", "max_order": 10, "smoothing": ["none", "floor", "exp"],
+     "statistics": True, "lowercase": True},  # examples/node-bleu
+    {"levels": ["sentence"], "weights": "uniform", "max_order": 4, "orders": [4], "smoothing": ["none"],
+     "statistics": False, "lowercase": False, "max_references": 1},
+    {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none", "exp"], "statistics": True,
+     "lowercase": True, "same_reference_count": True, "forbidden_token_characters": " \t\n.,", "empty_tokens": False,
+     "tokenizers": ["13a"]},
+]
+
+
+@pytest.mark.parametrize("capabilities", CAPABILITY_SETS)
+def test_needs_say_what_check_decides_from_the_capabilities(exported, capabilities):
+    """A consumer filtering by `needs` keeps exactly the vectors check would send an implementation declaring
+    these capabilities: `needs` carries everything the rule reads."""
+    for name in ("papineni.json", "mteval.json"):
+        suite = read(exported / name)
+        for v in suite["vectors"]:
+            request = request_from_json(v["request"])
+            reason = not_applicable_reason(request, capabilities, profile=v["profile"], case_profiles=(v["profile"],),
+                                           overrides=v["needs"]["conventions"])
+            assert needs_met(v["needs"], capabilities) == (reason is None), (v["id"], reason)
+
+
+def test_every_curated_discrepancy_of_the_profile_is_a_known_bug_vector(exported):
+    suite = read(exported / "papineni.json")
+    entries = [e for e in discrepancies.models() if e.profile == "papineni"]
+    vectors = {v["id"]: v for v in suite["vectors"] if v["origin"] == "discrepancy"}
+    assert set(vectors) == {e.id for e in entries} and entries
+    for entry in entries:
+        note = suite["notes"][f"known-bug:{entry.id}"]
+        assert f"known-bug:{entry.id}" in vectors[entry.id]["flags"]
+        assert note["bug_type"] == "known-bug" and note["upstream"] == entry.upstream
+        assert all(link["url"] in entry.upstream for link in note["links"])
+        assert vectors[entry.id]["request"] == request_from_json(entry.example.request).replay_payload()
+    # the oracle's value the curators recorded on each example is the vector's expectation
+    for entry in entries:
+        want, got = entry.example.oracle.get("score"), vectors[entry.id]["expected"]["score"]
+        if want is not None:
+            assert (math.isnan(float(got)) and math.isnan(float(want))) or abs(float(got) - float(want)) <= 1e-12
+
+
+def test_notes_are_defined_once_and_every_flag_refers_to_one(exported):
+    for name in ["suite.json", *(f"{profile}.json" for profile in PROFILES)]:
+        suite = read(exported / name)
+        flags = {flag for v in suite["vectors"] for flag in v["flags"]}
+        assert flags == set(suite["notes"]), name  # every flag defined, every note used
+
+
+def test_a_convention_split_lists_each_answer_with_its_conventions(exported):
+    """Hand derivation (nltk-bp-closest-12-of-13-2): twelve "a" against thirteen "a" and two "a"; every
+    clipped precision is 1. The closest reference (13) gives BP = exp(1 - 13/12) = exp(-1/12); the
+    shortest (2) is shorter than c = 12, so BP = 1 and BLEU = 1."""
+    suite = read(exported / "papineni.json")
+    [v] = [v for v in suite["vectors"] if v["id"] == "nltk-bp-closest-12-of-13-2"]
+    assert v["result"] == "acceptable" and "convention-split:reference_length" in v["flags"]
+    by_rule = {a["conventions"]["reference_length"]: a for a in v["answers"]}
+    assert by_rule["closest"]["score"] == pytest.approx(math.exp(-1 / 12), rel=1e-12)
+    assert by_rule["shortest"]["score"] == 1.0
+    assert "papineni" in by_rule["closest"]["profiles"] and "mlpack" in by_rule["shortest"]["profiles"]
+    assert v["expected"]["score"] == pytest.approx(math.exp(-1 / 12), rel=1e-12)
+    for v in suite["vectors"]:
+        if v["result"] == "acceptable":
+            assert any(f.startswith("convention-split:") for f in v["flags"]), v["id"]
+            assert any("papineni" in a["profiles"] for a in v["answers"]), v["id"]
+        else:
+            assert not v["answers"], v["id"]
+
+
+def test_the_exact_zero_and_the_undefined_are_flagged(exported):
+    suite = read(exported / "papineni.json")
+    for v in suite["vectors"]:
+        exact = v["expected"]["score_exact"]
+        assert ("zero" in v["flags"]) == (exact == "0"), v["id"]
+        assert ("undefined" in v["flags"]) == (exact == "NaN"), v["id"]
+    assert suite["notes"]["zero"]["bug_type"] == "edge-case"
+
+
 def test_a_documented_value_travels_with_its_tolerance(exported):
-    suite = json.loads((exported / "suite.json").read_text(encoding="utf-8"))
-    [case] = [c for c in suite["cases"] if c["id"] == "matlab-summary-bleu4"]
+    suite = read(exported / "suite.json")
+    [case] = [c for c in suite["vectors"] if c["id"] == "matlab-summary-bleu4"]
     # the MATLAB page prints 0.7825: printed with half a unit of the last digit
     assert case["printed"]["score"] == 0.7825 and case["printed"]["tolerance"] == pytest.approx(0.00005)
     assert abs(case["expected"]["score"] - 0.7825) <= 0.00005
     assert case["conventions"]["weight_normalisation"] == "normalise" and case["profile"] == "matlab"
     assert case["request"]["level"] == "sentence" and "cmd" not in case["request"]
     assert "bleuEvaluationScore" in case["source"]["document"] or case["source"]["quote"]
+    assert case["needs"]["level"] == "sentence" and case["needs"]["references"] == 2
+    assert "printed-rounded" in case["flags"]
+
+
+def test_a_profile_and_all_profiles_are_one_choice(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["cases", "export", "--out", str(tmp_path), "--profile", "nltk", "--all-profiles"])
+    assert exit_.value.code == 2
+    assert "not allowed with" in capsys.readouterr().err
+
+
+def test_an_unknown_profile_is_a_usage_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["cases", "export", "--out", str(tmp_path), "--profile", "papineny"])
+    assert exit_.value.code == 2 and "invalid choice: 'papineny'" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())

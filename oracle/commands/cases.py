@@ -8,6 +8,7 @@ import json
 import sys
 
 from oracle.commands import SUMMARIES
+from oracle.formulas.profiles import PROFILES
 from oracle.suite import cases as casefiles
 
 HELP = """List or validate the documented cases (cases/*.yaml).
@@ -22,11 +23,18 @@ through the oracle under each of them.
   validate   load every case file (ids unique and not retired, fields checked),
              then run every case under each of its profiles and report PASS or
              FAIL with the expected and the actual values
-  export     write the suite as language-neutral JSON: DIR/suite.json (each
-             case under each of its profiles: the input as protocol v1 carries
-             it, the profile's conventions, the expected answer with its
-             tolerance, the printed value, the source) and DIR/suite.schema.json
-             it validates against, for test suites in any language
+  export     write the suite as flagged, language-neutral test vectors for test
+             suites in any language: with --profile P (repeatable) or
+             --all-profiles, DIR/P.json holds every case P can express, its
+             expectation recomputed under P as `check` judges a P implementation,
+             and the minimal example of every curated discrepancy of P; without,
+             DIR/suite.json holds each case under each of its own profiles. Each
+             vector: the protocol v1 request, what it needs of an implementation
+             (level, orders, weights, smoothing, references, tokens), its result
+             (valid, rejected, or acceptable where conventions split, with every
+             answer), flags referring to the file's notes, the expected answer
+             under the numeric contract (zero and NaN rules stated in the file);
+             DIR/suite.schema.json validates every file (docs/vectors.md)
 
 --cases DIR chooses the directory (default: the repository's cases/);
 --cases FILE reads one case file of your own.
@@ -40,6 +48,8 @@ Examples:
   bleu-oracle cases validate
   bleu-oracle cases validate --id matlab-summary-bleu4 --verbose
   bleu-oracle cases export --out bleu-suite
+  bleu-oracle cases export --profile papineni --out vectors
+  bleu-oracle cases export --all-profiles --out vectors
 """
 
 
@@ -74,10 +84,16 @@ def register(subparsers):
 
     exporting = actions.add_parser(
         "export", help="write the suite as language-neutral JSON with its JSON Schema",
-        description="Write DIR/suite.json (every case under each of its profiles, with the expected answer "
-        "and its tolerance) and DIR/suite.schema.json.")
+        description="Write the test vectors of each --profile (every case it can express, recomputed under it: "
+        "DIR/PROFILE.json), of --all-profiles, or of each case under its own profiles (DIR/suite.json), and "
+        "DIR/suite.schema.json.")
     _add_directory(exporting)
     exporting.add_argument("--out", metavar="DIR", required=True, help="the directory to write")
+    chosen = exporting.add_mutually_exclusive_group()
+    chosen.add_argument("--profile", action="append", metavar="P", choices=list(PROFILES),
+                        help="the vectors a P implementation is judged on, in DIR/P.json (repeatable; one of "
+                        f"{', '.join(PROFILES)})")
+    chosen.add_argument("--all-profiles", action="store_true", help="--profile for every profile")
     exporting.add_argument("-q", "--quiet", action="store_true",
                            help="no summary of what was written and left out")
     exporting.set_defaults(handler=run_export)
@@ -167,13 +183,16 @@ def run_export(args, out=None, err=None):
     cases = _load_or_report(args.cases, err)
     if cases is None:
         return 2
-    from oracle.reports.export import SCHEMA_FILE, SUITE_FILE, write_export
+    from oracle.reports.export import SCHEMA_FILE, write_export
 
-    suite = write_export(cases, args.out)
+    profiles = list(PROFILES) if args.all_profiles else list(dict.fromkeys(args.profile or [None]))
+    written = write_export(cases, args.out, profiles)
     if args.quiet:
         return 0
-    out.write(f"{len(suite.cases)} case/profile entries from {len(cases)} cases: "
-              f"{args.out}/{SUITE_FILE}, {args.out}/{SCHEMA_FILE}\n")
-    for item in suite.left_out:
-        out.write(f"left out: {item.id} [{item.profile}]: {item.reason}\n")
+    for path, suite in written:
+        judged = f"under {suite.profile}" if suite.profile else "each case under its own profiles"
+        out.write(f"{path}: {suite.count} vectors ({judged}), {len(suite.notes)} notes\n")
+        for item in suite.left_out:
+            out.write(f"  left out: {item.id} [{item.profile}]: {item.reason}\n")
+    out.write(f"{args.out}/{SCHEMA_FILE}: the schema every file validates against\n")
     return 0
