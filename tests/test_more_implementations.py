@@ -19,7 +19,7 @@ from oracle.models.protocol import ScoreRequest
 
 
 def prepared(name):
-    """The implementation, its environment prepared first (once: kept in .implementations/)."""
+    """The implementation, its environment prepared first (once: kept in ~/.cache/bleu-oracle/implementations)."""
     from oracle.adapters import environments
     from oracle.adapters.base import AdapterUnavailable
 
@@ -83,6 +83,7 @@ def test_torchtext_by_hand():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_metrax_by_hand():
     metrax = prepared("metrax")
     # the shortest reference (3) is below c = 6: BP 1; the closest (7) would give e^(1 - 7/6)
@@ -94,6 +95,7 @@ def test_metrax_by_hand():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
 def test_keras_hub_by_hand():
     keras_hub = prepared("keras-hub")
     assert keras_hub.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
@@ -103,7 +105,8 @@ def test_keras_hub_by_hand():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", "metrax", "keras-hub"])
+@pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", pytest.param("metrax", marks=pytest.mark.heavy),
+                                  pytest.param("keras-hub", marks=pytest.mark.heavy)])
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
     prepared(name)
     code, records, errors, gating = check_against_baseline(name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml")

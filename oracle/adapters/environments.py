@@ -10,8 +10,9 @@ Two kinds, both pinned here and nowhere else:
   with this Python and the pinned requirements.
 
 Either is scored by a driver (`drivers/`) that speaks protocol v1 itself (`oracle.adapters.driven`).
-ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else `.implementations/` in a source checkout (beside
-pyproject.toml), else $XDG_CACHE_HOME/bleu-oracle/implementations. Each is built beside its place and
+ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else $XDG_CACHE_HOME/bleu-oracle/implementations (default
+~/.cache/bleu-oracle/implementations): outside any checkout, so that a fresh clone (CI's) reuses what an
+earlier one built, and a 1.6 GB environment is never inside a working tree. Each is built beside its place and
 renamed into it, so a reader sees a whole environment or none. `ready(name)` is the preparing step of
 `check`, `fuzz` and `report`, before the implementation starts (building what is missing, once, with a
 progress line; never a side effect of building its command line); `prepare(name)` is what `bleu-oracle
@@ -107,12 +108,10 @@ VENVS = {
 
 
 def root():
+    """Where prepared implementations live: $BLEU_ORACLE_IMPLEMENTATIONS, else the user's cache directory."""
     explicit = os.environ.get("BLEU_ORACLE_IMPLEMENTATIONS")
     if explicit:
         return Path(explicit)
-    checkout = Path(__file__).resolve().parents[2]
-    if (checkout / "pyproject.toml").is_file() and (checkout / "oracle").is_dir():
-        return checkout / ".implementations"
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bleu-oracle" / "implementations"
 

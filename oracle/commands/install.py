@@ -21,7 +21,7 @@ HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python 
   virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
     requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
 
-They go to $BLEU_ORACLE_IMPLEMENTATIONS, else .implementations/ in a source checkout, else
+They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
 --impl NAME`, `fuzz --impl NAME` and `report --impl NAME` prepare it before it starts, a step of their own
 ("preparing keras-hub (a venv of its own, once: ~1 min)"), so this verb is for doing it ahead of time
