@@ -1,0 +1,33 @@
+"""Cut the small report fixture (tests/report_data/data) from the committed reports/data."""
+import json, shutil, sys
+from pathlib import Path
+source, target = Path(sys.argv[1]), Path(sys.argv[2])
+KEEP = {"nltk", "sacrebleu", "ignite-micro", "fast-bleu", "keras-hub", "torchmetrics"}
+SYSTEMS = {"C-3MA.4959", "FBK.4870", "KIT.4950"}
+if target.exists():
+    shutil.rmtree(target)
+(target / "runs").mkdir(parents=True)
+shutil.copy(source / "run.json", target / "run.json")
+with open(source / "implementations.jsonl") as src, open(target / "implementations.jsonl", "w") as dst:
+    for line in src:
+        record = json.loads(line)
+        if record["type"] == "implementation" and record["name"] not in KEEP:
+            record = {"type": "implementation", "name": record["name"], "adapter": record["adapter"],
+                      "status": "not-selected", "reason": "not selected (--impl)"}
+            line = json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
+        dst.write(line)
+for run in sorted((source / "runs").iterdir()):
+    if not (run.name.startswith("oracle-") or run.name in KEEP):
+        continue
+    (target / "runs" / run.name).mkdir()
+    with open(run / "results.jsonl") as src, open(target / "runs" / run.name / "results.jsonl", "w") as dst:
+        for line in src:
+            record = json.loads(line)
+            if record["type"] == "record":
+                if record["kind"] == "metamorphic":
+                    continue
+                if record["kind"] == "example" and (int(record["id"].rsplit("-", 1)[1]) >= 60 or len(line) > 6000):
+                    continue
+                if record["kind"] == "real-data" and record["id"].split("/")[1] not in SYSTEMS:
+                    continue
+            dst.write(line)

@@ -1,0 +1,50 @@
+"""The report's pages from a small fixed data set, byte for byte as the previous page code rendered them.
+
+`tests/report_data/data` is a cut of the committed `reports/data` (six implementations, the eight oracle
+columns, the first 60 random inputs, three WMT17 systems), made with
+
+    python tests/report_data/make_fixture.py reports/data tests/report_data/data
+
+and `tests/report_data/expected` holds the pages the page code before the re-cut into `oracle/reports/site`
+(jinja2 templates, typed view models) rendered from it, with
+
+    bleu-oracle report --render-only --report <a copy of tests/report_data>
+
+The expected pages were not produced by the code under test: they are the previous implementation's output, kept
+so that the re-cut (and any later change of the page code) shows every byte it changes. The pages also read the
+curated discrepancies (oracle/diagnose/data/discrepancies.yaml) and the edge cases (oracle/suite/edge_cases.py): a
+change there changes the expected pages, regenerated with the command above and reviewed as a diff.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from oracle.cli import main
+
+FIXTURE = Path(__file__).resolve().parent / "report_data"
+
+
+def _pages(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.relative_to(folder).parts[0] != "data" and not p.name.startswith(".")}
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("report")
+    shutil.copytree(FIXTURE / "data", out / "data")
+    assert main(["report", "--render-only", "--report", str(out), "--quiet"]) == 0
+    return out
+
+
+def test_the_same_pages_are_rendered(rendered: Path) -> None:
+    expected = _pages(FIXTURE / "expected")
+    got = _pages(rendered)
+    assert sorted(got) == sorted(expected)
+    assert len(expected) == 11
+    different = [name for name in expected if got[name] != expected[name]]
+    assert not different, f"pages differ from tests/report_data/expected: {different}"
