@@ -23,8 +23,8 @@ from oracle.adapters.base import (
 )
 from oracle.cli import main
 from oracle.formulas.profiles import PROFILES
-from oracle.reports.render import PAGES
-from oracle.reports.site import (
+from oracle.reports.site.pages import PAGES
+from oracle.reports.site.collect import (
     DATA_DIR,
     DATA_FILES,
     call,
@@ -293,7 +293,7 @@ def test_real_data_table_on_two_systems(tmp_path):
 def test_check_and_report_judge_every_input_the_same_way(runs, tmp_path):
     # the report's nltk column ran 10 random inputs (seed 0) in process; check drives nltk as a process
     from oracle.harness.events import read_results
-    from oracle.reports.runs import run_directory
+    from oracle.reports.site.data import run_directory
 
     report = read_results(run_directory(runs[0] / DATA_DIR, "nltk") / "results.jsonl")
     checked = tmp_path / "check"
@@ -340,8 +340,8 @@ def test_report_says_on_stderr_when_the_real_data_is_absent(tmp_path, capsys):
 def test_a_statistics_only_disagreement_is_not_drawn_as_rounding():
     """A random input whose score agrees while ref_len does not goes to its own band ("stats≠") with the
     diverging layer in its tooltip, not to the log axis' floor beside float rounding."""
-    from oracle.reports.html_page import deviation_plot
-    from oracle.reports.pagedata import Model
+    from oracle.reports.site.html_page import deviation_plot
+    from oracle.reports.site.view import Model
 
     def example(index, layer, score, expected):
         return {"type": "example", "implementation": "x", "profile": "papineni", "index": index,

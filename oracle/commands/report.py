@@ -10,8 +10,8 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
-from oracle.reports.render import run
-from oracle.reports.site import (
+from oracle.reports.site.pages import run
+from oracle.reports.site.collect import (
     DATA_DIR,
     DEFAULT_EXAMPLES,
     DEFAULT_REAL_DATA_BUDGET,

@@ -16,7 +16,7 @@ from .markdown_pages import (
     _settings_lines,
     real_summary,
 )
-from .pagedata import (
+from .view import (
     CATEGORIES,
     CATEGORY_COLOUR,
     CATEGORY_LABEL,

@@ -30,9 +30,9 @@ from .markdown_pages import (
     render_readme,
     render_real_data,
 )
-from .pagedata import IMPLEMENTATIONS_DIR, PAGES, Model
-from .site import DATA_DIR, observe, read_data, say, write_data
-from .staging import staged, write_atomically
+from .view import IMPLEMENTATIONS_DIR, PAGES, Model
+from .collect import DATA_DIR, observe, read_data, say, write_data
+from oracle.reports.staging import staged, write_atomically
 from .trophies import render_trophies
 
 # -- writing ---------------------------------------------------------------------

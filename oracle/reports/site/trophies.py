@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .pagedata import compact_json, fmt, md, request_text
+from .view import compact_json, fmt, md, request_text
 
 
 def upstream_state(text):

@@ -8,7 +8,7 @@ from collections import Counter
 
 from oracle.models.outcomes import parse_number as number
 
-from .pagedata import (
+from .view import (
     DIFFERS_MARK,
     compact_json,
     fmt,
@@ -17,8 +17,8 @@ from .pagedata import (
     md,
     request_text,
 )
-from .runs import REAL_DATA_CLASSIFIED
-from .site import DATA_DIR
+from .data import REAL_DATA_CLASSIFIED
+from .collect import DATA_DIR
 
 
 def _settings_lines(model):

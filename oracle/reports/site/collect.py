@@ -59,7 +59,7 @@ from oracle.suite.edge_cases import EDGE_CASES
 from oracle.signals import Interrupted, raise_if_stopped
 from oracle.textio import read_lines
 
-from .runs import run_column, tables
+from .data import run_column, tables
 
 SCHEMA = "bleu-oracle-report/1"
 DATA_DIR = "data"
