@@ -10,7 +10,7 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
-from oracle.reports.site.pages import run
+from oracle.reports.site.build import run
 from oracle.reports.site.collect import (
     DATA_DIR,
     DEFAULT_EXAMPLES,

@@ -1,72 +1,61 @@
-"""`bleu-oracle report`: every column run through the harness, then the pages rendered from the data alone.
+"""`bleu-oracle report`'s observations: every column (the oracle under each profile, each installed
+implementation) run through the harness's session, one `results.jsonl` each, and the WMT17 real data.
 
-The columns are the oracle under each profile and each installed implementation (its adapter, driven
-in process by `oracle.harness.inprocess`; a library outside this Python, its driver as a process).
-Under `<out>/data/`:
+A column's run is a `check` run made in process (`oracle.harness.inprocess`; a library outside this Python
+through its driver's process, as `check` drives it): the same requests, the same judge
+(`oracle.diagnose.judge`), the same root-cause attribution (`oracle.diagnose.attribute`), written as the
+same event stream under `data/runs/<column>/results.jsonl` (`oracle.reports.site.data`). It holds:
 
-- ``runs/<column>/results.jsonl``: the column's event stream, written by the harness's session
-  exactly as `check` writes one (`oracle.reports.runs`): every edge case of
-  `oracle.suite.edge_cases` (the matrix), the implementation's curated discrepancy examples
-  re-run now (does each class still reproduce with the installed version?), and `--examples`
-  random inputs from `oracle.harness.generate` (the inputs `check --seed S` sends), each judged
-  against the oracle under the declared profile and each disagreement attributed to its root
-  cause, first among the implementation's curated classes
+- every edge case of `oracle.suite.edge_cases` (the matrix, kind "edge-case");
+- the implementation's curated discrepancy examples re-run now (kind "discrepancy": does each class still
+  reproduce with the installed version?);
+- `--examples` random inputs from `oracle.harness.generate` (kind "example", the inputs `check --seed S`
+  sends), each judged against the oracle under the declared profile and each disagreement attributed to
+  its root cause, first among the implementation's curated classes
   (`oracle/diagnose/data/discrepancies.yaml`), then among every explanation;
-- ``implementations.jsonl``: one line per registry entry (`oracle.adapters.base.REGISTRY`):
-  installed (name, version, language, declared profile, capabilities), not installed (the
-  install hint), broken (the error), or not selected (`--impl`); plus one line per oracle
-  profile (its summary and citations);
-- ``real_data.jsonl``: every implementation on WMT17 newstest2017 English-German (16 systems;
-  corpus level; whitespace tokens; BLEU-4, uniform weights, no smoothing), with 1 reference and
-  with 4 (see `extra_reference_systems`), next to the oracle under each declared profile;
-- ``run.json``: the settings (seed, examples, versions, real-data source).
+- every implementation on WMT17 newstest2017 English-German (kind "real-data": 16 systems; corpus level;
+  whitespace tokens; BLEU-4, uniform weights, no smoothing), with 1 reference and with 4 (see
+  `extra_reference_systems`), judged against the oracle column of its profile.
 
-Everything is deterministic: no clock readings, keys sorted, floats as Python's shortest repr
-(NaN and infinities as the protocol's strings). The same versions and seed give byte-identical
-data, and so byte-identical pages. `oracle.reports.render` reads only these files
-(`report --render-only`).
+Runs are written without clock readings and without shrinking, so the same versions and seed give the
+same bytes. `observe` returns run.json's settings and implementations.jsonl's lines (the registry: installed,
+not installed with the install hint, broken with the error, or not selected; and the oracle's profiles).
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
-import io
-import json
 import os
 import platform
-import re
 import signal
 import sys
 import time
-import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from oracle import __version__
 from oracle.adapters.base import REGISTRY, AdapterUnavailable, Declared
-from oracle.adapters.base import call as adapter_call
 from oracle.adapters.lifetimes import set_own_death_signal
-from oracle.diagnose.discrepancies import load as load_discrepancies
-from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.discrepancies import DOCUMENTED_AS
+from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.models.jsonvalues import json_safe
+from oracle.harness.events import RESULTS_FILE, read_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.inprocess import transport_for
+from oracle.harness.requests import request_from_json
+from oracle.harness.session import SessionSettings, run_session
+from oracle.models.outcomes import Outcome
 from oracle.models.protocol import ScoreRequest, Segment
+from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped
 from oracle.suite.edge_cases import EDGE_CASES
-from oracle.signals import Interrupted, raise_if_stopped
 from oracle.textio import read_lines
 
-from .data import run_column, tables
-
-SCHEMA = "bleu-oracle-report/1"
-DATA_DIR = "data"
-RUN_FILE = "run.json"
-IMPLEMENTATIONS_FILE = "implementations.jsonl"
-#: The data files besides the runs' streams (data/runs/<column>/results.jsonl).
-DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE)
+from .data import DATA_DIR, DISCREPANCY, EDGE_CASE, REAL_DATA, REAL_DATA_CLASSIFIED, SCHEMA, message, run_directory
 
 DEFAULT_SEED = 0
 DEFAULT_EXAMPLES = 200
@@ -82,12 +71,10 @@ REAL_DATA_SUFFIX = ".en-de.txt.gz"
 REAL_DATA_REFERENCE = "reference"
 #: Real-data differences classified per implementation and setting (the first ones, in system
 #: order); classify recomputes the whole corpus per alternative, seconds each for some classes.
-REAL_DATA_CLASSIFIED = 4
 #: How many system outputs join the official reference in the multi-reference setting.
 EXTRA_REFERENCES = 3
 BLEU4 = (0.25, 0.25, 0.25, 0.25)
 NO_SMOOTHING = {"method": "none"}
-MESSAGE_LIMIT = 400
 
 
 def default_real_data_dir():
@@ -115,99 +102,6 @@ class Settings:
     jobs: int = 1
     #: write into a folder that holds files which are not a report's (they are left alone)
     report_force: bool = False
-
-
-# -- JSON ----------------------------------------------------------------------
-
-
-def dumps(obj):
-    """One deterministic JSON line: sorted keys, shortest-repr floats, non-ASCII kept. Not the protocol's
-    encoder (`oracle.models.protocol.encode`) on purpose: sorted keys make the data files, and so the reports,
-    byte-identical across runs, and the committed files are written with these separators."""
-    return json.dumps(json_safe(obj), sort_keys=True, ensure_ascii=False, allow_nan=False)
-
-
-def write_jsonl(path, records):
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
-        for record in records:
-            handle.write(dumps(record) + "\n")
-
-
-def read_jsonl(path):
-    records = []
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        for number_, line in enumerate(handle, 1):
-            if line.strip():
-                try:
-                    records.append(json.loads(line))
-                except ValueError as exc:
-                    raise BleuValueError(f"{path}:{number_}: not a JSON line ({exc})") from None
-    return records
-
-
-def read_data(out):
-    """What the pages show, from the report directory's data alone: {"run", "implementations", "matrix",
-    "search", "discrepancies", "real_data"}; the matrix, the random search and the discrepancy re-runs
-    come from the columns' results.jsonl streams (`oracle.reports.runs.tables`)."""
-    data_dir = Path(out) / DATA_DIR
-    missing = [name for name in DATA_FILES if not (data_dir / name).is_file()]
-    if missing:
-        raise BleuValueError(f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first "
-                             "(without --render-only)")
-    with open(data_dir / RUN_FILE, encoding="utf-8") as handle:
-        run = json.load(handle)
-    if run.get("schema") != SCHEMA:
-        raise BleuValueError(f"{data_dir / RUN_FILE}: schema {run.get('schema')!r}, expected {SCHEMA!r}")
-    implementations = read_jsonl(data_dir / IMPLEMENTATIONS_FILE)
-    columns = [(f"oracle/{name}", "oracle", name, None) for name in run.get("profiles", [])]
-    columns += [(r["name"], "implementation", r["profile"], r.get("version")) for r in implementations
-                if r.get("type") == "implementation" and r.get("status") == "installed"]
-    cells, search, reruns, real = tables(data_dir, columns)
-    cases = [{"type": "case", "id": case.id, "title": case.title, "why": case.why,
-              "request": case.request.replay_payload()} for case in EDGE_CASES]
-    discrepancies = [{"type": "discrepancy", **entry, "rerun": reruns.get(entry["id"], [])}
-                     for entry in load_discrepancies()]
-    return {"run": run, "implementations": implementations, "matrix": cases + cells, "search": search,
-            "discrepancies": discrepancies, "real_data": real}
-
-
-# -- calling an implementation --------------------------------------------------
-
-_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-
-
-def _message(text):
-    """An error message fit for a deterministic report: no memory addresses, bounded length."""
-    text = _ADDRESS.sub("", " ".join(str(text).split()))
-    return text if len(text) <= MESSAGE_LIMIT else text[: MESSAGE_LIMIT - 3] + "..."
-
-
-def call(implementation, request):
-    """The implementation's answer to one request as a record: {"outcome": "score" | "rejected" |
-    "unsupported" | "error", "score", "statistics", "message"}, as `oracle.adapters.base.call` maps
-    exceptions (a panic in a native extension is an error). Never raises, but for ^C and SystemExit."""
-    with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
-        warnings.simplefilter("ignore")
-        outcome, answer = adapter_call(implementation, request)
-    if outcome != "score":
-        return {"outcome": outcome, "score": None, "statistics": None, "message": _message(answer)}
-    try:
-        score = float(answer.score)
-    except (TypeError, ValueError) as exc:
-        return {"outcome": "error", "score": None, "statistics": None,
-                "message": _message(f"the answer's score is not a number: {answer.score!r} ({exc})")}
-    statistics = None
-    if answer.statistics:
-        statistics = {k: v for k, v in dict(answer.statistics).items() if v is not None}
-    return {"outcome": "score", "score": score, "statistics": statistics, "message": None}
-
-
-def expectation(request, profile):
-    """The oracle's answer under `profile` as a record {"rejected", "score", "score_exact", "reason"}."""
-    expected = oracle_expected(request, profile)
-    if expected.rejected:
-        return {"rejected": True, "score": None, "score_exact": None, "reason": _message(expected.reason)}
-    return {"rejected": False, "score": expected.score, "score_exact": expected.score_exact, "reason": None}
 
 
 # -- the implementations ------------------------------------------------------
@@ -240,11 +134,11 @@ def load_implementations(selected=None):
         except (KeyboardInterrupt, Interrupted):
             raise
         except (AdapterUnavailable, ImportError) as exc:
-            record.update(status="not-installed", reason=_message(exc))
+            record.update(status="not-installed", reason=message(exc))
             records.append(record)
             continue
         except BaseException as exc:  # noqa: BLE001 - a broken install must not end the report
-            record.update(status="broken", reason=_message(f"{type(exc).__name__}: {exc}"))
+            record.update(status="broken", reason=message(f"{type(exc).__name__}: {exc}"))
             records.append(record)
             continue
         record.update(status="installed", display_name=implementation.name, version=str(implementation.version),
@@ -265,6 +159,96 @@ def profile_records():
     return [{"type": "profile", "name": p.name, "summary": p.summary,
              "citations": [list(c) for c in p.citations], "options": p.options.to_json()}
             for p in PROFILES.values()]
+
+
+# -- a column's run ------------------------------------------------------------
+
+
+def curated_examples(key: str) -> list[tuple[str, ScoreRequest]]:
+    """(id, request) of the curated discrepancies re-run through implementation `key` (an alias such as
+    ignite-micro re-runs the entries of the library it shares code with): those observed through the
+    adapter, not by calling the library directly."""
+    documented_as = DOCUMENTED_AS.get(key, key)
+    # `observed: library` examples come from calling the library directly; the adapter deliberately
+    # does not pass that behaviour on, so re-running through it proves nothing
+    return [(entry.id, request_from_json(entry.example.request)) for entry in discrepancy_models()
+            if entry.implementation == documented_as and entry.observed != "library"]
+
+
+def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, progress: Callable[[str], None] | None = None,
+               real: Any = None, real_budget: float | None = None) -> Path:
+    """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
+    RealData): the WMT17 requests to score too; an implementation column is judged on them against the
+    oracle column of its profile, already run, and gives up after the first system when the rest would
+    take longer than `real_budget` seconds."""
+    directory = run_directory(data_dir, column.key)
+    oracle_column = column.kind == "oracle"
+    settings = SessionSettings(impl=column.key, profile=column.profile, seed=seed,
+                               examples=0 if oracle_column else examples, shrink_budget=0, report=str(directory),
+                               quiet=True, timings=False)
+    discrepancies = [] if oracle_column else curated_examples(column.key)
+    expectations = {} if real is None or oracle_column else oracle_expectations(data_dir, column.profile)
+
+    def work(session):
+        for case in EDGE_CASES:
+            session.evaluate(case.id, EDGE_CASE, case.request, title=case.title)
+        for identifier, request in discrepancies:  # curated on this adapter, even where its capabilities cannot say so
+            session.evaluate(identifier, DISCREPANCY, request, within_capabilities=True)
+        session.run_examples()
+        if real is not None:
+            score_real_data(session, column, real, expectations, real_budget, progress)
+
+    if progress is not None:
+        what = "the edge cases" if oracle_column else f"the edge cases, {len(discrepancies)} curated examples and " \
+                                                      f"{examples} random inputs (seed {seed})"
+        if real is not None:
+            what += f", {len(real.items)} real-data corpora"
+        progress(f"{column.key}: {what}, judged under profile {column.profile}")
+    total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
+    code, _ = run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
+                                                                        "column": column.key},
+                          tracker=BaselineTracker(None, check_stale=False), total=total, work=work,
+                          report_dir=directory, transport=transport_for(column.implementation))
+    if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report
+        raise Interrupted(code)
+    return directory / RESULTS_FILE
+
+
+def oracle_expectations(data_dir, profile):
+    """id -> the oracle's Expected for each real-data corpus, from the oracle column of `profile`."""
+    path = run_directory(data_dir, f"oracle/{profile}") / RESULTS_FILE
+    if not path.is_file():
+        return {}
+    return {r.id: r.expected for r in read_results(path).records if r.kind == REAL_DATA and r.expected is not None}
+
+
+def score_real_data(session, column, real, expectations, budget, progress):
+    """Each real-data corpus through the session: the oracle column records its own value; an implementation
+    is judged against it. Differences are attributed among the implementation's curated classes only, the
+    first REAL_DATA_CLASSIFIED of each setting (every explanation would recompute the corpus many times)."""
+    classified, spent, skipped = {}, 0.0, None
+    first_system = real.items[0][1]
+    for identifier, system, references, request in real.items:
+        summary = {"corpus": identifier.split("/")[0], "system": system, "references": references,
+                   "segments": len(request.segments)}
+        if skipped:
+            session.evaluate(identifier, REAL_DATA, request, invalid=skipped, summary=summary)
+            continue
+        count = len(references)
+        attribution = "documented" if classified.get(count, 0) < REAL_DATA_CLASSIFIED else "none"
+        started = time.perf_counter()
+        record = session.evaluate(identifier, REAL_DATA, request, summary=summary, attribution=attribution,
+                                  expected=expectations.get(identifier) if column.kind == "implementation" else None)
+        spent += time.perf_counter() - started
+        if record.outcome == Outcome.FAIL:
+            classified[count] = classified.get(count, 0) + 1
+        systems = len({item[1] for item in real.items})
+        if column.kind == "implementation" and system == first_system and count != 1 and systems > 1 \
+                and budget is not None and spent * systems > budget:
+            skipped = (f"time-boxed: scored on the first system only; all {systems} would take longer than the "
+                       f"{budget:g} s budget (--real-data-budget)")
+            if progress is not None:
+                progress(f"{column.key}: {skipped}")
 
 
 # -- observations: the real data -----------------------------------------------
@@ -482,19 +466,7 @@ def _command(settings):
     return " ".join(parts)
 
 
-def write_data(out, data):
-    data_dir = Path(out) / DATA_DIR
-    data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / RUN_FILE, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(json.dumps(json_safe(data["run"]), sort_keys=True, ensure_ascii=False, allow_nan=False,
-                                indent=2) + "\n")
-    write_jsonl(data_dir / IMPLEMENTATIONS_FILE, data["implementations"])
-    return data_dir
-
-
 def stderr_progress(text):
     print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
 
 
-__all__ = ["DATA_FILES", "SCHEMA", "Settings", "call", "default_real_data_dir", "dumps", "extra_reference_systems",
-           "observe", "read_data", "real_data_systems", "write_data"]

@@ -1,92 +1,87 @@
-"""Render `reports/` from its data files (`reports/data/`, written by `oracle.reports.site`).
+"""The report's pages rendered from its data alone, through the jinja2 templates of `templates/`.
 
-Nothing here calls an implementation or the oracle: every line of every page
-is computed from the data files, so `bleu-oracle report --render-only`
-regenerates the pages from the committed data alone. Writes:
-
-- ``README.md``: the index (settings, implementations with their status and
-  findings, links);
-- ``matrix.md``: the edge-case matrix;
-- ``real-data.md``: WMT17 newstest2017 en-de, 1 and 4 references;
-- ``implementations/<name>.md``: one discrepancy report per installed implementation;
-- ``trophies.md``: the trophy case, every curated discrepancy on one page;
-- ``index.html``: all of the above on one self-contained page (inline CSS,
-  inline SVG plots drawn here; no script, nothing fetched).
-
-Deterministic: the same data files give byte-identical pages.
+Writes README.md (the index), matrix.md (the edge-case matrix), real-data.md (WMT17 newstest2017 en-de, 1 and 4
+references), trophies.md (every curated discrepancy), implementations/<name>.md (one discrepancy report per
+installed implementation) and index.html (all of it on one self-contained page: inline CSS, inline SVG plots from
+`oracle.reports.site.svg`; no script, nothing fetched). Nothing here calls an implementation or the oracle, so
+`bleu-oracle report --render-only` regenerates the pages from the committed data; the same data files give
+byte-identical pages.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import time
+import html
 from pathlib import Path
+from typing import Any
 
-from .html_page import render_html
-from .markdown_pages import (
-    render_implementation,
-    render_matrix,
-    render_readme,
-    render_real_data,
-)
-from .view import IMPLEMENTATIONS_DIR, PAGES, Model
-from .collect import DATA_DIR, observe, read_data, say, write_data
-from oracle.reports.staging import staged, write_atomically
-from .trophies import render_trophies
+import jinja2
+from markupsafe import Markup
 
-# -- writing ---------------------------------------------------------------------
+from oracle.reports.staging import write_atomically
+
+from . import svg
+from .data import read_data
+from .formatting import compact_json, fmt, fmt_delta, fmt_points, md, request_text
+from .view import CATEGORIES, CATEGORY_KEYS, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView, category
+
+#: The Markdown pages and their templates (implementations/<name>.md besides).
+MARKDOWN_PAGES = (("README.md", "README.md.j2"), ("matrix.md", "matrix.md.j2"), ("real-data.md", "real-data.md.j2"),
+                  ("trophies.md", "trophies.md.j2"))
 
 
-def _write(path, text):
+def escape_html(text: Any) -> Markup:
+    """HTML-escaped text, spelling `"` and `'` as the pages always have (`&quot;`, `&#x27;`): markupsafe's
+    autoescape spells them `&#34;` and `&#39;`, equally safe but other bytes."""
+    return Markup(html.escape(str(text), quote=True))
+
+
+def markdownish(text: Any) -> Markup:
+    """Inline `code` and **bold** of our own Markdown strings, as HTML (everything else escaped)."""
+    out = []
+    for i, part in enumerate(str(text).split("`")):
+        if i % 2:
+            out.append(f"<code>{escape_html(part)}</code>")
+        else:
+            bold = str(escape_html(part)).split("**")
+            out.append("".join(f"<b>{b}</b>" if j % 2 else b for j, b in enumerate(bold)))
+    return Markup("".join(out))
+
+
+def codes(identifiers: Any) -> str:
+    """Markdown code spans, comma-separated."""
+    return ", ".join(f"`{identifier}`" for identifier in identifiers)
+
+
+def environment() -> jinja2.Environment:
+    """The templates' environment: autoescape for HTML (Markdown escapes its table cells with `md`), strict
+    undefined (a misspelt name is an error, not an empty string)."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("oracle.reports.site", "templates"),
+        autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2", "svg.j2"), disabled_extensions=("md.j2",)),
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+    env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
+                       words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
+    env.globals.update(categories=CATEGORY_KEYS, category=category, CATEGORIES=CATEGORIES,
+                       DIFFERS_MARK=DIFFERS_MARK, svg=svg)
+    return env
+
+
+def _write(path: Path, text: str) -> Path:
     return write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
-def render(out):
+def render(out: Path) -> list[Path]:
     """Render every page of report directory `out` from `out/data/`; returns the paths written."""
     out = Path(out)
-    model = Model(read_data(out))
-    written = [
-        _write(out / "README.md", render_readme(model)),
-        _write(out / "matrix.md", render_matrix(model)),
-        _write(out / "real-data.md", render_real_data(model)),
-        _write(out / "trophies.md", render_trophies(model)),
-    ]
+    view = ReportView(read_data(out))
+    env = environment()
+    written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
-    for record in model.installed:
-        written.append(_write(pages / f"{record['name']}.md", render_implementation(model, record)))
-    written.append(_write(out / "index.html", render_html(model)))
+    template = env.get_template("implementation.md.j2")
+    for entry in view.installed:
+        written.append(_write(pages / f"{entry.name}.md", template.render(view=view, entry=entry)))
+    written.append(_write(out / "index.html", env.get_template("index.html.j2").render(view=view)))
     return written
 
 
-def run(settings, *, render_only=False):
-    """Observe (unless render_only), write the data files, then render from them alone, all in a staging directory
-    inside `settings.out` that is published when everything is written: an interrupted or failed report leaves the
-    folder as it was. Returns the pages written (their published paths)."""
-    out = Path(settings.out)
-    with staged(out, force=settings.report_force, publish_on_error=False) as staging:
-        if render_only:
-            _link_tree(out / DATA_DIR, staging / DATA_DIR)
-        else:
-            data = observe(dataclasses.replace(settings, out=staging))
-            write_data(staging, data)
-        say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
-        started = time.perf_counter()
-        written = render(staging)
-        say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
-    return [out / path.relative_to(staging) for path in written]
-
-
-def _link_tree(source, target):
-    """The files under `source` hard-linked under `target` (the data a re-render keeps: nothing is copied, and the
-    published report holds the same files)."""
-    if not source.is_dir():
-        return
-    for path in sorted(source.rglob("*")):
-        if path.is_file():
-            destination = target / path.relative_to(source)
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            os.link(path, destination)
-
-
-__all__ = ["PAGES", "Model", "render", "run"]
+__all__ = ["PAGES", "render"]
