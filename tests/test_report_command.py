@@ -192,11 +192,11 @@ def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
     monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
     monkeypatch.setitem(REGISTRY, "absent-lib", "bleu_oracle_no_such_module:Nothing")
     records, columns = load_implementations({"multi-bleu", "absent-lib"})
-    by_name = {r["name"]: r for r in records}
-    assert by_name["multi-bleu"]["status"] == "not-installed"
-    assert "BLEU_ORACLE_MULTI_BLEU" in by_name["multi-bleu"]["reason"]
-    assert by_name["absent-lib"]["status"] == "not-installed"
-    assert by_name["nltk"]["status"] == "not-selected"
+    by_name = {r.name: r for r in records}
+    assert by_name["multi-bleu"].status == "not-installed"
+    assert "BLEU_ORACLE_MULTI_BLEU" in by_name["multi-bleu"].reason
+    assert by_name["absent-lib"].status == "not-installed"
+    assert by_name["nltk"].status == "not-selected"
     assert columns == []
 
 

@@ -24,8 +24,8 @@ def run(settings: Settings, *, render_only: bool = False) -> list[Path]:
         if render_only:
             _link_tree(out / DATA_DIR, staging / DATA_DIR)
         else:
-            data = observe(dataclasses.replace(settings, out=staging))
-            write_data(staging, data["run"], data["implementations"])
+            observed = observe(dataclasses.replace(settings, out=staging))
+            write_data(staging, observed.run, observed.entries)
         say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
         started = time.perf_counter()
         written = render(staging)

@@ -55,7 +55,21 @@ from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
 
-from .data import DATA_DIR, DISCREPANCY, EDGE_CASE, REAL_DATA, REAL_DATA_CLASSIFIED, SCHEMA, message, run_directory
+from .data import (
+    DATA_DIR,
+    DISCREPANCY,
+    EDGE_CASE,
+    REAL_DATA,
+    REAL_DATA_CLASSIFIED,
+    SCHEMA,
+    Contract,
+    ImplementationEntry,
+    ProfileEntry,
+    RealDataSource,
+    RunInfo,
+    message,
+    run_directory,
+)
 
 DEFAULT_SEED = 0
 DEFAULT_EXAMPLES = 200
@@ -117,16 +131,14 @@ class Column:
     kind: str  # "oracle" | "implementation"
 
 
-def load_implementations(selected=None):
-    """(records for implementations.jsonl, [Column] of the installed ones, in registry order)."""
+def load_implementations(selected: set[str] | None = None) -> tuple[list[ImplementationEntry], list[Column]]:
+    """(the lines of implementations.jsonl, [Column] of the installed ones, in registry order)."""
     records, columns = [], []
     for name, spec in REGISTRY.items():
         if name == "oracle":
             continue
-        record = {"type": "implementation", "name": name, "adapter": spec}
         if selected is not None and name not in selected:
-            record.update(status="not-selected", reason="not selected (--impl)")
-            records.append(record)
+            records.append(_entry(name, spec, status="not-selected", reason="not selected (--impl)"))
             continue
         module, _, attribute = spec.partition(":")
         try:
@@ -134,17 +146,14 @@ def load_implementations(selected=None):
         except (KeyboardInterrupt, Interrupted):
             raise
         except (AdapterUnavailable, ImportError) as exc:
-            record.update(status="not-installed", reason=message(exc))
-            records.append(record)
+            records.append(_entry(name, spec, status="not-installed", reason=message(exc)))
             continue
         except BaseException as exc:  # noqa: BLE001 - a broken install must not end the report
-            record.update(status="broken", reason=message(f"{type(exc).__name__}: {exc}"))
-            records.append(record)
+            records.append(_entry(name, spec, status="broken", reason=message(f"{type(exc).__name__}: {exc}")))
             continue
-        record.update(status="installed", display_name=implementation.name, version=str(implementation.version),
-                      language=implementation.language, profile=implementation.profile,
-                      capabilities=dict(implementation.capabilities))
-        records.append(record)
+        records.append(_entry(name, spec, status="installed", display_name=implementation.name,
+                              version=str(implementation.version), language=implementation.language,
+                              profile=implementation.profile, capabilities=dict(implementation.capabilities)))
         columns.append(Column(name, implementation, implementation.profile, "implementation"))
     return records, columns
 
@@ -155,10 +164,14 @@ def oracle_columns():
     return [Column(f"oracle/{name}", OracleImplementation(profile=name), name, "oracle") for name in PROFILES]
 
 
-def profile_records():
-    return [{"type": "profile", "name": p.name, "summary": p.summary,
-             "citations": [list(c) for c in p.citations], "options": p.options.to_json()}
-            for p in PROFILES.values()]
+def _entry(name: str, adapter: str, **fields: Any) -> ImplementationEntry:
+    """A registry entry's line (only the fields given are written)."""
+    return ImplementationEntry(type="implementation", name=name, adapter=adapter, **fields)
+
+
+def profile_records() -> list[ProfileEntry]:
+    return [ProfileEntry(type="profile", name=p.name, summary=p.summary, citations=[tuple(c) for c in p.citations],
+                         options=p.options.to_json()) for p in PROFILES.values()]
 
 
 # -- a column's run ------------------------------------------------------------
@@ -279,8 +292,8 @@ class RealData:
     """The WMT17 requests the report scores: (id, system, reference files, request) per system and setting,
     and the description run.json records."""
 
-    items: list
-    source: dict
+    items: list[tuple[str, str, list[str], ScoreRequest]]
+    source: RealDataSource
 
 
 def load_real_data(settings, progress):
@@ -304,13 +317,14 @@ def load_real_data(settings, progress):
                         zip(text[system], *(text[name] for name in references))]
             request = ScoreRequest(level="corpus", segments=segments, weights=BLEU4, smoothing="none")
             items.append((f"{REAL_DATA_SUBDIR}/{system}/{count}", system, references, request))
-    source = {"folder": REAL_DATA_SUBDIR, "systems": systems, "all_systems": all_systems,
-              "segments": lengths[REAL_DATA_REFERENCE], "reference": f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}",
-              "extra_references": EXTRA_REFERENCES, "classified": REAL_DATA_CLASSIFIED,
-              "extra_reference_rule": (f"the {EXTRA_REFERENCES} alphabetically first systems (Python str order) "
-                                       "other than the hypothesis system, drawn from all systems in the folder"),
-              "tokens": "str.split() of each line; lines split on \"\\n\" only",
-              "request": {"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False}}
+    source = RealDataSource(
+        folder=REAL_DATA_SUBDIR, systems=systems, all_systems=all_systems, segments=lengths[REAL_DATA_REFERENCE],
+        reference=f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}", extra_references=EXTRA_REFERENCES,
+        classified=REAL_DATA_CLASSIFIED,
+        extra_reference_rule=(f"the {EXTRA_REFERENCES} alphabetically first systems (Python str order) other than the "
+                              "hypothesis system, drawn from all systems in the folder"),
+        tokens="str.split() of each line; lines split on \"\\n\" only",
+        request={"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False})
     return RealData(items, source)
 
 
@@ -322,8 +336,16 @@ def say(progress, text):
         progress(text)
 
 
-def observe(settings):
-    """Run everything; return the data (as `read_data` would read it back)."""
+@dataclass(frozen=True)
+class Observed:
+    """What a report's run observed besides the columns' streams: run.json and implementations.jsonl."""
+
+    run: RunInfo
+    entries: list[ProfileEntry | ImplementationEntry]
+
+
+def observe(settings: Settings) -> Observed:
+    """Run every column (each writes its results.jsonl); return the settings and the registry's lines."""
     progress = settings.progress
     selected = None
     if settings.implementations is not None:
@@ -341,15 +363,15 @@ def observe(settings):
     oracle_cols = oracle_columns()
     real = None
     if settings.real_data is None:
-        real_source = {"skipped": settings.real_data_skipped or "real data not requested (--no-real-data)"}
+        real_source = RealDataSource(skipped=settings.real_data_skipped or "real data not requested (--no-real-data)")
     elif not Path(settings.real_data).is_dir():
-        real_source = {"skipped": f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"}
-        say(progress, f"real data skipped: {real_source['skipped']}")
+        real_source = RealDataSource(skipped=f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)")
+        say(progress, f"real data skipped: {real_source.skipped}")
     else:
         started = time.perf_counter()
         real = load_real_data(settings, progress)
         say(progress, f"real data read in {time.perf_counter() - started:.1f} s")
-        real_source = {"skipped": real} if isinstance(real, str) else real.source
+        real_source = RealDataSource(skipped=real) if isinstance(real, str) else real.source
         real = None if isinstance(real, str) else real
     # The oracle under the implementations' profiles (and the paper's) scores the real data: each
     # implementation is judged against its profile's column on it.
@@ -364,20 +386,11 @@ def observe(settings):
             _run_columns([c.key for c in phase], settings.jobs, progress)
     finally:
         _FORKED.clear()
-    run = {
-        "schema": SCHEMA,
-        "suite_version": __version__,
-        "python": platform.python_version(),
-        "seed": settings.seed,
-        "examples": settings.examples,
-        "selected": None if selected is None else sorted(selected),
-        "contract": {"abs": DEFAULT_ABS, "rel": DEFAULT_REL},
-        "edge_cases": len(EDGE_CASES),
-        "profiles": list(PROFILES),
-        "real_data": real_source,
-        "command": _command(settings),
-    }
-    return {"run": run, "implementations": profile_records() + implementation_records}
+    run = RunInfo(schema=SCHEMA, suite_version=__version__, python=platform.python_version(), seed=settings.seed,
+                  examples=settings.examples, selected=None if selected is None else sorted(selected),
+                  contract=Contract(abs=DEFAULT_ABS, rel=DEFAULT_REL), edge_cases=len(EDGE_CASES),
+                  profiles=list(PROFILES), real_data=real_source, command=_command(settings))
+    return Observed(run, [*profile_records(), *implementation_records])
 
 
 #: What a forked column process reads (set before the pool forks, so nothing large is pickled).

@@ -276,14 +276,20 @@ def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     return records
 
 
-def write_data(out: Path, run: Mapping[str, Any], entries: Iterable[Mapping[str, Any]]) -> Path:
-    """Write run.json and implementations.jsonl under `out/data/`; returns that folder."""
+def write_data(out: Path, run: RunInfo, entries: Iterable[ProfileEntry | ImplementationEntry]) -> Path:
+    """Write run.json and implementations.jsonl under `out/data/`; returns that folder. Only the fields set are
+    written (a registry entry that is not installed has no version)."""
     data_dir = Path(out) / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     with open(data_dir / RUN_FILE, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(json.dumps(json_safe(run), sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2) + "\n")
-    write_jsonl(data_dir / IMPLEMENTATIONS_FILE, entries)
+        handle.write(json.dumps(json_safe(_dumped(run)), sort_keys=True, ensure_ascii=False, allow_nan=False,
+                                indent=2) + "\n")
+    write_jsonl(data_dir / IMPLEMENTATIONS_FILE, [_dumped(entry) for entry in entries])
     return data_dir
+
+
+def _dumped(model: BaseModel) -> Any:
+    return model.model_dump(mode="json", by_alias=True, exclude_unset=True)
 
 
 def run_directory(data_dir: Path, key: str) -> Path:
