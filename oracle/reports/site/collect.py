@@ -48,8 +48,8 @@ from oracle.harness.events import RESULTS_FILE, read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import transport_for
 from oracle.harness.requests import request_from_json
-from oracle.harness.session import SessionSettings, run_session
-from oracle.models.outcomes import Outcome
+from oracle.harness.session import Session, SessionSettings, run_session
+from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped
 from oracle.suite.edge_cases import EDGE_CASES
@@ -71,6 +71,9 @@ from .data import (
     run_directory,
 )
 
+#: A function of one line of text, for progress (stderr).
+Progress = Callable[[str], None]
+
 DEFAULT_SEED = 0
 DEFAULT_EXAMPLES = 200
 #: Seconds one implementation may spend on the real data; over it (projected from the first
@@ -91,7 +94,7 @@ BLEU4 = (0.25, 0.25, 0.25, 0.25)
 NO_SMOOTHING = {"method": "none"}
 
 
-def default_real_data_dir():
+def default_real_data_dir() -> Path:
     """`../shared/data/wmt17-en-de` next to the project root (absent on a fresh clone)."""
     return Path(__file__).resolve().parents[3] / "shared" / "data" / REAL_DATA_SUBDIR
 
@@ -102,7 +105,7 @@ class Settings:
     seed: int = DEFAULT_SEED
     examples: int = DEFAULT_EXAMPLES
     #: registry names to run (None: all); "oracle" is always in (under every profile)
-    implementations: tuple | None = None
+    implementations: tuple[str, ...] | None = None
     #: the wmt17-en-de folder; None: no real data
     real_data: Path | None = field(default_factory=default_real_data_dir)
     #: why there is no real data (when real_data is None)
@@ -111,7 +114,7 @@ class Settings:
     real_data_systems: int | None = None
     real_data_budget: float = DEFAULT_REAL_DATA_BUDGET
     #: a function of one line of text, for progress (stderr); None: silent
-    progress: object = None
+    progress: Progress | None = None
     #: columns run at once, in forked processes (each writes its own results.jsonl: the same bytes as one)
     jobs: int = 1
     #: write into a folder that holds files which are not a report's (they are left alone)
@@ -146,7 +149,7 @@ def load_implementations(selected: set[str] | None = None) -> tuple[list[Impleme
         except (KeyboardInterrupt, Interrupted):
             raise
         except (AdapterUnavailable, ImportError) as exc:
-            records.append(_entry(name, spec, status="not-installed", reason=message(exc)))
+            records.append(_entry(name, spec, status="not-installed", reason=message(str(exc))))
             continue
         except BaseException as exc:  # noqa: BLE001 - a broken install must not end the report
             records.append(_entry(name, spec, status="broken", reason=message(f"{type(exc).__name__}: {exc}")))
@@ -158,7 +161,7 @@ def load_implementations(selected: set[str] | None = None) -> tuple[list[Impleme
     return records, columns
 
 
-def oracle_columns():
+def oracle_columns() -> list[Column]:
     from oracle.adapters.oracle_adapter import OracleImplementation
 
     return [Column(f"oracle/{name}", OracleImplementation(profile=name), name, "oracle") for name in PROFILES]
@@ -202,7 +205,7 @@ def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, prog
     discrepancies = [] if oracle_column else curated_examples(column.key)
     expectations = {} if real is None or oracle_column else oracle_expectations(data_dir, column.profile)
 
-    def work(session):
+    def work(session: Session) -> None:
         for case in EDGE_CASES:
             session.evaluate(case.id, EDGE_CASE, case.request, title=case.title)
         for identifier, request in discrepancies:  # curated on this adapter, even where its capabilities cannot say so
@@ -227,7 +230,7 @@ def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, prog
     return directory / RESULTS_FILE
 
 
-def oracle_expectations(data_dir, profile):
+def oracle_expectations(data_dir: Path, profile: str) -> dict[str, Expected]:
     """id -> the oracle's Expected for each real-data corpus, from the oracle column of `profile`."""
     path = run_directory(data_dir, f"oracle/{profile}") / RESULTS_FILE
     if not path.is_file():
@@ -235,11 +238,13 @@ def oracle_expectations(data_dir, profile):
     return {r.id: r.expected for r in read_results(path).records if r.kind == REAL_DATA and r.expected is not None}
 
 
-def score_real_data(session, column, real, expectations, budget, progress):
+def score_real_data(session: Session, column: Column, real: RealData, expectations: dict[str, Expected],
+                    budget: float | None, progress: Progress | None) -> None:
     """Each real-data corpus through the session: the oracle column records its own value; an implementation
     is judged against it. Differences are attributed among the implementation's curated classes only, the
     first REAL_DATA_CLASSIFIED of each setting (every explanation would recompute the corpus many times)."""
-    classified, spent, skipped = {}, 0.0, None
+    classified: dict[int, int] = {}
+    spent, skipped = 0.0, None
     first_system = real.items[0][1]
     for identifier, system, references, request in real.items:
         summary = {"corpus": identifier.split("/")[0], "system": system, "references": references,
@@ -267,7 +272,7 @@ def score_real_data(session, column, real, expectations, budget, progress):
 # -- observations: the real data -----------------------------------------------
 
 
-def real_data_systems(folder):
+def real_data_systems(folder: Path) -> list[str]:
     """The system names of the folder (every newstest2017.*.en-de.txt.gz but the reference), sorted."""
     names = []
     for path in sorted(Path(folder).glob(f"{REAL_DATA_PREFIX}*{REAL_DATA_SUFFIX}")):
@@ -277,13 +282,13 @@ def real_data_systems(folder):
     return sorted(names)
 
 
-def extra_reference_systems(system, systems):
+def extra_reference_systems(system: str, systems: list[str]) -> list[str]:
     """The extra (pseudo-)references of `system` in the multi-reference setting: the
     EXTRA_REFERENCES alphabetically first systems (Python's str order) other than `system`."""
     return [s for s in sorted(systems) if s != system][:EXTRA_REFERENCES]
 
 
-def _read_tokens(folder, name):
+def _read_tokens(folder: Path, name: str) -> list[tuple[str, ...]]:
     return [tuple(line.split()) for line in read_lines(Path(folder) / f"{REAL_DATA_PREFIX}{name}{REAL_DATA_SUFFIX}")]
 
 
@@ -296,9 +301,8 @@ class RealData:
     source: RealDataSource
 
 
-def load_real_data(settings, progress):
-    """The real-data requests (RealData), or a reason why there are none (str)."""
-    folder = settings.real_data
+def load_real_data(folder: Path, settings: Settings, progress: Progress | None) -> RealData | str:
+    """The real-data requests of `folder` (RealData), or a reason why there are none (str)."""
     all_systems = real_data_systems(folder)
     if not all_systems:
         return f"no newstest2017 system outputs in {folder}"
@@ -313,9 +317,10 @@ def load_real_data(settings, progress):
     for system in systems:
         for count in (1, 1 + EXTRA_REFERENCES):
             references = [REAL_DATA_REFERENCE, *extra_reference_systems(system, all_systems)[: count - 1]]
-            segments = [Segment(hypothesis=h, references=refs) for h, *refs in
-                        zip(text[system], *(text[name] for name in references))]
-            request = ScoreRequest(level="corpus", segments=segments, weights=BLEU4, smoothing="none")
+            segments = tuple(Segment(hypothesis=h, references=tuple(refs)) for h, *refs in
+                             zip(text[system], *(text[name] for name in references)))
+            request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=BLEU4, smoothing="none",
+                                   lowercase=False, tokenize=None)
             items.append((f"{REAL_DATA_SUBDIR}/{system}/{count}", system, references, request))
     source = RealDataSource(
         folder=REAL_DATA_SUBDIR, systems=systems, all_systems=all_systems, segments=lengths[REAL_DATA_REFERENCE],
@@ -331,7 +336,7 @@ def load_real_data(settings, progress):
 # -- the whole run -------------------------------------------------------------
 
 
-def say(progress, text):
+def say(progress: Progress | None, text: str) -> None:
     if progress is not None:
         progress(text)
 
@@ -369,7 +374,7 @@ def observe(settings: Settings) -> Observed:
         say(progress, f"real data skipped: {real_source.skipped}")
     else:
         started = time.perf_counter()
-        real = load_real_data(settings, progress)
+        real = load_real_data(Path(settings.real_data), settings, progress)
         say(progress, f"real data read in {time.perf_counter() - started:.1f} s")
         real_source = RealDataSource(skipped=real) if isinstance(real, str) else real.source
         real = None if isinstance(real, str) else real
@@ -397,7 +402,7 @@ def observe(settings: Settings) -> Observed:
 _FORKED: dict[str, Any] = {}
 
 
-def pin_threads():
+def pin_threads() -> None:
     """One thread for torch (and anything OpenMP): a parallel reduction's order changes the last digits of a
     float32 sum, and reruns of the report must give the same bytes."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")  # read when torch is imported
@@ -406,7 +411,7 @@ def pin_threads():
         torch.set_num_threads(1)
 
 
-def _run_one_column(key):
+def _run_one_column(key: str) -> tuple[str, float]:
     """Run column `key` (in this process or a forked one); returns (key, seconds)."""
     pin_threads()
     started = time.perf_counter()
@@ -417,7 +422,7 @@ def _run_one_column(key):
     return key, time.perf_counter() - started
 
 
-def _run_columns(keys, jobs, progress):
+def _run_columns(keys: list[str], jobs: int, progress: Progress | None) -> None:
     """Run the columns `keys`, `jobs` at a time in forked processes. An exception here (^C, SIGTERM's
     `Interrupted`, a column's failure) stops every column process at once, whatever it was running,
     before it goes on: nothing is left computing for a report that will not be written."""
@@ -441,7 +446,7 @@ def _run_columns(keys, jobs, progress):
     pool.shutdown(wait=True)
 
 
-def _column_process_started():
+def _column_process_started() -> None:
     """In a forked column process: a process group of its own (so that stopping it stops what it runs,
     and a terminal's ^C goes to the report alone, which stops the columns), the default SIGTERM (the
     report's handler is inherited by the fork), and the kernel's SIGKILL if the report dies."""
@@ -451,7 +456,7 @@ def _column_process_started():
     set_own_death_signal(signal.SIGKILL, parent=os.getppid())
 
 
-def _stop_column_processes(pool):
+def _stop_column_processes(pool: Any) -> None:
     """Kill every column process's group and wait for them; drop the columns not started."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # (no public way before Python 3.14)
     for process in processes:
@@ -464,7 +469,7 @@ def _stop_column_processes(pool):
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _command(settings):
+def _command(settings: Settings) -> str:
     parts = ["bleu-oracle", "report"]
     if settings.seed != DEFAULT_SEED:
         parts += ["--seed", str(settings.seed)]
@@ -479,7 +484,7 @@ def _command(settings):
     return " ".join(parts)
 
 
-def stderr_progress(text):
+def stderr_progress(text: str) -> None:
     print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
 
 

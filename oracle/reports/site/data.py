@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -34,7 +34,7 @@ from oracle.models.protocol import ScoreReply, ScoreRequest
 from oracle.models.results import CorpusSummary, OmittedRequest, Record
 from oracle.suite.edge_cases import EDGE_CASES
 
-SCHEMA = "bleu-oracle-report/1"
+SCHEMA: Final = "bleu-oracle-report/1"
 DATA_DIR = "data"
 RUN_FILE = "run.json"
 IMPLEMENTATIONS_FILE = "implementations.jsonl"
@@ -70,17 +70,17 @@ class Contract(_File):
 class RealDataSource(_File):
     """What the real data was (or why there is none)."""
 
-    skipped: str | None = Field(None, description="Why there is no real data; absent when there is.")
-    folder: str | None = Field(None, description="The folder under ../shared/data.")
-    systems: list[str] = Field([], description="The systems scored (alphabetical).")
-    all_systems: list[str] = Field([], description="Every system in the folder.")
-    segments: int | None = Field(None, description="Segments per system.")
-    reference: str | None = Field(None, description="The official reference's file name.")
-    extra_references: int = Field(3, description="How many system outputs join the reference in the multi-reference setting.")
-    classified: int = Field(4, description="Differences attributed per implementation and setting.")
-    extra_reference_rule: str | None = Field(None, description="How the extra references are chosen, in words.")
-    tokens: str | None = Field(None, description="How lines become tokens, in words.")
-    request: dict[str, Any] | None = Field(None, description="The request's settings (level, weights, smoothing).")
+    skipped: str | None = Field(default=None, description="Why there is no real data; absent when there is.")
+    folder: str | None = Field(default=None, description="The folder under ../shared/data.")
+    systems: list[str] = Field(default_factory=list, description="The systems scored (alphabetical).")
+    all_systems: list[str] = Field(default_factory=list, description="Every system in the folder.")
+    segments: int | None = Field(default=None, description="Segments per system.")
+    reference: str | None = Field(default=None, description="The official reference's file name.")
+    extra_references: int = Field(default=3, description="How many system outputs join the reference in the multi-reference setting.")
+    classified: int = Field(default=4, description="Differences attributed per implementation and setting.")
+    extra_reference_rule: str | None = Field(default=None, description="How the extra references are chosen, in words.")
+    tokens: str | None = Field(default=None, description="How lines become tokens, in words.")
+    request: dict[str, Any] | None = Field(default=None, description="The request's settings (level, weights, smoothing).")
 
 
 class RunInfo(_File):
@@ -91,7 +91,7 @@ class RunInfo(_File):
     python: str = Field(description="The Python version.")
     seed: int = Field(description="The random search's seed.")
     examples: int = Field(description="Random inputs per implementation.")
-    selected: list[str] | None = Field(None, description="The implementations selected (--impl); null: all.")
+    selected: list[str] | None = Field(default=None, description="The implementations selected (--impl); null: all.")
     contract: Contract
     edge_cases: int = Field(description="How many edge cases the matrix has.")
     profiles: list[str] = Field(description="The oracle's profiles, one column each.")
@@ -116,12 +116,12 @@ class ImplementationEntry(_File):
     name: str = Field(description="The registry name (`--impl`).")
     adapter: str = Field(description="module:attribute of its adapter.")
     status: Literal["installed", "not-installed", "broken", "not-selected"]
-    reason: str | None = Field(None, description="Why it is not installed (or not selected).")
-    display_name: str | None = Field(None, description="The library's own name.")
+    reason: str | None = Field(default=None, description="Why it is not installed (or not selected).")
+    display_name: str | None = Field(default=None, description="The library's own name.")
     version: str | None = None
     language: str | None = None
-    profile: str | None = Field(None, description="The profile it declares (and is judged against).")
-    capabilities: dict[str, Any] | None = Field(None, description="What it declares it takes, as its handshake says.")
+    profile: str | None = Field(default=None, description="The profile it declares (and is judged against).")
+    capabilities: dict[str, Any] | None = Field(default=None, description="What it declares it takes, as its handshake says.")
 
     @property
     def installed(self) -> bool:

@@ -110,6 +110,7 @@ def _marker(shape: str, x: float, y: float, colour: str, title: str, size: float
         return Element("rect", (("x", _f(x - size)), ("y", _f(y - size)), ("width", _f(2 * size)),
                                 ("height", _f(2 * size)), *paint), "", tip)
     if shape in ("diamond", "triangle"):
+        corners: tuple[tuple[float, float], ...]
         if shape == "diamond":
             corners = ((x, y - size * 1.3), (x + size * 1.3, y), (x, y + size * 1.3), (x - size * 1.3, y))
         else:
