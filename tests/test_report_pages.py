@@ -48,3 +48,22 @@ def test_the_same_pages_are_rendered(rendered: Path) -> None:
     assert len(expected) == 11
     different = [name for name in expected if got[name] != expected[name]]
     assert not different, f"pages differ from tests/report_data/expected: {different}"
+
+
+@pytest.mark.parametrize(("file", "edit", "named"), [
+    ("implementations.jsonl", lambda text: text + '{"type": "implementation", "name": "x", "status": "installed"}\n',
+     "implementations.jsonl:28: adapter: Field required"),
+    ("implementations.jsonl", lambda text: text + '{"type": "library"}\n', "implementations.jsonl:28: type 'library'"),
+    ("run.json", lambda text: text.replace('"examples": 200', '"examples": "many"'), "run.json: examples:"),
+])
+def test_a_malformed_data_file_is_one_line_naming_the_file_line_and_field(tmp_path, capsys, file, edit, named):
+    """`report --render-only` on data files a user edited: exit 2 and one line naming the file (as the user knows
+    it, not the staging copy), the line and the field; the folder is left as it was."""
+    shutil.copytree(FIXTURE / "data", tmp_path / "data")
+    path = tmp_path / "data" / file
+    path.write_text(edit(path.read_text(encoding="utf-8")), encoding="utf-8")
+    assert main(["report", "--render-only", "--report", str(tmp_path), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert f"{tmp_path / 'data' / named}" in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data"]

@@ -28,7 +28,7 @@ def run(settings: Settings, *, render_only: bool = False) -> list[Path]:
             write_data(staging, observed.run, observed.entries)
         say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
         started = time.perf_counter()
-        written = render(staging)
+        written = render(staging, data_from=out if render_only else None)  # (render-only: errors name out/data)
         say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
     return [out / path.relative_to(staging) for path in written]
 

@@ -70,10 +70,11 @@ def _write(path: Path, text: str) -> Path:
     return write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
-def render(out: Path) -> list[Path]:
-    """Render every page of report directory `out` from `out/data/`; returns the paths written."""
+def render(out: Path, *, data_from: Path | None = None) -> list[Path]:
+    """Render every page of report directory `out` from `out/data/` (or from `data_from/data/`: the same files,
+    named as the user knows them); returns the paths written."""
     out = Path(out)
-    view = ReportView(read_data(out))
+    view = ReportView(read_data(Path(data_from) if data_from is not None else out))
     env = environment()
     written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
