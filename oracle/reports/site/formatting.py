@@ -5,47 +5,43 @@ from __future__ import annotations
 import html
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from oracle.models.outcomes import parse_number as number
 
 
-def fmt(value: Any, digits: int | None = 10) -> str:
-    """A score for reading: NaN, infinities, `digits` significant digits (None: every digit, the
-    shortest repr that reads back as the same float); '—' for none."""
+def _reading(value: Any, shown: Callable[[float], str], *, zero: str | None = None) -> str:
+    """A number for reading: '—' for none, NaN, `zero` for 0 when given, else `shown(x)`."""
     x = number(value)
     if x is None:
         return "—"
     if math.isnan(x):
         return "NaN"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    if x == 0:
-        return "0"
-    return repr(x) if digits is None else f"{x:.{digits}g}"
+    if zero is not None and x == 0:
+        return zero
+    return shown(x)
+
+
+def fmt(value: Any, digits: int | None = 10) -> str:
+    """A score for reading: NaN, infinities, `digits` significant digits (None: every digit, the
+    shortest repr that reads back as the same float); '—' for none."""
+    def shown(x: float) -> str:
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return repr(x) if digits is None else f"{x:.{digits}g}"
+
+    return _reading(value, shown, zero="0")
 
 
 def fmt_points(value: Any) -> str:
     """BLEU x 100 with 8 decimals (real data)."""
-    x = number(value)
-    if x is None:
-        return "—"
-    if math.isnan(x):
-        return "NaN"
-    return f"{100 * x:.8f}"
+    return _reading(value, lambda x: f"{100 * x:.8f}")
 
 
 def fmt_delta(value: Any) -> str:
     """A difference in BLEU points (x 100), signed, 2 significant digits; '0' when exactly equal."""
-    x = number(value)
-    if x is None:
-        return "—"
-    if math.isnan(x):
-        return "NaN"
-    if x == 0:
-        return "0"
-    return f"{100 * x:+.2e}"
+    return _reading(value, lambda x: f"{100 * x:+.2e}", zero="0")
 
 
 def md(text: Any) -> str:
