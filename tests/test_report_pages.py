@@ -1,16 +1,20 @@
 """The report's pages from a small fixed data set, byte for byte as the previous page code rendered them.
 
 `tests/report_data/data` is a cut of the committed `reports/data` (six implementations, the eight oracle
-columns, the first 60 random inputs, three WMT17 systems), made with
+columns, the first 30 random inputs and every one no curated class explains, three WMT17 systems), made with
 
     python tests/report_data/make_fixture.py reports/data tests/report_data/data
 
-and `tests/report_data/expected` holds the pages the page code before the re-cut into `oracle/reports/site`
-(jinja2 templates, typed view models) rendered from it, with
+and `tests/report_data/expected` holds the pages that the page code before the re-cut into `oracle/reports/site`
+(jinja2 templates, typed view models), at commit e3d6ab6, rendered from it:
 
-    bleu-oracle report --render-only --report <a copy of tests/report_data>
+    mkdir /tmp/oldcode && git archive e3d6ab6 oracle | tar -x -C /tmp/oldcode
+    mkdir /tmp/fxr && cp -r tests/report_data/data /tmp/fxr/
+    cd /tmp && PYTHONPATH=/tmp/oldcode python -c "import sys; from oracle.cli import main; \
+        sys.exit(main(['report', '--render-only', '--report', '/tmp/fxr', '--quiet']))"
 
-The expected pages were not produced by the code under test: they are the previous implementation's output, kept
+(the same pages as that code's `bleu-oracle report --render-only` on the committed data, which the re-cut also
+renders byte for byte). The expected pages were not produced by the code under test: they are the previous implementation's output, kept
 so that the re-cut (and any later change of the page code) shows every byte it changes. The pages also read the
 curated discrepancies (oracle/diagnose/data/discrepancies.yaml) and the edge cases (oracle/suite/edge_cases.py): a
 change there changes the expected pages, regenerated with the command above and reviewed as a diff.
