@@ -10,11 +10,13 @@ and `tests/report_data/expected` holds the pages that the page code before the r
 
     mkdir /tmp/oldcode && git archive e3d6ab6 oracle | tar -x -C /tmp/oldcode
     mkdir /tmp/fxr && cp -r tests/report_data/data /tmp/fxr/
-    cd /tmp && PYTHONPATH=/tmp/oldcode python -c "import sys; from oracle.cli import main; \
-        sys.exit(main(['report', '--render-only', '--report', '/tmp/fxr', '--quiet']))"
+    cd /tmp && PYTHONPATH=/tmp/oldcode python -c "import sys; from oracle.cli import main;
+        sys.exit(main(['report', '--render-only', '--report', '/tmp/fxr', '--quiet']))"   # (one line)
 
 (the same pages as that code's `bleu-oracle report --render-only` on the committed data, which the re-cut also
-renders byte for byte). The expected pages were not produced by the code under test: they are the previous implementation's output, kept
+renders byte for byte).
+
+The expected pages were not produced by the code under test: they are the previous implementation's output, kept
 so that the re-cut (and any later change of the page code) shows every byte it changes. The pages also read the
 curated discrepancies (oracle/diagnose/data/discrepancies.yaml) and the edge cases (oracle/suite/edge_cases.py): a
 change there changes the expected pages, regenerated with the command above and reviewed as a diff.
