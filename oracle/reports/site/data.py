@@ -343,8 +343,8 @@ def read_data(out: Path) -> ReportData:
                              "(without --render-only)")
     run = read_run(data_dir)
     profiles, implementations = read_entries(data_dir)
-    columns = [Column(f"oracle/{name}", "oracle", name, None) for name in run.profiles]
-    columns += [Column(entry.name, "implementation", entry.profile or "", entry.version)
+    columns = [StreamColumn(f"oracle/{name}", "oracle", name, None) for name in run.profiles]
+    columns += [StreamColumn(entry.name, "implementation", entry.profile or "", entry.version)
                 for entry in implementations if entry.installed]
     rows = Rows()
     for column in columns:
@@ -361,7 +361,7 @@ def read_data(out: Path) -> ReportData:
 
 
 @dataclass(frozen=True)
-class Column:
+class StreamColumn:
     """A column as its stream is read back."""
 
     key: str
@@ -438,7 +438,7 @@ class Rows:
     reruns: dict[str, list[Rerun]] = field(default_factory=dict)
     real: list[RealRow] = field(default_factory=list)
 
-    def add(self, record: Record, column: Column) -> None:
+    def add(self, record: Record, column: StreamColumn) -> None:
         if record.kind == EDGE_CASE:
             self.cells.append(_cell(record, column))
         elif record.kind == DISCREPANCY:
@@ -452,7 +452,7 @@ class Rows:
             self.search.append(_search_entry(record, column))
 
 
-def _cell(record: Record, column: Column) -> Cell:
+def _cell(record: Record, column: StreamColumn) -> Cell:
     shown = answer(record)
     if column.kind == "oracle":
         exact = record.expected.score_exact if record.expected is not None else None
@@ -462,7 +462,7 @@ def _cell(record: Record, column: Column) -> Cell:
                 not_applicable=not_applicable)
 
 
-def _search_entry(record: Record, column: Column) -> SearchEntry:
+def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
     judged = verdict(record)
     expected = expectation(record)
     shown = answer(record)
@@ -477,7 +477,7 @@ def _search_entry(record: Record, column: Column) -> SearchEntry:
                        layer=record.layer, request=request)
 
 
-def _real_row(record: Record, column: Column) -> RealRow:
+def _real_row(record: Record, column: StreamColumn) -> RealRow:
     summary = record.request if isinstance(record.request, CorpusSummary) else None
     references = tuple(summary.references) if summary is not None else None
     shown = answer(record)
