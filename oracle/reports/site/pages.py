@@ -22,7 +22,7 @@ from oracle.reports.staging import write_atomically
 from . import svg
 from .data import read_data
 from .formatting import compact_json, fmt, fmt_delta, fmt_points, md, request_text
-from .view import CATEGORIES, CATEGORY_KEYS, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView, category
+from .view import CATEGORIES, CATEGORY_KEYS, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView
 
 #: The Markdown pages and their templates (implementations/<name>.md besides).
 MARKDOWN_PAGES = (("README.md", "README.md.j2"), ("matrix.md", "matrix.md.j2"), ("real-data.md", "real-data.md.j2"),
@@ -61,8 +61,7 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
-    env.globals.update(categories=CATEGORY_KEYS, category=category, CATEGORIES=CATEGORIES,
-                       DIFFERS_MARK=DIFFERS_MARK, svg=svg)
+    env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg)
     return env
 
 
