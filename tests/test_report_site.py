@@ -1,7 +1,9 @@
 """The report site's parts on their own: each row's category (`oracle.reports.site.view`), the SVG elements
 (`oracle.reports.site.svg`), the templates' environment (`oracle.reports.site.pages`: autoescape, strict
-undefined) and the data module's models (`oracle.reports.site.data`). The pages as a whole are held byte for byte
-by tests/test_report_pages.py. Expected values are derived by hand."""
+undefined) and the data module's models (`oracle.reports.site.data`). The pages as a whole (and with them
+`oracle.reports.site.formatting`) are held byte for byte by tests/test_report_pages.py; `collect` and `build`
+(whole report runs) by tests/test_report_command.py, test_report_faults.py and test_report_jobs.py. Expected values
+are derived by hand."""
 
 from __future__ import annotations
 
