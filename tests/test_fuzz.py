@@ -24,7 +24,8 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuValueError, CaseFileError
 from oracle.harness.requests import request_from_json
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.reports.foundcases import case_id, input_hash, tolerance_for
+from oracle.reports.foundcases import tolerance_for
+from oracle.suite.foundcases import case_id, input_hash
 from oracle.suite import cases as casefiles
 
 DISCREPANCIES = discrepancies.load()
@@ -265,13 +266,13 @@ def test_case_ids_are_stable_and_never_reuse_a_taken_id():
 
 
 def test_a_retired_or_existing_id_is_not_reused(tmp_path):
-    from oracle.reports.foundcases import _existing_ids
+    from oracle.suite.foundcases import existing_ids
 
     cases_dir = tmp_path / "cases"
     cases_dir.mkdir()
     (cases_dir / "retired.yaml").write_text("retired:\n  - {id: fuzz-old-one, reason: gone}\n")
     (cases_dir / "matlab.yaml").write_text((Path(casefiles.DEFAULT_CASES_DIR) / "matlab.yaml").read_text())
-    taken = _existing_ids(cases_dir)
+    taken = existing_ids(cases_dir)
     assert "fuzz-old-one" in taken and "matlab-summary-bleu4" in taken
 
 

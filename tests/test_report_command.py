@@ -14,24 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from oracle.adapters.base import (
-    REGISTRY,
-    Implementation,
-    Rejected,
-    ScoreAnswer,
-    Unsupported,
-)
+from oracle.adapters.base import REGISTRY
 from oracle.cli import main
 from oracle.formulas.profiles import PROFILES
-from oracle.reports.render import PAGES
-from oracle.reports.site import (
-    DATA_DIR,
-    DATA_FILES,
-    call,
-    extra_reference_systems,
-    load_implementations,
-    read_data,
-)
+from oracle.reports.site.collect import extra_reference_systems, load_implementations
+from oracle.reports.site.data import DATA_DIR, DATA_FILES, read_data
+from oracle.reports.site.pages import PAGES
 from oracle.suite.edge_cases import EDGE_CASES
 
 REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wmt17-en-de"
@@ -59,7 +47,7 @@ def runs(tmp_path_factory):
 @pytest.fixture(scope="module")
 def cells(runs):
     data = read_data(runs[0])
-    return {(c["case"], c["column"]): c for c in data["matrix"] if c["type"] == "cell"}
+    return {(c.case, c.column): c for c in data.cells}
 
 
 def test_the_data_files_and_the_pages_exist(runs):
@@ -122,32 +110,32 @@ def test_length_tie_under_papineni(cells):
     # c = 5 between references of 6 and 4 tokens: the tie goes to the shorter, r = 4 < c, BP = 1;
     # p1 = 3/5 (love, can, always), p2 = 1/2 (love can, can always), p3 = 1/3 (love can always).
     cell = cells[("length-tie", "oracle/papineni")]
-    assert cell["outcome"] == "score"
-    assert abs(cell["score"] - (3 / 5 * 1 / 2 * 1 / 3) ** (1 / 3)) <= TOLERANCE
-    assert abs(cell["score"] - 0.4641588833612779) <= TOLERANCE
+    assert cell.answer.outcome == "score"
+    assert abs(cell.answer.score - (3 / 5 * 1 / 2 * 1 / 3) ** (1 / 3)) <= TOLERANCE
+    assert abs(cell.answer.score - 0.4641588833612779) <= TOLERANCE
 
 
 def test_both_empty_is_nan_under_matlab(cells):
     # MATLAB bleuEvaluationScore: "If candidate and references are both empty documents, then score is NaN".
-    assert cells[("both-empty", "oracle/matlab")]["score"] == "NaN"
-    assert cells[("both-empty", "oracle/nltk")]["score"] == 0.0  # NLTK: no overlap, "BLEU returns the value 0"
+    assert cells[("both-empty", "oracle/matlab")].answer.score == "NaN"
+    assert cells[("both-empty", "oracle/nltk")].answer.score == 0.0  # NLTK: no overlap, "BLEU returns the value 0"
 
 
 def test_shortest_reference_under_mlpack_and_closest_under_papineni(cells):
     # c = 6, references of 3 and 7 tokens, every n-gram of the hypothesis is in the longer one: p_n = 1.
-    assert cells[("shortest-not-closest", "oracle/mlpack")]["score"] == 1.0  # r = 3 < c: BP = 1
-    assert abs(cells[("shortest-not-closest", "oracle/papineni")]["score"] - math.exp(1 - 7 / 6)) <= TOLERANCE
+    assert cells[("shortest-not-closest", "oracle/mlpack")].answer.score == 1.0  # r = 3 < c: BP = 1
+    assert abs(cells[("shortest-not-closest", "oracle/papineni")].answer.score - math.exp(1 - 7 / 6)) <= TOLERANCE
 
 
 def test_nltk_floors_segment_totals_and_the_cell_says_why(cells):
     # nltk counts max(1, 0) 3- and 4-grams for "the cat": p3 = 7/8, p4 = 6/7 instead of 7/7, 6/6.
     cell = cells[("short-segment-in-corpus", "nltk")]
-    assert cell["outcome"] == "score" and not cell["agrees"]
-    assert abs(cell["score"] - (7 / 8 * 6 / 7) ** 0.25) <= 1e-12
-    assert cell["expected"]["score"] == 1.0
-    assert cell["classification"] == "segment_totals_floor=1"
-    assert "nltk-segment-totals-floor" in cell["documented"]
-    assert cells[("length-tie", "nltk")]["agrees"]
+    assert cell.answer.outcome == "score" and not cell.verdict.agrees
+    assert abs(cell.answer.score - (7 / 8 * 6 / 7) ** 0.25) <= 1e-12
+    assert cell.expected.score == 1.0
+    assert cell.verdict.classification == "segment_totals_floor=1"
+    assert "nltk-segment-totals-floor" in cell.verdict.documented
+    assert cells[("length-tie", "nltk")].verdict.agrees
 
 
 def test_pages_show_the_findings(runs):
@@ -204,46 +192,12 @@ def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
     monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
     monkeypatch.setitem(REGISTRY, "absent-lib", "bleu_oracle_no_such_module:Nothing")
     records, columns = load_implementations({"multi-bleu", "absent-lib"})
-    by_name = {r["name"]: r for r in records}
-    assert by_name["multi-bleu"]["status"] == "not-installed"
-    assert "BLEU_ORACLE_MULTI_BLEU" in by_name["multi-bleu"]["reason"]
-    assert by_name["absent-lib"]["status"] == "not-installed"
-    assert by_name["nltk"]["status"] == "not-selected"
+    by_name = {r.name: r for r in records}
+    assert by_name["multi-bleu"].status == "not-installed"
+    assert "BLEU_ORACLE_MULTI_BLEU" in by_name["multi-bleu"].reason
+    assert by_name["absent-lib"].status == "not-installed"
+    assert by_name["nltk"].status == "not-selected"
     assert columns == []
-
-
-class _Panic(BaseException):
-    """What a Rust panic looks like from Python (pyo3's PanicException derives from BaseException)."""
-
-
-class _Fake(Implementation):
-    name = "fake"
-
-    def __init__(self, action):
-        self.action = action
-
-    def score(self, request):
-        return self.action()
-
-
-def _raise(exc):
-    def action():
-        raise exc
-    return action
-
-
-def test_call_turns_every_failure_into_a_cell():
-    request = EDGE_CASES[0].request
-    assert call(_Fake(_raise(_Panic("index out of bounds"))), request) == {
-        "outcome": "error", "score": None, "statistics": None, "message": "_Panic: index out of bounds"}
-    assert call(_Fake(_raise(Rejected("no"))), request)["outcome"] == "rejected"
-    assert call(_Fake(_raise(Unsupported("no"))), request)["outcome"] == "unsupported"
-    assert call(_Fake(_raise(ZeroDivisionError("division by zero"))), request)["message"] == \
-        "ZeroDivisionError: division by zero"
-    answer = call(_Fake(lambda: ScoreAnswer(float("nan"))), request)
-    assert answer["outcome"] == "score" and math.isnan(answer["score"])
-    with pytest.raises(KeyboardInterrupt):
-        call(_Fake(_raise(KeyboardInterrupt())), request)
 
 
 def test_extra_references_are_the_alphabetically_first_other_systems():
@@ -266,24 +220,24 @@ def test_real_data_table_on_two_systems(tmp_path):
     out = tmp_path / "reports"
     assert main(["report", "--report", str(out), "--impl", "nltk", "sacrebleu", "--examples", "0",
                  "--real-data", str(REAL_DATA), "--real-data-systems", "2", "--quiet"]) == 0
-    records = read_data(out)["real_data"]
-    systems = sorted({r["system"] for r in records})
+    records = read_data(out).real
+    systems = sorted({r.system for r in records})
     assert systems == ["C-3MA.4959", "FBK.4870"]
-    assert sorted({r["references"] for r in records}) == [1, 4]
-    by_key = {(r["system"], r["references"], r["column"]): r for r in records}
+    assert sorted({r.references for r in records}) == [1, 4]
+    by_key = {(r.system, r.references, r.column): r for r in records}
     for system in systems:
         for count in (1, 4):
-            oracle_value = by_key[(system, count, "oracle/sacrebleu")]["score"]
+            oracle_value = by_key[(system, count, "oracle/sacrebleu")].answer.score
             sacrebleu = by_key[(system, count, "sacrebleu")]
             # an independent implementation: sacrebleu agrees with the oracle within the numeric contract
-            assert sacrebleu["outcome"] == "score" and sacrebleu["agrees"]
-            assert abs(sacrebleu["score"] - oracle_value) <= 1e-12 + 1e-9 * oracle_value
+            assert sacrebleu.answer.outcome == "score" and sacrebleu.verdict.agrees
+            assert abs(sacrebleu.answer.score - oracle_value) <= 1e-12 + 1e-9 * oracle_value
             assert 0.05 < oracle_value < 0.9
             nltk = by_key[(system, count, "nltk")]
-            assert nltk["expected"] == by_key[(system, count, "oracle/nltk")]["score"]
-            assert nltk["difference"] == nltk["score"] - nltk["expected"]
+            assert nltk.expected == by_key[(system, count, "oracle/nltk")].answer.score
+            assert nltk.difference == nltk.answer.score - nltk.expected
     four = by_key[("C-3MA.4959", 4, "sacrebleu")]
-    assert four["reference_files"] == ["reference", "FBK.4870", "KIT.4950", "LIUM-NMT.4900"]
+    assert four.reference_files == ("reference", "FBK.4870", "KIT.4950", "LIUM-NMT.4900")
     text = (out / "real-data.md").read_text(encoding="utf-8")
     assert "## 1 reference" in text and "## 4 references" in text
     assert "| C-3MA.4959 |" in text and "sacrebleu 2." in text
@@ -293,7 +247,7 @@ def test_real_data_table_on_two_systems(tmp_path):
 def test_check_and_report_judge_every_input_the_same_way(runs, tmp_path):
     # the report's nltk column ran 10 random inputs (seed 0) in process; check drives nltk as a process
     from oracle.harness.events import read_results
-    from oracle.reports.runs import run_directory
+    from oracle.reports.site.data import run_directory
 
     report = read_results(run_directory(runs[0] / DATA_DIR, "nltk") / "results.jsonl")
     checked = tmp_path / "check"
@@ -340,19 +294,30 @@ def test_report_says_on_stderr_when_the_real_data_is_absent(tmp_path, capsys):
 def test_a_statistics_only_disagreement_is_not_drawn_as_rounding():
     """A random input whose score agrees while ref_len does not goes to its own band ("stats≠") with the
     diverging layer in its tooltip, not to the log axis' floor beside float rounding."""
-    from oracle.reports.html_page import deviation_plot
-    from oracle.reports.pagedata import Model
+    from oracle.reports.site.data import (
+        Answer,
+        Contract,
+        ImplementationEntry,
+        RealDataSource,
+        ReportData,
+        RunInfo,
+        SearchEntry,
+        Verdict,
+    )
+    from oracle.reports.site.svg import deviation_plot
+    from oracle.reports.site.view import ReportView
 
     def example(index, layer, score, expected):
-        return {"type": "example", "implementation": "x", "profile": "papineni", "index": index,
-                "id": f"random-0-{index}", "outcome": "score", "score": score, "expected": expected,
-                "message": "", "expected_rejected": False, "size": 3, "layer": layer, "agrees": False,
-                "classification": "reference_length=closest-longer", "documented": [], "description": "d"}
+        return SearchEntry("x", "papineni", index, f"random-0-{index}", Answer("score", score, None, ""),
+                           Verdict(False, "reference_length=closest-longer", (), "d"), expected=expected,
+                           expected_rejected=False, size=3, layer=layer)
 
-    data = {"run": {"profiles": [], "examples": 2, "seed": 0}, "matrix": [], "discrepancies": {}, "real_data": [],
-            "implementations": [{"type": "implementation", "name": "x", "status": "installed", "version": "1"}],
-            "search": [example(0, "ref_len", 0.5, 0.5), example(1, "score", 0.5, 0.5 + 1e-6)]}
-    svg = deviation_plot(Model(data))
+    run = RunInfo(schema="bleu-oracle-report/1", suite_version="1", python="3", seed=0, examples=2, contract=Contract(
+        abs=1e-12, rel=1e-9), edge_cases=0, profiles=[], real_data=RealDataSource(skipped="no"), command="c")
+    data = ReportData(run=run, profiles=[], implementations=[ImplementationEntry(
+        name="x", adapter="m:x", status="installed", version="1")], cases=[], cells=[], reruns={}, discrepancies=[],
+        search=[example(0, "ref_len", 0.5, 0.5), example(1, "score", 0.5, 0.5 + 1e-6)])
+    svg = deviation_plot(ReportView(data))
     assert "stats≠" in svg
     assert "first divergence: ref_len" in svg and "first divergence: score" in svg
     import re

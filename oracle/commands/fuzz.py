@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     if args.write_cases:
-        from oracle.reports.foundcases import read_target
+        from oracle.suite.foundcases import read_target
 
         read_target(args.write_cases)  # a usage error (exit 2) before anything runs
     tracker = BaselineTracker(None, check_stale=False)

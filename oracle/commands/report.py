@@ -10,9 +10,8 @@ from pathlib import Path
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
-from oracle.reports.render import run
-from oracle.reports.site import (
-    DATA_DIR,
+from oracle.reports.site.build import run
+from oracle.reports.site.collect import (
     DEFAULT_EXAMPLES,
     DEFAULT_REAL_DATA_BUDGET,
     DEFAULT_SEED,
@@ -21,6 +20,7 @@ from oracle.reports.site import (
     default_real_data_dir,
     stderr_progress,
 )
+from oracle.reports.site.data import DATA_DIR
 
 from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 

@@ -1,4 +1,6 @@
-"""Regression cases from `bleu-oracle fuzz --write-cases`: one per root cause, in the case file format.
+"""Regression cases from `bleu-oracle fuzz --write-cases`: one per root cause, built from the fuzz run's records
+and checked against the oracle before they are kept; the case file itself (ids, YAML, appending) is written by
+`oracle.suite.foundcases`.
 
 The project's rule is that an expected value never comes from the oracle's own
 output. A disagreement found by fuzzing has no document behind it, so a case
@@ -40,15 +42,11 @@ replay (they are listed in the fuzz summary).
 
 from __future__ import annotations
 
-import hashlib
 import math
-import re
 from dataclasses import dataclass
 from decimal import ROUND_CEILING, Decimal
 from fractions import Fraction
 from pathlib import Path
-
-import yaml
 
 from oracle.diagnose.casecheck import check_cases
 from oracle.diagnose.classify import (
@@ -60,46 +58,9 @@ from oracle.diagnose.classify import (
     smoothing_from_description,
 )
 from oracle.diagnose.judge import Contract
-from oracle.formulas.errors import BleuOracleError, BleuValueError, CaseFileError
-from oracle.models.protocol import ScoreReply, encode
-
-FOUND_BY = "fuzz"
-HEADER = (
-    "# Regression cases found by `bleu-oracle fuzz --write-cases` (see `bleu-oracle fuzz --help`).\n"
-    "# expect: the value the implementation answered (never the oracle's); explained_by: the root cause,\n"
-    "# which `bleu-oracle cases validate` replays on the oracle; `check` judges each input against the oracle.\n"
-)
-ID_PREFIX = "fuzz"
-
-
-class _CaseDumper(yaml.SafeDumper):
-    """SafeDumper that also quotes strings the case loader would read as numbers (`5e-5`)."""
-
-
-_CaseDumper.add_implicit_resolver(
-    "tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9][0-9_]*(\.[0-9_]*)?[eE][-+]?[0-9]+$"), list("-+0123456789"))
-
-
-def slug(text, limit=48):
-    out = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:limit].strip("-")
-    if not out or not out[0].isalpha():
-        out = "x" + ("-" + out if out else "")
-    return out
-
-
-def input_hash(payload):
-    return hashlib.sha256(encode(payload, ensure_ascii=False).encode("utf-8")).hexdigest()
-
-
-def case_id(implementation, name, payload, taken):
-    """fuzz-<implementation>-<root cause>-<hash>, with a longer hash while the id is taken."""
-    digest = input_hash(payload)
-    for size in (8, 12, 16, 24, 32, 64):
-        candidate = f"{ID_PREFIX}-{slug(implementation, 24)}-{slug(name)}-{digest[:size]}"
-        if candidate not in taken:
-            return candidate
-    raise BleuValueError(f"no free case id for {name!r}")  # pragma: no cover - 64 hex digits collide
-
+from oracle.formulas.errors import BleuOracleError, CaseFileError
+from oracle.models.protocol import ScoreReply
+from oracle.suite.foundcases import append_cases, case_id, existing_ids, file_text, read_target
 
 def _contract(name):
     """The numeric contract an explanation is held to: float32 precision for a '+ float32' one."""
@@ -215,52 +176,6 @@ def _show(value):
     return str(value)
 
 
-def _existing_ids(cases_dir, *, exclude=None):
-    """Ids used or retired in a case directory, except in the file `exclude` (problems are ignored here)."""
-    from oracle.suite import cases as casefiles
-
-    directory = Path(cases_dir) if cases_dir is not None else casefiles.DEFAULT_CASES_DIR
-    if not directory.is_dir():
-        return set()
-    ids = set()
-    retired = directory / casefiles.RETIRED_FILE
-    if retired.exists():
-        try:
-            ids |= {r.id for r in casefiles.load_retired(retired)}
-        except CaseFileError:
-            pass
-    skip = Path(exclude).resolve() if exclude is not None else None
-    for path in casefiles.case_files(directory):
-        if skip is not None and path.resolve() == skip:
-            continue
-        for case in casefiles._parse_file(path, []):
-            ids.add(case.id)
-    return ids
-
-
-def read_target(path):
-    """The cases already in a --write-cases FILE (empty when it does not exist); raises BleuValueError when it
-    is not a `found_by: fuzz` case file."""
-    from oracle.suite import cases as casefiles
-
-    path = Path(path)
-    if not path.exists():
-        return []
-    try:
-        loaded = casefiles.load_case_file(path)
-    except CaseFileError as exc:
-        raise BleuValueError(f"`--write-cases` {path} exists and is not a valid case file: {exc}") from None
-    if any(case.found_by != FOUND_BY for case in loaded):
-        raise BleuValueError(f"`--write-cases` {path} is a documented case file (it names a seed); "
-                             "write found cases to a file of their own")
-    return loaded
-
-
-def dump_cases(cases):
-    return yaml.dump(cases, Dumper=_CaseDumper, sort_keys=False, allow_unicode=True, default_flow_style=None,
-                     width=110)
-
-
 def write_cases(path, groups, *, implementation, version, profile, cases_dir=None, found_by_command=""):
     """Write one case per root cause (its smallest example) to `path`, appending to a fuzz case file that
     exists; returns a `Written` per group. The file is loaded and every case checked against the oracle
@@ -270,7 +185,7 @@ def write_cases(path, groups, *, implementation, version, profile, cases_dir=Non
     path = Path(path)
     existing = read_target(path)
     in_file = {case.id for case in existing}
-    taken = _existing_ids(cases_dir, exclude=path)  # ids of the target file itself are "already recorded"
+    taken = existing_ids(cases_dir, exclude=path)  # ids of the target file itself are "already recorded"
     report, new = [], []
     for group in groups:
         case, reason = case_from_record(group.smallest, implementation=implementation, version=version,
@@ -289,24 +204,7 @@ def write_cases(path, groups, *, implementation, version, profile, cases_dir=Non
         new.append(verified)
         report.append(Written(group.name, verified["id"], f"written to {path}"))
     if new:
-        original = path.read_text(encoding="utf-8") if path.exists() else None
-        if original is None:
-            document = f"bleu-oracle fuzz against {implementation} {version}".strip()
-            text = HEADER + yaml.dump({"document": document, "found_by": FOUND_BY}, Dumper=_CaseDumper,
-                                      sort_keys=False, allow_unicode=True, width=110) + "cases:\n" + dump_cases(new)
-        else:
-            text = original.rstrip("\n") + "\n" + dump_cases(new)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        try:
-            casefiles.load_case_file(path)
-        except CaseFileError as exc:
-            if original is None:
-                path.unlink()
-            else:
-                path.write_text(original, encoding="utf-8")
-            raise BleuValueError(f"`--write-cases` {path}: the written file does not load ({exc}); left unchanged "
-                                 "(appending needs `cases:` to be the file's last key)") from None
+        append_cases(path, new, document=f"bleu-oracle fuzz against {implementation} {version}".strip())
     return report
 
 
@@ -323,9 +221,7 @@ def _verified(case, path, casefiles):
     for candidate in candidates:
         with tempfile.TemporaryDirectory() as tmp:
             probe = Path(tmp) / (Path(path).name or "found.yaml")
-            probe.write_text(yaml.dump({"document": candidate["source"]["document"], "found_by": FOUND_BY},
-                                       Dumper=_CaseDumper, sort_keys=False, allow_unicode=True)
-                             + "cases:\n" + dump_cases([candidate]), encoding="utf-8")
+            probe.write_text(file_text([candidate], document=candidate["source"]["document"]), encoding="utf-8")
             try:
                 [loaded] = casefiles.load_case_file(probe)
             except CaseFileError as exc:

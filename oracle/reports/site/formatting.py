@@ -1,0 +1,76 @@
+"""The formatting every report page shares: numbers for reading, Markdown and HTML escaping, a request in words."""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from oracle.models.outcomes import parse_number as number
+
+
+def _reading(value: Any, shown: Callable[[float], str], *, zero: str | None = None) -> str:
+    """A number for reading: '—' for none, NaN, `zero` for 0 when given, else `shown(x)`."""
+    x = number(value)
+    if x is None:
+        return "—"
+    if math.isnan(x):
+        return "NaN"
+    if zero is not None and x == 0:
+        return zero
+    return shown(x)
+
+
+def fmt(value: Any, digits: int | None = 10) -> str:
+    """A score for reading: NaN, infinities, `digits` significant digits (None: every digit, the
+    shortest repr that reads back as the same float); '—' for none."""
+    def shown(x: float) -> str:
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return repr(x) if digits is None else f"{x:.{digits}g}"
+
+    return _reading(value, shown, zero="0")
+
+
+def fmt_points(value: Any) -> str:
+    """BLEU x 100 with 8 decimals (real data)."""
+    return _reading(value, lambda x: f"{100 * x:.8f}")
+
+
+def fmt_delta(value: Any) -> str:
+    """A difference in BLEU points (x 100), signed, 2 significant digits; '0' when exactly equal."""
+    return _reading(value, lambda x: f"{100 * x:+.2e}", zero="0")
+
+
+def md(text: Any) -> str:
+    """Text safe inside a Markdown table cell."""
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def compact_json(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
+
+
+def request_text(request: Mapping[str, Any]) -> str:
+    """A one-line human form of a small request: hyp | refs, weights, smoothing."""
+    parts = []
+    for segment in request.get("segments", []):
+        hypothesis = " ".join(segment.get("hypothesis", [])) or "∅"
+        references = " / ".join(" ".join(r) or "∅" for r in segment.get("references", []))
+        parts.append(f"“{hypothesis}” vs “{references}”")
+    extra = [f"{request.get('level', 'corpus')}", "weights " + ", ".join(fmt(w, 4) for w in request.get("weights", []))]
+    smoothing = request.get("smoothing") or {"method": "none"}
+    if smoothing.get("method") != "none":
+        extra.append("smoothing " + ", ".join(f"{k}={v}" for k, v in smoothing.items() if k != "method") if len(smoothing) > 1
+                     else f"smoothing {smoothing['method']}")
+        if len(smoothing) > 1:
+            extra[-1] = f"smoothing {smoothing['method']} (" + extra[-1][len("smoothing "):] + ")"
+    if request.get("lowercase"):
+        extra.append("lowercase")
+    return "; ".join(parts) + " [" + "; ".join(extra) + "]"

@@ -1,0 +1,96 @@
+"""The report site's parts on their own: each row's category (`oracle.reports.site.view`), the SVG elements
+(`oracle.reports.site.svg`), the templates' environment (`oracle.reports.site.pages`: autoescape, strict
+undefined) and the data module's models (`oracle.reports.site.data`). The pages as a whole (and with them
+`oracle.reports.site.formatting`) are held byte for byte by tests/test_report_pages.py; `collect` and `build`
+(whole report runs) by tests/test_report_command.py, test_report_faults.py and test_report_jobs.py. Expected values
+are derived by hand."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import jinja2
+import pytest
+from markupsafe import Markup
+
+from oracle.reports.site.data import Answer, Cell, SearchEntry, Verdict, read_data
+from oracle.reports.site.pages import environment
+from oracle.reports.site.svg import Element
+from oracle.reports.site.view import ReportView, category
+
+FIXTURE = Path(__file__).resolve().parent / "report_data"
+
+
+def _cell(outcome: str, verdict: Verdict, not_applicable: str | None = None) -> Cell:
+    return Cell("case", "impl", "implementation", "papineni", Answer(outcome, 0.5 if outcome == "score" else None),
+                verdict, not_applicable=not_applicable)
+
+
+@pytest.mark.parametrize(("outcome", "verdict", "not_applicable", "expected"), [
+    ("score", Verdict(True, "agrees"), None, "agrees"),
+    ("rejected", Verdict(True, "rejected-as-expected"), None, "agrees"),
+    ("unsupported", Verdict(False, "unsupported"), "level 'sentence' only", "unsupported"),
+    ("error", Verdict(False, "crash"), None, "refused"),
+    ("error", Verdict(False, "crash", ("lib-crashes",)), None, "documented"),
+    ("rejected", Verdict(False, "rejects-valid-input"), None, "refused"),
+    ("score", Verdict(False, "segment_totals_floor=1", ("nltk-floor",)), None, "documented"),
+    ("score", Verdict(False, "unexplained"), None, "undocumented"),
+    ("score", Verdict(False, "unexplained"), "outside its capabilities", "undocumented"),  # it answered a score
+])
+def test_each_cell_falls_in_one_category(outcome, verdict, not_applicable, expected):
+    assert category(_cell(outcome, verdict, not_applicable)) == expected
+
+
+def test_a_random_input_is_categorised_like_a_cell():
+    entry = SearchEntry("impl", "papineni", 3, "random-0-3", Answer("score", 0.25), Verdict(False, "x", ("a",)),
+                        expected=0.5, expected_rejected=False, size=4, layer="score")
+    assert category(entry) == "documented"
+
+
+def test_an_svg_element_is_written_with_its_text_and_attributes_escaped():
+    assert Element("line", (("x1", 1), ("stroke", "#ddd"))).markup() == '<line x1="1" stroke="#ddd"/>'
+    assert Element("rect", (("x", "1.0"),), "").markup() == '<rect x="1.0"></rect>'  # a marker without a tooltip
+    title = Element("title", text="it's <b> & \"q\"")
+    assert Element("circle", (("r", "2.0"),), None, (title,)).markup() == \
+        '<circle r="2.0"><title>it&#x27;s &lt;b&gt; &amp; &quot;q&quot;</title></circle>'
+    assert Element("text", (("class", "a\"b"),), Markup("the implementation's")).markup() == \
+        '<text class="a&quot;b">the implementation\'s</text>'  # our own words, written as they are
+    group = Element("g", children=(Element("circle"), Element("circle")), block=True)
+    assert group.markup() == "<g>\n<circle/>\n<circle/>\n</g>"
+    assert Element("g", block=True).markup() == "<g>\n</g>"
+
+
+def test_the_templates_escape_html_and_refuse_undefined_names():
+    env = environment()
+    html = env.from_string("<td>{{ text }}</td><td>{{ text|h }}</td>")
+    assert html.render(text="<script>'") == "<td>&lt;script&gt;&#39;</td><td>&lt;script&gt;&#x27;</td>"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("{{ misspelt }}").render()
+    with pytest.raises(jinja2.UndefinedError):
+        env.get_template("README.md.j2").render()  # no view
+    assert env.autoescape("index.html.j2") and env.autoescape("matrix.html.j2")
+    assert not env.autoescape("matrix.md.j2")  # Markdown escapes its table cells with `md`
+
+
+def test_what_an_implementation_reports_is_escaped_on_the_html_page():
+    """A registry entry's reason (an exception's text) and a cell's message reach index.html escaped."""
+    data = read_data(FIXTURE)
+    hostile = "<img src=x onerror=alert(1)>"
+    registry = [entry if entry.installed else entry.model_copy(update={"reason": hostile})
+                for entry in data.implementations]
+    cells = [dataclasses.replace(cell, answer=Answer("error", message=hostile)) if cell.column == "nltk" else cell
+             for cell in data.cells]
+    view = ReportView(dataclasses.replace(data, implementations=registry, cells=cells))
+    page = environment().get_template("index.html.j2").render(view=view)
+    assert hostile not in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_the_data_files_are_read_into_models():
+    data = read_data(FIXTURE)
+    assert data.run.seed == 0 and data.run.contract.abs == 1e-12  # the file's number, read back exactly
+    installed = [entry.name for entry in data.implementations if entry.installed]
+    assert installed == ["nltk", "sacrebleu", "torchmetrics", "ignite-micro", "fast-bleu", "keras-hub"]
+    assert {cell.column for cell in data.cells} >= {"oracle/papineni", "nltk"}
+    assert all(row.references in (1, 4) for row in data.real)
