@@ -101,8 +101,8 @@ class Needs(_Part):
         None, description="A text request: the tokenizer it names, which capability `tokenizers` must list.")
     conventions: dict[str, Any] = Field(
         default_factory=dict,
-        description="Conventions the vector sets beyond its profile's (e.g. empty_order): an implementation "
-                    "applies them, or the vector is for the profiles it lists in `profiles` only.")
+        description="The conventions the vector's request carries where they differ from the profile's (protocol "
+                    "`conventions`, e.g. empty_order: skip): capability `conventions` must list each rule.")
 
 
 class Link(_Part):

@@ -32,7 +32,7 @@ from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract
 from oracle.files import write_atomically
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.bounds import MAX_ORDER
-from oracle.formulas.conventions import SMOOTHING_METHODS, Options
+from oracle.formulas.conventions import REQUEST_CONVENTIONS, SMOOTHING_METHODS, Options
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS
@@ -41,7 +41,7 @@ from oracle.models import export
 from oracle.models.discrepancy import Discrepancy
 from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import Expected
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.suite import SUITE_VERSION
 
 SUITE_FILE = "suite.json"
@@ -49,10 +49,10 @@ SCHEMA_FILE = "suite.schema.json"
 
 #: Every capability protocol v1 can declare: with these, only the rules about the cases themselves (an input
 #: protocol v1 cannot carry, a convention override for other profiles) keep a case from a profile.
-EVERY_CAPABILITY: dict[str, Any] = {
-    "levels": list(LEVELS), "weights": "any", "max_order": MAX_ORDER, "smoothing": list(SMOOTHING_METHODS),
-    "statistics": True, "lowercase": True, "tokenizers": list(TOKENIZERS),
-}
+EVERY_CAPABILITY = Capabilities(
+    levels=tuple(LEVELS), weights="any", max_order=MAX_ORDER, smoothing=tuple(SMOOTHING_METHODS), statistics=True,
+    lowercase=True, tokenizers=tuple(TOKENIZERS),
+    conventions={name: tuple(rules) for name, rules in REQUEST_CONVENTIONS.items()})
 #: Conventions a request carries itself (weights, smoothing, lowercase), or that its `needs` state (uniform
 #: weights): never a split between profiles.
 _CARRIED = {"smoothing", "lowercase", "default_max_order", "uniform_weights_only"}
@@ -136,7 +136,7 @@ def needs_of(request: ScoreRequest, overrides: dict[str, object] | None = None) 
         reference_counts_differ=len({len(s.references) for s in request.segments}) > 1,
         whitespace_in_tokens=any(c.isspace() for c in special), token_characters=special,
         empty_tokens=any(token == "" for token in tokens), tokenizer=request.tokenize,
-        conventions=json_safe(dict(overrides or {})))
+        conventions=request.conventions.to_json() if request.conventions is not None else {})
 
 
 # -- convention splits -------------------------------------------------------------------------------------
@@ -280,8 +280,7 @@ def case_candidates(cases: Sequence, profile: str | None, pack: Pack,
     for case in cases:
         for judged in ([profile] if profile else case.profiles):
             item = case.request_under(judged)
-            reason = item.invalid or not_applicable_reason(item.request, EVERY_CAPABILITY, profile=judged,
-                                                           case_profiles=item.profiles, overrides=item.overrides)
+            reason = item.invalid or not_applicable_reason(item.request, EVERY_CAPABILITY)
             if reason is not None:
                 pack.left_out.append(export.LeftOut(id=item.case_id, profile=judged, reason=reason))
                 continue

@@ -25,7 +25,8 @@ function applies(needs, c) {
     && (!needs.reference_counts_differ || !c.same_reference_count)
     && (!c.max_references || needs.references <= c.max_references)
     && !needs.token_characters.some((ch) => forbidden.includes(ch))
-    && (!needs.empty_tokens || c.empty_tokens !== false);
+    && (!needs.empty_tokens || c.empty_tokens !== false)
+    && Object.entries(needs.conventions).every(([name, rule]) => ((c.conventions || {})[name] || []).includes(rule));
 }
 
 module.exports = { load, applies, profiles, version, schema: path.join(__dirname, 'suite.schema.json') };

@@ -18,4 +18,5 @@ def applies(needs: dict[str, Any], capabilities: dict[str, Any]) -> bool:
                 and (not needs["reference_counts_differ"] or not c.get("same_reference_count"))
                 and needs["references"] <= (c.get("max_references") or needs["references"])
                 and not set(needs["token_characters"]) & set(c.get("forbidden_token_characters") or "")
-                and (not needs["empty_tokens"] or c.get("empty_tokens") is not False))
+                and (not needs["empty_tokens"] or c.get("empty_tokens") is not False)
+                and all(rule in (c.get("conventions") or {}).get(name, ()) for name, rule in needs["conventions"].items()))
