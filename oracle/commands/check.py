@@ -6,6 +6,7 @@ import argparse
 import json
 import shlex
 import sys
+from collections import Counter
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
@@ -18,20 +19,27 @@ from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     REPLAY_REPORT,
     SessionSettings,
-    notable_key,
     implementation_argv,
+    notable_key,
+    run_cause_of,
     run_session,
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreRequest, encode
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
-from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import (DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int,
-                     prepare_implementations, seed_number)
+from .common import (
+    DeprecatedAlias,
+    add_session_arguments,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    prepare_implementations,
+    seed_number,
+)
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT
@@ -369,13 +377,23 @@ def _next_step(args, code, report_dir):
     return "next: run this in CI (exit 0 conforming, 1 deviations); `--baseline FILE` gates on known deviations"
 
 
-def _root_cause(record):
-    """One line naming a failing record's root cause (its "classification")."""
+def _root_cause(record, run_name=None):
+    """One line naming a failing record's root cause: the run's name for it (`run_name`, one of the
+    explanations that fit it), else its classification's own."""
+    from oracle.diagnose.classify import describe_explanation
+
     classification = record.classification
     if classification is None or not classification.name:
         return ""
+    name = run_name or classification.name
+    description = classification.description if name == classification.name else describe_explanation(name)
     known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
-    return f"root cause: {classification.name}{known}: {classification.description}"
+    return f"root cause: {name}{known}: {description}"
+
+
+def _cut(text, limit=600):
+    """An input too large to print whole (one that shrinking did not reduce), cut where the reader sees it is."""
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; -v prints it whole)"
 
 
 def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
@@ -385,11 +403,19 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
     out = sys.stdout
     counts = session.counts
     gating = ("new", "fixed", "changed")
+    run_names = [group.name for group in session.root_causes.groups()]
+
+    def grouped(key):  # one group per run cause: the records of one bug together, whatever they fit besides
+        return key[0], key[1], run_cause_of(key[2], run_names)
+
     groups = {}
     for record in session.notable:
         if record.baseline is not None and record.baseline.gating:
-            groups.setdefault(notable_key(record), []).append(record)
-    sizes = {key: n for key, n in session.notable_counts.items() if key[0] in gating}
+            groups.setdefault(grouped(notable_key(record)), []).append(record)
+    sizes = Counter()
+    for key, n in session.notable_counts.items():
+        if key[0] in gating:
+            sizes[grouped(key)] += n
     shown = 0
     for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
         if shown >= PRINTED_DEVIATIONS and not verbose:
@@ -402,16 +428,16 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
                 "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
         ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
         out.write(f"{head} x{total}: {ids}\n")
-        cause = _root_cause(first)
+        cause = _root_cause(first, key[2])
         if cause:
             out.write(f"  {cause}\n")
         seen = set()
         for record in members:
             payload = record.reported_input
-            key = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
-            if key in seen or (len(seen) >= 3 and not verbose):
+            text = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
+            if text in seen or (len(seen) >= 3 and not verbose):
                 continue
-            seen.add(key)
+            seen.add(text)
             shown += 1
             layer, order, message = record.layer, record.order, record.message
             if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
@@ -419,7 +445,7 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
             where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
             out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
             if payload is not None:
-                out.write(f"    input: {key if verbose else key[:600]}\n")
+                out.write(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}\n")
             if record.reproduce:
                 out.write(f"    reproduce: {record.reproduce}\n")
     if shown >= PRINTED_DEVIATIONS and not verbose:
