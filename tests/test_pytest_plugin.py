@@ -46,3 +46,13 @@ def test_a_planted_bug_fails_naming_its_layer_and_root_cause(tmp_path):
     assert done.returncode == 1
     assert "at ref_len" in done.stdout and "root cause: reference_length=closest-longer" in done.stdout
     assert "input: {" in done.stdout
+    # shrunk as check shrinks: among 60 random examples some are corpora of hundreds of segments, yet every
+    # failing input printed is a few tokens (a tie needs a hypothesis and two references), and replayable
+    inputs, in_example = [], False
+    for line in done.stdout.splitlines():
+        if line.startswith("____"):  # a failure's header names its test: a case (not shrunk) or an example
+            in_example = "[example:" in line
+        elif in_example and line.startswith("input: {"):
+            inputs.append(line)
+    assert inputs and max(len(line) for line in inputs) < 300, max(inputs, key=len)[:400]
+    assert "reproduce: pytest " in done.stdout and "--bleu-oracle-seed" in done.stdout

@@ -23,6 +23,8 @@ oracle's too.
 from __future__ import annotations
 
 import json
+import shlex
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -32,12 +34,17 @@ from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import Contract, judge, token_count_layers
 from oracle.formulas.profiles import PROFILES
+from oracle.models.outcomes import Outcome
 
 from .generate import example_id, example_request
 from .inprocess import InProcessImplementation
 from .requests import case_to_request, not_applicable_reason
+from .shrink import DEFAULT_BUDGET as SHRINK_BUDGET
+from .shrink import failure_predicate, shrink
 
 DEFAULT_EXAMPLES = 50
+#: Seconds a failing example may spend shrinking (as `check --shrink-seconds`' default).
+SHRINK_SECONDS = 10.0
 
 
 class _FunctionImplementation(Implementation):
@@ -101,7 +108,7 @@ class _Item:
     seed: int = 0
     index: int = 0
 
-    def run(self) -> None:
+    def run(self, nodeid: str = "") -> None:
         spec = self.spec
         options = PROFILES[spec.profile].options
         transport = spec.transport()
@@ -123,11 +130,41 @@ class _Item:
                         token_counts=token_count_layers(request))
         if verdict.outcome.value in ("pass", "rejected"):
             return
+        if self.case is None and verdict.outcome in (Outcome.FAIL, Outcome.ERROR):  # as check: the minimal input
+            request, reply, verdict, expected = _shrunk(transport, request, reply, verdict, expected, spec,
+                                                        capabilities)
         cause = attribute(request, reply, verdict, expected, spec.profile, overrides=overrides)
         layer = f" at {verdict.layer}" + (f" (order {verdict.order})" if verdict.order else "") if verdict.layer else ""
+        payload = json.dumps(request.replay_payload(), ensure_ascii=False)
+        fits = f" (fits as well: {', '.join(cause.fits)})" if cause.fits else ""
         pytest.fail(f"{verdict.outcome.value}{layer}: {verdict.message}\n"
-                    f"root cause: {cause.name}: {cause.description}\n"
-                    f"input: {json.dumps(request.replay_payload(), ensure_ascii=False)[:2000]}", pytrace=False)
+                    f"root cause: {cause.name}{fits}: {cause.description}\n"
+                    f"input: {payload if len(payload) <= 2000 else payload[:2000] + '... (cut)'}\n"
+                    f"reproduce: {_reproduce_line(self, spec, nodeid)}", pytrace=False)
+
+
+def _shrunk(transport, request, reply, verdict, expected, spec, capabilities):
+    """The minimal input that fails the same way (`oracle.harness.shrink`, check's shrinker and predicate,
+    check's budgets), with its reply, verdict and expectation; the original where nothing simpler fails."""
+    contract = Contract(rel=spec.rel, abs=spec.abs)
+
+    def send(candidate):
+        sent = candidate.with_seq(1)
+        return sent, transport.request(sent.to_json())
+
+    still_fails, last = failure_predicate(request, verdict, reply, profile=spec.profile, capabilities=capabilities,
+                                          send=send, contract=contract, given_up=lambda: False, expected=expected)
+    outcome = shrink(request, still_fails, capabilities=capabilities, budget=SHRINK_BUDGET,
+                     deadline=time.perf_counter() + SHRINK_SECONDS)
+    if not outcome.steps or not last:
+        return request, reply, verdict, expected
+    return last["request"], last["reply"], last["verdict"], last["expected"]
+
+
+def _reproduce_line(item, spec, nodeid):
+    """The command that runs this one test again: its node id, with the seed its input was drawn from."""
+    seed = f" --bleu-oracle-seed {item.seed}" if item.case is None else ""
+    return f"pytest {shlex.quote(nodeid or item.id)}{seed}"
 
 
 def conformance(function, *, profile, capabilities=None, examples=DEFAULT_EXAMPLES, seed=0, cases=True,
@@ -141,8 +178,8 @@ def conformance(function, *, profile, capabilities=None, examples=DEFAULT_EXAMPL
         raise ValueError(f"`profile` must be one of {sorted(PROFILES)} (got {profile!r})")
     declared = declare_capabilities(**(capabilities or {}))
 
-    def test_bleu_oracle_conformance(bleu_oracle_item):
-        bleu_oracle_item.run()
+    def test_bleu_oracle_conformance(bleu_oracle_item, request):
+        bleu_oracle_item.run(request.node.nodeid)
 
     test_bleu_oracle_conformance.bleu_oracle = _Spec(function, profile, declared, examples, seed, cases, name, rel, abs)
     return test_bleu_oracle_conformance
