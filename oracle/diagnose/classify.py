@@ -481,9 +481,8 @@ def _from_returned_counts(search, conventions):
         return _counting_alternatives(search, None)
     if not within_contract(search.actual, value):
         return []
-    found = _counting_alternatives(search, value)
-    strong = [c for c in conventions if not _weak(c)]
-    found += _by_convention(search, strong, within_contract, "", stats=True)
+    strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
+    found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
@@ -537,17 +536,15 @@ def _score_agrees(search, conventions, expected):
         return Explanation(SMOOTHED_COUNTS,
                            "the score agrees; the reported matches/totals include the smoothing's additions",
                            (("computation", SMOOTHED_COUNTS),), expected, expected)
-    counted = _counting_alternatives(search, expected)
-    if counted:
-        return _chosen(counted, expected)
     strong = [c for c in conventions if not _weak(c)]
     pairs = [
         (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
         for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(strong, 2)
         if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
     ]
-    found = _by_convention(search, strong, within_contract, "", stats=True) or \
-        _by_convention(search, pairs, within_contract, "", stats=True)
+    # a documented convention first, then a counting mechanism, then two conventions
+    found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, expected)
+             or _by_convention(search, pairs, within_contract, "", stats=True))
     if found:
         return _chosen(found, expected)
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
@@ -637,16 +634,15 @@ def explained_value(request, profile, change, *, overrides=None):
 def _counted_value(ctx, result, name):
     """The judged profile's score of the counts a counting alternative gives."""
     n = len(ctx.weights)
-    _, layer, count = COUNTING_ALTERNATIVES[name]
+    _, _, count = COUNTING_ALTERNATIVES[name]
     request = ctx.request.tokenized(ctx.options.token_split)
-    counted = count(request.segments, n, ctx.options)
-    if counted is None:  # the alternative does not apply to this request
+    changed = count(request.segments, n, ctx.options)
+    if changed is None:  # the alternative does not apply to this request
         return None
-    counts = tuple(counted)
     statistics = result.statistics
-    alternative = bleu.Statistics(statistics.hyp_len, statistics.ref_len,
-                                  counts if layer == "matches" else tuple(statistics.matches[:n]),
-                                  counts if layer == "totals" else tuple(statistics.totals[:n]), statistics.segments)
+    alternative = bleu.Statistics(statistics.hyp_len, changed.get("ref_len", statistics.ref_len),
+                                  changed.get("matches", tuple(statistics.matches[:n])),
+                                  changed.get("totals", tuple(statistics.totals[:n])), statistics.segments)
     try:
         return score_of(bleu.bleu_from_statistics(alternative, weights=ctx.weights, options=ctx.options,
                                                   smoothing=ctx.smoothing, level=request.level))

@@ -102,11 +102,22 @@ def brevity_penalty_when_longer(ctx, result):
     return _weighted(result, _as_float, bp=math.exp(1 - r / c))
 
 
+def brevity_penalty_inverted(ctx, result):
+    """BP = e^(1 - c/r) where c < r: the ratio inverted (a penalty above 1 for a short hypothesis)."""
+    if result is None or result.score.is_nan():
+        return None
+    c, r = result.statistics.hyp_len, result.statistics.ref_len
+    if not 0 < c < r:
+        return None
+    return _weighted(result, _as_float, bp=math.exp(1 - c / r))
+
+
 #: The other brevity penalties the classifier knows, as functions of (c, r) for c > 0: a returned BP
 #: equal to one of them names the mechanism even where the score cannot tell (a score of 0).
 BREVITY_PENALTY_ALTERNATIVES = {
     "no-brevity-penalty": lambda c, r: 1.0,
     "brevity-penalty-when-longer": lambda c, r: math.exp(1 - r / c),
+    "brevity-penalty-inverted": lambda c, r: math.exp(1 - c / r) if 0 < c < r else 1.0,
 }
 
 
@@ -480,6 +491,7 @@ GENERIC_COMPUTATIONS = (
     ("case-not-folded", case_not_folded),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
+    ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
 COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}

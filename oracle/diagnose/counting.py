@@ -65,6 +65,46 @@ def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
     return tuple(sum(max(len(s.hypothesis) - k, 0) for s in segments) for k in range(1, n + 1))
 
 
+def best_single_reference_matches(segments: Sequence[Any], n: int, *,
+                                  fold: Callable[[str], str] | None) -> tuple[int, ...]:
+    """Per order, the clipped matches against the one reference that gives the most on its own (each reference
+    counted separately, the best kept), not against each n-gram's largest count over all references."""
+    matches = [0] * n
+    for segment in segments:
+        hypothesis = bleu.count(_folded(segment.hypothesis, fold), n)
+        best = [0] * n
+        for reference in segment.references:
+            counts = bleu.count(_folded(reference, fold), n)
+            one = [0] * n
+            for gram, k in hypothesis.items():
+                one[len(gram) - 1] += min(k, counts.get(gram, 0))
+            best = [max(b, o) for b, o in zip(best, one)]
+        matches = [a + b for a, b in zip(matches, best)]
+    return tuple(matches)
+
+
+def strict_clip_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
+    """Per order, clipping with `<` where `<=` is meant: a count at (or above) the reference maximum m counts
+    m - 1, not m."""
+    matches = [0] * n
+    for segment in segments:
+        limit: Counter = Counter()
+        for reference in segment.references:
+            for gram, k in bleu.count(_folded(reference, fold), n).items():
+                limit[gram] = max(limit[gram], k)
+        for gram, k in bleu.count(_folded(segment.hypothesis, fold), n).items():
+            m = limit[gram]
+            matches[len(gram) - 1] += k if k < m else max(m - 1, 0)
+    return tuple(matches)
+
+
+def first_reference_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+    """Matches and r from each segment's first reference alone (the other references ignored)."""
+    firsts = [(s.hypothesis, s.references[:1]) for s in segments]
+    counts = bleu.sum_statistics(firsts, max_order=n, options=options)
+    return {"matches": tuple(counts.matches[:n]), "ref_len": counts.ref_len}
+
+
 def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lowercase: bool) -> tuple[int, ...]:
     """Per order, the clipped matches with case folded (`lowercase`) or kept, whatever the request asked."""
     changed = options.with_changes(lowercase=lowercase)
@@ -80,54 +120,90 @@ def _unless(condition: Callable[[Any], bool], function: Callable[[Sequence[Any],
     return lambda segments, n, options: function(segments, n, options) if condition(options) else None
 
 
-#: name -> (what the code does, which counts it changes, how to count them)
-COUNTING_ALTERNATIVES: dict[str, tuple[str, str, Callable[[Sequence[Any], int, Any], tuple[int, ...]]]] = {
+def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """An alternative that changes one layer (`name`): its counts as {layer: counts}, or None (does not apply)."""
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        value = function(segments, n, options)
+        return None if value is None else {name: tuple(int(x) for x in value)}
+    return counted
+
+
+def _folding(function: Callable[..., tuple[int, ...]]) -> Callable[[Sequence[Any], int, Any], tuple[int, ...]]:
+    return lambda segments, n, options: function(segments, n, fold=_fold_of(options))
+
+
+MATCHES = frozenset({"matches"})
+#: name -> (what the code does, the layers it may change, how to count: the layers it changes as {layer: counts}, or None where the
+#: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
+COUNTING_ALTERNATIVES: dict[str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]] = {
     "unclipped-matches": (
         "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
-        "(section 2.1's 'modified' precision left out)", "matches",
-        lambda segments, n, options: unclipped_matches(segments, n, fold=_fold_of(options))),
+        "(section 2.1's 'modified' precision left out)", MATCHES, _layer("matches", _folding(unclipped_matches))),
     "clipped-to-reference-sum": (
         "matches are clipped to the sum of the references' counts, not to the largest count in any single "
-        "reference (Max_Ref_Count)", "matches",
-        lambda segments, n, options: reference_sum_matches(segments, n, fold=_fold_of(options))),
+        "reference (Max_Ref_Count)", MATCHES, _layer("matches", _folding(reference_sum_matches))),
+    "best-single-reference-clipping": (
+        "each order's matches are clipped against the one reference that gives the most on its own, not against "
+        "each n-gram's largest count over all references", MATCHES,
+        _layer("matches", _folding(best_single_reference_matches))),
+    "strict-clipping": (
+        "clipping compares with < where <= is meant: a count at the reference maximum m counts m - 1", MATCHES,
+        _layer("matches", _folding(strict_clip_matches))),
     "totals-one-short": (
-        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)", "totals",
-        lambda segments, n, options: totals_one_short(segments, n)),
+        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)", frozenset({"totals"}),
+        _layer("totals", lambda segments, n, options: totals_one_short(segments, n))),
+    "first-reference-only": (
+        "only each segment's first reference is used, for clipping and for the reference length",
+        frozenset({"matches", "ref_len"}), first_reference_counts),
     "case-not-folded": (
-        "the request's lowercase flag ignored: case kept where the request folds it", "matches",
-        _unless(lambda options: options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False))),
+        "the request's lowercase flag ignored: case kept where the request folds it", MATCHES,
+        _layer("matches", _unless(lambda options: options.lowercase,
+                                  lambda segments, n, options: case_changed_matches(segments, n, options,
+                                                                                    lowercase=False)))),
     "case-folded-unasked": (
-        "case folded though the request keeps it (an implementation that always lowercases)", "matches",
-        _unless(lambda options: not options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True))),
+        "case folded though the request keeps it (an implementation that always lowercases)", MATCHES,
+        _layer("matches", _unless(lambda options: not options.lowercase,
+                                  lambda segments, n, options: case_changed_matches(segments, n, options,
+                                                                                    lowercase=True)))),
 }
+
+
+def _whole(x: Any) -> int:
+    if int(x) != x:
+        raise ValueError(f"not a count: {x!r}")
+    return int(x)
+
+
+def _counts_of(statistics: Any, n: int) -> dict[str, Any]:
+    """The counts as integers (ValueError for a fractional one: smoothed counts are no counting alternative's)."""
+    return {"hyp_len": _whole(statistics.hyp_len), "ref_len": _whole(statistics.ref_len),
+            "matches": tuple(map(_whole, statistics.matches[:n])), "totals": tuple(map(_whole, statistics.totals[:n]))}
 
 
 def matching_alternatives(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any, *,
                           permitted: Callable[[str], bool] = lambda name: True,
                           charge: Callable[[], None] = lambda: None) -> list[str]:
-    """The counting alternatives whose counts are exactly the reported ones, the other counts being the
-    oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Only
-    an alternative for a layer that differs is counted (one recount each, `charge`d first), and only where
-    `permitted`: on a large corpus each is a pass over every token."""
-    if reported.hyp_len != oracle_counts.hyp_len or reported.ref_len != oracle_counts.ref_len:
+    """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
+    the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Each
+    is counted (one pass over every token, `charge`d first) only where `permitted`."""
+    try:
+        wanted = _counts_of(reported, n)
+    except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
         return []
-    oracle = {"matches": tuple(oracle_counts.matches[:n]), "totals": tuple(oracle_counts.totals[:n])}
-    wanted = {"matches": tuple(reported.matches[:n]), "totals": tuple(reported.totals[:n])}
-    differing = {layer for layer in oracle if oracle[layer] != wanted[layer]}
-    if len(differing) != 1:  # each alternative changes one layer
+    oracle = _counts_of(oracle_counts, n)
+    differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}
+    if not differing:
         return []
     found = []
-    for name, (_, layer, function) in COUNTING_ALTERNATIVES.items():
-        if layer not in differing or not permitted(name):
+    for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
+        if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
             continue
         charge()
-        computed = function(segments, n, options)
-        if computed is not None and tuple(int(x) for x in computed) == wanted[layer]:
+        changed = count(segments, n, options)
+        if changed is not None and {**oracle, **changed} == wanted:
             found.append(name)
     return found
 
 
-__all__ = ["COUNTING_ALTERNATIVES", "matching_alternatives", "reference_sum_matches", "totals_one_short",
-           "unclipped_matches"]
+__all__ = ["COUNTING_ALTERNATIVES", "best_single_reference_matches", "matching_alternatives",
+           "reference_sum_matches", "strict_clip_matches", "totals_one_short", "unclipped_matches"]
