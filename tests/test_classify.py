@@ -237,3 +237,57 @@ def test_no_match_conventions_are_alternatives():
     assert classify(r, math.sqrt(1 / 12), "papineni").name == AGREES
     assert classify(r, math.sqrt(1 / 12), "sacrebleu").name == "no_match=smoothed"
     assert classify(r, 0.0, "papineni").name == "no-match-zero"  # the computation named before the convention
+
+
+# -- reasoning from the returned statistics (issue 24); every count below is by hand --------------------
+
+
+def test_returned_matches_rule_out_an_explanation_the_score_alone_fits():
+    # 'a' against 'A', case kept: 0 matches, p_1 = 0, score 0. An implementation that folds case unasked
+    # answers 1 with 1 match; dropping the zero precision (leaving no order: exp(0) = 1) also gives 1 by the
+    # score alone, but needs 0 matches, which the implementation did not return.
+    r = request("sentence", [("a", ["A"])], weights=(1.0,))
+    e = classify(r, ScoreAnswer(1.0, {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}), "papineni")
+    assert e.name == "case-folded-unasked" and "zero-precision-dropped" not in e.fits
+    alone = classify(r, ScoreAnswer(1.0), "papineni")  # no statistics: both fit, and the run must choose
+    assert {alone.name, *alone.fits} >= {"case-folded-unasked", "zero-precision-dropped"}
+
+
+def test_returned_counts_name_the_counting_mechanism_exactly():
+    # 'a a' against 'a' and 'a b': Max_Ref_Count('a') = 1, so 1 clipped match of 2 (score 1/2, BP 1: c = r = 2).
+    r = request("sentence", [("a a", ["a", "a b"])], weights=(1.0,))
+    unclipped = ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]})  # 2 of 2: no clipping
+    e = classify(r, unclipped, "papineni")
+    assert e.name == "unclipped-matches"
+    assert "clipped-to-reference-sum" in e.fits  # 'a' occurs once in each reference: the sum is 2 as well
+    one_short = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [1]})  # len - n = 1
+    assert classify(r, one_short, "papineni").name == "totals-one-short"
+
+
+def test_an_explanation_whose_counts_contradict_the_returned_ones_is_never_chosen():
+    # c = 2 against references of 1 and 2 tokens: every reference-length rule gives r = 1 or 2, BP 1, score 1/2.
+    # An answer of 1/2 reporting ref_len 3 (no reference has 3 tokens) fits no convention and no counting
+    # mechanism: whatever gives 1/2 by the score alone is contradicted by the returned r.
+    r = request("sentence", [("a a", ["a", "a b"])], weights=(1.0,))
+    e = classify(r, ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 3, "matches": [1], "totals": [2]}), "papineni")
+    assert e.name == "other-counting-of-ref_len" or not e.explained
+
+
+def test_a_run_is_named_by_the_fewest_explanations_that_cover_it():
+    from oracle.diagnose.cover import minimal_cover
+
+    # 78 records fit both longest and closest-longer (a tie), 26 fit longest only: one name covers all 104.
+    causes = minimal_cover({("reference_length=closest-longer", "reference_length=longest"): 78,
+                            ("reference_length=longest",): 26})
+    assert [(c.name, c.records) for c in causes] == [("reference_length=longest", 104)]
+    tied = minimal_cover({("a", "b"): 5})
+    assert [(c.name, c.records, c.alternatives) for c in tied] == [("a", 5, ("b",))]
+    two = minimal_cover({("x",): 2, ("y",): 1})
+    assert [c.name for c in two] == ["x", "y"]
+
+
+def test_the_classification_budget_is_deterministic_and_says_it_was_spent():
+    r = request("corpus", [("a b c d", ["a b", "a b c d e"])] * 50, weights=(1.0,))
+    e = classify(r, 0.123, "papineni", budget=10)
+    assert e.name == UNEXPLAINED and "budget" in e.description
+    assert classify(r, 0.123, "papineni", budget=10).description == e.description
