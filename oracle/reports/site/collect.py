@@ -94,9 +94,13 @@ BLEU4 = (0.25, 0.25, 0.25, 0.25)
 NO_SMOOTHING = {"method": "none"}
 
 
+#: The project root (the directory holding pyproject.toml and oracle/): this file is oracle/reports/site/collect.py.
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+
+
 def default_real_data_dir() -> Path:
-    """`../shared/data/wmt17-en-de` next to the project root (absent on a fresh clone)."""
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / REAL_DATA_SUBDIR
+    """`../shared/data/wmt17-en-de` from the project root (absent on a fresh clone)."""
+    return PROJECT_ROOT.parent / "shared" / "data" / REAL_DATA_SUBDIR
 
 
 @dataclass
