@@ -55,7 +55,7 @@ from .computations import (
     result_under,
     score_of,
 )
-from .counting import COUNTING_ALTERNATIVES, matching_alternatives
+from .counting import COUNTING_ALTERNATIVES, fold_of, best_single_reference_matches, matching_alternatives
 from .expect import statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 
@@ -271,19 +271,39 @@ class _Search:
         return self.cache[key]
 
 
+@dataclass(frozen=True)
+class _Counted:
+    """Counts an explanation implies, shaped as a BleuResult where `consistent_with` reads one."""
+
+    statistics: object
+    bp: object
+    smoothed: object = None
+
+
 def _counting_of(cname, ctx, result):
-    """The counts a computation implies, when they are not `result`'s own: None when they cannot be told
-    cheaply (the computation's statistics are then not compared), else a BleuResult-like object whose
-    statistics are the counts the mechanism produces."""
+    """The counts a computation implies: `result`'s own for a computation on the oracle's counts, else the
+    counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
+    if cname in ("best-single-reference-clipping", "best-single-reference-with-epsilon") and not ctx.request.is_text:
+        n = len(ctx.weights)
+        fold = fold_of(ctx.options.with_changes(lowercase=True) if cname.endswith("epsilon") else ctx.options)
+        matches = best_single_reference_matches(ctx.request.segments, n, fold=fold)
+        s = result.statistics
+        return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
     return result
 
 
-#: Computations whose counting the oracle's result does not describe and `_counting_of` does not model: the
-#: returned statistics are not compared for them (they say how they count in their own description).
-UNCOMPARED_COUNTING = frozenset({"best-single-reference-clipping", "best-single-reference-with-epsilon",
-                                 "empty-text-one-token", "object-prototype-key-nan"})
+#: Computations whose counts are not modelled (a token's own reading of the text): only the lengths they keep
+#: (c and r, the oracle's) are compared with the returned statistics.
+LENGTHS_ONLY = frozenset({"empty-text-one-token", "object-prototype-key-nan"})
+
+
+def _lengths_agree(statistics, result):
+    if not statistics or result is None:
+        return not statistics
+    reported = _reported(statistics)
+    return reported.hyp_len == result.statistics.hyp_len and reported.ref_len == result.statistics.ref_len
 
 
 def _by_convention(search, candidates, close, suffix, *, stats):
@@ -327,8 +347,10 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             search.charge()
             if not close(search.actual, value):
                 continue
-            if cname not in UNCOMPARED_COUNTING and not consistent_with(
-                    search.statistics, _counting_of(cname, changed, result), search.n):
+            if cname in LENGTHS_ONLY:
+                if not _lengths_agree(search.statistics, result):
+                    continue
+            elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):
                 continue
             label = _join(cname if name is None else f"{name} + {cname}", suffix)
             text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"

@@ -26,7 +26,8 @@ from typing import Any
 from oracle.formulas import bleu
 
 
-def _fold_of(options: Any) -> Callable[[str], str] | None:
+def fold_of(options: Any) -> Callable[[str], str] | None:
+    """How `options` fold case (None: they keep it), as the oracle folds it."""
     if not options.lowercase:
         return None
     return str.lower if options.case_fold == "unicode" else (lambda t: t.translate(bleu._ASCII_LOWER))
@@ -129,7 +130,7 @@ def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], 
 
 
 def _folding(function: Callable[..., tuple[int, ...]]) -> Callable[[Sequence[Any], int, Any], tuple[int, ...]]:
-    return lambda segments, n, options: function(segments, n, fold=_fold_of(options))
+    return lambda segments, n, options: function(segments, n, fold=fold_of(options))
 
 
 MATCHES = frozenset({"matches"})
