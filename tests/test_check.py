@@ -19,9 +19,9 @@ from fakes.harness import check, deviations, fake, results, run_cli
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract, first_divergence, judge
 from oracle.harness.requests import case_to_request, is_uniform, not_applicable_reason
-from oracle.models.case import Case
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
+from oracle.models.case import Case
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
 

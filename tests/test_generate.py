@@ -7,8 +7,8 @@ import pytest
 from oracle.diagnose.expect import oracle_expected
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.generate import (
-    FOCI,
     ALPHABET,
+    FOCI,
     FORBIDDEN_CHARACTERS,
     SPLIT_CHARACTERS,
     VOCABULARY,

@@ -263,7 +263,7 @@ def test_decode_rejects_what_is_not_one_json_object(line, message):
 
 def test_decode_accepts_text_and_utf8_bytes():
     assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
-    assert decode('{"t": "Straße"}'.encode("utf-8")) == {"t": "Straße"}
+    assert decode('{"t": "Straße"}'.encode()) == {"t": "Straße"}
 
 
 def test_encode_writes_one_ascii_line_with_nan_as_a_string():

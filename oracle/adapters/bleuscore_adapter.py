@@ -27,8 +27,20 @@ import string
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (SPLIT_CHARACTERS, Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, join_tokens, rejecting, require_library, require_one_segment, require_uniform)
+from .base import (
+    SPLIT_CHARACTERS,
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+)
 
 #: `smooth=True`: add 1 to numerator and denominator of every order (lin-2004)
 SMOOTHING = SmoothingTable("bleuscore's only smoothing adds 1 to every order (lin-2004)",

@@ -22,8 +22,17 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, is_uniform)
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    is_uniform,
+)
 
 TIMEOUT = 60
 BUILD_TIMEOUT = 300

@@ -38,8 +38,18 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, is_uniform, without_smoothing)
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    is_uniform,
+    without_smoothing,
+)
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")

@@ -21,8 +21,19 @@ import io
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, declare_capabilities, join_tokens, rejecting,
-                   require_library, require_one_segment, require_uniform, without_smoothing)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    ScoreAnswer,
+    Unsupported,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+    without_smoothing,
+)
 
 SMOOTHING = without_smoothing("pycocoevalcap's Bleu")
 

@@ -17,8 +17,19 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, as_count, declare_capabilities, join_tokens,
-                   rejecting, require_library, require_one_segment, without_smoothing)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    ScoreAnswer,
+    Unsupported,
+    as_count,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    without_smoothing,
+)
 
 SMOOTHING = without_smoothing("torcheval")
 

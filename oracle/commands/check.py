@@ -18,20 +18,26 @@ from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     REPLAY_REPORT,
     SessionSettings,
-    notable_key,
     implementation_argv,
+    notable_key,
     run_session,
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreRequest, encode
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
-from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import (DeprecatedAlias, add_session_arguments, non_negative_int, positive_float, positive_int,
-                     prepare_implementations, seed_number)
+from .common import (
+    DeprecatedAlias,
+    add_session_arguments,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    prepare_implementations,
+    seed_number,
+)
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT

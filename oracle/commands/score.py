@@ -9,11 +9,10 @@ from oracle import resolve_options
 from oracle.commands import SUMMARIES
 from oracle.formulas import bleu, explain
 from oracle.formulas.bleu import parse_weights
-from oracle.formulas.tokenizers import TOKENIZERS
-from oracle.textio import read_parallel
-
 from oracle.formulas.errors import BleuValueError
+from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.signatures import signature
+from oracle.textio import read_parallel
 
 from .common import add_scoring_arguments, check_weight_count, positive_int
 

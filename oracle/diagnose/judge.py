@@ -27,16 +27,14 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
-from oracle.models.protocol import Statistics
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     REJECTION_LAYER,
     TOKENIZATION_LAYER,
     ZERO_LAYER,
-    Outcome,
     Expected,
+    Outcome,
     Verdict,
-    parse_number,
 )
 from oracle.models.protocol import Statistics
 

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 from .errors import BleuValueError, describe
 
@@ -91,7 +91,7 @@ def tokenize_13a(line, split="str-split"):
 # -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
 
 
-@lru_cache(maxsize=None)
+@cache
 def _class(prefix, negate=False):
     """A `re` character class of every code point whose general category starts with `prefix`."""
     ranges, start, previous = [], None, None
@@ -109,7 +109,7 @@ def _class(prefix, negate=False):
     return f"[{'^' if negate else ''}{body}]"
 
 
-@lru_cache(maxsize=None)
+@cache
 def _intl_steps():
     punctuation, symbol, not_number = _class("P"), _class("S"), _class("N", negate=True)
     return (
