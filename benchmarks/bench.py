@@ -251,8 +251,17 @@ def bench_search(examples, rows, jobs=1):
     print(f"\n## search throughput (check --no-cases --examples {examples} --jobs {jobs}, trivial implementation)\n"
           f"  {examples / footer['duration']:,.0f} examples/s by the run's clock ({footer['duration']:.2f} s), "
           f"{examples / elapsed:,.0f} by the wall clock ({elapsed:.2f} s); {relations} metamorphic relations checked")
-    rows.append({"section": "search", "examples": examples, "jobs": jobs, "seconds": footer["duration"], "wall": elapsed,
-                 "examples_per_s": examples / footer["duration"], "relations": relations})
+    rows.append(
+        {
+            "section": "search",
+            "examples": examples,
+            "jobs": jobs,
+            "seconds": footer["duration"],
+            "wall": elapsed,
+            "examples_per_s": examples / footer["duration"],
+            "relations": relations,
+        }
+    )
 
 
 def bench_search_parts(examples, rows):

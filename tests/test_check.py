@@ -629,7 +629,14 @@ def test_case_to_request_with_a_case_built_from_a_plain_mapping():
 def test_applicability():
     caps = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
             "statistics": False, "lowercase": False}
-    base = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a",), references=(("a",),)),), weights=(0.25,) * 4, smoothing={"method": "none"}, lowercase=False)
+    base = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(Segment(hypothesis=("a",), references=(("a",),)),),
+        weights=(0.25,) * 4,
+        smoothing={"method": "none"},
+        lowercase=False,
+    )
     assert not_applicable_reason(base, caps) is None
     changed = lambda **kw: ScoreRequest(**{**base.__dict__, **kw})  # noqa: E731
     assert "level" in not_applicable_reason(changed(level="sentence"), caps)
@@ -646,7 +653,14 @@ def test_applicability():
 
 
 def test_oracle_expected_rejects_what_the_oracle_rejects():
-    request = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=("a",), references=()),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False)
+    request = ScoreRequest(
+        seq=0,
+        level="sentence",
+        segments=(Segment(hypothesis=("a",), references=()),),
+        weights=(1.0,),
+        smoothing={"method": "none"},
+        lowercase=False,
+    )
     assert oracle_expected(request, "papineni").rejected
     # (a sentence-level request with two segments cannot be built: the protocol model refuses it)
     with pytest.raises(ValueError, match="exactly one segment at sentence level"):
@@ -658,9 +672,20 @@ def test_shrink_finds_a_minimal_input():
     def fails(request):
         return any(len(s.hypothesis) != len(set(s.hypothesis)) for s in request.segments)
 
-    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
-         Segment(hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))),
-         Segment(hypothesis=(), references=((),))), weights=(0.1, 0.5, 0.0, 2.0), smoothing={"method": "floor", "value": 0.5}, lowercase=True)
+    start = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(
+            Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
+            Segment(
+                hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))
+            ),
+            Segment(hypothesis=(), references=((),)),
+        ),
+        weights=(0.1, 0.5, 0.0, 2.0),
+        smoothing={"method": "floor", "value": 0.5},
+        lowercase=True,
+    )
     result = shrink(start, fails, capabilities={"smoothing": ["none", "floor"]})
     minimal = result.request
     assert minimal.segments == (Segment(hypothesis=("a", "a"), references=((),)),)
@@ -669,8 +694,18 @@ def test_shrink_finds_a_minimal_input():
 
 
 def test_shrink_respects_its_budget():
-    result = shrink(ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a", "a", "b"), references=(("a",),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False),
-                    lambda r: True, budget=3)
+    result = shrink(
+        ScoreRequest(
+            seq=0,
+            level="corpus",
+            segments=(Segment(hypothesis=("a", "a", "b"), references=(("a",),)),),
+            weights=(1.0,),
+            smoothing={"method": "none"},
+            lowercase=False,
+        ),
+        lambda r: True,
+        budget=3,
+    )
     assert result.queries == 3 and result.exhausted
 
 
@@ -678,9 +713,18 @@ def test_rename_keeps_what_lowercasing_merges():
     # fails only while a hypothesis token and a reference token differ but fold to the same
     def fails(request):
         s = request.segments[0]
-        return request.lowercase and any(h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref)
+        return request.lowercase and any(
+            h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref
+        )
 
-    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=True)
+    start = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),),
+        weights=(1.0,),
+        smoothing={"method": "none"},
+        lowercase=True,
+    )
     minimal = shrink(start, fails).request
     assert minimal.segments == (Segment(hypothesis=("A",), references=(("a",),)),) and minimal.lowercase
 

@@ -27,7 +27,14 @@ WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 #: Lines where the streams differ: a byte-order mark, non-ASCII capitals (folding rules), a no-break space and
 #: U+001C (split rules), punctuation (tokenizers), references of different lengths (reference-length rules),
 #: a short and an empty hypothesis (floors, empty orders).
-HYP = ["\ufeffÄrger über Öl, sagt er.", "Der\xa0Mann ging nach Hause .", "a\x1cb c d", "Ja", "", "STRASSE straße Straße"]
+HYP = [
+    "\ufeffÄrger über Öl, sagt er.",
+    "Der\xa0Mann ging nach Hause .",
+    "a\x1cb c d",
+    "Ja",
+    "",
+    "STRASSE straße Straße",
+]
 REFS = [["Ärger über das Öl , sagt er .", "ÄRGER über Öl, sagte er."],
         ["Der Mann ging heim.", "der\xa0mann ging nach hause"],
         ["a b c d", "a\x1cb c d e f"],

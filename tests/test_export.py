@@ -21,7 +21,9 @@ def exported(tmp_path_factory):
 
 
 def test_the_committed_schema_is_the_generated_one():
-    assert export.SCHEMA_PATH.read_text(encoding="utf-8") == export.render_schema(), "run `python -m oracle.models.export`"
+    assert export.SCHEMA_PATH.read_text(encoding="utf-8") == export.render_schema(), (
+        "run `python -m oracle.models.export`"
+    )
 
 
 def test_the_export_validates_against_the_schema_written_beside_it(exported):

@@ -106,6 +106,8 @@ def test_keras_hub_by_hand():
 @pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", "metrax", "keras-hub"])
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
     prepared(name)
-    code, records, errors, gating = check_against_baseline(name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml")
+    code, records, errors, gating = check_against_baseline(
+        name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml"
+    )
     assert code == 0, gating
     assert records and len(errors) <= 0.05 * len(records), [r.id for r in errors][:10]

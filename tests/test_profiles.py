@@ -39,7 +39,16 @@ def score(hyp, refs, profile, level="sentence", **kwargs):
 
 
 def test_the_profiles():
-    assert set(PROFILES) == {"papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack", "tensorflow-nmt"}
+    assert set(PROFILES) == {
+        "papineni",
+        "nltk",
+        "sacrebleu",
+        "mteval",
+        "multi-bleu",
+        "matlab",
+        "mlpack",
+        "tensorflow-nmt",
+    }
     assert get_profile("nltk") is PROFILES["nltk"] and get_profile(PROFILES["nltk"]) is PROFILES["nltk"]
 
 

@@ -217,12 +217,19 @@ def test_validate_reply_names_what_is_wrong():
     assert validate_reply({"seq": 3, "score": 0.5}, 3) is None
     assert validate_reply({"seq": 3, "score": "NaN"}, 3) is None
     assert validate_reply({"seq": 3, "rejected": "no"}, 3) is None
-    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}}, 3) is None
+    assert (
+        validate_reply(
+            {"seq": 3, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}}, 3
+        )
+        is None
+    )
     assert "wrong seq" in validate_reply({"seq": 4, "score": 0.5}, 3)
     assert "exactly one" in validate_reply({"seq": 3, "score": 0.5, "error": "x"}, 3)
     assert "exactly one" in validate_reply({"seq": 3}, 3)
     assert validate_reply({"seq": 3, "score": True}, 3)
-    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}, 3)
+    assert validate_reply(
+        {"seq": 3, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}, 3
+    )
     assert validate_reply({"seq": 3, "score": 0.5, "extra": 1}, 3)
     assert "no seq" in validate_reply({"error": "could not read the command"}, 3)
 

@@ -23,8 +23,14 @@ from oracle.models.protocol import ScoreReply, ScoreRequest, Segment, Statistics
 
 
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
-    return ScoreRequest(seq=0, level=level, weights=weights, smoothing=smoothing, lowercase=lowercase,
-                        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(map(tuple, r))) for h, r in segments))
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        weights=weights,
+        smoothing=smoothing,
+        lowercase=lowercase,
+        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(map(tuple, r))) for h, r in segments),
+    )
 
 
 # -- zero is special -----------------------------------------------------------------------------
@@ -208,8 +214,11 @@ def test_a_tokenization_divergence_is_its_own_layer():
     expected = oracle_expected(request, "papineni")
     assert expected.statistics.hyp_len == 5 and expected.statistics.ref_len == 4
     split_on_spaces = {"hyp_len": 3, "ref_len": 3, "matches": [1, 0], "totals": [3, 2]}  # "cat," "sat." whole
-    verdict = judge(expected, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0, "statistics": split_on_spaces})),
-                    token_counts=token_count_layers(request))
+    verdict = judge(
+        expected,
+        Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0, "statistics": split_on_spaces})),
+        token_counts=token_count_layers(request),
+    )
     assert verdict.layer == "tokenization" and "hyp_len: expected 5, got 3" in verdict.message
     # with two references ref_len depends on the reference-length rule too: only hyp_len names it
     two = text_request("a b", ["a b", "a"])

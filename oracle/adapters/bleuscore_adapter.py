@@ -79,7 +79,9 @@ class BleuscoreImplementation(Implementation):
         for tokens in sentences:
             again = self._lib.tokenizer_13a(join_tokens(tokens))
             if list(again) != list(tokens):
-                raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
+                raise Unsupported(
+                    f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}"
+                )
         references = [[join_tokens(r) for r in s.references] for s in request.segments]
         predictions = [join_tokens(s.hypothesis) for s in request.segments]
         return self._compute(references, predictions, n, smooth)

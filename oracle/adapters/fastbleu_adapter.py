@@ -47,8 +47,9 @@ class FastbleuImplementation(Implementation):
                                         smoothing=SMOOTHING.declared)
 
     def __init__(self):
-        self.version, self._BLEU = require_library("fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu",
-                                                   note="it builds a C++ extension")
+        self.version, self._BLEU = require_library(
+            "fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu", note="it builds a C++ extension"
+        )
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "sentence":

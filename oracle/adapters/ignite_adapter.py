@@ -49,7 +49,12 @@ class IgniteImplementation(Implementation):
 
     def __init__(self):
         ignite, self._Bleu, self._NotComputableError = require_library(
-            "ignite", "ignite", "ignite.metrics.nlp:Bleu", "ignite.exceptions:NotComputableError", library="pytorch-ignite")
+            "ignite",
+            "ignite",
+            "ignite.metrics.nlp:Bleu",
+            "ignite.exceptions:NotComputableError",
+            library="pytorch-ignite",
+        )
         self.version = ignite.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

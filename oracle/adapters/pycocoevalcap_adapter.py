@@ -45,7 +45,9 @@ class PycocoevalcapImplementation(Implementation):
     capabilities = declare_capabilities(weights="uniform", **TEXT_LIMITS)
 
     def __init__(self):
-        self.version, self._Bleu = require_library("pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu")  # the package has no __version__: its distribution's version
+        self.version, self._Bleu = require_library(
+            "pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu"
+        )  # the package has no __version__: its distribution's version
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:

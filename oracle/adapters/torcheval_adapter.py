@@ -41,7 +41,9 @@ class TorchevalImplementation(Implementation):
     capabilities = declare_capabilities(statistics=True, **TEXT_LIMITS)
 
     def __init__(self):
-        self._torch, torcheval, self._BLEUScore = require_library("torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore")
+        self._torch, torcheval, self._BLEUScore = require_library(
+            "torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore"
+        )
         self.version = torcheval.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

@@ -122,7 +122,8 @@ zero precision, an early return 0, ...), first among the classes documented for
 the implementation in oracle/diagnose/data/discrepancies.yaml, then among all; the
 record's "classification" names the first that reproduces the answer
 ("unexplained" when none does), with the curated discrepancy ids it matches.
-The listing and summary.md show it per record and count records per class. Numeric contract: |actual - expected| <= ABS + REL *
+The listing and summary.md show it per record and count records per class.
+Numeric contract: |actual - expected| <= ABS + REL *
 |expected|; NaN matches only NaN. The default (REL 1e-9) is a float64
 contract: arithmetic in float32 (~1e-7 relative error) fails it; pass e.g.
 --rel 1e-5 to accept single precision. Statistics that come back are held to
@@ -180,8 +181,13 @@ def register(subparsers):
                         help="accept a run that judges nothing (every case not applicable, no example run, an --id "
                         "matching nothing): by default that is an error (exit 2), never a green gate")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
-    parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
-                        help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
+    parser.add_argument(
+        "--examples",
+        type=non_negative_int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)",
+    )
     parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                         help="stop drawing random examples after SECONDS of search (default: no limit; "
                         "--examples still bounds the count)")
@@ -419,7 +425,11 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
             shown += 1
             layer, order, message = record.layer, record.order, record.message
             if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
-                layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
+                layer, order, message = (
+                    record.shrunk.layer or layer,
+                    record.shrunk.order,
+                    record.shrunk.message or message,
+                )
             where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
             out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
             if payload is not None:

@@ -43,7 +43,11 @@ def _fmt(value):
             return "NaN"
         if value.is_zero():
             return "0"
-        return format(value.normalize(), "f") if abs(value.adjusted()) < 25 and len(value.as_tuple().digits) <= 20 else f"{value:.20g}"
+        return (
+            format(value.normalize(), "f")
+            if abs(value.adjusted()) < 25 and len(value.as_tuple().digits) <= 20
+            else f"{value:.20g}"
+        )
     return str(value)
 
 
@@ -112,7 +116,9 @@ def check_case(case, profile):
     except BleuOracleError as exc:
         if expect.rejected:
             return CheckOutcome(case.id, profile, True, expected, f"rejected: {exc}")
-        return CheckOutcome(case.id, profile, False, expected, f"rejected: {exc}", (f"the oracle rejected the input: {exc}",))
+        return CheckOutcome(
+            case.id, profile, False, expected, f"rejected: {exc}", (f"the oracle rejected the input: {exc}",)
+        )
     if expect.rejected:
         return CheckOutcome(
             case.id, profile, False, expected, f"score {_fmt(result.score)}",
@@ -155,7 +161,10 @@ def check_case(case, profile):
             shown = []
             for order, want in s.precisions:
                 if order > len(result.precisions):
-                    failures.append(f"precision {order}: expected {_fmt(want)}, but the case scores only {len(result.precisions)} order(s)")
+                    failures.append(
+                        f"precision {order}: expected {_fmt(want)}, but the case scores only {len(result.precisions)} "
+                        "order(s)"
+                    )
                     continue
                 got = result.precisions[order - 1]
                 shown.append(f"{order}: {_fmt(got)}")

@@ -431,7 +431,11 @@ def empty_text_one_token(ctx, result):
     """An empty hypothesis or reference scored as one empty token: the library takes a string and
     splits it on " " ("".split(" ") is [""]). Sentence level: such libraries score one sentence."""
     request = ctx.request
-    if request.is_text or request.level != "sentence" or not any(not s.hypothesis or not all(s.references) for s in request.segments):
+    if (
+        request.is_text
+        or request.level != "sentence"
+        or not any(not s.hypothesis or not all(s.references) for s in request.segments)
+    ):
         return None
 
     def one(tokens):

@@ -131,11 +131,22 @@ def _layout_finding(finding: Finding, effect: Measured | str, references: int) -
 
 def _number_report(number: GivenNumber, matches: list, search: Search | None, scorer: Scorer | None,
                    references: int) -> model.NumberReport:
-    nearest = [] if matches or search is None else [
-        _from_match(m, references, kind=model.NearReading,
-                    needs=[model.Need(statistic=n.statistic, current=n.current, needed=n.needed, reproduces=n.reproduces)
-                           for n in needs(m, number, scorer)])
-        for m in search.nearest(number)]
+    nearest = (
+        []
+        if matches or search is None
+        else [
+            _from_match(
+                m,
+                references,
+                kind=model.NearReading,
+                needs=[
+                    model.Need(statistic=n.statistic, current=n.current, needed=n.needed, reproduces=n.reproduces)
+                    for n in needs(m, number, scorer)
+                ],
+            )
+            for m in search.nearest(number)
+        ]
+    )
     return model.NumberReport(
         given=number.text, value=float(number.value), half_unit=float(number.half_unit), scales=list(number.scales),
         explained=bool(matches), explanation_count=len(matches),

@@ -320,13 +320,25 @@ class LayoutWatch:
                 start, offset, share = shift
                 what = (f"{ref} has {offset} line(s) more than the hypothesis before this point" if offset > 0 else
                         f"{ref} lacks {-offset} line(s) before this point")
-                found.append(Finding(
-                    "shifted-reference", "error",
-                    f"from line {start + 1} of {hyp} on, hypothesis line i matches line i{offset:+d} of {ref} best "
-                    f"({share:.0%} of the informative lines from there): {what}",
-                    (Location(hyp, start + 1), Location(ref, start + 1 + offset)), alignment.informative,
-                    Fix("pass", f"{ref} re-aligned: line i{offset:+d} paired with hypothesis line i from line {start + 1} on",
-                        transform="realign", file=j + 1, start=start + 1, offset=offset)))
+                found.append(
+                    Finding(
+                        "shifted-reference",
+                        "error",
+                        f"from line {start + 1} of {hyp} on, hypothesis line i matches line i{offset:+d} of {ref} best "
+                        f"({share:.0%} of the informative lines from there): {what}",
+                        (Location(hyp, start + 1), Location(ref, start + 1 + offset)),
+                        alignment.informative,
+                        Fix(
+                            "pass",
+                            f"{ref} re-aligned: line i{offset:+d} paired with hypothesis line i from line {start + 1} "
+                            "on",
+                            transform="realign",
+                            file=j + 1,
+                            start=start + 1,
+                            offset=offset,
+                        ),
+                    )
+                )
                 continue
             misaligned = alignment.misaligned()
             if misaligned is not None:
@@ -351,7 +363,9 @@ class LayoutWatch:
             reasons.append(f"the hypothesis is at least {LONGER_FACTOR:g} times as long as every reference on "
                            f"{self.longer} of {self.compared} lines")
         named_reference = _REFERENCE_NAME.search(Path(hyp).name.lower())
-        plain_refs = [j for j, name in enumerate(self.names[1:], 1) if not _REFERENCE_NAME.search(Path(name).name.lower())]
+        plain_refs = [
+            j for j, name in enumerate(self.names[1:], 1) if not _REFERENCE_NAME.search(Path(name).name.lower())
+        ]
         if named_reference and plain_refs:
             reasons.append(f"the hypothesis file is named like a reference ({Path(hyp).name}) and "
                            f"{self.names[plain_refs[0]]} is not")
@@ -359,10 +373,17 @@ class LayoutWatch:
         if not reasons:
             return []
         exchange = exchange or 1
-        return [Finding("swapped-arguments", "warning", "the hypothesis and a reference look swapped (or the hypothesis "
-                        "is not the system's output): " + "; ".join(reasons),
-                        (Location(hyp, 1), Location(self.names[exchange], 1)), self.compared,
-                        Fix("pass", f"{hyp} and {self.names[exchange]} exchanged", transform="exchange", file=exchange))]
+        return [
+            Finding(
+                "swapped-arguments",
+                "warning",
+                "the hypothesis and a reference look swapped (or the hypothesis "
+                "is not the system's output): " + "; ".join(reasons),
+                (Location(hyp, 1), Location(self.names[exchange], 1)),
+                self.compared,
+                Fix("pass", f"{hyp} and {self.names[exchange]} exchanged", transform="exchange", file=exchange),
+            )
+        ]
 
     def _duplicated(self) -> list:
         found = []
@@ -399,12 +420,22 @@ class LayoutWatch:
                                      tuple(Location(name, n) for n in lines), count, fix))
         if watch.invalid_count:
             first = ", ".join(f"line {n} byte {at}" for n, at in watch.invalid)
-            found.append(Finding("invalid-utf8", "error",
-                                 f"{name}: bytes that are not UTF-8 on {watch.invalid_count} line(s) ({first}); read "
-                                 "here as U+FFFD, refused by `score` and by sacrebleu",
-                                 tuple(Location(name, n) for n, _ in watch.invalid), watch.invalid_count,
-                                 Fix("pass", "the bad bytes dropped instead of read as U+FFFD", transform="ignore-invalid",
-                                     file=index)))
+            found.append(
+                Finding(
+                    "invalid-utf8",
+                    "error",
+                    f"{name}: bytes that are not UTF-8 on {watch.invalid_count} line(s) ({first}); read "
+                    "here as U+FFFD, refused by `score` and by sacrebleu",
+                    tuple(Location(name, n) for n, _ in watch.invalid),
+                    watch.invalid_count,
+                    Fix(
+                        "pass",
+                        "the bad bytes dropped instead of read as U+FFFD",
+                        transform="ignore-invalid",
+                        file=index,
+                    ),
+                )
+            )
         return found
 
     def _empty(self, index: int, watch: _FileWatch) -> list:
@@ -425,12 +456,18 @@ class LayoutWatch:
             others = [s for j, s in enumerate(shares) if j != index and s is not None and (index == 0 or j == 0)]
             if share is not None and share <= LOWERCASED_SHARE and others and min(others) >= OTHER_CASED:
                 watch = self.files[index]
-                found.append(Finding("lowercased-one-side", "error",
-                                     f"{watch.name} is lowercased ({watch.capitalised} of {watch.lettered} lines hold a "
-                                     f"capital) and the other side is not (at least {min(others):.0%} of its lines do): "
-                                     "every capitalised word misses",
-                                     (Location(watch.name, 1),), watch.lettered,
-                                     Fix("reading", "both sides lowercased", change=("lowercase", True))))
+                found.append(
+                    Finding(
+                        "lowercased-one-side",
+                        "error",
+                        f"{watch.name} is lowercased ({watch.capitalised} of {watch.lettered} lines hold a "
+                        f"capital) and the other side is not (at least {min(others):.0%} of its lines do): "
+                        "every capitalised word misses",
+                        (Location(watch.name, 1),),
+                        watch.lettered,
+                        Fix("reading", "both sides lowercased", change=("lowercase", True)),
+                    )
+                )
         return found
 
     def _tokenization(self) -> list:

@@ -195,7 +195,9 @@ class DoctorReport(_Model):
     references: list[str] = Field(description="The reference files, one reference stream each.")
     segments: int = Field(description="Segments scored: the lines every file has.")
     layout: list[LayoutFinding] = Field(description="The layout lint's findings, before any number.")
-    readings: list[Reading] = Field(description="Every profile x tokenizer x lowercase off/on, each with its signature.")
+    readings: list[Reading] = Field(
+        description="Every profile x tokenizer x lowercase off/on, each with its signature."
+    )
     numbers: list[NumberReport] = Field(description="Each given number with its ranked explanations.")
     signatures: list[SignatureReport] = Field(description="Each given signature's reading and score.")
     differences: list[Difference] = Field(description="From the first number (or signature) to each other one.")

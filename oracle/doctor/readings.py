@@ -86,7 +86,9 @@ class Reading:
         """This reading with one more convention changed (or changed back, when `value` is the profile's)."""
         rest = tuple(c for c in self.changes if c[0] != name)
         default = self._default(name)
-        return Reading(self.profile, self.tokenizer, self.lowercase, rest if value == default else rest + ((name, value),))
+        return Reading(
+            self.profile, self.tokenizer, self.lowercase, rest if value == default else rest + ((name, value),)
+        )
 
     def _default(self, name: str) -> object:
         if name == "aggregation":

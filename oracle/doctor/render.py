@@ -63,7 +63,9 @@ def _needs(near: NearReading) -> str:
 def _header(report: DoctorReport) -> str:
     refs = ", ".join(report.references)
     plural = "s" if len(report.references) > 1 else ""
-    return f"{report.hypothesis} against {len(report.references)} reference{plural} ({refs}), {report.segments} segments"
+    return (
+        f"{report.hypothesis} against {len(report.references)} reference{plural} ({refs}), {report.segments} segments"
+    )
 
 
 def _readings_grid(report: DoctorReport) -> tuple:
@@ -132,13 +134,21 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
                 continue
             bar = ("+" if (step.delta or 0) > 0 else "-") * round(abs(step.share or 0) * BAR)
             share = f"{step.share:7.1%}" if step.share is not None else "      -"
-            out.append(f"  {step.step + ': ' + step.change:<60.60} {_num(step.score, '9.4f')} {_num(step.delta, '+9.4f')} "
-                       f"{share} {bar}")
+            out.append(
+                f"  {step.step + ': ' + step.change:<60.60} {_num(step.score, '9.4f')} {_num(step.delta, '+9.4f')} "
+                f"{share} {bar}"
+            )
         inert = [step.step for step in difference.steps if step.delta == 0]
         if inert and not verbose:
             out.append(f"  {'differing, no effect here: ' + ', '.join(inert):<60}   (-v shows them)")
-        given = "" if difference.given is None else (f"; the numbers as given differ by {_num(difference.given, '+.4f')} "
-                                                     f"(rounding {_num(difference.rounding, '+.4f')})")
+        given = (
+            ""
+            if difference.given is None
+            else (
+                f"; the numbers as given differ by {_num(difference.given, '+.4f')} "
+                f"(rounding {_num(difference.rounding, '+.4f')})"
+            )
+        )
         out.append(f"  {'end':<60} {_num(difference.end_score, '9.4f')}")
         out.append(f"  the steps add up to {_num(difference.computed, '+.4f')}{given}")
     out += [f"note: {note}" for note in report.notes]
@@ -175,7 +185,10 @@ def markdown(report: DoctorReport) -> str:
                     for i, (e, profiles) in enumerate(_groups(number.explanations)[:20], 1)]
         else:
             out += ["No documented reading reproduces it. Nearest:", ""]
-            out += [f"- {_label(n)}: {_score(n)} on {n.scale} ({_num(n.difference, '+.4f')}){_needs(n)}" for n in number.nearest]
+            out += [
+                f"- {_label(n)}: {_score(n)} on {n.scale} ({_num(n.difference, '+.4f')}){_needs(n)}"
+                for n in number.nearest
+            ]
     for sig in report.signatures:
         out += ["", f"## Signature `{sig.given}`", "", f"{_label(sig.reading)}: BLEU {_num(sig.reading.score, '.4f')}"]
         out += [f"- {note}" for note in sig.notes]

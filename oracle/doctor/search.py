@@ -93,9 +93,16 @@ class Match:
     def rank(self) -> tuple:
         reading = self.reading
         profile = PROFILES[reading.profile]
-        return (MATCH_CLASSES.index(self.match) if self.match else len(MATCH_CLASSES), len(reading.changes),
-                reading.tokenizer != profile.options.tokenizer, abs(self.difference) / (100 if self.scale == "0-100" else 1),
-                list(PROFILES).index(reading.profile), reading.tokenizer, reading.lowercase, self.scale)
+        return (
+            MATCH_CLASSES.index(self.match) if self.match else len(MATCH_CLASSES),
+            len(reading.changes),
+            reading.tokenizer != profile.options.tokenizer,
+            abs(self.difference) / (100 if self.scale == "0-100" else 1),
+            list(PROFILES).index(reading.profile),
+            reading.tokenizer,
+            reading.lowercase,
+            self.scale,
+        )
 
 
 def match_class(score: float, number: GivenNumber) -> str | None:
@@ -148,8 +155,8 @@ def _differ(a: Value, b: Value) -> bool:
 
 def explore(scorer: Scorer) -> list:
     """Every reading searched, with its value: each profile x tokenizer x case (x a byte-order mark kept) as it
-    stands, then with one convention changed, then two. A change that leaves the score as it was on these files is no explanation
-    (the reading without it is the same computation here): a changed reading is kept only when each of its
+    stands, then with one convention changed, then two. A change that leaves the score as it was on these files is no
+    explanation (the reading without it is the same computation here): a changed reading is kept only when each of its
     changes moves the score, and two changes are combined only when each moves it alone, except a mean of
     sentence scores with a smoothing (smoothing that does nothing to a corpus matters to its sentences)."""
     table = scorer.table
@@ -259,8 +266,11 @@ def needs(match: Match, number: GivenNumber, scorer: Scorer) -> list:
     for n, (p, w) in enumerate(zip(result.precisions, result.weights)):
         if not isinstance(p, Fraction) or p == 0 or w == 0:
             continue
-        others = sum(float(wk) * math.log(float(pk)) for k, (pk, wk) in enumerate(zip(result.precisions, result.weights))
-                     if k != n and wk != 0 and pk)
+        others = sum(
+            float(wk) * math.log(float(pk))
+            for k, (pk, wk) in enumerate(zip(result.precisions, result.weights))
+            if k != n and wk != 0 and pk
+        )
         p_needed = math.exp((log_rest - others) / float(w))
         total = stats.totals[n]
         if p_needed <= 1:

@@ -116,7 +116,12 @@ class Statistics:
         return len(self.matches)
 
     def to_json(self):
-        return {"hyp_len": self.hyp_len, "ref_len": self.ref_len, "matches": list(self.matches), "totals": list(self.totals)}
+        return {
+            "hyp_len": self.hyp_len,
+            "ref_len": self.ref_len,
+            "matches": list(self.matches),
+            "totals": list(self.totals),
+        }
 
 
 def segment_statistics(hypothesis, references, *, max_order, options=Options()):
@@ -287,7 +292,9 @@ def parse_weights(weights, *, default_max_order=4):
     if type(weights) is tuple and weights and all(type(w) is Fraction and w >= 0 for w in weights) and any(weights):
         return weights  # already parsed (corpus_bleu passes its parsed weights on)
     if isinstance(weights, (str, bytes, Set, Mapping)) or not hasattr(weights, "__iter__"):
-        raise BleuTypeError(f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})")
+        raise BleuTypeError(
+            f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})"
+        )
     given = list(weights)
     if not given:
         raise BleuValueError("`weights` must hold at least one weight (got [])")
@@ -317,7 +324,9 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
 
     if c == 0 and r == 0:
         score = exact.NAN if options.both_empty == "nan" else exact.ZERO
-        notes.append(f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})")
+        notes.append(
+            f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})"
+        )
         return BleuResult(score, score, (None,) * len(w), w, statistics, level, options, smoothing, None, tuple(notes))
 
     if options.no_match == "zero" and c > 0 and not any(statistics.matches[: len(w)]):
@@ -424,7 +433,8 @@ def _paired(hypotheses, references):
         yield hypothesis, segment_references
     if next(references, _MISSING) is not _MISSING:
         raise BleuValueError(
-            "`hypotheses` and `references` must have the same number of segments (got fewer hypotheses than reference sets)"
+            "`hypotheses` and `references` must have the same number of segments (got fewer hypotheses than reference "
+            "sets)"
         )
 
 

@@ -43,7 +43,8 @@ BOTH_EMPTY_RULES = {
 #: Whether an order with weight 0 still makes the score 0 when its p_n is 0.
 ZERO_WEIGHT_RULES = {
     "ignored": "w_n = 0 switches order n off: 0 * log 0 is taken as 0, its limit",
-    "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of weights)",
+    "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of "
+               "weights)",
 }
 
 #: What a hypothesis none of whose n-grams matches scores (matches[n] == 0 for every order).
@@ -145,7 +146,9 @@ class Smoothing:
             if number < 0:
                 raise BleuValueError(f"`smoothing.{name}` must be non-negative (got {describe(given)})")
             if number == 0 and (self.method, name) in _DIVISORS:
-                raise BleuValueError(f"`smoothing.{name}` must be positive for {self.method!r}: it divides (got {describe(given)})")
+                raise BleuValueError(
+                    f"`smoothing.{name}` must be positive for {self.method!r}: it divides (got {describe(given)})"
+                )
             object.__setattr__(self, name, number)
 
     @classmethod
@@ -164,7 +167,9 @@ class Smoothing:
             if "method" not in spec:
                 raise BleuValueError(f"`smoothing` must name a `method` (got {describe(spec)})")
             return cls(**spec)
-        raise BleuTypeError(f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})")
+        raise BleuTypeError(
+            f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})"
+        )
 
     def to_json(self) -> dict[str, object]:
         """The protocol form: only the parameters this method takes, as floats."""

@@ -37,7 +37,13 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
     for n in range(1, max_order + 1):
         candidate = candidate_by_order.get(n, {})
         per_reference = [counts.get(n, {}) for counts in reference_by_order]
-        header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
+        header = [
+            f"{n}-gram",
+            "Count",
+            *[f"in ref {i + 1}" for i in range(len(references))],
+            "Max_Ref_Count",
+            "Count_clip",
+        ]
         rows = [
             [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], bleu.max_ref_count(g, per_reference),
              bleu.count_clip(g, candidate, per_reference)]

@@ -113,7 +113,10 @@ def _chen_cherry_4(m, l, hyp_len, K, notes):
         if l[i] > 0 and m[i] == 0:
             k += 1
             m[i] = exact.CONTEXT.divide(log_t, exact.to_decimal(K * 2**k))
-            notes.append(f"chen-cherry-4: order {i + 1} has no matches, matched count set to ln({hyp_len})/({K}*2^{k}) = {m[i]:.6g}")
+            notes.append(
+                f"chen-cherry-4: order {i + 1} has no matches, matched count set to ln({hyp_len})/({K}*2^{k}) = "
+                f"{m[i]:.6g}"
+            )
 
 
 def _next_order_matches(statistics, max_order):

@@ -59,7 +59,9 @@ class ResultsWriter:
     def write(self, line: Header | Record | Footer) -> None:
         try:  # the text is built whole before any of it is written: a failed write leaves nothing behind
             text = line.model_dump_json(exclude_none=True, by_alias=True)
-        except PydanticSerializationError:  # a lone surrogate (one in a command-line argument): kept as the text of its escape
+        except (
+            PydanticSerializationError
+        ):  # a lone surrogate (one in a command-line argument): kept as the text of its escape
             data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
             text = json.dumps(data, ensure_ascii=False, allow_nan=False)
         self._handle.write(text + "\n")

@@ -94,7 +94,8 @@ class Expected(BaseModel):
 @dataclass(frozen=True)
 class Verdict:
     outcome: Outcome
-    #: the first diverging layer (hyp_len, ref_len, matches, totals, bp, score), REJECTION_LAYER or DOCUMENT_LAYER; None when not a fail
+    #: the first diverging layer (hyp_len, ref_len, matches, totals, bp, score), REJECTION_LAYER or DOCUMENT_LAYER;
+    #: None when not a fail
     layer: str | None = None
     #: 1-based n-gram order for the "matches" / "totals" layers
     order: int | None = None

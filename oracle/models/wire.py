@@ -202,7 +202,9 @@ def decode(line):
     except ProtocolError:
         raise
     except json.JSONDecodeError as exc:
-        raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})") from None
+        raise ProtocolError(
+            f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})"
+        ) from None
     except RecursionError:
         raise ProtocolError("a protocol line nests too deeply") from None
     except ValueError as exc:  # an integer longer than Python reads (sys.get_int_max_str_digits)

@@ -39,7 +39,8 @@ BUGS = {
     # -- tokens --------------------------------------------------------------------------------
     "join-concat": "n-gram keys are the tokens concatenated with no separator: ('ab','c') == ('a','bc')",
     "join-space": "n-gram keys are the tokens joined by ' ': ('a b','c') == ('a','b c')",
-    "order-from-separator": "one map for all orders keyed by ' '.join; an n-gram's order is read back as count(' ') + 1",
+    "order-from-separator": "one map for all orders keyed by ' '.join; an n-gram's order is read back as count(' ') + "
+                            "1",
     "resplit-whitespace": "tokens are joined by spaces and re-split on whitespace (str.split()) before counting",
     "drop-empty-tokens": "empty tokens are filtered out before counting",
     "strip-tokens": "every token is str.strip()ped before counting",
