@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -486,6 +487,15 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
 )
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
-COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}
+
+
+def _description(function: Callable) -> str:
+    """A computation's docstring on one line: reports show it, so a computation without one is a bug here."""
+    if not function.__doc__:
+        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
+    return " ".join(function.__doc__.split())
+
+
+COMPUTATION_DOCS = {name: _description(function) for name, function in COMPUTATIONS}
 COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
                               "or weights stored as C floats): agrees to float32 precision")

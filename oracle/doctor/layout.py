@@ -160,8 +160,8 @@ class _Alignment:
     """Hypothesis line j against reference lines j-WINDOW .. j+WINDOW, by word overlap."""
 
     def __init__(self) -> None:
-        self.hyp = deque()  # (line index, word set) waiting for the reference lines after them
-        self.ref = {}  # line index -> word set, the last 2 * WINDOW + 1 reference lines
+        self.hyp: deque[tuple[int, set[str]]] = deque()  # (line index, word set) waiting for the reference lines after them
+        self.ref: dict[int, set[str]] = {}  # line index -> word set, the last 2 * WINDOW + 1 reference lines
         self.best = array("b")  # the best offset of each informative line, while ALIGNMENT_LIMIT lasts
         self.lines = array("q")  # the 0-based hypothesis line of each
         self.informative = 0
@@ -243,7 +243,7 @@ class LayoutWatch:
         self.identical = [0] * len(refs)
         self.longer = 0
         self.compared = 0
-        self.duplicates = Counter()
+        self.duplicates: Counter[tuple[int, int]] = Counter()
 
     def see(self, index: int, lines: tuple) -> None:
         """Line `index` (0-based) of every file, None for a file that has ended."""

@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-SCHEMA = "bleu-oracle-doctor/1"
+#: The output format's version: written as a Literal (a type checker reads no variable inside one), named once
+SchemaVersion = Literal["bleu-oracle-doctor/1"]
+SCHEMA: SchemaVersion = get_args(SchemaVersion)[0]
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "models" / "schemas" / "doctor.schema.json"
 
 FindingKind = Literal[
@@ -189,7 +191,7 @@ class DoctorReport(_Model):
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    schema_: Literal[SCHEMA] = Field(SCHEMA, alias="schema", description="The output format's version.")
+    schema_: SchemaVersion = Field(SCHEMA, alias="schema", description="The output format's version.")
     oracle_version: str = Field(description="The bleu-oracle version that wrote it.")
     hypothesis: str = Field(description="The hypothesis file.")
     references: list[str] = Field(description="The reference files, one reference stream each.")

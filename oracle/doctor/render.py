@@ -19,7 +19,7 @@ BAR = 30
 def _groups(explanations: list) -> list:
     """Explanations that compute the same score the same way except for the profile's name, as one entry:
     [(first explanation, [profile names])], in the order of their best member."""
-    groups = {}
+    groups: dict[tuple, tuple[Explanation, list[str]]] = {}
     for e in explanations:
         key = (e.tokenize, e.lowercase, tuple(e.conventions.items()), e.scale, e.score, e.match)
         groups.setdefault(key, (e, []))[1].append(e.profile)

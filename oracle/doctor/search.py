@@ -69,11 +69,12 @@ def parse_number(text: str) -> GivenNumber:
         value = Decimal(cleaned)
     except InvalidOperation:
         raise BleuValueError(f"`--number {text}`: not a number") from None
-    if not value.is_finite():
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int):  # NaN and the infinities have a letter for an exponent
         raise BleuValueError(f"`--number {text}`: must be a finite number")
     if value < 0 or value > 100:
         raise BleuValueError(f"`--number {text}`: BLEU lies between 0 and 1, or 0 and 100 (got {text})")
-    return GivenNumber(cleaned, value, Decimal(5).scaleb(value.as_tuple().exponent - 1))
+    return GivenNumber(cleaned, value, Decimal(5).scaleb(exponent - 1))
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,8 @@ def match_class(score: float, number: GivenNumber) -> str | None:
 def single_changes(reading: Reading, *, references: int, sentence_level: bool) -> list:
     """Every one-convention change from `reading`'s profile the search tries, as (convention, value)."""
     options = reading.options
-    changes = [("token_split", split) for split in TOKEN_SPLIT_RULES if split != options.token_split]
+    changes: list[tuple[str, object]] = [("token_split", split) for split in TOKEN_SPLIT_RULES
+                                         if split != options.token_split]
     if reading.lowercase:
         changes += [("case_fold", fold) for fold in FOLDS if fold != options.case_fold]
     if references > 1:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from fractions import Fraction
 from numbers import Real
+from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
@@ -151,6 +152,13 @@ class Smoothing:
                 )
             object.__setattr__(self, name, number)
 
+    def parameter(self, name: str) -> Fraction:
+        """Parameter `name` of a method that takes it (given, or its documented default: never None)."""
+        value = getattr(self, name)
+        if value is None:
+            raise BleuValueError(f"smoothing {self.method!r} takes no parameter `{name}`")
+        return value
+
     @classmethod
     def parse(cls, spec: object) -> Smoothing | None:
         """Accept a Smoothing, a method name, or a protocol mapping {"method": ..., params}."""
@@ -173,7 +181,7 @@ class Smoothing:
 
     def to_json(self) -> dict[str, object]:
         """The protocol form: only the parameters this method takes, as floats."""
-        out = {"method": self.method}
+        out: dict[str, object] = {"method": self.method}
         for name in SMOOTHING_METHODS[self.method]:
             out[name] = float(getattr(self, name))
         return out
@@ -252,8 +260,9 @@ class Options:
             return self.sentence_empty_order
         return self.empty_order
 
-    def with_changes(self, **changes: object) -> Options:
-        """A copy with some conventions changed (the original is never mutated)."""
+    def with_changes(self, **changes: Any) -> Options:
+        """A copy with some conventions changed (the original is never mutated). Any: each value is checked
+        when the copy is built (`__post_init__`), whatever its static type."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
             raise BleuValueError(f"unknown option(s) {sorted(unknown)}; options are {[f.name for f in fields(self)]}")

@@ -66,7 +66,7 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
 
 def _by_order(counts: Counter) -> dict[int, dict[tuple, int]]:
     """order -> {n-gram: count} of a Counter of n-grams of several orders, first-seen order kept."""
-    out = {}
+    out: dict[int, dict[tuple, int]] = {}
     for gram, k in counts.items():
         out.setdefault(len(gram), {})[gram] = k
     return out

@@ -32,6 +32,7 @@ from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import Contract, judge, token_count_layers
 from oracle.formulas.profiles import PROFILES
+from oracle.models.case import Case
 
 from .generate import example_id, example_request
 from .inprocess import InProcessImplementation
@@ -97,7 +98,7 @@ class _Spec:
 class _Item:
     spec: _Spec
     id: str
-    case: object = None
+    case: Case | None = None
     seed: int = 0
     index: int = 0
 
@@ -110,7 +111,7 @@ class _Item:
             item = case_to_request(self.case, seq=0, profile=spec.profile)
             reason = item.invalid or not_applicable_reason(item.request, capabilities, profile=spec.profile,
                                                            case_profiles=item.profiles, overrides=item.overrides)
-            if reason:
+            if reason or item.request is None:  # no request: `invalid` says why
                 pytest.skip(f"not applicable: {reason}")
             request, overrides = item.request, item.overrides
             expected = case_expected(request, spec.profile, overrides=overrides, document=item.document,

@@ -202,7 +202,9 @@ class Record(_Line):
         actual = self.shrunk.actual if self.shrunk is not None and self.shrunk.actual is not None else self.actual
         if isinstance(actual, ScoreReply):
             kind = actual.outcome
-            return actual.score if kind == "score" else f"{kind}: {getattr(actual, kind)}"
+            if kind == "score" and actual.score is not None:
+                return actual.score
+            return f"{kind}: {getattr(actual, kind)}"
         if isinstance(actual, Unanswered) and actual.kind:
             return actual.kind
         return self.outcome.value

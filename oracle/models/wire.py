@@ -153,9 +153,9 @@ def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
         found = _SURROGATE.search(key) if isinstance(key, str) else None
         if found:
             return f"the field name `{where}`", _escaped(found.group())
-        found = _lone_surrogate(value, where)
-        if found:
-            return found
+        inside = _lone_surrogate(value, where)
+        if inside:
+            return inside
     return None
 
 
