@@ -160,7 +160,8 @@ class _Alignment:
     """Hypothesis line j against reference lines j-WINDOW .. j+WINDOW, by word overlap."""
 
     def __init__(self) -> None:
-        self.hyp: deque[tuple[int, set[str]]] = deque()  # (line index, word set) waiting for the reference lines after them
+        #: (line index, word set) waiting for the reference lines after them
+        self.hyp: deque[tuple[int, set[str]]] = deque()
         self.ref: dict[int, set[str]] = {}  # line index -> word set, the last 2 * WINDOW + 1 reference lines
         self.best = array("b")  # the best offset of each informative line, while ALIGNMENT_LIMIT lasts
         self.lines = array("q")  # the 0-based hypothesis line of each
