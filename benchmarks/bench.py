@@ -291,7 +291,7 @@ def bench_search_parts(examples, rows):
         t3 = time.perf_counter()
         json.dumps(request.to_json(), ensure_ascii=False)
         t4 = time.perf_counter()
-        for part, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+        for part, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             totals[kind][part] += seconds
         counts[kind] += 1
     print(f"\n## where a search example's time goes (seed 0, {examples} examples, in process, no implementation)")

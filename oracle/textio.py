@@ -88,10 +88,11 @@ def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none", spl
     count = 0
     for lines in zip_longest(*streams):
         if any(line is None for line in lines):
-            short = [str(p) for p, line in zip(paths, lines) if line is None]
+            short = [str(p) for p, line in zip(paths, lines, strict=True) if line is None]
+            going = [str(p) for p, line in zip(paths, lines, strict=True) if line is not None]
             raise BleuValueError(
                 f"files have different numbers of lines: {', '.join(short)} ended after {count} "
-                f"line(s) while {', '.join(str(p) for p, line in zip(paths, lines) if line is not None)} go on"
+                f"line(s) while {', '.join(going)} go on"
             )
         count += 1
         words = [tokens(line, tokenizer, split) for line in lines]

@@ -45,7 +45,7 @@ REFS = [["Ärger über das Öl , sagt er .", "ÄRGER über Öl, sagte er."],
 
 def _table(hyp: list, refs: list) -> StreamTable:
     table = StreamTable(len(refs[0]), bom=True)
-    for h, r in zip(hyp, refs):
+    for h, r in zip(hyp, refs, strict=True):
         table.add((h, *r))
     return table
 
@@ -84,7 +84,11 @@ def test_on_wmt17_lines_too():
             return [next(handle)[:-1] for _ in range(count)]
 
     hyp = lines("newstest2017.PROMT-Rule-based.4735.en-de.txt.gz")  # no-break spaces
-    refs = list(zip(lines("newstest2017.reference.en-de.txt.gz"), lines("newstest2017.uedin-nmt.4722.en-de.txt.gz")))
+    refs = list(
+        zip(
+            lines("newstest2017.reference.en-de.txt.gz"), lines("newstest2017.uedin-nmt.4722.en-de.txt.gz"), strict=True
+        )
+    )
     table = _table(hyp, refs)
     for key in table.keys:
         assert table.statistics(key, "closest", 0) == _plain_statistics(key, "closest", 0, hyp, refs), key

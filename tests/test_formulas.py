@@ -481,7 +481,7 @@ def test_smoothing_chen_cherry_7():
     m4 = (m3 + l4 / 20) / 3
     out = _smooth("chen-cherry-7")
     assert out.matches[0] == 2
-    for actual, expected in zip(out.matches[1:], (m2, m3, m4)):
+    for actual, expected in zip(out.matches[1:], (m2, m3, m4), strict=True):
         assert near(actual, expected)
 
 

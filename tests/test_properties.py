@@ -117,7 +117,9 @@ def test_statistics_are_additive_over_segments(segs, max_order, floor, rule):
     options = Options(segment_totals_floor=floor, reference_length=rule)
     hyps, refs = to_lists(segs)
     total = bleu.corpus_statistics(hyps, refs, max_order=max_order, options=options)
-    parts = [bleu.segment_statistics(h, r, max_order=max_order, options=options) for h, r in zip(hyps, refs)]
+    parts = [
+        bleu.segment_statistics(h, r, max_order=max_order, options=options) for h, r in zip(hyps, refs, strict=True)
+    ]
     assert total.hyp_len == sum(p.hyp_len for p in parts)
     assert total.ref_len == sum(p.ref_len for p in parts)
     for n in range(max_order):

@@ -71,7 +71,7 @@ def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lower
     matches = [0] * n
     for segment in segments:
         one = bleu.segment_statistics(segment.hypothesis, segment.references, max_order=n, options=changed)
-        matches = [a + b for a, b in zip(matches, one.matches)]
+        matches = [a + b for a, b in zip(matches, one.matches, strict=False)]
     return tuple(matches)
 
 

@@ -248,11 +248,11 @@ class LayoutWatch:
 
     def see(self, index: int, lines: tuple) -> None:
         """Line `index` (0-based) of every file, None for a file that has ended."""
-        for watch, line in zip(self.files, lines):
+        for watch, line in zip(self.files, lines, strict=True):
             if line is not None:
                 watch.see(line)
         hyp = lines[0]
-        for alignment, ref in zip(self.alignments, lines[1:]):
+        for alignment, ref in zip(self.alignments, lines[1:], strict=True):
             alignment.see(index, None if hyp is None else hyp.text, None if ref is None else ref.text)
         if any(line is None for line in lines):
             return

@@ -265,12 +265,12 @@ def needs(match: Match, number: GivenNumber, scorer: Scorer) -> list:
     if needed_bp < 1 and stats.hyp_len > 0:
         found.append(("ref_len", stats.ref_len, round(stats.hyp_len * (1 - math.log(needed_bp)))))
     log_rest = math.log(target) - math.log(float(result.bp))
-    for n, (p, w) in enumerate(zip(result.precisions, result.weights)):
+    for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):
         if not isinstance(p, Fraction) or p == 0 or w == 0:
             continue
         others = sum(
             float(wk) * math.log(float(pk))
-            for k, (pk, wk) in enumerate(zip(result.precisions, result.weights))
+            for k, (pk, wk) in enumerate(zip(result.precisions, result.weights, strict=False))
             if k != n and wk != 0 and pk
         )
         p_needed = math.exp((log_rest - others) / float(w))

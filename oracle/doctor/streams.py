@@ -118,8 +118,8 @@ class Sums:
         out.segments = self.segments
         out.hyp_len = self.hyp_len + delta.hyp_len
         out.ref_len = {rule: self.ref_len[rule] + delta.ref_len[rule] for rule in RULES}
-        out.matches = [a + b for a, b in zip(self.matches, delta.matches)]
-        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f])] for f in FLOORS}
+        out.matches = [a + b for a, b in zip(self.matches, delta.matches, strict=True)]
+        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f], strict=True)] for f in FLOORS}
         return out
 
 

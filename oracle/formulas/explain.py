@@ -19,8 +19,8 @@ def _fraction(x):
 
 
 def _table(header, rows):
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     return "\n".join([line(header), "  " + "-+-".join("-" * w for w in widths), *map(line, rows)])
 
 
@@ -77,7 +77,7 @@ def explain_result(result):
     s = result.statistics
     out = [f"\n{result.level} level, {s.segments} segment(s): c = {s.hyp_len}, r = {s.ref_len}"]
     out.append(f" smoothing: {result.smoothing.describe()}")
-    for n, (m, t) in enumerate(zip(s.matches, s.totals), start=1):
+    for n, (m, t) in enumerate(zip(s.matches, s.totals, strict=True), start=1):
         if n > len(result.precisions):
             break
         p = result.precisions[n - 1]

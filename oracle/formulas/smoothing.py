@@ -140,7 +140,7 @@ def _chen_cherry_5(m, next_order, notes):
 
 def _chen_cherry_6(m, l, alpha, notes):
     """NLTK method6: p_n = (m_n + alpha*pi0) / (l_n + alpha), pi0 = p_{n-1}^2 / p_{n-2}, for n >= 3."""
-    p = [None if t == 0 else _divide(x, t) for x, t in zip(m, l)]
+    p = [None if t == 0 else _divide(x, t) for x, t in zip(m, l, strict=True)]
     for i in range(2, len(m)):
         if l[i] == 0:
             continue  # no n-grams of this order: left to the empty-order rule (decided; NLTK's code rewrites 0/0)

@@ -122,7 +122,7 @@ def features(request, statistics=None):
             if run > 65535:
                 found.add("run-past-65535")
             if "concatenations" not in found:
-                for pair in set(zip(tokens, tokens[1:])):  # distinct pairs: a long run has one
+                for pair in set(zip(tokens, tokens[1:], strict=False)):  # distinct pairs: a long run has one
                     if joined.setdefault("".join(pair), pair) != pair:
                         found.add("concatenations")
         if not segment.hypothesis:
@@ -170,7 +170,7 @@ def features(request, statistics=None):
             found.add("c-equals-r")
         elif r == 0:
             found.add("r-zero")
-        if sum(1 for m, t in zip(statistics.matches, statistics.totals) if t > 0 and m == 0) == 1:
+        if sum(1 for m, t in zip(statistics.matches, statistics.totals, strict=False) if t > 0 and m == 0) == 1:
             found.add("one-order-without-match")
     return found
 

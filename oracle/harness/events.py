@@ -156,7 +156,7 @@ class RootCauseTally:
         for cause in minimal_cover({s: e["count"] for s, e in self._signatures.items()}):
             entries = [self._signatures[s] for s in cause.signatures]
             # the smallest record whose own first name is this cause, else the smallest it accounts for
-            named = [e["smallest"] for s, e in zip(cause.signatures, entries) if s[0] == cause.name]
+            named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
             description = smallest.classification.description if named else describe_explanation(cause.name)
             documented = sorted(set().union(*(e["documented"] for e in entries)))

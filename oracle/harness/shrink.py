@@ -210,7 +210,7 @@ class _Shrinker:
         if len(classes) > len(SIMPLE_TOKENS):
             return False
         names = {}
-        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items()):
+        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items(), strict=False):
             # the folded form itself (if present) gets the all-lowercase name; the others case patterns
             ordered = sorted(variants, key=lambda t: t != key)
             width = max(1, (len(ordered) - 1).bit_length())

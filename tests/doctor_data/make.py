@@ -282,7 +282,7 @@ def _python_tools(hyp: Path, ref: Path, bom: bool) -> list:
                 "reading": _reading("papineni", "none", False, **_kept(bom)),
                 "why": "torchmetrics BLEUScore: sentence.split() tokens, closest reference, no smoothing (documented "
                        "as Papineni's BLEU)"})
-    mean = statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs))
+    mean = statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs, strict=True))
     out.append({"tool": "sacrebleu sentence_bleu, averaged", "version": sacrebleu.__version__,
                 "command": "statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs))",
                 "printed": repr(mean), "number": repr(mean),

@@ -130,7 +130,7 @@ def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
         bp = fl(math.exp(fl(1 - fl(r / c))))
     counted = profile == "matlab"  # matlab: an order with p_n = 0 gives 0 whatever its weight
     s = 0.0
-    for mi, ti, wi in zip(m, t, w):
+    for mi, ti, wi in zip(m, t, w, strict=False):
         if wi == 0 and not counted:
             continue
         if ti == 0:

@@ -363,12 +363,12 @@ def combine(m, t, weights, bugs):
         # facebookresearch/fairseq fairseq/scoring/bleu.py: BleuStat holds match1..match4 only and
         # Scorer.score sums `self.precision()[:order]` -- orders past 4 silently contribute nothing.
         w = w[:4]
-    p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t)]
+    p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t, strict=False)]
     if "zero-weight-nan" in bugs:
         # meta-pytorch/torcheval functional/text/bleu.py `torch.exp(torch.sum(weights * torch.log(precisions)))`
         # (discrepancies.yaml torcheval-zero-weight-nan): 0 * log(0) = 0 * -inf = NaN.
         total = 0.0
-        for pi, wi in zip(p, w):
+        for pi, wi in zip(p, w, strict=False):
             total += wi * (math.log(pi) if pi else -math.inf)
         return math.exp(total) if not math.isnan(total) else math.nan
     if "epsilon-zero-precision" in bugs:
@@ -378,12 +378,12 @@ def combine(m, t, weights, bugs):
     if "zero-match-orders-skipped" in bugs:
         # nltk/nltk issue #789 "Critical bug in BLEU score evaluation": `p_ns_nonzero = list(filter(None, p_ns))`
         # (and issue #1838): a zero precision is left out of the geometric mean unless all are zero.
-        counted = [(pi, wi) for pi, wi in zip(p, w) if wi != 0]
+        counted = [(pi, wi) for pi, wi in zip(p, w, strict=False) if wi != 0]
         if counted and all(not pi for pi, _ in counted):
             return 0.0
         p = [pi if pi else 1.0 for pi in p]
     s = 0.0
-    for pi, wi in zip(p, w):
+    for pi, wi in zip(p, w, strict=False):
         if wi == 0:
             continue
         if not pi:  # p_n = 0, or an order with no hypothesis n-grams (0/0 counts as 0)
