@@ -92,29 +92,33 @@ def report(title, times, baseline_names, rows):
     return medians
 
 
-def bench_in_process(hyp, refs, repeats, rows):
+def in_process_contenders(hyp, streams):
+    """Each corpus BLEU scorer on `hyp` against the reference `streams`, as a call returning 0-100. Like for
+    like: sacrebleu takes strings (and splits them), nltk takes token lists."""
     from sacrebleu.metrics import BLEU
 
     try:
         from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
     except ImportError:  # pragma: no cover
         nltk_corpus_bleu = None
-    for n_refs in (1, len(refs)):
-        streams = refs[:n_refs]
-        hyp_tokens = [h.split() for h in hyp]
-        ref_tokens = [[stream[i].split() for stream in streams] for i in range(len(hyp))]
-        sacre = BLEU(tokenize="none", smooth_method="none", force=True)
+    hyp_tokens = [h.split() for h in hyp]
+    ref_tokens = [[stream[i].split() for stream in streams] for i in range(len(hyp))]
+    sacre = BLEU(tokenize="none", smooth_method="none", force=True)
+    contenders = {
+        "oracle, from strings": lambda: oracle.corpus_bleu(
+            (h.split() for h in hyp), ([s[i].split() for s in streams] for i in range(len(hyp)))
+        ).score_float * 100,
+        "oracle, from tokens": lambda: oracle.corpus_bleu(hyp_tokens, ref_tokens).score_float * 100,
+        "sacrebleu corpus_score": lambda: sacre.corpus_score(hyp, streams).score,
+    }
+    if nltk_corpus_bleu is not None:
+        contenders["nltk corpus_bleu"] = lambda: nltk_corpus_bleu(ref_tokens, hyp_tokens) * 100
+    return contenders
 
-        # Like for like: sacrebleu takes strings (and splits them), nltk takes token lists.
-        contenders = {
-            "oracle, from strings": lambda: oracle.corpus_bleu(
-                (h.split() for h in hyp), ([s[i].split() for s in streams] for i in range(len(hyp)))
-            ).score_float * 100,
-            "oracle, from tokens": lambda: oracle.corpus_bleu(hyp_tokens, ref_tokens).score_float * 100,
-            "sacrebleu corpus_score": lambda: sacre.corpus_score(hyp, streams).score,
-        }
-        if nltk_corpus_bleu is not None:
-            contenders["nltk corpus_bleu"] = lambda: nltk_corpus_bleu(ref_tokens, hyp_tokens) * 100
+
+def bench_in_process(hyp, refs, repeats, rows):
+    for n_refs in (1, len(refs)):
+        contenders = in_process_contenders(hyp, refs[:n_refs])
         times, results = alternate(contenders, repeats)
         report(f"in process, corpus BLEU, {n_refs} reference(s), {len(hyp)} segments", times,
                ["sacrebleu corpus_score", "nltk corpus_bleu"], rows)

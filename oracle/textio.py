@@ -37,7 +37,7 @@ def read_lines(path):
     number = 0
     try:
         with read_errors(name), open_text(path) as handle:
-            for number, line in bounded_lines(handle, name):
+            for number, line in bounded_lines(handle, name):  # noqa: B007 -- the handler below names the line
                 yield line[:-1] if line.endswith("\n") else line
     except UnicodeDecodeError as exc:
         raise BleuValueError(f"{name}:{number + 1}: not UTF-8 text ({exc.reason}: byte 0x{exc.object[exc.start]:02x} "

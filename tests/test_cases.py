@@ -953,7 +953,7 @@ def test_cli_validate_reports_every_problem_of_a_file_at_once(tmp_path, capsys):
 
 
 def test_every_segment_and_token_of_a_case_is_checked(tmp_path):
-    path = _write(tmp_path, "bad.yaml", _file(_case_text(level="corpus", segments="""
+    _write(tmp_path, "bad.yaml", _file(_case_text(level="corpus", segments="""
             - hypothesis: [a, 1]
               references: [["b c"]]
             - hypothesis: 3

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .protocol import NumberOrNaN, Statistics
 
 
-class Outcome(str, Enum):
+class Outcome(str, Enum):  # noqa: UP042 -- StrEnum would change str() and format() of a member: a choice to make, not a lint
     PASS = "pass"
     #: beyond tolerance, or a score where a rejection was expected, or the reverse
     FAIL = "fail"

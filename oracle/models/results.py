@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
@@ -29,7 +29,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "results.schema.json
 
 JsonObject = dict[str, Any]
 #: A JSON scalar as the stream keeps it (an explanation's change value, a setting).
-JsonScalar = Union[StrictStr, StrictInt, StrictFloat, StrictBool, None]
+JsonScalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
 
 
 class _Part(BaseModel):
@@ -115,7 +115,7 @@ class CorpusSummary(_Part):
 
 
 #: What a record keeps of the request sent: the command itself, its shape and digest, or a corpus summary.
-RecordedRequest = Union[ScoreRequest, OmittedRequest, CorpusSummary]
+RecordedRequest = ScoreRequest | OmittedRequest | CorpusSummary
 
 
 class Unanswered(_Part):

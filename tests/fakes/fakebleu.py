@@ -234,7 +234,7 @@ def serve(*bugs, name=None):
         elif cmd == "score":
             requests_seen += 1
             if chatty:
-                sys.stderr.write(("chatty stderr line for seq %d\n" % command["seq"]) * 7000)
+                sys.stderr.write(f"chatty stderr line for seq {command['seq']}\n" * 7000)
                 sys.stderr.flush()
             if "crash-3rd" in bugs and requests_seen == 3:
                 sys.stderr.write("about to crash on purpose\n")
