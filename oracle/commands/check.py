@@ -221,6 +221,26 @@ def register(subparsers):
 
 def load_replay(text):
     """Replay inputs from a file path or inline JSON: (label, request) pairs."""
+    out = []
+    for i, item in enumerate(_replay_items(text)):
+        if isinstance(item, dict) and item.get("type") in ("header", "footer"):
+            continue
+        if isinstance(item, dict) and item.get("type") == "record":  # a results.jsonl: its deviations again
+            replayed = _replayed_record(i, item)
+            if replayed is not None:
+                out.append(replayed)
+            continue
+        try:
+            out.append((f"replay-{i}", request_from_json(item)))
+        except BleuOracleError as exc:
+            raise BleuValueError(f"`--replay` input {i}: {exc}") from None
+    if not out:
+        raise BleuValueError("`--replay` holds no inputs")
+    return out
+
+
+def _replay_items(text):
+    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines), else `text` as JSON."""
     path = Path(text)
     source = None
     try:
@@ -246,31 +266,23 @@ def load_replay(text):
                         items.append(json.loads(line))
                     except ValueError as exc:
                         raise BleuValueError(f"{path}:{number}: not JSON ({exc})") from None
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, dict) and item.get("type") in ("header", "footer"):
-            continue
-        if isinstance(item, dict) and item.get("type") == "record":  # a results.jsonl: its deviations again
-            try:
-                record = parse_line(item, where=f"`--replay` input {i}")
-            except ResultsFormatError as exc:
-                raise BleuValueError(str(exc)) from None
-            if record.good:
-                continue
-            replayed = record.replay or record.request
-            if not isinstance(replayed, ScoreRequest):
-                why = (f"is not kept (it is too large); regenerate it: {replayed.omitted.regenerate}"
-                       if isinstance(replayed, OmittedRequest) else "is not in the record")
-                raise BleuValueError(f"`--replay` input {i} ({record.id}): its input {why}")
-            out.append((record.id, replayed.with_seq(0)))
-            continue
-        try:
-            out.append((f"replay-{i}", request_from_json(item)))
-        except BleuOracleError as exc:
-            raise BleuValueError(f"`--replay` input {i}: {exc}") from None
-    if not out:
-        raise BleuValueError("`--replay` holds no inputs")
-    return out
+    return items
+
+
+def _replayed_record(i, item):
+    """(id, request) of a results.jsonl record that deviated, None for one that passed."""
+    try:
+        record = parse_line(item, where=f"`--replay` input {i}")
+    except ResultsFormatError as exc:
+        raise BleuValueError(str(exc)) from None
+    if record.good:
+        return None
+    replayed = record.replay or record.request
+    if not isinstance(replayed, ScoreRequest):
+        why = (f"is not kept (it is too large); regenerate it: {replayed.omitted.regenerate}"
+               if isinstance(replayed, OmittedRequest) else "is not in the record")
+        raise BleuValueError(f"`--replay` input {i} ({record.id}): its input {why}")
+    return record.id, replayed.with_seq(0)
 
 
 def load_case_list(args):
