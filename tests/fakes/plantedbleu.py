@@ -110,23 +110,11 @@ def prepare_tokens(tokens, lowercase, bugs, *, is_reference):
     if "trim-pad-eos" in bugs:
         # facebookresearch/fairseq fairseq/clib/libbleu/libbleu.cpp, bleu_trim: bleu_ltrim drops leading
         # pad, bleu_rtrim drops trailing eos/pad (`while (end > 0)`: index 0 is never dropped).
-        while tokens and tokens[0] == "<pad>":
-            tokens.pop(0)
-        while len(tokens) > 1 and tokens[-1] in ("</s>", "<pad>"):
-            tokens.pop()
+        _trim_pad_eos(tokens)
     if "bpe-merge" in bugs:
         # facebookresearch/fairseq fairseq/data/data_utils.py, post_process(symbol="subword_nmt"):
         # `(sentence + " ").replace("@@ ", "").rstrip()` (--remove-bpe) before scoring.
-        merged, pending = [], ""
-        for token in tokens:
-            if token.endswith("@@"):
-                pending += token[:-2]
-            else:
-                merged.append(pending + token)
-                pending = ""
-        if pending:
-            merged.append(pending)
-        tokens = merged
+        tokens = _merge_bpe(tokens)
     if "resplit-whitespace" in bugs:
         # promptfoo/promptfoo src/assertions/bleu.ts: `candidate.toLowerCase().trim().split(/\s+/)`;
         # tylin/coco-caption (pycocoevalcap) bleu/bleu_scorer.py, precook: `words = s.split()`.
@@ -143,21 +131,46 @@ def prepare_tokens(tokens, lowercase, bugs, *, is_reference):
         # is `--tok spm`, whose SentencePiece model NFKC-normalises the text before scoring.
         tokens = [unicodedata.normalize("NFKC", t) for t in tokens]
     if lowercase:
-        if "casefold" in bugs:
-            # UKGovernmentBEIS/inspect_ai PR #744 "change lower to casefold" in its scorers: casefold()
-            # is not lower() ('ß' -> 'ss', 'ǅ' -> 'ǆ', final sigma).
-            tokens = [t.casefold() for t in tokens]
-        elif "ascii-lower" in bugs:
-            # moses-smt/mosesdecoder PR #209: multi-bleu-detok.perl -lc did not lowercase non-ASCII
-            # characters; tensorflow/tensorflow issue #48551: tf.strings.lower() folds A-Z only.
-            tokens = ["".join(chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch for ch in t) for t in tokens]
-        else:
-            tokens = [t.lower() for t in tokens]
+        tokens = _lowercased(tokens, bugs)
     if is_reference and "unk-never-matches" in bugs:
         # facebookresearch/fairseq fairseq/scoring/bleu.py, Scorer.add: "# don't match unknown words",
         # `rref[rref.eq(self.unk)] = -999` -- a hypothesis <unk> never matches a reference <unk>.
         tokens = [_NeverEqual() if t == "<unk>" else t for t in tokens]
     return tokens
+
+
+def _trim_pad_eos(tokens):
+    """fairseq's bleu_ltrim and bleu_rtrim, in place."""
+    while tokens and tokens[0] == "<pad>":
+        tokens.pop(0)
+    while len(tokens) > 1 and tokens[-1] in ("</s>", "<pad>"):
+        tokens.pop()
+
+
+def _merge_bpe(tokens):
+    """subword-nmt's "@@ " joins removed: a token ending in @@ is glued to the next."""
+    merged, pending = [], ""
+    for token in tokens:
+        if token.endswith("@@"):
+            pending += token[:-2]
+        else:
+            merged.append(pending + token)
+            pending = ""
+    if pending:
+        merged.append(pending)
+    return merged
+
+
+def _lowercased(tokens, bugs):
+    if "casefold" in bugs:
+        # UKGovernmentBEIS/inspect_ai PR #744 "change lower to casefold" in its scorers: casefold()
+        # is not lower() ('ß' -> 'ss', 'ǅ' -> 'ǆ', final sigma).
+        return [t.casefold() for t in tokens]
+    if "ascii-lower" in bugs:
+        # moses-smt/mosesdecoder PR #209: multi-bleu-detok.perl -lc did not lowercase non-ASCII
+        # characters; tensorflow/tensorflow issue #48551: tf.strings.lower() folds A-Z only.
+        return ["".join(chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch for ch in t) for t in tokens]
+    return [t.lower() for t in tokens]
 
 
 # -- counting --------------------------------------------------------------------------------
