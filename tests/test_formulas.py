@@ -232,6 +232,15 @@ def test_parse_weights():
     assert parse_weights((0, 1)) == (Fraction(0), Fraction(1))  # a zero weight is allowed
 
 
+def test_a_real_of_another_kind_is_read_through_its_float():
+    """numpy.float32 is a numbers.Real but neither a float nor a Rational: Fraction() refuses it with a
+    TypeError, which escaped as an internal error before mypy pointed at it."""
+    numpy = pytest.importorskip("numpy", reason="numpy is not installed")
+    assert parse_weights([numpy.float32(0.5), numpy.float32(0.25)]) == (Fraction(1, 2), Fraction(1, 4))
+    with pytest.raises(BleuValueError, match="finite"):
+        parse_weights([numpy.float32("inf")])
+
+
 # -- bleu_from_statistics ------------------------------------------------------------------
 
 

@@ -9,10 +9,11 @@ eagerly, so a bad option fails where it is written, not deep inside a score.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from fractions import Fraction
-from numbers import Real
+from numbers import Rational, Real
 from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
@@ -87,7 +88,7 @@ SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
 _DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 
-def exact_number(value, *, name):
+def exact_number(value: object, *, name: str) -> Fraction:
     """A finite real number as an exact Fraction (floats convert exactly). A number given as text or a
     Decimal (read from a file or the command line) must lie within the bounds of `oracle.formulas.bounds`:
     Fraction("1e100000000") would build a hundred-million-digit integer."""
@@ -103,8 +104,11 @@ def exact_number(value, *, name):
         problem = number_problem(value)
         if problem is not None:
             raise BleuValueError(f"`{name}` {problem} (got {describe(value)})")
+    # Fraction takes rationals, floats, Decimals and text only: another kind of real (numpy.float32) goes
+    # through its float, which holds its value exactly for the binary floats
+    readable = value if isinstance(value, (Rational, float, Decimal, str)) else float(value)
     try:
-        number = Fraction(value)
+        number = Fraction(readable)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         raise BleuValueError(f"`{name}` must be a finite number (got {describe(value)})") from exc
     if isinstance(value, float) and not math.isfinite(value):
@@ -112,7 +116,7 @@ def exact_number(value, *, name):
     return number
 
 
-def _choice(value, choices, *, name):
+def _choice(value: object, choices: Collection[str], *, name: str) -> str:
     if not isinstance(value, str):
         raise BleuTypeError(f"`{name}` must be a str (got {type(value).__name__} {describe(value)})")
     if value not in choices:
@@ -130,7 +134,7 @@ class Smoothing:
     epsilon: Fraction | None = None
     alpha: Fraction | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _choice(self.method, SMOOTHING_METHODS, name="smoothing.method")
         accepted = SMOOTHING_METHODS[self.method]
         for name in SMOOTHING_PARAMETERS:
@@ -186,7 +190,7 @@ class Smoothing:
             out[name] = float(getattr(self, name))
         return out
 
-    def describe(self):
+    def describe(self) -> str:
         params = ", ".join(f"{n}={getattr(self, n)}" for n in SMOOTHING_METHODS[self.method])
         return f"{self.method}({params})" if params else self.method
 
@@ -221,7 +225,7 @@ class Options:
     #: How `lowercase` folds case (`CASE_FOLD_RULES`).
     case_fold: str = "unicode"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
         _choice(self.empty_order, EMPTY_ORDER_RULES, name="empty_order")
         for name in ("sentence_empty_order", "unsmoothed_empty_order"):
@@ -252,7 +256,7 @@ class Options:
             raise BleuTypeError("`smoothing` must be a Smoothing, a method name or a mapping (got None)")
         object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))
 
-    def empty_order_at(self, level, smoothing=None):
+    def empty_order_at(self, level: str, smoothing: Smoothing | None = None) -> str:
         """The empty-order rule in force at `level` ("corpus" or "sentence") under `smoothing`."""
         if smoothing is not None and smoothing.method == "none" and self.unsmoothed_empty_order is not None:
             return self.unsmoothed_empty_order
@@ -268,8 +272,8 @@ class Options:
             raise BleuValueError(f"unknown option(s) {sorted(unknown)}; options are {[f.name for f in fields(self)]}")
         return replace(self, **changes)
 
-    def to_json(self):
-        out = {}
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             out[f.name] = value.to_json() if isinstance(value, Smoothing) else value

@@ -6,25 +6,27 @@ Pure: builds text from the formulas in `bleu.py`; printing is the caller's job.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 
 from . import bleu, exact
-from .conventions import REFERENCE_LENGTH_RULES
+from .conventions import REFERENCE_LENGTH_RULES, Options
 
 
-def _fraction(x):
+def _fraction(x: Fraction | float) -> str:
     if isinstance(x, Fraction):
         return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
     return f"{x:.10g}"
 
 
-def _table(header, rows):
+def _table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     return "\n".join([line(header), "  " + "-+-".join("-" * w for w in widths), *map(line, rows)])
 
 
-def explain_segment(hypothesis, references, *, max_order, options, label="segment"):
+def explain_segment(hypothesis: Sequence[str], references: Sequence[Sequence[str]], *, max_order: int,
+                    options: Options, label: str = "segment") -> str:
     """Per order: each candidate n-gram with Count, its count in each reference, the max and Count_clip;
     the segment's matches/totals and r are the ones `bleu.segment_statistics` counts."""
     c, r, segment_matches, segment_totals = bleu._segment_counts(hypothesis, references, max_order, options)
@@ -72,7 +74,7 @@ def _by_order(counts: Counter) -> dict[int, dict[tuple, int]]:
     return out
 
 
-def explain_result(result):
+def explain_result(result: bleu.BleuResult) -> str:
     """How the statistics became the score: p_n, BP, the weighted mean."""
     s = result.statistics
     out = [f"\n{result.level} level, {s.segments} segment(s): c = {s.hyp_len}, r = {s.ref_len}"]

@@ -9,6 +9,7 @@ in the citation; a case in cases/ pins each decision down.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .conventions import Options, Smoothing
 from .errors import BleuTypeError, BleuValueError
@@ -28,11 +29,11 @@ class Profile:
     #: option name -> where it is stated (or why it was decided)
     citations: tuple
 
-    def citation(self, option):
+    def citation(self, option: str) -> str:
         return dict(self.citations).get(option, "")
 
 
-def _profile(name, summary, citations, **options):
+def _profile(name: str, summary: str, citations: dict[str, str], **options: Any) -> Profile:
     return Profile(name, summary, Options(**options), tuple(citations.items()))
 
 
