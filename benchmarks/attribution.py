@@ -56,7 +56,11 @@ def run_check(command: str, report: Path, examples: int | None) -> tuple[int, fl
     start = time.perf_counter()
     done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     elapsed = time.perf_counter() - start
-    lines = (report / "results.jsonl").read_text(encoding="utf-8").splitlines() if (report / "results.jsonl").exists() else []
+    lines = (
+        (report / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        if (report / "results.jsonl").exists()
+        else []
+    )
     records = [json.loads(line) for line in lines if '"type": "record"' in line or '"type":"record"' in line]
     footer = next((json.loads(line) for line in reversed(lines) if '"footer"' in line[:40]), {})
     names = Counter((r.get("classification") or {}).get("name", "-") for r in records
@@ -72,7 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
-    print(f"{'implementation':<40} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    print(
+        f"{'implementation':<40} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names "
+        "(records)"
+    )
     ratios = []
     with tempfile.TemporaryDirectory() as scratch:
         for index, name in enumerate(names):

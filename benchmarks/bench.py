@@ -92,29 +92,33 @@ def report(title, times, baseline_names, rows):
     return medians
 
 
-def bench_in_process(hyp, refs, repeats, rows):
+def in_process_contenders(hyp, streams):
+    """Each corpus BLEU scorer on `hyp` against the reference `streams`, as a call returning 0-100. Like for
+    like: sacrebleu takes strings (and splits them), nltk takes token lists."""
     from sacrebleu.metrics import BLEU
 
     try:
         from nltk.translate.bleu_score import corpus_bleu as nltk_corpus_bleu
     except ImportError:  # pragma: no cover
         nltk_corpus_bleu = None
-    for n_refs in (1, len(refs)):
-        streams = refs[:n_refs]
-        hyp_tokens = [h.split() for h in hyp]
-        ref_tokens = [[stream[i].split() for stream in streams] for i in range(len(hyp))]
-        sacre = BLEU(tokenize="none", smooth_method="none", force=True)
+    hyp_tokens = [h.split() for h in hyp]
+    ref_tokens = [[stream[i].split() for stream in streams] for i in range(len(hyp))]
+    sacre = BLEU(tokenize="none", smooth_method="none", force=True)
+    contenders = {
+        "oracle, from strings": lambda: oracle.corpus_bleu(
+            (h.split() for h in hyp), ([s[i].split() for s in streams] for i in range(len(hyp)))
+        ).score_float * 100,
+        "oracle, from tokens": lambda: oracle.corpus_bleu(hyp_tokens, ref_tokens).score_float * 100,
+        "sacrebleu corpus_score": lambda: sacre.corpus_score(hyp, streams).score,
+    }
+    if nltk_corpus_bleu is not None:
+        contenders["nltk corpus_bleu"] = lambda: nltk_corpus_bleu(ref_tokens, hyp_tokens) * 100
+    return contenders
 
-        # Like for like: sacrebleu takes strings (and splits them), nltk takes token lists.
-        contenders = {
-            "oracle, from strings": lambda: oracle.corpus_bleu(
-                (h.split() for h in hyp), ([s[i].split() for s in streams] for i in range(len(hyp)))
-            ).score_float * 100,
-            "oracle, from tokens": lambda: oracle.corpus_bleu(hyp_tokens, ref_tokens).score_float * 100,
-            "sacrebleu corpus_score": lambda: sacre.corpus_score(hyp, streams).score,
-        }
-        if nltk_corpus_bleu is not None:
-            contenders["nltk corpus_bleu"] = lambda: nltk_corpus_bleu(ref_tokens, hyp_tokens) * 100
+
+def bench_in_process(hyp, refs, repeats, rows):
+    for n_refs in (1, len(refs)):
+        contenders = in_process_contenders(hyp, refs[:n_refs])
         times, results = alternate(contenders, repeats)
         report(f"in process, corpus BLEU, {n_refs} reference(s), {len(hyp)} segments", times,
                ["sacrebleu corpus_score", "nltk corpus_bleu"], rows)
@@ -251,8 +255,17 @@ def bench_search(examples, rows, jobs=1):
     print(f"\n## search throughput (check --no-cases --examples {examples} --jobs {jobs}, trivial implementation)\n"
           f"  {examples / footer['duration']:,.0f} examples/s by the run's clock ({footer['duration']:.2f} s), "
           f"{examples / elapsed:,.0f} by the wall clock ({elapsed:.2f} s); {relations} metamorphic relations checked")
-    rows.append({"section": "search", "examples": examples, "jobs": jobs, "seconds": footer["duration"], "wall": elapsed,
-                 "examples_per_s": examples / footer["duration"], "relations": relations})
+    rows.append(
+        {
+            "section": "search",
+            "examples": examples,
+            "jobs": jobs,
+            "seconds": footer["duration"],
+            "wall": elapsed,
+            "examples_per_s": examples / footer["duration"],
+            "relations": relations,
+        }
+    )
 
 
 def bench_search_parts(examples, rows):
@@ -285,7 +298,7 @@ def bench_search_parts(examples, rows):
         t3 = time.perf_counter()
         json.dumps(request.to_json(), ensure_ascii=False)
         t4 = time.perf_counter()
-        for part, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+        for part, seconds in zip(parts, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=True):
             totals[kind][part] += seconds
         counts[kind] += 1
     print(f"\n## where a search example's time goes (seed 0, {examples} examples, in process, no implementation)")

@@ -39,7 +39,17 @@ def resolve_options(*, profile="papineni", lowercase=None, **overrides):
     return options.with_changes(**overrides) if overrides else options
 
 
-def score(hypotheses, references, *, level="corpus", profile="papineni", weights=None, smoothing=None, lowercase=None, **overrides):
+def score(
+    hypotheses,
+    references,
+    *,
+    level="corpus",
+    profile="papineni",
+    weights=None,
+    smoothing=None,
+    lowercase=None,
+    **overrides,
+):
     """Score under a profile. Corpus level: a list of token lists and a list of reference lists.
     Sentence level: one token list and its list of references."""
     options = resolve_options(profile=profile, lowercase=lowercase, **overrides)

@@ -37,7 +37,7 @@ def read_lines(path):
     number = 0
     try:
         with read_errors(name), open_text(path) as handle:
-            for number, line in bounded_lines(handle, name):
+            for number, line in bounded_lines(handle, name):  # noqa: B007 -- the handler below names the line
                 yield line[:-1] if line.endswith("\n") else line
     except UnicodeDecodeError as exc:
         raise BleuValueError(f"{name}:{number + 1}: not UTF-8 text ({exc.reason}: byte 0x{exc.object[exc.start]:02x} "
@@ -88,10 +88,11 @@ def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none", spl
     count = 0
     for lines in zip_longest(*streams):
         if any(line is None for line in lines):
-            short = [str(p) for p, line in zip(paths, lines) if line is None]
+            short = [str(p) for p, line in zip(paths, lines, strict=True) if line is None]
+            going = [str(p) for p, line in zip(paths, lines, strict=True) if line is not None]
             raise BleuValueError(
                 f"files have different numbers of lines: {', '.join(short)} ended after {count} "
-                f"line(s) while {', '.join(str(p) for p, line in zip(paths, lines) if line is not None)} go on"
+                f"line(s) while {', '.join(going)} go on"
             )
         count += 1
         words = [tokens(line, tokenizer, split) for line in lines]

@@ -17,8 +17,9 @@ class Client:
 
     def __init__(self, argv: list[str], env: dict[str, str] | None = None) -> None:
         self.stderr = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
-                                        env=env)
+        self.process = subprocess.Popen(
+            argv, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr, env=env
+        )
         self.lines: queue.Queue[bytes | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
 

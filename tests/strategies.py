@@ -153,7 +153,16 @@ def requests(draw, *, levels=("corpus", "sentence"), methods=("none",), max_orde
         segs = (draw(segments()),)
     else:
         segs = draw(corpora(max_segments=max_segments))
-    return ScoreRequest(seq=0, level=level, segments=segs, weights=draw(weights(max_order=max_order, uniform=uniform)) if not orders else _uniform(draw(st.sampled_from(orders))), smoothing=draw(smoothings(methods)), lowercase=draw(st.sampled_from(tuple(lowercase))))
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        segments=segs,
+        weights=draw(weights(max_order=max_order, uniform=uniform))
+        if not orders
+        else _uniform(draw(st.sampled_from(orders))),
+        smoothing=draw(smoothings(methods)),
+        lowercase=draw(st.sampled_from(tuple(lowercase))),
+    )
 
 
 def to_lists(segments_):

@@ -33,8 +33,17 @@ PERFECT = math.exp(1 - 5 / 4)  # all p_n = 1, c = 4 against r = 5
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
-    segs = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
-    return ScoreRequest(seq=0, level=level, segments=segs, weights=tuple(weights), smoothing=smoothing or {"method": "none"}, lowercase=lowercase)
+    segs = tuple(
+        Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments
+    )
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        segments=segs,
+        weights=tuple(weights),
+        smoothing=smoothing or {"method": "none"},
+        lowercase=lowercase,
+    )
 
 
 LIBRARY_ADAPTERS = ["nltk", "sacrebleu", "torchmetrics", "torcheval", "ignite", "ignite-micro", "pycocoevalcap",
@@ -63,7 +72,9 @@ def test_version_is_the_library_version(name):
     impl = load(name)
     from importlib.metadata import version
 
-    distribution = {"ignite": "pytorch-ignite", "ignite-micro": "pytorch-ignite", "fast-bleu": "fast-bleu"}.get(name, name)
+    distribution = {"ignite": "pytorch-ignite", "ignite-micro": "pytorch-ignite", "fast-bleu": "fast-bleu"}.get(
+        name, name
+    )
     assert impl.version == version(distribution)
 
 
@@ -325,7 +336,9 @@ def test_fast_bleu_scope():
     with pytest.raises(Unsupported, match="sum to one"):
         impl.score(request("sentence", [("a b", ["a b"])], weights=(1.0, 1.0)))
     # BLEU-1 goes as weights (1.0, 0.0): 'a b c' against 'a b d' has p1 = 2/3 and BP = 1
-    assert impl.score(request("sentence", [("a b c", ["a b d"])], weights=(1.0,))).score == pytest.approx(2 / 3, rel=1e-12)
+    assert impl.score(request("sentence", [("a b c", ["a b d"])], weights=(1.0,))).score == pytest.approx(
+        2 / 3, rel=1e-12
+    )
     # p1 = 2/2 with no bigram match (a zero p2 under weight 0 changes nothing); BP = e^(1 - 5/2)
     assert impl.score(request("sentence", [("b a", ["a b c d e"])], weights=(1.0,))).score == \
         pytest.approx(math.exp(1 - 5 / 2), rel=1e-12)
@@ -365,14 +378,18 @@ def fake_multi_bleu(tmp_path, monkeypatch):
     if shutil.which("perl") is None:
         pytest.skip("perl is not installed")
     script = tmp_path / "multi-bleu.perl"
-    script.write_text(textwrap.dedent(r"""
+    script.write_text(
+        textwrap.dedent(r"""
         my $lc = 0; if ($ARGV[0] eq "-lc") { $lc = 1; shift; }
         my $stem = $ARGV[0]; my $refs = 0; $refs++ while -e "$stem$refs";
         my ($hyp, $lines) = (0, 0);
         while (<STDIN>) { chop; my @w = split; $hyp += scalar(@w); $lines++; }
         open(R, "${stem}0"); my $ref = 0; while (<R>) { chop; my @w = split(' ', $_); $ref += scalar(@w); } close(R);
-        printf "BLEU = %.2f, 1.0/1.0/1.0/1.0 (BP=1.000, ratio=1.000, hyp_len=%d, ref_len=%d)\n", 12.25 + $refs + 10 * $lc, $hyp, $ref;
-    """), encoding="utf-8")
+        printf "BLEU = %.2f, 1.0/1.0/1.0/1.0 (BP=1.000, ratio=1.000, hyp_len=%d, ref_len=%d)\n",
+            12.25 + $refs + 10 * $lc, $hyp, $ref;
+    """),
+        encoding="utf-8",
+    )
     monkeypatch.setenv("BLEU_ORACLE_MULTI_BLEU", str(script))
     return script
 

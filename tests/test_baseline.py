@@ -245,7 +245,9 @@ def test_the_committed_baseline_schema_is_generated_and_the_reviewed_baselines_v
     from oracle.models import baseline as model
     from oracle.suite.safeyaml import load_yaml
 
-    assert model.SCHEMA_PATH.read_text(encoding="utf-8") == model.render_schema(), "run `python -m oracle.models.baseline`"
+    assert model.SCHEMA_PATH.read_text(encoding="utf-8") == model.render_schema(), (
+        "run `python -m oracle.models.baseline`"
+    )
     validator = Draft202012Validator(json.loads(model.render_schema()))
     for path in sorted((repo_root / "baselines").glob("*.yaml")):
         document = load_yaml(path.read_text(encoding="utf-8"), name=str(path))

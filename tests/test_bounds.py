@@ -170,7 +170,7 @@ def test_the_generated_schemas_state_the_bounds():
     assert options["weights"]["maxItems"] == MAX_ORDER and options["default_max_order"]["maximum"] == MAX_ORDER
     assert case_schema["$defs"]["count"]["maximum"] == MAX_COUNT
     assert case_schema["$defs"]["CaseExpect"]["properties"]["tolerance"]["maximum"] == 1
-    assert "{0,%d}" % (MAX_DIGITS - 1) in case_schema["$defs"]["fraction"]["pattern"]
+    assert f"{{0,{MAX_DIGITS - 1}}}" in case_schema["$defs"]["fraction"]["pattern"]
 
 
 # -- 3. memory linear in the order -------------------------------------------------------------------------
@@ -351,7 +351,7 @@ def test_case_statistics_beyond_a_bound_name_the_field(tmp_path):
     with pytest.raises(BleuValueError) as info:
         load_case_file(path)
     assert "case long-count: `expect.statistics.hyp_len` has 120 digits" in str(info.value)
-    expect = "      statistics: {hyp_len: %d, matches: [1], totals: [1]}" % (MAX_COUNT + 1)
+    expect = f"      statistics: {{hyp_len: {MAX_COUNT + 1}, matches: [1], totals: [1]}}"
     path = _case_file(tmp_path, "big-count", "[1]", expect)
     with pytest.raises(BleuValueError) as info:
         load_case_file(path)

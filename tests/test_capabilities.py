@@ -75,7 +75,9 @@ def test_random_examples_keep_the_first_references_within_max_references():
     requests = [example_request(0, index, caps, uniform_only=True) for index in range(100)]
     assert all(1 <= len(s.references) <= 2 for r in requests for s in r.segments)
     # the unlimited search reaches more references at the same seed: the limit is applied, not avoided
-    assert any(len(s.references) > 2 for i in range(100) for s in example_request(0, i, declared(), uniform_only=True).segments)
+    assert any(
+        len(s.references) > 2 for i in range(100) for s in example_request(0, i, declared(), uniform_only=True).segments
+    )
 
 
 def test_token_restrictions():

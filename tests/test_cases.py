@@ -306,8 +306,18 @@ def test_rejects_unknown_fields_at_every_level(tmp_path):
     _rejects(tmp_path, _file(_case_text(extra="colour: blue")), "unknown field `colour` in a case", needle="colour")
     _rejects(tmp_path, _file(_case_text()) .replace('quote: "q"}', 'quote: "q", page: 3}'),
              "unknown field `source.page`", needle="page: 3")
-    _rejects(tmp_path, _file(_case_text(options="options: {weight: [1]}")), "unknown field `options.weight`", needle="weight:")
-    _rejects(tmp_path, _file(_case_text(expect="expect: {score: \"1\", exact: true, tol: 1}")), "unknown field `expect.tol`", needle="tol:")
+    _rejects(
+        tmp_path,
+        _file(_case_text(options="options: {weight: [1]}")),
+        "unknown field `options.weight`",
+        needle="weight:",
+    )
+    _rejects(
+        tmp_path,
+        _file(_case_text(expect='expect: {score: "1", exact: true, tol: 1}')),
+        "unknown field `expect.tol`",
+        needle="tol:",
+    )
     _rejects(tmp_path, _file(_case_text(expect="expect: {statistics: {hyp_len: 2, bleu: 1}}")),
              "unknown field `expect.statistics.bleu`", needle="bleu:")
     _rejects(tmp_path, _file(_case_text(options="options: {smoothing: {method: floor, eps: 1}}")),
@@ -325,8 +335,12 @@ def test_rejects_missing_required_fields(tmp_path):
     _rejects(tmp_path, text, "`kind` is required in a case", needle="- id: t-one")
     text = _file(_case_text()).replace(', quote: "q"', "")
     _rejects(tmp_path, text, "`source.quote` is required in `source`", needle="source:")
-    _rejects(tmp_path, _file(_case_text(kind="statement")), "`note` is required in a statement case", needle="- id: t-one")
-    _rejects(tmp_path, _file(_case_text(kind="document-error")), "and what the document got wrong", needle="- id: t-one")
+    _rejects(
+        tmp_path, _file(_case_text(kind="statement")), "`note` is required in a statement case", needle="- id: t-one"
+    )
+    _rejects(
+        tmp_path, _file(_case_text(kind="document-error")), "and what the document got wrong", needle="- id: t-one"
+    )
     # `seed` is optional (a case file of one's own cites its document by title or URL); `cases` is not
     _rejects(tmp_path, 'document: "Doc"\n', "`cases` is required in a case file", needle="document", case_id=None)
     _rejects(tmp_path, _file(""), "`cases` must be a non-empty list", needle="cases:", case_id=None)
@@ -372,14 +386,31 @@ def test_rejects_a_malformed_retired_file(tmp_path):
 
 
 def test_rejects_malformed_ids(tmp_path):
-    _rejects(tmp_path, _file(_case_text(case_id="Bad_Id")), "`id` must be lowercase letters", needle="Bad_Id", case_id="Bad_Id")
-    _rejects(tmp_path, _file(_case_text(case_id="a--b")), "`id` must be lowercase letters", needle="a--b", case_id="a--b")
+    _rejects(
+        tmp_path,
+        _file(_case_text(case_id="Bad_Id")),
+        "`id` must be lowercase letters",
+        needle="Bad_Id",
+        case_id="Bad_Id",
+    )
+    _rejects(
+        tmp_path, _file(_case_text(case_id="a--b")), "`id` must be lowercase letters", needle="a--b", case_id="a--b"
+    )
 
 
 def test_rejects_malformed_tokens(tmp_path):
-    _rejects(tmp_path, _file(_case_text(segments="""
+    _rejects(
+        tmp_path,
+        _file(
+            _case_text(
+                segments="""
         - hypothesis: [a, 1]
-          references: [[a]]""")), "`input.segments[0].hypothesis[1]` must be a string token (got number 1; quote it", needle="hypothesis")
+          references: [[a]]"""
+            )
+        ),
+        "`input.segments[0].hypothesis[1]` must be a string token (got number 1; quote it",
+        needle="hypothesis",
+    )
     _rejects(tmp_path, _file(_case_text(segments="""
         - hypothesis: [the, cat]
           references:
@@ -401,14 +432,23 @@ def test_rejects_malformed_tokens(tmp_path):
 
 
 def test_rejects_bad_levels_and_segment_counts(tmp_path):
-    _rejects(tmp_path, _file(_case_text(level="document")), "`input.level` must be one of 'corpus', 'sentence' (got 'document')",
-             needle="level:")
+    _rejects(
+        tmp_path,
+        _file(_case_text(level="document")),
+        "`input.level` must be one of 'corpus', 'sentence' (got 'document')",
+        needle="level:",
+    )
     _rejects(tmp_path, _file(_case_text(segments="""
         - hypothesis: [a]
           references: [[a]]
         - hypothesis: [b]
           references: [[b]]""")), "exactly one segment at sentence level (got 2)", needle="segments:")
-    _rejects(tmp_path, _file(_case_text(level="corpus", segments="[]")), "`input.segments` must be a non-empty list", needle="segments:")
+    _rejects(
+        tmp_path,
+        _file(_case_text(level="corpus", segments="[]")),
+        "`input.segments` must be a non-empty list",
+        needle="segments:",
+    )
 
 
 def test_rejects_bad_profiles_and_kinds(tmp_path):
@@ -416,44 +456,137 @@ def test_rejects_bad_profiles_and_kinds(tmp_path):
     _rejects(tmp_path, text, "`profiles[1]` must be one of", needle="profiles:")
     text = _file(_case_text()).replace("profiles: [papineni]", "profiles: []")
     _rejects(tmp_path, text, "`profiles` must be a non-empty list", needle="profiles:")
-    _rejects(tmp_path, _file(_case_text(kind="example")), "`kind` must be one of 'value', 'statement', 'document-error' (got 'example')", needle="kind:")
+    _rejects(
+        tmp_path,
+        _file(_case_text(kind="example")),
+        "`kind` must be one of 'value', 'statement', 'document-error' (got 'example')",
+        needle="kind:",
+    )
 
 
 def test_rejects_malformed_expected_values(tmp_path):
     def expect(body):
         return _file(_case_text(expect="expect:\n" + textwrap.indent(textwrap.dedent(body).strip("\n"), "  ")))
 
-    _rejects(tmp_path, expect("score: 0.5\ntolerance: -1"), "`expect.tolerance` must be a non-negative number (got -1)", needle="tolerance")
-    _rejects(tmp_path, expect("score: 0.5\ntolerance: small"), "`expect.tolerance` must be a non-negative number (got 'small')", needle="tolerance")
-    _rejects(tmp_path, expect("score: 0.5"), "`expect.score` is a number: `expect.tolerance` is required", needle="score")
+    _rejects(
+        tmp_path,
+        expect("score: 0.5\ntolerance: -1"),
+        "`expect.tolerance` must be a non-negative number (got -1)",
+        needle="tolerance",
+    )
+    _rejects(
+        tmp_path,
+        expect("score: 0.5\ntolerance: small"),
+        "`expect.tolerance` must be a non-negative number (got 'small')",
+        needle="tolerance",
+    )
+    _rejects(
+        tmp_path, expect("score: 0.5"), "`expect.score` is a number: `expect.tolerance` is required", needle="score"
+    )
     _rejects(tmp_path, expect('score: "1"'), "is an exact fraction: add `exact: true`", needle="score")
-    _rejects(tmp_path, expect('score: "one"\nexact: true'), "`expect.score` must be a number, \"NaN\", or an exact fraction", needle="score")
-    _rejects(tmp_path, expect("score: 0.5\nexact: true\ntolerance: 0.1"), "`expect.exact: true` needs the score as a fraction string", needle="exact")
-    _rejects(tmp_path, expect("score: -0.5\ntolerance: 0.1"), "`expect.score` must be a finite non-negative number", needle="score")
-    _rejects(tmp_path, expect('score: "1"\nexact: true\ntolerance: 0.1'), "`expect.tolerance` is given but no expected value", needle="tolerance")
-    _rejects(tmp_path, expect("rejected: false"), "`expect.rejected` must be true when given (got False)", needle="rejected")
-    _rejects(tmp_path, expect('rejected: true\nscore: "0"\nexact: true'), "`expect.rejected` cannot be combined with `expect.score`", needle="score")
+    _rejects(
+        tmp_path,
+        expect('score: "one"\nexact: true'),
+        '`expect.score` must be a number, "NaN", or an exact fraction',
+        needle="score",
+    )
+    _rejects(
+        tmp_path,
+        expect("score: 0.5\nexact: true\ntolerance: 0.1"),
+        "`expect.exact: true` needs the score as a fraction string",
+        needle="exact",
+    )
+    _rejects(
+        tmp_path,
+        expect("score: -0.5\ntolerance: 0.1"),
+        "`expect.score` must be a finite non-negative number",
+        needle="score",
+    )
+    _rejects(
+        tmp_path,
+        expect('score: "1"\nexact: true\ntolerance: 0.1'),
+        "`expect.tolerance` is given but no expected value",
+        needle="tolerance",
+    )
+    _rejects(
+        tmp_path, expect("rejected: false"), "`expect.rejected` must be true when given (got False)", needle="rejected"
+    )
+    _rejects(
+        tmp_path,
+        expect('rejected: true\nscore: "0"\nexact: true'),
+        "`expect.rejected` cannot be combined with `expect.score`",
+        needle="score",
+    )
     _rejects(tmp_path, expect("note_only: 1"), "unknown field `expect.note_only`", needle="note_only")
     _rejects(tmp_path, expect("{}"), "`expect` must state at least one of", needle="{}")
-    _rejects(tmp_path, expect("statistics: {matches: [3], totals: [2]}"), "`expect.statistics.matches[0]` must not exceed `totals[0]` (got 3 > 2)",
-             needle="statistics")
-    _rejects(tmp_path, expect("statistics: {matches: [1, 2], totals: [2]}"), "must have one entry per order (got 2 and 1)", needle="statistics")
-    _rejects(tmp_path, expect("statistics: {hyp_len: -1}"), "`expect.statistics.hyp_len` must be a non-negative integer (got -1)", needle="statistics")
-    _rejects(tmp_path, expect("statistics: {hyp_len: 2.5}"), "`expect.statistics.hyp_len` must be a non-negative integer (got 2.5)", needle="statistics")
-    _rejects(tmp_path, expect("statistics: {precisions: {0: \"1\"}}"), "keys must be n-gram orders 1, 2, ... (got 0)", needle="statistics")
-    _rejects(tmp_path, expect("statistics: {precisions: [\"1/0\"]}"), "`expect.statistics.precisions[0]` must be a number or an exact fraction", needle="statistics")
-    _rejects(tmp_path, expect("statistics: {bp: 0.5}"), "`expect.statistics.bp` is a number: `expect.tolerance` is required", needle="statistics")
+    _rejects(
+        tmp_path,
+        expect("statistics: {matches: [3], totals: [2]}"),
+        "`expect.statistics.matches[0]` must not exceed `totals[0]` (got 3 > 2)",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect("statistics: {matches: [1, 2], totals: [2]}"),
+        "must have one entry per order (got 2 and 1)",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect("statistics: {hyp_len: -1}"),
+        "`expect.statistics.hyp_len` must be a non-negative integer (got -1)",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect("statistics: {hyp_len: 2.5}"),
+        "`expect.statistics.hyp_len` must be a non-negative integer (got 2.5)",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect('statistics: {precisions: {0: "1"}}'),
+        "keys must be n-gram orders 1, 2, ... (got 0)",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect('statistics: {precisions: ["1/0"]}'),
+        "`expect.statistics.precisions[0]` must be a number or an exact fraction",
+        needle="statistics",
+    )
+    _rejects(
+        tmp_path,
+        expect("statistics: {bp: 0.5}"),
+        "`expect.statistics.bp` is a number: `expect.tolerance` is required",
+        needle="statistics",
+    )
     _rejects(tmp_path, expect("statistics: {}"), "`expect.statistics` must state at least one of", needle="statistics")
 
 
 def test_rejects_malformed_options(tmp_path):
-    _rejects(tmp_path, _file(_case_text(options="options: {weights: []}")), "`options.weights` must be a non-empty list", needle="weights")
-    _rejects(tmp_path, _file(_case_text(options="options: {weights: [a]}")), "`options.weights[0]` must be a number or a fraction string", needle="weights")
+    _rejects(
+        tmp_path,
+        _file(_case_text(options="options: {weights: []}")),
+        "`options.weights` must be a non-empty list",
+        needle="weights",
+    )
+    _rejects(
+        tmp_path,
+        _file(_case_text(options="options: {weights: [a]}")),
+        "`options.weights[0]` must be a number or a fraction string",
+        needle="weights",
+    )
     _rejects(tmp_path, _file(_case_text(options="options: {smoothing: {method: magic}}")),
              "`options.smoothing.method` must be one of", needle="smoothing")
     _rejects(tmp_path, _file(_case_text(options="options: {smoothing: {method: exp, value: 1}}")),
              "`options.smoothing.value` is not a parameter of 'exp'", needle="smoothing")
-    _rejects(tmp_path, _file(_case_text(options="options: {lowercase: 1}")), "`options.lowercase` must be true or false", needle="lowercase")
+    _rejects(
+        tmp_path,
+        _file(_case_text(options="options: {lowercase: 1}")),
+        "`options.lowercase` must be true or false",
+        needle="lowercase",
+    )
     _rejects(tmp_path, _file(_case_text(options="options: {reference_length: nearest}")),
              "`options.reference_length` must be one of 'closest', ", needle="reference_length")
 
@@ -500,7 +633,11 @@ def test_rejects_merge_keys_invalid_yaml_and_empty_files(tmp_path):
 
 
 def test_scientific_notation_and_special_numbers(tmp_path):
-    path = _write(tmp_path, "ok.yaml", _file(_case_text(expect="expect: {score: 0.5, tolerance: 5e-1}", options="options: {weights: [.inf]}")))
+    path = _write(
+        tmp_path,
+        "ok.yaml",
+        _file(_case_text(expect="expect: {score: 0.5, tolerance: 5e-1}", options="options: {weights: [.inf]}")),
+    )
     [case] = load_case_file(path)
     assert case.expect.tolerance == Decimal("0.5") and case.options.weights == (Decimal("Infinity"),)
 
@@ -550,17 +687,27 @@ def test_the_schema_rejects_what_the_loader_rejects(tmp_path):
     validator = jsonschema.Draft202012Validator(_schema())
     bad = {
         "unknown field": _file(_case_text(extra="colour: blue")),
-        "token not a string": _file(_case_text(segments="""
+        "token not a string": _file(
+            _case_text(
+                segments="""
             - hypothesis: [a, 1]
-              references: [[a]]""")),
-        "token with whitespace": _file(_case_text(segments="""
+              references: [[a]]"""
+            )
+        ),
+        "token with whitespace": _file(
+            _case_text(
+                segments="""
             - hypothesis: ["a b"]
-              references: [[a]]""")),
+              references: [[a]]"""
+            )
+        ),
         "bad level": _file(_case_text(level="document")),
         "negative tolerance": _file(_case_text(expect="expect: {score: 0.5, tolerance: -1}")),
         "rejected with a score": _file(_case_text(expect='expect: {rejected: true, score: "1", exact: true}')),
         "bad id": _file(_case_text(case_id="Bad_Id")),
-        "explained_by in a documented file": _file(_case_text(extra="explained_by: {name: x, change: [[computation, y]]}")),
+        "explained_by in a documented file": _file(
+            _case_text(extra="explained_by: {name: x, change: [[computation, y]]}")
+        ),
         "a repeated profile": _file(_case_text()).replace("profiles: [papineni]", "profiles: [papineni, papineni]"),
     }
     for what, text in bad.items():
@@ -600,7 +747,11 @@ def test_the_options_a_case_may_set_are_the_protocols_three_and_every_convention
     from oracle.formulas.conventions import Options
 
     assert set(case_model.CaseOptions.model_fields) == {f.name for f in fields(Options)} | {"weights"}
-    assert set(case_model.CONVENTION_FIELDS) == {f.name for f in fields(Options)} - {"weights", "smoothing", "lowercase"}
+    assert set(case_model.CONVENTION_FIELDS) == {f.name for f in fields(Options)} - {
+        "weights",
+        "smoothing",
+        "lowercase",
+    }
 
 
 def test_schema_and_models_agree_with_the_formulas_on_the_allowed_values():
@@ -645,7 +796,9 @@ def test_cli_list(capsys):
 
 
 def test_cli_validate_passes_on_the_repository(capsys):
-    code, out, _ = _run(["cases", "validate", "--id", "matlab-summary-bleu4", "--id", "nltk-bp-tie-12-of-13-11"], capsys)
+    code, out, _ = _run(
+        ["cases", "validate", "--id", "matlab-summary-bleu4", "--id", "nltk-bp-tie-12-of-13-11"], capsys
+    )
     assert code == 0, out
     assert "PASS matlab-summary-bleu4 [matlab]" in out and "2 passed, 0 failed" in out
 
@@ -803,7 +956,7 @@ def test_cli_validate_reports_every_problem_of_a_file_at_once(tmp_path, capsys):
 
 
 def test_every_segment_and_token_of_a_case_is_checked(tmp_path):
-    path = _write(tmp_path, "bad.yaml", _file(_case_text(level="corpus", segments="""
+    _write(tmp_path, "bad.yaml", _file(_case_text(level="corpus", segments="""
             - hypothesis: [a, 1]
               references: [["b c"]]
             - hypothesis: 3
@@ -822,7 +975,10 @@ def test_a_duplicate_id_is_listed_beside_the_problems_of_other_cases(tmp_path):
     assert [(p.line, p.case_id) for p in problems] == [(_line_of(text, "- id: t-one"), "t-one"),
                                                        (_line_of(text, "- id: t-two", 2), "t-two")]
     assert problems[0].bare_message.startswith("`note` is required in a statement case")
-    assert problems[1].bare_message == f"duplicate case id `t-two` (also at {tmp_path / 'a.yaml'}:{_line_of(text, '- id: t-two')})"
+    assert (
+        problems[1].bare_message
+        == f"duplicate case id `t-two` (also at {tmp_path / 'a.yaml'}:{_line_of(text, '- id: t-two')})"
+    )
 
 
 def test_each_problem_is_at_the_line_of_its_own_node_in_block_style(tmp_path):
@@ -859,7 +1015,11 @@ def test_a_found_by_file_lists_every_case_its_provenance_refuses_at_once(tmp_pat
     problems = [(p.case_id, p.line, p.bare_message.split(":")[0]) for p in validate(tmp_path)]
     assert problems == [
         ("t-one", _line_of(text, "- id: t-one"), "`explained_by` is required in a case found by fuzzing"),
-        ("t-one", _line_of(text, 'seed: "s.txt"'), "`source.seed` names a seed document; a `found_by` file quotes no document"),
+        (
+            "t-one",
+            _line_of(text, 'seed: "s.txt"'),
+            "`source.seed` names a seed document; a `found_by` file quotes no document",
+        ),
         ("t-one", _line_of(text, "rejected"), "`expect.rejected`"),
         ("t-two", _line_of(text, "- id: t-two"), "`explained_by` is required in a case found by fuzzing"),
     ], problems
@@ -901,7 +1061,11 @@ def test_cli_id_takes_globs_on_list_and_validate_and_q_leaves_out_passes(capsys)
     assert code == 0 and sorted(line.split("\t")[0] for line in out.splitlines()) == expected
     code, out, _ = _run(["cases", "validate", "--id", "matlab-*", "-q"], capsys)
     runs = sum(len(c.profiles) for c in ALL_CASES if c.id.startswith("matlab-"))
-    assert code == 0 and "PASS" not in out and out == f"{runs} passed, 0 failed ({len(expected)} cases, {runs} case/profile runs)\n"
+    assert (
+        code == 0
+        and "PASS" not in out
+        and out == f"{runs} passed, 0 failed ({len(expected)} cases, {runs} case/profile runs)\n"
+    )
     code, out, _ = _run(["cases", "validate", "--id", "matlab-*"], capsys)
     assert code == 0 and out.count("PASS matlab-") >= len(expected)
     code, _, err = _run(["cases", "list", "--id", "matlab-*", "--id", "no-such-*"], capsys)

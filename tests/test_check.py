@@ -19,9 +19,9 @@ from fakes.harness import check, deviations, fake, results, run_cli
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract, first_divergence, judge
 from oracle.harness.requests import case_to_request, is_uniform, not_applicable_reason
-from oracle.models.case import Case
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
+from oracle.models.case import Case
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import Capabilities, ConventionSwitches, ScoreReply, ScoreRequest, Segment, Statistics
 
@@ -631,7 +631,14 @@ def test_case_to_request_with_a_case_built_from_a_plain_mapping():
 def test_applicability():
     caps = Capabilities(levels=["corpus"], weights="uniform", max_order=4, smoothing=["none"], statistics=False,
                         lowercase=False)
-    base = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a",), references=(("a",),)),), weights=(0.25,) * 4, smoothing={"method": "none"}, lowercase=False)
+    base = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(Segment(hypothesis=("a",), references=(("a",),)),),
+        weights=(0.25,) * 4,
+        smoothing={"method": "none"},
+        lowercase=False,
+    )
     assert not_applicable_reason(base, caps) is None
     changed = lambda **kw: ScoreRequest(**{**base.__dict__, **kw})  # noqa: E731
     assert "level" in not_applicable_reason(changed(level="sentence"), caps)
@@ -649,7 +656,14 @@ def test_applicability():
 
 
 def test_oracle_expected_rejects_what_the_oracle_rejects():
-    request = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=("a",), references=()),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False)
+    request = ScoreRequest(
+        seq=0,
+        level="sentence",
+        segments=(Segment(hypothesis=("a",), references=()),),
+        weights=(1.0,),
+        smoothing={"method": "none"},
+        lowercase=False,
+    )
     assert oracle_expected(request, "papineni").rejected
     # (a sentence-level request with two segments cannot be built: the protocol model refuses it)
     with pytest.raises(ValueError, match="exactly one segment at sentence level"):
@@ -661,10 +675,23 @@ def test_shrink_finds_a_minimal_input():
     def fails(request):
         return any(len(s.hypothesis) != len(set(s.hypothesis)) for s in request.segments)
 
-    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
-         Segment(hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))),
-         Segment(hypothesis=(), references=((),))), weights=(0.1, 0.5, 0.0, 2.0), smoothing={"method": "floor", "value": 0.5}, lowercase=True)
-    result = shrink(start, fails, capabilities=Capabilities(levels=["corpus"], weights="any", max_order=4, smoothing=["none", "floor"], statistics=False, lowercase=True))
+    start = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(
+            Segment(hypothesis=("x", "y", "z"), references=(("x", "y"),)),
+            Segment(
+                hypothesis=("q", "r", "The", "s", "The", "t"), references=(("r", "The"), ("the",), ("u", "v", "w"))
+            ),
+            Segment(hypothesis=(), references=((),)),
+        ),
+        weights=(0.1, 0.5, 0.0, 2.0),
+        smoothing={"method": "floor", "value": 0.5},
+        lowercase=True,
+    )
+    result = shrink(start, fails, capabilities=Capabilities(levels=["corpus"], weights="any", max_order=4,
+                                                             smoothing=["none", "floor"], statistics=False,
+                                                             lowercase=True))
     minimal = result.request
     assert minimal.segments == (Segment(hypothesis=("a", "a"), references=((),)),)
     assert minimal.weights == (1.0,) and dict(minimal.smoothing) == {"method": "none"} and minimal.lowercase is False
@@ -672,8 +699,18 @@ def test_shrink_finds_a_minimal_input():
 
 
 def test_shrink_respects_its_budget():
-    result = shrink(ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a", "a", "b"), references=(("a",),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=False),
-                    lambda r: True, budget=3)
+    result = shrink(
+        ScoreRequest(
+            seq=0,
+            level="corpus",
+            segments=(Segment(hypothesis=("a", "a", "b"), references=(("a",),)),),
+            weights=(1.0,),
+            smoothing={"method": "none"},
+            lowercase=False,
+        ),
+        lambda r: True,
+        budget=3,
+    )
     assert result.queries == 3 and result.exhausted
 
 
@@ -681,9 +718,18 @@ def test_rename_keeps_what_lowercasing_merges():
     # fails only while a hypothesis token and a reference token differ but fold to the same
     def fails(request):
         s = request.segments[0]
-        return request.lowercase and any(h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref)
+        return request.lowercase and any(
+            h != r and h.lower() == r.lower() for h in s.hypothesis for ref in s.references for r in ref
+        )
 
-    start = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),), weights=(1.0,), smoothing={"method": "none"}, lowercase=True)
+    start = ScoreRequest(
+        seq=0,
+        level="corpus",
+        segments=(Segment(hypothesis=("Ça", "été"), references=(("ça", "x"),)),),
+        weights=(1.0,),
+        smoothing={"method": "none"},
+        lowercase=True,
+    )
     minimal = shrink(start, fails).request
     assert minimal.segments == (Segment(hypothesis=("A",), references=(("a",),)),) and minimal.lowercase
 

@@ -24,8 +24,17 @@ from oracle.models.protocol import ScoreRequest, Segment
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
-    segs = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments)
-    return ScoreRequest(seq=0, level=level, segments=segs, weights=tuple(weights), smoothing=smoothing or {"method": "none"}, lowercase=lowercase)
+    segs = tuple(
+        Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments
+    )
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        segments=segs,
+        weights=tuple(weights),
+        smoothing=smoothing or {"method": "none"},
+        lowercase=lowercase,
+    )
 
 
 def f32(x):
@@ -213,7 +222,10 @@ def test_case_folded_though_the_request_keeps_case():
 def test_object_prototype_key_nan():
     r = request("sentence", [("constructor", ["constructor"])], weights=(1.0,))
     assert classify(r, math.nan, "papineni").name == "object-prototype-key-nan"
-    assert classify(request("sentence", [("a", ["a"])], weights=(1.0,)), math.nan, "papineni").name != "object-prototype-key-nan"
+    assert (
+        classify(request("sentence", [("a", ["a"])], weights=(1.0,)), math.nan, "papineni").name
+        != "object-prototype-key-nan"
+    )
 
 
 def test_empty_text_one_token():

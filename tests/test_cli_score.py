@@ -230,7 +230,9 @@ def test_explain_shows_the_one_segment_asked_for(tmp_path, capsys):
 def test_profiles_print_values_as_a_user_writes_them(capsys):
     code, out, _ = run(["profiles", "sacrebleu"], capsys)
     assert code == 0 and "smoothing = exp\n" in out and "uniform_weights_only = true" in out
-    values = [line for line in out.splitlines() if line.startswith("  ") and " = " in line and not line.startswith("     ")]
+    values = [
+        line for line in out.splitlines() if line.startswith("  ") and " = " in line and not line.startswith("     ")
+    ]
     assert not [line for line in values if "{'" in line or line.endswith(("True", "False", "None"))], values
     code, out, _ = run(["profiles", "papineni"], capsys)
     assert "sentence_empty_order = (unset: empty_order applies)" in out

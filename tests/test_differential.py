@@ -55,15 +55,19 @@ CONDITIONS = {
     # nltk: corpus_bleu returns 0 before smoothing when no unigram matches; otherwise method6
     # asserts p_n[2] (the trigram precision, whose numerator is the trigram matches).
     "chen-cherry-6-trigram-precision-zero": lambda r: (
-        r.smoothing.method == "chen-cherry-6" and len(r.weights) >= 3
-        and _statistics(r).matches[0] > 0 and _statistics(r).matches[2] == 0
+        r.smoothing.method == "chen-cherry-6"
+        and len(r.weights) >= 3
+        and _statistics(r).matches[0] > 0
+        and _statistics(r).matches[2] == 0
     ),
     "chen-cherry-6-fewer-than-three-orders": lambda r: (
         r.smoothing.method == "chen-cherry-6" and len(r.weights) < 3 and _statistics(r).matches[0] > 0
     ),
     "some-order-has-no-hypothesis-ngrams": lambda r: any(t == 0 for t in _statistics(r).totals),
     # the reference scripts: no hypothesis token in the whole corpus (and, for multi-bleu, some reference token)
-    "token-holds-space": lambda r: any(" " in t for s in r.segments for ts in (s.hypothesis, *s.references) for t in ts),
+    "token-holds-space": lambda r: any(
+        " " in t for s in r.segments for ts in (s.hypothesis, *s.references) for t in ts
+    ),
     "empty-hypothesis-corpus": lambda r: _statistics(r.tokenized()).hyp_len == 0,
     "empty-hypothesis-nonempty-reference": lambda r: (
         _statistics(r.tokenized()).hyp_len == 0 and _statistics(r.tokenized()).ref_len > 0

@@ -31,7 +31,9 @@ def test_a_malformed_entry_names_itself_and_the_field(changes, message):
     bad = entry(**{k: v for k, v in changes.items() if v is not None})
     if changes.get("classify", 0) is None:
         bad.pop("classify")
-    with pytest.raises(BleuValueError, match=f"entry 0 \\({bad['id']}\\): .*{message.replace('(', '.').replace(')', '.')}"):
+    with pytest.raises(
+        BleuValueError, match=f"entry 0 \\({bad['id']}\\): .*{message.replace('(', '.').replace(')', '.')}"
+    ):
         discrepancies.models([bad])
 
 

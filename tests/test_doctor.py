@@ -62,13 +62,20 @@ def test_a_number_derived_by_hand_is_explained_and_exits_0(cat):
     assert number["given"] == "37.99" and number["half_unit"] == pytest.approx(0.005)
     best = number["explanations"][0]
     # a named profile as it stands comes first, and its own tokenizer before another
-    assert (best["profile"], best["tokenize"], best["lowercase"], best["conventions"]) == ("sacrebleu", "13a", False, {})
+    assert (best["profile"], best["tokenize"], best["lowercase"], best["conventions"]) == (
+        "sacrebleu",
+        "13a",
+        False,
+        {},
+    )
     assert abs(best["score"] - SMOOTHED * 100) <= 1e-12
     changes = [len(e["conventions"]) for e in number["explanations"]]
     assert changes == sorted(changes)
     # the readings table: every profile x tokenizer x case, both scales, each with a signature
     assert len(report["readings"]) == 8 * 4 * 2
-    papineni = next(r for r in report["readings"] if (r["profile"], r["tokenize"], r["lowercase"]) == ("papineni", "none", False))
+    papineni = next(
+        r for r in report["readings"] if (r["profile"], r["tokenize"], r["lowercase"]) == ("papineni", "none", False)
+    )
     assert papineni["score"] == 0 and papineni["signature"].startswith("profile:papineni|nrefs:1|case:mixed|tok:none|")
     assert all(abs(r["score_100"] - 100 * r["score"]) <= 1e-12 for r in report["readings"])
 

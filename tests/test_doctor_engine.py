@@ -27,7 +27,14 @@ WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 #: Lines where the streams differ: a byte-order mark, non-ASCII capitals (folding rules), a no-break space and
 #: U+001C (split rules), punctuation (tokenizers), references of different lengths (reference-length rules),
 #: a short and an empty hypothesis (floors, empty orders).
-HYP = ["\ufeffÄrger über Öl, sagt er.", "Der\xa0Mann ging nach Hause .", "a\x1cb c d", "Ja", "", "STRASSE straße Straße"]
+HYP = [
+    "\ufeffÄrger über Öl, sagt er.",
+    "Der\xa0Mann ging nach Hause .",
+    "a\x1cb c d",
+    "Ja",
+    "",
+    "STRASSE straße Straße",
+]
 REFS = [["Ärger über das Öl , sagt er .", "ÄRGER über Öl, sagte er."],
         ["Der Mann ging heim.", "der\xa0mann ging nach hause"],
         ["a b c d", "a\x1cb c d e f"],
@@ -38,7 +45,7 @@ REFS = [["Ärger über das Öl , sagt er .", "ÄRGER über Öl, sagte er."],
 
 def _table(hyp: list, refs: list) -> StreamTable:
     table = StreamTable(len(refs[0]), bom=True)
-    for h, r in zip(hyp, refs):
+    for h, r in zip(hyp, refs, strict=True):
         table.add((h, *r))
     return table
 
@@ -77,7 +84,11 @@ def test_on_wmt17_lines_too():
             return [next(handle)[:-1] for _ in range(count)]
 
     hyp = lines("newstest2017.PROMT-Rule-based.4735.en-de.txt.gz")  # no-break spaces
-    refs = list(zip(lines("newstest2017.reference.en-de.txt.gz"), lines("newstest2017.uedin-nmt.4722.en-de.txt.gz")))
+    refs = list(
+        zip(
+            lines("newstest2017.reference.en-de.txt.gz"), lines("newstest2017.uedin-nmt.4722.en-de.txt.gz"), strict=True
+        )
+    )
     table = _table(hyp, refs)
     for key in table.keys:
         assert table.statistics(key, "closest", 0) == _plain_statistics(key, "closest", 0, hyp, refs), key

@@ -148,7 +148,9 @@ def test_empty_lines_on_either_side(tmp_path, wmt):
     ref[19] = "   "
     report = diagnose_files(_write(tmp_path / "hyp.txt", hyp), [_write(tmp_path / "ref.txt", ref)])
     by_file = {Path(f.where[0].file).name: f for f in report.layout if f.kind == "empty-lines"}
-    assert _places(by_file["hyp.txt"]) == {("hyp.txt", 10), ("hyp.txt", 11)} and by_file["hyp.txt"].severity == "warning"
+    assert (
+        _places(by_file["hyp.txt"]) == {("hyp.txt", 10), ("hyp.txt", 11)} and by_file["hyp.txt"].severity == "warning"
+    )
     assert _places(by_file["ref.txt"]) == {("ref.txt", 20)} and by_file["ref.txt"].severity == "error"
     assert by_file["ref.txt"].effect is not None
 

@@ -66,11 +66,20 @@ def _check_numbers(system: str, result: dict) -> None:
     for entry, number in zip(_entries(system), report["numbers"], strict=True):
         want = entry["reading"]
         assert number["given"] == entry["number"]
-        found = [e for e in number["explanations"]
-                 if (e["profile"], e["tokenize"], e["lowercase"]) == (want["profile"], want["tokenize"], want["lowercase"])
-                 and set(e["conventions"].items()) <= set(want["conventions"].items()) and e["match"] == "digits"]
-        assert found, (entry["tool"], entry["command"], entry["number"], want,
-                       [(e["profile"], e["tokenize"], e["lowercase"], e["conventions"]) for e in number["explanations"][:8]])
+        found = [
+            e
+            for e in number["explanations"]
+            if (e["profile"], e["tokenize"], e["lowercase"]) == (want["profile"], want["tokenize"], want["lowercase"])
+            and set(e["conventions"].items()) <= set(want["conventions"].items())
+            and e["match"] == "digits"
+        ]
+        assert found, (
+            entry["tool"],
+            entry["command"],
+            entry["number"],
+            want,
+            [(e["profile"], e["tokenize"], e["lowercase"], e["conventions"]) for e in number["explanations"][:8]],
+        )
 
 
 def _check_waterfalls(system: str, result: dict) -> None:
@@ -120,7 +129,9 @@ def test_the_fixture_covers_every_tool_the_issue_names():
     tools = {entry["tool"] for entry in FIXTURE["numbers"]}
     assert tools == {"sacrebleu", "multi-bleu.perl", "mteval-v13a.pl", "nltk", "torchmetrics",
                      "sacrebleu sentence_bleu, averaged"}
-    sacrebleu = {(e["reading"]["tokenize"], e["reading"]["lowercase"]) for e in FIXTURE["numbers"] if e["tool"] == "sacrebleu"}
+    sacrebleu = {
+        (e["reading"]["tokenize"], e["reading"]["lowercase"]) for e in FIXTURE["numbers"] if e["tool"] == "sacrebleu"
+    }
     assert sacrebleu == {(t, lc) for t in ("13a", "intl", "char", "none") for lc in (False, True)}
     multi_bleu = {e["reading"]["tokenize"] for e in FIXTURE["numbers"] if e["tool"] == "multi-bleu.perl"}
     assert multi_bleu == {"none", "13a"}

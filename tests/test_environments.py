@@ -95,7 +95,9 @@ def test_a_tarball_with_the_pinned_integrity_is_unpacked_once(fake_registry, mon
 
 def test_a_tarball_whose_integrity_changed_is_refused_and_nothing_is_left(fake_registry, monkeypatch, tmp_path):
     pin(monkeypatch, "sha512-" + base64.b64encode(b"\0" * 64).decode())
-    with pytest.raises(AdapterUnavailable, match="demo@1.0.0's tarball has integrity sha512-.*, not the pinned sha512-AAAA"):
+    with pytest.raises(
+        AdapterUnavailable, match="demo@1.0.0's tarball has integrity sha512-.*, not the pinned sha512-AAAA"
+    ):
         environments.prepare("demo", log=io.StringIO())
     assert not environments.is_prepared("demo")
     assert list((tmp_path / "implementations" / "npm").iterdir()) == []  # no scratch directory left
@@ -214,7 +216,11 @@ def test_check_prepares_first_with_a_progress_line_then_drives_the_driver_itself
     results = read_results(tmp_path / "report" / "results.jsonl")
     command = results.header.settings.command
     assert "npm_bleu.js bleu-score" in command and " serve " not in command  # one process: the driver
-    assert results.header.implementation.to_json() == {"name": "bleu-score", "version": "1.0.4", "language": "typescript"}
+    assert results.header.implementation.to_json() == {
+        "name": "bleu-score",
+        "version": "1.0.4",
+        "language": "typescript",
+    }
     scored = [r for r in results.records if r.outcome == "fail"]
     assert scored and all(r.actual.score == 0.5 for r in scored)
     assert run_cli("check", "--impl", "bleu-score", "--no-cases", "--examples", "1", "--report", tmp_path / "again",

@@ -16,9 +16,9 @@ from jsonschema import Draft202012Validator
 from oracle.cli import main
 from oracle.diagnose import discrepancies
 from oracle.formulas.profiles import PROFILES
-from oracle.models.protocol import Capabilities
 from oracle.harness.requests import not_applicable_reason, request_from_json
 from oracle.models import export
+from oracle.models.protocol import Capabilities
 from oracle.suite.cases import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,7 +48,9 @@ def read(path):
 
 
 def test_the_committed_schema_is_the_generated_one():
-    assert export.SCHEMA_PATH.read_text(encoding="utf-8") == export.render_schema(), "run `python -m oracle.models.export`"
+    assert export.SCHEMA_PATH.read_text(encoding="utf-8") == export.render_schema(), (
+        "run `python -m oracle.models.export`"
+    )
 
 
 def test_every_file_validates_against_the_schema_written_beside_it(exported):

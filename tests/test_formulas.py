@@ -170,7 +170,12 @@ def test_sum_statistics_reads_lazily_and_names_the_bad_segment():
 
 def test_statistics_validate_themselves():
     assert Statistics(3, 4, (1, 0), (3, 2)).max_order == 2
-    assert Statistics(3, 4, (1, 0), (3, 2)).to_json() == {"hyp_len": 3, "ref_len": 4, "matches": [1, 0], "totals": [3, 2]}
+    assert Statistics(3, 4, (1, 0), (3, 2)).to_json() == {
+        "hyp_len": 3,
+        "ref_len": 4,
+        "matches": [1, 0],
+        "totals": [3, 2],
+    }
     with pytest.raises(BleuValueError, match=r"`matches\[0\]` must not exceed `totals\[0\]` \(got 4 > 3\)"):
         Statistics(3, 3, (4,), (3,))
     with pytest.raises(BleuValueError, match="one entry per order"):
@@ -225,6 +230,15 @@ def test_parse_weights():
     assert parse_weights([1, "1/3", Decimal("0.5")]) == (Fraction(1), Fraction(1, 3), Fraction(1, 2))
     assert parse_weights([0.1]) == (Fraction(0.1),)  # the binary double, exactly: not 1/10
     assert parse_weights((0, 1)) == (Fraction(0), Fraction(1))  # a zero weight is allowed
+
+
+def test_a_real_of_another_kind_is_read_through_its_float():
+    """numpy.float32 is a numbers.Real but neither a float nor a Rational: Fraction() refuses it with a
+    TypeError, which escaped as an internal error before mypy pointed at it."""
+    numpy = pytest.importorskip("numpy", reason="numpy is not installed")
+    assert parse_weights([numpy.float32(0.5), numpy.float32(0.25)]) == (Fraction(1, 2), Fraction(1, 4))
+    with pytest.raises(BleuValueError, match="finite"):
+        parse_weights([numpy.float32("inf")])
 
 
 # -- bleu_from_statistics ------------------------------------------------------------------
@@ -315,7 +329,9 @@ def test_bleu_from_statistics_checks_its_arguments():
     with pytest.raises(BleuValueError, match="`level` must be 'corpus' or 'sentence'"):
         bleu_from_statistics(stats, weights=[1], level="document")
     with pytest.raises(BleuValueError, match="`weights` must be uniform"):
-        bleu_from_statistics(Statistics(2, 2, (2, 1), (2, 1)), weights=[0.75, 0.25], options=Options(uniform_weights_only=True))
+        bleu_from_statistics(
+            Statistics(2, 2, (2, 1), (2, 1)), weights=[0.75, 0.25], options=Options(uniform_weights_only=True)
+        )
 
 
 # -- corpus_bleu and sentence_bleu ----------------------------------------------------------
@@ -336,7 +352,9 @@ def test_sentence_bleu_the_tutorial_example():
 def test_corpus_bleu_micro_averages():
     # see test_corpus_statistics_sum_before_dividing: p1 = 3/6, p2 = 1/4, c = r = 6
     # weights 1/2: sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355...
-    result = corpus_bleu([["a", "b"], ["c", "d", "e", "f"]], [[["a", "b"]], [["c", "x", "y", "z"]]], weights=["1/2", "1/2"])
+    result = corpus_bleu(
+        [["a", "b"], ["c", "d", "e", "f"]], [[["a", "b"]], [["c", "x", "y", "z"]]], weights=["1/2", "1/2"]
+    )
     assert near(result.score, math.sqrt(1 / 8))
     assert result.statistics.segments == 2
 
@@ -472,7 +490,7 @@ def test_smoothing_chen_cherry_7():
     m4 = (m3 + l4 / 20) / 3
     out = _smooth("chen-cherry-7")
     assert out.matches[0] == 2
-    for actual, expected in zip(out.matches[1:], (m2, m3, m4)):
+    for actual, expected in zip(out.matches[1:], (m2, m3, m4), strict=True):
         assert near(actual, expected)
 
 
@@ -483,7 +501,9 @@ def test_smoothing_notes_say_what_changed():
 
 def test_extra_orders():
     assert extra_orders("chen-cherry-5") == extra_orders("chen-cherry-7") == 1
-    assert all(extra_orders(m) == 0 for m in ("none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-4", "lin-2004"))
+    assert all(
+        extra_orders(m) == 0 for m in ("none", "floor", "add-k", "exp", "chen-cherry-1", "chen-cherry-4", "lin-2004")
+    )
 
 
 def test_smoothing_parse_and_defaults():

@@ -25,8 +25,8 @@ from oracle.formulas.errors import BleuValueError, CaseFileError
 from oracle.harness.requests import request_from_json
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.reports.foundcases import tolerance_for
-from oracle.suite.foundcases import case_id, input_hash
 from oracle.suite import cases as casefiles
+from oracle.suite.foundcases import case_id, input_hash
 
 DISCREPANCIES = discrepancies.load()
 
@@ -375,7 +375,13 @@ def test_explained_by_is_refused_in_a_documented_file(tmp_path):
 
 def test_a_smoothing_reading_round_trips_through_a_case(tmp_path):
     """An explanation that is another reading of the smoothing (floor with the documented default 0.1)."""
-    request = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),), weights=(0.5, 0.5), smoothing={"method": "floor", "value": 0.5})
+    request = ScoreRequest(
+        seq=0,
+        level="sentence",
+        segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
+        weights=(0.5, 0.5),
+        smoothing={"method": "floor", "value": 0.5},
+    )
     # the 'implementation' smooths with 0.1 instead of 0.5: p2 = 0.1 / 1, BLEU = sqrt(1/2 * 1/10) -- by hand
     explanation = classify(request, math.sqrt(0.5 * 0.1), "sacrebleu")
     assert explanation.name.startswith("smoothing=floor(value=1/10)")

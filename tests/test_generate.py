@@ -7,8 +7,8 @@ import pytest
 from oracle.diagnose.expect import oracle_expected
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.generate import (
-    FOCI,
     ALPHABET,
+    FOCI,
     FORBIDDEN_CHARACTERS,
     SPLIT_CHARACTERS,
     VOCABULARY,
@@ -56,7 +56,9 @@ def test_split_characters_include_the_surprising_ones():
     assert SPLIT_CHARACTERS <= FORBIDDEN_CHARACTERS
     assert all(is_safe_token(t) for t in VOCABULARY)
     assert all(is_safe_token(ch) for ch in ALPHABET)
-    assert not is_safe_token("") and not is_safe_token("a\x85b") and not is_safe_token("a\x1fb") and not is_safe_token(3)
+    assert (
+        not is_safe_token("") and not is_safe_token("a\x85b") and not is_safe_token("a\x1fb") and not is_safe_token(3)
+    )
 
 
 #: What a text-based library's adapter declares: tokens joined by spaces and split again.
@@ -128,7 +130,9 @@ def test_the_inputs_cover_the_places_where_implementations_differ():
     assert ties >= 10, "reference-length ties between a shorter and a longer reference"
     assert any(len(s.hypothesis) >= 3 and len(set(s.hypothesis)) == 1 for s in segments), "repeated tokens"
     assert any(not all(t.isascii() for t in all_tokens(r)) for r in requests), "non-ASCII tokens"
-    assert any(r.lowercase and any(t != t.lower() for t in all_tokens(r)) for r in requests), "mixed case with lowercase"
+    assert any(r.lowercase and any(t != t.lower() for t in all_tokens(r)) for r in requests), (
+        "mixed case with lowercase"
+    )
     assert any(0.0 in r.weights for r in requests), "zero weights"
     assert any(abs(sum(r.weights) - 1) > 1e-9 for r in requests), "weights not summing to one"
     assert {len(r.weights) for r in requests} >= set(range(1, 13))

@@ -1,5 +1,5 @@
 """The package's shape: the layer contracts (import-linter, configured in pyproject.toml) hold, no
-module is over 700 lines, and at most 12 modules sit directly in oracle/."""
+import cycle, and at most 12 modules sit directly in oracle/. Modules are cut by job, not by a line cap."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "oracle"
-MAX_LINES = 700
 MAX_TOP_LEVEL_MODULES = 12
 
 
@@ -29,12 +28,6 @@ def test_the_layer_contracts_hold():
                           text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert "0 broken" in done.stdout
-
-
-def test_no_module_is_over_700_lines():
-    long = {str(path.relative_to(ROOT)): n for path in PACKAGE.rglob("*.py")
-            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
-    assert not long, f"split these modules: {long}"
 
 
 def test_few_modules_directly_in_the_package():

@@ -31,8 +31,13 @@ def prepared(name):
 
 
 def _request(hypothesis, references, weights, *, level="sentence", smoothing="none", lowercase=False):
-    return ScoreRequest(level=level, segments=[{"hypothesis": hypothesis, "references": references}],
-                        weights=weights, smoothing=smoothing, lowercase=lowercase)
+    return ScoreRequest(
+        level=level,
+        segments=[{"hypothesis": hypothesis, "references": references}],
+        weights=weights,
+        smoothing=smoothing,
+        lowercase=lowercase,
+    )
 
 
 BLEU4 = [0.25] * 4
@@ -47,8 +52,13 @@ def test_promptfoo_by_hand():
     assert best_single == pytest.approx((1 / 3) ** 0.25, rel=1e-12)
     # 'the' x7: the best reference for unigrams has 'the' twice (2/7); bigrams to 4-grams match nothing and
     # count 1e-7 each: (2/7 * 1e-21)^(1/4)
-    the = promptfoo.score(_request(["the"] * 7, [["the", "cat", "is", "on", "the", "mat"],
-                                                 ["there", "is", "a", "cat", "on", "the", "mat"]], BLEU4)).score
+    the = promptfoo.score(
+        _request(
+            ["the"] * 7,
+            [["the", "cat", "is", "on", "the", "mat"], ["there", "is", "a", "cat", "on", "the", "mat"]],
+            BLEU4,
+        )
+    ).score
     assert the == pytest.approx((2 / 7 * 1e-21) ** 0.25, rel=1e-9)
     # it lowercases, always: 'The cat' against 'the cat' is identical; orders 3 and 4 have no n-grams and
     # are left out, weights renormalised
@@ -71,10 +81,12 @@ def test_bleu_score_npm_by_hand():
 def test_torchtext_by_hand():
     torchtext = load("torchtext")
     # ties go to the first listed: c = 5 between 6 and 4 -> r = 6, BP e^(1 - 6/5); listed the other way, 1
-    assert torchtext.score(_request(list("abcde"), [list("abcdef"), list("abcd")], [1.0], level="corpus")).score \
-        == pytest.approx(math.exp(-0.2), rel=1e-6)
-    assert torchtext.score(_request(list("abcde"), [list("abcd"), list("abcdef")], [1.0], level="corpus")).score \
-        == pytest.approx(1.0, rel=1e-6)
+    assert torchtext.score(
+        _request(list("abcde"), [list("abcdef"), list("abcd")], [1.0], level="corpus")
+    ).score == pytest.approx(math.exp(-0.2), rel=1e-6)
+    assert torchtext.score(
+        _request(list("abcde"), [list("abcd"), list("abcdef")], [1.0], level="corpus")
+    ).score == pytest.approx(1.0, rel=1e-6)
     # `if min(clipped_counts) == 0: return 0.0`, even for an order of weight 0
     assert torchtext.score(_request(["a", "b"], [["a", "c"]], [1.0, 0.0], level="corpus")).score == 0.0
     # a token holding a space is split again: the bigram 'a b' 'c' becomes three tokens -> IndexError
@@ -87,28 +99,41 @@ def test_torchtext_by_hand():
 def test_metrax_by_hand():
     metrax = prepared("metrax")
     # the shortest reference (3) is below c = 6: BP 1; the closest (7) would give e^(1 - 7/6)
-    assert metrax.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
-        == pytest.approx(1.0, rel=1e-6)
+    assert metrax.score(
+        _request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")
+    ).score == pytest.approx(1.0, rel=1e-6)
     # c = 4 against r = 5, every precision 1: e^(1 - 5/4) in float32
-    assert metrax.score(_request(list("abcd"), [list("abcde")], BLEU4, level="corpus")).score \
-        == pytest.approx(math.exp(-0.25), rel=1e-6)
+    assert metrax.score(_request(list("abcd"), [list("abcde")], BLEU4, level="corpus")).score == pytest.approx(
+        math.exp(-0.25), rel=1e-6
+    )
 
 
 @pytest.mark.slow
 @pytest.mark.heavy
 def test_keras_hub_by_hand():
     keras_hub = prepared("keras-hub")
-    assert keras_hub.score(_request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")).score \
-        == pytest.approx(1.0, rel=1e-6)
+    assert keras_hub.score(
+        _request(list("abcdef"), [list("abcdefg"), list("abc")], [0.5, 0.5], level="corpus")
+    ).score == pytest.approx(1.0, rel=1e-6)
     # smooth: (m + 1) / (t + 1) on every order, unigrams too: 'a' against 'b' -> 1/2, BP 1 (c = r)
     assert keras_hub.score(_request(["a"], [["b"]], [1.0], smoothing="lin-2004")).score == pytest.approx(0.5, rel=1e-6)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["promptfoo", "bleu-score", "torchtext", pytest.param("metrax", marks=pytest.mark.heavy),
-                                  pytest.param("keras-hub", marks=pytest.mark.heavy)])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "promptfoo",
+        "bleu-score",
+        "torchtext",
+        pytest.param("metrax", marks=pytest.mark.heavy),
+        pytest.param("keras-hub", marks=pytest.mark.heavy),
+    ],
+)
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
     prepared(name)
-    code, records, errors, gating = check_against_baseline(name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml")
+    code, records, errors, gating = check_against_baseline(
+        name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml"
+    )
     assert code == 0, gating
     assert records and len(errors) <= 0.05 * len(records), [r.id for r in errors][:10]

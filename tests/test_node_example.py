@@ -31,12 +31,29 @@ MATLAB_REFS = ["The quick brown animal jumped over the lazy dog .", "The quick b
 THE = ("the the the the the the", ["the cat is on the mat"])
 NONE = {"method": "none"}
 
-# id -> (segments [(hyp, [refs])], weights, level, smoothing, lowercase, expected score, expected (c, r, matches, totals))
+# id -> (segments [(hyp, [refs])], weights, level, smoothing, lowercase, expected score,
+#        expected (c, r, matches, totals))
 CASES = {
     # MATLAB: matches 9/10, 7/9, 6/8, 5/7, c = r = 10: (0.375)^(1/4) = 0.7825
-    "matlab-bleu4": ([(MATLAB_HYP, MATLAB_REFS)], [0.25] * 4, "corpus", NONE, False, 0.375 ** 0.25, (10, 10, [9, 7, 6, 5], [10, 9, 8, 7])),
+    "matlab-bleu4": (
+        [(MATLAB_HYP, MATLAB_REFS)],
+        [0.25] * 4,
+        "corpus",
+        NONE,
+        False,
+        0.375**0.25,
+        (10, 10, [9, 7, 6, 5], [10, 9, 8, 7]),
+    ),
     # MATLAB: (9/10 * 7/9)^(1/2) = 0.8367
-    "matlab-bleu2-sentence": ([(MATLAB_HYP, MATLAB_REFS)], [0.5, 0.5], "sentence", NONE, False, 0.7 ** 0.5, (10, 10, [9, 7], [10, 9])),
+    "matlab-bleu2-sentence": (
+        [(MATLAB_HYP, MATLAB_REFS)],
+        [0.5, 0.5],
+        "sentence",
+        NONE,
+        False,
+        0.7**0.5,
+        (10, 10, [9, 7], [10, 9]),
+    ),
     # weights as given, not normalised: (9/10)^1 * (7/9)^1 = 0.7
     "weights-as-given": ([(MATLAB_HYP, MATLAB_REFS)], [1, 1], "corpus", NONE, False, 0.7, (10, 10, [9, 7], [10, 9])),
     # Papineni 2.1: "the" clipped to 2; no bigram matches: 0
@@ -44,23 +61,67 @@ CASES = {
     # a zero weight switches its order off: (2/6)^1
     "zero-weight-order": ([THE], [1, 0], "corpus", NONE, False, 1 / 3, (6, 6, [2, 0], [6, 5])),
     # floor 0.1: p = 2/6, 0.1/5, 0.1/4, 0.1/3
-    "floor": ([THE], [0.25] * 4, "corpus", {"method": "floor", "value": 0.1}, False,
-              (2 / 6 * 0.1 / 5 * 0.1 / 4 * 0.1 / 3) ** 0.25, (6, 6, [2, 0, 0, 0], [6, 5, 4, 3])),
+    "floor": (
+        [THE],
+        [0.25] * 4,
+        "corpus",
+        {"method": "floor", "value": 0.1},
+        False,
+        (2 / 6 * 0.1 / 5 * 0.1 / 4 * 0.1 / 3) ** 0.25,
+        (6, 6, [2, 0, 0, 0], [6, 5, 4, 3]),
+    ),
     # exp: the k-th order without matches gets 1/2^k: p = 2/6, (1/2)/5, (1/4)/4, (1/8)/3
-    "exp": ([THE], [0.25] * 4, "sentence", {"method": "exp"}, False,
-            (2 / 6 * 0.5 / 5 * 0.25 / 4 * 0.125 / 3) ** 0.25, (6, 6, [2, 0, 0, 0], [6, 5, 4, 3])),
+    "exp": (
+        [THE],
+        [0.25] * 4,
+        "sentence",
+        {"method": "exp"},
+        False,
+        (2 / 6 * 0.5 / 5 * 0.25 / 4 * 0.125 / 3) ** 0.25,
+        (6, 6, [2, 0, 0, 0], [6, 5, 4, 3]),
+    ),
     # clipping takes the largest count in any single reference: "the" 2 (second ref), "the the" 1: (2/3 * 1/2)^(1/2)
-    "clip-per-reference": ([("the the the", ["the cat", "the the dog"])], [0.5, 0.5], "corpus", NONE, False,
-                           (1 / 3) ** 0.5, (3, 3, [2, 1], [3, 2])),
+    "clip-per-reference": (
+        [("the the the", ["the cat", "the the dog"])],
+        [0.5, 0.5],
+        "corpus",
+        NONE,
+        False,
+        (1 / 3) ** 0.5,
+        (3, 3, [2, 1], [3, 2]),
+    ),
     # brevity: c = 2, r = 6: BP = e^(1 - 6/2), precisions 1
-    "brevity": ([("the cat", ["the cat sat on the mat"])], [0.5, 0.5], "corpus", NONE, False, math.exp(-2), (2, 6, [2, 1], [2, 1])),
+    "brevity": (
+        [("the cat", ["the cat sat on the mat"])],
+        [0.5, 0.5],
+        "corpus",
+        NONE,
+        False,
+        math.exp(-2),
+        (2, 6, [2, 1], [2, 1]),
+    ),
     # r ties between 2 and 4 for c = 3 go to the shorter: r = 2 < c, BP = 1, p1 = 3/3
     "reference-length-tie": ([("a b c", ["a b c d", "a b"])], [1], "corpus", NONE, False, 1.0, (3, 2, [3], [3])),
     # corpus: sums before dividing: c = 3 + 2, r = 6 + 2, p1 = 5/5, p2 = 3/3: BP = e^(1 - 8/5)
-    "corpus-sums": ([("the cat sat", ["the cat sat on the mat"]), ("a dog", ["a dog"])], [0.5, 0.5], "corpus", NONE, False,
-                    math.exp(1 - 8 / 5), (5, 8, [5, 3], [5, 3])),
+    "corpus-sums": (
+        [("the cat sat", ["the cat sat on the mat"]), ("a dog", ["a dog"])],
+        [0.5, 0.5],
+        "corpus",
+        NONE,
+        False,
+        math.exp(1 - 8 / 5),
+        (5, 8, [5, 3], [5, 3]),
+    ),
     # an order with no hypothesis n-grams (3- and 4-grams of 2 tokens) counts p_n = 0: 0
-    "order-without-ngrams": ([("a b", ["a b"])], [0.25] * 4, "corpus", NONE, False, 0.0, (2, 2, [2, 1, 0, 0], [2, 1, 0, 0])),
+    "order-without-ngrams": (
+        [("a b", ["a b"])],
+        [0.25] * 4,
+        "corpus",
+        NONE,
+        False,
+        0.0,
+        (2, 2, [2, 1, 0, 0], [2, 1, 0, 0]),
+    ),
     # case folding: "The Cat" matches "the cat" only when folded
     "lowercase": ([("The Cat", ["the cat"])], [0.5, 0.5], "corpus", NONE, True, 1.0, (2, 2, [2, 1], [2, 1])),
     "case-sensitive": ([("The Cat", ["the cat"])], [0.5, 0.5], "corpus", NONE, False, 0.0, (2, 2, [0, 0], [2, 1])),
@@ -135,7 +196,9 @@ def test_node_rejects_what_the_oracle_rejects(node, case_id):
 
 
 def test_node_declines_smoothing_it_does_not_implement(node):
-    reply = node.ask(command(5, [(MATLAB_HYP, MATLAB_REFS)], [0.5, 0.5], "corpus", {"method": "chen-cherry-1", "epsilon": 0.1}))
+    reply = node.ask(
+        command(5, [(MATLAB_HYP, MATLAB_REFS)], [0.5, 0.5], "corpus", {"method": "chen-cherry-1", "epsilon": 0.1})
+    )
     assert reply["seq"] == 5 and "unsupported" in reply and "chen-cherry-1" in reply["unsupported"]
 
 

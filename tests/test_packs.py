@@ -27,7 +27,8 @@ MY_NODE_BLEU = """\
 // MY_BLEU_EPSILON plants a bug (an epsilon added to every score)
 const { spawnSync } = require('node:child_process');
 const bleu = require(process.env.NODE_BLEU);
-const handshake = spawnSync(process.execPath, [process.env.NODE_BLEU], { input: '{"cmd":"start","protocol":1}\\n', encoding: 'utf8' });
+const handshake = spawnSync(process.execPath, [process.env.NODE_BLEU],
+  { input: '{"cmd":"start","protocol":1}\\n', encoding: 'utf8' });
 const { capabilities } = JSON.parse(handshake.stdout.split('\\n')[0]);
 const epsilon = Number(process.env.MY_BLEU_EPSILON || 0);
 module.exports = { capabilities, score: (request) => bleu.score(request).score + epsilon };
@@ -61,8 +62,15 @@ def score(request):
 
 
 def sh(command, cwd, env=None):
-    return subprocess.run([str(part) for part in command], cwd=cwd, capture_output=True, text=True, timeout=TIMEOUT,
-                          env={**os.environ, **(env or {})}, check=False)
+    return subprocess.run(
+        [str(part) for part in command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
 
 
 def code_block(readme: str, language: str) -> str:
@@ -97,8 +105,9 @@ def test_the_npm_pack_installs_from_its_file_and_its_readme_test_passes_on_node_
     passed = sh(["node", "--test", "consumer.test.js"], tmp_path, {"NODE_BLEU": str(NODE_BLEU)})
     assert passed.returncode == 0, passed.stdout[-3000:]
     assert "# fail 0" in passed.stdout and int(re.search(r"# pass (\d+)", passed.stdout)[1]) > 80
-    planted = sh(["node", "--test", "consumer.test.js"], tmp_path, {"NODE_BLEU": str(NODE_BLEU),
-                                                                    "MY_BLEU_EPSILON": "1e-13"})
+    planted = sh(
+        ["node", "--test", "consumer.test.js"], tmp_path, {"NODE_BLEU": str(NODE_BLEU), "MY_BLEU_EPSILON": "1e-13"}
+    )
     assert planted.returncode != 0 and "zero rule" in planted.stdout  # within the tolerance, not within the zero rule
 
 
@@ -110,17 +119,26 @@ def test_the_npm_packs_filter_agrees_with_the_python_packs(packs, tmp_path):
 
     tarball, _ = packs
     (tmp_path / "package.json").write_text('{"name": "consumer", "private": true}\n')
-    assert sh(["npm", "install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball],
-              tmp_path).returncode == 0
-    script = ("const p = require('bleu-oracle-vectors'); const sets = JSON.parse(process.argv[1]);"
-              "console.log(JSON.stringify(p.profiles.map((n) => p.load(n).vectors.map("
-              "(v) => sets.map((c) => p.applies(v.needs, c))))));")
+    assert (
+        sh(["npm", "install", "--offline", "--no-audit", "--no-fund", "--ignore-scripts", tarball], tmp_path).returncode
+        == 0
+    )
+    script = (
+        "const p = require('bleu-oracle-vectors'); const sets = JSON.parse(process.argv[1]);"
+        "console.log(JSON.stringify(p.profiles.map((n) => p.load(n).vectors.map("
+        "(v) => sets.map((c) => p.applies(v.needs, c))))));"
+    )
     done = sh(["node", "-e", script, json.dumps(CAPABILITY_SETS)], tmp_path)
     assert done.returncode == 0, done.stderr
     package = tmp_path / "node_modules" / "bleu-oracle-vectors"
     profiles = json.loads((package / "pack.json").read_text())["profiles"]
-    want = [[[needs_met(v["needs"], c) for c in CAPABILITY_SETS]
-             for v in json.loads((package / "vectors" / f"{name}.json").read_text())["vectors"]] for name in profiles]
+    want = [
+        [
+            [needs_met(v["needs"], c) for c in CAPABILITY_SETS]
+            for v in json.loads((package / "vectors" / f"{name}.json").read_text())["vectors"]
+        ]
+        for name in profiles
+    ]
     assert json.loads(done.stdout) == want
     assert {flag for per_profile in want for per_vector in per_profile for flag in per_vector} == {True, False}
 
@@ -133,7 +151,9 @@ def test_the_python_pack_installs_from_its_wheel_and_its_readme_test_passes_on_t
     python = venv / "bin" / "python"
     installed = sh([python, "-m", "pip", "install", "--quiet", "--no-index", wheel], tmp_path)
     assert installed.returncode == 0, installed.stderr
-    site = Path(sh([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path).stdout.strip())
+    site = Path(
+        sh([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], tmp_path).stdout.strip()
+    )
     # pytest and the reference implementation (bleu-oracle) come from the project's environment, after the pack
     (site / "project-env.pth").write_text(f"import site; site.addsitedir({sysconfig.get_paths()['purelib']!r})\n")
     where = sh([python, "-c", "import bleu_oracle_vectors as p; print(p.__file__, p.VERSION)"], tmp_path)
@@ -152,7 +172,10 @@ def test_the_python_pack_installs_from_its_wheel_and_its_readme_test_passes_on_t
 
 def test_a_missing_packaging_tool_is_one_line_and_exit_2(tmp_path):
     """Without npm, build-packs says so in one line before it builds anything (docs/FAULTS.md, Vector packs)."""
-    done = sh([sys.executable, ROOT / "packs" / "build.py", "--out", tmp_path / "out"], ROOT,
-              {"PATH": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    done = sh(
+        [sys.executable, ROOT / "packs" / "build.py", "--out", tmp_path / "out"],
+        ROOT,
+        {"PATH": str(tmp_path), "PYTHONPATH": str(ROOT)},
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "npm is not on PATH" in done.stderr
     assert not (tmp_path / "out").exists()

@@ -39,7 +39,16 @@ def score(hyp, refs, profile, level="sentence", **kwargs):
 
 
 def test_the_profiles():
-    assert set(PROFILES) == {"papineni", "nltk", "sacrebleu", "mteval", "multi-bleu", "matlab", "mlpack", "tensorflow-nmt"}
+    assert set(PROFILES) == {
+        "papineni",
+        "nltk",
+        "sacrebleu",
+        "mteval",
+        "multi-bleu",
+        "matlab",
+        "mlpack",
+        "tensorflow-nmt",
+    }
     assert get_profile("nltk") is PROFILES["nltk"] and get_profile(PROFILES["nltk"]) is PROFILES["nltk"]
 
 
@@ -71,7 +80,7 @@ def test_closest_reference_without_a_tie():
 def test_mlpack_uses_the_shortest_reference():
     # c = 9 (a prefix of a 10-token reference); the other reference has 4 tokens.
     # shortest: r = 4 < 9, BP = 1, every p_n = 1, BLEU = 1.
-    ten = ["t%d" % i for i in range(10)]
+    ten = [f"t{i}" for i in range(10)]
     refs = [ten, ["x", "y", "z", "w"]]
     mlpack = score(ten[:9], refs, "mlpack", level="corpus")
     assert mlpack.statistics.ref_len == 4 and exactly(mlpack.score, 1)

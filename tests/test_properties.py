@@ -51,7 +51,9 @@ def same(a, b):
 @given(segs=corpora(), w=weights(), profile=st.sampled_from(ORDER_FREE), data=st.data())
 def test_reference_order_does_not_matter(segs, w, profile, data):
     options = options_of(profile, uniform_weights_only=False)
-    shuffled = tuple(Segment(hypothesis=s.hypothesis, references=tuple(data.draw(st.permutations(s.references)))) for s in segs)
+    shuffled = tuple(
+        Segment(hypothesis=s.hypothesis, references=tuple(data.draw(st.permutations(s.references)))) for s in segs
+    )
     assert same(corpus(segs, w, options), corpus(shuffled, w, options))
 
 
@@ -115,7 +117,9 @@ def test_statistics_are_additive_over_segments(segs, max_order, floor, rule):
     options = Options(segment_totals_floor=floor, reference_length=rule)
     hyps, refs = to_lists(segs)
     total = bleu.corpus_statistics(hyps, refs, max_order=max_order, options=options)
-    parts = [bleu.segment_statistics(h, r, max_order=max_order, options=options) for h, r in zip(hyps, refs)]
+    parts = [
+        bleu.segment_statistics(h, r, max_order=max_order, options=options) for h, r in zip(hyps, refs, strict=True)
+    ]
     assert total.hyp_len == sum(p.hyp_len for p in parts)
     assert total.ref_len == sum(p.ref_len for p in parts)
     for n in range(max_order):
@@ -129,8 +133,13 @@ def test_statistics_are_additive_over_segments(segs, max_order, floor, rule):
 def test_lowercasing_is_idempotent(segs, w, profile):
     """Folding case twice is folding it once: lowercase=True on inputs already lowercased (by
     str.lower, the oracle's folding) gives what it gives on the original inputs."""
-    lowered = tuple(Segment(hypothesis=tuple(t.lower() for t in s.hypothesis), references=tuple(tuple(t.lower() for t in r) for r in s.references))
-                    for s in segs)
+    lowered = tuple(
+        Segment(
+            hypothesis=tuple(t.lower() for t in s.hypothesis),
+            references=tuple(tuple(t.lower() for t in r) for r in s.references),
+        )
+        for s in segs
+    )
     options = options_of(profile, lowercase=True)
     assert same(corpus(segs, w, options), corpus(lowered, w, options))
     assert same(corpus(lowered, w, options), corpus(lowered, w, options_of(profile, lowercase=False)))
@@ -161,8 +170,12 @@ def test_a_zero_weight_order_changes_nothing(segs, w, profile, smoothing):
 def test_renaming_tokens_changes_nothing(segs, w, profile, smoothing):
     """BLEU sees only equality of tokens: an injective renaming keeps every count."""
     rename = lambda t: f"<{t}>"  # noqa: E731 - injective, and case folding commutes with it
-    renamed = tuple(Segment(hypothesis=tuple(map(rename, s.hypothesis)), references=tuple(tuple(map(rename, r)) for r in s.references))
-                    for s in segs)
+    renamed = tuple(
+        Segment(
+            hypothesis=tuple(map(rename, s.hypothesis)), references=tuple(tuple(map(rename, r)) for r in s.references)
+        )
+        for s in segs
+    )
     options = options_of(profile)
     assert same(corpus(segs, w, options, smoothing), corpus(renamed, w, options, smoothing))
 

@@ -32,7 +32,10 @@ from oracle.models.protocol import (
 )
 
 MATLAB_HYP = "The fast brown fox jumped over the lazy dog .".split()
-MATLAB_REFS = ["The quick brown animal jumped over the lazy dog .".split(), "The quick brown fox jumped over the lazy dog .".split()]
+MATLAB_REFS = [
+    "The quick brown animal jumped over the lazy dog .".split(),
+    "The quick brown fox jumped over the lazy dog .".split(),
+]
 
 
 def score_json(**changes):
@@ -99,22 +102,32 @@ def test_the_score_schema_lists_exactly_the_request_fields():
     assert schema["required"] == [name for name in ScoreRequest.model_fields if name not in optional]
 
 
-@pytest.mark.parametrize("obj,model", [
-    ({"cmd": "start", "protocol": 1}, StartCommand),
-    ({"cmd": "stop"}, StopCommand),
-    (handshake_json(), Handshake),
-    ({"seq": 1, "score": 0.5}, ScoreReply),
-    ({"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": "NaN"}}, ScoreReply),
-    ({"seq": 1, "score": 1, "statistics": {"hyp_len": 3, "ref_len": 2, "matches": [3], "totals": [3]}}, ScoreReply),
-    ({"seq": 2, "rejected": "weights must be non-negative"}, ScoreReply),
-    ({"seq": 2, "unsupported": "no chen-cherry-6"}, ScoreReply),
-    ({"seq": 2, "error": "boom"}, ScoreReply),
-    ({"error": "protocol error: not JSON"}, ScoreReply),
-    (score_json(), ScoreRequest),
-    (score_json(level="sentence"), ScoreRequest),
-    (score_json(segments=[], weights=[-1, 0]), ScoreRequest),  # for the implementation to reject, not the protocol
-    (score_json(segments=[{"hypothesis": [], "references": []}]), ScoreRequest),
-])
+@pytest.mark.parametrize(
+    "obj,model",
+    [
+        ({"cmd": "start", "protocol": 1}, StartCommand),
+        ({"cmd": "stop"}, StopCommand),
+        (handshake_json(), Handshake),
+        ({"seq": 1, "score": 0.5}, ScoreReply),
+        (
+            {
+                "seq": 1,
+                "score": "NaN",
+                "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": "NaN"},
+            },
+            ScoreReply,
+        ),
+        ({"seq": 1, "score": 1, "statistics": {"hyp_len": 3, "ref_len": 2, "matches": [3], "totals": [3]}}, ScoreReply),
+        ({"seq": 2, "rejected": "weights must be non-negative"}, ScoreReply),
+        ({"seq": 2, "unsupported": "no chen-cherry-6"}, ScoreReply),
+        ({"seq": 2, "error": "boom"}, ScoreReply),
+        ({"error": "protocol error: not JSON"}, ScoreReply),
+        (score_json(), ScoreRequest),
+        (score_json(level="sentence"), ScoreRequest),
+        (score_json(segments=[], weights=[-1, 0]), ScoreRequest),  # for the implementation to reject, not the protocol
+        (score_json(segments=[{"hypothesis": [], "references": []}]), ScoreRequest),
+    ],
+)
 def test_valid_messages_round_trip(obj, model):
     message = model.from_json(obj)
     assert message.to_json() == obj
@@ -127,7 +140,9 @@ def _nan_equal(a, b):
 
 
 def test_reply_models_read_nan_as_float_nan():
-    reply = ScoreReply.from_json({"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [], "totals": [], "bp": "NaN"}})
+    reply = ScoreReply.from_json(
+        {"seq": 1, "score": "NaN", "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [], "totals": [], "bp": "NaN"}}
+    )
     assert math.isnan(reply.score) and math.isnan(reply.statistics.bp)
     assert reply.outcome == "score"
     assert isinstance(reply.statistics, Statistics)
@@ -137,7 +152,14 @@ def test_reply_models_read_nan_as_float_nan():
 def test_handshake_models():
     handshake = Handshake.from_json(handshake_json())
     assert handshake.implementation == ImplementationInfo(name="x", version="1", language="c")
-    assert handshake.capabilities == Capabilities(levels=("corpus", "sentence"), weights="any", max_order=4, smoothing=("none", "floor"), statistics=True, lowercase=False)
+    assert handshake.capabilities == Capabilities(
+        levels=("corpus", "sentence"),
+        weights="any",
+        max_order=4,
+        smoothing=("none", "floor"),
+        statistics=True,
+        lowercase=False,
+    )
     assert list(handshake.to_json()) == ["protocol", "implementation", "profile", "capabilities"]
 
 
@@ -158,71 +180,145 @@ def _segment(hypothesis, references=(("a",),)):
     return [{"hypothesis": hypothesis, "references": [list(r) for r in references]}]
 
 
-@pytest.mark.parametrize("model,obj,message", [
-    (ScoreReply, {"seq": 1, "score": "abc"}, '`score` must be a number or "NaN" (got "abc")'),
-    (ScoreReply, {"seq": 1, "score": True}, '`score` must be a number or "NaN" (got true)'),
-    (ScoreReply, {"seq": 1, "score": 1e400}, '`score` must be a finite number or "NaN" (got inf)'),
-    (ScoreReply, {"seq": "1", "score": 0.5}, '`seq` must be an integer (got "1")'),
-    (ScoreReply, {"seq": 1.0, "score": 0.5}, "`seq` must be an integer (got 1.0)"),
-    (ScoreReply, {"seq": 1}, "a reply must carry exactly one of `score`, `rejected`, `unsupported`, `error` (got none)"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "error": "x"}, "(got `score` and `error`)"),
-    (ScoreReply, {"score": 0.5}, "`seq` is required in a reply with `score`"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "extra": 1}, "unknown field `extra` in a ScoreReply"),
-    (ScoreReply, {"seq": 1, "rejected": 5}, "`rejected` must be a string (got 5)"),
-    (ScoreReply, {"seq": 1, "rejected": "x", "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": []}},
-     "`statistics` may only come with `score` (got it with `rejected`)"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}},
-     "`statistics.hyp_len` must be at least 0 (got -1)"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1.5], "totals": [2]}},
-     "`statistics.matches[0]` must be an integer (got 1.5)"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1]}},
-     "`statistics.totals` is required in `statistics`"),
-    (ScoreReply, {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": [], "p": []}},
-     "unknown field `statistics.p` in `statistics`"),
-    (ScoreReply, [1, 2], "a ScoreReply must be a JSON object (got [1, 2])"),
-    (ScoreRequest, score_json(seq=None), "`seq` must be an integer (got null)"),
-    (ScoreRequest, score_json(level="document"), '`level` must be one of "corpus", "sentence" (got "document")'),
-    (ScoreRequest, score_json(level="sentence", segments=_segment(["a"]) * 2),
-     "`segments` must hold exactly one segment at sentence level (got 2)"),
-    (ScoreRequest, score_json(level="sentence", segments=[]), "`segments` must hold exactly one segment at sentence level (got 0)"),
-    (ScoreRequest, score_json(segments=_segment(["a", 5])), "`segments[0].hypothesis[1]` must be a string (got 5)"),
-    (ScoreRequest, score_json(segments=_segment("a b")), '`segments[0].hypothesis` must be a list of tokens (`tokenize` is not set)'),
-    (ScoreRequest, score_json(segments=[{"hypothesis": ["a"], "references": ["a b"]}]),
-     '`segments[0].references[0]` must be a list of tokens (`tokenize` is not set)'),
-    (ScoreRequest, score_json(segments=[{"hypothesis": ["a"]}]), "`segments[0].references` is required in `segments[0]`"),
-    (ScoreRequest, score_json(segments=[{"hypothesis": ["a"], "references": [], "id": 1}]), "unknown field `segments[0].id`"),
-    (ScoreRequest, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),
-    (ScoreRequest, score_json(weights=[0.5, "0.5"]), '`weights[1]` must be a number (got "0.5")'),
-    (ScoreRequest, score_json(weights=0.25), "`weights` must be an array (got 0.25)"),
-    (ScoreRequest, score_json(smoothing="exp"), '`smoothing` must be an object {"method": ..., <parameters>} (got "exp")'),
-    (ScoreRequest, score_json(smoothing={"value": 0.1}), "`smoothing.method` is required"),
-    (ScoreRequest, score_json(smoothing={"method": "laplace"}), '`smoothing.method` must be one of "none", "floor"'),
-    (ScoreRequest, score_json(smoothing={"method": "floor"}), '`smoothing.value` is required for method "floor"'),
-    (ScoreRequest, score_json(smoothing={"method": "floor", "value": 0.1, "k": 1}),
-     'unknown field `smoothing.k`: method "floor" takes `value`'),
-    (ScoreRequest, score_json(smoothing={"method": "none", "k": 1}), 'method "none" takes no parameters'),
-    (ScoreRequest, score_json(smoothing={"method": "add-k", "k": "1"}), '`smoothing.k` must be a number (got "1")'),
-    (ScoreRequest, score_json(lowercase="no"), '`lowercase` must be true or false (got "no")'),
-    (ScoreRequest, score_json(lowercase=0), "`lowercase` must be true or false (got 0)"),
-    (ScoreRequest, score_json(cmd="stop"), '`cmd` must be "score" (got "stop")'),
-    (ScoreRequest, {k: v for k, v in score_json().items() if k != "lowercase"}, "`lowercase` is required in a 'score' command"),
-    (ScoreRequest, score_json(expected=0.5), "unknown field `expected` in a 'score' command"),
-    (StartCommand, {"cmd": "start"}, "`protocol` is required in a 'start' command"),
-    (StartCommand, {"cmd": "start", "protocol": "1"}, '`protocol` must be an integer (got "1")'),
-    (StartCommand, {"cmd": "start", "protocol": 0}, "`protocol` must be at least 1 (got 0)"),
-    (StopCommand, {"cmd": "stop", "now": True}, "unknown field `now` in a 'stop' command"),
-    (Handshake, {**handshake_json(), "protocol": 2}, "`protocol` must be 1 (got 2)"),
-    (Handshake, {k: v for k, v in handshake_json().items() if k != "profile"}, "`profile` is required in a Handshake"),
-    (Handshake, handshake_json(levels=["corpus", "document"]), '`capabilities.levels[1]` must be one of "corpus", "sentence" (got "document")'),
-    (Handshake, handshake_json(levels=[]), "`capabilities.levels` must hold at least 1 item (got [])"),
-    (Handshake, handshake_json(levels=["corpus", "corpus"]), "`capabilities.levels` must not repeat an item"),
-    (Handshake, handshake_json(weights="some"), '`capabilities.weights` must be one of "any", "uniform" (got "some")'),
-    (Handshake, handshake_json(max_order=0), "`capabilities.max_order` must be at least 1 (got 0)"),
-    (Handshake, handshake_json(smoothing=["none", "nist"]), '`capabilities.smoothing[1]` must be one of "none"'),
-    (Handshake, handshake_json(statistics="yes"), '`capabilities.statistics` must be true or false (got "yes")'),
-    (Handshake, {**handshake_json(), "implementation": {"name": "", "version": "1", "language": "c"}},
-     '`implementation.name` must not be empty (got "")'),
-])
+@pytest.mark.parametrize(
+    "model,obj,message",
+    [
+        (ScoreReply, {"seq": 1, "score": "abc"}, '`score` must be a number or "NaN" (got "abc")'),
+        (ScoreReply, {"seq": 1, "score": True}, '`score` must be a number or "NaN" (got true)'),
+        (ScoreReply, {"seq": 1, "score": 1e400}, '`score` must be a finite number or "NaN" (got inf)'),
+        (ScoreReply, {"seq": "1", "score": 0.5}, '`seq` must be an integer (got "1")'),
+        (ScoreReply, {"seq": 1.0, "score": 0.5}, "`seq` must be an integer (got 1.0)"),
+        (
+            ScoreReply,
+            {"seq": 1},
+            "a reply must carry exactly one of `score`, `rejected`, `unsupported`, `error` (got none)",
+        ),
+        (ScoreReply, {"seq": 1, "score": 0.5, "error": "x"}, "(got `score` and `error`)"),
+        (ScoreReply, {"score": 0.5}, "`seq` is required in a reply with `score`"),
+        (ScoreReply, {"seq": 1, "score": 0.5, "extra": 1}, "unknown field `extra` in a ScoreReply"),
+        (ScoreReply, {"seq": 1, "rejected": 5}, "`rejected` must be a string (got 5)"),
+        (
+            ScoreReply,
+            {"seq": 1, "rejected": "x", "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": []}},
+            "`statistics` may only come with `score` (got it with `rejected`)",
+        ),
+        (
+            ScoreReply,
+            {"seq": 1, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}},
+            "`statistics.hyp_len` must be at least 0 (got -1)",
+        ),
+        (
+            ScoreReply,
+            {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1.5], "totals": [2]}},
+            "`statistics.matches[0]` must be an integer (got 1.5)",
+        ),
+        (
+            ScoreReply,
+            {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1]}},
+            "`statistics.totals` is required in `statistics`",
+        ),
+        (
+            ScoreReply,
+            {"seq": 1, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [], "totals": [], "p": []}},
+            "unknown field `statistics.p` in `statistics`",
+        ),
+        (ScoreReply, [1, 2], "a ScoreReply must be a JSON object (got [1, 2])"),
+        (ScoreRequest, score_json(seq=None), "`seq` must be an integer (got null)"),
+        (ScoreRequest, score_json(level="document"), '`level` must be one of "corpus", "sentence" (got "document")'),
+        (
+            ScoreRequest,
+            score_json(level="sentence", segments=_segment(["a"]) * 2),
+            "`segments` must hold exactly one segment at sentence level (got 2)",
+        ),
+        (
+            ScoreRequest,
+            score_json(level="sentence", segments=[]),
+            "`segments` must hold exactly one segment at sentence level (got 0)",
+        ),
+        (ScoreRequest, score_json(segments=_segment(["a", 5])), "`segments[0].hypothesis[1]` must be a string (got 5)"),
+        (
+            ScoreRequest,
+            score_json(segments=_segment("a b")),
+            "`segments[0].hypothesis` must be a list of tokens (`tokenize` is not set)",
+        ),
+        (
+            ScoreRequest,
+            score_json(segments=[{"hypothesis": ["a"], "references": ["a b"]}]),
+            "`segments[0].references[0]` must be a list of tokens (`tokenize` is not set)",
+        ),
+        (
+            ScoreRequest,
+            score_json(segments=[{"hypothesis": ["a"]}]),
+            "`segments[0].references` is required in `segments[0]`",
+        ),
+        (
+            ScoreRequest,
+            score_json(segments=[{"hypothesis": ["a"], "references": [], "id": 1}]),
+            "unknown field `segments[0].id`",
+        ),
+        (ScoreRequest, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),
+        (ScoreRequest, score_json(weights=[0.5, "0.5"]), '`weights[1]` must be a number (got "0.5")'),
+        (ScoreRequest, score_json(weights=0.25), "`weights` must be an array (got 0.25)"),
+        (
+            ScoreRequest,
+            score_json(smoothing="exp"),
+            '`smoothing` must be an object {"method": ..., <parameters>} (got "exp")',
+        ),
+        (ScoreRequest, score_json(smoothing={"value": 0.1}), "`smoothing.method` is required"),
+        (
+            ScoreRequest,
+            score_json(smoothing={"method": "laplace"}),
+            '`smoothing.method` must be one of "none", "floor"',
+        ),
+        (ScoreRequest, score_json(smoothing={"method": "floor"}), '`smoothing.value` is required for method "floor"'),
+        (
+            ScoreRequest,
+            score_json(smoothing={"method": "floor", "value": 0.1, "k": 1}),
+            'unknown field `smoothing.k`: method "floor" takes `value`',
+        ),
+        (ScoreRequest, score_json(smoothing={"method": "none", "k": 1}), 'method "none" takes no parameters'),
+        (ScoreRequest, score_json(smoothing={"method": "add-k", "k": "1"}), '`smoothing.k` must be a number (got "1")'),
+        (ScoreRequest, score_json(lowercase="no"), '`lowercase` must be true or false (got "no")'),
+        (ScoreRequest, score_json(lowercase=0), "`lowercase` must be true or false (got 0)"),
+        (ScoreRequest, score_json(cmd="stop"), '`cmd` must be "score" (got "stop")'),
+        (
+            ScoreRequest,
+            {k: v for k, v in score_json().items() if k != "lowercase"},
+            "`lowercase` is required in a 'score' command",
+        ),
+        (ScoreRequest, score_json(expected=0.5), "unknown field `expected` in a 'score' command"),
+        (StartCommand, {"cmd": "start"}, "`protocol` is required in a 'start' command"),
+        (StartCommand, {"cmd": "start", "protocol": "1"}, '`protocol` must be an integer (got "1")'),
+        (StartCommand, {"cmd": "start", "protocol": 0}, "`protocol` must be at least 1 (got 0)"),
+        (StopCommand, {"cmd": "stop", "now": True}, "unknown field `now` in a 'stop' command"),
+        (Handshake, {**handshake_json(), "protocol": 2}, "`protocol` must be 1 (got 2)"),
+        (
+            Handshake,
+            {k: v for k, v in handshake_json().items() if k != "profile"},
+            "`profile` is required in a Handshake",
+        ),
+        (
+            Handshake,
+            handshake_json(levels=["corpus", "document"]),
+            '`capabilities.levels[1]` must be one of "corpus", "sentence" (got "document")',
+        ),
+        (Handshake, handshake_json(levels=[]), "`capabilities.levels` must hold at least 1 item (got [])"),
+        (Handshake, handshake_json(levels=["corpus", "corpus"]), "`capabilities.levels` must not repeat an item"),
+        (
+            Handshake,
+            handshake_json(weights="some"),
+            '`capabilities.weights` must be one of "any", "uniform" (got "some")',
+        ),
+        (Handshake, handshake_json(max_order=0), "`capabilities.max_order` must be at least 1 (got 0)"),
+        (Handshake, handshake_json(smoothing=["none", "nist"]), '`capabilities.smoothing[1]` must be one of "none"'),
+        (Handshake, handshake_json(statistics="yes"), '`capabilities.statistics` must be true or false (got "yes")'),
+        (
+            Handshake,
+            {**handshake_json(), "implementation": {"name": "", "version": "1", "language": "c"}},
+            '`implementation.name` must not be empty (got "")',
+        ),
+    ],
+)
 def test_malformed_messages_are_rejected_naming_the_field(model, obj, message):
     with pytest.raises(ProtocolError) as raised:
         model.from_json(obj)
@@ -265,7 +361,7 @@ def test_decode_rejects_what_is_not_one_json_object(line, message):
 
 def test_decode_accepts_text_and_utf8_bytes():
     assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
-    assert decode('{"t": "Straße"}'.encode("utf-8")) == {"t": "Straße"}
+    assert decode('{"t": "Straße"}'.encode()) == {"t": "Straße"}
 
 
 def test_encode_writes_one_ascii_line_with_nan_as_a_string():
@@ -365,7 +461,10 @@ _VALID = [
     ("score", score_json(conventions={"no_match": "zero", "case_fold": "ascii"})),
     ("handshake", handshake_json(conventions={"empty_order": ["zero", "skip"], "case_fold": ["unicode"]})),
     ("reply", {"seq": 1, "score": "NaN"}),
-    ("reply", {"seq": 1, "score": 0.25, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1], "bp": 1.0}}),
+    (
+        "reply",
+        {"seq": 1, "score": 0.25, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1], "bp": 1.0}},
+    ),
     ("reply", {"seq": 1, "unsupported": "x"}),
     ("reply", {"error": "x"}),
 ]

@@ -20,11 +20,17 @@ from oracle.formulas.profiles import PROFILES
 from oracle.models.protocol import RequestConventions, ScoreRequest, Segment
 
 
-def request(hypothesis, references, *, weights=(1.0,), level="corpus", smoothing="none", lowercase=False,
-            **conventions):
-    return ScoreRequest(level=level, segments=[Segment(hypothesis=hypothesis.split(),
-                                                       references=[r.split() for r in references])],
-                        weights=weights, smoothing=smoothing, lowercase=lowercase, conventions=conventions or None)
+def request(
+    hypothesis, references, *, weights=(1.0,), level="corpus", smoothing="none", lowercase=False, **conventions
+):
+    return ScoreRequest(
+        level=level,
+        segments=[Segment(hypothesis=hypothesis.split(), references=[r.split() for r in references])],
+        weights=weights,
+        smoothing=smoothing,
+        lowercase=lowercase,
+        conventions=conventions or None,
+    )
 
 
 @pytest.mark.parametrize("profile", sorted(PROFILES))
@@ -47,7 +53,11 @@ SWITCHES = [
     # left out (effective order), p1 = p2 = 1 and c = r = 2, BP = 1: score 1
     (request("a b", ["a b"], weights=(0.25,) * 4), 0.0, ("empty_order", "skip", 1.0)),
     # c = 3 against r = 4 (closest) or 5 (longest); p1 = 1: e^(1 - 4/3), e^(1 - 5/3)
-    (request("a b c", ["a b c d e", "a b c d"]), math.exp(1 - 4 / 3), ("reference_length", "longest", math.exp(1 - 5 / 3))),
+    (
+        request("a b c", ["a b c d e", "a b c d"]),
+        math.exp(1 - 4 / 3),
+        ("reference_length", "longest", math.exp(1 - 5 / 3)),
+    ),
     # nothing matches; floor 0.1 gives m_1 = 0.1 of 1, c = r = 1: 0.1 smoothed, 0 before smoothing
     (request("x", ["a"], smoothing={"method": "floor", "value": 0.1}), 0.1, ("no_match", "zero", 0.0)),
     # "É" against "é" folded: str.lower() makes them one (1), Perl's A-Z lc leaves them two (0)
@@ -95,8 +105,18 @@ def test_sacrebleus_corpus_effective_order_cases_pass_with_no_baseline(tmp_path)
     """sacrebleu's own raw_corpus_bleu tests (use_effective_order=True at corpus level), its printed values."""
     load("sacrebleu")  # skips when sacrebleu is not installed
     report = tmp_path / "report"
-    code = run_cli("check", "--impl", "sacrebleu", "--id", "sacrebleu-test-effective-order-*", "--examples", 0,
-                   "--report", report, "--quiet")
+    code = run_cli(
+        "check",
+        "--impl",
+        "sacrebleu",
+        "--id",
+        "sacrebleu-test-effective-order-*",
+        "--examples",
+        0,
+        "--report",
+        report,
+        "--quiet",
+    )
     records = results(report).records
     assert code == 0 and len(records) == 3
     assert all(r.outcome.value == "pass" and r.request.conventions.empty_order == "skip" for r in records)
@@ -118,16 +138,31 @@ sys.stdin.read()
 def test_a_handshake_declaring_an_unknown_rule_cannot_be_driven_and_says_which(tmp_path, capsys):
     program = tmp_path / "bad_handshake.py"
     program.write_text(BAD_HANDSHAKE, encoding="utf-8")
-    code = run_cli("check", "--command", f"{sys.executable} {program}", "--no-cases", "--examples", 1,
-                   "--report", tmp_path / "report", "--quiet")
+    code = run_cli(
+        "check",
+        "--command",
+        f"{sys.executable} {program}",
+        "--no-cases",
+        "--examples",
+        1,
+        "--report",
+        tmp_path / "report",
+        "--quiet",
+    )
     [line] = [line for line in capsys.readouterr().err.splitlines() if "could not be driven" in line]
     assert code == 3
     assert '`capabilities.conventions.empty_order[0]` must be one of "zero", "skip", "one" (got "effective")' in line
 
 
 def test_a_replayed_request_with_an_unknown_convention_is_an_input_error(tmp_path, capsys):
-    replay = {"level": "corpus", "segments": [{"hypothesis": ["a"], "references": [["a"]]}], "weights": [1.0],
-              "smoothing": {"method": "none"}, "lowercase": False, "conventions": {"tokenizer": "13a"}}
+    replay = {
+        "level": "corpus",
+        "segments": [{"hypothesis": ["a"], "references": [["a"]]}],
+        "weights": [1.0],
+        "smoothing": {"method": "none"},
+        "lowercase": False,
+        "conventions": {"tokenizer": "13a"},
+    }
     code = run_cli("check", "--impl", "oracle", "--replay", json.dumps(replay), "--report", tmp_path / "report")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "unknown field `conventions.tokenizer`" in err[0]

@@ -13,9 +13,22 @@ from oracle.harness.events import ResultsWriter, read_results
 from oracle.models import results
 from oracle.models.results import Footer, Header, Record, ResultsFormatError, parse_line
 
-HEADER = {"suite_version": "1", "oracle_version": "0", "settings": {"verb": "check"}, "started": "2026-01-01T00:00:00+00:00",
-          "implementation": {"name": "x", "version": "1", "language": "c"}, "profile": "nltk", "judged_profile": "nltk"}
-RECORD = {"id": "random-0-1", "kind": "example", "outcome": "fail", "layer": "ref_len", "message": "ref_len: expected 3, got 4"}
+HEADER = {
+    "suite_version": "1",
+    "oracle_version": "0",
+    "settings": {"verb": "check"},
+    "started": "2026-01-01T00:00:00+00:00",
+    "implementation": {"name": "x", "version": "1", "language": "c"},
+    "profile": "nltk",
+    "judged_profile": "nltk",
+}
+RECORD = {
+    "id": "random-0-1",
+    "kind": "example",
+    "outcome": "fail",
+    "layer": "ref_len",
+    "message": "ref_len: expected 3, got 4",
+}
 FOOTER = {"counts": {"fail": 1}, "baseline": {}, "gate": "fail", "exit_code": 1, "duration": 0.5,
           "finished": "2026-01-01T00:00:01+00:00"}
 

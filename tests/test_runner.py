@@ -197,7 +197,7 @@ def test_extra_lines_after_a_reply_are_a_protocol_error_on_the_next_request(tmp_
                     time.sleep(0.3)
             else:
                 break
-    """ % handshake())
+    """ % handshake())  # noqa: UP031 -- the script's own braces would need doubling in an f-string
     with ImplementationProcess(argv, timeout=5) as process:
         process.start()
         assert process.request(score(1)).kind == "score"
@@ -217,12 +217,19 @@ def test_validate_reply_names_what_is_wrong():
     assert validate_reply({"seq": 3, "score": 0.5}, 3) is None
     assert validate_reply({"seq": 3, "score": "NaN"}, 3) is None
     assert validate_reply({"seq": 3, "rejected": "no"}, 3) is None
-    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}}, 3) is None
+    assert (
+        validate_reply(
+            {"seq": 3, "score": 0.5, "statistics": {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}}, 3
+        )
+        is None
+    )
     assert "wrong seq" in validate_reply({"seq": 4, "score": 0.5}, 3)
     assert "exactly one" in validate_reply({"seq": 3, "score": 0.5, "error": "x"}, 3)
     assert "exactly one" in validate_reply({"seq": 3}, 3)
     assert validate_reply({"seq": 3, "score": True}, 3)
-    assert validate_reply({"seq": 3, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}, 3)
+    assert validate_reply(
+        {"seq": 3, "score": 0.5, "statistics": {"hyp_len": -1, "ref_len": 1, "matches": [], "totals": []}}, 3
+    )
     assert validate_reply({"seq": 3, "score": 0.5, "extra": 1}, 3)
     assert "no seq" in validate_reply({"error": "could not read the command"}, 3)
 
@@ -256,7 +263,7 @@ def test_a_late_reply_after_a_garbage_line_is_discarded_not_taken_for_the_next(t
                 print(json.dumps({"seq": cmd["seq"], "score": 0.5}), flush=True)
             else:
                 break
-    """ % handshake())
+    """ % handshake())  # noqa: UP031 -- as above
     with ImplementationProcess(argv, timeout=5) as process:
         process.start()
         assert process.request(score(1)).kind == "score"
@@ -328,7 +335,7 @@ def test_children_of_an_implementation_die_with_it_even_after_it_exited(tmp_path
                 print(json.dumps(%r), flush=True)
             elif cmd["cmd"] == "score":
                 sys.exit(3)  # the leader dies; its child lives on in the process group
-    """ % (str(marker), handshake()))
+    """ % (str(marker), handshake()))  # noqa: UP031 -- as above
     process = ImplementationProcess(argv, timeout=1, max_restarts=0)
     process.start()
     # the child holds the leader's stdout open, so the runner sees no end of file: a timeout

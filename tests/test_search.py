@@ -23,8 +23,14 @@ from oracle.models.protocol import Capabilities, ScoreReply, ScoreRequest, Segme
 
 
 def request(segments, weights=(0.25,) * 4, level="corpus", smoothing="none", lowercase=False):
-    return ScoreRequest(seq=0, level=level, weights=weights, smoothing=smoothing, lowercase=lowercase,
-                        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(map(tuple, r))) for h, r in segments))
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        weights=weights,
+        smoothing=smoothing,
+        lowercase=lowercase,
+        segments=tuple(Segment(hypothesis=tuple(h), references=tuple(map(tuple, r))) for h, r in segments),
+    )
 
 
 # -- zero is special -----------------------------------------------------------------------------
@@ -67,12 +73,25 @@ def test_features_of_a_hand_built_input():
 
 
 def test_token_and_size_features():
-    tokens = request([(["a b", "", "\x00", "😀", "ﬁ", "ß", "<unk>", "__proto__", "ab", "c", "a", "bc"],
-                       [["a"]])], weights=(1e-3, 0.0, 2.0))
+    tokens = request(
+        [(["a b", "", "\x00", "😀", "ﬁ", "ß", "<unk>", "__proto__", "ab", "c", "a", "bc"], [["a"]])],
+        weights=(1e-3, 0.0, 2.0),
+    )
     found = features(tokens)
-    assert {"whitespace-inside", "empty-token", "control-characters", "non-bmp", "normalisation", "case-folding",
-            "toolkit-specials", "map-keys", "concatenations", "tiny-weights", "zero-weight",
-            "unnormalised-weights"} <= found
+    assert {
+        "whitespace-inside",
+        "empty-token",
+        "control-characters",
+        "non-bmp",
+        "normalisation",
+        "case-folding",
+        "toolkit-specials",
+        "map-keys",
+        "concatenations",
+        "tiny-weights",
+        "zero-weight",
+        "unnormalised-weights",
+    } <= found
     plain = features(request([(["a", "b"], [["a", "b"]])]))
     assert not plain & {"whitespace-inside", "empty-token", "concatenations", "case-folding", "tiny-weights"}
     run = request([(["a"] * 256, [["a"] * 256])])
@@ -82,11 +101,29 @@ def test_token_and_size_features():
 
 def test_every_feature_is_named_once_and_capabilities_rule_some_out():
     assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in FEATURES.values())
-    ruled = unreachable(Capabilities(levels=["corpus"], weights="uniform", max_order=4, smoothing=["none"],
-                                     statistics=False, lowercase=False, empty_tokens=False,
-                                     forbidden_token_characters=" \t\n", orders=[4]))
-    assert {"high-order", "order-1", "tiny-weights", "smoothing", "lowercase", "sentence-level", "empty-token",
-            "whitespace-inside"} <= set(ruled)
+    ruled = unreachable(
+        Capabilities(
+            levels=["corpus"],
+            weights="uniform",
+            max_order=4,
+            smoothing=["none"],
+            statistics=False,
+            lowercase=False,
+            empty_tokens=False,
+            forbidden_token_characters=" \t\n",
+            orders=[4],
+        )
+    )
+    assert {
+        "high-order",
+        "order-1",
+        "tiny-weights",
+        "smoothing",
+        "lowercase",
+        "sentence-level",
+        "empty-token",
+        "whitespace-inside",
+    } <= set(ruled)
 
 
 # -- metamorphic relations -------------------------------------------------------------------------
@@ -95,7 +132,11 @@ def test_every_feature_is_named_once_and_capabilities_rule_some_out():
 def test_relations_transform_as_documented():
     corpus = request([(["a"], [["a"], ["b", "c"]]), (["d"], [["d"]])])
     assert relations.applicable(corpus, statistics=True) == [
-        "segments-permuted", "references-permuted", "reference-duplicated", "shards-summed"]
+        "segments-permuted",
+        "references-permuted",
+        "reference-duplicated",
+        "shards-summed",
+    ]
     assert "references-permuted" not in relations.applicable(corpus, reference_length="closest-first")
     (permuted,) = relations.transformed(corpus, "segments-permuted")
     assert [s.hypothesis for s in permuted.segments] == [("d",), ("a",)]
@@ -103,10 +144,16 @@ def test_relations_transform_as_documented():
     assert duplicated.segments[0].references == (("a",), ("a",), ("b", "c"))
     first, second = relations.transformed(corpus, "shards-summed")
     assert first.segments == corpus.segments[:1] and second.segments == corpus.segments[1:]
-    halves = [Statistics(hyp_len=1, ref_len=1, matches=[1, 0], totals=[1, 0]),
-              Statistics(hyp_len=2, ref_len=3, matches=[2, 1], totals=[2, 1], bp=0.5)]
-    assert relations.summed_statistics(halves).to_json() == {"hyp_len": 3, "ref_len": 4, "matches": [3, 1],
-                                                              "totals": [3, 1]}
+    halves = [
+        Statistics(hyp_len=1, ref_len=1, matches=[1, 0], totals=[1, 0]),
+        Statistics(hyp_len=2, ref_len=3, matches=[2, 1], totals=[2, 1], bp=0.5),
+    ]
+    assert relations.summed_statistics(halves).to_json() == {
+        "hyp_len": 3,
+        "ref_len": 4,
+        "matches": [3, 1],
+        "totals": [3, 1],
+    }
     assert relations.summed_statistics([halves[0], None]) is None  # a half without statistics: nothing to add
 
 
@@ -124,8 +171,12 @@ def test_a_relation_catches_clipping_against_the_sum_of_the_references(tmp_path)
     again = tmp_path / "again"
     argv = shlex.split(record.reproduce)
     assert argv[:2] == ["bleu-oracle", "check"]
-    done = subprocess.run([sys.executable, "-m", "oracle", *argv[1:], "--report", str(again), "--quiet"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "oracle", *argv[1:], "--report", str(again), "--quiet"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stderr
     rerun = {r.id: r for r in results(again).records}
     assert rerun[record.id].outcome == "fail" and rerun[record.id].message == record.message
@@ -181,8 +232,11 @@ def test_a_300_token_segment_shrinks_to_the_tokens_that_matter():
 def test_a_200_segment_corpus_shrinks_to_the_segment_that_matters():
     corpus = request([(["a", "b"], [["a", "b"]])] * 137 + [(["bad"], [["a"]])] + [(["c"], [["c"]])] * 62)
     # fails while some one-token hypothesis is not in its first reference (only the 138th segment)
-    result = shrink(corpus, lambda r: any(len(s.hypothesis) == 1 and s.hypothesis[0] not in s.references[0]
-                                          for s in r.segments), budget=250)
+    result = shrink(
+        corpus,
+        lambda r: any(len(s.hypothesis) == 1 and s.hypothesis[0] not in s.references[0] for s in r.segments),
+        budget=250,
+    )
     assert len(result.request.segments) == 1 and result.queries < 60
 
 
@@ -196,8 +250,15 @@ def test_shrinking_stops_at_its_deadline():
 
 
 def text_request(hypothesis, references, tokenizer="13a"):
-    return ScoreRequest(seq=0, level="sentence", weights=(0.5, 0.5), smoothing="none", lowercase=False,
-                        tokenize=tokenizer, segments=(Segment(hypothesis=hypothesis, references=tuple(references)),))
+    return ScoreRequest(
+        seq=0,
+        level="sentence",
+        weights=(0.5, 0.5),
+        smoothing="none",
+        lowercase=False,
+        tokenize=tokenizer,
+        segments=(Segment(hypothesis=hypothesis, references=tuple(references)),),
+    )
 
 
 def test_a_tokenization_divergence_is_its_own_layer():
@@ -208,8 +269,11 @@ def test_a_tokenization_divergence_is_its_own_layer():
     expected = oracle_expected(request, "papineni")
     assert expected.statistics.hyp_len == 5 and expected.statistics.ref_len == 4
     split_on_spaces = {"hyp_len": 3, "ref_len": 3, "matches": [1, 0], "totals": [3, 2]}  # "cat," "sat." whole
-    verdict = judge(expected, Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0, "statistics": split_on_spaces})),
-                    token_counts=token_count_layers(request))
+    verdict = judge(
+        expected,
+        Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.0, "statistics": split_on_spaces})),
+        token_counts=token_count_layers(request),
+    )
     assert verdict.layer == "tokenization" and "hyp_len: expected 5, got 3" in verdict.message
     # with two references ref_len depends on the reference-length rule too: only hyp_len names it
     two = text_request("a b", ["a b", "a"])
@@ -254,12 +318,15 @@ def test_a_large_input_is_recorded_by_its_shape_and_digest_and_regenerates(tmp_p
 
 # -- what shrinking may not cross ------------------------------------------------------------------
 
-CAPS = Capabilities(levels=["corpus"], weights="any", max_order=4, smoothing=["none"], statistics=False, lowercase=False)
+CAPS = Capabilities(
+    levels=["corpus"], weights="any", max_order=4, smoothing=["none"], statistics=False, lowercase=False
+)
 
 
 def answering(score):
     def send(candidate):
         return candidate, Reply("score", ScoreReply.from_json({"seq": 1, "score": score}))
+
     return send
 
 
@@ -271,20 +338,43 @@ def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_na
     reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.5}))
     verdict = judge(oracle_expected(original, "papineni"), reply)
     assert verdict.outcome is Outcome.FAIL and verdict.layer == "score"
-    still_fails, last = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
-                                          send=answering(0.5), contract=judge.__defaults__[0],
-                                          given_up=lambda: False)
+    still_fails, last = failure_predicate(
+        original,
+        verdict,
+        reply,
+        profile="papineni",
+        capabilities=CAPS,
+        send=answering(0.5),
+        contract=judge.__defaults__[0],
+        given_up=lambda: False,
+    )
     assert still_fails(request([(["a"], [["a"]])], weights=(1.0,)))  # 1 expected, 0.5 answered
     assert last["verdict"].layer == "score"
     # no hypothesis and no reference tokens: the score is undefined (NaN), a failure of another kind
     assert not still_fails(request([([], [[]])], weights=(1.0,)))
     # the same wrong number, answered as NaN, is not the same failure either
-    nan_fails, _ = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
-                                     send=answering("NaN"), contract=judge.__defaults__[0], given_up=lambda: False)
+    nan_fails, _ = failure_predicate(
+        original,
+        verdict,
+        reply,
+        profile="papineni",
+        capabilities=CAPS,
+        send=answering("NaN"),
+        contract=judge.__defaults__[0],
+        given_up=lambda: False,
+    )
     assert not nan_fails(request([(["a"], [["a"]])], weights=(1.0,)))
     # and an implementation given up on answers nothing more
-    gone, _ = failure_predicate(original, verdict, reply, profile="papineni", capabilities=CAPS,
-                                send=answering(0.5), contract=judge.__defaults__[0], given_up=lambda: True)
+    gone, _ = failure_predicate(
+        original,
+        verdict,
+        reply,
+        profile="papineni",
+        capabilities=CAPS,
+        send=answering(0.5),
+        contract=judge.__defaults__[0],
+        given_up=lambda: True,
+    )
     assert not gone(request([(["a"], [["a"]])], weights=(1.0,)))
 
 
@@ -296,8 +386,13 @@ def test_a_shrunk_input_is_attributed_to_an_explanation_of_the_original_answer_t
     # 2 scores 0.1 (its one token unmatched, floored): mean 0.05. On this small input "each segment's total
     # is at least 1" (totals 2, floored 0.1/2 = 0.05) gives the same number; on the original it does not.
     def corpus(*segments):
-        return ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "floor", "value": 0.1},
-                            lowercase=False, segments=[Segment(hypothesis=h, references=r) for h, r in segments])
+        return ScoreRequest(
+            level="corpus",
+            weights=(1.0,),
+            smoothing={"method": "floor", "value": 0.1},
+            lowercase=False,
+            segments=[Segment(hypothesis=h, references=r) for h, r in segments],
+        )
 
     small = corpus(([], [["a"]]), (["b"], [[]]))
     # original: segment scores 1 (exact match), 1/2 (one of two unigrams), 0.1/3 floored: mean 1.5333/3

@@ -40,7 +40,10 @@ REPLY_TIMEOUT = 60
 
 # MATLAB bleuEvaluationScore documentation example.
 MATLAB_HYP = "The fast brown fox jumped over the lazy dog .".split()
-MATLAB_REFS = ["The quick brown animal jumped over the lazy dog .".split(), "The quick brown fox jumped over the lazy dog .".split()]
+MATLAB_REFS = [
+    "The quick brown animal jumped over the lazy dog .".split(),
+    "The quick brown fox jumped over the lazy dog .".split(),
+]
 # Clipped matches by hand: unigrams 9/10 (not "fast"); bigrams 7/9 ("The fast", "fast brown" miss);
 # trigrams 6/8; 4-grams 5/7; c = r = 10 so BP = 1. BLEU-4 = (9/10 * 7/9 * 6/8 * 5/7)^(1/4) = 0.375^(1/4).
 MATLAB_BLEU4 = 0.375 ** 0.25  # 0.7825 in the MATLAB documentation
@@ -91,7 +94,13 @@ def test_matlab_example(server, level):
     assert abs(reply.score - 0.7825) <= 5e-5  # the documented value, 4 decimals
     assert Contract().close(reply.score, MATLAB_BLEU4)
     stats = reply.statistics
-    assert (stats.hyp_len, stats.ref_len, stats.matches, stats.totals, stats.bp) == (10, 10, (9, 7, 6, 5), (10, 9, 8, 7), 1.0)
+    assert (stats.hyp_len, stats.ref_len, stats.matches, stats.totals, stats.bp) == (
+        10,
+        10,
+        (9, 7, 6, 5),
+        (10, 9, 8, 7),
+        1.0,
+    )
 
 
 def test_matlab_example_bigram_weights(server):
@@ -102,7 +111,11 @@ def test_matlab_example_bigram_weights(server):
 
 def test_clipping_example(server):
     reply = server.ask(score_command(13, [(THE_HYP, [THE_REF])]))
-    assert reply == {"seq": 13, "score": 0.0, "statistics": {"hyp_len": 6, "ref_len": 6, "matches": [2, 0, 0, 0], "totals": [6, 5, 4, 3], "bp": 1.0}}
+    assert reply == {
+        "seq": 13,
+        "score": 0.0,
+        "statistics": {"hyp_len": 6, "ref_len": 6, "matches": [2, 0, 0, 0], "totals": [6, 5, 4, 3], "bp": 1.0},
+    }
 
 
 def test_empty_hypothesis_and_references_score_nan(server):
@@ -113,7 +126,9 @@ def test_empty_hypothesis_and_references_score_nan(server):
 
 def test_brevity_penalty_and_lowercase(server):
     # "The cat" against "the cat sat on the mat", folded: p1 = 2/2, p2 = 1/1, c = 2, r = 6: BP = e^(1 - 3)
-    reply = server.ask(score_command(15, [(["The", "cat"], ["the cat sat on the mat".split()])], weights=[0.5, 0.5], lowercase=True))
+    reply = server.ask(
+        score_command(15, [(["The", "cat"], ["the cat sat on the mat".split()])], weights=[0.5, 0.5], lowercase=True)
+    )
     assert Contract().close(reply["score"], math.exp(-2))
 
 
@@ -171,7 +186,9 @@ def test_exits_on_end_of_input():
 
 
 def _run(*args, stdin=""):
-    return subprocess.run(serve_argv(*args), cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=REPLY_TIMEOUT)
+    return subprocess.run(
+        serve_argv(*args), cwd=ROOT, input=stdin, capture_output=True, text=True, timeout=REPLY_TIMEOUT
+    )
 
 
 def test_serve_list_and_usage_errors():
@@ -203,7 +220,14 @@ class PanicException(BaseException):
 
 class Fake(Implementation):
     name, version, language, profile = "fake", "0", "python", "papineni"
-    capabilities = {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"], "statistics": False, "lowercase": False}
+    capabilities = {
+        "levels": ["corpus"],
+        "weights": "any",
+        "max_order": 4,
+        "smoothing": ["none"],
+        "statistics": False,
+        "lowercase": False,
+    }
 
     def score(self, request):
         behaviour = request.segments[0].hypothesis[0]
@@ -318,13 +342,21 @@ def test_oracle_adapter_capabilities_per_profile(profile, weights):
 def test_oracle_adapter_answers_with_statistics():
     answer = OracleImplementation().score(request([(MATLAB_HYP, MATLAB_REFS)]))
     assert Contract().close(answer.score, MATLAB_BLEU4)
-    assert answer.statistics == {"hyp_len": 10, "ref_len": 10, "matches": [9, 7, 6, 5], "totals": [10, 9, 8, 7], "bp": 1.0}
+    assert answer.statistics == {
+        "hyp_len": 10,
+        "ref_len": 10,
+        "matches": [9, 7, 6, 5],
+        "totals": [10, 9, 8, 7],
+        "bp": 1.0,
+    }
     assert type(answer.score) is float
 
 
 def test_oracle_adapter_reports_orders_one_to_n_even_when_smoothing_counts_further():
     # chen-cherry-5 averages in order N+1, so the oracle counts 3 orders for N = 2
-    answer = OracleImplementation().score(request([(THE_HYP, [THE_REF])], weights=[0.5, 0.5], smoothing={"method": "chen-cherry-5"}))
+    answer = OracleImplementation().score(
+        request([(THE_HYP, [THE_REF])], weights=[0.5, 0.5], smoothing={"method": "chen-cherry-5"})
+    )
     assert answer.statistics["matches"] == [2, 0] and answer.statistics["totals"] == [6, 5]
 
 
@@ -335,15 +367,23 @@ def test_oracle_adapter_follows_the_request_not_the_profile_for_smoothing_and_ca
     # sacrebleu's profile smooths with exp by default, but the request says none
     answer = OracleImplementation("sacrebleu").score(request([(THE_HYP, [THE_REF])]))
     assert answer.score == 0.0
-    folded = OracleImplementation().score(request([(["The", "Cat"], [["the", "cat"]])], weights=[0.5, 0.5], lowercase=True))
+    folded = OracleImplementation().score(
+        request([(["The", "Cat"], [["the", "cat"]])], weights=[0.5, 0.5], lowercase=True)
+    )
     assert folded.score == 1.0
 
 
-@pytest.mark.parametrize("req,message", [
-    (request([(MATLAB_HYP, MATLAB_REFS)], weights=[0, 0]), "`weights` must not be all zero"),
-    (request([(MATLAB_HYP, MATLAB_REFS)], smoothing={"method": "floor", "value": -1.0}), "`smoothing.value` must be non-negative"),
-    (ScoreRequest(seq=1, level="corpus", segments=(), weights=(1.0,)), "at least one segment"),
-])
+@pytest.mark.parametrize(
+    "req,message",
+    [
+        (request([(MATLAB_HYP, MATLAB_REFS)], weights=[0, 0]), "`weights` must not be all zero"),
+        (
+            request([(MATLAB_HYP, MATLAB_REFS)], smoothing={"method": "floor", "value": -1.0}),
+            "`smoothing.value` must be non-negative",
+        ),
+        (ScoreRequest(seq=1, level="corpus", segments=(), weights=(1.0,)), "at least one segment"),
+    ],
+)
 def test_oracle_adapter_rejects_invalid_input(req, message):
     # (a sentence-level request with two segments cannot be built: the protocol model refuses it)
     with pytest.raises(Rejected) as raised:

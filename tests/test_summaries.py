@@ -119,7 +119,11 @@ def test_reports_regenerate_identically_from_results_jsonl(mixed_report, tmp_pat
 
 
 def test_crash_timeout_and_protocol_errors_are_junit_errors(tmp_path):
-    for name, outcome, timeout in (("crash_third", "crash", 5), ("hang_seq2", "timeout", 1), ("garbage", "protocol-error", 5)):
+    for name, outcome, timeout in (
+        ("crash_third", "crash", 5),
+        ("hang_seq2", "timeout", 1),
+        ("garbage", "protocol-error", 5),
+    ):
         report = tmp_path / name
         assert check(report, fake(name), examples=6, timeout=timeout) == 1
         root = ET.parse(report / "junit.xml").getroot()

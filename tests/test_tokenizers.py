@@ -205,7 +205,7 @@ def test_the_mteval_profile_equals_the_real_mteval_script_on_wmt17_text():
     systems = sorted(name for name in files if ".reference." not in name)[:2]
     script_impl = MtevalImplementation()
     for name in systems:
-        segments = [Segment(hypothesis=h, references=[r]) for h, r in zip(files[name][:-1], reference)]
+        segments = [Segment(hypothesis=h, references=[r]) for h, r in zip(files[name][:-1], reference, strict=True)]
         request = ScoreRequest(level="corpus", segments=segments, weights=[0.25] * 4, smoothing="exp",
                                lowercase=False, tokenize="13a")
         printed = script_impl.score(request).score

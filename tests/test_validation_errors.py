@@ -113,7 +113,9 @@ def test_problems_a_validator_words_follow_the_path_and_sentences_stand_alone():
 
 def test_pydantics_own_errors_in_the_shared_words():
     assert _messages({"low": 1}) == ["`high` is required in a pair"]
-    assert _messages({"low": 1, "high": 2, "mid": 3}) == ["unknown field `mid` in a pair (its fields are `low`, `high`)"]
+    assert _messages({"low": 1, "high": 2, "mid": 3}) == [
+        "unknown field `mid` in a pair (its fields are `low`, `high`)"
+    ]
     assert _messages([1, 2]) == ["a pair must be a mapping (got [1, 2])"]
     assert _messages({"low": 1, "high": "two"}) == ["`high` must be an integer (got 'two')"]
 
@@ -142,5 +144,7 @@ def test_the_protocol_and_the_case_files_say_the_same_thing_the_same_way(tmp_pat
     with pytest.raises(ValidationError) as info:
         CaseFile.model_validate(data)
     messages = [e.message for e in explain_all(info.value, CASE_FILE, CaseFile, data)]
-    assert messages == ["`cases` is required in a case file",
-                        "unknown field `colour` in a case file (its fields are `document`, `seed`, `found_by`, `cases`)"]
+    assert messages == [
+        "`cases` is required in a case file",
+        "unknown field `colour` in a case file (its fields are `document`, `seed`, `found_by`, `cases`)",
+    ]

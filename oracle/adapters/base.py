@@ -136,13 +136,23 @@ def require_library(extra, *names, library=None, note=""):
             imported = importlib.import_module(module)
             found.append(getattr(imported, attribute) if attribute else imported)
     except (ImportError, OSError, importlib.metadata.PackageNotFoundError) as exc:
-        hint = f"{library or extra} is not installed: pip install 'bleu-oracle[{extra}]'" + (f" ({note})" if note else "")
+        hint = f"{library or extra} is not installed: pip install 'bleu-oracle[{extra}]'" + (
+            f" ({note})" if note else ""
+        )
         raise AdapterUnavailable(hint) from exc
     return found[0] if len(found) == 1 else tuple(found)
 
 
-def declare_capabilities(*, levels=("corpus", "sentence"), weights="any", max_order=4, smoothing=("none",), statistics=False,
-                 lowercase=False, **limits):
+def declare_capabilities(
+    *,
+    levels=("corpus", "sentence"),
+    weights="any",
+    max_order=4,
+    smoothing=("none",),
+    statistics=False,
+    lowercase=False,
+    **limits,
+):
     """A protocol-v1 capabilities object: the common case by default, each adapter stating what differs
     (and any optional limits: orders, same_reference_count, forbidden_token_characters, empty_tokens)."""
     return {"levels": list(levels), "weights": weights, "max_order": max_order, "smoothing": list(smoothing),
@@ -235,7 +245,9 @@ def is_uniform(weights):
     """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N."""
     try:
         n = len(weights)
-        return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
+        return all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights
+        )
     except TypeError:
         return False
 

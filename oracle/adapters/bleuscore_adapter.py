@@ -27,8 +27,20 @@ import string
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (SPLIT_CHARACTERS, Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, join_tokens, rejecting, require_library, require_one_segment, require_uniform)
+from .base import (
+    SPLIT_CHARACTERS,
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+)
 
 #: `smooth=True`: add 1 to numerator and denominator of every order (lin-2004)
 SMOOTHING = SmoothingTable("bleuscore's only smoothing adds 1 to every order (lin-2004)",
@@ -67,7 +79,9 @@ class BleuscoreImplementation(Implementation):
         for tokens in sentences:
             again = self._lib.tokenizer_13a(join_tokens(tokens))
             if list(again) != list(tokens):
-                raise Unsupported(f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}")
+                raise Unsupported(
+                    f"bleuscore always applies 13a tokenization, which turns {list(tokens)!r} into {list(again)!r}"
+                )
         references = [[join_tokens(r) for r in s.references] for s in request.segments]
         predictions = [join_tokens(s.hypothesis) for s in request.segments]
         return self._compute(references, predictions, n, smooth)

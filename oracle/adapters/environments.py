@@ -60,8 +60,14 @@ MANIFEST = "manifest.json"
 
 #: npm registry tarballs: name -> (version, sha512 integrity as the registry states it).
 NPM_PACKAGES = {
-    "promptfoo": ("0.123.1", "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg=="),
-    "bleu-score": ("1.0.4", "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A=="),
+    "promptfoo": (
+        "0.123.1",
+        "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg==",
+    ),
+    "bleu-score": (
+        "1.0.4",
+        "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A==",
+    ),
 }
 
 
@@ -296,7 +302,9 @@ def _prepare_npm(name, log):
         try:
             tarball = Path(tmp) / Path(json.loads(done.stdout)[0]["filename"]).name
         except (ValueError, LookupError, TypeError):
-            raise AdapterUnavailable(f"npm pack {name}@{version} printed no tarball name: {done.stdout[:200]!r}") from None
+            raise AdapterUnavailable(
+                f"npm pack {name}@{version} printed no tarball name: {done.stdout[:200]!r}"
+            ) from None
         if not tarball.is_file():
             raise AdapterUnavailable(f"npm pack {name}@{version} wrote no {tarball.name}")
         digest = "sha512-" + base64.b64encode(hashlib.sha512(tarball.read_bytes()).digest()).decode()
@@ -341,7 +349,9 @@ def _prepare_venv(spec, log):
         building = scratch / target.name
         done = run_in_group([*VENV_CREATE, str(building)], timeout=300)
         if done.returncode != 0:
-            raise AdapterUnavailable(f"creating {spec.name}'s environment failed: {done.stderr.strip().splitlines()[-1:]}")
+            raise AdapterUnavailable(
+                f"creating {spec.name}'s environment failed: {done.stderr.strip().splitlines()[-1:]}"
+            )
         python = building / "bin" / "python"
         for step in spec.steps:
             done = run_in_group([str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", *step],
@@ -351,7 +361,9 @@ def _prepare_venv(spec, log):
                 raise AdapterUnavailable(f"pip install {' '.join(step)} failed for {spec.name}: {lines[-1:]}")
         checked = run_in_group([str(python), "-c", spec.check], timeout=300)
         if checked.returncode != 0:
-            raise AdapterUnavailable(f"{spec.name}'s environment does not import: {checked.stderr.strip().splitlines()[-1:]}")
+            raise AdapterUnavailable(
+                f"{spec.name}'s environment does not import: {checked.stderr.strip().splitlines()[-1:]}"
+            )
         _move_into_place(building, target, spec.name)
     except (subprocess.SubprocessError, OSError) as exc:
         raise AdapterUnavailable(f"creating {spec.name}'s environment failed: {exc}") from exc

@@ -21,8 +21,17 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, declare_capabilities,
-                   rejecting, require_library, require_one_segment)
+from .base import (
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    rejecting,
+    require_library,
+    require_one_segment,
+)
 
 #: `smoothing_func`: "0 for method_0 and 1 for method_1 (the same as NLTK)", NLTK's default epsilon fixed
 SMOOTHING = SmoothingTable("fast-bleu smooths with method_0 or method_1 (epsilon 0.1) only", (
@@ -38,8 +47,9 @@ class FastbleuImplementation(Implementation):
                                         smoothing=SMOOTHING.declared)
 
     def __init__(self):
-        self.version, self._BLEU = require_library("fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu",
-                                                   note="it builds a C++ extension")
+        self.version, self._BLEU = require_library(
+            "fastbleu", "version:fast-bleu", "fast_bleu:BLEU", library="fast-bleu", note="it builds a C++ extension"
+        )
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.level != "sentence":

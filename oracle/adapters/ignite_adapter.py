@@ -22,8 +22,18 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, declare_capabilities,
-                   rejecting, require_library, require_one_segment, require_uniform)
+from .base import (
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+)
 
 SMOOTHING = SmoothingTable("ignite smooths with no_smooth, smooth1 (epsilon 0.1) or smooth2 only", (
     SmoothingRow("none", "no_smooth"), SmoothingRow("chen-cherry-2", "smooth2"),
@@ -39,7 +49,12 @@ class IgniteImplementation(Implementation):
 
     def __init__(self):
         ignite, self._Bleu, self._NotComputableError = require_library(
-            "ignite", "ignite", "ignite.metrics.nlp:Bleu", "ignite.exceptions:NotComputableError", library="pytorch-ignite")
+            "ignite",
+            "ignite",
+            "ignite.metrics.nlp:Bleu",
+            "ignite.exceptions:NotComputableError",
+            library="pytorch-ignite",
+        )
         self.version = ignite.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

@@ -22,8 +22,17 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, is_uniform)
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    is_uniform,
+)
 
 TIMEOUT = 60
 BUILD_TIMEOUT = 300
@@ -60,7 +69,9 @@ def build(element, version, include):
         return target
     compiler = shutil.which("g++")
     if compiler is None:
-        raise AdapterUnavailable("g++ is not installed (it builds mlpack's header-only BLEU; Debian: apt-get install g++)")
+        raise AdapterUnavailable(
+            "g++ is not installed (it builds mlpack's header-only BLEU; Debian: apt-get install g++)"
+        )
     for header, package in (("armadillo", "libarmadillo-dev"), ("cereal/cereal.hpp", "libcereal-dev")):
         if not any((Path(d) / header).exists() for d in ("/usr/include", "/usr/local/include")):
             raise AdapterUnavailable(f"mlpack's headers need {header} (Debian: apt-get install {package})")

@@ -41,8 +41,18 @@ from types import ModuleType
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (Implementation, ScoreAnswer, SmoothingRow, SmoothingSpec, SmoothingTable, Unsupported,
-                   declare_capabilities, rejecting, require_library, require_one_segment)
+from .base import (
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingSpec,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    rejecting,
+    require_library,
+    require_one_segment,
+)
 
 #: the oracle's method -> the `SmoothingFunction` method, and the parameters passed to SmoothingFunction
 SMOOTHING = SmoothingTable("nltk smooths with none, floor, exp and chen-cherry-1 to -7 only", (

@@ -22,7 +22,11 @@ from .base import declare_capabilities
 from .driven import DriverImplementation, driver_script, node
 
 #: What JavaScript's \s matches (ECMA-262 WhiteSpace and LineTerminator): promptfoo splits on it.
-JS_WHITESPACE = "\t\n\x0b\x0c\r \xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+JS_WHITESPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680"
+    + "".join(chr(c) for c in range(0x2000, 0x200B))
+    + "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 
 class _NpmImplementation(DriverImplementation):

@@ -38,8 +38,18 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (AdapterUnavailable, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported,
-                   declare_capabilities, is_uniform, without_smoothing)
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    declare_capabilities,
+    is_uniform,
+    without_smoothing,
+)
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
@@ -158,9 +168,17 @@ class MtevalImplementation(Implementation):
     #: its smoothing flags: the script smooths by default ("1 / (2^k) instead of 0")
     smoothing = SmoothingTable("mteval-v13a.pl smooths with exp (its default) or not at all",
                                (SmoothingRow("none", ["--no-smoothing"]), SmoothingRow("exp", [])))
-    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", smoothing=smoothing.declared, lowercase=True,
-                                        orders=[4], same_reference_count=True, tokenizers=["13a"],
-                                        forbidden_token_characters=_MTEVAL_FORBIDDEN, empty_tokens=False)
+    capabilities = declare_capabilities(
+        levels=["corpus"],
+        weights="uniform",
+        smoothing=smoothing.declared,
+        lowercase=True,
+        orders=[4],
+        same_reference_count=True,
+        tokenizers=["13a"],
+        forbidden_token_characters=_MTEVAL_FORBIDDEN,
+        empty_tokens=False,
+    )
     pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
 
     def __init__(self):
@@ -193,8 +211,10 @@ class MtevalImplementation(Implementation):
             src = Path(tmp) / "src.sgm"
             ref = Path(tmp) / "ref.sgm"
             tst = Path(tmp) / "tst.sgm"
-            src.write_text(f"<srcset {header}>\n<doc docid=\"d\">\n{segs(['x'] * len(request.segments))}</doc>\n</srcset>\n",
-                           encoding="utf-8")
+            src.write_text(
+                f'<srcset {header}>\n<doc docid="d">\n{segs(["x"] * len(request.segments))}</doc>\n</srcset>\n',
+                encoding="utf-8",
+            )
             docs = "".join(
                 f'<doc docid="d" sysid="ref{k}">\n{segs([line(s.references[k]) for s in request.segments])}</doc>\n'
                 for k in range(counts.pop())

@@ -21,8 +21,19 @@ import io
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, declare_capabilities, join_tokens, rejecting,
-                   require_library, require_one_segment, require_uniform, without_smoothing)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    ScoreAnswer,
+    Unsupported,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+    without_smoothing,
+)
 
 SMOOTHING = without_smoothing("pycocoevalcap's Bleu")
 
@@ -34,7 +45,9 @@ class PycocoevalcapImplementation(Implementation):
     capabilities = declare_capabilities(weights="uniform", **TEXT_LIMITS)
 
     def __init__(self):
-        self.version, self._Bleu = require_library("pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu")  # the package has no __version__: its distribution's version
+        self.version, self._Bleu = require_library(
+            "pycocoevalcap", "version:pycocoevalcap", "pycocoevalcap.bleu.bleu:Bleu"
+        )  # the package has no __version__: its distribution's version
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
         if request.lowercase:

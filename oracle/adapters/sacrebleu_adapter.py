@@ -42,8 +42,21 @@ import logging
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, Rejected, ScoreAnswer, SmoothingRow, SmoothingSpec, SmoothingTable,
-                   as_count, declare_capabilities, rejecting, require_library, require_one_segment, require_uniform)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    Rejected,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingSpec,
+    SmoothingTable,
+    as_count,
+    declare_capabilities,
+    rejecting,
+    require_library,
+    require_one_segment,
+    require_uniform,
+)
 
 #: smooth_method, and its smooth_value from the request's parameter
 SMOOTHING = SmoothingTable("sacrebleu smooths with none, floor, add-k or exp only", (

@@ -127,7 +127,10 @@ def _error(seq, message):
 
 def _start(implementation, command: StartCommand, log):
     if command.protocol != PROTOCOL_VERSION:
-        return {"error": f"unsupported protocol version {command.protocol}: this implementation speaks protocol {PROTOCOL_VERSION}"}
+        return {
+            "error": f"unsupported protocol version {command.protocol}: this implementation speaks protocol "
+                     f"{PROTOCOL_VERSION}"
+        }
     try:
         handshake = implementation.handshake()
     except Exception as exc:

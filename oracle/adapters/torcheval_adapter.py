@@ -17,8 +17,19 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, Unsupported, as_count, declare_capabilities, join_tokens,
-                   rejecting, require_library, require_one_segment, without_smoothing)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    ScoreAnswer,
+    Unsupported,
+    as_count,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+    without_smoothing,
+)
 
 SMOOTHING = without_smoothing("torcheval")
 
@@ -30,7 +41,9 @@ class TorchevalImplementation(Implementation):
     capabilities = declare_capabilities(statistics=True, **TEXT_LIMITS)
 
     def __init__(self):
-        self._torch, torcheval, self._BLEUScore = require_library("torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore")
+        self._torch, torcheval, self._BLEUScore = require_library(
+            "torcheval", "torch", "torcheval", "torcheval.metrics:BLEUScore"
+        )
         self.version = torcheval.__version__
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:

@@ -19,8 +19,20 @@ from __future__ import annotations
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (TEXT_LIMITS, Implementation, ScoreAnswer, SmoothingRow, SmoothingTable, Unsupported, as_count,
-                   declare_capabilities, join_tokens, rejecting, require_library, require_one_segment)
+from .base import (
+    TEXT_LIMITS,
+    Implementation,
+    ScoreAnswer,
+    SmoothingRow,
+    SmoothingTable,
+    Unsupported,
+    as_count,
+    declare_capabilities,
+    join_tokens,
+    rejecting,
+    require_library,
+    require_one_segment,
+)
 
 #: `smooth`: add 1 to the matches and totals of orders n > 1 (chen-cherry-2, which is add-k with k = 1)
 SMOOTHING = SmoothingTable("torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2)", (

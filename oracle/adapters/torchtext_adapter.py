@@ -26,8 +26,16 @@ from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
-from .base import (AdapterUnavailable, Implementation, ScoreAnswer, Unsupported, declare_capabilities, rejecting,
-                   require_library, without_smoothing)
+from .base import (
+    AdapterUnavailable,
+    Implementation,
+    ScoreAnswer,
+    Unsupported,
+    declare_capabilities,
+    rejecting,
+    require_library,
+    without_smoothing,
+)
 
 SMOOTHING = without_smoothing("torchtext's bleu_score")
 

@@ -55,53 +55,71 @@ Examples:
 
 def register(subparsers):
     parser = subparsers.add_parser(
-        "cases", help=SUMMARIES["cases"], description=HELP,
+        "cases",
+        help=SUMMARIES["cases"],
+        description=HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=type(parser))
     actions.required = True
 
-    listing = actions.add_parser("list", help="list the cases", description="List the cases: id, level, profiles, title.")
+    listing = actions.add_parser(
+        "list", help="list the cases", description="List the cases: id, level, profiles, title."
+    )
     _add_directory(listing)
     _add_id(listing, "list only the cases whose id matches this glob (repeatable), e.g. --id 'nltk-*'")
-    listing.add_argument("--json", action="store_true", help="one JSON object per line: id, level, profiles, title, kind, file, line")
+    listing.add_argument(
+        "--json", action="store_true", help="one JSON object per line: id, level, profiles, title, kind, file, line"
+    )
     listing.set_defaults(handler=run_list)
 
     validating = actions.add_parser(
-        "validate", help="check the case files and run every case against the oracle",
+        "validate",
+        help="check the case files and run every case against the oracle",
         description="Load every case file, then run each case under each of its profiles. "
         "Exit 0 if all pass, 1 if any fails, 2 if a case file is malformed.",
     )
     _add_directory(validating)
     _add_id(validating, "run only the cases whose id matches this glob (repeatable), e.g. --id matlab-summary-bleu4")
     verbosity = validating.add_mutually_exclusive_group()
-    verbosity.add_argument("-q", "--quiet", action="store_true",
-                           help="leave out the PASS lines: only failures, problems and the count")
-    verbosity.add_argument("-v", "--verbose", action="store_true",
-                           help="also show expected and actual values for passing cases (and an internal error's "
-                           "traceback)")
+    verbosity.add_argument(
+        "-q", "--quiet", action="store_true", help="leave out the PASS lines: only failures, problems and the count"
+    )
+    verbosity.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also show expected and actual values for passing cases (and an internal error's traceback)",
+    )
     validating.set_defaults(handler=run_validate)
 
     exporting = actions.add_parser(
-        "export", help="write the suite as language-neutral JSON with its JSON Schema",
+        "export",
+        help="write the suite as language-neutral JSON with its JSON Schema",
         description="Write the test vectors of each --profile (every case it can express, recomputed under it: "
         "DIR/PROFILE.json), of --all-profiles, or of each case under its own profiles (DIR/suite.json), and "
-        "DIR/suite.schema.json.")
+        "DIR/suite.schema.json.",
+    )
     _add_directory(exporting)
     exporting.add_argument("--out", metavar="DIR", required=True, help="the directory to write")
     chosen = exporting.add_mutually_exclusive_group()
-    chosen.add_argument("--profile", action="append", metavar="P", choices=list(PROFILES),
-                        help="the vectors a P implementation is judged on, in DIR/P.json (repeatable; one of "
-                        f"{', '.join(PROFILES)})")
+    chosen.add_argument(
+        "--profile",
+        action="append",
+        metavar="P",
+        choices=list(PROFILES),
+        help=f"the vectors a P implementation is judged on, in DIR/P.json (repeatable; one of {', '.join(PROFILES)})",
+    )
     chosen.add_argument("--all-profiles", action="store_true", help="--profile for every profile")
-    exporting.add_argument("-q", "--quiet", action="store_true",
-                           help="no summary of what was written and left out")
+    exporting.add_argument("-q", "--quiet", action="store_true", help="no summary of what was written and left out")
     exporting.set_defaults(handler=run_export)
 
 
 def _add_directory(parser):
     parser.add_argument(
-        "--cases", metavar="DIR|FILE", default=None,
+        "--cases",
+        metavar="DIR|FILE",
+        default=None,
         help=f"directory of case files, or one case file of your own (default: {casefiles.DEFAULT_CASES_DIR})",
     )
 
@@ -141,10 +159,21 @@ def run_list(args, out=None, err=None):
         return 2
     for case in cases:
         if args.json:
-            out.write(json.dumps({
-                "id": case.id, "level": case.level, "profiles": list(case.profiles), "title": case.title,
-                "kind": case.kind, "file": str(case.path), "line": case.line,
-            }, ensure_ascii=False) + "\n")
+            out.write(
+                json.dumps(
+                    {
+                        "id": case.id,
+                        "level": case.level,
+                        "profiles": list(case.profiles),
+                        "title": case.title,
+                        "kind": case.kind,
+                        "file": str(case.path),
+                        "line": case.line,
+                    },
+                    ensure_ascii=False,
+                )
+                + "\n"
+            )
         else:
             out.write(f"{case.id}\t{case.level}\t{','.join(case.profiles)}\t{case.title}\n")
     return 0
@@ -174,7 +203,9 @@ def run_validate(args, out=None, err=None):
             for failure in outcome.failures:
                 out.write(f"     {failure}\n")
             out.write(f"     expected: {outcome.expected}\n     actual:   {outcome.actual}\n")
-    out.write(f"{len(outcomes) - failed} passed, {failed} failed ({len(cases)} cases, {len(outcomes)} case/profile runs)\n")
+    out.write(
+        f"{len(outcomes) - failed} passed, {failed} failed ({len(cases)} cases, {len(outcomes)} case/profile runs)\n"
+    )
     return 1 if failed else 0
 
 

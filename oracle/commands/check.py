@@ -126,7 +126,8 @@ zero precision, an early return 0, ...), first among the classes documented for
 the implementation in oracle/diagnose/data/discrepancies.yaml, then among all; the
 record's "classification" names the first that reproduces the answer
 ("unexplained" when none does), with the curated discrepancy ids it matches.
-The listing and summary.md show it per record and count records per class. Numeric contract: |actual - expected| <= ABS + REL *
+The listing and summary.md show it per record and count records per class.
+Numeric contract: |actual - expected| <= ABS + REL *
 |expected|; NaN matches only NaN. The default (REL 1e-9) is a float64
 contract: arithmetic in float32 (~1e-7 relative error) fails it; pass e.g.
 --rel 1e-5 to accept single precision. Statistics that come back are held to
@@ -184,8 +185,13 @@ def register(subparsers):
                         help="accept a run that judges nothing (every case not applicable, no example run, an --id "
                         "matching nothing): by default that is an error (exit 2), never a green gate")
     parser.add_argument("--no-cases", action="store_true", help="run no cases, only the random examples")
-    parser.add_argument("--examples", type=non_negative_int, default=DEFAULT_EXAMPLES, metavar="N",
-                        help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)")
+    parser.add_argument(
+        "--examples",
+        type=non_negative_int,
+        default=DEFAULT_EXAMPLES,
+        metavar="N",
+        help=f"number of random examples in the differential search (default {DEFAULT_EXAMPLES}; 0: none)",
+    )
     parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                         help="stop drawing random examples after SECONDS of search (default: no limit; "
                         "--examples still bounds the count)")
@@ -219,6 +225,26 @@ def register(subparsers):
 
 def load_replay(text):
     """Replay inputs from a file path or inline JSON: (label, request) pairs."""
+    out = []
+    for i, item in enumerate(_replay_items(text)):
+        if isinstance(item, dict) and item.get("type") in ("header", "footer"):
+            continue
+        if isinstance(item, dict) and item.get("type") == "record":  # a results.jsonl: its deviations again
+            replayed = _replayed_record(i, item)
+            if replayed is not None:
+                out.append(replayed)
+            continue
+        try:
+            out.append((f"replay-{i}", request_from_json(item)))
+        except BleuOracleError as exc:
+            raise BleuValueError(f"`--replay` input {i}: {exc}") from None
+    if not out:
+        raise BleuValueError("`--replay` holds no inputs")
+    return out
+
+
+def _replay_items(text):
+    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines), else `text` as JSON."""
     path = Path(text)
     source = None
     try:
@@ -244,31 +270,23 @@ def load_replay(text):
                         items.append(json.loads(line))
                     except ValueError as exc:
                         raise BleuValueError(f"{path}:{number}: not JSON ({exc})") from None
-    out = []
-    for i, item in enumerate(items):
-        if isinstance(item, dict) and item.get("type") in ("header", "footer"):
-            continue
-        if isinstance(item, dict) and item.get("type") == "record":  # a results.jsonl: its deviations again
-            try:
-                record = parse_line(item, where=f"`--replay` input {i}")
-            except ResultsFormatError as exc:
-                raise BleuValueError(str(exc)) from None
-            if record.good:
-                continue
-            replayed = record.replay or record.request
-            if not isinstance(replayed, ScoreRequest):
-                why = (f"is not kept (it is too large); regenerate it: {replayed.omitted.regenerate}"
-                       if isinstance(replayed, OmittedRequest) else "is not in the record")
-                raise BleuValueError(f"`--replay` input {i} ({record.id}): its input {why}")
-            out.append((record.id, replayed.with_seq(0)))
-            continue
-        try:
-            out.append((f"replay-{i}", request_from_json(item)))
-        except BleuOracleError as exc:
-            raise BleuValueError(f"`--replay` input {i}: {exc}") from None
-    if not out:
-        raise BleuValueError("`--replay` holds no inputs")
-    return out
+    return items
+
+
+def _replayed_record(i, item):
+    """(id, request) of a results.jsonl record that deviated, None for one that passed."""
+    try:
+        record = parse_line(item, where=f"`--replay` input {i}")
+    except ResultsFormatError as exc:
+        raise BleuValueError(str(exc)) from None
+    if record.good:
+        return None
+    replayed = record.replay or record.request
+    if not isinstance(replayed, ScoreRequest):
+        why = (f"is not kept (it is too large); regenerate it: {replayed.omitted.regenerate}"
+               if isinstance(replayed, OmittedRequest) else "is not in the record")
+        raise BleuValueError(f"`--replay` input {i} ({record.id}): its input {why}")
+    return record.id, replayed.with_seq(0)
 
 
 def load_case_list(args):
@@ -396,16 +414,12 @@ def _cut(text, limit=600):
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; -v prints it whole)"
 
 
-def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
-    """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
-    (the same shrunk input is printed once, however many records reached it). The counts are the
-    whole run's; the ids and inputs come from the records the session kept (its first NOTABLE_KEPT)."""
-    out = sys.stdout
-    counts = session.counts
-    gating = ("new", "fixed", "changed")
+def _gating_groups(session):
+    """The records that gate the run, grouped by (baseline status, outcome, the run's cause): one group per
+    bug, whatever else its records fit; and each group's size over the whole run."""
     run_names = [group.name for group in session.root_causes.groups()]
 
-    def grouped(key):  # one group per run cause: the records of one bug together, whatever they fit besides
+    def grouped(key):
         return key[0], key[1], run_cause_of(key[2], run_names)
 
     groups = {}
@@ -414,40 +428,58 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
             groups.setdefault(grouped(notable_key(record)), []).append(record)
     sizes = Counter()
     for key, n in session.notable_counts.items():
-        if key[0] in gating:
+        if key[0] in ("new", "fixed", "changed"):
             sizes[grouped(key)] += n
+    return groups, sizes
+
+
+def _print_group(out, key, total, members, *, verbose):
+    """One group: its head line, its root cause, and its distinct minimal inputs (three unless `verbose`), each
+    with where it diverges and how to reproduce it. Returns how many inputs it printed."""
+    first = members[0]
+    head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
+            "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
+    ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
+    out.write(f"{head} x{total}: {ids}\n")
+    cause = _root_cause(first, key[2])
+    if cause:
+        out.write(f"  {cause}\n")
+    seen = set()
+    for record in members:
+        payload = record.reported_input
+        text = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
+        if text in seen or (len(seen) >= 3 and not verbose):
+            continue
+        seen.add(text)
+        _print_input(out, record, text if payload is not None else None, verbose=verbose)
+    return len(seen)
+
+
+def _print_input(out, record, text, *, verbose):
+    layer, order, message = record.layer, record.order, record.message
+    if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
+        layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
+    where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
+    out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
+    if text is not None:
+        out.write(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}\n")
+    if record.reproduce:
+        out.write(f"    reproduce: {record.reproduce}\n")
+
+
+def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
+    """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
+    (the same shrunk input is printed once, however many records reached it). The counts are the
+    whole run's; the ids and inputs come from the records the session kept (its first NOTABLE_KEPT)."""
+    out = sys.stdout
+    counts = session.counts
+    groups, sizes = _gating_groups(session)
     shown = 0
     for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
         if shown >= PRINTED_DEVIATIONS and not verbose:
             break
-        members = groups.get(key)
-        if not members:
-            continue
-        first = members[0]
-        head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
-                "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
-        ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
-        out.write(f"{head} x{total}: {ids}\n")
-        cause = _root_cause(first, key[2])
-        if cause:
-            out.write(f"  {cause}\n")
-        seen = set()
-        for record in members:
-            payload = record.reported_input
-            text = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
-            if text in seen or (len(seen) >= 3 and not verbose):
-                continue
-            seen.add(text)
-            shown += 1
-            layer, order, message = record.layer, record.order, record.message
-            if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
-                layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
-            where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
-            out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
-            if payload is not None:
-                out.write(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}\n")
-            if record.reproduce:
-                out.write(f"    reproduce: {record.reproduce}\n")
+        if groups.get(key):
+            shown += _print_group(out, key, total, groups[key], verbose=verbose)
     if shown >= PRINTED_DEVIATIONS and not verbose:
         out.write(f"... more (-v prints them all) in {report_dir / 'summary.md'}\n")
     for entry in tracker.stale():

@@ -201,9 +201,16 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
                     wrapped.append(indent + line)
                     continue
                 lead = re.match(r"\s*(\S+\s{2,})?", line).group(0)  # hang under an entry's description
-                wrapped.append(textwrap.fill(line.strip(), width, initial_indent=indent + line[:len(line) - len(line.lstrip())],
-                                             subsequent_indent=indent + " " * len(lead), break_on_hyphens=False,
-                                             break_long_words=False))
+                wrapped.append(
+                    textwrap.fill(
+                        line.strip(),
+                        width,
+                        initial_indent=indent + line[: len(line) - len(line.lstrip())],
+                        subsequent_indent=indent + " " * len(lead),
+                        break_on_hyphens=False,
+                        break_long_words=False,
+                    )
+                )
             out.append("\n".join(wrapped))
         return "\n\n".join(out)
 

@@ -40,20 +40,25 @@ Exit codes: 0 every given number is explained (or none was given), 1 a number is
 Examples:
   bleu-oracle doctor --hyp out.txt --ref ref.txt
   bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65 --number 0.2436
-  bleu-oracle doctor --hyp out.txt --ref ref.txt --signature "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" --json
+  bleu-oracle doctor --hyp out.txt --ref ref.txt --json \\
+      --signature "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
 """
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("doctor", help=SUMMARIES["doctor"], description=HELP, formatter_class=HelpFormatter)
-    parser.add_argument("--hyp", required=True, metavar="FILE", help="the hypothesis file (one segment per line; .gz too)")
+    parser.add_argument(
+        "--hyp", required=True, metavar="FILE", help="the hypothesis file (one segment per line; .gz too)"
+    )
     parser.add_argument("--ref", required=True, action="append", metavar="FILE",
                         help="a reference file, one reference stream (repeat for more)")
     parser.add_argument("--number", action="append", default=[], metavar="X",
                         help="a BLEU score to explain, as printed (0-1 or 0-100; repeatable)")
     parser.add_argument("--signature", action="append", default=[], metavar="S",
                         help="a signature to compute (sacrebleu's or bleu-oracle's; repeatable)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)")
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)"
+    )
     parser.add_argument("--report", metavar="DIR", help="also write DIR/doctor.md and DIR/doctor.json")
     parser.add_argument("-q", "--quiet", action="store_true", help="leave the readings table out of the text")
     parser.add_argument("-v", "--verbose", action="store_true",

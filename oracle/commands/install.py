@@ -41,7 +41,9 @@ SIGTERM (nothing half-built is left).
 
 
 def register(subparsers):
-    parser = subparsers.add_parser("install", help=SUMMARIES["install"], description=HELP, formatter_class=HelpFormatter)
+    parser = subparsers.add_parser(
+        "install", help=SUMMARIES["install"], description=HELP, formatter_class=HelpFormatter
+    )
     parser.add_argument("names", nargs="+", metavar="NAME", choices=OWN, help=f"one of {', '.join(OWN)}")
     parser.set_defaults(handler=run)
 

@@ -30,8 +30,12 @@ def register(subparsers):
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     schema.add_argument("name", nargs="?", choices=list(protocol.MESSAGES), metavar="NAME",
                         help=f"one message: {', '.join(protocol.MESSAGES)} (default: all)")
-    schema.add_argument("--write", action="store_true",
-                        help=f"write the files under {protocol.SCHEMA_DIR.relative_to(protocol.SCHEMA_DIR.parents[3])} instead of printing")
+    schema.add_argument(
+        "--write",
+        action="store_true",
+        help=f"write the files under {protocol.SCHEMA_DIR.relative_to(protocol.SCHEMA_DIR.parents[3])} instead of "
+             "printing",
+    )
     schema.set_defaults(handler=run)
 
 

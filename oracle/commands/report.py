@@ -21,11 +21,16 @@ from oracle.reports.site.collect import (
     stderr_progress,
 )
 from oracle.reports.site.data import DATA_DIR
-
 from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 
-from .common import (DeprecatedAlias, add_report_force, non_negative_int, positive_float, positive_int,
-                     prepare_implementations)
+from .common import (
+    DeprecatedAlias,
+    add_report_force,
+    non_negative_int,
+    positive_float,
+    positive_int,
+    prepare_implementations,
+)
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.

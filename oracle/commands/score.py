@@ -9,11 +9,10 @@ from oracle import resolve_options
 from oracle.commands import SUMMARIES
 from oracle.formulas import bleu, explain
 from oracle.formulas.bleu import parse_weights
-from oracle.formulas.tokenizers import TOKENIZERS
-from oracle.textio import read_parallel
-
 from oracle.formulas.errors import BleuValueError
+from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.signatures import signature
+from oracle.textio import read_parallel
 
 from .common import add_scoring_arguments, check_weight_count, positive_int
 
@@ -53,7 +52,9 @@ def register(subparsers):
     parser = subparsers.add_parser("score", help=SUMMARIES["score"], description=HELP,
                                    formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
     parser.add_argument("--hyp", required=True, metavar="FILE", help="hypothesis file")
-    parser.add_argument("--ref", required=True, action="append", metavar="FILE", help="reference file (repeat for more)")
+    parser.add_argument(
+        "--ref", required=True, action="append", metavar="FILE", help="reference file (repeat for more)"
+    )
     add_scoring_arguments(parser)
     parser.add_argument("--tokenize", choices=list(TOKENIZERS), metavar="T",
                         help=f"how lines become tokens: {', '.join(TOKENIZERS)} (default: the profile's; "
@@ -127,8 +128,11 @@ def _emit(result, args, out, derivation, index=None):
         precisions = "/".join("-" if p is None else f"{float(p) * 100:.1f}" for p in result.precisions)
         out.write(
             f"{prefix}BLEU = {float(result.score) * 100:.2f} {precisions} (BP = {float(result.bp):.3f} "
-            f"ratio = {s.hyp_len / s.ref_len if s.ref_len else float('inf'):.3f} hyp_len = {s.hyp_len} ref_len = {s.ref_len}) "
+            f"ratio = {s.hyp_len / s.ref_len if s.ref_len else float('inf'):.3f} hyp_len = {s.hyp_len} ref_len = "
+            f"{s.ref_len}) "
             f"[{args.profile}]\n"
         )
-        if index is None and not args.quiet:  # one corpus score: its signature and scale under it (per line: once is enough)
+        if (
+            index is None and not args.quiet
+        ):  # one corpus score: its signature and scale under it (per line: once is enough)
             out.write(f"signature: {args.signature} (BLEU and precisions on the 0-100 scale)\n")

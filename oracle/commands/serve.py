@@ -107,7 +107,9 @@ def load_implementation(name: str, *, profile: str | None = None) -> Declared:
             )
     implementation = cls(profile=profile) if takes_profile and profile is not None else cls()
     if profile is not None and implementation.profile != profile:
-        raise BleuValueError(f"`--profile {profile}` does not apply to {name!r}: it declares profile {implementation.profile!r}")
+        raise BleuValueError(
+            f"`--profile {profile}` does not apply to {name!r}: it declares profile {implementation.profile!r}"
+        )
     # an adapter scores here; a library outside this Python has a driver to start instead
     for method in ("handshake", "command" if isinstance(implementation, DriverImplementation) else "score"):
         if not callable(getattr(implementation, method, None)):

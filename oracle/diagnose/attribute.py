@@ -63,15 +63,9 @@ def _pseudo(name, expected, documented=(), detail=""):
                           scope="outcome")
 
 
-def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
-              overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
-              search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
-    """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
-    matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
-    classes; "all", among every explanation; "outcome", not a wrong number). With
-    `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
-    `among` restricts the search to these explanation names (see `classify`)."""
-    oracle_json = None if expected.rejected else expected.score
+def _not_a_wrong_number(reply, verdict, expected, oracle_json, entries):
+    """The pseudo-class of a failure that is not a wrong number (an error, a crash, a refusal, a tokenization
+    or relation layer), or None when it is one."""
     outcome, layer = verdict.outcome, verdict.layer
     if outcome == Outcome.ERROR:  # a curated refusal may surface as an error (nltk's IndexError)
         return _pseudo(outcome.value, oracle_json, curated_refusals(reply.message, entries), detail=verdict.message)
@@ -86,6 +80,22 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
             return _pseudo("scores-invalid-input", None, detail=expected.reason)
         message = reply.message or ""
         return _pseudo("rejects-valid-input", oracle_json, curated_refusals(message, entries), detail=message)
+    return None
+
+
+def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
+              overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
+              search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
+    """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
+    matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
+    classes; "all", among every explanation; "outcome", not a wrong number). With
+    `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
+    `among` restricts the search to these explanation names (see `classify`)."""
+    oracle_json = None if expected.rejected else expected.score
+    layer = verdict.layer
+    not_a_number = _not_a_wrong_number(reply, verdict, expected, oracle_json, entries)
+    if not_a_number is not None:
+        return not_a_number
     classes = sorted({d["classify"] for d in entries if d.get("classify")})
     try:
         explanation, scope = None, "all"

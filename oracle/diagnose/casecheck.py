@@ -43,7 +43,11 @@ def _fmt(value):
             return "NaN"
         if value.is_zero():
             return "0"
-        return format(value.normalize(), "f") if abs(value.adjusted()) < 25 and len(value.as_tuple().digits) <= 20 else f"{value:.20g}"
+        return (
+            format(value.normalize(), "f")
+            if abs(value.adjusted()) < 25 and len(value.as_tuple().digits) <= 20
+            else f"{value:.20g}"
+        )
     return str(value)
 
 
@@ -112,7 +116,9 @@ def check_case(case, profile):
     except BleuOracleError as exc:
         if expect.rejected:
             return CheckOutcome(case.id, profile, True, expected, f"rejected: {exc}")
-        return CheckOutcome(case.id, profile, False, expected, f"rejected: {exc}", (f"the oracle rejected the input: {exc}",))
+        return CheckOutcome(
+            case.id, profile, False, expected, f"rejected: {exc}", (f"the oracle rejected the input: {exc}",)
+        )
     if expect.rejected:
         return CheckOutcome(
             case.id, profile, False, expected, f"score {_fmt(result.score)}",
@@ -129,41 +135,54 @@ def check_case(case, profile):
         actual.append(f"score {_fmt(score)}")
         if not _close(expect.score, score, tol):
             failures.append(f"score: expected {_fmt_expected(expect.score, tol)}, got {_fmt(score)}")
-    s = expect.statistics
-    if s is not None:
-        stats = result.statistics
-        orders = len(result.weights)
-        for key in ("hyp_len", "ref_len"):
-            want = getattr(s, key)
-            if want is not None:
-                got = getattr(stats, key)
-                actual.append(f"{key} {got}")
-                if got != want:
-                    failures.append(f"{key}: expected {want}, got {got}")
-        for key in ("matches", "totals"):
-            want = getattr(s, key)
-            if want is not None:
-                got = list(getattr(stats, key))[:orders]
-                actual.append(f"{key} {got}")
-                if got != list(want):
-                    failures.append(f"{key}: expected {list(want)}, got {got}")
-        if s.bp is not None:
-            actual.append(f"bp {_fmt(result.bp)}")
-            if not _close(s.bp, result.bp, tol):
-                failures.append(f"bp: expected {_fmt_expected(s.bp, tol)}, got {_fmt(result.bp)}")
-        if s.precisions is not None:
-            shown = []
-            for order, want in s.precisions:
-                if order > len(result.precisions):
-                    failures.append(f"precision {order}: expected {_fmt(want)}, but the case scores only {len(result.precisions)} order(s)")
-                    continue
-                got = result.precisions[order - 1]
-                shown.append(f"{order}: {_fmt(got)}")
-                ok = got is None if want is None else _close(want, got, tol)
-                if not ok:
-                    failures.append(f"precision {order}: expected {_fmt_expected(want, tol)}, got {_fmt(got)}")
-            actual.append("precisions {" + ", ".join(shown) + "}")
+    if expect.statistics is not None:
+        _check_counts(expect.statistics, result, failures, actual)
+        _check_bp_and_precisions(expect.statistics, result, tol, failures, actual)
     return CheckOutcome(case.id, profile, not failures, expected, "; ".join(actual), tuple(failures))
+
+
+def _check_counts(s, result, failures, actual):
+    """The expected lengths and per-order counts against the oracle's (`failures` and `actual` grow)."""
+    stats = result.statistics
+    orders = len(result.weights)
+    for key in ("hyp_len", "ref_len"):
+        want = getattr(s, key)
+        if want is not None:
+            got = getattr(stats, key)
+            actual.append(f"{key} {got}")
+            if got != want:
+                failures.append(f"{key}: expected {want}, got {got}")
+    for key in ("matches", "totals"):
+        want = getattr(s, key)
+        if want is not None:
+            got = list(getattr(stats, key))[:orders]
+            actual.append(f"{key} {got}")
+            if got != list(want):
+                failures.append(f"{key}: expected {list(want)}, got {got}")
+
+
+def _check_bp_and_precisions(s, result, tol, failures, actual):
+    """The expected BP and precisions against the oracle's, within the case's tolerance."""
+    if s.bp is not None:
+        actual.append(f"bp {_fmt(result.bp)}")
+        if not _close(s.bp, result.bp, tol):
+            failures.append(f"bp: expected {_fmt_expected(s.bp, tol)}, got {_fmt(result.bp)}")
+    if s.precisions is None:
+        return
+    shown = []
+    for order, want in s.precisions:
+        if order > len(result.precisions):
+            failures.append(
+                f"precision {order}: expected {_fmt(want)}, but the case scores only {len(result.precisions)} "
+                "order(s)"
+            )
+            continue
+        got = result.precisions[order - 1]
+        shown.append(f"{order}: {_fmt(got)}")
+        ok = got is None if want is None else _close(want, got, tol)
+        if not ok:
+            failures.append(f"precision {order}: expected {_fmt_expected(want, tol)}, got {_fmt(got)}")
+    actual.append("precisions {" + ", ".join(shown) + "}")
 
 
 def _explained_score(case, profile):

@@ -25,10 +25,10 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
+from typing import Any
 
 from oracle.formulas import bleu
 from oracle.formulas.conventions import (
@@ -55,7 +55,7 @@ from .computations import (
     result_under,
     score_of,
 )
-from .counting import COUNTING_ALTERNATIVES, fold_of, best_single_reference_matches, matching_alternatives
+from .counting import COUNTING_ALTERNATIVES, best_single_reference_matches, fold_of, matching_alternatives
 from .expect import statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 
@@ -90,9 +90,16 @@ class Explanation:
 
     def classification(self, *, documented=(), scope=None):
         """This explanation as a record's root cause."""
-        return Classification(name=self.name, description=self.description,
-                              change=tuple((key, _scalar(value)) for key, value in self.change), value=self.value,
-                              expected=self.expected, documented=documented, scope=scope, fits=self.fits)
+        return Classification(
+            name=self.name,
+            description=self.description,
+            change=tuple((key, _scalar(value)) for key, value in self.change),
+            value=self.value,
+            expected=self.expected,
+            documented=documented,
+            scope=scope,
+            fits=self.fits,
+        )
 
 
 def _scalar(value):
@@ -114,29 +121,61 @@ def _convention_changes(options, smoothing, level, profile_options):
     out = []
     for rule in REFERENCE_LENGTH_RULES:
         if rule != options.reference_length:
-            out.append((f"reference_length={rule}", f"r is {REFERENCE_LENGTH_RULES[rule]}",
-                        {"reference_length": rule}, None))
+            out.append(
+                (f"reference_length={rule}", f"r is {REFERENCE_LENGTH_RULES[rule]}", {"reference_length": rule}, None)
+            )
     floor = 1 if options.segment_totals_floor == 0 else 0
-    out.append((f"segment_totals_floor={floor}",
-                "each segment's n-gram total is at least 1 before summing (nltk's modified_precision "
-                "denominator max(1, ...))" if floor else "no per-segment floor on n-gram totals",
-                {"segment_totals_floor": floor}, None))
+    out.append(
+        (
+            f"segment_totals_floor={floor}",
+            "each segment's n-gram total is at least 1 before summing (nltk's modified_precision "
+            "denominator max(1, ...))"
+            if floor
+            else "no per-segment floor on n-gram totals",
+            {"segment_totals_floor": floor},
+            None,
+        )
+    )
     current = options.empty_order_at(level, smoothing)
     for rule in EMPTY_ORDER_RULES:
         if rule != current:
-            out.append((f"empty_order={rule}", f"an order with no hypothesis n-grams: {EMPTY_ORDER_RULES[rule]}",
-                        {"empty_order": rule, "sentence_empty_order": None, "unsmoothed_empty_order": None}, None))
+            out.append(
+                (
+                    f"empty_order={rule}",
+                    f"an order with no hypothesis n-grams: {EMPTY_ORDER_RULES[rule]}",
+                    {"empty_order": rule, "sentence_empty_order": None, "unsmoothed_empty_order": None},
+                    None,
+                )
+            )
     weight_rule = "normalise" if options.weight_normalisation == "as-given" else "as-given"
-    out.append((f"weights={weight_rule}", "the weights are divided by their sum" if weight_rule == "normalise"
-                else "the weights are used as given", {"weight_normalisation": weight_rule, "uniform_weights_only": False}, None))
+    out.append(
+        (
+            f"weights={weight_rule}",
+            "the weights are divided by their sum" if weight_rule == "normalise" else "the weights are used as given",
+            {"weight_normalisation": weight_rule, "uniform_weights_only": False},
+            None,
+        )
+    )
     for rule in NO_MATCH_RULES:
         if rule != options.no_match:
-            out.append((f"no_match={rule}", f"no n-gram of any order matches: {NO_MATCH_RULES[rule]}",
-                        {"no_match": rule}, None))
+            out.append(
+                (
+                    f"no_match={rule}",
+                    f"no n-gram of any order matches: {NO_MATCH_RULES[rule]}",
+                    {"no_match": rule},
+                    None,
+                )
+            )
     for rule in BOTH_EMPTY_RULES:
         if rule != options.both_empty:
-            out.append((f"both_empty={rule}", f"no hypothesis and no reference tokens: {BOTH_EMPTY_RULES[rule]}",
-                        {"both_empty": rule}, None))
+            out.append(
+                (
+                    f"both_empty={rule}",
+                    f"no hypothesis and no reference tokens: {BOTH_EMPTY_RULES[rule]}",
+                    {"both_empty": rule},
+                    None,
+                )
+            )
     for alternative, description in _smoothing_readings(smoothing, profile_options):
         out.append((f"smoothing={alternative.describe()}", description, {}, alternative))
     return out
@@ -145,7 +184,9 @@ def _convention_changes(options, smoothing, level, profile_options):
 def _weak(convention):
     """Readings that say "the implementation ignored the request" come after the specific computations."""
     name = convention[0]
-    return name.startswith("smoothing=") and convention[1].startswith(("the requested smoothing", "the profile's default"))
+    return name.startswith("smoothing=") and convention[1].startswith(
+        ("the requested smoothing", "the profile's default")
+    )
 
 
 def _smoothing_readings(smoothing, profile_options):
@@ -153,15 +194,22 @@ def _smoothing_readings(smoothing, profile_options):
     method = smoothing.method
     readings = []
     if method == "chen-cherry-2" or (method == "add-k" and smoothing.k == 1):
-        readings.append((Smoothing("lin-2004"), "add 1 to matches and totals of every order, unigrams included "
-                         "(NLTK's page: 'Add 1 to both numerator and denominator')"))
+        readings.append(
+            (
+                Smoothing("lin-2004"),
+                "add 1 to matches and totals of every order, unigrams included "
+                "(NLTK's page: 'Add 1 to both numerator and denominator')",
+            )
+        )
     if method == "lin-2004":
         readings.append((Smoothing("chen-cherry-2"), "add 1 to matches and totals of orders n > 1 only"))
     if method == "chen-cherry-7":
         readings.append((Smoothing("chen-cherry-4", k=smoothing.k), "method 4 only"))
         readings.append((Smoothing("chen-cherry-5"), "method 5 only"))
     if method == "floor":
-        readings.append((Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one"))
+        readings.append(
+            (Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one")
+        )
     if method == "chen-cherry-1" and smoothing.epsilon != Fraction(1, 10):
         readings.append((Smoothing("chen-cherry-1"), "the documented default epsilon 0.1, not the given one"))
     if method != "none":
@@ -206,9 +254,12 @@ def _reports_smoothed_counts(statistics, result, n):
     if not statistics or smoothed is None:
         return False
     reported = statistics if isinstance(statistics, Statistics) else Statistics.model_validate(statistics)
-    return (reported.hyp_len == result.statistics.hyp_len and reported.ref_len == result.statistics.ref_len
-            and [float(x) for x in reported.matches[:n]] == [float(x) for x in smoothed.matches[:n]]
-            and [float(x) for x in reported.totals[:n]] == [float(x) for x in smoothed.totals[:n]])
+    return (
+        reported.hyp_len == result.statistics.hyp_len
+        and reported.ref_len == result.statistics.ref_len
+        and [float(x) for x in reported.matches[:n]] == [float(x) for x in smoothed.matches[:n]]
+        and [float(x) for x in reported.totals[:n]] == [float(x) for x in smoothed.totals[:n]]
+    )
 
 
 def consistent_with(statistics, result, n):
@@ -317,11 +368,20 @@ def _by_convention(search, candidates, close, suffix, *, stats):
         value = score_of(result)
         if not close(search.actual, value):
             continue
-        agrees = _statistics_differ(search.statistics, result, search.n) is None if stats else \
-            consistent_with(search.statistics, result, search.n)
+        agrees = (
+            _statistics_differ(search.statistics, result, search.n) is None
+            if stats
+            else consistent_with(search.statistics, result, search.n)
+        )
         if agrees:
-            found.append(Explanation(_join(name, suffix), _join_text(description, suffix),
-                                     _change_tuple(changes, smoothing_change) + _suffix_change(suffix), value))
+            found.append(
+                Explanation(
+                    _join(name, suffix),
+                    _join_text(description, suffix),
+                    _change_tuple(changes, smoothing_change) + _suffix_change(suffix),
+                    value,
+                )
+            )
     return found
 
 
@@ -336,8 +396,16 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
         result = search.result_for(changes, smoothing_change) if name is not None else search.base
         if result is None:
             continue
-        changed = ctx if name is None else Context(ctx.request, options.with_changes(**changes) if changes else options,
-                                                     smoothing_change or ctx.smoothing, ctx.weights)
+        changed = (
+            ctx
+            if name is None
+            else Context(
+                ctx.request,
+                options.with_changes(**changes) if changes else options,
+                smoothing_change or ctx.smoothing,
+                ctx.weights,
+            )
+        )
         for cname, function in computations:
             if not search.permitted(cname, *component_names(suffix)):
                 continue
@@ -354,8 +422,14 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 continue
             label = _join(cname if name is None else f"{name} + {cname}", suffix)
             text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"
-            found.append(Explanation(label, _join_text(text, suffix), _change_tuple(changes, smoothing_change)
-                                     + (("computation", cname),) + _suffix_change(suffix), value))
+            found.append(
+                Explanation(
+                    label,
+                    _join_text(text, suffix),
+                    _change_tuple(changes, smoothing_change) + (("computation", cname),) + _suffix_change(suffix),
+                    value,
+                )
+            )
     return found
 
 
@@ -370,8 +444,12 @@ def _tiers(search, conventions, close, suffix):
         for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(conventions, 2)
         if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
     ]
-    yield lambda: _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix) + \
-        _by_convention(search, strong, close, suffix, stats=False)
+    yield (
+        lambda: (
+            _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix)
+            + _by_convention(search, strong, close, suffix, stats=False)
+        )
+    )
     yield lambda: _by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
     yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
@@ -387,7 +465,7 @@ def _first_tier(search, conventions, close, suffix, *, simple=True, combined=Tru
     """The explanations of the first tier that has any (`simple`: the single-explanation tiers; `combined`:
     the tiers that combine explanations)."""
     for index, tier in enumerate(_tiers(search, conventions, close, suffix)):
-        if (simple if index < SIMPLE_TIERS else combined):
+        if simple if index < SIMPLE_TIERS else combined:
             found = tier()
             if found:
                 return found
@@ -435,15 +513,28 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     expected = score_of(base)
     if actual is None:
         return Explanation(UNEXPLAINED, "the answer has no score", (), None, expected)
-    search = _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
-                     budget, max(1, request.token_count))
+    search = _Search(
+        ctx,
+        base,
+        actual,
+        statistics,
+        len(ctx.weights),
+        None if among is None else frozenset(among),
+        budget,
+        max(1, request.token_count),
+    )
     conventions = _convention_changes(ctx.options, ctx.smoothing, request.level, profile.options)
     try:
         return _explain(search, conventions, expected)
     except _BudgetSpent:
-        return Explanation(UNEXPLAINED, f"the attribution budget ({budget:,} token computations) was spent after "
-                           f"{search.tried} alternatives on this {request.token_count:,}-token input", (), None,
-                           expected)
+        return Explanation(
+            UNEXPLAINED,
+            f"the attribution budget ({budget:,} token computations) was spent after "
+            f"{search.tried} alternatives on this {request.token_count:,}-token input",
+            (),
+            None,
+            expected,
+        )
 
 
 def _explain(search, conventions, expected):
@@ -453,8 +544,12 @@ def _explain(search, conventions, expected):
     counted = _from_returned_counts(search, conventions)
     if counted:
         return _chosen(counted, expected)
-    if statistics is not None and _float32_close(actual, expected) and search.permitted(FLOAT32) \
-            and _statistics_differ(statistics, base, n) is not None:
+    if (
+        statistics is not None
+        and _float32_close(actual, expected)
+        and search.permitted(FLOAT32)
+        and _statistics_differ(statistics, base, n) is not None
+    ):
         strong = [c for c in conventions if not _weak(c)]
         found = _by_convention(search, strong, _float32_close, FLOAT32, stats=True)
         if found:
@@ -472,11 +567,18 @@ def _explain(search, conventions, expected):
     if found:
         return _chosen(found, expected)
     if statistics is not None and not consistent_with(statistics, base, n):
-        return Explanation(UNEXPLAINED, "no single or paired alternative convention or computation gives this value "
-                           f"with the returned statistics (they differ from the oracle's at "
-                           f"{_statistics_differ(statistics, base, n)})", (), None, expected)
-    return Explanation(UNEXPLAINED, "no single or paired alternative convention or computation gives this value",
-                       (), None, expected)
+        return Explanation(
+            UNEXPLAINED,
+            "no single or paired alternative convention or computation gives this value "
+            f"with the returned statistics (they differ from the oracle's at "
+            f"{_statistics_differ(statistics, base, n)})",
+            (),
+            None,
+            expected,
+        )
+    return Explanation(
+        UNEXPLAINED, "no single or paired alternative convention or computation gives this value", (), None, expected
+    )
 
 
 def _reported(statistics):
@@ -493,10 +595,18 @@ def _from_returned_counts(search, conventions):
         return []
     reported = _reported(statistics)
     try:
-        counts = bleu.Statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:n]),
-                                 tuple(reported.totals[:n]), base.statistics.segments)
-        value = score_of(bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options,
-                                                   smoothing=ctx.smoothing, level=ctx.request.level))
+        counts = bleu.Statistics(
+            reported.hyp_len,
+            reported.ref_len,
+            tuple(reported.matches[:n]),
+            tuple(reported.totals[:n]),
+            base.statistics.segments,
+        )
+        value = score_of(
+            bleu.bleu_from_statistics(
+                counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing, level=ctx.request.level
+            )
+        )
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         # counts the formulas cannot score (more matches than n-grams: a precision above 1): a counting
         # alternative that gives exactly these integers still names the mechanism
@@ -511,9 +621,16 @@ def _from_returned_counts(search, conventions):
     name = f"other-counting-of-{layer}"
     if not search.permitted(name):
         return []
-    return [Explanation(name, f"the implementation's own statistics, scored by the judged profile's formulas, give "
-                        f"its answer: it counts {layer} differently from section 2.1, in a way no known counting "
-                        "alternative reproduces", (("computation", name),), value)]
+    return [
+        Explanation(
+            name,
+            f"the implementation's own statistics, scored by the judged profile's formulas, give "
+            f"its answer: it counts {layer} differently from section 2.1, in a way no known counting "
+            "alternative reproduces",
+            (("computation", name),),
+            value,
+        )
+    ]
 
 
 def _counting_alternatives(search, value):
@@ -521,8 +638,15 @@ def _counting_alternatives(search, value):
     if not search.statistics or search.base is None:
         return []
     ctx = search.ctx
-    names = matching_alternatives(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
-                                  search.base.statistics, permitted=search.permitted, charge=search.charge)
+    names = matching_alternatives(
+        ctx.request.segments,
+        search.n,
+        ctx.options,
+        _reported(search.statistics),
+        search.base.statistics,
+        permitted=search.permitted,
+        charge=search.charge,
+    )
     return [Explanation(name, COUNTING_ALTERNATIVES[name][0], (("computation", name),), value) for name in names]
 
 
@@ -535,9 +659,11 @@ def _bp_alternative(search):
     c, r = base.statistics.hyp_len, base.statistics.ref_len
     if c == 0 or within_contract(float(reported.bp), float(base.bp)):
         return []
-    found = [Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), search.actual)
-             for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()
-             if search.permitted(name) and within_contract(float(reported.bp), rule(c, r))]
+    found = [
+        Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), search.actual)
+        for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()
+        if search.permitted(name) and within_contract(float(reported.bp), rule(c, r))
+    ]
     if not found and search.permitted(FLOAT32) and _float32_close(float(reported.bp), float(base.bp)):
         found = [Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), search.actual)]
     return found
@@ -553,11 +679,18 @@ def _score_agrees(search, conventions, expected):
         if bp:
             return _chosen(bp, expected)
         return Explanation(AGREES, "the oracle under the judged profile gives this value", (), expected, expected)
-    if differs in ("matches", "totals") and search.permitted(SMOOTHED_COUNTS) and \
-            _reports_smoothed_counts(statistics, base, n):
-        return Explanation(SMOOTHED_COUNTS,
-                           "the score agrees; the reported matches/totals include the smoothing's additions",
-                           (("computation", SMOOTHED_COUNTS),), expected, expected)
+    if (
+        differs in ("matches", "totals")
+        and search.permitted(SMOOTHED_COUNTS)
+        and _reports_smoothed_counts(statistics, base, n)
+    ):
+        return Explanation(
+            SMOOTHED_COUNTS,
+            "the score agrees; the reported matches/totals include the smoothing's additions",
+            (("computation", SMOOTHED_COUNTS),),
+            expected,
+            expected,
+        )
     strong = [c for c in conventions if not _weak(c)]
     pairs = [
         (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
@@ -565,8 +698,9 @@ def _score_agrees(search, conventions, expected):
         if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
     ]
     # a documented convention first, then a counting mechanism, then two conventions
-    found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, expected)
-             or _by_convention(search, pairs, within_contract, "", stats=True))
+    found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(
+        search, expected
+    ) or _by_convention(search, pairs, within_contract, "", stats=True)
     if found:
         return _chosen(found, expected)
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
@@ -585,8 +719,11 @@ def _suffix_change(suffix):
 
 
 def _change_tuple(changes, smoothing_change):
-    out = tuple((k, v) for k, v in changes.items() if not (k == "sentence_empty_order" and v is None)
-                and k != "uniform_weights_only")
+    out = tuple(
+        (k, v)
+        for k, v in changes.items()
+        if not (k == "sentence_empty_order" and v is None) and k != "uniform_weights_only"
+    )
     if smoothing_change is not None:
         out += (("smoothing", smoothing_change.describe()),)
     return out
@@ -606,7 +743,9 @@ def smoothing_from_description(text):
         try:
             params[name.strip()] = Fraction(value.strip())
         except (ValueError, ZeroDivisionError):
-            raise BleuValueError(f"not a smoothing description: {text!r} (parameter {name.strip()} = {value!r})") from None
+            raise BleuValueError(
+                f"not a smoothing description: {text!r} (parameter {name.strip()} = {value!r})"
+            ) from None
     return Smoothing(match.group(1), **params)
 
 
@@ -628,8 +767,11 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:
         if key == "computation":
-            if value not in functions and value not in (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES) \
-                    and not value.startswith("other-counting-of-"):
+            if (
+                value not in functions
+                and value not in (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES)
+                and not value.startswith("other-counting-of-")
+            ):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -662,18 +804,29 @@ def _counted_value(ctx, result, name):
     if changed is None:  # the alternative does not apply to this request
         return None
     statistics = result.statistics
-    alternative = bleu.Statistics(statistics.hyp_len, changed.get("ref_len", statistics.ref_len),
-                                  changed.get("matches", tuple(statistics.matches[:n])),
-                                  changed.get("totals", tuple(statistics.totals[:n])), statistics.segments)
+    alternative = bleu.Statistics(
+        statistics.hyp_len,
+        changed.get("ref_len", statistics.ref_len),
+        changed.get("matches", tuple(statistics.matches[:n])),
+        changed.get("totals", tuple(statistics.totals[:n])),
+        statistics.segments,
+    )
     try:
-        return score_of(bleu.bleu_from_statistics(alternative, weights=ctx.weights, options=ctx.options,
-                                                  smoothing=ctx.smoothing, level=request.level))
+        return score_of(
+            bleu.bleu_from_statistics(
+                alternative, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing, level=request.level
+            )
+        )
     except BleuOracleError:
         return None
 
 
-_CONVENTION_RULES = {"reference_length": REFERENCE_LENGTH_RULES, "empty_order": EMPTY_ORDER_RULES,
-                     "no_match": NO_MATCH_RULES, "both_empty": BOTH_EMPTY_RULES}
+_CONVENTION_RULES = {
+    "reference_length": REFERENCE_LENGTH_RULES,
+    "empty_order": EMPTY_ORDER_RULES,
+    "no_match": NO_MATCH_RULES,
+    "both_empty": BOTH_EMPTY_RULES,
+}
 
 
 def describe_explanation(name):
@@ -703,6 +856,19 @@ def known_names():
     return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES)
 
 
-__all__ = ["AGREES", "COMPUTATIONS", "Explanation", "FLOAT32", "FLOAT32_REL_TOLERANCE", "SMOOTHED_COUNTS",
-           "UNEXPLAINED", "classify", "component_names", "describe_explanation", "explained_value", "known_names",
-           "smoothing_from_description", "within_contract"]
+__all__ = [
+    "AGREES",
+    "COMPUTATIONS",
+    "Explanation",
+    "FLOAT32",
+    "FLOAT32_REL_TOLERANCE",
+    "SMOOTHED_COUNTS",
+    "UNEXPLAINED",
+    "classify",
+    "component_names",
+    "describe_explanation",
+    "explained_value",
+    "known_names",
+    "smoothing_from_description",
+    "within_contract",
+]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -69,7 +70,7 @@ def _weighted(result, replace, bp=None):
     if c == 0:
         return 0.0
     total = 0.0
-    for p, w in zip(result.precisions, result.weights):
+    for p, w in zip(result.precisions, result.weights, strict=False):
         if w == 0:
             continue
         p = replace(p)
@@ -123,7 +124,9 @@ BREVITY_PENALTY_ALTERNATIVES = {
 
 def tiny_instead_of_zero(ctx, result):
     """NLTK's method0: a zero precision becomes sys.float_info.min, so the score is tiny, not 0."""
-    if result is None or not any(p == 0 for p, w in zip(result.precisions, result.weights) if w != 0 and p is not None):
+    if result is None or not any(
+        p == 0 for p, w in zip(result.precisions, result.weights, strict=False) if w != 0 and p is not None
+    ):
         return None
     return _weighted(result, lambda p: sys.float_info.min if p == 0 else float(p))
 
@@ -138,7 +141,7 @@ def zero_precision_orders_skipped(ctx, result):
     sacrebleu's effective_order: "stop including n-gram orders for which precision is 0")."""
     if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
         return None
-    weighted = [(p, w) for p, w in zip(result.precisions, result.weights) if w != 0]
+    weighted = [(p, w) for p, w in zip(result.precisions, result.weights, strict=False) if w != 0]
     kept = [(p, w) for p, w in weighted if p is not None and p != 0]
     if not kept:
         return 0.0
@@ -168,7 +171,7 @@ def zero_weight_nan(ctx, result):
     """0 * log(0) evaluated in floating point: NaN when an order with weight 0 has precision 0 or 0/0."""
     if result is None:
         return None
-    for p, w in zip(result.precisions, result.weights):
+    for p, w in zip(result.precisions, result.weights, strict=False):
         if w == 0 and (p is None or p == 0):
             return math.nan
     return None
@@ -220,7 +223,7 @@ def coco_epsilon(ctx, result):
     s = result.statistics
     tiny, small = 1e-15, 1e-9
     total = 0.0
-    for m, t, w in zip(s.matches, s.totals, result.weights):
+    for m, t, w in zip(s.matches, s.totals, result.weights, strict=False):
         total += float(w) * math.log((float(m) + tiny) / (float(t) + small))
     ratio = (s.hyp_len + tiny) / (s.ref_len + small)
     bp = math.exp(1 - 1 / ratio) if ratio < 1 else 1.0
@@ -263,7 +266,7 @@ def chen_cherry_5_precisions(ctx, result):
         smoothed.append(value)
         previous = value
     total = 0.0
-    for value, w in zip(smoothed, ctx.weights):
+    for value, w in zip(smoothed, ctx.weights, strict=False):
         if value > 0:
             total += float(w) * math.log(value)
     return float(result.bp) * math.exp(total)
@@ -277,7 +280,7 @@ def _nltk_method6(ctx, result):
     n = len(ctx.weights)
     if n < 3 or s.matches[0] == 0:
         return None
-    p = [Fraction(m, t) if t else Fraction(0) for m, t in zip(s.matches[:n], s.totals[:n])]
+    p = [Fraction(m, t) if t else Fraction(0) for m, t in zip(s.matches[:n], s.totals[:n], strict=True)]
     if p[2] == 0:
         return None  # nltk asserts here
     hypothesis = ctx.request.segments[-1].hypothesis
@@ -287,7 +290,7 @@ def _nltk_method6(ctx, result):
         last = max(len(hypothesis) - i, 0)
         p[i] = (s.matches[i] + alpha * pi0) / (last + alpha)
     total = 0.0
-    for value, w in zip(p, ctx.weights):
+    for value, w in zip(p, ctx.weights, strict=False):
         if value > 0:
             total += float(w) * math.log(value)
     return float(result.bp) * math.exp(total)
@@ -321,7 +324,7 @@ def both_empty_smoothed(ctx, result):
         return None
     smoothed = smooth(s, max_order=len(ctx.weights), smoothing=ctx.smoothing)
     total = 0.0
-    for m, t, w in zip(smoothed.matches, smoothed.totals, ctx.weights):
+    for m, t, w in zip(smoothed.matches, smoothed.totals, ctx.weights, strict=False):
         if w == 0:
             continue
         if t == 0 or m == 0:
@@ -346,8 +349,8 @@ def _best_single_reference_matches(ctx, result, *, fold=False):
                 one = bleu.segment_statistics(segment.hypothesis, [reference], max_order=n, options=options)
             except BleuOracleError:
                 return None
-            best = [max(b, m) for b, m in zip(best, one.matches)]
-        matches = [a + b for a, b in zip(matches, best)]
+            best = [max(b, m) for b, m in zip(best, one.matches, strict=False)]
+        matches = [a + b for a, b in zip(matches, best, strict=False)]
     return matches
 
 
@@ -361,7 +364,7 @@ def _promptfoo_score(ctx, result, matches, *, epsilon):
         return 0.0
     if matches is None:
         return None
-    usable = [(m, t, float(w)) for m, t, w in zip(matches, statistics.totals, ctx.weights) if t > 0]
+    usable = [(m, t, float(w)) for m, t, w in zip(matches, statistics.totals, ctx.weights, strict=False) if t > 0]
     weight_sum = math.fsum(w for _, _, w in usable)
     if weight_sum == 0:
         return 0.0
@@ -394,7 +397,7 @@ def best_single_reference_with_epsilon(ctx, result):
     best = _best_single_reference_matches(ctx, result, fold=True)
     if best is None:
         return None
-    epsilon_used = any(m == 0 and t > 0 for m, t in zip(best, result.statistics.totals))
+    epsilon_used = any(m == 0 and t > 0 for m, t in zip(best, result.statistics.totals, strict=False))
     folded = result_under(ctx, options=ctx.options.with_changes(lowercase=True))
     if not epsilon_used and (folded is None or list(folded.statistics.matches) == best):
         return None
@@ -404,7 +407,9 @@ def best_single_reference_with_epsilon(ctx, result):
 def epsilon_instead_of_zero(ctx, result):
     """A zero precision taken as 1e-7 inside the logarithm (orders without n-grams left out, weights
     renormalised), so a score the formulas make 0 is small and positive."""
-    if result is None or not any(m == 0 and t > 0 for m, t in zip(result.statistics.matches, result.statistics.totals)):
+    if result is None or not any(
+        m == 0 and t > 0 for m, t in zip(result.statistics.matches, result.statistics.totals, strict=True)
+    ):
         return None
     return _promptfoo_score(ctx, result, list(result.statistics.matches), epsilon=True)
 
@@ -442,7 +447,11 @@ def empty_text_one_token(ctx, result):
     """An empty hypothesis or reference scored as one empty token: the library takes a string and
     splits it on " " ("".split(" ") is [""]). Sentence level: such libraries score one sentence."""
     request = ctx.request
-    if request.is_text or request.level != "sentence" or not any(not s.hypothesis or not all(s.references) for s in request.segments):
+    if (
+        request.is_text
+        or request.level != "sentence"
+        or not any(not s.hypothesis or not all(s.references) for s in request.segments)
+    ):
         return None
 
     def one(tokens):
@@ -494,6 +503,15 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
-COMPUTATION_DOCS = {name: " ".join(function.__doc__.split()) for name, function in COMPUTATIONS}
+
+
+def _description(function: Callable) -> str:
+    """A computation's docstring on one line: reports show it, so a computation without one is a bug here."""
+    if not function.__doc__:
+        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
+    return " ".join(function.__doc__.split())
+
+
+COMPUTATION_DOCS = {name: _description(function) for name, function in COMPUTATIONS}
 COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
                               "or weights stored as C floats): agrees to float32 precision")

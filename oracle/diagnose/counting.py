@@ -66,8 +66,9 @@ def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
     return tuple(sum(max(len(s.hypothesis) - k, 0) for s in segments) for k in range(1, n + 1))
 
 
-def best_single_reference_matches(segments: Sequence[Any], n: int, *,
-                                  fold: Callable[[str], str] | None) -> tuple[int, ...]:
+def best_single_reference_matches(
+    segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None
+) -> tuple[int, ...]:
     """Per order, the clipped matches against the one reference that gives the most on its own (each reference
     counted separately, the best kept), not against each n-gram's largest count over all references."""
     matches = [0] * n
@@ -79,8 +80,8 @@ def best_single_reference_matches(segments: Sequence[Any], n: int, *,
             one = [0] * n
             for gram, k in hypothesis.items():
                 one[len(gram) - 1] += min(k, counts.get(gram, 0))
-            best = [max(b, o) for b, o in zip(best, one)]
-        matches = [a + b for a, b in zip(matches, best)]
+            best = [max(b, o) for b, o in zip(best, one, strict=True)]
+        matches = [a + b for a, b in zip(matches, best, strict=True)]
     return tuple(matches)
 
 
@@ -112,7 +113,7 @@ def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lower
     matches = [0] * n
     for segment in segments:
         one = bleu.segment_statistics(segment.hypothesis, segment.references, max_order=n, options=changed)
-        matches = [a + b for a, b in zip(matches, one.matches)]
+        matches = [a + b for a, b in zip(matches, one.matches, strict=False)]
     return tuple(matches)
 
 
@@ -123,9 +124,11 @@ def _unless(condition: Callable[[Any], bool], function: Callable[[Sequence[Any],
 
 def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
     """An alternative that changes one layer (`name`): its counts as {layer: counts}, or None (does not apply)."""
+
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
         value = function(segments, n, options)
         return None if value is None else {name: tuple(int(x) for x in value)}
+
     return counted
 
 
@@ -134,38 +137,67 @@ def _folding(function: Callable[..., tuple[int, ...]]) -> Callable[[Sequence[Any
 
 
 MATCHES = frozenset({"matches"})
-#: name -> (what the code does, the layers it may change, how to count: the layers it changes as {layer: counts}, or None where the
+#: name -> (what the code does, the layers it may change, how to count: the layers it changes as
+#: {layer: counts}, or None where the
 #: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
-COUNTING_ALTERNATIVES: dict[str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]] = {
+COUNTING_ALTERNATIVES: dict[
+    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
+] = {
     "unclipped-matches": (
         "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
-        "(section 2.1's 'modified' precision left out)", MATCHES, _layer("matches", _folding(unclipped_matches))),
+        "(section 2.1's 'modified' precision left out)",
+        MATCHES,
+        _layer("matches", _folding(unclipped_matches)),
+    ),
     "clipped-to-reference-sum": (
         "matches are clipped to the sum of the references' counts, not to the largest count in any single "
-        "reference (Max_Ref_Count)", MATCHES, _layer("matches", _folding(reference_sum_matches))),
+        "reference (Max_Ref_Count)",
+        MATCHES,
+        _layer("matches", _folding(reference_sum_matches)),
+    ),
     "best-single-reference-clipping": (
         "each order's matches are clipped against the one reference that gives the most on its own, not against "
-        "each n-gram's largest count over all references", MATCHES,
-        _layer("matches", _folding(best_single_reference_matches))),
+        "each n-gram's largest count over all references",
+        MATCHES,
+        _layer("matches", _folding(best_single_reference_matches)),
+    ),
     "strict-clipping": (
-        "clipping compares with < where <= is meant: a count at the reference maximum m counts m - 1", MATCHES,
-        _layer("matches", _folding(strict_clip_matches))),
+        "clipping compares with < where <= is meant: a count at the reference maximum m counts m - 1",
+        MATCHES,
+        _layer("matches", _folding(strict_clip_matches)),
+    ),
     "totals-one-short": (
-        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)", frozenset({"totals"}),
-        _layer("totals", lambda segments, n, options: totals_one_short(segments, n))),
+        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)",
+        frozenset({"totals"}),
+        _layer("totals", lambda segments, n, options: totals_one_short(segments, n)),
+    ),
     "first-reference-only": (
         "only each segment's first reference is used, for clipping and for the reference length",
-        frozenset({"matches", "ref_len"}), first_reference_counts),
+        frozenset({"matches", "ref_len"}),
+        first_reference_counts,
+    ),
     "case-not-folded": (
-        "the request's lowercase flag ignored: case kept where the request folds it", MATCHES,
-        _layer("matches", _unless(lambda options: options.lowercase,
-                                  lambda segments, n, options: case_changed_matches(segments, n, options,
-                                                                                    lowercase=False)))),
+        "the request's lowercase flag ignored: case kept where the request folds it",
+        MATCHES,
+        _layer(
+            "matches",
+            _unless(
+                lambda options: options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False),
+            ),
+        ),
+    ),
     "case-folded-unasked": (
-        "case folded though the request keeps it (an implementation that always lowercases)", MATCHES,
-        _layer("matches", _unless(lambda options: not options.lowercase,
-                                  lambda segments, n, options: case_changed_matches(segments, n, options,
-                                                                                    lowercase=True)))),
+        "case folded though the request keeps it (an implementation that always lowercases)",
+        MATCHES,
+        _layer(
+            "matches",
+            _unless(
+                lambda options: not options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
+            ),
+        ),
+    ),
 }
 
 
@@ -177,13 +209,24 @@ def _whole(x: Any) -> int:
 
 def _counts_of(statistics: Any, n: int) -> dict[str, Any]:
     """The counts as integers (ValueError for a fractional one: smoothed counts are no counting alternative's)."""
-    return {"hyp_len": _whole(statistics.hyp_len), "ref_len": _whole(statistics.ref_len),
-            "matches": tuple(map(_whole, statistics.matches[:n])), "totals": tuple(map(_whole, statistics.totals[:n]))}
+    return {
+        "hyp_len": _whole(statistics.hyp_len),
+        "ref_len": _whole(statistics.ref_len),
+        "matches": tuple(map(_whole, statistics.matches[:n])),
+        "totals": tuple(map(_whole, statistics.totals[:n])),
+    }
 
 
-def matching_alternatives(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any, *,
-                          permitted: Callable[[str], bool] = lambda name: True,
-                          charge: Callable[[], None] = lambda: None) -> list[str]:
+def matching_alternatives(
+    segments: Sequence[Any],
+    n: int,
+    options: Any,
+    reported: Any,
+    oracle_counts: Any,
+    *,
+    permitted: Callable[[str], bool] = lambda name: True,
+    charge: Callable[[], None] = lambda: None,
+) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Each
     is counted (one pass over every token, `charge`d first) only where `permitted`."""
@@ -206,5 +249,12 @@ def matching_alternatives(segments: Sequence[Any], n: int, options: Any, reporte
     return found
 
 
-__all__ = ["COUNTING_ALTERNATIVES", "best_single_reference_matches", "matching_alternatives",
-           "reference_sum_matches", "strict_clip_matches", "totals_one_short", "unclipped_matches"]
+__all__ = [
+    "COUNTING_ALTERNATIVES",
+    "best_single_reference_matches",
+    "matching_alternatives",
+    "reference_sum_matches",
+    "strict_clip_matches",
+    "totals_one_short",
+    "unclipped_matches",
+]

@@ -40,12 +40,12 @@ def minimal_cover(signatures: Mapping[tuple[str, ...], int]) -> list[RunCause]:
     """The run's causes: `signatures` maps each record's fitting names (its primary name first) to the number
     of records with exactly those; the result covers every record, largest group first."""
     uncovered = {signature: count for signature, count in signatures.items() if signature and count > 0}
-    primary = Counter()
+    primary: Counter[str] = Counter()
     for signature, count in uncovered.items():
         primary[signature[0]] += count
     causes = []
     while uncovered:
-        reach = Counter()
+        reach: Counter[str] = Counter()
         for signature, count in uncovered.items():
             for name in set(signature):
                 reach[name] += count

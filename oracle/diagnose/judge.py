@@ -27,16 +27,14 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Protocol
 
-from oracle.models.protocol import Statistics
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     REJECTION_LAYER,
     TOKENIZATION_LAYER,
     ZERO_LAYER,
-    Outcome,
     Expected,
+    Outcome,
     Verdict,
-    parse_number,
 )
 from oracle.models.protocol import Statistics
 
@@ -83,7 +81,11 @@ def first_divergence(expected, actual, contract=Contract(), *, max_order=None, b
         for name in ("matches", "totals"):
             want, got = getattr(expected, name)[n], getattr(actual, name)
             if n >= len(got):
-                return name, n + 1, f"{name} at order {n + 1}: expected {want}, got nothing ({name} has {len(got)} orders)"
+                return (
+                    name,
+                    n + 1,
+                    f"{name} at order {n + 1}: expected {want}, got nothing ({name} has {len(got)} orders)",
+                )
             if got[n] != want:
                 return name, n + 1, f"{name} at order {n + 1}: expected {want}, got {got[n]}"
     if (bp and actual.bp is not None and expected.bp is not None
@@ -202,7 +204,8 @@ def _zero_differs(exact, actual):
     if value.is_nan():
         return None
     if value == 0 and actual != 0:
-        return f"score: the exact value is 0, got {actual!r} (non-zero where the answer is exactly 0, whatever the tolerance)"
+        return (f"score: the exact value is 0, got {actual!r} "
+                "(non-zero where the answer is exactly 0, whatever the tolerance)")
     if value != 0 and abs(value) >= Decimal(sys.float_info.min) and actual == 0:
         return f"score: got 0 where the exact value is {float(value)!r}, not 0 (whatever the tolerance)"
     return None

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 from os import PathLike
 
+from oracle.formulas.bleu import Statistics
 from oracle.formulas.errors import BleuTypeError
 
 from . import model
@@ -57,7 +58,7 @@ def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLi
         "not searched"]
     scorer = Scorer(table)
     search = Search(scorer) if given else None
-    results = [(number, search.matches(number)) for number in given]
+    results = [(number, search.matches(number)) for number in given] if search is not None else []
     points = [_number_point(number, matches) for number, matches in results if matches]
     points += [Point(sig.text, sig.reading, "0-100") for sig in parsed if scorer.can_score(sig.reading)]
     effect_reading = points[0].reading if points else DEFAULT_READING
@@ -96,14 +97,19 @@ def _readings(scorer: Scorer) -> list:
     rows = []
     for reading in table_readings():
         value = scorer.value(reading)
-        stats = value.statistics
         rows.append(model.Reading(
             profile=reading.profile, tokenize=reading.tokenizer, lowercase=reading.lowercase,
             aggregation=reading.aggregation, score=value.score, score_100=value.score * 100, bp=value.bp,
-            statistics=model.Statistics(hyp_len=stats.hyp_len, ref_len=stats.ref_len, matches=list(stats.matches),
-                                        totals=list(stats.totals)),
-            signature=reading.signature(scorer.table.references)))
+            statistics=_statistics(value.statistics), signature=reading.signature(scorer.table.references)))
     return rows
+
+
+def _statistics(stats: Statistics | None) -> model.Statistics | None:
+    """A corpus reading's summed statistics; None for a mean of sentence scores, which sums none."""
+    if stats is None:
+        return None
+    return model.Statistics(hyp_len=stats.hyp_len, ref_len=stats.ref_len, matches=list(stats.matches),
+                            totals=list(stats.totals))
 
 
 def _explanation(reading: Reading, scale: str, score: float, references: int, *, difference: float | None = None,
@@ -119,23 +125,36 @@ def _from_match(m: Match, references: int, **extra) -> model.Explanation:
 
 
 def _layout_finding(finding: Finding, effect: Measured | str, references: int) -> model.LayoutFinding:
-    measured = isinstance(effect, Measured)
     return model.LayoutFinding(
         kind=finding.kind, severity=finding.severity, message=finding.message,
         where=[model.Location(file=w.file, line=w.line) for w in finding.where], count=finding.count,
-        effect=model.Effect(reading=effect.reading.label(), signature=effect.reading.signature(references),
-                            change=effect.description, before=effect.before, after=effect.after,
-                            delta=effect.delta) if measured else None,
-        no_effect_reason=None if measured else effect)
+        effect=_effect(effect, references) if isinstance(effect, Measured) else None,
+        no_effect_reason=effect if isinstance(effect, str) else None)
+
+
+def _effect(effect: Measured, references: int) -> model.Effect:
+    return model.Effect(reading=effect.reading.label(), signature=effect.reading.signature(references),
+                        change=effect.description, before=effect.before, after=effect.after, delta=effect.delta)
 
 
 def _number_report(number: GivenNumber, matches: list, search: Search | None, scorer: Scorer | None,
                    references: int) -> model.NumberReport:
-    nearest = [] if matches or search is None else [
-        _from_match(m, references, kind=model.NearReading,
-                    needs=[model.Need(statistic=n.statistic, current=n.current, needed=n.needed, reproduces=n.reproduces)
-                           for n in needs(m, number, scorer)])
-        for m in search.nearest(number)]
+    nearest = (
+        []
+        if matches or search is None or scorer is None
+        else [
+            _from_match(
+                m,
+                references,
+                kind=model.NearReading,
+                needs=[
+                    model.Need(statistic=n.statistic, current=n.current, needed=n.needed, reproduces=n.reproduces)
+                    for n in needs(m, number, scorer)
+                ],
+            )
+            for m in search.nearest(number)
+        ]
+    )
     return model.NumberReport(
         given=number.text, value=float(number.value), half_unit=float(number.half_unit), scales=list(number.scales),
         explained=bool(matches), explanation_count=len(matches),

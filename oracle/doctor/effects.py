@@ -109,17 +109,17 @@ def _transformed(fix: Fix, paths: list) -> Iterator[tuple]:
             streams = [stream if index == fix.file else _skipping(stream, start + offset, -offset)
                        for index, stream in enumerate(streams)]
     elif transform == "transpose":
-        return ((hyp, *_texts(ref)) for hyp, ref in zip(streams[0], paths[1:]))
+        return ((hyp, *_texts(ref)) for hyp, ref in zip(streams[0], paths[1:], strict=False))
     elif transform in ("strip-cr", "drop-nul", "drop-bom", "ignore-invalid"):
         if transform == "ignore-invalid":
             streams[fix.file] = _texts(paths[fix.file], errors="ignore")
         else:
             streams[fix.file] = map(_CLEANERS[transform], streams[fix.file])
     elif transform == "drop-empty":
-        return (texts for texts in zip(*streams) if texts[fix.file].strip().lstrip(BOM))
+        return (texts for texts in zip(*streams, strict=False) if texts[fix.file].strip().lstrip(BOM))
     else:
         raise BleuValueError(f"unknown transform {transform!r}")
-    return zip(*streams)
+    return zip(*streams, strict=False)
 
 
 def _skipping(stream: Iterator[str], start: int, count: int) -> Iterator[str]:

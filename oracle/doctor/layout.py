@@ -160,8 +160,9 @@ class _Alignment:
     """Hypothesis line j against reference lines j-WINDOW .. j+WINDOW, by word overlap."""
 
     def __init__(self) -> None:
-        self.hyp = deque()  # (line index, word set) waiting for the reference lines after them
-        self.ref = {}  # line index -> word set, the last 2 * WINDOW + 1 reference lines
+        #: (line index, word set) waiting for the reference lines after them
+        self.hyp: deque[tuple[int, set[str]]] = deque()
+        self.ref: dict[int, set[str]] = {}  # line index -> word set, the last 2 * WINDOW + 1 reference lines
         self.best = array("b")  # the best offset of each informative line, while ALIGNMENT_LIMIT lasts
         self.lines = array("q")  # the 0-based hypothesis line of each
         self.informative = 0
@@ -243,15 +244,15 @@ class LayoutWatch:
         self.identical = [0] * len(refs)
         self.longer = 0
         self.compared = 0
-        self.duplicates = Counter()
+        self.duplicates: Counter[tuple[int, int]] = Counter()
 
     def see(self, index: int, lines: tuple) -> None:
         """Line `index` (0-based) of every file, None for a file that has ended."""
-        for watch, line in zip(self.files, lines):
+        for watch, line in zip(self.files, lines, strict=True):
             if line is not None:
                 watch.see(line)
         hyp = lines[0]
-        for alignment, ref in zip(self.alignments, lines[1:]):
+        for alignment, ref in zip(self.alignments, lines[1:], strict=True):
             alignment.see(index, None if hyp is None else hyp.text, None if ref is None else ref.text)
         if any(line is None for line in lines):
             return
@@ -320,13 +321,25 @@ class LayoutWatch:
                 start, offset, share = shift
                 what = (f"{ref} has {offset} line(s) more than the hypothesis before this point" if offset > 0 else
                         f"{ref} lacks {-offset} line(s) before this point")
-                found.append(Finding(
-                    "shifted-reference", "error",
-                    f"from line {start + 1} of {hyp} on, hypothesis line i matches line i{offset:+d} of {ref} best "
-                    f"({share:.0%} of the informative lines from there): {what}",
-                    (Location(hyp, start + 1), Location(ref, start + 1 + offset)), alignment.informative,
-                    Fix("pass", f"{ref} re-aligned: line i{offset:+d} paired with hypothesis line i from line {start + 1} on",
-                        transform="realign", file=j + 1, start=start + 1, offset=offset)))
+                found.append(
+                    Finding(
+                        "shifted-reference",
+                        "error",
+                        f"from line {start + 1} of {hyp} on, hypothesis line i matches line i{offset:+d} of {ref} best "
+                        f"({share:.0%} of the informative lines from there): {what}",
+                        (Location(hyp, start + 1), Location(ref, start + 1 + offset)),
+                        alignment.informative,
+                        Fix(
+                            "pass",
+                            f"{ref} re-aligned: line i{offset:+d} paired with hypothesis line i from line {start + 1} "
+                            "on",
+                            transform="realign",
+                            file=j + 1,
+                            start=start + 1,
+                            offset=offset,
+                        ),
+                    )
+                )
                 continue
             misaligned = alignment.misaligned()
             if misaligned is not None:
@@ -351,7 +364,9 @@ class LayoutWatch:
             reasons.append(f"the hypothesis is at least {LONGER_FACTOR:g} times as long as every reference on "
                            f"{self.longer} of {self.compared} lines")
         named_reference = _REFERENCE_NAME.search(Path(hyp).name.lower())
-        plain_refs = [j for j, name in enumerate(self.names[1:], 1) if not _REFERENCE_NAME.search(Path(name).name.lower())]
+        plain_refs = [
+            j for j, name in enumerate(self.names[1:], 1) if not _REFERENCE_NAME.search(Path(name).name.lower())
+        ]
         if named_reference and plain_refs:
             reasons.append(f"the hypothesis file is named like a reference ({Path(hyp).name}) and "
                            f"{self.names[plain_refs[0]]} is not")
@@ -359,10 +374,17 @@ class LayoutWatch:
         if not reasons:
             return []
         exchange = exchange or 1
-        return [Finding("swapped-arguments", "warning", "the hypothesis and a reference look swapped (or the hypothesis "
-                        "is not the system's output): " + "; ".join(reasons),
-                        (Location(hyp, 1), Location(self.names[exchange], 1)), self.compared,
-                        Fix("pass", f"{hyp} and {self.names[exchange]} exchanged", transform="exchange", file=exchange))]
+        return [
+            Finding(
+                "swapped-arguments",
+                "warning",
+                "the hypothesis and a reference look swapped (or the hypothesis "
+                "is not the system's output): " + "; ".join(reasons),
+                (Location(hyp, 1), Location(self.names[exchange], 1)),
+                self.compared,
+                Fix("pass", f"{hyp} and {self.names[exchange]} exchanged", transform="exchange", file=exchange),
+            )
+        ]
 
     def _duplicated(self) -> list:
         found = []
@@ -399,12 +421,22 @@ class LayoutWatch:
                                      tuple(Location(name, n) for n in lines), count, fix))
         if watch.invalid_count:
             first = ", ".join(f"line {n} byte {at}" for n, at in watch.invalid)
-            found.append(Finding("invalid-utf8", "error",
-                                 f"{name}: bytes that are not UTF-8 on {watch.invalid_count} line(s) ({first}); read "
-                                 "here as U+FFFD, refused by `score` and by sacrebleu",
-                                 tuple(Location(name, n) for n, _ in watch.invalid), watch.invalid_count,
-                                 Fix("pass", "the bad bytes dropped instead of read as U+FFFD", transform="ignore-invalid",
-                                     file=index)))
+            found.append(
+                Finding(
+                    "invalid-utf8",
+                    "error",
+                    f"{name}: bytes that are not UTF-8 on {watch.invalid_count} line(s) ({first}); read "
+                    "here as U+FFFD, refused by `score` and by sacrebleu",
+                    tuple(Location(name, n) for n, _ in watch.invalid),
+                    watch.invalid_count,
+                    Fix(
+                        "pass",
+                        "the bad bytes dropped instead of read as U+FFFD",
+                        transform="ignore-invalid",
+                        file=index,
+                    ),
+                )
+            )
         return found
 
     def _empty(self, index: int, watch: _FileWatch) -> list:
@@ -425,12 +457,18 @@ class LayoutWatch:
             others = [s for j, s in enumerate(shares) if j != index and s is not None and (index == 0 or j == 0)]
             if share is not None and share <= LOWERCASED_SHARE and others and min(others) >= OTHER_CASED:
                 watch = self.files[index]
-                found.append(Finding("lowercased-one-side", "error",
-                                     f"{watch.name} is lowercased ({watch.capitalised} of {watch.lettered} lines hold a "
-                                     f"capital) and the other side is not (at least {min(others):.0%} of its lines do): "
-                                     "every capitalised word misses",
-                                     (Location(watch.name, 1),), watch.lettered,
-                                     Fix("reading", "both sides lowercased", change=("lowercase", True))))
+                found.append(
+                    Finding(
+                        "lowercased-one-side",
+                        "error",
+                        f"{watch.name} is lowercased ({watch.capitalised} of {watch.lettered} lines hold a "
+                        f"capital) and the other side is not (at least {min(others):.0%} of its lines do): "
+                        "every capitalised word misses",
+                        (Location(watch.name, 1),),
+                        watch.lettered,
+                        Fix("reading", "both sides lowercased", change=("lowercase", True)),
+                    )
+                )
         return found
 
     def _tokenization(self) -> list:

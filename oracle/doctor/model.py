@@ -12,11 +12,13 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
-SCHEMA = "bleu-oracle-doctor/1"
+#: The output format's version: written as a Literal (a type checker reads no variable inside one), named once
+SchemaVersion = Literal["bleu-oracle-doctor/1"]
+SCHEMA: SchemaVersion = get_args(SchemaVersion)[0]
 SCHEMA_PATH = Path(__file__).resolve().parents[1] / "models" / "schemas" / "doctor.schema.json"
 
 FindingKind = Literal[
@@ -189,13 +191,15 @@ class DoctorReport(_Model):
 
     model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
 
-    schema_: Literal[SCHEMA] = Field(SCHEMA, alias="schema", description="The output format's version.")
+    schema_: SchemaVersion = Field(SCHEMA, alias="schema", description="The output format's version.")
     oracle_version: str = Field(description="The bleu-oracle version that wrote it.")
     hypothesis: str = Field(description="The hypothesis file.")
     references: list[str] = Field(description="The reference files, one reference stream each.")
     segments: int = Field(description="Segments scored: the lines every file has.")
     layout: list[LayoutFinding] = Field(description="The layout lint's findings, before any number.")
-    readings: list[Reading] = Field(description="Every profile x tokenizer x lowercase off/on, each with its signature.")
+    readings: list[Reading] = Field(
+        description="Every profile x tokenizer x lowercase off/on, each with its signature."
+    )
     numbers: list[NumberReport] = Field(description="Each given number with its ranked explanations.")
     signatures: list[SignatureReport] = Field(description="Each given signature's reading and score.")
     differences: list[Difference] = Field(description="From the first number (or signature) to each other one.")

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
-from os import PathLike
 from dataclasses import dataclass
+from os import PathLike
 
 from oracle.formulas.errors import BleuValueError
 from oracle.textio import bounded_lines, read_errors

@@ -86,7 +86,9 @@ class Reading:
         """This reading with one more convention changed (or changed back, when `value` is the profile's)."""
         rest = tuple(c for c in self.changes if c[0] != name)
         default = self._default(name)
-        return Reading(self.profile, self.tokenizer, self.lowercase, rest if value == default else rest + ((name, value),))
+        return Reading(
+            self.profile, self.tokenizer, self.lowercase, rest if value == default else rest + ((name, value),)
+        )
 
     def _default(self, name: str) -> object:
         if name == "aggregation":
@@ -105,14 +107,21 @@ class Reading:
         return PROFILES[self.profile].options.with_changes(tokenizer=self.tokenizer, lowercase=self.lowercase,
                                                            **option_changes)
 
+    def _name_of(self, name: str) -> str:
+        """The value of a convention whose values are names (aggregation, bom)."""
+        value = self.value_of(name)
+        if not isinstance(value, str):
+            raise BleuValueError(f"convention `{name}` must name a rule (got {value!r})")
+        return value
+
     @property
     def aggregation(self) -> str:
-        return self.value_of("aggregation")
+        return self._name_of("aggregation")
 
     @property
     def stream(self) -> StreamKey:
         options = self.options
-        return stream_key(self.tokenizer, self.lowercase, options.token_split, options.case_fold, self.value_of("bom"))
+        return stream_key(self.tokenizer, self.lowercase, options.token_split, options.case_fold, self._name_of("bom"))
 
     @property
     def computation(self) -> Computation:
@@ -165,9 +174,9 @@ class Scorer:
 
     def __init__(self, table: StreamTable) -> None:
         self.table = table
-        self._corpus = {}
-        self._means = {}
-        self._rows = {}
+        self._corpus: dict[tuple[StreamKey, Options], bleu.BleuResult] = {}
+        self._means: dict[tuple, float] = {}
+        self._rows: dict[tuple[StreamKey, str], list] = {}
 
     def can_score(self, what: Reading | Computation) -> bool:
         computation = _computation(what)

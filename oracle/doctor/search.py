@@ -69,11 +69,12 @@ def parse_number(text: str) -> GivenNumber:
         value = Decimal(cleaned)
     except InvalidOperation:
         raise BleuValueError(f"`--number {text}`: not a number") from None
-    if not value.is_finite():
+    exponent = value.as_tuple().exponent
+    if not isinstance(exponent, int):  # NaN and the infinities have a letter for an exponent
         raise BleuValueError(f"`--number {text}`: must be a finite number")
     if value < 0 or value > 100:
         raise BleuValueError(f"`--number {text}`: BLEU lies between 0 and 1, or 0 and 100 (got {text})")
-    return GivenNumber(cleaned, value, Decimal(5).scaleb(value.as_tuple().exponent - 1))
+    return GivenNumber(cleaned, value, Decimal(5).scaleb(exponent - 1))
 
 
 @dataclass(frozen=True)
@@ -93,9 +94,16 @@ class Match:
     def rank(self) -> tuple:
         reading = self.reading
         profile = PROFILES[reading.profile]
-        return (MATCH_CLASSES.index(self.match) if self.match else len(MATCH_CLASSES), len(reading.changes),
-                reading.tokenizer != profile.options.tokenizer, abs(self.difference) / (100 if self.scale == "0-100" else 1),
-                list(PROFILES).index(reading.profile), reading.tokenizer, reading.lowercase, self.scale)
+        return (
+            MATCH_CLASSES.index(self.match) if self.match else len(MATCH_CLASSES),
+            len(reading.changes),
+            reading.tokenizer != profile.options.tokenizer,
+            abs(self.difference) / (100 if self.scale == "0-100" else 1),
+            list(PROFILES).index(reading.profile),
+            reading.tokenizer,
+            reading.lowercase,
+            self.scale,
+        )
 
 
 def match_class(score: float, number: GivenNumber) -> str | None:
@@ -113,7 +121,8 @@ def match_class(score: float, number: GivenNumber) -> str | None:
 def single_changes(reading: Reading, *, references: int, sentence_level: bool) -> list:
     """Every one-convention change from `reading`'s profile the search tries, as (convention, value)."""
     options = reading.options
-    changes = [("token_split", split) for split in TOKEN_SPLIT_RULES if split != options.token_split]
+    changes: list[tuple[str, object]] = [("token_split", split) for split in TOKEN_SPLIT_RULES
+                                         if split != options.token_split]
     if reading.lowercase:
         changes += [("case_fold", fold) for fold in FOLDS if fold != options.case_fold]
     if references > 1:
@@ -148,8 +157,8 @@ def _differ(a: Value, b: Value) -> bool:
 
 def explore(scorer: Scorer) -> list:
     """Every reading searched, with its value: each profile x tokenizer x case (x a byte-order mark kept) as it
-    stands, then with one convention changed, then two. A change that leaves the score as it was on these files is no explanation
-    (the reading without it is the same computation here): a changed reading is kept only when each of its
+    stands, then with one convention changed, then two. A change that leaves the score as it was on these files is no
+    explanation (the reading without it is the same computation here): a changed reading is kept only when each of its
     changes moves the score, and two changes are combined only when each moves it alone, except a mean of
     sentence scores with a smoothing (smoothing that does nothing to a corpus matters to its sentences)."""
     table = scorer.table
@@ -256,11 +265,14 @@ def needs(match: Match, number: GivenNumber, scorer: Scorer) -> list:
     if needed_bp < 1 and stats.hyp_len > 0:
         found.append(("ref_len", stats.ref_len, round(stats.hyp_len * (1 - math.log(needed_bp)))))
     log_rest = math.log(target) - math.log(float(result.bp))
-    for n, (p, w) in enumerate(zip(result.precisions, result.weights)):
+    for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):
         if not isinstance(p, Fraction) or p == 0 or w == 0:
             continue
-        others = sum(float(wk) * math.log(float(pk)) for k, (pk, wk) in enumerate(zip(result.precisions, result.weights))
-                     if k != n and wk != 0 and pk)
+        others = sum(
+            float(wk) * math.log(float(pk))
+            for k, (pk, wk) in enumerate(zip(result.precisions, result.weights, strict=False))
+            if k != n and wk != 0 and pk
+        )
         p_needed = math.exp((log_rest - others) / float(w))
         total = stats.totals[n]
         if p_needed <= 1:

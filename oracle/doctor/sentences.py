@@ -67,16 +67,16 @@ def _smooth(m: list, t: list, smoothing: Smoothing) -> None:
             if t[n] > 0 and m[n] == 0:
                 k += 1
                 if method == "floor":
-                    m[n] = float(smoothing.value)
+                    m[n] = float(smoothing.parameter("value"))
                 elif method == "chen-cherry-1":
-                    m[n] = float(smoothing.epsilon)
+                    m[n] = float(smoothing.parameter("epsilon"))
                 elif method != "none":
                     m[n] = 1.0 / 2 ** k
     else:
-        k = _added(smoothing)
+        added = _added(smoothing)
         for n in range(0 if method == "lin-2004" else 1, ORDERS):
-            m[n] += k
-            t[n] += k
+            m[n] += added
+            t[n] += added
 
 
 #: Methods that only give orders without a match a count (a segment matching every order is untouched).
@@ -84,7 +84,7 @@ _REPLACING = ("none", "floor", "chen-cherry-1", "exp", "chen-cherry-3")
 
 
 def _added(smoothing: Smoothing) -> float:
-    return float(smoothing.k) if smoothing.method == "add-k" else 1.0
+    return float(smoothing.parameter("k")) if smoothing.method == "add-k" else 1.0
 
 
 def mean_sentence_score(rows: Iterable[tuple], options: Options) -> float:

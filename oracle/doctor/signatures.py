@@ -27,7 +27,12 @@ _SACREBLEU_SHORT = {"#": "nrefs", "c": "case", "e": "eff", "s": "smooth", "v": "
 #: Fields of a sacrebleu signature that say nothing about how the number was computed from the files.
 _SACREBLEU_INERT = {"version", "test", "lang", "subset", "origlang", "bs", "ar", "seed", "rs"}
 #: sacrebleu's smoothing names and parameters -> this oracle's.
-_SACREBLEU_SMOOTHING = {"exp": ("exp", None), "none": ("none", None), "floor": ("floor", "value"), "add-k": ("add-k", "k")}
+_SACREBLEU_SMOOTHING = {
+    "exp": ("exp", None),
+    "none": ("none", None),
+    "floor": ("floor", "value"),
+    "add-k": ("add-k", "k"),
+}
 #: This project's extra fields: a convention and how its value is read.
 _CONVENTION_VALUES = {
     "reference_length": tuple(REFERENCE_LENGTH_RULES), "empty_order": tuple(EMPTY_ORDER_RULES),

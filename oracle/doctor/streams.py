@@ -118,8 +118,8 @@ class Sums:
         out.segments = self.segments
         out.hyp_len = self.hyp_len + delta.hyp_len
         out.ref_len = {rule: self.ref_len[rule] + delta.ref_len[rule] for rule in RULES}
-        out.matches = [a + b for a, b in zip(self.matches, delta.matches)]
-        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f])] for f in FLOORS}
+        out.matches = [a + b for a, b in zip(self.matches, delta.matches, strict=True)]
+        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f], strict=True)] for f in FLOORS}
         return out
 
 
@@ -171,7 +171,7 @@ class StreamTable:
         self._sums = {key: Sums() for key in bases}
         self._kept = {key: _Kept(references) for key in bases}
         self._deltas = {key: Sums() for key in self.keys if not key.is_base}
-        self._overrides = {key: {} for key in self.keys if not key.is_base}
+        self._overrides: dict[StreamKey, dict[int, Counted]] = {key: {} for key in self.keys if not key.is_base}
         # per tokenizer: the bases first (a variant is compared with its base's statistics of the segment)
         self._by_tokenizer = {t: sorted({k for k in self.keys if k.tokenizer == t} | {k.base for k in self.keys
                                          if k.tokenizer == t}, key=lambda k: (not k.is_base, k))
@@ -194,7 +194,7 @@ class StreamTable:
         keep = index < self.limit
         for tokenizer, keys in self._by_tokenizer.items():
             tokens = _TokenCache(tokenizer, plain, texts if marked else plain, sensitive, folds_alike)
-            counted_by_id = {}
+            counted_by_id: dict[int, Counted] = {}
             base_counted = {}
             for key in keys:
                 stream = tokens.of(key)
@@ -261,8 +261,8 @@ class _TokenCache:
         self.texts = {"dropped": plain, "kept": marked}
         self.sensitive = sensitive
         self.folds_alike = folds_alike
-        self._split = {}
-        self._folded = {}
+        self._split: dict[tuple[str, str], tuple] = {}
+        self._folded: dict[tuple[int, str], tuple] = {}
 
     def split(self, bom: str, split: str) -> tuple:
         texts = self.texts[bom]

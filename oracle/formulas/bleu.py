@@ -39,7 +39,7 @@ def ngrams(tokens, n):
 
     Read through `islice`, not slices: a slice copies the sentence, and a 300,000-token sentence
     counted to order 8 would hold 36 copies at once."""
-    return zip(*[islice(tokens, i, None) for i in range(n)])
+    return zip(*[islice(tokens, i, None) for i in range(n)], strict=False)
 
 
 def count(tokens, max_order):
@@ -107,7 +107,7 @@ class Statistics:
         for name in ("matches", "totals"):
             for i, value in enumerate(getattr(self, name)):
                 _require_count(value, f"{name}[{i}]")
-        for i, (m, t) in enumerate(zip(self.matches, self.totals)):
+        for i, (m, t) in enumerate(zip(self.matches, self.totals, strict=True)):
             if m > t:
                 raise BleuValueError(f"`matches[{i}]` must not exceed `totals[{i}]` (got {m} > {t})")
 
@@ -116,7 +116,12 @@ class Statistics:
         return len(self.matches)
 
     def to_json(self):
-        return {"hyp_len": self.hyp_len, "ref_len": self.ref_len, "matches": list(self.matches), "totals": list(self.totals)}
+        return {
+            "hyp_len": self.hyp_len,
+            "ref_len": self.ref_len,
+            "matches": list(self.matches),
+            "totals": list(self.totals),
+        }
 
 
 def segment_statistics(hypothesis, references, *, max_order, options=Options()):
@@ -198,7 +203,7 @@ def weighted_log_mean(precisions, weights, *, zero_weight="ignored"):
     product of Fractions is exact, so this is one rounding instead of several.
     """
     by_weight = {}
-    for p, w in zip(precisions, weights):
+    for p, w in zip(precisions, weights, strict=False):
         if p == 0 and (w != 0 or zero_weight == "counted"):
             return Decimal("-Infinity")
         if w != 0:
@@ -287,7 +292,9 @@ def parse_weights(weights, *, default_max_order=4):
     if type(weights) is tuple and weights and all(type(w) is Fraction and w >= 0 for w in weights) and any(weights):
         return weights  # already parsed (corpus_bleu passes its parsed weights on)
     if isinstance(weights, (str, bytes, Set, Mapping)) or not hasattr(weights, "__iter__"):
-        raise BleuTypeError(f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})")
+        raise BleuTypeError(
+            f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})"
+        )
     given = list(weights)
     if not given:
         raise BleuValueError("`weights` must hold at least one weight (got [])")
@@ -317,18 +324,22 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
 
     if c == 0 and r == 0:
         score = exact.NAN if options.both_empty == "nan" else exact.ZERO
-        notes.append(f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})")
+        notes.append(
+            f"hypothesis and reference lengths are both 0: score is {score} (both_empty={options.both_empty!r})"
+        )
         return BleuResult(score, score, (None,) * len(w), w, statistics, level, options, smoothing, None, tuple(notes))
 
     if options.no_match == "zero" and c > 0 and not any(statistics.matches[: len(w)]):
         notes.append("no n-gram of any order matches: score 0, before any smoothing (no_match='zero')")
-        precisions = tuple(modified_precision(m, t) for m, t in zip(statistics.matches, statistics.totals[: len(w)]))
+        precisions = tuple(
+            modified_precision(m, t) for m, t in zip(statistics.matches, statistics.totals[: len(w)], strict=False)
+        )
         return BleuResult(exact.ZERO, exact.final(brevity_penalty(c, r)), precisions, w, statistics, level, options,
                           smoothing, None, tuple(notes))
 
     smoothed = smooth(statistics, max_order=len(w), smoothing=smoothing)
     notes.extend(smoothed.notes)
-    precisions = [modified_precision(m, t) for m, t in zip(smoothed.matches, smoothed.totals)]
+    precisions = [modified_precision(m, t) for m, t in zip(smoothed.matches, smoothed.totals, strict=True)]
     w, precisions = _apply_empty_order_rule(w, precisions, options.empty_order_at(level, smoothing), notes)
     bp = brevity_penalty(c, r)
     if c == 0:
@@ -367,12 +378,12 @@ def _apply_empty_order_rule(weights, precisions, rule, notes):
         return weights, [Fraction(1) if p is None else p for p in precisions]
     if rule != "skip":
         raise BleuValueError(f"`empty_order` must be a known rule (got {rule!r})")
-    kept = sum(w for w, p in zip(weights, precisions) if p is not None)
+    kept = sum(w for w, p in zip(weights, precisions, strict=False) if p is not None)
     if kept == 0:
         notes.append(f"order(s) {orders} have no hypothesis n-grams and no other order has weight: score 0")
         return weights, [Fraction(0) if p is None else p for p in precisions]
     scale = sum(weights) / kept
-    new_weights = tuple(Fraction(0) if p is None else w * scale for w, p in zip(weights, precisions))
+    new_weights = tuple(Fraction(0) if p is None else w * scale for w, p in zip(weights, precisions, strict=False))
     notes.append(
         f"order(s) {orders} have no hypothesis n-grams: left out, weights renormalised to "
         f"{[str(x) for x in new_weights]} (empty_order='skip')"
@@ -424,7 +435,8 @@ def _paired(hypotheses, references):
         yield hypothesis, segment_references
     if next(references, _MISSING) is not _MISSING:
         raise BleuValueError(
-            "`hypotheses` and `references` must have the same number of segments (got fewer hypotheses than reference sets)"
+            "`hypotheses` and `references` must have the same number of segments (got fewer hypotheses than reference "
+            "sets)"
         )
 
 

@@ -9,10 +9,12 @@ eagerly, so a bad option fails where it is written, not deep inside a score.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields, replace
 from decimal import Decimal
 from fractions import Fraction
-from numbers import Real
+from numbers import Rational, Real
+from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
@@ -43,7 +45,8 @@ BOTH_EMPTY_RULES = {
 #: Whether an order with weight 0 still makes the score 0 when its p_n is 0.
 ZERO_WEIGHT_RULES = {
     "ignored": "w_n = 0 switches order n off: 0 * log 0 is taken as 0, its limit",
-    "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of weights)",
+    "counted": "an order with p_n = 0 makes the score 0 whatever its weight (MATLAB states the rule by the number of "
+               "weights)",
 }
 
 #: What a hypothesis none of whose n-grams matches scores (matches[n] == 0 for every order).
@@ -104,7 +107,7 @@ SMOOTHING_PARAMETERS = ("value", "k", "epsilon", "alpha")
 _DIVISORS = {("chen-cherry-4", "k"), ("chen-cherry-7", "k")}
 
 
-def exact_number(value, *, name):
+def exact_number(value: object, *, name: str) -> Fraction:
     """A finite real number as an exact Fraction (floats convert exactly). A number given as text or a
     Decimal (read from a file or the command line) must lie within the bounds of `oracle.formulas.bounds`:
     Fraction("1e100000000") would build a hundred-million-digit integer."""
@@ -120,8 +123,11 @@ def exact_number(value, *, name):
         problem = number_problem(value)
         if problem is not None:
             raise BleuValueError(f"`{name}` {problem} (got {describe(value)})")
+    # Fraction takes rationals, floats, Decimals and text only: another kind of real (numpy.float32) goes
+    # through its float, which holds its value exactly for the binary floats
+    readable = value if isinstance(value, (Rational, float, Decimal, str)) else float(value)
     try:
-        number = Fraction(value)
+        number = Fraction(readable)
     except (ValueError, ZeroDivisionError, OverflowError) as exc:
         raise BleuValueError(f"`{name}` must be a finite number (got {describe(value)})") from exc
     if isinstance(value, float) and not math.isfinite(value):
@@ -129,7 +135,7 @@ def exact_number(value, *, name):
     return number
 
 
-def _choice(value, choices, *, name):
+def _choice(value: object, choices: Collection[str], *, name: str) -> str:
     if not isinstance(value, str):
         raise BleuTypeError(f"`{name}` must be a str (got {type(value).__name__} {describe(value)})")
     if value not in choices:
@@ -147,7 +153,7 @@ class Smoothing:
     epsilon: Fraction | None = None
     alpha: Fraction | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _choice(self.method, SMOOTHING_METHODS, name="smoothing.method")
         accepted = SMOOTHING_METHODS[self.method]
         for name in SMOOTHING_PARAMETERS:
@@ -164,8 +170,17 @@ class Smoothing:
             if number < 0:
                 raise BleuValueError(f"`smoothing.{name}` must be non-negative (got {describe(given)})")
             if number == 0 and (self.method, name) in _DIVISORS:
-                raise BleuValueError(f"`smoothing.{name}` must be positive for {self.method!r}: it divides (got {describe(given)})")
+                raise BleuValueError(
+                    f"`smoothing.{name}` must be positive for {self.method!r}: it divides (got {describe(given)})"
+                )
             object.__setattr__(self, name, number)
+
+    def parameter(self, name: str) -> Fraction:
+        """Parameter `name` of a method that takes it (given, or its documented default: never None)."""
+        value = getattr(self, name)
+        if value is None:
+            raise BleuValueError(f"smoothing {self.method!r} takes no parameter `{name}`")
+        return value
 
     @classmethod
     def parse(cls, spec: object) -> Smoothing | None:
@@ -183,16 +198,18 @@ class Smoothing:
             if "method" not in spec:
                 raise BleuValueError(f"`smoothing` must name a `method` (got {describe(spec)})")
             return cls(**spec)
-        raise BleuTypeError(f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})")
+        raise BleuTypeError(
+            f"`smoothing` must be a method name or a mapping (got {type(spec).__name__} {describe(spec)})"
+        )
 
     def to_json(self) -> dict[str, object]:
         """The protocol form: only the parameters this method takes, as floats."""
-        out = {"method": self.method}
+        out: dict[str, object] = {"method": self.method}
         for name in SMOOTHING_METHODS[self.method]:
             out[name] = float(getattr(self, name))
         return out
 
-    def describe(self):
+    def describe(self) -> str:
         params = ", ".join(f"{n}={getattr(self, n)}" for n in SMOOTHING_METHODS[self.method])
         return f"{self.method}({params})" if params else self.method
 
@@ -227,7 +244,7 @@ class Options:
     #: How `lowercase` folds case (`CASE_FOLD_RULES`).
     case_fold: str = "unicode"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
         _choice(self.empty_order, EMPTY_ORDER_RULES, name="empty_order")
         for name in ("sentence_empty_order", "unsmoothed_empty_order"):
@@ -258,7 +275,7 @@ class Options:
             raise BleuTypeError("`smoothing` must be a Smoothing, a method name or a mapping (got None)")
         object.__setattr__(self, "smoothing", Smoothing.parse(self.smoothing))
 
-    def empty_order_at(self, level, smoothing=None):
+    def empty_order_at(self, level: str, smoothing: Smoothing | None = None) -> str:
         """The empty-order rule in force at `level` ("corpus" or "sentence") under `smoothing`."""
         if smoothing is not None and smoothing.method == "none" and self.unsmoothed_empty_order is not None:
             return self.unsmoothed_empty_order
@@ -284,15 +301,16 @@ class Options:
             changes.update(sentence_empty_order=None, unsmoothed_empty_order=None)
         return self.with_changes(**changes) if changes else self
 
-    def with_changes(self, **changes: object) -> Options:
-        """A copy with some conventions changed (the original is never mutated)."""
+    def with_changes(self, **changes: Any) -> Options:
+        """A copy with some conventions changed (the original is never mutated). Any: each value is checked
+        when the copy is built (`__post_init__`), whatever its static type."""
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
             raise BleuValueError(f"unknown option(s) {sorted(unknown)}; options are {[f.name for f in fields(self)]}")
         return replace(self, **changes)
 
-    def to_json(self):
-        out = {}
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             out[f.name] = value.to_json() if isinstance(value, Smoothing) else value

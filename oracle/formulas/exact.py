@@ -6,6 +6,8 @@ with `decimal` with guard digits and rounded once to `DIGITS` significant digits
 the caller's decimal context is never touched.
 """
 
+from __future__ import annotations
+
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
 
@@ -20,7 +22,11 @@ ZERO = Decimal(0)
 ONE = Decimal(1)
 
 
-def to_decimal(number):
+#: What the arithmetic here takes: exact numbers, or a Decimal already computed
+Exact = int | Fraction | Decimal
+
+
+def to_decimal(number: Exact) -> Decimal:
     """A Fraction, int or Decimal as a Decimal rounded to DIGITS + GUARD_DIGITS digits (CONTEXT's precision;
     `final` rounds to DIGITS once, at the end)."""
     if isinstance(number, Decimal):
@@ -29,30 +35,30 @@ def to_decimal(number):
     return CONTEXT.divide(Decimal(number.numerator), Decimal(number.denominator))
 
 
-def ln(number):
+def ln(number: Exact) -> Decimal:
     """Natural logarithm, correctly rounded; ln(0) is -Infinity."""
     if number == 0:
         return Decimal("-Infinity")
     return CONTEXT.ln(to_decimal(number))
 
 
-def exp(number):
+def exp(number: Exact) -> Decimal:
     """e ** number, correctly rounded; exp(-Infinity) is 0."""
     if isinstance(number, Decimal) and number.is_infinite():
         return ZERO if number < 0 else Decimal("Infinity")
     return CONTEXT.exp(to_decimal(number))
 
 
-def final(number):
+def final(number: Decimal) -> Decimal:
     """Round an intermediate to DIGITS significant digits, once, at the end; zero is plain 0."""
     if number.is_nan() or number.is_infinite():
         return number
     return ZERO if number == 0 else FINAL.plus(number)
 
 
-def mul(a, b):
+def mul(a: Exact, b: Exact) -> Decimal:
     return CONTEXT.multiply(to_decimal(a), to_decimal(b))
 
 
-def add(a, b):
+def add(a: Exact, b: Exact) -> Decimal:
     return CONTEXT.add(to_decimal(a), to_decimal(b))

@@ -6,25 +6,27 @@ Pure: builds text from the formulas in `bleu.py`; printing is the caller's job.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from fractions import Fraction
 
 from . import bleu, exact
-from .conventions import REFERENCE_LENGTH_RULES
+from .conventions import REFERENCE_LENGTH_RULES, Options
 
 
-def _fraction(x):
+def _fraction(x: Fraction | float) -> str:
     if isinstance(x, Fraction):
         return f"{x.numerator}/{x.denominator}" if x.denominator != 1 else f"{x.numerator}"
     return f"{x:.10g}"
 
 
-def _table(header, rows):
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths))  # noqa: E731
+def _table(header: Sequence[object], rows: Sequence[Sequence[object]]) -> str:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
+    line = lambda cells: "  " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True))  # noqa: E731
     return "\n".join([line(header), "  " + "-+-".join("-" * w for w in widths), *map(line, rows)])
 
 
-def explain_segment(hypothesis, references, *, max_order, options, label="segment"):
+def explain_segment(hypothesis: Sequence[str], references: Sequence[Sequence[str]], *, max_order: int,
+                    options: Options, label: str = "segment") -> str:
     """Per order: each candidate n-gram with Count, its count in each reference, the max and Count_clip;
     the segment's matches/totals and r are the ones `bleu.segment_statistics` counts."""
     c, r, segment_matches, segment_totals = bleu._segment_counts(hypothesis, references, max_order, options)
@@ -37,7 +39,13 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
     for n in range(1, max_order + 1):
         candidate = candidate_by_order.get(n, {})
         per_reference = [counts.get(n, {}) for counts in reference_by_order]
-        header = [f"{n}-gram", "Count", *[f"in ref {i + 1}" for i in range(len(references))], "Max_Ref_Count", "Count_clip"]
+        header = [
+            f"{n}-gram",
+            "Count",
+            *[f"in ref {i + 1}" for i in range(len(references))],
+            "Max_Ref_Count",
+            "Count_clip",
+        ]
         rows = [
             [" ".join(g), c, *[ref.get(g, 0) for ref in per_reference], bleu.max_ref_count(g, per_reference),
              bleu.count_clip(g, candidate, per_reference)]
@@ -60,18 +68,18 @@ def explain_segment(hypothesis, references, *, max_order, options, label="segmen
 
 def _by_order(counts: Counter) -> dict[int, dict[tuple, int]]:
     """order -> {n-gram: count} of a Counter of n-grams of several orders, first-seen order kept."""
-    out = {}
+    out: dict[int, dict[tuple, int]] = {}
     for gram, k in counts.items():
         out.setdefault(len(gram), {})[gram] = k
     return out
 
 
-def explain_result(result):
+def explain_result(result: bleu.BleuResult) -> str:
     """How the statistics became the score: p_n, BP, the weighted mean."""
     s = result.statistics
     out = [f"\n{result.level} level, {s.segments} segment(s): c = {s.hyp_len}, r = {s.ref_len}"]
     out.append(f" smoothing: {result.smoothing.describe()}")
-    for n, (m, t) in enumerate(zip(s.matches, s.totals), start=1):
+    for n, (m, t) in enumerate(zip(s.matches, s.totals, strict=True), start=1):
         if n > len(result.precisions):
             break
         p = result.precisions[n - 1]

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
-from functools import lru_cache
+from functools import cache
 
 from .errors import BleuValueError, describe
 
@@ -48,7 +48,7 @@ _WHITE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u20
 _ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r ]+")
 
 
-def split_words(line, split="str-split"):
+def split_words(line: str, split: str = "str-split") -> tuple[str, ...]:
     """The words of `line` under the splitting rule `split` (one of TOKEN_SPLIT_RULES), none empty."""
     if split == "str-split":
         return tuple(line.split())
@@ -72,7 +72,7 @@ _13A_STEPS = (
 )
 
 
-def tokenize_13a(line, split="str-split"):
+def tokenize_13a(line: str, split: str = "str-split") -> tuple[str, ...]:
     """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens."""
     line = line.replace("<skipped>", "")  # s/<skipped>//g; # strip "skipped" tags
     line = line.replace("-\n", "")  # s/-\n//g; # strip end-of-line hyphenation and join lines
@@ -91,10 +91,12 @@ def tokenize_13a(line, split="str-split"):
 # -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
 
 
-@lru_cache(maxsize=None)
-def _class(prefix, negate=False):
+@cache
+def _class(prefix: str, negate: bool = False) -> str:
     """A `re` character class of every code point whose general category starts with `prefix`."""
-    ranges, start, previous = [], None, None
+    ranges: list[tuple[int, int]] = []
+    start: int | None = None  # the first code point of the range being read
+    previous = 0
     for code in range(sys.maxunicode + 1):
         if unicodedata.category(chr(code)).startswith(prefix):
             if start is None:
@@ -109,8 +111,8 @@ def _class(prefix, negate=False):
     return f"[{'^' if negate else ''}{body}]"
 
 
-@lru_cache(maxsize=None)
-def _intl_steps():
+@cache
+def _intl_steps() -> tuple[tuple[re.Pattern[str], str], ...]:
     punctuation, symbol, not_number = _class("P"), _class("S"), _class("N", negate=True)
     return (
         # s/(\P{N})(\p{P})/$1 $2 /g;  # punctuation split off unless preceded by a digit
@@ -122,7 +124,7 @@ def _intl_steps():
     )
 
 
-def tokenize_intl(line, split="str-split"):
+def tokenize_intl(line: str, split: str = "str-split") -> tuple[str, ...]:
     """mteval-v14.pl's international tokenization of one line, without case folding: a tuple of tokens."""
     for pattern, replacement in _intl_steps():
         line = pattern.sub(replacement, line)
@@ -132,18 +134,18 @@ def tokenize_intl(line, split="str-split"):
 # -- char and none -----------------------------------------------------------------------------
 
 
-def tokenize_char(line, split="str-split"):
+def tokenize_char(line: str, split: str = "str-split") -> tuple[str, ...]:
     """Every character a token, whitespace dropped (sacrebleu: `" ".join(line)`, then split).
 
     Linear with a small constant: whitespace goes with one split and join, and each distinct character
     is one string shared by all its occurrences (a character beyond Latin-1 read out of a str is a new
     76-byte object each time), so a token costs one tuple slot, 8 bytes."""
     kept = "".join(split_words(line, split))
-    shared = {}
+    shared: dict[str, str] = {}
     return tuple(map(shared.setdefault, kept, kept))
 
 
-def tokenize_none(line, split="str-split"):
+def tokenize_none(line: str, split: str = "str-split") -> tuple[str, ...]:
     """Split on whitespace (`str.split()`, or the `split` rule)."""
     return split_words(line, split)
 
@@ -157,7 +159,7 @@ TOKENIZERS = {
 _FUNCTIONS = {"none": tokenize_none, "13a": tokenize_13a, "intl": tokenize_intl, "char": tokenize_char}
 
 
-def tokenize(line, tokenizer="none", *, split="str-split"):
+def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split") -> tuple[str, ...]:
     """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS), words separated by
     the `split` rule (one of TOKEN_SPLIT_RULES)."""
     if tokenizer not in _FUNCTIONS:

@@ -106,33 +106,50 @@ def features(request, statistics=None):
     if request.is_text:  # raw text: its features are those of the literal tokens, and the tokenizer
         found.add(f"text-{request.tokenize}")
         request = request.tokenized()
-    segments = request.segments
     seen = set()
     joined = {}
-    for segment in segments:
-        sequences = (segment.hypothesis, *segment.references)
-        for tokens in sequences:
-            for token in set(tokens) - seen:
-                seen.add(token)
-                _token_features(token, found)
-            if len(tokens) >= 100:
-                found.add("long-segment")
-            run = _longest_run(tokens) if len(tokens) > 255 else 0
-            if run > 255:
-                found.add("run-past-255")
-            if run > 65535:
-                found.add("run-past-65535")
-            if "concatenations" not in found:
-                for pair in set(zip(tokens, tokens[1:])):  # distinct pairs: a long run has one
-                    if joined.setdefault("".join(pair), pair) != pair:
-                        found.add("concatenations")
-        if not segment.hypothesis:
-            found.add("empty-hypothesis")
-        if any(not r for r in segment.references):
-            found.add("empty-reference")
-        if len(segment.references) >= 5:
-            found.add("many-references")
+    for segment in request.segments:
+        for tokens in (segment.hypothesis, *segment.references):
+            _sequence_features(tokens, seen, joined, found)
+        _segment_features(segment, found)
         _segment_boundaries(segment, found)
+    _corpus_features(request.segments, found)
+    _weight_features(tuple(request.weights), found)
+    _option_features(request, found)
+    if statistics is not None:
+        _count_features(statistics, found)
+    return found
+
+
+def _sequence_features(tokens, seen, joined, found):
+    """One token sequence's features: its tokens' (each distinct token once a run: `seen`), its length and
+    runs, and n-grams whose tokens concatenate alike (`joined`: concatenation -> first pair seen)."""
+    for token in set(tokens) - seen:
+        seen.add(token)
+        _token_features(token, found)
+    if len(tokens) >= 100:
+        found.add("long-segment")
+    run = _longest_run(tokens) if len(tokens) > 255 else 0
+    if run > 255:
+        found.add("run-past-255")
+    if run > 65535:
+        found.add("run-past-65535")
+    if "concatenations" not in found:
+        for pair in set(zip(tokens, tokens[1:], strict=False)):  # distinct pairs: a long run has one
+            if joined.setdefault("".join(pair), pair) != pair:
+                found.add("concatenations")
+
+
+def _segment_features(segment, found):
+    if not segment.hypothesis:
+        found.add("empty-hypothesis")
+    if any(not r for r in segment.references):
+        found.add("empty-reference")
+    if len(segment.references) >= 5:
+        found.add("many-references")
+
+
+def _corpus_features(segments, found):
     if len({len(s.references) for s in segments}) > 1:
         found.add("varying-reference-counts")
     if len(segments) >= 100:
@@ -142,7 +159,9 @@ def features(request, statistics=None):
     if len(segments) >= 3 and all(s.hypothesis in s.references for s in segments[:-1]) \
             and segments[-1].hypothesis not in segments[-1].references:
         found.add("last-segment-mismatch")
-    weights = tuple(request.weights)
+
+
+def _weight_features(weights, found):
     if len(weights) == 1:
         found.add("order-1")
     if len(weights) >= 7:
@@ -153,6 +172,10 @@ def features(request, statistics=None):
         found.add("zero-weight")
     if abs(sum(weights) - 1) > 1e-9:
         found.add("unnormalised-weights")
+
+
+def _option_features(request, found):
+    """Smoothing (and its parameters against their documented defaults), case folding, level."""
     smoothing = request.smoothing
     if smoothing.method != "none":
         found.add("smoothing")
@@ -163,17 +186,19 @@ def features(request, statistics=None):
         found.add("lowercase")
     if request.level == "sentence":
         found.add("sentence-level")
-    if statistics is not None:
-        c, r = statistics.hyp_len, statistics.ref_len
-        if c == r == 0:
-            found.add("c-r-zero")
-        elif c == r:
-            found.add("c-equals-r")
-        elif r == 0:
-            found.add("r-zero")
-        if sum(1 for m, t in zip(statistics.matches, statistics.totals) if t > 0 and m == 0) == 1:
-            found.add("one-order-without-match")
-    return found
+
+
+def _count_features(statistics, found):
+    """The boundaries only the oracle's counts show: c against r, and one order without a match."""
+    c, r = statistics.hyp_len, statistics.ref_len
+    if c == r == 0:
+        found.add("c-r-zero")
+    elif c == r:
+        found.add("c-equals-r")
+    elif r == 0:
+        found.add("r-zero")
+    if sum(1 for m, t in zip(statistics.matches, statistics.totals, strict=False) if t > 0 and m == 0) == 1:
+        found.add("one-order-without-match")
 
 
 def _segment_boundaries(segment, found):
@@ -202,7 +227,20 @@ def _segment_boundaries(segment, found):
 
 def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> dict[str, str]:
     """feature -> why the implementation's declared capabilities (or the judged profile) rule it out."""
-    out = {}
+    out: dict[str, str] = {}
+    # in this order: a later rule's reason for the same feature replaces an earlier one's
+    _unreachable_tokens(capabilities, out)
+    _unreachable_orders_and_weights(capabilities, uniform_only, out)
+    _unreachable_options(capabilities, out)
+    _unreachable_references(capabilities, out)
+    tokenizers = capabilities.tokenizers or ()
+    for name in FEATURES["text"]:
+        if name[len("text-"):] not in tokenizers:
+            out[name] = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
+    return out
+
+
+def _unreachable_tokens(capabilities, out):
     forbidden = capabilities.forbidden_token_characters or ""
     if " " in forbidden or "\t" in forbidden:
         out["whitespace-inside"] = "its tokens may not hold whitespace"
@@ -210,6 +248,9 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
         out["control-characters"] = "its tokens may not hold control characters"
     if capabilities.empty_tokens is False:
         out["empty-token"] = "it takes no empty tokens"
+
+
+def _unreachable_orders_and_weights(capabilities, uniform_only, out):
     # read off the declared numbers, never iterated up to them: max(range(1, N + 1)) is one C loop that no
     # signal interrupts, and a declared N of 10**12 would hold the run for hours
     declared = capabilities.orders or ()
@@ -221,6 +262,10 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
     if uniform_only or capabilities.weights != "any":
         for name in ("tiny-weights", "zero-weight", "unnormalised-weights"):
             out[name] = "uniform weights only"
+
+
+def _unreachable_options(capabilities, out):
+    """Smoothing, case folding and levels."""
     methods = [m for m in capabilities.smoothing if m != "none"]
     if not methods:
         out["smoothing"] = out["smoothing-parameter-edge"] = "no smoothing method"
@@ -234,6 +279,9 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
     if "corpus" not in levels:
         for name in ("big-corpus", "huge-corpus", "varying-reference-counts", "last-segment-mismatch"):
             out[name] = "sentence level only"
+
+
+def _unreachable_references(capabilities, out):
     most = capabilities.max_references
     if most:  # the smallest number of references each feature needs
         for name, needs in (("many-references", 5), ("reference-length-tie", 2), ("three-way-tie", 3),
@@ -242,11 +290,6 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
                 out[name] = f"at most {most} reference{'s' if most > 1 else ''} a segment"
     if capabilities.same_reference_count:
         out["varying-reference-counts"] = "the same number of references in every segment"
-    tokenizers = capabilities.tokenizers or ()
-    for name in FEATURES["text"]:
-        if name[len("text-"):] not in tokenizers:
-            out[name] = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
-    return out
 
 
 class Coverage:

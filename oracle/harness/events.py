@@ -59,7 +59,9 @@ class ResultsWriter:
     def write(self, line: Header | Record | Footer) -> None:
         try:  # the text is built whole before any of it is written: a failed write leaves nothing behind
             text = line.model_dump_json(exclude_none=True, by_alias=True)
-        except PydanticSerializationError:  # a lone surrogate (one in a command-line argument): kept as the text of its escape
+        except (
+            PydanticSerializationError
+        ):  # a lone surrogate (one in a command-line argument): kept as the text of its escape
             data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
             text = json.dumps(data, ensure_ascii=False, allow_nan=False)
         self._handle.write(text + "\n")
@@ -154,7 +156,7 @@ class RootCauseTally:
         for cause in minimal_cover({s: e["count"] for s, e in self._signatures.items()}):
             entries = [self._signatures[s] for s in cause.signatures]
             # the smallest record whose own first name is this cause, else the smallest it accounts for
-            named = [e["smallest"] for s, e in zip(cause.signatures, entries) if s[0] == cause.name]
+            named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
             description = smallest.classification.description if named else describe_explanation(cause.name)
             documented = sorted(set().union(*(e["documented"] for e in entries)))

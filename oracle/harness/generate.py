@@ -51,8 +51,32 @@ from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 #: Plain tokens: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (
-    "a", "b", "c", "the", "The", "THE", "cat", "Cat", "sat", "on", "mat", "is",
-    ".", ",", "'s", "x-y", "ça", "Ça", "été", "ÉTÉ", "naïve", "日本", "語", "ß", "ø", "Ø",
+    "a",
+    "b",
+    "c",
+    "the",
+    "The",
+    "THE",
+    "cat",
+    "Cat",
+    "sat",
+    "on",
+    "mat",
+    "is",
+    ".",
+    ",",
+    "'s",
+    "x-y",
+    "ça",
+    "Ça",
+    "été",
+    "ÉTÉ",
+    "naïve",
+    "日本",
+    "語",
+    "ß",
+    "ø",
+    "Ø",
 )
 #: Characters safe inside a plain token (for `st.text(ALPHABET, min_size=1)`).
 ALPHABET = "abcxyzABCXYZ019.,'-_çÇéÉïÏßøØ日本語€"
@@ -112,11 +136,36 @@ MAX_GENERATED_ORDER = 12
 #: The dimension each example index focuses on, in turn (index % len(FOCI)). "raw-text" makes a text
 #: request for an implementation that declares tokenizers (a token request for one that does not).
 FOCI = (
-    "plain", "whitespace-inside", "reference-length-tie", "long-segment", "tiny-weights", "empty-token",
-    "three-way-tie", "raw-text", "many-references", "clip-at-maximum", "control-characters",
-    "one-order-without-match", "high-order", "case-folding", "big-corpus", "c-equals-r", "normalisation",
-    "raw-text", "smoothing-edges", "last-segment-mismatch", "toolkit-specials", "long-run", "concatenations",
-    "r-zero", "non-bmp", "varying-reference-counts", "map-keys", "raw-text", "zero-weights", "very-long-run",
+    "plain",
+    "whitespace-inside",
+    "reference-length-tie",
+    "long-segment",
+    "tiny-weights",
+    "empty-token",
+    "three-way-tie",
+    "raw-text",
+    "many-references",
+    "clip-at-maximum",
+    "control-characters",
+    "one-order-without-match",
+    "high-order",
+    "case-folding",
+    "big-corpus",
+    "c-equals-r",
+    "normalisation",
+    "raw-text",
+    "smoothing-edges",
+    "last-segment-mismatch",
+    "toolkit-specials",
+    "long-run",
+    "concatenations",
+    "r-zero",
+    "non-bmp",
+    "varying-reference-counts",
+    "map-keys",
+    "raw-text",
+    "zero-weights",
+    "very-long-run",
 )
 
 #: Raw text for tokenizers, by what it exercises: punctuation of every Unicode class (Pc, Pd, Ps, Pe, Pi,
@@ -125,9 +174,48 @@ FOCI = (
 TEXT_PIECES = {
     "words": ("the", "cat", "Haus", "naïve", "Straße", "Москва", "ελληνικά", "عربي", "हिन्दी", "Ça"),
     "cjk": ("日本語の文", "中文句子", "한국어"),
-    "punctuation": ("_", "‿", "-", "–", "—", "(", "[", "{", "「", ")", "]", "}", "」", "«", "“", "‘", "»", "”",
-                    "’", "!", ",", ".", ":", ";", "?", "¿", "¡", "、", "。", "…", "·", "'", '"', "&", "*", "/",
-                    "\\", "@", "#", "%"),
+    "punctuation": (
+        "_",
+        "‿",
+        "-",
+        "–",
+        "—",
+        "(",
+        "[",
+        "{",
+        "「",
+        ")",
+        "]",
+        "}",
+        "」",
+        "«",
+        "“",
+        "‘",
+        "»",
+        "”",
+        "’",
+        "!",
+        ",",
+        ".",
+        ":",
+        ";",
+        "?",
+        "¿",
+        "¡",
+        "、",
+        "。",
+        "…",
+        "·",
+        "'",
+        '"',
+        "&",
+        "*",
+        "/",
+        "\\",
+        "@",
+        "#",
+        "%",
+    ),
     "symbols": ("$", "€", "+", "=", "<", ">", "©", "°", "^", "`", "|", "~", "±", "→", "😀"),
     "numbers": ("1,000", "3.14", "2017", "1.000,50", "50%", "10-12", "½", "²", "١٢", "3-4", "0.5."),
     "addresses": ("https://example.com/a?b=c&d=e", "user@example.org", "www.statmt.org", "C++"),
@@ -168,8 +256,14 @@ def example_request(seed, index, capabilities: Capabilities, *, uniform_only=Fal
     focus = FOCI[index % len(FOCI)]
     if focus in EXPENSIVE_FOCI and (index // len(FOCI)) % 4:  # the largest inputs: 1 cycle in 4
         focus = EXPENSIVE_FOCI[focus]
-    return generate_request(example_rng(seed, index), capabilities, uniform_only=uniform_only,
-                            profile_smoothing=profile_smoothing, seq=seq, focus=focus)
+    return generate_request(
+        example_rng(seed, index),
+        capabilities,
+        uniform_only=uniform_only,
+        profile_smoothing=profile_smoothing,
+        seq=seq,
+        focus=focus,
+    )
 
 
 # -- numbers ---------------------------------------------------------------------------------
@@ -266,8 +360,8 @@ def _confuse(rng, tokens, family):
             tokens[i] = partners[token]
     for before, after in SEQUENCE_PARTNERS.get(family, ()):
         for i in range(len(tokens) - 1):
-            if tuple(tokens[i:i + 2]) == before and rng.random() < 0.7:
-                tokens[i:i + 2] = after
+            if tuple(tokens[i : i + 2]) == before and rng.random() < 0.7:
+                tokens[i : i + 2] = after
     return tokens
 
 
@@ -318,7 +412,9 @@ def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, ma
             references.append([])
         elif roll < 0.7:
             edited = _edit(rng, hypothesis, vocabulary)
-            references.append(_confuse(rng, edited, focus) if focus in PARTNERS or focus in SEQUENCE_PARTNERS else edited)
+            references.append(
+                _confuse(rng, edited, focus) if focus in PARTNERS or focus in SEQUENCE_PARTNERS else edited
+            )
         else:
             references.append([rng.choice(vocabulary) for _ in range(rng.choice(HYPOTHESIS_LENGTHS))])
     boundary = _BOUNDARIES.get(focus)
@@ -356,7 +452,7 @@ def _three_way_tie(rng, hypothesis, references, vocabulary, max_order):
     while len(references) < 3:
         references.append(_edit(rng, hypothesis, vocabulary))
     sides = [length + d, length - d, length + d if rng.random() < 0.5 else length - d]
-    for i, target in zip(rng.sample(range(len(references)), 3), sides):
+    for i, target in zip(rng.sample(range(len(references)), 3), sides, strict=True):
         references[i] = _resize(rng, _edit(rng, hypothesis, vocabulary), target, vocabulary)
     return hypothesis, references
 
@@ -395,7 +491,7 @@ def _one_order_without_match(rng, hypothesis, references, vocabulary, max_order)
     reference = [rng.choice(vocabulary) for _ in range(rng.randint(2 * n, 4 * n))]
     hypothesis, k = [], 0
     for start in range(0, len(reference), n - 1):
-        hypothesis += reference[start:start + n - 1] + [f"⟂{k}"]
+        hypothesis += reference[start : start + n - 1] + [f"⟂{k}"]
         k += 1
     return hypothesis, [reference] + references[1:]
 
@@ -427,16 +523,34 @@ def _segments(rng, focus, level, lowercase, max_order):
     vocabulary = generate_vocabulary(rng, focus, lowercase=lowercase) if count > 1 else None
     # in a corpus, the size foci make one segment large, not all of them
     large = {"long-segment", "long-run", "very-long-run"}
-    segments = [generate_segment(rng, lowercase=lowercase, vocabulary=vocabulary, max_order=max_order,
-                                 focus=focus if focus not in large or i == 0 else "plain")
-                for i in range(count)]
+    segments = [
+        generate_segment(
+            rng,
+            lowercase=lowercase,
+            vocabulary=vocabulary,
+            max_order=max_order,
+            focus=focus if focus not in large or i == 0 else "plain",
+        )
+        for i in range(count)
+    ]
     if focus == "varying-reference-counts":  # 1, 2, 3, 4, 1, ... references: padded with edits of the hypothesis
-        segments = [s.model_copy(update={"references": (s.references + tuple(
-            tuple(_edit(rng, s.hypothesis, vocabulary or list(s.hypothesis) or ["a"])) for _ in range(4)))[:1 + i % 4]})
-            for i, s in enumerate(segments)]
+        segments = [
+            s.model_copy(
+                update={
+                    "references": (
+                        s.references
+                        + tuple(
+                            tuple(_edit(rng, s.hypothesis, vocabulary or list(s.hypothesis) or ["a"])) for _ in range(4)
+                        )
+                    )[: 1 + i % 4]
+                }
+            )
+            for i, s in enumerate(segments)
+        ]
     if focus == "last-segment-mismatch":
-        segments = [s.model_copy(update={"hypothesis": s.references[0]}) if i < count - 1 else s
-                    for i, s in enumerate(segments)]
+        segments = [
+            s.model_copy(update={"hypothesis": s.references[0]}) if i < count - 1 else s for i, s in enumerate(segments)
+        ]
         last = segments[-1]
         if last.hypothesis in last.references:
             last = last.model_copy(update={"hypothesis": last.hypothesis + ("⟂",)})
@@ -445,8 +559,21 @@ def _segments(rng, focus, level, lowercase, max_order):
 
 
 def _text_piece(rng):
-    kind = rng.choice(("words", "words", "words", "cjk", "punctuation", "punctuation", "symbols", "numbers",
-                       "addresses", "hyphens", "entities"))
+    kind = rng.choice(
+        (
+            "words",
+            "words",
+            "words",
+            "cjk",
+            "punctuation",
+            "punctuation",
+            "symbols",
+            "numbers",
+            "addresses",
+            "hyphens",
+            "entities",
+        )
+    )
     return rng.choice(TEXT_PIECES[kind])
 
 
@@ -472,7 +599,9 @@ def generate_text_segments(rng, level, tokenizer):
     return tuple(segments)
 
 
-def generate_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"):
+def generate_request(
+    rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"
+):
     """One random, valid score request within `capabilities` (the implementation's declared `Capabilities`)."""
     tokenizers = [t for t in capabilities.tokenizers or () if t in TOKENIZERS]
     if focus == "raw-text" and tokenizers:
@@ -481,8 +610,15 @@ def generate_request(rng, capabilities: Capabilities, *, uniform_only=False, pro
         smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
         lowercase = capabilities.lowercase and rng.random() < 0.3
         tokenizer = rng.choice(tokenizers)
-        request = ScoreRequest(seq=seq, level=level, segments=generate_text_segments(rng, level, tokenizer),
-                               weights=weights, smoothing=smoothing, lowercase=lowercase, tokenize=tokenizer)
+        request = ScoreRequest(
+            seq=seq,
+            level=level,
+            segments=generate_text_segments(rng, level, tokenizer),
+            weights=weights,
+            smoothing=smoothing,
+            lowercase=lowercase,
+            tokenize=tokenizer,
+        )
         return fit_to_capabilities(request, capabilities)
     levels = capabilities.levels
     corpus_foci = ("big-corpus", "last-segment-mismatch", "varying-reference-counts")
@@ -491,8 +627,9 @@ def generate_request(rng, capabilities: Capabilities, *, uniform_only=False, pro
     smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing, focus=focus)
     lowercase = capabilities.lowercase and rng.random() < (0.6 if focus == "case-folding" else 0.3)
     segments = _segments(rng, focus, level, lowercase, len(weights))
-    request = ScoreRequest(seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing,
-                           lowercase=lowercase)
+    request = ScoreRequest(
+        seq=seq, level=level, segments=segments, weights=weights, smoothing=smoothing, lowercase=lowercase
+    )
     return fit_to_capabilities(request, capabilities)
 
 
@@ -516,14 +653,20 @@ def fit_to_capabilities(request: ScoreRequest, capabilities: Capabilities) -> Sc
                 fitted[token] = "x" if no_empty and not clean else clean
             return fitted[token]
 
-        segments = tuple(Segment(hypothesis=tuple(map(fit, s.hypothesis)),
-                                 references=tuple(tuple(map(fit, r)) for r in s.references)) for s in segments)
+        segments = tuple(
+            Segment(
+                hypothesis=tuple(map(fit, s.hypothesis)), references=tuple(tuple(map(fit, r)) for r in s.references)
+            )
+            for s in segments
+        )
     if capabilities.same_reference_count:
         segments = _same_reference_count(segments)
     most = capabilities.max_references
     if most and any(len(s.references) > most for s in segments):
-        segments = tuple(s.model_copy(update={"references": s.references[:most]}) if len(s.references) > most else s
-                         for s in segments)
+        segments = tuple(
+            s.model_copy(update={"references": s.references[:most]}) if len(s.references) > most else s
+            for s in segments
+        )
     if segments is request.segments:
         return request
     return request.model_copy(update={"segments": segments})

@@ -34,6 +34,7 @@ from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import Contract, judge, token_count_layers
 from oracle.formulas.profiles import PROFILES
+from oracle.models.case import Case
 from oracle.models.outcomes import Outcome
 
 from .generate import example_id, example_request
@@ -104,7 +105,7 @@ class _Spec:
 class _Item:
     spec: _Spec
     id: str
-    case: object = None
+    case: Case | None = None
     seed: int = 0
     index: int = 0
 
@@ -115,6 +116,8 @@ class _Item:
         capabilities = transport.handshake.capabilities
         if self.case is not None:
             item = case_to_request(self.case, seq=0, profile=spec.profile)
+            if item.request is None:  # no request: `invalid` says why
+                pytest.skip(f"not applicable: {item.invalid}")
             reason = item.invalid or not_applicable_reason(item.request, capabilities)
             if reason:
                 pytest.skip(f"not applicable: {reason}")

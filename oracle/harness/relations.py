@@ -75,5 +75,5 @@ def summed_statistics(parts: Sequence[Statistics | None]) -> Statistics | None:
         return None
     return Statistics.model_construct(
         hyp_len=sum(p.hyp_len for p in present), ref_len=sum(p.ref_len for p in present),
-        matches=tuple(sum(col) for col in zip(*(p.matches for p in present))),
-        totals=tuple(sum(col) for col in zip(*(p.totals for p in present))), bp=None)
+        matches=tuple(sum(col) for col in zip(*(p.matches for p in present), strict=False)),
+        totals=tuple(sum(col) for col in zip(*(p.totals for p in present), strict=False)), bp=None)

@@ -15,7 +15,6 @@ from oracle.models.case import Case, CaseRequest
 from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.models.wire import refuse_lone_surrogates
 
-
 # -- protocol JSON ------------------------------------------------------------
 
 

@@ -24,7 +24,7 @@ import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, fields
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from oracle import __version__
@@ -57,7 +57,6 @@ from oracle.models.results import (
     RunCause,
     RunSettings,
     Shrunk,
-    Unanswered,
 )
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
@@ -66,8 +65,8 @@ from . import relations
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
-from .progress import Progress
 from .generate import example_id, example_request
+from .progress import Progress
 from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
@@ -94,10 +93,15 @@ def _recorded(request, regenerate, wire=None):
         return request
     wire = wire if wire is not None else request.to_json()
     whole = encode({k: v for k, v in wire.items() if k != "seq"}, ensure_ascii=False)
-    return OmittedRequest(**{k: v for k, v in wire.items() if k != "segments"},
-                          omitted=Omitted(segments=len(request.segments), tokens=request.token_count,
-                                          sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest(),
-                                          regenerate=regenerate()))
+    return OmittedRequest(
+        **{k: v for k, v in wire.items() if k != "segments"},
+        omitted=Omitted(
+            segments=len(request.segments),
+            tokens=request.token_count,
+            sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest(),
+            regenerate=regenerate(),
+        ),
+    )
 
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
@@ -109,8 +113,13 @@ NOTABLE_KEPT = 500
 def run_causes(tally):
     """The footer's root causes, from the session's tally (None when nothing failed)."""
     groups = tally.groups()
-    return tuple(RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
-                 for g in groups) or None
+    return (
+        tuple(
+            RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
+            for g in groups
+        )
+        or None
+    )
 
 
 def notable_key(record):
@@ -224,9 +233,7 @@ def selected(identifier, patterns):
 
 
 def now():
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 # -- the session ------------------------------------------------------------------------------
@@ -279,10 +286,14 @@ class Session:
         """Why a run judged nothing, in the user's words."""
         skipped = self.counts.get(Outcome.NOT_APPLICABLE.value, 0)
         parts = [f"{skipped} input(s) not applicable to the implementation's declared capabilities"] if skipped else []
-        parts.append(f"{self.examples_run} random example(s) run"
-                     + (f" before the time budget ({self.settings.time_budget:g} s) ran out" if self.budget_spent else ""))
-        return ("nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
-                "pass --allow-empty to accept it")
+        parts.append(
+            f"{self.examples_run} random example(s) run"
+            + (f" before the time budget ({self.settings.time_budget:g} s) ran out" if self.budget_spent else "")
+        )
+        return (
+            "nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
+            "pass --allow-empty to accept it"
+        )
 
     def next_seq(self):
         self.seq += 1
@@ -326,8 +337,22 @@ class Session:
     def expected_for(self, request, *, overrides=None, document=None, profiles=()):
         return case_expected(request, self.profile, overrides=overrides, document=document, profiles=profiles)
 
-    def evaluate(self, item_id, kind, request, *, title="", overrides=None, document=None, profiles=(), invalid=None,
-                 within_capabilities=False, expected=None, summary=None, attribution="full"):
+    def evaluate(
+        self,
+        item_id,
+        kind,
+        request,
+        *,
+        title="",
+        overrides=None,
+        document=None,
+        profiles=(),
+        invalid=None,
+        within_capabilities=False,
+        expected=None,
+        summary=None,
+        attribution="full",
+    ):
         """Judge one input. `request` is None (and `invalid` says why) for a case whose input
         protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
         implementation computes this request (a curated example of its own) though its declared
@@ -339,26 +364,49 @@ class Session:
         started = time.perf_counter()
         reason = invalid or (None if within_capabilities else not_applicable_reason(request, self.capabilities))
         if reason is not None:
-            recorded = CorpusSummary(**summary) if summary is not None else (
-                None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
-            return self.finish(Record(id=item_id, kind=kind, title=title, request=recorded,
-                                      outcome=Outcome.NOT_APPLICABLE, message=reason, label="not-applicable"))
+            recorded = (
+                CorpusSummary(**summary)
+                if summary is not None
+                else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
+            )
+            return self.finish(
+                Record(
+                    id=item_id,
+                    kind=kind,
+                    title=title,
+                    request=recorded,
+                    outcome=Outcome.NOT_APPLICABLE,
+                    message=reason,
+                    label="not-applicable",
+                )
+            )
         sent, wire, pending = self.submit(request)  # the implementation answers while the oracle computes
         if expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         self.coverage.add(request, None if expected.rejected else expected.statistics)
         reply = self.process.collect(pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
-        verdict = judge(expected, reply, self.contract, max_order=request.max_order,
-                        token_counts=token_count_layers(request))
+        verdict = judge(
+            expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
+        )
         notes = [f"runner: {note}" for note in reply.notes]
-        record = Record(id=item_id, kind=kind, title=title,
-                        request=CorpusSummary(**summary) if summary is not None
-                        else _recorded(sent, lambda: self._regenerate(item_id), wire),
-                        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order,
-                        label=verdict.classification, expected=expected, actual=reply.recorded(),
-                        message="; ".join(filter(None, [verdict.message, *notes])), stderr=reply.stderr,
-                        duration=reply.duration)
+        record = Record(
+            id=item_id,
+            kind=kind,
+            title=title,
+            request=CorpusSummary(**summary)
+            if summary is not None
+            else _recorded(sent, lambda: self._regenerate(item_id), wire),
+            outcome=verdict.outcome,
+            layer=verdict.layer,
+            order=verdict.order,
+            label=verdict.classification,
+            expected=expected,
+            actual=reply.recorded(),
+            message="; ".join(filter(None, [verdict.message, *notes])),
+            stderr=reply.stderr,
+            duration=reply.duration,
+        )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
@@ -369,12 +417,18 @@ class Session:
                 judged = (last["request"], last["reply"], last["verdict"], last["expected"])
         classification = None
         if attribution != "none" and judged[0] is not request:
-            classification = attribute_shrunk(judged, (request, reply, verdict, expected), self.profile,
-                                              entries=self.documented, overrides=overrides,
-                                              search_all=attribution == "full")
+            classification = attribute_shrunk(
+                judged,
+                (request, reply, verdict, expected),
+                self.profile,
+                entries=self.documented,
+                overrides=overrides,
+                search_all=attribution == "full",
+            )
         elif attribution != "none":
-            classification = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
-                                       search_all=attribution == "full")
+            classification = attribute(
+                *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
+            )
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
@@ -386,27 +440,59 @@ class Session:
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
-        still_fails, last = failure_predicate(request, verdict, reply, profile=self.profile,
-                                              capabilities=self.capabilities, send=self.send, contract=self.contract,
-                                              given_up=lambda: self.process.given_up, expected=expected)
-        outcome = shrink(request, still_fails, capabilities=self.capabilities, budget=self.settings.shrink_budget,
-                         deadline=time.perf_counter() + self.settings.shrink_seconds)
+        still_fails, last = failure_predicate(
+            request,
+            verdict,
+            reply,
+            profile=self.profile,
+            capabilities=self.capabilities,
+            send=self.send,
+            contract=self.contract,
+            given_up=lambda: self.process.given_up,
+            expected=expected,
+        )
+        outcome = shrink(
+            request,
+            still_fails,
+            capabilities=self.capabilities,
+            budget=self.settings.shrink_budget,
+            deadline=time.perf_counter() + self.settings.shrink_seconds,
+        )
         if not outcome.steps:
-            return Shrunk(request=request, steps=0, queries=outcome.queries, exhausted=outcome.exhausted,
-                          message=verdict.message, layer=verdict.layer, order=verdict.order,
-                          note="no simpler input fails the same way"), None
+            return Shrunk(
+                request=request,
+                steps=0,
+                queries=outcome.queries,
+                exhausted=outcome.exhausted,
+                message=verdict.message,
+                layer=verdict.layer,
+                order=verdict.order,
+                note="no simpler input fails the same way",
+            ), None
         final = last["verdict"]
-        return Shrunk(request=outcome.request, expected=last["expected"], actual=last["reply"].recorded(),
-                      layer=final.layer, order=final.order, message=final.message, steps=outcome.steps,
-                      queries=outcome.queries, exhausted=outcome.exhausted), dict(last)
+        return Shrunk(
+            request=outcome.request,
+            expected=last["expected"],
+            actual=last["reply"].recorded(),
+            layer=final.layer,
+            order=final.order,
+            message=final.message,
+            steps=outcome.steps,
+            queries=outcome.queries,
+            exhausted=outcome.exhausted,
+        ), dict(last)
 
     def finish(self, record, started=None):
         """Time a judged record (unless the stream keeps no clock readings) and account for it."""
         if not self.settings.timings:
             record = record.model_copy(update={"duration": 0.0, "wall": 0.0})
         elif started is not None:
-            record = record.model_copy(update={"duration": round(max(record.duration, 0.0), 6),
-                                               "wall": round(time.perf_counter() - started, 6)})
+            record = record.model_copy(
+                update={
+                    "duration": round(max(record.duration, 0.0), 6),
+                    "wall": round(time.perf_counter() - started, 6),
+                }
+            )
         record = self.account(record)
         raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
@@ -414,7 +500,9 @@ class Session:
     def account(self, record, *, progress=True):
         """Gate a finished record by the baseline, write it, and count it (`progress`: on the progress
         line too; a worker's records were counted there as they came)."""
-        record = record.model_copy(update={"baseline_key": baseline_key(record), "baseline": self.tracker.status(record)})
+        record = record.model_copy(
+            update={"baseline_key": baseline_key(record), "baseline": self.tracker.status(record)}
+        )
         self.writer.write(record)
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
@@ -440,8 +528,16 @@ class Session:
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
-            self.evaluate(item.case_id, "case", item.request, title=item.title, overrides=item.overrides,
-                          document=item.document, profiles=item.profiles, invalid=item.invalid)
+            self.evaluate(
+                item.case_id,
+                "case",
+                item.request,
+                title=item.title,
+                overrides=item.overrides,
+                document=item.document,
+                profiles=item.profiles,
+                invalid=item.invalid,
+            )
 
     def run_examples(self):
         """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
@@ -466,8 +562,13 @@ class Session:
     def example_request(self, index):
         """Random example `index` of this run's seed, for the implementation's capabilities and the profile."""
         options = PROFILES[self.profile].options
-        return example_request(self.settings.seed, index, self.capabilities, uniform_only=options.uniform_weights_only,
-                               profile_smoothing=options.smoothing.to_json())
+        return example_request(
+            self.settings.seed,
+            index,
+            self.capabilities,
+            uniform_only=options.uniform_weights_only,
+            profile_smoothing=options.smoothing.to_json(),
+        )
 
     def judge_example(self, index):
         """Random example `index` (if `only` selects it), and a relation on it if it passes."""
@@ -482,14 +583,24 @@ class Session:
         record = self.evaluate(identifier, "example", request)
         every = self.settings.relation_every
         reply = self.last_reply
-        if (every and index % every == every - 1 and record.outcome == Outcome.PASS and reply is not None
-                and reply.kind == "score" and request.token_count <= RECORD_TOKEN_LIMIT):
-            names = relations.applicable(request, reference_length=options.reference_length,
-                                         statistics=self.capabilities.statistics)
+        if (
+            every
+            and index % every == every - 1
+            and record.outcome == Outcome.PASS
+            and reply is not None
+            and reply.kind == "score"
+            and request.token_count <= RECORD_TOKEN_LIMIT
+        ):
+            names = relations.applicable(
+                request, reference_length=options.reference_length, statistics=self.capabilities.statistics
+            )
             # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
             related = {name: relations.transformed(request, name) for name in names}
-            names = [name for name in names
-                     if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])]
+            names = [
+                name
+                for name in names
+                if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])
+            ]
             if names:
                 name = names[(index // every) % len(names)]
                 if selected(f"{identifier}~{name}", patterns):
@@ -509,8 +620,20 @@ class Session:
         parts = ["bleu-oracle", "check"]
         parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
         index = int(record_id.split("~")[0].rsplit("-", 1)[1])
-        return shlex.join(parts + ["--profile", self.profile, "--seed", str(self.settings.seed), "--no-cases",
-                                   "--examples", str(index + 1), "--id", record_id])
+        return shlex.join(
+            parts
+            + [
+                "--profile",
+                self.profile,
+                "--seed",
+                str(self.settings.seed),
+                "--no-cases",
+                "--examples",
+                str(index + 1),
+                "--id",
+                record_id,
+            ]
+        )
 
     def check_relation(self, identifier, request, reply, relation, variants):
         """One metamorphic relation on a passing example: the implementation against itself, on
@@ -523,26 +646,37 @@ class Session:
             replies.append(answer)
         item_id = f"{identifier}~{relation}"
         verdict = self._relation_verdict(request, reply, variants, replies, relation)
-        record = Record(id=item_id, kind="metamorphic", title=relations.RELATIONS[relation],
-                        request=_recorded(sent[0], lambda: self._regenerate(item_id)),
-                        outcome=verdict.outcome, layer=verdict.layer, label=verdict.classification,
-                        message=verdict.message, actual=replies[0].recorded(), stderr=replies[0].stderr,
-                        duration=sum(r.duration for r in replies), related=request)
+        record = Record(
+            id=item_id,
+            kind="metamorphic",
+            title=relations.RELATIONS[relation],
+            request=_recorded(sent[0], lambda: self._regenerate(item_id)),
+            outcome=verdict.outcome,
+            layer=verdict.layer,
+            label=verdict.classification,
+            message=verdict.message,
+            actual=replies[0].recorded(),
+            stderr=replies[0].stderr,
+            duration=sum(r.duration for r in replies),
+            related=request,
+        )
         if verdict.outcome not in GOOD_OUTCOMES:
-            classification = self._related_cause(variants, replies) or \
-                attribute(request, reply, verdict, oracle_expected(request, self.profile), self.profile,
-                          entries=self.documented)
-            record = record.model_copy(update={"classification": classification, "replay": variants[0],
-                                               "reproduce": self._regenerate(item_id)})
+            classification = self._related_cause(variants, replies) or attribute(
+                request, reply, verdict, oracle_expected(request, self.profile), self.profile, entries=self.documented
+            )
+            record = record.model_copy(
+                update={"classification": classification, "replay": variants[0], "reproduce": self._regenerate(item_id)}
+            )
         return self.finish(record, started)
 
     def _related_cause(self, variants, replies):
         """A broken relation's root cause, where the implementation's answer on a related input is itself
         wrong and explained: the mechanism, not "relation-broken" (one bug, one name). None otherwise."""
-        for variant, answer in zip(variants, replies):
+        for variant, answer in zip(variants, replies, strict=True):
             expected = oracle_expected(variant, self.profile)
-            verdict = judge(expected, answer, self.contract, max_order=variant.max_order,
-                            token_counts=token_count_layers(variant))
+            verdict = judge(
+                expected, answer, self.contract, max_order=variant.max_order, token_counts=token_count_layers(variant)
+            )
             if verdict.outcome in GOOD_OUTCOMES:
                 continue
             classification = attribute(variant, answer, verdict, expected, self.profile, entries=self.documented)
@@ -557,8 +691,12 @@ class Session:
             verdict = judge(expected, bad, self.contract, max_order=len(request.weights))
             if verdict.outcome in GOOD_OUTCOMES:
                 return verdict
-            return Verdict(verdict.outcome, verdict.layer, verdict.order,
-                           f"{relation}: the related input was not scored: {verdict.message}")
+            return Verdict(
+                verdict.outcome,
+                verdict.layer,
+                verdict.order,
+                f"{relation}: the related input was not scored: {verdict.message}",
+            )
         if relation == "shards-summed":
             whole = reply.statistics
             summed = relations.summed_statistics([r.statistics for r in replies])
@@ -566,15 +704,23 @@ class Session:
                 return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
             for name in ("hyp_len", "ref_len", "matches", "totals"):
                 if getattr(whole, name) != getattr(summed, name):
-                    return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
-                                   f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
-                                   f"the halves' add up to {summed.to_json()[name]}")
+                    return Verdict(
+                        Outcome.FAIL,
+                        METAMORPHIC_LAYER,
+                        None,
+                        f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
+                        f"the halves' add up to {summed.to_json()[name]}",
+                    )
             return Verdict(Outcome.PASS)
         original, related = reply.score, replies[0].score
         if not self.contract.close(related, original):
-            return Verdict(Outcome.FAIL, METAMORPHIC_LAYER, None,
-                           f"{relation}: score {original!r} for the input, {related!r} for "
-                           f"{relations.RELATIONS[relation]} (they must be equal; contract {self.contract.describe()})")
+            return Verdict(
+                Outcome.FAIL,
+                METAMORPHIC_LAYER,
+                None,
+                f"{relation}: score {original!r} for the input, {related!r} for "
+                f"{relations.RELATIONS[relation]} (they must be equal; contract {self.contract.describe()})",
+            )
         return Verdict(Outcome.PASS)
 
     def run_replay(self, inputs):
@@ -585,8 +731,9 @@ class Session:
 # -- the lifecycle --------------------------------------------------------------------------------
 
 
-def run_session(settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None,
-                require_judged=False):
+def run_session(
+    settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None, require_judged=False
+):
     """Start the implementation, write the header, run `work(session)`, write the footer.
 
     `transport` drives the implementation (default: an `ImplementationProcess` running `argv`; an
@@ -612,31 +759,55 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     run_settings = RunSettings(verb=verb, **settings_record)
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": run_settings,
-                  "started": clock()}
+        header = {
+            "suite_version": SUITE_VERSION,
+            "oracle_version": __version__,
+            "settings": run_settings,
+            "started": clock(),
+        }
 
         def stopped(code, **fields):
-            writer.write(Footer(counts=count_outcomes(), baseline=tracker.summary(), gate="fail", exit_code=code,
-                                restarts=0, duration=elapsed(), finished=clock(), **fields))
+            writer.write(
+                Footer(
+                    counts=count_outcomes(),
+                    baseline=tracker.summary(),
+                    gate="fail",
+                    exit_code=code,
+                    restarts=0,
+                    duration=elapsed(),
+                    finished=clock(),
+                    **fields,
+                )
+            )
 
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            writer.write(Header(**header, judged_profile=settings.profile, handshake_error=str(exc),
-                                handshake_stderr=exc.stderr))
+            writer.write(
+                Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
+            )
             stopped(EXIT_UNDRIVABLE)
             print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
             if exc.stderr.strip():
                 print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake.profile
-        writer.write(Header(**header, implementation=handshake.implementation, profile=handshake.profile,
-                            judged_profile=profile, capabilities=handshake.capabilities,
-                            handshake_stderr=process.take_stderr()))
+        writer.write(
+            Header(
+                **header,
+                implementation=handshake.implementation,
+                profile=handshake.profile,
+                judged_profile=profile,
+                capabilities=handshake.capabilities,
+                handshake_stderr=process.take_stderr(),
+            )
+        )
         if profile not in PROFILES:
             process.stop()
-            message = (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
-                       "give --profile")
+            message = (
+                f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
+                "give --profile"
+            )
             stopped(EXIT_USAGE, error=message)
             raise BleuValueError(message)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
@@ -655,14 +826,26 @@ def run_session(settings, argv, *, verb, settings_record, tracker, total, work, 
             error = BleuValueError(session.nothing_judged())
         gate_failed = tracker.gate_failed()
         code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
-        coverage = session.coverage.table(session.capabilities,
-                                          uniform_only=PROFILES[profile].options.uniform_weights_only)
-        writer.write(Footer(counts=dict(session.counts), baseline=tracker.summary(),
-                            gate="fail" if gate_failed or error or interrupted else "pass", exit_code=code,
-                            restarts=process.restarts + session.worker_restarts, duration=elapsed(), finished=clock(),
-                            error=str(error) if error else None, interrupted=True if interrupted else None,
-                            examples=session.examples_run, time_budget_spent=session.budget_spent, coverage=coverage,
-                            causes=run_causes(session.root_causes)))
+        coverage = session.coverage.table(
+            session.capabilities, uniform_only=PROFILES[profile].options.uniform_weights_only
+        )
+        writer.write(
+            Footer(
+                counts=dict(session.counts),
+                baseline=tracker.summary(),
+                gate="fail" if gate_failed or error or interrupted else "pass",
+                exit_code=code,
+                restarts=process.restarts + session.worker_restarts,
+                duration=elapsed(),
+                finished=clock(),
+                error=str(error) if error else None,
+                interrupted=True if interrupted else None,
+                examples=session.examples_run,
+                time_budget_spent=session.budget_spent,
+                coverage=coverage,
+                causes=run_causes(session.root_causes),
+            )
+        )
     if error:
         raise error
     return code, session

@@ -145,7 +145,9 @@ class _Shrinker:
     def drop_tokens(self):
         progress = False
         for seg, ref in list(self._sequences()):
-            if seg >= len(self.current.segments) or (ref is not None and ref >= len(self.current.segments[seg].references)):
+            if seg >= len(self.current.segments) or (
+                ref is not None and ref >= len(self.current.segments[seg].references)
+            ):
                 continue
             size = max(len(self._get(seg, ref)) // 2, 1)
             while size >= 1:
@@ -209,7 +211,7 @@ class _Shrinker:
         if len(classes) > len(SIMPLE_TOKENS):
             return False
         names = {}
-        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items()):
+        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items(), strict=False):
             # the folded form itself (if present) gets the all-lowercase name; the others case patterns
             ordered = sorted(variants, key=lambda t: t != key)
             width = max(1, (len(ordered) - 1).bit_length())
@@ -218,7 +220,10 @@ class _Shrinker:
         if all(k == v for k, v in names.items()):
             return False
         rename = lambda seq: tuple(names[t] for t in seq)  # noqa: E731
-        segments = tuple(Segment(hypothesis=rename(s.hypothesis), references=tuple(rename(r) for r in s.references)) for s in self.current.segments)
+        segments = tuple(
+            Segment(hypothesis=rename(s.hypothesis), references=tuple(rename(r) for r in s.references))
+            for s in self.current.segments
+        )
         return self.attempt(_replace(self.current, segments=segments))
 
     def run(self):

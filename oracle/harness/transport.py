@@ -174,7 +174,8 @@ class Reply:
 
 
 def parse_line(raw: bytes | str) -> Any:
-    """Decode one stdout line into a JSON object (`oracle.models.protocol.decode`); raises ProtocolError with a reason."""
+    """Decode one stdout line into a JSON object (`oracle.models.protocol.decode`); raises ProtocolError with a
+    reason."""
     return decode(raw.rstrip(b"\r\n") if isinstance(raw, bytes) else raw.rstrip("\r\n"))
 
 
@@ -186,7 +187,9 @@ def validate_handshake(reply: Any) -> Handshake:
         raise HandshakeError(f"the implementation answered the handshake with an error: {reply.get('error')!r:.300}")
     version = reply.get("protocol")
     if version != PROTOCOL_VERSION:
-        raise HandshakeError(f"the implementation speaks protocol {version!r}; this runner speaks protocol {PROTOCOL_VERSION}")
+        raise HandshakeError(
+            f"the implementation speaks protocol {version!r}; this runner speaks protocol {PROTOCOL_VERSION}"
+        )
     try:
         return Handshake.from_json(reply)
     except ProtocolError as exc:
@@ -612,8 +615,15 @@ class ImplementationProcess:
         if stale and reply.kind != "protocol-error":
             shown = "; ".join(f"[a line of {s.size} bytes]" if isinstance(s, _TooLong)
                               else s.decode("utf-8", "replace").rstrip()[:100] for s in stale[:3])
-            return Reply("protocol-error", parsed=reply.parsed, raw=reply.raw, stderr=reply.stderr, duration=duration,
-                         notes=notes, message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}")
+            return Reply(
+                "protocol-error",
+                parsed=reply.parsed,
+                raw=reply.raw,
+                stderr=reply.stderr,
+                duration=duration,
+                notes=notes,
+                message=f"{len(stale)} unexpected line(s) on stdout after the previous reply: {shown}",
+            )
         return reply
 
     def _crashed(self, start: float, what: str) -> Reply:

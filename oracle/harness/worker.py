@@ -44,7 +44,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from oracle.adapters.lifetimes import die_with_parent

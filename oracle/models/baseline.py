@@ -58,7 +58,9 @@ class BaselineEntry(BaseModel):
 
     model_config = ConfigDict(extra="allow", frozen=True)
 
-    id: str = Field(min_length=1, description="A case id, random-<seed>-<index>, random:<outcome>[:<layer>] or cause:<name>.")
+    id: str = Field(
+        min_length=1, description="A case id, random-<seed>-<index>, random:<outcome>[:<layer>] or cause:<name>."
+    )
     outcome: Outcome = Field(description="The deviation's outcome (fail, error, crash, timeout, protocol-error).")
     reason: str = Field("", description="Why this deviation is known and acceptable.")
     layer: str | None = Field(None, description="When given, the first diverging layer must match too.")

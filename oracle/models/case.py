@@ -248,7 +248,9 @@ class Case(Placed):
             "smoothing": options.smoothing.protocol_form() if options.smoothing else defaults.smoothing.to_json(),
             "lowercase": defaults.lowercase if options.lowercase is None else options.lowercase,
         }
-        conventions, invalid = self._conventions_under(profile, str(fields["smoothing"]["method"]))
+        smoothing = fields["smoothing"]
+        method = smoothing["method"] if isinstance(smoothing, dict) else "none"
+        conventions, invalid = self._conventions_under(profile, str(method))
         if conventions:
             fields["conventions"] = conventions
         try:

@@ -283,7 +283,7 @@ class ExpectedStatistics(CaseModel):
                 raise_all("statistics", [(("matches",), problem(
                     f"and `totals` must have one entry per order (got {len(self.matches)} and {len(self.totals)})"),
                     self.matches)])
-            over = [n for n, (m, t) in enumerate(zip(self.matches, self.totals)) if m > t]
+            over = [n for n, (m, t) in enumerate(zip(self.matches, self.totals, strict=False)) if m > t]
             raise_all("statistics", [(("matches", n), problem(
                 f"must not exceed `totals[{n}]` (got {self.matches[n]} > {self.totals[n]})"), self.matches[n])
                 for n in over[:1]])

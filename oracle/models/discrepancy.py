@@ -38,9 +38,13 @@ class Example(_Frozen):
     """The minimal input, with what the library answered and what the oracle says."""
 
     request: dict[str, Any] = Field(description="A protocol-v1 score request (without cmd and seq).")
-    implementation: dict[str, Any] = Field(description="The library's answer: {score: ...} or {error: ...} or statistics.")
+    implementation: dict[str, Any] = Field(
+        description="The library's answer: {score: ...} or {error: ...} or statistics."
+    )
     oracle: dict[str, Any] = Field(description="The oracle's answer under the entry's profile.")
-    classified_as: str | None = Field(None, description="The root cause `oracle.diagnose.classify` names for the answer.")
+    classified_as: str | None = Field(
+        None, description="The root cause `oracle.diagnose.classify` names for the answer."
+    )
 
 
 class Discrepancy(_Frozen):
@@ -55,14 +59,18 @@ class Discrepancy(_Frozen):
                                              "statistics: a wrong reported statistic.")
     classify: str | None = Field(None, description="The explanation name `classify` gives such answers (kind score).")
     rejection: str | None = Field(None, description="The start of the library's error message (kind rejection).")
-    condition: str | None = Field(None, description="The input condition under which the library refuses (kind rejection).")
+    condition: str | None = Field(
+        None, description="The input condition under which the library refuses (kind rejection)."
+    )
     example: Example
     root_cause: RootCause
     contradicts: Contradicts
     upstream: str = Field(min_length=1, description="What became of it upstream: an issue or pull request with its "
                                                     "state, \"deliberate\", or not found where that was searched.")
     note: str | None = Field(None, description="Anything a reader needs besides.")
-    observed: str | None = Field(None, description="How the behaviour was observed, where the example does not show it.")
+    observed: str | None = Field(
+        None, description="How the behaviour was observed, where the example does not show it."
+    )
 
     @model_validator(mode="after")
     def _kind_has_its_fields(self):

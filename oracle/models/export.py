@@ -23,12 +23,18 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "suite.schema.json"
 BUG_TYPES = ("edge-case", "convention-split", "numeric-precision", "known-bug", "layout", "document-error")
 RESULTS = ("valid", "rejected", "acceptable")
 
-ZERO_RULE = ("Zero is exact: where `score_exact` is 0, any answer but 0 fails whatever the tolerance (an epsilon "
-             "inside a logarithm gives 1e-13, not 0); where the exact value is a float's normal number (at least "
-             "2.2250738585072014e-308), an answer of 0 fails. Below that, 0 is accepted (an underflow).")
-NAN_RULE = ("NaN (written \"NaN\") is the answer where BLEU is undefined (0/0 under the profile's both_empty "
-            "convention); NaN matches only NaN, and an expected number is never matched by NaN.")
-TOLERANCE_RULE = "|actual - score| <= abs + rel * |score|; statistics (integers) compare exactly, bp under the same rule."
+ZERO_RULE = (
+    "Zero is exact: where `score_exact` is 0, any answer but 0 fails whatever the tolerance (an epsilon "
+    "inside a logarithm gives 1e-13, not 0); where the exact value is a float's normal number (at least "
+    "2.2250738585072014e-308), an answer of 0 fails. Below that, 0 is accepted (an underflow)."
+)
+NAN_RULE = (
+    'NaN (written "NaN") is the answer where BLEU is undefined (0/0 under the profile\'s both_empty '
+    "convention); NaN matches only NaN, and an expected number is never matched by NaN."
+)
+TOLERANCE_RULE = (
+    "|actual - score| <= abs + rel * |score|; statistics (integers) compare exactly, bp under the same rule."
+)
 
 
 class _Part(BaseModel):
@@ -59,11 +65,12 @@ class Expected(_Part):
     rejected: bool = Field(description="True: the input is invalid and must be rejected.")
     reason: str | None = Field(None, description="Why it is rejected.")
     score: float | str | None = Field(
-        None, description="The oracle's score on the 0-1 scale as a float (\"NaN\" when undefined: " + NAN_RULE + ")")
-    score_exact: str | None = Field(
-        None, description="The same, exact to 50 significant digits; " + ZERO_RULE)
+        None, description='The oracle\'s score on the 0-1 scale as a float ("NaN" when undefined: ' + NAN_RULE + ")"
+    )
+    score_exact: str | None = Field(None, description="The same, exact to 50 significant digits; " + ZERO_RULE)
     statistics: dict[str, Any] | None = Field(
-        None, description="hyp_len, ref_len, matches and totals per order (exact integers), bp (a float).")
+        None, description="hyp_len, ref_len, matches and totals per order (exact integers), bp (a float)."
+    )
     rel: float = Field(description="Relative tolerance: " + TOLERANCE_RULE)
     abs: float = Field(description="Absolute tolerance.")
 
@@ -73,9 +80,10 @@ class Answer(_Part):
 
     profiles: list[str] = Field(description="The profiles whose conventions give this answer.")
     conventions: dict[str, Any] = Field(
-        description="The values, shared by those profiles, of the conventions the answers split on.")
+        description="The values, shared by those profiles, of the conventions the answers split on."
+    )
     rejected: bool = Field(description="True: under these conventions the input is rejected.")
-    score: float | str | None = Field(None, description="The score under these conventions (\"NaN\": undefined).")
+    score: float | str | None = Field(None, description='The score under these conventions ("NaN": undefined).')
     score_exact: str | None = Field(None, description="The same, exact to 50 significant digits.")
 
 
@@ -86,23 +94,28 @@ class Needs(_Part):
     level: Literal["corpus", "sentence"] = Field(description="The capability `levels` must list it.")
     max_order: int = Field(description="len(weights): at most capability `max_order`, and among `orders` if given.")
     weights: Literal["uniform", "any"] = Field(
-        description="uniform: every weight is 1/N (any implementation); any: capability `weights` must be \"any\".")
+        description='uniform: every weight is 1/N (any implementation); any: capability `weights` must be "any".'
+    )
     smoothing: str = Field(description="The smoothing method; capability `smoothing` must list it.")
     lowercase: bool = Field(description="True: the request folds case; capability `lowercase` must be true.")
     references: int = Field(description="The most references of a segment: at most capability `max_references`.")
     reference_counts_differ: bool = Field(
-        description="True: segments have different numbers of references (not for `same_reference_count`).")
+        description="True: segments have different numbers of references (not for `same_reference_count`)."
+    )
     whitespace_in_tokens: bool = Field(description="True: some token holds a whitespace character.")
     token_characters: list[str] = Field(
         description="Every character of the tokens that is not a letter or a digit, sorted (punctuation, "
-                    "whitespace): none of them may be among capability `forbidden_token_characters`.")
+        "whitespace): none of them may be among capability `forbidden_token_characters`."
+    )
     empty_tokens: bool = Field(description="True: some token is the empty string (not for `empty_tokens: false`).")
     tokenizer: str | None = Field(
-        None, description="A text request: the tokenizer it names, which capability `tokenizers` must list.")
+        None, description="A text request: the tokenizer it names, which capability `tokenizers` must list."
+    )
     conventions: dict[str, Any] = Field(
         default_factory=dict,
         description="The conventions the vector's request carries where they differ from the profile's (protocol "
-                    "`conventions`, e.g. empty_order: skip): capability `conventions` must list each rule.")
+        "`conventions`, e.g. empty_order: skip): capability `conventions` must list each rule.",
+    )
 
 
 class Link(_Part):
@@ -137,20 +150,24 @@ class Vector(_Part):
     id: str = Field(description="The case's stable id (the same in every export); a curated discrepancy's id.")
     origin: Literal["case", "discrepancy"] = Field(
         description="case: a documented case (the ids `bleu-oracle check` reports); discrepancy: the minimal "
-                    "example behind a curated discrepancy of a real library.")
+        "example behind a curated discrepancy of a real library."
+    )
     title: str
     profile: str = Field(description="The profile (set of conventions) `expected` holds under.")
     conventions: dict[str, Any] = Field(
         description="Every convention of the profile, with the vector's own overrides applied "
-                    "(`bleu-oracle profiles --json` describes them).")
+        "(`bleu-oracle profiles --json` describes them)."
+    )
     request: dict[str, Any] = Field(
         description="The input as protocol v1's score command carries it (PROTOCOL.md): level, segments, "
-                    "weights, smoothing, lowercase (and tokenize for raw text).")
+        "weights, smoothing, lowercase (and tokenize for raw text)."
+    )
     needs: Needs
     result: Literal[RESULTS] = Field(
         description="valid: a score is expected; rejected: a rejection is expected; acceptable: the right answer "
-                    "depends on the conventions, and `answers` lists each with the conventions it is right "
-                    "under (`expected` is the profile's).")
+        "depends on the conventions, and `answers` lists each with the conventions it is right "
+        "under (`expected` is the profile's)."
+    )
     expected: Expected
     answers: list[Answer] = Field(default_factory=list, description="For result acceptable: every answer.")
     flags: list[str] = Field(default_factory=list, description="Keys of the file's `notes`.")
@@ -174,7 +191,8 @@ class Suite(_Part):
     oracle_version: str = Field(description="The bleu-oracle that wrote it.")
     count: int = Field(description="The number of vectors in `vectors`.")
     profile: str | None = Field(
-        description="The profile every vector is judged under (`--profile`); null: each case under its own.")
+        description="The profile every vector is judged under (`--profile`); null: each case under its own."
+    )
     contract: Contract
     notes: dict[str, Note] = Field(description="The notes the vectors' `flags` refer to.")
     vectors: list[Vector]
@@ -185,7 +203,7 @@ def json_schema() -> dict[str, Any]:
     schema = Suite.model_json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = "https://bleu-oracle.invalid/schemas/suite.schema.json"
-    schema["description"] = (f"{Suite.__doc__} Numeric contract: {TOLERANCE_RULE} {ZERO_RULE} {NAN_RULE}")
+    schema["description"] = f"{Suite.__doc__} Numeric contract: {TOLERANCE_RULE} {ZERO_RULE} {NAN_RULE}"
     return schema
 
 

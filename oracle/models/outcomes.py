@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .protocol import NumberOrNaN, Statistics
 
 
-class Outcome(str, Enum):
+class Outcome(str, Enum):  # noqa: UP042 -- StrEnum would change str() and format() of a member: a choice to make, not a lint
     PASS = "pass"
     #: beyond tolerance, or a score where a rejection was expected, or the reverse
     FAIL = "fail"
@@ -94,7 +94,8 @@ class Expected(BaseModel):
 @dataclass(frozen=True)
 class Verdict:
     outcome: Outcome
-    #: the first diverging layer (hyp_len, ref_len, matches, totals, bp, score), REJECTION_LAYER or DOCUMENT_LAYER; None when not a fail
+    #: the first diverging layer (hyp_len, ref_len, matches, totals, bp, score), REJECTION_LAYER or DOCUMENT_LAYER;
+    #: None when not a fail
     layer: str | None = None
     #: 1-based n-gram order for the "matches" / "totals" layers
     order: int | None = None

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import Annotated, ClassVar, Literal, Self, Union
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Self, Union
 
 from pydantic import (
     BaseModel,
@@ -85,10 +85,12 @@ def _nan_to_string(value):
 
 
 #: A finite JSON number (an int stays an int).
-Number = Annotated[Union[int, float], BeforeValidator(lambda v: _finite(v, nan=False)), WithJsonSchema({"type": "number"})]
+Number = Annotated[int | float, BeforeValidator(lambda v: _finite(v, nan=False)), WithJsonSchema({"type": "number"})]
 #: A finite JSON number or the string "NaN" (read as float NaN, written back as "NaN").
 NumberOrNaN = Annotated[
-    float, BeforeValidator(lambda v: _finite(v, nan=True)), PlainSerializer(_nan_to_string),
+    float,
+    BeforeValidator(lambda v: _finite(v, nan=True)),
+    PlainSerializer(_nan_to_string),
     WithJsonSchema({"oneOf": [{"type": "number"}, {"const": "NaN"}]}),
 ]
 #: A length, matches or totals: 0 to MAX_COUNT (`oracle.formulas.bounds`).
@@ -147,7 +149,6 @@ class Message(BaseModel):
         """The wire form: a plain JSON-ready dict (optional fields left out when unset)."""
         return self.model_dump(mode="json", exclude_none=True)
 
-
     @classmethod
     def json_schema(cls):
         return cls.model_json_schema()
@@ -176,7 +177,7 @@ class ImplementationInfo(Message):
 #: What each request convention decides, for the models' descriptions (the rules are `REQUEST_CONVENTIONS`').
 _CONVENTION_MEANINGS = {
     "empty_order": "how an order with no hypothesis n-grams counts, for this request's level and smoothing "
-                   "(skip: sacrebleu's effective order)",
+    "(skip: sacrebleu's effective order)",
     "reference_length": "which reference length r counts",
     "no_match": "what a hypothesis none of whose n-grams matches scores",
     "case_fold": "how `lowercase` folds case",
@@ -202,24 +203,32 @@ class _ConventionsMessage(Message):
 def _conventions_model(title: str, doc: str, field_of) -> type[_ConventionsMessage]:
     """A model with one optional field per request convention (`REQUEST_CONVENTIONS`), `field_of(name)`:
     a new convention there is a new field of both the request's and the capabilities' object."""
-    model = create_model(title, __base__=_ConventionsMessage,
-                         **{name: field_of(name) for name in REQUEST_CONVENTIONS})
+    model = create_model(title, __base__=_ConventionsMessage, **{name: field_of(name) for name in REQUEST_CONVENTIONS})
     model.__doc__ = doc
     return model
 
 
 def _requested_rule(name: str):
     rules = REQUEST_CONVENTIONS[name]
-    return (Literal[tuple(rules)] | None,
-            Field(None, description=f"Optional: {_CONVENTION_MEANINGS[name]}. {_rules(name)}."))
+    return (
+        Literal[tuple(rules)] | None,
+        Field(None, description=f"Optional: {_CONVENTION_MEANINGS[name]}. {_rules(name)}."),
+    )
 
 
 def _switchable_rules(name: str):
     """Distinct rules of that convention, at least one."""
-    rules = Annotated[tuple[Literal[tuple(REQUEST_CONVENTIONS[name])], ...], Field(min_length=1),
-                      BeforeValidator(_unique)]
-    return (rules | None, Field(None, json_schema_extra={"uniqueItems": True},
-                                description=f"Optional: the rules of {_CONVENTION_MEANINGS[name]} it can be switched to."))
+    rules = Annotated[
+        tuple[Literal[tuple(REQUEST_CONVENTIONS[name])], ...], Field(min_length=1), BeforeValidator(_unique)
+    ]
+    return (
+        rules | None,
+        Field(
+            None,
+            json_schema_extra={"uniqueItems": True},
+            description=f"Optional: the rules of {_CONVENTION_MEANINGS[name]} it can be switched to.",
+        ),
+    )
 
 
 #: A request's `conventions`: name -> rule, where they differ from the judged profile's.
@@ -227,51 +236,77 @@ RequestConventions = _conventions_model(
     "RequestConventions",
     "The conventions a score request asks for, where they differ from the judged profile's: name -> rule.\n"
     "A convention left out is the implementation's own profile behaviour; one it carries is sent only to an\n"
-    "implementation whose `capabilities.conventions` lists that rule.", _requested_rule)
+    "implementation whose `capabilities.conventions` lists that rule.",
+    _requested_rule,
+)
 #: `capabilities.conventions`: name -> the rules an implementation can be switched to.
 ConventionSwitches = _conventions_model(
-    "ConventionSwitches", "The conventions an implementation can be switched to by a request, and to which rules each.",
-    _switchable_rules)
+    "ConventionSwitches",
+    "The conventions an implementation can be switched to by a request, and to which rules each.",
+    _switchable_rules,
+)
 
 
 class Capabilities(Message):
     """What the implementation can compute; the runner sends nothing outside it (those cases are not applicable)."""
 
     levels: Annotated[tuple[Literal[LEVELS], ...], BeforeValidator(_unique)] = Field(
-        min_length=1, description="Levels it scores.", json_schema_extra={"uniqueItems": True})
+        min_length=1, description="Levels it scores.", json_schema_extra={"uniqueItems": True}
+    )
     weights: Literal[WEIGHT_CAPABILITIES] = _described('"any": arbitrary weights; "uniform": only equal weights 1/N.')
-    max_order: StrictInt = Field(ge=1, le=MAX_ORDER,
-                                 description="The largest maximum n-gram order (len(weights)) it accepts.")
+    max_order: StrictInt = Field(
+        ge=1, le=MAX_ORDER, description="The largest maximum n-gram order (len(weights)) it accepts."
+    )
     smoothing: Annotated[tuple[Literal[tuple(SMOOTHING_METHODS)], ...], BeforeValidator(_unique)] = Field(
-        min_length=1, description="Smoothing methods it implements.", json_schema_extra={"uniqueItems": True})
+        min_length=1, description="Smoothing methods it implements.", json_schema_extra={"uniqueItems": True}
+    )
     statistics: StrictBool = _described("Whether score replies carry statistics.")
     lowercase: StrictBool = _described("Whether it can fold case (lowercase: true).")
     # Optional limits (an implementation that leaves them out is as protocol v1 first defined it):
     # the lengths go on the array itself, not on the optional field (the schema's keywords are then an array's)
-    orders: Annotated[tuple[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)], ...],
-                      Field(min_length=1, max_length=MAX_ORDER), BeforeValidator(_unique)] | None = Field(
-        None, json_schema_extra={"uniqueItems": True},
+    orders: (
+        Annotated[
+            tuple[Annotated[StrictInt, Field(ge=1, le=MAX_ORDER)], ...],
+            Field(min_length=1, max_length=MAX_ORDER),
+            BeforeValidator(_unique),
+        ]
+        | None
+    ) = Field(
+        None,
+        json_schema_extra={"uniqueItems": True},
         description="Optional: the maximum orders N (len(weights)) it accepts, when not every N from 1 to "
-                    "max_order: [4] for BLEU-4 only.")
+        "max_order: [4] for BLEU-4 only.",
+    )
     same_reference_count: StrictBool | None = Field(
-        None, description="Optional: true when every segment of a request must have the same number of references.")
+        None, description="Optional: true when every segment of a request must have the same number of references."
+    )
     forbidden_token_characters: StrictStr | None = Field(
-        None, description="Optional: characters no token may contain (e.g. \" \\t\\n\" for an implementation "
-                          "that writes tokens joined by spaces, one segment a line).")
+        None,
+        description='Optional: characters no token may contain (e.g. " \\t\\n" for an implementation '
+        "that writes tokens joined by spaces, one segment a line).",
+    )
     empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
     max_references: StrictInt | None = Field(
-        None, ge=1, le=MAX_REFERENCES,
+        None,
+        ge=1,
+        le=MAX_REFERENCES,
         description="Optional: the most references a segment may have (1 for a library that scores one sentence "
-                    "against one reference).")
-    tokenizers: Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], Field(min_length=1),
-                          BeforeValidator(_unique)] | None = Field(
-        None, json_schema_extra={"uniqueItems": True},
+        "against one reference).",
+    )
+    tokenizers: (
+        Annotated[tuple[Literal[tuple(TOKENIZERS)], ...], Field(min_length=1), BeforeValidator(_unique)] | None
+    ) = Field(
+        None,
+        json_schema_extra={"uniqueItems": True},
         description="Optional: the tokenizers it applies to raw text (none, 13a, intl, char); the runner then "
-                    "also sends text requests (`tokenize` set, every hypothesis and reference a string).")
+        "also sends text requests (`tokenize` set, every hypothesis and reference a string).",
+    )
     conventions: ConventionSwitches | None = Field(
-        None, description="Optional: the conventions a request may switch, each with the rules it can be switched "
-                          "to ({\"empty_order\": [\"zero\", \"skip\"]}); a case needing another rule is not "
-                          "applicable.")
+        None,
+        description="Optional: the conventions a request may switch, each with the rules it can be switched "
+        'to ({"empty_order": ["zero", "skip"]}); a case needing another rule is not '
+        "applicable.",
+    )
 
     def switches(self, name: str) -> tuple[str, ...]:
         """The rules of convention `name` a request may ask this implementation for."""
@@ -279,7 +314,8 @@ class Capabilities(Message):
 
     def cannot_switch(self, conventions: RequestConventions | None) -> str | None:
         """Why a request carrying `conventions` cannot be sent to this implementation, or None."""
-        for name, rule in (conventions.chosen() if conventions is not None else {}).items():
+        chosen: dict[str, str] = conventions.chosen() if conventions is not None else {}
+        for name, rule in chosen.items():
             if rule not in self.switches(name):
                 return f"needs {name}={rule}, which the implementation cannot switch"
         return None
@@ -294,7 +330,8 @@ class Handshake(Message):
     implementation: ImplementationInfo
     profile: StrictStr = Field(
         min_length=1,
-        description="The name of the bleu-oracle profile whose conventions it follows (`bleu-oracle profiles`).")
+        description="The name of the bleu-oracle profile whose conventions it follows (`bleu-oracle profiles`).",
+    )
     capabilities: Capabilities
 
     def to_json(self):
@@ -306,7 +343,9 @@ def _smoothing_spec(method, parameters):
     """The model of one smoothing method: its `method` tag and every parameter it takes, all required
     on the wire (the runner always sends them); their validity is for the implementation to judge."""
     fields = {"method": (Literal[method], ...)}
-    fields.update({name: (Number, Field(description=f"default {float(default):g}")) for name, default in parameters.items()})
+    fields.update(
+        {name: (Number, Field(description=f"default {float(default):g}")) for name, default in parameters.items()}
+    )
     title = "Smoothing" + "".join(part.title() for part in method.replace("-", " ").split())
     model = create_model(title, __base__=SmoothingSpec, **fields)
     model.__doc__ = f"Smoothing {method!r}" + (f" with {', '.join(parameters)}." if parameters else ", no parameters.")
@@ -315,6 +354,9 @@ def _smoothing_spec(method, parameters):
 
 class SmoothingSpec(Message):
     """A smoothing method and its parameters as a request carries them."""
+
+    if TYPE_CHECKING:  # each method's model (`_smoothing_spec`) declares it as its Literal discriminator
+        method: str
 
     @property
     def parameters(self):
@@ -333,12 +375,17 @@ class SmoothingSpec(Message):
 
 #: method -> its model, in the order of conventions.SMOOTHING_METHODS
 SMOOTHING_SPECS = {method: _smoothing_spec(method, parameters) for method, parameters in SMOOTHING_METHODS.items()}
-SmoothingUnion = Annotated[
-    Union[tuple(SMOOTHING_SPECS.values())], Field(
-        discriminator="method",
-        description="The smoothing method and every parameter it takes (the runner always sends them all); "
-                    "parameters are finite numbers, their validity is for the implementation to judge."),
-]
+if TYPE_CHECKING:  # one model per method, built from the table: to the type checker, each is a SmoothingSpec
+    SmoothingUnion = SmoothingSpec
+else:
+    SmoothingUnion = Annotated[
+        Union[tuple(SMOOTHING_SPECS.values())],  # noqa: UP007 - a Union over a computed tuple has no `|` spelling
+        Field(
+            discriminator="method",
+            description="The smoothing method and every parameter it takes (the runner always sends them all); "
+            "parameters are finite numbers, their validity is for the implementation to judge.",
+        ),
+    ]
 
 
 def parse_smoothing(spec, *, fill_defaults=False):
@@ -369,11 +416,13 @@ class Segment(Message):
 
     hypothesis: tuple[StrictStr, ...] | StrictStr = _described(
         "Tokens (strings), already split: the implementation does no tokenisation. In a text request "
-        "(`tokenize` set): one string of raw text, which the implementation tokenizes.")
+        "(`tokenize` set): one string of raw text, which the implementation tokenizes."
+    )
     references: tuple[tuple[StrictStr, ...] | StrictStr, ...] = Field(
         max_length=MAX_REFERENCES,
         description="The references of this segment, token lists (strings of raw text in a text request); an "
-                    "empty list is for the implementation to reject.")
+        "empty list is for the implementation to reject.",
+    )
 
     @property
     def is_text(self):
@@ -388,21 +437,30 @@ class ScoreRequest(Message):
     WIRE_REQUIRED: ClassVar[tuple] = ("seq", "smoothing", "lowercase")
     cmd: Literal["score"] = "score"
     seq: Seq = Field(0, description="Chosen by the runner; echoed in the reply.")
-    level: Literal[LEVELS] = _described("corpus: statistics summed over segments before dividing; sentence: one segment.")
+    level: Literal[LEVELS] = _described(
+        "corpus: statistics summed over segments before dividing; sentence: one segment."
+    )
     segments: tuple[Segment, ...] = _described("The segments (exactly one at sentence level).")
     weights: tuple[Number, ...] = Field(
-        min_length=1, max_length=MAX_ORDER,
-        description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the implementation to judge.")
+        min_length=1,
+        max_length=MAX_ORDER,
+        description="w_1 .. w_N as given (N is the maximum order); whether they are valid is for the "
+        "implementation to judge.",
+    )
     smoothing: SmoothingUnion = Field(default_factory=lambda: SMOOTHING_SPECS["none"](method="none"))
     lowercase: StrictBool = Field(False, description="Fold case before counting.")
     tokenize: Literal[tuple(TOKENIZERS)] | None = Field(
-        None, description="Optional: a text request. Every hypothesis and reference is a string of raw text, "
-                          "to be tokenized with this tokenizer (`bleu-oracle score --help` describes them); "
-                          "sent only to an implementation whose capabilities list it.")
+        None,
+        description="Optional: a text request. Every hypothesis and reference is a string of raw text, "
+        "to be tokenized with this tokenizer (`bleu-oracle score --help` describes them); "
+        "sent only to an implementation whose capabilities list it.",
+    )
     conventions: RequestConventions | None = Field(
-        None, description="Optional: conventions the request asks for where they differ from the judged profile's "
-                          "(name -> rule); left out, the implementation follows its own profile. Sent only to an "
-                          "implementation whose `capabilities.conventions` lists each rule.")
+        None,
+        description="Optional: conventions the request asks for where they differ from the judged profile's "
+        "(name -> rule); left out, the implementation follows its own profile. Sent only to an "
+        "implementation whose `capabilities.conventions` lists each rule.",
+    )
 
     model_config = ConfigDict(json_schema_extra=lambda schema, cls: _score_schema(schema))
 
@@ -427,10 +485,16 @@ class ScoreRequest(Message):
             raise sentence(f"`segments` must hold exactly one segment at sentence level (got {len(self.segments)})")
         text = self.tokenize is not None
         for i, segment in enumerate(self.segments):
-            for where, value in (("hypothesis", segment.hypothesis),
-                                 *((f"references[{k}]", r) for k, r in enumerate(segment.references))):
+            for where, value in (
+                ("hypothesis", segment.hypothesis),
+                *((f"references[{k}]", r) for k, r in enumerate(segment.references)),
+            ):
                 if isinstance(value, str) != text:
-                    want = "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
+                    want = (
+                        "a string of raw text (`tokenize` is set)"
+                        if text
+                        else "a list of tokens (`tokenize` is not set)"
+                    )
                     raise sentence(f"`segments[{i}].{where}` must be {want}")
         return self
 
@@ -445,9 +509,13 @@ class ScoreRequest(Message):
         if self.tokenize is None:
             return self
         name = self.tokenize
-        segments = tuple(Segment(hypothesis=tokenize(s.hypothesis, name, split=split),
-                                 references=tuple(tokenize(r, name, split=split) for r in s.references))
-                         for s in self.segments)
+        segments = tuple(
+            Segment(
+                hypothesis=tokenize(s.hypothesis, name, split=split),
+                references=tuple(tokenize(r, name, split=split) for r in s.references),
+            )
+            for s in self.segments
+        )
         return self.model_copy(update={"segments": segments, "tokenize": None})
 
     @property
@@ -500,10 +568,12 @@ class Statistics(Message):
 
     hyp_len: Count = _described("c: hypothesis tokens (summed over segments).")
     ref_len: Count = _described("r: effective reference length (summed over segments).")
-    matches: tuple[Count, ...] = Field(max_length=MAX_ORDER,
-                                       description="Clipped n-gram matches for n = 1..N, before smoothing.")
-    totals: tuple[Count, ...] = Field(max_length=MAX_ORDER,
-                                      description="Hypothesis n-grams for n = 1..N, before smoothing.")
+    matches: tuple[Count, ...] = Field(
+        max_length=MAX_ORDER, description="Clipped n-gram matches for n = 1..N, before smoothing."
+    )
+    totals: tuple[Count, ...] = Field(
+        max_length=MAX_ORDER, description="Hypothesis n-grams for n = 1..N, before smoothing."
+    )
     bp: NumberOrNaN | None = Field(None, description='The brevity penalty (or "NaN").')
 
 
@@ -557,7 +627,13 @@ class StopCommand(Message):
 
 
 #: schema name -> model, in protocol order
-MESSAGES = {"start": StartCommand, "handshake": Handshake, "score": ScoreRequest, "reply": ScoreReply, "stop": StopCommand}
+MESSAGES = {
+    "start": StartCommand,
+    "handshake": Handshake,
+    "score": ScoreRequest,
+    "reply": ScoreReply,
+    "stop": StopCommand,
+}
 _COMMANDS = {"start": StartCommand, "score": ScoreRequest, "stop": StopCommand}
 
 
@@ -593,7 +669,9 @@ def _explain(exc, model):
     errors = exc.errors(include_url=False)
     error = next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
     # a union member's name is part of pydantic's location, not of the wire's ("hypothesis.tuple[str, ...][1]")
-    loc = [part for part in error["loc"] if not (isinstance(part, str) and (part == "str" or part.startswith("tuple[")))]
+    loc = [
+        part for part in error["loc"] if not (isinstance(part, str) and (part == "str" or part.startswith("tuple[")))
+    ]
     method = None
     if "smoothing" in loc:  # a union member's tag is part of pydantic's location, not of the wire's
         at = loc.index("smoothing") + 1

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
 
@@ -29,7 +29,7 @@ SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "results.schema.json
 
 JsonObject = dict[str, Any]
 #: A JSON scalar as the stream keeps it (an explanation's change value, a setting).
-JsonScalar = Union[StrictStr, StrictInt, StrictFloat, StrictBool, None]
+JsonScalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
 
 
 class _Part(BaseModel):
@@ -115,7 +115,7 @@ class CorpusSummary(_Part):
 
 
 #: What a record keeps of the request sent: the command itself, its shape and digest, or a corpus summary.
-RecordedRequest = Union[ScoreRequest, OmittedRequest, CorpusSummary]
+RecordedRequest = ScoreRequest | OmittedRequest | CorpusSummary
 
 
 class Unanswered(_Part):
@@ -154,7 +154,9 @@ class Record(_Line):
                           "20,000 tokens is kept without its segments: `omitted` gives their number, the token "
                           "count, a SHA-256 of the whole command and the command that regenerates it.")
     outcome: Outcome = Field(description="Exactly one outcome per record.")
-    layer: str | None = Field(None, description="The first diverging layer of a fail (hyp_len ... score, rejection, document).")
+    layer: str | None = Field(
+        None, description="The first diverging layer of a fail (hyp_len ... score, rejection, document)."
+    )
     order: int | None = Field(None, description="1-based n-gram order for the matches and totals layers.")
     label: str | None = Field(None, description='"fail:ref_len", "crash", ...: outcome and layer.')
     classification: Classification | None = Field(None, description="The root cause of a record that is not good.")
@@ -200,14 +202,18 @@ class Record(_Line):
         actual = self.shrunk.actual if self.shrunk is not None and self.shrunk.actual is not None else self.actual
         if isinstance(actual, ScoreReply):
             kind = actual.outcome
-            return actual.score if kind == "score" else f"{kind}: {getattr(actual, kind)}"
+            if kind == "score" and actual.score is not None:
+                return actual.score
+            return f"{kind}: {getattr(actual, kind)}"
         if isinstance(actual, Unanswered) and actual.kind:
             return actual.kind
         return self.outcome.value
 
     def oracle_answer(self) -> float | str | None:
         """The oracle's answer on the reported input: its score, or "rejected"."""
-        expected = self.shrunk.expected if self.shrunk is not None and self.shrunk.expected is not None else self.expected
+        expected = (
+            self.shrunk.expected if self.shrunk is not None and self.shrunk.expected is not None else self.expected
+        )
         if expected is None:
             return None
         return "rejected" if expected.rejected else expected.score
@@ -273,7 +279,9 @@ class CoverageTable(_Part):
 
     inputs: int = Field(0, description="Inputs judged.")
     features: dict[str, int] = Field(default_factory=dict, description="feature -> inputs that exercised it.")
-    unreachable: dict[str, str] = Field(default_factory=dict, description="feature -> why the capabilities rule it out.")
+    unreachable: dict[str, str] = Field(
+        default_factory=dict, description="feature -> why the capabilities rule it out."
+    )
 
 
 class RunCause(_Part):
@@ -300,7 +308,9 @@ class Footer(_Line):
     finished: str = Field(description="ISO 8601 end time (UTC).")
     error: str | None = Field(None, description="A configuration error that ended the run.")
     interrupted: bool | None = Field(None, description="True when ^C or SIGTERM stopped the run before its end.")
-    examples: int | None = Field(None, description="Random examples drawn (fewer than asked when the time budget ran out).")
+    examples: int | None = Field(
+        None, description="Random examples drawn (fewer than asked when the time budget ran out)."
+    )
     time_budget_spent: bool | None = Field(None, description="True when --time-budget stopped the search early.")
     coverage: CoverageTable | None = Field(None, description="What the judged inputs exercised.")
     causes: tuple[RunCause, ...] | None = Field(None, description="The run's root causes: the fewest explanations "
@@ -327,7 +337,9 @@ def parse_line(obj, *, where=""):
     except ValidationError as exc:
         error = exc.errors(include_url=False)[0]
         path = ".".join(str(part) for part in error["loc"])
-        raise ResultsFormatError(f"{prefix}a {kind} line's `{path}`: {error['msg']} (got {error.get('input')!r:.80})") from None
+        raise ResultsFormatError(
+            f"{prefix}a {kind} line's `{path}`: {error['msg']} (got {error.get('input')!r:.80})"
+        ) from None
 
 
 def json_schema():

@@ -153,9 +153,9 @@ def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
         found = _SURROGATE.search(key) if isinstance(key, str) else None
         if found:
             return f"the field name `{where}`", _escaped(found.group())
-        found = _lone_surrogate(value, where)
-        if found:
-            return found
+        inside = _lone_surrogate(value, where)
+        if inside:
+            return inside
     return None
 
 
@@ -202,7 +202,9 @@ def decode(line):
     except ProtocolError:
         raise
     except json.JSONDecodeError as exc:
-        raise ProtocolError(f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})") from None
+        raise ProtocolError(
+            f"a protocol line must be one JSON object: {exc.msg} at column {exc.colno} (got {show(line.strip())})"
+        ) from None
     except RecursionError:
         raise ProtocolError("a protocol line nests too deeply") from None
     except ValueError as exc:  # an integer longer than Python reads (sys.get_int_max_str_digits)

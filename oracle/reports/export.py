@@ -22,7 +22,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
 
 from oracle import __version__
 from oracle.adapters.base import is_uniform
@@ -50,9 +49,15 @@ SCHEMA_FILE = "suite.schema.json"
 #: Every capability protocol v1 can declare: with these, only the rules about the cases themselves (an input
 #: protocol v1 cannot carry, a convention override for other profiles) keep a case from a profile.
 EVERY_CAPABILITY = Capabilities(
-    levels=tuple(LEVELS), weights="any", max_order=MAX_ORDER, smoothing=tuple(SMOOTHING_METHODS), statistics=True,
-    lowercase=True, tokenizers=tuple(TOKENIZERS),
-    conventions={name: tuple(rules) for name, rules in REQUEST_CONVENTIONS.items()})
+    levels=tuple(LEVELS),
+    weights="any",
+    max_order=MAX_ORDER,
+    smoothing=tuple(SMOOTHING_METHODS),
+    statistics=True,
+    lowercase=True,
+    tokenizers=tuple(TOKENIZERS),
+    conventions={name: tuple(rules) for name, rules in REQUEST_CONVENTIONS.items()},
+)
 #: Conventions a request carries itself (weights, smoothing, lowercase), or that its `needs` state (uniform
 #: weights): never a split between profiles.
 _CARRIED = {"smoothing", "lowercase", "default_max_order", "uniform_weights_only"}
@@ -62,35 +67,53 @@ _SMALLEST_NORMAL = Decimal("2.2250738585072014e-308")
 #: The notes whose text does not depend on the vector (the others: convention splits, known bugs, document errors).
 FIXED_NOTES: dict[str, export.Note] = {
     "zero": export.Note(
-        bug_type="edge-case", description="The exact value is 0 (an order with no match and no smoothing, or a "
-        "weighted order with p_n = 0).",
+        bug_type="edge-case",
+        description="The exact value is 0 (an order with no match and no smoothing, or a weighted order with p_n = 0).",
         effect="The zero rule: an answer that is not exactly 0 fails whatever the tolerance; an epsilon inside "
-               "a logarithm (log(p + 1e-13)) or sys.float_info.min in place of 0 is caught here."),
+        "a logarithm (log(p + 1e-13)) or sys.float_info.min in place of 0 is caught here.",
+    ),
     "undefined": export.Note(
-        bug_type="edge-case", description="BLEU is 0/0 here (every hypothesis and reference empty): the profile "
-        "says undefined, NaN.", effect="The NaN rule: only NaN matches; 0, 1 or a crash fail."),
+        bug_type="edge-case",
+        description="BLEU is 0/0 here (every hypothesis and reference empty): the profile says undefined, NaN.",
+        effect="The NaN rule: only NaN matches; 0, 1 or a crash fail.",
+    ),
     "underflow": export.Note(
-        bug_type="numeric-precision", description="The exact value is positive but below a float's smallest "
-        "normal number.", effect="0 is accepted (an underflow); any other answer is held to the tolerance."),
+        bug_type="numeric-precision",
+        description="The exact value is positive but below a float's smallest normal number.",
+        effect="0 is accepted (an underflow); any other answer is held to the tolerance.",
+    ),
     "printed-rounded": export.Note(
-        bug_type="numeric-precision", description="The document prints the value rounded; `expected` is exact "
+        bug_type="numeric-precision",
+        description="The document prints the value rounded; `expected` is exact "
         "and `printed.tolerance` is half a unit of its last digit.",
-        effect="Compare with `expected` under the contract; the printed value only within its tolerance."),
+        effect="Compare with `expected` under the contract; the printed value only within its tolerance.",
+    ),
     "empty-hypothesis": export.Note(
-        bug_type="edge-case", description="A hypothesis is empty (c = 0 in its segment).",
-        effect="Division by c = 0 in the brevity penalty or by a zero total: implementations crash, answer 0 or NaN."),
+        bug_type="edge-case",
+        description="A hypothesis is empty (c = 0 in its segment).",
+        effect="Division by c = 0 in the brevity penalty or by a zero total: implementations crash, answer 0 or NaN.",
+    ),
     "empty-reference": export.Note(
-        bug_type="edge-case", description="A reference is empty.",
-        effect="The reference length rule sees a length of 0; implementations skip it or crash."),
+        bug_type="edge-case",
+        description="A reference is empty.",
+        effect="The reference length rule sees a length of 0; implementations skip it or crash.",
+    ),
     "whitespace-token": export.Note(
-        bug_type="layout", description="A token holds whitespace.",
-        effect="An implementation that joins tokens with spaces and splits them again counts other n-grams."),
+        bug_type="layout",
+        description="A token holds whitespace.",
+        effect="An implementation that joins tokens with spaces and splits them again counts other n-grams.",
+    ),
     "empty-token": export.Note(
-        bug_type="layout", description="A token is the empty string.",
-        effect="An implementation that joins tokens with spaces loses it: other lengths and n-grams."),
+        bug_type="layout",
+        description="A token is the empty string.",
+        effect="An implementation that joins tokens with spaces loses it: other lengths and n-grams.",
+    ),
     "raw-text": export.Note(
-        bug_type="layout", description="A text request: the implementation tokenizes raw text with the named "
-        "tokenizer (`needs.tokenizer`).", effect="A tokenizer that differs in one rule gives other token counts."),
+        bug_type="layout",
+        description="A text request: the implementation tokenizes raw text with the named "
+        "tokenizer (`needs.tokenizer`).",
+        effect="A tokenizer that differs in one rule gives other token counts.",
+    ),
 }
 
 _URL_AND_STATE = re.compile(r"(https?://[^\s,;)]+)(?:\s*\(([^)]*)\))?")
@@ -126,17 +149,26 @@ class Pack:
 
 def needs_of(request: ScoreRequest, overrides: dict[str, object] | None = None) -> export.Needs:
     """The capabilities `request` uses (what `not_applicable_reason` checks against an implementation's)."""
-    tokens = [] if request.is_text else [token for s in request.segments for sequence in (s.hypothesis, *s.references)
-                                         for token in sequence]
+    tokens = (
+        []
+        if request.is_text
+        else [token for s in request.segments for sequence in (s.hypothesis, *s.references) for token in sequence]
+    )
     special = sorted({c for token in tokens for c in token if not c.isalnum()})
     return export.Needs(
-        level=request.level, max_order=len(request.weights),
-        weights="uniform" if is_uniform(request.weights) else "any", smoothing=request.smoothing.method,
-        lowercase=request.lowercase, references=max((len(s.references) for s in request.segments), default=0),
+        level=request.level,
+        max_order=len(request.weights),
+        weights="uniform" if is_uniform(request.weights) else "any",
+        smoothing=request.smoothing.method,
+        lowercase=request.lowercase,
+        references=max((len(s.references) for s in request.segments), default=0),
         reference_counts_differ=len({len(s.references) for s in request.segments}) > 1,
-        whitespace_in_tokens=any(c.isspace() for c in special), token_characters=special,
-        empty_tokens=any(token == "" for token in tokens), tokenizer=request.tokenize,
-        conventions=request.conventions.to_json() if request.conventions is not None else {})
+        whitespace_in_tokens=any(c.isspace() for c in special),
+        token_characters=special,
+        empty_tokens=any(token == "" for token in tokens),
+        tokenizer=request.tokenize,
+        conventions=request.conventions.to_json() if request.conventions is not None else {},
+    )
 
 
 # -- convention splits -------------------------------------------------------------------------------------
@@ -169,10 +201,16 @@ def _splitting_conventions(request: ScoreRequest, profile: str, other: str, over
     that differ when no single one does."""
     mine, theirs = _profile_options(request, profile, overrides), _profile_options(request, other, overrides)
     own = _answer_key(request, mine)
-    differing = [f.name for f in fields(Options) if f.name not in _CARRIED and f.name not in overrides
-                 and getattr(mine, f.name) != getattr(theirs, f.name)]
-    alone = [name for name in differing
-             if not _same_answer(_answer_key(request, mine.with_changes(**{name: getattr(theirs, name)})), own)]
+    differing = [
+        f.name
+        for f in fields(Options)
+        if f.name not in _CARRIED and f.name not in overrides and getattr(mine, f.name) != getattr(theirs, f.name)
+    ]
+    alone = [
+        name
+        for name in differing
+        if not _same_answer(_answer_key(request, mine.with_changes(**{name: getattr(theirs, name)})), own)
+    ]
     return alone or differing
 
 
@@ -183,7 +221,9 @@ def _profiles_taking(request: ScoreRequest) -> list[str]:
     return [name for name, profile in PROFILES.items() if uniform or not profile.options.uniform_weights_only]
 
 
-def answers_of(request: ScoreRequest, profile: str, overrides: dict[str, object]) -> tuple[list[export.Answer], list[str]]:
+def answers_of(
+    request: ScoreRequest, profile: str, overrides: dict[str, object]
+) -> tuple[list[export.Answer], list[str]]:
     """Every profile's answer to `request` when they differ (else none), and the conventions they split on."""
     groups: list[tuple[tuple[str, str | None, float | None], list[str]]] = []  # (the first profile's answer, profiles)
     for name in _profiles_taking(request):
@@ -195,30 +235,42 @@ def answers_of(request: ScoreRequest, profile: str, overrides: dict[str, object]
             group.append(name)
     if len(groups) < 2:
         return [], []
-    splitting = sorted({convention for _, names in groups if profile not in names
-                        for convention in _splitting_conventions(request, profile, names[0], overrides)})
+    splitting = sorted(
+        {
+            convention
+            for _, names in groups
+            if profile not in names
+            for convention in _splitting_conventions(request, profile, names[0], overrides)
+        }
+    )
     answers = []
     for (kind, exact, _), names in groups:
         shared = {}
         for convention in splitting:
-            values = {json.dumps(json_safe(getattr(_profile_options(request, n, overrides), convention)))
-                      for n in names}
+            values = {
+                json.dumps(json_safe(getattr(_profile_options(request, n, overrides), convention))) for n in names
+            }
             if len(values) == 1:
                 shared[convention] = json.loads(values.pop())
         score = None if exact is None else json_safe(float(Decimal(exact)) if exact != "NaN" else float("nan"))
-        answers.append(export.Answer(profiles=names, conventions=shared, rejected=kind == "rejected",
-                                     score=score, score_exact=exact))
+        answers.append(
+            export.Answer(
+                profiles=names, conventions=shared, rejected=kind == "rejected", score=score, score_exact=exact
+            )
+        )
     return answers, splitting
 
 
 def _split_note(convention: str) -> export.Note:
-    values = "; ".join(f"{name}: {json.dumps(json_safe(getattr(profile.options, convention)))}"
-                       for name, profile in PROFILES.items())
+    values = "; ".join(
+        f"{name}: {json.dumps(json_safe(getattr(profile.options, convention)))}" for name, profile in PROFILES.items()
+    )
     return export.Note(
         bug_type="convention-split",
         description=f"The value depends on the convention `{convention}`, on which the profiles differ ({values}).",
         effect="Each answer is right under its own conventions (`answers`); an implementation of the file's "
-               "profile gives `expected`. `bleu-oracle profiles` cites the document behind each choice.")
+        "profile gives `expected`. `bleu-oracle profiles` cites the document behind each choice.",
+    )
 
 
 # -- flags ---------------------------------------------------------------------------------------------------
@@ -260,10 +312,13 @@ def known_bug_note(entry: Discrepancy) -> export.Note:
     """A curated discrepancy as a note: what the library does, what it answers on the example, upstream."""
     links = [export.Link(url=url, state=state or None) for url, state in _URL_AND_STATE.findall(entry.upstream)]
     return export.Note(
-        bug_type="known-bug", description=f"{entry.implementation} {entry.version}: {entry.summary}",
+        bug_type="known-bug",
+        description=f"{entry.implementation} {entry.version}: {entry.summary}",
         effect=f"On the minimal example {entry.implementation} answers {json.dumps(entry.example.implementation)} "
-               f"where profile {entry.profile} gives {json.dumps(entry.example.oracle)}.",
-        links=links, upstream=entry.upstream)
+        f"where profile {entry.profile} gives {json.dumps(entry.example.oracle)}.",
+        links=links,
+        upstream=entry.upstream,
+    )
 
 
 def _cases_named(entry: Discrepancy) -> set[str]:
@@ -274,11 +329,12 @@ def _cases_named(entry: Discrepancy) -> set[str]:
 # -- the vectors ----------------------------------------------------------------------------------------------
 
 
-def case_candidates(cases: Sequence, profile: str | None, pack: Pack,
-                    bugs_by_case: dict[str, list[str]]) -> Iterable[tuple[str, Candidate]]:
+def case_candidates(
+    cases: Sequence, profile: str | None, pack: Pack, bugs_by_case: dict[str, list[str]]
+) -> Iterable[tuple[str, Candidate]]:
     """(profile, Candidate) of every case under `profile` (each of its own when None); the rest left out."""
     for case in cases:
-        for judged in ([profile] if profile else case.profiles):
+        for judged in [profile] if profile else case.profiles:
             item = case.request_under(judged)
             reason = item.invalid or not_applicable_reason(item.request, EVERY_CAPABILITY)
             if reason is not None:
@@ -288,18 +344,31 @@ def case_candidates(cases: Sequence, profile: str | None, pack: Pack,
             if case.kind == "document-error":
                 flags.append(f"document-error:{case.id}")
                 pack.notes[f"document-error:{case.id}"] = export.Note(
-                    bug_type="document-error", description=case.note or case.title,
+                    bug_type="document-error",
+                    description=case.note or case.title,
                     effect="The document prints another value than the one its own definition gives; `printed` "
-                           "is not the document's print but the corrected value.")
+                    "is not the document's print but the corrected value.",
+                )
             source = case.source
-            yield judged, Candidate(
-                id=item.case_id, origin="case", title=item.title, request=item.request, overrides=item.overrides,
-                document=item.document, case_profiles=item.profiles, flags=tuple(flags),
-                source=export.Source(document=source.document, section=source.section, quote=source.quote))
+            yield (
+                judged,
+                Candidate(
+                    id=item.case_id,
+                    origin="case",
+                    title=item.title,
+                    request=item.request,
+                    overrides=item.overrides,
+                    document=item.document,
+                    case_profiles=item.profiles,
+                    flags=tuple(flags),
+                    source=export.Source(document=source.document, section=source.section, quote=source.quote),
+                ),
+            )
 
 
-def discrepancy_candidates(entries: Sequence[Discrepancy], profile: str | None, pack: Pack
-                           ) -> Iterable[tuple[str, Candidate]]:
+def discrepancy_candidates(
+    entries: Sequence[Discrepancy], profile: str | None, pack: Pack
+) -> Iterable[tuple[str, Candidate]]:
     """(profile, Candidate) of the minimal example of every curated discrepancy of `profile` (all when None)."""
     for entry in entries:
         if profile is not None and entry.profile != profile:
@@ -310,25 +379,41 @@ def discrepancy_candidates(entries: Sequence[Discrepancy], profile: str | None, 
             pack.left_out.append(export.LeftOut(id=entry.id, profile=entry.profile, reason=str(exc)))
             continue
         pack.notes[f"known-bug:{entry.id}"] = known_bug_note(entry)
-        yield entry.profile, Candidate(
-            id=entry.id, origin="discrepancy", title=entry.summary, request=request, overrides={}, document={},
-            case_profiles=(entry.profile,), flags=(f"known-bug:{entry.id}",),
-            source=export.Source(document=entry.contradicts.source, section=f"curated discrepancy {entry.id}",
-                                 quote=entry.contradicts.quote))
+        yield (
+            entry.profile,
+            Candidate(
+                id=entry.id,
+                origin="discrepancy",
+                title=entry.summary,
+                request=request,
+                overrides={},
+                document={},
+                case_profiles=(entry.profile,),
+                flags=(f"known-bug:{entry.id}",),
+                source=export.Source(
+                    document=entry.contradicts.source,
+                    section=f"curated discrepancy {entry.id}",
+                    quote=entry.contradicts.quote,
+                ),
+            ),
+        )
 
 
 def vector(candidate: Candidate, profile: str, pack: Pack) -> export.Vector:
     """The vector of `candidate` judged under `profile`; the notes its flags refer to are added to `pack`."""
     request, overrides = candidate.request, candidate.overrides
-    expected = case_expected(request, profile, overrides=overrides, document=candidate.document,
-                             profiles=candidate.case_profiles)
+    expected = case_expected(
+        request, profile, overrides=overrides, document=candidate.document, profiles=candidate.case_profiles
+    )
     printed = None
     if candidate.document:
-        printed = export.Printed(**json_safe({k: v for k, v in candidate.document.items()
-                                              if k in ("score", "tolerance", "statistics", "rejected")}))
+        printed = export.Printed(
+            **json_safe(
+                {k: v for k, v in candidate.document.items() if k in ("score", "tolerance", "statistics", "rejected")}
+            )
+        )
     answers, splitting = answers_of(request, profile, overrides)
-    flags = [*fixed_flags(request, expected, printed), *(f"convention-split:{c}" for c in splitting),
-             *candidate.flags]
+    flags = [*fixed_flags(request, expected, printed), *(f"convention-split:{c}" for c in splitting), *candidate.flags]
     for flag in flags:
         if flag in FIXED_NOTES:
             pack.notes.setdefault(flag, FIXED_NOTES[flag])
@@ -337,13 +422,28 @@ def vector(candidate: Candidate, profile: str, pack: Pack) -> export.Vector:
     result = "acceptable" if answers else ("rejected" if expected.rejected else "valid")
     conventions = oracle_options(profile, lowercase=request.lowercase, overrides=overrides).to_json()
     return export.Vector(
-        id=candidate.id, origin=candidate.origin, title=candidate.title, profile=profile,
-        conventions=json_safe(conventions), request=request.replay_payload(), needs=needs_of(request, overrides),
-        result=result, answers=answers, flags=flags, printed=printed, source=candidate.source,
-        expected=export.Expected(rejected=expected.rejected, reason=expected.reason or None,
-                                 score=json_safe(expected.score), score_exact=expected.score_exact,
-                                 statistics=expected.statistics.to_json() if expected.statistics else None,
-                                 rel=DEFAULT_REL, abs=DEFAULT_ABS))
+        id=candidate.id,
+        origin=candidate.origin,
+        title=candidate.title,
+        profile=profile,
+        conventions=json_safe(conventions),
+        request=request.replay_payload(),
+        needs=needs_of(request, overrides),
+        result=result,
+        answers=answers,
+        flags=flags,
+        printed=printed,
+        source=candidate.source,
+        expected=export.Expected(
+            rejected=expected.rejected,
+            reason=expected.reason or None,
+            score=json_safe(expected.score),
+            score_exact=expected.score_exact,
+            statistics=expected.statistics.to_json() if expected.statistics else None,
+            rel=DEFAULT_REL,
+            abs=DEFAULT_ABS,
+        ),
+    )
 
 
 def build(cases: Sequence, profile: str | None = None, entries: Sequence[Discrepancy] | None = None) -> export.Suite:
@@ -354,16 +454,25 @@ def build(cases: Sequence, profile: str | None = None, entries: Sequence[Discrep
         for case_id in _cases_named(entry):
             bugs_by_case.setdefault(case_id, []).append(entry.id)
     pack = Pack()
-    for judged, candidate in [*case_candidates(cases, profile, pack, bugs_by_case),
-                              *discrepancy_candidates(entries, profile, pack)]:
+    for judged, candidate in [
+        *case_candidates(cases, profile, pack, bugs_by_case),
+        *discrepancy_candidates(entries, profile, pack),
+    ]:
         pack.vectors.append(vector(candidate, judged, pack))
     for flag in {flag for v in pack.vectors for flag in v.flags if flag.startswith("known-bug:")}:
         if flag not in pack.notes:  # a case naming a discrepancy of another profile: its note all the same
             [entry] = [e for e in entries if f"known-bug:{e.id}" == flag]
             pack.notes[flag] = known_bug_note(entry)
-    return export.Suite(suite_version=SUITE_VERSION, oracle_version=__version__, count=len(pack.vectors),
-                        profile=profile, contract=export.Contract(rel=DEFAULT_REL, abs=DEFAULT_ABS),
-                        notes=dict(sorted(pack.notes.items())), vectors=pack.vectors, left_out=pack.left_out)
+    return export.Suite(
+        suite_version=SUITE_VERSION,
+        oracle_version=__version__,
+        count=len(pack.vectors),
+        profile=profile,
+        contract=export.Contract(rel=DEFAULT_REL, abs=DEFAULT_ABS),
+        notes=dict(sorted(pack.notes.items())),
+        vectors=pack.vectors,
+        left_out=pack.left_out,
+    )
 
 
 def profile_file(profile: str | None) -> str:
@@ -371,16 +480,18 @@ def profile_file(profile: str | None) -> str:
     return SUITE_FILE if profile is None else f"{profile}.json"
 
 
-def write_export(cases: Sequence, directory: str | Path, profiles: Sequence[str | None] = (None,)
-                 ) -> list[tuple[Path, export.Suite]]:
+def write_export(
+    cases: Sequence, directory: str | Path, profiles: Sequence[str | None] = (None,)
+) -> list[tuple[Path, export.Suite]]:
     """One vector file per profile (see `profile_file`) and DIR/suite.schema.json, each written atomically."""
     directory = Path(directory)
     written = []
     for profile in profiles:
         suite = build(cases, profile)
-        path = write_atomically(directory / profile_file(profile),
-                                json.dumps(suite.model_dump(mode="json"), indent=1, ensure_ascii=False,
-                                           allow_nan=False) + "\n")
+        path = write_atomically(
+            directory / profile_file(profile),
+            json.dumps(suite.model_dump(mode="json"), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
+        )
         written.append((path, suite))
     write_atomically(directory / SCHEMA_FILE, export.render_schema())
     return written

@@ -62,6 +62,7 @@ from oracle.formulas.errors import BleuOracleError, CaseFileError
 from oracle.models.protocol import ScoreReply
 from oracle.suite.foundcases import append_cases, case_id, existing_ids, file_text, read_target
 
+
 def _contract(name):
     """The numeric contract an explanation is held to: float32 precision for a '+ float32' one."""
     return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in component_names(name) else Contract()
@@ -84,7 +85,7 @@ def _change_json(change):
         if key == "smoothing":
             smoothing = smoothing_from_description(value) if isinstance(value, str) else value
             mapping = {"method": smoothing.method}
-            for param, number in smoothing.to_json().items():
+            for param, _number in smoothing.to_json().items():
                 if param != "method":
                     exact = Fraction(getattr(smoothing, param))
                     mapping[param] = int(exact) if exact.denominator == 1 else str(exact)
@@ -98,7 +99,7 @@ def _statistics(statistics):
     """Reported statistics as a case's `expect.statistics` (None when they cannot be: no orders, or matches
     beyond totals)."""
     matches, totals = list(statistics.matches), list(statistics.totals)
-    if not matches or len(matches) != len(totals) or any(m > t for m, t in zip(matches, totals)):
+    if not matches or len(matches) != len(totals) or any(m > t for m, t in zip(matches, totals, strict=True)):
         return None
     return {"hyp_len": statistics.hyp_len, "ref_len": statistics.ref_len, "matches": matches, "totals": totals}
 

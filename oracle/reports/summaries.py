@@ -53,8 +53,12 @@ def _verdict(results):
     code = footer.exit_code
     if footer.interrupted:
         return f"interrupted (exit {code}): the records below are those judged before the run was stopped", code
-    text = {0: "conforming", 1: "deviations found", 2: "usage or configuration error",
-            3: "the implementation could not be driven"}.get(code, f"exit {code}")
+    text = {
+        0: "conforming",
+        1: "deviations found",
+        2: "usage or configuration error",
+        3: "the implementation could not be driven",
+    }.get(code, f"exit {code}")
     if footer.error:
         text += f": {footer.error}"
     return text, code
@@ -94,13 +98,19 @@ def root_cause_section(groups):
     and smallest example."""
     if not groups:
         return []
-    out = ["", "## Root causes", "",
-           "Every failing record is classified by `oracle.diagnose.classify` (on the shrunk input for a random "
-           "example): the alternative conventions or computations under which the oracle gives the "
-           "implementation's answer and its statistics, first among the implementation's documented classes "
-           "(oracle/diagnose/data/discrepancies.yaml); the run is then named by the fewest explanations that "
-           "account for every failing record (`oracle.diagnose.cover`).", "",
-           "| root cause | records | documented as |", "|---|---:|---|"]
+    out = [
+        "",
+        "## Root causes",
+        "",
+        "Every failing record is classified by `oracle.diagnose.classify` (on the shrunk input for a random "
+        "example): the alternative conventions or computations under which the oracle gives the "
+        "implementation's answer and its statistics, first among the implementation's documented classes "
+        "(oracle/diagnose/data/discrepancies.yaml); the run is then named by the fewest explanations that "
+        "account for every failing record (`oracle.diagnose.cover`).",
+        "",
+        "| root cause | records | documented as |",
+        "|---|---:|---|",
+    ]
     for group in groups:
         fits = "".join(f" or `{name}`" for name in group.alternatives)
         out.append(f"| `{group.name}`{fits} | {group.count} | {', '.join(group.documented) or '-'} |")
@@ -109,13 +119,18 @@ def root_cause_section(groups):
         value = record.classification.value
         out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", ""]
         if group.alternatives:
-            out += [f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
-                    "the explanations apart.", ""]
+            out += [
+                f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
+                "the explanations apart.",
+                "",
+            ]
         if record.classification.name != group.name:  # its own first name is another that fits it too
             value = None
-        out += [f"- smallest example `{record.id}`: the implementation answers "
-                f"{_show_value(record.answer())}; the oracle says {_show_value(record.oracle_answer())}"
-                + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")]
+        out += [
+            f"- smallest example `{record.id}`: the implementation answers "
+            f"{_show_value(record.answer())}; the oracle says {_show_value(record.oracle_answer())}"
+            + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")
+        ]
         payload = record.reported_input
         if payload is not None:
             out += ["- input:", "", "  ```json", "  " + _input_json(payload), "  ```"]
@@ -194,91 +209,159 @@ def tally(records):
 def markdown_summary(results, summary=None):
     """summary.md of a run: `results` (an events.Results) gives the header and footer, and the records
     unless `summary` (their SummaryTally, when they were streamed) is given."""
-    header, footer = results.header, results.footer
+    footer = results.footer
     summary = summary if summary is not None else tally(results.records)
+    baseline = footer.baseline if footer is not None else None
+    out = _heading(results) + _settings(results) + _outcome_table(summary) + _baseline_lines(baseline)
+    out += root_cause_section(summary.root_causes.groups())
+    out += _deviations(summary, show_status=baseline is not None and bool(baseline.file))
+    out += _known(summary) + _not_applicable(summary)
+    if footer is not None and footer.coverage is not None:
+        out += ["", "## Coverage", ""] + coverage_table(footer.coverage)
+    return "\n".join(out) + "\n"
+
+
+def _heading(results):
+    """The title, the judged profile and the verdict; why the implementation could not be driven."""
+    header = results.header
     impl, settings = header.implementation, header.settings
     verdict, code = _verdict(results)
     who = f"{impl.name} {impl.version or ''} ({impl.language or '?'})" if impl is not None else "? (?)"
     out = [f"# bleu-oracle {settings.verb}: {who}", ""]
     declared, judged = header.profile, header.judged_profile
     profile_text = f"profile **{judged}**" + (f" (declared: {declared})" if declared and declared != judged else "")
-    out.append(f"Judged against {profile_text}. Verdict: **{verdict}**" + (f" (exit {code})." if code is not None else "."))
+    out.append(
+        f"Judged against {profile_text}. Verdict: **{verdict}**" + (f" (exit {code})." if code is not None else ".")
+    )
     if header.handshake_error:
         out += ["", f"The implementation could not be driven: {header.handshake_error}"]
         if header.handshake_stderr:
             out += ["", "```", header.handshake_stderr.rstrip()[-2000:], "```"]
+    return out
+
+
+def _settings(results):
+    """The run's versions, command, search and contract, and what the footer says of restarts and time."""
+    header, footer = results.header, results.footer
+    settings = header.settings
     capabilities = header.capabilities.to_json() if header.capabilities is not None else None
-    out += ["", f"- suite {header.suite_version}, oracle {header.oracle_version}",
-            f"- command: `{settings.command}`",
-            f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases}",
-            f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
-            f"timeout {settings.timeout} s",
-            f"- capabilities: `{json.dumps(capabilities)}`"]
+    out = [
+        "",
+        f"- suite {header.suite_version}, oracle {header.oracle_version}",
+        f"- command: `{settings.command}`",
+        f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases}",
+        f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
+        f"timeout {settings.timeout} s",
+        f"- capabilities: `{json.dumps(capabilities)}`",
+    ]
     if footer is not None and footer.restarts:
         out.append(f"- the implementation was restarted {footer.restarts} time(s)")
     if footer is not None and footer.time_budget_spent:
         out.append(f"- the time budget ({settings.time_budget} s) stopped the search after {footer.examples} examples")
-    out += ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
+    return out
+
+
+def _outcome_table(summary):
+    out = ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
     by_kind = summary.by_kind
     for outcome, total in summary.counts.items():
         if total or outcome in ("pass", "fail"):
-            out.append(f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
-                       f"| {by_kind[('metamorphic', outcome)]} | {total} |")
-    baseline = footer.baseline if footer is not None else None
-    if baseline is not None and baseline.file:
-        out += ["", f"Baseline `{baseline.file}` ({baseline.entries} entries): {baseline.known} known, {baseline.new} "
-                f"new, {baseline.fixed} expected failures passed, {baseline.changed} changed, {len(baseline.stale)} "
-                f"stale, {len(baseline.unused)} unused class entries."]
-        for entry in baseline.stale:
-            out.append(f"- stale entry `{entry}`: no record with this id in the run")
-        for entry in baseline.unused:
-            out.append(f"- unused class entry `{entry}` (not a failure: random inputs vary with the seed)")
-    out += root_cause_section(summary.root_causes.groups())
-    if summary.deviation_count:
-        out += ["", "## Deviations", ""]
-        out.append("By first diverging layer: "
-                   + ", ".join(f"{k} x{v}" for k, v in summary.deviation_labels.most_common()) + ".")
-        if summary.deviation_causes:
-            out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in summary.deviation_causes.most_common()) + ".")
-        for record in summary.deviations:
-            out += [""] + _record_section(record, show_status=baseline is not None and bool(baseline.file))
-        if summary.deviation_count > DEVIATIONS_SHOWN:
-            out += ["", f"... and {summary.deviation_count - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
-    if summary.known:
-        out += ["", "## Known deviations (baseline)", ""]
-        for entry, matched in list(summary.known.items())[:DEVIATIONS_SHOWN]:
-            first = matched["first"]
-            reason = first.baseline.reason or "no reason given"
-            if entry == first.id and matched["count"] == 1:
-                out.append(f"- `{entry}`: {first.outcome.value} {_layer(first)} -- {reason}")
-            else:
-                shown = ", ".join(f"`{i}`" for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
-                out.append(f"- `{entry}`: {matched['count']} random example(s) ({shown}) -- {reason}")
-        if len(summary.known) > DEVIATIONS_SHOWN:
-            out.append(f"- ... and {len(summary.known) - DEVIATIONS_SHOWN} more entries")
-    if summary.not_applicable:
-        out += ["", "## Not applicable", ""]
-        for reason, n in summary.not_applicable.most_common():
-            out.append(f"- {n} x {reason}")
-    if footer is not None and footer.coverage is not None:
-        out += ["", "## Coverage", ""] + coverage_table(footer.coverage)
-    return "\n".join(out) + "\n"
+            out.append(
+                f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
+                f"| {by_kind[('metamorphic', outcome)]} | {total} |"
+            )
+    return out
+
+
+def _baseline_lines(baseline):
+    if baseline is None or not baseline.file:
+        return []
+    out = [
+        "",
+        f"Baseline `{baseline.file}` ({baseline.entries} entries): {baseline.known} known, {baseline.new} "
+        f"new, {baseline.fixed} expected failures passed, {baseline.changed} changed, {len(baseline.stale)} "
+        f"stale, {len(baseline.unused)} unused class entries.",
+    ]
+    for entry in baseline.stale:
+        out.append(f"- stale entry `{entry}`: no record with this id in the run")
+    for entry in baseline.unused:
+        out.append(f"- unused class entry `{entry}` (not a failure: random inputs vary with the seed)")
+    return out
+
+
+def _deviations(summary, *, show_status):
+    if not summary.deviation_count:
+        return []
+    out = ["", "## Deviations", ""]
+    out.append(
+        "By first diverging layer: "
+        + ", ".join(f"{k} x{v}" for k, v in summary.deviation_labels.most_common())
+        + "."
+    )
+    if summary.deviation_causes:
+        out.append(
+            "By root cause: " + ", ".join(f"{k} x{v}" for k, v in summary.deviation_causes.most_common()) + "."
+        )
+    for record in summary.deviations:
+        out += [""] + _record_section(record, show_status=show_status)
+    if summary.deviation_count > DEVIATIONS_SHOWN:
+        out += ["", f"... and {summary.deviation_count - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
+    return out
+
+
+def _known(summary):
+    if not summary.known:
+        return []
+    out = ["", "## Known deviations (baseline)", ""]
+    for entry, matched in list(summary.known.items())[:DEVIATIONS_SHOWN]:
+        first = matched["first"]
+        reason = first.baseline.reason or "no reason given"
+        if entry == first.id and matched["count"] == 1:
+            out.append(f"- `{entry}`: {first.outcome.value} {_layer(first)} -- {reason}")
+        else:
+            shown = ", ".join(f"`{i}`" for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
+            out.append(f"- `{entry}`: {matched['count']} random example(s) ({shown}) -- {reason}")
+    if len(summary.known) > DEVIATIONS_SHOWN:
+        out.append(f"- ... and {len(summary.known) - DEVIATIONS_SHOWN} more entries")
+    return out
+
+
+def _not_applicable(summary):
+    if not summary.not_applicable:
+        return []
+    out = ["", "## Not applicable", ""]
+    for reason, n in summary.not_applicable.most_common():
+        out.append(f"- {n} x {reason}")
+    return out
 
 
 def coverage_table(coverage):
     """Markdown lines of the coverage table, from a footer's coverage table."""
     counts, unreachable = coverage.features, coverage.unreachable
-    lines = [f"{coverage.inputs} judged inputs; each row counts those that exercised the feature.", "",
-             "| dimension | feature | inputs | |", "|---|---|---:|---|"]
+    lines = [
+        f"{coverage.inputs} judged inputs; each row counts those that exercised the feature.",
+        "",
+        "| dimension | feature | inputs | |",
+        "|---|---|---:|---|",
+    ]
     for dimension, group in FEATURES.items():
         for name, meaning in group.items():
             count = counts.get(name, 0)
-            note = (f"outside its capabilities: {unreachable[name]}" if name in unreachable
-                    else meaning if count else f"**not exercised**: {meaning}")
+            note = (
+                f"outside its capabilities: {unreachable[name]}"
+                if name in unreachable
+                else meaning
+                if count
+                else f"**not exercised**: {meaning}"
+            )
             lines.append(f"| {dimension} | {name} | {count} | {note} |")
     missed = [name for name in FEATURES_IN_ORDER if not counts.get(name) and name not in unreachable]
-    lines += ["", f"Not exercised within the capabilities: {', '.join(missed)}." if missed
-              else "Every feature within the implementation's capabilities was exercised."]
+    lines += [
+        "",
+        f"Not exercised within the capabilities: {', '.join(missed)}."
+        if missed
+        else "Every feature within the implementation's capabilities was exercised.",
+    ]
     return lines
 
 
@@ -286,20 +369,30 @@ def _record_section(record, show_status=True):
     title = f" ({record.title})" if record.title else ""
     status = record.baseline.status if record.baseline is not None else None
     status_text = f" [baseline: {status}]" if status and show_status else ""
-    lines = [f"### `{record.id}`{title}: {record.outcome.value} {_layer(record)}{status_text}", "",
-             f"- {record.message}".rstrip()]
+    lines = [
+        f"### `{record.id}`{title}: {record.outcome.value} {_layer(record)}{status_text}",
+        "",
+        f"- {record.message}".rstrip(),
+    ]
     shrunk = record.shrunk
     if shrunk is not None:
         lines.append(f"- shrunk in {shrunk.steps} steps ({shrunk.queries} queries): {shrunk.message}")
     classification = record.classification
     if classification is not None and classification.name:
         documented = classification.documented
-        lines.append(f"- root cause: `{classification.name}`"
-                     + (f" (documented: {', '.join(documented)})" if documented else "")
-                     + f": {classification.description}".rstrip())
+        lines.append(
+            f"- root cause: `{classification.name}`"
+            + (f" (documented: {', '.join(documented)})" if documented else "")
+            + f": {classification.description}".rstrip()
+        )
     if record.replay is not None:
-        lines += ["- input" + (" (minimal)" if shrunk else "") + ":", "", "  ```json",
-                  "  " + _input_json(record.replay), "  ```"]
+        lines += [
+            "- input" + (" (minimal)" if shrunk else "") + ":",
+            "",
+            "  ```json",
+            "  " + _input_json(record.replay),
+            "  ```",
+        ]
     if record.reproduce:
         lines += ["- reproduce:", "", "  ```sh", "  " + record.reproduce, "  ```"]
     stderr = record.stderr.strip()
@@ -316,8 +409,10 @@ def _xml_text(text):
     """XML 1.0 allows only some characters: replace the rest (\\x00-\\x08, \\x1c-\\x1f ...) visibly."""
     text = "" if text is None else str(text)
     return "".join(
-        ch if ch in "\t\n\r" or (0x20 <= ord(ch) <= 0xD7FF) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
-        else f"\\x{ord(ch):02x}" for ch in text
+        ch
+        if ch in "\t\n\r" or (0x20 <= ord(ch) <= 0xD7FF) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
+        else f"\\x{ord(ch):02x}"
+        for ch in text
     )
 
 
@@ -350,8 +445,9 @@ def _junit_category(record):
 
 def _testcase(record):
     """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
-    case = ET.Element("testcase", classname=f"bleu-oracle.{record.kind}s", name=_xml_text(record.id),
-                      time=f"{record.duration:.6f}")
+    case = ET.Element(
+        "testcase", classname=f"bleu-oracle.{record.kind}s", name=_xml_text(record.id), time=f"{record.duration:.6f}"
+    )
     outcome = record.outcome.value
     status = record.baseline.status if record.baseline is not None else None
     reason = record.baseline.reason if record.baseline is not None else ""
@@ -361,14 +457,20 @@ def _testcase(record):
     if status == "known":
         ET.SubElement(case, "skipped", message=_xml_text(f"known deviation ({label}): {reason}"))
     elif status == "fixed":
-        element = ET.SubElement(case, "failure", type="expected-failure-passed",
-                                message=_xml_text(f"expected failure passed (baseline: {reason}); remove the entry"))
+        element = ET.SubElement(
+            case,
+            "failure",
+            type="expected-failure-passed",
+            message=_xml_text(f"expected failure passed (baseline: {reason}); remove the entry"),
+        )
     elif status == "changed":
-        element = ET.SubElement(case, "failure", type="baseline-changed",
-                                message=_xml_text(f"known deviation changed: now {label}"))
+        element = ET.SubElement(
+            case, "failure", type="baseline-changed", message=_xml_text(f"known deviation changed: now {label}")
+        )
     elif outcome == "fail":
-        element = ET.SubElement(case, "failure", type=f"fail:{record.layer or 'score'}",
-                                message=_xml_text(record.message[:500]))
+        element = ET.SubElement(
+            case, "failure", type=f"fail:{record.layer or 'score'}", message=_xml_text(record.message[:500])
+        )
     elif outcome in _ERROR_OUTCOMES:
         element = ET.SubElement(case, "error", type=outcome, message=_xml_text(record.message[:500]))
     elif outcome == "not-applicable":
@@ -408,7 +510,11 @@ def write_junit(out, results, records, summary):
     root.update({name: str(sum(v for (k, n), v in totals.items() if n == name)) for name in names})
     kinds = list(summary.kinds)
     if not kinds and not stale:
-        out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(ET.Element("testsuites", root), encoding="unicode") + "\n")
+        out.write(
+            '<?xml version="1.0" encoding="UTF-8"?>\n'
+            + ET.tostring(ET.Element("testsuites", root), encoding="unicode")
+            + "\n"
+        )
         return
     with contextlib.ExitStack() as stack:
         spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
@@ -426,8 +532,12 @@ def write_junit(out, results, records, summary):
             out.write("  " + _start_tag("testsuite", **suite) + "\n")
             for entry in stale:
                 case = ET.Element("testcase", classname="bleu-oracle.harness.gate", name=_xml_text(entry), time="0")
-                ET.SubElement(case, "failure", type="stale-baseline-entry",
-                              message=_xml_text(f"baseline entry {entry!r} matches no record of this run"))
+                ET.SubElement(
+                    case,
+                    "failure",
+                    type="stale-baseline-entry",
+                    message=_xml_text(f"baseline entry {entry!r} matches no record of this run"),
+                )
                 out.write(_element_text(case, 2))
             out.write("  </testsuite>\n")
         out.write("</testsuites>\n")
@@ -489,8 +599,14 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
     def records():
         return (line for line in iter_results(path, light=True) if isinstance(line, Record))
 
-    return write_reports(results, markdown=Path(report_dir) / "summary.md", junit=junit, badge_file=badge_file,
-                         summary=summary, records=records)
+    return write_reports(
+        results,
+        markdown=Path(report_dir) / "summary.md",
+        junit=junit,
+        badge_file=badge_file,
+        summary=summary,
+        records=records,
+    )
 
 
 def finish_run_report(report: ReportDirectory, *, junit=None, badge_file=None):
@@ -505,8 +621,10 @@ def finish_run_report(report: ReportDirectory, *, junit=None, badge_file=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m oracle.reports.summaries",
-                                     description="Regenerate summary.md and junit.xml from a results.jsonl.")
+    parser = argparse.ArgumentParser(
+        prog="python -m oracle.reports.summaries",
+        description="Regenerate summary.md and junit.xml from a results.jsonl.",
+    )
     parser.add_argument("results", help="a results.jsonl, or the report directory holding one")
     parser.add_argument("--markdown", metavar="FILE", help="default: summary.md next to results.jsonl")
     parser.add_argument("--junit", metavar="FILE", help="default: junit.xml next to results.jsonl")
@@ -518,8 +636,13 @@ def main(argv=None):
     def records():
         return (line for line in iter_results(results.path, light=True) if isinstance(line, Record))
 
-    for path in write_reports(results, markdown=args.markdown or directory / "summary.md",
-                              junit=args.junit or directory / "junit.xml", summary=summary, records=records):
+    for path in write_reports(
+        results,
+        markdown=args.markdown or directory / "summary.md",
+        junit=args.junit or directory / "junit.xml",
+        summary=summary,
+        records=records,
+    ):
         print(path)
     return 0
 

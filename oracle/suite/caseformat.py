@@ -75,10 +75,16 @@ def _construct_map(loader: CaseLoader, node: yaml.Node) -> LinedMap:
     result.line, result.key_lines = _line(node), {}
     for key_node, value_node in node.value:
         if key_node.tag == "tag:yaml.org,2002:merge":
-            raise CaseFileError("YAML merge keys (`<<`) are not allowed in case files", path=loader.path, line=_line(key_node))
+            raise CaseFileError(
+                "YAML merge keys (`<<`) are not allowed in case files", path=loader.path, line=_line(key_node)
+            )
         key = loader.construct_object(key_node, deep=True)
         if isinstance(key, bool) or not isinstance(key, (str, int, HugeNumber)):  # a huge order: the case says so
-            raise CaseFileError(f"mapping keys must be names or n-gram orders (got {describe(plain(key))})", path=loader.path, line=_line(key_node))
+            raise CaseFileError(
+                f"mapping keys must be names or n-gram orders (got {describe(plain(key))})",
+                path=loader.path,
+                line=_line(key_node),
+            )
         if key in result:
             raise CaseFileError(
                 f"duplicate key `{key}` (first at line {result.key_lines[key]})", path=loader.path, line=_line(key_node)
@@ -133,7 +139,8 @@ def read_yaml(path: Path) -> Any:
         tag = re.search(r"tag '([^']*)'", str(exc.problem))
         if tag:
             shown = tag.group(1).replace("tag:yaml.org,2002:", "!!")
-            message = f"YAML tag `{shown}` is not allowed: case files are plain YAML (mappings, lists, strings, numbers, booleans)"
+            message = (f"YAML tag `{shown}` is not allowed: case files are plain YAML "
+                       "(mappings, lists, strings, numbers, booleans)")
         else:
             message = f"invalid YAML: {exc.problem}"
         raise CaseFileError(message, path=path, line=mark.line + 1 if mark else None) from None

@@ -188,8 +188,11 @@ def _load_directory(directory: Path, problems: list[CaseFileError]) -> list[Case
                 r = retired[case.id]
                 problems.append(
                     CaseFileError(
-                        f"case id `{case.id}` is retired ({r.path}:{r.line}: {r.reason}); ids are never reused, choose a new one",
-                        path=path, line=case.line, case_id=case.id,
+                        f"case id `{case.id}` is retired ({r.path}:{r.line}: {r.reason}); ids are never reused, "
+                        "choose a new one",
+                        path=path,
+                        line=case.line,
+                        case_id=case.id,
                     )
                 )
             elif case.id in seen and seen[case.id].path != case.path:
@@ -255,18 +258,41 @@ def quote_problems(cases: Sequence[Case], seeds_dir: Path | str | None = None) -
             texts[seed] = normalise_whitespace(path.read_text(encoding="utf-8")) if path.is_file() else None
         text = texts[seed]
         if text is None:
-            problems.append(CaseFileError(f"seed file {seed!r} not found in {seeds_dir}", path=case.path, line=case.line, case_id=case.id))
+            problems.append(
+                CaseFileError(
+                    f"seed file {seed!r} not found in {seeds_dir}", path=case.path, line=case.line, case_id=case.id
+                )
+            )
         elif normalise_whitespace(case.source.quote) not in text:
             problems.append(
                 CaseFileError(
-                    f"`source.quote` {case.source.quote!r} does not appear in seed {seed}", path=case.path, line=case.line, case_id=case.id
+                    f"`source.quote` {case.source.quote!r} does not appear in seed {seed}",
+                    path=case.path,
+                    line=case.line,
+                    case_id=case.id,
                 )
             )
     return problems
 
 
 __all__ = [
-    "Case", "CaseExpect", "CaseInput", "CaseLoader", "CaseOptions", "CaseSegment", "CaseSource",
-    "ExplainedBy", "FOUND_BY",
-    "DEFAULT_CASES_DIR", "DEFAULT_SEEDS_DIR", "ExpectedStatistics", "RetiredId", "case_files", "load_case_file", "load_cases", "load_retired", "quote_problems", "validate",
+    "Case",
+    "CaseExpect",
+    "CaseInput",
+    "CaseLoader",
+    "CaseOptions",
+    "CaseSegment",
+    "CaseSource",
+    "ExplainedBy",
+    "FOUND_BY",
+    "DEFAULT_CASES_DIR",
+    "DEFAULT_SEEDS_DIR",
+    "ExpectedStatistics",
+    "RetiredId",
+    "case_files",
+    "load_case_file",
+    "load_cases",
+    "load_retired",
+    "quote_problems",
+    "validate",
 ]

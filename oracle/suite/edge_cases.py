@@ -26,7 +26,8 @@ def _request(level, segments, weights=UNIFORM4, smoothing=None, lowercase=False)
     return ScoreRequest(
         seq=0,
         level=level,
-        segments=tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments),
+        segments=tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs))
+                       for h, refs in segments),
         weights=tuple(weights),
         smoothing=smoothing or {"method": "none"},
         lowercase=lowercase,
@@ -51,7 +52,8 @@ EDGE_CASES = (
           [("the cat sat on a mat", [CAT])]),
     _case("no-unigram-match", "no unigram match", "every p_n is 0",
           [("a dog ran far away now", [CAT])]),
-    _case("length-tie", "reference-length tie", "c = 5 between references of 4 and 6 tokens (the tutorial's rule: shorter)",
+    _case("length-tie", "reference-length tie", "c = 5 between references of 4 and 6 tokens (the tutorial's rule: "
+                                                "shorter)",
           [("the love can always do", ["love can always find a way", "love makes anything possible"])],
           weights=(1 / 3, 1 / 3, 1 / 3)),
     _case("shortest-not-closest", "shortest reference differs from the closest", "c = 6, references of 3 and 7 tokens",
@@ -60,8 +62,10 @@ EDGE_CASES = (
           [("the cat is on a mat", [CAT])]),
     _case("short-segment-in-corpus", "a segment shorter than n inside a corpus",
           "a perfect corpus whose first segment has two tokens: the summed totals make p_n = 1",
-          [("the cat", ["the cat"]), ("a quick brown fox jumps over the lazy dog", ["a quick brown fox jumps over the lazy dog"])]),
-    _case("weights-sum-two", "weights not summing to 1", "weights [1, 1]: as given the score is squared; normalised it is not",
+          [("the cat", ["the cat"]), ("a quick brown fox jumps over the lazy dog", ["a quick brown fox jumps over the "
+                                                                                    "lazy dog"])]),
+    _case("weights-sum-two", "weights not summing to 1", "weights [1, 1]: as given the score is squared; normalised "
+                                                         "it is not",
           [("the cat sat on the mat", [CAT])], weights=(1.0, 1.0)),
     _case("zero-weights", "zero weights", "weights [1, 0, 0, 0] with no 4-gram match: does 0 * log 0 count?",
           [("the cat sat on a mat", [CAT])], weights=(1.0, 0.0, 0.0, 0.0)),
@@ -75,10 +79,12 @@ EDGE_CASES = (
           [("the cat sat on the mat today", ["the cat sat on the mat today"])], weights=(0.2,) * 5),
     _case("non-ascii", "non-ASCII tokens", "tokens outside ASCII compare as strings",
           [("größer als die Straße", ["größer als die Straße"])], weights=(0.5, 0.5)),
-    _case("sentence-exp-smoothing", "sentence level, exp smoothing", "no 3- and 4-gram matches, NIST geometric smoothing",
+    _case("sentence-exp-smoothing", "sentence level, exp smoothing", "no 3- and 4-gram matches, NIST geometric "
+                                                                     "smoothing",
           [("the cat sat on a mat", [CAT])], level="sentence", smoothing={"method": "exp"}),
     _case("sentence-floor-smoothing", "sentence level, floor smoothing 0.1", "zero-match orders get 0.1 matches",
           [("the cat sat on a mat", [CAT])], level="sentence", smoothing={"method": "floor", "value": 0.1}),
-    _case("sentence-short-effective-order", "sentence level, hypothesis of 2 tokens", "effective order: only orders 1-2 count",
+    _case("sentence-short-effective-order", "sentence level, hypothesis of 2 tokens", "effective order: only orders "
+                                                                                      "1-2 count",
           [("the cat", [CAT])], level="sentence", smoothing={"method": "exp"}),
 )

@@ -11,6 +11,8 @@ the nesting, and only a document that passes is composed."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import yaml
 
 from oracle.formulas.bounds import MAX_DIGITS
@@ -19,7 +21,10 @@ from oracle.formulas.errors import BleuValueError
 #: Deeper nesting than any document of ours needs; a deeper one is refused, not recursed into.
 MAX_DEPTH = 64
 #: The fastest safe loader this PyYAML has: libyaml's when it was built with it.
-BaseSafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:  # mypy subclasses a name, not a value chosen at run time; both loaders share SafeLoader's interface
+    from yaml import SafeLoader as BaseSafeLoader
+else:
+    BaseSafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _OPEN = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
 _CLOSE = (yaml.SequenceEndEvent, yaml.MappingEndEvent)

@@ -1,7 +1,7 @@
 """Build tests/doctor_data/wmt17.json: BLEU numbers printed by real tools run on real WMT17 files.
 
     .venv/bin/python tests/doctor_data/make.py           # rewrite the fixture
-    .venv/bin/python tests/doctor_data/make.py --check   # exit 1 when the committed fixture is not what the tools print now
+    .venv/bin/python tests/doctor_data/make.py --check   # exit 1 when the fixture is not what the tools print now
 
 Nothing here comes from bleu-oracle: each number is what a tool printed, run as a user runs it, on
 WMT17 newstest2017 en-de files (../shared/data/wmt17-en-de, decompressed into a temporary folder under
@@ -79,8 +79,11 @@ def build() -> dict:
             numbers += [dict(files, **entry) for entry in _multi_bleu(work, hyp, ref, bom, nbsp)]
             numbers += [dict(files, **entry) for entry in _mteval(work, hyp, ref, bom)]
             numbers += [dict(files, **entry) for entry in _python_tools(hyp, ref, bom)]
-    return {"about": "BLEU numbers printed by real tools on WMT17 newstest2017 en-de; built by tests/doctor_data/make.py",
-            "numbers": numbers, "signatures": signatures}
+    return {
+        "about": "BLEU numbers printed by real tools on WMT17 newstest2017 en-de; built by tests/doctor_data/make.py",
+        "numbers": numbers,
+        "signatures": signatures,
+    }
 
 
 # -- files ------------------------------------------------------------------------------------------------
@@ -138,11 +141,18 @@ def _sacrebleu_cli(work: Path, hyp: Path, ref: Path, bom: bool) -> list:
             arguments = [ref.name, "-i", hyp.name, "-m", "bleu", "-tok", tokenizer, *(["-lc"] if lowercase else []),
                          "-w", "4", "-b"]
             printed = _run([SACREBLEU, *arguments], work).strip()
-            out.append({"tool": "sacrebleu", "version": _sacrebleu_version(), "command": " ".join(["sacrebleu", *arguments]),
-                        "printed": printed, "number": printed,
-                        "reading": _reading("sacrebleu", tokenizer, lowercase, **_kept(bom)),
-                        "why": "sacrebleu's defaults (exp smoothing, closest reference); it reads UTF-8 without a "
-                               "signature, so a byte-order mark stays on the first token"})
+            out.append(
+                {
+                    "tool": "sacrebleu",
+                    "version": _sacrebleu_version(),
+                    "command": " ".join(["sacrebleu", *arguments]),
+                    "printed": printed,
+                    "number": printed,
+                    "reading": _reading("sacrebleu", tokenizer, lowercase, **_kept(bom)),
+                    "why": "sacrebleu's defaults (exp smoothing, closest reference); it reads UTF-8 without a "
+                    "signature, so a byte-order mark stays on the first token",
+                }
+            )
     return out
 
 
@@ -152,9 +162,17 @@ def _sacrebleu_signatures(work: Path, hyp: Path, ref: Path) -> list:
         arguments = [ref.name, "-i", hyp.name, "-m", "bleu", *extra]
         printed = _run([SACREBLEU, *arguments], work)
         result = json.loads(printed)
-        out.append({"tool": "sacrebleu", "version": _sacrebleu_version(), "command": " ".join(["sacrebleu", *arguments]),
-                    "printed": printed, "number": str(result["score"]), "signature": result["signature"],
-                    "reading": _reading("sacrebleu", result["tok"], result["case"] == "lc")})
+        out.append(
+            {
+                "tool": "sacrebleu",
+                "version": _sacrebleu_version(),
+                "command": " ".join(["sacrebleu", *arguments]),
+                "printed": printed,
+                "number": str(result["score"]),
+                "signature": result["signature"],
+                "reading": _reading("sacrebleu", result["tok"], result["case"] == "lc"),
+            }
+        )
     return out
 
 
@@ -244,12 +262,18 @@ def _python_tools(hyp: Path, ref: Path, bom: bool) -> list:
     hyps, refs = _lines(hyp), _lines(ref)
     out = []
     score = corpus_bleu([[r.split()] for r in refs], [h.split() for h in hyps])
-    out.append({"tool": "nltk", "version": nltk.__version__,
-                "command": "nltk.translate.bleu_score.corpus_bleu([[r.split()] for r in refs], [h.split() for h in hyps])",
-                "printed": repr(score), "number": repr(score),
-                "reading": _reading("nltk", "none", False, **_kept(bom), segment_totals_floor=1),
-                "why": "nltk's modified_precision floors each segment's n-gram total at 1: "
-                       "'denominator = max(1, sum(counts.values()))'"})
+    out.append(
+        {
+            "tool": "nltk",
+            "version": nltk.__version__,
+            "command": "nltk.translate.bleu_score.corpus_bleu([[r.split()] for r in refs], [h.split() for h in hyps])",
+            "printed": repr(score),
+            "number": repr(score),
+            "reading": _reading("nltk", "none", False, **_kept(bom), segment_totals_floor=1),
+            "why": "nltk's modified_precision floors each segment's n-gram total at 1: "
+            "'denominator = max(1, sum(counts.values()))'",
+        }
+    )
     torch.set_num_threads(1)
     printed = str(BLEUScore()(hyps, [[r] for r in refs]))
     out.append({"tool": "torchmetrics", "version": f"{torchmetrics.__version__} (torch {torch.__version__})",
@@ -258,7 +282,7 @@ def _python_tools(hyp: Path, ref: Path, bom: bool) -> list:
                 "reading": _reading("papineni", "none", False, **_kept(bom)),
                 "why": "torchmetrics BLEUScore: sentence.split() tokens, closest reference, no smoothing (documented "
                        "as Papineni's BLEU)"})
-    mean = statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs))
+    mean = statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs, strict=True))
     out.append({"tool": "sacrebleu sentence_bleu, averaged", "version": sacrebleu.__version__,
                 "command": "statistics.mean(sacrebleu.sentence_bleu(h, [r]).score for h, r in zip(hyps, refs))",
                 "printed": repr(mean), "number": repr(mean),

@@ -93,6 +93,24 @@ def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
     fl = f32 if "float32" in bugs else (lambda x: x)
     if c == 0 and r == 0:
         return math.nan, math.nan
+    m, t = _smoothed(matches, totals, smoothing)
+    w = _weights_used(weights, bugs, profile)
+    if c == 0:
+        return 0.0, 0.0
+    if "bp-missing" in bugs:
+        bp = 1.0
+    elif c > r and "bp-always" not in bugs:
+        bp = 1.0
+    else:
+        bp = fl(math.exp(fl(1 - fl(r / c))))
+    s = _weighted_log_sum(m, t, w, bugs, profile, fl)
+    if s is None:
+        return 0.0, bp
+    return fl(bp * fl(math.exp(s))), bp
+
+
+def _smoothed(matches, totals, smoothing):
+    """The matches and totals as floats, smoothed by the request's method."""
     m = [float(x) for x in matches]
     t = [float(x) for x in totals]
     method = smoothing.get("method", "none")
@@ -111,6 +129,11 @@ def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
             if t[i] > 0 and m[i] == 0:
                 j += 1
                 m[i] = 1.0 / 2 ** j
+    return m, t
+
+
+def _weights_used(weights, bugs, profile):
+    """The weights as floats, normalised where the profile (matlab) or a planted bug says so."""
     w = [float(x) for x in weights]
     normalise = profile == "matlab"
     if "normalise-weights" in bugs:
@@ -120,29 +143,26 @@ def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
     if normalise and sum(w) != 1:
         total = sum(w)
         w = [x / total for x in w]
-    if c == 0:
-        return 0.0, 0.0
-    if "bp-missing" in bugs:
-        bp = 1.0
-    elif c > r and "bp-always" not in bugs:
-        bp = 1.0
-    else:
-        bp = fl(math.exp(fl(1 - fl(r / c))))
+    return w
+
+
+def _weighted_log_sum(m, t, w, bugs, profile, fl):
+    """sum of w_n log p_n, or None where an order makes the score 0."""
     counted = profile == "matlab"  # matlab: an order with p_n = 0 gives 0 whatever its weight
     s = 0.0
-    for mi, ti, wi in zip(m, t, w):
+    for mi, ti, wi in zip(m, t, w, strict=False):
         if wi == 0 and not counted:
             continue
         if ti == 0:
             if "empty-order-one" in bugs:
                 continue
-            return 0.0, bp
+            return None
         if mi == 0:
-            return 0.0, bp
+            return None
         if wi == 0:
             continue
         s = fl(s + fl(wi * fl(math.log(fl(mi / ti)))))
-    return fl(bp * fl(math.exp(s))), bp
+    return s
 
 
 def invalid(request):
@@ -199,6 +219,23 @@ def _write(obj):
     sys.stdout.flush()
 
 
+def _crash_or_hang(command, bugs, argv, requests_seen):
+    """The planted faults that strike before a reply: a crash (the third request, or inputs like some) or a hang."""
+    if "crash-3rd" in bugs and requests_seen == 3:
+        sys.stderr.write("about to crash on purpose\n")
+        sys.stderr.flush()
+        raise RuntimeError("crash-3rd: the third request kills this process")
+    if "crash-some" in bugs and crashes_on(command):
+        sys.stderr.write("crashing on this input, as on every input like it\n")
+        sys.stderr.flush()
+        raise RuntimeError("crash-some: this input kills the process")
+    if "hang-seq-2" in bugs and command["seq"] == 2:
+        if "--hang-note" in argv:  # tell the test where this process hangs: a file named by its pid
+            with open(f"{argv[argv.index('--hang-note') + 1]}/hanging-{os.getpid()}", "w"):
+                pass
+        time.sleep(3600)
+
+
 def serve(*bugs, name=None):
     argv = sys.argv[1:]
     profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "papineni"
@@ -234,21 +271,9 @@ def serve(*bugs, name=None):
         elif cmd == "score":
             requests_seen += 1
             if chatty:
-                sys.stderr.write(("chatty stderr line for seq %d\n" % command["seq"]) * 7000)
+                sys.stderr.write(f"chatty stderr line for seq {command['seq']}\n" * 7000)
                 sys.stderr.flush()
-            if "crash-3rd" in bugs and requests_seen == 3:
-                sys.stderr.write("about to crash on purpose\n")
-                sys.stderr.flush()
-                raise RuntimeError("crash-3rd: the third request kills this process")
-            if "crash-some" in bugs and crashes_on(command):
-                sys.stderr.write("crashing on this input, as on every input like it\n")
-                sys.stderr.flush()
-                raise RuntimeError("crash-some: this input kills the process")
-            if "hang-seq-2" in bugs and command["seq"] == 2:
-                if "--hang-note" in argv:  # tell the test where this process hangs: a file named by its pid
-                    with open(f"{argv[argv.index('--hang-note') + 1]}/hanging-{os.getpid()}", "w"):
-                        pass
-                time.sleep(3600)
+            _crash_or_hang(command, bugs, argv, requests_seen)
             if "garbage" in bugs:
                 sys.stdout.write("this is not JSON, sorry\n")
                 sys.stdout.flush()

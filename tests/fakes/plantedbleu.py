@@ -39,7 +39,8 @@ BUGS = {
     # -- tokens --------------------------------------------------------------------------------
     "join-concat": "n-gram keys are the tokens concatenated with no separator: ('ab','c') == ('a','bc')",
     "join-space": "n-gram keys are the tokens joined by ' ': ('a b','c') == ('a','b c')",
-    "order-from-separator": "one map for all orders keyed by ' '.join; an n-gram's order is read back as count(' ') + 1",
+    "order-from-separator": "one map for all orders keyed by ' '.join; an n-gram's order is read back as count(' ') + "
+                            "1",
     "resplit-whitespace": "tokens are joined by spaces and re-split on whitespace (str.split()) before counting",
     "drop-empty-tokens": "empty tokens are filtered out before counting",
     "strip-tokens": "every token is str.strip()ped before counting",
@@ -109,23 +110,11 @@ def prepare_tokens(tokens, lowercase, bugs, *, is_reference):
     if "trim-pad-eos" in bugs:
         # facebookresearch/fairseq fairseq/clib/libbleu/libbleu.cpp, bleu_trim: bleu_ltrim drops leading
         # pad, bleu_rtrim drops trailing eos/pad (`while (end > 0)`: index 0 is never dropped).
-        while tokens and tokens[0] == "<pad>":
-            tokens.pop(0)
-        while len(tokens) > 1 and tokens[-1] in ("</s>", "<pad>"):
-            tokens.pop()
+        _trim_pad_eos(tokens)
     if "bpe-merge" in bugs:
         # facebookresearch/fairseq fairseq/data/data_utils.py, post_process(symbol="subword_nmt"):
         # `(sentence + " ").replace("@@ ", "").rstrip()` (--remove-bpe) before scoring.
-        merged, pending = [], ""
-        for token in tokens:
-            if token.endswith("@@"):
-                pending += token[:-2]
-            else:
-                merged.append(pending + token)
-                pending = ""
-        if pending:
-            merged.append(pending)
-        tokens = merged
+        tokens = _merge_bpe(tokens)
     if "resplit-whitespace" in bugs:
         # promptfoo/promptfoo src/assertions/bleu.ts: `candidate.toLowerCase().trim().split(/\s+/)`;
         # tylin/coco-caption (pycocoevalcap) bleu/bleu_scorer.py, precook: `words = s.split()`.
@@ -142,21 +131,46 @@ def prepare_tokens(tokens, lowercase, bugs, *, is_reference):
         # is `--tok spm`, whose SentencePiece model NFKC-normalises the text before scoring.
         tokens = [unicodedata.normalize("NFKC", t) for t in tokens]
     if lowercase:
-        if "casefold" in bugs:
-            # UKGovernmentBEIS/inspect_ai PR #744 "change lower to casefold" in its scorers: casefold()
-            # is not lower() ('ß' -> 'ss', 'ǅ' -> 'ǆ', final sigma).
-            tokens = [t.casefold() for t in tokens]
-        elif "ascii-lower" in bugs:
-            # moses-smt/mosesdecoder PR #209: multi-bleu-detok.perl -lc did not lowercase non-ASCII
-            # characters; tensorflow/tensorflow issue #48551: tf.strings.lower() folds A-Z only.
-            tokens = ["".join(chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch for ch in t) for t in tokens]
-        else:
-            tokens = [t.lower() for t in tokens]
+        tokens = _lowercased(tokens, bugs)
     if is_reference and "unk-never-matches" in bugs:
         # facebookresearch/fairseq fairseq/scoring/bleu.py, Scorer.add: "# don't match unknown words",
         # `rref[rref.eq(self.unk)] = -999` -- a hypothesis <unk> never matches a reference <unk>.
         tokens = [_NeverEqual() if t == "<unk>" else t for t in tokens]
     return tokens
+
+
+def _trim_pad_eos(tokens):
+    """fairseq's bleu_ltrim and bleu_rtrim, in place."""
+    while tokens and tokens[0] == "<pad>":
+        tokens.pop(0)
+    while len(tokens) > 1 and tokens[-1] in ("</s>", "<pad>"):
+        tokens.pop()
+
+
+def _merge_bpe(tokens):
+    """subword-nmt's "@@ " joins removed: a token ending in @@ is glued to the next."""
+    merged, pending = [], ""
+    for token in tokens:
+        if token.endswith("@@"):
+            pending += token[:-2]
+        else:
+            merged.append(pending + token)
+            pending = ""
+    if pending:
+        merged.append(pending)
+    return merged
+
+
+def _lowercased(tokens, bugs):
+    if "casefold" in bugs:
+        # UKGovernmentBEIS/inspect_ai PR #744 "change lower to casefold" in its scorers: casefold()
+        # is not lower() ('ß' -> 'ss', 'ǅ' -> 'ǆ', final sigma).
+        return [t.casefold() for t in tokens]
+    if "ascii-lower" in bugs:
+        # moses-smt/mosesdecoder PR #209: multi-bleu-detok.perl -lc did not lowercase non-ASCII
+        # characters; tensorflow/tensorflow issue #48551: tf.strings.lower() folds A-Z only.
+        return ["".join(chr(ord(ch) + 32) if "A" <= ch <= "Z" else ch for ch in t) for t in tokens]
+    return [t.lower() for t in tokens]
 
 
 # -- counting --------------------------------------------------------------------------------
@@ -362,12 +376,12 @@ def combine(m, t, weights, bugs):
         # facebookresearch/fairseq fairseq/scoring/bleu.py: BleuStat holds match1..match4 only and
         # Scorer.score sums `self.precision()[:order]` -- orders past 4 silently contribute nothing.
         w = w[:4]
-    p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t)]
+    p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t, strict=False)]
     if "zero-weight-nan" in bugs:
         # meta-pytorch/torcheval functional/text/bleu.py `torch.exp(torch.sum(weights * torch.log(precisions)))`
         # (discrepancies.yaml torcheval-zero-weight-nan): 0 * log(0) = 0 * -inf = NaN.
         total = 0.0
-        for pi, wi in zip(p, w):
+        for pi, wi in zip(p, w, strict=False):
             total += wi * (math.log(pi) if pi else -math.inf)
         return math.exp(total) if not math.isnan(total) else math.nan
     if "epsilon-zero-precision" in bugs:
@@ -377,12 +391,12 @@ def combine(m, t, weights, bugs):
     if "zero-match-orders-skipped" in bugs:
         # nltk/nltk issue #789 "Critical bug in BLEU score evaluation": `p_ns_nonzero = list(filter(None, p_ns))`
         # (and issue #1838): a zero precision is left out of the geometric mean unless all are zero.
-        counted = [(pi, wi) for pi, wi in zip(p, w) if wi != 0]
+        counted = [(pi, wi) for pi, wi in zip(p, w, strict=False) if wi != 0]
         if counted and all(not pi for pi, _ in counted):
             return 0.0
         p = [pi if pi else 1.0 for pi in p]
     s = 0.0
-    for pi, wi in zip(p, w):
+    for pi, wi in zip(p, w, strict=False):
         if wi == 0:
             continue
         if not pi:  # p_n = 0, or an order with no hypothesis n-grams (0/0 counts as 0)

@@ -27,7 +27,8 @@ import math
 import os
 import sys
 import traceback
-from typing import IO, Any, Callable
+from collections.abc import Callable
+from typing import IO, Any
 
 #: A command as decoded from its JSON line, and a library's scoring function of one.
 Command = dict[str, Any]

@@ -158,9 +158,18 @@ def load_implementations(selected: set[str] | None = None) -> tuple[list[Impleme
         except BaseException as exc:  # noqa: BLE001 - a broken install must not end the report
             records.append(_entry(name, spec, status="broken", reason=message(f"{type(exc).__name__}: {exc}")))
             continue
-        records.append(_entry(name, spec, status="installed", display_name=implementation.name,
-                              version=str(implementation.version), language=implementation.language,
-                              profile=implementation.profile, capabilities=dict(implementation.capabilities)))
+        records.append(
+            _entry(
+                name,
+                spec,
+                status="installed",
+                display_name=implementation.name,
+                version=str(implementation.version),
+                language=implementation.language,
+                profile=implementation.profile,
+                capabilities=dict(implementation.capabilities),
+            )
+        )
         columns.append(Column(name, implementation, implementation.profile, "implementation"))
     return records, columns
 
@@ -177,8 +186,16 @@ def _entry(name: str, adapter: str, **fields: Any) -> ImplementationEntry:
 
 
 def profile_records() -> list[ProfileEntry]:
-    return [ProfileEntry(type="profile", name=p.name, summary=p.summary, citations=[tuple(c) for c in p.citations],
-                         options=p.options.to_json()) for p in PROFILES.values()]
+    return [
+        ProfileEntry(
+            type="profile",
+            name=p.name,
+            summary=p.summary,
+            citations=[tuple(c) for c in p.citations],
+            options=p.options.to_json(),
+        )
+        for p in PROFILES.values()
+    ]
 
 
 # -- a column's run ------------------------------------------------------------
@@ -191,21 +208,39 @@ def curated_examples(key: str) -> list[tuple[str, ScoreRequest]]:
     documented_as = DOCUMENTED_AS.get(key, key)
     # `observed: library` examples come from calling the library directly; the adapter deliberately
     # does not pass that behaviour on, so re-running through it proves nothing
-    return [(entry.id, request_from_json(entry.example.request)) for entry in discrepancy_models()
-            if entry.implementation == documented_as and entry.observed != "library"]
+    return [
+        (entry.id, request_from_json(entry.example.request))
+        for entry in discrepancy_models()
+        if entry.implementation == documented_as and entry.observed != "library"
+    ]
 
 
-def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, progress: Callable[[str], None] | None = None,
-               real: Any = None, real_budget: float | None = None) -> Path:
+def run_column(
+    column: Column,
+    *,
+    data_dir: Path,
+    seed: int,
+    examples: int,
+    progress: Callable[[str], None] | None = None,
+    real: Any = None,
+    real_budget: float | None = None,
+) -> Path:
     """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
     RealData): the WMT17 requests to score too; an implementation column is judged on them against the
     oracle column of its profile, already run, and gives up after the first system when the rest would
     take longer than `real_budget` seconds."""
     directory = run_directory(data_dir, column.key)
     oracle_column = column.kind == "oracle"
-    settings = SessionSettings(impl=column.key, profile=column.profile, seed=seed,
-                               examples=0 if oracle_column else examples, shrink_budget=0, report=str(directory),
-                               quiet=True, timings=False)
+    settings = SessionSettings(
+        impl=column.key,
+        profile=column.profile,
+        seed=seed,
+        examples=0 if oracle_column else examples,
+        shrink_budget=0,
+        report=str(directory),
+        quiet=True,
+        timings=False,
+    )
     discrepancies = [] if oracle_column else curated_examples(column.key)
     expectations = {} if real is None or oracle_column else oracle_expectations(data_dir, column.profile)
 
@@ -219,16 +254,26 @@ def run_column(column: Column, *, data_dir: Path, seed: int, examples: int, prog
             score_real_data(session, column, real, expectations, real_budget, progress)
 
     if progress is not None:
-        what = "the edge cases" if oracle_column else f"the edge cases, {len(discrepancies)} curated examples and " \
-                                                      f"{examples} random inputs (seed {seed})"
+        what = (
+            "the edge cases"
+            if oracle_column
+            else f"the edge cases, {len(discrepancies)} curated examples and {examples} random inputs (seed {seed})"
+        )
         if real is not None:
             what += f", {len(real.items)} real-data corpora"
         progress(f"{column.key}: {what}, judged under profile {column.profile}")
     total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
-    code, _ = run_session(settings, [], verb="report", settings_record={"seed": seed, "examples": settings.examples,
-                                                                        "column": column.key},
-                          tracker=BaselineTracker(None, check_stale=False), total=total, work=work,
-                          report_dir=directory, transport=transport_for(column.implementation))
+    code, _ = run_session(
+        settings,
+        [],
+        verb="report",
+        settings_record={"seed": seed, "examples": settings.examples, "column": column.key},
+        tracker=BaselineTracker(None, check_stale=False),
+        total=total,
+        work=work,
+        report_dir=directory,
+        transport=transport_for(column.implementation),
+    )
     if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report
         raise Interrupted(code)
     return directory / RESULTS_FILE
@@ -242,8 +287,14 @@ def oracle_expectations(data_dir: Path, profile: str) -> dict[str, Expected]:
     return {r.id: r.expected for r in read_results(path).records if r.kind == REAL_DATA and r.expected is not None}
 
 
-def score_real_data(session: Session, column: Column, real: RealData, expectations: dict[str, Expected],
-                    budget: float | None, progress: Progress | None) -> None:
+def score_real_data(
+    session: Session,
+    column: Column,
+    real: RealData,
+    expectations: dict[str, Expected],
+    budget: float | None,
+    progress: Progress | None,
+) -> None:
     """Each real-data corpus through the session: the oracle column records its own value; an implementation
     is judged against it. Differences are attributed among the implementation's curated classes only, the
     first REAL_DATA_CLASSIFIED of each setting (every explanation would recompute the corpus many times)."""
@@ -251,24 +302,42 @@ def score_real_data(session: Session, column: Column, real: RealData, expectatio
     spent, skipped = 0.0, None
     first_system = real.items[0][1]
     for identifier, system, references, request in real.items:
-        summary = {"corpus": identifier.split("/")[0], "system": system, "references": references,
-                   "segments": len(request.segments)}
+        summary = {
+            "corpus": identifier.split("/")[0],
+            "system": system,
+            "references": references,
+            "segments": len(request.segments),
+        }
         if skipped:
             session.evaluate(identifier, REAL_DATA, request, invalid=skipped, summary=summary)
             continue
         count = len(references)
         attribution = "documented" if classified.get(count, 0) < REAL_DATA_CLASSIFIED else "none"
         started = time.perf_counter()
-        record = session.evaluate(identifier, REAL_DATA, request, summary=summary, attribution=attribution,
-                                  expected=expectations.get(identifier) if column.kind == "implementation" else None)
+        record = session.evaluate(
+            identifier,
+            REAL_DATA,
+            request,
+            summary=summary,
+            attribution=attribution,
+            expected=expectations.get(identifier) if column.kind == "implementation" else None,
+        )
         spent += time.perf_counter() - started
         if record.outcome == Outcome.FAIL:
             classified[count] = classified.get(count, 0) + 1
         systems = len({item[1] for item in real.items})
-        if column.kind == "implementation" and system == first_system and count != 1 and systems > 1 \
-                and budget is not None and spent * systems > budget:
-            skipped = (f"time-boxed: scored on the first system only; all {systems} would take longer than the "
-                       f"{budget:g} s budget (--real-data-budget)")
+        if (
+            column.kind == "implementation"
+            and system == first_system
+            and count != 1
+            and systems > 1
+            and budget is not None
+            and spent * systems > budget
+        ):
+            skipped = (
+                f"time-boxed: scored on the first system only; all {systems} would take longer than the "
+                f"{budget:g} s budget (--real-data-budget)"
+            )
             if progress is not None:
                 progress(f"{column.key}: {skipped}")
 
@@ -280,7 +349,7 @@ def real_data_systems(folder: Path) -> list[str]:
     """The system names of the folder (every newstest2017.*.en-de.txt.gz but the reference), sorted."""
     names = []
     for path in sorted(Path(folder).glob(f"{REAL_DATA_PREFIX}*{REAL_DATA_SUFFIX}")):
-        system = path.name[len(REAL_DATA_PREFIX): -len(REAL_DATA_SUFFIX)]
+        system = path.name[len(REAL_DATA_PREFIX) : -len(REAL_DATA_SUFFIX)]
         if system != REAL_DATA_REFERENCE:
             names.append(system)
     return sorted(names)
@@ -321,19 +390,35 @@ def load_real_data(folder: Path, settings: Settings, progress: Progress | None) 
     for system in systems:
         for count in (1, 1 + EXTRA_REFERENCES):
             references = [REAL_DATA_REFERENCE, *extra_reference_systems(system, all_systems)[: count - 1]]
-            segments = tuple(Segment(hypothesis=h, references=tuple(refs)) for h, *refs in
-                             zip(text[system], *(text[name] for name in references)))
-            request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=BLEU4, smoothing="none",
-                                   lowercase=False, tokenize=None)
+            segments = tuple(
+                Segment(hypothesis=h, references=tuple(refs))
+                for h, *refs in zip(text[system], *(text[name] for name in references), strict=True)
+            )
+            request = ScoreRequest(
+                seq=0,
+                level="corpus",
+                segments=segments,
+                weights=BLEU4,
+                smoothing="none",
+                lowercase=False,
+                tokenize=None,
+            )
             items.append((f"{REAL_DATA_SUBDIR}/{system}/{count}", system, references, request))
     source = RealDataSource(
-        folder=REAL_DATA_SUBDIR, systems=systems, all_systems=all_systems, segments=lengths[REAL_DATA_REFERENCE],
-        reference=f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}", extra_references=EXTRA_REFERENCES,
+        folder=REAL_DATA_SUBDIR,
+        systems=systems,
+        all_systems=all_systems,
+        segments=lengths[REAL_DATA_REFERENCE],
+        reference=f"{REAL_DATA_PREFIX}{REAL_DATA_REFERENCE}{REAL_DATA_SUFFIX}",
+        extra_references=EXTRA_REFERENCES,
         classified=REAL_DATA_CLASSIFIED,
-        extra_reference_rule=(f"the {EXTRA_REFERENCES} alphabetically first systems (Python str order) other than the "
-                              "hypothesis system, drawn from all systems in the folder"),
-        tokens="str.split() of each line; lines split on \"\\n\" only",
-        request={"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False})
+        extra_reference_rule=(
+            f"the {EXTRA_REFERENCES} alphabetically first systems (Python str order) other than the "
+            "hypothesis system, drawn from all systems in the folder"
+        ),
+        tokens='str.split() of each line; lines split on "\\n" only',
+        request={"level": "corpus", "weights": list(BLEU4), "smoothing": NO_SMOOTHING, "lowercase": False},
+    )
     return RealData(items, source)
 
 
@@ -374,7 +459,9 @@ def observe(settings: Settings) -> Observed:
     if settings.real_data is None:
         real_source = RealDataSource(skipped=settings.real_data_skipped or "real data not requested (--no-real-data)")
     elif not Path(settings.real_data).is_dir():
-        real_source = RealDataSource(skipped=f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)")
+        real_source = RealDataSource(
+            skipped=f"the real data is absent ({REAL_DATA_SUBDIR} not found at ../shared/data)"
+        )
         say(progress, f"real data skipped: {real_source.skipped}")
     else:
         started = time.perf_counter()
@@ -388,17 +475,31 @@ def observe(settings: Settings) -> Observed:
     data_dir = Path(settings.out) / DATA_DIR
     # each column's own results.jsonl, through the harness's session: the oracle's first (an implementation
     # is judged on the real data against the oracle column of its profile), then the implementations
-    _FORKED.update(columns={c.key: c for c in oracle_cols + columns}, settings=settings, real=real,
-                   real_profiles=real_profiles, data_dir=data_dir)
+    _FORKED.update(
+        columns={c.key: c for c in oracle_cols + columns},
+        settings=settings,
+        real=real,
+        real_profiles=real_profiles,
+        data_dir=data_dir,
+    )
     try:
         for phase in (oracle_cols, columns):
             _run_columns([c.key for c in phase], settings.jobs, progress)
     finally:
         _FORKED.clear()
-    run = RunInfo(schema=SCHEMA, suite_version=__version__, python=platform.python_version(), seed=settings.seed,
-                  examples=settings.examples, selected=None if selected is None else sorted(selected),
-                  contract=Contract(abs=DEFAULT_ABS, rel=DEFAULT_REL), edge_cases=len(EDGE_CASES),
-                  profiles=list(PROFILES), real_data=real_source, command=_command(settings))
+    run = RunInfo(
+        schema_=SCHEMA,
+        suite_version=__version__,
+        python=platform.python_version(),
+        seed=settings.seed,
+        examples=settings.examples,
+        selected=None if selected is None else sorted(selected),
+        contract=Contract(abs=DEFAULT_ABS, rel=DEFAULT_REL),
+        edge_cases=len(EDGE_CASES),
+        profiles=list(PROFILES),
+        real_data=real_source,
+        command=_command(settings),
+    )
     return Observed(run, [*profile_records(), *implementation_records])
 
 
@@ -421,8 +522,15 @@ def _run_one_column(key: str) -> tuple[str, float]:
     started = time.perf_counter()
     column, settings, real = _FORKED["columns"][key], _FORKED["settings"], _FORKED["real"]
     scores_real = real is not None and (column.kind == "implementation" or column.profile in _FORKED["real_profiles"])
-    run_column(column, data_dir=_FORKED["data_dir"], seed=settings.seed, examples=settings.examples,
-               progress=settings.progress, real=real if scores_real else None, real_budget=settings.real_data_budget)
+    run_column(
+        column,
+        data_dir=_FORKED["data_dir"],
+        seed=settings.seed,
+        examples=settings.examples,
+        progress=settings.progress,
+        real=real if scores_real else None,
+        real_budget=settings.real_data_budget,
+    )
     return key, time.perf_counter() - started
 
 
@@ -433,17 +541,18 @@ def _run_columns(keys: list[str], jobs: int, progress: Progress | None) -> None:
     if jobs <= 1 or len(keys) <= 1:
         for key in keys:
             raise_if_stopped()  # a stop signal whose exception a library swallowed (some catch BaseException)
-            say(progress, "%s: done in %.1f s" % _run_one_column(key))
+            say(progress, "{}: done in {:.1f} s".format(*_run_one_column(key)))
         return
     import concurrent.futures
     import multiprocessing
 
     context = multiprocessing.get_context("fork")  # the columns and the real data are inherited, not pickled
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=context,
-                                                  initializer=_column_process_started)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=_column_process_started
+    )
     try:
         for future in concurrent.futures.as_completed([pool.submit(_run_one_column, key) for key in keys]):
-            say(progress, "%s: done in %.1f s" % future.result())
+            say(progress, "{}: done in {:.1f} s".format(*future.result()))
     except BaseException:
         _stop_column_processes(pool)
         raise
@@ -490,5 +599,3 @@ def _command(settings: Settings) -> str:
 
 def stderr_progress(text: str) -> None:
     print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
-
-

@@ -76,11 +76,15 @@ class RealDataSource(_File):
     all_systems: list[str] = Field(default_factory=list, description="Every system in the folder.")
     segments: int | None = Field(default=None, description="Segments per system.")
     reference: str | None = Field(default=None, description="The official reference's file name.")
-    extra_references: int = Field(default=3, description="How many system outputs join the reference in the multi-reference setting.")
+    extra_references: int = Field(
+        default=3, description="How many system outputs join the reference in the multi-reference setting."
+    )
     classified: int = Field(default=4, description="Differences attributed per implementation and setting.")
     extra_reference_rule: str | None = Field(default=None, description="How the extra references are chosen, in words.")
     tokens: str | None = Field(default=None, description="How lines become tokens, in words.")
-    request: dict[str, Any] | None = Field(default=None, description="The request's settings (level, weights, smoothing).")
+    request: dict[str, Any] | None = Field(
+        default=None, description="The request's settings (level, weights, smoothing)."
+    )
 
 
 class RunInfo(_File):
@@ -121,7 +125,9 @@ class ImplementationEntry(_File):
     version: str | None = None
     language: str | None = None
     profile: str | None = Field(default=None, description="The profile it declares (and is judged against).")
-    capabilities: dict[str, Any] | None = Field(default=None, description="What it declares it takes, as its handshake says.")
+    capabilities: dict[str, Any] | None = Field(
+        default=None, description="What it declares it takes, as its handshake says."
+    )
 
     @property
     def installed(self) -> bool:
@@ -282,8 +288,9 @@ def write_data(out: Path, run: RunInfo, entries: Iterable[ProfileEntry | Impleme
     data_dir = Path(out) / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
     with open(data_dir / RUN_FILE, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(json.dumps(json_safe(_dumped(run)), sort_keys=True, ensure_ascii=False, allow_nan=False,
-                                indent=2) + "\n")
+        handle.write(
+            json.dumps(json_safe(_dumped(run)), sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
+        )
     write_jsonl(data_dir / IMPLEMENTATIONS_FILE, [_dumped(entry) for entry in entries])
     return data_dir
 
@@ -339,13 +346,17 @@ def read_data(out: Path) -> ReportData:
     data_dir = Path(out) / DATA_DIR
     missing = [name for name in DATA_FILES if not (data_dir / name).is_file()]
     if missing:
-        raise BleuValueError(f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first "
-                             "(without --render-only)")
+        raise BleuValueError(
+            f"{data_dir} lacks {', '.join(missing)}: run `bleu-oracle report` first (without --render-only)"
+        )
     run = read_run(data_dir)
     profiles, implementations = read_entries(data_dir)
     columns = [StreamColumn(f"oracle/{name}", "oracle", name, None) for name in run.profiles]
-    columns += [StreamColumn(entry.name, "implementation", entry.profile or "", entry.version)
-                for entry in implementations if entry.installed]
+    columns += [
+        StreamColumn(entry.name, "implementation", entry.profile or "", entry.version)
+        for entry in implementations
+        if entry.installed
+    ]
     rows = Rows()
     for column in columns:
         path = run_directory(data_dir, column.key) / RESULTS_FILE
@@ -353,8 +364,17 @@ def read_data(out: Path) -> ReportData:
             for record in read_results(path).records:
                 rows.add(record, column)
     cases = [EdgeCaseRow(case.id, case.title, case.why, case.request.replay_payload()) for case in EDGE_CASES]
-    return ReportData(run=run, profiles=profiles, implementations=implementations, cases=cases, cells=rows.cells,
-                      search=rows.search, reruns=rows.reruns, discrepancies=discrepancy_models(), real=rows.real)
+    return ReportData(
+        run=run,
+        profiles=profiles,
+        implementations=implementations,
+        cases=cases,
+        cells=rows.cells,
+        search=rows.search,
+        reruns=rows.reruns,
+        discrepancies=discrepancy_models(),
+        real=rows.real,
+    )
 
 
 # -- a stream's records as rows ------------------------------------------------------------------------
@@ -443,9 +463,17 @@ class Rows:
             self.cells.append(_cell(record, column))
         elif record.kind == DISCREPANCY:
             judged = verdict(record)
-            self.reruns.setdefault(record.id, []).append(Rerun(
-                column.key, column.version, column.profile, answer(record), expectation(record), judged,
-                reproduced=record.id in judged.documented))
+            self.reruns.setdefault(record.id, []).append(
+                Rerun(
+                    column.key,
+                    column.version,
+                    column.profile,
+                    answer(record),
+                    expectation(record),
+                    judged,
+                    reproduced=record.id in judged.documented,
+                )
+            )
         elif record.kind == REAL_DATA:
             self.real.append(_real_row(record, column))
         elif record.kind == EXAMPLE:
@@ -458,8 +486,16 @@ def _cell(record: Record, column: StreamColumn) -> Cell:
         exact = record.expected.score_exact if record.expected is not None else None
         return Cell(record.id, column.key, column.kind, column.profile, shown, score_exact=exact)
     not_applicable = message(record.message) if record.outcome == Outcome.NOT_APPLICABLE else None
-    return Cell(record.id, column.key, column.kind, column.profile, shown, verdict(record), expectation(record),
-                not_applicable=not_applicable)
+    return Cell(
+        record.id,
+        column.key,
+        column.kind,
+        column.profile,
+        shown,
+        verdict(record),
+        expectation(record),
+        not_applicable=not_applicable,
+    )
 
 
 def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
@@ -471,28 +507,61 @@ def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
         judged = Verdict(judged.agrees, judged.classification, judged.documented, None)  # the curated class says it
     else:  # a finding no curated class explains: keep the input itself
         request = _request_json(record.replay or record.request)
-    return SearchEntry(column.key, column.profile, int(record.id.rsplit("-", 1)[1]), record.id, shown, judged,
-                       expected=expected.score if expected is not None else None,
-                       expected_rejected=expected is not None and expected.rejected, size=_size(record.request),
-                       layer=record.layer, request=request)
+    return SearchEntry(
+        column.key,
+        column.profile,
+        int(record.id.rsplit("-", 1)[1]),
+        record.id,
+        shown,
+        judged,
+        expected=expected.score if expected is not None else None,
+        expected_rejected=expected is not None and expected.rejected,
+        size=_size(record.request),
+        layer=record.layer,
+        request=request,
+    )
 
 
 def _real_row(record: Record, column: StreamColumn) -> RealRow:
     summary = record.request if isinstance(record.request, CorpusSummary) else None
     references = tuple(summary.references) if summary is not None else None
     shown = answer(record)
-    row = RealRow(summary.system if summary is not None else None, len(references or ()), references, column.key,
-                  column.kind, column.profile, shown)
+    row = RealRow(
+        summary.system if summary is not None else None,
+        len(references or ()),
+        references,
+        column.key,
+        column.kind,
+        column.profile,
+        shown,
+    )
     if column.kind == "oracle":
         return row
     if record.outcome == Outcome.NOT_APPLICABLE:
-        return RealRow(row.system, row.references, row.reference_files, row.column, row.kind, row.profile,
-                       Answer("skipped", shown.score, shown.statistics, message(record.message)))
+        return RealRow(
+            row.system,
+            row.references,
+            row.reference_files,
+            row.column,
+            row.kind,
+            row.profile,
+            Answer("skipped", shown.score, shown.statistics, message(record.message)),
+        )
     expected = record.expected.score if record.expected is not None else None
     score = parse_number(shown.score)
     judged = verdict(record)
     if record.outcome == Outcome.FAIL and record.classification is None:
         judged = Verdict(judged.agrees, "not-classified", judged.documented, judged.description)
     difference = score - expected if score is not None and expected is not None else None
-    return RealRow(row.system, row.references, row.reference_files, row.column, row.kind, row.profile, shown,
-                   judged, expected, difference)
+    return RealRow(
+        row.system,
+        row.references,
+        row.reference_files,
+        row.column,
+        row.kind,
+        row.profile,
+        shown,
+        judged,
+        expected,
+        difference,
+    )

@@ -26,6 +26,7 @@ def _reading(value: Any, shown: Callable[[float], str], *, zero: str | None = No
 def fmt(value: Any, digits: int | None = 10) -> str:
     """A score for reading: NaN, infinities, `digits` significant digits (None: every digit, the
     shortest repr that reads back as the same float); '—' for none."""
+
     def shown(x: float) -> str:
         if math.isinf(x):
             return "inf" if x > 0 else "-inf"
@@ -67,10 +68,13 @@ def request_text(request: Mapping[str, Any]) -> str:
     extra = [f"{request.get('level', 'corpus')}", "weights " + ", ".join(fmt(w, 4) for w in request.get("weights", []))]
     smoothing = request.get("smoothing") or {"method": "none"}
     if smoothing.get("method") != "none":
-        extra.append("smoothing " + ", ".join(f"{k}={v}" for k, v in smoothing.items() if k != "method") if len(smoothing) > 1
-                     else f"smoothing {smoothing['method']}")
+        extra.append(
+            "smoothing " + ", ".join(f"{k}={v}" for k, v in smoothing.items() if k != "method")
+            if len(smoothing) > 1
+            else f"smoothing {smoothing['method']}"
+        )
         if len(smoothing) > 1:
-            extra[-1] = f"smoothing {smoothing['method']} (" + extra[-1][len("smoothing "):] + ")"
+            extra[-1] = f"smoothing {smoothing['method']} (" + extra[-1][len("smoothing ") :] + ")"
     if request.get("lowercase"):
         extra.append("lowercase")
     return "; ".join(parts) + " [" + "; ".join(extra) + "]"

@@ -21,10 +21,34 @@ from .formatting import esc, fmt, fmt_delta, fmt_points
 from .view import CATEGORY_COLOUR, CATEGORY_KEYS, CATEGORY_LABEL, SHORT, ReportView, category
 
 #: Colours for implementations in the real-data plots (fixed order).
-PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf",
-           "#bcbd22", "#7f7f7f", "#393b79", "#637939")
-MARKERS = ("circle", "square", "diamond", "triangle", "circle", "square", "diamond", "triangle",
-           "circle", "square", "diamond", "triangle")
+PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#17becf",
+    "#bcbd22",
+    "#7f7f7f",
+    "#393b79",
+    "#637939",
+)
+MARKERS = (
+    "circle",
+    "square",
+    "diamond",
+    "triangle",
+    "circle",
+    "square",
+    "diamond",
+    "triangle",
+    "circle",
+    "square",
+    "diamond",
+    "triangle",
+)
 #: The layers of the sufficient statistics (and the tokens they count): a divergence there can leave the score equal.
 STATISTICS_LAYERS = ("hyp_len", "ref_len", "matches", "totals", "bp", "tokenization")
 #: The log10 range of the random-search deviation plot (0-1 scale) and of the real-data one (BLEU points).
@@ -68,13 +92,24 @@ def _jitter(key: int, spread: float) -> float:
 
 
 def _svg(width: int, height: int, label: str, children: Iterable[Element]) -> Markup:
-    return Element("svg", (("xmlns", SVG_NAMESPACE), ("width", width), ("height", height),
-                           ("viewBox", f"0 0 {width} {height}"), ("role", "img"), ("aria-label", label)),
-                   children=tuple(children), block=True).markup()
+    return Element(
+        "svg",
+        (
+            ("xmlns", SVG_NAMESPACE),
+            ("width", width),
+            ("height", height),
+            ("viewBox", f"0 0 {width} {height}"),
+            ("role", "img"),
+            ("aria-label", label),
+        ),
+        children=tuple(children),
+        block=True,
+    ).markup()
 
 
-def _text(x: object, y: object, text: str, css: str, *, anchor: str | None = None,
-          transform: str | None = None) -> Element:
+def _text(
+    x: object, y: object, text: str, css: str, *, anchor: str | None = None, transform: str | None = None
+) -> Element:
     attributes: list[Attribute] = [("x", x), ("y", y)]
     if anchor is not None:
         attributes.append(("text-anchor", anchor))
@@ -100,15 +135,31 @@ def _rect(x: object, y: object, width: object, height: object, fill: str) -> Ele
     return Element("rect", (("x", x), ("y", y), ("width", width), ("height", height), ("fill", fill)))
 
 
-def _marker(shape: str, x: float, y: float, colour: str, title: str, size: float = 3.5, opacity: float = 0.85, *,
-            grouped: bool = False) -> Element:
+def _marker(
+    shape: str,
+    x: float,
+    y: float,
+    colour: str,
+    title: str,
+    size: float = 3.5,
+    opacity: float = 0.85,
+    *,
+    grouped: bool = False,
+) -> Element:
     """One marker; `grouped`: opacity and stroke come from an enclosing <g> (smaller files)."""
     tip = (Element("title", text=title),) if title else ()
-    paint: tuple[Attribute, ...] = (("fill", colour),) if grouped else \
-        (("fill", colour), ("fill-opacity", opacity), ("stroke", "#222"), ("stroke-width", "0.4"))
+    paint: tuple[Attribute, ...] = (
+        (("fill", colour),)
+        if grouped
+        else (("fill", colour), ("fill-opacity", opacity), ("stroke", "#222"), ("stroke-width", "0.4"))
+    )
     if shape == "square":
-        return Element("rect", (("x", _f(x - size)), ("y", _f(y - size)), ("width", _f(2 * size)),
-                                ("height", _f(2 * size)), *paint), "", tip)
+        return Element(
+            "rect",
+            (("x", _f(x - size)), ("y", _f(y - size)), ("width", _f(2 * size)), ("height", _f(2 * size)), *paint),
+            "",
+            tip,
+        )
     if shape in ("diamond", "triangle"):
         corners: tuple[tuple[float, float], ...]
         if shape == "diamond":
@@ -126,8 +177,9 @@ def _band(band: tuple[int, int], key: int, spread_key: float = 10) -> float:
     return (low + high) / 2 + _jitter(key, high - low - spread_key)
 
 
-def _log_axis(x0: int, x1: int, top: int, bottom: int, ticks: Iterable[int], label: str,
-              log_range: tuple[int, int]) -> tuple[list[Element], Callable[[float], float]]:
+def _log_axis(
+    x0: int, x1: int, top: int, bottom: int, ticks: Iterable[int], label: str, log_range: tuple[int, int]
+) -> tuple[list[Element], Callable[[float], float]]:
     """The grid lines and labels of a log10 axis, and the position of an exponent on it (clamped to the range)."""
     low, high = log_range
 
@@ -146,8 +198,10 @@ def _log_axis(x0: int, x1: int, top: int, bottom: int, ticks: Iterable[int], lab
 def _bands(bands: Iterable[tuple[tuple[int, int], str]], top: int, bottom: int) -> list[Element]:
     marks: list[Element] = []
     for (a, b), label in bands:
-        marks += [_rect(a, top, b - a, bottom - top, "#f4f4f4"),
-                  _text(_f((a + b) / 2), bottom + 14, label, "tick", anchor="middle")]
+        marks += [
+            _rect(a, top, b - a, bottom - top, "#f4f4f4"),
+            _text(_f((a + b) / 2), bottom + 14, label, "tick", anchor="middle"),
+        ]
     return marks
 
 
@@ -165,24 +219,43 @@ def deviation_plot(model: ReportView) -> Markup:
     band_refused = (x1 + 135, x1 + 190)
     top = 40
     bottom = top + row_h * len(names)
-    marks = [_heading(left, f"Deviation from the oracle on {model.run.examples} random inputs (seed {model.run.seed}), "
-                            "under each implementation's declared profile")]
-    marks += _bands(((band_agree, "agrees"), (band_statistics, "stats≠"), (band_nan, "NaN≠"),
-                     (band_refused, "refused")), top, bottom)
-    axis, xpos = _log_axis(x0, x1, top, bottom, range(LOG_RANGE[0] + 1, LOG_RANGE[1] + 1, 2),
-                           "|answer − oracle| (0–1 scale, log)", LOG_RANGE)
+    marks = [
+        _heading(
+            left,
+            f"Deviation from the oracle on {model.run.examples} random inputs (seed {model.run.seed}), "
+            "under each implementation's declared profile",
+        )
+    ]
+    marks += _bands(
+        ((band_agree, "agrees"), (band_statistics, "stats≠"), (band_nan, "NaN≠"), (band_refused, "refused")),
+        top,
+        bottom,
+    )
+    axis, xpos = _log_axis(
+        x0,
+        x1,
+        top,
+        bottom,
+        range(LOG_RANGE[0] + 1, LOG_RANGE[1] + 1, 2),
+        "|answer − oracle| (0–1 scale, log)",
+        LOG_RANGE,
+    )
     marks += axis
     lx = 20  # the legend
     for key in CATEGORY_KEYS:
-        marks += [Element("circle", (("cx", lx + 5), ("cy", 28), ("r", 4), ("fill", CATEGORY_COLOUR[key]))),
-                  _text(lx + 13, 32, CATEGORY_LABEL[key], "tick")]
+        marks += [
+            Element("circle", (("cx", lx + 5), ("cy", 28), ("r", 4), ("fill", CATEGORY_COLOUR[key]))),
+            _text(lx + 13, 32, CATEGORY_LABEL[key], "tick"),
+        ]
         lx += 13 + 6 * len(CATEGORY_LABEL[key]) + 22
     for row, name in enumerate(names):
         y_mid = top + row_h * row + row_h / 2
         if row % 2:
             marks.append(_rect(0, top + row_h * row, left - 5, row_h, "#fafafa"))
-        marks += [_line(left, top + row_h * (row + 1), width - 5, top + row_h * (row + 1), "#eee"),
-                  _text(left - 8, _f(y_mid + 4), model.column_label(name), "label", anchor="end")]
+        marks += [
+            _line(left, top + row_h * (row + 1), width - 5, top + row_h * (row + 1), "#eee"),
+            _text(left - 8, _f(y_mid + 4), model.column_label(name), "label", anchor="end"),
+        ]
         dots = []
         for record in model.search[name]:
             shown, index = category(record), record.index
@@ -200,12 +273,31 @@ def deviation_plot(model: ReportView) -> Markup:
                 delta = abs(score - expected)
                 x = xpos(math.log10(delta) if delta > 0 else LOG_RANGE[0])
             layer = f" (first divergence: {record.layer})" if record.layer else ""
-            title = "" if shown == "agrees" else \
-                f"{record.id}: {record.verdict.classification}; {fmt(record.answer.score)} vs {fmt(record.expected)}{layer}"
-            dots.append(_marker("circle", x, y_mid + _jitter(index, row_h * 0.7), CATEGORY_COLOUR[shown], title,
-                                size=2.6, grouped=True))
-        marks.append(Element("g", (("fill-opacity", "0.6"), ("stroke", "#222"), ("stroke-width", "0.4")),
-                             children=tuple(dots), block=True))
+            title = (
+                ""
+                if shown == "agrees"
+                else f"{record.id}: {record.verdict.classification}; {fmt(record.answer.score)} vs "
+                f"{fmt(record.expected)}{layer}"
+            )
+            dots.append(
+                _marker(
+                    "circle",
+                    x,
+                    y_mid + _jitter(index, row_h * 0.7),
+                    CATEGORY_COLOUR[shown],
+                    title,
+                    size=2.6,
+                    grouped=True,
+                )
+            )
+        marks.append(
+            Element(
+                "g",
+                (("fill-opacity", "0.6"), ("stroke", "#222"), ("stroke-width", "0.4")),
+                children=tuple(dots),
+                block=True,
+            )
+        )
         counts = model.search_counts(name)
         summary = " · ".join(f"{counts[k]} {SHORT[k]}" for k in SHORT if counts[k])
         marks.append(_text(band_refused[1] + 8, _f(y_mid + 4), summary, "tick"))
@@ -225,8 +317,12 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
     reference_column = "oracle/papineni" if "oracle/papineni" in columns else columns[0]
     systems.sort(key=lambda s: (_score(table[s].get(reference_column)) or 0, s))
     implementations = [c for c in columns if not c.startswith("oracle/")]
-    values = [100 * value for s in systems for r in table[s].values()
-              if r.answer.outcome == "score" and (value := number(r.answer.score)) is not None and math.isfinite(value)]
+    values = [
+        100 * value
+        for s in systems
+        for r in table[s].values()
+        if r.answer.outcome == "score" and (value := number(r.answer.score)) is not None and math.isfinite(value)
+    ]
     if not values:
         return Markup("")
     low, high = math.floor(min(values) / 5) * 5, math.ceil(max(values) / 5) * 5
@@ -243,14 +339,23 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
         return top + plot_h - (v - low) / (high - low) * plot_h
 
     label = "1 reference" if references == 1 else f"{references} references"
-    marks = [_heading(left, f"WMT17 newstest2017 en-de, {label}: BLEU × 100 per system (sorted by the oracle, papineni)")]
+    marks = [
+        _heading(left, f"WMT17 newstest2017 en-de, {label}: BLEU × 100 per system (sorted by the oracle, papineni)")
+    ]
     for tick in range(int(low), int(high) + 1, 5 if high - low <= 40 else 10):
         y = ypos(tick)
-        marks += [_line(left, _f(y), width - right, _f(y), "#e4e4e4"),
-                  _text(left - 6, _f(y + 4), str(tick), "tick", anchor="end")]
-    points = " ".join(f"{_f(xpos(i))},{_f(ypos(100 * value))}" for i, s in enumerate(systems)
-                      if (value := _score(table[s].get(reference_column))) is not None)
-    marks.append(Element("polyline", (("points", points), ("fill", "none"), ("stroke", "#222"), ("stroke-width", "1.2"))))
+        marks += [
+            _line(left, _f(y), width - right, _f(y), "#e4e4e4"),
+            _text(left - 6, _f(y + 4), str(tick), "tick", anchor="end"),
+        ]
+    points = " ".join(
+        f"{_f(xpos(i))},{_f(ypos(100 * value))}"
+        for i, s in enumerate(systems)
+        if (value := _score(table[s].get(reference_column))) is not None
+    )
+    marks.append(
+        Element("polyline", (("points", points), ("fill", "none"), ("stroke", "#222"), ("stroke-width", "1.2")))
+    )
     offset = -((len(implementations) - 1) / 2) * 3.0
     for i, system in enumerate(systems):
         x, y = xpos(i), top + plot_h + 12
@@ -259,20 +364,44 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
             record = table[system].get(column)
             if record is None or record.answer.outcome != "score" or (value := number(record.answer.score)) is None:
                 continue
-            title = f"{column} on {system}, {label}: {fmt_points(record.answer.score)} (Δ {fmt_delta(record.difference)} points)"
-            marks.append(_marker(MARKERS[k % len(MARKERS)], x + offset + 3.0 * k, ypos(100 * value),
-                                 PALETTE[k % len(PALETTE)], title, size=3.2))
+            title = (f"{column} on {system}, {label}: {fmt_points(record.answer.score)} "
+                     f"(Δ {fmt_delta(record.difference)} points)")
+            marks.append(
+                _marker(
+                    MARKERS[k % len(MARKERS)],
+                    x + offset + 3.0 * k,
+                    ypos(100 * value),
+                    PALETTE[k % len(PALETTE)],
+                    title,
+                    size=3.2,
+                )
+            )
     ly = top + 6  # the legend
-    marks += [_line(width - right + 15, ly, width - right + 35, ly, "#222", "1.2"),
-              _text(width - right + 40, ly + 4, "oracle (papineni)", "tick")]
+    marks += [
+        _line(width - right + 15, ly, width - right + 35, ly, "#222", "1.2"),
+        _text(width - right + 40, ly + 4, "oracle (papineni)", "tick"),
+    ]
     for k, column in enumerate(implementations):
         ly += 17
         scored = any(column in table[s] and table[s][column].answer.outcome == "score" for s in systems)
-        marks += [_marker(MARKERS[k % len(MARKERS)], width - right + 25, ly, PALETTE[k % len(PALETTE)], column, size=3.5),
-                  _text(width - right + 40, ly + 4, column + ("" if scored else " (n/a)"), "tick")]
+        marks += [
+            _marker(MARKERS[k % len(MARKERS)], width - right + 25, ly, PALETTE[k % len(PALETTE)], column, size=3.5),
+            _text(width - right + 40, ly + 4, column + ("" if scored else " (n/a)"), "tick"),
+        ]
     middle = top + plot_h / 2
-    marks.append(Element("text", (("x", 18), ("y", middle), ("class", "axis"), ("transform", f"rotate(-90 18 {middle})"),
-                                  ("text-anchor", "middle")), "BLEU × 100"))
+    marks.append(
+        Element(
+            "text",
+            (
+                ("x", 18),
+                ("y", middle),
+                ("class", "axis"),
+                ("transform", f"rotate(-90 18 {middle})"),
+                ("text-anchor", "middle"),
+            ),
+            "BLEU × 100",
+        )
+    )
     return _svg(width, top + plot_h + 120, f"real-data scores, {label}", marks)
 
 
@@ -288,8 +417,13 @@ def real_deviation_plot(model: ReportView) -> Markup:
     band_na = (x1 + 15, x1 + 75)
     rows = [(c, s) for c in implementations for s in settings]
     bottom = top + row_h * len(rows)
-    marks = [_heading(left, "WMT17: |implementation − oracle| per system, in BLEU points (oracle under the "
-                            "implementation's declared profile)")]
+    marks = [
+        _heading(
+            left,
+            "WMT17: |implementation − oracle| per system, in BLEU points (oracle under the "
+            "implementation's declared profile)",
+        )
+    ]
     marks += _bands(((band_equal, "= exactly"), (band_na, "n/a")), top, bottom)
     axis, xpos = _log_axis(x0, x1, top, bottom, range(-14, 3, 2), "|difference| in BLEU points (log)", REAL_LOG_RANGE)
     marks += axis
@@ -297,9 +431,16 @@ def real_deviation_plot(model: ReportView) -> Markup:
         y_mid = top + row_h * row + row_h / 2
         k = implementations.index(column)
         name = f"{model.column_label(column)}, {references} ref{'s' if references > 1 else ''}"
-        marks += [_line(left, top + row_h * (row + 1), band_na[1], top + row_h * (row + 1),
-                        "#ccc" if references == settings[-1] else "#f0f0f0"),
-                  _text(left - 8, _f(y_mid + 4), name, "label", anchor="end")]
+        marks += [
+            _line(
+                left,
+                top + row_h * (row + 1),
+                band_na[1],
+                top + row_h * (row + 1),
+                "#ccc" if references == settings[-1] else "#f0f0f0",
+            ),
+            _text(left - 8, _f(y_mid + 4), name, "label", anchor="end"),
+        ]
         records = [r for r in model.real if r.column == column and r.references == references]
         for i, record in enumerate(records):
             difference = number(record.difference)
@@ -309,9 +450,21 @@ def real_deviation_plot(model: ReportView) -> Markup:
                 x = _band(band_equal, i * 31 + 5)
             else:
                 x = xpos(math.log10(abs(100 * difference)))
-            title = (f"{column} on {record.system}, {references} ref: {fmt_points(record.answer.score)} vs oracle "
-                     f"{fmt_points(record.expected)} (Δ {fmt_delta(record.difference)})" if record.answer.outcome == "score"
-                     else f"{column} on {record.system}: {record.answer.outcome}: {record.answer.message}")
-            marks.append(_marker(MARKERS[k % len(MARKERS)], x, y_mid + _jitter(i * 13 + references, row_h * 0.5),
-                                 PALETTE[k % len(PALETTE)], title, size=3.0, opacity=0.7))
+            title = (
+                f"{column} on {record.system}, {references} ref: {fmt_points(record.answer.score)} vs oracle "
+                f"{fmt_points(record.expected)} (Δ {fmt_delta(record.difference)})"
+                if record.answer.outcome == "score"
+                else f"{column} on {record.system}: {record.answer.outcome}: {record.answer.message}"
+            )
+            marks.append(
+                _marker(
+                    MARKERS[k % len(MARKERS)],
+                    x,
+                    y_mid + _jitter(i * 13 + references, row_h * 0.5),
+                    PALETTE[k % len(PALETTE)],
+                    title,
+                    size=3.0,
+                    opacity=0.7,
+                )
+            )
     return _svg(width, bottom + 60, "real-data differences from the oracle", marks)

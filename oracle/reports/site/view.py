@@ -46,7 +46,13 @@ CATEGORY_LABEL = {key: label for key, label, _ in CATEGORIES}
 #: The categories that say an implementation differs from the oracle.
 DIFFERS = ("documented", "undocumented", "refused")
 #: Short category names for counts next to a plot row.
-SHORT = {"agrees": "agree", "documented": "curated", "undocumented": "new", "refused": "refused", "unsupported": "unsupp."}
+SHORT = {
+    "agrees": "agree",
+    "documented": "curated",
+    "undocumented": "new",
+    "refused": "refused",
+    "unsupported": "unsupp.",
+}
 #: What an implementation that is not installed is, in words.
 STATUS_WORDS = {"not-installed": "not installed", "broken": "broken"}
 
@@ -138,8 +144,10 @@ class RealSummary:
             return "not scored (see the notes)"
         parts = [f"`{cause}` ({n})" for cause, n in sorted(self.causes.items(), key=lambda kv: (-kv[1], kv[0]))]
         if self.unclassified:  # attribution recomputes a corpus many times: only the first few systems get it
-            parts.append(f"{self.unclassified} other differing system(s) not attributed (only the first "
-                         f"{REAL_DATA_CLASSIFIED} are)")
+            parts.append(
+                f"{self.unclassified} other differing system(s) not attributed (only the first "
+                f"{REAL_DATA_CLASSIFIED} are)"
+            )
         return "; ".join(parts) if parts else ("—" if self.agree == self.scored else "")
 
 
@@ -176,11 +184,15 @@ class Trophy:
 
 
 def upstream_state(text: str | None) -> str:
-    """"reported" (an issue or pull request is linked), "related" (one about a neighbouring behaviour),
+    """ "reported" (an issue or pull request is linked), "related" (one about a neighbouring behaviour),
     "deliberate" (a maintainer's choice, or documented) or "not reported"."""
     text = text or ""
-    for prefix, state in (("not ", "not reported"), ("deliberate", "deliberate"), ("documented", "deliberate"),
-                          ("related", "related")):
+    for prefix, state in (
+        ("not ", "not reported"),
+        ("deliberate", "deliberate"),
+        ("documented", "deliberate"),
+        ("related", "related"),
+    ):
         if text.startswith(prefix):
             return state
     return "reported" if "https://" in text else "not reported"
@@ -228,7 +240,7 @@ class ReportView:
 
     def column_label(self, key: str) -> str:
         if key.startswith("oracle/"):
-            return f"oracle: {key[len('oracle/'):]}"
+            return f"oracle: {key[len('oracle/') :]}"
         entry = self.by_name.get(key)
         version = entry.version if entry is not None and entry.version is not None else ""
         return f"{key} {version}".strip()
@@ -256,13 +268,15 @@ class ReportView:
 
     def _settings_lines(self) -> list[str]:
         run = self.run
-        return [f"bleu-oracle {run.suite_version}, Python {run.python}; regenerate with `{run.command}`, re-render "
-                "from `data/` with `bleu-oracle report --render-only`",
-                f"random search: seed {run.seed}, {run.examples} inputs per implementation from "
-                "`oracle.harness.generate` (the inputs `bleu-oracle check --seed S` sends), judged against the oracle "
-                "under the implementation's declared profile",
-                f"numeric contract: |actual − expected| ≤ {run.contract.abs:g} + {run.contract.rel:g} · |expected|; "
-                "NaN matches only NaN"]
+        return [
+            f"bleu-oracle {run.suite_version}, Python {run.python}; regenerate with `{run.command}`, re-render "
+            "from `data/` with `bleu-oracle report --render-only`",
+            f"random search: seed {run.seed}, {run.examples} inputs per implementation from "
+            "`oracle.harness.generate` (the inputs `bleu-oracle check --seed S` sends), judged against the oracle "
+            "under the implementation's declared profile",
+            f"numeric contract: |actual − expected| ≤ {run.contract.abs:g} + {run.contract.rel:g} · |expected|; "
+            "NaN matches only NaN",
+        ]
 
     # -- the matrix --
 
@@ -313,18 +327,24 @@ class ReportView:
     def html_cell(self, cell: Cell) -> HtmlCell:
         """A cell of the HTML matrix: its colour, tooltip, text, and the root cause shown under a difference."""
         answer = cell.answer
-        text = fmt(answer.score, 6) if answer.outcome == "score" else self.cell_text(cell).replace(f" {DIFFERS_MARK}", "")
+        text = (
+            fmt(answer.score, 6) if answer.outcome == "score" else self.cell_text(cell).replace(f" {DIFFERS_MARK}", "")
+        )
         if cell.kind == "oracle":
             papineni = self.cells.get((cell.case, "oracle/papineni"))
             css = "c-oracle"
-            if papineni is not None and (papineni.answer.outcome, fmt(papineni.answer.score, None)) != \
-                    (answer.outcome, fmt(answer.score, None)):
+            if papineni is not None and (papineni.answer.outcome, fmt(papineni.answer.score, None)) != (
+                answer.outcome,
+                fmt(answer.score, None),
+            ):
                 css = "c-oracle-differs"
             return HtmlCell(css, f"{cell.column}: {cell.score_exact or answer.message or answer.outcome}", text)
         shown, verdict = category(cell), cell.verdict
         got = fmt(answer.score, None) if answer.outcome == "score" else answer.outcome
-        tip = f"{cell.column}: {got}; oracle ({cell.profile}): {expected_text(cell.expected, 'rejects it', None)}; " \
-              f"{verdict.classification}"
+        tip = (
+            f"{cell.column}: {got}; oracle ({cell.profile}): {expected_text(cell.expected, 'rejects it', None)}; "
+            f"{verdict.classification}"
+        )
         if verdict.documented:
             tip += f" [{', '.join(verdict.documented)}]"
         if answer.message:
@@ -387,8 +407,10 @@ class ReportView:
         for entry in self.search.get(name, []):
             if category(entry) in ("undocumented", "refused"):
                 groups[entry.verdict.classification or "?"].append(entry)
-        return [Group(classification, entries, min(entries, key=lambda e: (e.size, e.index)))
-                for classification, entries in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))]
+        return [
+            Group(classification, entries, min(entries, key=lambda e: (e.size, e.index)))
+            for classification, entries in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+        ]
 
     @staticmethod
     def observed_text(shown: Curated, name: str, version: str | None) -> str:
@@ -403,8 +425,9 @@ class ReportView:
         if answer.statistics:
             got += f" (statistics {compact_json(answer.statistics)})"
         want = expected_text(observed.expected, "rejects the input", None)
-        verdict = "reproduced ✓" if observed.reproduced else \
-            f"**not reproduced** (now: `{observed.verdict.classification}`)"
+        verdict = (
+            "reproduced ✓" if observed.reproduced else f"**not reproduced** (now: `{observed.verdict.classification}`)"
+        )
         return f"{name} {version} answers {got}; the oracle under profile {observed.profile} gives {want}: {verdict}"
 
     # -- real data --
@@ -439,15 +462,25 @@ class ReportView:
             scored = [r for r in rows if r.answer.outcome == "score" and number(r.difference) is not None]
             diffs = [float(r.difference) for r in scored if r.difference is not None]
             reasons = sorted({r.answer.message for r in rows if r.answer.outcome != "score" and r.answer.message})
-            causes = Counter(r.verdict.classification for r in scored if not r.verdict.agrees
-                             and r.verdict.classification not in (None, "not-classified"))
-            out.append(RealSummary(
-                column=column, profile=rows[0].profile if rows else "", scored=len(scored), total=len(rows),
-                agree=sum(1 for r in scored if r.verdict.agrees),
-                max=max((abs(d) for d in diffs), default=None),
-                mean=(math.fsum(diffs) / len(diffs)) if diffs else None, reasons=reasons,
-                causes=Counter({k: v for k, v in causes.items() if k is not None}),
-                unclassified=sum(1 for r in scored if r.verdict.classification == "not-classified")))
+            causes = Counter(
+                r.verdict.classification
+                for r in scored
+                if not r.verdict.agrees and r.verdict.classification not in (None, "not-classified")
+            )
+            out.append(
+                RealSummary(
+                    column=column,
+                    profile=rows[0].profile if rows else "",
+                    scored=len(scored),
+                    total=len(rows),
+                    agree=sum(1 for r in scored if r.verdict.agrees),
+                    max=max((abs(d) for d in diffs), default=None),
+                    mean=(math.fsum(diffs) / len(diffs)) if diffs else None,
+                    reasons=reasons,
+                    causes=Counter({k: v for k, v in causes.items() if k is not None}),
+                    unclassified=sum(1 for r in scored if r.verdict.classification == "not-classified"),
+                )
+            )
         return out
 
     @staticmethod
@@ -469,10 +502,13 @@ class ReportView:
         return "c-documented" if abs(number(row.difference) or 0) < 1e-6 else "c-undocumented"
 
     def extra_references(self, references: int) -> str:
-        """"Extra references per system: ..." of one setting."""
+        """ "Extra references per system: ..." of one setting."""
         table, _ = self.real_table(references)
-        return "; ".join(f"{s}: {', '.join((next(iter(table[s].values())).reference_files or ())[1:])}"
-                         for s in self.real_systems() if s in table)
+        return "; ".join(
+            f"{s}: {', '.join((next(iter(table[s].values())).reference_files or ())[1:])}"
+            for s in self.real_systems()
+            if s in table
+        )
 
     def real_notes(self) -> list[RealNote]:
         """Each column that did not score some input: its first such row."""
@@ -480,8 +516,9 @@ class ReportView:
         for column in real_columns(list(dict.fromkeys(r.column for r in self.real))):
             refused = [r for r in self.real if r.column == column and r.answer.outcome != "score"]
             if refused:
-                notes.append(RealNote(column, refused[0], len(refused),
-                                      sum(1 for r in self.real if r.column == column)))
+                notes.append(
+                    RealNote(column, refused[0], len(refused), sum(1 for r in self.real if r.column == column))
+                )
         return notes
 
     def real_implementations(self) -> list[str]:
@@ -509,13 +546,23 @@ class ReportView:
             now = f"not reproduced with {version} (now: {own.verdict.classification})"
         root, contradicts = entry.root_cause, entry.contradicts
         return Trophy(
-            id=entry.id, implementation=entry.implementation, version=entry.version,
-            language=installed.language or "" if installed is not None else "", kind=entry.kind,
-            summary=entry.summary, input=request_text(entry.example.request), request=entry.example.request,
-            observed=answer_value(entry.example.implementation), documented=answer_value(entry.example.oracle),
-            profile=entry.profile, contradicts=f"{contradicts.source}: “{contradicts.quote}”",
-            root_cause=f"{root.file}, {root.function}: {root.detail}", upstream=entry.upstream,
-            state=upstream_state(entry.upstream), now=now)
+            id=entry.id,
+            implementation=entry.implementation,
+            version=entry.version,
+            language=installed.language or "" if installed is not None else "",
+            kind=entry.kind,
+            summary=entry.summary,
+            input=request_text(entry.example.request),
+            request=entry.example.request,
+            observed=answer_value(entry.example.implementation),
+            documented=answer_value(entry.example.oracle),
+            profile=entry.profile,
+            contradicts=f"{contradicts.source}: “{contradicts.quote}”",
+            root_cause=f"{root.file}, {root.function}: {root.detail}",
+            upstream=entry.upstream,
+            state=upstream_state(entry.upstream),
+            now=now,
+        )
 
     def trophy_counts(self) -> tuple[int, Counter[str], int]:
         """(libraries, {upstream state: count}, reproduced now)."""
