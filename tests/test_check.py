@@ -2,6 +2,9 @@
 
 Expected layers come from how each mutant is built (tests/fakes/fakebleu.py),
 not from the oracle's output.
+
+Holds: oracle.commands.check, oracle.harness.session, oracle.models.outcomes, oracle.diagnose.judge,
+    oracle.diagnose.expect, oracle.harness.shrink, oracle.harness.requests
 """
 
 from __future__ import annotations

@@ -9,6 +9,8 @@ Anything else fails.
 
 nltk and sacrebleu are the main targets (more examples); the other libraries
 run a smaller sample, and skip when not installed.
+
+Holds: oracle.diagnose.classify, oracle.diagnose.discrepancies
 """
 
 from __future__ import annotations

@@ -5,7 +5,10 @@ the tool actually used, and the waterfall between two tools' numbers must add up
 
 The expected readings come from the tools' own code and documentation (the fixture's `why`), never from the
 oracle. One system runs by default; the other two, and the check that the fixture is what the tools print
-now, are slow."""
+now, are slow.
+
+Holds: oracle.doctor.diagnosis, oracle.doctor.waterfall
+"""
 
 from __future__ import annotations
 

@@ -8,6 +8,9 @@ The real drivers run here with a fake library in place of the real one, whose be
 chooses: a `metrax` module on PYTHONPATH for `drivers/venv_bleu.py`, a bleu-score package directory for
 `drivers/npm_bleu.js` (node must be installed; those tests skip without it). What a misbehaving driver
 itself does (garbage, floods, twice, stale seqs) is a fake driver script.
+
+Holds: oracle.adapters.driven, oracle.adapters.venv_adapters, oracle.adapters.npm_adapters,
+    oracle.adapters.drivers.venv_bleu, oracle.adapters.lifetimes, oracle.harness.transport
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@
   --add-cases adds to it, and the summary says which, with counts;
 - a case's reproduction line writes its own report, never over the run's;
 - `baseline write` onto an existing baseline keeps every reviewed reason and everything else the file holds.
+
+Holds: oracle.commands.check, oracle.commands.baseline
 """
 
 from __future__ import annotations

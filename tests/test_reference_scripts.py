@@ -1,6 +1,9 @@
 """The unmodified reference scripts (../shared/tools/moses), driven through the harness with their reviewed
 baselines: each run completes, gates green, and answers (errors under 5% of records); the tests skip, with
-the reason, where the scripts, perl or XML::Twig are absent."""
+the reason, where the scripts, perl or XML::Twig are absent.
+
+Holds: oracle.adapters.perl_adapter
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """The literal tokenizers: hand-derived from the scripts' regular expressions, then held to sacrebleu
 (an independent implementation) on real text and on random text, and the score command's
---tokenize and signature."""
+--tokenize and signature.
+
+Holds: oracle.formulas.tokenizers, oracle.signatures
+"""
 
 from __future__ import annotations
 
