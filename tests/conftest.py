@@ -38,10 +38,11 @@ def load(name: str) -> Any:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that share a module-scoped fixture (one `report`, `check` or export run, one server process) share
     one xdist_group, so under `pytest -n N --dist loadgroup` they run on one worker and the fixture runs once,
-    not once per worker that happens to get one of them."""
+    not once per worker that happens to get one of them. A test that names its own group keeps it (finer: one
+    group per run the fixture caches)."""
     for item in items:
         definitions = getattr(item, "_fixtureinfo", None)
-        if definitions is None:  # a doctest: no fixtures
+        if definitions is None or item.get_closest_marker("xdist_group"):  # a doctest; a test naming its group
             continue
         if any(fixture.scope == "module" for name in item.fixturenames
                for fixture in definitions.name2fixturedefs.get(name, ())):
