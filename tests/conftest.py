@@ -34,6 +34,21 @@ def load(name: str) -> Any:
     return ThroughDriver(implementation) if isinstance(implementation, DriverImplementation) else implementation
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks (--dist loadgroup)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests that share a module-scoped fixture (one `report`, `check` or export run, one server process) share
+    one xdist_group, so under `pytest -n N --dist loadgroup` they run on one worker and the fixture runs once,
+    not once per worker that happens to get one of them. A test that names its own group keeps it (finer: one
+    group per run the fixture caches)."""
+    for item in items:
+        definitions = getattr(item, "_fixtureinfo", None)
+        if definitions is None or item.get_closest_marker("xdist_group"):  # a doctest; a test naming its group
+            continue
+        if any(fixture.scope == "module" for name in item.fixturenames
+               for fixture in definitions.name2fixturedefs.get(name, ())):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _no_driver_left_running() -> Iterator[None]:
     """The driver processes `load` started are stopped when the tests end."""

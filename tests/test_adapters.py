@@ -2,6 +2,11 @@
 
 Expected values are hand-derived from BLEU's definition for small inputs (or are the
 libraries' own documented examples); tests needing a library skip without it.
+
+Holds: oracle.adapters.base, oracle.adapters.nltk_adapter, oracle.adapters.sacrebleu_adapter,
+    oracle.adapters.perl_adapter, oracle.adapters.pycocoevalcap_adapter, oracle.adapters.torchmetrics_adapter,
+    oracle.adapters.torcheval_adapter, oracle.adapters.ignite_adapter, oracle.adapters.bleuscore_adapter,
+    oracle.adapters.fastbleu_adapter
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Baselines of known deviations and the gate: strict for ids, by class for random examples."""
+"""Baselines of known deviations and the gate: strict for ids, by class for random examples.
+
+Holds: oracle.harness.gate, oracle.models.baseline, oracle.commands.baseline
+"""
 
 from __future__ import annotations
 

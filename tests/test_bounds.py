@@ -4,6 +4,8 @@ on a declared size; counting is linear in the order; a lone surrogate is refused
 The bounds are `oracle/formulas/bounds.py` (PROTOCOL.md, "Bounds"). Expected values are derived by hand
 in the comments; no test asserts on timing (a subprocess timeout is a safety net that turns a hang
 into a failure, never a measurement).
+
+Holds: oracle.formulas.bounds
 """
 
 from __future__ import annotations

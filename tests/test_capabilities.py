@@ -1,6 +1,9 @@
 """Capabilities that state real limits (optional fields of the handshake): which maximum orders, the
 same number of references in every segment, characters a token may not hold, empty tokens. A request
-outside them is not applicable, never sent; random examples are generated inside them."""
+outside them is not applicable, never sent; random examples are generated inside them.
+
+Holds: oracle.harness.requests
+"""
 
 from __future__ import annotations
 

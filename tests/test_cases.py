@@ -1,5 +1,9 @@
 """The documented cases: each passes against the oracle, the loader rejects malformed files
-(naming file, line and case), quotes are found in their seeds, and the JSON Schema agrees."""
+(naming file, line and case), quotes are found in their seeds, and the JSON Schema agrees.
+
+Holds: oracle.suite.cases, oracle.models.case, oracle.models.caseparts, oracle.models.casevalues,
+    oracle.suite.safeyaml, oracle.diagnose.casecheck, oracle.commands.cases
+"""
 
 from __future__ import annotations
 

@@ -2,6 +2,9 @@
 
 Expected layers come from how each mutant is built (tests/fakes/fakebleu.py),
 not from the oracle's output.
+
+Holds: oracle.commands.check, oracle.harness.session, oracle.models.outcomes, oracle.diagnose.judge,
+    oracle.diagnose.expect, oracle.harness.shrink, oracle.harness.requests, oracle.diagnose.cover
 """
 
 from __future__ import annotations
@@ -204,10 +207,30 @@ MUTANTS = [
 ]
 
 
-@pytest.mark.parametrize("mutant, layers", MUTANTS, ids=[m for m, _ in MUTANTS])
-def test_each_mutant_is_caught_at_its_layer(tmp_path, mutant, layers):
-    report = tmp_path / "report"
-    assert check(report, fake(mutant), examples=40) == 1
+@pytest.fixture(scope="module")
+def mutant_run(tmp_path_factory):
+    """`check` of a mutant with 40 examples, run once per mutant (per worker: each mutant's tests share an
+    xdist_group): the tests below read the same run's records, and none writes to its report."""
+    runs = {}
+
+    def run(mutant):
+        if mutant not in runs:
+            report = tmp_path_factory.mktemp(mutant) / "report"
+            runs[mutant] = (check(report, fake(mutant), examples=40), report)
+        return runs[mutant]
+    return run
+
+
+def one_run_each(table):
+    """`table`'s rows as parameters, each in its mutant's xdist_group, so that its run happens on one worker."""
+    return [pytest.param(mutant, expected, id=mutant, marks=pytest.mark.xdist_group(f"check-{mutant}"))
+            for mutant, expected in table]
+
+
+@pytest.mark.parametrize("mutant, layers", one_run_each(MUTANTS))
+def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
+    code, report = mutant_run(mutant)
+    assert code == 1
     failing = [r for r in deviations(report) if r.kind != "metamorphic"]  # relations: tested on their own
     assert failing and all(r.outcome == "fail" for r in failing)
     assert {r.layer for r in failing} <= layers, {r.layer for r in failing}
@@ -250,10 +273,10 @@ CLASSIFIED_MUTANTS = [
 ]
 
 
-@pytest.mark.parametrize("mutant, classes", CLASSIFIED_MUTANTS, ids=[m for m, _ in CLASSIFIED_MUTANTS])
-def test_failing_records_carry_their_root_cause(tmp_path, mutant, classes):
-    report = tmp_path / "report"
-    assert check(report, fake(mutant), examples=40) == 1
+@pytest.mark.parametrize("mutant, classes", one_run_each(CLASSIFIED_MUTANTS))
+def test_failing_records_carry_their_root_cause(mutant_run, mutant, classes):
+    code, report = mutant_run(mutant)
+    assert code == 1
     records = results(report).records
     failing = [r for r in records if r.outcome == "fail"]
     # a wrong BP under a score of exactly 0 (no match) leaves the score nothing to explain: statistics-differ

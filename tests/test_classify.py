@@ -1,5 +1,8 @@
 """oracle.diagnose.classify on hand-built answers: each value below is derived by hand (or is what a
-library was observed to return), never taken from the oracle."""
+library was observed to return), never taken from the oracle.
+
+Holds: oracle.diagnose.classify, oracle.diagnose.computations, oracle.diagnose.counting
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""`bleu-oracle score`: files in, the score and its derivation out."""
+"""`bleu-oracle score`: files in, the score and its derivation out.
+
+Holds: oracle.cli, oracle.commands.score, oracle.commands.common, oracle.formulas.explain, oracle.signatures
+"""
 
 import ast
 import json

@@ -9,6 +9,8 @@ Anything else fails.
 
 nltk and sacrebleu are the main targets (more examples); the other libraries
 run a smaller sample, and skip when not installed.
+
+Holds: oracle.diagnose.classify, oracle.diagnose.discrepancies
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from hypothesis import strategies as st
 from strategies import requests
 
 from oracle.adapters.base import REGISTRY, call
+from oracle.adapters.environments import VENVS
 from oracle.diagnose import discrepancies
 from oracle.diagnose.classify import (
     classify,
@@ -164,7 +167,14 @@ def _sacrebleu_statistics(implementation, request):
 LIBRARY_OBSERVATIONS = {"sacrebleu-add-k-counts": _sacrebleu_statistics}
 
 
-@pytest.mark.parametrize("entry", DISCREPANCIES, ids=[d["id"] for d in DISCREPANCIES])
+def _documented_example(entry: dict) -> object:
+    """An entry as a parameter; one of a library in a virtual environment of its own (TensorFlow, JAX) is in the
+    heavy tier (docs/testing.md): the default run does not start TensorFlow for it."""
+    heavy = [pytest.mark.heavy, pytest.mark.slow] if entry["implementation"] in VENVS else []
+    return pytest.param(entry, id=entry["id"], marks=heavy)
+
+
+@pytest.mark.parametrize("entry", [_documented_example(d) for d in DISCREPANCIES])
 def test_documented_example_reproduces(entry):
     """Each recorded observation still holds for the installed library (same value, same class)."""
     name = entry["implementation"]

@@ -1,5 +1,8 @@
 """The curated discrepancy file is read through its model: every entry validates, ids are unique, each
-states its upstream status, and a malformed entry is an error naming the entry and the field."""
+states its upstream status, and a malformed entry is an error naming the entry and the field.
+
+Holds: oracle.diagnose.discrepancies, oracle.models.discrepancy
+"""
 
 from __future__ import annotations
 

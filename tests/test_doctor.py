@@ -1,6 +1,10 @@
 """`bleu-oracle doctor` as a command and a library on small files whose scores are derived by hand: the
 exit codes (0 explained, 1 not, 2 bad input with one line), --json against its committed schema, --report,
-signatures read back, the ranking, the nearest readings and what they would need, bounded reading."""
+signatures read back, the ranking, the nearest readings and what they would need, bounded reading.
+
+Holds: oracle.commands.doctor, oracle.doctor.diagnosis, oracle.doctor.model, oracle.doctor.readings,
+    oracle.doctor.search, oracle.doctor.signatures, oracle.doctor.render, oracle.doctor.rawtext, oracle.textio
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """The machinery under `doctor`, held to the oracle's plain path: the shared counting of every token stream
 (variants kept as differences from their base) gives the statistics `oracle.corpus_statistics` gives on the
 same lines tokenized one reading at a time; sentence scores in floating point agree with the exact
-`bleu_from_statistics` at sentence level; a waterfall ends exactly at its target reading."""
+`bleu_from_statistics` at sentence level; a waterfall ends exactly at its target reading.
+
+Holds: oracle.doctor.streams, oracle.doctor.sentences, oracle.doctor.waterfall, oracle.doctor.readings
+"""
 
 from __future__ import annotations
 

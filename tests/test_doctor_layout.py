@@ -1,6 +1,9 @@
 """The layout lint on layouts broken on purpose, built from real WMT17 lines (online-B and the reference,
 the first 200 segments) in temporary files: each problem is named with its file and line, and its effect on
-the score measured; clean files give no finding."""
+the score measured; clean files give no finding.
+
+Holds: oracle.doctor.layout, oracle.doctor.effects
+"""
 
 from __future__ import annotations
 

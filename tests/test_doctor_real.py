@@ -5,7 +5,10 @@ the tool actually used, and the waterfall between two tools' numbers must add up
 
 The expected readings come from the tools' own code and documentation (the fixture's `why`), never from the
 oracle. One system runs by default; the other two, and the check that the fixture is what the tools print
-now, are slow."""
+now, are slow.
+
+Holds: oracle.doctor.diagnosis, oracle.doctor.waterfall
+"""
 
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from oracle.doctor import model
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
 FIXTURE = json.loads((Path(__file__).parent / "doctor_data" / "wmt17.json").read_text(encoding="utf-8"))
-SYSTEMS = sorted({entry["system"] for entry in FIXTURE["numbers"]}, key=lambda s: "online-B" not in s)
+SYSTEMS = sorted({entry["system"] for entry in FIXTURE["numbers"]}, key=lambda s: ("online-B" not in s, s))
 #: float noise allowed when adding up the waterfall's steps (0-100 scale)
 ADDS_UP = 1e-9
 
@@ -149,6 +152,7 @@ def test_the_other_systems_too(system):
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # six real tools on three whole WMT17 systems: minutes (CI runs it)
 def test_the_fixture_is_what_the_tools_print_now():
     done = subprocess.run([sys.executable, str(ROOT / "tests" / "doctor_data" / "make.py"), "--check"],
                           capture_output=True, text=True, timeout=1800)

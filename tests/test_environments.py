@@ -5,7 +5,10 @@ before each use (a changed or missing file: exit 3 naming it, and `install` repa
 stops npm or pip and removes what they were building. Preparing is `check`'s own step before the
 implementation starts (a progress line, its own error, exit 3), never a side effect of building the
 command line; the prepared library's driver is then what the runner drives. A fake `npm` on PATH stands
-in for the registry, a fake venv maker (`environments.VENV_CREATE`) for pip."""
+in for the registry, a fake venv maker (`environments.VENV_CREATE`) for pip.
+
+Holds: oracle.adapters.environments, oracle.commands.install, oracle.adapters.lifetimes
+"""
 
 from __future__ import annotations
 

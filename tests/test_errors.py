@@ -1,5 +1,8 @@
 """Bad input raises BleuValueError / BleuTypeError (so both BleuOracleError and the builtin
-ValueError / TypeError), with a message naming the argument and showing the bad value."""
+ValueError / TypeError), with a message naming the argument and showing the bad value.
+
+Holds: oracle.formulas.errors
+"""
 
 from __future__ import annotations
 

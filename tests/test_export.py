@@ -1,7 +1,10 @@
 """`bleu-oracle cases export`: flagged test vectors that validate against their own schema (checked with an
 independent validator), give an implementation of a profile every case `check` judges it on with the same
 expected values, say what each vector needs (in agreement with the rule `check` applies), and carry the
-curated discrepancies' examples as known-bug vectors."""
+curated discrepancies' examples as known-bug vectors.
+
+Holds: oracle.commands.cases, oracle.models.export, oracle.reports.export
+"""
 
 from __future__ import annotations
 

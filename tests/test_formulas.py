@@ -3,6 +3,8 @@
 Every expected value is derived by hand in the comment next to it; exact where the
 arithmetic is exact (Fractions, or irrational steps that cancel to a rational),
 otherwise against `math` (an independent double-precision computation) within 1e-15.
+
+Holds: oracle.formulas.bleu, oracle.formulas.smoothing, oracle.formulas.conventions
 """
 
 from __future__ import annotations

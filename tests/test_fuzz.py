@@ -2,10 +2,14 @@
 
 The expected root causes follow from how each fake is built (tests/fakes/fakebleu.py) and, for
 nltk, from its code as recorded in oracle/diagnose/data/discrepancies.yaml -- never from the oracle's output.
+
+Holds: oracle.commands.fuzz, oracle.reports.foundcases
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 from pathlib import Path
@@ -36,6 +40,16 @@ def fuzz(report, *more, target=None, examples=30):
     return run_cli("fuzz", *target, "--examples", examples, "--timeout", 10, "--report", report, *more)
 
 
+@pytest.fixture(scope="module")
+def ties_longer_fuzz(tmp_path_factory):
+    """`fuzz` of mutant_ties_longer with 40 examples, run once: (exit code, report folder, what it printed). The
+    tests that use it read its results and its output; none writes to its report."""
+    report = tmp_path_factory.mktemp("ties-longer") / "report"
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        code = fuzz(report, target=["--command", fake("mutant_ties_longer")], examples=40)
+    return code, report, out.getvalue()
+
+
 def classes(report):
     return {r.classification.name for r in results(report).records if r.classification}
 
@@ -44,15 +58,21 @@ def classes(report):
 
 
 @pytest.mark.parametrize("mutant, name", [
-    ("mutant_ties_longer", "reference_length=closest-longer"),  # ties go to the longer reference
+    # ties go to the longer reference; its run is the module's (`ties_longer_fuzz`: in the module's xdist_group)
+    pytest.param("mutant_ties_longer", "reference_length=closest-longer",
+                 marks=pytest.mark.xdist_group("tests/test_fuzz.py")),
     ("mutant_mean_sentence", "mean-of-sentence-scores"),  # corpus score = mean of sentence scores
     ("mutant_normalise_weights", "weights=normalise"),  # divides the weights by their sum
 ])
-def test_fuzz_names_the_root_cause_of_a_mutant(tmp_path, capsys, mutant, name):
-    report = tmp_path / "report"
-    assert fuzz(report, target=["--command", fake(mutant)], examples=40) == 1
+def test_fuzz_names_the_root_cause_of_a_mutant(request, tmp_path, capsys, mutant, name):
+    if mutant == "mutant_ties_longer":  # the run other tests read too
+        code, report, out = request.getfixturevalue("ties_longer_fuzz")
+    else:
+        report = tmp_path / "report"
+        code = fuzz(report, target=["--command", fake(mutant)], examples=40)
+        out = capsys.readouterr().out
+    assert code == 1
     assert classes(report) == {name}
-    out = capsys.readouterr().out
     assert f"\n{name}  x" in out
     assert "smallest (random-0-" in out and "reproduce: bleu-oracle check --command" in out and "--replay" in out
     header = results(report).header
@@ -65,9 +85,9 @@ def test_fuzz_names_the_root_cause_of_a_mutant(tmp_path, capsys, mutant, name):
     assert summary.startswith("# bleu-oracle fuzz:") and "## Root causes" in summary and f"`{name}`" in summary
 
 
-def test_the_smallest_example_reproduces_with_check(tmp_path, capsys):
-    report = tmp_path / "report"
-    assert fuzz(report, "--quiet", target=["--command", fake("mutant_ties_longer")], examples=40) == 1
+def test_the_smallest_example_reproduces_with_check(tmp_path, ties_longer_fuzz):
+    code, report, _ = ties_longer_fuzz
+    assert code == 1
     from oracle.reports.summaries import root_cause_groups
 
     [group] = root_cause_groups(results(report).records)
@@ -397,8 +417,8 @@ def test_a_smoothing_reading_round_trips_through_a_case(tmp_path):
     assert check_case(case, "sacrebleu").passed
 
 
-def test_fuzz_names_the_layer_that_diverges_first(tmp_path, capsys):
+def test_fuzz_names_the_layer_that_diverges_first(ties_longer_fuzz):
     # ties-longer: the score may even agree (no match at all); the layer says where it goes wrong
-    assert fuzz(tmp_path / "report", target=["--command", fake("mutant_ties_longer")], examples=40) == 1
-    out = capsys.readouterr().out
+    code, _, out = ties_longer_fuzz
+    assert code == 1
     assert "first divergence at ref_len: " in out

@@ -1,4 +1,7 @@
-"""The random inputs of the differential search: deterministic, valid, safe tokens, and aimed at the differences."""
+"""The random inputs of the differential search: deterministic, valid, safe tokens, and aimed at the differences.
+
+Holds: oracle.harness.generate
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""`check --jobs N`: the search in N worker processes gives the stream one process gives, and stops whole."""
+"""`check --jobs N`: the search in N worker processes gives the stream one process gives, and stops whole.
+
+Holds: oracle.harness.worker, oracle.harness.worker_process, oracle.adapters.lifetimes
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
 """mlpack's real C++ BLEU (mlpack/core/metrics/bleu.hpp, built on first use): hand-derived answers, and
 `check --impl mlpack` end to end with its reviewed baseline. Skips, with the reason, where mlpack, g++,
-Armadillo or cereal is missing."""
+Armadillo or cereal is missing.
+
+Holds: oracle.adapters.mlpack_adapter
+"""
 
 from __future__ import annotations
 

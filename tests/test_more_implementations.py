@@ -5,6 +5,9 @@ of their own). Each answer below is derived by hand from the library's code, cit
 are slow: they prepare the implementation's own environment first (TensorFlow, JAX: about a minute
 each, once per checkout), as `check --impl NAME` does. Each skips, with the reason, where that cannot
 be done (no package registry) or node is missing.
+
+Holds: oracle.adapters.npm_adapters, oracle.adapters.torchtext_adapter, oracle.adapters.venv_adapters,
+    oracle.adapters.drivers.venv_bleu
 """
 
 from __future__ import annotations

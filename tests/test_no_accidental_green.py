@@ -6,12 +6,15 @@
   --add-cases adds to it, and the summary says which, with counts;
 - a case's reproduction line writes its own report, never over the run's;
 - `baseline write` onto an existing baseline keeps every reviewed reason and everything else the file holds.
+
+Holds: oracle.commands.check, oracle.commands.baseline
 """
 
 from __future__ import annotations
 
 import json
 
+import pytest
 import yaml
 from fakes.harness import fake, results, run_cli
 
@@ -126,8 +129,14 @@ def _failing_run(tmp_path, name="mutant_no_clipping"):
     return report / "results.jsonl"
 
 
-def test_baseline_write_onto_a_reviewed_baseline_keeps_every_reason_and_comment(tmp_path, capsys):
-    run = _failing_run(tmp_path)
+@pytest.fixture(scope="module")
+def no_clipping_run(tmp_path_factory):
+    """One failing run (mutant_no_clipping), made once: the tests below only read it (`baseline write --from`)."""
+    return _failing_run(tmp_path_factory.mktemp("no-clipping"))
+
+
+def test_baseline_write_onto_a_reviewed_baseline_keeps_every_reason_and_comment(tmp_path, capsys, no_clipping_run):
+    run = no_clipping_run
     out = tmp_path / "baseline.yaml"
     assert run_cli("baseline", "write", "--from", run, "--out", out) == 0
     reviewed = out.read_text().replace("reason: TODO", "reason: reviewed, clipping is known to be off")
@@ -144,9 +153,9 @@ def test_baseline_write_onto_a_reviewed_baseline_keeps_every_reason_and_comment(
     assert "some-case-of-mine" in err and "not observed" in err  # stale: reported, kept
 
 
-def test_baseline_write_adds_new_deviations_as_todo_after_the_reviewed_ones(tmp_path, capsys):
+def test_baseline_write_adds_new_deviations_as_todo_after_the_reviewed_ones(tmp_path, capsys, no_clipping_run):
     out = tmp_path / "baseline.yaml"
-    assert run_cli("baseline", "write", "--from", _failing_run(tmp_path), "--out", out) == 0
+    assert run_cli("baseline", "write", "--from", no_clipping_run, "--out", out) == 0
     reviewed = out.read_text().replace("reason: TODO", "reason: reviewed")
     out.write_text(reviewed)
     other = tmp_path / "other"
@@ -160,8 +169,8 @@ def test_baseline_write_adds_new_deviations_as_todo_after_the_reviewed_ones(tmp_
     assert "added" in capsys.readouterr().err
 
 
-def test_baseline_write_merges_a_json_baseline_keeping_reasons(tmp_path):
-    run = _failing_run(tmp_path)
+def test_baseline_write_merges_a_json_baseline_keeping_reasons(tmp_path, no_clipping_run):
+    run = no_clipping_run
     out = tmp_path / "baseline.json"
     assert run_cli("baseline", "write", "--from", run, "--out", out) == 0
     document = json.loads(out.read_text())
@@ -172,13 +181,13 @@ def test_baseline_write_merges_a_json_baseline_keeping_reasons(tmp_path):
     assert all(e["reason"] == "reviewed" for e in json.loads(out.read_text())["entries"])
 
 
-def test_baseline_write_refuses_a_file_it_cannot_add_to_without_rewriting(tmp_path, capsys):
+def test_baseline_write_refuses_a_file_it_cannot_add_to_without_rewriting(tmp_path, capsys, no_clipping_run):
     out = tmp_path / "baseline.yaml"
     out.write_text("# mine\nentries: [{id: x, outcome: fail, reason: kept}]\n")
     before = out.read_text()
-    assert run_cli("baseline", "write", "--from", _failing_run(tmp_path), "--out", out) == 2
+    assert run_cli("baseline", "write", "--from", no_clipping_run, "--out", out) == 2
     assert "--force" in capsys.readouterr().err
     assert out.read_text() == before
-    assert run_cli("baseline", "write", "--from", tmp_path / "report" / "results.jsonl", "--out", out, "--force") == 0
+    assert run_cli("baseline", "write", "--from", no_clipping_run, "--out", out, "--force") == 0
     entries = yaml.safe_load(out.read_text())["entries"]
     assert entries[0] == {"id": "x", "outcome": "fail", "reason": "kept"} and len(entries) > 1

@@ -1,4 +1,7 @@
-"""Each profile's documented choices, each shown on a small input whose value is derived by hand."""
+"""Each profile's documented choices, each shown on a small input whose value is derived by hand.
+
+Holds: oracle.formulas.profiles, oracle.formulas.conventions, oracle.commands.profiles
+"""
 
 from __future__ import annotations
 

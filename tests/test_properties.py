@@ -1,6 +1,9 @@
 """Metamorphic properties of the oracle: transformations of the input that must not change
 (or must change in a known way) the statistics and the score. Every property holds for
-exact arithmetic, so results are compared for equality, not with a tolerance."""
+exact arithmetic, so results are compared for equality, not with a tolerance.
+
+Holds: oracle.formulas.bleu
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,7 @@
-"""Protocol v1 models: round trips, strict validation with precise messages, generated schemas."""
+"""Protocol v1 models: round trips, strict validation with precise messages, generated schemas.
+
+Holds: oracle.models.protocol, oracle.models.wire, oracle.commands.protocol
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The pytest plugin, as a library uses it: examples/pytest copied away from the checkout passes, and a
-planted bug fails with the layer, the root cause and the input."""
+planted bug fails with the layer, the root cause and the input.
+
+Holds: oracle.harness.pytest_plugin
+"""
 
 from __future__ import annotations
 

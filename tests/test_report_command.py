@@ -2,6 +2,10 @@
 
 Expected values are derived by hand (or come from the MATLAB page), never from
 the oracle's own output.
+
+Holds: oracle.commands.report, oracle.reports.site, oracle.reports.runs, oracle.reports.render,
+    oracle.reports.pagedata, oracle.reports.html_page, oracle.reports.markdown_pages, oracle.reports.trophies,
+    oracle.suite.edge_cases
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """A report never destroys what is around it, is checked before anything runs, and is finished whole however a
 run ends: what check does when its report path, a second run or a signal gets in the way
-(oracle/reports/staging.py, oracle/harness/signals.py)."""
+(oracle/reports/staging.py, oracle/harness/signals.py).
+
+Holds: oracle.reports.staging, oracle.signals, oracle.files
+"""
 
 from __future__ import annotations
 

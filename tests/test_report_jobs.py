@@ -1,6 +1,9 @@
 """`report --jobs N` stops when told: SIGTERM or ^C stops the forked column processes at once (each in
 a process group of its own, killed whole), the report exits 143 / 130 saying so, and nothing of it is
-left running."""
+left running.
+
+Holds: oracle.reports.runs, oracle.reports.site
+"""
 
 from __future__ import annotations
 

@@ -1,7 +1,10 @@
 """Conventions a request may carry (`conventions` in a score command, `capabilities.conventions` in a
 handshake): the oracle conforms to itself under every profile with no baseline, the adapters honour the
 switches their libraries have (each value derived by hand below), and an adapter asked for a rule it cannot
-switch answers `unsupported` rather than a number under its own rule."""
+switch answers `unsupported` rather than a number under its own rule.
+
+Holds: oracle.adapters.oracle_adapter, oracle.formulas.conventions
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """The results.jsonl line models: the committed schema is generated from them, and what the writer
-writes validates against that schema with an independent validator (jsonschema)."""
+writes validates against that schema with an independent validator (jsonschema).
+
+Holds: oracle.models.results, oracle.harness.events
+"""
 
 from __future__ import annotations
 

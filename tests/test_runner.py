@@ -1,4 +1,7 @@
-"""The process driver: handshake, requests with a timeout, restarts, stderr capture, protocol errors."""
+"""The process driver: handshake, requests with a timeout, restarts, stderr capture, protocol errors.
+
+Holds: oracle.harness.transport, oracle.harness.inprocess
+"""
 
 from __future__ import annotations
 

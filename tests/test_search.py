@@ -1,7 +1,10 @@
 """The search's reach: the zero rule, what an input exercises, metamorphic relations, the time budget.
 
 Expected values here are derived by hand from the definitions (each test says how), never read
-off the oracle."""
+off the oracle.
+
+Holds: oracle.harness.coverage, oracle.harness.relations, oracle.harness.shrink, oracle.diagnose.attribute
+"""
 
 from __future__ import annotations
 

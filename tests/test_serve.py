@@ -1,6 +1,8 @@
 """The protocol server, the oracle adapter, and `bleu-oracle serve` driven as a real process.
 
 Expected values are derived by hand in the comments (Papineni et al. 2002, section 2).
+
+Holds: oracle.adapters.server, oracle.adapters.oracle_adapter, oracle.commands.serve
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""results.jsonl is the one record; summary.md and junit.xml are derived from it and can be regenerated."""
+"""results.jsonl is the one record; summary.md and junit.xml are derived from it and can be regenerated.
+
+Holds: oracle.reports.summaries, oracle.harness.events, oracle.models.jsonvalues
+"""
 
 from __future__ import annotations
 

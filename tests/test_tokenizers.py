@@ -1,6 +1,9 @@
 """The literal tokenizers: hand-derived from the scripts' regular expressions, then held to sacrebleu
 (an independent implementation) on real text and on random text, and the score command's
---tokenize and signature."""
+--tokenize and signature.
+
+Holds: oracle.formulas.tokenizers, oracle.signatures
+"""
 
 from __future__ import annotations
 
@@ -130,6 +133,7 @@ def test_every_wmt17_line_tokenizes_as_sacrebleu_does():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy  # sacrebleu and the oracle on 16 systems x 3 tokenizers: minutes (CI runs it)
 def test_score_on_wmt17_equals_sacrebleu_for_every_system_and_tokenizer(tmp_path):
     sacrebleu = pytest.importorskip("sacrebleu")
     files = _wmt17_lines()

@@ -4,6 +4,8 @@ The protocol's messages are checked word for word in tests/test_protocol.py and 
 tests/test_cases.py; here, the parts: a location as a field's path, the line of a YAML node (`line_at`, read
 through the case-file loader), problems a validator words itself, several at once, and the two dialects
 speaking the same sentences.
+
+Holds: oracle.models.errors, oracle.suite.caseformat
 """
 
 from __future__ import annotations
