@@ -3,7 +3,7 @@
 The expected root causes follow from how each fake is built (tests/fakes/fakebleu.py) and, for
 nltk, from its code as recorded in oracle/diagnose/data/discrepancies.yaml -- never from the oracle's output.
 
-Holds: oracle.commands.fuzz, oracle.reports.foundcases
+Holds: oracle.commands.fuzz, oracle.reports.foundcases, oracle.suite.foundcases
 """
 
 from __future__ import annotations

@@ -3,9 +3,8 @@
 Expected values are derived by hand (or come from the MATLAB page), never from
 the oracle's own output.
 
-Holds: oracle.commands.report, oracle.reports.site, oracle.reports.runs, oracle.reports.render,
-    oracle.reports.pagedata, oracle.reports.html_page, oracle.reports.markdown_pages, oracle.reports.trophies,
-    oracle.suite.edge_cases
+Holds: oracle.commands.report, oracle.reports.site.build, oracle.reports.site.collect, oracle.reports.site.view,
+    oracle.reports.site.pages, oracle.suite.edge_cases
 """
 
 from __future__ import annotations

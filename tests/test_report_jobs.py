@@ -2,7 +2,7 @@
 a process group of its own, killed whole), the report exits 143 / 130 saying so, and nothing of it is
 left running.
 
-Holds: oracle.reports.runs, oracle.reports.site
+Holds: oracle.reports.site.collect, oracle.reports.site.build
 """
 
 from __future__ import annotations

@@ -20,6 +20,8 @@ The expected pages were not produced by the code under test: they are the previo
 so that the re-cut (and any later change of the page code) shows every byte it changes. The pages also read the
 curated discrepancies (oracle/diagnose/data/discrepancies.yaml) and the edge cases (oracle/suite/edge_cases.py): a
 change there changes the expected pages, regenerated with the command above and reviewed as a diff.
+
+Holds: oracle.reports.site.formatting, oracle.reports.site.pages, oracle.reports.site.view
 """
 
 from __future__ import annotations

@@ -3,7 +3,10 @@
 undefined) and the data module's models (`oracle.reports.site.data`). The pages as a whole (and with them
 `oracle.reports.site.formatting`) are held byte for byte by tests/test_report_pages.py; `collect` and `build`
 (whole report runs) by tests/test_report_command.py, test_report_faults.py and test_report_jobs.py. Expected values
-are derived by hand."""
+are derived by hand.
+
+Holds: oracle.reports.site.view, oracle.reports.site.svg, oracle.reports.site.pages, oracle.reports.site.data
+"""
 
 from __future__ import annotations
 
