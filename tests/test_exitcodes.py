@@ -9,7 +9,7 @@ from oracle import exitcodes
 
 #: The README's words for each code (its "exit code" table), and the constant that must carry the code.
 DOCUMENTED = {0: ("conforming", "EXIT_OK"), 1: ("deviations found", "EXIT_DEVIATIONS"),
-              2: ("usage or configuration error", "EXIT_USAGE"),
+              2: ("usage, input or configuration error", "EXIT_USAGE"),
               3: ("could not be driven", "EXIT_UNDRIVABLE"), 4: ("an internal error", "EXIT_INTERNAL")}
 
 
