@@ -50,7 +50,8 @@ def test_a_planted_bug_fails_naming_its_layer_and_root_cause(tmp_path):
     assert "at ref_len" in done.stdout and "root cause: reference_length=closest-longer" in done.stdout
     assert "input: {" in done.stdout
     # shrunk as check shrinks: among 60 random examples some are corpora of hundreds of segments, yet every
-    # failing input printed is a few tokens (a tie needs a hypothesis and two references), and replayable
+    # failing input printed is short (a tie needs a hypothesis and two references; shrinking has a wall-clock bound,
+    # so a loaded machine may stop it early: short, not minimal, is what the test can hold), and replayable
     inputs, in_example = [], False
     for line in done.stdout.splitlines():
         # a failure's header names a case (not shrunk) or an example; a long name leaves as few as one underscore
@@ -58,5 +59,5 @@ def test_a_planted_bug_fails_naming_its_layer_and_root_cause(tmp_path):
             in_example = "[example:" in line
         elif in_example and line.startswith("input: {"):
             inputs.append(line)
-    assert inputs and max(len(line) for line in inputs) < 300, max(inputs, key=len)[:400]
+    assert inputs and max(len(line) for line in inputs) < 1000, max(inputs, key=len)[:400]
     assert "reproduce: pytest " in done.stdout and "--bleu-oracle-seed" in done.stdout
