@@ -336,8 +336,8 @@ def _count_work(args, cases, replay):
 def _settings(args, argv, cases_dir):
     return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
-            "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl, "baseline": args.baseline,
-            "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
+            "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
+            "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
 
 
 def run(args: argparse.Namespace) -> int:

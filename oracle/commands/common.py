@@ -126,7 +126,7 @@ def add_session_arguments(parser, *, report_help):
     # The harness's defaults, imported here: only check and fuzz pay for importing the harness.
     from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
     from oracle.harness.shrink import DEFAULT_BUDGET
-    from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+    from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_SHRINK_FIRST, DEFAULT_TIMEOUT, SHRINK_BLOCK
 
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--impl", metavar="NAME",
@@ -155,6 +155,10 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
                         help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "
                         "0: no shrinking)")
+    parser.add_argument("--shrink-first", type=non_negative_int, default=DEFAULT_SHRINK_FIRST, metavar="N",
+                        help=f"shrink the first N failing examples of each kind of failure (outcome, layer, order) "
+                        f"in every block of {SHRINK_BLOCK} examples (default {DEFAULT_SHRINK_FIRST}); the others are "
+                        "classified as they are. The choice depends only on the examples, never on --jobs")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more detail on failures: every group of deviations and every distinct minimal input, "

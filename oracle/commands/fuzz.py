@@ -106,7 +106,8 @@ def register(subparsers):
 
 def _settings(args, argv):
     return {"seed": args.seed, "examples": args.examples, "rel": args.rel, "abs": args.abs, "timeout": args.timeout,
-            "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "cases": None,
+            "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "shrink_first": args.shrink_first,
+            "cases": None,
             "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
             "write_cases": args.write_cases}
 

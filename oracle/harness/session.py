@@ -71,6 +71,7 @@ from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
     DEFAULT_MAX_RESTARTS,
+    DEFAULT_SHRINK_FIRST,
     DEFAULT_TIMEOUT,
     HandshakeError,
     ImplementationProcess,
@@ -159,6 +160,8 @@ class SessionSettings:
     timeout: float = DEFAULT_TIMEOUT
     max_restarts: int = DEFAULT_MAX_RESTARTS
     shrink_budget: int = DEFAULT_BUDGET
+    #: failing examples shrunk per kind of failure (outcome, layer, order) in each block of examples
+    shrink_first: int = DEFAULT_SHRINK_FIRST
     #: seconds one failing example may spend shrinking (a 300-token input against a slow implementation)
     shrink_seconds: float = 10.0
     #: stop drawing random examples after this many seconds of the search (None: `examples` decides alone)
@@ -275,6 +278,7 @@ class Session:
         self.worker_restarts = 0
         #: the restart budget the search charges by example (`RestartBudget`; one per run, shared by --jobs workers)
         self.budget = getattr(process, "budget", None) or RestartBudget(settings.max_restarts)
+        self.budget.shrink_first = settings.shrink_first
         self.budget_spent = False
         self.last_reply = None
 
@@ -410,7 +414,7 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
-        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
+        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.should_shrink(verdict):
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
             if last is not None:
@@ -437,6 +441,13 @@ class Session:
         else:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
         return self.finish(record.model_copy(update=update), started)
+
+    def should_shrink(self, verdict):
+        """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
+        of examples (`transport.shrink_allowed`): each shrink costs tens of requests."""
+        if self.settings.shrink_budget <= 0:
+            return False
+        return self.budget.may_shrink((verdict.outcome.value, verdict.layer, verdict.order))
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

@@ -97,17 +97,41 @@ def given_up_message(max_restarts: int) -> str:
             f"(the limit, --max-restarts) and failed again")
 
 
+#: Examples are grouped in blocks of this many consecutive indices for the shrink allowance: which
+#: examples are shrunk depends only on the failures within an example's own block, so a run split
+#: into workers (`--jobs`) or into whole blocks shrinks exactly what one process shrinks.
+SHRINK_BLOCK = 50
+#: Failing examples shrunk per kind of failure (outcome, layer, order) in each block, by default.
+DEFAULT_SHRINK_FIRST = 1
+
+
+def shrink_allowed(index: int, kind: tuple, earlier: dict[int, tuple], first: int) -> bool:
+    """May failing example `index`, failing in `kind`, be shrunk? Yes for the first `first` examples
+    failing in that kind within its block (`earlier`: the failing examples judged before it, index ->
+    kind). Shrinking costs tens of requests per example; the later failures of a kind are classified
+    as they are, since their kind has a minimal input already."""
+    block = index // SHRINK_BLOCK
+    same = sum(1 for other, k in earlier.items() if other < index and other // SHRINK_BLOCK == block and k == kind)
+    return same < first
+
+
 class RestartBudget:
     """`--max-restarts` N for one process alone: after each of the implementation's first N deaths (a
     crash, a timeout, a restart whose handshake failed) it is started again, after the (N+1)-th it is
     not, and every later request is recorded as not attempted. A death is charged when it happens, to
     the input being judged, so the same inputs spend the budget the same way however they are split
     between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
-    which hears when each example starts and ends."""
+    which hears when each example starts and ends. The shrink allowance (`shrink_allowed`) is charged
+    by example the same way."""
 
-    def __init__(self, max_restarts: int) -> None:
+    def __init__(self, max_restarts: int, shrink_first: int = DEFAULT_SHRINK_FIRST) -> None:
         self.max_restarts = int(max_restarts)
+        self.shrink_first = int(shrink_first)
         self.deaths = 0
+        #: the example being judged (-1: none, a case)
+        self.example = -1
+        #: failing examples judged so far in this process, index -> kind (outcome, layer, order)
+        self.failures: dict[int, tuple] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -115,8 +139,15 @@ class RestartBudget:
     def may_restart(self) -> bool:
         return self.deaths <= self.max_restarts
 
+    def may_shrink(self, kind: tuple) -> bool:
+        """The example being judged failed in `kind`: may it be shrunk (`shrink_allowed`)?"""
+        allowed = shrink_allowed(self.example, kind, self.failures, self.shrink_first)
+        self.failures[self.example] = kind
+        return allowed
+
     def example_started(self, index: int) -> None:
         """Example `index` of the search is being judged (its requests, shrinking and relation)."""
+        self.example = index
 
     def example_finished(self, index: int) -> None:
         """Example `index` is judged: no request of it is sent any more."""

@@ -53,7 +53,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 from .coverage import Coverage
 from .events import RESULTS_FILE
 from .generate import example_id
-from .transport import Reply, RestartBudget, given_up_message
+from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
@@ -152,10 +152,9 @@ class SharedBudget(RestartBudget):
     to the parent on `channel`; whether to restart is asked, and the answer read from `answers` (a
     queue `follow_parent` fills; None when the parent has gone)."""
 
-    def __init__(self, max_restarts, channel, answers):
-        super().__init__(max_restarts)
+    def __init__(self, max_restarts, channel, answers, shrink_first=DEFAULT_SHRINK_FIRST):
+        super().__init__(max_restarts, shrink_first)
         self.channel, self.answers = channel, answers
-        self.example = -1
 
     def _say(self, **message):
         self.channel.write(json.dumps(message) + "\n")
@@ -170,8 +169,11 @@ class SharedBudget(RestartBudget):
         answer = self.answers.get()
         return bool(isinstance(answer, dict) and answer.get("restart"))
 
-    def example_started(self, index):
-        self.example = index
+    def may_shrink(self, kind):
+        """Asked of the parent, which alone hears every worker's failures."""
+        self._say(shrink=self.example, kind=list(kind))
+        answer = self.answers.get()
+        return bool(isinstance(answer, dict) and answer.get("shrink"))
 
     def example_finished(self, index):
         self._say(done=index)
@@ -181,9 +183,12 @@ class BudgetKeeper:
     """The parent's side: the deaths charged to each example, and the workers' pending questions.
     `spent`: deaths charged before the search (the cases, in this process)."""
 
-    def __init__(self, runs, max_restarts, spent=0):
+    def __init__(self, runs, max_restarts, spent=0, shrink_first=DEFAULT_SHRINK_FIRST):
         self.runs, self.max_restarts, self.spent = runs, max_restarts, spent
+        self.shrink_first = shrink_first
         self.deaths = Counter()
+        #: failing examples, index -> kind, as the workers asked whether to shrink them
+        self.failures: dict[int, tuple] = {}
         self.questions = []
 
     def heard(self, run, message):
@@ -192,16 +197,25 @@ class BudgetKeeper:
         elif isinstance(message.get("done"), int):
             run.next_example = message["done"] + run.jobs
         elif isinstance(message.get("ask"), int):
-            self.questions.append((run, message["ask"]))
+            self.questions.append((run, message["ask"], None))
+        elif isinstance(message.get("shrink"), int) and isinstance(message.get("kind"), list):
+            self.questions.append((run, message["shrink"], tuple(message["kind"])))
 
     def answer(self):
         """Answer each question whose earlier examples are all judged: may the worker restart its
-        implementation in example i? Yes while the deaths up to it are within the budget."""
-        for run, example in list(self.questions):
-            if all(other is run or other.finished_before(example) for other in self.runs):
+        implementation in example i (yes while the deaths up to it are within the budget), or shrink
+        failing example i (`shrink_allowed`, from every worker's failures before it)?"""
+        for question in list(self.questions):
+            run, example, kind = question
+            if not all(other is run or other.finished_before(example) for other in self.runs):
+                continue
+            if kind is None:
                 charged = self.spent + sum(n for index, n in self.deaths.items() if index <= example)
                 run.tell({"restart": charged <= self.max_restarts})
-                self.questions.remove((run, example))
+            else:
+                run.tell({"shrink": shrink_allowed(example, kind, self.failures, self.shrink_first)})
+                self.failures[example] = kind
+            self.questions.remove(question)
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""
@@ -239,7 +253,8 @@ def search(session):
     settings = session.settings
     started = time.perf_counter()
     runs = start_workers(settings, session.profile, session.work_dir)
-    keeper = BudgetKeeper(runs, settings.max_restarts, spent=session.budget.deaths)
+    keeper = BudgetKeeper(runs, settings.max_restarts, spent=session.budget.deaths,
+                          shrink_first=settings.shrink_first)
     try:
         wait(runs, session.progress, keeper)
     finally:

@@ -51,7 +51,7 @@ def main(argv=None):
             set_own_death_signal(signal.SIGTERM, parent=spec.get("parent"))
             answers = queue.Queue()
             threading.Thread(target=follow_parent, args=(answers,), daemon=True, name="parent").start()
-            budget = SharedBudget(settings.max_restarts, _channel_to_parent(), answers)
+            budget = SharedBudget(settings.max_restarts, _channel_to_parent(), answers, settings.shrink_first)
             command = implementation_argv(settings)
             process = ImplementationProcess(command, timeout=settings.timeout, max_restarts=settings.max_restarts,
                                             budget=budget)

@@ -233,6 +233,7 @@ class RunSettings(_Part):
     timeout: float | None = None
     max_restarts: int | None = None
     shrink_budget: int | None = None
+    shrink_first: int | None = Field(None, description="Failing examples shrunk per kind of failure in each block.")
     cases: str | None = Field(None, description="Where the cases came from, with counts.")
     command: str | None = Field(None, description="The command that starts the implementation.")
     impl: str | None = None
