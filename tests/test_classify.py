@@ -306,3 +306,57 @@ def test_the_classification_budget_is_deterministic_and_says_it_was_spent():
     e = classify(r, 0.123, "papineni", budget=10)
     assert e.name == UNEXPLAINED and "budget" in e.description
     assert classify(r, 0.123, "papineni", budget=10).description == e.description
+
+
+#: Values each option takes somewhere (a profile, a case's override), so that every option is varied.
+OPTION_ALTERNATIVES = {
+    "segment_totals_floor": (0, 1),
+    "lowercase": (False, True),
+    "case_fold": ("unicode", "ascii"),
+    "reference_length": ("closest", "shortest", "longest", "closest-longer"),
+}
+
+
+@pytest.mark.parametrize("level", ["corpus", "sentence"])
+def test_counts_shared_between_conventions_give_what_counting_afresh_gives(level):
+    """The classifier counts a request once per way of counting (`COUNTING_OPTIONS`) and scores every
+    convention from those counts. Under each profile's options, and under each with one option changed to
+    each value it takes (profiles' values and OPTION_ALTERNATIVES), the result through one shared `counted`
+    must equal the result counted afresh: were an option that changes the counts left out of
+    COUNTING_OPTIONS, its variant would reuse the unchanged options' counts and differ."""
+    from dataclasses import fields
+
+    from oracle.diagnose.expect import oracle_result
+    from oracle.formulas.errors import BleuOracleError
+    from oracle.formulas.profiles import PROFILES
+
+    pairs = [("The cat sat on the ÉTÉ mat", ["the cat sat on a mat été", "The cat is on the mat today ok"])]
+    if level == "corpus":
+        pairs += [("a", ["A b c"]), ("x y z w", ["x y", "q x y z w v"])]
+    req = request(level, pairs, weights=(0.25,) * 4, smoothing={"method": "add-k", "k": 1})
+    text = req.model_copy(update={  # text with a no-break space: the token split rules read it differently
+        "tokenize": "none",
+        "segments": tuple(
+            Segment(hypothesis=h.replace(" ", "\u00a0", 1), references=tuple(refs)) for h, refs in pairs
+        ),
+    })
+    names = [f.name for f in fields(next(iter(PROFILES.values())).options)]
+    values = {name: {getattr(p.options, name) for p in PROFILES.values()} for name in names}
+    for name, alternatives in OPTION_ALTERNATIVES.items():
+        values[name] |= set(alternatives)
+    tried = 0
+    bases = [p.options.with_changes(lowercase=folded) for p in PROFILES.values() for folded in (False, True)]
+    for base, asked in ((base, asked) for base in bases for asked in (req, text)):
+        counted: dict = {}
+        oracle_result(asked, base, counted=counted)  # the unchanged options' counts come first
+        for name in names:
+            for value in sorted(values[name], key=repr):
+                try:
+                    options = base.with_changes(**{name: value})
+                    fresh = oracle_result(asked, options)
+                except BleuOracleError:
+                    continue
+                shared = oracle_result(asked, options, counted=counted)
+                assert (shared.score, shared.statistics, shared.bp) == (fresh.score, fresh.statistics, fresh.bp), name
+                tried += 1
+    assert tried > len(bases) * len(names)

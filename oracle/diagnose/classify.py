@@ -404,6 +404,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 options.with_changes(**changes) if changes else options,
                 smoothing_change or ctx.smoothing,
                 ctx.weights,
+                ctx.counted,
             )
         )
         for cname, function in computations:

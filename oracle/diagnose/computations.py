@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from oracle.formulas import bleu
@@ -33,6 +33,8 @@ class Context:
     options: object
     smoothing: Smoothing
     weights: tuple
+    #: the request's statistics by counting options, shared by every convention tried on it
+    counted: dict = field(default_factory=dict, compare=False, repr=False)
 
 
 def context_for(request, profile, overrides):
@@ -47,7 +49,9 @@ def result_under(ctx, options=None, smoothing=None, request=None):
     """The oracle's BleuResult for the request (or another one) under changed options; None if the oracle
     rejects it."""
     try:
-        return oracle_result(request or ctx.request, options or ctx.options, smoothing or ctx.smoothing)
+        if request is not None:
+            return oracle_result(request, options or ctx.options, smoothing or ctx.smoothing)
+        return oracle_result(ctx.request, options or ctx.options, smoothing or ctx.smoothing, counted=ctx.counted)
     except BleuOracleError:
         return None
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
+from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import DocumentExpectation, Expected
@@ -20,20 +21,49 @@ def oracle_options(profile, *, lowercase=False, overrides=None):
     return options.with_changes(**changes) if changes else options
 
 
-def oracle_result(request, options, smoothing=None):
+#: The options that counting reads (case folding, the floor of a segment's totals, the reference-length
+#: rule) and the token split a text request is tokenized by; every other option is read by scoring alone,
+#: so results under options equal in these share their counts (`oracle_result`'s `counted`).
+COUNTING_OPTIONS = ("lowercase", "case_fold", "segment_totals_floor", "reference_length", "token_split")
+
+
+def oracle_result(request, options, smoothing=None, counted=None):
     """The oracle's BleuResult for `request` under `options`, with the request's smoothing unless
-    `smoothing` is given; raises a BleuOracleError for a request the oracle rejects."""
+    `smoothing` is given; raises a BleuOracleError for a request the oracle rejects. `counted`: a dict
+    kept by the caller across calls on the same request, in which the statistics are kept by
+    counting options (COUNTING_OPTIONS) and orders, so that trying many conventions counts each
+    distinct way once (the classifier's candidates differ mostly in scoring)."""
     if request.level not in LEVELS:
         raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
     if request.level == "sentence" and len(request.segments) != 1:
         raise BleuValueError(f"sentence level takes exactly one segment (got {len(request.segments)})")
     smoothing = smoothing or request.smoothing.to_convention()
+    if counted is not None:
+        return _result_from_counts(request, options, smoothing, counted)
     segments = request.tokenized(options.token_split).segments  # a text request: by its named tokenizer
     if request.level == "sentence":
         return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
                                   options=options, smoothing=smoothing)
     return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
                             weights=request.weights, options=options, smoothing=smoothing)
+
+
+def _result_from_counts(request, options, smoothing, counted):
+    """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first."""
+    weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
+    chosen = Smoothing.parse(smoothing) or options.smoothing
+    orders = bleu.counting_orders(weights, chosen)
+    key = (tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders)
+    if key not in counted:
+        segments = request.tokenized(options.token_split).segments
+        if request.level == "sentence":
+            counted[key] = bleu.segment_statistics(segments[0].hypothesis, segments[0].references,
+                                                   max_order=orders, options=options)
+        else:
+            counted[key] = bleu.corpus_statistics([s.hypothesis for s in segments], [s.references for s in segments],
+                                                  max_order=orders, options=options)
+    return bleu.bleu_from_statistics(counted[key], weights=weights, options=options, smoothing=chosen,
+                                     level=request.level)
 
 
 def statistics_of(result, n):
