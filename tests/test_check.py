@@ -239,9 +239,21 @@ def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
         assert record.classification.name  # every failing record is classified
         assert record.reproduce.startswith("bleu-oracle check --command ")
         assert "--replay" in record.reproduce
-        assert record.shrunk is not None
         if record.layer in ("matches", "totals"):
             assert record.order >= 1
+    assert_shrunk_first_of_each_kind(failing)
+
+
+def assert_shrunk_first_of_each_kind(failing):
+    """The first failing example of each kind (outcome, layer, order) in each block of examples is shrunk,
+    and only it (`check --shrink-first`'s default, 1)."""
+    from oracle.harness.transport import SHRINK_BLOCK
+
+    seen = set()
+    for record in sorted(failing, key=lambda r: int(r.id.rsplit("-", 1)[1])):
+        kind = (record.outcome, record.layer, record.order, int(record.id.rsplit("-", 1)[1]) // SHRINK_BLOCK)
+        assert (record.shrunk is not None) == (kind not in seen), record.id
+        seen.add(kind)
 
 
 @pytest.mark.parametrize("mutant", ["mutant_ties_longer", "mutant_no_clipping", "mutant_bp_missing"])

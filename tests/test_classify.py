@@ -360,3 +360,26 @@ def test_counts_shared_between_conventions_give_what_counting_afresh_gives(level
                 assert (shared.score, shared.statistics, shared.bp) == (fresh.score, fresh.statistics, fresh.bp), name
                 tried += 1
     assert tried > len(bases) * len(names)
+
+
+def test_epsilon_also_for_an_order_without_ngrams():
+    """"a b" against "a c", uniform weights up to 4: matches (1, 0, 0, 0) of totals (2, 1, 0, 0). An
+    implementation that reads 0/0 as 0 and then every zero precision as 1e-7 gives, by hand,
+    exp(0.25 ln 0.5 + 0.75 ln 1e-7) = 0.5^0.25 * 1e-7^0.75 = 0.8408964 * 5.6234133e-6 = 4.7287080e-6
+    (the planted bug `epsilon-zero-precision`, modelled on promptfoo's `p === 0 ? 1e-7 : p`)."""
+    req = request("corpus", [("a b", ["a c"])])
+    answer = 0.5 ** 0.25 * 1e-7 ** 0.75
+    assert answer == pytest.approx(4.7287080e-6, rel=1e-7)
+    explanation = classify(req, ScoreAnswer(answer), "papineni")
+    assert explanation.name == "epsilon-for-every-zero-or-empty-order"
+
+
+def test_a_tiny_precision_with_an_order_without_ngrams_is_classified_not_crashed():
+    """"a b" against "a c" with weights (0.5, 0.25, 0.25): p1 = 1/2, p2 = 0/1, order 3 has no n-gram. NLTK's
+    method0 divides by max(1, count), so p3 = 0 too, and both zeros become sys.float_info.min: by hand
+    exp(0.5 ln 0.5 + 0.5 ln 2.2250738585072014e-308) = 0.7071068 * 1.4916681e-154 = 1.0547686e-154.
+    (The classification failed on this before, reading the 0/0 order's precision as a number.)"""
+    req = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.25, 0.25))
+    answer = math.exp(0.5 * math.log(0.5) + 0.5 * math.log(sys.float_info.min))
+    assert answer == pytest.approx(1.0547686e-154, rel=1e-6)
+    assert classify(req, ScoreAnswer(answer), "papineni").name == "tiny-instead-of-zero"

@@ -127,12 +127,13 @@ BREVITY_PENALTY_ALTERNATIVES = {
 
 
 def tiny_instead_of_zero(ctx, result):
-    """NLTK's method0: a zero precision becomes sys.float_info.min, so the score is tiny, not 0."""
+    """NLTK's method0: a zero precision becomes sys.float_info.min, so the score is tiny, not 0 (an order
+    without n-grams too: NLTK divides by max(1, count), so its precision is 0 as well)."""
     if result is None or not any(
         p == 0 for p, w in zip(result.precisions, result.weights, strict=False) if w != 0 and p is not None
     ):
         return None
-    return _weighted(result, lambda p: sys.float_info.min if p == 0 else float(p))
+    return _weighted(result, lambda p: sys.float_info.min if not p else float(p))
 
 
 def zero_precision_dropped(ctx, result):
@@ -388,7 +389,10 @@ def best_single_reference_clipping(ctx, result):
     n-gram's maximum count over all references (promptfoo's `maxClippedCount` per reference)."""
     if result is None or all(len(s.references) < 2 for s in ctx.request.segments):
         return None
-    return _promptfoo_score(ctx, result, _best_single_reference_matches(ctx, result), epsilon=False)
+    best = _best_single_reference_matches(ctx, result)
+    if best is None or best == list(result.statistics.matches[: len(best)]):
+        return None  # the same counts: the clipping makes no difference here (a score it fits is another's)
+    return _promptfoo_score(ctx, result, best, epsilon=False)
 
 
 def best_single_reference_with_epsilon(ctx, result):
@@ -416,6 +420,20 @@ def epsilon_instead_of_zero(ctx, result):
     ):
         return None
     return _promptfoo_score(ctx, result, list(result.statistics.matches), epsilon=True)
+
+
+def epsilon_for_every_zero_or_empty_order(ctx, result):
+    """Every precision that is 0, including an order without n-grams (0/0 read as 0), taken as 1e-7 inside
+    the logarithm, the weights kept as given: a hypothesis shorter than the highest order scores as if
+    that order had matched nothing, not 0 and not with the order left out."""
+    if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
+        return None
+    statistics = result.statistics
+    pairs = list(zip(statistics.matches, statistics.totals, ctx.weights, strict=False))
+    if not any(m == 0 and w != 0 for m, _, w in pairs):  # no zero precision: the formulas' own score
+        return None
+    total = math.fsum(float(w) * math.log(m / t if m else 1e-7) for m, t, w in pairs if w != 0)
+    return float(result.bp) * math.exp(total)
 
 
 def case_folded_unasked(ctx, result):
@@ -487,6 +505,7 @@ SPECIFIC_COMPUTATIONS = (
     ("both-empty-smoothed", both_empty_smoothed),
     ("best-single-reference-clipping", best_single_reference_clipping),
     ("epsilon-instead-of-zero", epsilon_instead_of_zero),
+    ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),
     ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
     ("object-prototype-key-nan", object_prototype_key_nan),
     ("empty-text-one-token", empty_text_one_token),

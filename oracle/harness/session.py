@@ -30,6 +30,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute, attribute_shrunk
+from oracle.diagnose.classify import component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.exitcodes import (
@@ -414,13 +415,16 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
-        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.should_shrink(verdict):
+        to_shrink, hints = self.shrink_decision(kind, verdict)
+        if to_shrink:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
             if last is not None:
                 judged = (last["request"], last["reply"], last["verdict"], last["expected"])
         classification = None
-        if attribution != "none" and judged[0] is not request:
+        if attribution != "none" and hints:
+            classification = self._attribute_by_hints(judged, hints, overrides, search_all=attribution == "full")
+        elif attribution != "none" and judged[0] is not request:
             classification = attribute_shrunk(
                 judged,
                 (request, reply, verdict, expected),
@@ -433,6 +437,8 @@ class Session:
             classification = attribute(
                 *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
             )
+        if to_shrink and classification is not None:
+            self.budget.classified(classification.name)
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
@@ -442,12 +448,24 @@ class Session:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
         return self.finish(record.model_copy(update=update), started)
 
-    def should_shrink(self, verdict):
+    def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
-        of examples (`transport.shrink_allowed`): each shrink costs tens of requests."""
-        if self.settings.shrink_budget <= 0:
-            return False
+        of examples (`transport.shrink_allowed`): each shrink costs tens of requests. If not, the root
+        causes of its kind's shrunk examples, to test first: (shrink, hints)."""
+        failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
+        if kind != "example" or not failed or self.settings.shrink_budget <= 0:
+            return False, ()
         return self.budget.may_shrink((verdict.outcome.value, verdict.layer, verdict.order))
+
+    def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
+        """An example not shrunk: the first of `hints` (its kind's shrunk examples' root causes) that explains
+        its answer, else its own classification, as any record's."""
+        for hint in hints:
+            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
+                              among=component_names(hint))
+            if named.change:
+                return named
+        return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

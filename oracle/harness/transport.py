@@ -105,14 +105,25 @@ SHRINK_BLOCK = 50
 DEFAULT_SHRINK_FIRST = 1
 
 
+def _same_kind_before(index: int, kind: tuple, earlier: dict[int, tuple]) -> list[int]:
+    block = index // SHRINK_BLOCK
+    return sorted(other for other, k in earlier.items()
+                  if other < index and other // SHRINK_BLOCK == block and k == kind)
+
+
 def shrink_allowed(index: int, kind: tuple, earlier: dict[int, tuple], first: int) -> bool:
     """May failing example `index`, failing in `kind`, be shrunk? Yes for the first `first` examples
     failing in that kind within its block (`earlier`: the failing examples judged before it, index ->
     kind). Shrinking costs tens of requests per example; the later failures of a kind are classified
-    as they are, since their kind has a minimal input already."""
-    block = index // SHRINK_BLOCK
-    same = sum(1 for other, k in earlier.items() if other < index and other // SHRINK_BLOCK == block and k == kind)
-    return same < first
+    as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
+    return len(_same_kind_before(index, kind, earlier)) < first
+
+
+def shrink_hints(index: int, kind: tuple, earlier: dict[int, tuple], causes: dict[int, str]) -> tuple[str, ...]:
+    """The root causes named for the examples of `kind` shrunk before `index` in its block (`causes`: index ->
+    name), in example order, each once: what an example not shrunk is tested against first."""
+    names = [causes[other] for other in _same_kind_before(index, kind, earlier) if other in causes]
+    return tuple(dict.fromkeys(names))
 
 
 class RestartBudget:
@@ -132,6 +143,8 @@ class RestartBudget:
         self.example = -1
         #: failing examples judged so far in this process, index -> kind (outcome, layer, order)
         self.failures: dict[int, tuple] = {}
+        #: the root causes named for the shrunk examples, index -> name
+        self.causes: dict[int, str] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -139,11 +152,17 @@ class RestartBudget:
     def may_restart(self) -> bool:
         return self.deaths <= self.max_restarts
 
-    def may_shrink(self, kind: tuple) -> bool:
-        """The example being judged failed in `kind`: may it be shrunk (`shrink_allowed`)?"""
+    def may_shrink(self, kind: tuple) -> tuple[bool, tuple[str, ...]]:
+        """The example being judged failed in `kind`: may it be shrunk (`shrink_allowed`), and if not, which
+        root causes of its kind's shrunk examples to test first (`shrink_hints`)?"""
         allowed = shrink_allowed(self.example, kind, self.failures, self.shrink_first)
+        hints = () if allowed else shrink_hints(self.example, kind, self.failures, self.causes)
         self.failures[self.example] = kind
-        return allowed
+        return allowed, hints
+
+    def classified(self, name: str) -> None:
+        """The shrunk example being judged was given root cause `name` (a hint for its kind's later ones)."""
+        self.causes[self.example] = name
 
     def example_started(self, index: int) -> None:
         """Example `index` of the search is being judged (its requests, shrinking and relation)."""

@@ -53,7 +53,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 from .coverage import Coverage
 from .events import RESULTS_FILE
 from .generate import example_id
-from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed
+from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed, shrink_hints
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
@@ -170,10 +170,16 @@ class SharedBudget(RestartBudget):
         return bool(isinstance(answer, dict) and answer.get("restart"))
 
     def may_shrink(self, kind):
-        """Asked of the parent, which alone hears every worker's failures."""
+        """Asked of the parent, which alone hears every worker's failures and reads their root causes."""
         self._say(shrink=self.example, kind=list(kind))
         answer = self.answers.get()
-        return bool(isinstance(answer, dict) and answer.get("shrink"))
+        if not isinstance(answer, dict):
+            return False, ()
+        hints = answer.get("hints") if isinstance(answer.get("hints"), list) else []
+        return bool(answer.get("shrink")), tuple(h for h in hints if isinstance(h, str))
+
+    def classified(self, name):
+        """The parent reads root causes from the records themselves."""
 
     def example_finished(self, index):
         self._say(done=index)
@@ -189,6 +195,8 @@ class BudgetKeeper:
         self.deaths = Counter()
         #: failing examples, index -> kind, as the workers asked whether to shrink them
         self.failures: dict[int, tuple] = {}
+        #: the root causes of shrunk examples, index -> name, read from the workers' records
+        self.causes: dict[int, str] = {}
         self.questions = []
 
     def heard(self, run, message):
@@ -213,9 +221,16 @@ class BudgetKeeper:
                 charged = self.spent + sum(n for index, n in self.deaths.items() if index <= example)
                 run.tell({"restart": charged <= self.max_restarts})
             else:
-                run.tell({"shrink": shrink_allowed(example, kind, self.failures, self.shrink_first)})
+                allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
+                hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
+                run.tell({"shrink": allowed, "hints": hints})
                 self.failures[example] = kind
             self.questions.remove(question)
+
+    def read(self, record):
+        """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
+        if record.kind == "example" and record.shrunk is not None and record.classification is not None:
+            self.causes[_example_index(record)] = record.classification.name
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""
@@ -362,11 +377,13 @@ def wait(runs, progress, keeper):
                 run.silent = True
             for message in run.messages(data):
                 keeper.heard(run, message)
-        keeper.answer()
+        # records before answers: a worker writes an example's record before it says the example is done
         for run in runs:
             for record in _records(run.new_lines()):
+                keeper.read(record)
                 if record.kind != "metamorphic":
                     progress.update(record.outcome.value)
+        keeper.answer()
     selector.close()
 
 
