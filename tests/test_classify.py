@@ -383,3 +383,17 @@ def test_a_tiny_precision_with_an_order_without_ngrams_is_classified_not_crashed
     answer = math.exp(0.5 * math.log(0.5) + 0.5 * math.log(sys.float_info.min))
     assert answer == pytest.approx(1.0547686e-154, rel=1e-6)
     assert classify(req, ScoreAnswer(answer), "papineni").name == "tiny-instead-of-zero"
+
+
+def test_a_hypothesis_cut_to_its_first_256_tokens_is_named_by_its_counts():
+    """A 300-token hypothesis "a b a b ..." against a 300-token reference "a b a b ... c c ... c" (260 of
+    "a b", then 40 "c"). Cut to 256 tokens each, both are the same "a b" run: by hand c = r = 256, matches =
+    totals = (256, 255, 254, 253), score 1 (SensAI-PT/LLaMa2lang issue #66: `s[:max_length]` before scoring).
+    Counted whole, the oracle has c = r = 300 and 260 unigram matches, so the counts say what was done."""
+    hypothesis = " ".join(["a", "b"] * 150)
+    reference = " ".join(["a", "b"] * 130 + ["c"] * 40)
+    req = request("corpus", [(hypothesis, [reference])])
+    stats = {"hyp_len": 256, "ref_len": 256, "matches": [256, 255, 254, 253], "totals": [256, 255, 254, 253],
+             "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(1.0, stats), "papineni")
+    assert explanation.name == "truncated-to-256-tokens"

@@ -107,6 +107,25 @@ def first_reference_counts(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(counts.matches[:n]), "ref_len": counts.ref_len}
 
 
+#: Lengths an input is commonly cut to before scoring (a model's or a tokenizer's maximum length).
+TRUNCATION_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
+
+
+def truncated_counts(length: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with each hypothesis and reference cut to its first `length` tokens before counting
+    (None where nothing is that long: the cut changes nothing)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if all(len(s.hypothesis) <= length and all(len(r) <= length for r in s.references) for s in segments):
+            return None
+        cut = [(s.hypothesis[:length], [r[:length] for r in s.references]) for s in segments]
+        counts = bleu.sum_statistics(cut, max_order=n, options=options)
+        return {"hyp_len": counts.hyp_len, "ref_len": counts.ref_len, "matches": tuple(counts.matches[:n]),
+                "totals": tuple(counts.totals[:n])}
+
+    return counted
+
+
 def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lowercase: bool) -> tuple[int, ...]:
     """Per order, the clipped matches with case folded (`lowercase`) or kept, whatever the request asked."""
     changed = options.with_changes(lowercase=lowercase)
@@ -198,6 +217,15 @@ COUNTING_ALTERNATIVES: dict[
             ),
         ),
     ),
+    **{
+        f"truncated-to-{length}-tokens": (
+            f"each hypothesis and reference cut to its first {length} tokens before counting (a maximum length "
+            "applied to the input, so a long segment is scored on its beginning only)",
+            frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+            truncated_counts(length),
+        )
+        for length in TRUNCATION_LENGTHS
+    },
 }
 
 
