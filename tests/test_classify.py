@@ -397,3 +397,17 @@ def test_a_hypothesis_cut_to_its_first_256_tokens_is_named_by_its_counts():
              "bp": 1.0}
     explanation = classify(req, ScoreAnswer(1.0, stats), "papineni")
     assert explanation.name == "truncated-to-256-tokens"
+
+
+@pytest.mark.parametrize("hypothesis, reference, name", [
+    (["a b", "c"], ["a", "b c"], "ngram-keys-joined-by-space"),
+    (["ab", "c"], ["a", "bc"], "ngram-keys-concatenated"),
+])
+def test_ngrams_keyed_by_joined_text_are_named_by_their_counts(hypothesis, reference, name):
+    """Two tokens against two others, weights (0.5, 0.5). By the formulas no unigram and no bigram matches:
+    matches (0, 0). Keyed by the tokens joined (promptfoo's `words.slice(i, i + n).join(' ')`), the bigram's
+    key is the same text on both sides: matches (0, 1) of totals (2, 1), and the score 0 (p1 = 0)."""
+    req = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=tuple(hypothesis),
+                       references=(tuple(reference),)),), weights=(0.5, 0.5), smoothing={"method": "none"})
+    stats = {"hyp_len": 2, "ref_len": 2, "matches": [0, 1], "totals": [2, 1], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == name

@@ -107,6 +107,33 @@ def first_reference_counts(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(counts.matches[:n]), "ref_len": counts.ref_len}
 
 
+def joined_key_matches(separator: str) -> Callable[..., tuple[int, ...]]:
+    """Per order, clipped matches where an n-gram is keyed by its tokens joined with `separator`, so n-grams
+    whose joined text is the same match: ("a b", "c") and ("a", "b c") under " ", ("ab", "c") and ("a", "bc")
+    under ""."""
+
+    def matches_of(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
+        matches = [0] * n
+        for segment in segments:
+            limit: Counter = Counter()
+            for reference in segment.references:
+                for key, k in _joined_counts(_folded(reference, fold), n, separator).items():
+                    limit[key] = max(limit[key], k)
+            for key, k in _joined_counts(_folded(segment.hypothesis, fold), n, separator).items():
+                matches[key[0] - 1] += min(k, limit[key])
+        return tuple(matches)
+
+    return matches_of
+
+
+def _joined_counts(tokens: Sequence[str], n: int, separator: str) -> Counter:
+    """Each order's n-grams counted by (order, their tokens joined with `separator`)."""
+    counts: Counter = Counter()
+    for gram, k in bleu.count(tuple(tokens), n).items():
+        counts[(len(gram), separator.join(gram))] += k
+    return counts
+
+
 #: Lengths an input is commonly cut to before scoring (a model's or a tokenizer's maximum length).
 TRUNCATION_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
 
@@ -216,6 +243,17 @@ COUNTING_ALTERNATIVES: dict[
                 lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
             ),
         ),
+    ),
+    "ngram-keys-joined-by-space": (
+        "an n-gram is keyed by its tokens joined with a space, so n-grams of tokens that hold spaces collide: "
+        "('a b', 'c') matches ('a', 'b c')",
+        MATCHES,
+        _layer("matches", _folding(joined_key_matches(" "))),
+    ),
+    "ngram-keys-concatenated": (
+        "an n-gram is keyed by its tokens concatenated with no separator, so ('ab', 'c') matches ('a', 'bc')",
+        MATCHES,
+        _layer("matches", _folding(joined_key_matches(""))),
     ),
     **{
         f"truncated-to-{length}-tokens": (
