@@ -438,7 +438,7 @@ class Session:
                 *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
             )
         if to_shrink and classification is not None:
-            self.budget.classified(classification.name)
+            self.budget.classified((classification.name, *classification.fits))
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
@@ -458,13 +458,12 @@ class Session:
         return self.budget.may_shrink((verdict.outcome.value, verdict.layer, verdict.order))
 
     def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
-        """An example not shrunk: the first of `hints` (its kind's shrunk examples' root causes) that explains
-        its answer, else its own classification, as any record's."""
-        for hint in hints:
-            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
-                              among=component_names(hint))
-            if named.change:
-                return named
+        """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
+        else fitted them) first, so every one of them that explains it is kept; else as any record is."""
+        among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
+        if named.change:
+            return named
         return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
 
     def shrink(self, request, verdict, reply=None, expected=None):

@@ -119,10 +119,12 @@ def shrink_allowed(index: int, kind: tuple, earlier: dict[int, tuple], first: in
     return len(_same_kind_before(index, kind, earlier)) < first
 
 
-def shrink_hints(index: int, kind: tuple, earlier: dict[int, tuple], causes: dict[int, str]) -> tuple[str, ...]:
-    """The root causes named for the examples of `kind` shrunk before `index` in its block (`causes`: index ->
-    name), in example order, each once: what an example not shrunk is tested against first."""
-    names = [causes[other] for other in _same_kind_before(index, kind, earlier) if other in causes]
+def shrink_hints(index: int, kind: tuple, earlier: dict[int, tuple],
+                 causes: dict[int, tuple[str, ...]]) -> tuple[str, ...]:
+    """The root causes named for the examples of `kind` shrunk before `index` in its block, with every
+    explanation that fitted them as well (`causes`: index -> names), in example order, each once: what an
+    example not shrunk is tested against first."""
+    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get(other, ())]
     return tuple(dict.fromkeys(names))
 
 
@@ -143,8 +145,8 @@ class RestartBudget:
         self.example = -1
         #: failing examples judged so far in this process, index -> kind (outcome, layer, order)
         self.failures: dict[int, tuple] = {}
-        #: the root causes named for the shrunk examples, index -> name
-        self.causes: dict[int, str] = {}
+        #: the root causes named for the shrunk examples (the name, then the others that fit), index -> names
+        self.causes: dict[int, tuple[str, ...]] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -160,9 +162,10 @@ class RestartBudget:
         self.failures[self.example] = kind
         return allowed, hints
 
-    def classified(self, name: str) -> None:
-        """The shrunk example being judged was given root cause `name` (a hint for its kind's later ones)."""
-        self.causes[self.example] = name
+    def classified(self, names: tuple[str, ...]) -> None:
+        """The shrunk example being judged was given these root causes (the name, then every other that fits):
+        hints for its kind's later examples."""
+        self.causes[self.example] = names
 
     def example_started(self, index: int) -> None:
         """Example `index` of the search is being judged (its requests, shrinking and relation)."""

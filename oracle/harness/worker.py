@@ -178,7 +178,7 @@ class SharedBudget(RestartBudget):
         hints = answer.get("hints") if isinstance(answer.get("hints"), list) else []
         return bool(answer.get("shrink")), tuple(h for h in hints if isinstance(h, str))
 
-    def classified(self, name):
+    def classified(self, names):
         """The parent reads root causes from the records themselves."""
 
     def example_finished(self, index):
@@ -195,8 +195,8 @@ class BudgetKeeper:
         self.deaths = Counter()
         #: failing examples, index -> kind, as the workers asked whether to shrink them
         self.failures: dict[int, tuple] = {}
-        #: the root causes of shrunk examples, index -> name, read from the workers' records
-        self.causes: dict[int, str] = {}
+        #: the root causes of shrunk examples (name, then the others that fit), index -> names, from the records
+        self.causes: dict[int, tuple] = {}
         self.questions = []
 
     def heard(self, run, message):
@@ -230,7 +230,7 @@ class BudgetKeeper:
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
         if record.kind == "example" and record.shrunk is not None and record.classification is not None:
-            self.causes[_example_index(record)] = record.classification.name
+            self.causes[_example_index(record)] = (record.classification.name, *record.classification.fits)
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""
