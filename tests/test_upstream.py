@@ -1,0 +1,123 @@
+"""The draft upstream reports (reports/upstream/NAME-ID.md) still describe the installed libraries: each
+reproduction (reports/upstream/NAME-ID.py, the library's own API) is run, and the test fails when its value now
+agrees with the documented value the draft derives by hand (the bug no longer reproduces: update or withdraw the
+draft), or when the draft no longer quotes the value the library gives. Every curated discrepancy of a library
+installed here that is not reported, acknowledged, fixed or deliberate upstream has a draft, and the index lists
+every draft.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from oracle.diagnose import discrepancies
+
+UPSTREAM = Path(__file__).resolve().parents[1] / "reports" / "upstream"
+DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.py") if not path.name.startswith("_"))
+#: The Python libraries whose unreported discrepancies must each have a draft when installed.
+PYTHON_LIBRARIES = {"nltk": "nltk", "sacrebleu": "sacrebleu", "torchmetrics": "torchmetrics",
+                    "torcheval": "torcheval", "ignite": "pytorch-ignite", "pycocoevalcap": "pycocoevalcap",
+                    "bleuscore": "bleuscore", "fast-bleu": "fast-bleu", "torchtext": "torchtext"}
+
+
+def installed(distribution: str) -> bool:
+    try:
+        importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+def load(draft: str) -> ModuleType:
+    """The reproduction module, imported from its file (reports/upstream on the path for its helpers)."""
+    spec = importlib.util.spec_from_file_location(f"upstream_{draft.replace('-', '_')}", UPSTREAM / f"{draft}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(UPSTREAM))
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(UPSTREAM))
+    return module
+
+
+def observe(module: ModuleType) -> Any:
+    """What the library gives: its value, or "ExceptionType: message" where it raises."""
+    sys.path.insert(0, str(UPSTREAM))
+    try:
+        return module.reproduce()
+    except Exception as exc:  # noqa: BLE001 - a raised exception is the observation
+        return f"{type(exc).__name__}: {exc}"
+    finally:
+        sys.path.remove(str(UPSTREAM))
+
+
+def agrees(observed: Any, documented: Any) -> bool:
+    """True when the library now gives the documented value (the project's numeric contract for numbers)."""
+    if isinstance(documented, str):  # a documented error
+        return isinstance(observed, str) and observed.startswith(documented)
+    if isinstance(documented, list):
+        return isinstance(observed, list) and len(observed) == len(documented) and all(
+            agrees(o, d) for o, d in zip(observed, documented, strict=True))
+    if isinstance(observed, (str, bool)):
+        return False
+    if math.isnan(documented):
+        return math.isnan(observed)
+    return not math.isnan(observed) and abs(observed - documented) <= 1e-12 + 1e-9 * abs(documented)
+
+
+def quoted(observed: Any) -> str:
+    """The observed value as the draft quotes it."""
+    return repr(observed) if isinstance(observed, float) else str(observed)
+
+
+@pytest.mark.parametrize("draft", DRAFTS)
+def test_the_reproduction_still_reproduces_and_the_draft_quotes_it(draft):
+    module = load_or_skip(draft)
+    observed = observe(module)
+    assert not agrees(observed, module.DOCUMENTED), (
+        f"{draft}: the library now gives {observed!r}, the documented value: update or withdraw the draft")
+    text = (UPSTREAM / f"{draft}.md").read_text(encoding="utf-8")
+    assert quoted(observed) in text, f"{draft}.md no longer quotes what the library gives: {quoted(observed)}"
+    assert f"`{draft}.py`" in text and re.search(rf"Version checked: {module.DISTRIBUTION} \d", text), (
+        f"{draft}.md names its reproduction and the version of {module.DISTRIBUTION} it was checked with")
+
+
+def load_or_skip(draft: str) -> ModuleType:
+    """The module, or a skip naming the library when it is not installed in this environment."""
+    distribution = next((d for d in PYTHON_LIBRARIES.values() if draft.startswith(d.replace("pytorch-", ""))),
+                        None)
+    if distribution is not None and not installed(distribution):
+        pytest.skip(f"{distribution} is not installed here (pip install 'bleu-oracle[all]')")
+    return load(draft)
+
+
+def test_the_agreement_rule_tells_a_fixed_library_from_a_broken_one():
+    assert agrees(1.0 + 1e-13, 1.0) and not agrees(1.0 + 1e-6, 1.0)
+    assert not agrees("IndexError: list index out of range", 1.0) and not agrees(float("nan"), 1.0)
+    assert agrees(float("nan"), float("nan")) and not agrees(0.0, float("nan"))
+    assert agrees("AssertionError: empty", "AssertionError") and not agrees(1.0, "AssertionError")
+    assert agrees([1.0, 1.0], [1.0, 1.0]) and not agrees([0.8187, 1.0], [1.0, 1.0]) and not agrees([2, 2], [2, 1])
+
+
+def test_every_unreported_discrepancy_of_an_installed_python_library_has_a_draft():
+    wanted = {entry.id for entry in discrepancies.models()
+              if entry.implementation in PYTHON_LIBRARIES and entry.upstream.stage == "found"
+              and installed(PYTHON_LIBRARIES[entry.implementation])}
+    assert wanted <= set(DRAFTS), sorted(wanted - set(DRAFTS))
+    assert set(DRAFTS) <= {entry.id for entry in discrepancies.models()}  # a draft is of a curated discrepancy
+
+
+def test_the_index_lists_every_draft():
+    index = (UPSTREAM / "README.md").read_text(encoding="utf-8")
+    for draft in DRAFTS:
+        assert f"[{draft}]({draft}.md)" in index, draft
