@@ -26,7 +26,11 @@ from oracle.adapters import environments
 from oracle.diagnose import discrepancies
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "reports" / "upstream"
-DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.py") if not path.name.startswith("_"))
+#: Reproductions that run in an environment of their own (keras-hub's and metrax's), by that environment's name.
+OWN_ENVIRONMENT = {path.stem: match.group(1) for path in UPSTREAM.glob("*.py")
+                   if (match := re.search(r'^VENV = "([^"]+)"', path.read_text(encoding="utf-8"), re.M))}
+DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.py")
+                if not path.name.startswith("_") and path.stem not in OWN_ENVIRONMENT)
 #: The JavaScript reproductions (node NAME-ID.js PACKAGE_DIR), by the npm package each needs.
 JS_DRAFTS = {path.stem: next(name for name in ("promptfoo", "bleu-score") if path.stem.startswith(name))
              for path in UPSTREAM.glob("*.js") if not path.name.startswith("_")}
@@ -126,9 +130,27 @@ def test_the_javascript_reproduction_still_reproduces_and_the_draft_quotes_it(dr
     assert f"`{draft}.js`" in text and f"Version checked: {JS_DRAFTS[draft]} {version}" in text
 
 
+@pytest.mark.slow
+@pytest.mark.heavy
+@pytest.mark.parametrize("draft", sorted(OWN_ENVIRONMENT))
+def test_a_reproduction_in_its_own_environment_still_reproduces(draft):
+    python = environments.venv_python(OWN_ENVIRONMENT[draft])
+    if not python.is_file():
+        pytest.skip(f"needs {OWN_ENVIRONMENT[draft]}'s environment (bleu-oracle install {OWN_ENVIRONMENT[draft]})")
+    run = subprocess.run([str(python), str(UPSTREAM / "_run.py"), str(UPSTREAM / f"{draft}.py")],
+                         capture_output=True, text=True, timeout=300, check=True, cwd=UPSTREAM)
+    result = json.loads(run.stdout.splitlines()[-1])
+    observed, documented = (from_js(result[key]) for key in ("observed", "documented"))
+    assert not agrees(observed, documented), (
+        f"{draft}: the library now gives {observed!r}, the documented value: update or withdraw the draft")
+    text = (UPSTREAM / f"{draft}.md").read_text(encoding="utf-8")
+    assert f"`{result['shown']}`" in text, f"{draft}.md no longer quotes what the library gives: {result['shown']}"
+    assert f"`{draft}.py`" in text and "Version checked: " in text
+
+
 def from_js(value: Any) -> Any:
-    """A value the JavaScript reproduction printed: NaN and the infinities come as their names."""
-    return float(value) if value in ("NaN", "Infinity", "-Infinity") else value
+    """A value a reproduction printed as JSON: NaN and the infinities come as their names (node's or Python's)."""
+    return float(value) if value in ("NaN", "Infinity", "-Infinity", "nan", "inf", "-inf") else value
 
 
 def test_the_agreement_rule_tells_a_fixed_library_from_a_broken_one():
@@ -145,10 +167,11 @@ def test_every_unreported_discrepancy_of_an_installed_python_library_has_a_draft
               and installed(PYTHON_LIBRARIES[entry.implementation])}
     assert wanted <= set(DRAFTS), sorted(wanted - set(DRAFTS))
     # a draft is of a curated discrepancy that is not reported
-    assert {*DRAFTS, *JS_DRAFTS} <= {entry.id for entry in discrepancies.models() if entry.upstream.stage == "found"}
+    unreported = {entry.id for entry in discrepancies.models() if entry.upstream.stage == "found"}
+    assert {*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT} <= unreported
 
 
 def test_the_index_lists_every_draft():
     index = (UPSTREAM / "README.md").read_text(encoding="utf-8")
-    for draft in [*DRAFTS, *JS_DRAFTS]:
+    for draft in [*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT]:
         assert f"[{draft}]({draft}.md)" in index, draft
