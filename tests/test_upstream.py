@@ -122,14 +122,7 @@ def test_the_javascript_reproduction_still_reproduces_and_the_draft_quotes_it(dr
     package = environments.npm_package_dir(JS_DRAFTS[draft])
     if node is None or not (package / "package.json").is_file():
         pytest.skip(f"needs node and the npm package {JS_DRAFTS[draft]} (bleu-oracle install {JS_DRAFTS[draft]})")
-    run = subprocess.run([node, str(UPSTREAM / f"{draft}.js"), str(package)], capture_output=True, text=True,
-                         timeout=60, check=True)
-    result = json.loads(run.stdout.splitlines()[-1])
-    observed, documented = (from_js(result[key]) for key in ("observed", "documented"))
-    assert not agrees(observed, documented), (
-        f"{draft}: the library now gives {observed!r}, the documented value: update or withdraw the draft")
-    text = (UPSTREAM / f"{draft}.md").read_text(encoding="utf-8")
-    assert f"`{result['shown']}`" in text, f"{draft}.md no longer quotes what the library gives: {result['shown']}"
+    text = check_printed(draft, [node, str(UPSTREAM / f"{draft}.js"), str(package)])
     version = package.parent.name.rsplit("-", 1)[1]
     assert f"`{draft}.js`" in text and f"Version checked: {JS_DRAFTS[draft]} {version}" in text
 
@@ -141,15 +134,21 @@ def test_a_reproduction_in_its_own_environment_still_reproduces(draft):
     python = environments.venv_python(OWN_ENVIRONMENT[draft])
     if not python.is_file():
         pytest.skip(f"needs {OWN_ENVIRONMENT[draft]}'s environment (bleu-oracle install {OWN_ENVIRONMENT[draft]})")
-    run = subprocess.run([str(python), str(UPSTREAM / "_run.py"), str(UPSTREAM / f"{draft}.py")],
-                         capture_output=True, text=True, timeout=300, check=True, cwd=UPSTREAM)
+    text = check_printed(draft, [str(python), str(UPSTREAM / "_run.py"), str(UPSTREAM / f"{draft}.py")])
+    assert f"`{draft}.py`" in text and "Version checked: " in text
+
+
+def check_printed(draft: str, command: list[str]) -> str:
+    """Runs a reproduction that prints {"observed", "documented", "shown"} as JSON, checks it still reproduces and
+    that its draft quotes what it shows; returns the draft's text."""
+    run = subprocess.run(command, capture_output=True, text=True, timeout=300, check=True, cwd=UPSTREAM)
     result = json.loads(run.stdout.splitlines()[-1])
     observed, documented = (from_js(result[key]) for key in ("observed", "documented"))
     assert not agrees(observed, documented), (
         f"{draft}: the library now gives {observed!r}, the documented value: update or withdraw the draft")
     text = (UPSTREAM / f"{draft}.md").read_text(encoding="utf-8")
     assert f"`{result['shown']}`" in text, f"{draft}.md no longer quotes what the library gives: {result['shown']}"
-    assert f"`{draft}.py`" in text and "Version checked: " in text
+    return text
 
 
 def from_js(value: Any) -> Any:
