@@ -1,9 +1,10 @@
-"""The draft upstream reports (reports/upstream/NAME-ID.md) still describe the installed libraries: each
-reproduction (reports/upstream/NAME-ID.py, the library's own API) is run, and the test fails when its value now
-agrees with the documented value the draft derives by hand (the bug no longer reproduces: update or withdraw the
-draft), or when the draft no longer quotes the value the library gives. Every curated discrepancy of a library
-installed here that is not reported, acknowledged, fixed or deliberate upstream has a draft, and the index lists
-every draft.
+"""The draft upstream reports (reports/upstream/NAME-ID.md) still describe the installed libraries. Each
+reproduction, in the library's own API, is run: NAME-ID.py in this environment (the Moses scripts through perl),
+NAME-ID.js with node for the npm packages, keras-hub's and metrax's NAME-ID.py in their own environments (heavy),
+mlpack's NAME-ID.cpp built with g++ (slow). The test fails when a library now gives the documented value the draft
+derives by hand (the bug no longer reproduces: update or withdraw the draft), or when the draft no longer quotes
+the value the library gives. Every unreported curated discrepancy of a Python library installed here has a
+draft, and the index lists every draft.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from oracle.adapters import environments
 from oracle.diagnose import discrepancies
 
 UPSTREAM = Path(__file__).resolve().parents[1] / "reports" / "upstream"
+#: The C++ reproductions (mlpack's header-only BLEU), built with g++ against the headers of the mlpack wheel.
+CPP_DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.cpp"))
 #: Reproductions that run in an environment of their own (keras-hub's and metrax's), by that environment's name.
 OWN_ENVIRONMENT = {path.stem: match.group(1) for path in UPSTREAM.glob("*.py")
                    if (match := re.search(r'^VENV = "([^"]+)"', path.read_text(encoding="utf-8"), re.M))}
@@ -138,6 +141,21 @@ def test_a_reproduction_in_its_own_environment_still_reproduces(draft):
     assert f"`{draft}.py`" in text and "Version checked: " in text
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("draft", CPP_DRAFTS)
+def test_a_cpp_reproduction_still_reproduces(draft, tmp_path):
+    compiler, spec = shutil.which("g++"), importlib.util.find_spec("mlpack")
+    if compiler is None or spec is None or spec.origin is None or not Path("/usr/include/armadillo").exists():
+        pytest.skip("needs g++, the mlpack wheel and Armadillo's headers (pip install 'bleu-oracle[mlpack]'; "
+                    "apt-get install g++ libarmadillo-dev libcereal-dev)")
+    include = Path(spec.origin).parent / "include"
+    binary = tmp_path / draft
+    subprocess.run([compiler, "-std=c++17", "-O2", f"-I{include}", str(UPSTREAM / f"{draft}.cpp"), "-o",
+                    str(binary)], capture_output=True, text=True, timeout=600, check=True)
+    text = check_printed(draft, [str(binary)])
+    assert f"`{draft}.cpp`" in text and f"Version checked: mlpack {importlib.metadata.version('mlpack')}" in text
+
+
 def check_printed(draft: str, command: list[str]) -> str:
     """Runs a reproduction that prints {"observed", "documented", "shown"} as JSON, checks it still reproduces and
     that its draft quotes what it shows; returns the draft's text."""
@@ -171,10 +189,10 @@ def test_every_unreported_discrepancy_of_an_installed_python_library_has_a_draft
     assert wanted <= set(DRAFTS), sorted(wanted - set(DRAFTS))
     # a draft is of a curated discrepancy that is not reported
     unreported = {entry.id for entry in discrepancies.models() if entry.upstream.stage == "found"}
-    assert {*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT} <= unreported
+    assert {*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT, *CPP_DRAFTS} <= unreported
 
 
 def test_the_index_lists_every_draft():
     index = (UPSTREAM / "README.md").read_text(encoding="utf-8")
-    for draft in [*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT]:
+    for draft in [*DRAFTS, *JS_DRAFTS, *OWN_ENVIRONMENT, *CPP_DRAFTS]:
         assert f"[{draft}]({draft}.md)" in index, draft
