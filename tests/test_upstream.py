@@ -37,7 +37,7 @@ DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.py")
 #: The JavaScript reproductions (node NAME-ID.js PACKAGE_DIR), by the npm package each needs.
 JS_DRAFTS = {path.stem: next(name for name in ("promptfoo", "bleu-score") if path.stem.startswith(name))
              for path in UPSTREAM.glob("*.js") if not path.name.startswith("_")}
-#: The Python libraries whose unreported discrepancies must each have a draft when installed.
+#: The Python libraries of this environment (registry name: distribution), for skipping a draft whose library is absent.
 PYTHON_LIBRARIES = {"nltk": "nltk", "sacrebleu": "sacrebleu", "torchmetrics": "torchmetrics",
                     "torcheval": "torcheval", "ignite": "pytorch-ignite", "pycocoevalcap": "pycocoevalcap",
                     "bleuscore": "bleuscore", "fast-bleu": "fast-bleu", "torchtext": "torchtext"}
