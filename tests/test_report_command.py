@@ -13,6 +13,7 @@ import json
 import math
 import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -167,14 +168,23 @@ def test_the_trophy_case_lists_every_curated_discrepancy_with_its_upstream_statu
         assert f"[`{entry.id}`](#{entry.id})" in page and f"## {entry.id}\n" in page
     # nltk was run: its classes are re-run now; the others are not installed in this report
     assert "reproduced with 3." in page and "not re-run (not installed here)" in page
-    # the states come from the upstream text: a linked open PR, a deliberate choice, nothing found
+    # each entry is listed under its furthest stage upstream, read from the structured status
     assert "| nltk-method6-last-hypothesis-length" not in page  # ids are links, not bare cells
     row = next(line for line in page.splitlines() if "`torcheval-shortest-reference`" in line)
     assert row.endswith("| reported |")
     row = next(line for line in page.splitlines() if "`nltk-method0-tiny`" in line)
     assert row.endswith("| deliberate |")
     row = next(line for line in page.splitlines() if "`nltk-zero-precision-dropped`" in line)
-    assert row.endswith("| not reported |")
+    assert row.endswith("| found |")
+    # the counts separate the stages and add up to the entries; "found" counts only what no thread reports
+    stages = Counter(e.upstream.stage for e in entries)
+    for stage in ("found", "reported", "acknowledged", "fixed", "deliberate"):
+        assert f"| [{stage}](#{stage}) | {stages[stage]} |" in page and f"\n### {stage}\n" in page
+    found = [e for e in entries if e.upstream.stage == "found"]
+    unrelated = sum(1 for e in found if not e.upstream.related)
+    assert f"{len(found)} found by this suite and not found in the library's tracker: {unrelated} with no" in page
+    section = page.split("\n### found\n")[1].split("\n### ")[0]
+    assert "`nltk-zero-precision-dropped`" in section and "`torcheval-shortest-reference`" not in section
     html = (runs[0] / "index.html").read_text(encoding="utf-8")
     assert '<h2 id="trophies">Trophy case</h2>' in html and "<code>torcheval-shortest-reference</code>" in html
 

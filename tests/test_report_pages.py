@@ -19,7 +19,10 @@ renders byte for byte).
 The expected pages were not produced by the code under test: they are the previous implementation's output, kept
 so that the re-cut (and any later change of the page code) shows every byte it changes. The pages also read the
 curated discrepancies (oracle/diagnose/data/discrepancies.yaml) and the edge cases (oracle/suite/edge_cases.py): a
-change there changes the expected pages, regenerated with the command above and reviewed as a diff.
+change there changes the expected pages, regenerated with the command above and reviewed as a diff. Since the
+upstream status became structured data (branch r5-trophy), the old code cannot read the curated file: the trophy
+sections of `index.html` and `trophies.md` were rendered by the page code of that change, reviewed as a diff in
+which nothing outside the trophy sections changed.
 
 Holds: oracle.reports.site.formatting, oracle.reports.site.pages, oracle.reports.site.view
 """

@@ -116,7 +116,6 @@ FIXED_NOTES: dict[str, export.Note] = {
     ),
 }
 
-_URL_AND_STATE = re.compile(r"(https?://[^\s,;)]+)(?:\s*\(([^)]*)\))?")
 _CASE_MENTION = re.compile(r"\bcases? ([a-z0-9]+(?:-[a-z0-9]+)+)")
 
 
@@ -310,14 +309,14 @@ def fixed_flags(request: ScoreRequest, expected: Expected, printed: export.Print
 
 def known_bug_note(entry: Discrepancy) -> export.Note:
     """A curated discrepancy as a note: what the library does, what it answers on the example, upstream."""
-    links = [export.Link(url=url, state=state or None) for url, state in _URL_AND_STATE.findall(entry.upstream)]
+    links = [export.Link(url=thread.url, state=thread.state) for thread in entry.upstream.threads()]
     return export.Note(
         bug_type="known-bug",
         description=f"{entry.implementation} {entry.version}: {entry.summary}",
         effect=f"On the minimal example {entry.implementation} answers {json.dumps(entry.example.implementation)} "
         f"where profile {entry.profile} gives {json.dumps(entry.example.oracle)}.",
         links=links,
-        upstream=entry.upstream,
+        upstream=entry.upstream.text(),
     )
 
 

@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from oracle.models.discrepancy import Discrepancy
+from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
 
 from .data import (
@@ -178,24 +178,11 @@ class Trophy:
     profile: str
     contradicts: str
     root_cause: str
-    upstream: str
-    state: str  # reported / related / deliberate / not reported
+    upstream: str  # the status in one line (Upstream.text)
+    stage: str  # the furthest stage upstream: fixed / deliberate / acknowledged / reported / found
+    related: int  # how many related threads it links
+    searched: str  # when its tracker was last searched (YYYY-MM-DD)
     now: str  # what this run's re-run shows
-
-
-def upstream_state(text: str | None) -> str:
-    """ "reported" (an issue or pull request is linked), "related" (one about a neighbouring behaviour),
-    "deliberate" (a maintainer's choice, or documented) or "not reported"."""
-    text = text or ""
-    for prefix, state in (
-        ("not ", "not reported"),
-        ("deliberate", "deliberate"),
-        ("documented", "deliberate"),
-        ("related", "related"),
-    ):
-        if text.startswith(prefix):
-            return state
-    return "reported" if "https://" in text else "not reported"
 
 
 def answer_value(answer: dict[str, Any] | None) -> str:
@@ -559,13 +546,21 @@ class ReportView:
             profile=entry.profile,
             contradicts=f"{contradicts.source}: “{contradicts.quote}”",
             root_cause=f"{root.file}, {root.function}: {root.detail}",
-            upstream=entry.upstream,
-            state=upstream_state(entry.upstream),
+            upstream=entry.upstream.text(),
+            stage=entry.upstream.stage,
+            related=len(entry.upstream.related),
+            searched=entry.upstream.searched,
             now=now,
         )
 
     def trophy_counts(self) -> tuple[int, Counter[str], int]:
-        """(libraries, {upstream state: count}, reproduced now)."""
+        """(libraries, {upstream stage: count} over every stage, reproduced now): each entry counts once, under
+        its furthest stage, so the counts add up to the number of entries."""
         libraries = len({t.implementation for t in self.trophies})
-        states = Counter(t.state for t in self.trophies)
-        return libraries, states, sum(1 for t in self.trophies if t.now.startswith("reproduced"))
+        stages = Counter({stage: 0 for stage in STAGES})
+        stages.update(t.stage for t in self.trophies)
+        return libraries, stages, sum(1 for t in self.trophies if t.now.startswith("reproduced"))
+
+    def trophies_at(self, stage: str) -> list[Trophy]:
+        """The trophies whose furthest stage upstream is `stage`, in file order."""
+        return [t for t in self.trophies if t.stage == stage]

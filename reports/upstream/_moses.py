@@ -1,0 +1,38 @@
+"""The Moses scripts for the Perl reproductions: found through BLEU_ORACLE_MULTI_BLEU / BLEU_ORACLE_MTEVAL (as
+bleu-oracle's adapters find them), else in the shared tools beside the checkout; run with perl."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "tools" / "moses"
+
+
+def script(variable, name):
+    """The script's path, or None when it is not here."""
+    path = Path(os.environ.get(variable) or SHARED / name)
+    return path if path.is_file() else None
+
+
+def unavailable(variable, name, module=None):
+    """Why the reproduction cannot run here, or None."""
+    if shutil.which("perl") is None:
+        return "needs perl"
+    if script(variable, name) is None:
+        return f"needs {name} (set {variable}, or the shared tools beside the checkout)"
+    if module and subprocess.run(["perl", f"-M{module}", "-e", "1"], capture_output=True).returncode != 0:
+        return f"needs the Perl module {module}"
+    return None
+
+
+def run(variable, name, arguments, *, stdin=None, cwd=None):
+    """The script's standard output; a run that dies raises RuntimeError with its last line (the script's path
+    shortened to its name, so the message reads the same everywhere)."""
+    path = script(variable, name)
+    done = subprocess.run(["perl", str(path), *arguments], input=stdin, capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or [""])[-1].replace(str(path), name).strip()
+        raise RuntimeError(f"exit {done.returncode}: {last}")
+    return done.stdout
