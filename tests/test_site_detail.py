@@ -21,7 +21,7 @@ import pytest
 from oracle.cli import main
 from oracle.reports.site import svg
 from oracle.reports.site.data import read_data
-from oracle.reports.site.detail import SiteDetail
+from oracle.reports.site.detail import SiteDetail, page_name
 from oracle.reports.site.formatting import request_text, tokens_text, visible_token
 from oracle.reports.site.view import ReportView, category
 
@@ -172,3 +172,12 @@ def test_the_report_sites_files_get_ordinary_permissions(tmp_path):
     wrong = {name: oct(mode) for name, mode in modes.items()
              if mode != (0o755 if (tmp_path / name).is_dir() else 0o644)}
     assert not wrong
+
+
+@pytest.mark.parametrize(("name", "page"), [
+    ("nltk", True), ("torchmetrics-sacrebleu", True), ("both-empty", True), ("mlpack-double", True),
+    ("../index", False), ("a/b", False), (".hidden", False), ("", False), ("a b", False),
+])
+def test_only_a_plain_name_gets_a_page_of_its_own(name, page):
+    """A name that would climb out of the folder, name a sub-folder or hide gets no page (and no link)."""
+    assert page_name(name) is page
