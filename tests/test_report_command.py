@@ -60,8 +60,9 @@ def test_the_data_files_and_the_pages_exist(runs):
         assert (out / DATA_DIR / name).is_file(), name
     for page in PAGES:
         assert (out / page).is_file(), page
-    assert (out / "implementations" / "nltk.md").is_file()
+    assert (out / "implementations" / "nltk.md").is_file() and (out / "implementations" / "nltk.html").is_file()
     assert not (out / "implementations" / "sacrebleu.md").exists()  # not selected
+    assert (out / "cases" / "both-empty.html").is_file()
 
 
 def test_two_runs_are_byte_identical(runs):

@@ -18,6 +18,7 @@ import pytest
 from markupsafe import Markup
 
 from oracle.reports.site.data import Answer, Cell, SearchEntry, Verdict, read_data
+from oracle.reports.site.detail import SiteDetail
 from oracle.reports.site.pages import environment
 from oracle.reports.site.svg import Element
 from oracle.reports.site.view import ReportView, category
@@ -85,7 +86,7 @@ def test_what_an_implementation_reports_is_escaped_on_the_html_page():
     cells = [dataclasses.replace(cell, answer=Answer("error", message=hostile)) if cell.column == "nltk" else cell
              for cell in data.cells]
     view = ReportView(dataclasses.replace(data, implementations=registry, cells=cells))
-    page = environment().get_template("index.html.j2").render(view=view)
+    page = environment().get_template("index.html.j2").render(view=view, detail=SiteDetail(view, None))
     assert hostile not in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
 

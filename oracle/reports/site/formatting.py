@@ -58,12 +58,31 @@ def compact_json(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
 
 
+#: How whitespace inside a token is shown (a token "a b" must not read like the tokens "a", "b").
+VISIBLE_WHITESPACE = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍"}
+#: An empty token, shown (joined with spaces it would be invisible).
+EMPTY_TOKEN = "⟨⟩"
+
+
+def visible_token(token: str) -> str:
+    """A token for reading among others separated by spaces: whitespace inside it made visible (␣ for a space,
+    other whitespace by its code point), an empty token as ⟨⟩."""
+    if not token:
+        return EMPTY_TOKEN
+    return "".join(VISIBLE_WHITESPACE.get(c, f"⟨U+{ord(c):04X}⟩") if c.isspace() else c for c in token)
+
+
+def tokens_text(tokens: Any) -> str:
+    """A token list for reading: the tokens separated by spaces, each made visible; ∅ for none."""
+    return " ".join(visible_token(str(token)) for token in tokens or ()) or "∅"
+
+
 def request_text(request: Mapping[str, Any]) -> str:
     """A one-line human form of a small request: hyp | refs, weights, smoothing."""
     parts = []
     for segment in request.get("segments", []):
-        hypothesis = " ".join(segment.get("hypothesis", [])) or "∅"
-        references = " / ".join(" ".join(r) or "∅" for r in segment.get("references", []))
+        hypothesis = tokens_text(segment.get("hypothesis"))
+        references = " / ".join(tokens_text(r) for r in segment.get("references", []))
         parts.append(f"“{hypothesis}” vs “{references}”")
     extra = [f"{request.get('level', 'corpus')}", "weights " + ", ".join(fmt(w, 4) for w in request.get("weights", []))]
     smoothing = request.get("smoothing") or {"method": "none"}

@@ -3,7 +3,10 @@
 Writes README.md (the index), matrix.md (the edge-case matrix), real-data.md (WMT17 newstest2017 en-de, 1 and 4
 references), trophies.md (every curated discrepancy), implementations/<name>.md (one discrepancy report per
 installed implementation) and index.html (all of it on one self-contained page: inline CSS, inline SVG plots from
-`oracle.reports.site.svg`; no script, nothing fetched). Nothing here calls an implementation or the oracle, so
+`oracle.reports.site.svg`; no script, nothing fetched), with its detail pages (`oracle.reports.site.detail`):
+implementations/<name>.html (every badge, discrepancies, baseline, how to reproduce), cases/<id>.html (every
+column's answer to one edge case) and deviations.html (unique to one implementation, or shared). Nothing here
+calls an implementation or the oracle, so
 `bleu-oracle report --render-only` regenerates the pages from the committed data; the same data files give
 byte-identical pages.
 """
@@ -21,6 +24,7 @@ from oracle.reports.staging import write_atomically
 
 from . import svg
 from .data import read_data
+from .detail import CASE_HTML, CASES_DIR, DEVIATIONS_PAGE, IMPLEMENTATION_HTML, SiteDetail, page_name
 from .formatting import compact_json, fmt, fmt_delta, fmt_points, md, request_text
 from .view import CATEGORIES, CATEGORY_KEYS, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView
 
@@ -61,7 +65,9 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
-    env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg)
+    env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
+                       detail_page=page_name, implementation_html=lambda name: IMPLEMENTATION_HTML.format(name=name),
+                       case_html=lambda id: CASE_HTML.format(id=id), deviations_page=DEVIATIONS_PAGE)
     return env
 
 
@@ -69,19 +75,44 @@ def _write(path: Path, text: str) -> Path:
     return write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
-def render(out: Path, *, data_from: Path | None = None) -> list[Path]:
+#: The project's reviewed baselines, shown on each implementation's page (absent outside a checkout): this file is
+#: oracle/reports/site/pages.py.
+BASELINES = Path(__file__).resolve().parents[3] / "baselines"
+
+
+def render(out: Path, *, data_from: Path | None = None, baselines: Path | None = BASELINES) -> list[Path]:
     """Render every page of report directory `out` from `out/data/` (or from `data_from/data/`: the same files,
-    named as the user knows them); returns the paths written."""
+    named as the user knows them) and the reviewed baselines in `baselines`; returns the paths written."""
     out = Path(out)
     view = ReportView(read_data(Path(data_from) if data_from is not None else out))
     env = environment()
+    detail = SiteDetail(view, baselines if baselines is not None and baselines.is_dir() else None)
     written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
     template = env.get_template("implementation.md.j2")
     for entry in view.installed:
         written.append(_write(pages / f"{entry.name}.md", template.render(view=view, entry=entry)))
-    written.append(_write(out / "index.html", env.get_template("index.html.j2").render(view=view)))
+    index = env.get_template("index.html.j2").render(view=view, detail=detail)
+    written.append(_write(out / "index.html", index))
+    return written + _detail_pages(out, env, detail)
+
+
+def _detail_pages(out: Path, env: jinja2.Environment, detail: SiteDetail) -> list[Path]:
+    """implementations/<name>.html, cases/<id>.html and deviations.html (names that cannot be a file get none)."""
+    written, view = [], detail.view
+    template = env.get_template("implementation.html.j2")
+    for entry in view.installed:
+        if page_name(entry.name):
+            page = out / IMPLEMENTATION_HTML.format(name=entry.name)
+            written.append(_write(page, template.render(view=view, detail=detail, entry=entry, up="../")))
+    template = env.get_template("case.html.j2")
+    for case in view.cases:
+        if page_name(case.id):
+            page = out / CASE_HTML.format(id=case.id)
+            written.append(_write(page, template.render(view=view, detail=detail, case=case, up="../")))
+    deviations = env.get_template("deviations.html.j2").render(view=view, detail=detail, up="")
+    written.append(_write(out / DEVIATIONS_PAGE, deviations))
     return written
 
 
-__all__ = ["PAGES", "render"]
+__all__ = ["CASES_DIR", "PAGES", "render"]

@@ -35,26 +35,31 @@ PALETTE = (
     "#393b79",
     "#637939",
 )
-MARKERS = (
-    "circle",
-    "square",
-    "diamond",
-    "triangle",
-    "circle",
-    "square",
-    "diamond",
-    "triangle",
-    "circle",
-    "square",
-    "diamond",
-    "triangle",
-)
+#: Marker shapes, combined with the palette so that no two implementations share a colour and a shape.
+MARKERS = ("circle", "square", "diamond", "triangle")
 #: The layers of the sufficient statistics (and the tokens they count): a divergence there can leave the score equal.
 STATISTICS_LAYERS = ("hyp_len", "ref_len", "matches", "totals", "bp", "tokenization")
 #: The log10 range of the random-search deviation plot (0-1 scale) and of the real-data one (BLEU points).
 LOG_RANGE = (-17, 1)
 REAL_LOG_RANGE = (-15, 2)
 SVG_NAMESPACE = "http://www.w3.org/2000/svg"
+#: Advance widths of Helvetica (its AFM metrics, per 1000 em) for printable ASCII, from " " to "~"; Arial and
+#: Liberation Sans share them. Other characters count as a full em.
+HELVETICA_WIDTHS = (
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,  # space to /
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,  # 0 to ?
+    1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,  # @ to O
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,  # P to _
+    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,  # ` to o
+    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,  # p to ~
+)
+#: The margin a label's estimated width gets: the reader's sans-serif may be wider than Helvetica (DejaVu Sans is
+#: about 10% wider; the page asks for the system font first).
+WIDTH_MARGIN = 1.15
+#: Font sizes (px) of the plots' text classes (the page's CSS: `svg .label`, `svg .tick`).
+LABEL_SIZE, TICK_SIZE = 12.5, 11.0
+#: The titles' size, and how much wider bold text is than regular (an upper estimate).
+TITLE_SIZE = 14 * 1.1
 
 Attribute = tuple[str, object]
 
@@ -80,6 +85,19 @@ class Element:
             return Markup(f"<{self.tag}{attributes}/>")
         text = self.text if isinstance(self.text, Markup) else esc(self.text or "")
         return Markup(f"<{self.tag}{attributes}>{text}{''.join(c.markup() for c in self.children)}</{self.tag}>")
+
+
+def text_width(text: str, size: float) -> float:
+    """An upper estimate of the width in px of `text` at font size `size` (px), with the reader's font wider than
+    Helvetica by up to WIDTH_MARGIN: what a plot leaves for a label so that it is never clipped."""
+    ems = sum(HELVETICA_WIDTHS[ord(c) - 32] if " " <= c <= "~" else 1000 for c in text) / 1000
+    return ems * size * WIDTH_MARGIN
+
+
+def series_style(k: int) -> tuple[str, str]:
+    """The marker (shape, colour) of the k-th implementation of a plot: unique for the first
+    len(PALETTE) × len(MARKERS) (an implementation that comes round to a colour again gets the next shape)."""
+    return MARKERS[(k + k // len(PALETTE)) % len(MARKERS)], PALETTE[k % len(PALETTE)]
 
 
 def _f(x: float) -> str:
@@ -205,27 +223,46 @@ def _bands(bands: Iterable[tuple[tuple[int, int], str]], top: int, bottom: int) 
     return marks
 
 
+def _margin(labels: Iterable[str], size: float, *, least: int = 0) -> int:
+    """The width (px) that holds the widest of `labels` at font size `size`, with 8 px to spare."""
+    return max(least, math.ceil(max((text_width(label, size) for label in labels), default=0)) + 8)
+
+
+def _legend(x: float, y: float, entries: Iterable[tuple[str, str]]) -> tuple[list[Element], float]:
+    """A one-line legend of coloured dots (colour, label) from x; returns its marks and where it ends."""
+    marks: list[Element] = []
+    for colour, label in entries:
+        marks += [
+            Element("circle", (("cx", _f(x + 5)), ("cy", y - 4), ("r", 4), ("fill", colour))),
+            _text(_f(x + 13), y, label, "tick"),
+        ]
+        x += 13 + text_width(label, TICK_SIZE) + 14
+    return marks, x
+
+
 def deviation_plot(model: ReportView) -> Markup:
     """Each implementation's random inputs: |answer − oracle| on a log scale, agreeing inputs and
-    refusals in bands of their own. One row per implementation."""
+    refusals in bands of their own. One row per implementation; the labels' widths measured, never clipped."""
     names = [entry.name for entry in model.installed if model.search.get(entry.name)]
     if not names:
         return Markup("")
-    row_h, left, width = 34, 150, 1100
+    summaries = {name: _search_summary(model, name) for name in names}
+    row_h = 34
+    left = _margin((model.column_label(name) for name in names), LABEL_SIZE, least=150)
     band_agree = (left, left + 70)
-    x0, x1 = left + 95, width - 360
+    x0 = left + 95
+    x1 = x0 + 495
     band_statistics = (x1 + 15, x1 + 60)  # the score agrees, a statistic (c, r, matches, totals) does not
     band_nan = (x1 + 75, x1 + 120)
     band_refused = (x1 + 135, x1 + 190)
-    top = 40
+    legend, legend_end = _legend(20, 32, ((CATEGORY_COLOUR[key], CATEGORY_LABEL[key]) for key in CATEGORY_KEYS))
+    width = max(band_refused[1] + 8 + _margin(summaries.values(), TICK_SIZE), math.ceil(legend_end) + 10)
+    top = 48
     bottom = top + row_h * len(names)
-    marks = [
-        _heading(
-            left,
-            f"Deviation from the oracle on {model.run.examples} random inputs (seed {model.run.seed}), "
-            "under each implementation's declared profile",
-        )
-    ]
+    title = (f"Deviation from the oracle on {model.run.examples} random inputs (seed {model.run.seed}), "
+             "under each implementation's declared profile")
+    marks = [_heading(20, title), *legend]
+    width = max(width, _margin([title], TITLE_SIZE) + 20)
     marks += _bands(
         ((band_agree, "agrees"), (band_statistics, "stats≠"), (band_nan, "NaN≠"), (band_refused, "refused")),
         top,
@@ -241,19 +278,12 @@ def deviation_plot(model: ReportView) -> Markup:
         LOG_RANGE,
     )
     marks += axis
-    lx = 20  # the legend
-    for key in CATEGORY_KEYS:
-        marks += [
-            Element("circle", (("cx", lx + 5), ("cy", 28), ("r", 4), ("fill", CATEGORY_COLOUR[key]))),
-            _text(lx + 13, 32, CATEGORY_LABEL[key], "tick"),
-        ]
-        lx += 13 + 6 * len(CATEGORY_LABEL[key]) + 22
     for row, name in enumerate(names):
         y_mid = top + row_h * row + row_h / 2
         if row % 2:
             marks.append(_rect(0, top + row_h * row, left - 5, row_h, "#fafafa"))
         marks += [
-            _line(left, top + row_h * (row + 1), width - 5, top + row_h * (row + 1), "#eee"),
+            _line(left, top + row_h * (row + 1), band_refused[1], top + row_h * (row + 1), "#eee"),
             _text(left - 8, _f(y_mid + 4), model.column_label(name), "label", anchor="end"),
         ]
         dots = []
@@ -298,10 +328,14 @@ def deviation_plot(model: ReportView) -> Markup:
                 block=True,
             )
         )
-        counts = model.search_counts(name)
-        summary = " · ".join(f"{counts[k]} {SHORT[k]}" for k in SHORT if counts[k])
-        marks.append(_text(band_refused[1] + 8, _f(y_mid + 4), summary, "tick"))
+        marks.append(_text(band_refused[1] + 8, _f(y_mid + 4), summaries[name], "tick"))
     return _svg(width, bottom + 60, "deviation from the oracle across the random inputs", marks)
+
+
+def _search_summary(model: ReportView, name: str) -> str:
+    """An implementation's random inputs counted by category, as its plot row ends: "96 agree · 104 curated"."""
+    counts = model.search_counts(name)
+    return " · ".join(f"{counts[k]} {SHORT[k]}" for k in SHORT if counts[k])
 
 
 def _score(row: RealRow | None) -> float | None:
@@ -328,9 +362,15 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
     low, high = math.floor(min(values) / 5) * 5, math.ceil(max(values) / 5) * 5
     if high == low:
         high = low + 5
-    width, left, right, top = 1060, 60, 200, 30
-    plot_h = 280
-    x_step = (width - left - right) / max(len(systems), 1)
+    legend_labels = [_legend_label(model, table, systems, column) for column in implementations]
+    plot_w, left, top, plot_h = 800, 60, 30, 280
+    right = _margin([*legend_labels, "oracle (papineni)"], TICK_SIZE) + 45
+    x_step = plot_w / max(len(systems), 1)
+    # a system's name is written at -40°: the first must not run off the left edge, the longest off the bottom
+    names = _margin(systems, TICK_SIZE)
+    left = max(left, math.ceil(names * math.cos(math.radians(40)) - x_step / 2) + 4)
+    width = left + plot_w + right
+    label_depth = math.ceil(names * math.sin(math.radians(40))) + 24
 
     def xpos(i: int) -> float:
         return left + x_step * (i + 0.5)
@@ -339,9 +379,9 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
         return top + plot_h - (v - low) / (high - low) * plot_h
 
     label = "1 reference" if references == 1 else f"{references} references"
-    marks = [
-        _heading(left, f"WMT17 newstest2017 en-de, {label}: BLEU × 100 per system (sorted by the oracle, papineni)")
-    ]
+    title = f"WMT17 newstest2017 en-de, {label}: BLEU × 100 per system (sorted by the oracle, papineni)"
+    width = max(width, left + _margin([title], TITLE_SIZE))
+    marks = [_heading(left, title)]
     for tick in range(int(low), int(high) + 1, 5 if high - low <= 40 else 10):
         y = ypos(tick)
         marks += [
@@ -366,27 +406,19 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
                 continue
             title = (f"{column} on {system}, {label}: {fmt_points(record.answer.score)} "
                      f"(Δ {fmt_delta(record.difference)} points)")
-            marks.append(
-                _marker(
-                    MARKERS[k % len(MARKERS)],
-                    x + offset + 3.0 * k,
-                    ypos(100 * value),
-                    PALETTE[k % len(PALETTE)],
-                    title,
-                    size=3.2,
-                )
-            )
+            shape, colour = series_style(k)
+            marks.append(_marker(shape, x + offset + 3.0 * k, ypos(100 * value), colour, title, size=3.2))
     ly = top + 6  # the legend
     marks += [
         _line(width - right + 15, ly, width - right + 35, ly, "#222", "1.2"),
         _text(width - right + 40, ly + 4, "oracle (papineni)", "tick"),
     ]
-    for k, column in enumerate(implementations):
+    for k, (column, text) in enumerate(zip(implementations, legend_labels, strict=True)):
         ly += 17
-        scored = any(column in table[s] and table[s][column].answer.outcome == "score" for s in systems)
+        shape, colour = series_style(k)
         marks += [
-            _marker(MARKERS[k % len(MARKERS)], width - right + 25, ly, PALETTE[k % len(PALETTE)], column, size=3.5),
-            _text(width - right + 40, ly + 4, column + ("" if scored else " (n/a)"), "tick"),
+            _marker(shape, width - right + 25, ly, colour, column, size=3.5),
+            _text(width - right + 40, ly + 4, text, "tick"),
         ]
     middle = top + plot_h / 2
     marks.append(
@@ -402,7 +434,16 @@ def real_scores_plot(model: ReportView, references: int) -> Markup:
             "BLEU × 100",
         )
     )
-    return _svg(width, top + plot_h + 120, f"real-data scores, {label}", marks)
+    height = max(top + plot_h + max(label_depth, 40), ly + 12)
+    return _svg(width, height, f"real-data scores, {label}", marks)
+
+
+def _legend_label(model: ReportView, table: dict[str | None, dict[str, RealRow]], systems: list[str],
+                  column: str) -> str:
+    """An implementation in a real-data plot's legend: its label, and why it has no markers when it scored none."""
+    if any(column in table[s] and table[s][column].answer.outcome == "score" for s in systems):
+        return model.column_label(column)
+    return f"{model.column_label(column)} (n/a: not scored, see the notes)"
 
 
 def real_deviation_plot(model: ReportView) -> Markup:
@@ -411,26 +452,25 @@ def real_deviation_plot(model: ReportView) -> Markup:
         return Markup("")
     settings = sorted({r.references for r in model.real})
     implementations = model.real_implementations()
-    row_h, left, width, top = 30, 200, 1060, 40
-    band_equal = (left, left + 70)
-    x0, x1 = left + 95, width - 140
-    band_na = (x1 + 15, x1 + 75)
     rows = [(c, s) for c in implementations for s in settings]
+    names = [f"{model.column_label(column)}, {references} ref{'s' if references > 1 else ''}"
+             for column, references in rows]
+    row_h, top = 30, 40
+    left = _margin(names, LABEL_SIZE, least=200)
+    band_equal = (left, left + 70)
+    x0, x1 = left + 95, left + 720
+    band_na = (x1 + 15, x1 + 75)
+    title = ("WMT17: |implementation − oracle| per system, in BLEU points (oracle under the implementation's "
+             "declared profile)")
+    width = max(band_na[1] + 10, 20 + _margin([title], TITLE_SIZE))
     bottom = top + row_h * len(rows)
-    marks = [
-        _heading(
-            left,
-            "WMT17: |implementation − oracle| per system, in BLEU points (oracle under the "
-            "implementation's declared profile)",
-        )
-    ]
+    marks = [_heading(20, title)]
     marks += _bands(((band_equal, "= exactly"), (band_na, "n/a")), top, bottom)
     axis, xpos = _log_axis(x0, x1, top, bottom, range(-14, 3, 2), "|difference| in BLEU points (log)", REAL_LOG_RANGE)
     marks += axis
     for row, (column, references) in enumerate(rows):
         y_mid = top + row_h * row + row_h / 2
-        k = implementations.index(column)
-        name = f"{model.column_label(column)}, {references} ref{'s' if references > 1 else ''}"
+        k, name = implementations.index(column), names[row]
         marks += [
             _line(
                 left,
@@ -456,15 +496,9 @@ def real_deviation_plot(model: ReportView) -> Markup:
                 if record.answer.outcome == "score"
                 else f"{column} on {record.system}: {record.answer.outcome}: {record.answer.message}"
             )
+            shape, colour = series_style(k)
             marks.append(
-                _marker(
-                    MARKERS[k % len(MARKERS)],
-                    x,
-                    y_mid + _jitter(i * 13 + references, row_h * 0.5),
-                    PALETTE[k % len(PALETTE)],
-                    title,
-                    size=3.0,
-                    opacity=0.7,
-                )
+                _marker(shape, x, y_mid + _jitter(i * 13 + references, row_h * 0.5), colour, title, size=3.0,
+                        opacity=0.7)
             )
     return _svg(width, bottom + 60, "real-data differences from the oracle", marks)

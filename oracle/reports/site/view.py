@@ -28,8 +28,8 @@ from .data import (
 from .formatting import compact_json, fmt, fmt_delta, fmt_points, request_text
 
 IMPLEMENTATIONS_DIR = "implementations"
-#: The pages `render` writes (besides implementations/<name>.md).
-PAGES = ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html")
+#: The pages `render` writes (besides implementations/<name>.md and .html, and cases/<id>.html).
+PAGES = ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html", "deviations.html")
 #: Marks for the Markdown matrix.
 DIFFERS_MARK = "✗"
 #: Categories of a cell or a random input, in legend order: (key, label, colour).
