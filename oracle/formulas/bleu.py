@@ -23,7 +23,7 @@ from decimal import Decimal
 from fractions import Fraction
 from itertools import chain, islice
 
-from . import exact
+from . import exact, runs
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
 from .smoothing import SmoothedCounts, extra_orders, smooth
@@ -140,9 +140,16 @@ ORDER_BY_ORDER = 10_000
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
     orders = min(max_order, len(hypothesis))  # a reference's n-grams longer than the hypothesis match nothing
-    if len(hypothesis) + sum(map(len, references)) <= ORDER_BY_ORDER:
-        reference_counts = [count(reference, orders) for reference in references]
-        matches = clipped_matches(count(hypothesis, orders), reference_counts, max_order)
+    # a long run of one token is counted arithmetically (`runs`: the same counts, and few n-grams to hold)
+    by_runs = [runs.mostly_runs(tokens, orders) for tokens in (hypothesis, *references)]
+    counted_literally = sum(len(tokens) for tokens, fast in zip((hypothesis, *references), by_runs, strict=True)
+                            if not fast)
+    if counted_literally <= ORDER_BY_ORDER:
+        hypothesis_counts, *reference_counts = [
+            runs.count_by_runs(tokens, orders) if fast else count(tokens, orders)
+            for tokens, fast in zip((hypothesis, *references), by_runs, strict=True)
+        ]
+        matches = clipped_matches(hypothesis_counts, reference_counts, max_order)
     else:
         matches = [0] * max_order
         for n in range(1, orders + 1):

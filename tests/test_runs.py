@@ -1,0 +1,74 @@
+"""Counting by runs (oracle.formulas.runs) gives exactly the literal count (`bleu.count`, section 2.1): a property
+test over sentences built of runs of one token, short and long, and over whole segments, whose statistics must
+equal those the literal formulas (count, clipped_matches, effective_reference_length) give.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oracle.formulas import bleu, runs
+from oracle.formulas.conventions import Options
+
+SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+TOKENS = st.sampled_from(["a", "b", "c", "", "a b", "日本"])
+
+
+def run_sentences(longest_run: int, most_runs: int):
+    """Token sequences made of runs: up to `most_runs` runs of 1..`longest_run` copies of a token."""
+    return st.lists(st.tuples(TOKENS, st.integers(1, longest_run)), max_size=most_runs).map(
+        lambda pairs: tuple(token for token, run in pairs for _ in range(run))
+    )
+
+
+@SETTINGS
+@given(run_sentences(12, 12), st.integers(1, 14))
+def test_count_by_runs_is_the_literal_count(tokens, max_order):
+    assert runs.count_by_runs(tokens, max_order) == bleu.count(tokens, max_order)
+
+
+@SETTINGS
+@given(run_sentences(700, 5), st.integers(1, 12))
+def test_count_by_runs_is_the_literal_count_on_long_runs(tokens, max_order):
+    assert runs.count_by_runs(tokens, max_order) == bleu.count(tokens, max_order)
+
+
+def literal_statistics(hypothesis, references, max_order, options):
+    """The segment's statistics from the literal formulas alone."""
+    hypothesis, references = bleu._prepare(hypothesis, references, options)
+    orders = min(max_order, len(hypothesis))
+    matches = bleu.clipped_matches(bleu.count(hypothesis, orders), [bleu.count(r, orders) for r in references],
+                                   max_order)
+    totals = [max(len(hypothesis) - n + 1, 0, options.segment_totals_floor) for n in range(1, max_order + 1)]
+    r = bleu.effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)
+    return bleu.Statistics(len(hypothesis), r, tuple(matches), tuple(totals), 1)
+
+
+@SETTINGS
+@given(run_sentences(600, 4), st.lists(run_sentences(600, 4), min_size=1, max_size=3), st.integers(1, 9),
+       st.booleans())
+def test_segment_statistics_by_runs_are_the_literal_ones(hypothesis, references, max_order, lowercase):
+    options = Options(lowercase=lowercase)
+    assert bleu.segment_statistics(hypothesis, references, max_order=max_order, options=options) == \
+        literal_statistics(hypothesis, references, max_order, options)
+
+
+def test_a_very_long_run_is_counted_by_runs_and_exactly():
+    """The generator's shape: a run of 65,600 copies, its reference one token shorter (hand derivation: a run of
+    L tokens holds L - n + 1 n-grams of order n; clipped by the reference's 65,599 - n + 1)."""
+    hypothesis, reference = ("the",) * 65_600, ("the",) * 65_599
+    assert runs.mostly_runs(hypothesis, 4)
+    counts = runs.count_by_runs(hypothesis, 4)
+    assert counts == Counter({("the",) * n: 65_600 - n + 1 for n in range(1, 5)})
+    stats = bleu.segment_statistics(hypothesis, [reference], max_order=4)
+    assert stats.matches == tuple(65_599 - n + 1 for n in range(1, 5))
+    assert stats.totals == tuple(65_600 - n + 1 for n in range(1, 5))
+
+
+def test_a_sentence_of_many_runs_is_counted_literally():
+    assert not runs.mostly_runs(("a", "b") * 500, 4)
+    assert not runs.mostly_runs(("a",) * 100, 4)  # short: the literal count is cheap
