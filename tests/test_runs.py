@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from oracle.formulas import bleu, runs
 from oracle.formulas.conventions import Options
+from oracle.harness import coverage
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -72,3 +73,11 @@ def test_a_very_long_run_is_counted_by_runs_and_exactly():
 def test_a_sentence_of_many_runs_is_counted_literally():
     assert not runs.mostly_runs(("a", "b") * 500, 4)
     assert not runs.mostly_runs(("a",) * 100, 4)  # short: the literal count is cheap
+
+
+@SETTINGS
+@given(st.one_of(run_sentences(12, 12), run_sentences(700, 5)))
+def test_coverage_reads_runs_as_it_reads_tokens(tokens):
+    """The coverage table's fast paths on runs: the same adjacent pairs and token counts as read token by token."""
+    assert coverage._adjacent_pairs(tokens, runs.run_lengths(tokens)) == set(zip(tokens, tokens[1:], strict=False))
+    assert coverage._token_counts(tokens) == Counter(tokens)

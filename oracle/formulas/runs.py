@@ -24,7 +24,7 @@ RUNS_PER_TOKEN = 4
 
 def run_lengths(tokens: Sequence[str]) -> list[tuple[str, int]]:
     """The sentence as (token, how many times in a row), left to right."""
-    return [(token, sum(1 for _ in group)) for token, group in groupby(tokens)]
+    return [(token, len(list(group))) for token, group in groupby(tokens)]  # each run read in C
 
 
 def mostly_runs(tokens: Sequence[str], max_order: int) -> bool:
