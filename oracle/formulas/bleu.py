@@ -130,8 +130,8 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
 
-#: A segment of more tokens than this (hypothesis and references together) is counted one order at a
-#: time: memory then holds one order's n-grams instead of every order's (a million characters under
+#: A segment of more tokens than this to count n-gram by n-gram (hypothesis and references together, long runs
+#: of one token apart: `runs` counts those arithmetically) is counted one order at a time: memory then holds one order's n-grams instead of every order's (a million characters under
 #: `--tokenize char`: 321 MB instead of 884 MB). A smaller one is counted in one pass, which is faster
 #: (a third, on WMT17 with one reference) and whose memory does not matter.
 ORDER_BY_ORDER = 10_000
@@ -140,25 +140,33 @@ ORDER_BY_ORDER = 10_000
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
     orders = min(max_order, len(hypothesis))  # a reference's n-grams longer than the hypothesis match nothing
-    # a long run of one token is counted arithmetically (`runs`: the same counts, and few n-grams to hold)
-    by_runs = [runs.mostly_runs(tokens, orders) for tokens in (hypothesis, *references)]
-    counted_literally = sum(len(tokens) for tokens, fast in zip((hypothesis, *references), by_runs, strict=True)
-                            if not fast)
-    if counted_literally <= ORDER_BY_ORDER:
-        hypothesis_counts, *reference_counts = [
-            runs.count_by_runs(tokens, orders) if fast else count(tokens, orders)
-            for tokens, fast in zip((hypothesis, *references), by_runs, strict=True)
-        ]
-        matches = clipped_matches(hypothesis_counts, reference_counts, max_order)
-    else:
-        matches = [0] * max_order
-        for n in range(1, orders + 1):
-            reference_counts = [Counter(ngrams(reference, n)) for reference in references]
-            matches[n - 1] = clipped_matches(Counter(ngrams(hypothesis, n)), reference_counts, n)[n - 1]
+    matches = _matches(hypothesis, references, orders, max_order)
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)
     return len(hypothesis), r, matches, totals
+
+
+def _matches(hypothesis, references, orders, max_order):
+    """The clipped matches per order: every order counted in one pass (a long run of one token arithmetically,
+    `runs`: the same counts, few n-grams to hold), or one order at a time when more than ORDER_BY_ORDER tokens
+    are to be counted n-gram by n-gram."""
+    sequences = (hypothesis, *references)
+    if sum(map(len, sequences)) <= runs.SHORTEST:  # most segments: no sequence long enough to have long runs
+        by_runs = (False,) * len(sequences)
+    else:
+        by_runs = tuple(runs.mostly_runs(tokens, orders) for tokens in sequences)
+    if sum(len(tokens) for tokens, fast in zip(sequences, by_runs, strict=True) if not fast) <= ORDER_BY_ORDER:
+        hypothesis_counts, *reference_counts = [
+            runs.count_by_runs(tokens, orders) if fast else count(tokens, orders)
+            for tokens, fast in zip(sequences, by_runs, strict=True)
+        ]
+        return clipped_matches(hypothesis_counts, reference_counts, max_order)
+    matches = [0] * max_order
+    for n in range(1, orders + 1):
+        reference_counts = [Counter(ngrams(reference, n)) for reference in references]
+        matches[n - 1] = clipped_matches(Counter(ngrams(hypothesis, n)), reference_counts, n)[n - 1]
+    return matches
 
 
 def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
