@@ -130,10 +130,11 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
 
-#: A segment of more tokens than this to count n-gram by n-gram (hypothesis and references together, long runs
-#: of one token apart: `runs` counts those arithmetically) is counted one order at a time: memory then holds one order's n-grams instead of every order's (a million characters under
-#: `--tokenize char`: 321 MB instead of 884 MB). A smaller one is counted in one pass, which is faster
-#: (a third, on WMT17 with one reference) and whose memory does not matter.
+#: A segment of more tokens than this to count n-gram by n-gram (hypothesis and references together, long
+#: runs of one token apart: `runs` counts those arithmetically) is counted one order at a time: memory then
+#: holds one order's n-grams instead of every order's (a million characters under `--tokenize char`: 321 MB
+#: instead of 884 MB). A smaller one is counted in one pass, which is faster (a third, on WMT17 with one
+#: reference) and whose memory does not matter.
 ORDER_BY_ORDER = 10_000
 
 
