@@ -1,10 +1,13 @@
-"""Counting by runs (oracle.formulas.runs) gives exactly the literal count (`bleu.count`, section 2.1): a property
-test over sentences built of runs of one token, short and long, and over whole segments, whose statistics must
-equal those the literal formulas (count, clipped_matches, effective_reference_length) give.
+"""The runner's fast paths give exactly what the literal code gives, as property tests: counting by runs
+(oracle.formulas.runs) against the literal count (`bleu.count`, section 2.1) over sentences built of runs of one
+token, short and long, and over whole segments, whose statistics must equal those the literal formulas (count,
+clipped_matches, effective_reference_length) give; the coverage table's reading of runs; the wire encoding of
+long token sequences (oracle.models.wire) against json's own encoder.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 
 from hypothesis import HealthCheck, given, settings
@@ -13,8 +16,11 @@ from hypothesis import strategies as st
 from oracle.formulas import bleu, runs
 from oracle.formulas.conventions import Options
 from oracle.harness import coverage
+from oracle.models import wire
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: for the properties over long sentences (hundreds of tokens each): fewer examples keep the file within seconds
+LONG_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 TOKENS = st.sampled_from(["a", "b", "c", "", "a b", "日本"])
 
@@ -32,7 +38,7 @@ def test_count_by_runs_is_the_literal_count(tokens, max_order):
     assert runs.count_by_runs(tokens, max_order) == bleu.count(tokens, max_order)
 
 
-@SETTINGS
+@LONG_SETTINGS
 @given(run_sentences(700, 5), st.integers(1, 12))
 def test_count_by_runs_is_the_literal_count_on_long_runs(tokens, max_order):
     assert runs.count_by_runs(tokens, max_order) == bleu.count(tokens, max_order)
@@ -49,8 +55,8 @@ def literal_statistics(hypothesis, references, max_order, options):
     return bleu.Statistics(len(hypothesis), r, tuple(matches), tuple(totals), 1)
 
 
-@SETTINGS
-@given(run_sentences(600, 4), st.lists(run_sentences(600, 4), min_size=1, max_size=3), st.integers(1, 9),
+@LONG_SETTINGS
+@given(run_sentences(400, 4), st.lists(run_sentences(400, 4), min_size=1, max_size=3), st.integers(1, 9),
        st.booleans())
 def test_segment_statistics_by_runs_are_the_literal_ones(hypothesis, references, max_order, lowercase):
     options = Options(lowercase=lowercase)
@@ -75,9 +81,28 @@ def test_a_sentence_of_many_runs_is_counted_literally():
     assert not runs.mostly_runs(("a",) * 100, 4)  # short: the literal count is cheap
 
 
-@SETTINGS
+@LONG_SETTINGS
 @given(st.one_of(run_sentences(12, 12), run_sentences(700, 5)))
 def test_coverage_reads_runs_as_it_reads_tokens(tokens):
     """The coverage table's fast paths on runs: the same adjacent pairs and token counts as read token by token."""
     assert coverage._adjacent_pairs(tokens, runs.run_lengths(tokens)) == set(zip(tokens, tokens[1:], strict=False))
     assert coverage._token_counts(tokens) == Counter(tokens)
+
+
+LONG = wire.LONG_SEQUENCE + 1
+
+
+@LONG_SETTINGS
+@given(st.lists(st.text(max_size=4), min_size=1, max_size=4), st.integers(0, 3), st.lists(st.text(max_size=3)),
+       st.booleans(), st.booleans())
+def test_a_long_sequence_is_encoded_as_json_encodes_it(pool, rotate, short, ensure_ascii, as_tuple):
+    """A request line with long token sequences (built from their distinct tokens) is the line json's own encoder
+    writes, character for character; NUL and tokens spelled like the stand-ins included."""
+    long = [pool[(i + rotate) % len(pool)] for i in range(LONG)]
+    pool_tokens = tuple(long) if as_tuple else long
+    command = {"cmd": "score", "seq": 3, "segments": [
+        {"hypothesis": pool_tokens, "references": [short, long[:LONG - rotate], ["\x000\x00", *long]]},
+        {"hypothesis": short, "references": [["\x001\x00"]]},
+    ], "weights": [0.25] * 4}
+    plain = json.dumps(command, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
+    assert wire.encode(command, ensure_ascii=ensure_ascii) == plain
