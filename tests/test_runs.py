@@ -17,6 +17,7 @@ from oracle.formulas import bleu, runs
 from oracle.formulas.conventions import Options
 from oracle.harness import coverage
 from oracle.models import wire
+from oracle.models.protocol import ScoreRequest, Segment
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 #: for the properties over long sentences (hundreds of tokens each): fewer examples keep the file within seconds
@@ -106,3 +107,16 @@ def test_a_long_sequence_is_encoded_as_json_encodes_it(pool, rotate, short, ensu
     ], "weights": [0.25] * 4}
     plain = json.dumps(command, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
     assert wire.encode(command, ensure_ascii=ensure_ascii) == plain
+
+
+@SETTINGS
+@given(st.lists(st.tuples(run_sentences(3, 4), st.lists(run_sentences(3, 4), min_size=1, max_size=2)), min_size=1,
+                max_size=3))
+def test_concatenations_are_found_as_defined(segments):
+    """"two different n-grams whose tokens concatenate to the same string": any two distinct adjacent pairs of the
+    request's sequences, compared once over the whole request."""
+    request = ScoreRequest(seq=0, level="corpus", weights=(0.25,) * 4, smoothing="none", lowercase=False,
+                           segments=tuple(Segment(hypothesis=h, references=tuple(r)) for h, r in segments))
+    pairs = {pair for h, refs in segments for tokens in (h, *refs) for pair in zip(tokens, tokens[1:], strict=False)}
+    colliding = any(a != b and "".join(a) == "".join(b) for a in pairs for b in pairs)
+    assert ("concatenations" in coverage.features(request)) == colliding

@@ -124,12 +124,14 @@ def features(request, statistics=None):
         found.add(f"text-{request.tokenize}")
         request = request.tokenized()
     seen = set()
-    joined = {}
+    pairs = set()
     for segment in request.segments:
         for tokens in (segment.hypothesis, *segment.references):
-            _sequence_features(tokens, seen, joined, found)
+            _sequence_features(tokens, seen, pairs, found)
         _segment_features(segment, found)
         _segment_boundaries(segment, found)
+    if len({"".join(pair) for pair in pairs}) < len(pairs):  # two different pairs joined alike
+        found.add("concatenations")
     _corpus_features(request.segments, found)
     _weight_features(tuple(request.weights), found)
     _option_features(request, found)
@@ -138,9 +140,9 @@ def features(request, statistics=None):
     return found
 
 
-def _sequence_features(tokens, seen, joined, found):
+def _sequence_features(tokens, seen, pairs, found):
     """One token sequence's features: its tokens' (each distinct token once a run: `seen`), its length and
-    runs, and n-grams whose tokens concatenate alike (`joined`: concatenation -> first pair seen)."""
+    runs; its distinct adjacent pairs are added to `pairs` (whose concatenations `features` compares once)."""
     for token in set(tokens) - seen:
         seen.add(token)
         _token_features(token, found)
@@ -152,10 +154,7 @@ def _sequence_features(tokens, seen, joined, found):
         found.add("run-past-255")
     if run > 65535:
         found.add("run-past-65535")
-    if "concatenations" not in found:
-        for pair in _adjacent_pairs(tokens, lengths):  # distinct pairs: a long run has one
-            if joined.setdefault("".join(pair), pair) != pair:
-                found.add("concatenations")
+    pairs.update(_adjacent_pairs(tokens, lengths))
 
 
 def _segment_features(segment, found):
