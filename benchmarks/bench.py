@@ -13,6 +13,7 @@ Nothing here asserts a time: the figures are for people (README, performance).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
@@ -32,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import oracle  # noqa: E402
 import oracle.formulas.bleu  # noqa: E402
 import oracle.textio  # noqa: E402
+from oracle.reports.staging import STAGING_PREFIX  # noqa: E402
 
 HYP_SYSTEM = "newstest2017.online-B.0.en-de.txt.gz"
 REFERENCE = "newstest2017.reference.en-de.txt.gz"
@@ -343,30 +345,36 @@ def _print_runner_cpu(rows, code, name, jobs, examples, runs):
                  "examples_per_s_wall": examples / wall})
 
 
+def _failing(lines):
+    return any(b'"type":"record"' in line and (b'"outcome":"fail"' in line or b'"outcome":"error"' in line)
+               for line in lines)
+
+
 def time_to_detection(bug, *, poll=0.02):
     """`check --command "plantedbleu.py BUG"` with the defaults: seconds from the command's start to its first
-    failing record in results.jsonl (read as it grows), and to the end of the run (None when nothing failed)."""
+    failing record in results.jsonl (read as it grows in the run's staging directory, each complete line once),
+    and to the end of the run; None for the first when nothing failed."""
     with tempfile.TemporaryDirectory() as report_dir:
         command = shlex.join([sys.executable, str(ROOT / "tests" / "fakes" / "plantedbleu.py"), bug])
         cmd = [sys.executable, "-m", "oracle", "check", "--command", command, "--report", report_dir, "--quiet"]
-        results = Path(report_dir, "results.jsonl")
         start = time.perf_counter()
-        first = None
+        first = results = None
         process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
         read = 0
-        while True:
-            ended = process.poll() is not None
-            if first is None and results.exists():
-                data = results.read_bytes()
-                complete = data[read:data.rfind(b"\n") + 1]
-                read += len(complete)
-                if any(b'"type":"record"' in line and (b'"outcome":"fail"' in line or b'"outcome":"error"' in line)
-                       for line in complete.splitlines()):
-                    first = time.perf_counter() - start
-            if ended:
-                break
+        while process.poll() is None:
+            # the run writes into a staging directory inside the report directory, published when it ends
+            results = results or next(Path(report_dir).glob(f"{STAGING_PREFIX}*/results.jsonl"), None)
+            if first is None and results is not None and results.exists():
+                with contextlib.suppress(OSError):  # (published meanwhile)
+                    data = results.read_bytes()[read:]
+                    complete = data[:data.rfind(b"\n") + 1]
+                    read += len(complete)
+                    first = time.perf_counter() - start if _failing(complete.splitlines()) else None
             time.sleep(poll)
         end = time.perf_counter() - start
+        published = Path(report_dir, "results.jsonl")
+        if first is None and published.exists() and _failing(published.read_bytes().splitlines()):
+            first = end  # its first failing record was written in the last moments: at most the end
     return first, end, process.returncode
 
 
