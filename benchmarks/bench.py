@@ -13,9 +13,11 @@ Nothing here asserts a time: the figures are for people (README, performance).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import os
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 import oracle  # noqa: E402
 import oracle.formulas.bleu  # noqa: E402
 import oracle.textio  # noqa: E402
+from oracle.reports.staging import STAGING_PREFIX  # noqa: E402
 
 HYP_SYSTEM = "newstest2017.online-B.0.en-de.txt.gz"
 REFERENCE = "newstest2017.reference.en-de.txt.gz"
@@ -268,6 +271,137 @@ def bench_search(examples, rows, jobs=1):
     )
 
 
+#: The implementations the runner's CPU is measured against: the project's fast float implementation (a protocol
+#: v1 server in plain floats whose own cost is small) and the trivial one (the exact oracle in a loop).
+#: (paths relative to the checkout measured)
+RUNNER_IMPLEMENTATIONS = {
+    "fast float (plantedbleu clean)": ["tests/fakes/plantedbleu.py", "clean"],
+    "trivial (exact oracle)": ["benchmarks/trivial_impl.py"],
+}
+
+
+def metered_search(examples, jobs, implementation, *, seed=0, root=ROOT):
+    """One `check --no-cases --examples N --jobs J` of the checkout at `root` (its runner, its implementation
+    script) with every Python process metered (benchmarks/cpumeter): (wall seconds, the runner's search CPU,
+    its per-kind thread CPU {kind: [examples, seconds]}, the implementation processes' CPU)."""
+    with tempfile.TemporaryDirectory() as report_dir, tempfile.TemporaryDirectory() as meter_dir:
+        command = shlex.join([sys.executable, str(Path(root) / implementation[0]), *implementation[1:]])
+        cmd = [sys.executable, "-m", "oracle", "check", "--no-cases", "--examples", str(examples), "--seed", str(seed),
+               "--command", command, "--report", report_dir, "--quiet", "--jobs", str(jobs)]
+        # the checkout measured comes first: the meter imports the harness before `-m oracle` puts cwd on the path
+        env = {**os.environ, "BLEU_ORACLE_CPU_METER": meter_dir,
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "benchmarks" / "cpumeter"), str(root)])}
+        start = time.perf_counter()
+        done = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env)
+        wall = time.perf_counter() - start
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"check exit {done.returncode}: {done.stderr.strip()[-400:]}")
+        measured = [json.loads(path.read_text(encoding="utf-8")) for path in Path(meter_dir).glob("*.json")]
+    runners = [m for m in measured if m["searches"]]
+    kinds = {kind: [sum(m[kind][0] for m in runners), sum(m[kind][1] for m in runners)]
+             for kind in ("ordinary", "expensive")}
+    implementation_cpu = sum(m["process_cpu"] for m in measured if not _is_search_process(m["argv"]))
+    return wall, sum(m["search_cpu"] for m in runners), kinds, implementation_cpu
+
+
+def _is_search_process(argv):
+    return "-m" in argv and argv[argv.index("-m") + 1:argv.index("-m") + 2] in (["oracle"],
+                                                                                ["oracle.harness.worker_process"])
+
+
+def bench_runner_cpu(examples, rows, repeats=1, before=None):
+    """The runner's CPU per example (process CPU of `check` and its workers from the search's start to its end,
+    which load does not inflate; start-up, handshake and cases excluded), for the default mix and for the
+    ordinary inputs alone (thread CPU per example), and examples/s by the wall clock, against the fast float and
+    the trivial implementation with --jobs 1 and --jobs 2, side by side in one run (medians over `repeats`).
+    `before`: another checkout (the code before a change), measured alternately with this one."""
+    print(f"\n## the runner's CPU per example (check --no-cases --examples {examples}, seed 0, medians of {repeats})")
+    print(f"  {'code':<7} {'implementation':<32} {'jobs':>4} {'runner ms/ex':>12} {'ordinary':>9} {'expensive':>10} "
+          f"{'impl ms/ex':>10} {'ex/s wall':>10}")
+    roots = {"this": ROOT} if before is None else {"before": Path(before), "after": ROOT}
+    for name, implementation in RUNNER_IMPLEMENTATIONS.items():
+        for jobs in (1, 2):
+            measured = {code: [] for code in roots}
+            for _ in range(repeats):  # alternately: load on the machine affects both sides
+                for code, root in roots.items():
+                    measured[code].append(metered_search(examples, jobs, implementation, root=root))
+            for code, runs in measured.items():
+                _print_runner_cpu(rows, code, name, jobs, examples, runs)
+
+
+def _print_runner_cpu(rows, code, name, jobs, examples, runs):
+    """One row of the runner's CPU table: medians over `runs` (metered_search's results)."""
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    impl_cpu = statistics.median(r[3] for r in runs)
+    per_kind = {kind: statistics.median(r[2][kind][1] / max(r[2][kind][0], 1) for r in runs)
+                for kind in ("ordinary", "expensive")}
+    print(f"  {code:<7} {name:<32} {jobs:>4} {cpu / examples * 1000:12.3f} {per_kind['ordinary'] * 1000:9.3f} "
+          f"{per_kind['expensive'] * 1000:10.2f} {impl_cpu / examples * 1000:10.3f} {examples / wall:10.0f}")
+    rows.append({"section": "runner cpu", "code": code, "implementation": name, "jobs": jobs, "examples": examples,
+                 "runner_cpu_ms_per_example": cpu / examples * 1000,
+                 "ordinary_ms": per_kind["ordinary"] * 1000, "expensive_ms": per_kind["expensive"] * 1000,
+                 "implementation_cpu_ms_per_example": impl_cpu / examples * 1000,
+                 "examples_per_s_wall": examples / wall})
+
+
+def _failing(lines):
+    return any(b'"type":"record"' in line and (b'"outcome":"fail"' in line or b'"outcome":"error"' in line)
+               for line in lines)
+
+
+def time_to_detection(bug, *, poll=0.02):
+    """`check --command "plantedbleu.py BUG"` with the defaults: seconds from the command's start to its first
+    failing record in results.jsonl (read as it grows in the run's staging directory, each complete line once),
+    and to the end of the run; None for the first when nothing failed."""
+    with tempfile.TemporaryDirectory() as report_dir:
+        command = shlex.join([sys.executable, str(ROOT / "tests" / "fakes" / "plantedbleu.py"), bug])
+        cmd = [sys.executable, "-m", "oracle", "check", "--command", command, "--report", report_dir, "--quiet"]
+        start = time.perf_counter()
+        first = results = None
+        process = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        read = 0
+        while process.poll() is None:
+            # the run writes into a staging directory inside the report directory, published when it ends
+            results = results or next(Path(report_dir).glob(f"{STAGING_PREFIX}*/results.jsonl"), None)
+            if first is None and results is not None and results.exists():
+                with contextlib.suppress(OSError):  # (published meanwhile)
+                    data = results.read_bytes()[read:]
+                    complete = data[:data.rfind(b"\n") + 1]
+                    read += len(complete)
+                    first = time.perf_counter() - start if _failing(complete.splitlines()) else None
+            time.sleep(poll)
+        end = time.perf_counter() - start
+        published = Path(report_dir, "results.jsonl")
+        if first is None and published.exists() and _failing(published.read_bytes().splitlines()):
+            first = end  # its first failing record was written in the last moments: at most the end
+    return first, end, process.returncode
+
+
+def bench_detection(rows, bugs=None):
+    """Time to detection per planted bug (tests/fakes/plantedbleu.py BUGS), `check` with its defaults."""
+    sys.path.insert(0, str(ROOT / "tests" / "fakes"))
+    from plantedbleu import BUGS
+
+    print("\n## time to detection per planted bug (check --command 'plantedbleu.py BUG', defaults)")
+    firsts, ends, missed = [], [], []
+    for bug in bugs or BUGS:
+        first, end, code = time_to_detection(bug)
+        print(f"  {bug:<28} first failing record {'-' if first is None else f'{first:6.2f} s'}, end {end:6.2f} s "
+              f"(exit {code})")
+        ends.append(end)
+        if first is None:
+            missed.append(bug)
+        else:
+            firsts.append(first)
+        rows.append({"section": "detection", "bug": bug, "first_failure_s": first, "end_s": end, "exit": code})
+    if firsts:
+        print(f"  first failing record: median {statistics.median(firsts):.2f} s, max {max(firsts):.2f} s; "
+              f"end of run: median {statistics.median(ends):.2f} s, max {max(ends):.2f} s; "
+              f"{len(firsts)} of {len(firsts) + len(missed)} caught"
+              + (f" (missed: {', '.join(missed)})" if missed else ""))
+
+
 def bench_search_parts(examples, rows):
     """Where a search example's time goes in the runner, in this process (no implementation, no
     transport): drawing the input, the oracle's exact expectation, the coverage features, the wire
@@ -426,20 +560,43 @@ def bench_scaling(hyp, refs, factors, repeats, rows, workdir):
         rows.append({"section": "scaling", "factor": factor, "seconds": seconds, "peak_rss_mib": rss})
 
 
+def run_only(args, rows):
+    """The sections named by --only (the runner's CPU, time to detection)."""
+    if "runner" in args.only:
+        bench_runner_cpu(50 if args.quick else args.runner_examples, rows, 1 if args.quick else args.repeats,
+                         before=args.before)
+    if "detection" in args.only:
+        bench_detection(rows, args.bugs)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=2, default=str) + "\n", encoding="utf-8")
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="tiny input, one repeat: checks the script runs")
     parser.add_argument("--repeats", type=int, default=5, help="rounds per comparison (default 5)")
     parser.add_argument("--requests", type=int, default=5000, help="sentence requests for serve (default 5000)")
     parser.add_argument("--examples", type=int, default=200, help="examples for the check runs (default 200)")
+    parser.add_argument("--runner-examples", type=int, default=1000,
+                        help="examples per run for the runner's CPU (default 1000)")
+    parser.add_argument("--only", nargs="+", choices=["runner", "detection"],
+                        help="run only these sections (detection, time to detection per planted bug, runs only when "
+                             "named here: about 50 check runs)")
+    parser.add_argument("--before", metavar="DIR", help="the runner's CPU: also measure this checkout (the code "
+                        "before a change, e.g. `git archive BASE | tar -x -C DIR`), alternately with this one")
+    parser.add_argument("--bugs", nargs="*", help="with --only detection: these planted bugs (default: all)")
     parser.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
     parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["in-process", "commands", "startup", "serve", "check", "scaling", "memory", "doctor"],
+                        choices=["in-process", "commands", "startup", "serve", "check", "runner", "scaling", "memory",
+                                 "doctor"],
                         help="sections to leave out")
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
-    hyp, refs = load_corpus(args.quick)
     rows = []
+    if args.only:
+        return run_only(args, rows)
+    hyp, refs = load_corpus(args.quick)
     print(f"# bleu-oracle benchmarks: {len(hyp)} segments, {len(refs)} reference streams, "
           f"{repeats} round(s), python {sys.version.split()[0]}, {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp:
@@ -463,6 +620,8 @@ def main(argv=None):
             bench_search(50 if args.quick else 1000, rows)
             bench_search(50 if args.quick else 1000, rows, jobs=2)
             bench_search_parts(50 if args.quick else 1000, rows)
+        if "runner" not in args.skip:
+            bench_runner_cpu(50 if args.quick else args.runner_examples, rows, 1 if args.quick else 3)
         if "doctor" not in args.skip:
             bench_doctor(hyp, refs, repeats, rows, workdir)
         if "memory" not in args.skip:

@@ -23,7 +23,7 @@ from decimal import Decimal
 from fractions import Fraction
 from itertools import chain, islice
 
-from . import exact
+from . import exact, runs
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
 from .smoothing import SmoothedCounts, extra_orders, smooth
@@ -130,28 +130,44 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
 
-#: A segment of more tokens than this (hypothesis and references together) is counted one order at a
-#: time: memory then holds one order's n-grams instead of every order's (a million characters under
-#: `--tokenize char`: 321 MB instead of 884 MB). A smaller one is counted in one pass, which is faster
-#: (a third, on WMT17 with one reference) and whose memory does not matter.
+#: A segment of more tokens than this to count n-gram by n-gram (hypothesis and references together, long
+#: runs of one token apart: `runs` counts those arithmetically) is counted one order at a time: memory then
+#: holds one order's n-grams instead of every order's (a million characters under `--tokenize char`: 321 MB
+#: instead of 884 MB). A smaller one is counted in one pass, which is faster (a third, on WMT17 with one
+#: reference) and whose memory does not matter.
 ORDER_BY_ORDER = 10_000
 
 
 def _segment_counts(hypothesis, references, max_order, options):
     hypothesis, references = _prepare(hypothesis, references, options)
     orders = min(max_order, len(hypothesis))  # a reference's n-grams longer than the hypothesis match nothing
-    if len(hypothesis) + sum(map(len, references)) <= ORDER_BY_ORDER:
-        reference_counts = [count(reference, orders) for reference in references]
-        matches = clipped_matches(count(hypothesis, orders), reference_counts, max_order)
-    else:
-        matches = [0] * max_order
-        for n in range(1, orders + 1):
-            reference_counts = [Counter(ngrams(reference, n)) for reference in references]
-            matches[n - 1] = clipped_matches(Counter(ngrams(hypothesis, n)), reference_counts, n)[n - 1]
+    matches = _matches(hypothesis, references, orders, max_order)
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)
     return len(hypothesis), r, matches, totals
+
+
+def _matches(hypothesis, references, orders, max_order):
+    """The clipped matches per order: every order counted in one pass (a long run of one token arithmetically,
+    `runs`: the same counts, few n-grams to hold), or one order at a time when more than ORDER_BY_ORDER tokens
+    are to be counted n-gram by n-gram."""
+    sequences = (hypothesis, *references)
+    if sum(map(len, sequences)) <= runs.SHORTEST:  # most segments: no sequence long enough to have long runs
+        by_runs = (False,) * len(sequences)
+    else:
+        by_runs = tuple(runs.mostly_runs(tokens, orders) for tokens in sequences)
+    if sum(len(tokens) for tokens, fast in zip(sequences, by_runs, strict=True) if not fast) <= ORDER_BY_ORDER:
+        hypothesis_counts, *reference_counts = [
+            runs.count_by_runs(tokens, orders) if fast else count(tokens, orders)
+            for tokens, fast in zip(sequences, by_runs, strict=True)
+        ]
+        return clipped_matches(hypothesis_counts, reference_counts, max_order)
+    matches = [0] * max_order
+    for n in range(1, orders + 1):
+        reference_counts = [Counter(ngrams(reference, n)) for reference in references]
+        matches[n - 1] = clipped_matches(Counter(ngrams(hypothesis, n)), reference_counts, n)[n - 1]
+    return matches
 
 
 def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
@@ -446,7 +462,7 @@ _MISSING = object()
 def _prepare(hypothesis, references, options):
     """Validate one segment and apply case folding, without touching the caller's lists."""
     hypothesis = _tokens(hypothesis, "hypothesis")
-    if isinstance(references, (str, bytes, Set, Mapping)) or not hasattr(references, "__iter__"):
+    if type(references) not in _SEQUENCES and _unordered_or_not_iterable(references):
         raise BleuTypeError(
             f"`references` must be a list of token lists (got {type(references).__name__} {describe(references)})"
         )
@@ -470,9 +486,19 @@ def _ascii_lower(token):
     return token.translate(_ASCII_LOWER)
 
 
+#: A tuple or a list is neither a string, a set nor a mapping, and iterable: no need to ask (the ABC checks of
+#: `_unordered_or_not_iterable` cost a microsecond each, for every sequence of every segment).
+_SEQUENCES = (tuple, list)
+
+
+def _unordered_or_not_iterable(value):
+    """A string, bytes, a set, a mapping, or not iterable: nothing to read n-grams from."""
+    return isinstance(value, (str, bytes, Set, Mapping)) or not hasattr(value, "__iter__")
+
+
 def _tokens(tokens, name):
     # An unordered container has no n-grams: reject sets and mappings by name.
-    if isinstance(tokens, (str, bytes, Set, Mapping)) or not hasattr(tokens, "__iter__"):
+    if type(tokens) not in _SEQUENCES and _unordered_or_not_iterable(tokens):
         raise BleuTypeError(
             f"`{name}` must be a list of str tokens, not {type(tokens).__name__} "
             f"(got {describe(tokens)}; split a sentence into tokens first)"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import unicodedata
 from collections import Counter
-from itertools import groupby
 
+from oracle.formulas.runs import mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
@@ -95,8 +95,25 @@ def _token_features(token, found):
         found.add("map-keys")
 
 
-def _longest_run(tokens):
-    return max(map(len, map(list, (group for _, group in groupby(tokens)))), default=0)
+def _adjacent_pairs(tokens, lengths=None):
+    """The distinct pairs of adjacent tokens; from `lengths` (the run lengths) when the sequence is mostly runs:
+    two runs side by side give one pair, a run of two or more its token twice (a 65,600-token run: one pair,
+    without building 65,599)."""
+    if lengths is None or len(lengths) * 4 > len(tokens):
+        return set(zip(tokens, tokens[1:], strict=False))
+    pairs = {(a, b) for (a, _), (b, _) in zip(lengths, lengths[1:], strict=False)}
+    pairs.update((token, token) for token, run in lengths if run > 1)
+    return pairs
+
+
+def _token_counts(tokens):
+    """How many times each token occurs; a long sequence of few runs counted by its runs."""
+    if len(tokens) <= 255 or not mostly_runs(tokens, 1):
+        return Counter(tokens)  # counted in C
+    counts = Counter()
+    for token, run in run_lengths(tokens):
+        counts[token] += run
+    return counts
 
 
 def features(request, statistics=None):
@@ -107,12 +124,14 @@ def features(request, statistics=None):
         found.add(f"text-{request.tokenize}")
         request = request.tokenized()
     seen = set()
-    joined = {}
+    pairs = set()
     for segment in request.segments:
         for tokens in (segment.hypothesis, *segment.references):
-            _sequence_features(tokens, seen, joined, found)
+            _sequence_features(tokens, seen, pairs, found)
         _segment_features(segment, found)
         _segment_boundaries(segment, found)
+    if len({"".join(pair) for pair in pairs}) < len(pairs):  # two different pairs joined alike
+        found.add("concatenations")
     _corpus_features(request.segments, found)
     _weight_features(tuple(request.weights), found)
     _option_features(request, found)
@@ -121,23 +140,21 @@ def features(request, statistics=None):
     return found
 
 
-def _sequence_features(tokens, seen, joined, found):
+def _sequence_features(tokens, seen, pairs, found):
     """One token sequence's features: its tokens' (each distinct token once a run: `seen`), its length and
-    runs, and n-grams whose tokens concatenate alike (`joined`: concatenation -> first pair seen)."""
+    runs; its distinct adjacent pairs are added to `pairs` (whose concatenations `features` compares once)."""
     for token in set(tokens) - seen:
         seen.add(token)
         _token_features(token, found)
     if len(tokens) >= 100:
         found.add("long-segment")
-    run = _longest_run(tokens) if len(tokens) > 255 else 0
+    lengths = run_lengths(tokens) if len(tokens) > 255 else None
+    run = max(run for _, run in lengths) if lengths else 0
     if run > 255:
         found.add("run-past-255")
     if run > 65535:
         found.add("run-past-65535")
-    if "concatenations" not in found:
-        for pair in set(zip(tokens, tokens[1:], strict=False)):  # distinct pairs: a long run has one
-            if joined.setdefault("".join(pair), pair) != pair:
-                found.add("concatenations")
+    pairs.update(_adjacent_pairs(tokens, lengths))
 
 
 def _segment_features(segment, found):
@@ -213,12 +230,12 @@ def _segment_boundaries(segment, found):
             found.add("three-way-tie")
     if "clip-at-maximum" in found:
         return
-    counts = Counter(segment.hypothesis)
+    counts = _token_counts(segment.hypothesis)
     repeated = {token: k for token, k in counts.items() if k >= 2}
     if repeated:
         most = Counter()
         for reference in segment.references:
-            reference_counts = Counter(reference)  # counted in C: a 65,600-token run in one pass
+            reference_counts = _token_counts(reference)
             for token in repeated:
                 most[token] = max(most[token], reference_counts.get(token, 0))
         if any(most[token] == k for token, k in repeated.items()):

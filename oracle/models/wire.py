@@ -81,10 +81,62 @@ def encode(obj, *, ensure_ascii=True):
     the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json().
     `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash)."""
     try:  # most lines hold no NaN and no odd key: json's C encoder alone, without a walk over every token
+        spliced = _with_long_sequences(obj, ensure_ascii)
+        if spliced is not None:
+            return spliced
         return json.dumps(obj, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"), default=_model)
     except (ValueError, TypeError):
         pass
     return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
+
+
+#: A segment's token sequence longer than this is encoded from its distinct tokens: each one's JSON text once,
+#: joined in C (a run of 65,600 copies of one token: one string encoded, not 65,600). The text is the same.
+LONG_SEQUENCE = 2000
+
+
+def _with_long_sequences(obj, ensure_ascii):
+    """The line of a score command holding token sequences longer than LONG_SEQUENCE, built from each
+    sequence's text and the rest encoded as usual; None when there is none (or a stand-in's text is not unique
+    in the line: then the line is encoded the ordinary way)."""
+    segments = obj.get("segments") if type(obj) is dict else None
+    if type(segments) not in (list, tuple) or not segments:
+        return None
+    texts: dict[str, str] = {}
+
+    def stand_in(tokens):
+        if type(tokens) not in (list, tuple) or len(tokens) <= LONG_SEQUENCE:
+            return tokens
+        distinct = set(tokens)
+        if not all(type(token) is str for token in distinct):
+            return tokens
+        placeholder = f"\x00{len(texts)}\x00"
+        quoted = {token: json.dumps(token, ensure_ascii=ensure_ascii) for token in distinct}
+        texts[placeholder] = "[" + ",".join(map(quoted.__getitem__, tokens)) + "]"
+        return placeholder
+
+    skeleton = [_segment_stand_in(segment, stand_in) for segment in segments]
+    if not texts:
+        return None
+    line = json.dumps({**obj, "segments": skeleton}, ensure_ascii=ensure_ascii, allow_nan=False,
+                      separators=(",", ":"), default=_model)
+    for placeholder, text in texts.items():
+        quoted_placeholder = json.dumps(placeholder)  # "\u0000N\u0000" under either ensure_ascii
+        if line.count(quoted_placeholder) != 1:  # a token spelled like it: not worth being clever
+            return None
+        line = line.replace(quoted_placeholder, text)
+    return line
+
+
+def _segment_stand_in(segment, stand_in):
+    if type(segment) is not dict:
+        return segment
+    out = dict(segment)
+    if "hypothesis" in out:
+        out["hypothesis"] = stand_in(out["hypothesis"])
+    if type(out.get("references")) in (list, tuple):
+        out["references"] = [stand_in(reference) for reference in out["references"]]
+    return out
 
 
 def _refuse_constant(name):
