@@ -1,0 +1,242 @@
+"""Released versions of a library, each in an environment of its own, for `bleu-oracle history`.
+
+A `HistoryLibrary` states what `history` needs to drive any release of one library: its registry
+distribution, the oldest release its driver supports (an older one is refused with that reason, never
+driven), the Python each range of releases runs under (an nltk before 3.4 needs Python 3.6: its n-gram
+generator ends with StopIteration, a RuntimeError from 3.7, PEP 479), the capabilities it declares, which
+may narrow for old releases (sacrebleu 1.x cannot take segments with different reference counts), and the
+smoothing table of its adapter, passed to the driver (`drivers/venv_bleu.py`) so that it is stated once.
+
+Each version's environment is ROOT/NAME-VERSION (ROOT: $BLEU_ORACLE_HISTORY_ENVS, else
+$XDG_CACHE_HOME/bleu-oracle/history, default ~/.cache/bleu-oracle/history), outside any checkout and
+reused by every later run; it is built in a scratch directory beside its place and renamed into it, so a
+reader sees a whole environment or none. A version that cannot be installed (no release of that number,
+no wheel for its Python and a compiler needed, no such Python here) raises `NotInstallable` with the
+reason, for `history` to list.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .base import AdapterUnavailable, SmoothingTable, handshake_object
+from .driven import driver_script
+from .lifetimes import run_in_group
+from .nltk_adapter import SMOOTHING as NLTK_SMOOTHING
+from .nltk_adapter import NltkImplementation
+from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
+from .sacrebleu_adapter import SacrebleuImplementation
+
+#: Seconds one pip install may take (an sdist of an old release builds from source).
+INSTALL_TIMEOUT = 900.0
+#: The file in a version's environment recording what was installed (the version pip reports).
+INSTALLED = "bleu-oracle-history.json"
+
+
+class NotInstallable(AdapterUnavailable):
+    """This version cannot be installed or driven here; the message says why."""
+
+
+def release(version: str) -> tuple[int, ...]:
+    """A release number as a tuple to compare ("3.2.1" -> (3, 2, 1); "3.3.0" == "3.3"); pre-release tags
+    and anything else that is not a dotted number are refused."""
+    if not re.fullmatch(r"\d+(\.\d+)*", version):
+        raise NotInstallable(f"`{version}` is not a release number (digits and dots, e.g. 3.2.1)")
+    parts = [int(part) for part in version.split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+@dataclass(frozen=True)
+class HistoryLibrary:
+    """What `history` needs to install and drive every release of one library."""
+
+    name: str
+    distribution: str  # its name on the registry (PyPI)
+    profile: str
+    capabilities: dict
+    smoothing: SmoothingTable
+    oldest: str  # the oldest release the driver knows the API of
+    #: (first release, Python X.Y) ascending: a release runs under the last row whose first release is <= it
+    pythons: tuple[tuple[str, str], ...]
+    #: the releases `history NAME` runs without --versions
+    default_versions: tuple[str, ...]
+    #: (first release that lifts it, capabilities to add before it): a limit of old releases
+    narrower_before: tuple[tuple[str, dict], ...] = field(default=())
+
+    def python_for(self, version: str) -> str:
+        """The Python X.Y release `version` is installed under."""
+        chosen = self.pythons[0][1]
+        for first, python in self.pythons:
+            if release(version) >= release(first):
+                chosen = python
+        return chosen
+
+    def supports(self, version: str) -> None:
+        """Raise NotInstallable when the driver does not know `version`'s API (older than `oldest`)."""
+        if release(version) < release(self.oldest):
+            raise NotInstallable(f"{self.name} {version} is older than {self.oldest}, the oldest release the history "
+                                 f"driver knows the API of (`{self.name}` history supports >= {self.oldest})")
+
+    def capabilities_for(self, version: str) -> dict:
+        capabilities = dict(self.capabilities)
+        for first, limits in self.narrower_before:
+            if release(version) < release(first):
+                capabilities.update(limits)
+        return capabilities
+
+    def handshake(self, version: str) -> dict[str, Any]:
+        return handshake_object(self.name, version, "python", self.profile, self.capabilities_for(version))
+
+    def driver_settings(self) -> dict[str, Any]:
+        """The smoothing table as the driver reads it: the oracle's method -> [setting, {parameter: argument}]
+        (a row that fixes a parameter is left out: the driver has no such check)."""
+        return {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in self.smoothing.rows
+                              if not row.fixed}}
+
+
+_SACREBLEU_CAPABILITIES = {**SacrebleuImplementation.capabilities, "max_order": 4, "orders": [4]}
+
+#: The libraries `history` knows. The Pythons: nltk 3.2-3.3 under 3.6 (PEP 479 above), 3.4 under 3.7
+#: (its last Python), 3.5-3.6 under 3.8, 3.7-3.8 under 3.10, 3.9 on under 3.12; sacrebleu 1.4 under 3.6,
+#: 1.5 under 3.8, 2.x under 3.10, 2.4 on under 3.12 (each the newest Python of the release's time that its
+#: dependencies have wheels for).
+LIBRARIES = {
+    "nltk": HistoryLibrary(
+        name="nltk", distribution="nltk", profile="nltk", capabilities=dict(NltkImplementation.capabilities),
+        smoothing=NLTK_SMOOTHING, oldest="3.2",
+        pythons=(("3.2", "3.6"), ("3.4", "3.7"), ("3.5", "3.8"), ("3.7", "3.10"), ("3.9", "3.12")),
+        default_versions=("3.2", "3.2.1", "3.2.5", "3.3", "3.4.5", "3.5", "3.6.7", "3.7", "3.8.1", "3.9.2",
+                          "3.10.4"),
+    ),
+    "sacrebleu": HistoryLibrary(
+        name="sacrebleu", distribution="sacrebleu", profile="sacrebleu", capabilities=_SACREBLEU_CAPABILITIES,
+        smoothing=SACREBLEU_SMOOTHING, oldest="1.4",
+        pythons=(("1.4", "3.6"), ("1.5", "3.8"), ("2.0", "3.10"), ("2.4", "3.12")),
+        default_versions=("1.4.0", "1.4.14", "1.5.1", "2.0.0", "2.1.0", "2.2.1", "2.3.3", "2.4.3", "2.5.1", "2.6.0"),
+        narrower_before=(("2.0", {"same_reference_count": True}),),
+    ),
+}
+
+
+def library(name: str) -> HistoryLibrary:
+    found = LIBRARIES.get(name)
+    if found is None:
+        raise NotInstallable(f"`history` knows {', '.join(sorted(LIBRARIES))} (got {name!r})")
+    return found
+
+
+def root() -> Path:
+    """Where versions' environments live: $BLEU_ORACLE_HISTORY_ENVS, else the user's cache directory."""
+    explicit = os.environ.get("BLEU_ORACLE_HISTORY_ENVS")
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bleu-oracle" / "history"
+
+
+def find_python(version: str) -> str | None:
+    """An interpreter of Python X.Y on this machine: pyenv's ($PYENV_ROOT or ~/.pyenv), else pythonX.Y on PATH."""
+    pyenv = os.environ.get("PYENV_ROOT") or os.path.join(os.path.expanduser("~"), ".pyenv")
+    found = sorted(glob.glob(os.path.join(pyenv, "versions", f"{version}.*", "bin", "python")))
+    if found:
+        return found[-1]
+    return shutil.which(f"python{version}")
+
+
+@dataclass
+class Environments:
+    """Versions' environments under `where`; `install(python, target, requirement)` fills a new one (pip;
+    a test puts a fake registry here) and `find` locates a Python X.Y."""
+
+    where: Path = field(default_factory=root)
+    find: Callable[[str], str | None] = find_python
+    install: Callable[[str, Path, str], None] | None = None
+
+    def directory(self, spec: HistoryLibrary, version: str) -> Path:
+        return self.where / f"{spec.name}-{version}"
+
+    def python(self, spec: HistoryLibrary, version: str) -> Path:
+        return self.directory(spec, version) / "bin" / "python"
+
+    def is_ready(self, spec: HistoryLibrary, version: str) -> bool:
+        return (self.directory(spec, version) / INSTALLED).is_file()
+
+    def prepare(self, spec: HistoryLibrary, version: str) -> bool:
+        """Make `version`'s environment unless it is there; True when it was made now. Raises NotInstallable."""
+        spec.supports(version)
+        if self.is_ready(spec, version):
+            return False
+        python_version = spec.python_for(version)
+        python = self.find(python_version)
+        if python is None:
+            raise NotInstallable(f"{spec.name} {version} runs under Python {python_version}, which is not on this "
+                                 "machine (pyenv install it)")
+        target = self.directory(spec, version)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        try:
+            building = scratch / target.name  # under its final name: a venv's scripts hold their path
+            (self.install or pip_install)(python, building, f"{spec.distribution}=={version}")
+            (building / INSTALLED).write_text(json.dumps({"library": spec.name, "version": version,
+                                                          "python": python_version}) + "\n", encoding="utf-8")
+            try:
+                os.replace(building, target)
+            except OSError:
+                if not self.is_ready(spec, version):  # another run got there first: its copy is as good
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return True
+
+    def driver_argv(self, spec: HistoryLibrary, version: str) -> list[str]:
+        """The argv that drives `version` through protocol v1 (its environment's Python, the shared driver)."""
+        return [str(self.python(spec, version)), driver_script("venv_bleu.py"), spec.name,
+                json.dumps(spec.handshake(version), separators=(",", ":")),
+                json.dumps(spec.driver_settings(), separators=(",", ":"))]
+
+
+def pip_install(python: str, target: Path, requirement: str) -> None:
+    """A venv of `python` at `target` with `requirement` installed from the registry; NotInstallable with pip's
+    own reason when it cannot be (no such release, no wheel and a build that fails)."""
+    steps = [[python, "-m", "venv", str(target)],
+             [str(target / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+              requirement]]
+    for argv in steps:
+        try:
+            done = run_in_group(argv, timeout=INSTALL_TIMEOUT, env=registry_only())
+        except subprocess.TimeoutExpired:
+            raise NotInstallable(f"`{' '.join(argv[-2:])}` did not finish within {INSTALL_TIMEOUT:.0f} s") from None
+        if done.returncode != 0:
+            raise NotInstallable(f"{requirement}: {install_failure(done.stderr)}")
+
+
+def registry_only() -> dict[str, str]:
+    """pip's environment with the registry alone: no configuration file and no find-links. A local wheel
+    directory states no Python requirement, so pip would take from it a dependency the old Python cannot run
+    (sacrebleu 1.4 under 3.6 took a portalocker for >= 3.10 from /opt/wheels); the index says which fits."""
+    environment = {name: value for name, value in os.environ.items() if name != "PIP_FIND_LINKS"}
+    return {**environment, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INPUT": "1"}
+
+
+def install_failure(stderr: str) -> str:
+    """The line of pip's stderr that says why (a compiler missing, no matching distribution), bounded."""
+    lines = [line.strip() for line in stderr.splitlines()
+             if line.strip() and not line.startswith(("WARNING: Location", "  Url "))]
+    for marker in ("No matching distribution", "Could not find a version", "error: command", "gcc", "compiler"):
+        for line in lines:
+            if marker in line:
+                return line[:300]
+    return (lines[-1] if lines else "pip failed and said nothing")[:300]

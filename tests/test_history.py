@@ -1,0 +1,212 @@
+"""`bleu-oracle history`: versions' environments made beside their place and reused, versions that cannot be
+installed listed with the reason, each version driven through the shared driver and checked, the answers
+bisected (first and last version showing a behaviour, where the answer changed) and the page written. A fake
+registry (an `install` that writes a fake nltk into the environment) stands in for pip in the fast tests; the
+slow test installs real nltk releases under Python 3.6 and finds nltk PR #1844's change between 3.2.5 and 3.3.
+
+Holds: oracle.adapters.history, oracle.commands.history, oracle.reports.history, oracle.models.history
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import stat
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from oracle.adapters import history as environments
+from oracle.commands import history as command
+from oracle.models.history import VersionRun
+from oracle.reports import history as pages
+
+ROOT = Path(__file__).resolve().parents[1]
+NLTK_CASES = ROOT / "cases" / "nltk-tests.yaml"
+
+#: A fake nltk whose every release but one scores 1 everywhere; "3.3" divides by zero on every request.
+FAKE_BLEU_SCORE = '''
+VERSION = {version!r}
+
+
+class SmoothingFunction:
+    def __init__(self, epsilon=0.1, alpha=5, k=5):
+        pass
+
+    def __getattr__(self, name):
+        return lambda *args, **kwargs: args[0] if args else None
+
+
+def sentence_bleu(references, hypothesis, weights=(0.25, 0.25, 0.25, 0.25), smoothing_function=None):
+    return corpus_bleu([references], [hypothesis], weights, smoothing_function)
+
+
+def corpus_bleu(list_of_references, hypotheses, weights=(0.25, 0.25, 0.25, 0.25), smoothing_function=None):
+    if VERSION == "3.3":
+        return 1 / 0
+    return 1.0
+'''
+
+
+def fake_registry(installed: list[str]):
+    """An `install` writing an environment whose bin/python runs this Python with a fake nltk on its path;
+    "3.4" has no wheel (the reason pip would give)."""
+
+    def install(python: str, target: Path, requirement: str) -> None:
+        version = requirement.split("==", 1)[1]
+        if version == "3.4":
+            raise environments.NotInstallable(f"{requirement}: error: command 'gcc' failed: No such file")
+        installed.append(version)
+        package = target / "lib" / "nltk" / "translate"
+        package.mkdir(parents=True)
+        (target / "lib" / "nltk" / "__init__.py").write_text(f"__version__ = {version!r}\n")
+        (package / "__init__.py").write_text("")
+        (package / "bleu_score.py").write_text(FAKE_BLEU_SCORE.format(version=version))
+        (target / "bin").mkdir()
+        script = target / "bin" / "python"
+        # (relative to itself: the environment is built in a scratch directory and renamed into place)
+        script.write_text(f'#!/bin/sh\nexport PYTHONPATH="$(dirname "$0")/../lib"\nexec "{python}" "$@"\n')
+        script.chmod(script.stat().st_mode | stat.S_IXUSR)
+
+    return install
+
+
+@pytest.fixture
+def envs(tmp_path):
+    installed: list[str] = []
+    made = environments.Environments(where=tmp_path / "envs", find=lambda version: sys.executable,
+                                     install=fake_registry(installed))
+    made.installed = installed  # type: ignore[attr-defined]
+    return made
+
+
+def arguments(tmp_path, versions, **more):
+    values = {"name": "nltk", "versions": versions, "list": False, "report": str(tmp_path / "reports" / "history"),
+              "cases": str(NLTK_CASES), "examples": 0, "timeout": 30.0, "quiet": True, **more}
+    return argparse.Namespace(**values)
+
+
+def test_release_numbers_compare_as_numbers_and_choose_the_python():
+    nltk = environments.LIBRARIES["nltk"]
+    assert environments.release("3.10.4") > environments.release("3.9.2") > environments.release("3.3.0")
+    assert environments.release("3.3.0") == environments.release("3.3")
+    # PEP 479: nltk before 3.4 ends its n-gram generator with StopIteration, so it runs under 3.6
+    assert [nltk.python_for(v) for v in ("3.2", "3.3", "3.4.5", "3.5", "3.7", "3.10.4")] == \
+        ["3.6", "3.6", "3.7", "3.8", "3.10", "3.12"]
+    with pytest.raises(environments.NotInstallable, match="not a release number"):
+        environments.release("3.3rc1")
+    with pytest.raises(environments.NotInstallable, match=r"older than 3\.2.*supports >= 3\.2"):
+        nltk.supports("3.1")
+
+
+def test_old_sacrebleu_declares_that_it_takes_equal_reference_counts():
+    sacrebleu = environments.LIBRARIES["sacrebleu"]
+    assert sacrebleu.capabilities_for("1.4.14")["same_reference_count"] is True
+    assert "same_reference_count" not in sacrebleu.capabilities_for("2.0.0")
+    assert sacrebleu.handshake("1.4.14")["implementation"]["version"] == "1.4.14"
+
+
+def test_an_environment_is_made_once_beside_its_place_and_reused(envs):
+    nltk = environments.LIBRARIES["nltk"]
+    assert envs.prepare(nltk, "3.2") is True
+    assert envs.prepare(nltk, "3.2") is False  # reused, not made again
+    assert envs.installed == ["3.2"]
+    assert sorted(os.listdir(envs.where)) == ["nltk-3.2"]  # no scratch directory left beside it
+    recorded = json.loads((envs.directory(nltk, "3.2") / environments.INSTALLED).read_text())
+    assert recorded == {"library": "nltk", "version": "3.2", "python": "3.6"}
+
+
+def test_a_version_that_cannot_be_installed_leaves_nothing_and_says_why(envs, tmp_path):
+    nltk = environments.LIBRARIES["nltk"]
+    with pytest.raises(environments.NotInstallable, match="gcc"):
+        envs.prepare(nltk, "3.4")
+    assert os.listdir(envs.where) == []
+    no_python = replace(envs, find=lambda version: None)
+    with pytest.raises(environments.NotInstallable, match="Python 3.6, which is not on this machine"):
+        no_python.prepare(nltk, "3.2")
+
+
+def test_pip_failure_names_the_line_that_says_why():
+    stderr = ("WARNING: Location 'file:///opt/x' is ignored\nCollecting nltk==9.9\n"
+              "ERROR: Could not find a version that satisfies the requirement nltk==9.9\n"
+              "ERROR: No matching distribution found for nltk==9.9\n")
+    assert environments.install_failure(stderr) == "ERROR: No matching distribution found for nltk==9.9"
+    assert environments.install_failure("") == "pip failed and said nothing"
+
+
+def test_history_checks_each_version_bisects_and_lists_what_it_could_not_install(envs, tmp_path, capsys):
+    args = arguments(tmp_path, "3.3,3.1,3.2,3.4")
+    assert command.run(args, envs) == 0
+    report = Path(args.report)
+    summary = json.loads((report / "nltk.json").read_text())
+    runs = {run["version"]: run for run in summary["versions"]}
+    assert list(runs) == ["3.1", "3.2", "3.3", "3.4"]  # oldest first, whatever the order asked
+    assert runs["3.1"]["status"] == "not-installable" and "older than 3.2" in runs["3.1"]["reason"]
+    assert runs["3.4"]["status"] == "not-installable" and "gcc" in runs["3.4"]["reason"]
+    assert runs["3.2"]["status"] == runs["3.3"]["status"] == "measured"
+    assert (report / "nltk" / "3.2" / "results.jsonl").is_file() and (report / "nltk" / "3.3" / "summary.md").is_file()
+    behaviours = {b["id"]: b for b in summary["behaviours"]}
+    # nltk-segment-totals-floor's example is two segments each equal to its reference: BLEU is 1 by definition,
+    # which the fake 3.2 answers (pass); the fake 3.3 divides by zero (error) -- a change, never the floor itself
+    floor = behaviours["discrepancy-nltk-segment-totals-floor"]
+    assert floor["kind"] == "discrepancy" and floor["shows"] == [] and floor["first"] is None
+    assert floor["answers"]["3.2"] == "pass" and floor["answers"]["3.3"].startswith("error")
+    assert [(c["before"], c["after"], c["was"]) for c in floor["changes"]] == [("3.2", "3.3", "pass")]
+    # nltk-test-doctest-no-alignment: BLEU-1 with no unigram in common is 0; answering 1 (3.2) deviates,
+    # and so does the error (3.3): first 3.2, last 3.3
+    no_alignment = behaviours["nltk-test-doctest-no-alignment"]
+    assert (no_alignment["first"], no_alignment["last"]) == ("3.2", "3.3")
+    assert no_alignment["answers"]["3.2"].startswith("fail 1 ")
+    page = (report.parent / "history.md").read_text()
+    assert "## nltk" in page and "| group | 3.2 | 3.3 |" in page
+    assert "- 3.4: not-installable" in page and "gcc" in page
+
+
+def test_history_lists_its_versions_and_refuses_a_bad_one(tmp_path, capsys):
+    assert command.run(arguments(tmp_path, None, list=True)) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[0] == "nltk 3.2\tPython 3.6" and listed[-1] == "nltk 3.10.4\tPython 3.12"
+    from oracle.formulas.errors import BleuValueError
+
+    with pytest.raises(BleuValueError, match="not a release number"):
+        command.run(arguments(tmp_path, "3.2,latest", list=True))
+    with pytest.raises(BleuValueError, match="`history` knows nltk, sacrebleu"):
+        command.run(arguments(tmp_path, None, name="nope", list=True))
+
+
+def test_nothing_installable_is_exit_3(envs, tmp_path):
+    assert command.run(arguments(tmp_path, "3.4"), envs) == 3
+
+
+def test_the_page_counts_a_group_per_version_and_names_each_discrepancys_range():
+    runs = (VersionRun(version="1", status="measured"), VersionRun(version="2", status="measured"),
+            VersionRun(version="3", status="not-installable", reason="no wheel"))
+    behaviour = pages.Behaviour(id="discrepancy-x-tiny", kind="discrepancy", group="tiny", answers={"1": "pass",
+                                "2": "fail 0.0008 (tiny)"}, shows=("2",), first="2", last="2",
+                                changes=(pages.Change(before="1", after="2", was="pass", became="fail 0.0008 (tiny)"),))
+    history = pages.LibraryHistory(library="x", profile="nltk", versions=runs, behaviours=(behaviour,),
+                                   passing_everywhere=5)
+    assert pages.grid(history) == [("discrepancy: tiny", [0, 1])]
+    page = pages.render_markdown([history])
+    assert "| discrepancy: tiny | . | 1 |" in page
+    assert "| x-tiny | 2 | 2 | 1 -> 2: `pass` -> `fail 0.0008 (tiny)` |" in page
+    assert "- 3: not-installable: no wheel" in page
+
+
+@pytest.mark.slow
+def test_real_nltk_releases_show_pr_1844_between_3_2_5_and_3_3(tmp_path):
+    """nltk PR #1844 (merged 2017-10, released in 3.3) put sys.float_info.min in place of a zero precision:
+    discrepancy nltk-method0-tiny's example (BLEU with weights 0.5, 0.01 of 'a b' against 'b a', no bigram
+    match) answers 0 in 3.2.5 and 2.2e-308 ** 0.01 * ... = 8.4e-4 from 3.3 on. Installs two releases under
+    Python 3.6 (the cached environments are reused)."""
+    if environments.find_python("3.6") is None:
+        pytest.skip("Python 3.6 is not on this machine (pyenv install 3.6)")
+    args = arguments(tmp_path, "3.2.5,3.3")
+    assert command.run(args) == 0
+    summary = json.loads((Path(args.report) / "nltk.json").read_text())
+    tiny = {b["id"]: b for b in summary["behaviours"]}["discrepancy-nltk-method0-tiny"]
+    assert (tiny["first"], tiny["last"]) == ("3.3", "3.3")
+    assert tiny["answers"]["3.2.5"] == "pass"
