@@ -210,3 +210,24 @@ def test_real_nltk_releases_show_pr_1844_between_3_2_5_and_3_3(tmp_path):
     tiny = {b["id"]: b for b in summary["behaviours"]}["discrepancy-nltk-method0-tiny"]
     assert (tiny["first"], tiny["last"]) == ("3.3", "3.3")
     assert tiny["answers"]["3.2.5"] == "pass"
+
+
+def test_doctor_names_the_nltk_releases_whose_segment_floor_reproduces_a_number(tmp_path, capsys):
+    """Two segments, each equal to its reference ('a b'; 'c d e f g h'). With nltk's floor of 1 on each segment's
+    n-gram total, order 3 counts 4 matches of 0 + 4 -> 1 + 4 = 5 n-grams and order 4 counts 3 of 1 + 3 = 4 (orders 1
+    and 2 match fully), so BLEU = (1 * 1 * 4/5 * 3/4) ** (1/4) = 0.6 ** 0.25 = 0.88011 (by hand); the committed
+    history (reports/history/nltk.json) shows that floor in nltk 3.2.5 .. 3.10.4 of the releases measured."""
+    from oracle.doctor import history as doctor_history
+    from oracle.doctor.diagnosis import diagnose_files
+
+    (tmp_path / "hyp.txt").write_text("a b\nc d e f g h\n")
+    (tmp_path / "ref.txt").write_text("a b\nc d e f g h\n")
+    assert 0.6 ** 0.25 == pytest.approx(0.88011, abs=1e-5)
+    report = diagnose_files(tmp_path / "hyp.txt", [tmp_path / "ref.txt"], numbers=["0.88011"])
+    floored = [e for e in report.numbers[0].explanations
+               if e.profile == "nltk" and e.conventions == {"segment_totals_floor": "1"} and e.tokenize == "none"]
+    assert floored and floored[0].versions is not None
+    assert floored[0].versions.startswith("nltk 3.2.5 .. 3.10.4 (of the measured 3.2 .. 3.10.4")
+    unchanged = [e for e in report.numbers[0].explanations if not e.conventions]
+    assert all(e.versions is None for e in unchanged)
+    assert doctor_history.versions_for("papineni", {"segment_totals_floor": "1"}) is None  # no such library's data

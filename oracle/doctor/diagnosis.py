@@ -19,6 +19,7 @@ from . import model
 from .effects import Measured, measure
 from .layout import Finding, LayoutWatch
 from .rawtext import BOM, read_raw_lines
+from .history import versions_for
 from .readings import Reading, Scorer, on_scale, table_readings
 from .search import GivenNumber, Match, Search, needs, parse_number
 from .signatures import ParsedSignature, parse_signature
@@ -117,7 +118,8 @@ def _explanation(reading: Reading, scale: str, score: float, references: int, *,
                  **extra) -> model.Explanation:
     return kind(profile=reading.profile, tokenize=reading.tokenizer, lowercase=reading.lowercase,
                 conventions=reading.conventions(), aggregation=reading.aggregation, scale=scale, score=score,
-                difference=difference, match=match, signature=reading.signature(references), **extra)
+                difference=difference, match=match, signature=reading.signature(references),
+                versions=versions_for(reading.profile, reading.conventions()), **extra)
 
 
 def _from_match(m: Match, references: int, **extra) -> model.Explanation:
