@@ -17,9 +17,9 @@ from oracle.formulas.errors import BleuTypeError
 
 from . import model
 from .effects import Measured, measure
+from .history import versions_for
 from .layout import Finding, LayoutWatch
 from .rawtext import BOM, read_raw_lines
-from .history import versions_for
 from .readings import Reading, Scorer, on_scale, table_readings
 from .search import GivenNumber, Match, Search, needs, parse_number
 from .signatures import ParsedSignature, parse_signature

@@ -145,7 +145,9 @@ def sacrebleu(settings: Dict[str, Any]) -> Scorer:
         rule = (command.get("conventions") or {}).get("empty_order")
         effective = command["level"] == "sentence" if rule is None else rule == "skip"
         try:
-            result = library.corpus_bleu([hypothesis for hypothesis, _ in segments], streams, smooth_method=method,
+            # (None in a stream is a missing reference, as sacrebleu's Metric._cache_references documents)
+            result = library.corpus_bleu([hypothesis for hypothesis, _ in segments], streams,  # type: ignore[arg-type]
+                                         smooth_method=method,
                                          smooth_value=arguments.get("smooth_value"), force=True,
                                          lowercase=bool(command.get("lowercase")),
                                          tokenize=command.get("tokenize") or "none", use_effective_order=effective)
