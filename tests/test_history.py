@@ -104,8 +104,9 @@ def test_release_numbers_compare_as_numbers_and_choose_the_python():
 
 def test_old_sacrebleu_declares_that_it_takes_equal_reference_counts():
     sacrebleu = environments.LIBRARIES["sacrebleu"]
-    assert sacrebleu.capabilities_for("1.4.14")["same_reference_count"] is True
-    assert "same_reference_count" not in sacrebleu.capabilities_for("2.0.0")
+    old, new = sacrebleu.capabilities_for("1.4.14"), sacrebleu.capabilities_for("2.0.0")
+    assert (old["same_reference_count"], old["orders"]) == (True, [4])  # 1.x counts 4 orders, streams of equal length
+    assert "same_reference_count" not in new and "orders" not in new and new["max_order"] == 16
     assert sacrebleu.handshake("1.4.14")["implementation"]["version"] == "1.4.14"
 
 
@@ -231,3 +232,24 @@ def test_doctor_names_the_nltk_releases_whose_segment_floor_reproduces_a_number(
     unchanged = [e for e in report.numbers[0].explanations if not e.conventions]
     assert all(e.versions is None for e in unchanged)
     assert doctor_history.versions_for("papineni", {"segment_totals_floor": "1"}) is None  # no such library's data
+
+
+def test_index_html_has_a_section_across_released_versions():
+    """The section's template renders a history (one of two measured releases deviating, a cited change between
+    them), escaped; without histories it is empty; the committed index.html has it from reports/history/."""
+    from oracle.reports.site.pages import environment
+
+    runs = (VersionRun(version="1.0", status="measured"), VersionRun(version="2.0", status="measured"))
+    behaviour = pages.Behaviour(id="discrepancy-x-tiny", kind="discrepancy", group="tiny",
+                                answers={"1.0": "pass", "2.0": "fail 0.5 (tiny)"}, shows=("2.0",), first="2.0",
+                                last="2.0", changes=(pages.Change(before="1.0", after="2.0", was="pass",
+                                                                  became="fail 0.5 (tiny)"),))
+    history = pages.LibraryHistory(library="x<y", profile="nltk", versions=runs, behaviours=(behaviour,),
+                                   citations=(pages.Citation(before="1.0", after="2.0", text="PR `#1`"),))
+    template = environment().get_template("history.html.j2")
+    page = template.render(histories=[history], grid=pages.grid)
+    assert '<h2 id="history">' in page and "x&lt;y" in page and "<code>#1</code>" in page
+    assert "<tr><td>discrepancy: tiny</td><td class=\"num\">·</td><td class=\"num\">1</td></tr>" in page
+    assert template.render(histories=[], grid=pages.grid).strip() == ""
+    committed = (ROOT / "reports" / "index.html").read_text(encoding="utf-8")
+    assert '<h3 id="history-nltk">' in committed and '<h3 id="history-sacrebleu">' in committed

@@ -106,7 +106,6 @@ class HistoryLibrary:
                               if not row.fixed}}
 
 
-_SACREBLEU_CAPABILITIES = {**SacrebleuImplementation.capabilities, "max_order": 4, "orders": [4]}
 
 #: The libraries `history` knows. The Pythons: nltk 3.2-3.3 under 3.6 (PEP 479 above), 3.4 under 3.7
 #: (its last Python), 3.5-3.6 under 3.8, 3.7-3.8 under 3.10, 3.9 on under 3.12; sacrebleu 1.4 under 3.6,
@@ -121,11 +120,12 @@ LIBRARIES = {
                           "3.10.4"),
     ),
     "sacrebleu": HistoryLibrary(
-        name="sacrebleu", distribution="sacrebleu", profile="sacrebleu", capabilities=_SACREBLEU_CAPABILITIES,
+        name="sacrebleu", distribution="sacrebleu", profile="sacrebleu",
+        capabilities=dict(SacrebleuImplementation.capabilities),
         smoothing=SACREBLEU_SMOOTHING, oldest="1.4",
         pythons=(("1.4", "3.6"), ("1.5", "3.8"), ("2.0", "3.10"), ("2.4", "3.12")),
         default_versions=("1.4.0", "1.4.14", "1.5.1", "2.0.0", "2.1.0", "2.2.1", "2.3.3", "2.4.3", "2.5.1", "2.6.0"),
-        narrower_before=(("2.0", {"same_reference_count": True}),),
+        narrower_before=(("2.0", {"same_reference_count": True, "max_order": 4, "orders": [4]}),),
     ),
 }
 

@@ -16,7 +16,7 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import SessionSettings, run_session, stopped_by_signals
-from oracle.models.history import VersionRun
+from oracle.models.history import Citation, VersionRun
 from oracle.reports import history as pages
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
@@ -24,6 +24,16 @@ from oracle.reports.summaries import finish_run_report
 from .common import non_negative_int
 
 DEFAULT_REPORT = "reports/history"
+
+#: Upstream changes found with the project's search of public code and threads (never guessed), by the two
+#: measured releases they fall between; the page shows one only where some answer changed there.
+CITATIONS = {
+    "nltk": (Citation(before="3.2.5", after="3.3", text="https://github.com/nltk/nltk/pull/1844 (merged, "
+                      "\"Hotfix/bug in bleu score\", for nltk#1838): `p_n_new.append(sys.float_info.min)` for a zero "
+                      "precision"),),
+    "sacrebleu": (Citation(before="2.0.0", after="2.1.0", text="sacrebleu CHANGELOG.md, 2.1.0: \"Bugfix: "
+                           "BLEU.corpus_score() now using max_ngram_order (#173)\" (github.com/mjpost/sacrebleu)"),),
+}
 
 HELP = f"""Check every released version of a library against the oracle, and bisect its behaviours.
 
@@ -195,7 +205,8 @@ def run(args: argparse.Namespace, envs: environments.Environments | None = None)
     runs = [measure(spec, version, envs, cases, extra, args, progress) for version in versions]
     answers = {run.version: pages.version_answers(Path(args.report) / spec.name / run.version)
                for run in runs if run.status == "measured"}
-    summary = pages.bisect(spec.name, spec.profile, runs, answers, input_groups(spec.name, cases), upstream_citations())
+    summary = pages.bisect(spec.name, spec.profile, runs, answers, input_groups(spec.name, cases), upstream_citations(),
+                           CITATIONS.get(spec.name, ()))
     target = Path(args.report) / f"{spec.name}.json"
     pages.write_json(summary, target)
     page = Path(args.report).parent / "history.md"

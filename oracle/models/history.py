@@ -49,6 +49,14 @@ class Behaviour(_Part):
     upstream: str | None = Field(None, description="The change upstream, where one was found (cited).")
 
 
+class Citation(_Part):
+    """An upstream change released between two measured versions, as found in the library's own records."""
+
+    before: str
+    after: str
+    text: str = Field(description="What the record says, quoted, and where it is.")
+
+
 class LibraryHistory(_Part):
     """Every version of one library that `history` was asked for, and each input some version deviates on."""
 
@@ -58,6 +66,8 @@ class LibraryHistory(_Part):
     behaviours: tuple[Behaviour, ...] = Field(description="The inputs some version deviates on (the rest pass in "
                                               "every measured version).")
     passing_everywhere: int = Field(0, description="Inputs judged and passing in every measured version.")
+    citations: tuple[Citation, ...] = Field((), description="Upstream changes released between two measured "
+                                            "versions between which answers changed.")
 
     def measured(self) -> list[str]:
         return [run.version for run in self.versions if run.status == "measured"]

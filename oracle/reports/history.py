@@ -13,15 +13,17 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from oracle.files import write_atomically
 from oracle.harness.events import iter_results
-from oracle.models.history import Behaviour, Change, LibraryHistory, VersionRun
+from oracle.models.history import Behaviour, Change, Citation, LibraryHistory, VersionRun
 from oracle.models.results import Record
 
+#: Where `bleu-oracle history` writes NAME.json inside the report directory (reports/history/).
+HISTORY_DIR = "history"
 #: The record id of a curated discrepancy's minimal example.
 DISCREPANCY_PREFIX = "discrepancy-"
 #: Good outcomes: the input does not deviate.
@@ -74,7 +76,8 @@ def version_answers(results: str | os.PathLike) -> dict[str, Record]:
 
 
 def bisect(library: str, profile: str, runs: Iterable[VersionRun], answers: Mapping[str, Mapping[str, Record]],
-           inputs: Mapping[str, InputInfo], upstream: Mapping[str, str] | None = None) -> LibraryHistory:
+           inputs: Mapping[str, InputInfo], upstream: Mapping[str, str] | None = None,
+           citations: Iterable[Citation] = ()) -> LibraryHistory:
     """The library's history from each measured version's records (`answers`: version -> id -> record), in
     the order of `runs` (oldest first)."""
     runs = tuple(runs)
@@ -93,8 +96,10 @@ def bisect(library: str, profile: str, runs: Iterable[VersionRun], answers: Mapp
             id=identifier, kind=info.kind, group=info.group,
             answers=seen, shows=shown, first=shown[0] if shown else None, last=shown[-1] if shown else None,
             changes=tuple(changes(seen)), upstream=(upstream or {}).get(identifier)))
+    changed = {(c.before, c.after) for behaviour in behaviours for c in behaviour.changes}
     return LibraryHistory(library=library, profile=profile, versions=runs, behaviours=tuple(behaviours),
-                          passing_everywhere=passing)
+                          passing_everywhere=passing,
+                          citations=tuple(c for c in citations if (c.before, c.after) in changed))
 
 
 def changes(seen: Mapping[str, str]) -> Iterable[Change]:
@@ -112,20 +117,6 @@ def write_json(history: LibraryHistory, path: Path) -> None:
 
 def write_markdown(histories: Iterable[LibraryHistory], path: Path) -> None:
     write_atomically(path, render_markdown(histories))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """`text` into `path` through a temporary file renamed over it: a reader sees the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}-", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def read_histories(directory: Path) -> list[LibraryHistory]:
@@ -172,6 +163,9 @@ def library_section(history: LibraryHistory) -> list[str]:
             out.append(f"| {behaviour.id[len(DISCREPANCY_PREFIX):]} | {behaviour.first or 'never'} | "
                        f"{behaviour.last or 'never'} | {between or 'no change'}{cited} |")
         out.append("")
+    if history.citations:
+        out += ["Upstream changes released between two versions whose answers differ (the library's own records):", ""]
+        out += [f"- {c.before} -> {c.after}: {c.text}" for c in history.citations] + [""]
     out += [f"- {run.version}: {run.status}" + (f" under Python {run.python}" if run.python else "")
             + (f", {run.seconds:.1f} s" if run.seconds is not None else "") + (f": {run.reason}" if run.reason else "")
             for run in history.versions]

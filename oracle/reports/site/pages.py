@@ -17,6 +17,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from oracle.models.history import LibraryHistory
+from oracle.reports.history import grid as history_grid
 from oracle.reports.staging import write_atomically
 
 from . import svg
@@ -69,12 +71,14 @@ def _write(path: Path, text: str) -> Path:
     return write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
-def render(out: Path, *, data_from: Path | None = None) -> list[Path]:
+def render(out: Path, *, data_from: Path | None = None, histories: list[LibraryHistory] | None = None) -> list[Path]:
     """Render every page of report directory `out` from `out/data/` (or from `data_from/data/`: the same files,
-    named as the user knows them); returns the paths written."""
+    named as the user knows them); returns the paths written. `histories` (`bleu-oracle history`'s data) give
+    index.html its section across released versions (`history.html.j2`)."""
     out = Path(out)
     view = ReportView(read_data(Path(data_from) if data_from is not None else out))
     env = environment()
+    env.globals.update(histories=histories or [], grid=history_grid)
     written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
     template = env.get_template("implementation.md.j2")
