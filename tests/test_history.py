@@ -199,10 +199,12 @@ def test_the_page_counts_a_group_per_version_and_names_each_discrepancys_range()
 
 @pytest.mark.slow
 def test_real_nltk_releases_show_pr_1844_between_3_2_5_and_3_3(tmp_path):
-    """nltk PR #1844 (merged 2017-10, released in 3.3) put sys.float_info.min in place of a zero precision:
-    discrepancy nltk-method0-tiny's example (BLEU with weights 0.5, 0.01 of 'a b' against 'b a', no bigram
-    match) answers 0 in 3.2.5 and 2.2e-308 ** 0.01 * ... = 8.4e-4 from 3.3 on. Installs two releases under
-    Python 3.6 (the cached environments are reused)."""
+    """nltk PR #1844 (merged, released in 3.3) put sys.float_info.min in place of a zero precision. Discrepancy
+    nltk-method0-tiny's example is 'a b' against 'b a' with weights (0.5, 0.01): p1 = 2/2, p2 = 0/1, BP = 1. By
+    hand: 3.2.5 drops the zero precision, exp(0.5 ln 1) = 1; 3.3 gives (2.2250738585072014e-308 ** 0.01) =
+    exp(0.01 * -708.3964) = 8.3844e-4. Installs two releases under Python 3.6 (cached environments reused)."""
+    import math
+
     if environments.find_python("3.6") is None:
         pytest.skip("Python 3.6 is not on this machine (pyenv install 3.6)")
     args = arguments(tmp_path, "3.2.5,3.3")
@@ -210,7 +212,10 @@ def test_real_nltk_releases_show_pr_1844_between_3_2_5_and_3_3(tmp_path):
     summary = json.loads((Path(args.report) / "nltk.json").read_text())
     tiny = {b["id"]: b for b in summary["behaviours"]}["discrepancy-nltk-method0-tiny"]
     assert (tiny["first"], tiny["last"]) == ("3.3", "3.3")
-    assert tiny["answers"]["3.2.5"] == "pass"
+    before, after = (tiny["answers"][v].split()[1] for v in ("3.2.5", "3.3"))
+    assert float(before) == pytest.approx(1.0, rel=1e-9)
+    assert float(after) == pytest.approx(math.exp(0.01 * math.log(2.2250738585072014e-308)), rel=1e-9)
+    assert float(after) == pytest.approx(8.3844e-4, rel=1e-4)
 
 
 def test_doctor_names_the_nltk_releases_whose_segment_floor_reproduces_a_number(tmp_path, capsys):
