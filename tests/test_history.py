@@ -55,11 +55,14 @@ def fake_registry(installed: list[str]):
     """An `install` writing an environment whose bin/python runs this Python with a fake nltk on its path;
     "3.4" has no wheel (the reason pip would give)."""
 
-    def install(python: str, target: Path, requirement: str) -> None:
+    def install(python: str, target: Path, requirement: str, base: Path | None) -> None:
+        installed.append(f"{requirement} with {base.name if base else None}")
+        if "==" not in requirement:  # a shared base: its requirements only
+            target.mkdir(parents=True)
+            return
         version = requirement.split("==", 1)[1]
         if version == "3.4":
             raise environments.NotInstallable(f"{requirement}: error: command 'gcc' failed: No such file")
-        installed.append(version)
         package = target / "lib" / "nltk" / "translate"
         package.mkdir(parents=True)
         (target / "lib" / "nltk" / "__init__.py").write_text(f"__version__ = {version!r}\n")
@@ -114,10 +117,26 @@ def test_an_environment_is_made_once_beside_its_place_and_reused(envs):
     nltk = environments.LIBRARIES["nltk"]
     assert envs.prepare(nltk, "3.2") is True
     assert envs.prepare(nltk, "3.2") is False  # reused, not made again
-    assert envs.installed == ["3.2"]
+    assert envs.installed == ["nltk==3.2 with None"]
     assert sorted(os.listdir(envs.where)) == ["nltk-3.2"]  # no scratch directory left beside it
     recorded = json.loads((envs.directory(nltk, "3.2") / environments.INSTALLED).read_text())
     assert recorded == {"library": "nltk", "version": "3.2", "python": "3.6"}
+
+
+def test_a_shared_base_is_made_once_and_each_release_goes_in_beside_it(envs, tmp_path):
+    """torchmetrics' releases share one environment of torch (750 MB): made once, then each release is installed
+    with it as its base; a .pth in the release's site-packages names the base's."""
+    library = replace(environments.LIBRARIES["nltk"], shared=("torch==2.13.0+cpu", "numpy"))
+    assert envs.prepare(library, "3.2") and envs.prepare(library, "3.3")
+    base = ".shared-nltk-py3.6"
+    assert envs.installed == ["torch==2.13.0+cpu numpy with None", f"nltk==3.2 with {base}", f"nltk==3.3 with {base}"]
+    assert sorted(os.listdir(envs.where)) == [base, "nltk-3.2", "nltk-3.3"]
+    release, shared = tmp_path / "release", tmp_path / "shared"
+    for where in (release, shared):
+        (where / "lib" / "python3.11" / "site-packages").mkdir(parents=True)
+    environments.link_base(release, shared)
+    pth = release / "lib" / "python3.11" / "site-packages" / "bleu-oracle-shared.pth"
+    assert pth.read_text() == f"{shared / 'lib' / 'python3.11' / 'site-packages'}\n"
 
 
 def test_a_version_that_cannot_be_installed_leaves_nothing_and_says_why(envs, tmp_path):

@@ -36,6 +36,8 @@ from .nltk_adapter import SMOOTHING as NLTK_SMOOTHING
 from .nltk_adapter import NltkImplementation
 from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
 from .sacrebleu_adapter import SacrebleuImplementation
+from .torchmetrics_adapter import SMOOTHING as TORCHMETRICS_SMOOTHING
+from .torchmetrics_adapter import TorchmetricsImplementation
 
 #: Seconds one pip install may take (an sdist of an old release builds from source).
 INSTALL_TIMEOUT = 900.0
@@ -74,6 +76,9 @@ class HistoryLibrary:
     default_versions: tuple[str, ...]
     #: (first release that lifts it, capabilities to add before it): a limit of old releases
     narrower_before: tuple[tuple[str, dict], ...] = field(default=())
+    #: requirements installed once into an environment every release of the library shares (torch: 750 MB,
+    #: taken from the machine's wheels); each release then goes in with --no-deps and sees it through a .pth
+    shared: tuple[str, ...] = field(default=())
 
     def python_for(self, version: str) -> str:
         """The Python X.Y release `version` is installed under."""
@@ -127,6 +132,18 @@ LIBRARIES = {
         default_versions=("1.4.0", "1.4.14", "1.5.1", "2.0.0", "2.1.0", "2.2.1", "2.3.3", "2.4.3", "2.5.1", "2.6.0"),
         narrower_before=(("2.0", {"same_reference_count": True, "max_order": 4, "orders": [4]}),),
     ),
+    # torchmetrics under 3.11, the Python of the machine's CPU torch wheel, shared by every release (0.7 warns that
+    # its argument order changed and needs pyDeprecate; `weights` arrived in 0.9: 0.8.2 has none)
+    "torchmetrics": HistoryLibrary(
+        name="torchmetrics", distribution="torchmetrics", profile="papineni",
+        capabilities=dict(TorchmetricsImplementation.capabilities), smoothing=TORCHMETRICS_SMOOTHING, oldest="0.7",
+        pythons=(("0.7", "3.11"),),
+        default_versions=("0.7.3", "0.8.2", "0.9.3", "0.10.3", "0.11.4", "1.0.3", "1.2.1", "1.4.3", "1.6.3", "1.8.2",
+                          "1.9.0"),
+        narrower_before=(("0.9", {"weights": "uniform"}),),
+        shared=("torch==2.13.0+cpu", "numpy", "packaging", "lightning-utilities", "pyDeprecate==0.3.2",
+                "typing-extensions"),
+    ),
 }
 
 
@@ -157,12 +174,12 @@ def find_python(version: str) -> str | None:
 
 @dataclass
 class Environments:
-    """Versions' environments under `where`; `install(python, target, requirement)` fills a new one (pip;
+    """Versions' environments under `where`; `install(python, target, requirements, base)` fills a new one (pip;
     a test puts a fake registry here) and `find` locates a Python X.Y."""
 
     where: Path = field(default_factory=root)
     find: Callable[[str], str | None] = find_python
-    install: Callable[[str, Path, str], None] | None = None
+    install: Callable[[str, Path, str, Path | None], None] | None = None
 
     def directory(self, spec: HistoryLibrary, version: str) -> Path:
         return self.where / f"{spec.name}-{version}"
@@ -183,12 +200,13 @@ class Environments:
         if python is None:
             raise NotInstallable(f"{spec.name} {version} runs under Python {python_version}, which is not on this "
                                  "machine (pyenv install it)")
+        base = self.shared_base(spec, python, python_version)
         target = self.directory(spec, version)
         target.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
             building = scratch / target.name  # under its final name: a venv's scripts hold their path
-            (self.install or pip_install)(python, building, f"{spec.distribution}=={version}")
+            (self.install or pip_install)(python, building, f"{spec.distribution}=={version}", base)
             (building / INSTALLED).write_text(json.dumps({"library": spec.name, "version": version,
                                                           "python": python_version}) + "\n", encoding="utf-8")
             try:
@@ -200,6 +218,28 @@ class Environments:
             shutil.rmtree(scratch, ignore_errors=True)
         return True
 
+    def shared_base(self, spec: HistoryLibrary, python: str, python_version: str) -> Path | None:
+        """The environment every release of `spec` shares (made once, beside its place and renamed), or None."""
+        if not spec.shared:
+            return None
+        base = self.where / f".shared-{spec.name}-py{python_version}"
+        if (base / INSTALLED).is_file():
+            return base
+        self.where.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{base.name}-", dir=self.where))
+        try:
+            building = scratch / base.name
+            (self.install or pip_install)(python, building, " ".join(spec.shared), None)
+            (building / INSTALLED).write_text(json.dumps({"shared": list(spec.shared)}) + "\n", encoding="utf-8")
+            try:
+                os.replace(building, base)
+            except OSError:
+                if not (base / INSTALLED).is_file():
+                    raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        return base
+
     def driver_argv(self, spec: HistoryLibrary, version: str) -> list[str]:
         """The argv that drives `version` through protocol v1 (its environment's Python, the shared driver)."""
         return [str(self.python(spec, version)), driver_script("venv_bleu.py"), spec.name,
@@ -207,19 +247,33 @@ class Environments:
                 json.dumps(spec.driver_settings(), separators=(",", ":"))]
 
 
-def pip_install(python: str, target: Path, requirement: str) -> None:
-    """A venv of `python` at `target` with `requirement` installed from the registry; NotInstallable with pip's
-    own reason when it cannot be (no such release, no wheel and a build that fails)."""
-    steps = [[python, "-m", "venv", str(target)],
-             [str(target / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-              requirement]]
+def pip_install(python: str, target: Path, requirements: str, base: Path | None) -> None:
+    """A venv of `python` at `target` with `requirements` (space-separated) installed; NotInstallable with pip's own
+    reason when it cannot be (no such release, no wheel and a build that fails). With `base` (an environment
+    of shared requirements), the release goes in with --no-deps and a .pth puts the base's site-packages on its
+    path (after its own). Without, pip reads the registry alone (`registry_only`), except for a shared base,
+    whose torch is the machine's CPU wheel (find-links)."""
+    pip = [str(target / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    steps = [[python, "-m", "venv", str(target)], [*pip, *(["--no-deps"] if base else []), *requirements.split()]]
+    shared_base = base is None and target.name.startswith(".shared-")  # torch: the machine's wheel
+    environment = None if shared_base else registry_only()
     for argv in steps:
         try:
-            done = run_in_group(argv, timeout=INSTALL_TIMEOUT, env=registry_only())
+            done = run_in_group(argv, timeout=INSTALL_TIMEOUT, env=environment)
         except subprocess.TimeoutExpired:
             raise NotInstallable(f"`{' '.join(argv[-2:])}` did not finish within {INSTALL_TIMEOUT:.0f} s") from None
         if done.returncode != 0:
-            raise NotInstallable(f"{requirement}: {install_failure(done.stderr)}")
+            raise NotInstallable(f"{requirements}: {install_failure(done.stderr)}")
+        if base is not None and argv[0] == python:
+            link_base(target, base)
+
+
+def link_base(target: Path, base: Path) -> None:
+    """A .pth in `target`'s site-packages naming `base`'s (read after the environment's own packages)."""
+    for site in target.glob("lib/python*/site-packages"):
+        shared = next(iter(base.glob("lib/python*/site-packages")), None)
+        if shared is not None:
+            (site / "bleu-oracle-shared.pth").write_text(f"{shared}\n", encoding="utf-8")
 
 
 def registry_only() -> dict[str, str]:

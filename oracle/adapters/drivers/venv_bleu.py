@@ -1,11 +1,11 @@
-"""keras-hub's and metrax's BLEU, and every release of nltk and sacrebleu that `bleu-oracle history`
+"""keras-hub's and metrax's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
 installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
-    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu HANDSHAKE [SETTINGS]
+    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
 
 It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram generator ends with
 StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
@@ -174,14 +174,49 @@ def sacrebleu(settings: Dict[str, Any]) -> Scorer:
     return score
 
 
+def torchmetrics(settings: Dict[str, Any]) -> Scorer:
+    """torchmetrics' `BLEUScore` (torchmetrics.text.bleu) from 0.7 on: `BLEUScore(n_gram, smooth[, weights])`
+    then `update(preds, target)` (0.7 warns that it swapped the order to this) and `compute()`; `weights` only
+    from 0.9 (before, the capabilities say uniform). Its state is the statistics, as its adapter reports."""
+    import inspect
+    import warnings
+
+    from torchmetrics.text.bleu import BLEUScore
+
+    takes_weights = "weights" in inspect.signature(BLEUScore.__init__).parameters
+
+    def score(command: Command) -> Answer:
+        smooth, _ = library_arguments(command, settings)
+        weights = [float(w) for w in command["weights"]]
+        if not 1 <= len(weights) <= 4:
+            raise Refused("unsupported", f"torchmetrics documents n_gram from 1 to 4 (got {len(weights)} weights)")
+        segments = text_segments(command)
+        options = {"weights": weights} if takes_weights else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                metric = BLEUScore(n_gram=len(weights), smooth=smooth, **options)
+                metric.update([hypothesis for hypothesis, _ in segments],
+                              [references for _, references in segments])
+                value = float(metric.compute())
+            except ValueError as exc:  # its argument checks
+                raise Refused("rejected", f"torchmetrics raised ValueError: {exc}") from exc
+        statistics = {"hyp_len": count(metric.preds_len), "ref_len": count(metric.target_len),
+                      "matches": [count(x) for x in metric.numerator.tolist()],
+                      "totals": [count(x) for x in metric.denominator.tolist()]}
+        return value, statistics
+
+    return score
+
+
 def count(value: Any) -> Union[int, float]:
     """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
     value = float(value)
     return int(value) if value.is_integer() else value
 
 
-LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk,
-             "sacrebleu": sacrebleu}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
+             "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
