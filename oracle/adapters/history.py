@@ -201,21 +201,8 @@ class Environments:
             raise NotInstallable(f"{spec.name} {version} runs under Python {python_version}, which is not on this "
                                  "machine (pyenv install it)")
         base = self.shared_base(spec, python, python_version)
-        target = self.directory(spec, version)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
-        try:
-            building = scratch / target.name  # under its final name: a venv's scripts hold their path
-            (self.install or pip_install)(python, building, f"{spec.distribution}=={version}", base)
-            (building / INSTALLED).write_text(json.dumps({"library": spec.name, "version": version,
-                                                          "python": python_version}) + "\n", encoding="utf-8")
-            try:
-                os.replace(building, target)
-            except OSError:
-                if not self.is_ready(spec, version):  # another run got there first: its copy is as good
-                    raise
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+        self.build(self.directory(spec, version), python, f"{spec.distribution}=={version}", base,
+                   {"library": spec.name, "version": version, "python": python_version})
         return True
 
     def shared_base(self, spec: HistoryLibrary, python: str, python_version: str) -> Path | None:
@@ -223,22 +210,26 @@ class Environments:
         if not spec.shared:
             return None
         base = self.where / f".shared-{spec.name}-py{python_version}"
-        if (base / INSTALLED).is_file():
-            return base
-        self.where.mkdir(parents=True, exist_ok=True)
-        scratch = Path(tempfile.mkdtemp(prefix=f".{base.name}-", dir=self.where))
+        if not (base / INSTALLED).is_file():
+            self.build(base, python, " ".join(spec.shared), None, {"shared": list(spec.shared)})
+        return base
+
+    def build(self, target: Path, python: str, requirements: str, base: Path | None, record: dict) -> None:
+        """Fill `target` in a scratch directory beside it, record what it holds (INSTALLED), rename it into place;
+        another run that got there first is as good (its copy is kept)."""
+        target.parent.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
-            building = scratch / base.name
-            (self.install or pip_install)(python, building, " ".join(spec.shared), None)
-            (building / INSTALLED).write_text(json.dumps({"shared": list(spec.shared)}) + "\n", encoding="utf-8")
+            building = scratch / target.name  # under its final name: a venv's scripts hold their path
+            (self.install or pip_install)(python, building, requirements, base)
+            (building / INSTALLED).write_text(json.dumps(record) + "\n", encoding="utf-8")
             try:
-                os.replace(building, base)
+                os.replace(building, target)
             except OSError:
-                if not (base / INSTALLED).is_file():
+                if not (target / INSTALLED).is_file():
                     raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
-        return base
 
     def driver_argv(self, spec: HistoryLibrary, version: str) -> list[str]:
         """The argv that drives `version` through protocol v1 (its environment's Python, the shared driver)."""
