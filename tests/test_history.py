@@ -193,7 +193,7 @@ def test_history_lists_its_versions_and_refuses_a_bad_one(tmp_path, capsys):
 
     with pytest.raises(BleuValueError, match="not a release number"):
         command.run(arguments(tmp_path, "3.2,latest", list=True))
-    with pytest.raises(BleuValueError, match="`history` knows nltk, sacrebleu"):
+    with pytest.raises(BleuValueError, match="`history` knows nltk, promptfoo, sacrebleu, torchmetrics"):
         command.run(arguments(tmp_path, None, name="nope", list=True))
 
 
@@ -277,3 +277,15 @@ def test_index_html_has_a_section_across_released_versions():
     assert template.render(histories=[], grid=pages.grid).strip() == ""
     committed = (ROOT / "reports" / "index.html").read_text(encoding="utf-8")
     assert '<h3 id="history-nltk">' in committed and '<h3 id="history-sacrebleu">' in committed
+
+
+def test_an_npm_library_is_driven_by_node_from_its_unpacked_tarball(envs):
+    """promptfoo's releases are npm tarballs, unpacked into NAME-VERSION/package and driven by node running the
+    npm driver with the release's handshake (a TypeScript library, judged as papineni)."""
+    promptfoo = environments.LIBRARIES["promptfoo"]
+    argv = envs.driver_argv(promptfoo, "0.100.0")
+    assert argv[1].endswith("drivers/npm_bleu.js") and argv[2] == "promptfoo"
+    assert argv[3] == str(envs.where / "promptfoo-0.100.0" / "package")
+    handshake = json.loads(argv[4])
+    assert handshake["implementation"] == {"name": "promptfoo", "version": "0.100.0", "language": "typescript"}
+    assert promptfoo.python_for("0.123.1") == "node" and command.runtime("node") == "node"

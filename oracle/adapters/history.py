@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import subprocess
+import tarfile
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from .base import AdapterUnavailable, SmoothingTable, handshake_object
-from .driven import driver_script
+from .driven import driver_script, node
 from .lifetimes import run_in_group
 from .nltk_adapter import SMOOTHING as NLTK_SMOOTHING
 from .nltk_adapter import NltkImplementation
+from .npm_adapters import PromptfooImplementation
 from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
 from .sacrebleu_adapter import SacrebleuImplementation
 from .torchmetrics_adapter import SMOOTHING as TORCHMETRICS_SMOOTHING
@@ -79,6 +81,10 @@ class HistoryLibrary:
     #: requirements installed once into an environment every release of the library shares (torch: 750 MB,
     #: taken from the machine's wheels); each release then goes in with --no-deps and sees it through a .pth
     shared: tuple[str, ...] = field(default=())
+    #: "pypi" (a venv, driven by drivers/venv_bleu.py) or "npm" (the tarball unpacked, driven by node running
+    #: drivers/npm_bleu.js); an npm library's `pythons` name no Python
+    registry: str = "pypi"
+    language: str = "python"
 
     def python_for(self, version: str) -> str:
         """The Python X.Y release `version` is installed under."""
@@ -102,7 +108,7 @@ class HistoryLibrary:
         return capabilities
 
     def handshake(self, version: str) -> dict[str, Any]:
-        return handshake_object(self.name, version, "python", self.profile, self.capabilities_for(version))
+        return handshake_object(self.name, version, self.language, self.profile, self.capabilities_for(version))
 
     def driver_settings(self) -> dict[str, Any]:
         """The smoothing table as the driver reads it: the oracle's method -> [setting, {parameter: argument}]
@@ -143,6 +149,15 @@ LIBRARIES = {
         narrower_before=(("0.9", {"weights": "uniform"}),),
         shared=("torch==2.13.0+cpu", "numpy", "packaging", "lightning-utilities", "pyDeprecate==0.3.2",
                 "typing-extensions"),
+    ),
+    # promptfoo's `bleu` assertion: dist/src/assertions/bleu.js (CommonJS) up to the 0.11x releases, then the
+    # bundled dist/src/index.cjs; its tarball alone, run by node (0.100.0 is the oldest release looked into)
+    "promptfoo": HistoryLibrary(
+        name="promptfoo", distribution="promptfoo", profile="papineni",
+        capabilities=dict(PromptfooImplementation.capabilities), smoothing=SmoothingTable("", ()), oldest="0.100",
+        pythons=(("0.100", "node"),), registry="npm", language="typescript",
+        default_versions=("0.100.0", "0.103.19", "0.107.7", "0.110.1", "0.114.7", "0.117.11", "0.118.17", "0.119.14",
+                          "0.120.27", "0.121.20", "0.123.1"),
     ),
 }
 
@@ -196,12 +211,13 @@ class Environments:
         if self.is_ready(spec, version):
             return False
         python_version = spec.python_for(version)
-        python = self.find(python_version)
+        python = "node" if spec.registry == "npm" else self.find(python_version)
         if python is None:
             raise NotInstallable(f"{spec.name} {version} runs under Python {python_version}, which is not on this "
                                  "machine (pyenv install it)")
         base = self.shared_base(spec, python, python_version)
-        self.build(self.directory(spec, version), python, f"{spec.distribution}=={version}", base,
+        pinned = f"{spec.distribution}@{version}" if spec.registry == "npm" else f"{spec.distribution}=={version}"
+        self.build(self.directory(spec, version), python, pinned, base,
                    {"library": spec.name, "version": version, "python": python_version})
         return True
 
@@ -221,7 +237,8 @@ class Environments:
         scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         try:
             building = scratch / target.name  # under its final name: a venv's scripts hold their path
-            (self.install or pip_install)(python, building, requirements, base)
+            install = self.install or (npm_install if python == "node" else pip_install)
+            install(python, building, requirements, base)
             (building / INSTALLED).write_text(json.dumps(record) + "\n", encoding="utf-8")
             try:
                 os.replace(building, target)
@@ -232,7 +249,11 @@ class Environments:
             shutil.rmtree(scratch, ignore_errors=True)
 
     def driver_argv(self, spec: HistoryLibrary, version: str) -> list[str]:
-        """The argv that drives `version` through protocol v1 (its environment's Python, the shared driver)."""
+        """The argv that drives `version` through protocol v1 (its environment's Python, the shared driver; node
+        and the npm driver for an npm package)."""
+        if spec.registry == "npm":
+            return [node(), driver_script("npm_bleu.js"), spec.name, str(self.directory(spec, version) / "package"),
+                    json.dumps(spec.handshake(version), separators=(",", ":"))]
         return [str(self.python(spec, version)), driver_script("venv_bleu.py"), spec.name,
                 json.dumps(spec.handshake(version), separators=(",", ":")),
                 json.dumps(spec.driver_settings(), separators=(",", ":"))]
@@ -257,6 +278,29 @@ def pip_install(python: str, target: Path, requirements: str, base: Path | None)
             raise NotInstallable(f"{requirements}: {install_failure(done.stderr)}")
         if base is not None and argv[0] == python:
             link_base(target, base)
+
+
+def npm_install(runtime: str, target: Path, requirement: str, base: Path | None) -> None:
+    """`npm pack NAME@VERSION` (the package's tarball alone, none of its dependencies) unpacked into target/package;
+    NotInstallable with npm's reason."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise NotInstallable(f"{requirement} is an npm package and npm is not installed (Debian: apt-get install npm)")
+    target.mkdir(parents=True)
+    try:
+        done = run_in_group([npm, "pack", requirement, "--json", "--pack-destination", str(target)],
+                            timeout=INSTALL_TIMEOUT, cwd=str(target))
+    except subprocess.TimeoutExpired:
+        raise NotInstallable(f"npm pack {requirement} did not finish within {INSTALL_TIMEOUT:.0f} s") from None
+    tarballs = sorted(target.glob("*.tgz"))
+    if done.returncode != 0 or not tarballs:
+        raise NotInstallable(f"npm pack {requirement}: {install_failure(done.stderr)}")
+    try:
+        with tarfile.open(tarballs[0]) as archive:
+            archive.extractall(target, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise NotInstallable(f"{requirement}'s tarball does not unpack: {exc}") from None
+    tarballs[0].unlink()
 
 
 def link_base(target: Path, base: Path) -> None:

@@ -123,6 +123,11 @@ def upstream_citations() -> dict[str, str]:
             if "https://" in entry.upstream}
 
 
+def runtime(python: str) -> str:
+    """"Python 3.6", or "node" for an npm package."""
+    return python if python == "node" else f"Python {python}"
+
+
 class Progress:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
@@ -164,7 +169,7 @@ def measure(spec, version, envs, cases, extra, args, progress) -> VersionRun:
     try:
         started = time.perf_counter()
         if envs.prepare(spec, version):
-            progress.say(f"{spec.name} {version}: installed under Python {python} in "
+            progress.say(f"{spec.name} {version}: installed under {runtime(python)} in "
                          f"{time.perf_counter() - started:.1f} s")
     except NotInstallable as exc:
         progress.say(f"{spec.name} {version}: not installable: {exc}")
@@ -192,7 +197,7 @@ def run(args: argparse.Namespace, envs: environments.Environments | None = None)
     versions = chosen_versions(spec, args.versions)
     if args.list:
         for version in versions:
-            print(f"{spec.name} {version}\tPython {spec.python_for(version)}")
+            print(f"{spec.name} {version}\t{runtime(spec.python_for(version))}")
         return 0
     from oracle.suite.cases import DEFAULT_CASES_DIR, load_cases
 

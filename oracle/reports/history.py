@@ -166,7 +166,11 @@ def library_section(history: LibraryHistory) -> list[str]:
     if history.citations:
         out += ["Upstream changes released between two versions whose answers differ (the library's own records):", ""]
         out += [f"- {c.before} -> {c.after}: {c.text}" for c in history.citations] + [""]
-    out += [f"- {run.version}: {run.status}" + (f" under Python {run.python}" if run.python else "")
-            + (f", {run.seconds:.1f} s" if run.seconds is not None else "") + (f": {run.reason}" if run.reason else "")
-            for run in history.versions]
-    return out + [""]
+    return out + [version_line(run) for run in history.versions] + [""]
+
+
+def version_line(run: VersionRun) -> str:
+    """"- 3.2: measured under Python 3.6, 18.9 s", or why a version was not measured."""
+    runtime = "" if not run.python else " under node" if run.python == "node" else f" under Python {run.python}"
+    took = f", {run.seconds:.1f} s" if run.seconds is not None else ""
+    return f"- {run.version}: {run.status}{runtime}{took}" + (f": {run.reason}" if run.reason else "")
