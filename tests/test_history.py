@@ -289,3 +289,24 @@ def test_an_npm_library_is_driven_by_node_from_its_unpacked_tarball(envs):
     handshake = json.loads(argv[4])
     assert handshake["implementation"] == {"name": "promptfoo", "version": "0.100.0", "language": "typescript"}
     assert promptfoo.python_for("0.123.1") == "node" and command.runtime("node") == "node"
+
+
+@pytest.mark.skipif(__import__("shutil").which("node") is None, reason="node is not installed")
+def test_an_old_promptfoo_layout_is_loaded_as_common_js(tmp_path):
+    """promptfoo before its bundle shipped dist/src/assertions/bleu.js requiring ./ngrams and its own invariant
+    helper: the npm driver loads it with its sibling and a stand-in for the helper, and answers what it returns."""
+    import subprocess
+
+    assertions = tmp_path / "package" / "dist" / "src" / "assertions"
+    assertions.mkdir(parents=True)
+    (assertions / "ngrams.js").write_text('"use strict";\nexports.half = (x) => x / 2;\n')
+    (assertions / "bleu.js").write_text(
+        '"use strict";\nconst invariant_1 = require("../util/invariant");\nconst ngrams_1 = require("./ngrams");\n'
+        "exports.calculateBleuScore = (candidate, references) => ngrams_1.half(candidate.split(' ').length);\n")
+    handshake = environments.LIBRARIES["promptfoo"].handshake("0.100.0")
+    argv = ["node", str(ROOT / "oracle" / "adapters" / "drivers" / "npm_bleu.js"), "promptfoo",
+            str(tmp_path / "package"), json.dumps(handshake)]
+    request = {"cmd": "score", "seq": 1, "level": "sentence", "weights": [0.25] * 4, "smoothing": {"method": "none"},
+               "lowercase": True, "segments": [{"hypothesis": ["a", "b", "c"], "references": [["a"]]}]}
+    done = subprocess.run(argv, input=json.dumps(request) + "\n", capture_output=True, text=True, timeout=60)
+    assert json.loads(done.stdout.splitlines()[-1]) == {"seq": 1, "score": 1.5}  # three tokens, halved
