@@ -37,10 +37,12 @@ CITATIONS = {
 
 HELP = f"""Check every released version of a library against the oracle, and bisect its behaviours.
 
-Each version is installed from its registry (PyPI) into an environment of its own, under a Python the
-version supports (an nltk before 3.4 under Python 3.6), cached in ~/.cache/bleu-oracle/history/NAME-VERSION
+Each version is installed from its registry (PyPI; npm for promptfoo, its tarball alone) into an
+environment of its own, under a Python the version supports (an nltk before 3.4 under Python 3.6; every
+torchmetrics release shares one environment of torch), cached in ~/.cache/bleu-oracle/history/NAME-VERSION
 ($BLEU_ORACLE_HISTORY_ENVS) and reused by later runs; it is then driven through protocol v1 by the shared
-driver (oracle/adapters/drivers/venv_bleu.py), which knows the library's API across its releases, and
+driver (oracle/adapters/drivers/venv_bleu.py, npm_bleu.js), which knows the library's API across its
+releases, and
 checked with the cases and the minimal example of every curated discrepancy (record ids
 discrepancy-ID), each version's report in REPORT/NAME/VERSION/ (results.jsonl, summary.md, junit.xml).
 
