@@ -21,7 +21,7 @@ from oracle.reports import history as pages
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import non_negative_int
+from .common import non_negative_int, positive_float
 
 DEFAULT_REPORT = "reports/history"
 
@@ -78,7 +78,7 @@ def register(subparsers):
                         help="run these cases instead of the bundled suite (a case directory or one case file)")
     parser.add_argument("--examples", type=non_negative_int, default=0, metavar="N",
                         help="random examples per version besides the cases and discrepancies (default 0)")
-    parser.add_argument("--timeout", type=float, default=30.0, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive_float, default=30.0, metavar="SECONDS",
                         help="seconds one request may take (default 30)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     parser.set_defaults(handler=run)
@@ -131,6 +131,8 @@ def runtime(python: str) -> str:
 
 
 class Progress:
+    """Progress lines on stderr (each version: installed, checked, how long), unless --quiet."""
+
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
 
