@@ -31,6 +31,10 @@ CITATIONS = {
     "nltk": (Citation(before="3.2.5", after="3.3", text="https://github.com/nltk/nltk/pull/1844 (merged, "
                       "\"Hotfix/bug in bleu score\", for nltk#1838): `p_n_new.append(sys.float_info.min)` for a zero "
                       "precision"),),
+    "promptfoo": (Citation(before="0.120.27", after="0.121.20", text="https://github.com/promptfoo/promptfoo/pull/"
+                           "9717 (merged; opened 2026-06-14, \"fix(assertions): correct BLEU brevity penalty "
+                           "formula\"): `exp(1 - candidateLength / referenceLength)` became `exp(1 - referenceLength / "
+                           "candidateLength)`; the cases classified brevity-penalty-inverted pass from 0.121.20 on"),),
     "sacrebleu": (Citation(before="2.0.0", after="2.1.0", text="sacrebleu CHANGELOG.md, 2.1.0: \"Bugfix: "
                            "BLEU.corpus_score() now using max_ngram_order (#173)\" (github.com/mjpost/sacrebleu)"),),
 }
