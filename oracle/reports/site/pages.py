@@ -63,7 +63,8 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
-    env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg)
+    env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
+                       histories=(), grid=history_grid)  # (no history: index.html has no section across versions)
     return env
 
 
@@ -78,7 +79,7 @@ def render(out: Path, *, data_from: Path | None = None, histories: list[LibraryH
     out = Path(out)
     view = ReportView(read_data(Path(data_from) if data_from is not None else out))
     env = environment()
-    env.globals.update(histories=histories or [], grid=history_grid)
+    env.globals.update(histories=histories or ())
     written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
     template = env.get_template("implementation.md.j2")
