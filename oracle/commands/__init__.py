@@ -17,6 +17,7 @@ SUMMARIES = {
     "fuzz": "search for disagreements and classify them by root cause",
     "baseline": "write a baseline of known deviations from a run",
     "report": "regenerate reports/: matrix, discrepancy reports, real data, HTML",
+    "history": "check every released version of a library and bisect its behaviours",
     "install": "prepare the implementations that run outside this environment (npm, own venvs)",
 }
 VERBS = list(SUMMARIES)

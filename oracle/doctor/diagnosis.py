@@ -17,6 +17,7 @@ from oracle.formulas.errors import BleuTypeError
 
 from . import model
 from .effects import Measured, measure
+from .history import versions_for
 from .layout import Finding, LayoutWatch
 from .rawtext import BOM, read_raw_lines
 from .readings import Reading, Scorer, on_scale, table_readings
@@ -117,7 +118,8 @@ def _explanation(reading: Reading, scale: str, score: float, references: int, *,
                  **extra) -> model.Explanation:
     return kind(profile=reading.profile, tokenize=reading.tokenizer, lowercase=reading.lowercase,
                 conventions=reading.conventions(), aggregation=reading.aggregation, scale=scale, score=score,
-                difference=difference, match=match, signature=reading.signature(references), **extra)
+                difference=difference, match=match, signature=reading.signature(references),
+                versions=versions_for(reading.profile, reading.conventions()), **extra)
 
 
 def _from_match(m: Match, references: int, **extra) -> model.Explanation:

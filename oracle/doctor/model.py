@@ -114,6 +114,9 @@ class Explanation(_Model):
         None, description="digits: within half a unit of the number's last digit (and a float's rounding); float32: "
                           "within single precision (2e-6 relative); null: does not reproduce it.")
     signature: str = Field(description="The reading's signature.")
+    versions: str | None = Field(None, description="The released versions of the profile's library that behave as "
+                                 "this reading does (`bleu-oracle history`'s data), when one of its changes is a "
+                                 "curated discrepancy of that library.")
 
 
 class Need(_Model):

@@ -22,7 +22,10 @@ def _groups(explanations: list) -> list:
     groups: dict[tuple, tuple[Explanation, list[str]]] = {}
     for e in explanations:
         key = (e.tokenize, e.lowercase, tuple(e.conventions.items()), e.scale, e.score, e.match)
-        groups.setdefault(key, (e, []))[1].append(e.profile)
+        first, profiles = groups.setdefault(key, (e, []))
+        profiles.append(e.profile)
+        if e.versions and not first.versions:  # the group says which releases behave so (the history's data)
+            groups[key] = (first.model_copy(update={"versions": e.versions}), profiles)
     return list(groups.values())
 
 
@@ -30,13 +33,15 @@ def _group_label(e: Explanation, profiles: list) -> str:
     case = "lowercased" if e.lowercase else "mixed case"
     changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
     names = "every profile" if sorted(profiles) == sorted(PROFILES) else " = ".join(profiles)
-    return f"{names}: tok {e.tokenize}, {case}{changes}"
+    versions = f" [as {e.versions}]" if e.versions else ""
+    return f"{names}: tok {e.tokenize}, {case}{changes}{versions}"
 
 
 def _label(e: Explanation) -> str:
     case = "lowercased" if e.lowercase else "mixed case"
     changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
-    return f"{e.profile}, tok {e.tokenize}, {case}{changes}"
+    versions = f" [as {e.versions}]" if e.versions else ""
+    return f"{e.profile}, tok {e.tokenize}, {case}{changes}{versions}"
 
 
 def _score(e: Explanation) -> str:

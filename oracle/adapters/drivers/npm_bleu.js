@@ -12,7 +12,8 @@
 // line that is no command (with its seq when one could be read); `stop` or the end of input ends it.
 // Tokens go to the libraries joined by single spaces, as each splits them again.
 //
-// promptfoo is loaded without its ~80 dependencies: its bundled dist/src/index.cjs is read, and the
+// promptfoo is loaded without its ~80 dependencies: its bundled dist/src/index.cjs is read (an older
+// release's separate dist/src/assertions/bleu.js is loaded as CommonJS: `commonJs`), and the
 // regions the bundler marks `src/assertions/ngrams.ts` and `src/assertions/bleu.ts` (the BLEU
 // assertion's code, as shipped) are evaluated in a fresh context. bleu-score is required as is. Only
 // protocol lines reach stdout: console.log and process.stdout.write go to stderr.
@@ -31,8 +32,29 @@ const show = JSON.stringify;
 const joined = (tokens) => tokens.join(" ");
 const loaded = {};
 
+// promptfoo before its bundle (0.100 .. 0.11x, as `bleu-oracle history` installs them): CommonJS files
+// dist/src/assertions/bleu.js (and ngrams.js), loaded with a `require` that gives them their siblings and,
+// for anything else they import (an invariant helper that only handleBleuScore calls), a function that throws.
+function commonJs(file) {
+  const module = { exports: {} };
+  const siblingRequire = (name) => {
+    if (name.startsWith("./")) return commonJs(path.join(path.dirname(file), name.slice(2) + ".js"));
+    const invariant = (condition, message) => { if (!condition) throw new Error(message); };
+    invariant.default = invariant;
+    return invariant;
+  };
+  const wrapped = vm.runInThisContext(`(function (exports, require, module) {${fs.readFileSync(file, "utf8")}\n})`);
+  wrapped(module.exports, siblingRequire, module);
+  return module.exports;
+}
+
 function promptfoo(packageDir) {
   if (!loaded.promptfoo) {
+    const separate = path.join(packageDir, "dist", "src", "assertions", "bleu.js");
+    if (!fs.existsSync(path.join(packageDir, "dist", "src", "index.cjs")) && fs.existsSync(separate)) {
+      loaded.promptfoo = commonJs(separate).calculateBleuScore;
+      return loaded.promptfoo;
+    }
     const bundle = fs.readFileSync(path.join(packageDir, "dist", "src", "index.cjs"), "utf8");
     const start = bundle.indexOf("//#region src/assertions/ngrams.ts");
     const bleu = bundle.indexOf("//#region src/assertions/bleu.ts");

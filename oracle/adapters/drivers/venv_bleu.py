@@ -1,10 +1,17 @@
-"""keras-hub's and metrax's BLEU as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
+"""keras-hub's and metrax's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
+installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
-    VENV/bin/python venv_bleu.py keras-hub|metrax HANDSHAKE
+    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
+
+It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram generator ends with
+StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
+import. SETTINGS (JSON, optional) is what the adapter passes on: `{"smoothing": {METHOD: [SETTING,
+{PARAMETER: ARGUMENT}]}}`, its smoothing table (`oracle.adapters.base.SmoothingTable`), so that the
+mapping stays stated in one place.
 
 HANDSHAKE is the JSON handshake it answers `start` with: the adapter's declaration, whose capabilities
 also decide what it refuses (`refusal`: a request outside them is unsupported, as the adapters said
@@ -20,26 +27,25 @@ Only protocol lines reach stdout: file descriptor 1 is pointed at stderr before 
 is imported on the first score, so the handshake never waits for TensorFlow).
 """
 
-from __future__ import annotations
-
 import json
 import math
 import os
 import sys
 import traceback
-from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
 
 #: A command as decoded from its JSON line, and a library's scoring function of one.
-Command = dict[str, Any]
-Scorer = Callable[[Command], float]
+Command = Dict[str, Any]
+#: A library's answer: its score, or (its score, its statistics or None).
+Answer = Union[float, Tuple[float, Optional[Dict[str, Any]]]]
+Scorer = Callable[[Command], Answer]
 
 #: The longest command line read (bytes), as the runner's own line limit.
 LINE_LIMIT = 16 * 1024 * 1024
 PROTOCOL_VERSION = 1
 
 
-def keras_hub() -> Scorer:
+def keras_hub(settings: Dict[str, Any]) -> Scorer:
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     import tensorflow as tf
@@ -63,7 +69,7 @@ def keras_hub() -> Scorer:
     return score
 
 
-def metrax() -> Scorer:
+def metrax(settings: Dict[str, Any]) -> Scorer:
     import metrax as library
 
     def score(command: Command) -> float:
@@ -76,12 +82,146 @@ def metrax() -> Scorer:
     return score
 
 
-LIBRARIES: dict[str, Callable[[], Scorer]] = {"keras-hub": keras_hub, "metrax": metrax}
+class Refused(Exception):
+    """The library refuses this request: `kind` ("rejected" or "unsupported") and why."""
+
+    def __init__(self, kind: str, why: str) -> None:
+        super().__init__(why)
+        self.kind = kind
 
 
-def text_segments(command: Command) -> list[tuple[str, list[str]]]:
+def library_arguments(command: Command, settings: Dict[str, Any]) -> Tuple[Any, Dict[str, float]]:
+    """(the library's smoothing setting, {its argument: the request's value}) from the adapter's smoothing
+    table passed in SETTINGS (`settings["smoothing"]`: the oracle's method -> [setting, {parameter: argument}])."""
+    smoothing = command["smoothing"]
+    row = settings["smoothing"].get(smoothing["method"])
+    if row is None:
+        raise Refused("unsupported", f"no smoothing {show(smoothing['method'])} here")
+    setting, passes = row
+    return setting, {argument: float(smoothing[name]) for name, argument in passes.items() if name in smoothing}
+
+
+def nltk(settings: Dict[str, Any]) -> Scorer:
+    """nltk.translate.bleu_score of any release from 3.2 on (`SmoothingFunction` with method0..7, and
+    `sentence_bleu`/`corpus_bleu` taking references, hypotheses, weights, smoothing_function throughout)."""
+    import warnings
+
+    from nltk.translate import bleu_score
+
+    def score(command: Command) -> Answer:
+        name, arguments = library_arguments(command, settings)
+        function = getattr(bleu_score.SmoothingFunction(**arguments), name)
+        weights = tuple(float(w) for w in command["weights"])
+        hypotheses = [list(s["hypothesis"]) for s in command["segments"]]
+        references = [[list(r) for r in s["references"]] for s in command["segments"]]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nltk warns when an order has no overlap
+            try:
+                if command["level"] == "sentence":
+                    value = bleu_score.sentence_bleu(references[0], hypotheses[0], weights,
+                                                     smoothing_function=function)
+                else:
+                    value = bleu_score.corpus_bleu(references, hypotheses, weights, smoothing_function=function)
+            except AssertionError as exc:  # nltk validates with asserts: a refusal, as its adapter says
+                raise Refused("rejected", f"nltk raised AssertionError: {exc}") from exc
+        return float(value)
+
+    return score
+
+
+def sacrebleu(settings: Dict[str, Any]) -> Scorer:
+    """sacrebleu from 1.4 on. 2.x: `BLEU(lowercase, force, tokenize, smooth_method, smooth_value,
+    max_ngram_order, effective_order).corpus_score(hypotheses, streams)`, any order (the adapter's call).
+    1.x has no `BLEU` taking arguments (its BLEU takes an argparse namespace) and counts 4 orders: its
+    `corpus_bleu(streams, then smooth_method, smooth_value, force, lowercase, tokenize,
+    use_effective_order)` (its capabilities say orders [4] and equal reference counts). Sentence level is
+    one segment with effective order on (what `sentence_bleu` does), unless the request's empty-order rule
+    says otherwise; a missing reference is `None` (2.x)."""
+    import sacrebleu as library
+
+    version = vars(library).get("__version__") or vars(library)["VERSION"]  # (1.4.0 has VERSION only)
+    modern = int(version.split(".")[0]) >= 2
+
+    def run(command: Command, method: str, value: Any, effective: bool) -> Any:
+        segments = text_segments(command)
+        width = max(len(references) for _, references in segments)
+        # (None in a stream is a missing reference, as sacrebleu's Metric._cache_references documents)
+        streams = [[references[k] if k < len(references) else None for _, references in segments]
+                   for k in range(width)]  # type: List[List[Any]]
+        hypotheses = [hypothesis for hypothesis, _ in segments]
+        options = {"smooth_method": method, "smooth_value": value, "force": True,
+                   "lowercase": bool(command.get("lowercase")), "tokenize": command.get("tokenize") or "none"}
+        if modern:
+            metric = library.BLEU(max_ngram_order=len(command["weights"]), effective_order=effective, **options)
+            return metric.corpus_score(hypotheses, streams)
+        return library.corpus_bleu(hypotheses, streams, use_effective_order=effective, **options)
+
+    def score(command: Command) -> Answer:
+        method, arguments = library_arguments(command, settings)
+        rule = (command.get("conventions") or {}).get("empty_order")
+        effective = command["level"] == "sentence" if rule is None else rule == "skip"
+        try:
+            result = run(command, method, arguments.get("smooth_value"), effective)
+        except (ValueError, TypeError, AssertionError) as exc:  # its argument checks
+            raise Refused("rejected", f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
+        if method == "add-k":  # add-k adds k to its counts in place (discrepancy sacrebleu-add-k-counts)
+            return float(result.score) / 100.0, None
+        statistics = {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
+                      "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
+                      "bp": float(result.bp)}
+        return float(result.score) / 100.0, statistics
+
+    return score
+
+
+def torchmetrics(settings: Dict[str, Any]) -> Scorer:
+    """torchmetrics' `BLEUScore` (torchmetrics.text.bleu) from 0.7 on: `BLEUScore(n_gram, smooth[, weights])`
+    then `update(preds, target)` (0.7 warns that it swapped the order to this) and `compute()`; `weights` only
+    from 0.9 (before, the capabilities say uniform). Its state is the statistics, as its adapter reports."""
+    import inspect
+    import warnings
+
+    from torchmetrics.text.bleu import BLEUScore
+
+    takes_weights = "weights" in inspect.signature(BLEUScore.__init__).parameters
+
+    def score(command: Command) -> Answer:
+        smooth, _ = library_arguments(command, settings)
+        weights = [float(w) for w in command["weights"]]
+        if not 1 <= len(weights) <= 4:
+            raise Refused("unsupported", f"torchmetrics documents n_gram from 1 to 4 (got {len(weights)} weights)")
+        segments = text_segments(command)
+        options = {"weights": weights} if takes_weights else {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                metric = BLEUScore(n_gram=len(weights), smooth=smooth, **options)
+                metric.update([hypothesis for hypothesis, _ in segments],
+                              [references for _, references in segments])
+                value = float(metric.compute())
+            except ValueError as exc:  # its argument checks
+                raise Refused("rejected", f"torchmetrics raised ValueError: {exc}") from exc
+        statistics = {"hyp_len": count(metric.preds_len), "ref_len": count(metric.target_len),
+                      "matches": [count(x) for x in metric.numerator.tolist()],
+                      "totals": [count(x) for x in metric.denominator.tolist()]}
+        return value, statistics
+
+    return score
+
+
+def count(value: Any) -> Union[int, float]:
+    """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
+    value = float(value)
+    return int(value) if value.is_integer() else value
+
+
+LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
+             "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+
+
+def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
     """[(hypothesis, [reference, ...])] as strings: tokens joined by single spaces, raw text as it is."""
-    def text(value: str | list[str]) -> str:
+    def text(value: Union[str, List[str]]) -> str:
         return value if isinstance(value, str) else " ".join(value)
 
     return [(text(s["hypothesis"]), [text(r) for r in s["references"]]) for s in command["segments"]]
@@ -91,13 +231,13 @@ def show(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def is_uniform(weights: list[Any]) -> bool:
+def is_uniform(weights: List[Any]) -> bool:
     """Equal weights 1/N each, up to float rounding of 1/N (as oracle.adapters.base.is_uniform)."""
     n = len(weights)
     return all(isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights)
 
 
-def refusal(name: str, capabilities: dict[str, Any], command: Command) -> tuple[str, str] | None:
+def refusal(name: str, capabilities: Dict[str, Any], command: Command) -> Optional[Tuple[str, str]]:
     """(kind, why) when the declared capabilities do not cover `command`, else None."""
     levels, level = capabilities["levels"], command["level"]
     if level not in levels:
@@ -128,7 +268,11 @@ def refusal(name: str, capabilities: dict[str, Any], command: Command) -> tuple[
     return None
 
 
-def scored(value: float) -> dict[str, Any]:
+def capabilities_statistics(handshake: Dict[str, Any]) -> bool:
+    return bool(handshake.get("capabilities", {}).get("statistics"))
+
+
+def scored(value: float) -> Dict[str, Any]:
     """A library's number as the reply's outcome: the score, NaN as "NaN", an infinity an error."""
     if math.isnan(value):
         return {"score": "NaN"}
@@ -140,12 +284,13 @@ def scored(value: float) -> dict[str, Any]:
 class Driver:
     """One library behind protocol v1: `answer(line)` -> (the reply, or None; whether to stop)."""
 
-    def __init__(self, library: str, handshake: dict[str, Any]) -> None:
+    def __init__(self, library: str, handshake: Dict[str, Any], settings: Optional[Dict[str, Any]] = None) -> None:
         self.library, self.handshake = library, handshake
         self.name = handshake["implementation"]["name"]
-        self._score: Scorer | None = None  # the library's scoring function, loaded on the first score
+        self.settings = settings or {}
+        self._score = None  # type: Optional[Scorer]  # the library's scoring function, loaded on the first score
 
-    def answer(self, line: str) -> tuple[dict[str, Any] | None, bool]:
+    def answer(self, line: str) -> Tuple[Optional[Dict[str, Any]], bool]:
         try:
             command = json.loads(line)
         except ValueError as exc:
@@ -170,14 +315,21 @@ class Driver:
             reply = self.score(command)
         return ({"seq": seq, **reply} if seq is not None else reply), False
 
-    def score(self, command: Command) -> dict[str, Any]:
+    def score(self, command: Command) -> Dict[str, Any]:
         try:
             refused = refusal(self.name, self.handshake["capabilities"], command)
             if refused is not None:
                 return {refused[0]: refused[1]}
             if self._score is None:
-                self._score = LIBRARIES[self.library]()
-            return scored(float(self._score(command)))
+                self._score = LIBRARIES[self.library](self.settings)
+            answer = self._score(command)
+            value, statistics = answer if isinstance(answer, tuple) else (answer, None)
+            reply = scored(float(value))
+            if statistics is not None and "score" in reply and capabilities_statistics(self.handshake):
+                reply["statistics"] = statistics
+            return reply
+        except Refused as exc:
+            return {exc.kind: str(exc)}
         except Exception as exc:  # noqa: BLE001 - every failure of the library is this request's error
             traceback.print_exc(file=sys.stderr)
             return {"error": f"{type(exc).__name__}: {exc}"}
@@ -192,14 +344,14 @@ def protocol_channel() -> IO[str]:
     return channel
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 3 or argv[1] not in LIBRARIES:
-        sys.stderr.write(f"usage: venv_bleu.py {'|'.join(LIBRARIES)} HANDSHAKE\n")
+def main(argv: List[str]) -> int:
+    if len(argv) not in (3, 4) or argv[1] not in LIBRARIES:
+        sys.stderr.write(f"usage: venv_bleu.py {'|'.join(LIBRARIES)} HANDSHAKE [SETTINGS]\n")
         return 2
-    driver = Driver(argv[1], json.loads(argv[2]))
+    driver = Driver(argv[1], json.loads(argv[2]), json.loads(argv[3]) if len(argv) == 4 else None)
     out = protocol_channel()
     stdin = sys.stdin.buffer
-    reply: dict[str, Any] | None
+    reply = None  # type: Optional[Dict[str, Any]]
     while True:
         line = stdin.readline(LINE_LIMIT + 1)
         if not line:

@@ -8,6 +8,7 @@ import os
 import time
 from pathlib import Path
 
+from oracle.reports.history import HISTORY_DIR, read_histories
 from oracle.reports.staging import staged
 
 from .collect import Settings, observe, say
@@ -28,7 +29,8 @@ def run(settings: Settings, *, render_only: bool = False) -> list[Path]:
             write_data(staging, observed.run, observed.entries)
         say(settings.progress, f"rendering {out} from {out / DATA_DIR}")
         started = time.perf_counter()
-        written = render(staging, data_from=out if render_only else None)  # (render-only: errors name out/data)
+        written = render(staging, data_from=out if render_only else None,  # (render-only: errors name out/data)
+                         histories=read_histories(out / HISTORY_DIR) if (out / HISTORY_DIR).is_dir() else None)
         say(settings.progress, f"rendered {len(written)} pages in {time.perf_counter() - started:.1f} s")
     return [out / path.relative_to(staging) for path in written]
 

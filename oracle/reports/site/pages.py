@@ -20,6 +20,8 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from oracle.models.history import LibraryHistory
+from oracle.reports.history import grid as history_grid
 from oracle.reports.staging import write_atomically
 
 from . import svg
@@ -67,7 +69,8 @@ def environment() -> jinja2.Environment:
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
     env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
                        detail_page=page_name, implementation_html=lambda name: IMPLEMENTATION_HTML.format(name=name),
-                       case_html=lambda id: CASE_HTML.format(id=id), deviations_page=DEVIATIONS_PAGE)
+                       case_html=lambda id: CASE_HTML.format(id=id), deviations_page=DEVIATIONS_PAGE,
+                       histories=(), grid=history_grid)  # (no history: index.html has no section across versions)
     return env
 
 
@@ -80,12 +83,16 @@ def _write(path: Path, text: str) -> Path:
 BASELINES = Path(__file__).resolve().parents[3] / "baselines"
 
 
-def render(out: Path, *, data_from: Path | None = None, baselines: Path | None = BASELINES) -> list[Path]:
+def render(out: Path, *, data_from: Path | None = None, baselines: Path | None = BASELINES,
+           histories: list[LibraryHistory] | None = None) -> list[Path]:
     """Render every page of report directory `out` from `out/data/` (or from `data_from/data/`: the same files,
-    named as the user knows them) and the reviewed baselines in `baselines`; returns the paths written."""
+    named as the user knows them) and the reviewed baselines in `baselines`; returns the paths written.
+    `histories` (`bleu-oracle history`'s data) give index.html its section across released versions
+    (`history.html.j2`)."""
     out = Path(out)
     view = ReportView(read_data(Path(data_from) if data_from is not None else out))
     env = environment()
+    env.globals.update(histories=histories or ())
     detail = SiteDetail(view, baselines if baselines is not None and baselines.is_dir() else None)
     written = [_write(out / page, env.get_template(template).render(view=view)) for page, template in MARKDOWN_PAGES]
     pages = out / IMPLEMENTATIONS_DIR  # (a page of an implementation no longer in the data goes when published)
