@@ -411,3 +411,14 @@ def test_ngrams_keyed_by_joined_text_are_named_by_their_counts(hypothesis, refer
                        references=(tuple(reference),)),), weights=(0.5, 0.5), smoothing={"method": "none"})
     stats = {"hyp_len": 2, "ref_len": 2, "matches": [0, 1], "totals": [2, 1], "bp": 1.0}
     assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == name
+
+
+def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
+    """300 "a" against 300 "a": each order's one n-gram occurs 300 - n + 1 times on both sides. Kept in 8 bits
+    (StringDistances.jl issue #12's UInt8), 300 wraps to 44, 299 to 43, 298 to 42, 297 to 41: by hand
+    matches (44, 43, 42, 41) of totals (300, 299, 298, 297), and the score exp(sum of ln(m/t) / 4)."""
+    req = request("corpus", [(" ".join(["a"] * 300), [" ".join(["a"] * 300)])])
+    matches, totals = [44, 43, 42, 41], [300, 299, 298, 297]
+    score = math.exp(sum(math.log(m / t) for m, t in zip(matches, totals, strict=True)) / 4)
+    stats = {"hyp_len": 300, "ref_len": 300, "matches": matches, "totals": totals, "bp": 1.0}
+    assert classify(req, ScoreAnswer(score, stats), "papineni").name == "ngram-counts-wrapped-at-8-bits"

@@ -134,6 +134,27 @@ def _joined_counts(tokens: Sequence[str], n: int, separator: str) -> Counter:
     return counts
 
 
+def wrapped_count_matches(bits: int) -> Callable[..., tuple[int, ...] | None]:
+    """Per order, clipped matches with each n-gram's count kept in `bits` bits (wrapping modulo 2**bits) on both
+    sides; None where no n-gram occurs that often (the wrap changes nothing)."""
+    modulus = 2**bits
+
+    def matches_of(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...] | None:
+        matches, wrapped = [0] * n, False
+        for segment in segments:
+            limit: Counter = Counter()
+            for reference in segment.references:
+                for gram, k in bleu.count(_folded(reference, fold), n).items():
+                    wrapped |= k >= modulus
+                    limit[gram] = max(limit[gram], k % modulus)
+            for gram, k in bleu.count(_folded(segment.hypothesis, fold), n).items():
+                wrapped |= k >= modulus
+                matches[len(gram) - 1] += min(k % modulus, limit[gram])
+        return tuple(matches) if wrapped else None
+
+    return matches_of
+
+
 #: Lengths an input is commonly cut to before scoring (a model's or a tokenizer's maximum length).
 TRUNCATION_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
 
@@ -178,7 +199,9 @@ def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], 
     return counted
 
 
-def _folding(function: Callable[..., tuple[int, ...]]) -> Callable[[Sequence[Any], int, Any], tuple[int, ...]]:
+def _folding(
+    function: Callable[..., tuple[int, ...] | None],
+) -> Callable[[Sequence[Any], int, Any], tuple[int, ...] | None]:
     return lambda segments, n, options: function(segments, n, fold=fold_of(options))
 
 
@@ -255,6 +278,15 @@ COUNTING_ALTERNATIVES: dict[
         MATCHES,
         _layer("matches", _folding(joined_key_matches(""))),
     ),
+    **{
+        f"ngram-counts-wrapped-at-{bits}-bits": (
+            f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "
+            f"(modulo {2**bits}) before clipping",
+            MATCHES,
+            _layer("matches", _folding(wrapped_count_matches(bits))),
+        )
+        for bits in (8, 16)
+    },
     **{
         f"truncated-to-{length}-tokens": (
             f"each hypothesis and reference cut to its first {length} tokens before counting (a maximum length "
