@@ -249,6 +249,20 @@ def test_shrinking_stops_at_its_deadline():
     assert result.exhausted and result.queries == 0
 
 
+def test_shrinking_a_huge_input_that_nothing_smaller_reproduces_sends_a_bounded_number_of_tokens():
+    """A 70,000-token run whose failure needs every token (a count past 65,535): no candidate fails, and the
+    shrinker may send at most max(TOKEN_BUDGET_FLOOR, TOKEN_BUDGET_FACTOR x 140,000) tokens in all, however
+    many queries its budget allows; a small input is never near that bound."""
+    from oracle.harness.shrink import TOKEN_BUDGET_FACTOR, TOKEN_BUDGET_FLOOR
+
+    big = request([(["w"] * 70_000, [["w"] * 70_000])])
+    sent = []
+    result = shrink(big, lambda r: sent.append(r.token_count) or False, budget=10_000)
+    assert result.exhausted and result.request == big
+    assert sum(sent) <= max(TOKEN_BUDGET_FLOOR, TOKEN_BUDGET_FACTOR * big.token_count)
+    assert len(sent) < 100  # (the query budget alone would have allowed 10,000)
+
+
 # -- text requests ---------------------------------------------------------------------------------
 
 

@@ -39,6 +39,11 @@ from .requests import not_applicable_reason
 from .transport import Reply
 
 DEFAULT_BUDGET = 250
+#: Tokens one shrink may send in all: at least this many, or TOKEN_BUDGET_FACTOR times the failing input's own
+#: size. A deterministic bound (never wall-clock) on what a huge input that nothing smaller reproduces (a count
+#: past 65,535 needs a 65,536-token run) costs the implementation; a small input never comes near it.
+TOKEN_BUDGET_FLOOR = 200_000
+TOKEN_BUDGET_FACTOR = 10
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
@@ -84,6 +89,8 @@ class _Shrinker:
         #: None: any request may be sent (a caller that checks applicability in `still_fails`)
         self.capabilities = capabilities
         self.budget = budget
+        self.token_budget = max(TOKEN_BUDGET_FLOOR, TOKEN_BUDGET_FACTOR * request.token_count)
+        self.tokens_sent = 0
         self.queries = 0
         self.steps = 0
 
@@ -92,7 +99,10 @@ class _Shrinker:
             return False
         if self.queries >= self.budget or (self.deadline is not None and time.perf_counter() > self.deadline):
             raise _BudgetSpent
+        if self.tokens_sent + candidate.token_count > self.token_budget:
+            raise _BudgetSpent
         self.queries += 1
+        self.tokens_sent += candidate.token_count
         if self.still_fails(candidate):
             self.current = candidate
             self.steps += 1
