@@ -422,3 +422,21 @@ def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
     score = math.exp(sum(math.log(m / t) for m, t in zip(matches, totals, strict=True)) / 4)
     stats = {"hyp_len": 300, "ref_len": 300, "matches": matches, "totals": totals, "bp": 1.0}
     assert classify(req, ScoreAnswer(score, stats), "papineni").name == "ngram-counts-wrapped-at-8-bits"
+
+
+@pytest.mark.parametrize("pairs, weights, stats, name", [
+    # nltk issue #922: r = min(|len(ref) - c|): "a b c" against references of 5 and 2 tokens; the closest is 2
+    # tokens away by 1, so r = 1, not 2 (both under c = 3: BP 1, the score 1 either way)
+    ([("a b c", ["a b c d e", "a b"])], (1 / 3,) * 3,
+     {"hyp_len": 3, "ref_len": 1, "matches": [3, 2, 1], "totals": [3, 2, 1]}, "reference-length-is-the-distance"),
+    # a zip over lists of different lengths: the last segment ("c" against "d") is not counted, 2 of 2 match
+    ([("a b", ["a b"]), ("c", ["d"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "last-segment-dropped"),
+    # sacrebleu PR #132's filter: the empty hypothesis's segment goes, with its 3-token reference
+    ([("", ["c d e"]), ("a b", ["a b"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "empty-hypotheses-dropped"),
+])
+def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs, weights, stats, name):
+    """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
+    req = request("corpus", pairs, weights=weights)
+    assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name

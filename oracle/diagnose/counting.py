@@ -155,6 +155,25 @@ def wrapped_count_matches(bits: int) -> Callable[..., tuple[int, ...] | None]:
     return matches_of
 
 
+def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
+    """Every count, over the segments `choose` keeps (None where it keeps them all: nothing changes)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        kept = choose(segments)
+        if kept is None or not kept or len(kept) == len(segments):
+            return None
+        counts = bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n, options=options)
+        return {"hyp_len": counts.hyp_len, "ref_len": counts.ref_len, "matches": tuple(counts.matches[:n]),
+                "totals": tuple(counts.totals[:n])}
+
+    return counted
+
+
+def distance_reference_lengths(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+    """r summed as each segment's smallest distance |len(ref) - c|, not the closest reference's length."""
+    return {"ref_len": sum(min(abs(len(r) - len(s.hypothesis)) for r in s.references) for s in segments)}
+
+
 #: Lengths an input is commonly cut to before scoring (a model's or a tokenizer's maximum length).
 TRUNCATION_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
 
@@ -277,6 +296,22 @@ COUNTING_ALTERNATIVES: dict[
         "an n-gram is keyed by its tokens concatenated with no separator, so ('ab', 'c') matches ('a', 'bc')",
         MATCHES,
         _layer("matches", _folding(joined_key_matches(""))),
+    ),
+    "reference-length-is-the-distance": (
+        "r is the distance |len(ref) - c| to the closest reference, not that reference's length",
+        frozenset({"ref_len"}),
+        distance_reference_lengths,
+    ),
+    "last-segment-dropped": (
+        "the corpus's last segment is left out of every count (hypotheses and references paired by a zip over "
+        "lists of different lengths)",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: list(segments)[:-1] if len(segments) > 1 else None),
+    ),
+    "empty-hypotheses-dropped": (
+        "segments whose hypothesis is empty are left out of the corpus (their references' lengths too)",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
     ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (
