@@ -436,6 +436,43 @@ def epsilon_for_every_zero_or_empty_order(ctx, result):
     return float(result.bp) * math.exp(total)
 
 
+def _log_mean_of_counts(result, weights, adjust):
+    """BP * exp(sum of w_n log(m_n / t_n)) over the weighted orders, each (m, t) mapped by `adjust(n, m, t)` (n
+    1-based); an order left with no n-grams is left out, a zero precision gives 0."""
+    statistics = result.statistics
+    total = 0.0
+    for n, (m, t, w) in enumerate(zip(statistics.matches, statistics.totals, weights, strict=False), start=1):
+        if w == 0:
+            continue
+        m, t = adjust(n, m, t)
+        if t == 0:
+            continue
+        if m == 0:
+            return 0.0
+        total += float(w) * math.log(m / t)
+    return float(result.bp) * math.exp(total)
+
+
+def add_k_from_trigrams(ctx, result):
+    """add-k smoothing applied from order 3 on, not from order 2 (an off-by-one on the order index: sacrebleu
+    PR #55), so a bigram precision stays unsmoothed."""
+    if result is None or result.score.is_nan() or ctx.smoothing.method != "add-k" or len(ctx.weights) < 2:
+        return None
+    k = float(ctx.smoothing.k)
+    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 3 else (m, t))
+
+
+def orders_beyond_4_left_out(ctx, result):
+    """Only orders 1 to 4 are combined, whatever the weights say of higher orders (no renormalisation): an
+    implementation that keeps four n-gram counters (fairseq's BleuStat: match1..match4)."""
+    if result is None or result.score.is_nan() or not any(w != 0 for w in ctx.weights[4:]):
+        return None
+    kept = [(p, w) for p, w in zip(result.precisions[:4], ctx.weights[:4], strict=False) if w != 0 and p is not None]
+    if any(p == 0 for p, _ in kept):
+        return 0.0
+    return float(result.bp) * math.exp(math.fsum(float(w) * math.log(float(p)) for p, w in kept))
+
+
 def case_folded_unasked(ctx, result):
     """Case folded though the request keeps it (an implementation that always lowercases)."""
     if ctx.request.lowercase or ctx.request.is_text:
@@ -506,6 +543,8 @@ SPECIFIC_COMPUTATIONS = (
     ("best-single-reference-clipping", best_single_reference_clipping),
     ("epsilon-instead-of-zero", epsilon_instead_of_zero),
     ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),
+    ("add-k-from-trigrams", add_k_from_trigrams),
+    ("orders-beyond-4-left-out", orders_beyond_4_left_out),
     ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
     ("object-prototype-key-nan", object_prototype_key_nan),
     ("empty-text-one-token", empty_text_one_token),
