@@ -10,11 +10,16 @@ Holds: oracle.harness.shards, oracle.harness.merge, oracle.commands.merge
 
 from __future__ import annotations
 
+import fnmatch
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from fakes.harness import fake, results, run_cli
 
 from oracle.formulas.errors import BleuValueError
@@ -160,6 +165,31 @@ def test_a_shard_that_judges_nothing_is_no_error_but_a_run_that_judges_nothing_i
     assert _merge(tmp_path / "e1", tmp_path / "e2", "--report", tmp_path / "e", "--allow-empty", "-q") == 0
 
 
+def test_crashes_merge_as_one_process_records_them_and_a_spent_restart_budget_is_said(tmp_path, capsys):
+    """An implementation that crashes on one input in four: within the restart budget the merge is the
+    unsharded run, crashes included; each shard has its own budget, so a shard that spends it is named."""
+    crashing = fake("crash_some")
+
+    def run(report, *more):
+        return _check(report, "--no-cases", *more, command=crashing)
+
+    assert run(tmp_path / "whole", "--max-restarts", 50) == 1
+    (tmp_path / "whole").rename(tmp_path / "whole-alone")
+    for k in (1, 2):
+        run(tmp_path / f"s{k}", "--max-restarts", 50, "--shard", f"{k}/2")
+    assert _merge(tmp_path / "s1", tmp_path / "s2", "--report", tmp_path / "whole", "-q") == 1
+    merged = _comparable(tmp_path / "whole")
+    assert any(line.get("outcome") == "crash" for line in merged)
+    assert merged == _comparable(tmp_path / "whole-alone")
+    assert "restart budget" not in capsys.readouterr().err
+
+    for k in (1, 2):
+        run(tmp_path / f"t{k}", "--max-restarts", 0, "--shard", f"{k}/2")
+    assert _merge(tmp_path / "t1" / "results.jsonl", tmp_path / "t2", "--report", tmp_path / "t", "-q") == 1
+    notes = [line for line in capsys.readouterr().err.splitlines() if "restart budget" in line]
+    assert notes and all(str(tmp_path) in line for line in notes)
+
+
 def _edited(source: Path, target: Path, edit) -> Path:
     """A copy of a shard's report directory whose results.jsonl lines went through `edit(lines)`."""
     shutil.copytree(source, target)
@@ -228,3 +258,43 @@ def test_a_replay_file_is_named_in_the_merged_report():
                                                 "--replay out/report/replay/random-0-5.json")
     inline = record.model_copy(update={"reproduce": "bleu-oracle check --replay '{\"level\": \"corpus\"}'"})
     assert _reproduce(inline, "out/report") == inline.reproduce
+
+
+WORKFLOW = Path(__file__).resolve().parents[1] / "examples" / "ci" / "sharded-check.yml"
+
+
+def _step(job, words):
+    return next(step for step in job["steps"] if words in step.get("run", "") or words in step.get("uses", ""))
+
+
+@pytest.mark.slow  # four shard jobs of two processes each, then the merge: about 17 s here
+def test_the_sharded_workflow_runs_its_shards_and_merges_their_artifacts(tmp_path):
+    """examples/ci/sharded-check.yml as GitHub Actions would run it, on this machine: each matrix job's check
+    script (bash -e) in a directory of its own, its uploaded path put where download-artifact extracts it
+    (PATH/ARTIFACT-NAME), then the merge job's script, whose exit code is the gate."""
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    count = int(workflow["env"]["SHARDS"])
+    shard_job, merge_job = workflow["jobs"]["shard"], workflow["jobs"]["merge"]
+    assert shard_job["strategy"]["matrix"]["shard"] == list(range(1, count + 1))
+    assert merge_job["needs"] == "shard"
+    check_step, upload = _step(shard_job, "bleu-oracle check"), _step(shard_job, "actions/upload-artifact")
+    download, merge_step = _step(merge_job, "actions/download-artifact"), _step(merge_job, "bleu-oracle merge")
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("entries: []\n")
+    env = {**os.environ, **workflow["env"], "COMMAND": MUTANT, "EXAMPLES": "8", "BASELINE": str(baseline),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    downloaded = tmp_path / "merge" / download["with"]["path"]
+    for k in range(1, count + 1):
+        job = tmp_path / f"shard-job-{k}"
+        job.mkdir()
+        done = subprocess.run(["bash", "-e", "-c", check_step["run"]], cwd=job, env={**env, "SHARD": str(k)},
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        name = upload["with"]["name"].replace("${{ matrix.shard }}", str(k))
+        assert fnmatch.fnmatch(name, download["with"]["pattern"])
+        shutil.copytree(job / upload["with"]["path"], downloaded / name)
+    done = subprocess.run(["bash", "-e", "-c", merge_step["run"]], cwd=tmp_path / "merge", env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr  # the mutant deviates: the merge fails the gate
+    merged = results(tmp_path / "merge" / "bleu-oracle-report")
+    assert merged.footer.examples == 8 and merged.header.settings.shard is None

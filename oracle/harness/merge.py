@@ -114,7 +114,7 @@ def read_shard(directory: str | Path) -> ShardStream:
         shard = parse_shard(header.settings.shard)
     except BleuValueError:
         raise BleuValueError(f"{where}: its header names shard {header.settings.shard[:40]!r}, not K/N") from None
-    return ShardStream(where, shard, header, footer, spent_restarts=bool(given_up))
+    return ShardStream(path.parent, shard, header, footer, spent_restarts=bool(given_up))
 
 
 def _identity(header: Header) -> dict[str, object]:
