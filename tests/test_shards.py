@@ -101,6 +101,7 @@ def test_check_in_three_shards_merged_is_the_unsharded_run(sharded_run):
     assert [r["id"] for r in merged[1:-1]] == [r["id"] for r in records]
     assert merged == alone  # header, every record, footer (counts, gate, causes, coverage, examples)
     assert (root / "whole" / "summary.md").read_text() == (root / "whole-alone" / "summary.md").read_text()
+    assert "- shard 2/3 of a run" in (root / "shard-2" / "summary.md").read_text()
     shard_ids = [r.id for k in (1, 2, 3) for r in results(root / f"shard-{k}").records]
     assert sorted(shard_ids) == sorted(r["id"] for r in records), "together the shards did exactly the run's work"
 
@@ -238,6 +239,10 @@ def test_mismatched_missing_duplicated_or_incomplete_shards_are_refused_naming_t
         assert len(err.strip().splitlines()) == 1 and words in err and str(named) in err, (words, err)
         assert not (tmp_path / "out").exists(), "nothing is written for refused inputs"
     assert _merge(one, two, three, "--report", two, "-q") == 2, "the merged report over a shard's own"
+    gated = _edited(two, tmp_path / "gated", _header(lambda h: h["settings"].update(baseline="b.yaml")))
+    capsys.readouterr()
+    assert _merge(one, gated, three, "--report", tmp_path / "out", "-q") == 1
+    assert "run with --baseline b.yaml; the merge gates with none" in capsys.readouterr().err
 
 
 def test_shard_and_replay_or_fuzz_write_cases_are_refused(tmp_path, capsys):

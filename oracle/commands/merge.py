@@ -71,6 +71,14 @@ def _not_an_input(report: Path, directories: list[str]) -> None:
                                  "elsewhere")
 
 
+def _note_the_shards_baseline(shards, args: argparse.Namespace) -> None:
+    """The merge gates with its own --baseline only: say so when the shards were run with one and it got none."""
+    used = sorted({stream.header.settings.baseline for stream in shards if stream.header.settings.baseline})
+    if used and not args.baseline:
+        print(f"bleu-oracle merge: note: the shards were run with --baseline {', '.join(used)[:200]}; the merge gates "
+              "with none (pass --baseline to gate the whole run on it)", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     from oracle.harness.events import RESULTS_FILE
     from oracle.harness.gate import load_baseline
@@ -85,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and shards[0].header.settings.verb == "fuzz":
         raise BleuValueError("`--baseline` gates a check run; these shards are of `fuzz`, which has no gate")
     baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
+    _note_the_shards_baseline(shards, args)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
     try:
