@@ -161,6 +161,13 @@ object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
 them, a JSONL file of them, or a results.jsonl whose deviations are re-run)
 against the oracle; its report goes to ./bleu-oracle-replay unless --report.
 
+Sharding: --shard K/N runs shard K of N of this run on one machine (the
+selected cases dealt round-robin by position, random example I to shard
+I mod N + 1); N machines together do exactly the run's work, and `bleu-oracle
+merge DIR_1 ... DIR_N` writes the whole run's report and gate from their report
+directories. A shard's exit code speaks for its share only; one that has
+nothing to judge exits 0, and the merge refuses a run that judged nothing.
+
 Exit codes: 0 conforming (baseline applied), 1 deviations found, 2 usage or
 configuration error, 3 the implementation could not be driven (would not
 start, no or invalid handshake, another protocol version).
