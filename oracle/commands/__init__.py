@@ -15,6 +15,7 @@ SUMMARIES = {
     "protocol": "the protocol-v1 JSON Schemas",
     "check": "check an implementation against the oracle",
     "fuzz": "search for disagreements and classify them by root cause",
+    "merge": "combine the report directories of a run's shards (--shard K/N) into the whole run's",
     "baseline": "write a baseline of known deviations from a run",
     "report": "regenerate reports/: matrix, discrepancy reports, real data, HTML",
     "history": "check every released version of a library and bisect its behaviours",

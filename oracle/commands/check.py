@@ -26,6 +26,7 @@ from oracle.harness.session import (
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
+from oracle.harness.shards import Shard
 from oracle.models.protocol import ScoreRequest, encode
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
 from oracle.reports.staging import ReportDirectory
@@ -39,6 +40,7 @@ from .common import (
     positive_int,
     prepare_implementations,
     seed_number,
+    sharded,
 )
 
 DEFAULT_REPORT = "bleu-oracle-report"
@@ -158,6 +160,13 @@ Reproduction: --replay FILE_OR_JSON re-runs just the given inputs (a replay
 object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
 them, a JSONL file of them, or a results.jsonl whose deviations are re-run)
 against the oracle; its report goes to ./bleu-oracle-replay unless --report.
+
+Sharding: --shard K/N runs shard K of N of this run on one machine (the
+selected cases dealt round-robin by position, random example I to shard
+I mod N + 1); N machines together do exactly the run's work, and `bleu-oracle
+merge DIR_1 ... DIR_N` writes the whole run's report and gate from their report
+directories. A shard's exit code speaks for its share only; one that has
+nothing to judge exits 0, and the merge refuses a run that judged nothing.
 
 Exit codes: 0 conforming (baseline applied), 1 deviations found, 2 usage or
 configuration error, 3 the implementation could not be driven (would not
@@ -319,31 +328,36 @@ def load_case_list(args):
 
 
 def _count_work(args, cases, replay):
-    """How many cases and examples the run selects; an --id that selects none is an error before anything runs."""
+    """How many cases and examples this run (its shard, with --shard) selects; an --id that selects none in the
+    whole run is an error before anything runs."""
     if replay:
         return len(replay)
-    n = sum(1 for c in cases if _selected(c.id, args.only))
-    n += sum(1 for i in range(args.examples) if _selected(example_id(args.seed, i), args.only)
-             or (args.only and any(p.startswith(example_id(args.seed, i) + "~") for p in args.only)))
+    shard = args.shard or Shard()
+    chosen = [c for c in cases if _selected(c.id, args.only)]
+    examples = [i for i in range(args.examples) if _selected(example_id(args.seed, i), args.only)
+                or (args.only and any(p.startswith(example_id(args.seed, i) + "~") for p in args.only))]
+    n = len(chosen) + len(examples)
     if args.only and n == 0 and not args.allow_empty:
         shown = " ".join(f"--id {p!r}" for p in args.only)
         raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {args.examples} random examples "
                              f"(ids random-{args.seed}-0 .. random-{args.seed}-{max(args.examples - 1, 0)}); "
                              "`bleu-oracle cases list` shows the case ids")
-    return n
+    return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns(i))
 
 
 def _settings(args, argv, cases_dir):
     return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
             "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
-            "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
+            "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
+            "shard": str(args.shard) if args.shard else None}
 
 
 def run(args: argparse.Namespace) -> int:
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)
+    part = sharded(args)  # (--shard read first: a bad K/N is a usage error before anything runs)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"  # (named in the output)
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
@@ -352,7 +366,8 @@ def run(args: argparse.Namespace) -> int:
     cases, cases_dir, cases_note = load_case_list(args)
     if cases_note and not args.quiet and not args.replay:
         print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
-    tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay)
+    # a shard's baseline entries for other shards' cases are not stale: the merge says which are
+    tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay and not part)
     total = _count_work(args, cases, replay)
     not_ready = prepare_implementations("check", [args.impl], quiet=args.quiet)
     if not_ready is not None:
@@ -374,7 +389,7 @@ def run(args: argparse.Namespace) -> int:
         with stopped_by_signals():
             code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
                                         tracker=tracker, total=total, work=work, report_dir=report.staging,
-                                        require_judged=not args.allow_empty)
+                                        require_judged=not args.allow_empty and not part)
     finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
         finish_run_report(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge))
     if session is not None and not args.quiet:
@@ -385,6 +400,10 @@ def run(args: argparse.Namespace) -> int:
 
 def _next_step(args, code, report_dir):
     """The one line that says what to do after this run."""
+    if args.shard is not None and not args.shard.whole:
+        return (f"next: this is shard {args.shard} (its exit code speaks for its share only); the run's report and "
+                f"gate: `bleu-oracle merge DIR_1 ... DIR_{args.shard.count} --report OUT`, one report directory per "
+                "shard")
     if code == 1:
         return (f"next: read {report_dir / 'summary.md'}; to gate on these deviations, write a baseline with "
                 f"`bleu-oracle baseline write --from {report_dir / RESULTS_FILE} --out baseline.yaml`, give each "

@@ -93,6 +93,30 @@ def seed_number(text: str) -> int:
     return value
 
 
+def read_shard_option(args: argparse.Namespace) -> None:
+    """`--shard K/N` read into an `oracle.harness.shards.Shard` (None when not given), in place; a bad one is a
+    usage error of one line saying what a shard is (raised as BleuValueError, not argparse's usage text)."""
+    from oracle.harness.shards import Shard, parse_shard
+
+    if isinstance(args.shard, str):
+        args.shard = parse_shard(args.shard)
+    if args.shard is not None and not isinstance(args.shard, Shard):
+        raise BleuValueError(f"`--shard` must be K/N (got {args.shard!r:.40})")
+
+
+def sharded(args: argparse.Namespace) -> bool:
+    """True for a `check` or `fuzz` run that is one shard of several (`--shard K/N`, N > 1): whether it judged
+    anything, and which baseline entries no record matched, only the whole run can say (`bleu-oracle merge`).
+    Raises BleuValueError for --shard with --replay."""
+    read_shard_option(args)
+    if args.shard is None:
+        return False
+    if getattr(args, "replay", None):
+        raise BleuValueError("`--shard` splits the cases and the random examples; `--replay` runs the inputs given, "
+                             "all of them: give one or the other")
+    return not args.shard.whole
+
+
 def check_weight_count(weights: list[str] | None) -> list[str] | None:
     """`--weights` holds at most MAX_ORDER weights: their count is the maximum order."""
     if weights is not None and len(weights) > MAX_ORDER:
@@ -159,6 +183,11 @@ def add_session_arguments(parser, *, report_help):
                         help=f"shrink the first N failing examples of each kind of failure (outcome, layer, order) "
                         f"in every block of {SHRINK_BLOCK} examples (default {DEFAULT_SHRINK_FIRST}); the others are "
                         "classified as they are. The choice depends only on the examples, never on --jobs")
+    parser.add_argument("--shard", metavar="K/N",
+                        help="run only shard K of N of this run (cases dealt round-robin by their position among "
+                        "those selected, random example I to shard I mod N + 1), on N machines together exactly the "
+                        "work of one; `bleu-oracle merge` combines their report directories into the whole run's "
+                        "report and gate (a shard's own exit code speaks for its share only)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more detail on failures: every group of deviations and every distinct minimal input, "

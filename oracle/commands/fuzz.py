@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
+from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.session import (
@@ -23,7 +24,7 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import finish_run_report
 
-from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number
+from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number, sharded
 
 if TYPE_CHECKING:
     from oracle.harness.session import Session
@@ -109,7 +110,7 @@ def _settings(args, argv):
             "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "shrink_first": args.shrink_first,
             "cases": None,
             "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
-            "write_cases": args.write_cases}
+            "write_cases": args.write_cases, "shard": str(args.shard) if args.shard else None}
 
 
 def _command_line(args):
@@ -121,9 +122,17 @@ def _command_line(args):
     return shlex.join(parts)
 
 
+def _share(args: argparse.Namespace) -> int:
+    """How many random examples this run draws: all of them, or its shard's (`--shard`)."""
+    return sum(1 for i in range(args.examples) if args.shard is None or args.shard.owns(i))
+
+
 def run(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
+    if sharded(args) and args.write_cases:  # (--shard read first: a bad K/N is a usage error before anything runs)
+        raise BleuValueError("`--write-cases` writes the smallest example of each root cause of the whole search; "
+                             "a shard sees only its share: run the search unsharded to write cases")
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     if args.write_cases:
@@ -139,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with stopped_by_signals():
             code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
-                                        tracker=tracker, total=args.examples, work=lambda s: s.run_examples(),
+                                        tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
                                         report_dir=report.staging)
     finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
         finish_run_report(report, junit=report.staged_path(args.junit))

@@ -32,6 +32,7 @@ short (killed) leaves a file without a footer; `read_results` accepts it.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,6 +215,28 @@ def read_results(path, *, light=False, on_record=None) -> Results:
     if header is None:
         raise ResultsFormatError(f"{path}: no header record")
     return Results(header=header, records=records, footer=footer, path=path)
+
+
+def example_index(record: Record) -> int:
+    """The index I of a random example's record (id random-S-I, or random-S-I~RELATION for its relation)."""
+    return int(record.id.split("~", 1)[0].rsplit("-", 1)[1])
+
+
+def in_example_order(streams: list[Iterator[Record]]) -> Iterator[Record]:
+    """The records of several streams of random examples, each in example order and none sharing an example
+    (`--jobs` workers, `--shard` runs), as one stream in example order: an example's relation record right
+    after it."""
+    heads = [next(stream, None) for stream in streams]
+    while True:
+        # the smallest example index among the streams' next records (the first stream's on a tie)
+        live = [(example_index(head), k) for k, head in enumerate(heads) if head is not None]
+        if not live:
+            return
+        index, k = min(live)
+        head = heads[k]
+        while head is not None and example_index(head) == index:
+            yield head
+            head = heads[k] = next(streams[k], None)
 
 
 def count_outcomes(records=()) -> dict[str, int]:

@@ -69,6 +69,7 @@ from .gate import baseline_key
 from .generate import example_id, example_request
 from .progress import Progress
 from .requests import case_to_request, not_applicable_reason
+from .shards import Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
     DEFAULT_MAX_RESTARTS,
@@ -121,6 +122,27 @@ def run_causes(tally):
             for g in groups
         )
         or None
+    )
+
+
+def kept_for_console(record: Record) -> Record:
+    """What a session keeps of a notable record for its verb's console and its root causes: the record
+    without its request, its relation's input and its stderr (memory flat in --examples)."""
+    return record.model_copy(update={"request": None, "related": None, "stderr": ""})
+
+
+def nothing_judged(counts: dict[str, int], examples_run: int, time_budget: float | None, budget_spent: bool) -> str:
+    """Why a run judged nothing, in the user's words (its outcome counts, the random examples it ran, whether
+    the time budget stopped it)."""
+    skipped = counts.get(Outcome.NOT_APPLICABLE.value, 0)
+    parts = [f"{skipped} input(s) not applicable to the implementation's declared capabilities"] if skipped else []
+    parts.append(
+        f"{examples_run} random example(s) run"
+        + (f" before the time budget ({time_budget:g} s) ran out" if budget_spent and time_budget else "")
+    )
+    return (
+        "nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
+        "pass --allow-empty to accept it"
     )
 
 
@@ -178,7 +200,9 @@ class SessionSettings:
     #: N: the search runs in N worker processes, each with its own implementation process, and the
     #: records are merged in example order: the same stream as one process gives (`--jobs`)
     jobs: int = 1
-    #: (k, N): this process draws only the examples whose index is k modulo N (a worker of `jobs`)
+    #: (k, N): this process runs only the cases at positions k modulo N among those selected, and draws only
+    #: the examples whose index is k modulo N (`--shard K/N` is (K - 1, N); a worker of `jobs` composes its
+    #: own share with it: `oracle.harness.shards`)
     shard: tuple = (0, 1)
 
     @classmethod
@@ -187,6 +211,8 @@ class SessionSettings:
         names = [f.name for f in fields(cls)]
         values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
         values["only"] = tuple(values.get("only") or ())
+        if isinstance(values.get("shard"), Shard):
+            values["shard"] = values["shard"].share
         return cls(**values)
 
 
@@ -289,16 +315,7 @@ class Session:
 
     def nothing_judged(self):
         """Why a run judged nothing, in the user's words."""
-        skipped = self.counts.get(Outcome.NOT_APPLICABLE.value, 0)
-        parts = [f"{skipped} input(s) not applicable to the implementation's declared capabilities"] if skipped else []
-        parts.append(
-            f"{self.examples_run} random example(s) run"
-            + (f" before the time budget ({self.settings.time_budget:g} s) ran out" if self.budget_spent else "")
-        )
-        return (
-            "nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
-            "pass --allow-empty to accept it"
-        )
+        return nothing_judged(self.counts, self.examples_run, self.settings.time_budget, self.budget_spent)
 
     def next_seq(self):
         self.seq += 1
@@ -535,7 +552,7 @@ class Session:
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         if not record.good or record.baseline is not None:
-            kept = record.model_copy(update={"request": None, "related": None, "stderr": ""})
+            kept = kept_for_console(record)
             self.root_causes.add(kept)
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
@@ -547,12 +564,18 @@ class Session:
     # -- the kinds of work --
 
     def run_cases(self, cases):
+        """The cases `only` selects and this run's shard owns (`oracle.harness.shards`), in their order."""
+        shard = Shard(self.settings.shard[0] + 1, self.settings.shard[1])
+        position = -1
         for case in cases:
             try:
                 item = case_to_request(case, seq=0, profile=self.profile)
             except BleuOracleError as exc:
                 raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
             if not selected(item.case_id, self.settings.only):
+                continue
+            position += 1
+            if not shard.owns(position):
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
@@ -573,7 +596,7 @@ class Session:
         hears where each example starts and ends (it is charged by example: `RestartBudget`)."""
         deadline = None if self.settings.time_budget is None else time.perf_counter() + self.settings.time_budget
         # with the budget spent on the cases, every example is "not attempted" at once: no workers for that
-        if self.settings.jobs > 1 and self.settings.shard == (0, 1) and self.budget.may_restart():
+        if self.settings.jobs > 1 and self.budget.may_restart():
             return self.run_examples_in_workers()
         mine, shards = self.settings.shard
         for index in range(self.settings.examples):

@@ -51,7 +51,7 @@ from oracle.adapters.lifetimes import die_with_parent
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .coverage import Coverage
-from .events import RESULTS_FILE
+from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed, shrink_hints
 
@@ -70,7 +70,9 @@ class WorkerRun:
     index: int
     directory: Path
     process: subprocess.Popen
-    jobs: int = 1
+    #: its share of the examples: the indices I with I % stride == start (`start_workers`)
+    start: int = 0
+    stride: int = 1
     _handle: object = None
     _partial: bytes = b""
     lines_read: int = 0
@@ -83,7 +85,7 @@ class WorkerRun:
 
     def __post_init__(self):
         if self.next_example < 0:
-            self.next_example = self.index
+            self.next_example = self.start
 
     @property
     def results(self):
@@ -203,7 +205,7 @@ class BudgetKeeper:
         if isinstance(message.get("death"), int):
             self.deaths[message["death"]] += 1
         elif isinstance(message.get("done"), int):
-            run.next_example = message["done"] + run.jobs
+            run.next_example = message["done"] + run.stride
         elif isinstance(message.get("ask"), int):
             self.questions.append((run, message["ask"], None))
         elif isinstance(message.get("shrink"), int) and isinstance(message.get("kind"), list):
@@ -276,7 +278,7 @@ def search(session):
         stop(runs)
         cut = keeper.cut()
         for record in merged_records(runs):
-            index = _example_index(record)
+            index = example_index(record)
             if cut is None or index < cut:
                 session.account(record, progress=False)
             elif record.kind == "example":  # (a relation is checked on a passing example only)
@@ -326,22 +328,26 @@ def _record_not_attempted(session, index):
 
 
 def start_workers(settings, profile, work_dir):
-    """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/."""
+    """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/. The
+    run's own share of the examples (`--shard`: the indices I with I % N == k) is dealt among them: worker j
+    draws those with (I // N) % jobs == j, i.e. I % (N * jobs) == k + N * j."""
     jobs = settings.jobs
+    mine, shards = settings.shard
     runs = []
     root = Path(work_dir) / ".workers"
     for index in range(jobs):
         directory = root / str(index)
         directory.mkdir(parents=True, exist_ok=True)
-        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": [index, jobs], "quiet": True,
-                "parent": os.getpid()}
+        start, stride = mine + shards * index, shards * jobs
+        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": [start, stride],
+                "quiet": True, "parent": os.getpid()}
         spec_path = directory / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         with open(directory / "stderr.txt", "wb") as stderr:
             process = subprocess.Popen([sys.executable, "-m", "oracle.harness.worker_process", str(spec_path)],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                        start_new_session=True, preexec_fn=die_with_parent(signal.SIGTERM))
-        runs.append(WorkerRun(index, directory, process, jobs=jobs))
+        runs.append(WorkerRun(index, directory, process, start=start, stride=stride))
     return runs
 
 
@@ -404,10 +410,6 @@ def stop(runs):
         run.close()
 
 
-def _example_index(record):
-    return int(record.id.split("~", 1)[0].rsplit("-", 1)[1])
-
-
 def _read(run):
     """A worker's records, in its order; its footer is kept on the run."""
     if not run.results.exists():
@@ -422,15 +424,7 @@ def _read(run):
 
 def merged_records(runs):
     """Every worker's records in example order (an example's relation record right after it)."""
-    streams = [_read(run) for run in runs]
-    heads = [next(stream, None) for stream in streams]
-    while any(head is not None for head in heads):
-        # the smallest example index among the workers' next records
-        k = min((i for i, head in enumerate(heads) if head is not None), key=lambda i: _example_index(heads[i]))
-        index = _example_index(heads[k])
-        while heads[k] is not None and _example_index(heads[k]) == index:
-            yield heads[k]
-            heads[k] = next(streams[k], None)
+    return in_example_order([_read(run) for run in runs])
 
 
 def collect_replays(runs, work_dir):

@@ -56,7 +56,7 @@ def main(argv=None):
             process = ImplementationProcess(command, timeout=settings.timeout, max_restarts=settings.max_restarts,
                                             budget=budget)
             code, _ = run_session(settings, command, verb="check-worker",
-                                  settings_record={"shard": list(settings.shard)},
+                                  settings_record={"worker_share": list(settings.shard)},
                                   tracker=BaselineTracker(None, check_stale=False), total=0,
                                   work=lambda session: session.run_examples(), report_dir=directory,
                                   transport=process)

@@ -241,6 +241,8 @@ class RunSettings(_Part):
     replay: str | None = None
     only: tuple[str, ...] | None = None
     time_budget: float | None = None
+    shard: str | None = Field(None, description="`K/N`: this run is shard K of N (`--shard`); `bleu-oracle merge` "
+                              "combines the N shards' streams into the whole run's.")
 
 
 class Header(_Line):

@@ -254,6 +254,9 @@ def _settings(results):
         f"timeout {settings.timeout} s",
         f"- capabilities: `{json.dumps(capabilities)}`",
     ]
+    if settings.shard:
+        out.append(f"- shard {settings.shard} of a run: this report covers its share of the cases and examples; "
+                   "`bleu-oracle merge` writes the whole run's report and gate")
     if footer is not None and footer.restarts:
         out.append(f"- the implementation was restarted {footer.restarts} time(s)")
     if footer is not None and footer.time_budget_spent:

@@ -1,6 +1,6 @@
 """Helpers for the check/runner/baseline/report tests: fake commands and an in-process CLI.
 
-`run_cli` runs `oracle.cli.main` with only the `check`, `fuzz` and `baseline` verbs, so
+`run_cli` runs `oracle.cli.main` with only the `check`, `fuzz`, `baseline` and `merge` verbs, so
 these tests do not depend on the other verbs importing cleanly.
 """
 
@@ -27,7 +27,7 @@ def run_cli(*argv):
     from oracle.cli import main
 
     try:
-        return main([str(a) for a in argv], verbs=("check", "fuzz", "baseline"))
+        return main([str(a) for a in argv], verbs=("check", "fuzz", "baseline", "merge"))
     except SystemExit as exc:
         return exc.code
 

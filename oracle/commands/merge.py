@@ -1,0 +1,126 @@
+"""`bleu-oracle merge`: the report and gate of a run made in shards (`check` or `fuzz` with `--shard K/N`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from oracle.commands import SUMMARIES
+from oracle.formulas.errors import BleuValueError
+
+from .common import add_report_force
+
+DEFAULT_REPORT = "bleu-oracle-report"
+
+HELP = """Combine the report directories of a run's N shards into the whole run's report.
+
+Each machine runs its shard: `bleu-oracle check ... --shard K/N --report shard-K` (or `fuzz`), with
+every other option the same. `merge shard-1 ... shard-N` then writes what one unsharded run writes:
+results.jsonl with the same records in the same order (cases one from each shard in turn, as
+`--shard` dealt them; then random examples by index), summary.md and junit.xml derived from it, and
+the same exit code. Only durations, timestamps and the protocol's seq numbers differ.
+
+The gate is merge's: every record is gated again by --baseline (default: none), stale entries are
+found over the whole run, and a run that judged nothing at all is an error (exit 2) unless
+--allow-empty, even when each shard exited 0 (a shard that judged nothing is no error by itself:
+the other shards may judge everything). A shard's own exit code speaks for its share only.
+
+Refused, before anything is written (exit 2, naming the directory): a report that is not a shard's
+run, a run that did not complete (interrupted, no footer, the implementation not driven, an error),
+shards of different runs (another seed, profile, implementation, suite version or setting), a shard
+missing or given twice.
+
+Each shard has its own restart budget (--max-restarts): where a shard's implementation crashed past
+it, the merge says so on stderr, since one process would have stopped attempting at another point.
+
+Exit codes: 0 conforming, 1 deviations found, 2 usage error or refused inputs.
+
+Examples:
+  bleu-oracle merge shard-1 shard-2 shard-3 --report bleu-oracle-report
+  bleu-oracle merge shards/* --baseline baselines/sacrebleu.yaml --junit out/junit.xml
+"""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("merge", help=SUMMARIES["merge"], description=HELP,
+                                   formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("directories", nargs="+", metavar="DIR",
+                        help="the report directory of each shard's run (or its results.jsonl)")
+    parser.add_argument("--report", default=DEFAULT_REPORT, metavar="DIR",
+                        help=f"where the whole run's report goes (default ./{DEFAULT_REPORT})")
+    add_report_force(parser)
+    parser.add_argument("--junit", metavar="FILE", help="JUnit XML file (default DIR/junit.xml)")
+    parser.add_argument("--badge", metavar="FILE", help="also write a shields.io endpoint badge (JSON), as check does")
+    parser.add_argument("--baseline", metavar="FILE",
+                        help="known deviations to gate the whole run on, as `check --baseline` (YAML or JSON)")
+    parser.add_argument("--allow-unreviewed", action="store_true",
+                        help="accept baseline entries whose reason is still TODO or empty (refused by default)")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="accept a run that judged nothing in any shard (by default an error, exit 2)")
+    parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.set_defaults(handler=run)
+
+
+def _not_an_input(report: Path, directories: list[str]) -> None:
+    """The merged report must not go over a shard's: it is read while the merged one is written."""
+    target = report.resolve()
+    for directory in directories:
+        if Path(directory).resolve() == target:
+            raise BleuValueError(f"`--report {report}` is the shard directory {directory}: write the merged report "
+                                 "elsewhere")
+
+
+def _note_the_shards_baseline(shards, args: argparse.Namespace) -> None:
+    """The merge gates with its own --baseline only: say so when the shards were run with one and it got none."""
+    used = sorted({stream.header.settings.baseline for stream in shards if stream.header.settings.baseline})
+    if used and not args.baseline:
+        print(f"bleu-oracle merge: note: the shards were run with --baseline {', '.join(used)[:200]}; the merge gates "
+              "with none (pass --baseline to gate the whole run on it)", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from oracle.harness.events import RESULTS_FILE
+    from oracle.harness.gate import load_baseline
+    from oracle.harness.merge import copy_replays, merge_streams, read_shards
+    from oracle.reports.staging import ReportDirectory
+    from oracle.reports.summaries import finish_run_report
+    from oracle.signals import stopped_by_signals
+
+    report_dir = Path(args.report)
+    _not_an_input(report_dir, args.directories)
+    shards = read_shards(args.directories)
+    if args.baseline and shards[0].header.settings.verb == "fuzz":
+        raise BleuValueError("`--baseline` gates a check run; these shards are of `fuzz`, which has no gate")
+    baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
+    _note_the_shards_baseline(shards, args)
+    junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
+    report = ReportDirectory.prepare(report_dir, force=args.report_force)
+    try:
+        with stopped_by_signals():
+            merged = merge_streams(shards, report.staging / RESULTS_FILE, baseline=baseline,
+                                   baseline_name=args.baseline, report=str(report_dir), allow_empty=args.allow_empty)
+            copy_replays(shards, report.staging)
+    finally:  # summary.md and junit.xml derived from the merged stream alone; then the report published
+        finish_run_report(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge))
+    for note in merged.notes:
+        print(f"bleu-oracle merge: note: {note}", file=sys.stderr)
+    if merged.footer.error:
+        raise BleuValueError(merged.footer.error)
+    if not args.quiet:
+        _print_outcome(merged.footer, len(shards), report_dir, junit)
+    return merged.code
+
+
+def _print_outcome(footer, shards: int, report_dir: Path, junit: Path) -> None:
+    """The whole run's verdict in one line, its stale baseline entries, and where its reports are."""
+    from oracle.harness.events import RESULTS_FILE
+
+    for entry in footer.baseline.stale:
+        print(f"STALE baseline entry {entry}: no record with this id in the run")
+    tally = ", ".join(f"{n} {outcome}" for outcome, n in footer.counts.items() if n)
+    verdict = {0: "conforming", 1: "deviations found"}.get(footer.exit_code, f"exit {footer.exit_code}")
+    known = footer.baseline.known
+    print(f"bleu-oracle merge: {shards} shard(s): {verdict}: {tally or 'nothing run'}"
+          + (f" ({known} known deviations from the baseline)" if known else ""))
+    print(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}")

@@ -1,0 +1,78 @@
+"""Shards: one run's work split across N machines, so that together they do exactly the work of one.
+
+`--shard K/N` (`check`, `fuzz`) gives machine K of N its share of the run; `bleu-oracle merge` puts the
+shards' streams back together (`oracle.harness.merge`). The partition is fixed by two numbers, the same on
+every machine, and by nothing that depends on the machine or on timing:
+
+- a **case** goes by its position among the cases the run selects (the order `check` runs them: the case
+  files in order, then `--add-cases`, counting only the cases `--id` selects): position p to shard
+  p mod N + 1. Positions deal the cases round-robin, so shard sizes differ by at most one, and the
+  unsharded order is read back by taking one case from each shard in turn;
+- a **random example** goes by its index: example I (id random-S-I) to shard I mod N + 1, and its
+  metamorphic relation goes with it. `--jobs J` splits a shard's examples further among J processes
+  (worker j draws the indices I of its shard with (I div N) mod J = j), so the partition does not
+  depend on `--jobs`.
+
+`Shard.owns(position)` and `Shard.select(items)` are the whole rule, for any list another verb shards
+(`history`: its versions, say).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TypeVar
+
+from oracle.formulas.errors import BleuValueError
+
+#: The most shards a run may be split into: more is a typo, not a cluster.
+MAX_SHARDS = 10_000
+_SPEC = re.compile(r"([0-9]{1,5})/([0-9]{1,5})")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard `number` (1-based) of `count`."""
+
+    number: int = 1
+    count: int = 1
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.count <= MAX_SHARDS or not 1 <= self.number <= self.count:
+            raise BleuValueError(f"a shard is K/N with 1 <= K <= N <= {MAX_SHARDS} (got {self.number}/{self.count})")
+
+    def __str__(self) -> str:
+        return f"{self.number}/{self.count}"
+
+    @property
+    def whole(self) -> bool:
+        """True for 1/1: the whole run on one machine."""
+        return self.count == 1
+
+    @property
+    def share(self) -> tuple[int, int]:
+        """(remainder, modulus): this shard owns the positions p with p % modulus == remainder."""
+        return self.number - 1, self.count
+
+    def owns(self, position: int) -> bool:
+        """Whether the item at `position` (0-based: a case's place among the selected cases, an example's
+        index) is this shard's."""
+        return position % self.count == self.number - 1
+
+    def select(self, items: Iterable[T]) -> Iterator[T]:
+        """This shard's items of `items`, in their order."""
+        return (item for position, item in enumerate(items) if self.owns(position))
+
+
+def parse_shard(text: str) -> Shard:
+    """`K/N` as `--shard` takes it; raises BleuValueError saying what a shard is."""
+    match = _SPEC.fullmatch(text.strip())
+    if match is None:
+        raise BleuValueError(f"`--shard` must be K/N, e.g. 2/3 (shard 2 of 3) (got {text[:40]!r})")
+    try:
+        return Shard(int(match.group(1)), int(match.group(2)))
+    except BleuValueError as exc:
+        raise BleuValueError(f"`--shard`: {exc}") from None
