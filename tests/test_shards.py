@@ -13,6 +13,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -25,11 +26,13 @@ from fakes.harness import fake, results, run_cli
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.merge import _reproduce
 from oracle.harness.shards import MAX_SHARDS, Shard, parse_shard
+from oracle.harness.transport import SHRINK_BLOCK
 from oracle.models.results import Record
 
 MUTANT = fake("mutant_ties_longer")
-#: enough examples for failures (shrunk, classified) and relations (every third passing one)
-EXAMPLES = 12
+#: enough examples for failures (shrunk, classified) and relations (every third passing one), in three blocks of
+#: SHRINK_BLOCK examples (0-49, 50-99, 100): a shard takes whole blocks, so fewer would all be shard 1's
+EXAMPLES = 101
 
 
 def _check(report, *more, examples=EXAMPLES, command=MUTANT):
@@ -48,8 +51,9 @@ def _comparable(report):
             return [without(v) for v in value]
         return value
 
-    lines = (Path(report) / "results.jsonl").read_text(encoding="utf-8").splitlines()
-    return [without(json.loads(line)) for line in lines]
+    # a reproduce line names a replay file inside the run's own report directory (--jobs: another directory)
+    text = re.sub(r"[^\s\"']*/replay/", "REPLAY/", (Path(report) / "results.jsonl").read_text(encoding="utf-8"))
+    return [without(json.loads(line)) for line in text.splitlines()]
 
 
 def _merge(*argv):
@@ -79,6 +83,10 @@ def test_a_shard_is_k_of_n_and_the_shards_partition_every_position():
         assert sorted(p for share in shares for p in share) == list(range(20))  # each position exactly once
         assert max(map(len, shares)) - min(map(len, shares)) <= 1  # dealt round-robin
     assert list(Shard(2, 3).select("abcdefg")) == ["b", "e"]
+    for count in range(1, 6):  # random examples: whole blocks of SHRINK_BLOCK, each example exactly once
+        owners = [[k for k in range(1, count + 1) if Shard(k, count).owns_example(i)] for i in range(400)]
+        assert all(len(o) == 1 for o in owners)
+        assert all(owners[i] == owners[i - i % SHRINK_BLOCK] for i in range(400))
 
 
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "x", "1/0"])
@@ -137,7 +145,7 @@ def test_jobs_within_a_shard_draw_the_shards_examples(sharded_run, tmp_path):
 
 def test_fuzz_in_shards_merged_is_the_unsharded_search(tmp_path):
     def fuzz(report, *more):
-        return run_cli("fuzz", "--command", MUTANT, "--examples", EXAMPLES, "--report", report, "-q", *more)
+        return run_cli("fuzz", "--command", MUTANT, "--examples", 60, "--report", report, "-q", *more)  # 2 blocks
 
     assert fuzz(tmp_path / "whole") == 1
     (tmp_path / "whole").rename(tmp_path / "whole-alone")

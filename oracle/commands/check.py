@@ -342,7 +342,7 @@ def _count_work(args, cases, replay):
         raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {args.examples} random examples "
                              f"(ids random-{args.seed}-0 .. random-{args.seed}-{max(args.examples - 1, 0)}); "
                              "`bleu-oracle cases list` shows the case ids")
-    return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns(i))
+    return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns_example(i))
 
 
 def _settings(args, argv, cases_dir):

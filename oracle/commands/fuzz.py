@@ -124,7 +124,7 @@ def _command_line(args):
 
 def _share(args: argparse.Namespace) -> int:
     """How many random examples this run draws: all of them, or its shard's (`--shard`)."""
-    return sum(1 for i in range(args.examples) if args.shard is None or args.shard.owns(i))
+    return sum(1 for i in range(args.examples) if args.shard is None or args.shard.owns_example(i))
 
 
 def run(args: argparse.Namespace) -> int:

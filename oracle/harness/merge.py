@@ -198,7 +198,7 @@ def merged_records(shards: list[ShardStream]) -> Iterator[Record]:
 
     def owned(k: int) -> Iterator[Record]:
         for record in rest(k):
-            if record.kind == "case" or not shards[k].shard.owns(example_index(record)):
+            if record.kind == "case" or not shards[k].shard.owns_example(example_index(record)):
                 raise BleuValueError(f"{shards[k].directory}: {record.id} is not where shard {shards[k].shard} "
                                      "runs it (the shards ran different selections)")
             yield record

@@ -69,7 +69,7 @@ from .gate import baseline_key
 from .generate import example_id, example_request
 from .progress import Progress
 from .requests import case_to_request, not_applicable_reason
-from .shards import Shard
+from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
     DEFAULT_MAX_RESTARTS,
@@ -201,9 +201,10 @@ class SessionSettings:
     #: records are merged in example order: the same stream as one process gives (`--jobs`)
     jobs: int = 1
     #: (k, N): this process runs only the cases at positions k modulo N among those selected, and draws only
-    #: the examples whose index is k modulo N (`--shard K/N` is (K - 1, N); a worker of `jobs` composes its
-    #: own share with it: `oracle.harness.shards`)
+    #: the examples of the blocks k modulo N (`--shard K/N` is (K - 1, N): `oracle.harness.shards`)
     shard: tuple = (0, 1)
+    #: (j, J): a worker of `--jobs J` draws, of its shard's examples, those whose index is j modulo J
+    worker: tuple = (0, 1)
 
     @classmethod
     def from_args(cls, args):
@@ -598,9 +599,9 @@ class Session:
         # with the budget spent on the cases, every example is "not attempted" at once: no workers for that
         if self.settings.jobs > 1 and self.budget.may_restart():
             return self.run_examples_in_workers()
-        mine, shards = self.settings.shard
+        share = ExampleShare(*self.settings.shard, *self.settings.worker)
         for index in range(self.settings.examples):
-            if index % shards != mine:
+            if not share.owns(index):
                 continue
             if deadline is not None and time.perf_counter() > deadline:
                 self.budget_spent = True

@@ -8,10 +8,12 @@ every machine, and by nothing that depends on the machine or on timing:
   files in order, then `--add-cases`, counting only the cases `--id` selects): position p to shard
   p mod N + 1. Positions deal the cases round-robin, so shard sizes differ by at most one, and the
   unsharded order is read back by taking one case from each shard in turn;
-- a **random example** goes by its index: example I (id random-S-I) to shard I mod N + 1, and its
-  metamorphic relation goes with it. `--jobs J` splits a shard's examples further among J processes
-  (worker j draws the indices I of its shard with (I div N) mod J = j), so the partition does not
-  depend on `--jobs`.
+- a **random example** goes by its block of SHRINK_BLOCK consecutive indices: example I (id random-S-I)
+  to shard (I div SHRINK_BLOCK) mod N + 1, and its metamorphic relation goes with it. Whole blocks, because
+  which failing examples are shrunk depends on the failures before them in their block
+  (`transport.shrink_allowed`): a shard holding whole blocks shrinks what one process shrinks. `--jobs J`
+  splits a shard's examples further among J processes (worker j draws those with I mod J = j), which ask
+  the parent whether to shrink (`oracle.harness.worker`), so the partition does not depend on `--jobs`.
 
 `Shard.owns(position)` and `Shard.select(items)` are the whole rule, for any list another verb shards
 (`history`: its versions, say).
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from oracle.formulas.errors import BleuValueError
+
+from .transport import SHRINK_BLOCK
 
 #: The most shards a run may be split into: more is a typo, not a cluster.
 MAX_SHARDS = 10_000
@@ -62,9 +66,33 @@ class Shard:
         index) is this shard's."""
         return position % self.count == self.number - 1
 
+    def owns_example(self, index: int) -> bool:
+        """Whether random example `index` is this shard's: its block of SHRINK_BLOCK indices is."""
+        return (index // SHRINK_BLOCK) % self.count == self.number - 1
+
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """This shard's items of `items`, in their order."""
         return (item for position, item in enumerate(items) if self.owns(position))
+
+
+@dataclass(frozen=True)
+class ExampleShare:
+    """The random examples one process draws: those of shard `shard` of `shards` (0-based; whole blocks) whose
+    index is `worker` modulo `workers` (a `--jobs` worker's share of its shard)."""
+
+    shard: int = 0
+    shards: int = 1
+    worker: int = 0
+    workers: int = 1
+
+    def owns(self, index: int) -> bool:
+        return (index // SHRINK_BLOCK) % self.shards == self.shard and index % self.workers == self.worker
+
+    def next_owned(self, index: int) -> int:
+        """The smallest example index at or after `index` that this share owns."""
+        while not self.owns(index):
+            index += 1
+        return index
 
 
 def parse_shard(text: str) -> Shard:

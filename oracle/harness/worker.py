@@ -53,6 +53,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 from .coverage import Coverage
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
+from .shards import ExampleShare
 from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed, shrink_hints
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
@@ -70,9 +71,8 @@ class WorkerRun:
     index: int
     directory: Path
     process: subprocess.Popen
-    #: its share of the examples: the indices I with I % stride == start (`start_workers`)
-    start: int = 0
-    stride: int = 1
+    #: its share of the examples (`start_workers`)
+    share: ExampleShare = ExampleShare()
     _handle: object = None
     _partial: bytes = b""
     lines_read: int = 0
@@ -85,7 +85,7 @@ class WorkerRun:
 
     def __post_init__(self):
         if self.next_example < 0:
-            self.next_example = self.start
+            self.next_example = self.share.next_owned(0)
 
     @property
     def results(self):
@@ -205,7 +205,7 @@ class BudgetKeeper:
         if isinstance(message.get("death"), int):
             self.deaths[message["death"]] += 1
         elif isinstance(message.get("done"), int):
-            run.next_example = message["done"] + run.stride
+            run.next_example = run.share.next_owned(message["done"] + 1)
         elif isinstance(message.get("ask"), int):
             self.questions.append((run, message["ask"], None))
         elif isinstance(message.get("shrink"), int) and isinstance(message.get("kind"), list):
@@ -232,7 +232,7 @@ class BudgetKeeper:
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
         if record.kind == "example" and record.shrunk is not None and record.classification is not None:
-            self.causes[_example_index(record)] = (record.classification.name, *record.classification.fits)
+            self.causes[example_index(record)] = (record.classification.name, *record.classification.fits)
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""
@@ -329,25 +329,24 @@ def _record_not_attempted(session, index):
 
 def start_workers(settings, profile, work_dir):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/. The
-    run's own share of the examples (`--shard`: the indices I with I % N == k) is dealt among them: worker j
-    draws those with (I // N) % jobs == j, i.e. I % (N * jobs) == k + N * j."""
+    run's own share of the examples (`--shard`: whole blocks) is dealt among them: worker j draws those with
+    I % jobs == j."""
     jobs = settings.jobs
-    mine, shards = settings.shard
     runs = []
     root = Path(work_dir) / ".workers"
     for index in range(jobs):
         directory = root / str(index)
         directory.mkdir(parents=True, exist_ok=True)
-        start, stride = mine + shards * index, shards * jobs
-        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": [start, stride],
-                "quiet": True, "parent": os.getpid()}
+        share = ExampleShare(*settings.shard, index, jobs)
+        spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": list(settings.shard),
+                "worker": [index, jobs], "quiet": True, "parent": os.getpid()}
         spec_path = directory / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         with open(directory / "stderr.txt", "wb") as stderr:
             process = subprocess.Popen([sys.executable, "-m", "oracle.harness.worker_process", str(spec_path)],
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr,
                                        start_new_session=True, preexec_fn=die_with_parent(signal.SIGTERM))
-        runs.append(WorkerRun(index, directory, process, start=start, stride=stride))
+        runs.append(WorkerRun(index, directory, process, share=share))
     return runs
 
 

@@ -44,6 +44,7 @@ def main(argv=None):
         values = {k: v for k, v in spec.items() if k in names}
         values["only"] = tuple(values.get("only") or ())
         values["shard"] = tuple(values["shard"])
+        values["worker"] = tuple(values.get("worker") or (0, 1))
         settings = SessionSettings(**values)
         with stopped_by_signals():
             # the parent started this worker with a death signal already (Linux); asked again here
@@ -56,7 +57,7 @@ def main(argv=None):
             process = ImplementationProcess(command, timeout=settings.timeout, max_restarts=settings.max_restarts,
                                             budget=budget)
             code, _ = run_session(settings, command, verb="check-worker",
-                                  settings_record={"worker_share": list(settings.shard)},
+                                  settings_record={"worker_share": [*settings.shard, *settings.worker]},
                                   tracker=BaselineTracker(None, check_stale=False), total=0,
                                   work=lambda session: session.run_examples(), report_dir=directory,
                                   transport=process)
