@@ -162,8 +162,8 @@ them, a JSONL file of them, or a results.jsonl whose deviations are re-run)
 against the oracle; its report goes to ./bleu-oracle-replay unless --report.
 
 Sharding: --shard K/N runs shard K of N of this run on one machine (the
-selected cases dealt round-robin by position, random example I to shard
-I mod N + 1); N machines together do exactly the run's work, and `bleu-oracle
+selected cases dealt round-robin by position, random examples by blocks of
+50: example I to shard (I div 50) mod N + 1); N machines together do exactly the run's work, and `bleu-oracle
 merge DIR_1 ... DIR_N` writes the whole run's report and gate from their report
 directories. A shard's exit code speaks for its share only; one that has
 nothing to judge exits 0, and the merge refuses a run that judged nothing.
