@@ -186,8 +186,8 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("--shard", metavar="K/N",
                         help="run only shard K of N of this run (cases dealt round-robin by their position among "
                         "those selected, random example I to shard (I div 50) mod N + 1), on N machines together "
-                        "exactly the work of one; `bleu-oracle merge` combines their report directories into the whole run's "
-                        "report and gate (a shard's own exit code speaks for its share only)")
+                        "exactly the work of one; `bleu-oracle merge` combines their report directories into the "
+                        "whole run's report and gate (a shard's own exit code speaks for its share only)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more detail on failures: every group of deviations and every distinct minimal input, "
