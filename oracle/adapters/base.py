@@ -14,12 +14,12 @@ import contextlib
 import importlib
 import importlib.metadata
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreRequest, Segment, StatefulPlan
 from oracle.signals import Interrupted
 
 
@@ -70,6 +70,62 @@ class Implementation(Declared):
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:  # pragma: no cover - interface
         raise NotImplementedError
+
+
+class StatefulImplementation(Implementation):
+    """An adapter whose library is a metric object driven through its own life cycle: a request's `stateful`
+    plan (PROTOCOL.md, "Stateful implementations") runs on the library's real `update`, `merge`, `reset` and
+    `compute`; a request without one is one fresh state taking the whole corpus in one update. A subclass
+    declares `capabilities["stateful"]`, checks a request (`prepare`, raising Unsupported), and implements the
+    five steps; `library` and `refusals` name the exceptions the library raises to refuse an input."""
+
+    library: str = ""
+    refusals: tuple[type[BaseException], ...] = (ValueError,)
+
+    def prepare(self, request: ScoreRequest) -> None:
+        """Raise Unsupported (or Rejected) for a request the library cannot take; nothing otherwise."""
+
+    def new_state(self, request: ScoreRequest) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def update(self, state: Any, request: ScoreRequest, segments: Sequence[Segment]) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def merge(self, state: Any, others: list[Any]) -> None:  # pragma: no cover - interface
+        raise Unsupported(f"{self.name} has no merge")
+
+    def reset(self, state: Any) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def answer(self, state: Any) -> ScoreAnswer:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        self.prepare(request)
+        require_one_segment(request)
+        plan = request.stateful or StatefulPlan(shards=((len(request.segments),),))
+        with rejecting(self.library or self.name, *self.refusals):
+            return self.answer(self._accumulated(request, plan))
+
+    def _accumulated(self, request: ScoreRequest, plan: StatefulPlan) -> Any:
+        """The state the plan leaves: previous corpora scored and reset, batches updated, shards merged."""
+        states = []
+        for batches in plan.shard_segments(request.segments):
+            state = self.new_state(request)
+            for corpus in plan.previous:
+                for segment in corpus:
+                    self.update(state, request, (segment,))
+                with contextlib.suppress(*self.refusals):  # its value, or its refusal, is not what is judged
+                    self.answer(state)
+                self.reset(state)
+            for batch in batches:
+                self.update(state, request, batch)
+            states.append(state)
+        if plan.merge is None:
+            return states[0]
+        merged = states[plan.merge[0]]
+        self.merge(merged, [states[index] for index in plan.merge[1:]])
+        return merged
 
 
 def call(implementation, request, *, log=None):
