@@ -89,7 +89,8 @@ def test_a_plan_goes_only_where_every_ability_it_uses_is_declared():
 
 
 def corpus(count: int) -> ScoreRequest:
-    return ScoreRequest(level="corpus", weights=(1.0,), segments=tuple(segment(f"w{i}", f"w{i} x") for i in range(count)))
+    segments = tuple(segment(f"w{i}", f"w{i} x") for i in range(count))
+    return ScoreRequest(level="corpus", weights=(1.0,), segments=segments)
 
 
 @pytest.mark.parametrize("turn", range(6))
