@@ -8,6 +8,7 @@ Holds: oracle.harness.stateful
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
@@ -168,3 +169,23 @@ def test_the_stateful_libraries_give_the_one_shot_score_whatever_the_plan(name, 
     kind, answer = call(adapter, request)
     assert kind == "score", answer
     assert answer.score == pytest.approx(THREE_SCORE, rel=1e-6)  # torchmetrics computes in float32
+
+
+# -- faults ------------------------------------------------------------------------------------------
+
+
+def test_serve_answers_a_plan_an_adapter_cannot_run_as_unsupported_and_a_bad_plan_as_an_error():
+    from oracle.adapters.oracle_adapter import OracleImplementation
+    from oracle.adapters.server import handle_line
+
+    words = planned({"shards": [[1, 1], [1]], "merge": [1, 0]}).to_json()
+    reply, stop = handle_line(OracleImplementation("papineni"), json.dumps(words))
+    assert not stop
+    assert reply == {"seq": 1, "unsupported": "bleu-oracle cannot run a stateful plan that needs accumulate, merge"}
+    reply, _ = handle_line(OracleImplementation("papineni"), json.dumps({**words, "stateful": {"shards": [[2]]}}))
+    assert reply["seq"] == 1 and "must add up to the 3 segment(s) (got 2)" in reply["error"]
+
+
+def test_an_adapter_without_merge_answers_a_merging_plan_as_unsupported():
+    kind, message = call(implementation("ignite-micro"), planned({"shards": [[1, 1], [1]], "merge": [1, 0]}))
+    assert (kind, message) == ("unsupported", "pytorch-ignite-micro cannot run a stateful plan that needs merge")

@@ -134,7 +134,7 @@ def call(implementation, request, *, log=None):
     are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
     too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and SIGTERM's
     `Interrupted` propagate: a run stopped while an adapter scores in process stops, its request is no error."""
-    unswitched = _unswitched(implementation, request)
+    unswitched = _unswitched(implementation, request) or _unplanned(implementation, request)
     if unswitched is not None:
         return "unsupported", unswitched
     try:
@@ -160,6 +160,19 @@ def _unswitched(implementation: Declared, request: ScoreRequest) -> str | None:
     for name, rule in request.chosen_conventions.items():
         if rule not in switches.get(name, ()):
             return f"{implementation.name or 'the implementation'} cannot switch {name} to {rule}"
+    return None
+
+
+def _unplanned(implementation: Declared, request: ScoreRequest) -> str | None:
+    """Why `implementation` cannot run the stateful plan `request` carries, or None: an adapter that ignored a
+    plan would answer the one-shot score, and a state it never drove would pass unchecked."""
+    if request.stateful is None:
+        return None
+    declared = implementation.capabilities.get("stateful") or ()
+    missing = [name for name in request.stateful.needs() if name not in declared]
+    if not declared or missing:
+        who = implementation.name or "the implementation"
+        return f"{who} cannot run a stateful plan" + (f" that needs {', '.join(missing)}" if missing else "")
     return None
 
 
