@@ -9,7 +9,8 @@ implementations"): batches, shards merged in some order, or corpora scored and r
 plans take turns over the declared abilities, and a corpus of 100 segments or more goes one update
 per segment (a chained run of hundreds of updates). The oracle's answer is the one-shot corpus score,
 so a difference fails in the plan's own layer (`reset`, `merge`, `accumulation`), and the plan and the
-corpus are shrunk to the smallest that still fail that way while the one-shot answer stays right.
+corpus are shrunk to the smallest that still fail that way while the one-shot answer stays right (then the
+corpus's references and tokens, under the plan found).
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from oracle.models.outcomes import (
 from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, StatefulPlan
 
 from .requests import not_applicable_reason
+from .shrink import shrink
 from .transport import Reply
 
 #: A corpus this large is accumulated one update per segment: a chained run.
@@ -287,4 +289,21 @@ class PlanShrinker:
                     current, progress = candidate, True
                     self.steps += 1
                     break
-        return current, False
+        return self.tokens(current, target)
+
+    def tokens(self, request: ScoreRequest, target: tuple) -> tuple[ScoreRequest, bool]:
+        """The plan kept, the corpus shrunk as any failing input is (`oracle.harness.shrink`: references,
+        tokens, weights, smoothing, names), so long as it still fails the same way under that plan."""
+        plan = request.stateful
+        if plan is None or self.spent():
+            return request, self.spent()
+
+        def still_fails(candidate: ScoreRequest) -> bool:
+            if len(candidate.segments) != plan.segment_count:  # the plan's batches are the corpus's
+                return False
+            return self.still_fails(candidate.model_copy(update={"stateful": plan}), target)
+
+        outcome = shrink(request.model_copy(update={"stateful": None}), still_fails,
+                         budget=max(self.budget - self.queries, 0), deadline=self.deadline)
+        self.steps += outcome.steps
+        return outcome.request.model_copy(update={"stateful": plan}), outcome.exhausted
