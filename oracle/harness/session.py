@@ -105,6 +105,20 @@ def _recorded(request, regenerate, wire=None):
     )
 
 
+def _judged(verdict, reply, expected):
+    """A record's fields from a judgement: the verdict, the answer as recorded, what was expected."""
+    return {
+        "outcome": verdict.outcome,
+        "layer": verdict.layer,
+        "order": verdict.order,
+        "label": verdict.classification,
+        "expected": expected,
+        "actual": reply.recorded(),
+        "stderr": reply.stderr,
+        "duration": reply.duration,
+    }
+
+
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
 #: How many notable records a session keeps whole for its verb's console output (the rest are counted).
@@ -402,15 +416,8 @@ class Session:
             request=CorpusSummary(**summary)
             if summary is not None
             else _recorded(sent, lambda: self._regenerate(item_id), wire),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            order=verdict.order,
-            label=verdict.classification,
-            expected=expected,
-            actual=reply.recorded(),
             message="; ".join(filter(None, [verdict.message, *notes])),
-            stderr=reply.stderr,
-            duration=reply.duration,
+            **_judged(verdict, reply, expected),
         )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
@@ -697,15 +704,8 @@ class Session:
             kind="stateful",
             title=stateful.describe(planned.stateful),
             request=_recorded(sent, lambda: self._regenerate(item_id)),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            order=verdict.order,
-            label=verdict.classification,
-            expected=expected,
-            actual=reply.recorded(),
             message=verdict.message,
-            stderr=reply.stderr,
-            duration=reply.duration,
+            **_judged(verdict, reply, expected),
         )
         if verdict.outcome not in GOOD_OUTCOMES:
             record = record.model_copy(update=self._shrunk_plan(item_id, planned, verdict))
