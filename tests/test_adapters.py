@@ -66,7 +66,7 @@ def test_handshake_is_honest(name):
     caps = hello["capabilities"]
     required = {"levels", "weights", "max_order", "smoothing", "statistics", "lowercase"}
     optional = {"orders", "same_reference_count", "forbidden_token_characters", "empty_tokens", "tokenizers",
-                "conventions"}
+                "conventions", "stateful"}
     assert required <= set(caps) <= required | optional
     Handshake.from_json(hello)  # as the runner reads it
     assert caps["weights"] in ("any", "uniform") and caps["max_order"] >= 1 and "none" in caps["smoothing"]

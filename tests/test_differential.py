@@ -67,6 +67,11 @@ CONDITIONS = {
         r.smoothing.method == "chen-cherry-6" and len(r.weights) < 3 and _statistics(r).matches[0] > 0
     ),
     "some-order-has-no-hypothesis-ngrams": lambda r: any(t == 0 for t in _statistics(r).totals),
+    # a stateful plan's update takes one batch: some batch alone has no hypothesis n-gram of some order
+    "some-batch-has-an-order-without-hypothesis-ngrams": lambda r: r.stateful is not None and any(
+        any(t == 0 for t in _statistics(r.model_copy(update={"segments": batch, "stateful": None})).totals)
+        for shard in r.stateful.shard_segments(r.segments) for batch in shard
+    ),
     # the reference scripts: no hypothesis token in the whole corpus (and, for multi-bleu, some reference token)
     "token-holds-space": lambda r: any(
         " " in t for s in r.segments for ts in (s.hypothesis, *s.references) for t in ts

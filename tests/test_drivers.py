@@ -40,8 +40,11 @@ FAKE_METRAX = """
 import math, os, subprocess, sys, time
 
 class BLEU:
-    def __init__(self, value):
-        self.value = value
+    def __init__(self, value, max_order=4):
+        self.value, self.max_order = value, max_order
+
+    def merge(self, other):  # the values add up: a score of 0.5 per batch says how many were merged
+        return BLEU(self.value + other.value, self.max_order)
 
     @classmethod
     def from_model_output(cls, predictions, references, max_order):
@@ -177,6 +180,21 @@ def test_the_venv_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(met
         time.sleep(0.1)
         stderr += ask(process, seq, ["x", "y"]).stderr
     assert "Traceback" in stderr
+
+
+def test_the_venv_driver_runs_a_stateful_plan_on_the_librarys_merge_and_refuses_what_it_lacks(metrax: Drivers) -> None:
+    """metrax accumulates by merging each batch's metric, and merges shards so: the fake's values add up."""
+    process = metrax()
+    segments = [{"hypothesis": [w], "references": [[w]]} for w in ("x", "y", "z")]
+    plain = {"level": "corpus", "segments": segments, "weights": [0.5, 0.5]}
+    for seq, (plan, score) in enumerate([(None, 0.5), ({"shards": [[1, 2]]}, 1.0),
+                                         ({"shards": [[1], [1, 1]], "merge": [1, 0]}, 1.5)], start=1):
+        command = ScoreRequest.model_validate({**plain, **({"stateful": plan} if plan else {})}).with_seq(seq)
+        reply = process.request(command.to_json())
+        assert (reply.kind, reply.score) == ("score", score), reply.message
+    reset = {**plain, "stateful": {"shards": [[3]], "previous": [segments]}}
+    reply = process.request(ScoreRequest.model_validate(reset).with_seq(9).to_json())
+    assert (reply.kind, reply.message) == ("unsupported", "metrax cannot run a stateful plan that needs reset")
 
 
 def test_the_node_driver_answers_with_seq_and_passes_tokens_joined_by_spaces(bleu_score: Drivers) -> None:

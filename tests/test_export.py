@@ -97,9 +97,10 @@ def test_every_case_and_profile_is_exported_or_left_out_with_a_reason(exported):
     suite = read(exported / "suite.json")
     pairs = {(c.id, p) for c in load_cases() for p in c.profiles}
     exported_pairs = {(v["id"], v["profile"]) for v in suite["vectors"] if v["origin"] == "case"}
-    left = {(c["id"], c["profile"]) for c in suite["left_out"]}
+    left_out = [c for c in suite["left_out"] if "stateful plan" not in c["reason"]]  # a curated discrepancy's
+    left = {(c["id"], c["profile"]) for c in left_out}
     assert exported_pairs | left == pairs and not exported_pairs & left
-    assert all("protocol v1" in c["reason"] for c in suite["left_out"])  # infinite and NaN weights
+    assert all("protocol v1" in c["reason"] for c in left_out)  # infinite and NaN weights
 
 
 @pytest.mark.parametrize("profile", ["papineni", "mteval"])
@@ -153,6 +154,10 @@ def test_every_curated_discrepancy_of_the_profile_is_a_known_bug_vector(exported
     suite = read(exported / "papineni.json")
     entries = [e for e in discrepancies.models() if e.profile == "papineni"]
     vectors = {v["id"]: v for v in suite["vectors"] if v["origin"] == "discrepancy"}
+    # an example that is a stateful plan is left out with the reason: a vector is one call
+    planned = {e.id for e in entries if "stateful" in e.example.request}
+    assert planned == {c["id"] for c in suite["left_out"] if "stateful plan" in c["reason"]}
+    entries = [e for e in entries if e.id not in planned]
     assert set(vectors) == {e.id for e in entries} and entries
     for entry in entries:
         note = suite["notes"][f"known-bug:{entry.id}"]

@@ -16,7 +16,7 @@ import time
 
 import pytest
 from fakes.harness import FAKES, deviations, fake, run_cli
-from fakes.plantedbleu import BUGS
+from fakes.plantedbleu import BUGS, STATEFUL_BUGS
 
 
 def run_check(report, *argv):
@@ -57,3 +57,43 @@ def test_an_unknown_bug_name_is_an_error():
                           capture_output=True, text=True, timeout=60)
     assert done.returncode != 0
     assert "no-such-bug" in done.stderr
+
+
+# -- stateful planted bugs (a block of its own: other planted bugs are added above) -----------------
+#: The layer each stateful bug must fail in: what the smallest plan that shows it uses.
+STATEFUL_LAYERS = {
+    "reset-keeps-lengths": "reset",
+    "merge-averages-ratios": "merge",
+    "merge-last-lengths": "merge",
+    "update-replaces-lengths": "accumulation",
+}
+
+
+def stateful_failures(report):
+    """(layer, shrunk plan) of each failing stateful record of a run."""
+    return [(r.layer, r.shrunk.request.stateful if r.shrunk else None)
+            for r in deviations(report) if r.kind == "stateful"]
+
+
+def test_every_stateful_bug_has_its_layer():
+    assert set(STATEFUL_LAYERS) == set(STATEFUL_BUGS)
+
+
+def test_a_state_not_reset_is_caught_with_defaults_in_the_reset_layer(tmp_path, in_repo_root):
+    code, _ = run_check(tmp_path / "report", "reset-keeps-lengths")
+    failures = stateful_failures(tmp_path / "report")
+    assert code == 1 and failures
+    assert {layer for layer, _ in failures} == {"reset"}
+    # shrunk: one corpus scored and reset before, the corpus itself in one batch of one segment
+    assert any(plan.shards == ((1,),) and len(plan.previous) == 1 for _, plan in failures)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("bug", sorted(STATEFUL_BUGS))
+def test_each_stateful_bug_is_caught_in_its_layer(tmp_path, in_repo_root, bug):
+    code, _ = run_check(tmp_path / "report", bug)
+    failures = stateful_failures(tmp_path / "report")
+    assert code == 1 and failures, f"{bug} was not caught"
+    assert {layer for layer, _ in failures} == {STATEFUL_LAYERS[bug]}
+    # only stateful records fail: a one-shot request goes through one fresh state, which the bug leaves alone
+    assert all(r.kind == "stateful" for r in deviations(tmp_path / "report"))

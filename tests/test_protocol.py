@@ -100,8 +100,9 @@ def test_the_score_schema_lists_exactly_the_request_fields():
     assert set(schema["properties"]) == set(ScoreRequest.model_fields)
     assert set(schema["$defs"]["Segment"]["properties"]) == set(Segment.model_fields)
     # the wire carries every field but `tokenize`, which only a text request has, and `conventions`, which
-    # only a request asking for a convention other than the profile's has
-    optional = ("tokenize", "conventions")
+    # only a request asking for a convention other than the profile's has, and `stateful`, which only a plan
+    # for a stateful implementation has
+    optional = ("tokenize", "conventions", "stateful")
     assert schema["required"] == [name for name in ScoreRequest.model_fields if name not in optional]
 
 

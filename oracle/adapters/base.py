@@ -14,12 +14,12 @@ import contextlib
 import importlib
 import importlib.metadata
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreRequest, Segment, StatefulPlan
 from oracle.signals import Interrupted
 
 
@@ -72,13 +72,69 @@ class Implementation(Declared):
         raise NotImplementedError
 
 
+class StatefulImplementation(Implementation):
+    """An adapter whose library is a metric object driven through its own life cycle: a request's `stateful`
+    plan (PROTOCOL.md, "Stateful implementations") runs on the library's real `update`, `merge`, `reset` and
+    `compute`; a request without one is one fresh state taking the whole corpus in one update. A subclass
+    declares `capabilities["stateful"]`, checks a request (`prepare`, raising Unsupported), and implements the
+    five steps; `library` and `refusals` name the exceptions the library raises to refuse an input."""
+
+    library: str = ""
+    refusals: tuple[type[BaseException], ...] = (ValueError,)
+
+    def prepare(self, request: ScoreRequest) -> None:
+        """Raise Unsupported (or Rejected) for a request the library cannot take; nothing otherwise."""
+
+    def new_state(self, request: ScoreRequest) -> Any:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def update(self, state: Any, request: ScoreRequest, segments: Sequence[Segment]) -> None:  # pragma: no cover
+        raise NotImplementedError
+
+    def merge(self, state: Any, others: list[Any]) -> None:  # pragma: no cover - interface
+        raise Unsupported(f"{self.name} has no merge")
+
+    def reset(self, state: Any) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def answer(self, state: Any) -> ScoreAnswer:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        self.prepare(request)
+        require_one_segment(request)
+        plan = request.stateful or StatefulPlan(shards=((len(request.segments),),))
+        with rejecting(self.library or self.name, *self.refusals):
+            return self.answer(self._accumulated(request, plan))
+
+    def _accumulated(self, request: ScoreRequest, plan: StatefulPlan) -> Any:
+        """The state the plan leaves: previous corpora scored and reset, batches updated, shards merged."""
+        states = []
+        for batches in plan.shard_segments(request.segments):
+            state = self.new_state(request)
+            for corpus in plan.previous:
+                for segment in corpus:
+                    self.update(state, request, (segment,))
+                with contextlib.suppress(*self.refusals):  # its value, or its refusal, is not what is judged
+                    self.answer(state)
+                self.reset(state)
+            for batch in batches:
+                self.update(state, request, batch)
+            states.append(state)
+        if plan.merge is None:
+            return states[0]
+        merged = states[plan.merge[0]]
+        self.merge(merged, [states[index] for index in plan.merge[1:]])
+        return merged
+
+
 def call(implementation, request, *, log=None):
     """One request through an implementation, as protocol v1 answers it: ("score", the answer), or
     ("rejected" | "unsupported" | "error", a message). `Rejected`, and the oracle's own validation errors,
     are rejections; any other exception is an error (its traceback to `log`, when given), a BaseException
     too: a Rust panic (pyo3's PanicException) is one. KeyboardInterrupt, SystemExit and SIGTERM's
     `Interrupted` propagate: a run stopped while an adapter scores in process stops, its request is no error."""
-    unswitched = _unswitched(implementation, request)
+    unswitched = _unswitched(implementation, request) or _unplanned(implementation, request)
     if unswitched is not None:
         return "unsupported", unswitched
     try:
@@ -104,6 +160,19 @@ def _unswitched(implementation: Declared, request: ScoreRequest) -> str | None:
     for name, rule in request.chosen_conventions.items():
         if rule not in switches.get(name, ()):
             return f"{implementation.name or 'the implementation'} cannot switch {name} to {rule}"
+    return None
+
+
+def _unplanned(implementation: Declared, request: ScoreRequest) -> str | None:
+    """Why `implementation` cannot run the stateful plan `request` carries, or None: an adapter that ignored a
+    plan would answer the one-shot score, and a state it never drove would pass unchecked."""
+    if request.stateful is None:
+        return None
+    declared = implementation.capabilities.get("stateful") or ()
+    missing = [name for name in request.stateful.needs() if name not in declared]
+    if not declared or missing:
+        who = implementation.name or "the implementation"
+        return f"{who} cannot run a stateful plan" + (f" that needs {', '.join(missing)}" if missing else "")
     return None
 
 

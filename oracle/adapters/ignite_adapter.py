@@ -13,6 +13,9 @@ the mean of the sentence scores. `IgniteImplementation` uses the default, as a
 user who does not set it gets; `IgniteMicroImplementation` asks for "micro"
 (the statistics summed over the corpus, as in Papineni et al.).
 
+A request without a stateful plan goes in one `update` of the whole corpus (a batch); a plan runs
+on the metric's own `update` and `reset` (`StatefulImplementation`). ignite has no merge.
+
 Profile "papineni": ignite's docstring gives Papineni's formula ("w_n are
 positive weights summing to one", "More details can be found in Papineni et
 al. 2002").
@@ -20,18 +23,18 @@ al. 2002").
 
 from __future__ import annotations
 
-from oracle.models.protocol import ScoreRequest
+from collections.abc import Sequence
+
+from oracle.models.protocol import ScoreRequest, Segment
 
 from .base import (
-    Implementation,
     ScoreAnswer,
     SmoothingRow,
     SmoothingTable,
+    StatefulImplementation,
     Unsupported,
     declare_capabilities,
-    rejecting,
     require_library,
-    require_one_segment,
     require_uniform,
 )
 
@@ -40,12 +43,15 @@ SMOOTHING = SmoothingTable("ignite smooths with no_smooth, smooth1 (epsilon 0.1)
     SmoothingRow("chen-cherry-1", "smooth1", fixed={"epsilon": 0.1})))
 
 
-class IgniteImplementation(Implementation):
+class IgniteImplementation(StatefulImplementation):
     name = "pytorch-ignite"
     language = "python"
     profile = "papineni"
+    library = "ignite"
     average = "macro"
-    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared)
+    # ignite's metrics: `update` per batch, `reset`; no merge (its distributed sync all-reduces inside compute)
+    capabilities = declare_capabilities(weights="uniform", max_order=16, smoothing=SMOOTHING.declared,
+                                        stateful=["accumulate", "reset"])
 
     def __init__(self):
         ignite, self._Bleu, self._NotComputableError = require_library(
@@ -56,20 +62,28 @@ class IgniteImplementation(Implementation):
             library="pytorch-ignite",
         )
         self.version = ignite.__version__
+        # ValueError for arguments it refuses; NotComputableError: "must have at least one example"
+        self.refusals = (ValueError, self._NotComputableError)
 
-    def score(self, request: ScoreRequest) -> ScoreAnswer:
+    def prepare(self, request: ScoreRequest) -> None:
         if request.lowercase:
             raise Unsupported("ignite's Bleu has no case folding")
-        n = require_uniform(request.weights, "ignite's Bleu weighs each of ngram orders 1/ngram")
-        smooth = SMOOTHING.setting(request.smoothing)
-        require_one_segment(request)
-        # ValueError for arguments it refuses; NotComputableError: "must have at least one example"
-        with rejecting("ignite", ValueError, self._NotComputableError):
-            metric = self._Bleu(ngram=n, smooth=smooth, average=self.average)
-            for s in request.segments:
-                metric.update(([list(s.hypothesis)], [[list(r) for r in s.references]]))
-            value = float(metric.compute())
-        return ScoreAnswer(value)
+        require_uniform(request.weights, "ignite's Bleu weighs each of ngram orders 1/ngram")
+        SMOOTHING.setting(request.smoothing)
+
+    def new_state(self, request: ScoreRequest):
+        return self._Bleu(ngram=len(request.weights), smooth=SMOOTHING.setting(request.smoothing),
+                          average=self.average)
+
+    def update(self, state, request: ScoreRequest, segments: Sequence[Segment]) -> None:
+        # one batch: (hypotheses, their references), token lists as they are
+        state.update(([list(s.hypothesis) for s in segments], [[list(r) for r in s.references] for s in segments]))
+
+    def reset(self, state) -> None:
+        state.reset()
+
+    def answer(self, state) -> ScoreAnswer:
+        return ScoreAnswer(float(state.compute()))
 
 
 class IgniteMicroImplementation(IgniteImplementation):

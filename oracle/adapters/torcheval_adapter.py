@@ -10,35 +10,38 @@ documents no convention of its own. Sentence level is a one-segment corpus.
 torcheval raises ValueError ("the input is too short to find all n-gram
 matches") when an order has no hypothesis n-grams in the whole corpus; the
 adapter passes that on as a rejection. The metric's state is reported as
-statistics (no BP).
+statistics (no BP). A request's stateful plan runs on the metric's own `update`, `merge_state` and
+`reset` (`StatefulImplementation`).
 """
 
 from __future__ import annotations
 
-from oracle.models.protocol import ScoreRequest
+from collections.abc import Sequence
+
+from oracle.models.protocol import ScoreRequest, Segment
 
 from .base import (
     TEXT_LIMITS,
-    Implementation,
     ScoreAnswer,
+    StatefulImplementation,
     Unsupported,
     as_count,
     declare_capabilities,
     join_tokens,
-    rejecting,
     require_library,
-    require_one_segment,
     without_smoothing,
 )
 
 SMOOTHING = without_smoothing("torcheval")
 
 
-class TorchevalImplementation(Implementation):
+class TorchevalImplementation(StatefulImplementation):
     name = "torcheval"
     language = "python"
     profile = "papineni"
-    capabilities = declare_capabilities(statistics=True, **TEXT_LIMITS)
+    library = "torcheval"
+    # torcheval's metrics: `update`, `merge_state(metrics)` (the toolkit's sync merges states so), `reset`
+    capabilities = declare_capabilities(statistics=True, stateful=["accumulate", "merge", "reset"], **TEXT_LIMITS)
 
     def __init__(self):
         self._torch, torcheval, self._BLEUScore = require_library(
@@ -46,26 +49,35 @@ class TorchevalImplementation(Implementation):
         )
         self.version = torcheval.__version__
 
-    def score(self, request: ScoreRequest) -> ScoreAnswer:
+    def prepare(self, request: ScoreRequest) -> None:
         if request.lowercase:
             raise Unsupported("torcheval's BLEUScore has no case folding")
         SMOOTHING.setting(request.smoothing)  # Unsupported unless "none"
         n = len(request.weights)
         if not 1 <= n <= 4:
             raise Unsupported(f"torcheval takes n_gram 1, 2, 3 or 4 (got {n} weights)")
-        require_one_segment(request)
+
+    def new_state(self, request: ScoreRequest):
         torch = self._torch
-        candidates = [join_tokens(s.hypothesis) for s in request.segments]
-        references = [[join_tokens(r) for r in s.references] for s in request.segments]
         weights = torch.tensor([float(w) for w in request.weights], dtype=torch.float64)
-        with rejecting("torcheval", ValueError):  # its argument checks
-            metric = self._BLEUScore(n_gram=n, weights=weights)
-            metric.update(candidates, references)
-            value = float(metric.compute())
+        return self._BLEUScore(n_gram=len(request.weights), weights=weights)
+
+    def update(self, state, request: ScoreRequest, segments: Sequence[Segment]) -> None:
+        state.update([join_tokens(s.hypothesis) for s in segments],
+                     [[join_tokens(r) for r in s.references] for s in segments])
+
+    def merge(self, state, others: list) -> None:
+        state.merge_state(others)  # "merge_state(metrics: Iterable)": every other state at once
+
+    def reset(self, state) -> None:
+        state.reset()
+
+    def answer(self, state) -> ScoreAnswer:
+        value = float(state.compute())
         statistics = {
-            "hyp_len": as_count(metric.input_len),
-            "ref_len": as_count(metric.target_len),
-            "matches": [as_count(x) for x in metric.matches_by_order.tolist()],
-            "totals": [as_count(x) for x in metric.possible_matches_by_order.tolist()],
+            "hyp_len": as_count(state.input_len),
+            "ref_len": as_count(state.target_len),
+            "matches": [as_count(x) for x in state.matches_by_order.tolist()],
+            "totals": [as_count(x) for x in state.possible_matches_by_order.tolist()],
         }
         return ScoreAnswer(value, statistics)

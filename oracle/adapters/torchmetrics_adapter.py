@@ -13,25 +13,28 @@ Sentence level is a one-segment corpus (torchmetrics has no sentence
 function; under papineni the two are the same formula). The metric's state
 (preds_len, target_len, numerator, denominator) is reported as statistics; it
 does not expose BP. The computation runs in torch's default dtype, float32.
+
+Stateful: a request's plan runs on the metric's own `update`, `merge_state` and `reset`
+(`StatefulImplementation`); a plain request is one metric, one update, as a user's single call.
 """
 
 from __future__ import annotations
 
-from oracle.models.protocol import ScoreRequest
+from collections.abc import Sequence
+
+from oracle.models.protocol import ScoreRequest, Segment
 
 from .base import (
     TEXT_LIMITS,
-    Implementation,
     ScoreAnswer,
     SmoothingRow,
     SmoothingTable,
+    StatefulImplementation,
     Unsupported,
     as_count,
     declare_capabilities,
     join_tokens,
-    rejecting,
     require_library,
-    require_one_segment,
 )
 
 #: `smooth`: add 1 to the matches and totals of orders n > 1 (chen-cherry-2, which is add-k with k = 1)
@@ -49,32 +52,53 @@ def _statistics(metric):
     }
 
 
-class TorchmetricsImplementation(Implementation):
+#: What a torchmetrics BLEU state does: `update` over batches and `reset`. Not `merge_state`: BLEUScore sets
+#: `full_state_update = True`, and `Metric.merge_state` raises for such a metric ("``merge_state`` is not
+#: supported for metrics with ``full_state_update=True``"); its states merge only in its distributed sync,
+#: which needs a process group.
+STATEFUL = ["accumulate", "reset"]
+
+
+class TorchmetricsImplementation(StatefulImplementation):
     name = "torchmetrics"
     language = "python"
     profile = "papineni"
+    library = "torchmetrics"
     # "n_gram: Gram value ranged from 1 to 4" (max_order)
-    capabilities = declare_capabilities(smoothing=SMOOTHING.declared, statistics=True, **TEXT_LIMITS)
+    capabilities = declare_capabilities(smoothing=SMOOTHING.declared, statistics=True, stateful=STATEFUL,
+                                        **TEXT_LIMITS)
 
     def __init__(self):
         torchmetrics, self._BLEUScore = require_library("torchmetrics", "torchmetrics", "torchmetrics.text:BLEUScore")
         self.version = torchmetrics.__version__
 
-    def score(self, request: ScoreRequest) -> ScoreAnswer:
+    def prepare(self, request: ScoreRequest) -> None:
         if request.lowercase:
             raise Unsupported("torchmetrics' BLEUScore has no case folding")
-        n = len(request.weights)
-        if not 1 <= n <= 4:
-            raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
-        smooth = SMOOTHING.setting(request.smoothing)
-        require_one_segment(request)
-        preds = [join_tokens(s.hypothesis) for s in request.segments]
-        target = [[join_tokens(r) for r in s.references] for s in request.segments]
-        with rejecting("torchmetrics", ValueError):  # its argument checks
-            metric = self._BLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights])
-            metric.update(preds, target)
-            value = float(metric.compute())
-        return ScoreAnswer(value, _statistics(metric))
+        _order(request)
+        SMOOTHING.setting(request.smoothing)
+
+    def new_state(self, request: ScoreRequest):
+        return self._BLEUScore(n_gram=_order(request), smooth=SMOOTHING.setting(request.smoothing),
+                               weights=[float(w) for w in request.weights])
+
+    def update(self, state, request: ScoreRequest, segments: Sequence[Segment]) -> None:
+        text = request.is_text
+        state.update([s.hypothesis if text else join_tokens(s.hypothesis) for s in segments],
+                     [[r if text else join_tokens(r) for r in s.references] for s in segments])
+
+    def reset(self, state) -> None:
+        state.reset()
+
+    def answer(self, state) -> ScoreAnswer:
+        return ScoreAnswer(float(state.compute()), _statistics(state))
+
+
+def _order(request: ScoreRequest) -> int:
+    n = len(request.weights)
+    if not 1 <= n <= 4:
+        raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
+    return n
 
 
 class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
@@ -87,25 +111,18 @@ class TorchmetricsSacreBleuImplementation(TorchmetricsImplementation):
 
     name = "torchmetrics-sacrebleu"
     capabilities = declare_capabilities(smoothing=SMOOTHING.declared, statistics=True, lowercase=True,
-                                        tokenizers=["none", "13a", "intl", "char"], **TEXT_LIMITS)
+                                        tokenizers=["none", "13a", "intl", "char"], stateful=STATEFUL, **TEXT_LIMITS)
 
     def __init__(self):
         torchmetrics, self._SacreBLEUScore = require_library("torchmetrics", "torchmetrics",
                                                              "torchmetrics.text:SacreBLEUScore")
         self.version = torchmetrics.__version__
 
-    def score(self, request: ScoreRequest) -> ScoreAnswer:
-        n = len(request.weights)
-        if not 1 <= n <= 4:
-            raise Unsupported(f"torchmetrics documents n_gram from 1 to 4 (got {n} weights)")
-        smooth = SMOOTHING.setting(request.smoothing)
-        require_one_segment(request)
-        text = request.is_text
-        preds = [s.hypothesis if text else join_tokens(s.hypothesis) for s in request.segments]
-        target = [[r if text else join_tokens(r) for r in s.references] for s in request.segments]
-        with rejecting("torchmetrics", ValueError):  # its argument checks
-            metric = self._SacreBLEUScore(n_gram=n, smooth=smooth, weights=[float(w) for w in request.weights],
-                                          tokenize=request.tokenize or "none", lowercase=bool(request.lowercase))
-            metric.update(preds, target)
-            value = float(metric.compute())
-        return ScoreAnswer(value, _statistics(metric))
+    def prepare(self, request: ScoreRequest) -> None:
+        _order(request)
+        SMOOTHING.setting(request.smoothing)
+
+    def new_state(self, request: ScoreRequest):
+        return self._SacreBLEUScore(n_gram=_order(request), smooth=SMOOTHING.setting(request.smoothing),
+                                    weights=[float(w) for w in request.weights],
+                                    tokenize=request.tokenize or "none", lowercase=bool(request.lowercase))

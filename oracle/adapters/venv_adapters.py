@@ -35,12 +35,15 @@ class KerasHubImplementation(_VenvImplementation):
     name = environment = "keras-hub"
     version = environments.VENVS["keras-hub"].pinned("keras-hub")
     profile = "sacrebleu"
+    # a Keras metric: `update_state` per batch and `reset_state`; no merge (Keras metrics have none)
     capabilities = declare_capabilities(weights="uniform", max_order=12, smoothing=["none", "lin-2004"],
-                                        tokenizers=["13a"], **TEXT_LIMITS)
+                                        tokenizers=["13a"], stateful=["accumulate", "reset"], **TEXT_LIMITS)
 
 
 class MetraxImplementation(_VenvImplementation):
     name = environment = "metrax"
     version = environments.VENVS["metrax"].pinned("google-metrax")
     profile = "papineni"
-    capabilities = declare_capabilities(weights="uniform", max_order=12, **TEXT_LIMITS)
+    # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
+    capabilities = declare_capabilities(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
+                                        **TEXT_LIMITS)

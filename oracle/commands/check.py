@@ -100,6 +100,12 @@ object per line). `check` runs, in this order:
    statistics must add up to the whole's) is sent, and the implementation is
    compared with itself (record id random-S-I~RELATION, kind "metamorphic",
    layer "metamorphic").
+4. stateful checks: an implementation that declares capabilities.stateful
+   gets each passing corpus example of two or more segments again with a plan
+   (update batches, shards merged in some order, other corpora scored and reset
+   first; PROTOCOL.md, "Stateful implementations"), judged against the one-shot
+   score; a difference fails in the "accumulation", "merge" or "reset" layer
+   and the plan is shrunk (record id random-S-I~stateful, kind "stateful").
 
 --time-budget SECONDS stops drawing random examples when the search has run
 that long (whichever of it and --examples comes first). The summary and the

@@ -72,8 +72,21 @@ def not_applicable_reason(request: ScoreRequest, capabilities: Capabilities) -> 
     most = capabilities.max_references
     if most and any(len(s.references) > most for s in request.segments):
         return f"a segment has more than the implementation's max_references {most} references"
-    reason = _token_reason(request, capabilities)
+    reason = _token_reason(request, capabilities) or _plan_reason(request, capabilities)
     return reason if reason is not None else capabilities.cannot_switch(request.conventions)
+
+
+def _plan_reason(request: ScoreRequest, capabilities: Capabilities) -> str | None:
+    """Why a request's stateful plan is not for this implementation, or None."""
+    if request.stateful is None:
+        return None
+    declared = capabilities.stateful or ()
+    if not declared:
+        return "a stateful plan, and the implementation declares no stateful abilities"
+    missing = [name for name in request.stateful.needs() if name not in declared]
+    if missing:
+        return f"a stateful plan needs {', '.join(missing)}, which the implementation does not declare"
+    return None
 
 
 def _token_reason(request: ScoreRequest, capabilities: Capabilities) -> str | None:

@@ -44,6 +44,7 @@ from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
     METAMORPHIC_LAYER,
+    RIDING_KINDS,
     Outcome,
     Verdict,
 )
@@ -62,11 +63,11 @@ from oracle.models.results import (
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
-from . import relations
+from . import relations, stateful
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
-from .generate import example_id, example_request
+from .generate import example_id, example_request, example_rng
 from .progress import Progress
 from .requests import case_to_request, not_applicable_reason
 from .shards import ExampleShare, Shard
@@ -105,6 +106,20 @@ def _recorded(request, regenerate, wire=None):
             regenerate=regenerate(),
         ),
     )
+
+
+def _judged(verdict, reply, expected):
+    """A record's fields from a judgement: the verdict, the answer as recorded, what was expected."""
+    return {
+        "outcome": verdict.outcome,
+        "layer": verdict.layer,
+        "order": verdict.order,
+        "label": verdict.classification,
+        "expected": expected,
+        "actual": reply.recorded(),
+        "stderr": reply.stderr,
+        "duration": reply.duration,
+    }
 
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
@@ -409,8 +424,12 @@ class Session:
         self.coverage.add(request, None if expected.rejected else expected.statistics)
         reply = self.process.collect(pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
-        verdict = judge(
-            expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
+        verdict = (
+            stateful.judge_plan(expected, reply, request, self.contract)
+            if request.stateful is not None
+            else judge(
+                expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
+            )
         )
         notes = [f"runner: {note}" for note in reply.notes]
         record = Record(
@@ -420,15 +439,8 @@ class Session:
             request=CorpusSummary(**summary)
             if summary is not None
             else _recorded(sent, lambda: self._regenerate(item_id), wire),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            order=verdict.order,
-            label=verdict.classification,
-            expected=expected,
-            actual=reply.recorded(),
             message="; ".join(filter(None, [verdict.message, *notes])),
-            stderr=reply.stderr,
-            duration=reply.duration,
+            **_judged(verdict, reply, expected),
         )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
@@ -558,7 +570,7 @@ class Session:
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
                 self.notable.append(kept)
-        if progress and record.kind != "metamorphic":  # the progress total counts cases and examples
+        if progress and record.kind not in RIDING_KINDS:  # the progress total counts cases and examples
             self.progress.update(outcome)
         return record
 
@@ -657,6 +669,13 @@ class Session:
                 name = names[(index // every) % len(names)]
                 if selected(f"{identifier}~{name}", patterns):
                     self.check_relation(identifier, request, reply, name, related[name])
+        if (
+            record.outcome == Outcome.PASS
+            and stateful.applies(request, self.capabilities)
+            and request.token_count <= RECORD_TOKEN_LIMIT
+            and selected(f"{identifier}~stateful", patterns)
+        ):
+            self.check_stateful(identifier, index, request, record.expected)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
@@ -720,6 +739,66 @@ class Session:
                 update={"classification": classification, "replay": variants[0], "reproduce": self._regenerate(item_id)}
             )
         return self.finish(record, started)
+
+    def check_stateful(self, identifier, index, request, expected):
+        """A passing corpus example again, through the implementation's metric state as a drawn plan
+        says (`oracle.harness.stateful`); the one-shot answer, which passed, is the expectation."""
+        started = time.perf_counter()
+        item_id = f"{identifier}~stateful"
+        rng = example_rng(self.settings.seed, f"{index}/stateful")
+        planned = request.model_copy(
+            update={"stateful": stateful.draw_plan(request, self.capabilities, rng, turn=index)}
+        )
+        sent, reply = self.send(planned)
+        verdict = stateful.judge_plan(expected, reply, planned, self.contract)
+        record = Record(
+            id=item_id,
+            kind="stateful",
+            title=stateful.describe(planned.stateful),
+            request=_recorded(sent, lambda: self._regenerate(item_id)),
+            message=verdict.message,
+            **_judged(verdict, reply, expected),
+        )
+        if verdict.outcome not in GOOD_OUTCOMES:
+            record = record.model_copy(update=self._shrunk_plan(item_id, planned, verdict))
+        return self.finish(record, started)
+
+    def _shrunk_plan(self, item_id, planned, verdict):
+        """A failing planned request's record fields after shrinking its plan and corpus."""
+        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
+            return {"replay": planned, "reproduce": self.reproduce(item_id, planned)}
+        shrinker = stateful.PlanShrinker(
+            self.profile,
+            self.capabilities,
+            self.contract,
+            self.send,
+            lambda: self.process.given_up,
+            self.settings.shrink_budget,
+            time.perf_counter() + self.settings.shrink_seconds,
+        )
+        smallest, exhausted = shrinker.run(planned, verdict)
+        last = shrinker.last
+        final = last.get("verdict", verdict)
+        shrunk = Shrunk(
+            request=smallest,
+            expected=last.get("expected"),
+            actual=last["reply"].recorded() if last else None,
+            layer=final.layer,
+            order=final.order,
+            message=final.message,
+            steps=shrinker.steps,
+            queries=shrinker.queries,
+            exhausted=exhausted,
+            note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
+        )
+        update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest)}
+        if final.layer != verdict.layer:  # the failure stays with a plan that uses less: it is in that layer
+            update.update(
+                layer=final.layer,
+                label=final.classification,
+                message=f"{verdict.message}; it stays with a plan that uses less: the {final.layer} layer",
+            )
+        return update
 
     def _related_cause(self, variants, replies):
         """A broken relation's root cause, where the implementation's answer on a related input is itself

@@ -48,6 +48,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from oracle.adapters.lifetimes import die_with_parent
+from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .coverage import Coverage
@@ -386,7 +387,7 @@ def wait(runs, progress, keeper):
         for run in runs:
             for record in _records(run.new_lines()):
                 keeper.read(record)
-                if record.kind != "metamorphic":
+                if record.kind not in RIDING_KINDS:
                     progress.update(record.outcome.value)
         keeper.answer()
     selector.close()

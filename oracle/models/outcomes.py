@@ -55,6 +55,11 @@ ZERO_LAYER = "zero"
 TOKENIZATION_LAYER = "tokenization"
 #: A metamorphic relation broken: two related inputs the implementation scores differently.
 METAMORPHIC_LAYER = "metamorphic"
+#: A stateful plan answered otherwise than the one-shot corpus: what the plan used names the layer
+#: (a used state reset and reused, then shards merged, then batches accumulated; the first that applies).
+RESET_LAYER, MERGE_LAYER, ACCUMULATION_LAYER = "reset", "merge", "accumulation"
+#: Records that ride along with a random example (checked on a passing one): not counted on the progress line.
+RIDING_KINDS = ("metamorphic", "stateful")
 
 def parse_number(value):
     """A protocol number: int/float, or "NaN" / "Infinity" / "-Infinity" strings. None if neither."""

@@ -307,6 +307,15 @@ class Capabilities(Message):
         'to ({"empty_order": ["zero", "skip"]}); a case needing another rule is not '
         "applicable.",
     )
+    stateful: (
+        Annotated[tuple[Literal[STATEFUL_ABILITIES], ...], Field(min_length=1), BeforeValidator(_unique)] | None
+    ) = Field(
+        None,
+        json_schema_extra={"uniqueItems": True},
+        description="Optional: what its metric state does, among accumulate (update over batches, then "
+        "compute), merge (states of shards merged) and reset (a used state reset and reused); the runner then "
+        "also sends corpus requests carrying a `stateful` plan that uses only these.",
+    )
 
     def switches(self, name: str) -> tuple[str, ...]:
         """The rules of convention `name` a request may ask this implementation for."""
@@ -429,6 +438,70 @@ class Segment(Message):
         return isinstance(self.hypothesis, str)
 
 
+#: What a stateful implementation's metric state can do (`capabilities.stateful`), in the order a plan uses them.
+STATEFUL_ABILITIES = ("accumulate", "merge", "reset")
+#: A batch: how many consecutive segments one `update` takes (at least one).
+BatchSize = Annotated[StrictInt, Field(ge=1, le=MAX_COUNT)]
+
+
+class StatefulPlan(Message):
+    """How a stateful implementation accumulates a corpus request's segments: one fresh state per shard; each
+    state first scores every corpus of `previous` (one update per segment, compute, reset); then shard k's
+    state takes its batches (`shards[k]`, sizes in segments, consumed in order from `segments`); the states
+    are merged in `merge` order into the first listed; compute answers. The answer is the one-shot score."""
+
+    shards: tuple[tuple[BatchSize, ...], ...] = Field(
+        min_length=1,
+        description="Per shard (one state each), the sizes of its update batches, in segments; the segments "
+        "are consumed in order, shard after shard, and the sizes add up to the number of segments.",
+    )
+    merge: tuple[Annotated[StrictInt, Field(ge=0, le=MAX_COUNT)], ...] | None = Field(
+        None,
+        description="With more than one shard: the order of the shards' states in the merge, each index once; "
+        "the first listed absorbs the others, one after another.",
+    )
+    previous: tuple[tuple[Segment, ...], ...] = Field(
+        (),
+        description="Optional: corpora each state scores before its shard (one update per segment, then "
+        "compute, then reset), so that the answer shows what a reset leaves behind.",
+    )
+
+    @model_validator(mode="after")
+    def _merge_is_an_order_of_the_shards(self):
+        shards = len(self.shards)
+        if any(not batches for batches in self.shards):
+            raise sentence("`stateful.shards` must give every shard at least one batch")
+        if shards == 1 and self.merge is not None:
+            raise sentence("`stateful.merge` is only for more than one shard")
+        if shards > 1 and (self.merge is None or sorted(self.merge) != list(range(shards))):
+            raise sentence(f"`stateful.merge` must list each of the {shards} shards once (got {show(self.merge)})")
+        return self
+
+    @property
+    def segment_count(self) -> int:
+        return sum(sum(batches) for batches in self.shards)
+
+    def needs(self) -> tuple[str, ...]:
+        """The abilities (`STATEFUL_ABILITIES`) this plan uses."""
+        used = {
+            "accumulate": any(len(batches) > 1 for batches in self.shards),
+            "merge": len(self.shards) > 1,
+            "reset": bool(self.previous),
+        }
+        return tuple(name for name in STATEFUL_ABILITIES if used[name])
+
+    def shard_segments(self, segments: tuple[Segment, ...]) -> list[list[tuple[Segment, ...]]]:
+        """Per shard, its batches of segments (consecutive, in order)."""
+        out, at = [], 0
+        for batches in self.shards:
+            shard = []
+            for size in batches:
+                shard.append(segments[at : at + size])
+                at += size
+            out.append(shard)
+        return out
+
+
 class ScoreRequest(Message):
     """`{"cmd": "score", ...}`: score these segments. The maximum order is len(weights); sentence
     level has exactly one segment; references are grouped per segment; expected values never travel."""
@@ -460,6 +533,13 @@ class ScoreRequest(Message):
         description="Optional: conventions the request asks for where they differ from the judged profile's "
         "(name -> rule); left out, the implementation follows its own profile. Sent only to an "
         "implementation whose `capabilities.conventions` lists each rule.",
+    )
+
+    stateful: StatefulPlan | None = Field(
+        None,
+        description="Optional: a corpus request for a stateful implementation, accumulated as this plan says "
+        "(batches, shards merged, states reset and reused); sent only to an implementation whose "
+        "`capabilities.stateful` lists every ability the plan uses.",
     )
 
     model_config = ConfigDict(json_schema_extra=lambda schema, cls: _score_schema(schema))
@@ -496,6 +576,8 @@ class ScoreRequest(Message):
                         else "a list of tokens (`tokenize` is not set)"
                     )
                     raise sentence(f"`segments[{i}].{where}` must be {want}")
+        if self.stateful is not None:
+            _check_plan(self, self.stateful)
         return self
 
     @property
@@ -536,8 +618,8 @@ class ScoreRequest(Message):
         return self.model_copy(update={"seq": seq})
 
     def to_json(self):
-        # `tokenize` and `conventions` travel only when set: without them a request is what protocol v1 first
-        # defined (no other field of a request can be None)
+        # `tokenize`, `conventions` and `stateful` travel only when set: without them a request is what
+        # protocol v1 first defined (no other field of a request can be None)
         return self.model_dump(mode="json", exclude_none=True)
 
     def replay_payload(self):
@@ -548,6 +630,20 @@ class ScoreRequest(Message):
     def chosen_conventions(self) -> dict[str, str]:
         """name -> rule of the conventions the request carries (none: the profile's own)."""
         return self.conventions.chosen() if self.conventions is not None else {}
+
+
+def _check_plan(request: ScoreRequest, plan: StatefulPlan) -> None:
+    """A stateful plan is for a corpus request, and its batches cover the segments exactly."""
+    if request.level != "corpus":
+        raise sentence("`stateful` is only for a corpus request (got level \"sentence\")")
+    if plan.segment_count != len(request.segments):
+        raise sentence(
+            f"`stateful.shards` must add up to the {len(request.segments)} segment(s) (got {plan.segment_count})"
+        )
+    text = request.tokenize is not None
+    for corpus in plan.previous:
+        if any(segment.is_text != text for segment in corpus):
+            raise sentence("`stateful.previous` must hold segments of the request's kind (tokens or text)")
 
 
 def _wire_required(schema, model):

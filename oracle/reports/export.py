@@ -377,6 +377,10 @@ def discrepancy_candidates(
         except BleuOracleError as exc:
             pack.left_out.append(export.LeftOut(id=entry.id, profile=entry.profile, reason=str(exc)))
             continue
+        if request.stateful is not None:  # a vector is one call of a scoring function; a plan is a metric's life
+            reason = "its example is a stateful plan (update batches, merges, resets), which a vector cannot carry"
+            pack.left_out.append(export.LeftOut(id=entry.id, profile=entry.profile, reason=reason))
+            continue
         pack.notes[f"known-bug:{entry.id}"] = known_bug_note(entry)
         yield (
             entry.profile,

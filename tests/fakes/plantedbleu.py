@@ -79,6 +79,20 @@ BUGS = {
     "per-reference-clip": "clipped counts are computed per reference and the best reference's total is taken",
 }
 
+# -- stateful (a separate block: other planted bugs are added above) ------------------------------
+#: Bugs of the metric state a stateful request's plan drives (`--` PROTOCOL.md, "Stateful implementations");
+#: a one-shot request goes through one fresh state in one update, which none of them touches.
+STATEFUL_BUGS = {
+    "reset-keeps-lengths": "reset() zeroes the n-gram counts but not c and r (a state field reset forgets)",
+    "merge-averages-ratios": "merging states averages their precisions pairwise, (p_a + p_b) / 2, instead of adding "
+                             "counts: the result depends on the merge order too",
+    "merge-last-lengths": "merging assigns the merged-in state's c and r instead of adding them: the last state "
+                          "merged sets the lengths (a reduction that depends on shard order)",
+    "update-replaces-lengths": "each update assigns its batch's c and r instead of adding them: only the last "
+                               "batch's lengths count",
+}
+BUGS = {**BUGS, **STATEFUL_BUGS}
+
 SPECIAL_MAP_KEYS = frozenset({"__proto__", "constructor", "toString", "valueOf", "hasOwnProperty",
                               "isPrototypeOf", "propertyIsEnumerable", "toLocaleString"})
 
@@ -416,6 +430,90 @@ def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
     return bp * combine(m, t, weights, bugs), bp
 
 
+# -- stateful ------------------------------------------------------------------------------
+
+
+class State:
+    """A metric state: the corpus statistics summed over the updates so far (planted bugs aside)."""
+
+    def __init__(self, order, lowercase, bugs):
+        self.order, self.lowercase, self.bugs = order, lowercase, bugs
+        self.reset(everything=True)
+
+    def reset(self, everything=False):
+        if everything or "reset-keeps-lengths" not in self.bugs:
+            # apache/flink PR #2639 (FLINK-4586): AverageAccumulator.resetLocal() reset one field and not the
+            # other; freud14/poutyne issue #72: "Forgetting this line is problematic, and people will do!"
+            self.c = self.r = 0
+        self.matches, self.totals = [0] * self.order, [0] * self.order
+        self.averaged = None  # precisions a buggy merge averaged, when one did
+
+    def update(self, segments):
+        per_segment = [segment_statistics(s["hypothesis"], s["references"], self.order, self.lowercase, self.bugs)
+                       for s in select_segments(segments, self.bugs)]
+        c, r = sum(x[0] for x in per_segment), sum(x[1] for x in per_segment)
+        if "update-replaces-lengths" in self.bugs:
+            # Modelled on the general class (assignment where accumulation was meant), no specific report found.
+            self.c, self.r = c, r
+        else:
+            self.c, self.r = self.c + c, self.r + r
+        for i in range(self.order):
+            self.matches[i] += sum(x[2][i] for x in per_segment)
+            self.totals[i] += sum(x[3][i] for x in per_segment)
+
+    def precisions(self):
+        if self.averaged is not None:
+            return self.averaged
+        return [m / t if t else 0.0 for m, t in zip(self.matches, self.totals, strict=True)]
+
+    def merge(self, other):
+        if "merge-averages-ratios" in self.bugs:
+            # MichaelGrupp/evo issue #583: merged stats were `(merged[key] + result[key]) / 2`, folded pairwise,
+            # so three results weigh 1/4, 1/4, 1/2 -- and the answer depends on the order of the merge.
+            self.averaged = [(a + b) / 2 for a, b in zip(self.precisions(), other.precisions(), strict=True)]
+        if "merge-last-lengths" in self.bugs:
+            # apache/skywalking PR #415: "merge method return a non merged value"; here the lengths are
+            # assigned from the state merged in.
+            self.c, self.r = other.c, other.r
+        else:
+            self.c, self.r = self.c + other.c, self.r + other.r
+        self.matches = [a + b for a, b in zip(self.matches, other.matches, strict=True)]
+        self.totals = [a + b for a, b in zip(self.totals, other.totals, strict=True)]
+
+    def compute(self, weights, smoothing):
+        """(score, bp), as the one-shot computation gives them from the same statistics."""
+        if self.averaged is None:
+            return score_from_statistics(self.c, self.r, self.matches, self.totals, weights, smoothing, self.bugs)
+        bp = brevity_penalty(self.c, self.r, self.bugs) if self.c else 0.0
+        scale = 10**6  # the averaged precisions as counts over a common total, for the usual combination
+        matches = [round(p * scale) for p in self.averaged]
+        return bp * combine(*smooth(matches, [scale] * self.order, smoothing, self.bugs), weights, self.bugs), bp
+
+
+def run_plan(request, bugs):
+    """The state a request's plan leaves: one state per shard, previous corpora scored and reset, batches
+    updated, states merged in the plan's order; a request without a plan is one state, one update."""
+    order, lowercase = len(request["weights"]), bool(request.get("lowercase"))
+    plan = request.get("stateful") or {"shards": [[len(request["segments"])]]}
+    states, at = [], 0
+    for batches in plan["shards"]:
+        state = State(order, lowercase, bugs)
+        for corpus in plan.get("previous", ()):
+            for segment in corpus:
+                state.update([segment])
+            state.compute(request["weights"], request["smoothing"])
+            state.reset()
+        for size in batches:
+            state.update(request["segments"][at:at + size])
+            at += size
+        states.append(state)
+    merge = plan.get("merge") or [0]
+    merged = states[merge[0]]
+    for index in merge[1:]:
+        merged.merge(states[index])
+    return merged
+
+
 # -- protocol --------------------------------------------------------------------------------
 
 
@@ -446,19 +544,12 @@ def answer(request, bugs, with_stats):
         return {"seq": request["seq"], "unsupported": f"smoothing {method!r} is not implemented"}
     if "tokenize" in request and request["tokenize"] is not None:
         return {"seq": request["seq"], "unsupported": "text requests are not implemented"}
-    order = len(request["weights"])
-    lowercase = bool(request.get("lowercase"))
-    per_segment = [segment_statistics(s["hypothesis"], s["references"], order, lowercase, bugs)
-                   for s in select_segments(request["segments"], bugs)]
-    c = sum(x[0] for x in per_segment)
-    r = sum(x[1] for x in per_segment)
-    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
-    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
-    score, bp = score_from_statistics(c, r, matches, totals, request["weights"], request["smoothing"], bugs)
+    state = run_plan(request, bugs)
+    score, bp = state.compute(request["weights"], request["smoothing"])
     out = {"seq": request["seq"], "score": "NaN" if math.isnan(score) else score}
     if with_stats:
-        out["statistics"] = {"hyp_len": c, "ref_len": r, "matches": matches, "totals": totals,
-                             "bp": "NaN" if math.isnan(bp) else bp}
+        out["statistics"] = {"hyp_len": state.c, "ref_len": state.r, "matches": state.matches,
+                             "totals": state.totals, "bp": "NaN" if math.isnan(bp) else bp}
     return out
 
 
@@ -491,6 +582,7 @@ def main(argv=None):
         "smoothing": ["none", "floor", "add-k", "exp"],
         "statistics": with_stats,
         "lowercase": True,
+        "stateful": ["accumulate", "merge", "reset"],
     }
     name = "plantedbleu+" + ",".join(sorted(bugs) or ["clean"])
     for line in sys.stdin:

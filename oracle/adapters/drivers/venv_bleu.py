@@ -45,6 +45,58 @@ LINE_LIMIT = 16 * 1024 * 1024
 PROTOCOL_VERSION = 1
 
 
+#: A batch of segments as the library takes them: (hypothesis, references) joined by spaces.
+Batch = List[Tuple[str, List[str]]]
+
+
+class Life:
+    """A library's metric life cycle: a fresh state for a command, an update with a batch of segments, the
+    result, and (when the library has them) reset and merge; each returns the state (metrax's are values).
+    A plain class, not a dataclass: this driver also runs under Python 3.6 (`bleu-oracle history`)."""
+
+    def __init__(self, new: Callable[[Command], Any], update: Callable[[Any, Batch], Any],
+                 result: Callable[[Any], float], reset: Optional[Callable[[Any], Any]] = None,
+                 merge: Optional[Callable[[Any, Any], Any]] = None) -> None:
+        self.new, self.update, self.result, self.reset, self.merge = new, update, result, reset, merge
+
+
+def planned(life: Life) -> Scorer:
+    """A command scored through `life` as its `stateful` plan says (PROTOCOL.md, "Stateful implementations"): one
+    state per shard, previous corpora scored and reset, batches updated, shards merged in the plan's order. A
+    command without a plan is one state taking the corpus in one update."""
+
+    def score(command: Command) -> float:
+        segments = text_segments(command)
+        plan = command.get("stateful") or {"shards": [[len(segments)]]}
+        states, at = [], 0
+        for batches in plan["shards"]:
+            state = life.new(command)
+            for corpus in plan.get("previous", []):
+                state = _scored_and_reset(life, state, text_segments({"segments": corpus}))
+            for size in batches:
+                state = life.update(state, segments[at:at + size])
+                at += size
+            states.append(state)
+        order = plan.get("merge") or [0]
+        merged = states[order[0]]
+        for index in order[1:]:
+            merged = life.merge(merged, states[index]) if life.merge else merged
+        return life.result(merged)
+
+    return score
+
+
+def _scored_and_reset(life: Life, state: Any, corpus: Batch) -> Any:
+    """A previous corpus through `state`, one update per segment, then its result (not judged) and a reset."""
+    for segment in corpus:
+        state = life.update(state, [segment])
+    try:
+        life.result(state)
+    except Exception:  # noqa: BLE001, S110 - its value, or its refusal, is not what is judged
+        pass
+    return life.reset(state) if life.reset else state
+
+
 def keras_hub(settings: Dict[str, Any]) -> Scorer:
     os.environ.setdefault("KERAS_BACKEND", "tensorflow")
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -57,29 +109,40 @@ def keras_hub(settings: Dict[str, Any]) -> Scorer:
     def split_on_spaces(inputs: Any) -> Any:  # the tokens as sent: joined by single spaces, none holding whitespace
         return tf.strings.split(inputs)
 
-    def score(command: Command) -> float:
+    def new(command: Command) -> Any:
         tokenizer = None if command.get("tokenize") == "13a" else split_on_spaces
-        metric = Bleu(tokenizer=tokenizer, max_order=len(command["weights"]),
-                      smooth=command["smoothing"]["method"] != "none")
-        segments = text_segments(command)
+        return Bleu(tokenizer=tokenizer, max_order=len(command["weights"]),
+                    smooth=command["smoothing"]["method"] != "none")
+
+    def update(metric: Any, segments: Batch) -> Any:
         references = tf.ragged.constant([references for _, references in segments])
         metric.update_state(references, tf.constant([hypothesis for hypothesis, _ in segments]))
-        return float(metric.result())
+        return metric
 
-    return score
+    def reset(metric: Any) -> Any:
+        metric.reset_state()
+        return metric
+
+    return planned(Life(new=new, update=update, result=lambda metric: float(metric.result()), reset=reset))
 
 
 def metrax(settings: Dict[str, Any]) -> Scorer:
     import metrax as library
 
-    def score(command: Command) -> float:
-        segments = text_segments(command)
-        metric = library.BLEU.from_model_output(predictions=[hypothesis for hypothesis, _ in segments],
-                                                references=[references for _, references in segments],
-                                                max_order=len(command["weights"]))
-        return float(metric.compute())
+    def batch_metric(max_order: int, segments: Batch) -> Any:
+        return library.BLEU.from_model_output(predictions=[hypothesis for hypothesis, _ in segments],
+                                              references=[references for _, references in segments],
+                                              max_order=max_order)
 
-    return score
+    def update(state: Any, segments: Batch) -> Any:
+        # a state is the max_order until its first batch, then the metric so far; metrax accumulates as its
+        # clu-style metrics do, the batch's own metric merged into it
+        if isinstance(state, int):
+            return batch_metric(state, segments)
+        return state.merge(batch_metric(state.max_order, segments))
+
+    return planned(Life(new=lambda command: len(command["weights"]), update=update,
+                        result=lambda state: float(state.compute()), merge=lambda state, other: state.merge(other)))
 
 
 class Refused(Exception):
@@ -265,6 +328,21 @@ def refusal(name: str, capabilities: Dict[str, Any], command: Command) -> Option
         return "unsupported", f"{name} takes at most {most} reference(s) a segment (got {max(counts)})"
     if level == "sentence" and len(command["segments"]) != 1:
         return "rejected", f"sentence level takes exactly one segment (got {len(command['segments'])})"
+    return _plan_refusal(name, capabilities, command.get("stateful"))
+
+
+def _plan_refusal(name: str, capabilities: Dict[str, Any], plan: Any) -> Optional[Tuple[str, str]]:
+    """("unsupported", why) for a stateful plan needing an ability the handshake did not declare, else None."""
+    if plan is None:
+        return None
+    shards = plan.get("shards", [])
+    needs = {"accumulate": any(len(batches) > 1 for batches in shards), "merge": len(shards) > 1,
+             "reset": bool(plan.get("previous"))}
+    declared = capabilities.get("stateful", [])
+    missing = [ability for ability, needed in needs.items() if needed and ability not in declared]
+    if not declared or missing:
+        return "unsupported", f"{name} cannot run a stateful plan" + (
+            f" that needs {', '.join(missing)}" if missing else "")
     return None
 
 
