@@ -764,8 +764,10 @@ class Session:
         return self.finish(record, started)
 
     def _shrunk_plan(self, item_id, planned, verdict):
-        """A failing planned request's record fields after shrinking its plan and corpus."""
-        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
+        """A failing planned request's record fields after shrinking its plan and corpus (the first of each
+        stateful layer's failures in each block of examples, as for the examples: `shrink_decision`)."""
+        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0 or not self.budget.may_shrink(
+                ("stateful", verdict.layer, verdict.order))[0]:
             return {"replay": planned, "reproduce": self.reproduce(item_id, planned)}
         shrinker = stateful.PlanShrinker(
             self.profile,
