@@ -232,6 +232,14 @@ class SessionSettings:
         return cls(**values)
 
 
+def _layer_moved(verdict, final):
+    """A failing plan's record fields when the failure stays with a plan that uses less: it is in that layer."""
+    if final.layer == verdict.layer:
+        return {}
+    return {"layer": final.layer, "label": final.classification,
+            "message": f"{verdict.message}; it stays with a plan that uses less: the {final.layer} layer"}
+
+
 def implementation_argv(settings):
     """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`, or the
     driver of a library outside this Python, which speaks protocol v1 itself) or `--command`. Builds
@@ -766,8 +774,7 @@ class Session:
     def _shrunk_plan(self, item_id, planned, verdict):
         """A failing planned request's record fields after shrinking its plan and corpus (the first of each
         stateful layer's failures in each block of examples, as for the examples: `shrink_decision`)."""
-        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0 or not self.budget.may_shrink(
-                ("stateful", verdict.layer, verdict.order))[0]:
+        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
             return {"replay": planned, "reproduce": self.reproduce(item_id, planned)}
         shrinker = stateful.PlanShrinker(
             self.profile,
@@ -778,6 +785,8 @@ class Session:
             self.settings.shrink_budget,
             time.perf_counter() + self.settings.shrink_seconds,
         )
+        if not self.budget.may_shrink(("stateful", verdict.layer, verdict.order))[0]:
+            return self._lowest_plan(item_id, planned, verdict, shrinker)
         smallest, exhausted = shrinker.run(planned, verdict)
         last = shrinker.last
         final = last.get("verdict", verdict)
@@ -794,13 +803,13 @@ class Session:
             note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
         )
         update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest)}
-        if final.layer != verdict.layer:  # the failure stays with a plan that uses less: it is in that layer
-            update.update(
-                layer=final.layer,
-                label=final.classification,
-                message=f"{verdict.message}; it stays with a plan that uses less: the {final.layer} layer",
-            )
-        return update
+        return {**update, **_layer_moved(verdict, final)}
+
+    def _lowest_plan(self, item_id, planned, verdict, shrinker):
+        """A failing plan not shrunk (its kind's first in this block was): only moved to the plan that uses
+        least and still fails (a few requests), so that its layer is the one the bug is in."""
+        lowered, final = shrinker.lowest(planned, verdict)
+        return {"replay": lowered, "reproduce": self.reproduce(item_id, lowered), **_layer_moved(verdict, final)}
 
     def _related_cause(self, variants, replies):
         """A broken relation's root cause, where the implementation's answer on a related input is itself
