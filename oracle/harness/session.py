@@ -65,9 +65,11 @@ from . import relations
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
-from .generate import example_id, example_request
+from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, text_request
 from .progress import Progress
+from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
+from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
     DEFAULT_MAX_RESTARTS,
@@ -176,6 +178,8 @@ class SessionSettings:
     jobs: int = 1
     #: (k, N): this process draws only the examples whose index is k modulo N (a worker of `jobs`)
     shard: tuple = (0, 1)
+    #: requests in each series of short requests to one process (`oracle.harness.series`; 0: no series)
+    series_length: int = DEFAULT_SERIES_LENGTH
 
     @classmethod
     def from_args(cls, args):
@@ -512,7 +516,7 @@ class Session:
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
                 self.notable.append(kept)
-        if progress and record.kind != "metamorphic":  # the progress total counts cases and examples
+        if progress and record.kind != "metamorphic" and "~" not in record.id:  # it counts cases and examples
             self.progress.update(outcome)
         return record
 
@@ -605,6 +609,31 @@ class Session:
                 name = names[(index // every) % len(names)]
                 if selected(f"{identifier}~{name}", patterns):
                     self.check_relation(identifier, request, reply, name, related[name])
+        self.judge_companions(index)
+
+    def judge_companions(self, index):
+        """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
+        be refused, a series of short requests to the same process; each selected by its own id."""
+        options = PROFILES[self.profile].options
+        identifier = example_id(self.settings.seed, index)
+        draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
+        for kind in companions(index, self.capabilities):
+            item_id = f"{identifier}~{kind}"
+            if not selected(item_id, self.settings.only):
+                continue
+            rng = companion_rng(self.settings.seed, index, kind)
+            if kind == "series":
+                if self.settings.series_length:
+                    steps = series_steps(rng, self.capabilities, length=self.settings.series_length, **draw)
+                    judge_series(self, item_id, steps)
+                continue
+            if kind == "text":
+                request = text_request(rng, self.capabilities, **draw)
+            else:
+                request = refused_request(rng, self.capabilities, turn=index // REFUSED_EVERY, **draw)
+            record = self.evaluate(item_id, "example", request)
+            if kind == "refused":
+                self.coverage.add_refused(request, record.outcome == Outcome.REJECTED)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one

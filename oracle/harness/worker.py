@@ -249,7 +249,7 @@ def search(session):
             index = _example_index(record)
             if cut is None or index < cut:
                 session.account(record, progress=False)
-            elif record.kind == "example":  # (a relation is checked on a passing example only)
+            elif record.kind == "example" and "~" not in record.id:  # (not a relation, nor a companion)
                 _record_not_attempted(session, index)
         footers = [footer for footer in (run.footer() for run in runs) if footer is not None]
         session.examples_run += sum(f.examples or 0 for f in footers)
@@ -350,7 +350,7 @@ def wait(runs, progress, keeper):
         keeper.answer()
         for run in runs:
             for record in _records(run.new_lines()):
-                if record.kind != "metamorphic":
+                if record.kind != "metamorphic" and "~" not in record.id:
                     progress.update(record.outcome.value)
     selector.close()
 

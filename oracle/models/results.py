@@ -282,6 +282,7 @@ class CoverageTable(_Part):
     unreachable: dict[str, str] = Field(
         default_factory=dict, description="feature -> why the capabilities rule it out."
     )
+    longest_series: int = Field(0, description="The most requests one series of short requests sent to one process.")
 
 
 class RunCause(_Part):
