@@ -13,7 +13,8 @@ from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
-from oracle.harness.generate import example_id
+from oracle.harness.generate import SERIES_EVERY, example_id
+from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
@@ -199,6 +200,11 @@ def register(subparsers):
                         help="run the search in N processes, each with its own implementation process (default 1); "
                         "the records are merged in example order, so results.jsonl holds what one process writes "
                         "(durations and seq numbers aside)")
+    parser.add_argument("--series-length", type=non_negative_int, default=DEFAULT_SERIES_LENGTH, metavar="N",
+                        help=f"requests in each series of short requests sent to the same process, one series every "
+                        f"{SERIES_EVERY} examples: repeats with one part changed, levels and options interleaved, "
+                        f"so that state kept across requests shows (default {DEFAULT_SERIES_LENGTH}: a run of the "
+                        f"default size sends over 1,000 requests; 0: no series)")
     parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
                         help="time one failing example may spend shrinking (default 10)")
     parser.add_argument("--seed", type=seed_number, default=0, metavar="S",
@@ -337,7 +343,8 @@ def _settings(args, argv, cases_dir):
     return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
             "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl, "baseline": args.baseline,
-            "replay": args.replay, "only": args.only, "time_budget": args.time_budget}
+            "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
+            "series_length": args.series_length}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -662,6 +662,11 @@ class Session:
                 "--id",
                 record_id,
             ]
+            + (
+                ["--series-length", str(self.settings.series_length)]
+                if self.settings.series_length != DEFAULT_SERIES_LENGTH and "~series" in record_id
+                else []
+            )
         )
 
     def check_relation(self, identifier, request, reply, relation, variants):

@@ -240,6 +240,7 @@ class RunSettings(_Part):
     replay: str | None = None
     only: tuple[str, ...] | None = None
     time_budget: float | None = None
+    series_length: int | None = Field(None, description="Requests in each series of short requests to one process.")
 
 
 class Header(_Line):
