@@ -14,8 +14,8 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import SERIES_EVERY, example_id
-from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.requests import request_from_json
+from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     REPLAY_REPORT,

@@ -348,9 +348,9 @@ class Coverage:
         self.inputs += 1
         self.counts.update(features(request, statistics))
 
-    def add_refused(self, request, refused):
-        """An input that must be refused was sent; `refused`: the implementation refused it."""
-        if refused and refused_kind(request) is not None:
+    def add_refused(self, request):
+        """The implementation refused `request`: counted when it is an input that must be refused."""
+        if refused_kind(request) is not None:
             self.counts["refused-refused"] += 1
 
     def add_series(self, steps):

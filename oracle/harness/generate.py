@@ -548,7 +548,7 @@ def generate_request(
         level = rng.choice(capabilities.levels)
         weights = generate_weights(rng, capabilities, uniform_only=uniform_only)
         smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
-        lowercase = capabilities.lowercase and rng.random() < 0.3
+        lowercase = capabilities.lowercase and rng.random() < 0.5  # case pairs (İ, ß, Σ) are in the text
         tokenizer = rng.choice(tokenizers)
         request = ScoreRequest(
             seq=seq,

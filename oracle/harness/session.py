@@ -393,6 +393,8 @@ class Session:
         verdict = judge(
             expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
         )
+        if verdict.outcome == Outcome.REJECTED:
+            self.coverage.add_refused(request)
         notes = [f"runner: {note}" for note in reply.notes]
         record = Record(
             id=item_id,
@@ -631,9 +633,7 @@ class Session:
                 request = text_request(rng, self.capabilities, **draw)
             else:
                 request = refused_request(rng, self.capabilities, turn=index // REFUSED_EVERY, **draw)
-            record = self.evaluate(item_id, "example", request)
-            if kind == "refused":
-                self.coverage.add_refused(request, record.outcome == Outcome.REJECTED)
+            self.evaluate(item_id, "example", request)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one

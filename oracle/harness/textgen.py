@@ -110,7 +110,7 @@ PIECES: dict[str, dict[str, tuple[str, ...]]] = {
         "entity-gt": ("&gt;", "&lt;tag&gt;"),
         "entity-apos": ("&apos;", "it&apos;s"),
         "punctuation": ("{x}", "~", "[a]", "`", "!", "&", "(b)", "+", ":", "@", "/", "|", "^", "\\", "$", "%", "#",
-                        '"', "'", "*", ";", "<", "=", ">", "?", "_"),
+                        '"', "*", ";", "<", "=", ">", "?", "_"),
         "period-after-non-digit": ("end.", "a,b", "U.S.", "...", "etc.,"),
         "period-before-non-digit": (".a", ",b", "x.y"),
         "digit-period-digit": ("3.14", "1,000", "1.000,50", "0.5."),

@@ -291,6 +291,7 @@ def _record_not_attempted(session, index):
     session.progress.enabled = False
     try:
         session.evaluate(example_id(session.settings.seed, index), "example", session.example_request(index))
+        session.judge_companions(index)
     finally:
         session.process, session.coverage, session.progress.enabled = kept
 
