@@ -77,8 +77,10 @@ def test_fuzz_names_the_root_cause_of_a_mutant(request, tmp_path, capsys, mutant
     assert "smallest (random-0-" in out and "reproduce: bleu-oracle check --command" in out and "--replay" in out
     header = results(report).header
     assert header.settings.verb == "fuzz"
-    records = [r for r in results(report).records if r.kind != "metamorphic"]  # relations: test_check.py
+    records = [r for r in results(report).records if "~" not in r.id]  # relations: test_check.py; companions aside
     assert all(r.kind == "example" for r in records) and len(records) == 40
+    companions = {r.id.split("~")[1] for r in results(report).records if r.kind != "metamorphic" and "~" in r.id}
+    assert companions == {"refused", "series"}  # (no text: the mutants declare no tokenizer)
     failing = [r for r in records if r.outcome == "fail"]
     assert all(r.shrunk is not None and r.classification.name == name for r in failing)
     summary = (report / "summary.md").read_text()

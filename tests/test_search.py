@@ -17,7 +17,7 @@ from fakes.harness import check, fake, results, run_cli
 
 from oracle.diagnose.judge import judge
 from oracle.harness import relations
-from oracle.harness.coverage import ALL_FEATURES, FEATURES, features, unreachable
+from oracle.harness.coverage import ALL_FEATURES, FEATURES, TEXT_RULE_FEATURES, features, unreachable
 from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
@@ -103,7 +103,8 @@ def test_token_and_size_features():
 
 
 def test_every_feature_is_named_once_and_capabilities_rule_some_out():
-    assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in FEATURES.values())
+    groups = (*FEATURES.values(), *TEXT_RULE_FEATURES.values())
+    assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in groups)
     ruled = unreachable(
         Capabilities(
             levels=["corpus"],

@@ -120,7 +120,6 @@ def _other_weights(rng: random.Random, request: ScoreRequest, capabilities: Capa
 def judge_series(session, item_id: str, steps: list[Step]):
     """Send `steps` one after another to `session`'s implementation, judge each against the oracle, and write
     one record (kind "series"): the first failing step, or the last step when all pass."""
-    from oracle.diagnose.attribute import attribute
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
     from oracle.models.results import Record
@@ -150,11 +149,9 @@ def judge_series(session, item_id: str, steps: list[Step]):
         message="; ".join(filter(None, [f"series step {k + 1} of {len(steps)}" + (
             f" ({_describe(steps, k)})" if failed else ""), verdict.message, *(f"runner: {n}" for n in reply.notes)])),
     )
-    if failed:
-        classification = attribute(step.request, reply, verdict, expected, session.profile,
-                                   entries=session.documented)
-        record = record.model_copy(update={"classification": classification, "replay": step.request,
-                                           "reproduce": session._regenerate(item_id)})
+    if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so)
+        record = record.model_copy(
+            update=session.failure_update(item_id, "series", step.request, reply, verdict, expected))
     return session.finish(record, started)
 
 

@@ -415,8 +415,17 @@ class Session:
         )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
+        update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
+                                     attribution=attribution, summary=summary)
+        return self.finish(record.model_copy(update=update), started)
+
+    def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
+                       summary=None):
+        """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
+        the replay and the reproduction line."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
-        if kind == "example" and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
+        shrinkable = kind in ("example", "series")
+        if shrinkable and verdict.outcome in (Outcome.FAIL, Outcome.ERROR) and self.settings.shrink_budget > 0:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
             if last is not None:
@@ -440,9 +449,11 @@ class Session:
             pass  # too large to replay from a record
         elif kind == "case" and not self.settings.replay:
             update.update(reproduce=self.reproduce(item_id), replay=request)
+        elif kind == "series":  # the state is the point: the whole series again
+            update.update(replay=reported, reproduce=self._regenerate(item_id))
         else:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
-        return self.finish(record.model_copy(update=update), started)
+        return update
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

@@ -28,6 +28,7 @@ Switches live where the bug would: `prepare_tokens` (tokens), `ngram_counts`
 
 import json
 import math
+import os
 import re
 import struct
 import sys
@@ -98,7 +99,7 @@ BUGS = {
     "memo-ignores-lowercase": "answers are memoised by everything but lowercase",
     "memo-ignores-weights": "answers are memoised by everything but the weights",
     "exp-counter-never-reset": "exp smoothing's halving counter is never reset between requests",
-    "transcript-doubling": "after 500 requests a transcript doubles per request, until memory runs out (an error)",
+    "transcript-doubling": "after 500 requests a transcript doubles per request, until memory runs out (a crash)",
 }
 #: The bugs of `invalid` (inputs that must be refused), the state bugs of `answer`, and the text bugs.
 REFUSAL_BUGS = ("no-references-skipped", "negative-weights-accepted", "zero-weights-accepted",
@@ -579,10 +580,13 @@ class State:
         self.requests += 1
         if "transcript-doubling" in bugs and self.requests > 500:
             # Modelled on the general class (a conversation history re-appended to itself on every turn),
-            # no specific report found: after ~20 doublings memory runs out.
+            # no specific report found: after ~20 doublings memory runs out and the kernel's OOM killer
+            # ends the process (exit 137, as SIGKILL).
             self.transcript = (self.transcript or [self.requests]) * 2
             if len(self.transcript) > 2 ** 20:
-                raise MemoryError("transcript too large")
+                sys.stderr.write("plantedbleu: out of memory (transcript of 2**20 entries)\n")
+                sys.stderr.flush()
+                os._exit(137)
 
 
 STATE = State()
