@@ -74,3 +74,21 @@ def test_a_series_repeats_its_two_bases_with_one_part_changed_at_a_time():
         elif step.changed == "references":
             assert step.request.segments[0].references != base.segments[0].references
             assert step.request.weights == base.weights and step.request.lowercase == base.lowercase
+
+
+def test_a_check_sends_refused_inputs_and_series_and_the_coverage_table_counts_them(tmp_path):
+    from fakes.harness import check, fake, results
+
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), "--series-length", 8, examples=12) == 0  # series at 5, refused at 11
+    done = results(report)
+    kinds = {r.id.split("~")[1] for r in done.records if "~" in r.id and r.kind != "metamorphic"}
+    assert kinds == {"refused", "series"}
+    [refused] = [r for r in done.records if r.id.endswith("~refused")]
+    assert refused.outcome == "rejected"
+    coverage = done.footer.coverage
+    assert coverage.features["series"] == 1 and coverage.features["series-request"] == 8
+    assert coverage.longest_series == 8 and coverage.features["refused-refused"] == 1
+    summary = (report / "summary.md").read_text(encoding="utf-8")
+    assert "Inputs that must be refused: 1 sent, 1 refused." in summary
+    assert "Series: 1 series of 8 requests (the longest 8)" in summary
