@@ -147,7 +147,9 @@ class Record(_Line):
 
     type: Literal["record"] = "record"
     id: str = Field(description="A case id, `random-<seed>-<index>`, or a replay label: stable across runs.")
-    kind: str = Field(description='"case", "example", "replay", "metamorphic", "series", or a report\'s own kinds of input.')
+    kind: str = Field(
+        description='"case", "example", "replay", "metamorphic", "series", or a report\'s own kinds of input.'
+    )
     title: str = ""
     request: RecordedRequest | None = Field(
         None, description="The protocol score command sent (null: it could not be expressed). One of more than "
