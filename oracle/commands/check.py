@@ -74,9 +74,8 @@ object per line). `check` runs, in this order:
    rename tokens) while it still fails at the same layer, re-querying the
    implementation, and printed with a one-line reproduction. Only random
    examples that fail or error are shrunk (within --shrink-budget requests
-   each, and --shrink-seconds at most); cases are reported as written. Random
-   inputs are always valid: the search looks for wrong numbers, the cases for
-   wrong rejections. The inputs cover the whole input space on purpose
+   each, and --shrink-seconds at most); cases are reported as written. An
+   example's own input is always valid; the inputs cover the whole input space on purpose
    (oracle/harness/generate.py): tokens with whitespace inside, empty, control,
    non-BMP, compatibility and case-folding characters, toolkits' special
    tokens, concatenations that collide, map-key names; segments up to several
@@ -98,7 +97,16 @@ object per line). `check` runs, in this order:
    permuted, a reference duplicated; the two halves of a corpus, whose
    statistics must add up to the whole's) is sent, and the implementation is
    compared with itself (record id random-S-I~RELATION, kind "metamorphic",
-   layer "metamorphic").
+   layer "metamorphic");
+4. companions an example brings along, each with its own id: random-S-I~text
+   (every second example, with tokenizers declared: raw text built from each
+   tokenizer's rules, so text is a third of the search), random-S-I~refused
+   (every twelfth: an input PROTOCOL.md says must be refused: a segment without
+   references, a negative or all-zero weights, an empty corpus, a negative
+   smoothing parameter; a score fails in the "rejection" layer) and
+   random-S-I~series (every tenth: --series-length short requests to the same
+   process, repeating two inputs with one part changed at a time, kind
+   "series"; a run of the default size sends over 1,000 requests).
 
 --time-budget SECONDS stops drawing random examples when the search has run
 that long (whichever of it and --examples comes first). The summary and the
