@@ -102,7 +102,7 @@ object per line). `check` runs, in this order:
    (every second example, with tokenizers declared: raw text built from each
    tokenizer's rules, so text is a third of the search), random-S-I~refused
    (every twelfth: an input PROTOCOL.md says must be refused: a segment without
-   references, a negative or all-zero weights, an empty corpus, a negative
+   references, a negative weight, all-zero weights, an empty corpus, a negative
    smoothing parameter; a score fails in the "rejection" layer) and
    random-S-I~series (every tenth: --series-length short requests to the same
    process, repeating two inputs with one part changed at a time, kind
