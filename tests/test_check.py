@@ -175,8 +175,10 @@ def test_the_clean_fake_conforms(tmp_path, cases_dir):
     assert records["tiny-override-elsewhere"].message == (
         "needs reference_length=closest-longer, which the implementation cannot switch")
     assert records["tiny-lin"].outcome == "not-applicable"
-    assert sum(1 for r in records.values() if r.kind == "example") == 40
-    assert all(r.outcome == "pass" for r in records.values() if r.kind == "example")
+    assert sum(1 for r in records.values() if r.kind == "example" and "~" not in r.id) == 40  # companions aside
+    # an input that must be refused (a companion, random-S-I~refused) is rejected; every other example passes
+    assert all(r.outcome == ("rejected" if r.id.endswith("~refused") else "pass")
+               for r in records.values() if r.kind == "example")
     for name in ("results.jsonl", "summary.md", "junit.xml"):
         assert (report / name).is_file()
 
@@ -238,7 +240,7 @@ def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
         assert record.label == f"fail:{record.layer}"
         assert record.classification.name  # every failing record is classified
         assert record.reproduce.startswith("bleu-oracle check --command ")
-        assert "--replay" in record.reproduce
+        assert "--replay" in record.reproduce or record.kind == "series"  # a series: the whole series again
         if record.layer in ("matches", "totals"):
             assert record.order >= 1
     assert_shrunk_first_of_each_kind(failing)
@@ -247,13 +249,13 @@ def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
 def assert_shrunk_first_of_each_kind(failing):
     """The first failing example of each kind (outcome, layer, order) in each block of examples is shrunk,
     and only it (`check --shrink-first`'s default, 1)."""
-    from oracle.harness.transport import SHRINK_BLOCK
+    from oracle.harness.transport import SHRINK_BLOCK, failure_kind
 
-    seen = set()
-    for record in sorted(failing, key=lambda r: int(r.id.rsplit("-", 1)[1])):
-        kind = (record.outcome, record.layer, record.order, int(record.id.rsplit("-", 1)[1]) // SHRINK_BLOCK)
-        assert (record.shrunk is not None) == (kind not in seen), record.id
-        seen.add(kind)
+    first = {}
+    for record in failing:  # (in the stream's order: by example, an example's companions after it)
+        index = int(record.id.split("~")[0].rsplit("-", 1)[1])
+        kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order), index // SHRINK_BLOCK
+        assert (record.shrunk is not None) == (first.setdefault(kind, index) == index), record.id
 
 
 @pytest.mark.parametrize("mutant", ["mutant_ties_longer", "mutant_no_clipping", "mutant_bp_missing"])
@@ -412,7 +414,7 @@ def test_a_crashing_implementation_is_restarted_then_given_up(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("crash_third"), examples=30, timeout=5) == 1
     data = assert_complete(report)
-    outcomes = [r.outcome for r in data.records if r.kind != "metamorphic"]
+    outcomes = [r.outcome for r in data.records if r.kind != "metamorphic" and "~" not in r.id]  # companions aside
     assert len(outcomes) == 30
     assert outcomes[:3] == ["pass", "pass", "crash"]
     assert data.footer.restarts == 3
@@ -428,7 +430,8 @@ def test_a_hanging_request_times_out_and_the_rest_still_run(tmp_path):
     data = assert_complete(report)
     assert [r.outcome for r in data.records].count("timeout") == 1
     assert data.records[1].outcome == "timeout"
-    assert all(r.outcome == "pass" for r in data.records if r.outcome != "timeout")
+    assert all(r.outcome == ("rejected" if r.id.endswith("~refused") else "pass")
+               for r in data.records if r.outcome != "timeout")
     assert data.footer.restarts == 1
 
 
@@ -493,7 +496,8 @@ def test_an_unknown_declared_profile_is_a_configuration_error_unless_given(tmp_p
 
 def requests_of(report, kinds=("case", "example", "metamorphic")):
     """The requests sent, without their seq (which counts every request sent before)."""
-    return [r.request.model_dump_json(exclude={"seq"}) for r in results(report).records if r.kind in kinds]
+    return [r.request.model_dump_json(exclude={"seq"}) for r in results(report).records
+            if r.kind in kinds and (r.kind != "example" or "~" not in r.id)]  # an example's own request
 
 
 def test_the_search_is_deterministic_for_a_seed(tmp_path):

@@ -74,11 +74,15 @@ def test_fuzz_names_the_root_cause_of_a_mutant(request, tmp_path, capsys, mutant
     assert code == 1
     assert classes(report) == {name}
     assert f"\n{name}  x" in out
-    assert "smallest (random-0-" in out and "reproduce: bleu-oracle check --command" in out and "--replay" in out
+    # (a series' smallest reproduces by its id: the state is the point, the whole series again)
+    assert "smallest (random-0-" in out and "reproduce: bleu-oracle check --command" in out
+    assert "--replay" in out or "--id 'random-0-" in out
     header = results(report).header
     assert header.settings.verb == "fuzz"
-    records = [r for r in results(report).records if r.kind != "metamorphic"]  # relations: test_check.py
+    records = [r for r in results(report).records if "~" not in r.id]  # relations: test_check.py; companions aside
     assert all(r.kind == "example" for r in records) and len(records) == 40
+    companions = {r.id.split("~")[1] for r in results(report).records if r.kind != "metamorphic" and "~" in r.id}
+    assert companions == {"refused", "series"}  # (no text: the mutants declare no tokenizer)
     failing = [r for r in records if r.outcome == "fail"]
     assert all(r.classification.name == name for r in failing)
     assert failing[0].shrunk is not None  # the first of its kind

@@ -172,10 +172,11 @@ def test_the_first_failing_example_of_each_kind_in_each_block_is_shrunk():
     from oracle.harness.transport import SHRINK_BLOCK, shrink_allowed
 
     score, matches2 = ("fail", "score", None), ("fail", "matches", 2)
-    earlier = {1: score}
+    earlier = {1: [score]}
     assert shrink_allowed(3, score, earlier, 1) is False
     assert shrink_allowed(3, matches2, earlier, 1) is True
     assert shrink_allowed(3, score, earlier, 2) is True
     assert shrink_allowed(SHRINK_BLOCK + 1, score, earlier, 1) is True
-    assert shrink_allowed(1, score, {1: score, 7: score}, 1) is True  # only examples before it count
+    assert shrink_allowed(1, score, {1: [score], 7: [score]}, 1) is True  # only examples before it count
+    assert shrink_allowed(3, score, {1: [matches2, score]}, 1) is False  # any of an example's failures
     assert shrink_allowed(3, score, earlier, 0) is False

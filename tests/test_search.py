@@ -17,7 +17,7 @@ from fakes.harness import check, fake, results, run_cli
 
 from oracle.diagnose.judge import judge
 from oracle.harness import relations
-from oracle.harness.coverage import ALL_FEATURES, FEATURES, features, unreachable
+from oracle.harness.coverage import ALL_FEATURES, FEATURES, TEXT_RULE_FEATURES, features, unreachable
 from oracle.harness.generate import FOCI, example_request
 from oracle.harness.shrink import shrink
 from oracle.harness.transport import Reply
@@ -103,7 +103,8 @@ def test_token_and_size_features():
 
 
 def test_every_feature_is_named_once_and_capabilities_rule_some_out():
-    assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in FEATURES.values())
+    groups = (*FEATURES.values(), *TEXT_RULE_FEATURES.values())
+    assert len(ALL_FEATURES) == len(set(ALL_FEATURES)) == sum(len(g) for g in groups)
     ruled = unreachable(
         Capabilities(
             levels=["corpus"],
@@ -304,13 +305,26 @@ def test_text_requests_travel_and_shrink_by_pieces():
     assert result.request.segments[0].hypothesis == "," and result.request.is_text
 
 
-def test_check_sends_sacrebleu_text_for_its_tokenizers_and_they_agree(tmp_path):
+def test_check_sends_sacrebleu_text_for_its_tokenizers_and_they_agree_but_where_sacrebleu_differs(tmp_path):
+    """sacrebleu 2.x agrees on every text but where its own code says it differs: it lowercases the line
+    before tokenizing (sacrebleu/metrics/bleu.py `_preprocess_segment`), so with `char` an İ, whose lower()
+    is two characters, is two tokens; and it takes a negative `smooth_value` as given (a refused input)."""
     pytest.importorskip("sacrebleu")
     report = tmp_path / "report"
-    assert run_cli("check", "--impl", "sacrebleu", "--no-cases", "--examples", 120, "--report", report, "--quiet") == 0
-    text = [r for r in results(report).records if r.request is not None and r.request.tokenize]
+    assert run_cli("check", "--impl", "sacrebleu", "--no-cases", "--examples", 120, "--report", report,
+                   "--quiet") in (0, 1)
+    records = results(report).records
+    text = [r for r in records if r.request is not None and r.request.tokenize]
     assert {r.request.tokenize for r in text} == {"13a", "intl", "char", "none"}
-    assert all(r.outcome == "pass" for r in text)
+    for record in records:
+        if record.outcome in ("pass", "rejected"):
+            continue
+        request = record.request
+        lowered_first = request.tokenize == "char" and request.lowercase and any(
+            "İ" in t for s in request.segments for t in (s.hypothesis, *s.references))
+        negative_smoothing = record.id.endswith("~refused") and record.layer == "rejection" and any(
+            v < 0 for v in request.smoothing.parameters.values())
+        assert lowered_first or negative_smoothing, (record.id, record.message)
     coverage = results(report).footer.coverage.features
     assert all(coverage[f"text-{name}"] > 0 for name in ("13a", "intl", "char", "none"))
 

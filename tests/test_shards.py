@@ -103,7 +103,7 @@ def test_check_in_three_shards_merged_is_the_unsharded_run(sharded_run):
     assert _merge(root / "shard-1", root / "shard-2", root / "shard-3", "--report", root / "whole", "-q") == 1
     alone, merged = _comparable(root / "whole-alone"), _comparable(root / "whole")
     records = [line for line in alone if line["type"] == "record"]
-    assert {r["kind"] for r in records} == {"case", "example", "metamorphic"}
+    assert {r["kind"] for r in records} == {"case", "example", "metamorphic", "series"}
     assert any(r["outcome"] == "fail" and r.get("shrunk") and r.get("classification") for r in records)
     assert any(r["outcome"] == "not-applicable" for r in records)
     assert [r["id"] for r in merged[1:-1]] == [r["id"] for r in records]
@@ -182,10 +182,10 @@ def test_crashes_merge_as_one_process_records_them_and_a_spent_restart_budget_is
     def run(report, *more):
         return _check(report, "--no-cases", *more, command=crashing)
 
-    assert run(tmp_path / "whole", "--max-restarts", 50) == 1
+    assert run(tmp_path / "whole", "--max-restarts", 500) == 1
     (tmp_path / "whole").rename(tmp_path / "whole-alone")
     for k in (1, 2):
-        run(tmp_path / f"s{k}", "--max-restarts", 50, "--shard", f"{k}/2")
+        run(tmp_path / f"s{k}", "--max-restarts", 500, "--shard", f"{k}/2")
     assert _merge(tmp_path / "s1", tmp_path / "s2", "--report", tmp_path / "whole", "-q") == 1
     merged = _comparable(tmp_path / "whole")
     assert any(line.get("outcome") == "crash" for line in merged)

@@ -13,8 +13,9 @@ from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
-from oracle.harness.generate import example_id
+from oracle.harness.generate import SERIES_EVERY, example_id
 from oracle.harness.requests import request_from_json
+from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     REPLAY_REPORT,
@@ -75,9 +76,8 @@ object per line). `check` runs, in this order:
    rename tokens) while it still fails at the same layer, re-querying the
    implementation, and printed with a one-line reproduction. Only random
    examples that fail or error are shrunk (within --shrink-budget requests
-   each, and --shrink-seconds at most); cases are reported as written. Random
-   inputs are always valid: the search looks for wrong numbers, the cases for
-   wrong rejections. The inputs cover the whole input space on purpose
+   each, and --shrink-seconds at most); cases are reported as written. An
+   example's own input is always valid; the inputs cover the whole input space on purpose
    (oracle/harness/generate.py): tokens with whitespace inside, empty, control,
    non-BMP, compatibility and case-folding characters, toolkits' special
    tokens, concatenations that collide, map-key names; segments up to several
@@ -99,8 +99,17 @@ object per line). `check` runs, in this order:
    permuted, a reference duplicated; the two halves of a corpus, whose
    statistics must add up to the whole's) is sent, and the implementation is
    compared with itself (record id random-S-I~RELATION, kind "metamorphic",
-   layer "metamorphic").
-4. stateful checks: an implementation that declares capabilities.stateful
+   layer "metamorphic");
+4. companions an example brings along, each with its own id: random-S-I~text
+   (every second example, with tokenizers declared: raw text built from each
+   tokenizer's rules, so text is a third of the search), random-S-I~refused
+   (every twelfth: an input PROTOCOL.md says must be refused: a segment without
+   references, a negative weight, all-zero weights, an empty corpus, a negative
+   smoothing parameter; a score fails in the "rejection" layer) and
+   random-S-I~series (every tenth: --series-length short requests to the same
+   process, repeating two inputs with one part changed at a time, kind
+   "series"; a run of the default size sends over 1,000 requests).
+5. stateful checks: an implementation that declares capabilities.stateful
    gets each passing corpus example of two or more segments again with a plan
    (update batches, shards merged in some order, other corpora scored and reset
    first; PROTOCOL.md, "Stateful implementations"), judged against the one-shot
@@ -214,6 +223,11 @@ def register(subparsers):
                         help="run the search in N processes, each with its own implementation process (default 1); "
                         "the records are merged in example order, so results.jsonl holds what one process writes "
                         "(durations and seq numbers aside)")
+    parser.add_argument("--series-length", type=non_negative_int, default=DEFAULT_SERIES_LENGTH, metavar="N",
+                        help=f"requests in each series of short requests sent to the same process, one series every "
+                        f"{SERIES_EVERY} examples: repeats with one part changed, levels and options interleaved, "
+                        f"so that state kept across requests shows (default {DEFAULT_SERIES_LENGTH}: a run of the "
+                        f"default size sends over 1,000 requests; 0: no series)")
     parser.add_argument("--shrink-seconds", type=positive_float, default=10.0, metavar="SECONDS",
                         help="time one failing example may spend shrinking (default 10)")
     parser.add_argument("--seed", type=seed_number, default=0, metavar="S",
@@ -356,7 +370,7 @@ def _settings(args, argv, cases_dir):
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
             "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
             "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
-            "shard": str(args.shard) if args.shard else None}
+            "shard": str(args.shard) if args.shard else None, "series_length": args.series_length}
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,10 @@ from oracle.formulas.runs import mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
+from .refused import REFUSED_KINDS, refused_kind
+from .series import PARTS
+from .textgen import rules_of, text_rules
+
 #: dimension -> feature -> what it means. The table's rows, in this order.
 FEATURES = {
     "tokens": {
@@ -63,8 +67,23 @@ FEATURES = {
         "sentence-level": "a sentence-level request",
     },
     "text": {f"text-{name}": f"a text request tokenized with {name}" for name in ("13a", "intl", "char", "none")},
+    "refused": {
+        **{f"refused-{kind}": f"an input that must be refused: {meaning}" for kind, meaning in REFUSED_KINDS.items()},
+        "refused-refused": "an input that must be refused, which the implementation refused",
+    },
+    "state": {
+        "series": "a series of short requests to one process",
+        "series-request": "a request of a series",
+        "repeat-unchanged": "an input sent again unchanged in a series",
+        **{f"repeat-{part}": f"an input sent again with its {part} changed" for part in PARTS},
+    },
 }
-ALL_FEATURES = tuple(name for group in FEATURES.values() for name in group)
+#: tokenizer -> its rules' features ("13a:skipped"), one line per tokenizer in a summary's coverage table.
+TEXT_RULE_FEATURES = {
+    tokenizer: {f"{tokenizer}:{rule}": meaning for rule, meaning in rules_of(tokenizer).items()}
+    for tokenizer in ("13a", "intl", "char", "none")
+}
+ALL_FEATURES = tuple(name for group in (*FEATURES.values(), *TEXT_RULE_FEATURES.values()) for name in group)
 
 TOOLKIT_SPECIALS = frozenset({"<unk>", "</s>", "<s>", "<pad>", "<eos>", "<bos>", "[UNK]", "[PAD]", "[CLS]", "[SEP]",
                               "<|endoftext|>", "@@"})
@@ -120,9 +139,15 @@ def features(request, statistics=None):
     """The features (names from FEATURES) one request exercises; `statistics` (the oracle's, as a
     protocol dict) adds those that depend on counts."""
     found = set()
-    if request.is_text:  # raw text: its features are those of the literal tokens, and the tokenizer
+    if request.is_text:  # raw text: its features are those of the literal tokens, the tokenizer and its rules
         found.add(f"text-{request.tokenize}")
+        for segment in request.segments:
+            for text in (segment.hypothesis, *segment.references):
+                found.update(f"{request.tokenize}:{rule}" for rule in text_rules(text, request.tokenize))
         request = request.tokenized()
+    kind = refused_kind(request)
+    if kind is not None:
+        found.add(f"refused-{kind}")
     seen = set()
     pairs = set()
     for segment in request.segments:
@@ -251,10 +276,28 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
     _unreachable_options(capabilities, out)
     _unreachable_references(capabilities, out)
     tokenizers = capabilities.tokenizers or ()
-    for name in FEATURES["text"]:
-        if name[len("text-"):] not in tokenizers:
-            out[name] = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
+    why = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
+    for tokenizer, rules in TEXT_RULE_FEATURES.items():
+        if tokenizer not in tokenizers:
+            out[f"text-{tokenizer}"] = why
+            out.update(dict.fromkeys(rules, why))
+    if uniform_only or capabilities.weights != "any":
+        out["refused-negative-weight"] = out["refused-zero-weights"] = "uniform weights only"
+    if "corpus" not in capabilities.levels:
+        out["refused-empty-corpus"] = "sentence level only"
+    if not set(capabilities.smoothing) & set(_DEFAULTS):
+        out["refused-negative-smoothing"] = "no smoothing method with a parameter"
+    _unreachable_repeats(capabilities, out)
     return out
+
+
+def _unreachable_repeats(capabilities, out):
+    if not capabilities.lowercase:
+        out["repeat-lowercase"] = "it does not fold case"
+    if len(capabilities.levels) < 2:
+        out["repeat-level"] = f"{capabilities.levels[0]} level only"
+    if len(capabilities.smoothing) < 2:
+        out["repeat-smoothing"] = "one smoothing method"
 
 
 def _unreachable_tokens(capabilities, out):
@@ -315,18 +358,34 @@ class Coverage:
     def __init__(self):
         self.counts = Counter()
         self.inputs = 0
+        #: the most requests one series sent
+        self.longest_series = 0
 
     def add(self, request, statistics=None):
         self.inputs += 1
         self.counts.update(features(request, statistics))
 
+    def add_refused(self, request):
+        """The implementation refused `request`: counted when it is an input that must be refused."""
+        if refused_kind(request) is not None:
+            self.counts["refused-refused"] += 1
+
+    def add_series(self, steps):
+        """A series sent these steps (`oracle.harness.series.Step`: what each changed)."""
+        self.counts["series"] += 1
+        self.counts["series-request"] += len(steps)
+        self.counts.update(f"repeat-{step.changed or 'unchanged'}" for step in steps[2:])
+        self.longest_series = max(self.longest_series, len(steps))
+
     def merge(self, other):
         """Add the counts of another run's coverage table (a worker's footer)."""
         self.inputs += other.inputs
         self.counts.update({name: n for name, n in other.features.items() if n})
+        self.longest_series = max(self.longest_series, other.longest_series)
 
     def table(self, capabilities: Capabilities, *, uniform_only: bool = False) -> CoverageTable:
         """The footer's coverage table: inputs, features (name -> count), unreachable (name -> why)."""
         return CoverageTable(inputs=self.inputs, features={name: self.counts.get(name, 0) for name in ALL_FEATURES},
-                             unreachable=unreachable(capabilities, uniform_only=uniform_only))
+                             unreachable=unreachable(capabilities, uniform_only=uniform_only),
+                             longest_series=self.longest_series)
 

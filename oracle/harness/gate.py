@@ -55,7 +55,7 @@ FAILING_STATUSES = (NEW, FIXED, CHANGED)
 
 
 #: Record kinds drawn at random (their ids depend on the seed): keyed by class or cause in baselines.
-RANDOM_KINDS = ("example", "metamorphic", "stateful")
+RANDOM_KINDS = ("example", "metamorphic", "stateful", "series")
 _RANDOM_ID = re.compile(r"random-\d+-\d+(~.*)?$")
 
 

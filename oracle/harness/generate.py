@@ -49,6 +49,8 @@ from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
+from .textgen import generate_text_segments
+
 #: Plain tokens: case variants, punctuation, non-ASCII (Latin, CJK).
 VOCABULARY = (
     "a",
@@ -168,63 +170,19 @@ FOCI = (
     "very-long-run",
 )
 
-#: Raw text for tokenizers, by what it exercises: punctuation of every Unicode class (Pc, Pd, Ps, Pe, Pi,
-#: Pf, Po), symbols, numbers with separators, URLs and addresses, hyphens and dashes, the SGML entities
-#: and "<skipped>" 13a unescapes, words of several scripts, CJK without spaces.
-TEXT_PIECES = {
-    "words": ("the", "cat", "Haus", "naïve", "Straße", "Москва", "ελληνικά", "عربي", "हिन्दी", "Ça"),
-    "cjk": ("日本語の文", "中文句子", "한국어"),
-    "punctuation": (
-        "_",
-        "‿",
-        "-",
-        "–",
-        "—",
-        "(",
-        "[",
-        "{",
-        "「",
-        ")",
-        "]",
-        "}",
-        "」",
-        "«",
-        "“",
-        "‘",
-        "»",
-        "”",
-        "’",
-        "!",
-        ",",
-        ".",
-        ":",
-        ";",
-        "?",
-        "¿",
-        "¡",
-        "、",
-        "。",
-        "…",
-        "·",
-        "'",
-        '"',
-        "&",
-        "*",
-        "/",
-        "\\",
-        "@",
-        "#",
-        "%",
-    ),
-    "symbols": ("$", "€", "+", "=", "<", ">", "©", "°", "^", "`", "|", "~", "±", "→", "😀"),
-    "numbers": ("1,000", "3.14", "2017", "1.000,50", "50%", "10-12", "½", "²", "١٢", "3-4", "0.5."),
-    "addresses": ("https://example.com/a?b=c&d=e", "user@example.org", "www.statmt.org", "C++"),
-    "hyphens": ("well-known", "state-of-the-art", "e-mail", "re-", "-ish"),
-    "entities": ("&quot;", "&amp;", "&lt;", "&gt;", "&apos;", "<skipped>"),
-}
 #: The foci whose inputs cost most (a 65,600-token run, corpora of hundreds or thousands of segments) take
 #: their turn in one FOCI cycle in 4 (the first among them), and the focus named here in the other three.
 EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-counts"}
+#: Companions: inputs a random example brings along, each with id `random-S-I~KIND` and drawn from its own
+#: `random.Random` ("bleu-oracle/S/I/KIND"), so that the examples themselves are what they always were.
+#: "text": a text request (`oracle.harness.textgen`), on every TEXT_EVERY-th example when the implementation
+#: declares tokenizers (text requests are then a third of the search); "refused": an input the protocol
+#: defines as invalid (`oracle.harness.refused`), on every REFUSED_EVERY-th; "series": many short requests to
+#: the same process (`oracle.harness.series`), on every SERIES_EVERY-th.
+TEXT_EVERY = 2
+REFUSED_EVERY = 12
+SERIES_EVERY = 10
+COMPANIONS = ("text", "refused", "series")
 #: Rare sizes: a run past 65,535 and a corpus of thousands of segments.
 VERY_LONG_RUN = 65_600
 HUGE_CORPUS = 2_000
@@ -263,6 +221,29 @@ def example_request(seed, index, capabilities: Capabilities, *, uniform_only=Fal
         profile_smoothing=profile_smoothing,
         seq=seq,
         focus=focus,
+    )
+
+
+def companion_rng(seed, index, kind):
+    return random.Random(f"bleu-oracle/{seed}/{index}/{kind}")
+
+
+def companions(index, capabilities: Capabilities):
+    """The companions (names of COMPANIONS) example `index` brings along for these capabilities."""
+    out = []
+    if index % TEXT_EVERY == 1 and any(t in TOKENIZERS for t in capabilities.tokenizers or ()):
+        out.append("text")
+    if index % REFUSED_EVERY == REFUSED_EVERY - 1:
+        out.append("refused")
+    if index % SERIES_EVERY == SERIES_EVERY // 2:
+        out.append("series")
+    return out
+
+
+def text_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+    """A text request (the "text" companion): raw text from `oracle.harness.textgen` for a declared tokenizer."""
+    return generate_request(
+        rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing, seq=seq, focus="raw-text"
     )
 
 
@@ -558,47 +539,6 @@ def _segments(rng, focus, level, lowercase, max_order):
     return tuple(segments)
 
 
-def _text_piece(rng):
-    kind = rng.choice(
-        (
-            "words",
-            "words",
-            "words",
-            "cjk",
-            "punctuation",
-            "punctuation",
-            "symbols",
-            "numbers",
-            "addresses",
-            "hyphens",
-            "entities",
-        )
-    )
-    return rng.choice(TEXT_PIECES[kind])
-
-
-def _text(rng, pieces):
-    """Pieces joined as text is written: mostly by spaces, sometimes glued (\"word,\", \"«word»\")."""
-    out = ""
-    for piece in pieces:
-        out += piece if not out or rng.random() < 0.3 else " " + piece
-    return out
-
-
-def generate_text_segments(rng, level, tokenizer):
-    """Segments of raw text for a text request: references edit the hypothesis's pieces."""
-    count = 1 if level == "sentence" else rng.choice((1, 1, 2, 3, 5))
-    segments = []
-    for _ in range(count):
-        pieces = [_text_piece(rng) for _ in range(rng.randint(0, 14))]
-        references = []
-        for _ in range(rng.choice((1, 1, 1, 2, 3))):
-            edited = _edit(rng, pieces, [_text_piece(rng) for _ in range(4)])
-            references.append(_text(rng, edited))
-        segments.append(Segment(hypothesis=_text(rng, pieces), references=tuple(references)))
-    return tuple(segments)
-
-
 def generate_request(
     rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"
 ):
@@ -608,7 +548,7 @@ def generate_request(
         level = rng.choice(capabilities.levels)
         weights = generate_weights(rng, capabilities, uniform_only=uniform_only)
         smoothing = generate_smoothing(rng, capabilities, profile_smoothing=profile_smoothing)
-        lowercase = capabilities.lowercase and rng.random() < 0.3
+        lowercase = capabilities.lowercase and rng.random() < 0.5  # case pairs (İ, ß, Σ) are in the text
         tokenizer = rng.choice(tokenizers)
         request = ScoreRequest(
             seq=seq,

@@ -67,9 +67,11 @@ from . import relations, stateful
 from .coverage import Coverage
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
-from .generate import example_id, example_request, example_rng
+from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
 from .progress import Progress
+from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
+from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
@@ -79,6 +81,7 @@ from .transport import (
     HandshakeError,
     ImplementationProcess,
     RestartBudget,
+    failure_kind,
 )
 
 INLINE_REPLAY_LIMIT = 400
@@ -220,6 +223,8 @@ class SessionSettings:
     shard: tuple = (0, 1)
     #: (j, J): a worker of `--jobs J` draws, of its shard's examples, those whose index is j modulo J
     worker: tuple = (0, 1)
+    #: requests in each series of short requests to one process (`oracle.harness.series`; 0: no series)
+    series_length: int = DEFAULT_SERIES_LENGTH
 
     @classmethod
     def from_args(cls, args):
@@ -345,6 +350,10 @@ class Session:
         self.seq += 1
         return self.seq
 
+    def recorded(self, request, item_id, wire=None):
+        """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest)."""
+        return _recorded(request, lambda: self._regenerate(item_id), wire)
+
     def send(self, request):
         request, _, pending = self.submit(request)
         return request, self.process.collect(pending)
@@ -439,6 +448,8 @@ class Session:
                 expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
             )
         )
+        if verdict.outcome == Outcome.REJECTED:
+            self.coverage.add_refused(request)
         notes = [f"runner: {note}" for note in reply.notes]
         record = Record(
             id=item_id,
@@ -452,6 +463,14 @@ class Session:
         )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
+        update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
+                                     attribution=attribution, summary=summary)
+        return self.finish(record.model_copy(update=update), started)
+
+    def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
+                       summary=None):
+        """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
+        the replay and the reproduction line."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if to_shrink:
@@ -482,18 +501,20 @@ class Session:
             pass  # too large to replay from a record
         elif kind == "case" and not self.settings.replay:
             update.update(reproduce=self.reproduce(item_id), replay=request)
+        elif kind == "series":  # the state is the point: the whole series again
+            update.update(replay=reported, reproduce=self._regenerate(item_id))
         else:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
-        return self.finish(record.model_copy(update=update), started)
+        return update
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
         of examples (`transport.shrink_allowed`): each shrink costs tens of requests. If not, the root
         causes of its kind's shrunk examples, to test first: (shrink, hints)."""
         failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
-        if kind != "example" or not failed or self.settings.shrink_budget <= 0:
+        if kind not in ("example", "series") or not failed or self.settings.shrink_budget <= 0:
             return False, ()
-        return self.budget.may_shrink((verdict.outcome.value, verdict.layer, verdict.order))
+        return self.budget.may_shrink(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
 
     def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
         """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
@@ -578,7 +599,7 @@ class Session:
             self.notable_counts[notable_key(kept)] += 1
             if len(self.notable) < NOTABLE_KEPT:
                 self.notable.append(kept)
-        if progress and record.kind not in RIDING_KINDS:  # the progress total counts cases and examples
+        if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
         return record
 
@@ -684,6 +705,29 @@ class Session:
             and selected(f"{identifier}~stateful", patterns)
         ):
             self.check_stateful(identifier, index, request, record.expected)
+        self.judge_companions(index)
+
+    def judge_companions(self, index):
+        """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
+        be refused, a series of short requests to the same process; each selected by its own id."""
+        options = PROFILES[self.profile].options
+        identifier = example_id(self.settings.seed, index)
+        draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
+        for kind in companions(index, self.capabilities):
+            item_id = f"{identifier}~{kind}"
+            if not selected(item_id, self.settings.only):
+                continue
+            rng = companion_rng(self.settings.seed, index, kind)
+            if kind == "series":
+                if self.settings.series_length:
+                    steps = series_steps(rng, self.capabilities, length=self.settings.series_length, **draw)
+                    judge_series(self, item_id, steps)
+                continue
+            if kind == "text":
+                request = text_request(rng, self.capabilities, **draw)
+            else:
+                request = refused_request(rng, self.capabilities, turn=index // REFUSED_EVERY, **draw)
+            self.evaluate(item_id, "example", request)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
@@ -712,6 +756,11 @@ class Session:
                 "--id",
                 record_id,
             ]
+            + (
+                ["--series-length", str(self.settings.series_length)]
+                if self.settings.series_length != DEFAULT_SERIES_LENGTH and "~series" in record_id
+                else []
+            )
         )
 
     def check_relation(self, identifier, request, reply, relation, variants):
@@ -785,7 +834,7 @@ class Session:
             self.settings.shrink_budget,
             time.perf_counter() + self.settings.shrink_seconds,
         )
-        if not self.budget.may_shrink(("stateful", verdict.layer, verdict.order))[0]:
+        if not self.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
             return self._lowest_plan(item_id, planned, verdict, shrinker)
         smallest, exhausted = shrinker.run(planned, verdict)
         last = shrinker.last

@@ -105,26 +105,32 @@ SHRINK_BLOCK = 50
 DEFAULT_SHRINK_FIRST = 1
 
 
-def _same_kind_before(index: int, kind: tuple, earlier: dict[int, tuple]) -> list[int]:
+def failure_kind(record_kind: str, outcome: str, layer: str | None, order: int | None) -> tuple:
+    """The kind of failure the shrink allowance counts: a random example's (outcome, layer, order); a series
+    step's or a stateful plan's with its record kind first, so they are counted apart."""
+    return (outcome, layer, order) if record_kind == "example" else (record_kind, outcome, layer, order)
+
+
+def _same_kind_before(index: int, kind: tuple, earlier: dict[int, list[tuple]]) -> list[int]:
     block = index // SHRINK_BLOCK
-    return sorted(other for other, k in earlier.items()
-                  if other < index and other // SHRINK_BLOCK == block and k == kind)
+    return sorted(other for other, kinds in earlier.items()
+                  if other < index and other // SHRINK_BLOCK == block for k in kinds if k == kind)
 
 
-def shrink_allowed(index: int, kind: tuple, earlier: dict[int, tuple], first: int) -> bool:
-    """May failing example `index`, failing in `kind`, be shrunk? Yes for the first `first` examples
-    failing in that kind within its block (`earlier`: the failing examples judged before it, index ->
-    kind). Shrinking costs tens of requests per example; the later failures of a kind are classified
-    as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
+def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
+    """May a failure of example `index` (or of an input it brings along) of `kind` be shrunk? Yes for the first
+    `first` examples failing in that kind within its block (`earlier`: example index -> the kinds of its
+    failures judged so far). Shrinking costs tens of requests per example; the later failures of a kind are
+    classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
     return len(_same_kind_before(index, kind, earlier)) < first
 
 
-def shrink_hints(index: int, kind: tuple, earlier: dict[int, tuple],
-                 causes: dict[int, tuple[str, ...]]) -> tuple[str, ...]:
-    """The root causes named for the examples of `kind` shrunk before `index` in its block, with every
-    explanation that fitted them as well (`causes`: index -> names), in example order, each once: what an
-    example not shrunk is tested against first."""
-    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get(other, ())]
+def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
+                 causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+    """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
+    explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
+    failure not shrunk is tested against first."""
+    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
     return tuple(dict.fromkeys(names))
 
 
@@ -143,10 +149,12 @@ class RestartBudget:
         self.deaths = 0
         #: the example being judged (-1: none, a case)
         self.example = -1
-        #: failing examples judged so far in this process, index -> kind (outcome, layer, order)
-        self.failures: dict[int, tuple] = {}
-        #: the root causes named for the shrunk examples (the name, then the others that fit), index -> names
-        self.causes: dict[int, tuple[str, ...]] = {}
+        #: failures judged so far in this process, example index -> their kinds (`failure_kind`)
+        self.failures: dict[int, list[tuple]] = {}
+        #: the kind of the failure last asked about
+        self.deciding: tuple = ()
+        #: the root causes named for the shrunk failures (the name, then the others that fit), (index, kind) -> names
+        self.causes: dict[tuple[int, tuple], tuple[str, ...]] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -159,13 +167,14 @@ class RestartBudget:
         root causes of its kind's shrunk examples to test first (`shrink_hints`)?"""
         allowed = shrink_allowed(self.example, kind, self.failures, self.shrink_first)
         hints = () if allowed else shrink_hints(self.example, kind, self.failures, self.causes)
-        self.failures[self.example] = kind
+        self.failures.setdefault(self.example, []).append(kind)
+        self.deciding = kind
         return allowed, hints
 
     def classified(self, names: tuple[str, ...]) -> None:
-        """The shrunk example being judged was given these root causes (the name, then every other that fits):
-        hints for its kind's later examples."""
-        self.causes[self.example] = names
+        """The failure just shrunk was given these root causes (the name, then every other that fits): hints for
+        its kind's later failures."""
+        self.causes[(self.example, self.deciding)] = names
 
     def example_started(self, index: int) -> None:
         """Example `index` of the search is being judged (its requests, shrinking and relation)."""

@@ -55,7 +55,15 @@ from .coverage import Coverage
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare
-from .transport import DEFAULT_SHRINK_FIRST, Reply, RestartBudget, given_up_message, shrink_allowed, shrink_hints
+from .transport import (
+    DEFAULT_SHRINK_FIRST,
+    Reply,
+    RestartBudget,
+    failure_kind,
+    given_up_message,
+    shrink_allowed,
+    shrink_hints,
+)
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
@@ -196,10 +204,10 @@ class BudgetKeeper:
         self.runs, self.max_restarts, self.spent = runs, max_restarts, spent
         self.shrink_first = shrink_first
         self.deaths = Counter()
-        #: failing examples, index -> kind, as the workers asked whether to shrink them
-        self.failures: dict[int, tuple] = {}
-        #: the root causes of shrunk examples (name, then the others that fit), index -> names, from the records
-        self.causes: dict[int, tuple] = {}
+        #: failures, example index -> their kinds, as the workers asked whether to shrink them
+        self.failures: dict[int, list[tuple]] = {}
+        #: the root causes of shrunk failures (name, then the others that fit), (index, kind) -> names, from records
+        self.causes: dict[tuple[int, tuple], tuple] = {}
         self.questions = []
 
     def heard(self, run, message):
@@ -227,13 +235,14 @@ class BudgetKeeper:
                 allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
                 hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
                 run.tell({"shrink": allowed, "hints": hints})
-                self.failures[example] = kind
+                self.failures.setdefault(example, []).append(kind)
             self.questions.remove(question)
 
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
-        if record.kind == "example" and record.shrunk is not None and record.classification is not None:
-            self.causes[example_index(record)] = (record.classification.name, *record.classification.fits)
+        if record.kind in ("example", "series") and record.shrunk is not None and record.classification is not None:
+            kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order)
+            self.causes[(example_index(record), kind)] = (record.classification.name, *record.classification.fits)
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""
@@ -282,7 +291,7 @@ def search(session):
             index = example_index(record)
             if cut is None or index < cut:
                 session.account(record, progress=False)
-            elif record.kind == "example":  # (a relation is checked on a passing example only)
+            elif record.kind == "example" and "~" not in record.id:  # (not a relation, nor a companion)
                 _record_not_attempted(session, index)
         footers = [footer for footer in (run.footer() for run in runs) if footer is not None]
         session.examples_run += sum(f.examples or 0 for f in footers)
@@ -324,6 +333,7 @@ def _record_not_attempted(session, index):
     session.progress.enabled = False
     try:
         session.evaluate(example_id(session.settings.seed, index), "example", session.example_request(index))
+        session.judge_companions(index)
     finally:
         session.process, session.coverage, session.progress.enabled = kept
 
@@ -387,7 +397,7 @@ def wait(runs, progress, keeper):
         for run in runs:
             for record in _records(run.new_lines()):
                 keeper.read(record)
-                if record.kind not in RIDING_KINDS:
+                if record.kind not in RIDING_KINDS and "~" not in record.id:
                     progress.update(record.outcome.value)
         keeper.answer()
     selector.close()

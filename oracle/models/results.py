@@ -147,7 +147,9 @@ class Record(_Line):
 
     type: Literal["record"] = "record"
     id: str = Field(description="A case id, `random-<seed>-<index>`, or a replay label: stable across runs.")
-    kind: str = Field(description='"case", "example", "replay", "metamorphic", or a report\'s own kinds of input.')
+    kind: str = Field(
+        description='"case", "example", "replay", "metamorphic", "series", or a report\'s own kinds of input.'
+    )
     title: str = ""
     request: RecordedRequest | None = Field(
         None, description="The protocol score command sent (null: it could not be expressed). One of more than "
@@ -243,6 +245,7 @@ class RunSettings(_Part):
     time_budget: float | None = None
     shard: str | None = Field(None, description="`K/N`: this run is shard K of N (`--shard`); `bleu-oracle merge` "
                               "combines the N shards' streams into the whole run's.")
+    series_length: int | None = Field(None, description="Requests in each series of short requests to one process.")
 
 
 class Header(_Line):
@@ -285,6 +288,7 @@ class CoverageTable(_Part):
     unreachable: dict[str, str] = Field(
         default_factory=dict, description="feature -> why the capabilities rule it out."
     )
+    longest_series: int = Field(0, description="The most requests one series of short requests sent to one process.")
 
 
 class RunCause(_Part):

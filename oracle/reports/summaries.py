@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
-from oracle.harness.coverage import FEATURES
+from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
 from oracle.models.results import Record
 from oracle.signals import signals_deferred
@@ -358,6 +358,7 @@ def coverage_table(coverage):
                 else f"**not exercised**: {meaning}"
             )
             lines.append(f"| {dimension} | {name} | {count} | {note} |")
+    lines += _text_rule_lines(counts, unreachable) + _state_lines(coverage)
     missed = [name for name in FEATURES_IN_ORDER if not counts.get(name) and name not in unreachable]
     lines += [
         "",
@@ -366,6 +367,30 @@ def coverage_table(coverage):
         else "Every feature within the implementation's capabilities was exercised.",
     ]
     return lines
+
+
+def _text_rule_lines(counts, unreachable):
+    """One line per tokenizer: which of its rules (`oracle.harness.textgen`) the text requests exercised."""
+    lines = ["", "Text rules exercised, per tokenizer:", ""]
+    for tokenizer, rules in TEXT_RULE_FEATURES.items():
+        if f"text-{tokenizer}" in unreachable:
+            continue
+        hit = [name.split(":", 1)[1] for name in rules if counts.get(name)]
+        missed = [name.split(":", 1)[1] for name in rules if not counts.get(name)]
+        lines.append(f"- {tokenizer}: {len(hit)} of {len(rules)} rules" + (f"; not exercised: {', '.join(missed)}"
+                                                                            if missed else ""))
+    return lines if len(lines) > 3 else []
+
+
+def _state_lines(coverage):
+    """Refused inputs sent and refused; the series of short requests and their repeats."""
+    counts = coverage.features
+    sent = sum(n for name, n in counts.items() if name.startswith("refused-") and name != "refused-refused")
+    repeats = {name[len("repeat-"):]: n for name, n in counts.items() if name.startswith("repeat-") and n}
+    return ["", f"Inputs that must be refused: {sent} sent, {counts.get('refused-refused', 0)} refused.",
+            f"Series: {counts.get('series', 0)} series of {counts.get('series-request', 0)} requests (the longest "
+            f"{coverage.longest_series}); repeats: " + (", ".join(f"{k} {n}" for k, n in repeats.items()) or "none")
+            + "."]
 
 
 def _record_section(record, show_status=True):

@@ -28,6 +28,8 @@ Switches live where the bug would: `prepare_tokens` (tokens), `ngram_counts`
 
 import json
 import math
+import os
+import re
 import struct
 import sys
 import traceback
@@ -77,7 +79,32 @@ BUGS = {
     "clip-lt": "clipping compares with < where <= is meant: a count exactly at the reference maximum loses one",
     "zero-match-orders-skipped": "orders whose precision is 0 are left out of the product (unless all are 0)",
     "per-reference-clip": "clipped counts are computed per reference and the best reference's total is taken",
+    # -- text (text requests: raw text tokenized here) -------------------------------------------
+    "hyphen-join-skipped": "13a: '-\\n' is not removed before newlines become spaces (lines not joined)",
+    "skipped-kept": "13a: '<skipped>' is not removed",
+    "entity-hypothesis-only": "13a: SGML entities are unescaped in the hypothesis only, not in the references",
+    "no-line-padding": "13a: the line is not padded with spaces, so a digit followed by '.' at its end stays one token",
+    "text-lowercase-ignored": "lowercase=true is ignored on text requests",
+    "lowercase-before-tokenizing": "the raw text is lowercased before it is tokenized (İ becomes two characters)",
+    "char-utf16": "char: a character beyond U+FFFF becomes two tokens (its UTF-16 code units)",
+    "intl-decimal-only": "intl: only decimal digits count as numbers (½ and ² do not)",
+    # -- inputs that must be refused -------------------------------------------------------------
+    "no-references-skipped": "a segment without references is skipped instead of refused",
+    "negative-weights-accepted": "negative weights are accepted",
+    "zero-weights-accepted": "all-zero weights are accepted",
+    "empty-corpus-accepted": "a corpus with no segments scores 0 instead of being refused",
+    "negative-smoothing-accepted": "a negative smoothing parameter is accepted",
+    # -- state across requests -------------------------------------------------------------------
+    "memo-hypothesis-only": "answers are memoised by the hypotheses alone",
+    "memo-ignores-lowercase": "answers are memoised by everything but lowercase",
+    "memo-ignores-weights": "answers are memoised by everything but the weights",
+    "exp-counter-never-reset": "exp smoothing's halving counter is never reset between requests",
+    "transcript-doubling": "after 500 requests a transcript doubles per request, until memory runs out (a crash)",
 }
+#: The bugs of `invalid` (inputs that must be refused), the state bugs of `answer`, and the text bugs.
+REFUSAL_BUGS = ("no-references-skipped", "negative-weights-accepted", "zero-weights-accepted",
+                "empty-corpus-accepted", "negative-smoothing-accepted")
+MEMO_BUGS = ("memo-hypothesis-only", "memo-ignores-lowercase", "memo-ignores-weights")
 
 # -- stateful (a separate block: other planted bugs are added above) ------------------------------
 #: Bugs of the metric state a stateful request's plan drives (`--` PROTOCOL.md, "Stateful implementations");
@@ -368,11 +395,15 @@ def smooth(matches, totals, smoothing, bugs):
             m[i] += k
             t[i] += k
     elif method == "exp":
-        j = 0
+        j = STATE.exp_halvings if "exp-counter-never-reset" in bugs else 0
         for i in range(len(m)):
             if t[i] > 0 and m[i] == 0:
                 j += 1
                 m[i] = 1.0 / 2 ** j
+        if "exp-counter-never-reset" in bugs:
+            # Modelled on the general class (an accumulator kept in the scorer object between calls, as
+            # torchmetrics' metric states are until `reset()`), no specific report found.
+            STATE.exp_halvings = j
     return m, t
 
 
@@ -512,44 +543,216 @@ def run_plan(request, bugs):
     for index in merge[1:]:
         merged.merge(states[index])
     return merged
+# -- text --------------------------------------------------------------------------------------
+
+_13A_PUNCTUATION = re.compile(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])")
+_ENTITIES = (("&quot;", '"'), ("&amp;", "&"), ("&lt;", "<"), ("&gt;", ">"))
+
+
+def tokenize_13a(line, bugs, *, is_reference):
+    """mteval-v13a.pl's `tokenization`, restated from the script (case untouched)."""
+    if "skipped-kept" not in bugs:
+        # Modelled on the general class (a port of mteval's tokenization that drops its first lines),
+        # no specific report found.
+        line = line.replace("<skipped>", "")
+    if "hyphen-join-skipped" not in bugs:
+        # Modelled on the general class (a port that skips `s/-\n//g`), no specific report found.
+        line = line.replace("-\n", "")
+    line = line.replace("\n", " ")
+    if not (is_reference and "entity-hypothesis-only" in bugs):
+        # Modelled on the general class (the hypothesis unescaped by a detokenizer, the references read
+        # as they are), no specific report found.
+        for entity, character in _ENTITIES:
+            line = line.replace(entity, character)
+    if "no-line-padding" not in bugs:
+        # Lightning-AI/torchmetrics issue #1776 (fixed by PR #1778): its 13a tokenizer did not pad the line,
+        # so "2023." at the end of a string stayed one token.
+        line = f" {line} "
+    line = _13A_PUNCTUATION.sub(r" \1 ", line)
+    line = re.sub(r"([^0-9])([\.,])", r"\1 \2 ", line)
+    line = re.sub(r"([\.,])([^0-9])", r" \1 \2", line)
+    line = re.sub(r"([0-9])(-)", r"\1 \2 ", line)
+    return line.split()
+
+
+_INTL = {}
+
+
+def _category_class(test):
+    """A regex character class of every code point whose general category passes `test`."""
+    ranges = []  # [first, last] code points, merged as they come
+    for code in range(sys.maxunicode + 1):
+        if test(unicodedata.category(chr(code))):
+            if ranges and ranges[-1][1] == code - 1:
+                ranges[-1][1] = code
+            else:
+                ranges.append([code, code])
+    return "[" + "".join(f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges) + "]"
+
+
+def tokenize_intl(line, bugs):
+    """mteval-v14.pl's international tokenization (as sacrebleu's TokenizerV14International has it)."""
+    key = "decimal" if "intl-decimal-only" in bugs else "number"
+    if key not in _INTL:
+        punctuation, symbol = _category_class(lambda c: c[0] == "P"), _category_class(lambda c: c[0] == "S")
+        if key == "decimal":
+            # Modelled on the general class (`\d` or str.isdecimal() where \p{N} is meant: ½ and ² are no
+            # numbers then), no specific report found.
+            not_number = _category_class(lambda c: c != "Nd")
+        else:
+            not_number = _category_class(lambda c: c[0] != "N")
+        _INTL[key] = (re.compile(f"({not_number})({punctuation})"), re.compile(f"({punctuation})({not_number})"),
+                      re.compile(f"({symbol})"))
+    before, after, symbols = _INTL[key]
+    line = before.sub(r"\1 \2 ", line)
+    line = after.sub(r" \1 \2", line)
+    return symbols.sub(r" \1 ", line).split()
+
+
+def tokenize_char(line, bugs):
+    """Every character a token, whitespace dropped."""
+    characters = "".join(line.split())
+    if "char-utf16" in bugs:
+        # omnidan/node-emoji PR #87 and elizaOS/eliza PR #27943: JavaScript's `text.split("")` splits a
+        # character beyond the BMP into its two UTF-16 code units.
+        units = characters.encode("utf-16-le")
+        return [units[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(units), 2)]
+    return list(characters)
+
+
+def tokenize_text(text, tokenizer, lowercase, bugs, *, is_reference):
+    """The tokens of raw text (case folded after tokenizing, as the protocol says: by `prepare_tokens`)."""
+    if lowercase and "lowercase-before-tokenizing" in bugs:
+        # mjpost/sacrebleu 2.6.0 sacrebleu/metrics/bleu.py `_preprocess_segment`: `sent = sent.lower()` before
+        # the tokenizer runs (with `char`, İ is then two tokens: "i" and U+0307).
+        text = text.lower()
+    if tokenizer == "13a":
+        return tokenize_13a(text, bugs, is_reference=is_reference)
+    if tokenizer == "intl":
+        return tokenize_intl(text, bugs)
+    if tokenizer == "char":
+        return tokenize_char(text, bugs)
+    return text.split()
+
+
+def text_to_tokens(request, bugs):
+    """A text request's segments as token lists (a token request is returned as it is)."""
+    tokenizer = request.get("tokenize")
+    if tokenizer is None:
+        return request["segments"]
+    lowercase = bool(request.get("lowercase"))
+    return [{"hypothesis": tokenize_text(s["hypothesis"], tokenizer, lowercase, bugs, is_reference=False),
+             "references": [tokenize_text(r, tokenizer, lowercase, bugs, is_reference=True)
+                            for r in s["references"]]}
+            for s in request["segments"]]
+
+
+# -- state ---------------------------------------------------------------------------------------
+
+
+class ProcessState:
+    """What a process keeps across requests: nothing, when clean."""
+
+    def __init__(self):
+        self.memo = {}
+        self.requests = 0
+        self.exp_halvings = 0
+        self.transcript = []
+
+    def memo_key(self, request, bugs):
+        """The key answers are memoised by (None: no memo)."""
+        if "memo-hypothesis-only" in bugs:
+            # Modelled on the general class (a result cache keyed on the system output alone, as when the
+            # references are cached: mjpost/sacrebleu PR #303), no specific report found.
+            return json.dumps([s["hypothesis"] for s in request["segments"]])
+        if "memo-ignores-lowercase" in bugs or "memo-ignores-weights" in bugs:
+            # Modelled on the general class (a cache key that leaves out one option), no specific report found.
+            left_out = "lowercase" if "memo-ignores-lowercase" in bugs else "weights"
+            return json.dumps({k: v for k, v in request.items() if k not in ("seq", left_out)}, sort_keys=True)
+        return None
+
+    def remember(self, bugs):
+        """A request came: the transcript grows (doubling per request after 500, with that bug)."""
+        self.requests += 1
+        if "transcript-doubling" in bugs and self.requests > 500:
+            # Modelled on the general class (a conversation history re-appended to itself on every turn),
+            # no specific report found: after ~20 doublings memory runs out and the kernel's OOM killer
+            # ends the process (exit 137, as SIGKILL).
+            self.transcript = (self.transcript or [self.requests]) * 2
+            if len(self.transcript) > 2 ** 20:
+                sys.stderr.write("plantedbleu: out of memory (transcript of 2**20 entries)\n")
+                sys.stderr.flush()
+                os._exit(137)
+
+
+STATE = ProcessState()
 
 
 # -- protocol --------------------------------------------------------------------------------
 
 
-def invalid(request):
+def invalid(request, bugs=frozenset()):
     """Why the papineni profile rejects this input, or None."""
     weights = request["weights"]
-    if any(w < 0 for w in weights):
+    if any(w < 0 for w in weights) and "negative-weights-accepted" not in bugs:
+        # Modelled on the general class (weights taken as given, never checked), no specific report found.
         return f"weights must be non-negative (got {weights})"
-    if not any(weights):
+    if not any(weights) and "zero-weights-accepted" not in bugs:
+        # Modelled on the general class (exp(sum of nothing) = 1 for all-zero weights), no specific report found.
         return f"weights must not be all zero (got {weights})"
-    if not request["segments"]:
+    if not request["segments"] and "empty-corpus-accepted" not in bugs:
+        # Modelled on the general class (an empty corpus summed to zero statistics), no specific report found.
         return "at least one segment is needed"
     for i, segment in enumerate(request["segments"]):
-        if not segment["references"]:
+        if not segment["references"] and "no-references-skipped" not in bugs:
             return f"segment {i} has no references"
     for name, value in request["smoothing"].items():
-        if name != "method" and value < 0:
+        if name != "method" and value < 0 and "negative-smoothing-accepted" not in bugs:
+            # sacrebleu 2.6.0 sacrebleu/metrics/bleu.py: `smooth_value` is used as given for floor and add-k
+            # (bleu-oracle's own `check --impl sacrebleu` scores a negative floor value).
             return f"smoothing parameter {name} must be non-negative (got {value})"
     return None
 
 
 def answer(request, bugs, with_stats):
-    problem = invalid(request)
+    STATE.remember(bugs)
+    key = STATE.memo_key(request, bugs)
+    if key is not None and key in STATE.memo:
+        return {**STATE.memo[key], "seq": request["seq"]}
+    out = compute(request, bugs, with_stats)
+    if key is not None:
+        STATE.memo[key] = out
+    return out
+
+
+def compute(request, bugs, with_stats):
+    problem = invalid(request, bugs)
     if problem:
         return {"seq": request["seq"], "rejected": problem}
     method = request["smoothing"].get("method", "none")
     if method not in ("none", "floor", "add-k", "exp"):
         return {"seq": request["seq"], "unsupported": f"smoothing {method!r} is not implemented"}
-    if "tokenize" in request and request["tokenize"] is not None:
-        return {"seq": request["seq"], "unsupported": "text requests are not implemented"}
-    state = run_plan(request, bugs)
+    lowercase = bool(request.get("lowercase"))
+    if request.get("tokenize") is not None and "text-lowercase-ignored" in bugs:
+        # Modelled on the general class (a `lowercase` option honoured on token input only), no specific
+        # report found.
+        lowercase = False
+    segments = [s for s in text_to_tokens(request, bugs) if s["references"]]
+    if not select_segments(segments, bugs):  # an empty corpus accepted (or every segment skipped): zero statistics
+        return _zero_answer(request["seq"], len(request["weights"]), with_stats)
+    state = run_plan({**request, "segments": segments, "lowercase": lowercase}, bugs)
     score, bp = state.compute(request["weights"], request["smoothing"])
     out = {"seq": request["seq"], "score": "NaN" if math.isnan(score) else score}
     if with_stats:
         out["statistics"] = {"hyp_len": state.c, "ref_len": state.r, "matches": state.matches,
                              "totals": state.totals, "bp": "NaN" if math.isnan(bp) else bp}
+    return out
+
+
+def _zero_answer(seq, order, with_stats):
+    out = {"seq": seq, "score": 0.0}
+    if with_stats:
+        out["statistics"] = {"hyp_len": 0, "ref_len": 0, "matches": [0] * order, "totals": [0] * order, "bp": 0.0}
     return out
 
 
@@ -583,6 +786,7 @@ def main(argv=None):
         "statistics": with_stats,
         "lowercase": True,
         "stateful": ["accumulate", "merge", "reset"],
+        "tokenizers": ["none", "13a", "intl", "char"],
     }
     name = "plantedbleu+" + ",".join(sorted(bugs) or ["clean"])
     for line in sys.stdin:

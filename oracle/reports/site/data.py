@@ -476,7 +476,7 @@ class Rows:
             )
         elif record.kind == REAL_DATA:
             self.real.append(_real_row(record, column))
-        elif record.kind == EXAMPLE:
+        elif record.kind == EXAMPLE and "~" not in record.id:  # (an example's companions are in its stream only)
             self.search.append(_search_entry(record, column))
 
 
