@@ -117,14 +117,13 @@ def _other_weights(rng: random.Random, request: ScoreRequest, capabilities: Capa
 # -- judging a series ---------------------------------------------------------------------------
 
 
-def judge_series(session, item_id: str, steps: list[Step]):
+def judge_series(session, item_id: str, steps: list[Step], recorded):
     """Send `steps` one after another to `session`'s implementation, judge each against the oracle, and write
-    one record (kind "series"): the first failing step, or the last step when all pass."""
+    one record (kind "series"): the first failing step, or the last step when all pass. `recorded`: what a record
+    keeps of a request sent (the session's, passed in so that this module does not import the session)."""
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
     from oracle.models.results import Record
-
-    from .session import _recorded
 
     started = time.perf_counter()
     duration, sent_steps = 0.0, 0
@@ -142,7 +141,7 @@ def judge_series(session, item_id: str, steps: list[Step]):
             break
     session.coverage.add_series(steps[:sent_steps])
     record = Record(
-        id=item_id, kind="series", title=_title(steps, k), request=_recorded(sent, lambda: session._regenerate(item_id),
+        id=item_id, kind="series", title=_title(steps, k), request=recorded(sent, lambda: session._regenerate(item_id),
                                                                               wire),
         outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
         expected=expected, actual=reply.recorded(), stderr=reply.stderr, duration=duration,

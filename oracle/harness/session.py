@@ -638,7 +638,7 @@ class Session:
             if kind == "series":
                 if self.settings.series_length:
                     steps = series_steps(rng, self.capabilities, length=self.settings.series_length, **draw)
-                    judge_series(self, item_id, steps)
+                    judge_series(self, item_id, steps, _recorded)
                 continue
             if kind == "text":
                 request = text_request(rng, self.capabilities, **draw)
