@@ -162,9 +162,8 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
         kept = choose(segments)
         if kept is None or not kept or len(kept) == len(segments):
             return None
-        counts = bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n, options=options)
-        return {"hyp_len": counts.hyp_len, "ref_len": counts.ref_len, "matches": tuple(counts.matches[:n]),
-                "totals": tuple(counts.totals[:n])}
+        return _counts_of(bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n,
+                                              options=options), n)
 
     return counted
 
@@ -186,9 +185,7 @@ def truncated_counts(length: int) -> Callable[[Sequence[Any], int, Any], dict[st
         if all(len(s.hypothesis) <= length and all(len(r) <= length for r in s.references) for s in segments):
             return None
         cut = [(s.hypothesis[:length], [r[:length] for r in s.references]) for s in segments]
-        counts = bleu.sum_statistics(cut, max_order=n, options=options)
-        return {"hyp_len": counts.hyp_len, "ref_len": counts.ref_len, "matches": tuple(counts.matches[:n]),
-                "totals": tuple(counts.totals[:n])}
+        return _counts_of(bleu.sum_statistics(cut, max_order=n, options=options), n)
 
     return counted
 
