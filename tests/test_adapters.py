@@ -431,6 +431,27 @@ def test_mteval_refuses_punctuation(tmp_path, monkeypatch):
     assert impl.score(request("corpus", [("a b", ["a b"])])).score == 0.5
 
 
+def test_mteval_receives_raw_text_as_written_and_refuses_what_its_sgml_reader_would_change():
+    """The script's tokenizer is what unescapes `&quot;` (`s/&quot;/"/g`), so a text goes into its SGML file as
+    written: `a &quot;b&quot;` and `a "b"` are both the 4 tokens a " b " to it, BLEU 1 (escaped to
+    `&amp;quot;`, as the driver once did, the tokenizer would leave `&quot;` and split it into & quot ;).
+    Its SGML reader joins whitespace before the tokenizer, so `-` before a line break cannot be sent (the
+    tokenizer's `s/-\\n//g` is never reached); neither can a `</seg>` inside a text."""
+    impl = load("mteval")  # skips with the reason where the script, perl or XML::Twig is missing
+
+    def text(hypothesis, reference):
+        return ScoreRequest.model_validate({"cmd": "score", "seq": 1, "level": "corpus", "tokenize": "13a",
+                                           "segments": [{"hypothesis": hypothesis, "references": [reference]}],
+                                           "weights": [0.25] * 4})
+
+    assert impl.score(text('a &quot;b&quot;', 'a "b"')).score == 1.0
+    assert impl.score(text("a &amp; b c", "a & b c")).score == 1.0
+    with pytest.raises(Unsupported, match="hyphenation"):
+        impl.score(text("a well-\nknown b c", "a wellknown b c"))
+    with pytest.raises(Unsupported, match="markup"):
+        impl.score(text("a b </seg> c", "a b c d"))
+
+
 def test_registry_names_resolve():
     for name, target in REGISTRY.items():
         module, cls = target.split(":")

@@ -24,7 +24,9 @@ letters are lowered: the mteval profile's case_fold), `--no-smoothing` unless ex
 script smooths by default, "1 / (2^k) instead of 0"); it prints
 "BLEU score = 0.3452 for system ...", four decimals. Its tokenizer splits ASCII
 punctuation off words, so requests whose tokens contain ASCII punctuation are
-Unsupported.
+Unsupported. Raw text (13a) goes into the file as written, since the script's tokenizer is what
+unescapes `&quot;` and the other entities; a text its SGML reader would change first (`-` before a
+line break, a tag of its own) is Unsupported, saying why.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")
 #: Characters no token may hold for a script reading one segment a line, tokens joined by spaces.
 _LINE_SEPARATORS = " \t\n\r\x0b\x0c"
 #: mteval's tokenizer also splits ASCII punctuation off words, and splits words on Unicode White_Space
-#: (Perl's \s on the characters XML::Twig gives): tokens holding either change under it.
+#: (Perl's \s on the characters it reads, decoded as UTF-8): tokens holding either change under it.
 _MTEVAL_FORBIDDEN = "".join(chr(c) for c in range(0x80) if _ASCII_PUNCTUATION.match(chr(c))) + \
     "\x85\xa0\u1680" + "".join(chr(c) for c in range(0x2000, 0x200B)) + "\u2028\u2029\u202f\u205f\u3000"
 
@@ -146,8 +148,24 @@ class MultiBleuImplementation(Implementation):
         return ScoreAnswer(float(match.group(1)) / 100.0)
 
 
-def _sgml(text):
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+#: Text the script's SGML reader would take for markup: its elements' tags (it finds them with
+#: `m|<$name\s*([^>]*)>(.*?)</$name\s*>|si`, so a `</seg>` inside a text would end the segment).
+_MTEVAL_MARKUP = re.compile(r"</?\s*(?:seg|doc|srcset|refset|tstset)", re.IGNORECASE)
+
+
+def _mteval_unsendable(text):
+    r"""Why a raw text cannot reach mteval-v13a.pl's tokenizer as it is through an SGML file ("" when it can).
+
+    The script reads a segment's text as written (its tokenizer is what unescapes `&quot;`, `&amp;`, `&lt;`,
+    `&gt;`), so the text goes into the file verbatim; but its SGML reader first joins every run of whitespace of
+    a document into one space (`$span =~ s/[\s\n\r]+/ /g; # concatenate records`), so the tokenizer's
+    end-of-line hyphenation (`s/-\n//g`) is never reached through a file: a text with `-` before a line break
+    would be scored as another text. Every other line break is a space to the tokenizer either way."""
+    if "-\n" in text:
+        return "its SGML reader joins whitespace before the tokenizer's end-of-line hyphenation rule (s/-\\n//)"
+    if _MTEVAL_MARKUP.search(text):
+        return "its SGML reader would take a tag in the text for markup"
+    return ""
 
 
 def _require_twig(perl):
@@ -198,6 +216,10 @@ class MtevalImplementation(Implementation):
         if request.is_text:  # raw text: the script's own tokenization (13a) splits it, as it does in WMT
             if request.tokenize != "13a":
                 raise Unsupported(f"mteval-v13a.pl tokenizes with 13a (got {request.tokenize!r})")
+            texts = (t for s in request.segments for t in (s.hypothesis, *s.references))
+            why = next((reason for reason in map(_mteval_unsendable, texts) if reason), "")
+            if why:
+                raise Unsupported(f"mteval-v13a.pl cannot be sent this text: {why}")
             line = lambda value: value  # noqa: E731
         else:
             tokens = [t for s in request.segments for sentence in (s.hypothesis, *s.references) for t in sentence]
@@ -206,7 +228,7 @@ class MtevalImplementation(Implementation):
                 raise Unsupported(f"mteval-v13a.pl's tokenizer splits ASCII punctuation off words (tokens {bad[:3]!r})")
             line = " ".join
         header = 'setid="s" srclang="any"'
-        segs = lambda texts: "".join(f'<seg id="{i + 1}">{_sgml(t)}</seg>\n' for i, t in enumerate(texts))  # noqa: E731
+        segs = lambda texts: "".join(f'<seg id="{i + 1}">{t}</seg>\n' for i, t in enumerate(texts))  # noqa: E731
         with tempfile.TemporaryDirectory(prefix="bleu-oracle-mteval-") as tmp:
             src = Path(tmp) / "src.sgm"
             ref = Path(tmp) / "ref.sgm"
