@@ -440,3 +440,44 @@ def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs,
     """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
     req = request("corpus", pairs, weights=weights)
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
+
+
+def _text_request(level, pairs, weights, smoothing=None):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": level, "tokenize": "13a", "weights": list(weights),
+        "smoothing": smoothing or {"method": "none"},
+        "segments": [{"hypothesis": h, "references": list(refs)} for h, refs in pairs]})
+
+
+def test_a_text_split_into_words_on_ascii_whitespace_only_is_named_by_the_splitting_rule():
+    """13a under sacrebleu splits words with str.split(), so "a\\u00a0b c" is a, b, c: BLEU-1 of it against
+    "a b c" is 1. Split on ASCII whitespace only (Perl's split on bytes, C's isspace, TensorFlow's
+    tf.strings.split), the no-break space stays inside a word: a\\u00a0b, c; one of the two matches (p1 = 1/2),
+    c = 2 < r = 3 (BP = exp(1 - 3/2)): BLEU-1 = exp(-0.5) / 2. Unicode's White_Space (Perl's \\s on characters)
+    splits U+00A0 as str.split() does, so only the ASCII rule gives that value."""
+    req = _text_request("corpus", [("a\u00a0b c", ["a b c"])], [1.0])
+    explanation = classify(req, ScoreAnswer(math.exp(-0.5) / 2), "sacrebleu")
+    assert explanation.name == "token_split=ascii", explanation
+    assert classify(req, ScoreAnswer(1.0), "sacrebleu").name == AGREES
+
+
+def test_a_smoothed_sentence_with_orders_without_ngrams_is_classified_not_crashed():
+    """keras-hub's answer to ",b" against "cat x.y" (13a: `, b` and `cat x.y`, no match; BLEU-8 with add-one
+    smoothing on every order) once crashed classification (a computation read the precision of an order the
+    conventions leave out as a number). Whatever explains the value, classifying it completes."""
+    req = _text_request("sentence", [(",b", ["cat x.y"])], [0.125] * 8, {"method": "lin-2004"})
+    explanation = classify(req, ScoreAnswer(0.29406043887138367), "sacrebleu")
+    assert isinstance(explanation, Explanation)
+
+
+def test_a_13a_line_not_padded_with_spaces_is_named_by_the_padding_rule():
+    """mteval-v13a.pl pads the line (`$norm_text = " $norm_text ";`), so in "in 1995." the final "." has a space
+    after it and `s/([\\.,])([^0-9])/ $1 $2/g` splits it off: in, 1995, . -- the reference's tokens; BLEU-1 = 1.
+    Without the padding (keras-hub's port; torchmetrics #1776) nothing follows the "." and "1995." stays one token:
+    in, 1995. against in, 1995, .: p1 = 1/2, c = 2 < r = 3, BLEU-1 = exp(-0.5) / 2."""
+    from oracle.formulas.tokenizers import tokenize
+
+    assert tokenize("in 1995.", "13a") == ("in", "1995", ".")
+    assert tokenize("in 1995.", "13a", padding="none") == ("in", "1995.")
+    req = _text_request("corpus", [("in 1995.", ["in 1995 ."])], [1.0])
+    assert classify(req, ScoreAnswer(math.exp(-0.5) / 2), "sacrebleu").name == "line_padding=none"

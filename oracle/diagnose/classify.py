@@ -38,6 +38,7 @@ from oracle.formulas.conventions import (
     REFERENCE_LENGTH_RULES,
     Smoothing,
 )
+from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
@@ -116,9 +117,17 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 # -- alternative conventions --------------------------------------------------
 
 
-def _convention_changes(options, smoothing, level, profile_options):
-    """(name, description, option changes, smoothing) for every single alternative convention."""
+def _convention_changes(options, smoothing, level, profile_options, *, text=False):
+    """(name, description, option changes, smoothing) for every single alternative convention (on a text
+    request, the other rules of splitting words too)."""
     out = []
+    for rule in TOKEN_SPLIT_RULES if text else ():
+        if rule != options.token_split:
+            out.append((f"token_split={rule}", f"words are split on {TOKEN_SPLIT_RULES[rule]}", {"token_split": rule},
+                        None))
+    for rule in LINE_PADDING_RULES if text else ():
+        if rule != options.line_padding:
+            out.append((f"line_padding={rule}", LINE_PADDING_RULES[rule], {"line_padding": rule}, None))
     for rule in REFERENCE_LENGTH_RULES:
         if rule != options.reference_length:
             out.append(
@@ -317,8 +326,9 @@ class _Search:
                 changed = self.ctx.options.with_changes(**changes) if changes else self.ctx.options
             except BleuOracleError:
                 self.cache[key] = None
-            else:
-                self.cache[key] = result_under(self.ctx, options=changed, smoothing=smoothing_change)
+            else:  # a text request split into words otherwise is tokenized again from its text
+                text = self.ctx.text if {"token_split", "line_padding"} & changes.keys() else None
+                self.cache[key] = result_under(self.ctx, options=changed, smoothing=smoothing_change, request=text)
         return self.cache[key]
 
 
@@ -507,9 +517,11 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     """
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
-    # a text request: the explanations vary the counting, not the tokenizer
-    request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split))
-    ctx = context_for(request, profile, overrides)
+    # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
+    text = request if request.is_text else None
+    request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split),
+                                dict(overrides or {}).get("line_padding", profile.options.line_padding))
+    ctx = replace(context_for(request, profile, overrides), text=text)
     base = result_under(ctx)
     expected = score_of(base)
     if actual is None:
@@ -524,7 +536,8 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
         budget,
         max(1, request.token_count),
     )
-    conventions = _convention_changes(ctx.options, ctx.smoothing, request.level, profile.options)
+    conventions = _convention_changes(ctx.options, ctx.smoothing, request.level, profile.options,
+                                      text=text is not None)
     try:
         return _explain(search, conventions, expected)
     except _BudgetSpent:
@@ -800,7 +813,7 @@ def _counted_value(ctx, result, name):
     """The judged profile's score of the counts a counting alternative gives."""
     n = len(ctx.weights)
     _, _, count = COUNTING_ALTERNATIVES[name]
-    request = ctx.request.tokenized(ctx.options.token_split)
+    request = ctx.request.tokenized(ctx.options.token_split, ctx.options.line_padding)
     changed = count(request.segments, n, ctx.options)
     if changed is None:  # the alternative does not apply to this request
         return None
@@ -827,6 +840,8 @@ _CONVENTION_RULES = {
     "empty_order": EMPTY_ORDER_RULES,
     "no_match": NO_MATCH_RULES,
     "both_empty": BOTH_EMPTY_RULES,
+    "token_split": TOKEN_SPLIT_RULES,
+    "line_padding": LINE_PADDING_RULES,
 }
 
 

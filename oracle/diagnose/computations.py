@@ -35,6 +35,8 @@ class Context:
     weights: tuple
     #: the request's statistics by counting options, shared by every convention tried on it
     counted: dict = field(default_factory=dict, compare=False, repr=False)
+    #: a text request as sent (`request` is then its tokens): what a convention splitting words otherwise re-reads
+    text: object = field(default=None, compare=False, repr=False)
 
 
 def context_for(request, profile, overrides):
@@ -75,7 +77,7 @@ def _weighted(result, replace, bp=None):
         return 0.0
     total = 0.0
     for p, w in zip(result.precisions, result.weights, strict=False):
-        if w == 0:
+        if w == 0 or p is None:  # an order the conventions leave out (no n-grams, skipped) stays out
             continue
         p = replace(p)
         if p is None:

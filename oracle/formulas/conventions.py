@@ -18,7 +18,7 @@ from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
-from .tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
+from .tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
 
 #: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
 REFERENCE_LENGTH_RULES = {
@@ -77,7 +77,7 @@ WEIGHT_RULES = {
 #: Out: `smoothing` and `lowercase` are request fields of their own; `tokenizer` is the text request's
 #: `tokenize`; `uniform_weights_only` is the capability `weights`; `default_max_order` never applies (a
 #: request always carries its weights); `both_empty`, `zero_weight`, `weight_normalisation`,
-#: `segment_totals_floor` and `token_split` are behaviours no library we drive lets a caller choose (nltk's
+#: `segment_totals_floor`, `token_split` and `line_padding` are behaviours no library we drive lets a caller choose (nltk's
 #: `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation has them by its profile,
 #: and a case needing another is not applicable, saying so.
 REQUEST_CONVENTIONS = {
@@ -241,6 +241,8 @@ class Options:
     tokenizer: str = "none"
     #: Which characters separate words in raw text (`TOKEN_SPLIT_RULES`): the last step of every tokenizer.
     token_split: str = "str-split"
+    #: Whether 13a pads the line with a space at each end before its rules (`LINE_PADDING_RULES`).
+    line_padding: str = "spaces"
     #: How `lowercase` folds case (`CASE_FOLD_RULES`).
     case_fold: str = "unicode"
 
@@ -256,6 +258,7 @@ class Options:
         _choice(self.zero_weight, ZERO_WEIGHT_RULES, name="zero_weight")
         _choice(self.tokenizer, TOKENIZERS, name="tokenizer")
         _choice(self.token_split, TOKEN_SPLIT_RULES, name="token_split")
+        _choice(self.line_padding, LINE_PADDING_RULES, name="line_padding")
         _choice(self.case_fold, CASE_FOLD_RULES, name="case_fold")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):

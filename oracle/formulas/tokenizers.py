@@ -43,6 +43,14 @@ TOKEN_SPLIT_RULES = {
     "white-space": "Unicode's White_Space property, as Perl's \\s on a character string (not U+001C..U+001F)",
     "ascii": "ASCII whitespace only (space, tab, LF, VT, FF, CR), as Perl's split on bytes and C's isspace",
 }
+#: Whether 13a puts a space at each end of the line before its rules (`$norm_text = " $norm_text ";`): a rule
+#: that needs a character on each side (a `.` or `,` split off unless a digit is next to it) then sees one at
+#: the line's ends. A port without them leaves `1995.` at a line's end one token (torchmetrics #1776).
+LINE_PADDING_RULES = {
+    "spaces": "13a's rules see the line with a space at each end, as mteval-v13a.pl pads it",
+    "none": "13a's rules see the line as it is: a `.` or `,` after a digit at its end (or before one at its start) "
+            "stays attached",
+}
 #: Unicode 15's White_Space property (PropList.txt), which Perl's \s matches in a character string.
 _WHITE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r ]+")
@@ -72,8 +80,9 @@ _13A_STEPS = (
 )
 
 
-def tokenize_13a(line: str, split: str = "str-split") -> tuple[str, ...]:
-    """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens."""
+def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces") -> tuple[str, ...]:
+    """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens (`padding`: one
+    of LINE_PADDING_RULES)."""
     line = line.replace("<skipped>", "")  # s/<skipped>//g; # strip "skipped" tags
     line = line.replace("-\n", "")  # s/-\n//g; # strip end-of-line hyphenation and join lines
     line = line.replace("\n", " ")  # s/\n/ /g; # join lines
@@ -81,7 +90,8 @@ def tokenize_13a(line: str, split: str = "str-split") -> tuple[str, ...]:
     line = line.replace("&amp;", "&")  # s/&amp;/&/g;   # convert SGML tag for ampersand to &
     line = line.replace("&lt;", "<")  # s/&lt;/</g;    # convert SGML tag for less-than to >
     line = line.replace("&gt;", ">")  # s/&gt;/>/g;    # convert SGML tag for greater-than to <
-    line = f" {line} "  # $norm_text = " $norm_text ";
+    if padding == "spaces":
+        line = f" {line} "  # $norm_text = " $norm_text ";
     for pattern, replacement in _13A_STEPS:
         line = pattern.sub(replacement, line)
     # s/\s+/ /g; s/^\s+//; s/\s+$//;  # one space only between words, none at either end
@@ -159,13 +169,18 @@ TOKENIZERS = {
 _FUNCTIONS = {"none": tokenize_none, "13a": tokenize_13a, "intl": tokenize_intl, "char": tokenize_char}
 
 
-def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split") -> tuple[str, ...]:
+def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split", padding: str = "spaces"
+             ) -> tuple[str, ...]:
     """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS), words separated by
-    the `split` rule (one of TOKEN_SPLIT_RULES)."""
+    the `split` rule (one of TOKEN_SPLIT_RULES), 13a's line padded by the `padding` rule (LINE_PADDING_RULES)."""
     if tokenizer not in _FUNCTIONS:
         raise BleuValueError(f"`tokenizer` must be one of {list(TOKENIZERS)} (got {describe(tokenizer)})")
     if split not in TOKEN_SPLIT_RULES:
         raise BleuValueError(f"`token_split` must be one of {list(TOKEN_SPLIT_RULES)} (got {describe(split)})")
+    if padding not in LINE_PADDING_RULES:
+        raise BleuValueError(f"`line_padding` must be one of {list(LINE_PADDING_RULES)} (got {describe(padding)})")
     if not isinstance(line, str):
         raise BleuValueError(f"a line to tokenize must be a str (got {describe(line)})")
+    if tokenizer == "13a":
+        return tokenize_13a(line, split, padding)
     return _FUNCTIONS[tokenizer](line, split)

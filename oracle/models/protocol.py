@@ -585,16 +585,17 @@ class ScoreRequest(Message):
         """A text request: segments of raw text, tokenized by the implementation."""
         return self.tokenize is not None
 
-    def tokenized(self, split="str-split"):
+    def tokenized(self, split="str-split", padding="spaces"):
         """A text request's segments tokenized literally (`oracle.formulas.tokenizers`; words separated
-        by the `split` rule of the judging profile), as a token request; a token request as it is."""
+        by the `split` rule of the judging profile, 13a's line padded by its `padding` rule), as a token
+        request; a token request as it is."""
         if self.tokenize is None:
             return self
         name = self.tokenize
         segments = tuple(
             Segment(
-                hypothesis=tokenize(s.hypothesis, name, split=split),
-                references=tuple(tokenize(r, name, split=split) for r in s.references),
+                hypothesis=tokenize(s.hypothesis, name, split=split, padding=padding),
+                references=tuple(tokenize(r, name, split=split, padding=padding) for r in s.references),
             )
             for s in self.segments
         )
