@@ -57,7 +57,7 @@ def run_check(command: str, report: Path, examples: int | None) -> tuple[int, fl
     done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
     elapsed = time.perf_counter() - start
     lines = (
-        (report / "results.jsonl").read_text(encoding="utf-8").splitlines()
+        (report / "results.jsonl").read_text(encoding="utf-8").split("\n")
         if (report / "results.jsonl").exists()
         else []
     )

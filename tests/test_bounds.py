@@ -54,8 +54,8 @@ def _score_command(**changes):
 
 def _records(report):
     """header, records, footer of a report's results.jsonl, each line read as JSON (and UTF-8 checked)."""
-    lines = (Path(report) / "results.jsonl").read_bytes().decode("utf-8").splitlines()
-    objects = [json.loads(line) for line in lines]
+    lines = (Path(report) / "results.jsonl").read_bytes().decode("utf-8").split("\n")
+    objects = [json.loads(line) for line in lines if line]
     return objects[0], objects[1:-1], objects[-1]
 
 

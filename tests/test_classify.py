@@ -481,3 +481,41 @@ def test_a_13a_line_not_padded_with_spaces_is_named_by_the_padding_rule():
     assert tokenize("in 1995.", "13a", padding="none") == ("in", "1995.")
     req = _text_request("corpus", [("in 1995.", ["in 1995 ."])], [1.0])
     assert classify(req, ScoreAnswer(math.exp(-0.5) / 2), "sacrebleu").name == "line_padding=none"
+
+
+def _tokens_request(pairs, lowercase=False):
+    return ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=lowercase,
+                        segments=tuple(Segment(hypothesis=h, references=tuple(refs)) for h, refs in pairs))
+
+
+@pytest.mark.parametrize("pairs, stats, name", [
+    # fairseq's bleu_ltrim/bleu_rtrim: <pad> a b </s> against a b </s> is a b against a b: 2 of 2, c = r = 2
+    ([(("<pad>", "a", "b", "</s>"), [("a", "b", "</s>")])], (2, 2, 2, 2), "pad-and-eos-trimmed"),
+    # --remove-bpe: new@@ s paper is news paper, the reference's two tokens: 2 of 2
+    ([(("new@@", "s", "paper"), [("news", "paper")])], (2, 2, 2, 2), "bpe-marks-merged"),
+    # joined and split again: "a b", c is a, b, c: 3 of 3 against a b c
+    ([(("a b", "c"), [("a", "b", "c")])], (3, 3, 3, 3), "tokens-resplit-on-whitespace"),
+    # the empty token filtered out (a token holding a space kept: splitting again would give 3 tokens): 2 of 2
+    ([(("a", "", "b c"), [("a", "b c")])], (2, 2, 2, 2), "empty-tokens-dropped"),
+    # NFKC: the ligature fi and the superscript two become f i and 2: fix x2 against fix x2, 2 of 2
+    ([(("\ufb01x", "x\u00b2"), [("fix", "x2")])], (2, 2, 2, 2), "tokens-nfkc-normalised"),
+    # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2
+    ([(("a", "<unk>"), [("a", "<unk>")])], (2, 2, 1, 2), "reference-unk-never-matches"),
+    # a JavaScript `{}` of n-gram counts: "constructor" reads the inherited member, 1 of 2
+    ([(("constructor", "a"), [("constructor", "a")])], (2, 2, 1, 2), "object-member-unigrams-never-match"),
+])
+def test_tokens_changed_before_counting_are_named_by_their_counts(pairs, stats, name):
+    """Hand-derived BLEU-1 counts (c, r, matches, total) of each mechanism; the answer is their score,
+    BP * m / t (BP 1: c = r in each)."""
+    c, r, m, t = stats
+    answer = ScoreAnswer(m / t, {"hyp_len": c, "ref_len": r, "matches": [m], "totals": [t], "bp": 1.0})
+    assert classify(_tokens_request(pairs), answer, "papineni").name == name
+
+
+def test_case_folded_on_ascii_letters_only_is_named_by_the_folding_rule():
+    """lowercase asked: É A against é a. Folded as str.lower() both match (BLEU-1 = 1); A-Z only (Perl's lc on
+    bytes, tf.strings.lower), A becomes a and É stays: 1 of 2, 0.5; with case ignored altogether neither would
+    match (0), so only the ASCII rule gives 0.5."""
+    req = _tokens_request([(("\u00c9", "A"), [("\u00e9", "a")])], lowercase=True)
+    answer = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [2], "bp": 1.0})
+    assert classify(req, answer, "papineni").name == "case_fold=ascii"

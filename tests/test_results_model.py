@@ -50,7 +50,7 @@ def test_written_lines_validate_against_the_schema(tmp_path):
         writer.write(record)
         writer.write(Footer(**FOOTER))
     validator = Draft202012Validator(results.json_schema())
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
     assert [line["type"] for line in lines] == ["header", "record", "footer"]
     for line in lines:
         assert validator.is_valid(line), list(validator.iter_errors(line))

@@ -293,7 +293,7 @@ def _replay_items(text):
             items = data if isinstance(data, list) else [data]
         except ValueError:
             items = []
-            for number, line in enumerate(source.splitlines(), 1):
+            for number, line in enumerate(source.split("\n"), 1):
                 if line.strip():
                     try:
                         items.append(json.loads(line))

@@ -33,6 +33,7 @@ from typing import Any
 from oracle.formulas import bleu
 from oracle.formulas.conventions import (
     BOTH_EMPTY_RULES,
+    CASE_FOLD_RULES,
     EMPTY_ORDER_RULES,
     NO_MATCH_RULES,
     REFERENCE_LENGTH_RULES,
@@ -125,6 +126,9 @@ def _convention_changes(options, smoothing, level, profile_options, *, text=Fals
         if rule != options.token_split:
             out.append((f"token_split={rule}", f"words are split on {TOKEN_SPLIT_RULES[rule]}", {"token_split": rule},
                         None))
+    for rule in CASE_FOLD_RULES if options.lowercase else ():
+        if rule != options.case_fold:
+            out.append((f"case_fold={rule}", f"case is folded as {CASE_FOLD_RULES[rule]}", {"case_fold": rule}, None))
     for rule in LINE_PADDING_RULES if text else ():
         if rule != options.line_padding:
             out.append((f"line_padding={rule}", LINE_PADDING_RULES[rule], {"line_padding": rule}, None))
@@ -842,6 +846,7 @@ _CONVENTION_RULES = {
     "both_empty": BOTH_EMPTY_RULES,
     "token_split": TOKEN_SPLIT_RULES,
     "line_padding": LINE_PADDING_RULES,
+    "case_fold": CASE_FOLD_RULES,
 }
 
 

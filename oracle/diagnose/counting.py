@@ -19,6 +19,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -168,6 +169,91 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
     return counted
 
 
+def counts_of_tokens(
+    transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False
+) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with each hypothesis and reference (each reference only, `references_only`) changed by
+    `transform` before counting (None where it changes no token sequence: nothing to tell apart)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        pairs, changed = [], False
+        for segment in segments:
+            hypothesis = tuple(segment.hypothesis)
+            new_hypothesis = hypothesis if references_only else transform(hypothesis)
+            references = [transform(tuple(r)) for r in segment.references]
+            changed = changed or new_hypothesis != hypothesis or any(
+                new != tuple(old) for new, old in zip(references, segment.references, strict=True))
+            pairs.append((new_hypothesis, references))
+        if not changed:
+            return None
+        return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
+
+    return counted
+
+
+def _pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Leading "<pad>" and trailing "</s>"/"<pad>" dropped (fairseq's bleu_ltrim/bleu_rtrim: `while (end > 0)`,
+    so the first token is never dropped from the end)."""
+    start = 0
+    while start < len(tokens) and tokens[start] == "<pad>":
+        start += 1
+    end = len(tokens)
+    while end - start > 1 and tokens[end - 1] in ("</s>", "<pad>"):
+        end -= 1
+    return tokens[start:end]
+
+
+def _bpe_merged(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """subword-nmt's continuation marks undone (`(sentence + " ").replace("@@ ", "")`): a token ending in "@@" is
+    glued to the next one."""
+    merged: list[str] = []
+    pending = ""
+    for token in tokens:
+        if token.endswith("@@"):
+            pending += token[:-2]
+        else:
+            merged.append(pending + token)
+            pending = ""
+    return (*merged, pending) if pending else tuple(merged)
+
+
+#: A reference token no hypothesis token can equal: a lone surrogate, which protocol v1 refuses on the wire.
+_NEVER_MATCHED = "\ud800"
+
+
+def _unk_never_matched(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_NEVER_MATCHED if t == "<unk>" else t for t in tokens)
+
+
+#: Names a JavaScript object inherits from Object.prototype: a port counting n-grams in `{}` never finds them
+#: as its own keys (or reads a function), so such unigrams never match.
+OBJECT_MEMBER_NAMES = frozenset({"__proto__", "constructor", "toString", "valueOf", "hasOwnProperty",
+                                 "isPrototypeOf", "propertyIsEnumerable", "toLocaleString"})
+
+
+def object_member_unigrams_unmatched(segments: Sequence[Any], n: int, *,
+                                     fold: Callable[[str], str] | None) -> tuple[int, ...] | None:
+    """Per order, the clipped matches with unigrams named like Object.prototype members never matching (None where
+    no such unigram would have matched)."""
+    matches = [0] * n
+    found = False
+    for segment in segments:
+        one = bleu.clipped_matches(bleu.count(_folded(segment.hypothesis, fold), n),
+                                   [bleu.count(_folded(r, fold), n) for r in segment.references], n)
+        lost = 0
+        if n:
+            limit: Counter = Counter()
+            for reference in segment.references:
+                for token, k in Counter(_folded(reference, fold)).items():
+                    limit[token] = max(limit[token], k)
+            hypothesis_counts = Counter(_folded(segment.hypothesis, fold))
+            lost = sum(min(k, limit[t]) for t, k in hypothesis_counts.items() if t in OBJECT_MEMBER_NAMES)
+        found = found or lost > 0
+        matches = [a + b for a, b in zip(matches, one, strict=False)]
+        matches[0] -= lost
+    return tuple(matches) if found else None
+
+
 def distance_reference_lengths(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
     """r summed as each segment's smallest distance |len(ref) - c|, not the closest reference's length."""
     return {"ref_len": sum(min(abs(len(r) - len(s.hypothesis)) for r in s.references) for s in segments)}
@@ -222,6 +308,7 @@ def _folding(
 
 
 MATCHES = frozenset({"matches"})
+ALL_LAYERS = frozenset({"hyp_len", "ref_len", "matches", "totals"})
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
 #: {layer: counts}, or None where the
 #: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
@@ -309,6 +396,47 @@ COUNTING_ALTERNATIVES: dict[
         "segments whose hypothesis is empty are left out of the corpus (their references' lengths too)",
         frozenset({"hyp_len", "ref_len", "matches", "totals"}),
         counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
+    ),
+    "pad-and-eos-trimmed": (
+        "leading <pad> and trailing </s> or <pad> tokens are dropped from every sequence before counting (a "
+        "token-id scorer that trims its padding and end-of-sentence symbols, as fairseq's libbleu does)",
+        ALL_LAYERS,
+        counts_of_tokens(_pad_and_eos_trimmed),
+    ),
+    "bpe-marks-merged": (
+        "BPE continuation marks are undone before counting: a token ending in @@ is glued to the next one "
+        "(subword-nmt's \"@@ \" removed, as --remove-bpe does)",
+        ALL_LAYERS,
+        counts_of_tokens(_bpe_merged),
+    ),
+    "tokens-resplit-on-whitespace": (
+        "the tokens are joined with spaces and split again on whitespace before counting, so a token holding "
+        "whitespace becomes several and an empty or blank token disappears",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(" ".join(tokens).split())),
+    ),
+    "empty-tokens-dropped": (
+        "empty tokens are filtered out before counting: they count in no length and no n-gram",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(t for t in tokens if t)),
+    ),
+    "tokens-nfkc-normalised": (
+        "every token is NFKC-normalised before counting (compatibility characters such as ﬁ, ² or full-width "
+        "letters become their plain forms and then match them)",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
+    ),
+    "reference-unk-never-matches": (
+        "a reference <unk> never matches, so no n-gram holding it counts (a scorer that masks unknown words in "
+        "the reference, as fairseq's `rref[rref.eq(self.unk)] = -999`)",
+        MATCHES,
+        counts_of_tokens(_unk_never_matched, references_only=True),
+    ),
+    "object-member-unigrams-never-match": (
+        "unigrams named like JavaScript Object.prototype members (constructor, __proto__, toString, ...) never "
+        "match: n-grams counted in a plain object `{}` find the inherited member instead of their own count",
+        MATCHES,
+        _layer("matches", _folding(object_member_unigrams_unmatched)),
     ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (
