@@ -519,3 +519,17 @@ def test_case_folded_on_ascii_letters_only_is_named_by_the_folding_rule():
     req = _tokens_request([(("\u00c9", "A"), [("\u00e9", "a")])], lowercase=True)
     answer = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [2], "bp": 1.0})
     assert classify(req, answer, "papineni").name == "case_fold=ascii"
+
+
+@pytest.mark.parametrize("k, score, name", [
+    # "a b" against "a c", BLEU-2: m = (1, 0), l = (2, 1), c = r = 2. k = 0.5 on every order, unigrams too:
+    # p1 = 1.5 / 2.5 = 0.6, p2 = 0.5 / 1.5 = 1/3, BLEU = sqrt(0.6 / 3) = sqrt(0.2) (from order 2 on, as
+    # documented: p1 = 1/2, sqrt(1/6))
+    (0.5, math.sqrt(0.2), "add-k-on-every-order"),
+    # k = 1.5 read as 1: p1 = 1/2, p2 = (0 + 1) / (1 + 1) = 1/2, BLEU = 1/2 (as documented p2 = 1.5 / 2.5: sqrt(0.3))
+    (1.5, 0.5, "add-k-truncated-to-an-integer"),
+])
+def test_add_k_applied_otherwise_is_named_by_the_mechanism(k, score, name):
+    req = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.5), smoothing={"method": "add-k", "k": k})
+    explanation = classify(req, ScoreAnswer(score), "sacrebleu")
+    assert name in (explanation.name, *explanation.fits), explanation

@@ -487,6 +487,26 @@ def _first_tier(search, conventions, close, suffix, *, simple=True, combined=Tru
     return []
 
 
+def _with_every_simple_fit(search, conventions, found):
+    """`found` (a tier's explanations), then the single explanations of the other simple tiers that fit as
+    well: a simpler tier's explanation names the record, and a mechanism of a later tier that also fits it stays
+    among its fits, so that a run can name the one that fits all its records (`oracle.diagnose.cover`). The
+    search stops where the budget does: what was found stands."""
+    names = {e.name for e in found}
+    extra = []
+    try:
+        for index, tier in enumerate(_tiers(search, conventions, within_contract, "")):
+            if index >= SIMPLE_TIERS:
+                break
+            for explanation in tier():
+                if explanation.name not in names:
+                    names.add(explanation.name)
+                    extra.append(explanation)
+    except _BudgetSpent:
+        pass
+    return found + extra
+
+
 def _chosen(found, expected):
     """The first explanation of a tier, with the others that fit as well as it does."""
     first = found[0]
@@ -575,7 +595,7 @@ def _explain(search, conventions, expected):
     # single explanations, then float32 on the judged conventions (itself a single explanation), then combinations
     found = _first_tier(search, conventions, within_contract, "", combined=False)
     if found:
-        return _chosen(found, expected)
+        return _chosen(_with_every_simple_fit(search, conventions, found), expected)
     if _float32_close(actual, expected) and search.permitted(FLOAT32) and consistent_with(statistics, base, n):
         return Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), expected, expected)
     found = _first_tier(search, conventions, within_contract, "", simple=False)

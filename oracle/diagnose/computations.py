@@ -464,6 +464,27 @@ def add_k_from_trigrams(ctx, result):
     return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 3 else (m, t))
 
 
+def add_k_on_every_order(ctx, result):
+    """add-k smoothing applied to every order, unigrams included (k added to m_1 and l_1 too: tensorflow/nmt's
+    compute_bleu smooths unigrams, huggingface/datasets PR #4599), not from order 2 on as Chen and Cherry's
+    method 2 and sacrebleu do."""
+    if result is None or result.score.is_nan() or ctx.smoothing.method != "add-k":
+        return None
+    k = float(ctx.smoothing.k)
+    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k))
+
+
+def add_k_truncated_to_an_integer(ctx, result):
+    """add-k smoothing with k truncated to an integer (k = 0.5 adds nothing, 1.5 adds 1): a fractional parameter
+    parsed as an int."""
+    if result is None or result.score.is_nan() or ctx.smoothing.method != "add-k":
+        return None
+    k = int(ctx.smoothing.k)
+    if k == ctx.smoothing.k:
+        return None
+    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 2 else (m, t))
+
+
 def orders_beyond_4_left_out(ctx, result):
     """Only orders 1 to 4 are combined, whatever the weights say of higher orders (no renormalisation): an
     implementation that keeps four n-gram counters (fairseq's BleuStat: match1..match4)."""
@@ -546,6 +567,8 @@ SPECIFIC_COMPUTATIONS = (
     ("epsilon-instead-of-zero", epsilon_instead_of_zero),
     ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),
     ("add-k-from-trigrams", add_k_from_trigrams),
+    ("add-k-on-every-order", add_k_on_every_order),
+    ("add-k-truncated-to-an-integer", add_k_truncated_to_an_integer),
     ("orders-beyond-4-left-out", orders_beyond_4_left_out),
     ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
     ("object-prototype-key-nan", object_prototype_key_nan),
