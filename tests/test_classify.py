@@ -533,3 +533,15 @@ def test_add_k_applied_otherwise_is_named_by_the_mechanism(k, score, name):
     req = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.5), smoothing={"method": "add-k", "k": k})
     explanation = classify(req, ScoreAnswer(score), "sacrebleu")
     assert name in (explanation.name, *explanation.fits), explanation
+
+
+def test_an_ngram_order_read_back_from_its_spaces_is_named_by_its_counts():
+    """One map for every order keyed by " ".join (ketranm/tardis BLEU.lua): "a b", c against the same tokens.
+    The unigram "a b" is keyed "a b", one space, so it counts as a bigram; the bigram ("a b", "c") is keyed
+    "a b c", two spaces: a trigram, out of range for BLEU-2. Unigrams: c only (1 of 1); bigrams: "a b" (1 of 1).
+    c = r = 2, every precision 1: BLEU 1 (the formulas count unigrams 2 of 2 and bigrams 1 of 1: also 1, but
+    with other statistics)."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a b", "c"), references=(("a b", "c"),)),))
+    answer = ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [1, 1], "totals": [1, 1], "bp": 1.0})
+    assert classify(req, answer, "papineni").name == "order-read-from-spaces"
