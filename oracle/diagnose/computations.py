@@ -438,9 +438,10 @@ def epsilon_for_every_zero_or_empty_order(ctx, result):
     return float(result.bp) * math.exp(total)
 
 
-def _log_mean_of_counts(result, weights, adjust):
+def _log_mean_of_counts(result, weights, adjust, *, empty_is_zero=False):
     """BP * exp(sum of w_n log(m_n / t_n)) over the weighted orders, each (m, t) mapped by `adjust(n, m, t)` (n
-    1-based); an order left with no n-grams is left out, a zero precision gives 0."""
+    1-based); an order left with no n-grams is left out (0 where `empty_is_zero`: the profile's empty-order
+    rule), a zero precision gives 0."""
     statistics = result.statistics
     total = 0.0
     for n, (m, t, w) in enumerate(zip(statistics.matches, statistics.totals, weights, strict=False), start=1):
@@ -448,11 +449,18 @@ def _log_mean_of_counts(result, weights, adjust):
             continue
         m, t = adjust(n, m, t)
         if t == 0:
+            if empty_is_zero:
+                return 0.0
             continue
         if m == 0:
             return 0.0
         total += float(w) * math.log(m / t)
     return float(result.bp) * math.exp(total)
+
+
+def _empty_is_zero(ctx):
+    """Whether the judged conventions score an order without n-grams 0 (left unsmoothed by a computation)."""
+    return ctx.options.empty_order_at(ctx.request.level, ctx.smoothing) == "zero"
 
 
 def add_k_from_trigrams(ctx, result):
@@ -461,7 +469,8 @@ def add_k_from_trigrams(ctx, result):
     if result is None or result.score.is_nan() or ctx.smoothing.method != "add-k" or len(ctx.weights) < 2:
         return None
     k = float(ctx.smoothing.k)
-    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 3 else (m, t))
+    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 3 else (m, t),
+                               empty_is_zero=_empty_is_zero(ctx))
 
 
 def add_k_on_every_order(ctx, result):
@@ -482,7 +491,8 @@ def add_k_truncated_to_an_integer(ctx, result):
     k = int(ctx.smoothing.k)
     if k == ctx.smoothing.k:
         return None
-    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 2 else (m, t))
+    return _log_mean_of_counts(result, ctx.weights, lambda n, m, t: (m + k, t + k) if n >= 2 else (m, t),
+                               empty_is_zero=_empty_is_zero(ctx))
 
 
 def orders_beyond_4_left_out(ctx, result):
