@@ -545,3 +545,12 @@ def test_an_ngram_order_read_back_from_its_spaces_is_named_by_its_counts():
                        segments=(Segment(hypothesis=("a b", "c"), references=(("a b", "c"),)),))
     answer = ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [1, 1], "totals": [1, 1], "bp": 1.0})
     assert classify(req, answer, "papineni").name == "order-read-from-spaces"
+
+
+def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():
+    """"a" against "b", weights (1, 0.75, 0.5, 0.1), exp smoothing, sentence level: unigrams match 0 of 1, which
+    exp smoothing makes 1/2; orders 2 to 4 have no n-grams (0/0), which promptfoo's `p === 0 ? 1e-7 : p` makes
+    1e-7 each: BLEU = 1 * exp(ln(1/2) + (0.75 + 0.5 + 0.1) ln(1e-7)) = 0.5 * 1e-7 ** 1.35 (about 1.774e-10)."""
+    req = request("sentence", [("a", ["b"])], weights=(1.0, 0.75, 0.5, 0.1), smoothing={"method": "exp"})
+    explanation = classify(req, ScoreAnswer(0.5 * 1e-7 ** 1.35), "papineni")
+    assert explanation.name == "epsilon-for-every-zero-or-empty-order", explanation

@@ -427,14 +427,14 @@ def epsilon_instead_of_zero(ctx, result):
 def epsilon_for_every_zero_or_empty_order(ctx, result):
     """Every precision that is 0, including an order without n-grams (0/0 read as 0), taken as 1e-7 inside
     the logarithm, the weights kept as given: a hypothesis shorter than the highest order scores as if
-    that order had matched nothing, not 0 and not with the order left out."""
+    that order had matched nothing, not 0 and not with the order left out. With smoothing, on the smoothed
+    precisions: what smoothing leaves 0 or undefined (an order without n-grams) is what the epsilon replaces."""
     if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
         return None
-    statistics = result.statistics
-    pairs = list(zip(statistics.matches, statistics.totals, ctx.weights, strict=False))
-    if not any(m == 0 and w != 0 for m, _, w in pairs):  # no zero precision: the formulas' own score
+    pairs = [(p, w) for p, w in zip(result.precisions, ctx.weights, strict=False) if w != 0]
+    if not any(p is None or p == 0 for p, _ in pairs):  # no zero precision: the formulas' own score
         return None
-    total = math.fsum(float(w) * math.log(m / t if m else 1e-7) for m, t, w in pairs if w != 0)
+    total = math.fsum(float(w) * math.log(float(p) if p else 1e-7) for p, w in pairs)
     return float(result.bp) * math.exp(total)
 
 
