@@ -554,3 +554,11 @@ def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_
     req = request("sentence", [("a", ["b"])], weights=(1.0, 0.75, 0.5, 0.1), smoothing={"method": "exp"})
     explanation = classify(req, ScoreAnswer(0.5 * 1e-7 ** 1.35), "papineni")
     assert explanation.name == "epsilon-for-every-zero-or-empty-order", explanation
+
+
+def test_a_corpus_whose_every_hypothesis_is_empty_dropped_whole_is_named_by_its_counts():
+    """"" against "a": 0 either way (c = 0), but an implementation that drops segments with an empty hypothesis
+    (sacrebleu PR #132's filter) drops the whole corpus: r = 0, where the formulas count r = 1."""
+    req = request("corpus", [("", ["a"])], weights=(1.0,))
+    answer = ScoreAnswer(0.0, {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": 0.0})
+    assert classify(req, answer, "papineni").name == "empty-hypotheses-dropped"

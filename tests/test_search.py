@@ -437,3 +437,23 @@ def test_a_shrunk_input_is_attributed_to_an_explanation_of_the_original_answer_t
     assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL
     out = attribute_shrunk(judged[0], judged[1], "papineni")
     assert out.name == "mean-of-sentence-scores" and out.value == pytest.approx(small_answer)
+
+
+def test_lengths_that_differ_on_raw_text_are_named_by_the_mechanism_that_fits_the_statistics():
+    """A text request, "" against "a" then "b c" against "b c", BLEU-1: the formulas count c = 2, r = 3
+    (BP exp(-1/2)). An implementation that drops the segment whose hypothesis is empty (sacrebleu PR #132's
+    filter) counts c = r = 2 and 2 of 2 matches: BLEU 1. The judge sees r differ first, in the tokens; the
+    statistics are exactly the dropped segment's, so the cause is that mechanism, not "tokenization differs"."""
+    from oracle.diagnose.attribute import attribute
+    from oracle.diagnose.expect import oracle_expected
+    from oracle.diagnose.judge import token_count_layers
+
+    request = ScoreRequest.model_validate({
+        "cmd": "score", "seq": 1, "level": "corpus", "tokenize": "13a", "weights": [1.0],
+        "segments": [{"hypothesis": "", "references": ["a"]}, {"hypothesis": "b c", "references": ["b c"]}]})
+    reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 1.0, "statistics": {
+        "hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2], "bp": 1.0}}))
+    expected = oracle_expected(request, "papineni")
+    verdict = judge(expected, reply, token_counts=token_count_layers(request))
+    assert verdict.layer == "tokenization"
+    assert attribute(request, reply, verdict, expected, "papineni").name == "empty-hypotheses-dropped"

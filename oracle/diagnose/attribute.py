@@ -94,8 +94,11 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     oracle_json = None if expected.rejected else expected.score
     layer = verdict.layer
     not_a_number = _not_a_wrong_number(reply, verdict, expected, oracle_json, entries)
-    if not_a_number is not None:
+    if not_a_number is not None and layer != TOKENIZATION_LAYER:
         return not_a_number
+    if not_a_number is not None:  # lengths that differ on raw text: a mechanism that fits the statistics, if any
+        named = _explained(request, reply, profile, overrides, entries, search_all=search_all, among=among)
+        return named if named is not None else not_a_number
     classes = sorted({d["classify"] for d in entries if d.get("classify")})
     try:
         explanation, scope = None, "all"
@@ -126,6 +129,22 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     return explanation.classification(
         documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts),
         scope=scope if explanation.explained else "all")
+
+
+def _explained(request, reply, profile, overrides, entries, *, search_all, among):
+    """The classification of a failure first seen in its tokens (c or r on raw text), when an explanation
+    accounts for the answer and its statistics (a segment dropped, words split otherwise); else None."""
+    if not search_all:
+        return None
+    try:
+        explanation = classify(request, reply, profile, overrides=overrides, among=among)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+    if not explanation.change:
+        return None
+    parts = set(component_names(explanation.name))
+    return explanation.classification(
+        documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts), scope="all")
 
 
 Judged = tuple[ScoreRequest, Answered, Verdict, Expected]

@@ -185,12 +185,15 @@ def wrapped_count_matches(bits: int) -> Callable[..., tuple[int, ...] | None]:
 
 
 def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
-    """Every count, over the segments `choose` keeps (None where it keeps them all: nothing changes)."""
+    """Every count, over the segments `choose` keeps (None where it keeps them all: nothing changes; zeros where
+    it keeps none: an empty corpus)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
         kept = choose(segments)
-        if kept is None or not kept or len(kept) == len(segments):
+        if kept is None or len(kept) == len(segments):
             return None
+        if not kept:
+            return {"hyp_len": 0, "ref_len": 0, "matches": (0,) * n, "totals": (0,) * n}
         return _counts_of(bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n,
                                               options=options), n)
 
