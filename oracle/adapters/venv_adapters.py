@@ -16,8 +16,8 @@ itself (`oracle.adapters.driven`).
 - **opik-sentence**, **opik-corpus**: opik 2.2.122, `opik.evaluation.metrics.SentenceBLEU` and `CorpusBLEU`
   (`track=False`: no Opik server, tracking disabled), with nltk 3.10.4, which they wrap: `score(output,
   reference)` on strings. Their docstrings cite NLTK's BLEU and its `SmoothingFunction` methods, and say
-  that weights "must sum to 1.0" and that an empty candidate or reference raises: profile `nltk`, those
-  refusals `rejected`. What they do and do not document: they lowercase every string and truncate the
+  that weights "must sum to 1.0" (uniform weights declared: protocol v1 cannot say "summing to 1") and
+  that an empty candidate or reference raises: profile `nltk`, those refusals `rejected`. What they do and do not document: they lowercase every string and truncate the
   weights to the hypothesis length (the longest hypothesis for the corpus), renormalised
   (discrepancies opik-lowercases, opik-truncated-weights). Tokens are joined by spaces (opik splits on
   whitespace); text requests with the `none` tokenizer pass the text as it is. The smoothing methods are
@@ -98,8 +98,10 @@ class OpikSentenceImplementation(_VenvImplementation):
     version = environments.VENVS["opik-sentence"].pinned("opik")
     profile = "nltk"
     smoothing = OPIK_SMOOTHING
-    # it lowercases every string whatever is asked: a request to fold case is one it honours
-    capabilities = declare_capabilities(levels=["sentence"], max_order=12, smoothing=OPIK_SMOOTHING.declared,
+    # it lowercases every string whatever is asked: a request to fold case is one it honours. Its weights must sum to
+    # 1 (a documented ValueError otherwise); protocol v1 cannot say that: uniform weights only
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=12,
+                                        smoothing=OPIK_SMOOTHING.declared,
                                         lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
 
 
@@ -108,7 +110,8 @@ class OpikCorpusImplementation(_VenvImplementation):
     version = environments.VENVS["opik-corpus"].pinned("opik")
     profile = "nltk"
     smoothing = OPIK_SMOOTHING
-    capabilities = declare_capabilities(levels=["corpus"], max_order=12, smoothing=OPIK_SMOOTHING.declared,
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", max_order=12,
+                                        smoothing=OPIK_SMOOTHING.declared,
                                         lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
 
 
