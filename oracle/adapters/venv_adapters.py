@@ -17,9 +17,10 @@ itself (`oracle.adapters.driven`).
   (`track=False`: no Opik server, tracking disabled), with nltk 3.10.4, which they wrap: `score(output,
   reference)` on strings. Their docstrings cite NLTK's BLEU and its `SmoothingFunction` methods, and say
   that weights "must sum to 1.0" (uniform weights declared: protocol v1 cannot say "summing to 1") and
-  that an empty candidate or reference raises: profile `nltk`, those refusals `rejected`. What they do and do not document: they lowercase every string and truncate the
-  weights to the hypothesis length (the longest hypothesis for the corpus), renormalised
-  (discrepancies opik-lowercases, opik-truncated-weights). Tokens are joined by spaces (opik splits on
+  that an empty candidate or reference raises: profile `nltk`, those refusals `rejected`. What they
+  do and do not document: they lowercase every string and truncate the weights to the hypothesis
+  length (the longest hypothesis for the corpus), renormalised (discrepancies opik-always-lowercases,
+  opik-truncated-weights, opik-corpus-truncated-weights). Tokens are joined by spaces (opik splits on
   whitespace); text requests with the `none` tokenizer pass the text as it is. The smoothing methods are
   NLTK's with `SmoothingFunction()`'s defaults: those without a parameter are declared.
 - **azure-ai-evaluation** 1.18.10, `azure.ai.evaluation.BleuScoreEvaluator()(response=...,

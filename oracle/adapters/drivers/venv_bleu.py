@@ -343,8 +343,11 @@ def azure_ai_evaluation(settings: Dict[str, Any]) -> Scorer:
     evaluator = BleuScoreEvaluator()
 
     def score(command: Command) -> Answer:
-        ((hypothesis, (reference,)),) = text_segments(command)
-        return float(evaluator(response=hypothesis, ground_truth=reference)["bleu_score"])
+        ((hypothesis, references),) = text_segments(command)
+        if len(references) != 1:  # (its capabilities allow at most one: this is a segment without any)
+            raise Refused("rejected", "azure-ai-evaluation scores a response against one ground_truth (got {} "
+                                      "references)".format(len(references)))
+        return float(evaluator(response=hypothesis, ground_truth=references[0])["bleu_score"])
 
     return score
 
