@@ -136,9 +136,9 @@ def test_opik_by_hand():
     # the corpus truncates to the longest hypothesis: 2 tokens, the same value
     assert corpus.score(_request(["a", "b"], [["a", "b", "c"]], BLEU4, level="corpus")).score == pytest.approx(
         math.exp(-0.5), rel=1e-12)
-    # `if abs(sum(weights) - 1.0) > 1e-6: raise ValueError("Weights must sum to 1.0")`, as documented
-    with pytest.raises(Rejected, match="Weights must sum to 1.0"):
-        sentence.score(_request(["a"], [["a"]], [0.5, 0.25]))
+    # "Raises: MetricComputationError: If the candidate or any reference is empty", as documented
+    with pytest.raises(Rejected, match="Candidate is empty"):
+        sentence.score(_request([], [["a"]], BLEU4))
 
 
 @pytest.mark.slow
