@@ -94,26 +94,24 @@ OPIK_SMOOTHING = SmoothingTable("opik smooths with NLTK's SmoothingFunction() me
 ))
 
 
+def _opik_capabilities(level: str) -> dict:
+    # it lowercases every string whatever is asked: a request to fold case is one it honours. Its weights must sum to
+    # 1 (a documented ValueError otherwise); protocol v1 cannot say that: uniform weights only
+    return declare_capabilities(levels=[level], weights="uniform", max_order=12, smoothing=OPIK_SMOOTHING.declared,
+                                lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
+
+
 class OpikSentenceImplementation(_VenvImplementation):
     name = environment = "opik-sentence"
     version = environments.VENVS["opik-sentence"].pinned("opik")
     profile = "nltk"
     smoothing = OPIK_SMOOTHING
-    # it lowercases every string whatever is asked: a request to fold case is one it honours. Its weights must sum to
-    # 1 (a documented ValueError otherwise); protocol v1 cannot say that: uniform weights only
-    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=12,
-                                        smoothing=OPIK_SMOOTHING.declared,
-                                        lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
+    capabilities = _opik_capabilities("sentence")
 
 
-class OpikCorpusImplementation(_VenvImplementation):
+class OpikCorpusImplementation(OpikSentenceImplementation):
     name = environment = "opik-corpus"
-    version = environments.VENVS["opik-corpus"].pinned("opik")
-    profile = "nltk"
-    smoothing = OPIK_SMOOTHING
-    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", max_order=12,
-                                        smoothing=OPIK_SMOOTHING.declared,
-                                        lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
+    capabilities = _opik_capabilities("corpus")
 
 
 class AzureAiEvaluationImplementation(_VenvImplementation):
