@@ -5,9 +5,11 @@ Two kinds, both pinned here and nowhere else:
 - **npm packages** (promptfoo, bleu-score): `npm pack NAME@VERSION` fetches exactly the package's
   tarball from the npm registry (none of its dependencies: the adapters load only the BLEU code), its
   sha512 integrity is compared with the pin below, and it is unpacked into ROOT/npm/NAME-VERSION.
-- **virtual environments** (keras-hub, metrax): an implementation whose dependencies are heavy
-  (TensorFlow, JAX) or clash with the project's runs in its own venv, ROOT/venvs/NAME-HASH, created
-  with this Python and the pinned requirements.
+- **virtual environments** (keras-hub, metrax, opik, azure-ai-evaluation): an implementation whose
+  dependencies are heavy (TensorFlow, JAX, an LLM-evaluation SDK) or clash with the project's runs in its
+  own venv, ROOT/venvs/NAME-HASH, created with this Python and the pinned requirements (two implementations
+  of one library share one: opik's sentence and corpus BLEU); a `seed` script then writes what the library
+  would otherwise download at run time (azure-ai-evaluation's NLTK data) from packages installed there.
 
 Either is scored by a driver (`drivers/`) that speaks protocol v1 itself (`oracle.adapters.driven`).
 ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else $XDG_CACHE_HOME/bleu-oracle/implementations (default
