@@ -454,3 +454,25 @@ def test_a_seeded_environment_runs_its_seed_after_pip_and_a_failing_seed_leaves_
     # pip first, then the seed with the directory being built (renamed into place afterwards), then the import check
     assert calls[0].startswith("-m pip install") and calls[1] == f"seed_nltk_data.py {target.name}"
     assert calls[2:] == ([] if fails else ["-c from azure.ai.evaluation import BleuScoreEvaluator"])
+
+
+@pytest.mark.parametrize("racer_finished", [True, False])
+def test_a_shared_environment_another_process_moved_in_first_is_kept(tmp_path, monkeypatch, racer_finished):
+    """Two runs building opik's one environment: the rename that loses the race keeps the winner's venv (judged by
+    what is in place, since the environment's name "opik" is no implementation's); with nothing there it says so."""
+    built, target = tmp_path / "built", tmp_path / "opik-0123456789"
+    (built / "bin").mkdir(parents=True)
+
+    def racing_replace(source, destination):  # the other process's venv lands first, then this rename fails
+        if racer_finished:
+            (Path(destination) / "bin").mkdir(parents=True)
+            (Path(destination) / "bin" / "python").write_text("")
+        raise OSError(39, "Directory not empty")
+
+    monkeypatch.setattr(environments.os, "replace", racing_replace)
+    if racer_finished:
+        environments._move_into_place(built, target, "opik")
+        assert (target / "bin" / "python").is_file()
+    else:
+        with pytest.raises(AdapterUnavailable, match="could not move opik into .*opik-0123456789"):
+            environments._move_into_place(built, target, "opik")

@@ -357,7 +357,8 @@ def _move_into_place(built, target, name):
             os.replace(target, aside)
         os.replace(built, target)
     except OSError as exc:
-        if not is_prepared(name):
+        # (what is there, not `is_prepared(name)`: a shared environment's name, "opik", is no implementation's)
+        if not ((target / MANIFEST).is_file() or (target / "bin" / "python").is_file()):
             raise AdapterUnavailable(f"could not move {name} into {target}: {exc}") from None
     finally:
         shutil.rmtree(aside, ignore_errors=True)
