@@ -402,3 +402,77 @@ def test_check_refuses_a_changed_file_in_the_installed_bleu_score_with_exit_3(tm
                           timeout=120)
     assert done.returncode == 3, done.stderr[-2000:]
     assert "js/bleu.js has changed" in done.stderr and "bleu-oracle install bleu-score" in done.stderr
+
+
+# -- environments shared and seeded ------------------------------------------------------------------------
+
+FAKE_SEEDED_VENV = """
+import os, sys
+target = sys.argv[1]
+os.makedirs(os.path.join(target, "bin"))
+python = os.path.join(target, "bin", "python")
+with open(python, "w") as handle:  # records each call; the seed fails when asked to
+    handle.write('''#!{python}
+import os, sys
+with open({log!r}, "a") as log:
+    log.write(" ".join(os.path.basename(a) for a in sys.argv[1:4]) + "\\\\n")
+if sys.argv[1].endswith("seed_nltk_data.py") and os.environ.get("FAKE_SEED_FAILS"):
+    sys.stderr.write("no Punkt model here\\\\n")
+    sys.exit(1)
+''')
+os.chmod(python, 0o755)
+"""
+
+
+def test_the_two_opik_implementations_share_one_environment(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path))
+    assert environments.venv_dir("opik-sentence") == environments.venv_dir("opik-corpus")
+    assert environments.venv_dir("opik-sentence").name.startswith("opik-")
+    assert environments.venv_dir("azure-ai-evaluation") != environments.venv_dir("opik-sentence")
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_a_seeded_environment_runs_its_seed_after_pip_and_a_failing_seed_leaves_nothing(tmp_path, monkeypatch, fails):
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path / "implementations"))
+    log = tmp_path / "calls.log"
+    script = tmp_path / "fake_venv.py"
+    script.write_text(FAKE_SEEDED_VENV.format(python=sys.executable, log=str(log)))
+    monkeypatch.setattr(environments, "VENV_CREATE", (sys.executable, str(script)))
+    if fails:
+        monkeypatch.setenv("FAKE_SEED_FAILS", "1")
+    spec = environments.VENVS["azure-ai-evaluation"]
+    target = environments.venv_dir("azure-ai-evaluation")
+    if fails:
+        with pytest.raises(AdapterUnavailable, match=r"seeding azure-ai-evaluation's environment "
+                                                     r"\(seed_nltk_data.py\) failed: \['no Punkt model here'\]"):
+            environments._prepare_venv(spec, io.StringIO())
+        assert not target.exists() and list(target.parent.iterdir()) == []
+    else:
+        environments._prepare_venv(spec, io.StringIO())
+        assert (target / "bin" / "python").is_file()
+    calls = log.read_text().splitlines()
+    # pip first, then the seed with the directory being built (renamed into place afterwards), then the import check
+    assert calls[0].startswith("-m pip install") and calls[1] == f"seed_nltk_data.py {target.name}"
+    assert calls[2:] == ([] if fails else ["-c from azure.ai.evaluation import BleuScoreEvaluator"])
+
+
+@pytest.mark.parametrize("racer_finished", [True, False])
+def test_a_shared_environment_another_process_moved_in_first_is_kept(tmp_path, monkeypatch, racer_finished):
+    """Two runs building opik's one environment: the rename that loses the race keeps the winner's venv (judged by
+    what is in place, since the environment's name "opik" is no implementation's); with nothing there it says so."""
+    built, target = tmp_path / "built", tmp_path / "opik-0123456789"
+    (built / "bin").mkdir(parents=True)
+
+    def racing_replace(source, destination):  # the other process's venv lands first, then this rename fails
+        if racer_finished:
+            (Path(destination) / "bin").mkdir(parents=True)
+            (Path(destination) / "bin" / "python").write_text("")
+        raise OSError(39, "Directory not empty")
+
+    monkeypatch.setattr(environments.os, "replace", racing_replace)
+    if racer_finished:
+        environments._move_into_place(built, target, "opik")
+        assert (target / "bin" / "python").is_file()
+    else:
+        with pytest.raises(AdapterUnavailable, match="could not move opik into .*opik-0123456789"):
+            environments._move_into_place(built, target, "opik")

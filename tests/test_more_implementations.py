@@ -1,13 +1,13 @@
 """The implementations outside the Python libraries: promptfoo and bleu-score (npm, run by node),
-torchtext (its bleu_score without its compiled extension), keras-hub and metrax (virtual environments
-of their own). Each answer below is derived by hand from the library's code, cited beside it; then
+torchtext (its bleu_score without its compiled extension), keras-hub, metrax, opik and azure-ai-evaluation
+(virtual environments of their own). Each answer below is derived by hand from the library's code, cited beside it; then
 `check --impl NAME` runs end to end against the reviewed baseline. The tests of keras-hub and metrax
 are slow: they prepare the implementation's own environment first (TensorFlow, JAX: about a minute
 each, once per checkout), as `check --impl NAME` does. Each skips, with the reason, where that cannot
 be done (no package registry) or node is missing.
 
 Holds: oracle.adapters.npm_adapters, oracle.adapters.torchtext_adapter, oracle.adapters.venv_adapters,
-    oracle.adapters.drivers.venv_bleu
+    oracle.adapters.drivers.venv_bleu, oracle.adapters.drivers.seed_nltk_data
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import pytest
 from conftest import load
 from fakes.harness import check_against_baseline
 
+from oracle.adapters.base import Rejected
 from oracle.models.protocol import ScoreRequest
 
 
@@ -123,6 +124,38 @@ def test_keras_hub_by_hand():
 
 
 @pytest.mark.slow
+@pytest.mark.heavy
+def test_opik_by_hand():
+    sentence, corpus = prepared("opik-sentence"), prepared("opik-corpus")
+    # `output.lower().split()` and the same for each reference, asked or not: 'The cat sat' is 'the cat sat'
+    assert sentence.score(_request(["The", "cat", "sat"], [["the", "cat", "sat"]], [0.5, 0.5])).score == 1.0
+    # `_truncate_weights(len(candidate_tokens))`: BLEU-4 of a 2-token hypothesis keeps weights 1/4, 1/4, renormalised
+    # to 1/2, 1/2; both orders match fully, c = 2 against r = 3: e^(1 - 3/2), where BLEU-4 unsmoothed is 0
+    assert sentence.score(_request(["a", "b"], [["a", "b", "c"]], BLEU4)).score == pytest.approx(
+        math.exp(-0.5), rel=1e-12)
+    # the corpus truncates to the longest hypothesis: 2 tokens, the same value
+    assert corpus.score(_request(["a", "b"], [["a", "b", "c"]], BLEU4, level="corpus")).score == pytest.approx(
+        math.exp(-0.5), rel=1e-12)
+    # "Raises: MetricComputationError: If the candidate or any reference is empty", as documented
+    with pytest.raises(Rejected, match="Candidate is empty"):
+        sentence.score(_request([], [["a"]], BLEU4))
+
+
+@pytest.mark.slow
+@pytest.mark.heavy
+def test_azure_ai_evaluation_by_hand():
+    azure = prepared("azure-ai-evaluation")
+    # 'a b c d' against 'a b c e': p1 = 3/4, p2 = 2/3, p3 = 1/2 and no 4-gram match; NLTK's method4 (k = 5) gives
+    # that order ln(4) / (2 * 5), where the NIST smoothing its comment names (1/2^k) would give 1/2
+    assert azure.score(_request(list("abcd"), [list("abce")], BLEU4, smoothing="exp")).score == pytest.approx(
+        (3 / 4 * 2 / 3 * 1 / 2 * math.log(4) / 10) ** 0.25, rel=1e-12)
+    # non-ASCII text goes to NISTTokenizer.international_tokenize, which splits ASCII runs from the rest: 'aé b'
+    # is a, é, b and 'aé c' is a, é, c: p1 = 2/3, p2 = 1/2, orders 3 and 4 smoothed as ln(3)/10 and ln(3)/20
+    assert azure.score(_request(["aé", "b"], [["aé", "c"]], BLEU4, smoothing="exp")).score == pytest.approx(
+        (2 / 3 * 1 / 2 * math.log(3) / 10 * math.log(3) / 20) ** 0.25, rel=1e-12)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "name",
     [
@@ -131,6 +164,9 @@ def test_keras_hub_by_hand():
         "torchtext",
         pytest.param("metrax", marks=pytest.mark.heavy),
         pytest.param("keras-hub", marks=pytest.mark.heavy),
+        pytest.param("opik-sentence", marks=pytest.mark.heavy),
+        pytest.param("opik-corpus", marks=pytest.mark.heavy),
+        pytest.param("azure-ai-evaluation", marks=pytest.mark.heavy),
     ],
 )
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):

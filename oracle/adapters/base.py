@@ -342,6 +342,9 @@ DRIVEN = {
     "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
     "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
     "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    "opik-sentence": "oracle.adapters.venv_adapters:OpikSentenceImplementation",
+    "opik-corpus": "oracle.adapters.venv_adapters:OpikCorpusImplementation",
+    "azure-ai-evaluation": "oracle.adapters.venv_adapters:AzureAiEvaluationImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

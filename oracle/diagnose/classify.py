@@ -223,6 +223,9 @@ def _smoothing_readings(smoothing, profile_options):
         readings.append(
             (Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one")
         )
+    if method == "exp":  # azure-ai-evaluation's "NIST Smoothing" is NLTK's method4
+        readings.append((Smoothing("chen-cherry-4"), "NLTK's method4 (k = 5) where NIST's geometric smoothing is "
+                                                     "named"))
     if method == "chen-cherry-1" and smoothing.epsilon != Fraction(1, 10):
         readings.append((Smoothing("chen-cherry-1"), "the documented default epsilon 0.1, not the given one"))
     if method != "none":

@@ -1,11 +1,12 @@
-"""keras-hub's and metrax's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
-installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
+"""keras-hub's, metrax's, opik's and azure-ai-evaluation's BLEU, and every release of nltk, sacrebleu and
+torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation processes (PROTOCOL.md), by
+themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
-    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
+    VENV/bin/python venv_bleu.py LIBRARY HANDSHAKE [SETTINGS]   (LIBRARY: one of LIBRARIES below)
 
 It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram generator ends with
 StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
@@ -272,6 +273,85 @@ def torchmetrics(settings: Dict[str, Any]) -> Scorer:
     return score
 
 
+def opik_sentence(settings: Dict[str, Any]) -> Scorer:
+    """opik's `SentenceBLEU(n_grams, smoothing_method, weights, track=False).score(output, reference)`: one
+    hypothesis string against the list of reference strings (its own lowercasing, whitespace split and weight
+    truncation happen inside, unchanged)."""
+    metric_of = _opik_metric("SentenceBLEU", settings)
+
+    def score(command: Command) -> Answer:
+        ((hypothesis, references),) = text_segments(command)
+        return _opik_value(lambda: metric_of(command).score(output=hypothesis, reference=references))
+
+    return score
+
+
+def opik_corpus(settings: Dict[str, Any]) -> Scorer:
+    """opik's `CorpusBLEU(...).score(output, reference)`: the hypothesis strings, each with its list of references."""
+    metric_of = _opik_metric("CorpusBLEU", settings)
+
+    def score(command: Command) -> Answer:
+        segments = text_segments(command)
+        return _opik_value(lambda: metric_of(command).score(output=[hypothesis for hypothesis, _ in segments],
+                                                            reference=[references for _, references in segments]))
+
+    return score
+
+
+def _opik_metric(kind: str, settings: Dict[str, Any]) -> Callable[[Command], Any]:
+    """A command's opik metric of class `kind`, untracked (no Opik server: `track=False`, and tracking disabled
+    before opik loads), its smoothing method named from the adapter's table."""
+    os.environ["OPIK_TRACK_DISABLE"] = "true"
+    from opik.evaluation.metrics import heuristics
+
+    metric_class = getattr(heuristics.bleu, kind)
+
+    def metric_of(command: Command) -> Any:
+        method, _ = library_arguments(command, settings)
+        weights = [float(w) for w in command["weights"]]
+        try:
+            return metric_class(track=False, n_grams=len(weights), smoothing_method=method, weights=weights)
+        except ValueError as exc:  # its documented check: "weights ... Must sum to 1.0"
+            raise Refused("rejected", "opik raised ValueError: {}".format(exc)) from exc
+
+    return metric_of
+
+
+def _opik_value(run: Callable[[], Any]) -> float:
+    from opik.exceptions import MetricComputationError
+
+    try:
+        return float(run().value)
+    except MetricComputationError as exc:  # its documented refusal of an empty candidate or reference
+        raise Refused("rejected", "opik raised MetricComputationError: {}".format(exc)) from exc
+
+
+def azure_ai_evaluation(settings: Dict[str, Any]) -> Scorer:
+    """azure-ai-evaluation's `BleuScoreEvaluator()(response=..., ground_truth=...)["bleu_score"]`: one hypothesis
+    string against one reference string, each tokenized by the evaluator with NLTK (the data seeded into this
+    environment at install: NLTK_DATA points there, and a download attempt is an error, never a fetch)."""
+    os.environ["NLTK_DATA"] = os.path.join(sys.prefix, "nltk_data")
+    import nltk
+
+    def refuse_download(*arguments: Any, **keywords: Any) -> None:
+        raise RuntimeError("NLTK tried to download {} at run time: the environment's seeded NLTK data is incomplete "
+                           "(bleu-oracle install azure-ai-evaluation)".format(arguments[:1]))
+
+    nltk.download = refuse_download  # (azure calls nltk.download for a resource nltk.find does not find)
+    from azure.ai.evaluation import BleuScoreEvaluator
+
+    evaluator = BleuScoreEvaluator()
+
+    def score(command: Command) -> Answer:
+        ((hypothesis, references),) = text_segments(command)
+        if len(references) != 1:  # (its capabilities allow at most one: this is a segment without any)
+            raise Refused("rejected", "azure-ai-evaluation scores a response against one ground_truth (got {} "
+                                      "references)".format(len(references)))
+        return float(evaluator(response=hypothesis, ground_truth=references[0])["bleu_score"])
+
+    return score
+
+
 def count(value: Any) -> Union[int, float]:
     """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
     value = float(value)
@@ -280,6 +360,8 @@ def count(value: Any) -> Union[int, float]:
 
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
              "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
+                  "azure-ai-evaluation": azure_ai_evaluation})
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
