@@ -39,9 +39,9 @@ from oracle.formulas.conventions import (
     REFERENCE_LENGTH_RULES,
     Smoothing,
 )
-from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
+from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
@@ -118,20 +118,20 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 # -- alternative conventions --------------------------------------------------
 
 
+def _word_conventions(options, *, text):
+    """The alternatives of how words are made: on raw text how they are split and whether 13a pads the line;
+    where case is folded, how."""
+    choices = [("case_fold", CASE_FOLD_RULES, "case is folded as ")] if options.lowercase else []
+    if text:
+        choices += [("token_split", TOKEN_SPLIT_RULES, "words are split on "), ("line_padding", LINE_PADDING_RULES, "")]
+    return [(f"{name}={rule}", prefix + rules[rule], {name: rule}, None)
+            for name, rules, prefix in choices for rule in rules if rule != getattr(options, name)]
+
+
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
     """(name, description, option changes, smoothing) for every single alternative convention (on a text
     request, the other rules of splitting words too)."""
-    out = []
-    for rule in TOKEN_SPLIT_RULES if text else ():
-        if rule != options.token_split:
-            out.append((f"token_split={rule}", f"words are split on {TOKEN_SPLIT_RULES[rule]}", {"token_split": rule},
-                        None))
-    for rule in CASE_FOLD_RULES if options.lowercase else ():
-        if rule != options.case_fold:
-            out.append((f"case_fold={rule}", f"case is folded as {CASE_FOLD_RULES[rule]}", {"case_fold": rule}, None))
-    for rule in LINE_PADDING_RULES if text else ():
-        if rule != options.line_padding:
-            out.append((f"line_padding={rule}", LINE_PADDING_RULES[rule], {"line_padding": rule}, None))
+    out = _word_conventions(options, text=text)
     for rule in REFERENCE_LENGTH_RULES:
         if rule != options.reference_length:
             out.append(

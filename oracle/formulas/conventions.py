@@ -77,8 +77,9 @@ WEIGHT_RULES = {
 #: Out: `smoothing` and `lowercase` are request fields of their own; `tokenizer` is the text request's
 #: `tokenize`; `uniform_weights_only` is the capability `weights`; `default_max_order` never applies (a
 #: request always carries its weights); `both_empty`, `zero_weight`, `weight_normalisation`,
-#: `segment_totals_floor`, `token_split` and `line_padding` are behaviours no library we drive lets a caller choose (nltk's
-#: `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation has them by its profile,
+#: `segment_totals_floor`, `token_split` and `line_padding` are behaviours no library we drive lets a caller
+#: choose (nltk's `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation has them by
+#: its profile,
 #: and a case needing another is not applicable, saying so.
 REQUEST_CONVENTIONS = {
     "empty_order": EMPTY_ORDER_RULES,
