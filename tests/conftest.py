@@ -1,6 +1,8 @@
 """Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,9 @@ SCRIPTS = REPO_ROOT.parent / "shared" / "tools" / "moses"
 for _variable, _script in (("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl"), ("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")):
     if (SCRIPTS / _script).is_file():
         os.environ.setdefault(_variable, str(SCRIPTS / _script))
+#: The search cache (oracle.harness.searchcache) of every run the tests start: a directory of this test session's
+#: own, removed at its end (`_search_cache_removed`), never the user's ~/.cache.
+os.environ.setdefault("BLEU_ORACLE_SEARCH_CACHE", tempfile.mkdtemp(prefix="bleu-oracle-search-tests-"))
 #: The fakes are scripts (they serve on stdin when imported): not for --doctest-modules to import.
 collect_ignore = ["fakes"]
 
@@ -56,6 +61,15 @@ def _no_driver_left_running() -> Iterator[None]:
     from through_driver import stop_all
 
     stop_all()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _search_cache_removed() -> Iterator[None]:
+    """The tests' search cache is removed when they end (one per xdist worker)."""
+    yield
+    path = os.environ.get("BLEU_ORACLE_SEARCH_CACHE", "")
+    if "bleu-oracle-search-tests-" in path:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
