@@ -201,7 +201,14 @@ class SearchCache:
                       "sha256": hashlib.sha256(body).hexdigest()}:
             raise ValueError("foreign or damaged entry")
         content = json.loads(body)
-        inputs = {name: Prepared.from_entry(entry) for name, entry in content["inputs"].items()}
+        read: list[tuple[Any, Prepared]] = []  # a series sends its base inputs again: each one read once
+        inputs = {}
+        for name, value in content["inputs"].items():
+            prepared = next((p for seen, p in read if seen == value), None)
+            if prepared is None:
+                prepared = Prepared.from_entry(value)
+                read.append((value, prepared))
+            inputs[name] = prepared
         series = content.get("series")
         if series is not None:
             series = [(int(base), str(changed)) for base, changed in series]

@@ -609,7 +609,7 @@ class ImplementationProcess:
     def _late_reply(self, line: bytes | _TooLong) -> bool:
         """True if `line` is a reply to an earlier request that never got its own (owed), which is
         then discarded: after a garbage line the real reply may still come, one request late."""
-        if not isinstance(line, bytes):  # a line past the length limit
+        if not isinstance(line, bytes) or not self._owed:  # a line past the length limit; nothing owed
             return False
         try:
             obj = parse_line(line)
