@@ -97,10 +97,10 @@ def test_a_damaged_stale_or_foreign_entry_is_recomputed(tmp_path, monkeypatch):
     header, _, body = (directory / "4.json").read_bytes().partition(b"\n")
     foreign = {**json.loads(header), "key": "f" * 32}
     (directory / "4.json").write_bytes(json.dumps(foreign).encode() + b"\n" + body)
-    header, _, body = (directory / "5.json").read_bytes().partition(b"\n")
-    data = json.loads(body)
+    header, content, lines = (directory / "5.json").read_bytes().split(b"\n", 2)
+    data = json.loads(content)
     data["inputs"]["example"]["expected"]["score"] = 0.123456789
-    (directory / "5.json").write_bytes(header + b"\n" + json.dumps(data).encode())
+    (directory / "5.json").write_bytes(b"\n".join([header, json.dumps(data).encode(), lines]))
     assert check(tmp_path / "warm", CLEAN, examples=8) == 0
     assert _comparable(tmp_path / "warm") == _comparable(tmp_path / "cold")
     cache = SearchCache(tmp_path / "cache", directory.name)

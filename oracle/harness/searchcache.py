@@ -4,7 +4,8 @@ Example I of seed S is the same input in every run with the same capabilities, p
 (`oracle.harness.generate`): so are its companions (text, refused, series) and the oracle's verdict on each
 of them. CI runs the same seed every time, so a warm cache is its steady state. For each example the cache
 keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
-read back from it), the oracle's expectation, the coverage features, and a large request's record digest.
+read back from it; each distinct line once, as a line of the entry's file), the oracle's expectation, the
+coverage features, and a large request's record digest.
 Replies, verdicts and records are never cached: every run asks the implementation and judges its answers.
 
 Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (default ~/.cache/bleu-oracle/search),
@@ -133,15 +134,23 @@ class Prepared:
             self.digest, self.fresh = request_digest(self.request), True
         return self.digest
 
-    def to_entry(self) -> dict[str, Any]:
-        return {"body": self.wire_body(), "expected": None if self.expected is None else self.expected.model_dump(),
+    def to_entry(self, lines: dict[str, int]) -> dict[str, Any]:
+        """What the entry keeps of this input: its wire line as the number of a line of the file (`lines`: each
+        distinct line once, in the order first met; a line is ASCII JSON, which holds no newline), the rest."""
+        body = self.wire_body()
+        return {"body": lines.setdefault(body, len(lines)),
+                "expected": None if self.expected is None else self.expected.model_dump(),
                 "features": None if self.features is None else list(self.features), "digest": self.digest}
 
     @classmethod
-    def from_entry(cls, entry: dict[str, Any]) -> Prepared:
-        """An entry read back (validated through the models: a value the models refuse makes the file ignored)."""
-        body = entry["body"]
-        if not isinstance(body, str) or not body.startswith(_HEAD):
+    def from_entry(cls, entry: dict[str, Any], lines: list[bytes]) -> Prepared:
+        """An entry read back (validated through the models: a value the models refuse makes the file ignored);
+        `lines`: the file's wire lines."""
+        number = entry["body"]
+        if type(number) is not int or not 0 <= number < len(lines):
+            raise ValueError("no such line")
+        body = lines[number].decode("ascii")
+        if not body.startswith(_HEAD):
             raise ValueError("not a score command")
         expected, features, digest = entry.get("expected"), entry.get("features"), entry.get("digest")
         if features is not None and not (isinstance(features, list) and all(isinstance(f, str) for f in features)):
@@ -195,18 +204,19 @@ class SearchCache:
             return ExampleEntry(index)
 
     def _parse(self, index: int, data: bytes) -> ExampleEntry:
-        head, _, body = data.partition(b"\n")
+        head, _, rest = data.partition(b"\n")
         header = json.loads(head)
         if header != {"format": FORMAT, "key": self.key, "index": index,
-                      "sha256": hashlib.sha256(body).hexdigest()}:
+                      "sha256": hashlib.sha256(rest).hexdigest()}:
             raise ValueError("foreign or damaged entry")
-        content = json.loads(body)
+        described, *lines = rest.split(b"\n")
+        content = json.loads(described)
         read: list[tuple[Any, Prepared]] = []  # a series sends its base inputs again: each one read once
         inputs = {}
         for name, value in content["inputs"].items():
             prepared = next((p for seen, p in read if seen == value), None)
             if prepared is None:
-                prepared = Prepared.from_entry(value)
+                prepared = Prepared.from_entry(value, lines)
                 read.append((value, prepared))
             inputs[name] = prepared
         series = content.get("series")
@@ -219,14 +229,18 @@ class SearchCache:
         read-only cache only costs the next run the computation."""
         if not entry.dirty() or not entry.inputs:
             return
-        content: dict[str, Any] = {"inputs": {name: p.to_entry() for name, p in entry.inputs.items()}}
+        lines: dict[str, int] = {}
+        content: dict[str, Any] = {"inputs": {name: p.to_entry(lines) for name, p in entry.inputs.items()}}
         if entry.series is not None:
             content["series"] = [list(step) for step in entry.series]
-        body = json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")).encode("ascii")
+        if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
+            return
+        # the wire lines as lines of the file, not JSON strings in JSON: read back without unescaping them
+        rest = "\n".join([json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines])
         header = json.dumps({"format": FORMAT, "key": self.key, "index": entry.index,
-                             "sha256": hashlib.sha256(body).hexdigest()})
+                             "sha256": hashlib.sha256(rest.encode("ascii")).hexdigest()})
         with contextlib.suppress(OSError):
-            write_atomically(self._path(entry.index), header + "\n" + body.decode("ascii"))
+            write_atomically(self._path(entry.index), header + "\n" + rest)
             self.wrote = True
 
     def close(self) -> None:
