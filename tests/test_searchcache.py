@@ -174,3 +174,15 @@ def test_no_search_cache_reads_and_writes_nothing(tmp_path, monkeypatch):
     assert check(tmp_path / "r", CLEAN, "--no-search-cache", examples=5) == 0
     assert not (tmp_path / "cache").exists()
     assert results(tmp_path / "r").footer.examples == 5
+
+
+def test_the_cache_lives_where_the_environment_says(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "explicit"))
+    assert searchcache.cache_root() == tmp_path / "explicit"
+    monkeypatch.delenv("BLEU_ORACLE_SEARCH_CACHE")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert searchcache.cache_root() == tmp_path / "xdg" / "bleu-oracle" / "search"
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE_BYTES", "12345")
+    assert searchcache.limit_bytes() == 12345
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE_BYTES", "lots")
+    assert searchcache.limit_bytes() == searchcache.DEFAULT_LIMIT_BYTES

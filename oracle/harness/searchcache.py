@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from oracle.files import write_atomically
+from oracle.files import user_cache, write_atomically
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.models.wire import encode
@@ -51,11 +51,7 @@ _HEAD = '{"cmd":"score",'
 
 def cache_root() -> Path:
     """$BLEU_ORACLE_SEARCH_CACHE, else the user's cache directory's bleu-oracle/search."""
-    explicit = os.environ.get("BLEU_ORACLE_SEARCH_CACHE")
-    if explicit:
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "bleu-oracle" / "search"
+    return user_cache("BLEU_ORACLE_SEARCH_CACHE", "search")
 
 
 def limit_bytes() -> int:
