@@ -1,8 +1,6 @@
 """Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,9 +14,6 @@ SCRIPTS = REPO_ROOT.parent / "shared" / "tools" / "moses"
 for _variable, _script in (("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl"), ("BLEU_ORACLE_MTEVAL", "mteval-v13a.pl")):
     if (SCRIPTS / _script).is_file():
         os.environ.setdefault(_variable, str(SCRIPTS / _script))
-#: The search cache (oracle.harness.searchcache) of every run the tests start: a directory of this test session's
-#: own, removed at its end (`_search_cache_removed`), never the user's ~/.cache.
-os.environ.setdefault("BLEU_ORACLE_SEARCH_CACHE", tempfile.mkdtemp(prefix="bleu-oracle-search-tests-"))
 #: The fakes are scripts (they serve on stdin when imported): not for --doctest-modules to import.
 collect_ignore = ["fakes"]
 
@@ -64,12 +59,16 @@ def _no_driver_left_running() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _search_cache_removed() -> Iterator[None]:
-    """The tests' search cache is removed when they end (one per xdist worker)."""
+def _search_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every run the tests start keeps its search cache (oracle.harness.searchcache) in a temporary directory of
+    this session's own (one per xdist worker, pytest's to clean up), never in the user's ~/.cache."""
+    previous = os.environ.get("BLEU_ORACLE_SEARCH_CACHE")
+    os.environ["BLEU_ORACLE_SEARCH_CACHE"] = str(tmp_path_factory.mktemp("search-cache"))
     yield
-    path = os.environ.get("BLEU_ORACLE_SEARCH_CACHE", "")
-    if "bleu-oracle-search-tests-" in path:
-        shutil.rmtree(path, ignore_errors=True)
+    if previous is None:
+        os.environ.pop("BLEU_ORACLE_SEARCH_CACHE", None)
+    else:
+        os.environ["BLEU_ORACLE_SEARCH_CACHE"] = previous
 
 
 @pytest.fixture(scope="session")
