@@ -280,17 +280,21 @@ RUNNER_IMPLEMENTATIONS = {
 }
 
 
-def metered_search(examples, jobs, implementation, *, seed=0, root=ROOT):
+def metered_search(examples, jobs, implementation, *, seed=0, root=ROOT, search_cache=None):
     """One `check --no-cases --examples N --jobs J` of the checkout at `root` (its runner, its implementation
     script) with every Python process metered (benchmarks/cpumeter): (wall seconds, the runner's search CPU,
-    its per-kind thread CPU {kind: [examples, seconds]}, the implementation processes' CPU)."""
+    its per-kind thread CPU {kind: [examples, seconds]}, the implementation processes' CPU). `search_cache`: the
+    search cache's directory (BLEU_ORACLE_SEARCH_CACHE; an empty one: a cold run), else none is used."""
     with tempfile.TemporaryDirectory() as report_dir, tempfile.TemporaryDirectory() as meter_dir:
         command = shlex.join([sys.executable, str(Path(root) / implementation[0]), *implementation[1:]])
         cmd = [sys.executable, "-m", "oracle", "check", "--no-cases", "--examples", str(examples), "--seed", str(seed),
                "--command", command, "--report", report_dir, "--quiet", "--jobs", str(jobs)]
+        if search_cache is None and (Path(root) / "oracle" / "harness" / "searchcache.py").is_file():
+            cmd.append("--no-search-cache")
         # the checkout measured comes first: the meter imports the harness before `-m oracle` puts cwd on the path
         env = {**os.environ, "BLEU_ORACLE_CPU_METER": meter_dir,
-               "PYTHONPATH": os.pathsep.join([str(ROOT / "benchmarks" / "cpumeter"), str(root)])}
+               "PYTHONPATH": os.pathsep.join([str(ROOT / "benchmarks" / "cpumeter"), str(root)]),
+               **({"BLEU_ORACLE_SEARCH_CACHE": str(search_cache)} if search_cache is not None else {})}
         start = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env)
         wall = time.perf_counter() - start
@@ -314,17 +318,22 @@ def bench_runner_cpu(examples, rows, repeats=1, before=None):
     which load does not inflate; start-up, handshake and cases excluded), for the default mix and for the
     ordinary inputs alone (thread CPU per example), and examples/s by the wall clock, against the fast float and
     the trivial implementation with --jobs 1 and --jobs 2, side by side in one run (medians over `repeats`).
-    `before`: another checkout (the code before a change), measured alternately with this one."""
+    `before`: another checkout (the code before a change), measured alternately with this one. This checkout runs
+    twice in each round: "cold", with an empty search cache (`oracle.harness.searchcache`), then "warm", with the
+    cache the cold run wrote (CI's steady state: the same seed every time)."""
     print(f"\n## the runner's CPU per example (check --no-cases --examples {examples}, seed 0, medians of {repeats})")
     print(f"  {'code':<7} {'implementation':<32} {'jobs':>4} {'runner ms/ex':>12} {'ordinary':>9} {'expensive':>10} "
           f"{'impl ms/ex':>10} {'ex/s wall':>10}")
-    roots = {"this": ROOT} if before is None else {"before": Path(before), "after": ROOT}
+    codes = (("cold", ROOT), ("warm", ROOT)) if before is None else (("before", Path(before)), ("cold", ROOT),
+                                                                      ("warm", ROOT))
     for name, implementation in RUNNER_IMPLEMENTATIONS.items():
         for jobs in (1, 2):
-            measured = {code: [] for code in roots}
+            measured = {code: [] for code, _ in codes}
             for _ in range(repeats):  # alternately: load on the machine affects both sides
-                for code, root in roots.items():
-                    measured[code].append(metered_search(examples, jobs, implementation, root=root))
+                with tempfile.TemporaryDirectory() as cache:
+                    for code, root in codes:
+                        measured[code].append(metered_search(examples, jobs, implementation, root=root,
+                                                             search_cache=None if code == "before" else cache))
             for code, runs in measured.items():
                 _print_runner_cpu(rows, code, name, jobs, examples, runs)
 

@@ -1,4 +1,4 @@
-"""Writing files whole or not at all, with the permissions a new file gets."""
+"""Writing files whole or not at all, with the permissions a new file gets; where bleu-oracle's caches live."""
 
 from __future__ import annotations
 
@@ -40,3 +40,13 @@ def write_atomically(path: str | os.PathLike, text: str | Callable[[TextIO], obj
             os.unlink(temporary)
         raise
     return path
+
+
+def user_cache(variable: str, name: str) -> Path:
+    """A cache directory of bleu-oracle's: $VARIABLE when set, else $XDG_CACHE_HOME/bleu-oracle/NAME (default
+    ~/.cache/bleu-oracle/NAME), outside any checkout."""
+    explicit = os.environ.get(variable)
+    if explicit:
+        return Path(explicit)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "bleu-oracle" / name

@@ -58,6 +58,19 @@ def _no_driver_left_running() -> Iterator[None]:
     stop_all()
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _search_cache_of_the_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every run the tests start keeps its search cache (oracle.harness.searchcache) in a temporary directory of
+    this session's own (one per xdist worker, pytest's to clean up), never in the user's ~/.cache."""
+    previous = os.environ.get("BLEU_ORACLE_SEARCH_CACHE")
+    os.environ["BLEU_ORACLE_SEARCH_CACHE"] = str(tmp_path_factory.mktemp("search-cache"))
+    yield
+    if previous is None:
+        os.environ.pop("BLEU_ORACLE_SEARCH_CACHE", None)
+    else:
+        os.environ["BLEU_ORACLE_SEARCH_CACHE"] = previous
+
+
 @pytest.fixture(scope="session")
 def repo_root():
     """The repository root (the directory holding `oracle/`, `cases/`, `tests/`)."""

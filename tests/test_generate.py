@@ -6,6 +6,8 @@ Holds: oracle.harness.generate
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from oracle.diagnose.expect import oracle_expected
 from oracle.formulas.profiles import PROFILES
@@ -142,3 +144,23 @@ def test_the_inputs_cover_the_places_where_implementations_differ():
     assert {r.smoothing.method for r in requests} == set(ALL.smoothing)
     assert {r.level for r in requests} == {"corpus", "sentence"}
     assert any(all(not s.hypothesis and not any(s.references) for s in r.segments) for r in requests), "c = r = 0"
+
+
+@given(seed=st.integers(0, 2**32), size=st.integers(0, 300), count=st.integers(0, 400))
+@settings(max_examples=200, deadline=None)
+def test_choices_of_draws_what_choice_draws_and_leaves_the_generator_alike(seed, size, count):
+    """The generator's fast path of `[rng.choice(population) for _ in range(count)]`: the same tokens, and the
+    generator in the same state afterwards (every later draw of the example unchanged); an empty population
+    raises as `choice` does."""
+    import random
+
+    from oracle.harness.generate import choices_of
+
+    population = [f"t{i}" for i in range(size)]
+    fast, literal = random.Random(seed), random.Random(seed)
+    if size == 0 and count:
+        with pytest.raises(IndexError):
+            choices_of(fast, population, count)
+        return
+    assert choices_of(fast, population, count) == [literal.choice(population) for _ in range(count)]
+    assert fast.getstate() == literal.getstate()

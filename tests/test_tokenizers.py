@@ -284,3 +284,31 @@ def test_the_multi_bleu_profile_prints_what_multi_bleu_perl_prints_on_wmt17(tmp_
         printed = done.stdout.split("BLEU = ", 1)[1].split(",", 1)[0]
         ours = _score_json(["--profile", "multi-bleu", *flags, "--hyp", str(hypothesis), "--ref", str(reference)])
         assert f"{ours['score_100']:.2f}" == printed, (path.name, ours["score_100"], printed)
+
+
+def _literal_class(prefix: str, negate: bool = False) -> str:
+    """intl's character class as first written: one code point at a time (the reference for the runs)."""
+    import re
+
+    ranges, start, previous = [], None, 0
+    for code in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(code)).startswith(prefix):
+            if start is None:
+                start = code
+            previous = code
+        elif start is not None:
+            ranges.append((start, previous))
+            start = None
+    if start is not None:
+        ranges.append((start, previous))
+    body = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
+    return f"[{'^' if negate else ''}{body}]"
+
+
+def test_intl_character_classes_read_from_category_runs_are_the_literal_ones():
+    """The classes intl's rules use (punctuation, symbols, not a number), and one whose runs of two categories
+    join (letters: Lu then Ll), read from the category runs, equal the code-point-by-code-point classes."""
+    from oracle.formulas.tokenizers import _class
+
+    for prefix, negate in (("P", False), ("S", False), ("N", True), ("L", False)):
+        assert _class(prefix, negate) == _literal_class(prefix, negate)

@@ -8,8 +8,9 @@ that runs the search (the `check` process, and with --jobs N each worker) wraps 
   machine does not inflate) from the search's start to its end: the runner's work on the examples (drawing,
   the oracle's expectation, coverage, sending, judging, records; with --jobs N the parent's merge), without
   start-up, the handshake or the cases;
-- `Session.judge_example`: the calling thread's CPU (`time.thread_time`) per example, split into the expensive
-  inputs (`oracle.harness.generate.EXPENSIVE_FOCI` in their turn) and the ordinary ones.
+- `Session.judge_cached_example` (where there is a search cache: the example with reading and writing its
+  cache entry), else `Session.judge_example`: the calling thread's CPU (`time.thread_time`) per example, split
+  into the expensive inputs (`oracle.harness.generate.EXPENSIVE_FOCI` in their turn) and the ordinary ones.
 
 At exit each process writes what it measured to BLEU_ORACLE_CPU_METER/<pid>.json; an implementation process
 (Python too) writes only its whole CPU, so the implementation's cost can be shown beside the runner's.
@@ -48,7 +49,8 @@ def _install(out):
     from oracle.harness import session as session_module
     from oracle.harness.generate import EXPENSIVE_FOCI, FOCI
 
-    run_examples, judge_example = session_module.Session.run_examples, session_module.Session.judge_example
+    per_example = "judge_cached_example" if hasattr(session_module.Session, "judge_cached_example") else "judge_example"
+    run_examples, judge_example = session_module.Session.run_examples, getattr(session_module.Session, per_example)
 
     def timed_run_examples(self):
         start = time.process_time()
@@ -69,7 +71,7 @@ def _install(out):
             measured[kind][1] += time.thread_time() - start
 
     session_module.Session.run_examples = timed_run_examples
-    session_module.Session.judge_example = timed_judge_example
+    setattr(session_module.Session, per_example, timed_judge_example)
 
 
 if _OUT:

@@ -28,6 +28,8 @@ differently (tests/test_tokenizers.py lists them against the `regex` module when
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 import sys
 import unicodedata
@@ -102,21 +104,26 @@ def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces") -
 
 
 @cache
+def _category_runs() -> tuple[tuple[int, int, str], ...]:
+    """Every code point's general category as runs (first, last, category), in code point order: the
+    categories read once, the run boundaries found in C (map and compress), not one Python step per code point."""
+    categories = list(map(unicodedata.category, map(chr, range(sys.maxunicode + 1))))
+    starts = [0, *itertools.compress(range(1, len(categories)), map(operator.ne, categories, categories[1:]))]
+    ends = [*(start - 1 for start in starts[1:]), sys.maxunicode]
+    return tuple((start, end, categories[start]) for start, end in zip(starts, ends, strict=True))
+
+
+@cache
 def _class(prefix: str, negate: bool = False) -> str:
     """A `re` character class of every code point whose general category starts with `prefix`."""
     ranges: list[tuple[int, int]] = []
-    start: int | None = None  # the first code point of the range being read
-    previous = 0
-    for code in range(sys.maxunicode + 1):
-        if unicodedata.category(chr(code)).startswith(prefix):
-            if start is None:
-                start = code
-            previous = code
-        elif start is not None:
-            ranges.append((start, previous))
-            start = None
-    if start is not None:
-        ranges.append((start, previous))
+    for start, end, category in _category_runs():
+        if not category.startswith(prefix):
+            continue
+        if ranges and ranges[-1][1] == start - 1:  # runs of two categories of the class (Pd then Ps) join
+            ranges[-1] = (ranges[-1][0], end)
+        else:
+            ranges.append((start, end))
     body = "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
     return f"[{'^' if negate else ''}{body}]"
 

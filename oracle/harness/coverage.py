@@ -365,6 +365,11 @@ class Coverage:
         self.inputs += 1
         self.counts.update(features(request, statistics))
 
+    def add_features(self, found):
+        """One input whose features (`features`) are known already."""
+        self.inputs += 1
+        self.counts.update(found)
+
     def add_refused(self, request):
         """The implementation refused `request`: counted when it is an input that must be refused."""
         if refused_kind(request) is not None:

@@ -205,6 +205,30 @@ def is_safe_token(token):
     )
 
 
+#: `random.Random.choice` draws an index below n as `getrandbits(n.bit_length())` until one is below n (CPython's
+#: `_randbelow_with_getrandbits`); `choices_of` makes the same calls itself where this holds.
+_RANDBELOW_BY_BITS = getattr(random.Random, "_randbelow", None) is getattr(
+    random.Random, "_randbelow_with_getrandbits", False)
+
+
+def choices_of(rng, population, count):
+    """`[rng.choice(population) for _ in range(count)]`: the same tokens from the same calls of `rng.getrandbits`
+    (the generator left in the same state), without two Python calls (choice, _randbelow) per token: 3 to 5
+    times faster. Where `rng` is not a plain `random.Random` of that CPython algorithm, it is that list
+    comprehension. (Reading many words in one `getrandbits` call was tried: slower on the short lists drawn.)"""
+    n = len(population)
+    if type(rng) is not random.Random or not _RANDBELOW_BY_BITS or not n:
+        return [rng.choice(population) for _ in range(count)]
+    bits, getrandbits = n.bit_length(), rng.getrandbits
+    out = []
+    for _ in range(count):
+        r = getrandbits(bits)
+        while r >= n:
+            r = getrandbits(bits)
+        out.append(population[r])
+    return out
+
+
 def uniform_weights(n):
     return (1.0 / n,) * n
 
@@ -348,9 +372,7 @@ def _confuse(rng, tokens, family):
 
 def _resize(rng, tokens, length, vocabulary):
     tokens = list(tokens[:length])
-    while len(tokens) < length:
-        tokens.append(rng.choice(vocabulary))
-    return tokens
+    return tokens + choices_of(rng, vocabulary, length - len(tokens)) if len(tokens) < length else tokens
 
 
 def _hypothesis(rng, focus, vocabulary):
@@ -364,7 +386,7 @@ def _hypothesis(rng, focus, vocabulary):
         length = rng.choice(HYPOTHESIS_LENGTHS)
     if length and rng.random() < 0.1:
         return [rng.choice(vocabulary)] * length  # "the the the": clipping
-    return [rng.choice(vocabulary) for _ in range(length)]
+    return choices_of(rng, vocabulary, length)
 
 
 def _reference_count(rng, focus):
@@ -397,7 +419,7 @@ def generate_segment(rng, *, lowercase=False, focus="plain", vocabulary=None, ma
                 _confuse(rng, edited, focus) if focus in PARTNERS or focus in SEQUENCE_PARTNERS else edited
             )
         else:
-            references.append([rng.choice(vocabulary) for _ in range(rng.choice(HYPOTHESIS_LENGTHS))])
+            references.append(choices_of(rng, vocabulary, rng.choice(HYPOTHESIS_LENGTHS)))
     boundary = _BOUNDARIES.get(focus)
     if boundary is not None:
         hypothesis, references = boundary(rng, hypothesis, references, vocabulary, max_order)
@@ -416,7 +438,7 @@ def _tie(rng, hypothesis, references, vocabulary, max_order):
     if len(references) < 2:
         references = references + [_edit(rng, hypothesis, vocabulary)]
     if length == 0:
-        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(2, 6))]
+        hypothesis = choices_of(rng, vocabulary, rng.randint(2, 6))
         length = len(hypothesis)
     d = rng.randint(1, min(3, length))
     i, j = rng.sample(range(len(references)), 2)
@@ -428,7 +450,7 @@ def _tie(rng, hypothesis, references, vocabulary, max_order):
 def _three_way_tie(rng, hypothesis, references, vocabulary, max_order):
     """Three or more references at one distance, both sides, listed in no particular order."""
     if len(hypothesis) < 2:
-        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(3, 8))]
+        hypothesis = choices_of(rng, vocabulary, rng.randint(3, 8))
     length, d = len(hypothesis), rng.randint(1, 2)
     while len(references) < 3:
         references.append(_edit(rng, hypothesis, vocabulary))
@@ -441,7 +463,7 @@ def _three_way_tie(rng, hypothesis, references, vocabulary, max_order):
 def _c_equals_r(rng, hypothesis, references, vocabulary, max_order):
     """The closest reference as long as the hypothesis: BP's boundary (c = r, so BP = 1 under every rule)."""
     if not hypothesis:
-        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(1, 6))]
+        hypothesis = choices_of(rng, vocabulary, rng.randint(1, 6))
     references = [_resize(rng, r, len(hypothesis) + rng.choice((2, 3, 5)), vocabulary) for r in references]
     references[0] = _resize(rng, _edit(rng, hypothesis, vocabulary), len(hypothesis), vocabulary)
     return hypothesis, references
@@ -450,7 +472,7 @@ def _c_equals_r(rng, hypothesis, references, vocabulary, max_order):
 def _r_zero(rng, hypothesis, references, vocabulary, max_order):
     """Every reference empty, the hypothesis not: r = 0 < c."""
     if not hypothesis:
-        hypothesis = [rng.choice(vocabulary) for _ in range(rng.randint(1, 5))]
+        hypothesis = choices_of(rng, vocabulary, rng.randint(1, 5))
     return hypothesis, [[] for _ in references]
 
 
@@ -460,8 +482,8 @@ def _clip_at_maximum(rng, hypothesis, references, vocabulary, max_order):
     hypothesis = list(hypothesis[:6]) + [token] * k
     rng.shuffle(hypothesis)
     others = [t for t in vocabulary if t != token] or ["x"]
-    at_max = [token] * k + [rng.choice(others) for _ in range(rng.randint(0, 3))]
-    below = [token] * (k - 1) + [rng.choice(others) for _ in range(rng.randint(0, 4))]
+    at_max = [token] * k + choices_of(rng, others, rng.randint(0, 3))
+    below = [token] * (k - 1) + choices_of(rng, others, rng.randint(0, 4))
     rng.shuffle(at_max)
     return hypothesis, [at_max, below]
 
@@ -469,7 +491,7 @@ def _clip_at_maximum(rng, hypothesis, references, vocabulary, max_order):
 def _one_order_without_match(rng, hypothesis, references, vocabulary, max_order):
     """Chunks of N - 1 reference tokens separated by tokens of no reference: orders 1..N-1 match, N not."""
     n = max(max_order, 2)
-    reference = [rng.choice(vocabulary) for _ in range(rng.randint(2 * n, 4 * n))]
+    reference = choices_of(rng, vocabulary, rng.randint(2 * n, 4 * n))
     hypothesis, k = [], 0
     for start in range(0, len(reference), n - 1):
         hypothesis += reference[start : start + n - 1] + [f"⟂{k}"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import time
 import warnings
 from typing import Any
@@ -69,9 +70,9 @@ class InProcessImplementation:
         return reply_from_line(line, command.get("seq"), stderr=self.take_stderr(),
                                duration=time.perf_counter() - started)
 
-    def submit(self, command: dict[str, Any]) -> dict[str, Any]:
-        """In process there is nothing to overlap: `collect` answers."""
-        return command
+    def submit(self, command: dict[str, Any], line: bytes | None = None) -> dict[str, Any]:
+        """In process there is nothing to overlap: `collect` answers (`line`: the command encoded already)."""
+        return command if line is None else json.loads(line)
 
     def collect(self, command: dict[str, Any]) -> Reply:
         return self.request(command)

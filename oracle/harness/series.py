@@ -117,19 +117,21 @@ def _other_weights(rng: random.Random, request: ScoreRequest, capabilities: Capa
 # -- judging a series ---------------------------------------------------------------------------
 
 
-def judge_series(session, item_id: str, steps: list[Step]):
+def judge_series(session, item_id: str, steps: list[Step], prepared: list | None = None):
     """Send `steps` one after another to `session`'s implementation, judge each against the oracle, and write
-    one record (kind "series"): the first failing step, or the last step when all pass."""
+    one record (kind "series"): the first failing step, or the last step when all pass. `prepared`: each step's
+    `searchcache.Prepared` (its wire line, expectation and features, cached across runs)."""
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
     from oracle.models.results import Record
 
     started = time.perf_counter()
     duration, sent_steps = 0.0, 0
+    prepared = prepared or [None] * len(steps)
     for k, step in enumerate(steps):
-        sent, wire, pending = session.submit(step.request)
-        expected = session.expected_for(step.request)
-        session.coverage.add(step.request, None if expected.rejected else expected.statistics)
+        sent, pending = session.submit(step.request, prepared[k])
+        expected = session.expected_of(step.request, prepared[k])
+        session.cover(step.request, expected, prepared[k])
         reply = session.process.collect(pending)
         duration += reply.duration
         sent_steps += 1
@@ -140,7 +142,7 @@ def judge_series(session, item_id: str, steps: list[Step]):
             break
     session.coverage.add_series(steps[:sent_steps])
     record = Record(
-        id=item_id, kind="series", title=_title(steps, k), request=session.recorded(sent, item_id, wire),
+        id=item_id, kind="series", title=_title(steps, k), request=session.recorded(sent, item_id, prepared[k]),
         outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
         expected=expected, actual=reply.recorded(), stderr=reply.stderr, duration=duration,
         message="; ".join(filter(None, [f"series step {k + 1} of {len(steps)}" + (

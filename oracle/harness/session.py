@@ -18,7 +18,6 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import shlex
 import sys
 import time
@@ -64,14 +63,23 @@ from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_
 from oracle.suite import SUITE_VERSION
 
 from . import relations, stateful
-from .coverage import Coverage
+from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import baseline_key
 from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
 from .progress import Progress
 from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
-from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
+from .searchcache import (
+    ExampleEntry,
+    Prepared,
+    SearchCache,
+    cache_root,
+    request_digest,
+    run_key,
+    wire_line,
+)
+from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
 from .transport import (
@@ -93,19 +101,18 @@ INLINE_REPLAY_LIMIT = 400
 RECORD_TOKEN_LIMIT = 20_000
 
 
-def _recorded(request, regenerate, wire=None):
+def _recorded(request, regenerate, digest=None):
     """What a record keeps of a request sent: the command itself, or, beyond RECORD_TOKEN_LIMIT tokens, its shape
-    and digest with the command that regenerates it (`regenerate()`); `wire`: its wire form, when at hand."""
+    and digest with the command that regenerates it (`regenerate()`); `digest`: its digest, when at hand
+    (`searchcache.request_digest`)."""
     if request.token_count <= RECORD_TOKEN_LIMIT:
         return request
-    wire = wire if wire is not None else request.to_json()
-    whole = encode({k: v for k, v in wire.items() if k != "seq"}, ensure_ascii=False)
     return OmittedRequest(
-        **{k: v for k, v in wire.items() if k != "segments"},
+        **request.model_dump(mode="json", exclude={"segments"}, exclude_none=True),
         omitted=Omitted(
             segments=len(request.segments),
             tokens=request.token_count,
-            sha256=hashlib.sha256(whole.encode("utf-8")).hexdigest(),
+            sha256=digest or request_digest(request),
             regenerate=regenerate(),
         ),
     )
@@ -225,6 +232,9 @@ class SessionSettings:
     worker: tuple = (0, 1)
     #: requests in each series of short requests to one process (`oracle.harness.series`; 0: no series)
     series_length: int = DEFAULT_SERIES_LENGTH
+    #: keep what each example's inputs are and what the oracle says of them across runs
+    #: (`oracle.harness.searchcache`); False: `--no-search-cache`
+    search_cache: bool = True
 
     @classmethod
     def from_args(cls, args):
@@ -337,6 +347,9 @@ class Session:
         self.budget.shrink_first = settings.shrink_first
         self.budget_spent = False
         self.last_reply = None
+        #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
+        self.search_cache: SearchCache | None = None
+        self.entry: ExampleEntry | None = None
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -350,19 +363,71 @@ class Session:
         self.seq += 1
         return self.seq
 
-    def recorded(self, request, item_id, wire=None):
-        """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest)."""
-        return _recorded(request, lambda: self._regenerate(item_id), wire)
+    def recorded(self, request, item_id, prepared=None):
+        """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest,
+        from `prepared` when the request is one of the example's inputs)."""
+        digest = prepared.record_digest() if prepared is not None and request.token_count > RECORD_TOKEN_LIMIT \
+            else None
+        return _recorded(request, lambda: self._regenerate(item_id), digest)
 
     def send(self, request):
-        request, _, pending = self.submit(request)
+        request, pending = self.submit(request)
         return request, self.process.collect(pending)
 
-    def submit(self, request):
-        """Send `request` with the next seq: (the request as sent, its wire form, a pending reply for
-        `process.collect`). The wire form is what the record keeps: built once."""
+    def submit(self, request, prepared=None):
+        """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
+        `prepared`: the input's `Prepared` (its wire line without seq, built once, or read from the cache)."""
         request = request.with_seq(self.next_seq())
-        return request, (wire := request.to_json()), self.process.submit(wire)
+        if prepared is None:
+            return request, self.process.submit(request.to_json())
+        return request, self.process.submit({"seq": request.seq}, line=wire_line(prepared.wire_body(), request.seq))
+
+    # -- the inputs of one example, from the search cache or drawn and computed here --
+
+    def prepare(self, name, draw):
+        """The current example's input `name` ("example", "text", "refused"): cached, or `draw()`n now."""
+        entry = self.entry
+        if entry is not None and name in entry.inputs:
+            return entry.inputs[name]
+        prepared = Prepared(draw())
+        if entry is not None:
+            entry.inputs[name] = prepared
+        return prepared
+
+    def prepare_series(self, draw):
+        """The current example's series: (its steps, each step's Prepared), cached or `draw()`n now (a base
+        input sent again shares its Prepared)."""
+        entry = self.entry
+        names = [] if entry is None or entry.series is None else [f"series/{k}" for k in range(len(entry.series))]
+        if names and all(name in entry.inputs for name in names):
+            prepared = [entry.inputs[name] for name in names]
+            steps = [Step(p.request, base, changed) for p, (base, changed) in zip(prepared, entry.series, strict=True)]
+            return steps, prepared
+        steps = draw()
+        shared = {}
+        prepared = [shared.setdefault(id(step.request), Prepared(step.request)) for step in steps]
+        if entry is not None:
+            entry.series = [(step.base, step.changed) for step in steps]
+            entry.inputs.update((f"series/{k}", p) for k, p in enumerate(prepared))
+        return steps, prepared
+
+    def expected_of(self, request, prepared):
+        """The oracle's expectation of an example's input: `prepared`'s, computed once."""
+        if prepared is None:
+            return self.expected_for(request)
+        if prepared.expected is None:
+            prepared.expected, prepared.fresh = self.expected_for(request), True
+        return prepared.expected
+
+    def cover(self, request, expected, prepared=None):
+        """Count what `request` exercised (its features: `prepared`'s, computed once)."""
+        statistics = None if expected.rejected else expected.statistics
+        if prepared is None:
+            self.coverage.add(request, statistics)
+            return
+        if prepared.features is None:
+            prepared.features, prepared.fresh = tuple(sorted(features(request, statistics))), True
+        self.coverage.add_features(prepared.features)
 
     # -- reproduction --
 
@@ -407,6 +472,7 @@ class Session:
         expected=None,
         summary=None,
         attribution="full",
+        prepared=None,
     ):
         """Judge one input. `request` is None (and `invalid` says why) for a case whose input
         protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
@@ -415,7 +481,8 @@ class Session:
         `expected`, the oracle's expectation when the caller has it already; `summary`, a short
         description recorded in place of the request (and no replay line); `attribution`, "full"
         (the documented classes, then every explanation), "documented" (the documented classes
-        only: every explanation recomputes the corpus many times) or "none"."""
+        only: every explanation recomputes the corpus many times) or "none". `prepared`: an example's input
+        as `prepare` gives it (its wire line, expectation and features, cached across runs)."""
         started = time.perf_counter()
         reason = invalid or (None if within_capabilities else not_applicable_reason(request, self.capabilities))
         if reason is not None:
@@ -435,10 +502,12 @@ class Session:
                     label="not-applicable",
                 )
             )
-        sent, wire, pending = self.submit(request)  # the implementation answers while the oracle computes
-        if expected is None:
+        sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
+        if prepared is not None:
+            expected = self.expected_of(request, prepared)
+        elif expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
-        self.coverage.add(request, None if expected.rejected else expected.statistics)
+        self.cover(request, expected, prepared)
         reply = self.process.collect(pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         verdict = (
@@ -457,7 +526,7 @@ class Session:
             title=title,
             request=CorpusSummary(**summary)
             if summary is not None
-            else _recorded(sent, lambda: self._regenerate(item_id), wire),
+            else self.recorded(sent, item_id, prepared),
             message="; ".join(filter(None, [verdict.message, *notes])),
             **_judged(verdict, reply, expected),
         )
@@ -641,16 +710,38 @@ class Session:
         if self.settings.jobs > 1 and self.budget.may_restart():
             return self.run_examples_in_workers()
         share = ExampleShare(*self.settings.shard, *self.settings.worker)
-        for index in range(self.settings.examples):
-            if not share.owns(index):
-                continue
-            if deadline is not None and time.perf_counter() > deadline:
-                self.budget_spent = True
-                self.progress.note(f"time budget of {self.settings.time_budget:g} s spent after {index} examples")
-                break
-            self.budget.example_started(index)
+        self.search_cache = self.open_search_cache()
+        try:
+            for index in range(self.settings.examples):
+                if not share.owns(index):
+                    continue
+                if deadline is not None and time.perf_counter() > deadline:
+                    self.budget_spent = True
+                    self.progress.note(f"time budget of {self.settings.time_budget:g} s spent after {index} examples")
+                    break
+                self.budget.example_started(index)
+                self.judge_cached_example(index)
+                self.budget.example_finished(index)
+        finally:
+            if self.search_cache is not None:
+                self.search_cache.close()
+
+    def open_search_cache(self):
+        """This run's search cache (`searchcache`), or None with `--no-search-cache`."""
+        if not self.settings.search_cache:
+            return None
+        key = run_key(self.settings.seed, self.capabilities, self.profile, self.settings.series_length)
+        return SearchCache(cache_root(), key)
+
+    def judge_cached_example(self, index):
+        """`judge_example`, its inputs read from the search cache and what was computed afresh written back."""
+        self.entry = None if self.search_cache is None else self.search_cache.load(index)
+        try:
             self.judge_example(index)
-            self.budget.example_finished(index)
+        finally:
+            entry, self.entry = self.entry, None
+            if entry is not None:
+                self.search_cache.store(entry)
 
     def example_request(self, index):
         """Random example `index` of this run's seed, for the implementation's capabilities and the profile."""
@@ -671,9 +762,10 @@ class Session:
         relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
         if not selected(identifier, patterns) and not relation_only:
             return
-        request = self.example_request(index)
+        prepared = self.prepare("example", lambda: self.example_request(index))
+        request = prepared.request
         self.examples_run += 1
-        record = self.evaluate(identifier, "example", request)
+        record = self.evaluate(identifier, "example", request, prepared=prepared)
         every = self.settings.relation_every
         reply = self.last_reply
         if (
@@ -720,14 +812,17 @@ class Session:
             rng = companion_rng(self.settings.seed, index, kind)
             if kind == "series":
                 if self.settings.series_length:
-                    steps = series_steps(rng, self.capabilities, length=self.settings.series_length, **draw)
-                    judge_series(self, item_id, steps)
+                    steps, prepared = self.prepare_series(
+                        lambda rng=rng: series_steps(rng, self.capabilities, length=self.settings.series_length,
+                                                     **draw))
+                    judge_series(self, item_id, steps, prepared)
                 continue
             if kind == "text":
-                request = text_request(rng, self.capabilities, **draw)
+                prepared = self.prepare(kind, lambda rng=rng: text_request(rng, self.capabilities, **draw))
             else:
-                request = refused_request(rng, self.capabilities, turn=index // REFUSED_EVERY, **draw)
-            self.evaluate(item_id, "example", request)
+                prepared = self.prepare(kind, lambda rng=rng: refused_request(
+                    rng, self.capabilities, turn=index // REFUSED_EVERY, **draw))
+            self.evaluate(item_id, "example", prepared.request, prepared=prepared)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one

@@ -324,7 +324,7 @@ class Transport(Protocol):
 
     def start(self) -> Handshake: ...
 
-    def submit(self, command: dict[str, Any]) -> object: ...
+    def submit(self, command: dict[str, Any], line: bytes | None = None) -> object: ...
 
     def collect(self, pending: Any) -> Reply: ...
 
@@ -575,8 +575,8 @@ class ImplementationProcess:
 
     # -- requests ------------------------------------------------------------------
 
-    def _send(self, obj: dict[str, Any]) -> bool:
-        line = encode(obj).encode("utf-8") + b"\n"
+    def _send(self, obj: dict[str, Any], line: bytes | None = None) -> bool:
+        line = line if line is not None else encode(obj).encode("utf-8") + b"\n"
         stdin = self._proc.stdin if self._proc is not None else None
         if stdin is None:
             return False
@@ -609,7 +609,7 @@ class ImplementationProcess:
     def _late_reply(self, line: bytes | _TooLong) -> bool:
         """True if `line` is a reply to an earlier request that never got its own (owed), which is
         then discarded: after a garbage line the real reply may still come, one request late."""
-        if not isinstance(line, bytes):  # a line past the length limit
+        if not isinstance(line, bytes) or not self._owed:  # a line past the length limit; nothing owed
             return False
         try:
             obj = parse_line(line)
@@ -625,10 +625,11 @@ class ImplementationProcess:
         """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
         return self.collect(self.submit(obj))
 
-    def submit(self, obj: dict[str, Any]) -> _Pending | Reply:
+    def submit(self, obj: dict[str, Any], line: bytes | None = None) -> _Pending | Reply:
         """Send one score command and return at once: a pending request for `collect`, which the
         runner calls after its own work on the same input (the implementation computes meanwhile).
-        One request is in flight at a time, so a crash or a timeout is still that request's."""
+        One request is in flight at a time, so a crash or a timeout is still that request's. `line`: the
+        command's protocol line, encoded already (then `obj` need only hold its seq)."""
         seq = obj.get("seq")
         if self.given_up:
             return Reply("crash", message=self.given_up)
@@ -642,7 +643,7 @@ class ImplementationProcess:
             self._owed.clear()
         stale = [line for line in self._drain() if not self._late_reply(line)]
         start = time.perf_counter()
-        if not self._send(obj):
+        if not self._send(obj, line):
             return self._crashed(start, "the process exited before the request could be written")
         return _Pending(seq, start, stale)
 

@@ -317,7 +317,7 @@ class _NotSent:
     def __init__(self, message):
         self.given_up = message
 
-    def submit(self, wire):
+    def submit(self, wire, line=None):
         return Reply("crash", message=self.given_up)
 
     def collect(self, pending):
