@@ -363,5 +363,6 @@ REGISTRY = {
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
+    "fairseq": "oracle.adapters.fairseq_adapter:FairseqImplementation",
     **DRIVEN,
 }

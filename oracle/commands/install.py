@@ -12,7 +12,7 @@ from oracle.commands.common import HelpFormatter
 from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
 from oracle.harness.session import Interrupted, stopped_by_signals
 
-OWN = [*environments.NPM_PACKAGES, *environments.VENVS]
+OWN = [*environments.NPM_PACKAGES, *environments.VENVS, *environments.SDISTS]
 
 HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python environment, once:
 
@@ -20,6 +20,8 @@ HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python 
     sha512 integrity checked; run by node.
   virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
     requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
+  C++ sources from a PyPI sdist ({", ".join(environments.SDISTS)}): `pip download` of the pinned sdist, its sha256
+    checked, only the BLEU sources kept; compiled with g++ on first use.
 
 They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check

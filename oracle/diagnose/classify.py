@@ -52,6 +52,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    end_token_request,
     result_under,
     score_of,
 )
@@ -336,6 +337,8 @@ def _counting_of(cname, ctx, result):
     counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
+    if cname == "empty-sentence-end-token":
+        return result_under(ctx, request=end_token_request(ctx.request))
     if cname in ("best-single-reference-clipping", "best-single-reference-with-epsilon") and not ctx.request.is_text:
         n = len(ctx.weights)
         fold = fold_of(ctx.options.with_changes(lowercase=True) if cname.endswith("epsilon") else ctx.options)
