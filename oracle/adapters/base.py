@@ -342,6 +342,9 @@ DRIVEN = {
     "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
     "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
     "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    "compare-mt": "oracle.adapters.venv_adapters:CompareMtImplementation",
+    "compare-mt-sentence": "oracle.adapters.venv_adapters:CompareMtSentenceImplementation",
+    "mmeval": "oracle.adapters.venv_adapters:MmevalImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

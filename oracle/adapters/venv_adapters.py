@@ -13,8 +13,18 @@ itself (`oracle.adapters.driven`).
   max_order).compute()`: corpus BLEU, uniform weights, no smoothing, statistics in float32. Its
   docstring calls the reference length "the closest length match": profile `papineni`.
 
-Both are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-20 s
-from the package registry and 0.8-1.6 GB on disk each.
+- **compare-mt** 0.2.10 (`compare-mt`: `BleuScorer`, corpus; `compare-mt-sentence`: `SentBleuScorer`,
+  nltk's `sentence_bleu` with method2): token lists as its corpora are, one reference a segment, its
+  `case_insensitive` for `lowercase`. BleuScorer's docstring says only "A scorer that calculates BLEU score":
+  profile `papineni`; SentBleuScorer's "sentence-level smoothed BLEU score" is nltk's: profile `nltk`,
+  smoothing chen-cherry-2 only, BLEU-4 only (nltk's default weights).
+- **mmeval** 0.2.1, `mmeval.BLEU` (its docstring cites Papineni et al. and says it is modified from
+  torchmetrics): corpus BLEU, weights as given (`ngram_weights`), `smooth` adding 1 to the matches and
+  totals of orders n > 1 (chen-cherry-2 on the corpus), through `add`/`compute`/`reset`; tokens joined by
+  spaces with `tokenizer_fn="en"` (str.split): profile `papineni`.
+
+All are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-20 s
+from the package registry and 0.8-1.6 GB on disk each (compare-mt and mmeval: about a minute, 0.2-0.3 GB).
 """
 
 from __future__ import annotations
@@ -47,3 +57,30 @@ class MetraxImplementation(_VenvImplementation):
     # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
     capabilities = declare_capabilities(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
                                         **TEXT_LIMITS)
+
+
+class CompareMtImplementation(_VenvImplementation):
+    name = environment = "compare-mt"
+    version = environments.VENVS["compare-mt"].pinned("compare-mt")
+    profile = "papineni"
+    # BleuScorer: any weights (one order per weight), no smoothing; score_sentence is not implemented
+    capabilities = declare_capabilities(levels=["corpus"], max_order=12, lowercase=True, max_references=1)
+
+
+class CompareMtSentenceImplementation(_VenvImplementation):
+    name = "compare-mt-sentence"
+    environment = "compare-mt"
+    version = environments.VENVS["compare-mt"].pinned("compare-mt")
+    profile = "nltk"
+    # SentBleuScorer: nltk's sentence_bleu with its default weights (0.25 x 4) and method2, nothing else
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=4, orders=[4],
+                                        smoothing=["chen-cherry-2"], lowercase=True, max_references=1)
+
+
+class MmevalImplementation(_VenvImplementation):
+    name = environment = "mmeval"
+    version = environments.VENVS["mmeval"].pinned("mmeval")
+    profile = "papineni"
+    # a BaseMetric: `add` per batch, `compute`, `reset`; its merge is a distributed all-gather, not an API here
+    capabilities = declare_capabilities(levels=["corpus"], max_order=12, smoothing=["none", "chen-cherry-2"],
+                                        stateful=["accumulate", "reset"], **TEXT_LIMITS)
