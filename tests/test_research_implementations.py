@@ -29,8 +29,8 @@ from oracle.models.protocol import ScoreRequest
 
 def _request(segments, weights, *, level="corpus", smoothing="none", lowercase=False):
     """Segments as (hypothesis, [reference, ...]) strings, split on spaces."""
-    return ScoreRequest(level=level, weights=weights, smoothing=smoothing, lowercase=lowercase,
-                        segments=[{"hypothesis": h.split(), "references": [r.split() for r in rs]} for h, rs in segments])
+    parts = [{"hypothesis": h.split(), "references": [r.split() for r in rs]} for h, rs in segments]
+    return ScoreRequest(level=level, weights=weights, smoothing=smoothing, lowercase=lowercase, segments=parts)
 
 
 def prepared(name):

@@ -1,5 +1,5 @@
-"""keras-hub's, metrax's, compare-mt's and mmeval's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
-installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
+"""keras-hub's, metrax's, compare-mt's and mmeval's BLEU, and every release of nltk, sacrebleu and torchmetrics
+that `bleu-oracle history` installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
