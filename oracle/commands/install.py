@@ -18,8 +18,9 @@ HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python 
 
   npm packages ({", ".join(environments.NPM_PACKAGES)}): the pinned tarball only, from the npm registry, its
     sha512 integrity checked; run by node.
-  virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
-    requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
+  virtual environments of their own ({", ".join(environments.VENVS)}):
+    created with this Python and pinned requirements from the package registry
+    (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s; compare-mt, mmeval: 0.25 to 0.4 GB, a minute).
   C++ sources from a PyPI sdist ({", ".join(environments.SDISTS)}): `pip download` of the pinned sdist, its sha256
     checked, only the BLEU sources kept; compiled with g++ on first use.
 
@@ -36,6 +37,7 @@ what they were building.
 Examples:
   bleu-oracle install promptfoo bleu-score
   bleu-oracle install keras-hub metrax
+  bleu-oracle install fairseq compare-mt mmeval
 
 Exit codes: 0 all prepared, 3 one could not be (the reason on stderr), 130 / 143 interrupted by ^C /
 SIGTERM (nothing half-built is left).
