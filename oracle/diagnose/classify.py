@@ -809,7 +809,7 @@ def _counted_value(ctx, result, name):
         return None
     statistics = result.statistics
     alternative = bleu.Statistics(
-        statistics.hyp_len,
+        changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),
         changed.get("totals", tuple(statistics.totals[:n])),
