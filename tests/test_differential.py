@@ -128,7 +128,7 @@ def capability_requests(implementation):
 
 MAIN = {"nltk": 250, "sacrebleu": 250}
 OTHERS = {"torchmetrics": 40, "torcheval": 40, "ignite": 40, "ignite-micro": 25, "pycocoevalcap": 40,
-          "bleuscore": 40, "fast-bleu": 40, "torchtext": 40, "promptfoo": 40, "bleu-score": 40}
+          "bleuscore": 40, "fast-bleu": 40, "torchtext": 40, "promptfoo": 40, "bleu-score": 40, "fairseq": 40}
 
 
 def _differential(name, examples):
