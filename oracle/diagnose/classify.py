@@ -54,6 +54,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    end_token_request,
     result_under,
     score_of,
 )
@@ -353,6 +354,8 @@ def _counting_of(cname, ctx, result):
     counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
+    if cname == "empty-sentence-end-token":
+        return result_under(ctx, request=end_token_request(ctx.request))
     if cname in ("best-single-reference-clipping", "best-single-reference-with-epsilon") and not ctx.request.is_text:
         n = len(ctx.weights)
         fold = fold_of(ctx.options.with_changes(lowercase=True) if cname.endswith("epsilon") else ctx.options)
@@ -846,7 +849,7 @@ def _counted_value(ctx, result, name):
         return None
     statistics = result.statistics
     alternative = bleu.Statistics(
-        statistics.hyp_len,
+        changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
         changed.get("ref_len", statistics.ref_len),
         changed.get("matches", tuple(statistics.matches[:n])),
         changed.get("totals", tuple(statistics.totals[:n])),

@@ -19,6 +19,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 
+from .counting import with_end_tokens
 from .expect import oracle_options, oracle_result
 
 FLOAT32 = "float32"
@@ -554,6 +555,22 @@ def empty_text_one_token(ctx, result):
     return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
 
 
+def end_token_request(request):
+    """`request` with every empty hypothesis and reference made one end-of-sentence token (`with_end_tokens`)."""
+    segments = with_end_tokens(request.segments)
+    return request if segments is None else request.model_copy(update={"segments": segments})
+
+
+def empty_sentence_end_token(ctx, result):
+    """An empty hypothesis or reference counted as one token, its end-of-sentence symbol: the library
+    appends eos to each sentence and trims trailing eos, but never the first position (fairseq's
+    bleu_rtrim stops at index 1), so an eos-only sentence keeps it, and two of them match."""
+    request = ctx.request
+    if request.is_text or with_end_tokens(request.segments) is None:
+        return None
+    return score_of(result_under(ctx, request=end_token_request(request)))
+
+
 def ratio_zero_when_r_zero(ctx, result):
     """The length ratio c/r taken as 0 when r = 0 < c (a division "no NaN": x/0 -> 0), so BP = exp(1 - 1/0)
     = 0 and the score 0, where c > r gives BP 1."""
@@ -583,6 +600,7 @@ SPECIFIC_COMPUTATIONS = (
     ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
     ("object-prototype-key-nan", object_prototype_key_nan),
     ("empty-text-one-token", empty_text_one_token),
+    ("empty-sentence-end-token", empty_sentence_end_token),
     ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
 )
 #: Computations that apply to many inputs (tried after the single conventions).

@@ -290,6 +290,32 @@ def distance_reference_lengths(segments: Sequence[Any], n: int, options: Any) ->
     return {"ref_len": sum(min(abs(len(r) - len(s.hypothesis)) for r in s.references) for s in segments)}
 
 
+def with_end_tokens(segments: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The segments with every empty hypothesis and reference made one end-of-sentence token, the same on
+    both sides and unlike any token of theirs (None where none is empty: nothing changes)."""
+    if not any(not s.hypothesis or not all(s.references) for s in segments):
+        return None
+    tokens = {t for s in segments for t in (*s.hypothesis, *(t for r in s.references for t in r))}
+    end = "</s>"
+    while end in tokens:
+        end += "'"
+
+    def kept(sentence: Sequence[str]) -> tuple[str, ...]:
+        return tuple(sentence) or (end,)
+
+    return tuple(s.model_copy(update={"hypothesis": kept(s.hypothesis), "references": tuple(map(kept, s.references))})
+                 for s in segments)
+
+
+def end_token_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Every count, with each empty sentence counted as its one end-of-sentence token (`with_end_tokens`)."""
+    changed = with_end_tokens(segments)
+    if changed is None:
+        return None
+    return _counts_of(bleu.sum_statistics([(s.hypothesis, s.references) for s in changed], max_order=n,
+                                          options=options), n)
+
+
 #: Lengths an input is commonly cut to before scoring (a model's or a tokenizer's maximum length).
 TRUNCATION_LENGTHS = (64, 128, 256, 512, 1024, 2048, 4096)
 
@@ -477,6 +503,13 @@ COUNTING_ALTERNATIVES: dict[
         "match: n-grams counted in a plain object `{}` find the inherited member instead of their own count",
         MATCHES,
         _layer("matches", _folding(object_member_unigrams_unmatched)),
+    ),
+    "empty-sentence-end-token": (
+        "an empty hypothesis or reference is counted as one token, its end-of-sentence symbol: the library appends "
+        "eos to every sentence and trims trailing eos but never the first position (fairseq's bleu_rtrim stops at "
+        "index 1), so an eos-only sentence keeps it, and two of them match",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        end_token_counts,
     ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (

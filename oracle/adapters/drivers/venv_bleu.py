@@ -1,4 +1,5 @@
-"""keras-hub's, metrax's, opik's and azure-ai-evaluation's BLEU, and every release of nltk, sacrebleu and
+"""The BLEU of the libraries that run in a virtual environment of their own (keras-hub, metrax, opik,
+azure-ai-evaluation, compare-mt, mmeval, ...: LIBRARIES below), and every release of nltk, sacrebleu and
 torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation processes (PROTOCOL.md), by
 themselves.
 
@@ -352,6 +353,52 @@ def azure_ai_evaluation(settings: Dict[str, Any]) -> Scorer:
     return score
 
 
+def compare_mt(settings: Dict[str, Any]) -> Scorer:
+    """compare-mt's scorers (compare_mt.scorers), on token lists as its corpus_utils.load_tokens makes them
+    (a corpus is a list of sentences, each a list of tokens), one reference a segment, its 0-100 scale
+    brought to 0-1: corpus level `BleuScorer(weights, case_insensitive).score_corpus(ref, out)`, sentence
+    level `SentBleuScorer(case_insensitive).score_sentence(ref, out)` (nltk's sentence_bleu with method2)."""
+    from compare_mt import scorers
+
+    def score(command: Command) -> Answer:
+        segments = command["segments"]
+        if any(not segment["references"] for segment in segments):
+            raise Refused("rejected", "a segment without a reference: compare-mt pairs each output with one")
+        references = [list(segment["references"][0]) for segment in segments]
+        outputs = [list(segment["hypothesis"]) for segment in segments]
+        folded = bool(command.get("lowercase"))
+        if command["level"] == "sentence":
+            value, _ = scorers.SentBleuScorer(case_insensitive=folded).score_sentence(references[0], outputs[0])
+        else:
+            weights = tuple(float(w) for w in command["weights"])
+            value, _ = scorers.BleuScorer(weights=weights, case_insensitive=folded).score_corpus(references, outputs)
+        return float(value) / 100.0
+
+    return score
+
+
+def mmeval(settings: Dict[str, Any]) -> Scorer:
+    """mmeval's `BLEU(n_gram, smooth, ngram_weights, tokenizer_fn="en")` (str.split: the tokens as sent,
+    joined by single spaces; "en" given, not inferred from the first prediction) through its metric life
+    cycle: `add(predictions, references)` per batch, `compute()["bleu"]`, `reset()`."""
+    from mmeval import BLEU
+
+    def new(command: Command) -> Any:
+        weights = [float(w) for w in command["weights"]]  # smooth: chen-cherry-2, the only other method declared
+        return BLEU(n_gram=len(weights), smooth=command["smoothing"]["method"] != "none", ngram_weights=weights,
+                    tokenizer_fn="en")
+
+    def update(metric: Any, segments: Batch) -> Any:
+        metric.add([hypothesis for hypothesis, _ in segments], [references for _, references in segments])
+        return metric
+
+    def reset(metric: Any) -> Any:
+        metric.reset()
+        return metric
+
+    return planned(Life(new=new, update=update, result=lambda metric: float(metric.compute()["bleu"]), reset=reset))
+
+
 def count(value: Any) -> Union[int, float]:
     """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
     value = float(value)
@@ -361,7 +408,7 @@ def count(value: Any) -> Union[int, float]:
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
              "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
-                  "azure-ai-evaluation": azure_ai_evaluation})
+                  "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval})
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
