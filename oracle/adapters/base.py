@@ -342,6 +342,9 @@ DRIVEN = {
     "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
     "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
     "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    "ragas": "oracle.adapters.llm_wrappers:RagasImplementation",
+    "lm-eval": "oracle.adapters.llm_wrappers:LmEvalImplementation",
+    "deepeval": "oracle.adapters.llm_wrappers:DeepevalImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from . import llm_requirements
 from .base import AdapterUnavailable
 from .lifetimes import run_in_group
 
@@ -110,6 +111,13 @@ VENVS = {
         "metrax",
         (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
         "import metrax", "google-metrax"),
+    # the LLM-evaluation wrappers: every requirement pinned, installed without resolution (llm_requirements)
+    "ragas": VenvSpec("ragas", (("--no-deps", *llm_requirements.RAGAS),), "from ragas.metrics import BleuScore",
+                      "ragas"),
+    "lm-eval": VenvSpec("lm-eval", (("--no-deps", *llm_requirements.LM_EVAL),), "from lm_eval.api.metrics import bleu",
+                        "lm-eval"),
+    "deepeval": VenvSpec("deepeval", (("--no-deps", *llm_requirements.DEEPEVAL),),
+                         "from deepeval.scorer import Scorer; import punkt.data", "deepeval"),
 }
 
 

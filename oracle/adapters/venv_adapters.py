@@ -19,6 +19,8 @@ from the package registry and 0.8-1.6 GB on disk each.
 
 from __future__ import annotations
 
+import json
+
 from . import environments
 from .base import TEXT_LIMITS, declare_capabilities
 from .driven import DriverImplementation, driver_script
@@ -26,9 +28,16 @@ from .driven import DriverImplementation, driver_script
 
 class _VenvImplementation(DriverImplementation):
     @classmethod
+    def settings(cls) -> dict:
+        """The driver's SETTINGS argument (its smoothing table, for a library that takes one), or {} for none."""
+        return {}
+
+    @classmethod
     def command(cls) -> list[str]:
-        return [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
+        argv = [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
                 cls.handshake_json()]
+        settings = cls.settings()
+        return [*argv, json.dumps(settings, separators=(",", ":"))] if settings else argv
 
 
 class KerasHubImplementation(_VenvImplementation):

