@@ -33,6 +33,7 @@ import json
 import math
 import os
 import sys
+import threading
 import traceback
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -387,6 +388,13 @@ LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu"
              "torchmetrics": torchmetrics,
              "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 
+#: The libraries loaded from the start (`Driver.preload`): those whose import is slowest and calls no `signal`
+#: (a thread cannot); the others load on the first score, so that their handshake never waits for them.
+PRELOADED = ("ragas", "deepeval")
+#: How long the handshake of a preloaded library waits for its loading (the runner waits 10 s by default for the
+#: handshake, then as long again for the first reply): the two timeouts share the import.
+HANDSHAKE_WAIT = 7.0
+
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
     """[(hypothesis, [reference, ...])] as strings: tokens joined by single spaces, raw text as it is."""
@@ -473,6 +481,30 @@ class Driver:
         self.name = handshake["implementation"]["name"]
         self.settings = settings or {}
         self._score = None  # type: Optional[Scorer]  # the library's scoring function, loaded on the first score
+        self._loading = None  # type: Optional[threading.Thread]  # its loading begun at start (`preload`)
+        self._loaded = []  # type: List[Scorer]  # what that loading made
+
+    def preload(self) -> None:
+        """Begin loading the library in a thread while the runner shakes hands and prepares its first request:
+        for a library whose import alone can outlast a request's timeout on a loaded machine (ragas' reaches
+        langchain and openai: 3 s of CPU, 12 to 15 s on two busy cores); the handshake waits for it up to
+        HANDSHAKE_WAIT. A failure is left for the first score to meet again, as without it."""
+        def load() -> None:
+            try:
+                self._loaded.append(LIBRARIES[self.library](self.settings))
+            except Exception:  # noqa: BLE001, S110 - the first score loads again and answers the error
+                pass
+
+        self._loading = threading.Thread(target=load, daemon=True)
+        self._loading.start()
+
+    def scorer(self) -> Scorer:
+        if self._score is None:
+            if self._loading is not None:
+                self._loading.join()
+                self._loading = None
+            self._score = self._loaded[0] if self._loaded else LIBRARIES[self.library](self.settings)
+        return self._score
 
     def answer(self, line: str) -> Tuple[Optional[Dict[str, Any]], bool]:
         try:
@@ -490,6 +522,8 @@ class Driver:
             if command.get("protocol") != PROTOCOL_VERSION:
                 return {"error": f"unsupported protocol version {show(command.get('protocol'))}: this implementation "
                                  f"speaks protocol {PROTOCOL_VERSION}"}, False
+            if self._loading is not None:  # the handshake spends up to HANDSHAKE_WAIT of its timeout on the loading
+                self._loading.join(HANDSHAKE_WAIT)
             return self.handshake, False
         if cmd != "score":
             reply = {"error": f'protocol error: `cmd` must be one of "start", "score", "stop" (got {show(cmd)})'}
@@ -504,9 +538,7 @@ class Driver:
             refused = refusal(self.name, self.handshake["capabilities"], command)
             if refused is not None:
                 return {refused[0]: refused[1]}
-            if self._score is None:
-                self._score = LIBRARIES[self.library](self.settings)
-            answer = self._score(command)
+            answer = self.scorer()(command)
             value, statistics = answer if isinstance(answer, tuple) else (answer, None)
             reply = scored(float(value))
             if statistics is not None and "score" in reply and capabilities_statistics(self.handshake):
@@ -534,6 +566,8 @@ def main(argv: List[str]) -> int:
         return 2
     driver = Driver(argv[1], json.loads(argv[2]), json.loads(argv[3]) if len(argv) == 4 else None)
     out = protocol_channel()
+    if argv[1] in PRELOADED:  # (after fd 1 points at stderr: only protocol lines reach stdout)
+        driver.preload()
     stdin = sys.stdin.buffer
     reply = None  # type: Optional[Dict[str, Any]]
     while True:
