@@ -562,3 +562,17 @@ def test_a_corpus_whose_every_hypothesis_is_empty_dropped_whole_is_named_by_its_
     req = request("corpus", [("", ["a"])], weights=(1.0,))
     answer = ScoreAnswer(0.0, {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": 0.0})
     assert classify(req, answer, "papineni").name == "empty-hypotheses-dropped"
+def test_references_cut_to_fewest():
+    # lm-eval's zip keeps one reference a segment: 'a b' against 'x y' alone matches nothing: p1 = 2/4 (the
+    # second segment's 'a b' matches); with both references p1 = 4/4. c = 4, r = 2 + 2: BP 1
+    r = request("corpus", [("a b", ["x y", "a b"]), ("a b", ["a b"])], weights=(1.0,))
+    assert classify(r, 1.0, "sacrebleu").name == AGREES
+    assert classify(r, 0.5, "sacrebleu").name == "references-cut-to-fewest"
+
+
+def test_first_piece_only():
+    # "a b . c d" splits on ". " into "a b " and "c d": only 'a b' is scored, against 'a b' and 'x y'; p1 = 2/2,
+    # c = 2 = r: 1.0, where the whole sentence scores 3/5 against 'a b . x y'
+    r = request("sentence", [("a b . c d", ["a b . x y"])], weights=(1.0,))
+    assert classify(r, 0.6, "sacrebleu").name == AGREES
+    assert classify(r, 1.0, "sacrebleu").name == "first-piece-only"

@@ -437,3 +437,52 @@ def test_a_runner_killed_leaves_no_driver(tmp_path: Path, metrax: Drivers) -> No
             runner.kill()
     left = gone_within(drivers, 10)
     assert not left, f"left running: {sorted(left.values())}"
+
+
+def _venv_driver_module():
+    """drivers/venv_bleu.py imported as a module (it needs nothing but the standard library)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("venv_bleu_under_test", driver_script("venv_bleu.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_preloaded_library_loads_once_from_the_start_and_the_handshake_waits_for_it(monkeypatch):
+    venv_bleu = _venv_driver_module()
+    loads = []
+
+    def slow_library(settings):  # an import that takes a while, then its scoring function
+        time.sleep(0.2)
+        loads.append(settings)
+        return lambda command: 0.25
+
+    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", slow_library)
+    handshake = json.loads(MetraxImplementation.handshake_json())
+    driver = venv_bleu.Driver("ragas", handshake, {"smoothing": {}})
+    driver.preload()
+    reply, stop = driver.answer(json.dumps({"cmd": "start", "protocol": 1}))
+    assert reply == handshake and not stop
+    assert loads == [{"smoothing": {}}]  # loaded before the handshake was answered (well within its wait)
+    command = {"cmd": "score", "seq": 1, "level": "corpus", "weights": [0.5, 0.5], "smoothing": {"method": "none"},
+               "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]}
+    assert driver.answer(json.dumps(command))[0] == {"seq": 1, "score": 0.25}
+    assert len(loads) == 1  # the score used what the start loaded
+
+
+def test_a_preloaded_library_that_fails_to_load_answers_error_to_the_first_score(monkeypatch):
+    venv_bleu = _venv_driver_module()
+
+    def broken_library(settings):
+        raise ImportError("No module named 'langchain_community.chat_models.vertexai'")
+
+    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", broken_library)
+    handshake = json.loads(MetraxImplementation.handshake_json())
+    driver = venv_bleu.Driver("ragas", handshake)
+    driver.preload()
+    assert driver.answer(json.dumps({"cmd": "start", "protocol": 1}))[0] == handshake
+    command = {"cmd": "score", "seq": 2, "level": "corpus", "weights": [1.0], "smoothing": {"method": "none"},
+               "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]}
+    reply = driver.answer(json.dumps(command))[0]
+    assert reply["seq"] == 2 and "vertexai" in reply["error"]

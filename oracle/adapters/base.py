@@ -348,6 +348,9 @@ DRIVEN = {
     "compare-mt": "oracle.adapters.venv_adapters:CompareMtImplementation",
     "compare-mt-sentence": "oracle.adapters.venv_adapters:CompareMtSentenceImplementation",
     "mmeval": "oracle.adapters.venv_adapters:MmevalImplementation",
+    "ragas": "oracle.adapters.llm_wrappers:RagasImplementation",
+    "lm-eval": "oracle.adapters.llm_wrappers:LmEvalImplementation",
+    "deepeval": "oracle.adapters.llm_wrappers:DeepevalImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from . import llm_requirements
 from .base import AdapterUnavailable
 from .lifetimes import run_in_group
 
@@ -132,6 +133,13 @@ VENVS = {
          ("numpy==1.26.4", "scipy==1.13.1", "opencv-python-headless==4.10.0.84", "plum-dispatch==1.7.4",
           "pyyaml==6.0.2", "rich==13.9.4")),
         "from mmeval import BLEU", "mmeval"),
+    # the LLM-evaluation wrappers: every requirement pinned, installed without resolution (llm_requirements)
+    "ragas": VenvSpec("ragas", (("--no-deps", *llm_requirements.RAGAS),), "from ragas.metrics import BleuScore",
+                      "ragas"),
+    "lm-eval": VenvSpec("lm-eval", (("--no-deps", *llm_requirements.LM_EVAL),), "from lm_eval.api.metrics import bleu",
+                        "lm-eval"),
+    "deepeval": VenvSpec("deepeval", (("--no-deps", *llm_requirements.DEEPEVAL),),
+                         "from deepeval.scorer import Scorer; import punkt.data", "deepeval"),
 }
 
 #: opik's SentenceBLEU and CorpusBLEU (opik.evaluation.metrics.heuristics.bleu) need nltk, which opik does not

@@ -62,12 +62,19 @@ class _VenvImplementation(DriverImplementation):
     smoothing: SmoothingTable | None = None
 
     @classmethod
+    def settings(cls) -> dict:
+        """The driver's SETTINGS argument: its smoothing table, for a library that takes one, or {} for none."""
+        if cls.smoothing is None:
+            return {}
+        return {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in cls.smoothing.rows
+                              if not row.fixed}}
+
+    @classmethod
     def command(cls) -> list[str]:
-        settings = [] if cls.smoothing is None else [json.dumps(
-            {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in cls.smoothing.rows if not row.fixed}},
-            separators=(",", ":"))]
-        return [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
-                cls.handshake_json(), *settings]
+        argv = [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
+                cls.handshake_json()]
+        settings = cls.settings()
+        return [*argv, json.dumps(settings, separators=(",", ":"))] if settings else argv
 
 
 class KerasHubImplementation(_VenvImplementation):

@@ -579,6 +579,39 @@ def ratio_zero_when_r_zero(ctx, result):
     return 0.0
 
 
+
+def references_cut_to_fewest(ctx, result):
+    """Every segment keeps only as many references as the segment with fewest has: the references are
+    transposed into streams with `zip`, which stops at the shortest (lm-evaluation-harness' `_sacreformat`)."""
+    request = ctx.request
+    counts = [len(s.references) for s in request.segments]
+    if not counts or min(counts) == max(counts) or min(counts) == 0:
+        return None
+    fewest = min(counts)
+    segments = tuple(s.model_copy(update={"references": s.references[:fewest]}) for s in request.segments)
+    return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
+
+
+#: What ragas' BleuScore splits its strings on (`str.split(". ")`).
+SENTENCE_BREAK = ". "
+
+
+def first_piece_only(ctx, result):
+    """One sentence's tokens joined by spaces and split on ". ": only the hypothesis' first piece is scored,
+    against every piece of the reference as an alternative reference (ragas' BleuScore, ragas #2888: the
+    pieces go to sacrebleu as reference streams of one segment each, and `zip` stops after the first)."""
+    request = ctx.request
+    if request.is_text or len(request.segments) != 1 or len(request.segments[0].references) != 1:
+        return None
+    segment = request.segments[0]
+    hypothesis, reference = " ".join(segment.hypothesis), " ".join(segment.references[0])
+    if SENTENCE_BREAK not in hypothesis and SENTENCE_BREAK not in reference:
+        return None
+    pieces = tuple(tuple(piece.split()) for piece in reference.split(SENTENCE_BREAK))
+    first = tuple(hypothesis.split(SENTENCE_BREAK)[0].split())
+    cut = segment.model_copy(update={"hypothesis": first, "references": pieces})
+    return score_of(result_under(ctx, request=request.model_copy(update={"segments": (cut,)})))
+
 #: Computations gated by a condition specific to one library's code (tried before the conventions).
 SPECIFIC_COMPUTATIONS = (
     ("tiny-instead-of-zero", tiny_instead_of_zero),
@@ -602,6 +635,8 @@ SPECIFIC_COMPUTATIONS = (
     ("empty-text-one-token", empty_text_one_token),
     ("empty-sentence-end-token", empty_sentence_end_token),
     ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
+    ("references-cut-to-fewest", references_cut_to_fewest),
+    ("first-piece-only", first_piece_only),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

