@@ -19,16 +19,26 @@ from the package registry and 0.8-1.6 GB on disk each.
 
 from __future__ import annotations
 
+import json
+from typing import ClassVar
+
 from . import environments
-from .base import TEXT_LIMITS, declare_capabilities
+from .base import TEXT_LIMITS, SmoothingTable, declare_capabilities, driver_settings
 from .driven import DriverImplementation, driver_script
+from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
 
 
 class _VenvImplementation(DriverImplementation):
+    #: the smoothing table the driver maps a request's smoothing with (passed on as SETTINGS), if it needs one
+    settings: ClassVar[SmoothingTable | None] = None
+
     @classmethod
     def command(cls) -> list[str]:
-        return [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
+        argv = [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
                 cls.handshake_json()]
+        if cls.settings is not None:
+            argv.append(json.dumps(driver_settings(cls.settings), separators=(",", ":")))
+        return argv
 
 
 class KerasHubImplementation(_VenvImplementation):
@@ -47,3 +57,34 @@ class MetraxImplementation(_VenvImplementation):
     # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
     capabilities = declare_capabilities(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
                                         **TEXT_LIMITS)
+
+
+class TfmaImplementation(_VenvImplementation):
+    name = environment = "tfma"
+    version = environments.VENVS["tfma"].pinned("tensorflow-model-analysis")
+    profile = "sacrebleu"
+    # a Beam CombineFn: `add_input` per batch, `merge_accumulators` of shards; no reset (Beam makes a new
+    # accumulator); BLEU-4 only (`Bleu` passes no max_ngram_order to sacrebleu's BLEU)
+    capabilities = declare_capabilities(levels=("corpus",), weights="uniform", orders=[4],
+                                        smoothing=SACREBLEU_SMOOTHING.declared, statistics=True, lowercase=True,
+                                        tokenizers=["none", "13a", "intl", "char"],
+                                        conventions={"empty_order": ["zero", "skip"]},
+                                        stateful=["accumulate", "merge"], **TEXT_LIMITS)
+    settings = SACREBLEU_SMOOTHING
+
+
+class Tensor2tensorImplementation(_VenvImplementation):
+    name = environment = "tensor2tensor"
+    version = environments.VENVS["tensor2tensor"].pinned("tensor2tensor")
+    profile = "mteval"
+    # compute_bleu: one reference a segment, exp smoothing always on, any max_order; text through
+    # bleu_tokenize (mteval-v14's international tokenization, its docstring says), lowercased as bleu_wrapper does
+    capabilities = declare_capabilities(weights="uniform", max_order=12, smoothing=["exp"], lowercase=True,
+                                        tokenizers=["intl"], max_references=1, **TEXT_LIMITS)
+
+
+class TfModelsOfficialImplementation(_VenvImplementation):
+    name = environment = "tf-models-official"
+    version = environments.VENVS["tf-models-official"].pinned("tf-models-official")
+    profile = "mteval"
+    capabilities = Tensor2tensorImplementation.capabilities
