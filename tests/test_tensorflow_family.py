@@ -102,9 +102,9 @@ def test_tensor2tensor_scores_an_empty_reference_and_tf_models_divides_by_zero()
 def test_bleu_tokenize_splits_punctuation_after_a_number_that_is_no_decimal_digit(name):
     library = prepared(name)
     # `([^\d])([punctuation])`: '½' (category No) is no \d, so '½.' becomes '½ .', as the hypothesis '½ .' is:
-    # two matching unigrams, 1. mteval-v14's `(\P{N})(\p{P})` keeps '½.' one token, and the score would be
-    # 1/(2 * 2) (exp smoothing, c = 2 > r = 1)
-    request = _request([("½ .", ["½."])], [1.0], smoothing="exp", tokenize="intl")
+    # p1 = 2/2, p2 = 1/1, orders 3 and 4 without n-grams count as 1: 1. mteval-v14's `(\P{N})(\p{P})` keeps '½.'
+    # one token, and nothing would match
+    request = _request([("½ .", ["½."])], smoothing="exp", tokenize="intl")
     assert library.score(request).score == pytest.approx(1.0)
 
 

@@ -78,9 +78,10 @@ class Tensor2tensorImplementation(_VenvImplementation):
     version = environments.VENVS["tensor2tensor"].pinned("tensor2tensor")
     profile = "mteval"
     # compute_bleu: one reference a segment, exp smoothing always on, any max_order; text through
-    # bleu_tokenize (mteval-v14's international tokenization, its docstring says), lowercased as bleu_wrapper does
-    capabilities = declare_capabilities(weights="uniform", max_order=12, smoothing=["exp"], lowercase=True,
-                                        tokenizers=["intl"], max_references=1, **TEXT_LIMITS)
+    # bleu_tokenize (mteval-v14's international tokenization, its docstring says) as bleu_wrapper(...,
+    # case_sensitive=True) does: compute_bleu itself has no case folding, so none is declared
+    capabilities = declare_capabilities(weights="uniform", max_order=12, smoothing=["exp"], tokenizers=["intl"],
+                                        max_references=1, **TEXT_LIMITS)
 
 
 class TfModelsOfficialImplementation(_VenvImplementation):

@@ -52,6 +52,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    empty_reference_batch_statistics,
     result_under,
     score_of,
 )
@@ -342,6 +343,8 @@ def _counting_of(cname, ctx, result):
         matches = best_single_reference_matches(ctx.request.segments, n, fold=fold)
         s = result.statistics
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
+    if cname == "empty-reference-batch-uncounted":
+        return _Counted(empty_reference_batch_statistics(ctx, result), result.bp)
     return result
 
 

@@ -19,6 +19,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 
+from .counting import all_references_empty
 from .expect import oracle_options, oracle_result
 
 FLOAT32 = "float32"
@@ -529,37 +530,37 @@ def ratio_zero_when_r_zero(ctx, result):
     return 0.0
 
 
-def _all_references_empty(batch):
-    """tfma's test of one `add_input` batch, `np.all(np.array(references) == [""])` over its reference streams:
-    true when every segment has the same number of references and each is empty, or none has any."""
-    counts = {len(s.references) for s in batch}
-    return len(counts) == 1 and all(not reference for s in batch for reference in s.references)
-
-
-def empty_reference_batch_uncounted(ctx, result):
-    """tfma's combiner: an `add_input` batch whose references are all empty goes to
+def empty_reference_batch_statistics(ctx, result):
+    """The counts tfma's combiner keeps: an `add_input` batch whose references are all empty goes to
     `_extract_statistics_for_empty_reference`, which counts the hypotheses' lengths and none of their n-grams
-    (each batch of a stateful plan; the whole corpus without one)."""
+    (each batch of a stateful plan; the whole corpus without one). None when no batch is such, or nothing is lost."""
     request = ctx.request
     if result is None or request.is_text:
         return None
     plan = request.stateful
     batches = ([batch for shard in plan.shard_segments(request.segments) for batch in shard] if plan is not None
                else [request.segments])
-    dropped = [s for batch in batches if _all_references_empty(batch) for s in batch]
     n = len(ctx.weights)
     lost = [0] * n
-    for segment in dropped:
+    for segment in (s for batch in batches if all_references_empty(batch) for s in batch):
         one = bleu.segment_statistics(segment.hypothesis, segment.references, max_order=n, options=ctx.options)
-        lost = [a + b for a, b in zip(lost, one.totals)]
+        lost = [a + b for a, b in zip(lost, one.totals, strict=True)]
     if not any(lost):
         return None
     whole = result.statistics
-    kept = bleu.Statistics(whole.hyp_len, whole.ref_len, whole.matches,
-                           tuple(t - d for t, d in zip(whole.totals, lost)), whole.segments)
+    return bleu.Statistics(whole.hyp_len, whole.ref_len, tuple(whole.matches[:n]),
+                           tuple(t - d for t, d in zip(whole.totals[:n], lost, strict=True)), whole.segments)
+
+
+def empty_reference_batch_uncounted(ctx, result):
+    """tfma's combiner: an `add_input` batch whose references are all empty counts the hypotheses' lengths
+    and none of their n-grams (each batch of a stateful plan; the whole corpus without one)."""
+    kept = empty_reference_batch_statistics(ctx, result)
+    if kept is None:
+        return None
     try:
         return float(bleu.bleu_from_statistics(kept, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
-                                               level=request.level).score)
+                                               level=ctx.request.level).score)
     except BleuOracleError:
         return None
 

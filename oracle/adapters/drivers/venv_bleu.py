@@ -322,54 +322,42 @@ def tfma(settings: Dict[str, Any]) -> Scorer:
 def tokenized_pairs(command: Command, tokenize: Callable[[str], List[str]]) -> Tuple[List[Any], List[Any]]:
     """(references, hypotheses) as the tensor2tensor lineage's compute_bleu takes them: one token list each (the
     capabilities allow one reference a segment). Token requests as sent; a text request's strings through the
-    library's own `bleu_tokenize`, lowercased first when asked, as its `bleu_wrapper` does; a token request
-    asking to fold case is unsupported (compute_bleu has no such switch)."""
+    library's own `bleu_tokenize`, as its `bleu_wrapper(..., case_sensitive=True)` does (the capabilities
+    declare no case folding: compute_bleu has none)."""
     segments = command["segments"]
     if any(len(s["references"]) != 1 for s in segments):
         raise Refused("unsupported", "compute_bleu takes exactly one reference a segment")
     if command.get("tokenize") is None:
-        if command.get("lowercase"):
-            raise Refused("unsupported", "compute_bleu does not fold case (only bleu_wrapper, on text)")
         return [s["references"][0] for s in segments], [s["hypothesis"] for s in segments]
+    return [tokenize(s["references"][0]) for s in segments], [tokenize(s["hypothesis"]) for s in segments]
 
-    def tokens(line: str) -> List[str]:
-        return tokenize(line.lower() if command.get("lowercase") else line)
 
-    return [tokens(s["references"][0]) for s in segments], [tokens(s["hypothesis"]) for s in segments]
+def lineage_scorer(module: Any) -> Scorer:
+    """The tensor2tensor lineage's `module.compute_bleu(reference_corpus, translation_corpus, max_order)` (its
+    smoothing always on, its float32 result), a text request's strings through `module.bleu_tokenize` first."""
+
+    def score(command: Command) -> Answer:
+        references, hypotheses = tokenized_pairs(command, module.bleu_tokenize)
+        return float(module.compute_bleu(references, hypotheses, max_order=len(command["weights"])))
+
+    return score
 
 
 def tensor2tensor(settings: Dict[str, Any]) -> Scorer:
-    """tensor2tensor 1.15.7's `tensor2tensor.utils.bleu_hook.compute_bleu(reference_corpus, translation_corpus,
-    max_order)` (its smoothing is always on; its float32 result), text through its `bleu_tokenize`."""
+    """tensor2tensor 1.15.7's `tensor2tensor.utils.bleu_hook`: `compute_bleu`, text through `bleu_tokenize`."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from tensor2tensor.utils import bleu_hook
 
-    def score(command: Command) -> Answer:
-        references, hypotheses = tokenized_pairs(command, bleu_hook.bleu_tokenize)
-        return float(bleu_hook.compute_bleu(references, hypotheses, max_order=len(command["weights"])))
-
-    return score
+    return lineage_scorer(bleu_hook)
 
 
 def tf_models_official(settings: Dict[str, Any]) -> Scorer:
-    """tf-models-official's `official.nlp.metrics.bleu`: `compute_bleu(reference_corpus, translation_corpus,
-    max_order)` for tokens; a text request is `bleu_on_list(ref_lines, hyp_lines, case_sensitive)`, the list
-    form of its `bleu_wrapper` (lowercase unless case_sensitive, its `bleu_tokenize`, BLEU-4, times 100)."""
+    """tf-models-official's `official.nlp.metrics.bleu`: `compute_bleu`, text through `bleu_tokenize` (as its
+    `bleu_on_list(..., case_sensitive=True)` does, for any max_order: bleu_on_list itself scores BLEU-4 only)."""
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     from official.nlp.metrics import bleu
 
-    def score(command: Command) -> Answer:
-        segments = command["segments"]
-        if command.get("tokenize") is None:
-            references, hypotheses = tokenized_pairs(command, bleu.bleu_tokenize)
-            return float(bleu.compute_bleu(references, hypotheses, max_order=len(command["weights"])))
-        tokenized_pairs(command, bleu.bleu_tokenize)  # its refusals (one reference a segment)
-        if len(command["weights"]) != 4:
-            raise Refused("unsupported", "bleu_on_list scores BLEU-4 only (compute_bleu's default max_order)")
-        return float(bleu.bleu_on_list([s["references"][0] for s in segments], [s["hypothesis"] for s in segments],
-                                       case_sensitive=not command.get("lowercase"))) / 100.0
-
-    return score
+    return lineage_scorer(bleu)
 
 
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
