@@ -14,7 +14,7 @@ import math
 
 import pytest
 from conftest import load
-from fakes.harness import check_against_baseline
+from fakes.harness import results, run_cli
 from through_driver import DriverFailed
 
 from oracle.models.protocol import ScoreRequest
@@ -108,11 +108,21 @@ def test_bleu_tokenize_splits_punctuation_after_a_number_that_is_no_decimal_digi
     assert library.score(request).score == pytest.approx(1.0)
 
 
+#: The per-request timeout of the end-to-end runs: the first score imports TensorFlow (and tfma, Apache Beam), about
+#: 6 s of CPU; on this 2-core machine shared by other runs that took 15 to 30 s of wall time, past check's default
+#: 10 s, so the runs here allow more (the baselines were written with the same --timeout; nothing else differs).
+FIRST_IMPORT_TIMEOUT = 120
+
+
 @pytest.mark.parametrize("name", ["tfma", "tensor2tensor", "tf-models-official"])
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
     prepared(name)
-    code, records, errors, gating = check_against_baseline(
-        name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml"
-    )
-    assert code == 0, gating
-    assert records and len(errors) <= 0.05 * len(records), [r.id for r in errors][:10]
+    report = tmp_path / "report"
+    code = run_cli("check", "--impl", name, "--baseline", repo_root / "baselines" / f"{name}.yaml", "--report", report,
+                   "--timeout", FIRST_IMPORT_TIMEOUT, "--quiet")
+    records = results(report).records
+    assert code == 0, [r.id for r in records if r.baseline is not None and r.baseline.status != "known"]
+    # every error is a reviewed one (tf-models-official's ZeroDivisionError, refused inputs answered unsupported)
+    errors = [r.id for r in records if r.outcome in ("error", "crash", "timeout", "protocol-error")
+              and (r.baseline is None or r.baseline.status != "known")]
+    assert records and not errors, errors[:10]
