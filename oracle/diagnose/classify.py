@@ -795,7 +795,10 @@ def explained_value(request, profile, change, *, overrides=None):
             continue
         if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
             return None
-        value = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else functions[name](ctx, result)
+        counted = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else None
+        # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
+        # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
+        value = counted if counted is not None or name not in functions else functions[name](ctx, result)
     return value
 
 
