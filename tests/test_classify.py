@@ -245,6 +245,18 @@ def test_ratio_zero_when_the_shortest_reference_is_empty():
     assert classify(r, 0.0, "papineni").name == "reference_length=shortest + ratio-zero-when-r-zero"
 
 
+def test_a_batch_of_empty_references_counts_no_hypothesis_ngram():
+    # 'a b c d' against itself and 'x' against an empty reference, BLEU-4 unsmoothed: in one batch p1 = 4/5 (c = 5
+    # > r = 4), (4/5)^(1/4); with 'x' in a batch of its own whose references are all empty, tfma counts its length
+    # and none of its n-grams: every precision 1, score 1
+    segments = [Segment(hypothesis=tuple("abcd"), references=(tuple("abcd"),)), Segment(hypothesis=("x",),
+                                                                                      references=((),))]
+    r = ScoreRequest(level="corpus", segments=segments, weights=[0.25] * 4, smoothing="none",
+                     stateful={"shards": [[1, 1]]})
+    assert classify(r, 0.8 ** 0.25, "sacrebleu").name == AGREES
+    assert classify(r, 1.0, "sacrebleu").name == "empty-reference-batch-uncounted"
+
+
 def test_no_match_conventions_are_alternatives():
     # nothing matches at any order; add-one on every order (lin-2004) gives p1 = 1/4, p2 = 1/3, BP 1
     # (c = r = 3): sqrt(1/12). sacrebleu returns 0 before smoothing; keras-hub's answer is the smoothed one

@@ -78,6 +78,8 @@ CONDITIONS = {
         " " in t for s in r.segments for ts in (s.hypothesis, *s.references) for t in ts
     ),
     "empty-hypothesis-corpus": lambda r: _statistics(r.tokenized()).hyp_len == 0,
+    # tf-models-official's compute_bleu: `ratio = translation_length / reference_length` with no reference token
+    "reference-corpus-without-tokens": lambda r: _statistics(r.tokenized()).ref_len == 0,
     "empty-hypothesis-nonempty-reference": lambda r: (
         _statistics(r.tokenized()).hyp_len == 0 and _statistics(r.tokenized()).ref_len > 0
     ),

@@ -285,6 +285,12 @@ class SmoothingTable:
         return row.setting, {argument: float(parameters[name]) for name, argument in row.passes.items()}
 
 
+def driver_settings(table: SmoothingTable) -> dict[str, Any]:
+    """A smoothing table as a driver (`drivers/venv_bleu.py`) reads it in SETTINGS: the oracle's method ->
+    [setting, {parameter: argument}] (a row that fixes a parameter is left out: the driver has no such check)."""
+    return {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in table.rows if not row.fixed}}
+
+
 def without_smoothing(library: str) -> SmoothingTable:
     """The table of a library that does not smooth: "none" only ("`library` has no smoothing; got ...")."""
     return SmoothingTable(f"{library} has no smoothing", (SmoothingRow("none", None),))
@@ -351,6 +357,9 @@ DRIVEN = {
     "ragas": "oracle.adapters.llm_wrappers:RagasImplementation",
     "lm-eval": "oracle.adapters.llm_wrappers:LmEvalImplementation",
     "deepeval": "oracle.adapters.llm_wrappers:DeepevalImplementation",
+    "tfma": "oracle.adapters.venv_adapters:TfmaImplementation",
+    "tensor2tensor": "oracle.adapters.venv_adapters:Tensor2tensorImplementation",
+    "tf-models-official": "oracle.adapters.venv_adapters:TfModelsOfficialImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

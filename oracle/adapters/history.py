@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .base import AdapterUnavailable, SmoothingTable, handshake_object
+from .base import AdapterUnavailable, SmoothingTable, driver_settings, handshake_object
 from .driven import driver_script, node
 from .lifetimes import run_in_group
 from .nltk_adapter import SMOOTHING as NLTK_SMOOTHING
@@ -113,8 +113,7 @@ class HistoryLibrary:
     def driver_settings(self) -> dict[str, Any]:
         """The smoothing table as the driver reads it: the oracle's method -> [setting, {parameter: argument}]
         (a row that fixes a parameter is left out: the driver has no such check)."""
-        return {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in self.smoothing.rows
-                              if not row.fixed}}
+        return driver_settings(self.smoothing)
 
 
 

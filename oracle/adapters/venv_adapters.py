@@ -53,8 +53,9 @@ import json
 import string
 
 from . import environments
-from .base import SPLIT_CHARACTERS, TEXT_LIMITS, SmoothingRow, SmoothingTable, declare_capabilities
+from .base import SPLIT_CHARACTERS, TEXT_LIMITS, SmoothingRow, SmoothingTable, declare_capabilities, driver_settings
 from .driven import DriverImplementation, driver_script
+from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
 
 
 class _VenvImplementation(DriverImplementation):
@@ -64,10 +65,7 @@ class _VenvImplementation(DriverImplementation):
     @classmethod
     def settings(cls) -> dict:
         """The driver's SETTINGS argument: its smoothing table, for a library that takes one, or {} for none."""
-        if cls.smoothing is None:
-            return {}
-        return {"smoothing": {row.method: [row.setting, dict(row.passes)] for row in cls.smoothing.rows
-                              if not row.fixed}}
+        return {} if cls.smoothing is None else driver_settings(cls.smoothing)
 
     @classmethod
     def command(cls) -> list[str]:
@@ -167,3 +165,35 @@ class MmevalImplementation(_VenvImplementation):
     # a BaseMetric: `add` per batch, `compute`, `reset`; its merge is a distributed all-gather, not an API here
     capabilities = declare_capabilities(levels=["corpus"], max_order=12, smoothing=["none", "chen-cherry-2"],
                                         stateful=["accumulate", "reset"], **TEXT_LIMITS)
+
+
+class TfmaImplementation(_VenvImplementation):
+    name = environment = "tfma"
+    version = environments.VENVS["tfma"].pinned("tensorflow-model-analysis")
+    profile = "sacrebleu"
+    # a Beam CombineFn: `add_input` per batch, `merge_accumulators` of shards; no reset (Beam makes a new
+    # accumulator); BLEU-4 only (`Bleu` passes no max_ngram_order to sacrebleu's BLEU)
+    capabilities = declare_capabilities(levels=("corpus",), weights="uniform", orders=[4],
+                                        smoothing=SACREBLEU_SMOOTHING.declared, statistics=True, lowercase=True,
+                                        tokenizers=["none", "13a", "intl", "char"],
+                                        conventions={"empty_order": ["zero", "skip"]},
+                                        stateful=["accumulate", "merge"], **TEXT_LIMITS)
+    smoothing = SACREBLEU_SMOOTHING
+
+
+class Tensor2tensorImplementation(_VenvImplementation):
+    name = environment = "tensor2tensor"
+    version = environments.VENVS["tensor2tensor"].pinned("tensor2tensor")
+    profile = "mteval"
+    # compute_bleu: one reference a segment, exp smoothing always on, any max_order; text through
+    # bleu_tokenize (mteval-v14's international tokenization, its docstring says) as bleu_wrapper(...,
+    # case_sensitive=True) does: compute_bleu itself has no case folding, so none is declared
+    capabilities = declare_capabilities(weights="uniform", max_order=12, smoothing=["exp"], tokenizers=["intl"],
+                                        max_references=1, **TEXT_LIMITS)
+
+
+class TfModelsOfficialImplementation(_VenvImplementation):
+    name = environment = "tf-models-official"
+    version = environments.VENVS["tf-models-official"].pinned("tf-models-official")
+    profile = "mteval"
+    capabilities = Tensor2tensorImplementation.capabilities

@@ -54,6 +54,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    empty_reference_batch_statistics,
     end_token_request,
     result_under,
     score_of,
@@ -362,6 +363,8 @@ def _counting_of(cname, ctx, result):
         matches = best_single_reference_matches(ctx.request.segments, n, fold=fold)
         s = result.statistics
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
+    if cname == "empty-reference-batch-uncounted":
+        return _Counted(empty_reference_batch_statistics(ctx, result), result.bp)
     return result
 
 
@@ -835,7 +838,10 @@ def explained_value(request, profile, change, *, overrides=None):
             continue
         if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
             return None
-        value = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else functions[name](ctx, result)
+        counted = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else None
+        # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
+        # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
+        value = counted if counted is not None or name not in functions else functions[name](ctx, result)
     return value
 
 

@@ -19,7 +19,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 
-from .counting import with_end_tokens
+from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
 
 FLOAT32 = "float32"
@@ -612,6 +612,42 @@ def first_piece_only(ctx, result):
     cut = segment.model_copy(update={"hypothesis": first, "references": pieces})
     return score_of(result_under(ctx, request=request.model_copy(update={"segments": (cut,)})))
 
+
+def empty_reference_batch_statistics(ctx, result):
+    """The counts tfma's combiner keeps: an `add_input` batch whose references are all empty goes to
+    `_extract_statistics_for_empty_reference`, which counts the hypotheses' lengths and none of their n-grams
+    (each batch of a stateful plan; the whole corpus without one). None when no batch is such, or nothing is lost."""
+    request = ctx.request
+    if result is None or request.is_text:
+        return None
+    plan = request.stateful
+    batches = ([batch for shard in plan.shard_segments(request.segments) for batch in shard] if plan is not None
+               else [request.segments])
+    n = len(ctx.weights)
+    lost = [0] * n
+    for segment in (s for batch in batches if all_references_empty(batch) for s in batch):
+        one = bleu.segment_statistics(segment.hypothesis, segment.references, max_order=n, options=ctx.options)
+        lost = [a + b for a, b in zip(lost, one.totals, strict=True)]
+    if not any(lost):
+        return None
+    whole = result.statistics
+    return bleu.Statistics(whole.hyp_len, whole.ref_len, tuple(whole.matches[:n]),
+                           tuple(t - d for t, d in zip(whole.totals[:n], lost, strict=True)), whole.segments)
+
+
+def empty_reference_batch_uncounted(ctx, result):
+    """tfma's combiner: an `add_input` batch whose references are all empty counts the hypotheses' lengths
+    and none of their n-grams (each batch of a stateful plan; the whole corpus without one)."""
+    kept = empty_reference_batch_statistics(ctx, result)
+    if kept is None:
+        return None
+    try:
+        return float(bleu.bleu_from_statistics(kept, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
+                                               level=ctx.request.level).score)
+    except BleuOracleError:
+        return None
+
+
 #: Computations gated by a condition specific to one library's code (tried before the conventions).
 SPECIFIC_COMPUTATIONS = (
     ("tiny-instead-of-zero", tiny_instead_of_zero),
@@ -637,6 +673,7 @@ SPECIFIC_COMPUTATIONS = (
     ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
     ("references-cut-to-fewest", references_cut_to_fewest),
     ("first-piece-only", first_piece_only),
+    ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

@@ -366,6 +366,19 @@ def _folding(
 
 MATCHES = frozenset({"matches"})
 ALL_LAYERS = frozenset({"hyp_len", "ref_len", "matches", "totals"})
+def all_references_empty(segments: Sequence[Any]) -> bool:
+    """tfma's test of one `add_input` batch, `np.all(np.array(references) == [""])` over its reference streams:
+    true when every segment has the same number of references and each is empty, or none has any."""
+    counts = {len(s.references) for s in segments}
+    return len(counts) == 1 and all(not reference for s in segments for reference in s.references)
+
+
+def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tuple[int, ...] | None:
+    """tfma's totals for a corpus given in one batch whose references are all empty: none of its hypothesis
+    n-grams is counted (`_extract_statistics_for_empty_reference`); None for any other corpus."""
+    return (0,) * n if all_references_empty(segments) else None
+
+
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
 #: {layer: counts}, or None where the
 #: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
@@ -399,6 +412,11 @@ COUNTING_ALTERNATIVES: dict[
         "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)",
         frozenset({"totals"}),
         _layer("totals", lambda segments, n, options: totals_one_short(segments, n)),
+    ),
+    "empty-reference-batch-uncounted": (
+        "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
+        frozenset({"totals"}),
+        _layer("totals", empty_reference_totals),
     ),
     "first-reference-only": (
         "only each segment's first reference is used, for clipping and for the reference length",

@@ -1,7 +1,7 @@
 """The BLEU of the libraries that run in a virtual environment of their own (keras-hub, metrax, opik,
-azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, ...: LIBRARIES below), and every release
-of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1 implementation
-processes (PROTOCOL.md), by themselves.
+azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, the TensorFlow family: LIBRARIES below),
+and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1
+implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
@@ -58,7 +58,7 @@ class Life:
     A plain class, not a dataclass: this driver also runs under Python 3.6 (`bleu-oracle history`)."""
 
     def __init__(self, new: Callable[[Command], Any], update: Callable[[Any, Batch], Any],
-                 result: Callable[[Any], float], reset: Optional[Callable[[Any], Any]] = None,
+                 result: Callable[[Any], Answer], reset: Optional[Callable[[Any], Any]] = None,
                  merge: Optional[Callable[[Any, Any], Any]] = None) -> None:
         self.new, self.update, self.result, self.reset, self.merge = new, update, result, reset, merge
 
@@ -68,7 +68,7 @@ def planned(life: Life) -> Scorer:
     state per shard, previous corpora scored and reset, batches updated, shards merged in the plan's order. A
     command without a plan is one state taking the corpus in one update."""
 
-    def score(command: Command) -> float:
+    def score(command: Command) -> Answer:
         segments = text_segments(command)
         plan = command.get("stateful") or {"shards": [[len(segments)]]}
         states, at = [], 0
@@ -509,8 +509,90 @@ def count(value: Any) -> Union[int, float]:
     return int(value) if value.is_integer() else value
 
 
+def tfma(settings: Dict[str, Any]) -> Scorer:
+    """tensorflow-model-analysis' `tfma.metrics.Bleu(lowercase, force, tokenize, smooth_method, smooth_value,
+    use_effective_order)`, driven as Beam drives its combiner, without a pipeline: `computations()[0].combiner`,
+    then `create_accumulator`, `add_input` of each batch (one example: its predictions and its labels as
+    sacrebleu's reference streams, None for a missing reference), `merge_accumulators` of shards and
+    `extract_output`, a sacrebleu BLEUScore. A Beam combiner has no reset: Beam makes a new accumulator."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    from tensorflow_model_analysis.metrics import bleu, metric_util
+
+    def new(command: Command) -> Any:
+        method, arguments = library_arguments(command, settings)
+        rule = (command.get("conventions") or {}).get("empty_order")
+        metric = bleu.Bleu(lowercase=bool(command.get("lowercase")), force=True,
+                           tokenize=command.get("tokenize") or "none", smooth_method=method,
+                           smooth_value=arguments.get("smooth_value"), use_effective_order=rule == "skip")
+        combiner = metric.computations()[0].combiner
+        return combiner, combiner.create_accumulator()
+
+    def update(state: Any, segments: Batch) -> Any:
+        combiner, accumulator = state
+        width = max([len(references) for _, references in segments] or [0])
+        streams = [[references[k] if k < len(references) else None for _, references in segments]
+                   for k in range(width)]
+        example = {"labels": streams, "predictions": [hypothesis for hypothesis, _ in segments]}
+        return combiner, combiner.add_input(accumulator, metric_util.to_standard_metric_inputs(example))
+
+    def merge(state: Any, other: Any) -> Any:
+        return state[0], state[0].merge_accumulators([state[1], other[1]])
+
+    def result(state: Any) -> Answer:
+        combiner, accumulator = state
+        (score,) = combiner.extract_output(accumulator).values()
+        statistics = {"hyp_len": int(score.sys_len), "ref_len": int(score.ref_len),
+                      "matches": [count(x) for x in accumulator.matching_ngrams],
+                      "totals": [count(x) for x in accumulator.total_ngrams], "bp": float(score.bp)}
+        return float(score.score) / 100.0, statistics
+
+    return planned(Life(new=new, update=update, result=result, merge=merge))
+
+
+def tokenized_pairs(command: Command, tokenize: Callable[[str], List[str]]) -> Tuple[List[Any], List[Any]]:
+    """(references, hypotheses) as the tensor2tensor lineage's compute_bleu takes them: one token list each (the
+    capabilities allow one reference a segment). Token requests as sent; a text request's strings through the
+    library's own `bleu_tokenize`, as its `bleu_wrapper(..., case_sensitive=True)` does (the capabilities
+    declare no case folding: compute_bleu has none)."""
+    segments = command["segments"]
+    if any(len(s["references"]) != 1 for s in segments):
+        raise Refused("unsupported", "compute_bleu takes exactly one reference a segment")
+    if command.get("tokenize") is None:
+        return [s["references"][0] for s in segments], [s["hypothesis"] for s in segments]
+    return [tokenize(s["references"][0]) for s in segments], [tokenize(s["hypothesis"]) for s in segments]
+
+
+def lineage_scorer(module: Any) -> Scorer:
+    """The tensor2tensor lineage's `module.compute_bleu(reference_corpus, translation_corpus, max_order)` (its
+    smoothing always on, its float32 result), a text request's strings through `module.bleu_tokenize` first."""
+
+    def score(command: Command) -> Answer:
+        references, hypotheses = tokenized_pairs(command, module.bleu_tokenize)
+        return float(module.compute_bleu(references, hypotheses, max_order=len(command["weights"])))
+
+    return score
+
+
+def tensor2tensor(settings: Dict[str, Any]) -> Scorer:
+    """tensor2tensor 1.15.7's `tensor2tensor.utils.bleu_hook`: `compute_bleu`, text through `bleu_tokenize`."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    from tensor2tensor.utils import bleu_hook
+
+    return lineage_scorer(bleu_hook)
+
+
+def tf_models_official(settings: Dict[str, Any]) -> Scorer:
+    """tf-models-official's `official.nlp.metrics.bleu`: `compute_bleu`, text through `bleu_tokenize` (as its
+    `bleu_on_list(..., case_sensitive=True)` does, for any max_order: bleu_on_list itself scores BLEU-4 only)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    from official.nlp.metrics import bleu
+
+    return lineage_scorer(bleu)
+
+
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
-             "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+             "torchmetrics": torchmetrics, "tfma": tfma, "tensor2tensor": tensor2tensor,
+             "tf-models-official": tf_models_official}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
                   "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval,
                   "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval})
