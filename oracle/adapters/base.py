@@ -342,6 +342,7 @@ DRIVEN = {
     "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
     "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
     "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
+    "sacrebleu-mojo": "oracle.adapters.venv_adapters:SacrebleuMojoImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

@@ -13,14 +13,24 @@ itself (`oracle.adapters.driven`).
   max_order).compute()`: corpus BLEU, uniform weights, no smoothing, statistics in float32. Its
   docstring calls the reference length "the closest length match": profile `papineni`.
 
-Both are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-20 s
-from the package registry and 0.8-1.6 GB on disk each.
+- **sacrebleu-mojo** 0.2.4, `sacrebleu_mojo.corpus_bleu(hypotheses, streams, smooth_method,
+  smooth_value, lowercase=, tokenize=)`: "a drop-in faster replacement for sacrebleu's corpus BLEU",
+  its README says, "`.score` matches the published sacrebleu package": profile `sacrebleu`. Corpus
+  BLEU-4 only (its kernel counts four orders), smoothing none, floor or exp, tokenizer 13a (or none),
+  every reference stream complete (it reads no `None`), and sacrebleu's statistics (counts, totals,
+  sys_len, ref_len). Its package says Requires-Python >=3.12; its wheel runs on this machine's 3.11
+  and is installed with pip's --ignore-requires-python (environments.VENVS).
+
+keras-hub and metrax are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about
+15-20 s from the package registry and 0.8-1.6 GB on disk each; sacrebleu-mojo in a few seconds, ~100 MB.
 """
 
 from __future__ import annotations
 
+import json
+
 from . import environments
-from .base import TEXT_LIMITS, declare_capabilities
+from .base import TEXT_LIMITS, SmoothingRow, SmoothingTable, declare_capabilities
 from .driven import DriverImplementation, driver_script
 
 
@@ -47,3 +57,25 @@ class MetraxImplementation(_VenvImplementation):
     # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
     capabilities = declare_capabilities(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
                                         **TEXT_LIMITS)
+
+
+#: sacrebleu-mojo's smooth_method values (sacrebleu's, less add-k, which it refuses)
+MOJO_SMOOTHING = SmoothingTable("sacrebleu-mojo smooths with none, floor or exp only", (
+    SmoothingRow("none", "none"), SmoothingRow("floor", "floor", passes={"value": "smooth_value"}),
+    SmoothingRow("exp", "exp")))
+
+
+class SacrebleuMojoImplementation(_VenvImplementation):
+    name = environment = "sacrebleu-mojo"
+    version = environments.VENVS["sacrebleu-mojo"].pinned("sacrebleu-mojo")
+    profile = "sacrebleu"
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", orders=[4],
+                                        smoothing=MOJO_SMOOTHING.declared, statistics=True, lowercase=True,
+                                        tokenizers=["13a"], same_reference_count=True, **TEXT_LIMITS)
+
+    @classmethod
+    def command(cls) -> list[str]:
+        """The driver's argv and its SETTINGS: the smoothing table, the oracle's method -> [smooth_method,
+        {parameter: argument}], so that the mapping is stated here only."""
+        table = {row.method: [row.setting, dict(row.passes)] for row in MOJO_SMOOTHING.rows}
+        return [*super().command(), json.dumps({"smoothing": table}, separators=(",", ":"))]

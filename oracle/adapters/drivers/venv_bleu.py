@@ -1,11 +1,11 @@
-"""keras-hub's and metrax's BLEU, and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history`
-installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
+"""keras-hub's, metrax's and sacrebleu-mojo's BLEU, and every release of nltk, sacrebleu and torchmetrics that
+`bleu-oracle history` installs, as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
-    VENV/bin/python venv_bleu.py keras-hub|metrax|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
+    VENV/bin/python venv_bleu.py keras-hub|metrax|sacrebleu-mojo|nltk|sacrebleu|torchmetrics HANDSHAKE [SETTINGS]
 
 It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram generator ends with
 StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
@@ -229,10 +229,38 @@ def sacrebleu(settings: Dict[str, Any]) -> Scorer:
             raise Refused("rejected", f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
         if method == "add-k":  # add-k adds k to its counts in place (discrepancy sacrebleu-add-k-counts)
             return float(result.score) / 100.0, None
-        statistics = {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
-                      "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
-                      "bp": float(result.bp)}
-        return float(result.score) / 100.0, statistics
+        return float(result.score) / 100.0, sacrebleu_statistics(result)
+
+    return score
+
+
+def sacrebleu_statistics(result: Any) -> Dict[str, Any]:
+    """A sacrebleu-shaped BLEUScore's statistics (sacrebleu's, and sacrebleu-mojo's, which mirrors its attributes)."""
+    return {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
+            "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
+            "bp": float(result.bp)}
+
+
+def sacrebleu_mojo(settings: Dict[str, Any]) -> Scorer:
+    """sacrebleu-mojo's `corpus_bleu(hypotheses, streams, smooth_method, smooth_value, force, lowercase, tokenize,
+    use_effective_order)`, sacrebleu's call shape: corpus BLEU-4 (its kernel counts 4 orders), tokenizer "13a" or
+    "none" (`str.split()`), every stream a reference for every segment (it reads no `None`: the capabilities ask
+    for equal reference counts). Its native kernel runs where it loads; `backend` says which ran."""
+    import sacrebleu_mojo as library
+
+    def score(command: Command) -> Answer:
+        method, arguments = library_arguments(command, settings)
+        segments = text_segments(command)
+        width = len(segments[0][1]) if segments else 1
+        streams = [[references[k] for _, references in segments] for k in range(width)]
+        try:
+            result = library.corpus_bleu([hypothesis for hypothesis, _ in segments], streams, smooth_method=method,
+                                         smooth_value=arguments.get("smooth_value"),
+                                         lowercase=bool(command.get("lowercase")),
+                                         tokenize=command.get("tokenize") or "none")
+        except ValueError as exc:  # its argument checks
+            raise Refused("rejected", f"sacrebleu-mojo raised ValueError: {exc}") from exc
+        return float(result.score) / 100.0, sacrebleu_statistics(result)
 
     return score
 
@@ -279,7 +307,8 @@ def count(value: Any) -> Union[int, float]:
 
 
 LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu": sacrebleu,
-             "torchmetrics": torchmetrics}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
+             "torchmetrics": torchmetrics,
+             "sacrebleu-mojo": sacrebleu_mojo}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 
 
 def text_segments(command: Command) -> List[Tuple[str, List[str]]]:
