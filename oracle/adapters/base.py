@@ -361,6 +361,7 @@ REGISTRY = {
     "fast-bleu": "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
     "multi-bleu": "oracle.adapters.perl_adapter:MultiBleuImplementation",
     "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
+    "multi-bleu-detok": "oracle.adapters.perl_adapter:MultiBleuDetokImplementation",
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",

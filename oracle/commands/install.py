@@ -12,7 +12,7 @@ from oracle.commands.common import HelpFormatter
 from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
 from oracle.harness.session import Interrupted, stopped_by_signals
 
-OWN = [*environments.NPM_PACKAGES, *environments.VENVS]
+OWN = [*environments.NPM_PACKAGES, *environments.VENVS, *environments.SCRIPTS]
 
 HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python environment, once:
 
@@ -20,6 +20,8 @@ HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python 
     sha512 integrity checked; run by node.
   virtual environments of their own ({", ".join(environments.VENVS)}): created with this Python and pinned
     requirements from the package registry (TensorFlow, JAX: 0.8 to 1.6 GB each, 15 to 60 s).
+  scripts vendored in a registry package ({", ".join(environments.SCRIPTS)}): the pinned sdist from the package
+    registry, its sha256 checked, and the one script taken from it (its own sha256 checked); run by perl.
 
 They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
@@ -34,6 +36,7 @@ what they were building.
 Examples:
   bleu-oracle install promptfoo bleu-score
   bleu-oracle install keras-hub metrax
+  bleu-oracle install multi-bleu-detok
 
 Exit codes: 0 all prepared, 3 one could not be (the reason on stderr), 130 / 143 interrupted by ^C /
 SIGTERM (nothing half-built is left).
