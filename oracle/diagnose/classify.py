@@ -508,8 +508,9 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     profile = get_profile(profile)
     actual, statistics = _answer_parts(answer)
     # a text request: the explanations vary the counting, not the tokenizer
+    text = request if request.is_text else None
     request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split))
-    ctx = context_for(request, profile, overrides)
+    ctx = context_for(request, profile, overrides, text=text)
     base = result_under(ctx)
     expected = score_of(base)
     if actual is None:

@@ -35,14 +35,17 @@ class Context:
     weights: tuple
     #: the request's statistics by counting options, shared by every convention tried on it
     counted: dict = field(default_factory=dict, compare=False, repr=False)
+    #: a text request as it was sent (`request` is its tokens), for computations of a tokenization step
+    text: object = field(default=None, compare=False, repr=False)
 
 
-def context_for(request, profile, overrides):
-    """The request under the profile's options, with the case's overrides and the request's case folding."""
+def context_for(request, profile, overrides, text=None):
+    """The request under the profile's options, with the case's overrides and the request's case folding
+    (`text`: the text request `request` was tokenized from, if it was)."""
     options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
     smoothing = request.smoothing.to_convention()
     weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
-    return Context(request, options, smoothing, weights)
+    return Context(request, options, smoothing, weights, text=text)
 
 
 def result_under(ctx, options=None, smoothing=None, request=None):
@@ -521,6 +524,23 @@ def empty_text_one_token(ctx, result):
     return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
 
 
+#: A-Z to a-z and nothing else, as Perl's lc on a byte string.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def hypothesis_folded_before_entities(ctx, result):
+    """Case folded on each hypothesis's raw text before its 13a tokenization, and on each reference only after
+    it (multi-bleu-detok.perl -lc): 13a unescapes "&amp;" and strips "<skipped>" case-sensitively, so "&AMP;"
+    is one token "&" in a hypothesis and three, "& amp ;", in a reference."""
+    text = ctx.text
+    if text is None or not text.lowercase or text.tokenize != "13a" or not any(
+            "&" in s.hypothesis or "<" in s.hypothesis for s in text.segments):
+        return None
+    folded = tuple(s.model_copy(update={"hypothesis": s.hypothesis.translate(_ASCII_LOWER)}) for s in text.segments)
+    request = text.model_copy(update={"segments": folded}).tokenized(ctx.options.token_split)
+    return score_of(result_under(ctx, request=request))
+
+
 def ratio_zero_when_r_zero(ctx, result):
     """The length ratio c/r taken as 0 when r = 0 < c (a division "no NaN": x/0 -> 0), so BP = exp(1 - 1/0)
     = 0 and the score 0, where c > r gives BP 1."""
@@ -549,6 +569,7 @@ SPECIFIC_COMPUTATIONS = (
     ("object-prototype-key-nan", object_prototype_key_nan),
     ("empty-text-one-token", empty_text_one_token),
     ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
+    ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

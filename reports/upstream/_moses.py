@@ -1,5 +1,6 @@
 """The Moses scripts for the Perl reproductions: found through BLEU_ORACLE_MULTI_BLEU / BLEU_ORACLE_MTEVAL (as
-bleu-oracle's adapters find them), else in the shared tools beside the checkout; run with perl."""
+bleu-oracle's adapters find them), else in the shared tools beside the checkout, else (multi-bleu-detok.perl)
+where `bleu-oracle install multi-bleu-detok` put it; run with perl."""
 
 import os
 import shutil
@@ -9,10 +10,18 @@ from pathlib import Path
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "tools" / "moses"
 
 
+def installed(name):
+    """Where `bleu-oracle install` keeps a script it takes from a registry package (OpenNMT-tf 1.25.3's sdist)."""
+    base = os.environ.get("BLEU_ORACLE_IMPLEMENTATIONS") or Path(
+        os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "bleu-oracle" / "implementations"
+    return Path(base) / "scripts" / f"{Path(name).stem}-1.25.3" / name
+
+
 def script(variable, name):
     """The script's path, or None when it is not here."""
-    path = Path(os.environ.get(variable) or SHARED / name)
-    return path if path.is_file() else None
+    explicit = os.environ.get(variable)
+    candidates = [Path(explicit)] if explicit else [SHARED / name, installed(name)]
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def unavailable(variable, name, module=None):
