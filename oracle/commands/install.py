@@ -27,7 +27,7 @@ They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
 --impl NAME`, `fuzz --impl NAME` and `report --impl NAME` prepare it before it starts, a step of their own
 ("preparing keras-hub (a venv of its own, once: ~1 min)"), so this verb is for doing it ahead of time
-(scripts/setup prepares the npm packages). One already prepared is verified (every file of an npm
+(scripts/setup prepares the npm packages and multi-bleu-detok). One already prepared is verified (every file of an npm
 package against the sha256 recorded from its tarball; a venv's BLEU library against pip's RECORD) and
 left as it is, or installed again if a file changed or is missing: the adapters refuse to run such
 code (exit 3, naming the file), and this is the repair. ^C or SIGTERM stops npm or pip and removes
