@@ -124,8 +124,10 @@ def test_keras_hub_by_hand():
 
 @pytest.mark.slow
 @pytest.mark.heavy
-def test_sacrebleu_mojo_by_hand():
-    mojo = prepared("sacrebleu-mojo")
+@pytest.mark.parametrize("name", ["sacrebleu-mojo", "sacrebleu-mojo-fallback"])  # its kernel, its pure Python
+def test_sacrebleu_mojo_by_hand(name):
+    prepared("sacrebleu-mojo")  # (one environment for both)
+    mojo = load(name)
     # 'a b c d' against 'a b c e': matches 3, 2, 1, 0 of 4, 3, 2, 1 n-grams, c = r; unsmoothed, the empty
     # 4-gram precision makes it 0; exp (mteval's 1/2^k for the k-th order without a match): p4 = 1/(2 x 1),
     # so (3/4 x 2/3 x 1/2 x 1/2)^(1/4) = (1/8)^(1/4)
@@ -151,10 +153,11 @@ def test_sacrebleu_mojo_by_hand():
         pytest.param("metrax", marks=pytest.mark.heavy),
         pytest.param("keras-hub", marks=pytest.mark.heavy),
         pytest.param("sacrebleu-mojo", marks=pytest.mark.heavy),
+        pytest.param("sacrebleu-mojo-fallback", marks=pytest.mark.heavy),
     ],
 )
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
-    prepared(name)
+    prepared(name.removesuffix("-fallback"))  # (sacrebleu-mojo-fallback runs in sacrebleu-mojo's environment)
     code, records, errors, gating = check_against_baseline(
         name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml"
     )

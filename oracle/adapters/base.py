@@ -343,6 +343,7 @@ DRIVEN = {
     "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
     "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
     "sacrebleu-mojo": "oracle.adapters.venv_adapters:SacrebleuMojoImplementation",
+    "sacrebleu-mojo-fallback": "oracle.adapters.venv_adapters:SacrebleuMojoFallbackImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library

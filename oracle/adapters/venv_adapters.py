@@ -19,7 +19,8 @@ itself (`oracle.adapters.driven`).
   BLEU-4 only (its kernel counts four orders), smoothing none, floor or exp, tokenizer 13a (or none),
   every reference stream complete (it reads no `None`), and sacrebleu's statistics (counts, totals,
   sys_len, ref_len). Its package says Requires-Python >=3.12; its wheel runs on this machine's 3.11
-  and is installed with pip's --ignore-requires-python (environments.VENVS).
+  and is installed with pip's --ignore-requires-python (environments.VENVS). `sacrebleu-mojo-fallback`
+  is the same package with its native kernel disabled: its pure-Python fallback.
 
 keras-hub and metrax are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about
 15-20 s from the package registry and 0.8-1.6 GB on disk each; sacrebleu-mojo in a few seconds, ~100 MB.
@@ -73,9 +74,21 @@ class SacrebleuMojoImplementation(_VenvImplementation):
                                         smoothing=MOJO_SMOOTHING.declared, statistics=True, lowercase=True,
                                         tokenizers=["13a"], same_reference_count=True, **TEXT_LIMITS)
 
+    #: its native kernel (False: the pure-Python fallback, SACREBLEU_MOJO_DISABLE_NATIVE=1)
+    native = True
+
     @classmethod
     def command(cls) -> list[str]:
         """The driver's argv and its SETTINGS: the smoothing table, the oracle's method -> [smooth_method,
-        {parameter: argument}], so that the mapping is stated here only."""
+        {parameter: argument}], so that the mapping is stated here only, and which backend runs."""
         table = {row.method: [row.setting, dict(row.passes)] for row in MOJO_SMOOTHING.rows}
-        return [*super().command(), json.dumps({"smoothing": table}, separators=(",", ":"))]
+        return [*super().command(), json.dumps({"smoothing": table, "native": cls.native}, separators=(",", ":"))]
+
+
+class SacrebleuMojoFallbackImplementation(SacrebleuMojoImplementation):
+    """The same package's "vendored pure-Python fallback for platforms without a native build" (its README), forced
+    with SACREBLEU_MOJO_DISABLE_NATIVE=1: a second implementation of the counting, claimed to give the same scores.
+    It runs in sacrebleu-mojo's environment (`bleu-oracle install sacrebleu-mojo` prepares it)."""
+
+    name = "sacrebleu-mojo-fallback"
+    native = False

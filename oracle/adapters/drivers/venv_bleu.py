@@ -245,7 +245,9 @@ def sacrebleu_mojo(settings: Dict[str, Any]) -> Scorer:
     """sacrebleu-mojo's `corpus_bleu(hypotheses, streams, smooth_method, smooth_value, force, lowercase, tokenize,
     use_effective_order)`, sacrebleu's call shape: corpus BLEU-4 (its kernel counts 4 orders), tokenizer "13a" or
     "none" (`str.split()`), every stream a reference for every segment (it reads no `None`: the capabilities ask
-    for equal reference counts). Its native kernel runs where it loads; `backend` says which ran."""
+    for equal reference counts). Its native kernel runs where it loads, unless SETTINGS say `"native": false`."""
+    if settings.get("native") is False:  # its pure-Python fallback, as on a platform without the kernel
+        os.environ["SACREBLEU_MOJO_DISABLE_NATIVE"] = "1"
     import sacrebleu_mojo as library
 
     def score(command: Command) -> Answer:
