@@ -764,7 +764,7 @@ def explained_value(request, profile, change, *, overrides=None):
     statistics). Returns None when the oracle rejects the input under the changed conventions or
     the computation does not apply.
     """
-    base = context_for(request, profile, overrides)
+    base = context_for(request, profile, overrides, text=request if request.is_text else None)
     functions = dict(COMPUTATIONS)
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:
