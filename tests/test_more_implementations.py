@@ -1,6 +1,8 @@
 """The implementations outside the Python libraries: promptfoo and bleu-score (npm, run by node),
 torchtext (its bleu_score without its compiled extension), keras-hub, metrax, opik and azure-ai-evaluation
 (virtual environments of their own). Each answer below is derived by hand from the library's code, cited beside it; then
+torchtext (its bleu_score without its compiled extension), keras-hub, metrax and sacrebleu-mojo (virtual
+environments of their own). Each answer below is derived by hand from the library's code, cited beside it; then
 `check --impl NAME` runs end to end against the reviewed baseline. The tests of keras-hub and metrax
 are slow: they prepare the implementation's own environment first (TensorFlow, JAX: about a minute
 each, once per checkout), as `check --impl NAME` does. Each skips, with the reason, where that cannot
@@ -153,6 +155,23 @@ def test_azure_ai_evaluation_by_hand():
     # is a, é, b and 'aé c' is a, é, c: p1 = 2/3, p2 = 1/2, orders 3 and 4 smoothed as ln(3)/10 and ln(3)/20
     assert azure.score(_request(["aé", "b"], [["aé", "c"]], BLEU4, smoothing="exp")).score == pytest.approx(
         (2 / 3 * 1 / 2 * math.log(3) / 10 * math.log(3) / 20) ** 0.25, rel=1e-12)
+@pytest.mark.parametrize("name", ["sacrebleu-mojo", "sacrebleu-mojo-fallback"])  # its kernel, its pure Python
+def test_sacrebleu_mojo_by_hand(name):
+    prepared("sacrebleu-mojo")  # (one environment for both)
+    mojo = load(name)
+    # 'a b c d' against 'a b c e': matches 3, 2, 1, 0 of 4, 3, 2, 1 n-grams, c = r; unsmoothed, the empty
+    # 4-gram precision makes it 0; exp (mteval's 1/2^k for the k-th order without a match): p4 = 1/(2 x 1),
+    # so (3/4 x 2/3 x 1/2 x 1/2)^(1/4) = (1/8)^(1/4)
+    plain = mojo.score(_request(list("abcd"), [list("abce")], BLEU4, level="corpus"))
+    assert plain.score == 0.0
+    assert plain.statistics["matches"] == [3, 2, 1, 0] and plain.statistics["totals"] == [4, 3, 2, 1]
+    assert mojo.score(_request(list("abcd"), [list("abce")], BLEU4, level="corpus", smoothing="exp")).score == \
+        pytest.approx(0.125 ** 0.25, rel=1e-12)
+    # raw text through its 13a: 'Hello, world.' is Hello , world . and 'Hello, world!' is Hello , world ! --
+    # the same four counts as above
+    text = ScoreRequest(level="corpus", segments=[{"hypothesis": "Hello, world.", "references": ["Hello, world!"]}],
+                        weights=BLEU4, smoothing="exp", lowercase=False, tokenize="13a")
+    assert mojo.score(text).score == pytest.approx(0.125 ** 0.25, rel=1e-12)
 
 
 @pytest.mark.slow
@@ -167,10 +186,12 @@ def test_azure_ai_evaluation_by_hand():
         pytest.param("opik-sentence", marks=pytest.mark.heavy),
         pytest.param("opik-corpus", marks=pytest.mark.heavy),
         pytest.param("azure-ai-evaluation", marks=pytest.mark.heavy),
+        pytest.param("sacrebleu-mojo", marks=pytest.mark.heavy),
+        pytest.param("sacrebleu-mojo-fallback", marks=pytest.mark.heavy),
     ],
 )
 def test_check_runs_to_a_complete_report_within_its_baseline(name, tmp_path, repo_root):
-    prepared(name)
+    prepared(name.removesuffix("-fallback"))  # (sacrebleu-mojo-fallback runs in sacrebleu-mojo's environment)
     code, records, errors, gating = check_against_baseline(
         name, tmp_path / "report", repo_root / "baselines" / f"{name}.yaml"
     )

@@ -48,6 +48,7 @@ def test_the_profiles():
         "sacrebleu",
         "mteval",
         "multi-bleu",
+        "multi-bleu-detok",
         "matlab",
         "mlpack",
         "tensorflow-nmt",

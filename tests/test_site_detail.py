@@ -47,6 +47,15 @@ def test_a_token_with_a_space_reads_apart_from_two_tokens():
     assert request_text(request).startswith("“a␣b c” vs “a␣b c”")
 
 
+def test_a_text_request_reads_as_its_raw_text_not_as_characters():
+    """The trophy multi-bleu-detok-lowercase-before-entities: a string hypothesis is the text sent, not one token a
+    character ("& A M P ;"); a space stays a space, other whitespace is made visible, the tokenizer is named."""
+    request = {"segments": [{"hypothesis": "&AMP; a\u00a0b", "references": ["&AMP; a b", ""]}], "weights": [1.0],
+               "lowercase": True, "tokenize": "13a"}
+    assert request_text(request) == ("“&AMP; a⟨U+00A0⟩b” vs “&AMP; a b / ∅” [corpus; weights 1; lowercase; raw text, "
+                                     "tokenized 13a]")
+
+
 @pytest.mark.parametrize(("token", "shown"), [
     ("a\tb", "a⇥b"), ("a\nb", "a↵b"), ("a\u00a0b", "a⟨U+00A0⟩b"), ("", "⟨⟩"), ("été", "été"),
 ])

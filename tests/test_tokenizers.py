@@ -67,7 +67,7 @@ def test_char_and_none_by_hand():
 def test_profiles_state_their_tokenizer():
     assert {name: p.options.tokenizer for name, p in PROFILES.items()} == {
         "papineni": "none", "nltk": "none", "sacrebleu": "13a", "mteval": "13a", "multi-bleu": "none",
-        "matlab": "none", "mlpack": "none", "tensorflow-nmt": "none"}
+        "multi-bleu-detok": "13a", "matlab": "none", "mlpack": "none", "tensorflow-nmt": "none"}
     assert "13a" in PROFILES["sacrebleu"].citation("tokenizer")
     assert set(TOKENIZERS) == {"none", "13a", "intl", "char"}
 

@@ -360,6 +360,8 @@ DRIVEN = {
     "tfma": "oracle.adapters.venv_adapters:TfmaImplementation",
     "tensor2tensor": "oracle.adapters.venv_adapters:Tensor2tensorImplementation",
     "tf-models-official": "oracle.adapters.venv_adapters:TfModelsOfficialImplementation",
+    "sacrebleu-mojo": "oracle.adapters.venv_adapters:SacrebleuMojoImplementation",
+    "sacrebleu-mojo-fallback": "oracle.adapters.venv_adapters:SacrebleuMojoFallbackImplementation",
 }
 
 #: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library
@@ -378,6 +380,7 @@ REGISTRY = {
     "fast-bleu": "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
     "multi-bleu": "oracle.adapters.perl_adapter:MultiBleuImplementation",
     "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
+    "multi-bleu-detok": "oracle.adapters.perl_adapter:MultiBleuDetokImplementation",
     "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
     "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
     "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",

@@ -12,6 +12,10 @@ Two kinds, both pinned here and nowhere else:
   would otherwise download at run time (azure-ai-evaluation's NLTK data) from packages installed there.
 
 Either is scored by a driver (`drivers/`) that speaks protocol v1 itself (`oracle.adapters.driven`).
+A third kind is one file: **a script shipped inside a registry package** (Moses' multi-bleu-detok.perl, which
+the OpenNMT-tf 1.25.3 sdist on PyPI vendors): `pip download` fetches exactly that sdist, its sha256 is
+compared with the pin, and the one member is extracted, checked against its own pinned sha256, into
+ROOT/scripts/NAME-VERSION/; perl runs it (`oracle.adapters.perl_adapter`).
 ROOT is $BLEU_ORACLE_IMPLEMENTATIONS, else $XDG_CACHE_HOME/bleu-oracle/implementations (default
 ~/.cache/bleu-oracle/implementations): outside any checkout, so that a fresh clone (CI's) reuses what an
 earlier one built, and a 1.6 GB environment is never inside a working tree. Each is built beside its place and
@@ -54,7 +58,8 @@ from .lifetimes import run_in_group
 #: What preparing one takes, said on the progress line before it starts (measured on this project's
 #: 2-core machine: an npm tarball in a few seconds, a venv of TensorFlow or JAX in 15 to 60 s).
 PREPARING = {"npm": "an npm tarball, once: a few seconds", "venv": "a venv of its own, once: ~1 min",
-             "sdist": "source files from a PyPI sdist, once: a few seconds"}
+             "sdist": "source files from a PyPI sdist, once: a few seconds",
+             "script": "one script from a registry package, once: a few seconds"}
 #: What runs the npm packages' driver.
 NODE_MISSING = "node is not installed (it runs the npm packages; Debian: apt-get install nodejs)"
 #: What makes a virtual environment (argv, the target directory appended); a test puts a fake here.
@@ -154,6 +159,41 @@ VENVS = {
                         "lm-eval"),
     "deepeval": VenvSpec("deepeval", (("--no-deps", *llm_requirements.DEEPEVAL),),
                          "from deepeval.scorer import Scorer; import punkt.data", "deepeval"),
+    # sacrebleu-mojo declares Requires-Python >=3.12, yet its wheel (py3-none-manylinux_2_35: Python and a ctypes
+    # kernel) imports and runs on this machine's 3.11, which has no 3.12 beside it: pip is told to install it anyway
+    # (docs/checking.md says so); numpy is its one requirement.
+    "sacrebleu-mojo": VenvSpec(
+        "sacrebleu-mojo",
+        (("numpy==2.4.6",), ("--no-deps", "--ignore-requires-python", "sacrebleu-mojo==0.2.4")),
+        "import sacrebleu_mojo", "sacrebleu-mojo"),
+}
+
+
+@dataclass(frozen=True)
+class ScriptSpec:
+    """One script vendored in a PyPI source distribution: the sdist pinned by version and sha256, the member
+    taken from it and that member's own sha256 (checked when installed and before each use)."""
+
+    name: str
+    distribution: str
+    version: str
+    sdist_sha256: str
+    member: str
+    sha256: str
+
+    @property
+    def file_name(self) -> str:
+        return self.member.rsplit("/", 1)[-1]
+
+
+#: Moses' scripts/generic/multi-bleu-detok.perl is on no registry of its own; OpenNMT-tf's 1.x sdists vendor it
+#: in third_party/ (its BLEUDetokEvaluator runs it). The sha256 of both are the ones pip checked on download.
+SCRIPTS = {
+    "multi-bleu-detok": ScriptSpec(
+        "multi-bleu-detok", "OpenNMT-tf", "1.25.3",
+        "a0568b02344c3683b5d1adb1334dd8690ac61828a527252de4502a7e7920a108",
+        "OpenNMT-tf-1.25.3/third_party/multi-bleu-detok.perl",
+        "d97f7107983fd7dd9e6d005e042e601eeb5825b120c0863716b2211f79cfe7b1"),
 }
 #: The TensorFlow family's other members live in keras-hub's environment (the same directory, prepared once);
 #: each name verifies its own library's files.
@@ -200,11 +240,12 @@ SDISTS = {
 
 
 def _ours(name):
-    return name in NPM_PACKAGES or name in VENVS or name in SDISTS
+    return name in NPM_PACKAGES or name in VENVS or name in SDISTS or name in SCRIPTS
 
 
 def _kind(name):
-    return "npm" if name in NPM_PACKAGES else "sdist" if name in SDISTS else "venv"
+    return ("npm" if name in NPM_PACKAGES else "sdist" if name in SDISTS else "script" if name in SCRIPTS
+            else "venv")
 
 
 def root():
@@ -240,6 +281,12 @@ def sdist_dir(name):
     return root() / "sdist" / f"{spec.distribution}-{spec.version}"
 
 
+def script_path(name: str) -> Path:
+    """Where script `name` is installed (ROOT/scripts/NAME-VERSION/FILE)."""
+    spec = SCRIPTS[name]
+    return root() / "scripts" / f"{name}-{spec.version}" / spec.file_name
+
+
 def is_prepared(name):
     """Installed (its files may have changed since: `verify`)."""
     if name in NPM_PACKAGES:
@@ -248,6 +295,8 @@ def is_prepared(name):
         return venv_python(name).is_file()
     if name in SDISTS:
         return (sdist_dir(name) / MANIFEST).is_file()
+    if name in SCRIPTS:
+        return script_path(name).is_file()
     return True
 
 
@@ -260,6 +309,8 @@ def verify(name):
         _verify_venv(VENVS[name])
     elif name in SDISTS:
         _verify_sdist(SDISTS[name])
+    elif name in SCRIPTS:
+        _verify_script(SCRIPTS[name])
 
 
 def _sha256(path):
@@ -312,6 +363,18 @@ def _manifest(name, package):
     return {"package": name, "version": version, "integrity": integrity, "files": files}
 
 
+def _verify_script(spec: ScriptSpec) -> None:
+    path = script_path(spec.name)
+    try:
+        actual = _sha256(path).hexdigest()
+    except FileNotFoundError:
+        raise _changed(spec.name, path.parent, spec.file_name, "is missing") from None
+    except OSError as exc:
+        raise _changed(spec.name, path.parent, spec.file_name, f"cannot be read ({exc.strerror or exc})") from None
+    if actual != spec.sha256:
+        raise _changed(spec.name, path.parent, spec.file_name, f"has changed (sha256 {actual}, pinned {spec.sha256})")
+
+
 def _verify_venv(spec):
     """The library's files against pip's RECORD (path,sha256=urlsafe-base64,size per line)."""
     where = _spec_dir(spec)
@@ -349,7 +412,8 @@ def require(name: str) -> None:
         return
     if not is_prepared(name):
         kind = {"npm": f"the npm package {name}", "venv": f"{name}'s own environment",
-                "sdist": f"{name}'s source files"}[_kind(name)]
+                "sdist": f"{name}'s source files",
+                "script": f"{name}'s script"}[_kind(name)]
         raise AdapterUnavailable(f"{kind} is not installed: {install_hint(name)}")
     if name in NPM_PACKAGES and shutil.which("node") is None:
         raise AdapterUnavailable(NODE_MISSING)
@@ -393,6 +457,8 @@ def prepare(name, *, log=sys.stderr, repair=False):
         _prepare_npm(name, log)
     elif name in SDISTS:
         _prepare_sdist(SDISTS[name], log)
+    elif name in SCRIPTS:
+        _prepare_script(SCRIPTS[name], log)
     else:
         _prepare_venv(VENVS[name], log)
     verify(name)
@@ -435,6 +501,50 @@ def _prepare_npm(name, log):
         manifest = _manifest(name, unpacked / "package")
         (unpacked / MANIFEST).write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n", encoding="utf-8")
         _move_into_place(unpacked, target, name)
+
+
+#: What fetches a registry sdist (argv; the directory and the requirement appended): pip, sdists only, no
+#: dependencies. (pip prepares the sdist's metadata to name it, in an isolated build environment.)
+PIP_DOWNLOAD = (sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check", "--no-deps",
+                "--no-binary", ":all:", "-d")
+
+
+def _prepare_script(spec: ScriptSpec, log: TextIO) -> None:
+    target = script_path(spec.name).parent
+    target.parent.mkdir(parents=True, exist_ok=True)
+    requirement = f"{spec.distribution}=={spec.version}"
+    print(f"bleu-oracle: fetching the {requirement} sdist from the package registry for its {spec.file_name}, "
+          f"into {target}", file=log)
+    with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        try:
+            done = run_in_group([*PIP_DOWNLOAD, tmp, requirement], timeout=300, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise AdapterUnavailable(f"pip download {requirement} did not finish within 300 s (stopped)") from None
+        sdists = sorted(Path(tmp).glob("*.tar.gz"))
+        if done.returncode != 0 or len(sdists) != 1:
+            lines = [line for line in done.stderr.splitlines() if not line.startswith("WARNING: Location")]
+            raise AdapterUnavailable(f"pip download {requirement} failed: {lines[-1:]}")
+        digest = _sha256(sdists[0]).hexdigest()
+        if digest != spec.sdist_sha256:
+            raise AdapterUnavailable(f"{sdists[0].name} has sha256 {digest}, not the pinned {spec.sdist_sha256}")
+        built = Path(tmp) / "built"
+        built.mkdir()
+        _extract_member(sdists[0], spec, built / spec.file_name)
+        _move_into_place(built, target, spec.name)
+
+
+def _extract_member(sdist: Path, spec: ScriptSpec, destination: Path) -> None:
+    """The pinned member of `sdist`, written to `destination` only if its sha256 is the pinned one."""
+    try:
+        with tarfile.open(sdist) as archive:
+            member = archive.extractfile(spec.member)
+            data = member.read(1 << 22) if member is not None else b""  # a script: well under 4 MiB
+    except (tarfile.TarError, KeyError, OSError) as exc:
+        raise AdapterUnavailable(f"{sdist.name} has no readable {spec.member}: {exc}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != spec.sha256:
+        raise AdapterUnavailable(f"{spec.member} in {sdist.name} has sha256 {digest}, not the pinned {spec.sha256}")
+    destination.write_bytes(data)
 
 
 def _move_into_place(built, target, name):

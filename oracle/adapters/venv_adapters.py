@@ -45,6 +45,17 @@ itself (`oracle.adapters.driven`).
 
 All are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about 15-60 s
 from the package registry and 0.2-1.6 GB on disk each.
+- **sacrebleu-mojo** 0.2.4, `sacrebleu_mojo.corpus_bleu(hypotheses, streams, smooth_method,
+  smooth_value, lowercase=, tokenize=)`: "a drop-in faster replacement for sacrebleu's corpus BLEU",
+  its README says, "`.score` matches the published sacrebleu package": profile `sacrebleu`. Corpus
+  BLEU-4 only (its kernel counts four orders), smoothing none, floor or exp, tokenizer 13a (or none),
+  every reference stream complete (it reads no `None`), and sacrebleu's statistics (counts, totals,
+  sys_len, ref_len). Its package says Requires-Python >=3.12; its wheel runs on this machine's 3.11
+  and is installed with pip's --ignore-requires-python (environments.VENVS). `sacrebleu-mojo-fallback`
+  is the same package with its native kernel disabled: its pure-Python fallback.
+
+keras-hub and metrax are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about
+15-20 s from the package registry and 0.8-1.6 GB on disk each; sacrebleu-mojo in a few seconds, ~100 MB.
 """
 
 from __future__ import annotations
@@ -197,3 +208,35 @@ class TfModelsOfficialImplementation(_VenvImplementation):
     version = environments.VENVS["tf-models-official"].pinned("tf-models-official")
     profile = "mteval"
     capabilities = Tensor2tensorImplementation.capabilities
+#: sacrebleu-mojo's smooth_method values (sacrebleu's, less add-k, which it refuses)
+MOJO_SMOOTHING = SmoothingTable("sacrebleu-mojo smooths with none, floor or exp only", (
+    SmoothingRow("none", "none"), SmoothingRow("floor", "floor", passes={"value": "smooth_value"}),
+    SmoothingRow("exp", "exp")))
+
+
+class SacrebleuMojoImplementation(_VenvImplementation):
+    name = environment = "sacrebleu-mojo"
+    version = environments.VENVS["sacrebleu-mojo"].pinned("sacrebleu-mojo")
+    profile = "sacrebleu"
+    capabilities = declare_capabilities(levels=["corpus"], weights="uniform", orders=[4],
+                                        smoothing=MOJO_SMOOTHING.declared, statistics=True, lowercase=True,
+                                        tokenizers=["13a"], same_reference_count=True, **TEXT_LIMITS)
+
+    #: its native kernel (False: the pure-Python fallback, SACREBLEU_MOJO_DISABLE_NATIVE=1)
+    native = True
+
+    @classmethod
+    def command(cls) -> list[str]:
+        """The driver's argv and its SETTINGS: the smoothing table, the oracle's method -> [smooth_method,
+        {parameter: argument}], so that the mapping is stated here only, and which backend runs."""
+        table = {row.method: [row.setting, dict(row.passes)] for row in MOJO_SMOOTHING.rows}
+        return [*super().command(), json.dumps({"smoothing": table, "native": cls.native}, separators=(",", ":"))]
+
+
+class SacrebleuMojoFallbackImplementation(SacrebleuMojoImplementation):
+    """The same package's "vendored pure-Python fallback for platforms without a native build" (its README), forced
+    with SACREBLEU_MOJO_DISABLE_NATIVE=1: a second implementation of the counting, claimed to give the same scores.
+    It runs in sacrebleu-mojo's environment (`bleu-oracle install sacrebleu-mojo` prepares it)."""
+
+    name = "sacrebleu-mojo-fallback"
+    native = False

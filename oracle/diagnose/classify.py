@@ -554,7 +554,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     text = request if request.is_text else None
     request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split),
                                 dict(overrides or {}).get("line_padding", profile.options.line_padding))
-    ctx = replace(context_for(request, profile, overrides), text=text)
+    ctx = context_for(request, profile, overrides, text=text)
     base = result_under(ctx)
     expected = score_of(base)
     if actual is None:
@@ -809,7 +809,7 @@ def explained_value(request, profile, change, *, overrides=None):
     statistics). Returns None when the oracle rejects the input under the changed conventions or
     the computation does not apply.
     """
-    base = context_for(request, profile, overrides)
+    base = context_for(request, profile, overrides, text=request if request.is_text else None)
     functions = dict(COMPUTATIONS)
     changes, smoothing_change, computations = {}, None, []
     for key, value in change:

@@ -40,12 +40,13 @@ class Context:
     text: object = field(default=None, compare=False, repr=False)
 
 
-def context_for(request, profile, overrides):
-    """The request under the profile's options, with the case's overrides and the request's case folding."""
+def context_for(request, profile, overrides, text=None):
+    """The request under the profile's options, with the case's overrides and the request's case folding
+    (`text`: the text request `request` was tokenized from, if it was)."""
     options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
     smoothing = request.smoothing.to_convention()
     weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
-    return Context(request, options, smoothing, weights)
+    return Context(request, options, smoothing, weights, text=text)
 
 
 def result_under(ctx, options=None, smoothing=None, request=None):
@@ -569,6 +570,22 @@ def empty_sentence_end_token(ctx, result):
     if request.is_text or with_end_tokens(request.segments) is None:
         return None
     return score_of(result_under(ctx, request=end_token_request(request)))
+#: A-Z to a-z and nothing else, as Perl's lc on a byte string.
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def hypothesis_folded_before_entities(ctx, result):
+    """Case folded on each hypothesis's raw text before its 13a tokenization, and on each reference only after
+    it (multi-bleu-detok.perl -lc): 13a unescapes "&amp;" and strips "<skipped>" case-sensitively, so "&AMP;"
+    is one token "&" in a hypothesis and three, "& amp ;", in a reference."""
+    text = ctx.text
+    if text is None or not text.lowercase or text.tokenize != "13a" or not any(
+            "&" in s.hypothesis or "<" in s.hypothesis for s in text.segments):
+        return None
+    folded = tuple(s.model_copy(update={"hypothesis": s.hypothesis.translate(_ASCII_LOWER)}) for s in text.segments)
+    request = text.model_copy(update={"segments": folded}).tokenized(ctx.options.token_split,
+                                                                   ctx.options.line_padding)
+    return score_of(result_under(ctx, request=request))
 
 
 def ratio_zero_when_r_zero(ctx, result):
@@ -674,6 +691,7 @@ SPECIFIC_COMPUTATIONS = (
     ("references-cut-to-fewest", references_cut_to_fewest),
     ("first-piece-only", first_piece_only),
     ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
+    ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

@@ -154,6 +154,29 @@ PROFILES = {
             case_fold="ascii",
         ),
         _profile(
+            "multi-bleu-detok",
+            "Moses multi-bleu-detok.perl: multi-bleu.perl's BLEU on mteval-v13a's tokenization (13a)",
+            {
+                "reference_length": "multi-bleu-detok.perl (its code, multi-bleu.perl's): closest reference "
+                                    "length, 'take the *shorter* into account, not the \"first\" one'",
+                "empty_order": "multi-bleu-detok.perl (its code): precision 0 for an order with no n-grams",
+                "both_empty": "multi-bleu-detok.perl (its code): prints 'BLEU = 0' when the reference length is 0",
+                "uniform_weights_only": "multi-bleu-detok.perl: uniform BLEU-4 only",
+                "tokenizer": "multi-bleu-detok.perl, its header: 'This file uses the internal tokenization of "
+                             "mteval-v13a.pl, giving the exact same (case-sensitive) results on untokenized text': "
+                             "13a",
+                "token_split": "the same header: mteval-v13a.pl's results, whose words are split by Perl's \\s on "
+                               "character strings (Unicode White_Space; the mteval profile's token_split)",
+                "case_fold": "multi-bleu-detok.perl: '$_ = lc if $lowercase;' and 'lc($reference)' on bytes: Perl's "
+                             "lc folds A-Z only",
+            },
+            both_empty="zero",
+            uniform_weights_only=True,
+            tokenizer="13a",
+            token_split="white-space",
+            case_fold="ascii",
+        ),
+        _profile(
             "matlab",
             "MATLAB bleuEvaluationScore: closest reference, weights normalised, NaN for empty inputs",
             {

@@ -1,7 +1,7 @@
 """The BLEU of the libraries that run in a virtual environment of their own (keras-hub, metrax, opik,
-azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, the TensorFlow family: LIBRARIES below),
-and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1
-implementation processes (PROTOCOL.md), by themselves.
+azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, the TensorFlow family, sacrebleu-mojo:
+LIBRARIES below), and every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs,
+as protocol-v1 implementation processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
@@ -232,10 +232,40 @@ def sacrebleu(settings: Dict[str, Any]) -> Scorer:
             raise Refused("rejected", f"sacrebleu raised {type(exc).__name__}: {exc}") from exc
         if method == "add-k":  # add-k adds k to its counts in place (discrepancy sacrebleu-add-k-counts)
             return float(result.score) / 100.0, None
-        statistics = {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
-                      "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
-                      "bp": float(result.bp)}
-        return float(result.score) / 100.0, statistics
+        return float(result.score) / 100.0, sacrebleu_statistics(result)
+
+    return score
+
+
+def sacrebleu_statistics(result: Any) -> Dict[str, Any]:
+    """A sacrebleu-shaped BLEUScore's statistics (sacrebleu's, and sacrebleu-mojo's, which mirrors its attributes)."""
+    return {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
+            "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
+            "bp": float(result.bp)}
+
+
+def sacrebleu_mojo(settings: Dict[str, Any]) -> Scorer:
+    """sacrebleu-mojo's `corpus_bleu(hypotheses, streams, smooth_method, smooth_value, force, lowercase, tokenize,
+    use_effective_order)`, sacrebleu's call shape: corpus BLEU-4 (its kernel counts 4 orders), tokenizer "13a" or
+    "none" (`str.split()`), every stream a reference for every segment (it reads no `None`: the capabilities ask
+    for equal reference counts). Its native kernel runs where it loads, unless SETTINGS say `"native": false`."""
+    if settings.get("native") is False:  # its pure-Python fallback, as on a platform without the kernel
+        os.environ["SACREBLEU_MOJO_DISABLE_NATIVE"] = "1"
+    import sacrebleu_mojo as library
+
+    def score(command: Command) -> Answer:
+        method, arguments = library_arguments(command, settings)
+        segments = text_segments(command)
+        width = len(segments[0][1]) if segments else 1
+        streams = [[references[k] for _, references in segments] for k in range(width)]
+        try:
+            result = library.corpus_bleu([hypothesis for hypothesis, _ in segments], streams, smooth_method=method,
+                                         smooth_value=arguments.get("smooth_value"),
+                                         lowercase=bool(command.get("lowercase")),
+                                         tokenize=command.get("tokenize") or "none")
+        except ValueError as exc:  # its argument checks
+            raise Refused("rejected", f"sacrebleu-mojo raised ValueError: {exc}") from exc
+        return float(result.score) / 100.0, sacrebleu_statistics(result)
 
     return score
 
@@ -595,7 +625,7 @@ LIBRARIES = {"keras-hub": keras_hub, "metrax": metrax, "nltk": nltk, "sacrebleu"
              "tf-models-official": tf_models_official}  # type: Dict[str, Callable[[Dict[str, Any]], Scorer]]
 LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
                   "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval,
-                  "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval})
+                  "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval, "sacrebleu-mojo": sacrebleu_mojo})
 
 #: The libraries loaded from the start (`Driver.preload`): those whose import is slowest and calls no `signal`
 #: (a thread cannot); the others load on the first score, so that their handshake never waits for them.

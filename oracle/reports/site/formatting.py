@@ -77,12 +77,20 @@ def tokens_text(tokens: Any) -> str:
     return " ".join(visible_token(str(token)) for token in tokens or ()) or "∅"
 
 
+def sentence_text(value: Any) -> str:
+    """A hypothesis or reference for reading: a text request's raw text as it is (whitespace other than a space
+    made visible, ∅ for an empty text), a token list as `tokens_text` shows it."""
+    if isinstance(value, str):
+        return "".join(visible_token(c) if c.isspace() and c != " " else c for c in value) or "∅"
+    return tokens_text(value)
+
+
 def request_text(request: Mapping[str, Any]) -> str:
     """A one-line human form of a small request: hyp | refs, weights, smoothing."""
     parts = []
     for segment in request.get("segments", []):
-        hypothesis = tokens_text(segment.get("hypothesis"))
-        references = " / ".join(tokens_text(r) for r in segment.get("references", []))
+        hypothesis = sentence_text(segment.get("hypothesis"))
+        references = " / ".join(sentence_text(r) for r in segment.get("references", []))
         parts.append(f"“{hypothesis}” vs “{references}”")
     extra = [f"{request.get('level', 'corpus')}", "weights " + ", ".join(fmt(w, 4) for w in request.get("weights", []))]
     smoothing = request.get("smoothing") or {"method": "none"}
@@ -96,4 +104,6 @@ def request_text(request: Mapping[str, Any]) -> str:
             extra[-1] = f"smoothing {smoothing['method']} (" + extra[-1][len("smoothing ") :] + ")"
     if request.get("lowercase"):
         extra.append("lowercase")
+    if request.get("tokenize"):
+        extra.append(f"raw text, tokenized {request['tokenize']}")
     return "; ".join(parts) + " [" + "; ".join(extra) + "]"
