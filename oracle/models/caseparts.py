@@ -39,7 +39,7 @@ from oracle.formulas.conventions import (
     Smoothing,
 )
 from oracle.formulas.errors import BleuOracleError
-from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS
+from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
 
 from .casevalues import (
     NOT_NULL,
@@ -194,6 +194,8 @@ class CaseOptions(CaseModel):
         default=None, description="How raw text becomes tokens.")
     token_split: Annotated[str | None, OneOf(tuple(TOKEN_SPLIT_RULES))] = Field(
         default=None, description="Which characters separate words in raw text.")
+    line_padding: Annotated[str | None, OneOf(tuple(LINE_PADDING_RULES))] = Field(
+        default=None, description="Whether 13a puts a space at each end of the line before its rules.")
     case_fold: Annotated[str | None, OneOf(tuple(CASE_FOLD_RULES))] = Field(
         default=None, description="How `lowercase` folds case.")
 
