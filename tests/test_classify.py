@@ -509,6 +509,8 @@ def _tokens_request(pairs, lowercase=False):
     ([(("a b", "c"), [("a", "b", "c")])], (3, 3, 3, 3), "tokens-resplit-on-whitespace"),
     # the empty token filtered out (a token holding a space kept: splitting again would give 3 tokens): 2 of 2
     ([(("a", "", "b c"), [("a", "b c")])], (2, 2, 2, 2), "empty-tokens-dropped"),
+    # a per-token trim: " a", "b c " are a, "b c" (split again on whitespace they would be 3 tokens): 2 of 2
+    ([((" a", "b c "), [("a", "b c")])], (2, 2, 2, 2), "tokens-stripped"),
     # NFKC: the ligature fi and the superscript two become f i and 2: fix x2 against fix x2, 2 of 2
     ([(("\ufb01x", "x\u00b2"), [("fix", "x2")])], (2, 2, 2, 2), "tokens-nfkc-normalised"),
     # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2

@@ -491,12 +491,18 @@ COUNTING_ALTERNATIVES: dict[
         ALL_LAYERS,
         counts_of_tokens(_bpe_merged),
     ),
-    # before the re-split, which also drops empty tokens: where both fit (no token holds whitespace), the narrower
-    # mechanism names the record and the wider one stays among its fits
+    # before the re-split, which also drops empty tokens and outer whitespace: where both fit (no token holds
+    # whitespace inside), the narrower mechanism names the record and the wider one stays among its fits
     "empty-tokens-dropped": (
         "empty tokens are filtered out before counting: they count in no length and no n-gram",
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tuple(t for t in tokens if t)),
+    ),
+    "tokens-stripped": (
+        "each token's leading and trailing whitespace is stripped before counting (a per-token trim()), so \" a\" "
+        "matches \"a\" and a blank token becomes an empty one",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(t.strip() for t in tokens)),
     ),
     "tokens-resplit-on-whitespace": (
         "the tokens are joined with spaces and split again on whitespace before counting, so a token holding "
