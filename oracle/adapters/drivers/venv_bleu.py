@@ -629,7 +629,9 @@ LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
 
 #: The libraries loaded from the start (`Driver.preload`): those whose import is slowest and calls no `signal`
 #: (a thread cannot); the others load on the first score, so that their handshake never waits for them.
-PRELOADED = ("ragas", "deepeval")
+#: TensorFlow's (keras-hub and the TensorFlow family: 15 to 30 s of import on two busy cores, checked to import in a
+#: thread) is among them.
+PRELOADED = ("ragas", "deepeval", "keras-hub", "tfma", "tensor2tensor", "tf-models-official")
 #: How long the handshake of a preloaded library waits for its loading (the runner waits 10 s by default for the
 #: handshake, then as long again for the first reply): the two timeouts share the import.
 HANDSHAKE_WAIT = 7.0
