@@ -178,6 +178,8 @@ def test_sacrebleu_mojo_by_hand(name):
 @pytest.mark.parametrize(
     "name",
     [
+        "sacrebleu",
+        "nltk",
         "promptfoo",
         "bleu-score",
         "torchtext",
