@@ -34,6 +34,20 @@ def load(name: str) -> Any:
     return ThroughDriver(implementation) if isinstance(implementation, DriverImplementation) else implementation
 
 
+
+def prepared(name: str) -> Any:
+    """The implementation `name`, its environment (venv, npm package, sdist or script) prepared first, as
+    `check --impl NAME` does (once: kept in ~/.cache/bleu-oracle/implementations); the test skips when it
+    cannot be prepared."""
+    from oracle.adapters import environments
+    from oracle.adapters.base import AdapterUnavailable
+
+    try:
+        environments.prepare(name)
+    except AdapterUnavailable as exc:
+        pytest.skip(f"{name} could not be prepared: {exc}")
+    return load(name)
+
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Tests that share a module-scoped fixture (one `report`, `check` or export run, one server process) share

@@ -17,23 +17,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import load
+from conftest import load, prepared
 from fakes.harness import check_against_baseline
 
 from oracle.adapters.base import Rejected
 from oracle.models.protocol import ScoreRequest
-
-
-def prepared(name):
-    """The implementation, its environment prepared first (once: kept in ~/.cache/bleu-oracle/implementations)."""
-    from oracle.adapters import environments
-    from oracle.adapters.base import AdapterUnavailable
-
-    try:
-        environments.prepare(name)
-    except AdapterUnavailable as exc:
-        pytest.skip(f"{name} could not be prepared: {exc}")
-    return load(name)
 
 
 def _request(hypothesis, references, weights, *, level="sentence", smoothing="none", lowercase=False):

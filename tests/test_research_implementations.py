@@ -17,7 +17,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
-from conftest import load
+from conftest import load, prepared
 from fakes.harness import check_against_baseline
 
 from oracle.adapters import environments
@@ -33,13 +33,6 @@ def _request(segments, weights, *, level="corpus", smoothing="none", lowercase=F
     return ScoreRequest(level=level, weights=weights, smoothing=smoothing, lowercase=lowercase, segments=parts)
 
 
-def prepared(name):
-    """The implementation, its environment (or sdist) prepared first, as `check --impl NAME` does."""
-    try:
-        environments.prepare(name)
-    except AdapterUnavailable as exc:
-        pytest.skip(f"{name} could not be prepared: {exc}")
-    return load(name)
 
 
 BLEU4 = [0.25] * 4

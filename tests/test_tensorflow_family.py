@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import load
+from conftest import prepared
 from fakes.harness import results, run_cli
 from through_driver import DriverFailed
 
@@ -24,16 +24,6 @@ pytestmark = [pytest.mark.slow, pytest.mark.heavy]
 BLEU4 = [0.25] * 4
 
 
-def prepared(name: str):
-    """The implementation, keras-hub's environment prepared first (once: kept in ~/.cache/bleu-oracle)."""
-    from oracle.adapters import environments
-    from oracle.adapters.base import AdapterUnavailable
-
-    try:
-        environments.prepare(name)
-    except AdapterUnavailable as exc:
-        pytest.skip(f"{name} could not be prepared: {exc}")
-    return load(name)
 
 
 def _request(segments, weights=BLEU4, *, level="corpus", smoothing="none", **fields):
