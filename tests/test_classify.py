@@ -1,7 +1,8 @@
 """oracle.diagnose.classify on hand-built answers: each value below is derived by hand (or is what a
 library was observed to return), never taken from the oracle.
 
-Holds: oracle.diagnose.classify, oracle.diagnose.computations, oracle.diagnose.counting
+Holds: oracle.diagnose.classify, oracle.diagnose.computations, oracle.diagnose.counting,
+    oracle.diagnose.textrules
 """
 
 from __future__ import annotations
@@ -590,3 +591,64 @@ def test_first_piece_only():
     r = request("sentence", [("a b . c d", ["a b . x y"])], weights=(1.0,))
     assert classify(r, 0.6, "sacrebleu").name == AGREES
     assert classify(r, 1.0, "sacrebleu").name == "first-piece-only"
+
+
+def test_a_line_folded_before_the_tokenizer_is_named_by_the_fold_stage():
+    """Hypothesis "İ" against reference "i\\u0307", char tokenizer, lowercase, BLEU-2. Folded before tokenizing
+    (sacrebleu's order), the hypothesis is the reference's two characters: p1 = p2 = 1, c = r, BLEU-2 = 1.
+    Folded after (the papineni profile), its one token "i\\u0307" matches nothing: 0. A 1.0 under papineni is
+    the fold's stage."""
+    req = ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "tokenize": "char", "lowercase": True, "weights": [0.5, 0.5],
+        "smoothing": {"method": "none"}, "segments": [{"hypothesis": "İ", "references": ["i\u0307"]}]})
+    explanation = classify(req, ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2, 1], "totals": [2, 1]}),
+                           "papineni")
+    assert explanation.name == "fold_stage=line", explanation
+    assert classify(req, ScoreAnswer(0.0), "papineni").name == AGREES
+
+
+
+def _tokenized_request(tokenizer, pairs, weights):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "tokenize": tokenizer, "weights": list(weights),
+        "smoothing": {"method": "none"},
+        "segments": [{"hypothesis": h, "references": list(refs)} for h, refs in pairs]})
+
+
+@pytest.mark.parametrize("tokenizer, pairs, weights, score, stats, name", [
+    # 13a's entities unescaped in the hypothesis only: a " b against a & quot ; b (& and ; split off as
+    # punctuation): a and b match, 2 of 3; c = 3 < r = 5: BLEU-1 = 2/3 exp(1 - 5/3)
+    ("13a", [("a &quot; b", ["a &quot; b"])], [1.0], 2 / 3 * math.exp(1 - 5 / 3), (3, 5, (2,), (3,)),
+     "13a-entities-left-out-in-references"),
+    # <skipped> kept on both sides: a < skipped > b against a b < skipped >: every unigram matches (5 of 5),
+    # bigrams "< skipped" and "skipped >" of the four: BLEU-2 = sqrt(1/2); the script's a b against a b is 1
+    ("13a", [("a<skipped> b", ["a b<skipped>"])], [0.5, 0.5], math.sqrt(0.5), (5, 5, (5, 2), (5, 4)),
+     "13a-skipped-tags-left-out"),
+    # "-\n" not removed: the reference's "well-\nknown" is well- known (its line break a space), the
+    # hypothesis's tokens: 2 of 2, c = r: 1; the script joins it to wellknown, which nothing matches
+    ("13a", [("well- known", ["well-\nknown"])], [1.0], 1.0, (2, 2, (2,), (2,)), "13a-end-of-line-hyphens-left-out"),
+    # intl with decimal digits only: ½ is no number, so the "." after it is split off: x½ . as the
+    # hypothesis, 2 of 2: 1; mteval-v14's \p{N} keeps x½. one token, which matches nothing
+    ("intl", [("x½ .", ["x½."])], [1.0], 1.0, (2, 2, (2,), (2,)), "intl-numbers-as-decimal-digits"),
+    # U+1F600 as two UTF-16 code units on both sides: 2 unigrams and the bigram match: BLEU-2 = 1; one
+    # character has no bigram, so the formulas give 0 (empty_order zero)
+    ("char", [("\U0001F600", ["\U0001F600"])], [0.5, 0.5], 1.0, (2, 2, (2, 1), (2, 1)), "char-as-utf16-code-units"),
+])
+def test_a_tokenizer_rule_departed_from_is_named_by_the_rule(tokenizer, pairs, weights, score, stats, name):
+    req = _tokenized_request(tokenizer, pairs, weights)
+    hyp_len, ref_len, matches, totals = stats
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": list(matches),
+                                 "totals": list(totals)})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == name, explanation
+    assert explanation.fits == ()
+
+
+def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
+    """"a b" against "a b": no 13a rule's literal occurs, so no departure changes a token; a wrong answer is
+    named by something else or not at all, never by a departure."""
+    from oracle.diagnose.textrules import DEPARTURES
+
+    req = _tokenized_request("13a", [("a b", ["a b"])], [1.0])
+    assert classify(req, ScoreAnswer(1.0), "papineni").name == AGREES
+    assert classify(req, ScoreAnswer(0.5), "papineni").name not in DEPARTURES

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.formulas.tokenizers import TOKENIZERS, UNICODE_VERSION, tokenize
+from oracle.formulas.tokenizers import TOKENIZERS, UNICODE_VERSION, fold_case, tokenize
 
 WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
 
@@ -248,6 +248,60 @@ def test_ascii_case_folding_keeps_non_ascii_letters():
     ascii_only = oracle.score([hypothesis], [[reference]], weights=[1], lowercase=True, profile="papineni",
                               case_fold="ascii")
     assert float(unicode.score) == 1.0 and abs(float(ascii_only.score) - 0.75) <= 1e-15
+
+
+@pytest.mark.parametrize("line, tokenizer, fold, tokens", [
+    # 13a unescapes &quot; case-sensitively: the line folded first, "&QUOT;" is a quote; kept, its punctuation is
+    # split off (& and ; are in 13a's first class) and QUOT is a word
+    ("&QUOT;", "13a", "unicode", ('"',)),
+    ("&QUOT;", "13a", None, ("&", "QUOT", ";")),
+    # 'İ'.lower() is i and U+0307 (Unicode's SpecialCasing), two characters: two char tokens
+    ("İ", "char", "unicode", ("i", "\u0307")),
+    ("İ", "char", None, ("İ",)),
+    # a capital sigma at a word's end folds to the final form ς, by its neighbours: in "ΑΣ" it is ς
+    ("ΑΣ", "char", "unicode", ("α", "ς")),
+    # full case folding: ß is ss, two characters
+    ("ß", "char", "casefold", ("s", "s")),
+    # A-Z only: É kept
+    ("ÉA", "char", "ascii", ("É", "a")),
+])
+def test_a_line_folded_before_the_tokenizer(line, tokenizer, fold, tokens):
+    assert tokenize(line, tokenizer, fold=fold) == tokens
+
+
+def test_a_final_sigma_folds_otherwise_as_a_token_alone():
+    """The char token Σ has no neighbours: folded after tokenizing it is σ, not the ς the line's fold gives."""
+    assert [fold_case(token) for token in tokenize("ΑΣ", "char")] == ["α", "σ"]
+
+
+def test_an_unknown_case_fold_rule_is_refused_by_name():
+    with pytest.raises(BleuValueError, match="case_fold"):
+        fold_case("A", "turkish")
+
+
+def test_the_sacrebleu_profile_folds_the_line_before_the_tokenizer_as_sacrebleu_does():
+    """sacrebleu's BLEU._preprocess_segment lowercases the line, then tokenizes it. Hypothesis "İ" against
+    reference "i\u0307" (i and a combining dot), char tokenizer, lowercase: the hypothesis's line folds to
+    the same two characters, so c = r = 2, unigrams 2 of 2, the bigram 1 of 1, no trigram or 4-gram. Folded
+    after tokenizing (the papineni profile), the one token "İ" folds to one two-character token: c = 1, no
+    unigram matches, no bigram."""
+    from oracle.diagnose.expect import oracle_options, oracle_result
+    from oracle.models.protocol import ScoreRequest
+
+    request = ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "tokenize": "char", "lowercase": True,
+        "weights": [0.25] * 4, "smoothing": {"method": "none"},
+        "segments": [{"hypothesis": "İ", "references": ["i\u0307"]}]})
+
+    def counts(profile):
+        statistics = oracle_result(request, oracle_options(profile, lowercase=True)).statistics
+        return statistics.hyp_len, statistics.ref_len, tuple(statistics.matches), tuple(statistics.totals)
+
+    assert counts("sacrebleu") == (2, 2, (2, 1, 0, 0), (2, 1, 0, 0))
+    assert counts("papineni") == (1, 2, (0, 0, 0, 0), (1, 0, 0, 0))
+    sacrebleu = pytest.importorskip("sacrebleu")
+    real = sacrebleu.BLEU(tokenize="char", lowercase=True).corpus_score(["İ"], [["i\u0307"]])
+    assert (real.sys_len, real.ref_len, tuple(real.counts), tuple(real.totals)) == counts("sacrebleu")
 
 
 def test_the_script_profiles_state_their_split_and_folding():

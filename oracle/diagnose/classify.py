@@ -41,7 +41,7 @@ from oracle.formulas.conventions import (
 )
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES
+from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
@@ -54,14 +54,16 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    departed_result,
     empty_reference_batch_statistics,
     end_token_request,
     result_under,
     score_of,
 )
 from .counting import COUNTING_ALTERNATIVES, best_single_reference_matches, fold_of, matching_alternatives
-from .expect import statistics_of
+from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
+from .textrules import DEPARTURES
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
 #: agrees to about this relative error on short inputs; every explanation is retried at this
@@ -120,12 +122,18 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 # -- alternative conventions --------------------------------------------------
 
 
+#: The options a text request is tokenized again from its text under (`ScoreRequest.tokenized_as`).
+_RETOKENIZING = frozenset({"token_split", "line_padding", "fold_stage", "case_fold"})
+
+
 def _word_conventions(options, *, text):
     """The alternatives of how words are made: on raw text how they are split and whether 13a pads the line;
-    where case is folded, how."""
+    where case is folded, how, and on raw text at which stage."""
     choices = [("case_fold", CASE_FOLD_RULES, "case is folded as ")] if options.lowercase else []
     if text:
         choices += [("token_split", TOKEN_SPLIT_RULES, "words are split on "), ("line_padding", LINE_PADDING_RULES, "")]
+    if text and options.lowercase:
+        choices.append(("fold_stage", FOLD_STAGE_RULES, "case is folded on "))
     return [(f"{name}={rule}", prefix + rules[rule], {name: rule}, None)
             for name, rules, prefix in choices for rule in rules if rule != getattr(options, name)]
 
@@ -336,7 +344,7 @@ class _Search:
             except BleuOracleError:
                 self.cache[key] = None
             else:  # a text request split into words otherwise is tokenized again from its text
-                text = self.ctx.text if {"token_split", "line_padding"} & changes.keys() else None
+                text = self.ctx.text if _RETOKENIZING & changes.keys() else None
                 self.cache[key] = result_under(self.ctx, options=changed, smoothing=smoothing_change, request=text)
         return self.cache[key]
 
@@ -365,6 +373,8 @@ def _counting_of(cname, ctx, result):
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
     if cname == "empty-reference-batch-uncounted":
         return _Counted(empty_reference_batch_statistics(ctx, result), result.bp)
+    if cname in DEPARTURES:
+        return departed_result(ctx, cname)
     return result
 
 
@@ -552,8 +562,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     actual, statistics = _answer_parts(answer)
     # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
     text = request if request.is_text else None
-    request = request.tokenized(dict(overrides or {}).get("token_split", profile.options.token_split),
-                                dict(overrides or {}).get("line_padding", profile.options.line_padding))
+    request = request.tokenized_as(oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
     ctx = context_for(request, profile, overrides, text=text)
     base = result_under(ctx)
     expected = score_of(base)
@@ -661,7 +670,8 @@ def _from_returned_counts(search, conventions):
     if not within_contract(search.actual, value):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
-    found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
+    found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
+             + _by_departure(search))
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
@@ -744,13 +754,30 @@ def _score_agrees(search, conventions, expected):
         for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(strong, 2)
         if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
     ]
-    # a documented convention first, then a counting mechanism, then two conventions
+    # a documented convention first, then a counting mechanism or a tokenizer's departure, then two conventions
     found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(
         search, expected
-    ) or _by_convention(search, pairs, within_contract, "", stats=True)
+    ) + _by_departure(search) or _by_convention(search, pairs, within_contract, "", stats=True)
     if found:
         return _chosen(found, expected)
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
+
+
+def _by_departure(search):
+    """Every tokenizer departure (`textrules`) under which the oracle's statistics are the reported ones and
+    its score the answer."""
+    found = []
+    for name in DEPARTURES:
+        if not search.permitted(name):
+            continue
+        result = departed_result(search.ctx, name)
+        if result is None:  # it does not apply to this text: a cheap test, not charged
+            continue
+        search.charge()
+        if within_contract(search.actual, score_of(result)) and _statistics_differ(
+                search.statistics, result, search.n) is None:
+            found.append(Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), score_of(result)))
+    return found
 
 
 def _join(name, suffix):
@@ -849,7 +876,7 @@ def _counted_value(ctx, result, name):
     """The judged profile's score of the counts a counting alternative gives."""
     n = len(ctx.weights)
     _, _, count = COUNTING_ALTERNATIVES[name]
-    request = ctx.request.tokenized(ctx.options.token_split, ctx.options.line_padding)
+    request = ctx.request.tokenized_as(ctx.options)
     changed = count(request.segments, n, ctx.options)
     if changed is None:  # the alternative does not apply to this request
         return None

@@ -21,6 +21,7 @@ from oracle.formulas.smoothing import smooth
 
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
+from .textrules import DEPARTURES, departed
 
 FLOAT32 = "float32"
 
@@ -665,6 +666,27 @@ def empty_reference_batch_uncounted(ctx, result):
         return None
 
 
+def departed_result(ctx, name):
+    """The oracle's result on the text request's tokens under tokenizer departure `name` (`textrules`), kept in
+    the context's counts for the explanation's statistics; None where the departure does not apply."""
+    if ctx.text is None:
+        return None
+    key = ("departure", name, ctx.options, ctx.smoothing)
+    if key not in ctx.counted:
+        request = departed(ctx.text, ctx.options, name, ctx.request)
+        ctx.counted[key] = None if request is None else result_under(ctx, request=request)
+    return ctx.counted[key]
+
+
+def _departure_computation(name):
+    def computation(ctx, result):
+        return score_of(departed_result(ctx, name))
+
+    computation.__doc__ = DEPARTURES[name].description
+    computation.__name__ = computation.__qualname__ = f"departure {name}"
+    return computation
+
+
 #: Computations gated by a condition specific to one library's code (tried before the conventions).
 SPECIFIC_COMPUTATIONS = (
     ("tiny-instead-of-zero", tiny_instead_of_zero),
@@ -692,6 +714,7 @@ SPECIFIC_COMPUTATIONS = (
     ("first-piece-only", first_piece_only),
     ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
     ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
+    *((name, _departure_computation(name)) for name in DEPARTURES),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

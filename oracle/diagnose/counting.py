@@ -25,13 +25,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from oracle.formulas import bleu
+from oracle.formulas.tokenizers import fold_case
 
 
 def fold_of(options: Any) -> Callable[[str], str] | None:
     """How `options` fold case (None: they keep it), as the oracle folds it."""
     if not options.lowercase:
         return None
-    return str.lower if options.case_fold == "unicode" else (lambda t: t.translate(bleu._ASCII_LOWER))
+    rule = options.case_fold
+    return lambda token: fold_case(token, rule)
 
 
 def _folded(tokens: Sequence[str], fold: Callable[[str], str] | None) -> tuple[str, ...]:

@@ -24,8 +24,8 @@ def oracle_options(profile, *, lowercase=False, overrides=None):
 #: The options that counting reads (case folding, the floor of a segment's totals, the reference-length
 #: rule) and the token split a text request is tokenized by; every other option is read by scoring alone,
 #: so results under options equal in these share their counts (`oracle_result`'s `counted`).
-COUNTING_OPTIONS = ("lowercase", "case_fold", "segment_totals_floor", "reference_length", "token_split",
-                    "line_padding")
+COUNTING_OPTIONS = ("lowercase", "case_fold", "fold_stage", "segment_totals_floor", "reference_length",
+                    "token_split", "line_padding")
 
 
 def oracle_result(request, options, smoothing=None, counted=None):
@@ -41,7 +41,7 @@ def oracle_result(request, options, smoothing=None, counted=None):
     smoothing = smoothing or request.smoothing.to_convention()
     if counted is not None:
         return _result_from_counts(request, options, smoothing, counted)
-    segments = request.tokenized(options.token_split, options.line_padding).segments  # text: its named tokenizer
+    segments = request.tokenized_as(options).segments  # text: its named tokenizer
     if request.level == "sentence":
         return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
                                   options=options, smoothing=smoothing)
@@ -56,7 +56,7 @@ def _result_from_counts(request, options, smoothing, counted):
     orders = bleu.counting_orders(weights, chosen)
     key = (tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders)
     if key not in counted:
-        segments = request.tokenized(options.token_split, options.line_padding).segments
+        segments = request.tokenized_as(options).segments
         if request.level == "sentence":
             counted[key] = bleu.segment_statistics(segments[0].hypothesis, segments[0].references,
                                                    max_order=orders, options=options)

@@ -27,6 +27,7 @@ from . import exact, runs
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
 from .smoothing import SmoothedCounts, extra_orders, smooth
+from .tokenizers import fold_case
 
 #: The levels BLEU is computed at: a corpus (statistics summed over segments), or one sentence.
 LEVELS = ("corpus", "sentence")
@@ -470,20 +471,12 @@ def _prepare(hypothesis, references, options):
     if not references:
         raise BleuValueError("`references` must hold at least one reference for each segment (got [])")
     if options.lowercase:
-        fold = str.lower if options.case_fold == "unicode" else _ascii_lower
-        # each distinct token is folded once and shared: a run of 300,000 tokens holds one folded string
-        folded = {token: fold(token) for token in set(hypothesis).union(*references)}
+        # each distinct token is folded once and shared: a run of 300,000 tokens holds one folded string; tokens
+        # of a line already folded (fold_stage "line") fold to themselves (every rule is idempotent)
+        folded = {token: fold_case(token, options.case_fold) for token in set(hypothesis).union(*references)}
         hypothesis = tuple(map(folded.__getitem__, hypothesis))
         references = [tuple(map(folded.__getitem__, reference)) for reference in references]
     return hypothesis, references
-
-
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
-
-
-def _ascii_lower(token):
-    """A-Z folded, every other character kept (case_fold="ascii")."""
-    return token.translate(_ASCII_LOWER)
 
 
 #: A tuple or a list is neither a string, a set nor a mapping, and iterable: no need to ask (the ABC checks of

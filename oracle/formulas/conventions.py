@@ -18,7 +18,7 @@ from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
-from .tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
+from .tokenizers import CASE_FOLD_RULES, FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
 
 #: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
 REFERENCE_LENGTH_RULES = {
@@ -56,12 +56,6 @@ NO_MATCH_RULES = {
             "smoothing and return 0.0 BLEU')",
 }
 
-#: How `lowercase` folds case.
-CASE_FOLD_RULES = {
-    "unicode": "Python's str.lower(): every cased letter (É -> é, Σ -> σ)",
-    "ascii": "A-Z only, as Perl's lc on bytes and mteval's tr/[A-Z]/[a-z]/ (É stays É)",
-}
-
 #: How weights that do not sum to one are used.
 WEIGHT_RULES = {
     "as-given": "the weights are used exactly as given",
@@ -77,9 +71,9 @@ WEIGHT_RULES = {
 #: Out: `smoothing` and `lowercase` are request fields of their own; `tokenizer` is the text request's
 #: `tokenize`; `uniform_weights_only` is the capability `weights`; `default_max_order` never applies (a
 #: request always carries its weights); `both_empty`, `zero_weight`, `weight_normalisation`,
-#: `segment_totals_floor`, `token_split` and `line_padding` are behaviours no library we drive lets a caller
-#: choose (nltk's `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation has them by
-#: its profile,
+#: `segment_totals_floor`, `token_split`, `line_padding` and `fold_stage` are behaviours no library we drive
+#: lets a caller choose (nltk's `auto_reweigh` is a weights rule of its own, not `normalise`): an implementation
+#: has them by its profile,
 #: and a case needing another is not applicable, saying so.
 REQUEST_CONVENTIONS = {
     "empty_order": EMPTY_ORDER_RULES,
@@ -246,6 +240,8 @@ class Options:
     line_padding: str = "spaces"
     #: How `lowercase` folds case (`CASE_FOLD_RULES`).
     case_fold: str = "unicode"
+    #: Where `lowercase` folds raw text: each token, or the line before the tokenizer (`FOLD_STAGE_RULES`).
+    fold_stage: str = "tokens"
 
     def __post_init__(self) -> None:
         _choice(self.reference_length, REFERENCE_LENGTH_RULES, name="reference_length")
@@ -261,6 +257,7 @@ class Options:
         _choice(self.token_split, TOKEN_SPLIT_RULES, name="token_split")
         _choice(self.line_padding, LINE_PADDING_RULES, name="line_padding")
         _choice(self.case_fold, CASE_FOLD_RULES, name="case_fold")
+        _choice(self.fold_stage, FOLD_STAGE_RULES, name="fold_stage")
         for name in ("uniform_weights_only", "lowercase"):
             if not isinstance(getattr(self, name), bool):
                 raise BleuTypeError(f"`{name}` must be a bool (got {describe(getattr(self, name))})")

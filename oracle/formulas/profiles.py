@@ -89,9 +89,14 @@ PROFILES = {
                 "smoothing": "sacrebleu BLEU: smooth_method='exp' is the default",
                 "tokenizer": "sacrebleu BLEU: ':param tokenize: The tokenizer to use. If None, defaults to "
                 "language-specific tokenizers with '13a' as the fallback default.'",
+                "fold_stage": "sacrebleu BLEU._preprocess_segment: 'if self.lowercase: sent = sent.lower()' then "
+                              "'return self.tokenizer(sent.rstrip())': the line is folded before the tokenizer "
+                              "(documentation silent: its code; 'Given a sentence, lowercases (optionally) and "
+                              "tokenizes it')",
             },
             both_empty="zero",
             no_match="zero",
+            fold_stage="line",
             sentence_empty_order="skip",
             uniform_weights_only=True,
             smoothing=Smoothing("exp"),

@@ -53,6 +53,38 @@ LINE_PADDING_RULES = {
     "none": "13a's rules see the line as it is: a `.` or `,` after a digit at its end (or before one at its start) "
             "stays attached",
 }
+#: How `lowercase` folds case.
+CASE_FOLD_RULES = {
+    "unicode": "Python's str.lower(): every cased letter (É -> é, Σ -> σ)",
+    "ascii": "A-Z only, as Perl's lc on bytes and mteval's tr/[A-Z]/[a-z]/ (É stays É)",
+    "casefold": "Python's str.casefold(): full case folding, one letter sometimes two (ß -> ss), as inspect_ai's "
+                "scorers since its PR #744 'change lower to casefold'",
+}
+#: When `lowercase` folds case on raw text: what the tokenizer's rules see. The same tokens either way unless a
+#: rule depends on case (13a unescapes `&quot;` and strips `<skipped>` case-sensitively), a fold changes the
+#: number of characters (the char tokenizer: `'İ'.lower()` is two, `'ß'.casefold()` is `'ss'`), or a fold
+#: depends on the neighbours (a final Greek sigma: `'ΑΣ'.lower()` is `'ας'`, but the char token `'Σ'` folds to
+#: `'σ'`).
+FOLD_STAGE_RULES = {
+    "tokens": "each token after tokenizing (the formulas fold token lists; mteval-v13a.pl folds the line after its "
+              "entity step and before rules no A-Z letter takes part in, which gives the same tokens)",
+    "line": "the raw line before the tokenizer (sacrebleu's BLEU._preprocess_segment: 'if self.lowercase: sent = "
+            "sent.lower()', then 'return self.tokenizer(sent.rstrip())')",
+}
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+def fold_case(text: str, rule: str = "unicode") -> str:
+    """`text` with case folded by `rule` (one of CASE_FOLD_RULES)."""
+    if rule == "unicode":
+        return text.lower()
+    if rule == "ascii":
+        return text.translate(_ASCII_LOWER)
+    if rule == "casefold":
+        return text.casefold()
+    raise BleuValueError(f"`case_fold` must be one of {list(CASE_FOLD_RULES)} (got {describe(rule)})")
+
+
 #: Unicode 15's White_Space property (PropList.txt), which Perl's \s matches in a character string.
 _WHITE_SPACE = re.compile("[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _ASCII_SPACE = re.compile("[\t\n\x0b\x0c\r ]+")
@@ -82,16 +114,29 @@ _13A_STEPS = (
 )
 
 
-def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces") -> tuple[str, ...]:
+#: The language-independent part of 13a: literal replacements, in order, each named (a port that leaves one
+#: out, or applies it to one side only, is diagnosed by that name: `oracle.diagnose.textrules`).
+RULES_13A = (
+    ("skipped-tags", (("<skipped>", ""),)),  # s/<skipped>//g; # strip "skipped" tags
+    ("end-of-line-hyphens", (("-\n", ""),)),  # s/-\n//g; # strip end-of-line hyphenation and join lines
+    ("line-breaks", (("\n", " "),)),  # s/\n/ /g; # join lines
+    ("entities", (
+        ("&quot;", '"'),  # s/&quot;/"/g;  # convert SGML tag for quote to "
+        ("&amp;", "&"),  # s/&amp;/&/g;   # convert SGML tag for ampersand to &
+        ("&lt;", "<"),  # s/&lt;/</g;    # convert SGML tag for less-than to >
+        ("&gt;", ">"),  # s/&gt;/>/g;    # convert SGML tag for greater-than to <
+    )),
+)
+
+
+def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", left_out: frozenset[str] = frozenset()
+                 ) -> tuple[str, ...]:
     """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens (`padding`: one
-    of LINE_PADDING_RULES)."""
-    line = line.replace("<skipped>", "")  # s/<skipped>//g; # strip "skipped" tags
-    line = line.replace("-\n", "")  # s/-\n//g; # strip end-of-line hyphenation and join lines
-    line = line.replace("\n", " ")  # s/\n/ /g; # join lines
-    line = line.replace("&quot;", '"')  # s/&quot;/"/g;  # convert SGML tag for quote to "
-    line = line.replace("&amp;", "&")  # s/&amp;/&/g;   # convert SGML tag for ampersand to &
-    line = line.replace("&lt;", "<")  # s/&lt;/</g;    # convert SGML tag for less-than to >
-    line = line.replace("&gt;", ">")  # s/&gt;/>/g;    # convert SGML tag for greater-than to <
+    of LINE_PADDING_RULES; `left_out`: names of RULES_13A not applied, none in the script)."""
+    for name, replacements in RULES_13A:
+        if name not in left_out:
+            for literal, replacement in replacements:
+                line = line.replace(literal, replacement)
     if padding == "spaces":
         line = f" {line} "  # $norm_text = " $norm_text ";
     for pattern, replacement in _13A_STEPS:
@@ -128,9 +173,14 @@ def _class(prefix: str, negate: bool = False) -> str:
     return f"[{'^' if negate else ''}{body}]"
 
 
+#: What intl's \p{N} reads as a number: the script's every number (N), or, as a port reading it as `\d` or
+#: str.isdecimal() does, decimal digits only (Nd: ½ and ² are then no numbers).
+INTL_NUMBERS = {"N": "every number (\\p{N}, mteval-v14.pl)", "Nd": "decimal digits only (\\p{Nd})"}
+
+
 @cache
-def _intl_steps() -> tuple[tuple[re.Pattern[str], str], ...]:
-    punctuation, symbol, not_number = _class("P"), _class("S"), _class("N", negate=True)
+def _intl_steps(numbers: str = "N") -> tuple[tuple[re.Pattern[str], str], ...]:
+    punctuation, symbol, not_number = _class("P"), _class("S"), _class(numbers, negate=True)
     return (
         # s/(\P{N})(\p{P})/$1 $2 /g;  # punctuation split off unless preceded by a digit
         (re.compile(f"({not_number})({punctuation})"), r"\1 \2 "),
@@ -141,9 +191,12 @@ def _intl_steps() -> tuple[tuple[re.Pattern[str], str], ...]:
     )
 
 
-def tokenize_intl(line: str, split: str = "str-split") -> tuple[str, ...]:
-    """mteval-v14.pl's international tokenization of one line, without case folding: a tuple of tokens."""
-    for pattern, replacement in _intl_steps():
+def tokenize_intl(line: str, split: str = "str-split", numbers: str = "N") -> tuple[str, ...]:
+    """mteval-v14.pl's international tokenization of one line, without case folding: a tuple of tokens
+    (`numbers`: what counts as a number, one of INTL_NUMBERS)."""
+    if numbers not in INTL_NUMBERS:
+        raise BleuValueError(f"intl's numbers must be one of {list(INTL_NUMBERS)} (got {describe(numbers)})")
+    for pattern, replacement in _intl_steps(numbers):
         line = pattern.sub(replacement, line)
     return split_words(line, split)  # s/\p{Z}+/ /g and no space at either end; sacrebleu: str.split()
 
@@ -176,10 +229,11 @@ TOKENIZERS = {
 _FUNCTIONS = {"none": tokenize_none, "13a": tokenize_13a, "intl": tokenize_intl, "char": tokenize_char}
 
 
-def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split", padding: str = "spaces"
-             ) -> tuple[str, ...]:
+def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split", padding: str = "spaces",
+             fold: str | None = None) -> tuple[str, ...]:
     """`line` (a str) as a tuple of tokens under `tokenizer` (one of TOKENIZERS), words separated by
-    the `split` rule (one of TOKEN_SPLIT_RULES), 13a's line padded by the `padding` rule (LINE_PADDING_RULES)."""
+    the `split` rule (one of TOKEN_SPLIT_RULES), 13a's line padded by the `padding` rule (LINE_PADDING_RULES);
+    `fold`: a CASE_FOLD_RULES rule applied to the whole line first (FOLD_STAGE_RULES "line"), None: case kept."""
     if tokenizer not in _FUNCTIONS:
         raise BleuValueError(f"`tokenizer` must be one of {list(TOKENIZERS)} (got {describe(tokenizer)})")
     if split not in TOKEN_SPLIT_RULES:
@@ -188,6 +242,8 @@ def tokenize(line: str, tokenizer: str = "none", *, split: str = "str-split", pa
         raise BleuValueError(f"`line_padding` must be one of {list(LINE_PADDING_RULES)} (got {describe(padding)})")
     if not isinstance(line, str):
         raise BleuValueError(f"a line to tokenize must be a str (got {describe(line)})")
+    if fold is not None:
+        line = fold_case(line, fold)
     if tokenizer == "13a":
         return tokenize_13a(line, split, padding)
     return _FUNCTIONS[tokenizer](line, split)

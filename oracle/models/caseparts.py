@@ -39,7 +39,7 @@ from oracle.formulas.conventions import (
     Smoothing,
 )
 from oracle.formulas.errors import BleuOracleError
-from oracle.formulas.tokenizers import LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
+from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
 
 from .casevalues import (
     NOT_NULL,
@@ -198,6 +198,8 @@ class CaseOptions(CaseModel):
         default=None, description="Whether 13a puts a space at each end of the line before its rules.")
     case_fold: Annotated[str | None, OneOf(tuple(CASE_FOLD_RULES))] = Field(
         default=None, description="How `lowercase` folds case.")
+    fold_stage: Annotated[str | None, OneOf(tuple(FOLD_STAGE_RULES))] = Field(
+        default=None, description="Where `lowercase` folds raw text: each token, or the line before the tokenizer.")
 
     def overrides(self) -> dict[str, object]:
         """The convention overrides the case sets (Options fields), by name."""

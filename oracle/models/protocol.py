@@ -585,21 +585,28 @@ class ScoreRequest(Message):
         """A text request: segments of raw text, tokenized by the implementation."""
         return self.tokenize is not None
 
-    def tokenized(self, split="str-split", padding="spaces"):
+    def tokenized(self, split="str-split", padding="spaces", fold=None):
         """A text request's segments tokenized literally (`oracle.formulas.tokenizers`; words separated
-        by the `split` rule of the judging profile, 13a's line padded by its `padding` rule), as a token
-        request; a token request as it is."""
+        by the `split` rule of the judging profile, 13a's line padded by its `padding` rule, each line's case
+        folded first by the `fold` rule when one is given), as a token request; a token request as it is."""
         if self.tokenize is None:
             return self
         name = self.tokenize
         segments = tuple(
             Segment(
-                hypothesis=tokenize(s.hypothesis, name, split=split, padding=padding),
-                references=tuple(tokenize(r, name, split=split, padding=padding) for r in s.references),
+                hypothesis=tokenize(s.hypothesis, name, split=split, padding=padding, fold=fold),
+                references=tuple(tokenize(r, name, split=split, padding=padding, fold=fold) for r in s.references),
             )
             for s in self.segments
         )
         return self.model_copy(update={"segments": segments, "tokenize": None})
+
+    def tokenized_as(self, options):
+        """The request tokenized as a profile's `options` (an `oracle.formulas.conventions.Options`) say: their
+        word-splitting and padding rules, and, where the request folds case and they fold the line
+        (`fold_stage` "line"), the line folded before the tokenizer."""
+        fold = options.case_fold if self.lowercase and options.fold_stage == "line" else None
+        return self.tokenized(options.token_split, options.line_padding, fold)
 
     @property
     def max_order(self):

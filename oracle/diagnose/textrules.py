@@ -1,0 +1,158 @@
+"""Tokenizer rules departed from, one at a time: a text request's tokens when one rule of its tokenizer is left
+out (on every line, or on the references or the hypotheses only) or read otherwise (intl's numbers as decimal
+digits only, char's characters as UTF-16 code units).
+
+How words are split, whether 13a pads the line and where case is folded are conventions the classifier varies
+(`classify._word_conventions`); these are departures from a tokenizer's own rules that a port makes, each named
+by the rule, so that a failing text record is named by what was done rather than "tokenization differs". Each is
+gated by the text holding what the rule reads (a cheap test, not charged), and its counts are the oracle's on
+the departed tokens, so they are checked against the returned statistics as any explanation's are.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import cast
+
+from oracle.formulas.tokenizers import (
+    RULES_13A,
+    fold_case,
+    split_words,
+    tokenize,
+    tokenize_13a,
+    tokenize_intl,
+)
+from oracle.models.protocol import ScoreRequest, Segment
+
+#: Which lines a departure touches: every line, or the references' or the hypotheses' only.
+SIDES = {
+    "": "on every line",
+    "-in-references": "on the references only (each hypothesis tokenized by the rule)",
+    "-in-hypotheses": "on the hypotheses only (each reference tokenized by the rule)",
+}
+
+
+@dataclass(frozen=True)
+class Departure:
+    """One departure from a tokenizer's rules: `tokens(line, split, padding)` tokenizes a line as the port
+    does; it applies to a text request whose tokenizer is `tokenizer` and one of whose lines on its side
+    `reads` (the rule then changes something)."""
+
+    name: str
+    description: str
+    tokenizer: str
+    reads: Callable[[str], bool]
+    tokens: Callable[[str, str, str], tuple[str, ...]]
+    side: str = ""
+
+    def touches(self, is_reference: bool) -> bool:
+        return self.side == "" or (self.side == "-in-references") == is_reference
+
+
+def _holds_any(literals: tuple[str, ...], line: str) -> bool:
+    return any(literal in line for literal in literals)
+
+
+def _13a_without(rule: str, line: str, split: str, padding: str) -> tuple[str, ...]:
+    return tokenize_13a(line, split, padding, frozenset({rule}))
+
+
+def _13a_departures() -> list[Departure]:
+    out = []
+    for rule, replacements in RULES_13A:
+        literals = tuple(literal for literal, _ in replacements)
+        shown = ", ".join(repr(literal) for literal in literals)
+        for side, where in SIDES.items():
+            out.append(Departure(
+                f"13a-{rule}-left-out{side}",
+                f"13a's rule replacing {shown} ({rule.replace('-', ' ')}) left out {where}",
+                "13a",
+                partial(_holds_any, literals),
+                partial(_13a_without, rule),
+                side,
+            ))
+    return out
+
+
+def _beyond_the_bmp(line: str) -> bool:
+    return any(ord(character) > 0xFFFF for character in line)
+
+
+def _utf16_units(line: str, split: str, padding: str) -> tuple[str, ...]:
+    """Every UTF-16 code unit of the line's non-whitespace characters a token (a lone surrogate each)."""
+    units = "".join(split_words(line, split)).encode("utf-16-le", "surrogatepass")
+    return tuple(units[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(units), 2))
+
+
+def _other_numbers(line: str) -> bool:
+    return any(unicodedata.category(character) in ("Nl", "No") for character in line)
+
+
+DEPARTURES = {
+    departure.name: departure
+    for departure in (
+        *_13a_departures(),
+        Departure(
+            "intl-numbers-as-decimal-digits",
+            "intl reads only decimal digits as numbers (\\d or str.isdecimal() where mteval-v14.pl has \\p{N}): a "
+            "punctuation mark beside ½ or ² is split off",
+            "intl",
+            _other_numbers,
+            lambda line, split, padding: tokenize_intl(line, split, numbers="Nd"),
+        ),
+        Departure(
+            "char-as-utf16-code-units",
+            "the char tokenizer makes a character beyond U+FFFF two tokens, its UTF-16 code units (JavaScript's "
+            "text.split(''))",
+            "char",
+            _beyond_the_bmp,
+            _utf16_units,
+        ),
+    )
+}
+
+
+def departed(text: ScoreRequest, options, name: str, tokens: ScoreRequest | None = None) -> ScoreRequest | None:
+    """`text` (a text request) tokenized under `options` with departure `name`, as a token request; None where
+    the departure does not apply to it or changes no token (`tokens`: `text` tokenized by the rules, if at hand)."""
+    departure = DEPARTURES[name]
+    if text.tokenize != departure.tokenizer:
+        return None
+    fold = options.case_fold if text.lowercase and options.fold_stage == "line" else None
+
+    def line_tokens(line: str, is_reference: bool) -> tuple[tuple[str, ...], bool]:
+        line = line if fold is None else fold_case(line, fold)
+        if departure.touches(is_reference) and departure.reads(line):
+            return departure.tokens(line, options.token_split, options.line_padding), True
+        return tokenize(line, departure.tokenizer, split=options.token_split, padding=options.line_padding), False
+
+    if departure.side and not _reads_both_sides(text, departure, fold):
+        return None  # the rule reads one side only here: the departure on every line names it
+    changed = False
+    segments = []
+    for segment in text.segments:
+        hypothesis, touched = line_tokens(cast(str, segment.hypothesis), False)
+        changed |= touched
+        references = []
+        for reference in segment.references:
+            reference_tokens, touched = line_tokens(cast(str, reference), True)
+            changed |= touched
+            references.append(reference_tokens)
+        segments.append(Segment(hypothesis=hypothesis, references=tuple(references)))
+    if not changed or tuple(segments) == (tokens or text.tokenized_as(options)).segments:
+        return None
+    return text.model_copy(update={"segments": tuple(segments), "tokenize": None})
+
+
+def _reads_both_sides(text: ScoreRequest, departure: Departure, fold: str | None) -> bool:
+    """Whether the departure's rule reads some hypothesis and some reference of `text` (case folded first by the
+    `fold` rule, if any): only then does leaving it out on one side differ from leaving it out on every line."""
+    def reads(line: object) -> bool:
+        line = cast(str, line)
+        return departure.reads(line if fold is None else fold_case(line, fold))
+
+    return (any(reads(s.hypothesis) for s in text.segments)
+            and any(reads(r) for s in text.segments for r in s.references))
