@@ -652,3 +652,33 @@ def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
     req = _tokenized_request("13a", [("a b", ["a b"])], [1.0])
     assert classify(req, ScoreAnswer(1.0), "papineni").name == AGREES
     assert classify(req, ScoreAnswer(0.5), "papineni").name not in DEPARTURES
+
+
+def test_a_corpus_emptied_by_dropping_its_empty_hypotheses_is_among_the_fits_of_a_zero():
+    """One segment, an empty hypothesis against an empty reference and "a": c = 0, r = 0 (the closest length),
+    so the papineni profile's score is NaN (both empty). An implementation dropping segments with an empty
+    hypothesis is left with no segment, which the formulas do not score; its 0 there fits the dropping (so a
+    run whose other records are named by it gets one name), as it fits an early 0. A 0.5 does not."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=(), references=((), ("a",))),))
+    zeros = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0]}
+    explanation = classify(req, ScoreAnswer(0.0, zeros), "papineni")
+    assert "empty-hypotheses-dropped" in (explanation.name, *explanation.fits), explanation
+    half = classify(req, ScoreAnswer(0.5, zeros), "papineni")
+    assert "empty-hypotheses-dropped" not in (half.name, *half.fits)
+
+
+def test_weights_under_a_threshold_taken_as_zero_are_named_and_replayed():
+    """a b c d against a b c e: p1 = 3/4, p2 = 2/3, p3 = 1/2, c = r = 4 (BP = 1). With weights 0.5, 0.495 and
+    0.005, the formulas give (3/4)^0.5 (2/3)^0.495 (1/2)^0.005; the weight 0.005 taken as 0 leaves
+    (3/4)^0.5 (2/3)^0.495 -- no order has p_n = 0, so leaving out a zero precision cannot give it."""
+    from oracle.diagnose.classify import explained_value
+
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.495, 0.005), smoothing={"method": "none"},
+                       lowercase=False, segments=(Segment(hypothesis=("a", "b", "c", "d"),
+                                                          references=(("a", "b", "c", "e"),)),))
+    answer = 0.75 ** 0.5 * (2 / 3) ** 0.495
+    explanation = classify(req, ScoreAnswer(answer), "papineni")
+    assert explanation.name == "small-weights-taken-as-zero", explanation
+    assert abs(explained_value(req, "papineni", explanation.change) - answer) <= 1e-12
+    assert classify(req, ScoreAnswer(answer * 0.5 ** 0.005), "papineni").name == AGREES

@@ -60,7 +60,13 @@ from .computations import (
     result_under,
     score_of,
 )
-from .counting import COUNTING_ALTERNATIVES, best_single_reference_matches, fold_of, matching_alternatives
+from .counting import (
+    COUNTING_ALTERNATIVES,
+    best_single_reference_matches,
+    fold_of,
+    leaves_no_segment,
+    matching_alternatives,
+)
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .textrules import DEPARTURES
@@ -482,6 +488,7 @@ def _tiers(search, conventions, close, suffix):
         lambda: (
             _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix)
             + _by_convention(search, strong, close, suffix, stats=False)
+            + (_emptied_corpus(search) + _small_weights_dropped(search) if not suffix else [])
         )
     )
     yield lambda: _by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
@@ -763,6 +770,64 @@ def _score_agrees(search, conventions, expected):
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
 
 
+def _emptied_corpus(search):
+    """The counting alternatives that drop every segment of this request, where the answer is 0 or NaN and the
+    returned counts (if any) are an empty corpus's: the formulas have no score for a corpus without segments
+    (protocol v1 refuses one), so 0 (nothing matched) and NaN (0/0) are the implementation's own readings of
+    it, and the dropping is what brought it there."""
+    actual = search.actual
+    if not (actual == 0 or math.isnan(actual)):
+        return []
+    if search.statistics:
+        reported = _reported(search.statistics)
+        if reported.hyp_len or reported.ref_len or any(reported.matches) or any(reported.totals):
+            return []
+    segments = search.ctx.request.segments
+    return [Explanation(name, f"{COUNTING_ALTERNATIVES[name][0]}; here every segment is dropped, and the empty "
+                              "corpus left, which the formulas do not score, is answered 0 or NaN",
+                        (("computation", name),), actual)
+            for name in COUNTING_ALTERNATIVES if search.permitted(name) and leaves_no_segment(name, segments)]
+
+
+#: Weights under a threshold taken as 0 (a "negligible weight" cut): one name whatever the threshold.
+SMALL_WEIGHTS = "small-weights-taken-as-zero"
+
+
+def small_weights_value(ctx, threshold):
+    """The oracle's score with every weight under `threshold` taken as 0 (the score is BP where every weight is:
+    each order switched off), or None where the oracle rejects it."""
+    weights = tuple(0.0 if w < threshold else w for w in ctx.request.weights)
+    if not any(weights):
+        base = result_under(ctx)
+        return None if base is None else float(base.bp)
+    return score_of(result_under(ctx, request=ctx.request.model_copy(update={"weights": weights})))
+
+
+def _small_weights_dropped(search):
+    """The cut of the request's weights (every weight under one of them, or all) whose dropping gives the answer,
+    the counts being the oracle's."""
+    weights = search.ctx.request.weights
+    cuts = sorted({w for w in weights if w > 0})[1:] + [math.inf]
+    if not search.permitted(SMALL_WEIGHTS) or len(cuts) > MAX_WEIGHT_CUTS or not consistent_with(
+            search.statistics, search.base, search.n):
+        return []
+    for threshold in cuts:
+        search.charge()
+        value = small_weights_value(search.ctx, threshold)
+        if value is not None and within_contract(search.actual, value):
+            dropped = sum(1 for w in weights if w < threshold)
+            return [Explanation(
+                SMALL_WEIGHTS,
+                f"weights under a threshold taken as 0 (a 'negligible weight' cut): here the {dropped} under "
+                f"{threshold:g} of {len(weights)}",
+                (("computation", SMALL_WEIGHTS), ("weights_below", repr(threshold))), value)]
+    return []
+
+
+#: The most cuts of a request's weights tried (a request holds at most MAX_ORDER weights; a bound all the same).
+MAX_WEIGHT_CUTS = 16
+
+
 def _by_departure(search):
     """Every tokenizer departure (`textrules`) under which the oracle's statistics are the reported ones and
     its score the answer."""
@@ -838,18 +903,20 @@ def explained_value(request, profile, change, *, overrides=None):
     """
     base = context_for(request, profile, overrides, text=request if request.is_text else None)
     functions = dict(COMPUTATIONS)
-    changes, smoothing_change, computations = {}, None, []
+    changes, smoothing_change, computations, threshold = {}, None, [], math.inf
     for key, value in change:
         if key == "computation":
             if (
                 value not in functions
-                and value not in (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES)
+                and value not in (FLOAT32, SMOOTHED_COUNTS, SMALL_WEIGHTS, *COUNTING_ALTERNATIVES)
                 and not value.startswith("other-counting-of-")
             ):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
             smoothing_change = smoothing_from_description(value) if isinstance(value, str) else Smoothing.parse(value)
+        elif key == "weights_below":
+            threshold = float(value)
         else:
             changes[key] = value
     if "empty_order" in changes:  # as _convention_changes: the sentence-level rule follows
@@ -865,6 +932,9 @@ def explained_value(request, profile, change, *, overrides=None):
             continue
         if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
             return None
+        if name == SMALL_WEIGHTS:
+            value = small_weights_value(ctx, threshold)
+            continue
         counted = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else None
         # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
@@ -919,6 +989,8 @@ def describe_explanation(name):
             described.append(COMPUTATION_DOCS[part])
         elif part in COUNTING_ALTERNATIVES:
             described.append(COUNTING_ALTERNATIVES[part][0])
+        elif part == SMALL_WEIGHTS:
+            described.append("weights under a threshold taken as 0 (a 'negligible weight' cut)")
         elif value and value in _CONVENTION_RULES.get(field_name, {}):
             described.append(f"{field_name}: {_CONVENTION_RULES[field_name][value]}")
         else:
@@ -933,7 +1005,7 @@ def component_names(name):
 
 def known_names():
     """Every single explanation name classify can give (conventions are named `field=value`)."""
-    return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS, *COUNTING_ALTERNATIVES)
+    return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS, SMALL_WEIGHTS, *COUNTING_ALTERNATIVES)
 
 
 __all__ = [

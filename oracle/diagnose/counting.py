@@ -199,7 +199,15 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
         return _counts_of(bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n,
                                               options=options), n)
 
+    counted.leaves_no_segment = lambda segments: choose(segments) == []  # type: ignore[attr-defined]
     return counted
+
+
+def leaves_no_segment(name: str, segments: Sequence[Any]) -> bool:
+    """Whether counting alternative `name` drops every one of `segments` (an empty corpus: the formulas have no
+    score for it, and protocol v1 refuses a request without segments)."""
+    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None)
+    return test is not None and test(segments)
 
 
 def counts_of_tokens(
@@ -609,6 +617,7 @@ def matching_alternatives(
 __all__ = [
     "COUNTING_ALTERNATIVES",
     "best_single_reference_matches",
+    "leaves_no_segment",
     "matching_alternatives",
     "reference_sum_matches",
     "strict_clip_matches",
