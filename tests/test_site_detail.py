@@ -157,7 +157,7 @@ def test_a_reviewed_baseline_is_shown_and_an_unreviewed_one_is_not(view, tmp_pat
     entry = view.by_name["nltk"]
     (tmp_path / "nltk.yaml").write_text("entries:\n- id: both-empty\n  outcome: fail\n  reason: reviewed\n")
     badges = {b.label: b.value for b in SiteDetail(view, tmp_path).badges(entry)}
-    assert badges["reviewed baseline"] == "1 entries"
+    assert badges["reviewed baseline"] == "1 entry"
     (tmp_path / "nltk.yaml").write_text("entries:\n- id: both-empty\n  outcome: fail\n  reason: TODO\n")
     assert {b.label: b.value for b in SiteDetail(view, tmp_path).badges(entry)}["reviewed baseline"] == "none"
     (tmp_path / "nltk.yaml").write_text("entries: []\n")  # reviewed, and nothing needs accepting

@@ -111,7 +111,8 @@ class SiteDetail:
                                         _all_or_some(summary.agree, summary.scored)))
         baseline = self.baseline(name)
         # (a Baseline's truth is its length: an empty reviewed baseline is still one)
-        reviewed = "none" if baseline is None else f"{len(baseline.entries)} entries"
+        count = 0 if baseline is None else len(baseline.entries)
+        reviewed = "none" if baseline is None else f"{count} entr{'y' if count == 1 else 'ies'}"
         badges.append(Badge("reviewed baseline", reviewed, ""))
         return badges
 
