@@ -491,7 +491,8 @@ def _tiers(search, conventions, close, suffix):
             + (_emptied_corpus(search) + _small_weights_dropped(search) if not suffix else [])
         )
     )
-    yield lambda: _by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
+    yield lambda: (_by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
+                   + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
     yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
@@ -803,11 +804,12 @@ def small_weights_value(ctx, threshold):
     return score_of(result_under(ctx, request=ctx.request.model_copy(update={"weights": weights})))
 
 
-def _small_weights_dropped(search):
-    """The cut of the request's weights (every weight under one of them, or all) whose dropping gives the answer,
-    the counts being the oracle's."""
+def _small_weights_dropped(search, *, every=False):
+    """The cut of the request's weights (every weight under one of them) whose dropping gives the answer, the
+    counts being the oracle's; `every`: the cut above them all, the score then BP alone (tried after the
+    generic computations: many mechanisms give BP)."""
     weights = search.ctx.request.weights
-    cuts = sorted({w for w in weights if w > 0})[1:] + [math.inf]
+    cuts = [math.inf] if every else sorted({w for w in weights if w > 0})[1:]
     if not search.permitted(SMALL_WEIGHTS) or len(cuts) > MAX_WEIGHT_CUTS or not consistent_with(
             search.statistics, search.base, search.n):
         return []

@@ -22,6 +22,7 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from typing import Any
 
 from oracle.formulas import bleu
@@ -36,6 +37,23 @@ def fold_of(options: Any) -> Callable[[str], str] | None:
     return lambda token: fold_case(token, rule)
 
 
+#: The n-gram counts of one pass of `matching_alternatives`, by (token sequence, order): most alternatives count
+#: the same (folded) sentences, and a 65,600-token sentence takes tens of milliseconds to count each time.
+_SHARED_COUNTS: ContextVar[dict[tuple[tuple[str, ...], int], Counter] | None] = ContextVar("shared_counts",
+                                                                                          default=None)
+
+
+def _count(tokens: tuple[str, ...], n: int) -> Counter:
+    """`bleu.count`, shared within a pass of `matching_alternatives` (the Counter is read, never changed)."""
+    shared = _SHARED_COUNTS.get()
+    if shared is None:
+        return bleu.count(tokens, n)
+    key = (tokens, n)
+    if key not in shared:
+        shared[key] = bleu.count(tokens, n)
+    return shared[key]
+
+
 def _folded(tokens: Sequence[str], fold: Callable[[str], str] | None) -> tuple[str, ...]:
     return tuple(tokens) if fold is None else tuple(map(fold, tokens))
 
@@ -45,8 +63,8 @@ def unclipped_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], 
     matches = [0] * n
     for segment in segments:
         hypothesis = _folded(segment.hypothesis, fold)
-        in_some = set().union(*(bleu.count(_folded(r, fold), n) for r in segment.references))
-        for gram, k in bleu.count(hypothesis, n).items():
+        in_some = set().union(*(_count(_folded(r, fold), n) for r in segment.references))
+        for gram, k in _count(hypothesis, n).items():
             if gram in in_some:
                 matches[len(gram) - 1] += k
     return tuple(matches)
@@ -58,8 +76,8 @@ def reference_sum_matches(segments: Sequence[Any], n: int, *, fold: Callable[[st
     for segment in segments:
         limit: Counter = Counter()
         for reference in segment.references:
-            limit.update(bleu.count(_folded(reference, fold), n))
-        for gram, k in bleu.count(_folded(segment.hypothesis, fold), n).items():
+            limit.update(_count(_folded(reference, fold), n))
+        for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
             matches[len(gram) - 1] += min(k, limit[gram])
     return tuple(matches)
 
@@ -76,10 +94,10 @@ def best_single_reference_matches(
     counted separately, the best kept), not against each n-gram's largest count over all references."""
     matches = [0] * n
     for segment in segments:
-        hypothesis = bleu.count(_folded(segment.hypothesis, fold), n)
+        hypothesis = _count(_folded(segment.hypothesis, fold), n)
         best = [0] * n
         for reference in segment.references:
-            counts = bleu.count(_folded(reference, fold), n)
+            counts = _count(_folded(reference, fold), n)
             one = [0] * n
             for gram, k in hypothesis.items():
                 one[len(gram) - 1] += min(k, counts.get(gram, 0))
@@ -95,9 +113,9 @@ def strict_clip_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str]
     for segment in segments:
         limit: Counter = Counter()
         for reference in segment.references:
-            for gram, k in bleu.count(_folded(reference, fold), n).items():
+            for gram, k in _count(_folded(reference, fold), n).items():
                 limit[gram] = max(limit[gram], k)
-        for gram, k in bleu.count(_folded(segment.hypothesis, fold), n).items():
+        for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
             m = limit[gram]
             matches[len(gram) - 1] += k if k < m else max(m - 1, 0)
     return tuple(matches)
@@ -132,7 +150,7 @@ def joined_key_matches(separator: str) -> Callable[..., tuple[int, ...]]:
 def _joined_counts(tokens: Sequence[str], n: int, separator: str) -> Counter:
     """Each order's n-grams counted by (order, their tokens joined with `separator`)."""
     counts: Counter = Counter()
-    for gram, k in bleu.count(tuple(tokens), n).items():
+    for gram, k in _count(tuple(tokens), n).items():
         counts[(len(gram), separator.join(gram))] += k
     return counts
 
@@ -160,7 +178,7 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
 
 def _one_map(tokens: Sequence[str], n: int) -> Counter:
     counts: Counter = Counter()
-    for gram, k in bleu.count(tuple(tokens), n).items():
+    for gram, k in _count(tuple(tokens), n).items():
         counts[" ".join(gram)] += k
     return counts
 
@@ -175,10 +193,10 @@ def wrapped_count_matches(bits: int) -> Callable[..., tuple[int, ...] | None]:
         for segment in segments:
             limit: Counter = Counter()
             for reference in segment.references:
-                for gram, k in bleu.count(_folded(reference, fold), n).items():
+                for gram, k in _count(_folded(reference, fold), n).items():
                     wrapped |= k >= modulus
                     limit[gram] = max(limit[gram], k % modulus)
-            for gram, k in bleu.count(_folded(segment.hypothesis, fold), n).items():
+            for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
                 wrapped |= k >= modulus
                 matches[len(gram) - 1] += min(k % modulus, limit[gram])
         return tuple(matches) if wrapped else None
@@ -279,8 +297,8 @@ def object_member_unigrams_unmatched(segments: Sequence[Any], n: int, *,
     matches = [0] * n
     found = False
     for segment in segments:
-        one = bleu.clipped_matches(bleu.count(_folded(segment.hypothesis, fold), n),
-                                   [bleu.count(_folded(r, fold), n) for r in segment.references], n)
+        one = bleu.clipped_matches(_count(_folded(segment.hypothesis, fold), n),
+                                   [_count(_folded(r, fold), n) for r in segment.references], n)
         lost = 0
         if n:
             limit: Counter = Counter()
@@ -604,13 +622,17 @@ def matching_alternatives(
     if not differing:
         return []
     found = []
-    for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
-        if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
-            continue
-        charge()
-        changed = count(segments, n, options)
-        if changed is not None and {**oracle, **changed} == wanted:
-            found.append(name)
+    shared = _SHARED_COUNTS.set({})
+    try:
+        for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
+            if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
+                continue
+            charge()
+            changed = count(segments, n, options)
+            if changed is not None and {**oracle, **changed} == wanted:
+                found.append(name)
+    finally:
+        _SHARED_COUNTS.reset(shared)
     return found
 
 

@@ -129,8 +129,6 @@ def departed(text: ScoreRequest, options, name: str, tokens: ScoreRequest | None
             return departure.tokens(line, options.token_split, options.line_padding), True
         return tokenize(line, departure.tokenizer, split=options.token_split, padding=options.line_padding), False
 
-    if departure.side and not _reads_both_sides(text, departure, fold):
-        return None  # the rule reads one side only here: the departure on every line names it
     changed = False
     segments = []
     for segment in text.segments:
@@ -146,13 +144,3 @@ def departed(text: ScoreRequest, options, name: str, tokens: ScoreRequest | None
         return None
     return text.model_copy(update={"segments": tuple(segments), "tokenize": None})
 
-
-def _reads_both_sides(text: ScoreRequest, departure: Departure, fold: str | None) -> bool:
-    """Whether the departure's rule reads some hypothesis and some reference of `text` (case folded first by the
-    `fold` rule, if any): only then does leaving it out on one side differ from leaving it out on every line."""
-    def reads(line: object) -> bool:
-        line = cast(str, line)
-        return departure.reads(line if fold is None else fold_case(line, fold))
-
-    return (any(reads(s.hypothesis) for s in text.segments)
-            and any(reads(r) for s in text.segments for r in s.references))

@@ -43,7 +43,7 @@ DEFAULT_BUDGET = 250
 #: size. A deterministic bound (never wall-clock) on what a huge input that nothing smaller reproduces (a count
 #: past 65,535 needs a 65,536-token run) costs the implementation; a small input never comes near it.
 TOKEN_BUDGET_FLOOR = 200_000
-TOKEN_BUDGET_FACTOR = 10
+TOKEN_BUDGET_FACTOR = 5
 SIMPLE_TOKENS = tuple("abcdefghijklmnopqrstuvwxyz")
 
 
