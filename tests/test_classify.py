@@ -2,7 +2,7 @@
 library was observed to return), never taken from the oracle.
 
 Holds: oracle.diagnose.classify, oracle.diagnose.computations, oracle.diagnose.counting,
-    oracle.diagnose.textrules
+    oracle.diagnose.textrules, oracle.diagnose.accumulation
 """
 
 from __future__ import annotations
@@ -684,3 +684,39 @@ def test_weights_under_a_threshold_taken_as_zero_are_named_and_replayed():
     assert explanation.name == "small-weights-taken-as-zero", explanation
     assert abs(explained_value(req, "papineni", explanation.change) - answer) <= 1e-12
     assert classify(req, ScoreAnswer(answer * 0.5 ** 0.005), "papineni").name == AGREES
+
+
+
+def _planned(pairs, plan, weights=(1.0,)):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "weights": list(weights), "smoothing": {"method": "none"},
+        "lowercase": False, "stateful": plan,
+        "segments": [{"hypothesis": list(h), "references": [list(r) for r in refs]} for h, refs in pairs]})
+
+
+@pytest.mark.parametrize("pairs, plan, score, stats, name", [
+    # one shard, two batches: (a b | a b) then (c | c d). Added, c = 3, r = 4, p1 = 1: exp(1 - 4/3). The
+    # second update assigning its lengths leaves c = 1, r = 2: exp(1 - 2) with the same 3 of 3 unigrams
+    ([("ab", ["ab"]), ("c", ["cd"])], {"shards": [[1, 1]]}, math.exp(-1), (1, 2, (3,), (3,)),
+     "lengths-assigned-by-update"),
+    # two shards, shard 1's state absorbing shard 0's: a merge assigning the merged-in lengths keeps shard 0's,
+    # c = r = 2: BP = 1, so BLEU-1 = 1
+    ([("ab", ["ab"]), ("c", ["cd"])], {"shards": [[1], [1]], "merge": [1, 0]}, 1.0, (2, 2, (3,), (3,)),
+     "lengths-assigned-by-merge"),
+    # a previous corpus (x | x y: c = 1, r = 2) scored and reset first, the reset keeping c and r: c = 3 + 1,
+    # r = 4 + 2, BP = exp(1 - 6/4)
+    ([("ab", ["ab"]), ("c", ["cd"])],
+     {"shards": [[2]], "previous": [[{"hypothesis": ["x"], "references": [["x", "y"]]}]]}, math.exp(-0.5),
+     (4, 6, (3,), (3,)), "lengths-kept-by-reset"),
+    # shard 0: a b c d against itself, p1 = 4/4; shard 1: e against f, p1 = 0/1. Added, p1 = 4/5; averaged,
+    # (1 + 0) / 2 = 1/2; c = r = 5
+    ([("abcd", ["abcd"]), ("e", ["f"])], {"shards": [[1], [1]], "merge": [0, 1]}, 0.5, (5, 5, (4,), (5,)),
+     "precisions-averaged-by-merge"),
+])
+def test_a_metric_state_that_keeps_a_field_otherwise_is_named_by_it(pairs, plan, score, stats, name):
+    req = _planned(pairs, plan)
+    hyp_len, ref_len, matches, totals = stats
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": list(matches),
+                                 "totals": list(totals)})
+    assert classify(req, answer, "papineni").name == name
+    assert classify(req, ScoreAnswer(score), "papineni").name == name  # without statistics too

@@ -45,6 +45,7 @@ from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOK
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
+from .accumulation import LENGTH_DEPARTURES
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMPUTATION_DOCS,
@@ -381,6 +382,9 @@ def _counting_of(cname, ctx, result):
         return _Counted(empty_reference_batch_statistics(ctx, result), result.bp)
     if cname in DEPARTURES:
         return departed_result(ctx, cname)
+    if cname in LENGTH_DEPARTURES:
+        statistics = LENGTH_DEPARTURES[cname](ctx, result)
+        return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
 
 
@@ -679,7 +683,7 @@ def _from_returned_counts(search, conventions):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
     found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
-             + _by_departure(search))
+             + _by_departure(search) + _by_state(search))
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
@@ -765,7 +769,7 @@ def _score_agrees(search, conventions, expected):
     # a documented convention first, then a counting mechanism or a tokenizer's departure, then two conventions
     found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(
         search, expected
-    ) + _by_departure(search) or _by_convention(search, pairs, within_contract, "", stats=True)
+    ) + _by_departure(search) + _by_state(search) or _by_convention(search, pairs, within_contract, "", stats=True)
     if found:
         return _chosen(found, expected)
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
@@ -828,6 +832,34 @@ def _small_weights_dropped(search, *, every=False):
 
 #: The most cuts of a request's weights tried (a request holds at most MAX_ORDER weights; a bound all the same).
 MAX_WEIGHT_CUTS = 16
+
+
+def _by_state(search):
+    """Every metric-state departure (`accumulation`) whose statistics are exactly the reported ones and whose
+    score is the answer (a planned request's)."""
+    if not search.statistics or search.base is None:
+        return []
+    found = []
+    for name, statistics_of_state in LENGTH_DEPARTURES.items():
+        if not search.permitted(name):
+            continue
+        statistics = statistics_of_state(search.ctx, search.base)
+        if statistics is None:  # the plan does not use the step, or it changes nothing: not charged
+            continue
+        search.charge()
+        value = _score_of_state(search.ctx, statistics)
+        if (value is not None and within_contract(search.actual, value)
+                and _statistics_differ(search.statistics, _Counted(statistics, search.base.bp), search.n) is None):
+            found.append(Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), value))
+    return found
+
+
+def _score_of_state(ctx, statistics):
+    try:
+        return score_of(bleu.bleu_from_statistics(statistics, weights=ctx.weights, options=ctx.options,
+                                                  smoothing=ctx.smoothing, level=ctx.request.level))
+    except BleuOracleError:
+        return None
 
 
 def _by_departure(search):

@@ -19,6 +19,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 
+from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .textrules import DEPARTURES, departed
@@ -678,6 +679,28 @@ def departed_result(ctx, name):
     return ctx.counted[key]
 
 
+def _score_of_statistics(ctx, statistics):
+    """The judged profile's score of `statistics` (None where there are none, or the formulas refuse them)."""
+    if statistics is None:
+        return None
+    try:
+        return float(bleu.bleu_from_statistics(statistics, weights=ctx.weights, options=ctx.options,
+                                               smoothing=ctx.smoothing, level=ctx.request.level).score)
+    except BleuOracleError:
+        return None
+
+
+def _length_departure_computation(name):
+    statistics_of_state = LENGTH_DEPARTURES[name]
+
+    def computation(ctx, result):
+        return _score_of_statistics(ctx, statistics_of_state(ctx, result))
+
+    computation.__doc__ = statistics_of_state.__doc__
+    computation.__name__ = computation.__qualname__ = f"state {name}"
+    return computation
+
+
 def _departure_computation(name):
     def computation(ctx, result):
         return score_of(departed_result(ctx, name))
@@ -715,6 +738,8 @@ SPECIFIC_COMPUTATIONS = (
     ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
     ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
     *((name, _departure_computation(name)) for name in DEPARTURES),
+    *((name, _length_departure_computation(name)) for name in LENGTH_DEPARTURES),
+    ("precisions-averaged-by-merge", precisions_averaged_by_merge),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (

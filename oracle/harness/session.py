@@ -912,14 +912,23 @@ class Session:
             **_judged(verdict, reply, expected),
         )
         if verdict.outcome not in GOOD_OUTCOMES:
-            record = record.model_copy(update=self._shrunk_plan(item_id, planned, verdict))
+            record = record.model_copy(update=self._shrunk_plan(item_id, planned, verdict, reply, expected))
         return self.finish(record, started)
 
-    def _shrunk_plan(self, item_id, planned, verdict):
+    def _plan_cause(self, planned, reply, verdict, expected):
+        """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
+        or whatever else explains the answer; None for an answer that is not a wrong number."""
+        if verdict.outcome != Outcome.FAIL or expected is None:
+            return None
+        return attribute(planned, reply, verdict, expected, self.profile, entries=self.documented)
+
+    def _shrunk_plan(self, item_id, planned, verdict, reply, expected):
         """A failing planned request's record fields after shrinking its plan and corpus (the first of each
-        stateful layer's failures in each block of examples, as for the examples: `shrink_decision`)."""
+        stateful layer's failures in each block of examples, as for the examples: `shrink_decision`), with
+        the root cause of the smallest failing plan."""
+        cause = {"classification": self._plan_cause(planned, reply, verdict, expected)}
         if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
-            return {"replay": planned, "reproduce": self.reproduce(item_id, planned)}
+            return {"replay": planned, "reproduce": self.reproduce(item_id, planned), **cause}
         shrinker = stateful.PlanShrinker(
             self.profile,
             self.capabilities,
@@ -930,10 +939,12 @@ class Session:
             time.perf_counter() + self.settings.shrink_seconds,
         )
         if not self.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
-            return self._lowest_plan(item_id, planned, verdict, shrinker)
+            return {**self._lowest_plan(item_id, planned, verdict, shrinker), **cause}
         smallest, exhausted = shrinker.run(planned, verdict)
         last = shrinker.last
         final = last.get("verdict", verdict)
+        if last:
+            cause = {"classification": self._plan_cause(smallest, last["reply"], final, last.get("expected"))}
         shrunk = Shrunk(
             request=smallest,
             expected=last.get("expected"),
@@ -946,7 +957,7 @@ class Session:
             exhausted=exhausted,
             note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
         )
-        update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest)}
+        update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest), **cause}
         return {**update, **_layer_moved(verdict, final)}
 
     def _lowest_plan(self, item_id, planned, verdict, shrinker):

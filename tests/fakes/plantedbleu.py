@@ -516,9 +516,9 @@ class State:
         if self.averaged is None:
             return score_from_statistics(self.c, self.r, self.matches, self.totals, weights, smoothing, self.bugs)
         bp = brevity_penalty(self.c, self.r, self.bugs) if self.c else 0.0
-        scale = 10**6  # the averaged precisions as counts over a common total, for the usual combination
-        matches = [round(p * scale) for p in self.averaged]
-        return bp * combine(*smooth(matches, [scale] * self.order, smoothing, self.bugs), weights, self.bugs), bp
+        # the averaged precisions used as they are (each over a total of 1): a smoothing, defined on counts, has
+        # nothing to apply to them
+        return bp * combine(list(self.averaged), [1.0] * self.order, weights, self.bugs), bp
 
 
 def run_plan(request, bugs):
@@ -740,7 +740,12 @@ def compute(request, bugs, with_stats):
     segments = [s for s in text_to_tokens(request, bugs) if s["references"]]
     if not select_segments(segments, bugs):  # an empty corpus accepted (or every segment skipped): zero statistics
         return _zero_answer(request["seq"], len(request["weights"]), with_stats)
-    state = run_plan({**request, "segments": segments, "lowercase": lowercase}, bugs)
+    planned = request
+    plan = request.get("stateful")
+    if plan and plan.get("previous") and request.get("tokenize") is not None:  # a text request's earlier corpora
+        previous = [text_to_tokens({**request, "segments": corpus}, bugs) for corpus in plan["previous"]]
+        planned = {**request, "stateful": {**plan, "previous": previous}}
+    state = run_plan({**planned, "segments": segments, "lowercase": lowercase}, bugs)
     score, bp = state.compute(request["weights"], request["smoothing"])
     out = {"seq": request["seq"], "score": "NaN" if math.isnan(score) else score}
     if with_stats:
