@@ -712,6 +712,11 @@ def _planned(pairs, plan, weights=(1.0,)):
     # (1 + 0) / 2 = 1/2; c = r = 5
     ([("abcd", ["abcd"]), ("e", ["f"])], {"shards": [[1], [1]], "merge": [0, 1]}, 0.5, (5, 5, (4,), (5,)),
      "precisions-averaged-by-merge"),
+    # tfma's combiner: the second batch's references are all empty, so its three n-grams are not counted:
+    # totals 3 (the first segment's) where they are 6, p1 = 3/3 (c = 6 > r = 3: BP = 1); one n-gram short
+    # per segment would leave 2 + 2
+    ([("ade", ["ade"]), ("bcf", [""])], {"shards": [[1, 1]]}, 1.0, (6, 3, (3,), (3,)),
+     "empty-reference-batch-uncounted"),
 ])
 def test_a_metric_state_that_keeps_a_field_otherwise_is_named_by_it(pairs, plan, score, stats, name):
     req = _planned(pairs, plan)

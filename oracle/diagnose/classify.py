@@ -834,13 +834,18 @@ def _small_weights_dropped(search, *, every=False):
 MAX_WEIGHT_CUTS = 16
 
 
+#: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
+#: whose references are all empty (their n-grams uncounted).
+_STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics}
+
+
 def _by_state(search):
-    """Every metric-state departure (`accumulation`) whose statistics are exactly the reported ones and whose
-    score is the answer (a planned request's)."""
+    """Every metric-state mechanism (`_STATE_STATISTICS`) whose statistics are exactly the reported ones and whose
+    score is the answer (a planned request's, for most)."""
     if not search.statistics or search.base is None:
         return []
     found = []
-    for name, statistics_of_state in LENGTH_DEPARTURES.items():
+    for name, statistics_of_state in _STATE_STATISTICS.items():
         if not search.permitted(name):
             continue
         statistics = statistics_of_state(search.ctx, search.base)

@@ -918,8 +918,8 @@ class Session:
     def _plan_cause(self, planned, reply, verdict, expected):
         """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
         or whatever else explains the answer; None for an answer that is not a wrong number."""
-        if verdict.outcome != Outcome.FAIL or expected is None:
-            return None
+        if verdict.outcome != Outcome.FAIL or expected is None or reply is None or reply.kind != "score":
+            return None  # a refusal under a plan is its layer's (a wrong number is what the state explains)
         return attribute(planned, reply, verdict, expected, self.profile, entries=self.documented)
 
     def _shrunk_plan(self, item_id, planned, verdict, reply, expected):
