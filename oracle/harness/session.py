@@ -79,6 +79,7 @@ from .searchcache import (
     run_key,
     wire_line,
 )
+from .separate import SEPARATING_REQUESTS, told_apart
 from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
@@ -563,6 +564,9 @@ class Session:
             classification = attribute(
                 *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
             )
+        if to_shrink and classification is not None and classification.fits and judged[0] is not request \
+                and attribution == "full":
+            classification = self._told_apart(judged, classification, overrides)
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         update = {"shrunk": shrunk, "classification": classification}
@@ -575,6 +579,35 @@ class Session:
         else:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
         return update
+
+    def _told_apart(self, judged, classification, overrides):
+        """A shrunk record's classification after one related input, sent to tell its fitting explanations apart
+        (`oracle.harness.separate`): those the answer rules out leave its fits."""
+        if self.process.given_up:
+            return classification
+        names = (classification.name, *classification.fits)
+
+        def ask(variant):
+            _, answer = self.send(variant)
+            return answer.score if answer.kind == "score" else None
+
+        kept = names
+        for _ in range(SEPARATING_REQUESTS):  # each request may rule out some: the rest are tried again
+            found = told_apart(judged[0], judged[1], self.profile, kept, self.capabilities, ask, overrides=overrides)
+            if found is None or len(found[0]) == len(kept):
+                break
+            kept = found[0]
+            if len(kept) == 1 or self.process.given_up:
+                break
+        if len(kept) == len(names):
+            return classification
+        if classification.name not in kept:
+            renamed = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
+                                among=component_names(kept[0]))
+            classification = renamed if renamed.name == kept[0] else classification
+        return classification.model_copy(update={
+            "fits": tuple(name for name in kept if name != classification.name),
+            "ruled_out": tuple(name for name in names if name not in kept)})
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block

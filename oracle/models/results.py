@@ -62,6 +62,8 @@ class Classification(_Part):
                           "explanation; outcome: not a wrong number.")
     fits: tuple[str, ...] = Field((), description="Other explanations that fit this record as well as `name` does "
                                                   "(the run names the one that fits all its records).")
+    ruled_out: tuple[str, ...] = Field((), description="Explanations that fit the shrunk input as well, ruled out by "
+                                                       "the answer to a related input sent to tell them apart.")
 
     @property
     def explained(self) -> bool:

@@ -1,0 +1,139 @@
+"""Telling apart explanations that fit the same shrunk input: a related input on which they predict different
+answers, sent to the implementation once.
+
+A shrunk input is small by construction, and a small input often fits several explanations (a tie between
+two references fits "the first listed" and "the longer"; a hypothesis holding no entity fits an entity rule
+left out on every line and on the references only). Issue 24: one bug gets one name, and where the inputs
+cannot tell two apart the search generates one that does. The variants here are small, deterministic edits
+of the shrunk input (a token repeated or added, a reference added or reordered, a segment repeated, case
+changed); the first on which the candidates' values (`oracle.diagnose.classify.explained_value`) differ
+beyond the contract is sent, and the candidates that do not explain the answer are ruled out. At most
+`MAX_VARIANTS` variants are tried for each of at most `SEPARATING_REQUESTS` requests: a bounded,
+deterministic cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from oracle.diagnose.classify import classify, component_names, explained_value, within_contract
+from oracle.formulas.errors import BleuOracleError
+from oracle.models.protocol import Capabilities, ScoreRequest, Segment
+
+from .requests import not_applicable_reason
+
+#: Variants of a shrunk input tried for one that tells its explanations apart (each costs the oracle only).
+MAX_VARIANTS = 24
+#: Related inputs sent for one shrunk record at most (each tells some of its explanations apart).
+SEPARATING_REQUESTS = 3
+#: A token no generated input holds, for a variant that adds one.
+NEW_TOKEN = "zq"
+
+
+def _segments(request: ScoreRequest, index: int, segment: Segment) -> tuple[Segment, ...]:
+    segments = list(request.segments)
+    segments[index] = segment
+    return tuple(segments)
+
+
+def _token_edits(tokens: Any) -> Iterator[Any]:
+    """A sequence with its first token repeated, a new token added, and its first token left out."""
+    if isinstance(tokens, str):  # raw text: the same edits on its words
+        words = tokens.split(" ")
+        for edited in _token_edits(tuple(words)):
+            yield " ".join(edited)
+        return
+    tokens = tuple(tokens)
+    if tokens:
+        yield (tokens[0], *tokens)
+    yield (*tokens, NEW_TOKEN)
+    if tokens:
+        yield tokens[1:]
+
+
+def variants(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """Small edits of `request`, in a fixed order."""
+    if request.level == "corpus" and request.segments:
+        yield request.model_copy(update={"segments": (*request.segments, request.segments[0])})
+    for index, segment in enumerate(request.segments):
+        for hypothesis in _token_edits(segment.hypothesis):
+            yield request.model_copy(update={"segments": _segments(
+                request, index, Segment(hypothesis=hypothesis, references=segment.references))})
+        for position, reference in enumerate(segment.references):
+            for edited in _token_edits(reference):
+                references = list(segment.references)
+                references[position] = edited
+                yield request.model_copy(update={"segments": _segments(
+                    request, index, Segment(hypothesis=segment.hypothesis, references=tuple(references)))})
+        added = (*segment.references, segment.hypothesis)
+        yield request.model_copy(update={"segments": _segments(
+            request, index, Segment(hypothesis=segment.hypothesis, references=added))})
+        if len(segment.references) > 1:
+            yield request.model_copy(update={"segments": _segments(
+                request, index, Segment(hypothesis=segment.hypothesis, references=segment.references[::-1]))})
+    yield request.model_copy(update={"lowercase": not request.lowercase})
+
+
+def _changes(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+             overrides: Any) -> dict[str, Any]:
+    """Each candidate's explanation change on the shrunk input (those classify still finds there)."""
+    out = {}
+    for name in names:
+        explanation = classify(request, answer, profile, overrides=overrides, among=component_names(name))
+        if explanation.name == name:
+            out[name] = explanation.change
+    return out
+
+
+def _predictions(variant: ScoreRequest, profile: str, changes: dict[str, Any], overrides: Any) -> dict[str, float]:
+    out = {}
+    for name, change in changes.items():
+        try:
+            value = explained_value(variant, profile, change, overrides=overrides)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            continue
+        if value is not None:
+            out[name] = value
+    return out
+
+
+def _splits(predictions: dict[str, float]) -> bool:
+    values = list(predictions.values())
+    return len(values) > 1 and any(not within_contract(v, values[0]) for v in values[1:])
+
+
+def separating_variant(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+                       capabilities: Capabilities, *, overrides: Any = None
+                       ) -> tuple[ScoreRequest, dict[str, float]] | None:
+    """The first variant of `request` the implementation can be asked (`capabilities`) on which the candidates
+    `names` (each fitting `answer` on `request`) predict different values, with their predictions; None."""
+    changes = _changes(request, answer, profile, names, overrides)
+    if len(changes) < 2:
+        return None
+    for tried, variant in enumerate(variants(request)):
+        if tried >= MAX_VARIANTS:
+            return None
+        if not_applicable_reason(variant, capabilities) is not None:
+            continue
+        predictions = _predictions(variant, profile, changes, overrides)
+        if len(predictions) == len(changes) and _splits(predictions):
+            return variant, predictions
+    return None
+
+
+def told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...], capabilities: Capabilities,
+               ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
+               ) -> tuple[tuple[str, ...], ScoreRequest] | None:
+    """The candidates among `names` that explain the implementation's answer (`ask(variant)`: its score, or None)
+    to a variant on which they differ, with that variant; None where no variant tells them apart or the
+    answer fits none of them (another mechanism then: the candidates stand as they are)."""
+    found = separating_variant(request, answer, profile, names, capabilities, overrides=overrides)
+    if found is None:
+        return None
+    variant, predictions = found
+    score = ask(variant)
+    if score is None:
+        return None
+    kept = tuple(name for name in names if name in predictions and within_contract(score, predictions[name]))
+    return (kept, variant) if kept else None
