@@ -21,7 +21,7 @@ import fnmatch
 import shlex
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,6 +32,7 @@ from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
+from oracle.diagnose.stale import Exchange, stale_answer, with_stale
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -130,6 +131,20 @@ def _judged(verdict, reply, expected):
         "stderr": reply.stderr,
         "duration": reply.duration,
     }
+
+
+#: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
+#: many tokens they may hold together (the oldest go first when either is reached): a wrong answer that is exactly
+#: the right answer of one of them, a different request, is named a stale answer (`oracle.diagnose.stale`). A
+#: series (`oracle.harness.series`) changes one part of a base input a few requests after sending it, but a cache
+#: answers whenever its key comes again: the planted caches of tests/fakes/plantedbleu.py answer from up to
+#: ~1,100 requests back in a run of check's defaults (200 examples, ~1,200 requests). Bounded, so that a long run
+#: keeps a constant memory and a failing record's search stays cheap.
+HISTORY_WINDOW = 2_048
+HISTORY_TOKENS = 200_000
+#: A request of more tokens than this is not kept (a long input is rarely sent twice; kept, a few would push
+#: every short request out of HISTORY_TOKENS): the history goes on past it.
+HISTORY_REQUEST_TOKENS = 2_000
 
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
@@ -350,6 +365,13 @@ class Session:
         #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
         self.search_cache: SearchCache | None = None
         self.entry: ExampleEntry | None = None
+        #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
+        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect`
+        #: read last is the history's last entry
+        self.history: deque[Exchange] = deque()
+        self.history_tokens = 0
+        self.history_restarts = 0
+        self.last_kept = False
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -372,7 +394,31 @@ class Session:
 
     def send(self, request):
         request, pending = self.submit(request)
-        return request, self.process.collect(pending)
+        return request, self.collect(request, pending)
+
+    def collect(self, request, pending):
+        """The reply to `request` (sent, pending), kept in the process's history (`earlier`). A restarted process
+        starts a new history (what the old one kept is gone), and so does a reply that ended the process (a
+        crash, a timeout)."""
+        reply = self.process.collect(pending)
+        restarts = getattr(self.process, "restarts", 0)
+        if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
+            self.history.clear()
+            self.history_tokens, self.history_restarts = 0, restarts
+        exchange = Exchange(request, reply)
+        if reply.kind not in ("crash", "timeout") and request.token_count <= HISTORY_REQUEST_TOKENS:
+            self.history.append(exchange)
+            self.history_tokens += request.token_count
+        while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
+            self.history_tokens -= self.history.popleft().request.token_count
+        self.last_kept = bool(self.history) and self.history[-1] is exchange
+        return reply
+
+    def earlier(self):
+        """The requests the process answered before the reply `collect` read last, with their replies, oldest
+        first (taken before anything else is sent: a shrink's requests come after)."""
+        kept = tuple(self.history)
+        return kept[:-1] if self.last_kept else kept
 
     def submit(self, request, prepared=None):
         """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
@@ -508,7 +554,7 @@ class Session:
         elif expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         self.cover(request, expected, prepared)
-        reply = self.process.collect(pending)
+        reply = self.collect(sent, pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         verdict = (
             stateful.judge_plan(expected, reply, request, self.contract)
@@ -533,13 +579,14 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                     attribution=attribution, summary=summary)
+                                     attribution=attribution, summary=summary, earlier=self.earlier())
         return self.finish(record.model_copy(update=update), started)
 
     def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
-                       summary=None):
+                       summary=None, earlier=()):
         """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
-        the replay and the reproduction line."""
+        the replay and the reproduction line. `earlier`: the requests the process answered before this one (with
+        their replies, oldest first), where a stale answer is looked for (`oracle.diagnose.stale`)."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if to_shrink:
@@ -565,6 +612,9 @@ class Session:
             )
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
+        if classification is not None and earlier:
+            stale = stale_answer(request, reply, earlier, self.profile, expected=expected, contract=self.contract)
+            classification = with_stale(classification, stale)
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record

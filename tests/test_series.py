@@ -1,0 +1,139 @@
+"""State between requests: a wrong answer that is an earlier request's right answer is named as such.
+
+Every score below is derived by hand (papineni, unigrams only, no smoothing):
+
+- R1: hypothesis "The cat", reference "the cat", lowercase false: "cat" matches, "The" does not:
+  p1 = 1/2, c = r = 2, bp = 1, BLEU = 0.5.
+- R2: R1 with lowercase true: both match, p1 = 2/2, BLEU = 1.0.
+- R1 and R2 with hypothesis "a b", reference "c d": nothing matches, BLEU = 0 either way.
+- R3: R1 with weights (1/2, 1/2): the bigram "The cat" does not match "the cat", p2 = 0/1, BLEU = 0; its
+  statistics have two orders.
+
+Holds: oracle.diagnose.stale
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oracle.adapters.base import Implementation, ScoreAnswer
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.stale import EARLIER_ANSWER, Exchange, differing_parts, stale_answer
+from oracle.harness.events import read_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.inprocess import InProcessImplementation
+from oracle.harness.session import SessionSettings, run_session
+from oracle.models.protocol import ScoreRequest, Segment, Statistics
+
+PROFILE = "papineni"
+
+
+def request(hypothesis: str, references: tuple[str, ...], *, lowercase: bool = False) -> ScoreRequest:
+    segment = Segment(hypothesis=tuple(hypothesis.split()), references=tuple(tuple(r.split()) for r in references))
+    return ScoreRequest(level="sentence", segments=(segment,), weights=(1.0,), lowercase=lowercase)
+
+
+R1 = request("The cat", ("the cat",))
+R2 = request("The cat", ("the cat",), lowercase=True)
+R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
+NONE_MATCH_1 = request("a b", ("c d",))
+NONE_MATCH_2 = request("a b", ("c d",), lowercase=True)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply as the judge reads it (`oracle.diagnose.judge.Answered`)."""
+
+    score: float | None
+    statistics: Statistics | None
+    kind: str = "score"
+    message: str = ""
+
+
+def answer(score: float, matches: int) -> Answer:
+    return Answer(score, Statistics(hyp_len=2, ref_len=2, matches=(matches,), totals=(2,), bp=1.0))
+
+
+HALF = answer(0.5, 1)  # R1's right answer
+WHOLE = answer(1.0, 2)  # R2's right answer
+NOTHING = answer(0.0, 0)  # NONE_MATCH_1's and NONE_MATCH_2's right answer
+
+
+def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]]):
+    return stale_answer(req, reply, [Exchange(r, a) for r, a in earlier], PROFILE,
+                        expected=oracle_expected(req, PROFILE))
+
+
+def test_the_first_request_s_answer_to_a_second_is_named_with_the_part_that_differs() -> None:
+    named = stale(R2, HALF, [(R1, HALF)])
+    assert named is not None and named.name == EARLIER_ANSWER
+    assert dict(named.change) == {"earlier request": 1, "differs in": "lowercase"}
+    assert "differs only in lowercase" in named.description and "the request just before" in named.description
+    assert named.expected == 1.0
+
+
+def test_a_right_answer_is_never_named_stale_even_when_it_equals_an_earlier_one() -> None:
+    assert stale(R2, WHOLE, [(R1, HALF)]) is None
+    assert stale(NONE_MATCH_2, NOTHING, [(NONE_MATCH_1, NOTHING)]) is None  # both 0, both right
+
+
+def test_an_earlier_answer_that_was_itself_wrong_is_not_used() -> None:
+    wrong = answer(0.75, 1)  # 0.75 is no BLEU of R1 (0.5)
+    assert stale(R2, wrong, [(R1, wrong)]) is None
+
+
+def test_a_repeat_of_the_same_request_or_another_hypothesis_is_not_a_stale_answer() -> None:
+    assert stale(R2, HALF, [(R2, HALF)]) is None  # the same request answered alike: no part differs
+    other = request("A cat", ("the cat",))  # "cat" matches: 0.5 as well, and right
+    assert differing_parts(R2, other) == ("hypotheses", "lowercase")
+    assert stale(R2, HALF, [(other, HALF)]) is None
+
+
+def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named() -> None:
+    other_reference = request("The cat", ("a cat",))  # "cat" matches: 0.5, right, and more recent
+    named = stale(R2, HALF, [(R1, HALF), (other_reference, HALF)])
+    assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
+
+
+class AnswerList(Implementation):
+    """Answers its requests from a list, in order (a cache's answers written down by hand)."""
+
+    name, version = "answer-list", "0"
+    capabilities = {"levels": ["sentence", "corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+                    "statistics": True, "lowercase": True}
+
+    def __init__(self, answers: list[Answer]) -> None:
+        self.answers = list(answers)
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        one = self.answers.pop(0)
+        assert one.statistics is not None
+        return ScoreAnswer(one.score, one.statistics.to_json())
+
+
+def run(answers: list[Answer], second: ScoreRequest, tmp_path) -> dict:
+    """The records of a session that sends R1 then `second` to `AnswerList(answers)`, by id."""
+    settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
+    run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2,
+                work=lambda session: session.run_replay([("first", R1), ("second", second)]), report_dir=tmp_path,
+                transport=InProcessImplementation(AnswerList(answers)))
+    return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+
+
+def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> None:
+    records = run([HALF, HALF], R3, tmp_path / "weights")
+    assert records["first"].outcome.value == "pass" and records["first"].classification is None
+    named = records["second"].classification
+    assert named is not None and named.name == EARLIER_ANSWER and "differs only in weights" in named.description
+
+
+def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
+    """R1's answer to R2 is also what an implementation that ignores `lowercase` answers: both fit the record,
+    and a run names the one that fits all its records (a cache answers wrong only after the earlier request)."""
+    named = run([HALF, HALF], R2, tmp_path)["second"].classification
+    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER in named.fits
+
+
+def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
+    records = run([HALF, WHOLE], R2, tmp_path)
+    assert [r.outcome.value for r in records.values()] == ["pass", "pass"]
