@@ -8,6 +8,10 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
 - R1 and R2 with hypothesis "a b", reference "c d": nothing matches, BLEU = 0 either way.
 - R3: R1 with weights (1/2, 1/2): the bigram "The cat" does not match "the cat", p2 = 0/1, BLEU = 0; its
   statistics have two orders.
+- E: hypothesis "a b", reference "a c", weights (1/2, 1/2), exp smoothing: p1 = 1/2; no bigram matches (1 in
+  the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
+  halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
+  sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355339059327373, j = 2 gives sqrt(1/16) = 0.25.
 
 Holds: oracle.diagnose.stale
 """
@@ -18,12 +22,12 @@ from dataclasses import dataclass
 
 from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
-from oracle.diagnose.stale import EARLIER_ANSWER, Exchange, differing_parts, stale_answer
+from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED, Exchange, differing_parts, halvings, stale_answer
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.session import SessionSettings, run_session
-from oracle.models.protocol import ScoreRequest, Segment, Statistics
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
 
 PROFILE = "papineni"
 
@@ -36,6 +40,8 @@ def request(hypothesis: str, references: tuple[str, ...], *, lowercase: bool = F
 R1 = request("The cat", ("the cat",))
 R2 = request("The cat", ("the cat",), lowercase=True)
 R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
+E = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
+                 weights=(0.5, 0.5), smoothing=SmoothingSpec.of("exp"))
 NONE_MATCH_1 = request("a b", ("c d",))
 NONE_MATCH_2 = request("a b", ("c d",), lowercase=True)
 
@@ -59,9 +65,13 @@ WHOLE = answer(1.0, 2)  # R2's right answer
 NOTHING = answer(0.0, 0)  # NONE_MATCH_1's and NONE_MATCH_2's right answer
 
 
-def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]]):
+def exp_answer(score: float) -> Answer:
+    return Answer(score, Statistics(hyp_len=2, ref_len=2, matches=(1, 0), totals=(2, 1), bp=1.0))
+
+
+def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]], carried: int | None = None):
     return stale_answer(req, reply, [Exchange(r, a) for r, a in earlier], PROFILE,
-                        expected=oracle_expected(req, PROFILE))
+                        expected=oracle_expected(req, PROFILE), carried_halvings=carried)
 
 
 def test_the_first_request_s_answer_to_a_second_is_named_with_the_part_that_differs() -> None:
@@ -95,11 +105,29 @@ def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named()
     assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
 
 
+def test_a_request_s_halvings_are_its_orders_with_n_grams_and_no_match() -> None:
+    assert halvings(Exchange(E, exp_answer(0.5)), PROFILE) == 1
+    assert halvings(Exchange(R1, HALF), PROFILE) == 0  # not exp-smoothed
+    assert halvings(Exchange(E, Answer(0.5, None)), PROFILE) is None  # no counts answered: not known
+
+
+def test_an_exp_score_with_the_halvings_continued_from_earlier_requests_is_named() -> None:
+    named = stale(E, exp_answer(0.35355339059327373), [(E, exp_answer(0.5))], carried=1)
+    assert named is not None and named.name == EXP_CARRIED and dict(named.change) == {"halvings carried over": 1}
+    assert named.expected == 0.5
+
+
+def test_an_exp_score_that_other_halvings_give_or_a_right_one_is_not_named() -> None:
+    assert stale(E, exp_answer(0.25), [(E, exp_answer(0.5))], carried=1) is None  # 0.25 is j = 2, not 1
+    assert stale(E, exp_answer(0.5), [(E, exp_answer(0.5))], carried=1) is None  # right
+    assert stale(E, exp_answer(0.35355339059327373), [], carried=None) is None  # the tally is not known
+
+
 class AnswerList(Implementation):
     """Answers its requests from a list, in order (a cache's answers written down by hand)."""
 
     name, version = "answer-list", "0"
-    capabilities = {"levels": ["sentence", "corpus"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+    capabilities = {"levels": ["sentence", "corpus"], "weights": "any", "max_order": 4, "smoothing": ["none", "exp"],
                     "statistics": True, "lowercase": True}
 
     def __init__(self, answers: list[Answer]) -> None:
@@ -111,11 +139,11 @@ class AnswerList(Implementation):
         return ScoreAnswer(one.score, one.statistics.to_json())
 
 
-def run(answers: list[Answer], second: ScoreRequest, tmp_path) -> dict:
-    """The records of a session that sends R1 then `second` to `AnswerList(answers)`, by id."""
+def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1) -> dict:
+    """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id."""
     settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
     run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2,
-                work=lambda session: session.run_replay([("first", R1), ("second", second)]), report_dir=tmp_path,
+                work=lambda session: session.run_replay([("first", first), ("second", second)]), report_dir=tmp_path,
                 transport=InProcessImplementation(AnswerList(answers)))
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 
@@ -137,3 +165,10 @@ def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it
 def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
     records = run([HALF, WHOLE], R2, tmp_path)
     assert [r.outcome.value for r in records.values()] == ["pass", "pass"]
+
+
+def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> None:
+    records = run([exp_answer(0.5), exp_answer(0.35355339059327373)], E, tmp_path, first=E)
+    assert records["first"].outcome.value == "pass"
+    named = records["second"].classification
+    assert named is not None and named.name == EXP_CARRIED and "the 1 the earlier requests" in named.description

@@ -15,6 +15,14 @@ same statistics; a refusal with the same text) and which:
 - (the caller's part) is wrong for this request.
 
 The explanation names the request parts that differ between the two: the parts the cache key leaves out.
+
+A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
+gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
+request's k where the earlier requests left it, so each such order's precision is divided by 2^j, j the number
+of halvings every earlier exp-smoothed request of the process made (its own counts: orders with n-grams and no
+match), and the score by 2^(j * the weights of those orders). The harness tallies j over every request since the
+process started (`halvings`; unknown once an exp-smoothed score came without statistics); the explanation is
+named only where the statistics are the oracle's and the score is the oracle's divided so.
 """
 
 from __future__ import annotations
@@ -30,10 +38,11 @@ from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED
 from .expect import oracle_expected
-from .judge import Answered, Contract, breaks_zero_rule, judge, token_count_layers
+from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 
-#: The name of the explanation.
+#: The names of the explanations.
 EARLIER_ANSWER = "earlier-answer-returned"
+EXP_CARRIED = "exp-halvings-carried-over"
 #: The kinds of reply whose content can be compared (a crash or a timeout carries no answer).
 ANSWER_KINDS = ("score", "rejected", "unsupported", "error")
 #: Fields of a request that are no part of what it asks (the runner's sequence number, the command's name).
@@ -50,14 +59,30 @@ class Exchange:
     reply: Answered
 
 
+@dataclass(frozen=True)
+class Before:
+    """What the process had answered before a request: its latest requests with their replies (oldest first), and
+    the halvings exp smoothing made over every request since it started (None: not known)."""
+
+    earlier: tuple[Exchange, ...] = ()
+    halvings: int | None = 0
+
+
+def relative(contract: Contract) -> Contract:
+    """`contract` without its absolute tolerance: under it every tiny score is alike (1e-60 and 1e-30 both pass
+    for 0), so two answers, or an answer and a value a parameter gives, are told apart by the relative one."""
+    return Contract(rel=contract.rel, abs=0.0)
+
+
 def same_answer(one: Answered, other: Answered, contract: Contract) -> bool:
-    """Whether two replies are the same answer: the same kind; for a score, within `contract` of each other
-    (and on the same side of the judge's zero rule) with equal statistics; otherwise the same text."""
+    """Whether two replies are the same answer: the same kind; for a score, within the relative tolerance of
+    `contract` of each other (and on the same side of the judge's zero rule) with equal statistics; otherwise
+    the same text."""
     if one.kind != other.kind or one.kind not in ANSWER_KINDS:
         return False
     if one.kind != "score":
         return one.message == other.message
-    if not contract.close(one.score, other.score) or breaks_zero_rule(one.score, other.score):
+    if not relative(contract).close(one.score, other.score) or breaks_zero_rule(one.score, other.score):
         return False
     return _same_statistics(one.statistics, other.statistics, contract)
 
@@ -106,15 +131,27 @@ def _answered_right(exchange: Exchange, profile: str, contract: Contract) -> boo
 
 
 def stale_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
-                 expected: Expected, contract: Contract = DEFAULT_CONTRACT) -> Classification | None:
-    """`earlier-answer-returned` when `reply`, an answer to `request` that is wrong by `expected` (the oracle's
-    expectation of it), is exactly the right answer of an earlier, different request in `earlier` (oldest first)
-    with the same hypotheses, else None. Of several, the one that differs in the fewest parts is named (then the
-    most recent): a refusal's text is often the same for requests that share only the reason, and a cache keyed
-    without the system output is no cache of answers, so a request with other hypotheses is never taken. A
-    request with a plan of metric states (`stateful`) is judged otherwise, and is not looked at."""
+                 expected: Expected, contract: Contract = DEFAULT_CONTRACT,
+                 carried_halvings: int | None = None) -> Classification | None:
+    """The state an earlier request left that explains `reply`, an answer to `request` that is wrong by `expected`
+    (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`: `earlier` holds the latest
+    requests to the process, oldest first), else `exp-halvings-carried-over` (`carried_exp_halvings`:
+    `carried_halvings`, the halvings of every request since the process started, when known); None when neither
+    fits. A request with a plan of metric states (`stateful`) is judged otherwise, and is not looked at."""
     if reply.kind not in ANSWER_KINDS or request.stateful is not None or _right(request, reply, expected, contract):
         return None
+    named = earlier_answer(request, reply, earlier, profile, expected=expected, contract=contract)
+    if named is None and carried_halvings:
+        named = carried_exp_halvings(request, reply, carried_halvings, expected=expected, contract=contract)
+    return named
+
+
+def earlier_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
+                   expected: Expected, contract: Contract) -> Classification | None:
+    """`earlier-answer-returned` when `reply` is exactly the right answer of an earlier, different request in
+    `earlier` with the same hypotheses. Of several, the one that differs in the fewest parts is named (then the
+    most recent): a refusal's text is often the same for requests that share only the reason, and a cache keyed
+    without the system output is no cache of answers, so a request with other hypotheses is never taken."""
     candidates = []
     for back, exchange in enumerate(reversed(earlier), start=1):
         if not same_answer(exchange.reply, reply, contract):
@@ -131,6 +168,61 @@ def stale_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Excha
     return None
 
 
+def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
+    """The orders (0-based, up to the request's) with n-grams and no match: those exp smoothing halves."""
+    orders = min(len(request.weights), len(statistics.matches), len(statistics.totals))
+    return [n for n in range(orders) if statistics.totals[n] > 0 and statistics.matches[n] == 0]
+
+
+def halvings(exchange: Exchange, profile: str) -> int | None:
+    """How many halvings a request's exp smoothing made: its orders with n-grams and no match, by the counts it
+    answered (None when it answered a score without them); with a plan of metric states, each state's scores of
+    the plan's earlier corpora too (`previous`, by the oracle's counts under `profile`: those are not answered);
+    0 for a request not exp-smoothed or not scored."""
+    request, reply = exchange.request, exchange.reply
+    if request.smoothing.method != "exp" or reply.kind != "score" or reply.statistics is None:
+        return 0 if request.smoothing.method != "exp" or reply.kind != "score" else None
+    made = len(unmatched_orders(request, reply.statistics))
+    plan = request.stateful
+    if plan is None or not plan.previous:
+        return made
+    for corpus in plan.previous:
+        scored = request.model_copy(update={"segments": corpus, "level": "corpus", "stateful": None})
+        try:
+            expected = oracle_expected(scored, profile)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            return None
+        if expected.rejected or expected.statistics is None:
+            return None
+        made += len(plan.shards) * len(unmatched_orders(request, expected.statistics))
+    return made
+
+
+def carried_exp_halvings(request: ScoreRequest, reply: Answered, carried: int, *, expected: Expected,
+                         contract: Contract) -> Classification | None:
+    """`exp-halvings-carried-over` when `reply`'s score is the oracle's with the exp halvings continued from the
+    `carried` ones of the earlier requests (its statistics, if any, the oracle's)."""
+    statistics, score = expected.statistics, expected.score
+    if (request.smoothing.method != "exp" or reply.kind != "score" or expected.rejected or statistics is None
+            or score is None or carried <= 0):
+        return None
+    if reply.statistics is not None and first_divergence(statistics, reply.statistics, contract,
+                                                         max_order=request.max_order) is not None:
+        return None
+    weight = sum(float(request.weights[n]) for n in unmatched_orders(request, statistics))
+    if not weight:
+        return None
+    value = float(score) * 2.0 ** (-carried * weight)
+    if not relative(contract).close(reply.score, value) or breaks_zero_rule(reply.score, value):
+        return None
+    return Classification(
+        name=EXP_CARRIED, value=value, expected=float(score), scope="all",
+        change=(("halvings carried over", carried),),
+        description=f"exp smoothing's halvings continue from the {carried} the earlier requests to this process "
+                    f"made (the k-th order without a match gets 1/2^({carried}+k) matches, not 1/2^k): a counter "
+                    "never reset between requests")
+
+
 def _description(parts: tuple[str, ...], back: int) -> str:
     which = "the request just before" if back == 1 else f"the request {back} requests before"
     differs = " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
@@ -139,16 +231,17 @@ def _description(parts: tuple[str, ...], back: int) -> str:
 
 
 def with_stale(classification: Classification, stale: Classification | None) -> Classification:
-    """A record's root cause with the stale answer taken into account: the stale answer itself where the
-    request alone names no mechanism (unexplained, or a pseudo-class such as a refusal of a valid input),
-    else the request's own mechanism with `earlier-answer-returned` among what also fits (a run names the one
-    that fits all its records: `oracle.diagnose.cover`)."""
+    """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
+    explanation itself where the request alone names no mechanism (unexplained, or a pseudo-class such as a
+    refusal of a valid input), else the request's own mechanism with it among what also fits (a run names the
+    one that fits all its records: `oracle.diagnose.cover`)."""
     if stale is None:
         return classification
     if classification.name == UNEXPLAINED or not classification.change:
         others = () if classification.name == UNEXPLAINED else (classification.name,)
         return stale.model_copy(update={"fits": (*others, *classification.fits)})
-    return classification.model_copy(update={"fits": (*classification.fits, EARLIER_ANSWER)})
+    return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
-__all__ = ["EARLIER_ANSWER", "Exchange", "differing_parts", "same_answer", "stale_answer", "with_stale"]
+__all__ = ["Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings", "differing_parts",
+           "earlier_answer", "halvings", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]

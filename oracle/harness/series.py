@@ -151,7 +151,7 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so)
         record = record.model_copy(
             update=session.failure_update(item_id, "series", step.request, reply, verdict, expected,
-                                          earlier=session.earlier()))
+                                          before=session.before()))
     return session.finish(record, started)
 
 

@@ -32,7 +32,7 @@ from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
-from oracle.diagnose.stale import Exchange, stale_answer, with_stale
+from oracle.diagnose.stale import Before, Exchange, halvings, stale_answer, with_stale
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -146,6 +146,9 @@ HISTORY_TOKENS = 200_000
 #: every short request out of HISTORY_TOKENS): the history goes on past it.
 HISTORY_REQUEST_TOKENS = 2_000
 
+
+#: What a process had answered before its first request.
+NOTHING_BEFORE = Before()
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
@@ -366,12 +369,16 @@ class Session:
         self.search_cache: SearchCache | None = None
         self.entry: ExampleEntry | None = None
         #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
-        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect`
-        #: read last is the history's last entry
+        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect` read
+        #: last is the history's last entry
         self.history: deque[Exchange] = deque()
         self.history_tokens = 0
         self.history_restarts = 0
         self.last_kept = False
+        #: the halvings exp smoothing made over every request since the process started, by the counts it
+        #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
+        self.exp_halvings: int | None = 0
+        self.halvings_before: int | None = 0
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -397,28 +404,32 @@ class Session:
         return request, self.collect(request, pending)
 
     def collect(self, request, pending):
-        """The reply to `request` (sent, pending), kept in the process's history (`earlier`). A restarted process
-        starts a new history (what the old one kept is gone), and so does a reply that ended the process (a
-        crash, a timeout)."""
+        """The reply to `request` (sent, pending), kept in the process's history (`earlier`) and its tally of exp
+        smoothing's halvings (`halvings_before`: the tally before this reply). A restarted process starts both
+        anew (what the old one kept is gone), and so does a reply that ended the process (a crash, a timeout)."""
         reply = self.process.collect(pending)
         restarts = getattr(self.process, "restarts", 0)
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
             self.history.clear()
-            self.history_tokens, self.history_restarts = 0, restarts
+            self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
+        self.halvings_before = self.exp_halvings
         exchange = Exchange(request, reply)
-        if reply.kind not in ("crash", "timeout") and request.token_count <= HISTORY_REQUEST_TOKENS:
-            self.history.append(exchange)
-            self.history_tokens += request.token_count
+        if reply.kind not in ("crash", "timeout"):
+            more = halvings(exchange, self.profile)
+            self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
+            if request.token_count <= HISTORY_REQUEST_TOKENS:
+                self.history.append(exchange)
+                self.history_tokens += request.token_count
         while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
             self.history_tokens -= self.history.popleft().request.token_count
         self.last_kept = bool(self.history) and self.history[-1] is exchange
         return reply
 
-    def earlier(self):
-        """The requests the process answered before the reply `collect` read last, with their replies, oldest
-        first (taken before anything else is sent: a shrink's requests come after)."""
+    def before(self):
+        """What the process had answered before the reply `collect` read last (a `Before`; taken before anything
+        else is sent: a shrink's requests come after)."""
         kept = tuple(self.history)
-        return kept[:-1] if self.last_kept else kept
+        return Before(kept[:-1] if self.last_kept else kept, self.halvings_before)
 
     def submit(self, request, prepared=None):
         """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
@@ -579,14 +590,14 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                     attribution=attribution, summary=summary, earlier=self.earlier())
+                                     attribution=attribution, summary=summary, before=self.before())
         return self.finish(record.model_copy(update=update), started)
 
     def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
-                       summary=None, earlier=()):
+                       summary=None, before=NOTHING_BEFORE):
         """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
-        the replay and the reproduction line. `earlier`: the requests the process answered before this one (with
-        their replies, oldest first), where a stale answer is looked for (`oracle.diagnose.stale`)."""
+        the replay and the reproduction line. `before`: what the process had answered before this request, where the
+        state an earlier request left is looked for (`oracle.diagnose.stale`)."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if to_shrink:
@@ -612,8 +623,9 @@ class Session:
             )
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
-        if classification is not None and earlier:
-            stale = stale_answer(request, reply, earlier, self.profile, expected=expected, contract=self.contract)
+        if classification is not None and (before.earlier or before.halvings):
+            stale = stale_answer(request, reply, before.earlier, self.profile, expected=expected,
+                                 contract=self.contract, carried_halvings=before.halvings)
             classification = with_stale(classification, stale)
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
