@@ -22,7 +22,15 @@ from dataclasses import dataclass
 
 from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
-from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED, Exchange, differing_parts, halvings, stale_answer
+from oracle.diagnose.stale import (
+    EARLIER_ANSWER,
+    EXP_CARRIED,
+    Before,
+    Exchange,
+    differing_parts,
+    halvings,
+    stale_answer,
+)
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
@@ -69,9 +77,12 @@ def exp_answer(score: float) -> Answer:
     return Answer(score, Statistics(hyp_len=2, ref_len=2, matches=(1, 0), totals=(2, 1), bp=1.0))
 
 
-def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]], carried: int | None = None):
-    return stale_answer(req, reply, [Exchange(r, a) for r, a in earlier], PROFILE,
-                        expected=oracle_expected(req, PROFILE), carried_halvings=carried)
+def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]], carried: int | None = None,
+          *, own: int | None = None, explained: bool = False):
+    """`stale_answer` of `reply` to `req` after `earlier` (all of the request's own unit unless `own` says how many
+    of the latest are), `carried` halvings before it."""
+    before = Before(tuple(Exchange(r, a) for r, a in earlier), carried, len(earlier) if own is None else own)
+    return stale_answer(req, reply, before, PROFILE, expected=oracle_expected(req, PROFILE), explained=explained)
 
 
 def test_the_first_request_s_answer_to_a_second_is_named_with_the_part_that_differs() -> None:
@@ -103,6 +114,15 @@ def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named()
     other_reference = request("The cat", ("a cat",))  # "cat" matches: 0.5, right, and more recent
     named = stale(R2, HALF, [(R1, HALF), (other_reference, HALF)])
     assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
+
+
+def test_an_explained_answer_is_matched_only_within_its_own_case_or_example() -> None:
+    """R1's answer to R2 is also what ignoring `lowercase` gives: a mechanism of R2 alone. Then an earlier answer
+    counts only from the request's own unit of work (its example, companions and shrinks), which no --shard or
+    --jobs split changes."""
+    assert stale(R2, HALF, [(R1, HALF)], own=0, explained=True) is None
+    assert stale(R2, HALF, [(R1, HALF)], own=1, explained=True) is not None
+    assert stale(R2, HALF, [(R1, HALF)], own=0, explained=False) is not None
 
 
 def test_a_request_s_halvings_are_its_orders_with_n_grams_and_no_match() -> None:

@@ -61,11 +61,14 @@ class Exchange:
 
 @dataclass(frozen=True)
 class Before:
-    """What the process had answered before a request: its latest requests with their replies (oldest first), and
-    the halvings exp smoothing made over every request since it started (None: not known)."""
+    """What the process had answered before a request: its latest requests with their replies (oldest first), the
+    halvings exp smoothing made over every request since it started (None: not known), and how many of the latest
+    requests belong to the request's own unit of work (its case, or its random example with the example's
+    companions and shrinks: the same whichever shard or worker runs it)."""
 
     earlier: tuple[Exchange, ...] = ()
     halvings: int | None = 0
+    own: int = 0
 
 
 def relative(contract: Contract) -> Contract:
@@ -130,19 +133,22 @@ def _answered_right(exchange: Exchange, profile: str, contract: Contract) -> boo
     return _right(exchange.request, exchange.reply, expected, contract)
 
 
-def stale_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
-                 expected: Expected, contract: Contract = DEFAULT_CONTRACT,
-                 carried_halvings: int | None = None) -> Classification | None:
+def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile: str, *, expected: Expected,
+                 contract: Contract = DEFAULT_CONTRACT, explained: bool = False) -> Classification | None:
     """The state an earlier request left that explains `reply`, an answer to `request` that is wrong by `expected`
-    (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`: `earlier` holds the latest
-    requests to the process, oldest first), else `exp-halvings-carried-over` (`carried_exp_halvings`:
-    `carried_halvings`, the halvings of every request since the process started, when known); None when neither
-    fits. A request with a plan of metric states (`stateful`) is judged otherwise, and is not looked at."""
+    (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`, among `before.earlier`), else
+    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`); None when neither fits.
+    `explained`: a mechanism of the request alone explains the answer; then an earlier answer is looked for only
+    in the request's own unit of work (`before.own`): a stateless bug's answer can equal another request's by
+    coincidence, and which requests came before in the process depends on how the run is split (`--shard`,
+    `--jobs`); a unit's own requests do not. A request with a plan of metric states (`stateful`) is judged
+    otherwise, and is not looked at."""
     if reply.kind not in ANSWER_KINDS or request.stateful is not None or _right(request, reply, expected, contract):
         return None
+    earlier = before.earlier[len(before.earlier) - before.own:] if explained else before.earlier
     named = earlier_answer(request, reply, earlier, profile, expected=expected, contract=contract)
-    if named is None and carried_halvings:
-        named = carried_exp_halvings(request, reply, carried_halvings, expected=expected, contract=contract)
+    if named is None and before.halvings:
+        named = carried_exp_halvings(request, reply, before.halvings, expected=expected, contract=contract)
     return named
 
 
@@ -232,14 +238,13 @@ def _description(parts: tuple[str, ...], back: int) -> str:
 
 def with_stale(classification: Classification, stale: Classification | None) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
-    explanation itself where the request alone names no mechanism (unexplained, or a pseudo-class such as a
-    refusal of a valid input), else the request's own mechanism with it among what also fits (a run names the
-    one that fits all its records: `oracle.diagnose.cover`)."""
+    explanation itself where the request alone explains nothing, else the record's own name (a mechanism, or a
+    pseudo-class such as a refusal of a valid input) with it among what also fits: a run names the one that fits
+    all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
     if stale is None:
         return classification
-    if classification.name == UNEXPLAINED or not classification.change:
-        others = () if classification.name == UNEXPLAINED else (classification.name,)
-        return stale.model_copy(update={"fits": (*others, *classification.fits)})
+    if classification.name == UNEXPLAINED:
+        return stale.model_copy(update={"fits": classification.fits})
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 

@@ -29,7 +29,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import component_names
+from oracle.diagnose.classify import UNEXPLAINED, component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.diagnose.stale import Before, Exchange, halvings, stale_answer, with_stale
@@ -375,6 +375,10 @@ class Session:
         self.history_tokens = 0
         self.history_restarts = 0
         self.last_kept = False
+        #: requests kept in the history so far, and that number when the current case or example began: the
+        #: history's entries of this unit of work are the same whichever shard or worker runs it
+        self.kept_total = 0
+        self.unit_start = 0
         #: the halvings exp smoothing made over every request since the process started, by the counts it
         #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
         self.exp_halvings: int | None = 0
@@ -420,6 +424,7 @@ class Session:
             if request.token_count <= HISTORY_REQUEST_TOKENS:
                 self.history.append(exchange)
                 self.history_tokens += request.token_count
+                self.kept_total += 1
         while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
             self.history_tokens -= self.history.popleft().request.token_count
         self.last_kept = bool(self.history) and self.history[-1] is exchange
@@ -429,7 +434,14 @@ class Session:
         """What the process had answered before the reply `collect` read last (a `Before`; taken before anything
         else is sent: a shrink's requests come after)."""
         kept = tuple(self.history)
-        return Before(kept[:-1] if self.last_kept else kept, self.halvings_before)
+        earlier = kept[:-1] if self.last_kept else kept
+        own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
+        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))))
+
+    def start_unit(self):
+        """A case or a random example (with its companions) begins: what the process answers from here on is this
+        unit's own history (`before`)."""
+        self.unit_start = self.kept_total
 
     def submit(self, request, prepared=None):
         """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
@@ -624,8 +636,8 @@ class Session:
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         if classification is not None and (before.earlier or before.halvings):
-            stale = stale_answer(request, reply, before.earlier, self.profile, expected=expected,
-                                 contract=self.contract, carried_halvings=before.halvings)
+            stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
+                                 explained=classification.name != UNEXPLAINED and bool(classification.change))
             classification = with_stale(classification, stale)
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
@@ -752,6 +764,7 @@ class Session:
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
+            self.start_unit()
             self.evaluate(
                 item.case_id,
                 "case",
@@ -827,6 +840,7 @@ class Session:
         prepared = self.prepare("example", lambda: self.example_request(index))
         request = prepared.request
         self.examples_run += 1
+        self.start_unit()
         record = self.evaluate(identifier, "example", request, prepared=prepared)
         every = self.settings.relation_every
         reply = self.last_reply
