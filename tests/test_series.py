@@ -8,6 +8,9 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
 - R1 and R2 with hypothesis "a b", reference "c d": nothing matches, BLEU = 0 either way.
 - R3: R1 with weights (1/2, 1/2): the bigram "The cat" does not match "the cat", p2 = 0/1, BLEU = 0; its
   statistics have two orders.
+- Y: hypothesis "The cat", reference "the cow", lowercase true: "the" matches, "cat" does not: 0.5 too, with
+  R1's statistics. R2 with its reference replaced by "The cat \u27c2" (a probe): both words match, c = 2, r = 3,
+  BP = e^(1 - 3/2) = 0.6065306597126334 = BLEU, folded or not.
 - E: hypothesis "a b", reference "a c", weights (1/2, 1/2), exp smoothing: p1 = 1/2; no bigram matches (1 in
   the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
   halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
@@ -48,6 +51,7 @@ def request(hypothesis: str, references: tuple[str, ...], *, lowercase: bool = F
 R1 = request("The cat", ("the cat",))
 R2 = request("The cat", ("the cat",), lowercase=True)
 R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
+Y = request("The cat", ("the cow",), lowercase=True)
 E = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
                  weights=(0.5, 0.5), smoothing=SmoothingSpec.of("exp"))
 NONE_MATCH_1 = request("a b", ("c d",))
@@ -159,12 +163,20 @@ class AnswerList(Implementation):
         return ScoreAnswer(one.score, one.statistics.to_json())
 
 
-def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1) -> dict:
-    """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id."""
+def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1, *,
+        units: bool = False) -> dict:
+    """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id (`units`: each
+    its own unit of work, as two examples are)."""
     settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
-    run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2,
-                work=lambda session: session.run_replay([("first", first), ("second", second)]), report_dir=tmp_path,
-                transport=InProcessImplementation(AnswerList(answers)))
+
+    def work(session) -> None:
+        session.run_replay([("first", first)])
+        if units:
+            session.start_unit()
+        session.run_replay([("second", second)])
+
+    run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2, work=work,
+                report_dir=tmp_path, transport=InProcessImplementation(AnswerList(answers)))
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 
 
@@ -192,3 +204,17 @@ def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> N
     assert records["first"].outcome.value == "pass"
     named = records["second"].classification
     assert named is not None and named.name == EXP_CARRIED and "the 1 the earlier requests" in named.description
+
+
+def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it(tmp_path) -> None:
+    """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): a probe,
+    R2 with its reference changed once more, is sent. A cache keyed without the references answers it alike, and
+    wrongly (BLEU 0.6065...): the earlier answer fits. An implementation that ignores `lowercase` answers the
+    probe right: it does not."""
+    cached = run([HALF, HALF, HALF], R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
+    probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
+                                                         bp=0.6065306597126334))
+    stateless = run([HALF, HALF, probe_answer], R2, tmp_path / "stateless", first=Y, units=True)["second"]
+    assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
+    assert EARLIER_ANSWER not in stateless.classification.fits

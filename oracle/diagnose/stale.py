@@ -33,7 +33,7 @@ from typing import Any
 
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
-from oracle.models.protocol import ScoreRequest
+from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED
@@ -155,9 +155,24 @@ def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile
 def earlier_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
                    expected: Expected, contract: Contract) -> Classification | None:
     """`earlier-answer-returned` when `reply` is exactly the right answer of an earlier, different request in
-    `earlier` with the same hypotheses. Of several, the one that differs in the fewest parts is named (then the
-    most recent): a refusal's text is often the same for requests that share only the reason, and a cache keyed
-    without the system output is no cache of answers, so a request with other hypotheses is never taken."""
+    `earlier` with the same hypotheses (`earlier_match`)."""
+    match = earlier_match(request, reply, earlier, profile, contract=contract)
+    if match is None:
+        return None
+    back, parts, _ = match
+    return Classification(
+        name=EARLIER_ANSWER, description=_description(parts, back),
+        expected=None if expected.rejected else expected.score, scope="all",
+        change=(("earlier request", back), ("differs in", ", ".join(parts))))
+
+
+def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
+                  contract: Contract) -> tuple[int, tuple[str, ...], Exchange] | None:
+    """(how many requests back, the parts that differ, the exchange) of the earlier, different request in
+    `earlier` with the same hypotheses whose right answer `reply` is exactly, or None. Of several, the one that
+    differs in the fewest parts (then the most recent): a refusal's text is often the same for requests that share
+    only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
+    hypotheses is never taken."""
     candidates = []
     for back, exchange in enumerate(reversed(earlier), start=1):
         if not same_answer(exchange.reply, reply, contract):
@@ -167,11 +182,63 @@ def earlier_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exc
             candidates.append((len(parts), back, parts, exchange))
     for _, back, parts, exchange in sorted(candidates, key=lambda c: c[:2]):
         if _answered_right(exchange, profile, contract):
-            return Classification(
-                name=EARLIER_ANSWER, description=_description(parts, back),
-                expected=None if expected.rejected else expected.score, scope="all",
-                change=(("earlier request", back), ("differs in", ", ".join(parts))))
+            return back, parts, exchange
     return None
+
+
+#: A token no generated text uses: a reference that differs from every other.
+ODD_TOKEN = "\u27c2"
+
+
+def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
+           methods: Sequence[str]) -> list[tuple[str, ScoreRequest]]:
+    """(part, request) pairs: `request` with one of `parts` changed to a value that neither it nor `other` has,
+    the hypotheses kept (a cache keyed without that part answers it as it answered `request`; a bug of the
+    request alone, most often otherwise). `methods`: the smoothing methods the implementation declares."""
+    out = []
+    for part in parts:
+        changed = _changed(request, part, methods)
+        if changed is not None and differing_parts(changed, request) and differing_parts(changed, other):
+            out.append((part, changed))
+    return out
+
+
+def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> ScoreRequest | None:
+    if part == "references":
+        first = request.segments[0]
+        replacement = (first.hypothesis + " " + ODD_TOKEN if isinstance(first.hypothesis, str)
+                       else (*first.hypothesis, ODD_TOKEN))
+        segment = first.model_copy(update={"references": (replacement, *first.references[1:])})
+        return request.model_copy(update={"segments": (segment, *request.segments[1:])})
+    if part == "weights":
+        order = len(request.weights) + (1 if len(request.weights) < 4 else -1)
+        return request.model_copy(update={"weights": (1.0 / order,) * order})
+    if part == "lowercase":
+        return request.model_copy(update={"lowercase": not request.lowercase})
+    if part == "level" and len(request.segments) == 1:
+        return request.model_copy(update={"level": "sentence" if request.level == "corpus" else "corpus"})
+    if part == "smoothing":
+        method = next((m for m in methods if m != request.smoothing.method), None)
+        return None if method is None else request.model_copy(update={"smoothing": SmoothingSpec.of(method)})
+    return None
+
+
+def confirmed(named: Classification, probe: ScoreRequest, part: str, probe_reply: Answered, reply: Answered,
+              profile: str, contract: Contract) -> Classification | None:
+    """`named` (an earlier answer from another unit of work) confirmed by a probe: `probe` (`probes`) answered
+    exactly as the record was, and wrongly; None otherwise."""
+    if not same_answer(probe_reply, reply, contract):
+        return None
+    try:
+        expected = oracle_expected(probe, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+    if _right(probe, probe_reply, expected, contract):
+        return None
+    return named.model_copy(update={
+        "description": named.description + f"; the same request with its {part} changed once more, sent to "
+                                           "confirm it, got that answer too",
+        "change": (*named.change, ("confirmed by changing", part))})
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -248,5 +315,6 @@ def with_stale(classification: Classification, stale: Classification | None) -> 
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
-__all__ = ["Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings", "differing_parts",
-           "earlier_answer", "halvings", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]
+__all__ = ["Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings", "confirmed",
+           "differing_parts", "earlier_answer", "earlier_match", "halvings", "probes", "same_answer", "stale_answer",
+           "unmatched_orders", "with_stale"]

@@ -32,7 +32,17 @@ from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import UNEXPLAINED, component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
-from oracle.diagnose.stale import Before, Exchange, halvings, stale_answer, with_stale
+from oracle.diagnose.stale import (
+    EARLIER_ANSWER,
+    Before,
+    Exchange,
+    confirmed,
+    earlier_match,
+    halvings,
+    probes,
+    stale_answer,
+    with_stale,
+)
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -407,10 +417,11 @@ class Session:
         request, pending = self.submit(request)
         return request, self.collect(request, pending)
 
-    def collect(self, request, pending):
-        """The reply to `request` (sent, pending), kept in the process's history (`earlier`) and its tally of exp
-        smoothing's halvings (`halvings_before`: the tally before this reply). A restarted process starts both
-        anew (what the old one kept is gone), and so does a reply that ended the process (a crash, a timeout)."""
+    def collect(self, request, pending, *, kept=True):
+        """The reply to `request` (sent, pending), kept in the process's history (`before`; not when `kept` is
+        False: a probe's) and its tally of exp smoothing's halvings (`halvings_before`: the tally before this
+        reply). A restarted process starts both anew (what the old one kept is gone), and so does a reply that
+        ended the process (a crash, a timeout)."""
         reply = self.process.collect(pending)
         restarts = getattr(self.process, "restarts", 0)
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
@@ -421,7 +432,7 @@ class Session:
         if reply.kind not in ("crash", "timeout"):
             more = halvings(exchange, self.profile)
             self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
-            if request.token_count <= HISTORY_REQUEST_TOKENS:
+            if kept and request.token_count <= HISTORY_REQUEST_TOKENS:
                 self.history.append(exchange)
                 self.history_tokens += request.token_count
                 self.kept_total += 1
@@ -636,9 +647,7 @@ class Session:
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         if classification is not None and (before.earlier or before.halvings):
-            stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
-                                 explained=classification.name != UNEXPLAINED and bool(classification.change))
-            classification = with_stale(classification, stale)
+            classification = with_stale(classification, self._stale(request, reply, before, expected, classification))
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
@@ -649,6 +658,29 @@ class Session:
         else:
             update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
         return update
+
+    def _stale(self, request, reply, before, expected, classification):
+        """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
+        Where a mechanism of the request alone explains it too, an earlier answer from another case or example
+        counts only when a probe confirms it: the request with a part the two differ in changed once more, sent
+        now, answered the same (a cache keyed without that part), and wrongly. The probe is kept out of the
+        history, and a stateless implementation answers it alike however the run is split."""
+        explained = classification.name != UNEXPLAINED and bool(classification.change)
+        stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
+                             explained=explained)
+        if stale is not None or not explained or self.process.given_up:
+            return stale
+        outside = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract)
+        match = earlier_match(request, reply, before.earlier, self.profile, contract=self.contract)
+        if outside is None or outside.name != EARLIER_ANSWER or match is None:
+            return None
+        _, parts, exchange = match
+        for part, probe in probes(request, exchange.request, parts, self.capabilities.smoothing):
+            if not_applicable_reason(probe, self.capabilities) is None:
+                sent, pending = self.submit(probe)
+                answer = self.collect(sent, pending, kept=False)
+                return confirmed(outside, probe, part, answer, reply, self.profile, self.contract)
+        return None
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
