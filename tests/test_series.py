@@ -10,7 +10,8 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
   statistics have two orders.
 - Y: hypothesis "The cat", reference "the cow", lowercase true: "the" matches, "cat" does not: 0.5 too, with
   R1's statistics. R2 with its reference replaced by "The cat \u27c2" (a probe): both words match, c = 2, r = 3,
-  BP = e^(1 - 3/2) = 0.6065306597126334 = BLEU, folded or not.
+  BP = e^(1 - 3/2) = 0.6065306597126334 = BLEU, folded or not; by "The cat \u27c2 \u27c2" (another): r = 4,
+  BLEU = BP = e^(1 - 4/2) = 0.36787944117144233.
 - E: hypothesis "a b", reference "a c", weights (1/2, 1/2), exp smoothing: p1 = 1/2; no bigram matches (1 in
   the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
   halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
@@ -207,14 +208,19 @@ def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> N
 
 
 def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it(tmp_path) -> None:
-    """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): a probe,
-    R2 with its reference changed once more, is sent. A cache keyed without the references answers it alike, and
-    wrongly (BLEU 0.6065...): the earlier answer fits. An implementation that ignores `lowercase` answers the
-    probe right: it does not."""
-    cached = run([HALF, HALF, HALF], R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): two probes,
+    R2 with its reference changed once more two ways, are sent. A cache keyed without the references answers both
+    alike, and wrongly (BLEU 0.6065... and 0.3678...): the earlier answer fits. An implementation that ignores
+    `lowercase` answers the probes right: it does not, nor where one probe alone is answered alike."""
+    cached = run([HALF] * 4, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
     probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
                                                          bp=0.6065306597126334))
-    stateless = run([HALF, HALF, probe_answer], R2, tmp_path / "stateless", first=Y, units=True)["second"]
+    other_probe = Answer(0.36787944117144233, Statistics(hyp_len=2, ref_len=4, matches=(2,), totals=(2,),
+                                                         bp=0.36787944117144233))
+    once = run([HALF, HALF, HALF, other_probe], R2, tmp_path / "once", first=Y, units=True)["second"]
+    assert once.classification is not None and EARLIER_ANSWER not in once.classification.fits
+    stateless = run([HALF, HALF, probe_answer, other_probe], R2, tmp_path / "stateless", first=Y,
+                    units=True)["second"]
     assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
     assert EARLIER_ANSWER not in stateless.classification.fits

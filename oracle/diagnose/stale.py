@@ -5,8 +5,8 @@ alone, or without `lowercase` or the weights) answers a request with the answer 
 different request. No mechanism of the request alone reproduces such an answer, so the classifier names it
 many ways or none; the process's history names it once. `stale_answer` looks among the earlier requests the
 same process answered (most recent first, as many as the harness keeps: `oracle.harness.session`'s window)
-for one whose answer is exactly this answer (the same kind; a score within the judge's contract with the
-same statistics; a refusal with the same text) and which:
+for one whose answer is exactly this answer (the same kind; a score within the judge's relative tolerance with
+the same statistics; a refusal with the same text) and which:
 
 - differs from this request (a repeat answered alike is no fault) but has the same hypotheses (a cache
   keyed without the system output is no cache of answers; a refusal's text is often the same for requests that
@@ -14,7 +14,11 @@ same statistics; a refusal with the same text) and which:
 - was itself answered as the oracle expects (so a plain bug, which answers both wrong, is never hidden), and
 - (the caller's part) is wrong for this request.
 
-The explanation names the request parts that differ between the two: the parts the cache key leaves out.
+The explanation names the request parts that differ between the two: the parts the cache key leaves out. Where
+a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
+(`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
+bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
+is split (`--shard`, `--jobs`).
 
 A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
 gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
@@ -194,51 +198,67 @@ def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
            methods: Sequence[str]) -> list[tuple[str, ScoreRequest]]:
     """(part, request) pairs: `request` with one of `parts` changed to a value that neither it nor `other` has,
     the hypotheses kept (a cache keyed without that part answers it as it answered `request`; a bug of the
-    request alone, most often otherwise). `methods`: the smoothing methods the implementation declares."""
+    request alone, most often otherwise), two values a part where it has them. `methods`: the smoothing methods
+    the implementation declares."""
     out = []
     for part in parts:
-        changed = _changed(request, part, methods)
-        if changed is not None and differing_parts(changed, request) and differing_parts(changed, other):
-            out.append((part, changed))
+        for changed in _changed(request, part, methods):
+            if differing_parts(changed, request) and differing_parts(changed, other):
+                out.append((part, changed))
     return out
 
 
-def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> ScoreRequest | None:
+def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> list[ScoreRequest]:
     if part == "references":
         first = request.segments[0]
-        replacement = (first.hypothesis + " " + ODD_TOKEN if isinstance(first.hypothesis, str)
-                       else (*first.hypothesis, ODD_TOKEN))
-        segment = first.model_copy(update={"references": (replacement, *first.references[1:])})
-        return request.model_copy(update={"segments": (segment, *request.segments[1:])})
+        hypothesis = first.hypothesis
+        # the hypothesis with one and with two tokens of no text added: a reference that changes r and the
+        # matches whatever the hypothesis (an empty one too), and a tie between references is not a tie twice
+        replacements = [f"{hypothesis} {ODD_TOKEN}" if isinstance(hypothesis, str) else (*hypothesis, ODD_TOKEN),
+                        f"{hypothesis} {ODD_TOKEN} {ODD_TOKEN}" if isinstance(hypothesis, str)
+                        else (*hypothesis, ODD_TOKEN, ODD_TOKEN)]
+        return [request.model_copy(update={"segments": (
+            first.model_copy(update={"references": (replacement, *first.references[1:])}), *request.segments[1:])})
+            for replacement in replacements]
     if part == "weights":
-        order = len(request.weights) + (1 if len(request.weights) < 4 else -1)
-        return request.model_copy(update={"weights": (1.0 / order,) * order})
+        orders = [n for n in (len(request.weights) + 1, len(request.weights) - 1, len(request.weights) + 2) if n > 0]
+        return [request.model_copy(update={"weights": (1.0 / n,) * n}) for n in orders[:2]]
     if part == "lowercase":
-        return request.model_copy(update={"lowercase": not request.lowercase})
+        return [request.model_copy(update={"lowercase": not request.lowercase})]
     if part == "level" and len(request.segments) == 1:
-        return request.model_copy(update={"level": "sentence" if request.level == "corpus" else "corpus"})
+        return [request.model_copy(update={"level": "sentence" if request.level == "corpus" else "corpus"})]
     if part == "smoothing":
-        method = next((m for m in methods if m != request.smoothing.method), None)
-        return None if method is None else request.model_copy(update={"smoothing": SmoothingSpec.of(method)})
-    return None
+        others = [m for m in methods if m != request.smoothing.method][:2]
+        return [request.model_copy(update={"smoothing": SmoothingSpec.of(m)}) for m in others]
+    return []
 
 
-def confirmed(named: Classification, probe: ScoreRequest, part: str, probe_reply: Answered, reply: Answered,
+#: Probes an earlier answer from another case or example needs, each answered as the record was and wrongly:
+#: one can meet a stateless bug's answer by coincidence again (a reference changed so that a tie is a tie again).
+PROBES_NEEDED = 2
+
+
+def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Answered]], reply: Answered,
               profile: str, contract: Contract) -> Classification | None:
-    """`named` (an earlier answer from another unit of work) confirmed by a probe: `probe` (`probes`) answered
-    exactly as the record was, and wrongly; None otherwise."""
-    if not same_answer(probe_reply, reply, contract):
+    """`named` (an earlier answer from another unit of work) confirmed by probes: `sent`, (part, probe, its
+    answer) for PROBES_NEEDED probes (`probes`), each answered exactly as the record was, and wrongly; None
+    otherwise."""
+    if len(sent) < PROBES_NEEDED:
         return None
-    try:
-        expected = oracle_expected(probe, profile)
-    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
-        return None
-    if _right(probe, probe_reply, expected, contract):
-        return None
+    for _, probe, answer in sent:
+        if not same_answer(answer, reply, contract):
+            return None
+        try:
+            expected = oracle_expected(probe, profile)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            return None
+        if _right(probe, answer, expected, contract):
+            return None
+    parts = ", ".join(dict.fromkeys(part for part, _, _ in sent))
     return named.model_copy(update={
-        "description": named.description + f"; the same request with its {part} changed once more, sent to "
-                                           "confirm it, got that answer too",
-        "change": (*named.change, ("confirmed by changing", part))})
+        "description": named.description + f"; the same request with its {parts} changed once more ({len(sent)} "
+                                           "probes sent to confirm it) got that answer too",
+        "change": (*named.change, ("confirmed by changing", parts))})
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -315,6 +335,6 @@ def with_stale(classification: Classification, stale: Classification | None) -> 
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
-__all__ = ["Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings", "confirmed",
-           "differing_parts", "earlier_answer", "earlier_match", "halvings", "probes", "same_answer", "stale_answer",
-           "unmatched_orders", "with_stale"]
+__all__ = ["PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings",
+           "confirmed", "differing_parts", "earlier_answer", "earlier_match", "halvings", "probes", "same_answer",
+           "stale_answer", "unmatched_orders", "with_stale"]

@@ -34,6 +34,7 @@ from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
+    PROBES_NEEDED,
     Before,
     Exchange,
     confirmed,
@@ -662,9 +663,9 @@ class Session:
     def _stale(self, request, reply, before, expected, classification):
         """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
         Where a mechanism of the request alone explains it too, an earlier answer from another case or example
-        counts only when a probe confirms it: the request with a part the two differ in changed once more, sent
-        now, answered the same (a cache keyed without that part), and wrongly. The probe is kept out of the
-        history, and a stateless implementation answers it alike however the run is split."""
+        counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
+        sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
+        the history, and a stateless implementation answers them alike however the run is split."""
         explained = classification.name != UNEXPLAINED and bool(classification.change)
         stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
                              explained=explained)
@@ -675,12 +676,16 @@ class Session:
         if outside is None or outside.name != EARLIER_ANSWER or match is None:
             return None
         _, parts, exchange = match
-        for part, probe in probes(request, exchange.request, parts, self.capabilities.smoothing):
-            if not_applicable_reason(probe, self.capabilities) is None:
-                sent, pending = self.submit(probe)
-                answer = self.collect(sent, pending, kept=False)
-                return confirmed(outside, probe, part, answer, reply, self.profile, self.contract)
-        return None
+        applicable = [(part, probe) for part, probe in probes(request, exchange.request, parts,
+                                                              self.capabilities.smoothing)
+                      if not_applicable_reason(probe, self.capabilities) is None][:PROBES_NEEDED]
+        if len(applicable) < PROBES_NEEDED:
+            return None
+        answered = []
+        for part, probe in applicable:
+            sent, pending = self.submit(probe)
+            answered.append((part, probe, self.collect(sent, pending, kept=False)))
+        return confirmed(outside, answered, reply, self.profile, self.contract)
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
