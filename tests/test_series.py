@@ -164,8 +164,19 @@ class AnswerList(Implementation):
         return ScoreAnswer(one.score, one.statistics.to_json())
 
 
+class Restarting(InProcessImplementation):
+    """Started again (one restart counted) before it answers its second request, as after a crash."""
+
+    answered = 0
+
+    def collect(self, command):
+        self.answered += 1
+        self.restarts = 0 if self.answered == 1 else 1
+        return super().collect(command)
+
+
 def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1, *,
-        units: bool = False) -> dict:
+        units: bool = False, transport: type[InProcessImplementation] = InProcessImplementation) -> dict:
     """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id (`units`: each
     its own unit of work, as two examples are)."""
     settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
@@ -177,7 +188,7 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
         session.run_replay([("second", second)])
 
     run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2, work=work,
-                report_dir=tmp_path, transport=InProcessImplementation(AnswerList(answers)))
+                report_dir=tmp_path, transport=transport(AnswerList(answers)))
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 
 
@@ -186,6 +197,12 @@ def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> N
     assert records["first"].outcome.value == "pass" and records["first"].classification is None
     named = records["second"].classification
     assert named is not None and named.name == EARLIER_ANSWER and "differs only in weights" in named.description
+
+
+def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
+    """What a process answered before it was started again is no state of the new one."""
+    named = run([HALF, HALF], R3, tmp_path, transport=Restarting)["second"].classification
+    assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
 def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
