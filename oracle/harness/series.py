@@ -132,7 +132,7 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         sent, pending = session.submit(step.request, prepared[k])
         expected = session.expected_of(step.request, prepared[k])
         session.cover(step.request, expected, prepared[k])
-        reply = session.process.collect(pending)
+        reply = session.collect(sent, pending)
         duration += reply.duration
         sent_steps += 1
         verdict = judge(expected, reply, session.contract, max_order=step.request.max_order,
@@ -150,7 +150,8 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
     )
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so)
         record = record.model_copy(
-            update=session.failure_update(item_id, "series", step.request, reply, verdict, expected))
+            update=session.failure_update(item_id, "series", step.request, reply, verdict, expected,
+                                          before=session.before()))
     return session.finish(record, started)
 
 

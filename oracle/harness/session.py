@@ -21,7 +21,7 @@ import fnmatch
 import shlex
 import sys
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,9 +29,21 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import component_names
+from oracle.diagnose.classify import UNEXPLAINED, component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
+from oracle.diagnose.stale import (
+    EARLIER_ANSWER,
+    PROBES_NEEDED,
+    Before,
+    Exchange,
+    confirmed,
+    earlier_match,
+    halvings,
+    probes,
+    stale_answer,
+    with_stale,
+)
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -132,6 +144,23 @@ def _judged(verdict, reply, expected):
         "duration": reply.duration,
     }
 
+
+#: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
+#: many tokens they may hold together (the oldest go first when either is reached): a wrong answer that is exactly
+#: the right answer of one of them, a different request, is named a stale answer (`oracle.diagnose.stale`). A
+#: series (`oracle.harness.series`) changes one part of a base input a few requests after sending it, but a cache
+#: answers whenever its key comes again: the planted caches of tests/fakes/plantedbleu.py answer from up to
+#: ~1,100 requests back in a run of check's defaults (200 examples, ~1,200 requests). Bounded, so that a long run
+#: keeps a constant memory and a failing record's search stays cheap.
+HISTORY_WINDOW = 2_048
+HISTORY_TOKENS = 200_000
+#: A request of more tokens than this is not kept (a long input is rarely sent twice; kept, a few would push
+#: every short request out of HISTORY_TOKENS): the history goes on past it.
+HISTORY_REQUEST_TOKENS = 2_000
+
+
+#: What a process had answered before its first request.
+NOTHING_BEFORE = Before()
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
@@ -351,6 +380,21 @@ class Session:
         #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
         self.search_cache: SearchCache | None = None
         self.entry: ExampleEntry | None = None
+        #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
+        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect` read
+        #: last is the history's last entry
+        self.history: deque[Exchange] = deque()
+        self.history_tokens = 0
+        self.history_restarts = 0
+        self.last_kept = False
+        #: requests kept in the history so far, and that number when the current case or example began: the
+        #: history's entries of this unit of work are the same whichever shard or worker runs it
+        self.kept_total = 0
+        self.unit_start = 0
+        #: the halvings exp smoothing made over every request since the process started, by the counts it
+        #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
+        self.exp_halvings: int | None = 0
+        self.halvings_before: int | None = 0
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -373,7 +417,44 @@ class Session:
 
     def send(self, request):
         request, pending = self.submit(request)
-        return request, self.process.collect(pending)
+        return request, self.collect(request, pending)
+
+    def collect(self, request, pending, *, kept=True):
+        """The reply to `request` (sent, pending), kept in the process's history (`before`; not when `kept` is
+        False: a probe's) and its tally of exp smoothing's halvings (`halvings_before`: the tally before this
+        reply). A restarted process starts both anew (what the old one kept is gone), and so does a reply that
+        ended the process (a crash, a timeout)."""
+        reply = self.process.collect(pending)
+        restarts = getattr(self.process, "restarts", 0)
+        if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
+            self.history.clear()
+            self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
+        self.halvings_before = self.exp_halvings
+        exchange = Exchange(request, reply)
+        if reply.kind not in ("crash", "timeout"):
+            more = halvings(exchange, self.profile)
+            self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
+            if kept and request.token_count <= HISTORY_REQUEST_TOKENS:
+                self.history.append(exchange)
+                self.history_tokens += request.token_count
+                self.kept_total += 1
+        while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
+            self.history_tokens -= self.history.popleft().request.token_count
+        self.last_kept = bool(self.history) and self.history[-1] is exchange
+        return reply
+
+    def before(self):
+        """What the process had answered before the reply `collect` read last (a `Before`; taken before anything
+        else is sent: a shrink's requests come after)."""
+        kept = tuple(self.history)
+        earlier = kept[:-1] if self.last_kept else kept
+        own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
+        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))))
+
+    def start_unit(self):
+        """A case or a random example (with its companions) begins: what the process answers from here on is this
+        unit's own history (`before`)."""
+        self.unit_start = self.kept_total
 
     def submit(self, request, prepared=None):
         """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
@@ -509,7 +590,7 @@ class Session:
         elif expected is None:
             expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
         self.cover(request, expected, prepared)
-        reply = self.process.collect(pending)
+        reply = self.collect(sent, pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         verdict = (
             stateful.judge_plan(expected, reply, request, self.contract)
@@ -534,13 +615,14 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                     attribution=attribution, summary=summary)
+                                     attribution=attribution, summary=summary, before=self.before())
         return self.finish(record.model_copy(update=update), started)
 
     def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
-                       summary=None):
+                       summary=None, before=NOTHING_BEFORE):
         """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
-        the replay and the reproduction line."""
+        the replay and the reproduction line. `before`: what the process had answered before this request, where the
+        state an earlier request left is looked for (`oracle.diagnose.stale`)."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if to_shrink:
@@ -569,6 +651,8 @@ class Session:
             classification = self._told_apart(judged, classification, overrides)
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
+        if classification is not None and (before.earlier or before.halvings):
+            classification = with_stale(classification, self._stale(request, reply, before, expected, classification))
         update = {"shrunk": shrunk, "classification": classification}
         if summary is not None:
             pass  # too large to replay from a record
@@ -608,6 +692,33 @@ class Session:
         return classification.model_copy(update={
             "fits": tuple(name for name in kept if name != classification.name),
             "ruled_out": tuple(name for name in names if name not in kept)})
+
+    def _stale(self, request, reply, before, expected, classification):
+        """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
+        Where a mechanism of the request alone explains it too, an earlier answer from another case or example
+        counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
+        sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
+        the history, and a stateless implementation answers them alike however the run is split."""
+        explained = classification.name != UNEXPLAINED and bool(classification.change)
+        stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
+                             explained=explained)
+        if stale is not None or not explained or self.process.given_up:
+            return stale
+        outside = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract)
+        match = earlier_match(request, reply, before.earlier, self.profile, contract=self.contract)
+        if outside is None or outside.name != EARLIER_ANSWER or match is None:
+            return None
+        _, parts, exchange = match
+        applicable = [(part, probe) for part, probe in probes(request, exchange.request, parts,
+                                                              self.capabilities.smoothing)
+                      if not_applicable_reason(probe, self.capabilities) is None][:PROBES_NEEDED]
+        if len(applicable) < PROBES_NEEDED:
+            return None
+        answered = []
+        for part, probe in applicable:
+            sent, pending = self.submit(probe)
+            answered.append((part, probe, self.collect(sent, pending, kept=False)))
+        return confirmed(outside, answered, reply, self.profile, self.contract)
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
@@ -723,6 +834,7 @@ class Session:
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
+            self.start_unit()
             self.evaluate(
                 item.case_id,
                 "case",
@@ -798,6 +910,7 @@ class Session:
         prepared = self.prepare("example", lambda: self.example_request(index))
         request = prepared.request
         self.examples_run += 1
+        self.start_unit()
         record = self.evaluate(identifier, "example", request, prepared=prepared)
         every = self.settings.relation_every
         reply = self.last_reply

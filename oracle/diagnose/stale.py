@@ -1,0 +1,340 @@
+"""Answers that come from an earlier request: the root cause a request alone cannot show.
+
+An implementation that keeps state between requests (a result cache keyed too coarsely: on the hypotheses
+alone, or without `lowercase` or the weights) answers a request with the answer it gave an earlier,
+different request. No mechanism of the request alone reproduces such an answer, so the classifier names it
+many ways or none; the process's history names it once. `stale_answer` looks among the earlier requests the
+same process answered (most recent first, as many as the harness keeps: `oracle.harness.session`'s window)
+for one whose answer is exactly this answer (the same kind; a score within the judge's relative tolerance with
+the same statistics; a refusal with the same text) and which:
+
+- differs from this request (a repeat answered alike is no fault) but has the same hypotheses (a cache
+  keyed without the system output is no cache of answers; a refusal's text is often the same for requests that
+  share only the reason),
+- was itself answered as the oracle expects (so a plain bug, which answers both wrong, is never hidden), and
+- (the caller's part) is wrong for this request.
+
+The explanation names the request parts that differ between the two: the parts the cache key leaves out. Where
+a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
+(`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
+bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
+is split (`--shard`, `--jobs`).
+
+A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
+gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
+request's k where the earlier requests left it, so each such order's precision is divided by 2^j, j the number
+of halvings every earlier exp-smoothed request of the process made (its own counts: orders with n-grams and no
+match), and the score by 2^(j * the weights of those orders). The harness tallies j over every request since the
+process started (`halvings`; unknown once an exp-smoothed score came without statistics); the explanation is
+named only where the statistics are the oracle's and the score is the oracle's divided so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from oracle.formulas.errors import BleuOracleError
+from oracle.models.outcomes import GOOD_OUTCOMES, Expected
+from oracle.models.protocol import ScoreRequest, SmoothingSpec
+from oracle.models.results import Classification
+
+from .classify import UNEXPLAINED
+from .expect import oracle_expected
+from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
+
+#: The names of the explanations.
+EARLIER_ANSWER = "earlier-answer-returned"
+EXP_CARRIED = "exp-halvings-carried-over"
+#: The kinds of reply whose content can be compared (a crash or a timeout carries no answer).
+ANSWER_KINDS = ("score", "rejected", "unsupported", "error")
+#: Fields of a request that are no part of what it asks (the runner's sequence number, the command's name).
+NOT_ASKED = frozenset({"seq", "cmd"})
+#: The judge's default numeric contract (a caller passes its run's own).
+DEFAULT_CONTRACT = Contract()
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One earlier request the same implementation process answered, and its answer."""
+
+    request: ScoreRequest
+    reply: Answered
+
+
+@dataclass(frozen=True)
+class Before:
+    """What the process had answered before a request: its latest requests with their replies (oldest first), the
+    halvings exp smoothing made over every request since it started (None: not known), and how many of the latest
+    requests belong to the request's own unit of work (its case, or its random example with the example's
+    companions and shrinks: the same whichever shard or worker runs it)."""
+
+    earlier: tuple[Exchange, ...] = ()
+    halvings: int | None = 0
+    own: int = 0
+
+
+def relative(contract: Contract) -> Contract:
+    """`contract` without its absolute tolerance: under it every tiny score is alike (1e-60 and 1e-30 both pass
+    for 0), so two answers, or an answer and a value a parameter gives, are told apart by the relative one."""
+    return Contract(rel=contract.rel, abs=0.0)
+
+
+def same_answer(one: Answered, other: Answered, contract: Contract) -> bool:
+    """Whether two replies are the same answer: the same kind; for a score, within the relative tolerance of
+    `contract` of each other (and on the same side of the judge's zero rule) with equal statistics; otherwise
+    the same text."""
+    if one.kind != other.kind or one.kind not in ANSWER_KINDS:
+        return False
+    if one.kind != "score":
+        return one.message == other.message
+    if not relative(contract).close(one.score, other.score) or breaks_zero_rule(one.score, other.score):
+        return False
+    return _same_statistics(one.statistics, other.statistics, contract)
+
+
+def _same_statistics(one: Any, other: Any, contract: Contract) -> bool:
+    if one is None or other is None:
+        return one is None and other is None
+    counts = ("hyp_len", "ref_len", "matches", "totals")
+    if any(getattr(one, name) != getattr(other, name) for name in counts):
+        return False
+    return (one.bp is None and other.bp is None) or contract.close(one.bp, other.bp)
+
+
+def differing_parts(request: ScoreRequest, other: ScoreRequest) -> tuple[str, ...]:
+    """The parts of the two requests that differ (the segments as their hypotheses and their references),
+    in the request's field order; () when they ask the same."""
+    parts = []
+    for name in type(request).model_fields:
+        if name in NOT_ASKED:
+            continue
+        mine, theirs = getattr(request, name), getattr(other, name)
+        if name != "segments":
+            if mine != theirs:
+                parts.append(name)
+            continue
+        if [s.hypothesis for s in mine] != [s.hypothesis for s in theirs]:
+            parts.append("hypotheses")
+        if len(mine) != len(theirs) or [s.references for s in mine] != [s.references for s in theirs]:
+            parts.append("references")
+    return tuple(parts)
+
+
+def _right(request: ScoreRequest, reply: Answered, expected: Expected, contract: Contract) -> bool:
+    """Whether `reply` answers `request` as `expected` says (the judge's verdict is good)."""
+    verdict = judge(expected, reply, contract, max_order=request.max_order, token_counts=token_count_layers(request))
+    return verdict.outcome in GOOD_OUTCOMES
+
+
+def _answered_right(exchange: Exchange, profile: str, contract: Contract) -> bool:
+    """Whether the earlier request was answered as the oracle expects of it."""
+    try:
+        expected = oracle_expected(exchange.request, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return False
+    return _right(exchange.request, exchange.reply, expected, contract)
+
+
+def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile: str, *, expected: Expected,
+                 contract: Contract = DEFAULT_CONTRACT, explained: bool = False) -> Classification | None:
+    """The state an earlier request left that explains `reply`, an answer to `request` that is wrong by `expected`
+    (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`, among `before.earlier`), else
+    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`); None when neither fits.
+    `explained`: a mechanism of the request alone explains the answer; then an earlier answer is looked for only
+    in the request's own unit of work (`before.own`): a stateless bug's answer can equal another request's by
+    coincidence, and which requests came before in the process depends on how the run is split (`--shard`,
+    `--jobs`); a unit's own requests do not. A request with a plan of metric states (`stateful`) is judged
+    otherwise, and is not looked at."""
+    if reply.kind not in ANSWER_KINDS or request.stateful is not None or _right(request, reply, expected, contract):
+        return None
+    earlier = before.earlier[len(before.earlier) - before.own:] if explained else before.earlier
+    named = earlier_answer(request, reply, earlier, profile, expected=expected, contract=contract)
+    if named is None and before.halvings:
+        named = carried_exp_halvings(request, reply, before.halvings, expected=expected, contract=contract)
+    return named
+
+
+def earlier_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
+                   expected: Expected, contract: Contract) -> Classification | None:
+    """`earlier-answer-returned` when `reply` is exactly the right answer of an earlier, different request in
+    `earlier` with the same hypotheses (`earlier_match`)."""
+    match = earlier_match(request, reply, earlier, profile, contract=contract)
+    if match is None:
+        return None
+    back, parts, _ = match
+    return Classification(
+        name=EARLIER_ANSWER, description=_description(parts, back),
+        expected=None if expected.rejected else expected.score, scope="all",
+        change=(("earlier request", back), ("differs in", ", ".join(parts))))
+
+
+def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exchange], profile: str, *,
+                  contract: Contract) -> tuple[int, tuple[str, ...], Exchange] | None:
+    """(how many requests back, the parts that differ, the exchange) of the earlier, different request in
+    `earlier` with the same hypotheses whose right answer `reply` is exactly, or None. Of several, the one that
+    differs in the fewest parts (then the most recent): a refusal's text is often the same for requests that share
+    only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
+    hypotheses is never taken."""
+    candidates = []
+    for back, exchange in enumerate(reversed(earlier), start=1):
+        if not same_answer(exchange.reply, reply, contract):
+            continue
+        parts = differing_parts(request, exchange.request)
+        if parts and "hypotheses" not in parts:
+            candidates.append((len(parts), back, parts, exchange))
+    for _, back, parts, exchange in sorted(candidates, key=lambda c: c[:2]):
+        if _answered_right(exchange, profile, contract):
+            return back, parts, exchange
+    return None
+
+
+#: A token no generated text uses: a reference that differs from every other.
+ODD_TOKEN = "\u27c2"
+
+
+def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
+           methods: Sequence[str]) -> list[tuple[str, ScoreRequest]]:
+    """(part, request) pairs: `request` with one of `parts` changed to a value that neither it nor `other` has,
+    the hypotheses kept (a cache keyed without that part answers it as it answered `request`; a bug of the
+    request alone, most often otherwise), two values a part where it has them. `methods`: the smoothing methods
+    the implementation declares."""
+    out = []
+    for part in parts:
+        for changed in _changed(request, part, methods):
+            if differing_parts(changed, request) and differing_parts(changed, other):
+                out.append((part, changed))
+    return out
+
+
+def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> list[ScoreRequest]:
+    if part == "references":
+        first = request.segments[0]
+        hypothesis = first.hypothesis
+        # the hypothesis with one and with two tokens of no text added: a reference that changes r and the
+        # matches whatever the hypothesis (an empty one too), and a tie between references is not a tie twice
+        replacements = [f"{hypothesis} {ODD_TOKEN}" if isinstance(hypothesis, str) else (*hypothesis, ODD_TOKEN),
+                        f"{hypothesis} {ODD_TOKEN} {ODD_TOKEN}" if isinstance(hypothesis, str)
+                        else (*hypothesis, ODD_TOKEN, ODD_TOKEN)]
+        return [request.model_copy(update={"segments": (
+            first.model_copy(update={"references": (replacement, *first.references[1:])}), *request.segments[1:])})
+            for replacement in replacements]
+    if part == "weights":
+        orders = [n for n in (len(request.weights) + 1, len(request.weights) - 1, len(request.weights) + 2) if n > 0]
+        return [request.model_copy(update={"weights": (1.0 / n,) * n}) for n in orders[:2]]
+    if part == "lowercase":
+        return [request.model_copy(update={"lowercase": not request.lowercase})]
+    if part == "level" and len(request.segments) == 1:
+        return [request.model_copy(update={"level": "sentence" if request.level == "corpus" else "corpus"})]
+    if part == "smoothing":
+        others = [m for m in methods if m != request.smoothing.method][:2]
+        return [request.model_copy(update={"smoothing": SmoothingSpec.of(m)}) for m in others]
+    return []
+
+
+#: Probes an earlier answer from another case or example needs, each answered as the record was and wrongly:
+#: one can meet a stateless bug's answer by coincidence again (a reference changed so that a tie is a tie again).
+PROBES_NEEDED = 2
+
+
+def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Answered]], reply: Answered,
+              profile: str, contract: Contract) -> Classification | None:
+    """`named` (an earlier answer from another unit of work) confirmed by probes: `sent`, (part, probe, its
+    answer) for PROBES_NEEDED probes (`probes`), each answered exactly as the record was, and wrongly; None
+    otherwise."""
+    if len(sent) < PROBES_NEEDED:
+        return None
+    for _, probe, answer in sent:
+        if not same_answer(answer, reply, contract):
+            return None
+        try:
+            expected = oracle_expected(probe, profile)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            return None
+        if _right(probe, answer, expected, contract):
+            return None
+    parts = ", ".join(dict.fromkeys(part for part, _, _ in sent))
+    return named.model_copy(update={
+        "description": named.description + f"; the same request with its {parts} changed once more ({len(sent)} "
+                                           "probes sent to confirm it) got that answer too",
+        "change": (*named.change, ("confirmed by changing", parts))})
+
+
+def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
+    """The orders (0-based, up to the request's) with n-grams and no match: those exp smoothing halves."""
+    orders = min(len(request.weights), len(statistics.matches), len(statistics.totals))
+    return [n for n in range(orders) if statistics.totals[n] > 0 and statistics.matches[n] == 0]
+
+
+def halvings(exchange: Exchange, profile: str) -> int | None:
+    """How many halvings a request's exp smoothing made: its orders with n-grams and no match, by the counts it
+    answered (None when it answered a score without them); with a plan of metric states, each state's scores of
+    the plan's earlier corpora too (`previous`, by the oracle's counts under `profile`: those are not answered);
+    0 for a request not exp-smoothed or not scored."""
+    request, reply = exchange.request, exchange.reply
+    if request.smoothing.method != "exp" or reply.kind != "score" or reply.statistics is None:
+        return 0 if request.smoothing.method != "exp" or reply.kind != "score" else None
+    made = len(unmatched_orders(request, reply.statistics))
+    plan = request.stateful
+    if plan is None or not plan.previous:
+        return made
+    for corpus in plan.previous:
+        scored = request.model_copy(update={"segments": corpus, "level": "corpus", "stateful": None})
+        try:
+            expected = oracle_expected(scored, profile)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            return None
+        if expected.rejected or expected.statistics is None:
+            return None
+        made += len(plan.shards) * len(unmatched_orders(request, expected.statistics))
+    return made
+
+
+def carried_exp_halvings(request: ScoreRequest, reply: Answered, carried: int, *, expected: Expected,
+                         contract: Contract) -> Classification | None:
+    """`exp-halvings-carried-over` when `reply`'s score is the oracle's with the exp halvings continued from the
+    `carried` ones of the earlier requests (its statistics, if any, the oracle's)."""
+    statistics, score = expected.statistics, expected.score
+    if (request.smoothing.method != "exp" or reply.kind != "score" or expected.rejected or statistics is None
+            or score is None or carried <= 0):
+        return None
+    if reply.statistics is not None and first_divergence(statistics, reply.statistics, contract,
+                                                         max_order=request.max_order) is not None:
+        return None
+    weight = sum(float(request.weights[n]) for n in unmatched_orders(request, statistics))
+    if not weight:
+        return None
+    value = float(score) * 2.0 ** (-carried * weight)
+    if not relative(contract).close(reply.score, value) or breaks_zero_rule(reply.score, value):
+        return None
+    return Classification(
+        name=EXP_CARRIED, value=value, expected=float(score), scope="all",
+        change=(("halvings carried over", carried),),
+        description=f"exp smoothing's halvings continue from the {carried} the earlier requests to this process "
+                    f"made (the k-th order without a match gets 1/2^({carried}+k) matches, not 1/2^k): a counter "
+                    "never reset between requests")
+
+
+def _description(parts: tuple[str, ...], back: int) -> str:
+    which = "the request just before" if back == 1 else f"the request {back} requests before"
+    differs = " and ".join(parts) if len(parts) <= 2 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return (f"answered exactly as {which} to the same process, which differs only in {differs} and was answered "
+            f"right: a cache keyed without {'it' if len(parts) == 1 else 'them'} returns an earlier answer")
+
+
+def with_stale(classification: Classification, stale: Classification | None) -> Classification:
+    """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
+    explanation itself where the request alone explains nothing, else the record's own name (a mechanism, or a
+    pseudo-class such as a refusal of a valid input) with it among what also fits: a run names the one that fits
+    all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
+    if stale is None:
+        return classification
+    if classification.name == UNEXPLAINED:
+        return stale.model_copy(update={"fits": classification.fits})
+    return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
+
+
+__all__ = ["PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings",
+           "confirmed", "differing_parts", "earlier_answer", "earlier_match", "halvings", "probes", "same_answer",
+           "stale_answer", "unmatched_orders", "with_stale"]

@@ -1,0 +1,243 @@
+"""State between requests: a wrong answer that is an earlier request's right answer is named as such.
+
+Every score below is derived by hand (papineni, unigrams only, no smoothing):
+
+- R1: hypothesis "The cat", reference "the cat", lowercase false: "cat" matches, "The" does not:
+  p1 = 1/2, c = r = 2, bp = 1, BLEU = 0.5.
+- R2: R1 with lowercase true: both match, p1 = 2/2, BLEU = 1.0.
+- R1 and R2 with hypothesis "a b", reference "c d": nothing matches, BLEU = 0 either way.
+- R3: R1 with weights (1/2, 1/2): the bigram "The cat" does not match "the cat", p2 = 0/1, BLEU = 0; its
+  statistics have two orders.
+- Y: hypothesis "The cat", reference "the cow", lowercase true: "the" matches, "cat" does not: 0.5 too, with
+  R1's statistics. R2 with its reference replaced by "The cat \u27c2" (a probe): both words match, c = 2, r = 3,
+  BP = e^(1 - 3/2) = 0.6065306597126334 = BLEU, folded or not; by "The cat \u27c2 \u27c2" (another): r = 4,
+  BLEU = BP = e^(1 - 4/2) = 0.36787944117144233.
+- E: hypothesis "a b", reference "a c", weights (1/2, 1/2), exp smoothing: p1 = 1/2; no bigram matches (1 in
+  the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
+  halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
+  sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355339059327373, j = 2 gives sqrt(1/16) = 0.25.
+
+Holds: oracle.diagnose.stale
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from oracle.adapters.base import Implementation, ScoreAnswer
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.stale import (
+    EARLIER_ANSWER,
+    EXP_CARRIED,
+    Before,
+    Exchange,
+    differing_parts,
+    halvings,
+    stale_answer,
+)
+from oracle.harness.events import read_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.inprocess import InProcessImplementation
+from oracle.harness.session import SessionSettings, run_session
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
+
+PROFILE = "papineni"
+
+
+def request(hypothesis: str, references: tuple[str, ...], *, lowercase: bool = False) -> ScoreRequest:
+    segment = Segment(hypothesis=tuple(hypothesis.split()), references=tuple(tuple(r.split()) for r in references))
+    return ScoreRequest(level="sentence", segments=(segment,), weights=(1.0,), lowercase=lowercase)
+
+
+R1 = request("The cat", ("the cat",))
+R2 = request("The cat", ("the cat",), lowercase=True)
+R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
+Y = request("The cat", ("the cow",), lowercase=True)
+E = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
+                 weights=(0.5, 0.5), smoothing=SmoothingSpec.of("exp"))
+NONE_MATCH_1 = request("a b", ("c d",))
+NONE_MATCH_2 = request("a b", ("c d",), lowercase=True)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reply as the judge reads it (`oracle.diagnose.judge.Answered`)."""
+
+    score: float | None
+    statistics: Statistics | None
+    kind: str = "score"
+    message: str = ""
+
+
+def answer(score: float, matches: int) -> Answer:
+    return Answer(score, Statistics(hyp_len=2, ref_len=2, matches=(matches,), totals=(2,), bp=1.0))
+
+
+HALF = answer(0.5, 1)  # R1's right answer
+WHOLE = answer(1.0, 2)  # R2's right answer
+NOTHING = answer(0.0, 0)  # NONE_MATCH_1's and NONE_MATCH_2's right answer
+
+
+def exp_answer(score: float) -> Answer:
+    return Answer(score, Statistics(hyp_len=2, ref_len=2, matches=(1, 0), totals=(2, 1), bp=1.0))
+
+
+def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, Answer]], carried: int | None = None,
+          *, own: int | None = None, explained: bool = False):
+    """`stale_answer` of `reply` to `req` after `earlier` (all of the request's own unit unless `own` says how many
+    of the latest are), `carried` halvings before it."""
+    before = Before(tuple(Exchange(r, a) for r, a in earlier), carried, len(earlier) if own is None else own)
+    return stale_answer(req, reply, before, PROFILE, expected=oracle_expected(req, PROFILE), explained=explained)
+
+
+def test_the_first_request_s_answer_to_a_second_is_named_with_the_part_that_differs() -> None:
+    named = stale(R2, HALF, [(R1, HALF)])
+    assert named is not None and named.name == EARLIER_ANSWER
+    assert dict(named.change) == {"earlier request": 1, "differs in": "lowercase"}
+    assert "differs only in lowercase" in named.description and "the request just before" in named.description
+    assert named.expected == 1.0
+
+
+def test_a_right_answer_is_never_named_stale_even_when_it_equals_an_earlier_one() -> None:
+    assert stale(R2, WHOLE, [(R1, HALF)]) is None
+    assert stale(NONE_MATCH_2, NOTHING, [(NONE_MATCH_1, NOTHING)]) is None  # both 0, both right
+
+
+def test_an_earlier_answer_that_was_itself_wrong_is_not_used() -> None:
+    wrong = answer(0.75, 1)  # 0.75 is no BLEU of R1 (0.5)
+    assert stale(R2, wrong, [(R1, wrong)]) is None
+
+
+def test_a_repeat_of_the_same_request_or_another_hypothesis_is_not_a_stale_answer() -> None:
+    assert stale(R2, HALF, [(R2, HALF)]) is None  # the same request answered alike: no part differs
+    other = request("A cat", ("the cat",))  # "cat" matches: 0.5 as well, and right
+    assert differing_parts(R2, other) == ("hypotheses", "lowercase")
+    assert stale(R2, HALF, [(other, HALF)]) is None
+
+
+def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named() -> None:
+    other_reference = request("The cat", ("a cat",))  # "cat" matches: 0.5, right, and more recent
+    named = stale(R2, HALF, [(R1, HALF), (other_reference, HALF)])
+    assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
+
+
+def test_an_explained_answer_is_matched_only_within_its_own_case_or_example() -> None:
+    """R1's answer to R2 is also what ignoring `lowercase` gives: a mechanism of R2 alone. Then an earlier answer
+    counts only from the request's own unit of work (its example, companions and shrinks), which no --shard or
+    --jobs split changes."""
+    assert stale(R2, HALF, [(R1, HALF)], own=0, explained=True) is None
+    assert stale(R2, HALF, [(R1, HALF)], own=1, explained=True) is not None
+    assert stale(R2, HALF, [(R1, HALF)], own=0, explained=False) is not None
+
+
+def test_a_request_s_halvings_are_its_orders_with_n_grams_and_no_match() -> None:
+    assert halvings(Exchange(E, exp_answer(0.5)), PROFILE) == 1
+    assert halvings(Exchange(R1, HALF), PROFILE) == 0  # not exp-smoothed
+    assert halvings(Exchange(E, Answer(0.5, None)), PROFILE) is None  # no counts answered: not known
+
+
+def test_an_exp_score_with_the_halvings_continued_from_earlier_requests_is_named() -> None:
+    named = stale(E, exp_answer(0.35355339059327373), [(E, exp_answer(0.5))], carried=1)
+    assert named is not None and named.name == EXP_CARRIED and dict(named.change) == {"halvings carried over": 1}
+    assert named.expected == 0.5
+
+
+def test_an_exp_score_that_other_halvings_give_or_a_right_one_is_not_named() -> None:
+    assert stale(E, exp_answer(0.25), [(E, exp_answer(0.5))], carried=1) is None  # 0.25 is j = 2, not 1
+    assert stale(E, exp_answer(0.5), [(E, exp_answer(0.5))], carried=1) is None  # right
+    assert stale(E, exp_answer(0.35355339059327373), [], carried=None) is None  # the tally is not known
+
+
+class AnswerList(Implementation):
+    """Answers its requests from a list, in order (a cache's answers written down by hand)."""
+
+    name, version = "answer-list", "0"
+    capabilities = {"levels": ["sentence", "corpus"], "weights": "any", "max_order": 4, "smoothing": ["none", "exp"],
+                    "statistics": True, "lowercase": True}
+
+    def __init__(self, answers: list[Answer]) -> None:
+        self.answers = list(answers)
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        one = self.answers.pop(0)
+        assert one.statistics is not None
+        return ScoreAnswer(one.score, one.statistics.to_json())
+
+
+class Restarting(InProcessImplementation):
+    """Started again (one restart counted) before it answers its second request, as after a crash."""
+
+    answered = 0
+
+    def collect(self, command):
+        self.answered += 1
+        self.restarts = 0 if self.answered == 1 else 1
+        return super().collect(command)
+
+
+def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1, *,
+        units: bool = False, transport: type[InProcessImplementation] = InProcessImplementation) -> dict:
+    """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id (`units`: each
+    its own unit of work, as two examples are)."""
+    settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
+
+    def work(session) -> None:
+        session.run_replay([("first", first)])
+        if units:
+            session.start_unit()
+        session.run_replay([("second", second)])
+
+    run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2, work=work,
+                report_dir=tmp_path, transport=transport(AnswerList(answers)))
+    return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+
+
+def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> None:
+    records = run([HALF, HALF], R3, tmp_path / "weights")
+    assert records["first"].outcome.value == "pass" and records["first"].classification is None
+    named = records["second"].classification
+    assert named is not None and named.name == EARLIER_ANSWER and "differs only in weights" in named.description
+
+
+def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
+    """What a process answered before it was started again is no state of the new one."""
+    named = run([HALF, HALF], R3, tmp_path, transport=Restarting)["second"].classification
+    assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
+
+
+def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
+    """R1's answer to R2 is also what an implementation that ignores `lowercase` answers: both fit the record,
+    and a run names the one that fits all its records (a cache answers wrong only after the earlier request)."""
+    named = run([HALF, HALF], R2, tmp_path)["second"].classification
+    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER in named.fits
+
+
+def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
+    records = run([HALF, WHOLE], R2, tmp_path)
+    assert [r.outcome.value for r in records.values()] == ["pass", "pass"]
+
+
+def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> None:
+    records = run([exp_answer(0.5), exp_answer(0.35355339059327373)], E, tmp_path, first=E)
+    assert records["first"].outcome.value == "pass"
+    named = records["second"].classification
+    assert named is not None and named.name == EXP_CARRIED and "the 1 the earlier requests" in named.description
+
+
+def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it(tmp_path) -> None:
+    """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): two probes,
+    R2 with its reference changed once more two ways, are sent. A cache keyed without the references answers both
+    alike, and wrongly (BLEU 0.6065... and 0.3678...): the earlier answer fits. An implementation that ignores
+    `lowercase` answers the probes right: it does not, nor where one probe alone is answered alike."""
+    cached = run([HALF] * 4, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
+    probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
+                                                         bp=0.6065306597126334))
+    other_probe = Answer(0.36787944117144233, Statistics(hyp_len=2, ref_len=4, matches=(2,), totals=(2,),
+                                                         bp=0.36787944117144233))
+    once = run([HALF, HALF, HALF, other_probe], R2, tmp_path / "once", first=Y, units=True)["second"]
+    assert once.classification is not None and EARLIER_ANSWER not in once.classification.fits
+    stateless = run([HALF, HALF, probe_answer, other_probe], R2, tmp_path / "stateless", first=Y,
+                    units=True)["second"]
+    assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
+    assert EARLIER_ANSWER not in stateless.classification.fits
