@@ -717,6 +717,11 @@ def _planned(pairs, plan, weights=(1.0,)):
     # per segment would leave 2 + 2
     ([("ade", ["ade"]), ("bcf", [""])], {"shards": [[1, 1]]}, 1.0, (6, 3, (3,), (3,)),
      "empty-reference-batch-uncounted"),
+    # each update truncated to its batch but the last segment (a zip): batch (a | a, b | c) keeps a | a, batch
+    # (d | d) is one segment and stays: c = r = 2, 2 of 2 (the whole corpus: c = r = 3, 2 of 3); dropping the
+    # corpus's last segment instead would leave a and b: 1 of 2
+    ([("a", ["a"]), ("b", ["c"]), ("d", ["d"])], {"shards": [[2, 1]]}, 1.0, (2, 2, (2,), (2,)),
+     "last-segment-dropped"),
 ])
 def test_a_metric_state_that_keeps_a_field_otherwise_is_named_by_it(pairs, plan, score, stats, name):
     req = _planned(pairs, plan)
@@ -724,4 +729,16 @@ def test_a_metric_state_that_keeps_a_field_otherwise_is_named_by_it(pairs, plan,
     answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": list(matches),
                                  "totals": list(totals)})
     assert classify(req, answer, "papineni").name == name
-    assert classify(req, ScoreAnswer(score), "papineni").name == name  # without statistics too
+    if name != "last-segment-dropped":  # (named from the returned counts only: scores alone fit many readings)
+        assert classify(req, ScoreAnswer(score), "papineni").name == name  # without statistics too
+
+
+def test_a_corpus_a_dropping_empties_has_no_value_to_replay():
+    """Every hypothesis empty: dropping them leaves no segment, which the formulas do not score, so the
+    explanation predicts nothing there (it fits an answer of 0 or NaN: see the test above), and no related input
+    can rule it out by a value it never had."""
+    from oracle.diagnose.classify import explained_value
+
+    req = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=(), references=((), ("a",))),))
+    assert explained_value(req, "papineni", (("computation", "empty-hypotheses-dropped"),)) is None

@@ -111,6 +111,20 @@ def precisions_averaged_by_merge(ctx: Any, result: Any) -> float | None:
         return None
 
 
+def last_segment_of_each_batch_dropped(ctx: Any, result: Any) -> Any:
+    """Statistics of a state whose update leaves out the last segment of each batch of two or more (a library
+    that truncates each call to the shorter of two lists, as `last-segment-dropped` does to a whole corpus)."""
+    plan = _plan_of(ctx)
+    if plan is None or result is None or all(size == 1 for batches in plan.shards for size in batches):
+        return None
+    n = len(ctx.weights)
+    kept = [s for shard in plan.shard_segments(ctx.request.segments) for batch in shard
+            for s in (batch[:-1] if len(batch) > 1 else batch)]
+    if not kept:
+        return bleu.Statistics(0, 0, (0,) * n, (0,) * n, 0)
+    return bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n, options=ctx.options)
+
+
 #: The departures that change lengths: name -> the statistics they imply.
 LENGTH_DEPARTURES = {
     "lengths-kept-by-reset": lengths_kept_by_reset,

@@ -45,7 +45,7 @@ from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOK
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
-from .accumulation import LENGTH_DEPARTURES
+from .accumulation import LENGTH_DEPARTURES, last_segment_of_each_batch_dropped
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMPUTATION_DOCS,
@@ -836,7 +836,8 @@ MAX_WEIGHT_CUTS = 16
 
 #: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
 #: whose references are all empty (their n-grams uncounted).
-_STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics}
+_STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics,
+                     "last-segment-dropped": last_segment_of_each_batch_dropped}
 
 
 def _by_state(search):
@@ -855,7 +856,8 @@ def _by_state(search):
         value = _score_of_state(search.ctx, statistics)
         if (value is not None and within_contract(search.actual, value)
                 and _statistics_differ(search.statistics, _Counted(statistics, search.base.bp), search.n) is None):
-            found.append(Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), value))
+            described = COMPUTATION_DOCS.get(name) or f"{COUNTING_ALTERNATIVES[name][0]} (each update's batch)"
+            found.append(Explanation(name, described, (("computation", name),), value))
     return found
 
 
@@ -987,8 +989,8 @@ def _counted_value(ctx, result, name):
     _, _, count = COUNTING_ALTERNATIVES[name]
     request = ctx.request.tokenized_as(ctx.options)
     changed = count(request.segments, n, ctx.options)
-    if changed is None:  # the alternative does not apply to this request
-        return None
+    if changed is None or leaves_no_segment(name, request.segments):  # it does not apply, or leaves a corpus
+        return None  # without segments, which the formulas do not score (`_emptied_corpus`)
     statistics = result.statistics
     alternative = bleu.Statistics(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)
