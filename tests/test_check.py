@@ -465,6 +465,24 @@ def test_a_chatty_implementation_is_fine_and_its_stderr_is_recorded(tmp_path):
     assert "chatty stderr line" in stderr and "not kept" in stderr
 
 
+def test_an_uncaptured_stderr_goes_to_its_log_and_not_into_the_replies(tmp_path):
+    """A report column's driver: its stderr is kept off the records (clock readings) and, given a log, written
+    there (appended across requests) rather than over the runner's own stderr."""
+    from fakes.harness import fake_argv
+
+    from oracle.harness.transport import ImplementationProcess
+
+    log = tmp_path / "driver.stderr"
+    command = {"cmd": "score", "seq": 1, "level": "sentence", "weights": [1.0], "smoothing": {"method": "none"},
+               "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]}
+    with ImplementationProcess(fake_argv("chatty"), timeout=10, capture_stderr=False, stderr_log=log) as process:
+        process.start()
+        first = process.request(command)
+        second = process.request({**command, "seq": 2})
+    assert first.kind == second.kind == "score" and first.stderr == second.stderr == ""
+    assert log.read_text(encoding="utf-8").count("chatty stderr line") >= 2
+
+
 # -- usage and configuration errors exit 2 -------------------------------------------------
 
 

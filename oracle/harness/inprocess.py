@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import time
 import warnings
 from typing import Any
@@ -90,12 +91,15 @@ class InProcessImplementation:
         return True
 
 
-def transport_for(implementation: Declared, *, timeout: float = DRIVER_TIMEOUT) -> Transport:
+def transport_for(implementation: Declared, *, timeout: float = DRIVER_TIMEOUT,
+                  stderr_log: str | os.PathLike[str] | None = None) -> Transport:
     """How a built-in implementation is driven as a report column: an adapter in this process; a library
     behind a driver of its own (`oracle.adapters.driven`), that driver's process, whose stderr (a
-    library's start-up chatter, with clock readings) stays off the deterministic records."""
+    library's start-up chatter, with clock readings; its tracebacks) stays off the deterministic records:
+    appended to the file `stderr_log`, or this process's own stderr."""
     if isinstance(implementation, DriverImplementation):
-        return ImplementationProcess(implementation.command(), timeout=timeout, capture_stderr=False)
+        return ImplementationProcess(implementation.command(), timeout=timeout, capture_stderr=False,
+                                     stderr_log=stderr_log)
     if not isinstance(implementation, Implementation):
         raise TypeError(f"{type(implementation).__name__} is no implementation: it has no score() and no driver")
     return InProcessImplementation(implementation)

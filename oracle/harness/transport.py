@@ -374,7 +374,8 @@ class ImplementationProcess:
     def __init__(self, argv: Sequence[str], *, timeout: float = DEFAULT_TIMEOUT,
                  max_restarts: int = DEFAULT_MAX_RESTARTS, cwd: str | None = None, env: dict[str, str] | None = None,
                  stderr_limit: int = STDERR_LIMIT, line_limit: int = DEFAULT_LINE_LIMIT,
-                 budget: RestartBudget | None = None, capture_stderr: bool = True) -> None:
+                 budget: RestartBudget | None = None, capture_stderr: bool = True,
+                 stderr_log: str | os.PathLike[str] | None = None) -> None:
         self.argv = list(argv)
         self.timeout = float(timeout)
         self.max_restarts = int(max_restarts)
@@ -387,6 +388,9 @@ class ImplementationProcess:
         #: driver, whose chatter (TensorFlow's start-up lines, with their clock readings) the report's
         #: deterministic records must not hold
         self.capture_stderr = capture_stderr
+        #: where an uncaptured stderr goes instead of this process's own (appended to, across restarts): a
+        #: report column's driver writes its library's tracebacks there, not over the report's progress lines
+        self.stderr_log = None if stderr_log is None else os.fspath(stderr_log)
         self.restarts = 0
         self.handshake: Handshake | None = None
         self.given_up: str | None = None  # the reason no further request is attempted
@@ -401,16 +405,27 @@ class ImplementationProcess:
 
     # -- process lifetime -------------------------------------------------------
 
-    def _spawn(self) -> None:
+    def _popen(self) -> subprocess.Popen[bytes]:
+        """The implementation's process: stdin and stdout piped, stderr piped, or (not captured) appended to
+        `stderr_log` or left this process's own."""
+        log = None
         try:
-            proc = subprocess.Popen(
+            if not self.capture_stderr and self.stderr_log is not None:
+                log = open(self.stderr_log, "ab")  # noqa: SIM115 - the child holds its own copy; closed below
+            return subprocess.Popen(
                 self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE if self.capture_stderr else None,
+                stderr=subprocess.PIPE if self.capture_stderr else log,
                 cwd=self.cwd, env=self.env, start_new_session=True,
                 preexec_fn=die_with_parent(signal.SIGKILL),  # a SIGKILLed runner leaves no implementation behind
             )
         except OSError as exc:
             raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
+        finally:
+            if log is not None:
+                log.close()
+
+    def _spawn(self) -> None:
+        proc = self._popen()
         lines: queue.Queue[tuple[float, Any]] = queue.Queue()
         limit = self.line_limit
         stdout: IO[bytes] = proc.stdout  # type: ignore[assignment]  # (a pipe: asked for above)

@@ -30,6 +30,7 @@ import os
 import platform
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -263,6 +264,7 @@ def run_column(
             what += f", {len(real.items)} real-data corpora"
         progress(f"{column.key}: {what}, judged under profile {column.profile}")
     total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
+    log = Path(tempfile.mkdtemp(prefix="bleu-oracle-report-")) / f"{column.key.replace('/', '-')}.stderr"
     code, _ = run_session(
         settings,
         [],
@@ -272,11 +274,25 @@ def run_column(
         total=total,
         work=work,
         report_dir=directory,
-        transport=transport_for(column.implementation),
+        transport=transport_for(column.implementation, stderr_log=log),
     )
+    _say_where_the_driver_wrote(column, log, progress)
     if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report
         raise Interrupted(code)
     return directory / RESULTS_FILE
+
+
+def _say_where_the_driver_wrote(column: Column, log: Path, progress: Progress | None) -> None:
+    """A driver's stderr (its library's tracebacks and warnings) went to `log`, not over the progress lines:
+    one line says where, or the empty log goes."""
+    written = log.read_bytes().count(b"\n") if log.is_file() else 0
+    if written and progress is not None:
+        progress(f"{column.key}: its driver wrote {written:,} lines on stderr (the library's tracebacks and "
+                 f"warnings): {log}")
+    elif not written:
+        log.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            log.parent.rmdir()
 
 
 def oracle_expectations(data_dir: Path, profile: str) -> dict[str, Expected]:
