@@ -16,7 +16,6 @@ from fractions import Fraction
 from typing import Any
 
 from oracle.formulas import bleu
-from oracle.formulas.errors import BleuOracleError
 
 
 def _lengths(ctx: Any, segments: Any) -> tuple[int, int]:
@@ -104,11 +103,8 @@ def precisions_averaged_by_merge(ctx: Any, result: Any) -> float | None:
         return 0.0
     if any(p == 0 and w > 0 for p, w in zip(averaged, ctx.weights, strict=True)):
         return 0.0
-    try:
-        log_mean = sum(float(w) * math.log(p) for p, w in zip(averaged, ctx.weights, strict=True) if w > 0)
-        return float(result.bp) * math.exp(log_mean)
-    except (BleuOracleError, ArithmeticError, ValueError):
-        return None
+    log_mean = sum(float(w) * math.log(p) for p, w in zip(averaged, ctx.weights, strict=True) if w > 0)
+    return float(result.bp) * math.exp(log_mean)  # (every p with a weight is positive here)
 
 
 def last_segment_of_each_batch_dropped(ctx: Any, result: Any) -> Any:

@@ -60,6 +60,7 @@ from .computations import (
     end_token_request,
     result_under,
     score_of,
+    score_of_statistics,
 )
 from .counting import (
     COUNTING_ALTERNATIVES,
@@ -378,12 +379,10 @@ def _counting_of(cname, ctx, result):
         matches = best_single_reference_matches(ctx.request.segments, n, fold=fold)
         s = result.statistics
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
-    if cname == "empty-reference-batch-uncounted":
-        return _Counted(empty_reference_batch_statistics(ctx, result), result.bp)
     if cname in DEPARTURES:
         return departed_result(ctx, cname)
-    if cname in LENGTH_DEPARTURES:
-        statistics = LENGTH_DEPARTURES[cname](ctx, result)
+    if cname in _STATE_STATISTICS:
+        statistics = _STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
 
@@ -796,6 +795,8 @@ def _emptied_corpus(search):
 
 #: Weights under a threshold taken as 0 (a "negligible weight" cut): one name whatever the threshold.
 SMALL_WEIGHTS = "small-weights-taken-as-zero"
+#: The most cuts of a request's weights tried (a request holds at most MAX_ORDER weights; a bound all the same).
+MAX_WEIGHT_CUTS = 16
 
 
 def small_weights_value(ctx, threshold):
@@ -830,10 +831,6 @@ def _small_weights_dropped(search, *, every=False):
     return []
 
 
-#: The most cuts of a request's weights tried (a request holds at most MAX_ORDER weights; a bound all the same).
-MAX_WEIGHT_CUTS = 16
-
-
 #: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
 #: whose references are all empty (their n-grams uncounted).
 _STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics,
@@ -853,20 +850,12 @@ def _by_state(search):
         if statistics is None:  # the plan does not use the step, or it changes nothing: not charged
             continue
         search.charge()
-        value = _score_of_state(search.ctx, statistics)
+        value = score_of_statistics(search.ctx, statistics)
         if (value is not None and within_contract(search.actual, value)
                 and _statistics_differ(search.statistics, _Counted(statistics, search.base.bp), search.n) is None):
             described = COMPUTATION_DOCS.get(name) or f"{COUNTING_ALTERNATIVES[name][0]} (each update's batch)"
             found.append(Explanation(name, described, (("computation", name),), value))
     return found
-
-
-def _score_of_state(ctx, statistics):
-    try:
-        return score_of(bleu.bleu_from_statistics(statistics, weights=ctx.weights, options=ctx.options,
-                                                  smoothing=ctx.smoothing, level=ctx.request.level))
-    except BleuOracleError:
-        return None
 
 
 def _by_departure(search):

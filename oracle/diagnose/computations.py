@@ -18,6 +18,7 @@ from oracle.formulas import bleu
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
+from oracle.formulas.tokenizers import fold_case
 
 from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
 from .counting import all_references_empty, with_end_tokens
@@ -64,6 +65,17 @@ def result_under(ctx, options=None, smoothing=None, request=None):
 
 def score_of(result):
     return None if result is None else float(result.score)
+
+
+def score_of_statistics(ctx, statistics):
+    """The judged profile's score of `statistics` (None where there are none, or the formulas refuse them)."""
+    if statistics is None:
+        return None
+    try:
+        return float(bleu.bleu_from_statistics(statistics, weights=ctx.weights, options=ctx.options,
+                                               smoothing=ctx.smoothing, level=ctx.request.level).score)
+    except BleuOracleError:
+        return None
 
 
 # -- alternative computations (functions of the oracle's intermediate values) --
@@ -572,8 +584,6 @@ def empty_sentence_end_token(ctx, result):
     if request.is_text or with_end_tokens(request.segments) is None:
         return None
     return score_of(result_under(ctx, request=end_token_request(request)))
-#: A-Z to a-z and nothing else, as Perl's lc on a byte string.
-_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
 def hypothesis_folded_before_entities(ctx, result):
@@ -584,7 +594,7 @@ def hypothesis_folded_before_entities(ctx, result):
     if text is None or not text.lowercase or text.tokenize != "13a" or not any(
             "&" in s.hypothesis or "<" in s.hypothesis for s in text.segments):
         return None
-    folded = tuple(s.model_copy(update={"hypothesis": s.hypothesis.translate(_ASCII_LOWER)}) for s in text.segments)
+    folded = tuple(s.model_copy(update={"hypothesis": fold_case(s.hypothesis, "ascii")}) for s in text.segments)
     request = text.model_copy(update={"segments": folded}).tokenized(ctx.options.token_split,
                                                                    ctx.options.line_padding)
     return score_of(result_under(ctx, request=request))
@@ -657,14 +667,7 @@ def empty_reference_batch_statistics(ctx, result):
 def empty_reference_batch_uncounted(ctx, result):
     """tfma's combiner: an `add_input` batch whose references are all empty counts the hypotheses' lengths
     and none of their n-grams (each batch of a stateful plan; the whole corpus without one)."""
-    kept = empty_reference_batch_statistics(ctx, result)
-    if kept is None:
-        return None
-    try:
-        return float(bleu.bleu_from_statistics(kept, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
-                                               level=ctx.request.level).score)
-    except BleuOracleError:
-        return None
+    return score_of_statistics(ctx, empty_reference_batch_statistics(ctx, result))
 
 
 def departed_result(ctx, name):
@@ -679,22 +682,11 @@ def departed_result(ctx, name):
     return ctx.counted[key]
 
 
-def _score_of_statistics(ctx, statistics):
-    """The judged profile's score of `statistics` (None where there are none, or the formulas refuse them)."""
-    if statistics is None:
-        return None
-    try:
-        return float(bleu.bleu_from_statistics(statistics, weights=ctx.weights, options=ctx.options,
-                                               smoothing=ctx.smoothing, level=ctx.request.level).score)
-    except BleuOracleError:
-        return None
-
-
 def _length_departure_computation(name):
     statistics_of_state = LENGTH_DEPARTURES[name]
 
     def computation(ctx, result):
-        return _score_of_statistics(ctx, statistics_of_state(ctx, result))
+        return score_of_statistics(ctx, statistics_of_state(ctx, result))
 
     computation.__doc__ = statistics_of_state.__doc__
     computation.__name__ = computation.__qualname__ = f"state {name}"
