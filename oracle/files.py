@@ -9,6 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
+from oracle.formulas.errors import FileWriteError, os_reason
+
 
 def _read_umask() -> int:
     """The process's umask (read once, at import: setting it to read it back is not thread-safe later)."""
@@ -23,10 +25,14 @@ UMASK = _read_umask()
 def write_atomically(path: str | os.PathLike, text: str | Callable[[TextIO], object]) -> Path:
     """Write a file whole or not at all (a temporary file beside it, then a rename). `text` is a str, or a
     function that writes the content to the open text file (a long report, streamed). The file gets the
-    permissions a newly created file gets (0644 under a 022 umask), not mkstemp's 0600."""
+    permissions a newly created file gets (0644 under a 022 umask), not mkstemp's 0600. Raises FileWriteError,
+    naming the file, when it cannot be written (a full disk: the file is left as it was)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise FileWriteError(path, os_reason(exc)) from None
     try:
         os.fchmod(handle, 0o666 & ~UMASK)
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
@@ -35,9 +41,11 @@ def write_atomically(path: str | os.PathLike, text: str | Callable[[TextIO], obj
             else:
                 out.write(text)
         os.replace(temporary, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
+        if isinstance(exc, OSError) and not isinstance(exc, FileWriteError):
+            raise FileWriteError(path, os_reason(exc)) from None
         raise
     return path
 

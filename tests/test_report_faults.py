@@ -195,6 +195,107 @@ def test_concurrent_runs_into_one_directory_each_complete(tmp_path):
     assert not _staging_left(report) and not _staging_left(tmp_path)
 
 
+# -- a full disk: a report is published whole or not at all ----------------------------------------------------
+
+
+def _fill(volume: Path, leave: int) -> None:
+    """Fill the file system of `volume` until `leave` bytes are free (a real file of zeros, as a full disk)."""
+    free = os.statvfs(volume).f_bavail * os.statvfs(volume).f_frsize
+    with open(volume / "filler", "wb") as out:
+        with contextlib.suppress(OSError):
+            out.write(bytes(max(free - leave, 0)))
+
+
+def test_a_disk_that_fills_during_the_run_keeps_the_previous_report_whole(tmp_path, capsys):
+    with _mounted_tmpfs(tmp_path / "volume", "size=4m") as volume:
+        report = volume / "report"
+        assert _check(report, fake("clean"), examples=30) == 0
+        before = _snapshot(report)
+        capsys.readouterr()
+        _fill(volume, leave=16 * 1024)  # the next stream cannot be written whole
+        assert _check(report, fake("clean"), examples=300) == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+        assert f"cannot write {report / 'results.jsonl'} (No space left on device, after " in err, err
+        assert f"nothing was published: {report} keeps the report it had" in err, err
+        assert _snapshot(report) == before  # not a cut stream over a whole report, nor a report without summary
+        assert not _staging_left(report)  # the space the run took is given back
+
+
+def test_a_disk_full_on_a_new_report_leaves_no_report_and_no_staging(tmp_path, capsys):
+    with _mounted_tmpfs(tmp_path / "volume", "size=1m") as volume:
+        _fill(volume, leave=8 * 1024)
+        report = volume / "report"
+        assert _check(report, fake("clean"), examples=300) == 2
+        err = capsys.readouterr().err
+        assert "No space left on device" in err and "keeps no report of this run" in err, err
+        assert not any(report.iterdir())
+
+
+def test_a_summary_that_cannot_be_written_publishes_nothing(tmp_path, capsys, monkeypatch):
+    """The stream was written whole, the summary was not (ENOSPC from the file system, simulated where the file
+    is created): a report without its summary is not published over the previous one."""
+    report = tmp_path / "report"
+    assert _check(report, fake("clean")) == 0
+    before = _snapshot(report)
+    capsys.readouterr()
+    import errno
+    import tempfile
+
+    real_mkstemp = tempfile.mkstemp
+
+    def full_for_the_summary(*args, prefix=None, **kwargs):
+        if prefix and prefix.startswith(".summary.md."):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_mkstemp(*args, prefix=prefix, **kwargs)
+
+    monkeypatch.setattr(tempfile, "mkstemp", full_for_the_summary)
+    assert _check(report, fake("clean"), examples=7) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {report / 'summary.md'} (No space left on device)" in err, err
+    assert _snapshot(report) == before and not _staging_left(report)
+
+
+def test_the_stream_writer_stops_at_the_first_lost_line(tmp_path):
+    """After a failed write the stream is cut: no later line (a footer) may follow a lost one and make a stream
+    that reads as whole."""
+    import errno
+
+    from oracle.formulas.errors import FileWriteError
+    from oracle.harness.events import ResultsWriter
+    from oracle.models.results import Footer, GateSummary
+
+    class FullAfter:  # a file whose disk fills after `room` characters
+        def __init__(self, handle, room):
+            self.handle, self.room = handle, room
+
+        def write(self, text):
+            if len(text) > self.room:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            self.room -= len(text)
+            return self.handle.write(text)
+
+        def flush(self):
+            self.handle.flush()
+
+        def close(self):
+            self.handle.close()
+
+    footer = Footer(counts={}, baseline=GateSummary(), gate="pass", exit_code=0, restarts=0, duration=0.0,
+                    finished="")
+    writer = ResultsWriter(tmp_path / "results.jsonl")
+    one_line = len(footer.model_dump_json(exclude_none=True, by_alias=True)) + 1
+    writer._handle = FullAfter(writer._handle, room=one_line + 1)
+    writer.write(footer)
+    with pytest.raises(FileWriteError, match=r"results.jsonl \(No space left on device, after 1 lines\)"):
+        writer.write(footer)
+    writer._handle.room = 10 * one_line  # space freed: still nothing more is written
+    with pytest.raises(FileWriteError):
+        writer.write(footer)
+    writer.close()
+    assert (tmp_path / "results.jsonl").read_text().count("\n") == 1
+
+
 # -- signals --------------------------------------------------------------------------------------------
 
 
@@ -324,3 +425,34 @@ def test_a_rerender_keeps_the_data_and_removes_pages_no_longer_rendered(tmp_path
     assert {k: v for k, v in _snapshot(out).items() if k.startswith("data/")} == data
     assert not (out / "implementations" / "gone.md").exists()
     assert (out / "implementations" / "nltk.md").is_file()
+
+
+def test_a_full_disk_while_the_pages_are_rendered_leaves_the_folder_as_it_was(tmp_path):
+    data = Path(__file__).parent / "report_data" / "data"
+    with _mounted_tmpfs(tmp_path / "volume", "size=4m") as volume:
+        out = volume / "reports"
+        shutil.copytree(data, out / "data")
+        before = _snapshot(out)
+        _fill(volume, leave=64 * 1024)  # the data fits; the pages do not
+        done = subprocess.run([sys.executable, "-m", "oracle", "report", "--render-only", "--report", str(out), "-q"],
+                              env=_env(), capture_output=True, text=True, timeout=300)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+        assert "No space left on device" in done.stderr and f"nothing was published: {out} keeps" in done.stderr
+        assert _snapshot(out) == before and not _staging_left(out)
+
+
+def test_a_full_disk_never_costs_a_reviewed_baseline(tmp_path, capsys):
+    with _mounted_tmpfs(tmp_path / "volume", "size=8m") as volume:
+        report = volume / "report"
+        assert _check(report, fake("mutant_no_clipping"), examples=20) == 1
+        baseline = volume / "baseline.yaml"
+        assert run_cli("baseline", "write", "--from", report, "--out", baseline) == 0
+        reviewed = baseline.read_text().replace("TODO", "reviewed, the clipping bug (upstream 1)")
+        baseline.write_text(reviewed)
+        capsys.readouterr()
+        _fill(volume, leave=0)  # entries to add (by exact id now), no room to write them
+        assert run_cli("baseline", "write", "--from", report, "--out", baseline, "--examples-as", "ids") == 2
+        err = capsys.readouterr().err
+        assert f"cannot write {baseline} (No space left on device)" in err and len(err.strip().splitlines()) == 1
+        assert baseline.read_text() == reviewed

@@ -31,7 +31,7 @@ from oracle.harness.shards import Shard
 from oracle.models.protocol import ScoreRequest, encode
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
 from oracle.reports.staging import ReportDirectory
-from oracle.reports.summaries import finish_run_report
+from oracle.reports.summaries import publishing
 
 from .common import (
     DeprecatedAlias,
@@ -404,14 +404,12 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
-    code, session = None, None
-    try:
-        with stopped_by_signals():
-            code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
-                                        tracker=tracker, total=total, work=work, report_dir=report.staging,
-                                        require_judged=not args.allow_empty and not part)
-    finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
-        finish_run_report(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge))
+    # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
+    with publishing(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge)), \
+            stopped_by_signals():
+        code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
+                                    tracker=tracker, total=total, work=work, report_dir=report.staging,
+                                    require_judged=not args.allow_empty and not part)
     if session is not None and not args.quiet:
         _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
         print(_next_step(args, code, report_dir))

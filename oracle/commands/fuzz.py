@@ -22,7 +22,7 @@ from oracle.harness.session import (
 )
 from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
-from oracle.reports.summaries import finish_run_report
+from oracle.reports.summaries import publishing
 
 from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number, sharded
 
@@ -144,14 +144,11 @@ def run(args: argparse.Namespace) -> int:
     if not_ready is not None:
         return not_ready
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
-    code, session = None, None
-    try:
-        with stopped_by_signals():
-            code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
-                                        tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
-                                        report_dir=report.staging)
-    finally:  # summary.md and junit.xml, derived from results.jsonl alone; then the report published
-        finish_run_report(report, junit=report.staged_path(args.junit))
+    # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
+    with publishing(report, junit=report.staged_path(args.junit)), stopped_by_signals():
+        code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
+                                    tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
+                                    report_dir=report.staging)
     if session is None:
         return code
     groups = session.root_causes.groups()

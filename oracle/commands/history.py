@@ -19,7 +19,7 @@ from oracle.harness.session import SessionSettings, run_session, stopped_by_sign
 from oracle.models.history import Citation, VersionRun
 from oracle.reports import history as pages
 from oracle.reports.staging import ReportDirectory
-from oracle.reports.summaries import finish_run_report
+from oracle.reports.summaries import publishing
 
 from .common import non_negative_int, positive_float
 
@@ -158,16 +158,12 @@ def run_version(spec, version, envs, cases, extra, report_dir, args) -> tuple[in
 
     report = ReportDirectory.prepare(report_dir, force=True)
     started = time.perf_counter()
-    code = None
-    try:
-        with stopped_by_signals():
-            code, _ = run_session(settings, argv, verb="check",
-                                  settings_record={"impl": spec.name, "command": shlex.join(argv),
-                                                   "examples": args.examples},
-                                  tracker=BaselineTracker(None), total=len(cases) + len(extra) + args.examples,
-                                  work=work, report_dir=report.staging)
-    finally:
-        finish_run_report(report)
+    with publishing(report), stopped_by_signals():
+        code, _ = run_session(settings, argv, verb="check",
+                              settings_record={"impl": spec.name, "command": shlex.join(argv),
+                                               "examples": args.examples},
+                              tracker=BaselineTracker(None), total=len(cases) + len(extra) + args.examples,
+                              work=work, report_dir=report.staging)
     return code, time.perf_counter() - started
 
 

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     from oracle.harness.gate import load_baseline
     from oracle.harness.merge import copy_replays, merge_streams, read_shards
     from oracle.reports.staging import ReportDirectory
-    from oracle.reports.summaries import finish_run_report
+    from oracle.reports.summaries import publishing
     from oracle.signals import stopped_by_signals
 
     report_dir = Path(args.report)
@@ -96,13 +96,12 @@ def run(args: argparse.Namespace) -> int:
     _note_the_shards_baseline(shards, args)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
-    try:
-        with stopped_by_signals():
-            merged = merge_streams(shards, report.staging / RESULTS_FILE, baseline=baseline,
-                                   baseline_name=args.baseline, report=str(report_dir), allow_empty=args.allow_empty)
-            copy_replays(shards, report.staging)
-    finally:  # summary.md and junit.xml derived from the merged stream alone; then the report published
-        finish_run_report(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge))
+    # summary.md and junit.xml derived from the merged stream alone; then the report published
+    with publishing(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge)), \
+            stopped_by_signals():
+        merged = merge_streams(shards, report.staging / RESULTS_FILE, baseline=baseline,
+                               baseline_name=args.baseline, report=str(report_dir), allow_empty=args.allow_empty)
+        copy_replays(shards, report.staging)
     for note in merged.notes:
         print(f"bleu-oracle merge: note: {note}", file=sys.stderr)
     if merged.footer.error:

@@ -17,6 +17,25 @@ class BleuTypeError(BleuOracleError, TypeError):
     """An argument has the wrong type."""
 
 
+class FileWriteError(BleuOracleError, OSError):
+    """A file of bleu-oracle's output (a report, a baseline, a case file) could not be written: a full disk, a
+    quota, a place that turned read-only. The message names the file and the reason; what the file held before
+    is left as it was. Also an OSError, so code that catches those still does."""
+
+    def __init__(self, path: Path | str, reason: str, then: str = "") -> None:
+        self.path, self.reason, self.then = Path(path), reason, then
+        super().__init__(f"cannot write {path} ({reason})" + (f"; {then}" if then else ""))
+
+    # pickled (across a process boundary) with its own arguments, not OSError's
+    def __reduce__(self) -> tuple[type, tuple[Path, str, str]]:
+        return type(self), (self.path, self.reason, self.then)
+
+
+def os_reason(exc: OSError) -> str:
+    """An OSError's reason in words ("No space left on device"), without its errno or file name."""
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
 class CaseFileError(BleuValueError):
     """A case file is malformed; the message names the file, line and case id."""
 

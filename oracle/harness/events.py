@@ -40,6 +40,7 @@ from pydantic_core import PydanticSerializationError
 
 from oracle.diagnose.classify import describe_explanation
 from oracle.diagnose.cover import minimal_cover
+from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, parse_line
@@ -54,8 +55,14 @@ class ResultsWriter:
 
     def __init__(self, path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
+        #: lines written whole; after a failed write (a full disk) the stream is cut and nothing more is written
+        self.lines = 0
+        self.failure: FileWriteError | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = open(self.path, "w", encoding="utf-8", newline="\n")
+        except OSError as exc:
+            raise FileWriteError(self.path, os_reason(exc)) from None
 
     def write(self, line: Header | Record | Footer) -> None:
         try:  # the text is built whole before any of it is written: a failed write leaves nothing behind
@@ -65,11 +72,23 @@ class ResultsWriter:
         ):  # a lone surrogate (one in a command-line argument): kept as the text of its escape
             data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
             text = json.dumps(data, ensure_ascii=False, allow_nan=False)
-        self._handle.write(text + "\n")
-        self._handle.flush()
+        if self.failure is not None:  # a later line after a lost one would make a stream that lies
+            raise self.failure
+        try:
+            self._handle.write(text + "\n")
+            self._handle.flush()
+        except OSError as exc:
+            self.failure = FileWriteError(self.path, f"{os_reason(exc)}, after {self.lines:,} lines")
+            raise self.failure from None
+        self.lines += 1
 
     def close(self):
-        self._handle.close()
+        try:
+            self._handle.close()
+        except OSError as exc:  # the buffer of a failed write, flushed once more
+            if self.failure is None:
+                self.failure = FileWriteError(self.path, os_reason(exc))
+                raise self.failure from None
 
     def __enter__(self):
         return self

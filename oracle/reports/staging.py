@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from oracle.files import write_atomically  # noqa: F401 (re-exported: the reports' writers use it from here)
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.errors import BleuValueError, FileWriteError
 from oracle.signals import signals_deferred
 
 #: Lists the files of the report a directory holds (relative paths); written last when a report is published.
@@ -113,15 +113,30 @@ class ReportDirectory:
         """Leave the directory as it was: the staged files go."""
         shutil.rmtree(self.staging, ignore_errors=True)
 
+    def unwritten(self, failure: FileWriteError) -> FileWriteError:
+        """Discard the staged report, one of whose files could not be written (a full disk: a report with a cut
+        stream or without its summary is never published), and say so: the file named where the user looks
+        for it (in the report directory, not the staging one) and what the directory keeps."""
+        self.discard()
+        try:
+            shown = self.target / failure.path.relative_to(self.staging)
+        except ValueError:  # --junit or --badge outside the report directory
+            shown = failure.path
+        kept = "the report it had" if self.previous else "no report of this run"
+        return FileWriteError(shown, failure.reason, f"nothing was published: {self.target} keeps {kept}")
+
 
 @contextlib.contextmanager
 def staged(target: str | os.PathLike, *, option: str = "--report", force: bool = False,
            publish_on_error: bool = True) -> Iterator[Path]:
     """Yield a staging directory for a run's report in `target`, published when the block ends (also when it
-    raises, unless `publish_on_error` is False: then the directory is left as it was)."""
+    raises, unless `publish_on_error` is False: then the directory is left as it was; and never when one of
+    its files could not be written: FileWriteError, and the directory left as it was)."""
     report = ReportDirectory.prepare(target, option=option, force=force)
     try:
         yield report.staging
+    except FileWriteError as failure:  # a full disk: a report missing a file is never published
+        raise report.unwritten(failure) from None
     except BaseException:
         if publish_on_error:
             report.publish()

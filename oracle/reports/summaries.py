@@ -31,8 +31,10 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
+from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
@@ -637,15 +639,36 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
     )
 
 
-def finish_run_report(report: ReportDirectory, *, junit=None, badge_file=None):
-    """The end of a `check` or `fuzz` run: summary.md and junit.xml (and a badge) derived from the staged
-    results.jsonl, then the report published into its directory. A SIGTERM or ^C meanwhile waits until both are
-    done (a report is never published with results.jsonl alone), then `Interrupted` carries its exit code."""
+@contextlib.contextmanager
+def publishing(report: ReportDirectory, *, junit=None, badge_file=None) -> Iterator[None]:
+    """Around a `check` or `fuzz` run writing into `report.staging`: when the run is over (also when it failed or
+    was interrupted: its records are the evidence), summary.md and junit.xml (and a badge) are derived from the
+    staged results.jsonl and the report is published into its directory. A report one of whose files could not
+    be written (a full disk) is never published: the directory keeps the report it had, and FileWriteError says
+    so. A SIGTERM or ^C while the report is finished waits until it is done, then `Interrupted` carries its exit
+    code."""
+    try:
+        yield
+    except FileWriteError as failure:
+        raise report.unwritten(failure) from None
+    except BaseException:
+        _finish_run_report(report, junit, badge_file)
+        raise
+    _finish_run_report(report, junit, badge_file)
+
+
+def _finish_run_report(report: ReportDirectory, junit, badge_file) -> None:
+    """Derive the summary (and junit.xml, and a badge) from the staged stream, then publish the report (also
+    when the derivation fails on a bug: the stream is the record); never a report cut by a failed write."""
     with signals_deferred():
         try:
             write_derived_reports(report.staging, junit, badge_file=badge_file)
-        finally:
+        except FileWriteError as failure:
+            raise report.unwritten(failure) from None
+        except BaseException:
             report.publish()
+            raise
+        report.publish()
 
 
 def main(argv=None):
