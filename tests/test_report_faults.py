@@ -1,8 +1,8 @@
 """A report never destroys what is around it, is checked before anything runs, and is finished whole however a
-run ends: what check does when its report path, a second run or a signal gets in the way
+run ends: what check does when its report path, a second run, a signal or a full disk gets in the way
 (oracle/reports/staging.py, oracle/harness/signals.py).
 
-Holds: oracle.reports.staging, oracle.signals, oracle.files
+Holds: oracle.reports.staging, oracle.signals, oracle.files (and what writes through it: baselines, found cases)
 """
 
 from __future__ import annotations
@@ -456,3 +456,21 @@ def test_a_full_disk_never_costs_a_reviewed_baseline(tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"cannot write {baseline} (No space left on device)" in err and len(err.strip().splitlines()) == 1
         assert baseline.read_text() == reviewed
+
+
+def test_a_full_disk_never_cuts_a_found_cases_file(tmp_path, capsys):
+    with _mounted_tmpfs(tmp_path / "volume", "size=1m") as volume:
+        target = volume / "found.yaml"
+
+        def fuzz(name, report):
+            return run_cli("fuzz", "--command", fake(name), "--examples", 40, "--report", tmp_path / report,
+                           "--quiet", "--write-cases", target)
+
+        assert fuzz("mutant_mean_sentence", "r1") == 1
+        before = target.read_text()
+        capsys.readouterr()
+        _fill(volume, leave=0)  # a case of another cause to append, no room for it
+        assert fuzz("mutant_ties_longer", "r2") == 2
+        err = capsys.readouterr().err
+        assert f"cannot write {target} (No space left on device)" in err and len(err.strip().splitlines()) == 1
+        assert target.read_text() == before

@@ -50,6 +50,7 @@ from oracle.exitcodes import (
     EXIT_UNDRIVABLE,
     EXIT_USAGE,
 )
+from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
@@ -528,9 +529,7 @@ class Session:
             return shlex.join(parts)
         payload = encode(request.replay_payload(), ensure_ascii=False)
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
-            path = self.work_dir / "replay" / f"{record_id}.json"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(payload + "\n", encoding="utf-8")
+            path = write_atomically(self.work_dir / "replay" / f"{record_id}.json", payload + "\n")
             payload = str(self.report_dir / "replay" / path.name)
         return shlex.join(parts + ["--replay", payload])
 

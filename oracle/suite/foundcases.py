@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError, CaseFileError
 from oracle.models.protocol import encode
 
@@ -114,7 +115,8 @@ def file_text(cases: list[Mapping[str, Any]], *, document: str) -> str:
 
 def append_cases(path: Path, cases: list[Mapping[str, Any]], *, document: str) -> None:
     """Append `cases` to the found-cases file `path` (created, with its header, when absent); the file is loaded
-    back, and restored (or removed) when it does not load."""
+    back, and restored (or removed) when it does not load. Raises FileWriteError when it cannot be written (the
+    file as it was)."""
     from oracle.suite import cases as casefiles
 
     original = path.read_text(encoding="utf-8") if path.exists() else None
@@ -122,14 +124,13 @@ def append_cases(path: Path, cases: list[Mapping[str, Any]], *, document: str) -
         text = file_text(cases, document=document)
     else:
         text = original.rstrip("\n") + "\n" + dump_cases(cases)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_atomically(path, text)  # whole or not at all: a full disk never cuts the cases already there
     try:
         casefiles.load_case_file(path)
     except CaseFileError as exc:
         if original is None:
             path.unlink()
         else:
-            path.write_text(original, encoding="utf-8")
+            write_atomically(path, original)
         raise BleuValueError(f"`--write-cases` {path}: the written file does not load ({exc}); left unchanged "
                              "(appending needs `cases:` to be the file's last key)") from None

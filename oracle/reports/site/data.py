@@ -20,11 +20,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from oracle.diagnose.discrepancies import models as discrepancy_models
+from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import RESULTS_FILE, read_results
 from oracle.models.discrepancy import Discrepancy
@@ -264,9 +265,13 @@ def dumps(obj: Any) -> str:
 
 
 def write_jsonl(path: Path, records: Iterable[Any]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+    """One `dumps` line per record, the file written whole or not at all (FileWriteError names it)."""
+
+    def lines(handle: TextIO) -> None:
         for record in records:
             handle.write(dumps(record) + "\n")
+
+    write_atomically(path, lines)
 
 
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
@@ -287,10 +292,10 @@ def write_data(out: Path, run: RunInfo, entries: Iterable[ProfileEntry | Impleme
     written (a registry entry that is not installed has no version)."""
     data_dir = Path(out) / DATA_DIR
     data_dir.mkdir(parents=True, exist_ok=True)
-    with open(data_dir / RUN_FILE, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(
-            json.dumps(json_safe(_dumped(run)), sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2) + "\n"
-        )
+    write_atomically(
+        data_dir / RUN_FILE,
+        json.dumps(json_safe(_dumped(run)), sort_keys=True, ensure_ascii=False, allow_nan=False, indent=2) + "\n",
+    )
     write_jsonl(data_dir / IMPLEMENTATIONS_FILE, [_dumped(entry) for entry in entries])
     return data_dir
 
