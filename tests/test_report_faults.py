@@ -2,7 +2,7 @@
 run ends: what check does when its report path, a second run, a signal or a full disk gets in the way
 (oracle/reports/staging.py, oracle/harness/signals.py).
 
-Holds: oracle.reports.staging, oracle.signals, oracle.files (and what writes through it: baselines, found cases)
+Holds: oracle.reports.staging, oracle.signals, oracle.files
 """
 
 from __future__ import annotations
