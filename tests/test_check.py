@@ -327,6 +327,30 @@ def test_a_case_record_is_classified_and_the_summary_counts_classes(tmp_path, ca
     assert "- root cause: `reference_length=closest-longer`" in summary
 
 
+@pytest.mark.parametrize(("mutant", "cause", "also"), [
+    # a case with one "the" in each of two references, two in the hypothesis: the sum of the references'
+    # counts (2) and no clipping at all (2) both give the fake's answer; the run's other records fit the sum only
+    ("mutant_max_ref_sum", "clipped-to-reference-sum", "unclipped-matches"),
+    # an empty order scored as one: some records' inputs fit skipping it as well
+    ("mutant_empty_order_one", "empty_order=one", "empty_order=skip"),
+])
+def test_summary_md_and_junit_name_each_record_by_the_runs_cause(tmp_path, mutant, cause, also):
+    """One bug, one name in every report a user reads: the records whose own first name is another explanation
+    that fits them as well are named by the run's cause, saying what else their input fits."""
+    report = tmp_path / "report"
+    assert run_cli("check", "--command", fake(mutant), "--examples", 40, "--report", report, "--quiet") == 1
+    records = [r for r in results(report).records if r.classification is not None and r.classification.name]
+    assert any(r.classification.name == also for r in records)  # the records this test is about
+    assert all(cause in r.classification.signature for r in records)
+    summary = (report / "summary.md").read_text()
+    assert f"By root cause: {cause} x{len(records)}." in summary
+    assert f"- root cause: `{cause}` (this input fits `{also}` as well): " in summary
+    assert f"- root cause: `{also}`" not in summary
+    junit = (report / "junit.xml").read_text()
+    assert f"root cause: {cause} (this input fits {also} as well): " in junit
+    assert f"root cause: {also}:" not in junit
+
+
 def test_failures_that_are_not_a_wrong_number_get_an_outcome_class(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("crash_third"), "--max-restarts", 0, examples=5) == 1

@@ -22,14 +22,13 @@ from oracle.harness.session import (
     SessionSettings,
     implementation_argv,
     notable_key,
-    run_cause_of,
     run_session,
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
 from oracle.harness.shards import Shard
 from oracle.models.protocol import ScoreRequest, encode
-from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
+from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line, run_name_of
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
 
@@ -457,7 +456,7 @@ def _gating_groups(session):
     run_names = [group.name for group in session.root_causes.groups()]
 
     def grouped(key):
-        return key[0], key[1], run_cause_of(key[2], run_names)
+        return key[0], key[1], run_name_of(key[2], run_names)
 
     groups = {}
     for record in session.notable:

@@ -157,7 +157,7 @@ class RootCauseTally:
         if record.good or record.classification is None or not record.classification.name:
             return
         classification = record.classification
-        signature = (classification.name, *(f for f in classification.fits if f != classification.name))
+        signature = classification.signature
         entry = self._signatures.get(signature)
         size = (input_size(record), position)
         if entry is None:
@@ -170,10 +170,17 @@ class RootCauseTally:
         if self.keep_records:
             entry["records"].append(record)
 
+    def run_names(self) -> list[str]:
+        """The run's causes by name, largest first: the names records are given run-wide (`run_name_of`)."""
+        return [cause.name for cause in minimal_cover(self._counts())]
+
+    def _counts(self) -> dict[tuple[str, ...], int]:
+        return {signature: entry["count"] for signature, entry in self._signatures.items()}
+
     def groups(self) -> list[RootCauseGroup]:
         """The run's root causes, largest first (then by name)."""
         out = []
-        for cause in minimal_cover({s: e["count"] for s, e in self._signatures.items()}):
+        for cause in minimal_cover(self._counts()):
             entries = [self._signatures[s] for s in cause.signatures]
             # the smallest record whose own first name is this cause, else the smallest it accounts for
             named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]

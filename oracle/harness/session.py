@@ -204,16 +204,10 @@ def nothing_judged(counts: dict[str, int], examples_run: int, time_budget: float
 
 def notable_key(record):
     """(baseline status, outcome, the root cause's name and the other explanations that fit it) of a notable
-    record: how the console groups it once the run's causes are known (`run_cause_of`)."""
+    record: how the console groups it once the run's causes are known (`run_name_of`)."""
     classification = record.classification
-    signature = (classification.name, *classification.fits) if classification is not None else ("-",)
+    signature = classification.signature if classification is not None else ("-",)
     return (record.baseline.status if record.baseline else None, record.outcome.value, signature)
-
-
-def run_cause_of(signature, run_names):
-    """The run's name for a record whose fitting explanations are `signature`: the first of the run's causes
-    among them (one bug, one name), else its own first name."""
-    return next((name for name in run_names if name in signature), signature[0])
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,6 +69,21 @@ class Classification(_Part):
     @property
     def explained(self) -> bool:
         return self.name not in ("unexplained", "agrees")
+
+    @property
+    def signature(self) -> tuple[str, ...]:
+        """Every explanation that fits the record, its own name first."""
+        return (self.name, *(f for f in self.fits if f != self.name))
+
+    def run_name(self, run_names: Sequence[str]) -> str:
+        """The record's name in a run whose causes are `run_names` (`oracle.diagnose.cover`)."""
+        return run_name_of(self.signature, run_names)
+
+
+def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
+    """The run's name for a record whose fitting explanations are `signature` (its own name first): the first of
+    the run's causes among them (one bug, one name), else its own name."""
+    return next((name for name in run_names if name in signature), signature[0])
 
 
 class BaselineStatus(_Part):

@@ -34,11 +34,12 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
+from oracle.diagnose.classify import describe_explanation
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
-from oracle.models.results import Record
+from oracle.models.results import Record, run_name_of
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -163,6 +164,7 @@ class SummaryTally:
         self.deviations = []
         self.deviation_count = 0
         self.deviation_labels = Counter()
+        #: the deviations' fitting explanations (`Classification.signature`): named run-wide when shown
         self.deviation_causes = Counter()
         self.root_causes = RootCauseTally()
         self.known = {}
@@ -194,8 +196,8 @@ class SummaryTally:
             return
         self.deviation_count += 1
         self.deviation_labels[_label(record)] += 1
-        if record.classification is not None:
-            self.deviation_causes[record.classification.name] += 1
+        if record.classification is not None and record.classification.name:
+            self.deviation_causes[record.classification.signature] += 1
         if len(self.deviations) < DEVIATIONS_SHOWN:
             self.deviations.append(record)
 
@@ -303,12 +305,14 @@ def _deviations(summary, *, show_status):
         + ", ".join(f"{k} x{v}" for k, v in summary.deviation_labels.most_common())
         + "."
     )
+    run_names = summary.root_causes.run_names()
     if summary.deviation_causes:
-        out.append(
-            "By root cause: " + ", ".join(f"{k} x{v}" for k, v in summary.deviation_causes.most_common()) + "."
-        )
+        causes = Counter()
+        for signature, count in summary.deviation_causes.items():
+            causes[run_name_of(signature, run_names)] += count
+        out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in causes.most_common()) + ".")
     for record in summary.deviations:
-        out += [""] + _record_section(record, show_status=show_status)
+        out += [""] + _record_section(record, show_status=show_status, run_names=run_names)
     if summary.deviation_count > DEVIATIONS_SHOWN:
         out += ["", f"... and {summary.deviation_count - DEVIATIONS_SHOWN} more deviations in results.jsonl."]
     return out
@@ -395,7 +399,16 @@ def _state_lines(coverage):
             + "."]
 
 
-def _record_section(record, show_status=True):
+def _root_cause_text(classification, run_names):
+    """A record's root cause as the run names it (one bug, one name: `Classification.run_name`), its description,
+    and the record's own first name when that is another explanation its input fits as well."""
+    name = classification.run_name(run_names)
+    if name == classification.name:
+        return f"`{name}`", classification.description
+    return f"`{name}` (this input fits `{classification.name}` as well)", describe_explanation(name)
+
+
+def _record_section(record, show_status=True, run_names=()):
     title = f" ({record.title})" if record.title else ""
     status = record.baseline.status if record.baseline is not None else None
     status_text = f" [baseline: {status}]" if status and show_status else ""
@@ -409,11 +422,13 @@ def _record_section(record, show_status=True):
         lines.append(f"- shrunk in {shrunk.steps} steps ({shrunk.queries} queries): {shrunk.message}")
     classification = record.classification
     if classification is not None and classification.name:
-        documented = classification.documented
+        name, description = _root_cause_text(classification, run_names)
+        # the curated classes the record's own name matched; not said of another name the run gives it
+        documented = classification.documented if classification.run_name(run_names) == classification.name else ()
         lines.append(
-            f"- root cause: `{classification.name}`"
+            f"- root cause: {name}"
             + (f" (documented: {', '.join(documented)})" if documented else "")
-            + f": {classification.description}".rstrip()
+            + f": {description}".rstrip()
         )
     if record.replay is not None:
         lines += [
@@ -446,11 +461,12 @@ def _xml_text(text):
     )
 
 
-def _detail(record):
+def _detail(record, run_names=()):
     parts = [record.message]
     classification = record.classification
     if classification is not None and classification.name:
-        parts.append(f"root cause: {classification.name}: {classification.description}")
+        name, description = _root_cause_text(classification, run_names)
+        parts.append(f"root cause: {name.replace('`', '')}: {description}")
     if record.reproduce:
         parts.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:
@@ -473,7 +489,7 @@ def _junit_category(record):
     return None
 
 
-def _testcase(record):
+def _testcase(record, run_names=()):
     """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
     case = ET.Element(
         "testcase", classname=f"bleu-oracle.{record.kind}s", name=_xml_text(record.id), time=f"{record.duration:.6f}"
@@ -506,7 +522,7 @@ def _testcase(record):
     elif outcome == "not-applicable":
         ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.message}"))
     if element is not None:
-        element.text = _xml_text(_detail(record))
+        element.text = _xml_text(_detail(record, run_names))
     if record.stderr:
         ET.SubElement(case, "system-err").text = _xml_text(record.stderr[-20000:])
     return case
@@ -548,8 +564,9 @@ def write_junit(out, results, records, summary):
         return
     with contextlib.ExitStack() as stack:
         spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
+        run_names = summary.root_causes.run_names()
         for record in records:
-            spools[record.kind].write(_element_text(_testcase(record), 2))
+            spools[record.kind].write(_element_text(_testcase(record, run_names), 2))
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag("testsuites", **root) + "\n")
         for kind in kinds:
             suite = {"name": f"bleu-oracle.{kind}s", **{name: str(totals[(kind, name)]) for name in names}}
