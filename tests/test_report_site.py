@@ -108,3 +108,32 @@ def test_the_real_data_is_looked_for_beside_the_project_root():
     root = Path(__file__).resolve().parents[1]
     assert (root / "pyproject.toml").is_file()
     assert default_real_data_dir() == root.parent / "shared" / "data" / "wmt17-en-de"
+
+
+@pytest.mark.slow  # reads every column of the committed report (about 5 s)
+def test_the_pages_name_each_input_by_its_runs_causes():
+    """One bug, one name on the site as in the console: every edge case and random input an implementation
+    failed is named by one of its column's run causes (the footer's), never by another explanation its input
+    happens to fit as well. Read from the committed report's data (reports/data), real runs of real libraries;
+    torchmetrics-sacrebleu's 17 inputs that fit `reference_length=closest-longer + float32` and the 30-record
+    cause `reference_length=closest-first + float32` alike are one group there."""
+    from oracle.harness.events import read_results
+    from oracle.reports.site.data import run_directory
+
+    reports = Path(__file__).resolve().parent.parent / "reports"
+    data = read_data(reports)
+    causes = {}
+    for entry in data.implementations:
+        path = run_directory(reports / "data", entry.name) / "results.jsonl"
+        if entry.installed and path.is_file():
+            footer = read_results(path).footer
+            causes[entry.name] = {c.name for c in footer.causes or ()} if footer is not None else set()
+    named = [(e.implementation, e.verdict.classification) for e in data.search if not e.verdict.agrees]
+    named += [(c.column, c.verdict.classification) for c in data.cells
+              if c.kind == "implementation" and c.verdict is not None and not c.verdict.agrees
+              and c.verdict.classification not in (None, "unsupported")]
+    assert named
+    assert [(who, name) for who, name in named if causes.get(who) and name not in causes[who]] == []
+    torchmetrics = {name for who, name in named if who == "torchmetrics-sacrebleu"}
+    assert "reference_length=closest-first + float32" in torchmetrics
+    assert "reference_length=closest-longer + float32" not in torchmetrics

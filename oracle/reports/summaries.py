@@ -423,8 +423,7 @@ def _record_section(record, show_status=True, run_names=()):
     classification = record.classification
     if classification is not None and classification.name:
         name, description = _root_cause_text(classification, run_names)
-        # the curated classes the record's own name matched; not said of another name the run gives it
-        documented = classification.documented if classification.run_name(run_names) == classification.name else ()
+        documented = classification.documented  # (the record's behaviour, whichever fitting name the run gives)
         lines.append(
             f"- root cause: {name}"
             + (f" (documented: {', '.join(documented)})" if documented else "")

@@ -15,6 +15,7 @@ Everything written is deterministic: sorted keys, shortest-repr floats, no clock
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Iterable
@@ -24,6 +25,7 @@ from typing import Any, Final, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from oracle.diagnose.classify import describe_explanation
 from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError
@@ -366,8 +368,11 @@ def read_data(out: Path) -> ReportData:
     for column in columns:
         path = run_directory(data_dir, column.key) / RESULTS_FILE
         if path.is_file():
-            for record in read_results(path).records:
-                rows.add(record, column)
+            results = read_results(path)
+            causes = results.footer.causes if results.footer is not None else ()
+            named = dataclasses.replace(column, run_names=tuple(cause.name for cause in causes or ()))
+            for record in results.records:
+                rows.add(record, named)
     cases = [EdgeCaseRow(case.id, case.title, case.why, case.request.replay_payload()) for case in EDGE_CASES]
     return ReportData(
         run=run,
@@ -393,6 +398,8 @@ class StreamColumn:
     kind: str  # "oracle" | "implementation"
     profile: str
     version: str | None
+    #: the run's causes (its footer's), by which the edge cases and random inputs are named: one bug, one name
+    run_names: tuple[str, ...] = ()
 
 
 def message(text: str | None) -> str | None:
@@ -427,8 +434,10 @@ def expectation(record: Record) -> Expectation | None:
     return Expectation(False, score=json_safe(expected.score), score_exact=expected.score_exact)
 
 
-def verdict(record: Record) -> Verdict:
-    """The session's judgement and root cause."""
+def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
+    """The session's judgement and root cause; with the run's causes (`run_names`), the record is named by the
+    first of them that fits it. Its curated classes are those its own name matched: the behaviour they document
+    is the record's, whichever of the names that fit it the run gives."""
     if record.outcome == Outcome.PASS:
         return Verdict(True, "agrees")
     if record.outcome == Outcome.REJECTED:
@@ -438,7 +447,9 @@ def verdict(record: Record) -> Verdict:
     cause = record.classification
     if cause is None:
         return Verdict()
-    return Verdict(False, cause.name, tuple(cause.documented), message(cause.description))
+    name = cause.run_name(run_names)
+    description = cause.description if name == cause.name else describe_explanation(name)
+    return Verdict(False, name, tuple(cause.documented), message(description))
 
 
 def _size(request: Any) -> int:
@@ -497,14 +508,14 @@ def _cell(record: Record, column: StreamColumn) -> Cell:
         column.kind,
         column.profile,
         shown,
-        verdict(record),
+        verdict(record, column.run_names),
         expectation(record),
         not_applicable=not_applicable,
     )
 
 
 def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
-    judged = verdict(record)
+    judged = verdict(record, column.run_names)
     expected = expectation(record)
     shown = answer(record)
     request = None
