@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -24,23 +25,31 @@ UMASK = _read_umask()
 
 def write_atomically(path: str | os.PathLike, text: str | Callable[[TextIO], object]) -> Path:
     """Write a file whole or not at all (a temporary file beside it, then a rename). `text` is a str, or a
-    function that writes the content to the open text file (a long report, streamed). The file gets the
-    permissions a newly created file gets (0644 under a 022 umask), not mkstemp's 0600. Raises FileWriteError,
-    naming the file, when it cannot be written (a full disk: the file is left as it was)."""
+    function that writes the content to the open text file (a long report, streamed). Raises FileWriteError,
+    naming the file, when it cannot be written (a full disk: the file is left as it was).
+
+    What is at `path` is respected as a shell redirection would: a symlink is written through (the link stays a
+    link, its target gets the content), a device or FIFO (`/dev/null`, `/dev/stdout`) is written into, never
+    replaced by a file; an existing file keeps its permissions, a new one gets those a newly created file gets
+    (0644 under a 022 umask), not mkstemp's 0600."""
     path = Path(path)
+    target = Path(os.path.realpath(path))
+    if target.is_symlink():  # realpath leaves a loop of symlinks unresolved
+        raise FileWriteError(path, "a loop of symbolic links")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        if target.exists() and not target.is_file():
+            _write_into(target, text)
+            return path
+        mode = stat.S_IMODE(target.stat().st_mode) if target.is_file() else 0o666 & ~UMASK
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
         raise FileWriteError(path, os_reason(exc)) from None
     try:
-        os.fchmod(handle, 0o666 & ~UMASK)
+        os.fchmod(handle, mode)
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
-            if callable(text):
-                text(out)
-            else:
-                out.write(text)
-        os.replace(temporary, path)
+            _write_content(out, text)
+        os.replace(temporary, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
@@ -48,6 +57,19 @@ def write_atomically(path: str | os.PathLike, text: str | Callable[[TextIO], obj
             raise FileWriteError(path, os_reason(exc)) from None
         raise
     return path
+
+
+def _write_into(target: Path, text: str | Callable[[TextIO], object]) -> None:
+    """Write into what is not a regular file (a device, a FIFO; a directory fails, as it should)."""
+    with open(target, "w", encoding="utf-8", newline="\n") as out:
+        _write_content(out, text)
+
+
+def _write_content(out: TextIO, text: str | Callable[[TextIO], object]) -> None:
+    if callable(text):
+        text(out)
+    else:
+        out.write(text)
 
 
 def user_cache(variable: str, name: str) -> Path:

@@ -474,3 +474,66 @@ def test_a_full_disk_never_cuts_a_found_cases_file(tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"cannot write {target} (No space left on device)" in err and len(err.strip().splitlines()) == 1
         assert target.read_text() == before
+
+
+# -- an output file never takes the place of anything -----------------------------------------------------------
+
+
+def test_a_written_file_respects_what_is_at_its_path(tmp_path):
+    """`--junit`, `--badge`, `baseline write --out`, `--write-cases` write as a shell redirection would: through a
+    symlink (the link stays), into a device (never replaced by a file: `--junit /dev/null` as root once replaced
+    the container's /dev/null), keeping an existing file's permissions; a loop of links fails naming the file."""
+    from oracle.files import write_atomically
+    from oracle.formulas.errors import FileWriteError
+
+    (tmp_path / "real.yaml").write_text("old")
+    (tmp_path / "link.yaml").symlink_to("real.yaml")
+    write_atomically(tmp_path / "link.yaml", "new")
+    assert (tmp_path / "link.yaml").is_symlink() and (tmp_path / "real.yaml").read_text() == "new"
+    private = tmp_path / "private.yaml"
+    private.write_text("reviewed")
+    private.chmod(0o600)
+    write_atomically(private, "reviewed again")
+    assert stat.S_IMODE(private.stat().st_mode) == 0o600
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    with pytest.raises(FileWriteError, match="a loop of symbolic links"):
+        write_atomically(tmp_path / "a", "x")
+    assert (tmp_path / "a").is_symlink()
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_text()))
+    reader.start()
+    write_atomically(fifo, "through the pipe")
+    reader.join(timeout=30)
+    assert got == ["through the pipe"] and stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    if os.geteuid() == 0:  # a device node: root only
+        null = tmp_path / "null"
+        os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        write_atomically(null, "gone")
+        assert stat.S_ISCHR(os.lstat(null).st_mode)
+
+
+def test_an_output_never_overwrites_what_the_run_reads_or_writes(tmp_path, capsys):
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("# reviewed\n[]\n")
+    report = tmp_path / "report"
+    for more, clash in [(("--baseline", baseline, "--badge", baseline), f"--baseline {baseline}"),
+                        (("--junit", report / "results.jsonl"), "the report's own results.jsonl"),
+                        (("--badge", report / "summary.md"), "the report's own summary.md"),
+                        (("--junit", tmp_path / "j.xml", "--badge", tmp_path / "j.xml"), f"--junit {tmp_path}/j.xml"),
+                        (("--badge", report / "junit.xml"), f"--junit {report}/junit.xml")]:
+        marker = tmp_path / "started"
+        assert _check(report, fake("clean") + f" --touch {marker}", *more) == 2
+        err = capsys.readouterr().err
+        assert f"would overwrite {clash}: name another file" in err and len(err.strip().splitlines()) == 1, err
+        assert not marker.exists()  # refused before the implementation started
+    assert baseline.read_text() == "# reviewed\n[]\n"
+    shards = [tmp_path / "s1", tmp_path / "s2"]
+    for number, shard in enumerate(shards, 1):
+        assert _check(shard, fake("clean"), "--shard", f"{number}/2") == 0
+    before = (shards[0] / "results.jsonl").read_bytes()
+    assert run_cli("merge", *shards, "--report", tmp_path / "all", "--junit", shards[0] / "results.jsonl") == 2
+    assert f"would overwrite the input directory {shards[0]}" in capsys.readouterr().err
+    assert (shards[0] / "results.jsonl").read_bytes() == before

@@ -36,6 +36,7 @@ from .common import (
     DeprecatedAlias,
     add_session_arguments,
     non_negative_int,
+    outputs_apart,
     positive_float,
     positive_int,
     prepare_implementations,
@@ -378,6 +379,9 @@ def run(args: argparse.Namespace) -> int:
     report_dir = Path(args.report)
     part = sharded(args)  # (--shard read first: a bad K/N is a usage error before anything runs)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"  # (named in the output)
+    outputs_apart([("--junit", junit), ("--badge", args.badge)], report=report_dir,
+                  inputs=[("--baseline", args.baseline), ("--replay", args.replay), ("--cases", args.cases),
+                          *(("--add-cases", extra) for extra in args.add_cases or ())])
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None

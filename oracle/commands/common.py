@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from collections.abc import Iterable
+from pathlib import Path
 
 from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
@@ -102,6 +104,43 @@ def read_shard_option(args: argparse.Namespace) -> None:
         args.shard = parse_shard(args.shard)
     if args.shard is not None and not isinstance(args.shard, Shard):
         raise BleuValueError(f"`--shard` must be K/N (got {args.shard!r:.40})")
+
+
+#: The files a run's report writes itself: an output named by the user must not be one of them.
+REPORT_OWN_FILES = ("results.jsonl", "summary.md", ".bleu-oracle-report.json")
+#: Named files of a command line: (how the user named the option, the path given or None).
+Named = Iterable[tuple[str, "str | os.PathLike | None"]]
+
+
+def outputs_apart(outputs: Named, *, inputs: Named, report: Path,
+                  input_directories: Iterable[str | os.PathLike] = ()) -> None:
+    """Refuse, before anything runs, an output file (`--junit FILE`) that would overwrite what the run reads or
+    writes: one of its inputs (a reviewed baseline, a case file, a replay file), a file inside an input directory
+    (a shard being merged), another output, or a file of the report itself (results.jsonl, summary.md, replay/)."""
+    taken: dict[str, str] = {}
+    for option, name in inputs:
+        if name is not None and _names_a_file(name):  # (a --replay may be inline JSON instead)
+            taken[os.path.realpath(name)] = f"{option} {name}"
+    for own in REPORT_OWN_FILES:
+        taken[os.path.realpath(report / own)] = f"the report's own {own}"
+    directories = {os.path.realpath(d): f"the input directory {d}" for d in input_directories}
+    directories[os.path.realpath(report / "replay")] = "the report's own replay/"
+    for option, name in outputs:
+        if name is None:
+            continue
+        where = os.path.realpath(name)
+        clash = taken.get(where) or next((shown for real, shown in directories.items()
+                                          if Path(where).is_relative_to(real)), None)
+        if clash is not None:
+            raise BleuValueError(f"`{option} {name}` would overwrite {clash}: name another file")
+        taken[where] = f"{option} {name}"
+
+
+def _names_a_file(name: str | os.PathLike) -> bool:
+    try:
+        return Path(name).is_file()
+    except (OSError, ValueError):  # a name too long for a path, or with a NUL in it: not a file
+        return False
 
 
 def sharded(args: argparse.Namespace) -> bool:

@@ -24,7 +24,14 @@ from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
 
-from .common import add_session_arguments, non_negative_int, prepare_implementations, seed_number, sharded
+from .common import (
+    add_session_arguments,
+    non_negative_int,
+    outputs_apart,
+    prepare_implementations,
+    seed_number,
+    sharded,
+)
 
 if TYPE_CHECKING:
     from oracle.harness.session import Session
@@ -133,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
     if sharded(args) and args.write_cases:  # (--shard read first: a bad K/N is a usage error before anything runs)
         raise BleuValueError("`--write-cases` writes the smallest example of each root cause of the whole search; "
                              "a shard sees only its share: run the search unsharded to write cases")
+    outputs_apart([("--junit", Path(args.junit) if args.junit else report_dir / "junit.xml"),
+                   ("--write-cases", args.write_cases)], inputs=[], report=report_dir)
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     if args.write_cases:

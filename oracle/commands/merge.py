@@ -9,7 +9,7 @@ from pathlib import Path
 from oracle.commands import SUMMARIES
 from oracle.formulas.errors import BleuValueError
 
-from .common import add_report_force
+from .common import add_report_force, outputs_apart
 
 DEFAULT_REPORT = "bleu-oracle-report"
 
@@ -95,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
     _note_the_shards_baseline(shards, args)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
+    outputs_apart([("--junit", junit), ("--badge", args.badge)], inputs=[("--baseline", args.baseline)],
+                  report=report_dir, input_directories=args.directories)
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
     # summary.md and junit.xml derived from the merged stream alone; then the report published
     with publishing(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge)), \
