@@ -1,13 +1,14 @@
 """A gate never goes green on nothing, and never loses reviewed work (issue: verdicts a gate can trust).
 
 - an --id glob that matches nothing is an error before anything runs, as it is for `cases list`;
-- a run that judges nothing (every input not applicable, nothing drawn) is an error unless --allow-empty;
+- a run that judges nothing (every input not applicable, nothing drawn) is an error unless --allow-empty, for
+  `check`, `fuzz` and the merge of either's shards;
 - a `cases/` folder in the working directory does not replace the bundled suite: only --cases replaces it and
   --add-cases adds to it, and the summary says which, with counts;
 - a case's reproduction line writes its own report, never over the run's;
 - `baseline write` onto an existing baseline keeps every reviewed reason and everything else the file holds.
 
-Holds: oracle.commands.check, oracle.commands.baseline
+Holds: oracle.commands.check, oracle.commands.baseline, oracle.commands.fuzz
 """
 
 from __future__ import annotations
@@ -64,6 +65,25 @@ def test_a_run_that_judges_nothing_is_an_error_unless_allowed(tmp_path, capsys):
     code = run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 0, "--report", report, "--quiet",
                    "--allow-empty")
     assert code == 0
+
+
+def test_a_search_that_judges_nothing_is_an_error_unless_allowed_and_so_is_its_merge(tmp_path, capsys):
+    """`fuzz --examples 0` said "conforming" with exit 0; two shards of it merged did too, though `merge --help`
+    says a run that judged nothing is an error."""
+    def fuzz(report, *more):
+        return run_cli("fuzz", "--command", fake("clean"), "--examples", 0, "--report", tmp_path / report, "--quiet",
+                       *more)
+
+    assert fuzz("alone") == 2
+    assert "nothing was judged" in capsys.readouterr().err
+    assert results(tmp_path / "alone").footer.gate == "fail"
+    assert fuzz("allowed", "--allow-empty") == 0
+    assert [fuzz(f"shard{k}", "--shard", f"{k}/2") for k in (1, 2)] == [0, 0]  # a shard may own nothing
+    capsys.readouterr()
+    assert run_cli("merge", tmp_path / "shard1", tmp_path / "shard2", "--report", tmp_path / "all", "--quiet") == 2
+    assert "nothing was judged" in capsys.readouterr().err
+    assert run_cli("merge", tmp_path / "shard1", tmp_path / "shard2", "--report", tmp_path / "all2", "--quiet",
+                   "--allow-empty") == 0
 
 
 def test_every_case_not_applicable_is_nothing_judged(tmp_path, capsys):

@@ -87,7 +87,8 @@ explanation the oracle could replay. Every case is loaded and checked against
 the oracle before it is kept.
 
 Exit codes: 0 no disagreement, 1 disagreements found, 2 usage or configuration
-error, 3 the implementation could not be driven.
+error (also a search that judged nothing, unless --allow-empty), 3 the
+implementation could not be driven.
 
 Examples:
   bleu-oracle fuzz --impl nltk --examples 500
@@ -109,6 +110,9 @@ def register(subparsers):
     parser.add_argument("--cases", metavar="DIR",
                         help="the case directory whose ids (and retired ids) new case ids must avoid "
                         "(default: the repository's cases/)")
+    parser.add_argument("--allow-empty", action="store_true",
+                        help="accept a search that judges nothing (--examples 0, every input not applicable): by "
+                        "default that is an error (exit 2), never \"no disagreement\"")
     parser.set_defaults(handler=run, only=None, replay=None, baseline=None)
 
 
@@ -137,7 +141,8 @@ def _share(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     args.report = args.report or DEFAULT_REPORT
     report_dir = Path(args.report)
-    if sharded(args) and args.write_cases:  # (--shard read first: a bad K/N is a usage error before anything runs)
+    part = sharded(args)  # (a shard may own no example: the merge judges the whole search)
+    if part and args.write_cases:  # (--shard read first: a bad K/N is a usage error before anything runs)
         raise BleuValueError("`--write-cases` writes the smallest example of each root cause of the whole search; "
                              "a shard sees only its share: run the search unsharded to write cases")
     outputs_apart([("--junit", Path(args.junit) if args.junit else report_dir / "junit.xml"),
@@ -157,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     with publishing(report, junit=report.staged_path(args.junit)), stopped_by_signals():
         code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
                                     tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
-                                    report_dir=report.staging)
+                                    report_dir=report.staging, require_judged=not args.allow_empty and not part)
     if session is None:
         return code
     groups = session.root_causes.groups()

@@ -263,7 +263,7 @@ def merge_streams(shards: list[ShardStream], out: Path, *, baseline: Baseline | 
                                                "reproduce": _reproduce(record, report)})
             writer.write(record)
             tally.add(record)
-        footer = _footer(shards, tally, tracker, require_judged=verb == "check" and not allow_empty)
+        footer = _footer(shards, tally, tracker, require_judged=not allow_empty)
         writer.write(footer)
     notes = tuple(f"{stream.directory}: the shard spent its restart budget (--max-restarts {settings.max_restarts}, "
                   "each shard's own): the rest of its share is \"not attempted\", where one process would have "
