@@ -469,3 +469,62 @@ def test_the_runner_process_reads_a_lone_surrogate_reply_as_a_protocol_error(tmp
         reply = process.request(_score_command())
     assert reply.kind == "protocol-error" and "`error` holds a lone surrogate \\ud83d" in reply.message
     assert "\\ud83d" in reply.raw and reply.raw.isascii()
+
+
+# -- files read from outside: too deep, too long a number, not UTF-8: input errors naming the file ---------------
+
+DEEP = "[" * 100_000 + "]" * 100_000  # Python's JSON reader gives up long before (RecursionError)
+
+
+def _one_line_error(capsys, *fragments):
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err and len(err.strip().splitlines()) == 1, err
+    for fragment in fragments:
+        assert fragment in err, err
+    return err
+
+
+def test_a_baseline_or_replay_too_deep_or_with_a_huge_integer_is_an_input_error(tmp_path, capsys):
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP)
+    huge = tmp_path / "huge.json"
+    huge.write_text('{"entries": [{"id": "x", "outcome": "fail", "reason": "r", "n": ' + "1" * 5000 + "}]}")
+    report = tmp_path / "r"
+    assert run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 1, "--report", report,
+                   "--baseline", deep) == 2
+    _one_line_error(capsys, f"baseline {deep} is not valid JSON: it nests too deeply to be read")
+    assert run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 1, "--report", report,
+                   "--baseline", huge) == 2
+    _one_line_error(capsys, "an integer of more than 4300 digits")  # never "use sys.set_int_max_str_digits()"
+    assert run_cli("check", "--command", fake("clean"), "--report", report, "--replay", deep) == 2
+    _one_line_error(capsys, f"{deep}:1: not JSON (it nests too deeply to be read)")
+    assert run_cli("check", "--command", fake("clean"), "--report", report, "--replay", "[" * 100_000) == 2
+    _one_line_error(capsys, "`--replay` is neither a file nor JSON (it nests too deeply to be read)")
+
+
+def test_a_results_stream_too_deep_or_not_utf_8_is_an_input_error_naming_the_line(tmp_path, capsys):
+    shards = [tmp_path / "s1", tmp_path / "s2"]
+    for number, shard in enumerate(shards, 1):
+        assert run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 2, "--shard", f"{number}/2",
+                       "--report", shard, "--quiet") == 0
+    stream = shards[0] / "results.jsonl"
+    lines = stream.read_bytes().count(b"\n")
+    with open(stream, "a", encoding="utf-8") as out:
+        out.write(DEEP + "\n")
+    assert run_cli("merge", *shards, "--report", tmp_path / "all", "--quiet") == 2
+    _one_line_error(capsys, f"{stream}:{lines + 1}: not a JSON line (it nests too deeply to be read)")
+    other = shards[1] / "results.jsonl"
+    lines = other.read_bytes().count(b"\n")
+    with open(other, "ab") as out:
+        out.write(b"\xff\xfe\n")
+    assert run_cli("baseline", "write", "--from", shards[1], "--out", tmp_path / "b.yaml") == 2
+    _one_line_error(capsys, f"{other}:{lines + 1}: not UTF-8 text (byte 1)")
+
+
+def test_a_case_file_that_is_not_utf_8_is_an_input_error(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_bytes(b"document: x\n\xff\xfe cases: []\n")
+    for verb in (["cases", "validate", "--cases", str(bad)], ["cases", "list", "--cases", str(bad)]):
+        done = subprocess.run([sys.executable, "-m", "oracle", *verb], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert f"{bad}: not UTF-8 text (byte 13): a case file is UTF-8 YAML" in done.stderr

@@ -204,6 +204,11 @@ def test_serve_list_and_usage_errors():
     assert mismatch.returncode == 2 and "does not apply" in mismatch.stderr
     missing = _run("--impl", "no_such_module_for_bleu_oracle:Thing")
     assert missing.returncode == 3 and "cannot load implementation" in missing.stderr and missing.stdout == ""
+    # MODULE:CLASS names a class with score(): anything else is refused before it is called (exit 4 before)
+    for target, says in [("os:path", "'path' is not a class with score()"), (":", "names a module and a class"),
+                         ("os:getcwd", "'getcwd' is not a class with score()")]:
+        refused = _run("--impl", target)
+        assert refused.returncode == 2 and says in refused.stderr and "Traceback" not in refused.stderr, target
 
 
 def test_serve_by_module_and_class_path():

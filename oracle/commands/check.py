@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from collections import Counter
@@ -29,6 +28,7 @@ from oracle.harness.session import selected as _selected
 from oracle.harness.shards import Shard
 from oracle.models.protocol import ScoreRequest, encode
 from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line, run_name_of
+from oracle.models.wire import json_value
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
 
@@ -279,24 +279,26 @@ def _replay_items(text):
     try:
         if path.is_file():
             source = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise BleuValueError(f"`--replay {path}`: not UTF-8 text (byte {exc.start + 1})") from None
     except OSError:
         source = None
     if source is None:
         try:
-            data = json.loads(text)
+            data = json_value(text)
         except ValueError as exc:
             raise BleuValueError(f"`--replay` is neither a file nor JSON ({exc}): {text[:80]!r}") from None
         items = data if isinstance(data, list) else [data]
     else:
         try:
-            data = json.loads(source)
+            data = json_value(source)
             items = data if isinstance(data, list) else [data]
         except ValueError:
             items = []
             for number, line in enumerate(source.split("\n"), 1):
                 if line.strip():
                     try:
-                        items.append(json.loads(line))
+                        items.append(json_value(line))
                     except ValueError as exc:
                         raise BleuValueError(f"{path}:{number}: not JSON ({exc})") from None
     return items

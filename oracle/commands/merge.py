@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -64,9 +65,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _not_an_input(report: Path, directories: list[str]) -> None:
     """The merged report must not go over a shard's: it is read while the merged one is written."""
-    target = report.resolve()
+    target = os.path.realpath(report)  # (a loop of symlinks stays as given, where resolve() raises)
     for directory in directories:
-        if Path(directory).resolve() == target:
+        if os.path.realpath(directory) == target:
             raise BleuValueError(f"`--report {report}` is the shard directory {directory}: write the merged report "
                                  "elsewhere")
 

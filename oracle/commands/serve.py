@@ -92,11 +92,17 @@ def load_implementation(name: str, *, profile: str | None = None) -> Declared:
             raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {name!r})")
         target = name
     module_name, _, class_name = target.partition(":")
+    if not module_name or not class_name:
+        raise BleuValueError(f"`--impl` {name!r}: MODULE:CLASS names a module and a class in it")
     module = importlib.import_module(module_name)
     try:
         cls = getattr(module, class_name)
     except AttributeError:
         raise BleuValueError(f"`--impl` {name!r}: module {module_name!r} has no {class_name!r}") from None
+    if not isinstance(cls, type) or not any(callable(getattr(cls, m, None)) for m in ("score", "command")):
+        # checked before it is called: MODULE:CLASS must not run an arbitrary callable
+        raise BleuValueError(f"`--impl` {name!r} is not an implementation: {class_name!r} is not a class with "
+                             "score() (or a driver's command())")
     takes_profile = _takes_profile(cls)
     if profile is not None and not takes_profile:
         declared = getattr(cls, "profile", None)

@@ -44,7 +44,7 @@ from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, parse_line
-from oracle.models.wire import without_lone_surrogates
+from oracle.models.wire import json_value, without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
 
@@ -206,12 +206,14 @@ def iter_results(path, *, light=False):
     not-applicable) that no baseline entry speaks for keeps only LIGHT_FIELDS (its request, expectation and
     answer are dropped). Raises ResultsFormatError naming file:line."""
     path = results_path(path)
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
+    with open(path, "rb") as handle:  # (lines split on "\n" alone, as written; each decoded where it is named)
+        for number, raw in enumerate(handle, 1):
+            if not raw.strip():
                 continue
             try:
-                obj = json.loads(line)
+                obj = json_value(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                raise ResultsFormatError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1})") from None
             except ValueError as exc:
                 raise ResultsFormatError(f"{path}:{number}: not a JSON line ({exc})") from None
             kind = obj.get("type") if isinstance(obj, dict) else None

@@ -46,7 +46,7 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import Outcome
 from oracle.models.results import BaselineStatus, GateSummary
-from oracle.models.wire import ProtocolError, refuse_lone_surrogates
+from oracle.models.wire import ProtocolError, json_value, refuse_lone_surrogates
 from oracle.suite.safeyaml import load_yaml
 
 KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
@@ -122,7 +122,7 @@ def load_baseline(path, *, allow_unreviewed=False):
         raise BleuValueError(f"cannot read baseline {path}: {exc}") from None
     if path.suffix == ".json":
         try:
-            data = json.loads(text)
+            data = json_value(text)
         except ValueError as exc:
             raise BleuValueError(f"baseline {path} is not valid JSON: {exc}") from None
     else:

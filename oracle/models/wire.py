@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -233,6 +235,23 @@ def refuse_lone_surrogates(obj: object) -> None:
         where, escape = found
         raise ProtocolError(f"strings must be Unicode text: {where} holds a lone surrogate {escape} (half of a "
                             "UTF-16 pair: a character beyond U+FFFF is escaped as its two halves together)")
+
+
+def json_value(text: str | bytes) -> Any:
+    """The JSON value a file holds (a baseline, a replay, a line of a results.jsonl or of a report's data), as
+    json reads it, with the two limits of the reader said in words rather than raised as they come: a value nested
+    too deeply (RecursionError) and an integer longer than Python reads are a ValueError saying so, as any JSON
+    the text does not hold is (callers name the file and line)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("it nests too deeply to be read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as exc:
+        if "int_max_str_digits" in str(exc):
+            raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None
+        raise
 
 
 def decode(line):

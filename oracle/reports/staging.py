@@ -27,6 +27,7 @@ from pathlib import Path
 
 from oracle.files import write_atomically  # noqa: F401 (re-exported: the reports' writers use it from here)
 from oracle.formulas.errors import BleuValueError, FileWriteError
+from oracle.models.wire import json_value
 from oracle.signals import signals_deferred
 
 #: Lists the files of the report a directory holds (relative paths); written last when a report is published.
@@ -151,7 +152,7 @@ def report_files(directory: Path) -> frozenset[str] | None:
     manifest = directory / MANIFEST
     if manifest.is_file():
         try:
-            files = json.loads(manifest.read_text(encoding="utf-8")).get("report_files")
+            files = json_value(manifest.read_text(encoding="utf-8")).get("report_files")
         except (OSError, ValueError, AttributeError):
             files = None
         if isinstance(files, list) and all(isinstance(f, str) for f in files):
@@ -187,7 +188,7 @@ def _first_object_marked(path: Path, mark: str) -> bool:
     try:
         with open(path, "rb") as handle:
             first = handle.read(1 << 20)
-        head = json.loads(first.split(b"\n", 1)[0]) if mark == "header" else json.loads(first)
+        head = json_value(first.split(b"\n", 1)[0]) if mark == "header" else json_value(first)
         return mark in (head.get("type"), head.get("schema"))
     except (OSError, ValueError, AttributeError):
         return False

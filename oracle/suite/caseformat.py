@@ -126,6 +126,8 @@ def read_yaml(path: Path) -> Any:
     """The document in `path`, through CaseLoader; YAML errors become CaseFileError with the line."""
     try:
         text = Path(path).read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseFileError(f"not UTF-8 text (byte {exc.start + 1}): a case file is UTF-8 YAML", path=path) from None
     except OSError as exc:
         raise CaseFileError(f"cannot read the file ({exc.strerror or exc})", path=path) from None
     loader = CaseLoader(text, name=str(path))

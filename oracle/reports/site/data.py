@@ -35,6 +35,7 @@ from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import Outcome, parse_number
 from oracle.models.protocol import ScoreReply, ScoreRequest
 from oracle.models.results import CorpusSummary, OmittedRequest, Record
+from oracle.models.wire import json_value
 from oracle.suite.edge_cases import EDGE_CASES
 
 SCHEMA: Final = "bleu-oracle-report/1"
@@ -279,11 +280,13 @@ def write_jsonl(path: Path, records: Iterable[Any]) -> None:
 def read_jsonl(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) of each non-blank line; a line that is not JSON is a BleuValueError naming it."""
     records = []
-    with open(path, encoding="utf-8", newline="\n") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if raw.strip():
                 try:
-                    records.append((number, json.loads(line)))
+                    records.append((number, json_value(raw.decode("utf-8"))))
+                except UnicodeDecodeError as exc:
+                    raise BleuValueError(f"{path}:{number}: not UTF-8 text (byte {exc.start + 1})") from None
                 except ValueError as exc:
                     raise BleuValueError(f"{path}:{number}: not a JSON line ({exc})") from None
     return records
@@ -322,11 +325,12 @@ def _validated(model: type[BaseModel], value: Any, where: str) -> Any:
 
 def read_run(data_dir: Path) -> RunInfo:
     path = data_dir / RUN_FILE
-    with open(path, encoding="utf-8") as handle:
-        try:
-            run = json.load(handle)
-        except ValueError as exc:
-            raise BleuValueError(f"{path}: not JSON ({exc})") from None
+    try:
+        run = json_value(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise BleuValueError(f"{path}: not UTF-8 text (byte {exc.start + 1})") from None
+    except ValueError as exc:
+        raise BleuValueError(f"{path}: not JSON ({exc})") from None
     schema = run.get("schema") if isinstance(run, dict) else None
     if schema != SCHEMA:
         raise BleuValueError(f"{path}: schema {schema!r}, expected {SCHEMA!r}")
