@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from fakes.harness import check, fake, results
 from fakes.processes import descendants, gone_within, wait_for, with_marker
 
@@ -58,10 +59,27 @@ def test_jobs_write_the_records_one_process_writes_in_the_same_order(tmp_path):
     assert not list(three.glob(".workers")), "the workers' directories are removed"
 
 
-def test_jobs_must_be_a_positive_integer(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "oracle", "check", "--command", fake("clean"), "--jobs", "0",
-                           "--report", str(tmp_path / "r")], capture_output=True, text=True)
-    assert done.returncode == 2 and "--jobs" in done.stderr and "Traceback" not in done.stderr
+@pytest.mark.parametrize(("option", "value", "says"), [
+    ("--jobs", "0", "must be a positive integer (got 0)"),
+    ("--jobs", "100000", "must be at most 256 (got 100000)"),  # ~70 processes were started before
+    ("--examples", "999999999999999999999", "must be at most 1,000,000,000"),  # 1.1 GB in 8 s before, silent
+    ("--examples", "9" * 5000, "must be at most 1,000,000,000 (got 9999"),
+    ("--examples", "abc", "must be a non-negative integer (got 'abc')"),  # never "invalid non_negative_int value"
+])
+def test_integer_options_are_bounded_and_say_so(tmp_path, option, value, says):
+    done = subprocess.run([sys.executable, "-m", "oracle", "check", "--command", fake("clean"), option, value,
+                           "--report", str(tmp_path / "r")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and f"argument {option}: {says}" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_no_more_workers_than_examples(tmp_path):
+    """`--jobs 256 --examples 3` deals the 3 examples to 3 workers (the rest would each start an implementation
+    to judge nothing), with the records one process writes."""
+    one, many = tmp_path / "one", tmp_path / "many"
+    assert check(one, fake("clean"), examples=3) == 0
+    assert check(many, fake("clean"), "--jobs", "256", examples=3) == 0
+    assert _comparable(many) == _comparable(one)
+    assert read_results(many).footer.examples == 3
 
 
 def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged(tmp_path):

@@ -87,6 +87,13 @@ def test_a_shard_is_k_of_n_and_the_shards_partition_every_position():
         owners = [[k for k in range(1, count + 1) if Shard(k, count).owns_example(i)] for i in range(400)]
         assert all(len(o) == 1 for o in owners)
         assert all(owners[i] == owners[i - i % SHRINK_BLOCK] for i in range(400))
+    # how many a shard owns, counted without walking them (a --examples of 10**9 is counted at once)
+    for count in range(1, 6):
+        for k in range(1, count + 1):
+            for n in (0, 1, SHRINK_BLOCK - 1, SHRINK_BLOCK, 3 * SHRINK_BLOCK + 7, 400):
+                assert Shard(k, count).examples_owned(n) == sum(Shard(k, count).owns_example(i) for i in range(n))
+    assert Shard(1, 1).examples_owned(10**9) == 10**9
+    assert sum(Shard(k, 3).examples_owned(10**9) for k in (1, 2, 3)) == 10**9
 
 
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "x", "1/0"])

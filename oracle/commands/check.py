@@ -35,10 +35,10 @@ from oracle.reports.summaries import publishing
 from .common import (
     DeprecatedAlias,
     add_session_arguments,
+    job_count,
     non_negative_int,
     outputs_apart,
     positive_float,
-    positive_int,
     prepare_implementations,
     seed_number,
     sharded,
@@ -219,7 +219,7 @@ def register(subparsers):
     parser.add_argument("--time-budget", type=positive_float, default=None, metavar="SECONDS",
                         help="stop drawing random examples after SECONDS of search (default: no limit; "
                         "--examples still bounds the count)")
-    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+    parser.add_argument("--jobs", type=job_count, default=1, metavar="N",
                         help="run the search in N processes, each with its own implementation process (default 1); "
                         "the records are merged in example order, so results.jsonl holds what one process writes "
                         "(durations and seq numbers aside)")
@@ -356,8 +356,10 @@ def _count_work(args, cases, replay):
         return len(replay)
     shard = args.shard or Shard()
     chosen = [c for c in cases if _selected(c.id, args.only)]
+    if not args.only:  # every example: counted, not walked (10**9 of them are as quick as 10)
+        return sum(1 for _ in shard.select(chosen)) + shard.examples_owned(args.examples)
     examples = [i for i in range(args.examples) if _selected(example_id(args.seed, i), args.only)
-                or (args.only and any(p.startswith(example_id(args.seed, i) + "~") for p in args.only))]
+                or any(p.startswith(example_id(args.seed, i) + "~") for p in args.only)]
     n = len(chosen) + len(examples)
     if args.only and n == 0 and not args.allow_empty:
         shown = " ".join(f"--id {p!r}" for p in args.only)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
@@ -52,18 +53,39 @@ def tolerance(text):
     return value
 
 
-def non_negative_int(text):
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be a non-negative integer (got {text})")
+#: The largest count an integer option takes (--examples, --shrink-budget, ...): past it a run would not end in
+#: any lifetime, and the number itself says it is a typo.
+MAX_OPTION_COUNT = 10**9
+#: The most processes --jobs starts: more than any machine's cores is a typo, and each costs an implementation.
+MAX_JOBS = 256
+
+
+def _integer(text: str, lowest: int, *, most: int = MAX_OPTION_COUNT) -> int:
+    """An integer option from `lowest` to `most`, or a usage error saying which, in the user's words."""
+    what = "a non-negative integer" if lowest == 0 else "a positive integer"
+    shown = text if len(text) <= 40 else text[:40] + "..."
+    digits = text.strip()
+    if not re.fullmatch(r"[+-]?[0-9]+", digits):
+        raise argparse.ArgumentTypeError(f"must be {what} (got {shown!r})")
+    value = int(digits) if len(digits.lstrip("+-")) <= len(str(most)) else most + 1  # (never int() of 5,000 digits)
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"must be {what} (got {shown})")
+    if value > most:
+        raise argparse.ArgumentTypeError(f"must be at most {most:,} (got {shown})")
     return value
+
+
+def non_negative_int(text):
+    return _integer(text, 0)
 
 
 def positive_int(text):
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer (got {text})")
-    return value
+    return _integer(text, 1)
+
+
+def job_count(text):
+    """--jobs N: processes to run at once, 1 to MAX_JOBS."""
+    return _integer(text, 1, most=MAX_JOBS)
 
 
 def parse_smoothing(text):

@@ -20,6 +20,7 @@ from oracle.harness.session import (
     run_session,
     stopped_by_signals,
 )
+from oracle.harness.shards import Shard
 from oracle.models.protocol import encode
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
@@ -135,7 +136,7 @@ def _command_line(args):
 
 def _share(args: argparse.Namespace) -> int:
     """How many random examples this run draws: all of them, or its shard's (`--shard`)."""
-    return sum(1 for i in range(args.examples) if args.shard is None or args.shard.owns_example(i))
+    return (args.shard or Shard()).examples_owned(args.examples)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 from .common import (
     DeprecatedAlias,
     add_report_force,
+    job_count,
     non_negative_int,
     positive_float,
     positive_int,
@@ -108,7 +109,7 @@ def register(subparsers):
     parser.add_argument("--real-data-budget", type=positive_float, default=DEFAULT_REAL_DATA_BUDGET, metavar="SECONDS",
                         help="time one implementation may spend on the real data; projected from the first system, "
                         f"an implementation over it scores that system only (default {DEFAULT_REAL_DATA_BUDGET:g})")
-    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+    parser.add_argument("--jobs", type=job_count, default=1, metavar="N",
                         help="run N columns at once, each in its own process (default 1); the data files are "
                         "the same bytes as with one")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")

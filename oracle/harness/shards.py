@@ -70,6 +70,14 @@ class Shard:
         """Whether random example `index` is this shard's: its block of SHRINK_BLOCK indices is."""
         return (index // SHRINK_BLOCK) % self.count == self.number - 1
 
+    def examples_owned(self, examples: int) -> int:
+        """How many of random examples 0 .. `examples` - 1 are this shard's (counted, not walked: a count of
+        10**9 is as quick as 10)."""
+        blocks, rest = divmod(examples, SHRINK_BLOCK)
+        mine = self.number - 1
+        whole = max(0, (blocks - mine + self.count - 1) // self.count)  # full blocks j < blocks with j % count == mine
+        return whole * SHRINK_BLOCK + (rest if blocks % self.count == mine else 0)
+
     def select(self, items: Iterable[T]) -> Iterator[T]:
         """This shard's items of `items`, in their order."""
         return (item for position, item in enumerate(items) if self.owns(position))

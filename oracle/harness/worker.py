@@ -54,7 +54,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 from .coverage import Coverage
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
-from .shards import ExampleShare
+from .shards import ExampleShare, Shard
 from .transport import (
     DEFAULT_SHRINK_FIRST,
     Reply,
@@ -341,8 +341,9 @@ def _record_not_attempted(session, index):
 def start_workers(settings, profile, work_dir):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/. The
     run's own share of the examples (`--shard`: whole blocks) is dealt among them: worker j draws those with
-    I % jobs == j."""
-    jobs = settings.jobs
+    I % jobs == j. Never more workers than examples to deal (`--jobs 256 --examples 3` starts 3)."""
+    owned = Shard(settings.shard[0] + 1, settings.shard[1]).examples_owned(settings.examples)
+    jobs = max(1, min(settings.jobs, owned))
     runs = []
     root = Path(work_dir) / ".workers"
     for index in range(jobs):
