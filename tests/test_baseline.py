@@ -6,6 +6,7 @@ Holds: oracle.harness.gate, oracle.models.baseline, oracle.commands.baseline
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -29,6 +30,36 @@ def baseline_from(tmp_path, report, name="baseline.yaml", *more, review=True):
         text = out.read_text().replace("reason: TODO", "reason: reviewed by the test")
         out.write_text(text.replace('"reason": "TODO"', '"reason": "reviewed by the test"'))
     return out
+
+
+def for_the_next_version(baseline, fake_name):
+    """The baseline as a later version of the library would be gated by: the fakes stand for one library whose
+    bugs come and go, but each names itself after its bug (fakebleu+ties-longer), so the header is renamed."""
+    name = "fakebleu+" + fake_name.removeprefix("mutant_").replace("_", "-")
+    text = re.sub(r"(?m)^(  name: ).*$", rf"\g<1>{name}", baseline.read_text(), count=1)
+    baseline.write_text(text)
+    return baseline
+
+
+def test_a_baseline_of_another_implementation_or_profile_does_not_gate(tmp_path, capsys):
+    """A reviewed baseline forgives the deviations of the implementation (and profile) it was written for: given
+    to another, its `cause:` and `random:` entries would make that one's gate green on deviations nobody
+    reviewed for it."""
+    first = tmp_path / "first"
+    check(first, fake("mutant_ties_longer"), examples=20)
+    baseline = baseline_from(tmp_path, first)
+    capsys.readouterr()
+    marker = tmp_path / "judged"
+    assert check(tmp_path / "other", fake("mutant_ties_longer", "--name", "otherbleu") + f" --touch {marker}",
+                 "--baseline", baseline, examples=20) == 2
+    err = capsys.readouterr().err
+    assert "was written for implementation 'fakebleu+ties-longer', not 'otherbleu'" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert results(tmp_path / "other").footer.gate == "fail"
+    assert check(tmp_path / "profile", fake("mutant_ties_longer"), "--profile", "nltk", "--baseline", baseline,
+                 examples=20) == 2
+    assert "profile 'papineni', not 'nltk'" in capsys.readouterr().err
+    assert check(tmp_path / "same", fake("mutant_ties_longer"), "--baseline", baseline, examples=20) == 0
 
 
 def test_an_unreviewed_baseline_is_refused_unless_allowed(tmp_path, capsys):
@@ -74,6 +105,7 @@ def test_an_unexpected_outcome_fails_the_gate(tmp_path):
     baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     # another bug, at another layer: not covered by random:fail:ref_len
     second = tmp_path / "second"
+    for_the_next_version(baseline, "mutant_bp_missing")
     assert check(second, fake("mutant_bp_missing"), "--baseline", baseline, examples=40) == 1
     assert "new" in statuses(second)
     assert results(second).footer.baseline.unused == ("random:fail:ref_len",)
@@ -84,6 +116,7 @@ def test_unused_class_entries_do_not_fail_the_gate(tmp_path):
     check(first, fake("mutant_ties_longer"), examples=40)
     baseline = baseline_from(tmp_path, first, "baseline.yaml", "--examples-as", "classes")
     clean = tmp_path / "clean"
+    for_the_next_version(baseline, "clean")
     assert check(clean, fake("clean"), "--baseline", baseline, examples=40) == 0
     assert results(clean).footer.baseline.unused == ("random:fail:ref_len",)
     assert "unused class entry" in (clean / "summary.md").read_text()
@@ -104,6 +137,7 @@ def test_a_root_cause_entry_does_not_cover_another_cause(tmp_path):
     check(first, fake("mutant_ties_longer"), examples=40)
     baseline = baseline_from(tmp_path, first)
     second = tmp_path / "second"
+    for_the_next_version(baseline, "mutant_mean_sentence")
     assert check(second, fake("mutant_mean_sentence"), "--baseline", baseline, examples=40) == 1
     assert "new" in statuses(second) and "known" not in statuses(second)
     assert results(second).footer.baseline.unused == ("cause:reference_length=closest-longer",)
@@ -117,6 +151,7 @@ def test_a_known_deviation_that_now_passes_fails_the_gate(tmp_path):
     assert ids == [r.id for r in deviations(first)]
     assert check(tmp_path / "again", fake("mutant_ties_longer"), "--baseline", baseline, examples=40) == 0
     fixed = tmp_path / "fixed"
+    for_the_next_version(baseline, "clean")
     assert check(fixed, fake("clean"), "--baseline", baseline, examples=40) == 1
     assert statuses(fixed).count("fixed") == len(ids)
     assert "[baseline: fixed]" in (fixed / "summary.md").read_text()
@@ -280,3 +315,29 @@ def test_an_error_entry_names_its_kind():
     assert cause_key(record("answered error: IndexError: list index out of range")) == "cause:error:IndexError"
     assert cause_key(record("answered unsupported: no smoothing here")) == "cause:error:unsupported"
     assert cause_key(record("answered error: something broke")) == "cause:error:error"
+
+
+@pytest.mark.parametrize(("reason", "says"), [
+    ("todo", "no reviewed reason"), ("TODO.", "no reviewed reason"), (" Todo! ", "no reviewed reason"),
+    (123, "a reason is text saying why the deviation is acceptable (got 123)"),
+    (["a"], "a reason is text"), (float("nan"), "a reason is text"),
+])
+def test_a_reason_nobody_wrote_is_not_a_reviewed_reason(tmp_path, reason, says):
+    """`baseline write` leaves TODO: however it is spelt, it is no review; a number or a list is no reason."""
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps({"entries": [{"id": "some-case", "outcome": "fail", "reason": reason}]}))
+    with pytest.raises(BleuValueError, match=re.escape(says)):
+        load_baseline(path)
+
+
+def test_merge_refuses_a_baseline_of_another_implementation(tmp_path, capsys):
+    shards = [tmp_path / "s1", tmp_path / "s2"]
+    for number, shard in enumerate(shards, 1):
+        check(shard, fake("mutant_ties_longer", "--name", "otherbleu"), "--shard", f"{number}/2", examples=10)
+    first = tmp_path / "first"
+    check(first, fake("mutant_ties_longer"), examples=20)
+    baseline = baseline_from(tmp_path, first)
+    capsys.readouterr()
+    assert run_cli("merge", *shards, "--report", tmp_path / "all", "--baseline", baseline) == 2
+    assert "was written for implementation 'fakebleu+ties-longer', not 'otherbleu'" in capsys.readouterr().err
+    assert not (tmp_path / "all" / "results.jsonl").exists()

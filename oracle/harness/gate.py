@@ -144,7 +144,7 @@ def load_baseline(path, *, allow_unreviewed=False):
         baseline = Baseline.model_validate(data).at(path)
     except ValidationError as exc:
         raise BleuValueError(f"baseline {path}, {_where(exc, data)}") from None
-    unreviewed = [(i, e) for i, e in enumerate(baseline.entries, 1) if e.reason.strip() in ("", UNREVIEWED)]
+    unreviewed = [(i, e) for i, e in enumerate(baseline.entries, 1) if not e.reviewed]
     if unreviewed and not allow_unreviewed:
         i, entry = unreviewed[0]
         raise BleuValueError(f"baseline {path}: {len(unreviewed)} of {len(baseline.entries)} entries have no reviewed "
@@ -179,6 +179,16 @@ class BaselineTracker:
         self.seen_ids = set()
         self.used = set()
         self.statuses = {KNOWN: 0, NEW: 0, FIXED: 0, CHANGED: 0}
+
+    def another(self, implementation: str | None, profile: str | None) -> str | None:
+        """Why the baseline must not gate this run (written for another implementation or profile than the run's:
+        a gate green by another library's reviewed deviations), or None."""
+        mismatch = self.baseline.mismatch(implementation, profile)
+        if mismatch is None:
+            return None
+        return (f"baseline {self.baseline.path} was written for {mismatch} (this run's): give this "
+                "implementation's baseline, or edit the file's `implementation:` and `profile:` if it is meant for "
+                "this one")
 
     def status(self, record):
         """What the baseline says of a finished record (a BaselineStatus), or None when it is good and not in the

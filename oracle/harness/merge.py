@@ -253,6 +253,10 @@ def merge_streams(shards: list[ShardStream], out: Path, *, baseline: Baseline | 
     settings = first.settings.model_copy(update={"shard": None, "baseline": baseline_name})
     verb = settings.verb
     tracker = BaselineTracker(baseline, only=settings.only, check_stale=verb == "check")
+    implementation = first.implementation.name if first.implementation is not None else None
+    refusal = tracker.another(implementation, first.judged_profile)
+    if refusal is not None:  # before a line is written
+        raise BleuValueError(refusal)
     tally = _Tally(count_outcomes(), RootCauseTally())
     with ResultsWriter(out) as writer:
         writer.write(first.model_copy(update={"settings": settings,

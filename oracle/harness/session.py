@@ -78,7 +78,7 @@ from oracle.suite import SUITE_VERSION
 from . import relations, stateful
 from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
-from .gate import baseline_key
+from .gate import BaselineTracker, baseline_key
 from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
 from .progress import Progress
 from .refused import refused_request
@@ -1167,6 +1167,15 @@ class Session:
 # -- the lifecycle --------------------------------------------------------------------------------
 
 
+def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str | None:
+    """Why a run must stop right after the handshake (a usage error): a profile the oracle does not have, or a
+    baseline written for another implementation or profile."""
+    if profile not in PROFILES:
+        return (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
+                "give --profile")
+    return tracker.another(implementation, profile)
+
+
 def run_session(
     settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None, require_judged=False
 ):
@@ -1238,14 +1247,11 @@ def run_session(
                 handshake_stderr=process.take_stderr(),
             )
         )
-        if profile not in PROFILES:
+        refusal = _refusal(profile, handshake.implementation.name, tracker)
+        if refusal is not None:
             process.stop()
-            message = (
-                f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
-                "give --profile"
-            )
-            stopped(EXIT_USAGE, error=message)
-            raise BleuValueError(message)
+            stopped(EXIT_USAGE, error=refusal)
+            raise BleuValueError(refusal)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
         session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
         error = interrupted = None

@@ -67,8 +67,17 @@ class BaselineEntry(BaseModel):
 
     @field_validator("reason", mode="before")
     @classmethod
-    def _no_reason_is_empty(cls, value):
-        return "" if value is None else str(value)
+    def _a_reason_is_text(cls, value):
+        if value is None:
+            return ""
+        if not isinstance(value, str):  # `reason: 123`, `reason: [a]`, a NaN: no reason anybody wrote
+            raise ValueError(f"a reason is text saying why the deviation is acceptable (got {value!r:.60})")
+        return value
+
+    @property
+    def reviewed(self) -> bool:
+        """Whether a human wrote the reason: not empty, not the TODO `baseline write` leaves (`todo`, `TODO.`)."""
+        return self.reason.strip().rstrip(".!:").strip().upper() not in ("", "TODO")
 
     @model_validator(mode="after")
     def _a_deviation_under_a_well_formed_key(self):
@@ -119,6 +128,18 @@ class Baseline(BaseModel):
                 raise ValueError(f"duplicate id {entry.id!r}")
             seen.add(entry.id)
         return entries
+
+    def mismatch(self, implementation: str | None, profile: str | None) -> str | None:
+        """Why this baseline does not gate a run of `implementation` judged under `profile` (another
+        implementation's or profile's: its entries would forgive deviations nobody reviewed for this one), or None
+        when its header names neither or both match."""
+        written_for = (self.implementation or {}).get("name")
+        differ = []
+        if written_for and implementation and written_for != implementation:
+            differ.append(f"implementation {written_for!r}, not {implementation!r}")
+        if self.profile and profile and self.profile != profile:
+            differ.append(f"profile {self.profile!r}, not {profile!r}")
+        return "; ".join(differ) or None
 
     def at(self, path):
         """This baseline, noting the file it was read from."""

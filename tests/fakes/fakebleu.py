@@ -17,6 +17,7 @@ Command-line flags every script accepts:
   --chatty                    write 200 kB to stderr on every request
   --uniform                   declare uniform weights only
   --touch FILE                create FILE when started (a test's proof that the implementation ran)
+  --name NAME                 the implementation's name in the handshake (default fakebleu+BUGS)
   --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
 """
 
@@ -241,6 +242,8 @@ def serve(*bugs, name=None):
     profile = argv[argv.index("--profile") + 1] if "--profile" in argv else "papineni"
     with_stats = "--no-stats" not in argv
     chatty = "--chatty" in argv
+    if "--name" in argv:
+        name = argv[argv.index("--name") + 1]
     if "--touch" in argv:
         open(argv[argv.index("--touch") + 1], "w").close()
     bugs = set(bugs)
