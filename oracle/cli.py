@@ -16,7 +16,7 @@ from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
 from oracle.commands.common import HelpFormatter, add_verbosity
 from oracle.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
-from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.signals import Interrupted
 
 
@@ -79,8 +79,9 @@ def main(argv=None, *, verbs=VERBS):
     except Interrupted as exc:  # SIGTERM or ^C while a report was being finished: it was, then the run stops
         print(f"bleu-oracle {args.verb}: interrupted (exit {exc.exit_code})", file=sys.stderr)
         return exc.exit_code
-    except OSError as exc:  # a file or directory that cannot be read or written
-        print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
+    except OSError as exc:  # a file or directory that cannot be read or written; standard output (a full disk)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"bleu-oracle {args.verb}: error: {where}{os_reason(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
         if os.environ.get("BLEU_ORACLE_TRACEBACK") or getattr(args, "verbose", False):

@@ -341,3 +341,19 @@ def test_merge_refuses_a_baseline_of_another_implementation(tmp_path, capsys):
     assert run_cli("merge", *shards, "--report", tmp_path / "all", "--baseline", baseline) == 2
     assert "was written for implementation 'fakebleu+ties-longer', not 'otherbleu'" in capsys.readouterr().err
     assert not (tmp_path / "all" / "results.jsonl").exists()
+
+
+def test_unreadable_inputs_are_named_in_words(tmp_path, capsys):
+    """Never a bare `[Errno 21]` or a model's words: what was given, and what it should have been."""
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli("baseline", "write", "--from", empty, "--out", tmp_path / "b.yaml") == 2
+    assert (f"cannot read {empty}: no results.jsonl there (give a `check` run's report directory or its "
+            "results.jsonl)") in capsys.readouterr().err
+    assert check(tmp_path / "r", fake("clean"), "--baseline", empty, examples=1) == 2
+    err = capsys.readouterr().err
+    assert f"cannot read baseline {empty} (Is a directory)" in err and "Errno" not in err
+    stream = tmp_path / "strings.jsonl"
+    stream.write_text('"just a string"\n')
+    assert run_cli("baseline", "write", "--from", stream, "--out", tmp_path / "b.yaml") == 2
+    assert f"{stream}:1: not a header, record or footer of a results.jsonl (a JSON str)" in capsys.readouterr().err

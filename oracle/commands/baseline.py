@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from oracle.commands import SUMMARIES
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.harness.events import ResultsFormatError, read_results
 from oracle.harness.gate import write_baseline
 
@@ -61,7 +62,12 @@ def register(subparsers):
 def run_write(args):
     try:
         results = read_results(args.source)
-    except (OSError, ResultsFormatError) as exc:
+    except FileNotFoundError as exc:
+        raise BleuValueError(f"cannot read {args.source}: no {Path(exc.filename or args.source).name} there (give "
+                             "a `check` run's report directory or its results.jsonl)") from None
+    except OSError as exc:
+        raise BleuValueError(f"cannot read {args.source} ({os_reason(exc)})") from None
+    except ResultsFormatError as exc:
         raise BleuValueError(f"cannot read {args.source}: {exc}") from None
     written = write_baseline(results, args.out, examples_as=args.examples_as, force=args.force)
     if args.quiet:

@@ -42,7 +42,7 @@ import yaml
 from pydantic import ValidationError
 
 from oracle.files import write_atomically
-from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.errors import BleuOracleError, BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import Outcome
 from oracle.models.results import BaselineStatus, GateSummary
@@ -118,8 +118,10 @@ def load_baseline(path, *, allow_unreviewed=False):
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BleuValueError(f"cannot read baseline {path}: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise BleuValueError(f"cannot read baseline {path}: not UTF-8 text (byte {exc.start + 1})") from None
+    except OSError as exc:
+        raise BleuValueError(f"cannot read baseline {path} ({os_reason(exc)})") from None
     if path.suffix == ".json":
         try:
             data = json_value(text)

@@ -134,6 +134,15 @@ def _identity(header: Header) -> dict[str, object]:
     return out
 
 
+def _setting(value: object) -> str:
+    """A run setting as it was given on the command line: `'matlab-*'` for an --id, "none" when not given."""
+    if value is None or value == ():
+        return "none"
+    if isinstance(value, (tuple, list)):
+        return " ".join(repr(item) for item in value)
+    return repr(value)
+
+
 def read_shards(directories: list[str | Path]) -> list[ShardStream]:
     """The N shards of one run, in shard order; raises BleuValueError naming the directory that does not fit."""
     if not directories:
@@ -144,9 +153,9 @@ def read_shards(directories: list[str | Path]) -> list[ShardStream]:
     for stream in shards[1:]:
         for words, value in _identity(stream.header).items():
             if value != expected[words]:
-                shown = "different capabilities" if words == "capabilities" else f"{words} {value!r}"
+                shown = "different capabilities" if words == "capabilities" else f"{words} {_setting(value)}"
                 raise BleuValueError(f"{stream.directory} was run with {shown}, {first.directory} with "
-                                     + ("others" if words == "capabilities" else repr(expected[words]))
+                                     + ("others" if words == "capabilities" else _setting(expected[words]))
                                      + ": the shards of one run share everything but --shard")
         if stream.shard.count != first.shard.count:
             raise BleuValueError(f"{stream.directory} is shard {stream.shard}, {first.directory} shard {first.shard}: "

@@ -356,7 +356,9 @@ def parse_line(obj, *, where=""):
     model = LINE_MODELS.get(kind)
     prefix = f"{where}: " if where else ""
     if model is None:
-        raise ResultsFormatError(f"{prefix}unknown record type {kind!r}")
+        got = f"a line of type {kind!r}" if isinstance(obj, dict) and kind is not None else (
+            "an object without a \"type\"" if isinstance(obj, dict) else f"a JSON {type(obj).__name__}")
+        raise ResultsFormatError(f"{prefix}not a header, record or footer of a results.jsonl ({got})")
     try:
         return model.model_validate(obj)
     except ValidationError as exc:

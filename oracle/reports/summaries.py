@@ -253,7 +253,7 @@ def _settings(results):
         "",
         f"- suite {header.suite_version}, oracle {header.oracle_version}",
         f"- command: `{settings.command}`",
-        f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases}",
+        f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}",
         f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
         f"timeout {settings.timeout} s",
         f"- capabilities: `{json.dumps(capabilities)}`",
