@@ -174,6 +174,18 @@ def test_a_duplicated_reference_changes_nothing_but_is_named(tmp_path, wmt):
     assert finding.effect.delta == 0  # exactly: a second copy changes no count and no length rule
 
 
+def test_many_copies_of_a_reference_are_named_once_each_and_measured_a_few_times(tmp_path, wmt):
+    """30 copies of one reference: each copy repeats the first (29 findings, where every pair was one before:
+    435), and only the first 4 fixes re-score the files (each one re-scores all 31; 50 copies took minutes)."""
+    ref = _write(tmp_path / "ref.txt", wmt["ref"])
+    copies = [_write(tmp_path / f"copy{i}.txt", wmt["ref"]) for i in range(29)]
+    report = diagnose_files(_write(tmp_path / "hyp.txt", wmt["hyp"]), [ref, *copies])
+    found = [f for f in report.layout if f.kind == "duplicated-reference"]
+    assert sorted(_places(f) for f in found) == sorted({("ref.txt", 1), (f"copy{i}.txt", 1)} for i in range(29))
+    assert [f.effect.delta for f in found[:4]] == [0, 0, 0, 0]
+    assert all(f.effect is None and f.no_effect_reason.startswith("not measured: the first 4") for f in found[4:])
+
+
 def test_tokenized_against_detokenized(tmp_path, wmt):
     tokenizer = pytest.importorskip("sacrebleu.tokenizers.tokenizer_13a").Tokenizer13a()
     tokenized = [tokenizer(line) for line in wmt["hyp"]]  # sacrebleu's own 13a tokenizer, a real tool

@@ -8,6 +8,7 @@ user's own number points to (a pass over the files per problem that needs one).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from itertools import zip_longest
 from os import PathLike
@@ -65,12 +66,34 @@ def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLi
     effect_reading = points[0].reading if points else DEFAULT_READING
     return _assemble(
         paths, table.segments,
-        [_layout_finding(f, measure(f, effect_reading, scorer, paths), references_count) for f in findings],
+        [_layout_finding(f, effect, references_count)
+         for f, effect in _effects(findings, effect_reading, scorer, paths)],
         _readings(scorer),
         [_number_report(number, matches, search, scorer, references_count) for number, matches in results],
         [_signature_report(sig, scorer, references_count) for sig in parsed],
         [_difference(waterfall(points[0], point, scorer), references_count) for point in points[1:]],
         notes)
+
+
+#: How many findings of one kind get their effect measured: each fix re-scores every file (50 copies of one
+#: reference are 49 duplicated-reference findings; measuring each took minutes).
+MEASURED_PER_KIND = 4
+
+
+def _effects(findings: list[Finding], reading: Reading, scorer: Scorer,
+             paths: list) -> list[tuple[Finding, Measured | str]]:
+    """(finding, its measured effect or why there is none) for each finding, the first MEASURED_PER_KIND of each
+    kind measured."""
+    seen: Counter[str] = Counter()
+    out: list[tuple[Finding, Measured | str]] = []
+    for finding in findings:
+        seen[finding.kind] += 1
+        if seen[finding.kind] > MEASURED_PER_KIND:
+            out.append((finding, f"not measured: the first {MEASURED_PER_KIND} findings of this kind are (each "
+                                 "fix re-scores every file)"))
+        else:
+            out.append((finding, measure(finding, reading, scorer, paths)))
+    return out
 
 
 def _scan(paths: list, sentence_limit: int) -> tuple[StreamTable | None, LayoutWatch]:

@@ -265,9 +265,11 @@ class LayoutWatch:
         self.longer += hyp_words >= LONGER_FACTOR * max(len(t.split()) for t in texts[1:]) + 1
         for j, ref in enumerate(texts[1:]):
             self.identical[j] += ref == texts[0]
-        for a in range(1, len(texts)):
-            for b in range(a + 1, len(texts)):
-                self.duplicates[(a, b)] += texts[a] == texts[b]
+        first_with: dict[str, int] = {}  # each reference against the first one with its text: linear in references
+        for b in range(1, len(texts)):
+            a = first_with.setdefault(texts[b], b)
+            if a != b:
+                self.duplicates[(a, b)] += 1
 
     def findings(self) -> list:
         for alignment in self.alignments:
