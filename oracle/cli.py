@@ -25,9 +25,8 @@ class _Parser(argparse.ArgumentParser):
         kwargs["formatter_class"] = HelpFormatter  # one width, paragraphs kept apart, on every verb
         super().__init__(*args, **kwargs)
 
-    def error(self, message):  # argparse exits 2 already; keep the message short and clear
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+    def error(self, message):  # one line, as every usage error: what was wrong, and where the usage is
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (`{self.prog} --help` shows the usage)\n")
 
 
 def build_parser(verbs=VERBS, *, only=None):

@@ -1,6 +1,6 @@
 """The exit codes every verb shares are the ones the README's table documents, number for number.
 
-Holds: oracle.exitcodes
+Holds: oracle.exitcodes, oracle.cli
 """
 
 import re
@@ -25,3 +25,18 @@ def test_each_documented_code_is_the_constant_the_verbs_use(repo_root):
 def test_an_interrupted_run_exits_128_plus_sigint():
     # SIGINT is signal 2 (signal(7)); a shell reports a process killed by signal n as 128 + n
     assert exitcodes.EXIT_INTERRUPTED == 128 + 2
+
+
+def test_a_usage_error_is_one_line_naming_the_help_of_its_verb():
+    """Exit 2 with one line on stderr, as every other usage error: not argparse's usage block before it."""
+    import subprocess
+    import sys
+
+    for argv, says in [(["check", "--examples", "x"], "bleu-oracle check: error: argument --examples: "),
+                       (["score", "--no-such-option"], "bleu-oracle score: error: "),
+                       (["doctor"], "bleu-oracle doctor: error: the following arguments are required"),
+                       (["nope"], "bleu-oracle: error: argument VERB: invalid choice: 'nope'")]:
+        done = subprocess.run([sys.executable, "-m", "oracle", *argv], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2 and done.stdout == "", argv
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(says) and "--help` shows the usage)" in lines[0], done.stderr

@@ -530,6 +530,14 @@ def test_an_output_never_overwrites_what_the_run_reads_or_writes(tmp_path, capsy
         assert f"would overwrite {clash}: name another file" in err and len(err.strip().splitlines()) == 1, err
         assert not marker.exists()  # refused before the implementation started
     assert baseline.read_text() == "# reviewed\n[]\n"
+    (tmp_path / "a-directory").mkdir()
+    (tmp_path / "a-file").write_text("mine")
+    for more, says in [(("--junit", tmp_path / "a-directory"), "a directory is in the way"),
+                       (("--badge", tmp_path / "a-file" / "badge.json"),
+                        f"{tmp_path}/a-file is a file, not a directory")]:
+        assert _check(report, fake("clean") + f" --touch {tmp_path / 'started'}", *more) == 2
+        assert says in capsys.readouterr().err
+        assert not (tmp_path / "started").exists()  # found before the run, not after it
     shards = [tmp_path / "s1", tmp_path / "s2"]
     for number, shard in enumerate(shards, 1):
         assert _check(shard, fake("clean"), "--shard", f"{number}/2") == 0

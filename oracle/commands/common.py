@@ -155,7 +155,25 @@ def outputs_apart(outputs: Named, *, inputs: Named, report: Path,
                                           if Path(where).is_relative_to(real)), None)
         if clash is not None:
             raise BleuValueError(f"`{option} {name}` would overwrite {clash}: name another file")
+        problem = _unwritable(Path(where))
+        if problem is not None:  # found now, not after the whole run
+            raise BleuValueError(f"`{option} {name}`: {problem}")
         taken[where] = f"{option} {name}"
+
+
+def _unwritable(path: Path) -> str | None:
+    """Why a file cannot be written at `path` (a directory there; no directory above it that can be written),
+    or None."""
+    if path.is_dir():
+        return "a directory is in the way (a file is written there)"
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is a file, not a directory"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"{parent} cannot be written"
+    return None
 
 
 def _names_a_file(name: str | os.PathLike) -> bool:
