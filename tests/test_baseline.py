@@ -357,3 +357,14 @@ def test_unreadable_inputs_are_named_in_words(tmp_path, capsys):
     stream.write_text('"just a string"\n')
     assert run_cli("baseline", "write", "--from", stream, "--out", tmp_path / "b.yaml") == 2
     assert f"{stream}:1: not a header, record or footer of a results.jsonl (a JSON str)" in capsys.readouterr().err
+
+
+def test_a_baseline_written_from_a_run_cut_short_says_so(tmp_path, capsys):
+    first = tmp_path / "first"
+    check(first, fake("mutant_ties_longer"), examples=20)
+    stream = first / "results.jsonl"
+    lines = stream.read_text().split("\n")
+    stream.write_text("\n".join(lines[:-2]) + "\n")  # the footer gone: as a run killed before its end leaves it
+    capsys.readouterr()
+    assert run_cli("baseline", "write", "--from", first, "--out", tmp_path / "b.yaml") == 0
+    assert "is of a run cut short (no footer: interrupted or killed)" in capsys.readouterr().err

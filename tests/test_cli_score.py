@@ -102,6 +102,19 @@ def test_bad_weights_exit_2_with_the_argument_named(matlab_files, capsys):
     assert code == 2 and "`weights` must be non-negative" in err
 
 
+def test_empty_files_and_a_parameter_given_twice_are_named_in_the_users_words(tmp_path, capsys):
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    code, _, err = run(["score", "--hyp", empty, "--ref", empty], capsys)
+    assert code == 2 and f"`--hyp {empty}` holds no line: nothing to score" in err  # not the formulas' `hypotheses`
+    one = tmp_path / "one.txt"
+    one.write_text("a b\n")
+    with pytest.raises(SystemExit) as exited:
+        main(["score", "--hyp", str(one), "--ref", str(one), "--smoothing", "floor:value=0.1,value=0.9"])
+    assert exited.value.code == 2
+    assert "'value' is given twice in 'floor:value=0.1,value=0.9'" in capsys.readouterr().err  # the last won before
+
+
 def test_console_script_runs_as_a_module():
     done = subprocess.run([sys.executable, "-m", "oracle", "--help"], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0 and "score" in done.stdout and "check" in done.stdout

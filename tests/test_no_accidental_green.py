@@ -47,6 +47,13 @@ def test_an_id_glob_matching_nothing_is_an_error_before_anything_runs(tmp_path, 
     assert run_cli("cases", "list", "--id", "nomatch*") == 2  # the same glob, the same answer
 
 
+def test_an_id_glob_for_examples_when_none_are_drawn_says_so(tmp_path, capsys):
+    assert run_cli("check", "--command", fake("clean"), "--examples", 0, "--id", "random-*",
+                   "--report", tmp_path / "r") == 2
+    assert "matches none of the" in (err := capsys.readouterr().err) and "no random example (--examples 0)" in err
+    assert "random-0-0 .. random-0-0" not in err
+
+
 def test_an_id_of_a_relation_is_a_selection(tmp_path):
     """`--id random-0-2~NAME` selects that example's relation: not "nothing selected"."""
     code = run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 3, "--id", "random-0-2~*",

@@ -72,6 +72,9 @@ def run_write(args):
     written = write_baseline(results, args.out, examples_as=args.examples_as, force=args.force)
     if args.quiet:
         return 0
+    if results.footer is None:
+        print(f"note: {args.source} is of a run cut short (no footer: interrupted or killed): the baseline lists the "
+              "deviations it got to; a whole run may find more", file=sys.stderr)
     if not written.kept:
         print(f"wrote {_entries(written.added)} to {args.out} (reasons are TODO: review them)", file=sys.stderr)
         return 0

@@ -363,8 +363,9 @@ def _count_work(args, cases, replay):
     n = len(chosen) + len(examples)
     if args.only and n == 0 and not args.allow_empty:
         shown = " ".join(f"--id {p!r}" for p in args.only)
-        raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {args.examples} random examples "
-                             f"(ids random-{args.seed}-0 .. random-{args.seed}-{max(args.examples - 1, 0)}); "
+        drawn = (f"{args.examples} random examples (ids random-{args.seed}-0 .. random-{args.seed}-"
+                 f"{args.examples - 1})" if args.examples else "no random example (--examples 0)")
+        raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {drawn}; "
                              "`bleu-oracle cases list` shows the case ids")
     return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns_example(i))
 

@@ -98,6 +98,8 @@ def parse_smoothing(text):
         name, sep, value = item.partition("=")
         if not sep:
             raise argparse.ArgumentTypeError(f"parameters are name=value (got {item!r} in {text!r})")
+        if name.strip() in spec:  # the second would silently win
+            raise argparse.ArgumentTypeError(f"{name.strip()!r} is given twice in {text!r}")
         spec[name.strip()] = value.strip()
     try:
         return Smoothing.parse(spec)

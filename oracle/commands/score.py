@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 
@@ -79,7 +80,11 @@ def run(args):
     out = sys.stdout
     # with --json, stdout holds JSON only: the derivation goes to stderr
     derivation = sys.stderr if args.json else out
-    segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split)
+    segments = iter(read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split))
+    first = next(segments, None)
+    if first is None:  # (the formulas would say `hypotheses` holds no segment: the user gave files)
+        raise BleuValueError(f"`--hyp {args.hyp}` holds no line: nothing to score")
+    segments = itertools.chain([first], segments)
     args.signature = signature(args.profile, references=len(args.ref), options=options, smoothing=smoothing,
                                weights=weights)
 
