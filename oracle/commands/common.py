@@ -157,7 +157,8 @@ def outputs_apart(outputs: Named, *, inputs: Named, report: Path,
                                           if Path(where).is_relative_to(real)), None)
         if clash is not None:
             raise BleuValueError(f"`{option} {name}` would overwrite {clash}: name another file")
-        problem = _unwritable(Path(where))
+        inside = Path(where).is_relative_to(os.path.realpath(report))  # (the report's own checks say more there)
+        problem = None if inside else _unwritable(Path(where))
         if problem is not None:  # found now, not after the whole run
             raise BleuValueError(f"`{option} {name}`: {problem}")
         taken[where] = f"{option} {name}"
