@@ -75,6 +75,14 @@ def test_integer_options_are_bounded_and_say_so(tmp_path, option, value, says):
 def test_no_more_workers_than_examples(tmp_path):
     """`--jobs 256 --examples 3` deals the 3 examples to 3 workers (the rest would each start an implementation
     to judge nothing), with the records one process writes."""
+    from oracle.harness.session import SessionSettings
+    from oracle.harness.worker import worker_count
+
+    assert worker_count(SessionSettings(impl="oracle", examples=3, jobs=256)) == 3
+    assert worker_count(SessionSettings(impl="oracle", examples=0, jobs=4)) == 1
+    assert worker_count(SessionSettings(impl="oracle", examples=1000, jobs=4)) == 4
+    # shard 2 of 2 of 60 examples owns the second block of 50 (10 examples)
+    assert worker_count(SessionSettings(impl="oracle", examples=60, jobs=256, shard=(1, 2))) == 10
     one, many = tmp_path / "one", tmp_path / "many"
     assert check(one, fake("clean"), examples=3) == 0
     assert check(many, fake("clean"), "--jobs", "256", examples=3) == 0

@@ -338,12 +338,18 @@ def _record_not_attempted(session, index):
         session.process, session.coverage, session.progress.enabled = kept
 
 
+def worker_count(settings) -> int:
+    """How many workers `--jobs` starts: never more than the run (or its shard) has examples to deal, since each
+    starts an implementation (`--jobs 256 --examples 3` starts 3)."""
+    owned = Shard(settings.shard[0] + 1, settings.shard[1]).examples_owned(settings.examples)
+    return max(1, min(settings.jobs, owned))
+
+
 def start_workers(settings, profile, work_dir):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/. The
     run's own share of the examples (`--shard`: whole blocks) is dealt among them: worker j draws those with
-    I % jobs == j. Never more workers than examples to deal (`--jobs 256 --examples 3` starts 3)."""
-    owned = Shard(settings.shard[0] + 1, settings.shard[1]).examples_owned(settings.examples)
-    jobs = max(1, min(settings.jobs, owned))
+    I % jobs == j, for `worker_count(settings)` workers."""
+    jobs = worker_count(settings)
     runs = []
     root = Path(work_dir) / ".workers"
     for index in range(jobs):
