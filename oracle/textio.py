@@ -16,7 +16,7 @@ import zlib
 from contextlib import contextmanager
 from itertools import zip_longest
 
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.formulas.tokenizers import tokenize
 
 #: The longest line read (characters): a longer one is an error, not a gigabyte in memory.
@@ -68,7 +68,7 @@ def read_errors(name):
     except IsADirectoryError:
         raise BleuValueError(f"{name}: a directory, not a file of segments") from None
     except OSError as exc:
-        raise BleuValueError(f"{name}: cannot read it ({exc.strerror or exc})") from None
+        raise BleuValueError(f"{name}: cannot read it ({os_reason(exc)})") from None
 
 
 def tokens(line, tokenizer="none", split="str-split"):

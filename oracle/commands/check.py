@@ -443,13 +443,13 @@ def _next_step(args, code, report_dir):
 def _root_cause(record, run_name=None):
     """One line naming a failing record's root cause: the run's name for it (`run_name`, one of the
     explanations that fit it), else its classification's own."""
-    from oracle.diagnose.classify import describe_explanation
+    from oracle.diagnose.classify import describe_as
 
     classification = record.classification
     if classification is None or not classification.name:
         return ""
     name = run_name or classification.name
-    description = classification.description if name == classification.name else describe_explanation(name)
+    description = describe_as(classification, name)
     known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
     return f"root cause: {name}{known}: {description}"
 

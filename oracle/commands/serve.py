@@ -13,7 +13,7 @@ from oracle.adapters.base import DRIVEN, REGISTRY, AdapterUnavailable, Declared
 from oracle.adapters.driven import DriverImplementation
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
-from oracle.formulas.errors import BleuValueError
+from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.formulas.profiles import PROFILES
 
 HELP = """Serve an implementation over protocol v1 on stdin/stdout (see PROTOCOL.md).
@@ -131,7 +131,7 @@ def _become(argv: list[str]) -> int:
     try:
         os.execv(argv[0], argv)
     except OSError as exc:
-        print(f"bleu-oracle serve: cannot start {argv[0]}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"bleu-oracle serve: cannot start {argv[0]}: {os_reason(exc)}", file=sys.stderr)
     return EXIT_UNDRIVABLE
 
 

@@ -1009,6 +1009,12 @@ _CONVENTION_RULES = {
 }
 
 
+def describe_as(classification, name):
+    """What `name` means for a record's `classification` (a `models.results.Classification`): its own description
+    when `name` is its own first name, else the explanation's in words (the run gave it another that fits)."""
+    return classification.description if name == classification.name else describe_explanation(name)
+
+
 def describe_explanation(name):
     """What an explanation's name means, in words, from its parts (for a run's cause that no record gave as
     its first name): a computation's or counting alternative's description, a convention's rule."""

@@ -246,9 +246,7 @@ def json_value(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise ValueError("it nests too deeply to be read") from None
-    except json.JSONDecodeError:
-        raise
-    except ValueError as exc:
+    except ValueError as exc:  # (a JSONDecodeError is raised as it is)
         if "int_max_str_digits" in str(exc):
             raise ValueError(f"it holds an integer of more than {sys.get_int_max_str_digits()} digits") from None
         raise

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from oracle.files import write_atomically  # noqa: F401 (re-exported: the reports' writers use it from here)
-from oracle.formulas.errors import BleuValueError, FileWriteError
+from oracle.formulas.errors import BleuValueError, FileWriteError, os_reason
 from oracle.models.wire import json_value
 from oracle.signals import signals_deferred
 
@@ -74,7 +74,7 @@ class ReportDirectory:
         try:
             staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}.", dir=directory))
         except OSError as exc:
-            raise BleuValueError(f"`{option} {given}`: cannot write there ({exc.strerror or exc})") from None
+            raise BleuValueError(f"`{option} {given}`: cannot write there ({os_reason(exc)})") from None
         return cls(directory, staging, previous)
 
     def publish(self) -> Path:
@@ -89,7 +89,7 @@ class ReportDirectory:
                 try:
                     os.replace(self.staging / name, destination)
                 except OSError as exc:
-                    raise BleuValueError(f"could not put {name} into {self.target} ({exc.strerror or exc}); the "
+                    raise BleuValueError(f"could not put {name} into {self.target} ({os_reason(exc)}); the "
                                          f"rest of the report is left in {self.staging}") from None
             current = report_files(self.target) or frozenset()  # another run may have published since `prepare`
             for name in sorted((current | self.previous) - set(files)):
@@ -173,7 +173,7 @@ def _existing_directory(given: Path, option: str) -> Path:
     try:
         directory.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise BleuValueError(f"`{option} {given}`: cannot make the directory ({exc.strerror or exc})") from None
+        raise BleuValueError(f"`{option} {given}`: cannot make the directory ({os_reason(exc)})") from None
     return directory
 
 

@@ -34,7 +34,7 @@ from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
-from oracle.diagnose.classify import describe_explanation
+from oracle.diagnose.classify import describe_as
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
@@ -403,9 +403,9 @@ def _root_cause_text(classification, run_names):
     """A record's root cause as the run names it (one bug, one name: `Classification.run_name`), its description,
     and the record's own first name when that is another explanation its input fits as well."""
     name = classification.run_name(run_names)
-    if name == classification.name:
-        return f"`{name}`", classification.description
-    return f"`{name}` (this input fits `{classification.name}` as well)", describe_explanation(name)
+    own = classification.name
+    shown = f"`{name}`" if name == own else f"`{name}` (this input fits `{own}` as well)"
+    return shown, describe_as(classification, name)
 
 
 def _record_section(record, show_status=True, run_names=()):

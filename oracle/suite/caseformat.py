@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 
 from oracle.formulas.bounds import MAX_DIGITS
-from oracle.formulas.errors import CaseFileError, describe
+from oracle.formulas.errors import CaseFileError, describe, os_reason
 from oracle.models.case import HugeNumber, plain
 
 from .safeyaml import StrictSafeLoader, UnsafeYamlError
@@ -129,7 +129,7 @@ def read_yaml(path: Path) -> Any:
     except UnicodeDecodeError as exc:
         raise CaseFileError(f"not UTF-8 text (byte {exc.start + 1}): a case file is UTF-8 YAML", path=path) from None
     except OSError as exc:
-        raise CaseFileError(f"cannot read the file ({exc.strerror or exc})", path=path) from None
+        raise CaseFileError(f"cannot read the file ({os_reason(exc)})", path=path) from None
     loader = CaseLoader(text, name=str(path))
     loader.path = path
     try:

@@ -25,7 +25,7 @@ from typing import Any, Final, Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from oracle.diagnose.classify import describe_explanation
+from oracle.diagnose.classify import describe_as
 from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError
@@ -452,8 +452,7 @@ def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
     if cause is None:
         return Verdict()
     name = cause.run_name(run_names)
-    description = cause.description if name == cause.name else describe_explanation(name)
-    return Verdict(False, name, tuple(cause.documented), message(description))
+    return Verdict(False, name, tuple(cause.documented), message(describe_as(cause, name)))
 
 
 def _size(request: Any) -> int:
