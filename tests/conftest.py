@@ -1,4 +1,5 @@
-"""Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter). Keep this small."""
+"""Shared fixtures and helpers: generic only (paths to the repository's data, loading an adapter, the skip rule of
+tests/skips.py). Keep this small."""
 
 import os
 from collections.abc import Iterator
@@ -6,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from skips import disallowed, in_ci, skip_reason
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 #: The unmodified reference scripts (../shared/tools/moses): the Perl adapters run them where they are
@@ -45,8 +47,24 @@ def prepared(name: str) -> Any:
     try:
         environments.prepare(name)
     except AdapterUnavailable as exc:
-        pytest.skip(f"{name} could not be prepared: {exc}")
+        pytest.skip(f"{name} could not be prepared: {exc}")  # under CI=true a failure (pytest_runtest_makereport)
     return load(name)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Under CI=true a skip whose reason tests/skips.py does not allow is a failure showing that reason: an
+    environment that could not be prepared, a tool the setup should have installed, data that should be there
+    (outside CI the skip stands, and `scripts/test` prints its reason with -rs)."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if not (report.skipped and in_ci()) or hasattr(report, "wasxfail"):
+        return
+    reason = skip_reason(report.longrepr)
+    if disallowed(reason):
+        report.outcome = "failed"
+        report.longrepr = (f"skipped under CI=true for a reason tests/skips.py does not allow (a skip there may hide "
+                           f"a failure): {reason}")
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks (--dist loadgroup)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
