@@ -53,3 +53,16 @@ def test_the_check_step_reports_the_exit_code_and_writes_the_badge(tmp_path):
 def test_inputs_are_never_spliced_into_the_script():
     step = check_step()
     assert "${{" not in step["run"]  # every input arrives through `env:`
+
+
+def test_the_gate_step_fails_the_job_with_the_checks_exit_code():
+    """The gate's script gets the code through `env:` (nothing spliced into it) and exits with it; a missing code
+    fails the job too (bash's `exit ""` is 2), never passes it as the echo's 0 would."""
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    [gate] = [s for s in action["runs"]["steps"] if s.get("name") == "Gate"]
+    assert set(gate["env"]) == {"BLEU_ORACLE_EXIT_CODE"}
+    for code, expected in (("1", 1), ("3", 3), ("", 2)):
+        done = subprocess.run(["bash", "-c", gate["run"]], env={**os.environ, "BLEU_ORACLE_EXIT_CODE": code},
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == expected, (code, done.stdout, done.stderr)
+        assert f"bleu-oracle check exited {code}:" in done.stdout
