@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from oracle.escaping import json_shown, shown
 from oracle.formulas.bounds import MAX_NUMBER_TEXT
 from oracle.formulas.errors import BleuValueError
 
@@ -30,11 +31,12 @@ class ProtocolError(BleuValueError):
 
 
 def show(value):
-    """A bad value as it would look in JSON, short."""
+    """A bad value as it would look in JSON, short, every character that is not printable as its JSON escape
+    (a control character, U+202E, U+2028: `oracle.escaping.json_shown`)."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json_shown(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
-        text = repr(value)
+        text = shown(repr(value))
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -203,7 +205,7 @@ def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
         return (f"`{path}`" if path else "a string", _escaped(found.group())) if found else None
     items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
     for key, value in items:
-        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{_escaped(key)}" if path else _escaped(key)
+        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{shown(key)}" if path else shown(key)
         found = _SURROGATE.search(key) if isinstance(key, str) else None
         if found:
             return f"the field name `{where}`", _escaped(found.group())
