@@ -193,7 +193,8 @@ def _bounded_float(text: str) -> float:
 
 
 def _escaped(text: str) -> str:
-    """`text` with every lone surrogate written as its escape (\\ud800), for a message."""
+    """`text` with every lone surrogate written as the text of its escape (\\ud800) and nothing else changed: data
+    to write as UTF-8 (a message shows text with `oracle.escaping.shown`, which escapes controls too)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
@@ -202,13 +203,13 @@ def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
     `statistics.\\ud800`") and its escape, or None. Keys are read too."""
     if isinstance(obj, str):
         found = _SURROGATE.search(obj)
-        return (f"`{path}`" if path else "a string", _escaped(found.group())) if found else None
+        return (f"`{path}`" if path else "a string", shown(found.group())) if found else None
     items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
     for key, value in items:
         where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{shown(key)}" if path else shown(key)
         found = _SURROGATE.search(key) if isinstance(key, str) else None
         if found:
-            return f"the field name `{where}`", _escaped(found.group())
+            return f"the field name `{where}`", shown(found.group())
         inside = _lone_surrogate(value, where)
         if inside:
             return inside
