@@ -15,6 +15,7 @@ from typing import TextIO
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
 from oracle.commands.common import HelpFormatter, add_verbosity
+from oracle.escaping import shown
 from oracle.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.signals import Interrupted
@@ -69,7 +70,7 @@ def main(argv=None, *, verbs=VERBS):
     try:
         return args.handler(args)
     except BleuOracleError as exc:
-        print(f"bleu-oracle {args.verb}: error: {exc}", file=sys.stderr)
+        print(shown(f"bleu-oracle {args.verb}: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `bleu-oracle ... | head` is not an error
         return EXIT_OK
@@ -80,15 +81,15 @@ def main(argv=None, *, verbs=VERBS):
         return exc.exit_code
     except OSError as exc:  # a file or directory that cannot be read or written; standard output (a full disk)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"bleu-oracle {args.verb}: error: {where}{os_reason(exc)}", file=sys.stderr)
+        print(shown(f"bleu-oracle {args.verb}: error: {where}{os_reason(exc)}"), file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
         if os.environ.get("BLEU_ORACLE_TRACEBACK") or getattr(args, "verbose", False):
             import traceback
 
             traceback.print_exc()  # and still exit 4: a traceback is never "deviations found"
-        print(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
-              "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback", file=sys.stderr)
+        print(shown(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
+                    "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback"), file=sys.stderr)
         return EXIT_INTERNAL
 
 

@@ -78,7 +78,7 @@ def test_results_jsonl_has_a_header_records_and_a_footer(mixed_report):
 def test_the_summary_tells_the_story(mixed_report):
     report, _, _ = mixed_report
     text = (report / "summary.md").read_text()
-    assert text.startswith("# bleu-oracle check: fakebleu+ties-longer")
+    assert text.startswith("# bleu-oracle check: `fakebleu+ties-longer 0.0` (`python`)")  # outside text: code spans
     assert "**deviations found** (exit 1)" in text
     assert "| fail |" in text and "fail:ref_len" in text
     assert "reproduce:" in text and "bleu-oracle check --command" in text

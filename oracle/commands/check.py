@@ -9,6 +9,7 @@ from collections import Counter
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
+from oracle.escaping import json_shown, shown
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
@@ -362,10 +363,10 @@ def _count_work(args, cases, replay):
                 or any(p.startswith(example_id(args.seed, i) + "~") for p in args.only)]
     n = len(chosen) + len(examples)
     if args.only and n == 0 and not args.allow_empty:
-        shown = " ".join(f"--id {p!r}" for p in args.only)
+        asked = " ".join(f"--id {p!r}" for p in args.only)
         drawn = (f"{args.examples} random examples (ids random-{args.seed}-0 .. random-{args.seed}-"
                  f"{args.examples - 1})" if args.examples else "no random example (--examples 0)")
-        raise BleuValueError(f"{shown} matches none of the {len(cases)} cases and {drawn}; "
+        raise BleuValueError(f"{asked} matches none of the {len(cases)} cases and {drawn}; "
                              "`bleu-oracle cases list` shows the case ids")
     return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns_example(i))
 
@@ -393,7 +394,7 @@ def run(args: argparse.Namespace) -> int:
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
     if cases_note and not args.quiet and not args.replay:
-        print(f"bleu-oracle check: {cases_note}", file=sys.stderr)
+        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # a shard's baseline entries for other shards' cases are not stale: the merge says which are
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay and not part)
     total = _count_work(args, cases, replay)
@@ -420,7 +421,7 @@ def run(args: argparse.Namespace) -> int:
                                     require_judged=not args.allow_empty and not part)
     if session is not None and not args.quiet:
         _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
-        print(_next_step(args, code, report_dir))
+        print(shown(_next_step(args, code, report_dir)))
     return code
 
 
@@ -485,14 +486,14 @@ def _print_group(out, key, total, members, *, verbose):
     head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
             "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
     ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
-    out.write(f"{head} x{total}: {ids}\n")
+    out.write(shown(f"{head} x{total}: {ids}") + "\n")
     cause = _root_cause(first, key[2])
     if cause:
-        out.write(f"  {cause}\n")
+        out.write(shown(f"  {cause}") + "\n")
     seen = set()
     for record in members:
         payload = record.reported_input
-        text = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else record.id
+        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else record.id
         if text in seen or (len(seen) >= 3 and not verbose):
             continue
         seen.add(text)
@@ -505,11 +506,12 @@ def _print_input(out, record, text, *, verbose):
     if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
         layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
     where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
-    out.write(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "") + "\n")
+    # the implementation's message, the ids and the command are outside text: shown escaped, one line each
+    out.write(shown(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "")) + "\n")
     if text is not None:
-        out.write(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}\n")
+        out.write(shown(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}") + "\n")
     if record.reproduce:
-        out.write(f"    reproduce: {record.reproduce}\n")
+        out.write(shown(f"    reproduce: {record.reproduce}") + "\n")
 
 
 def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
@@ -519,24 +521,24 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
     out = sys.stdout
     counts = session.counts
     groups, sizes = _gating_groups(session)
-    shown = 0
+    printed = 0
     for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
-        if shown >= PRINTED_DEVIATIONS and not verbose:
+        if printed >= PRINTED_DEVIATIONS and not verbose:
             break
         if groups.get(key):
-            shown += _print_group(out, key, total, groups[key], verbose=verbose)
-    if shown >= PRINTED_DEVIATIONS and not verbose:
-        out.write(f"... more (-v prints them all) in {report_dir / 'summary.md'}\n")
+            printed += _print_group(out, key, total, groups[key], verbose=verbose)
+    if printed >= PRINTED_DEVIATIONS and not verbose:
+        out.write(shown(f"... more (-v prints them all) in {report_dir / 'summary.md'}") + "\n")
     for entry in tracker.stale():
-        out.write(f"STALE baseline entry {entry}: no record with this id in the run\n")
+        out.write(shown(f"STALE baseline entry {entry}: no record with this id in the run") + "\n")
     groups = session.root_causes.groups()
     if groups:
-        out.write("root causes: " + ", ".join(
+        out.write(shown("root causes: " + ", ".join(
             f"{g.name}" + (f" or {' or '.join(g.alternatives)}" if g.alternatives else "") + f" x{g.count}"
-            + (f" ({', '.join(g.documented)})" if g.documented else "") for g in groups) + "\n")
+            + (f" ({', '.join(g.documented)})" if g.documented else "") for g in groups)) + "\n")
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")
     known = tracker.statuses["known"]
     out.write(f"bleu-oracle check: {verdict}: {tally or 'nothing run'}"
               + (f" ({known} known deviations from the baseline)" if known else "") + "\n")
-    out.write(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}\n")
+    out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}") + "\n")

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from oracle.escaping import shown
 from oracle.formulas.bounds import MAX_COUNT, MAX_DIGITS, MAX_ORDER
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
@@ -391,7 +392,7 @@ def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bo
                     environment = driven.environment if driven is not None and driven.environment else name
                     environments.ready(environment, log=io.StringIO() if quiet else sys.stderr)
     except AdapterUnavailable as exc:
-        print(f"bleu-oracle {verb}: {name} cannot be driven: {exc}", file=sys.stderr)
+        print(shown(f"bleu-oracle {verb}: {name} cannot be driven: {exc}"), file=sys.stderr)
         return EXIT_UNDRIVABLE
     except (KeyboardInterrupt, Interrupted) as exc:
         print(f"bleu-oracle {verb}: interrupted while preparing {name}: it was not installed "

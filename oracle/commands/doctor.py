@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
+from oracle.escaping import json_shown, shown
 from oracle.formulas.errors import BleuValueError
 
 from .common import HelpFormatter
@@ -74,17 +75,17 @@ def run(args: argparse.Namespace) -> int:
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
         raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
     report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature)
-    payload = report.model_dump_json(by_alias=True, indent=1)
+    payload = json_shown(report.model_dump_json(by_alias=True, indent=1))  # (the same JSON, no raw control)
     if args.report:
         # each file written whole or not at all, into DIR as it is: other files there are left alone
         from oracle.reports.staging import write_atomically
 
         write_atomically(Path(args.report) / "doctor.json", payload + "\n")
-        write_atomically(Path(args.report) / "doctor.md", markdown(report))
+        write_atomically(Path(args.report) / "doctor.md", shown(markdown(report), lines=True))
     if args.json:
         sys.stdout.write(payload + "\n")
-    else:
-        sys.stdout.write(text(report, verbose=args.verbose, quiet=args.quiet))
+    else:  # file names and signatures are the user's text: a control in one is shown as its escape
+        sys.stdout.write(shown(text(report, verbose=args.verbose, quiet=args.quiet), lines=True))
     return report.exit_code
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from oracle.commands import SUMMARIES
+from oracle.escaping import json_shown, shown
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import RESULTS_FILE
@@ -194,34 +195,43 @@ def _print_summary(session: Session, groups: list[Any], written: list[Any], repo
     examined = sum(session.counts.values())
     failing = sum(g.count for g in groups)
     if groups:
-        out.write(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {examined}, "
-                  f"{name} judged under profile {session.profile}:\n")
+        out.write(shown(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {examined}, "
+                        f"{name} judged under profile {session.profile}:") + "\n")
     status = {w.name: w for w in written}
     for group in groups:
-        record = group.smallest
-        documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
-        out.write(f"\n{group.name}  x{group.count}{documented}\n")
-        if group.description:
-            out.write(f"  {group.description}\n")
-        explained = record.classification.value
-        out.write(f"  smallest ({record.id}): {name} answers {_value(record.answer())}, the oracle "
-                  f"({session.profile}) says {_value(record.oracle_answer())}"
-                  + (f", under this explanation {_value(explained)}" if explained is not None else "") + "\n")
-        layer, order, message = record.divergence
-        if layer:  # where it diverges first: a score may agree where the statistics do not
-            out.write(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
-                      + (f": {message}" if message else "") + "\n")
-        payload = record.reported_input
-        if payload is not None:
-            text = encode(payload.replay_payload(), ensure_ascii=False)
-            out.write(f"  input: {text if verbose else text[:600]}\n")
-        if record.reproduce:
-            out.write(f"  reproduce: {record.reproduce}\n")
-        if group.name in status:
-            entry = status[group.name]
-            out.write(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})\n")
+        # the implementation's name, answers and messages and the inputs' tokens are outside text: shown escaped
+        for line in _group_lines(group, name, session.profile, status, verbose=verbose):
+            out.write(shown(line) + "\n")
     counts = session.counts
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {EXIT_OK: "no disagreement", EXIT_DEVIATIONS: "disagreements found"}.get(code, f"exit {code}")
     out.write(f"\nbleu-oracle fuzz: {verdict}: {tally or 'nothing run'}\n")
-    out.write(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}\n")
+    out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}") + "\n")
+
+
+def _group_lines(group: Any, name: str, profile: str, status: dict[str, Any], *, verbose: bool) -> list[str]:
+    """One root cause's lines: its name, description, smallest example and first divergence, input, reproduction
+    and the case written for it."""
+    record = group.smallest
+    documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
+    lines = ["", f"{group.name}  x{group.count}{documented}"]
+    if group.description:
+        lines.append(f"  {group.description}")
+    explained = record.classification.value
+    lines.append(f"  smallest ({record.id}): {name} answers {_value(record.answer())}, the oracle ({profile}) says "
+                 f"{_value(record.oracle_answer())}"
+                 + (f", under this explanation {_value(explained)}" if explained is not None else ""))
+    layer, order, message = record.divergence
+    if layer:  # where it diverges first: a score may agree where the statistics do not
+        lines.append(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
+                     + (f": {message}" if message else ""))
+    payload = record.reported_input
+    if payload is not None:
+        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False))
+        lines.append(f"  input: {text if verbose else text[:600]}")
+    if record.reproduce:
+        lines.append(f"  reproduce: {record.reproduce}")
+    if group.name in status:
+        entry = status[group.name]
+        lines.append(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})")
+    return lines

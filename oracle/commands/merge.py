@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
+from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError
 
 from .common import add_report_force, outputs_apart
@@ -76,8 +77,8 @@ def _note_the_shards_baseline(shards, args: argparse.Namespace) -> None:
     """The merge gates with its own --baseline only: say so when the shards were run with one and it got none."""
     used = sorted({stream.header.settings.baseline for stream in shards if stream.header.settings.baseline})
     if used and not args.baseline:
-        print(f"bleu-oracle merge: note: the shards were run with --baseline {', '.join(used)[:200]}; the merge gates "
-              "with none (pass --baseline to gate the whole run on it)", file=sys.stderr)
+        print(shown(f"bleu-oracle merge: note: the shards were run with --baseline {', '.join(used)[:200]}; the merge "
+                    "gates with none (pass --baseline to gate the whole run on it)"), file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                                baseline_name=args.baseline, report=str(report_dir), allow_empty=args.allow_empty)
         copy_replays(shards, report.staging)
     for note in merged.notes:
-        print(f"bleu-oracle merge: note: {note}", file=sys.stderr)
+        print(shown(f"bleu-oracle merge: note: {note}"), file=sys.stderr)
     if merged.footer.error:
         raise BleuValueError(merged.footer.error)
     if not args.quiet:
@@ -119,10 +120,10 @@ def _print_outcome(footer, shards: int, report_dir: Path, junit: Path) -> None:
     from oracle.harness.events import RESULTS_FILE
 
     for entry in footer.baseline.stale:
-        print(f"STALE baseline entry {entry}: no record with this id in the run")
+        print(shown(f"STALE baseline entry {entry}: no record with this id in the run"))
     tally = ", ".join(f"{n} {outcome}" for outcome, n in footer.counts.items() if n)
     verdict = {0: "conforming", 1: "deviations found"}.get(footer.exit_code, f"exit {footer.exit_code}")
     known = footer.baseline.known
     print(f"bleu-oracle merge: {shards} shard(s): {verdict}: {tally or 'nothing run'}"
           + (f" ({known} known deviations from the baseline)" if known else ""))
-    print(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}")
+    print(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}"))

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from oracle.adapters.base import REGISTRY
 from oracle.commands import SUMMARIES
+from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError
 from oracle.reports.site.build import run
 from oracle.reports.site.collect import (
@@ -148,7 +149,7 @@ def run_report(args: argparse.Namespace) -> int | None:
               file=sys.stderr)
         return exit_code_of(exc)
     if not args.quiet:
-        print(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
-              f"({time.perf_counter() - started:.1f} s)", file=sys.stderr)
-    print(Path(args.out) / "README.md")
+        print(shown(f"bleu-oracle report: wrote {len(written)} pages and {DATA_DIR}/ in {Path(args.out)} "
+                    f"({time.perf_counter() - started:.1f} s)"), file=sys.stderr)
+    print(shown(Path(args.out) / "README.md"))
     return 0

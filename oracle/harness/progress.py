@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import sys
 
+from oracle.escaping import shown
+
 
 class Progress:
     def __init__(self, total, enabled, label="check"):
@@ -32,7 +34,7 @@ class Progress:
             return
         if self.tty:
             sys.stderr.write("\r\x1b[K")
-        print(text, file=sys.stderr, flush=True)
+        print(shown(text), file=sys.stderr, flush=True)
 
     def finish(self):
         if self.tty and self.done:

@@ -33,6 +33,7 @@ from oracle.adapters.base import Implementation, Rejected, ScoreAnswer, declare_
 from oracle.diagnose.attribute import attribute
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import Contract, judge, token_count_layers
+from oracle.escaping import json_shown, shown
 from oracle.formulas.profiles import PROFILES
 from oracle.models.case import Case
 from oracle.models.outcomes import Outcome
@@ -138,12 +139,14 @@ class _Item:
                                                         capabilities)
         cause = attribute(request, reply, verdict, expected, spec.profile, overrides=overrides)
         layer = f" at {verdict.layer}" + (f" (order {verdict.order})" if verdict.order else "") if verdict.layer else ""
-        payload = json.dumps(request.replay_payload(), ensure_ascii=False)
+        payload = json_shown(json.dumps(request.replay_payload(), ensure_ascii=False))
         fits = f" (fits as well: {', '.join(cause.fits)})" if cause.fits else ""
-        pytest.fail(f"{verdict.outcome.value}{layer}: {verdict.message}\n"
-                    f"root cause: {cause.name}{fits}: {cause.description}\n"
-                    f"input: {payload if len(payload) <= 2000 else payload[:2000] + '... (cut)'}\n"
-                    f"reproduce: {_reproduce_line(self, spec, nodeid)}", pytrace=False)
+        # the implementation's message and the input's tokens are outside text: each line shown escaped
+        pytest.fail("\n".join(shown(line) for line in (
+            f"{verdict.outcome.value}{layer}: {verdict.message}",
+            f"root cause: {cause.name}{fits}: {cause.description}",
+            f"input: {payload if len(payload) <= 2000 else payload[:2000] + '... (cut)'}",
+            f"reproduce: {_reproduce_line(self, spec, nodeid)}")), pytrace=False)
 
 
 def _shrunk(transport, request, reply, verdict, expected, spec, capabilities):

@@ -44,6 +44,7 @@ from oracle.diagnose.stale import (
     stale_answer,
     with_stale,
 )
+from oracle.escaping import json_shown, shown
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -521,7 +522,8 @@ class Session:
             parts += ["--cases", str(source)] if source is not None else []
             parts += ["--examples", "0", "--id", record_id, "--report", REPLAY_REPORT]
             return shlex.join(parts)
-        payload = encode(request.replay_payload(), ensure_ascii=False)
+        # its JSON with every character that is not printable as its \u escape: the same input, safe to print
+        payload = json_shown(encode(request.replay_payload(), ensure_ascii=False))
         if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
             path = write_atomically(self.work_dir / "replay" / f"{record_id}.json", payload + "\n")
             payload = str(self.report_dir / "replay" / path.name)
@@ -1232,9 +1234,9 @@ def run_session(
                 Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
             )
             stopped(EXIT_UNDRIVABLE)
-            print(f"bleu-oracle {verb}: the implementation could not be driven: {exc}", file=sys.stderr)
+            print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
             if exc.stderr.strip():
-                print("its stderr:\n" + exc.stderr.rstrip()[-2000:], file=sys.stderr)
+                print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake.profile
         writer.write(

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal, Self, Union
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
@@ -41,6 +42,7 @@ from pydantic import (
     model_validator,
 )
 
+from oracle.escaping import escape_character, printable
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER, MAX_REFERENCES
 from oracle.formulas.conventions import REQUEST_CONVENTIONS, SMOOTHING_METHODS, Smoothing
@@ -166,12 +168,39 @@ class StartCommand(Message):
     protocol: StrictInt = Field(ge=1, le=MAX_COUNT, description="The protocol version the runner speaks (1).")
 
 
+#: The longest name, version or language a handshake may give (characters): every report prints them.
+MAX_HANDSHAKE_TEXT = 200
+
+
+def _printable_text(value: str) -> str:
+    """A handshake's name, version or language is printed by every report: printable text (no control, format
+    or separator character, U+0020 the only space) of at most MAX_HANDSHAKE_TEXT characters."""
+    if len(value) > MAX_HANDSHAKE_TEXT:
+        raise problem(f"must be at most {MAX_HANDSHAKE_TEXT} characters (got {len(value)})")
+    if not printable(value):
+        where = next(i for i, ch in enumerate(value) if not printable(ch))
+        raise problem(f"must be printable text: character {where + 1} is {escape_character(value[where])}, which "
+                      f"is not printable (got {show(value)})")
+    return value
+
+
+#: Free text of a handshake, as every report prints it (`_printable_text`).
+HandshakeText = Annotated[StrictStr, AfterValidator(_printable_text)]
+
+
+def _handshake_text(description: str, **constraints) -> Any:
+    """A handshake text's field: its description, and its bounds in the schema as the validator holds them."""
+    return Field(description=f"{description} Printable (no control, format or separator character), at most "
+                 f"{MAX_HANDSHAKE_TEXT} characters.", json_schema_extra={"maxLength": MAX_HANDSHAKE_TEXT},
+                 **constraints)
+
+
 class ImplementationInfo(Message):
     """Who is answering: name, version and language of the implementation."""
 
-    name: StrictStr = Field(min_length=1, description="The implementation's name.")
-    version: StrictStr = _described("Its version (free text).")
-    language: StrictStr = _described("The language it is written in (free text).")
+    name: HandshakeText = _handshake_text("The implementation's name.", min_length=1)
+    version: HandshakeText = _handshake_text("Its version (free text).")
+    language: HandshakeText = _handshake_text("The language it is written in (free text).")
 
 
 #: What each request convention decides, for the models' descriptions (the rules are `REQUEST_CONVENTIONS`').

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from oracle.escaping import json_shown, shown
 from oracle.formulas.bounds import MAX_NUMBER_TEXT
 from oracle.formulas.errors import BleuValueError
 
@@ -30,11 +31,12 @@ class ProtocolError(BleuValueError):
 
 
 def show(value):
-    """A bad value as it would look in JSON, short."""
+    """A bad value as it would look in JSON, short, every character that is not printable as its JSON escape
+    (a control character, U+202E, U+2028: `oracle.escaping.json_shown`)."""
     try:
-        text = json.dumps(value, ensure_ascii=False)
+        text = json_shown(json.dumps(value, ensure_ascii=False))
     except (TypeError, ValueError):
-        text = repr(value)
+        text = shown(repr(value))
     return text if len(text) <= 80 else text[:77] + "..."
 
 
@@ -191,7 +193,8 @@ def _bounded_float(text: str) -> float:
 
 
 def _escaped(text: str) -> str:
-    """`text` with every lone surrogate written as its escape (\\ud800), for a message."""
+    """`text` with every lone surrogate written as the text of its escape (\\ud800) and nothing else changed: data
+    to write as UTF-8 (a message shows text with `oracle.escaping.shown`, which escapes controls too)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
@@ -200,13 +203,13 @@ def _lone_surrogate(obj: object, path: str = "") -> tuple[str, str] | None:
     `statistics.\\ud800`") and its escape, or None. Keys are read too."""
     if isinstance(obj, str):
         found = _SURROGATE.search(obj)
-        return (f"`{path}`" if path else "a string", _escaped(found.group())) if found else None
+        return (f"`{path}`" if path else "a string", shown(found.group())) if found else None
     items = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, (list, tuple)) else ()
     for key, value in items:
-        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{_escaped(key)}" if path else _escaped(key)
+        where = f"{path}[{key}]" if isinstance(key, int) else f"{path}.{shown(key)}" if path else shown(key)
         found = _SURROGATE.search(key) if isinstance(key, str) else None
         if found:
-            return f"the field name `{where}`", _escaped(found.group())
+            return f"the field name `{where}`", shown(found.group())
         inside = _lone_surrogate(value, where)
         if inside:
             return inside

@@ -6,6 +6,11 @@ implementation's and the oracle's values, a reproduction; `root_cause_groups`
 is shared with `fuzz`'s console summary) and lists each deviation with its
 root cause.
 
+Everything an implementation or a user supplied (the handshake, messages, answers, stderr, the inputs' tokens,
+ids, titles and reasons from case files and baselines, the command) is outside text: summary.md shows it in
+code spans and fenced blocks (`oracle.escaping.markdown_code`, `markdown_block`), junit.xml through
+`oracle.escaping.xml_text`, so no control character reaches either and nothing renders as markup.
+
 Nothing here talks to an implementation or the oracle: every line is computed
 from the event stream (`oracle.harness.events`), so reports can be regenerated from a
 results file alone:
@@ -35,6 +40,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from oracle.diagnose.classify import describe_as
+from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
@@ -120,7 +126,8 @@ def root_cause_section(groups):
     for group in groups:
         record = group.smallest
         value = record.classification.value
-        out += ["", f"### `{group.name}` ({group.count})", "", group.description or "", ""]
+        out += ["", f"### {markdown_code(group.name)} ({group.count})", "",
+                markdown_code(group.description) if group.description else "", ""]
         if group.alternatives:
             out += [
                 f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
@@ -130,21 +137,22 @@ def root_cause_section(groups):
         if record.classification.name != group.name:  # its own first name is another that fits it too
             value = None
         out += [
-            f"- smallest example `{record.id}`: the implementation answers "
-            f"{_show_value(record.answer())}; the oracle says {_show_value(record.oracle_answer())}"
+            f"- smallest example {markdown_code(record.id)}: the implementation answers "
+            f"{markdown_code(_show_value(record.answer()))}; the oracle says {_show_value(record.oracle_answer())}"
             + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")
         ]
         payload = record.reported_input
         if payload is not None:
-            out += ["- input:", "", "  ```json", "  " + _input_json(payload), "  ```"]
+            out += ["- input:", "", *markdown_block(_input_json(payload), "json", indent="  ")]
         if record.reproduce:
-            out += ["- reproduce:", "", "  ```sh", "  " + record.reproduce, "  ```"]
+            out += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     return out
 
 
 def _input_json(request):
-    """A replayable input as one line of JSON (what `check --replay` takes)."""
-    return json.dumps(request.replay_payload(), ensure_ascii=False)
+    """A replayable input as one line of JSON (what `check --replay` takes), every character that is not printable
+    as its \\u escape (the same input)."""
+    return json_shown(json.dumps(request.replay_payload(), ensure_ascii=False))
 
 
 def _is_reported(record):
@@ -230,7 +238,9 @@ def _heading(results):
     header = results.header
     impl, settings = header.implementation, header.settings
     verdict, code = _verdict(results)
-    who = f"{impl.name} {impl.version or ''} ({impl.language or '?'})" if impl is not None else "? (?)"
+    who = "? (?)"
+    if impl is not None:
+        who = f"{markdown_code(f'{impl.name} {impl.version or str()}'.strip())} ({markdown_code(impl.language or '?')})"
     out = [f"# bleu-oracle {settings.verb}: {who}", ""]
     declared, judged = header.profile, header.judged_profile
     profile_text = f"profile **{judged}**" + (f" (declared: {declared})" if declared and declared != judged else "")
@@ -238,9 +248,9 @@ def _heading(results):
         f"Judged against {profile_text}. Verdict: **{verdict}**" + (f" (exit {code})." if code is not None else ".")
     )
     if header.handshake_error:
-        out += ["", f"The implementation could not be driven: {header.handshake_error}"]
+        out += ["", f"The implementation could not be driven: {markdown_code(header.handshake_error)}"]
         if header.handshake_stderr:
-            out += ["", "```", header.handshake_stderr.rstrip()[-2000:], "```"]
+            out += ["", *markdown_block(header.handshake_stderr.rstrip()[-2000:])]
     return out
 
 
@@ -252,11 +262,11 @@ def _settings(results):
     out = [
         "",
         f"- suite {header.suite_version}, oracle {header.oracle_version}",
-        f"- command: `{settings.command}`",
+        f"- command: {markdown_code(settings.command)}",
         f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}",
         f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
         f"timeout {settings.timeout} s",
-        f"- capabilities: `{json.dumps(capabilities)}`",
+        f"- capabilities: {markdown_code(json.dumps(capabilities))}",
     ]
     if settings.shard:
         out.append(f"- shard {settings.shard} of a run: this report covers its share of the cases and examples; "
@@ -285,14 +295,14 @@ def _baseline_lines(baseline):
         return []
     out = [
         "",
-        f"Baseline `{baseline.file}` ({baseline.entries} entries): {baseline.known} known, {baseline.new} "
+        f"Baseline {markdown_code(baseline.file)} ({baseline.entries} entries): {baseline.known} known, {baseline.new} "
         f"new, {baseline.fixed} expected failures passed, {baseline.changed} changed, {len(baseline.stale)} "
         f"stale, {len(baseline.unused)} unused class entries.",
     ]
     for entry in baseline.stale:
-        out.append(f"- stale entry `{entry}`: no record with this id in the run")
+        out.append(f"- stale entry {markdown_code(entry)}: no record with this id in the run")
     for entry in baseline.unused:
-        out.append(f"- unused class entry `{entry}` (not a failure: random inputs vary with the seed)")
+        out.append(f"- unused class entry {markdown_code(entry)} (not a failure: random inputs vary with the seed)")
     return out
 
 
@@ -326,10 +336,11 @@ def _known(summary):
         first = matched["first"]
         reason = first.baseline.reason or "no reason given"
         if entry == first.id and matched["count"] == 1:
-            out.append(f"- `{entry}`: {first.outcome.value} {_layer(first)} -- {reason}")
+            out.append(f"- {markdown_code(entry)}: {first.outcome.value} {_layer(first)} -- {markdown_code(reason)}")
         else:
-            shown = ", ".join(f"`{i}`" for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
-            out.append(f"- `{entry}`: {matched['count']} random example(s) ({shown}) -- {reason}")
+            ids = ", ".join(markdown_code(i) for i in matched["ids"][:3]) + (", ..." if matched["count"] > 3 else "")
+            out.append(f"- {markdown_code(entry)}: {matched['count']} random example(s) ({ids}) -- "
+                       f"{markdown_code(reason)}")
     if len(summary.known) > DEVIATIONS_SHOWN:
         out.append(f"- ... and {len(summary.known) - DEVIATIONS_SHOWN} more entries")
     return out
@@ -340,7 +351,7 @@ def _not_applicable(summary):
         return []
     out = ["", "## Not applicable", ""]
     for reason, n in summary.not_applicable.most_common():
-        out.append(f"- {n} x {reason}")
+        out.append(f"- {n} x {markdown_code(reason)}")
     return out
 
 
@@ -404,22 +415,23 @@ def _root_cause_text(classification, run_names):
     and the record's own first name when that is another explanation its input fits as well."""
     name = classification.run_name(run_names)
     own = classification.name
-    shown = f"`{name}`" if name == own else f"`{name}` (this input fits `{own}` as well)"
-    return shown, describe_as(classification, name)
+    if name == own:
+        return markdown_code(name), describe_as(classification, name)
+    return f"{markdown_code(name)} (this input fits {markdown_code(own)} as well)", describe_as(classification, name)
 
 
 def _record_section(record, show_status=True, run_names=()):
-    title = f" ({record.title})" if record.title else ""
+    title = f" ({markdown_code(record.title)})" if record.title else ""
     status = record.baseline.status if record.baseline is not None else None
     status_text = f" [baseline: {status}]" if status and show_status else ""
     lines = [
-        f"### `{record.id}`{title}: {record.outcome.value} {_layer(record)}{status_text}",
+        f"### {markdown_code(record.id)}{title}: {record.outcome.value} {_layer(record)}{status_text}",
         "",
-        f"- {record.message}".rstrip(),
+        f"- {markdown_code(record.message)}" if record.message.strip() else "-",
     ]
     shrunk = record.shrunk
     if shrunk is not None:
-        lines.append(f"- shrunk in {shrunk.steps} steps ({shrunk.queries} queries): {shrunk.message}")
+        lines.append(f"- shrunk in {shrunk.steps} steps ({shrunk.queries} queries): {markdown_code(shrunk.message)}")
     classification = record.classification
     if classification is not None and classification.name:
         name, description = _root_cause_text(classification, run_names)
@@ -427,45 +439,29 @@ def _record_section(record, show_status=True, run_names=()):
         lines.append(
             f"- root cause: {name}"
             + (f" (documented: {', '.join(documented)})" if documented else "")
-            + f": {description}".rstrip()
+            + (f": {markdown_code(description)}" if description else "")
         )
     if record.replay is not None:
-        lines += [
-            "- input" + (" (minimal)" if shrunk else "") + ":",
-            "",
-            "  ```json",
-            "  " + _input_json(record.replay),
-            "  ```",
-        ]
+        lines += ["- input" + (" (minimal)" if shrunk else "") + ":", "",
+                  *markdown_block(_input_json(record.replay), "json", indent="  ")]
     if record.reproduce:
-        lines += ["- reproduce:", "", "  ```sh", "  " + record.reproduce, "  ```"]
+        lines += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     stderr = record.stderr.strip()
     if stderr:
-        tail = stderr[-1500:]
-        lines += ["- stderr:", "", "  ```", *("  " + line for line in tail.splitlines()), "  ```"]
+        lines += ["- stderr:", "", *markdown_block(stderr[-1500:], indent="  ")]
     return lines
 
 
 # -- JUnit -------------------------------------------------------------------------
 
 
-def _xml_text(text):
-    """XML 1.0 allows only some characters: replace the rest (\\x00-\\x08, \\x1c-\\x1f ...) visibly."""
-    text = "" if text is None else str(text)
-    return "".join(
-        ch
-        if ch in "\t\n\r" or (0x20 <= ord(ch) <= 0xD7FF) or (0xE000 <= ord(ch) <= 0xFFFD) or ord(ch) >= 0x10000
-        else f"\\x{ord(ch):02x}"
-        for ch in text
-    )
-
-
 def _detail(record, run_names=()):
     parts = [record.message]
     classification = record.classification
     if classification is not None and classification.name:
-        name, description = _root_cause_text(classification, run_names)
-        parts.append(f"root cause: {name.replace('`', '')}: {description}")
+        name, own = classification.run_name(run_names), classification.name
+        fits = "" if name == own else f" (this input fits {own} as well)"
+        parts.append(f"root cause: {name}{fits}: {describe_as(classification, name)}")
     if record.reproduce:
         parts.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:
@@ -491,7 +487,7 @@ def _junit_category(record):
 def _testcase(record, run_names=()):
     """One record's <testcase> element (classname bleu-oracle.<kind>s)."""
     case = ET.Element(
-        "testcase", classname=f"bleu-oracle.{record.kind}s", name=_xml_text(record.id), time=f"{record.duration:.6f}"
+        "testcase", classname=f"bleu-oracle.{record.kind}s", name=xml_text(record.id), time=f"{record.duration:.6f}"
     )
     outcome = record.outcome.value
     status = record.baseline.status if record.baseline is not None else None
@@ -500,30 +496,30 @@ def _testcase(record, run_names=()):
     label = f"{outcome}{' at ' + layer if layer else ''}"
     element = None
     if status == "known":
-        ET.SubElement(case, "skipped", message=_xml_text(f"known deviation ({label}): {reason}"))
+        ET.SubElement(case, "skipped", message=xml_text(f"known deviation ({label}): {reason}"))
     elif status == "fixed":
         element = ET.SubElement(
             case,
             "failure",
             type="expected-failure-passed",
-            message=_xml_text(f"expected failure passed (baseline: {reason}); remove the entry"),
+            message=xml_text(f"expected failure passed (baseline: {reason}); remove the entry"),
         )
     elif status == "changed":
         element = ET.SubElement(
-            case, "failure", type="baseline-changed", message=_xml_text(f"known deviation changed: now {label}")
+            case, "failure", type="baseline-changed", message=xml_text(f"known deviation changed: now {label}")
         )
     elif outcome == "fail":
         element = ET.SubElement(
-            case, "failure", type=f"fail:{record.layer or 'score'}", message=_xml_text(record.message[:500])
+            case, "failure", type=f"fail:{record.layer or 'score'}", message=xml_text(record.message[:500])
         )
     elif outcome in _ERROR_OUTCOMES:
-        element = ET.SubElement(case, "error", type=outcome, message=_xml_text(record.message[:500]))
+        element = ET.SubElement(case, "error", type=outcome, message=xml_text(record.message[:500]))
     elif outcome == "not-applicable":
-        ET.SubElement(case, "skipped", message=_xml_text(f"not applicable: {record.message}"))
+        ET.SubElement(case, "skipped", message=xml_text(f"not applicable: {record.message}"))
     if element is not None:
-        element.text = _xml_text(_detail(record, run_names))
+        element.text = xml_text(_detail(record, run_names))
     if record.stderr:
-        ET.SubElement(case, "system-err").text = _xml_text(record.stderr[-20000:])
+        ET.SubElement(case, "system-err").text = xml_text(record.stderr[-20000:])
     return case
 
 
@@ -551,7 +547,7 @@ def write_junit(out, results, records, summary):
         totals[("baseline", "failures")] += 1
         totals[("baseline", "tests")] += 1
     names = ("tests", "failures", "errors", "skipped")
-    root = {"name": f"bleu-oracle check {impl.name if impl is not None else ''}".strip()}
+    root = {"name": xml_text(f"bleu-oracle check {impl.name if impl is not None else ''}".strip())}
     root.update({name: str(sum(v for (k, n), v in totals.items() if n == name)) for name in names})
     kinds = list(summary.kinds)
     if not kinds and not stale:
@@ -577,12 +573,12 @@ def write_junit(out, results, records, summary):
             suite = {"name": "bleu-oracle.harness.gate", **{name: str(totals[("baseline", name)]) for name in names}}
             out.write("  " + _start_tag("testsuite", **suite) + "\n")
             for entry in stale:
-                case = ET.Element("testcase", classname="bleu-oracle.harness.gate", name=_xml_text(entry), time="0")
+                case = ET.Element("testcase", classname="bleu-oracle.harness.gate", name=xml_text(entry), time="0")
                 ET.SubElement(
                     case,
                     "failure",
                     type="stale-baseline-entry",
-                    message=_xml_text(f"baseline entry {entry!r} matches no record of this run"),
+                    message=xml_text(f"baseline entry {entry!r} matches no record of this run"),
                 )
                 out.write(_element_text(case, 2))
             out.write("  </testsuite>\n")

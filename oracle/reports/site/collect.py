@@ -43,6 +43,7 @@ from oracle.adapters.lifetimes import set_own_death_signal
 from oracle.diagnose.discrepancies import DOCUMENTED_AS
 from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
+from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.harness.events import RESULTS_FILE, read_results
@@ -614,4 +615,4 @@ def _command(settings: Settings) -> str:
 
 
 def stderr_progress(text: str) -> None:
-    print(f"bleu-oracle report: {text}", file=sys.stderr, flush=True)
+    print(shown(f"bleu-oracle report: {text}"), file=sys.stderr, flush=True)

@@ -1,13 +1,16 @@
-"""The formatting every report page shares: numbers for reading, Markdown and HTML escaping, a request in words."""
+"""The formatting every report page shares: numbers for reading, Markdown and HTML escaping, a request in words.
+
+Every text of the data (an implementation's messages and answers, the tokens of a minimal example) is outside
+text: a character that is not printable is shown as its escape (`oracle.escaping`), never written raw."""
 
 from __future__ import annotations
 
-import html
 import json
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from oracle.escaping import escape_character, html_text, json_shown, shown
 from oracle.models.outcomes import parse_number as number
 
 
@@ -46,16 +49,19 @@ def fmt_delta(value: Any) -> str:
 
 
 def md(text: Any) -> str:
-    """Text safe inside a Markdown table cell."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Text safe inside a Markdown table cell: on one line, its controls shown as escapes (whose backslash, as any,
+    is doubled: Markdown shows `\\\\x00` as `\\x00`)."""
+    return shown(str(text).replace("\n", " ")).replace("\\", "\\\\").replace("|", "\\|")
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    """Text for HTML (`oracle.escaping.html_text`)."""
+    return html_text(text)
 
 
 def compact_json(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, sort_keys=False, separators=(", ", ": "))
+    """JSON for reading, every character that is not printable as its \\u escape (`oracle.escaping.json_shown`)."""
+    return json_shown(json.dumps(obj, ensure_ascii=False, sort_keys=False, separators=(", ", ": ")))
 
 
 #: How whitespace inside a token is shown (a token "a b" must not read like the tokens "a", "b").
@@ -66,10 +72,17 @@ EMPTY_TOKEN = "⟨⟩"
 
 def visible_token(token: str) -> str:
     """A token for reading among others separated by spaces: whitespace inside it made visible (␣ for a space,
-    other whitespace by its code point), an empty token as ⟨⟩."""
+    other whitespace by its code point), any other character that is not printable as its escape (\\x00, U+202E),
+    an empty token as ⟨⟩."""
     if not token:
         return EMPTY_TOKEN
-    return "".join(VISIBLE_WHITESPACE.get(c, f"⟨U+{ord(c):04X}⟩") if c.isspace() else c for c in token)
+    return "".join(_visible_character(c) for c in token)
+
+
+def _visible_character(c: str) -> str:
+    if c.isspace():
+        return VISIBLE_WHITESPACE.get(c, f"⟨U+{ord(c):04X}⟩")
+    return c if c.isprintable() else escape_character(c)
 
 
 def tokens_text(tokens: Any) -> str:
@@ -81,7 +94,7 @@ def sentence_text(value: Any) -> str:
     """A hypothesis or reference for reading: a text request's raw text as it is (whitespace other than a space
     made visible, ∅ for an empty text), a token list as `tokens_text` shows it."""
     if isinstance(value, str):
-        return "".join(visible_token(c) if c.isspace() and c != " " else c for c in value) or "∅"
+        return "".join(c if c == " " else _visible_character(c) for c in value) or "∅"
     return tokens_text(value)
 
 

@@ -13,13 +13,13 @@ byte-identical pages.
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
+from oracle.escaping import html_text, shown
 from oracle.models.history import LibraryHistory
 from oracle.reports.history import grid as history_grid
 from oracle.reports.staging import write_atomically
@@ -36,9 +36,17 @@ MARKDOWN_PAGES = (("README.md", "README.md.j2"), ("matrix.md", "matrix.md.j2"), 
 
 
 def escape_html(text: Any) -> Markup:
-    """HTML-escaped text, spelling `"` and `'` as the pages always have (`&quot;`, `&#x27;`): markupsafe's
-    autoescape spells them `&#34;` and `&#39;`, equally safe but other bytes."""
-    return Markup(html.escape(str(text), quote=True))
+    """HTML-escaped text (`oracle.escaping.html_text`: its controls shown as escapes), spelling `"` and `'` as the
+    pages always have (`&quot;`, `&#x27;`): markupsafe's autoescape spells them `&#34;` and `&#39;`, equally safe
+    but other bytes."""
+    return Markup(html_text(text))
+
+
+def _finalized(value: Any) -> Any:
+    """Every `{{ ... }}` of a template, before autoescape: a text's characters that are not printable shown as
+    escapes (`oracle.escaping.shown`; line breaks and tabs kept), whatever filter made it; markup the pages' own
+    filters built (escaped already) as it is."""
+    return value if isinstance(value, Markup) or not isinstance(value, str) else shown(value, lines=True)
 
 
 def markdownish(text: Any) -> Markup:
@@ -60,11 +68,13 @@ def codes(identifiers: Any) -> str:
 
 def environment() -> jinja2.Environment:
     """The templates' environment: autoescape for HTML (Markdown escapes its table cells with `md`), strict
-    undefined (a misspelt name is an error, not an empty string)."""
+    undefined (a misspelt name is an error, not an empty string); every expression's text with its controls shown
+    as escapes (`_finalized`)."""
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("oracle.reports.site", "templates"),
         autoescape=jinja2.select_autoescape(enabled_extensions=("html.j2", "svg.j2"), disabled_extensions=("md.j2",)),
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False)
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+        finalize=_finalized)
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
     env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
