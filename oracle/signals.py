@@ -4,7 +4,9 @@
 into an "interrupted" footer and exit 143, 130 for ^C). `signals_deferred()` is for the last part of a run,
 deriving summary.md and junit.xml and publishing the report: a signal then is remembered, the work finishes (a
 report is never left with results.jsonl alone), and the block then raises `Interrupted` with the signal's exit
-code. Both act only in the main thread, where Python runs signal handlers.
+code. The same block, given the exception a run is ending on, keeps a second signal from cutting the clean-up
+short (processes killed, a staging directory removed). Both act only in the main thread, where Python runs signal
+handlers.
 """
 
 from __future__ import annotations
@@ -73,10 +75,20 @@ def stopped_by_signals() -> Iterator[None]:
             signal.signal(signum, handler)
 
 
+def is_interruption(exc: BaseException | None) -> bool:
+    """`exc` is a run being stopped by a signal (^C's KeyboardInterrupt, SIGTERM's `Interrupted`)."""
+    return isinstance(exc, (KeyboardInterrupt, Interrupted))
+
+
 @contextlib.contextmanager
-def signals_deferred() -> Iterator[list[int]]:
+def signals_deferred(*, stopping: BaseException | None = None) -> Iterator[list[int]]:
     """SIGTERM and ^C wait until the block is done; then, if one came, `Interrupted` with its exit code. The
-    yielded list holds the signals received so far (a long block may look at it to cut its work short)."""
+    yielded list holds the signals received so far (a long block may look at it to cut its work short).
+
+    `stopping`: the exception a run is ending on, around the clean-up it runs then (its processes killed, its
+    staging directory removed). A clean-up begun must finish: a second ^C or a supervisor's repeated SIGTERM
+    once cut it short, leaving a staging directory of cut streams. When the run is already stopping on a signal,
+    one that comes meanwhile adds nothing (no second `Interrupted`: the first one's exit code stands)."""
     if threading.current_thread() is not threading.main_thread():
         yield []
         return
@@ -91,5 +103,5 @@ def signals_deferred() -> Iterator[list[int]]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
-    if received:
+    if received and not is_interruption(stopping):
         raise Interrupted(128 + received[0])

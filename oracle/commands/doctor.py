@@ -17,8 +17,9 @@ HELP = """Explain a BLEU number on your own files: why 26.65 here and 24.1 there
 First, the layout lint: what makes BLEU silently wrong on real files (line counts that differ, a
 reference shifted or in another order, references transposed, hypothesis and reference swapped, a
 reference duplicated, one side lowercased or tokenized and the other not, empty lines, a byte-order
-mark, CR line ends, NUL, bytes that are not UTF-8), each with its file and line and its effect on
-the score, measured by the oracle.
+mark, CR line ends, NUL, bytes that are not UTF-8, a line separator other than "\\n" inside a line:
+U+2028, U+2029, NEL, VT, FF, FS, GS, RS or a lone CR, where str.splitlines() readers end a line), each
+with its file and line (and column) and its effect on the score, measured by the oracle.
 
 Then every documented reading side by side: every profile (`bleu-oracle profiles`) under every
 tokenizer (none, 13a, intl, char), with and without lowercasing, on both scales, each with its

@@ -62,10 +62,12 @@ real-data.md, implementations/NAME.md (one discrepancy report each) and
 index.html (one self-contained page with SVG plots).
 
 Everything is written into a hidden staging directory inside OUT and moved into
-place file by file once the pages are rendered: an interrupted or failed report
-(SIGTERM, ^C, an error) leaves OUT as it was. Files in OUT that are not the
-report's are left alone; OUT holding such files and no previous report is
-refused before anything runs, unless --report-force.
+place file by file once the pages are rendered (a column's stream takes its
+place there only once its footer is written): an interrupted or failed report
+(SIGTERM, ^C, an error; a second one while it stops) leaves OUT as it was, its
+column processes stopped and its staging directory removed. Files in OUT that
+are not the report's are left alone; OUT holding such files and no previous
+report is refused before anything runs, unless --report-force.
 
 Implementations run in process through their adapters; a library that runs
 outside this Python (node, a venv of its own) through its driver's process, as

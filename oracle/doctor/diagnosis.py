@@ -152,7 +152,7 @@ def _from_match(m: Match, references: int, **extra) -> model.Explanation:
 def _layout_finding(finding: Finding, effect: Measured | str, references: int) -> model.LayoutFinding:
     return model.LayoutFinding(
         kind=finding.kind, severity=finding.severity, message=finding.message,
-        where=[model.Location(file=w.file, line=w.line) for w in finding.where], count=finding.count,
+        where=[model.Location(file=w.file, line=w.line, column=w.column) for w in finding.where], count=finding.count,
         effect=_effect(effect, references) if isinstance(effect, Measured) else None,
         no_effect_reason=effect if isinstance(effect, str) else None)
 

@@ -4,7 +4,9 @@ A finding's `Fix` is either a reading changed in the table already counted (both
 13a tokenizer, the byte-order mark kept), or a pass over the files with the problem undone: the files
 are streamed again, line by line, through a transform (re-aligned, exchanged, transposed back, without
 the empty lines or a duplicated file, with CRs, NULs or misplaced byte-order marks removed, bad bytes
-dropped), and the same reading is scored on what comes out with the same counting (`StreamTable`).
+dropped), and the same reading is scored on what comes out with the same counting (`StreamTable`). A line
+separator other than "\\n" is measured the other way round: the file read as a `str.splitlines()` reader reads
+it (a line ended at each such character), which is the number that reader gets.
 """
 
 from __future__ import annotations
@@ -115,11 +117,20 @@ def _transformed(fix: Fix, paths: list) -> Iterator[tuple]:
             streams[fix.file] = _texts(paths[fix.file], errors="ignore")
         else:
             streams[fix.file] = map(_CLEANERS[transform], streams[fix.file])
+    elif transform == "split-lines":
+        streams[fix.file] = _split_at(paths[fix.file], fix.separator)
     elif transform == "drop-empty":
         return (texts for texts in zip(*streams, strict=False) if texts[fix.file].strip().lstrip(BOM))
     else:
         raise BleuValueError(f"unknown transform {transform!r}")
     return zip(*streams, strict=False)
+
+
+def _split_at(path: str, separator: str) -> Iterator[str]:
+    """The lines of `path` as `str.splitlines()` reads them where `separator` is the only character besides "\\n"
+    that ends a line (the CR of a CR LF ends none, a separator that ends the file ends its last line)."""
+    for line in read_raw_lines(path):
+        yield from line.inner().split(separator)
 
 
 def _skipping(stream: Iterator[str], start: int, count: int) -> Iterator[str]:

@@ -14,7 +14,10 @@ The heuristics, each with its threshold stated where it is defined:
   reference on most lines, or named like a reference while a reference is not;
 - transposed references: as many reference files as hypothesis lines, each with another number of lines;
 - one side lowercased, the text already tokenized (13a changes almost nothing) on one side only, a
-  reference file duplicated, empty lines, a byte-order mark, CR line ends, NUL, bytes that are not UTF-8.
+  reference file duplicated, empty lines, a byte-order mark, CR line ends, NUL, bytes that are not UTF-8;
+- a character other than "\\n" at which `str.splitlines()` ends a line (U+2028, U+2029, NEL, VT, FF, FS, GS,
+  RS, a CR that ends no CR LF) inside a line: a reader that splits that way reads more lines than there are
+  segments, and pairs every later hypothesis with another segment's references.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from pathlib import Path
 
 from oracle.formulas.tokenizers import tokenize
 
-from .rawtext import BOM, Line
+from .rawtext import BOM, LINE_SEPARATORS, Line
 
 #: Alignment looks this many lines either side.
 WINDOW = 4
@@ -59,6 +62,7 @@ DUPLICATE_SHARE = 0.95
 #: How many line numbers a finding lists.
 SHOWN = 5
 _WORDS = re.compile(r"\w+")
+_LINE_SEPARATOR = re.compile("[" + "".join(LINE_SEPARATORS) + "]")
 _REFERENCE_NAME = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|target|tgt)([^a-z]|$)")
 
 
@@ -66,6 +70,8 @@ _REFERENCE_NAME = re.compile(r"(^|[^a-z])(ref|refs|reference|references|gold|tar
 class Location:
     file: str
     line: int | None = None
+    #: 1-based character position in the line, for a finding about one character
+    column: int | None = None
 
 
 @dataclass(frozen=True)
@@ -78,8 +84,10 @@ class Fix:
     #: for "reading": (convention or "lowercase" or "tokenizer", value)
     change: tuple = ()
     #: for "pass": "realign", "exchange", "drop-empty", "drop-file", "transpose", "strip-cr", "drop-nul",
-    #: "drop-bom", "ignore-invalid"
+    #: "drop-bom", "ignore-invalid", "split-lines"
     transform: str = ""
+    #: split-lines: the character the file is split at, as `str.splitlines()` splits it
+    separator: str = ""
     #: the file index the transform concerns (0 the hypothesis, 1.. the references)
     file: int = 0
     #: realign: the first hypothesis line (1-based) that moves, and by how many reference lines
@@ -116,6 +124,13 @@ class _FileWatch:
     nul_count: int = 0
     invalid: list = field(default_factory=list)
     invalid_count: int = 0
+    #: each line separator other than "\n" found inside a line: its first (line, column) places (a line each),
+    #: how many lines hold it, how many times it occurs
+    separators: dict = field(default_factory=dict)
+    separator_lines: Counter = field(default_factory=Counter)
+    separator_count: Counter = field(default_factory=Counter)
+    #: how many more lines than here a `str.splitlines()` reader reads in this file
+    splitlines_extra: int = 0
     empty: list = field(default_factory=list)
     empty_count: int = 0
     lettered: int = 0
@@ -137,6 +152,9 @@ class _FileWatch:
             self.nul_count += _noted(self.nul, line.number)
         if line.invalid_at is not None:
             self.invalid_count += _noted(self.invalid, (line.number, line.invalid_at))
+        inner = line.inner()
+        if _LINE_SEPARATOR.search(inner):
+            self._see_separators(line, inner)
         stripped = text.lstrip(BOM) if line.number == 1 else text
         if not stripped.strip():
             self.empty_count += _noted(self.empty, line.number)
@@ -147,6 +165,20 @@ class _FileWatch:
         if self.sampled < TOKENIZED_SAMPLE:
             self.sampled += 1
             self.changed_by_13a += tokenize(stripped, "13a") != tuple(stripped.split())
+
+
+    def _see_separators(self, line: Line, inner: str) -> None:
+        first: dict[str, int] = {}
+        for match in _LINE_SEPARATOR.finditer(inner):
+            character = match.group()
+            self.separator_count[character] += 1
+            first.setdefault(character, match.start() + 1)
+        for character, column in first.items():
+            self.separator_lines[character] += 1
+            places = self.separators.setdefault(character, [])
+            if len(places) < SHOWN:
+                places.append((line.number, column))
+        self.splitlines_extra += line.splitlines_count() - 1
 
 
 def _noted(kept: list, item: object) -> int:
@@ -421,6 +453,7 @@ class LayoutWatch:
             if count:
                 found.append(Finding(kind, severity, f"{name}: {what} on {count} line(s)",
                                      tuple(Location(name, n) for n in lines), count, fix))
+        found += _separators(index, watch)
         if watch.invalid_count:
             first = ", ".join(f"line {n} byte {at}" for n, at in watch.invalid)
             found.append(
@@ -496,3 +529,28 @@ class LayoutWatch:
                                  (Location(self.files[0].name, 1),), len(states),
                                  Fix("reading", "tokenized again with 13a", change=("tokenizer", "13a"))))
         return found
+
+
+def _separators(index: int, watch: _FileWatch) -> list:
+    """A finding per line separator other than "\\n" inside the lines of a file, in `LINE_SEPARATORS` order: where
+    (line and column), what `str.splitlines()` readers make of the file, and the effect of reading it their way."""
+    found = []
+    name, lines, extra = watch.name, watch.lines, watch.splitlines_extra
+    for character, label in LINE_SEPARATORS.items():
+        places = watch.separators.get(character)
+        if not places:
+            continue
+        first_line, first_column = places[0]
+        also = "; for a CR, Python's open() in text mode too" if character == "\r" else ""
+        found.append(Finding(
+            "line-separator", "warning",
+            f"{name}: {label} inside {watch.separator_lines[character]} line(s) ({watch.separator_count[character]} "
+            f"in all; the first at line {first_line}, column {first_column}). str.splitlines() ends a line there "
+            f"(Python's, and the readers built on it{also}): such a reader reads {name} as {lines + extra} lines, "
+            f"not {lines} as here (sacrebleu and `bleu-oracle score` too end lines at \"\\n\" only), and from line "
+            f"{first_line} on pairs each hypothesis with another segment's references",
+            tuple(Location(name, number, column) for number, column in places),
+            watch.separator_lines[character],
+            Fix("pass", f"{name} read as str.splitlines() reads it, a line ended at each {label}",
+                transform="split-lines", file=index, separator=character)))
+    return found

@@ -24,7 +24,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[1] / "models" / "schemas" / "doct
 FindingKind = Literal[
     "line-count", "shifted-reference", "misaligned-reference", "transposed-references", "swapped-arguments",
     "duplicated-reference", "byte-order-mark", "byte-order-mark-inside", "crlf", "nul", "invalid-utf8",
-    "empty-lines", "lowercased-one-side", "tokenization-mismatch", "tokenized",
+    "line-separator", "empty-lines", "lowercased-one-side", "tokenization-mismatch", "tokenized",
 ]
 Scale = Literal["0-1", "0-100"]
 Aggregation = Literal["corpus", "sentence-mean"]
@@ -42,10 +42,13 @@ class _Model(BaseModel):
 
 
 class Location(_Model):
-    """Where a finding is: a file and a 1-based line (null: the file as a whole)."""
+    """Where a finding is: a file and a 1-based line (null: the file as a whole), and for a finding about one
+    character, its 1-based column."""
 
     file: str = Field(description="The file as given on the command line.")
     line: int | None = Field(None, description="1-based line number; null for the whole file.")
+    column: int | None = Field(None, description="1-based character position in the line, for a finding about one "
+                                                 "character (a line separator inside a line); null otherwise.")
 
 
 class Effect(_Model):

@@ -5,7 +5,9 @@
 bytes (at most `LINE_LIMIT` of them), split on "\\n" only, and decoded on its own: bytes that are not
 UTF-8 become U+FFFD and the line says where the first one was; a byte-order mark stays in the text
 (U+FEFF) for the lint to see; a CR before the "\\n" is kept as the line's last character, as
-`textio` keeps it. A file is streamed, never read whole; `.gz` is read through gzip.
+`textio` keeps it, and so is every other character `str.splitlines()` would end a line at (U+2028, NEL, VT,
+FF, ...: `LINE_SEPARATORS`), which the lint names. A file is streamed, never read whole; `.gz` is read through
+gzip.
 """
 
 from __future__ import annotations
@@ -19,6 +21,19 @@ from oracle.formulas.errors import BleuValueError
 from oracle.textio import bounded_lines, read_errors
 
 BOM = "\ufeff"
+#: The characters besides "\n" at which `str.splitlines()` ends a line (Python's documentation of str.splitlines
+#: lists them), each as the lint names it: the Unicode name, and the control's abbreviation.
+LINE_SEPARATORS = {
+    "\r": "U+000D CARRIAGE RETURN (CR)",
+    "\x0b": "U+000B LINE TABULATION (VT)",
+    "\x0c": "U+000C FORM FEED (FF)",
+    "\x1c": "U+001C FILE SEPARATOR (FS)",
+    "\x1d": "U+001D GROUP SEPARATOR (GS)",
+    "\x1e": "U+001E RECORD SEPARATOR (RS)",
+    "\x85": "U+0085 NEXT LINE (NEL)",
+    "\u2028": "U+2028 LINE SEPARATOR",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+}
 
 
 @dataclass(frozen=True)
@@ -31,6 +46,21 @@ class Line:
     text: str
     #: the byte offset, within the line, of the first byte that is not UTF-8 (None: the line is UTF-8)
     invalid_at: int | None = None
+    #: the line ended with "\n" (False: the file's last line, without one)
+    ended: bool = True
+
+    def inner(self) -> str:
+        """The text without what ends it for `str.splitlines()` as the "\\n" does here: the CR of a CR LF line
+        end; on a last line without "\\n", its last character when that is a line separator. A line separator
+        left in it ends a line there for `str.splitlines()` and not here."""
+        text = self.text
+        if text.endswith("\r") or (not self.ended and text[-1:] in LINE_SEPARATORS):
+            return text[:-1]
+        return text
+
+    def splitlines_count(self) -> int:
+        """How many lines `str.splitlines()` reads here, where this reader reads one."""
+        return max(len((self.text + "\n" if self.ended else self.text).splitlines()), 1)
 
 
 def read_raw_lines(path: str | PathLike, *, errors: str = "replace") -> Iterator[Line]:
@@ -43,10 +73,11 @@ def read_raw_lines(path: str | PathLike, *, errors: str = "replace") -> Iterator
     opener = gzip.open if name.endswith(".gz") else open
     with read_errors(name), opener(path, "rb") as handle:
         for number, raw in bounded_lines(handle, name, "bytes"):
-            if raw.endswith(b"\n"):
+            ended = raw.endswith(b"\n")
+            if ended:
                 raw = raw[:-1]
             try:
                 text, invalid_at = raw.decode("utf-8"), None
             except UnicodeDecodeError as exc:
                 text, invalid_at = raw.decode("utf-8", errors), exc.start
-            yield Line(number, text, invalid_at)
+            yield Line(number, text, invalid_at, ended)

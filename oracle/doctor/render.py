@@ -8,7 +8,7 @@ from __future__ import annotations
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS
 
-from .model import Difference, DoctorReport, Explanation, NearReading, NumberReport
+from .model import Difference, DoctorReport, Explanation, Location, NearReading, NumberReport
 
 #: Explanations shown per number in the text, profiles computing the same number grouped (all with -v; doctor.md
 #: shows 20).
@@ -105,7 +105,7 @@ def _layout_lines(report: DoctorReport) -> list[str]:
         return ["Layout: no problem found"]
     out = [f"Layout: {len(report.layout)} finding(s)"]
     for finding in report.layout:
-        where = ", ".join(f"{w.file}:{w.line}" if w.line else w.file for w in finding.where)
+        where = ", ".join(_place(w) for w in finding.where)
         out.append(f"  {finding.severity:<8} {finding.kind:<22} {where}")
         out.append(f"           {finding.message}")
         if finding.effect:
@@ -115,6 +115,11 @@ def _layout_lines(report: DoctorReport) -> list[str]:
         else:
             out.append(f"           effect: not measured ({finding.no_effect_reason})")
     return out
+
+
+def _place(where: Location) -> str:
+    """file, file:line or file:line:column."""
+    return where.file + "".join(f":{part}" for part in (where.line, where.column) if part)
 
 
 def _readings_lines(report: DoctorReport, verbose: bool) -> list[str]:
@@ -186,7 +191,7 @@ def markdown(report: DoctorReport) -> str:
     if report.layout:
         out += ["| severity | kind | where | what | effect |", "| --- | --- | --- | --- | --- |"]
         for f in report.layout:
-            where = ", ".join(f"`{w.file}:{w.line}`" if w.line else f"`{w.file}`" for w in f.where)
+            where = ", ".join(f"`{_place(w)}`" for w in f.where)
             effect = (f"{f.effect.change}: {_num(f.effect.before, '.2f')} -> {_num(f.effect.after, '.2f')} "
                       f"({_num(f.effect.delta, '+.4f')}) under {f.effect.reading}" if f.effect
                       else f"not measured: {f.no_effect_reason}")

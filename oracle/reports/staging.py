@@ -132,17 +132,21 @@ def staged(target: str | os.PathLike, *, option: str = "--report", force: bool =
            publish_on_error: bool = True) -> Iterator[Path]:
     """Yield a staging directory for a run's report in `target`, published when the block ends (also when it
     raises, unless `publish_on_error` is False: then the directory is left as it was; and never when one of
-    its files could not be written: FileWriteError, and the directory left as it was)."""
+    its files could not be written: FileWriteError, and the directory left as it was). The publication or the
+    removal, once begun, finishes: a second ^C or SIGTERM meanwhile waits (`signals_deferred`)."""
     report = ReportDirectory.prepare(target, option=option, force=force)
     try:
         yield report.staging
     except FileWriteError as failure:  # a full disk: a report missing a file is never published
-        raise report.unwritten(failure) from None
-    except BaseException:
-        if publish_on_error:
-            report.publish()
-        else:
-            report.discard()
+        with signals_deferred(stopping=failure):
+            unwritten = report.unwritten(failure)
+        raise unwritten from None
+    except BaseException as stopping:
+        with signals_deferred(stopping=stopping):
+            if publish_on_error:
+                report.publish()
+            else:
+                report.discard()
         raise
     report.publish()
 

@@ -32,7 +32,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,7 +53,7 @@ from oracle.harness.requests import request_from_json
 from oracle.harness.session import Session, SessionSettings, run_session
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped
+from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped, signals_deferred
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
 
@@ -94,6 +94,8 @@ REAL_DATA_REFERENCE = "reference"
 EXTRA_REFERENCES = 3
 BLEU4 = (0.25, 0.25, 0.25, 0.25)
 NO_SMOOTHING = {"method": "none"}
+#: A column's working folder, beside its own, while its stream is written: `data/runs/.COLUMN.partial/`.
+PARTIAL_SUFFIX = ".partial"
 
 
 #: The project root (the directory holding pyproject.toml and oracle/): this file is oracle/reports/site/collect.py.
@@ -223,6 +225,7 @@ def run_column(
     data_dir: Path,
     seed: int,
     examples: int,
+    logs: Path,
     progress: Callable[[str], None] | None = None,
     real: Any = None,
     real_budget: float | None = None,
@@ -230,8 +233,14 @@ def run_column(
     """Drive one column through a session in process; returns its results.jsonl path. `real` (the report's
     RealData): the WMT17 requests to score too; an implementation column is judged on them against the
     oracle column of its profile, already run, and gives up after the first system when the rest would
-    take longer than `real_budget` seconds."""
+    take longer than `real_budget` seconds. A driver's stderr goes to a log in the folder `logs`.
+
+    The stream is written into a working folder beside the column's (`data/runs/.COLUMN.partial/`) and renamed
+    into place once its footer is written: `data/runs/COLUMN/results.jsonl` is whole or absent, whenever the
+    column is stopped (SIGTERM, ^C, its process killed), and another column reading it (the oracle column an
+    implementation is judged against on the real data) never reads a cut one."""
     directory = run_directory(data_dir, column.key)
+    working = directory.with_name(f".{directory.name}{PARTIAL_SUFFIX}")
     oracle_column = column.kind == "oracle"
     settings = SessionSettings(
         impl=column.key,
@@ -265,7 +274,7 @@ def run_column(
             what += f", {len(real.items)} real-data corpora"
         progress(f"{column.key}: {what}, judged under profile {column.profile}")
     total = len(EDGE_CASES) + len(discrepancies) + settings.examples + (len(real.items) if real else 0)
-    log = Path(tempfile.mkdtemp(prefix="bleu-oracle-report-")) / f"{column.key.replace('/', '-')}.stderr"
+    log = logs / f"{directory.name}.stderr"
     code, _ = run_session(
         settings,
         [],
@@ -274,26 +283,59 @@ def run_column(
         tracker=BaselineTracker(None, check_stale=False),
         total=total,
         work=work,
-        report_dir=directory,
+        report_dir=working,
         transport=transport_for(column.implementation, stderr_log=log),
     )
     _say_where_the_driver_wrote(column, log, progress)
-    if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report
+    if code in INTERRUPTED_CODES:  # the session stopped on ^C or SIGTERM: so does the report (its stream stays aside)
         raise Interrupted(code)
+    os.replace(working, directory)  # the footer is written: the stream takes its place whole
     return directory / RESULTS_FILE
 
 
 def _say_where_the_driver_wrote(column: Column, log: Path, progress: Progress | None) -> None:
     """A driver's stderr (its library's tracebacks and warnings) went to `log`, not over the progress lines:
-    one line says where, or the empty log goes."""
+    one line says where, or the empty log goes (its folder, shared by the columns, goes at the end: `driver_logs`)."""
     written = log.read_bytes().count(b"\n") if log.is_file() else 0
     if written and progress is not None:
         progress(f"{column.key}: its driver wrote {written:,} lines on stderr (the library's tracebacks and "
                  f"warnings): {log}")
     elif not written:
         log.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def driver_logs(progress: Progress | None) -> Iterator[Path]:
+    """The folder the columns' drivers write their stderr logs into (`bleu-oracle-report-XXXX` in the temporary
+    directory), made by the report's own process: a column process killed when the report is stopped cannot
+    clean up after itself, the report does. When the columns are done or stopped, the empty logs go, and the
+    folder with them unless it keeps a log (named by its column's progress line; a stopped column's in one
+    line here)."""
+    folder = Path(tempfile.mkdtemp(prefix="bleu-oracle-report-"))
+    try:
+        yield folder
+    except BaseException as stopping:
+        with signals_deferred(stopping=stopping):
+            kept = _without_empty_logs(folder)
+        if kept and progress is not None:
+            progress(f"the stopped columns' drivers wrote on stderr: {', '.join(path.name for path in kept)} "
+                     f"kept in {folder}")
+        raise
+    _without_empty_logs(folder)
+
+
+def _without_empty_logs(folder: Path) -> list[Path]:
+    """Remove the empty logs of `folder`, and `folder` when nothing is left in it; the logs kept."""
+    kept = []
+    for log in sorted(folder.glob("*")):
+        if log.is_file() and log.stat().st_size == 0:
+            log.unlink(missing_ok=True)
+        else:
+            kept.append(log)
+    if not kept:
         with contextlib.suppress(OSError):
-            log.parent.rmdir()
+            folder.rmdir()
+    return kept
 
 
 def oracle_expectations(data_dir: Path, profile: str) -> dict[str, Expected]:
@@ -492,18 +534,20 @@ def observe(settings: Settings) -> Observed:
     data_dir = Path(settings.out) / DATA_DIR
     # each column's own results.jsonl, through the harness's session: the oracle's first (an implementation
     # is judged on the real data against the oracle column of its profile), then the implementations
-    _FORKED.update(
-        columns={c.key: c for c in oracle_cols + columns},
-        settings=settings,
-        real=real,
-        real_profiles=real_profiles,
-        data_dir=data_dir,
-    )
-    try:
-        for phase in (oracle_cols, columns):
-            _run_columns([c.key for c in phase], settings.jobs, progress)
-    finally:
-        _FORKED.clear()
+    with driver_logs(progress) as logs:
+        _FORKED.update(
+            columns={c.key: c for c in oracle_cols + columns},
+            settings=settings,
+            real=real,
+            real_profiles=real_profiles,
+            data_dir=data_dir,
+            logs=logs,
+        )
+        try:
+            for phase in (oracle_cols, columns):
+                _run_columns([c.key for c in phase], settings.jobs, progress)
+        finally:
+            _FORKED.clear()
     run = RunInfo(
         schema_=SCHEMA,
         suite_version=__version__,
@@ -544,6 +588,7 @@ def _run_one_column(key: str) -> tuple[str, float]:
         data_dir=_FORKED["data_dir"],
         seed=settings.seed,
         examples=settings.examples,
+        logs=_FORKED["logs"],
         progress=settings.progress,
         real=real if scores_real else None,
         real_budget=settings.real_data_budget,
@@ -570,8 +615,9 @@ def _run_columns(keys: list[str], jobs: int, progress: Progress | None) -> None:
     try:
         for future in concurrent.futures.as_completed([pool.submit(_run_one_column, key) for key in keys]):
             say(progress, "{}: done in {:.1f} s".format(*future.result()))
-    except BaseException:
-        _stop_column_processes(pool)
+    except BaseException as stopping:
+        with signals_deferred(stopping=stopping):  # a second ^C or SIGTERM must not leave some columns running
+            _stop_column_processes(pool)
         raise
     pool.shutdown(wait=True)
 
