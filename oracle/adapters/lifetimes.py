@@ -96,9 +96,11 @@ def run_in_group(argv: Sequence[str], *, timeout: float, cwd: str | os.PathLike 
     """`subprocess.run(argv, capture_output=True, text=True, timeout=timeout)` with the child in a
     process group of its own that dies with this process: a timeout raises subprocess.TimeoutExpired,
     and ^C or SIGTERM (whatever exception interrupts the wait) goes on, each after the whole group was
-    killed, so that no npm or pip is left filling a directory that is being removed."""
+    killed, so that no npm or pip is left filling a directory that is being removed. Bytes that are not
+    text in the locale's encoding are kept as escapes (\\xff), never an error."""
     process = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True, cwd=cwd, env=env, start_new_session=True,
+                               stderr=subprocess.PIPE, text=True, errors="backslashreplace", cwd=cwd, env=env,
+                               start_new_session=True,
                                preexec_fn=die_with_parent(signal.SIGKILL))
     try:
         out, err = process.communicate(timeout=timeout)

@@ -1,4 +1,5 @@
-"""`bleu-oracle install`: prepare the implementations that live outside the project's environment."""
+"""`bleu-oracle install`: prepare the implementations that live outside the project's environment, or
+(`--verify`) say whether each is still what was installed."""
 
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
 from oracle.harness.session import Interrupted, stopped_by_signals
 
 OWN = [*environments.NPM_PACKAGES, *environments.VENVS, *environments.SDISTS, *environments.SCRIPTS]
+#: How many files of each kind (added, missing, changed) `--verify` lists before saying how many more.
+LISTED = 100
 
 HELP = f"""Prepare implementations that do not live in bleu-oracle's own Python environment, once:
 
@@ -30,19 +33,33 @@ They go to $BLEU_ORACLE_IMPLEMENTATIONS, else
 $XDG_CACHE_HOME/bleu-oracle/implementations; each is built beside its place and renamed into it. `check
 --impl NAME`, `fuzz --impl NAME` and `report --impl NAME` prepare it before it starts, a step of their own
 ("preparing keras-hub (a venv of its own, once: ~1 min)"), so this verb is for doing it ahead of time
-(scripts/setup prepares the npm packages and multi-bleu-detok). One already prepared is verified (every file of an npm
-package against the sha256 recorded from its tarball; a venv's BLEU library against pip's RECORD) and
-left as it is, or installed again if a file changed or is missing: the adapters refuse to run such
-code (exit 3, naming the file), and this is the repair. ^C or SIGTERM stops npm or pip and removes
-what they were building.
+(scripts/setup prepares the npm packages and multi-bleu-detok).
+
+Each is verified whole before each use, against the record written when it was installed: every file of an
+npm package or sdist and the script against their sha256; a venv against its manifest, every file of the venv
+and of its interpreter's paths (the standard library: a .pth file or a sitecustomize.py added anywhere Python
+looks is found), the start-up files and Python sources by sha256, the rest by size and modification time. A
+file added, missing or changed makes the adapters refuse to run it (exit 3, naming the file). For one already
+prepared, this verb checks the sha256 of every file and leaves it as it is, or installs it again if anything
+differs: this is the repair. A venv built by an earlier bleu-oracle, without a manifest, is built again (nothing
+says what it held). ^C or SIGTERM stops npm or pip and removes what they were building; a scratch directory
+left by an install that was killed (SIGKILL) is removed by the next install of the same NAME once the process
+that made it is gone.
+
+--verify NAME installs nothing: it checks the sha256 of every recorded file and lists on stdout what was
+added, what is missing and what changed.
 
 Examples:
   bleu-oracle install promptfoo bleu-score
   bleu-oracle install keras-hub metrax
   bleu-oracle install fairseq compare-mt mmeval multi-bleu-detok
+  bleu-oracle install --verify compare-mt
 
-Exit codes: 0 all prepared, 3 one could not be (the reason on stderr), 130 / 143 interrupted by ^C /
-SIGTERM (nothing half-built is left).
+Exit codes: 0 all prepared (--verify: all whole); 2 a usage or configuration error: a NAME that is none of
+these, or an implementations directory that cannot be created or written (named on stderr); 3 one could not be
+prepared (the reason on stderr, in npm's or pip's own words where they gave one), or, with --verify, one is not
+installed or is not what was installed; 4 an internal error; 130 / 143 interrupted by ^C / SIGTERM (nothing
+half-built is left).
 """
 
 
@@ -51,10 +68,16 @@ def register(subparsers):
         "install", help=SUMMARIES["install"], description=HELP, formatter_class=HelpFormatter
     )
     parser.add_argument("names", nargs="+", metavar="NAME", choices=OWN, help=f"one of {', '.join(OWN)}")
+    parser.add_argument("--verify", action="store_true",
+                        help="install nothing: check each NAME against the record of what was installed (the sha256 "
+                        "of every file) and list what was added, is missing or changed; exit 0 when all are whole, "
+                        "3 when one is not installed or differs")
     parser.set_defaults(handler=run)
 
 
 def run(args):
+    if args.verify:
+        return verify(args.names, quiet=args.quiet)
     status = EXIT_OK
     name = None
     try:
@@ -73,3 +96,40 @@ def run(args):
               "(nothing half-built is left)", file=sys.stderr)
         return getattr(exc, "exit_code", EXIT_INTERRUPTED)
     return status
+
+
+def verify(names: list[str], *, quiet: bool = False) -> int:
+    """`install --verify`: each of `names` against what was installed, the sha256 of every file; what differs
+    listed on stdout. EXIT_OK when all are whole, EXIT_UNDRIVABLE when one is not installed or differs."""
+    status = EXIT_OK
+    for name in names:
+        try:
+            if not environments.is_prepared(name):
+                environments.require(name)  # raises, saying what is missing and how to install it
+            found = environments.differences(name, deep=True)
+        except AdapterUnavailable as exc:
+            print(f"bleu-oracle install: {name}: {exc}", file=sys.stderr)
+            status = EXIT_UNDRIVABLE
+            continue
+        if not found.differences:
+            if not quiet:
+                files = f"{found.checked} file{'s' * (found.checked != 1)}"
+                print(f"{name}: whole ({files} in {found.where} as installed, every sha256 checked)")
+            continue
+        status = EXIT_UNDRIVABLE
+        print(f"{name}: not what was installed in {found.where} ({_counted(found.differences)}):")
+        for kind in ("added", "missing", "changed"):
+            of_kind = [difference for difference in found.differences if difference.kind == kind]
+            for difference in of_kind[:LISTED]:
+                print(f"  {kind:8} {difference.listed()}")
+            if len(of_kind) > LISTED:
+                print(f"  {kind:8} ... and {len(of_kind) - LISTED} more")
+        print(f"bleu-oracle install: {name} is not what was installed: `bleu-oracle install {name}` installs it again",
+              file=sys.stderr)
+    return status
+
+
+def _counted(differences) -> str:
+    counts = {kind: sum(difference.kind == kind for difference in differences)
+              for kind in ("added", "missing", "changed")}
+    return ", ".join(f"{count} {kind}" for kind, count in counts.items())

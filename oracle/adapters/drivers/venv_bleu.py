@@ -37,6 +37,10 @@ import threading
 import traceback
 from typing import IO, Any, Callable, Dict, List, Optional, Tuple, Union
 
+# The environment is verified whole before each use (oracle/adapters/environments.py): bytecode written by
+# this run, for a module its library imports late, would be a file that was not installed.
+sys.dont_write_bytecode = True
+
 #: A command as decoded from its JSON line, and a library's scoring function of one.
 Command = Dict[str, Any]
 #: A library's answer: its score, or (its score, its statistics or None).
