@@ -186,3 +186,22 @@ def test_the_cache_lives_where_the_environment_says(tmp_path, monkeypatch):
     assert searchcache.limit_bytes() == 12345
     monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE_BYTES", "lots")
     assert searchcache.limit_bytes() == searchcache.DEFAULT_LIMIT_BYTES
+
+
+def test_the_run_key_changes_with_the_python_and_unicode_versions(monkeypatch):
+    """Case folding and the intl and char tokenizers follow the Unicode database of the Python that runs them:
+    two Pythons sharing one cache never read each other's expectations."""
+    import sys
+    import unicodedata
+
+    capabilities = Capabilities(levels=("sentence",), max_order=4, smoothing=("none",), statistics=True,
+                                weights="uniform", lowercase=True, tokenizers=("13a", "intl", "char"))
+    base = run_key(0, capabilities, "papineni", 36)
+    with monkeypatch.context() as patched:
+        patched.setattr(unicodedata, "unidata_version", "1.1.0")
+        other_unicode = run_key(0, capabilities, "papineni", 36)
+    with monkeypatch.context() as patched:
+        patched.setattr(sys, "version_info", (3, 99, 0, "final", 0))
+        other_python = run_key(0, capabilities, "papineni", 36)
+    assert len({base, other_unicode, other_python}) == 3
+    assert run_key(0, capabilities, "papineni", 36) == base

@@ -10,8 +10,10 @@ Replies, verdicts and records are never cached: every run asks the implementatio
 
 Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (default ~/.cache/bleu-oracle/search),
 one directory per run key (`run_key`: seed, the capabilities' canonical JSON, the judged profile, the series
-length, and `oracle_version`, a hash of the source of every module of `oracle/` but the commands and the
-reports), one file per example. A file is written whole or not at all (a temporary file, then a rename).
+length, the Python (implementation and version) and its Unicode database's version, which case folding and the
+intl and char tokenizers follow, and `oracle_version`, a hash of the source of every module of `oracle/` but
+the commands and the reports), one file per example. A file is written whole or not at all (a temporary file,
+then a rename).
 
 Never trusted: a file that cannot be read, does not parse, fails its checksum, or names another key or
 example is ignored, and the example is computed afresh (and written again). A foreign oracle version has a
@@ -28,7 +30,9 @@ import hashlib
 import json
 import os
 import shutil
+import sys
 import time
+import unicodedata
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -79,7 +83,9 @@ def run_key(seed: int, capabilities: Capabilities, profile: str, series_length: 
     """What every cached value of a run depends on besides the example's index, as one hash."""
     canonical = json.dumps(
         {"format": FORMAT, "oracle": oracle_version(), "seed": seed, "capabilities": capabilities.to_json(),
-         "profile": profile, "series_length": series_length},
+         "profile": profile, "series_length": series_length,
+         # the Python's own case folding and Unicode categories (intl, char) are part of every expectation
+         "python": [sys.implementation.name, *sys.version_info[:3]], "unicode": unicodedata.unidata_version},
         sort_keys=True, separators=(",", ":"), ensure_ascii=True,
     )
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
