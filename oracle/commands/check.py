@@ -15,6 +15,7 @@ from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import SERIES_EVERY, example_id
 from oracle.harness.requests import request_from_json
+from oracle.harness.searchcache import open_root
 from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
@@ -390,6 +391,8 @@ def run(args: argparse.Namespace) -> int:
                           *(("--add-cases", extra) for extra in args.add_cases or ())])
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
+    if settings.search_cache and settings.examples and not args.replay:
+        open_root()  # (a directory holding other data is refused before anything runs, not after the cases)
     baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)

@@ -274,8 +274,9 @@ def add_session_arguments(parser, *, report_help):
     parser.add_argument("--no-search-cache", dest="search_cache", action="store_false",
                         help="compute every random example's inputs and the oracle's expectation afresh, without "
                         "reading or writing the search cache ($BLEU_ORACLE_SEARCH_CACHE, default "
-                        "~/.cache/bleu-oracle/search: what is deterministic per seed, example, capabilities, profile "
-                        "and oracle version, kept across runs; a damaged or stale entry is never trusted)")
+                        "~/.cache/bleu-oracle/search, a directory of its own: one holding other files is refused; what "
+                        "is deterministic per seed, example, capabilities, profile, oracle and Python version, kept "
+                        "across runs; a damaged or stale entry is never trusted)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr and no summary on stdout")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="more detail on failures: every group of deviations and every distinct minimal input, "

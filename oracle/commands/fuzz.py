@@ -14,6 +14,7 @@ from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
+from oracle.harness.searchcache import open_root
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     SessionSettings,
@@ -151,6 +152,8 @@ def run(args: argparse.Namespace) -> int:
                    ("--write-cases", args.write_cases)], inputs=[], report=report_dir)
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
+    if settings.search_cache and settings.examples:
+        open_root()  # (a directory holding other data is refused before anything runs)
     if args.write_cases:
         from oracle.suite.foundcases import read_target
 

@@ -10,11 +10,27 @@ Replies, verdicts and records are never cached: every run asks the implementatio
 
 Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (default ~/.cache/bleu-oracle/search),
 one directory per run key (`run_key`: seed, the capabilities' canonical JSON, the judged profile, the series
-length, and `oracle_version`, a hash of the source of every module of `oracle/` but the commands and the
-reports), one file per example. A file is written whole or not at all (a temporary file, then a rename).
+length, the Python (implementation and version) and its Unicode database's version, which case folding and the
+intl and char tokenizers follow, and `oracle_version`, a hash of the source of every module of `oracle/` but
+the commands and the reports), one file per example. A file is written whole or not at all (a temporary file
+of the cache's naming, then a rename).
 
-Never trusted: a file that cannot be read, does not parse, fails its checksum, or names another key or
-example is ignored, and the example is computed afresh (and written again). A foreign oracle version has a
+Its own directory only (`open_root`): the cache's directory is marked by a cache directory tag (`MARKER`,
+CACHEDIR.TAG, which backup tools skip) whose last line names the directory's layout (`ROOT_FORMAT`). A new or
+empty directory is created or adopted and marked (so is an unmarked one holding nothing but run directories of
+the cache's naming, as an earlier bleu-oracle left ~/.cache/bleu-oracle/search); one that holds anything else is
+refused (BleuValueError: `check` and `fuzz` exit 2 before anything runs), since the cache deletes entries to
+keep within its bound. One marked by another layout of the cache, or that cannot be created or marked
+(read-only, no permission), is neither read nor written: the run goes on without it. Inside a marked directory
+the cache deletes only what it can tell it wrote: regular files named as its entries (or their temporary
+files) in directories named as run keys, and such a directory once it is empty; anything else put there is
+neither counted nor touched. It never follows a symlink inside its directory (the directory's own name may be
+one).
+
+Never trusted: an entry that is not a regular file (a FIFO, a device, a symlink: not opened, or opened without
+waiting and not read), is larger than `ENTRY_LIMIT_BYTES`, cannot be read, does not parse, fails its checksum,
+or names another key or example is ignored, and the example is computed afresh (and written again, unless what
+has the entry's name is not a regular file: that is left where it is). A foreign oracle version has a
 directory of its own, evicted in its turn. The whole cache is bounded (`limit_bytes`: 512 MiB unless
 $BLEU_ORACLE_SEARCH_CACHE_BYTES says otherwise): after a run that wrote entries, the least recently used
 run directories go first, then the run's own highest examples, until the total is within the bound.
@@ -27,14 +43,19 @@ import contextlib
 import hashlib
 import json
 import os
-import shutil
-import time
+import re
+import secrets
+import stat
+import sys
+import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from oracle.files import user_cache, write_atomically
+from oracle.files import user_cache
+from oracle.formulas.errors import BleuValueError
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.models.wire import encode
@@ -47,17 +68,226 @@ DEFAULT_LIMIT_BYTES = 512 * 1024 * 1024
 _NOT_HASHED = ("commands", "reports")
 #: How every score command's wire line starts: the seq is spliced in after it (`wire_line`).
 _HEAD = '{"cmd":"score",'
+#: The variable that names the cache's directory.
+VARIABLE = "BLEU_ORACLE_SEARCH_CACHE"
+#: The file that marks a directory as the cache's: a cache directory tag (https://bford.info/cachedir/), which
+#: backup tools skip, whose last line names the directory's layout.
+MARKER = "CACHEDIR.TAG"
+#: The layout of the cache's directory (the marker, run directories, entries): another layout's is left alone.
+ROOT_FORMAT = 1
+_MARKER_TEXT = ("Signature: 8a477f597d28d172789f06886806bc55\n"
+                "# This file is a cache directory tag created by bleu-oracle's search cache; see\n"
+                "# https://bford.info/cachedir/ (and docs/checking.md of bleu-oracle) about it.\n"
+                f"bleu-oracle search cache, format {ROOT_FORMAT}\n")
+_MARKER_LAYOUT = re.compile(rb"\ASignature: 8a477f597d28d172789f06886806bc55\n(?:#[^\n]*\n)*"
+                            rb"bleu-oracle search cache, format ([0-9]{1,9})\n\Z")
+#: A marker is a few hundred bytes: one larger is not the cache's.
+_MARKER_LIMIT_BYTES = 4096
+#: An entry is at most this large (the largest, a 2,000-segment corpus with its companions, is under 2 MB): a
+#: larger one is not written, and a file past it is not read.
+ENTRY_LIMIT_BYTES = 64 * 1024 * 1024
+#: The names the cache gives what it writes: its run directories (`run_key`), its entries, their temporary files
+#: (and those of the bleu-oracle before the marker, mkstemp's), and the marker's temporary files.
+_RUN_NAME = re.compile(r"[0-9a-f]{32}")
+_ENTRY_NAME = re.compile(r"(0|[1-9][0-9]{0,18})\.json")
+_TEMPORARY_NAME = re.compile(r"\.(0|[1-9][0-9]{0,18})\.json\.(?:[0-9a-f]{16}\.tmp|[a-z0-9_]{8})")
+_MARKER_TEMPORARY_NAME = re.compile(r"\.CACHEDIR\.TAG\.[0-9a-f]{16}\.tmp")
+#: How the cache opens what it reads: never through a symlink, never waiting for a writer (a FIFO).
+_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def cache_root() -> Path:
     """$BLEU_ORACLE_SEARCH_CACHE, else the user's cache directory's bleu-oracle/search."""
-    return user_cache("BLEU_ORACLE_SEARCH_CACHE", "search")
+    return user_cache(VARIABLE, "search")
 
 
 def limit_bytes() -> int:
     """The cache's total size bound ($BLEU_ORACLE_SEARCH_CACHE_BYTES when it is a whole number)."""
     text = os.environ.get("BLEU_ORACLE_SEARCH_CACHE_BYTES", "")
     return int(text) if text.isdigit() else DEFAULT_LIMIT_BYTES
+
+
+# -- the cache's own directory ------------------------------------------------------------------------------------
+
+
+def open_root(root: Path | None = None) -> Path | None:
+    """The cache's directory (`root`, default `cache_root()`), ready: created and marked when it is new, marked when
+    it is empty (or holds nothing but run directories of the cache's naming, unmarked, as an earlier bleu-oracle
+    left them), as it is when marked. None when the run goes on without it: it cannot be created, read or marked
+    (read-only, no permission), or another layout of the cache marks it. Raises BleuValueError (a configuration
+    error) when it is not a directory or holds anything else: the cache deletes what it wrote there."""
+    root = cache_root() if root is None else Path(root)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        handle = os.open(root, _DIRECTORY_FLAGS)  # (the directory's own name may be a symlink: the user named it)
+    except (FileExistsError, NotADirectoryError):
+        raise BleuValueError(_refusal(root, "is not a directory")) from None
+    except OSError:
+        return None
+    try:
+        layout = _marker_layout(handle)
+        if layout == "absent":
+            foreign = _not_the_caches(handle)
+            if foreign:
+                raise BleuValueError(_refusal(root, f"holds what the search cache did not write ({foreign})"))
+            layout = _adopt(handle)
+        if layout == "foreign":
+            raise BleuValueError(_refusal(root, f"holds a {MARKER} that is not the search cache's"))
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    return root if layout == ROOT_FORMAT else None
+
+
+def _refusal(root: Path, why: str) -> str:
+    """The one line that refuses `root` as the cache's directory, and says what to do."""
+    shown = _shown(str(root))
+    if os.environ.get(VARIABLE):
+        return (f"${VARIABLE} names {shown}, which {why}; the search cache needs a directory of its own (it "
+                f"deletes what it wrote there to keep within its bound): point {VARIABLE} at an empty or new "
+                "directory, or pass --no-search-cache")
+    return (f"the search cache's directory {shown} ({VARIABLE} is not set) {why}; the search cache needs a "
+            f"directory of its own: set {VARIABLE} to an empty or new directory, move what is there elsewhere, or "
+            "pass --no-search-cache")
+
+
+def _shown(name: str) -> str:
+    """A name as a message shows it: as it is when printable, else escaped."""
+    return name if name.isprintable() else ascii(name)
+
+
+def _marker_layout(root: int) -> int | Literal["absent", "foreign"]:
+    """The layout the marker of the directory open as `root` names; "absent" without one, "foreign" when the file
+    of its name is not a marker of the cache's (another tool's tag, not a regular file). OSError: unreadable."""
+    try:
+        status = os.stat(MARKER, dir_fd=root, follow_symlinks=False)
+    except FileNotFoundError:
+        return "absent"
+    if not stat.S_ISREG(status.st_mode):
+        return "foreign"
+    text = _read_regular(root, MARKER, _MARKER_LIMIT_BYTES)
+    if text is None:
+        raise OSError(f"{MARKER} cannot be read")
+    layout = _MARKER_LAYOUT.match(text)
+    return "foreign" if layout is None else int(layout.group(1))
+
+
+def _not_the_caches(root: int) -> str:
+    """What the unmarked directory open as `root` holds that the cache would not have written (a few names, for
+    the message; "" when nothing): anything but run directories holding only entries, and marker temporaries."""
+    foreign = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if not _written_by_the_cache(root, entry):
+                foreign.append(_shown(entry.name) + ("/" if entry.is_dir(follow_symlinks=False) else ""))
+    shown = ", ".join(sorted(foreign)[:3])
+    return shown + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+
+
+def _written_by_the_cache(root: int, entry: os.DirEntry[str]) -> bool:
+    if entry.name == MARKER:  # (another run marking it meanwhile: `_adopt` reads which marker it is)
+        return True
+    if _MARKER_TEMPORARY_NAME.fullmatch(entry.name):
+        return entry.is_file(follow_symlinks=False)
+    if not _RUN_NAME.fullmatch(entry.name) or not entry.is_dir(follow_symlinks=False):
+        return False
+    try:
+        run = os.open(entry.name, _DIRECTORY_FLAGS | os.O_NOFOLLOW, dir_fd=root)
+    except OSError:
+        return False
+    try:
+        return len(_own_files(run)) == len(os.listdir(run))
+    finally:
+        os.close(run)
+
+
+def _adopt(root: int) -> int | Literal["absent", "foreign"]:
+    """Mark the directory open as `root` as the cache's, and say which marker it holds then (`_marker_layout`).
+    The marker is written whole under a temporary name, then linked to its own (a run looking meanwhile sees none
+    or a whole one), never in place of a marker another run (or anything else) put there first."""
+    temporary = f".{MARKER}.{secrets.token_hex(8)}.tmp"
+    _write_new(root, temporary, _MARKER_TEXT.encode("ascii"))
+    try:
+        os.link(temporary, MARKER, src_dir_fd=root, dst_dir_fd=root, follow_symlinks=False)
+    except FileExistsError:
+        pass
+    except OSError:  # a filesystem without hard links: renamed instead (two runs write the same marker)
+        os.replace(temporary, MARKER, src_dir_fd=root, dst_dir_fd=root)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=root)
+    return _marker_layout(root)
+
+
+def _write_new(directory: int, name: str, data: bytes) -> None:
+    """Write `data` as the new regular file `name` of the directory open as `directory` (never through a symlink,
+    never into anything already there; the permissions a new file gets); removed again when it cannot be."""
+    handle = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666,
+                     dir_fd=directory)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=directory)
+        raise
+
+
+def _write_whole(directory: int, name: str, data: bytes, *, temporary: str) -> None:
+    """Write `data` as the regular file `name` of the directory open as `directory`, whole or not at all, through
+    the new temporary file `temporary`, then a rename."""
+    _write_new(directory, temporary, data)
+    try:
+        os.replace(temporary, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=directory)
+        raise
+
+
+def _read_regular(directory: int, name: str, limit: int) -> bytes | None:
+    """The bytes of the regular file `name` of the directory open as `directory`, or None: it is missing, is not
+    a regular file (a FIFO, a device, a symlink: none is followed or waited for), holds more than `limit` bytes, or
+    cannot be read. At most `limit` + 1 bytes are read, whatever the file does meanwhile."""
+    try:
+        if not stat.S_ISREG(os.stat(name, dir_fd=directory, follow_symlinks=False).st_mode):
+            return None  # (not even opened: opening a device may do something)
+        handle = os.open(name, _READ_FLAGS, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        status = os.fstat(handle)  # (what was opened, should the name have changed meanwhile)
+        if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
+            return None
+        chunks, left = [], limit + 1
+        while left > 0:
+            chunk = os.read(handle, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError:
+        return None
+    finally:
+        os.close(handle)
+    data = b"".join(chunks)
+    return data if len(data) <= limit else None
+
+
+def _own_files(run: int) -> dict[str, int]:
+    """The files of the run directory open as `run` that the cache wrote, name -> size: regular files named as
+    its entries or their temporary files (what else is there is not the cache's)."""
+    own = {}
+    with contextlib.suppress(OSError), os.scandir(run) as entries:
+        for entry in entries:
+            if _ENTRY_NAME.fullmatch(entry.name) or _TEMPORARY_NAME.fullmatch(entry.name):
+                with contextlib.suppress(OSError):
+                    status = entry.stat(follow_symlinks=False)
+                    if stat.S_ISREG(status.st_mode):
+                        own[entry.name] = status.st_size
+    return own
 
 
 @cache
@@ -79,7 +309,9 @@ def run_key(seed: int, capabilities: Capabilities, profile: str, series_length: 
     """What every cached value of a run depends on besides the example's index, as one hash."""
     canonical = json.dumps(
         {"format": FORMAT, "oracle": oracle_version(), "seed": seed, "capabilities": capabilities.to_json(),
-         "profile": profile, "series_length": series_length},
+         "profile": profile, "series_length": series_length,
+         # the Python's own case folding and Unicode categories (intl, char) are part of every expectation
+         "python": [sys.implementation.name, *sys.version_info[:3]], "unicode": unicodedata.unidata_version},
         sort_keys=True, separators=(",", ":"), ensure_ascii=True,
     )
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
@@ -178,26 +410,39 @@ class ExampleEntry:
 
 
 class SearchCache:
-    """The entries of one run key (`run_key`) under `root`."""
+    """The entries of one run key (`run_key`) under `root` (the cache's directory, `open_root`)."""
 
     def __init__(self, root: Path, key: str):
+        if not _RUN_NAME.fullmatch(key):
+            raise BleuValueError(f"a search cache's run key is 32 hexadecimal digits, not {key!r}")
         self.root, self.key = Path(root), key
         self.directory = self.root / key
         self.wrote = False
-
-    def _path(self, index: int) -> Path:
-        return self.directory / f"{index}.json"
+        #: False: the run goes on without the cache (it cannot be written, or another layout marks it)
+        self.usable = open_root(self.root) is not None
 
     def load(self, index: int) -> ExampleEntry:
         """Example `index`'s entry as cached, or an empty one (nothing cached, or nothing trustworthy)."""
-        try:
-            data = self._path(index).read_bytes()
-        except OSError:
+        data = self._read(f"{index}.json")
+        if data is None:
             return ExampleEntry(index)
         try:
             return self._parse(index, data)
         except Exception:  # noqa: BLE001 (any damage at all: the entry is not trusted, the example is computed)
             return ExampleEntry(index)
+
+    def _read(self, name: str) -> bytes | None:
+        """The entry file `name` (a regular file of the run directory, never through a symlink), or None."""
+        if not self.usable:
+            return None
+        try:
+            run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
+        except OSError:
+            return None
+        try:
+            return _read_regular(run, name, ENTRY_LIMIT_BYTES)
+        finally:
+            os.close(run)
 
     def _parse(self, index: int, data: bytes) -> ExampleEntry:
         head, _, rest = data.partition(b"\n")
@@ -235,61 +480,98 @@ class SearchCache:
         rest = "\n".join([json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines])
         header = json.dumps({"format": FORMAT, "key": self.key, "index": entry.index,
                              "sha256": hashlib.sha256(rest.encode("ascii")).hexdigest()})
-        with contextlib.suppress(OSError):
-            write_atomically(self._path(entry.index), header + "\n" + rest)
+        data = (header + "\n" + rest).encode("ascii")
+        if self.usable and len(data) <= ENTRY_LIMIT_BYTES and self._write(f"{entry.index}.json", data):
             self.wrote = True
+
+    def _write(self, name: str, data: bytes) -> bool:
+        """Write the entry file `name` whole (the run directory made when missing); False when it cannot be written,
+        or when what has its name is not a regular file (a FIFO, a symlink): that is not the cache's to replace."""
+        try:
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(self.directory)  # (not its parents: the cache's directory is open_root's to make)
+            run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                if not stat.S_ISREG(os.stat(name, dir_fd=run, follow_symlinks=False).st_mode):
+                    return False
+            _write_whole(run, name, data, temporary=f".{name}.{secrets.token_hex(8)}.tmp")
+        except OSError:
+            return False
+        finally:
+            os.close(run)
+        return True
 
     def close(self) -> None:
         """After the run: mark this run's directory used, and bound the whole cache (`evict`)."""
+        if not self.usable:
+            return
         with contextlib.suppress(OSError):
-            if self.directory.is_dir():
-                os.utime(self.directory)
+            os.utime(self.directory, follow_symlinks=False)
         if self.wrote:
             evict(self.root, limit_bytes(), keep=self.directory)
 
 
-def _size(directory: Path) -> int:
-    total = 0
-    with contextlib.suppress(OSError), os.scandir(directory) as entries:
-        for entry in entries:
-            with contextlib.suppress(OSError):
-                total += entry.stat().st_size
-    return total
-
-
 def evict(root: Path, limit: int, *, keep: Path | None = None) -> None:
     """Bound the cache under `root` to `limit` bytes: whole run directories, least recently used first, then
-    (if `keep`, the current run's, alone is over the bound) its highest-numbered examples."""
+    (if `keep`, the current run's, alone is over the bound) its highest-numbered examples. Only in a directory the
+    cache marked, and only what it wrote there (`_own_files` of directories named as run keys) is counted or
+    removed; nothing is followed through a symlink."""
     try:
-        directories = [path for path in Path(root).iterdir() if path.is_dir()]
+        handle = os.open(root, _DIRECTORY_FLAGS)
     except OSError:
         return
-    sizes = {path: _size(path) for path in directories}
-    total = sum(sizes.values())
-    by_age = sorted((path for path in directories if path != keep), key=_mtime)
-    for path in by_age:
+    try:
+        if _marker_layout(handle) == ROOT_FORMAT:
+            _evict_runs(handle, limit, keep=None if keep is None else keep.name)
+    except OSError:
+        return
+    finally:
+        os.close(handle)
+
+
+def _evict_runs(root: int, limit: int, *, keep: str | None) -> None:
+    runs = {}  # name -> (time last used, bytes of the cache's own files)
+    for name in os.listdir(root):
+        if _RUN_NAME.fullmatch(name):
+            with contextlib.suppress(OSError), _run_directory(root, name) as run:
+                runs[name] = (os.fstat(run).st_mtime, sum(_own_files(run).values()))
+    total = sum(size for _, size in runs.values())
+    for name in sorted((name for name in runs if name != keep), key=lambda name: runs[name][0]):
         if total <= limit:
             return
-        shutil.rmtree(path, ignore_errors=True)
-        total -= sizes[path]
-    if keep is not None and total > limit:
-        _trim(keep, total - limit)
+        with contextlib.suppress(OSError):
+            with _run_directory(root, name) as run:
+                total -= _remove(run, list(_own_files(run)))
+            os.rmdir(name, dir_fd=root)  # (only when empty: what else is there is not the cache's)
+    if keep in runs and total > limit:
+        with contextlib.suppress(OSError), _run_directory(root, keep) as run:
+            _remove(run, sorted((name for name in _own_files(run) if _ENTRY_NAME.fullmatch(name)),
+                                key=lambda name: int(name.partition(".")[0]), reverse=True), excess=total - limit)
 
 
-def _mtime(path: Path) -> float:
+@contextlib.contextmanager
+def _run_directory(root: int, name: str) -> Iterator[int]:
+    """The run directory `name` of the cache's directory open as `root`, open (never through a symlink)."""
+    run = os.open(name, _DIRECTORY_FLAGS | os.O_NOFOLLOW, dir_fd=root)
     try:
-        return path.stat().st_mtime
-    except OSError:
-        return time.time()
+        yield run
+    finally:
+        os.close(run)
 
 
-def _trim(directory: Path, excess: int) -> None:
-    """Remove the highest-numbered entries of `directory` until `excess` bytes are gone."""
-    with contextlib.suppress(OSError):
-        files = sorted(directory.glob("*.json"), key=lambda p: int(p.stem) if p.stem.isdigit() else -1, reverse=True)
-        for path in files:
-            if excess <= 0:
-                return
-            with contextlib.suppress(OSError):
-                excess -= path.stat().st_size
-                path.unlink()
+def _remove(run: int, names: list[str], *, excess: int | None = None) -> int:
+    """Remove the files `names` (the cache's own) of the run directory open as `run`, in order, until `excess`
+    bytes are gone (None: all of them); the bytes removed."""
+    removed = 0
+    for name in names:
+        if excess is not None and removed >= excess:
+            break
+        with contextlib.suppress(OSError):
+            status = os.stat(name, dir_fd=run, follow_symlinks=False)
+            if stat.S_ISREG(status.st_mode):  # (unlink removes a name only: it never reaches past a symlink)
+                os.unlink(name, dir_fd=run)
+                removed += status.st_size
+    return removed
