@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 
 import pytest
 import yaml
@@ -426,6 +427,33 @@ def test_baseline_write_makes_one_entry_per_run_cause_listing_its_cases(tmp_path
     assert [e["id"] for e in data["entries"]] == [*cases, "cause:unclipped-matches"]
 
 
+def test_a_baseline_s_life(tmp_path, buggy_run, capsys):
+    """write, review, gate green on the buggy library; the bug fixed, the gate fails saying the implementation
+    improved and naming the command; `baseline update` removes the entry, printing it; gate green on the fixed
+    library. Before, the fixed run said "deviations found" and told the user to write a baseline, and nothing
+    removed the entries but an edit by hand."""
+    baseline = baseline_from(tmp_path, buggy_run)  # written, then every TODO given a reason
+    listed = yaml.safe_load(baseline.read_text())["entries"][0]["cases"]
+    assert whole_check(tmp_path / "gated", "mutant_no_clipping", "--baseline", baseline) == 0
+    fixed = tmp_path / "fixed"
+    capsys.readouterr()
+    # an expected failure that passes fails the gate (docs/checking.md: exit 1), in the words of what happened
+    assert whole_check(fixed, "clean", "--baseline", baseline, quiet=False) == 1
+    out = capsys.readouterr().out
+    assert (f"bleu-oracle check: the gate fails: {len(listed)} known deviations no longer occur (the implementation "
+            "improved; nothing new deviates): ") in out
+    assert "deviations found" not in out
+    update = f"bleu-oracle baseline update --from {shlex.quote(str(fixed))} --baseline {shlex.quote(str(baseline))}"
+    assert f"next: the baseline lists deviations this run no longer has: `{update}` removes them" in out
+    assert run_cli(*shlex.split(update)[1:]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"removed cause:unclipped-matches (no record of this run deviates by it; its cases: {len(listed)} pass now); "
+        "its reason was: 'reviewed by the test'",
+        f"{baseline}: removed 1 entry, added 0 entries, kept 0 entries as written"]
+    assert len(load_baseline(baseline)) == 0
+    assert whole_check(tmp_path / "green", "clean", "--baseline", baseline) == 0
+
+
 def test_update_keeps_what_still_matches_byte_for_byte_and_removes_only_what_is_gone(tmp_path, buggy_run, capsys):
     """A case listed by hand that passes and an entry for a case the suite no longer has go, each printed; the
     reviewed entry, its other cases and the user's comments stay as written."""
@@ -563,3 +591,20 @@ def test_a_case_listed_under_a_cause_is_as_strict_as_an_entry_of_its_own():
     assert (changed.status, changed.was) == ("changed", "fail by cause:unclipped-matches")
     assert tracker.status(record("case-e", "fail", "unclipped-matches")).status == "new"  # listed nowhere: unreviewed
     assert tracker.stale() == ["case-d"]
+
+
+def test_a_gate_failed_only_by_entries_gone_says_so_and_names_the_update(tmp_path, capsys):
+    baseline = write(tmp_path / "b.yaml", [{"id": "no-such-case", "outcome": "fail", "reason": "gone"}])
+    report = tmp_path / "report"
+    assert run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 10, "--report", report,
+                   "--baseline", baseline) == 1
+    out = capsys.readouterr().out
+    assert "bleu-oracle check: the gate fails: 1 baseline entry names no record of this run (nothing new deviates)" \
+        in out
+    assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` removes them" in out
+    # a new deviation besides: deviations found, and the update adds it for review
+    assert run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 30, "--report",
+                   report, "--baseline", baseline, "--allow-unreviewed") == 1
+    out = capsys.readouterr().out
+    assert "bleu-oracle check: deviations found: " in out
+    assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` adds the new deviations" in out
