@@ -1,12 +1,15 @@
-"""Baselines of known deviations and the gate: strict for ids, by class for random examples.
+"""Baselines of known deviations and the gate: strict for ids, by class for random examples; a baseline's life
+(write, review, gate, fix, update).
 
-Holds: oracle.harness.gate, oracle.models.baseline, oracle.commands.baseline
+Holds: oracle.harness.gate, oracle.models.baseline, oracle.commands.baseline, oracle.harness.baseline_file
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 
 import pytest
 import yaml
@@ -217,6 +220,12 @@ def test_json_baselines_and_case_ids(tmp_path):
     ([{"id": "random:fail:ref len", "outcome": "fail"}], "class key"),
     ([{"outcome": "fail"}], "id"),
     (["just-a-string"], "entry"),
+    ([{"id": "some-case", "outcome": "fail", "cases": ["other-case"]}], "only a root-cause entry"),
+    ([{"id": "cause:a", "outcome": "fail", "cases": ["x"]}, {"id": "x", "outcome": "fail"}],
+     "case 'x' is an entry of its own and listed under cause:a's cases"),
+    ([{"id": "cause:a", "outcome": "fail", "cases": ["x"]}, {"id": "cause:b", "outcome": "fail", "cases": ["x"]}],
+     "case 'x' is listed under cause:a and under cause:b"),
+    ([{"id": "cause:a", "outcome": "fail", "cases": ["cause:b"]}], "`cases` lists case ids"),
 ])
 def test_invalid_baselines_are_configuration_errors(tmp_path, entries, message):
     path = write(tmp_path / "b.yaml", entries)
@@ -368,3 +377,234 @@ def test_a_baseline_written_from_a_run_cut_short_says_so(tmp_path, capsys):
     capsys.readouterr()
     assert run_cli("baseline", "write", "--from", first, "--out", tmp_path / "b.yaml") == 0
     assert "is of a run cut short (no footer: interrupted or killed)" in capsys.readouterr().err
+
+
+# -- a baseline's life: write, review, gate green, fix, gate fails, update, gate green ---------------------
+
+#: The fakes stand for one library whose bug is fixed in its next version: both name themselves the same.
+LIBRARY = "mybleu"
+
+
+def whole_check(report, name, *more, examples=20, quiet=True):
+    """`check` as a user runs it: the bundled cases and random examples, of `tests/fakes/<name>.py` as LIBRARY."""
+    return run_cli("check", "--command", fake(name, "--name", LIBRARY), "--examples", examples, "--timeout", 5,
+                   "--report", report, *(["--quiet"] if quiet else []), *more)
+
+
+@pytest.fixture(scope="module")
+def buggy_run(tmp_path_factory):
+    """A whole run of a library whose one bug is clipping left out (documented cases and random examples fail)."""
+    report = tmp_path_factory.mktemp("buggy") / "report"
+    assert whole_check(report, "mutant_no_clipping") == 1
+    return report
+
+
+@pytest.fixture(scope="module")
+def random_only_run(tmp_path_factory):
+    """The same library's run without cases: a cheap run to update from."""
+    report = tmp_path_factory.mktemp("random-only") / "report"
+    assert check(report, fake("mutant_no_clipping", "--name", LIBRARY), examples=30) == 1
+    return report
+
+
+def failing_cases(report):
+    return [r.id for r in deviations(report) if r.kind == "case"]
+
+
+def test_baseline_write_makes_one_entry_per_run_cause_listing_its_cases(tmp_path, buggy_run):
+    """One bug, one reason to write: before, each documented case it made fail was an entry of its own (a reason
+    per case) next to the one entry of the random examples that failed for the same cause."""
+    causes = [cause.name for cause in results(buggy_run).footer.causes]
+    assert causes == ["unclipped-matches"]  # the fake has one bug, and the run names it once
+    cases = failing_cases(buggy_run)
+    examples = [r for r in deviations(buggy_run) if r.kind != "case"]
+    assert len(cases) > 1 and examples
+    data = yaml.safe_load(baseline_from(tmp_path, buggy_run, review=False).read_text())
+    assert [(e["id"], e["reason"], e["cases"], e["count"]) for e in data["entries"]] == [
+        ("cause:unclipped-matches", "TODO", cases, len(examples))]
+    # --cases-as ids: a case an entry of its own, as before
+    data = yaml.safe_load(baseline_from(tmp_path, buggy_run, "ids.yaml", "--cases-as", "ids", review=False).read_text())
+    assert [e["id"] for e in data["entries"]] == [*cases, "cause:unclipped-matches"]
+
+
+def test_a_baseline_s_life(tmp_path, buggy_run, capsys):
+    """write, review, gate green on the buggy library; the bug fixed, the gate fails saying the implementation
+    improved and naming the command; `baseline update` removes the entry, printing it; gate green on the fixed
+    library. Before, the fixed run said "deviations found" and told the user to write a baseline, and nothing
+    removed the entries but an edit by hand."""
+    baseline = baseline_from(tmp_path, buggy_run)  # written, then every TODO given a reason
+    listed = yaml.safe_load(baseline.read_text())["entries"][0]["cases"]
+    assert whole_check(tmp_path / "gated", "mutant_no_clipping", "--baseline", baseline) == 0
+    fixed = tmp_path / "fixed"
+    capsys.readouterr()
+    # an expected failure that passes fails the gate (docs/checking.md: exit 1), in the words of what happened
+    assert whole_check(fixed, "clean", "--baseline", baseline, quiet=False) == 1
+    out = capsys.readouterr().out
+    assert (f"bleu-oracle check: the gate fails: {len(listed)} known deviations no longer occur (the implementation "
+            "improved; nothing new deviates): ") in out
+    assert "deviations found" not in out
+    update = f"bleu-oracle baseline update --from {shlex.quote(str(fixed))} --baseline {shlex.quote(str(baseline))}"
+    assert f"next: the baseline lists deviations this run no longer has: `{update}` removes them" in out
+    assert run_cli(*shlex.split(update)[1:]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"removed cause:unclipped-matches (no record of this run deviates by it; its cases: {len(listed)} pass now); "
+        "its reason was: 'reviewed by the test'",
+        f"{baseline}: removed 1 entry, added 0 entries, kept 0 entries as written"]
+    assert len(load_baseline(baseline)) == 0
+    assert whole_check(tmp_path / "green", "clean", "--baseline", baseline) == 0
+
+
+def test_update_keeps_what_still_matches_byte_for_byte_and_removes_only_what_is_gone(tmp_path, buggy_run, capsys):
+    """A case listed by hand that passes and an entry for a case the suite no longer has go, each printed; the
+    reviewed entry, its other cases and the user's comments stay as written."""
+    baseline = baseline_from(tmp_path, buggy_run)
+    passing = next(r.id for r in results(buggy_run).records if r.kind == "case" and r.outcome == "pass")
+    reviewed = baseline.read_text().replace("entries:\n", "# upstream issue 123: clipping\nentries:\n")
+    edited = reviewed.replace("  cases:\n", f"  cases:\n  - {passing}  # added by hand\n")
+    baseline.write_text(edited + "- id: a-case-the-suite-dropped\n  outcome: fail\n  reason: it was wrong\n")
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", buggy_run, "--baseline", baseline) == 0
+    assert capsys.readouterr().out.splitlines()[:2] == [
+        f"removed {passing} from the cases of cause:unclipped-matches (pass now)",
+        "removed a-case-the-suite-dropped (no record in this run); its reason was: 'it was wrong'"]
+    assert baseline.read_text() == reviewed
+    assert whole_check(tmp_path / "gated", "mutant_no_clipping", "--baseline", baseline) == 0
+
+
+def test_update_removes_a_fixed_bug_and_adds_the_new_one_for_review(tmp_path, random_only_run, capsys):
+    baseline = baseline_from(tmp_path, random_only_run)
+    later = tmp_path / "later"
+    assert check(later, fake("mutant_ties_longer", "--name", LIBRARY), examples=30) == 1
+    [cause] = [cause.name for cause in results(later).footer.causes]
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", later, "--baseline", baseline) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "removed cause:unclipped-matches (no record of this run deviates by it); its reason was: "
+        "'reviewed by the test'",
+        f"added cause:{cause} (fail, {len(deviations(later))} random example(s)): reason TODO",
+        f"{baseline}: removed 1 entry, added 1 entry, kept 0 entries as written; review the TODO reasons before the "
+        f"next gate: `bleu-oracle check ... --baseline {baseline}`"]
+    entries = yaml.safe_load(baseline.read_text())["entries"]
+    assert [(e["id"], e["reason"]) for e in entries] == [(f"cause:{cause}", "TODO")]
+    assert check(tmp_path / "unreviewed", fake("mutant_ties_longer", "--name", LIBRARY), "--baseline", baseline,
+                 examples=30) == 2  # a reason nobody wrote gates nothing
+    assert run_cli("baseline", "update", "--from", later, "--baseline", baseline) == 0
+    assert "nothing to update" in capsys.readouterr().out
+
+
+def _cut_short(report, whole):
+    """A whole run's stream without its footer, as a run killed before its end leaves it."""
+    lines = (whole / "results.jsonl").read_text().splitlines()
+    report.mkdir()
+    (report / "results.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+
+
+def _interrupted(report, whole):
+    """A whole run's stream whose footer says it was interrupted, as ^C leaves it."""
+    lines = (whole / "results.jsonl").read_text().splitlines()
+    footer = json.loads(lines[-1])
+    footer["interrupted"] = True
+    report.mkdir()
+    (report / "results.jsonl").write_text("\n".join([*lines[:-1], json.dumps(footer)]) + "\n")
+
+
+@pytest.mark.parametrize("run, says", [
+    (_cut_short, "it was cut short (no footer: interrupted or killed)"),
+    (_interrupted, "it was interrupted (^C or SIGTERM) before its end"),
+    (lambda report, _: check(report, fake("mutant_no_clipping", "--name", LIBRARY), "--id", "random-0-1*",
+                          examples=30), "it ran only what --id random-0-1* selects"),
+    (lambda report, _: check(report, fake("mutant_no_clipping", "--name", LIBRARY), "--shard", "1/2", examples=30),
+     "it is shard 1/2 of a run (update from the report `bleu-oracle merge` writes of all the shards)"),
+    (lambda report, _: check(report, fake("crash_third", "--name", LIBRARY), "--max-restarts", 0, examples=10),
+     "of its records were not attempted (the implementation crashed more often than --max-restarts allows)"),
+    (lambda report, _: check(report, fake("mutant_no_clipping", "--name", "otherbleu"), examples=30),
+     "the baseline was written for implementation 'mybleu', not 'otherbleu' (the run's)"),
+])
+def test_update_refuses_a_run_that_cannot_say_what_is_gone(tmp_path, random_only_run, capsys, run, says):
+    """Each would remove the entries of what it never judged (or another library's): exit 2, one line, the
+    baseline as it was."""
+    baseline = baseline_from(tmp_path, random_only_run)
+    before = baseline.read_text()
+    report = tmp_path / "report"
+    run(report, random_only_run)
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", report, "--baseline", baseline) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1, err
+    assert baseline.read_text() == before
+
+
+def test_update_writes_through_a_link_keeping_the_file_s_permissions(tmp_path, random_only_run):
+    target = tmp_path / "kept" / "baseline.yaml"
+    target.parent.mkdir()
+    baseline_from(tmp_path, random_only_run).rename(target)
+    target.write_text(target.read_text() + "- id: gone-case\n  outcome: fail\n  reason: fixed since\n")
+    target.chmod(0o640)
+    link = tmp_path / "baseline.yaml"
+    link.symlink_to(target)
+    assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", link, "--quiet") == 0
+    assert link.is_symlink() and "gone-case" not in target.read_text()
+    assert os.stat(target).st_mode & 0o777 == 0o640
+
+
+def test_update_prints_what_it_removes_on_one_line_each_escaped(tmp_path, random_only_run, capsys):
+    """An id and a reason are the user's text: a line break or an escape sequence in one is shown, not acted on."""
+    baseline = baseline_from(tmp_path, random_only_run)
+    baseline.write_text(baseline.read_text() + '- id: "gone-\\e[31mred"\n  outcome: fail\n'
+                        '  reason: "first\\nsecond\\u202e"\n')
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", baseline) == 0
+    assert capsys.readouterr().out.splitlines()[0] == \
+        "removed gone-\\x1b[31mred (no record in this run); its reason was: 'first\\nsecond\\u202e'"
+
+
+def test_write_adds_to_a_baseline_whose_entries_list_cases(tmp_path, buggy_run, capsys):
+    """A cause entry's `cases:` is a list inside the list of entries: what is added goes after the last entry, at
+    the entries' indentation, every byte before kept."""
+    baseline = baseline_from(tmp_path, buggy_run)
+    reviewed = baseline.read_text()
+    assert "  cases:\n  - " in reviewed
+    later = tmp_path / "later"
+    check(later, fake("mutant_ties_longer", "--name", LIBRARY), examples=30)
+    assert run_cli("baseline", "write", "--from", later, "--out", baseline) == 0
+    text = baseline.read_text()
+    assert text.startswith(reviewed)
+    entries = yaml.safe_load(text)["entries"]
+    assert [e["reason"] for e in entries] == ["reviewed by the test", "TODO"]
+    assert "baseline update --from" in capsys.readouterr().err  # not observed: the command that removes it
+
+
+def test_a_case_listed_under_a_cause_is_as_strict_as_an_entry_of_its_own():
+    from oracle.models.baseline import Baseline, BaselineEntry
+
+    cases = ("case-a", "case-b", "case-c", "case-d")
+    tracker = BaselineTracker(Baseline(entries=[
+        BaselineEntry(id="cause:unclipped-matches", outcome="fail", reason="known", cases=cases)]))
+
+    def record(i, outcome, cause=None):
+        return Record(id=i, kind="case", outcome=outcome, layer="matches",
+                      classification={"name": cause} if cause else None)
+
+    assert tracker.status(record("case-a", "fail", "unclipped-matches")).status == "known"
+    assert tracker.status(record("case-b", "pass")).status == "fixed"
+    changed = tracker.status(record("case-c", "fail", "no-brevity-penalty"))
+    assert (changed.status, changed.was) == ("changed", "fail by cause:unclipped-matches")
+    assert tracker.status(record("case-e", "fail", "unclipped-matches")).status == "new"  # listed nowhere: unreviewed
+    assert tracker.stale() == ["case-d"]
+
+
+def test_a_gate_failed_only_by_entries_gone_says_so_and_names_the_update(tmp_path, capsys):
+    baseline = write(tmp_path / "b.yaml", [{"id": "no-such-case", "outcome": "fail", "reason": "gone"}])
+    report = tmp_path / "report"
+    assert run_cli("check", "--command", fake("clean"), "--no-cases", "--examples", 10, "--report", report,
+                   "--baseline", baseline) == 1
+    out = capsys.readouterr().out
+    assert "bleu-oracle check: the gate fails: 1 baseline entry names no record of this run (nothing new deviates)" \
+        in out
+    assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` removes them" in out
+    # a new deviation besides: deviations found, and the update adds it for review
+    assert run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 30, "--report",
+                   report, "--baseline", baseline, "--allow-unreviewed") == 1
+    out = capsys.readouterr().out
+    assert "bleu-oracle check: deviations found: " in out
+    assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` adds the new deviations" in out

@@ -271,7 +271,7 @@ def test_the_old_spellings_still_work_and_say_which_replaced_them(tmp_path, caps
 
 VERBS_AND_ACTIONS = [("check",), ("fuzz",), ("score",), ("profiles",), ("serve",), ("report",), ("protocol",),
                      ("cases",), ("cases", "list"), ("cases", "validate"), ("cases", "export"),
-                     ("baseline",), ("baseline", "write"), ("install",), ("merge",)]
+                     ("baseline",), ("baseline", "write"), ("baseline", "update"), ("install",), ("merge",)]
 
 
 @pytest.mark.parametrize("argv", VERBS_AND_ACTIONS, ids=[" ".join(a) for a in VERBS_AND_ACTIONS])

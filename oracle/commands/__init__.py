@@ -16,7 +16,7 @@ SUMMARIES = {
     "check": "check an implementation against the oracle",
     "fuzz": "search for disagreements and classify them by root cause",
     "merge": "combine the report directories of a run's shards (--shard K/N) into the whole run's",
-    "baseline": "write a baseline of known deviations from a run",
+    "baseline": "write a baseline of known deviations from a run; update it from a later run",
     "report": "regenerate reports/: matrix, discrepancy reports, real data, HTML",
     "history": "check every released version of a library and bisect its behaviours",
     "install": "prepare the implementations that run outside this environment (npm, own venvs)",

@@ -163,15 +163,20 @@ runs, unless --report-force.
 
 Baselines: entries {id, outcome, reason} in YAML or JSON. The gate fails on
 any outcome not in the baseline, on a known deviation that now passes
-("expected failure passed"), on one whose outcome changed, and on an entry
-whose id is in no record of the run (stale). Random examples are keyed by
-class, not by id, by default: an entry `random:fail:ref_len` covers every
-random example failing first at ref_len, under any seed; class entries nothing
-matched are only reported ("unused"). Exact ids random-S-I work too but are
-meaningful only with the same --seed. `bleu-oracle baseline write` writes one
-from a run, every reason TODO: an entry whose reason is still TODO or empty is
-refused (exit 2) until a human writes why the deviation is acceptable, unless
---allow-unreviewed.
+("expected failure passed": the implementation improved, and the baseline must
+follow), on one whose outcome changed, and on an entry whose id is in no record
+of the run (stale). `bleu-oracle baseline write` writes one from a run, one
+entry per root cause of the run (cause:<name>): the documented cases it makes
+fail listed under it (`cases:`, each as strict as an entry of its own) and any
+random example failing for that reason under any seed (a cause or class entry
+nothing matched is only reported, "unused"); a case without an explained cause
+is keyed by its id, a random example by its class (random:fail:ref_len). Exact
+ids random-S-I work too but are meaningful only with the same --seed. Every
+reason is TODO: an entry whose reason is still TODO or empty is refused (exit
+2) until a human writes why the deviation is acceptable, unless
+--allow-unreviewed. When known deviations are gone, `bleu-oracle baseline
+update --from DIR --baseline FILE` removes their entries (printing each) and
+adds the run's new deviations for review.
 
 Reproduction: --replay FILE_OR_JSON re-runs just the given inputs (a replay
 object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
@@ -424,16 +429,52 @@ def run(args: argparse.Namespace) -> int:
                                     require_judged=not args.allow_empty and not part)
     if session is not None and not args.quiet:
         _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
-        print(shown(_next_step(args, code, report_dir)))
+        print(shown(_next_step(args, code, report_dir, tracker)))
     return code
 
 
-def _next_step(args, code, report_dir):
+def _gone(tracker):
+    """(known deviations that pass now, entries no record of the run has) when these alone fail the gate: the
+    implementation improved, or the suite moved on, and the baseline has to follow; else None."""
+    statuses = tracker.statuses
+    if statuses["new"] or statuses["changed"]:
+        return None
+    stale = len(tracker.stale())
+    return (statuses["fixed"], stale) if statuses["fixed"] or stale else None
+
+
+def _gone_in_words(fixed, stale):
+    """'the gate fails: 21 known deviations no longer occur (the implementation improved; nothing new deviates)'."""
+    parts = []
+    if fixed:
+        parts.append(f"{fixed} known deviation{'s no longer occur' if fixed > 1 else ' no longer occurs'}")
+    if stale:
+        parts.append(f"{stale} baseline entr{'ies name' if stale > 1 else 'y names'} no record of this run")
+    return ("the gate fails: " + " and ".join(parts)
+            + (" (the implementation improved; nothing new deviates)" if fixed else " (nothing new deviates)"))
+
+
+def _update_command(report_dir, baseline):
+    return f"`bleu-oracle baseline update --from {shlex.quote(str(report_dir))} --baseline {shlex.quote(baseline)}`"
+
+
+def _next_step(args, code, report_dir, tracker):
     """The one line that says what to do after this run."""
     if args.shard is not None and not args.shard.whole:
         return (f"next: this is shard {args.shard} (its exit code speaks for its share only); the run's report and "
                 f"gate: `bleu-oracle merge DIR_1 ... DIR_{args.shard.count} --report OUT`, one report directory per "
                 "shard")
+    if code == 1 and args.baseline:
+        update = _update_command(report_dir, args.baseline)
+        partial = "--id" if args.only else "--replay" if args.replay else None
+        if partial is not None:  # an update from this run would remove the entries of what it did not run
+            update = f"a whole `check` run (without {partial}), then {update}"
+        if _gone(tracker) is not None:
+            return (f"next: the baseline lists deviations this run no longer has: {update} removes them (printing "
+                    "each, with its reason) and the gate passes again; commit the file it writes")
+        return (f"next: read {report_dir / 'summary.md'}; fix what is a bug, or record what is acceptable: {update} "
+                "adds the new deviations (reason TODO: write why each is acceptable) and removes those that no "
+                "longer occur")
     if code == 1:
         return (f"next: read {report_dir / 'summary.md'}; to gate on these deviations, write a baseline with "
                 f"`bleu-oracle baseline write --from {report_dir / RESULTS_FILE} --out baseline.yaml`, give each "
@@ -541,6 +582,9 @@ def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
             + (f" ({', '.join(g.documented)})" if g.documented else "") for g in groups)) + "\n")
     tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")
+    gone = _gone(tracker) if code == 1 else None
+    if gone is not None:  # nothing deviates but what the baseline lists: "deviations found" would mislead
+        verdict = _gone_in_words(*gone)
     known = tracker.statuses["known"]
     out.write(f"bleu-oracle check: {verdict}: {tally or 'nothing run'}"
               + (f" ({known} known deviations from the baseline)" if known else "") + "\n")

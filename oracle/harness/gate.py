@@ -24,25 +24,26 @@ Keys:
   random example whose failure `oracle.diagnose.classify` explains by that name. The
   sharpest key for random examples: a new way of being wrong, even at the same
   layer, still fails the gate. Unused cause entries only warn, like classes.
+  A cause entry may list documented cases (``cases: [id, ...]``): each is as
+  strict as a case id entry (``known`` only when it deviates with the entry's
+  outcome by that cause; ``fixed``, ``changed`` or ``stale`` otherwise), so one
+  bug is one reason to write however many cases show it.
 
-`bleu-oracle baseline write` writes random examples as root-cause entries by
-default (``--examples-as causes``; an unexplained one falls back to its class);
-``classes``, ``ids`` and ``none`` are the other choices.
+`bleu-oracle baseline write` (`oracle.harness.baseline_file`) writes random
+examples and cases as root-cause entries by default (``--examples-as causes``,
+``--cases-as causes``; an unexplained one falls back to its class or its id);
+``baseline update`` also removes what a run no longer observes.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import json
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
-from oracle.files import write_atomically
-from oracle.formulas.errors import BleuOracleError, BleuValueError, os_reason
+from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import Outcome
 from oracle.models.results import BaselineStatus, GateSummary
@@ -77,9 +78,10 @@ def error_kind(record):
 
 
 def cause_key(record):
-    """`cause:<name>` for a random example whose failure has an explained root cause, else None; an error
-    is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that error, not any."""
-    if not is_random(record) or record.classification is None:
+    """`cause:<name>` for a deviating record (a random example or a case) whose failure has an explained root
+    cause, else None; an error is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that
+    error, not any."""
+    if record.classification is None:
         return None
     name = record.classification.name
     if not name or name in ("unexplained", "agrees"):
@@ -90,7 +92,7 @@ def cause_key(record):
 
 
 def cause_keys(record):
-    """Every `cause:<name>` a random example's failure may be forgiven by: its root cause's name, and the other
+    """Every `cause:<name>` a record's failure may be forgiven by: its root cause's name, and the other
     explanations that fit it as well (the run may name the bug by one of those)."""
     first = cause_key(record)
     if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
@@ -176,6 +178,7 @@ class BaselineTracker:
     def __init__(self, baseline=None, *, only=None, check_stale=True):
         self.baseline = baseline if baseline is not None else Baseline()
         self.entries = self.baseline.by_id
+        self.listed = self.baseline.by_case
         self.only = list(only or [])
         self.check_stale = check_stale
         self.seen_ids = set()
@@ -199,6 +202,9 @@ class BaselineTracker:
         outcome = record.outcome.value
         good = record.good
         entry = self.entries.get(record.id)
+        listed = entry is None and record.id in self.listed  # a case listed under a cause entry: strict, by cause
+        if listed:
+            entry = self.listed[record.id]
         if entry is None and is_random(record) and not good:
             entry = next((self.entries[k] for k in cause_keys(record) if k in self.entries), None) \
                 or self.entries.get(baseline_key(record))
@@ -208,12 +214,14 @@ class BaselineTracker:
             result = None if good else BaselineStatus(status=NEW)
         else:
             self.used.add(entry.id)
-            if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.layer):
+            if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.layer) \
+                    and (not listed or entry.id in cause_keys(record)):
                 result = BaselineStatus(status=KNOWN, reason=entry.reason, entry=entry.id)
             elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value):
                 result = BaselineStatus(status=FIXED, reason=entry.reason, entry=entry.id)
             else:
-                want = entry.outcome.value + (f" at layer {entry.layer}" if entry.layer else "")
+                want = entry.outcome.value + (f" at layer {entry.layer}" if entry.layer else "") \
+                    + (f" by {entry.id}" if listed else "")
                 result = BaselineStatus(status=CHANGED, reason=entry.reason, entry=entry.id, was=want)
         if result is not None:
             self.statuses[result.status] += 1
@@ -223,11 +231,12 @@ class BaselineTracker:
         return not self.only or any(fnmatch.fnmatchcase(entry_id, p) for p in self.only)
 
     def stale(self):
-        """Exact-id entries whose id no record of the run had (within --id, when given)."""
+        """Exact-id entries and cases listed under a cause entry whose id no record of the run had (within --id,
+        when given)."""
         if not self.check_stale:
             return []
-        return sorted(e.id for e in self.entries.values()
-                      if not e.is_class and e.id not in self.seen_ids and self._selected(e.id))
+        ids = [e.id for e in self.entries.values() if not e.is_class] + list(self.listed)
+        return sorted(i for i in ids if i not in self.seen_ids and self._selected(i))
 
     def unused(self):
         """Class entries no random example matched (reported, not a gate failure)."""
@@ -239,151 +248,3 @@ class BaselineTracker:
 
     def gate_failed(self):
         return any(self.statuses[s] for s in FAILING_STATUSES) or bool(self.stale())
-
-
-@dataclass(frozen=True)
-class BaselineWritten:
-    """What `write_baseline` did: entries added (reason TODO), entries already there (kept as written), and the
-    ones among those the run did not observe (kept; the gate reports an exact id among them as stale)."""
-
-    added: int
-    kept: int
-    not_observed: tuple[str, ...] = ()
-
-
-#: What `baseline write` puts at the top of a new YAML baseline.
-YAML_HEADER = (
-    "# bleu-oracle baseline: known deviations, written for review.\n"
-    "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
-    "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
-    "# cause:<root cause> or random:<outcome>:<layer> (any random example with that root cause,\n"
-    "# or of that kind; unused entries only warn).\n"
-)
-
-
-def write_baseline(results, out, *, examples_as="causes", force=False):
-    """Write the deviations of a run (`events.Results`) as a baseline for review; returns a `BaselineWritten`.
-
-    Reasons are left as TODO for a human. `examples_as`: "causes" (one
-    `cause:<name>` entry per explained root cause, unexplained ones by class),
-    "classes" (one `random:<outcome>:<layer>` entry per kind of divergence),
-    "ids" (exact `random-<seed>-<index>` ids, meaningful only with the same seed), "none".
-
-    Onto an existing baseline, nothing already there is lost: its entries, reasons and comments stay as written,
-    the run's deviations it does not list are added (reason TODO), and the entries the run did not observe are
-    reported. A YAML file is added to by appending to its list of entries, so every byte of it is kept; one whose
-    entries cannot be appended to (a flow-style list) is refused unless `force`, which rewrites it (reasons and
-    entries kept, comments lost). A JSON file is rewritten (it holds no comments).
-    """
-    if examples_as not in ("causes", "classes", "ids", "none"):
-        raise BleuValueError(f"`examples_as` must be causes, classes, ids or none (got {examples_as!r})")
-    entries = _deviation_entries(results, examples_as)
-    out = Path(out)
-    if not out.exists():
-        _write_document(out, _document(results, entries))
-        return BaselineWritten(added=len(entries), kept=0)
-    existing = load_baseline(out, allow_unreviewed=True)
-    known = {entry.id for entry in existing.entries}
-    observed = {entry["id"] for entry in entries}
-    added = [entry for entry in entries if entry["id"] not in known]
-    not_observed = tuple(entry.id for entry in existing.entries if entry.id not in observed)
-    if added:
-        _add_entries(out, added, force=force)
-    return BaselineWritten(added=len(added), kept=len(existing.entries), not_observed=not_observed)
-
-
-def _run_cause_key(record, run_names):
-    """The `cause:<name>` of a record as the run names it: the first of the footer's causes that fits it
-    (one bug, one entry), else its own root cause's."""
-    keys = cause_keys(record)
-    return next((CAUSE_PREFIX + name for name in run_names if CAUSE_PREFIX + name in keys), keys[0] if keys else None)
-
-
-def _deviation_entries(results, examples_as):
-    entries, classes = [], {}
-    footer = getattr(results, "footer", None)
-    run_names = [cause.name for cause in (footer.causes or ())] if footer is not None else []
-    for record in results.records:
-        if record.good:
-            continue
-        message = record.message.splitlines()[0][:200] if record.message else ""
-        if is_random(record) and examples_as != "ids":
-            if examples_as == "none":
-                continue
-            key = (examples_as == "causes" and _run_cause_key(record, run_names)) or baseline_key(record)
-            if key in classes:
-                classes[key]["count"] += 1
-                continue
-            classes[key] = {"id": key, "outcome": record.outcome.value, "reason": "TODO",
-                            "count": 1, "example": record.id, "message": message}
-            entries.append(classes[key])
-            continue
-        entry = {"id": record.id, "outcome": record.outcome.value, "reason": "TODO"}
-        if record.layer:
-            entry["layer"] = record.layer
-        if message:
-            entry["message"] = message
-        entries.append(entry)
-    return entries
-
-
-def _document(results, entries):
-    header = results.header
-    implementation = header.implementation.to_json() if header.implementation is not None else {}
-    return {
-        "implementation": implementation,
-        "profile": header.judged_profile,
-        "from": str(results.path) if results.path else None,
-        "seed": header.settings.seed,
-        "entries": entries,
-    }
-
-
-def _write_document(out, document):
-    if out.suffix == ".json":
-        write_atomically(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    else:
-        write_atomically(out, YAML_HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
-
-
-def _add_entries(out, added, *, force):
-    """Add entries to an existing baseline file without losing anything it holds (see `write_baseline`)."""
-    text = out.read_text(encoding="utf-8")
-    if out.suffix == ".json":
-        document = json.loads(text)
-        if isinstance(document, list):
-            document = document + added
-        else:
-            document["entries"] = [*(document.get("entries") or []), *added]
-        write_atomically(out, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-        return
-    data = load_yaml(text, name=f"baseline {out}")
-    old = data if isinstance(data, list) else (data or {}).get("entries") or []
-    for candidate in _appended(text, added):
-        try:
-            merged = load_yaml(candidate, name=f"baseline {out}")
-        except BleuOracleError:  # appending there breaks the file: try the next way
-            continue
-        entries = merged if isinstance(merged, list) else (merged or {}).get("entries")
-        if entries == [*old, *added]:
-            write_atomically(out, candidate)
-            return
-    if not force:
-        raise BleuValueError(f"cannot add {len(added)} entr{'y' if len(added) == 1 else 'ies'} to {out} without "
-                             "rewriting it (its entries are not a block list at its end); add them by hand, or pass "
-                             "--force to rewrite it (entries and reasons kept, comments lost)")
-    document = data if isinstance(data, dict) else {"entries": data or []}
-    document["entries"] = [*old, *added]
-    write_atomically(out, YAML_HEADER + yaml.safe_dump(document, sort_keys=False, allow_unicode=True, width=120))
-
-
-def _appended(text, added):
-    """Texts of a YAML baseline with `added` appended to its list of entries, without touching a byte of it:
-    after its last line (a block list at the end, indented as its items are), or in place of `entries: []`."""
-    dumped = yaml.safe_dump(added, sort_keys=False, allow_unicode=True, width=120)
-    items = re.findall(r"(?m)^([ \t]*)- ", text)
-    indent = items[-1] if items else ""
-    yield text.rstrip("\n") + "\n" + "".join(indent + line + "\n" for line in dumped.splitlines())
-    empty = re.compile(r"(?m)^entries:[ \t]*\[\][ \t]*$")
-    if len(empty.findall(text)) == 1:
-        yield empty.sub(lambda _: "entries:\n" + dumped.rstrip("\n"), text)

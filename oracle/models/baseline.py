@@ -2,8 +2,11 @@
 
 One entry per key: a case id or an exact random example id (strict), a class of random examples
 (`random:<outcome>[:<layer>]`) or a root cause (`cause:<name>`), which stand for many random
-examples. `oracle.harness.gate` applies a baseline to a run; `bleu-oracle baseline write` writes one
-for review. Keys other than those below (count, example, message, ...) are kept for the reader.
+examples. A root-cause entry may also list documented cases (`cases: [...]`): one bug, one reason to
+write, however many cases show it; each listed case is as strict as an entry of its own. `oracle.harness.gate`
+applies a baseline to a run; `bleu-oracle baseline write` writes one for review and `baseline update`
+keeps it to what a run observes. Keys other than those below (count, example, message, ...) are kept for the
+reader.
 """
 
 from __future__ import annotations
@@ -64,6 +67,16 @@ class BaselineEntry(BaseModel):
     outcome: Outcome = Field(description="The deviation's outcome (fail, error, crash, timeout, protocol-error).")
     reason: str = Field("", description="Why this deviation is known and acceptable.")
     layer: str | None = Field(None, description="When given, the first diverging layer must match too.")
+    cases: tuple[str, ...] = Field(
+        (), description="On a cause:<name> entry only: the documented cases this root cause makes deviate, each as "
+                        "strict as an entry of its own (it must deviate with this outcome by this cause; one that "
+                        "passes is an expected failure passed, one no record has is stale)."
+    )
+
+    @field_validator("cases", mode="before")
+    @classmethod
+    def _no_cases_is_an_empty_list(cls, value):
+        return () if value is None else value  # `cases:` left with nothing under it (every case removed by hand)
 
     @field_validator("reason", mode="before")
     @classmethod
@@ -94,7 +107,21 @@ class BaselineEntry(BaseModel):
                 raise ValueError(f"the key's outcome {match.group(1)!r} differs from `outcome` {self.outcome.value!r}")
             if match.group(2):
                 object.__setattr__(self, "layer", match.group(2))
+        self._cases_of_a_cause()
         return self
+
+    def _cases_of_a_cause(self):
+        if not self.cases:
+            return
+        if not self.id.startswith(CAUSE_PREFIX):
+            raise ValueError(f"only a root-cause entry (cause:<name>) lists cases; {self.id!r} is its own key")
+        seen = set()
+        for case in self.cases:
+            if not case or case.startswith((CLASS_PREFIX, CAUSE_PREFIX)):
+                raise ValueError(f"`cases` lists case ids (got {case!r:.80})")
+            if case in seen:
+                raise ValueError(f"`cases` lists {case!r} twice")
+            seen.add(case)
 
     @property
     def is_class(self):
@@ -127,6 +154,14 @@ class Baseline(BaseModel):
             if entry.id in seen:
                 raise ValueError(f"duplicate id {entry.id!r}")
             seen.add(entry.id)
+        listed: dict[str, str] = {}  # one entry per case: two would each claim its record
+        for entry in entries:
+            for case in entry.cases:
+                if case in seen:
+                    raise ValueError(f"case {case!r} is an entry of its own and listed under {entry.id}'s cases")
+                if case in listed:
+                    raise ValueError(f"case {case!r} is listed under {listed[case]} and under {entry.id}")
+                listed[case] = entry.id
         return entries
 
     def mismatch(self, implementation: str | None, profile: str | None) -> str | None:
@@ -153,6 +188,11 @@ class Baseline(BaseModel):
     @property
     def by_id(self):
         return {entry.id: entry for entry in self.entries}
+
+    @property
+    def by_case(self):
+        """The root-cause entry that lists each case, by case id."""
+        return {case: entry for entry in self.entries for case in entry.cases}
 
     def __len__(self):
         return len(self.entries)
