@@ -29,15 +29,16 @@ from oracle.suite.cases import load_cases
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _shipped_filter():
-    """`applies` as the Python pack ships it (packs/python/bleu_oracle_vectors/needs.py): a consumer's filter."""
-    spec = importlib.util.spec_from_file_location("pack_needs", ROOT / "packs/python/bleu_oracle_vectors/needs.py")
+def _shipped(name):
+    """A module of the Python pack as it ships (packs/python/bleu_oracle_vectors/NAME.py), as a consumer runs it."""
+    spec = importlib.util.spec_from_file_location(f"pack_{name}", ROOT / f"packs/python/bleu_oracle_vectors/{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.applies
+    return module
 
 
-needs_met = _shipped_filter()
+needs_met = _shipped("needs").applies  # a consumer's filter
+whose_answer = _shipped("answers").whose_answer  # a consumer's failure message
 
 
 @pytest.fixture(scope="module")
@@ -199,6 +200,31 @@ def test_a_convention_split_lists_each_answer_with_its_conventions(exported):
             assert any("papineni" in a["profiles"] for a in v["answers"]), v["id"]
         else:
             assert not v["answers"], v["id"]
+
+
+def test_a_wrong_answer_is_named_by_the_convention_and_the_profiles_whose_answer_it_is(exported):
+    """The packs' `whose_answer`, which the consumer tests add to a failure's message, from the vector's own
+    `answers`, judged under the contract. nltk-bp-closest-12-of-13-2 (derived above): the closest reference
+    gives exp(-1/12), the shortest (mlpack, tensorflow-nmt) 1. papineni-both-empty-nan: nothing to count, 0/0;
+    profiles with both_empty zero answer 0. papineni-empty-order-zero: a sentence without 4-grams, 0, which
+    sacrebleu's sentence rule (skip the empty order) makes 1."""
+    papineni, sacrebleu = read(exported / "papineni.json"), read(exported / "sacrebleu.json")
+    contract = papineni["contract"]
+    vectors = {v["id"]: v for v in papineni["vectors"]}
+    split = vectors["nltk-bp-closest-12-of-13-2"]
+    shortest = "; your answer is the `reference_length=shortest` one: mlpack, tensorflow-nmt"
+    assert whose_answer(split, 1.0, contract) == whose_answer(split, 1 - 1e-10, contract) == shortest
+    assert whose_answer(split, math.exp(-1 / 12), contract) == ""  # the file's profile's answer: not another's
+    assert whose_answer(split, 0.5, contract) == whose_answer(split, ValueError("no"), contract) == ""
+    both_empty = vectors["papineni-both-empty-nan"]
+    assert whose_answer(both_empty, 0.0, contract).startswith("; your answer is the `both_empty=zero` one: nltk, ")
+    assert whose_answer(both_empty, 1e-13, contract) == ""  # the zero rule: 1e-13 is not 0
+    assert whose_answer(vectors["papineni-empty-order-zero"], 1.0, contract) == (
+        "; your answer is the `sentence_empty_order=skip` one: sacrebleu")
+    # the other way round, in sacrebleu's file: papineni's rule is not set (null), said `unset`, not `null`
+    [skipped] = [v for v in sacrebleu["vectors"] if v["id"] == "papineni-empty-order-zero"]
+    assert whose_answer(skipped, 0.0, contract).startswith("; your answer is the `sentence_empty_order=unset` one: "
+                                                           "papineni, ")
 
 
 def test_the_exact_zero_and_zero_over_zero_are_flagged(exported):
