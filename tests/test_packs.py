@@ -2,10 +2,12 @@
 scratch directories without a registry, and the consumer test each README shows (taken from the installed
 package's README) passes against a real implementation -- examples/node-bleu for node, bleu-oracle's
 `oracle.score` for Python -- and fails against the same implementation with an epsilon planted in it, or with
-another convention's rule planted, saying whose answer it gave."""
+another convention's rule planted, saying whose answer it gave. The READMEs in the repository are templates,
+named and marked so, that render whole."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -226,6 +228,47 @@ def test_a_failing_vector_says_whose_answer_a_python_implementation_gave(packs, 
     assert len(failures) == int(re.search(r"(\d+) failed", failed.stdout)[1]) > 1
     assert all(SHORTEST in message for message in failures.values()), failures
     assert re.search(MLPACK_FAILURE, failures["mlpack-shortest-reference"]), failures["mlpack-shortest-reference"]
+
+
+def build_packs_module():
+    """packs/build.py (scripts/build-packs) as a module."""
+    spec = importlib.util.spec_from_file_location("build_packs", ROOT / "packs" / "build.py")
+    build = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build)
+    return build
+
+
+def test_the_readme_templates_are_named_and_marked_templates_and_render_whole():
+    """The repository shows no README full of `{{...}}`: each pack's README is `README.template.md`, its first
+    line says build-packs renders it, and build-packs renders it (that line dropped, every placeholder filled,
+    the consumer test verbatim)."""
+    build = build_packs_module()
+    assert build.README_TEMPLATE == "README.template.md"
+    for path in (ROOT / "packs").rglob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        assert "{{" not in text or path.name == "README.template.md", f"{path}: placeholders, not named a template"
+    for pack, test in (("npm", "consumer.test.js"), ("python", "test_consumer.py")):
+        template = ROOT / "packs" / pack / "README.template.md"
+        first = template.read_text(encoding="utf-8").splitlines()[0]
+        assert first.startswith("<!-- A template, not a README: scripts/build-packs") and first.endswith("-->")
+        rendered = build.render_readme(template, ROOT / "packs" / pack / test, "9.8.7")
+        assert "{{" not in rendered and "template" not in rendered.splitlines()[0]
+        assert rendered.startswith("# bleu-oracle-vectors 9.8.7\n")
+        assert (ROOT / "packs" / pack / test).read_text(encoding="utf-8") in rendered
+
+
+def test_a_template_not_marked_or_with_a_placeholder_left_unfilled_stops_the_build(tmp_path):
+    """A README would ship with `{{...}}` in it, or the repository would show an unmarked template: build-packs
+    refuses (a RuntimeError, which `main` prints as one line with exit 2), naming the file and the placeholder."""
+    build = build_packs_module()
+    test = ROOT / "packs" / "npm" / "consumer.test.js"
+    template = tmp_path / "README.template.md"
+    template.write_text(f"{build.TEMPLATE_NOTE}\n# bleu-oracle-vectors {{{{VERSION}}}} for {{{{LANGUAGE}}}}\n")
+    with pytest.raises(RuntimeError, match=r"README.template.md: placeholders build-packs does not fill: \{\{LANGUAGE"):
+        build.render_readme(template, test, "1.0.0")
+    template.write_text("# bleu-oracle-vectors {{VERSION}}\n")
+    with pytest.raises(RuntimeError, match="the first line must be"):
+        build.render_readme(template, test, "1.0.0")
 
 
 def test_a_missing_packaging_tool_is_one_line_and_exit_2(tmp_path):
