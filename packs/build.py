@@ -3,13 +3,15 @@
 
 Nothing is published and nothing is downloaded: `npm pack` and `pip wheel --no-index --no-build-isolation`
 (setuptools from the project's environment) work offline. The templates beside this file (npm/, python/) are
-the packages' code, READMEs and consumer tests; the README shows the consumer test verbatim.
+the packages' code, README templates (README.template.md) and consumer tests; the README shows the consumer
+test verbatim.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from oracle import __version__
 from oracle.formulas.profiles import PROFILES
+from oracle.models.export import EXPORT_FORMAT
 from oracle.reports.export import SCHEMA_FILE, write_export
 from oracle.suite import SUITE_VERSION
 from oracle.suite.cases import load_cases
@@ -25,6 +28,11 @@ from oracle.suite.cases import load_cases
 HERE = Path(__file__).resolve().parent
 NAME = "bleu-oracle-vectors"
 MODULE = "bleu_oracle_vectors"
+#: Each package's README template (npm/, python/): named so, as its `{{...}}` placeholders are filled here, and
+#: its first line says so to anyone who opens it in the repository.
+README_TEMPLATE = "README.template.md"
+TEMPLATE_NOTE = ("<!-- A template, not a README: scripts/build-packs (packs/build.py) renders it into the package's "
+                 "README.md, filling in its placeholders. -->")
 #: The longest a packaging tool may take (it runs offline, on a few hundred kilobytes).
 TOOL_SECONDS = 300
 
@@ -36,10 +44,18 @@ def pack_version(suite_version: str = SUITE_VERSION, oracle_version: str = __ver
 
 
 def render_readme(template: Path, consumer_test: Path, version: str) -> str:
-    text = template.read_text(encoding="utf-8")
-    for key, value in (("{{VERSION}}", version), ("{{ORACLE_VERSION}}", __version__),
-                       ("{{PROFILES}}", ", ".join(PROFILES)),
-                       ("{{CONSUMER_TEST}}", consumer_test.read_text(encoding="utf-8"))):
+    """A package's README from its template (`README_TEMPLATE`): the first line, which says it is a template,
+    dropped; every placeholder filled, the consumer test shown verbatim."""
+    first, _, text = template.read_text(encoding="utf-8").partition("\n")
+    if first != TEMPLATE_NOTE:
+        raise RuntimeError(f"{template}: the first line must be {TEMPLATE_NOTE!r} (got {first[:200]!r})")
+    values = {"{{VERSION}}": version, "{{ORACLE_VERSION}}": __version__, "{{PROFILES}}": ", ".join(PROFILES),
+              "{{FORMAT}}": EXPORT_FORMAT,
+              "{{CONSUMER_TEST}}": consumer_test.read_text(encoding="utf-8")}
+    unknown = sorted(set(re.findall(r"\{\{[^{}\n]{0,40}\}\}", text)) - set(values))
+    if unknown:  # a placeholder this script does not fill would ship as text
+        raise RuntimeError(f"{template}: placeholders build-packs does not fill: {', '.join(unknown)}")
+    for key, value in values.items():
         text = text.replace(key, value)
     return text
 
@@ -70,7 +86,7 @@ def build_npm(vectors: Path, stage: Path, out: Path, version: str) -> Path:
     copy_vectors(vectors, package)
     shutil.copy2(HERE / "npm" / "index.js", package / "index.js")
     (package / "pack.json").write_text(pack_metadata(version), encoding="utf-8")
-    (package / "README.md").write_text(render_readme(HERE / "npm" / "README.md", HERE / "npm" / "consumer.test.js",
+    (package / "README.md").write_text(render_readme(HERE / "npm" / README_TEMPLATE, HERE / "npm" / "consumer.test.js",
                                                      version), encoding="utf-8")
     (package / "package.json").write_text(json.dumps({
         "name": NAME, "version": version, "description": "BLEU test vectors: every profile's cases, flagged, "
@@ -89,7 +105,7 @@ def build_python(vectors: Path, stage: Path, out: Path, version: str) -> Path:
     for source in (HERE / "python" / MODULE).glob("*.py"):
         shutil.copy2(source, module / source.name)
     (module / "pack.json").write_text(pack_metadata(version), encoding="utf-8")
-    (project / "README.md").write_text(render_readme(HERE / "python" / "README.md", HERE / "python" /
+    (project / "README.md").write_text(render_readme(HERE / "python" / README_TEMPLATE, HERE / "python" /
                                                      "test_consumer.py", version), encoding="utf-8")
     (project / "pyproject.toml").write_text(f"""[build-system]
 requires = ["setuptools>=77"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import keyword
 import math
 from pathlib import Path
 
@@ -22,20 +23,22 @@ from oracle.formulas.profiles import PROFILES
 from oracle.harness.requests import not_applicable_reason, request_from_json
 from oracle.models import export
 from oracle.models.protocol import Capabilities
+from oracle.reports.export import FIXED_NOTES, RENAMED_FLAGS
 from oracle.suite.cases import load_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _shipped_filter():
-    """`applies` as the Python pack ships it (packs/python/bleu_oracle_vectors/needs.py): a consumer's filter."""
-    spec = importlib.util.spec_from_file_location("pack_needs", ROOT / "packs/python/bleu_oracle_vectors/needs.py")
+def _shipped(name):
+    """A module of the Python pack as it ships (packs/python/bleu_oracle_vectors/NAME.py), as a consumer runs it."""
+    spec = importlib.util.spec_from_file_location(f"pack_{name}", ROOT / f"packs/python/bleu_oracle_vectors/{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.applies
+    return module
 
 
-needs_met = _shipped_filter()
+needs_met = _shipped("needs").applies  # a consumer's filter
+whose_answer = _shipped("answers").whose_answer  # a consumer's failure message
 
 
 @pytest.fixture(scope="module")
@@ -64,7 +67,7 @@ def test_every_file_validates_against_the_schema_written_beside_it(exported):
     for name in names:
         suite = read(exported / name)
         assert not list(Draft202012Validator(schema).iter_errors(suite)), name
-        assert suite["format"] == "bleu-oracle-suite/2" and suite["profile"] == (None if name == "suite.json"
+        assert suite["format"] == "bleu-oracle-suite/3" and suite["profile"] == (None if name == "suite.json"
                                                                                  else name.removesuffix(".json"))
 
 
@@ -80,7 +83,7 @@ def test_the_version_and_the_count_head_the_file(exported):
     """As Unicode's conformance files do: the first lines say what the file is and how many entries it holds."""
     lines = (exported / "papineni.json").read_text(encoding="utf-8").splitlines()
     suite = read(exported / "papineni.json")
-    assert lines[1:5] == [' "format": "bleu-oracle-suite/2",', f' "suite_version": "{suite["suite_version"]}",',
+    assert lines[1:5] == [' "format": "bleu-oracle-suite/3",', f' "suite_version": "{suite["suite_version"]}",',
                           f' "oracle_version": "{suite["oracle_version"]}",', f' "count": {len(suite["vectors"])},']
 
 
@@ -199,13 +202,62 @@ def test_a_convention_split_lists_each_answer_with_its_conventions(exported):
             assert not v["answers"], v["id"]
 
 
-def test_the_exact_zero_and_the_undefined_are_flagged(exported):
+def test_a_wrong_answer_is_named_by_the_convention_and_the_profiles_whose_answer_it_is(exported):
+    """The packs' `whose_answer`, which the consumer tests add to a failure's message, from the vector's own
+    `answers`, judged under the contract. nltk-bp-closest-12-of-13-2 (derived above): the closest reference
+    gives exp(-1/12), the shortest (mlpack, tensorflow-nmt) 1. papineni-both-empty-nan: nothing to count, 0/0;
+    profiles with both_empty zero answer 0. papineni-empty-order-zero: a sentence without 4-grams, 0, which
+    sacrebleu's sentence rule (skip the empty order) makes 1."""
+    papineni, sacrebleu = read(exported / "papineni.json"), read(exported / "sacrebleu.json")
+    contract = papineni["contract"]
+    vectors = {v["id"]: v for v in papineni["vectors"]}
+    split = vectors["nltk-bp-closest-12-of-13-2"]
+    shortest = "; your answer is the `reference_length=shortest` one: mlpack, tensorflow-nmt"
+    assert whose_answer(split, 1.0, contract) == whose_answer(split, 1 - 1e-10, contract) == shortest
+    assert whose_answer(split, math.exp(-1 / 12), contract) == ""  # the file's profile's answer: not another's
+    assert whose_answer(split, 0.5, contract) == whose_answer(split, ValueError("no"), contract) == ""
+    both_empty = vectors["papineni-both-empty-nan"]
+    assert whose_answer(both_empty, 0.0, contract).startswith("; your answer is the `both_empty=zero` one: nltk, ")
+    assert whose_answer(both_empty, 1e-13, contract) == ""  # the zero rule: 1e-13 is not 0
+    assert whose_answer(vectors["papineni-empty-order-zero"], 1.0, contract) == (
+        "; your answer is the `sentence_empty_order=skip` one: sacrebleu")
+    # the other way round, in sacrebleu's file: papineni's rule is not set (null), said `unset`, not `null`
+    [skipped] = [v for v in sacrebleu["vectors"] if v["id"] == "papineni-empty-order-zero"]
+    assert whose_answer(skipped, 0.0, contract).startswith("; your answer is the `sentence_empty_order=unset` one: "
+                                                           "papineni, ")
+
+
+def test_the_exact_zero_and_zero_over_zero_are_flagged(exported):
     suite = read(exported / "papineni.json")
     for v in suite["vectors"]:
         exact = v["expected"]["score_exact"]
-        assert ("zero" in v["flags"]) == (exact == "0"), v["id"]
-        assert ("undefined" in v["flags"]) == (exact == "NaN"), v["id"]
-    assert suite["notes"]["zero"]["bug_type"] == "edge-case"
+        assert ("exact-zero" in v["flags"]) == (exact == "0"), v["id"]
+        assert ("zero-over-zero" in v["flags"]) == (exact == "NaN"), v["id"]
+    assert suite["notes"]["exact-zero"]["bug_type"] == "edge-case"
+    assert "zero-over-zero" in suite["notes"] and "0/0" in suite["notes"]["zero-over-zero"]["description"]
+
+
+#: Words a programming language gives a meaning to: a flag named so, printed in a test title, reads as a bug of
+#: the test (`undefined` in a node test's name looks like a missing variable; `None`, `NaN`, `null` likewise).
+LANGUAGE_WORDS = {"undefined", "null", "none", "nan", "true", "false", "infinity", "nil", "void", "this", "self",
+                  *(word.lower() for word in keyword.kwlist)}
+
+
+def test_no_flag_is_a_word_a_language_gives_a_meaning_to(exported):
+    """Flags appear in consumers' test titles in every language: neither a flag nor any part of one
+    (convention-split:NAME, known-bug:ID) is undefined, null, None, NaN, true, false or a Python keyword."""
+    for name in ["suite.json", *(f"{profile}.json" for profile in PROFILES)]:
+        suite = read(exported / name)
+        for flag in {flag for v in suite["vectors"] for flag in v["flags"]} | set(suite["notes"]):
+            assert not {flag.lower(), *flag.lower().split(":")} & LANGUAGE_WORDS, (name, flag)
+
+
+def test_the_renamed_flags_are_gone_and_docs_vectors_maps_each_old_name_to_its_new_one():
+    """Consumers of format 2 filter on `zero` and `undefined`: docs/vectors.md says what each is called now."""
+    docs = (ROOT / "docs" / "vectors.md").read_text(encoding="utf-8")
+    for old, new in RENAMED_FLAGS.items():
+        assert old not in FIXED_NOTES and new in FIXED_NOTES
+        assert f"| `{old}` | `{new}` |" in docs, (old, new)
 
 
 def test_a_documented_value_travels_with_its_tolerance(exported):

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-EXPORT_FORMAT = "bleu-oracle-suite/2"
+EXPORT_FORMAT = "bleu-oracle-suite/3"  # 3: flags renamed (docs/vectors.md, "Format versions")
 SCHEMA_PATH = Path(__file__).resolve().parent / "schemas" / "suite.schema.json"
 
 #: The closed vocabulary of a note's `bug_type`.
@@ -170,7 +170,11 @@ class Vector(_Part):
     )
     expected: Expected
     answers: list[Answer] = Field(default_factory=list, description="For result acceptable: every answer.")
-    flags: list[str] = Field(default_factory=list, description="Keys of the file's `notes`.")
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Keys of the file's `notes`, shown in consumers' test titles: none is a word a programming "
+        "language gives a meaning to (undefined, null, NaN, true).",
+    )
     printed: Printed | None = Field(None, description="What the document prints, within its tolerance.")
     source: Source
 

@@ -65,16 +65,19 @@ _CARRIED = {"smoothing", "lowercase", "default_max_order", "uniform_weights_only
 _SMALLEST_NORMAL = Decimal("2.2250738585072014e-308")
 
 #: The notes whose text does not depend on the vector (the others: convention splits, known bugs, document errors).
+#: A flag is printed in test titles of any language, so no flag is a word a language gives a meaning to (`undefined`
+#: in a node test title reads as a missing variable): each says what its vectors have in common.
 FIXED_NOTES: dict[str, export.Note] = {
-    "zero": export.Note(
+    "exact-zero": export.Note(
         bug_type="edge-case",
         description="The exact value is 0 (an order with no match and no smoothing, or a weighted order with p_n = 0).",
         effect="The zero rule: an answer that is not exactly 0 fails whatever the tolerance; an epsilon inside "
         "a logarithm (log(p + 1e-13)) or sys.float_info.min in place of 0 is caught here.",
     ),
-    "undefined": export.Note(
+    "zero-over-zero": export.Note(
         bug_type="edge-case",
-        description="BLEU is 0/0 here (every hypothesis and reference empty): the profile says undefined, NaN.",
+        description="BLEU is 0/0 here: the hypothesis length c and the reference length r are both 0, so every "
+        "p_n and r/c are 0/0; the profile's both_empty convention says undefined, NaN.",
         effect="The NaN rule: only NaN matches; 0, 1 or a crash fail.",
     ),
     "underflow": export.Note(
@@ -115,6 +118,10 @@ FIXED_NOTES: dict[str, export.Note] = {
         effect="A tokenizer that differs in one rule gives other token counts.",
     ),
 }
+
+#: Flags renamed by format bleu-oracle-suite/3 (docs/vectors.md), old name -> new name: `zero` read as a count or
+#: as 0/0, `undefined` as a JavaScript bug.
+RENAMED_FLAGS = {"zero": "exact-zero", "undefined": "zero-over-zero"}
 
 _CASE_MENTION = re.compile(r"\bcases? ([a-z0-9]+(?:-[a-z0-9]+)+)")
 
@@ -286,9 +293,9 @@ def fixed_flags(request: ScoreRequest, expected: Expected, printed: export.Print
     """The keys of `FIXED_NOTES` that describe this input and its expectation."""
     exact, flags = _exact(expected), []
     if exact is not None and exact.is_nan():
-        flags.append("undefined")
+        flags.append("zero-over-zero")
     elif exact is not None and exact == 0:
-        flags.append("zero")
+        flags.append("exact-zero")
     elif exact is not None and abs(exact) < _SMALLEST_NORMAL:
         flags.append("underflow")
     if printed is not None and printed.tolerance is not None:

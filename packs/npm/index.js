@@ -1,6 +1,7 @@
 // bleu-oracle-vectors: bleu-oracle's BLEU test vectors, one file per profile (vectors/<profile>.json),
 // with the JSON Schema they validate against (suite.schema.json). docs/vectors.md of bleu-oracle
-// describes a vector; this module only finds the files and says whether a vector applies.
+// describes a vector; this module only finds the files, says whether a vector applies to an implementation
+// and which convention's answer an implementation gave.
 
 'use strict';
 
@@ -29,4 +30,38 @@ function applies(needs, c) {
     && Object.entries(needs.conventions).every(([name, rule]) => ((c.conventions || {})[name] || []).includes(rule));
 }
 
-module.exports = { load, applies, profiles, version, schema: path.join(__dirname, 'suite.schema.json') };
+// A float's smallest normal number: a positive exact value at least this large is never answered 0 (the zero rule).
+const SMALLEST_NORMAL = 2.2250738585072014e-308;
+
+// Whether `got` (a number, or the Error an implementation threw) is `answer` (a vector's `expected` or one of
+// its `answers`) under `contract` (the file's): the tolerance, the zero rule and the NaN rule.
+function isAnswer(got, answer, { rel, abs }) {
+  if (answer.rejected) return got instanceof Error;
+  if (typeof got !== 'number') return false;
+  const want = Number(answer.score); // "NaN" is NaN
+  if (Number.isNaN(want)) return Number.isNaN(got);
+  if (answer.score_exact === '0') return got === 0;
+  if (got === 0 && want >= SMALLEST_NORMAL) return false;
+  return Math.abs(got - want) <= abs + rel * Math.abs(want);
+}
+
+// A convention's value in a message: a string as it is; null as `unset` (the convention is not set, another
+// rules: sentence_empty_order unset is empty_order's rule), not a word of one language; else its JSON.
+function conventionValue(value) {
+  if (typeof value === 'string') return value;
+  return value === null ? 'unset' : JSON.stringify(value);
+}
+
+// For a failure message: which other convention's answer `got` is, from the vector's own `answers`, as
+// "; your answer is the `reference_length=shortest` one: mlpack, tensorflow-nmt"; '' when it is none of them.
+function whoseAnswer(vector, got, contract) {
+  const answer = (vector.answers || []).find((a) => !a.profiles.includes(vector.profile) && isAnswer(got, a, contract));
+  if (!answer) return '';
+  const rules = Object.entries(answer.conventions).map(([name, value]) => `${name}=${conventionValue(value)}`);
+  const which = rules.length ? `the \`${rules.join(', ')}\` one` : 'the one of the profiles';
+  return `; your answer is ${which}: ${answer.profiles.join(', ')}`;
+}
+
+module.exports = {
+  load, applies, isAnswer, whoseAnswer, profiles, version, schema: path.join(__dirname, 'suite.schema.json'),
+};

@@ -13,15 +13,21 @@ RULE = VECTORS["contract"]
 @pytest.mark.parametrize("v", [v for v in VECTORS["vectors"] if pack.applies(v["needs"], CAPABILITIES)],
                          ids=lambda v: v["id"])
 def test_vector(v):
+    try:
+        got = score(v["request"])
+    except ValueError as rejection:
+        got = rejection
+    # where BLEU's conventions split: "; your answer is the `reference_length=shortest` one: mlpack, ..." or ""
+    also = pack.whose_answer(v, got, RULE)
     if v["expected"]["rejected"]:
-        with pytest.raises(ValueError):
-            score(v["request"])
+        assert isinstance(got, ValueError), f"got {got}, want a rejection{also}"
         return
-    got, want = score(v["request"]), float(v["expected"]["score"])
+    assert not isinstance(got, ValueError), f"rejected: {got}{also}"
+    want = float(v["expected"]["score"])
     if math.isnan(want):
-        assert math.isnan(got), "NaN rule"
+        assert math.isnan(got), f"NaN rule: got {got}{also}"
     elif v["expected"]["score_exact"] == "0":
-        assert got == 0, "zero rule"
+        assert got == 0, f"zero rule: got {got}{also}"
     else:
-        assert abs(got - want) <= RULE["abs"] + RULE["rel"] * abs(want)
-        assert got != 0 or want < 2.2250738585072014e-308, "zero rule"
+        assert abs(got - want) <= RULE["abs"] + RULE["rel"] * abs(want), f"got {got}, want {want}{also}"
+        assert got != 0 or want < 2.2250738585072014e-308, f"zero rule: 0 for a non-zero value{also}"

@@ -1,6 +1,7 @@
 """bleu-oracle's BLEU test vectors, one file per profile (vectors/<profile>.json), with the JSON Schema they
-validate against (suite.schema.json). Data only: this module finds the files and says whether a vector applies
-to an implementation (bleu-oracle's docs/vectors.md describes a vector)."""
+validate against (suite.schema.json). Data only: this module finds the files, says whether a vector applies
+to an implementation and which convention's answer an implementation gave (bleu-oracle's docs/vectors.md
+describes a vector)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ import json
 from importlib.resources import files
 from typing import Any
 
+from .answers import is_answer, whose_answer
 from .needs import applies
 
-__all__ = ["PROFILES", "VERSION", "applies", "load", "schema"]
+__all__ = ["PROFILES", "VERSION", "applies", "is_answer", "load", "schema", "whose_answer"]
 
 _PACK = json.loads(files(__name__).joinpath("pack.json").read_text(encoding="utf-8"))
 VERSION: str = _PACK["version"]
