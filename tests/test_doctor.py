@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
@@ -73,8 +74,17 @@ def test_a_number_derived_by_hand_is_explained_and_exits_0(cat):
         {},
     )
     assert abs(best["score"] - SMOOTHED * 100) <= 1e-12
-    changes = [len(e["conventions"]) for e in number["explanations"]]
-    assert changes == sorted(changes)
+    # most plausible first: departures from a tool's defaults (its tokenizer, its case, each convention changed)
+    # never decrease down the list
+    departures = [e["departures"] for e in number["explanations"]]
+    assert departures == sorted(departures) and departures[0] == 0
+    for e in number["explanations"]:  # (the profiles' tokenizers, as `bleu-oracle profiles` documents them)
+        tokenizer = "13a" if e["profile"] in ("sacrebleu", "mteval", "multi-bleu-detok") else "none"
+        other_tokenizer, other_case = e["tokenize"] != tokenizer, e["lowercase"]
+        # a word split goes with another tokenizer, a case folding with lowercasing: one departure each
+        changes = [name for name in e["conventions"]
+                   if not ((name == "token_split" and other_tokenizer) or (name == "case_fold" and other_case))]
+        assert e["departures"] == len(changes) + other_tokenizer + other_case, e
     # the readings table: every profile x tokenizer x case, both scales, each with a signature
     assert len(report["readings"]) == 9 * 4 * 2  # 9 profiles, 4 tokenizers, case kept or folded
     papineni = next(
@@ -209,17 +219,126 @@ def test_a_report_path_that_is_a_file_exits_2_before_reading(tmp_path, cat):
 
 
 def test_files_with_nothing_to_score_still_give_a_valid_report(tmp_path):
-    """Empty lines only: papineni's BLEU is undefined (0/0, NaN: null in JSON), nltk's is 0. An empty file: no
-    segment at all, the number unexplained (exit 1)."""
+    """Empty lines only: papineni's BLEU is undefined (0/0, NaN: null in JSON), nltk's is 0; the number is
+    explained, and the empty lines are an error-level finding (exit 1 under the default --fail-on error). An empty
+    file: no segment at all, the number unexplained (exit 1)."""
     paths = _files(tmp_path, ["", ""], ["", ""])
     code, out, _ = _run(["doctor", "--hyp", paths[0], "--ref", paths[1], "--number", "0", "--json"])
     report = json.loads(out)
     Draft202012Validator(model.json_schema()).validate(report)
     scores = {(r["profile"], r["tokenize"], r["lowercase"]): r["score"] for r in report["readings"]}
     assert scores[("papineni", "none", False)] is None and scores[("nltk", "none", False)] == 0
-    assert code == 0 and {f["kind"] for f in report["layout"]} == {"empty-lines"}
+    assert code == 1 and report["numbers"][0]["explained"] and {f["kind"] for f in report["layout"]} == {"empty-lines"}
     (tmp_path / "empty.txt").write_bytes(b"")
     code, out, _ = _run(["doctor", "--hyp", str(tmp_path / "empty.txt"), "--ref", paths[1], "--number", "0", "--json"])
     report = json.loads(out)
     Draft202012Validator(model.json_schema()).validate(report)
     assert code == 1 and report["segments"] == 0 and report["notes"] and report["readings"] == []
+
+
+def _findings_files(tmp_path: Path, kind: str) -> list:
+    """Files whose only layout finding is of one severity: line counts that differ (error), a reference given
+    twice (warning), CR LF line ends (note)."""
+    if kind == "error":
+        return _files(tmp_path, ["a b c d e", "f g h i j"], ["a b c d e", "f g h i j", "k l m"])
+    if kind == "warning":
+        return _files(tmp_path, ["a b c d e"], ["a b c d e"], ["a b c d e"])
+    (tmp_path / "hyp.txt").write_bytes(b"a b c d e\r\n")
+    (tmp_path / "ref0.txt").write_bytes(b"a b c d e\r\n")
+    return [str(tmp_path / "hyp.txt"), str(tmp_path / "ref0.txt")]
+
+
+@pytest.mark.parametrize("severity, expected", [
+    # --fail-on:  (default, error, warning, never)
+    ("error", (1, 1, 1, 0)),
+    ("warning", (0, 0, 1, 0)),
+    ("note", (0, 0, 0, 0)),
+])
+def test_fail_on_makes_the_exit_code_follow_the_file_findings(tmp_path, severity, expected):
+    """An error-level finding exits 1 by default (CI can gate on linting its files), a warning under
+    --fail-on warning, nothing under --fail-on never; a note never does."""
+    paths = _findings_files(tmp_path, severity)
+    refs = [arg for path in paths[1:] for arg in ("--ref", path)]
+    for fail_on, want in zip((None, "error", "warning", "never"), expected, strict=True):
+        option = [] if fail_on is None else ["--fail-on", fail_on]
+        code, out, _ = _run(["doctor", "--hyp", paths[0], *refs, "-q", "--json", *option])
+        report = json.loads(out)
+        assert {f["severity"] for f in report["layout"]} == {severity}, report["layout"]
+        assert (code, report["exit_code"], report["fail_on"]) == (want, want, fail_on or "error"), fail_on
+        code, out, _ = _run(["doctor", "--hyp", paths[0], *refs, "-q", *option])
+        assert code == want and ("Exit 1: 1 layout finding at --fail-on" in out) == bool(want), out
+
+
+def test_fail_on_never_leaves_an_unexplained_number_failing(tmp_path):
+    paths = _findings_files(tmp_path, "error")
+    code, _, _ = _run(["doctor", "--hyp", paths[0], "--ref", paths[1], "--number", "12.34", "--fail-on", "never"])
+    assert code == 1
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as stopped:
+        main(["doctor", "--hyp", paths[0], "--ref", paths[1], "--fail-on", "sometimes"])
+    assert stopped.value.code == 2 and err.getvalue().count("\n") == 1 and "--fail-on" in err.getvalue()
+
+
+def test_the_count_of_readings_adds_up_to_what_is_listed_and_what_is_not(cat):
+    """'0' on the cat files: every reading without smoothing gives 0 (540 readings, more than the 50 listed).
+    The lines shown, those -v adds and those not listed add up to the count the header gives."""
+    report = json.loads(_run(["doctor", "--hyp", cat[0], "--ref", cat[1], "--number", "0", "--json"])[1])
+    number = report["numbers"][0]
+    total, listed = number["explanation_count"], len(number["explanations"])
+    assert total > listed == 50
+    for verbose in ([], ["-v"]):
+        _, out, _ = _run(["doctor", "--hyp", cat[0], "--ref", cat[1], "--number", "0", "-q", *verbose])
+        lines = out.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.startswith("Number 0 "))
+        assert f": {total} readings reproduce it" in lines[head]
+        rows = [line for line in lines[head + 1:] if re.match(r"\s+\d+\. ", line)]
+        # a line holds one reading, or the profiles that compute it alike: "(k readings)"
+        on_rows = sum(int(m.group(1)) if (m := re.search(r"\((\d+) readings\)", row)) else 1 for row in rows)
+        counts = re.search(r"(\d+) of the (\d+) readings are on these (\d+) lines?(?:; (\d+) more on (\d+) more lines? "
+                           r"with -v)?(?:; (\d+) more are not listed)?", out)
+        assert counts, out
+        on_lines, of, line_count, more, more_lines, unlisted = (int(g or 0) for g in counts.groups())
+        assert (on_lines, of, line_count) == (on_rows, total, len(rows))
+        assert on_lines + more + unlisted == total and on_lines + more == listed
+        assert bool(verbose) == (more == 0)
+
+
+def _columns(line: str) -> list:
+    """The (start, end) of each cell of a table line: cells are runs of text without two spaces in a row."""
+    return [(m.start(), m.end()) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def test_the_readings_table_lines_up_whatever_the_longest_profile_name(cat):
+    """multi-bleu-detok (16 characters) overflowed the 15 the name column had: each column's width comes from its
+    cells, names left-aligned, numbers right-aligned under their headers."""
+    _, out, _ = _run(["doctor", "--hyp", cat[0], "--ref", cat[1]])
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("Readings:")) + 1
+    table = lines[start:start + 1 + 9]
+    assert table[-1].split()[0] == "tensorflow-nmt" and any(line.split()[0] == "multi-bleu-detok" for line in table)
+    header, rows = _columns(table[0]), [_columns(line) for line in table[1:]]
+    assert len(header) == 8 and all(len(row) == 9 for row in rows), table
+    names = {row[0][0] for row in rows}
+    ends = {tuple(end for _, end in row[1:]) for row in rows}
+    assert names == {2} and ends == {tuple(end for _, end in header)}, table
+    # each column's box starts where its widest cell does: the two spaces before it, the separator, are at the
+    # same offsets on every line (the header's too)
+    cells = [header, *(row[1:] for row in rows)]
+    for k in range(8):
+        box = min(line_cells[k][0] for line_cells in cells)
+        assert all(line[box - 2:box] == "  " for line in table), (k, table)
+
+
+def test_explanation_lines_say_in_words_how_a_reading_gives_the_number(cat):
+    _, out, _ = _run(["doctor", "--hyp", cat[0], "--ref", cat[1], "--number", "37.99", "-q"])
+    assert "37.9918  on 0-100, rounds to 37.99  sacrebleu = mteval (2 readings): tok 13a, mixed case" in out
+    assert " digits " not in out
+
+
+def test_the_curated_departures_are_the_ones_score_looks_for():
+    from oracle.doctor import shipped
+
+    found = shipped.curated_departures()
+    assert set(found) == shipped.DEPARTING
+    assert [(d.discrepancy, d.change) for d in found["nltk"]] == [("nltk-segment-totals-floor",
+                                                                    "segment_totals_floor=1")]

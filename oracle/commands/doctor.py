@@ -26,21 +26,32 @@ tokenizer (none, 13a, intl, char), with and without lowercasing, on both scales,
 signature. The files are read once and streamed; each token stream is counted once and every
 reading is computed from the shared statistics.
 
+Where a library as shipped departs from its documented profile (nltk's corpus_bleu floors each
+segment's n-gram totals at 1), a note under the table gives the number its code computes and the
+reading (a signature) that reproduces it.
+
 --number X (repeatable; 0-1 or 0-100, with the digits you have): every reading that reproduces X
-within its printed digits, ranked: a named profile as it stands first, then the fewest conventions
-changed from one (reference length rule, smoothing, empty-order rule, nltk's per-segment floor, a
-mean of sentence scores, ...). When none does, the nearest readings and what their statistics would
-need. --signature S (sacrebleu's, 1.x or 2.x, or this project's): its reading computed here.
+within its printed digits, most plausible first: a tool's defaults (a profile as it stands under its
+own tokenizer and case, or its library as shipped), then the fewest departures from them (another
+tokenizer or case, a reference length rule, smoothing, empty-order rule, a mean of sentence scores,
+...), then the closest. A number with few digits (sacrebleu's 45.6) fits several readings: the
+first is the one a tool gives by default, and layout effects are measured under it. When none
+reproduces X, the nearest readings and what their statistics would need. --signature S
+(sacrebleu's, 1.x or 2.x, or this project's): its reading computed here.
 
 With two or more numbers or signatures: the path from the first one's reading to each other's, one
 convention changed at a time (tokenizer, case, reference length, smoothing, empty-order rule, floor
 of segment totals, aggregation, scale), each step with the score it reaches and its share.
 
-Exit codes: 0 every given number is explained (or none was given), 1 a number is not, 2 bad input
-(one line on stderr), 4 an internal error.
+Exit codes: 0 every given number is explained (or none was given) and no layout finding is at the
+--fail-on level; 1 a number is not explained, or a finding is at the --fail-on level (default
+error: an error-level finding, such as line counts that differ, exits 1 -- gate CI on it; warning:
+warnings too; never: findings leave the exit code alone); 2 bad input (one line on stderr); 4 an
+internal error.
 
 Examples:
   bleu-oracle doctor --hyp out.txt --ref ref.txt
+  bleu-oracle doctor --hyp out.txt --ref ref.txt -q --fail-on warning      # lint the files in CI
   bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65 --number 0.2436
   bleu-oracle doctor --hyp out.txt --ref ref.txt --json \\
       --signature "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"
@@ -62,10 +73,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)"
     )
     parser.add_argument("--report", metavar="DIR", help="also write DIR/doctor.md and DIR/doctor.json")
+    parser.add_argument("--fail-on", choices=["error", "warning", "never"], default="error", metavar="LEVEL",
+                        help="exit 1 when a layout finding is at least this severe: error (default), warning, or "
+                             "never; an unexplained --number exits 1 whatever LEVEL")
     parser.add_argument("-q", "--quiet", action="store_true", help="leave the readings table out of the text")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="every reading's signature and every explanation in the text; an internal error prints "
-                             "its traceback")
+                        help="every reading's signature and every listed explanation (the first 50) in the text; "
+                             "an internal error prints its traceback")
     parser.set_defaults(handler=run)
 
 
@@ -75,7 +89,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
         raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
-    report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature)
+    report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature,
+                            fail_on=args.fail_on)
     payload = json_shown(report.model_dump_json(by_alias=True, indent=1))  # (the same JSON, no raw control)
     if args.report:
         # each file written whole or not at all, into DIR as it is: other files there are left alone

@@ -39,7 +39,12 @@ Output: the text line prints BLEU and the precisions on the 0-100 scale, as
 sacrebleu and multi-bleu.perl do; --json keeps `score` on the 0-1 scale of the
 formulas and adds `score_100`. Both carry a signature naming every setting that
 changes the number (profile, references, case, tokenizer, smoothing, weights,
-version), in sacrebleu's style.
+version), in sacrebleu's style. A profile encodes its library's documentation;
+where the library's code departs from it and computes another corpus number on
+your files (nltk's corpus_bleu floors each segment's n-gram totals at 1), a
+note under the signature gives the number the library as shipped prints and
+the reading that reproduces it (--json: `as_shipped`; each such reading is one
+more pass over the files).
 
 Examples:
   bleu-oracle score --hyp out.txt --ref ref.txt
@@ -111,11 +116,56 @@ def run(args):
         return 0
     stats = bleu.sum_statistics(segments, max_order=orders, options=options)
     result = bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing)
-    _emit(result, args, out, derivation)
+    wanted = args.json or not (args.quiet or args.explain)  # where the note would be shown
+    shipped = _as_shipped(args, options, weights, smoothing, orders, result) if wanted else []
+    _emit(result, args, out, derivation, shipped=shipped)
     return 0
 
 
-def _emit(result, args, out, derivation, index=None):
+def _as_shipped(args, options, weights, smoothing, orders, result):
+    """[(departure, its result)] for each convention in which the profile's own library, as shipped, departs
+    from the profile (`oracle.doctor.shipped`: nltk's corpus_bleu floors each segment's n-gram totals at 1) and
+    so computes another corpus score on these files; each is another pass over the files."""
+    from oracle.doctor.shipped import departures
+
+    found = []
+    for departure in departures(args.profile):
+        if getattr(options, departure.convention) == departure.value:
+            continue
+        shipped_options = departure.options(options)
+        segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split)
+        stats = bleu.sum_statistics(segments, max_order=orders, options=shipped_options)
+        shipped = bleu.bleu_from_statistics(stats, weights=weights, options=shipped_options, smoothing=smoothing)
+        if shipped.score != result.score:  # exact values (Fractions or Decimals), not floats
+            found.append((departure, shipped))
+    return found
+
+
+def _shipped_signature(signature_text, departure):
+    """The signature with the departure appended before its version, as doctor writes a reading's changes (and
+    reads them back: `bleu-oracle doctor --signature`)."""
+    head, _, version = signature_text.rpartition("|version:")
+    return f"{head}|{departure.convention}:{departure.value}|version:{version}"
+
+
+def _shipped_json(args, shipped):
+    return [{"library": departure.library, "versions": departure.versions, "discrepancy": departure.discrepancy,
+             "what": departure.what, "change": departure.change, "score": float(result.score),
+             "score_100": float(result.score) * 100, "signature": _shipped_signature(args.signature, departure)}
+            for departure, result in shipped]
+
+
+def _shipped_note(args, departure, result, documented):
+    """'note: nltk as shipped (3.2.5 .. 3.10.4) gives 0.2338336 (23.38) on these files, where nltk as documented
+    (above) gives 0.2338685: ...': what the library's code computes, why, and the reading that reproduces it."""
+    return (f"note: {departure.library} as shipped ({departure.versions}) gives {float(result.score):.7f} "
+            f"({float(result.score) * 100:.2f}) on these files, where {args.profile} as documented (above) gives "
+            f"{float(documented):.7f}: its code departs from its documentation, {departure.what} (discrepancy "
+            f"{departure.discrepancy}). The reading that reproduces it: this profile with {departure.change}; "
+            f"bleu-oracle doctor --signature \"{_shipped_signature(args.signature, departure)}\" computes it\n")
+
+
+def _emit(result, args, out, derivation, index=None, shipped=()):
     if args.explain:
         derivation.write(explain.explain_result(result) + "\n")
     if args.json:
@@ -126,6 +176,8 @@ def _emit(result, args, out, derivation, index=None):
         payload["signature"] = args.signature
         if index is not None:
             payload["segment"] = index + 1
+        else:
+            payload["as_shipped"] = _shipped_json(args, shipped)
         out.write(json.dumps(payload) + "\n")
     elif not args.explain:
         prefix = f"{index + 1}\t" if index is not None else ""
@@ -141,3 +193,5 @@ def _emit(result, args, out, derivation, index=None):
             index is None and not args.quiet
         ):  # one corpus score: its signature and scale under it (per line: once is enough)
             out.write(f"signature: {args.signature} (BLEU and precisions on the 0-100 scale)\n")
+            for departure, shipped_result in shipped:
+                out.write(_shipped_note(args, departure, shipped_result, result.score))

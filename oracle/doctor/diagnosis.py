@@ -14,7 +14,8 @@ from itertools import zip_longest
 from os import PathLike
 
 from oracle.formulas.bleu import Statistics
-from oracle.formulas.errors import BleuTypeError
+from oracle.formulas.errors import BleuTypeError, BleuValueError
+from oracle.formulas.profiles import PROFILES
 
 from . import model
 from .effects import Measured, measure
@@ -22,7 +23,8 @@ from .history import versions_for
 from .layout import Finding, LayoutWatch
 from .rawtext import BOM, read_raw_lines
 from .readings import Reading, Scorer, on_scale, table_readings
-from .search import GivenNumber, Match, Search, needs, parse_number
+from .search import GivenNumber, Match, Search, departures, differ, needs, parse_number
+from .shipped import departures as shipped_departures
 from .signatures import ParsedSignature, parse_signature
 from .streams import SENTENCE_LEVEL_LIMIT, StreamTable
 from .waterfall import Point, Waterfall, waterfall
@@ -34,9 +36,12 @@ DEFAULT_READING = Reading("sacrebleu", "13a", False)
 
 
 def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLike], *, numbers: Iterable[str] = (),
-                   signatures: Iterable[str] = (), sentence_limit: int = SENTENCE_LEVEL_LIMIT) -> model.DoctorReport:
+                   signatures: Iterable[str] = (), sentence_limit: int = SENTENCE_LEVEL_LIMIT,
+                   fail_on: str = "error") -> model.DoctorReport:
     """Diagnose a hypothesis file against reference files (one reference stream each), explaining `numbers`
-    (strings as printed, either scale: their digits say how exactly they are known) and `signatures`.
+    (strings as printed, either scale: their digits say how exactly they are known) and `signatures`. The
+    report's exit code is 1 when a number is not explained or a layout finding is at least as severe as `fail_on`
+    ("error", "warning"; "never": findings leave it alone).
 
         >>> report = diagnose_files("hyp.txt", ["ref.txt"], numbers=["26.65"])   # doctest: +SKIP
         >>> report.numbers[0].explanations[0].profile                           # doctest: +SKIP
@@ -44,6 +49,8 @@ def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLi
     """
     if isinstance(references, (str, bytes)) or not references:
         raise BleuTypeError("`references` must be a non-empty list of files (one reference stream each)")
+    if fail_on not in model.FAILING_SEVERITIES:
+        raise BleuValueError(f"`fail_on` must be one of {list(model.FAILING_SEVERITIES)} (got {fail_on!r})")
     given = [parse_number(number) for number in numbers]
     parsed = [parse_signature(text) for text in signatures]
     paths = [str(hypothesis), *(str(r) for r in references)]
@@ -53,8 +60,8 @@ def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLi
     if table is None:
         return _assemble(paths, 0, [_layout_finding(f, "no line is in every file", references_count) for f in findings],
                          [], [_number_report(number, [], None, None, references_count) for number in given],
-                         [_signature_report(sig, None, references_count) for sig in parsed], [],
-                         ["no line is in every file: nothing to score"])
+                         [_signature_report(sig, None, references_count) for sig in parsed], [], [],
+                         ["no line is in every file: nothing to score"], fail_on)
     notes = [] if table.sentence_level else [
         f"{table.segments} segments: readings that average sentence scores keep at most {table.limit} and were "
         "not searched"]
@@ -72,7 +79,7 @@ def diagnose_files(hypothesis: str | PathLike, references: Sequence[str | PathLi
         [_number_report(number, matches, search, scorer, references_count) for number, matches in results],
         [_signature_report(sig, scorer, references_count) for sig in parsed],
         [_difference(waterfall(points[0], point, scorer), references_count) for point in points[1:]],
-        notes)
+        _as_shipped(scorer), notes, fail_on)
 
 
 #: How many findings of one kind get their effect measured: each fix re-scores every file (50 copies of one
@@ -142,7 +149,7 @@ def _explanation(reading: Reading, scale: str, score: float, references: int, *,
     return kind(profile=reading.profile, tokenize=reading.tokenizer, lowercase=reading.lowercase,
                 conventions=reading.conventions(), aggregation=reading.aggregation, scale=scale, score=score,
                 difference=difference, match=match, signature=reading.signature(references),
-                versions=versions_for(reading.profile, reading.conventions()), **extra)
+                departures=departures(reading), versions=versions_for(reading.profile, reading.conventions()), **extra)
 
 
 def _from_match(m: Match, references: int, **extra) -> model.Explanation:
@@ -187,13 +194,36 @@ def _number_report(number: GivenNumber, matches: list, search: Search | None, sc
 
 
 def _assemble(paths: list, segments: int, layout: list, readings: list, numbers: list, signatures: list,
-              differences: list, notes: list) -> model.DoctorReport:
+              differences: list, as_shipped: list, notes: list, fail_on: str) -> model.DoctorReport:
     from oracle import __version__
 
+    failing = any(finding.severity in model.FAILING_SEVERITIES[fail_on] for finding in layout)
+    unexplained = not all(number.explained for number in numbers)
     return model.DoctorReport(oracle_version=__version__, hypothesis=paths[0], references=paths[1:], segments=segments,
                               layout=layout, readings=readings, numbers=numbers, signatures=signatures,
-                              differences=differences, notes=notes,
-                              exit_code=0 if all(number.explained for number in numbers) else 1)
+                              differences=differences, as_shipped=as_shipped, notes=notes, fail_on=fail_on,
+                              exit_code=1 if failing or unexplained else 0)
+
+
+def _as_shipped(scorer: Scorer) -> list[model.ShippedReading]:
+    """Each profile's library whose code, as shipped, gives another number than the profile on these files (under
+    the profile's own tokenizer and case): the reading that reproduces it."""
+    out = []
+    for profile in PROFILES:
+        documented = Reading(profile, PROFILES[profile].options.tokenizer, PROFILES[profile].options.lowercase)
+        for departure in shipped_departures(profile):
+            reading = documented.changed(departure.convention, departure.value)
+            if not (scorer.can_score(documented) and scorer.can_score(reading)):
+                continue
+            documented_value, shipped_value = scorer.value(documented), scorer.value(reading)
+            if not differ(documented_value, shipped_value):
+                continue
+            before, after = documented_value.score * 100, shipped_value.score * 100
+            out.append(model.ShippedReading(
+                library=departure.library, versions=departure.versions, discrepancy=departure.discrepancy,
+                what=departure.what, documented=before,
+                reading=_explanation(reading, "0-100", after, scorer.table.references)))
+    return out
 
 
 def _signature_report(sig: ParsedSignature, scorer: Scorer | None, references: int) -> model.SignatureReport:

@@ -53,3 +53,15 @@ def versions_for(profile: str, conventions: dict[str, str]) -> str | None:
             return (f"{history.library} {behaviour.first} .. {behaviour.last} (of the measured {measured[0]} .. "
                     f"{measured[-1]}; `{behaviour.group}`: {behaviour.id.removeprefix('discrepancy-')})")
     return None
+
+
+def release_range(profile: str, discrepancy: str) -> str | None:
+    """"3.2.5 .. 3.10.4": the measured releases of `profile`'s library that show the curated discrepancy
+    `discrepancy` (its id); None when the history has no such range."""
+    history = _histories(directory()).get(profile)
+    if history is None:
+        return None
+    for behaviour in history.behaviours:
+        if behaviour.kind == "discrepancy" and behaviour.id == f"discrepancy-{discrepancy}" and behaviour.first:
+            return behaviour.first if behaviour.first == behaviour.last else f"{behaviour.first} .. {behaviour.last}"
+    return None

@@ -26,6 +26,11 @@ FindingKind = Literal[
     "duplicated-reference", "byte-order-mark", "byte-order-mark-inside", "crlf", "nul", "invalid-utf8",
     "line-separator", "empty-lines", "lowercased-one-side", "tokenization-mismatch", "tokenized",
 ]
+Severity = Literal["error", "warning", "note"]
+#: `--fail-on`: which findings make the exit code 1, by the least severe of them
+FailOn = Literal["error", "warning", "never"]
+#: `--fail-on` -> the severities of layout findings that make the exit code 1
+FAILING_SEVERITIES: dict[str, tuple[str, ...]] = {"error": ("error",), "warning": ("error", "warning"), "never": ()}
 Scale = Literal["0-1", "0-100"]
 Aggregation = Literal["corpus", "sentence-mean"]
 StepName = Literal["bom", "tokenizer", "case", "reference_length", "smoothing", "empty_order", "segment_totals_floor",
@@ -67,7 +72,7 @@ class LayoutFinding(_Model):
     """One thing about the files' layout that makes BLEU silently wrong, or is worth knowing."""
 
     kind: FindingKind = Field(description="What was found, by name.")
-    severity: Literal["error", "warning", "note"] = Field(
+    severity: Severity = Field(
         description="error: the number is wrong; warning: probably wrong; note: worth knowing.")
     message: str = Field(description="What was found, in words, with the evidence.")
     where: list[Location] = Field(description="The first places it shows (at most 5).")
@@ -117,6 +122,11 @@ class Explanation(_Model):
         None, description="digits: within half a unit of the number's last digit (and a float's rounding); float32: "
                           "within single precision (2e-6 relative); null: does not reproduce it.")
     signature: str = Field(description="The reading's signature.")
+    departures: int = Field(description="How far it is from what a tool does by default: a tokenizer or case other "
+                                        "than the profile's, and each convention changed from the profile (a change "
+                                        "that makes the profile its library as shipped, nltk's floor, is none; a "
+                                        "word split or case folding goes with a tokenizer or case that departs). "
+                                        "Explanations are ranked by it first.")
     versions: str | None = Field(None, description="The released versions of the profile's library that behave as "
                                  "this reading does (`bleu-oracle history`'s data), when one of its changes is a "
                                  "curated discrepancy of that library.")
@@ -147,11 +157,26 @@ class NumberReport(_Model):
     scales: list[Scale] = Field(description="The scales it was compared on (0-1 only when it is at most 1).")
     explained: bool = Field(description="Whether at least one reading reproduces it.")
     explanation_count: int = Field(description="How many readings reproduce it (`explanations` holds the first 50).")
-    explanations: list[Explanation] = Field(description="The readings that reproduce it, best first: closer match "
-                                                        "class, fewer changes, the profile's own tokenizer, smaller "
-                                                        "difference.")
+    explanations: list[Explanation] = Field(description="The readings that reproduce it, most plausible first: "
+                                                        "fewer departures from a tool's defaults, then the closer "
+                                                        "match class, then the smaller difference.")
     nearest: list[NearReading] = Field(description="When none reproduces it: the closest readings, with what they "
                                                    "would need.")
+
+
+class ShippedReading(_Model):
+    """Where a profile's own library, as shipped, gives another number on these files than the profile (which
+    encodes the library's documentation): the reading that reproduces the library's code."""
+
+    library: str = Field(description="The library (the profile of the same name).")
+    versions: str = Field(description="Its releases that behave so (`bleu-oracle history`), else the version the "
+                                      "discrepancy was found in.")
+    discrepancy: str = Field(description="The curated discrepancy's id (oracle/diagnose/data/discrepancies.yaml).")
+    what: str = Field(description="What its code does, in words.")
+    documented: Score = Field(description="The profile's BLEU (0-100) under its own tokenizer and case: the "
+                                          "readings table's.")
+    reading: Explanation = Field(description="The reading that reproduces the library as shipped, its score on the "
+                                             "0-100 scale.")
 
 
 class SignatureReport(_Model):
@@ -209,8 +234,13 @@ class DoctorReport(_Model):
     numbers: list[NumberReport] = Field(description="Each given number with its ranked explanations.")
     signatures: list[SignatureReport] = Field(description="Each given signature's reading and score.")
     differences: list[Difference] = Field(description="From the first number (or signature) to each other one.")
+    as_shipped: list[ShippedReading] = Field(
+        description="Each profile whose library, as shipped, computes another number here than the profile.")
     notes: list[str] = Field(description="What limited the search, if anything.")
-    exit_code: Literal[0, 1] = Field(description="0: every given number is explained; 1: one is not.")
+    fail_on: FailOn = Field(description="The least severe layout finding that makes the exit code 1 (never: "
+                                        "findings leave it alone).")
+    exit_code: Literal[0, 1] = Field(description="1: a given number is not explained, or a layout finding is at "
+                                                 "least as severe as `fail_on`; else 0.")
 
 
 def json_schema() -> dict:

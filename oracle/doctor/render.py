@@ -5,14 +5,26 @@ Both read the model's attributes only; `--json` and doctor.json are the model it
 
 from __future__ import annotations
 
+import textwrap
+
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS
 
-from .model import Difference, DoctorReport, Explanation, Location, NearReading, NumberReport
+from .model import (
+    FAILING_SEVERITIES,
+    Difference,
+    DoctorReport,
+    Explanation,
+    Location,
+    NearReading,
+    NumberReport,
+    ShippedReading,
+)
 
 #: Explanations shown per number in the text, profiles computing the same number grouped (all with -v; doctor.md
 #: shows 20).
 SHOWN = 5
+SHOWN_IN_MARKDOWN = 20
 BAR = 30
 
 
@@ -33,8 +45,45 @@ def _group_label(e: Explanation, profiles: list) -> str:
     case = "lowercased" if e.lowercase else "mixed case"
     changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
     names = "every profile" if sorted(profiles) == sorted(PROFILES) else " = ".join(profiles)
+    count = f" ({len(profiles)} readings)" if len(profiles) > 1 else ""
     versions = f" [as {e.versions}]" if e.versions else ""
-    return f"{names}: tok {e.tokenize}, {case}{changes}{versions}"
+    return f"{names}{count}: tok {e.tokenize}, {case}{changes}{versions}"
+
+
+def _how_it_matches(e: Explanation, given: str) -> str:
+    """'on 0-100, rounds to 26.65': the scale the reading is on, and in what sense it gives the number."""
+    if e.match == "float32":
+        return f"on {e.scale}, {given} in float32 (single precision)"
+    return f"on {e.scale}, rounds to {given}"
+
+
+def _counted(number: NumberReport, groups: list, shown: int, where: str) -> str:
+    """What the listed lines hold of all the readings that reproduce a number, and where the rest are: the counts
+    add up to `explanation_count` ('45 of the 90 readings are on these 5 lines; 5 more on 1 more line with -v;
+    40 more are not listed (--json lists the first 50)')."""
+    on_lines = sum(len(profiles) for _, profiles in groups[:shown])
+    rest_listed = sum(len(profiles) for _, profiles in groups[shown:])
+    unlisted = number.explanation_count - len(number.explanations)
+    if not (rest_listed or unlisted):
+        return ""
+    parts = [f"{on_lines} of the {number.explanation_count} readings are on these {_lines(shown)}"]
+    if rest_listed:
+        parts.append(f"{rest_listed} more on {_lines(len(groups) - shown, 'more ')} {where}")
+    if unlisted:
+        parts.append(f"{unlisted} more are not listed (--json lists the first {len(number.explanations)})")
+    return "; ".join(parts)
+
+
+def _lines(count: int, more: str = "") -> str:
+    return f"{count} {more}line{'s' if count != 1 else ''}"
+
+
+def _aligned(rows: list, align: str) -> list[str]:
+    """Rows of cells as columns whose widths come from the cells, two spaces between them; `align` has an l (left)
+    or r (right) per column."""
+    widths = [max(len(row[k]) for row in rows) for k in range(len(align))]
+    return ["  ".join(cell.ljust(width) if side == "l" else cell.rjust(width)
+                      for cell, width, side in zip(row, widths, align, strict=True)).rstrip() for row in rows]
 
 
 def _label(e: Explanation) -> str:
@@ -44,8 +93,14 @@ def _label(e: Explanation) -> str:
     return f"{e.profile}, tok {e.tokenize}, {case}{changes}{versions}"
 
 
-def _score(e: Explanation) -> str:
-    return _num(e.score, ".4f" if e.scale == "0-100" else ".6f")
+def _score(e: Explanation, given: str = "") -> str:
+    """A reading's score with 4 decimals on 0-100, 6 on 0-1, and one more than the number it is set against has
+    (a score printed with fewer digits than the number would not show that it rounds to it)."""
+    decimals = 4 if e.scale == "0-100" else 6
+    if given:
+        _, _, fraction = given.partition(".")
+        decimals = max(decimals, min(len(fraction) + 1, 17))
+    return _num(e.score, f".{decimals}f")
 
 
 def _num(value: float | None, spec: str) -> str:
@@ -84,11 +139,14 @@ def _readings_grid(report: DoctorReport) -> tuple:
 
 
 def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) -> str:
-    """What the terminal shows: the layout, the readings table, each number, each signature, each difference."""
+    """What the terminal shows: the layout, the readings table, where a library as shipped departs from its
+    profile, each number, each signature, each difference, and why the exit code is 1."""
     out = [f"bleu-oracle doctor: {_header(report)}", ""]
     out += _layout_lines(report)
     if report.readings and not quiet:
         out += _readings_lines(report, verbose)
+    for shipped in report.as_shipped:
+        out += ["", *_shipped_lines(shipped)]
     for number in report.numbers:
         out += ["", *_number_lines(number, verbose)]
     for sig in report.signatures:
@@ -97,7 +155,47 @@ def text(report: DoctorReport, *, verbose: bool = False, quiet: bool = False) ->
     for difference in report.differences:
         out += ["", *_difference_lines(difference, verbose)]
     out += [f"note: {note}" for note in report.notes]
+    failing = _failing(report)
+    if failing:
+        out += ["", f"Exit 1: {failing}"]
     return "\n".join(line.rstrip() for line in out) + "\n"
+
+
+def _failing(report: DoctorReport) -> str:
+    """'2 layout findings at --fail-on error or above (line-count, empty-lines)', when findings make the exit
+    code 1."""
+    failing = [finding for finding in report.layout if finding.severity in FAILING_SEVERITIES[report.fail_on]]
+    if not failing:
+        return ""
+    kinds = ", ".join(dict.fromkeys(finding.kind for finding in failing))
+    return (f"{len(failing)} layout finding{'s' if len(failing) != 1 else ''} at --fail-on {report.fail_on} or above "
+            f"({kinds}); --fail-on never leaves the exit code to the numbers")
+
+
+def _shipped_label(shipped: ShippedReading) -> str:
+    e = shipped.reading
+    case = "lowercased" if e.lowercase else "mixed case"
+    changes = "".join(f", {name}={value}" for name, value in e.conventions.items())
+    return f"{e.profile}, tok {e.tokenize}, {case}{changes}"
+
+
+def _shipped_note(shipped: ShippedReading) -> str:
+    """'nltk as shipped (3.2.5 .. 3.10.4) computes 23.3834 (0.2338336 on 0-1) here, where nltk as documented ...':
+    what the library's code computes, what the profile does, why, and the reading that reproduces the code."""
+    e = shipped.reading
+    on_1 = "" if e.score is None else f" ({e.score / 100:.7f} on 0-1)"
+    case = "lowercased" if e.lowercase else "mixed case"
+    return (f"{shipped.library} as shipped ({shipped.versions}) computes {_num(e.score, '.4f')}{on_1} here, where "
+            f"{shipped.library} as documented (tok {e.tokenize}, {case}) computes "
+            f"{_num(shipped.documented, '.4f')}: its code departs from its documentation, {shipped.what} (discrepancy "
+            f"{shipped.discrepancy}). The reading that reproduces the library as shipped: {_shipped_label(shipped)}")
+
+
+def _shipped_lines(shipped: ShippedReading) -> list[str]:
+    """The note, wrapped, and the signature that computes the shipped reading (`--signature` takes it)."""
+    lines = textwrap.wrap(_shipped_note(shipped), width=114, initial_indent="Note: ", subsequent_indent="      ",
+                          break_long_words=False, break_on_hyphens=False)
+    return [*lines, f"      --signature \"{shipped.reading.signature}\""]
 
 
 def _layout_lines(report: DoctorReport) -> list[str]:
@@ -125,8 +223,8 @@ def _place(where: Location) -> str:
 def _readings_lines(report: DoctorReport, verbose: bool) -> list[str]:
     headers, rows = _readings_grid(report)
     out = ["", "Readings: BLEU on the 0-100 scale (0-1: the same / 100), every profile as it stands:"]
-    out.append("  " + f"{'':<15}" + "".join(f"{h:>11}" for h in headers))
-    out += ["  " + f"{name:<15}" + "".join(f"{cell:>11}" for cell in cells) for name, cells in rows]
+    out += ["  " + line for line in _aligned([["", *headers]] + [[name, *cells] for name, cells in rows],
+                                             "l" + "r" * len(headers))]
     if verbose:
         out += [f"  {_num(r.score_100, '8.4f')}  {r.signature}" for r in report.readings]
     else:
@@ -143,15 +241,16 @@ def _number_lines(number: NumberReport, verbose: bool) -> list[str]:
                        f"{_needs(near)}")
         return out
     groups = _groups(number.explanations)
-    out = [f"Number {number.given} ({_precision(number)}): reproduced by {number.explanation_count} "
-           f"reading(s), best first"]
+    count = number.explanation_count
+    out = [f"Number {number.given} ({_precision(number)}): {count} reading{'s' if count != 1 else ''} reproduce"
+           f"{'s' if count == 1 else ''} it, most plausible first (a line: the profiles that compute it alike)"]
     shown = groups if verbose else groups[:SHOWN]
-    for rank, (e, profiles) in enumerate(shown, 1):
-        out.append(f"  {rank:>3}. {_score(e):>10} on {e.scale:<5} {e.match:<7}  {_group_label(e, profiles)}")
-    left = sum(len(profiles) for _, profiles in groups[len(shown):]) + number.explanation_count - len(
-        number.explanations)
-    if left:
-        out.append(f"       ... {left} more (-v, or --json for the first 50)")
+    rows = [[f"{rank}.", _score(e, number.given), _how_it_matches(e, number.given), _group_label(e, profiles)]
+            for rank, (e, profiles) in enumerate(shown, 1)]
+    out += ["  " + line for line in _aligned(rows, "rrll")]
+    counted = _counted(number, groups, len(shown), "with -v")
+    if counted:
+        out.append(f"    {counted}")
     return out
 
 
@@ -209,16 +308,25 @@ def markdown(report: DoctorReport) -> str:
     for number in report.numbers:
         out += ["", f"## Number {number.given}", ""]
         if number.explained:
-            out += [f"Reproduced by {number.explanation_count} reading(s) ({_precision(number)}), best first:", "",
-                    "| # | reading | score | scale | match |", "| ---: | --- | ---: | --- | --- |"]
-            out += [f"| {i} | {_group_label(e, profiles)} | {_score(e)} | {e.scale} | {e.match} |"
-                    for i, (e, profiles) in enumerate(_groups(number.explanations)[:20], 1)]
+            groups = _groups(number.explanations)
+            shown = min(len(groups), SHOWN_IN_MARKDOWN)
+            out += [f"{number.explanation_count} reading(s) reproduce it ({_precision(number)}), most plausible "
+                    "first: a tool's defaults, then the fewest departures from them, then the closest.", "",
+                    "| # | reading | score | how |", "| ---: | --- | ---: | --- |"]
+            out += [f"| {i} | {_cell(_group_label(e, profiles))} | {_score(e)} | {_how_it_matches(e, number.given)} |"
+                    for i, (e, profiles) in enumerate(groups[:shown], 1)]
+            counted = _counted(number, groups, shown, "in doctor.json")
+            if counted:
+                out += ["", counted.capitalize() + "."]
         else:
             out += ["No documented reading reproduces it. Nearest:", ""]
             out += [
                 f"- {_label(n)}: {_score(n)} on {n.scale} ({_num(n.difference, '+.4f')}){_needs(n)}"
                 for n in number.nearest
             ]
+    for shipped in report.as_shipped:
+        out += ["", f"## {shipped.library} as shipped", "", _shipped_note(shipped) + f", signature "
+                f"`{shipped.reading.signature}`."]
     for sig in report.signatures:
         out += ["", f"## Signature `{sig.given}`", "", f"{_label(sig.reading)}: BLEU {_num(sig.reading.score, '.4f')}"]
         out += [f"- {note}" for note in sig.notes]

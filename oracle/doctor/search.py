@@ -5,10 +5,13 @@ from the profile, then with two (`explore`); a number is compared on the 0-100 s
 0-1 scale when it is at most 1. A reading reproduces a number printed with d decimals when it is within
 half a unit of the d-th decimal ("digits"; plus 1e-12 relative for a float's own rounding), or, ranked
 after those, within 2e-6 relative ("float32": what single-precision arithmetic, torch's default, keeps).
-Explanations are ranked: the closer match class first, then fewer changes from a named profile, then the
-profile's own tokenizer, then the smaller difference. Where nothing reproduces a number, the nearest
-readings are given with what their statistics would need (`needs`): the reference length, or one order's
-matched n-grams, that would give the number, each checked with the exact oracle.
+Explanations are ranked by plausibility (`departures`): a tool's defaults first (a profile as it stands, under
+its own tokenizer and case, or its library as shipped), then the fewest departures from them (a tokenizer or case
+other than the profile's, each other convention changed), then the closer match class, then the smaller difference.
+A number printed with few digits is reproduced by many readings; the one a tool gives by default is the likeliest
+(sacrebleu's `45.6` is 13a mixed case, though 13a lowercased may lie nearer). Where nothing reproduces a
+number, the nearest readings are given with what their statistics would need (`needs`): the reference length,
+or one order's matched n-grams, that would give the number, each checked with the exact oracle.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES
 
-from .readings import UNIFORM, Reading, Scorer, Value, finite, on_scale, table_readings
+from .readings import UNIFORM, Reading, Scorer, Value, finite, on_scale, shown, table_readings
+from .shipped import shipped_changes
 from .streams import FOLDS
 
 #: The smoothing methods a reading may switch to, each with its documented default parameters
@@ -92,18 +96,34 @@ class Match:
     value: Value
 
     def rank(self) -> tuple:
+        """Most plausible first: fewer departures from a tool's defaults, then the closer match (the class, then
+        the distance), then a fixed order for ties."""
         reading = self.reading
-        profile = PROFILES[reading.profile]
         return (
+            departures(reading),
             MATCH_CLASSES.index(self.match) if self.match else len(MATCH_CLASSES),
-            len(reading.changes),
-            reading.tokenizer != profile.options.tokenizer,
             abs(self.difference) / (100 if self.scale == "0-100" else 1),
             list(PROFILES).index(reading.profile),
             reading.tokenizer,
             reading.lowercase,
             self.scale,
         )
+
+
+def departures(reading: Reading) -> int:
+    """How far `reading` is from what a tool does by default: a tokenizer other than its profile's, a case other
+    than its profile's, and each convention changed from the profile, one departure each. Not counted: a change that
+    is the profile's library as shipped (nltk's floor of segment totals: `shipped`; a number from nltk is most
+    plausibly nltk's code with its defaults), and how words are split (`token_split`) or case folded (`case_fold`)
+    when the tokenizer or the case departs already: text tokenized by another tool comes with that tool's split
+    (multi-bleu.perl on sacrebleu's 13a output), text lowercased by another with its folding."""
+    options = PROFILES[reading.profile].options
+    shipped = shipped_changes(reading.profile)
+    other_tokenizer, other_case = reading.tokenizer != options.tokenizer, reading.lowercase != options.lowercase
+    part_of = {"token_split": other_tokenizer, "case_fold": other_case}
+    changed = [name for name, value in reading.changes
+               if f"{name}={shown(value)}" not in shipped and not part_of.get(name, False)]
+    return len(changed) + other_tokenizer + other_case
 
 
 def match_class(score: float, number: GivenNumber) -> str | None:
@@ -146,7 +166,7 @@ def _pair_allowed(first: tuple, second: tuple) -> bool:
     return True
 
 
-def _differ(a: Value, b: Value) -> bool:
+def differ(a: Value, b: Value) -> bool:
     """Whether two readings give different scores on these files (beyond a float's rounding)."""
     if not (finite(a.score) and finite(b.score)):
         return finite(a.score) != finite(b.score)
@@ -170,7 +190,7 @@ def explore(scorer: Scorer) -> list:
         if not scorer.can_score(base):
             continue
         base_value = scorer.value(base)
-        if base.value_of("bom") == "kept" and not _differ(base_value, scorer.value(base.changed("bom", "dropped"))):
+        if base.value_of("bom") == "kept" and not differ(base_value, scorer.value(base.changed("bom", "dropped"))):
             continue
         found.append((base, base_value))
         singles = []
@@ -178,7 +198,7 @@ def explore(scorer: Scorer) -> list:
             reading = base.changed(*change)
             if scorer.can_score(reading):
                 value = scorer.value(reading)
-                singles.append((change, reading, value, _differ(value, base_value)))
+                singles.append((change, reading, value, differ(value, base_value)))
                 if singles[-1][3]:
                     found.append((reading, value))
         for (first, one, one_value, one_moves), (second, _, two_value, two_moves) in combinations(singles, 2):
@@ -188,7 +208,7 @@ def explore(scorer: Scorer) -> list:
             reading = one.changed(*second)
             if scorer.can_score(reading):
                 value = scorer.value(reading)
-                if _differ(value, one_value) and _differ(value, two_value):
+                if differ(value, one_value) and differ(value, two_value):
                     found.append((reading, value))
     return found
 
