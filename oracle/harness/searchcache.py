@@ -293,3 +293,11 @@ def _trim(directory: Path, excess: int) -> None:
             with contextlib.suppress(OSError):
                 excess -= path.stat().st_size
                 path.unlink()
+
+
+def discard(cache: SearchCache, index: int) -> None:
+    """Remove example `index`'s entry of `cache` (it held a value the oracle does not give: the session found it
+    out before a failure rested on it); one that is gone already, or cannot be removed, is left as it is (the next
+    run's session finds it out again)."""
+    with contextlib.suppress(OSError):
+        cache._path(index).unlink(missing_ok=True)

@@ -37,6 +37,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -182,6 +183,11 @@ class RestartBudget:
 
     def example_finished(self, index: int) -> None:
         """Example `index` is judged: no request of it is sent any more."""
+
+    def warn(self, text: str) -> None:
+        """Say `text` to the user as a warning line on stderr (a `check --jobs` worker's budget says it to its
+        parent, which says it for the run: `oracle.harness.worker.SharedBudget`)."""
+        print(f"bleu-oracle: warning: {text}", file=sys.stderr, flush=True)
 
 
 class HandshakeError(BleuOracleError, RuntimeError):
