@@ -200,3 +200,34 @@ def test_an_altered_cached_expectation_is_recomputed_discarded_and_said_once(tmp
     assert comparable(tmp_path / "after") == comparable(tmp_path / "cold")
     # the altered entries were discarded and computed again: the cache is what the cold run wrote
     assert {path.name: path.read_bytes() for path in directory.glob("*.json")} == written
+
+
+# -- once an example of a block was answered two ways ----------------------------------------------------
+
+
+def test_after_an_example_answered_two_ways_its_block_shrinks_nothing_and_says_so_in_its_hints():
+    from oracle.harness.transport import NONDETERMINISTIC_KIND, SHRINK_BLOCK, shrink_allowed, shrink_hints
+
+    score = ("fail", "score", None)
+    earlier = {1: [NONDETERMINISTIC_KIND]}
+    assert shrink_allowed(3, score, earlier, 1) is False
+    assert shrink_hints(3, score, earlier, {})[0] == "nondeterministic"
+    assert shrink_allowed(1, score, earlier, 1) is True  # only examples before it count
+    assert shrink_allowed(0, score, earlier, 1) is True
+    assert shrink_allowed(SHRINK_BLOCK + 3, score, earlier, 1) is True  # nor another block's
+    assert "nondeterministic" not in shrink_hints(SHRINK_BLOCK + 3, score, earlier, {})
+
+
+def test_a_failure_answered_alike_after_one_answered_two_ways_is_classified_cheaply(tmp_path):
+    """With --sticky, a third of the inputs are wrong on their first two calls: sent once more, answered alike. After
+    an example of their block was answered two ways, they are neither shrunk nor searched among every explanation
+    (the record says why), in the same records with --jobs 2 as with one process."""
+    command = fake("nondeterministic", "--sticky")
+    assert check(tmp_path / "one", command, examples=40) == 1
+    found = deviations(tmp_path / "one")
+    first = min(int(r.id.split("~")[0].rsplit("-", 1)[1]) for r in found if r.cause == "nondeterministic")
+    cheap = [r for r in found if r.cause == "unexplained" and "not searched" in r.classification.description]
+    assert cheap and all(r.shrunk is None for r in cheap)
+    assert all(int(r.id.split("~")[0].rsplit("-", 1)[1]) > first for r in cheap)
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=40) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")

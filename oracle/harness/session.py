@@ -101,6 +101,7 @@ from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
     DEFAULT_TIMEOUT,
+    NONDETERMINISTIC_KIND,
     HandshakeError,
     ImplementationProcess,
     RestartBudget,
@@ -691,6 +692,8 @@ class Session:
         neither can be trusted on an implementation that answers one request two ways (and both cost tens of
         requests, or seconds of search, per record)."""
         note = repeat.described(reply, again)
+        if self.budget.example >= 0:  # the later failures of its block are classified cheaply (`cheaply_classified`)
+            self.budget.may_shrink(NONDETERMINISTIC_KIND)
         update = {"classification": repeat.nondeterministic(reply, again, None if expected is None or
                                                             expected.rejected else expected.score),
                   "message": "; ".join(filter(None, [record.message, note]))}
@@ -715,6 +718,9 @@ class Session:
         state an earlier request left is looked for (`oracle.diagnose.stale`)."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
+        if repeat.NONDETERMINISTIC in hints:
+            return self.cheaply_classified(item_id, kind, request, reply, verdict, expected, overrides=overrides,
+                                           summary=summary)
         if to_shrink:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
@@ -746,6 +752,24 @@ class Session:
         update = {"shrunk": shrunk, "classification": classification}
         if summary is None:  # (a summary: too large to replay from a record)
             replay, line = self._reproduction(item_id, kind, request, reported)
+            update.update(replay=replay, reproduce=line)
+        return update
+
+    def cheaply_classified(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, summary=None):
+        """A failing record answered alike when sent once more, after an earlier example of its block was answered
+        two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
+        documented classes only, without the search among every explanation or the history's probes: a cause
+        found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
+        per record (its run stays within a few times a conforming run's cost)."""
+        classification = attribute(request, reply, verdict, expected, self.profile, entries=self.documented,
+                                   overrides=overrides, search_all=False)
+        if classification.name == UNEXPLAINED:
+            classification = classification.model_copy(update={"description": (
+                "not searched among every explanation: an earlier example of this block had a request answered "
+                "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
+        update = {"classification": classification}
+        if summary is None:
+            replay, line = self._reproduction(item_id, kind, request, request)
             update.update(replay=replay, reproduce=line)
         return update
 

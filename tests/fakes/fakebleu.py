@@ -20,6 +20,7 @@ Command-line flags every script accepts:
   --name NAME                 the implementation's name in the handshake (default fakebleu+BUGS)
   --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
   --flaky-errors              (nondeterministic) answer an error, not a perturbed score, on a wrong turn
+  --sticky                    (nondeterministic) another third of the inputs are wrong on their first two calls
 """
 
 import json
@@ -223,6 +224,12 @@ def unstable(command):
     return zlib.crc32(_content(command).encode("utf-8")) % 3 == 0
 
 
+def sticky(command):
+    """nondeterministic --sticky: another third of the inputs, answered wrong twice before they are answered right
+    (sent once more, such an input is answered alike)."""
+    return zlib.crc32(_content(command).encode("utf-8")) % 3 == 1
+
+
 def _content(command):
     return json.dumps({k: v for k, v in command.items() if k != "seq"}, sort_keys=True)
 
@@ -233,8 +240,8 @@ def _wrong_turn(reply, command, calls, argv):
     request answered two ways in turn, deterministically given the process's calls."""
     key = _content(command)
     calls[key] = calls.get(key, 0) + 1
-    if not unstable(command) or calls[key] % 2 == 0 or not isinstance(reply.get("score"), float) \
-            or not reply["score"]:
+    wrong = (unstable(command) and calls[key] % 2 == 1) or ("--sticky" in argv and sticky(command) and calls[key] <= 2)
+    if not wrong or not isinstance(reply.get("score"), float) or not reply["score"]:
         return reply
     if "--flaky-errors" in argv:
         return {"seq": reply["seq"], "error": f"transient failure on call {calls[key]} of this input"}
