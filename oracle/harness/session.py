@@ -703,11 +703,12 @@ class Session:
         return update
 
     def _reproduction(self, item_id, kind, request, reported):
-        """(the replay input, the reproduction line) of a failing record: a case by its id, a series whole again (the
-        state is the point), anything else by the input `reported` (its shrunk input, or `request` itself)."""
+        """(the replay input, the reproduction line) of a failing record: a case by its id, a series or a relation
+        whole again (the state, or the other input, is the point), anything else by the input `reported` (its shrunk
+        input, or `request` itself)."""
         if kind == "case" and not self.settings.replay:
             return request, self.reproduce(item_id)
-        if kind == "series":
+        if kind in ("series", "metamorphic"):
             return reported, self._regenerate(item_id)
         return reported, self.reproduce(item_id, reported)
 
@@ -1143,9 +1144,7 @@ class Session:
             again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
                           if (repeated := self.answered_again(variant, answer, verdict)) is not None), None)
             if again is not None:  # a related input answered two ways: no relation is broken by that
-                variant, answer, repeated = again
-                update = self.nondeterministic_update(record, "metamorphic", variant, answer, repeated, None)
-                update["reproduce"] = self._regenerate(item_id) + repeat.reproduction_note(answer, repeated)
+                update = self.nondeterministic_update(record, "metamorphic", *again, None)
                 return self.finish(record.model_copy(update=update), started)
             classification = self._related_cause(variants, replies) or attribute(
                 request, reply, verdict, oracle_expected(request, self.profile), self.profile, entries=self.documented
