@@ -193,7 +193,8 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
 
 
 def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> None:
-    records = run([HALF, HALF], R3, tmp_path / "weights")
+    # (the third answer: the failing request, sent once more before it is reported, answered alike by the cache)
+    records = run([HALF, HALF, HALF], R3, tmp_path / "weights")
     assert records["first"].outcome.value == "pass" and records["first"].classification is None
     named = records["second"].classification
     assert named is not None and named.name == EARLIER_ANSWER and "differs only in weights" in named.description
@@ -201,14 +202,14 @@ def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> N
 
 def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
     """What a process answered before it was started again is no state of the new one."""
-    named = run([HALF, HALF], R3, tmp_path, transport=Restarting)["second"].classification
+    named = run([HALF, HALF, HALF], R3, tmp_path, transport=Restarting)["second"].classification
     assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
 def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
     """R1's answer to R2 is also what an implementation that ignores `lowercase` answers: both fit the record,
     and a run names the one that fits all its records (a cache answers wrong only after the earlier request)."""
-    named = run([HALF, HALF], R2, tmp_path)["second"].classification
+    named = run([HALF, HALF, HALF], R2, tmp_path)["second"].classification
     assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER in named.fits
 
 
@@ -218,7 +219,9 @@ def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
 
 
 def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> None:
-    records = run([exp_answer(0.5), exp_answer(0.35355339059327373)], E, tmp_path, first=E)
+    """A counter never reset answers E, sent once more before its failure is reported, with two halvings carried
+    (0.25): answered otherwise, but by the state the earlier requests left, which names it (not nondeterminism)."""
+    records = run([exp_answer(0.5), exp_answer(0.35355339059327373), exp_answer(0.25)], E, tmp_path, first=E)
     assert records["first"].outcome.value == "pass"
     named = records["second"].classification
     assert named is not None and named.name == EXP_CARRIED and "the 1 the earlier requests" in named.description
@@ -229,15 +232,15 @@ def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it
     R2 with its reference changed once more two ways, are sent. A cache keyed without the references answers both
     alike, and wrongly (BLEU 0.6065... and 0.3678...): the earlier answer fits. An implementation that ignores
     `lowercase` answers the probes right: it does not, nor where one probe alone is answered alike."""
-    cached = run([HALF] * 4, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    cached = run([HALF] * 5, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
     probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
                                                          bp=0.6065306597126334))
     other_probe = Answer(0.36787944117144233, Statistics(hyp_len=2, ref_len=4, matches=(2,), totals=(2,),
                                                          bp=0.36787944117144233))
-    once = run([HALF, HALF, HALF, other_probe], R2, tmp_path / "once", first=Y, units=True)["second"]
+    once = run([HALF, HALF, HALF, HALF, other_probe], R2, tmp_path / "once", first=Y, units=True)["second"]
     assert once.classification is not None and EARLIER_ANSWER not in once.classification.fits
-    stateless = run([HALF, HALF, probe_answer, other_probe], R2, tmp_path / "stateless", first=Y,
+    stateless = run([HALF, HALF, HALF, probe_answer, other_probe], R2, tmp_path / "stateless", first=Y,
                     units=True)["second"]
     assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
     assert EARLIER_ANSWER not in stateless.classification.fits

@@ -146,6 +146,11 @@ the implementation in oracle/diagnose/data/discrepancies.yaml, then among all; t
 record's "classification" names the first that reproduces the answer
 ("unexplained" when none does), with the curated discrepancy ids it matches.
 The listing and summary.md show it per record and count records per class.
+Before a fail or error is reported its request is sent once more: answered
+otherwise, the record's root cause is "nondeterministic" (both answers in its
+message; not shrunk; its reproduction line says it may pass). A failing
+record's expectation is recomputed where it came from the search cache: one
+that differs is discarded with one warning line.
 Numeric contract: |actual - expected| <= ABS + REL *
 |expected|; NaN matches only NaN. The default (REL 1e-9) is a float64
 contract: arithmetic in float32 (~1e-7 relative error) fails it; pass e.g.

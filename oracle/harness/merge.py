@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from oracle.diagnose.repeat import without_note
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
@@ -221,11 +222,12 @@ def _reproduce(record: Record, report: str) -> str | None:
     line = record.reproduce
     if not line:
         return line
-    parts = shlex.split(line)
+    command, note = without_note(line)  # (a nondeterministic record's line ends in a shell comment)
+    parts = shlex.split(command)
     name = f"{record.id}.json"
     if len(parts) > 1 and parts[-2] == "--replay" and Path(parts[-1]).name == name \
             and Path(parts[-1]).parent.name == "replay":
-        return shlex.join([*parts[:-1], str(Path(report) / "replay" / name)])
+        return shlex.join([*parts[:-1], str(Path(report) / "replay" / name)]) + note
     return line
 
 

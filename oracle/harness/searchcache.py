@@ -575,3 +575,17 @@ def _remove(run: int, names: list[str], *, excess: int | None = None) -> int:
                 os.unlink(name, dir_fd=run)
                 removed += status.st_size
     return removed
+
+
+def discard(cache: SearchCache, index: int) -> None:
+    """Remove example `index`'s entry of `cache` (it held a value the oracle does not give: the session found it
+    out before a failure rested on it); one that is gone already, or cannot be removed, is left as it is (the next
+    run's session finds it out again). Only a regular file of the run directory, never through a symlink."""
+    if not cache.usable:
+        return
+    with contextlib.suppress(OSError):
+        run = os.open(cache.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
+        try:
+            _remove(run, [f"{index}.json"])
+        finally:
+            os.close(run)

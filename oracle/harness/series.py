@@ -137,6 +137,12 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         sent_steps += 1
         verdict = judge(expected, reply, session.contract, max_order=step.request.max_order,
                         token_counts=token_count_layers(step.request))
+        if verdict.outcome not in GOOD_OUTCOMES:  # never a failure on an expectation from the search cache alone
+            confirmed = session.confirmed_expectation(step.request, prepared[k], expected)
+            if confirmed is not expected:
+                expected, verdict = confirmed, judge(confirmed, reply, session.contract,
+                                                     max_order=step.request.max_order,
+                                                     token_counts=token_count_layers(step.request))
         failed = verdict.outcome not in GOOD_OUTCOMES
         if failed or k == len(steps) - 1:
             break
@@ -148,10 +154,14 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         message="; ".join(filter(None, [f"series step {k + 1} of {len(steps)}" + (
             f" ({_describe(steps, k)})" if failed else ""), verdict.message, *(f"runner: {n}" for n in reply.notes)])),
     )
-    if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so)
-        record = record.model_copy(
-            update=session.failure_update(item_id, "series", step.request, reply, verdict, expected,
-                                          before=session.before()))
+    if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
+        # failing step, sent once more, is answered otherwise (`Session.answered_again`)
+        before = session.before()
+        again = session.answered_again(step.request, reply, verdict, prepared[k], before=before, expected=expected)
+        update = session.failure_update(item_id, "series", step.request, reply, verdict, expected, before=before) \
+            if again is None else session.nondeterministic_update(record, "series", step.request, reply, again,
+                                                                  expected)
+        record = record.model_copy(update=update)
     return session.finish(record, started)
 
 

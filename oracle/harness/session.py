@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from oracle import __version__
-from oracle.diagnose import discrepancies
+from oracle.diagnose import discrepancies, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import UNEXPLAINED, component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
@@ -89,6 +89,7 @@ from .searchcache import (
     Prepared,
     SearchCache,
     cache_root,
+    discard,
     request_digest,
     run_key,
     wire_line,
@@ -101,6 +102,7 @@ from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
     DEFAULT_TIMEOUT,
+    NONDETERMINISTIC_KIND,
     HandshakeError,
     ImplementationProcess,
     RestartBudget,
@@ -376,6 +378,11 @@ class Session:
         #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
         self.search_cache: SearchCache | None = None
         self.entry: ExampleEntry | None = None
+        #: the inputs (`Prepared`, by id) of the current example whose expectation the oracle computed in this run:
+        #: any other came from the search cache, and is recomputed before a failure rests on it
+        self.computed_here: set[int] = set()
+        #: whether the run has warned the user already (`warn`: one line per run)
+        self.warned = False
         #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
         #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect` read
         #: last is the history's last entry
@@ -495,7 +502,47 @@ class Session:
             return self.expected_for(request)
         if prepared.expected is None:
             prepared.expected, prepared.fresh = self.expected_for(request), True
+            self.computed_here.add(id(prepared))
         return prepared.expected
+
+    def confirmed_expectation(self, request, prepared, expected):
+        """The expectation a failing verdict on an example's input rests on: `expected` when the oracle computed it
+        in this run, else (it came from the search cache) the oracle's own, computed now. A checksum protects an
+        entry from damage, not from an expectation that is stale or was altered: one that differs from the
+        oracle's is discarded with its entry (`discard_entry`), and the caller judges again by the one returned."""
+        if prepared is None or id(prepared) in self.computed_here:
+            return expected
+        fresh = self.expected_for(request)
+        self.computed_here.add(id(prepared))
+        if encode(fresh.model_dump(mode="json")) == encode(expected.model_dump(mode="json")):
+            return expected
+        self.discard_entry()
+        prepared.expected, prepared.fresh = fresh, True
+        return fresh
+
+    def discard_entry(self):
+        """The current example's cache entry held an expectation the oracle does not give: its file is removed,
+        nothing it held is used any more (every expectation, feature and digest of its inputs is computed afresh,
+        and the entry written again when the example is over), and the user is told once per run."""
+        entry, cache = self.entry, self.search_cache
+        if entry is None or cache is None or not entry.loaded:  # (no cache, or discarded already)
+            return
+        discard(cache, entry.index)
+        for prepared in entry.inputs.values():  # (its requests are kept: the oracle judges what is sent)
+            prepared.expected = prepared.features = prepared.digest = None
+            prepared.fresh = True
+        entry.loaded = False
+        identifier = example_id(self.settings.seed, entry.index)
+        self.warn(f"the search cache in {cache.root} held an expectation of {identifier} that the oracle does not "
+                  "give: the entry was discarded and the input judged by the oracle's own (said once per run; "
+                  "--no-search-cache bypasses the cache)")
+
+    def warn(self, text):
+        """One warning line for the user, the first of the run only (a worker's goes through its parent)."""
+        if self.warned:
+            return
+        self.warned = True
+        self.budget.warn(text)
 
     def cover(self, request, expected, prepared=None):
         """Count what `request` exercised (its features: `prepared`'s, computed once)."""
@@ -587,13 +634,11 @@ class Session:
         self.cover(request, expected, prepared)
         reply = self.collect(sent, pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
-        verdict = (
-            stateful.judge_plan(expected, reply, request, self.contract)
-            if request.stateful is not None
-            else judge(
-                expected, reply, self.contract, max_order=request.max_order, token_counts=token_count_layers(request)
-            )
-        )
+        verdict = self._verdict(request, reply, expected)
+        if verdict.outcome not in GOOD_OUTCOMES and prepared is not None:  # never a failure on a cached value alone
+            confirmed_expected = self.confirmed_expectation(request, prepared, expected)
+            if confirmed_expected is not expected:
+                expected, verdict = confirmed_expected, self._verdict(request, reply, confirmed_expected)
         if verdict.outcome == Outcome.REJECTED:
             self.coverage.add_refused(request)
         notes = [f"runner: {note}" for note in reply.notes]
@@ -609,9 +654,65 @@ class Session:
         )
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
-        update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                     attribution=attribution, summary=summary, before=self.before())
+        before = self.before()  # (taken before the request is sent again)
+        again = self.answered_again(request, reply, verdict, prepared, before=before, expected=expected)
+        if again is not None:
+            update = self.nondeterministic_update(record, kind, request, reply, again, expected, summary=summary)
+        else:
+            update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
+                                         attribution=attribution, summary=summary, before=before)
         return self.finish(record.model_copy(update=update), started)
+
+    def _verdict(self, request, reply, expected):
+        """The judge's verdict on `reply` to `request` (a plan of metric states is judged as a plan)."""
+        if request.stateful is not None:
+            return stateful.judge_plan(expected, reply, request, self.contract)
+        return judge(expected, reply, self.contract, max_order=request.max_order,
+                     token_counts=token_count_layers(request))
+
+    def answered_again(self, request, reply, verdict, prepared=None, *, before=None, expected=None):
+        """Before a failure (a fail or an error) is reported, its request is sent once more: the answer then, when
+        it differs from `reply` (`repeat.answered_otherwise`): the implementation is nondeterministic there; else
+        None. Kept out of the process's history, as a probe is. `before` and `expected` (the process's history
+        before `reply`, and the oracle's expectation): an answer that state an earlier request left explains
+        (`oracle.diagnose.stale`: a counter never reset answers each time otherwise) is that state's, not
+        nondeterminism."""
+        if verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) or self.process.given_up:
+            return None
+        sent, pending = self.submit(request, prepared)
+        again = self.collect(sent, pending, kept=False)
+        if not repeat.answered_otherwise(reply, again, self.contract):
+            return None
+        if before is not None and expected is not None and (before.earlier or before.halvings) \
+                and stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract):
+            return None
+        return again
+
+    def nondeterministic_update(self, record, kind, request, reply, again, expected, *, summary=None):
+        """What a failing record whose request was answered two ways adds: the root cause `nondeterministic`, both
+        answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified further:
+        neither can be trusted on an implementation that answers one request two ways (and both cost tens of
+        requests, or seconds of search, per record)."""
+        note = repeat.described(reply, again)
+        if self.budget.example >= 0:  # the later failures of its block are classified cheaply (`cheaply_classified`)
+            self.budget.may_shrink(NONDETERMINISTIC_KIND)
+        update = {"classification": repeat.nondeterministic(reply, again, None if expected is None or
+                                                            expected.rejected else expected.score),
+                  "message": "; ".join(filter(None, [record.message, note]))}
+        if summary is None:
+            replay, line = self._reproduction(record.id, kind, request, request)
+            update.update(replay=replay, reproduce=line + repeat.reproduction_note(reply, again))
+        return update
+
+    def _reproduction(self, item_id, kind, request, reported):
+        """(the replay input, the reproduction line) of a failing record: a case by its id, a series or a relation
+        whole again (the state, or the other input, is the point), anything else by the input `reported` (its shrunk
+        input, or `request` itself)."""
+        if kind == "case" and not self.settings.replay:
+            return request, self.reproduce(item_id)
+        if kind in ("series", "metamorphic"):
+            return reported, self._regenerate(item_id)
+        return reported, self.reproduce(item_id, reported)
 
     def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
                        summary=None, before=NOTHING_BEFORE):
@@ -620,6 +721,9 @@ class Session:
         state an earlier request left is looked for (`oracle.diagnose.stale`)."""
         reported, judged, shrunk = request, (request, reply, verdict, expected), None
         to_shrink, hints = self.shrink_decision(kind, verdict)
+        if repeat.NONDETERMINISTIC in hints:
+            return self.cheaply_classified(item_id, kind, request, reply, verdict, expected, overrides=overrides,
+                                           summary=summary)
         if to_shrink:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
@@ -649,14 +753,27 @@ class Session:
         if classification is not None and (before.earlier or before.halvings):
             classification = with_stale(classification, self._stale(request, reply, before, expected, classification))
         update = {"shrunk": shrunk, "classification": classification}
-        if summary is not None:
-            pass  # too large to replay from a record
-        elif kind == "case" and not self.settings.replay:
-            update.update(reproduce=self.reproduce(item_id), replay=request)
-        elif kind == "series":  # the state is the point: the whole series again
-            update.update(replay=reported, reproduce=self._regenerate(item_id))
-        else:
-            update.update(replay=reported, reproduce=self.reproduce(item_id, reported))
+        if summary is None:  # (a summary: too large to replay from a record)
+            replay, line = self._reproduction(item_id, kind, request, reported)
+            update.update(replay=replay, reproduce=line)
+        return update
+
+    def cheaply_classified(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, summary=None):
+        """A failing record answered alike when sent once more, after an earlier example of its block was answered
+        two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
+        documented classes only, without the search among every explanation or the history's probes: a cause
+        found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
+        per record (its run stays within a few times a conforming run's cost)."""
+        classification = attribute(request, reply, verdict, expected, self.profile, entries=self.documented,
+                                   overrides=overrides, search_all=False)
+        if classification.name == UNEXPLAINED:
+            classification = classification.model_copy(update={"description": (
+                "not searched among every explanation: an earlier example of this block had a request answered "
+                "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
+        update = {"classification": classification}
+        if summary is None:
+            replay, line = self._reproduction(item_id, kind, request, request)
+            update.update(replay=replay, reproduce=line)
         return update
 
     def _told_apart(self, judged, classification, overrides):
@@ -880,6 +997,7 @@ class Session:
             self.judge_example(index)
         finally:
             entry, self.entry = self.entry, None
+            self.computed_here.clear()
             if entry is not None:
                 self.search_cache.store(entry)
 
@@ -1025,6 +1143,11 @@ class Session:
             related=request,
         )
         if verdict.outcome not in GOOD_OUTCOMES:
+            again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
+                          if (repeated := self.answered_again(variant, answer, verdict)) is not None), None)
+            if again is not None:  # a related input answered two ways: no relation is broken by that
+                update = self.nondeterministic_update(record, "metamorphic", *again, None)
+                return self.finish(record.model_copy(update=update), started)
             classification = self._related_cause(variants, replies) or attribute(
                 request, reply, verdict, oracle_expected(request, self.profile), self.profile, entries=self.documented
             )
@@ -1053,7 +1176,10 @@ class Session:
             **_judged(verdict, reply, expected),
         )
         if verdict.outcome not in GOOD_OUTCOMES:
-            record = record.model_copy(update=self._shrunk_plan(item_id, planned, verdict, reply, expected))
+            again = self.answered_again(planned, reply, verdict)
+            update = self._shrunk_plan(item_id, planned, verdict, reply, expected) if again is None else \
+                self.nondeterministic_update(record, "stateful", planned, reply, again, expected)
+            record = record.model_copy(update=update)
         return self.finish(record, started)
 
     def _plan_cause(self, planned, reply, verdict, expected):

@@ -37,6 +37,7 @@ import os
 import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -44,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
+from oracle.diagnose.repeat import NONDETERMINISTIC
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
@@ -117,21 +119,37 @@ def _same_kind_before(index: int, kind: tuple, earlier: dict[int, list[tuple]]) 
                   if other < index and other // SHRINK_BLOCK == block for k in kinds if k == kind)
 
 
+#: The kind a record answered two ways is charged as (`nondeterministic_before`): not a failure to shrink.
+NONDETERMINISTIC_KIND = (NONDETERMINISTIC,)
+
+
+def nondeterministic_before(index: int, earlier: dict[int, list[tuple]]) -> bool:
+    """Whether an example before `index` in its block had a record answered two ways (NONDETERMINISTIC_KIND among
+    its kinds in `earlier`): in example order and within the block, as the shrink allowance is, so that workers and
+    shards decide alike."""
+    block = index // SHRINK_BLOCK
+    return any(other < index and other // SHRINK_BLOCK == block and NONDETERMINISTIC_KIND in kinds
+               for other, kinds in earlier.items())
+
+
 def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
     """May a failure of example `index` (or of an input it brings along) of `kind` be shrunk? Yes for the first
     `first` examples failing in that kind within its block (`earlier`: example index -> the kinds of its
-    failures judged so far). Shrinking costs tens of requests per example; the later failures of a kind are
-    classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
-    return len(_same_kind_before(index, kind, earlier)) < first
+    failures judged so far), unless an earlier example of the block was answered two ways (`nondeterministic_before`:
+    no shrinking can be trusted on that implementation). Shrinking costs tens of requests per example; the later
+    failures of a kind are classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
+    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) < first
 
 
 def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
                  causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
     """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
     explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
-    failure not shrunk is tested against first."""
+    failure not shrunk is tested against first. NONDETERMINISTIC first when an earlier example of the block was
+    answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not searched for."""
     names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
-    return tuple(dict.fromkeys(names))
+    seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
+    return tuple(dict.fromkeys(seen + names))
 
 
 class RestartBudget:
@@ -182,6 +200,11 @@ class RestartBudget:
 
     def example_finished(self, index: int) -> None:
         """Example `index` is judged: no request of it is sent any more."""
+
+    def warn(self, text: str) -> None:
+        """Say `text` to the user as a warning line on stderr (a `check --jobs` worker's budget says it to its
+        parent, which says it for the run: `oracle.harness.worker.SharedBudget`)."""
+        print(f"bleu-oracle: warning: {text}", file=sys.stderr, flush=True)
 
 
 class HandshakeError(BleuOracleError, RuntimeError):

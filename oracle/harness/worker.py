@@ -195,13 +195,19 @@ class SharedBudget(RestartBudget):
     def example_finished(self, index):
         self._say(done=index)
 
+    def warn(self, text):
+        """Said for the run by the parent: a worker's stderr is its own file."""
+        self._say(warning=text)
+
 
 class BudgetKeeper:
     """The parent's side: the deaths charged to each example, and the workers' pending questions.
     `spent`: deaths charged before the search (the cases, in this process)."""
 
-    def __init__(self, runs, max_restarts, spent=0, shrink_first=DEFAULT_SHRINK_FIRST):
+    def __init__(self, runs, max_restarts, spent=0, shrink_first=DEFAULT_SHRINK_FIRST, warn=None):
         self.runs, self.max_restarts, self.spent = runs, max_restarts, spent
+        #: what says a worker's warning for the run (the parent session's `warn`: once per run)
+        self.warn = warn
         self.shrink_first = shrink_first
         self.deaths = Counter()
         #: failures, example index -> their kinds, as the workers asked whether to shrink them
@@ -219,6 +225,8 @@ class BudgetKeeper:
             self.questions.append((run, message["ask"], None))
         elif isinstance(message.get("shrink"), int) and isinstance(message.get("kind"), list):
             self.questions.append((run, message["shrink"], tuple(message["kind"])))
+        elif isinstance(message.get("warning"), str) and self.warn is not None:
+            self.warn(message["warning"][:MESSAGE_LIMIT])
 
     def answer(self):
         """Answer each question whose earlier examples are all judged: may the worker restart its
@@ -281,7 +289,7 @@ def search(session):
     started = time.perf_counter()
     runs = start_workers(settings, session.profile, session.work_dir)
     keeper = BudgetKeeper(runs, settings.max_restarts, spent=session.budget.deaths,
-                          shrink_first=settings.shrink_first)
+                          shrink_first=settings.shrink_first, warn=session.warn)
     try:
         wait(runs, session.progress, keeper)
     finally:

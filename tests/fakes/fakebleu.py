@@ -19,6 +19,8 @@ Command-line flags every script accepts:
   --touch FILE                create FILE when started (a test's proof that the implementation ran)
   --name NAME                 the implementation's name in the handshake (default fakebleu+BUGS)
   --hang-note DIR             (hang-seq-2) create DIR/hanging-PID before hanging
+  --flaky-errors              (nondeterministic) answer an error, not a perturbed score, on a wrong turn
+  --sticky                    (nondeterministic) another third of the inputs are wrong on their first two calls
 """
 
 import json
@@ -48,7 +50,9 @@ MUTATIONS = {
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
 }
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order")
+              "huge-max-order", "nondeterministic")
+#: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
+PERTURBATION = 0.9
 
 
 def f32(x):
@@ -211,8 +215,37 @@ def answer(request, bugs, profile, with_stats):
 def crashes_on(command):
     """crash-some: about one input in four kills the process, chosen by the input alone (not by how
     many requests the process has seen), so any process given that input crashes on it."""
-    content = json.dumps({k: v for k, v in command.items() if k != "seq"}, sort_keys=True)
-    return zlib.crc32(content.encode("utf-8")) % 4 == 0
+    return zlib.crc32(_content(command).encode("utf-8")) % 4 == 0
+
+
+def unstable(command):
+    """nondeterministic: about one input in three is answered two ways, chosen by the input alone (not by how
+    many requests the process has seen), so any process given that input does it."""
+    return zlib.crc32(_content(command).encode("utf-8")) % 3 == 0
+
+
+def sticky(command):
+    """nondeterministic --sticky: another third of the inputs, answered wrong twice before they are answered right
+    (sent once more, such an input is answered alike)."""
+    return zlib.crc32(_content(command).encode("utf-8")) % 3 == 1
+
+
+def _content(command):
+    return json.dumps({k: v for k, v in command.items() if k != "seq"}, sort_keys=True)
+
+
+def _wrong_turn(reply, command, calls, argv):
+    """nondeterministic: the reply to the k-th time this process gets an unstable input (seq aside): wrong on the
+    1st, 3rd, 5th ... (the score perturbed, or an error with --flaky-errors), right on the 2nd, 4th ...: the same
+    request answered two ways in turn, deterministically given the process's calls."""
+    key = _content(command)
+    calls[key] = calls.get(key, 0) + 1
+    wrong = (unstable(command) and calls[key] % 2 == 1) or ("--sticky" in argv and sticky(command) and calls[key] <= 2)
+    if not wrong or not isinstance(reply.get("score"), float) or not reply["score"]:
+        return reply
+    if "--flaky-errors" in argv:
+        return {"seq": reply["seq"], "error": f"transient failure on call {calls[key]} of this input"}
+    return {**reply, "score": reply["score"] * PERTURBATION}
 
 
 def _write(obj):
@@ -259,6 +292,7 @@ def serve(*bugs, name=None):
         "lowercase": True,
     }
     requests_seen = 0
+    calls = {}  # nondeterministic: input (seq aside) -> how many times this process got it
     for line in sys.stdin:
         command = json.loads(line)
         cmd = command.get("cmd")
@@ -282,6 +316,8 @@ def serve(*bugs, name=None):
                 sys.stdout.flush()
                 continue
             reply = answer(command, bugs, profile, with_stats)
+            if "nondeterministic" in bugs:
+                reply = _wrong_turn(reply, command, calls, argv)
             if "wrong-seq" in bugs:
                 reply["seq"] = command["seq"] + 1
             _write(reply)
