@@ -11,6 +11,8 @@ Holds: oracle.reports.site.view, oracle.reports.site.svg, oracle.reports.site.pa
 from __future__ import annotations
 
 import dataclasses
+import math
+from decimal import Decimal
 from pathlib import Path
 
 import jinja2
@@ -137,3 +139,47 @@ def test_the_pages_name_each_input_by_its_runs_causes():
     torchmetrics = {name for who, name in named if who == "torchmetrics-sacrebleu"}
     assert "reference_length=closest-first + float32" in torchmetrics
     assert "reference_length=closest-longer + float32" not in torchmetrics
+
+
+# -- issue 37: the matrix coloured by the numeric contract --------------------------------------------------
+
+
+def _oracle_view(scores: dict[str, float]) -> ReportView:
+    """The fixture's report with the oracle's answers to one edge case (length-tie) set per profile."""
+    data = read_data(FIXTURE)
+    cells = [dataclasses.replace(cell, answer=Answer("score", scores[cell.column]))
+             if cell.case == "length-tie" and cell.column in scores else cell for cell in data.cells]
+    return ReportView(dataclasses.replace(data, cells=cells))
+
+
+def _oracle_colours(view: ReportView) -> dict[str, str]:
+    case = next(case for case in view.cases if case.id == "length-tie")
+    return {column: view.html_cell(view.cell(case, column)).css for column in ("oracle/papineni", "oracle/nltk")}
+
+
+def test_the_matrix_colours_the_oracle_by_the_numeric_contract():
+    """An oracle cell is blue (differs from papineni) only where the two differ beyond the run's numeric contract
+    (|a - b| <= 1e-12 + 1e-9 |b|, and the zero rule; docs/conventions.md): the committed matrix made the oracle
+    under 7 profiles differ from papineni on length-tie, 0.46415888336127786 against 0.4641588833612779, one unit in
+    the 17th digit. Derived by hand: one ulp of 0.46 is 5.6e-17, far inside 1e-12 + 4.6e-10; 1e-8 relative is
+    4.6e-9, outside it; 1e-13 for a 0 breaks the zero rule whatever the tolerance."""
+    x = 0.4641588833612779
+    assert _oracle_colours(_oracle_view({"oracle/papineni": x, "oracle/nltk": math.nextafter(x, 0)})) == \
+        {"oracle/papineni": "c-oracle", "oracle/nltk": "c-oracle"}
+    assert _oracle_colours(_oracle_view({"oracle/papineni": x, "oracle/nltk": x * (1 + 1e-8)}))["oracle/nltk"] == \
+        "c-oracle-differs"
+    assert _oracle_colours(_oracle_view({"oracle/papineni": 0.0, "oracle/nltk": 1e-13}))["oracle/nltk"] == \
+        "c-oracle-differs"
+    assert _oracle_colours(_oracle_view({"oracle/papineni": 1.0, "oracle/nltk": 1.0 + 5e-10}))["oracle/nltk"] == \
+        "c-oracle"  # (5e-10 is inside 1e-12 + 1e-9 · 1)
+
+
+def test_the_fixtures_17th_digit_case_is_one_colour_across_the_oracle():
+    """The fixture's own case: on length-tie the oracle's exact values under the profiles differ by 4e-17 relative
+    (0.46415888336127788924... and 0.46415888336127790901...), its floats by one ulp; none is drawn as differing."""
+    view = ReportView(read_data(FIXTURE))
+    case = next(case for case in view.cases if case.id == "length-tie")
+    cells = [view.cell(case, column) for column in view.oracle_columns]
+    exact = sorted({Decimal(cell.score_exact) for cell in cells})
+    assert len(exact) == 2 and (exact[1] - exact[0]) / exact[0] < Decimal("1e-16")
+    assert {view.html_cell(cell).css for cell in cells} == {"c-oracle"}

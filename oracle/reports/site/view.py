@@ -9,6 +9,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from oracle.diagnose.judge import Contract as NumericContract
+from oracle.diagnose.judge import breaks_zero_rule
 from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
 
@@ -220,6 +222,8 @@ class ReportView:
         self.reruns = data.reruns
         self.real = data.real
         self.real_source = self.run.real_data
+        #: The run's numeric contract, as the judge applies it (`oracle.diagnose.judge`).
+        self.contract = NumericContract(rel=self.run.contract.rel, abs=self.run.contract.abs)
         self.settings_lines = self._settings_lines()
         self.trophies = self._trophies()
 
@@ -311,6 +315,17 @@ class ReportView:
         profile = entry.profile or "" if entry is not None else ""
         return f"{column} {version}, declared profile {profile}"
 
+    def same_answer(self, answer: Answer, reference: Answer) -> bool:
+        """Two answers alike as the judge finds them: the same outcome and, for scores, equal within the run's
+        numeric contract and its zero rule (`oracle.diagnose.judge`): the oracle under two profiles differing in
+        the 17th digit is one answer, not two."""
+        if answer.outcome != reference.outcome:
+            return False
+        if answer.outcome != "score":
+            return True
+        actual, expected = number(answer.score), number(reference.score)
+        return bool(self.contract.close(actual, expected)) and not breaks_zero_rule(actual, expected)
+
     def html_cell(self, cell: Cell) -> HtmlCell:
         """A cell of the HTML matrix: its colour, tooltip, text, and the root cause shown under a difference."""
         answer = cell.answer
@@ -319,13 +334,9 @@ class ReportView:
         )
         if cell.kind == "oracle":
             papineni = self.cells.get((cell.case, "oracle/papineni"))
-            css = "c-oracle"
-            if papineni is not None and (papineni.answer.outcome, fmt(papineni.answer.score, None)) != (
-                answer.outcome,
-                fmt(answer.score, None),
-            ):
-                css = "c-oracle-differs"
-            return HtmlCell(css, f"{cell.column}: {cell.score_exact or answer.message or answer.outcome}", text)
+            differs = papineni is not None and not self.same_answer(answer, papineni.answer)
+            return HtmlCell("c-oracle-differs" if differs else "c-oracle",
+                            f"{cell.column}: {cell.score_exact or answer.message or answer.outcome}", text)
         shown, verdict = category(cell), cell.verdict
         got = fmt(answer.score, None) if answer.outcome == "score" else answer.outcome
         tip = (
