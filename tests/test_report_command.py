@@ -81,8 +81,9 @@ def test_two_runs_are_byte_identical(runs):
 
 
 def test_the_report_is_dated_by_the_day_it_observed(runs):
-    """run.json records the day (SOURCE_DATE_EPOCH's here)."""
+    """run.json records the day (SOURCE_DATE_EPOCH's here), and the site's first sentence says it (issue 37: "when")."""
     assert json.loads((runs[0] / DATA_DIR / "run.json").read_text(encoding="utf-8"))["date"] == EPOCH_DAY
+    assert f"against its exact BLEU oracle on {EPOCH_DAY}:" in (runs[0] / "index.html").read_text(encoding="utf-8")
 
 
 def test_without_source_date_epoch_the_report_is_dated_today(monkeypatch):
@@ -229,8 +230,9 @@ def test_the_html_page_is_self_contained(runs):
     stripped = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     # nothing is fetched: no source, stylesheet or link points outside (upstream reports are shown as text)
     assert not re.search(r'(src|href)\s*=\s*"?(https?:)?//', stripped)
-    for case in EDGE_CASES:
-        assert f"<code class=\"muted\">{case.id}</code>" in text
+    matrix = text[text.index('<table class="matrix">'):]
+    for case in EDGE_CASES:  # a column each, headed by its title, linked to its page (which names its id)
+        assert f'<a href="cases/{case.id}.html">' in matrix and f'title="{case.id}: ' in matrix
 
 
 def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
