@@ -39,12 +39,19 @@ def _files(folder):
     return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(Path(folder).rglob("*")) if p.is_file()}
 
 
+#: The day the reports of these tests are dated by (SOURCE_DATE_EPOCH): 86400 s after 1970-01-01 00:00 UTC. Two runs
+#: give the same bytes on one day; dated so, also on either side of a midnight.
+EPOCH, EPOCH_DAY = "86400", "1970-01-02"
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     pytest.importorskip("nltk")
     first, second = tmp_path_factory.mktemp("first"), tmp_path_factory.mktemp("second")
-    assert _report(first) == 0
-    assert _report(second) == 0
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SOURCE_DATE_EPOCH", EPOCH)
+        assert _report(first) == 0
+        assert _report(second) == 0
     return first, second
 
 
@@ -71,6 +78,31 @@ def test_two_runs_are_byte_identical(runs):
     assert sorted(a) == sorted(b)
     different = [name for name in a if a[name] != b[name]]
     assert not different, f"files differ between two runs with the same seed: {different}"
+
+
+def test_the_report_is_dated_by_the_day_it_observed(runs):
+    """run.json records the day (SOURCE_DATE_EPOCH's here), and the site's first sentence says it (issue 37: "when")."""
+    assert json.loads((runs[0] / DATA_DIR / "run.json").read_text(encoding="utf-8"))["date"] == EPOCH_DAY
+    assert f"against its exact BLEU oracle on {EPOCH_DAY}:" in (runs[0] / "index.html").read_text(encoding="utf-8")
+
+
+def test_without_source_date_epoch_the_report_is_dated_today(monkeypatch):
+    import datetime
+
+    from oracle.reports.site.collect import observation_day
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = datetime.datetime.now(datetime.UTC).date().isoformat()
+    day = observation_day()
+    assert before <= day <= datetime.datetime.now(datetime.UTC).date().isoformat()
+
+
+def test_a_malformed_source_date_epoch_is_a_usage_error_before_anything_runs(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "yesterday")
+    assert _report(tmp_path / "r") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "SOURCE_DATE_EPOCH='yesterday' is not a number of seconds" in err[0], err
+    assert not (tmp_path / "r" / DATA_DIR).exists()
 
 
 def test_render_only_rebuilds_the_same_pages_from_the_data_alone(runs, tmp_path):
@@ -198,8 +230,9 @@ def test_the_html_page_is_self_contained(runs):
     stripped = text.replace('xmlns="http://www.w3.org/2000/svg"', "")
     # nothing is fetched: no source, stylesheet or link points outside (upstream reports are shown as text)
     assert not re.search(r'(src|href)\s*=\s*"?(https?:)?//', stripped)
-    for case in EDGE_CASES:
-        assert f"<code class=\"muted\">{case.id}</code>" in text
+    matrix = text[text.index('<table class="matrix">'):]
+    for case in EDGE_CASES:  # a column each, headed by its title, linked to its page (which names its id)
+        assert f'<a href="cases/{case.id}.html">' in matrix and f'title="{case.id}: ' in matrix
 
 
 def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
@@ -282,13 +315,14 @@ def _tree(directory):
     return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(Path(directory).rglob("*")) if p.is_file()}
 
 
-def test_two_runs_and_jobs_give_the_same_bytes(tmp_path):
+def test_two_runs_and_jobs_give_the_same_bytes(tmp_path, monkeypatch):
     """torch on one thread: two runs give byte-identical reports, and --jobs 2 the bytes of one process
     (torchmetrics' float32 sums were the files that differed between runs)."""
     from conftest import load
 
     load("torchmetrics")  # skips with the reason where torch is not installed
     argv = ["report", "--impl", "nltk", "torchmetrics", "--examples", "30", "--no-real-data", "--quiet"]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", EPOCH)  # (the same day for all three runs)
     runs = {}
     for name, extra in (("first", []), ("second", []), ("jobs", ["--jobs", "2"])):
         assert main([*argv, *extra, "--report", str(tmp_path / name)]) == 0

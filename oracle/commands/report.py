@@ -75,8 +75,10 @@ outside this Python (node, a venv of its own) through its driver's process, as
 BLEU_ORACLE_* variable is unset) is listed as "not installed" with its install
 hint; one named with --impl that lives outside this environment is prepared
 first (`bleu-oracle install`), exit 3 when it cannot be. The same versions and seed give
-byte-identical reports (torch runs on one thread: a parallel float32 sum is not
-reproducible), with --jobs N as with one process. The real data is read from
+byte-identical reports on the same day (torch runs on one thread: a parallel float32 sum is not
+reproducible), with --jobs N as with one process; the report is dated (run.json's
+"date", the site's first sentence) by the day it runs, or by SOURCE_DATE_EPOCH's when
+set (seconds since 1970-01-01 UTC, the reproducible-builds convention). The real data is read from
 ../shared/data/wmt17-en-de next to the project (skipped, with the reason on
 stderr and in the report, when absent). A full run with every library and both
 reference scripts took about 7 minutes on this project's 2-core machine, most

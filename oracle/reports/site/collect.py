@@ -25,6 +25,7 @@ not installed with the install hint, broken with the error, or not selected; and
 from __future__ import annotations
 
 import contextlib
+import datetime
 import importlib
 import os
 import platform
@@ -506,6 +507,7 @@ def observe(settings: Settings) -> Observed:
         unknown = sorted(selected - set(REGISTRY))
         if unknown:
             raise BleuValueError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
+    date = observation_day()
     pin_threads()
     say(progress, "loading the implementations")
     started = time.perf_counter()
@@ -560,8 +562,27 @@ def observe(settings: Settings) -> Observed:
         profiles=list(PROFILES),
         real_data=real_source,
         command=_command(settings),
+        date=date,
     )
     return Observed(run, [*profile_records(), *implementation_records])
+
+
+#: The reproducible-builds convention: a build (here a report) dated by this variable instead of the clock.
+SOURCE_DATE_EPOCH = "SOURCE_DATE_EPOCH"
+
+
+def observation_day() -> str:
+    """The day a report observes its columns (UTC, YYYY-MM-DD), shown as when the site was made: SOURCE_DATE_EPOCH's
+    day when it is set (so that a rebuild on another day gives the same bytes), else today's. Read before anything
+    runs: a malformed SOURCE_DATE_EPOCH is a usage error, not a failure after every column has run."""
+    epoch = os.environ.get(SOURCE_DATE_EPOCH)
+    if epoch is None:
+        return datetime.datetime.now(datetime.UTC).date().isoformat()
+    try:
+        return datetime.datetime.fromtimestamp(int(epoch), datetime.UTC).date().isoformat()
+    except (ValueError, OverflowError, OSError):
+        raise BleuValueError(f"{SOURCE_DATE_EPOCH}='{shown(epoch)}' is not a number of seconds since 1970-01-01 "
+                             "(the reproducible-builds convention); unset it to date the report today") from None
 
 
 #: What a forked column process reads (set before the pool forks, so nothing large is pickled).

@@ -10,7 +10,8 @@ Under `<out>/data/`:
   discrepancies (`Rerun`) and real-data results (`RealRow`).
 
 `read_data` returns all of it as one `ReportData`; the pages (`oracle.reports.site.view`) read attributes only.
-Everything written is deterministic: sorted keys, shortest-repr floats, no clock readings.
+Everything written is deterministic: sorted keys, shortest-repr floats, no clock readings but the day the columns
+were observed (`RunInfo.date`, which SOURCE_DATE_EPOCH sets).
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ class RunInfo(_File):
     profiles: list[str] = Field(description="The oracle's profiles, one column each.")
     real_data: RealDataSource
     command: str = Field(description="The command that regenerates the report.")
+    date: str | None = Field(
+        default=None, pattern=r"^\d{4}-\d{2}-\d{2}$",
+        description="The day the columns were observed (UTC, YYYY-MM-DD; SOURCE_DATE_EPOCH's day when set); "
+        "absent in data written before it was recorded.")
 
 
 class ProfileEntry(_File):

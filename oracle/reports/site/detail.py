@@ -15,7 +15,7 @@ from oracle.harness.gate import load_baseline
 from oracle.models.baseline import Baseline
 
 from .data import EdgeCaseRow, ImplementationEntry
-from .view import DIFFERS, HtmlCell, ReportView, category, expected_text
+from .view import DIFFERS, MEANINGS, HtmlCell, ReportView, category, expected_text
 
 CASES_DIR = "cases"
 #: An implementation's page and a case's page, relative to the report folder.
@@ -39,6 +39,7 @@ class Badge:
     label: str
     value: str
     css: str  # a category's class (c-agrees, ...) or "" for a neutral one
+    tip: str = ""  # what it counts, where a word alone may mislead (curated, new)
 
 
 @dataclass(frozen=True)
@@ -98,8 +99,9 @@ class SiteDetail:
             Badge("edge cases agree", f"{agree}/{len(judged)}", _all_or_some(agree, len(judged))),
             Badge("edge cases n/a", str(len(cells) - len(judged)), "c-unsupported"),
             Badge("random inputs agree", f"{counts['agrees']}/{searched}", _all_or_some(counts["agrees"], searched)),
-            Badge("curated differences", str(counts["documented"]), "c-documented"),
-            Badge("new differences", str(counts["undocumented"]), "c-undocumented"),
+            Badge("curated differences", str(counts["documented"]), "c-documented", MEANINGS["documented"]),
+            # (neutral: a difference nobody has reviewed yet is no verdict of a bug; the section below says so)
+            Badge("new differences (not curated)", str(counts["undocumented"]), "", MEANINGS["undocumented"]),
             Badge("refused", str(counts["refused"]), "c-refused"),
             Badge("curated classes reproduced", f"{view.reproduced(name)}/{len(curated)}", ""),
         ]

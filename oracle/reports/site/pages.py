@@ -5,7 +5,8 @@ references), trophies.md (every curated discrepancy), implementations/<name>.md 
 installed implementation) and index.html (all of it on one self-contained page: inline CSS, inline SVG plots from
 `oracle.reports.site.svg`; no script, nothing fetched), with its detail pages (`oracle.reports.site.detail`):
 implementations/<name>.html (every badge, discrepancies, baseline, how to reproduce), cases/<id>.html (every
-column's answer to one edge case) and deviations.html (unique to one implementation, or shared). Nothing here
+column's answer to one edge case) and deviations.html (unique to one implementation, or shared). The HTML pages
+link HTML pages only (the Markdown pages are for reading the folder on a forge, not from the site). Nothing here
 calls an implementation or the oracle, so
 `bleu-oracle report --render-only` regenerates the pages from the committed data; the same data files give
 byte-identical pages.
@@ -28,7 +29,7 @@ from . import svg
 from .data import read_data
 from .detail import CASE_HTML, CASES_DIR, DEVIATIONS_PAGE, IMPLEMENTATION_HTML, SiteDetail, page_name
 from .formatting import compact_json, fmt, fmt_delta, fmt_points, md, request_text
-from .view import CATEGORIES, CATEGORY_KEYS, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView
+from .view import CATEGORIES, CATEGORY_KEYS, COUNT_SECTION, DIFFERS_MARK, IMPLEMENTATIONS_DIR, PAGES, ReportView
 
 #: The Markdown pages and their templates (implementations/<name>.md besides).
 MARKDOWN_PAGES = (("README.md", "README.md.j2"), ("matrix.md", "matrix.md.j2"), ("real-data.md", "real-data.md.j2"),
@@ -78,6 +79,7 @@ def environment() -> jinja2.Environment:
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
                        words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
     env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
+                       count_sections=COUNT_SECTION,
                        detail_page=page_name, implementation_html=lambda name: IMPLEMENTATION_HTML.format(name=name),
                        case_html=lambda id: CASE_HTML.format(id=id), deviations_page=DEVIATIONS_PAGE,
                        histories=(), grid=history_grid)  # (no history: index.html has no section across versions)

@@ -9,6 +9,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from oracle.diagnose.judge import Contract as NumericContract
+from oracle.diagnose.judge import breaks_zero_rule
 from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
 
@@ -35,9 +37,9 @@ DIFFERS_MARK = "✗"
 #: Categories of a cell or a random input, in legend order: (key, label, colour).
 CATEGORIES = (
     ("agrees", "agrees with the oracle", "#3a9d5d"),
-    ("documented", "differs: a curated class", "#e08a1e"),
-    ("undocumented", "differs: not a curated class", "#d62728"),
-    ("refused", "rejected a valid input / error", "#7b4fa0"),
+    ("documented", "differs: curated", "#e08a1e"),
+    ("undocumented", "differs: new (not curated)", "#d62728"),
+    ("refused", "refused a valid input / error", "#7b4fa0"),
     ("unsupported", "unsupported / not applicable", "#9a9a9a"),
 )
 CATEGORY_KEYS = tuple(key for key, _, _ in CATEGORIES)
@@ -53,6 +55,24 @@ SHORT = {
     "refused": "refused",
     "unsupported": "unsupp.",
 }
+#: What each count of the implementations table means (the legend on the first screen, the columns' tooltips, the
+#: badges of an implementation's page), by category; "{contract}" is the run's numeric contract.
+MEANINGS = {
+    "agrees": "answers within the numeric contract ({contract}; NaN matches only NaN) of the oracle under the "
+              "profile the implementation declares, or rejects what the oracle rejects",
+    "documented": "differs from the oracle, and a curated discrepancy explains it: a reviewed entry with its root "
+                  "cause, the documentation it contradicts and its upstream status (the trophy case)",
+    "undocumented": "differs from the oracle, and the classifier matched the difference to no curated discrepancy: "
+                    "not reviewed yet, which is not a verdict of a bug (often a convention of the implementation's "
+                    "own)",
+    "refused": "rejected a valid input, or failed with an error",
+    "unsupported": "outside what the implementation declares it takes (its capabilities): not asked, not judged",
+}
+#: The implementations table's column of each category.
+COUNT_HEADER = {"agrees": "agree", "documented": "curated", "undocumented": "new", "refused": "refused",
+                "unsupported": "unsupported"}
+#: Where an implementation's page shows the random inputs of a category.
+COUNT_SECTION = {"documented": "curated", "undocumented": "new", "refused": "new"}
 #: What an implementation that is not installed is, in words.
 STATUS_WORDS = {"not-installed": "not installed", "broken": "broken"}
 
@@ -81,6 +101,11 @@ def expected_text(expected: Expectation | None, rejected: str, digits: int | Non
     return fmt(expected.score if expected is not None else None, digits)
 
 
+def _listed(items: list[str]) -> str:
+    """"a", "a and b", "a, b and c"."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def real_columns(columns: list[str]) -> list[str]:
     """The oracle's columns first, then the implementations', each in the given order."""
     oracle = [c for c in columns if c.startswith("oracle/")]
@@ -94,7 +119,6 @@ class HtmlCell:
     css: str
     tip: str
     text: str
-    why: str | None = None  # the root cause, under an implementation's differing answer
 
 
 @dataclass(frozen=True)
@@ -220,6 +244,8 @@ class ReportView:
         self.reruns = data.reruns
         self.real = data.real
         self.real_source = self.run.real_data
+        #: The run's numeric contract, as the judge applies it (`oracle.diagnose.judge`).
+        self.contract = NumericContract(rel=self.run.contract.rel, abs=self.run.contract.abs)
         self.settings_lines = self._settings_lines()
         self.trophies = self._trophies()
 
@@ -234,7 +260,44 @@ class ReportView:
 
     @staticmethod
     def implementation_page(name: str) -> str:
+        """An implementation's Markdown report (the Markdown pages link it; the HTML pages link its HTML page)."""
         return f"{IMPLEMENTATIONS_DIR}/{name}.md"
+
+    def lead(self) -> str:
+        """The site's first sentence: what was checked against the oracle, by which bleu-oracle, when, with what."""
+        run, installed = self.run, self.installed
+        languages = sorted({entry.language for entry in installed if entry.language})
+        inputs = [f"{len(self.cases)} edge cases"]
+        if run.examples:
+            inputs.append(f"{run.examples} random inputs (seed {run.seed})")
+        if self.real:
+            inputs.append(f"WMT17 newstest2017 English–German ({len(self.real_systems())} systems)")
+        absent = len(self.registry) - len(installed)
+        return (
+            f"bleu-oracle {run.suite_version} checked {len(installed)} BLEU implementation"
+            f"{'' if len(installed) == 1 else 's'}"
+            + (f" ({', '.join(languages)})" if languages else "")
+            + " against its exact BLEU oracle"
+            + (f" on {run.date}" if run.date else "")
+            + f": each answered {_listed(inputs)}, judged against the oracle under the convention it declares "
+            "(its profile)."
+            + (f" {absent} more in the registry {'was' if absent == 1 else 'were'} not installed." if absent else "")
+        )
+
+    def meanings(self) -> list[tuple[str, str, str]]:
+        """(category, the implementations table's column, what it counts) in legend order."""
+        see = {"undocumented": "; the implementation's page shows each group with its smallest example"}
+        return [(key, COUNT_HEADER[key], MEANINGS[key].format(contract=self.contract.describe()) + see.get(key, ""))
+                for key in CATEGORY_KEYS]
+
+    @staticmethod
+    def count_tip(key: str, count: int, total: int) -> str:
+        """A count's tooltip in the implementations table."""
+        what = {"agrees": "agree with the oracle", "documented": "differ in ways a curated discrepancy explains",
+                "undocumented": "differ in ways not matched to a curated discrepancy: see the page",
+                "refused": "were refused (a valid input rejected, or an error)",
+                "unsupported": "are outside what it declares it takes"}[key]
+        return f"{count} of {total} random inputs {what}"
 
     @staticmethod
     def status_reason(entry: ImplementationEntry) -> tuple[str | None, str]:
@@ -311,21 +374,30 @@ class ReportView:
         profile = entry.profile or "" if entry is not None else ""
         return f"{column} {version}, declared profile {profile}"
 
-    def html_cell(self, cell: Cell) -> HtmlCell:
-        """A cell of the HTML matrix: its colour, tooltip, text, and the root cause shown under a difference."""
+    def same_answer(self, answer: Answer, reference: Answer) -> bool:
+        """Two answers alike as the judge finds them: the same outcome and, for scores, equal within the run's
+        numeric contract and its zero rule (`oracle.diagnose.judge`): the oracle under two profiles differing in
+        the 17th digit is one answer, not two."""
+        if answer.outcome != reference.outcome:
+            return False
+        if answer.outcome != "score":
+            return True
+        actual, expected = number(answer.score), number(reference.score)
+        return bool(self.contract.close(actual, expected)) and not breaks_zero_rule(actual, expected)
+
+    def html_cell(self, cell: Cell, digits: int = 6) -> HtmlCell:
+        """A cell of an HTML table: its colour, tooltip (both values, the root cause) and text (a score to `digits`
+        significant digits; n/a for an input outside what the column takes)."""
         answer = cell.answer
-        text = (
-            fmt(answer.score, 6) if answer.outcome == "score" else self.cell_text(cell).replace(f" {DIFFERS_MARK}", "")
-        )
+        if answer.outcome == "score":
+            text = fmt(answer.score, digits)
+        else:  # (an oracle profile without a value for the input says n/a too: the tooltip says why)
+            text = "n/a" if answer.outcome == "unsupported" else answer.outcome
         if cell.kind == "oracle":
             papineni = self.cells.get((cell.case, "oracle/papineni"))
-            css = "c-oracle"
-            if papineni is not None and (papineni.answer.outcome, fmt(papineni.answer.score, None)) != (
-                answer.outcome,
-                fmt(answer.score, None),
-            ):
-                css = "c-oracle-differs"
-            return HtmlCell(css, f"{cell.column}: {cell.score_exact or answer.message or answer.outcome}", text)
+            differs = papineni is not None and not self.same_answer(answer, papineni.answer)
+            return HtmlCell("c-oracle-differs" if differs else "c-oracle",
+                            f"{cell.column}: {cell.score_exact or answer.message or answer.outcome}", text)
         shown, verdict = category(cell), cell.verdict
         got = fmt(answer.score, None) if answer.outcome == "score" else answer.outcome
         tip = (
@@ -336,8 +408,7 @@ class ReportView:
             tip += f" [{', '.join(verdict.documented)}]"
         if answer.message:
             tip += f"; {answer.message}"
-        why = verdict.classification if shown not in ("agrees", "unsupported") and verdict.classification else None
-        return HtmlCell(f"c-{shown}", tip, text, why)
+        return HtmlCell(f"c-{shown}", tip, text)
 
     def differing_cells(self) -> list[tuple[EdgeCaseRow, Cell]]:
         """The implementations' cells that differ from the oracle, by case then column."""
