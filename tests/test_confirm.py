@@ -187,7 +187,7 @@ def test_an_altered_cached_expectation_is_recomputed_discarded_and_said_once(tmp
     cache = tmp_path / "cache"
     monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(cache))
     assert check(tmp_path / "cold", fake("clean"), *flags, examples=12) == 0
-    (directory,) = cache.iterdir()
+    (directory,) = (path for path in cache.iterdir() if path.is_dir())  # (the marker, CACHEDIR.TAG, beside it)
     written = {path.name: path.read_bytes() for path in directory.glob("*.json")}
     assert poison(directory / "2.json") and poison(directory / "5.json")
     capsys.readouterr()
