@@ -22,14 +22,18 @@ collect_ignore = ["fakes"]
 
 def load(name: str) -> Any:
     """The built-in implementation registered as `name`, to call `score` on (a library scored by its own
-    driver: through that driver's process, `through_driver`); the test skips when its library is missing."""
+    driver: through that driver's process, `through_driver`); the test skips when its library is missing (under
+    CI=true its environment is prepared first, and a skip is a failure: tests/skips.py)."""
     from through_driver import ThroughDriver
 
+    from oracle.adapters import environments
     from oracle.adapters.base import AdapterUnavailable
     from oracle.adapters.driven import DriverImplementation
     from oracle.commands.serve import load_implementation
 
     try:
+        if in_ci():  # CI prepares what a test needs (outside CI a missing environment is a skip saying so)
+            environments.prepare(name)
         implementation = load_implementation(name)
     except AdapterUnavailable as exc:
         pytest.skip(str(exc))
