@@ -125,7 +125,7 @@ def test_sacrebleus_corpus_effective_order_cases_pass_with_no_baseline(tmp_path)
     assert all(r.outcome.value == "pass" and r.request.conventions.empty_order == "skip" for r in records)
 
 
-# -- a bad `conventions` value is an input error, named (docs/FAULTS.md, "Conventions in requests") ----------
+# -- a bad `conventions` value is an input error, named (docs/FAULTS.md, "Requests to `serve`", "The handshake")
 
 BAD_HANDSHAKE = """\
 import json, sys
