@@ -196,7 +196,8 @@ def test_a_convention_split_lists_each_answer_with_its_conventions(exported):
     assert v["expected"]["score"] == pytest.approx(math.exp(-1 / 12), rel=1e-12)
     for v in suite["vectors"]:
         if v["result"] == "acceptable":
-            assert any(f.startswith("convention-split:") for f in v["flags"]), v["id"]
+            # the conventions split, or the documents leave the input undefined (tests/test_undefined_inputs.py)
+            assert any(f.startswith("convention-split:") or f == "undefined-input" for f in v["flags"]), v["id"]
             assert any("papineni" in a["profiles"] for a in v["answers"]), v["id"]
         else:
             assert not v["answers"], v["id"]

@@ -18,12 +18,17 @@ import pytest
 from fakes.harness import FAKES, deviations, fake, run_cli
 from fakes.plantedbleu import BUGS, STATEFUL_BUGS
 
+#: Planted bugs that score an input the documents leave undefined with a named convention's value (an empty corpus
+#: 0, all-zero weights BP): acceptable by default (PROTOCOL.md), so caught by a run that requires the refusal.
+STRICT_ONLY = ("empty-corpus-accepted", "zero-weights-accepted")
+
 
 def run_check(report, *argv):
     """`bleu-oracle check --command "<python> tests/fakes/plantedbleu.py ARGV" --report REPORT --quiet`,
-    every other option at its default; returns (exit code, seconds)."""
+    every other option at its default (`--strict` for a bug of STRICT_ONLY); returns (exit code, seconds)."""
     start = time.perf_counter()
-    code = run_cli("check", "--command", fake("plantedbleu", *argv), "--report", report, "--quiet")
+    strict = ["--strict"] if set(argv) & set(STRICT_ONLY) else []
+    code = run_cli("check", "--command", fake("plantedbleu", *argv), "--report", report, "--quiet", *strict)
     return code, time.perf_counter() - start
 
 

@@ -105,9 +105,11 @@ object per line). `check` runs, in this order:
 4. companions an example brings along, each with its own id: random-S-I~text
    (every second example, with tokenizers declared: raw text built from each
    tokenizer's rules, so text is a third of the search), random-S-I~refused
-   (every twelfth: an input PROTOCOL.md says must be refused: a segment without
-   references, a negative weight, all-zero weights, an empty corpus, a negative
-   smoothing parameter; a score fails in the "rejection" layer) and
+   (every twelfth: an input PROTOCOL.md says is refused: a segment without
+   references, a negative weight, a negative smoothing parameter, where a score
+   fails in the "rejection" layer; or left undefined by the documents: all-zero
+   weights, an empty corpus, where refusing is recommended and a named
+   convention's value is "acceptable", a fail only under --strict) and
    random-S-I~series (every tenth: --series-length short requests to the same
    process, repeating two inputs with one part changed at a time, kind
    "series"; a run of the default size sends over 1,000 requests).
@@ -130,7 +132,8 @@ declares in its handshake.
 Outcomes (one per case or example): pass; fail (beyond tolerance, naming the
 first diverging layer where statistics come back: hyp_len, ref_len, matches,
 totals (order by order), bp, score; or "rejection" / "document"); rejected (as
-expected); error (answered error/unsupported to a request its capabilities
+expected); acceptable (a named convention's value on an input the documents
+leave undefined, PROTOCOL.md; with --strict a fail); error (answered error/unsupported to a request its capabilities
 claim); crash; timeout; protocol-error (non-JSON line, wrong seq, malformed
 reply); not-applicable. Zero is special: an answer that is not 0 where the
 oracle's exact value is 0 (or 0 where the exact value is a float's normal
@@ -387,7 +390,8 @@ def _settings(args, argv, cases_dir):
             "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
             "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
             "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
-            "shard": str(args.shard) if args.shard else None, "series_length": args.series_length}
+            "shard": str(args.shard) if args.shard else None, "series_length": args.series_length,
+            "strict": True if args.strict else None}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -399,11 +403,12 @@ def run(args: argparse.Namespace) -> int:
     outputs_apart([("--junit", junit), ("--badge", args.badge)], report=report_dir,
                   inputs=[("--baseline", args.baseline), ("--replay", args.replay), ("--cases", args.cases),
                           *(("--add-cases", extra) for extra in args.add_cases or ())])
+    baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
+    args.strict = args.strict or bool(baseline is not None and baseline.strict)  # the baseline's choice holds
     settings = SessionSettings.from_args(args)
     argv = implementation_argv(settings)
     if settings.search_cache and settings.examples and not args.replay:
         open_root()  # (a directory holding other data is refused before anything runs, not after the cases)
-    baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
     if cases_note and not args.quiet and not args.replay:

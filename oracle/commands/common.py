@@ -259,6 +259,11 @@ def add_session_arguments(parser, *, report_help):
                         help=f"relative tolerance of the numeric contract (default {DEFAULT_REL:g})")
     parser.add_argument("--abs", type=tolerance, default=DEFAULT_ABS, metavar="A",
                         help=f"absolute tolerance of the numeric contract (default {DEFAULT_ABS:g})")
+    parser.add_argument("--strict", action="store_true",
+                        help="hold the implementation to refusing the inputs the documents leave undefined (an "
+                        "empty corpus, every weight zero: PROTOCOL.md): the value of a named convention there, "
+                        "otherwise `acceptable`, fails in the rejection layer (a baseline whose header says "
+                        "`strict: true` sets it too)")
     parser.add_argument("--shrink-budget", type=non_negative_int, default=DEFAULT_BUDGET, metavar="N",
                         help=f"requests spent shrinking each failing example (default {DEFAULT_BUDGET}; "
                         "0: no shrinking)")

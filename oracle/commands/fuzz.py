@@ -124,7 +124,8 @@ def _settings(args, argv):
             "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "shrink_first": args.shrink_first,
             "cases": None,
             "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
-            "write_cases": args.write_cases, "shard": str(args.shard) if args.shard else None}
+            "write_cases": args.write_cases, "shard": str(args.shard) if args.shard else None,
+            "strict": True if args.strict else None}
 
 
 def _command_line(args):

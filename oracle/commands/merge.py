@@ -95,6 +95,10 @@ def run(args: argparse.Namespace) -> int:
     if args.baseline and shards[0].header.settings.verb == "fuzz":
         raise BleuValueError("`--baseline` gates a check run; these shards are of `fuzz`, which has no gate")
     baseline = load_baseline(args.baseline, allow_unreviewed=args.allow_unreviewed) if args.baseline else None
+    if baseline is not None and baseline.strict and not shards[0].header.settings.strict:
+        raise BleuValueError(f"`--baseline {args.baseline}` says `strict: true`, but the shards were run without "
+                             "--strict: their convention values on undefined inputs were judged acceptable; run the "
+                             "shards with --strict (or with this baseline)")
     _note_the_shards_baseline(shards, args)
     junit = Path(args.junit) if args.junit else report_dir / "junit.xml"
     outputs_apart([("--junit", junit), ("--badge", args.badge)], inputs=[("--baseline", args.baseline)],

@@ -77,7 +77,9 @@ def _not_a_wrong_number(reply, verdict, expected, oracle_json, entries):
         return _pseudo("relation-broken", oracle_json, detail=verdict.message)
     if layer == REJECTION_LAYER:
         if expected.rejected:
-            return _pseudo("scores-invalid-input", None, detail=expected.reason)
+            convention = f" (the value of convention {verdict.convention}, refused under --strict)" \
+                if verdict.convention else ""
+            return _pseudo("scores-invalid-input", None, detail=expected.reason + convention)
         message = reply.message or ""
         return _pseudo("rejects-valid-input", oracle_json, curated_refusals(message, entries), detail=message)
     return None

@@ -1,16 +1,19 @@
 """What the oracle expects of a request under a profile: the score with its statistics, or a
-rejection. The one place a request meets the formulas (the oracle adapter, the judge's callers and
-the classifier all ask here)."""
+rejection (with, on an input the documents leave undefined, each named convention's acceptable value).
+The one place a request meets the formulas (the oracle adapter, the judge's callers and the classifier
+all ask here)."""
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
-from oracle.formulas.conventions import Smoothing
+from oracle.formulas.conventions import UNDEFINED_CONVENTIONS, Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
-from oracle.models.outcomes import DocumentExpectation, Expected
-from oracle.models.protocol import Statistics
+from oracle.models.outcomes import Acceptable, DocumentExpectation, Expected
+from oracle.models.protocol import Segment, Statistics
 
 
 def oracle_options(profile, *, lowercase=False, overrides=None):
@@ -86,9 +89,56 @@ def oracle_expected(request, profile, *, overrides=None):
         options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
         result = oracle_result(request, options.switched(request.chosen_conventions))
     except BleuOracleError as exc:
-        return Expected(rejected=True, reason=str(exc))
+        return Expected(rejected=True, reason=str(exc), acceptable=undefined_answers(request, options))
     return Expected(score=float(result.score), statistics=statistics_of(result, len(request.weights)),
                     score_exact=str(result.score), notes=tuple(result.notes))
+
+
+def undefined_kind(request):
+    """Which input of `UNDEFINED_INPUTS` `request` is ("empty-corpus", "zero-weights"), read off the request, or None.
+    Whether it is nothing else invalid besides is `undefined_answers`' to find out."""
+    if request.level == "corpus" and not request.segments:
+        return "empty-corpus"
+    weights = request.weights
+    if isinstance(weights, (list, tuple)) and weights and all(w == 0 for w in weights):
+        return "zero-weights"
+    return None
+
+
+def _stand_in(request, kind):
+    """`request` with its undefined part made valid: one segment "a" against "a" in an empty corpus, weights 1/N in
+    place of zeros. The oracle scores it unless something else is invalid too."""
+    if kind == "empty-corpus":
+        text = "a" if request.is_text else ("a",)
+        return request.model_copy(update={"segments": (Segment(hypothesis=text, references=(text,)),)})
+    n = len(request.weights)
+    return request.model_copy(update={"weights": (1 / n,) * n})
+
+
+def undefined_answers(request, options):
+    """Each named convention's value (`UNDEFINED_CONVENTIONS`) on `request` under `options`, when `request` is an
+    input the documents leave undefined and nothing else about it is invalid; None otherwise (a refusal is then the
+    only right answer). A stateful plan is a metric's life, not one call: none either.
+
+    The empty corpus: 0 and NaN. Every weight zero: BP, and where an order has no match (p_n = 0, or 0/0 left as it
+    is) 0 or NaN instead, the precisions and BP being those the profile gives the request with any valid weights
+    (weights change neither)."""
+    kind = undefined_kind(request)
+    if kind is None or request.stateful is not None:
+        return None
+    try:
+        stand_in = oracle_result(_stand_in(request, kind), options)
+    except BleuOracleError:
+        return None
+    if kind == "empty-corpus":
+        values = {"empty-corpus-zero": Decimal(0), "empty-corpus-nan": Decimal("NaN")}
+    else:
+        bp = stand_in.bp
+        unmatched = any(p is None or p == 0 for p in stand_in.precisions[:len(request.weights)])
+        values = {"zero-weights-bp": bp, "zero-weights-counted": Decimal(0) if unmatched else bp,
+                  "zero-weights-nan": Decimal("NaN") if unmatched else bp}
+    return tuple(Acceptable(convention=name, score=float(value), score_exact=str(value))
+                 for name, value in values.items() if UNDEFINED_CONVENTIONS[name][0] == kind)
 
 
 def case_expected(request, profile, *, overrides=None, document=None, profiles=()):

@@ -16,6 +16,12 @@ or 0 where the exact value is a float's normal number (at least 2.2e-308, so
 an underflow is not held against anyone), fails in the "zero" layer whatever
 the tolerance: the absolute tolerance must not hide an implementation that
 answers 1e-13 (an epsilon inside a logarithm) for a documented 0.
+
+An input the documents leave undefined (PROTOCOL.md) is rejected by the oracle, and a
+rejection is the recommended answer; a score equal to a named convention's value
+(`Expected.acceptable`, under the same contract and zero rule) is `acceptable`, or a
+fail in the "rejection" layer under a strict contract (`check --strict`). Any other
+score fails there as on every input the oracle rejects.
 """
 
 from __future__ import annotations
@@ -44,10 +50,12 @@ DEFAULT_ABS = 1e-12
 
 @dataclass(frozen=True)
 class Contract:
-    """|actual - expected| <= abs + rel * |expected|; NaN matches only NaN; a missing value (None) matches nothing."""
+    """|actual - expected| <= abs + rel * |expected|; NaN matches only NaN; a missing value (None) matches nothing.
+    `strict`: an input the documents leave undefined must be refused (a convention's value fails)."""
 
     rel: float = DEFAULT_REL
     abs: float = DEFAULT_ABS
+    strict: bool = False
 
     def close(self, actual, expected):
         if actual is None or expected is None:
@@ -156,9 +164,7 @@ def judge(expected: Expected, reply: Answered, contract: Contract = Contract(), 
     # kind == "score"
     actual_score = reply.score
     if expected.rejected:
-        why = f" ({expected.reason})" if expected.reason else ""
-        return Verdict(Outcome.FAIL, REJECTION_LAYER,
-                       message=f"expected a rejection{why}, got score {_show(actual_score)}")
+        return _scored_a_refused_input(expected, actual_score, contract)
     stats = reply.statistics
     divergence = first_divergence(expected.statistics, stats, contract, max_order=max_order)
     if divergence is not None:
@@ -181,6 +187,26 @@ def judge(expected: Expected, reply: Answered, contract: Contract = Contract(), 
         if verdict is not None:
             return verdict
     return Verdict(Outcome.PASS)
+
+
+def _scored_a_refused_input(expected, actual_score, contract):
+    """A score where the oracle rejects: acceptable when the input is one the documents leave undefined and the
+    score is a named convention's value (not under a strict contract); else a fail in the rejection layer."""
+    why = f" ({expected.reason})" if expected.reason else ""
+    convention = next((answer.convention for answer in expected.acceptable or ()
+                       if contract.close(actual_score, answer.score)
+                       and _zero_differs(answer.score_exact, actual_score) is None), None)
+    if convention is None:
+        return Verdict(Outcome.FAIL, REJECTION_LAYER,
+                       message=f"expected a rejection{why}, got score {_show(actual_score)}")
+    if contract.strict:
+        return Verdict(Outcome.FAIL, REJECTION_LAYER, convention=convention,
+                       message=f"expected a rejection{why}, got score {_show(actual_score)}: the value of convention "
+                               f"{convention} on an input the documents leave undefined, refused under --strict")
+    return Verdict(Outcome.ACCEPTABLE, convention=convention,
+                   message=f"scored an input the documents leave undefined{why} with {_show(actual_score)}, the "
+                           f"value of convention {convention}: acceptable (refusing it is recommended; --strict "
+                           "requires it)")
 
 
 def breaks_zero_rule(actual, expected):

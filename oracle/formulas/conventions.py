@@ -62,6 +62,42 @@ WEIGHT_RULES = {
     "normalise": "the weights are divided by their sum",
 }
 
+#: Inputs the documents leave undefined (PROTOCOL.md, "Inputs the documents leave undefined"): no answer there is
+#: wrong by any document. Refusing is the recommended answer (the oracle refuses them); the value of a named
+#: convention of UNDEFINED_CONVENTIONS is `acceptable`, and `check --strict` holds an implementation to the refusal.
+#: The other inputs PROTOCOL.md lists (a segment without references, a negative weight or smoothing parameter) are
+#: invalid: outside what the formulas are defined on, so only a refusal is right.
+UNDEFINED_INPUTS = {
+    "empty-corpus": "a corpus with no segments: the sums are c = r = 0, every p_n is 0/0 and BP is e^(1 - 0/0)",
+    "zero-weights": "every weight zero: exp(sum of w_n log p_n) is exp(0) = 1 when each p_n > 0, but 0 * log 0 "
+                    "where an order has no match, and normalising the weights (MATLAB) divides 0 by 0",
+}
+
+#: The named conventions an implementation may follow on an undefined input: name -> (the input of UNDEFINED_INPUTS,
+#: the value it answers, where it comes from). `oracle.diagnose.expect.undefined_answers` computes each value.
+UNDEFINED_CONVENTIONS = {
+    "empty-corpus-zero": (
+        "empty-corpus", "0",
+        "nothing matches, so BLEU is 0 (the nltk documentation: 'If there is no ngrams overlap for any order of "
+        "n-grams, BLEU returns the value 0'); torchmetrics 1.9.0 `bleu_score([], [])` returns 0"),
+    "empty-corpus-nan": (
+        "empty-corpus", "NaN",
+        "the sums of no segments are those of a corpus of empty segments, c = r = 0 with every p_n 0/0: undefined, "
+        "as MATLAB's bleuEvaluationScore documents 'If candidate and references are both empty documents, then "
+        "score is NaN' and the papineni profile's both_empty rule"),
+    "zero-weights-bp": (
+        "zero-weights", "BP",
+        "the formula with 0 * log p_n taken as its limit 0 (zero_weight=ignored, the papineni profile's reading): "
+        "BP * exp(0) = BP; nltk 3.10.4 `sentence_bleu(..., weights=(0, 0, 0, 0))` returns BP"),
+    "zero-weights-counted": (
+        "zero-weights", "0 where an order has no match (p_n = 0, or 0/0), else BP",
+        "an order with p_n = 0 makes the geometric mean 0 whatever its weight (zero_weight=counted, the matlab "
+        "profile's reading); torchmetrics 1.9.0 returns 0 there"),
+    "zero-weights-nan": (
+        "zero-weights", "NaN where an order has no match (p_n = 0, or 0/0), else BP",
+        "the formula in IEEE floating point: 0 * log 0 = 0 * -inf = NaN; torcheval 0.0.7 returns NaN there"),
+}
+
 #: The conventions a protocol-v1 request may carry (`conventions` in a score command), each with its rules.
 #: In: those on which implementations have switches, or a case of the suite needs one: `empty_order`
 #: (sacrebleu's `effective_order=`, at either level; the rule in force for the request's level and smoothing,

@@ -367,6 +367,10 @@ def update_baseline(results, path, *, examples_as="causes", cases_as="causes", f
     if partial is not None:
         raise BleuValueError(f"cannot update {path} from {results.path}: {partial}; an update would remove the "
                              "entries of what it never judged (update from a whole `check` run)")
+    if existing.strict and not header.settings.strict:
+        raise BleuValueError(f"cannot update {path} from {results.path}: the baseline says `strict: true` and the run "
+                             "was not strict, so it judged convention values acceptable that the baseline lists as "
+                             "deviations (update from a `check --baseline` or `check --strict` run)")
     plan = _plan(results, existing, examples_as=examples_as, cases_as=cases_as, remove=True)
     if plan.removed or plan.added:
         _rewrite(path, plan, force=force)
@@ -381,6 +385,7 @@ def _document(results, entries):
         "profile": header.judged_profile,
         "from": str(results.path) if results.path else None,
         "seed": header.settings.seed,
+        **({"strict": True} if header.settings.strict else {}),  # a strict run's baseline gates strictly too
         "entries": entries,
     }
 

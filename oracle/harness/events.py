@@ -10,7 +10,8 @@ One JSON object per line, written (and flushed) as the run goes:
 2. one record per case, random example or replayed input: ``{"type": "record", "id", "kind"
    ("case" | "example" | "replay"), "title", "request" (the protocol score command), "outcome"
    (an `Outcome` value), "layer" (first diverging layer or null), "order" (1-based n for
-   matches/totals), "label" ("fail:ref_len", "crash", ...), "classification" (for a record that
+   matches/totals), "label" ("fail:ref_len", "crash", ...), "convention" (on an input the documents leave
+   undefined: the named convention whose value was answered), "classification" (for a record that
    is not good: its root cause, `oracle.diagnose.classify.Explanation.to_json()` -- {"name", "description",
    "change", "value", "expected"} -- plus "documented" (curated discrepancy ids) and "scope"; on the
    shrunk input for a random example; null otherwise), "baseline_key", "expected"
@@ -109,8 +110,8 @@ class Results:
 
 
 #: What `read_results(..., light=True)` keeps of a good record: enough to count it and list it in JUnit.
-LIGHT_FIELDS = ("type", "id", "kind", "title", "outcome", "layer", "label", "message", "duration", "wall",
-                "baseline", "baseline_key")
+LIGHT_FIELDS = ("type", "id", "kind", "title", "outcome", "layer", "label", "convention", "message", "duration",
+                "wall", "baseline", "baseline_key")
 _GOOD_VALUES = frozenset(o.value for o in GOOD_OUTCOMES)
 
 

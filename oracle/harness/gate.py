@@ -217,7 +217,7 @@ class BaselineTracker:
             if outcome == entry.outcome.value and (entry.layer is None or entry.layer == record.layer) \
                     and (not listed or entry.id in cause_keys(record)):
                 result = BaselineStatus(status=KNOWN, reason=entry.reason, entry=entry.id)
-            elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value):
+            elif outcome in (Outcome.PASS.value, Outcome.REJECTED.value, Outcome.ACCEPTABLE.value):
                 result = BaselineStatus(status=FIXED, reason=entry.reason, entry=entry.id)
             else:
                 want = entry.outcome.value + (f" at layer {entry.layer}" if entry.layer else "") \

@@ -17,7 +17,9 @@ in process through the same server and judge `bleu-oracle check` uses: a case ou
 capabilities is skipped with the reason; a failure names the first diverging layer, the root cause
 and the input, as `check` does. Raise `ValueError` (or `oracle.adapters.base.Rejected`) to reject an
 input; a returned `statistics` dict ({"hyp_len", "ref_len", "matches", "totals"}) is held to the
-oracle's too.
+oracle's too. On an input the documents leave undefined (an empty corpus, every weight zero: PROTOCOL.md),
+refusing is recommended and a named convention's value is acceptable, as in `check`: the test passes
+(`conformance(..., strict=True)`, like `check --strict`, fails it instead).
 """
 
 from __future__ import annotations
@@ -81,7 +83,11 @@ class _Spec:
     name: str
     rel: float
     abs: float
+    strict: bool = False
     _transport: object = field(default=None, repr=False)
+
+    def contract(self):
+        return Contract(rel=self.rel, abs=self.abs, strict=self.strict)
 
     def transport(self):
         if self._transport is None:  # one server per spec, started on first use
@@ -130,9 +136,9 @@ class _Item:
                                       profile_smoothing=options.smoothing.to_json())
             overrides, expected = None, oracle_expected(request, spec.profile)
         reply = transport.request(request.with_seq(1).to_json())
-        verdict = judge(expected, reply, Contract(rel=spec.rel, abs=spec.abs), max_order=len(request.weights),
+        verdict = judge(expected, reply, spec.contract(), max_order=len(request.weights),
                         token_counts=token_count_layers(request))
-        if verdict.outcome.value in ("pass", "rejected"):
+        if verdict.outcome in (Outcome.PASS, Outcome.REJECTED, Outcome.ACCEPTABLE):  # acceptable: not under strict
             return
         if self.case is None and verdict.outcome in (Outcome.FAIL, Outcome.ERROR):  # as check: the minimal input
             request, reply, verdict, expected = _shrunk(transport, request, reply, verdict, expected, spec,
@@ -152,7 +158,7 @@ class _Item:
 def _shrunk(transport, request, reply, verdict, expected, spec, capabilities):
     """The minimal input that fails the same way (`oracle.harness.shrink`, check's shrinker and predicate,
     check's budgets), with its reply, verdict and expectation; the original where nothing simpler fails."""
-    contract = Contract(rel=spec.rel, abs=spec.abs)
+    contract = spec.contract()
 
     def send(candidate):
         sent = candidate.with_seq(1)
@@ -174,12 +180,13 @@ def _reproduce_line(item, spec, nodeid):
 
 
 def conformance(function, *, profile, capabilities=None, examples=DEFAULT_EXAMPLES, seed=0, cases=True,
-                name="function under test", rel=1e-9, abs=1e-12):
+                name="function under test", rel=1e-9, abs=1e-12, strict=False):
     """A test function (assign it to a `test_...` name) that checks `function` against the oracle under
     `profile`: every documented case its `capabilities` cover (protocol v1's: levels, weights, max_order,
     smoothing, statistics, lowercase, and the optional limits; the defaults declare corpus and sentence
     level, any weights up to order 4, no smoothing, no statistics, no case folding), then `examples`
-    seeded random inputs; judged under the numeric contract |actual - expected| <= abs + rel * |expected|."""
+    seeded random inputs; judged under the numeric contract |actual - expected| <= abs + rel * |expected|.
+    `strict`: an input the documents leave undefined must be refused (a named convention's value fails)."""
     if profile not in PROFILES:
         raise ValueError(f"`profile` must be one of {sorted(PROFILES)} (got {profile!r})")
     declared = declare_capabilities(**(capabilities or {}))
@@ -187,7 +194,8 @@ def conformance(function, *, profile, capabilities=None, examples=DEFAULT_EXAMPL
     def test_bleu_oracle_conformance(bleu_oracle_item, request):
         bleu_oracle_item.run(request.node.nodeid)
 
-    test_bleu_oracle_conformance.bleu_oracle = _Spec(function, profile, declared, examples, seed, cases, name, rel, abs)
+    test_bleu_oracle_conformance.bleu_oracle = _Spec(function, profile, declared, examples, seed, cases, name, rel, abs,
+                                                     strict)
     return test_bleu_oracle_conformance
 
 

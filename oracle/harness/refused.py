@@ -1,14 +1,17 @@
-"""Inputs the implementation must refuse: the "refused" companion of the differential search.
+"""Inputs the oracle refuses: the "refused" companion of the differential search.
 
-PROTOCOL.md ("Inputs that must be refused") lists them; each kind here breaks exactly one part of an
-otherwise valid request, within what the implementation declares it takes (a negative weight only to
-one that takes any weights, an empty corpus only to one that scores corpora):
+PROTOCOL.md lists them: three are invalid ("Inputs that are refused": a refusal is the only right
+answer), two are left undefined by the documents ("Inputs the documents leave undefined": refusing is
+recommended, a named convention's value is acceptable, `oracle.diagnose.expect.undefined_answers`). Each
+kind here breaks exactly one part of an otherwise valid request, within what the implementation declares it
+takes (a negative weight only to one that takes any weights, an empty corpus only to one that scores
+corpora):
 
 - `no-references`: a segment without references (every segment, where the implementation needs the
   same number of references in each);
 - `negative-weight`: one weight below zero;
-- `zero-weights`: every weight zero;
-- `empty-corpus`: a corpus-level request with no segments;
+- `zero-weights`: every weight zero (undefined);
+- `empty-corpus`: a corpus-level request with no segments (undefined);
 - `negative-smoothing`: a smoothing parameter below zero.
 
 What the protocol's models refuse already never travels, so it is not drawn here: a non-finite

@@ -142,6 +142,7 @@ def _judged(verdict, reply, expected):
         "layer": verdict.layer,
         "order": verdict.order,
         "label": verdict.classification,
+        "convention": verdict.convention,
         "expected": expected,
         "actual": reply.recorded(),
         "stderr": reply.stderr,
@@ -233,6 +234,8 @@ class SessionSettings:
     only: tuple = ()
     rel: float = DEFAULT_REL
     abs: float = DEFAULT_ABS
+    #: inputs the documents leave undefined must be refused: a named convention's value fails (`--strict`)
+    strict: bool = False
     timeout: float = DEFAULT_TIMEOUT
     max_restarts: int = DEFAULT_MAX_RESTARTS
     shrink_budget: int = DEFAULT_BUDGET
@@ -345,7 +348,7 @@ class Session:
     def __init__(self, settings, argv, profile, process, writer, tracker, progress, work_dir=None):
         self.settings, self.argv, self.profile = settings, argv, profile
         self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
-        self.contract = Contract(rel=settings.rel, abs=settings.abs)
+        self.contract = Contract(rel=settings.rel, abs=settings.abs, strict=settings.strict)
         self.capabilities = process.handshake.capabilities
         self.seq = 0
         #: outcome -> number of records, over the whole run
@@ -564,6 +567,8 @@ class Session:
             parts += ["--rel", repr(self.settings.rel)]
         if self.settings.abs != DEFAULT_ABS:
             parts += ["--abs", repr(self.settings.abs)]
+        if self.settings.strict:
+            parts.append("--strict")
         if request is None:  # a case: re-run it by id, from its own file when it is not a bundled one
             source = self.case_files.get(record_id)
             parts += ["--cases", str(source)] if source is not None else []

@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PrivateAttr,
+    StrictBool,
     field_validator,
     model_validator,
 )
@@ -138,6 +139,9 @@ class Baseline(BaseModel):
     profile: str | None = None
     source: str | None = Field(None, alias="from", description="The run it was written from.")
     seed: int | None = Field(None, ge=-MAX_COUNT, le=MAX_COUNT, description="The seed of the run it was written from.")
+    strict: StrictBool | None = Field(
+        None, description="True: the runs it gates refuse the inputs the documents leave undefined too, as "
+                          "`check --strict` does (a convention's value, otherwise acceptable, is a deviation).")
     entries: tuple[BaselineEntry, ...] = ()
     _path: str | None = PrivateAttr(None)
 

@@ -4,7 +4,8 @@ the vectors without Python, as JSON-Schema-Test-Suite and Wycheproof are consume
 
 A file holds the vectors of one profile (`--profile P`) or of each case under its own profiles (no option):
 every vector says what it `needs` of an implementation (so a consumer filters without guessing), its `result`
-(valid, rejected, or acceptable where BLEU's conventions split), its `flags`, which refer to `notes` defined
+(valid, rejected, or acceptable where BLEU's conventions split or the documents leave the input undefined),
+its `flags`, which refer to `notes` defined
 once per file, and the numeric contract it is judged under (stated in the file and in this schema).
 """
 
@@ -85,6 +86,9 @@ class Answer(_Part):
     rejected: bool = Field(description="True: under these conventions the input is rejected.")
     score: float | str | None = Field(None, description='The score under these conventions ("NaN": undefined).')
     score_exact: str | None = Field(None, description="The same, exact to 50 significant digits.")
+    convention: str | None = Field(
+        None, description="On an input the documents leave undefined (origin protocol): the named convention "
+        "(PROTOCOL.md) whose value this is; acceptable under every profile, where refusing is recommended.")
 
 
 class Needs(_Part):
@@ -148,9 +152,10 @@ class Vector(_Part):
     """One test vector: a documented case (or a curated discrepancy's minimal example) under one profile."""
 
     id: str = Field(description="The case's stable id (the same in every export); a curated discrepancy's id.")
-    origin: Literal["case", "discrepancy"] = Field(
+    origin: Literal["case", "discrepancy", "protocol"] = Field(
         description="case: a documented case (the ids `bleu-oracle check` reports); discrepancy: the minimal "
-        "example behind a curated discrepancy of a real library."
+        "example behind a curated discrepancy of a real library; protocol: an input PROTOCOL.md says is refused or "
+        "left undefined (the search's refused inputs)."
     )
     title: str
     profile: str = Field(description="The profile (set of conventions) `expected` holds under.")
@@ -166,7 +171,8 @@ class Vector(_Part):
     result: Literal[RESULTS] = Field(
         description="valid: a score is expected; rejected: a rejection is expected; acceptable: the right answer "
         "depends on the conventions, and `answers` lists each with the conventions it is right "
-        "under (`expected` is the profile's)."
+        "under (`expected` is the profile's), or the documents leave the input undefined: refusing is recommended "
+        "(`expected`) and each answer with a `convention` is acceptable too."
     )
     expected: Expected
     answers: list[Answer] = Field(default_factory=list, description="For result acceptable: every answer.")

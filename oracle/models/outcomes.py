@@ -6,7 +6,9 @@ Every record of a `check` run ends in exactly one `Outcome`. The outcomes are
 kept apart on purpose: a wrong number (`fail`) is a different finding from an
 implementation that died (`crash`), hung (`timeout`), spoke something other
 than protocol v1 (`protocol-error`) or refused a request it claims to support
-(`error`).
+(`error`). On an input the documents leave undefined (PROTOCOL.md), the value of
+a named convention is `acceptable`: no failure, but not the recommended refusal
+either, and counted apart from both (`--strict` makes it a `fail`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ class Outcome(str, Enum):  # noqa: UP042 -- StrEnum would change str() and forma
     FAIL = "fail"
     #: rejected, as expected
     REJECTED = "rejected"
+    #: scored an input the documents leave undefined with a named convention's value (`Verdict.convention`),
+    #: where refusing is recommended: not a failure unless the run is strict
+    ACCEPTABLE = "acceptable"
     #: answered {"error"} or {"unsupported"} to a request its capabilities claim
     ERROR = "error"
     #: the process died (or could not be restarted)
@@ -41,7 +46,7 @@ class Outcome(str, Enum):  # noqa: UP042 -- StrEnum would change str() and forma
         return self.value
 
 
-GOOD_OUTCOMES = frozenset({Outcome.PASS, Outcome.REJECTED, Outcome.NOT_APPLICABLE})
+GOOD_OUTCOMES = frozenset({Outcome.PASS, Outcome.REJECTED, Outcome.ACCEPTABLE, Outcome.NOT_APPLICABLE})
 #: Display order in summaries and footers.
 OUTCOME_ORDER = tuple(Outcome)
 
@@ -82,6 +87,18 @@ class DocumentExpectation(BaseModel):
     statistics: dict[str, Any] | None = Field(None, description="Printed statistics, as the case file gives them.")
 
 
+class Acceptable(BaseModel):
+    """A named convention's value on an input the documents leave undefined (PROTOCOL.md, "Inputs the documents
+    leave undefined"; the conventions: `oracle.formulas.conventions.UNDEFINED_CONVENTIONS`): an acceptable answer
+    where refusing is recommended."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    convention: str = Field(description="The convention's name (PROTOCOL.md lists each with where it comes from).")
+    score: NumberOrNaN = Field(description="Its value on the 0-1 scale (NaN allowed).")
+    score_exact: str | None = Field(None, description="The same, exact to 50 significant digits.")
+
+
 class Expected(BaseModel):
     """What the oracle says about one request (and, for a case, what its document printed)."""
 
@@ -94,6 +111,9 @@ class Expected(BaseModel):
     statistics: Statistics | None = Field(None, description="The oracle's statistics (orders 1..N) and BP.")
     document: DocumentExpectation | None = Field(None, description="A case's printed value.")
     notes: tuple[str, ...] = Field((), description="What the oracle noted (e.g. a convention applied).")
+    acceptable: tuple[Acceptable, ...] | None = Field(
+        None, description="On an input the documents leave undefined, which the oracle rejects: each named "
+        "convention's value, any of which is an acceptable answer (a failure under --strict).")
 
 
 @dataclass(frozen=True)
@@ -105,6 +125,9 @@ class Verdict:
     #: 1-based n-gram order for the "matches" / "totals" layers
     order: int | None = None
     message: str = ""
+    #: the named convention whose value the answer is, on an input the documents leave undefined (an acceptable
+    #: answer, or a fail under --strict); None otherwise
+    convention: str | None = None
 
     @property
     def classification(self):

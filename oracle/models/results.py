@@ -179,6 +179,9 @@ class Record(_Line):
     )
     order: int | None = Field(None, description="1-based n-gram order for the matches and totals layers.")
     label: str | None = Field(None, description='"fail:ref_len", "crash", ...: outcome and layer.')
+    convention: str | None = Field(
+        None, description="On an input the documents leave undefined (PROTOCOL.md): the named convention whose value "
+                          "the implementation answered (outcome acceptable, or fail under --strict).")
     classification: Classification | None = Field(None, description="The root cause of a record that is not good.")
     baseline_key: str | None = Field(None, description="The key a baseline entry matches this record by.")
     expected: Expected | None = Field(None, description="The oracle's expectation.")
@@ -264,6 +267,8 @@ class RunSettings(_Part):
     shard: str | None = Field(None, description="`K/N`: this run is shard K of N (`--shard`); `bleu-oracle merge` "
                               "combines the N shards' streams into the whole run's.")
     series_length: int | None = Field(None, description="Requests in each series of short requests to one process.")
+    strict: bool | None = Field(None, description="True: inputs the documents leave undefined must be refused "
+                                "(`--strict`, or a baseline whose header says so); a convention's value fails.")
 
 
 class Header(_Line):

@@ -4,7 +4,8 @@ Under `--profile P` every case the profile can express becomes one `oracle.model
 expectation recomputed under P exactly as `check` judges a P implementation (`case_expected`, and the rule by
 which a case overriding a convention applies only to its own profiles: `not_applicable_reason`); without a
 profile, each case under each of its own profiles. The minimal example behind every curated discrepancy
-(oracle/diagnose/data/discrepancies.yaml) of the profile becomes a vector too, flagged known-bug.
+(oracle/diagnose/data/discrepancies.yaml) of the profile becomes a vector too, flagged known-bug, and so does one
+input of each kind PROTOCOL.md refuses or leaves undefined (`origin: "protocol"`).
 
 Each vector says what it `needs` of an implementation, its `result` (valid, rejected, or acceptable where the
 profiles' conventions give different answers, each listed with the conventions it is right under) and its
@@ -35,6 +36,7 @@ from oracle.formulas.conventions import REQUEST_CONVENTIONS, SMOOTHING_METHODS, 
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS
+from oracle.harness.refused import REFUSED_KINDS
 from oracle.harness.requests import not_applicable_reason, request_from_json
 from oracle.models import export
 from oracle.models.discrepancy import Discrepancy
@@ -111,6 +113,14 @@ FIXED_NOTES: dict[str, export.Note] = {
         description="A token is the empty string.",
         effect="An implementation that joins tokens with spaces loses it: other lengths and n-grams.",
     ),
+    "undefined-input": export.Note(
+        bug_type="edge-case",
+        description="The documents define no value for this input (PROTOCOL.md, \"Inputs the documents leave "
+        "undefined\"): refusing it is recommended (`expected`), and the value of each named convention in "
+        "`answers` is acceptable too.",
+        effect="A consumer chooses: refusal only (as `check --strict`), or any listed answer; a crash or any other "
+        "value is wrong either way.",
+    ),
     "raw-text": export.Note(
         bug_type="layout",
         description="A text request: the implementation tokenizes raw text with the named "
@@ -122,6 +132,22 @@ FIXED_NOTES: dict[str, export.Note] = {
 #: Flags renamed by format bleu-oracle-suite/3 (docs/vectors.md), old name -> new name: `zero` read as a count or
 #: as 0/0, `undefined` as a JavaScript bug.
 RENAMED_FLAGS = {"zero": "exact-zero", "undefined": "zero-over-zero"}
+
+#: One input of each kind PROTOCOL.md refuses or leaves undefined (the kinds the search sends,
+#: `oracle.harness.refused`), as the vectors of origin "protocol" carry it, with the section of PROTOCOL.md that
+#: says so.
+_THE_CAT = {"hypothesis": ["the", "cat", "sat", "the", "mat"],
+            "references": [["the", "cat", "sat", "on", "the", "mat"]]}
+_PLAIN = {"level": "corpus", "segments": [_THE_CAT], "weights": [0.5, 0.5], "smoothing": {"method": "none"},
+          "lowercase": False}
+_REFUSED, _UNDEFINED = "Inputs that are refused", "Inputs the documents leave undefined"
+PROTOCOL_INPUTS: dict[str, tuple[dict[str, object], str]] = {
+    "no-references": ({**_PLAIN, "segments": [{**_THE_CAT, "references": []}]}, _REFUSED),
+    "negative-weight": ({**_PLAIN, "weights": [0.5, -0.5]}, _REFUSED),
+    "negative-smoothing": ({**_PLAIN, "smoothing": {"method": "floor", "value": -0.1}}, _REFUSED),
+    "empty-corpus": ({**_PLAIN, "segments": [], "weights": [0.25] * 4}, _UNDEFINED),
+    "zero-weights": ({**_PLAIN, "weights": [0.0] * 4}, _UNDEFINED),
+}
 
 _CASE_MENTION = re.compile(r"\bcases? ([a-z0-9]+(?:-[a-z0-9]+)+)")
 
@@ -409,6 +435,31 @@ def discrepancy_candidates(
         )
 
 
+def protocol_candidates() -> Iterable[Candidate]:
+    """A Candidate of each input PROTOCOL.md refuses or leaves undefined (`PROTOCOL_INPUTS`)."""
+    for kind, (request, section) in PROTOCOL_INPUTS.items():
+        yield Candidate(
+            id=f"protocol-{kind}",
+            origin="protocol",
+            title=REFUSED_KINDS[kind],
+            request=request_from_json(request),
+            overrides={},
+            document={},
+            case_profiles=(),
+            source=export.Source(document="PROTOCOL.md (bleu-oracle protocol v1)", section=section,
+                                 quote=REFUSED_KINDS[kind]),
+        )
+
+
+def _undefined_answers(request: ScoreRequest, expected: Expected) -> list[export.Answer]:
+    """On an input the documents leave undefined: the recommended refusal (every profile's), then each named
+    convention's value (no profile's: acceptable under all)."""
+    refusal = export.Answer(profiles=_profiles_taking(request), conventions={}, rejected=True)
+    return [refusal, *(export.Answer(profiles=[], conventions={}, rejected=False, score=json_safe(answer.score),
+                                     score_exact=answer.score_exact, convention=answer.convention)
+                       for answer in expected.acceptable or ())]
+
+
 def vector(candidate: Candidate, profile: str, pack: Pack) -> export.Vector:
     """The vector of `candidate` judged under `profile`; the notes its flags refer to are added to `pack`."""
     request, overrides = candidate.request, candidate.overrides
@@ -424,6 +475,9 @@ def vector(candidate: Candidate, profile: str, pack: Pack) -> export.Vector:
         )
     answers, splitting = answers_of(request, profile, overrides)
     flags = [*fixed_flags(request, expected, printed), *(f"convention-split:{c}" for c in splitting), *candidate.flags]
+    if expected.acceptable:
+        answers = answers or _undefined_answers(request, expected)
+        flags.append("undefined-input")
     for flag in flags:
         if flag in FIXED_NOTES:
             pack.notes.setdefault(flag, FIXED_NOTES[flag])
@@ -467,6 +521,8 @@ def build(cases: Sequence, profile: str | None = None, entries: Sequence[Discrep
     for judged, candidate in [
         *case_candidates(cases, profile, pack, bugs_by_case),
         *discrepancy_candidates(entries, profile, pack),
+        # each case under its own profiles: the protocol's inputs under papineni, the protocol's own example profile
+        *((profile or "papineni", candidate) for candidate in protocol_candidates()),
     ]:
         pack.vectors.append(vector(candidate, judged, pack))
     for flag in {flag for v in pack.vectors for flag in v.flags if flag.startswith("known-bug:")}:

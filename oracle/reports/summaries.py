@@ -45,6 +45,7 @@ from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.results import Record, run_name_of
 from oracle.signals import signals_deferred
 
@@ -52,7 +53,9 @@ from .staging import ReportDirectory, write_atomically
 
 DEVIATIONS_SHOWN = 50
 _ERROR_OUTCOMES = ("error", "crash", "timeout", "protocol-error")
-_GOOD = ("pass", "rejected", "not-applicable")
+_GOOD = frozenset(outcome.value for outcome in GOOD_OUTCOMES)
+#: Acceptable records listed by id under each convention in summary.md (all are counted).
+ACCEPTABLE_SHOWN = 5
 
 
 def _verdict(results):
@@ -179,6 +182,8 @@ class SummaryTally:
         self.not_applicable = Counter()
         self.junit = Counter()
         self.kinds = []
+        #: convention -> (records answering its value on an undefined input, the first ids)
+        self.acceptable = {}
 
     def add(self, record):
         outcome, kind = record.outcome.value, record.kind
@@ -192,6 +197,10 @@ class SummaryTally:
             self.junit[(kind, category)] += 1
         if outcome == "not-applicable":
             self.not_applicable[record.message] += 1
+        if outcome == "acceptable":
+            count, ids = self.acceptable.get(record.convention or "?", (0, ()))
+            self.acceptable[record.convention or "?"] = (count + 1, ids if len(ids) >= ACCEPTABLE_SHOWN
+                                                         else (*ids, record.id))
         if not _is_reported(record):
             return
         self.root_causes.add(record)
@@ -227,7 +236,7 @@ def markdown_summary(results, summary=None):
     out = _heading(results) + _settings(results) + _outcome_table(summary) + _baseline_lines(baseline)
     out += root_cause_section(summary.root_causes.groups())
     out += _deviations(summary, show_status=baseline is not None and bool(baseline.file))
-    out += _known(summary) + _not_applicable(summary)
+    out += _acceptable(summary) + _known(summary) + _not_applicable(summary)
     if footer is not None and footer.coverage is not None:
         out += ["", "## Coverage", ""] + coverage_table(footer.coverage)
     return "\n".join(out) + "\n"
@@ -268,6 +277,9 @@ def _settings(results):
         f"timeout {settings.timeout} s",
         f"- capabilities: {markdown_code(json.dumps(capabilities))}",
     ]
+    if settings.strict:
+        out.append("- strict: inputs the documents leave undefined must be refused (a named convention's value "
+                   "fails)")
     if settings.shard:
         out.append(f"- shard {settings.shard} of a run: this report covers its share of the cases and examples; "
                    "`bleu-oracle merge` writes the whole run's report and gate")
@@ -287,6 +299,20 @@ def _outcome_table(summary):
                 f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
                 f"| {by_kind[('metamorphic', outcome)]} | {total} |"
             )
+    return out
+
+
+def _acceptable(summary):
+    """The answers that are a named convention's value on an input the documents leave undefined: not failures,
+    not the recommended refusal either (PROTOCOL.md); counted by convention."""
+    if not summary.acceptable:
+        return []
+    out = ["", "## Acceptable answers", "",
+           "Inputs the documents leave undefined (PROTOCOL.md), scored with a named convention's value where refusing "
+           "is recommended: not a failure (`--strict` makes each one).", "",
+           "| convention | records | first |", "|---|---:|---|"]
+    for convention, (count, ids) in sorted(summary.acceptable.items()):
+        out.append(f"| {markdown_code(convention)} | {count} | {', '.join(markdown_code(i) for i in ids)} |")
     return out
 
 
@@ -516,6 +542,10 @@ def _testcase(record, run_names=()):
         element = ET.SubElement(case, "error", type=outcome, message=xml_text(record.message[:500]))
     elif outcome == "not-applicable":
         ET.SubElement(case, "skipped", message=xml_text(f"not applicable: {record.message}"))
+    elif outcome == "acceptable":  # passed: a named convention's value where the documents define none
+        properties = ET.SubElement(case, "properties")
+        ET.SubElement(properties, "property", name="convention", value=xml_text(record.convention or ""))
+        ET.SubElement(case, "system-out").text = xml_text(record.message)
     if element is not None:
         element.text = xml_text(_detail(record, run_names))
     if record.stderr:

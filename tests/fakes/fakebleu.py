@@ -48,7 +48,14 @@ MUTATIONS = {
     "float32": "computes in single precision",
     "lowercase-ignored": "ignores the lowercase flag",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+    # Not bugs: the inputs the documents leave undefined (PROTOCOL.md) scored as the formulas read, where the
+    # oracle refuses them: acceptable, a failure only under `check --strict`.
+    "undefined-by-formula": "scores an empty corpus 0 (nothing matches) and all-zero weights BP (exp(0) = 1)",
+    # A value no convention gives: a failure, strict or not.
+    "empty-corpus-half": "scores an empty corpus 0.5",
 }
+#: The mutations that score the inputs the documents leave undefined instead of refusing them.
+SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
               "huge-max-order", "nondeterministic")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
@@ -170,14 +177,15 @@ def _weighted_log_sum(m, t, w, bugs, profile, fl):
     return s
 
 
-def invalid(request):
+def invalid(request, bugs=()):
     """Why the papineni/matlab profiles reject this input, or None (the oracle's validation, restated)."""
     weights = request["weights"]
+    undefined_scored = any(bug in bugs for bug in SCORES_UNDEFINED)
     if any(w < 0 for w in weights):
         return f"weights must be non-negative (got {weights})"
-    if not any(weights):
+    if not any(weights) and "undefined-by-formula" not in bugs:
         return f"weights must not be all zero (got {weights})"
-    if not request["segments"]:
+    if not request["segments"] and not undefined_scored:
         return "at least one segment is needed"
     for i, segment in enumerate(request["segments"]):
         if not segment["references"]:
@@ -189,12 +197,17 @@ def invalid(request):
 
 
 def answer(request, bugs, profile, with_stats):
-    problem = invalid(request)
+    problem = invalid(request, bugs)
     if problem:
         return {"seq": request["seq"], "rejected": problem}
     segments = request["segments"]
     weights = request["weights"]
     order = len(weights)
+    if not segments:  # an empty corpus scored: its sums are all 0, nothing matches
+        out = {"seq": request["seq"], "score": 0.5 if "empty-corpus-half" in bugs else 0.0}
+        if with_stats:  # (no bp: it is e^(1 - 0/0), and the protocol lets it be left out)
+            out["statistics"] = {"hyp_len": 0, "ref_len": 0, "matches": [0] * order, "totals": [0] * order}
+        return out
     lowercase = bool(request.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
     c = sum(x[0] for x in per_segment)

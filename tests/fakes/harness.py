@@ -45,7 +45,7 @@ def results(report):
 
 
 def deviations(report):
-    return [r for r in results(report).records if r.outcome not in ("pass", "rejected", "not-applicable")]
+    return [r for r in results(report).records if not r.good]
 
 
 def check_against_baseline(name, report, baseline):

@@ -145,6 +145,9 @@ class ImplementationEntry(_File):
 
 # -- the rows the pages show, from the columns' streams ---------------------------------------------
 
+#: A verdict's classification for an acceptable answer: this, then the convention's name.
+ACCEPTABLE_PREFIX = "acceptable: "
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -170,7 +173,7 @@ class Expectation:
 class Verdict:
     """The session's judgement of one input and its root cause."""
 
-    agrees: bool = False  # within the numeric contract, or rejected as expected
+    agrees: bool = False  # within the numeric contract, rejected as expected, or acceptable (a convention's value)
     classification: str | None = None  # the root cause's name; "unsupported"; None when not attributed
     documented: tuple[str, ...] = ()  # the curated discrepancy ids the root cause matches
     description: str | None = None  # the root cause in words
@@ -451,6 +454,8 @@ def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
         return Verdict(True, "agrees")
     if record.outcome == Outcome.REJECTED:
         return Verdict(True, "rejected-as-expected")
+    if record.outcome == Outcome.ACCEPTABLE:  # an undefined input scored with a named convention's value
+        return Verdict(True, f"{ACCEPTABLE_PREFIX}{record.convention}")
     if record.outcome == Outcome.NOT_APPLICABLE:
         return Verdict(False, "unsupported")
     cause = record.classification

@@ -15,6 +15,7 @@ from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
 
 from .data import (
+    ACCEPTABLE_PREFIX,
     REAL_DATA_CLASSIFIED,
     Answer,
     Cell,
@@ -359,6 +360,8 @@ class ReportView:
         the answer's message)."""
         shown = category(cell)
         verdict = {"agrees": "agrees", "unsupported": "n/a"}.get(shown, f"`{cell.verdict.classification}`")
+        if shown == "agrees" and (cell.verdict.classification or "").startswith(ACCEPTABLE_PREFIX):
+            verdict = cell.verdict.classification or verdict  # an undefined input: the convention it follows
         if cell.verdict.documented:
             verdict += " (" + ", ".join(f"`{d}`" for d in cell.verdict.documented) + ")"
         if cell.answer.outcome != "score" and cell.answer.message:
