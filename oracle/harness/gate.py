@@ -41,6 +41,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from oracle.diagnose.errorcauses import PREFIX as ERROR_CAUSE_PREFIX
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
@@ -69,16 +70,19 @@ _ANSWERED = re.compile(r"answered (error|unsupported): (?:([A-Za-z_][\w.]*(?:Err
 
 def error_kind(record):
     """What kind of error an `error` record is: "unsupported", the exception's name ("IndexError"), or
-    "error" when the message names none."""
-    match = _ANSWERED.match(record.message)
+    "error" when the message names none. A series step's message says which step first ("series step 2 of
+    36 ...; answered error: ..."): the answer is looked for anywhere in it."""
+    match = _ANSWERED.search(record.message)
     if match is None:
         return "error"
     return "unsupported" if match.group(1) == "unsupported" else (match.group(2) or "error")
 
 
 def cause_key(record):
-    """`cause:<name>` for a random example whose failure has an explained root cause, else None; an error
-    is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that error, not any."""
+    """`cause:<name>` for a random example whose failure has an explained root cause, else None. An error is
+    keyed by the input feature that triggers it (`cause:error-when-segment-empty`: `oracle.diagnose.errorcauses`)
+    where one was confirmed, else by its kind (`cause:error:IndexError`), so that an entry forgives that error,
+    not any."""
     if not is_random(record) or record.classification is None:
         return None
     name = record.classification.name
@@ -91,10 +95,13 @@ def cause_key(record):
 
 def cause_keys(record):
     """Every `cause:<name>` a random example's failure may be forgiven by: its root cause's name, and the other
-    explanations that fit it as well (the run may name the bug by one of those)."""
+    explanations that fit it as well (the run may name the bug by one of those); an error named by its trigger
+    also by its kind, the key baselines written before errors had causes list (`cause:error:IndexError`)."""
     first = cause_key(record)
     if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
         return [first] if first else []
+    if record.outcome == Outcome.ERROR and record.classification.name.startswith(ERROR_CAUSE_PREFIX):
+        return [first, f"{CAUSE_PREFIX}error:{error_kind(record)}"]
     return [first, *(CAUSE_PREFIX + name for name in record.classification.fits)]
 
 

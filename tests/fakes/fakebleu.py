@@ -48,7 +48,7 @@ MUTATIONS = {
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
 }
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order")
+              "huge-max-order", "error-empty-segment")
 
 
 def f32(x):
@@ -215,6 +215,11 @@ def crashes_on(command):
     return zlib.crc32(content.encode("utf-8")) % 4 == 0
 
 
+def empty_segment(command):
+    """error-empty-segment: a segment whose hypothesis and every reference hold no token (a valid input)."""
+    return any(not s["hypothesis"] and s["references"] and not any(s["references"]) for s in command["segments"])
+
+
 def _write(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
@@ -280,6 +285,9 @@ def serve(*bugs, name=None):
             if "garbage" in bugs:
                 sys.stdout.write("this is not JSON, sorry\n")
                 sys.stdout.flush()
+                continue
+            if "error-empty-segment" in bugs and empty_segment(command):
+                _write({"seq": command["seq"], "error": "ZeroDivisionError: float division by zero"})
                 continue
             reply = answer(command, bugs, profile, with_stats)
             if "wrong-seq" in bugs:
