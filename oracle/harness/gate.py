@@ -23,7 +23,10 @@ Keys:
 - a root cause (``cause:<name>``, e.g. ``cause:segment_totals_floor=1``): any
   random example whose failure `oracle.diagnose.classify` explains by that name. The
   sharpest key for random examples: a new way of being wrong, even at the same
-  layer, still fails the gate. Unused cause entries only warn, like classes.
+  layer, still fails the gate. Unused cause entries only warn, like classes. An
+  error's cause is the input feature that triggers it (``cause:error-when-segment-empty``,
+  `oracle.diagnose.errorcauses`); it is matched by its kind too (``cause:error:IndexError``,
+  ``cause:error:unsupported``), the key of baselines written before errors had causes.
 
 `bleu-oracle baseline write` writes random examples as root-cause entries by
 default (``--examples-as causes``; an unexplained one falls back to its class);
