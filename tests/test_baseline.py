@@ -326,6 +326,23 @@ def test_an_error_entry_names_its_kind():
     assert cause_key(record("answered error: something broke")) == "cause:error:error"
 
 
+def test_an_error_is_keyed_by_its_trigger_and_still_by_its_kind():
+    """An error named by the input feature that triggers it (`oracle.diagnose.errorcauses`) is keyed by that cause
+    first, and by its kind too, which baselines written before errors had causes list; a series step's message
+    says which step before the answer (nltk seed 2, random-2-175~series), and its kind is read all the same."""
+    from oracle.harness.gate import cause_keys, error_kind
+
+    series = Record(kind="series", id="random-2-175~series", outcome="error",
+                    message="series step 2 of 36 (base input B, again); answered error: IndexError: list index out of "
+                            "range", classification={"name": "error"})
+    assert error_kind(series) == "IndexError"
+    assert cause_keys(series) == ["cause:error:IndexError"]
+    named = series.model_copy(update={"classification": series.classification.model_copy(
+        update={"name": "error-when-smoothing-chen-cherry-6-and-order-below-3"})})
+    assert cause_keys(named) == ["cause:error-when-smoothing-chen-cherry-6-and-order-below-3",
+                                 "cause:error:IndexError"]
+
+
 @pytest.mark.parametrize(("reason", "says"), [
     ("todo", "no reviewed reason"), ("TODO.", "no reviewed reason"), (" Todo! ", "no reviewed reason"),
     (123, "a reason is text saying why the deviation is acceptable (got 123)"),

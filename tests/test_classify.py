@@ -646,6 +646,27 @@ def test_a_tokenizer_rule_departed_from_is_named_by_the_rule(tokenizer, pairs, w
     assert explanation.fits == (("13a-end-of-line-hyphens-left-out-in-references",) if one_sided else ())
 
 
+#: A hypothesis whose line break after a hyphen ends it, against a reference whose line break is inside it.
+HYPHEN_AT_THE_END = ("well-\nknown re-\n", ["well-\nknown re-"])
+
+
+def test_a_line_stripped_before_13a_is_named_by_it():
+    """sacrebleu tokenizes sent.rstrip(): the hypothesis's final line break is gone before 13a's rule joining `-\n`
+    can read it. mteval-v13a.pl (run 2026-11-28 through its XML reader, which keeps a segment's text as written;
+    tests/test_reference_scripts.py runs it again where it is installed) joins both line breaks: wellknown re
+    against wellknown re-, 1 of 2 unigrams, c = r = 2: BLEU-1 0.5, the oracle's value. sacrebleu 2.6.0 answers
+    100.0 with counts [2], totals [2] (wellknown re- against wellknown re-). The rule left out on the hypotheses
+    gives well- known re- instead, 1 of 3 unigrams: not it."""
+    from oracle.diagnose.expect import oracle_expected
+
+    req = _tokenized_request("13a", [HYPHEN_AT_THE_END], [1.0])
+    assert oracle_expected(req, "sacrebleu").score == 0.5
+    explanation = classify(req, ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}),
+                           "sacrebleu")
+    assert explanation.name == "13a-line-stripped-first", explanation
+    assert explanation.fits == ()
+
+
 def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
     """"a b" against "a b": no 13a rule's literal occurs, so no departure changes a token; a wrong answer is
     named by something else or not at all, never by a departure."""

@@ -55,6 +55,47 @@ def test_multi_bleu_detok_by_hand():  # (scripts/setup installs the script: six 
     assert script.score(_text("a b c d\u00a0e", "a b c d e")).score == 0.0
 
 
+def _mteval_xml(tmp_path, hypothesis, reference):
+    """mteval-v13a.pl's output on one segment given as XML (its Twig reader keeps a segment's text as written,
+    line breaks included; its SGML reader joins whitespace first), case kept (-c)."""
+    import os
+    import shutil
+    import subprocess
+    from xml.sax.saxutils import escape
+
+    script, perl = os.environ.get("BLEU_ORACLE_MTEVAL"), shutil.which("perl")
+    if not script or not perl or subprocess.run([perl, "-MXML::Twig", "-e", "1"], capture_output=True).returncode:
+        pytest.skip("mteval-v13a.pl, perl or XML::Twig is not installed")
+    head = 'setid="s" srclang="any" trglang="any"'
+    files = {"src": f'<srcset {head}><doc docid="d"><seg id="1">x</seg></doc></srcset>',
+             "ref": f'<refset {head} refid="r"><doc docid="d" sysid="r"><seg id="1">{escape(reference)}</seg></doc>'
+                    '</refset>',
+             "tst": f'<tstset {head} sysid="t"><doc docid="d" sysid="t"><seg id="1">{escape(hypothesis)}</seg></doc>'
+                    '</tstset>'}
+    for name, body in files.items():
+        (tmp_path / f"{name}.xml").write_text(f"<mteval>{body}</mteval>\n", encoding="utf-8")
+    done = subprocess.run([perl, script, "-r", "ref.xml", "-s", "src.xml", "-t", "tst.xml", "-b", "-c"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    return done.stdout
+
+
+def test_mteval_joins_a_hyphen_before_the_line_break_that_ends_a_segment(tmp_path):
+    """13a's s/-\\n//g joins a hyphen before a line break wherever it is, the segment's end included: "well-\\nknown
+    re-\\n" against "well-\\nknown re-" is wellknown re against wellknown re-, 1 of 2 unigrams and c = r = 2, so
+    the individual 1-gram BLEU is 0.5, the oracle's BLEU-1 (sacrebleu, stripping the line first, answers 1:
+    tests/test_classify.py::test_a_line_stripped_before_13a_is_named_by_it)."""
+    from oracle.diagnose.expect import oracle_expected
+
+    out = _mteval_xml(tmp_path, "well-\nknown re-\n", "well-\nknown re-")
+    assert "length ratio: 1 (2/2)" in out, out
+    individual = out.split("Individual N-gram scoring")[1].split("BLEU:")[1].split()
+    assert individual[0] == "0.5000", out
+    request = ScoreRequest(level="corpus", segments=[{"hypothesis": "well-\nknown re-\n",
+                                                      "references": ["well-\nknown re-"]}],
+                           weights=[1.0], smoothing="none", tokenize="13a")
+    assert oracle_expected(request, "mteval").score == 0.5
+
+
 @pytest.mark.slow
 # mteval-v13a.pl is a Perl process and an XML parse per request, shrinking included: minutes (CI runs it)
 @pytest.mark.parametrize("name", ["multi-bleu", pytest.param("mteval", marks=pytest.mark.heavy), "multi-bleu-detok"])

@@ -4,7 +4,8 @@ why an implementation's answer differs from the oracle's.
 A wrong number is explained by `oracle.diagnose.classify`, first among the implementation's curated
 discrepancy classes (`oracle/diagnose/data/discrepancies.yaml`), then among every explanation; a
 refusal is matched against the curated refusals by their text; the other outcomes (error, crash,
-timeout, protocol error) are named as such.
+timeout, protocol error) are named as such. An error is then named by the input feature that triggers it
+(`oracle.diagnose.errorcauses`), which the session confirms by asking the implementation.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOK
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
+from . import errorcauses
 from .accumulation import LENGTH_DEPARTURES, last_segment_of_each_batch_dropped
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
@@ -1017,7 +1018,10 @@ def describe_as(classification, name):
 
 def describe_explanation(name):
     """What an explanation's name means, in words, from its parts (for a run's cause that no record gave as
-    its first name): a computation's or counting alternative's description, a convention's rule."""
+    its first name): a computation's or counting alternative's description, a convention's rule; an error's
+    cause, the input features it names (`errorcauses`)."""
+    if errorcauses.parts(name):
+        return errorcauses.describe(name)
     described = []
     for part in component_names(name):
         field_name, _, value = part.partition("=")

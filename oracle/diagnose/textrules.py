@@ -1,6 +1,7 @@
 """Tokenizer rules departed from, one at a time: a text request's tokens when one rule of its tokenizer is left
 out (on every line, or on the references or the hypotheses only) or read otherwise (intl's numbers as decimal
-digits only, char's characters as UTF-16 code units).
+digits only, char's characters as UTF-16 code units), or when the line is changed before the tokenizer sees it
+(its trailing whitespace stripped, which takes away the line break 13a's end-of-line hyphenation rule reads).
 
 How words are split, whether 13a pads the line and where case is folded are conventions the classifier varies
 (`classify._word_conventions`); these are departures from a tokenizer's own rules that a port makes, each named
@@ -77,6 +78,14 @@ def _13a_departures() -> list[Departure]:
     return out
 
 
+def _ends_in_whitespace(line: str) -> bool:
+    return line != line.rstrip()
+
+
+def _13a_of_the_stripped_line(line: str, split: str, padding: str) -> tuple[str, ...]:
+    return tokenize_13a(line.rstrip(), split, padding)
+
+
 def _beyond_the_bmp(line: str) -> bool:
     return any(ord(character) > 0xFFFF for character in line)
 
@@ -94,6 +103,17 @@ def _other_numbers(line: str) -> bool:
 DEPARTURES = {
     departure.name: departure
     for departure in (
+        # first: where the only "-\n" of a text ends its line, leaving the rule out changes the same tokens, and a
+        # line stripped before tokenizing is the common mechanism (every reader of one segment a line does it)
+        Departure(
+            "13a-line-stripped-first",
+            "the line's trailing whitespace stripped before 13a's rules (sacrebleu's BLEU._preprocess_segment "
+            "tokenizes sent.rstrip()), so a hyphen ending the line before its line break stays on its word: "
+            "'re-\\n' is 're-', where mteval-v13a.pl's s/-\\n//g joins it ('re')",
+            "13a",
+            _ends_in_whitespace,
+            _13a_of_the_stripped_line,
+        ),
         *_13a_departures(),
         Departure(
             "intl-numbers-as-decimal-digits",

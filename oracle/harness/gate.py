@@ -28,6 +28,9 @@ Keys:
   strict as a case id entry (``known`` only when it deviates with the entry's
   outcome by that cause; ``fixed``, ``changed`` or ``stale`` otherwise), so one
   bug is one reason to write however many cases show it.
+  An error's cause is the input feature that triggers it
+  (``cause:error-when-segment-empty``, `oracle.diagnose.errorcauses`); it is matched by its kind too
+  (``cause:error:IndexError``, ``cause:error:unsupported``), the key of baselines written before errors had causes.
 
 `bleu-oracle baseline write` (`oracle.harness.baseline_file`) writes random
 examples and cases as root-cause entries by default (``--examples-as causes``,
@@ -43,6 +46,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from oracle.diagnose.errorcauses import PREFIX as ERROR_CAUSE_PREFIX
 from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import Outcome
@@ -70,8 +74,9 @@ _ANSWERED = re.compile(r"answered (error|unsupported): (?:([A-Za-z_][\w.]*(?:Err
 
 def error_kind(record):
     """What kind of error an `error` record is: "unsupported", the exception's name ("IndexError"), or
-    "error" when the message names none."""
-    match = _ANSWERED.match(record.message)
+    "error" when the message names none. A series step's message says which step first ("series step 2 of
+    36 ...; answered error: ..."): the answer is looked for anywhere in it."""
+    match = _ANSWERED.search(record.message)
     if match is None:
         return "error"
     return "unsupported" if match.group(1) == "unsupported" else (match.group(2) or "error")
@@ -79,8 +84,9 @@ def error_kind(record):
 
 def cause_key(record):
     """`cause:<name>` for a deviating record (a random example or a case) whose failure has an explained root
-    cause, else None; an error is keyed by its kind (`cause:error:IndexError`), so that an entry forgives that
-    error, not any."""
+    cause, else None. An error is keyed by the input feature that triggers it (`cause:error-when-segment-empty`:
+    `oracle.diagnose.errorcauses`) where one was confirmed, else by its kind (`cause:error:IndexError`), so that an
+    entry forgives that error, not any."""
     if record.classification is None:
         return None
     name = record.classification.name
@@ -93,10 +99,13 @@ def cause_key(record):
 
 def cause_keys(record):
     """Every `cause:<name>` a record's failure may be forgiven by: its root cause's name, and the other
-    explanations that fit it as well (the run may name the bug by one of those)."""
+    explanations that fit it as well (the run may name the bug by one of those); an error named by its trigger
+    also by its kind, the key baselines written before errors had causes list (`cause:error:IndexError`)."""
     first = cause_key(record)
     if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
         return [first] if first else []
+    if record.outcome == Outcome.ERROR and record.classification.name.startswith(ERROR_CAUSE_PREFIX):
+        return [first, f"{CAUSE_PREFIX}error:{error_kind(record)}"]
     return [first, *(CAUSE_PREFIX + name for name in record.classification.fits)]
 
 

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from oracle import __version__
-from oracle.diagnose import discrepancies, repeat
+from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import UNEXPLAINED, component_names
 from oracle.diagnose.expect import case_expected, oracle_expected
@@ -753,6 +753,8 @@ class Session:
         if to_shrink and classification is not None and classification.fits and judged[0] is not request \
                 and attribution == "full":
             classification = self._told_apart(judged, classification, overrides)
+        if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
+            classification = self._error_cause(judged, request, classification, hints)
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         if classification is not None and (before.earlier or before.halvings):
@@ -809,6 +811,33 @@ class Session:
         return classification.model_copy(update={
             "fits": tuple(name for name in kept if name != classification.name),
             "ruled_out": tuple(name for name in names if name not in kept)})
+
+    def _error_cause(self, judged, original, classification, hints):
+        """An error record's cause (`oracle.diagnose.errorcauses`): the first cause its kind's shrunk errors were
+        given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
+        (kept out of the history). Its `error` classification where none is confirmed."""
+        failing, verdict = judged[0], judged[2]
+        name = errorcauses.hinted(failing, hints)
+        if name is not None:
+            description = f"{errorcauses.describe(name)}, as in a shrunk error of its kind"
+        elif self.process.given_up:
+            return classification
+        else:
+            cause = errorcauses.error_cause(failing, self._errs, also_failing=(original,),
+                                            methods=self.capabilities.smoothing)
+            if cause is None:
+                return classification
+            name, description = cause.name, cause.description
+        return classification.model_copy(update={"name": name, "description": f"{description} ({verdict.message})"})
+
+    def _errs(self, probe):
+        """Whether the implementation answers `probe` with an error (`errorcauses.Ask`): None where it cannot be
+        asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout)."""
+        if self.process.given_up or not_applicable_reason(probe, self.capabilities) is not None:
+            return None
+        sent, pending = self.submit(probe)
+        return {"error": True, "unsupported": True, "score": False, "rejected": False}.get(
+            self.collect(sent, pending, kept=False).kind)
 
     def _stale(self, request, reply, before, expected, classification):
         """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.

@@ -57,7 +57,7 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic")
+              "huge-max-order", "nondeterministic", "error-empty-segment")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -261,6 +261,11 @@ def _wrong_turn(reply, command, calls, argv):
     return {**reply, "score": reply["score"] * PERTURBATION}
 
 
+def empty_segment(command):
+    """error-empty-segment: a segment whose hypothesis and every reference hold no token (a valid input)."""
+    return any(not s["hypothesis"] and s["references"] and not any(s["references"]) for s in command["segments"])
+
+
 def _write(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
@@ -327,6 +332,9 @@ def serve(*bugs, name=None):
             if "garbage" in bugs:
                 sys.stdout.write("this is not JSON, sorry\n")
                 sys.stdout.flush()
+                continue
+            if "error-empty-segment" in bugs and empty_segment(command):
+                _write({"seq": command["seq"], "error": "ZeroDivisionError: float division by zero"})
                 continue
             reply = answer(command, bugs, profile, with_stats)
             if "nondeterministic" in bugs:

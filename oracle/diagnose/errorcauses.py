@@ -1,0 +1,536 @@
+"""The root cause of an `error` record: the feature of the input on which the implementation answers error.
+
+A library that raises on some input (answered `error`, or `unsupported` by its adapter) gives no number to
+explain: what explains it is the input that triggers it, and the shrunk input says it plainly (nltk's method6 at
+one order, a segment without references). Named `error` alone, every crash of a run is one cause, and a baseline
+can list one only by its exception's name or by its id, which holds for one seed. Here an error's cause is a
+predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
+references, weights negative or zero, a hypothesis or reference empty or shorter than the order, an empty or
+whitespace-bearing token, a raw text holding a line break or a hyphen before one, several segments or references,
+case folding, the level, the smoothing method, the order), named `error-when-<feature>[-and-<feature>...]`: a
+stable string, listed in a baseline as `cause:error-when-...`.
+
+The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
+feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
+every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
+raised to the smallest other one, the smoothing method `none`) is asked of the implementation (`ask`). A feature
+whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
+The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
+or lowered by one (`order-above-<k>`). Of the features of one family (a hypothesis empty, or shorter than the
+order) the first whose neighbour is answered names it; at order 1, where the two neighbours are one input, the
+hypothesis given one token is asked again at order 2 to tell them apart. A neighbour can stop the error for another
+reason (keeping the one reference that matches nothing, nltk answers 0 before it reaches its smoothing): where a
+cause joins several features, each is asked once more, the failing input with every other feature taken away and
+that one too, and dropped where that input still errs. A cause holds on every failing input given (the original
+request as well as the shrunk one); where no neighbour is answered the record keeps the name `error`.
+
+`holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
+that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
+
+#: Every error cause's name starts so.
+PREFIX = "error-when-"
+#: How the features of one cause are joined in its name.
+JOIN = "-and-"
+#: Requests one error's cause may send at most (each one neighbour): a bounded, deterministic cost.
+MAX_PROBES = 16
+#: Orders above the failing one tried at most, looking for the first the implementation answers.
+ORDER_STEPS = 4
+#: The token an edit adds where the input has none to repeat.
+FILLER = "a"
+#: Neighbours of one feature asked at most (one segment kept of several: the first, the second, ...).
+MAX_ALTERNATIVES = 4
+
+#: ask(request): True where the implementation answers it with an error (or unsupported), False where it answers
+#: (a score or a refusal), None where it cannot be asked (outside its capabilities, the process given up).
+Ask = Callable[[ScoreRequest], bool | None]
+
+
+# -- edits of sequences: token tuples, or raw text in a text request --------------------------------------------
+
+
+def _length(value) -> int:
+    """The tokens of a token sequence; the words (split on whitespace) of a text."""
+    return len(value.split()) if isinstance(value, str) else len(value)
+
+
+def _first_token(value) -> str | None:
+    words = value.split() if isinstance(value, str) else list(value)
+    return words[0] if words else None
+
+
+def _padded(value, n: int, filler: str = FILLER):
+    """`value` with tokens added up to `n`: its own repeated, else `filler`."""
+    words = value.split() if isinstance(value, str) else list(value)
+    cycle = words or [filler]
+    out = list(words)
+    while len(out) < n:
+        out.append(cycle[len(out) % len(cycle)])
+    if isinstance(value, str):  # the text kept as it is (a line break at its end too), the words added after it
+        added = " ".join(out[len(words):])
+        return value if not added else value + ("" if not value or value[-1].isspace() else " ") + added
+    return tuple(out)
+
+
+def _sequence(request: ScoreRequest, tokens: Sequence[str]):
+    """Tokens as a request of this kind carries them: a tuple, or in a text request one string."""
+    return " ".join(tokens) if request.is_text else tuple(tokens)
+
+
+def _with_segments(request: ScoreRequest, segments: Iterable[Segment]) -> ScoreRequest:
+    return request.model_copy(update={"segments": tuple(segments)})
+
+
+def _uniform(n: int) -> tuple[float, ...]:
+    return (1.0 / n,) * n
+
+
+def with_order(request: ScoreRequest, n: int) -> ScoreRequest | None:
+    """`request` at order `n`: uniform weights stay uniform (1/n each); other weights keep their values, the last
+    repeated or dropped. None below order 1."""
+    weights = tuple(request.weights)
+    if n < 1:
+        return None
+    if len(set(weights)) == 1 and weights[0] > 0:
+        changed = _uniform(n)
+    else:
+        changed = (weights + (weights[-1],) * n)[:n]
+    return request.model_copy(update={"weights": changed})
+
+
+# -- the catalogue ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature of an input: `holds(request)`, and `neighbours(request)`: the request with the feature taken away
+    (alternatives in order; the first that keeps the input's other features is asked)."""
+
+    name: str
+    words: str
+    family: str
+    holds: Callable[[ScoreRequest], bool]
+    neighbours: Callable[[ScoreRequest], Iterable[ScoreRequest]]
+
+
+def _one(edit: Callable[[ScoreRequest], ScoreRequest | None]) -> Callable[[ScoreRequest], Iterable[ScoreRequest]]:
+    def neighbours(request: ScoreRequest) -> Iterator[ScoreRequest]:
+        changed = edit(request)
+        if changed is not None:
+            yield changed
+    return neighbours
+
+
+def _corpus_given_a_segment(request: ScoreRequest) -> ScoreRequest:
+    filler = _sequence(request, [FILLER])
+    return _with_segments(request, [Segment(hypothesis=filler, references=(filler,))])
+
+
+def _references_given(request: ScoreRequest) -> ScoreRequest:
+    def given(segment: Segment) -> Segment:
+        if segment.references:
+            return segment
+        reference = segment.hypothesis if _length(segment.hypothesis) else _sequence(request, [FILLER])
+        return Segment(hypothesis=segment.hypothesis, references=(reference,))
+    return _with_segments(request, map(given, request.segments))
+
+
+def _hypotheses_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
+    def lengthened(segment: Segment) -> Segment:
+        if _length(segment.hypothesis) >= at_least:
+            return segment
+        tokens = [t for r in segment.references for t in (_first_token(r),) if t is not None]
+        base = segment.hypothesis if _length(segment.hypothesis) else _sequence(request, tokens[:1] or [FILLER])
+        return Segment(hypothesis=_padded(base, at_least), references=segment.references)
+    return _with_segments(request, map(lengthened, request.segments))
+
+
+def _references_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
+    def lengthened(segment: Segment) -> Segment:
+        first = _first_token(segment.hypothesis) or FILLER
+        references = tuple(
+            r if _length(r) >= at_least else _padded(r if _length(r) else _sequence(request, [first]), at_least)
+            for r in segment.references)
+        return Segment(hypothesis=segment.hypothesis, references=references)
+    return _with_segments(request, map(lengthened, request.segments))
+
+
+def _tokens(request: ScoreRequest) -> Iterator[str]:
+    if request.is_text:
+        return
+    for segment in request.segments:
+        yield from segment.hypothesis
+        for reference in segment.references:
+            yield from reference
+
+
+def _tokens_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
+    return _with_segments(request, (
+        Segment(hypothesis=tuple(map(change, s.hypothesis)), references=tuple(tuple(map(change, r))
+                                                                          for r in s.references))
+        for s in request.segments))
+
+
+def _holds_whitespace(token: str) -> bool:
+    return bool(token) and token.split() != [token]
+
+
+def _without_whitespace(token: str) -> str:
+    """A token's whitespace runs as '_' (a token of whitespace alone, '_': never the empty token)."""
+    return ("_".join(token.split()) or "_") if _holds_whitespace(token) else token
+
+
+def _texts(request: ScoreRequest) -> Iterator[str]:
+    if not request.is_text:
+        return
+    for segment in request.segments:
+        yield str(segment.hypothesis)
+        yield from map(str, segment.references)
+
+
+def _texts_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
+    return _with_segments(request, (
+        Segment(hypothesis=change(str(s.hypothesis)), references=tuple(change(str(r)) for r in s.references))
+        for s in request.segments))
+
+
+def _without_line_breaks(text: str) -> str:
+    return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+def _single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    for segment in request.segments[:MAX_ALTERNATIVES]:
+        yield _with_segments(request, [segment])
+
+
+def _single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    most = max((len(s.references) for s in request.segments), default=0)
+    for k in range(min(most, MAX_ALTERNATIVES)):
+        yield _with_segments(request, (
+            Segment(hypothesis=s.hypothesis, references=s.references[min(k, len(s.references) - 1):][:1])
+            if s.references else s for s in request.segments))
+
+
+def _zero_weights_raised(request: ScoreRequest) -> ScoreRequest | None:
+    positive = [w for w in request.weights if w > 0]
+    if not positive:
+        return None
+    return request.model_copy(update={"weights": tuple(w if w != 0 else min(positive) for w in request.weights)})
+
+
+def _smoothing_made_valid(request: ScoreRequest) -> ScoreRequest:
+    spec = request.smoothing
+    return request.model_copy(update={"smoothing": SmoothingSpec.of(spec.method, **{
+        name: abs(value) for name, value in spec.parameters.items()})})
+
+
+def _other_level(request: ScoreRequest) -> ScoreRequest | None:
+    if request.level == "sentence":
+        return request.model_copy(update={"level": "corpus"})
+    if len(request.segments) == 1 and request.stateful is None:
+        return request.model_copy(update={"level": "sentence"})
+    return None
+
+
+FEATURES: tuple[Feature, ...] = (
+    Feature("corpus-empty", "the corpus has no segments", "corpus",
+            lambda r: r.level == "corpus" and not r.segments, _one(_corpus_given_a_segment)),
+    Feature("references-missing", "a segment has no references", "references-missing",
+            lambda r: any(not s.references for s in r.segments), _one(_references_given)),
+    Feature("weight-negative", "a weight is negative", "weight-sign",
+            lambda r: any(w < 0 for w in r.weights),
+            _one(lambda r: r.model_copy(update={"weights": tuple(abs(w) for w in r.weights)}))),
+    Feature("weights-all-zero", "every weight is zero", "weight-zero",
+            lambda r: not any(r.weights), _one(lambda r: r.model_copy(update={"weights": _uniform(len(r.weights))}))),
+    Feature("smoothing-parameter-negative", "a smoothing parameter is negative", "smoothing-parameter",
+            lambda r: any(v < 0 for v in r.smoothing.parameters.values()), _one(_smoothing_made_valid)),
+    Feature("hypothesis-empty", "a hypothesis is empty", "hypothesis-length",
+            lambda r: any(not _length(s.hypothesis) for s in r.segments),
+            _one(lambda r: _hypotheses_lengthened(r, 1))),
+    Feature("hypothesis-shorter-than-order", "a hypothesis has fewer tokens than the order", "hypothesis-length",
+            lambda r: any(_length(s.hypothesis) < len(r.weights) for s in r.segments),
+            _one(lambda r: _hypotheses_lengthened(r, len(r.weights)))),
+    Feature("reference-empty", "a reference is empty", "reference-length",
+            lambda r: any(not _length(x) for s in r.segments for x in s.references),
+            _one(lambda r: _references_lengthened(r, 1))),
+    Feature("reference-shorter-than-order", "a reference has fewer tokens than the order", "reference-length",
+            lambda r: any(_length(x) < len(r.weights) for s in r.segments for x in s.references),
+            _one(lambda r: _references_lengthened(r, len(r.weights)))),
+    Feature("token-empty", "a token is the empty string", "token-empty",
+            lambda r: "" in _tokens(r), _one(lambda r: _tokens_changed(r, lambda t: t or FILLER))),
+    Feature("token-with-whitespace", "a token holds whitespace", "token-whitespace",
+            lambda r: any(map(_holds_whitespace, _tokens(r))),
+            _one(lambda r: _tokens_changed(r, _without_whitespace))),
+    # raw text: 13a joins "-\n" before turning line breaks into spaces; a reader of one segment a line, or one that
+    # joins whitespace first, cannot be sent either (the hyphen's neighbour keeps the line break, a space between)
+    Feature("text-hyphen-before-line-break", "a text holds a hyphen before a line break (-\\n)", "text-line-break",
+            lambda r: any("-\n" in t for t in _texts(r)),
+            _one(lambda r: _texts_changed(r, lambda t: t.replace("-\n", "- \n")))),
+    Feature("text-line-break", "a text holds a line break", "text-line-break",
+            lambda r: any("\n" in t or "\r" in t for t in _texts(r)),
+            _one(lambda r: _texts_changed(r, _without_line_breaks))),
+    Feature("weight-zero", "a weight is zero (not every one)", "weight-zero",
+            lambda r: 0 in r.weights and any(r.weights), _one(_zero_weights_raised)),
+    Feature("segments-several", "the corpus has several segments", "segments",
+            lambda r: len(r.segments) > 1, _single_segments),
+    Feature("references-several", "a segment has several references", "references",
+            lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
+    Feature("lowercase", "case is folded (lowercase)", "lowercase",
+            lambda r: r.lowercase, _one(lambda r: r.model_copy(update={"lowercase": False}))),
+    Feature("level-sentence", "the level is sentence", "level",
+            lambda r: r.level == "sentence", _one(_other_level)),
+    Feature("level-corpus", "the level is corpus", "level",
+            lambda r: r.level == "corpus", _one(_other_level)),
+)
+BY_NAME = {feature.name: feature for feature in FEATURES}
+#: A derived feature: a hypothesis and a reference both empty, each needed, are one segment's emptiness.
+SEGMENT_EMPTY = "segment-empty"
+_SEGMENT_EMPTY_WORDS = "a segment's hypothesis and references are all empty"
+_SMOOTHING, _ORDER_BELOW, _ORDER_ABOVE = "smoothing-", "order-below-", "order-above-"
+
+
+def _segment_empty(request: ScoreRequest) -> bool:
+    return any(not _length(s.hypothesis) and s.references and not any(map(_length, s.references))
+               for s in request.segments)
+
+
+def _part_holds(part: str, request: ScoreRequest) -> bool:
+    if part in BY_NAME:
+        return BY_NAME[part].holds(request)
+    if part == SEGMENT_EMPTY:
+        return _segment_empty(request)
+    if part.startswith(_SMOOTHING):
+        return request.smoothing.method == part.removeprefix(_SMOOTHING)
+    for prefix, below in ((_ORDER_BELOW, True), (_ORDER_ABOVE, False)):
+        bound = part.removeprefix(prefix)
+        if part.startswith(prefix) and bound.isdigit():
+            return len(request.weights) < int(bound) if below else len(request.weights) > int(bound)
+    return False
+
+
+def parts(name: str) -> tuple[str, ...]:
+    """The features an error cause's name joins ('error-when-a-and-b' -> ('a', 'b')); () for another name."""
+    if not name.startswith(PREFIX):
+        return ()
+    return tuple(name.removeprefix(PREFIX).split(JOIN))
+
+
+def holds(name: str, request: ScoreRequest) -> bool:
+    """Whether `request` has every feature the error cause `name` names (False for a name that is none)."""
+    named = parts(name)
+    return bool(named) and all(_part_holds(part, request) for part in named)
+
+
+def part_words(part: str) -> str:
+    """A feature in words."""
+    if part in BY_NAME:
+        return BY_NAME[part].words
+    if part == SEGMENT_EMPTY:
+        return _SEGMENT_EMPTY_WORDS
+    if part.startswith(_SMOOTHING):
+        return f"the smoothing is {part.removeprefix(_SMOOTHING)}"
+    if part.startswith(_ORDER_BELOW):
+        return f"the order (the number of weights) is below {part.removeprefix(_ORDER_BELOW)}"
+    if part.startswith(_ORDER_ABOVE):
+        return f"the order (the number of weights) is above {part.removeprefix(_ORDER_ABOVE)}"
+    return part
+
+
+def describe(name: str) -> str:
+    """What an error cause's name means, in words."""
+    return "the implementation answers error where " + " and ".join(map(part_words, parts(name)))
+
+
+# -- the search -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ErrorCause:
+    """A confirmed error cause: its name, its features, and the neighbours asked (each answered or not)."""
+
+    name: str
+    features: tuple[str, ...]
+    probes: int
+    answered: int
+
+    @property
+    def description(self) -> str:
+        return (f"{describe(self.name)}: the failing input errs, and without any one of these features it is "
+                f"answered ({self.probes} neighbour(s) of it asked, {self.answered} answered)")
+
+
+@dataclass
+class _Probing:
+    failing: ScoreRequest
+    ask: Ask
+    candidates: tuple[Feature, ...]
+    probes: int = 0
+    answered: int = 0
+    asked: dict = field(default_factory=dict)
+
+    def errs(self, request: ScoreRequest) -> bool | None:
+        """The implementation's answer to a neighbour (cached; None once the probes are spent)."""
+        key = request.model_dump_json(exclude={"seq"})
+        if key not in self.asked:
+            if self.probes >= MAX_PROBES:
+                return None
+            self.probes += 1
+            self.asked[key] = self.ask(request)
+            self.answered += self.asked[key] is False
+        return self.asked[key]
+
+    def keeps_the_others(self, neighbour: ScoreRequest, family: str | None) -> bool:
+        """Whether a neighbour keeps every feature of the failing input outside `family`: then its answer is
+        about the one feature taken away."""
+        return all(feature.holds(neighbour) for feature in self.candidates if feature.family != family)
+
+    def without(self, feature: Feature) -> list[ScoreRequest]:
+        """The neighbours of the failing input without `feature` that keep its other features."""
+        return [n for n in feature.neighbours(self.failing) if n != self.failing
+                and not feature.holds(n) and self.keeps_the_others(n, feature.family)]
+
+    def answered_without(self, feature: Feature) -> ScoreRequest | None:
+        """The first neighbour without `feature`, where every one of them is answered (a feature taken away
+        several ways, as a segment kept of several, is needed only if each way stops the error: keeping the one
+        reference that matches nothing may stop it for another reason); else None."""
+        neighbours = self.without(feature)
+        if not neighbours or any(self.errs(n) is not False for n in neighbours):
+            return None
+        return neighbours[0]
+
+
+def _family_cause(probing: _Probing, family: tuple[Feature, ...]) -> str | None:
+    """The feature of a family (held by the failing input) whose neighbours are answered, the first; at order 1,
+    where "empty" and "shorter than the order" have one neighbour, that neighbour at order 2 tells them apart."""
+    for position, feature in enumerate(family):
+        neighbour = probing.answered_without(feature)
+        if neighbour is None:
+            continue
+        later = [f for f in family[position + 1:] if f.name.endswith("-shorter-than-order")]
+        if later and feature.name.endswith("-empty") and len(probing.failing.weights) == 1:
+            raised = with_order(neighbour, 2)
+            if raised is not None and later[0].holds(raised) and probing.errs(raised) is True:
+                return later[0].name
+        return feature.name
+    return None
+
+
+def _smoothing_cause(probing: _Probing, methods: Sequence[str]) -> str | None:
+    method = probing.failing.smoothing.method
+    if method == "none":
+        return None
+    for other in ("none", *methods):
+        if other == method:
+            continue
+        neighbour = probing.failing.model_copy(update={"smoothing": SmoothingSpec.of(other)})
+        if not probing.keeps_the_others(neighbour, None):
+            continue
+        answer = probing.errs(neighbour)
+        if answer is not None:
+            return _SMOOTHING + method if answer is False else None
+    return None
+
+
+def _order_cause(probing: _Probing) -> str | None:
+    """`order-below-<k>` for the first order above the failing one that is answered (the orders between err),
+    `order-above-<k>` where one order less is answered."""
+    n = len(probing.failing.weights)
+    for k in range(n + 1, n + 1 + ORDER_STEPS):
+        raised = with_order(probing.failing, k)
+        if raised is None or not probing.keeps_the_others(raised, None):
+            break
+        answer = probing.errs(raised)
+        if answer is None:
+            break
+        if answer is False:
+            return f"{_ORDER_BELOW}{k}"
+    lowered = with_order(probing.failing, n - 1)
+    if lowered is not None and probing.keeps_the_others(lowered, None) and probing.errs(lowered) is False:
+        return f"{_ORDER_ABOVE}{n - 1}"
+    return None
+
+
+def _plain(probing: _Probing, keep: Sequence[str], dropped: str) -> ScoreRequest | None:
+    """The failing input with every feature it holds taken away but those in `keep` (each by its first neighbour,
+    in the catalogue's order; the smoothing `none` unless kept; a `dropped` order bound crossed): what the kept
+    features alone give."""
+    request = probing.failing
+    kept_families = {BY_NAME[part].family for part in keep if part in BY_NAME}
+    for feature in probing.candidates:
+        if feature.name in keep or feature.family in kept_families or not feature.holds(request):
+            continue
+        request = next(iter(feature.neighbours(request)), request)
+    if not any(part.startswith(_SMOOTHING) for part in keep):
+        request = request.model_copy(update={"smoothing": SmoothingSpec.of("none")})
+    for prefix in (_ORDER_BELOW, _ORDER_ABOVE):
+        if dropped.startswith(prefix):
+            return with_order(request, int(dropped.removeprefix(prefix)))
+    return request
+
+
+def _needed(probing: _Probing, found: list[str]) -> list[str]:
+    """The features found, less each one the others alone err without: a feature taken away one way may stop
+    the error for another reason (the one reference kept matches nothing, and nltk answers 0 before it gets to
+    its smoothing), which the failing input with every other feature taken away tells."""
+    kept = list(found)
+    for part in found:
+        rest = [other for other in kept if other != part]
+        if not rest:
+            break
+        plain = _plain(probing, rest, part)
+        if plain is not None and all(_part_holds(other, plain) for other in rest) and probing.errs(plain) is True:
+            kept = rest
+    return kept
+
+
+def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[ScoreRequest] = (),
+                methods: Sequence[str] = ()) -> ErrorCause | None:
+    """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
+    by asking its neighbours (`ask`); the features must hold on `also_failing` too (the original input). `methods`:
+    the smoothing methods the implementation takes (a neighbour's other smoothing). None where no feature of the
+    catalogue is confirmed."""
+    every = (failing, *also_failing)
+    candidates = tuple(f for f in FEATURES if all(f.holds(r) for r in every))
+    probing = _Probing(failing, ask, candidates)
+    found = []
+    for family in dict.fromkeys(f.family for f in candidates):
+        named = _family_cause(probing, tuple(f for f in candidates if f.family == family))
+        if named is not None:
+            found.append(named)
+    found += [cause for cause in (_smoothing_cause(probing, methods), _order_cause(probing)) if cause]
+    found = _needed(probing, found)
+    if {"hypothesis-empty", "reference-empty"} <= set(found) and _segment_empty(failing):
+        found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f != "reference-empty"]
+    if not found:
+        return None
+    name = PREFIX + JOIN.join(found)
+    if not all(holds(name, request) for request in every):
+        return None
+    return ErrorCause(name=name, features=tuple(found), probes=probing.probes, answered=probing.answered)
+
+
+def hinted(request: ScoreRequest, hints: Iterable[str]) -> str | None:
+    """The first of `hints` (causes given to shrunk errors of the same kind) that is an error cause `request`
+    holds, or None."""
+    return next((hint for hint in hints if holds(hint, request)), None)
+
+
+__all__ = [
+    "ErrorCause",
+    "FEATURES",
+    "MAX_PROBES",
+    "PREFIX",
+    "describe",
+    "error_cause",
+    "hinted",
+    "holds",
+    "parts",
+    "with_order",
+]
