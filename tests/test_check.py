@@ -203,6 +203,8 @@ MUTANTS = [
     ("mutant_bp_missing", {"bp"}),
     ("mutant_totals_off_by_one", {"totals"}),
     ("mutant_lowercase_ignored", {"matches"}),
+    ("mutant_references_lowercased_only", {"matches"}),
+    ("mutant_hypothesis_lowercased_only", {"matches"}),
     ("mutant_empty_order_one", {"score"}),
     # float32: the score and BP carry ~1e-7 relative error, far beyond the default rel 1e-9
     ("mutant_float32", {"score", "bp"}),
@@ -244,6 +246,24 @@ def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
         if record.layer in ("matches", "totals"):
             assert record.order >= 1
     assert_shrunk_first_of_each_kind(failing)
+
+
+@pytest.mark.parametrize("mutant, cause", one_run_each([
+    ("mutant_references_lowercased_only", "case-folded-references-only"),
+    ("mutant_hypothesis_lowercased_only", "case-folded-hypothesis-only"),
+]))
+def test_case_folded_on_one_side_only_is_one_cause(mutant_run, mutant, cause):
+    """Issue 36: a fake that folds one side only, where the request folds both, is one bug with one name. A single
+    record fits other mechanisms by chance ("The" against a folded "the" counts 0 matches, as strict clipping's
+    m - 1 does), so without a name for one side folded the run came back as four causes, strict-clipping one."""
+    code, report = mutant_run(mutant)
+    assert code == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]
+    assert failing and all(cause in r.classification.signature for r in failing)
+    assert not any(r.classification.name == "strict-clipping" for r in failing)
+    summary = (report / "summary.md").read_text()
+    assert f"By root cause: {cause} x{len(failing)}." in summary
+    assert "strict-clipping" not in summary
 
 
 def assert_shrunk_first_of_each_kind(failing):

@@ -59,6 +59,7 @@ from .computations import (
     departed_result,
     empty_reference_batch_statistics,
     end_token_request,
+    one_side_result,
     result_under,
     score_of,
     score_of_statistics,
@@ -72,6 +73,7 @@ from .counting import (
 )
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
+from .oneside import ONE_SIDE_FOLDS
 from .textrules import DEPARTURES
 
 #: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
@@ -382,6 +384,8 @@ def _counting_of(cname, ctx, result):
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
     if cname in DEPARTURES:
         return departed_result(ctx, cname)
+    if cname in ONE_SIDE_FOLDS:
+        return one_side_result(ctx, cname)
     if cname in _STATE_STATISTICS:
         statistics = _STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)

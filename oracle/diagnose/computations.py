@@ -23,6 +23,7 @@ from oracle.formulas.tokenizers import fold_case
 from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
+from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
 from .textrules import DEPARTURES, departed
 
 FLOAT32 = "float32"
@@ -670,6 +671,26 @@ def empty_reference_batch_uncounted(ctx, result):
     return score_of_statistics(ctx, empty_reference_batch_statistics(ctx, result))
 
 
+def one_side_result(ctx, name):
+    """The oracle's result on the request with case folded on one side only (`oneside.ONE_SIDE_FOLDS[name]`), kept
+    in the context's counts for the explanation's statistics; None where folding that side alone does not apply."""
+    key = ("one-side", name, ctx.options, ctx.smoothing)
+    if key not in ctx.counted:
+        request = one_side_folded_request(ctx.request, ctx.text, ctx.options, ONE_SIDE_FOLDS[name][1])
+        ctx.counted[key] = None if request is None else result_under(
+            ctx, options=ctx.options.with_changes(lowercase=False), request=request)
+    return ctx.counted[key]
+
+
+def _one_side_fold_computation(name):
+    def computation(ctx, result):
+        return score_of(one_side_result(ctx, name))
+
+    computation.__doc__ = ONE_SIDE_FOLDS[name][0]
+    computation.__name__ = computation.__qualname__ = f"one side {name}"
+    return computation
+
+
 def departed_result(ctx, name):
     """The oracle's result on the text request's tokens under tokenizer departure `name` (`textrules`), kept in
     the context's counts for the explanation's statistics; None where the departure does not apply."""
@@ -743,6 +764,7 @@ GENERIC_COMPUTATIONS = (
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
     ("case-not-folded", case_not_folded),
+    *((name, _one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),

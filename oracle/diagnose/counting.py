@@ -28,6 +28,8 @@ from typing import Any
 from oracle.formulas import bleu
 from oracle.formulas.tokenizers import fold_case
 
+from .oneside import ONE_SIDE_FOLDS, one_side_folded_counts
+
 
 def fold_of(options: Any) -> Callable[[str], str] | None:
     """How `options` fold case (None: they keep it), as the oracle folds it."""
@@ -413,6 +415,33 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
 COUNTING_ALTERNATIVES: dict[
     str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
 ] = {
+    # first, the case mechanisms: where a request's case decides its matches, a clipping alternative can fit a
+    # single record by chance (strict-clipping: "The" against "the" counts 0); the flag ignored before one side
+    # folded alone, which it is where that side has nothing to fold
+    "case-not-folded": (
+        "the request's lowercase flag ignored: case kept where the request folds it",
+        MATCHES,
+        _layer(
+            "matches",
+            _unless(
+                lambda options: options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False),
+            ),
+        ),
+    ),
+    "case-folded-unasked": (
+        "case folded though the request keeps it (an implementation that always lowercases)",
+        MATCHES,
+        _layer(
+            "matches",
+            _unless(
+                lambda options: not options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
+            ),
+        ),
+    ),
+    **{name: (description, MATCHES, one_side_folded_counts(side))
+       for name, (description, side) in ONE_SIDE_FOLDS.items()},
     "unclipped-matches": (
         "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
         "(section 2.1's 'modified' precision left out)",
@@ -450,28 +479,6 @@ COUNTING_ALTERNATIVES: dict[
         "only each segment's first reference is used, for clipping and for the reference length",
         frozenset({"matches", "ref_len"}),
         first_reference_counts,
-    ),
-    "case-not-folded": (
-        "the request's lowercase flag ignored: case kept where the request folds it",
-        MATCHES,
-        _layer(
-            "matches",
-            _unless(
-                lambda options: options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False),
-            ),
-        ),
-    ),
-    "case-folded-unasked": (
-        "case folded though the request keeps it (an implementation that always lowercases)",
-        MATCHES,
-        _layer(
-            "matches",
-            _unless(
-                lambda options: not options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
-            ),
-        ),
     ),
     "ngram-keys-joined-by-space": (
         "an n-gram is keyed by its tokens joined with a space, so n-grams of tokens that hold spaces collide: "

@@ -9,6 +9,18 @@ the one records named first more often, then by name: deterministic). An explana
 the records its group holds as well as the chosen one is reported beside it ("fits: A or B"): the inputs
 could not tell them apart, and the search should generate one that does.
 
+Some explanations are a numeric coincidence on one record more often than a bug: a state carried from an earlier
+request (`earlier-answer-returned`, `exp-halvings-carried-over`) or float32 precision, each of which one number can
+fit by chance (a stateless float64 implementation's wrong answer that equals another request's, or lies within
+1e-5 of the oracle's). They name a run's records only with evidence: a pattern across at least two records of the
+run, or a confirming probe (`confirmed`: the names a record carries with its probes' confirmation). Without it they
+are left out of that record's signature, which keeps its next-best name, or, where it has none, `unexplained`.
+
+    >>> [(c.name, c.records) for c in minimal_cover({("float32",): 1, ("strict-clipping",): 3})]
+    [('strict-clipping', 3), ('unexplained', 1)]
+    >>> [(c.name, c.records) for c in minimal_cover({("float32",): 2})]
+    [('float32', 2)]
+
     >>> [(c.name, c.records, c.alternatives) for c in minimal_cover({("longest", "closest-longer"): 78,
     ...                                                             ("closest-longer", "longest"): 20,
     ...                                                             ("longest",): 6})]
@@ -20,8 +32,15 @@ could not tell them apart, and the search should generate one that does.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+
+from oracle.models.results import NEEDS_EVIDENCE, needs_evidence
+
+#: Where a record's every name needs evidence it does not have (the classifier's own word).
+UNEXPLAINED = "unexplained"
+#: The records an explanation needing evidence must account for in a run without a confirming probe.
+PATTERN_RECORDS = 2
 
 
 @dataclass(frozen=True)
@@ -36,10 +55,36 @@ class RunCause:
     signatures: tuple[tuple[str, ...], ...]
 
 
-def minimal_cover(signatures: Mapping[tuple[str, ...], int]) -> list[RunCause]:
+def unsupported(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[str] = frozenset()) -> set[str]:
+    """The names needing evidence that have none in this run: fewer than PATTERN_RECORDS records fit them, and no
+    record's probe confirmed them."""
+    reach: Counter[str] = Counter()
+    for signature, count in signatures.items():
+        for name in set(signature):
+            reach[name] += count
+    return {name for name in reach if needs_evidence(name) and name not in confirmed and reach[name] < PATTERN_RECORDS}
+
+
+def with_evidence(signature: Sequence[str], left_out: set[str]) -> tuple[str, ...]:
+    """`signature` without the names of `left_out` (`unsupported`); (UNEXPLAINED,) where that leaves none."""
+    kept = tuple(name for name in signature if name not in left_out)
+    return kept or ((UNEXPLAINED,) if signature else ())
+
+
+def minimal_cover(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[str] = frozenset()) -> list[RunCause]:
     """The run's causes: `signatures` maps each record's fitting names (its primary name first) to the number
-    of records with exactly those; the result covers every record, largest group first."""
-    uncovered = {signature: count for signature, count in signatures.items() if signature and count > 0}
+    of records with exactly those; the result covers every record, largest group first. A name needing evidence
+    (`needs_evidence`) that fewer than PATTERN_RECORDS records fit and no probe confirmed (`confirmed`) names no
+    cause: its records are covered by their other names, or by UNEXPLAINED. Each cause's `signatures` are the
+    records' own (as given)."""
+    left_out = unsupported(signatures, confirmed)
+    original: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
+    uncovered: dict[tuple[str, ...], int] = {}
+    for signature, count in signatures.items():
+        if signature and count > 0:
+            kept = with_evidence(signature, left_out)
+            original.setdefault(kept, []).append(signature)
+            uncovered[kept] = uncovered.get(kept, 0) + count
     primary: Counter[str] = Counter()
     for signature, count in uncovered.items():
         primary[signature[0]] += count
@@ -53,9 +98,11 @@ def minimal_cover(signatures: Mapping[tuple[str, ...], int]) -> list[RunCause]:
         taken = tuple(sorted(s for s in uncovered if name in s))
         records = sum(uncovered.pop(s) for s in taken)
         common = set.intersection(*(set(s) for s in taken)) - {name}
-        causes.append(RunCause(name, records, tuple(sorted(common)), taken))
+        given = tuple(sorted(signature for kept in taken for signature in original[kept]))
+        causes.append(RunCause(name, records, tuple(sorted(common)), given))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
 
 
-__all__ = ["RunCause", "minimal_cover"]
+__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "unsupported",
+           "with_evidence"]

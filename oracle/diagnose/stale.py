@@ -47,6 +47,8 @@ from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge
 #: The names of the explanations.
 EARLIER_ANSWER = "earlier-answer-returned"
 EXP_CARRIED = "exp-halvings-carried-over"
+#: The change a probe-confirmed earlier answer carries (`confirmed`): a run names it even on a single record.
+CONFIRMED_BY = "confirmed by changing"
 #: The kinds of reply whose content can be compared (a crash or a timeout carries no answer).
 ANSWER_KINDS = ("score", "rejected", "unsupported", "error")
 #: Fields of a request that are no part of what it asks (the runner's sequence number, the command's name).
@@ -258,7 +260,7 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
     return named.model_copy(update={
         "description": named.description + f"; the same request with its {parts} changed once more ({len(sent)} "
                                            "probes sent to confirm it) got that answer too",
-        "change": (*named.change, ("confirmed by changing", parts))})
+        "change": (*named.change, (CONFIRMED_BY, parts))})
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -335,6 +337,6 @@ def with_stale(classification: Classification, stale: Classification | None) -> 
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
-__all__ = ["PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "carried_exp_halvings",
-           "confirmed", "differing_parts", "earlier_answer", "earlier_match", "halvings", "probes", "same_answer",
-           "stale_answer", "unmatched_orders", "with_stale"]
+__all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
+           "carried_exp_halvings", "confirmed", "differing_parts", "earlier_answer", "earlier_match", "halvings",
+           "probes", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]

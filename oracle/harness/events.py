@@ -40,11 +40,12 @@ from pathlib import Path
 from pydantic_core import PydanticSerializationError
 
 from oracle.diagnose.classify import describe_explanation
-from oracle.diagnose.cover import minimal_cover
+from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover
+from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, parse_line
+from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, needs_evidence, parse_line
 from oracle.models.wire import json_value, without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
@@ -152,6 +153,8 @@ class RootCauseTally:
         self.keep_records = keep_records
         self._signatures = {}
         self._position = 0
+        #: names a record's probes confirmed (`oracle.diagnose.stale.confirmed`): evidence without a second record
+        self._confirmed = set()
 
     def add(self, record: Record) -> None:
         position, self._position = self._position, self._position + 1
@@ -159,6 +162,8 @@ class RootCauseTally:
             return
         classification = record.classification
         signature = classification.signature
+        if any(key == CONFIRMED_BY for key, _ in classification.change):
+            self._confirmed.add(classification.name)
         entry = self._signatures.get(signature)
         size = (input_size(record), position)
         if entry is None:
@@ -173,7 +178,7 @@ class RootCauseTally:
 
     def run_names(self) -> list[str]:
         """The run's causes by name, largest first: the names records are given run-wide (`run_name_of`)."""
-        return [cause.name for cause in minimal_cover(self._counts())]
+        return [cause.name for cause in minimal_cover(self._counts(), frozenset(self._confirmed))]
 
     def _counts(self) -> dict[tuple[str, ...], int]:
         return {signature: entry["count"] for signature, entry in self._signatures.items()}
@@ -181,18 +186,29 @@ class RootCauseTally:
     def groups(self) -> list[RootCauseGroup]:
         """The run's root causes, largest first (then by name)."""
         out = []
-        for cause in minimal_cover(self._counts()):
+        for cause in minimal_cover(self._counts(), frozenset(self._confirmed)):
             entries = [self._signatures[s] for s in cause.signatures]
             # the smallest record whose own first name is this cause, else the smallest it accounts for
             named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
-            description = smallest.classification.description if named else describe_explanation(cause.name)
+            description = smallest.classification.description if named else _described(cause)
             documented = sorted(set().union(*(e["documented"] for e in entries)))
             records = [r for e in entries for r in e["records"]]
             out.append(RootCauseGroup(cause.name, description, documented, cause.records, smallest, records,
                                       cause.alternatives))
         out.sort(key=lambda g: (-g.count, g.name))
         return out
+
+
+def _described(cause):
+    """A run cause's description where no record gave it as its first name: its explanation in words, or, for
+    records whose every name needed evidence the run did not give (`oracle.diagnose.cover`), what fit them."""
+    if cause.name != UNEXPLAINED:
+        return describe_explanation(cause.name)
+    fitted = sorted({name for signature in cause.signatures for name in signature if needs_evidence(name)})
+    return (f"no explanation with evidence: {', '.join(fitted)} fit the numbers of fewer than {PATTERN_RECORDS} "
+            "records and no probe confirmed it, which a numeric coincidence also gives; the record's layer says "
+            "where the answer first differs")
 
 
 def results_path(path):

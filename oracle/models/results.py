@@ -80,10 +80,27 @@ class Classification(_Part):
         return run_name_of(self.signature, run_names)
 
 
+#: Explanations a record is given run-wide only with evidence (a pattern across records, or a confirming probe:
+#: `oracle.diagnose.cover`), also as a part of a combined name ("reference_length=longest + float32"): a state
+#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance.
+NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over"})
+
+
+def needs_evidence(name: str) -> bool:
+    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE."""
+    return any(part.strip() in NEEDS_EVIDENCE for part in name.split(" + "))
+
+
 def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
     """The run's name for a record whose fitting explanations are `signature` (its own name first): the first of
-    the run's causes among them (one bug, one name), else its own name."""
-    return next((name for name in run_names if name in signature), signature[0])
+    the run's causes among them (one bug, one name), else its own name; `unexplained` where each of its names
+    needs evidence the run did not give it (the cover left them out: `oracle.diagnose.cover`)."""
+    named = next((name for name in run_names if name in signature), None)
+    if named is not None:
+        return named
+    if "unexplained" in run_names and signature and all(map(needs_evidence, signature)):
+        return "unexplained"
+    return signature[0]
 
 
 class BaselineStatus(_Part):

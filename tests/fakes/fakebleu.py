@@ -47,6 +47,8 @@ MUTATIONS = {
     # `check --rel 1e-5` (tests/test_check.py::test_float32_passes_under_a_looser_contract).
     "float32": "computes in single precision",
     "lowercase-ignored": "ignores the lowercase flag",
+    "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
+    "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
     # Not bugs: the inputs the documents leave undefined (PROTOCOL.md) scored as the formulas read, where the
     # oracle refuses them: acceptable, a failure only under `check --strict`.
@@ -74,8 +76,10 @@ def ngrams(tokens, n):
 
 def segment_stats(hyp, refs, order, bugs, lowercase):
     if lowercase and "lowercase-ignored" not in bugs:
-        hyp = [t.lower() for t in hyp]
-        refs = [[t.lower() for t in r] for r in refs]
+        if "references-lowercased-only" not in bugs:
+            hyp = [t.lower() for t in hyp]
+        if "hypothesis-lowercased-only" not in bugs:
+            refs = [[t.lower() for t in r] for r in refs]
     matches, totals = [], []
     for n in range(1, order + 1):
         counts = ngrams(hyp, n)
