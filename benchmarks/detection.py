@@ -13,7 +13,9 @@ bugs of tests/fakes/plantedbleu.py named `planted:BUG`). For each, `bleu-oracle 
   `random-S-I~text`, `~refused`, `~series`, `~stateful`, a metamorphic `~RELATION`) fails, and which of them
   failed at I. The records of `--jobs 1` are written in example order, so the first failing record in
   results.jsonl has the smallest index; a run is stopped once a record of a later example is written (nothing
-  before the first failure depends on what comes after it, shrinking included, which is why it is switched off).
+  before the first failure depends on what comes after it, shrinking included, which is why it is switched off);
+- and, for what a series length costs, the clean control (`plantedbleu.py clean`) once per length, the whole run:
+  the inputs it judged and the series requests among them (its footer's coverage).
 
 The figures are indices and yes/no, never seconds: they do not depend on the machine's load. The bugs of
 STRICT_ONLY score an input the documents leave undefined with a convention's value (`acceptable` by default,
@@ -73,9 +75,9 @@ def one_bug_implementations() -> list[str]:
     return mutants + [f"planted:{bug}" for bug in sorted(BUGS)]
 
 
-def records_of(lines: list[bytes]) -> list[dict]:
-    """The records among complete results.jsonl lines (header and footer left out)."""
-    return [record for record in (json.loads(line) for line in lines if line.strip()) if record.get("type") == "record"]
+def records_of(lines: list[bytes], kind: str = "record") -> list[dict]:
+    """The entries of this type among complete results.jsonl lines (records, or the footer)."""
+    return [entry for entry in (json.loads(line) for line in lines if line.strip()) if entry.get("type") == kind]
 
 
 def example_index(record: dict) -> tuple[int, str] | None:
@@ -122,9 +124,10 @@ def _passed_first_failure(lines: list[bytes]) -> bool:
 
 
 def run_check(name: str, report: Path, extra: list[str], env: dict[str, str], *, stop_early: bool,
-              poll: float = 0.05) -> tuple[int, list[dict]]:
-    """`check --command NAME ... --report REPORT EXTRA`: (exit code, its records). With stop_early, the run is
-    ended (SIGTERM: it publishes what it wrote) once a record of a later example follows the first failing one."""
+              poll: float = 0.05) -> tuple[int, list[dict], dict]:
+    """`check --command NAME ... --report REPORT EXTRA`: (exit code, its records, its footer). With stop_early,
+    the run is ended (SIGTERM: it publishes what it wrote) once a record of a later example follows the first
+    failing one."""
     strict = ["--strict"] if name.split(":", 1)[-1] in STRICT_ONLY else []
     argv = [sys.executable, "-m", "oracle", "check", "--command", command_of(name), "--report", str(report),
             "--quiet", "--allow-empty", "--jobs", "1", "--shrink-budget", "0", *strict, *extra]
@@ -144,20 +147,20 @@ def run_check(name: str, report: Path, extra: list[str], env: dict[str, str], *,
     code = process.wait()
     published = report / "results.jsonl"
     lines = published.read_bytes().splitlines() if published.exists() else seen.splitlines()
-    return code, records_of(lines)
+    return code, records_of(lines), next(iter(records_of(lines, "footer")), {})
 
 
 def measure(name: str, series_lengths: list[int], examples: int | None, scratch: Path, env: dict[str, str],
             cache: list[str]) -> dict:
     """One implementation's row: whether the cases alone catch it, and per series length its first index."""
-    code, records = run_check(name, scratch / "cases", ["--examples", "0", *cache], env, stop_early=False)
+    code, records, _ = run_check(name, scratch / "cases", ["--examples", "0", *cache], env, stop_early=False)
     cases_failing = sum(1 for record in records if is_failing(record))
     row: dict = {"implementation": name, "cases_exit": code, "cases_failing": cases_failing, "series": {}}
     for length in series_lengths:
         extra = ["--no-cases", "--series-length", str(length), *cache]
         if examples is not None:
             extra += ["--examples", str(examples)]
-        code, records = run_check(name, scratch / f"series-{length}", extra, env, stop_early=True)
+        code, records, _ = run_check(name, scratch / f"series-{length}", extra, env, stop_early=True)
         found = first_failure(records)
         row["series"][str(length)] = {
             "exit": code,
@@ -166,6 +169,22 @@ def measure(name: str, series_lengths: list[int], examples: int | None, scratch:
             "outcome": found[2] if found else None,
         }
     return row
+
+
+def clean_cost(series_lengths: list[int], examples: int | None, scratch: Path, env: dict[str, str],
+               cache: list[str]) -> dict[str, dict]:
+    """What each series length costs, counted in a whole run of the clean control (`plantedbleu.py clean`): the
+    inputs it judged and the series requests among them (the footer's coverage)."""
+    cost = {}
+    for length in series_lengths:
+        extra = ["--no-cases", "--series-length", str(length), *cache]
+        if examples is not None:
+            extra += ["--examples", str(examples)]
+        code, _, footer = run_check("planted:clean", scratch / f"clean-{length}", extra, env, stop_early=False)
+        coverage = footer.get("coverage") or {}
+        cost[str(length)] = {"exit": code, "inputs": coverage.get("inputs"),
+                             "series_requests": (coverage.get("features") or {}).get("series-request", 0)}
+    return cost
 
 
 def cell(result: dict) -> str:
@@ -179,7 +198,7 @@ def median_index(results: list[dict]) -> float:
     return statistics.median(math.inf if r["first_index"] is None else r["first_index"] for r in results)
 
 
-def markdown(rows: list[dict], series_lengths: list[int], examples: int) -> str:
+def markdown(rows: list[dict], series_lengths: list[int], examples: int, cost: dict[str, dict]) -> str:
     """The table: per implementation, cases caught, the first index per series length, what caught it first."""
     head = ["implementation", "cases"] + [f"L={length}" for length in series_lengths]
     head.append(f"first caught by (L={series_lengths[0]})")
@@ -202,6 +221,9 @@ def markdown(rows: list[dict], series_lengths: list[int], examples: int) -> str:
     lines.append("| **median first index** | | " + " | ".join(
         f"> {examples}" if math.isinf(m) else f"{m:g}" for m in medians) + " | |")
     lines.append("| **max first index (caught)** | | " + " | ".join(str(m) for m in maxima) + " | |")
+    lines.append("| **inputs judged, clean run (series requests)** | | " + " | ".join(
+        f"{cost[str(length)]['inputs']} ({cost[str(length)]['series_requests']})" for length in series_lengths)
+        + " | |")
     return "\n".join(lines)
 
 
@@ -221,20 +243,22 @@ def main(argv: list[str] | None = None) -> int:
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (20 if args.quick else None)
     lengths = args.series_lengths or ([DEFAULT_SERIES_LENGTH, 0] if args.quick else list(SERIES_LENGTHS))
-    rows = []
+    rows: list[dict] = []
     with tempfile.TemporaryDirectory() as scratch:
         env = {**os.environ, "BLEU_ORACLE_SEARCH_CACHE": str(Path(scratch) / "search-cache"),
                "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+        cache = ["--no-search-cache"] if args.no_search_cache else []
         for number, name in enumerate(names):
-            row = measure(name, lengths, examples, Path(scratch) / f"run{number}", env,
-                          ["--no-search-cache"] if args.no_search_cache else [])
+            row = measure(name, lengths, examples, Path(scratch) / f"run{number}", env, cache)
             rows.append(row)
             print(f"{name:<40} cases {row['cases_failing']:>3} failing; first index per series length: "
                   + ", ".join(f"{length}: {cell(row['series'][str(length)])}" for length in lengths),
                   file=sys.stderr, flush=True)
-    print(markdown(rows, lengths, examples if examples is not None else DEFAULT_EXAMPLES))
+        cost = clean_cost(lengths, examples, Path(scratch) / "clean", env, cache)
+    print(markdown(rows, lengths, examples if examples is not None else DEFAULT_EXAMPLES, cost))
     if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+        Path(args.json).write_text(json.dumps({"implementations": rows, "clean_cost": cost}, indent=2) + "\n",
+                                   encoding="utf-8")
     return 0
 
 

@@ -52,7 +52,8 @@ def test_detection_by_example_index_writes_its_table(tmp_path):
     done = subprocess.run([sys.executable, "benchmarks/detection.py", "--quick", "--json", str(out)],
                           capture_output=True, text=True, cwd=ROOT, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
-    rows = json.loads(out.read_text())
+    figures = json.loads(out.read_text())
+    rows = figures["implementations"]
     assert [row["implementation"] for row in rows] == ["planted:clip-lt", "planted:memo-ignores-weights"]
     table = [line for line in done.stdout.splitlines() if line.startswith("|")]
     assert table[0] == "| implementation | cases | L=36 | L=0 | first caught by (L=36) |"
@@ -67,9 +68,15 @@ def test_detection_by_example_index_writes_its_table(tmp_path):
             assert text == ("**missed**" if index is None else str(index))
             assert index is None or 0 <= index < 20  # --quick runs 20 examples
     assert [line.split("|")[1].strip() for line in summary] == [
-        "**caught**", "**median first index**", "**max first index (caught)**"]
+        "**caught**", "**median first index**", "**max first index (caught)**",
+        "**inputs judged, clean run (series requests)**"]
     caught = [sum(row["series"][length]["first_index"] is not None for row in rows) for length in ("36", "0")]
     assert summary[0].split("|")[3:5] == [f" {caught[0]} of 2 ", f" {caught[1]} of 2 "]
+    # the clean control conforms; no series, no series requests; a series adds its requests to the inputs judged
+    cost = figures["clean_cost"]
+    assert cost["36"]["exit"] == cost["0"]["exit"] == 0 and cost["0"]["series_requests"] == 0
+    assert cost["36"]["series_requests"] > 0 and cost["36"]["inputs"] > cost["0"]["inputs"]
+    assert summary[3].split("|")[3:5] == [f" {cost[k]['inputs']} ({cost[k]['series_requests']}) " for k in ("36", "0")]
     # clip-lt does not depend on state: example I is the same whatever the series length (check --help), so the
     # example that catches it does at every length
     clip = rows[0]["series"]
