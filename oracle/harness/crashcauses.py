@@ -22,9 +22,10 @@ A `timeout` is probed the same way for its position (a hang costs the timeout on
 features are not searched: `timeout-after-<n>-requests` or `timeout-no-input-feature` where the input alone does
 not hang a fresh process; where it does, the record keeps the name `timeout`, its description saying so.
 
-Costs, bounded and deterministic: at most MAX_STARTS process starts per probed record (a start is a restart: for a
-library that loads a model, seconds each; the shrink spends at most SHRINK_STARTS of them), at most TIMEOUT_HANGS probes that hang per probed `timeout` record (each
-costs the timeout), and the feature search's own bound (`errorcauses.MAX_PROBES` requests). Only the first death
+Costs, bounded: at most MAX_STARTS process starts per probed record (a start is a restart: for a library that loads
+a model, seconds each; the shrink spends at most SHRINK_STARTS of them, within the run's --shrink-budget and
+--shrink-seconds), at most TIMEOUT_HANGS probes that hang per probed `timeout` record (each costs the timeout), and
+the feature search's own bound (`errorcauses.MAX_PROBES` requests). Only the first death
 of each kind in a block of examples is probed, as only the first failure of each kind is shrunk
 (`transport.shrink_allowed`); a later one is named by a probed cause of its kind where its input holds the features
 (`crash-when-...`) or it died on the same request of its process (`crash-after-...`), else it keeps `crash`.
@@ -170,8 +171,10 @@ def crash_cause(failing: ScoreRequest, prober: Prober, *, outcome: str = "crash"
     if first is False:
         return _position(failing, prober, outcome)
     if outcome != "crash":
-        return DeathCause(outcome, f"the input hangs a fresh process as its first request too; its features were "
-                                   f"not searched (each probe that hangs costs the timeout)")
+        return DeathCause(outcome, "the input hangs a fresh process as its first request too; its features were "
+                                   "not searched (each probe that hangs costs the timeout)")
+
+
     def still_kills(request: ScoreRequest) -> bool:
         return prober.starts < SHRINK_STARTS and prober.ask(request) is True
     reduced = shrink(failing, still_kills) if shrink is not None else failing
@@ -257,5 +260,5 @@ def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str]) 
     return None
 
 
-__all__ = ["MAX_STARTS", "SHRINK_STARTS", "POSITION_REQUESTS", "TIMEOUT_HANGS", "VARIANTS", "DeathCause", "Prober", "after_requests",
-           "crash_cause", "hinted", "renamed"]
+__all__ = ["MAX_STARTS", "POSITION_REQUESTS", "SHRINK_STARTS", "TIMEOUT_HANGS", "VARIANTS", "DeathCause", "Prober",
+           "ProcessProber", "after_requests", "crash_cause", "hinted", "renamed"]
