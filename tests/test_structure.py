@@ -157,3 +157,13 @@ def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith(f"By root cause: {cause} x")
     assert "other-counting-of" not in summary
+
+
+def test_a_transposed_corpus_may_hold_more_references_than_the_protocol_carries():
+    """1,500 segments of one reference each ("a wI" | "a vI"), transposed: one segment, "a w0" against all 1,500
+    references (more than a request may carry): "a" matches, m 1/2, c 2, r 2 -> 1/2 (the oracle: 1,500/3,000 too,
+    on c 3,000: the counts differ, so the mechanism is tried)."""
+    big = request(*((f"a w{i}", [f"a v{i}"]) for i in range(1500)))
+    result = structured_result(_context(big), structure.TRANSPOSED)
+    assert (result.statistics.hyp_len, result.statistics.ref_len) == (2, 2)
+    assert float(result.score) == pytest.approx(0.5, rel=1e-12)

@@ -227,7 +227,10 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, nam
     pairs = STRUCTURES[name](request.segments, text, options)
     if pairs is None or not pairs or pairs == _pairs(request.segments):
         return None
-    segments = tuple(Segment(hypothesis=hypothesis, references=references) for hypothesis, references in pairs)
+    # built unvalidated: a transposed or pooled corpus may hold more references a segment than the protocol carries
+    # (2,000 segments of one reference each, transposed, are one segment of 2,000), which the oracle still scores
+    segments = tuple(Segment.model_construct(hypothesis=hypothesis, references=references)
+                     for hypothesis, references in pairs)
     level = request.level if len(segments) == 1 else "corpus"  # one sentence's segments multiplied: a corpus
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
