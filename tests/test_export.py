@@ -137,8 +137,27 @@ CAPABILITY_SETS = [
      "statistics": False, "lowercase": False, "max_references": 1},
     {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none", "exp"], "statistics": True,
      "lowercase": True, "same_reference_count": True, "forbidden_token_characters": " \t\n.,", "empty_tokens": False,
-     "tokenizers": ["13a"], "conventions": {"empty_order": ["zero", "skip"]}},  # sacrebleu's switch
+     "tokenizers": ["13a"], "conventions": {"empty_order": ["zero", "skip"]},  # sacrebleu's switch
+     "forbidden_text_sequences": ["-\n"]},  # mteval-v13a.pl's
 ]
+
+
+def test_a_text_vector_needs_an_input_format_that_can_carry_its_texts():
+    """A text holding `-\\n` (13a's end-of-line hyphenation) is not applicable to mteval-v13a.pl's declaration
+    (`forbidden_text_sequences: ["-\\n"]`): the packs' filter says so from `needs` alone, as check does."""
+    from oracle.reports.export import needs_of
+
+    mteval_like = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
+                   "statistics": False, "lowercase": False, "tokenizers": ["13a"], "forbidden_text_sequences": ["-\n"]}
+    for text, carried in (("state-\nof-the-art", False), ("state- of-the-art", True), ("line\nbreak", True)):
+        request = request_from_json({"level": "corpus", "weights": [0.25] * 4, "tokenize": "13a",
+                                     "smoothing": {"method": "none"}, "lowercase": False,
+                                     "segments": [{"hypothesis": text, "references": ["state of the art"]}]})
+        needs = needs_of(request).model_dump(mode="json")
+        assert needs["texts"] == [text, "state of the art"]
+        assert (not_applicable_reason(request, Capabilities.model_validate(mteval_like)) is None) is carried
+        assert needs_met(needs, mteval_like) is carried, text
+        assert needs_met(needs, {k: v for k, v in mteval_like.items() if k != "forbidden_text_sequences"})
 
 
 @pytest.mark.parametrize("capabilities", CAPABILITY_SETS)

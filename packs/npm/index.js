@@ -27,6 +27,7 @@ function applies(needs, c) {
     && (!c.max_references || needs.references <= c.max_references)
     && !needs.token_characters.some((ch) => forbidden.includes(ch))
     && (!needs.empty_tokens || c.empty_tokens !== false)
+    && !(needs.texts || []).some((text) => (c.forbidden_text_sequences || []).some((s) => text.includes(s)))
     && Object.entries(needs.conventions).every(([name, rule]) => ((c.conventions || {})[name] || []).includes(rule));
 }
 
