@@ -25,12 +25,18 @@ def write(path, entries):
     return path
 
 
+def reviewed_as(text, reason):
+    """A reviewer's edit of a written baseline: the TODO line replaced by `reason`, each of its lines indented as
+    TODO is (an editor keeps the indentation)."""
+    return re.sub(r"(?m)^( +)TODO$", lambda m: "\n".join(m[1] + line for line in reason.split("\n")), text)
+
+
 def baseline_from(tmp_path, report, name="baseline.yaml", *more, review=True):
     """`baseline write`, then (unless `review` is False) the review a human does: every TODO a reason."""
     out = tmp_path / name
     assert run_cli("baseline", "write", "--from", report / "results.jsonl", "--out", out, *more) == 0
     if review:
-        text = out.read_text().replace("reason: TODO", "reason: reviewed by the test")
+        text = reviewed_as(out.read_text(), "reviewed by the test")  # YAML: the TODO line of each literal block
         out.write_text(text.replace('"reason": "TODO"', '"reason": "reviewed by the test"'))
     return out
 
@@ -625,3 +631,56 @@ def test_a_gate_failed_only_by_entries_gone_says_so_and_names_the_update(tmp_pat
     out = capsys.readouterr().out
     assert "bleu-oracle check: deviations found: " in out
     assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` adds the new deviations" in out
+
+
+# -- reasons a reviewer writes: any text ----------------------------------------------------------------------
+
+#: Reasons whose text YAML would read otherwise in a plain scalar (`reason: TODO` edited in place): a mapping's
+#: ": ", a comment's "#", a sequence's leading "-", quotes of both kinds, a regex's backslashes, lines.
+HOSTILE_REASONS = [
+    "the script: prints BLEU to 4 decimals",
+    "# upstream says wontfix",
+    "- a leading dash, as in a list",
+    "it's the script's \"printf\" of 'BLEU'",
+    "the tokenizer's s/-\\n//g, then s/[\\s]+/ /g",
+    "ends with a colon:",
+    "{not: a map} [nor, a list] &no *alias !no %tag @x ? key | > TODO: later",
+    "first line: why\n- second line # not a comment\n  indented third: 'quoted'",
+]
+
+
+@pytest.mark.parametrize("reason", HOSTILE_REASONS)
+def test_a_reviewer_can_replace_todo_with_any_reason(tmp_path, random_only_run, reason):
+    """Before, `baseline write` left `reason: TODO` a plain scalar: replacing TODO with "the script: prints" broke
+    the file, with "# why" made the reason empty, with "{...}" a map. It now writes a literal block."""
+    baseline = baseline_from(tmp_path, random_only_run, review=False)
+    baseline.write_text(reviewed_as(baseline.read_text(), reason))
+    assert [entry.reason for entry in load_baseline(baseline).entries] == [reason]
+
+
+def test_a_reviewed_hostile_reason_gates_and_survives_an_update_byte_for_byte(tmp_path, random_only_run, capsys):
+    baseline = baseline_from(tmp_path, random_only_run, review=False)
+    baseline.write_text(reviewed_as(baseline.read_text(), HOSTILE_REASONS[-1]))
+    reviewed = baseline.read_text()
+    assert check(tmp_path / "gated", fake("mutant_no_clipping", "--name", LIBRARY), "--baseline", baseline,
+                 examples=30) == 0
+    gone = f"- id: cause:gone-bug\n  outcome: fail\n  reason: |-\n    {HOSTILE_REASONS[0]}\n"
+    baseline.write_text(reviewed + gone)
+    assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", baseline, "--quiet") == 0
+    assert baseline.read_text() == reviewed  # the gone entry's lines removed, the reviewed one as written
+
+
+def test_reasons_written_by_write_and_update_read_back_as_they_were():
+    """Every reason `_dump_yaml` writes (new entries' TODO; every entry when --force rewrites a file) reads back
+    equal: in a literal block, or double-quoted where one would not (a tab, NEL, U+2028, ...); so does every
+    other string (safe_dump wrote a NEL raw inside single quotes, which reads back as a space)."""
+    from oracle.harness.baseline_file import _dump_yaml
+
+    reasons = [*HOSTILE_REASONS, "TODO", "", "  leading spaces", "trailing space ", "a final line break\n",
+               "tab\there", "NEL\x85here", "line\u2028separator", "C1 \x9b and DEL \x7f"]
+    entries = [{"id": f"case-{i}", "outcome": "fail", "reason": reason, "message": reason}
+               for i, reason in enumerate(reasons)]
+    text = _dump_yaml({"entries": entries})
+    assert yaml.safe_load(text) == {"entries": entries}
+    assert "  reason: |-\n    the script: prints BLEU to 4 decimals\n" in text
+

@@ -19,7 +19,8 @@ HELP = """Manage baselines of known deviations (see `bleu-oracle check --help`, 
 A baseline's life:
   bleu-oracle check --command CMD                      # deviations found (exit 1)
   bleu-oracle baseline write --from bleu-oracle-report --out baseline.yaml
-  (replace every `reason: TODO` with why the deviation is acceptable)
+  (replace every TODO under `reason: |-` with why the deviation is acceptable: any
+  text, on lines indented as TODO is)
   bleu-oracle check --command CMD --baseline baseline.yaml       # gate green (exit 0)
   (the implementation changes: a bug fixed, a new one)
   bleu-oracle check --command CMD --baseline baseline.yaml       # gate fails (exit 1)

@@ -56,7 +56,8 @@ MESSAGE_KEPT = 200
 #: What `baseline write` puts at the top of a new YAML baseline.
 YAML_HEADER = (
     "# bleu-oracle baseline: known deviations, written for review.\n"
-    "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
+    "# Replace every TODO under `reason: |-` with why the deviation is acceptable: any text, on lines indented as\n"
+    "# TODO is (a literal block: a colon, #, a leading -, quotes and backslashes are all just text there).\n"
     "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
     "# cause:<root cause> (its `cases:` strict as ids; any random example with that root cause)\n"
     "# or random:<outcome>:<layer> (any random example of that kind); unused entries only warn.\n"
@@ -390,8 +391,51 @@ def _document(results, entries):
     }
 
 
+class _Reason(str):
+    """A reason as `_dump_yaml` writes it: a literal block, the one YAML form a reviewer can type any text into."""
+
+
+class _BaselineDumper(yaml.SafeDumper):
+    """safe_dump's output, with every reason a `_Reason` and every string that is not printable text escaped."""
+
+
+def _printable_lines(text: str) -> bool:
+    """Whether every line of `text` is printable (no tab, NEL, U+2028 or other character YAML may fold or take for
+    a line break when written raw, as safe_dump writes them with allow_unicode)."""
+    return all(line.isprintable() for line in text.split("\n"))
+
+
+def _represent_reason(dumper: yaml.SafeDumper, reason: _Reason) -> yaml.ScalarNode:
+    """A literal block (`|-`): a reviewer replacing TODO writes plain text on an indented line, and no text there
+    (": ", "#", a leading "-", quotes, backslashes as in `s/-\\n//`) is read as YAML, where `reason: TODO` made
+    `reason: the script: prints` a broken file and `reason: # why` an empty reason. Double-quoted where a
+    literal block would not read back as written."""
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(reason),
+                                   style="|" if _printable_lines(reason) else '"')
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """Any other string as safe_dump writes it (quoted where YAML would read it otherwise), double-quoted with
+    escapes where it holds a character that is not printable: raw, a NEL in a quoted string reads back as a space."""
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=None if _printable_lines(text) else '"')
+
+
+_BaselineDumper.add_representer(_Reason, _represent_reason)
+_BaselineDumper.add_representer(str, _represent_text)
+
+
+def _reasons_marked(data: Any) -> Any:
+    """`data` with the value of every `reason` key a `_Reason` (entries are dicts, in a list or under `entries`)."""
+    if isinstance(data, list):
+        return [_reasons_marked(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _Reason(value) if key == "reason" and isinstance(value, str) else _reasons_marked(value)
+                for key, value in data.items()}
+    return data
+
+
 def _dump_yaml(data):
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    return yaml.dump(_reasons_marked(data), Dumper=_BaselineDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _write_document(out, document):
