@@ -25,12 +25,18 @@ def write(path, entries):
     return path
 
 
+def reviewed_as(text, reason):
+    """A reviewer's edit of a written baseline: the TODO line replaced by `reason`, each of its lines indented as
+    TODO is (an editor keeps the indentation)."""
+    return re.sub(r"(?m)^( +)TODO$", lambda m: "\n".join(m[1] + line for line in reason.split("\n")), text)
+
+
 def baseline_from(tmp_path, report, name="baseline.yaml", *more, review=True):
     """`baseline write`, then (unless `review` is False) the review a human does: every TODO a reason."""
     out = tmp_path / name
     assert run_cli("baseline", "write", "--from", report / "results.jsonl", "--out", out, *more) == 0
     if review:
-        text = out.read_text().replace("reason: TODO", "reason: reviewed by the test")
+        text = reviewed_as(out.read_text(), "reviewed by the test")  # YAML: the TODO line of each literal block
         out.write_text(text.replace('"reason": "TODO"', '"reason": "reviewed by the test"'))
     return out
 
@@ -555,24 +561,24 @@ def test_update_writes_through_a_link_keeping_the_file_s_permissions(tmp_path, r
     target = tmp_path / "kept" / "baseline.yaml"
     target.parent.mkdir()
     baseline_from(tmp_path, random_only_run).rename(target)
-    target.write_text(target.read_text() + "- id: gone-case\n  outcome: fail\n  reason: fixed since\n")
+    target.write_text(target.read_text() + "- id: cause:gone-bug\n  outcome: fail\n  reason: fixed since\n")
     target.chmod(0o640)
     link = tmp_path / "baseline.yaml"
     link.symlink_to(target)
     assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", link, "--quiet") == 0
-    assert link.is_symlink() and "gone-case" not in target.read_text()
+    assert link.is_symlink() and "gone-bug" not in target.read_text()
     assert os.stat(target).st_mode & 0o777 == 0o640
 
 
 def test_update_prints_what_it_removes_on_one_line_each_escaped(tmp_path, random_only_run, capsys):
     """An id and a reason are the user's text: a line break or an escape sequence in one is shown, not acted on."""
     baseline = baseline_from(tmp_path, random_only_run)
-    baseline.write_text(baseline.read_text() + '- id: "gone-\\e[31mred"\n  outcome: fail\n'
+    baseline.write_text(baseline.read_text() + '- id: "cause:gone-\\e[31mred"\n  outcome: fail\n'
                         '  reason: "first\\nsecond\\u202e"\n')
     capsys.readouterr()
     assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", baseline) == 0
-    assert capsys.readouterr().out.splitlines()[0] == \
-        "removed gone-\\x1b[31mred (no record in this run); its reason was: 'first\\nsecond\\u202e'"
+    assert capsys.readouterr().out.splitlines()[0] == ("removed cause:gone-\\x1b[31mred (no record of this run "
+                                                       "deviates by it); its reason was: 'first\\nsecond\\u202e'")
 
 
 def test_write_adds_to_a_baseline_whose_entries_list_cases(tmp_path, buggy_run, capsys):
@@ -625,3 +631,107 @@ def test_a_gate_failed_only_by_entries_gone_says_so_and_names_the_update(tmp_pat
     out = capsys.readouterr().out
     assert "bleu-oracle check: deviations found: " in out
     assert f"`bleu-oracle baseline update --from {report} --baseline {baseline}` adds the new deviations" in out
+
+
+# -- reasons a reviewer writes: any text ----------------------------------------------------------------------
+
+#: Reasons whose text YAML would read otherwise in a plain scalar (`reason: TODO` edited in place): a mapping's
+#: ": ", a comment's "#", a sequence's leading "-", quotes of both kinds, a regex's backslashes, lines.
+HOSTILE_REASONS = [
+    "the script: prints BLEU to 4 decimals",
+    "# upstream says wontfix",
+    "- a leading dash, as in a list",
+    "it's the script's \"printf\" of 'BLEU'",
+    "the tokenizer's s/-\\n//g, then s/[\\s]+/ /g",
+    "ends with a colon:",
+    "{not: a map} [nor, a list] &no *alias !no %tag @x ? key | > TODO: later",
+    "first line: why\n- second line # not a comment\n  indented third: 'quoted'",
+]
+
+
+@pytest.mark.parametrize("reason", HOSTILE_REASONS)
+def test_a_reviewer_can_replace_todo_with_any_reason(tmp_path, random_only_run, reason):
+    """Before, `baseline write` left `reason: TODO` a plain scalar: replacing TODO with "the script: prints" broke
+    the file, with "# why" made the reason empty, with "{...}" a map. It now writes a literal block."""
+    baseline = baseline_from(tmp_path, random_only_run, review=False)
+    baseline.write_text(reviewed_as(baseline.read_text(), reason))
+    assert [entry.reason for entry in load_baseline(baseline).entries] == [reason]
+
+
+def test_a_reviewed_hostile_reason_gates_and_survives_an_update_byte_for_byte(tmp_path, random_only_run, capsys):
+    baseline = baseline_from(tmp_path, random_only_run, review=False)
+    baseline.write_text(reviewed_as(baseline.read_text(), HOSTILE_REASONS[-1]))
+    reviewed = baseline.read_text()
+    assert check(tmp_path / "gated", fake("mutant_no_clipping", "--name", LIBRARY), "--baseline", baseline,
+                 examples=30) == 0
+    gone = f"- id: cause:gone-bug\n  outcome: fail\n  reason: |-\n    {HOSTILE_REASONS[0]}\n"
+    baseline.write_text(reviewed + gone)
+    assert run_cli("baseline", "update", "--from", random_only_run, "--baseline", baseline, "--quiet") == 0
+    assert baseline.read_text() == reviewed  # the gone entry's lines removed, the reviewed one as written
+
+
+def test_reasons_written_by_write_and_update_read_back_as_they_were():
+    """Every reason `_dump_yaml` writes (new entries' TODO; every entry when --force rewrites a file) reads back
+    equal: in a literal block, or double-quoted where one would not (a tab, NEL, U+2028, ...); so does every
+    other string (safe_dump wrote a NEL raw inside single quotes, which reads back as a space)."""
+    from oracle.harness.baseline_file import _dump_yaml
+
+    reasons = [*HOSTILE_REASONS, "TODO", "", "  leading spaces", "trailing space ", "a final line break\n",
+               "tab\there", "NEL\x85here", "line\u2028separator", "C1 \x9b and DEL \x7f"]
+    entries = [{"id": f"case-{i}", "outcome": "fail", "reason": reason, "message": reason}
+               for i, reason in enumerate(reasons)]
+    text = _dump_yaml({"entries": entries})
+    assert yaml.safe_load(text) == {"entries": entries}
+    assert "  reason: |-\n    the script: prints BLEU to 4 decimals\n" in text
+
+
+# -- update removes only what its run could have met ---------------------------------------------------------
+
+
+def test_update_from_a_smaller_run_removes_only_what_that_run_could_have_met(tmp_path, buggy_run, capsys):
+    """The bug fixed, a quick run (`--no-cases --examples 5`) meets neither the cause entry's cases nor, with 5
+    random examples where the baseline's run drew 20, enough of the search to say the cause is gone: before,
+    `update` removed the entry (and an exact example of another seed) all the same. Now it keeps each, printed
+    "unmet"; a run with the cases removes the cases that pass and keeps the entry for its random examples; a run as
+    large as the baseline's removes it; a baseline whose header does not say how large its run was keeps it."""
+    baseline = baseline_from(tmp_path, buggy_run)
+    assert yaml.safe_load(baseline.read_text())["examples"] == 20  # the buggy run drew 20
+    reviewed = baseline.read_text() + "- id: random-7-3\n  outcome: fail\n  reason: seen under seed 7\n"
+    baseline.write_text(reviewed)
+    listed = yaml.safe_load(reviewed)["entries"][0]["cases"]
+
+    quick = tmp_path / "quick"
+    assert check(quick, fake("clean", "--name", LIBRARY), examples=5) == 0
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", quick, "--baseline", baseline) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert baseline.read_text() == reviewed  # nothing the quick run could not have met is gone
+    assert "kept cause:unclipped-matches, unmet: not met by this run's 5 random examples, fewer than the 20 of the " \
+           "run that wrote the baseline" in out
+    assert "kept random-7-3, unmet: not judged by this run (seed 0, the example is of seed 7)" in out
+    assert f"kept {listed[0]} in the cases of cause:unclipped-matches, unmet: not judged by this run (it did not run " \
+           "the bundled suite of documented cases)" in out
+    assert out[-1].endswith("nothing to update")
+
+    with_cases = tmp_path / "with-cases"
+    assert whole_check(with_cases, "clean", examples=5) == 0
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", with_cases, "--baseline", baseline) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line for line in out if line.startswith("removed ")] == [
+        f"removed {case} from the cases of cause:unclipped-matches (pass now)" for case in listed]
+    [entry, example] = load_baseline(baseline).entries
+    assert (entry.id, entry.cases, example.id) == ("cause:unclipped-matches", (), "random-7-3")
+
+    whole = tmp_path / "whole"
+    assert whole_check(whole, "clean") == 0
+    undated = tmp_path / "undated.yaml"
+    undated.write_text(re.sub(r"(?m)^examples: 20\n", "", baseline.read_text()))
+    capsys.readouterr()
+    assert run_cli("baseline", "update", "--from", whole, "--baseline", undated) == 0
+    assert "kept cause:unclipped-matches, unmet: not met by this run's 20 random examples, and the baseline does not " \
+           "say how many its own run drew" in capsys.readouterr().out
+    assert run_cli("baseline", "update", "--from", whole, "--baseline", baseline) == 0
+    assert capsys.readouterr().out.splitlines()[0].startswith(
+        "removed cause:unclipped-matches (no record of this run deviates by it)")
+    assert [e.id for e in load_baseline(baseline).entries] == ["random-7-3"]

@@ -1,8 +1,9 @@
 """Capabilities that state real limits (optional fields of the handshake): which maximum orders, the
-same number of references in every segment, characters a token may not hold, empty tokens. A request
-outside them is not applicable, never sent; random examples are generated inside them.
+same number of references in every segment, characters a token may not hold, empty tokens, sequences a raw
+text may not hold (what an input format cannot carry). A request outside them is not applicable, never
+sent; random examples are generated inside them.
 
-Holds: oracle.harness.requests
+Holds: oracle.harness.requests, oracle.harness.coverage
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ def test_a_handshake_without_the_optional_limits_is_still_valid_and_round_trips(
     assert Handshake.from_json(handshake()).to_json() == handshake()
     limited = handshake(orders=[4], same_reference_count=True, forbidden_token_characters=" \t", empty_tokens=False)
     assert Handshake.from_json(limited).to_json() == limited
+    lines = handshake(tokenizers=["13a"], forbidden_text_sequences=["-\n", "\r"])
+    assert Handshake.from_json(lines).to_json() == lines
 
 
 @pytest.mark.parametrize("capabilities,message", [
@@ -44,6 +47,10 @@ def test_a_handshake_without_the_optional_limits_is_still_valid_and_round_trips(
     ({"orders": [0]}, "`capabilities.orders[0]` must be at least 1"),
     ({"same_reference_count": "yes"}, "must be true or false"),
     ({"max_references": 0}, "`capabilities.max_references` must be at least 1"),
+    ({"forbidden_text_sequences": []}, "`capabilities.forbidden_text_sequences` must hold at least 1 item"),
+    ({"forbidden_text_sequences": [""]}, "`capabilities.forbidden_text_sequences[0]` must"),
+    ({"forbidden_text_sequences": ["\n", "\n"]}, "must not repeat an item"),
+    ({"forbidden_text_sequences": "-\n"}, "`capabilities.forbidden_text_sequences`"),
 ])
 def test_malformed_limits_are_protocol_errors(capabilities, message):
     with pytest.raises(ProtocolError, match=message.replace("[", r"\[").replace("]", r"\]")):
@@ -98,3 +105,56 @@ def test_random_examples_are_generated_inside_the_limits():
     for r in requests:
         assert len({len(s.references) for s in r.segments}) == 1
         assert not_applicable_reason(r, caps) is None
+
+
+def text_request(*texts):
+    return ScoreRequest(level="corpus", weights=(0.25,) * 4, tokenize="13a",
+                        segments=[Segment(hypothesis=t, references=["a reference"]) for t in texts])
+
+
+def test_a_text_holding_a_sequence_the_input_format_cannot_carry_is_not_applicable():
+    """mteval-v13a.pl's case: `-\\n` cannot reach its tokenizer, a hyphen before a space or a line feed alone can."""
+    caps = declared(tokenizers=["13a"], forbidden_text_sequences=["-\n"])
+    assert 'a text holds "-\\n"' in not_applicable_reason(text_request("fine", "re-\n"), caps)
+    assert not_applicable_reason(text_request("re- \n", "line\nbreak", "well-known"), caps) is None
+    assert not_applicable_reason(text_request("re-\n"), declared(tokenizers=["13a"])) is None  # undeclared: sent
+    # tokens are forbidden_token_characters' business: a token request is never judged by text sequences
+    assert not_applicable_reason(request([(["re-\n"], [["a"]])]), caps) is None
+
+
+def test_the_line_based_scripts_declare_what_their_input_cannot_carry():
+    """mteval-v13a.pl reads SGML that joins whitespace before its `s/-\\n//g` (oracle/adapters/perl_adapter.py,
+    `_mteval_unsendable`); multi-bleu-detok.perl reads one segment a line (`<STDIN>`, `<REF>`)."""
+    from oracle.adapters.perl_adapter import MtevalImplementation, MultiBleuDetokImplementation
+
+    mteval = Capabilities.from_json(MtevalImplementation.capabilities)
+    detok = Capabilities.from_json(MultiBleuDetokImplementation.capabilities)
+    assert not_applicable_reason(text_request("re-\n"), mteval) is not None
+    assert not_applicable_reason(text_request("line\nbreak"), mteval) is None  # a space to its tokenizer either way
+    assert not_applicable_reason(text_request("line\nbreak"), detok) is not None
+
+
+def test_the_coverage_table_says_which_tokenizer_rules_the_sequences_rule_out():
+    from oracle.harness.coverage import unreachable
+
+    caps = declared(tokenizers=["13a"], forbidden_text_sequences=["-\n"])
+    ruled_out = unreachable(caps)
+    assert ruled_out["13a:hyphen-newline"] == 'its texts may not hold "-\\n"'
+    assert "13a:newline" not in ruled_out and "13a:hyphen-newline" not in unreachable(declared(tokenizers=["13a"]))
+    assert "13a:newline" in unreachable(declared(tokenizers=["13a"], forbidden_text_sequences=["\n"]))
+
+
+def test_check_records_such_a_text_not_applicable_where_undeclared_it_was_an_error(tmp_path):
+    """tests/fakes/line_reader.py answers `unsupported` to a text holding `-\\n`. Declared, those random
+    examples are not applicable and the run conforms (exit 0); undeclared, the same examples are errors."""
+    from fakes.harness import check, fake, results
+
+    assert check(tmp_path / "declared", fake("line_reader"), examples=60) == 0
+    records = results(tmp_path / "declared").records
+    uncarried = [r for r in records if r.outcome == "not-applicable"]
+    assert uncarried and all("-\\n" in r.message and r.id.endswith("~text") for r in uncarried)
+    assert not [r for r in records if r.outcome == "error"]
+
+    assert check(tmp_path / "undeclared", fake("line_reader", "--undeclared"), examples=60) == 1
+    errors = [r.id for r in results(tmp_path / "undeclared").records if r.outcome == "error"]
+    assert errors == [r.id for r in uncarried]

@@ -39,6 +39,7 @@ def _shipped(name):
 
 needs_met = _shipped("needs").applies  # a consumer's filter
 whose_answer = _shipped("answers").whose_answer  # a consumer's failure message
+acceptable_convention = _shipped("answers").acceptable_convention  # a consumer's acceptance of a convention's value
 
 
 @pytest.fixture(scope="module")
@@ -137,8 +138,27 @@ CAPABILITY_SETS = [
      "statistics": False, "lowercase": False, "max_references": 1},
     {"levels": ["corpus"], "weights": "any", "max_order": 4, "smoothing": ["none", "exp"], "statistics": True,
      "lowercase": True, "same_reference_count": True, "forbidden_token_characters": " \t\n.,", "empty_tokens": False,
-     "tokenizers": ["13a"], "conventions": {"empty_order": ["zero", "skip"]}},  # sacrebleu's switch
+     "tokenizers": ["13a"], "conventions": {"empty_order": ["zero", "skip"]},  # sacrebleu's switch
+     "forbidden_text_sequences": ["-\n"]},  # mteval-v13a.pl's
 ]
+
+
+def test_a_text_vector_needs_an_input_format_that_can_carry_its_texts():
+    """A text holding `-\\n` (13a's end-of-line hyphenation) is not applicable to mteval-v13a.pl's declaration
+    (`forbidden_text_sequences: ["-\\n"]`): the packs' filter says so from `needs` alone, as check does."""
+    from oracle.reports.export import needs_of
+
+    mteval_like = {"levels": ["corpus"], "weights": "uniform", "max_order": 4, "smoothing": ["none"],
+                   "statistics": False, "lowercase": False, "tokenizers": ["13a"], "forbidden_text_sequences": ["-\n"]}
+    for text, carried in (("state-\nof-the-art", False), ("state- of-the-art", True), ("line\nbreak", True)):
+        request = request_from_json({"level": "corpus", "weights": [0.25] * 4, "tokenize": "13a",
+                                     "smoothing": {"method": "none"}, "lowercase": False,
+                                     "segments": [{"hypothesis": text, "references": ["state of the art"]}]})
+        needs = needs_of(request).model_dump(mode="json")
+        assert needs["texts"] == [text, "state of the art"]
+        assert (not_applicable_reason(request, Capabilities.model_validate(mteval_like)) is None) is carried
+        assert needs_met(needs, mteval_like) is carried, text
+        assert needs_met(needs, {k: v for k, v in mteval_like.items() if k != "forbidden_text_sequences"})
 
 
 @pytest.mark.parametrize("capabilities", CAPABILITY_SETS)
@@ -226,6 +246,29 @@ def test_a_wrong_answer_is_named_by_the_convention_and_the_profiles_whose_answer
     [skipped] = [v for v in sacrebleu["vectors"] if v["id"] == "papineni-empty-order-zero"]
     assert whose_answer(skipped, 0.0, contract).startswith("; your answer is the `sentence_empty_order=unset` one: "
                                                            "papineni, ")
+
+
+def test_on_an_undefined_input_a_named_conventions_value_is_acceptable_and_nothing_else_is(exported):
+    """The packs' `acceptable_convention`, with which the consumer tests accept an answer the documents leave open
+    (PROTOCOL.md, "Inputs the documents leave undefined"). protocol-empty-corpus: no segment, so c = r = 0 and
+    no n-gram; the conventions give 0 (empty-corpus-zero) or NaN (empty-corpus-nan, 0/0). protocol-zero-weights:
+    "the cat sat the mat" against "the cat sat on the mat", c = 5, r = 6, so BP = exp(1 - 6/5) = exp(-0.2)
+    = 0.8187307530779818 and exp(sum 0 * log p_n) = 1: BLEU = BP (zero-weights-bp, the formula's value, nltk's
+    sentence_bleu); 0 (zero-weights-counted); NaN (zero-weights-nan)."""
+    papineni = read(exported / "papineni.json")
+    contract, vectors = papineni["contract"], {v["id"]: v for v in papineni["vectors"]}
+    empty, weightless = vectors["protocol-empty-corpus"], vectors["protocol-zero-weights"]
+    assert empty["result"] == weightless["result"] == "acceptable" and empty["expected"]["rejected"]
+    assert acceptable_convention(empty, 0.0, contract) == "empty-corpus-zero"
+    assert acceptable_convention(empty, math.nan, contract) == "empty-corpus-nan"
+    assert acceptable_convention(weightless, math.exp(-0.2), contract) == "zero-weights-bp"
+    assert acceptable_convention(weightless, 0, contract) == "zero-weights-counted"
+    # a refusal is `expected` (not a convention's value), and any other number is no convention's
+    for got in (ValueError("empty"), 0.5, 1e-13, math.exp(-0.2) * (1 + 1e-6)):
+        assert acceptable_convention(empty, got, contract) is None
+        assert acceptable_convention(weightless, got, contract) is None
+    # on a vector whose answer the documents define, no answer is a convention's: the consumer test judges it
+    assert acceptable_convention(vectors["nltk-bp-closest-12-of-13-2"], 1.0, contract) is None
 
 
 def test_the_exact_zero_and_zero_over_zero_are_flagged(exported):

@@ -166,7 +166,7 @@ def test_baseline_write_onto_a_reviewed_baseline_keeps_every_reason_and_comment(
     run = no_clipping_run
     out = tmp_path / "baseline.yaml"
     assert run_cli("baseline", "write", "--from", run, "--out", out) == 0
-    reviewed = out.read_text().replace("reason: TODO", "reason: reviewed, clipping is known to be off")
+    reviewed = out.read_text().replace("reason: |-\n    TODO", "reason: reviewed, clipping is known to be off")
     reviewed = reviewed.replace("entries:", "# my note: upstream issue 123\nentries:")
     reviewed += "- id: some-case-of-mine\n  outcome: fail\n  reason: kept on purpose\n"
     out.write_text(reviewed)
@@ -183,7 +183,7 @@ def test_baseline_write_onto_a_reviewed_baseline_keeps_every_reason_and_comment(
 def test_baseline_write_adds_new_deviations_as_todo_after_the_reviewed_ones(tmp_path, capsys, no_clipping_run):
     out = tmp_path / "baseline.yaml"
     assert run_cli("baseline", "write", "--from", no_clipping_run, "--out", out) == 0
-    reviewed = out.read_text().replace("reason: TODO", "reason: reviewed")
+    reviewed = out.read_text().replace("reason: |-\n    TODO", "reason: reviewed")
     out.write_text(reviewed)
     other = tmp_path / "other"
     other.mkdir()

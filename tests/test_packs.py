@@ -28,7 +28,8 @@ TIMEOUT = 300
 MY_NODE_BLEU = """\
 // examples/node-bleu as the consumer test's implementation: capabilities from its own handshake;
 // MY_BLEU_EPSILON plants a bug (an epsilon added to every score); MY_BLEU_REFERENCE_LENGTH=shortest plants
-// another convention (r is the sum of the shortest references' lengths, not of the closest: BP recomputed)
+// another convention (r is the sum of the shortest references' lengths, not of the closest: BP recomputed);
+// MY_BLEU_UNDEFINED=X answers X to the inputs the documents leave undefined (no segment, all-zero weights)
 const { spawnSync } = require('node:child_process');
 const bleu = require(process.env.NODE_BLEU);
 const handshake = spawnSync(process.execPath, [process.env.NODE_BLEU],
@@ -36,7 +37,10 @@ const handshake = spawnSync(process.execPath, [process.env.NODE_BLEU],
 const { capabilities } = JSON.parse(handshake.stdout.split('\\n')[0]);
 const epsilon = Number(process.env.MY_BLEU_EPSILON || 0);
 const shortest = process.env.MY_BLEU_REFERENCE_LENGTH === 'shortest';
+const undefinedAnswer = process.env.MY_BLEU_UNDEFINED;
 function score(request) {
+  const undefinedInput = request.segments.length === 0 || request.weights.every((w) => w === 0);
+  if (undefinedAnswer !== undefined && undefinedInput) return Number(undefinedAnswer);
   const s = bleu.score(request);
   if (!shortest || !(s.bp > 0)) return s.score + epsilon;
   const r = request.segments.reduce((sum, seg) => sum + Math.min(...seg.references.map((ref) => ref.length)), 0);
@@ -47,7 +51,8 @@ module.exports = { capabilities, score };
 
 MY_PYTHON_BLEU = '''\
 """bleu-oracle's own `oracle.score` as the consumer test's implementation (MY_BLEU_EPSILON plants a bug;
-MY_BLEU_REFERENCE_LENGTH=shortest another convention)."""
+MY_BLEU_REFERENCE_LENGTH=shortest another convention; MY_BLEU_UNDEFINED=X answers X to the inputs the documents
+leave undefined: no segment, all-zero weights)."""
 import os
 
 import oracle
@@ -58,9 +63,12 @@ CAPABILITIES = {"levels": ["corpus", "sentence"], "weights": "any", "max_order":
 EPSILON = float(os.environ.get("MY_BLEU_EPSILON", "0"))
 REFERENCE_LENGTH = os.environ.get("MY_BLEU_REFERENCE_LENGTH")
 PLANTED = {"reference_length": REFERENCE_LENGTH} if REFERENCE_LENGTH else {}
+UNDEFINED = os.environ.get("MY_BLEU_UNDEFINED")
 
 
 def score(request):
+    if UNDEFINED is not None and (not request["segments"] or not any(request["weights"])):
+        return float(UNDEFINED)
     hypotheses = [s["hypothesis"] for s in request["segments"]]
     references = [s["references"] for s in request["segments"]]
     if request["level"] == "sentence":
@@ -228,6 +236,38 @@ def test_a_failing_vector_says_whose_answer_a_python_implementation_gave(packs, 
     assert len(failures) == int(re.search(r"(\d+) failed", failed.stdout)[1]) > 1
     assert all(SHORTEST in message for message in failures.values()), failures
     assert re.search(MLPACK_FAILURE, failures["mlpack-shortest-reference"]), failures["mlpack-shortest-reference"]
+
+
+#: The vectors on inputs the documents leave undefined (PROTOCOL.md) that papineni.json holds: no segment, all-zero
+#: weights; `expected` is the recommended refusal and each named convention's value is acceptable too.
+UNDEFINED_VECTORS = {"protocol-empty-corpus", "protocol-zero-weights"}
+
+
+@pytest.mark.slow
+def test_a_node_implementation_answering_a_conventions_value_on_an_undefined_input_passes(packs, tmp_path):
+    """0 is a named convention's value on both (empty-corpus-zero; zero-weights-counted), so the README's test
+    passes, saying which convention; 0.5 is no convention's value, so those two vectors, and only they, fail."""
+    npm_consumer(packs[0], tmp_path)
+    zero = sh(["node", "--test", "consumer.test.js"], tmp_path, {"NODE_BLEU": str(NODE_BLEU), "MY_BLEU_UNDEFINED": "0"})
+    assert zero.returncode == 0 and "# fail 0" in zero.stdout, zero.stdout[-3000:]
+    assert "acceptable: the empty-corpus-zero convention's value" in zero.stdout
+    assert "acceptable: the zero-weights-counted convention's value" in zero.stdout
+    half = sh(["node", "--test", "consumer.test.js"], tmp_path,
+              {"NODE_BLEU": str(NODE_BLEU), "MY_BLEU_UNDEFINED": "0.5"})
+    failed = set(re.findall(r"^not ok \d+ - (\S+) ", half.stdout, re.M))
+    assert half.returncode != 0 and failed == UNDEFINED_VECTORS, half.stdout[-3000:]
+
+
+@pytest.mark.slow
+def test_a_python_implementation_answering_a_conventions_value_on_an_undefined_input_passes(packs, tmp_path):
+    """The same with the Python pack's README test, run with pytest."""
+    python, work = python_consumer(packs[1], tmp_path)
+    command = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rf", "test_consumer.py"]
+    zero = sh(command, work, {"MY_BLEU_UNDEFINED": "0"})
+    assert zero.returncode == 0, zero.stdout[-3000:]
+    half = sh(command, work, {"MY_BLEU_UNDEFINED": "0.5", "COLUMNS": "1000"})
+    failed = set(re.findall(r"^FAILED test_consumer\.py::test_vector\[(.+?)\]", half.stdout, re.M))
+    assert half.returncode == 1 and failed == UNDEFINED_VECTORS, half.stdout[-3000:]
 
 
 def build_packs_module():

@@ -366,11 +366,14 @@ def test_a_refusal_of_the_default_directory_says_how_to_set_another(tmp_path, mo
     monkeypatch.delenv("BLEU_ORACLE_SEARCH_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     (tmp_path / "bleu-oracle" / "search" / "photos\n").mkdir(parents=True)
+    (tmp_path / "bleu-oracle" / "search" / "notes\u202etxt.exe").write_text("")
     with pytest.raises(BleuValueError) as refused:
         searchcache.open_root()
     (line,) = str(refused.value).splitlines()
     assert str(tmp_path / "bleu-oracle" / "search") in line and "BLEU_ORACLE_SEARCH_CACHE is not set" in line
-    assert "'photos\\n'/" in line and "set BLEU_ORACLE_SEARCH_CACHE to an empty or new directory" in line
+    # the names as every message shows the user's text (oracle.escaping.shown): `\n`, `U+202E`, not Python's ascii()
+    assert "notesU+202Etxt.exe, photos\\n/" in line
+    assert "set BLEU_ORACLE_SEARCH_CACHE to an empty or new directory" in line
 
 
 def test_a_cache_marked_by_another_layout_is_neither_read_written_nor_evicted(tmp_path):

@@ -127,7 +127,7 @@ def test_the_merge_gates_every_record_by_the_baseline_as_the_unsharded_run(shard
     root, _ = sharded_run
     assert run_cli("baseline", "write", "--from", root / "whole-alone" / "results.jsonl",
                    "--out", tmp_path / "b.yaml", "-q") == 0
-    text = (tmp_path / "b.yaml").read_text().replace("reason: TODO", "reason: ties go to the longer reference")
+    text = (tmp_path / "b.yaml").read_text().replace("reason: |-\n    TODO", "reason: ties go to the longer reference")
     baseline = tmp_path / "b.yaml"
     baseline.write_text(text)
     assert _check(tmp_path / "gated", "--baseline", baseline) == 0

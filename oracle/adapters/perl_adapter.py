@@ -173,6 +173,11 @@ class MultiBleuImplementation(Implementation):
         return _multi_bleu_score(self._perl, self._script, "multi-bleu.perl", request, " ".join)
 
 
+#: What a script reading one segment a line (Perl's `<STDIN>`, `<REF>`) cannot be given inside a text: the line
+#: feed ends the line, and the segment with it.
+_LINE_FEED = "\n"
+
+
 #: What multi-bleu-detok.perl's tokenization (13a) changes in a line of tokens joined by spaces: the ASCII
 #: punctuation it splits off, all but the apostrophe (the entities it unescapes start with "&"); the ASCII
 #: whitespace Perl's \s matches in bytes is _LINE_SEPARATORS.
@@ -186,7 +191,7 @@ class MultiBleuDetokImplementation(Implementation):
     capabilities = declare_capabilities(levels=["corpus"], weights="uniform", lowercase=True, orders=[4],
                                         same_reference_count=True, tokenizers=["13a"],
                                         forbidden_token_characters=_LINE_SEPARATORS + _DETOK_FORBIDDEN,
-                                        empty_tokens=False)
+                                        empty_tokens=False, forbidden_text_sequences=[_LINE_FEED])
 
     def __init__(self) -> None:
         environments.require("multi-bleu-detok")  # installed from its registry package, its sha256 checked
@@ -199,7 +204,7 @@ class MultiBleuDetokImplementation(Implementation):
             if request.tokenize != "13a":
                 raise Unsupported(f"multi-bleu-detok.perl tokenizes with 13a (got {request.tokenize!r})")
             texts = [t for s in request.segments for t in (s.hypothesis, *s.references)]
-            if any("\n" in t for t in texts):
+            if any(_LINE_FEED in t for t in texts):  # declared (forbidden_text_sequences): never sent by the runner
                 raise Unsupported("multi-bleu-detok.perl reads one segment a line: a text holding a line feed "
                                   "cannot be sent")
             return _multi_bleu_score(self._perl, self._script, "multi-bleu-detok.perl", request, str)
@@ -216,6 +221,11 @@ class MultiBleuDetokImplementation(Implementation):
 _MTEVAL_MARKUP = re.compile(r"</?\s*(?:seg|doc|srcset|refset|tstset)", re.IGNORECASE)
 
 
+#: 13a's end-of-line hyphenation as mteval-v13a.pl's tokenizer writes it (`s/-\n//g`), which its SGML reader
+#: never lets through (`_mteval_unsendable`): declared as a sequence its input cannot carry.
+_MTEVAL_HYPHEN_LINE_BREAK = "-\n"
+
+
 def _mteval_unsendable(text):
     r"""Why a raw text cannot reach mteval-v13a.pl's tokenizer as it is through an SGML file ("" when it can).
 
@@ -224,7 +234,7 @@ def _mteval_unsendable(text):
     a document into one space (`$span =~ s/[\s\n\r]+/ /g; # concatenate records`), so the tokenizer's
     end-of-line hyphenation (`s/-\n//g`) is never reached through a file: a text with `-` before a line break
     would be scored as another text. Every other line break is a space to the tokenizer either way."""
-    if "-\n" in text:
+    if _MTEVAL_HYPHEN_LINE_BREAK in text:  # declared (forbidden_text_sequences): never sent by the runner
         return "its SGML reader joins whitespace before the tokenizer's end-of-line hyphenation rule (s/-\\n//)"
     if _MTEVAL_MARKUP.search(text):
         return "its SGML reader would take a tag in the text for markup"
@@ -259,6 +269,7 @@ class MtevalImplementation(Implementation):
         tokenizers=["13a"],
         forbidden_token_characters=_MTEVAL_FORBIDDEN,
         empty_tokens=False,
+        forbidden_text_sequences=[_MTEVAL_HYPHEN_LINE_BREAK],
     )
     pattern = re.compile(r"BLEU score = ([0-9.]+) for system")
 

@@ -19,7 +19,8 @@ HELP = """Manage baselines of known deviations (see `bleu-oracle check --help`, 
 A baseline's life:
   bleu-oracle check --command CMD                      # deviations found (exit 1)
   bleu-oracle baseline write --from bleu-oracle-report --out baseline.yaml
-  (replace every `reason: TODO` with why the deviation is acceptable)
+  (replace every TODO under `reason: |-` with why the deviation is acceptable: any
+  text, on lines indented as TODO is)
   bleu-oracle check --command CMD --baseline baseline.yaml       # gate green (exit 0)
   (the implementation changes: a bug fixed, a new one)
   bleu-oracle check --command CMD --baseline baseline.yaml       # gate fails (exit 1)
@@ -49,6 +50,10 @@ no record in the run; a cause or class no record has) is removed, and a case
 listed under a cause entry is removed from its `cases`; the run's deviations no
 entry matches are added as `write` adds them (reason TODO). Each removal and
 addition is printed on its own line, a removed entry with the reason it had.
+Only what the run could have met is removed: a case it did not judge (--no-cases,
+--cases), an example it did not draw (another seed, fewer --examples), a cause
+or class entry after fewer random examples than the baseline's run drew (its
+header's `examples:`; a baseline without it keeps them) is kept, printed "unmet".
 Refused (exit 2): a run of another implementation or profile than the
 baseline's header names, and a run that did not judge everything (cut short or
 interrupted, an --id selection, one shard, a --replay, records not attempted):
@@ -80,6 +85,9 @@ UPDATE_HELP = """Keep a baseline to what a later run observes (a prune, and the 
 removes the entries no longer observed in the run's results.jsonl (a known
 deviation that passes now, deviates otherwise or has no record; a cause or class
 no record has; a case listed under a cause entry is removed from its `cases`),
+only where the run could have met them (a smaller run's unmet entries are kept
+and printed: a case it did not judge, an example it did not draw, a cause or
+class entry after fewer random examples than the baseline header's `examples:`),
 adds the run's deviations no entry matches (reason TODO, as `write` adds them),
 and keeps every other entry as written, reviewed reason and comments included.
 Each removal and addition is printed on one line (a removed entry with the
@@ -179,11 +187,15 @@ def run_update(args):
             print(shown(f"removed {removed.id} ({removed.why}); its reason was: {_cut(removed.reason)}"))
     for added in updated.added:
         print(shown(f"added {added['id']} ({_covers(added)}): reason TODO"))
+    for unmet in updated.unmet:  # kept: a smaller run than the baseline's cannot say these are gone
+        what = f"{unmet.case} in the cases of {unmet.id}" if unmet.case is not None else unmet.id
+        print(shown(f"kept {what}, unmet: {unmet.why}"))
     entries_removed = sum(1 for r in updated.removed if r.case is None)
     cases_removed = len(updated.removed) - entries_removed
     if not updated.removed and not updated.added:
-        print(shown(f"{args.baseline}: every entry still matches a deviation of {args.source}, and no deviation "
-                        "is new: nothing to update"))
+        matched = (f"{len(updated.unmet)} kept unmet (above), every other entry still matches a deviation"
+                   if updated.unmet else "every entry still matches a deviation")
+        print(shown(f"{args.baseline}: {matched} of {args.source}, and no deviation is new: nothing to update"))
         return 0
     summary = f"removed {_entries(entries_removed)}" + (f" and {cases_removed} listed case(s)" if cases_removed else "")
     print(shown(f"{args.baseline}: {summary}, added {_entries(len(updated.added))}, kept "

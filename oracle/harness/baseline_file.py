@@ -56,7 +56,8 @@ MESSAGE_KEPT = 200
 #: What `baseline write` puts at the top of a new YAML baseline.
 YAML_HEADER = (
     "# bleu-oracle baseline: known deviations, written for review.\n"
-    "# Replace every `reason: TODO` with why the deviation is acceptable.\n"
+    "# Replace every TODO under `reason: |-` with why the deviation is acceptable: any text, on lines indented as\n"
+    "# TODO is (a literal block: a colon, #, a leading -, quotes and backslashes are all just text there).\n"
     "# Keys: a case id or random-<seed>-<index> (strict: fails when it passes or is gone);\n"
     "# cause:<root cause> (its `cases:` strict as ids; any random example with that root cause)\n"
     "# or random:<outcome>:<layer> (any random example of that kind); unused entries only warn.\n"
@@ -214,39 +215,134 @@ class Removed:
     case: str | None = None
 
 
+@dataclass(frozen=True)
+class Unmet:
+    """An entry (or a case listed under one: `case`) that `update` kept though the run did not meet it: the run
+    could not have met it (`why`), so it cannot say the deviation is gone."""
+
+    id: str
+    why: str
+    case: str | None = None
+
+
+_RANDOM_ENTRY_ID = re.compile(r"random-(-?\d+)-(\d+)(?:~.*)?$")
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """What a run could have met: the documented cases it judged, its seed and how many random examples it drew,
+    against how many the baseline's own run drew (its header's `examples`)."""
+
+    seed: int | None
+    examples: int
+    baseline_examples: int | None
+    bundled_suite: bool
+    recorded: frozenset[str]
+
+    @classmethod
+    def of(cls, results, baseline):
+        settings = results.header.settings
+        drawn = _examples_drawn(results)
+        # "91 from the bundled suite[, 3 from mine.yaml]": the whole suite was judged (not --no-cases, not --cases)
+        bundled = "from the bundled suite" in (settings.cases or "")
+        return cls(settings.seed, drawn or 0, baseline.examples, bundled, frozenset(r.id for r in results.records))
+
+    def unmet_case(self, case_id):
+        """Why the run could not have met documented case `case_id`, or None when it could (it has a record of the
+        case, or it judged the whole bundled suite and the case is no longer in it)."""
+        if case_id in self.recorded or self.bundled_suite:
+            return None
+        return "not judged by this run (it did not run the bundled suite of documented cases)"
+
+    def unmet_example(self, example_id):
+        """Why the run could not have met random example `example_id` (random-<seed>-<index>), or None."""
+        match = _RANDOM_ENTRY_ID.match(example_id)
+        if match is None or example_id in self.recorded:
+            return None
+        seed, index = int(match.group(1)), int(match.group(2))
+        if seed != self.seed:
+            return f"not judged by this run (seed {self.seed}, the example is of seed {seed})"
+        if index >= self.examples:
+            return f"not judged by this run (it drew {self.examples} random examples)"
+        return None
+
+    def unmet_class(self, entry):
+        """Why a cause or class entry not met by the run's random examples could still match one (the run's search
+        was smaller than the one that wrote the baseline, or the baseline does not say how large that was), or
+        None. An entry that stands for documented cases only (a cause entry without `count`) is judged by them."""
+        if entry.id.startswith(CAUSE_PREFIX) and entry.cases and not (entry.model_extra or {}).get("count"):
+            return None
+        if self.baseline_examples is None:
+            return (f"not met by this run's {self.examples} random examples, and the baseline does not say how many "
+                    "its own run drew (`examples:` in its header, which `baseline write` writes)")
+        if self.examples < self.baseline_examples:
+            return (f"not met by this run's {self.examples} random examples, fewer than the {self.baseline_examples} "
+                    "of the run that wrote the baseline")
+        return None
+
+    def unmet(self, entry):
+        """Why the run could not have met `entry` (so `update` keeps it though unmet), or None."""
+        if entry.is_class:
+            return self.unmet_class(entry)
+        if _RANDOM_ENTRY_ID.match(entry.id):
+            return self.unmet_example(entry.id)
+        return self.unmet_case(entry.id)
+
+
 @dataclass
 class _Plan:
-    """What becomes of a baseline: the entries kept (the cases each still lists), those removed, those added."""
+    """What becomes of a baseline: the entries kept (the cases each still lists), those removed, those added, and
+    those kept unmet because the run could not have met them."""
 
     kept: list[tuple[int, BaselineEntry, tuple[str, ...]]]
     removed: list[Removed]
     added: list[dict]
     not_observed: tuple[str, ...]
+    unmet: list[Unmet] = field(default_factory=list)
 
 
 def _plan(results, baseline, *, examples_as, cases_as, remove):
-    """What `write` (`remove` False: only additions) or `update` makes of `baseline` from the run `results`."""
+    """What `write` (`remove` False: only additions) or `update` makes of `baseline` from the run `results`.
+    `update` removes only what the run could have met and did not (`_Scope`): a case that ran and passes (or
+    deviates otherwise), an example it drew, a cause or class entry after a search as large as the baseline's."""
     judged = _judge(results, baseline)
+    scope = _Scope.of(results, baseline)
     run_names = _run_names(results)
     unmatched = judged.new + (judged.changed if remove else [])
     regrouped = {entry["id"]: entry["outcome"] for entry in
                  deviation_entries(unmatched, run_names, examples_as=examples_as, cases_as=cases_as)}
-    kept, removed, not_observed = [], [], []
+    plan = _Plan([], [], [], ())
+    not_observed = []
     for index, entry in enumerate(baseline.entries):
         # a class or cause this run's unmatched deviations are grouped under again still describes them
         observed = entry.id in judged.known or (entry.is_class and regrouped.get(entry.id) == entry.outcome.value)
         if not observed:
             not_observed.append(entry.id)
-        if observed or not remove:
-            cases = entry.cases if not remove else tuple(c for c in entry.cases if c in judged.known.get(entry.id, ()))
-            removed += [Removed(entry.id, judged.why_gone(case), entry.reason, case=case)
-                        for case in entry.cases if case not in cases]
-            kept.append((index, entry, cases))
+        unmet = None if observed or not remove else scope.unmet(entry)
+        if observed or not remove or unmet is not None:
+            _keep(plan, index, entry, judged, scope, remove)
+            if unmet is not None:
+                plan.unmet.append(Unmet(entry.id, unmet))
         else:
-            removed.append(Removed(entry.id, _why_removed(entry, judged), entry.reason))
-    taken = frozenset(entry.id for _, entry, _ in kept)
-    added = deviation_entries(unmatched, run_names, examples_as=examples_as, cases_as=cases_as, taken=taken)
-    return _Plan(kept, removed, added, tuple(not_observed))
+            plan.removed.append(Removed(entry.id, _why_removed(entry, judged), entry.reason))
+    taken = frozenset(entry.id for _, entry, _ in plan.kept)
+    plan.added = deviation_entries(unmatched, run_names, examples_as=examples_as, cases_as=cases_as, taken=taken)
+    plan.not_observed = tuple(not_observed)
+    return plan
+
+
+def _keep(plan, index, entry, judged, scope, remove):
+    """Keep `entry`; under `update`, without the cases it lists that the run judged and that no longer deviate by
+    it (a case the run could not have met stays, noted in `plan.unmet`)."""
+    cases = entry.cases
+    if remove:
+        known = judged.known.get(entry.id, ())
+        unmet = {case: scope.unmet_case(case) for case in entry.cases if case not in known}
+        cases = tuple(case for case in entry.cases if case in known or unmet[case] is not None)
+        plan.unmet += [Unmet(entry.id, why, case=case) for case, why in unmet.items() if why is not None]
+    plan.removed += [Removed(entry.id, judged.why_gone(case), entry.reason, case=case)
+                     for case in entry.cases if case not in cases]
+    plan.kept.append((index, entry, cases))
 
 
 def _why_removed(entry, judged):
@@ -311,11 +407,13 @@ class BaselineWritten:
 
 @dataclass(frozen=True)
 class BaselineUpdated:
-    """What `update_baseline` did: entries (and listed cases) removed, entries added (reason TODO), entries kept."""
+    """What `update_baseline` did: entries (and listed cases) removed, entries added (reason TODO), entries kept,
+    and among those the ones the run did not meet but could not have met (kept, each with why)."""
 
     removed: tuple[Removed, ...]
     added: tuple[dict, ...]
     kept: int
+    unmet: tuple[Unmet, ...] = ()
 
 
 def write_baseline(results, out, *, examples_as="causes", cases_as="causes", force=False):
@@ -374,7 +472,8 @@ def update_baseline(results, path, *, examples_as="causes", cases_as="causes", f
     plan = _plan(results, existing, examples_as=examples_as, cases_as=cases_as, remove=True)
     if plan.removed or plan.added:
         _rewrite(path, plan, force=force)
-    return BaselineUpdated(removed=tuple(plan.removed), added=tuple(plan.added), kept=len(plan.kept))
+    return BaselineUpdated(removed=tuple(plan.removed), added=tuple(plan.added), kept=len(plan.kept),
+                           unmet=tuple(plan.unmet))
 
 
 def _document(results, entries):
@@ -385,13 +484,63 @@ def _document(results, entries):
         "profile": header.judged_profile,
         "from": str(results.path) if results.path else None,
         "seed": header.settings.seed,
+        "examples": _examples_drawn(results),
         **({"strict": True} if header.settings.strict else {}),  # a strict run's baseline gates strictly too
         "entries": entries,
     }
 
 
+class _Reason(str):
+    """A reason as `_dump_yaml` writes it: a literal block, the one YAML form a reviewer can type any text into."""
+
+
+class _BaselineDumper(yaml.SafeDumper):
+    """safe_dump's output, with every reason a `_Reason` and every string that is not printable text escaped."""
+
+
+def _printable_lines(text: str) -> bool:
+    """Whether every line of `text` is printable (no tab, NEL, U+2028 or other character YAML may fold or take for
+    a line break when written raw, as safe_dump writes them with allow_unicode)."""
+    return all(line.isprintable() for line in text.split("\n"))
+
+
+def _represent_reason(dumper: yaml.SafeDumper, reason: _Reason) -> yaml.ScalarNode:
+    """A literal block (`|-`): a reviewer replacing TODO writes plain text on an indented line, and no text there
+    (": ", "#", a leading "-", quotes, backslashes as in `s/-\\n//`) is read as YAML, where `reason: TODO` made
+    `reason: the script: prints` a broken file and `reason: # why` an empty reason. Double-quoted where a
+    literal block would not read back as written."""
+    return dumper.represent_scalar("tag:yaml.org,2002:str", str(reason),
+                                   style="|" if _printable_lines(reason) else '"')
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    """Any other string as safe_dump writes it (quoted where YAML would read it otherwise), double-quoted with
+    escapes where it holds a character that is not printable: raw, a NEL in a quoted string reads back as a space."""
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=None if _printable_lines(text) else '"')
+
+
+_BaselineDumper.add_representer(_Reason, _represent_reason)
+_BaselineDumper.add_representer(str, _represent_text)
+
+
+def _reasons_marked(data: Any) -> Any:
+    """`data` with the value of every `reason` key a `_Reason` (entries are dicts, in a list or under `entries`)."""
+    if isinstance(data, list):
+        return [_reasons_marked(item) for item in data]
+    if isinstance(data, dict):
+        return {key: _Reason(value) if key == "reason" and isinstance(value, str) else _reasons_marked(value)
+                for key, value in data.items()}
+    return data
+
+
+def _examples_drawn(results):
+    """The random examples a run drew (fewer than asked when its time budget ran out)."""
+    footer = results.footer
+    return footer.examples if footer is not None and footer.examples is not None else results.header.settings.examples
+
+
 def _dump_yaml(data):
-    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120)
+    return yaml.dump(_reasons_marked(data), Dumper=_BaselineDumper, sort_keys=False, allow_unicode=True, width=120)
 
 
 def _write_document(out, document):

@@ -13,13 +13,14 @@ from __future__ import annotations
 import unicodedata
 from collections import Counter
 
+from oracle.escaping import shown
 from oracle.formulas.runs import mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
 from .refused import REFUSED_KINDS, refused_kind
 from .series import PARTS
-from .textgen import rules_of, text_rules
+from .textgen import PIECES, rules_of, text_rules
 
 #: dimension -> feature -> what it means. The table's rows, in this order.
 FEATURES = {
@@ -275,6 +276,7 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
     _unreachable_orders_and_weights(capabilities, uniform_only, out)
     _unreachable_options(capabilities, out)
     _unreachable_references(capabilities, out)
+    _unreachable_text_rules(capabilities, out)
     tokenizers = capabilities.tokenizers or ()
     why = f"its tokenizers are {list(tokenizers)}" if tokenizers else "it declares no tokenizer"
     for tokenizer, rules in TEXT_RULE_FEATURES.items():
@@ -289,6 +291,18 @@ def unreachable(capabilities: Capabilities, *, uniform_only: bool = False) -> di
         out["refused-negative-smoothing"] = "no smoothing method with a parameter"
     _unreachable_repeats(capabilities, out)
     return out
+
+
+def _unreachable_text_rules(capabilities, out):
+    """A tokenizer's rule every piece of text exercising it (`textgen.PIECES`) holds a sequence the implementation's
+    input format cannot carry: a text request meeting it is never sent (13a's `-\\n` to mteval-v13a.pl)."""
+    forbidden = capabilities.forbidden_text_sequences or ()
+    for tokenizer, rules in PIECES.items():
+        for rule, pieces in rules.items():
+            held = [next((s for s in forbidden if s in piece), None) for piece in pieces]
+            if all(held):
+                sequences = ", ".join(f'"{shown(s)}"' for s in dict.fromkeys(held))
+                out[f"{tokenizer}:{rule}"] = f"its texts may not hold {sequences}"
 
 
 def _unreachable_repeats(capabilities, out):

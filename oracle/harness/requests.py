@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from oracle.adapters.base import is_uniform
+from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError, describe
 from oracle.models.case import Case, CaseRequest
 from oracle.models.protocol import Capabilities, ScoreRequest
@@ -72,7 +73,8 @@ def not_applicable_reason(request: ScoreRequest, capabilities: Capabilities) -> 
     most = capabilities.max_references
     if most and any(len(s.references) > most for s in request.segments):
         return f"a segment has more than the implementation's max_references {most} references"
-    reason = _token_reason(request, capabilities) or _plan_reason(request, capabilities)
+    reason = _token_reason(request, capabilities) or _text_reason(request, capabilities)
+    reason = reason or _plan_reason(request, capabilities)
     return reason if reason is not None else capabilities.cannot_switch(request.conventions)
 
 
@@ -86,6 +88,20 @@ def _plan_reason(request: ScoreRequest, capabilities: Capabilities) -> str | Non
     missing = [name for name in request.stateful.needs() if name not in declared]
     if missing:
         return f"a stateful plan needs {', '.join(missing)}, which the implementation does not declare"
+    return None
+
+
+def _text_reason(request: ScoreRequest, capabilities: Capabilities) -> str | None:
+    """Why a raw text of `request` holds a sequence the implementation's input format cannot carry, or None."""
+    forbidden = capabilities.forbidden_text_sequences or ()
+    if not forbidden or not request.is_text:
+        return None
+    for segment in request.segments:
+        for text in (segment.hypothesis, *segment.references):
+            held = next((sequence for sequence in forbidden if sequence in text), None)
+            if held is not None:
+                return (f'a text holds "{shown(held)}", a sequence the implementation\'s input format cannot '
+                        "carry (forbidden_text_sequences)")
     return None
 
 

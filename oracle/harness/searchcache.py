@@ -54,6 +54,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from oracle.escaping import shown
 from oracle.files import user_cache
 from oracle.formulas.errors import BleuValueError
 from oracle.models.outcomes import Expected
@@ -143,19 +144,14 @@ def open_root(root: Path | None = None) -> Path | None:
 
 def _refusal(root: Path, why: str) -> str:
     """The one line that refuses `root` as the cache's directory, and says what to do."""
-    shown = _shown(str(root))
+    directory = shown(str(root))
     if os.environ.get(VARIABLE):
-        return (f"${VARIABLE} names {shown}, which {why}; the search cache needs a directory of its own (it "
+        return (f"${VARIABLE} names {directory}, which {why}; the search cache needs a directory of its own (it "
                 f"deletes what it wrote there to keep within its bound): point {VARIABLE} at an empty or new "
                 "directory, or pass --no-search-cache")
-    return (f"the search cache's directory {shown} ({VARIABLE} is not set) {why}; the search cache needs a "
+    return (f"the search cache's directory {directory} ({VARIABLE} is not set) {why}; the search cache needs a "
             f"directory of its own: set {VARIABLE} to an empty or new directory, move what is there elsewhere, or "
             "pass --no-search-cache")
-
-
-def _shown(name: str) -> str:
-    """A name as a message shows it: as it is when printable, else escaped."""
-    return name if name.isprintable() else ascii(name)
 
 
 def _marker_layout(root: int) -> int | Literal["absent", "foreign"]:
@@ -181,9 +177,10 @@ def _not_the_caches(root: int) -> str:
     with os.scandir(root) as entries:
         for entry in entries:
             if not _written_by_the_cache(root, entry):
-                foreign.append(_shown(entry.name) + ("/" if entry.is_dir(follow_symlinks=False) else ""))
-    shown = ", ".join(sorted(foreign)[:3])
-    return shown + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+                # a name is the user's text: shown as every message shows it (oracle.escaping), escapes included
+                foreign.append(shown(entry.name) + ("/" if entry.is_dir(follow_symlinks=False) else ""))
+    listed = ", ".join(sorted(foreign)[:3])
+    return listed + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
 
 
 def _written_by_the_cache(root: int, entry: os.DirEntry[str]) -> bool:

@@ -139,6 +139,9 @@ class Baseline(BaseModel):
     profile: str | None = None
     source: str | None = Field(None, alias="from", description="The run it was written from.")
     seed: int | None = Field(None, ge=-MAX_COUNT, le=MAX_COUNT, description="The seed of the run it was written from.")
+    examples: int | None = Field(
+        None, ge=0, le=MAX_COUNT, description="The random examples the run it was written from drew: `baseline "
+        "update` removes a cause or class entry a run did not meet only when that run drew at least as many.")
     strict: StrictBool | None = Field(
         None, description="True: the runs it gates refuse the inputs the documents leave undefined too, as "
                           "`check --strict` does (a convention's value, otherwise acceptable, is a deviation).")

@@ -115,6 +115,11 @@ class Needs(_Part):
     tokenizer: str | None = Field(
         None, description="A text request: the tokenizer it names, which capability `tokenizers` must list."
     )
+    texts: list[str] = Field(
+        default_factory=list,
+        description="A text request: its raw texts (every hypothesis and reference, each once, in order): none may "
+        "contain a sequence of capability `forbidden_text_sequences`.",
+    )
     conventions: dict[str, Any] = Field(
         default_factory=dict,
         description="The conventions the vector's request carries where they differ from the profile's (protocol "

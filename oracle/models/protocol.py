@@ -315,6 +315,18 @@ class Capabilities(Message):
         "that writes tokens joined by spaces, one segment a line).",
     )
     empty_tokens: StrictBool | None = Field(None, description="Optional: false when it cannot take the empty token.")
+    forbidden_text_sequences: (
+        Annotated[
+            tuple[Annotated[StrictStr, Field(min_length=1)], ...], Field(min_length=1), BeforeValidator(_unique)
+        ]
+        | None
+    ) = Field(
+        None,
+        json_schema_extra={"uniqueItems": True},
+        description='Optional: sequences no raw text of a text request may contain (["\\n"] for an '
+        "implementation reading one segment a line): what its input format cannot carry; a text request "
+        "holding one is not applicable.",
+    )
     max_references: StrictInt | None = Field(
         None,
         ge=1,

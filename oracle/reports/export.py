@@ -199,8 +199,15 @@ def needs_of(request: ScoreRequest, overrides: dict[str, object] | None = None) 
         token_characters=special,
         empty_tokens=any(token == "" for token in tokens),
         tokenizer=request.tokenize,
+        texts=_texts_of(request),
         conventions=request.conventions.to_json() if request.conventions is not None else {},
     )
+
+
+def _texts_of(request: ScoreRequest) -> list[str]:
+    """A text request's raw texts, each once in order of appearance ([] for a token request)."""
+    texts = (text for s in request.segments for text in (s.hypothesis, *s.references) if isinstance(text, str))
+    return list(dict.fromkeys(texts))
 
 
 # -- convention splits -------------------------------------------------------------------------------------

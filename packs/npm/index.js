@@ -1,7 +1,8 @@
 // bleu-oracle-vectors: bleu-oracle's BLEU test vectors, one file per profile (vectors/<profile>.json),
 // with the JSON Schema they validate against (suite.schema.json). docs/vectors.md of bleu-oracle
-// describes a vector; this module only finds the files, says whether a vector applies to an implementation
-// and which convention's answer an implementation gave.
+// describes a vector; this module only finds the files, says whether a vector applies to an implementation,
+// which convention's answer an implementation gave and which named convention's value it gave on an input the
+// documents leave undefined.
 
 'use strict';
 
@@ -27,6 +28,7 @@ function applies(needs, c) {
     && (!c.max_references || needs.references <= c.max_references)
     && !needs.token_characters.some((ch) => forbidden.includes(ch))
     && (!needs.empty_tokens || c.empty_tokens !== false)
+    && !(needs.texts || []).some((text) => (c.forbidden_text_sequences || []).some((s) => text.includes(s)))
     && Object.entries(needs.conventions).every(([name, rule]) => ((c.conventions || {})[name] || []).includes(rule));
 }
 
@@ -62,6 +64,16 @@ function whoseAnswer(vector, got, contract) {
   return `; your answer is ${which}: ${answer.profiles.join(', ')}`;
 }
 
+// On an input the documents leave undefined (flag `undefined-input`, `result` acceptable): the named convention
+// (bleu-oracle's PROTOCOL.md) whose value `got` is, e.g. 'empty-corpus-zero' for 0 on an empty corpus; such an
+// answer is acceptable, though refusing (`expected`) is recommended. null for a refusal, for any other answer,
+// and on every other vector.
+function acceptableConvention(vector, got, contract) {
+  const answer = (vector.answers || []).find((a) => a.convention && isAnswer(got, a, contract));
+  return answer ? answer.convention : null;
+}
+
 module.exports = {
-  load, applies, isAnswer, whoseAnswer, profiles, version, schema: path.join(__dirname, 'suite.schema.json'),
+  load, applies, isAnswer, whoseAnswer, acceptableConvention, profiles, version,
+  schema: path.join(__dirname, 'suite.schema.json'),
 };

@@ -17,6 +17,10 @@ def test_vector(v):
         got = score(v["request"])
     except ValueError as rejection:
         got = rejection
+    # an input the documents leave undefined: refusing is recommended, a named convention's value is acceptable
+    # too (to require refusals, as `bleu-oracle check --strict` does, delete these two lines)
+    if pack.acceptable_convention(v, got, RULE):
+        return
     # where BLEU's conventions split: "; your answer is the `reference_length=shortest` one: mlpack, ..." or ""
     also = pack.whose_answer(v, got, RULE)
     if v["expected"]["rejected"]:

@@ -1,6 +1,7 @@
 """bleu-oracle's BLEU test vectors, one file per profile (vectors/<profile>.json), with the JSON Schema they
 validate against (suite.schema.json). Data only: this module finds the files, says whether a vector applies
-to an implementation and which convention's answer an implementation gave (bleu-oracle's docs/vectors.md
+to an implementation, which convention's answer an implementation gave and which named convention's value
+it gave on an input the documents leave undefined (bleu-oracle's docs/vectors.md
 describes a vector)."""
 
 from __future__ import annotations
@@ -9,10 +10,10 @@ import json
 from importlib.resources import files
 from typing import Any
 
-from .answers import is_answer, whose_answer
+from .answers import acceptable_convention, is_answer, whose_answer
 from .needs import applies
 
-__all__ = ["PROFILES", "VERSION", "applies", "is_answer", "load", "schema", "whose_answer"]
+__all__ = ["PROFILES", "VERSION", "acceptable_convention", "applies", "is_answer", "load", "schema", "whose_answer"]
 
 _PACK = json.loads(files(__name__).joinpath("pack.json").read_text(encoding="utf-8"))
 VERSION: str = _PACK["version"]

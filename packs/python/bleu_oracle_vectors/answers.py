@@ -1,6 +1,7 @@
-"""Whether an implementation's answer is a vector's answer under the file's numeric contract, and which other
+"""Whether an implementation's answer is a vector's answer under the file's numeric contract, which other
 convention's answer it is where BLEU's conventions split (a vector whose `result` is acceptable lists every
-answer, each with the conventions and the profiles it is right under)."""
+answer, each with the conventions and the profiles it is right under), and which named convention's value it is
+on an input the documents leave undefined (flag `undefined-input`: refusing is recommended, the value acceptable)."""
 
 from __future__ import annotations
 
@@ -47,3 +48,14 @@ def whose_answer(vector: dict[str, Any], got: Any, contract: dict[str, Any]) -> 
             which = f"the `{', '.join(rules)}` one" if rules else "the one of the profiles"
             return f"; your answer is {which}: {', '.join(answer['profiles'])}"
     return ""
+
+
+def acceptable_convention(vector: dict[str, Any], got: Any, contract: dict[str, Any]) -> str | None:
+    """On an input the documents leave undefined (flag `undefined-input`, `result` acceptable): the named
+    convention (bleu-oracle's PROTOCOL.md) whose value `got` is, e.g. "empty-corpus-zero" for 0 on an empty corpus;
+    such an answer is acceptable, though refusing (`expected`) is recommended. None for a refusal, for any other
+    answer, and on every other vector."""
+    for answer in vector.get("answers") or ():
+        if answer.get("convention") and is_answer(got, answer, contract):
+            return str(answer["convention"])
+    return None
