@@ -459,6 +459,10 @@ class Library:
                 j += 1
                 if self.bug == "chen-cherry-4-precedence":
                     m[i] = i + 1 * k / math.log(length)  # nltk: `incvnt = i + 1 * self.k / math.log(hyp_len)`
+                elif self.bug == "chen-cherry-4-log-one":
+                    # nltk's docstring: "dividing by 1/ln(len(T))", written as a division by ln(T): the same
+                    # number for T > 1, ZeroDivisionError for T = 1 (its guard is `hyp_len != 0` only)
+                    m[i] = 1 / (k * 2 ** j / math.log(length))
                 else:
                     m[i] = math.log(length) / (k * 2 ** j)
 
