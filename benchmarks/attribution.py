@@ -3,6 +3,8 @@
     .venv/bin/python benchmarks/attribution.py                 # every one-bug fake, check's defaults
     .venv/bin/python benchmarks/attribution.py --quick         # three of them, 40 examples
     .venv/bin/python benchmarks/attribution.py --only mutant_bp_missing planted:per-reference-clip
+    .venv/bin/python benchmarks/attribution.py --real                      # the real bugs (issue 36)
+    .venv/bin/python benchmarks/attribution.py --real --only padding-counted percent-scale
 
 Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
 planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
@@ -11,12 +13,19 @@ twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`), so that machine load a
 it prints the wall time failing and fixed and their ratio, the run's root causes (the footer's: one name
 per bug is the goal), and the record-level names for comparison. Nothing here asserts: the figures are
 for people (README, "How causes are chosen").
+
+`--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
+has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
+run's main cause (the footer's cause with the most records, the first on a tie), whether it fits (the cause, or
+one of its `+`-joined parts, is in the bug's `fits`, judged before any run), and the cost ratio failing/fixed in
+wall time and in the CPU time of the child processes. A run over `--timeout` seconds is reported as a timeout.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shlex
 import statistics
 import subprocess
@@ -24,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,13 +59,30 @@ def one_bug_implementations() -> list[str]:
 
 
 def run_check(command: str, report: Path, examples: int | None) -> tuple[int, float, dict]:
+    code, elapsed, _, found = run_check_timed(command, report, examples, timeout=None)
+    return code, elapsed, found
+
+
+def run_check_timed(command: str, report: Path, examples: int | None, timeout: float | None
+                    ) -> tuple[int | None, float, float, dict]:
+    """(exit code or None on timeout, wall seconds, CPU seconds of the child processes, found)."""
     argv = [sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--report", str(report),
             "--quiet", "--allow-empty"]
     if examples is not None:
         argv += ["--examples", str(examples)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    try:
+        code: int | None = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:  # subprocess.run has killed the check (its implementation may outlive it)
+        code = None
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return code, elapsed, cpu, _found(report)
+
+
+def _found(report: Path) -> dict:
     lines = (
         (report / "results.jsonl").read_text(encoding="utf-8").split("\n")
         if (report / "results.jsonl").exists()
@@ -65,7 +92,96 @@ def run_check(command: str, report: Path, examples: int | None) -> tuple[int, fl
     footer = next((json.loads(line) for line in reversed(lines) if '"footer"' in line[:40]), {})
     names = Counter((r.get("classification") or {}).get("name", "-") for r in records
                     if r.get("outcome") not in ("pass", "rejected", "not-applicable"))
-    return done.returncode, elapsed, {"names": names, "causes": footer.get("causes")}
+    return {"names": names, "causes": footer.get("causes")}
+
+
+# -- the real bugs (issue 36) ---------------------------------------------------------------------------------
+
+
+def real_bugs() -> dict:
+    sys.path.insert(0, str(FAKES))
+    from realbleu import REAL_BUGS  # noqa: PLC0415 - the fakes are not a package
+
+    return REAL_BUGS
+
+
+def main_cause(causes: list[dict] | None) -> str | None:
+    """The run's main cause: the footer's cause with the most records (the first listed on a tie)."""
+    if not causes:
+        return None
+    return max(causes, key=lambda c: c.get("records", 0))["name"]  # max keeps the first of equal ones
+
+
+def fits(cause: str | None, accepted: tuple[str, ...]) -> bool:
+    """Whether a cause names the real mechanism: it, or one of its `+`-joined parts, is accepted."""
+    return cause is not None and (cause in accepted or any(part in accepted for part in cause.split("+")))
+
+
+@dataclass
+class RealRun:
+    bug: str
+    code: int | None
+    cause: str | None
+    fit: bool
+    failing_s: float
+    fixed_s: float
+    failing_cpu: float
+    fixed_cpu: float
+    other_causes: str
+
+    @property
+    def wall_ratio(self) -> float:
+        return self.failing_s / self.fixed_s if self.fixed_s else float("inf")
+
+    @property
+    def cpu_ratio(self) -> float:
+        return self.failing_cpu / self.fixed_cpu if self.fixed_cpu else float("inf")
+
+    def row(self, kind: str) -> str:
+        caught = "timeout" if self.code is None else ("yes" if self.code == 1 else f"no (exit {self.code})")
+        cause = f"`{self.cause}`" if self.cause else "-"
+        return (f"| {self.bug} | {kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} | {self.other_causes} "
+                f"| {self.failing_s:.1f} / {self.fixed_s:.1f} = {self.wall_ratio:.2f} "
+                f"| {self.failing_cpu:.1f} / {self.fixed_cpu:.1f} = {self.cpu_ratio:.2f} |")
+
+
+def run_real(only: list[str] | None, examples: int | None, timeout: float) -> int:
+    bugs = real_bugs()
+    unknown = [name for name in only or () if name not in bugs]
+    if unknown:
+        print(f"attribution: unknown real bug(s) {unknown}; known: {', '.join(bugs)}", file=sys.stderr)
+        return 2
+    python, fake = shlex.quote(sys.executable), shlex.quote(str(FAKES / "realbleu.py"))
+    print("| bug | kind | caught | main cause | fits | other causes (records) | wall s failing / fixed | "
+          "child CPU s failing / fixed |")
+    print("|---|---|---|---|---|---|---|---|", flush=True)
+    runs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, name in enumerate(only or bugs):
+            buggy, clean = f"{python} {fake} {name}", f"{python} {fake} clean"
+            code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{index}", examples, timeout)
+            _, fixed_s, fixed_cpu, _ = run_check_timed(clean, Path(scratch) / f"f{index}", examples, timeout)
+            causes = found["causes"] or []
+            cause = main_cause(causes)
+            others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
+            run = RealRun(name, code, cause, fits(cause, bugs[name].fits), failing_s, fixed_s, failing_cpu,
+                          fixed_cpu, others)
+            runs.append(run)
+            print(run.row(bugs[name].kind), flush=True)
+    print()
+    print(real_summary(runs))
+    return 0
+
+
+def real_summary(runs: list[RealRun]) -> str:
+    caught = sum(r.code == 1 for r in runs)
+    fitted = sum(r.fit for r in runs)
+    timeouts = sum(r.code is None for r in runs)
+    wall = [r.wall_ratio for r in runs]
+    cpu = [r.cpu_ratio for r in runs]
+    return (f"caught {caught}/{len(runs)}, fits {fitted}/{len(runs)}, timeouts {timeouts}; ratio failing/fixed: "
+            f"wall median {statistics.median(wall):.2f} max {max(wall):.2f}, child CPU median "
+            f"{statistics.median(cpu):.2f} max {max(cpu):.2f}") if runs else "no runs"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,7 +189,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these implementations (mutant_X or planted:BUG)")
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
+    parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")
     args = parser.parse_args(argv)
+    if args.real:
+        return run_real(args.only, args.examples, args.timeout)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
     print(
