@@ -643,7 +643,10 @@ def test_a_tokenizer_rule_departed_from_is_named_by_the_rule(tokenizer, pairs, w
     explanation = classify(req, answer, "papineni")
     assert explanation.name == name, explanation
     one_sided = name == "13a-end-of-line-hyphens-left-out"
-    assert explanation.fits == (("13a-end-of-line-hyphens-left-out-in-references",) if one_sided else ())
+    # (there, "well- known" and "well-\nknown" split on whitespace are 13a's tokens of the hypothesis and the rule
+    # left out: the tokenizer run on the hypotheses only, or on neither side, gives the same counts and fits too)
+    assert explanation.fits == (("13a-end-of-line-hyphens-left-out-in-references", "tokenizer-on-hypotheses-only",
+                                 "tokenizer-skipped") if one_sided else ())
 
 
 #: A hypothesis whose line break after a hyphen ends it, against a reference whose line break is inside it.

@@ -71,3 +71,44 @@ def test_a_probe_confirmed_earlier_answer_names_its_single_record():
     tally.add(record(1, "earlier-answer-returned",
                      change=(("earlier request", 3), ("confirmed by changing", "references"))))
     assert tally.run_names() == ["earlier-answer-returned", "strict-clipping"]
+
+
+# -- evidence before accusation (issue 36), each rule against the code: (a) a name is reported only for records the
+# run's main causes do not explain, (b) a combination covering every record beats two names splitting them, (d) a
+# record's other fits are shown as what its input fits as well, never as causes. (c) is the tests above.
+
+
+def test_a_second_name_is_reported_only_for_records_the_main_cause_does_not_explain():
+    # 5 records fit strict-clipping only; 2 name themselves case-not-folded first but fit strict-clipping as well:
+    # one cause explains all 7, and case-not-folded is no cause of the run
+    assert causes({("strict-clipping",): 5, ("case-not-folded", "strict-clipping"): 2}) == [("strict-clipping", 7)]
+    # one more record that only case-not-folded fits: now (and only now) it is reported, for that one record
+    assert causes({("strict-clipping",): 5, ("case-not-folded", "strict-clipping"): 2, ("case-not-folded",): 1}) == [
+        ("strict-clipping", 7), ("case-not-folded", 1)]
+    assert run_name_of(("case-not-folded", "strict-clipping"), ["strict-clipping", "case-not-folded"]) == \
+        "strict-clipping"
+
+
+def test_a_combination_that_covers_every_record_beats_two_names_that_split_them():
+    # 3 records fit a alone and a + b, 3 fit b alone and a + b, 2 fit a + b only: a + b explains 8, a and b 3 each
+    signatures = {("a", "a + b"): 3, ("b", "a + b"): 3, ("a + b",): 2}
+    assert causes(signatures) == [("a + b", 8)]
+    # whose records are shown by it, the others' own first names fitting as well
+    assert run_name_of(("a", "a + b"), ["a + b"]) == "a + b"
+
+
+def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md():
+    """A record named case-not-folded first, fitting strict-clipping as well, in a run whose cause is
+    strict-clipping: the console's line and summary.md's name strict-clipping, saying its input fits
+    case-not-folded as well; one whose own first name is the run's cause shows no other fit as a root cause."""
+    from oracle.commands.check import _root_cause
+    from oracle.reports.summaries import _root_cause_text
+
+    other = record(0, "case-not-folded", "strict-clipping")
+    assert _root_cause(other, "strict-clipping").startswith(
+        "root cause: strict-clipping (this input fits case-not-folded as well): ")
+    assert _root_cause_text(other.classification, ["strict-clipping"])[0] == (
+        "`strict-clipping` (this input fits `case-not-folded` as well)")
+    own = record(1, "strict-clipping", "case-not-folded")
+    assert _root_cause(own, "strict-clipping").startswith("root cause: strict-clipping: ")
+    assert _root_cause_text(own.classification, ["strict-clipping"])[0] == "`strict-clipping`"

@@ -20,7 +20,7 @@ from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.accumulation import LENGTH_DEPARTURES
 from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, COMPUTATIONS
 from oracle.diagnose.counting import COUNTING_ALTERNATIVES
-from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX
+from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
@@ -53,9 +53,13 @@ def _convention_and_smoothing_names() -> set[str]:
 
 
 def _error_names() -> set[str]:
+    """Error, crash and hang causes (`errorcauses`, `oracle.harness.crashcauses`' module docstring)."""
     parts = [feature.name for feature in FEATURES] + ["segment-empty", "smoothing-chen-cherry-6", "order-below-3",
                                                       "order-above-1"]
-    return {PREFIX + part for part in parts} | {PREFIX + JOIN.join(pair) for pair in combinations(parts[:4], 2)}
+    triggers = {prefix + part for prefix in TRIGGER_PREFIXES for part in parts}
+    joined = {PREFIX + JOIN.join(pair) for pair in combinations(parts[:4], 2)}
+    deaths = {f"{word}-after-{n}-requests" for word in ("crash", "timeout") for n in (1, 12)}
+    return triggers | joined | deaths | {"crash-no-input-feature", "timeout-no-input-feature"}
 
 
 def every_registry_name() -> set[str]:

@@ -497,7 +497,8 @@ def _next_step(args, code, report_dir, tracker):
 
 def _root_cause(record, run_name=None):
     """One line naming a failing record's root cause: the run's name for it (`run_name`, one of the
-    explanations that fit it), else its classification's own."""
+    explanations that fit it), else its classification's own; its own first name, where the run names it by
+    another, as what its input fits as well (as summary.md and junit.xml say it), never as a cause."""
     from oracle.diagnose.classify import describe_as
 
     classification = record.classification
@@ -505,8 +506,9 @@ def _root_cause(record, run_name=None):
         return ""
     name = run_name or classification.name
     description = describe_as(classification, name)
+    fits = f" (this input fits {classification.name} as well)" if name != classification.name else ""
     known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
-    return f"root cause: {name}{known}: {description}"
+    return f"root cause: {name}{fits}{known}: {description}"
 
 
 def _cut(text, limit=600):

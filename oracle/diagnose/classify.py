@@ -52,6 +52,7 @@ from .computations import (
     result_under,
     score_of,
     score_of_statistics,
+    structured_result,
 )
 from .counting import (
     COUNTING_ALTERNATIVES,
@@ -69,6 +70,7 @@ from .mechanisms.counting import OTHER_COUNTING, other_counting_words
 from .mechanisms.smoothing import IGNORED, readings
 from .mechanisms.state import STATE_STATISTICS
 from .oneside import ONE_SIDE_FOLDS
+from .structure import STRUCTURES
 from .textrules import DEPARTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -287,6 +289,8 @@ def _counting_of(cname, ctx, result):
         return departed_result(ctx, cname)
     if cname in ONE_SIDE_FOLDS:
         return one_side_result(ctx, cname)
+    if cname in STRUCTURES:
+        return structured_result(ctx, cname)
     if cname in STATE_STATISTICS:
         statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
@@ -588,7 +592,7 @@ def _from_returned_counts(search, conventions):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
     found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
-             + _by_departure(search) + _by_state(search))
+             + _by_departure(search) + _by_state(search) + _by_structure(search))
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
@@ -672,7 +676,8 @@ def _score_agrees(search, conventions, expected):
     # a documented convention first, then a counting mechanism or a tokenizer's departure, then two conventions
     found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(
         search, expected
-    ) + _by_departure(search) + _by_state(search) or _by_convention(search, pairs, within_contract, "", stats=True)
+    ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
+        search, pairs, within_contract, "", stats=True)
     if found:
         return _chosen(found, expected)
     return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
@@ -762,6 +767,23 @@ def _by_departure(search):
             continue
         result = departed_result(search.ctx, name)
         if result is None:  # it does not apply to this text: a cheap test, not charged
+            continue
+        search.charge()
+        if within_contract(search.actual, score_of(result)) and _statistics_differ(
+                search.statistics, result, search.n) is None:
+            found.append(Explanation(name, _words(name), (("computation", name),), score_of(result)))
+    return found
+
+
+def _by_structure(search):
+    """Every structural mechanism (`structure`: the request mis-shaped by its caller) under which the oracle's
+    statistics are the reported ones and its score the answer."""
+    found = []
+    for name in STRUCTURES:
+        if not search.permitted(name):
+            continue
+        result = structured_result(search.ctx, name)
+        if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue
         search.charge()
         if within_contract(search.actual, score_of(result)) and _statistics_differ(

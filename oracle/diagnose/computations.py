@@ -24,6 +24,7 @@ from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
+from .structure import STRUCTURES, reshaped
 from .textrules import DEPARTURES, departed
 
 FLOAT32 = "float32"
@@ -703,6 +704,39 @@ def departed_result(ctx, name):
     return ctx.counted[key]
 
 
+def structured_result(ctx, name):
+    """The oracle's result on the request as structural mechanism `name` reshapes it (`structure`), kept in the
+    context's counts for the explanation's statistics; None where the mechanism does not apply, or where its counts
+    and score are the oracle's own (a mechanism equal to the oracle on this request is not tried on it)."""
+    key = ("structure", name, ctx.options, ctx.smoothing)
+    if key not in ctx.counted:
+        # classify's context holds a text request's tokens (and the text); `explained_value`'s the text itself
+        text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
+        request = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, name)
+        result = None if request is None else result_under(ctx, request=request)
+        base = result_under(ctx) if result is not None else None
+        if result is not None and base is not None and _same_counts_and_score(result, base, len(ctx.weights)):
+            result = None
+        ctx.counted[key] = result
+    return ctx.counted[key]
+
+
+def _same_counts_and_score(result, base, n):
+    ours, theirs = result.statistics, base.statistics
+    return ((ours.hyp_len, ours.ref_len, tuple(ours.matches[:n]), tuple(ours.totals[:n]))
+            == (theirs.hyp_len, theirs.ref_len, tuple(theirs.matches[:n]), tuple(theirs.totals[:n]))
+            and (result.score == base.score or (result.score.is_nan() and base.score.is_nan())))
+
+
+def _structure_computation(name):
+    def computation(ctx, result):
+        return score_of(structured_result(ctx, name))
+
+    computation.__doc__ = STRUCTURES[name].__doc__
+    computation.__name__ = computation.__qualname__ = f"structure {name}"
+    return computation
+
+
 def _length_departure_computation(name):
     statistics_of_state = LENGTH_DEPARTURES[name]
 
@@ -765,6 +799,7 @@ GENERIC_COMPUTATIONS = (
     ("case-folded-unasked", case_folded_unasked),
     ("case-not-folded", case_not_folded),
     *((name, _one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
+    *((name, _structure_computation(name)) for name in STRUCTURES),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),

@@ -37,6 +37,12 @@ from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 #: Every error cause's name starts so.
 PREFIX = "error-when-"
+#: A crash's (the process died on the input) and a hang's cause, named by the same features
+#: (`oracle.harness.crashcauses`).
+CRASH_PREFIX, TIMEOUT_PREFIX = "crash-when-", "timeout-when-"
+#: What the implementation does where the features of a name of each prefix hold.
+TRIGGER_PREFIXES = {PREFIX: "the implementation answers error", CRASH_PREFIX: "the implementation's process dies",
+                    TIMEOUT_PREFIX: "the implementation's process hangs"}
 #: How the features of one cause are joined in its name.
 JOIN = "-and-"
 #: Requests one error's cause may send at most (each one neighbour): a bounded, deterministic cost.
@@ -315,11 +321,17 @@ def _part_holds(part: str, request: ScoreRequest) -> bool:
     return False
 
 
+def _prefix_of(name: str) -> str | None:
+    return next((prefix for prefix in TRIGGER_PREFIXES if name.startswith(prefix)), None)
+
+
 def parts(name: str) -> tuple[str, ...]:
-    """The features an error cause's name joins ('error-when-a-and-b' -> ('a', 'b')); () for another name."""
-    if not name.startswith(PREFIX):
+    """The features a trigger's name joins ('error-when-a-and-b', 'crash-when-a-and-b' -> ('a', 'b')); () for
+    another name."""
+    prefix = _prefix_of(name)
+    if prefix is None:
         return ()
-    return tuple(name.removeprefix(PREFIX).split(JOIN))
+    return tuple(name.removeprefix(prefix).split(JOIN))
 
 
 def holds(name: str, request: ScoreRequest) -> bool:
@@ -344,8 +356,9 @@ def part_words(part: str) -> str:
 
 
 def describe(name: str) -> str:
-    """What an error cause's name means, in words."""
-    return "the implementation answers error where " + " and ".join(map(part_words, parts(name)))
+    """What an error (or crash, or hang) cause's name means, in words."""
+    what = TRIGGER_PREFIXES.get(_prefix_of(name) or PREFIX, TRIGGER_PREFIXES[PREFIX])
+    return f"{what} where " + " and ".join(map(part_words, parts(name)))
 
 
 # -- the search -------------------------------------------------------------------------------------------------
@@ -491,11 +504,12 @@ def _needed(probing: _Probing, found: list[str]) -> list[str]:
 
 
 def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[ScoreRequest] = (),
-                methods: Sequence[str] = ()) -> ErrorCause | None:
+                methods: Sequence[str] = (), prefix: str = PREFIX) -> ErrorCause | None:
     """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
     by asking its neighbours (`ask`); the features must hold on `also_failing` too (the original input). `methods`:
     the smoothing methods the implementation takes (a neighbour's other smoothing). None where no feature of the
-    catalogue is confirmed."""
+    catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the
+    process)."""
     every = (failing, *also_failing)
     candidates = tuple(f for f in FEATURES if all(f.holds(r) for r in every))
     probing = _Probing(failing, ask, candidates)
@@ -510,7 +524,7 @@ def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[Score
         found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f != "reference-empty"]
     if not found:
         return None
-    name = PREFIX + JOIN.join(found)
+    name = prefix + JOIN.join(found)
     if not all(holds(name, request) for request in every):
         return None
     return ErrorCause(name=name, features=tuple(found), probes=probing.probes, answered=probing.answered)
@@ -523,6 +537,9 @@ def hinted(request: ScoreRequest, hints: Iterable[str]) -> str | None:
 
 
 __all__ = [
+    "CRASH_PREFIX",
+    "TIMEOUT_PREFIX",
+    "TRIGGER_PREFIXES",
     "ErrorCause",
     "FEATURES",
     "MAX_PROBES",

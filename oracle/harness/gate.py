@@ -31,6 +31,9 @@ Keys:
   An error's cause is the input feature that triggers it
   (``cause:error-when-segment-empty``, `oracle.diagnose.errorcauses`); it is matched by its kind too
   (``cause:error:IndexError``, ``cause:error:unsupported``), the key of baselines written before errors had causes.
+  A crash's or a hang's cause is what the probes found kills the process (``cause:crash-when-segment-empty``,
+  ``cause:crash-after-2-requests``, ``cause:crash-no-input-feature``: `oracle.harness.crashcauses`); it is
+  matched by ``cause:crash`` (``cause:timeout``) too, the key of baselines written before crashes had causes.
 
 `bleu-oracle baseline write` (`oracle.harness.baseline_file`) writes random
 examples and cases as root-cause entries by default (``--examples-as causes``,
@@ -100,12 +103,15 @@ def cause_key(record):
 def cause_keys(record):
     """Every `cause:<name>` a record's failure may be forgiven by: its root cause's name, and the other
     explanations that fit it as well (the run may name the bug by one of those); an error named by its trigger
-    also by its kind, the key baselines written before errors had causes list (`cause:error:IndexError`)."""
+    also by its kind, the key baselines written before errors had causes list (`cause:error:IndexError`); a crash
+    or a timeout named by its probes also by its outcome (`cause:crash`), the key written before they had causes."""
     first = cause_key(record)
     if first is None or first.startswith(f"{CAUSE_PREFIX}error:"):
         return [first] if first else []
     if record.outcome == Outcome.ERROR and record.classification.name.startswith(ERROR_CAUSE_PREFIX):
         return [first, f"{CAUSE_PREFIX}error:{error_kind(record)}"]
+    if record.outcome in (Outcome.CRASH, Outcome.TIMEOUT):
+        return list(dict.fromkeys([first, f"{CAUSE_PREFIX}{record.outcome.value}"]))
     return [first, *(CAUSE_PREFIX + name for name in record.classification.fits)]
 
 

@@ -76,7 +76,7 @@ from oracle.models.results import (
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
-from . import relations, stateful
+from . import crashcauses, relations, stateful
 from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
@@ -401,6 +401,10 @@ class Session:
         #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
         self.exp_halvings: int | None = 0
         self.halvings_before: int | None = 0
+        #: requests the current process instance was sent (a restart starts it anew), and after a death how many it
+        #: had answered before the request that killed it (`crashcauses.hinted`)
+        self.process_requests = 0
+        self.died_after: int | None = None
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -432,6 +436,9 @@ class Session:
         ended the process (a crash, a timeout)."""
         reply = self.process.collect(pending)
         restarts = getattr(self.process, "restarts", 0)
+        self.process_requests = 1 if restarts != self.history_restarts else self.process_requests + 1
+        if reply.kind in ("crash", "timeout"):
+            self.died_after, self.process_requests = self.process_requests - 1, 0
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
             self.history.clear()
             self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
@@ -755,6 +762,10 @@ class Session:
             classification = self._told_apart(judged, classification, overrides)
         if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
             classification = self._error_cause(judged, request, classification, hints)
+        if classification is not None and verdict.outcome in (Outcome.CRASH, Outcome.TIMEOUT) and kind == "example" \
+                and reply.message != self.process.given_up:
+            classification, shrunk = self._death_cause(request, verdict, classification)
+            reported = shrunk.request if shrunk is not None else request
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         if classification is not None and (before.earlier or before.halvings):
@@ -829,6 +840,53 @@ class Session:
                 return classification
             name, description = cause.name, cause.description
         return classification.model_copy(update={"name": name, "description": f"{description} ({verdict.message})"})
+
+    def _death_cause(self, request, verdict, classification):
+        """A crash's or a timeout's cause (`oracle.harness.crashcauses`), and the Shrunk part of its record (None when
+        not probed): probed in processes of their own for the first death of its kind in its block of examples
+        (the shrink allowance), else named by a probed cause of its kind that it has. Its classification as it
+        was where nothing is known."""
+        outcome = verdict.outcome.value
+        died_after = self.died_after
+        if self.settings.shrink_budget <= 0 or not isinstance(self.process, ImplementationProcess):
+            return classification, None
+        probe, hints = self.budget.may_shrink(failure_kind("example", outcome, None, None))
+        if not probe:
+            name = crashcauses.hinted(request, died_after, hints)
+            if name is None:
+                return classification, None
+            known = errorcauses.describe(name) if errorcauses.parts(name) else (
+                f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request {died_after + 1} whatever "
+                f"it is (this one did so on its request {died_after + 1})" if died_after is not None else name)
+            return classification.model_copy(update={"name": name, "description": (
+                f"{known}, as in a probed {outcome} of its kind ({verdict.message})")}), None
+        prober = crashcauses.ProcessProber(self.process, self.capabilities,
+                                           max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
+        queries = {"shrink": 0, "steps": 0}
+
+        def shrunk(failing, still_fails):
+            rejected = oracle_expected(failing, self.profile).rejected
+
+            def still(candidate):
+                return oracle_expected(candidate, self.profile).rejected == rejected and still_fails(candidate)
+            result = shrink(failing, still, capabilities=self.capabilities, budget=self.settings.shrink_budget,
+                            deadline=time.perf_counter() + self.settings.shrink_seconds)
+            queries.update(shrink=result.queries, steps=result.steps)
+            return result.request
+        try:
+            cause = crashcauses.crash_cause(request, prober, outcome=outcome, methods=self.capabilities.smoothing,
+                                            shrink=shrunk)
+        finally:
+            prober.close()
+        name = cause.name if cause is not None else classification.name
+        self.budget.classified((name,))
+        if cause is None:
+            return classification, None
+        part = Shrunk(request=cause.shrunk or request, steps=queries["steps"] if cause.shrunk else 0,
+                      queries=queries["shrink"], message=verdict.message,
+                      note=f"probed in {prober.starts} process(es) of their own")
+        return classification.model_copy(update={"name": name, "description": (
+            f"{cause.description} ({verdict.message})")}), part
 
     def _errs(self, probe):
         """Whether the implementation answers `probe` with an error (`errorcauses.Ask`): None where it cannot be

@@ -59,7 +59,7 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic", "error-empty-segment")
+              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -285,6 +285,8 @@ def _crash_or_hang(command, bugs, argv, requests_seen):
         sys.stderr.write("crashing on this input, as on every input like it\n")
         sys.stderr.flush()
         raise RuntimeError("crash-some: this input kills the process")
+    if "crash-empty-segment" in bugs and empty_segment(command):
+        raise RuntimeError("crash-empty-segment: division by an empty segment's length, unhandled")
     if "hang-seq-2" in bugs and command["seq"] == 2:
         if "--hang-note" in argv:  # tell the test where this process hangs: a file named by its pid
             with open(f"{argv[argv.index('--hang-note') + 1]}/hanging-{os.getpid()}", "w"):

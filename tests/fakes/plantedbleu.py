@@ -22,8 +22,8 @@ add-k / exp as `oracle/formulas/smoothing.py` states them. Plain float64.
 
 Switches live where the bug would: `prepare_tokens` (tokens), `ngram_counts`
 (n-gram keys, count sizes), `clipped_matches` (clipping), `reference_length`,
-`select_segments` (corpus sizes), `brevity_penalty`, `smooth` and `combine`
-(numbers).
+`shape_segments` (what the caller passes), `select_segments` (corpus sizes),
+`brevity_penalty`, `smooth` and `combine` (numbers).
 """
 
 import json
@@ -53,6 +53,11 @@ BUGS = {
     "trim-pad-eos": "leading '<pad>' and trailing '</s>'/'<pad>' tokens are trimmed from every sequence",
     "bpe-merge": "BPE continuation marks are undone: a token ending in '@@' is glued to the next one",
     "proto-keys": "unigrams named like Object.prototype members (__proto__, constructor, ...) never match",
+    # -- structure (what the caller passes) ------------------------------------------------------
+    "swap-hypothesis-references": "the hypotheses and the references are passed in each other's place (each segment's "
+                                  "first reference scored against its hypothesis)",
+    "references-as-streams": "each segment's reference list is read as a reference stream: segment i is scored "
+                             "against the i-th reference of every segment, zip stopping at the shortest",
     # -- sizes ---------------------------------------------------------------------------------
     "uint8-counts": "per-n-gram counts are kept in 8 bits (wrap modulo 256)",
     "uint16-counts": "per-n-gram counts are kept in 16 bits (wrap modulo 65,536)",
@@ -329,6 +334,24 @@ def _one_map_statistics(hyp, refs, order, bugs):
             matches[n - 1] += min(k, limit[key])
     c = len(hyp)
     return c, reference_length(c, [len(r) for r in refs], bugs), matches, totals
+
+
+def shape_segments(segments, bugs):
+    """The (hypothesis, references) pairs the scorer is handed (the request's own, when clean)."""
+    if "swap-hypothesis-references" in bugs:
+        # bentrevett/pytorch-seq2seq issue #62: `bleu_score(pred_trgs, trgs)` takes the candidates first, and the
+        # notebooks' calculate_bleu passed them in the other order; kubeedge/ianvs issue #646 (`metric_func(y_true,
+        # y_pred)` called positionally the other way round).
+        return [{"hypothesis": s["references"][0], "references": [s["hypothesis"]]} for s in segments]
+    if "references-as-streams" in bugs:
+        # mjpost/sacrebleu issue #220: "If you do feed N lists of K strings, the function computes BLEU for the
+        # first K documents (albeit with some mismatched reference strings) and silently throws away the rest";
+        # vibrantlabsai/ragas issue #2888 (`[[r] for r in reference_sentences]`: only the first sentence scored).
+        streams = [s["references"] for s in segments]
+        kept = min([len(segments)] + [len(stream) for stream in streams])
+        return [{"hypothesis": segments[i]["hypothesis"], "references": [stream[i] for stream in streams]}
+                for i in range(kept)]
+    return segments
 
 
 def select_segments(segments, bugs):
@@ -737,7 +760,7 @@ def compute(request, bugs, with_stats):
         # Modelled on the general class (a `lowercase` option honoured on token input only), no specific
         # report found.
         lowercase = False
-    segments = [s for s in text_to_tokens(request, bugs) if s["references"]]
+    segments = shape_segments([s for s in text_to_tokens(request, bugs) if s["references"]], bugs)
     if not select_segments(segments, bugs):  # an empty corpus accepted (or every segment skipped): zero statistics
         return _zero_answer(request["seq"], len(request["weights"]), with_stats)
     planned = request
