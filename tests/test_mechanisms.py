@@ -11,6 +11,7 @@ Holds: oracle.diagnose.mechanisms
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from itertools import combinations
 
@@ -28,7 +29,6 @@ from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.diagnose.textrules import DEPARTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
-from oracle.formulas import conventions as rule_tables
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
 from oracle.models.results import NEEDS_EVIDENCE
@@ -146,9 +146,12 @@ def test_the_classifier_tries_every_other_rule_of_each_table():
     assert not any(name.startswith(("token_split=", "case_fold=")) for name in names)  # tokens, case kept
 
 
-def test_a_rule_added_to_a_table_is_tried_by_the_classifier_and_doctor(monkeypatch):
-    """No list of rules outside the tables: a new reference-length rule reaches both searches."""
-    monkeypatch.setitem(rule_tables.REFERENCE_LENGTH_RULES, "median", "the median reference length")
+def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch):
+    """One generator for both searches: a rule the catalogue's convention gains reaches both, with no list of rules
+    or conventions of their own (a search that re-listed them would not try it)."""
+    convention = convention_module.CONVENTIONS["reference_length"]
+    rules = {**convention.rules, "median": "the median reference length"}
+    monkeypatch.setitem(convention_module.CONVENTIONS, "reference_length", replace(convention, rules=rules))
     papineni = PROFILES["papineni"].options
     changes = {name: words for name, words, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus",
                                                                                  papineni)}
