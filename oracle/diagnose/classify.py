@@ -31,25 +31,15 @@ from itertools import combinations
 from typing import Any
 
 from oracle.formulas import bleu
-from oracle.formulas.conventions import (
-    BOTH_EMPTY_RULES,
-    CASE_FOLD_RULES,
-    EMPTY_ORDER_RULES,
-    NO_MATCH_RULES,
-    REFERENCE_LENGTH_RULES,
-    Smoothing,
-)
+from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
-from oracle.formulas.tokenizers import FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
-from . import errorcauses
-from .accumulation import LENGTH_DEPARTURES, last_segment_of_each_batch_dropped
+from . import mechanisms
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
-    COMPUTATION_DOCS,
     COMPUTATIONS,
     FLOAT32,
     GENERIC_COMPUTATIONS,
@@ -57,7 +47,6 @@ from .computations import (
     Context,
     context_for,
     departed_result,
-    empty_reference_batch_statistics,
     end_token_request,
     one_side_result,
     result_under,
@@ -74,18 +63,21 @@ from .counting import (
 )
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
+from .mechanisms import CATALOGUE
+from .mechanisms.computations import FLOAT32_REL_TOLERANCE, SMALL_WEIGHTS, SMOOTHED_COUNTS
+from .mechanisms.conventions import alternatives
+from .mechanisms.counting import OTHER_COUNTING, other_counting_words
+from .mechanisms.smoothing import IGNORED, readings
+from .mechanisms.state import STATE_STATISTICS
 from .oneside import ONE_SIDE_FOLDS
 from .structure import STRUCTURES
 from .textrules import DEPARTURES
 
-#: float32 somewhere in the arithmetic (torch's default dtype: weights, precisions or the score)
-#: agrees to about this relative error on short inputs; every explanation is retried at this
-#: tolerance after none matched exactly, and named "<explanation> + float32".
-FLOAT32_REL_TOLERANCE = 1e-5
+# FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
+# tolerance after none matched exactly, and named "<explanation> + float32".
 
 AGREES = "agrees"
 UNEXPLAINED = "unexplained"
-SMOOTHED_COUNTS = "statistics-report-smoothed-counts"
 
 
 @dataclass(frozen=True)
@@ -139,80 +131,20 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 _RETOKENIZING = frozenset({"token_split", "line_padding", "fold_stage", "case_fold"})
 
 
-def _word_conventions(options, *, text):
-    """The alternatives of how words are made: on raw text how they are split and whether 13a pads the line;
-    where case is folded, how, and on raw text at which stage."""
-    choices = [("case_fold", CASE_FOLD_RULES, "case is folded as ")] if options.lowercase else []
-    if text:
-        choices += [("token_split", TOKEN_SPLIT_RULES, "words are split on "), ("line_padding", LINE_PADDING_RULES, "")]
-    if text and options.lowercase:
-        choices.append(("fold_stage", FOLD_STAGE_RULES, "case is folded on "))
-    return [(f"{name}={rule}", prefix + rules[rule], {name: rule}, None)
-            for name, rules, prefix in choices for rule in rules if rule != getattr(options, name)]
+#: The conventions the classifier varies, in the order it tries them: how words are made (where case is folded, how;
+#: on raw text how they are split, whether 13a pads the line, at which stage case is folded), then the formulas'.
+CLASSIFIED_CONVENTIONS = ("case_fold", "token_split", "line_padding", "fold_stage", "reference_length",
+                          "segment_totals_floor", "empty_order", "weights", "no_match", "both_empty")
 
 
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
-    """(name, description, option changes, smoothing) for every single alternative convention (on a text
-    request, the other rules of splitting words too)."""
-    out = _word_conventions(options, text=text)
-    for rule in REFERENCE_LENGTH_RULES:
-        if rule != options.reference_length:
-            out.append(
-                (f"reference_length={rule}", f"r is {REFERENCE_LENGTH_RULES[rule]}", {"reference_length": rule}, None)
-            )
-    floor = 1 if options.segment_totals_floor == 0 else 0
-    out.append(
-        (
-            f"segment_totals_floor={floor}",
-            "each segment's n-gram total is at least 1 before summing (nltk's modified_precision "
-            "denominator max(1, ...))"
-            if floor
-            else "no per-segment floor on n-gram totals",
-            {"segment_totals_floor": floor},
-            None,
-        )
-    )
-    current = options.empty_order_at(level, smoothing)
-    for rule in EMPTY_ORDER_RULES:
-        if rule != current:
-            out.append(
-                (
-                    f"empty_order={rule}",
-                    f"an order with no hypothesis n-grams: {EMPTY_ORDER_RULES[rule]}",
-                    {"empty_order": rule, "sentence_empty_order": None, "unsmoothed_empty_order": None},
-                    None,
-                )
-            )
-    weight_rule = "normalise" if options.weight_normalisation == "as-given" else "as-given"
-    out.append(
-        (
-            f"weights={weight_rule}",
-            "the weights are divided by their sum" if weight_rule == "normalise" else "the weights are used as given",
-            {"weight_normalisation": weight_rule, "uniform_weights_only": False},
-            None,
-        )
-    )
-    for rule in NO_MATCH_RULES:
-        if rule != options.no_match:
-            out.append(
-                (
-                    f"no_match={rule}",
-                    f"no n-gram of any order matches: {NO_MATCH_RULES[rule]}",
-                    {"no_match": rule},
-                    None,
-                )
-            )
-    for rule in BOTH_EMPTY_RULES:
-        if rule != options.both_empty:
-            out.append(
-                (
-                    f"both_empty={rule}",
-                    f"no hypothesis and no reference tokens: {BOTH_EMPTY_RULES[rule]}",
-                    {"both_empty": rule},
-                    None,
-                )
-            )
-    for alternative, description in _smoothing_readings(smoothing, profile_options):
+    """(name, description, option changes, smoothing) for every single alternative convention (`alternatives`: each
+    rule of its table other than the one in force; on a text request, the other rules of splitting words too), then
+    every other reading of the requested smoothing."""
+    out = [(convention.mechanism_name(rule), convention.words(rule), convention.changes(rule), None)
+           for convention, rule in alternatives(options, CLASSIFIED_CONVENTIONS, text=text, level=level,
+                                                smoothing=smoothing)]
+    for alternative, description in readings(smoothing, profile_options):
         out.append((f"smoothing={alternative.describe()}", description, {}, alternative))
     return out
 
@@ -220,43 +152,12 @@ def _convention_changes(options, smoothing, level, profile_options, *, text=Fals
 def _weak(convention):
     """Readings that say "the implementation ignored the request" come after the specific computations."""
     name = convention[0]
-    return name.startswith("smoothing=") and convention[1].startswith(
-        ("the requested smoothing", "the profile's default")
-    )
+    return name.startswith("smoothing=") and convention[1].startswith(IGNORED)
 
 
-def _smoothing_readings(smoothing, profile_options):
-    """Other readings of the requested smoothing method's documentation."""
-    method = smoothing.method
-    readings = []
-    if method == "chen-cherry-2" or (method == "add-k" and smoothing.k == 1):
-        readings.append(
-            (
-                Smoothing("lin-2004"),
-                "add 1 to matches and totals of every order, unigrams included "
-                "(NLTK's page: 'Add 1 to both numerator and denominator')",
-            )
-        )
-    if method == "lin-2004":
-        readings.append((Smoothing("chen-cherry-2"), "add 1 to matches and totals of orders n > 1 only"))
-    if method == "chen-cherry-7":
-        readings.append((Smoothing("chen-cherry-4", k=smoothing.k), "method 4 only"))
-        readings.append((Smoothing("chen-cherry-5"), "method 5 only"))
-    if method == "floor":
-        readings.append(
-            (Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one")
-        )
-    if method == "exp":  # azure-ai-evaluation's "NIST Smoothing" is NLTK's method4
-        readings.append((Smoothing("chen-cherry-4"), "NLTK's method4 (k = 5) where NIST's geometric smoothing is "
-                                                     "named"))
-    if method == "chen-cherry-1" and smoothing.epsilon != Fraction(1, 10):
-        readings.append((Smoothing("chen-cherry-1"), "the documented default epsilon 0.1, not the given one"))
-    if method != "none":
-        readings.append((Smoothing("none"), "the requested smoothing is not applied"))
-    default = profile_options.smoothing
-    if default.method != method and default.method != "none":
-        readings.append((default, f"the profile's default smoothing {default.describe()} instead of the requested one"))
-    return [(s, d) for s, d in readings if s != smoothing]
+def _words(name, via="computation"):
+    """The words a record found by route `via` shows for mechanism `name` (`mechanisms.CATALOGUE`)."""
+    return CATALOGUE[name].words(via)
 
 
 # -- classification --------------------------------------------------------------
@@ -390,8 +291,8 @@ def _counting_of(cname, ctx, result):
         return one_side_result(ctx, cname)
     if cname in STRUCTURES:
         return structured_result(ctx, cname)
-    if cname in _STATE_STATISTICS:
-        statistics = _STATE_STATISTICS[cname](ctx, result)
+    if cname in STATE_STATISTICS:
+        statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
 
@@ -473,7 +374,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):
                 continue
             label = _join(cname if name is None else f"{name} + {cname}", suffix)
-            text = COMPUTATION_DOCS[cname] if name is None else f"{description}; and {COMPUTATION_DOCS[cname]}"
+            text = _words(cname) if name is None else f"{description}; and {_words(cname)}"
             found.append(
                 Explanation(
                     label,
@@ -635,7 +536,7 @@ def _explain(search, conventions, expected):
     if found:
         return _chosen(_with_every_simple_fit(search, conventions, found), expected)
     if _float32_close(actual, expected) and search.permitted(FLOAT32) and consistent_with(statistics, base, n):
-        return Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), expected, expected)
+        return Explanation(FLOAT32, _words(FLOAT32), (("computation", FLOAT32),), expected, expected)
     found = _first_tier(search, conventions, within_contract, "", simple=False)
     if found:
         return _chosen(found, expected)
@@ -695,15 +596,13 @@ def _from_returned_counts(search, conventions):
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
-    name = f"other-counting-of-{layer}"
+    name = f"{OTHER_COUNTING}{layer}"
     if not search.permitted(name):
         return []
     return [
         Explanation(
             name,
-            f"the implementation's own statistics, scored by the judged profile's formulas, give "
-            f"its answer: it counts {layer} differently from section 2.1, in a way no known counting "
-            "alternative reproduces",
+            other_counting_words(layer),
             (("computation", name),),
             value,
         )
@@ -724,7 +623,7 @@ def _counting_alternatives(search, value):
         permitted=search.permitted,
         charge=search.charge,
     )
-    return [Explanation(name, COUNTING_ALTERNATIVES[name][0], (("computation", name),), value) for name in names]
+    return [Explanation(name, _words(name, "counting"), (("computation", name),), value) for name in names]
 
 
 def _bp_alternative(search):
@@ -737,12 +636,12 @@ def _bp_alternative(search):
     if c == 0 or within_contract(float(reported.bp), float(base.bp)):
         return []
     found = [
-        Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), search.actual)
+        Explanation(name, _words(name), (("computation", name),), search.actual)
         for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()
         if search.permitted(name) and within_contract(float(reported.bp), rule(c, r))
     ]
     if not found and search.permitted(FLOAT32) and _float32_close(float(reported.bp), float(base.bp)):
-        found = [Explanation(FLOAT32, COMPUTATION_DOCS[FLOAT32], (("computation", FLOAT32),), search.actual)]
+        found = [Explanation(FLOAT32, _words(FLOAT32), (("computation", FLOAT32),), search.actual)]
     return found
 
 
@@ -797,14 +696,12 @@ def _emptied_corpus(search):
         if reported.hyp_len or reported.ref_len or any(reported.matches) or any(reported.totals):
             return []
     segments = search.ctx.request.segments
-    return [Explanation(name, f"{COUNTING_ALTERNATIVES[name][0]}; here every segment is dropped, and the empty "
+    return [Explanation(name, f"{_words(name, 'counting')}; here every segment is dropped, and the empty "
                               "corpus left, which the formulas do not score, is answered 0 or NaN",
                         (("computation", name),), actual)
             for name in COUNTING_ALTERNATIVES if search.permitted(name) and leaves_no_segment(name, segments)]
 
 
-#: Weights under a threshold taken as 0 (a "negligible weight" cut): one name whatever the threshold.
-SMALL_WEIGHTS = "small-weights-taken-as-zero"
 #: The most cuts of a request's weights tried (a request holds at most MAX_ORDER weights; a bound all the same).
 MAX_WEIGHT_CUTS = 16
 
@@ -841,19 +738,13 @@ def _small_weights_dropped(search, *, every=False):
     return []
 
 
-#: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
-#: whose references are all empty (their n-grams uncounted).
-_STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics,
-                     "last-segment-dropped": last_segment_of_each_batch_dropped}
-
-
 def _by_state(search):
-    """Every metric-state mechanism (`_STATE_STATISTICS`) whose statistics are exactly the reported ones and whose
+    """Every metric-state mechanism (`STATE_STATISTICS`) whose statistics are exactly the reported ones and whose
     score is the answer (a planned request's, for most)."""
     if not search.statistics or search.base is None:
         return []
     found = []
-    for name, statistics_of_state in _STATE_STATISTICS.items():
+    for name, statistics_of_state in STATE_STATISTICS.items():
         if not search.permitted(name):
             continue
         statistics = statistics_of_state(search.ctx, search.base)
@@ -863,8 +754,7 @@ def _by_state(search):
         value = score_of_statistics(search.ctx, statistics)
         if (value is not None and within_contract(search.actual, value)
                 and _statistics_differ(search.statistics, _Counted(statistics, search.base.bp), search.n) is None):
-            described = COMPUTATION_DOCS.get(name) or f"{COUNTING_ALTERNATIVES[name][0]} (each update's batch)"
-            found.append(Explanation(name, described, (("computation", name),), value))
+            found.append(Explanation(name, _words(name, "statistics"), (("computation", name),), value))
     return found
 
 
@@ -881,7 +771,7 @@ def _by_departure(search):
         search.charge()
         if within_contract(search.actual, score_of(result)) and _statistics_differ(
                 search.statistics, result, search.n) is None:
-            found.append(Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), score_of(result)))
+            found.append(Explanation(name, _words(name), (("computation", name),), score_of(result)))
     return found
 
 
@@ -898,7 +788,7 @@ def _by_structure(search):
         search.charge()
         if within_contract(search.actual, score_of(result)) and _statistics_differ(
                 search.statistics, result, search.n) is None:
-            found.append(Explanation(name, COMPUTATION_DOCS[name], (("computation", name),), score_of(result)))
+            found.append(Explanation(name, _words(name), (("computation", name),), score_of(result)))
     return found
 
 
@@ -907,7 +797,7 @@ def _join(name, suffix):
 
 
 def _join_text(text, suffix):
-    return f"{text}; and {COMPUTATION_DOCS[suffix]}" if suffix else text
+    return f"{text}; and {_words(suffix)}" if suffix else text
 
 
 def _suffix_change(suffix):
@@ -963,11 +853,7 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations, threshold = {}, None, [], math.inf
     for key, value in change:
         if key == "computation":
-            if (
-                value not in functions
-                and value not in (FLOAT32, SMOOTHED_COUNTS, SMALL_WEIGHTS, *COUNTING_ALTERNATIVES)
-                and not value.startswith("other-counting-of-")
-            ):
+            if value not in known_names() and not value.startswith(OTHER_COUNTING):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -987,7 +873,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
+        if result is None or name.startswith(OTHER_COUNTING):  # counts the oracle has no model of
             return None
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
@@ -1025,17 +911,6 @@ def _counted_value(ctx, result, name):
         return None
 
 
-_CONVENTION_RULES = {
-    "reference_length": REFERENCE_LENGTH_RULES,
-    "empty_order": EMPTY_ORDER_RULES,
-    "no_match": NO_MATCH_RULES,
-    "both_empty": BOTH_EMPTY_RULES,
-    "token_split": TOKEN_SPLIT_RULES,
-    "line_padding": LINE_PADDING_RULES,
-    "case_fold": CASE_FOLD_RULES,
-}
-
-
 def describe_as(classification, name):
     """What `name` means for a record's `classification` (a `models.results.Classification`): its own description
     when `name` is its own first name, else the explanation's in words (the run gave it another that fits)."""
@@ -1044,24 +919,9 @@ def describe_as(classification, name):
 
 def describe_explanation(name):
     """What an explanation's name means, in words, from its parts (for a run's cause that no record gave as
-    its first name): a computation's or counting alternative's description, a convention's rule; an error's
-    cause, the input features it names (`errorcauses`)."""
-    if errorcauses.parts(name):
-        return errorcauses.describe(name)
-    described = []
-    for part in component_names(name):
-        field_name, _, value = part.partition("=")
-        if part in COMPUTATION_DOCS:
-            described.append(COMPUTATION_DOCS[part])
-        elif part in COUNTING_ALTERNATIVES:
-            described.append(COUNTING_ALTERNATIVES[part][0])
-        elif part == SMALL_WEIGHTS:
-            described.append("weights under a threshold taken as 0 (a 'negligible weight' cut)")
-        elif value and value in _CONVENTION_RULES.get(field_name, {}):
-            described.append(f"{field_name}: {_CONVENTION_RULES[field_name][value]}")
-        else:
-            described.append(part)
-    return "; and ".join(described)
+    its first name): each part's description in the catalogue (`mechanisms.describe`: a computation's docstring,
+    a counting alternative's words, a convention's rule, an error cause's input features), else the part itself."""
+    return "; and ".join(mechanisms.describe(part) or part for part in component_names(name))
 
 
 def component_names(name):
@@ -1070,8 +930,9 @@ def component_names(name):
 
 
 def known_names():
-    """Every single explanation name classify can give (conventions are named `field=value`)."""
-    return tuple(name for name, _ in COMPUTATIONS) + (FLOAT32, SMOOTHED_COUNTS, SMALL_WEIGHTS, *COUNTING_ALTERNATIVES)
+    """Every single explanation name classify gives as a ("computation", name) change (`mechanisms.known_names`;
+    conventions are named `field=value`)."""
+    return mechanisms.known_names()
 
 
 __all__ = [

@@ -12,9 +12,10 @@ could not tell them apart, and the search should generate one that does.
 Some explanations are a numeric coincidence on one record more often than a bug: a state carried from an earlier
 request (`earlier-answer-returned`, `exp-halvings-carried-over`) or float32 precision, each of which one number can
 fit by chance (a stateless float64 implementation's wrong answer that equals another request's, or lies within
-1e-5 of the oracle's). They name a run's records only with evidence: a pattern across at least two records of the
-run, or a confirming probe (`confirmed`: the names a record carries with its probes' confirmation). Without it they
-are left out of that record's signature, which keeps its next-best name, or, where it has none, `unexplained`.
+float32's precision, 2e-6 relative, of the oracle's). They name a run's records only with evidence: a pattern across
+at least two records of the run, or a confirming probe (`confirmed`: the names a record carries with its probes'
+confirmation). Without it they are left out of that record's signature, which keeps its next-best name, or, where it
+has none, `unexplained`.
 
     >>> [(c.name, c.records) for c in minimal_cover({("float32",): 1, ("strict-clipping",): 3})]
     [('strict-clipping', 3), ('unexplained', 1)]

@@ -43,10 +43,8 @@ from oracle.models.results import Classification
 from .classify import UNEXPLAINED
 from .expect import oracle_expected
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
+from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED
 
-#: The names of the explanations.
-EARLIER_ANSWER = "earlier-answer-returned"
-EXP_CARRIED = "exp-halvings-carried-over"
 #: The change a probe-confirmed earlier answer carries (`confirmed`): a run names it even on a single record.
 CONFIRMED_BY = "confirmed by changing"
 #: The kinds of reply whose content can be compared (a crash or a timeout carries no answer).

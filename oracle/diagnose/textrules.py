@@ -4,7 +4,7 @@ digits only, char's characters as UTF-16 code units), or when the line is change
 (its trailing whitespace stripped, which takes away the line break 13a's end-of-line hyphenation rule reads).
 
 How words are split, whether 13a pads the line and where case is folded are conventions the classifier varies
-(`classify._word_conventions`); these are departures from a tokenizer's own rules that a port makes, each named
+(`mechanisms.conventions`); these are departures from a tokenizer's own rules that a port makes, each named
 by the rule, so that a failing text record is named by what was done rather than "tokenization differs". Each is
 gated by the text holding what the rule reads (a cheap test, not charged), and its counts are the oracle's on
 the departed tokens, so they are checked against the returned statistics as any explanation's are.

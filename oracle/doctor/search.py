@@ -4,7 +4,8 @@ The readings searched are every profile x tokenizer x case as it stands, then wi
 from the profile, then with two (`explore`); a number is compared on the 0-100 scale, and also on the
 0-1 scale when it is at most 1. A reading reproduces a number printed with d decimals when it is within
 half a unit of the d-th decimal ("digits"; plus 1e-12 relative for a float's own rounding), or, ranked
-after those, within 2e-6 relative ("float32": what single-precision arithmetic, torch's default, keeps).
+after those, within 2e-6 relative ("float32": what single-precision arithmetic, torch's default, keeps:
+`oracle.diagnose.mechanisms.computations.FLOAT32_REL_TOLERANCE`).
 Explanations are ranked by plausibility (`departures`): a tool's defaults first (a profile as it stands, under
 its own tokenizer and case, or its library as shipped), then the fewest departures from them (a tokenizer or case
 other than the profile's, each other convention changed), then the closer match class, then the smaller difference.
@@ -22,11 +23,12 @@ from decimal import Decimal, InvalidOperation
 from fractions import Fraction
 from itertools import combinations
 
+from oracle.diagnose.mechanisms.computations import FLOAT32_REL_TOLERANCE
+from oracle.diagnose.mechanisms.conventions import alternatives
 from oracle.formulas import bleu
-from oracle.formulas.conventions import EMPTY_ORDER_RULES, NO_MATCH_RULES, REFERENCE_LENGTH_RULES, Smoothing
+from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
-from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES
 
 from .readings import UNIFORM, Reading, Scorer, Value, finite, on_scale, shown, table_readings
 from .shipped import shipped_changes
@@ -38,8 +40,9 @@ SMOOTHING_CHOICES = tuple(Smoothing(method) for method in (
     "none", "exp", "floor", "add-k", "chen-cherry-1", "chen-cherry-2", "chen-cherry-4", "chen-cherry-6", "lin-2004"))
 #: A float's own rounding, relative: a score printed with more digits than it holds still matches.
 FLOAT64_SLACK = Decimal("1e-12")
-#: What single-precision arithmetic keeps of a BLEU score (relative).
-FLOAT32_SLACK = Decimal("2e-6")
+#: What single-precision arithmetic keeps of a BLEU score (relative): the classifier's float32 tolerance, whose
+#: comment gives the measurements it rests on.
+FLOAT32_SLACK = Decimal(str(FLOAT32_REL_TOLERANCE))
 MATCH_CLASSES = ("digits", "float32")
 #: How many nearest readings an unexplained number lists.
 NEAREST = 5
@@ -139,18 +142,20 @@ def match_class(score: float, number: GivenNumber) -> str | None:
 
 
 def single_changes(reading: Reading, *, references: int, sentence_level: bool) -> list:
-    """Every one-convention change from `reading`'s profile the search tries, as (convention, value)."""
+    """Every one-convention change from `reading`'s profile the search tries, as (convention, value): the rules of
+    each convention's table other than the profile's (`mechanisms.conventions.alternatives`, the classifier's
+    generator), case folded only by the folds the streams count (`FOLDS`), the reference length only where a
+    segment has several references (with one, every rule is the same); then the smoothing methods, and a mean of
+    sentence scores at sentence level."""
     options = reading.options
-    changes: list[tuple[str, object]] = [("token_split", split) for split in TOKEN_SPLIT_RULES
-                                         if split != options.token_split]
-    if reading.lowercase:
-        changes += [("case_fold", fold) for fold in FOLDS if fold != options.case_fold]
-    if references > 1:
-        changes += [("reference_length", rule) for rule in REFERENCE_LENGTH_RULES if rule != options.reference_length]
+
+    def changed(*names: str) -> list[tuple[str, object]]:
+        return [(convention.option, rule) for convention, rule in
+                alternatives(options, names, text=True, lowercase=reading.lowercase, only={"case_fold": FOLDS})]
+
+    changes = changed("token_split", "case_fold", *(("reference_length",) if references > 1 else ()))
     changes += [("smoothing", choice) for choice in SMOOTHING_CHOICES if choice != options.smoothing]
-    changes += [("empty_order", rule) for rule in EMPTY_ORDER_RULES if rule != options.empty_order]
-    changes += [("no_match", rule) for rule in NO_MATCH_RULES if rule != options.no_match]
-    changes.append(("segment_totals_floor", 1 - min(options.segment_totals_floor, 1)))
+    changes += changed("empty_order", "no_match", "segment_totals_floor")
     if sentence_level:
         changes.append(("aggregation", "sentence-mean"))
     return changes

@@ -62,6 +62,14 @@ WEIGHT_RULES = {
     "normalise": "the weights are divided by their sum",
 }
 
+#: Each segment's n-gram total floored before summing (`Options.segment_totals_floor`; any non-negative int is
+#: valid, these are the two rules implementations follow).
+SEGMENT_TOTALS_FLOOR_RULES = {
+    0: "no per-segment floor on n-gram totals",
+    1: "each segment's n-gram total is at least 1 before summing (nltk's modified_precision denominator "
+       "max(1, ...))",
+}
+
 #: Inputs the documents leave undefined (PROTOCOL.md, "Inputs the documents leave undefined"): no answer there is
 #: wrong by any document. Refusing is the recommended answer (the oracle refuses them); the value of a named
 #: convention of UNDEFINED_CONVENTIONS is `acceptable`, and `check --strict` holds an implementation to the refusal.

@@ -1,0 +1,96 @@
+"""The catalogue of mechanisms: every root cause the diagnosis can name, with its kind, description, layers, cost
+and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `known_names`).
+
+Each kind has its module, which builds its mechanisms from the registry the search reads (so a mechanism added
+to a registry is in the catalogue without another edit): `conventions` (the rule tables, and `alternatives`, the
+one generator of the conventions' other rules), `smoothing`, `counting`, `text`, `state`, `computations` (every
+computation registered in `oracle.diagnose.computations`, whatever module defines it) and `errors`. A name belongs to
+one kind: where several registries hold it (a tokenizer departure is also tried as a computation), the kind module
+that declares it claims it and the others add their routes. docs/mechanisms.md says how a mechanism is added.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+
+from oracle.diagnose.computations import COMPUTATIONS
+
+from . import computations, conventions, counting, errors, smoothing, state, text
+from .model import COMPUTATION, KINDS, Mechanism, Route
+
+#: The kind modules, the more specific first: a name several registries hold is claimed by the first that declares it.
+_DECLARING = (conventions, smoothing, text, state, counting, errors, computations)
+
+
+class CatalogueError(ValueError):
+    """The catalogue's declarations contradict each other (a bug in a kind module, found when it is imported)."""
+
+
+def _build() -> dict[str, Mechanism]:
+    catalogue: dict[str, Mechanism] = {}
+    for module in _DECLARING:
+        for mechanism in module.MECHANISMS:
+            if mechanism.name in catalogue:
+                raise CatalogueError(f"mechanism {mechanism.name!r} is declared as {catalogue[mechanism.name].kind} "
+                                     f"and as {mechanism.kind}: a name has one kind")
+            catalogue[mechanism.name] = mechanism
+    for name, function in COMPUTATIONS:
+        if name not in catalogue:  # a computation no other kind claims: described by its docstring
+            catalogue[name] = computations.computation_mechanism(name, function)
+    routes = [*((name, computations.computation_route(name, function)) for name, function in COMPUTATIONS),
+              *state.ROUTES, *computations.ROUTES]
+    for name, route in routes:
+        mechanism = catalogue[name]
+        if mechanism.route(route.via) is None:
+            catalogue[name] = replace(mechanism, routes=(*mechanism.routes, route))
+    # a mechanism that is also a computation is described as the computation (its docstring), as reports showed it
+    return {name: replace(m, description=m.words("computation")) if m.route("computation") else m
+            for name, m in catalogue.items()}
+
+
+#: name -> Mechanism: every name the diagnosis gives (a family by its stem).
+CATALOGUE = _build()
+_FAMILIES = tuple(m for m in CATALOGUE.values() if m.family)
+
+
+def lookup(name: str) -> Mechanism | None:
+    """The mechanism `name` names (a single name, not 'a + b'): its own entry, or its family's; None if none."""
+    found = CATALOGUE.get(name)
+    if found is not None and not found.family:
+        return found
+    return next((family for family in _FAMILIES if name.startswith(family.name) and name != family.name), None)
+
+
+def describe(name: str) -> str | None:
+    """What a single mechanism's name means in words (None for a name the catalogue does not hold)."""
+    mechanism = lookup(name)
+    return None if mechanism is None else mechanism.describe(name)
+
+
+def of_kind(*kinds: str) -> tuple[Mechanism, ...]:
+    """The catalogue's mechanisms of `kinds`, in declaration order."""
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise CatalogueError(f"unknown kind(s) {sorted(unknown)}; kinds are {KINDS}")
+    return tuple(m for m in CATALOGUE.values() if m.kind in kinds)
+
+
+def known_names() -> tuple[str, ...]:
+    """Every single name the classifier gives as a ("computation", name) change: the registered computations, float32,
+    smoothed counts, small weights and the counting alternatives (conventions are `field=value` option changes, the
+    smoothing readings `smoothing=...`, a process's history and error causes no change the oracle replays)."""
+    return tuple(dict.fromkeys((*(name for name, _ in COMPUTATIONS),
+                                *(m.name for m in CATALOGUE.values() if _replayed(m)))))
+
+
+def _replayed(mechanism: Mechanism) -> bool:
+    return not mechanism.family and (mechanism.kind == COMPUTATION or mechanism.route("counting") is not None)
+
+
+def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
+    return tuple(m.name for m in mechanisms)
+
+
+__all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "known_names", "lookup", "names",
+           "of_kind"]

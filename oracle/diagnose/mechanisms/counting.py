@@ -1,0 +1,29 @@
+"""Counting alternatives (`oracle.diagnose.counting.COUNTING_ALTERNATIVES`): other ways of counting c, r, matches and
+totals, recognised by statistics an implementation returns exactly; and `other-counting-of-<layer>`, the family
+named where the implementation's own counts, scored by the formulas, give its answer and no alternative gives them."""
+
+from __future__ import annotations
+
+from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+
+from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
+
+#: Every name of counting the classifier has no model of starts so, the layer that differs after it.
+OTHER_COUNTING = "other-counting-of-"
+
+
+def other_counting_words(layer: str) -> str:
+    """What `other-counting-of-<layer>` says (a record's own words: `classify._from_returned_counts`)."""
+    return (f"the implementation's own statistics, scored by the judged profile's formulas, give its answer: it "
+            f"counts {layer} differently from section 2.1, in a way no known counting alternative reproduces")
+
+
+MECHANISMS = [
+    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
+      for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()),
+    Mechanism(OTHER_COUNTING, COUNTING, other_counting_words("<layer>"), COUNT_LAYERS | SCORE, RECOMPUTE,
+              (Route("statistics", None, other_counting_words("<layer>")),), family=True,
+              words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
+]
+
+__all__ = ["MECHANISMS", "OTHER_COUNTING", "other_counting_words"]

@@ -1,0 +1,56 @@
+"""State kept wrongly: in a metric's state over a planned request (`oracle.diagnose.accumulation`: an update, a
+merge or a reset that keeps a field otherwise), or in a process between requests (`oracle.diagnose.stale`: an
+earlier answer returned, a counter never reset). Also the statistics each metric-state mechanism implies
+(`STATE_STATISTICS`), checked against the returned ones by the classifier (`classify._by_state`)."""
+
+from __future__ import annotations
+
+from oracle.diagnose.accumulation import (
+    LENGTH_DEPARTURES,
+    last_segment_of_each_batch_dropped,
+    precisions_averaged_by_merge,
+)
+from oracle.diagnose.computations import COMPUTATION_DOCS, empty_reference_batch_statistics
+from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+
+from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism, Route
+
+#: The names of the explanations of a process's history (`oracle.diagnose.stale`).
+EARLIER_ANSWER = "earlier-answer-returned"
+EXP_CARRIED = "exp-halvings-carried-over"
+#: A state's c and r.
+LENGTHS = frozenset({"hyp_len", "ref_len"})
+
+#: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
+#: whose references are all empty (their n-grams uncounted).
+STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics,
+                    "last-segment-dropped": last_segment_of_each_batch_dropped}
+
+
+def state_words(name: str) -> str:
+    """What a record named by its state's statistics (`classify._by_state`) shows."""
+    return COMPUTATION_DOCS.get(name) or f"{COUNTING_ALTERNATIVES[name][0]} (each update's batch)"
+
+
+MECHANISMS = [
+    *(Mechanism(name, STATE, COMPUTATION_DOCS[name], LENGTHS | SCORE, RECOMPUTE,
+                (Route("statistics", statistics, state_words(name)),))
+      for name, statistics in LENGTH_DEPARTURES.items()),
+    Mechanism("precisions-averaged-by-merge", STATE, COMPUTATION_DOCS["precisions-averaged-by-merge"], SCORE,
+              RECOMPUTE, (Route("computation", precisions_averaged_by_merge,
+                                COMPUTATION_DOCS["precisions-averaged-by-merge"]),)),
+    Mechanism(EARLIER_ANSWER, STATE,
+              "answered exactly as an earlier request to the same process, which differs only in the parts named "
+              "and was answered right: a cache keyed without them returns an earlier answer", EVERY_LAYER, PROBE,
+              needs_evidence=True),
+    Mechanism(EXP_CARRIED, STATE,
+              "exp smoothing's halvings continue from those the earlier requests to this process made (the k-th "
+              "order without a match gets 1/2^(j+k) matches, not 1/2^k): a counter never reset between requests",
+              SCORE, FREE, needs_evidence=True),
+]
+
+#: Routes this module adds to mechanisms of another kind: the statistics of a state's batches.
+ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
+          for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
+
+__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "ROUTES", "STATE_STATISTICS", "state_words"]

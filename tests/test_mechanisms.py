@@ -1,0 +1,183 @@
+"""The catalogue of mechanisms: every name a registry can produce is declared once, with a kind and words to show,
+and the conventions' alternatives are generated from the rule tables for the classifier and doctor alike.
+
+The names each registry produces are enumerated here from the registries themselves (and, for the conventions, from
+what the classifier generates under every profile, level, smoothing and kind of request), so a mechanism added to a
+registry that the catalogue did not pick up fails here. The expected rules come from the rule tables of
+`oracle.formulas` (the documents' rules), never from the catalogue.
+
+Holds: oracle.diagnose.mechanisms
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from decimal import Decimal
+from itertools import combinations
+
+import pytest
+
+from oracle.diagnose import classify, mechanisms
+from oracle.diagnose.accumulation import LENGTH_DEPARTURES
+from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, COMPUTATIONS
+from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
+from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms.model import KINDS
+from oracle.diagnose.oneside import ONE_SIDE_FOLDS
+from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
+from oracle.diagnose.textrules import DEPARTURES
+from oracle.doctor import search
+from oracle.doctor.readings import table_readings
+from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
+from oracle.formulas.profiles import PROFILES
+from oracle.models.results import NEEDS_EVIDENCE
+
+LAYERS = ("hyp_len", "ref_len", "matches", "totals")
+
+
+def _convention_and_smoothing_names() -> set[str]:
+    """Every name the classifier's alternatives take: each profile, at each level, under each smoothing method (its
+    documented defaults, and a parameter of its own), on tokens and on text, folded or not."""
+    found = set()
+    for profile in PROFILES.values():
+        for lowercase in (False, True):
+            options = profile.options.with_changes(lowercase=lowercase)
+            for method, defaults in SMOOTHING_METHODS.items():
+                for smoothing in (Smoothing(method), Smoothing(method, **{k: v * 3 for k, v in defaults.items()})):
+                    for level in ("corpus", "sentence"):
+                        for text in (False, True):
+                            found |= {name for name, *_ in classify._convention_changes(
+                                options, smoothing, level, profile.options, text=text)}
+    return found
+
+
+def _error_names() -> set[str]:
+    """Error, crash and hang causes (`errorcauses`, `oracle.harness.crashcauses`' module docstring)."""
+    parts = [feature.name for feature in FEATURES] + ["segment-empty", "smoothing-chen-cherry-6", "order-below-3",
+                                                      "order-above-1"]
+    triggers = {prefix + part for prefix in TRIGGER_PREFIXES for part in parts}
+    joined = {PREFIX + JOIN.join(pair) for pair in combinations(parts[:4], 2)}
+    deaths = {f"{word}-after-{n}-requests" for word in ("crash", "timeout") for n in (1, 12)}
+    return triggers | joined | deaths | {"crash-no-input-feature", "timeout-no-input-feature"}
+
+
+def every_registry_name() -> set[str]:
+    return {
+        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *DEPARTURES, *LENGTH_DEPARTURES,
+        *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
+        classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
+        *(f"other-counting-of-{layer}" for layer in LAYERS),
+        *_convention_and_smoothing_names(), *_error_names(),
+    }
+
+
+def test_every_name_a_registry_produces_is_catalogued_with_a_kind_and_words():
+    names = every_registry_name()
+    assert len(names) > 150  # the enumeration reaches every registry (about 190 names today)
+    for name in sorted(names):
+        mechanism = mechanisms.lookup(name)
+        assert mechanism is not None, f"{name!r} is produced by a registry but not in the catalogue"
+        assert mechanism.kind in KINDS, name
+        assert mechanisms.describe(name).strip() and mechanisms.describe(name) != name, name
+
+
+def test_names_are_unique_across_kinds():
+    declared = {module.__name__: {m.name for m in module.MECHANISMS} for module in mechanisms._DECLARING}
+    for (one, these), (other, those) in combinations(declared.items(), 2):
+        assert not these & those, f"declared both in {one} and {other}: {sorted(these & those)}"
+    stems = [m.name for m in mechanisms.CATALOGUE.values() if m.family]
+    for name, mechanism in mechanisms.CATALOGUE.items():  # a family's stem never swallows another mechanism's name
+        assert mechanism.family or not any(name.startswith(stem) for stem in stems), name
+
+
+def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
+    """A tokenizer departure, a metric state's lengths and a counting alternative are each also tried as a
+    computation: their kind is what they are, and a record found either way keeps that way's words."""
+    assert {mechanisms.lookup(name).kind for name in DEPARTURES} == {"text"}
+    assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
+    assert mechanisms.lookup("case-not-folded").kind == "counting"
+    both = mechanisms.CATALOGUE["case-not-folded"]
+    assert both.words("counting") == COUNTING_ALTERNATIVES["case-not-folded"][0]
+    assert both.words("computation") == both.description == COMPUTATION_DOCS["case-not-folded"]
+    assert {mechanisms.lookup(name).kind for name in _convention_and_smoothing_names()} == {"convention", "smoothing"}
+    assert mechanisms.lookup(PREFIX + "corpus-empty").kind == "error"
+
+
+def test_names_needing_evidence_are_the_catalogues():
+    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence} == NEEDS_EVIDENCE
+
+
+def test_known_names_are_the_replayable_computations():
+    # explained_value replays ("computation", name) for each registered computation, the counting alternatives and
+    # float32, smoothed counts and small weights (classify's docstring); conventions are option changes instead
+    expected = {name for name, _ in COMPUTATIONS} | set(COUNTING_ALTERNATIVES) | {
+        classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS}
+    assert set(classify.known_names()) == expected
+    assert len(classify.known_names()) == len(expected)  # each once
+
+
+def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkeypatch):
+    """A computation another module defines and registers in computations.py's lists needs no catalogue edit."""
+
+    def counted_twice(ctx, result):
+        """Every n-gram counted twice."""
+
+    registered = (*COMPUTATIONS, ("counted-twice", counted_twice))
+    monkeypatch.setattr(mechanisms, "COMPUTATIONS", registered)
+    monkeypatch.setitem(COMPUTATION_DOCS, "counted-twice", "Every n-gram counted twice.")
+    built = mechanisms._build()
+    assert built["counted-twice"].kind == "computation"
+    assert built["counted-twice"].description == "Every n-gram counted twice."
+    assert built["counted-twice"].route("computation").how is counted_twice
+
+
+# -- the conventions' alternatives, from the rule tables --------------------------------------------------------
+
+
+def test_the_classifier_tries_every_other_rule_of_each_table():
+    papineni = PROFILES["papineni"].options
+    names = {name for name, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)}
+    # the documents' rules (oracle/formulas/conventions.py) other than papineni's own (closest, zero, smoothed, nan)
+    assert {f"reference_length={rule}" for rule in ("closest-longer", "closest-first", "shortest", "longest")} <= names
+    assert {"empty_order=skip", "empty_order=one", "no_match=zero", "both_empty=zero", "weights=normalise",
+            "segment_totals_floor=1"} <= names
+    assert not names & {"reference_length=closest", "empty_order=zero", "no_match=smoothed", "both_empty=nan"}
+    assert not any(name.startswith(("token_split=", "case_fold=")) for name in names)  # tokens, case kept
+
+
+def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch):
+    """One generator for both searches: a rule the catalogue's convention gains reaches both, with no list of rules
+    or conventions of their own (a search that re-listed them would not try it)."""
+    convention = convention_module.CONVENTIONS["reference_length"]
+    rules = {**convention.rules, "median": "the median reference length"}
+    monkeypatch.setitem(convention_module.CONVENTIONS, "reference_length", replace(convention, rules=rules))
+    papineni = PROFILES["papineni"].options
+    changes = {name: words for name, words, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus",
+                                                                                 papineni)}
+    assert changes["reference_length=median"] == "r is the median reference length"
+    reading = next(iter(table_readings()))
+    assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
+
+
+def test_doctor_varies_the_reference_length_only_with_several_references_and_case_only_by_counted_folds():
+    reading = next(r for r in table_readings() if r.lowercase)
+    one = search.single_changes(reading, references=1, sentence_level=False)
+    assert not any(name == "reference_length" for name, _ in one)
+    # the streams count unicode and ascii folding only (oracle/doctor/streams.py FOLDS), not casefold
+    assert {value for name, value in one if name == "case_fold"} == set(search.FOLDS) - {reading.options.case_fold}
+
+
+def test_one_float32_tolerance_for_the_classifier_and_doctor():
+    assert search.FLOAT32_SLACK == Decimal(str(classify.FLOAT32_REL_TOLERANCE))
+    assert convention_module.CONVENTIONS["weights"].option == "weight_normalisation"
+
+
+@pytest.mark.parametrize("name, words", [
+    # the rule table's words, after the convention's name (oracle/formulas/conventions.py)
+    ("reference_length=shortest", "reference_length: the shortest reference"),
+    ("segment_totals_floor=1 + float32", "segment_totals_floor: each segment's n-gram total is at least 1 before "
+                                          "summing (nltk's modified_precision denominator max(1, ...)); and float32"),
+])
+def test_describe_explanation_reads_the_catalogue(name, words):
+    assert classify.describe_explanation(name).startswith(words)
