@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/attribution.py                 # every one-bug fake, check's defaults
     .venv/bin/python benchmarks/attribution.py --quick         # three of them, 40 examples
     .venv/bin/python benchmarks/attribution.py --only mutant_bp_missing planted:per-reference-clip
+    .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
 
 Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
 planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
@@ -11,12 +12,18 @@ twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`), so that machine load a
 it prints the wall time failing and fixed and their ratio, the run's root causes (the footer's: one name
 per bug is the goal), and the record-level names for comparison. Nothing here asserts: the figures are
 for people (README, "How causes are chosen").
+
+`--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
+commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
+one line per tree, and whether the two trees give the run the same root causes. Each tree's search cache is
+warmed by one untimed fixed run per fixed twin first, so that neither tree's first run pays for it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import statistics
 import subprocess
@@ -48,13 +55,14 @@ def one_bug_implementations() -> list[str]:
     return mutants + [f"planted:{bug}" for bug in sorted(BUGS)]
 
 
-def run_check(command: str, report: Path, examples: int | None) -> tuple[int, float, dict]:
+def run_check(command: str, report: Path, examples: int | None, tree: Path = ROOT) -> tuple[int, float, dict]:
+    """`check` of `command` by the oracle of `tree`: (exit code, wall seconds, root causes and record names)."""
     argv = [sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--report", str(report),
             "--quiet", "--allow-empty"]
     if examples is not None:
         argv += ["--examples", str(examples)]
     start = time.perf_counter()
-    done = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(argv, capture_output=True, text=True, cwd=tree, env={**os.environ, "PYTHONPATH": str(tree)})
     elapsed = time.perf_counter() - start
     lines = (
         (report / "results.jsonl").read_text(encoding="utf-8").split("\n")
@@ -68,33 +76,52 @@ def run_check(command: str, report: Path, examples: int | None) -> tuple[int, fl
     return done.returncode, elapsed, {"names": names, "causes": footer.get("causes")}
 
 
+def _causes(found: dict) -> str:
+    causes = found["causes"]
+    return ", ".join(f"{c['name']} x{c['records']}" for c in causes) if causes else "(none in footer)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
     parser.add_argument("--only", nargs="+", metavar="NAME", help="these implementations (mutant_X or planted:BUG)")
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
+    parser.add_argument("--before", type=Path, metavar="TREE",
+                        help="also run the oracle of this checkout (an earlier commit), alternating with this one")
     args = parser.parse_args(argv)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
-    print(
-        f"{'implementation':<40} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names "
-        "(records)"
-    )
-    ratios = []
+    trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
+    label = "implementation" + (" (tree)" if args.before else "")
+    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
+    warmed = set()
     with tempfile.TemporaryDirectory() as scratch:
         for index, name in enumerate(names):
             buggy, fixed = command_of(name)
-            code, failing_s, found = run_check(buggy, Path(scratch) / f"b{index}", examples)
-            _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{index}", examples)
-            ratio = failing_s / fixed_s if fixed_s else float("inf")
-            ratios.append(ratio)
-            causes = found["causes"]
-            run_causes = ", ".join(f"{c['name']} x{c['records']}" for c in causes) if causes else "(none in footer)"
-            record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
-            print(f"{name:<40} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {run_causes} | {record_names}",
-                  flush=True)
-    if ratios:
-        print(f"\nratio failing/fixed: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+            runs = {}
+            for tag, tree in trees:
+                if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
+                    run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
+                    warmed.add((tag, fixed))
+                code, failing_s, found = run_check(buggy, Path(scratch) / f"b{tag}{index}", examples, tree)
+                _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{tag}{index}", examples, tree)
+                ratio = failing_s / fixed_s if fixed_s else float("inf")
+                ratios[tag].append(ratio)
+                runs[tag] = found
+                record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
+                shown = f"{name} ({tag})" if tag else name
+                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {_causes(found)} | "
+                      f"{record_names}", flush=True)
+            if args.before:
+                same = [c["name"] for c in runs["before"]["causes"] or []] == [
+                    c["name"] for c in runs["after"]["causes"] or []]
+                print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
+                      flush=True)
+    for tag, values in ratios.items():
+        if values:
+            print(f"\n{tag + ': ' if tag else ''}ratio failing/fixed: median {statistics.median(values):.2f}, "
+                  f"max {max(values):.2f}")
     return 0
 
 
