@@ -894,10 +894,14 @@ class Session:
         classes only (`search_among_all`): the search among every explanation would most likely name nothing
         again, at up to a second per record."""
         if not search_among_all(hints):
-            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=False)
+            # among the documented classes alone (none: no explanation), which still tells a score that agrees
+            classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
+            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
             if named.name != UNEXPLAINED or not search_all:
                 return named
-            return named.model_copy(update={"description": f"{named.description}: {self._unexplained_kind(judged[2])}"})
+            documented = "no documented class of this implementation explains it, and " if classes else ""
+            return named.model_copy(update={"description": (
+                f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}")})
         among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
@@ -912,7 +916,7 @@ class Session:
             if self.budget.example >= 0 else "its block"
         first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
         return (f"the shrunk failure of its kind ({verdict.outcome.value}, {first}) in {where} stayed unexplained "
-                "after the search among every explanation")
+                "after it (most likely a bug no explanation names)")
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
