@@ -191,7 +191,7 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     kind's shrunk failures in its block of examples: `transport.shrink_hints`): not where every one stayed
     unexplained. The bug is then most likely one no explanation names, and the search among every explanation
     would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
-    run some forty times as long as the same implementation fixed. Such a failure is searched among its
+    run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
     implementation's documented classes only, and its record says so. Decided by the examples alone (their
     order within the block), as the shrinking is, never by the clock or by --jobs."""
     return any(hint != UNEXPLAINED for hint in hints)
