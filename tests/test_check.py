@@ -283,6 +283,15 @@ def _searched_ways(report):
     return [(r.id, r.cause, r.classification.description) for r in deviations(report)]
 
 
+def test_a_failure_is_searched_among_every_explanation_unless_every_shrunk_one_of_its_kind_stayed_unexplained():
+    from oracle.harness.session import search_among_all
+
+    assert not search_among_all(("unexplained",))
+    assert not search_among_all(("unexplained", "unexplained"))  # (--shrink-first 2: both stayed unexplained)
+    assert search_among_all(("unexplained", "float32"))  # one of them was named: the later ones may be too
+    assert search_among_all(("statistics-differ",))  # a pseudo-class is a name: the score agreed
+
+
 def test_after_its_kind_stayed_unexplained_a_failure_is_searched_among_documented_classes_only(tmp_path):
     """The fake returns the score raised to the power 1.1 (tests/fakes/fakebleu.py), which no explanation names. The
     first failure of each kind in each block of examples is shrunk and searched among every explanation; a later
