@@ -5,6 +5,7 @@
     .venv/bin/python benchmarks/attribution.py --only mutant_bp_missing planted:per-reference-clip
     .venv/bin/python benchmarks/attribution.py --real                      # the real bugs (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --only padding-counted percent-scale
+    .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
 
 Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
 planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
@@ -19,12 +20,18 @@ has never seen), each alternately with `realbleu.py clean`, and prints a Markdow
 run's main cause (the footer's cause with the most records, the first on a tie), whether it fits (the cause, or
 one of its `+`-joined parts, is in the bug's `fits`, judged before any run), and the cost ratio failing/fixed in
 wall time and in the CPU time of the child processes. A run over `--timeout` seconds is reported as a timeout.
+
+`--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
+commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
+one line per tree, and whether the two trees give the run the same root causes. Each tree's search cache is
+warmed by one untimed fixed run per fixed twin first, so that neither tree's first run pays for it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import shlex
 import statistics
@@ -58,14 +65,18 @@ def one_bug_implementations() -> list[str]:
     return mutants + [f"planted:{bug}" for bug in sorted(BUGS)]
 
 
-def run_check(command: str, report: Path, examples: int | None) -> tuple[int, float, dict]:
-    code, elapsed, _, found = run_check_timed(command, report, examples, timeout=None)
+def run_check(command: str, report: Path, examples: int | None, tree: Path = ROOT) -> tuple[int, float, dict]:
+    """`check` of `command` by the oracle of `tree`: (exit code, wall seconds, root causes and record names)."""
+    code, elapsed, _, found = run_check_timed(command, report, examples, timeout=None, tree=tree)
+    if code is None:  # cannot happen without a timeout; a clear error rather than a None exit code downstream
+        raise RuntimeError(f"check of {command} ended without an exit code")
     return code, elapsed, found
 
 
-def run_check_timed(command: str, report: Path, examples: int | None, timeout: float | None
+def run_check_timed(command: str, report: Path, examples: int | None, timeout: float | None, tree: Path = ROOT
                     ) -> tuple[int | None, float, float, dict]:
-    """(exit code or None on timeout, wall seconds, CPU seconds of the child processes, found)."""
+    """`check` of `command` by the oracle of `tree`: (exit code or None on timeout, wall seconds, CPU seconds of the
+    child processes, root causes and record names)."""
     argv = [sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--report", str(report),
             "--quiet", "--allow-empty"]
     if examples is not None:
@@ -73,7 +84,8 @@ def run_check_timed(command: str, report: Path, examples: int | None, timeout: f
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     try:
-        code: int | None = subprocess.run(argv, capture_output=True, text=True, cwd=ROOT, timeout=timeout).returncode
+        code: int | None = subprocess.run(argv, capture_output=True, text=True, cwd=tree, timeout=timeout,
+                                          env={**os.environ, "PYTHONPATH": str(tree)}).returncode
     except subprocess.TimeoutExpired:  # subprocess.run has killed the check (its implementation may outlive it)
         code = None
     elapsed = time.perf_counter() - start
@@ -184,6 +196,11 @@ def real_summary(runs: list[RealRun]) -> str:
             f"{statistics.median(cpu):.2f} max {max(cpu):.2f}") if runs else "no runs"
 
 
+def _causes(found: dict) -> str:
+    causes = found["causes"]
+    return ", ".join(f"{c['name']} x{c['records']}" for c in causes) if causes else "(none in footer)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
@@ -191,30 +208,44 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
     parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")
+    parser.add_argument("--before", type=Path, metavar="TREE",
+                        help="also run the oracle of this checkout (an earlier commit), alternating with this one")
     args = parser.parse_args(argv)
     if args.real:
         return run_real(args.only, args.examples, args.timeout)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
-    print(
-        f"{'implementation':<40} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names "
-        "(records)"
-    )
-    ratios = []
+    trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
+    label = "implementation" + (" (tree)" if args.before else "")
+    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
+    warmed = set()
     with tempfile.TemporaryDirectory() as scratch:
         for index, name in enumerate(names):
             buggy, fixed = command_of(name)
-            code, failing_s, found = run_check(buggy, Path(scratch) / f"b{index}", examples)
-            _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{index}", examples)
-            ratio = failing_s / fixed_s if fixed_s else float("inf")
-            ratios.append(ratio)
-            causes = found["causes"]
-            run_causes = ", ".join(f"{c['name']} x{c['records']}" for c in causes) if causes else "(none in footer)"
-            record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
-            print(f"{name:<40} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {run_causes} | {record_names}",
-                  flush=True)
-    if ratios:
-        print(f"\nratio failing/fixed: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+            runs = {}
+            for tag, tree in trees:
+                if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
+                    run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
+                    warmed.add((tag, fixed))
+                code, failing_s, found = run_check(buggy, Path(scratch) / f"b{tag}{index}", examples, tree)
+                _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{tag}{index}", examples, tree)
+                ratio = failing_s / fixed_s if fixed_s else float("inf")
+                ratios[tag].append(ratio)
+                runs[tag] = found
+                record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
+                shown = f"{name} ({tag})" if tag else name
+                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {_causes(found)} | "
+                      f"{record_names}", flush=True)
+            if args.before:
+                same = [c["name"] for c in runs["before"]["causes"] or []] == [
+                    c["name"] for c in runs["after"]["causes"] or []]
+                print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
+                      flush=True)
+    for tag, values in ratios.items():
+        if values:
+            print(f"\n{tag + ': ' if tag else ''}ratio failing/fixed: median {statistics.median(values):.2f}, "
+                  f"max {max(values):.2f}")
     return 0
 
 

@@ -278,6 +278,59 @@ def assert_shrunk_first_of_each_kind(failing):
         assert (record.shrunk is not None) == (first.setdefault(kind, index) == index), record.id
 
 
+def _searched_ways(report):
+    """(id, root cause, description) of each failing record of a run: what a run must repeat exactly."""
+    return [(r.id, r.cause, r.classification.description) for r in deviations(report)]
+
+
+def test_a_failure_is_searched_among_every_explanation_unless_every_shrunk_one_of_its_kind_stayed_unexplained():
+    from oracle.harness.session import search_among_all
+
+    assert not search_among_all(("unexplained",))
+    assert not search_among_all(("unexplained", "unexplained"))  # (--shrink-first 2: both stayed unexplained)
+    assert search_among_all(("unexplained", "float32"))  # one of them was named: the later ones may be too
+    assert search_among_all(("statistics-differ",))  # a pseudo-class is a name: the score agreed
+
+
+def test_after_its_kind_stayed_unexplained_a_failure_is_searched_among_documented_classes_only(tmp_path):
+    """The fake returns the score raised to the power 1.1 (tests/fakes/fakebleu.py), which no explanation names. The
+    first failure of each kind in each block of examples is shrunk and searched among every explanation; a later
+    failure of its kind in the block, where every shrunk one stayed unexplained, is searched among the documented
+    classes only (the fake has none: so it stays unexplained), and its description says that the search among every
+    explanation was not run, and why (`session.search_among_all`). Deterministic: a second run, and a run with
+    --jobs 2, give the same records the same causes and descriptions."""
+    from oracle.harness.transport import SHRINK_BLOCK, failure_kind
+
+    command = fake("mutant_unnamed_score_power")
+    assert check(tmp_path / "one", command, examples=SHRINK_BLOCK + 10) == 1
+    failing = deviations(tmp_path / "one")
+    assert failing and {r.outcome for r in failing} == {"fail"}
+    assert_shrunk_first_of_each_kind(failing)
+    shrunk = {}
+    cut = 0
+    for record in failing:
+        index = int(record.id.split("~")[0].rsplit("-", 1)[1])
+        kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order), index // SHRINK_BLOCK
+        description = record.classification.description
+        if record.shrunk is not None:
+            shrunk.setdefault(kind, []).append(record.cause)
+            assert "was not run" not in description, record.id
+            continue
+        if all(cause == "unexplained" for cause in shrunk[kind]):
+            cut += 1
+            first = kind[1] * SHRINK_BLOCK
+            assert record.cause == "unexplained", record.id
+            assert "the search among every explanation was not run: the shrunk failure" in description, record.id
+            assert f"in examples {first}-{first + SHRINK_BLOCK - 1} stayed unexplained" in description, record.id
+        else:  # a shrunk one was named (a coincidental fit): the later ones are searched as before
+            assert "was not run" not in description, record.id
+    assert cut > len(failing) // 2  # (only the first of each kind in a block is shrunk)
+    assert check(tmp_path / "again", command, examples=SHRINK_BLOCK + 10) == 1
+    assert _searched_ways(tmp_path / "again") == _searched_ways(tmp_path / "one")
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=SHRINK_BLOCK + 10) == 1
+    assert _searched_ways(tmp_path / "two") == _searched_ways(tmp_path / "one")
+
+
 @pytest.mark.parametrize("mutant", ["mutant_ties_longer", "mutant_no_clipping", "mutant_bp_missing"])
 def test_without_statistics_the_layer_is_the_score(tmp_path, mutant):
     report = tmp_path / "report"

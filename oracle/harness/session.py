@@ -103,6 +103,7 @@ from .transport import (
     DEFAULT_SHRINK_FIRST,
     DEFAULT_TIMEOUT,
     NONDETERMINISTIC_KIND,
+    SHRINK_BLOCK,
     HandshakeError,
     ImplementationProcess,
     RestartBudget,
@@ -183,6 +184,17 @@ def run_causes(tally):
         )
         or None
     )
+
+
+def search_among_all(hints: tuple[str, ...]) -> bool:
+    """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
+    kind's shrunk failures in its block of examples: `transport.shrink_hints`): not where every one stayed
+    unexplained. The bug is then most likely one no explanation names, and the search among every explanation
+    would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
+    run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
+    implementation's documented classes only, and its record says so. Decided by the examples alone (their
+    order within the block), as the shrinking is, never by the clock or by --jobs."""
+    return any(hint != UNEXPLAINED for hint in hints)
 
 
 def kept_for_console(record: Record) -> Record:
@@ -935,12 +947,34 @@ class Session:
 
     def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
         """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
-        else fitted them) first, so every one of them that explains it is kept; else as any record is."""
+        else fitted them) first, so every one of them that explains it is kept; else as any record is. Where every
+        shrunk example of its kind in its block stayed unexplained after the full search, among the documented
+        classes only (`search_among_all`): the search among every explanation would most likely name nothing
+        again, at up to a second per record."""
+        if not search_among_all(hints):
+            # among the documented classes alone (none: no explanation), which still tells a score that agrees
+            classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
+            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
+            if named.name != UNEXPLAINED or not search_all:
+                return named
+            documented = "no documented class of this implementation explains it, and " if classes else ""
+            return named.model_copy(update={"description": (
+                f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}")})
         among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
         return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
+
+    def _unexplained_kind(self, verdict):
+        """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
+        examples it was judged in."""
+        block = self.budget.example // SHRINK_BLOCK
+        where = f"examples {block * SHRINK_BLOCK}-{block * SHRINK_BLOCK + SHRINK_BLOCK - 1}" \
+            if self.budget.example >= 0 else "its block"
+        first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
+        return (f"the shrunk failure of its kind ({verdict.outcome.value}, {first}) in {where} stayed unexplained "
+                "after it (most likely a bug no explanation names)")
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

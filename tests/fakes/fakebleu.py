@@ -50,6 +50,10 @@ MUTATIONS = {
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+    # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
+    "score-power-1.1": "returns the score raised to the power 1.1",
+    "bp-squared-when-short": "squares the brevity penalty when c < r: e^(2 (1 - r/c))",
+    "trigram-precision-scaled": "multiplies the 3-gram precision by 0.9",
     # Not bugs: the inputs the documents leave undefined (PROTOCOL.md) scored as the formulas read, where the
     # oracle refuses them: acceptable, a failure only under `check --strict`.
     "undefined-by-formula": "scores an empty corpus 0 (nothing matches) and all-zero weights BP (exp(0) = 1)",
@@ -119,10 +123,13 @@ def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
         bp = 1.0
     else:
         bp = fl(math.exp(fl(1 - fl(r / c))))
+    if "bp-squared-when-short" in bugs and c < r:
+        bp = bp * bp
     s = _weighted_log_sum(m, t, w, bugs, profile, fl)
     if s is None:
         return 0.0, bp
-    return fl(bp * fl(math.exp(s))), bp
+    score = fl(bp * fl(math.exp(s)))
+    return (score ** 1.1 if "score-power-1.1" in bugs else score), bp
 
 
 def _smoothed(matches, totals, smoothing):
@@ -166,7 +173,7 @@ def _weighted_log_sum(m, t, w, bugs, profile, fl):
     """sum of w_n log p_n, or None where an order makes the score 0."""
     counted = profile == "matlab"  # matlab: an order with p_n = 0 gives 0 whatever its weight
     s = 0.0
-    for mi, ti, wi in zip(m, t, w, strict=False):
+    for i, (mi, ti, wi) in enumerate(zip(m, t, w, strict=False)):
         if wi == 0 and not counted:
             continue
         if ti == 0:
@@ -177,7 +184,8 @@ def _weighted_log_sum(m, t, w, bugs, profile, fl):
             return None
         if wi == 0:
             continue
-        s = fl(s + fl(wi * fl(math.log(fl(mi / ti)))))
+        p = mi / ti * (0.9 if i == 2 and "trigram-precision-scaled" in bugs else 1.0)
+        s = fl(s + fl(wi * fl(math.log(fl(p)))))
     return s
 
 
