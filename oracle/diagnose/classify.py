@@ -47,8 +47,10 @@ from oracle.models.results import Classification
 
 from . import errorcauses
 from .accumulation import LENGTH_DEPARTURES, last_segment_of_each_batch_dropped
+from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
     COMPUTATION_DOCS,
     COMPUTATIONS,
     FLOAT32,
@@ -502,13 +504,14 @@ def _tiers(search, conventions, close, suffix):
     yield lambda: (_by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
                    + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
+    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close, suffix)
     yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, pairs)
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
-SIMPLE_TIERS = 3
+SIMPLE_TIERS = 4
 
 
 def _first_tier(search, conventions, close, suffix, *, simple=True, combined=True):
@@ -638,19 +641,60 @@ def _explain(search, conventions, expected):
     found = _first_tier(search, conventions, _float32_close, FLOAT32)
     if found:
         return _chosen(found, expected)
-    if statistics is not None and not consistent_with(statistics, base, n):
-        return Explanation(
-            UNEXPLAINED,
-            "no single or paired alternative convention or computation gives this value "
-            f"with the returned statistics (they differ from the oracle's at "
-            f"{_statistics_differ(statistics, base, n)})",
-            (),
-            None,
-            expected,
-        )
-    return Explanation(
-        UNEXPLAINED, "no single or paired alternative convention or computation gives this value", (), None, expected
-    )
+    return _what_is_known(search, expected)
+
+
+_NOTHING_FITS = "no single or paired alternative convention or computation gives this value"
+
+
+def _what_is_known(search, expected):
+    """When no explanation reproduces the answer: what is known of it (`combination.stages_consistent_with`), named
+    as a partial explanation -- the first diverging layer, and the score stage the answer is consistent with --,
+    the others that hold among its fits. `unexplained` where there is no number to test, no statistics to locate
+    the difference by (the counts might be what differs, and a stage's interval test would then accuse the
+    combination of it) and no power of ten between the answer and the score."""
+    statistics, base, n = search.statistics, search.base, search.n
+    differs = _statistics_differ(statistics, base, n)
+    if base is None or base.score.is_nan():
+        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
+    returned_bp = None
+    if statistics:
+        reported = _reported(statistics)
+        returned_bp = None if reported.bp is None else float(reported.bp)
+    if differs is None:
+        combined, prefix, layer = base, "", "the statistics are the oracle's (c, r, matches and totals of every order)"
+    else:
+        combined, prefix = _scored_as_returned(search), f"other-counting-of-{differs} + "
+        divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
+        layer = (f"the statistics differ from the oracle's first at {divergence[2]}, and the score does not follow "
+                 "from them by the judged formulas" if divergence else "")
+    stages = stages_consistent_with(search.actual, combined, returned_bp=returned_bp if differs is None else None)
+    if not statistics:
+        stages = [stage for stage in stages if stage.name == OTHER_SCALE]  # the one test that needs no counts
+        if not stages:
+            return Explanation(UNEXPLAINED, f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
+                                            "first differs is not known", (), None, expected)
+        layer = "no statistics were returned"
+    names = [(prefix + stage.name, stage.description) for stage in stages] or [
+        (prefix + OTHER_COMBINATION, PARTIAL_NAMES[OTHER_COMBINATION])]
+    names = [(name, text) for name, text in names if search.permitted(*component_names(name))]
+    if not names:
+        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
+    (name, text), others = names[0], tuple(dict.fromkeys(other for other, _ in names[1:]))
+    return Explanation(name, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
+                       tuple(("computation", part) for part in component_names(name)), None, expected, others)
+
+
+def _scored_as_returned(search):
+    """The judged profile's BleuResult of the counts the implementation returned (None where it refuses them)."""
+    reported, ctx = _reported(search.statistics), search.ctx
+    try:
+        counts = bleu.Statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:search.n]),
+                                 tuple(reported.totals[:search.n]), search.base.statistics.segments)
+        return bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
+                                         level=ctx.request.level)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
 
 
 def _reported(statistics):
@@ -945,6 +989,7 @@ def explained_value(request, profile, change, *, overrides=None):
                 value not in functions
                 and value not in (FLOAT32, SMOOTHED_COUNTS, SMALL_WEIGHTS, *COUNTING_ALTERNATIVES)
                 and not value.startswith("other-counting-of-")
+                and not is_partial(value)
             ):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
@@ -965,7 +1010,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if result is None or name.startswith("other-counting-of-"):  # counts the oracle has no model of
+        if result is None or name.startswith("other-counting-of-") or is_partial(name):  # no model of it: no value
             return None
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
@@ -1035,6 +1080,8 @@ def describe_explanation(name):
             described.append(COUNTING_ALTERNATIVES[part][0])
         elif part == SMALL_WEIGHTS:
             described.append("weights under a threshold taken as 0 (a 'negligible weight' cut)")
+        elif part in PARTIAL_NAMES:
+            described.append(PARTIAL_NAMES[part])
         elif value and value in _CONVENTION_RULES.get(field_name, {}):
             described.append(f"{field_name}: {_CONVENTION_RULES[field_name][value]}")
         else:
@@ -1064,6 +1111,7 @@ __all__ = [
     "component_names",
     "describe_explanation",
     "explained_value",
+    "is_partial",
     "known_names",
     "smoothing_from_description",
     "within_contract",
