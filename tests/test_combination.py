@@ -29,6 +29,7 @@ from oracle.diagnose.combination import (
     OTHER_COMBINATION,
     OTHER_SCALE,
     OTHER_WEIGHTING,
+    PARTIAL_NAMES,
 )
 from oracle.diagnose.computations import COMPUTATIONS, context_for, result_under
 from oracle.diagnose.stale import with_stale
@@ -196,7 +197,8 @@ def test_statistics_that_differ_and_a_score_that_does_not_follow_from_them():
     e = classify(SKEWED, {"score": 0.95, "statistics": {**RIGHT_STATISTICS, "matches": [4, 2]}}, "papineni")
     assert e.name == f"other-counting-of-matches + {OTHER_COMBINATION}"
     assert "matches at order 2: expected 3, got 2" in e.description
-    assert "does not follow" in describe_explanation(e.name) or "otherwise" in describe_explanation(e.name)
+    # a run that names its records by this reads each part's meaning
+    assert PARTIAL_NAMES[OTHER_COMBINATION] in describe_explanation(e.name)
 
 
 def test_among_documented_classes_a_partial_name_is_not_given():
@@ -219,8 +221,9 @@ def test_a_state_carried_over_replaces_a_partial_name():
 
 def test_check_names_weights_not_passed_on_as_the_runs_cause(tmp_path):
     """A fake that uses uniform weights 1/N whatever it is sent (tests/fakes/mutant_weights_not_passed.py): its
-    statistics are right and its score wrong wherever the weights are not all 1/N, and before the score stage's
-    variants the run's records were `unexplained`, or `weights=normalise` where the weights were equal."""
+    statistics are right and its score wrong wherever the weights are not all 1/N; without the variant the run
+    has no mechanism to name (its records' weights are as often equal but not 1/N, fitting `weights=normalise`,
+    as not)."""
     report = tmp_path / "report"
     assert check(report, fake("mutant_weights_not_passed"), examples=40) == 1
     failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]

@@ -505,9 +505,14 @@ def _tiers(search, conventions, close, suffix):
                    + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
     yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close, suffix)
-    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
+    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
-    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, pairs)
+    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
+
+
+#: The computations tried with a convention or two: not the score stage's variants, which are many and reach
+#: simple numbers (2^-1.5, 1/2, ...) that a convention's counts then fit by coincidence.
+_PAIRED_COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
