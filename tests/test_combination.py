@@ -126,11 +126,15 @@ def test_a_variant_that_would_repeat_the_oracle_is_silent():
     assert dict(COMBINATION_VARIANTS)["unigram-precision-only"](one, result_under(one)) is None
 
 
-def test_a_variant_never_names_a_wrong_zero():
-    # "a b c" vs "a b d" with weights (1, 0, ...) sent as BLEU-1: p1 = 2/3.  BLEU-4 fixed would count the 4-gram
-    # order, empty here (0/0 read as 0), so it gives 0: a 0 is what many bugs give, and names none of these
+def test_a_wrong_zero_names_no_variant_but_keeps_it_among_the_fits():
+    # "a b c" vs "a b d", BLEU-1: p1 = 2/3.  BLEU-4 fixed would count the 4-gram order, empty here (0/0 read as 0),
+    # so it gives 0: a 0 is what many bugs give, so it is not the record's name
     r = request("corpus", [("a b c", ["a b d"])], (1.0,))
-    assert "order-fixed-at-4" not in _fits(classify(r, 0.0, "papineni"))
+    assert classify(r, 0.0, "papineni").name not in dict(COMBINATION_VARIANTS)
+    # "a b" vs "a c" with weights (1, 0): p1 = 1/2, p2 = 0/1, order 2 off, so BLEU = 1/2 (c = r = 2).  Uniform
+    # weights 1/2, 1/2 count p2 = 0: the score 0.  The early 0 of an unmatched order is its name, the variant fits
+    e = classify(request("corpus", [("a b", ["a c"])], (1.0, 0.0)), 0.0, "papineni")
+    assert e.name == "any-order-unmatched-zero" and "weights-not-passed-on" in e.fits
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

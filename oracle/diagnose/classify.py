@@ -483,10 +483,11 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
     return found
 
 
-def _tiers(search, conventions, close, suffix):
+def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     """The explanations in the order they are tried, tier by tier (a lazy sequence of lists): a simpler
     explanation first; every explanation of one tier that fits is kept, so that a run can pick the one
-    that fits all its records."""
+    that fits all its records. A score stage's variant fits an answer of 0 only where `zero_variants` (a record's
+    other fits: `_nonzero`)."""
     strong = [c for c in conventions if not _weak(c)]
     weak = [c for c in conventions if _weak(c)]
     pairs = [
@@ -504,7 +505,8 @@ def _tiers(search, conventions, close, suffix):
     yield lambda: (_by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
                    + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
-    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close, suffix)
+    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_variants else _nonzero(close),
+                                  suffix)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
@@ -513,6 +515,21 @@ def _tiers(search, conventions, close, suffix):
 #: The computations tried with a convention or two: not the score stage's variants, which are many and reach
 #: simple numbers (2^-1.5, 1/2, ...) that a convention's counts then fit by coincidence.
 _PAIRED_COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
+
+
+def _nonzero(close):
+    """`close` for an answer other than 0: a wrong 0 is what many bugs give (an empty order counted, a test on one
+    order's matches), so it names no score stage's variant by itself; the variant stays among the fits of a
+    record another explanation names (`_with_every_simple_fit`, `_zero_variants`), for a run its other records
+    name it in."""
+    return lambda actual, value: actual != 0 and close(actual, value)
+
+
+def _zero_variants(search):
+    """The score stage's variants that give an answer of 0 (with counts the returned ones do not contradict)."""
+    if search.actual != 0:
+        return ()
+    return tuple(e.name for e in _by_computation(search, COMBINATION_COMPUTATIONS, within_contract, ""))
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
@@ -538,7 +555,7 @@ def _with_every_simple_fit(search, conventions, found):
     names = {e.name for e in found}
     extra = []
     try:
-        for index, tier in enumerate(_tiers(search, conventions, within_contract, "")):
+        for index, tier in enumerate(_tiers(search, conventions, within_contract, "", zero_variants=True)):
             if index >= SIMPLE_TIERS:
                 break
             for explanation in tier():
@@ -655,13 +672,15 @@ _NOTHING_FITS = "no single or paired alternative convention or computation gives
 def _what_is_known(search, expected):
     """When no explanation reproduces the answer: what is known of it (`combination.stages_consistent_with`), named
     as a partial explanation -- the first diverging layer, and the score stage the answer is consistent with --,
-    the others that hold among its fits. `unexplained` where there is no number to test, no statistics to locate
-    the difference by (the counts might be what differs, and a stage's interval test would then accuse the
-    combination of it) and no power of ten between the answer and the score."""
+    the others that hold among its fits, and so do the score stage's variants that give an answer of 0
+    (`_nonzero`). `unexplained` where there is no number to test, no statistics to locate the difference by (the
+    counts might be what differs, and a stage's interval test would then accuse the combination of it) and no
+    power of ten between the answer and the score."""
     statistics, base, n = search.statistics, search.base, search.n
     differs = _statistics_differ(statistics, base, n)
     if base is None or base.score.is_nan():
         return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
+    zeros = _zero_variants(search)
     returned_bp = None
     if statistics:
         reported = _reported(statistics)
@@ -678,14 +697,14 @@ def _what_is_known(search, expected):
         stages = [stage for stage in stages if stage.name == OTHER_SCALE]  # the one test that needs no counts
         if not stages:
             return Explanation(UNEXPLAINED, f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
-                                            "first differs is not known", (), None, expected)
+                                            "first differs is not known", (), None, expected, zeros)
         layer = "no statistics were returned"
     names = [(prefix + stage.name, stage.description) for stage in stages] or [
         (prefix + OTHER_COMBINATION, PARTIAL_NAMES[OTHER_COMBINATION])]
     names = [(name, text) for name, text in names if search.permitted(*component_names(name))]
     if not names:
-        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
-    (name, text), others = names[0], tuple(dict.fromkeys(other for other, _ in names[1:]))
+        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected, zeros)
+    (name, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
     return Explanation(name, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
                        tuple(("computation", part) for part in component_names(name)), None, expected, others)
 

@@ -15,8 +15,9 @@ sentence scores, add-k from trigrams, the requested smoothing not applied, floor
 documented default in place of the given one (`classify._smoothing_readings`), weights normalised or as given.
 
 A variant returns None where it does not apply, and also where its value is the oracle's own (within the
-numeric contract, with the judge's zero rule): a variant never fits a correct answer. Nor does one give 0: an
-early 0 is what many bugs give, so a wrong 0 is left to the explanations that test for it.
+numeric contract, with the judge's zero rule): a variant never fits a correct answer. A variant that gives 0 never
+names a record by itself (an early 0 is what many bugs give: an empty order counted, a test on one order's
+matches); it stays among the record's fits, so that a run whose other records it names accounts for its 0s too.
 
 When no explanation fits, `stages_consistent_with` says what is known of the score stage by small tests on
 the numbers (`partial` names, one family with `other-counting-of-<layer>`: `other-weighting-of-precisions`,
@@ -49,17 +50,15 @@ def _same(value, expected):
 
 
 def _variant(function):
-    """A variant that applies only where the hypothesis is not empty and the oracle's score is a number, that
-    never gives the oracle's own value (None there: it is a no-op on this request), and never 0: an early 0 is
-    what many bugs give (an order with no n-grams counted, a test on one order's matches), so a 0 is no evidence
-    of one of these (a single wrong 0 would otherwise name the first variant that happens to reach it)."""
+    """A variant that applies only where the hypothesis is not empty and the oracle's score is a number, and that
+    never gives the oracle's own value (None there: it is a no-op on this request)."""
 
     @functools.wraps(function)
     def variant(ctx, result):
         if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
             return None
         value = function(ctx, result)
-        if value is None or value == 0 or _same(value, float(result.score)):
+        if value is None or _same(value, float(result.score)):
             return None
         return value
 
@@ -230,7 +229,7 @@ def product_of_precisions(ctx, result):
 
 
 # (The precisions' integer division, p_n = m_n // l_n as Python 2's `/` on two ints gives -- nltk #989 -- is not
-# a variant here: it gives the right score or 0, and a 0 names no variant.)
+# a variant here: it gives the right score or 0, and a 0 names no variant by itself.)
 
 
 @_variant
