@@ -135,6 +135,10 @@ def test_a_wrong_zero_names_no_variant_but_keeps_it_among_the_fits():
     # weights 1/2, 1/2 count p2 = 0: the score 0.  The early 0 of an unmatched order is its name, the variant fits
     e = classify(request("corpus", [("a b", ["a c"])], (1.0, 0.0)), 0.0, "papineni")
     assert e.name == "any-order-unmatched-zero" and "weights-not-passed-on" in e.fits
+    # among the run's other records' causes (a hint, or a documented class), the variant names it
+    among = classify(request("corpus", [("a b", ["a c"])], (1.0, 0.0)), 0.0, "papineni",
+                     among=["weights-not-passed-on"])
+    assert among.name == "weights-not-passed-on"
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

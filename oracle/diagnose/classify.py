@@ -487,7 +487,7 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     """The explanations in the order they are tried, tier by tier (a lazy sequence of lists): a simpler
     explanation first; every explanation of one tier that fits is kept, so that a run can pick the one
     that fits all its records. A score stage's variant fits an answer of 0 only where `zero_variants` (a record's
-    other fits: `_nonzero`)."""
+    other fits) or among given names (`_nonzero`)."""
     strong = [c for c in conventions if not _weak(c)]
     weak = [c for c in conventions if _weak(c)]
     pairs = [
@@ -505,8 +505,10 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     yield lambda: (_by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
                    + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
-    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_variants else _nonzero(close),
-                                  suffix)
+    # (among given names -- the run's other records' causes, an implementation's documented classes -- a variant's
+    # 0 has that evidence)
+    zero_fits = zero_variants or search.allowed is not None
+    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_fits else _nonzero(close), suffix)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
@@ -581,8 +583,9 @@ def _float32_close(a, e):
 def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET):
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
-    Returns Explanation("agrees") if the oracle itself matches, Explanation("unexplained") if no
-    alternative does. `overrides` are convention overrides the case already applies. `among`, if
+    Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
+    difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
+    score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides` are convention overrides the case already applies. `among`, if
     given, restricts the search to explanations whose every part (see `component_names`) is one of
     these names -- e.g. the documented discrepancy classes of one implementation -- so that an
     answer several alternatives explain is attributed to the one known to occur.
