@@ -585,15 +585,16 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
     difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
-    score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides` are convention overrides the case already applies. `among`, if
-    given, restricts the search to explanations whose every part (see `component_names`) is one of
-    these names -- e.g. the documented discrepancy classes of one implementation -- so that an
-    answer several alternatives explain is attributed to the one known to occur.
+    score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
+    are convention overrides the case already applies. `among`, if given, restricts the search to explanations
+    whose every part (see `component_names`) is one of these names -- e.g. the documented discrepancy classes of
+    one implementation -- so that an answer several alternatives explain is attributed to the one known to occur.
 
     The statistics come first: when the answer carries statistics, an explanation whose counting
     contradicts them is never chosen. Then tiers, simplest first: computations gated by a
     library-specific condition and single conventions; generic computations; readings that ignore
-    the requested smoothing; a convention with a computation; two conventions; two conventions with a
+    the requested smoothing; the score stage's variants (`oracle.diagnose.combination`); a convention with a
+    computation; two conventions; two conventions with a
     computation. All of that within the numeric contract, then within float32 precision ("... +
     float32"). Every explanation of the first tier that fits is kept (`Explanation.fits` names the
     others), so that a run can name the one explanation that fits all its records. The search costs
