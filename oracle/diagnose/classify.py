@@ -38,8 +38,10 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
 from . import mechanisms
+from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
     COMPUTATIONS,
     FLOAT32,
     GENERIC_COMPUTATIONS,
@@ -386,10 +388,11 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
     return found
 
 
-def _tiers(search, conventions, close, suffix):
+def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     """The explanations in the order they are tried, tier by tier (a lazy sequence of lists): a simpler
     explanation first; every explanation of one tier that fits is kept, so that a run can pick the one
-    that fits all its records."""
+    that fits all its records. A score stage's variant fits an answer of 0 only where `zero_variants` (a record's
+    other fits) or among given names (`_nonzero`)."""
     strong = [c for c in conventions if not _weak(c)]
     weak = [c for c in conventions if _weak(c)]
     pairs = [
@@ -407,13 +410,37 @@ def _tiers(search, conventions, close, suffix):
     yield lambda: (_by_computation(search, GENERIC_COMPUTATIONS, close, suffix)
                    + (_small_weights_dropped(search, every=True) if not suffix else []))
     yield lambda: _by_convention(search, weak, close, suffix, stats=False)
-    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, conventions)
+    # (among given names -- the run's other records' causes, an implementation's documented classes -- a variant's
+    # 0 has that evidence)
+    zero_fits = zero_variants or search.allowed is not None
+    yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_fits else _nonzero(close), suffix)
+    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
-    yield lambda: _by_computation(search, COMPUTATIONS, close, suffix, pairs)
+    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
+
+
+#: The computations tried with a convention or two: not the score stage's variants, which are many and reach
+#: simple numbers (2^-1.5, 1/2, ...) that a convention's counts then fit by coincidence.
+_PAIRED_COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
+
+
+def _nonzero(close):
+    """`close` for an answer other than 0: a wrong 0 is what many bugs give (an empty order counted, a test on one
+    order's matches), so it names no score stage's variant by itself; the variant stays among the fits of a
+    record another explanation names (`_with_every_simple_fit`, `_zero_variants`), for a run its other records
+    name it in."""
+    return lambda actual, value: actual != 0 and close(actual, value)
+
+
+def _zero_variants(search):
+    """The score stage's variants that give an answer of 0 (with counts the returned ones do not contradict)."""
+    if search.actual != 0:
+        return ()
+    return tuple(e.name for e in _by_computation(search, COMBINATION_COMPUTATIONS, within_contract, ""))
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
-SIMPLE_TIERS = 3
+SIMPLE_TIERS = 4
 
 
 def _first_tier(search, conventions, close, suffix, *, simple=True, combined=True):
@@ -435,7 +462,7 @@ def _with_every_simple_fit(search, conventions, found):
     names = {e.name for e in found}
     extra = []
     try:
-        for index, tier in enumerate(_tiers(search, conventions, within_contract, "")):
+        for index, tier in enumerate(_tiers(search, conventions, within_contract, "", zero_variants=True)):
             if index >= SIMPLE_TIERS:
                 break
             for explanation in tier():
@@ -461,16 +488,18 @@ def _float32_close(a, e):
 def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET):
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
-    Returns Explanation("agrees") if the oracle itself matches, Explanation("unexplained") if no
-    alternative does. `overrides` are convention overrides the case already applies. `among`, if
-    given, restricts the search to explanations whose every part (see `component_names`) is one of
-    these names -- e.g. the documented discrepancy classes of one implementation -- so that an
-    answer several alternatives explain is attributed to the one known to occur.
+    Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
+    difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
+    score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
+    are convention overrides the case already applies. `among`, if given, restricts the search to explanations
+    whose every part (see `component_names`) is one of these names -- e.g. the documented discrepancy classes of
+    one implementation -- so that an answer several alternatives explain is attributed to the one known to occur.
 
     The statistics come first: when the answer carries statistics, an explanation whose counting
     contradicts them is never chosen. Then tiers, simplest first: computations gated by a
     library-specific condition and single conventions; generic computations; readings that ignore
-    the requested smoothing; a convention with a computation; two conventions; two conventions with a
+    the requested smoothing; the score stage's variants (`oracle.diagnose.combination`); a convention with a
+    computation; two conventions; two conventions with a
     computation. All of that within the numeric contract, then within float32 precision ("... +
     float32"). Every explanation of the first tier that fits is kept (`Explanation.fits` names the
     others), so that a run can name the one explanation that fits all its records. The search costs
@@ -543,19 +572,62 @@ def _explain(search, conventions, expected):
     found = _first_tier(search, conventions, _float32_close, FLOAT32)
     if found:
         return _chosen(found, expected)
-    if statistics is not None and not consistent_with(statistics, base, n):
-        return Explanation(
-            UNEXPLAINED,
-            "no single or paired alternative convention or computation gives this value "
-            f"with the returned statistics (they differ from the oracle's at "
-            f"{_statistics_differ(statistics, base, n)})",
-            (),
-            None,
-            expected,
-        )
-    return Explanation(
-        UNEXPLAINED, "no single or paired alternative convention or computation gives this value", (), None, expected
-    )
+    return _what_is_known(search, expected)
+
+
+_NOTHING_FITS = "no single or paired alternative convention or computation gives this value"
+
+
+def _what_is_known(search, expected):
+    """When no explanation reproduces the answer: what is known of it (`combination.stages_consistent_with`), named
+    as a partial explanation -- the first diverging layer, and the score stage the answer is consistent with --,
+    the others that hold among its fits, and so do the score stage's variants that give an answer of 0
+    (`_nonzero`). `unexplained` where there is no number to test, no statistics to locate the difference by (the
+    counts might be what differs, and a stage's interval test would then accuse the combination of it) and no
+    power of ten between the answer and the score."""
+    statistics, base, n = search.statistics, search.base, search.n
+    differs = _statistics_differ(statistics, base, n)
+    if base is None or base.score.is_nan():
+        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
+    zeros = _zero_variants(search)
+    returned_bp = None
+    if statistics:
+        reported = _reported(statistics)
+        returned_bp = None if reported.bp is None else float(reported.bp)
+    if differs is None:
+        combined, prefix, layer = base, "", "the statistics are the oracle's (c, r, matches and totals of every order)"
+    else:
+        combined, prefix = _scored_as_returned(search), f"other-counting-of-{differs} + "
+        divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
+        layer = (f"the statistics differ from the oracle's first at {divergence[2]}, and the score does not follow "
+                 "from them by the judged formulas" if divergence else "")
+    stages = stages_consistent_with(search.actual, combined, returned_bp=returned_bp if differs is None else None)
+    if not statistics:
+        stages = [stage for stage in stages if stage.name == OTHER_SCALE]  # the one test that needs no counts
+        if not stages:
+            return Explanation(UNEXPLAINED, f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
+                                            "first differs is not known", (), None, expected, zeros)
+        layer = "no statistics were returned"
+    names = [(prefix + stage.name, stage.description) for stage in stages] or [
+        (prefix + OTHER_COMBINATION, PARTIAL_NAMES[OTHER_COMBINATION])]
+    names = [(name, text) for name, text in names if search.permitted(*component_names(name))]
+    if not names:
+        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected, zeros)
+    (name, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
+    return Explanation(name, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
+                       tuple(("computation", part) for part in component_names(name)), None, expected, others)
+
+
+def _scored_as_returned(search):
+    """The judged profile's BleuResult of the counts the implementation returned (None where it refuses them)."""
+    reported, ctx = _reported(search.statistics), search.ctx
+    try:
+        counts = bleu.Statistics(reported.hyp_len, reported.ref_len, tuple(reported.matches[:search.n]),
+                                 tuple(reported.totals[:search.n]), search.base.statistics.segments)
+        return bleu.bleu_from_statistics(counts, weights=ctx.weights, options=ctx.options, smoothing=ctx.smoothing,
+                                         level=ctx.request.level)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
 
 
 def _reported(statistics):
@@ -853,7 +925,7 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations, threshold = {}, None, [], math.inf
     for key, value in change:
         if key == "computation":
-            if value not in known_names() and not value.startswith(OTHER_COUNTING):
+            if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial(value):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -873,7 +945,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if result is None or name.startswith(OTHER_COUNTING):  # counts the oracle has no model of
+        if result is None or name.startswith(OTHER_COUNTING) or is_partial(name):  # no model of it: no value
             return None
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
@@ -947,6 +1019,7 @@ __all__ = [
     "component_names",
     "describe_explanation",
     "explained_value",
+    "is_partial",
     "known_names",
     "smoothing_from_description",
     "within_contract",

@@ -21,6 +21,7 @@ from oracle.formulas.smoothing import smooth
 from oracle.formulas.tokenizers import fold_case
 
 from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
+from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
@@ -143,6 +144,7 @@ BREVITY_PENALTY_ALTERNATIVES = {
     "no-brevity-penalty": lambda c, r: 1.0,
     "brevity-penalty-when-longer": lambda c, r: math.exp(1 - r / c),
     "brevity-penalty-inverted": lambda c, r: math.exp(1 - c / r) if 0 < c < r else 1.0,
+    **BREVITY_PENALTY_VARIANTS,
 }
 
 
@@ -804,7 +806,10 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
-COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
+#: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
+#: mutation operators real bugs are made of (tried in a tier of their own, after the single explanations).
+COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS
+COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
 
 def _description(function: Callable) -> str:

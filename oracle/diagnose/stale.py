@@ -40,7 +40,7 @@ from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
-from .classify import UNEXPLAINED
+from .classify import UNEXPLAINED, is_partial
 from .expect import oracle_expected
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED
@@ -325,12 +325,13 @@ def _description(parts: tuple[str, ...], back: int) -> str:
 
 def with_stale(classification: Classification, stale: Classification | None) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
-    explanation itself where the request alone explains nothing, else the record's own name (a mechanism, or a
+    explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
+    `oracle.diagnose.combination.is_partial`), else the record's own name (a mechanism, or a
     pseudo-class such as a refusal of a valid input) with it among what also fits: a run names the one that fits
     all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
     if stale is None:
         return classification
-    if classification.name == UNEXPLAINED:
+    if classification.name == UNEXPLAINED or is_partial(classification.name):  # (what is known is not a mechanism)
         return stale.model_copy(update={"fits": classification.fits})
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 

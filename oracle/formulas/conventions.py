@@ -63,8 +63,9 @@ WEIGHT_RULES = {
 }
 
 #: Each segment's n-gram total floored before summing (`Options.segment_totals_floor`; any non-negative int is
-#: valid, these are the two rules implementations follow).
-SEGMENT_TOTALS_FLOOR_RULES = {
+#: valid, these are the two floors implementations follow: not a closed set of rules, hence not named `..._RULES`,
+#: the suffix the case schema's enums are checked against).
+SEGMENT_TOTALS_FLOORS = {
     0: "no per-segment floor on n-gram totals",
     1: "each segment's n-gram total is at least 1 before summing (nltk's modified_precision denominator "
        "max(1, ...))",

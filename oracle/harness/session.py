@@ -29,7 +29,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import UNEXPLAINED, component_names
+from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.diagnose.stale import (
@@ -915,7 +915,8 @@ class Session:
         counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
         sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
         the history, and a stateless implementation answers them alike however the run is split."""
-        explained = classification.name != UNEXPLAINED and bool(classification.change)
+        explained = (classification.name != UNEXPLAINED and not is_partial(classification.name)
+                     and bool(classification.change))
         stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
                              explained=explained)
         if stale is not None or not explained or self.process.given_up:

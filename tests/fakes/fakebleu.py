@@ -39,6 +39,7 @@ MUTATIONS = {
     "mean-sentence": "corpus score = mean of the sentence scores",
     "normalise-weights": "divides the weights by their sum (papineni uses them as given)",
     "weights-as-given": "uses the weights as given (matlab normalises them)",
+    "weights-not-passed": "uses uniform weights 1/N whatever weights are sent (N their number)",
     "bp-always": "applies e^(1 - r/c) also when c > r",
     "bp-missing": "no brevity penalty at all",
     "totals-off-by-one": "n-gram totals len - n instead of len - n + 1",
@@ -163,6 +164,8 @@ def _weights_used(weights, bugs, profile):
         normalise = True
     if "weights-as-given" in bugs:
         normalise = False
+    if "weights-not-passed" in bugs:
+        return [1.0 / len(w)] * len(w)
     if normalise and sum(w) != 1:
         total = sum(w)
         w = [x / total for x in w]

@@ -9,6 +9,7 @@ also tried as a computation): a new computation needs no entry of its own.
 
 from __future__ import annotations
 
+from oracle.diagnose.combination import PARTIAL_NAMES
 from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, FLOAT32
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
@@ -44,7 +45,12 @@ MECHANISMS = [
                                             "additions", frozenset({"matches", "totals"}), FREE),
     Mechanism(SMALL_WEIGHTS, COMPUTATION, "weights under a threshold taken as 0 (a 'negligible weight' cut)", SCORE,
               RECOMPUTE),
+    # what is known where no mechanism fits (`oracle.diagnose.combination`): the stage the answer is consistent with,
+    # decided by exact tests on the returned numbers; no value is replayed from them
+    *(Mechanism(name, COMPUTATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
 ]
+#: The names of what is known where nothing fits (`PARTIAL_NAMES`): described, never replayed.
+WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
 
 
 def computation_route(name: str, function: object) -> Route:
@@ -62,4 +68,4 @@ def computation_mechanism(name: str, function: object) -> Mechanism:
 ROUTES = [(name, Route("bp", rule, COMPUTATION_DOCS[name])) for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()]
 
 __all__ = ["FLOAT32", "FLOAT32_REL_TOLERANCE", "MECHANISMS", "ROUTES", "SMALL_WEIGHTS", "SMOOTHED_COUNTS",
-           "computation_mechanism", "computation_route"]
+           "WHAT_IS_KNOWN", "computation_mechanism", "computation_route"]

@@ -17,7 +17,7 @@ from oracle.formulas.conventions import (
     EMPTY_ORDER_RULES,
     NO_MATCH_RULES,
     REFERENCE_LENGTH_RULES,
-    SEGMENT_TOTALS_FLOOR_RULES,
+    SEGMENT_TOTALS_FLOORS,
     WEIGHT_RULES,
 )
 from oracle.formulas.tokenizers import CASE_FOLD_RULES, FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES
@@ -67,7 +67,7 @@ CONVENTIONS = {convention.name: convention for convention in (
     Convention("line_padding", "line_padding", LINE_PADDING_RULES, "", text_only=True),
     Convention("fold_stage", "fold_stage", FOLD_STAGE_RULES, "case is folded on ", text_only=True, folded_only=True),
     Convention("reference_length", "reference_length", REFERENCE_LENGTH_RULES, "r is "),
-    Convention("segment_totals_floor", "segment_totals_floor", SEGMENT_TOTALS_FLOOR_RULES, ""),
+    Convention("segment_totals_floor", "segment_totals_floor", SEGMENT_TOTALS_FLOORS, ""),
     # the sentence-level and unsmoothed rules follow: the alternative is the rule in force everywhere
     Convention("empty_order", "empty_order", EMPTY_ORDER_RULES, "an order with no hypothesis n-grams: ",
                {"sentence_empty_order": None, "unsmoothed_empty_order": None}, in_force=_empty_order_in_force),

@@ -1,0 +1,508 @@
+"""The score stage: what a wrong combination of right statistics is, and what is known when nothing fits.
+
+BLEU's combination of its statistics is a short pipeline: the precisions p_n = m_n / l_n (after smoothing, an
+empty order read by the profile's rule), the orders 1..N with their weights w_n, the weighted geometric mean
+exp(sum w_n log p_n), the brevity penalty BP = e^(1 - r/c) where c <= r, and the score's scale. The variants
+here are that pipeline under the mutation operators real bugs are made of (PIT's and mutmut's: a constant
+where a parameter belongs, the first or last element in place of all, an average in place of a product,
+integer in place of true division, an index off by one, a term left out, operands swapped), each a function
+of the oracle's own intermediate values, registered with the classifier's computations
+(`oracle.diagnose.computations.COMBINATION_VARIANTS`) and tried in a tier of their own after the single
+explanations. Those the classifier had before are not repeated here: no brevity penalty, BP also when c > r,
+BP from c/r (`no-brevity-penalty`, `brevity-penalty-when-longer`, `brevity-penalty-inverted`), the 0-100
+scale and four printed decimals, zero precisions dropped or skipped, orders beyond 4 left out, mean of
+sentence scores, add-k from trigrams, the requested smoothing not applied, floor's and chen-cherry-1's
+documented default in place of the given one (`classify._smoothing_readings`), weights normalised or as given.
+
+A variant returns None where it does not apply, and also where its value is the oracle's own (within the
+numeric contract, with the judge's zero rule): a variant never fits a correct answer. A variant that gives 0 never
+names a record by itself (an early 0 is what many bugs give: an empty order counted, a test on one order's
+matches); it stays among the record's fits, so that a run whose other records it names accounts for its 0s too.
+
+When no explanation fits, `stages_consistent_with` says what is known of the score stage by small tests on
+the numbers (`partial` names, one family with `other-counting-of-<layer>`: `other-weighting-of-precisions`,
+`other-brevity-penalty`, `other-scale-of-score`, `other-combination`).
+
+Pure: the oracle's formulas and float arithmetic on its values; nothing from any library under test.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+from oracle.formulas import bleu
+from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
+from oracle.formulas.errors import BleuOracleError
+
+from .expect import oracle_result
+from .judge import Contract, breaks_zero_rule
+
+#: The numeric contract a float is decided by here (|a - e| <= 1e-12 + 1e-9 |e|, the judge's default).
+CONTRACT = Contract()
+
+
+def _same(value, expected):
+    """`value` is `expected` under the numeric contract, with the judge's zero rule (`classify.within_contract`)."""
+    return CONTRACT.close(value, expected) and not breaks_zero_rule(value, expected)
+
+
+def _variant(function):
+    """A variant that applies only where the hypothesis is not empty and the oracle's score is a number, and that
+    never gives the oracle's own value (None there: it is a no-op on this request)."""
+
+    @functools.wraps(function)
+    def variant(ctx, result):
+        if result is None or result.score.is_nan() or result.statistics.hyp_len == 0:
+            return None
+        value = function(ctx, result)
+        if value is None or _same(value, float(result.score)):
+            return None
+        return value
+
+    return variant
+
+
+# -- the oracle's intermediate values as floats --------------------------------------------------------
+
+
+def _in_force(result):
+    """(p_n, w_n) as floats for every order the judged conventions combine: weight not 0 and precision not left
+    out (an empty order the profile skips has precision None)."""
+    return [(float(p), float(w)) for p, w in zip(result.precisions, result.weights, strict=False)
+            if w != 0 and p is not None]
+
+
+def _geometric(pairs):
+    """exp(sum w log p) over (p, w) pairs; 0 where a p is 0."""
+    if any(p <= 0 for p, _ in pairs):
+        return 0.0
+    return math.exp(math.fsum(w * math.log(p) for p, w in pairs))
+
+
+def _bp(result):
+    return float(result.bp)
+
+
+def _rescored(ctx, statistics, *, weights=None, smoothing=None):
+    """The judged profile's score of `statistics` under other weights or smoothing (None where refused)."""
+    try:
+        return float(bleu.bleu_from_statistics(statistics, weights=weights or ctx.weights, options=ctx.options,
+                                               smoothing=smoothing or ctx.smoothing, level=ctx.request.level).score)
+    except BleuOracleError:
+        return None
+
+
+def _oracle(ctx, *, weights=None, segments=None, smoothing=None):
+    """The oracle's result for the request with other weights (counted once per number of orders, in the
+    context's counts), segments or smoothing; None where it is refused."""
+    update = {}
+    if weights is not None:
+        update["weights"] = weights
+    if segments is not None:
+        update["segments"] = segments
+    request = ctx.request.model_copy(update=update) if update else ctx.request
+    try:
+        return oracle_result(request, ctx.options, smoothing or ctx.smoothing,
+                             counted=ctx.counted if segments is None else None)
+    except BleuOracleError:
+        return None
+
+
+def _score(result):
+    return None if result is None else float(result.score)
+
+
+# -- a constant where a parameter belongs ------------------------------------------------------------
+
+
+@_variant
+def weights_not_passed_on(ctx, result):
+    """The weights sent are not passed on: uniform weights 1/N are used whatever they are (N their number),
+    as where a wrapper takes the weights but calls the scorer with its default (torchmetrics #1074: only
+    `n_gram`, weights uniform, before PR #1075 added them)."""
+    n = len(ctx.weights)
+    return _rescored(ctx, result.statistics, weights=(Fraction(1, n),) * n)
+
+
+@_variant
+def order_fixed_at_4(ctx, result):
+    """The maximum order is fixed at 4 with uniform weights 1/4, whatever order N the weights give (multeval's
+    JBLEU: `N = 4`, `ngramOrderWeight = 0.25`, jhclark/multeval #11; jury's bleu_n all equal, obss/jury #58)."""
+    if len(ctx.weights) == 4:  # the same order: `weights-not-passed-on` says it
+        return None
+    return _score(_oracle(ctx, weights=(Fraction(1, 4),) * 4))
+
+
+#: Methods whose parameter the classifier already reads at its documented default (`classify._smoothing_readings`).
+_DEFAULT_READ_ELSEWHERE = frozenset({"floor", "chen-cherry-1"})
+
+
+@_variant
+def smoothing_parameter_ignored(ctx, result):
+    """The smoothing method's parameter is ignored: its documented default is used in place of the one given
+    (add-k's k = 1, chen-cherry-4's and 7's k = 5, chen-cherry-6's alpha = 5), as where a command line has no
+    switch for it (sacrebleu #23: `--smooth floor` had no way to set the floor)."""
+    method = ctx.smoothing.method
+    defaults = SMOOTHING_METHODS.get(method, {})
+    if method in _DEFAULT_READ_ELSEWHERE or all(getattr(ctx.smoothing, n) == v for n, v in defaults.items()):
+        return None
+    return _score(_oracle(ctx, smoothing=Smoothing(method)))
+
+
+# -- the first or last element in place of all ---------------------------------------------------------
+
+
+def _precision_alone(result, index):
+    pairs = _in_force(result)
+    if len(pairs) < 2:
+        return None
+    p = result.precisions[index]
+    return None if p is None else _bp(result) * float(p)
+
+
+@_variant
+def unigram_precision_only(ctx, result):
+    """The score is BP x p_1: the unigram precision in place of the weighted geometric mean of every order
+    (the mean's first term alone)."""
+    return _precision_alone(result, 0)
+
+
+@_variant
+def highest_order_precision_only(ctx, result):
+    """The score is BP x p_N: the highest order's precision in place of the weighted geometric mean (the
+    loop's last value kept, not accumulated)."""
+    return _precision_alone(result, len(ctx.weights) - 1)
+
+
+def _one_segment(ctx, index):
+    request = ctx.request
+    if request.level != "corpus" or len(request.segments) < 2:
+        return None
+    return _score(_oracle(ctx, segments=(request.segments[index],)))
+
+
+@_variant
+def first_segment_score_reported(ctx, result):
+    """The corpus score is the first segment's own score: a `return` inside the loop over segments."""
+    return _one_segment(ctx, 0)
+
+
+@_variant
+def last_segment_score_reported(ctx, result):
+    """The corpus score is the last segment's own score: the loop's last sentence score reported (its
+    variable read after the loop) in place of the corpus's."""
+    return _one_segment(ctx, -1)
+
+
+# -- an average in place of a product ----------------------------------------------------------------
+
+
+@_variant
+def arithmetic_mean_of_precisions(ctx, result):
+    """The score is BP x (p_1 + ... + p_N) / N: the arithmetic mean of the precisions, weights aside, in place
+    of their weighted geometric mean."""
+    pairs = _in_force(result)
+    if len(pairs) < 2:
+        return None
+    return _bp(result) * math.fsum(p for p, _ in pairs) / len(pairs)
+
+
+@_variant
+def weighted_sum_of_precisions(ctx, result):
+    """The score is BP x sum w_n p_n: the precisions weighted and summed, not their logarithms (exp and log
+    left out)."""
+    pairs = _in_force(result)
+    return _bp(result) * math.fsum(w * p for p, w in pairs) if pairs else None
+
+
+@_variant
+def product_of_precisions(ctx, result):
+    """The score is BP x p_1 x ... x p_N: the precisions multiplied without their weights (exp(sum log p_n))."""
+    pairs = _in_force(result)
+    return _bp(result) * _geometric([(p, 1.0) for p, _ in pairs]) if pairs else None
+
+
+# -- integer in place of true division ---------------------------------------------------------------
+
+
+# (The precisions' integer division, p_n = m_n // l_n as Python 2's `/` on two ints gives -- nltk #989 -- is not
+# a variant here: it gives the right score or 0, and a 0 names no variant by itself.)
+
+
+@_variant
+def length_ratio_floored(ctx, result):
+    """Integer division in the brevity penalty: BP = e^(1 - r // c) where c < r (r and c both ints)."""
+    c, r = result.statistics.hyp_len, result.statistics.ref_len
+    if not 0 < c < r:
+        return None
+    return math.exp(1 - r // c) * _geometric(_in_force(result))
+
+
+# -- an index off by one -----------------------------------------------------------------------------
+
+
+def _orders(result, keep):
+    """BP x exp(sum w_n log p_n) over the orders n (1-based) that `keep(n, N)` keeps, weights as in force."""
+    n_orders = len(result.weights)
+    pairs = [(p, w) for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False), start=1)
+             if keep(n, n_orders) and w != 0 and p is not None]
+    return _bp(result) * _geometric([(float(p), float(w)) for p, w in pairs])
+
+
+@_variant
+def highest_order_left_out(ctx, result):
+    """Orders 1..N-1 combined: the loop over orders stops one short (`range(1, N)`), order N left out and the
+    weights not renormalised."""
+    if len(ctx.weights) < 2:
+        return None
+    return _orders(result, lambda n, top: n < top)
+
+
+@_variant
+def unigram_precision_left_out(ctx, result):
+    """Orders 2..N combined: the loop over orders starts one late, log p_1 left out and the weights not
+    renormalised."""
+    if len(ctx.weights) < 2:
+        return None
+    return _orders(result, lambda n, top: n > 1)
+
+
+@_variant
+def orders_shifted_up(ctx, result):
+    """Orders 2..N+1 combined: precision p_(n+1) taken with weight w_n (the n-gram order counted from 2, an
+    index off by one), N+1 orders counted."""
+    n = len(ctx.weights)
+    longer = _oracle(ctx, weights=(Fraction(1, n + 1),) * (n + 1))  # (uniform: only its counts are read)
+    if longer is None:
+        return None
+    s = longer.statistics
+    shifted = bleu.Statistics(s.hyp_len, s.ref_len, tuple(s.matches[1:n + 1]), tuple(s.totals[1:n + 1]), s.segments)
+    return _rescored(ctx, shifted)
+
+
+@_variant
+def weights_shifted(ctx, result):
+    """Weight w_(n+1) taken with precision p_n (the weights read from index 1): orders 1..N-1 weighted by
+    w_2..w_N."""
+    weights = result.weights
+    if len(weights) < 2 or len(set(weights)) == 1:  # equal weights: `highest-order-left-out` says it
+        return None
+    pairs = [(float(p), float(w)) for p, w in zip(result.precisions, weights[1:], strict=False)
+             if w != 0 and p is not None]
+    return _bp(result) * _geometric(pairs)
+
+
+# -- a term left out -----------------------------------------------------------------------------------
+
+
+@_variant
+def exp_left_out(ctx, result):
+    """The exponential left out: the score is BP x sum w_n log p_n (a number at most 0)."""
+    pairs = _in_force(result)
+    if not pairs or any(p <= 0 for p, _ in pairs):
+        return None
+    return _bp(result) * math.fsum(w * math.log(p) for p, w in pairs)
+
+
+@_variant
+def log_score_reported(ctx, result):
+    """The logarithm of the score is reported: log BP + sum w_n log p_n, the last exp left out."""
+    score = float(result.score)
+    return math.log(score) if score > 0 else None
+
+
+# -- operands swapped ----------------------------------------------------------------------------------
+
+
+@_variant
+def precision_inverted(ctx, result):
+    """Each precision inverted, l_n / m_n for m_n / l_n (operands of the division swapped): BP divided by the
+    weighted geometric mean."""
+    mean = _geometric(_in_force(result))
+    return _bp(result) / mean if mean > 0 else None
+
+
+@_variant
+def weight_and_precision_swapped(ctx, result):
+    """The operands of the power swapped: BP x product of w_n ** p_n in place of p_n ** w_n."""
+    pairs = _in_force(result)
+    if not pairs:
+        return None
+    return _bp(result) * math.prod(w ** p for p, w in pairs)
+
+
+# -- the brevity penalty ---------------------------------------------------------------------------------
+
+
+def _penalised(result, penalty):
+    """BP replaced by `penalty(c, r)` where c < r (elsewhere BP is 1 and these variants are no-ops)."""
+    c, r = result.statistics.hyp_len, result.statistics.ref_len
+    if not 0 < c < r:
+        return None
+    return penalty(c, r) * _geometric(_in_force(result))
+
+
+@_variant
+def brevity_penalty_exponent_negated(ctx, result):
+    """BP = e^(r/c - 1) where c < r: the exponent's sign flipped (a penalty above 1 for a short hypothesis)."""
+    return _penalised(result, lambda c, r: math.exp(r / c - 1))
+
+
+@_variant
+def brevity_penalty_exp_left_out(ctx, result):
+    """BP = 1 - r/c where c < r: the exponential left out of the brevity penalty (a score below 0)."""
+    return _penalised(result, lambda c, r: 1 - r / c)
+
+
+@_variant
+def length_ratio_as_brevity_penalty(ctx, result):
+    """BP = c/r where c < r: the length ratio itself in place of e^(1 - r/c)."""
+    return _penalised(result, lambda c, r: c / r)
+
+
+#: The brevity penalties above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP equal to
+#: one of them names the variant even where the score cannot (`computations.BREVITY_PENALTY_ALTERNATIVES`).
+BREVITY_PENALTY_VARIANTS = {
+    "brevity-penalty-exponent-negated": lambda c, r: math.exp(r / c - 1) if c < r else 1.0,
+    "brevity-penalty-exp-left-out": lambda c, r: 1 - r / c if c < r else 1.0,
+    "length-ratio-as-brevity-penalty": lambda c, r: c / r if c < r else 1.0,
+    "length-ratio-floored": lambda c, r: math.exp(1 - r // c) if c < r else 1.0,
+}
+
+
+# -- scale and rounding ----------------------------------------------------------------------------------
+
+
+@_variant
+def percent_scale_printed_2_decimals(ctx, result):
+    """The score on the 0-100 scale, rounded to two decimals (multi-bleu.perl's and sacrebleu's printed
+    "%.2f" of 100 x BLEU, read back as the score)."""
+    return round(100.0 * float(result.score), 2)
+
+
+#: The score stage's variants, in the order the classifier tries them: (name, function of (context, result)).
+COMBINATION_VARIANTS = (
+    ("weights-not-passed-on", weights_not_passed_on),
+    ("order-fixed-at-4", order_fixed_at_4),
+    ("smoothing-parameter-ignored", smoothing_parameter_ignored),
+    ("unigram-precision-only", unigram_precision_only),
+    ("highest-order-precision-only", highest_order_precision_only),
+    ("first-segment-score-reported", first_segment_score_reported),
+    ("last-segment-score-reported", last_segment_score_reported),
+    ("arithmetic-mean-of-precisions", arithmetic_mean_of_precisions),
+    ("weighted-sum-of-precisions", weighted_sum_of_precisions),
+    ("product-of-precisions", product_of_precisions),
+    ("length-ratio-floored", length_ratio_floored),
+    ("highest-order-left-out", highest_order_left_out),
+    ("unigram-precision-left-out", unigram_precision_left_out),
+    ("orders-shifted-up", orders_shifted_up),
+    ("weights-shifted", weights_shifted),
+    ("exp-left-out", exp_left_out),
+    ("log-score-reported", log_score_reported),
+    ("precision-inverted", precision_inverted),
+    ("weight-and-precision-swapped", weight_and_precision_swapped),
+    ("brevity-penalty-exponent-negated", brevity_penalty_exponent_negated),
+    ("brevity-penalty-exp-left-out", brevity_penalty_exp_left_out),
+    ("length-ratio-as-brevity-penalty", length_ratio_as_brevity_penalty),
+    ("percent-scale-printed-2-decimals", percent_scale_printed_2_decimals),
+)
+
+
+# -- what is known when nothing fits ---------------------------------------------------------------------
+
+#: The score stage differs and none of the tests below says where.
+OTHER_COMBINATION = "other-combination"
+#: The answer is a weighted geometric mean of the precisions under weights other than those in force.
+OTHER_WEIGHTING = "other-weighting-of-precisions"
+#: The answer is the right geometric mean times a brevity penalty other than e^(1 - r/c).
+OTHER_BREVITY_PENALTY = "other-brevity-penalty"
+#: The answer is the score times a power of ten.
+OTHER_SCALE = "other-scale-of-score"
+#: What the classifier names when no explanation reproduces the answer but the numbers say which stage differs:
+#: a partial explanation, with no value to replay (`classify.explained_value` gives None for it).
+PARTIAL_NAMES = {
+    OTHER_COMBINATION: "the statistics are combined into the score otherwise, in a way no known variant reproduces",
+    OTHER_WEIGHTING: "consistent with a weighted geometric mean of the precisions under weights other than those "
+                     "in force",
+    OTHER_BREVITY_PENALTY: "consistent with the right geometric mean of the precisions times another brevity "
+                           "penalty",
+    OTHER_SCALE: "the score times a power of ten: another scale",
+}
+#: The powers of ten `OTHER_SCALE` is tried at (10^-6 .. 10^6, 10^0 left out).
+SCALE_POWERS = 6
+
+
+def is_partial(name):
+    """Whether `name` (or a part of a combined name) is a partial explanation: what is known of a difference that
+    no explanation reproduces (the layer and the stage it is consistent with), not a mechanism."""
+    return any(part.strip() in PARTIAL_NAMES for part in name.split(" + "))
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A stage of the combination the answer is consistent with: its partial name and the test that decided it."""
+
+    name: str
+    description: str
+
+
+def _power_of_ten(ratio):
+    """k where `ratio` is 10^k within the numeric contract (0 < |k| <= SCALE_POWERS), else None."""
+    if not (math.isfinite(ratio) and ratio > 0):
+        return None
+    k = round(math.log10(ratio))
+    return k if k and abs(k) <= SCALE_POWERS and CONTRACT.close(ratio, 10.0 ** k) else None
+
+
+def _between(value, low, high):
+    """low <= value <= high, each end widened by the numeric contract."""
+    return low - CONTRACT.abs - CONTRACT.rel * abs(low) <= value <= high + CONTRACT.abs + CONTRACT.rel * abs(high)
+
+
+def stages_consistent_with(answer, result, *, returned_bp=None):
+    """The stages of the combination whose difference `answer` is consistent with, given the statistics the
+    implementation combined as `result` (a BleuResult: the oracle's, or the judged profile's scoring of the
+    statistics it returned): decided by exact tests on the numbers, each float within the numeric contract
+    (`CONTRACT`), the first that holds first.
+
+    - scale: answer / score is 10^k (k = -6..6, not 0);
+    - brevity penalty, decided: a returned BP other than the oracle's, and answer = that BP x the geometric mean
+      exp(sum w_n log p_n) of the precisions in force;
+    - weights: answer / BP lies between the least and the greatest precision in force (not all equal): a weighted
+      geometric mean of them under weights (summing to 1) other than those in force;
+    - brevity penalty, consistent: answer / the geometric mean is a penalty in (0, 1] other than BP.
+    """
+    if answer is None or not math.isfinite(answer) or result is None or result.score.is_nan():
+        return []
+    score, bp = float(result.score), _bp(result)
+    pairs = _in_force(result)
+    mean = _geometric(pairs) if pairs else 0.0
+    found = []
+    k = _power_of_ten(answer / score) if score else None
+    if k is not None:
+        found.append(Stage(OTHER_SCALE, f"answer / the score of these statistics ({score!r}) = 10^{k}: "
+                                        f"{PARTIAL_NAMES[OTHER_SCALE]}"))
+    if (returned_bp is not None and math.isfinite(returned_bp) and not CONTRACT.close(returned_bp, bp) and mean > 0
+            and _same(answer, returned_bp * mean)):
+        found.append(Stage(OTHER_BREVITY_PENALTY, f"the answer is the returned BP {returned_bp!r} (not {bp!r}) times "
+                                                  f"the right geometric mean of the precisions {mean!r}"))
+    precisions = [p for p, _ in pairs]
+    if bp > 0 and precisions and min(precisions) > 0 and min(precisions) < max(precisions) and _between(
+            answer / bp, min(precisions), max(precisions)):
+        found.append(Stage(OTHER_WEIGHTING, f"answer / BP = {answer / bp!r} lies between the least and the greatest "
+                                            f"precision, [{min(precisions)!r}, {max(precisions)!r}]: "
+                                            f"{PARTIAL_NAMES[OTHER_WEIGHTING]}"))
+    if mean > 0 and answer > 0 and _between(answer / mean, 0.0, 1.0) and not CONTRACT.close(answer / mean, bp) and all(
+            stage.name != OTHER_BREVITY_PENALTY for stage in found):
+        found.append(Stage(OTHER_BREVITY_PENALTY, f"answer / the geometric mean of the precisions = "
+                                                  f"{answer / mean!r}, a brevity penalty in (0, 1] other than BP "
+                                                  f"{bp!r}: {PARTIAL_NAMES[OTHER_BREVITY_PENALTY]}"))
+    return found
+
+
+__all__ = ["BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT", "OTHER_BREVITY_PENALTY",
+           "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES", "SCALE_POWERS", "Stage",
+           "is_partial", "stages_consistent_with"]
