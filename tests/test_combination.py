@@ -245,3 +245,14 @@ def test_check_names_weights_not_passed_on_as_the_runs_cause(tmp_path):
     summary = (report / "summary.md").read_text()
     assert f"By root cause: weights-not-passed-on x{len(failing)}." in summary
     assert all(r.classification is None for r in results(report).records if r.outcome == "pass")
+
+
+def test_what_is_known_names_the_stage_without_a_search():
+    """`what_is_known` (a record whose run cut its search, `session.search_among_all`): the same partial name the
+    full search ends with for the other-weights answer above, from the numbers alone; nothing for a right score."""
+    from oracle.diagnose.classify import what_is_known
+
+    other_weights = {"score": BP * P1 ** 0.6 * P2 ** 0.4, "statistics": RIGHT_STATISTICS}
+    assert what_is_known(SKEWED, other_weights, "papineni").name == "other-weighting-of-precisions"
+    right = {"score": BP * P1 ** W1 * P2 ** W2, "statistics": RIGHT_STATISTICS}
+    assert what_is_known(SKEWED, right, "papineni").name == UNEXPLAINED

@@ -509,26 +509,11 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     convention (or pair) under which the oracle's statistics are the reported ones.
     """
     profile = get_profile(profile)
-    actual, statistics = _answer_parts(answer)
-    # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
-    text = request if request.is_text else None
-    request = request.tokenized_as(oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
-    ctx = context_for(request, profile, overrides, text=text)
-    base = result_under(ctx)
-    expected = score_of(base)
-    if actual is None:
-        return Explanation(UNEXPLAINED, "the answer has no score", (), None, expected)
-    search = _Search(
-        ctx,
-        base,
-        actual,
-        statistics,
-        len(ctx.weights),
-        None if among is None else frozenset(among),
-        budget,
-        max(1, request.token_count),
-    )
-    conventions = _convention_changes(ctx.options, ctx.smoothing, request.level, profile.options,
+    search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=budget)
+    if isinstance(search, Explanation):
+        return search
+    request, text, expected = search.ctx.request, search.ctx.text, score_of(search.base)
+    conventions = _convention_changes(search.ctx.options, search.ctx.smoothing, request.level, profile.options,
                                       text=text is not None)
     try:
         return _explain(search, conventions, expected)
@@ -541,6 +526,35 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
             None,
             expected,
         )
+
+
+def _search_for(request, answer, profile, *, overrides, among, budget):
+    """One classification's search state for `answer` to `request` (an Explanation where the answer has no score)."""
+    actual, statistics = _answer_parts(answer)
+    # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
+    text = request if request.is_text else None
+    request = request.tokenized_as(oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
+    ctx = context_for(request, profile, overrides, text=text)
+    base = result_under(ctx)
+    if actual is None:
+        return Explanation(UNEXPLAINED, "the answer has no score", (), None, score_of(base))
+    return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
+                   budget, max(1, request.token_count))
+
+
+def what_is_known(request, answer, profile, *, overrides=None):
+    """What is known of a wrong answer without searching for its mechanism: the first diverging layer and the score
+    stage the returned numbers are consistent with (the partial explanations of `_what_is_known`), from the oracle's
+    result once and exact tests on the numbers -- what a record is named where its run did not search every
+    explanation for it. Explanation("unexplained") where nothing is known, or where the score agrees (a search
+    names that case: `classify`)."""
+    search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None, budget=0)
+    if isinstance(search, Explanation):
+        return search
+    expected = score_of(search.base)
+    if within_contract(search.actual, expected):
+        return Explanation(UNEXPLAINED, "the score agrees: no stage of the score to name", (), None, expected)
+    return _what_is_known(search, expected)
 
 
 def _explain(search, conventions, expected):
@@ -1022,5 +1036,6 @@ __all__ = [
     "is_partial",
     "known_names",
     "smoothing_from_description",
+    "what_is_known",
     "within_contract",
 ]

@@ -29,9 +29,10 @@ from pathlib import Path
 from oracle import __version__
 from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial
+from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial, what_is_known
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
+from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     PROBES_NEEDED,
@@ -193,8 +194,18 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
     implementation's documented classes only, and its record says so. Decided by the examples alone (their
-    order within the block), as the shrinking is, never by the clock or by --jobs."""
-    return any(hint != UNEXPLAINED for hint in hints)
+    order within the block), as the shrinking is, never by the clock or by --jobs. A name that states only what is
+    known (`other-counting-of-<layer>`, the score stages of `combination.PARTIAL_NAMES`) names no mechanism: it
+    counts as unexplained here, else a partial name would send every later record of its kind to the full search."""
+    return any(names_a_mechanism(hint) for hint in hints)
+
+
+def names_a_mechanism(name: str) -> bool:
+    """Whether a root cause's name names a mechanism: not `unexplained`, and not only what is known of the
+    difference (every part `other-counting-of-...` or a partial explanation)."""
+    if name == UNEXPLAINED:
+        return False
+    return not all(part.startswith(OTHER_COUNTING) or is_partial(part) for part in component_names(name))
 
 
 def kept_for_console(record: Record) -> Record:
@@ -959,8 +970,15 @@ class Session:
             if named.name != UNEXPLAINED or not search_all:
                 return named
             documented = "no documented class of this implementation explains it, and " if classes else ""
-            return named.model_copy(update={"description": (
-                f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}")})
+            cut = f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}"
+            # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
+            # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
+            request, reply, _verdict, _expected = judged
+            known = what_is_known(request, reply, self.profile, overrides=overrides)
+            if known.name != UNEXPLAINED:
+                named = known.classification(scope="all")
+                return named.model_copy(update={"description": f"{known.description}; {cut}"})
+            return named.model_copy(update={"description": cut})
         among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
