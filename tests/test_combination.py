@@ -165,13 +165,25 @@ def test_no_variant_fits_the_oracles_own_answer(r):
 
 
 def test_the_right_statistics_and_other_weights():
-    # weights 0.6, 0.4 in place of 3/4, 1/4: answer / BP = p1^0.6 p2^0.4 lies in [p2, p1] = [3/4, 4/5]
-    e = classify(SKEWED, {"score": BP * P1 ** 0.6 * P2 ** 0.4, "statistics": RIGHT_STATISTICS}, "papineni")
+    # "a b c d e" against "a b c d f": c = r = 5, BP = 1; p1 = 4/5, p2 = 3/4 as in SHORT. Weights 0.9, 0.1 in place
+    # of 3/4, 1/4: answer = p1^0.9 p2^0.1 = exp(0.9 ln 0.8 + 0.1 ln 0.75) = 0.7949 lies in [p2, p1] = [3/4, 4/5],
+    # and above the right mean p1^0.75 p2^0.25 = 0.7872, so no penalty in (0, 1] gives it: only other weights fit
+    even = request("corpus", [("a b c d e", ["a b c d f"])], (W1, W2))
+    statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4, 3], "totals": [5, 4]}
+    e = classify(even, {"score": P1 ** 0.9 * P2 ** 0.1, "statistics": statistics}, "papineni")
     assert e.name == OTHER_WEIGHTING and e.explained and is_partial(e.name)
     assert "the statistics are the oracle's" in e.description and "[0.75, 0.8]" in e.description
-    # answer / the mean = BP p1^-0.15 p2^0.15 < 1 as well: a BP other than e^-1/5 fits it too
-    assert OTHER_BREVITY_PENALTY in e.fits
-    assert e.value is None and explained_value(SKEWED, "papineni", e.change) is None
+    assert e.value is None and explained_value(even, "papineni", e.change) is None
+
+
+def test_an_answer_several_intervals_hold_for_names_no_stage():
+    # weights 0.6, 0.4 in place of 3/4, 1/4 with BP = e^-1/5: answer / BP = p1^0.6 p2^0.4 lies in [p2, p1] =
+    # [3/4, 4/5], and answer / the mean = BP p1^-0.15 p2^0.15 < 1 is a penalty as well: two intervals hold, which
+    # is evidence for neither, so the record is other-combination, both stages in its words and neither a fit
+    e = classify(SKEWED, {"score": BP * P1 ** 0.6 * P2 ** 0.4, "statistics": RIGHT_STATISTICS}, "papineni")
+    assert e.name == OTHER_COMBINATION and e.fits == ()
+    assert "consistent with each of" in e.description and "[0.75, 0.8]" in e.description
+    assert "a brevity penalty in (0, 1] other than BP" in e.description
 
 
 def test_a_returned_brevity_penalty_that_the_score_follows():
@@ -249,10 +261,13 @@ def test_check_names_weights_not_passed_on_as_the_runs_cause(tmp_path):
 
 def test_what_is_known_names_the_stage_without_a_search():
     """`what_is_known` (a record whose run cut its search, `session.search_among_all`): the same partial name the
-    full search ends with for the other-weights answer above, from the numbers alone; nothing for a right score."""
+    full search ends with for the other-weights answer above (test_the_right_statistics_and_other_weights), from
+    the numbers alone; nothing for a right score."""
     from oracle.diagnose.classify import what_is_known
 
-    other_weights = {"score": BP * P1 ** 0.6 * P2 ** 0.4, "statistics": RIGHT_STATISTICS}
-    assert what_is_known(SKEWED, other_weights, "papineni").name == "other-weighting-of-precisions"
+    other_weights = {"score": P1 ** 0.9 * P2 ** 0.1, "statistics": {"hyp_len": 5, "ref_len": 5, "matches": [4, 3],
+                                                                      "totals": [5, 4]}}
+    even = request("corpus", [("a b c d e", ["a b c d f"])], (W1, W2))
+    assert what_is_known(even, other_weights, "papineni").name == "other-weighting-of-precisions"
     right = {"score": BP * P1 ** W1 * P2 ** W2, "statistics": RIGHT_STATISTICS}
     assert what_is_known(SKEWED, right, "papineni").name == UNEXPLAINED

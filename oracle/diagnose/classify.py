@@ -38,7 +38,7 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification
 
 from . import mechanisms
-from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
+from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
 from .computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -622,6 +622,13 @@ def _what_is_known(search, expected):
             return Explanation(UNEXPLAINED, f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
                                             "first differs is not known", (), None, expected, zeros)
         layer = "no statistics were returned"
+    decided = [stage for stage in stages if stage.decided]
+    if decided:  # an equality decides: the intervals that hold as well add nothing
+        stages = decided
+    elif len(stages) > 1:  # an answer in several stages' intervals is evidence for none: none named, none a fit
+        consistent = "; or ".join(stage.description for stage in stages)
+        stages = [Stage(OTHER_COMBINATION, f"{PARTIAL_NAMES[OTHER_COMBINATION]} (consistent with each of: "
+                                           f"{consistent})")]
     names = [(prefix + stage.name, stage.description) for stage in stages] or [
         (prefix + OTHER_COMBINATION, PARTIAL_NAMES[OTHER_COMBINATION])]
     names = [(name, text) for name, text in names if search.permitted(*component_names(name))]

@@ -447,6 +447,9 @@ class Stage:
 
     name: str
     description: str
+    #: decided by an equality (a power of ten, a returned BP that gives the answer), not only an interval: an
+    #: interval holds for many answers, so a record several of them fit is evidence for none (`classify`)
+    decided: bool = False
 
 
 def _power_of_ten(ratio):
@@ -484,11 +487,12 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
     k = _power_of_ten(answer / score) if score else None
     if k is not None:
         found.append(Stage(OTHER_SCALE, f"answer / the score of these statistics ({score!r}) = 10^{k}: "
-                                        f"{PARTIAL_NAMES[OTHER_SCALE]}"))
+                                        f"{PARTIAL_NAMES[OTHER_SCALE]}", decided=True))
     if (returned_bp is not None and math.isfinite(returned_bp) and not CONTRACT.close(returned_bp, bp) and mean > 0
             and _same(answer, returned_bp * mean)):
         found.append(Stage(OTHER_BREVITY_PENALTY, f"the answer is the returned BP {returned_bp!r} (not {bp!r}) times "
-                                                  f"the right geometric mean of the precisions {mean!r}"))
+                                                  f"the right geometric mean of the precisions {mean!r}",
+                           decided=True))
     precisions = [p for p, _ in pairs]
     if bp > 0 and precisions and min(precisions) > 0 and min(precisions) < max(precisions) and _between(
             answer / bp, min(precisions), max(precisions)):
