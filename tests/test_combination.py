@@ -271,3 +271,12 @@ def test_what_is_known_names_the_stage_without_a_search():
     assert what_is_known(even, other_weights, "papineni").name == "other-weighting-of-precisions"
     right = {"score": BP * P1 ** W1 * P2 ** W2, "statistics": RIGHT_STATISTICS}
     assert what_is_known(SKEWED, right, "papineni").name == UNEXPLAINED
+
+
+def test_an_answer_below_the_right_mean_alone_names_no_brevity_penalty():
+    # SHORT under (3/4, 1/4): BP = e^-1/5 = 0.8187, the mean 0.7872, the score 0.6445. The answer 0.5 x p2 = 0.375:
+    # answer / BP = 0.458 lies below p2 = 3/4 (no weights give it), and answer / the mean = 0.476 is in (0, 1], as
+    # is every answer between 0 and the mean: "another brevity penalty" alone is no evidence, so nothing is named
+    e = classify(SKEWED, {"score": 0.5 * P2, "statistics": RIGHT_STATISTICS}, "papineni")
+    assert e.name == OTHER_COMBINATION and e.fits == ()
+    assert "a brevity penalty in (0, 1] other than BP" in e.description

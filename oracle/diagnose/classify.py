@@ -625,7 +625,9 @@ def _what_is_known(search, expected):
     decided = [stage for stage in stages if stage.decided]
     if decided:  # an equality decides: the intervals that hold as well add nothing
         stages = decided
-    elif len(stages) > 1:  # an answer in several stages' intervals is evidence for none: none named, none a fit
+    elif len(stages) > 1 or any(stage.vacuous for stage in stages):
+        # an answer in several stages' intervals is evidence for none, and one below the right mean is always "another
+        # brevity penalty": none is named, none is a fit
         consistent = "; or ".join(stage.description for stage in stages)
         stages = [Stage(OTHER_COMBINATION, f"{PARTIAL_NAMES[OTHER_COMBINATION]} (consistent with each of: "
                                            f"{consistent})")]

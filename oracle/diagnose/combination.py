@@ -450,6 +450,8 @@ class Stage:
     #: decided by an equality (a power of ten, a returned BP that gives the answer), not only an interval: an
     #: interval holds for many answers, so a record several of them fit is evidence for none (`classify`)
     decided: bool = False
+    #: an interval every answer between 0 and the right mean falls in (another brevity penalty): never a name alone
+    vacuous: bool = False
 
 
 def _power_of_ten(ratio):
@@ -503,7 +505,7 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
             stage.name != OTHER_BREVITY_PENALTY for stage in found):
         found.append(Stage(OTHER_BREVITY_PENALTY, f"answer / the geometric mean of the precisions = "
                                                   f"{answer / mean!r}, a brevity penalty in (0, 1] other than BP "
-                                                  f"{bp!r}: {PARTIAL_NAMES[OTHER_BREVITY_PENALTY]}"))
+                                                  f"{bp!r}: {PARTIAL_NAMES[OTHER_BREVITY_PENALTY]}", vacuous=True))
     return found
 
 
