@@ -280,3 +280,16 @@ def test_an_answer_below_the_right_mean_alone_names_no_brevity_penalty():
     e = classify(SKEWED, {"score": 0.5 * P2, "statistics": RIGHT_STATISTICS}, "papineni")
     assert e.name == OTHER_COMBINATION and e.fits == ()
     assert "a brevity penalty in (0, 1] other than BP" in e.description
+
+
+def test_what_is_known_of_a_zero_keeps_the_variants_that_give_zero():
+    # "a b" against "a b c", BLEU-1: c = 2, r = 3, p1 = 2/2, BP = e^(1 - 3/2): the score is e^-0.5 = 0.607. An answer
+    # of 0 with these very statistics: no power of ten, one precision (no interval), no penalty of 0; the order fixed
+    # at 4 gives 0 (no trigram in two tokens: p3 = 0), so it stays among the fits. (what_is_known charges the
+    # variants as a search does: it ran out of a budget of 0 before, an internal error of the whole run.)
+    from oracle.diagnose.classify import what_is_known
+
+    short = request("corpus", [("a b", ["a b c"])], (1.0,))
+    zero = {"score": 0.0, "statistics": {"hyp_len": 2, "ref_len": 3, "matches": [2], "totals": [2]}}
+    e = what_is_known(short, zero, "papineni")
+    assert e.name == OTHER_COMBINATION and "order-fixed-at-4" in e.fits

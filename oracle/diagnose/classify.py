@@ -548,13 +548,18 @@ def what_is_known(request, answer, profile, *, overrides=None):
     result once and exact tests on the numbers -- what a record is named where its run did not search every
     explanation for it. Explanation("unexplained") where nothing is known, or where the score agrees (a search
     names that case: `classify`)."""
-    search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None, budget=0)
+    search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None,
+                         budget=ATTRIBUTION_BUDGET)
     if isinstance(search, Explanation):
         return search
     expected = score_of(search.base)
     if within_contract(search.actual, expected):
         return Explanation(UNEXPLAINED, "the score agrees: no stage of the score to name", (), None, expected)
-    return _what_is_known(search, expected)
+    try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
+        return _what_is_known(search, expected)
+    except _BudgetSpent:
+        return Explanation(UNEXPLAINED, f"the attribution budget ({ATTRIBUTION_BUDGET:,} token computations) was "
+                                        "spent before what is known of it was", (), None, expected)
 
 
 def _explain(search, conventions, expected):
