@@ -3,7 +3,7 @@
 Every expected value below is derived by hand from the statistics (the arithmetic is in the comments and in
 the expressions), never taken from the oracle.
 
-Holds: oracle.diagnose.combination, oracle.diagnose.classify, tests/fakes/mutant_weights_not_passed.py
+Holds: oracle.diagnose.combination, oracle.diagnose.classify
 """
 
 from __future__ import annotations

@@ -6,7 +6,9 @@ what the classifier generates under every profile, level, smoothing and kind of 
 registry that the catalogue did not pick up fails here. The expected rules come from the rule tables of
 `oracle.formulas` (the documents' rules), never from the catalogue.
 
-Holds: oracle.diagnose.mechanisms
+Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
+    oracle.diagnose.mechanisms.conventions, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors,
+    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
