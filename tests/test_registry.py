@@ -1,5 +1,8 @@
 """The implementation registry (oracle/adapters/registry.py): every entry resolves to what its kind says, it is
-the only place a name is declared (each verb's list is the registry's), and an unknown name is one usage error."""
+the only place a name is declared (each verb's list is the registry's), and an unknown name is one usage error.
+
+Holds: oracle.adapters.preparations
+"""
 
 from __future__ import annotations
 
