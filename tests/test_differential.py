@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import requests
 
-from oracle.adapters.base import REGISTRY, call
-from oracle.adapters.driven import driver_class
+from oracle.adapters import registry
+from oracle.adapters.base import call
 from oracle.adapters.environments import VENVS
 from oracle.diagnose import discrepancies
 from oracle.diagnose.classify import (
@@ -88,6 +88,7 @@ CONDITIONS = {
 
 def check_answer(name, implementation, request):
     """Assert that the implementation's answer to `request` agrees or is a documented discrepancy."""
+    documented = registry.documented_as(name)  # (ignite-micro's discrepancies are ignite's)
     expected = oracle_expected(request, implementation.profile)
     shown = json.dumps(request.replay_payload(), ensure_ascii=False)
     with warnings.catch_warnings():
@@ -96,20 +97,20 @@ def check_answer(name, implementation, request):
     if kind == "unsupported":  # requests are drawn within the declared capabilities: they are dishonest
         pytest.fail(f"{name} answered unsupported to a request within its capabilities: {answer}\n{shown}")
     if kind in ("rejected", "error"):  # a documented refusal, answered as the example records it
-        candidates = [d for d in entries_for(name) if d.get("rejection") and d["rejection"] in answer
+        candidates = [d for d in entries_for(documented) if d.get("rejection") and d["rejection"] in answer
                       and kind in d["example"]["implementation"]]
         assert candidates, f"{name} refused a valid request ({kind}) with an undocumented error: {answer}\n{shown}"
         assert any(CONDITIONS[d["condition"]](request) for d in candidates), (
             f"{name} raised a documented error where its documented condition does not hold: {answer}\n{shown}")
         return candidates[0]["id"]
     assert not expected.rejected, f"the oracle rejects a generated request: {expected.reason}\n{shown}"
-    explanation = classify(request, answer, implementation.profile, among=classes_for(name))
+    explanation = classify(request, answer, implementation.profile, among=classes_for(documented))
     assert explanation.explained, (
         f"{name} answered {answer.score!r} (statistics {answer.statistics}); the oracle under profile "
         f"{implementation.profile!r} says {expected.score!r}; no documented discrepancy class of {name} "
-        f"({classes_for(name)}) explains it: {explanation.description}\n{shown}"
+        f"({classes_for(documented)}) explains it: {explanation.description}\n{shown}"
     )
-    assert all(part in classes_for(name) for part in component_names(explanation.name)) \
+    assert all(part in classes_for(documented) for part in component_names(explanation.name)) \
         or explanation.name == "agrees"
     return explanation.name
 
@@ -178,8 +179,7 @@ LIBRARY_OBSERVATIONS = {"sacrebleu-add-k-counts": _sacrebleu_statistics}
 def _documented_example(entry: dict) -> object:
     """An entry as a parameter; one of a library in a virtual environment of its own (TensorFlow, JAX) is in the
     heavy tier (docs/testing.md): the default run does not start TensorFlow for it."""
-    driven = driver_class(entry["implementation"])  # (compare-mt-sentence runs in compare-mt's environment)
-    environment = driven.environment if driven is not None else entry["implementation"]
+    environment = registry.environment_of(entry["implementation"])  # (compare-mt-sentence: compare-mt's)
     heavy = [pytest.mark.heavy, pytest.mark.slow] if environment in VENVS else []
     return pytest.param(entry, id=entry["id"], marks=heavy)
 
@@ -219,7 +219,7 @@ def test_discrepancy_file_is_well_formed():
     ids = [d["id"] for d in DISCREPANCIES]
     assert len(ids) == len(set(ids))
     for d in DISCREPANCIES:
-        assert d["implementation"] in REGISTRY, d["id"]
+        assert d["implementation"] in registry.names(), d["id"]
         assert d["kind"] in ("score", "statistics", "rejection"), d["id"]
         assert ("classify" in d) != ("rejection" in d), d["id"]
         if "rejection" in d:

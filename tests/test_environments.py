@@ -201,7 +201,7 @@ def test_install_exits_3_with_one_line_per_failure(fake_registry, monkeypatch, c
 
 def test_install_refuses_an_unknown_name_as_a_usage_error(capsys):
     assert run_cli("install", "left-pad") == 2
-    assert "invalid choice: 'left-pad'" in capsys.readouterr().err
+    assert "bleu-oracle install: error: unknown implementation 'left-pad'; known: oracle," in capsys.readouterr().err
 
 
 # -- installed code verified before each use ---------------------------------------------------------

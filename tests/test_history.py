@@ -193,8 +193,10 @@ def test_history_lists_its_versions_and_refuses_a_bad_one(tmp_path, capsys):
 
     with pytest.raises(BleuValueError, match="not a release number"):
         command.run(arguments(tmp_path, "3.2,latest", list=True))
-    with pytest.raises(BleuValueError, match="`history` knows nltk, promptfoo, sacrebleu, torchmetrics"):
+    with pytest.raises(BleuValueError, match="unknown implementation 'nope'; known: oracle, nltk,"):
         command.run(arguments(tmp_path, None, name="nope", list=True))
+    with pytest.raises(BleuValueError, match="`history` knows nltk, promptfoo, sacrebleu, torchmetrics"):
+        command.run(arguments(tmp_path, None, name="metrax", list=True))
 
 
 def test_nothing_installable_is_exit_3(envs, tmp_path):

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from oracle.adapters.base import REGISTRY
+from oracle.adapters import registry
 from oracle.cli import main
 from oracle.formulas.profiles import PROFILES
 from oracle.reports.site.collect import extra_reference_systems, load_implementations
@@ -237,7 +237,8 @@ def test_the_html_page_is_self_contained(runs):
 
 def test_missing_libraries_are_listed_as_not_installed(monkeypatch):
     monkeypatch.delenv("BLEU_ORACLE_MULTI_BLEU", raising=False)
-    monkeypatch.setitem(REGISTRY, "absent-lib", "bleu_oracle_no_such_module:Nothing")
+    absent = registry.Registered("absent-lib", "in-process", "bleu_oracle_no_such_module:Nothing")
+    monkeypatch.setattr(registry, "ENTRIES", (*registry.ENTRIES, absent))
     records, columns = load_implementations({"multi-bleu", "absent-lib"})
     by_name = {r.name: r for r in records}
     assert by_name["multi-bleu"].status == "not-installed"
@@ -254,8 +255,9 @@ def test_extra_references_are_the_alphabetically_first_other_systems():
 
 
 def test_unknown_implementations_are_a_usage_error(tmp_path, capsys):
-    assert main(["report", "--report", str(tmp_path), "--impl", "no-such-bleu", "--quiet"]) == 2
-    assert "no-such-bleu" in capsys.readouterr().err
+    assert main(["report", "--report", str(tmp_path), "--impl", "no-such-bleu", "nltk", "nor-this", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown implementations 'no-such-bleu', 'nor-this'; known: oracle, nltk," in err and err.count("\n") == 1
 
 
 @pytest.mark.slow

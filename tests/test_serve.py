@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from protocol_client import Client
 
+from oracle.adapters import registry
 from oracle.adapters.base import (
-    REGISTRY,
     Implementation,
     Rejected,
     ScoreAnswer,
@@ -195,9 +195,10 @@ def _run(*args, stdin=""):
 
 def test_serve_list_and_usage_errors():
     listed = _run("--list")
-    assert listed.returncode == 0 and listed.stdout.split() == list(REGISTRY)
+    assert listed.returncode == 0 and listed.stdout.split() == registry.names()
     unknown = _run("--impl", "bleurt")
-    assert unknown.returncode == 2 and "`--impl` must be one of" in unknown.stderr and unknown.stdout == ""
+    assert unknown.returncode == 2 and "unknown implementation 'bleurt'; known: oracle, nltk," in unknown.stderr
+    assert unknown.stdout == "" and unknown.stderr.count("\n") == 1
     assert _run().returncode == 2
     # a library adapter declares its own profile: asking for another is a usage error
     mismatch = _run("--impl", "oracle.adapters.base:Implementation", "--profile", "nltk")

@@ -14,7 +14,8 @@ import random
 
 import pytest
 
-from oracle.adapters.base import REGISTRY, AdapterUnavailable, call
+from oracle.adapters import registry
+from oracle.adapters.base import AdapterUnavailable, call
 from oracle.harness import stateful
 from oracle.harness.requests import not_applicable_reason
 from oracle.models.protocol import Capabilities, Handshake, ProtocolError, ScoreRequest, Segment
@@ -143,9 +144,8 @@ def test_every_candidate_of_the_shrinker_is_a_valid_plan_for_its_segments():
 
 
 def implementation(name):
-    module, _, attribute = REGISTRY[name].partition(":")
     try:
-        return getattr(__import__(module, fromlist=[attribute]), attribute)()
+        return registry.resolve(name).load()()
     except AdapterUnavailable as exc:
         pytest.skip(str(exc))
 

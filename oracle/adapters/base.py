@@ -5,7 +5,8 @@ library's answer back (scale 0-1, statistics if the library exposes them),
 declares honest capabilities, and does nothing else. `oracle.adapters.server` turns an
 adapter into a protocol server; tests may call adapters in process. A library that runs
 outside this Python (node, a venv of its own) has no adapter here but a declaration
-(`oracle.adapters.driven`) and a driver that speaks protocol v1 itself (`drivers/`).
+(`oracle.adapters.driven`) and a driver that speaks protocol v1 itself (`drivers/`). Every built-in one is
+registered, once, in `oracle.adapters.registry`.
 """
 
 from __future__ import annotations
@@ -339,51 +340,3 @@ def as_count(value):
     validation then names it) instead of being truncated."""
     value = float(value)
     return int(value) if value.is_integer() else value
-
-
-#: The libraries that run outside this Python, each behind a driver of its own that speaks protocol v1
-#: (`oracle.adapters.driven.DriverImplementation`): the runner drives the driver itself.
-DRIVEN = {
-    "promptfoo": "oracle.adapters.npm_adapters:PromptfooImplementation",
-    "bleu-score": "oracle.adapters.npm_adapters:BleuScoreNpmImplementation",
-    "keras-hub": "oracle.adapters.venv_adapters:KerasHubImplementation",
-    "metrax": "oracle.adapters.venv_adapters:MetraxImplementation",
-    "opik-sentence": "oracle.adapters.venv_adapters:OpikSentenceImplementation",
-    "opik-corpus": "oracle.adapters.venv_adapters:OpikCorpusImplementation",
-    "azure-ai-evaluation": "oracle.adapters.venv_adapters:AzureAiEvaluationImplementation",
-    "compare-mt": "oracle.adapters.venv_adapters:CompareMtImplementation",
-    "compare-mt-sentence": "oracle.adapters.venv_adapters:CompareMtSentenceImplementation",
-    "mmeval": "oracle.adapters.venv_adapters:MmevalImplementation",
-    "ragas": "oracle.adapters.llm_wrappers:RagasImplementation",
-    "lm-eval": "oracle.adapters.llm_wrappers:LmEvalImplementation",
-    "deepeval": "oracle.adapters.llm_wrappers:DeepevalImplementation",
-    "tfma": "oracle.adapters.venv_adapters:TfmaImplementation",
-    "tensor2tensor": "oracle.adapters.venv_adapters:Tensor2tensorImplementation",
-    "tf-models-official": "oracle.adapters.venv_adapters:TfModelsOfficialImplementation",
-    "sacrebleu-mojo": "oracle.adapters.venv_adapters:SacrebleuMojoImplementation",
-    "sacrebleu-mojo-fallback": "oracle.adapters.venv_adapters:SacrebleuMojoFallbackImplementation",
-}
-
-#: name -> "module:Class" for `serve --impl NAME`; imported lazily so a missing library
-#: only matters when its adapter is asked for.
-REGISTRY = {
-    "oracle": "oracle.adapters.oracle_adapter:OracleImplementation",
-    "nltk": "oracle.adapters.nltk_adapter:NltkImplementation",
-    "sacrebleu": "oracle.adapters.sacrebleu_adapter:SacrebleuImplementation",
-    "torchmetrics": "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
-    "torchmetrics-sacrebleu": "oracle.adapters.torchmetrics_adapter:TorchmetricsSacreBleuImplementation",
-    "torcheval": "oracle.adapters.torcheval_adapter:TorchevalImplementation",
-    "ignite": "oracle.adapters.ignite_adapter:IgniteImplementation",
-    "ignite-micro": "oracle.adapters.ignite_adapter:IgniteMicroImplementation",
-    "pycocoevalcap": "oracle.adapters.pycocoevalcap_adapter:PycocoevalcapImplementation",
-    "bleuscore": "oracle.adapters.bleuscore_adapter:BleuscoreImplementation",
-    "fast-bleu": "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
-    "multi-bleu": "oracle.adapters.perl_adapter:MultiBleuImplementation",
-    "mteval": "oracle.adapters.perl_adapter:MtevalImplementation",
-    "multi-bleu-detok": "oracle.adapters.perl_adapter:MultiBleuDetokImplementation",
-    "mlpack": "oracle.adapters.mlpack_adapter:MlpackImplementation",
-    "mlpack-double": "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
-    "torchtext": "oracle.adapters.torchtext_adapter:TorchtextImplementation",
-    "fairseq": "oracle.adapters.fairseq_adapter:FairseqImplementation",
-    **DRIVEN,
-}

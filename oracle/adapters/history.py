@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import registry
 from .base import AdapterUnavailable, SmoothingTable, driver_settings, handshake_object
 from .driven import driver_script, node
 from .lifetimes import run_in_group
@@ -117,10 +118,10 @@ class HistoryLibrary:
 
 
 
-#: The libraries `history` knows. The Pythons: nltk 3.2-3.3 under 3.6 (PEP 479 above), 3.4 under 3.7
-#: (its last Python), 3.5-3.6 under 3.8, 3.7-3.8 under 3.10, 3.9 on under 3.12; sacrebleu 1.4 under 3.6,
-#: 1.5 under 3.8, 2.x under 3.10, 2.4 on under 3.12 (each the newest Python of the release's time that its
-#: dependencies have wheels for).
+#: The libraries `history` knows, by registry name (`oracle.adapters.registry`). The Pythons: nltk 3.2-3.3 under
+#: 3.6 (PEP 479 above), 3.4 under 3.7 (its last Python), 3.5-3.6 under 3.8, 3.7-3.8 under 3.10, 3.9 on under 3.12;
+#: sacrebleu 1.4 under 3.6, 1.5 under 3.8, 2.x under 3.10, 2.4 on under 3.12 (each the newest Python of the
+#: release's time that its dependencies have wheels for).
 LIBRARIES = {
     "nltk": HistoryLibrary(
         name="nltk", distribution="nltk", profile="nltk", capabilities=dict(NltkImplementation.capabilities),
@@ -162,8 +163,11 @@ LIBRARIES = {
 
 
 def library(name: str) -> HistoryLibrary:
+    """The release specification of registry name `name`: `registry.UnknownImplementation` for a name no entry
+    registers, NotInstallable for one whose releases `history` does not know."""
     found = LIBRARIES.get(name)
     if found is None:
+        registry.resolve(name)
         raise NotInstallable(f"`history` knows {', '.join(sorted(LIBRARIES))} (got {name!r})")
     return found
 

@@ -1,6 +1,6 @@
 """Three LLM-evaluation libraries' BLEU, each a thin layer over nltk or sacrebleu, declared here and scored by
-`drivers/venv_bleu.py` in a virtual environment of its own (`environments.VENVS`, every requirement pinned in
-`llm_requirements`): none needs a model, a key or the network to score BLEU.
+`drivers/venv_bleu.py` in a virtual environment of its own (its `oracle.adapters.registry` entry, every requirement
+pinned in `llm_requirements`): none needs a model, a key or the network to score BLEU.
 
 - **ragas** 0.4.3, `ragas.metrics.BleuScore` (single-turn: one reference string, one response string), driven
   through its coroutine `single_turn_ascore(SingleTurnSample(reference, response))`. Its docstring: "Uses
@@ -51,7 +51,7 @@ RAGAS_SMOOTHING = SmoothingTable("ragas passes sacrebleu's none, floor, add-k or
 
 
 class RagasImplementation(VenvImplementation):
-    name = environment = "ragas"
+    name = "ragas"
     version = environments.VENVS["ragas"].pinned("ragas")
     profile = "sacrebleu"
     capabilities = declare_capabilities(
@@ -65,7 +65,7 @@ class RagasImplementation(VenvImplementation):
 
 
 class LmEvalImplementation(VenvImplementation):
-    name = environment = "lm-eval"
+    name = "lm-eval"
     version = environments.VENVS["lm-eval"].pinned("lm-eval")
     profile = "sacrebleu"
     capabilities = declare_capabilities(levels=["corpus"], weights="uniform", max_order=4, orders=[4],
@@ -73,7 +73,7 @@ class LmEvalImplementation(VenvImplementation):
 
 
 class DeepevalImplementation(VenvImplementation):
-    name = environment = "deepeval"
+    name = "deepeval"
     version = environments.VENVS["deepeval"].pinned("deepeval")
     profile = "nltk"
     capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=1, **PLAIN_WORDS)

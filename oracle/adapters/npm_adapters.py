@@ -34,12 +34,13 @@ class _NpmImplementation(DriverImplementation):
 
     @classmethod
     def command(cls) -> list[str]:
-        package = str(environments.npm_package_dir(cls.environment))
-        return [node(), driver_script("npm_bleu.js"), cls.environment, package, cls.handshake_json()]
+        entry = cls.entry()
+        package = str(environments.npm_package_dir(entry.environment))
+        return [node(), driver_script("npm_bleu.js"), entry.driver_library, package, cls.handshake_json()]
 
 
 class PromptfooImplementation(_NpmImplementation):
-    name = environment = "promptfoo"
+    name = "promptfoo"
     version = environments.NPM_PACKAGES["promptfoo"][0]
     profile = "papineni"
     capabilities = declare_capabilities(
@@ -48,7 +49,7 @@ class PromptfooImplementation(_NpmImplementation):
 
 
 class BleuScoreNpmImplementation(_NpmImplementation):
-    name = environment = "bleu-score"
+    name = "bleu-score"
     version = environments.NPM_PACKAGES["bleu-score"][0]
     profile = "papineni"
     capabilities = declare_capabilities(levels=["sentence"], weights="uniform", max_order=12,

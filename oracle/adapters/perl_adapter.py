@@ -4,8 +4,8 @@ mteval-v13a.pl.
 None ships with bleu-oracle. multi-bleu.perl and mteval-v13a.pl are on no registry: the user points at a
 copy with an environment variable, and the adapter is unavailable while it is unset.
 multi-bleu-detok.perl is vendored by a registry package (OpenNMT-tf 1.25.3's sdist on PyPI, third_party/):
-`bleu-oracle install multi-bleu-detok` (or `check`, before it starts) takes it from the pinned sdist
-(`oracle.adapters.environments.SCRIPTS`), and its sha256 is checked before each use.
+`bleu-oracle install multi-bleu-detok` (or `check`, before it starts) takes it from the sdist pinned in its
+`oracle.adapters.registry` entry, and its sha256 is checked before each use.
 
   BLEU_ORACLE_MULTI_BLEU=/path/to/multi-bleu.perl
   BLEU_ORACLE_MTEVAL=/path/to/mteval-v13a.pl     (needs the Perl module XML::Twig)

@@ -1,5 +1,5 @@
-"""Libraries that run in a virtual environment of their own (`oracle.adapters.environments.VENVS`),
-declared here and scored by `drivers/venv_bleu.py` in that environment, which speaks protocol v1
+"""Libraries that run in a virtual environment of their own (each pinned in its `oracle.adapters.registry`
+entry), declared here and scored by `drivers/venv_bleu.py` in that environment, which speaks protocol v1
 itself (`oracle.adapters.driven`).
 
 - **keras-hub** 0.32.0, `keras_hub.metrics.Bleu` (TensorFlow 2.21 CPU, keras 3.15): corpus BLEU
@@ -51,7 +51,7 @@ from the package registry and 0.2-1.6 GB on disk each.
   BLEU-4 only (its kernel counts four orders), smoothing none, floor or exp, tokenizer 13a (or none),
   every reference stream complete (it reads no `None`), and sacrebleu's statistics (counts, totals,
   sys_len, ref_len). Its package says Requires-Python >=3.12; its wheel runs on this machine's 3.11
-  and is installed with pip's --ignore-requires-python (environments.VENVS). `sacrebleu-mojo-fallback`
+  and is installed with pip's --ignore-requires-python (its registry entry). `sacrebleu-mojo-fallback`
   is the same package with its native kernel disabled: its pure-Python fallback.
 
 keras-hub and metrax are prepared by `check` (or `bleu-oracle install NAME`) before their first use: about
@@ -75,19 +75,22 @@ class _VenvImplementation(DriverImplementation):
 
     @classmethod
     def settings(cls) -> dict:
-        """The driver's SETTINGS argument: its smoothing table, for a library that takes one, or {} for none."""
+        """What the driver is told of the library: its smoothing table, for a library that takes one, or {}."""
         return {} if cls.smoothing is None else driver_settings(cls.smoothing)
 
     @classmethod
     def command(cls) -> list[str]:
-        argv = [str(environments.venv_python(cls.environment)), driver_script("venv_bleu.py"), cls.environment,
+        """The driver's argv: the environment's python, the driver, its library, the handshake and, when there
+        are any, the SETTINGS (`settings`, and `preload` when the registry entry says the library loads at start)."""
+        entry = cls.entry()
+        argv = [str(environments.venv_python(entry.environment)), driver_script("venv_bleu.py"), entry.driver_library,
                 cls.handshake_json()]
-        settings = cls.settings()
+        settings = {**cls.settings(), **({"preload": True} if entry.preload else {})}
         return [*argv, json.dumps(settings, separators=(",", ":"))] if settings else argv
 
 
 class KerasHubImplementation(_VenvImplementation):
-    name = environment = "keras-hub"
+    name = "keras-hub"
     version = environments.VENVS["keras-hub"].pinned("keras-hub")
     profile = "sacrebleu"
     # a Keras metric: `update_state` per batch and `reset_state`; no merge (Keras metrics have none)
@@ -96,7 +99,7 @@ class KerasHubImplementation(_VenvImplementation):
 
 
 class MetraxImplementation(_VenvImplementation):
-    name = environment = "metrax"
+    name = "metrax"
     version = environments.VENVS["metrax"].pinned("google-metrax")
     profile = "papineni"
     # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
@@ -128,7 +131,7 @@ def _opik_capabilities(level: str) -> dict:
 
 
 class OpikSentenceImplementation(_VenvImplementation):
-    name = environment = "opik-sentence"
+    name = "opik-sentence"
     version = environments.VENVS["opik-sentence"].pinned("opik")
     profile = "nltk"
     smoothing = OPIK_SMOOTHING
@@ -136,12 +139,12 @@ class OpikSentenceImplementation(_VenvImplementation):
 
 
 class OpikCorpusImplementation(OpikSentenceImplementation):
-    name = environment = "opik-corpus"
+    name = "opik-corpus"
     capabilities = _opik_capabilities("corpus")
 
 
 class AzureAiEvaluationImplementation(_VenvImplementation):
-    name = environment = "azure-ai-evaluation"
+    name = "azure-ai-evaluation"
     version = environments.VENVS["azure-ai-evaluation"].pinned("azure-ai-evaluation")
     profile = "nltk"
     # sentence BLEU-4 against one reference, smoothed by what it calls NIST smoothing (the oracle's exp); ASCII
@@ -152,7 +155,7 @@ class AzureAiEvaluationImplementation(_VenvImplementation):
 
 
 class CompareMtImplementation(_VenvImplementation):
-    name = environment = "compare-mt"
+    name = "compare-mt"
     version = environments.VENVS["compare-mt"].pinned("compare-mt")
     profile = "papineni"
     # BleuScorer: any weights (one order per weight), no smoothing; score_sentence is not implemented
@@ -161,7 +164,6 @@ class CompareMtImplementation(_VenvImplementation):
 
 class CompareMtSentenceImplementation(_VenvImplementation):
     name = "compare-mt-sentence"
-    environment = "compare-mt"
     version = environments.VENVS["compare-mt"].pinned("compare-mt")
     profile = "nltk"
     # SentBleuScorer: nltk's sentence_bleu with its default weights (0.25 x 4) and method2, nothing else
@@ -170,7 +172,7 @@ class CompareMtSentenceImplementation(_VenvImplementation):
 
 
 class MmevalImplementation(_VenvImplementation):
-    name = environment = "mmeval"
+    name = "mmeval"
     version = environments.VENVS["mmeval"].pinned("mmeval")
     profile = "papineni"
     # a BaseMetric: `add` per batch, `compute`, `reset`; its merge is a distributed all-gather, not an API here
@@ -179,7 +181,7 @@ class MmevalImplementation(_VenvImplementation):
 
 
 class TfmaImplementation(_VenvImplementation):
-    name = environment = "tfma"
+    name = "tfma"
     version = environments.VENVS["tfma"].pinned("tensorflow-model-analysis")
     profile = "sacrebleu"
     # a Beam CombineFn: `add_input` per batch, `merge_accumulators` of shards; no reset (Beam makes a new
@@ -193,7 +195,7 @@ class TfmaImplementation(_VenvImplementation):
 
 
 class Tensor2tensorImplementation(_VenvImplementation):
-    name = environment = "tensor2tensor"
+    name = "tensor2tensor"
     version = environments.VENVS["tensor2tensor"].pinned("tensor2tensor")
     profile = "mteval"
     # compute_bleu: one reference a segment, exp smoothing always on, any max_order; text through
@@ -204,7 +206,7 @@ class Tensor2tensorImplementation(_VenvImplementation):
 
 
 class TfModelsOfficialImplementation(_VenvImplementation):
-    name = environment = "tf-models-official"
+    name = "tf-models-official"
     version = environments.VENVS["tf-models-official"].pinned("tf-models-official")
     profile = "mteval"
     capabilities = Tensor2tensorImplementation.capabilities
@@ -215,7 +217,7 @@ MOJO_SMOOTHING = SmoothingTable("sacrebleu-mojo smooths with none, floor or exp 
 
 
 class SacrebleuMojoImplementation(_VenvImplementation):
-    name = environment = "sacrebleu-mojo"
+    name = "sacrebleu-mojo"
     version = environments.VENVS["sacrebleu-mojo"].pinned("sacrebleu-mojo")
     profile = "sacrebleu"
     capabilities = declare_capabilities(levels=["corpus"], weights="uniform", orders=[4],
@@ -226,17 +228,18 @@ class SacrebleuMojoImplementation(_VenvImplementation):
     native = True
 
     @classmethod
-    def command(cls) -> list[str]:
-        """The driver's argv and its SETTINGS: the smoothing table, the oracle's method -> [smooth_method,
-        {parameter: argument}], so that the mapping is stated here only, and which backend runs."""
+    def settings(cls) -> dict:
+        """The smoothing table, the oracle's method -> [smooth_method, {parameter: argument}], so that the mapping
+        is stated here only, and which backend runs."""
         table = {row.method: [row.setting, dict(row.passes)] for row in MOJO_SMOOTHING.rows}
-        return [*super().command(), json.dumps({"smoothing": table, "native": cls.native}, separators=(",", ":"))]
+        return {"smoothing": table, "native": cls.native}
 
 
 class SacrebleuMojoFallbackImplementation(SacrebleuMojoImplementation):
     """The same package's "vendored pure-Python fallback for platforms without a native build" (its README), forced
     with SACREBLEU_MOJO_DISABLE_NATIVE=1: a second implementation of the counting, claimed to give the same scores.
-    It runs in sacrebleu-mojo's environment (`bleu-oracle install sacrebleu-mojo` prepares it)."""
+    It runs in sacrebleu-mojo's environment (its registry entry shares it: `bleu-oracle install sacrebleu-mojo`
+    prepares it)."""
 
     name = "sacrebleu-mojo-fallback"
     native = False

@@ -383,9 +383,8 @@ def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bo
     saying so first ("preparing keras-hub (a venv of its own, once: ~1 min)"), and its installed code
     verified. None when all are ready; else the exit code, after one line on stderr: 3 when one cannot be
     prepared or does not verify, 130 / 143 when ^C or SIGTERM stopped npm or pip (nothing half-built is left)."""
-    from oracle.adapters import environments  # (here: every verb's start-up imports this module)
+    from oracle.adapters import environments, registry  # (here: every verb's start-up imports this module)
     from oracle.adapters.base import AdapterUnavailable
-    from oracle.adapters.driven import driver_class
     from oracle.exitcodes import EXIT_UNDRIVABLE
     from oracle.signals import Interrupted, exit_code_of, stopped_by_signals
 
@@ -394,9 +393,7 @@ def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bo
         with stopped_by_signals():
             for name in names:
                 if name is not None:  # (compare-mt-sentence is driven in compare-mt's environment)
-                    driven = driver_class(name)
-                    environment = driven.environment if driven is not None and driven.environment else name
-                    environments.ready(environment, log=io.StringIO() if quiet else sys.stderr)
+                    environments.ready(registry.environment_of(name), log=io.StringIO() if quiet else sys.stderr)
     except AdapterUnavailable as exc:
         print(shown(f"bleu-oracle {verb}: {name} cannot be driven: {exc}"), file=sys.stderr)
         return EXIT_UNDRIVABLE

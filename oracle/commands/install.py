@@ -6,13 +6,15 @@ from __future__ import annotations
 import io
 import sys
 
-from oracle.adapters import environments
+from oracle.adapters import environments, registry
 from oracle.adapters.base import AdapterUnavailable
 from oracle.commands import SUMMARIES
 from oracle.commands.common import HelpFormatter
 from oracle.exitcodes import EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDRIVABLE
+from oracle.formulas.errors import BleuValueError
 from oracle.harness.session import Interrupted, stopped_by_signals
 
+#: The names this verb prepares: every registry entry prepared outside this environment (`Registered.prepared`).
 OWN = [*environments.NPM_PACKAGES, *environments.VENVS, *environments.SDISTS, *environments.SCRIPTS]
 #: How many files of each kind (added, missing, changed) `--verify` lists before saying how many more.
 LISTED = 100
@@ -67,7 +69,7 @@ def register(subparsers):
     parser = subparsers.add_parser(
         "install", help=SUMMARIES["install"], description=HELP, formatter_class=HelpFormatter
     )
-    parser.add_argument("names", nargs="+", metavar="NAME", choices=OWN, help=f"one of {', '.join(OWN)}")
+    parser.add_argument("names", nargs="+", metavar="NAME", help=f"one of {', '.join(OWN)}")
     parser.add_argument("--verify", action="store_true",
                         help="install nothing: check each NAME against the record of what was installed (the sha256 "
                         "of every file) and list what was added, is missing or changed; exit 0 when all are whole, "
@@ -75,7 +77,23 @@ def register(subparsers):
     parser.set_defaults(handler=run)
 
 
+def installable(names: list[str]) -> None:
+    """A usage error (exit 2) unless every one of `names` is prepared by this verb: a name no entry registers is
+    `registry.UnknownImplementation`; a registered one that needs nothing prepared says what it needs instead."""
+    for name in names:
+        if name not in OWN:
+            entry = registry.resolve(name)
+            if entry.shares:
+                why = f"it runs in {entry.shares}'s environment: `bleu-oracle install {entry.shares}` prepares it"
+            elif entry.extra:
+                why = f"its library is a pip extra: pip install 'bleu-oracle[{entry.extra}]'"
+            else:
+                why = registry.KINDS[entry.kind]
+            raise BleuValueError(f"{name} is not one this verb installs ({why}); it installs {', '.join(OWN)}")
+
+
 def run(args):
+    installable(args.names)
     if args.verify:
         return verify(args.names, quiet=args.quiet)
     status = EXIT_OK

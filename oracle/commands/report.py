@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from oracle.adapters.base import REGISTRY
+from oracle.adapters import registry
 from oracle.commands import SUMMARIES
 from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError
@@ -103,7 +103,7 @@ def register(subparsers):
                         help=f"random inputs per implementation (default {DEFAULT_EXAMPLES}; 0: no search)")
     parser.add_argument("--impl", nargs="+", metavar="NAME",
                         help="only these implementations (default: every one in the registry: "
-                        f"{', '.join(REGISTRY)}); the oracle is always in, under every profile")
+                        f"{', '.join(registry.names())}); the oracle is always in, under every profile")
     parser.add_argument("--render-only", action="store_true",
                         help=f"run nothing: re-render the pages from DIR/{DATA_DIR}/")
     parser.add_argument("--no-real-data", action="store_true", help="skip the WMT17 real-data table")
@@ -125,9 +125,7 @@ def run_report(args: argparse.Namespace) -> int | None:
     if args.render_only and (args.impl or args.no_real_data or args.real_data or args.real_data_systems):
         raise BleuValueError("--render-only runs nothing: it takes only --report")
     if args.impl:
-        unknown = [name for name in args.impl if name != "oracle" and name not in REGISTRY]
-        if unknown:
-            raise BleuValueError(f"unknown implementation(s) {unknown}; known: {', '.join(REGISTRY)}")
+        registry.require_registered(args.impl)  # UnknownImplementation: a usage error
         not_ready = prepare_implementations("report", args.impl, quiet=args.quiet)  # named: prepared first
         if not_ready is not None:
             return not_ready

@@ -9,7 +9,8 @@ import inspect
 import os
 import sys
 
-from oracle.adapters.base import DRIVEN, REGISTRY, AdapterUnavailable, Declared
+from oracle.adapters import registry
+from oracle.adapters.base import AdapterUnavailable, Declared
 from oracle.adapters.driven import DriverImplementation
 from oracle.commands import SUMMARIES
 from oracle.exitcodes import EXIT_OK, EXIT_UNDRIVABLE, EXIT_USAGE
@@ -47,7 +48,8 @@ cannot be loaded (its library is missing).
 def register(subparsers):
     parser = subparsers.add_parser(
         "serve", help=SUMMARIES["serve"],
-        description=HELP.replace("{names}", ", ".join(REGISTRY)).replace("{driven}", ", ".join(DRIVEN)),
+        description=HELP.replace("{names}", ", ".join(registry.names())).replace(
+            "{driven}", ", ".join(entry.name for entry in registry.ENTRIES if entry.driven)),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--impl", metavar="NAME", help="the implementation: a built-in name or MODULE:CLASS")
@@ -62,7 +64,7 @@ def register(subparsers):
 
 def run(args: argparse.Namespace) -> int:
     if args.list:
-        for name in REGISTRY:
+        for name in registry.names():
             print(name)
         return EXIT_OK
     if not args.impl:
@@ -82,15 +84,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def load_implementation(name: str, *, profile: str | None = None) -> Declared:
-    """Construct the implementation called `name` (a REGISTRY name or "module:Class").
+    """Construct the implementation called `name` (a registry name or "module:Class").
 
-    Raises BleuValueError for usage errors (unknown name, a --profile it cannot follow),
-    AdapterUnavailable or ImportError when its library is missing."""
-    target = REGISTRY.get(name)
-    if target is None:
-        if ":" not in name:
-            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {name!r})")
-        target = name
+    Raises BleuValueError for usage errors (unknown name: `registry.UnknownImplementation`, a --profile it
+    cannot follow), AdapterUnavailable or ImportError when its library is missing."""
+    target = name if ":" in name else registry.resolve(name, own_class=True).adapter
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise BleuValueError(f"`--impl` {name!r}: MODULE:CLASS names a module and a class in it")

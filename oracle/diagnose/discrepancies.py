@@ -13,8 +13,6 @@ from oracle.models.discrepancy import Discrepancy
 from oracle.suite.safeyaml import load_yaml
 
 PATH = Path(__file__).resolve().parent / "data" / "discrepancies.yaml"
-#: Registry names documented under another name (the same library code).
-DOCUMENTED_AS = {"ignite-micro": "ignite"}
 
 
 @lru_cache(maxsize=1)
@@ -56,11 +54,12 @@ def models(entries=None):
 
 
 def entries_for(*names):
-    """The entries of an implementation known by any of `names` (registry or handshake names)."""
-    wanted = {DOCUMENTED_AS.get(name, name) for name in names if name}
+    """The entries filed under any of `names` (the name an implementation is documented as, which its registry
+    entry gives: `oracle.adapters.registry.documented_as`, ignite-micro's is ignite; or its handshake name)."""
+    wanted = {name for name in names if name}
     return [entry for entry in load() if entry.get("implementation") in wanted]
 
 
 def classes_for(name):
-    """The `oracle.diagnose.classify` names of the implementation's documented classes, sorted."""
+    """The `oracle.diagnose.classify` names of the classes filed under `name` (as `entries_for`), sorted."""
     return sorted({entry["classify"] for entry in entries_for(name) if entry.get("classify")})

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from oracle import __version__
+from oracle.adapters import registry
 from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
 from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial, what_is_known
@@ -315,11 +316,10 @@ def implementation_argv(settings):
     nothing: preparing a library's environment is the verb's own step before this
     (`oracle.adapters.environments.ready`)."""
     if settings.impl:
-        from oracle.adapters.base import REGISTRY
         from oracle.adapters.driven import driver_command
 
-        if ":" not in settings.impl and settings.impl not in REGISTRY:
-            raise BleuValueError(f"`--impl` must be one of {sorted(REGISTRY)} or MODULE:CLASS (got {settings.impl!r})")
+        if ":" not in settings.impl:
+            registry.resolve(settings.impl, own_class=True)  # UnknownImplementation: a usage error
         driver = driver_command(settings.impl)
         if driver is not None:
             return driver
@@ -390,7 +390,8 @@ class Session:
         #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
         self.case_files = {}
         name = process.handshake.implementation.name
-        self.documented = discrepancies.entries_for(settings.impl, name)
+        self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
+                                                    name)
         #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
         self.coverage = Coverage()
         #: random examples drawn, and whether the time budget stopped the search early

@@ -13,7 +13,10 @@ It runs under every Python from 3.6 on (an nltk before 3.4 needs 3.6: its n-gram
 StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics and no annotations
 import. SETTINGS (JSON, optional) is what the adapter passes on: `{"smoothing": {METHOD: [SETTING,
 {PARAMETER: ARGUMENT}]}}`, its smoothing table (`oracle.adapters.base.SmoothingTable`), so that the
-mapping stays stated in one place.
+mapping stays stated in one place, and `"preload": true` for a library loaded from the start
+(`Driver.preload`; its registry entry, `oracle.adapters.registry`, says which: those whose import is slowest
+and calls no `signal`, which a thread cannot; the others load on the first score, so that their handshake
+never waits for them).
 
 HANDSHAKE is the JSON handshake it answers `start` with: the adapter's declaration, whose capabilities
 also decide what it refuses (`refusal`: a request outside them is unsupported, as the adapters said
@@ -631,11 +634,6 @@ LIBRARIES.update({"opik-sentence": opik_sentence, "opik-corpus": opik_corpus,
                   "azure-ai-evaluation": azure_ai_evaluation, "compare-mt": compare_mt, "mmeval": mmeval,
                   "ragas": ragas, "lm-eval": lm_eval, "deepeval": deepeval, "sacrebleu-mojo": sacrebleu_mojo})
 
-#: The libraries loaded from the start (`Driver.preload`): those whose import is slowest and calls no `signal`
-#: (a thread cannot); the others load on the first score, so that their handshake never waits for them.
-#: TensorFlow's (keras-hub and the TensorFlow family: 15 to 30 s of import on two busy cores, checked to import in a
-#: thread) is among them.
-PRELOADED = ("ragas", "deepeval", "keras-hub", "tfma", "tensor2tensor", "tf-models-official")
 #: How long the handshake of a preloaded library waits for its loading (the runner waits 10 s by default for the
 #: handshake, then as long again for the first reply): the two timeouts share the import.
 HANDSHAKE_WAIT = 7.0
@@ -811,7 +809,7 @@ def main(argv: List[str]) -> int:
         return 2
     driver = Driver(argv[1], json.loads(argv[2]), json.loads(argv[3]) if len(argv) == 4 else None)
     out = protocol_channel()
-    if argv[1] in PRELOADED:  # (after fd 1 points at stderr: only protocol lines reach stdout)
+    if driver.settings.get("preload"):  # (after fd 1 points at stderr: only protocol lines reach stdout)
         driver.preload()
     stdin = sys.stdin.buffer
     reply = None  # type: Optional[Dict[str, Any]]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import importlib
 import os
 import platform
 import signal
@@ -39,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from oracle import __version__
-from oracle.adapters.base import REGISTRY, AdapterUnavailable, Declared
+from oracle.adapters import registry
+from oracle.adapters.base import AdapterUnavailable, Declared
 from oracle.adapters.lifetimes import set_own_death_signal
-from oracle.diagnose.discrepancies import DOCUMENTED_AS
 from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
 from oracle.escaping import shown
@@ -146,15 +145,15 @@ class Column:
 def load_implementations(selected: set[str] | None = None) -> tuple[list[ImplementationEntry], list[Column]]:
     """(the lines of implementations.jsonl, [Column] of the installed ones, in registry order)."""
     records, columns = [], []
-    for name, spec in REGISTRY.items():
+    for entry in registry.ENTRIES:
+        name, spec = entry.name, entry.adapter
         if name == "oracle":
             continue
         if selected is not None and name not in selected:
             records.append(_entry(name, spec, status="not-selected", reason="not selected (--impl)"))
             continue
-        module, _, attribute = spec.partition(":")
         try:
-            implementation = getattr(importlib.import_module(module), attribute)()
+            implementation = entry.load()()
         except (KeyboardInterrupt, Interrupted):
             raise
         except (AdapterUnavailable, ImportError) as exc:
@@ -210,7 +209,7 @@ def curated_examples(key: str) -> list[tuple[str, ScoreRequest]]:
     """(id, request) of the curated discrepancies re-run through implementation `key` (an alias such as
     ignite-micro re-runs the entries of the library it shares code with): those observed through the
     adapter, not by calling the library directly."""
-    documented_as = DOCUMENTED_AS.get(key, key)
+    documented_as = registry.documented_as(key)
     # `observed: library` examples come from calling the library directly; the adapter deliberately
     # does not pass that behaviour on, so re-running through it proves nothing
     return [
@@ -504,9 +503,7 @@ def observe(settings: Settings) -> Observed:
     selected = None
     if settings.implementations is not None:
         selected = {name for name in settings.implementations if name != "oracle"}
-        unknown = sorted(selected - set(REGISTRY))
-        if unknown:
-            raise BleuValueError(f"unknown implementation(s) {unknown}; known: {sorted(REGISTRY)}")
+        registry.require_registered(sorted(selected))  # UnknownImplementation: a usage error
     date = observation_day()
     pin_threads()
     say(progress, "loading the implementations")
