@@ -716,10 +716,18 @@ def structured_result(ctx, name):
         text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
         request = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, name)
         result = None if request is None else result_under(ctx, request=request)
-        base = result_under(ctx) if result is not None else None
+        base = _unreshaped(ctx) if result is not None else None
         if result is not None and base is not None and _same_counts_and_score(result, base, len(ctx.weights)):
             result = None
         ctx.counted[key] = result
+    return ctx.counted[key]
+
+
+def _unreshaped(ctx):
+    """The oracle's result on the request as sent, under the context's options: computed once for every mechanism."""
+    key = ("unreshaped", ctx.options, ctx.smoothing)
+    if key not in ctx.counted:
+        ctx.counted[key] = result_under(ctx)
     return ctx.counted[key]
 
 
