@@ -73,6 +73,8 @@ VARIANT_EXAMPLES = [
     # 1e-9 for the empty 4-gram order: (3/4 x 2/3 x 1/2 x 1e-9)^(1/4)
     ("add-one-every-order-epsilon-for-empty", request("corpus", [("a b c", ["a b d"])], (0.25,) * 4),
      (3 / 4 * 2 / 3 * 1 / 2 * 1e-9) ** 0.25),
+    # exp requested, every order with n-grams: add-one on both, unigrams included: (2+1)/(4+1), (0+1)/(3+1)
+    ("add-one-every-order-epsilon-for-empty", request("corpus", ONE, BLEU2, EXP), math.sqrt(3 / 5 * 1 / 4)),
     # add-k k = 1 per segment: (0+1)/(3+1) and (0+1)/(1+1) summed to 2/6, not (0+1)/(4+1) once; p1 = 3/6
     ("smoothing-per-segment-summed", request("corpus", TWO, BLEU2, {"method": "add-k", "k": 1}),
      math.sqrt(3 / 6 * 2 / 6)),

@@ -128,10 +128,9 @@ def _geometric(ctx, result, term, *, hyp_len=None):
     matches, totals, following = _counts(ctx, result)
     if method in _METHOD_4:
         c = result.statistics.hyp_len if hyp_len is None else hyp_len
-        if c <= 1:
-            return None
-        factor = math.log(c) / float(ctx.smoothing.k)
-        matches = _unmatched_replaced(matches, totals, lambda j, i: term(j, i, factor))
+        if c > 1:  # ln(c) <= 0 adds nothing (a last segment of one token: ln(1) = 0, the orders stay unmatched)
+            factor = math.log(c) / float(ctx.smoothing.k)
+            matches = _unmatched_replaced(matches, totals, lambda j, i: term(j, i, factor))
         if method == "chen-cherry-7":
             if following is None:
                 return None
@@ -264,12 +263,10 @@ def epsilon_added_to_every_order(ctx, result):
 def add_one_every_order_epsilon_for_empty(ctx, result):
     """Its own smoothing whatever was requested: (m_n + 1) / (l_n + 1) for every order with n-grams, unigrams
     included, and an epsilon of 1e-9 for an order without n-grams (future-agi/future-agi #1345: `precision = 1e-9`
-    where `total == 0`, else `(clipped + 1) / (total + 1)`). Tried only where an order has no n-grams: elsewhere it
-    is add-one on every order (the reading `smoothing=lin-2004`)."""
+    where `total == 0`, else `(clipped + 1) / (total + 1)`). Where every order has n-grams it is add-one on every
+    order whatever was requested (the reading `smoothing=lin-2004` of a request for none)."""
     matches, totals, _ = _counts(ctx, result)
     weights = _weights_in_force(ctx)
-    if not any(t == 0 and w != 0 for t, w in zip(totals, weights, strict=False)):
-        return None
     logs = [w * (math.log(EMPTY_ORDER_EPSILON) if t == 0 else math.log((m + 1) / (t + 1)))
             for m, t, w in zip(matches, totals, weights, strict=False) if w != 0]
     return float(result.bp) * math.exp(math.fsum(logs))
@@ -278,11 +275,12 @@ def add_one_every_order_epsilon_for_empty(ctx, result):
 # -- the smoothing per segment, not on the corpus's sums -----------------------------------------------------
 
 
-def _segment_results(ctx, *, level=None, options=None, smoothing=None):
-    """The oracle's result for each segment of a corpus request of several segments, scored alone (at `level`, under
-    `options` and `smoothing` where given); None where that does not apply or the oracle refuses a segment."""
+def _segment_results(ctx, *, level=None, options=None, smoothing=None, several=True):
+    """The oracle's result for each segment of a corpus request of several segments (of any request where not
+    `several`), scored alone (at `level`, under `options` and `smoothing` where given); None where that does not
+    apply or the oracle refuses a segment."""
     request = ctx.request
-    if request.level != "corpus" or len(request.segments) < 2:
+    if several and (request.level != "corpus" or len(request.segments) < 2):
         return None
     update = {} if level is None else {"level": level}
     out = []
@@ -326,9 +324,9 @@ def mean_of_exp_smoothed_sentence_bleu(ctx, result):
     """The corpus score as the mean of its segments' sentence BLEU, each with sacrebleu's sentence_bleu defaults
     whatever was requested: exp smoothing, and orders without n-grams left out (effective order)
     (NVIDIA-NeMo/Skills #1408: "sentence-level BLEU was aggregated here and used as corpus-level BLEU ...
-    calculated with aggressive smoothing")."""
+    calculated with aggressive smoothing"). A request of one segment, at either level, is that sentence's score."""
     options = ctx.options.with_changes(sentence_empty_order="skip")
-    segments = _segment_results(ctx, level="sentence", options=options, smoothing=SENTENCE_SMOOTHING)
+    segments = _segment_results(ctx, level="sentence", options=options, smoothing=SENTENCE_SMOOTHING, several=False)
     if segments is None:
         return None
     return math.fsum(float(one.score) for one in segments) / len(segments)
