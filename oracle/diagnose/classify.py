@@ -69,7 +69,7 @@ from .mechanisms import CATALOGUE
 from .mechanisms.computations import FLOAT32_REL_TOLERANCE, SMALL_WEIGHTS, SMOOTHED_COUNTS
 from .mechanisms.conventions import alternatives
 from .mechanisms.counting import OTHER_COUNTING, other_counting_words
-from .mechanisms.smoothing import IGNORED, readings
+from .mechanisms.smoothing import IGNORED, UNREQUESTED_WORDS, readings
 from .mechanisms.state import STATE_STATISTICS
 from .oneside import ONE_SIDE_FOLDS
 from .structure import STRUCTURES
@@ -155,6 +155,12 @@ def _weak(convention):
     """Readings that say "the implementation ignored the request" come after the specific computations."""
     name = convention[0]
     return name.startswith("smoothing=") and convention[1].startswith(IGNORED)
+
+
+def _unrequested(convention):
+    """A smoothing read where the request asks for none: tried after the score and smoothing stages' variants, as
+    such readings (add-one on orders n > 1 above all) reach simple numbers a variant of the right counts names."""
+    return _weak(convention) and convention[1].startswith(UNREQUESTED_WORDS)
 
 
 def _words(name, via="computation"):
@@ -394,7 +400,8 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     that fits all its records. A score stage's variant fits an answer of 0 only where `zero_variants` (a record's
     other fits) or among given names (`_nonzero`)."""
     strong = [c for c in conventions if not _weak(c)]
-    weak = [c for c in conventions if _weak(c)]
+    weak = [c for c in conventions if _weak(c) and not _unrequested(c)]
+    unrequested = [c for c in conventions if _unrequested(c)]
     pairs = [
         (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
         for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(conventions, 2)
@@ -414,6 +421,7 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     # 0 has that evidence)
     zero_fits = zero_variants or search.allowed is not None
     yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_fits else _nonzero(close), suffix)
+    yield lambda: _by_convention(search, unrequested, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, conventions)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
@@ -444,7 +452,7 @@ def _zero_variants(search):
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
-SIMPLE_TIERS = 4
+SIMPLE_TIERS = 5
 
 
 def _first_tier(search, conventions, close, suffix, *, simple=True, combined=True):
@@ -502,7 +510,8 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     The statistics come first: when the answer carries statistics, an explanation whose counting
     contradicts them is never chosen. Then tiers, simplest first: computations gated by a
     library-specific condition and single conventions; generic computations; readings that ignore
-    the requested smoothing; the score stage's variants (`oracle.diagnose.combination`); a convention with a
+    the requested smoothing; the score and smoothing stages' variants (`oracle.diagnose.combination`,
+    `oracle.diagnose.smoothingstage`); a smoothing method where none was requested; a convention with a
     computation; two conventions; two conventions with a
     computation. All of that within the numeric contract, then within float32 precision ("... +
     float32"). Every explanation of the first tier that fits is kept (`Explanation.fits` names the

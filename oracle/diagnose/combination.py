@@ -49,7 +49,7 @@ def _same(value, expected):
     return CONTRACT.close(value, expected) and not breaks_zero_rule(value, expected)
 
 
-def _variant(function):
+def score_variant(function):
     """A variant that applies only where the hypothesis is not empty and the oracle's score is a number, and that
     never gives the oracle's own value (None there: it is a no-op on this request)."""
 
@@ -118,7 +118,7 @@ def _score(result):
 # -- a constant where a parameter belongs ------------------------------------------------------------
 
 
-@_variant
+@score_variant
 def weights_not_passed_on(ctx, result):
     """The weights sent are not passed on: uniform weights 1/N are used whatever they are (N their number),
     as where a wrapper takes the weights but calls the scorer with its default (torchmetrics #1074: only
@@ -127,7 +127,7 @@ def weights_not_passed_on(ctx, result):
     return _rescored(ctx, result.statistics, weights=(Fraction(1, n),) * n)
 
 
-@_variant
+@score_variant
 def order_fixed_at_4(ctx, result):
     """The maximum order is fixed at 4 with uniform weights 1/4, whatever order N the weights give (multeval's
     JBLEU: `N = 4`, `ngramOrderWeight = 0.25`, jhclark/multeval #11; jury's bleu_n all equal, obss/jury #58)."""
@@ -140,7 +140,7 @@ def order_fixed_at_4(ctx, result):
 _DEFAULT_READ_ELSEWHERE = frozenset({"floor", "chen-cherry-1"})
 
 
-@_variant
+@score_variant
 def smoothing_parameter_ignored(ctx, result):
     """The smoothing method's parameter is ignored: its documented default is used in place of the one given
     (add-k's k = 1, chen-cherry-4's and 7's k = 5, chen-cherry-6's alpha = 5), as where a command line has no
@@ -163,14 +163,14 @@ def _precision_alone(result, index):
     return None if p is None else _bp(result) * float(p)
 
 
-@_variant
+@score_variant
 def unigram_precision_only(ctx, result):
     """The score is BP x p_1: the unigram precision in place of the weighted geometric mean of every order
     (the mean's first term alone)."""
     return _precision_alone(result, 0)
 
 
-@_variant
+@score_variant
 def highest_order_precision_only(ctx, result):
     """The score is BP x p_N: the highest order's precision in place of the weighted geometric mean (the
     loop's last value kept, not accumulated)."""
@@ -184,13 +184,13 @@ def _one_segment(ctx, index):
     return _score(_oracle(ctx, segments=(request.segments[index],)))
 
 
-@_variant
+@score_variant
 def first_segment_score_reported(ctx, result):
     """The corpus score is the first segment's own score: a `return` inside the loop over segments."""
     return _one_segment(ctx, 0)
 
 
-@_variant
+@score_variant
 def last_segment_score_reported(ctx, result):
     """The corpus score is the last segment's own score: the loop's last sentence score reported (its
     variable read after the loop) in place of the corpus's."""
@@ -200,7 +200,7 @@ def last_segment_score_reported(ctx, result):
 # -- an average in place of a product ----------------------------------------------------------------
 
 
-@_variant
+@score_variant
 def arithmetic_mean_of_precisions(ctx, result):
     """The score is BP x (p_1 + ... + p_N) / N: the arithmetic mean of the precisions, weights aside, in place
     of their weighted geometric mean."""
@@ -210,7 +210,7 @@ def arithmetic_mean_of_precisions(ctx, result):
     return _bp(result) * math.fsum(p for p, _ in pairs) / len(pairs)
 
 
-@_variant
+@score_variant
 def weighted_sum_of_precisions(ctx, result):
     """The score is BP x sum w_n p_n: the precisions weighted and summed, not their logarithms (exp and log
     left out)."""
@@ -218,7 +218,7 @@ def weighted_sum_of_precisions(ctx, result):
     return _bp(result) * math.fsum(w * p for p, w in pairs) if pairs else None
 
 
-@_variant
+@score_variant
 def product_of_precisions(ctx, result):
     """The score is BP x p_1 x ... x p_N: the precisions multiplied without their weights (exp(sum log p_n))."""
     pairs = _in_force(result)
@@ -232,7 +232,7 @@ def product_of_precisions(ctx, result):
 # a variant here: it gives the right score or 0, and a 0 names no variant by itself.)
 
 
-@_variant
+@score_variant
 def length_ratio_floored(ctx, result):
     """Integer division in the brevity penalty: BP = e^(1 - r // c) where c < r (r and c both ints)."""
     c, r = result.statistics.hyp_len, result.statistics.ref_len
@@ -252,7 +252,7 @@ def _orders(result, keep):
     return _bp(result) * _geometric([(float(p), float(w)) for p, w in pairs])
 
 
-@_variant
+@score_variant
 def highest_order_left_out(ctx, result):
     """Orders 1..N-1 combined: the loop over orders stops one short (`range(1, N)`), order N left out and the
     weights not renormalised."""
@@ -261,7 +261,7 @@ def highest_order_left_out(ctx, result):
     return _orders(result, lambda n, top: n < top)
 
 
-@_variant
+@score_variant
 def unigram_precision_left_out(ctx, result):
     """Orders 2..N combined: the loop over orders starts one late, log p_1 left out and the weights not
     renormalised."""
@@ -270,7 +270,7 @@ def unigram_precision_left_out(ctx, result):
     return _orders(result, lambda n, top: n > 1)
 
 
-@_variant
+@score_variant
 def orders_shifted_up(ctx, result):
     """Orders 2..N+1 combined: precision p_(n+1) taken with weight w_n (the n-gram order counted from 2, an
     index off by one), N+1 orders counted."""
@@ -283,7 +283,7 @@ def orders_shifted_up(ctx, result):
     return _rescored(ctx, shifted)
 
 
-@_variant
+@score_variant
 def weights_shifted(ctx, result):
     """Weight w_(n+1) taken with precision p_n (the weights read from index 1): orders 1..N-1 weighted by
     w_2..w_N."""
@@ -298,7 +298,7 @@ def weights_shifted(ctx, result):
 # -- a term left out -----------------------------------------------------------------------------------
 
 
-@_variant
+@score_variant
 def exp_left_out(ctx, result):
     """The exponential left out: the score is BP x sum w_n log p_n (a number at most 0)."""
     pairs = _in_force(result)
@@ -307,7 +307,7 @@ def exp_left_out(ctx, result):
     return _bp(result) * math.fsum(w * math.log(p) for p, w in pairs)
 
 
-@_variant
+@score_variant
 def log_score_reported(ctx, result):
     """The logarithm of the score is reported: log BP + sum w_n log p_n, the last exp left out."""
     score = float(result.score)
@@ -317,7 +317,7 @@ def log_score_reported(ctx, result):
 # -- operands swapped ----------------------------------------------------------------------------------
 
 
-@_variant
+@score_variant
 def precision_inverted(ctx, result):
     """Each precision inverted, l_n / m_n for m_n / l_n (operands of the division swapped): BP divided by the
     weighted geometric mean."""
@@ -325,7 +325,7 @@ def precision_inverted(ctx, result):
     return _bp(result) / mean if mean > 0 else None
 
 
-@_variant
+@score_variant
 def weight_and_precision_swapped(ctx, result):
     """The operands of the power swapped: BP x product of w_n ** p_n in place of p_n ** w_n."""
     pairs = _in_force(result)
@@ -345,19 +345,19 @@ def _penalised(result, penalty):
     return penalty(c, r) * _geometric(_in_force(result))
 
 
-@_variant
+@score_variant
 def brevity_penalty_exponent_negated(ctx, result):
     """BP = e^(r/c - 1) where c < r: the exponent's sign flipped (a penalty above 1 for a short hypothesis)."""
     return _penalised(result, lambda c, r: math.exp(r / c - 1))
 
 
-@_variant
+@score_variant
 def brevity_penalty_exp_left_out(ctx, result):
     """BP = 1 - r/c where c < r: the exponential left out of the brevity penalty (a score below 0)."""
     return _penalised(result, lambda c, r: 1 - r / c)
 
 
-@_variant
+@score_variant
 def length_ratio_as_brevity_penalty(ctx, result):
     """BP = c/r where c < r: the length ratio itself in place of e^(1 - r/c)."""
     return _penalised(result, lambda c, r: c / r)
@@ -376,7 +376,7 @@ BREVITY_PENALTY_VARIANTS = {
 # -- scale and rounding ----------------------------------------------------------------------------------
 
 
-@_variant
+@score_variant
 def percent_scale_printed_2_decimals(ctx, result):
     """The score on the 0-100 scale, rounded to two decimals (multi-bleu.perl's and sacrebleu's printed
     "%.2f" of 100 x BLEU, read back as the score)."""
@@ -511,4 +511,4 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
 
 __all__ = ["BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT", "OTHER_BREVITY_PENALTY",
            "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES", "SCALE_POWERS", "Stage",
-           "is_partial", "stages_consistent_with"]
+           "is_partial", "score_variant", "stages_consistent_with"]

@@ -25,6 +25,7 @@ from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .counting import all_references_empty, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
+from .smoothingstage import SMOOTHING_VARIANTS
 from .structure import STRUCTURES, reshaped
 from .textrules import DEPARTURES, departed
 
@@ -815,8 +816,9 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
 #: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
-#: mutation operators real bugs are made of (tried in a tier of their own, after the single explanations).
-COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS
+#: mutation operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the
+#: requested smoothing computed wrongly (tried in a tier of their own, after the single explanations).
+COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
 

@@ -13,7 +13,14 @@ from .model import RECOMPUTE, SCORE, SMOOTHING, Mechanism, Route
 #: Every smoothing reading's name starts so.
 STEM = "smoothing="
 #: The words of a reading that says "the implementation ignored the request" (tried after the specific computations).
-IGNORED = ("the requested smoothing", "the profile's default")
+#: The words of a reading of a request for no smoothing as a method (`UNREQUESTED`): ignored as well, tried last.
+UNREQUESTED_WORDS = "a smoothing applied where none was requested"
+IGNORED = ("the requested smoothing", "the profile's default", UNREQUESTED_WORDS)
+#: The methods tried where the request asks for no smoothing, each at its documented defaults: one of each rule
+#: (chen-cherry-1 at epsilon 0.1 is floor at 0.1, chen-cherry-2 is add-k at k = 1, chen-cherry-3 is exp).
+UNREQUESTED = (Smoothing("exp"), Smoothing("floor"), Smoothing("add-k"), Smoothing("lin-2004"),
+               Smoothing("chen-cherry-4"), Smoothing("chen-cherry-5"), Smoothing("chen-cherry-6"),
+               Smoothing("chen-cherry-7"))
 
 
 def readings(smoothing: Smoothing, profile_options: Any) -> list[tuple[Smoothing, str]]:
@@ -47,6 +54,8 @@ def readings(smoothing: Smoothing, profile_options: Any) -> list[tuple[Smoothing
     default = profile_options.smoothing
     if default.method != method and default.method != "none":
         found.append((default, f"the profile's default smoothing {default.describe()} instead of the requested one"))
+    if method == "none":  # an implementation that smooths whatever it is asked (a hard-coded method)
+        found.extend((s, f"{UNREQUESTED_WORDS}: {s.describe()}") for s in UNREQUESTED if s != default)
     return [(s, d) for s, d in found if s != smoothing]
 
 
@@ -63,4 +72,4 @@ def _words_of(name: str) -> str:
 MECHANISMS = [Mechanism(STEM, SMOOTHING, _FAMILY_WORDS, SCORE | {"matches", "totals"}, RECOMPUTE,
                         (Route("smoothing", readings, _FAMILY_WORDS),), family=True, words_of=_words_of)]
 
-__all__ = ["IGNORED", "MECHANISMS", "STEM", "readings"]
+__all__ = ["IGNORED", "MECHANISMS", "STEM", "UNREQUESTED", "UNREQUESTED_WORDS", "readings"]
