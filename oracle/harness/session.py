@@ -984,7 +984,16 @@ class Session:
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
-        return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
+        # single explanations only: the hints failed, and a full search on every such record is what made a run whose
+        # shrunk record a coincidence named cost up to 47 times its fixed twin (the pairs of conventions and
+        # computations are most of a search); what a pair alone explains is named on the shrunk record of its kind
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all,
+                          combined=False)
+        if names_a_mechanism(named.name):
+            return named
+        return named.model_copy(update={"description": f"{named.description} (single explanations only: its kind's "
+                                        "shrunk failure in its block was named by an explanation that does not fit it, "
+                                        "and pairs of explanations are searched on shrunk failures alone)"})
 
     def _unexplained_kind(self, verdict):
         """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
