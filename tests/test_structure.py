@@ -313,6 +313,25 @@ def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
     assert "other-counting-of" not in summary
 
 
+@pytest.mark.parametrize("bug, cause", [("reference-tokens-as-references", structure.REFERENCE_TOKENS_AS_REFERENCES),
+                                        ("eos-on-hypotheses", structure.TOKEN_ON_HYPOTHESES)])
+def test_a_planted_nesting_or_special_token_bug_is_named_on_every_scored_record(tmp_path, bug, cause):
+    """tests/fakes/plantedbleu.py's switches for issue 36's second round (each cites its real thread there): every
+    failing record that returned numbers is named by the mechanism, and the run's main cause is it. A first reference
+    without tokens is no reference at all there, and the fake errs on it as nltk does: those records are errors,
+    named by their input (error-when-...), never by a counting."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", bug), examples=40) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]
+    scored = [r for r in failing if r.outcome == "fail"]
+    assert scored and all(r.classification.name == cause for r in scored)
+    assert all(r.classification.name.startswith("error-when-") for r in failing if r.outcome == "error")
+    summary = (report / "summary.md").read_text()
+    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
+    assert line.startswith(f"By root cause: {cause} x")
+    assert "other-counting-of" not in summary
+
+
 def test_a_transposed_corpus_may_hold_more_references_than_the_protocol_carries():
     """1,500 segments of one reference each ("a wI" | "a vI"), transposed: one segment, "a w0" against all 1,500
     references (more than a request may carry): "a" matches, m 1/2, c 2, r 2 -> 1/2 (the oracle: 1,500/3,000 too,
