@@ -216,6 +216,27 @@ def test_the_swap_is_named_from_the_score_alone():
     assert structure.HYPOTHESIS_CHARACTERS in explanation.fits
 
 
+@pytest.mark.parametrize("scored, score, stats, name", [
+    # "a b" against "a b c d e", BLEU-2 (weights 1/2): the oracle p1 2/2, p2 1/1, c 2, r 5 -> e^(1 - 5/2). A start
+    # token on both sides: "<s> a b" | "<s> a b c d e": p1 3/3, p2 2/2, c 3, r 6 -> e^(1 - 2) = e^-1
+    (bigram_request("a b", "a b c d e"), E ** -1, (3, 6, [3, 2], [3, 2]), structure.START_TOKEN_ON_BOTH),
+    # "a" against "a" and an empty reference: the oracle r 1 (closest), 1. The last reference only: "a" against the
+    # empty one: m 0/1, c 1, r 0 -> 0
+    (ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("a",), references=[("a",), ()])]),
+     0.0, (1, 0, [0], [1]), structure.LAST_REFERENCE),
+])
+def test_a_score_alone_names_no_mechanism_of_many_forms(scored, score, stats, name):
+    """The score alone, no statistics: the second round's mechanisms (`STATISTICS_ONLY`) fit it, but a score is one
+    number, and their many forms fit such numbers by coincidence: none is the name, none a fit. With the
+    statistics the mechanism's counts give (derived above), it names the record or is among its fits."""
+    explanation = classify(scored, score, "papineni")
+    assert name != explanation.name and name not in explanation.fits
+    c, r, matches, totals = stats
+    counted = classify(scored, {"score": score, "statistics": {"hyp_len": c, "ref_len": r, "matches": matches,
+                                                               "totals": totals}}, "papineni")
+    assert name in (counted.name, *counted.fits)
+
+
 def _context(scored):
     return context_for(scored, "papineni", None)
 

@@ -433,6 +433,19 @@ STRUCTURES: dict[str, Reshape] = {
 }
 
 
+#: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
+#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, four pads, five nestings) fit
+#: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
+#: floored length ratio does; a one-segment corpus tripled under add-3 gives the 2/3 of add-1), so a score alone
+#: names none of them.
+STATISTICS_ONLY = frozenset({
+    REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
+    REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
+    END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
+    PADDING_TO_COMMON_LENGTH,
+})
+
+
 def describe(name: str) -> str:
     """What mechanism `name` does, on one line (its reshaping function's docstring)."""
     doc = STRUCTURES[name].__doc__
@@ -456,4 +469,4 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, nam
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe", "reshaped"]
+__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe", "reshaped"]
