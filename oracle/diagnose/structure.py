@@ -469,4 +469,5 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, nam
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe", "reshaped"]
+__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe",
+           "reshaped"]
