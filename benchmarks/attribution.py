@@ -136,6 +136,17 @@ SAME_MECHANISM = {
     # both: BP x p_1 reported (cumulative BLEU-1 is BP times the unigram precision alone)
     "bleu-1-reported": ("unigram-precision-only",),
     "first-order-score-reported": ("unigram-precision-only",),
+    # issue 36's second round (nesting-causes), written after a first run of these names had been seen, from the two
+    # descriptions alone: the hypothesis iterated as characters, each character of the reference string a reference
+    "strings-iterated-as-characters": ("reference-string-as-references-and-hypothesis-as-characters",),
+    # both: each character of the one reference string a one-token reference, whitespace an empty one
+    "reference-characters-as-references": ("reference-string-as-references",),
+    # both: each reference string a stream, segment i against the i-th characters, cut to the shortest string
+    "references-as-character-streams": ("reference-strings-as-streams",),
+    # both: padded to a multiple of 4 (the world size) by repeating the first segments, the repeats counted
+    "segments-duplicated-to-fill-ranks": ("corpus-padded-to-a-multiple-of-4",),
+    # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader);
+    # padding-counted vs padding-counted-to-a-common-length (no end symbol on the references: another mechanism)
     # not listed: max-order-constant-4 vs order-fixed-at-4 (the real bug keeps the weights sent for orders 1-4,
     # order-fixed-at-4 uses 1/4 each: another mechanism); strings-iterated vs text-read-as-characters (there each
     # character of the reference string is a reference of its own: another structure)

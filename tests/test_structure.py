@@ -84,6 +84,106 @@ CASES = [
 ]
 
 
+
+# -- nesting confusions, the reference kept, the sampler's padding, special tokens (issue 36, second round) ---------
+
+E = math.e
+# three segments whose first reference strings are "ab", "bc", "cd e": read as streams, zip keeps min(3, 2, 2, 4) = 2
+STREAMS = request(("a", ["ab"]), ("b", ["bc"]), ("c", ["cd e"]))
+# hypothesis "ab" against "ab" (1 token each), "cd ef" against "cd ef gh": hypotheses longest 2, references longest 3
+RAGGED = request(("ab", ["ab"]), ("cd ef", ["cd ef gh"]))
+
+
+def padded_corpus(segments):
+    """N segments: ("a" | "a") first, then ("b" | "c"): the oracle m 1, c = r = t = N, BP 1 -> 1/N. Padded by p
+    repeats cycling from the start, seg 0 comes back 1 + ceil(p / N) times in all: m that, c = r = t = N + p."""
+    return request(("a", ["a"]), *(("b", ["c"]),) * (segments - 1))
+
+
+def padded_answer(segments, missing):
+    copies = 1 + -(-missing // segments)
+    total = segments + missing
+    return answer(copies / total, total, total, copies, total)
+
+
+NESTING_CASES = [
+    # oracle: "a b" against "ab" (one token): m 0 -> 0. The string "ab" as the references: ("a"), ("b"): m 2/2,
+    # c 2, r 1 (closest to 2 among 1, 1), BP 1 -> 1 (the reference's tokens as references: ("a", "b"), r 2)
+    pytest.param(request(("a b", ["ab"]), level="sentence"), answer(1.0, 2, 1, 2, 2),
+                 structure.REFERENCE_STRING_AS_REFERENCES, id="reference-string-as-references"),
+    # oracle: "ab c" against itself -> 1. The tokens "ab", "c" as references, read as characters: ("a", "b"), ("c"):
+    # "ab" matches nowhere, "c" does: m 1/2, c 2, r 2 (closest to 2 among 2, 1), BP 1 -> 1/2 (the string as
+    # references: ("a"), ("b"), (), ("c"): r 1)
+    pytest.param(request(("ab c", ["ab c"]), level="sentence"), answer(0.5, 2, 2, 1, 2),
+                 structure.REFERENCE_TOKENS_AS_REFERENCES, id="reference-tokens-as-references"),
+    # oracle: "a b" against "b c": m 1/2 -> 1/2. Both strings: "a", " ", "b" against ("b"), (" "), ("c"): " " and "b"
+    # match, m 2/3, c 3, r 1, BP 1 -> 2/3 (the text read as characters: against "b", " ", "c", r 3)
+    pytest.param(request(("a b", ["b c"]), level="sentence"), answer(2 / 3, 3, 1, 2, 3),
+                 structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS, id="strings-as-references-and-hypothesis"),
+    # oracle: "a" | "ab", "b" | "bc", "c" | "cd" "e": m 0 -> 0. As streams: segment 0 against "a", "b", "c", segment 1
+    # against "b", "c", "d": m 2/2, c 2, r 1 + 1, BP 1 -> 1 (the string as references keeps 3 segments: c 3)
+    pytest.param(STREAMS, answer(1.0, 2, 2, 2, 2), structure.REFERENCE_STRINGS_AS_STREAMS,
+                 id="reference-strings-as-streams"),
+    # oracle: "a b c" against "a b c d e", "a x": m 3/3, c 3, r 2 (|5-3| = 2 > |2-3| = 1), BP 1 -> 1. The last
+    # reference only: against "a x": m 1/3, c 3, r 2 -> 1/3 (the first only: m 3/3, r 5, BP e^(1 - 5/3))
+    pytest.param(request(("a b c", ["a b c d e", "a x"]), level="sentence"), answer(1 / 3, 3, 2, 1, 3),
+                 structure.LAST_REFERENCE, id="last-reference-only"),
+    # padded to a multiple of k, N chosen so that no smaller k pads as many (-N mod j for j < k differs):
+    # k 2, N 3: p 1 -> 2/4; k 3, N 2: p 1 -> 2/3; k 4, N 5: p 3 (k 2 and 3 pad 1) -> 2/8; k 5, N 3: p 2 -> 2/5;
+    # k 6, N 7: p 5 (1, 2, 1, 3 before) -> 2/12; k 7, N 3: p 4, seg 0 three times -> 3/7; k 8, N 3: p 5 -> 3/8
+    *(pytest.param(padded_corpus(n), padded_answer(n, p), structure.PADDED_CORPUS[k], id=f"padded-to-{k}")
+      for k, n, p in ((2, 3, 1), (3, 2, 1), (4, 5, 3), (5, 3, 2), (6, 7, 5), (7, 3, 4), (8, 3, 5))),
+    # oracle: "ab cd" against "ab cd ef": m 2/2, c 2, r 3 -> e^(1 - 3/2). A token on the hypothesis: "ab cd </s>":
+    # m 2/3, c 3, r 3, BP 1 -> 2/3 (the hypothesis read as characters matches nothing: its tokens are 2 letters)
+    pytest.param(request(("ab cd", ["ab cd ef"]), level="sentence"), answer(2 / 3, 3, 3, 2, 3),
+                 structure.TOKEN_ON_HYPOTHESES, id="special-token-on-hypotheses"),
+    # oracle: "ab cd" against itself -> 1. A token on the reference: "ab cd </s>": m 2/2, c 2, r 3 -> e^(1 - 3/2)
+    pytest.param(request(("ab cd", ["ab cd"]), level="sentence"), answer(E ** -0.5, 2, 3, 2, 2),
+                 structure.TOKEN_ON_REFERENCES, id="special-token-on-references"),
+    # oracle: c 2 (1 + 2), r 5 (3 + 2), m 3/3 -> e^(1 - 5/3). Hypotheses padded to 2 tokens: "ab cd" | "ab cd ef",
+    # "gh <pad>" | "gh ij": m 2 + 1, c 4, r 3 + 2 -> 3/4 e^(1 - 5/4)
+    pytest.param(request(("ab cd", ["ab cd ef"]), ("gh", ["gh ij"])), answer(0.75 * E ** -0.25, 4, 5, 3, 4),
+                 structure.PADDING_IN_HYPOTHESES, id="padding-in-hypotheses"),
+    # oracle: c 2, r 1 + 4, m 2/2 -> e^(1 - 5/2). References padded to 4 tokens: "ab <pad> <pad> <pad>", "cd ef gh ij":
+    # m 2/2, c 2, r 8 -> e^(1 - 4) (a token on each reference: r 2 + 5 = 7; both sides padded: the hypotheses are
+    # as long as each other, so the same counts, tried later)
+    pytest.param(request(("ab", ["ab"]), ("cd", ["cd ef gh ij"])), answer(E ** -3, 2, 8, 2, 2),
+                 structure.PADDING_IN_REFERENCES, id="padding-in-references"),
+    # RAGGED, oracle: c 3, r 4, m 3/3 -> e^(1 - 4/3). Each side to its own longest: "ab <pad>" | "ab <pad> <pad>"
+    # (the pad clipped to 1), "cd ef" | "cd ef gh": m 4/4, c 4, r 6 -> e^(1 - 6/4) (the hypotheses only: 3/4;
+    # the references only: c 3, r 6 -> e^-1)
+    pytest.param(RAGGED, answer(E ** -0.5, 4, 6, 4, 4), structure.PADDING_ON_BOTH, id="padding-on-both-sides"),
+    # RAGGED, every sequence to 3 tokens: "ab <pad> <pad>" | "ab <pad> <pad>" m 3, "cd ef <pad>" | "cd ef gh" m 2:
+    # m 5/6, c 6, r 6, BP 1 -> 5/6
+    pytest.param(RAGGED, answer(5 / 6, 6, 6, 5, 6), structure.PADDING_TO_COMMON_LENGTH,
+                 id="padding-to-a-common-length"),
+]
+
+
+def bigram_request(hypothesis, reference):
+    return ScoreRequest(level="sentence", weights=[0.5, 0.5], segments=[
+        Segment(hypothesis=tuple(hypothesis.split(" ")), references=[tuple(reference.split(" "))])])
+
+
+def bigram_answer(score, c, r, matches, totals):
+    return {"score": score, "statistics": {"hyp_len": c, "ref_len": r, "matches": matches, "totals": totals}}
+
+
+#: On both sides a start and an end token differ in the bigrams they make with their neighbours (under unigram
+#: weights they give the same counts, and the end token, tried first, names the record).
+BIGRAM_CASES = [
+    # oracle: "bb xx" against "cc xx": p2 0 -> 0. End token on both: "bb xx </s>" | "cc xx </s>": unigrams xx, </s>
+    # 2/3, bigrams (xx, </s>) 1/2, c 3, r 3, BP 1 -> sqrt(2/3 * 1/2) (the start token: (<s>, bb) and (bb, xx) match
+    # nothing; two-letter tokens, so that the text read as characters gives other lengths: c 5)
+    pytest.param(bigram_request("bb xx", "cc xx"), bigram_answer(math.sqrt(1 / 3), 3, 3, [2, 1], [3, 2]),
+                 structure.END_TOKEN_ON_BOTH, id="end-token-on-both-sides"),
+    # the mirror: "<s> xx bb" | "<s> xx cc": unigrams <s>, xx 2/3, bigrams (<s>, xx) 1/2 -> sqrt(1/3)
+    pytest.param(bigram_request("xx bb", "xx cc"), bigram_answer(math.sqrt(1 / 3), 3, 3, [2, 1], [3, 2]),
+                 structure.START_TOKEN_ON_BOTH, id="start-token-on-both-sides"),
+]
+CASES += NESTING_CASES + BIGRAM_CASES
+
+
 def test_every_mechanism_has_a_hand_derived_case():
     assert {case.values[2] for case in CASES} == set(structure.STRUCTURES)
 
@@ -101,7 +201,9 @@ def test_the_correct_answer_is_never_named_by_a_mechanism(scored, reply, name):
     base = result_under(context_for(scored.tokenized_as(context_for(scored, "papineni", None).options), "papineni",
                                     None, text=scored if scored.is_text else None))
     s = base.statistics
-    correct = answer(float(base.score), s.hyp_len, s.ref_len, s.matches[0], s.totals[0])
+    n = len(scored.weights)
+    correct = {"score": float(base.score), "statistics": {"hyp_len": s.hyp_len, "ref_len": s.ref_len,
+                                                          "matches": list(s.matches[:n]), "totals": list(s.totals[:n])}}
     assert classify(scored, correct, "papineni").name == AGREES
     assert classify(scored, float(base.score), "papineni").name == AGREES
 
@@ -112,6 +214,27 @@ def test_the_swap_is_named_from_the_score_alone():
     explanation = classify(CASES[0].values[0], 2 / 3, "papineni")
     assert explanation.name == structure.SWAPPED
     assert structure.HYPOTHESIS_CHARACTERS in explanation.fits
+
+
+@pytest.mark.parametrize("scored, score, stats, name", [
+    # "a b" against "a b c d e", BLEU-2 (weights 1/2): the oracle p1 2/2, p2 1/1, c 2, r 5 -> e^(1 - 5/2). A start
+    # token on both sides: "<s> a b" | "<s> a b c d e": p1 3/3, p2 2/2, c 3, r 6 -> e^(1 - 2) = e^-1
+    (bigram_request("a b", "a b c d e"), E ** -1, (3, 6, [3, 2], [3, 2]), structure.START_TOKEN_ON_BOTH),
+    # "a" against "a" and an empty reference: the oracle r 1 (closest), 1. The last reference only: "a" against the
+    # empty one: m 0/1, c 1, r 0 -> 0
+    (ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("a",), references=[("a",), ()])]),
+     0.0, (1, 0, [0], [1]), structure.LAST_REFERENCE),
+])
+def test_a_score_alone_names_no_mechanism_of_many_forms(scored, score, stats, name):
+    """The score alone, no statistics: the second round's mechanisms (`STATISTICS_ONLY`) fit it, but a score is one
+    number, and their many forms fit such numbers by coincidence: none is the name, none a fit. With the
+    statistics the mechanism's counts give (derived above), it names the record or is among its fits."""
+    explanation = classify(scored, score, "papineni")
+    assert name != explanation.name and name not in explanation.fits
+    c, r, matches, totals = stats
+    counted = classify(scored, {"score": score, "statistics": {"hyp_len": c, "ref_len": r, "matches": matches,
+                                                               "totals": totals}}, "papineni")
+    assert name in (counted.name, *counted.fits)
 
 
 def _context(scored):
@@ -130,9 +253,61 @@ def _context(scored):
     (request(("a b", ["a c"]), level="sentence", tokenize="13a"), structure.TOKENIZER_SKIPPED),  # 13a splits alike
     # one segment, two references: transposed keeps the first only, whose counts are the oracle's here
     (request(("a b", ["a b", "a c"]), level="sentence"), structure.TRANSPOSED),
+    (request(("a b", ["a c"]), level="sentence"), structure.LAST_REFERENCE),  # one reference: the last is all
+    # one-character tokens, one a reference: each character its own reference is the request itself
+    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_STRING_AS_REFERENCES),
+    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_TOKENS_AS_REFERENCES),
+    (request(("a", ["b"]), level="sentence"), structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS),
+    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_STRINGS_AS_STREAMS),
+    (TWO, structure.PADDED_CORPUS[2]),  # 2 segments: a multiple of 2 already
+    (request(*(("a", ["b"]),) * 8), structure.PADDED_CORPUS[8]),
+    # every hypothesis and every reference as long as the others: no pad to add
+    (TWO, structure.PADDING_IN_HYPOTHESES),
+    (TWO, structure.PADDING_IN_REFERENCES),
+    (TWO, structure.PADDING_ON_BOTH),
+    (TWO, structure.PADDING_TO_COMMON_LENGTH),
 ])
 def test_a_mechanism_that_changes_nothing_is_not_tried(scored, name):
     assert structured_result(_context(scored), name) is None
+
+
+def _pairs_of(scored, name):
+    reshaped = structure.reshaped(scored, None, None, name)
+    return [(s.hypothesis, s.references) for s in reshaped.segments]
+
+
+def test_a_reference_string_read_by_a_tokenizing_library_makes_whitespace_empty_references():
+    """"a b" as the references: "a", " ", "b" -- a library that tokenizes each reference string gets no token from
+    " " (sacrebleu), one that iterates it (nltk's sentence_bleu(reference_string, hypothesis_string)) gets " "."""
+    scored = request(("x", ["a b"]), level="sentence")
+    assert _pairs_of(scored, structure.REFERENCE_STRING_AS_REFERENCES) == [(("x",), (("a",), (), ("b",)))]
+    assert _pairs_of(scored, structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS) == [(("x",), (("a",), (" ",), ("b",)))]
+
+
+def test_an_empty_reference_string_gives_no_references_and_is_not_tried():
+    """"" as the list of references is no reference at all: the library errs (nltk's max() of an empty sequence)
+    rather than scoring, so no score is predicted."""
+    empty = ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("x",), references=[()])])
+    assert structure.reshaped(empty, None, None, structure.REFERENCE_STRING_AS_REFERENCES) is None
+    assert structure.reshaped(empty, None, None, structure.REFERENCE_TOKENS_AS_REFERENCES) is None
+
+
+def test_a_special_token_is_one_no_segment_holds():
+    """"a" against "a </s>": an end token "</s>" on the hypothesis would match the reference's (m 2/2); the
+    mechanism's token is one the request does not hold, so it matches nothing: m 1/2, c 2, r 2 -> 1/2."""
+    scored = request(("a", ["a </s>"]), level="sentence")
+    ((hypothesis, _),) = _pairs_of(scored, structure.TOKEN_ON_HYPOTHESES)
+    assert hypothesis[0] == "a" and len(hypothesis) == 2 and hypothesis[1] != "</s>"
+    result = structured_result(_context(scored), structure.TOKEN_ON_HYPOTHESES)
+    assert (result.statistics.hyp_len, result.statistics.matches[0], result.statistics.totals[0]) == (2, 1, 2)
+    assert float(result.score) == pytest.approx(0.5, rel=1e-12)
+
+
+def test_the_sampler_cycles_a_corpus_shorter_than_its_padding():
+    """One segment padded to 4: the segment three more times (torch cycles the indices where fewer than are
+    missing)."""
+    one = request(("a", ["b"]), level="sentence")
+    assert _pairs_of(one, structure.PADDED_CORPUS[4]) == [(("a",), (("b",),))] * 4
 
 
 def test_too_large_a_corpus_is_not_pooled():
@@ -153,6 +328,25 @@ def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
     failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]
     named = [r for r in failing if r.classification.name != "unexplained"]
     assert named and all(cause in r.classification.signature for r in named)
+    summary = (report / "summary.md").read_text()
+    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
+    assert line.startswith(f"By root cause: {cause} x")
+    assert "other-counting-of" not in summary
+
+
+@pytest.mark.parametrize("bug, cause", [("reference-tokens-as-references", structure.REFERENCE_TOKENS_AS_REFERENCES),
+                                        ("eos-on-hypotheses", structure.TOKEN_ON_HYPOTHESES)])
+def test_a_planted_nesting_or_special_token_bug_is_named_on_every_scored_record(tmp_path, bug, cause):
+    """tests/fakes/plantedbleu.py's switches for issue 36's second round (each cites its real thread there): every
+    failing record that returned numbers is named by the mechanism, and the run's main cause is it. A first reference
+    without tokens is no reference at all there, and the fake errs on it as nltk does: those records are errors,
+    named by their input (error-when-...), never by a counting."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", bug), examples=40) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]
+    scored = [r for r in failing if r.outcome == "fail"]
+    assert scored and all(r.classification.name == cause for r in scored)
+    assert all(r.classification.name.startswith("error-when-") for r in failing if r.outcome == "error")
     summary = (report / "summary.md").read_text()
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith(f"By root cause: {cause} x")

@@ -72,7 +72,7 @@ from .mechanisms.counting import OTHER_COUNTING, other_counting_words
 from .mechanisms.smoothing import IGNORED, UNREQUESTED_WORDS, readings
 from .mechanisms.state import STATE_STATISTICS
 from .oneside import ONE_SIDE_FOLDS
-from .structure import STRUCTURES
+from .structure import STATISTICS_ONLY, STRUCTURES
 from .textrules import DEPARTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -371,6 +371,8 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
         )
         for cname, function in computations:
             if not search.permitted(cname, *component_names(suffix)):
+                continue
+            if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
             value = function(changed, result)
             if value is None:  # the computation's condition does not hold: a cheap test, not charged

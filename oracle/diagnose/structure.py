@@ -2,7 +2,11 @@
 
 The commonest real bug around a correct BLEU is in the code that calls it (a wrapper, an LLM-evaluation harness): the
 hypotheses and references passed in each other's place, per-segment reference lists passed where reference streams
-are expected, a string passed where a token list is expected, the tokenizer run on one side only. The library then
+are expected, a string passed where a token list is expected, the tokenizer run on one side only; a value of one level
+of the nesting corpus -> segments -> references -> tokens passed for its neighbour (a reference string, or a
+reference's tokens, as the list of references; reference strings as the reference streams); one reference kept of
+several, the corpus padded by a distributed sampler; a special token counted (an end or start token added to a side,
+pads to the batch's longest). The library then
 counts other segments than the request's, and the statistics it returns differ from the oracle's in their lengths
 (`other-counting-of-hyp_len`, `-ref_len`): which statistic differs, not why. Each mechanism here reshapes the request
 alone into the segments such a call scores; the classifier scores them with the judged profile and keeps the
@@ -15,7 +19,9 @@ mechanism only where those counts are the returned statistics and that score the
     [(('a', 'b', 'c'), (('a', 'b'),))]
 
 A mechanism that changes nothing on a request is not tried there (`reshaped` returns None): one segment cannot be
-shifted, one reference cannot be transposed away, a swap of identical sides is the request itself.
+shifted, one reference cannot be transposed away, a swap of identical sides is the request itself, a corpus of 4
+segments needs no padding to a multiple of 2 or 4. A special token is always one no segment holds (`</s>` marked
+until it is new), so that it matches only its own copies: the counts are those of any such token.
 
 Pure: the oracle's tokenizers (`oracle.formulas.tokenizers`) and the protocol's request model.
 """
@@ -40,9 +46,27 @@ ALL_CHARACTERS = "text-read-as-characters"
 TOKENIZER_ON_HYPOTHESES = "tokenizer-on-hypotheses-only"
 TOKENIZER_ON_REFERENCES = "tokenizer-on-references-only"
 TOKENIZER_SKIPPED = "tokenizer-skipped"
+REFERENCE_STRING_AS_REFERENCES = "reference-string-as-references"
+REFERENCE_TOKENS_AS_REFERENCES = "reference-tokens-as-references"
+STRINGS_AS_REFERENCES_AND_HYPOTHESIS = "reference-string-as-references-and-hypothesis-as-characters"
+REFERENCE_STRINGS_AS_STREAMS = "reference-strings-as-streams"
+LAST_REFERENCE = "last-reference-only"
+#: k -> the name of the corpus padded to a multiple of k by repeating its first segments (a sampler's world size)
+PADDED_CORPUS = {k: f"corpus-padded-to-a-multiple-of-{k}" for k in range(2, 9)}
+#: (on one side, a token at the start and one at the end give the same counts: it matches nothing, so each order
+#: gains one n-gram either way; on both sides they differ, matching their neighbours)
+TOKEN_ON_HYPOTHESES = "special-token-on-hypotheses"
+TOKEN_ON_REFERENCES = "special-token-on-references"
+END_TOKEN_ON_BOTH = "end-token-on-both-sides"
+START_TOKEN_ON_BOTH = "start-token-on-both-sides"
+PADDING_IN_HYPOTHESES = "padding-counted-in-hypotheses"
+PADDING_IN_REFERENCES = "padding-counted-in-references"
+PADDING_ON_BOTH = "padding-counted-on-both-sides"
+PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
 
 #: The most segments a pooled corpus is built for: every hypothesis against every reference costs the square of
 #: the corpus (a shrunk failing example has a handful; a 2,000-segment one would cost 4 million reference reads).
+#: Reference strings read as streams cost the same (each kept segment holds one reference per segment).
 MAX_POOLED_SEGMENTS = 64
 
 #: (hypothesis, references) of one segment: tokens, as the oracle counts them.
@@ -194,6 +218,189 @@ tokenizer_skipped.__doc__ = (
     "tokenize='none', or splits with str.split() where 13a, intl or char is asked for: huggingface/evaluate#20, on "
     "inconsistent tokenization)")
 
+
+# -- nesting confusions: a value of one level of corpus -> segments -> references -> tokens passed for another --------
+
+
+def _first_lines(segments: Sequence[Segment], text: Any) -> list[tuple[str, str]] | None:
+    """Each segment's hypothesis and first reference as the strings the caller held; None where a segment has no
+    reference (there is nothing to mis-nest)."""
+    if any(not s.references for s in segments):
+        return None
+    return [(hypothesis, references[0]) for hypothesis, references in _lines(segments, text)]
+
+
+def _character_references(line: str, *, whitespace_empty: bool) -> tuple[tuple[str, ...], ...]:
+    """Each character of `line` as a reference of one token; a whitespace character an empty reference where the
+    library tokenizes each reference string (splitting " " gives no token), itself a token where it does not."""
+    return tuple(() if whitespace_empty and c.isspace() else (c,) for c in line)
+
+
+def reference_string_as_references(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+    """the reference string passed where the segment's list of references is expected, so that iterating it gives
+    its characters: each character is a reference of one token, each whitespace character an empty reference (the
+    library tokenizes every reference string it is given), the hypothesis scored as it should be (sacrebleu's
+    sentence_score(hypothesis, reference): "it is split into characters and each character is treated as one
+    reference", mjpost/sacrebleu#99; chrF the same, browsermt/students#42). With several references, the first"""
+    lines = _first_lines(segments, text)
+    if lines is None or any(not line for _, line in lines):  # "" as the references: none, which a library refuses
+        return None
+    return [(tuple(s.hypothesis), _character_references(line, whitespace_empty=True))
+            for s, (_, line) in zip(segments, lines, strict=True)]
+
+
+def reference_tokens_as_references(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+    """a reference's token list passed where the segment's list of references is expected (nltk's
+    sentence_bleu(reference_tokens, hypothesis_tokens) for sentence_bleu([reference_tokens], ...):
+    nltk/nltk#1285), so that each token is a reference, read as the sequence of its characters, against the
+    hypothesis's tokens. With several references, the first"""
+    if any(not s.references or not s.references[0] for s in segments):  # no token: no references at all
+        return None
+    return [(tuple(s.hypothesis), tuple(tuple(token) for token in s.references[0])) for s in segments]
+
+
+def strings_as_references_and_hypothesis(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+    """strings passed where token lists are expected on both sides, the reference string standing for the list of
+    references (nltk's sentence_bleu(reference_string, hypothesis_string)): the hypothesis is its characters,
+    spaces included, and each character of the reference, a space too, is a reference of one token
+    (Jielin-Qiu/Transfer_Knowledge_from_Language_to_ECG#4: "predictions and labels were incorrectly treated as
+    strings", fixed by passing "lists of words and lists of lists of words"). With several references, the first"""
+    lines = _first_lines(segments, text)
+    if lines is None or any(not line for _, line in lines):
+        return None
+    return [(tuple(hypothesis), _character_references(line, whitespace_empty=False)) for hypothesis, line in lines]
+
+
+def reference_strings_as_streams(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+    """a flat list of reference strings passed as the reference streams (sacrebleu's corpus_bleu(hypotheses,
+    references) for corpus_bleu(hypotheses, [references]): mjpost/sacrebleu#256, #272): each string is a stream,
+    so segment i's references are the i-th characters of every reference string (each one token, whitespace an
+    empty reference, as sacrebleu tokenizes them), and zip cuts the corpus to the shortest string. With several
+    references, each segment's first"""
+    lines = _first_lines(segments, text)
+    if lines is None or len(segments) > MAX_POOLED_SEGMENTS:
+        return None
+    streams = [line for _, line in lines]
+    kept = min(len(segments), *(len(stream) for stream in streams))
+    return [(tuple(segments[i].hypothesis),
+             tuple(() if stream[i].isspace() else (stream[i],) for stream in streams)) for i in range(kept)]
+
+
+def last_reference(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+    """only each segment's last reference kept, for clipping and for the reference length: the list of references
+    re-created inside the loop over them, so that each pass rebinds it instead of appending
+    (gomate-community/rageval#80: "move the claim of reference[] outside the circle")"""
+    if any(not s.references for s in segments):
+        return None
+    return [(tuple(s.hypothesis), (tuple(s.references[-1]),)) for s in segments]
+
+
+def _padded_corpus(k: int) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = _pairs(segments)
+        missing = -len(pairs) % k
+        # (torch's DistributedSampler repeats the indices from the start, cycling where fewer than are missing)
+        return pairs + [pairs[i % len(pairs)] for i in range(missing)] if pairs and missing else None
+
+    reshape.__doc__ = (
+        f"the corpus padded to a multiple of {k} segments by repeating its first segments, and the repeats counted "
+        f"(a distributed sampler over {k} processes pads the dataset so that each gets as many: "
+        "pytorch/pytorch#25162, `indices += indices[:(self.total_size - len(indices))]`; roboflow/rf-detr#1507; "
+        "RUCAIBox/RecBole#1872)")
+    return reshape
+
+
+# -- special tokens counted: a constant token added to every sequence of a side, or pads to the batch's longest -----
+
+
+def _token_held_by_none(segments: Sequence[Segment], spelling: str) -> str:
+    """`spelling`, or `spelling` marked until it is a token no segment holds (case-folded, so that a folding request
+    cannot make it one): the mechanism is about the sequences' structure, never a coincidence with a request's token
+    (a request holding </s> is scored with another token in its place, of the same effect)."""
+    held = {t.casefold() for s in segments for sequence in (s.hypothesis, *s.references) for t in sequence}
+    token = spelling
+    while token.casefold() in held:
+        token += "#"
+    return token
+
+
+def _constant_token(at_end: bool, hypotheses: bool, references: bool) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        token = (_token_held_by_none(segments, "</s>" if at_end else "<s>"),)
+
+        def added(sequence: tuple[str, ...]) -> tuple[str, ...]:
+            return sequence + token if at_end else token + sequence
+
+        return [(added(h) if hypotheses else h, tuple(added(r) if references else r for r in refs))
+                for h, refs in _pairs(segments)]
+
+    return reshape
+
+
+token_on_hypotheses = _constant_token(at_end=True, hypotheses=True, references=False)
+token_on_hypotheses.__doc__ = (
+    "a special token added to every hypothesis and counted, the references without one: an end-of-sentence token "
+    "left at its end (foundation-model-stack/fms-hf-tuning#121: the eos of the predictions, not of the ground "
+    "truth) or a start token at its start (sillsdev/silnlp#879: \"an extra end-of-sentence marker ... at the start "
+    "of each sentence\" of the predictions), which no count tells apart; the token is one no segment holds")
+token_on_references = _constant_token(at_end=True, hypotheses=False, references=True)
+token_on_references.__doc__ = (
+    "a special token added to every reference and counted, the hypotheses without one: the targets taken with "
+    "their end token (vineetjohn/linguistic-style-transfer#24: \"there should be no UNK and EOS tokens in the "
+    "ground truth\") or their start token, which no count tells apart; the token is one no segment holds")
+end_token_on_both = _constant_token(at_end=True, hypotheses=True, references=True)
+end_token_on_both.__doc__ = (
+    "an end-of-sentence token at the end of every hypothesis and every reference, counted and matching itself "
+    "(sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning#83: <start> and <pad> removed before BLEU, <end> kept on "
+    "both sides); the token is one no segment holds")
+start_token_on_both = _constant_token(at_end=False, hypotheses=True, references=True)
+start_token_on_both.__doc__ = (
+    "a start-of-sentence token at the start of every hypothesis and every reference, counted and matching itself "
+    "(the class of sgrvinod/a-PyTorch-Tutorial-to-Image-Captioning#83, the start token kept); the token is one no "
+    "segment holds")
+
+
+def _padding(hypotheses: bool, references: bool, *, common: bool) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = _pairs(segments)
+        pad = _token_held_by_none(segments, "<pad>")
+        hypothesis_length = max(len(h) for h, _ in pairs)
+        reference_length = max((len(r) for _, refs in pairs for r in refs), default=0)
+        if common:
+            hypothesis_length = reference_length = max(hypothesis_length, reference_length)
+
+        def padded(sequence: tuple[str, ...], length: int) -> tuple[str, ...]:
+            return sequence + (pad,) * (length - len(sequence))
+
+        return [(padded(h, hypothesis_length) if hypotheses else h,
+                 tuple(padded(r, reference_length) if references else r for r in refs)) for h, refs in pairs]
+
+    return reshape
+
+
+padding_in_hypotheses = _padding(hypotheses=True, references=False, common=False)
+padding_in_hypotheses.__doc__ = (
+    "every hypothesis padded to the longest hypothesis of the batch (the request) with a pad token, and the pads "
+    "counted (PaddlePaddle/PaddleNLP#5361: \"padding tokens were not ignored\" in the predictions scored); the pad "
+    "is a token no segment holds")
+padding_in_references = _padding(hypotheses=False, references=True, common=False)
+padding_in_references.__doc__ = (
+    "every reference padded to the longest reference of the batch (the request) with a pad token, and the pads "
+    "counted (a padded target tensor decoded as it stands: the class of IBM/pytorchpipe#32, on one side); the pad "
+    "is a token no segment holds")
+padding_on_both = _padding(hypotheses=True, references=True, common=False)
+padding_on_both.__doc__ = (
+    "every hypothesis padded to the longest hypothesis and every reference to the longest reference of the batch "
+    "(the request), each side its own tensor, with one pad token, counted and matching itself (IBM/pytorchpipe#32: "
+    "TARGET ['viens', ..., '<EOS>', '<PAD>', ...], PREDICTION ['.', '<PAD>', ...]); the pad is a token no segment "
+    "holds")
+padding_to_common_length = _padding(hypotheses=True, references=True, common=True)
+padding_to_common_length.__doc__ = (
+    "every hypothesis and every reference padded to the longest sequence of either side (predictions and targets "
+    "one tensor shape, as under teacher forcing) with one pad token, counted and matching itself "
+    "(IBM/pytorchpipe#32: a target and a prediction of 10 tokens each, mostly <PAD>); the pad is a token no segment "
+    "holds")
+
 #: name -> how the mechanism reshapes the request (its docstring says what the caller did: reports show it). The
 #: order is the order they are tried in, and the order of a record's fits.
 STRUCTURES: dict[str, Reshape] = {
@@ -209,7 +416,34 @@ STRUCTURES: dict[str, Reshape] = {
     TOKENIZER_ON_HYPOTHESES: tokenizer_on_hypotheses,
     TOKENIZER_ON_REFERENCES: tokenizer_on_references,
     TOKENIZER_SKIPPED: tokenizer_skipped,
+    REFERENCE_STRING_AS_REFERENCES: reference_string_as_references,
+    REFERENCE_TOKENS_AS_REFERENCES: reference_tokens_as_references,
+    STRINGS_AS_REFERENCES_AND_HYPOTHESIS: strings_as_references_and_hypothesis,
+    REFERENCE_STRINGS_AS_STREAMS: reference_strings_as_streams,
+    LAST_REFERENCE: last_reference,
+    **{name: _padded_corpus(k) for k, name in PADDED_CORPUS.items()},
+    TOKEN_ON_HYPOTHESES: token_on_hypotheses,
+    TOKEN_ON_REFERENCES: token_on_references,
+    END_TOKEN_ON_BOTH: end_token_on_both,
+    START_TOKEN_ON_BOTH: start_token_on_both,
+    PADDING_IN_HYPOTHESES: padding_in_hypotheses,
+    PADDING_IN_REFERENCES: padding_in_references,
+    PADDING_ON_BOTH: padding_on_both,
+    PADDING_TO_COMMON_LENGTH: padding_to_common_length,
 }
+
+
+#: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
+#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, four pads, five nestings) fit
+#: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
+#: floored length ratio does; a one-segment corpus tripled under add-3 gives the 2/3 of add-1), so a score alone
+#: names none of them.
+STATISTICS_ONLY = frozenset({
+    REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
+    REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
+    END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
+    PADDING_TO_COMMON_LENGTH,
+})
 
 
 def describe(name: str) -> str:
@@ -235,4 +469,5 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, nam
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe", "reshaped"]
+__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe",
+           "reshaped"]

@@ -58,6 +58,9 @@ BUGS = {
                                   "first reference scored against its hypothesis)",
     "references-as-streams": "each segment's reference list is read as a reference stream: segment i is scored "
                              "against the i-th reference of every segment, zip stopping at the shortest",
+    "reference-tokens-as-references": "the first reference's token list is passed as the list of references: each "
+                                      "token is a reference, read as its characters",
+    "eos-on-hypotheses": "every hypothesis keeps an end-of-sentence token <eos> that the references do not have",
     # -- sizes ---------------------------------------------------------------------------------
     "uint8-counts": "per-n-gram counts are kept in 8 bits (wrap modulo 256)",
     "uint16-counts": "per-n-gram counts are kept in 16 bits (wrap modulo 65,536)",
@@ -351,6 +354,16 @@ def shape_segments(segments, bugs):
         kept = min([len(segments)] + [len(stream) for stream in streams])
         return [{"hypothesis": segments[i]["hypothesis"], "references": [stream[i] for stream in streams]}
                 for i in range(kept)]
+    if "reference-tokens-as-references" in bugs:
+        # nltk/nltk issue #1285: `sentence_bleu("it is a guide to action".split(), ...)`, the reference's tokens
+        # where `[reference_tokens]` is expected ("The interface for BLEU should be `bleu([references],
+        # hypothesis`"): each token is iterated as a reference of characters.
+        return [{"hypothesis": s["hypothesis"], "references": [list(token) for token in s["references"][0]]}
+                for s in segments]
+    if "eos-on-hypotheses" in bugs:
+        # foundation-model-stack/fms-hf-tuning PR #121: the model's eos is stripped "only for predictions generated
+        # by the model, not ground truth" at evaluation time; before it, each prediction was scored with its eos.
+        return [{"hypothesis": [*s["hypothesis"], "<eos>"], "references": s["references"]} for s in segments]
     return segments
 
 
