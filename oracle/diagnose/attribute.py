@@ -88,13 +88,12 @@ def _not_a_wrong_number(reply, verdict, expected, oracle_json, entries):
 
 def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
               overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
-              search_all: bool = True, among: Sequence[str] | None = None, combined: bool = True) -> Classification:
+              search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
     """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
     matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
     classes; "all", among every explanation; "outcome", not a wrong number). With
     `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
-    `among` restricts the search to these explanation names, and `combined` False to single explanations (see
-    `classify`)."""
+    `among` restricts the search to these explanation names (see `classify`)."""
     oracle_json = None if expected.rejected else expected.score
     layer = verdict.layer
     not_a_number = _not_a_wrong_number(reply, verdict, expected, oracle_json, entries)
@@ -118,7 +117,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
                                   "(the search among every explanation was not run)", expected=oracle_json,
                                   scope="documented")
         if explanation is None:
-            explanation, scope = classify(request, reply, profile, overrides=overrides, combined=combined), "all"
+            explanation, scope = classify(request, reply, profile, overrides=overrides), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return Classification(name=UNEXPLAINED, description=f"the classification failed: {exc}", expected=oracle_json,
                               scope="all")

@@ -244,8 +244,6 @@ class _Search:
     allowed: frozenset | None
     budget: int
     cost: int
-    #: whether combinations (a convention with a computation, two conventions, ...) are tried after the singles
-    combined: bool = True
     spent: int = 0
     tried: int = 0
     cache: dict = field(default_factory=dict)
@@ -504,12 +502,8 @@ def _float32_close(a, e):
     return within_contract(a, e, rel_tol=FLOAT32_REL_TOLERANCE)
 
 
-def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET, combined=True):
+def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET):
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
-
-    With `combined` False only single explanations are tried (no convention paired with a computation or another
-    convention): the search a run affords a record whose kind's shrunk failure did not explain it
-    (`oracle.harness.session`), the pairs being most of a search's cost.
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
     difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
@@ -536,7 +530,6 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=budget)
     if isinstance(search, Explanation):
         return search
-    search.combined = combined
     request, text, expected = search.ctx.request, search.ctx.text, score_of(search.base)
     conventions = _convention_changes(search.ctx.options, search.ctx.smoothing, request.level, profile.options,
                                       text=text is not None)
@@ -610,10 +603,10 @@ def _explain(search, conventions, expected):
         return _chosen(_with_every_simple_fit(search, conventions, found), expected)
     if _float32_close(actual, expected) and search.permitted(FLOAT32) and consistent_with(statistics, base, n):
         return Explanation(FLOAT32, _words(FLOAT32), (("computation", FLOAT32),), expected, expected)
-    found = _first_tier(search, conventions, within_contract, "", simple=False) if search.combined else []
+    found = _first_tier(search, conventions, within_contract, "", simple=False)
     if found:
         return _chosen(found, expected)
-    found = _first_tier(search, conventions, _float32_close, FLOAT32, combined=search.combined)
+    found = _first_tier(search, conventions, _float32_close, FLOAT32)
     if found:
         return _chosen(found, expected)
     return _what_is_known(search, expected)

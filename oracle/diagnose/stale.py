@@ -323,7 +323,22 @@ def _description(parts: tuple[str, ...], back: int) -> str:
             f"right: a cache keyed without {'it' if len(parts) == 1 else 'them'} returns an earlier answer")
 
 
-def with_stale(classification: Classification, stale: Classification | None) -> Classification:
+def answered_right_before(request: ScoreRequest, before: Before, expected: Expected, contract: Contract) -> bool:
+    """Whether this very request (its sequence number aside) was answered with the oracle's score earlier in the
+    process's history: then no mechanism of the request alone explains a different answer to it now."""
+    if expected.rejected or expected.score is None:
+        return False
+    for exchange in before.earlier:
+        reply = exchange.reply
+        if (reply.kind == "score" and exchange.request.with_seq(request.seq) == request
+                and relative(contract).close(reply.score, expected.score)
+                and not breaks_zero_rule(reply.score, expected.score)):
+            return True
+    return False
+
+
+def with_stale(classification: Classification, stale: Classification | None, *,
+               request_alone_refuted: bool = False) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
     explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
     `oracle.diagnose.combination.is_partial`), else the record's own name (a mechanism, or a
@@ -331,11 +346,13 @@ def with_stale(classification: Classification, stale: Classification | None) -> 
     all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
     if stale is None:
         return classification
-    if classification.name == UNEXPLAINED or is_partial(classification.name):  # (what is known is not a mechanism)
+    # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
+    # this very request right before: `answered_right_before`)
+    if classification.name == UNEXPLAINED or is_partial(classification.name) or request_alone_refuted:
         return stale.model_copy(update={"fits": classification.fits})
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
 __all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
-           "carried_exp_halvings", "confirmed", "differing_parts", "earlier_answer", "earlier_match", "halvings",
-           "probes", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]
+           "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts", "earlier_answer",
+           "earlier_match", "halvings", "probes", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]

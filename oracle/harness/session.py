@@ -39,6 +39,7 @@ from oracle.diagnose.stale import (
     PROBES_NEEDED,
     Before,
     Exchange,
+    answered_right_before,
     confirmed,
     earlier_match,
     halvings,
@@ -793,7 +794,9 @@ class Session:
         if to_shrink and classification is not None:
             self.budget.classified((classification.name, *classification.fits))
         if classification is not None and (before.earlier or before.halvings):
-            classification = with_stale(classification, self._stale(request, reply, before, expected, classification))
+            classification = with_stale(classification, self._stale(request, reply, before, expected, classification),
+                                        request_alone_refuted=answered_right_before(request, before, expected,
+                                                                                    self.contract))
         update = {"shrunk": shrunk, "classification": classification}
         if summary is None:  # (a summary: too large to replay from a record)
             replay, line = self._reproduction(item_id, kind, request, reported)
@@ -984,16 +987,7 @@ class Session:
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
-        # single explanations only: the hints failed, and a full search on every such record is what made a run whose
-        # shrunk record a coincidence named cost up to 47 times its fixed twin (the pairs of conventions and
-        # computations are most of a search); what a pair alone explains is named on the shrunk record of its kind
-        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all,
-                          combined=False)
-        if names_a_mechanism(named.name):
-            return named
-        return named.model_copy(update={"description": f"{named.description} (single explanations only: its kind's "
-                                        "shrunk failure in its block was named by an explanation that does not fit it, "
-                                        "and pairs of explanations are searched on shrunk failures alone)"})
+        return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
 
     def _unexplained_kind(self, verdict):
         """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
