@@ -31,7 +31,7 @@ from oracle.diagnose.combination import (
     OTHER_WEIGHTING,
     PARTIAL_NAMES,
 )
-from oracle.diagnose.computations import COMPUTATIONS, context_for, result_under
+from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS, context_for, result_under
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
@@ -149,14 +149,15 @@ def test_a_wrong_zero_names_no_variant_but_keeps_it_among_the_fits():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(requests(methods=tuple(SMOOTHING_METHODS)))
 def test_no_variant_fits_the_oracles_own_answer(r):
-    """On any request, each variant is silent or gives a value other than the oracle's own (it is a no-op there,
-    so it must not fit a right answer)."""
+    """On any request, each variant of the score and smoothing stages (`COMBINATION_COMPUTATIONS`, the smoothing
+    stage's from tests/test_smoothing_variants.py's subject) is silent or gives a value other than the oracle's own
+    (it is a no-op there, so it must not fit a right answer)."""
     for profile in ("papineni", "sacrebleu"):
         ctx = context_for(r, profile, None)
         result = result_under(ctx)
         if result is None:
             continue
-        for name, function in COMBINATION_VARIANTS:
+        for name, function in COMBINATION_COMPUTATIONS:
             value = function(ctx, result)
             assert value is None or not within_contract(value, float(result.score)), name
 
