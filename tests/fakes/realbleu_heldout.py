@@ -20,12 +20,19 @@ the clean twin is realbleu.py's clean twin.
 
 from __future__ import annotations
 
-if __package__:  # imported as fakes.realbleu_heldout (the tests)
-    from .realbleu import KINDS, RealBug
-else:  # run as a script: its directory is on sys.path
-    from realbleu import KINDS, RealBug
+import math
+import random
+from collections import Counter
+from math import gcd
 
-__all__ = ["HELDOUT_BUGS", "KINDS"]
+if __package__:  # imported as fakes.realbleu_heldout (the tests)
+    from .realbleu import KINDS, Library, RealBug, Wrapper, answer
+    from .realbleu import main as serve
+else:  # run as a script: its directory is on sys.path
+    from realbleu import KINDS, Library, RealBug, Wrapper, answer
+    from realbleu import main as serve
+
+__all__ = ["HELDOUT_BUGS", "KINDS", "HeldoutLibrary", "HeldoutWrapper", "answer", "main"]
 
 HELDOUT_BUGS: dict[str, RealBug] = {
     # -- tokens changed before counting --------------------------------------------------------------------
@@ -173,3 +180,136 @@ HELDOUT_BUGS: dict[str, RealBug] = {
         kind="errors", stage="combination",
         fits=("error-when-precision-zero", "error-when-an-order-unmatched", "log-of-zero-precision-raises")),
 }
+
+
+# -- the library: counting, lengths and combination bugs -------------------------------------------------------
+
+#: Bugs of the score stage (`HeldoutLibrary.combine`): the statistics are right, the precisions combine otherwise.
+COMBINE_BUGS = ("empty-order-skipped", "zero-precision-terms-skipped", "log-of-zero-precision-raises")
+
+
+class HeldoutLibrary(Library):
+    """realbleu.py's library with one held-out bug of counting, lengths or combination switched on."""
+
+    def ngram_counts(self, tokens, n):
+        if self.bug == "ngram-keys-concatenated":
+            # d2l: label_subs[''.join(label_tokens[i: i + n])]
+            return Counter("".join(tokens[i:i + n]) for i in range(len(tokens) - n + 1))
+        return super().ngram_counts(tokens, n)
+
+    def modified_precision(self, references, hypothesis, n):
+        if self.bug == "reference-ngram-recall":
+            return self._recall(references, hypothesis, n)
+        matched, total = super().modified_precision(references, hypothesis, n)
+        if self.bug == "fraction-normalised" and total:
+            # nltk 2016: Fraction(numerator, denominator) without _normalize=False, then .numerator and
+            # .denominator summed over the corpus: 0/l is 0/1, 2/4 is 1/2
+            divisor = gcd(matched, total)
+            return matched // divisor, total // divisor
+        return matched, total
+
+    def _recall(self, references, hypothesis, n):
+        """codebleu's modified_recall: per reference, its n-grams clipped by the hypothesis's counts, over the
+        reference's own n-gram count (at least 1); both summed over the references."""
+        counts = self.ngram_counts(hypothesis, n)
+        numerator = denominator = 0
+        for reference in references:
+            reference_counts = self.ngram_counts(reference, n)
+            numerator += sum(min(k, counts[gram]) for gram, k in reference_counts.items())
+            denominator += max(1, sum(reference_counts.values()))
+        return numerator, denominator
+
+    def closest_ref_length(self, references, c):
+        if self.bug == "reference-length-of-pair":
+            return min(len([reference, {}]) for reference in references)  # len([tokens, weights]) is 2
+        if self.bug == "shortest-reference-length":
+            return min(len(reference) for reference in references)
+        return super().closest_ref_length(references, c)
+
+    def combine(self, m, t, weights):
+        if self.bug not in COMBINE_BUGS:
+            return super().combine(m, t, weights)
+        precisions = [m[n] / t[n] if t[n] else 0.0 for n in range(len(weights))]
+        if self.bug == "log-of-zero-precision-raises":
+            # nltk.align.bleu_score (Jan 2016): math.fsum(w * math.log(p_n) for w, p_n in zip(weights, p_ns))
+            return math.exp(math.fsum(w * math.log(p) for w, p in zip(weights, precisions, strict=True)))
+        if self.bug == "zero-precision-terms-skipped":
+            # PathVQA: if pn[i] != 0: sum_wlogp += float(weights[i]) * math.log(pn[i])
+            return math.exp(math.fsum(w * math.log(p) for w, p in zip(weights, precisions, strict=True) if p))
+        # empty-order-skipped -- burn's first version: an order without n-grams is `continue`d, the mean of the logs
+        # taken over the orders counted (the weights left renormalised over them)
+        kept = [(w, p) for w, p, total in zip(weights, precisions, t, strict=True) if total and w]
+        mass = math.fsum(w for w, _ in kept)
+        if not kept or any(p == 0 for _, p in kept):
+            return 0.0
+        return math.exp(math.fsum(w / mass * math.log(p) for w, p in kept))
+
+    def bleu_from_stats(self, stats, weights, smoothing, last_hypothesis_length=0):
+        score, bp = super().bleu_from_stats(stats, weights, smoothing, last_hypothesis_length)
+        if self.bug == "brevity-penalty-applied-twice":
+            return score * bp, bp  # dl4mt-simul-trans: bleup = bleu * bp; return bleu, bp * bleup
+        return score, bp
+
+
+# -- the wrapper: tokens and input structure ---------------------------------------------------------------------
+
+#: nmtkit's vocabulary size in the issue's example ("if I set the source and target vocabulary size to 4")
+VOCABULARY_SIZE = 4
+
+
+def _as_vocabulary_ids(hypotheses, list_of_references):
+    """Every token outside the vocabulary (the VOCABULARY_SIZE most frequent reference tokens of the request,
+    ties to the first seen) read as <unk>, on both sides: ids compared, not words."""
+    frequency = Counter(token for group in list_of_references for reference in group for token in reference)
+    vocabulary = {token for token, _ in frequency.most_common(VOCABULARY_SIZE)}
+
+    def ids(tokens):
+        return [token if token in vocabulary else "<unk>" for token in tokens]
+
+    return [ids(h) for h in hypotheses], [[ids(r) for r in group] for group in list_of_references]
+
+
+def _bpe(tokens):
+    """subword-nmt's form: a token of four or more characters split into its first two characters marked @@ and
+    the rest (the notebook's BPE codes are not known; any segmentation with marks left on shows the bug)."""
+    out = []
+    for token in tokens:
+        out.extend([token[:2] + "@@", token[2:]] if len(token) >= 4 else [token])
+    return out
+
+
+class HeldoutWrapper(Wrapper):
+    """realbleu.py's wrapper over `HeldoutLibrary`, with one held-out bug of tokens or input structure switched on."""
+
+    def __init__(self, bug: str | None):
+        super().__init__(bug)
+        self.library = HeldoutLibrary(bug)
+
+    def score(self, hypotheses, list_of_references, weights, smoothing, level):
+        """(score, bp, stats) for the segments of a request."""
+        bug = self.bug
+        if bug == "empty-hypothesis-raises" and any(not h for h in hypotheses):
+            raise ValueError("Invalid inputs")  # promptfoo: `if (!candidate || ...) throw new Error('Invalid inputs')`
+        if bug == "oov-tokens-as-unk":
+            hypotheses, list_of_references = _as_vocabulary_ids(hypotheses, list_of_references)
+        elif bug == "bpe-kept-on-hypotheses":
+            hypotheses = [_bpe(h) for h in hypotheses]
+        elif bug == "blank-reference-one-token":
+            list_of_references = [[r or [""] for r in group] for group in list_of_references]
+        elif bug == "hypotheses-shuffled":
+            order = list(range(len(hypotheses)))
+            random.Random(len(order)).shuffle(order)
+            hypotheses = [hypotheses[i] for i in order]
+        elif bug == "empty-samples-skipped":
+            kept = [i for i, (h, group) in enumerate(zip(hypotheses, list_of_references, strict=True))
+                    if h and group[0]]  # ms-swift: `if not pred or not label: continue`
+            hypotheses, list_of_references = [hypotheses[i] for i in kept], [list_of_references[i] for i in kept]
+        return super().score(hypotheses, list_of_references, weights, smoothing, level)
+
+
+def main(argv=None):
+    serve(argv, bugs=HELDOUT_BUGS, make_wrapper=HeldoutWrapper, prog="realbleu_heldout")
+
+
+if __name__ == "__main__":
+    main()
