@@ -105,6 +105,35 @@ def test_each_switch_changes_some_answer(bug):
     assert any(_reply(bug, r) != _reply(None, r) for r in REQUESTS), f"{bug} answers every request as clean does"
 
 
+#: Switched on by a feature of the input only (not on every input): answered as the clean twin where it is absent.
+CONDITIONAL = {
+    "bpe-kept-on-hypotheses": "a hypothesis token of four or more characters",
+    "blank-reference-one-token": "an empty reference",
+    "hypotheses-shuffled": "several segments",
+    "empty-samples-skipped": "an empty hypothesis or reference",
+    "ngram-keys-concatenated": "two n-grams whose tokens concatenate alike",
+    "shortest-reference-length": "several references",
+    "empty-order-skipped": "an order without hypothesis n-grams",
+    "zero-precision-terms-skipped": "a precision of 0",
+    "brevity-penalty-applied-twice": "a hypothesis shorter than its reference",
+    "empty-hypothesis-raises": "an empty hypothesis",
+    "log-of-zero-precision-raises": "a precision of 0",
+}
+#: None of the features above: one segment, one reference, one-letter tokens, c = 7 > r = 6 (BP = 1), precisions
+#: 6/7, 5/6, 4/5 (none 0, none 1), and weights that do not sum to 1: a switch that renormalised the weights
+#: everywhere, not only where it leaves an order out, would show here
+NEUTRAL = _request([("a b c d e f g".split(), ["a b c d e f".split()])], weights=(0.3, 0.3, 0.3), level="sentence")
+
+
+@pytest.mark.parametrize("bug", sorted(CONDITIONAL))
+def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
+    assert _reply(bug, NEUTRAL) == _reply(None, NEUTRAL), f"{bug} changes an input without {CONDITIONAL[bug]}"
+
+
+def test_the_conditional_switches_are_switches():
+    assert set(CONDITIONAL) <= set(HELDOUT_BUGS)
+
+
 def test_the_clean_twin_scores_the_protocol_example():
     # PROTOCOL.md, "A minimal session": both precisions are 1, c = 3, r = 6, so BLEU = BP = e^(1 - 6/3) = e^-1
     reply = heldout_answer(PROTOCOL_EXAMPLE, HeldoutWrapper(None), with_stats=True)

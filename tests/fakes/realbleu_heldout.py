@@ -236,13 +236,14 @@ class HeldoutLibrary(Library):
         if self.bug == "zero-precision-terms-skipped":
             # PathVQA: if pn[i] != 0: sum_wlogp += float(weights[i]) * math.log(pn[i])
             return math.exp(math.fsum(w * math.log(p) for w, p in zip(weights, precisions, strict=True) if p))
-        # empty-order-skipped -- burn's first version: an order without n-grams is `continue`d, the mean of the logs
-        # taken over the orders counted (the weights left renormalised over them)
+        # empty-order-skipped -- burn's first version: an order without n-grams is `continue`d and the mean of the
+        # logs taken over the orders counted (its weights are uniform); with the request's weights, those of the
+        # orders counted are scaled up to the weights' total, so that nothing changes where no order is left out
         kept = [(w, p) for w, p, total in zip(weights, precisions, t, strict=True) if total and w]
-        mass = math.fsum(w for w, _ in kept)
         if not kept or any(p == 0 for _, p in kept):
             return 0.0
-        return math.exp(math.fsum(w / mass * math.log(p) for w, p in kept))
+        scale = math.fsum(weights) / math.fsum(w for w, _ in kept)
+        return math.exp(math.fsum(w * scale * math.log(p) for w, p in kept))
 
     def bleu_from_stats(self, stats, weights, smoothing, last_hypothesis_length=0):
         score, bp = super().bleu_from_stats(stats, weights, smoothing, last_hypothesis_length)
