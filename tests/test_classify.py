@@ -21,7 +21,6 @@ from oracle.diagnose.classify import (
     UNEXPLAINED,
     Explanation,
     classify,
-    component_names,
     within_contract,
 )
 from oracle.models.protocol import ScoreRequest, Segment
@@ -117,7 +116,7 @@ def test_convention_with_float32():
     r = request("corpus", [("a b c d e f", ["a b c d e f g h", "a b c d"])], weights=(0.5, 0.5))
     e = classify(r, f32(math.exp(1 - 8 / 6)), "papineni", among=["reference_length=closest-first", "float32"])
     assert e.name == "reference_length=closest-first + float32"
-    assert component_names(e.name) == ("reference_length=closest-first", "float32")
+    assert e.parts == ("reference_length=closest-first", "float32")
 
 
 def test_both_empty_depends_on_among():
@@ -168,7 +167,7 @@ def test_explanation_is_frozen_and_serialisable():
         e.name = "x"  # type: ignore[misc]
     data = e.classification().model_dump(mode="json")
     assert data["name"] == "reference_length=shortest" and data["change"] == [["reference_length", "shortest"]]
-    assert Explanation(UNEXPLAINED, "").classification().value is None
+    assert Explanation((UNEXPLAINED,), "").classification().value is None
 
 
 def test_within_contract():

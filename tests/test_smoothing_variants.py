@@ -118,14 +118,14 @@ def test_a_length_from_one_segment_is_silent_where_it_is_the_corpus_length():
 
 
 def test_a_request_for_none_reads_each_method_once():
-    tried = [s for s, _ in readings(Smoothing("none"), Options())]
+    tried = [reading.smoothing for reading in readings(Smoothing("none"), Options())]
     assert tried == list(UNREQUESTED) and len(set(tried)) == len(tried)
     # the profile's default keeps its own words, not repeated among the others
     default = Options(smoothing=Smoothing("exp"))
-    words = dict(readings(Smoothing("none"), default))
+    words = {reading.smoothing: reading.words for reading in readings(Smoothing("none"), default)}
     assert words[Smoothing("exp")].startswith("the profile's default") and len(words) == len(UNREQUESTED)
     # a request for a method is not read as these
-    assert Smoothing("chen-cherry-6") not in dict(readings(Smoothing("exp"), Options()))
+    assert Smoothing("chen-cherry-6") not in [reading.smoothing for reading in readings(Smoothing("exp"), Options())]
 
 
 def test_a_smoothing_applied_where_none_was_requested_is_named():
