@@ -21,13 +21,19 @@ import pytest
 
 from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.accumulation import LENGTH_DEPARTURES
-from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, COMPUTATIONS
+from oracle.diagnose.computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
+    COMPUTATION_DOCS,
+    COMPUTATIONS,
+)
 from oracle.diagnose.counting import COUNTING_ALTERNATIVES
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
+from oracle.diagnose.structure import STRUCTURES
 from oracle.diagnose.textrules import DEPARTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
@@ -147,6 +153,14 @@ def test_the_classifier_tries_every_other_rule_of_each_table():
             "segment_totals_floor=1"} <= names
     assert not names & {"reference_length=closest", "empty_order=zero", "no_match=smoothed", "both_empty=nan"}
     assert not any(name.startswith(("token_split=", "case_fold=")) for name in names)  # tokens, case kept
+
+
+def test_the_catalogue_says_which_computations_are_tried_with_a_convention():
+    # docs/mechanisms.md: the score stage's variants and a request mis-shaped by its caller are tried alone, every
+    # other computation with a convention or two as well; the classifier reads that from the catalogue
+    alone = {name for name, _ in COMBINATION_COMPUTATIONS} | set(STRUCTURES)
+    assert alone and all(not mechanisms.CATALOGUE[name].pairs_with_conventions for name in alone)
+    assert {name for name, _ in classify._PAIRED_COMPUTATIONS} == {name for name, _ in COMPUTATIONS} - alone
 
 
 def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch):
