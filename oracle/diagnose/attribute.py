@@ -25,7 +25,7 @@ from oracle.models.outcomes import (
     Verdict,
 )
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, parse_cause
+from oracle.models.results import Classification
 
 from .classify import AGREES, UNEXPLAINED, classify
 from .judge import Answered
@@ -164,16 +164,18 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
         return out
     request, reply = original[0], original[1]
     try:
-        confirmed = [name for name in (out.name, *out.fits)
-                     if classify(request, reply, profile, overrides=overrides, among=parse_cause(name)).explained]
+        confirmed = [(name, parts) for name, parts in zip((out.name, *out.fits), (out.parts, *out.fit_parts),
+                                                          strict=True)
+                     if classify(request, reply, profile, overrides=overrides, among=parts).explained]
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
-    if confirmed and confirmed[0] == out.name:
-        return out.model_copy(update={"fits": tuple(confirmed[1:])})
+    others = tuple(name for name, _ in confirmed[1:])
+    if confirmed and confirmed[0][0] == out.name:
+        return out.model_copy(update={"fits": others})
     if confirmed:  # another explanation of the shrunk input is the one that explains the original too
-        again = attribute(*shrunk, profile, entries=entries, among=parse_cause(confirmed[0]))
+        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0][1])
         if again.change:
-            return again.model_copy(update={"fits": tuple(confirmed[1:])})
+            return again.model_copy(update={"fits": others})
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
     if not whole.change:
         return out

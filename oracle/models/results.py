@@ -94,6 +94,11 @@ class Classification(_Part):
         return parse_cause(self.name)
 
     @property
+    def fit_parts(self) -> tuple[tuple[str, ...], ...]:
+        """The mechanisms each of its `fits` joins, in order."""
+        return tuple(parse_cause(name) for name in self.fits)
+
+    @property
     def signature(self) -> tuple[str, ...]:
         """Every explanation that fits the record, its own name first."""
         return (self.name, *(f for f in self.fits if f != self.name))
