@@ -18,7 +18,6 @@ from strategies import requests
 from oracle.diagnose.classify import (
     UNEXPLAINED,
     classify,
-    describe_explanation,
     explained_value,
     is_partial,
     within_contract,
@@ -172,7 +171,7 @@ def test_the_right_statistics_and_other_weights():
     even = request("corpus", [("a b c d e", ["a b c d f"])], (W1, W2))
     statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4, 3], "totals": [5, 4]}
     e = classify(even, {"score": P1 ** 0.9 * P2 ** 0.1, "statistics": statistics}, "papineni")
-    assert e.name == OTHER_WEIGHTING and e.explained and is_partial(e.name)
+    assert e.name == OTHER_WEIGHTING and e.explained and is_partial(e.parts)
     assert "the statistics are the oracle's" in e.description and "[0.75, 0.8]" in e.description
     assert e.value is None and explained_value(even, "papineni", e.change) is None
 
@@ -224,7 +223,7 @@ def test_statistics_that_differ_and_a_score_that_does_not_follow_from_them():
     assert e.name == f"other-counting-of-matches + {OTHER_COMBINATION}"
     assert "matches at order 2: expected 3, got 2" in e.description
     # a run that names its records by this reads each part's meaning
-    assert PARTIAL_NAMES[OTHER_COMBINATION] in describe_explanation(e.name)
+    assert PARTIAL_NAMES[OTHER_COMBINATION] in e.catalogue_description
 
 
 def test_among_documented_classes_a_partial_name_is_not_given():

@@ -435,10 +435,13 @@ PARTIAL_NAMES = {
 SCALE_POWERS = 6
 
 
-def is_partial(name):
-    """Whether `name` (or a part of a combined name) is a partial explanation: what is known of a difference that
-    no explanation reproduces (the layer and the stage it is consistent with), not a mechanism."""
-    return any(part.strip() in PARTIAL_NAMES for part in name.split(" + "))
+def is_partial(parts):
+    """Whether any of an explanation's `parts` (its mechanisms' names, a tuple: `classify.Explanation.parts`,
+    `Classification.parts`) is a partial explanation: what is known of a difference that no explanation reproduces
+    (the layer and the stage it is consistent with), not a mechanism."""
+    if isinstance(parts, str):  # a written name: its parts are read at the boundary (`models.results.parse_cause`)
+        raise TypeError(f"is_partial takes an explanation's parts, not its written name {parts!r}")
+    return any(part in PARTIAL_NAMES for part in parts)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial, what_is_known
+from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
@@ -75,6 +75,7 @@ from oracle.models.results import (
     RunCause,
     RunSettings,
     Shrunk,
+    parse_cause,
 )
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
@@ -207,7 +208,7 @@ def names_a_mechanism(name: str) -> bool:
     difference (every part `other-counting-of-...` or a partial explanation)."""
     if name == UNEXPLAINED:
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial(part) for part in component_names(name))
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
 
 
 def kept_for_console(record: Record) -> Record:
@@ -844,7 +845,7 @@ class Session:
             return classification
         if classification.name not in kept:
             renamed = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
-                                among=component_names(kept[0]))
+                                among=parse_cause(kept[0]))
             classification = renamed if renamed.name == kept[0] else classification
         return classification.model_copy(update={
             "fits": tuple(name for name in kept if name != classification.name),
@@ -930,7 +931,7 @@ class Session:
         counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
         sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
         the history, and a stateless implementation answers them alike however the run is split."""
-        explained = (classification.name != UNEXPLAINED and not is_partial(classification.name)
+        explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                      and bool(classification.change))
         stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
                              explained=explained)
@@ -983,7 +984,7 @@ class Session:
                 named = known.classification(scope="all")
                 return named.model_copy(update={"description": f"{known.description}; {cut}"})
             return named.model_copy(update={"description": cut})
-        among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
+        among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named

@@ -45,6 +45,24 @@ class _Line(_Part):
 
 # -- the parts of a record -------------------------------------------------------------------------
 
+#: What joins the mechanisms of a combined root cause where it is written out (a record's `classification.name`
+#: and `fits`, a baseline's `cause:`, the console): `reference_length=closest-first + float32`. Inside the
+#: diagnosis an explanation holds its mechanisms as a tuple (`oracle.diagnose.classify.Explanation.parts`).
+CAUSE_JOINER = " + "
+
+
+def cause_name(parts: Sequence[str]) -> str:
+    """A root cause's written form: its mechanisms' names in the order they were applied, joined by CAUSE_JOINER."""
+    return CAUSE_JOINER.join(parts)
+
+
+def parse_cause(name: str) -> tuple[str, ...]:
+    """The mechanisms' names of a root cause as written (`cause_name`): 'a + b' -> ('a', 'b'); '' -> (). The one
+    place a written name is read back into its parts, for a name that comes as text (a record read back from
+    results.jsonl, a baseline entry, a record's `fits`); an explanation in hand has its `parts`."""
+    return tuple(part.strip() for part in name.split(CAUSE_JOINER) if part.strip())
+
+
 
 class Classification(_Part):
     """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
@@ -71,6 +89,16 @@ class Classification(_Part):
         return self.name not in ("unexplained", "agrees")
 
     @property
+    def parts(self) -> tuple[str, ...]:
+        """The mechanisms its name joins (`parse_cause`)."""
+        return parse_cause(self.name)
+
+    @property
+    def fit_parts(self) -> tuple[tuple[str, ...], ...]:
+        """The mechanisms each of its `fits` joins, in order."""
+        return tuple(parse_cause(name) for name in self.fits)
+
+    @property
     def signature(self) -> tuple[str, ...]:
         """Every explanation that fits the record, its own name first."""
         return (self.name, *(f for f in self.fits if f != self.name))
@@ -88,7 +116,7 @@ NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-
 
 def needs_evidence(name: str) -> bool:
     """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE."""
-    return any(part.strip() in NEEDS_EVIDENCE for part in name.split(" + "))
+    return any(part in NEEDS_EVIDENCE for part in parse_cause(name))
 
 
 def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
