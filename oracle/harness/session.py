@@ -21,7 +21,7 @@ import fnmatch
 import shlex
 import sys
 import time
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -173,8 +173,6 @@ NOTHING_BEFORE = Before()
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
-#: How many notable records a session keeps whole for its verb's console output (the rest are counted).
-NOTABLE_KEPT = 500
 
 
 def run_causes(tally):
@@ -211,8 +209,8 @@ def names_a_mechanism(name: str) -> bool:
 
 
 def kept_for_console(record: Record) -> Record:
-    """What a session keeps of a notable record for its verb's console and its root causes: the record
-    without its request, its relation's input and its stderr (memory flat in --examples)."""
+    """What a session keeps of a failing record for its root causes (the footer's; the console reads the
+    report): the record without its request, its relation's input and its stderr (memory flat in --examples)."""
     return record.model_copy(update={"request": None, "related": None, "stderr": ""})
 
 
@@ -229,14 +227,6 @@ def nothing_judged(counts: dict[str, int], examples_run: int, time_budget: float
         "nothing was judged (" + ", ".join(parts) + "): a run that judges nothing is not a pass; "
         "pass --allow-empty to accept it"
     )
-
-
-def notable_key(record):
-    """(baseline status, outcome, the root cause's name and the other explanations that fit it) of a notable
-    record: how the console groups it once the run's causes are known (`run_name_of`)."""
-    classification = record.classification
-    signature = classification.signature if classification is not None else ("-",)
-    return (record.baseline.status if record.baseline else None, record.outcome.value, signature)
 
 
 @dataclass(frozen=True)
@@ -377,14 +367,9 @@ class Session:
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
-        #: the first NOTABLE_KEPT records a verb reports on (not good, or given a status by the baseline),
-        #: without their request and stderr; every record is in the stream, and memory does not grow
-        #: with --examples however many fail
-        self.notable = []
-        #: over the whole run: the root causes of the failing records (count, smallest input) ...
+        #: over the whole run: the root causes of the failing records (count, smallest input), for the footer;
+        #: memory does not grow with --examples however many fail (the console reads the report)
         self.root_causes = RootCauseTally()
-        #: ... and the notable records by (baseline status, outcome, root cause)
-        self.notable_counts = Counter()
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
@@ -1067,12 +1052,8 @@ class Session:
         self.writer.write(record)
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not record.good or record.baseline is not None:
-            kept = kept_for_console(record)
-            self.root_causes.add(kept)
-            self.notable_counts[notable_key(kept)] += 1
-            if len(self.notable) < NOTABLE_KEPT:
-                self.notable.append(kept)
+        if not record.good:
+            self.root_causes.add(kept_for_console(record))
         if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
         return record
