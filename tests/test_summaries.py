@@ -251,7 +251,8 @@ def test_the_console_counts_do_not_depend_on_how_many_deviations_the_report_keep
                      "--examples", "40", "--report", str(tmp_path / name), "-v"])  # (-v: every input kept)
         lines = capsys.readouterr().out.splitlines()
         inputs = sum(1 for line in lines if line.strip().startswith("input: "))
-        return code, inputs, [line for line in lines if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+        counted = [line for line in lines if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+        return code, inputs, counted
 
     uncapped = run("uncapped")
     monkeypatch.setattr(summaries, "DEVIATIONS_KEPT", 2)

@@ -382,15 +382,6 @@ def _count_work(args, cases, replay):
     return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns_example(i))
 
 
-def _settings(args, argv, cases_dir):
-    return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
-            "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
-            "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
-            "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
-            "shard": str(args.shard) if args.shard else None, "series_length": args.series_length,
-            "strict": True if args.strict else None}
-
-
 def run(args: argparse.Namespace) -> int:
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
@@ -431,7 +422,7 @@ def run(args: argparse.Namespace) -> int:
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),
                     badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
-        code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
+        code, session = run_session(settings, argv, recorded=settings.run_settings("check", argv, cases=cases_dir),
                                     tracker=tracker, total=total, work=work, report_dir=report.staging,
                                     require_judged=not args.allow_empty and not part)
     if session is not None and not args.quiet:

@@ -112,15 +112,6 @@ def register(subparsers):
     parser.set_defaults(handler=run, only=None, replay=None, baseline=None)
 
 
-def _settings(args, argv):
-    return {"seed": args.seed, "examples": args.examples, "rel": args.rel, "abs": args.abs, "timeout": args.timeout,
-            "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "shrink_first": args.shrink_first,
-            "cases": None,
-            "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
-            "write_cases": args.write_cases, "shard": str(args.shard) if args.shard else None,
-            "strict": True if args.strict else None}
-
-
 def _command_line(args):
     parts = ["bleu-oracle", "fuzz"]
     parts += ["--impl", args.impl] if args.impl else ["--command", args.command]
@@ -159,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit)) as derived, stopped_by_signals():
-        code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
+        # fuzz has no --series-length or --time-budget: its header has never recorded the defaults it runs with
+        recorded = settings.run_settings("fuzz", argv, series_length=None, write_cases=args.write_cases)
+        code, session = run_session(settings, argv, recorded=recorded,
                                     tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
                                     report_dir=report.staging, require_judged=not args.allow_empty and not part)
     if session is None or derived.summary is None:

@@ -235,11 +235,13 @@ class SessionSettings:
     contract, the process limits, where the report goes. A Python user builds one directly::
 
         settings = SessionSettings(impl="nltk", examples=50, report="out")
-        code, session = run_session(settings, implementation_argv(settings), verb="check", settings_record={},
+        argv = implementation_argv(settings)
+        code, session = run_session(settings, argv, recorded=settings.run_settings("check", argv),
                                     tracker=BaselineTracker(), total=50, work=lambda s: s.run_examples(),
                                     report_dir="out")
 
-    `check` and `fuzz` build one from their command line (`from_args`)."""
+    `check` and `fuzz` build one from their command line (`from_args`); what the header of results.jsonl records
+    of them is `run_settings`."""
 
     impl: str | None = None
     command: str | None = None
@@ -281,6 +283,10 @@ class SessionSettings:
     #: keep what each example's inputs are and what the oracle says of them across runs
     #: (`oracle.harness.searchcache`); False: `--no-search-cache`
     search_cache: bool = True
+    #: the baseline file the run is gated by (`--baseline`; the tracker applies it): recorded in the header
+    baseline: str | None = None
+    #: `--shard` was given, 1/1 too: the header names the shard, and `bleu-oracle merge` takes the report
+    shard_given: bool = False
 
     @classmethod
     def from_args(cls, args):
@@ -289,8 +295,35 @@ class SessionSettings:
         values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
         values["only"] = tuple(values.get("only") or ())
         if isinstance(values.get("shard"), Shard):
-            values["shard"] = values["shard"].share
+            values["shard"], values["shard_given"] = values["shard"].share, True
         return cls(**values)
+
+    def run_settings(self, verb: str, argv: list[str], **verb_own) -> RunSettings:
+        """What the header of results.jsonl records of these settings (`RunSettings`): what the run judged and
+        how, not where its report went or how many processes ran it. `argv` starts the implementation
+        (`implementation_argv`); `verb_own` adds what only the verb knows (where `check`'s cases came from,
+        `fuzz --write-cases`), or leaves a setting out with None."""
+        share = f"{self.shard[0] + 1}/{self.shard[1]}" if self.shard_given or self.shard != (0, 1) else None
+        recorded = {
+            "seed": self.seed,
+            "examples": 0 if self.replay else self.examples,  # a replay draws no random example
+            "rel": self.rel,
+            "abs": self.abs,
+            "timeout": self.timeout,
+            "max_restarts": self.max_restarts,
+            "shrink_budget": self.shrink_budget,
+            "shrink_first": self.shrink_first,
+            "command": shlex.join(argv),
+            "impl": self.impl,
+            "baseline": self.baseline,
+            "replay": self.replay,
+            "only": tuple(self.only) or None,
+            "time_budget": self.time_budget,
+            "shard": share,
+            "series_length": self.series_length,
+            "strict": True if self.strict else None,
+        }
+        return RunSettings(verb=verb, **{**recorded, **verb_own})
 
 
 def _layer_moved(verdict, final):
@@ -1435,13 +1468,14 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
 
 
 def run_session(
-    settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None, require_judged=False
+    settings, argv, *, recorded, tracker, total, work, report_dir, transport=None, require_judged=False
 ):
     """Start the implementation, write the header, run `work(session)`, write the footer.
 
     `transport` drives the implementation (default: an `ImplementationProcess` running `argv`; an
     `oracle.harness.inprocess.InProcessImplementation` runs a built-in adapter in this process).
-    `settings_record` is what the header records of the settings (with "verb").
+    `recorded` is what the header records of the settings, the verb's name with them (a `RunSettings`:
+    `SessionSettings.run_settings` for check and fuzz).
 
     Returns (exit code, session); the session is None when the implementation could not be
     driven (exit code 3, reported on stderr). Raises BleuValueError when the declared profile is
@@ -1460,12 +1494,12 @@ def run_session(
 
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
-    run_settings = RunSettings(verb=verb, **settings_record)
+    verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
         header = {
             "suite_version": SUITE_VERSION,
             "oracle_version": __version__,
-            "settings": run_settings,
+            "settings": recorded,
             "started": clock(),
         }
 

@@ -53,6 +53,7 @@ from oracle.harness.requests import request_from_json
 from oracle.harness.session import Session, SessionSettings, run_session
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.results import RunSettings
 from oracle.signals import INTERRUPTED_CODES, Interrupted, raise_if_stopped, signals_deferred
 from oracle.suite.edge_cases import EDGE_CASES
 from oracle.textio import read_lines
@@ -278,8 +279,7 @@ def run_column(
     code, _ = run_session(
         settings,
         [],
-        verb="report",
-        settings_record={"seed": seed, "examples": settings.examples, "column": column.key},
+        recorded=RunSettings(verb="report", seed=seed, examples=settings.examples, column=column.key),
         tracker=BaselineTracker(None, check_stale=False),
         total=total,
         work=work,
