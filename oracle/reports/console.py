@@ -135,7 +135,7 @@ def _print_group(out: IO[str], group: DeviationGroup, *, verbose: bool) -> int:
     """One group: its head line, its root cause, and its distinct minimal inputs (INPUTS_PER_GROUP unless
     `verbose`), each with where it diverges and how to reproduce it. Returns how many inputs it printed."""
     members = group.records
-    first = members[0]
+    first = members[0].record
     status = group.status or "new"
     was = first.baseline.was if first.baseline is not None else None
     head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
@@ -146,13 +146,12 @@ def _print_group(out: IO[str], group: DeviationGroup, *, verbose: bool) -> int:
     if cause:
         out.write(shown(f"  {cause}") + "\n")
     seen: set[str] = set()
-    for record in members:
-        text = _input_text(record)
-        key = text if text is not None else record.id
+    for kept in members:
+        key = kept.input if kept.input is not None else kept.record.id
         if key in seen or (len(seen) >= INPUTS_PER_GROUP and not verbose):
             continue
         seen.add(key)
-        _print_input(out, record, text, verbose=verbose)
+        _print_input(out, kept.record, kept.input, verbose=verbose)
     return len(seen)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import shutil
@@ -174,6 +175,17 @@ def _is_reported(record):
     return not record.good or (record.baseline is not None and record.baseline.status in ("fixed", "changed"))
 
 
+@dataclass(frozen=True)
+class KeptDeviation:
+    """A deviation kept for the console: the record without its request, relation, stderr and replayable input,
+    and that input (the shrunk one when shrinking found one) as one line of JSON, every character that is not
+    printable as its escape (None: the record has none). Its text, not its model: an unshrunk input can hold
+    thousands of tokens, each a string of its own once read back."""
+
+    record: Record
+    input: str | None
+
+
 @dataclass
 class DeviationGroup:
     """Deviations of one baseline status (None where no baseline spoke), one outcome and one root cause as the run
@@ -185,15 +197,15 @@ class DeviationGroup:
     cause: str | None
     count: int = 0
     first_ids: list[tuple[int, str]] = field(default_factory=list)
-    kept: list[tuple[int, Record]] = field(default_factory=list)
+    kept: list[tuple[int, KeptDeviation]] = field(default_factory=list)
 
     @property
     def ids(self) -> list[str]:
         return [record_id for _, record_id in self.first_ids]
 
     @property
-    def records(self) -> list[Record]:
-        return [record for _, record in self.kept]
+    def records(self) -> list[KeptDeviation]:
+        return [kept for _, kept in self.kept]
 
 
 class _KeptDeviations:
@@ -205,8 +217,9 @@ class _KeptDeviations:
     def __init__(self) -> None:
         self.count = 0
         self.ids: list[tuple[int, str]] = []
-        self.records: list[tuple[int, Record]] = []
-        self._inputs: set[str] = set()
+        self.records: list[tuple[int, KeptDeviation]] = []
+        #: a digest of each kept input's text (an unshrunk input's text can be large: not kept twice)
+        self._inputs: set[bytes] = set()
 
     def add(self, position: int, record: Record, *, room: bool) -> bool:
         """Count a deviation, and keep it when its input is new and there is `room` (or fewer than
@@ -217,11 +230,14 @@ class _KeptDeviations:
         if not room and len(self.records) >= GROUP_INPUTS_KEPT:
             return False
         payload = record.reported_input
-        text = encode(payload.replay_payload(), ensure_ascii=False) if payload is not None else f"id:{record.id}"
-        if text in self._inputs:
+        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else None
+        key = text if text is not None else f"id:{record.id}"
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if digest in self._inputs:
             return False
-        self._inputs.add(text)
-        self.records.append((position, record.model_copy(update={"request": None, "related": None, "stderr": ""})))
+        self._inputs.add(digest)
+        slim = record.model_copy(update={"request": None, "related": None, "stderr": "", "replay": None})
+        self.records.append((position, KeptDeviation(slim, text)))
         return True
 
 
