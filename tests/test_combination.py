@@ -35,7 +35,7 @@ from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS,
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.models.results import Classification
+from oracle.models.results import BATCH_SIZES, Classification, batch_mean_name
 
 
 def request(level, segments, weights, smoothing=None):
@@ -95,6 +95,13 @@ VARIANT_EXAMPLES = [
     # k = 1 gives p2 = (1 + 1) / (2 + 1) = 2/3, so BLEU = (2/3 * 2/3)^(1/2) = 2/3 (k = 3 gives (4/5)^(1/2) (2/3)^(1/2))
     ("smoothing-parameter-ignored",
      request("sentence", [("a b c", ["a b d"])], (0.5, 0.5), {"method": "add-k", "k": 3}), 2 / 3),
+    # the mean of per-batch corpus scores, batches of k: k segments "dd ee" against themselves (p1 = 2/2), then
+    # "aa bb ff" against "aa cc ff" (p1 = 2/3; c = r in every segment, BP = 1), BLEU-1. The batches [k perfect] and
+    # [the last] score 1 and 2/3: their mean is 5/6, where the corpus scores (2k + 2) / (2k + 3) (k = 2: 6/7), and
+    # batches of another size j < k another value (k = 4, j = 2: (1 + 1 + 2/3) / 3 = 8/9; j = 3: (1 + 4/5) / 2)
+    *((batch_mean_name(k), request("corpus", [("dd ee", ["dd ee"])] * k + [("aa bb ff", ["aa cc ff"])], (1.0,)),
+       5 / 6)
+      for k in BATCH_SIZES),
 ]
 
 

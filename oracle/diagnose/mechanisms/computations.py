@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from oracle.diagnose.combination import PARTIAL_NAMES
 from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, FLOAT32
+from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
 
@@ -61,7 +62,8 @@ def computation_route(name: str, function: object) -> Route:
 def computation_mechanism(name: str, function: object) -> Mechanism:
     """A registered computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
-    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE)
+    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
+                     needs_evidence=name in NEEDS_EVIDENCE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
