@@ -301,3 +301,14 @@ def test_what_is_known_of_a_zero_keeps_the_variants_that_give_zero():
     zero = {"score": 0.0, "statistics": {"hyp_len": 2, "ref_len": 3, "matches": [2], "totals": [2]}}
     e = what_is_known(short, zero, "papineni")
     assert e.name == OTHER_COMBINATION and "order-fixed-at-4" in e.fits
+
+
+def test_a_batch_size_names_a_run_only_where_two_records_fit_it():
+    # the batch size is not known and ten are tried: one record one size fits is no evidence of that size
+    from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED, minimal_cover
+
+    four = batch_mean_name(4)
+    assert [c.name for c in minimal_cover({(four,): 1})] == [COVER_UNEXPLAINED]
+    assert [(c.name, c.records) for c in minimal_cover({(four,): 2})] == [(four, 2)]
+    # a record the size fits beside another name keeps that name
+    assert [c.name for c in minimal_cover({(OTHER_COMBINATION, four): 1})] == [OTHER_COMBINATION]
