@@ -327,13 +327,14 @@ def mean_of_exp_smoothed_sentence_bleu(ctx, result):
     calculated with aggressive smoothing"). A request of one segment, at either level, is that sentence's score.
     The log-mean is divided by the kept orders' total weight, as sacrebleu's `sum(log p_n) / eff_order` divides by
     the orders it keeps: weights that do not sum to 1 are normalised (with weights summing to 1 this changes
-    nothing); and a sentence that matches no n-gram of any order (an empty hypothesis among them) scores 0, as
-    sacrebleu's `compute_bleu` stops early there ("Early stop if there are no matches (#141)") before smoothing."""
+    nothing). Every sentence is smoothed, one that matches no n-gram at all too: sacrebleu's own `compute_bleu` stops
+    early with 0 there ("Early stop if there are no matches (#141)"), which this variant does not model (a mean of
+    exp-smoothed sentence scores computed otherwise than by sacrebleu)."""
     options = ctx.options.with_changes(sentence_empty_order="skip", weight_normalisation="normalise")
     segments = _segment_results(ctx, level="sentence", options=options, smoothing=SENTENCE_SMOOTHING, several=False)
     if segments is None:
         return None
-    return math.fsum(float(one.score) if any(one.statistics.matches) else 0.0 for one in segments) / len(segments)
+    return math.fsum(float(one.score) for one in segments) / len(segments)
 
 
 #: The smoothing stage's variants, in the order the classifier tries them: (name, function of (context, result)).
