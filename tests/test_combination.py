@@ -312,3 +312,14 @@ def test_a_batch_size_names_a_run_only_where_two_records_fit_it():
     assert [(c.name, c.records) for c in minimal_cover({(four,): 2})] == [(four, 2)]
     # a record the size fits beside another name keeps that name
     assert [c.name for c in minimal_cover({(OTHER_COMBINATION, four): 1})] == [OTHER_COMBINATION]
+
+
+def test_a_score_that_agrees_beside_statistics_that_differ_is_named_by_the_layer():
+    # "a b" against itself, BLEU-1: c = r = 2, m/l = 2/2, score 1. An answer of 1 with c = r = 5, m/l = 5/5: the score
+    # agrees, the counts differ first at hyp_len (5 for 2) and no known counting gives 5 from "a b": what is known
+    # is the layer, never a bare `unexplained`; it is a partial name (no value replayed from it)
+    scored = request("sentence", [("a b", ["a b"])], (1.0,))
+    statistics = {"hyp_len": 5, "ref_len": 5, "matches": [5], "totals": [5]}
+    e = classify(scored, {"score": 1.0, "statistics": statistics}, "papineni")
+    assert e.name == "other-counting-of-hyp_len", (e.name, e.description)
+    assert "the score agrees" in e.description and e.explained
