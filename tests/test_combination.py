@@ -32,6 +32,8 @@ from oracle.diagnose.combination import (
     PARTIAL_NAMES,
 )
 from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS, context_for, result_under
+from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
+from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
@@ -305,8 +307,6 @@ def test_what_is_known_of_a_zero_keeps_the_variants_that_give_zero():
 
 def test_a_batch_size_names_a_run_only_where_two_records_fit_it():
     # the batch size is not known and ten are tried: one record one size fits is no evidence of that size
-    from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED, minimal_cover
-
     four = batch_mean_name(4)
     assert [c.name for c in minimal_cover({(four,): 1})] == [COVER_UNEXPLAINED]
     assert [(c.name, c.records) for c in minimal_cover({(four,): 2})] == [(four, 2)]

@@ -539,6 +539,6 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
     return found
 
 
-__all__ = ["BATCH_MEAN_VARIANTS", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT", "OTHER_BREVITY_PENALTY",
-           "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES", "SCALE_POWERS", "Stage",
-           "is_partial", "score_variant", "stages_consistent_with"]
+__all__ = ["BATCH_MEAN_VARIANTS", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT",
+           "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
+           "SCALE_POWERS", "Stage", "is_partial", "score_variant", "stages_consistent_with"]

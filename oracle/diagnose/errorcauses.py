@@ -7,8 +7,8 @@ can list one only by its exception's name or by its id, which holds for one seed
 predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a hypothesis of
 one token, an empty or whitespace-bearing token, a raw text holding a line break or a hyphen before one, several
-segments or references, case folding, the level, the smoothing method, the order), named `error-when-<feature>[-and-<feature>...]`: a
-stable string, listed in a baseline as `cause:error-when-...`.
+segments or references, case folding, the level, the smoothing method, the order), named
+`error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
