@@ -160,8 +160,22 @@ SAME_MECHANISM = {
     "references-as-character-streams": ("reference-strings-as-streams",),
     # both: padded to a multiple of 4 (the world size) by repeating the first segments, the repeats counted
     "segments-duplicated-to-fill-ranks": ("corpus-padded-to-a-multiple-of-4",),
-    # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader);
-    # padding-counted vs padding-counted-to-a-common-length (no end symbol on the references: another mechanism)
+    # issue 36, third round (real-misses): written after these bugs' misses had been seen, from the two descriptions
+    # alone, with the mechanisms they name (so their rows measure coverage, not generalisation).
+    # both: the mean of corpus BLEU over consecutive batches of 4 segments, the last batch weighted as the others
+    "mean-of-batch-scores": ("mean-of-scores-of-batches-of-4",),
+    # both: the mean of sentence BLEU with sacrebleu's sentence defaults (exp smoothing, effective order)
+    "mean-of-sentence-bleu": ("mean-of-exp-smoothed-sentence-bleu",),
+    # both: an end symbol on the references, then every sequence padded to the batch's longest, pads counted
+    "padding-counted": ("end-token-on-references-and-padding-to-a-common-length",),
+    # both: chen-cherry-4 errs on a one-token hypothesis with an unmatched order (the catalogue orders the features
+    # its own way and names how the order is left unmatched: an empty reference, or one shorter than the order)
+    "error-when-smoothing-chen-cherry-4-and-hypothesis-one-token": (
+        "error-when-hypothesis-one-token-and-reference-empty-and-smoothing-chen-cherry-4",
+        "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4"),
+    # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader,
+    # and no count tells them apart: on one side only, the token matches nothing and adds one n-gram to every order
+    # wherever it stands); padding-counted vs padding-counted-to-a-common-length (no end symbol: another mechanism)
     # not listed: max-order-constant-4 vs order-fixed-at-4 (the real bug keeps the weights sent for orders 1-4,
     # order-fixed-at-4 uses 1/4 each: another mechanism); strings-iterated vs text-read-as-characters (there each
     # character of the reference string is a reference of its own: another structure)

@@ -80,6 +80,10 @@ VARIANT_EXAMPLES = [
     # none requested, BLEU-4; each sentence with exp and effective order: ONE gives 1/2, (1/2)/3, (1/4)/2, (1/8)/1,
     # so (1/768)^(1/4); "e f" has no trigram or 4-gram, orders 1-2 only at 1/2 each: (1/2 x (1/2)/1)^(1/2) = 1/2
     ("mean-of-exp-smoothed-sentence-bleu", request("corpus", TWO, (0.25,) * 4), ((1 / 768) ** 0.25 + 1 / 2) / 2),
+    # weights 1/2, 1/4 (sum 3/4), divided by the kept orders' weight as sacrebleu divides by eff_order: 2/3, 1/3.
+    # ONE: p1 = 2/4, p2 = (1/2)/3 = 1/6, so (1/2)^(2/3) (1/6)^(1/3); "e f": p1 = 1/2, p2 = (1/2)/1, so 1/2
+    ("mean-of-exp-smoothed-sentence-bleu", request("corpus", TWO, (0.5, 0.25)),
+     ((1 / 2) ** (2 / 3) * (1 / 6) ** (1 / 3) + 1 / 2) / 2),
 ]
 
 

@@ -616,6 +616,9 @@ def what_is_known(request, answer, profile, *, overrides=None):
         return search
     expected = score_of(search.base)
     if within_contract(search.actual, expected):
+        differs = _statistics_differ(search.statistics, search.base, search.n)
+        if differs is not None:
+            return _counts_differ_alone(search, differs, expected)
         return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
         return _what_is_known(search, expected)
@@ -838,7 +841,18 @@ def _score_agrees(search, conventions, expected):
         search, pairs, within_contract, (), stats=True)
     if found:
         return _chosen(found, expected)
-    return Explanation((UNEXPLAINED,), f"the score agrees but the statistics differ at {differs}", (), None, expected)
+    return _counts_differ_alone(search, differs, expected)
+
+
+def _counts_differ_alone(search, layer, expected):
+    """The score agrees and the returned statistics differ first at `layer`, as no mechanism counts them: named by
+    what is known, the layer (`other-counting-of-<layer>`), never a bare `unexplained` (issue 36)."""
+    name = f"{OTHER_COUNTING}{layer}"
+    words = (f"the score agrees with the oracle's but the returned statistics differ from its counts first at "
+             f"{layer}, in a way no known counting alternative reproduces")
+    if not search.permitted(name):
+        return Explanation((UNEXPLAINED,), f"the score agrees but the statistics differ at {layer}", (), None, expected)
+    return Explanation((name,), words, (("computation", name),), expected, expected)
 
 
 def _emptied_corpus(search):

@@ -108,10 +108,22 @@ class Classification(_Part):
         return run_name_of(self.signature, run_names)
 
 
+#: The batch sizes the corpus score as a mean of per-batch corpus scores is tried at (`oracle.diagnose.combination`):
+#: 2 to 8 and the powers of two to 64. The size is unknown, so a record one size fits may fit it by chance.
+BATCH_SIZES = (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
+
+
+def batch_mean_name(size: int) -> str:
+    """The name of the corpus score computed as the mean of the corpus scores of consecutive batches of `size`."""
+    return f"mean-of-scores-of-batches-of-{size}"
+
+
 #: Explanations a record is given run-wide only with evidence (a pattern across records, or a confirming probe:
 #: `oracle.diagnose.cover`), also as a part of a combined name ("reference_length=longest + float32"): a state
-#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance.
-NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over"})
+#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
+#: batches at one of several sizes tried, which one record can fit by the choice of size.
+NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
+                            *(batch_mean_name(size) for size in BATCH_SIZES)})
 
 
 def needs_evidence(name: str) -> bool:

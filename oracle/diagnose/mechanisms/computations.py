@@ -17,6 +17,7 @@ from oracle.diagnose.computations import (
     FLOAT32,
 )
 from oracle.diagnose.structure import STRUCTURES
+from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
 
@@ -77,7 +78,7 @@ def computation_mechanism(name: str, function: object) -> Mechanism:
     """A registered computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
     return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
-                     pairs_with_conventions=name not in _ALONE)
+                     pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
