@@ -101,6 +101,7 @@ from .separate import SEPARATING_REQUESTS, told_apart
 from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
+from .stages import Item
 from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
@@ -618,34 +619,19 @@ class Session:
     def expected_for(self, request, *, overrides=None, document=None, profiles=()):
         return case_expected(request, self.profile, overrides=overrides, document=document, profiles=profiles)
 
-    def evaluate(
-        self,
-        item_id,
-        kind,
-        request,
-        *,
-        title="",
-        overrides=None,
-        document=None,
-        profiles=(),
-        invalid=None,
-        within_capabilities=False,
-        expected=None,
-        summary=None,
-        attribution="full",
-        prepared=None,
-    ):
-        """Judge one input. `request` is None (and `invalid` says why) for a case whose input
-        protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
-        implementation computes this request (a curated example of its own) though its declared
-        capabilities cannot say so; it is sent all the same. For a large input (a real corpus):
-        `expected`, the oracle's expectation when the caller has it already; `summary`, a short
-        description recorded in place of the request (and no replay line); `attribution`, "full"
-        (the documented classes, then every explanation), "documented" (the documented classes
-        only: every explanation recomputes the corpus many times) or "none". `prepared`: an example's input
-        as `prepare` gives it (its wire line, expectation and features, cached across runs)."""
+    def inapplicable(self, item: Item) -> str | None:
+        """Why `item` is not judged (not applicable: its input cannot be expressed in protocol v1, or lies outside
+        the implementation's declared capabilities), or None."""
+        if item.invalid or item.request is None:
+            return item.invalid or "the input cannot be expressed in protocol v1"
+        return None if item.within_capabilities else not_applicable_reason(item.request, self.capabilities)
+
+    def evaluate(self, item: Item) -> Record:
+        """Judge one input (an `Item`: what it is, its case context, its large-input policy) and write its
+        record."""
+        item_id, kind, request, prepared, summary = item.id, item.kind, item.request, item.prepared, item.summary
         started = time.perf_counter()
-        reason = invalid or (None if within_capabilities else not_applicable_reason(request, self.capabilities))
+        reason = self.inapplicable(item)
         if reason is not None:
             recorded = (
                 CorpusSummary(**summary)
@@ -656,7 +642,7 @@ class Session:
                 Record(
                     id=item_id,
                     kind=kind,
-                    title=title,
+                    title=item.title,
                     request=recorded,
                     outcome=Outcome.NOT_APPLICABLE,
                     message=reason,
@@ -666,8 +652,11 @@ class Session:
         sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
         if prepared is not None:
             expected = self.expected_of(request, prepared)
-        elif expected is None:
-            expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
+        elif item.expected is not None:
+            expected = item.expected
+        else:
+            expected = self.expected_for(request, overrides=item.overrides, document=item.document,
+                                         profiles=item.profiles)
         self.cover(request, expected, prepared)
         reply = self.collect(sent, pending)
         self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
@@ -682,7 +671,7 @@ class Session:
         record = Record(
             id=item_id,
             kind=kind,
-            title=title,
+            title=item.title,
             request=CorpusSummary(**summary)
             if summary is not None
             else self.recorded(sent, item_id, prepared),
@@ -696,8 +685,8 @@ class Session:
         if again is not None:
             update = self.nondeterministic_update(record, kind, request, reply, again, expected, summary=summary)
         else:
-            update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                         attribution=attribution, summary=summary, before=before)
+            update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=item.overrides,
+                                         attribution=item.attribution, summary=summary, before=before)
         return self.finish(record.model_copy(update=update), started)
 
     def _verdict(self, request, reply, expected):
@@ -1096,16 +1085,7 @@ class Session:
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
             self.start_unit()
-            self.evaluate(
-                item.case_id,
-                "case",
-                item.request,
-                title=item.title,
-                overrides=item.overrides,
-                document=item.document,
-                profiles=item.profiles,
-                invalid=item.invalid,
-            )
+            self.evaluate(Item.of_case(item))
 
     def run_examples(self):
         """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
@@ -1173,7 +1153,7 @@ class Session:
         request = prepared.request
         self.examples_run += 1
         self.start_unit()
-        record = self.evaluate(identifier, "example", request, prepared=prepared)
+        record = self.evaluate(Item(identifier, "example", request, prepared=prepared))
         every = self.settings.relation_every
         reply = self.last_reply
         if (
@@ -1230,7 +1210,7 @@ class Session:
             else:
                 prepared = self.prepare(kind, lambda rng=rng: refused_request(
                     rng, self.capabilities, turn=index // REFUSED_EVERY, **draw))
-            self.evaluate(item_id, "example", prepared.request, prepared=prepared)
+            self.evaluate(Item(item_id, "example", prepared.request, prepared=prepared))
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
@@ -1438,7 +1418,7 @@ class Session:
 
     def run_replay(self, inputs):
         for label, request in inputs:
-            self.evaluate(label, "replay", request)
+            self.evaluate(Item(label, "replay", request))
 
 
 # -- the lifecycle --------------------------------------------------------------------------------

@@ -55,6 +55,7 @@ from .coverage import Coverage
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare, Shard
+from .stages import Item
 from .transport import (
     DEFAULT_SHRINK_FIRST,
     Reply,
@@ -340,7 +341,7 @@ def _record_not_attempted(session, index):
     session.process, session.coverage = _NotSent(given_up_message(session.settings.max_restarts)), Coverage()
     session.progress.enabled = False
     try:
-        session.evaluate(example_id(session.settings.seed, index), "example", session.example_request(index))
+        session.evaluate(Item(example_id(session.settings.seed, index), "example", session.example_request(index)))
         session.judge_companions(index)
     finally:
         session.process, session.coverage, session.progress.enabled = kept

@@ -1,0 +1,77 @@
+"""The typed values the judging stages hand on: what is judged (`Item`) and how it was judged (`Judgement`).
+
+A session judges one input at a time: `Session.judge(item)` sends the item's request, computes the oracle's
+expectation meanwhile, and returns a `Judgement`; the diagnosis (shrinking, classification) and the record
+start from that value, never from state the judging left on the session. The shrinkers
+(`oracle.harness.shrink.failure_predicate`, `oracle.harness.stateful.PlanShrinker`) keep their last failing
+candidate as a `Judgement` too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from oracle.models.case import CaseRequest
+from oracle.models.outcomes import Expected, Verdict
+from oracle.models.protocol import ScoreRequest
+
+from .searchcache import Prepared
+from .transport import Reply
+
+#: How a failing record is searched for its root cause: "full" (the implementation's documented classes, then
+#: every explanation), "documented" (the documented classes only: every explanation recomputes a large input many
+#: times) or "none".
+Attribution = Literal["full", "documented", "none"]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One input to judge, and everything the session needs to judge and record it.
+
+    `request` is None (and `invalid` says why) for a case whose input protocol v1 cannot carry: it is not
+    applicable. A case carries its context: the convention `overrides` its options set, the `document`'s
+    printed expectation, the `profiles` it is documented under. `within_capabilities`: the caller knows the
+    implementation computes this request (a curated example of its own) though its declared capabilities cannot
+    say so; it is sent all the same. A large input (a real corpus) carries its policy: `expected`, the oracle's
+    expectation when the caller has it already; `summary`, a short description recorded in place of the request
+    (and no replay line); `attribution` (`Attribution`). `prepared`: a random example's input as the search
+    cache gives it (its wire line, expectation and features, computed once across runs)."""
+
+    id: str
+    kind: str
+    request: ScoreRequest | None
+    title: str = ""
+    overrides: Mapping[str, Any] | None = None
+    document: Mapping[str, Any] | None = None
+    profiles: tuple[str, ...] = ()
+    invalid: str | None = None
+    within_capabilities: bool = False
+    expected: Expected | None = None
+    summary: Mapping[str, Any] | None = field(default=None)
+    attribution: Attribution = "full"
+    prepared: Prepared | None = None
+
+    @classmethod
+    def of_case(cls, case: CaseRequest) -> Item:
+        """A case (`Case.request_under`: its request under the judged profile, with its context) to judge."""
+        return cls(case.case_id, "case", case.request, title=case.title, overrides=case.overrides,
+                   document=case.document, profiles=case.profiles, invalid=case.invalid)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """One request judged: the request as built (`request`, numbered 0) and as sent (`sent`, with its seq), the
+    implementation's `reply`, the oracle's `expected` value, and the judge's `verdict` on the two."""
+
+    request: ScoreRequest
+    sent: ScoreRequest
+    reply: Reply
+    expected: Expected
+    verdict: Verdict
+
+    @property
+    def parts(self) -> tuple[ScoreRequest, Reply, Verdict, Expected]:
+        """(request, reply, verdict, expected): the arguments `oracle.diagnose.attribute` takes."""
+        return self.request, self.reply, self.verdict, self.expected
