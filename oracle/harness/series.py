@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
+from .stages import Item, Judgement
+
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
 #: The parts a repeat changes, one at a time, in turn.
@@ -158,7 +160,8 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         # failing step, sent once more, is answered otherwise (`Session.answered_again`)
         before = session.before()
         again = session.answered_again(step.request, reply, verdict, prepared[k], before=before, expected=expected)
-        update = session.failure_update(item_id, "series", step.request, reply, verdict, expected, before=before) \
+        judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
+        update = session.failure_update(Item(item_id, "series", step.request), judgement, before=before) \
             if again is None else session.nondeterministic_update(record, "series", step.request, reply, again,
                                                                   expected)
         record = record.model_copy(update=update)

@@ -100,8 +100,8 @@ from .searchcache import (
 from .separate import SEPARATING_REQUESTS, told_apart
 from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
 from .shards import ExampleShare, Shard
-from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
-from .stages import Item
+from .shrink import DEFAULT_BUDGET, SameFailure, shrink
+from .stages import Item, Judgement
 from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
@@ -403,7 +403,6 @@ class Session:
         self.budget = getattr(process, "budget", None) or RestartBudget(settings.max_restarts)
         self.budget.shrink_first = settings.shrink_first
         self.budget_spent = False
-        self.last_reply = None
         #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
         self.search_cache: SearchCache | None = None
         self.entry: ExampleEntry | None = None
@@ -629,26 +628,59 @@ class Session:
     def evaluate(self, item: Item) -> Record:
         """Judge one input (an `Item`: what it is, its case context, its large-input policy) and write its
         record."""
-        item_id, kind, request, prepared, summary = item.id, item.kind, item.request, item.prepared, item.summary
+        return self.assess(item)[0]
+
+    def assess(self, item: Item) -> tuple[Record, Judgement | None]:
+        """Judge one input (`judge`), diagnose a failure (sent once more, then shrunk and classified), and write its
+        record: (the record, the judgement; None where the input was not applicable and nothing was sent)."""
         started = time.perf_counter()
         reason = self.inapplicable(item)
         if reason is not None:
-            recorded = (
-                CorpusSummary(**summary)
-                if summary is not None
-                else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
-            )
-            return self.finish(
-                Record(
-                    id=item_id,
-                    kind=kind,
-                    title=item.title,
-                    request=recorded,
-                    outcome=Outcome.NOT_APPLICABLE,
-                    message=reason,
-                    label="not-applicable",
-                )
-            )
+            return self.finish(self._not_applicable(item, reason)), None
+        judgement = self.judge(item)
+        sent, reply, verdict, expected = judgement.sent, judgement.reply, judgement.verdict, judgement.expected
+        notes = [f"runner: {note}" for note in reply.notes]
+        record = Record(
+            id=item.id,
+            kind=item.kind,
+            title=item.title,
+            request=CorpusSummary(**item.summary)
+            if item.summary is not None
+            else self.recorded(sent, item.id, item.prepared),
+            message="; ".join(filter(None, [verdict.message, *notes])),
+            **_judged(verdict, reply, expected),
+        )
+        if verdict.outcome in GOOD_OUTCOMES:
+            return self.finish(record, started), judgement
+        before = self.before()  # (taken before the request is sent again)
+        request = judgement.request
+        again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
+        if again is not None:
+            update = self.nondeterministic_update(record, item.kind, request, reply, again, expected,
+                                                  summary=item.summary)
+        else:
+            update = self.failure_update(item, judgement, before=before)
+        return self.finish(record.model_copy(update=update), started), judgement
+
+    def _not_applicable(self, item: Item, reason: str) -> Record:
+        """The record of an input not judged (`inapplicable`): what it was, and why."""
+        request = item.request
+        recorded = (
+            CorpusSummary(**item.summary)
+            if item.summary is not None
+            else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item.id)))
+        )
+        return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
+                      message=reason, label="not-applicable")
+
+    def judge(self, item: Item) -> Judgement:
+        """Send an applicable item's request and judge the reply against the oracle's expectation (computed while
+        the implementation answers: an example's from its `Prepared`, a large input's when the item carries it, a
+        case's under its context). A failure never rests on an expectation from the search cache alone
+        (`confirmed_expectation`)."""
+        request, prepared = item.request, item.prepared
+        if request is None:  # (`inapplicable` says why: not sent)
+            raise BleuValueError(f"{item.id}: no request to judge")
         sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
         if prepared is not None:
             expected = self.expected_of(request, prepared)
@@ -659,7 +691,6 @@ class Session:
                                          profiles=item.profiles)
         self.cover(request, expected, prepared)
         reply = self.collect(sent, pending)
-        self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         verdict = self._verdict(request, reply, expected)
         if verdict.outcome not in GOOD_OUTCOMES and prepared is not None:  # never a failure on a cached value alone
             confirmed_expected = self.confirmed_expectation(request, prepared, expected)
@@ -667,27 +698,7 @@ class Session:
                 expected, verdict = confirmed_expected, self._verdict(request, reply, confirmed_expected)
         if verdict.outcome == Outcome.REJECTED:
             self.coverage.add_refused(request)
-        notes = [f"runner: {note}" for note in reply.notes]
-        record = Record(
-            id=item_id,
-            kind=kind,
-            title=item.title,
-            request=CorpusSummary(**summary)
-            if summary is not None
-            else self.recorded(sent, item_id, prepared),
-            message="; ".join(filter(None, [verdict.message, *notes])),
-            **_judged(verdict, reply, expected),
-        )
-        if verdict.outcome in GOOD_OUTCOMES:
-            return self.finish(record, started)
-        before = self.before()  # (taken before the request is sent again)
-        again = self.answered_again(request, reply, verdict, prepared, before=before, expected=expected)
-        if again is not None:
-            update = self.nondeterministic_update(record, kind, request, reply, again, expected, summary=summary)
-        else:
-            update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=item.overrides,
-                                         attribution=item.attribution, summary=summary, before=before)
-        return self.finish(record.model_copy(update=update), started)
+        return Judgement(request=request, sent=sent, reply=reply, expected=expected, verdict=verdict)
 
     def _verdict(self, request, reply, expected):
         """The judge's verdict on `reply` to `request` (a plan of metric states is judged as a plan)."""
@@ -740,42 +751,43 @@ class Session:
             return reported, self._regenerate(item_id)
         return reported, self.reproduce(item_id, reported)
 
-    def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
-                       summary=None, before=NOTHING_BEFORE):
+    def failure_update(self, item: Item, judgement: Judgement, *, before: Before = NOTHING_BEFORE) -> dict:
         """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
         the replay and the reproduction line. `before`: what the process had answered before this request, where the
         state an earlier request left is looked for (`oracle.diagnose.stale`)."""
-        reported, judged, shrunk = request, (request, reply, verdict, expected), None
+        item_id, kind, overrides, summary = item.id, item.kind, item.overrides, item.summary
+        request, reply, verdict, expected = judgement.parts
+        search_all = item.attribution == "full"
+        reported, judged, shrunk = request, judgement, None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if repeat.NONDETERMINISTIC in hints:
-            return self.cheaply_classified(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                           summary=summary)
+            return self.cheaply_classified(item, judgement)
         if to_shrink:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
             if last is not None:
-                judged = (last["request"], last["reply"], last["verdict"], last["expected"])
+                judged = last
         classification = None
-        if attribution != "none" and hints:
-            classification = self._attribute_by_hints(judged, hints, overrides, search_all=attribution == "full")
-        elif attribution != "none" and judged[0] is not request:
+        if item.attribution != "none" and hints:
+            classification = self._attribute_by_hints(judged.parts, hints, overrides, search_all=search_all)
+        elif item.attribution != "none" and judged is not judgement:
             classification = attribute_shrunk(
-                judged,
-                (request, reply, verdict, expected),
+                judged.parts,
+                judgement.parts,
                 self.profile,
                 entries=self.documented,
                 overrides=overrides,
-                search_all=attribution == "full",
+                search_all=search_all,
             )
-        elif attribution != "none":
+        elif item.attribution != "none":
             classification = attribute(
-                *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
+                *judged.parts, self.profile, entries=self.documented, overrides=overrides, search_all=search_all
             )
-        if to_shrink and classification is not None and classification.fits and judged[0] is not request \
-                and attribution == "full":
-            classification = self._told_apart(judged, classification, overrides)
+        if to_shrink and classification is not None and classification.fits and judged is not judgement \
+                and search_all:
+            classification = self._told_apart(judged.parts, classification, overrides)
         if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
-            classification = self._error_cause(judged, request, classification, hints)
+            classification = self._error_cause(judged.parts, request, classification, hints)
         if classification is not None and verdict.outcome in (Outcome.CRASH, Outcome.TIMEOUT) and kind == "example" \
                 and reply.message != self.process.given_up:
             classification, shrunk = self._death_cause(request, verdict, classification)
@@ -792,21 +804,21 @@ class Session:
             update.update(replay=replay, reproduce=line)
         return update
 
-    def cheaply_classified(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, summary=None):
+    def cheaply_classified(self, item: Item, judgement: Judgement) -> dict:
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
         two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
         found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
         per record (its run stays within a few times a conforming run's cost)."""
-        classification = attribute(request, reply, verdict, expected, self.profile, entries=self.documented,
-                                   overrides=overrides, search_all=False)
+        classification = attribute(*judgement.parts, self.profile, entries=self.documented,
+                                   overrides=item.overrides, search_all=False)
         if classification.name == UNEXPLAINED:
             classification = classification.model_copy(update={"description": (
                 "not searched among every explanation: an earlier example of this block had a request answered "
                 "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
         update = {"classification": classification}
-        if summary is None:
-            replay, line = self._reproduction(item_id, kind, request, request)
+        if item.summary is None:
+            replay, line = self._reproduction(item.id, item.kind, judgement.request, judgement.request)
             update.update(replay=replay, reproduce=line)
         return update
 
@@ -990,7 +1002,7 @@ class Session:
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
-        still_fails, last = failure_predicate(
+        still_fails = SameFailure(
             request,
             verdict,
             reply,
@@ -1008,7 +1020,8 @@ class Session:
             budget=self.settings.shrink_budget,
             deadline=time.perf_counter() + self.settings.shrink_seconds,
         )
-        if not outcome.steps:
+        last = still_fails.last  # (set by every step: a step is a candidate that failed the same way)
+        if not outcome.steps or last is None:
             return Shrunk(
                 request=request,
                 steps=0,
@@ -1019,18 +1032,18 @@ class Session:
                 order=verdict.order,
                 note="no simpler input fails the same way",
             ), None
-        final = last["verdict"]
+        final = last.verdict
         return Shrunk(
             request=outcome.request,
-            expected=last["expected"],
-            actual=last["reply"].recorded(),
+            expected=last.expected,
+            actual=last.reply.recorded(),
             layer=final.layer,
             order=final.order,
             message=final.message,
             steps=outcome.steps,
             queries=outcome.queries,
             exhausted=outcome.exhausted,
-        ), dict(last)
+        ), last
 
     def finish(self, record, started=None):
         """Time a judged record (unless the stream keeps no clock readings) and account for it."""
@@ -1153,9 +1166,9 @@ class Session:
         request = prepared.request
         self.examples_run += 1
         self.start_unit()
-        record = self.evaluate(Item(identifier, "example", request, prepared=prepared))
+        record, judgement = self.assess(Item(identifier, "example", request, prepared=prepared))
         every = self.settings.relation_every
-        reply = self.last_reply
+        reply = judgement.reply if judgement is not None else None
         if (
             every
             and index % every == every - 1
@@ -1338,13 +1351,13 @@ class Session:
             return {**self._lowest_plan(item_id, planned, verdict, shrinker), **cause}
         smallest, exhausted = shrinker.run(planned, verdict)
         last = shrinker.last
-        final = last.get("verdict", verdict)
-        if last:
-            cause = {"classification": self._plan_cause(smallest, last["reply"], final, last.get("expected"))}
+        final = last.verdict if last is not None else verdict
+        if last is not None:
+            cause = {"classification": self._plan_cause(smallest, last.reply, final, last.expected)}
         shrunk = Shrunk(
             request=smallest,
-            expected=last.get("expected"),
-            actual=last["reply"].recorded() if last else None,
+            expected=last.expected if last is not None else None,
+            actual=last.reply.recorded() if last is not None else None,
             layer=final.layer,
             order=final.order,
             message=final.message,

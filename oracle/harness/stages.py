@@ -3,7 +3,7 @@
 A session judges one input at a time: `Session.judge(item)` sends the item's request, computes the oracle's
 expectation meanwhile, and returns a `Judgement`; the diagnosis (shrinking, classification) and the record
 start from that value, never from state the judging left on the session. The shrinkers
-(`oracle.harness.shrink.failure_predicate`, `oracle.harness.stateful.PlanShrinker`) keep their last failing
+(`oracle.harness.shrink.SameFailure`, `oracle.harness.stateful.PlanShrinker`) keep their last failing
 candidate as a `Judgement` too.
 """
 
