@@ -89,19 +89,17 @@ from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
 from .searchcache import (
     ExampleEntry,
-    Prepared,
     SearchCache,
     cache_root,
-    discard,
     request_digest,
     run_key,
     wire_line,
 )
 from .separate import SEPARATING_REQUESTS, told_apart
-from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
+from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, SameFailure, shrink
-from .stages import Item, Judgement
+from .stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, Timing, judged_record
 from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
@@ -113,6 +111,7 @@ from .transport import (
     RestartBudget,
     failure_kind,
 )
+from .work.examples import ExampleInputs
 
 INLINE_REPLAY_LIMIT = 400
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
@@ -138,21 +137,6 @@ def _recorded(request, regenerate, digest=None):
             regenerate=regenerate(),
         ),
     )
-
-
-def _judged(verdict, reply, expected):
-    """A record's fields from a judgement: the verdict, the answer as recorded, what was expected."""
-    return {
-        "outcome": verdict.outcome,
-        "layer": verdict.layer,
-        "order": verdict.order,
-        "label": verdict.classification,
-        "convention": verdict.convention,
-        "expected": expected,
-        "actual": reply.recorded(),
-        "stderr": reply.stderr,
-        "duration": reply.duration,
-    }
 
 
 #: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
@@ -304,12 +288,12 @@ class SessionSettings:
         return cls(**values)
 
 
-def _layer_moved(verdict, final):
-    """A failing plan's record fields when the failure stays with a plan that uses less: it is in that layer."""
+def _layer_moved(verdict: Verdict, final: Verdict) -> tuple[Verdict | None, str]:
+    """Where a failing plan's failure stays with a plan that uses less, it is in that plan's layer: (the verdict
+    the record takes its layer from, the note its message adds), else (None, "")."""
     if final.layer == verdict.layer:
-        return {}
-    return {"layer": final.layer, "label": final.classification,
-            "message": f"{verdict.message}; it stays with a plan that uses less: the {final.layer} layer"}
+        return None, ""
+    return final, f"it stays with a plan that uses less: the {final.layer} layer"
 
 
 def implementation_argv(settings):
@@ -403,12 +387,8 @@ class Session:
         self.budget = getattr(process, "budget", None) or RestartBudget(settings.max_restarts)
         self.budget.shrink_first = settings.shrink_first
         self.budget_spent = False
-        #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
+        #: the search cache of this run's key (`searchcache`; None: not used)
         self.search_cache: SearchCache | None = None
-        self.entry: ExampleEntry | None = None
-        #: the inputs (`Prepared`, by id) of the current example whose expectation the oracle computed in this run:
-        #: any other came from the search cache, and is recomputed before a failure rests on it
-        self.computed_here: set[int] = set()
         #: whether the run has warned the user already (`warn`: one line per run)
         self.warned = False
         #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
@@ -502,76 +482,6 @@ class Session:
             return request, self.process.submit(request.to_json())
         return request, self.process.submit({"seq": request.seq}, line=wire_line(prepared.wire_body(), request.seq))
 
-    # -- the inputs of one example, from the search cache or drawn and computed here --
-
-    def prepare(self, name, draw):
-        """The current example's input `name` ("example", "text", "refused"): cached, or `draw()`n now."""
-        entry = self.entry
-        if entry is not None and name in entry.inputs:
-            return entry.inputs[name]
-        prepared = Prepared(draw())
-        if entry is not None:
-            entry.inputs[name] = prepared
-        return prepared
-
-    def prepare_series(self, draw):
-        """The current example's series: (its steps, each step's Prepared), cached or `draw()`n now (a base
-        input sent again shares its Prepared)."""
-        entry = self.entry
-        names = [] if entry is None or entry.series is None else [f"series/{k}" for k in range(len(entry.series))]
-        if names and all(name in entry.inputs for name in names):
-            prepared = [entry.inputs[name] for name in names]
-            steps = [Step(p.request, base, changed) for p, (base, changed) in zip(prepared, entry.series, strict=True)]
-            return steps, prepared
-        steps = draw()
-        shared = {}
-        prepared = [shared.setdefault(id(step.request), Prepared(step.request)) for step in steps]
-        if entry is not None:
-            entry.series = [(step.base, step.changed) for step in steps]
-            entry.inputs.update((f"series/{k}", p) for k, p in enumerate(prepared))
-        return steps, prepared
-
-    def expected_of(self, request, prepared):
-        """The oracle's expectation of an example's input: `prepared`'s, computed once."""
-        if prepared is None:
-            return self.expected_for(request)
-        if prepared.expected is None:
-            prepared.expected, prepared.fresh = self.expected_for(request), True
-            self.computed_here.add(id(prepared))
-        return prepared.expected
-
-    def confirmed_expectation(self, request, prepared, expected):
-        """The expectation a failing verdict on an example's input rests on: `expected` when the oracle computed it
-        in this run, else (it came from the search cache) the oracle's own, computed now. A checksum protects an
-        entry from damage, not from an expectation that is stale or was altered: one that differs from the
-        oracle's is discarded with its entry (`discard_entry`), and the caller judges again by the one returned."""
-        if prepared is None or id(prepared) in self.computed_here:
-            return expected
-        fresh = self.expected_for(request)
-        self.computed_here.add(id(prepared))
-        if encode(fresh.model_dump(mode="json")) == encode(expected.model_dump(mode="json")):
-            return expected
-        self.discard_entry()
-        prepared.expected, prepared.fresh = fresh, True
-        return fresh
-
-    def discard_entry(self):
-        """The current example's cache entry held an expectation the oracle does not give: its file is removed,
-        nothing it held is used any more (every expectation, feature and digest of its inputs is computed afresh,
-        and the entry written again when the example is over), and the user is told once per run."""
-        entry, cache = self.entry, self.search_cache
-        if entry is None or cache is None or not entry.loaded:  # (no cache, or discarded already)
-            return
-        discard(cache, entry.index)
-        for prepared in entry.inputs.values():  # (its requests are kept: the oracle judges what is sent)
-            prepared.expected = prepared.features = prepared.digest = None
-            prepared.fresh = True
-        entry.loaded = False
-        identifier = example_id(self.settings.seed, entry.index)
-        self.warn(f"the search cache in {cache.root} held an expectation of {identifier} that the oracle does not "
-                  "give: the entry was discarded and the input judged by the oracle's own (said once per run; "
-                  "--no-search-cache bypasses the cache)")
-
     def warn(self, text):
         """One warning line for the user, the first of the run only (a worker's goes through its parent)."""
         if self.warned:
@@ -636,31 +546,25 @@ class Session:
         started = time.perf_counter()
         reason = self.inapplicable(item)
         if reason is not None:
-            return self.finish(self._not_applicable(item, reason)), None
+            return self.finish(self._not_applicable(item, reason)), None  # (no clock reading: nothing was sent)
         judgement = self.judge(item)
-        sent, reply, verdict, expected = judgement.sent, judgement.reply, judgement.verdict, judgement.expected
-        notes = [f"runner: {note}" for note in reply.notes]
-        record = Record(
-            id=item.id,
-            kind=item.kind,
-            title=item.title,
-            request=CorpusSummary(**item.summary)
-            if item.summary is not None
-            else self.recorded(sent, item.id, item.prepared),
-            message="; ".join(filter(None, [verdict.message, *notes])),
-            **_judged(verdict, reply, expected),
+        request, reply, verdict, expected = judgement.parts
+        diagnosis = NOT_DIAGNOSED
+        if verdict.outcome not in GOOD_OUTCOMES:
+            before = self.before()  # (taken before the request is sent again)
+            again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
+            diagnosis = self.nondeterministic(item, request, reply, again, expected) if again is not None \
+                else self.diagnose(item, judgement, before=before)
+        record = judged_record(
+            item,
+            judgement,
+            request=CorpusSummary(**item.summary) if item.summary is not None
+            else self.recorded(judgement.sent, item.id, item.prepared),
+            message="; ".join(filter(None, [verdict.message, *(f"runner: {note}" for note in reply.notes)])),
+            diagnosis=diagnosis,
+            timing=self.timing(reply.duration, started),
         )
-        if verdict.outcome in GOOD_OUTCOMES:
-            return self.finish(record, started), judgement
-        before = self.before()  # (taken before the request is sent again)
-        request = judgement.request
-        again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
-        if again is not None:
-            update = self.nondeterministic_update(record, item.kind, request, reply, again, expected,
-                                                  summary=item.summary)
-        else:
-            update = self.failure_update(item, judgement, before=before)
-        return self.finish(record.model_copy(update=update), started), judgement
+        return self.finish(record), judgement
 
     def _not_applicable(self, item: Item, reason: str) -> Record:
         """The record of an input not judged (`inapplicable`): what it was, and why."""
@@ -670,8 +574,9 @@ class Session:
             if item.summary is not None
             else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item.id)))
         )
+        timing = self.timing(0.0)
         return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
-                      message=reason, label="not-applicable")
+                      message=reason, label="not-applicable", duration=timing.duration, wall=timing.wall)
 
     def judge(self, item: Item) -> Judgement:
         """Send an applicable item's request and judge the reply against the oracle's expectation (computed while
@@ -682,8 +587,9 @@ class Session:
         if request is None:  # (`inapplicable` says why: not sent)
             raise BleuValueError(f"{item.id}: no request to judge")
         sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
-        if prepared is not None:
-            expected = self.expected_of(request, prepared)
+        inputs = item.inputs
+        if inputs is not None:
+            expected = inputs.expected_of(request, prepared)
         elif item.expected is not None:
             expected = item.expected
         else:
@@ -692,8 +598,8 @@ class Session:
         self.cover(request, expected, prepared)
         reply = self.collect(sent, pending)
         verdict = self._verdict(request, reply, expected)
-        if verdict.outcome not in GOOD_OUTCOMES and prepared is not None:  # never a failure on a cached value alone
-            confirmed_expected = self.confirmed_expectation(request, prepared, expected)
+        if verdict.outcome not in GOOD_OUTCOMES and inputs is not None:  # never a failure on a cached value alone
+            confirmed_expected = inputs.confirmed_expectation(request, prepared, expected)
             if confirmed_expected is not expected:
                 expected, verdict = confirmed_expected, self._verdict(request, reply, confirmed_expected)
         if verdict.outcome == Outcome.REJECTED:
@@ -725,21 +631,21 @@ class Session:
             return None
         return again
 
-    def nondeterministic_update(self, record, kind, request, reply, again, expected, *, summary=None):
-        """What a failing record whose request was answered two ways adds: the root cause `nondeterministic`, both
-        answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified further:
-        neither can be trusted on an implementation that answers one request two ways (and both cost tens of
-        requests, or seconds of search, per record)."""
-        note = repeat.described(reply, again)
+    def nondeterministic(self, item: Item, request, reply, again, expected) -> Diagnosis:
+        """The diagnosis of a failing record whose request was answered two ways: the root cause `nondeterministic`,
+        both answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified
+        further: neither can be trusted on an implementation that answers one request two ways (and both cost tens
+        of requests, or seconds of search, per record)."""
         if self.budget.example >= 0:  # the later failures of its block are classified cheaply (`cheaply_classified`)
             self.budget.may_shrink(NONDETERMINISTIC_KIND)
-        update = {"classification": repeat.nondeterministic(reply, again, None if expected is None or
-                                                            expected.rejected else expected.score),
-                  "message": "; ".join(filter(None, [record.message, note]))}
-        if summary is None:
-            replay, line = self._reproduction(record.id, kind, request, request)
-            update.update(replay=replay, reproduce=line + repeat.reproduction_note(reply, again))
-        return update
+        classification = repeat.nondeterministic(reply, again, None if expected is None or expected.rejected
+                                                 else expected.score)
+        note = repeat.described(reply, again)
+        if item.summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=classification, note=note)
+        replay, line = self._reproduction(item.id, item.kind, request, request)
+        return Diagnosis(classification=classification, replay=replay,
+                         reproduce=line + repeat.reproduction_note(reply, again), note=note)
 
     def _reproduction(self, item_id, kind, request, reported):
         """(the replay input, the reproduction line) of a failing record: a case by its id, a series or a relation
@@ -751,8 +657,8 @@ class Session:
             return reported, self._regenerate(item_id)
         return reported, self.reproduce(item_id, reported)
 
-    def failure_update(self, item: Item, judgement: Judgement, *, before: Before = NOTHING_BEFORE) -> dict:
-        """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
+    def diagnose(self, item: Item, judgement: Judgement, *, before: Before = NOTHING_BEFORE) -> Diagnosis:
+        """The diagnosis of a failing record: the shrunk input (a random example's, or a series step's), the root cause,
         the replay and the reproduction line. `before`: what the process had answered before this request, where the
         state an earlier request left is looked for (`oracle.diagnose.stale`)."""
         item_id, kind, overrides, summary = item.id, item.kind, item.overrides, item.summary
@@ -798,13 +704,12 @@ class Session:
             classification = with_stale(classification, self._stale(request, reply, before, expected, classification),
                                         request_alone_refuted=answered_right_before(request, before, expected,
                                                                                     self.contract))
-        update = {"shrunk": shrunk, "classification": classification}
-        if summary is None:  # (a summary: too large to replay from a record)
-            replay, line = self._reproduction(item_id, kind, request, reported)
-            update.update(replay=replay, reproduce=line)
-        return update
+        if summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=classification, shrunk=shrunk)
+        replay, line = self._reproduction(item_id, kind, request, reported)
+        return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
 
-    def cheaply_classified(self, item: Item, judgement: Judgement) -> dict:
+    def cheaply_classified(self, item: Item, judgement: Judgement) -> Diagnosis:
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
         two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
@@ -816,11 +721,10 @@ class Session:
             classification = classification.model_copy(update={"description": (
                 "not searched among every explanation: an earlier example of this block had a request answered "
                 "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
-        update = {"classification": classification}
-        if item.summary is None:
-            replay, line = self._reproduction(item.id, item.kind, judgement.request, judgement.request)
-            update.update(replay=replay, reproduce=line)
-        return update
+        if item.summary is not None:
+            return Diagnosis(classification=classification)
+        replay, line = self._reproduction(item.id, item.kind, judgement.request, judgement.request)
+        return Diagnosis(classification=classification, replay=replay, reproduce=line)
 
     def _told_apart(self, judged, classification, overrides):
         """A shrunk record's classification after one related input, sent to tell its fitting explanations apart
@@ -1045,17 +949,17 @@ class Session:
             exhausted=outcome.exhausted,
         ), last
 
-    def finish(self, record, started=None):
-        """Time a judged record (unless the stream keeps no clock readings) and account for it."""
+    def timing(self, duration: float, started: float | None = None) -> Timing:
+        """A record's clock readings: `duration`, the implementation's seconds, and the wall time since `started`
+        (None: not measured); both 0 where the stream keeps no clock readings (`SessionSettings.timings`)."""
         if not self.settings.timings:
-            record = record.model_copy(update={"duration": 0.0, "wall": 0.0})
-        elif started is not None:
-            record = record.model_copy(
-                update={
-                    "duration": round(max(record.duration, 0.0), 6),
-                    "wall": round(time.perf_counter() - started, 6),
-                }
-            )
+            return Timing(0.0, 0.0)
+        if started is None:
+            return Timing(duration, None)
+        return Timing(round(max(duration, 0.0), 6), round(time.perf_counter() - started, 6))
+
+    def finish(self, record):
+        """Account for a record built whole (`account`), then stop here if a stop signal came meanwhile."""
         record = self.account(record)
         raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
@@ -1134,14 +1038,18 @@ class Session:
 
     def judge_cached_example(self, index):
         """`judge_example`, its inputs read from the search cache and what was computed afresh written back."""
-        self.entry = None if self.search_cache is None else self.search_cache.load(index)
+        cache = self.search_cache
+        entry = None if cache is None else cache.load(index)
         try:
-            self.judge_example(index)
+            self.judge_example(index, self.example_inputs(index, entry))
         finally:
-            entry, self.entry = self.entry, None
-            self.computed_here.clear()
-            if entry is not None:
-                self.search_cache.store(entry)
+            if cache is not None and entry is not None:
+                cache.store(entry)
+
+    def example_inputs(self, index: int, entry: ExampleEntry | None = None) -> ExampleInputs:
+        """The inputs of example `index`, from its search cache `entry` (None: drawn now, nothing kept)."""
+        return ExampleInputs(example_id(self.settings.seed, index), self.expected_for, self.warn, entry,
+                             self.search_cache if entry is not None else None)
 
     def example_request(self, index):
         """Random example `index` of this run's seed, for the implementation's capabilities and the profile."""
@@ -1154,19 +1062,20 @@ class Session:
             profile_smoothing=options.smoothing.to_json(),
         )
 
-    def judge_example(self, index):
-        """Random example `index` (if `only` selects it), and a relation on it if it passes."""
+    def judge_example(self, index, inputs: ExampleInputs):
+        """Random example `index` (if `only` selects it; its `inputs` cached or drawn now), and a relation on it if it
+        passes."""
         options = PROFILES[self.profile].options
         identifier = example_id(self.settings.seed, index)
         patterns = self.settings.only
         relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
         if not selected(identifier, patterns) and not relation_only:
             return
-        prepared = self.prepare("example", lambda: self.example_request(index))
+        prepared = inputs.prepare("example", lambda: self.example_request(index))
         request = prepared.request
         self.examples_run += 1
         self.start_unit()
-        record, judgement = self.assess(Item(identifier, "example", request, prepared=prepared))
+        record, judgement = self.assess(Item(identifier, "example", request, prepared=prepared, inputs=inputs))
         every = self.settings.relation_every
         reply = judgement.reply if judgement is not None else None
         if (
@@ -1198,11 +1107,12 @@ class Session:
             and selected(f"{identifier}~stateful", patterns)
         ):
             self.check_stateful(identifier, index, request, record.expected)
-        self.judge_companions(index)
+        self.judge_companions(index, inputs)
 
-    def judge_companions(self, index):
+    def judge_companions(self, index, inputs):
         """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
-        be refused, a series of short requests to the same process; each selected by its own id."""
+        be refused, a series of short requests to the same process; each selected by its own id. `inputs`: the
+        example's (`ExampleInputs`)."""
         options = PROFILES[self.profile].options
         identifier = example_id(self.settings.seed, index)
         draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
@@ -1213,17 +1123,17 @@ class Session:
             rng = companion_rng(self.settings.seed, index, kind)
             if kind == "series":
                 if self.settings.series_length:
-                    steps, prepared = self.prepare_series(
+                    steps, prepared = inputs.prepare_series(
                         lambda rng=rng: series_steps(rng, self.capabilities, length=self.settings.series_length,
                                                      **draw))
-                    judge_series(self, item_id, steps, prepared)
+                    judge_series(self, item_id, steps, inputs, prepared)
                 continue
             if kind == "text":
-                prepared = self.prepare(kind, lambda rng=rng: text_request(rng, self.capabilities, **draw))
+                prepared = inputs.prepare(kind, lambda rng=rng: text_request(rng, self.capabilities, **draw))
             else:
-                prepared = self.prepare(kind, lambda rng=rng: refused_request(
+                prepared = inputs.prepare(kind, lambda rng=rng: refused_request(
                     rng, self.capabilities, turn=index // REFUSED_EVERY, **draw))
-            self.evaluate(Item(item_id, "example", prepared.request, prepared=prepared))
+            self.evaluate(Item(item_id, "example", prepared.request, prepared=prepared, inputs=inputs))
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
@@ -1268,61 +1178,60 @@ class Session:
             one, answer = self.send(variant)
             sent.append(one)
             replies.append(answer)
-        item_id = f"{identifier}~{relation}"
+        item = Item(f"{identifier}~{relation}", "metamorphic", variants[0], title=relations.RELATIONS[relation])
         verdict = self._relation_verdict(request, reply, variants, replies, relation)
-        record = Record(
-            id=item_id,
-            kind="metamorphic",
-            title=relations.RELATIONS[relation],
-            request=_recorded(sent[0], lambda: self._regenerate(item_id)),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            label=verdict.classification,
-            message=verdict.message,
-            actual=replies[0].recorded(),
-            stderr=replies[0].stderr,
-            duration=sum(r.duration for r in replies),
-            related=request,
-        )
+        diagnosis = NOT_DIAGNOSED
         if verdict.outcome not in GOOD_OUTCOMES:
             again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
                           if (repeated := self.answered_again(variant, answer, verdict)) is not None), None)
             if again is not None:  # a related input answered two ways: no relation is broken by that
-                update = self.nondeterministic_update(record, "metamorphic", *again, None)
-                return self.finish(record.model_copy(update=update), started)
-            classification = self._related_cause(variants, replies) or attribute(
-                request, reply, verdict, oracle_expected(request, self.profile), self.profile, entries=self.documented
-            )
-            record = record.model_copy(
-                update={"classification": classification, "replay": variants[0], "reproduce": self._regenerate(item_id)}
-            )
-        return self.finish(record, started)
+                diagnosis = self.nondeterministic(item, *again, None)
+            else:
+                classification = self._related_cause(variants, replies) or attribute(
+                    request, reply, verdict, oracle_expected(request, self.profile), self.profile,
+                    entries=self.documented)
+                diagnosis = Diagnosis(classification=classification, replay=variants[0],
+                                      reproduce=self._regenerate(item.id))
+        timing = self.timing(sum(r.duration for r in replies), started)
+        return self.finish(Record(
+            id=item.id,
+            kind=item.kind,
+            title=item.title,
+            request=_recorded(sent[0], lambda: self._regenerate(item.id)),
+            outcome=verdict.outcome,
+            layer=verdict.layer,
+            label=verdict.classification,
+            classification=diagnosis.classification,
+            message="; ".join(filter(None, [verdict.message, diagnosis.note])),
+            actual=replies[0].recorded(),
+            stderr=replies[0].stderr,
+            duration=timing.duration,
+            wall=timing.wall,
+            replay=diagnosis.replay,
+            reproduce=diagnosis.reproduce,
+            related=request,
+        ))
 
     def check_stateful(self, identifier, index, request, expected):
         """A passing corpus example again, through the implementation's metric state as a drawn plan
         says (`oracle.harness.stateful`); the one-shot answer, which passed, is the expectation."""
         started = time.perf_counter()
-        item_id = f"{identifier}~stateful"
         rng = example_rng(self.settings.seed, f"{index}/stateful")
         planned = request.model_copy(
             update={"stateful": stateful.draw_plan(request, self.capabilities, rng, turn=index)}
         )
+        item = Item(f"{identifier}~stateful", "stateful", planned, title=stateful.describe(planned.stateful))
         sent, reply = self.send(planned)
         verdict = stateful.judge_plan(expected, reply, planned, self.contract)
-        record = Record(
-            id=item_id,
-            kind="stateful",
-            title=stateful.describe(planned.stateful),
-            request=_recorded(sent, lambda: self._regenerate(item_id)),
-            message=verdict.message,
-            **_judged(verdict, reply, expected),
-        )
+        judgement = Judgement(request=planned, sent=sent, reply=reply, expected=expected, verdict=verdict)
+        diagnosis = NOT_DIAGNOSED
         if verdict.outcome not in GOOD_OUTCOMES:
             again = self.answered_again(planned, reply, verdict)
-            update = self._shrunk_plan(item_id, planned, verdict, reply, expected) if again is None else \
-                self.nondeterministic_update(record, "stateful", planned, reply, again, expected)
-            record = record.model_copy(update=update)
-        return self.finish(record, started)
+            diagnosis = self._plan_diagnosis(item, judgement) if again is None else \
+                self.nondeterministic(item, planned, reply, again, expected)
+        return self.finish(judged_record(item, judgement, request=_recorded(sent, lambda: self._regenerate(item.id)),
+                                         message=verdict.message, diagnosis=diagnosis,
+                                         timing=self.timing(reply.duration, started)))
 
     def _plan_cause(self, planned, reply, verdict, expected):
         """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
@@ -1331,13 +1240,16 @@ class Session:
             return None  # a refusal under a plan is its layer's (a wrong number is what the state explains)
         return attribute(planned, reply, verdict, expected, self.profile, entries=self.documented)
 
-    def _shrunk_plan(self, item_id, planned, verdict, reply, expected):
-        """A failing planned request's record fields after shrinking its plan and corpus (the first of each
-        stateful layer's failures in each block of examples, as for the examples: `shrink_decision`), with
-        the root cause of the smallest failing plan."""
-        cause = {"classification": self._plan_cause(planned, reply, verdict, expected)}
+    def _plan_diagnosis(self, item: Item, judgement: Judgement) -> Diagnosis:
+        """A failing planned request's diagnosis after shrinking its plan and corpus (the first of each stateful
+        layer's failures in each block of examples, as for the examples: `shrink_decision`), with the root cause of
+        the smallest failing plan; a plan not shrunk (its kind's first in this block was) is only moved to the plan
+        that uses least and still fails (a few requests), so that its layer is the one the bug is in."""
+        planned, reply, verdict, expected = judgement.parts
+        classification = self._plan_cause(planned, reply, verdict, expected)
         if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
-            return {"replay": planned, "reproduce": self.reproduce(item_id, planned), **cause}
+            return Diagnosis(classification=classification, replay=planned,
+                             reproduce=self.reproduce(item.id, planned))
         shrinker = stateful.PlanShrinker(
             self.profile,
             self.capabilities,
@@ -1348,12 +1260,15 @@ class Session:
             time.perf_counter() + self.settings.shrink_seconds,
         )
         if not self.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
-            return {**self._lowest_plan(item_id, planned, verdict, shrinker), **cause}
+            lowered, final = shrinker.lowest(planned, verdict)
+            moved, note = _layer_moved(verdict, final)
+            return Diagnosis(classification=classification, replay=lowered, reproduce=self.reproduce(item.id, lowered),
+                             moved=moved, note=note)
         smallest, exhausted = shrinker.run(planned, verdict)
         last = shrinker.last
         final = last.verdict if last is not None else verdict
         if last is not None:
-            cause = {"classification": self._plan_cause(smallest, last.reply, final, last.expected)}
+            classification = self._plan_cause(smallest, last.reply, final, last.expected)
         shrunk = Shrunk(
             request=smallest,
             expected=last.expected if last is not None else None,
@@ -1366,14 +1281,9 @@ class Session:
             exhausted=exhausted,
             note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
         )
-        update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest), **cause}
-        return {**update, **_layer_moved(verdict, final)}
-
-    def _lowest_plan(self, item_id, planned, verdict, shrinker):
-        """A failing plan not shrunk (its kind's first in this block was): only moved to the plan that uses
-        least and still fails (a few requests), so that its layer is the one the bug is in."""
-        lowered, final = shrinker.lowest(planned, verdict)
-        return {"replay": lowered, "reproduce": self.reproduce(item_id, lowered), **_layer_moved(verdict, final)}
+        moved, note = _layer_moved(verdict, final)
+        return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
+                         reproduce=self.reproduce(item.id, smallest), moved=moved, note=note)
 
     def _related_cause(self, variants, replies):
         """A broken relation's root cause, where the implementation's answer on a related input is itself

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from oracle.models.case import CaseRequest
 from oracle.models.outcomes import Expected, Verdict
 from oracle.models.protocol import ScoreRequest
+from oracle.models.results import Classification, Record, RecordedRequest, Shrunk
 
 from .searchcache import Prepared
 from .transport import Reply
@@ -24,6 +25,16 @@ from .transport import Reply
 #: every explanation), "documented" (the documented classes only: every explanation recomputes a large input many
 #: times) or "none".
 Attribution = Literal["full", "documented", "none"]
+
+
+class ExampleExpectations(Protocol):
+    """Where the oracle's expectations of a random example's inputs come from: computed once, or read from the
+    search cache and confirmed before a failure rests on them (`oracle.harness.work.examples.ExampleInputs`)."""
+
+    def expected_of(self, request: ScoreRequest, prepared: Prepared | None) -> Expected: ...
+
+    def confirmed_expectation(self, request: ScoreRequest, prepared: Prepared | None,
+                              expected: Expected) -> Expected: ...
 
 
 @dataclass(frozen=True)
@@ -37,7 +48,8 @@ class Item:
     say so; it is sent all the same. A large input (a real corpus) carries its policy: `expected`, the oracle's
     expectation when the caller has it already; `summary`, a short description recorded in place of the request
     (and no replay line); `attribution` (`Attribution`). `prepared`: a random example's input as the search
-    cache gives it (its wire line, expectation and features, computed once across runs)."""
+    cache gives it (its wire line, expectation and features, computed once across runs), one of that example's
+    `inputs` (`ExampleExpectations`: the oracle's expectation of it comes from there)."""
 
     id: str
     kind: str
@@ -52,6 +64,7 @@ class Item:
     summary: Mapping[str, Any] | None = field(default=None)
     attribution: Attribution = "full"
     prepared: Prepared | None = None
+    inputs: ExampleExpectations | None = None
 
     @classmethod
     def of_case(cls, case: CaseRequest) -> Item:
@@ -75,3 +88,63 @@ class Judgement:
     def parts(self) -> tuple[ScoreRequest, Reply, Verdict, Expected]:
         """(request, reply, verdict, expected): the arguments `oracle.diagnose.attribute` takes."""
         return self.request, self.reply, self.verdict, self.expected
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    """What the diagnosis of a record that is not good found: its root cause (`classification`), the smaller input
+    that fails the same way (`shrunk`), the input to replay and the line that reproduces it, a `note` said after
+    the verdict's message (both answers of a request answered two ways; the layer a plan's failure stays in), and
+    `moved`: the verdict of the plan that uses less where a stateful failure stays (its layer is the record's)."""
+
+    classification: Classification | None = None
+    shrunk: Shrunk | None = None
+    replay: ScoreRequest | None = None
+    reproduce: str | None = None
+    note: str = ""
+    moved: Verdict | None = None
+
+
+#: A good record's diagnosis: nothing to add.
+NOT_DIAGNOSED = Diagnosis()
+
+
+@dataclass(frozen=True)
+class Timing:
+    """A record's clock readings: the seconds the implementation took to answer (`duration`), and those
+    including judging and shrinking (`wall`; None where not measured). Both 0 in a stream that keeps no clock
+    readings."""
+
+    duration: float = 0.0
+    wall: float | None = None
+
+
+def judged_record(item: Item, judgement: Judgement, *, request: RecordedRequest | None, message: str,
+                  diagnosis: Diagnosis = NOT_DIAGNOSED, timing: Timing) -> Record:
+    """The record of a judged item, built once from the stages' results: the judgement's verdict and answer, the
+    diagnosis, the clock. `request`: what the record keeps of the request sent (`session._recorded`, or a large
+    input's summary); `message`: the verdict's, with what the runner said besides (the note of `diagnosis`
+    follows it)."""
+    verdict, reply = judgement.verdict, judgement.reply
+    where = diagnosis.moved or verdict
+    return Record(
+        id=item.id,
+        kind=item.kind,
+        title=item.title,
+        request=request,
+        outcome=verdict.outcome,
+        layer=where.layer,
+        order=verdict.order,
+        label=where.classification,
+        convention=verdict.convention,
+        classification=diagnosis.classification,
+        expected=judgement.expected,
+        actual=reply.recorded(),
+        message="; ".join(filter(None, [message, diagnosis.note])),
+        stderr=reply.stderr,
+        duration=timing.duration,
+        wall=timing.wall,
+        shrunk=diagnosis.shrunk,
+        replay=diagnosis.replay,
+        reproduce=diagnosis.reproduce,
+    )

@@ -342,7 +342,7 @@ def _record_not_attempted(session, index):
     session.progress.enabled = False
     try:
         session.evaluate(Item(example_id(session.settings.seed, index), "example", session.example_request(index)))
-        session.judge_companions(index)
+        session.judge_companions(index, session.example_inputs(index))
     finally:
         session.process, session.coverage, session.progress.enabled = kept
 
