@@ -81,6 +81,7 @@ from oracle.suite import SUITE_VERSION
 
 from . import crashcauses, relations, stateful
 from .coverage import Coverage, features
+from .diagnosis import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
 from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
@@ -100,17 +101,7 @@ from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, SameFailure, shrink
 from .stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, Timing, judged_record
-from .transport import (
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_SHRINK_FIRST,
-    DEFAULT_TIMEOUT,
-    NONDETERMINISTIC_KIND,
-    SHRINK_BLOCK,
-    HandshakeError,
-    ImplementationProcess,
-    RestartBudget,
-    failure_kind,
-)
+from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
 from .work.examples import ExampleInputs
 
 INLINE_REPLAY_LIMIT = 400
@@ -176,7 +167,7 @@ def run_causes(tally):
 
 def search_among_all(hints: tuple[str, ...]) -> bool:
     """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
-    kind's shrunk failures in its block of examples: `transport.shrink_hints`): not where every one stayed
+    kind's shrunk failures in its block of examples: `diagnosis.shrink_hints`): not where every one stayed
     unexplained. The bug is then most likely one no explanation names, and the search among every explanation
     would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
@@ -711,7 +702,7 @@ class Session:
 
     def cheaply_classified(self, item: Item, judgement: Judgement) -> Diagnosis:
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
-        two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
+        two ways (`diagnosis.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
         found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
         per record (its run stays within a few times a conforming run's cost)."""
@@ -859,7 +850,7 @@ class Session:
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
-        of examples (`transport.shrink_allowed`): each shrink costs tens of requests. If not, the root
+        of examples (`diagnosis.shrink_allowed`): each shrink costs tens of requests. If not, the root
         causes of its kind's shrunk examples, to test first: (shrink, hints)."""
         failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
         if kind not in ("example", "series") or not failed or self.settings.shrink_budget <= 0:
