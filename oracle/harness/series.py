@@ -158,7 +158,7 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleInputs
     diagnosis = NOT_DIAGNOSED
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
         # failing step, sent once more, is answered otherwise (`Session.answered_again`)
-        before = session.before()
+        before = session.channel.before()
         again = session.answered_again(step.request, reply, verdict, prepared[k], before=before, expected=expected)
         judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
         diagnosis = session.diagnose(item, judgement, before=before) if again is None \

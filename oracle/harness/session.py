@@ -17,11 +17,13 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import shlex
 import sys
 import time
-from collections import Counter, deque
+from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +40,9 @@ from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     PROBES_NEEDED,
     Before,
-    Exchange,
     answered_right_before,
     confirmed,
     earlier_match,
-    halvings,
     probes,
     stale_answer,
     with_stale,
@@ -80,6 +80,7 @@ from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_
 from oracle.suite import SUITE_VERSION
 
 from . import crashcauses, relations, stateful
+from .channel import Channel
 from .coverage import Coverage, features
 from .diagnosis import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
@@ -94,7 +95,6 @@ from .searchcache import (
     cache_root,
     request_digest,
     run_key,
-    wire_line,
 )
 from .separate import SEPARATING_REQUESTS, told_apart
 from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
@@ -128,20 +128,6 @@ def _recorded(request, regenerate, digest=None):
             regenerate=regenerate(),
         ),
     )
-
-
-#: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
-#: many tokens they may hold together (the oldest go first when either is reached): a wrong answer that is exactly
-#: the right answer of one of them, a different request, is named a stale answer (`oracle.diagnose.stale`). A
-#: series (`oracle.harness.series`) changes one part of a base input a few requests after sending it, but a cache
-#: answers whenever its key comes again: the planted caches of tests/fakes/plantedbleu.py answer from up to
-#: ~1,100 requests back in a run of check's defaults (200 examples, ~1,200 requests). Bounded, so that a long run
-#: keeps a constant memory and a failing record's search stays cheap.
-HISTORY_WINDOW = 2_048
-HISTORY_TOKENS = 200_000
-#: A request of more tokens than this is not kept (a long input is rarely sent twice; kept, a few would push
-#: every short request out of HISTORY_TOKENS): the history goes on past it.
-HISTORY_REQUEST_TOKENS = 2_000
 
 
 #: What a process had answered before its first request.
@@ -347,10 +333,11 @@ class Session:
 
     def __init__(self, settings, argv, profile, process, writer, tracker, progress, work_dir=None):
         self.settings, self.argv, self.profile = settings, argv, profile
-        self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
+        self.writer, self.tracker, self.progress = writer, tracker, progress
+        #: the implementation process judged on, and what it kept (`Channel`; `on` judges on another meanwhile)
+        self.channel = Channel(process, profile)
         self.contract = Contract(rel=settings.rel, abs=settings.abs, strict=settings.strict)
         self.capabilities = process.handshake.capabilities
-        self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
         #: the first NOTABLE_KEPT records a verb reports on (not good, or given a status by the baseline),
@@ -369,8 +356,6 @@ class Session:
         name = process.handshake.implementation.name
         self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
                                                     name)
-        #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
-        self.coverage = Coverage()
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0
@@ -382,25 +367,6 @@ class Session:
         self.search_cache: SearchCache | None = None
         #: whether the run has warned the user already (`warn`: one line per run)
         self.warned = False
-        #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
-        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect` read
-        #: last is the history's last entry
-        self.history: deque[Exchange] = deque()
-        self.history_tokens = 0
-        self.history_restarts = 0
-        self.last_kept = False
-        #: requests kept in the history so far, and that number when the current case or example began: the
-        #: history's entries of this unit of work are the same whichever shard or worker runs it
-        self.kept_total = 0
-        self.unit_start = 0
-        #: the halvings exp smoothing made over every request since the process started, by the counts it
-        #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
-        self.exp_halvings: int | None = 0
-        self.halvings_before: int | None = 0
-        #: requests the current process instance was sent (a restart starts it anew), and after a death how many it
-        #: had answered before the request that killed it (`crashcauses.hinted`)
-        self.process_requests = 0
-        self.died_after: int | None = None
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -410,9 +376,24 @@ class Session:
         """Why a run judged nothing, in the user's words."""
         return nothing_judged(self.counts, self.examples_run, self.settings.time_budget, self.budget_spent)
 
-    def next_seq(self):
-        self.seq += 1
-        return self.seq
+    @property
+    def process(self):
+        """The transport of the channel judged on (`Channel.transport`)."""
+        return self.channel.transport
+
+    @property
+    def coverage(self) -> Coverage:
+        """What the inputs judged on the current channel exercised (`oracle.harness.coverage`), for the footer."""
+        return self.channel.coverage
+
+    @contextlib.contextmanager
+    def on(self, channel: Channel) -> Iterator[None]:
+        """Judge on `channel` meanwhile (its transport, history and coverage), then on the session's own again."""
+        own, self.channel = self.channel, channel
+        try:
+            yield
+        finally:
+            self.channel = own
 
     def recorded(self, request, item_id, prepared=None):
         """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest,
@@ -422,56 +403,16 @@ class Session:
         return _recorded(request, lambda: self._regenerate(item_id), digest)
 
     def send(self, request):
-        request, pending = self.submit(request)
-        return request, self.collect(request, pending)
-
-    def collect(self, request, pending, *, kept=True):
-        """The reply to `request` (sent, pending), kept in the process's history (`before`; not when `kept` is
-        False: a probe's) and its tally of exp smoothing's halvings (`halvings_before`: the tally before this
-        reply). A restarted process starts both anew (what the old one kept is gone), and so does a reply that
-        ended the process (a crash, a timeout)."""
-        reply = self.process.collect(pending)
-        restarts = getattr(self.process, "restarts", 0)
-        self.process_requests = 1 if restarts != self.history_restarts else self.process_requests + 1
-        if reply.kind in ("crash", "timeout"):
-            self.died_after, self.process_requests = self.process_requests - 1, 0
-        if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
-            self.history.clear()
-            self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
-        self.halvings_before = self.exp_halvings
-        exchange = Exchange(request, reply)
-        if reply.kind not in ("crash", "timeout"):
-            more = halvings(exchange, self.profile)
-            self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
-            if kept and request.token_count <= HISTORY_REQUEST_TOKENS:
-                self.history.append(exchange)
-                self.history_tokens += request.token_count
-                self.kept_total += 1
-        while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
-            self.history_tokens -= self.history.popleft().request.token_count
-        self.last_kept = bool(self.history) and self.history[-1] is exchange
-        return reply
-
-    def before(self):
-        """What the process had answered before the reply `collect` read last (a `Before`; taken before anything
-        else is sent: a shrink's requests come after)."""
-        kept = tuple(self.history)
-        earlier = kept[:-1] if self.last_kept else kept
-        own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
-        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))))
-
-    def start_unit(self):
-        """A case or a random example (with its companions) begins: what the process answers from here on is this
-        unit's own history (`before`)."""
-        self.unit_start = self.kept_total
+        """Send `request` on the channel and wait for its reply (`Channel.send`)."""
+        return self.channel.send(request)
 
     def submit(self, request, prepared=None):
-        """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
-        `prepared`: the input's `Prepared` (its wire line without seq, built once, or read from the cache)."""
-        request = request.with_seq(self.next_seq())
-        if prepared is None:
-            return request, self.process.submit(request.to_json())
-        return request, self.process.submit({"seq": request.seq}, line=wire_line(prepared.wire_body(), request.seq))
+        """Send `request` on the channel with its next seq (`Channel.submit`)."""
+        return self.channel.submit(request, prepared)
+
+    def collect(self, request, pending, *, kept=True):
+        """The reply to `request`, kept in the channel's history unless `kept` is False (`Channel.collect`)."""
+        return self.channel.collect(request, pending, kept=kept)
 
     def warn(self, text):
         """One warning line for the user, the first of the run only (a worker's goes through its parent)."""
@@ -542,7 +483,7 @@ class Session:
         request, reply, verdict, expected = judgement.parts
         diagnosis = NOT_DIAGNOSED
         if verdict.outcome not in GOOD_OUTCOMES:
-            before = self.before()  # (taken before the request is sent again)
+            before = self.channel.before()  # (taken before the request is sent again)
             again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
             diagnosis = self.nondeterministic(item, request, reply, again, expected) if again is not None \
                 else self.diagnose(item, judgement, before=before)
@@ -770,7 +711,7 @@ class Session:
         (the shrink allowance), else named by a probed cause of its kind that it has. Its classification as it
         was where nothing is known."""
         outcome = verdict.outcome.value
-        died_after = self.died_after
+        died_after = self.channel.died_after
         if self.settings.shrink_budget <= 0 or not isinstance(self.process, ImplementationProcess):
             return classification, None
         probe, hints = self.budget.may_shrink(failure_kind("example", outcome, None, None))
@@ -950,8 +891,9 @@ class Session:
         return Timing(round(max(duration, 0.0), 6), round(time.perf_counter() - started, 6))
 
     def finish(self, record):
-        """Account for a record built whole (`account`), then stop here if a stop signal came meanwhile."""
-        record = self.account(record)
+        """Account for a record built whole (`account`; on the progress line where the channel says so), then stop
+        here if a stop signal came meanwhile."""
+        record = self.account(record, progress=self.channel.progress)
         raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
 
@@ -992,7 +934,7 @@ class Session:
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
-            self.start_unit()
+            self.channel.start_unit()
             self.evaluate(Item.of_case(item))
 
     def run_examples(self):
@@ -1065,7 +1007,7 @@ class Session:
         prepared = inputs.prepare("example", lambda: self.example_request(index))
         request = prepared.request
         self.examples_run += 1
-        self.start_unit()
+        self.channel.start_unit()
         record, judgement = self.assess(Item(identifier, "example", request, prepared=prepared, inputs=inputs))
         every = self.settings.relation_every
         reply = judgement.reply if judgement is not None else None
