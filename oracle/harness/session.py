@@ -59,10 +59,8 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
-    METAMORPHIC_LAYER,
     RIDING_KINDS,
     Outcome,
-    Verdict,
 )
 from oracle.models.protocol import encode
 from oracle.models.results import (
@@ -85,7 +83,7 @@ from .coverage import Coverage, features
 from .diagnosis import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
-from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
+from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, text_request
 from .progress import Progress
 from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
@@ -103,6 +101,8 @@ from .shrink import DEFAULT_BUDGET, SameFailure, shrink
 from .stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, Timing, judged_record
 from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
 from .work.examples import ExampleInputs
+from .work.plans import check_stateful
+from .work.relations import check_relation
 
 INLINE_REPLAY_LIMIT = 400
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
@@ -263,14 +263,6 @@ class SessionSettings:
         if isinstance(values.get("shard"), Shard):
             values["shard"] = values["shard"].share
         return cls(**values)
-
-
-def _layer_moved(verdict: Verdict, final: Verdict) -> tuple[Verdict | None, str]:
-    """Where a failing plan's failure stays with a plan that uses less, it is in that plan's layer: (the verdict
-    the record takes its layer from, the note its message adds), else (None, "")."""
-    if final.layer == verdict.layer:
-        return None, ""
-    return final, f"it stays with a plan that uses less: the {final.layer} layer"
 
 
 def implementation_argv(settings):
@@ -1032,14 +1024,15 @@ class Session:
             if names:
                 name = names[(index // every) % len(names)]
                 if selected(f"{identifier}~{name}", patterns):
-                    self.check_relation(identifier, request, reply, name, related[name])
+                    check_relation(self, identifier, request, reply, name, related[name])
         if (
             record.outcome == Outcome.PASS
+            and judgement is not None
             and stateful.applies(request, self.capabilities)
             and request.token_count <= RECORD_TOKEN_LIMIT
             and selected(f"{identifier}~stateful", patterns)
         ):
-            self.check_stateful(identifier, index, request, record.expected)
+            check_stateful(self, identifier, index, request, judgement.expected)
         self.judge_companions(index, inputs)
 
     def judge_companions(self, index, inputs):
@@ -1101,176 +1094,6 @@ class Session:
                 else []
             )
         )
-
-    def check_relation(self, identifier, request, reply, relation, variants):
-        """One metamorphic relation on a passing example: the implementation against itself, on
-        `variants` (`relations.transformed(request, relation)`)."""
-        started = time.perf_counter()
-        sent, replies = [], []
-        for variant in variants:
-            one, answer = self.send(variant)
-            sent.append(one)
-            replies.append(answer)
-        item = Item(f"{identifier}~{relation}", "metamorphic", variants[0], title=relations.RELATIONS[relation])
-        verdict = self._relation_verdict(request, reply, variants, replies, relation)
-        diagnosis = NOT_DIAGNOSED
-        if verdict.outcome not in GOOD_OUTCOMES:
-            again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
-                          if (repeated := self.answered_again(variant, answer, verdict)) is not None), None)
-            if again is not None:  # a related input answered two ways: no relation is broken by that
-                diagnosis = self.nondeterministic(item, *again, None)
-            else:
-                classification = self._related_cause(variants, replies) or attribute(
-                    request, reply, verdict, oracle_expected(request, self.profile), self.profile,
-                    entries=self.documented)
-                diagnosis = Diagnosis(classification=classification, replay=variants[0],
-                                      reproduce=self._regenerate(item.id))
-        timing = self.timing(sum(r.duration for r in replies), started)
-        return self.finish(Record(
-            id=item.id,
-            kind=item.kind,
-            title=item.title,
-            request=_recorded(sent[0], lambda: self._regenerate(item.id)),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            label=verdict.classification,
-            classification=diagnosis.classification,
-            message="; ".join(filter(None, [verdict.message, diagnosis.note])),
-            actual=replies[0].recorded(),
-            stderr=replies[0].stderr,
-            duration=timing.duration,
-            wall=timing.wall,
-            replay=diagnosis.replay,
-            reproduce=diagnosis.reproduce,
-            related=request,
-        ))
-
-    def check_stateful(self, identifier, index, request, expected):
-        """A passing corpus example again, through the implementation's metric state as a drawn plan
-        says (`oracle.harness.stateful`); the one-shot answer, which passed, is the expectation."""
-        started = time.perf_counter()
-        rng = example_rng(self.settings.seed, f"{index}/stateful")
-        planned = request.model_copy(
-            update={"stateful": stateful.draw_plan(request, self.capabilities, rng, turn=index)}
-        )
-        item = Item(f"{identifier}~stateful", "stateful", planned, title=stateful.describe(planned.stateful))
-        sent, reply = self.send(planned)
-        verdict = stateful.judge_plan(expected, reply, planned, self.contract)
-        judgement = Judgement(request=planned, sent=sent, reply=reply, expected=expected, verdict=verdict)
-        diagnosis = NOT_DIAGNOSED
-        if verdict.outcome not in GOOD_OUTCOMES:
-            again = self.answered_again(planned, reply, verdict)
-            diagnosis = self._plan_diagnosis(item, judgement) if again is None else \
-                self.nondeterministic(item, planned, reply, again, expected)
-        return self.finish(judged_record(item, judgement, request=_recorded(sent, lambda: self._regenerate(item.id)),
-                                         message=verdict.message, diagnosis=diagnosis,
-                                         timing=self.timing(reply.duration, started)))
-
-    def _plan_cause(self, planned, reply, verdict, expected):
-        """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
-        or whatever else explains the answer; None for an answer that is not a wrong number."""
-        if verdict.outcome != Outcome.FAIL or expected is None or reply is None or reply.kind != "score":
-            return None  # a refusal under a plan is its layer's (a wrong number is what the state explains)
-        return attribute(planned, reply, verdict, expected, self.profile, entries=self.documented)
-
-    def _plan_diagnosis(self, item: Item, judgement: Judgement) -> Diagnosis:
-        """A failing planned request's diagnosis after shrinking its plan and corpus (the first of each stateful
-        layer's failures in each block of examples, as for the examples: `shrink_decision`), with the root cause of
-        the smallest failing plan; a plan not shrunk (its kind's first in this block was) is only moved to the plan
-        that uses least and still fails (a few requests), so that its layer is the one the bug is in."""
-        planned, reply, verdict, expected = judgement.parts
-        classification = self._plan_cause(planned, reply, verdict, expected)
-        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
-            return Diagnosis(classification=classification, replay=planned,
-                             reproduce=self.reproduce(item.id, planned))
-        shrinker = stateful.PlanShrinker(
-            self.profile,
-            self.capabilities,
-            self.contract,
-            self.send,
-            lambda: self.process.given_up,
-            self.settings.shrink_budget,
-            time.perf_counter() + self.settings.shrink_seconds,
-        )
-        if not self.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
-            lowered, final = shrinker.lowest(planned, verdict)
-            moved, note = _layer_moved(verdict, final)
-            return Diagnosis(classification=classification, replay=lowered, reproduce=self.reproduce(item.id, lowered),
-                             moved=moved, note=note)
-        smallest, exhausted = shrinker.run(planned, verdict)
-        last = shrinker.last
-        final = last.verdict if last is not None else verdict
-        if last is not None:
-            classification = self._plan_cause(smallest, last.reply, final, last.expected)
-        shrunk = Shrunk(
-            request=smallest,
-            expected=last.expected if last is not None else None,
-            actual=last.reply.recorded() if last is not None else None,
-            layer=final.layer,
-            order=final.order,
-            message=final.message,
-            steps=shrinker.steps,
-            queries=shrinker.queries,
-            exhausted=exhausted,
-            note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
-        )
-        moved, note = _layer_moved(verdict, final)
-        return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
-                         reproduce=self.reproduce(item.id, smallest), moved=moved, note=note)
-
-    def _related_cause(self, variants, replies):
-        """A broken relation's root cause, where the implementation's answer on a related input is itself
-        wrong and explained: the mechanism, not "relation-broken" (one bug, one name). None otherwise."""
-        for variant, answer in zip(variants, replies, strict=True):
-            expected = oracle_expected(variant, self.profile)
-            verdict = judge(
-                expected, answer, self.contract, max_order=variant.max_order, token_counts=token_count_layers(variant)
-            )
-            if verdict.outcome in GOOD_OUTCOMES:
-                continue
-            classification = attribute(variant, answer, verdict, expected, self.profile, entries=self.documented)
-            if classification.change:
-                return classification
-        return None
-
-    def _relation_verdict(self, request, reply, variants, replies, relation):
-        bad = next((r for r in replies if r.kind != "score"), None)
-        if bad is not None:  # the related input was not scored: judged as any input is
-            expected = oracle_expected(variants[replies.index(bad)], self.profile)
-            verdict = judge(expected, bad, self.contract, max_order=len(request.weights))
-            if verdict.outcome in GOOD_OUTCOMES:
-                return verdict
-            return Verdict(
-                verdict.outcome,
-                verdict.layer,
-                verdict.order,
-                f"{relation}: the related input was not scored: {verdict.message}",
-            )
-        if relation == "shards-summed":
-            whole = reply.statistics
-            summed = relations.summed_statistics([r.statistics for r in replies])
-            if summed is None or whole is None:
-                return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
-            for name in ("hyp_len", "ref_len", "matches", "totals"):
-                if getattr(whole, name) != getattr(summed, name):
-                    return Verdict(
-                        Outcome.FAIL,
-                        METAMORPHIC_LAYER,
-                        None,
-                        f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
-                        f"the halves' add up to {summed.to_json()[name]}",
-                    )
-            return Verdict(Outcome.PASS)
-        original, related = reply.score, replies[0].score
-        if not self.contract.close(related, original):
-            return Verdict(
-                Outcome.FAIL,
-                METAMORPHIC_LAYER,
-                None,
-                f"{relation}: score {original!r} for the input, {related!r} for "
-                f"{relations.RELATIONS[relation]} (they must be equal; contract {self.contract.describe()})",
-            )
-        return Verdict(Outcome.PASS)
 
     def run_replay(self, inputs):
         for label, request in inputs:
