@@ -18,7 +18,6 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import shlex
 import sys
 import time
@@ -67,8 +66,6 @@ from oracle.models.results import (
     CorpusSummary,
     Footer,
     Header,
-    Omitted,
-    OmittedRequest,
     Record,
     RunCause,
     RunSettings,
@@ -77,59 +74,40 @@ from oracle.models.results import (
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
-from . import crashcauses, relations, stateful
+from . import crashcauses, stateful
 from .channel import Channel
 from .coverage import Coverage, features
 from .diagnosis import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
-from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, text_request
+from .generate import example_id, example_request
 from .progress import Progress
-from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
 from .searchcache import (
     ExampleEntry,
     SearchCache,
     cache_root,
-    request_digest,
     run_key,
 )
 from .separate import SEPARATING_REQUESTS, told_apart
-from .series import DEFAULT_SERIES_LENGTH, judge_series, series_steps
+from .series import DEFAULT_SERIES_LENGTH
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, SameFailure, shrink
-from .stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, Timing, judged_record
+from .stages import (
+    NOT_DIAGNOSED,
+    RECORD_TOKEN_LIMIT,
+    Diagnosis,
+    Item,
+    Judgement,
+    Timing,
+    judged_record,
+    recorded_request,
+    selected,
+)
 from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
-from .work.examples import ExampleInputs
-from .work.plans import check_stateful
-from .work.relations import check_relation
+from .work.examples import ExampleInputs, judge_example
 
 INLINE_REPLAY_LIMIT = 400
-#: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
-#: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how
-#: to regenerate it, so that results.jsonl does not grow by megabytes per input. A metamorphic relation is
-#: checked only on an input within this limit: its record shows both inputs whole, and a relation on a
-#: 300,000-token input would cost the run several copies of it at once.
-RECORD_TOKEN_LIMIT = 20_000
-
-
-def _recorded(request, regenerate, digest=None):
-    """What a record keeps of a request sent: the command itself, or, beyond RECORD_TOKEN_LIMIT tokens, its shape
-    and digest with the command that regenerates it (`regenerate()`); `digest`: its digest, when at hand
-    (`searchcache.request_digest`)."""
-    if request.token_count <= RECORD_TOKEN_LIMIT:
-        return request
-    return OmittedRequest(
-        **request.model_dump(mode="json", exclude={"segments"}, exclude_none=True),
-        omitted=Omitted(
-            segments=len(request.segments),
-            tokens=request.token_count,
-            sha256=digest or request_digest(request),
-            regenerate=regenerate(),
-        ),
-    )
-
-
 #: What a process had answered before its first request.
 NOTHING_BEFORE = Before()
 
@@ -306,10 +284,6 @@ def _bundled(path):
     return True
 
 
-def selected(identifier, patterns):
-    return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
-
-
 def now():
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -388,11 +362,11 @@ class Session:
             self.channel = own
 
     def recorded(self, request, item_id, prepared=None):
-        """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest,
+        """What record `item_id` keeps of `request` as sent (`recorded_request`: beyond the record limit, its digest,
         from `prepared` when the request is one of the example's inputs)."""
         digest = prepared.record_digest() if prepared is not None and request.token_count > RECORD_TOKEN_LIMIT \
             else None
-        return _recorded(request, lambda: self._regenerate(item_id), digest)
+        return recorded_request(request, lambda: self._regenerate(item_id), digest)
 
     def send(self, request):
         """Send `request` on the channel and wait for its reply (`Channel.send`)."""
@@ -496,7 +470,7 @@ class Session:
         recorded = (
             CorpusSummary(**item.summary)
             if item.summary is not None
-            else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item.id)))
+            else (None if request is None else recorded_request(request.with_seq(0), lambda: self._regenerate(item.id)))
         )
         timing = self.timing(0.0)
         return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
@@ -962,11 +936,12 @@ class Session:
         return SearchCache(cache_root(), key)
 
     def judge_cached_example(self, index):
-        """`judge_example`, its inputs read from the search cache and what was computed afresh written back."""
+        """`judge_example` (`oracle.harness.work.examples`), its inputs read from the search cache and what was
+        computed afresh written back."""
         cache = self.search_cache
         entry = None if cache is None else cache.load(index)
         try:
-            self.judge_example(index, self.example_inputs(index, entry))
+            judge_example(self, index, self.example_inputs(index, entry))
         finally:
             if cache is not None and entry is not None:
                 cache.store(entry)
@@ -986,80 +961,6 @@ class Session:
             uniform_only=options.uniform_weights_only,
             profile_smoothing=options.smoothing.to_json(),
         )
-
-    def judge_example(self, index, inputs: ExampleInputs):
-        """Random example `index` (if `only` selects it; its `inputs` cached or drawn now), and a relation on it if it
-        passes."""
-        options = PROFILES[self.profile].options
-        identifier = example_id(self.settings.seed, index)
-        patterns = self.settings.only
-        relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
-        if not selected(identifier, patterns) and not relation_only:
-            return
-        prepared = inputs.prepare("example", lambda: self.example_request(index))
-        request = prepared.request
-        self.examples_run += 1
-        self.channel.start_unit()
-        record, judgement = self.assess(Item(identifier, "example", request, prepared=prepared, inputs=inputs))
-        every = self.settings.relation_every
-        reply = judgement.reply if judgement is not None else None
-        if (
-            every
-            and index % every == every - 1
-            and record.outcome == Outcome.PASS
-            and reply is not None
-            and reply.kind == "score"
-            and request.token_count <= RECORD_TOKEN_LIMIT
-        ):
-            names = relations.applicable(
-                request, reference_length=options.reference_length, statistics=self.capabilities.statistics
-            )
-            # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
-            related = {name: relations.transformed(request, name) for name in names}
-            names = [
-                name
-                for name in names
-                if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])
-            ]
-            if names:
-                name = names[(index // every) % len(names)]
-                if selected(f"{identifier}~{name}", patterns):
-                    check_relation(self, identifier, request, reply, name, related[name])
-        if (
-            record.outcome == Outcome.PASS
-            and judgement is not None
-            and stateful.applies(request, self.capabilities)
-            and request.token_count <= RECORD_TOKEN_LIMIT
-            and selected(f"{identifier}~stateful", patterns)
-        ):
-            check_stateful(self, identifier, index, request, judgement.expected)
-        self.judge_companions(index, inputs)
-
-    def judge_companions(self, index, inputs):
-        """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
-        be refused, a series of short requests to the same process; each selected by its own id. `inputs`: the
-        example's (`ExampleInputs`)."""
-        options = PROFILES[self.profile].options
-        identifier = example_id(self.settings.seed, index)
-        draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
-        for kind in companions(index, self.capabilities):
-            item_id = f"{identifier}~{kind}"
-            if not selected(item_id, self.settings.only):
-                continue
-            rng = companion_rng(self.settings.seed, index, kind)
-            if kind == "series":
-                if self.settings.series_length:
-                    steps, prepared = inputs.prepare_series(
-                        lambda rng=rng: series_steps(rng, self.capabilities, length=self.settings.series_length,
-                                                     **draw))
-                    judge_series(self, item_id, steps, inputs, prepared)
-                continue
-            if kind == "text":
-                prepared = inputs.prepare(kind, lambda rng=rng: text_request(rng, self.capabilities, **draw))
-            else:
-                prepared = inputs.prepare(kind, lambda rng=rng: refused_request(
-                    rng, self.capabilities, turn=index // REFUSED_EVERY, **draw))
-            self.evaluate(Item(item_id, "example", prepared.request, prepared=prepared, inputs=inputs))
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one

@@ -9,17 +9,49 @@ candidate as a `Judgement` too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import fnmatch
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from oracle.models.case import CaseRequest
 from oracle.models.outcomes import Expected, Verdict
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, Record, RecordedRequest, Shrunk
+from oracle.models.results import Classification, Omitted, OmittedRequest, Record, RecordedRequest, Shrunk
 
-from .searchcache import Prepared
+from .searchcache import Prepared, request_digest
 from .transport import Reply
+
+#: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
+#: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how
+#: to regenerate it, so that results.jsonl does not grow by megabytes per input. A metamorphic relation is
+#: checked only on an input within this limit: its record shows both inputs whole, and a relation on a
+#: 300,000-token input would cost the run several copies of it at once.
+RECORD_TOKEN_LIMIT = 20_000
+
+
+def recorded_request(request: ScoreRequest, regenerate: Callable[[], str],
+                     digest: str | None = None) -> ScoreRequest | OmittedRequest:
+    """What a record keeps of a request sent: the command itself, or, beyond RECORD_TOKEN_LIMIT tokens, its shape
+    and digest with the command that regenerates it (`regenerate()`); `digest`: its digest, when at hand
+    (`searchcache.request_digest`)."""
+    if request.token_count <= RECORD_TOKEN_LIMIT:
+        return request
+    return OmittedRequest(
+        **request.model_dump(mode="json", exclude={"segments"}, exclude_none=True),
+        omitted=Omitted(
+            segments=len(request.segments),
+            tokens=request.token_count,
+            sha256=digest or request_digest(request),
+            regenerate=regenerate(),
+        ),
+    )
+
+
+def selected(identifier: str, patterns: Sequence[str]) -> bool:
+    """Whether an item's id is among those `patterns` select (`--id`, fnmatch patterns; none: every id)."""
+    return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
+
 
 #: How a failing record is searched for its root cause: "full" (the implementation's documented classes, then
 #: every explanation), "documented" (the documented classes only: every explanation recomputes a large input many
@@ -122,7 +154,7 @@ class Timing:
 def judged_record(item: Item, judgement: Judgement, *, request: RecordedRequest | None, message: str,
                   diagnosis: Diagnosis = NOT_DIAGNOSED, timing: Timing) -> Record:
     """The record of a judged item, built once from the stages' results: the judgement's verdict and answer, the
-    diagnosis, the clock. `request`: what the record keeps of the request sent (`session._recorded`, or a large
+    diagnosis, the clock. `request`: what the record keeps of the request sent (`recorded_request`, or a large
     input's summary); `message`: the verdict's, with what the runner said besides (the note of `diagnosis`
     follows it)."""
     verdict, reply = judgement.verdict, judgement.reply

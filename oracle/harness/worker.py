@@ -58,6 +58,7 @@ from .generate import example_id
 from .shards import ExampleShare, Shard
 from .stages import Item
 from .transport import Reply, RestartBudget, given_up_message
+from .work.examples import judge_companions
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
@@ -336,7 +337,7 @@ def _record_not_attempted(session, index, channel):
     counted by the worker that judged it (the channel's coverage is not the run's, and it counts no progress)."""
     with session.on(channel):
         session.evaluate(Item(example_id(session.settings.seed, index), "example", session.example_request(index)))
-        session.judge_companions(index, session.example_inputs(index))
+        judge_companions(session, index, session.example_inputs(index))
 
 
 def worker_count(settings) -> int:

@@ -1,4 +1,5 @@
-"""The inputs of one random example, read from the search cache or drawn now (`ExampleInputs`).
+"""A random example with the inputs it brings along (`judge_example`, `judge_companions`), and its inputs, read from
+the search cache or drawn now (`ExampleInputs`).
 
 An example brings inputs along (`oracle.harness.generate.companions`: a text request, an input that must be
 refused, a series), and the search cache (`oracle.harness.searchcache`) keeps each one's wire line, the oracle's
@@ -10,13 +11,22 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from oracle.models.outcomes import Expected
+from oracle.formulas.profiles import PROFILES
+from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import ScoreRequest
 from oracle.models.wire import encode
 
+from .. import relations, stateful
+from ..generate import REFUSED_EVERY, companion_rng, companions, example_id, text_request
+from ..refused import refused_request
+from ..requests import not_applicable_reason
 from ..searchcache import ExampleEntry, Prepared, SearchCache, discard
-from ..series import Step
+from ..series import Step, judge_series, series_steps
+from ..stages import RECORD_TOKEN_LIMIT, Item, selected
+from .plans import check_stateful
+from .relations import check_relation
 
 
 @dataclass
@@ -100,3 +110,78 @@ class ExampleInputs:
         self.warn(f"the search cache in {cache.root} held an expectation of {self.identifier} that the oracle does "
                   "not give: the entry was discarded and the input judged by the oracle's own (said once per run; "
                   "--no-search-cache bypasses the cache)")
+
+
+def judge_example(session: Any, index: int, inputs: ExampleInputs) -> None:
+    """Random example `index` (if `only` selects it; its `inputs` cached or drawn now), and a relation on it if it
+    passes."""
+    options = PROFILES[session.profile].options
+    identifier = example_id(session.settings.seed, index)
+    patterns = session.settings.only
+    relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
+    if not selected(identifier, patterns) and not relation_only:
+        return
+    prepared = inputs.prepare("example", lambda: session.example_request(index))
+    request = prepared.request
+    session.examples_run += 1
+    session.channel.start_unit()
+    record, judgement = session.assess(Item(identifier, "example", request, prepared=prepared, inputs=inputs))
+    every = session.settings.relation_every
+    reply = judgement.reply if judgement is not None else None
+    if (
+        every
+        and index % every == every - 1
+        and record.outcome == Outcome.PASS
+        and reply is not None
+        and reply.kind == "score"
+        and request.token_count <= RECORD_TOKEN_LIMIT
+    ):
+        names = relations.applicable(
+            request, reference_length=options.reference_length, statistics=session.capabilities.statistics
+        )
+        # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
+        related = {name: relations.transformed(request, name) for name in names}
+        names = [
+            name
+            for name in names
+            if all(not_applicable_reason(variant, session.capabilities) is None for variant in related[name])
+        ]
+        if names:
+            name = names[(index // every) % len(names)]
+            if selected(f"{identifier}~{name}", patterns):
+                check_relation(session, identifier, request, reply, name, related[name])
+    if (
+        record.outcome == Outcome.PASS
+        and judgement is not None
+        and stateful.applies(request, session.capabilities)
+        and request.token_count <= RECORD_TOKEN_LIMIT
+        and selected(f"{identifier}~stateful", patterns)
+    ):
+        check_stateful(session, identifier, index, request, judgement.expected)
+    judge_companions(session, index, inputs)
+
+def judge_companions(session, index, inputs):
+    """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
+    be refused, a series of short requests to the same process; each selected by its own id. `inputs`: the
+    example's (`ExampleInputs`)."""
+    options = PROFILES[session.profile].options
+    identifier = example_id(session.settings.seed, index)
+    draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
+    for kind in companions(index, session.capabilities):
+        item_id = f"{identifier}~{kind}"
+        if not selected(item_id, session.settings.only):
+            continue
+        rng = companion_rng(session.settings.seed, index, kind)
+        if kind == "series":
+            if session.settings.series_length:
+                steps, prepared = inputs.prepare_series(
+                    lambda rng=rng: series_steps(rng, session.capabilities, length=session.settings.series_length,
+                                                 **draw))
+                judge_series(session, item_id, steps, inputs, prepared)
+            continue
+        if kind == "text":
+            prepared = inputs.prepare(kind, lambda rng=rng: text_request(rng, session.capabilities, **draw))
+        else:
+            prepared = inputs.prepare(kind, lambda rng=rng: refused_request(
+                rng, session.capabilities, turn=index // REFUSED_EVERY, **draw))
+        session.evaluate(Item(item_id, "example", prepared.request, prepared=prepared, inputs=inputs))
