@@ -20,14 +20,10 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
-from .stages import NOT_DIAGNOSED, Item, Judgement
-
-if TYPE_CHECKING:
-    from .work.examples import ExampleInputs
+from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
 
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
@@ -123,11 +119,12 @@ def _other_weights(rng: random.Random, request: ScoreRequest, capabilities: Capa
 # -- judging a series ---------------------------------------------------------------------------
 
 
-def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleInputs, prepared: list | None = None):
+def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpectations,
+                 prepared: list | None = None):
     """Send `steps` one after another to `session`'s implementation, judge each against the oracle, and write
     one record (kind "series"): the first failing step, or the last step when all pass. `inputs`: the example's
-    (`oracle.harness.work.examples`); `prepared`: each step's `searchcache.Prepared` (its wire line, expectation
-    and features, cached across runs)."""
+    (`oracle.harness.work.examples.ExampleInputs`); `prepared`: each step's `searchcache.Prepared` (its wire line,
+    expectation and features, cached across runs)."""
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
     from oracle.models.results import Record
