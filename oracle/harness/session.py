@@ -1013,6 +1013,87 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
     return tracker.another(implementation, profile)
 
 
+@dataclass(frozen=True)
+class _Clock:
+    """A run's clock readings for its header and footer: none (an empty time, 0 s) where the stream keeps none."""
+
+    started: float
+    timings: bool
+
+    def now(self) -> str:
+        return now() if self.timings else ""
+
+    def elapsed(self) -> float:
+        return round(time.perf_counter() - self.started, 3) if self.timings else 0.0
+
+
+def _stopped(clock: _Clock, tracker: BaselineTracker, code: int, **fields) -> Footer:
+    """The footer of a run stopped before any input was judged."""
+    return Footer(
+        counts=count_outcomes(),
+        baseline=tracker.summary(),
+        gate="fail",
+        exit_code=code,
+        restarts=0,
+        duration=clock.elapsed(),
+        finished=clock.now(),
+        **fields,
+    )
+
+
+def _undrivable(writer, header, settings, verb, exc, clock, tracker):
+    """The header and footer of a run whose implementation could not be driven, and why, on stderr."""
+    writer.write(
+        Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
+    )
+    writer.write(_stopped(clock, tracker, EXIT_UNDRIVABLE))
+    print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
+    if exc.stderr.strip():
+        print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
+
+
+def _worked(session, process, work, require_judged):
+    """Run `work(session)`, then stop the process: (the BleuOracleError it raised or None, the exit code of a stop
+    signal or None). `require_judged`: a run that judged nothing is such an error too."""
+    error = interrupted = None
+    try:
+        work(session)
+    except BleuOracleError as exc:
+        error = exc
+    except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
+        interrupted = exit_code_of(exc)
+    finally:
+        process.stop()
+        session.progress.finish()
+    if require_judged and error is None and interrupted is None and not session.judged():
+        error = BleuValueError(session.nothing_judged())
+    return error, interrupted
+
+
+def _footer(session, process, tracker, clock, error, interrupted):
+    """(the exit code, the footer) of a run that judged its inputs: counts, gate, restarts, coverage, causes."""
+    gate_failed = tracker.gate_failed()
+    code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
+    coverage = session.coverage.table(
+        session.capabilities, uniform_only=PROFILES[session.profile].options.uniform_weights_only
+    )
+    return code, Footer(
+        counts=dict(session.counts),
+        baseline=tracker.summary(),
+        gate="fail" if gate_failed or error or interrupted else "pass",
+        exit_code=code,
+        restarts=process.restarts + session.worker_restarts,
+        duration=clock.elapsed(),
+        finished=clock.now(),
+        error=str(error) if error else None,
+        interrupted=True if interrupted else None,
+        examples=session.examples_run,
+        time_budget_spent=session.budget_spent,
+        coverage=coverage,
+        causes=run_causes(session.root_causes),
+    )
+
+
 def run_session(
     settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None, require_judged=False
 ):
@@ -1028,15 +1109,7 @@ def run_session(
     `require_judged`: a run that judged nothing (every input not applicable, nothing selected) is such an
     error too (exit 2), never a green gate.
     """
-    started = time.perf_counter()
-    timings = settings.timings
-
-    def clock():
-        return now() if timings else ""
-
-    def elapsed():
-        return round(time.perf_counter() - started, 3) if timings else 0.0
-
+    clock = _Clock(time.perf_counter(), settings.timings)
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     run_settings = RunSettings(verb=verb, **settings_record)
@@ -1045,33 +1118,12 @@ def run_session(
             "suite_version": SUITE_VERSION,
             "oracle_version": __version__,
             "settings": run_settings,
-            "started": clock(),
+            "started": clock.now(),
         }
-
-        def stopped(code, **fields):
-            writer.write(
-                Footer(
-                    counts=count_outcomes(),
-                    baseline=tracker.summary(),
-                    gate="fail",
-                    exit_code=code,
-                    restarts=0,
-                    duration=elapsed(),
-                    finished=clock(),
-                    **fields,
-                )
-            )
-
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            writer.write(
-                Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
-            )
-            stopped(EXIT_UNDRIVABLE)
-            print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
-            if exc.stderr.strip():
-                print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
+            _undrivable(writer, header, settings, verb, exc, clock, tracker)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake.profile
         writer.write(
@@ -1087,44 +1139,13 @@ def run_session(
         refusal = _refusal(profile, handshake.implementation.name, tracker)
         if refusal is not None:
             process.stop()
-            stopped(EXIT_USAGE, error=refusal)
+            writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
             raise BleuValueError(refusal)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
         session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
-        error = interrupted = None
-        try:
-            work(session)
-        except BleuOracleError as exc:
-            error = exc
-        except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
-            interrupted = exit_code_of(exc)
-        finally:
-            process.stop()
-            progress.finish()
-        if require_judged and error is None and interrupted is None and not session.judged():
-            error = BleuValueError(session.nothing_judged())
-        gate_failed = tracker.gate_failed()
-        code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
-        coverage = session.coverage.table(
-            session.capabilities, uniform_only=PROFILES[profile].options.uniform_weights_only
-        )
-        writer.write(
-            Footer(
-                counts=dict(session.counts),
-                baseline=tracker.summary(),
-                gate="fail" if gate_failed or error or interrupted else "pass",
-                exit_code=code,
-                restarts=process.restarts + session.worker_restarts,
-                duration=elapsed(),
-                finished=clock(),
-                error=str(error) if error else None,
-                interrupted=True if interrupted else None,
-                examples=session.examples_run,
-                time_budget_spent=session.budget_spent,
-                coverage=coverage,
-                causes=run_causes(session.root_causes),
-            )
-        )
+        error, interrupted = _worked(session, process, work, require_judged)
+        code, footer = _footer(session, process, tracker, clock, error, interrupted)
+        writer.write(footer)
     if error:
         raise error
     return code, session
