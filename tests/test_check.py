@@ -269,7 +269,7 @@ def test_case_folded_on_one_side_only_is_one_cause(mutant_run, mutant, cause):
 def assert_shrunk_first_of_each_kind(failing):
     """The first failing example of each kind (outcome, layer, order) in each block of examples is shrunk,
     and only it (`check --shrink-first`'s default, 1)."""
-    from oracle.harness.diagnosis import SHRINK_BLOCK, failure_kind
+    from oracle.harness.transport import SHRINK_BLOCK, failure_kind
 
     first = {}
     for record in failing:  # (in the stream's order: by example, an example's companions after it)
@@ -304,8 +304,8 @@ def test_after_its_kind_stayed_unexplained_a_failure_is_searched_among_documente
     classes only (the fake has none: so it stays unexplained), and its description says that the search among every
     explanation was not run, and why (`session.search_among_all`). Deterministic: a second run, and a run with
     --jobs 2, give the same records the same causes and descriptions."""
-    from oracle.harness.diagnosis import SHRINK_BLOCK, failure_kind
     from oracle.harness.session import names_a_mechanism
+    from oracle.harness.transport import SHRINK_BLOCK, failure_kind
 
     command = fake("mutant_unnamed_score_power")
     assert check(tmp_path / "one", command, examples=SHRINK_BLOCK + 10) == 1

@@ -206,7 +206,7 @@ def test_an_altered_cached_expectation_is_recomputed_discarded_and_said_once(tmp
 
 
 def test_after_an_example_answered_two_ways_its_block_shrinks_nothing_and_says_so_in_its_hints():
-    from oracle.harness.diagnosis import NONDETERMINISTIC_KIND, SHRINK_BLOCK, shrink_allowed, shrink_hints
+    from oracle.harness.transport import NONDETERMINISTIC_KIND, SHRINK_BLOCK, shrink_allowed, shrink_hints
 
     score = ("fail", "score", None)
     earlier = {1: [NONDETERMINISTIC_KIND]}

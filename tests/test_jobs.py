@@ -195,7 +195,7 @@ def test_the_first_failing_example_of_each_kind_in_each_block_is_shrunk():
     """Hand-derived: with blocks of SHRINK_BLOCK examples and one shrink per kind, example 3 failing at
     `score` after example 1 failed at `score` is not shrunk; one failing at `matches` order 2 is; the same
     kind in the next block is shrunk again; a later failure never changes an earlier answer."""
-    from oracle.harness.diagnosis import SHRINK_BLOCK, shrink_allowed
+    from oracle.harness.transport import SHRINK_BLOCK, shrink_allowed
 
     score, matches2 = ("fail", "score", None), ("fail", "matches", 2)
     earlier = {1: [score]}

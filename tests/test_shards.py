@@ -24,9 +24,9 @@ import yaml
 from fakes.harness import fake, results, run_cli
 
 from oracle.formulas.errors import BleuValueError
-from oracle.harness.diagnosis import SHRINK_BLOCK
 from oracle.harness.merge import _reproduce
 from oracle.harness.shards import MAX_SHARDS, Shard, parse_shard
+from oracle.harness.transport import SHRINK_BLOCK
 from oracle.models.results import Record
 
 MUTANT = fake("mutant_ties_longer")

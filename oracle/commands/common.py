@@ -232,9 +232,8 @@ def add_session_arguments(parser, *, report_help):
     the verb chooses the directory (`report_help` says which)."""
     # The harness's defaults, imported here: only check and fuzz pay for importing the harness.
     from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL
-    from oracle.harness.diagnosis import DEFAULT_SHRINK_FIRST, SHRINK_BLOCK
     from oracle.harness.shrink import DEFAULT_BUDGET
-    from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT
+    from oracle.harness.transport import DEFAULT_MAX_RESTARTS, DEFAULT_SHRINK_FIRST, DEFAULT_TIMEOUT, SHRINK_BLOCK
 
     target = parser.add_mutually_exclusive_group(required=True)
     target.add_argument("--impl", metavar="NAME",

@@ -52,12 +52,19 @@ from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .channel import Channel
-from .diagnosis import DEFAULT_SHRINK_FIRST, failure_kind, shrink_allowed, shrink_hints
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare, Shard
 from .stages import Item
-from .transport import Reply, RestartBudget, given_up_message
+from .transport import (
+    DEFAULT_SHRINK_FIRST,
+    Reply,
+    RestartBudget,
+    failure_kind,
+    given_up_message,
+    shrink_allowed,
+    shrink_hints,
+)
 from .work.examples import judge_companions
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.

@@ -2,8 +2,8 @@
 (`check_stateful`; the plans themselves, their judge and their shrinker: `oracle.harness.stateful`).
 
 A failing plan is diagnosed as a random example is (the first of each stateful layer's failures in each block of
-examples shrunk: `oracle.harness.diagnosis`), its plan and corpus shrunk together, and the root cause named on the
-smallest failing plan; its record, of kind "stateful", is built once (`oracle.harness.stages.judged_record`).
+examples shrunk: `shrink_allowed`), its plan and corpus shrunk together, and the root cause named on the smallest
+failing plan; its record, of kind "stateful", is built once (`oracle.harness.stages.judged_record`).
 """
 
 from __future__ import annotations
@@ -17,10 +17,9 @@ from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification, Record, Shrunk
 
 from .. import stateful
-from ..diagnosis import failure_kind
 from ..generate import example_rng
 from ..stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, judged_record
-from ..transport import Reply
+from ..transport import Reply, failure_kind
 
 
 def check_stateful(session: Any, identifier: str, index: int, request: ScoreRequest, expected: Expected) -> Record:
