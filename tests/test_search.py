@@ -363,13 +363,13 @@ def answering(score):
 
 def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_nan_answer():
     from oracle.diagnose.expect import oracle_expected
-    from oracle.harness.shrink import failure_predicate
+    from oracle.harness.shrink import SameFailure
 
     original = request([(["a", "b"], [["a", "b"]]), (["c"], [["d"]])], weights=(1.0,))  # p1 = 2/3
     reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.5}))
     verdict = judge(oracle_expected(original, "papineni"), reply)
     assert verdict.outcome is Outcome.FAIL and verdict.layer == "score"
-    still_fails, last = failure_predicate(
+    still_fails = SameFailure(
         original,
         verdict,
         reply,
@@ -380,11 +380,11 @@ def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_na
         given_up=lambda: False,
     )
     assert still_fails(request([(["a"], [["a"]])], weights=(1.0,)))  # 1 expected, 0.5 answered
-    assert last["verdict"].layer == "score"
+    assert still_fails.last is not None and still_fails.last.verdict.layer == "score"
     # no hypothesis and no reference tokens: the score is undefined (NaN), a failure of another kind
     assert not still_fails(request([([], [[]])], weights=(1.0,)))
     # the same wrong number, answered as NaN, is not the same failure either
-    nan_fails, _ = failure_predicate(
+    nan_fails = SameFailure(
         original,
         verdict,
         reply,
@@ -396,7 +396,7 @@ def test_a_numeric_failure_does_not_shrink_into_an_undefined_score_nor_into_a_na
     )
     assert not nan_fails(request([(["a"], [["a"]])], weights=(1.0,)))
     # and an implementation given up on answers nothing more
-    gone, _ = failure_predicate(
+    gone = SameFailure(
         original,
         verdict,
         reply,

@@ -185,7 +185,7 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
     def work(session) -> None:
         session.run_replay([("first", first)])
         if units:
-            session.start_unit()
+            session.channel.start_unit()
         session.run_replay([("second", second)])
 
     run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=2, work=work,

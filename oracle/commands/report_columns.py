@@ -31,6 +31,7 @@ from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import transport_for
 from oracle.harness.session import Session, SessionSettings, run_session
+from oracle.harness.stages import Attribution, Item
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.results import RunSettings
 from oracle.reports.site.collect import (
@@ -107,9 +108,9 @@ def run_column(
 
     def work(session: Session) -> None:
         for case in EDGE_CASES:
-            session.evaluate(case.id, EDGE_CASE, case.request, title=case.title)
+            session.evaluate(Item(case.id, EDGE_CASE, case.request, title=case.title))
         for identifier, request in discrepancies:  # curated on this adapter, even where its capabilities cannot say so
-            session.evaluate(identifier, DISCREPANCY, request, within_capabilities=True)
+            session.evaluate(Item(identifier, DISCREPANCY, request, within_capabilities=True))
         session.run_examples()
         if real is not None:
             score_real_data(session, column, real, expectations, real_budget, progress)
@@ -209,19 +210,19 @@ def score_real_data(
             "segments": len(request.segments),
         }
         if skipped:
-            session.evaluate(identifier, REAL_DATA, request, invalid=skipped, summary=summary)
+            session.evaluate(Item(identifier, REAL_DATA, request, invalid=skipped, summary=summary))
             continue
         count = len(references)
-        attribution = "documented" if classified.get(count, 0) < REAL_DATA_CLASSIFIED else "none"
+        attribution: Attribution = "documented" if classified.get(count, 0) < REAL_DATA_CLASSIFIED else "none"
         started = time.perf_counter()
-        record = session.evaluate(
+        record = session.evaluate(Item(
             identifier,
             REAL_DATA,
             request,
             summary=summary,
             attribution=attribution,
             expected=expectations.get(identifier) if column.kind == "implementation" else None,
-        )
+        ))
         spent += time.perf_counter() - started
         if record.outcome == Outcome.FAIL:
             classified[count] = classified.get(count, 0) + 1

@@ -44,7 +44,7 @@ from .generate import example_id, example_request
 from .inprocess import InProcessImplementation
 from .requests import case_to_request, not_applicable_reason
 from .shrink import DEFAULT_BUDGET as SHRINK_BUDGET
-from .shrink import failure_predicate, shrink
+from .shrink import SameFailure, shrink
 
 DEFAULT_EXAMPLES = 50
 #: Seconds a failing example may spend shrinking (as `check --shrink-seconds`' default).
@@ -164,13 +164,14 @@ def _shrunk(transport, request, reply, verdict, expected, spec, capabilities):
         sent = candidate.with_seq(1)
         return sent, transport.request(sent.to_json())
 
-    still_fails, last = failure_predicate(request, verdict, reply, profile=spec.profile, capabilities=capabilities,
-                                          send=send, contract=contract, given_up=lambda: False, expected=expected)
+    still_fails = SameFailure(request, verdict, reply, profile=spec.profile, capabilities=capabilities, send=send,
+                              contract=contract, given_up=lambda: False, expected=expected)
     outcome = shrink(request, still_fails, capabilities=capabilities, budget=SHRINK_BUDGET,
                      deadline=time.perf_counter() + SHRINK_SECONDS)
-    if not outcome.steps or not last:
+    last = still_fails.last
+    if not outcome.steps or last is None:
         return request, reply, verdict, expected
-    return last["request"], last["reply"], last["verdict"], last["expected"]
+    return last.request, last.reply, last.verdict, last.expected
 
 
 def _reproduce_line(item, spec, nodeid):

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
+from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
+
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
 #: The parts a repeat changes, one at a time, in turn.
@@ -117,10 +119,12 @@ def _other_weights(rng: random.Random, request: ScoreRequest, capabilities: Capa
 # -- judging a series ---------------------------------------------------------------------------
 
 
-def judge_series(session, item_id: str, steps: list[Step], prepared: list | None = None):
+def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpectations,
+                 prepared: list | None = None):
     """Send `steps` one after another to `session`'s implementation, judge each against the oracle, and write
-    one record (kind "series"): the first failing step, or the last step when all pass. `prepared`: each step's
-    `searchcache.Prepared` (its wire line, expectation and features, cached across runs)."""
+    one record (kind "series"): the first failing step, or the last step when all pass. `inputs`: the example's
+    (`oracle.harness.work.examples.ExampleInputs`); `prepared`: each step's `searchcache.Prepared` (its wire line,
+    expectation and features, cached across runs)."""
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
     from oracle.models.results import Record
@@ -130,7 +134,7 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
     prepared = prepared or [None] * len(steps)
     for k, step in enumerate(steps):
         sent, pending = session.submit(step.request, prepared[k])
-        expected = session.expected_of(step.request, prepared[k])
+        expected = inputs.expected_of(step.request, prepared[k])
         session.cover(step.request, expected, prepared[k])
         reply = session.collect(sent, pending)
         duration += reply.duration
@@ -138,7 +142,7 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         verdict = judge(expected, reply, session.contract, max_order=step.request.max_order,
                         token_counts=token_count_layers(step.request))
         if verdict.outcome not in GOOD_OUTCOMES:  # never a failure on an expectation from the search cache alone
-            confirmed = session.confirmed_expectation(step.request, prepared[k], expected)
+            confirmed = inputs.confirmed_expectation(step.request, prepared[k], expected)
             if confirmed is not expected:
                 expected, verdict = confirmed, judge(confirmed, reply, session.contract,
                                                      max_order=step.request.max_order,
@@ -147,22 +151,26 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
         if failed or k == len(steps) - 1:
             break
     session.coverage.add_series(steps[:sent_steps])
-    record = Record(
-        id=item_id, kind="series", title=_title(steps, k), request=session.recorded(sent, item_id, prepared[k]),
-        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
-        expected=expected, actual=reply.recorded(), stderr=reply.stderr, duration=duration,
-        message="; ".join(filter(None, [f"series step {k + 1} of {len(steps)}" + (
-            f" ({_describe(steps, k)})" if failed else ""), verdict.message, *(f"runner: {n}" for n in reply.notes)])),
-    )
+    item = Item(item_id, "series", step.request, title=_title(steps, k))
+    diagnosis = NOT_DIAGNOSED
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
         # failing step, sent once more, is answered otherwise (`Session.answered_again`)
-        before = session.before()
+        before = session.channel.before()
         again = session.answered_again(step.request, reply, verdict, prepared[k], before=before, expected=expected)
-        update = session.failure_update(item_id, "series", step.request, reply, verdict, expected, before=before) \
-            if again is None else session.nondeterministic_update(record, "series", step.request, reply, again,
-                                                                  expected)
-        record = record.model_copy(update=update)
-    return session.finish(record, started)
+        judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
+        diagnosis = session.diagnose(item, judgement, before=before) if again is None \
+            else session.nondeterministic(item, step.request, reply, again, expected)
+    timing = session.timing(duration, started)
+    message = f"series step {k + 1} of {len(steps)}" + (f" ({_describe(steps, k)})" if failed else "")
+    return session.finish(Record(  # (no convention: a series is judged step by step, and none is recorded)
+        id=item.id, kind=item.kind, title=item.title, request=session.recorded(sent, item.id, prepared[k]),
+        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
+        classification=diagnosis.classification, expected=expected, actual=reply.recorded(), stderr=reply.stderr,
+        duration=timing.duration, wall=timing.wall, shrunk=diagnosis.shrunk, replay=diagnosis.replay,
+        reproduce=diagnosis.reproduce,
+        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes),
+                                        diagnosis.note])),
+    ))
 
 
 def _title(steps: list[Step], k: int) -> str:

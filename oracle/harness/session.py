@@ -17,11 +17,11 @@ stream alone (`oracle.reports.summaries.write_derived_reports`).
 
 from __future__ import annotations
 
-import fnmatch
+import contextlib
 import shlex
 import sys
 import time
-from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -38,11 +38,9 @@ from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     PROBES_NEEDED,
     Before,
-    Exchange,
     answered_right_before,
     confirmed,
     earlier_match,
-    halvings,
     probes,
     stale_answer,
     with_stale,
@@ -59,18 +57,14 @@ from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
-    METAMORPHIC_LAYER,
     RIDING_KINDS,
     Outcome,
-    Verdict,
 )
 from oracle.models.protocol import encode
 from oracle.models.results import (
     CorpusSummary,
     Footer,
     Header,
-    Omitted,
-    OmittedRequest,
     Record,
     RunCause,
     RunSettings,
@@ -80,28 +74,35 @@ from oracle.models.results import (
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
-from . import crashcauses, relations, stateful
+from . import crashcauses, stateful
+from .channel import Channel
 from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
-from .generate import REFUSED_EVERY, companion_rng, companions, example_id, example_request, example_rng, text_request
+from .generate import example_id, example_request
 from .progress import Progress
-from .refused import refused_request
 from .requests import case_to_request, not_applicable_reason
 from .searchcache import (
     ExampleEntry,
-    Prepared,
     SearchCache,
     cache_root,
-    discard,
-    request_digest,
     run_key,
-    wire_line,
 )
 from .separate import SEPARATING_REQUESTS, told_apart
-from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
+from .series import DEFAULT_SERIES_LENGTH
 from .shards import ExampleShare, Shard
-from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
+from .shrink import DEFAULT_BUDGET, SameFailure, shrink
+from .stages import (
+    NOT_DIAGNOSED,
+    RECORD_TOKEN_LIMIT,
+    Diagnosis,
+    Item,
+    Judgement,
+    Timing,
+    judged_record,
+    recorded_request,
+    selected,
+)
 from .transport import (
     DEFAULT_MAX_RESTARTS,
     DEFAULT_SHRINK_FIRST,
@@ -113,62 +114,9 @@ from .transport import (
     RestartBudget,
     failure_kind,
 )
+from .work.examples import ExampleInputs, judge_example
 
 INLINE_REPLAY_LIMIT = 400
-#: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
-#: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how
-#: to regenerate it, so that results.jsonl does not grow by megabytes per input. A metamorphic relation is
-#: checked only on an input within this limit: its record shows both inputs whole, and a relation on a
-#: 300,000-token input would cost the run several copies of it at once.
-RECORD_TOKEN_LIMIT = 20_000
-
-
-def _recorded(request, regenerate, digest=None):
-    """What a record keeps of a request sent: the command itself, or, beyond RECORD_TOKEN_LIMIT tokens, its shape
-    and digest with the command that regenerates it (`regenerate()`); `digest`: its digest, when at hand
-    (`searchcache.request_digest`)."""
-    if request.token_count <= RECORD_TOKEN_LIMIT:
-        return request
-    return OmittedRequest(
-        **request.model_dump(mode="json", exclude={"segments"}, exclude_none=True),
-        omitted=Omitted(
-            segments=len(request.segments),
-            tokens=request.token_count,
-            sha256=digest or request_digest(request),
-            regenerate=regenerate(),
-        ),
-    )
-
-
-def _judged(verdict, reply, expected):
-    """A record's fields from a judgement: the verdict, the answer as recorded, what was expected."""
-    return {
-        "outcome": verdict.outcome,
-        "layer": verdict.layer,
-        "order": verdict.order,
-        "label": verdict.classification,
-        "convention": verdict.convention,
-        "expected": expected,
-        "actual": reply.recorded(),
-        "stderr": reply.stderr,
-        "duration": reply.duration,
-    }
-
-
-#: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
-#: many tokens they may hold together (the oldest go first when either is reached): a wrong answer that is exactly
-#: the right answer of one of them, a different request, is named a stale answer (`oracle.diagnose.stale`). A
-#: series (`oracle.harness.series`) changes one part of a base input a few requests after sending it, but a cache
-#: answers whenever its key comes again: the planted caches of tests/fakes/plantedbleu.py answer from up to
-#: ~1,100 requests back in a run of check's defaults (200 examples, ~1,200 requests). Bounded, so that a long run
-#: keeps a constant memory and a failing record's search stays cheap.
-HISTORY_WINDOW = 2_048
-HISTORY_TOKENS = 200_000
-#: A request of more tokens than this is not kept (a long input is rarely sent twice; kept, a few would push
-#: every short request out of HISTORY_TOKENS): the history goes on past it.
-HISTORY_REQUEST_TOKENS = 2_000
-
-
 #: What a process had answered before its first request.
 NOTHING_BEFORE = Before()
 
@@ -327,14 +275,6 @@ class SessionSettings:
         return RunSettings(verb=verb, **{**recorded, **verb_own})
 
 
-def _layer_moved(verdict, final):
-    """A failing plan's record fields when the failure stays with a plan that uses less: it is in that layer."""
-    if final.layer == verdict.layer:
-        return {}
-    return {"layer": final.layer, "label": final.classification,
-            "message": f"{verdict.message}; it stays with a plan that uses less: the {final.layer} layer"}
-
-
 def implementation_argv(settings):
     """The argv that starts the implementation: `--impl NAME` (a built-in adapter behind `serve`, or the
     driver of a library outside this Python, which speaks protocol v1 itself) or `--command`. Builds
@@ -376,10 +316,6 @@ def _bundled(path):
     return True
 
 
-def selected(identifier, patterns):
-    return not patterns or any(fnmatch.fnmatchcase(identifier, p) for p in patterns)
-
-
 def now():
     return datetime.now(UTC).isoformat(timespec="seconds")
 
@@ -395,10 +331,11 @@ class Session:
 
     def __init__(self, settings, argv, profile, process, writer, tracker, progress, work_dir=None):
         self.settings, self.argv, self.profile = settings, argv, profile
-        self.process, self.writer, self.tracker, self.progress = process, writer, tracker, progress
+        self.writer, self.tracker, self.progress = writer, tracker, progress
+        #: the implementation process judged on, and what it kept (`Channel`; `on` judges on another meanwhile)
+        self.channel = Channel(process, profile)
         self.contract = Contract(rel=settings.rel, abs=settings.abs, strict=settings.strict)
         self.capabilities = process.handshake.capabilities
-        self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
         #: over the whole run: the root causes of the failing records (count, smallest input), for the footer;
@@ -412,8 +349,6 @@ class Session:
         name = process.handshake.implementation.name
         self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
                                                     name)
-        #: what the judged inputs exercised (`oracle.harness.coverage`), for the footer
-        self.coverage = Coverage()
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0
@@ -421,34 +356,10 @@ class Session:
         self.budget = getattr(process, "budget", None) or RestartBudget(settings.max_restarts)
         self.budget.shrink_first = settings.shrink_first
         self.budget_spent = False
-        self.last_reply = None
-        #: the search cache of this run's key (`searchcache`; None: not used), and the current example's entry
+        #: the search cache of this run's key (`searchcache`; None: not used)
         self.search_cache: SearchCache | None = None
-        self.entry: ExampleEntry | None = None
-        #: the inputs (`Prepared`, by id) of the current example whose expectation the oracle computed in this run:
-        #: any other came from the search cache, and is recomputed before a failure rests on it
-        self.computed_here: set[int] = set()
         #: whether the run has warned the user already (`warn`: one line per run)
         self.warned = False
-        #: the latest requests this process answered, oldest first (`HISTORY_WINDOW`, `HISTORY_TOKENS`), the
-        #: tokens they hold, the process's restarts when they were answered, and whether the reply `collect` read
-        #: last is the history's last entry
-        self.history: deque[Exchange] = deque()
-        self.history_tokens = 0
-        self.history_restarts = 0
-        self.last_kept = False
-        #: requests kept in the history so far, and that number when the current case or example began: the
-        #: history's entries of this unit of work are the same whichever shard or worker runs it
-        self.kept_total = 0
-        self.unit_start = 0
-        #: the halvings exp smoothing made over every request since the process started, by the counts it
-        #: answered (None: unknown, an exp-smoothed score came without statistics), and that before the last reply
-        self.exp_halvings: int | None = 0
-        self.halvings_before: int | None = 0
-        #: requests the current process instance was sent (a restart starts it anew), and after a death how many it
-        #: had answered before the request that killed it (`crashcauses.hinted`)
-        self.process_requests = 0
-        self.died_after: int | None = None
 
     def judged(self):
         """How many records were judged (any outcome but not-applicable)."""
@@ -458,138 +369,43 @@ class Session:
         """Why a run judged nothing, in the user's words."""
         return nothing_judged(self.counts, self.examples_run, self.settings.time_budget, self.budget_spent)
 
-    def next_seq(self):
-        self.seq += 1
-        return self.seq
+    @property
+    def process(self):
+        """The transport of the channel judged on (`Channel.transport`)."""
+        return self.channel.transport
+
+    @property
+    def coverage(self) -> Coverage:
+        """What the inputs judged on the current channel exercised (`oracle.harness.coverage`), for the footer."""
+        return self.channel.coverage
+
+    @contextlib.contextmanager
+    def on(self, channel: Channel) -> Iterator[None]:
+        """Judge on `channel` meanwhile (its transport, history and coverage), then on the session's own again."""
+        own, self.channel = self.channel, channel
+        try:
+            yield
+        finally:
+            self.channel = own
 
     def recorded(self, request, item_id, prepared=None):
-        """What record `item_id` keeps of `request` as sent (`_recorded`: beyond the record limit, its digest,
+        """What record `item_id` keeps of `request` as sent (`recorded_request`: beyond the record limit, its digest,
         from `prepared` when the request is one of the example's inputs)."""
         digest = prepared.record_digest() if prepared is not None and request.token_count > RECORD_TOKEN_LIMIT \
             else None
-        return _recorded(request, lambda: self._regenerate(item_id), digest)
+        return recorded_request(request, lambda: self._regenerate(item_id), digest)
 
     def send(self, request):
-        request, pending = self.submit(request)
-        return request, self.collect(request, pending)
-
-    def collect(self, request, pending, *, kept=True):
-        """The reply to `request` (sent, pending), kept in the process's history (`before`; not when `kept` is
-        False: a probe's) and its tally of exp smoothing's halvings (`halvings_before`: the tally before this
-        reply). A restarted process starts both anew (what the old one kept is gone), and so does a reply that
-        ended the process (a crash, a timeout)."""
-        reply = self.process.collect(pending)
-        restarts = getattr(self.process, "restarts", 0)
-        self.process_requests = 1 if restarts != self.history_restarts else self.process_requests + 1
-        if reply.kind in ("crash", "timeout"):
-            self.died_after, self.process_requests = self.process_requests - 1, 0
-        if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
-            self.history.clear()
-            self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
-        self.halvings_before = self.exp_halvings
-        exchange = Exchange(request, reply)
-        if reply.kind not in ("crash", "timeout"):
-            more = halvings(exchange, self.profile)
-            self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
-            if kept and request.token_count <= HISTORY_REQUEST_TOKENS:
-                self.history.append(exchange)
-                self.history_tokens += request.token_count
-                self.kept_total += 1
-        while self.history and (len(self.history) > HISTORY_WINDOW or self.history_tokens > HISTORY_TOKENS):
-            self.history_tokens -= self.history.popleft().request.token_count
-        self.last_kept = bool(self.history) and self.history[-1] is exchange
-        return reply
-
-    def before(self):
-        """What the process had answered before the reply `collect` read last (a `Before`; taken before anything
-        else is sent: a shrink's requests come after)."""
-        kept = tuple(self.history)
-        earlier = kept[:-1] if self.last_kept else kept
-        own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
-        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))))
-
-    def start_unit(self):
-        """A case or a random example (with its companions) begins: what the process answers from here on is this
-        unit's own history (`before`)."""
-        self.unit_start = self.kept_total
+        """Send `request` on the channel and wait for its reply (`Channel.send`)."""
+        return self.channel.send(request)
 
     def submit(self, request, prepared=None):
-        """Send `request` with the next seq: (the request as sent, a pending reply for `process.collect`).
-        `prepared`: the input's `Prepared` (its wire line without seq, built once, or read from the cache)."""
-        request = request.with_seq(self.next_seq())
-        if prepared is None:
-            return request, self.process.submit(request.to_json())
-        return request, self.process.submit({"seq": request.seq}, line=wire_line(prepared.wire_body(), request.seq))
+        """Send `request` on the channel with its next seq (`Channel.submit`)."""
+        return self.channel.submit(request, prepared)
 
-    # -- the inputs of one example, from the search cache or drawn and computed here --
-
-    def prepare(self, name, draw):
-        """The current example's input `name` ("example", "text", "refused"): cached, or `draw()`n now."""
-        entry = self.entry
-        if entry is not None and name in entry.inputs:
-            return entry.inputs[name]
-        prepared = Prepared(draw())
-        if entry is not None:
-            entry.inputs[name] = prepared
-        return prepared
-
-    def prepare_series(self, draw):
-        """The current example's series: (its steps, each step's Prepared), cached or `draw()`n now (a base
-        input sent again shares its Prepared)."""
-        entry = self.entry
-        names = [] if entry is None or entry.series is None else [f"series/{k}" for k in range(len(entry.series))]
-        if names and all(name in entry.inputs for name in names):
-            prepared = [entry.inputs[name] for name in names]
-            steps = [Step(p.request, base, changed) for p, (base, changed) in zip(prepared, entry.series, strict=True)]
-            return steps, prepared
-        steps = draw()
-        shared = {}
-        prepared = [shared.setdefault(id(step.request), Prepared(step.request)) for step in steps]
-        if entry is not None:
-            entry.series = [(step.base, step.changed) for step in steps]
-            entry.inputs.update((f"series/{k}", p) for k, p in enumerate(prepared))
-        return steps, prepared
-
-    def expected_of(self, request, prepared):
-        """The oracle's expectation of an example's input: `prepared`'s, computed once."""
-        if prepared is None:
-            return self.expected_for(request)
-        if prepared.expected is None:
-            prepared.expected, prepared.fresh = self.expected_for(request), True
-            self.computed_here.add(id(prepared))
-        return prepared.expected
-
-    def confirmed_expectation(self, request, prepared, expected):
-        """The expectation a failing verdict on an example's input rests on: `expected` when the oracle computed it
-        in this run, else (it came from the search cache) the oracle's own, computed now. A checksum protects an
-        entry from damage, not from an expectation that is stale or was altered: one that differs from the
-        oracle's is discarded with its entry (`discard_entry`), and the caller judges again by the one returned."""
-        if prepared is None or id(prepared) in self.computed_here:
-            return expected
-        fresh = self.expected_for(request)
-        self.computed_here.add(id(prepared))
-        if encode(fresh.model_dump(mode="json")) == encode(expected.model_dump(mode="json")):
-            return expected
-        self.discard_entry()
-        prepared.expected, prepared.fresh = fresh, True
-        return fresh
-
-    def discard_entry(self):
-        """The current example's cache entry held an expectation the oracle does not give: its file is removed,
-        nothing it held is used any more (every expectation, feature and digest of its inputs is computed afresh,
-        and the entry written again when the example is over), and the user is told once per run."""
-        entry, cache = self.entry, self.search_cache
-        if entry is None or cache is None or not entry.loaded:  # (no cache, or discarded already)
-            return
-        discard(cache, entry.index)
-        for prepared in entry.inputs.values():  # (its requests are kept: the oracle judges what is sent)
-            prepared.expected = prepared.features = prepared.digest = None
-            prepared.fresh = True
-        entry.loaded = False
-        identifier = example_id(self.settings.seed, entry.index)
-        self.warn(f"the search cache in {cache.root} held an expectation of {identifier} that the oracle does not "
-                  "give: the entry was discarded and the input judged by the oracle's own (said once per run; "
-                  "--no-search-cache bypasses the cache)")
+    def collect(self, request, pending, *, kept=True):
+        """The reply to `request`, kept in the channel's history unless `kept` is False (`Channel.collect`)."""
+        return self.channel.collect(request, pending, kept=kept)
 
     def warn(self, text):
         """One warning line for the user, the first of the run only (a worker's goes through its parent)."""
@@ -637,87 +453,83 @@ class Session:
     def expected_for(self, request, *, overrides=None, document=None, profiles=()):
         return case_expected(request, self.profile, overrides=overrides, document=document, profiles=profiles)
 
-    def evaluate(
-        self,
-        item_id,
-        kind,
-        request,
-        *,
-        title="",
-        overrides=None,
-        document=None,
-        profiles=(),
-        invalid=None,
-        within_capabilities=False,
-        expected=None,
-        summary=None,
-        attribution="full",
-        prepared=None,
-    ):
-        """Judge one input. `request` is None (and `invalid` says why) for a case whose input
-        protocol v1 cannot carry: it is not applicable. `within_capabilities`: the caller knows the
-        implementation computes this request (a curated example of its own) though its declared
-        capabilities cannot say so; it is sent all the same. For a large input (a real corpus):
-        `expected`, the oracle's expectation when the caller has it already; `summary`, a short
-        description recorded in place of the request (and no replay line); `attribution`, "full"
-        (the documented classes, then every explanation), "documented" (the documented classes
-        only: every explanation recomputes the corpus many times) or "none". `prepared`: an example's input
-        as `prepare` gives it (its wire line, expectation and features, cached across runs)."""
+    def inapplicable(self, item: Item) -> str | None:
+        """Why `item` is not judged (not applicable: its input cannot be expressed in protocol v1, or lies outside
+        the implementation's declared capabilities), or None."""
+        if item.invalid or item.request is None:
+            return item.invalid or "the input cannot be expressed in protocol v1"
+        return None if item.within_capabilities else not_applicable_reason(item.request, self.capabilities)
+
+    def evaluate(self, item: Item) -> Record:
+        """Judge one input (an `Item`: what it is, its case context, its large-input policy) and write its
+        record."""
+        return self.assess(item)[0]
+
+    def assess(self, item: Item) -> tuple[Record, Judgement | None]:
+        """Judge one input (`judge`), diagnose a failure (sent once more, then shrunk and classified), and write its
+        record: (the record, the judgement; None where the input was not applicable and nothing was sent)."""
         started = time.perf_counter()
-        reason = invalid or (None if within_capabilities else not_applicable_reason(request, self.capabilities))
+        reason = self.inapplicable(item)
         if reason is not None:
-            recorded = (
-                CorpusSummary(**summary)
-                if summary is not None
-                else (None if request is None else _recorded(request.with_seq(0), lambda: self._regenerate(item_id)))
-            )
-            return self.finish(
-                Record(
-                    id=item_id,
-                    kind=kind,
-                    title=title,
-                    request=recorded,
-                    outcome=Outcome.NOT_APPLICABLE,
-                    message=reason,
-                    label="not-applicable",
-                )
-            )
+            return self.finish(self._not_applicable(item, reason)), None  # (no clock reading: nothing was sent)
+        judgement = self.judge(item)
+        request, reply, verdict, expected = judgement.parts
+        diagnosis = NOT_DIAGNOSED
+        if verdict.outcome not in GOOD_OUTCOMES:
+            before = self.channel.before()  # (taken before the request is sent again)
+            again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
+            diagnosis = self.nondeterministic(item, request, reply, again, expected) if again is not None \
+                else self.diagnose(item, judgement, before=before)
+        record = judged_record(
+            item,
+            judgement,
+            request=CorpusSummary(**item.summary) if item.summary is not None
+            else self.recorded(judgement.sent, item.id, item.prepared),
+            message="; ".join(filter(None, [verdict.message, *(f"runner: {note}" for note in reply.notes)])),
+            diagnosis=diagnosis,
+            timing=self.timing(reply.duration, started),
+        )
+        return self.finish(record), judgement
+
+    def _not_applicable(self, item: Item, reason: str) -> Record:
+        """The record of an input not judged (`inapplicable`): what it was, and why."""
+        request = item.request
+        recorded = (
+            CorpusSummary(**item.summary)
+            if item.summary is not None
+            else (None if request is None else recorded_request(request.with_seq(0), lambda: self._regenerate(item.id)))
+        )
+        timing = self.timing(0.0)
+        return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
+                      message=reason, label="not-applicable", duration=timing.duration, wall=timing.wall)
+
+    def judge(self, item: Item) -> Judgement:
+        """Send an applicable item's request and judge the reply against the oracle's expectation (computed while
+        the implementation answers: an example's from its `Prepared`, a large input's when the item carries it, a
+        case's under its context). A failure never rests on an expectation from the search cache alone
+        (`confirmed_expectation`)."""
+        request, prepared = item.request, item.prepared
+        if request is None:  # (`inapplicable` says why: not sent)
+            raise BleuValueError(f"{item.id}: no request to judge")
         sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
-        if prepared is not None:
-            expected = self.expected_of(request, prepared)
-        elif expected is None:
-            expected = self.expected_for(request, overrides=overrides, document=document, profiles=profiles)
+        inputs = item.inputs
+        if inputs is not None:
+            expected = inputs.expected_of(request, prepared)
+        elif item.expected is not None:
+            expected = item.expected
+        else:
+            expected = self.expected_for(request, overrides=item.overrides, document=item.document,
+                                         profiles=item.profiles)
         self.cover(request, expected, prepared)
         reply = self.collect(sent, pending)
-        self.last_reply = reply  # a passing example's reply, for a metamorphic relation on it
         verdict = self._verdict(request, reply, expected)
-        if verdict.outcome not in GOOD_OUTCOMES and prepared is not None:  # never a failure on a cached value alone
-            confirmed_expected = self.confirmed_expectation(request, prepared, expected)
+        if verdict.outcome not in GOOD_OUTCOMES and inputs is not None:  # never a failure on a cached value alone
+            confirmed_expected = inputs.confirmed_expectation(request, prepared, expected)
             if confirmed_expected is not expected:
                 expected, verdict = confirmed_expected, self._verdict(request, reply, confirmed_expected)
         if verdict.outcome == Outcome.REJECTED:
             self.coverage.add_refused(request)
-        notes = [f"runner: {note}" for note in reply.notes]
-        record = Record(
-            id=item_id,
-            kind=kind,
-            title=title,
-            request=CorpusSummary(**summary)
-            if summary is not None
-            else self.recorded(sent, item_id, prepared),
-            message="; ".join(filter(None, [verdict.message, *notes])),
-            **_judged(verdict, reply, expected),
-        )
-        if verdict.outcome in GOOD_OUTCOMES:
-            return self.finish(record, started)
-        before = self.before()  # (taken before the request is sent again)
-        again = self.answered_again(request, reply, verdict, prepared, before=before, expected=expected)
-        if again is not None:
-            update = self.nondeterministic_update(record, kind, request, reply, again, expected, summary=summary)
-        else:
-            update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                         attribution=attribution, summary=summary, before=before)
-        return self.finish(record.model_copy(update=update), started)
+        return Judgement(request=request, sent=sent, reply=reply, expected=expected, verdict=verdict)
 
     def _verdict(self, request, reply, expected):
         """The judge's verdict on `reply` to `request` (a plan of metric states is judged as a plan)."""
@@ -744,21 +556,21 @@ class Session:
             return None
         return again
 
-    def nondeterministic_update(self, record, kind, request, reply, again, expected, *, summary=None):
-        """What a failing record whose request was answered two ways adds: the root cause `nondeterministic`, both
-        answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified further:
-        neither can be trusted on an implementation that answers one request two ways (and both cost tens of
-        requests, or seconds of search, per record)."""
-        note = repeat.described(reply, again)
+    def nondeterministic(self, item: Item, request, reply, again, expected) -> Diagnosis:
+        """The diagnosis of a failing record whose request was answered two ways: the root cause `nondeterministic`,
+        both answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified
+        further: neither can be trusted on an implementation that answers one request two ways (and both cost tens
+        of requests, or seconds of search, per record)."""
         if self.budget.example >= 0:  # the later failures of its block are classified cheaply (`cheaply_classified`)
             self.budget.may_shrink(NONDETERMINISTIC_KIND)
-        update = {"classification": repeat.nondeterministic(reply, again, None if expected is None or
-                                                            expected.rejected else expected.score),
-                  "message": "; ".join(filter(None, [record.message, note]))}
-        if summary is None:
-            replay, line = self._reproduction(record.id, kind, request, request)
-            update.update(replay=replay, reproduce=line + repeat.reproduction_note(reply, again))
-        return update
+        classification = repeat.nondeterministic(reply, again, None if expected is None or expected.rejected
+                                                 else expected.score)
+        note = repeat.described(reply, again)
+        if item.summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=classification, note=note)
+        replay, line = self._reproduction(item.id, item.kind, request, request)
+        return Diagnosis(classification=classification, replay=replay,
+                         reproduce=line + repeat.reproduction_note(reply, again), note=note)
 
     def _reproduction(self, item_id, kind, request, reported):
         """(the replay input, the reproduction line) of a failing record: a case by its id, a series or a relation
@@ -770,42 +582,43 @@ class Session:
             return reported, self._regenerate(item_id)
         return reported, self.reproduce(item_id, reported)
 
-    def failure_update(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, attribution="full",
-                       summary=None, before=NOTHING_BEFORE):
-        """What a failing record adds: the shrunk input (a random example's, or a series step's), the root cause,
+    def diagnose(self, item: Item, judgement: Judgement, *, before: Before = NOTHING_BEFORE) -> Diagnosis:
+        """The diagnosis of a failing record: the shrunk input (a random example's, or a series step's), the root cause,
         the replay and the reproduction line. `before`: what the process had answered before this request, where the
         state an earlier request left is looked for (`oracle.diagnose.stale`)."""
-        reported, judged, shrunk = request, (request, reply, verdict, expected), None
+        item_id, kind, overrides, summary = item.id, item.kind, item.overrides, item.summary
+        request, reply, verdict, expected = judgement.parts
+        search_all = item.attribution == "full"
+        reported, judged, shrunk = request, judgement, None
         to_shrink, hints = self.shrink_decision(kind, verdict)
         if repeat.NONDETERMINISTIC in hints:
-            return self.cheaply_classified(item_id, kind, request, reply, verdict, expected, overrides=overrides,
-                                           summary=summary)
+            return self.cheaply_classified(item, judgement)
         if to_shrink:
             shrunk, last = self.shrink(request, verdict, reply, expected)
             reported = shrunk.request
             if last is not None:
-                judged = (last["request"], last["reply"], last["verdict"], last["expected"])
+                judged = last
         classification = None
-        if attribution != "none" and hints:
-            classification = self._attribute_by_hints(judged, hints, overrides, search_all=attribution == "full")
-        elif attribution != "none" and judged[0] is not request:
+        if item.attribution != "none" and hints:
+            classification = self._attribute_by_hints(judged.parts, hints, overrides, search_all=search_all)
+        elif item.attribution != "none" and judged is not judgement:
             classification = attribute_shrunk(
-                judged,
-                (request, reply, verdict, expected),
+                judged.parts,
+                judgement.parts,
                 self.profile,
                 entries=self.documented,
                 overrides=overrides,
-                search_all=attribution == "full",
+                search_all=search_all,
             )
-        elif attribution != "none":
+        elif item.attribution != "none":
             classification = attribute(
-                *judged, self.profile, entries=self.documented, overrides=overrides, search_all=attribution == "full"
+                *judged.parts, self.profile, entries=self.documented, overrides=overrides, search_all=search_all
             )
-        if to_shrink and classification is not None and classification.fits and judged[0] is not request \
-                and attribution == "full":
-            classification = self._told_apart(judged, classification, overrides)
+        if to_shrink and classification is not None and classification.fits and judged is not judgement \
+                and search_all:
+            classification = self._told_apart(judged.parts, classification, overrides)
         if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
-            classification = self._error_cause(judged, request, classification, hints)
+            classification = self._error_cause(judged.parts, request, classification, hints)
         if classification is not None and verdict.outcome in (Outcome.CRASH, Outcome.TIMEOUT) and kind == "example" \
                 and reply.message != self.process.given_up:
             classification, shrunk = self._death_cause(request, verdict, classification)
@@ -816,29 +629,27 @@ class Session:
             classification = with_stale(classification, self._stale(request, reply, before, expected, classification),
                                         request_alone_refuted=answered_right_before(request, before, expected,
                                                                                     self.contract))
-        update = {"shrunk": shrunk, "classification": classification}
-        if summary is None:  # (a summary: too large to replay from a record)
-            replay, line = self._reproduction(item_id, kind, request, reported)
-            update.update(replay=replay, reproduce=line)
-        return update
+        if summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=classification, shrunk=shrunk)
+        replay, line = self._reproduction(item_id, kind, request, reported)
+        return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
 
-    def cheaply_classified(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, summary=None):
+    def cheaply_classified(self, item: Item, judgement: Judgement) -> Diagnosis:
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
         two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
         found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
         per record (its run stays within a few times a conforming run's cost)."""
-        classification = attribute(request, reply, verdict, expected, self.profile, entries=self.documented,
-                                   overrides=overrides, search_all=False)
+        classification = attribute(*judgement.parts, self.profile, entries=self.documented,
+                                   overrides=item.overrides, search_all=False)
         if classification.name == UNEXPLAINED:
             classification = classification.model_copy(update={"description": (
                 "not searched among every explanation: an earlier example of this block had a request answered "
                 "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
-        update = {"classification": classification}
-        if summary is None:
-            replay, line = self._reproduction(item_id, kind, request, request)
-            update.update(replay=replay, reproduce=line)
-        return update
+        if item.summary is not None:
+            return Diagnosis(classification=classification)
+        replay, line = self._reproduction(item.id, item.kind, judgement.request, judgement.request)
+        return Diagnosis(classification=classification, replay=replay, reproduce=line)
 
     def _told_apart(self, judged, classification, overrides):
         """A shrunk record's classification after one related input, sent to tell its fitting explanations apart
@@ -893,7 +704,7 @@ class Session:
         (the shrink allowance), else named by a probed cause of its kind that it has. Its classification as it
         was where nothing is known."""
         outcome = verdict.outcome.value
-        died_after = self.died_after
+        died_after = self.channel.died_after
         if self.settings.shrink_budget <= 0 or not isinstance(self.process, ImplementationProcess):
             return classification, None
         probe, hints = self.budget.may_shrink(failure_kind("example", outcome, None, None))
@@ -1020,7 +831,7 @@ class Session:
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
-        still_fails, last = failure_predicate(
+        still_fails = SameFailure(
             request,
             verdict,
             reply,
@@ -1038,7 +849,8 @@ class Session:
             budget=self.settings.shrink_budget,
             deadline=time.perf_counter() + self.settings.shrink_seconds,
         )
-        if not outcome.steps:
+        last = still_fails.last  # (set by every step: a step is a candidate that failed the same way)
+        if not outcome.steps or last is None:
             return Shrunk(
                 request=request,
                 steps=0,
@@ -1049,31 +861,32 @@ class Session:
                 order=verdict.order,
                 note="no simpler input fails the same way",
             ), None
-        final = last["verdict"]
+        final = last.verdict
         return Shrunk(
             request=outcome.request,
-            expected=last["expected"],
-            actual=last["reply"].recorded(),
+            expected=last.expected,
+            actual=last.reply.recorded(),
             layer=final.layer,
             order=final.order,
             message=final.message,
             steps=outcome.steps,
             queries=outcome.queries,
             exhausted=outcome.exhausted,
-        ), dict(last)
+        ), last
 
-    def finish(self, record, started=None):
-        """Time a judged record (unless the stream keeps no clock readings) and account for it."""
+    def timing(self, duration: float, started: float | None = None) -> Timing:
+        """A record's clock readings: `duration`, the implementation's seconds, and the wall time since `started`
+        (None: not measured); both 0 where the stream keeps no clock readings (`SessionSettings.timings`)."""
         if not self.settings.timings:
-            record = record.model_copy(update={"duration": 0.0, "wall": 0.0})
-        elif started is not None:
-            record = record.model_copy(
-                update={
-                    "duration": round(max(record.duration, 0.0), 6),
-                    "wall": round(time.perf_counter() - started, 6),
-                }
-            )
-        record = self.account(record)
+            return Timing(0.0, 0.0)
+        if started is None:
+            return Timing(duration, None)
+        return Timing(round(max(duration, 0.0), 6), round(time.perf_counter() - started, 6))
+
+    def finish(self, record):
+        """Account for a record built whole (`account`; on the progress line where the channel says so), then stop
+        here if a stop signal came meanwhile."""
+        record = self.account(record, progress=self.channel.progress)
         raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
 
@@ -1110,17 +923,8 @@ class Session:
                 continue
             if not _bundled(case.path):
                 self.case_files[item.case_id] = case.path
-            self.start_unit()
-            self.evaluate(
-                item.case_id,
-                "case",
-                item.request,
-                title=item.title,
-                overrides=item.overrides,
-                document=item.document,
-                profiles=item.profiles,
-                invalid=item.invalid,
-            )
+            self.channel.start_unit()
+            self.evaluate(Item.of_case(item))
 
     def run_examples(self):
         """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
@@ -1155,15 +959,20 @@ class Session:
         return SearchCache(cache_root(), key)
 
     def judge_cached_example(self, index):
-        """`judge_example`, its inputs read from the search cache and what was computed afresh written back."""
-        self.entry = None if self.search_cache is None else self.search_cache.load(index)
+        """`judge_example` (`oracle.harness.work.examples`), its inputs read from the search cache and what was
+        computed afresh written back."""
+        cache = self.search_cache
+        entry = None if cache is None else cache.load(index)
         try:
-            self.judge_example(index)
+            judge_example(self, index, self.example_inputs(index, entry))
         finally:
-            entry, self.entry = self.entry, None
-            self.computed_here.clear()
-            if entry is not None:
-                self.search_cache.store(entry)
+            if cache is not None and entry is not None:
+                cache.store(entry)
+
+    def example_inputs(self, index: int, entry: ExampleEntry | None = None) -> ExampleInputs:
+        """The inputs of example `index`, from its search cache `entry` (None: drawn now, nothing kept)."""
+        return ExampleInputs(example_id(self.settings.seed, index), self.expected_for, self.warn, entry,
+                             self.search_cache if entry is not None else None)
 
     def example_request(self, index):
         """Random example `index` of this run's seed, for the implementation's capabilities and the profile."""
@@ -1175,77 +984,6 @@ class Session:
             uniform_only=options.uniform_weights_only,
             profile_smoothing=options.smoothing.to_json(),
         )
-
-    def judge_example(self, index):
-        """Random example `index` (if `only` selects it), and a relation on it if it passes."""
-        options = PROFILES[self.profile].options
-        identifier = example_id(self.settings.seed, index)
-        patterns = self.settings.only
-        relation_only = patterns and any(p.startswith(identifier + "~") for p in patterns)
-        if not selected(identifier, patterns) and not relation_only:
-            return
-        prepared = self.prepare("example", lambda: self.example_request(index))
-        request = prepared.request
-        self.examples_run += 1
-        self.start_unit()
-        record = self.evaluate(identifier, "example", request, prepared=prepared)
-        every = self.settings.relation_every
-        reply = self.last_reply
-        if (
-            every
-            and index % every == every - 1
-            and record.outcome == Outcome.PASS
-            and reply is not None
-            and reply.kind == "score"
-            and request.token_count <= RECORD_TOKEN_LIMIT
-        ):
-            names = relations.applicable(
-                request, reference_length=options.reference_length, statistics=self.capabilities.statistics
-            )
-            # a related input the capabilities rule out (a duplicated reference past max_references) is not sent
-            related = {name: relations.transformed(request, name) for name in names}
-            names = [
-                name
-                for name in names
-                if all(not_applicable_reason(variant, self.capabilities) is None for variant in related[name])
-            ]
-            if names:
-                name = names[(index // every) % len(names)]
-                if selected(f"{identifier}~{name}", patterns):
-                    self.check_relation(identifier, request, reply, name, related[name])
-        if (
-            record.outcome == Outcome.PASS
-            and stateful.applies(request, self.capabilities)
-            and request.token_count <= RECORD_TOKEN_LIMIT
-            and selected(f"{identifier}~stateful", patterns)
-        ):
-            self.check_stateful(identifier, index, request, record.expected)
-        self.judge_companions(index)
-
-    def judge_companions(self, index):
-        """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
-        be refused, a series of short requests to the same process; each selected by its own id."""
-        options = PROFILES[self.profile].options
-        identifier = example_id(self.settings.seed, index)
-        draw = {"uniform_only": options.uniform_weights_only, "profile_smoothing": options.smoothing.to_json()}
-        for kind in companions(index, self.capabilities):
-            item_id = f"{identifier}~{kind}"
-            if not selected(item_id, self.settings.only):
-                continue
-            rng = companion_rng(self.settings.seed, index, kind)
-            if kind == "series":
-                if self.settings.series_length:
-                    steps, prepared = self.prepare_series(
-                        lambda rng=rng: series_steps(rng, self.capabilities, length=self.settings.series_length,
-                                                     **draw))
-                    judge_series(self, item_id, steps, prepared)
-                continue
-            if kind == "text":
-                prepared = self.prepare(kind, lambda rng=rng: text_request(rng, self.capabilities, **draw))
-            else:
-                prepared = self.prepare(kind, lambda rng=rng: refused_request(
-                    rng, self.capabilities, turn=index // REFUSED_EVERY, **draw))
-            self.evaluate(item_id, "example", prepared.request, prepared=prepared)
 
     def run_examples_in_workers(self):
         """The search in `jobs` worker processes (`oracle.harness.worker.search`): the stream one
@@ -1281,179 +1019,9 @@ class Session:
             )
         )
 
-    def check_relation(self, identifier, request, reply, relation, variants):
-        """One metamorphic relation on a passing example: the implementation against itself, on
-        `variants` (`relations.transformed(request, relation)`)."""
-        started = time.perf_counter()
-        sent, replies = [], []
-        for variant in variants:
-            one, answer = self.send(variant)
-            sent.append(one)
-            replies.append(answer)
-        item_id = f"{identifier}~{relation}"
-        verdict = self._relation_verdict(request, reply, variants, replies, relation)
-        record = Record(
-            id=item_id,
-            kind="metamorphic",
-            title=relations.RELATIONS[relation],
-            request=_recorded(sent[0], lambda: self._regenerate(item_id)),
-            outcome=verdict.outcome,
-            layer=verdict.layer,
-            label=verdict.classification,
-            message=verdict.message,
-            actual=replies[0].recorded(),
-            stderr=replies[0].stderr,
-            duration=sum(r.duration for r in replies),
-            related=request,
-        )
-        if verdict.outcome not in GOOD_OUTCOMES:
-            again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
-                          if (repeated := self.answered_again(variant, answer, verdict)) is not None), None)
-            if again is not None:  # a related input answered two ways: no relation is broken by that
-                update = self.nondeterministic_update(record, "metamorphic", *again, None)
-                return self.finish(record.model_copy(update=update), started)
-            classification = self._related_cause(variants, replies) or attribute(
-                request, reply, verdict, oracle_expected(request, self.profile), self.profile, entries=self.documented
-            )
-            record = record.model_copy(
-                update={"classification": classification, "replay": variants[0], "reproduce": self._regenerate(item_id)}
-            )
-        return self.finish(record, started)
-
-    def check_stateful(self, identifier, index, request, expected):
-        """A passing corpus example again, through the implementation's metric state as a drawn plan
-        says (`oracle.harness.stateful`); the one-shot answer, which passed, is the expectation."""
-        started = time.perf_counter()
-        item_id = f"{identifier}~stateful"
-        rng = example_rng(self.settings.seed, f"{index}/stateful")
-        planned = request.model_copy(
-            update={"stateful": stateful.draw_plan(request, self.capabilities, rng, turn=index)}
-        )
-        sent, reply = self.send(planned)
-        verdict = stateful.judge_plan(expected, reply, planned, self.contract)
-        record = Record(
-            id=item_id,
-            kind="stateful",
-            title=stateful.describe(planned.stateful),
-            request=_recorded(sent, lambda: self._regenerate(item_id)),
-            message=verdict.message,
-            **_judged(verdict, reply, expected),
-        )
-        if verdict.outcome not in GOOD_OUTCOMES:
-            again = self.answered_again(planned, reply, verdict)
-            update = self._shrunk_plan(item_id, planned, verdict, reply, expected) if again is None else \
-                self.nondeterministic_update(record, "stateful", planned, reply, again, expected)
-            record = record.model_copy(update=update)
-        return self.finish(record, started)
-
-    def _plan_cause(self, planned, reply, verdict, expected):
-        """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
-        or whatever else explains the answer; None for an answer that is not a wrong number."""
-        if verdict.outcome != Outcome.FAIL or expected is None or reply is None or reply.kind != "score":
-            return None  # a refusal under a plan is its layer's (a wrong number is what the state explains)
-        return attribute(planned, reply, verdict, expected, self.profile, entries=self.documented)
-
-    def _shrunk_plan(self, item_id, planned, verdict, reply, expected):
-        """A failing planned request's record fields after shrinking its plan and corpus (the first of each
-        stateful layer's failures in each block of examples, as for the examples: `shrink_decision`), with
-        the root cause of the smallest failing plan."""
-        cause = {"classification": self._plan_cause(planned, reply, verdict, expected)}
-        if verdict.outcome != Outcome.FAIL or self.settings.shrink_budget <= 0:
-            return {"replay": planned, "reproduce": self.reproduce(item_id, planned), **cause}
-        shrinker = stateful.PlanShrinker(
-            self.profile,
-            self.capabilities,
-            self.contract,
-            self.send,
-            lambda: self.process.given_up,
-            self.settings.shrink_budget,
-            time.perf_counter() + self.settings.shrink_seconds,
-        )
-        if not self.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
-            return {**self._lowest_plan(item_id, planned, verdict, shrinker), **cause}
-        smallest, exhausted = shrinker.run(planned, verdict)
-        last = shrinker.last
-        final = last.get("verdict", verdict)
-        if last:
-            cause = {"classification": self._plan_cause(smallest, last["reply"], final, last.get("expected"))}
-        shrunk = Shrunk(
-            request=smallest,
-            expected=last.get("expected"),
-            actual=last["reply"].recorded() if last else None,
-            layer=final.layer,
-            order=final.order,
-            message=final.message,
-            steps=shrinker.steps,
-            queries=shrinker.queries,
-            exhausted=exhausted,
-            note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
-        )
-        update = {"shrunk": shrunk, "replay": smallest, "reproduce": self.reproduce(item_id, smallest), **cause}
-        return {**update, **_layer_moved(verdict, final)}
-
-    def _lowest_plan(self, item_id, planned, verdict, shrinker):
-        """A failing plan not shrunk (its kind's first in this block was): only moved to the plan that uses
-        least and still fails (a few requests), so that its layer is the one the bug is in."""
-        lowered, final = shrinker.lowest(planned, verdict)
-        return {"replay": lowered, "reproduce": self.reproduce(item_id, lowered), **_layer_moved(verdict, final)}
-
-    def _related_cause(self, variants, replies):
-        """A broken relation's root cause, where the implementation's answer on a related input is itself
-        wrong and explained: the mechanism, not "relation-broken" (one bug, one name). None otherwise."""
-        for variant, answer in zip(variants, replies, strict=True):
-            expected = oracle_expected(variant, self.profile)
-            verdict = judge(
-                expected, answer, self.contract, max_order=variant.max_order, token_counts=token_count_layers(variant)
-            )
-            if verdict.outcome in GOOD_OUTCOMES:
-                continue
-            classification = attribute(variant, answer, verdict, expected, self.profile, entries=self.documented)
-            if classification.change:
-                return classification
-        return None
-
-    def _relation_verdict(self, request, reply, variants, replies, relation):
-        bad = next((r for r in replies if r.kind != "score"), None)
-        if bad is not None:  # the related input was not scored: judged as any input is
-            expected = oracle_expected(variants[replies.index(bad)], self.profile)
-            verdict = judge(expected, bad, self.contract, max_order=len(request.weights))
-            if verdict.outcome in GOOD_OUTCOMES:
-                return verdict
-            return Verdict(
-                verdict.outcome,
-                verdict.layer,
-                verdict.order,
-                f"{relation}: the related input was not scored: {verdict.message}",
-            )
-        if relation == "shards-summed":
-            whole = reply.statistics
-            summed = relations.summed_statistics([r.statistics for r in replies])
-            if summed is None or whole is None:
-                return Verdict(Outcome.PASS, message="statistics missing: nothing to compare")
-            for name in ("hyp_len", "ref_len", "matches", "totals"):
-                if getattr(whole, name) != getattr(summed, name):
-                    return Verdict(
-                        Outcome.FAIL,
-                        METAMORPHIC_LAYER,
-                        None,
-                        f"{relation}: {name} of the whole corpus is {whole.to_json()[name]}, "
-                        f"the halves' add up to {summed.to_json()[name]}",
-                    )
-            return Verdict(Outcome.PASS)
-        original, related = reply.score, replies[0].score
-        if not self.contract.close(related, original):
-            return Verdict(
-                Outcome.FAIL,
-                METAMORPHIC_LAYER,
-                None,
-                f"{relation}: score {original!r} for the input, {related!r} for "
-                f"{relations.RELATIONS[relation]} (they must be equal; contract {self.contract.describe()})",
-            )
-        return Verdict(Outcome.PASS)
-
     def run_replay(self, inputs):
         for label, request in inputs:
-            self.evaluate(label, "replay", request)
+            self.evaluate(Item(label, "replay", request))
 
 
 # -- the lifecycle --------------------------------------------------------------------------------
@@ -1466,6 +1034,87 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
         return (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
                 "give --profile")
     return tracker.another(implementation, profile)
+
+
+@dataclass(frozen=True)
+class _Clock:
+    """A run's clock readings for its header and footer: none (an empty time, 0 s) where the stream keeps none."""
+
+    started: float
+    timings: bool
+
+    def now(self) -> str:
+        return now() if self.timings else ""
+
+    def elapsed(self) -> float:
+        return round(time.perf_counter() - self.started, 3) if self.timings else 0.0
+
+
+def _stopped(clock: _Clock, tracker: BaselineTracker, code: int, **fields) -> Footer:
+    """The footer of a run stopped before any input was judged."""
+    return Footer(
+        counts=count_outcomes(),
+        baseline=tracker.summary(),
+        gate="fail",
+        exit_code=code,
+        restarts=0,
+        duration=clock.elapsed(),
+        finished=clock.now(),
+        **fields,
+    )
+
+
+def _undrivable(writer, header, settings, verb, exc, clock, tracker):
+    """The header and footer of a run whose implementation could not be driven, and why, on stderr."""
+    writer.write(
+        Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
+    )
+    writer.write(_stopped(clock, tracker, EXIT_UNDRIVABLE))
+    print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
+    if exc.stderr.strip():
+        print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
+
+
+def _worked(session, process, work, require_judged):
+    """Run `work(session)`, then stop the process: (the BleuOracleError it raised or None, the exit code of a stop
+    signal or None). `require_judged`: a run that judged nothing is such an error too."""
+    error = interrupted = None
+    try:
+        work(session)
+    except BleuOracleError as exc:
+        error = exc
+    except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
+        interrupted = exit_code_of(exc)
+    finally:
+        process.stop()
+        session.progress.finish()
+    if require_judged and error is None and interrupted is None and not session.judged():
+        error = BleuValueError(session.nothing_judged())
+    return error, interrupted
+
+
+def _footer(session, process, tracker, clock, error, interrupted):
+    """(the exit code, the footer) of a run that judged its inputs: counts, gate, restarts, coverage, causes."""
+    gate_failed = tracker.gate_failed()
+    code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
+    coverage = session.coverage.table(
+        session.capabilities, uniform_only=PROFILES[session.profile].options.uniform_weights_only
+    )
+    return code, Footer(
+        counts=dict(session.counts),
+        baseline=tracker.summary(),
+        gate="fail" if gate_failed or error or interrupted else "pass",
+        exit_code=code,
+        restarts=process.restarts + session.worker_restarts,
+        duration=clock.elapsed(),
+        finished=clock.now(),
+        error=str(error) if error else None,
+        interrupted=True if interrupted else None,
+        examples=session.examples_run,
+        time_budget_spent=session.budget_spent,
+        coverage=coverage,
+        causes=run_causes(session.root_causes),
+    )
 
 
 def run_session(
@@ -1484,15 +1133,7 @@ def run_session(
     `require_judged`: a run that judged nothing (every input not applicable, nothing selected) is such an
     error too (exit 2), never a green gate.
     """
-    started = time.perf_counter()
-    timings = settings.timings
-
-    def clock():
-        return now() if timings else ""
-
-    def elapsed():
-        return round(time.perf_counter() - started, 3) if timings else 0.0
-
+    clock = _Clock(time.perf_counter(), settings.timings)
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     verb = recorded.verb
@@ -1501,33 +1142,12 @@ def run_session(
             "suite_version": SUITE_VERSION,
             "oracle_version": __version__,
             "settings": recorded,
-            "started": clock(),
+            "started": clock.now(),
         }
-
-        def stopped(code, **fields):
-            writer.write(
-                Footer(
-                    counts=count_outcomes(),
-                    baseline=tracker.summary(),
-                    gate="fail",
-                    exit_code=code,
-                    restarts=0,
-                    duration=elapsed(),
-                    finished=clock(),
-                    **fields,
-                )
-            )
-
         try:
             handshake = process.start()
         except HandshakeError as exc:
-            writer.write(
-                Header(**header, judged_profile=settings.profile, handshake_error=str(exc), handshake_stderr=exc.stderr)
-            )
-            stopped(EXIT_UNDRIVABLE)
-            print(shown(f"bleu-oracle {verb}: the implementation could not be driven: {exc}"), file=sys.stderr)
-            if exc.stderr.strip():
-                print("its stderr:\n" + shown(exc.stderr.rstrip()[-2000:], lines=True), file=sys.stderr)
+            _undrivable(writer, header, settings, verb, exc, clock, tracker)
             return EXIT_UNDRIVABLE, None
         profile = settings.profile or handshake.profile
         writer.write(
@@ -1543,44 +1163,13 @@ def run_session(
         refusal = _refusal(profile, handshake.implementation.name, tracker)
         if refusal is not None:
             process.stop()
-            stopped(EXIT_USAGE, error=refusal)
+            writer.write(_stopped(clock, tracker, EXIT_USAGE, error=refusal))
             raise BleuValueError(refusal)
         progress = Progress(total, enabled=not settings.quiet, label=verb)
         session = Session(settings, argv, profile, process, writer, tracker, progress, work_dir=report_dir)
-        error = interrupted = None
-        try:
-            work(session)
-        except BleuOracleError as exc:
-            error = exc
-        except (KeyboardInterrupt, Interrupted) as exc:  # ^C or SIGTERM: stop, and say so in the footer
-            interrupted = exit_code_of(exc)
-        finally:
-            process.stop()
-            progress.finish()
-        if require_judged and error is None and interrupted is None and not session.judged():
-            error = BleuValueError(session.nothing_judged())
-        gate_failed = tracker.gate_failed()
-        code = interrupted or (EXIT_USAGE if error else (EXIT_DEVIATIONS if gate_failed else EXIT_OK))
-        coverage = session.coverage.table(
-            session.capabilities, uniform_only=PROFILES[profile].options.uniform_weights_only
-        )
-        writer.write(
-            Footer(
-                counts=dict(session.counts),
-                baseline=tracker.summary(),
-                gate="fail" if gate_failed or error or interrupted else "pass",
-                exit_code=code,
-                restarts=process.restarts + session.worker_restarts,
-                duration=elapsed(),
-                finished=clock(),
-                error=str(error) if error else None,
-                interrupted=True if interrupted else None,
-                examples=session.examples_run,
-                time_budget_spent=session.budget_spent,
-                coverage=coverage,
-                causes=run_causes(session.root_causes),
-            )
-        )
+        error, interrupted = _worked(session, process, work, require_judged)
+        code, footer = _footer(session, process, tracker, clock, error, interrupted)
+        writer.write(footer)
     if error:
         raise error
     return code, session

@@ -36,6 +36,7 @@ from oracle.diagnose.judge import judge, token_count_layers
 from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, SmoothingSpec
 
 from .requests import not_applicable_reason
+from .stages import Judgement
 from .transport import Reply
 
 DEFAULT_BUDGET = 250
@@ -268,35 +269,38 @@ def _is_undefined(expected):
     return not expected.rejected and expected.score is not None and math.isnan(expected.score)
 
 
-def failure_predicate(request, verdict, reply, *, profile, capabilities, send, contract, given_up, expected=None):
-    """`still_fails(candidate)` for `shrink`, and the dict it fills with the last failing candidate's
-    request (as sent), expected value, reply and verdict. A candidate fails the same way when the oracle
-    scores it, the capabilities cover it, and the implementation's answer (through `send`) diverges with
-    the same outcome and at the same first layer as `verdict`.
+class SameFailure:
+    """`still_fails(candidate)` for `shrink`, which keeps the last failing candidate's `Judgement` (`last`: its
+    request as sent, the oracle's expectation, the reply and the verdict; None until one fails). A candidate fails
+    the same way when the oracle scores it, the capabilities cover it, and the implementation's answer (through
+    `send`) diverges with the same outcome and at the same first layer as `verdict`.
 
     NaN fails in its own way, on either side: a failure on an input the oracle scores does not shrink into
     one where the score is undefined (no hypothesis and no reference tokens), nor a numeric answer into a
     NaN one (else every failure would end at the empty input). `expected`: the oracle's expectation of
     `request`, when the caller has it (computed here otherwise)."""
-    target = (verdict.outcome, verdict.layer, _answers_nan(reply))
-    undefined = _is_undefined(expected or oracle_expected(request, profile))
-    last = {}
 
-    def still_fails(candidate):
-        expected = oracle_expected(candidate, profile)
-        if expected.rejected or _is_undefined(expected) != undefined:
+    def __init__(self, request, verdict, reply, *, profile, capabilities, send, contract, given_up, expected=None):
+        self.target = (verdict.outcome, verdict.layer, _answers_nan(reply))
+        self.undefined = _is_undefined(expected or oracle_expected(request, profile))
+        self.profile, self.capabilities, self.send, self.contract = profile, capabilities, send, contract
+        self.given_up = given_up
+        self.last: Judgement | None = None
+
+    def __call__(self, candidate: ScoreRequest) -> bool:
+        expected = oracle_expected(candidate, self.profile)
+        if expected.rejected or _is_undefined(expected) != self.undefined:
             return False
-        if not_applicable_reason(candidate, capabilities) is not None or given_up():
+        if not_applicable_reason(candidate, self.capabilities) is not None or self.given_up():
             return False
         try:
-            sent, answer = send(candidate)
+            sent, answer = self.send(candidate)
         except ProtocolError:
             return False
-        result = judge(expected, answer, contract, max_order=len(candidate.weights),
+        result = judge(expected, answer, self.contract, max_order=len(candidate.weights),
                        token_counts=token_count_layers(candidate))
-        if (result.outcome, result.layer, _answers_nan(answer)) == target:
-            last.update(request=sent, expected=expected, reply=answer, verdict=result)
+        if (result.outcome, result.layer, _answers_nan(answer)) == self.target:
+            # (the request as sent: what the shrinker's judgement is classified by, as the original's is by its own)
+            self.last = Judgement(request=sent, sent=sent, reply=answer, expected=expected, verdict=result)
             return True
         return False
-
-    return still_fails, last

@@ -36,6 +36,7 @@ from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Se
 
 from .requests import not_applicable_reason
 from .shrink import shrink
+from .stages import Judgement
 from .transport import Reply
 
 #: A corpus this large is accumulated one update per segment: a chained run.
@@ -228,7 +229,7 @@ def candidates(request: ScoreRequest) -> Iterator[ScoreRequest]:
 @dataclass
 class PlanShrinker:
     """Greedy shrinking of a failing planned request; `still_fails` sends a candidate (and its one-shot
-    form) and says whether it fails the same way, filling `last` with the last failing judgement."""
+    form) and says whether it fails the same way, keeping the last failing `Judgement` in `last`."""
 
     profile: str
     capabilities: Capabilities
@@ -240,7 +241,7 @@ class PlanShrinker:
 
     def __post_init__(self) -> None:
         self.queries, self.steps = 0, 0
-        self.last: dict = {}
+        self.last: Judgement | None = None
 
     def spent(self) -> bool:
         return self.queries >= self.budget or time.perf_counter() > self.deadline or self.given_up()
@@ -262,7 +263,7 @@ class PlanShrinker:
         verdict = judge_plan(expected, answer, candidate, self.contract)
         if (verdict.outcome, verdict.layer) != target:
             return False
-        self.last = {"request": sent, "expected": expected, "reply": answer, "verdict": verdict}
+        self.last = Judgement(request=sent, sent=sent, reply=answer, expected=expected, verdict=verdict)
         return True
 
     def lowest(self, request: ScoreRequest, verdict: Verdict) -> tuple[ScoreRequest, Verdict]:
@@ -270,8 +271,9 @@ class PlanShrinker:
         whose failure stays without the previous corpora is an accumulation or merge failure."""
         for candidate in lower_plans(request):
             plan = candidate.stateful
-            if plan is not None and not self.spent() and self.still_fails(candidate, (Outcome.FAIL, layer_of(plan))):
-                request, verdict = candidate, self.last["verdict"]
+            if plan is not None and not self.spent() and self.still_fails(candidate, (Outcome.FAIL, layer_of(plan))) \
+                    and self.last is not None:
+                request, verdict = candidate, self.last.verdict
                 self.steps += 1
         return request, verdict
 

@@ -51,10 +51,11 @@ from oracle.adapters.lifetimes import die_with_parent
 from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
-from .coverage import Coverage
+from .channel import Channel
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare, Shard
+from .stages import Item
 from .transport import (
     DEFAULT_SHRINK_FIRST,
     Reply,
@@ -64,6 +65,7 @@ from .transport import (
     shrink_allowed,
     shrink_hints,
 )
+from .work.examples import judge_companions
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
@@ -295,12 +297,16 @@ def search(session):
     finally:
         stop(runs)
         cut = keeper.cut()
+        # the examples no process attempted, judged against a transport that sends nothing, numbered on from the
+        # session's requests, and counted on the progress line by the worker that judged them already
+        not_sent = Channel(_NotSent(given_up_message(settings.max_restarts)), session.profile,
+                           seq=session.channel.seq, progress=False)
         for record in merged_records(runs):
             index = example_index(record)
             if cut is None or index < cut:
                 session.account(record, progress=False)
             elif record.kind == "example" and "~" not in record.id:  # (not a relation, nor a companion)
-                _record_not_attempted(session, index)
+                _record_not_attempted(session, index, not_sent)
         footers = [footer for footer in (run.footer() for run in runs) if footer is not None]
         session.examples_run += sum(f.examples or 0 for f in footers)
         session.budget_spent = any(f.time_budget_spent for f in footers)
@@ -332,18 +338,13 @@ class _NotSent:
         return pending
 
 
-def _record_not_attempted(session, index):
+def _record_not_attempted(session, index, channel):
     """Write example `index` as one process writes it after its restart budget is spent: judged, by
-    the session's own code, against a request that was not sent. Its coverage and progress were
-    counted by the worker that judged it."""
-    kept = session.process, session.coverage, session.progress.enabled
-    session.process, session.coverage = _NotSent(given_up_message(session.settings.max_restarts)), Coverage()
-    session.progress.enabled = False
-    try:
-        session.evaluate(example_id(session.settings.seed, index), "example", session.example_request(index))
-        session.judge_companions(index)
-    finally:
-        session.process, session.coverage, session.progress.enabled = kept
+    the session's own code, on `channel`, whose transport sends nothing. Its coverage and progress were
+    counted by the worker that judged it (the channel's coverage is not the run's, and it counts no progress)."""
+    with session.on(channel):
+        session.evaluate(Item(example_id(session.settings.seed, index), "example", session.example_request(index)))
+        judge_companions(session, index, session.example_inputs(index))
 
 
 def worker_count(settings) -> int:

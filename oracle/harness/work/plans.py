@@ -1,0 +1,107 @@
+"""A passing corpus example again, through the implementation's metric state as a drawn plan says
+(`check_stateful`; the plans themselves, their judge and their shrinker: `oracle.harness.stateful`).
+
+A failing plan is diagnosed as a random example is (the first of each stateful layer's failures in each block of
+examples shrunk: `shrink_allowed`), its plan and corpus shrunk together, and the root cause named on the smallest
+failing plan; its record, of kind "stateful", is built once (`oracle.harness.stages.judged_record`).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from oracle.diagnose.attribute import attribute
+from oracle.models.outcomes import GOOD_OUTCOMES, Expected, Outcome, Verdict
+from oracle.models.protocol import ScoreRequest
+from oracle.models.results import Classification, Record, Shrunk
+
+from .. import stateful
+from ..generate import example_rng
+from ..stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, judged_record
+from ..transport import Reply, failure_kind
+
+
+def check_stateful(session: Any, identifier: str, index: int, request: ScoreRequest, expected: Expected) -> Record:
+    """Example `index` (`identifier`), which passed, sent again under a drawn plan of metric states on `session`'s
+    channel; the one-shot answer, which passed, is the expectation."""
+    started = time.perf_counter()
+    rng = example_rng(session.settings.seed, f"{index}/stateful")
+    plan = stateful.draw_plan(request, session.capabilities, rng, turn=index)
+    planned = request.model_copy(update={"stateful": plan})
+    item = Item(f"{identifier}~stateful", "stateful", planned, title=stateful.describe(plan))
+    sent, reply = session.send(planned)
+    verdict = stateful.judge_plan(expected, reply, planned, session.contract)
+    judgement = Judgement(request=planned, sent=sent, reply=reply, expected=expected, verdict=verdict)
+    diagnosis = NOT_DIAGNOSED
+    if verdict.outcome not in GOOD_OUTCOMES:
+        again = session.answered_again(planned, reply, verdict)
+        diagnosis = plan_diagnosis(session, item, judgement) if again is None else \
+            session.nondeterministic(item, planned, reply, again, expected)
+    return session.finish(judged_record(item, judgement, request=session.recorded(sent, item.id),
+                                        message=verdict.message, diagnosis=diagnosis,
+                                        timing=session.timing(reply.duration, started)))
+
+
+def plan_cause(session: Any, planned: ScoreRequest, reply: Reply | None, verdict: Verdict,
+               expected: Expected | None) -> Classification | None:
+    """A failing planned request's root cause: what the state got wrong (`oracle.diagnose.accumulation`),
+    or whatever else explains the answer; None for an answer that is not a wrong number."""
+    if verdict.outcome != Outcome.FAIL or expected is None or reply is None or reply.kind != "score":
+        return None  # a refusal under a plan is its layer's (a wrong number is what the state explains)
+    return attribute(planned, reply, verdict, expected, session.profile, entries=session.documented)
+
+
+def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
+    """A failing planned request's diagnosis after shrinking its plan and corpus (the first of each stateful
+    layer's failures in each block of examples, as for the examples: `Session.shrink_decision`), with the root cause
+    of the smallest failing plan; a plan not shrunk (its kind's first in this block was) is only moved to the plan
+    that uses least and still fails (a few requests), so that its layer is the one the bug is in."""
+    planned, reply, verdict, expected = judgement.parts
+    classification = plan_cause(session, planned, reply, verdict, expected)
+    settings = session.settings
+    if verdict.outcome != Outcome.FAIL or settings.shrink_budget <= 0:
+        return Diagnosis(classification=classification, replay=planned,
+                         reproduce=session.reproduce(item.id, planned))
+    shrinker = stateful.PlanShrinker(
+        session.profile,
+        session.capabilities,
+        session.contract,
+        session.send,
+        lambda: session.process.given_up,
+        settings.shrink_budget,
+        time.perf_counter() + settings.shrink_seconds,
+    )
+    if not session.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
+        lowered, final = shrinker.lowest(planned, verdict)
+        moved, note = layer_moved(verdict, final)
+        return Diagnosis(classification=classification, replay=lowered, reproduce=session.reproduce(item.id, lowered),
+                         moved=moved, note=note)
+    smallest, exhausted = shrinker.run(planned, verdict)
+    last = shrinker.last
+    final = last.verdict if last is not None else verdict
+    if last is not None:
+        classification = plan_cause(session, smallest, last.reply, final, last.expected)
+    shrunk = Shrunk(
+        request=smallest,
+        expected=last.expected if last is not None else None,
+        actual=last.reply.recorded() if last is not None else None,
+        layer=final.layer,
+        order=final.order,
+        message=final.message,
+        steps=shrinker.steps,
+        queries=shrinker.queries,
+        exhausted=exhausted,
+        note=None if shrinker.steps else "no simpler plan or corpus fails the same way",
+    )
+    moved, note = layer_moved(verdict, final)
+    return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
+                     reproduce=session.reproduce(item.id, smallest), moved=moved, note=note)
+
+
+def layer_moved(verdict: Verdict, final: Verdict) -> tuple[Verdict | None, str]:
+    """Where a failing plan's failure stays with a plan that uses less, it is in that plan's layer: (the verdict
+    the record takes its layer from, the note its message adds), else (None, "")."""
+    if final.layer == verdict.layer:
+        return None, ""
+    return final, f"it stays with a plan that uses less: the {final.layer} layer"
