@@ -366,3 +366,18 @@ def test_intl_character_classes_read_from_category_runs_are_the_literal_ones():
 
     for prefix, negate in (("P", False), ("S", False), ("N", True), ("L", False)):
         assert _class(prefix, negate) == _literal_class(prefix, negate)
+
+
+def test_intl_fast_classes_match_the_literal_classes_on_every_code_point():
+    """The classes intl's rules are compiled from (`_fast_class`: a BMP part and an astral part, for speed) match
+    exactly the code points the literal classes match, over the whole of Unicode (one findall each over a string of
+    every code point), for each class intl uses (both number readings) and letters."""
+    import re
+
+    from oracle.formulas.tokenizers import _class, _fast_class
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for prefix, negate in (("P", False), ("S", False), ("N", True), ("Nd", True), ("L", False)):
+        fast = re.findall(_fast_class(prefix, negate), every)
+        assert "".join(fast) == "".join(re.findall(_class(prefix, negate), every)), (prefix, negate)
+        assert len(fast) > 100
