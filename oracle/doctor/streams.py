@@ -306,11 +306,24 @@ class _TokenCache:
 def _count(stream: tuple) -> Counted:
     """One segment's statistics: Count_clip summed per order against every reference, as the oracle's
     `bleu.clipped_matches` over `bleu.count` gives them (tests/test_doctor_engine.py holds the two equal), counted
-    faster: one order at a time, so that each order's sum of min(Count, Max_Ref_Count) is taken in C over the
-    n-grams both sides have, with no Python step per n-gram."""
+    faster: one order at a time, with no Python step per n-gram (each order's sum of min(Count, Max_Ref_Count) taken
+    in C), and with sets instead of counts where no count can exceed 1 in the minimum. That is known from the order
+    below: an n-gram both sides have, repeated in the hypothesis and in a reference, has an (n-1)-gram prefix
+    repeated in both; so once no shared n-gram repeats on both sides, each higher order's matches are the number of
+    distinct n-grams the two sides share."""
     hypothesis, references = stream[0], stream[1:]
-    matches = tuple(_matched(hypothesis, references, n) for n in range(1, ORDERS + 1))
-    return Counted(len(hypothesis), tuple(len(r) for r in references), matches)
+    matches = []
+    counts_needed = True
+    for n in range(1, ORDERS + 1):
+        if len(hypothesis) < n:
+            matches.append(0)
+        elif counts_needed:
+            matched, counts_needed = _clipped(hypothesis, references, n)
+            matches.append(matched)
+        else:
+            distinct = set(_grams(hypothesis, n))
+            matches.append(len(set().union(*(distinct.intersection(_grams(r, n)) for r in references))))
+    return Counted(len(hypothesis), tuple(len(r) for r in references), tuple(matches))
 
 
 def _grams(tokens: tuple, n: int) -> Iterable:
@@ -318,19 +331,20 @@ def _grams(tokens: tuple, n: int) -> Iterable:
     return tokens if n == 1 else zip(*[tokens[i:] for i in range(n)], strict=False)
 
 
-def _matched(hypothesis: tuple, references: tuple, n: int) -> int:
-    """The sum over the hypothesis's n-grams of Count_clip = min(Count, Max_Ref_Count) (section 2.1)."""
-    if len(hypothesis) < n:
-        return 0
+def _clipped(hypothesis: tuple, references: tuple, n: int) -> tuple[int, bool]:
+    """The sum over the hypothesis's n-grams of Count_clip = min(Count, Max_Ref_Count) (section 2.1), and whether
+    some n-gram adds more than 1 to it (repeated in the hypothesis and in a reference)."""
     counts = Counter(_grams(hypothesis, n))
     if len(references) == 1:
         reference = Counter(_grams(references[0], n))
         both = counts.keys() & reference.keys()
-        return sum(map(min, map(counts.__getitem__, both), map(reference.__getitem__, both)))
-    reference_counts = [Counter(_grams(r, n)) for r in references]
-    both = list(counts.keys() & set().union(*reference_counts))
-    most = map(max, *(map(r.get, both, repeat(0)) for r in reference_counts))  # Max_Ref_Count
-    return sum(map(min, map(counts.__getitem__, both), most))
+        matched = sum(map(min, map(counts.__getitem__, both), map(reference.__getitem__, both)))
+    else:
+        reference_counts = [Counter(_grams(r, n)) for r in references]
+        both = list(counts.keys() & set().union(*reference_counts))
+        most = map(max, *(map(r.get, both, repeat(0)) for r in reference_counts))  # Max_Ref_Count
+        matched = sum(map(min, map(counts.__getitem__, both), most))
+    return matched, matched > len(both)
 
 
 def with_key(key: StreamKey, **changes) -> StreamKey:
