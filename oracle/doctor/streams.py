@@ -35,7 +35,7 @@ from .rawtext import BOM
 #: BLEU-4: every profile's default order count (weights are not a dimension of the readings).
 ORDERS = 4
 RULES = tuple(REFERENCE_LENGTH_RULES)
-#: The segment-totals floors whose sums are kept: the formula's 0 and nltk's code's 1.
+#: The segment-totals floors a reading may ask for: the formula's 0 and nltk's code's 1.
 FLOORS = (0, 1)
 SPLITS = tuple(TOKEN_SPLIT_RULES)
 FOLDS = ("unicode", "ascii")
@@ -88,40 +88,49 @@ class Counted:
 
 
 class Sums:
-    """Running sums of segment statistics: c, r under every rule, matches, totals under each floor."""
+    """Running sums of segment statistics: c, r under every rule, matches, and how many segments have each
+    hypothesis length c (each order's totals under either floor are made from it when read: a segment's
+    max(c - n, 0, floor) depends on c alone)."""
 
     def __init__(self) -> None:
         self.segments = 0
         self.hyp_len = 0
-        self.ref_len = dict.fromkeys(RULES, 0)
+        self.lengths: Counter[int] = Counter()
+        #: r of the segments whose references are all one length (every rule gives it), then of the others by rule
+        self.agreed_ref_len = 0
+        self.rule_ref_len = dict.fromkeys(RULES, 0)
         self.matches = [0] * ORDERS
-        self.totals = {floor: [0] * ORDERS for floor in FLOORS}
 
     def add(self, counted: Counted, sign: int = 1) -> None:
         self.segments += sign
         self.hyp_len += sign * counted.hyp_len
+        self.lengths[counted.hyp_len] += sign
         lengths = counted.ref_lens
         if len(lengths) == 1 or min(lengths) == max(lengths):
-            for rule in RULES:
-                self.ref_len[rule] += sign * lengths[0]
+            self.agreed_ref_len += sign * lengths[0]
         else:
             for rule in RULES:
-                self.ref_len[rule] += sign * counted.reference_length(rule)
+                self.rule_ref_len[rule] += sign * counted.reference_length(rule)
         for n in range(ORDERS):
             self.matches[n] += sign * counted.matches[n]
-        c = counted.hyp_len
-        for floor, totals in self.totals.items():
-            for n in range(ORDERS):
-                totals[n] += sign * max(c - n, 0, floor)
+
+    def ref_len(self, rule: str) -> int:
+        return self.agreed_ref_len + self.rule_ref_len[rule]
+
+    def totals(self, floor: int) -> tuple:
+        """Each order's n-gram total summed over the segments, each segment's at least `floor`."""
+        return tuple(sum(count * max(c - n, 0, floor) for c, count in self.lengths.items()) for n in range(ORDERS))
 
     def plus(self, delta: Sums) -> Sums:
         """These sums with a variant's differences added (a new object)."""
         out = Sums()
         out.segments = self.segments
         out.hyp_len = self.hyp_len + delta.hyp_len
-        out.ref_len = {rule: self.ref_len[rule] + delta.ref_len[rule] for rule in RULES}
+        out.lengths = Counter(self.lengths)
+        out.lengths.update(delta.lengths)  # update adds negative counts too (`+` would drop them)
+        out.agreed_ref_len = self.agreed_ref_len + delta.agreed_ref_len
+        out.rule_ref_len = {rule: self.rule_ref_len[rule] + delta.rule_ref_len[rule] for rule in RULES}
         out.matches = [a + b for a, b in zip(self.matches, delta.matches, strict=True)]
-        out.totals = {f: [a + b for a, b in zip(self.totals[f], delta.totals[f], strict=True)] for f in FLOORS}
         return out
 
 
@@ -238,7 +247,7 @@ class StreamTable:
         sums = self.sums(key)
         if sums.segments == 0:
             raise BleuValueError("the files hold no segment (no line in every file)")
-        return bleu.Statistics(sums.hyp_len, sums.ref_len[rule], tuple(sums.matches), tuple(sums.totals[floor]),
+        return bleu.Statistics(sums.hyp_len, sums.ref_len(rule), tuple(sums.matches), sums.totals(floor),
                                sums.segments)
 
     @property
