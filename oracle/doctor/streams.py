@@ -191,6 +191,8 @@ class StreamTable:
         self._every_stream = {t: [(k, None if k.is_base else k.base) for k in keys]
                               for t, keys in self._by_tokenizer.items()}
         self._base_streams = {t: [(k, None) for k in keys if k.is_base] for t, keys in self._by_tokenizer.items()}
+        #: statistics already made, each made from all the segments its `segments` says
+        self._statistics: dict[tuple, bleu.Statistics] = {}
         self.segments = 0
 
     # -- counting --------------------------------------------------------------------------------
@@ -244,11 +246,15 @@ class StreamTable:
         """The corpus statistics of stream `key` under reference-length `rule` and segment-totals `floor`."""
         if floor not in FLOORS:
             raise BleuValueError(f"`segment_totals_floor` must be one of {list(FLOORS)} here (got {floor})")
+        made = self._statistics.get((key, rule, floor))
+        if made is not None and made.segments == self.segments:  # kept until another segment is added
+            return made
         sums = self.sums(key)
         if sums.segments == 0:
             raise BleuValueError("the files hold no segment (no line in every file)")
-        return bleu.Statistics(sums.hyp_len, sums.ref_len(rule), tuple(sums.matches), sums.totals(floor),
-                               sums.segments)
+        made = self._statistics[(key, rule, floor)] = bleu.Statistics(
+            sums.hyp_len, sums.ref_len(rule), tuple(sums.matches), sums.totals(floor), sums.segments)
+        return made
 
     @property
     def sentence_level(self) -> bool:
@@ -350,9 +356,10 @@ def _clipped(hypothesis: tuple, references: tuple, n: int) -> tuple[int, bool]:
         matched = sum(map(min, map(counts.__getitem__, both), map(reference.__getitem__, both)))
     else:
         reference_counts = [Counter(_grams(r, n)) for r in references]
-        both = list(counts.keys() & set().union(*reference_counts))
-        most = map(max, *(map(r.get, both, repeat(0)) for r in reference_counts))  # Max_Ref_Count
-        matched = sum(map(min, map(counts.__getitem__, both), most))
+        both = counts.keys() & set().union(*reference_counts)
+        shared = list(both)  # one order for the maps below
+        most = map(max, *(map(r.get, shared, repeat(0)) for r in reference_counts))  # Max_Ref_Count
+        matched = sum(map(min, map(counts.__getitem__, shared), most))
     return matched, matched > len(both)
 
 
