@@ -366,3 +366,29 @@ def test_intl_character_classes_read_from_category_runs_are_the_literal_ones():
 
     for prefix, negate in (("P", False), ("S", False), ("N", True), ("L", False)):
         assert _class(prefix, negate) == _literal_class(prefix, negate)
+
+
+def test_intl_fast_classes_match_the_literal_classes_on_every_code_point():
+    """The classes intl's rules are compiled from (`_fast_class`: a BMP part and an astral part, for speed) match
+    exactly the code points the literal classes match, over the whole of Unicode (one findall each over a string of
+    every code point), for each class intl uses (both number readings) and letters."""
+    import re
+
+    from oracle.formulas.tokenizers import _class, _fast_class
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    for prefix, negate in (("P", False), ("S", False), ("N", True), ("Nd", True), ("L", False)):
+        fast = re.findall(_fast_class(prefix, negate), every)
+        assert "".join(fast) == "".join(re.findall(_class(prefix, negate), every)), (prefix, negate)
+        assert len(fast) > 100
+
+
+def test_13a_first_rule_as_a_table_replaces_what_its_pattern_replaces():
+    """13a's first rule is applied with `str.translate` (`_13A_PUNCTUATION_SPACED`): over every code point, the
+    table holds exactly the characters the rule's pattern matches, each with a space on either side (` $1 `)."""
+    from oracle.formulas.tokenizers import _13A_PUNCTUATION_SPACED, _13A_STEPS
+
+    every = "".join(map(chr, range(sys.maxunicode + 1)))
+    pattern, replacement = _13A_STEPS[0]
+    assert every.translate(_13A_PUNCTUATION_SPACED) == pattern.sub(replacement, every)
+    assert " " in every.translate(_13A_PUNCTUATION_SPACED)[:200]

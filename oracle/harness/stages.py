@@ -19,8 +19,8 @@ from oracle.models.outcomes import Expected, Verdict
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification, Omitted, OmittedRequest, Record, RecordedRequest, Shrunk
 
+from .replies import Reply
 from .searchcache import Prepared, request_digest
-from .transport import Reply
 
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
 #: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how

@@ -41,7 +41,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
@@ -52,11 +52,11 @@ from oracle.models.protocol import (
     Handshake,
     ProtocolError,
     ScoreReply,
-    Statistics,
     decode,
     encode,
 )
-from oracle.models.results import Unanswered
+
+from .replies import Reply
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -215,47 +215,6 @@ class HandshakeError(BleuOracleError, RuntimeError):
         self.stderr = stderr
 
 
-@dataclass
-class Reply:
-    """What became of one request."""
-
-    kind: str  # "score", "rejected", "unsupported", "error", "crash", "timeout" or "protocol-error"
-    #: the reply line as a valid reply object, when it was one (a protocol error keeps a valid reply
-    #: to another request, or one that came with stray lines, here too)
-    parsed: ScoreReply | None = None
-    message: str = ""
-    raw: str | None = None  # the raw line (protocol errors keep it)
-    stderr: str = ""
-    duration: float = 0.0
-    #: what the runner did besides (e.g. "discarded a late reply to seq 4")
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def score(self) -> float | None:
-        """The score answered (NaN a float), or None when the reply is no score."""
-        return None if self.parsed is None else self.parsed.score
-
-    @property
-    def statistics(self) -> Statistics | None:
-        """The statistics that came with the score, if any."""
-        return None if self.parsed is None else self.parsed.statistics
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.parsed is not None:
-            out["reply"] = self.parsed.to_json()
-        if self.message:
-            out["message"] = self.message
-        if self.raw is not None and self.kind == "protocol-error":
-            out["raw"] = self.raw
-        return out
-
-    def recorded(self) -> ScoreReply | Unanswered:
-        """What a record keeps of it ("actual"): the reply, or what became of the request (a crash, a timeout,
-        a line that is no reply to it; a protocol error keeps the reply object it did parse)."""
-        if self.parsed is not None and self.kind != "protocol-error":
-            return self.parsed
-        return Unanswered(**self.to_json())
 
 
 def parse_line(raw: bytes | str) -> Any:
