@@ -80,6 +80,7 @@ from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_
 from oracle.suite import SUITE_VERSION
 
 from . import crashcauses, relations, stateful
+from .budget import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
@@ -101,17 +102,7 @@ from .separate import SEPARATING_REQUESTS, told_apart
 from .series import DEFAULT_SERIES_LENGTH, Step, judge_series, series_steps
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET, failure_predicate, shrink
-from .transport import (
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_SHRINK_FIRST,
-    DEFAULT_TIMEOUT,
-    NONDETERMINISTIC_KIND,
-    SHRINK_BLOCK,
-    HandshakeError,
-    ImplementationProcess,
-    RestartBudget,
-    failure_kind,
-)
+from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
 
 INLINE_REPLAY_LIMIT = 400
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
@@ -191,7 +182,7 @@ def run_causes(tally):
 
 def search_among_all(hints: tuple[str, ...]) -> bool:
     """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
-    kind's shrunk failures in its block of examples: `transport.shrink_hints`): not where every one stayed
+    kind's shrunk failures in its block of examples: `budget.shrink_hints`): not where every one stayed
     unexplained. The bug is then most likely one no explanation names, and the search among every explanation
     would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
@@ -805,7 +796,7 @@ class Session:
 
     def cheaply_classified(self, item_id, kind, request, reply, verdict, expected, *, overrides=None, summary=None):
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
-        two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
+        two ways (`budget.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
         found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
         per record (its run stays within a few times a conforming run's cost)."""
@@ -954,7 +945,7 @@ class Session:
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
-        of examples (`transport.shrink_allowed`): each shrink costs tens of requests. If not, the root
+        of examples (`budget.shrink_allowed`): each shrink costs tens of requests. If not, the root
         causes of its kind's shrunk examples, to test first: (shrink, hints)."""
         failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
         if kind not in ("example", "series") or not failed or self.settings.shrink_budget <= 0:

@@ -45,7 +45,6 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
-from oracle.diagnose.repeat import NONDETERMINISTIC
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
@@ -57,6 +56,13 @@ from oracle.models.protocol import (
     encode,
 )
 from oracle.models.results import Unanswered
+
+from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
+from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
+from .budget import SHRINK_BLOCK as SHRINK_BLOCK
+from .budget import failure_kind as failure_kind
+from .budget import nondeterministic_before as nondeterministic_before
+from .budget import shrink_allowed, shrink_hints
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -97,59 +103,6 @@ def given_up_message(max_restarts: int) -> str:
     """What a request the runner no longer sends is recorded with, once the restart budget is spent."""
     return (f"not attempted: the implementation was restarted {max_restarts} time(s) "
             f"(the limit, --max-restarts) and failed again")
-
-
-#: Examples are grouped in blocks of this many consecutive indices for the shrink allowance: which
-#: examples are shrunk depends only on the failures within an example's own block, so a run split
-#: into workers (`--jobs`) or into whole blocks shrinks exactly what one process shrinks.
-SHRINK_BLOCK = 50
-#: Failing examples shrunk per kind of failure (outcome, layer, order) in each block, by default.
-DEFAULT_SHRINK_FIRST = 1
-
-
-def failure_kind(record_kind: str, outcome: str, layer: str | None, order: int | None) -> tuple:
-    """The kind of failure the shrink allowance counts: a random example's (outcome, layer, order); a series
-    step's or a stateful plan's with its record kind first, so they are counted apart."""
-    return (outcome, layer, order) if record_kind == "example" else (record_kind, outcome, layer, order)
-
-
-def _same_kind_before(index: int, kind: tuple, earlier: dict[int, list[tuple]]) -> list[int]:
-    block = index // SHRINK_BLOCK
-    return sorted(other for other, kinds in earlier.items()
-                  if other < index and other // SHRINK_BLOCK == block for k in kinds if k == kind)
-
-
-#: The kind a record answered two ways is charged as (`nondeterministic_before`): not a failure to shrink.
-NONDETERMINISTIC_KIND = (NONDETERMINISTIC,)
-
-
-def nondeterministic_before(index: int, earlier: dict[int, list[tuple]]) -> bool:
-    """Whether an example before `index` in its block had a record answered two ways (NONDETERMINISTIC_KIND among
-    its kinds in `earlier`): in example order and within the block, as the shrink allowance is, so that workers and
-    shards decide alike."""
-    block = index // SHRINK_BLOCK
-    return any(other < index and other // SHRINK_BLOCK == block and NONDETERMINISTIC_KIND in kinds
-               for other, kinds in earlier.items())
-
-
-def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
-    """May a failure of example `index` (or of an input it brings along) of `kind` be shrunk? Yes for the first
-    `first` examples failing in that kind within its block (`earlier`: example index -> the kinds of its
-    failures judged so far), unless an earlier example of the block was answered two ways (`nondeterministic_before`:
-    no shrinking can be trusted on that implementation). Shrinking costs tens of requests per example; the later
-    failures of a kind are classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
-    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) < first
-
-
-def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
-                 causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
-    """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
-    explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
-    failure not shrunk is tested against first. NONDETERMINISTIC first when an earlier example of the block was
-    answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not searched for."""
-    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
-    seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
-    return tuple(dict.fromkeys(seen + names))
 
 
 class RestartBudget:

@@ -51,19 +51,12 @@ from oracle.adapters.lifetimes import die_with_parent
 from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
+from .budget import DEFAULT_SHRINK_FIRST, failure_kind, shrink_allowed, shrink_hints
 from .coverage import Coverage
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare, Shard
-from .transport import (
-    DEFAULT_SHRINK_FIRST,
-    Reply,
-    RestartBudget,
-    failure_kind,
-    given_up_message,
-    shrink_allowed,
-    shrink_hints,
-)
+from .transport import Reply, RestartBudget, given_up_message
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
 STOP_GRACE = 5.0
