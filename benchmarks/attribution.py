@@ -6,14 +6,15 @@
     .venv/bin/python benchmarks/attribution.py --real                      # the real bugs (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --only padding-counted percent-scale
     .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
+    .venv/bin/python benchmarks/attribution.py --only real:padding-counted --before /tmp/main-tree  # a real bug
 
 Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
-planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
---command ... --no-cases` with the defaults (seed, examples, shrink budget) alternately with its fixed
-twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`), so that machine load affects both sides. For each
-it prints the wall time failing and fixed and their ratio, the run's root causes (the footer's: one name
-per bug is the goal), and the record-level names for comparison. Nothing here asserts: the figures are
-for people (README, "How causes are chosen").
+planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`, the real bugs of realbleu.py `real:BUG`). Each
+runs through `bleu-oracle check --command ... --no-cases` with the defaults (seed, examples, shrink budget)
+alternately with its fixed twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`, `realbleu.py clean`), so
+that machine load affects both sides. For each it prints the wall time failing and fixed and their ratio, the
+run's root causes (the footer's: one name per bug is the goal), and the record-level names for comparison.
+Nothing here asserts: the figures are for people (README, "How causes are chosen").
 
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
@@ -51,6 +52,9 @@ QUICK = ("mutant_bp_missing", "mutant_ties_longer", "mutant_totals_off_by_one")
 def command_of(name: str) -> tuple[str, str]:
     """(the implementation's command, its fixed twin's command)."""
     python = shlex.quote(sys.executable)
+    if name.startswith("real:"):  # a real bug of realbleu.py (issue 36), beside the planted ones with --before
+        real = shlex.quote(str(FAKES / "realbleu.py"))
+        return f"{python} {real} {name.split(':', 1)[1]}", f"{python} {real} clean"
     if name.startswith("planted:"):
         planted = shlex.quote(str(FAKES / "plantedbleu.py"))
         return f"{python} {planted} {name.split(':', 1)[1]}", f"{python} {planted} clean"
@@ -250,7 +254,8 @@ def _causes(found: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="these implementations (mutant_X or planted:BUG)")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="these implementations (mutant_X, planted:BUG, or real:BUG of realbleu.py)")
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
     parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")

@@ -12,10 +12,11 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   (`shrink_hints`).
 - **The search among every explanation** (`full_search_allowed`): a later failure that none of those root causes
   explains is searched among every explanation (up to `classify.ATTRIBUTION_BUDGET` candidates times tokens, some
-  ten seconds on a large input) for the first `--shrink-first` such failures of its kind in its block; after that
-  among the implementation's documented classes only, and named by what is known of the difference
-  (`other-combination`, ...), its record saying so. A bug whose shrunk failure was named by a coincidence, or one
-  that takes two names, then costs a bounded number of full searches per block, not one per failing record.
+  ten seconds on a large input) for the first `--shrink-first` such failures of its kind in its block, and the
+  names that search finds join the hints of the kind's later failures; after that, among the implementation's
+  documented classes only, and named by what is known of the difference (`other-combination`, ...), its record
+  saying so. A bug whose shrunk failure was named by a coincidence, or one that takes two names, then costs a
+  bounded number of full searches per block, not one per failing record.
 - **Sending a failure once more** (`resend_waived`): a failure's request is sent again before it is reported, so that
   an implementation answering one request two ways is named `nondeterministic` (`oracle.diagnose.repeat`). The first
   `--shrink-first` failures of each kind in a block are; after those were answered alike, a later failure of the
@@ -78,3 +79,18 @@ def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
     names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
     seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
     return tuple(dict.fromkeys(seen + names))
+
+
+def full_search_allowed(index: int, kind: tuple, searched: dict[int, list[tuple]], first: int) -> bool:
+    """May a failure of example `index` of `kind`, which none of its kind's shrunk failures' root causes explains,
+    be searched among every explanation? Yes for the first `first` of its kind within its block (`searched`: example
+    index -> the kinds of its failures searched so; at least one a block), in example order."""
+    return len(_same_kind_before(index, kind, searched)) < max(first, 1)
+
+
+def resend_waived(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
+    """Is a failure of example `index` of `kind` reported without its request sent once more? Yes once the first
+    `first` failures of its kind in its block (at least one) were answered alike when sent again (`earlier`, as
+    `shrink_allowed` reads it: a failure answered two ways is charged as NONDETERMINISTIC_KIND, not as its kind),
+    unless an example before it in the block was answered two ways (`nondeterministic_before`)."""
+    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) >= max(first, 1)

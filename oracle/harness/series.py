@@ -155,12 +155,17 @@ def judge_series(session, item_id: str, steps: list[Step], prepared: list | None
             f" ({_describe(steps, k)})" if failed else ""), verdict.message, *(f"runner: {n}" for n in reply.notes)])),
     )
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
-        # failing step, sent once more, is answered otherwise (`Session.answered_again`)
+        # failing step, sent once more, is answered otherwise (`Session.answered_again`; not sent again where its
+        # kind's first failures in the block were answered alike: `Session.resend_waived`)
         before = session.before()
-        again = session.answered_again(step.request, reply, verdict, prepared[k], before=before, expected=expected)
+        waived = session.resend_waived("series", verdict)
+        again = None if waived else session.answered_again(step.request, reply, verdict, prepared[k], before=before,
+                                                           expected=expected)
         update = session.failure_update(item_id, "series", step.request, reply, verdict, expected, before=before) \
             if again is None else session.nondeterministic_update(record, "series", step.request, reply, again,
                                                                   expected)
+        if waived:
+            update["message"] = session.not_sent_again(record.message, verdict)
         record = record.model_copy(update=update)
     return session.finish(record, started)
 

@@ -683,12 +683,16 @@ class Session:
         if verdict.outcome in GOOD_OUTCOMES:
             return self.finish(record, started)
         before = self.before()  # (taken before the request is sent again)
-        again = self.answered_again(request, reply, verdict, prepared, before=before, expected=expected)
+        waived = self.resend_waived(kind, verdict)
+        again = None if waived else self.answered_again(request, reply, verdict, prepared, before=before,
+                                                        expected=expected)
         if again is not None:
             update = self.nondeterministic_update(record, kind, request, reply, again, expected, summary=summary)
         else:
             update = self.failure_update(item_id, kind, request, reply, verdict, expected, overrides=overrides,
                                          attribution=attribution, summary=summary, before=before)
+        if waived:
+            update["message"] = self.not_sent_again(record.message, verdict)
         return self.finish(record.model_copy(update=update), started)
 
     def _verdict(self, request, reply, expected):
@@ -715,6 +719,22 @@ class Session:
                 and stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract):
             return None
         return again
+
+    def resend_waived(self, kind, verdict):
+        """Is this failing example's (or series step's) request reported without being sent once more
+        (`budget.resend_waived`: the first failures of its kind in its block of examples were answered alike when
+        sent again)? Never a case's, a relation's or a plan's, nor where nothing is shrunk (`--shrink-budget 0`:
+        no kind is charged, every failure is sent again)."""
+        if kind not in ("example", "series") or verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) \
+                or self.settings.shrink_budget <= 0 or self.budget.example < 0 or self.process.given_up:
+            return False
+        return self.budget.waives_resend(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
+
+    def not_sent_again(self, message, verdict):
+        """The `message` of a failure not sent again (`resend_waived`), saying so."""
+        said = (f"not sent again: the first failure(s) of its kind ({self._kind_words(verdict)}) in "
+                f"{self._block_words()} were answered alike when sent again")
+        return "; ".join(filter(None, [message, said]))
 
     def nondeterministic_update(self, record, kind, request, reply, again, expected, *, summary=None):
         """What a failing record whose request was answered two ways adds: the root cause `nondeterministic`, both
@@ -759,7 +779,9 @@ class Session:
                 judged = (last["request"], last["reply"], last["verdict"], last["expected"])
         classification = None
         if attribution != "none" and hints:
-            classification = self._attribute_by_hints(judged, hints, overrides, search_all=attribution == "full")
+            classification = self._attribute_by_hints(
+                judged, hints, overrides, search_all=attribution == "full",
+                kind=failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
         elif attribution != "none" and judged[0] is not request:
             classification = attribute_shrunk(
                 judged,
@@ -952,43 +974,76 @@ class Session:
             return False, ()
         return self.budget.may_shrink(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
 
-    def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
+    def _attribute_by_hints(self, judged, hints, overrides, *, search_all, kind):
         """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
-        else fitted them) first, so every one of them that explains it is kept; else as any record is. Where every
-        shrunk example of its kind in its block stayed unexplained after the full search, among the documented
-        classes only (`search_among_all`): the search among every explanation would most likely name nothing
-        again, at up to a second per record."""
+        else fitted them) first, so every one of them that explains it is kept; else as any record is, within its
+        kind's allowance of searches among every explanation in its block (`budget.full_search_allowed`, `kind`: its
+        failure kind). Where every shrunk example of its kind in its block stayed unexplained after the full search
+        (`search_among_all`), or the allowance is spent, among the documented classes only and named by what is
+        known (`_named_without_full_search`): the search among every explanation would most likely name nothing
+        again, or a coincidence again, at up to some ten seconds per record."""
         if not search_among_all(hints):
-            # among the documented classes alone (none: no explanation), which still tells a score that agrees
-            classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
-            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
-            if named.name != UNEXPLAINED or not search_all:
-                return named
-            documented = "no documented class of this implementation explains it, and " if classes else ""
-            cut = f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}"
-            # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
-            # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
-            request, reply, _verdict, _expected = judged
-            known = what_is_known(request, reply, self.profile, overrides=overrides)
-            if known.name != UNEXPLAINED:
-                named = known.classification(scope="all")
-                return named.model_copy(update={"description": f"{known.description}; {cut}"})
-            return named.model_copy(update={"description": cut})
+            return self._named_without_full_search(judged, overrides, search_all, self._unexplained_kind(judged[2]))
         among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
-        return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
+        if not search_all:
+            return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=False)
+        if not self.budget.may_search_all(kind):
+            return self._named_without_full_search(judged, overrides, search_all, self._searches_spent(judged[2]))
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides)
+        if named.change:  # a name of its own: its kind's later failures in the block are tested against it too
+            self.budget.searched_named(kind, (named.name, *named.fits))
+        return named
+
+    def _named_without_full_search(self, judged, overrides, search_all, why):
+        """A failure not searched among every explanation (`why`, in words): among its implementation's documented
+        classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
+        the difference (its layer and the score stage its numbers are consistent with), its description saying
+        that the search was not run and why."""
+        classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
+        if named.name != UNEXPLAINED or not search_all:
+            return named
+        documented = "no documented class of this implementation explains it, and " if classes else ""
+        cut = f"{documented}the search among every explanation was not run: {why}"
+        # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
+        # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
+        request, reply, _verdict, _expected = judged
+        known = what_is_known(request, reply, self.profile, overrides=overrides)
+        if known.name != UNEXPLAINED:
+            named = known.classification(scope="all")
+            return named.model_copy(update={"description": f"{known.description}; {cut}"})
+        return named.model_copy(update={"description": cut})
+
+    def _block_words(self):
+        """The block of examples the example being judged is in, in words."""
+        if self.budget.example < 0:
+            return "its block"
+        first = self.budget.example // SHRINK_BLOCK * SHRINK_BLOCK
+        return f"examples {first}-{first + SHRINK_BLOCK - 1}"
+
+    @staticmethod
+    def _kind_words(verdict):
+        """A failure's kind (`budget.failure_kind`), in words."""
+        first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
+        return f"{verdict.outcome.value}, {first}"
 
     def _unexplained_kind(self, verdict):
         """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
         examples it was judged in."""
-        block = self.budget.example // SHRINK_BLOCK
-        where = f"examples {block * SHRINK_BLOCK}-{block * SHRINK_BLOCK + SHRINK_BLOCK - 1}" \
-            if self.budget.example >= 0 else "its block"
-        first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
-        return (f"the shrunk failure of its kind ({verdict.outcome.value}, {first}) in {where} stayed unexplained "
-                "after it (most likely a bug no explanation names)")
+        return (f"the shrunk failure of its kind ({self._kind_words(verdict)}) in {self._block_words()} stayed "
+                "unexplained after it (most likely a bug no explanation names)")
+
+    def _searches_spent(self, verdict):
+        """Why a failure was not searched among every explanation (`budget.full_search_allowed`): its kind's
+        allowance of such searches in its block was spent."""
+        allowance = max(self.settings.shrink_first, 1)
+        return (f"the root causes of its kind's shrunk failure(s) ({self._kind_words(verdict)}) in "
+                f"{self._block_words()} do not explain it, and the {allowance} search(es) among every explanation "
+                "its kind is allowed in a block (--shrink-first) went to earlier failures (the bug may take more "
+                "than one name, or the shrunk failure's was a coincidence)")
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

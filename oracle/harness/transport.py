@@ -61,8 +61,8 @@ from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
 from .budget import SHRINK_BLOCK as SHRINK_BLOCK
 from .budget import failure_kind as failure_kind
+from .budget import full_search_allowed, resend_waived, shrink_allowed, shrink_hints
 from .budget import nondeterministic_before as nondeterministic_before
-from .budget import shrink_allowed, shrink_hints
 
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
@@ -111,8 +111,9 @@ class RestartBudget:
     not, and every later request is recorded as not attempted. A death is charged when it happens, to
     the input being judged, so the same inputs spend the budget the same way however they are split
     between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
-    which hears when each example starts and ends. The shrink allowance (`shrink_allowed`) is charged
-    by example the same way."""
+    which hears when each example starts and ends. The shrink allowance (`shrink_allowed`), the searches
+    among every explanation (`full_search_allowed`) and the requests not sent again (`resend_waived`) are
+    charged by example the same way (`oracle.harness.budget`)."""
 
     def __init__(self, max_restarts: int, shrink_first: int = DEFAULT_SHRINK_FIRST) -> None:
         self.max_restarts = int(max_restarts)
@@ -126,6 +127,8 @@ class RestartBudget:
         self.deciding: tuple = ()
         #: the root causes named for the shrunk failures (the name, then the others that fit), (index, kind) -> names
         self.causes: dict[tuple[int, tuple], tuple[str, ...]] = {}
+        #: failures not shrunk that were searched among every explanation, example index -> their kinds
+        self.searched: dict[int, list[tuple]] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -141,6 +144,26 @@ class RestartBudget:
         self.failures.setdefault(self.example, []).append(kind)
         self.deciding = kind
         return allowed, hints
+
+    def may_search_all(self, kind: tuple) -> bool:
+        """A failure of the example being judged, of `kind`, not shrunk, that its kind's shrunk failures' root causes
+        do not explain: may it be searched among every explanation (`full_search_allowed`)? Charged when it may."""
+        allowed = full_search_allowed(self.example, kind, self.searched, self.shrink_first)
+        if allowed:
+            self.searched.setdefault(self.example, []).append(kind)
+        return allowed
+
+    def searched_named(self, kind: tuple, names: tuple[str, ...]) -> None:
+        """A failure of `kind` of the example being judged, searched among every explanation (`may_search_all`), was
+        given these root causes: hints for its kind's later failures in the block, after those already there (a bug
+        that takes two names is then searched in full once per block, not once per record)."""
+        key = (self.example, kind)
+        self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
+
+    def waives_resend(self, kind: tuple) -> bool:
+        """Is a failure of the example being judged, of `kind`, reported without its request sent once more
+        (`resend_waived`: its kind was answered alike when sent again earlier in the block)?"""
+        return resend_waived(self.example, kind, self.failures, self.shrink_first)
 
     def classified(self, names: tuple[str, ...]) -> None:
         """The failure just shrunk was given these root causes (the name, then every other that fits): hints for
