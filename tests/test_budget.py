@@ -7,6 +7,8 @@ Holds: oracle.harness.budget
 
 from __future__ import annotations
 
+import sys
+
 from oracle.harness.budget import SHRINK_BLOCK, failure_kind, shrink_allowed
 
 SCORE = ("fail", "score", None)
@@ -86,3 +88,75 @@ def test_a_failure_is_sent_again_until_the_first_of_its_kind_in_its_block_was_an
     assert resend_waived(3, SCORE, {1: [SCORE], 2: [NONDETERMINISTIC_KIND]}, 1) is False
     assert resend_waived(3, SCORE, {}, 0) is False
     assert resend_waived(3, SCORE, earlier, 0) is True
+
+
+# -- in a run ------------------------------------------------------------------------------------------------------
+
+
+def _index(record):
+    return int(record.id.split("~")[0].rsplit("-", 1)[1])
+
+
+def comparable(report):
+    """A run's records without clock readings, seq numbers and the report's own path."""
+    import json
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k not in ("seq", "duration", "wall")}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value.replace(str(report), "REPORT") if isinstance(value, str) else value
+
+    lines = (report / "results.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+    return [clean(line) for line in map(json.loads, lines) if line.get("type") == "record"]
+
+
+def test_a_deterministic_failure_is_not_sent_again_after_the_first_of_its_kind_in_its_block(tmp_path):
+    """mutant_no_clipping answers every request alike and most examples fail at the matches: the first failing
+    example of each kind in each block is sent again (its message says nothing of it), every failure of that kind in
+    a later example of the block is not, and says so; none is named nondeterministic; --jobs 2 writes the same."""
+    from fakes.harness import check, deviations, fake
+
+    command = fake("mutant_no_clipping")
+    assert check(tmp_path / "one", command, "--seed", 7, examples=SHRINK_BLOCK + 20) == 1
+    found = deviations(tmp_path / "one")
+    first = {}
+    for record in found:  # (in the stream's order: by example, an example's companions after it)
+        kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order), _index(record) // 50
+        later = first.setdefault(kind, _index(record)) < _index(record)
+        assert ("not sent again: the first failure(s) of its kind" in record.message) == later, record.id
+    assert sum("not sent again" in r.message for r in found) >= 10
+    assert "nondeterministic" not in {r.cause for r in found}
+    assert check(tmp_path / "two", command, "--seed", 7, "--jobs", 2, examples=SHRINK_BLOCK + 20) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
+
+
+def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_once_a_block(tmp_path, monkeypatch):
+    """realbleu.py mean-of-smoothed-sentence-bleu (tests/fakes/realbleu.py): the mean of smoothed sentence scores,
+    which the shrunk failure of a kind is named by while most later failures fit no explanation. Over one block of
+    examples, at most one failure of each kind not shrunk is searched among every explanation (`attribute` with no
+    `among`, counted here); the later ones the shrunk failure's name does not explain say the search was not run,
+    and why; --jobs 2 writes the same records."""
+    from fakes.harness import FAKES, check, deviations
+
+    import oracle.harness.session as session
+
+    searches = []
+    real = session.attribute
+
+    def counted(*args, **kwargs):
+        if kwargs.get("among") is None and kwargs.get("search_all", True):
+            searches.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "attribute", counted)
+    command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
+    assert check(tmp_path / "one", command, examples=SHRINK_BLOCK, timeout=30) == 1
+    found = deviations(tmp_path / "one")
+    kinds = {failure_kind(r.kind, r.outcome.value, r.layer, r.order) for r in found if r.shrunk is None}
+    cut = [r for r in found if "went to earlier failures" in r.classification.description]
+    assert cut and all(r.shrunk is None for r in cut)
+    assert 1 <= len(searches) <= len(kinds)
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=SHRINK_BLOCK, timeout=30) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
