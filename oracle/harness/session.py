@@ -978,10 +978,11 @@ class Session:
         """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
         else fitted them) first, so every one of them that explains it is kept; else as any record is, within its
         kind's allowance of searches among every explanation in its block (`budget.full_search_allowed`, `kind`: its
-        failure kind). Where every shrunk example of its kind in its block stayed unexplained after the full search
-        (`search_among_all`), or the allowance is spent, among the documented classes only and named by what is
-        known (`_named_without_full_search`): the search among every explanation would most likely name nothing
-        again, or a coincidence again, at up to some ten seconds per record."""
+        failure kind), the mechanisms such a search names joining the hints of its kind's later failures. Where
+        every shrunk example of its kind in its block stayed unexplained after the full search (`search_among_all`),
+        or the allowance is spent, among the documented classes only and named by what is known
+        (`_named_without_full_search`): the search among every explanation would most likely name nothing again, or
+        a coincidence again, at up to some ten seconds per record."""
         if not search_among_all(hints):
             return self._named_without_full_search(judged, overrides, search_all, self._unexplained_kind(judged[2]))
         among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
@@ -993,8 +994,8 @@ class Session:
         if not self.budget.may_search_all(kind):
             return self._named_without_full_search(judged, overrides, search_all, self._searches_spent(judged[2]))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides)
-        if named.change:  # a name of its own: its kind's later failures in the block are tested against it too
-            self.budget.searched_named(kind, (named.name, *named.fits))
+        if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
+            self.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
         return named
 
     def _named_without_full_search(self, judged, overrides, search_all, why):
