@@ -268,7 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
     trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
     label = "implementation" + (" (tree)" if args.before else "")
-    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6} {'CPU s failing / fixed = ratio':>30}"
+          "  causes (run) | names (records)")
     ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
     warmed = set()
     with tempfile.TemporaryDirectory() as scratch:
@@ -279,15 +280,21 @@ def main(argv: list[str] | None = None) -> int:
                 if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
                     run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
                     warmed.add((tag, fixed))
-                code, failing_s, found = run_check(buggy, Path(scratch) / f"b{tag}{index}", examples, tree)
-                _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{tag}{index}", examples, tree)
+                # (child CPU: the check and its implementation, steadier than wall time where other work shares the
+                # machine)
+                code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{tag}{index}",
+                                                                      examples, None, tree)
+                _, fixed_s, fixed_cpu, _ = run_check_timed(fixed, Path(scratch) / f"f{tag}{index}", examples, None,
+                                                           tree)
                 ratio = failing_s / fixed_s if fixed_s else float("inf")
+                cpu_ratio = failing_cpu / fixed_cpu if fixed_cpu else float("inf")
+                cpu = f"{failing_cpu:.1f} / {fixed_cpu:.1f} = {cpu_ratio:.2f}"
                 ratios[tag].append(ratio)
                 runs[tag] = found
                 record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
                 shown = f"{name} ({tag})" if tag else name
-                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {_causes(found)} | "
-                      f"{record_names}", flush=True)
+                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f} {cpu:>30}  "
+                      f"{_causes(found)} | {record_names}", flush=True)
             if args.before:
                 same = [c["name"] for c in runs["before"]["causes"] or []] == [
                     c["name"] for c in runs["after"]["causes"] or []]
