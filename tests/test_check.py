@@ -919,3 +919,27 @@ def test_v_prints_every_distinct_minimal_input_in_full(tmp_path, capsys):
     full = [line for line in capsys.readouterr().out.splitlines() if line.strip().startswith("input: ")]
     assert len(short) == 3 and len(full) > 3 and full[:3] == short, (short, full)
     assert len(full) == len(set(full))
+
+
+def test_the_header_records_the_settings_the_command_line_gave():
+    """What results.jsonl's header says of a run is made from its SessionSettings alone (`run_settings`), with what
+    only the verb knows added: each value below is the one on the command line (or its documented default)."""
+    from oracle.cli import build_parser
+    from oracle.commands.common import read_shard_option
+    from oracle.harness.session import SessionSettings
+
+    args = build_parser().parse_args(["check", "--command", "my-bleu --fast", "--seed", "4", "--examples", "9",
+                                      "--id", "nltk-*", "--strict", "--shard", "1/1", "--baseline", "b.yaml",
+                                      "--series-length", "3", "--rel", "1e-5"])
+    read_shard_option(args)
+    settings = SessionSettings.from_args(args)
+    recorded = settings.run_settings("check", ["my-bleu", "--fast"], cases="91 from the bundled suite")
+    assert recorded.model_dump(exclude_none=True) == {
+        "verb": "check", "seed": 4, "examples": 9, "rel": 1e-5, "abs": 1e-12, "timeout": 10.0, "max_restarts": 3,
+        "shrink_budget": 250, "shrink_first": 1, "cases": "91 from the bundled suite", "command": "my-bleu --fast",
+        "baseline": "b.yaml", "only": ("nltk-*",), "shard": "1/1", "series_length": 3, "strict": True}
+    # a replay draws no random example; fuzz leaves out the series length it has no option for, adds its own
+    replay = SessionSettings(command="x", replay="r.json", examples=200).run_settings("check", ["x"])
+    assert replay.examples == 0 and replay.replay == "r.json" and replay.shard is None and replay.strict is None
+    fuzz = SessionSettings(command="x").run_settings("fuzz", ["x"], series_length=None, write_cases="found.yaml")
+    assert fuzz.series_length is None and fuzz.model_dump()["write_cases"] == "found.yaml"

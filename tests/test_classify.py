@@ -21,10 +21,11 @@ from oracle.diagnose.classify import (
     UNEXPLAINED,
     Explanation,
     classify,
-    component_names,
+    is_partial,
     within_contract,
 )
 from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.results import parse_cause
 
 
 def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
@@ -117,7 +118,7 @@ def test_convention_with_float32():
     r = request("corpus", [("a b c d e f", ["a b c d e f g h", "a b c d"])], weights=(0.5, 0.5))
     e = classify(r, f32(math.exp(1 - 8 / 6)), "papineni", among=["reference_length=closest-first", "float32"])
     assert e.name == "reference_length=closest-first + float32"
-    assert component_names(e.name) == ("reference_length=closest-first", "float32")
+    assert e.parts == ("reference_length=closest-first", "float32")
 
 
 def test_both_empty_depends_on_among():
@@ -168,7 +169,21 @@ def test_explanation_is_frozen_and_serialisable():
         e.name = "x"  # type: ignore[misc]
     data = e.classification().model_dump(mode="json")
     assert data["name"] == "reference_length=shortest" and data["change"] == [["reference_length", "shortest"]]
-    assert Explanation(UNEXPLAINED, "").classification().value is None
+    assert Explanation((UNEXPLAINED,), "").classification().value is None
+
+
+def test_an_explanation_holds_its_parts_and_writes_them_joined():
+    # docs/mechanisms.md: a combined name is its mechanisms' names joined by " + " in the order applied; a written
+    # name is read back into them at the boundary (parse_cause) only
+    e = Explanation(("reference_length=closest-first", "float32"), "", fitting=(("float32",),))
+    assert e.name == "reference_length=closest-first + float32" and e.fits == ("float32",)
+    assert e.classification().name == e.name and e.classification().fits == ("float32",)
+    assert parse_cause(e.name) == e.parts and e.classification().parts == e.parts and parse_cause("") == ()
+    # a written name passed where parts belong would be read letter by letter ("f + l + o + ..."): refused
+    with pytest.raises(TypeError):
+        Explanation("float32", "")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        is_partial("other-combination")
 
 
 def test_within_contract():

@@ -18,7 +18,6 @@ from strategies import requests
 from oracle.diagnose.classify import (
     UNEXPLAINED,
     classify,
-    describe_explanation,
     explained_value,
     is_partial,
     within_contract,
@@ -32,10 +31,12 @@ from oracle.diagnose.combination import (
     PARTIAL_NAMES,
 )
 from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS, context_for, result_under
+from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
+from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.models.results import Classification
+from oracle.models.results import BATCH_SIZES, Classification, batch_mean_name
 
 
 def request(level, segments, weights, smoothing=None):
@@ -95,6 +96,13 @@ VARIANT_EXAMPLES = [
     # k = 1 gives p2 = (1 + 1) / (2 + 1) = 2/3, so BLEU = (2/3 * 2/3)^(1/2) = 2/3 (k = 3 gives (4/5)^(1/2) (2/3)^(1/2))
     ("smoothing-parameter-ignored",
      request("sentence", [("a b c", ["a b d"])], (0.5, 0.5), {"method": "add-k", "k": 3}), 2 / 3),
+    # the mean of per-batch corpus scores, batches of k: k segments "dd ee" against themselves (p1 = 2/2), then
+    # "aa bb ff" against "aa cc ff" (p1 = 2/3; c = r in every segment, BP = 1), BLEU-1. The batches [k perfect] and
+    # [the last] score 1 and 2/3: their mean is 5/6, where the corpus scores (2k + 2) / (2k + 3) (k = 2: 6/7), and
+    # batches of another size j < k another value (k = 4, j = 2: (1 + 1 + 2/3) / 3 = 8/9; j = 3: (1 + 4/5) / 2)
+    *((batch_mean_name(k), request("corpus", [("dd ee", ["dd ee"])] * k + [("aa bb ff", ["aa cc ff"])], (1.0,)),
+       5 / 6)
+      for k in BATCH_SIZES),
 ]
 
 
@@ -172,7 +180,7 @@ def test_the_right_statistics_and_other_weights():
     even = request("corpus", [("a b c d e", ["a b c d f"])], (W1, W2))
     statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4, 3], "totals": [5, 4]}
     e = classify(even, {"score": P1 ** 0.9 * P2 ** 0.1, "statistics": statistics}, "papineni")
-    assert e.name == OTHER_WEIGHTING and e.explained and is_partial(e.name)
+    assert e.name == OTHER_WEIGHTING and e.explained and is_partial(e.parts)
     assert "the statistics are the oracle's" in e.description and "[0.75, 0.8]" in e.description
     assert e.value is None and explained_value(even, "papineni", e.change) is None
 
@@ -224,7 +232,7 @@ def test_statistics_that_differ_and_a_score_that_does_not_follow_from_them():
     assert e.name == f"other-counting-of-matches + {OTHER_COMBINATION}"
     assert "matches at order 2: expected 3, got 2" in e.description
     # a run that names its records by this reads each part's meaning
-    assert PARTIAL_NAMES[OTHER_COMBINATION] in describe_explanation(e.name)
+    assert PARTIAL_NAMES[OTHER_COMBINATION] in e.catalogue_description
 
 
 def test_among_documented_classes_a_partial_name_is_not_given():
@@ -294,3 +302,23 @@ def test_what_is_known_of_a_zero_keeps_the_variants_that_give_zero():
     zero = {"score": 0.0, "statistics": {"hyp_len": 2, "ref_len": 3, "matches": [2], "totals": [2]}}
     e = what_is_known(short, zero, "papineni")
     assert e.name == OTHER_COMBINATION and "order-fixed-at-4" in e.fits
+
+
+def test_a_batch_size_names_a_run_only_where_two_records_fit_it():
+    # the batch size is not known and ten are tried: one record one size fits is no evidence of that size
+    four = batch_mean_name(4)
+    assert [c.name for c in minimal_cover({(four,): 1})] == [COVER_UNEXPLAINED]
+    assert [(c.name, c.records) for c in minimal_cover({(four,): 2})] == [(four, 2)]
+    # a record the size fits beside another name keeps that name
+    assert [c.name for c in minimal_cover({(OTHER_COMBINATION, four): 1})] == [OTHER_COMBINATION]
+
+
+def test_a_score_that_agrees_beside_statistics_that_differ_is_named_by_the_layer():
+    # "a b" against itself, BLEU-1: c = r = 2, m/l = 2/2, score 1. An answer of 1 with c = r = 5, m/l = 5/5: the score
+    # agrees, the counts differ first at hyp_len (5 for 2) and no known counting gives 5 from "a b": what is known
+    # is the layer, never a bare `unexplained`; it is a partial name (no value replayed from it)
+    scored = request("sentence", [("a b", ["a b"])], (1.0,))
+    statistics = {"hyp_len": 5, "ref_len": 5, "matches": [5], "totals": [5]}
+    e = classify(scored, {"score": 1.0, "statistics": statistics}, "papineni")
+    assert e.name == "other-counting-of-hyp_len", (e.name, e.description)
+    assert "the score agrees" in e.description and e.explained

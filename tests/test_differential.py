@@ -31,7 +31,6 @@ from oracle.adapters.environments import VENVS
 from oracle.diagnose import discrepancies
 from oracle.diagnose.classify import (
     classify,
-    component_names,
     known_names,
     within_contract,
 )
@@ -110,7 +109,7 @@ def check_answer(name, implementation, request):
         f"{implementation.profile!r} says {expected.score!r}; no documented discrepancy class of {name} "
         f"({classes_for(documented)}) explains it: {explanation.description}\n{shown}"
     )
-    assert all(part in classes_for(documented) for part in component_names(explanation.name)) \
+    assert all(part in classes_for(documented) for part in explanation.parts) \
         or explanation.name == "agrees"
     return explanation.name
 
@@ -212,7 +211,7 @@ def test_documented_example_reproduces(entry):
         f"{name} {implementation.version} now answers {answer.score!r} where {value!r} was recorded")
     assert not within_contract(answer.score, expected.score) or entry["kind"] == "statistics"
     explanation = classify(request, answer, implementation.profile, among=classes_for(name))
-    assert entry["classify"] in component_names(explanation.name), explanation
+    assert entry["classify"] in explanation.parts, explanation
 
 
 def test_discrepancy_file_is_well_formed():

@@ -176,3 +176,40 @@ def test_an_error_on_an_empty_segment_is_named_by_it_and_its_baseline_holds_on_a
     second = tmp_path / "seed1"
     assert check(second, command, "--seed", 1, "--baseline", baseline, examples=60) == 0
     assert any(r.outcome == "error" for r in results(second).records)
+
+
+def chen_cherry_4_log_one(r):
+    """nltk #2204: method 4 divides by ln(c), guarded against c = 0 only: a one-token hypothesis with an unmatched
+    order errs (here every order is unmatched where no hypothesis token is in a reference)."""
+    return r.smoothing.method == "chen-cherry-4" and any(
+        len(s.hypothesis) == 1 and not any(s.hypothesis[0] in ref for ref in s.references) for s in r.segments)
+
+
+def test_a_one_token_hypothesis_is_a_feature_of_its_own():
+    # the shrunk input of the real bug: "a" against an empty reference at order 1. "Shorter than the order" does not
+    # hold at order 1; "a a" (two tokens) is answered, so is the reference given "a" (it matches: nothing to smooth),
+    # so is the smoothing "none"; every order up to 5 still errs (one token, ln 1 = 0)
+    failing = request(level="sentence", segments=[{"hypothesis": ["a"], "references": [[]]}],
+                      smoothing={"method": "chen-cherry-4", "k": 5.0})
+    cause = error_cause(failing, asking(chen_cherry_4_log_one), methods=METHODS)
+    assert cause is not None
+    assert cause.name == "error-when-hypothesis-one-token-and-reference-empty-and-smoothing-chen-cherry-4"
+    # at order 2 the same hypothesis is shorter than the order, and that names it (the family's first feature)
+    cause = error_cause(failing.model_copy(update={"weights": (0.5, 0.5)}), asking(short_hypothesis), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-hypothesis-shorter-than-order"
+
+
+def test_an_order_bound_the_original_input_does_not_hold_is_no_part_of_the_cause():
+    """torchtext #2095: n-grams keyed by ' '.join and split back on ' ', so a token holding k spaces makes an n-gram
+    k pieces longer, indexing past the last order where n + k exceeds it. The shrunk input (one space, order 1)
+    needs order 1 (at order 2 it is answered), the original (two spaces) errs at order 2 too: the order is no part
+    of the cause, the whitespace is."""
+    def split_back(r):
+        n = len(r.weights)
+        return any(len(t.split(" ")) > n for s in r.segments for t in s.hypothesis)
+    shrunk = request(segments=[{"hypothesis": [" a"], "references": [[]]}])
+    original = request(segments=[{"hypothesis": ["a  b"], "references": [["c"]]}], weights=[0.5, 0.5])
+    assert error_cause(shrunk, asking(split_back), methods=METHODS).name == (
+        "error-when-token-with-whitespace-and-order-below-2")
+    cause = error_cause(shrunk, asking(split_back), also_failing=(original,), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-token-with-whitespace"

@@ -21,19 +21,25 @@ import pytest
 
 from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.accumulation import LENGTH_DEPARTURES
-from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, COMPUTATIONS
+from oracle.diagnose.computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
+    COMPUTATION_DOCS,
+    COMPUTATIONS,
+)
 from oracle.diagnose.counting import COUNTING_ALTERNATIVES
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
+from oracle.diagnose.structure import STRUCTURES
 from oracle.diagnose.textrules import DEPARTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
-from oracle.models.results import NEEDS_EVIDENCE
+from oracle.models.results import NEEDS_EVIDENCE, parse_cause
 
 LAYERS = ("hyp_len", "ref_len", "matches", "totals")
 
@@ -49,8 +55,8 @@ def _convention_and_smoothing_names() -> set[str]:
                 for smoothing in (Smoothing(method), Smoothing(method, **{k: v * 3 for k, v in defaults.items()})):
                     for level in ("corpus", "sentence"):
                         for text in (False, True):
-                            found |= {name for name, *_ in classify._convention_changes(
-                                options, smoothing, level, profile.options, text=text)}
+                            found |= {name for parts, *_ in classify._convention_changes(
+                                options, smoothing, level, profile.options, text=text) for name in parts}
     return found
 
 
@@ -139,13 +145,22 @@ def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkey
 
 def test_the_classifier_tries_every_other_rule_of_each_table():
     papineni = PROFILES["papineni"].options
-    names = {name for name, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)}
+    names = {name for parts, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)
+             for name in parts}
     # the documents' rules (oracle/formulas/conventions.py) other than papineni's own (closest, zero, smoothed, nan)
     assert {f"reference_length={rule}" for rule in ("closest-longer", "closest-first", "shortest", "longest")} <= names
     assert {"empty_order=skip", "empty_order=one", "no_match=zero", "both_empty=zero", "weights=normalise",
             "segment_totals_floor=1"} <= names
     assert not names & {"reference_length=closest", "empty_order=zero", "no_match=smoothed", "both_empty=nan"}
     assert not any(name.startswith(("token_split=", "case_fold=")) for name in names)  # tokens, case kept
+
+
+def test_the_catalogue_says_which_computations_are_tried_with_a_convention():
+    # docs/mechanisms.md: the score stage's variants and a request mis-shaped by its caller are tried alone, every
+    # other computation with a convention or two as well; the classifier reads that from the catalogue
+    alone = {name for name, _ in COMBINATION_COMPUTATIONS} | set(STRUCTURES)
+    assert alone and all(not mechanisms.CATALOGUE[name].pairs_with_conventions for name in alone)
+    assert {name for name, _ in classify._PAIRED_COMPUTATIONS} == {name for name, _ in COMPUTATIONS} - alone
 
 
 def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch):
@@ -155,9 +170,9 @@ def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monk
     rules = {**convention.rules, "median": "the median reference length"}
     monkeypatch.setitem(convention_module.CONVENTIONS, "reference_length", replace(convention, rules=rules))
     papineni = PROFILES["papineni"].options
-    changes = {name: words for name, words, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus",
-                                                                                 papineni)}
-    assert changes["reference_length=median"] == "r is the median reference length"
+    changes = {parts: words for parts, words, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus",
+                                                                                   papineni)}
+    assert changes[("reference_length=median",)] == "r is the median reference length"
     reading = next(iter(table_readings()))
     assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
 
@@ -181,5 +196,6 @@ def test_one_float32_tolerance_for_the_classifier_and_doctor():
     ("segment_totals_floor=1 + float32", "segment_totals_floor: each segment's n-gram total is at least 1 before "
                                           "summing (nltk's modified_precision denominator max(1, ...)); and float32"),
 ])
-def test_describe_explanation_reads_the_catalogue(name, words):
-    assert classify.describe_explanation(name).startswith(words)
+def test_an_explanation_is_described_from_the_catalogue(name, words):
+    # a written name (a record's, a baseline's) is read into its parts at the boundary, then described part by part
+    assert classify.Explanation(parse_cause(name), "").catalogue_description.startswith(words)

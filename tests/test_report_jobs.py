@@ -4,7 +4,7 @@ left running; the previous report's data stays whole (every stream ends with its
 of the stopped run is left on disk (its staging directory, its drivers' log folder), also when a second
 signal comes while it stops.
 
-Holds: oracle.reports.site.collect, oracle.reports.site.build
+Holds: oracle.commands.report_columns, oracle.reports.site.build
 """
 
 from __future__ import annotations
@@ -135,11 +135,11 @@ def test_a_stopped_report_keeps_the_previous_data_whole_and_leaves_nothing(tmp_p
 #: its SIGTERM, once cut short).
 SIGNALLED_AGAIN = """\
 import os, signal, sys
-import oracle.reports.site.collect as collect
+import oracle.commands.report_columns as columns
 from oracle.reports.staging import ReportDirectory
 
 again = int(sys.argv.pop(1))
-stop_columns, discard = collect._stop_column_processes, ReportDirectory.discard
+stop_columns, discard = columns._stop_column_processes, ReportDirectory.discard
 
 def stop_columns_signalled(pool):
     os.kill(os.getpid(), again)
@@ -149,7 +149,7 @@ def discard_signalled(self):
     os.kill(os.getpid(), again)
     discard(self)
 
-collect._stop_column_processes = stop_columns_signalled
+columns._stop_column_processes = stop_columns_signalled
 ReportDirectory.discard = discard_signalled
 from oracle.cli import main
 sys.exit(main(sys.argv[1:]))
@@ -174,7 +174,8 @@ def test_a_columns_stream_takes_its_place_only_once_its_footer_is_written(tmp_pa
     data/runs/COLUMN/results.jsonl (the report's pages, an implementation judged against the oracle's column)
     sees a whole stream or none. A column that ends writes its stream there, whole."""
     from oracle.adapters.oracle_adapter import OracleImplementation
-    from oracle.reports.site.collect import Column, run_column
+    from oracle.commands.report_columns import run_column
+    from oracle.reports.site.collect import Column
     from oracle.reports.site.data import run_directory
     from oracle.signals import Interrupted
 

@@ -40,6 +40,7 @@ from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.session import SessionSettings, run_session
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
+from oracle.models.results import RunSettings
 
 PROFILE = "papineni"
 
@@ -187,7 +188,7 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
             session.start_unit()
         session.run_replay([("second", second)])
 
-    run_session(settings, [], verb="check", settings_record={}, tracker=BaselineTracker(), total=2, work=work,
+    run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=2, work=work,
                 report_dir=tmp_path, transport=transport(AnswerList(answers)))
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 

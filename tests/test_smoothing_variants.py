@@ -9,6 +9,7 @@ Holds: oracle.diagnose.smoothingstage, oracle.diagnose.mechanisms.smoothing
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import pytest
 
@@ -79,6 +80,10 @@ VARIANT_EXAMPLES = [
     # none requested, BLEU-4; each sentence with exp and effective order: ONE gives 1/2, (1/2)/3, (1/4)/2, (1/8)/1,
     # so (1/768)^(1/4); "e f" has no trigram or 4-gram, orders 1-2 only at 1/2 each: (1/2 x (1/2)/1)^(1/2) = 1/2
     ("mean-of-exp-smoothed-sentence-bleu", request("corpus", TWO, (0.25,) * 4), ((1 / 768) ** 0.25 + 1 / 2) / 2),
+    # weights 1/2, 1/4 (sum 3/4), divided by the kept orders' weight as sacrebleu divides by eff_order: 2/3, 1/3.
+    # ONE: p1 = 2/4, p2 = (1/2)/3 = 1/6, so (1/2)^(2/3) (1/6)^(1/3); "e f": p1 = 1/2, p2 = (1/2)/1, so 1/2
+    ("mean-of-exp-smoothed-sentence-bleu", request("corpus", TWO, (0.5, 0.25)),
+     ((1 / 2) ** (2 / 3) * (1 / 6) ** (1 / 3) + 1 / 2) / 2),
 ]
 
 
@@ -118,14 +123,27 @@ def test_a_length_from_one_segment_is_silent_where_it_is_the_corpus_length():
 
 
 def test_a_request_for_none_reads_each_method_once():
-    tried = [s for s, _ in readings(Smoothing("none"), Options())]
+    tried = [reading.smoothing for reading in readings(Smoothing("none"), Options())]
     assert tried == list(UNREQUESTED) and len(set(tried)) == len(tried)
     # the profile's default keeps its own words, not repeated among the others
     default = Options(smoothing=Smoothing("exp"))
-    words = dict(readings(Smoothing("none"), default))
+    words = {reading.smoothing: reading.words for reading in readings(Smoothing("none"), default)}
     assert words[Smoothing("exp")].startswith("the profile's default") and len(words) == len(UNREQUESTED)
     # a request for a method is not read as these
-    assert Smoothing("chen-cherry-6") not in dict(readings(Smoothing("exp"), Options()))
+    assert Smoothing("chen-cherry-6") not in [reading.smoothing for reading in readings(Smoothing("exp"), Options())]
+
+
+def test_a_reading_declares_when_it_is_tried():
+    # the readings of a request for none: the profile's default first (ignores the request, still paired), then each
+    # method applied where none was asked, which ignores it and is tried alone (mechanisms/smoothing.py Reading)
+    default, *unrequested = readings(Smoothing("none"), Options(smoothing=Smoothing("exp")))
+    assert default.smoothing == Smoothing("exp") and default.ignores_request and default.pairs_with_conventions
+    assert unrequested and all(r.ignores_request and not r.pairs_with_conventions for r in unrequested)
+    # a floor of 1/5 read at its documented default 1/10 is another reading of the request, not the request ignored;
+    # no smoothing at all ignores it, and is paired
+    floor = {r.smoothing: r for r in readings(Smoothing("floor", value=Fraction(1, 5)), Options())}
+    assert not floor[Smoothing("floor", value=Fraction(1, 10))].ignores_request
+    assert floor[Smoothing("none")].ignores_request and floor[Smoothing("none")].pairs_with_conventions
 
 
 def test_a_smoothing_applied_where_none_was_requested_is_named():

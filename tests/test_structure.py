@@ -157,6 +157,16 @@ NESTING_CASES = [
     # m 5/6, c 6, r 6, BP 1 -> 5/6
     pytest.param(RAGGED, answer(5 / 6, 6, 6, 5, 6), structure.PADDING_TO_COMMON_LENGTH,
                  id="padding-to-a-common-length"),
+    # RAGGED, an end token on each reference ("ab </s>", "cd ef gh </s>": the longest 4), then every sequence to 4:
+    # "ab <pad> <pad> <pad>" | "ab </s> <pad> <pad>": ab and two pads match, 3; "cd ef <pad> <pad>" | "cd ef gh </s>":
+    # 2. m 5/8, c 8, r 8, BP 1 -> 5/8 (no end token: every sequence to 3, m 5/6)
+    pytest.param(RAGGED, answer(5 / 8, 8, 8, 5, 8), structure.END_TOKEN_AND_COMMON_PADDING,
+                 id="end-token-on-references-and-padding-to-a-common-length"),
+    # RAGGED, the end token on each reference, then each side to its own longest: "ab <pad>" | "ab </s> <pad> <pad>"
+    # m 2 (one pad of the hypothesis), "cd ef" | "cd ef gh </s>" m 2: m 4/4, c 4, r 8 -> e^(1 - 8/4) (without the
+    # end token r 6)
+    pytest.param(RAGGED, answer(E ** -1, 4, 8, 4, 4), structure.END_TOKEN_AND_PADDING_ON_BOTH,
+                 id="end-token-on-references-and-padding-on-both-sides"),
 ]
 
 

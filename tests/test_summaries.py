@@ -240,22 +240,25 @@ def test_the_streamed_reports_equal_those_of_a_whole_read(mixed_report, tmp_path
     ET.fromstring((streamed / "junit.xml").read_text())
 
 
-def test_the_console_counts_do_not_depend_on_how_many_records_the_session_keeps(tmp_path, monkeypatch, capsys):
-    """A session keeps its first NOTABLE_KEPT failing records for the console and counts the rest: the
-    counts printed with a cap of 2 are those printed with no cap in effect."""
+def test_the_console_counts_do_not_depend_on_how_many_deviations_the_report_keeps(tmp_path, monkeypatch, capsys):
+    """The report's tally keeps the first DEVIATIONS_KEPT deviations (and GROUP_INPUTS_KEPT of each group) for the
+    console and counts the rest: the counts printed with caps of 2 and 1 are those printed with no cap in effect."""
     from oracle.cli import main
-    from oracle.harness import session
+    from oracle.reports import summaries
 
     def run(name):
         code = main(["check", "--command", f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'mutant_ties_longer.py'}",
-                     "--examples", "40", "--report", str(tmp_path / name)])
+                     "--examples", "40", "--report", str(tmp_path / name), "-v"])  # (-v: every input kept)
         lines = capsys.readouterr().out.splitlines()
-        return code, [line.split(":")[0] if line.startswith("FAIL x") else line for line in lines  # (ids differ)
-                      if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+        inputs = sum(1 for line in lines if line.strip().startswith("input: "))
+        counted = [line for line in lines if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+        return code, inputs, counted
 
     uncapped = run("uncapped")
-    monkeypatch.setattr(session, "NOTABLE_KEPT", 2)
+    monkeypatch.setattr(summaries, "DEVIATIONS_KEPT", 2)
+    monkeypatch.setattr(summaries, "GROUP_INPUTS_KEPT", 1)
     capped = run("capped")
     assert uncapped[0] == capped[0] == 1
-    assert any(line.startswith("FAIL x") and line not in ("FAIL x1", "FAIL x2") for line in uncapped[1])
-    assert capped[1] == uncapped[1]
+    assert any(line.startswith("FAIL x") and line not in ("FAIL x1", "FAIL x2") for line in uncapped[2])
+    assert uncapped[1] > capped[1]  # the caps held: fewer inputs kept to print
+    assert capped[2] == uncapped[2]

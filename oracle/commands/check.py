@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-from collections import Counter
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
-from oracle.escaping import json_shown, shown
+from oracle.escaping import shown
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
@@ -22,15 +21,15 @@ from oracle.harness.session import (
     REPLAY_REPORT,
     SessionSettings,
     implementation_argv,
-    notable_key,
     run_session,
     stopped_by_signals,
 )
 from oracle.harness.session import selected as _selected
 from oracle.harness.shards import Shard
-from oracle.models.protocol import ScoreRequest, encode
-from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line, run_name_of
+from oracle.models.protocol import ScoreRequest
+from oracle.models.results import OmittedRequest, ResultsFormatError, parse_line
 from oracle.models.wire import json_value
+from oracle.reports.console import gone, print_check
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
 
@@ -48,8 +47,6 @@ from .common import (
 
 DEFAULT_REPORT = "bleu-oracle-report"
 DEFAULT_REPLAY_REPORT = REPLAY_REPORT
-#: Deviations printed at the end of a run (all are in results.jsonl and summary.md).
-PRINTED_DEVIATIONS = 20
 
 HELP = """Check an implementation of BLEU against the oracle.
 
@@ -385,15 +382,6 @@ def _count_work(args, cases, replay):
     return sum(1 for _ in shard.select(chosen)) + sum(1 for i in examples if shard.owns_example(i))
 
 
-def _settings(args, argv, cases_dir):
-    return {"seed": args.seed, "examples": 0 if args.replay else args.examples, "rel": args.rel, "abs": args.abs,
-            "timeout": args.timeout, "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget,
-            "shrink_first": args.shrink_first, "cases": cases_dir, "command": shlex.join(argv), "impl": args.impl,
-            "baseline": args.baseline, "replay": args.replay, "only": args.only, "time_budget": args.time_budget,
-            "shard": str(args.shard) if args.shard else None, "series_length": args.series_length,
-            "strict": True if args.strict else None}
-
-
 def run(args: argparse.Namespace) -> int:
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
@@ -432,36 +420,15 @@ def run(args: argparse.Namespace) -> int:
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
-    with publishing(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge)), \
-            stopped_by_signals():
-        code, session = run_session(settings, argv, verb="check", settings_record=_settings(args, argv, cases_dir),
+    with publishing(report, junit=report.staged_path(args.junit),
+                    badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
+        code, session = run_session(settings, argv, recorded=settings.run_settings("check", argv, cases=cases_dir),
                                     tracker=tracker, total=total, work=work, report_dir=report.staging,
                                     require_judged=not args.allow_empty and not part)
     if session is not None and not args.quiet:
-        _print_outcome(session, tracker, report_dir, junit, code, verbose=args.verbose)
+        print_check(sys.stdout, derived, report_dir=report_dir, junit=junit, verbose=args.verbose)
         print(shown(_next_step(args, code, report_dir, tracker)))
     return code
-
-
-def _gone(tracker):
-    """(known deviations that pass now, entries no record of the run has) when these alone fail the gate: the
-    implementation improved, or the suite moved on, and the baseline has to follow; else None."""
-    statuses = tracker.statuses
-    if statuses["new"] or statuses["changed"]:
-        return None
-    stale = len(tracker.stale())
-    return (statuses["fixed"], stale) if statuses["fixed"] or stale else None
-
-
-def _gone_in_words(fixed, stale):
-    """'the gate fails: 21 known deviations no longer occur (the implementation improved; nothing new deviates)'."""
-    parts = []
-    if fixed:
-        parts.append(f"{fixed} known deviation{'s no longer occur' if fixed > 1 else ' no longer occurs'}")
-    if stale:
-        parts.append(f"{stale} baseline entr{'ies name' if stale > 1 else 'y names'} no record of this run")
-    return ("the gate fails: " + " and ".join(parts)
-            + (" (the implementation improved; nothing new deviates)" if fixed else " (nothing new deviates)"))
 
 
 def _update_command(report_dir, baseline):
@@ -479,7 +446,7 @@ def _next_step(args, code, report_dir, tracker):
         partial = "--id" if args.only else "--replay" if args.replay else None
         if partial is not None:  # an update from this run would remove the entries of what it did not run
             update = f"a whole `check` run (without {partial}), then {update}"
-        if _gone(tracker) is not None:
+        if gone(tracker.summary()) is not None:
             return (f"next: the baseline lists deviations this run no longer has: {update} removes them (printing "
                     "each, with its reason) and the gate passes again; commit the file it writes")
         return (f"next: read {report_dir / 'summary.md'}; fix what is a bug, or record what is acceptable: {update} "
@@ -493,111 +460,3 @@ def _next_step(args, code, report_dir, tracker):
         return ("next: check your own BLEU: `bleu-oracle check --command 'python3 my_bleu_server.py'` "
                 "(protocol v1: PROTOCOL.md; a complete server in examples/node-bleu/)")
     return "next: run this in CI (exit 0 conforming, 1 deviations); `--baseline FILE` gates on known deviations"
-
-
-def _root_cause(record, run_name=None):
-    """One line naming a failing record's root cause: the run's name for it (`run_name`, one of the
-    explanations that fit it), else its classification's own; its own first name, where the run names it by
-    another, as what its input fits as well (as summary.md and junit.xml say it), never as a cause."""
-    from oracle.diagnose.classify import describe_as
-
-    classification = record.classification
-    if classification is None or not classification.name:
-        return ""
-    name = run_name or classification.name
-    description = describe_as(classification, name)
-    fits = f" (this input fits {classification.name} as well)" if name != classification.name else ""
-    known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
-    return f"root cause: {name}{fits}{known}: {description}"
-
-
-def _cut(text, limit=600):
-    """An input too large to print whole (one that shrinking did not reduce), cut where the reader sees it is."""
-    return text if len(text) <= limit else f"{text[:limit]}... ({len(text):,} characters; -v prints it whole)"
-
-
-def _gating_groups(session):
-    """The records that gate the run, grouped by (baseline status, outcome, the run's cause): one group per
-    bug, whatever else its records fit; and each group's size over the whole run."""
-    run_names = [group.name for group in session.root_causes.groups()]
-
-    def grouped(key):
-        return key[0], key[1], run_name_of(key[2], run_names)
-
-    groups = {}
-    for record in session.notable:
-        if record.baseline is not None and record.baseline.gating:
-            groups.setdefault(grouped(notable_key(record)), []).append(record)
-    sizes = Counter()
-    for key, n in session.notable_counts.items():
-        if key[0] in ("new", "fixed", "changed"):
-            sizes[grouped(key)] += n
-    return groups, sizes
-
-
-def _print_group(out, key, total, members, *, verbose):
-    """One group: its head line, its root cause, and its distinct minimal inputs (three unless `verbose`), each
-    with where it diverges and how to reproduce it. Returns how many inputs it printed."""
-    first = members[0]
-    head = {"new": first.outcome.value.upper(), "fixed": "EXPECTED FAILURE PASSED",
-            "changed": f"CHANGED (was {first.baseline.was})"}[key[0]]
-    ids = ", ".join(r.id for r in members[:4]) + (f", ... ({total} in all)" if total > 4 else "")
-    out.write(shown(f"{head} x{total}: {ids}") + "\n")
-    cause = _root_cause(first, key[2])
-    if cause:
-        out.write(shown(f"  {cause}") + "\n")
-    seen = set()
-    for record in members:
-        payload = record.reported_input
-        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else record.id
-        if text in seen or (len(seen) >= 3 and not verbose):
-            continue
-        seen.add(text)
-        _print_input(out, record, text if payload is not None else None, verbose=verbose)
-    return len(seen)
-
-
-def _print_input(out, record, text, *, verbose):
-    layer, order, message = record.layer, record.order, record.message
-    if record.shrunk is not None:  # what the minimal input shows: its layer, order and message together
-        layer, order, message = record.shrunk.layer or layer, record.shrunk.order, record.shrunk.message or message
-    where = f" at {layer}" + (f" (order {order})" if order else "") if layer else ""
-    # the implementation's message, the ids and the command are outside text: shown escaped, one line each
-    out.write(shown(f"  {record.id}{where}" + (f": {message.strip()}" if message.strip() else "")) + "\n")
-    if text is not None:
-        out.write(shown(f"    input: {text if verbose or record.shrunk is not None else _cut(text)}") + "\n")
-    if record.reproduce:
-        out.write(shown(f"    reproduce: {record.reproduce}") + "\n")
-
-
-def _print_outcome(session, tracker, report_dir, junit, code, *, verbose=False):
-    """What gates the run, grouped by root cause: each group once, with its distinct minimal inputs
-    (the same shrunk input is printed once, however many records reached it). The counts are the
-    whole run's; the ids and inputs come from the records the session kept (its first NOTABLE_KEPT)."""
-    out = sys.stdout
-    counts = session.counts
-    groups, sizes = _gating_groups(session)
-    printed = 0
-    for key, total in sorted(sizes.items(), key=lambda item: -item[1]):
-        if printed >= PRINTED_DEVIATIONS and not verbose:
-            break
-        if groups.get(key):
-            printed += _print_group(out, key, total, groups[key], verbose=verbose)
-    if printed >= PRINTED_DEVIATIONS and not verbose:
-        out.write(shown(f"... more (-v prints them all) in {report_dir / 'summary.md'}") + "\n")
-    for entry in tracker.stale():
-        out.write(shown(f"STALE baseline entry {entry}: no record with this id in the run") + "\n")
-    groups = session.root_causes.groups()
-    if groups:
-        out.write(shown("root causes: " + ", ".join(
-            f"{g.name}" + (f" or {' or '.join(g.alternatives)}" if g.alternatives else "") + f" x{g.count}"
-            + (f" ({', '.join(g.documented)})" if g.documented else "") for g in groups)) + "\n")
-    tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    verdict = {0: "conforming", 1: "deviations found"}.get(code, f"exit {code}")
-    gone = _gone(tracker) if code == 1 else None
-    if gone is not None:  # nothing deviates but what the baseline lists: "deviations found" would mislead
-        verdict = _gone_in_words(*gone)
-    known = tracker.statuses["known"]
-    out.write(f"bleu-oracle check: {verdict}: {tally or 'nothing run'}"
-              + (f" ({known} known deviations from the baseline)" if known else "") + "\n")
-    out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}") + "\n")

@@ -6,13 +6,9 @@ import argparse
 import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from oracle.commands import SUMMARIES
-from oracle.escaping import json_shown, shown
-from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.formulas.errors import BleuValueError
-from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.searchcache import open_root
 from oracle.harness.session import (
@@ -23,7 +19,7 @@ from oracle.harness.session import (
     stopped_by_signals,
 )
 from oracle.harness.shards import Shard
-from oracle.models.protocol import encode
+from oracle.reports.console import print_fuzz
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
 
@@ -35,9 +31,6 @@ from .common import (
     seed_number,
     sharded,
 )
-
-if TYPE_CHECKING:
-    from oracle.harness.session import Session
 
 DEFAULT_REPORT = "bleu-oracle-fuzz"
 
@@ -119,15 +112,6 @@ def register(subparsers):
     parser.set_defaults(handler=run, only=None, replay=None, baseline=None)
 
 
-def _settings(args, argv):
-    return {"seed": args.seed, "examples": args.examples, "rel": args.rel, "abs": args.abs, "timeout": args.timeout,
-            "max_restarts": args.max_restarts, "shrink_budget": args.shrink_budget, "shrink_first": args.shrink_first,
-            "cases": None,
-            "command": shlex.join(argv), "impl": args.impl, "baseline": None, "replay": None, "only": None,
-            "write_cases": args.write_cases, "shard": str(args.shard) if args.shard else None,
-            "strict": True if args.strict else None}
-
-
 def _command_line(args):
     parts = ["bleu-oracle", "fuzz"]
     parts += ["--impl", args.impl] if args.impl else ["--command", args.command]
@@ -165,13 +149,16 @@ def run(args: argparse.Namespace) -> int:
         return not_ready
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
-    with publishing(report, junit=report.staged_path(args.junit)), stopped_by_signals():
-        code, session = run_session(settings, argv, verb="fuzz", settings_record=_settings(args, argv),
+    with publishing(report, junit=report.staged_path(args.junit)) as derived, stopped_by_signals():
+        # fuzz has no --series-length or --time-budget: its header has never recorded the defaults it runs with
+        recorded = settings.run_settings("fuzz", argv, series_length=None, write_cases=args.write_cases)
+        code, session = run_session(settings, argv, recorded=recorded,
                                     tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
                                     report_dir=report.staging, require_judged=not args.allow_empty and not part)
-    if session is None:
+    if session is None or derived.summary is None:
         return code
-    groups = session.root_causes.groups()
+    # the root causes summary.md names, from the same tally: the case written for each is its smallest example
+    groups = derived.summary.root_causes.groups()
     written = []
     if args.write_cases and groups:
         from oracle.reports.foundcases import write_cases
@@ -181,61 +168,5 @@ def run(args: argparse.Namespace) -> int:
                               version=implementation.version, profile=session.profile,
                               cases_dir=args.cases, found_by_command=_command_line(args))
     if not args.quiet:
-        _print_summary(session, groups, written, report_dir, code, verbose=args.verbose)
+        print_fuzz(sys.stdout, derived, written, report_dir=report_dir, verbose=args.verbose)
     return code
-
-
-def _value(value):
-    if isinstance(value, float):
-        return repr(value)
-    return "none" if value is None else str(value)
-
-
-def _print_summary(session: Session, groups: list[Any], written: list[Any], report_dir: Path, code: int, *,
-                   verbose: bool = False) -> None:
-    out = sys.stdout
-    implementation = session.process.handshake.implementation
-    name = f"{implementation.name} {implementation.version}".strip()
-    examined = sum(session.counts.values())
-    failing = sum(g.count for g in groups)
-    if groups:
-        out.write(shown(f"{len(groups)} root cause(s) for {failing} disagreeing example(s) of {examined}, "
-                        f"{name} judged under profile {session.profile}:") + "\n")
-    status = {w.name: w for w in written}
-    for group in groups:
-        # the implementation's name, answers and messages and the inputs' tokens are outside text: shown escaped
-        for line in _group_lines(group, name, session.profile, status, verbose=verbose):
-            out.write(shown(line) + "\n")
-    counts = session.counts
-    tally = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    verdict = {EXIT_OK: "no disagreement", EXIT_DEVIATIONS: "disagreements found"}.get(code, f"exit {code}")
-    out.write(f"\nbleu-oracle fuzz: {verdict}: {tally or 'nothing run'}\n")
-    out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}") + "\n")
-
-
-def _group_lines(group: Any, name: str, profile: str, status: dict[str, Any], *, verbose: bool) -> list[str]:
-    """One root cause's lines: its name, description, smallest example and first divergence, input, reproduction
-    and the case written for it."""
-    record = group.smallest
-    documented = f" [documented: {', '.join(group.documented)}]" if group.documented else ""
-    lines = ["", f"{group.name}  x{group.count}{documented}"]
-    if group.description:
-        lines.append(f"  {group.description}")
-    explained = record.classification.value
-    lines.append(f"  smallest ({record.id}): {name} answers {_value(record.answer())}, the oracle ({profile}) says "
-                 f"{_value(record.oracle_answer())}"
-                 + (f", under this explanation {_value(explained)}" if explained is not None else ""))
-    layer, order, message = record.divergence
-    if layer:  # where it diverges first: a score may agree where the statistics do not
-        lines.append(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
-                     + (f": {message}" if message else ""))
-    payload = record.reported_input
-    if payload is not None:
-        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False))
-        lines.append(f"  input: {text if verbose else text[:600]}")
-    if record.reproduce:
-        lines.append(f"  reproduce: {record.reproduce}")
-    if group.name in status:
-        entry = status[group.name]
-        lines.append(f"  case: {entry.case_id + ' ' if entry.case_id else ''}({entry.status})")
-    return lines

@@ -17,6 +17,7 @@ from oracle.harness.gate import BaselineTracker
 from oracle.harness.requests import request_from_json
 from oracle.harness.session import SessionSettings, run_session, stopped_by_signals
 from oracle.models.history import Citation, VersionRun
+from oracle.models.results import RunSettings
 from oracle.reports import history as pages
 from oracle.reports.staging import ReportDirectory
 from oracle.reports.summaries import publishing
@@ -159,9 +160,9 @@ def run_version(spec, version, envs, cases, extra, report_dir, args) -> tuple[in
     report = ReportDirectory.prepare(report_dir, force=True)
     started = time.perf_counter()
     with publishing(report), stopped_by_signals():
-        code, _ = run_session(settings, argv, verb="check",
-                              settings_record={"impl": spec.name, "command": shlex.join(argv),
-                                               "examples": args.examples},
+        code, _ = run_session(settings, argv,
+                              recorded=RunSettings(verb="check", impl=spec.name, command=shlex.join(argv),
+                                                   examples=args.examples),
                               tracker=BaselineTracker(None), total=len(cases) + len(extra) + args.examples,
                               work=work, report_dir=report.staging)
     return code, time.perf_counter() - started

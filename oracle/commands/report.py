@@ -33,6 +33,7 @@ from .common import (
     positive_int,
     prepare_implementations,
 )
+from .report_columns import observe
 
 HELP = f"""Regenerate the reports folder: what every BLEU implementation installed here
 does, next to the oracle.
@@ -145,7 +146,7 @@ def run_report(args: argparse.Namespace) -> int | None:
     started = time.perf_counter()
     try:
         with stopped_by_signals():  # SIGTERM stops the report as ^C does: the columns first, the folder left as it was
-            written = run(settings, render_only=args.render_only)
+            written = run(settings, observe=None if args.render_only else observe)
     except (KeyboardInterrupt, Interrupted) as exc:
         print("bleu-oracle report: interrupted; the columns were stopped and the report folder left as it was",
               file=sys.stderr)

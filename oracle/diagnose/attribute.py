@@ -27,7 +27,7 @@ from oracle.models.outcomes import (
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification
 
-from .classify import AGREES, UNEXPLAINED, classify, component_names
+from .classify import AGREES, UNEXPLAINED, classify
 from .judge import Answered
 
 
@@ -128,7 +128,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     if explanation.name == AGREES and layer:
         # the score agrees and classify compares no other layer there (e.g. a wrong bp)
         return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
-    parts = set(component_names(explanation.name))
+    parts = set(explanation.parts)
     return explanation.classification(
         documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts),
         scope=scope if explanation.explained else "all")
@@ -145,7 +145,7 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
         return None
     if not explanation.change:
         return None
-    parts = set(component_names(explanation.name))
+    parts = set(explanation.parts)
     return explanation.classification(
         documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts), scope="all")
 
@@ -164,18 +164,20 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
         return out
     request, reply = original[0], original[1]
     try:
-        confirmed = [name for name in (out.name, *out.fits)
-                     if classify(request, reply, profile, overrides=overrides, among=component_names(name)).explained]
+        confirmed = [(name, parts) for name, parts in zip((out.name, *out.fits), (out.parts, *out.fit_parts),
+                                                          strict=True)
+                     if classify(request, reply, profile, overrides=overrides, among=parts).explained]
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
-    if confirmed and confirmed[0] == out.name:
-        return out.model_copy(update={"fits": tuple(confirmed[1:])})
+    others = tuple(name for name, _ in confirmed[1:])
+    if confirmed and confirmed[0][0] == out.name:
+        return out.model_copy(update={"fits": others})
     if confirmed:  # another explanation of the shrunk input is the one that explains the original too
-        again = attribute(*shrunk, profile, entries=entries, among=component_names(confirmed[0]))
+        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0][1])
         if again.change:
-            return again.model_copy(update={"fits": tuple(confirmed[1:])})
+            return again.model_copy(update={"fits": others})
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
     if not whole.change:
         return out
-    both = attribute(*shrunk, profile, entries=entries, among=component_names(whole.name))
+    both = attribute(*shrunk, profile, entries=entries, among=whole.parts)
     return both if both.change else out

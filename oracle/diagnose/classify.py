@@ -28,14 +28,14 @@ import re
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from itertools import combinations
-from typing import Any
+from typing import Any, NamedTuple
 
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification
+from oracle.models.results import Classification, cause_name, parse_cause
 
 from . import mechanisms
 from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
@@ -69,7 +69,8 @@ from .mechanisms import CATALOGUE
 from .mechanisms.computations import FLOAT32_REL_TOLERANCE, SMALL_WEIGHTS, SMOOTHED_COUNTS
 from .mechanisms.conventions import alternatives
 from .mechanisms.counting import OTHER_COUNTING, other_counting_words
-from .mechanisms.smoothing import IGNORED, UNREQUESTED_WORDS, readings
+from .mechanisms.smoothing import STEM as SMOOTHING_STEM
+from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
 from .oneside import ONE_SIDE_FOLDS
 from .structure import STATISTICS_ONLY, STRUCTURES
@@ -84,9 +85,15 @@ UNEXPLAINED = "unexplained"
 
 @dataclass(frozen=True)
 class Explanation:
-    """A named root cause: what changed (option changes and/or a computation) and the value it gives."""
+    """A named root cause: what changed (option changes and/or a computation) and the value it gives.
 
-    name: str
+    Its `parts` are the names of the mechanisms it combines, in the order they were applied (one for most; AGREES and
+    UNEXPLAINED are one-part explanations too): names, not `Mechanism` objects, since a family's member carries a
+    parameter its catalogue entry does not (`smoothing=floor(value=1/10)`, `other-counting-of-matches`) and the
+    searches restrict to names (`among`, a baseline's causes). `name` and `fits` are the written forms
+    (`models.results.cause_name`), for records and the console only: nothing here reads them back."""
+
+    parts: tuple[str, ...]
     description: str
     #: ((option, value), ...) and/or (("computation", name),), in the order they were applied
     change: tuple = ()
@@ -94,12 +101,34 @@ class Explanation:
     value: float | None = None
     #: the oracle's own value under the judged profile
     expected: float | None = None
-    #: other explanations that fit this answer as well (same tier): a run names the one that fits all its records
-    fits: tuple = ()
+    #: the parts of other explanations that fit this answer as well (same tier): a run names the one that fits all
+    #: its records
+    fitting: tuple[tuple[str, ...], ...] = ()
+
+    def __post_init__(self):
+        if isinstance(self.parts, str) or any(isinstance(parts, str) for parts in self.fitting):
+            raise TypeError(f"an explanation's parts are a tuple of mechanism names, not a written name: "
+                            f"{self.parts!r}, fits {self.fitting!r}")
+
+    @property
+    def name(self):
+        """The written name: its parts joined (`cause_name`), as a record's `classification.name` holds it."""
+        return cause_name(self.parts)
+
+    @property
+    def fits(self):
+        """The written names of the other explanations that fit as well, as a record's `classification.fits`."""
+        return tuple(cause_name(parts) for parts in self.fitting)
+
+    @property
+    def catalogue_description(self):
+        """What the explanation means in words from its parts in the catalogue (`mechanisms.describe_parts`), where
+        no search gave it words of its own."""
+        return mechanisms.describe_parts(self.parts)
 
     @property
     def explained(self):
-        return self.name != UNEXPLAINED
+        return self.parts != (UNEXPLAINED,)
 
     def classification(self, *, documented=(), scope=None):
         """This explanation as a record's root cause."""
@@ -139,28 +168,50 @@ CLASSIFIED_CONVENTIONS = ("case_fold", "token_split", "line_padding", "fold_stag
                           "segment_totals_floor", "empty_order", "weights", "no_match", "both_empty")
 
 
+class _Candidate(NamedTuple):
+    """An alternative reading the search tries: its mechanisms' names, its words, the option changes, the smoothing
+    read instead (None: the requested one), and when it is tried (`mechanisms.smoothing.Reading`'s flags)."""
+
+    parts: tuple[str, ...]
+    words: str
+    changes: dict
+    smoothing: Smoothing | None
+    ignores_request: bool = False
+    pairs_with_conventions: bool = True
+
+
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
-    """(name, description, option changes, smoothing) for every single alternative convention (`alternatives`: each
-    rule of its table other than the one in force; on a text request, the other rules of splitting words too), then
-    every other reading of the requested smoothing."""
-    out = [(convention.mechanism_name(rule), convention.words(rule), convention.changes(rule), None)
+    """A `_Candidate` for every single alternative convention (`alternatives`: each rule of its table other than the
+    one in force; on a text request, the other rules of splitting words too), then every other reading of the
+    requested smoothing."""
+    out = [_Candidate((convention.mechanism_name(rule),), convention.words(rule), convention.changes(rule), None)
            for convention, rule in alternatives(options, CLASSIFIED_CONVENTIONS, text=text, level=level,
                                                 smoothing=smoothing)]
-    for alternative, description in readings(smoothing, profile_options):
-        out.append((f"smoothing={alternative.describe()}", description, {}, alternative))
+    for reading in readings(smoothing, profile_options):
+        out.append(_Candidate((f"{SMOOTHING_STEM}{reading.smoothing.describe()}",), reading.words, {},
+                              reading.smoothing, reading.ignores_request, reading.pairs_with_conventions))
     return out
 
 
 def _weak(convention):
     """Readings that say "the implementation ignored the request" come after the specific computations."""
-    name = convention[0]
-    return name.startswith("smoothing=") and convention[1].startswith(IGNORED)
+    return convention.ignores_request
 
 
 def _unrequested(convention):
-    """A smoothing read where the request asks for none: tried after the score and smoothing stages' variants, as
-    such readings (add-one on orders n > 1 above all) reach simple numbers a variant of the right counts names."""
-    return _weak(convention) and convention[1].startswith(UNREQUESTED_WORDS)
+    """A reading tried alone, after the score and smoothing stages' variants (a smoothing where none was requested:
+    `Reading.pairs_with_conventions`)."""
+    return not convention.pairs_with_conventions
+
+
+def _pairs(candidates):
+    """Every two of `candidates` that change different options and at most one the smoothing, as one candidate."""
+    return [
+        _Candidate(a.parts + b.parts, f"{a.words}; and {b.words}", {**a.changes, **b.changes},
+                   a.smoothing or b.smoothing)
+        for a, b in combinations(candidates, 2)
+        if not (set(a.changes) & set(b.changes)) and not (a.smoothing is not None and b.smoothing is not None)
+    ]
 
 
 def _words(name, via="computation"):
@@ -321,8 +372,8 @@ def _by_convention(search, candidates, close, suffix, *, stats):
     """Every convention (or pair) in `candidates` whose value is within `close` of the answer and whose
     counts do not contradict the returned statistics (`stats`: they must equal them)."""
     found = []
-    for name, description, changes, smoothing_change in candidates:
-        if not search.permitted(*component_names(name), *component_names(suffix)):
+    for name, description, changes, smoothing_change, *_ in candidates:
+        if not search.permitted(*name, *suffix):
             continue
         result = search.result_for(changes, smoothing_change)
         value = score_of(result)
@@ -350,8 +401,8 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
     `close` of the answer and whose counting does not contradict the returned statistics."""
     found = []
     ctx, options = search.ctx, search.ctx.options
-    for name, description, changes, smoothing_change in candidates:
-        if name is not None and not search.permitted(*component_names(name)):
+    for name, description, changes, smoothing_change, *_ in candidates:
+        if name is not None and not search.permitted(*name):
             continue
         result = search.result_for(changes, smoothing_change) if name is not None else search.base
         if result is None:
@@ -368,7 +419,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             )
         )
         for cname, function in computations:
-            if not search.permitted(cname, *component_names(suffix)):
+            if not search.permitted(cname, *suffix):
                 continue
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
@@ -383,7 +434,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                     continue
             elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):
                 continue
-            label = _join(cname if name is None else f"{name} + {cname}", suffix)
+            label = _join((cname,) if name is None else (*name, cname), suffix)
             text = _words(cname) if name is None else f"{description}; and {_words(cname)}"
             found.append(
                 Explanation(
@@ -407,11 +458,7 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     # a smoothing where none was requested is tried alone, never combined: eight more readings in every pair made a
     # run whose bug no mechanism names cost 47 times its fixed twin (quadratic in the conventions)
     paired = [c for c in conventions if not _unrequested(c)]
-    pairs = [
-        (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
-        for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(paired, 2)
-        if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
-    ]
+    pairs = _pairs(paired)
     yield (
         lambda: (
             _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix)
@@ -432,13 +479,10 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
 
 
-#: The computations tried with a convention or two: not the score stage's variants, which are many and reach
-#: simple numbers (2^-1.5, 1/2, ...) that a convention's counts then fit by coincidence; nor a request mis-shaped
-#: by its caller (`structure`), which re-runs the oracle on a reshaped request for every convention and pair tried
-#: (8,770 reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made
-#: outside the library, whatever its conventions.
-_PAIRED_COMPUTATIONS = tuple((name, function) for name, function in SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
-                             if name not in STRUCTURES)
+#: The computations tried with a convention or two: those whose mechanism says so in the catalogue
+#: (`Mechanism.pairs_with_conventions`: not the score stage's variants, nor a request mis-shaped by its caller).
+_PAIRED_COMPUTATIONS = tuple((name, function) for name, function in COMPUTATIONS
+                             if CATALOGUE[name].pairs_with_conventions)
 
 
 def _nonzero(close):
@@ -453,7 +497,7 @@ def _zero_variants(search):
     """The score stage's variants that give an answer of 0 (with counts the returned ones do not contradict)."""
     if search.actual != 0:
         return ()
-    return tuple(e.name for e in _by_computation(search, COMBINATION_COMPUTATIONS, within_contract, ""))
+    return tuple(e.parts for e in _by_computation(search, COMBINATION_COMPUTATIONS, within_contract, ()))
 
 
 #: How many of `_tiers` are single explanations (the rest combine two or three).
@@ -476,15 +520,15 @@ def _with_every_simple_fit(search, conventions, found):
     well: a simpler tier's explanation names the record, and a mechanism of a later tier that also fits it stays
     among its fits, so that a run can name the one that fits all its records (`oracle.diagnose.cover`). The
     search stops where the budget does: what was found stands."""
-    names = {e.name for e in found}
+    names = {e.parts for e in found}
     extra = []
     try:
-        for index, tier in enumerate(_tiers(search, conventions, within_contract, "", zero_variants=True)):
+        for index, tier in enumerate(_tiers(search, conventions, within_contract, (), zero_variants=True)):
             if index >= SIMPLE_TIERS:
                 break
             for explanation in tier():
-                if explanation.name not in names:
-                    names.add(explanation.name)
+                if explanation.parts not in names:
+                    names.add(explanation.parts)
                     extra.append(explanation)
     except _BudgetSpent:
         pass
@@ -494,8 +538,8 @@ def _with_every_simple_fit(search, conventions, found):
 def _chosen(found, expected):
     """The first explanation of a tier, with the others that fit as well as it does."""
     first = found[0]
-    others = tuple(dict.fromkeys(e.name for e in found[1:] if e.name != first.name))
-    return replace(first, expected=expected, fits=others)
+    others = tuple(dict.fromkeys(e.parts for e in found[1:] if e.parts != first.parts))
+    return replace(first, expected=expected, fitting=others)
 
 
 def _float32_close(a, e):
@@ -509,7 +553,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
     score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
     are convention overrides the case already applies. `among`, if given, restricts the search to explanations
-    whose every part (see `component_names`) is one of these names -- e.g. the documented discrepancy classes of
+    whose every part (`Explanation.parts`) is one of these names -- e.g. the documented discrepancy classes of
     one implementation -- so that an answer several alternatives explain is attributed to the one known to occur.
 
     The statistics come first: when the answer carries statistics, an explanation whose counting
@@ -537,7 +581,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
         return _explain(search, conventions, expected)
     except _BudgetSpent:
         return Explanation(
-            UNEXPLAINED,
+            (UNEXPLAINED,),
             f"the attribution budget ({budget:,} token computations) was spent after "
             f"{search.tried} alternatives on this {request.token_count:,}-token input",
             (),
@@ -555,7 +599,7 @@ def _search_for(request, answer, profile, *, overrides, among, budget):
     ctx = context_for(request, profile, overrides, text=text)
     base = result_under(ctx)
     if actual is None:
-        return Explanation(UNEXPLAINED, "the answer has no score", (), None, score_of(base))
+        return Explanation((UNEXPLAINED,), "the answer has no score", (), None, score_of(base))
     return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
                    budget, max(1, request.token_count))
 
@@ -572,11 +616,14 @@ def what_is_known(request, answer, profile, *, overrides=None):
         return search
     expected = score_of(search.base)
     if within_contract(search.actual, expected):
-        return Explanation(UNEXPLAINED, "the score agrees: no stage of the score to name", (), None, expected)
+        differs = _statistics_differ(search.statistics, search.base, search.n)
+        if differs is not None:
+            return _counts_differ_alone(search, differs, expected)
+        return Explanation((UNEXPLAINED,), "the score agrees: no stage of the score to name", (), None, expected)
     try:  # (the score stage's variants that give 0 are computed for its fits: each charged as in a search)
         return _what_is_known(search, expected)
     except _BudgetSpent:
-        return Explanation(UNEXPLAINED, f"the attribution budget ({ATTRIBUTION_BUDGET:,} token computations) was "
+        return Explanation((UNEXPLAINED,), f"the attribution budget ({ATTRIBUTION_BUDGET:,} token computations) was "
                                         "spent before what is known of it was", (), None, expected)
 
 
@@ -594,19 +641,19 @@ def _explain(search, conventions, expected):
         and _statistics_differ(statistics, base, n) is not None
     ):
         strong = [c for c in conventions if not _weak(c)]
-        found = _by_convention(search, strong, _float32_close, FLOAT32, stats=True)
+        found = _by_convention(search, strong, _float32_close, (FLOAT32,), stats=True)
         if found:
             return _chosen(found, expected)
     # single explanations, then float32 on the judged conventions (itself a single explanation), then combinations
-    found = _first_tier(search, conventions, within_contract, "", combined=False)
+    found = _first_tier(search, conventions, within_contract, (), combined=False)
     if found:
         return _chosen(_with_every_simple_fit(search, conventions, found), expected)
     if _float32_close(actual, expected) and search.permitted(FLOAT32) and consistent_with(statistics, base, n):
-        return Explanation(FLOAT32, _words(FLOAT32), (("computation", FLOAT32),), expected, expected)
-    found = _first_tier(search, conventions, within_contract, "", simple=False)
+        return Explanation((FLOAT32,), _words(FLOAT32), (("computation", FLOAT32),), expected, expected)
+    found = _first_tier(search, conventions, within_contract, (), simple=False)
     if found:
         return _chosen(found, expected)
-    found = _first_tier(search, conventions, _float32_close, FLOAT32)
+    found = _first_tier(search, conventions, _float32_close, (FLOAT32,))
     if found:
         return _chosen(found, expected)
     return _what_is_known(search, expected)
@@ -625,16 +672,16 @@ def _what_is_known(search, expected):
     statistics, base, n = search.statistics, search.base, search.n
     differs = _statistics_differ(statistics, base, n)
     if base is None or base.score.is_nan():
-        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected)
+        return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected)
     zeros = _zero_variants(search)
     returned_bp = None
     if statistics:
         reported = _reported(statistics)
         returned_bp = None if reported.bp is None else float(reported.bp)
     if differs is None:
-        combined, prefix, layer = base, "", "the statistics are the oracle's (c, r, matches and totals of every order)"
+        combined, prefix, layer = base, (), "the statistics are the oracle's (c, r, matches and totals of every order)"
     else:
-        combined, prefix = _scored_as_returned(search), f"other-counting-of-{differs} + "
+        combined, prefix = _scored_as_returned(search), (f"{OTHER_COUNTING}{differs}",)
         divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
         layer = (f"the statistics differ from the oracle's first at {divergence[2]}, and the score does not follow "
                  "from them by the judged formulas" if divergence else "")
@@ -642,7 +689,7 @@ def _what_is_known(search, expected):
     if not statistics:
         stages = [stage for stage in stages if stage.name == OTHER_SCALE]  # the one test that needs no counts
         if not stages:
-            return Explanation(UNEXPLAINED, f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
+            return Explanation((UNEXPLAINED,), f"{_NOTHING_FITS}; no statistics were returned, so the layer where it "
                                             "first differs is not known", (), None, expected, zeros)
         layer = "no statistics were returned"
     decided = [stage for stage in stages if stage.decided]
@@ -654,14 +701,14 @@ def _what_is_known(search, expected):
         consistent = "; or ".join(stage.description for stage in stages)
         stages = [Stage(OTHER_COMBINATION, f"{PARTIAL_NAMES[OTHER_COMBINATION]} (consistent with each of: "
                                            f"{consistent})")]
-    names = [(prefix + stage.name, stage.description) for stage in stages] or [
-        (prefix + OTHER_COMBINATION, PARTIAL_NAMES[OTHER_COMBINATION])]
-    names = [(name, text) for name, text in names if search.permitted(*component_names(name))]
+    names = [((*prefix, stage.name), stage.description) for stage in stages] or [
+        ((*prefix, OTHER_COMBINATION), PARTIAL_NAMES[OTHER_COMBINATION])]
+    names = [(parts, text) for parts, text in names if search.permitted(*parts)]
     if not names:
-        return Explanation(UNEXPLAINED, _NOTHING_FITS, (), None, expected, zeros)
-    (name, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
-    return Explanation(name, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
-                       tuple(("computation", part) for part in component_names(name)), None, expected, others)
+        return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected, zeros)
+    (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
+    return Explanation(parts, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
+                       tuple(("computation", part) for part in parts), None, expected, others)
 
 
 def _scored_as_returned(search):
@@ -709,7 +756,7 @@ def _from_returned_counts(search, conventions):
     if not within_contract(search.actual, value):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
-    found = (_by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(search, value)
+    found = (_by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(search, value)
              + _by_departure(search) + _by_state(search) + _by_structure(search))
     if found:
         return found
@@ -719,7 +766,7 @@ def _from_returned_counts(search, conventions):
         return []
     return [
         Explanation(
-            name,
+            (name,),
             other_counting_words(layer),
             (("computation", name),),
             value,
@@ -741,7 +788,7 @@ def _counting_alternatives(search, value):
         permitted=search.permitted,
         charge=search.charge,
     )
-    return [Explanation(name, _words(name, "counting"), (("computation", name),), value) for name in names]
+    return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
 
 
 def _bp_alternative(search):
@@ -754,12 +801,12 @@ def _bp_alternative(search):
     if c == 0 or within_contract(float(reported.bp), float(base.bp)):
         return []
     found = [
-        Explanation(name, _words(name), (("computation", name),), search.actual)
+        Explanation((name,), _words(name), (("computation", name),), search.actual)
         for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()
         if search.permitted(name) and within_contract(float(reported.bp), rule(c, r))
     ]
     if not found and search.permitted(FLOAT32) and _float32_close(float(reported.bp), float(base.bp)):
-        found = [Explanation(FLOAT32, _words(FLOAT32), (("computation", FLOAT32),), search.actual)]
+        found = [Explanation((FLOAT32,), _words(FLOAT32), (("computation", FLOAT32),), search.actual)]
     return found
 
 
@@ -772,33 +819,40 @@ def _score_agrees(search, conventions, expected):
         bp = _bp_alternative(search)
         if bp:
             return _chosen(bp, expected)
-        return Explanation(AGREES, "the oracle under the judged profile gives this value", (), expected, expected)
+        return Explanation((AGREES,), "the oracle under the judged profile gives this value", (), expected, expected)
     if (
         differs in ("matches", "totals")
         and search.permitted(SMOOTHED_COUNTS)
         and _reports_smoothed_counts(statistics, base, n)
     ):
         return Explanation(
-            SMOOTHED_COUNTS,
+            (SMOOTHED_COUNTS,),
             "the score agrees; the reported matches/totals include the smoothing's additions",
             (("computation", SMOOTHED_COUNTS),),
             expected,
             expected,
         )
     strong = [c for c in conventions if not _weak(c)]
-    pairs = [
-        (f"{n1} + {n2}", f"{d1}; and {d2}", {**c1, **c2}, s1 or s2)
-        for (n1, d1, c1, s1), (n2, d2, c2, s2) in combinations(strong, 2)
-        if not (set(c1) & set(c2)) and not (s1 is not None and s2 is not None)
-    ]
+    pairs = _pairs(strong)
     # a documented convention first, then a counting mechanism or a tokenizer's departure, then two conventions
-    found = _by_convention(search, strong, within_contract, "", stats=True) + _counting_alternatives(
+    found = _by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(
         search, expected
     ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
-        search, pairs, within_contract, "", stats=True)
+        search, pairs, within_contract, (), stats=True)
     if found:
         return _chosen(found, expected)
-    return Explanation(UNEXPLAINED, f"the score agrees but the statistics differ at {differs}", (), None, expected)
+    return _counts_differ_alone(search, differs, expected)
+
+
+def _counts_differ_alone(search, layer, expected):
+    """The score agrees and the returned statistics differ first at `layer`, as no mechanism counts them: named by
+    what is known, the layer (`other-counting-of-<layer>`), never a bare `unexplained` (issue 36)."""
+    name = f"{OTHER_COUNTING}{layer}"
+    words = (f"the score agrees with the oracle's but the returned statistics differ from its counts first at "
+             f"{layer}, in a way no known counting alternative reproduces")
+    if not search.permitted(name):
+        return Explanation((UNEXPLAINED,), f"the score agrees but the statistics differ at {layer}", (), None, expected)
+    return Explanation((name,), words, (("computation", name),), expected, expected)
 
 
 def _emptied_corpus(search):
@@ -814,7 +868,7 @@ def _emptied_corpus(search):
         if reported.hyp_len or reported.ref_len or any(reported.matches) or any(reported.totals):
             return []
     segments = search.ctx.request.segments
-    return [Explanation(name, f"{_words(name, 'counting')}; here every segment is dropped, and the empty "
+    return [Explanation((name,), f"{_words(name, 'counting')}; here every segment is dropped, and the empty "
                               "corpus left, which the formulas do not score, is answered 0 or NaN",
                         (("computation", name),), actual)
             for name in COUNTING_ALTERNATIVES if search.permitted(name) and leaves_no_segment(name, segments)]
@@ -849,7 +903,7 @@ def _small_weights_dropped(search, *, every=False):
         if value is not None and within_contract(search.actual, value):
             dropped = sum(1 for w in weights if w < threshold)
             return [Explanation(
-                SMALL_WEIGHTS,
+                (SMALL_WEIGHTS,),
                 f"weights under a threshold taken as 0 (a 'negligible weight' cut): here the {dropped} under "
                 f"{threshold:g} of {len(weights)}",
                 (("computation", SMALL_WEIGHTS), ("weights_below", repr(threshold))), value)]
@@ -872,7 +926,7 @@ def _by_state(search):
         value = score_of_statistics(search.ctx, statistics)
         if (value is not None and within_contract(search.actual, value)
                 and _statistics_differ(search.statistics, _Counted(statistics, search.base.bp), search.n) is None):
-            found.append(Explanation(name, _words(name, "statistics"), (("computation", name),), value))
+            found.append(Explanation((name,), _words(name, "statistics"), (("computation", name),), value))
     return found
 
 
@@ -889,7 +943,7 @@ def _by_departure(search):
         search.charge()
         if within_contract(search.actual, score_of(result)) and _statistics_differ(
                 search.statistics, result, search.n) is None:
-            found.append(Explanation(name, _words(name), (("computation", name),), score_of(result)))
+            found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
 
 
@@ -906,20 +960,20 @@ def _by_structure(search):
         search.charge()
         if within_contract(search.actual, score_of(result)) and _statistics_differ(
                 search.statistics, result, search.n) is None:
-            found.append(Explanation(name, _words(name), (("computation", name),), score_of(result)))
+            found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
     return found
 
 
-def _join(name, suffix):
-    return f"{name} + {suffix}" if suffix else name
+def _join(parts, suffix):
+    return (*parts, *suffix)
 
 
 def _join_text(text, suffix):
-    return f"{text}; and {_words(suffix)}" if suffix else text
+    return "; and ".join((text, *map(_words, suffix)))
 
 
 def _suffix_change(suffix):
-    return (("computation", suffix),) if suffix else ()
+    return tuple(("computation", part) for part in suffix)
 
 
 def _change_tuple(changes, smoothing_change):
@@ -971,7 +1025,7 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations, threshold = {}, None, [], math.inf
     for key, value in change:
         if key == "computation":
-            if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial(value):
+            if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)):
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -991,7 +1045,7 @@ def explained_value(request, profile, change, *, overrides=None):
     for name in computations:
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if result is None or name.startswith(OTHER_COUNTING) or is_partial(name):  # no model of it: no value
+        if result is None or name.startswith(OTHER_COUNTING) or is_partial((name,)):  # no model of it: no value
             return None
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
@@ -1030,21 +1084,10 @@ def _counted_value(ctx, result, name):
 
 
 def describe_as(classification, name):
-    """What `name` means for a record's `classification` (a `models.results.Classification`): its own description
-    when `name` is its own first name, else the explanation's in words (the run gave it another that fits)."""
-    return classification.description if name == classification.name else describe_explanation(name)
-
-
-def describe_explanation(name):
-    """What an explanation's name means, in words, from its parts (for a run's cause that no record gave as
-    its first name): each part's description in the catalogue (`mechanisms.describe`: a computation's docstring,
-    a counting alternative's words, a convention's rule, an error cause's input features), else the part itself."""
-    return "; and ".join(mechanisms.describe(part) or part for part in component_names(name))
-
-
-def component_names(name):
-    """The parts of a (possibly combined) explanation name: 'a + b' -> ('a', 'b'); '' -> ()."""
-    return tuple(part.strip() for part in name.split(" + ") if part.strip())
+    """What `name` (a written name: a record's, or one of its fits) means for a record's `classification` (a
+    `models.results.Classification`): its own description when `name` is its own first name, else its parts'
+    descriptions in the catalogue (`mechanisms.describe_parts`: the run gave it another name that fits)."""
+    return classification.description if name == classification.name else mechanisms.describe_parts(parse_cause(name))
 
 
 def known_names():
@@ -1062,8 +1105,6 @@ __all__ = [
     "SMOOTHED_COUNTS",
     "UNEXPLAINED",
     "classify",
-    "component_names",
-    "describe_explanation",
     "explained_value",
     "is_partial",
     "known_names",

@@ -36,6 +36,7 @@ from fractions import Fraction
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError
+from oracle.models.results import BATCH_SIZES, batch_mean_name
 
 from .expect import oracle_result
 from .judge import Contract, breaks_zero_rule
@@ -195,6 +196,34 @@ def last_segment_score_reported(ctx, result):
     """The corpus score is the last segment's own score: the loop's last sentence score reported (its
     variable read after the loop) in place of the corpus's."""
     return _one_segment(ctx, -1)
+
+
+def _batch_mean(size):
+    @score_variant
+    def variant(ctx, result):
+        segments = ctx.request.segments
+        if ctx.request.level != "corpus" or len(segments) <= size:  # one batch: the corpus score itself
+            return None
+        scores = []
+        for start in range(0, len(segments), size):
+            batch = _oracle(ctx, segments=tuple(segments[start:start + size]))
+            if batch is None or batch.score.is_nan():
+                return None
+            scores.append(float(batch.score))
+        return math.fsum(scores) / len(scores)
+
+    variant.__doc__ = (
+        f"The corpus score is the mean of the corpus scores of consecutive batches of {size} segments, the last "
+        "(smaller) batch weighted as much as the others, in place of one score of the corpus's summed statistics "
+        "(huggingface/transformers #9161: \"the seq2seq finetune script calculates the final metrics (bleu or "
+        "rouge) per batch, and then simply averages these numbers across batches\"; pytorch/ignite #2178). The "
+        "batch size is not known: each size tried names a run's records only where two of them fit it.")
+    variant.__name__ = variant.__qualname__ = f"mean_of_scores_of_batches_of_{size}"
+    return variant
+
+
+#: The mean of per-batch corpus scores at each batch size tried (`oracle.models.results.BATCH_SIZES`).
+BATCH_MEAN_VARIANTS = tuple((batch_mean_name(size), _batch_mean(size)) for size in BATCH_SIZES)
 
 
 # -- an average in place of a product ----------------------------------------------------------------
@@ -392,6 +421,7 @@ COMBINATION_VARIANTS = (
     ("highest-order-precision-only", highest_order_precision_only),
     ("first-segment-score-reported", first_segment_score_reported),
     ("last-segment-score-reported", last_segment_score_reported),
+    *BATCH_MEAN_VARIANTS,
     ("arithmetic-mean-of-precisions", arithmetic_mean_of_precisions),
     ("weighted-sum-of-precisions", weighted_sum_of_precisions),
     ("product-of-precisions", product_of_precisions),
@@ -435,10 +465,13 @@ PARTIAL_NAMES = {
 SCALE_POWERS = 6
 
 
-def is_partial(name):
-    """Whether `name` (or a part of a combined name) is a partial explanation: what is known of a difference that
-    no explanation reproduces (the layer and the stage it is consistent with), not a mechanism."""
-    return any(part.strip() in PARTIAL_NAMES for part in name.split(" + "))
+def is_partial(parts):
+    """Whether any of an explanation's `parts` (its mechanisms' names, a tuple: `classify.Explanation.parts`,
+    `Classification.parts`) is a partial explanation: what is known of a difference that no explanation reproduces
+    (the layer and the stage it is consistent with), not a mechanism."""
+    if isinstance(parts, str):  # a written name: its parts are read at the boundary (`models.results.parse_cause`)
+        raise TypeError(f"is_partial takes an explanation's parts, not its written name {parts!r}")
+    return any(part in PARTIAL_NAMES for part in parts)
 
 
 @dataclass(frozen=True)
@@ -509,6 +542,6 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
     return found
 
 
-__all__ = ["BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT", "OTHER_BREVITY_PENALTY",
-           "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES", "SCALE_POWERS", "Stage",
-           "is_partial", "score_variant", "stages_consistent_with"]
+__all__ = ["BATCH_MEAN_VARIANTS", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT",
+           "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
+           "SCALE_POWERS", "Stage", "is_partial", "score_variant", "stages_consistent_with"]

@@ -5,10 +5,10 @@ explain: what explains it is the input that triggers it, and the shrunk input sa
 one order, a segment without references). Named `error` alone, every crash of a run is one cause, and a baseline
 can list one only by its exception's name or by its id, which holds for one seed. Here an error's cause is a
 predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
-references, weights negative or zero, a hypothesis or reference empty or shorter than the order, an empty or
-whitespace-bearing token, a raw text holding a line break or a hyphen before one, several segments or references,
-case folding, the level, the smoothing method, the order), named `error-when-<feature>[-and-<feature>...]`: a
-stable string, listed in a baseline as `cause:error-when-...`.
+references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a hypothesis of
+one token, an empty or whitespace-bearing token, a raw text holding a line break or a hyphen before one, several
+segments or references, case folding, the level, the smoothing method, the order), named
+`error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
@@ -22,7 +22,8 @@ hypothesis given one token is asked again at order 2 to tell them apart. A neigh
 reason (keeping the one reference that matches nothing, nltk answers 0 before it reaches its smoothing): where a
 cause joins several features, each is asked once more, the failing input with every other feature taken away and
 that one too, and dropped where that input still errs. A cause holds on every failing input given (the original
-request as well as the shrunk one); where no neighbour is answered the record keeps the name `error`.
+request as well as the shrunk one): an order bound or smoothing the shrunk input needs but the original lacks is
+dropped (the original errs without it); where no neighbour is answered the record keeps the name `error`.
 
 `holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
 that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
@@ -158,6 +159,13 @@ def _hypotheses_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest
     return _with_segments(request, map(lengthened, request.segments))
 
 
+def _one_token_hypotheses_lengthened(request: ScoreRequest) -> ScoreRequest:
+    """Every hypothesis of one token given a second (its own repeated); the others as they are."""
+    return _with_segments(request, (
+        Segment(hypothesis=_padded(s.hypothesis, 2), references=s.references) if _length(s.hypothesis) == 1 else s
+        for s in request.segments))
+
+
 def _references_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
     def lengthened(segment: Segment) -> Segment:
         first = _first_token(segment.hypothesis) or FILLER
@@ -263,6 +271,10 @@ FEATURES: tuple[Feature, ...] = (
     Feature("hypothesis-shorter-than-order", "a hypothesis has fewer tokens than the order", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) < len(r.weights) for s in r.segments),
             _one(lambda r: _hypotheses_lengthened(r, len(r.weights)))),
+    # after "shorter than the order", which names a one-token hypothesis at an order above 1: one token is the
+    # length a logarithm of c divides by zero at (nltk #2204, chen-cherry-4's ln(1)), whatever the order
+    Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
+            lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
     Feature("reference-empty", "a reference is empty", "reference-length",
             lambda r: any(not _length(x) for s in r.segments for x in s.references),
             _one(lambda r: _references_lengthened(r, 1))),
@@ -520,6 +532,10 @@ def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[Score
             found.append(named)
     found += [cause for cause in (_smoothing_cause(probing, methods), _order_cause(probing)) if cause]
     found = _needed(probing, found)
+    # an order bound or a smoothing the shrunk input needs but an original input lacks: that input errs without it,
+    # the very evidence a neighbour gives that it is no part of the cause (a token holding two spaces errs at order
+    # 2 where the shrunk one, holding one, erred at order 1 only)
+    found = [part for part in found if all(_part_holds(part, request) for request in also_failing)]
     if {"hypothesis-empty", "reference-empty"} <= set(found) and _segment_empty(failing):
         found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f != "reference-empty"]
     if not found:

@@ -324,8 +324,13 @@ def mean_of_exp_smoothed_sentence_bleu(ctx, result):
     """The corpus score as the mean of its segments' sentence BLEU, each with sacrebleu's sentence_bleu defaults
     whatever was requested: exp smoothing, and orders without n-grams left out (effective order)
     (NVIDIA-NeMo/Skills #1408: "sentence-level BLEU was aggregated here and used as corpus-level BLEU ...
-    calculated with aggressive smoothing"). A request of one segment, at either level, is that sentence's score."""
-    options = ctx.options.with_changes(sentence_empty_order="skip")
+    calculated with aggressive smoothing"). A request of one segment, at either level, is that sentence's score.
+    The log-mean is divided by the kept orders' total weight, as sacrebleu's `sum(log p_n) / eff_order` divides by
+    the orders it keeps: weights that do not sum to 1 are normalised (with weights summing to 1 this changes
+    nothing). Every sentence is smoothed, one that matches no n-gram at all too: sacrebleu's own `compute_bleu` stops
+    early with 0 there ("Early stop if there are no matches (#141)"), which this variant does not model (a mean of
+    exp-smoothed sentence scores computed otherwise than by sacrebleu)."""
+    options = ctx.options.with_changes(sentence_empty_order="skip", weight_normalisation="normalise")
     segments = _segment_results(ctx, level="sentence", options=options, smoothing=SENTENCE_SMOOTHING, several=False)
     if segments is None:
         return None

@@ -348,7 +348,7 @@ def with_stale(classification: Classification, stale: Classification | None, *,
         return classification
     # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
     # this very request right before: `answered_right_before`)
-    if classification.name == UNEXPLAINED or is_partial(classification.name) or request_alone_refuted:
+    if classification.name == UNEXPLAINED or is_partial(classification.parts) or request_alone_refuted:
         return stale.model_copy(update={"fits": classification.fits})
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 

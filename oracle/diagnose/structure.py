@@ -63,6 +63,9 @@ PADDING_IN_HYPOTHESES = "padding-counted-in-hypotheses"
 PADDING_IN_REFERENCES = "padding-counted-in-references"
 PADDING_ON_BOTH = "padding-counted-on-both-sides"
 PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
+#: (the references' end token first, then the pads: a target decoded with its end symbol, then padded with the batch)
+END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
+END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
 
 #: The most segments a pooled corpus is built for: every hypothesis against every reference costs the square of
 #: the corpus (a shrunk failing example has a handful; a 2,000-segment one would cost 4 million reference reads).
@@ -360,20 +363,35 @@ start_token_on_both.__doc__ = (
     "segment holds")
 
 
+def _padded_pairs(pairs: list[Pair], pad: str, hypotheses: bool, references: bool, *, common: bool) -> list[Pair]:
+    """`pairs` with the hypotheses (and/or references) padded with `pad` to the longest of their side, or of both
+    sides where `common`."""
+    hypothesis_length = max(len(h) for h, _ in pairs)
+    reference_length = max((len(r) for _, refs in pairs for r in refs), default=0)
+    if common:
+        hypothesis_length = reference_length = max(hypothesis_length, reference_length)
+
+    def padded(sequence: tuple[str, ...], length: int) -> tuple[str, ...]:
+        return sequence + (pad,) * (length - len(sequence))
+
+    return [(padded(h, hypothesis_length) if hypotheses else h,
+             tuple(padded(r, reference_length) if references else r for r in refs)) for h, refs in pairs]
+
+
 def _padding(hypotheses: bool, references: bool, *, common: bool) -> Reshape:
     def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
-        pairs = _pairs(segments)
         pad = _token_held_by_none(segments, "<pad>")
-        hypothesis_length = max(len(h) for h, _ in pairs)
-        reference_length = max((len(r) for _, refs in pairs for r in refs), default=0)
-        if common:
-            hypothesis_length = reference_length = max(hypothesis_length, reference_length)
+        return _padded_pairs(_pairs(segments), pad, hypotheses, references, common=common)
 
-        def padded(sequence: tuple[str, ...], length: int) -> tuple[str, ...]:
-            return sequence + (pad,) * (length - len(sequence))
+    return reshape
 
-        return [(padded(h, hypothesis_length) if hypotheses else h,
-                 tuple(padded(r, reference_length) if references else r for r in refs)) for h, refs in pairs]
+
+def _end_token_on_references_then_padding(*, common: bool) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        end = (_token_held_by_none(segments, "</s>"),)
+        pad = _token_held_by_none(segments, "<pad>")
+        ended = [(h, tuple(r + end for r in refs)) for h, refs in _pairs(segments)]
+        return _padded_pairs(ended, pad, True, True, common=common)
 
     return reshape
 
@@ -400,6 +418,19 @@ padding_to_common_length.__doc__ = (
     "one tensor shape, as under teacher forcing) with one pad token, counted and matching itself "
     "(IBM/pytorchpipe#32: a target and a prediction of 10 tokens each, mostly <PAD>); the pad is a token no segment "
     "holds")
+
+end_token_on_references_and_common_padding = _end_token_on_references_then_padding(common=True)
+end_token_on_references_and_common_padding.__doc__ = (
+    "an end token added to every reference (not to the hypotheses), then every hypothesis and reference padded to the "
+    "longest sequence of either side with a pad token, end token and pads counted (IBM/pytorchpipe#32: TARGET "
+    "['viens', 'ici', 'immediatement', '.', '<EOS>', '<PAD>', ...], PREDICTION ['.', '<PAD>', ...], ten tokens each, "
+    "BLEU 0.41; bentrevett/pytorch-seq2seq#133: targets '<eos>' then '<pad>' in a batch); end and pad are tokens no "
+    "segment holds")
+end_token_on_references_and_padding_on_both = _end_token_on_references_then_padding(common=False)
+end_token_on_references_and_padding_on_both.__doc__ = (
+    "an end token added to every reference (not to the hypotheses), then the hypotheses padded to the longest "
+    "hypothesis and the references to the longest reference, each side its own tensor, end token and pads counted "
+    "(the class of IBM/pytorchpipe#32, the two sides padded apart); end and pad are tokens no segment holds")
 
 #: name -> how the mechanism reshapes the request (its docstring says what the caller did: reports show it). The
 #: order is the order they are tried in, and the order of a record's fits.
@@ -430,11 +461,13 @@ STRUCTURES: dict[str, Reshape] = {
     PADDING_IN_REFERENCES: padding_in_references,
     PADDING_ON_BOTH: padding_on_both,
     PADDING_TO_COMMON_LENGTH: padding_to_common_length,
+    END_TOKEN_AND_COMMON_PADDING: end_token_on_references_and_common_padding,
+    END_TOKEN_AND_PADDING_ON_BOTH: end_token_on_references_and_padding_on_both,
 }
 
 
 #: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
-#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, four pads, five nestings) fit
+#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, six pads, five nestings) fit
 #: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
 #: floored length ratio does; a one-segment corpus tripled under add-3 gives the 2/3 of add-1), so a score alone
 #: names none of them.
@@ -442,7 +475,7 @@ STATISTICS_ONLY = frozenset({
     REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
     REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
     END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
-    PADDING_TO_COMMON_LENGTH,
+    PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH,
 })
 
 

@@ -39,13 +39,22 @@ from pathlib import Path
 
 from pydantic_core import PydanticSerializationError
 
-from oracle.diagnose.classify import describe_explanation
+from oracle.diagnose import mechanisms
 from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import SCHEMA, Footer, Header, Record, ResultsFormatError, needs_evidence, parse_line
+from oracle.models.results import (
+    SCHEMA,
+    Footer,
+    Header,
+    Record,
+    ResultsFormatError,
+    needs_evidence,
+    parse_cause,
+    parse_line,
+)
 from oracle.models.wire import json_value, without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
@@ -204,7 +213,7 @@ def _described(cause):
     """A run cause's description where no record gave it as its first name: its explanation in words, or, for
     records whose every name needed evidence the run did not give (`oracle.diagnose.cover`), what fit them."""
     if cause.name != UNEXPLAINED:
-        return describe_explanation(cause.name)
+        return mechanisms.describe_parts(parse_cause(cause.name))
     fitted = sorted({name for signature in cause.signatures for name in signature if needs_evidence(name)})
     return (f"no explanation with evidence: {', '.join(fitted)} fit the numbers of fewer than {PATTERN_RECORDS} "
             "records and no probe confirmed it, which a numeric coincidence also gives; the record's layer says "

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from oracle.diagnose.classify import classify, component_names, explained_value, within_contract
+from oracle.diagnose.classify import classify, explained_value, within_contract
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
+from oracle.models.results import parse_cause
 
 from .requests import not_applicable_reason
 
@@ -80,7 +81,7 @@ def _changes(request: ScoreRequest, answer: Any, profile: str, names: tuple[str,
     """Each candidate's explanation change on the shrunk input (those classify still finds there)."""
     out = {}
     for name in names:
-        explanation = classify(request, answer, profile, overrides=overrides, among=component_names(name))
+        explanation = classify(request, answer, profile, overrides=overrides, among=parse_cause(name))
         if explanation.name == name:
             out[name] = explanation.change
     return out

@@ -21,7 +21,7 @@ import fnmatch
 import shlex
 import sys
 import time
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -30,7 +30,7 @@ from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies, errorcauses, repeat
 from oracle.diagnose.attribute import attribute, attribute_shrunk
-from oracle.diagnose.classify import UNEXPLAINED, component_names, is_partial, what_is_known
+from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
@@ -75,6 +75,7 @@ from oracle.models.results import (
     RunCause,
     RunSettings,
     Shrunk,
+    parse_cause,
 )
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
@@ -164,8 +165,6 @@ NOTHING_BEFORE = Before()
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
 DEFAULT_EXAMPLES = 200
-#: How many notable records a session keeps whole for its verb's console output (the rest are counted).
-NOTABLE_KEPT = 500
 
 
 def run_causes(tally):
@@ -198,12 +197,12 @@ def names_a_mechanism(name: str) -> bool:
     difference (every part `other-counting-of-...` or a partial explanation)."""
     if name == UNEXPLAINED:
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial(part) for part in component_names(name))
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
 
 
 def kept_for_console(record: Record) -> Record:
-    """What a session keeps of a notable record for its verb's console and its root causes: the record
-    without its request, its relation's input and its stderr (memory flat in --examples)."""
+    """What a session keeps of a failing record for its root causes (the footer's; the console reads the
+    report): the record without its request, its relation's input and its stderr (memory flat in --examples)."""
     return record.model_copy(update={"request": None, "related": None, "stderr": ""})
 
 
@@ -222,25 +221,19 @@ def nothing_judged(counts: dict[str, int], examples_run: int, time_budget: float
     )
 
 
-def notable_key(record):
-    """(baseline status, outcome, the root cause's name and the other explanations that fit it) of a notable
-    record: how the console groups it once the run's causes are known (`run_name_of`)."""
-    classification = record.classification
-    signature = classification.signature if classification is not None else ("-",)
-    return (record.baseline.status if record.baseline else None, record.outcome.value, signature)
-
-
 @dataclass(frozen=True)
 class SessionSettings:
     """Everything a run reads: which implementation, the judged profile, the search, the numeric
     contract, the process limits, where the report goes. A Python user builds one directly::
 
         settings = SessionSettings(impl="nltk", examples=50, report="out")
-        code, session = run_session(settings, implementation_argv(settings), verb="check", settings_record={},
+        argv = implementation_argv(settings)
+        code, session = run_session(settings, argv, recorded=settings.run_settings("check", argv),
                                     tracker=BaselineTracker(), total=50, work=lambda s: s.run_examples(),
                                     report_dir="out")
 
-    `check` and `fuzz` build one from their command line (`from_args`)."""
+    `check` and `fuzz` build one from their command line (`from_args`); what the header of results.jsonl records
+    of them is `run_settings`."""
 
     impl: str | None = None
     command: str | None = None
@@ -282,6 +275,10 @@ class SessionSettings:
     #: keep what each example's inputs are and what the oracle says of them across runs
     #: (`oracle.harness.searchcache`); False: `--no-search-cache`
     search_cache: bool = True
+    #: the baseline file the run is gated by (`--baseline`; the tracker applies it): recorded in the header
+    baseline: str | None = None
+    #: `--shard` was given, 1/1 too: the header names the shard, and `bleu-oracle merge` takes the report
+    shard_given: bool = False
 
     @classmethod
     def from_args(cls, args):
@@ -290,8 +287,35 @@ class SessionSettings:
         values = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
         values["only"] = tuple(values.get("only") or ())
         if isinstance(values.get("shard"), Shard):
-            values["shard"] = values["shard"].share
+            values["shard"], values["shard_given"] = values["shard"].share, True
         return cls(**values)
+
+    def run_settings(self, verb: str, argv: list[str], **verb_own) -> RunSettings:
+        """What the header of results.jsonl records of these settings (`RunSettings`): what the run judged and
+        how, not where its report went or how many processes ran it. `argv` starts the implementation
+        (`implementation_argv`); `verb_own` adds what only the verb knows (where `check`'s cases came from,
+        `fuzz --write-cases`), or leaves a setting out with None."""
+        share = f"{self.shard[0] + 1}/{self.shard[1]}" if self.shard_given or self.shard != (0, 1) else None
+        recorded = {
+            "seed": self.seed,
+            "examples": 0 if self.replay else self.examples,  # a replay draws no random example
+            "rel": self.rel,
+            "abs": self.abs,
+            "timeout": self.timeout,
+            "max_restarts": self.max_restarts,
+            "shrink_budget": self.shrink_budget,
+            "shrink_first": self.shrink_first,
+            "command": shlex.join(argv),
+            "impl": self.impl,
+            "baseline": self.baseline,
+            "replay": self.replay,
+            "only": tuple(self.only) or None,
+            "time_budget": self.time_budget,
+            "shard": share,
+            "series_length": self.series_length,
+            "strict": True if self.strict else None,
+        }
+        return RunSettings(verb=verb, **{**recorded, **verb_own})
 
 
 def _layer_moved(verdict, final):
@@ -368,14 +392,9 @@ class Session:
         self.seq = 0
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
-        #: the first NOTABLE_KEPT records a verb reports on (not good, or given a status by the baseline),
-        #: without their request and stderr; every record is in the stream, and memory does not grow
-        #: with --examples however many fail
-        self.notable = []
-        #: over the whole run: the root causes of the failing records (count, smallest input) ...
+        #: over the whole run: the root causes of the failing records (count, smallest input), for the footer;
+        #: memory does not grow with --examples however many fail (the console reads the report)
         self.root_causes = RootCauseTally()
-        #: ... and the notable records by (baseline status, outcome, root cause)
-        self.notable_counts = Counter()
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
@@ -857,7 +876,7 @@ class Session:
             return classification
         if classification.name not in kept:
             renamed = attribute(*judged, self.profile, entries=self.documented, overrides=overrides,
-                                among=component_names(kept[0]))
+                                among=parse_cause(kept[0]))
             classification = renamed if renamed.name == kept[0] else classification
         return classification.model_copy(update={
             "fits": tuple(name for name in kept if name != classification.name),
@@ -943,7 +962,7 @@ class Session:
         counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
         sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
         the history, and a stateless implementation answers them alike however the run is split."""
-        explained = (classification.name != UNEXPLAINED and not is_partial(classification.name)
+        explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                      and bool(classification.change))
         stale = stale_answer(request, reply, before, self.profile, expected=expected, contract=self.contract,
                              explained=explained)
@@ -985,7 +1004,7 @@ class Session:
         a coincidence again, at up to some ten seconds per record."""
         if not search_among_all(hints):
             return self._named_without_full_search(judged, overrides, search_all, self._unexplained_kind(judged[2]))
-        among = tuple(dict.fromkeys(part for hint in hints for part in component_names(hint)))
+        among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
@@ -1114,12 +1133,8 @@ class Session:
         self.writer.write(record)
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not record.good or record.baseline is not None:
-            kept = kept_for_console(record)
-            self.root_causes.add(kept)
-            self.notable_counts[notable_key(kept)] += 1
-            if len(self.notable) < NOTABLE_KEPT:
-                self.notable.append(kept)
+        if not record.good:
+            self.root_causes.add(kept_for_console(record))
         if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
         return record
@@ -1501,13 +1516,14 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
 
 
 def run_session(
-    settings, argv, *, verb, settings_record, tracker, total, work, report_dir, transport=None, require_judged=False
+    settings, argv, *, recorded, tracker, total, work, report_dir, transport=None, require_judged=False
 ):
     """Start the implementation, write the header, run `work(session)`, write the footer.
 
     `transport` drives the implementation (default: an `ImplementationProcess` running `argv`; an
     `oracle.harness.inprocess.InProcessImplementation` runs a built-in adapter in this process).
-    `settings_record` is what the header records of the settings (with "verb").
+    `recorded` is what the header records of the settings, the verb's name with them (a `RunSettings`:
+    `SessionSettings.run_settings` for check and fuzz).
 
     Returns (exit code, session); the session is None when the implementation could not be
     driven (exit code 3, reported on stderr). Raises BleuValueError when the declared profile is
@@ -1526,12 +1542,12 @@ def run_session(
 
     discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
-    run_settings = RunSettings(verb=verb, **settings_record)
+    verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
         header = {
             "suite_version": SUITE_VERSION,
             "oracle_version": __version__,
-            "settings": run_settings,
+            "settings": recorded,
             "started": clock(),
         }
 

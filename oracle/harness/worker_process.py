@@ -16,6 +16,7 @@ from pathlib import Path
 
 from oracle.adapters.lifetimes import set_own_death_signal
 from oracle.formulas.errors import BleuOracleError
+from oracle.models.results import RunSettings
 from oracle.signals import Interrupted, stopped_by_signals
 
 from .gate import BaselineTracker
@@ -56,8 +57,9 @@ def main(argv=None):
             command = implementation_argv(settings)
             process = ImplementationProcess(command, timeout=settings.timeout, max_restarts=settings.max_restarts,
                                             budget=budget)
-            code, _ = run_session(settings, command, verb="check-worker",
-                                  settings_record={"worker_share": [*settings.shard, *settings.worker]},
+            code, _ = run_session(settings, command,
+                                  recorded=RunSettings(verb="check-worker",
+                                                       worker_share=[*settings.shard, *settings.worker]),
                                   tracker=BaselineTracker(None, check_stale=False), total=0,
                                   work=lambda session: session.run_examples(), report_dir=directory,
                                   transport=process)

@@ -45,6 +45,24 @@ class _Line(_Part):
 
 # -- the parts of a record -------------------------------------------------------------------------
 
+#: What joins the mechanisms of a combined root cause where it is written out (a record's `classification.name`
+#: and `fits`, a baseline's `cause:`, the console): `reference_length=closest-first + float32`. Inside the
+#: diagnosis an explanation holds its mechanisms as a tuple (`oracle.diagnose.classify.Explanation.parts`).
+CAUSE_JOINER = " + "
+
+
+def cause_name(parts: Sequence[str]) -> str:
+    """A root cause's written form: its mechanisms' names in the order they were applied, joined by CAUSE_JOINER."""
+    return CAUSE_JOINER.join(parts)
+
+
+def parse_cause(name: str) -> tuple[str, ...]:
+    """The mechanisms' names of a root cause as written (`cause_name`): 'a + b' -> ('a', 'b'); '' -> (). The one
+    place a written name is read back into its parts, for a name that comes as text (a record read back from
+    results.jsonl, a baseline entry, a record's `fits`); an explanation in hand has its `parts`."""
+    return tuple(part.strip() for part in name.split(CAUSE_JOINER) if part.strip())
+
+
 
 class Classification(_Part):
     """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
@@ -71,6 +89,16 @@ class Classification(_Part):
         return self.name not in ("unexplained", "agrees")
 
     @property
+    def parts(self) -> tuple[str, ...]:
+        """The mechanisms its name joins (`parse_cause`)."""
+        return parse_cause(self.name)
+
+    @property
+    def fit_parts(self) -> tuple[tuple[str, ...], ...]:
+        """The mechanisms each of its `fits` joins, in order."""
+        return tuple(parse_cause(name) for name in self.fits)
+
+    @property
     def signature(self) -> tuple[str, ...]:
         """Every explanation that fits the record, its own name first."""
         return (self.name, *(f for f in self.fits if f != self.name))
@@ -80,15 +108,27 @@ class Classification(_Part):
         return run_name_of(self.signature, run_names)
 
 
+#: The batch sizes the corpus score as a mean of per-batch corpus scores is tried at (`oracle.diagnose.combination`):
+#: 2 to 8 and the powers of two to 64. The size is unknown, so a record one size fits may fit it by chance.
+BATCH_SIZES = (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
+
+
+def batch_mean_name(size: int) -> str:
+    """The name of the corpus score computed as the mean of the corpus scores of consecutive batches of `size`."""
+    return f"mean-of-scores-of-batches-of-{size}"
+
+
 #: Explanations a record is given run-wide only with evidence (a pattern across records, or a confirming probe:
 #: `oracle.diagnose.cover`), also as a part of a combined name ("reference_length=longest + float32"): a state
-#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance.
-NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over"})
+#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
+#: batches at one of several sizes tried, which one record can fit by the choice of size.
+NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
+                            *(batch_mean_name(size) for size in BATCH_SIZES)})
 
 
 def needs_evidence(name: str) -> bool:
     """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE."""
-    return any(part.strip() in NEEDS_EVIDENCE for part in name.split(" + "))
+    return any(part in NEEDS_EVIDENCE for part in parse_cause(name))
 
 
 def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:

@@ -53,19 +53,19 @@ from oracle.diagnose.classify import (
     FLOAT32,
     FLOAT32_REL_TOLERANCE,
     UNEXPLAINED,
-    component_names,
     explained_value,
     smoothing_from_description,
 )
 from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuOracleError, CaseFileError
 from oracle.models.protocol import ScoreReply
+from oracle.models.results import parse_cause
 from oracle.suite.foundcases import append_cases, case_id, existing_ids, file_text, read_target
 
 
 def _contract(name):
     """The numeric contract an explanation is held to: float32 precision for a '+ float32' one."""
-    return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in component_names(name) else Contract()
+    return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in parse_cause(name) else Contract()
 
 
 def tolerance_for(observed, value, name):

@@ -2,9 +2,11 @@
 
 The summary counts outcomes, groups the failing records by root cause (their
 "classification": name, description, count, the smallest example with the
-implementation's and the oracle's values, a reproduction; `root_cause_groups`
-is shared with `fuzz`'s console summary) and lists each deviation with its
-root cause.
+implementation's and the oracle's values, a reproduction) and lists each
+deviation with its root cause. The tally it is derived from (`SummaryTally`)
+is also what `check` and `fuzz` print when a run is over (`oracle.reports.console`):
+`publishing` hands it on, so the console and summary.md group and name the
+same records the same way.
 
 Everything an implementation or a user supplied (the handshake, messages, answers, stderr, the inputs' tokens,
 ids, titles and reasons from case files and baselines, the command) is outside text: summary.md shows it in
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import io
 import json
 import shutil
@@ -37,6 +40,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle.diagnose.classify import describe_as
@@ -44,8 +48,9 @@ from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
-from oracle.harness.events import RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_results, read_results
 from oracle.models.outcomes import GOOD_OUTCOMES
+from oracle.models.protocol import encode
 from oracle.models.results import Record, run_name_of
 from oracle.signals import signals_deferred
 
@@ -56,6 +61,13 @@ _ERROR_OUTCOMES = ("error", "crash", "timeout", "protocol-error")
 _GOOD = frozenset(outcome.value for outcome in GOOD_OUTCOMES)
 #: Acceptable records listed by id under each convention in summary.md (all are counted).
 ACCEPTABLE_SHOWN = 5
+#: Deviations kept, one per distinct input of their group, for the console's listing (`reports.console`; -v
+#: prints each): the first DEVIATIONS_KEPT of the run, and the first GROUP_INPUTS_KEPT of every group whenever
+#: they come; memory grows with the number of groups, never with the run's length (the rest are counted).
+DEVIATIONS_KEPT = 500
+GROUP_INPUTS_KEPT = 3
+#: Ids kept per group of deviations: the first, which the console names.
+IDS_KEPT = 4
 
 
 def _verdict(results):
@@ -90,7 +102,8 @@ def _label(record):
 
 def root_cause_groups(records):
     """Failing records grouped by root cause, largest group first, each with its records and its
-    smallest input (see `RootCauseTally`)."""
+    smallest input (see `RootCauseTally`): the groups summary.md's tally makes of the same records, with every
+    record kept (for a test or a caller holding a few records; a run's reports keep none)."""
     tally = RootCauseTally(keep_records=True)
     for record in records:
         tally.add(record)
@@ -162,6 +175,72 @@ def _is_reported(record):
     return not record.good or (record.baseline is not None and record.baseline.status in ("fixed", "changed"))
 
 
+@dataclass(frozen=True)
+class KeptDeviation:
+    """A deviation kept for the console: the record without its request, relation, stderr and replayable input,
+    and that input (the shrunk one when shrinking found one) as one line of JSON, every character that is not
+    printable as its escape (None: the record has none). Its text, not its model: an unshrunk input can hold
+    thousands of tokens, each a string of its own once read back."""
+
+    record: Record
+    input: str | None
+
+
+@dataclass
+class DeviationGroup:
+    """Deviations of one baseline status (None where no baseline spoke), one outcome and one root cause as the run
+    names it (None: records without one): how many, the first ids (`ids`) and the first record of each distinct
+    input (`records`), in the order of the run."""
+
+    status: str | None
+    outcome: str
+    cause: str | None
+    count: int = 0
+    first_ids: list[tuple[int, str]] = field(default_factory=list)
+    kept: list[tuple[int, KeptDeviation]] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        return [record_id for _, record_id in self.first_ids]
+
+    @property
+    def records(self) -> list[KeptDeviation]:
+        return [kept for _, kept in self.kept]
+
+
+class _KeptDeviations:
+    """What a tally keeps of the deviations of one (baseline status, outcome, fitting explanations): their count,
+    the first IDS_KEPT ids, and the first record of each distinct input it is given room for (without its request,
+    relation and stderr: what the console prints is the reported input), each with its place among the run's
+    deviations."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.ids: list[tuple[int, str]] = []
+        self.records: list[tuple[int, KeptDeviation]] = []
+        #: a digest of each kept input's text (an unshrunk input's text can be large: not kept twice)
+        self._inputs: set[bytes] = set()
+
+    def add(self, position: int, record: Record, *, room: bool) -> bool:
+        """Count a deviation, and keep it when its input is new and there is `room` (or fewer than
+        GROUP_INPUTS_KEPT are kept); returns whether it was kept."""
+        self.count += 1
+        if len(self.ids) < IDS_KEPT:
+            self.ids.append((position, record.id))
+        if not room and len(self.records) >= GROUP_INPUTS_KEPT:
+            return False
+        payload = record.reported_input
+        text = json_shown(encode(payload.replay_payload(), ensure_ascii=False)) if payload is not None else None
+        key = text if text is not None else f"id:{record.id}"
+        digest = hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+        if digest in self._inputs:
+            return False
+        self._inputs.add(digest)
+        slim = record.model_copy(update={"request": None, "related": None, "stderr": "", "replay": None})
+        self.records.append((position, KeptDeviation(slim, text)))
+        return True
+
+
 class SummaryTally:
     """What summary.md and junit.xml need of a run's records, gathered one record at a time so that a
     run of any length is summarised in bounded memory: outcome counts by kind, the first
@@ -175,8 +254,10 @@ class SummaryTally:
         self.deviations = []
         self.deviation_count = 0
         self.deviation_labels = Counter()
-        #: the deviations' fitting explanations (`Classification.signature`): named run-wide when shown
-        self.deviation_causes = Counter()
+        #: (baseline status, outcome, fitting explanations: `Classification.signature`, () for none) -> the
+        #: deviations with these, named run-wide by `deviation_groups` once every record is in
+        self._deviation_keys: dict[tuple, _KeptDeviations] = {}
+        self._deviations_kept = 0
         self.root_causes = RootCauseTally()
         self.known = {}
         self.not_applicable = Counter()
@@ -211,12 +292,30 @@ class SummaryTally:
             if len(entry["ids"]) < 4:
                 entry["ids"].append(record.id)
             return
+        position = self.deviation_count
         self.deviation_count += 1
         self.deviation_labels[_label(record)] += 1
-        if record.classification is not None and record.classification.name:
-            self.deviation_causes[record.classification.signature] += 1
+        classification = record.classification
+        signature = classification.signature if classification is not None and classification.name else ()
+        key = (baseline.status if baseline is not None else None, outcome, signature)
+        kept = self._deviation_keys.setdefault(key, _KeptDeviations())
+        self._deviations_kept += kept.add(position, record, room=self._deviations_kept < DEVIATIONS_KEPT)
         if len(self.deviations) < DEVIATIONS_SHOWN:
             self.deviations.append(record)
+
+    def deviation_groups(self) -> list[DeviationGroup]:
+        """The deviations (the records the gate fails on) grouped by baseline status, outcome and the run's name
+        for their root cause (`run_name_of` over the causes of the root-cause section: one bug, one group, whatever
+        else its records fit), in the order each group's first record came."""
+        run_names = self.root_causes.run_names()
+        groups: dict[tuple, DeviationGroup] = {}
+        for (status, outcome, signature), kept in self._deviation_keys.items():
+            cause = run_name_of(signature, run_names) if signature else None
+            group = groups.setdefault((status, outcome, cause), DeviationGroup(status, outcome, cause))
+            group.count += kept.count
+            group.first_ids = sorted(group.first_ids + kept.ids)[:IDS_KEPT]
+            group.kept = sorted(group.kept + kept.records, key=lambda pair: pair[0])
+        return list(groups.values())
 
 
 def tally(records):
@@ -342,10 +441,11 @@ def _deviations(summary, *, show_status):
         + "."
     )
     run_names = summary.root_causes.run_names()
-    if summary.deviation_causes:
-        causes = Counter()
-        for signature, count in summary.deviation_causes.items():
-            causes[run_name_of(signature, run_names)] += count
+    causes = Counter()
+    for group in summary.deviation_groups():
+        if group.cause is not None:
+            causes[group.cause] += group.count
+    if causes:
         out.append("By root cause: " + ", ".join(f"{k} x{v}" for k, v in causes.most_common()) + ".")
     for record in summary.deviations:
         out += [""] + _record_section(record, show_status=show_status, run_names=run_names)
@@ -657,10 +757,23 @@ def write_reports(results, *, markdown=None, junit=None, badge_file=None, summar
     return written
 
 
-def write_derived_reports(report_dir, junit=None, badge_file=None):
+@dataclass
+class DerivedReports:
+    """What a run's reports were derived from: its header and footer (`results`, whose records are not kept)
+    and the tally of its records (`summary`), with the paths written; both None until the reports are written
+    (and when the run wrote no results.jsonl). The console reads the run from here (`oracle.reports.console`)."""
+
+    results: Results | None = None
+    summary: SummaryTally | None = None
+    written: list[Path] = field(default_factory=list)
+
+
+def write_derived_reports(report_dir, junit=None, badge_file=None, *, into: DerivedReports | None = None):
     """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
-    the run got as far as writing one; returns the paths written. The file is read twice, a record at a
-    time (once for the summary, once for junit.xml): memory does not grow with the run."""
+    the run got as far as writing one; returns the paths written, and leaves what they were derived from in
+    `into` when given. The file is read twice, a record at a time (once for the summary, once for junit.xml):
+    memory does not grow with the run."""
+    derived = into if into is not None else DerivedReports()
     path = Path(report_dir) / "results.jsonl"
     if not path.is_file():
         return []
@@ -671,7 +784,8 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
     def records():
         return (line for line in iter_results(path, light=True) if isinstance(line, Record))
 
-    return write_reports(
+    derived.results, derived.summary = results, summary
+    derived.written = write_reports(
         results,
         markdown=Path(report_dir) / "summary.md",
         junit=junit,
@@ -679,32 +793,34 @@ def write_derived_reports(report_dir, junit=None, badge_file=None):
         summary=summary,
         records=records,
     )
+    return derived.written
 
 
 @contextlib.contextmanager
-def publishing(report: ReportDirectory, *, junit=None, badge_file=None) -> Iterator[None]:
+def publishing(report: ReportDirectory, *, junit=None, badge_file=None) -> Iterator[DerivedReports]:
     """Around a `check` or `fuzz` run writing into `report.staging`: when the run is over (also when it failed or
     was interrupted: its records are the evidence), summary.md and junit.xml (and a badge) are derived from the
     staged results.jsonl and the report is published into its directory. A report one of whose files could not
     be written (a full disk) is never published: the directory keeps the report it had, and FileWriteError says
     so. A SIGTERM or ^C while the report is finished waits until it is done, then `Interrupted` carries its exit
-    code."""
+    code. Yields a `DerivedReports`, filled once the reports are written: what the verb's console prints."""
+    derived = DerivedReports()
     try:
-        yield
+        yield derived
     except FileWriteError as failure:
         raise report.unwritten(failure) from None
     except BaseException:
-        _finish_run_report(report, junit, badge_file)
+        _finish_run_report(report, junit, badge_file, derived)
         raise
-    _finish_run_report(report, junit, badge_file)
+    _finish_run_report(report, junit, badge_file, derived)
 
 
-def _finish_run_report(report: ReportDirectory, junit, badge_file) -> None:
+def _finish_run_report(report: ReportDirectory, junit, badge_file, derived: DerivedReports) -> None:
     """Derive the summary (and junit.xml, and a badge) from the staged stream, then publish the report (also
     when the derivation fails on a bug: the stream is the record); never a report cut by a failed write."""
     with signals_deferred():
         try:
-            write_derived_reports(report.staging, junit, badge_file=badge_file)
+            write_derived_reports(report.staging, junit, badge_file=badge_file, into=derived)
         except FileWriteError as failure:
             raise report.unwritten(failure) from None
         except BaseException:

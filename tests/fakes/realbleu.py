@@ -715,23 +715,26 @@ def _write(obj):
     sys.stdout.flush()
 
 
-def parse_argv(argv):
-    """(bug or None, with_stats); an unknown name exits with an error."""
+def parse_argv(argv, bugs=None, prog="realbleu"):
+    """(bug or None, with_stats); an unknown name exits with an error. `bugs`: the collection (`REAL_BUGS`)."""
+    bugs = REAL_BUGS if bugs is None else bugs
     names = [a for a in argv if not a.startswith("--")]
     options = [a for a in argv if a.startswith("--")]
     if [o for o in options if o != "--no-stats"] or len(names) != 1:
-        raise SystemExit("usage: realbleu.py clean | BUG [--no-stats]; bugs: " + ", ".join(REAL_BUGS))
-    if names[0] != "clean" and names[0] not in REAL_BUGS:
-        raise SystemExit(f"realbleu: unknown bug {names[0]!r}; known: {', '.join(REAL_BUGS)}")
+        raise SystemExit(f"usage: {prog}.py clean | BUG [--no-stats]; bugs: " + ", ".join(bugs))
+    if names[0] != "clean" and names[0] not in bugs:
+        raise SystemExit(f"{prog}: unknown bug {names[0]!r}; known: {', '.join(bugs)}")
     return (None if names[0] == "clean" else names[0]), "--no-stats" not in options
 
 
-def main(argv=None):
-    bug, with_stats = parse_argv(sys.argv[1:] if argv is None else argv)
-    wrapper = Wrapper(bug)
+def main(argv=None, bugs=None, make_wrapper=None, prog="realbleu"):
+    """The protocol loop. Another collection (tests/fakes/realbleu_heldout.py) passes its own `bugs`, the wrapper
+    class that plants them (`make_wrapper(bug)`) and its name."""
+    bug, with_stats = parse_argv(sys.argv[1:] if argv is None else argv, bugs, prog)
+    wrapper = (make_wrapper or Wrapper)(bug)
     capabilities = {"levels": ["corpus", "sentence"], "weights": "any", "max_order": 12,
                     "smoothing": list(SMOOTHING), "statistics": with_stats, "lowercase": True}
-    name = "realbleu+" + (bug or "clean")
+    name = f"{prog}+" + (bug or "clean")
     for line in sys.stdin:
         if not line.strip():
             continue

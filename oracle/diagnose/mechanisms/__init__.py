@@ -1,5 +1,5 @@
 """The catalogue of mechanisms: every root cause the diagnosis can name, with its kind, description, layers, cost
-and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `known_names`).
+and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `describe_parts`, `known_names`).
 
 Each kind has its module, which builds its mechanisms from the registry the search reads (so a mechanism added
 to a registry is in the catalogue without another edit): `conventions` (the rule tables, and `alternatives`, the
@@ -68,6 +68,13 @@ def describe(name: str) -> str | None:
     return None if mechanism is None else mechanism.describe(name)
 
 
+def describe_parts(parts: Iterable[str]) -> str:
+    """What an explanation made of `parts` (its mechanisms' names, in order) means in words: each part's description
+    (`describe`: a computation's docstring, a counting alternative's words, a convention's rule, an error cause's input
+    features), else the part itself, joined by '; and '."""
+    return "; and ".join(describe(part) or part for part in parts)
+
+
 def of_kind(*kinds: str) -> tuple[Mechanism, ...]:
     """The catalogue's mechanisms of `kinds`, in declaration order."""
     unknown = set(kinds) - set(KINDS)
@@ -94,5 +101,5 @@ def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
     return tuple(m.name for m in mechanisms)
 
 
-__all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "known_names", "lookup", "names",
-           "of_kind"]
+__all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "describe_parts", "known_names", "lookup",
+           "names", "of_kind"]

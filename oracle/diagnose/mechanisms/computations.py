@@ -10,7 +10,14 @@ also tried as a computation): a new computation needs no entry of its own.
 from __future__ import annotations
 
 from oracle.diagnose.combination import PARTIAL_NAMES
-from oracle.diagnose.computations import BREVITY_PENALTY_ALTERNATIVES, COMPUTATION_DOCS, FLOAT32
+from oracle.diagnose.computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
+    COMPUTATION_DOCS,
+    FLOAT32,
+)
+from oracle.diagnose.structure import STRUCTURES
+from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
 
@@ -58,10 +65,20 @@ def computation_route(name: str, function: object) -> Route:
     return Route("computation", function, COMPUTATION_DOCS[name])
 
 
+#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the registry that declares
+#: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
+#: ...) that a convention's counts then fit by coincidence; and a request mis-shaped by its caller
+#: (`structure.STRUCTURES`), which re-runs the oracle on a reshaped request for every convention and pair tried (8,770
+#: reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made outside the
+#: library, whatever its conventions. A computation added to either registry is alone by that alone.
+_ALONE = frozenset((*(name for name, _ in COMBINATION_COMPUTATIONS), *STRUCTURES))
+
+
 def computation_mechanism(name: str, function: object) -> Mechanism:
     """A registered computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
-    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE)
+    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
+                     pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).

@@ -74,6 +74,8 @@ class Mechanism:
     words_of: Callable[[str], str] | None = None
     #: named for a run's records only with evidence (two records or a probe: `oracle.diagnose.cover`)
     needs_evidence: bool = False
+    #: a computation the classifier also tries with a convention or two (`classify._tiers`), not only alone
+    pairs_with_conventions: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:

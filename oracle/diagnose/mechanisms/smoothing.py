@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import Any, NamedTuple
 
 from oracle.formulas.conventions import Smoothing
 
@@ -12,10 +12,8 @@ from .model import RECOMPUTE, SCORE, SMOOTHING, Mechanism, Route
 
 #: Every smoothing reading's name starts so.
 STEM = "smoothing="
-#: The words of a reading that says "the implementation ignored the request" (tried after the specific computations).
-#: The words of a reading of a request for no smoothing as a method (`UNREQUESTED`): ignored as well, tried last.
+#: The words of a reading of a request for no smoothing as a method (`UNREQUESTED`).
 UNREQUESTED_WORDS = "a smoothing applied where none was requested"
-IGNORED = ("the requested smoothing", "the profile's default", UNREQUESTED_WORDS)
 #: The methods tried where the request asks for no smoothing, each at its documented defaults: one of each rule
 #: (chen-cherry-1 at epsilon 0.1 is floor at 0.1, chen-cherry-2 is add-k at k = 1, chen-cherry-3 is exp).
 UNREQUESTED = (Smoothing("exp"), Smoothing("floor"), Smoothing("add-k"), Smoothing("lin-2004"),
@@ -23,40 +21,58 @@ UNREQUESTED = (Smoothing("exp"), Smoothing("floor"), Smoothing("add-k"), Smoothi
                Smoothing("chen-cherry-7"))
 
 
-def readings(smoothing: Smoothing, profile_options: Any) -> list[tuple[Smoothing, str]]:
-    """Other readings of the requested smoothing method's documentation: (the smoothing applied, its words)."""
+class Reading(NamedTuple):
+    """One other reading of the requested smoothing: the smoothing applied, its words, and when the classifier tries
+    it (`oracle.diagnose.classify._tiers`), declared here with the reading rather than listed there."""
+
+    smoothing: Smoothing
+    words: str
+    #: the reading says the implementation ignored the request (none applied, the profile's default, a method where
+    #: none was asked): tried after the specific and generic computations, not before
+    ignores_request: bool = False
+    #: tried with a convention or two as well as alone (`Mechanism.pairs_with_conventions`); a method applied where
+    #: none was requested is not: eight more readings in every pair made a run whose bug no mechanism names cost 47
+    #: times its fixed twin (quadratic in the conventions), and such readings (add-one on orders n > 1 above all)
+    #: reach simple numbers a variant of the right counts names
+    pairs_with_conventions: bool = True
+
+
+def readings(smoothing: Smoothing, profile_options: Any) -> list[Reading]:
+    """Other readings of the requested smoothing method's documentation: (the smoothing applied, its words, flags)."""
     method = smoothing.method
-    found = []
+    found: list[Reading] = []
     if method == "chen-cherry-2" or (method == "add-k" and smoothing.k == 1):
         found.append(
-            (
+            Reading(
                 Smoothing("lin-2004"),
                 "add 1 to matches and totals of every order, unigrams included "
                 "(NLTK's page: 'Add 1 to both numerator and denominator')",
             )
         )
     if method == "lin-2004":
-        found.append((Smoothing("chen-cherry-2"), "add 1 to matches and totals of orders n > 1 only"))
+        found.append(Reading(Smoothing("chen-cherry-2"), "add 1 to matches and totals of orders n > 1 only"))
     if method == "chen-cherry-7":
-        found.append((Smoothing("chen-cherry-4", k=smoothing.k), "method 4 only"))
-        found.append((Smoothing("chen-cherry-5"), "method 5 only"))
+        found.append(Reading(Smoothing("chen-cherry-4", k=smoothing.k), "method 4 only"))
+        found.append(Reading(Smoothing("chen-cherry-5"), "method 5 only"))
     if method == "floor":
         found.append(
-            (Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one")
+            Reading(Smoothing("floor", value=Fraction(1, 10)), "the documented default value 0.1, not the given one")
         )
     if method == "exp":  # azure-ai-evaluation's "NIST Smoothing" is NLTK's method4
-        found.append((Smoothing("chen-cherry-4"), "NLTK's method4 (k = 5) where NIST's geometric smoothing is "
-                                                  "named"))
+        found.append(Reading(Smoothing("chen-cherry-4"), "NLTK's method4 (k = 5) where NIST's geometric smoothing "
+                                                         "is named"))
     if method == "chen-cherry-1" and smoothing.epsilon != Fraction(1, 10):
-        found.append((Smoothing("chen-cherry-1"), "the documented default epsilon 0.1, not the given one"))
+        found.append(Reading(Smoothing("chen-cherry-1"), "the documented default epsilon 0.1, not the given one"))
     if method != "none":
-        found.append((Smoothing("none"), "the requested smoothing is not applied"))
+        found.append(Reading(Smoothing("none"), "the requested smoothing is not applied", ignores_request=True))
     default = profile_options.smoothing
     if default.method != method and default.method != "none":
-        found.append((default, f"the profile's default smoothing {default.describe()} instead of the requested one"))
+        found.append(Reading(default, f"the profile's default smoothing {default.describe()} instead of the requested "
+                                      "one", ignores_request=True))
     if method == "none":  # an implementation that smooths whatever it is asked (a hard-coded method)
-        found.extend((s, f"{UNREQUESTED_WORDS}: {s.describe()}") for s in UNREQUESTED if s != default)
-    return [(s, d) for s, d in found if s != smoothing]
+        found.extend(Reading(s, f"{UNREQUESTED_WORDS}: {s.describe()}", ignores_request=True,
+                             pairs_with_conventions=False) for s in UNREQUESTED if s != default)
+    return [reading for reading in found if reading.smoothing != smoothing]
 
 
 #: What the family says where no reading is named.
@@ -72,4 +88,4 @@ def _words_of(name: str) -> str:
 MECHANISMS = [Mechanism(STEM, SMOOTHING, _FAMILY_WORDS, SCORE | {"matches", "totals"}, RECOMPUTE,
                         (Route("smoothing", readings, _FAMILY_WORDS),), family=True, words_of=_words_of)]
 
-__all__ = ["IGNORED", "MECHANISMS", "STEM", "UNREQUESTED", "UNREQUESTED_WORDS", "readings"]
+__all__ = ["MECHANISMS", "STEM", "UNREQUESTED", "UNREQUESTED_WORDS", "Reading", "readings"]

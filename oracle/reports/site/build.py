@@ -1,28 +1,33 @@
-"""`bleu-oracle report` from start to end: observe every column (`collect`), write the data files (`data`), render
-the pages from them alone (`pages`), in a staging directory published when everything is written."""
+"""`bleu-oracle report` from start to end: the columns observed (run by the command, `oracle.commands.report_columns`,
+into the staging directory), the data files written (`data`), the pages rendered from them alone (`pages`), in a
+staging directory published when everything is written. Nothing here runs a column: the report reads."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from oracle.reports.history import HISTORY_DIR, read_histories
 from oracle.reports.staging import staged
 
-from .collect import Settings, observe, say
+from .collect import Observed, Settings, say
 from .data import DATA_DIR, write_data
 from .pages import render
 
 
-def run(settings: Settings, *, render_only: bool = False) -> list[Path]:
-    """Observe (unless render_only), write the data files, then render from them alone, all in a staging directory
-    inside `settings.out` that is published when everything is written: an interrupted or failed report leaves the
-    folder as it was. Returns the pages written (their published paths)."""
+def run(settings: Settings, *, observe: Callable[[Settings], Observed] | None = None) -> list[Path]:
+    """Observe (`observe`, the command's column runner, writing each column's stream under the settings' `out`:
+    the staging directory; None: render only, from the data the report has), write the data files, then render
+    from them alone, all in a staging directory inside `settings.out` that is published when everything is
+    written: an interrupted or failed report leaves the folder as it was. Returns the pages written (their
+    published paths)."""
     out = Path(settings.out)
+    render_only = observe is None
     with staged(out, force=settings.report_force, publish_on_error=False) as staging:
-        if render_only:
+        if observe is None:
             _link_tree(out / DATA_DIR, staging / DATA_DIR)
         else:
             observed = observe(dataclasses.replace(settings, out=staging))
