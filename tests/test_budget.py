@@ -134,7 +134,7 @@ def test_a_deterministic_failure_is_not_sent_again_after_the_first_of_its_kind_i
 
 def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_once_a_block(tmp_path, monkeypatch):
     """realbleu.py mean-of-smoothed-sentence-bleu (tests/fakes/realbleu.py): the mean of smoothed sentence scores,
-    which the shrunk failure of a kind is named by while most later failures fit no explanation. Over one block of
+    which the shrunk failure of a kind is named by while some later failures fit no explanation. Over one block of
     examples, at most one failure of each kind not shrunk is searched among every explanation (`attribute` with no
     `among`, counted here); the later ones the shrunk failure's name does not explain say the search was not run,
     and why; --jobs 2 writes the same records."""
