@@ -7,14 +7,15 @@
     .venv/bin/python benchmarks/attribution.py --real --only padding-counted percent-scale
     .venv/bin/python benchmarks/attribution.py --heldout                   # the held-out real bugs (issue 36)
     .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
+    .venv/bin/python benchmarks/attribution.py --only real:padding-counted --before /tmp/main-tree  # a real bug
 
 Each implementation is a deliberately wrong fake with exactly one bug (tests/fakes/mutant_*.py, and the
-planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`). Each runs through `bleu-oracle check
---command ... --no-cases` with the defaults (seed, examples, shrink budget) alternately with its fixed
-twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`), so that machine load affects both sides. For each
-it prints the wall time failing and fixed and their ratio, the run's root causes (the footer's: one name
-per bug is the goal), and the record-level names for comparison. Nothing here asserts: the figures are
-for people (README, "How causes are chosen").
+planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`, the real bugs of realbleu.py `real:BUG`). Each
+runs through `bleu-oracle check --command ... --no-cases` with the defaults (seed, examples, shrink budget)
+alternately with its fixed twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`, `realbleu.py clean`), so
+that machine load affects both sides. For each it prints the wall time failing and fixed and their ratio, the
+run's root causes (the footer's: one name per bug is the goal), and the record-level names for comparison.
+Nothing here asserts: the figures are for people (README, "How causes are chosen").
 
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
@@ -57,6 +58,9 @@ QUICK = ("mutant_bp_missing", "mutant_ties_longer", "mutant_totals_off_by_one")
 def command_of(name: str) -> tuple[str, str]:
     """(the implementation's command, its fixed twin's command)."""
     python = shlex.quote(sys.executable)
+    if name.startswith("real:"):  # a real bug of realbleu.py (issue 36), beside the planted ones with --before
+        real = shlex.quote(str(FAKES / "realbleu.py"))
+        return f"{python} {real} {name.split(':', 1)[1]}", f"{python} {real} clean"
     if name.startswith("planted:"):
         planted = shlex.quote(str(FAKES / "plantedbleu.py"))
         return f"{python} {planted} {name.split(':', 1)[1]}", f"{python} {planted} clean"
@@ -286,7 +290,8 @@ def _causes(found: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
-    parser.add_argument("--only", nargs="+", metavar="NAME", help="these implementations (mutant_X or planted:BUG)")
+    parser.add_argument("--only", nargs="+", metavar="NAME",
+                        help="these implementations (mutant_X, planted:BUG, or real:BUG of realbleu.py)")
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
     parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
     parser.add_argument("--collection", choices=sorted(COLLECTIONS), default="realbleu",
@@ -304,7 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
     trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
     label = "implementation" + (" (tree)" if args.before else "")
-    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6}  causes (run) | names (records)")
+    print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6} {'CPU s failing / fixed = ratio':>30}"
+          "  causes (run) | names (records)")
     ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
     warmed = set()
     with tempfile.TemporaryDirectory() as scratch:
@@ -315,15 +321,21 @@ def main(argv: list[str] | None = None) -> int:
                 if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
                     run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
                     warmed.add((tag, fixed))
-                code, failing_s, found = run_check(buggy, Path(scratch) / f"b{tag}{index}", examples, tree)
-                _, fixed_s, _ = run_check(fixed, Path(scratch) / f"f{tag}{index}", examples, tree)
+                # (child CPU: the check and its implementation, steadier than wall time where other work shares the
+                # machine)
+                code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{tag}{index}",
+                                                                      examples, None, tree)
+                _, fixed_s, fixed_cpu, _ = run_check_timed(fixed, Path(scratch) / f"f{tag}{index}", examples, None,
+                                                           tree)
                 ratio = failing_s / fixed_s if fixed_s else float("inf")
+                cpu_ratio = failing_cpu / fixed_cpu if fixed_cpu else float("inf")
+                cpu = f"{failing_cpu:.1f} / {fixed_cpu:.1f} = {cpu_ratio:.2f}"
                 ratios[tag].append(ratio)
                 runs[tag] = found
                 record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
                 shown = f"{name} ({tag})" if tag else name
-                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f}  {_causes(found)} | "
-                      f"{record_names}", flush=True)
+                print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f} {cpu:>30}  "
+                      f"{_causes(found)} | {record_names}", flush=True)
             if args.before:
                 same = [c["name"] for c in runs["before"]["causes"] or []] == [
                     c["name"] for c in runs["after"]["causes"] or []]

@@ -27,7 +27,7 @@ a model, seconds each; the shrink spends at most SHRINK_STARTS of them, within t
 --shrink-seconds), at most TIMEOUT_HANGS probes that hang per probed `timeout` record (each costs the timeout), and
 the feature search's own bound (`errorcauses.MAX_PROBES` requests). Only the first death
 of each kind in a block of examples is probed, as only the first failure of each kind is shrunk
-(`transport.shrink_allowed`); a later one is named by a probed cause of its kind where its input holds the features
+(`budget.shrink_allowed`); a later one is named by a probed cause of its kind where its input holds the features
 (`crash-when-...`) or it died on the same request of its process (`crash-after-...`), else it keeps `crash`.
 """
 

@@ -22,7 +22,7 @@ import shlex
 import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -75,6 +75,7 @@ from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_
 from oracle.suite import SUITE_VERSION
 
 from . import crashcauses, stateful
+from .budget import DEFAULT_SHRINK_FIRST, NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
 from .channel import Channel
 from .coverage import Coverage, features
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
@@ -103,17 +104,7 @@ from .stages import (
     recorded_request,
     selected,
 )
-from .transport import (
-    DEFAULT_MAX_RESTARTS,
-    DEFAULT_SHRINK_FIRST,
-    DEFAULT_TIMEOUT,
-    NONDETERMINISTIC_KIND,
-    SHRINK_BLOCK,
-    HandshakeError,
-    ImplementationProcess,
-    RestartBudget,
-    failure_kind,
-)
+from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
 from .work.examples import ExampleInputs, judge_example
 
 INLINE_REPLAY_LIMIT = 400
@@ -138,7 +129,7 @@ def run_causes(tally):
 
 def search_among_all(hints: tuple[str, ...]) -> bool:
     """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
-    kind's shrunk failures in its block of examples: `transport.shrink_hints`): not where every one stayed
+    kind's shrunk failures in its block of examples: `budget.shrink_hints`): not where every one stayed
     unexplained. The bug is then most likely one no explanation names, and the search among every explanation
     would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
@@ -477,9 +468,14 @@ class Session:
         diagnosis = NOT_DIAGNOSED
         if verdict.outcome not in GOOD_OUTCOMES:
             before = self.channel.before()  # (taken before the request is sent again)
-            again = self.answered_again(request, reply, verdict, item.prepared, before=before, expected=expected)
+            waived = self.resend_waived(item.kind, verdict)
+            again = None if waived else self.answered_again(request, reply, verdict, item.prepared, before=before,
+                                                            expected=expected)
             diagnosis = self.nondeterministic(item, request, reply, again, expected) if again is not None \
                 else self.diagnose(item, judgement, before=before)
+            if waived:
+                diagnosis = replace(diagnosis, note="; ".join(filter(None, [diagnosis.note,
+                                                                           self.not_sent_again(verdict)])))
         record = judged_record(
             item,
             judgement,
@@ -556,6 +552,21 @@ class Session:
             return None
         return again
 
+    def resend_waived(self, kind, verdict):
+        """Is this failing example's (or series step's) request reported without being sent once more
+        (`budget.resend_waived`: the first failures of its kind in its block of examples were answered alike when
+        sent again)? Never a case's, a relation's or a plan's, nor where nothing is shrunk (`--shrink-budget 0`:
+        no kind is charged, every failure is sent again)."""
+        if kind not in ("example", "series") or verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) \
+                or self.settings.shrink_budget <= 0 or self.budget.example < 0 or self.process.given_up:
+            return False
+        return self.budget.waives_resend(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
+
+    def not_sent_again(self, verdict):
+        """What the message of a failure not sent again (`resend_waived`) adds, saying so."""
+        return (f"not sent again: the first failure(s) of its kind ({self._kind_words(verdict)}) in "
+                f"{self._block_words()} were answered alike when sent again")
+
     def nondeterministic(self, item: Item, request, reply, again, expected) -> Diagnosis:
         """The diagnosis of a failing record whose request was answered two ways: the root cause `nondeterministic`,
         both answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified
@@ -600,7 +611,9 @@ class Session:
                 judged = last
         classification = None
         if item.attribution != "none" and hints:
-            classification = self._attribute_by_hints(judged.parts, hints, overrides, search_all=search_all)
+            classification = self._attribute_by_hints(
+                judged.parts, hints, overrides, search_all=search_all,
+                kind=failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
         elif item.attribution != "none" and judged is not judgement:
             classification = attribute_shrunk(
                 judged.parts,
@@ -636,7 +649,7 @@ class Session:
 
     def cheaply_classified(self, item: Item, judgement: Judgement) -> Diagnosis:
         """A failing record answered alike when sent once more, after an earlier example of its block was answered
-        two ways (`transport.nondeterministic_before`): not shrunk, and classified among the implementation's
+        two ways (`budget.nondeterministic_before`): not shrunk, and classified among the implementation's
         documented classes only, without the search among every explanation or the history's probes: a cause
         found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
         per record (its run stays within a few times a conforming run's cost)."""
@@ -784,50 +797,84 @@ class Session:
 
     def shrink_decision(self, kind, verdict):
         """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
-        of examples (`transport.shrink_allowed`): each shrink costs tens of requests. If not, the root
+        of examples (`budget.shrink_allowed`): each shrink costs tens of requests. If not, the root
         causes of its kind's shrunk examples, to test first: (shrink, hints)."""
         failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
         if kind not in ("example", "series") or not failed or self.settings.shrink_budget <= 0:
             return False, ()
         return self.budget.may_shrink(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
 
-    def _attribute_by_hints(self, judged, hints, overrides, *, search_all):
+    def _attribute_by_hints(self, judged, hints, overrides, *, search_all, kind):
         """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
-        else fitted them) first, so every one of them that explains it is kept; else as any record is. Where every
-        shrunk example of its kind in its block stayed unexplained after the full search, among the documented
-        classes only (`search_among_all`): the search among every explanation would most likely name nothing
-        again, at up to a second per record."""
+        else fitted them) first, so every one of them that explains it is kept; else as any record is, within its
+        kind's allowance of searches among every explanation in its block (`budget.full_search_allowed`, `kind`: its
+        failure kind), the mechanisms such a search names joining the hints of its kind's later failures. Where
+        every shrunk example of its kind in its block stayed unexplained after the full search (`search_among_all`),
+        or the allowance is spent, among the documented classes only and named by what is known
+        (`_named_without_full_search`): the search among every explanation would most likely name nothing again, or
+        a coincidence again, at up to some ten seconds per record."""
         if not search_among_all(hints):
-            # among the documented classes alone (none: no explanation), which still tells a score that agrees
-            classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
-            named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
-            if named.name != UNEXPLAINED or not search_all:
-                return named
-            documented = "no documented class of this implementation explains it, and " if classes else ""
-            cut = f"{documented}the search among every explanation was not run: {self._unexplained_kind(judged[2])}"
-            # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
-            # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
-            request, reply, _verdict, _expected = judged
-            known = what_is_known(request, reply, self.profile, overrides=overrides)
-            if known.name != UNEXPLAINED:
-                named = known.classification(scope="all")
-                return named.model_copy(update={"description": f"{known.description}; {cut}"})
-            return named.model_copy(update={"description": cut})
+            return self._named_without_full_search(judged, overrides, search_all, self._unexplained_kind(judged[2]))
         among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=among)
         if named.change:
             return named
-        return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=search_all)
+        if not search_all:
+            return attribute(*judged, self.profile, entries=self.documented, overrides=overrides, search_all=False)
+        if not self.budget.may_search_all(kind):
+            return self._named_without_full_search(judged, overrides, search_all, self._searches_spent(judged[2]))
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides)
+        if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
+            self.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
+        return named
+
+    def _named_without_full_search(self, judged, overrides, search_all, why):
+        """A failure not searched among every explanation (`why`, in words): among its implementation's documented
+        classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
+        the difference (its layer and the score stage its numbers are consistent with), its description saying
+        that the search was not run and why."""
+        classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
+        named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
+        if named.name != UNEXPLAINED or not search_all:
+            return named
+        documented = "no documented class of this implementation explains it, and " if classes else ""
+        cut = f"{documented}the search among every explanation was not run: {why}"
+        # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
+        # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
+        request, reply, _verdict, _expected = judged
+        known = what_is_known(request, reply, self.profile, overrides=overrides)
+        if known.name != UNEXPLAINED:
+            named = known.classification(scope="all")
+            return named.model_copy(update={"description": f"{known.description}; {cut}"})
+        return named.model_copy(update={"description": cut})
+
+    def _block_words(self):
+        """The block of examples the example being judged is in, in words."""
+        if self.budget.example < 0:
+            return "its block"
+        first = self.budget.example // SHRINK_BLOCK * SHRINK_BLOCK
+        return f"examples {first}-{first + SHRINK_BLOCK - 1}"
+
+    @staticmethod
+    def _kind_words(verdict):
+        """A failure's kind (`budget.failure_kind`), in words."""
+        first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
+        return f"{verdict.outcome.value}, {first}"
 
     def _unexplained_kind(self, verdict):
         """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
         examples it was judged in."""
-        block = self.budget.example // SHRINK_BLOCK
-        where = f"examples {block * SHRINK_BLOCK}-{block * SHRINK_BLOCK + SHRINK_BLOCK - 1}" \
-            if self.budget.example >= 0 else "its block"
-        first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
-        return (f"the shrunk failure of its kind ({verdict.outcome.value}, {first}) in {where} stayed unexplained "
-                "after it (most likely a bug no explanation names)")
+        return (f"the shrunk failure of its kind ({self._kind_words(verdict)}) in {self._block_words()} stayed "
+                "unexplained after it (most likely a bug no explanation names)")
+
+    def _searches_spent(self, verdict):
+        """Why a failure was not searched among every explanation (`budget.full_search_allowed`): its kind's
+        allowance of such searches in its block was spent."""
+        allowance = max(self.settings.shrink_first, 1)
+        return (f"the root causes of its kind's shrunk failure(s) ({self._kind_words(verdict)}) in "
+                f"{self._block_words()} do not explain it, and the {allowance} search(es) among every explanation "
+                "its kind is allowed in a block (--shrink-first) went to earlier failures (the bug may take more "
+                "than one name, or the shrunk failure's was a coincidence)")
 
     def shrink(self, request, verdict, reply=None, expected=None):
         """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""

@@ -11,7 +11,7 @@ every machine, and by nothing that depends on the machine or on timing:
 - a **random example** goes by its block of SHRINK_BLOCK consecutive indices: example I (id random-S-I)
   to shard (I div SHRINK_BLOCK) mod N + 1, and its metamorphic relation goes with it. Whole blocks, because
   which failing examples are shrunk depends on the failures before them in their block
-  (`transport.shrink_allowed`): a shard holding whole blocks shrinks what one process shrinks. `--jobs J`
+  (`budget.shrink_allowed`): a shard holding whole blocks shrinks what one process shrinks. `--jobs J`
   splits a shard's examples further among J processes (worker j draws those with I mod J = j), which ask
   the parent whether to shrink (`oracle.harness.worker`), so the partition does not depend on `--jobs`.
 
@@ -28,7 +28,7 @@ from typing import TypeVar
 
 from oracle.formulas.errors import BleuValueError
 
-from .transport import SHRINK_BLOCK
+from .budget import SHRINK_BLOCK
 
 #: The most shards a run may be split into: more is a typo, not a cluster.
 MAX_SHARDS = 10_000

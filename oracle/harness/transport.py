@@ -45,7 +45,6 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
-from oracle.diagnose.repeat import NONDETERMINISTIC
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
@@ -56,6 +55,12 @@ from oracle.models.protocol import (
     encode,
 )
 
+from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
+from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
+from .budget import SHRINK_BLOCK as SHRINK_BLOCK
+from .budget import failure_kind as failure_kind
+from .budget import full_search_allowed, resend_waived, shrink_allowed, shrink_hints
+from .budget import nondeterministic_before as nondeterministic_before
 from .replies import Reply
 
 DEFAULT_TIMEOUT = 10.0
@@ -99,67 +104,15 @@ def given_up_message(max_restarts: int) -> str:
             f"(the limit, --max-restarts) and failed again")
 
 
-#: Examples are grouped in blocks of this many consecutive indices for the shrink allowance: which
-#: examples are shrunk depends only on the failures within an example's own block, so a run split
-#: into workers (`--jobs`) or into whole blocks shrinks exactly what one process shrinks.
-SHRINK_BLOCK = 50
-#: Failing examples shrunk per kind of failure (outcome, layer, order) in each block, by default.
-DEFAULT_SHRINK_FIRST = 1
-
-
-def failure_kind(record_kind: str, outcome: str, layer: str | None, order: int | None) -> tuple:
-    """The kind of failure the shrink allowance counts: a random example's (outcome, layer, order); a series
-    step's or a stateful plan's with its record kind first, so they are counted apart."""
-    return (outcome, layer, order) if record_kind == "example" else (record_kind, outcome, layer, order)
-
-
-def _same_kind_before(index: int, kind: tuple, earlier: dict[int, list[tuple]]) -> list[int]:
-    block = index // SHRINK_BLOCK
-    return sorted(other for other, kinds in earlier.items()
-                  if other < index and other // SHRINK_BLOCK == block for k in kinds if k == kind)
-
-
-#: The kind a record answered two ways is charged as (`nondeterministic_before`): not a failure to shrink.
-NONDETERMINISTIC_KIND = (NONDETERMINISTIC,)
-
-
-def nondeterministic_before(index: int, earlier: dict[int, list[tuple]]) -> bool:
-    """Whether an example before `index` in its block had a record answered two ways (NONDETERMINISTIC_KIND among
-    its kinds in `earlier`): in example order and within the block, as the shrink allowance is, so that workers and
-    shards decide alike."""
-    block = index // SHRINK_BLOCK
-    return any(other < index and other // SHRINK_BLOCK == block and NONDETERMINISTIC_KIND in kinds
-               for other, kinds in earlier.items())
-
-
-def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
-    """May a failure of example `index` (or of an input it brings along) of `kind` be shrunk? Yes for the first
-    `first` examples failing in that kind within its block (`earlier`: example index -> the kinds of its
-    failures judged so far), unless an earlier example of the block was answered two ways (`nondeterministic_before`:
-    no shrinking can be trusted on that implementation). Shrinking costs tens of requests per example; the later
-    failures of a kind are classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
-    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) < first
-
-
-def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
-                 causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
-    """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
-    explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
-    failure not shrunk is tested against first. NONDETERMINISTIC first when an earlier example of the block was
-    answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not searched for."""
-    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
-    seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
-    return tuple(dict.fromkeys(seen + names))
-
-
 class RestartBudget:
     """`--max-restarts` N for one process alone: after each of the implementation's first N deaths (a
     crash, a timeout, a restart whose handshake failed) it is started again, after the (N+1)-th it is
     not, and every later request is recorded as not attempted. A death is charged when it happens, to
     the input being judged, so the same inputs spend the budget the same way however they are split
     between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
-    which hears when each example starts and ends. The shrink allowance (`shrink_allowed`) is charged
-    by example the same way."""
+    which hears when each example starts and ends. The shrink allowance (`shrink_allowed`), the searches
+    among every explanation (`full_search_allowed`) and the requests not sent again (`resend_waived`) are
+    charged by example the same way (`oracle.harness.budget`)."""
 
     def __init__(self, max_restarts: int, shrink_first: int = DEFAULT_SHRINK_FIRST) -> None:
         self.max_restarts = int(max_restarts)
@@ -173,6 +126,8 @@ class RestartBudget:
         self.deciding: tuple = ()
         #: the root causes named for the shrunk failures (the name, then the others that fit), (index, kind) -> names
         self.causes: dict[tuple[int, tuple], tuple[str, ...]] = {}
+        #: failures not shrunk that were searched among every explanation, example index -> their kinds
+        self.searched: dict[int, list[tuple]] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -188,6 +143,26 @@ class RestartBudget:
         self.failures.setdefault(self.example, []).append(kind)
         self.deciding = kind
         return allowed, hints
+
+    def may_search_all(self, kind: tuple) -> bool:
+        """A failure of the example being judged, of `kind`, not shrunk, that its kind's shrunk failures' root causes
+        do not explain: may it be searched among every explanation (`full_search_allowed`)? Charged when it may."""
+        allowed = full_search_allowed(self.example, kind, self.searched, self.shrink_first)
+        if allowed:
+            self.searched.setdefault(self.example, []).append(kind)
+        return allowed
+
+    def searched_named(self, kind: tuple, names: tuple[str, ...]) -> None:
+        """A failure of `kind` of the example being judged, searched among every explanation (`may_search_all`), was
+        given these root causes: hints for its kind's later failures in the block, after those already there (a bug
+        that takes two names is then searched in full once per block, not once per record)."""
+        key = (self.example, kind)
+        self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
+
+    def waives_resend(self, kind: tuple) -> bool:
+        """Is a failure of the example being judged, of `kind`, reported without its request sent once more
+        (`resend_waived`: its kind was answered alike when sent again earlier in the block)?"""
+        return resend_waived(self.example, kind, self.failures, self.shrink_first)
 
     def classified(self, names: tuple[str, ...]) -> None:
         """The failure just shrunk was given these root causes (the name, then every other that fits): hints for

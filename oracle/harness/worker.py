@@ -51,20 +51,13 @@ from oracle.adapters.lifetimes import die_with_parent
 from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
+from .budget import DEFAULT_SHRINK_FIRST, failure_kind, full_search_allowed, resend_waived, shrink_allowed, shrink_hints
 from .channel import Channel
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
 from .shards import ExampleShare, Shard
 from .stages import Item
-from .transport import (
-    DEFAULT_SHRINK_FIRST,
-    Reply,
-    RestartBudget,
-    failure_kind,
-    given_up_message,
-    shrink_allowed,
-    shrink_hints,
-)
+from .transport import Reply, RestartBudget, given_up_message
 from .work.examples import judge_companions
 
 #: Seconds a stopped worker has to stop its implementation before it is killed.
@@ -191,6 +184,22 @@ class SharedBudget(RestartBudget):
         hints = answer.get("hints") if isinstance(answer.get("hints"), list) else []
         return bool(answer.get("shrink")), tuple(h for h in hints if isinstance(h, str))
 
+    def may_search_all(self, kind):
+        """Asked of the parent, which charges it (`BudgetKeeper.answer`)."""
+        self._say(search=self.example, kind=list(kind))
+        answer = self.answers.get()
+        return bool(isinstance(answer, dict) and answer.get("search"))
+
+    def searched_named(self, kind, names):
+        """Told to the parent, before the example is done (`BudgetKeeper.heard`)."""
+        self._say(named=self.example, kind=list(kind), names=list(names))
+
+    def waives_resend(self, kind):
+        """Asked of the parent, which alone hears every worker's failures."""
+        self._say(resend=self.example, kind=list(kind))
+        answer = self.answers.get()
+        return bool(isinstance(answer, dict) and answer.get("waived"))
+
     def classified(self, names):
         """The parent reads root causes from the records themselves."""
 
@@ -200,6 +209,11 @@ class SharedBudget(RestartBudget):
     def warn(self, text):
         """Said for the run by the parent: a worker's stderr is its own file."""
         self._say(warning=text)
+
+
+#: The questions a worker asks about a failure of an example (with its kind): shrink it, search it among every
+#: explanation, report it without sending it again.
+QUESTIONS = ("shrink", "search", "resend")
 
 
 class BudgetKeeper:
@@ -214,8 +228,12 @@ class BudgetKeeper:
         self.deaths = Counter()
         #: failures, example index -> their kinds, as the workers asked whether to shrink them
         self.failures: dict[int, list[tuple]] = {}
-        #: the root causes of shrunk failures (name, then the others that fit), (index, kind) -> names, from records
+        #: the root causes of shrunk failures (name, then the others that fit), (index, kind) -> names, from records,
+        #: and of failures searched among every explanation, as the workers tell them
         self.causes: dict[tuple[int, tuple], tuple] = {}
+        #: failures not shrunk searched among every explanation, example index -> their kinds, as the workers asked
+        self.searched: dict[int, list[tuple]] = {}
+        #: (the worker, the example, the kind of failure or None, the question: QUESTIONS)
         self.questions = []
 
     def heard(self, run, message):
@@ -224,29 +242,46 @@ class BudgetKeeper:
         elif isinstance(message.get("done"), int):
             run.next_example = run.share.next_owned(message["done"] + 1)
         elif isinstance(message.get("ask"), int):
-            self.questions.append((run, message["ask"], None))
-        elif isinstance(message.get("shrink"), int) and isinstance(message.get("kind"), list):
-            self.questions.append((run, message["shrink"], tuple(message["kind"])))
+            self.questions.append((run, message["ask"], None, "ask"))
+        elif (question := next((q for q in QUESTIONS if isinstance(message.get(q), int)), None)) is not None \
+                and isinstance(message.get("kind"), list):
+            self.questions.append((run, message[question], tuple(message["kind"]), question))
+        elif isinstance(message.get("named"), int) and isinstance(message.get("kind"), list) \
+                and isinstance(message.get("names"), list):
+            key = (message["named"], tuple(message["kind"]))  # (as `RestartBudget.searched_named` keeps them)
+            names = tuple(name for name in message["names"] if isinstance(name, str))
+            self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
         elif isinstance(message.get("warning"), str) and self.warn is not None:
             self.warn(message["warning"][:MESSAGE_LIMIT])
 
     def answer(self):
         """Answer each question whose earlier examples are all judged: may the worker restart its
-        implementation in example i (yes while the deaths up to it are within the budget), or shrink
-        failing example i (`shrink_allowed`, from every worker's failures before it)?"""
+        implementation in example i (yes while the deaths up to it are within the budget), shrink failing
+        example i (`shrink_allowed`, from every worker's failures before it), search a failure of it among every
+        explanation (`full_search_allowed`), or report one without sending it again (`resend_waived`)?"""
         for question in list(self.questions):
-            run, example, kind = question
+            run, example, kind, asked = question
             if not all(other is run or other.finished_before(example) for other in self.runs):
                 continue
-            if kind is None:
-                charged = self.spent + sum(n for index, n in self.deaths.items() if index <= example)
-                run.tell({"restart": charged <= self.max_restarts})
-            else:
-                allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
-                hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
-                run.tell({"shrink": allowed, "hints": hints})
-                self.failures.setdefault(example, []).append(kind)
+            run.tell(self._answer(example, kind, asked))
             self.questions.remove(question)
+
+    def _answer(self, example, kind, asked):
+        """The answer to one question (`answer`), charged as one process charges it (`RestartBudget`)."""
+        if asked == "ask":
+            charged = self.spent + sum(n for index, n in self.deaths.items() if index <= example)
+            return {"restart": charged <= self.max_restarts}
+        if asked == "search":
+            allowed = full_search_allowed(example, kind, self.searched, self.shrink_first)
+            if allowed:
+                self.searched.setdefault(example, []).append(kind)
+            return {"search": allowed}
+        if asked == "resend":
+            return {"waived": resend_waived(example, kind, self.failures, self.shrink_first)}
+        allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
+        hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
+        self.failures.setdefault(example, []).append(kind)
+        return {"shrink": allowed, "hints": hints}
 
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""

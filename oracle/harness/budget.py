@@ -1,0 +1,96 @@
+"""What a block of examples affords its failures: which are shrunk, which are searched among every explanation,
+and which are sent once more to be confirmed.
+
+Every decision here depends only on the examples: on the failures judged before an example within its block of
+SHRINK_BLOCK consecutive indices, in example order, never on the clock or on how the run is split. One process
+keeps that bookkeeping itself (`oracle.harness.transport.RestartBudget`); `check --jobs` workers ask the parent,
+which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`), and a shard holds whole blocks
+(`oracle.harness.shards`): the three write the same records.
+
+- **Shrinking** (`shrink_allowed`): the first `--shrink-first` failures of each kind in a block are shrunk (tens of
+  requests each); the root causes of those are what the kind's later failures are tested against first
+  (`shrink_hints`).
+- **The search among every explanation** (`full_search_allowed`): a later failure that none of those root causes
+  explains is searched among every explanation (up to `classify.ATTRIBUTION_BUDGET` candidates times tokens, some
+  ten seconds on a large input) for the first `--shrink-first` such failures of its kind in its block, and the
+  names that search finds join the hints of the kind's later failures; after that, among the implementation's
+  documented classes only, and named by what is known of the difference (`other-combination`, ...), its record
+  saying so. A bug whose shrunk failure was named by a coincidence, or one that takes two names, then costs a
+  bounded number of full searches per block, not one per failing record.
+- **Sending a failure once more** (`resend_waived`): a failure's request is sent again before it is reported, so that
+  an implementation answering one request two ways is named `nondeterministic` (`oracle.diagnose.repeat`). The first
+  `--shrink-first` failures of each kind in a block are; after those were answered alike, a later failure of the
+  same kind in the block is not (its record says so): where nearly every example fails, sending each once more
+  doubled the requests. Where an example of the block was answered two ways, every later failure is sent again.
+"""
+
+from __future__ import annotations
+
+from oracle.diagnose.repeat import NONDETERMINISTIC
+
+#: Examples are grouped in blocks of this many consecutive indices for the shrink allowance: which
+#: examples are shrunk depends only on the failures within an example's own block, so a run split
+#: into workers (`--jobs`) or into whole blocks shrinks exactly what one process shrinks.
+SHRINK_BLOCK = 50
+#: Failing examples shrunk per kind of failure (outcome, layer, order) in each block, by default.
+DEFAULT_SHRINK_FIRST = 1
+
+
+def failure_kind(record_kind: str, outcome: str, layer: str | None, order: int | None) -> tuple:
+    """The kind of failure the shrink allowance counts: a random example's (outcome, layer, order); a series
+    step's or a stateful plan's with its record kind first, so they are counted apart."""
+    return (outcome, layer, order) if record_kind == "example" else (record_kind, outcome, layer, order)
+
+
+def _same_kind_before(index: int, kind: tuple, earlier: dict[int, list[tuple]]) -> list[int]:
+    block = index // SHRINK_BLOCK
+    return sorted(other for other, kinds in earlier.items()
+                  if other < index and other // SHRINK_BLOCK == block for k in kinds if k == kind)
+
+
+#: The kind a record answered two ways is charged as (`nondeterministic_before`): not a failure to shrink.
+NONDETERMINISTIC_KIND = (NONDETERMINISTIC,)
+
+
+def nondeterministic_before(index: int, earlier: dict[int, list[tuple]]) -> bool:
+    """Whether an example before `index` in its block had a record answered two ways (NONDETERMINISTIC_KIND among
+    its kinds in `earlier`): in example order and within the block, as the shrink allowance is, so that workers and
+    shards decide alike."""
+    block = index // SHRINK_BLOCK
+    return any(other < index and other // SHRINK_BLOCK == block and NONDETERMINISTIC_KIND in kinds
+               for other, kinds in earlier.items())
+
+
+def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
+    """May a failure of example `index` (or of an input it brings along) of `kind` be shrunk? Yes for the first
+    `first` examples failing in that kind within its block (`earlier`: example index -> the kinds of its
+    failures judged so far), unless an earlier example of the block was answered two ways (`nondeterministic_before`:
+    no shrinking can be trusted on that implementation). Shrinking costs tens of requests per example; the later
+    failures of a kind are classified as they are, the root causes of the shrunk ones tried first (`shrink_hints`)."""
+    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) < first
+
+
+def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
+                 causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+    """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
+    explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
+    failure not shrunk is tested against first. NONDETERMINISTIC first when an earlier example of the block was
+    answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not searched for."""
+    names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
+    seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
+    return tuple(dict.fromkeys(seen + names))
+
+
+def full_search_allowed(index: int, kind: tuple, searched: dict[int, list[tuple]], first: int) -> bool:
+    """May a failure of example `index` of `kind`, which none of its kind's shrunk failures' root causes explains,
+    be searched among every explanation? Yes for the first `first` of its kind within its block (`searched`: example
+    index -> the kinds of its failures searched so; at least one a block), in example order."""
+    return len(_same_kind_before(index, kind, searched)) < max(first, 1)
+
+
+def resend_waived(index: int, kind: tuple, earlier: dict[int, list[tuple]], first: int) -> bool:
+    """Is a failure of example `index` of `kind` reported without its request sent once more? Yes once the first
+    `first` failures of its kind in its block (at least one) were answered alike when sent again (`earlier`, as
+    `shrink_allowed` reads it: a failure answered two ways is charged as NONDETERMINISTIC_KIND, not as its kind),
+    unless an example before it in the block was answered two ways (`nondeterministic_before`)."""
+    return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) >= max(first, 1)
