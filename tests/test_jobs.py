@@ -1,6 +1,6 @@
 """`check --jobs N`: the search in N worker processes gives the stream one process gives, and stops whole.
 
-Holds: oracle.harness.worker, oracle.harness.worker_process, oracle.adapters.lifetimes
+Holds: oracle.harness.worker, oracle.harness.worker_process, oracle.adapters.lifetimes, oracle.harness.channel
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The process driver: handshake, requests with a timeout, restarts, stderr capture, protocol errors.
 
-Holds: oracle.harness.transport, oracle.harness.inprocess
+Holds: oracle.harness.transport, oracle.harness.inprocess, oracle.harness.replies, oracle.harness.stages
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 Expected values here are derived by hand from the definitions (each test says how), never read
 off the oracle.
 
-Holds: oracle.harness.coverage, oracle.harness.relations, oracle.harness.shrink, oracle.diagnose.attribute
+Holds: oracle.harness.coverage, oracle.harness.relations, oracle.harness.shrink, oracle.diagnose.attribute,
+    oracle.harness.work.examples, oracle.harness.work.relations
 """
 
 from __future__ import annotations

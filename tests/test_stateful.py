@@ -3,7 +3,7 @@
 Expected values are hand-derived: the plan's arithmetic (which segments each batch and shard takes) from
 PROTOCOL.md's rules, and the scores from BLEU's definition on three one-token segments.
 
-Holds: oracle.harness.stateful
+Holds: oracle.harness.stateful, oracle.harness.work.plans
 """
 
 from __future__ import annotations
