@@ -10,7 +10,8 @@ chooses: a `metrax` module on PYTHONPATH for `drivers/venv_bleu.py`, a bleu-scor
 itself does (garbage, floods, twice, stale seqs) is a fake driver script.
 
 Holds: oracle.adapters.driven, oracle.adapters.venv_adapters, oracle.adapters.npm_adapters,
-    oracle.adapters.drivers.venv_bleu, oracle.adapters.lifetimes, oracle.harness.transport
+    oracle.adapters.drivers.venv_bleu, oracle.adapters.lifetimes, oracle.harness.transport,
+    oracle.adapters.drivers.libraries.metrax
 """
 
 from __future__ import annotations
@@ -458,7 +459,7 @@ def test_a_preloaded_library_loads_once_from_the_start_and_the_handshake_waits_f
         loads.append(settings)
         return lambda command: 0.25
 
-    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", slow_library)
+    monkeypatch.setattr(venv_bleu, "library", {"ragas": slow_library}.__getitem__)
     handshake = json.loads(MetraxImplementation.handshake_json())
     driver = venv_bleu.Driver("ragas", handshake, {"smoothing": {}})
     driver.preload()
@@ -477,7 +478,7 @@ def test_a_preloaded_library_that_fails_to_load_answers_error_to_the_first_score
     def broken_library(settings):
         raise ImportError("No module named 'langchain_community.chat_models.vertexai'")
 
-    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", broken_library)
+    monkeypatch.setattr(venv_bleu, "library", {"ragas": broken_library}.__getitem__)
     handshake = json.loads(MetraxImplementation.handshake_json())
     driver = venv_bleu.Driver("ragas", handshake)
     driver.preload()
