@@ -1,7 +1,6 @@
-"""The BLEU of the libraries that run in a virtual environment of their own (keras-hub, metrax, opik,
-azure-ai-evaluation, compare-mt, mmeval, ragas, lm-eval, deepeval, the TensorFlow family, sacrebleu-mojo), and
-every release of nltk, sacrebleu and torchmetrics that `bleu-oracle history` installs, as protocol-v1
-implementation processes (PROTOCOL.md), by themselves.
+"""The BLEU of the libraries that run in a virtual environment of their own (the registry's `venv` entries), and
+every release of the Python libraries that `bleu-oracle history` installs, as protocol-v1 implementation
+processes (PROTOCOL.md), by themselves.
 
 Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
