@@ -13,7 +13,8 @@ preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from t
 call belongs to its driver (a venv library's is the module `drivers/libraries/<driver_library>.py`, found by
 that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
 `bleu-oracle history`'s release specs (`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from
-the adapters' capabilities, which import this module's readers. docs/extending.md says what to write where, and the test that goes with it.
+the adapters' capabilities, which import this module's readers. docs/extending.md says what to write where,
+and the test that goes with it.
 """
 
 from __future__ import annotations
