@@ -10,7 +10,8 @@ chooses: a `metrax` module on PYTHONPATH for `drivers/venv_bleu.py`, a bleu-scor
 itself does (garbage, floods, twice, stale seqs) is a fake driver script.
 
 Holds: oracle.adapters.driven, oracle.adapters.venv_adapters, oracle.adapters.npm_adapters,
-    oracle.adapters.drivers.venv_bleu, oracle.adapters.lifetimes, oracle.harness.transport
+    oracle.adapters.drivers.venv_bleu, oracle.adapters.lifetimes, oracle.harness.transport,
+    oracle.adapters.drivers.libraries.metrax
 """
 
 from __future__ import annotations
@@ -458,7 +459,7 @@ def test_a_preloaded_library_loads_once_from_the_start_and_the_handshake_waits_f
         loads.append(settings)
         return lambda command: 0.25
 
-    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", slow_library)
+    monkeypatch.setattr(venv_bleu, "library", {"ragas": slow_library}.__getitem__)
     handshake = json.loads(MetraxImplementation.handshake_json())
     driver = venv_bleu.Driver("ragas", handshake, {"smoothing": {}})
     driver.preload()
@@ -477,7 +478,7 @@ def test_a_preloaded_library_that_fails_to_load_answers_error_to_the_first_score
     def broken_library(settings):
         raise ImportError("No module named 'langchain_community.chat_models.vertexai'")
 
-    monkeypatch.setitem(venv_bleu.LIBRARIES, "ragas", broken_library)
+    monkeypatch.setattr(venv_bleu, "library", {"ragas": broken_library}.__getitem__)
     handshake = json.loads(MetraxImplementation.handshake_json())
     driver = venv_bleu.Driver("ragas", handshake)
     driver.preload()
@@ -486,3 +487,67 @@ def test_a_preloaded_library_that_fails_to_load_answers_error_to_the_first_score
                "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]}]}
     reply = driver.answer(json.dumps(command))[0]
     assert reply["seq"] == 2 and "vertexai" in reply["error"]
+
+
+# -- the venv driver's libraries: one module each, found by name ------------------------------------------------------
+
+#: A library module of the driver's form (drivers/libraries/__init__.py): a `scorer(settings)` whose score is the
+#: number of segments over 4, so that what it answers is known without any BLEU.
+TOY_LIBRARY = '''
+from . import text_segments
+
+
+def scorer(settings):
+    def score(command):
+        return len(text_segments(command)) / 4
+
+    return score
+'''
+
+
+def test_a_new_library_is_one_module_of_drivers_libraries_and_nothing_in_the_driver(tmp_path: Path) -> None:
+    """docs/extending.md: a venv library's call is a module of drivers/libraries/ named after its registry entry's
+    `driver_library` (`-` as `_`); the driver finds it by that name, its own file untouched. A copy of the driver's
+    directory with one module added, `toy_counter.py`, serves `toy-counter`."""
+    drivers = tmp_path / "drivers"
+    shutil.copytree(Path(driver_script("venv_bleu.py")).parent, drivers,
+                    ignore=shutil.ignore_patterns("__pycache__", "*.js"))
+    (drivers / "libraries" / "toy_counter.py").write_text(TOY_LIBRARY, encoding="utf-8")
+    handshake = MetraxImplementation.handshake_json()
+    commands = [{"cmd": "start", "protocol": 1},
+                {"cmd": "score", "seq": 1, "level": "corpus", "weights": [0.5, 0.5], "smoothing": {"method": "none"},
+                 "lowercase": False, "segments": [{"hypothesis": ["a"], "references": [["a"]]},
+                                                  {"hypothesis": ["b"], "references": [["c"]]}]},
+                {"cmd": "stop"}]
+    run = subprocess.run([sys.executable, str(drivers / "venv_bleu.py"), "toy-counter", handshake],
+                         input="".join(json.dumps(command) + "\n" for command in commands), capture_output=True,
+                         text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    assert [json.loads(line) for line in run.stdout.splitlines()] == [json.loads(handshake), {"seq": 1, "score": 0.5}]
+    # (2 segments / 4 = 0.5); a name with no module is a usage error naming those there are, the new one among them
+    unknown = subprocess.run([sys.executable, str(drivers / "venv_bleu.py"), "toy_counter", handshake],
+                             capture_output=True, text=True, timeout=60, check=False)
+    assert unknown.returncode == 2 and unknown.stdout == ""
+    assert unknown.stderr.startswith("usage: venv_bleu.py ") and "toy-counter" in unknown.stderr.split()[2].split("|")
+
+
+def test_the_venv_driver_and_its_library_modules_import_only_the_standard_library_at_load() -> None:
+    """They run in the library's environment, where bleu-oracle is not installed, and under history's old Pythons:
+    the driver imports the standard library only; a library module imports the standard library and its siblings
+    (`from . import ...`) at load, its library only inside `scorer`, when it is asked for."""
+    import ast
+
+    directory = Path(driver_script("venv_bleu.py")).parent
+    outside = []
+    for path in [directory / "venv_bleu.py", *sorted((directory / "libraries").glob("*.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        nodes = ast.walk(tree) if path.name == "venv_bleu.py" else iter(tree.body)
+        for node in nodes:
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            outside += [f"{path.name}: {name}" for name in names if name.split(".")[0] not in sys.stdlib_module_names]
+    assert outside == []

@@ -4,7 +4,9 @@ bisected (first and last version showing a behaviour, where the answer changed) 
 registry (an `install` that writes a fake nltk into the environment) stands in for pip in the fast tests; the
 slow test installs real nltk releases under Python 3.6 and finds nltk PR #1844's change between 3.2.5 and 3.3.
 
-Holds: oracle.adapters.history, oracle.commands.history, oracle.reports.history, oracle.models.history
+Holds: oracle.adapters.history, oracle.commands.history, oracle.reports.history,
+    oracle.models.history, oracle.adapters.drivers.libraries.nltk, oracle.adapters.drivers.libraries.sacrebleu,
+    oracle.adapters.drivers.libraries.torchmetrics
 """
 
 from __future__ import annotations

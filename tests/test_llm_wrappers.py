@@ -5,7 +5,9 @@ spaces; azure's one response against one ground_truth), the library's documented
 segment without a reference refused, and an attempt to download NLTK data at run time answered as an error that says
 what to do, never a fetch. The real libraries' values are in tests/test_more_implementations.py (heavy).
 
-Holds: oracle.adapters.drivers.venv_bleu, oracle.adapters.venv_adapters
+Holds: oracle.adapters.drivers.venv_bleu, oracle.adapters.venv_adapters,
+    oracle.adapters.drivers.libraries.opik_sentence, oracle.adapters.drivers.libraries.opik_corpus,
+    oracle.adapters.drivers.libraries._opik, oracle.adapters.drivers.libraries.azure_ai_evaluation
 """
 
 from __future__ import annotations

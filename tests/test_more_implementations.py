@@ -9,7 +9,8 @@ each, once per checkout), as `check --impl NAME` does. Each skips, with the reas
 be done (no package registry) or node is missing.
 
 Holds: oracle.adapters.npm_adapters, oracle.adapters.torchtext_adapter, oracle.adapters.venv_adapters,
-    oracle.adapters.drivers.venv_bleu, oracle.adapters.drivers.seed_nltk_data
+    oracle.adapters.drivers.venv_bleu, oracle.adapters.drivers.seed_nltk_data,
+    oracle.adapters.drivers.libraries.keras_hub, oracle.adapters.drivers.libraries.sacrebleu_mojo
 """
 
 from __future__ import annotations

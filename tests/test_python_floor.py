@@ -5,9 +5,9 @@ oracle/harness/session.py `datetime.UTC`: both 3.11), and the floor is one numbe
 
 Standard library only: `ast.parse(..., feature_version=)` holds the syntax (an `except*`, a `type X = ...`), and a
 table of names the standard library gained in 3.11 and later (NEWER, from each name's "Added in version" in the Python
-documentation) holds the library. The one exception is `oracle/adapters/drivers/venv_bleu.py`, which
-`bleu-oracle history` runs under old interpreters (nltk before 3.4 under 3.6): it is held to the floor its own
-docstring states, never to the package's.
+documentation) holds the library. The one exception is the venv driver, `oracle/adapters/drivers/venv_bleu.py`
+with its library modules (`drivers/libraries/`), which `bleu-oracle history` runs under old interpreters (nltk
+before 3.4 under 3.6): they are held to the floor the driver's docstring states, never to the package's.
 """
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ORACLE = ROOT / "oracle"
 #: The floor: the oldest Python bleu-oracle runs on
 FLOOR = (3, 11)
-#: A driver run under interpreters of its own (`bleu-oracle history`), held to the floor its docstring states
+#: A driver run under interpreters of its own (`bleu-oracle history`), held to the floor its docstring states, and
+#: the library modules it loads there
 OLD_DRIVER = ORACLE / "adapters" / "drivers" / "venv_bleu.py"
+OLD_DRIVER_MODULES = [OLD_DRIVER, *sorted((OLD_DRIVER.parent / "libraries").glob("*.py"))]
 
 #: Modules of the standard library added in 3.11 or later (docs.python.org: "Added in version" / What's New)
 NEWER_MODULES = {"tomllib": (3, 11), "wsgiref.types": (3, 11)}
@@ -113,7 +115,7 @@ def test_the_check_sees_what_needs_a_newer_python():
 def test_every_module_of_oracle_runs_on_the_declared_floor():
     floor = declared_floor()
     problems = [f"{path.relative_to(ROOT)}: {problem}"
-                for path in sorted(ORACLE.rglob("*.py")) if path != OLD_DRIVER
+                for path in sorted(ORACLE.rglob("*.py")) if path not in OLD_DRIVER_MODULES
                 for problem in newer_than(path.read_text(encoding="utf-8"), floor)]
     assert not problems, (f"pyproject.toml says requires-python >={floor[0]}.{floor[1]}, but these need a newer "
                           "Python (raise the floor everywhere it is stated, or do without them):\n"
@@ -139,8 +141,18 @@ def test_the_history_driver_runs_on_the_python_its_docstring_states():
     stated = re.search(r"runs under every Python from (\d+)\.(\d+) on", ast.get_docstring(ast.parse(source)) or "")
     assert stated, f"{OLD_DRIVER.name}'s docstring no longer says which Python it runs on"
     floor = (int(stated[1]), int(stated[2]))
+    assert len(OLD_DRIVER_MODULES) > 2, "the driver's library modules are not where this test looks"
     try:
-        problems = newer_than(source, floor)
+        problems = [f"{path.relative_to(ROOT)}: {problem}" for path in OLD_DRIVER_MODULES
+                    for problem in newer_than(path.read_text(encoding="utf-8"), floor)]
     except ValueError as error:  # a newer Python's ast.parse may no longer check syntax that old
         pytest.skip(f"this Python's ast.parse cannot check {floor[0]}.{floor[1]} syntax: {error}")
     assert problems == []
+
+
+def test_the_history_driver_modules_import_no_annotations_future():
+    """`from __future__ import annotations` needs 3.7: a driver module holding it fails to import under 3.6 (a
+    SyntaxError the ast check above, parsing as 3.6, does not see: ast accepts any `__future__` name)."""
+    found = [str(path.relative_to(ROOT)) for path in OLD_DRIVER_MODULES
+             if "from __future__ import annotations" in path.read_text(encoding="utf-8")]
+    assert found == []

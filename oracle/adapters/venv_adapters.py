@@ -1,6 +1,6 @@
 """Libraries that run in a virtual environment of their own (each pinned in its `oracle.adapters.registry`
-entry), declared here and scored by `drivers/venv_bleu.py` in that environment, which speaks protocol v1
-itself (`oracle.adapters.driven`).
+entry), declared here and scored in that environment by `drivers/venv_bleu.py`, which speaks protocol v1
+itself (`oracle.adapters.driven`), with the library's module of `drivers/libraries/` (its call).
 
 - **keras-hub** 0.32.0, `keras_hub.metrics.Bleu` (TensorFlow 2.21 CPU, keras 3.15): corpus BLEU
   with uniform weights 1/max_order, `smooth` adding 1 to every order's matches and totals (its
@@ -70,7 +70,7 @@ from .sacrebleu_adapter import SMOOTHING as SACREBLEU_SMOOTHING
 
 
 class _VenvImplementation(DriverImplementation):
-    #: what the driver is told of the library's smoothing (drivers/venv_bleu.py `library_arguments`), if anything
+    #: what the driver is told of the library's smoothing (drivers/libraries `library_arguments`), if anything
     smoothing: SmoothingTable | None = None
 
     @classmethod
