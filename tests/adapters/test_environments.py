@@ -34,7 +34,7 @@ import pytest
 from oracle.adapters import environments
 from oracle.adapters.base import AdapterUnavailable
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from fakes.processes import gone_within, wait_for, with_marker  # noqa: E402
 
 FAKE_NPM = """#!{python}

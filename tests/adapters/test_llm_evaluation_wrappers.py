@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 from fakes.harness import check_against_baseline
-from test_more_implementations import _request, prepared
+from test_npm_and_venv_implementations import _request, prepared
 
 from oracle.models.protocol import ScoreRequest
 

@@ -1,9 +1,10 @@
 """The venv driver's opik and azure-ai-evaluation paths, fast: the real driver (drivers/venv_bleu.py) with a fake
-library on PYTHONPATH in place of the real one, as tests/test_drivers.py does for metrax. What is held: the calls the
-driver makes (opik's metric untracked, its smoothing method named from the adapter's table, the strings joined by
-spaces; azure's one response against one ground_truth), the library's documented refusals answered `rejected`, a
+library on PYTHONPATH in place of the real one, as tests/adapters/test_drivers.py does for metrax. What is held: the
+calls the driver makes (opik's metric untracked, its smoothing method named from the adapter's table, the strings joined
+by spaces; azure's one response against one ground_truth), the library's documented refusals answered `rejected`, a
 segment without a reference refused, and an attempt to download NLTK data at run time answered as an error that says
-what to do, never a fetch. The real libraries' values are in tests/test_more_implementations.py (heavy).
+what to do, never a fetch. The real libraries' values are in tests/adapters/test_npm_and_venv_implementations.py
+(heavy).
 
 Holds: oracle.adapters.drivers.venv_bleu, oracle.adapters.venv_adapters
 """

@@ -83,7 +83,7 @@ def test_mteval_joins_a_hyphen_before_the_line_break_that_ends_a_segment(tmp_pat
     """13a's s/-\\n//g joins a hyphen before a line break wherever it is, the segment's end included: "well-\\nknown
     re-\\n" against "well-\\nknown re-" is wellknown re against wellknown re-, 1 of 2 unigrams and c = r = 2, so
     the individual 1-gram BLEU is 0.5, the oracle's BLEU-1 (sacrebleu, stripping the line first, answers 1:
-    tests/test_classify.py::test_a_line_stripped_before_13a_is_named_by_it)."""
+    tests/diagnose/test_classify.py::test_a_line_stripped_before_13a_is_named_by_it)."""
     from oracle.diagnose.expect import oracle_expected
 
     out = _mteval_xml(tmp_path, "well-\nknown re-\n", "well-\nknown re-")

@@ -22,7 +22,7 @@ from oracle.cli import main
 from oracle.commands import install
 from oracle.diagnose import discrepancies
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: What each kind is prepared with (None: nothing outside this environment).
 PREPARED_AS = {"in-process": type(None), "command": type(None), "script": ScriptSpec, "sdist": SdistSpec,
                "venv": VenvSpec, "npm": NpmPin}

@@ -36,7 +36,7 @@ from oracle.models.protocol import (
     encode,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: a safety net so a hung server fails the test instead of hanging it (not a timing assertion)
 REPLY_TIMEOUT = 60
 

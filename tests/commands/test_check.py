@@ -28,7 +28,7 @@ from oracle.models.case import Case
 from oracle.models.outcomes import Expected, Outcome
 from oracle.models.protocol import Capabilities, ConventionSwitches, ScoreReply, ScoreRequest, Segment, Statistics
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 CASES = """\
 document: "tiny test document"

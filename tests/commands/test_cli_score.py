@@ -14,7 +14,7 @@ import pytest
 
 from oracle.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # MATLAB bleuEvaluationScore, "Evaluate Summary": the summary and its two references.
 CANDIDATE = "The fast brown fox jumped over the lazy dog ."

@@ -26,7 +26,7 @@ from oracle.models.protocol import Capabilities
 from oracle.reports.export import FIXED_NOTES, RENAMED_FLAGS
 from oracle.suite.cases import load_cases
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _shipped(name):
@@ -216,7 +216,8 @@ def test_a_convention_split_lists_each_answer_with_its_conventions(exported):
     assert v["expected"]["score"] == pytest.approx(math.exp(-1 / 12), rel=1e-12)
     for v in suite["vectors"]:
         if v["result"] == "acceptable":
-            # the conventions split, or the documents leave the input undefined (tests/test_undefined_inputs.py)
+            # the conventions split, or the documents leave the input undefined
+            # (tests/diagnose/test_undefined_inputs.py)
             assert any(f.startswith("convention-split:") or f == "undefined-input" for f in v["flags"]), v["id"]
             assert any("papineni" in a["profiles"] for a in v["answers"]), v["id"]
         else:

@@ -60,7 +60,7 @@ def classes(report):
 @pytest.mark.parametrize("mutant, name", [
     # ties go to the longer reference; its run is the module's (`ties_longer_fuzz`: in the module's xdist_group)
     pytest.param("mutant_ties_longer", "reference_length=closest-longer",
-                 marks=pytest.mark.xdist_group("tests/test_fuzz.py")),
+                 marks=pytest.mark.xdist_group("tests/commands/test_fuzz.py")),
     ("mutant_mean_sentence", "mean-of-sentence-scores"),  # corpus score = mean of sentence scores
     ("mutant_normalise_weights", "weights=normalise"),  # divides the weights by their sum
 ])
@@ -136,7 +136,7 @@ def test_the_documented_nltk_example_is_classified_as_the_floor():
     request = request_from_json(entry["example"]["request"])
     explanation = classify(request, entry["example"]["implementation"]["score"], "nltk")
     assert explanation.name == "segment_totals_floor=1"
-    # hand derivation (tests/test_differential.py): (4/5 * 3/4) ** (1/4)
+    # hand derivation (tests/diagnose/test_differential.py): (4/5 * 3/4) ** (1/4)
     assert explained_value(request, "nltk", explanation.change) == pytest.approx((3 / 5) ** 0.25, rel=1e-12)
 
 

@@ -24,7 +24,7 @@ from oracle.commands import history as command
 from oracle.models.history import VersionRun
 from oracle.reports import history as pages
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NLTK_CASES = ROOT / "cases" / "nltk-tests.yaml"
 
 #: A fake nltk whose every release but one scores 1 everywhere; "3.3" divides by zero on every request.

@@ -26,7 +26,7 @@ from oracle.reports.site.data import DATA_DIR, DATA_FILES, read_data
 from oracle.reports.site.pages import PAGES
 from oracle.suite.edge_cases import EDGE_CASES
 
-REAL_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "wmt17-en-de"
+REAL_DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "wmt17-en-de"
 TOLERANCE = 1e-15
 
 

@@ -674,7 +674,7 @@ HYPHEN_AT_THE_END = ("well-\nknown re-\n", ["well-\nknown re-"])
 def test_a_line_stripped_before_13a_is_named_by_it():
     """sacrebleu tokenizes sent.rstrip(): the hypothesis's final line break is gone before 13a's rule joining `-\n`
     can read it. mteval-v13a.pl (run 2026-11-28 through its XML reader, which keeps a segment's text as written;
-    tests/test_reference_scripts.py runs it again where it is installed) joins both line breaks: wellknown re
+    tests/adapters/test_reference_scripts.py runs it again where it is installed) joins both line breaks: wellknown re
     against wellknown re-, 1 of 2 unigrams, c = r = 2: BLEU-1 0.5, the oracle's value. sacrebleu 2.6.0 answers
     100.0 with counts [2], totals [2] (wellknown re- against wellknown re-). The rule left out on the hypotheses
     gives well- known re- instead, 1 of 3 unigrams: not it."""

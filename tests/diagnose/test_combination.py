@@ -158,8 +158,8 @@ def test_a_wrong_zero_names_no_variant_but_keeps_it_among_the_fits():
 @given(requests(methods=tuple(SMOOTHING_METHODS)))
 def test_no_variant_fits_the_oracles_own_answer(r):
     """On any request, each variant of the score and smoothing stages (`COMBINATION_COMPUTATIONS`, the smoothing
-    stage's from tests/test_smoothing_variants.py's subject) is silent or gives a value other than the oracle's own
-    (it is a no-op there, so it must not fit a right answer)."""
+    stage's from tests/diagnose/test_smoothing_variants.py's subject) is silent or gives a value other than the oracle's
+    own (it is a no-op there, so it must not fit a right answer)."""
     for profile in ("papineni", "sacrebleu"):
         ctx = context_for(r, profile, None)
         result = result_under(ctx)

@@ -115,7 +115,7 @@ def test_a_length_from_one_segment_is_silent_where_it_is_the_corpus_length():
     assert dict(SMOOTHING_VARIANTS)["chen-cherry-4-last-hypothesis"](ctx, result_under(ctx)) is None
 
 
-# (that no variant fits the oracle's own answer is held for both stages at once: tests/test_combination.py
+# (that no variant fits the oracle's own answer is held for both stages at once: tests/diagnose/test_combination.py
 # test_no_variant_fits_the_oracles_own_answer, over COMBINATION_COMPUTATIONS)
 
 

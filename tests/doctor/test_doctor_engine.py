@@ -25,7 +25,7 @@ from oracle.formulas.conventions import Options, Smoothing
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import tokenize
 
-WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
+WMT17 = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt17-en-de"
 
 #: Lines where the streams differ: a byte-order mark, non-ASCII capitals (folding rules), a no-break space and
 #: U+001C (split rules), punctuation (tokenizers), references of different lengths (reference-length rules),

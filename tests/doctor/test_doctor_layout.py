@@ -15,7 +15,7 @@ import pytest
 
 from oracle.doctor import diagnose_files
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt17-en-de"
 SEGMENTS = 200
 
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"the WMT17 files are not available ({DATA} is absent)")

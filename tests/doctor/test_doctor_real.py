@@ -26,9 +26,9 @@ from jsonschema import Draft202012Validator
 from oracle.cli import main
 from oracle.doctor import model
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT.parent / "shared" / "data" / "wmt17-en-de"
-FIXTURE = json.loads((Path(__file__).parent / "doctor_data" / "wmt17.json").read_text(encoding="utf-8"))
+FIXTURE = json.loads((Path(__file__).parents[1] / "doctor_data" / "wmt17.json").read_text(encoding="utf-8"))
 SYSTEMS = sorted({entry["system"] for entry in FIXTURE["numbers"]}, key=lambda s: ("online-B" not in s, s))
 #: float noise allowed when adding up the waterfall's steps (0-100 scale)
 ADDS_UP = 1e-9

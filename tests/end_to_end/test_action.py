@@ -11,7 +11,7 @@ from pathlib import Path
 import yaml
 from fakes.harness import fake
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def check_step():

@@ -19,7 +19,7 @@ from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.diagnose.judge import Contract
 from oracle.models.protocol import Handshake, ScoreReply, ScoreRequest, decode
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BLEU_JS = ROOT / "examples" / "node-bleu" / "bleu.js"
 NODE = shutil.which("node")
 REPLY_TIMEOUT = 60  # a safety net against a hung process, not a timing assertion

@@ -1,9 +1,9 @@
 """The held-out real-bug collection of issue 36: tests/fakes/realbleu_heldout.py, its table, and its clean twin.
 
 `benchmarks/attribution.py --real --collection heldout` measures which root cause `check` names for each held-out
-bug (benchmarks/README.md, "Held-out real bugs"); as for the first collection (tests/test_real_bugs.py), nothing
-here asserts a cause name: the table's `fits` are the yardstick of that measurement. What is held here: the table
-is complete, its threads are new (cited by no fake and nowhere in oracle/ or docs/: what "held out" means), each
+bug (benchmarks/README.md, "Held-out real bugs"); as for the first collection (tests/end_to_end/test_real_bugs.py),
+nothing here asserts a cause name: the table's `fits` are the yardstick of that measurement. What is held here: the
+table is complete, its threads are new (cited by no fake and nowhere in oracle/ or docs/: what "held out" means), each
 switch changes some answer against the clean twin, and the clean twin is right on hand-derived examples and
 conforms under `check`.
 """
@@ -21,7 +21,7 @@ from fakes.realbleu import REAL_BUGS
 from fakes.realbleu_heldout import HELDOUT_BUGS, KINDS, HeldoutWrapper
 from fakes.realbleu_heldout import answer as heldout_answer
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
 THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 

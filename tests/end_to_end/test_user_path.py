@@ -3,7 +3,7 @@ process, read by what it prints and exits with): check an implementation with on
 review the reasons, gate green, fix the bug, be told the implementation improved and which command prunes the
 baseline, run that command, gate green again; explain two numbers printed by two real tools with `doctor`, and
 gate CI on the layout of one's files; read the report site's first screen in a browser.
-The vectors' path (export, then a node consumer) is held by tests/test_packs.py, which builds the npm pack.
+The vectors' path (export, then a node consumer) is held by tests/end_to_end/test_packs.py, which builds the npm pack.
 
 Expected values come from the real tools (sacrebleu and nltk, installed in this environment), never from the
 oracle; the implementation is tests/fakes' planted-bug library under a name of the user's.
@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAKES = ROOT / "tests" / "fakes"
 NAME = "mybleu"
 #: A guard against a hung step, not a timing assertion.

@@ -33,7 +33,7 @@ from oracle.harness.transport import HandshakeError, ImplementationProcess, repl
 from oracle.models.protocol import ProtocolError, ScoreRequest, json_schemas
 from oracle.suite.cases import load_case_file
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: a safety net: a run that hangs (as one did on a declared max_order of 10**12) fails instead of hanging
 #: the test suite. Not a timing assertion: the run ends within a second when it ends at all.
 HANG_GUARD = 120

@@ -21,7 +21,7 @@ from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS, UNICODE_VERSION, fold_case, tokenize
 
-WMT17 = Path(__file__).resolve().parents[2] / "shared" / "data" / "wmt17-en-de"
+WMT17 = Path(__file__).resolve().parents[3] / "shared" / "data" / "wmt17-en-de"
 
 
 # -- by hand, from mteval-v13a.pl's `sub tokenization` ----------------------------------------------

@@ -1,6 +1,6 @@
 """What a block of examples affords its failures (`oracle.harness.budget`): each rule is a function of the failures
 judged before an example within its block, hand-derived here; the runs that show one process, `--jobs` and shards
-deciding alike are in tests/test_jobs.py, tests/test_shards.py and tests/test_confirm.py.
+deciding alike are in tests/harness/test_jobs.py, tests/harness/test_shards.py and tests/diagnose/test_confirm.py.
 
 Holds: oracle.harness.budget
 """

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "pytest"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "pytest"
 
 
 def run_pytest(directory, *more):

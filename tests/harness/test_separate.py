@@ -70,7 +70,7 @@ def test_a_planted_tie_rule_is_told_apart_on_its_shrunk_records(tmp_path):
     import sys
     from pathlib import Path
 
-    fake = Path(__file__).parent / "fakes" / "plantedbleu.py"
+    fake = Path(__file__).parents[1] / "fakes" / "plantedbleu.py"
     subprocess.run([sys.executable, "-m", "oracle", "check", "--command", f"{sys.executable} {fake} ties-first",
                     "--no-cases", "--examples", "60", "--report", str(tmp_path), "--quiet", "--allow-empty"],
                    check=False, capture_output=True)

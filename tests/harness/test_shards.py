@@ -280,7 +280,7 @@ def test_a_replay_file_is_named_in_the_merged_report():
     assert _reproduce(inline, "out/report") == inline.reproduce
 
 
-WORKFLOW = Path(__file__).resolve().parents[1] / "examples" / "ci" / "sharded-check.yml"
+WORKFLOW = Path(__file__).resolve().parents[2] / "examples" / "ci" / "sharded-check.yml"
 
 
 def _step(job, words):

@@ -1,7 +1,7 @@
 """oracle/models/errors.py: one wording for validation errors, and the line of the node each is about.
 
-The protocol's messages are checked word for word in tests/test_protocol.py and the case files' in
-tests/test_cases.py; here, the parts: a location as a field's path, the line of a YAML node (`line_at`, read
+The protocol's messages are checked word for word in tests/models/test_protocol.py and the case files' in
+tests/suite/test_cases.py; here, the parts: a location as a field's path, the line of a YAML node (`line_at`, read
 through the case-file loader), problems a validator words itself, several at once, and the two dialects
 speaking the same sentences.
 

@@ -30,7 +30,7 @@ from oracle.models.wire import ProtocolError
 from oracle.reports.site.formatting import compact_json, md, sentence_text, visible_token
 from oracle.reports.site.pages import environment, escape_html
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: Every character a test text must not carry raw: those Python does not call printable, but line feed and tab.
 ALLOWED_RAW = "\n\t"
 

@@ -428,7 +428,7 @@ def test_a_rerender_keeps_the_data_and_removes_pages_no_longer_rendered(tmp_path
 
 
 def test_a_full_disk_while_the_pages_are_rendered_leaves_the_folder_as_it_was(tmp_path):
-    data = Path(__file__).parent / "report_data" / "data"
+    data = Path(__file__).parents[1] / "report_data" / "data"
     with _mounted_tmpfs(tmp_path / "volume", "size=4m") as volume:
         out = volume / "reports"
         shutil.copytree(data, out / "data")

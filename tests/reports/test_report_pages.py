@@ -15,11 +15,11 @@ with that code and reviewed as a diff:
     bleu-oracle report --render-only --report /tmp/fxr --quiet    # then copy its pages (not data/) here
 
 So this test shows every byte a later change of the page code changes; it is no evidence that the pages are right.
-What the pages must be is held by tests that check properties: tests/test_report_site.py, tests/test_site_detail.py
-and, in a real browser, tests/test_site_browser.py. The pages also read the curated discrepancies
-(oracle/diagnose/data/discrepancies.yaml), the edge cases (oracle/suite/edge_cases.py) and the reviewed baselines
-(baselines/): a change there changes the expected pages, regenerated as above and reviewed as a diff. The trophy
-sections follow the structured upstream status (the r5-trophy change).
+What the pages must be is held by tests that check properties: tests/reports/test_report_site.py,
+tests/reports/test_site_detail.py and, in a real browser, tests/reports/test_site_browser.py. The pages also read the
+curated discrepancies (oracle/diagnose/data/discrepancies.yaml), the edge cases (oracle/suite/edge_cases.py) and the
+reviewed baselines (baselines/): a change there changes the expected pages, regenerated as above and reviewed as a diff.
+The trophy sections follow the structured upstream status (the r5-trophy change).
 
 Holds: oracle.reports.site.formatting, oracle.reports.site.pages, oracle.reports.site.view
 """
@@ -33,7 +33,7 @@ import pytest
 
 from oracle.cli import main
 
-FIXTURE = Path(__file__).resolve().parent / "report_data"
+FIXTURE = Path(__file__).resolve().parents[1] / "report_data"
 
 
 def _pages(folder: Path) -> dict[str, bytes]:
@@ -81,7 +81,7 @@ def test_a_malformed_data_file_is_one_line_naming_the_file_line_and_field(tmp_pa
 def test_the_committed_report_pages_are_what_its_data_renders(tmp_path: Path) -> None:
     """reports/ is derived from its data (data/, history/) and the page code: a change of either that is not
     followed by a re-render leaves a stale page, which this names."""
-    committed = Path(__file__).resolve().parent.parent / "reports"
+    committed = Path(__file__).resolve().parents[2] / "reports"
     out = tmp_path / "reports"
     shutil.copytree(committed, out)
     for page in [*out.glob("*.md"), *out.glob("*.html"), *out.glob("cases/*"), *out.glob("implementations/*")]:

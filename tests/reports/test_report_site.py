@@ -1,9 +1,9 @@
 """The report site's parts on their own: each row's category (`oracle.reports.site.view`), the SVG elements
 (`oracle.reports.site.svg`), the templates' environment (`oracle.reports.site.pages`: autoescape, strict
 undefined) and the data module's models (`oracle.reports.site.data`). The pages as a whole (and with them
-`oracle.reports.site.formatting`) are held byte for byte by tests/test_report_pages.py; `collect` and `build`
-(whole report runs) by tests/test_report_command.py, test_report_faults.py and test_report_jobs.py. Expected values
-are derived by hand.
+`oracle.reports.site.formatting`) are held byte for byte by tests/reports/test_report_pages.py; `collect` and `build`
+(whole report runs) by tests/commands/test_report_command.py, test_report_faults.py and test_report_jobs.py. Expected
+values are derived by hand.
 
 Holds: oracle.reports.site.view, oracle.reports.site.svg, oracle.reports.site.pages, oracle.reports.site.data
 """
@@ -29,7 +29,7 @@ from oracle.reports.site.pages import environment
 from oracle.reports.site.svg import Element
 from oracle.reports.site.view import ReportView, category
 
-FIXTURE = Path(__file__).resolve().parent / "report_data"
+FIXTURE = Path(__file__).resolve().parents[1] / "report_data"
 
 
 def _cell(outcome: str, verdict: Verdict, not_applicable: str | None = None) -> Cell:
@@ -111,7 +111,7 @@ def test_the_real_data_is_looked_for_beside_the_project_root():
     moved the module one level down, and the report silently skipped the real data."""
     from oracle.reports.site.collect import default_real_data_dir
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     assert (root / "pyproject.toml").is_file()
     assert default_real_data_dir() == root.parent / "shared" / "data" / "wmt17-en-de"
 
@@ -126,7 +126,7 @@ def test_the_pages_name_each_input_by_its_runs_causes():
     from oracle.harness.events import read_results
     from oracle.reports.site.data import run_directory
 
-    reports = Path(__file__).resolve().parent.parent / "reports"
+    reports = Path(__file__).resolve().parents[2] / "reports"
     data = read_data(reports)
     causes = {}
     for entry in data.implementations:
@@ -242,7 +242,7 @@ def _links(page: str) -> list[str]:
 def test_no_html_page_links_a_markdown_file(site):
     """The site links rendered pages only: a raw README.md or trophies.md is not a page to read (issue 37: "Markdown
     index" opened the raw README.md). The fixture's pages and the committed site alike."""
-    committed = Path(__file__).resolve().parent.parent / "reports"
+    committed = Path(__file__).resolve().parents[2] / "reports"
     pages = [*site.rglob("*.html"), *(p for p in committed.rglob("*.html") if "data" not in p.parts)]
     assert len(pages) > 60
     markdown = [(page.name, href) for page in pages for href in _links(page.read_text(encoding="utf-8"))

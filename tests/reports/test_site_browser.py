@@ -25,8 +25,8 @@ import pytest
 
 from oracle.cli import main
 
-FIXTURE = Path(__file__).resolve().parent / "report_data"
-REPORTS = Path(__file__).resolve().parent.parent / "reports"
+FIXTURE = Path(__file__).resolve().parents[1] / "report_data"
+REPORTS = Path(__file__).resolve().parents[2] / "reports"
 #: The fixture's implementations given versions as long as the real ones whose labels were clipped (issue 27:
 #: "chmetrics-sacrebleu 1.9.0", "erl sha256:af25…"), so that the plots and tables are laid out with them.
 LONG_VERSIONS = {"torchmetrics": "1.9.0; multi-bleu.perl sha256:af2580098301 (perl v5.36.0)",
@@ -160,7 +160,7 @@ def test_the_matrix_is_readable_at_1400_px(measured):
 @pytest.fixture(scope="module")
 def committed(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The committed report's index.html (every installed implementation: 35 at the time of writing; the page is
-    held equal to a re-render of reports/data by tests/test_report_pages.py), laid out at 1400 px."""
+    held equal to a re-render of reports/data by tests/reports/test_report_pages.py), laid out at 1400 px."""
     page = tmp_path_factory.mktemp("committed") / "index.html"
     page.write_text((REPORTS / "index.html").read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"),
                     encoding="utf-8")

@@ -25,7 +25,7 @@ from oracle.reports.site.detail import SiteDetail, page_name
 from oracle.reports.site.formatting import request_text, tokens_text, visible_token
 from oracle.reports.site.view import ReportView, category
 
-FIXTURE = Path(__file__).resolve().parent / "report_data"
+FIXTURE = Path(__file__).resolve().parents[1] / "report_data"
 #: Versions as long as the real ones that were clipped (issue 27).
 LONG_VERSIONS = {"torchmetrics": "1.9.0; multi-bleu.perl sha256:af2580098301 (perl v5.36.0)",
                  "fast-bleu": "0.0.90; mteval-v13a.pl sha256:bca77abb8655 (perl v5.36.0)"}

@@ -26,7 +26,7 @@ from oracle.models.jsonvalues import json_safe
 from oracle.models.results import Header, Record
 from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

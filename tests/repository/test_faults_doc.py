@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAULTS = ROOT / "docs" / "FAULTS.md"
 #: The surfaces the top level is made of (the file may add at most two more)
 SURFACES = ("Inputs", "Implementations", "Reports", "Caches", "Environments", "Signals")
@@ -204,4 +204,4 @@ def test_a_row_saying_same_names_no_test():
     assert not names_a_test("same")
     assert not names_a_test("`oracle/textio.py` (`LINE_LIMIT`)")
     assert names_a_test("`oracle/textio.py` (`LINE_LIMIT`); no test of its own")
-    assert names_a_test("`tests/test_runner.py`, `tests/test_check.py` (fakes in `tests/fakes/`)")
+    assert names_a_test("`tests/harness/test_runner.py`, `tests/commands/test_check.py` (fakes in `tests/fakes/`)")

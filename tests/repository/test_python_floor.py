@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ORACLE = ROOT / "oracle"
 #: The floor: the oldest Python bleu-oracle runs on
 FLOOR = (3, 11)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 CHANGELOG = ROOT / "CHANGELOG.md"
 #: The two commands, verbatim: the main job (what CI's users run) and the test command (.ci/run runs it)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from skips import ALLOWED_IN_CI, disallowed
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = '''
 import pytest

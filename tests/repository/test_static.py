@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: What ruff checks: the package, its tests, the benchmarks and the scripts (their Python files)
 RUFF_PATHS = ("oracle", "tests", "benchmarks", "scripts")
 #: Each tool's output kept in a failure message: enough for the first screens of findings

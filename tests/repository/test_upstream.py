@@ -26,7 +26,7 @@ import pytest
 from oracle.adapters import environments
 from oracle.diagnose import discrepancies
 
-UPSTREAM = Path(__file__).resolve().parents[1] / "reports" / "upstream"
+UPSTREAM = Path(__file__).resolve().parents[2] / "reports" / "upstream"
 #: The C++ reproductions (mlpack's header-only BLEU), built with g++ against the headers of the mlpack wheel.
 CPP_DRAFTS = sorted(path.stem for path in UPSTREAM.glob("*.cpp"))
 #: Reproductions that run in an environment of their own (keras-hub's and metrax's), by that environment's name.

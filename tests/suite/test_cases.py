@@ -35,7 +35,7 @@ from oracle.suite.cases import (
     validate,
 )
 
-CASES_DIR = Path(__file__).resolve().parents[1] / "cases"
+CASES_DIR = Path(__file__).resolve().parents[2] / "cases"
 SCHEMA_PATH = Path(casefiles.__file__).parents[1] / "models" / "schemas" / "case.schema.json"
 
 
