@@ -19,8 +19,8 @@ bugs of tests/fakes/plantedbleu.py named `planted:BUG`). For each, `bleu-oracle 
 
 The figures are indices and yes/no, never seconds: they do not depend on the machine's load. The bugs of
 STRICT_ONLY score an input the documents leave undefined with a convention's value (`acceptable` by default,
-PROTOCOL.md), so they are run with `--strict`, as tests/test_planted.py runs them. The search cache is a private
-directory of the run (or off, `--no-search-cache`). Nothing here asserts: the table is for people (README,
+PROTOCOL.md), so they are run with `--strict`, as tests/end_to_end/test_planted.py runs them. The search cache is a
+private directory of the run (or off, `--no-search-cache`). Nothing here asserts: the table is for people (README,
 "Detection by example index").
 """
 
@@ -53,7 +53,7 @@ QUICK = ("planted:clip-lt", "planted:memo-ignores-weights")
 #: Series lengths measured by default: the default, and shorter ones down to none. A series step changes one part
 #: of its base input from step 4 on (references; weights from 6, lowercase from 10, level and smoothing after).
 SERIES_LENGTHS = (DEFAULT_SERIES_LENGTH, 24, 12, 6, 2, 0)
-#: Planted bugs caught only under --strict (tests/test_planted.py, STRICT_ONLY).
+#: Planted bugs caught only under --strict (tests/end_to_end/test_planted.py, STRICT_ONLY).
 STRICT_ONLY = ("empty-corpus-accepted", "zero-weights-accepted")
 GOOD = frozenset(str(outcome) for outcome in GOOD_OUTCOMES)
 RANDOM_ID = re.compile(r"random-\d+-(\d+)(?:~(.+))?$")

@@ -5,7 +5,7 @@ A skip says "this could not be judged here". Outside CI that is a fair answer (a
 (`CI=true`, what `.ci/run` sets) the machine is set up by the project's own scripts, so a skip there hides a
 failure unless its reason is one the project cannot provide on any CI machine: those, and only those, are listed
 here, each with why. `tests/conftest.py` turns any other skip into a failure under CI=true, showing its reason.
-`tests/test_skips.py` holds the rule itself.
+`tests/repository/test_skips.py` holds the rule itself.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ class AllowedSkip:
 ALLOWED_IN_CI: tuple[AllowedSkip, ...] = (
     AllowedSkip(
         r"does not declare what this plan uses",
-        "a stateful plan (tests/test_stateful.py) parametrized over libraries: a library whose handshake does not "
-        "declare the plan's steps is not applicable to it, as check would record it; nothing is left unjudged",
+        "a stateful plan (tests/harness/test_stateful.py) parametrized over libraries: a library whose handshake does "
+        "not declare the plan's steps is not applicable to it, as check would record it; nothing is left unjudged",
     ),
     AllowedSkip(
         r"all tests skipped by \+SKIP option",

@@ -9,7 +9,7 @@ fast-bleu asserts "2 <= min_n" and "All weights must sum to one" (within
 whatever p_2 is -- the same as NLTK, whose method0 turns a zero p_2 into
 sys.float_info.min and 0 * log(that) is 0 -- so the score is the unigram
 precision times BP, which is what BLEU-1 is (checked against NLTK's
-`sentence_bleu(..., weights=(1.0,))` in tests/test_adapters.py). Smoothing: "0 for method_0 and 1 for
+`sentence_bleu(..., weights=(1.0,))` in tests/adapters/test_adapters.py). Smoothing: "0 for method_0 and 1 for
 method_1 (the same as NLTK)" -- method_1 with NLTK's default epsilon 0.1 only.
 No case folding, no statistics.
 

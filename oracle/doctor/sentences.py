@@ -5,7 +5,7 @@ is a common way to get a number that is not corpus BLEU. A reading of that kind 
 sentence-level score: the oracle's exact path (`bleu.bleu_from_statistics`, 50-digit logarithms) takes
 about 0.1 ms a segment, 0.4 s for WMT17's 3,004 segments, and `doctor` tries hundreds of such readings.
 This is the same computation from the same exact statistics with `math.log` and `math.exp`: a few
-microseconds a segment, within about 1e-15 of the exact score (tests/test_doctor_engine.py holds it to
+microseconds a segment, within about 1e-15 of the exact score (tests/doctor/test_doctor_engine.py holds it to
 the exact path on random statistics and on WMT17), far below the digits anybody prints of a mean.
 
 It follows `bleu_from_statistics` step by step for uniform weights and the smoothing methods that rewrite

@@ -25,7 +25,7 @@ from .readings import CONVENTIONS
 #: The conventions a shipped departure may change: those a reading of doctor's changes (`readings.CONVENTIONS`)
 #: that are options of the formulas with plain values (a smoothing is a method with parameters).
 _PLAIN = {f.name: f.type for f in fields(Options) if f.name in CONVENTIONS and f.name != "smoothing"}
-#: The profiles that have such a departure in the curated file (tests/test_doctor.py keeps this the set the file
+#: The profiles that have such a departure in the curated file (tests/doctor/test_doctor.py keeps this the set the file
 #: gives): `score` under any other profile reads neither the file nor pydantic, and starts as fast as before.
 DEPARTING = frozenset({"nltk"})
 

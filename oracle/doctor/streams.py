@@ -320,10 +320,10 @@ class _TokenCache:
 
 def _count(stream: tuple) -> Counted:
     """One segment's statistics: Count_clip summed per order against every reference, as the oracle's
-    `bleu.clipped_matches` over `bleu.count` gives them (tests/test_doctor_engine.py holds the two equal), counted
-    faster: one order at a time, with no Python step per n-gram (each order's sum of min(Count, Max_Ref_Count) taken
-    in C), and with sets instead of counts where no count can exceed 1 in the minimum. That is known from the order
-    below: an n-gram both sides have, repeated in the hypothesis and in a reference, has an (n-1)-gram prefix
+    `bleu.clipped_matches` over `bleu.count` gives them (tests/doctor/test_doctor_engine.py holds the two equal),
+    counted faster: one order at a time, with no Python step per n-gram (each order's sum of min(Count, Max_Ref_Count)
+    taken in C), and with sets instead of counts where no count can exceed 1 in the minimum. That is known from the
+    order below: an n-gram both sides have, repeated in the hypothesis and in a reference, has an (n-1)-gram prefix
     repeated in both; so once no shared n-gram repeats on both sides, each higher order's matches are the number of
     distinct n-grams the two sides share."""
     hypothesis, references = stream[0], stream[1:]

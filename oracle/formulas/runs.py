@@ -4,8 +4,8 @@
 token costs 65,600 tuples per order. Here a run of L copies of token t is counted arithmetically: it holds
 L - n + 1 copies of the n-gram (t,) * n (none when L < n); the n-grams that cross from one run into the next are
 few (at most n - 1 start before each boundary) and are enumerated one by one. The result is the same Counter as
-`bleu.count` gives (tests/test_runs.py holds that with a property test); `bleu._segment_counts` uses it only for
-sentences whose runs are few (`mostly_runs`), where it is cheaper.
+`bleu.count` gives (tests/formulas/test_runs.py holds that with a property test); `bleu._segment_counts` uses it only
+for sentences whose runs are few (`mostly_runs`), where it is cheaper.
 
 Pure: standard library only, no I/O, inputs never mutated.
 """

@@ -23,7 +23,7 @@ keeps a no-break space inside a word).
 `intl` needs the Unicode classes \\p{P}, \\p{S} and \\p{N}; the standard library's `re` has
 none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`). A peer on another
 Unicode version (sacrebleu uses the `regex` module) classifies characters assigned since
-differently (tests/test_tokenizers.py lists them against the `regex` module when it is installed).
+differently (tests/formulas/test_tokenizers.py lists them against the `regex` module when it is installed).
 """
 
 from __future__ import annotations
@@ -211,7 +211,8 @@ def _fast_class(prefix: str, negate: bool = False) -> str:
     (re._compiler._optimize_charset), and a character the bitmap does not hold is compared with every range of the
     list: \\p{S} has 83 of them, \\p{N} 67, all walked for each letter of a line. Here each class is an
     alternation of a BMP part, whose ranges beyond the BMP are one range or none, and an astral part that starts by
-    rejecting the whole BMP in one range (tests/test_tokenizers.py checks both forms match the same code points)."""
+    rejecting the whole BMP in one range (tests/formulas/test_tokenizers.py checks both forms match the same code
+    points)."""
     ranges = _ranges(prefix)
     bmp, astral = _within(ranges, 0, _BMP_LAST), _within(ranges, _BMP_LAST + 1, sys.maxunicode)
     everything_beyond = f"{re.escape(chr(_BMP_LAST + 1))}-{re.escape(chr(sys.maxunicode))}"

@@ -4,7 +4,7 @@ input, with its root cause in the library's code and what became of it upstream.
 The entries live in `oracle/diagnose/data/discrepancies.yaml`; `oracle.diagnose.discrepancies` loads them
 through this model, `check` names them beside a root cause, and `bleu-oracle report` turns them into the
 trophy case (reports/trophies.md). `schemas/discrepancies.schema.json` is generated from `DiscrepancyFile`
-(`python -m oracle.models.discrepancy`; tests/test_discrepancies.py keeps it current).
+(`python -m oracle.models.discrepancy`; tests/diagnose/test_discrepancies.py keeps it current).
 """
 
 from __future__ import annotations

@@ -45,7 +45,7 @@ MUTATIONS = {
     "totals-off-by-one": "n-gram totals len - n instead of len - n + 1",
     # Decided: caught under the default contract (rel 1e-9 is a float64 contract; single precision
     # is ~6e-8 relative), except where the score is exact in float32 (0, 1, NaN); it passes with
-    # `check --rel 1e-5` (tests/test_check.py::test_float32_passes_under_a_looser_contract).
+    # `check --rel 1e-5` (tests/commands/test_check.py::test_float32_passes_under_a_looser_contract).
     "float32": "computes in single precision",
     "lowercase-ignored": "ignores the lowercase flag",
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",

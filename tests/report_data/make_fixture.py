@@ -1,4 +1,5 @@
-"""Cut the small report fixture (tests/report_data/data) from the committed reports/data (tests/test_report_pages.py):
+"""Cut the small report fixture (tests/report_data/data) from the committed reports/data
+(tests/reports/test_report_pages.py):
 
     python tests/report_data/make_fixture.py reports/data tests/report_data/data
 """

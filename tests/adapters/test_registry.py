@@ -1,0 +1,144 @@
+"""The implementation registry (oracle/adapters/registry.py): every entry resolves to what its kind says, it is
+the only place a name is declared (each verb's list is the registry's), and an unknown name is one usage error.
+
+Holds: oracle.adapters.preparations
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from oracle.adapters import environments, history, registry
+from oracle.adapters.base import Implementation
+from oracle.adapters.driven import DriverImplementation, driver_class
+from oracle.adapters.drivers import venv_bleu
+from oracle.adapters.preparations import NpmPin, ScriptSpec, SdistSpec, VenvSpec
+from oracle.cli import main
+from oracle.commands import install
+from oracle.diagnose import discrepancies
+
+ROOT = Path(__file__).resolve().parents[2]
+#: What each kind is prepared with (None: nothing outside this environment).
+PREPARED_AS = {"in-process": type(None), "command": type(None), "script": ScriptSpec, "sdist": SdistSpec,
+               "venv": VenvSpec, "npm": NpmPin}
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_registered_name_resolves_to_a_class_of_its_kind(name):
+    entry = registry.resolve(name)
+    assert entry.name == name and entry.kind in registry.KINDS
+    found = entry.load()  # the module imports and holds the class (the library itself loads on construction)
+    if entry.driven:
+        # a driver's declaration, whose handshake name is its registry name (its entry is found by it)
+        assert issubclass(found, DriverImplementation) and found.name == name and found.entry() is entry
+        assert driver_class(name) is found
+    else:
+        assert issubclass(found, Implementation) and driver_class(name) is None
+    owner = registry.resolve(entry.shares) if entry.shares else entry
+    assert isinstance(owner.prepared, PREPARED_AS[entry.kind]), name
+    assert not (entry.shares and entry.prepared), f"{name} shares {entry.shares}'s preparation and pins its own"
+    assert not entry.preload or entry.kind == "venv", "only the venv driver preloads"
+
+
+def test_the_verbs_list_the_registrys_names_and_nothing_else(capsys):
+    names = registry.names()
+    assert len(set(names)) == len(names)
+    assert main(["serve", "--list"]) == 0
+    assert capsys.readouterr().out.split() == names
+    # install prepares exactly the entries with a preparation; the environments' pins are those entries' own
+    assert sorted(install.OWN) == sorted(entry.name for entry in registry.ENTRIES if entry.prepared is not None)
+    for pins, kind in ((environments.VENVS, VenvSpec), (environments.NPM_PACKAGES, NpmPin),
+                       (environments.SDISTS, SdistSpec), (environments.SCRIPTS, ScriptSpec)):
+        assert pins == {entry.name: entry.prepared for entry in registry.ENTRIES if isinstance(entry.prepared, kind)}
+    # history's libraries are registered implementations; the venv driver's library calls are the venv entries' and
+    # history's Python libraries', no more (a call nobody registers is dead, a registered one without a call fails)
+    assert set(history.LIBRARIES) <= set(names)
+    calls = {entry.driver_library for entry in registry.of_kind("venv")}
+    calls |= {spec.name for spec in history.LIBRARIES.values() if spec.registry == "pypi"}
+    assert set(venv_bleu.library_names()) == calls
+
+
+def test_no_module_but_the_registry_names_an_adapter_class():
+    """The registry is the one place a built-in implementation is declared: no other module of oracle/ holds a
+    "oracle.adapters.MODULE:CLASS" target, nor the dictionaries the registry replaced."""
+    target = re.compile(r"^oracle\.adapters\.\w+:\w+$")
+    replaced = {"REGISTRY", "DRIVEN", "PRELOADED", "DOCUMENTED_AS"}
+    offenders = []
+    for path in sorted((ROOT / "oracle").rglob("*.py")):
+        if path == ROOT / "oracle" / "adapters" / "registry.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and target.match(node.value):
+                offenders.append(f"{path.relative_to(ROOT)}: {node.value}")
+            if isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                offenders += [f"{path.relative_to(ROOT)}: {t.id} =" for t in targets
+                              if isinstance(t, ast.Name) and t.id in replaced]
+    assert offenders == []
+
+
+def test_documented_as_is_a_registered_name_with_curated_entries():
+    """ignite-micro is the same library code as ignite: its discrepancies are ignite's (diagnose is fed the name
+    by its callers, never reading the registry)."""
+    filed = {entry["implementation"] for entry in discrepancies.load()}
+    assert filed <= set(registry.names())
+    for entry in registry.ENTRIES:
+        if entry.documented_as:
+            assert entry.documented_as in filed and entry.documented_as != entry.name
+    assert registry.documented_as("ignite-micro") == "ignite"
+    assert registry.documented_as("mypackage.adapter:Mine") == "mypackage.adapter:Mine"
+
+
+def test_every_extra_is_a_pip_extra_of_the_package():
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    (everything,) = extras["all"]
+    for entry in registry.ENTRIES:
+        if entry.extra:
+            assert entry.extra in extras and entry.extra in everything.partition("[")[2].rstrip("]").split(","), \
+                entry.name
+        else:
+            assert entry.kind != "in-process" or entry.name == "oracle", f"{entry.name} has no pip extra"
+
+
+KNOWN = ", ".join(registry.names())
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["check", "--impl", "nope"], "unknown implementation 'nope'; known: " + KNOWN + " (or MODULE:CLASS"),
+    (["fuzz", "--impl", "nope"], "unknown implementation 'nope'; known: " + KNOWN + " (or MODULE:CLASS"),
+    (["serve", "--impl", "nope"], "unknown implementation 'nope'; known: " + KNOWN + " (or MODULE:CLASS"),
+    (["install", "nope"], "unknown implementation 'nope'; known: " + KNOWN),
+    (["install", "--verify", "bleu-score", "nope"], "unknown implementation 'nope'; known: " + KNOWN),
+    (["report", "--impl", "nope", "nltk", "neither"], "unknown implementations 'nope', 'neither'; known: " + KNOWN),
+    (["history", "nope"], "unknown implementation 'nope'; known: " + KNOWN),
+], ids=lambda value: value[0] if isinstance(value, list) else "")
+def test_an_unknown_name_is_one_usage_error_in_every_verb(argv, said, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # (report and history would write under the current directory)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert said in captured.err and captured.err.count("\n") == 1 and captured.out == "", captured.err
+
+
+def test_a_registered_name_a_verb_does_not_take_says_what_it_needs(capsys):
+    """`install` of a library that is a pip extra, or that runs in another's environment, is a usage error saying
+    so (argparse's `invalid choice` before); `history` of a library without release specs says which have them."""
+    assert main(["install", "nltk"]) == 2
+    assert "pip install 'bleu-oracle[nltk]'" in capsys.readouterr().err
+    assert main(["install", "compare-mt-sentence"]) == 2
+    assert "`bleu-oracle install compare-mt` prepares it" in capsys.readouterr().err
+    assert main(["history", "metrax"]) == 2
+    assert "`history` knows nltk, promptfoo, sacrebleu, torchmetrics (got 'metrax')" in capsys.readouterr().err
+
+
+def test_the_unknown_implementation_error_is_of_the_one_root_family():
+    from oracle.formulas.errors import BleuOracleError, BleuValueError
+
+    with pytest.raises(registry.UnknownImplementation) as raised:
+        registry.resolve("bleurt")
+    assert isinstance(raised.value, BleuValueError) and isinstance(raised.value, BleuOracleError)
+    assert str(raised.value) == f"unknown implementation 'bleurt'; known: {KNOWN}"

@@ -1,0 +1,786 @@
+"""oracle.diagnose.classify on hand-built answers: each value below is derived by hand (or is what a
+library was observed to return), never taken from the oracle.
+
+Holds: oracle.diagnose.classify, oracle.diagnose.computations, oracle.diagnose.counting,
+    oracle.diagnose.textrules, oracle.diagnose.accumulation
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+import sys
+
+import pytest
+
+from oracle.adapters.base import ScoreAnswer
+from oracle.diagnose.classify import (
+    AGREES,
+    COMPUTATIONS,
+    SMOOTHED_COUNTS,
+    UNEXPLAINED,
+    Explanation,
+    classify,
+    is_partial,
+    within_contract,
+)
+from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.results import parse_cause
+
+
+def request(level, segments, weights=(0.25,) * 4, smoothing=None, lowercase=False):
+    segs = tuple(
+        Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs)) for h, refs in segments
+    )
+    return ScoreRequest(
+        seq=0,
+        level=level,
+        segments=segs,
+        weights=tuple(weights),
+        smoothing=smoothing or {"method": "none"},
+        lowercase=lowercase,
+    )
+
+
+def f32(x):
+    return struct.unpack("f", struct.pack("f", x))[0]
+
+
+# hyp 'a b c d' against 'a b' (2) and 'a b c d e' (5): unigram precision 4/4.
+SHORTEST = request("corpus", [("a b c d", ["a b", "a b c d e"])], weights=(1.0,))
+BP_CLOSEST = math.exp(1 - 5 / 4)  # closest reference: 5 tokens
+
+
+def test_agrees():
+    e = classify(SHORTEST, BP_CLOSEST, "papineni")
+    assert e.name == AGREES and e.explained and e.change == ()
+
+
+def test_reference_length_shortest():
+    e = classify(SHORTEST, 1.0, "papineni")  # r = 2 < c: BP = 1
+    assert e.name == "reference_length=shortest"
+    assert e.change == (("reference_length", "shortest"),)
+    assert e.value == 1.0 and e.expected == pytest.approx(BP_CLOSEST, rel=1e-15)
+
+
+def test_nltk_segment_floor():
+    # ((6-3)/(6-1)) ** (1/4): nltk's floor adds one phantom trigram and 4-gram
+    r = request("corpus", [("a b", ["a b"]), ("c d e f g h", ["c d e f g h"])])
+    assert classify(r, (3 / 5) ** 0.25, "nltk").name == "segment_totals_floor=1"
+
+
+def test_tiny_instead_of_zero():
+    r = request("sentence", [("a b", ["b a"])], weights=(0.5, 0.01))  # p1 = 1, p2 = 0/1
+    assert classify(r, sys.float_info.min ** 0.01, "nltk").name == "tiny-instead-of-zero"
+
+
+def test_no_match_zero_with_smoothing():
+    r = request("corpus", [("a b c d", ["e f g h"])], smoothing={"method": "exp"})
+    assert classify(r, 0.0, "mteval").name == "no-match-zero"
+    # sacrebleu documents the early 0 (CHANGELOG 2.0.0, #141): its profile's own convention
+    assert classify(r, 0.0, "sacrebleu").name == "agrees"
+
+
+def test_mean_of_sentence_scores():
+    # segment 1: BLEU-2 = 1; segment 2: p2 = 0, BLEU-2 = 0; the mean is 1/2
+    r = request("corpus", [("a b", ["a b"]), ("a c", ["a d"])], weights=(0.5, 0.5))
+    e = classify(r, 0.5, "papineni")
+    assert e.name == "mean-of-sentence-scores" and e.change == (("computation", "mean-of-sentence-scores"),)
+
+
+def test_weights_normalised():
+    # p1 = 2/3, p2 = 1/2: as given (1, 1) -> 1/3; normalised (1/2, 1/2) -> sqrt(1/3)
+    r = request("corpus", [("a b c", ["a b d"])], weights=(1.0, 1.0))
+    assert classify(r, 1 / 3, "papineni").name == AGREES
+    assert classify(r, math.sqrt(1 / 3), "papineni").name == "weights=normalise"
+
+
+def test_empty_order_skip():
+    r = request("sentence", [("a b", ["a b"])])  # BLEU-4 of a two-token match: orders 3, 4 are 0/0
+    assert classify(r, 0.0, "papineni").name == AGREES
+    assert classify(r, 1.0, "papineni").name == "empty_order=skip"
+
+
+def test_percent_scale():
+    r = request("corpus", [("a b c d", ["a b c d"])])
+    assert classify(r, 100.0, "papineni").name == "percent-scale"
+
+
+def test_float32():
+    r = request("corpus", [("a b c d", ["a b c d e"])])  # BP = exp(-1/4), all p_n = 1
+    e = classify(r, f32(math.exp(-0.25)), "papineni")
+    assert e.name == "float32"
+    assert within_contract(e.value, math.exp(-0.25))
+
+
+def test_convention_with_float32():
+    # torchmetrics: hyp 6 tokens, references 8 (listed first) and 4: r = 8 (first of the tied), float32 BP
+    r = request("corpus", [("a b c d e f", ["a b c d e f g h", "a b c d"])], weights=(0.5, 0.5))
+    e = classify(r, f32(math.exp(1 - 8 / 6)), "papineni", among=["reference_length=closest-first", "float32"])
+    assert e.name == "reference_length=closest-first + float32"
+    assert e.parts == ("reference_length=closest-first", "float32")
+
+
+def test_both_empty_depends_on_among():
+    r = request("corpus", [("", [""])])  # c = r = 0: NaN under papineni
+    assert classify(r, math.nan, "papineni").name == AGREES
+    assert classify(r, 0.0, "papineni").name == "no-match-zero"  # the early-return reading comes first
+    assert classify(r, 0.0, "papineni", among=["both_empty=zero"]).name == "both_empty=zero"
+
+
+def test_among_restricts_the_search():
+    assert classify(SHORTEST, 1.0, "papineni", among=["float32"]).name == UNEXPLAINED
+
+
+def test_statistics_report_smoothed_counts():
+    # sacrebleu add-k (k = 1): the score is right, counts/totals carry +1 for n > 1
+    r = request("corpus", [("a b c", ["a b d"])], smoothing={"method": "add-k", "k": 1.0})
+    score = (2 / 3 * 2 / 3 * 1 / 2 * 1 / 1) ** 0.25  # (m+1)/(l+1) for n > 1
+    answer = ScoreAnswer(score, {"hyp_len": 3, "ref_len": 3, "matches": [2, 2, 1, 1], "totals": [3, 3, 2, 1]})
+    assert classify(r, answer, "sacrebleu").name == SMOOTHED_COUNTS
+    raw = ScoreAnswer(score, {"hyp_len": 3, "ref_len": 3, "matches": [2, 1, 0, 0], "totals": [3, 2, 1, 0]})
+    assert classify(r, raw, "sacrebleu").name == AGREES
+
+
+def test_statistics_reveal_the_convention_when_the_score_agrees():
+    # hyp 4 tokens, references 5 and 3 tokens: closest is 3 (tie 1 vs 1 -> shorter), BP = 1 either way
+    # with shortest too; a reported ref_len of 5 can only be the longer of the tied
+    r = request("corpus", [("a b c d", ["a b c d e", "a b c"])], weights=(1.0,))
+    answer = ScoreAnswer(math.exp(1 - 5 / 4), {"hyp_len": 4, "ref_len": 5, "matches": [4], "totals": [4]})
+    assert classify(r, answer, "papineni").name == "reference_length=closest-longer"
+    answer = ScoreAnswer(1.0, {"hyp_len": 4, "ref_len": 3, "matches": [4], "totals": [4]})
+    assert classify(r, answer, "papineni").name == AGREES
+
+
+def test_unexplained():
+    e = classify(SHORTEST, 0.123, "papineni")
+    assert e.name == UNEXPLAINED and not e.explained and e.value is None
+
+
+def test_answer_forms():
+    assert classify(SHORTEST, {"score": 1.0}, "papineni").name == "reference_length=shortest"
+    assert classify(SHORTEST, ScoreAnswer(1.0), "papineni").name == "reference_length=shortest"
+    assert classify(request("corpus", [("", [""])]), {"score": "NaN"}, "papineni").name == AGREES
+
+
+def test_explanation_is_frozen_and_serialisable():
+    e = classify(SHORTEST, 1.0, "papineni")
+    with pytest.raises(AttributeError):
+        e.name = "x"  # type: ignore[misc]
+    data = e.classification().model_dump(mode="json")
+    assert data["name"] == "reference_length=shortest" and data["change"] == [["reference_length", "shortest"]]
+    assert Explanation((UNEXPLAINED,), "").classification().value is None
+
+
+def test_an_explanation_holds_its_parts_and_writes_them_joined():
+    # docs/mechanisms.md: a combined name is its mechanisms' names joined by " + " in the order applied; a written
+    # name is read back into them at the boundary (parse_cause) only
+    e = Explanation(("reference_length=closest-first", "float32"), "", fitting=(("float32",),))
+    assert e.name == "reference_length=closest-first + float32" and e.fits == ("float32",)
+    assert e.classification().name == e.name and e.classification().fits == ("float32",)
+    assert parse_cause(e.name) == e.parts and e.classification().parts == e.parts and parse_cause("") == ()
+    # a written name passed where parts belong would be read letter by letter ("f + l + o + ..."): refused
+    with pytest.raises(TypeError):
+        Explanation("float32", "")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        is_partial("other-combination")
+
+
+def test_within_contract():
+    assert within_contract(1.0, 1.0 + 1e-10)
+    assert not within_contract(1.0, 1.0 + 1e-8)
+    assert within_contract(1e-13, 1e-14) and not within_contract(1e-11, 1e-14)
+    assert not within_contract(1e-13, 0.0)  # the zero rule: a tiny number for an exact 0, whatever the tolerance
+    assert not within_contract(0.0, 1e-20) and within_contract(0.0, 0.0)
+    assert within_contract(math.nan, math.nan) and not within_contract(0.0, math.nan)
+
+
+def test_computation_names_are_unique_and_documented():
+    names = [name for name, _ in COMPUTATIONS]
+    assert len(names) == len(set(names))
+    assert all(function.__doc__ for _, function in COMPUTATIONS)
+
+
+def test_classify_is_deterministic():
+    r = request("corpus", [("a b", ["a b"]), ("c d e f g h", ["c d e f g h"])])
+    assert classify(r, 0.88, "nltk") == classify(r, 0.88, "nltk")
+
+
+# -- the computations of the npm, torchtext and venv libraries (values derived by hand) ----------------
+
+
+def test_best_single_reference_clipping():
+    # 'a' matches only the first reference, 'b' only the second: clipped against all references p1 = 2/2;
+    # against the one best reference p1 = 1/2 (both lengths 2 = c: BP 1)
+    r = request("corpus", [("a b", ["a c", "d b"])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == AGREES
+    assert classify(r, 0.5, "papineni").name == "best-single-reference-clipping"
+
+
+def test_epsilon_instead_of_zero():
+    # p1 = 1/2, p2 = 0/1: the formulas give 0; with 1e-7 for p2, sqrt(1/2 * 1e-7)
+    r = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.5))
+    assert classify(r, math.sqrt(0.5e-7), "papineni").name == "epsilon-instead-of-zero"
+
+
+def test_best_single_reference_with_epsilon_folds_case_first():
+    # folded, 'the' matches the first reference: p1 = 1/2; 'the cat' matches nothing: p2 -> 1e-7.
+    # Unfolded p1 would be 0 too (1e-7 * 1e-7 under the square root): the folding is what explains it
+    r = request("sentence", [("The cat", ["the dog", "a dog"])], weights=(0.5, 0.5))
+    assert classify(r, math.sqrt(0.5 * 1e-7), "papineni").name == "best-single-reference-with-epsilon"
+    assert classify(r, 1e-7, "papineni").name == "epsilon-instead-of-zero"
+
+
+def test_case_folded_though_the_request_keeps_case():
+    # 'A' does not match 'a' unless folded: p1 = 1/2 as asked, 2/2 folded
+    r = request("corpus", [("A b", ["a b"])], weights=(1.0,))
+    assert classify(r, 0.5, "papineni").name == AGREES
+    assert classify(r, 1.0, "papineni").name == "case-folded-unasked"
+
+
+def test_object_prototype_key_nan():
+    r = request("sentence", [("constructor", ["constructor"])], weights=(1.0,))
+    assert classify(r, math.nan, "papineni").name == "object-prototype-key-nan"
+    assert (
+        classify(request("sentence", [("a", ["a"])], weights=(1.0,)), math.nan, "papineni").name
+        != "object-prototype-key-nan"
+    )
+
+
+def test_empty_text_one_token():
+    # no tokens on either side: undefined; as "".split(" ") = [""] on both, one matching token: 1
+    r = request("sentence", [("", [""])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == "empty-text-one-token"
+
+
+def test_ratio_zero_when_the_shortest_reference_is_empty():
+    # c = 1; the references' lengths 1 and 0: the closest gives r = 1 and 1.0; the shortest r = 0, and
+    # c/r taken as 0 makes BP = exp(1 - 1/0) = 0
+    r = request("corpus", [("a", ["a", ""])], weights=(1.0,))
+    assert classify(r, 1.0, "papineni").name == AGREES
+    assert classify(r, 0.0, "papineni").name == "reference_length=shortest + ratio-zero-when-r-zero"
+
+
+def test_a_batch_of_empty_references_counts_no_hypothesis_ngram():
+    # 'a b c d' against itself and 'x' against an empty reference, BLEU-4 unsmoothed: in one batch p1 = 4/5 (c = 5
+    # > r = 4), (4/5)^(1/4); with 'x' in a batch of its own whose references are all empty, tfma counts its length
+    # and none of its n-grams: every precision 1, score 1
+    segments = [Segment(hypothesis=tuple("abcd"), references=(tuple("abcd"),)), Segment(hypothesis=("x",),
+                                                                                      references=((),))]
+    r = ScoreRequest(level="corpus", segments=segments, weights=[0.25] * 4, smoothing="none",
+                     stateful={"shards": [[1, 1]]})
+    assert classify(r, 0.8 ** 0.25, "sacrebleu").name == AGREES
+    assert classify(r, 1.0, "sacrebleu").name == "empty-reference-batch-uncounted"
+
+
+def test_no_match_conventions_are_alternatives():
+    # nothing matches at any order; add-one on every order (lin-2004) gives p1 = 1/4, p2 = 1/3, BP 1
+    # (c = r = 3): sqrt(1/12). sacrebleu returns 0 before smoothing; keras-hub's answer is the smoothed one
+    r = request("corpus", [("a b c", ["d e f"])], weights=(0.5, 0.5), smoothing={"method": "lin-2004"})
+    assert classify(r, math.sqrt(1 / 12), "papineni").name == AGREES
+    assert classify(r, math.sqrt(1 / 12), "sacrebleu").name == "no_match=smoothed"
+    assert classify(r, 0.0, "papineni").name == "no-match-zero"  # the computation named before the convention
+
+
+# -- reasoning from the returned statistics (issue 24); every count below is by hand --------------------
+
+
+def test_returned_matches_rule_out_an_explanation_the_score_alone_fits():
+    # 'a' against 'A', case kept: 0 matches, p_1 = 0, score 0. An implementation that folds case unasked
+    # answers 1 with 1 match; dropping the zero precision (leaving no order: exp(0) = 1) also gives 1 by the
+    # score alone, but needs 0 matches, which the implementation did not return.
+    r = request("sentence", [("a", ["A"])], weights=(1.0,))
+    e = classify(r, ScoreAnswer(1.0, {"hyp_len": 1, "ref_len": 1, "matches": [1], "totals": [1]}), "papineni")
+    assert e.name == "case-folded-unasked" and "zero-precision-dropped" not in e.fits
+    alone = classify(r, ScoreAnswer(1.0), "papineni")  # no statistics: both fit, and the run must choose
+    assert {alone.name, *alone.fits} >= {"case-folded-unasked", "zero-precision-dropped"}
+
+
+def test_returned_counts_name_the_counting_mechanism_exactly():
+    # 'a a' against 'a' and 'a b': Max_Ref_Count('a') = 1, so 1 clipped match of 2 (score 1/2, BP 1: c = r = 2).
+    r = request("sentence", [("a a", ["a", "a b"])], weights=(1.0,))
+    unclipped = ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]})  # 2 of 2: no clipping
+    e = classify(r, unclipped, "papineni")
+    assert e.name == "unclipped-matches"
+    assert "clipped-to-reference-sum" in e.fits  # 'a' occurs once in each reference: the sum is 2 as well
+    one_short = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [1]})  # len - n = 1
+    assert classify(r, one_short, "papineni").name == "totals-one-short"
+
+
+def test_an_explanation_whose_counts_contradict_the_returned_ones_is_never_chosen():
+    # c = 2 against references of 1 and 2 tokens: every reference-length rule gives r = 1 or 2, BP 1, score 1/2.
+    # An answer of 1/2 reporting ref_len 3 (no reference has 3 tokens) fits no convention and no counting
+    # mechanism: whatever gives 1/2 by the score alone is contradicted by the returned r.
+    r = request("sentence", [("a a", ["a", "a b"])], weights=(1.0,))
+    e = classify(r, ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 3, "matches": [1], "totals": [2]}), "papineni")
+    assert e.name == "other-counting-of-ref_len" or not e.explained
+
+
+def test_a_run_is_named_by_the_fewest_explanations_that_cover_it():
+    from oracle.diagnose.cover import minimal_cover
+
+    # 78 records fit both longest and closest-longer (a tie), 26 fit longest only: one name covers all 104.
+    causes = minimal_cover({("reference_length=closest-longer", "reference_length=longest"): 78,
+                            ("reference_length=longest",): 26})
+    assert [(c.name, c.records) for c in causes] == [("reference_length=longest", 104)]
+    tied = minimal_cover({("a", "b"): 5})
+    assert [(c.name, c.records, c.alternatives) for c in tied] == [("a", 5, ("b",))]
+    two = minimal_cover({("x",): 2, ("y",): 1})
+    assert [c.name for c in two] == ["x", "y"]
+
+
+def test_the_classification_budget_is_deterministic_and_says_it_was_spent():
+    r = request("corpus", [("a b c d", ["a b", "a b c d e"])] * 50, weights=(1.0,))
+    e = classify(r, 0.123, "papineni", budget=10)
+    assert e.name == UNEXPLAINED and "budget" in e.description
+    assert classify(r, 0.123, "papineni", budget=10).description == e.description
+
+
+#: Values each option takes somewhere (a profile, a case's override), so that every option is varied.
+OPTION_ALTERNATIVES = {
+    "segment_totals_floor": (0, 1),
+    "lowercase": (False, True),
+    "case_fold": ("unicode", "ascii"),
+    "reference_length": ("closest", "shortest", "longest", "closest-longer"),
+}
+
+
+@pytest.mark.parametrize("level", ["corpus", "sentence"])
+def test_counts_shared_between_conventions_give_what_counting_afresh_gives(level):
+    """The classifier counts a request once per way of counting (`COUNTING_OPTIONS`) and scores every
+    convention from those counts. Under each profile's options, and under each with one option changed to
+    each value it takes (profiles' values and OPTION_ALTERNATIVES), the result through one shared `counted`
+    must equal the result counted afresh: were an option that changes the counts left out of
+    COUNTING_OPTIONS, its variant would reuse the unchanged options' counts and differ."""
+    from dataclasses import fields
+
+    from oracle.diagnose.expect import oracle_result
+    from oracle.formulas.errors import BleuOracleError
+    from oracle.formulas.profiles import PROFILES
+
+    pairs = [("The cat sat on the ÉTÉ mat", ["the cat sat on a mat été", "The cat is on the mat today ok"])]
+    if level == "corpus":
+        pairs += [("a", ["A b c"]), ("x y z w", ["x y", "q x y z w v"])]
+    req = request(level, pairs, weights=(0.25,) * 4, smoothing={"method": "add-k", "k": 1})
+    text = req.model_copy(update={  # text with a no-break space: the token split rules read it differently
+        "tokenize": "none",
+        "segments": tuple(
+            Segment(hypothesis=h.replace(" ", "\u00a0", 1), references=tuple(refs)) for h, refs in pairs
+        ),
+    })
+    names = [f.name for f in fields(next(iter(PROFILES.values())).options)]
+    values = {name: {getattr(p.options, name) for p in PROFILES.values()} for name in names}
+    for name, alternatives in OPTION_ALTERNATIVES.items():
+        values[name] |= set(alternatives)
+    tried = 0
+    bases = [p.options.with_changes(lowercase=folded) for p in PROFILES.values() for folded in (False, True)]
+    for base, asked in ((base, asked) for base in bases for asked in (req, text)):
+        counted: dict = {}
+        oracle_result(asked, base, counted=counted)  # the unchanged options' counts come first
+        for name in names:
+            for value in sorted(values[name], key=repr):
+                try:
+                    options = base.with_changes(**{name: value})
+                    fresh = oracle_result(asked, options)
+                except BleuOracleError:
+                    continue
+                shared = oracle_result(asked, options, counted=counted)
+                assert (shared.score, shared.statistics, shared.bp) == (fresh.score, fresh.statistics, fresh.bp), name
+                tried += 1
+    assert tried > len(bases) * len(names)
+
+
+def test_epsilon_also_for_an_order_without_ngrams():
+    """"a b" against "a c", uniform weights up to 4: matches (1, 0, 0, 0) of totals (2, 1, 0, 0). An
+    implementation that reads 0/0 as 0 and then every zero precision as 1e-7 gives, by hand,
+    exp(0.25 ln 0.5 + 0.75 ln 1e-7) = 0.5^0.25 * 1e-7^0.75 = 0.8408964 * 5.6234133e-6 = 4.7287080e-6
+    (the planted bug `epsilon-zero-precision`, modelled on promptfoo's `p === 0 ? 1e-7 : p`)."""
+    req = request("corpus", [("a b", ["a c"])])
+    answer = 0.5 ** 0.25 * 1e-7 ** 0.75
+    assert answer == pytest.approx(4.7287080e-6, rel=1e-7)
+    explanation = classify(req, ScoreAnswer(answer), "papineni")
+    assert explanation.name == "epsilon-for-every-zero-or-empty-order"
+
+
+def test_a_tiny_precision_with_an_order_without_ngrams_is_classified_not_crashed():
+    """"a b" against "a c" with weights (0.5, 0.25, 0.25): p1 = 1/2, p2 = 0/1, order 3 has no n-gram. NLTK's
+    method0 divides by max(1, count), so p3 = 0 too, and both zeros become sys.float_info.min: by hand
+    exp(0.5 ln 0.5 + 0.5 ln 2.2250738585072014e-308) = 0.7071068 * 1.4916681e-154 = 1.0547686e-154.
+    (The classification failed on this before, reading the 0/0 order's precision as a number.)"""
+    req = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.25, 0.25))
+    answer = math.exp(0.5 * math.log(0.5) + 0.5 * math.log(sys.float_info.min))
+    assert answer == pytest.approx(1.0547686e-154, rel=1e-6)
+    assert classify(req, ScoreAnswer(answer), "papineni").name == "tiny-instead-of-zero"
+
+
+def test_a_hypothesis_cut_to_its_first_256_tokens_is_named_by_its_counts():
+    """A 300-token hypothesis "a b a b ..." against a 300-token reference "a b a b ... c c ... c" (260 of
+    "a b", then 40 "c"). Cut to 256 tokens each, both are the same "a b" run: by hand c = r = 256, matches =
+    totals = (256, 255, 254, 253), score 1 (SensAI-PT/LLaMa2lang issue #66: `s[:max_length]` before scoring).
+    Counted whole, the oracle has c = r = 300 and 260 unigram matches, so the counts say what was done."""
+    hypothesis = " ".join(["a", "b"] * 150)
+    reference = " ".join(["a", "b"] * 130 + ["c"] * 40)
+    req = request("corpus", [(hypothesis, [reference])])
+    stats = {"hyp_len": 256, "ref_len": 256, "matches": [256, 255, 254, 253], "totals": [256, 255, 254, 253],
+             "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(1.0, stats), "papineni")
+    assert explanation.name == "truncated-to-256-tokens"
+
+
+@pytest.mark.parametrize("hypothesis, reference, name", [
+    (["a b", "c"], ["a", "b c"], "ngram-keys-joined-by-space"),
+    (["ab", "c"], ["a", "bc"], "ngram-keys-concatenated"),
+])
+def test_ngrams_keyed_by_joined_text_are_named_by_their_counts(hypothesis, reference, name):
+    """Two tokens against two others, weights (0.5, 0.5). By the formulas no unigram and no bigram matches:
+    matches (0, 0). Keyed by the tokens joined (promptfoo's `words.slice(i, i + n).join(' ')`), the bigram's
+    key is the same text on both sides: matches (0, 1) of totals (2, 1), and the score 0 (p1 = 0)."""
+    req = ScoreRequest(seq=0, level="sentence", segments=(Segment(hypothesis=tuple(hypothesis),
+                       references=(tuple(reference),)),), weights=(0.5, 0.5), smoothing={"method": "none"})
+    stats = {"hyp_len": 2, "ref_len": 2, "matches": [0, 1], "totals": [2, 1], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == name
+
+
+def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
+    """300 "a" against 300 "a": each order's one n-gram occurs 300 - n + 1 times on both sides. Kept in 8 bits
+    (StringDistances.jl issue #12's UInt8), 300 wraps to 44, 299 to 43, 298 to 42, 297 to 41: by hand
+    matches (44, 43, 42, 41) of totals (300, 299, 298, 297), and the score exp(sum of ln(m/t) / 4)."""
+    req = request("corpus", [(" ".join(["a"] * 300), [" ".join(["a"] * 300)])])
+    matches, totals = [44, 43, 42, 41], [300, 299, 298, 297]
+    score = math.exp(sum(math.log(m / t) for m, t in zip(matches, totals, strict=True)) / 4)
+    stats = {"hyp_len": 300, "ref_len": 300, "matches": matches, "totals": totals, "bp": 1.0}
+    assert classify(req, ScoreAnswer(score, stats), "papineni").name == "ngram-counts-wrapped-at-8-bits"
+
+
+@pytest.mark.parametrize("pairs, weights, stats, name", [
+    # nltk issue #922: r = min(|len(ref) - c|): "a b c" against references of 5 and 2 tokens; the closest is 2
+    # tokens away by 1, so r = 1, not 2 (both under c = 3: BP 1, the score 1 either way)
+    ([("a b c", ["a b c d e", "a b"])], (1 / 3,) * 3,
+     {"hyp_len": 3, "ref_len": 1, "matches": [3, 2, 1], "totals": [3, 2, 1]}, "reference-length-is-the-distance"),
+    # a zip over lists of different lengths: the last segment ("c" against "d") is not counted, 2 of 2 match
+    ([("a b", ["a b"]), ("c", ["d"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "last-segment-dropped"),
+    # sacrebleu PR #132's filter: the empty hypothesis's segment goes, with its 3-token reference
+    ([("", ["c d e"]), ("a b", ["a b"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "empty-hypotheses-dropped"),
+])
+def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs, weights, stats, name):
+    """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
+    req = request("corpus", pairs, weights=weights)
+    assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
+
+
+def _text_request(level, pairs, weights, smoothing=None):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": level, "tokenize": "13a", "weights": list(weights),
+        "smoothing": smoothing or {"method": "none"},
+        "segments": [{"hypothesis": h, "references": list(refs)} for h, refs in pairs]})
+
+
+def test_a_text_split_into_words_on_ascii_whitespace_only_is_named_by_the_splitting_rule():
+    """13a under sacrebleu splits words with str.split(), so "a\\u00a0b c" is a, b, c: BLEU-1 of it against
+    "a b c" is 1. Split on ASCII whitespace only (Perl's split on bytes, C's isspace, TensorFlow's
+    tf.strings.split), the no-break space stays inside a word: a\\u00a0b, c; one of the two matches (p1 = 1/2),
+    c = 2 < r = 3 (BP = exp(1 - 3/2)): BLEU-1 = exp(-0.5) / 2. Unicode's White_Space (Perl's \\s on characters)
+    splits U+00A0 as str.split() does, so only the ASCII rule gives that value."""
+    req = _text_request("corpus", [("a\u00a0b c", ["a b c"])], [1.0])
+    explanation = classify(req, ScoreAnswer(math.exp(-0.5) / 2), "sacrebleu")
+    assert explanation.name == "token_split=ascii", explanation
+    assert classify(req, ScoreAnswer(1.0), "sacrebleu").name == AGREES
+
+
+def test_a_smoothed_sentence_with_orders_without_ngrams_is_classified_not_crashed():
+    """keras-hub's answer to ",b" against "cat x.y" (13a: `, b` and `cat x.y`, no match; BLEU-8 with add-one
+    smoothing on every order) once crashed classification (a computation read the precision of an order the
+    conventions leave out as a number). Whatever explains the value, classifying it completes."""
+    req = _text_request("sentence", [(",b", ["cat x.y"])], [0.125] * 8, {"method": "lin-2004"})
+    explanation = classify(req, ScoreAnswer(0.29406043887138367), "sacrebleu")
+    assert isinstance(explanation, Explanation)
+
+
+def test_a_13a_line_not_padded_with_spaces_is_named_by_the_padding_rule():
+    """mteval-v13a.pl pads the line (`$norm_text = " $norm_text ";`), so in "in 1995." the final "." has a space
+    after it and `s/([\\.,])([^0-9])/ $1 $2/g` splits it off: in, 1995, . -- the reference's tokens; BLEU-1 = 1.
+    Without the padding (keras-hub's port; torchmetrics #1776) nothing follows the "." and "1995." stays one token:
+    in, 1995. against in, 1995, .: p1 = 1/2, c = 2 < r = 3, BLEU-1 = exp(-0.5) / 2."""
+    from oracle.formulas.tokenizers import tokenize
+
+    assert tokenize("in 1995.", "13a") == ("in", "1995", ".")
+    assert tokenize("in 1995.", "13a", padding="none") == ("in", "1995.")
+    req = _text_request("corpus", [("in 1995.", ["in 1995 ."])], [1.0])
+    assert classify(req, ScoreAnswer(math.exp(-0.5) / 2), "sacrebleu").name == "line_padding=none"
+
+
+def _tokens_request(pairs, lowercase=False):
+    return ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=lowercase,
+                        segments=tuple(Segment(hypothesis=h, references=tuple(refs)) for h, refs in pairs))
+
+
+@pytest.mark.parametrize("pairs, stats, name", [
+    # fairseq's bleu_ltrim/bleu_rtrim: <pad> a b </s> against a b </s> is a b against a b: 2 of 2, c = r = 2
+    ([(("<pad>", "a", "b", "</s>"), [("a", "b", "</s>")])], (2, 2, 2, 2), "pad-and-eos-trimmed"),
+    # --remove-bpe: new@@ s paper is news paper, the reference's two tokens: 2 of 2
+    ([(("new@@", "s", "paper"), [("news", "paper")])], (2, 2, 2, 2), "bpe-marks-merged"),
+    # joined and split again: "a b", c is a, b, c: 3 of 3 against a b c
+    ([(("a b", "c"), [("a", "b", "c")])], (3, 3, 3, 3), "tokens-resplit-on-whitespace"),
+    # the empty token filtered out (a token holding a space kept: splitting again would give 3 tokens): 2 of 2
+    ([(("a", "", "b c"), [("a", "b c")])], (2, 2, 2, 2), "empty-tokens-dropped"),
+    # a per-token trim: " a", "b c " are a, "b c" (split again on whitespace they would be 3 tokens): 2 of 2
+    ([((" a", "b c "), [("a", "b c")])], (2, 2, 2, 2), "tokens-stripped"),
+    # NFKC: the ligature fi and the superscript two become f i and 2: fix x2 against fix x2, 2 of 2
+    ([(("\ufb01x", "x\u00b2"), [("fix", "x2")])], (2, 2, 2, 2), "tokens-nfkc-normalised"),
+    # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2
+    ([(("a", "<unk>"), [("a", "<unk>")])], (2, 2, 1, 2), "reference-unk-never-matches"),
+    # a JavaScript `{}` of n-gram counts: "constructor" reads the inherited member, 1 of 2
+    ([(("constructor", "a"), [("constructor", "a")])], (2, 2, 1, 2), "object-member-unigrams-never-match"),
+])
+def test_tokens_changed_before_counting_are_named_by_their_counts(pairs, stats, name):
+    """Hand-derived BLEU-1 counts (c, r, matches, total) of each mechanism; the answer is their score,
+    BP * m / t (BP 1: c = r in each)."""
+    c, r, m, t = stats
+    answer = ScoreAnswer(m / t, {"hyp_len": c, "ref_len": r, "matches": [m], "totals": [t], "bp": 1.0})
+    assert classify(_tokens_request(pairs), answer, "papineni").name == name
+
+
+def test_case_folded_on_ascii_letters_only_is_named_by_the_folding_rule():
+    """lowercase asked: É A against é a. Folded as str.lower() both match (BLEU-1 = 1); A-Z only (Perl's lc on
+    bytes, tf.strings.lower), A becomes a and É stays: 1 of 2, 0.5; with case ignored altogether neither would
+    match (0), so only the ASCII rule gives 0.5."""
+    req = _tokens_request([(("\u00c9", "A"), [("\u00e9", "a")])], lowercase=True)
+    answer = ScoreAnswer(0.5, {"hyp_len": 2, "ref_len": 2, "matches": [1], "totals": [2], "bp": 1.0})
+    assert classify(req, answer, "papineni").name == "case_fold=ascii"
+
+
+@pytest.mark.parametrize("k, score, name", [
+    # "a b" against "a c", BLEU-2: m = (1, 0), l = (2, 1), c = r = 2. k = 0.5 on every order, unigrams too:
+    # p1 = 1.5 / 2.5 = 0.6, p2 = 0.5 / 1.5 = 1/3, BLEU = sqrt(0.6 / 3) = sqrt(0.2) (from order 2 on, as
+    # documented: p1 = 1/2, sqrt(1/6))
+    (0.5, math.sqrt(0.2), "add-k-on-every-order"),
+    # k = 1.5 read as 1: p1 = 1/2, p2 = (0 + 1) / (1 + 1) = 1/2, BLEU = 1/2 (as documented p2 = 1.5 / 2.5: sqrt(0.3))
+    (1.5, 0.5, "add-k-truncated-to-an-integer"),
+])
+def test_add_k_applied_otherwise_is_named_by_the_mechanism(k, score, name):
+    req = request("corpus", [("a b", ["a c"])], weights=(0.5, 0.5), smoothing={"method": "add-k", "k": k})
+    explanation = classify(req, ScoreAnswer(score), "sacrebleu")
+    assert name in (explanation.name, *explanation.fits), explanation
+
+
+def test_an_ngram_order_read_back_from_its_spaces_is_named_by_its_counts():
+    """One map for every order keyed by " ".join (ketranm/tardis BLEU.lua): "a b", c against the same tokens.
+    The unigram "a b" is keyed "a b", one space, so it counts as a bigram; the bigram ("a b", "c") is keyed
+    "a b c", two spaces: a trigram, out of range for BLEU-2. Unigrams: c only (1 of 1); bigrams: "a b" (1 of 1).
+    c = r = 2, every precision 1: BLEU 1 (the formulas count unigrams 2 of 2 and bigrams 1 of 1: also 1, but
+    with other statistics)."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a b", "c"), references=(("a b", "c"),)),))
+    answer = ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [1, 1], "totals": [1, 1], "bp": 1.0})
+    assert classify(req, answer, "papineni").name == "order-read-from-spaces"
+
+
+def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():
+    """"a" against "b", weights (1, 0.75, 0.5, 0.1), exp smoothing, sentence level: unigrams match 0 of 1, which
+    exp smoothing makes 1/2; orders 2 to 4 have no n-grams (0/0), which promptfoo's `p === 0 ? 1e-7 : p` makes
+    1e-7 each: BLEU = 1 * exp(ln(1/2) + (0.75 + 0.5 + 0.1) ln(1e-7)) = 0.5 * 1e-7 ** 1.35 (about 1.774e-10)."""
+    req = request("sentence", [("a", ["b"])], weights=(1.0, 0.75, 0.5, 0.1), smoothing={"method": "exp"})
+    explanation = classify(req, ScoreAnswer(0.5 * 1e-7 ** 1.35), "papineni")
+    assert explanation.name == "epsilon-for-every-zero-or-empty-order", explanation
+
+
+def test_a_corpus_whose_every_hypothesis_is_empty_dropped_whole_is_named_by_its_counts():
+    """"" against "a": 0 either way (c = 0), but an implementation that drops segments with an empty hypothesis
+    (sacrebleu PR #132's filter) drops the whole corpus: r = 0, where the formulas count r = 1."""
+    req = request("corpus", [("", ["a"])], weights=(1.0,))
+    answer = ScoreAnswer(0.0, {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": 0.0})
+    assert classify(req, answer, "papineni").name == "empty-hypotheses-dropped"
+def test_references_cut_to_fewest():
+    # lm-eval's zip keeps one reference a segment: 'a b' against 'x y' alone matches nothing: p1 = 2/4 (the
+    # second segment's 'a b' matches); with both references p1 = 4/4. c = 4, r = 2 + 2: BP 1
+    r = request("corpus", [("a b", ["x y", "a b"]), ("a b", ["a b"])], weights=(1.0,))
+    assert classify(r, 1.0, "sacrebleu").name == AGREES
+    assert classify(r, 0.5, "sacrebleu").name == "references-cut-to-fewest"
+
+
+def test_first_piece_only():
+    # "a b . c d" splits on ". " into "a b " and "c d": only 'a b' is scored, against 'a b' and 'x y'; p1 = 2/2,
+    # c = 2 = r: 1.0, where the whole sentence scores 3/5 against 'a b . x y'
+    r = request("sentence", [("a b . c d", ["a b . x y"])], weights=(1.0,))
+    assert classify(r, 0.6, "sacrebleu").name == AGREES
+    assert classify(r, 1.0, "sacrebleu").name == "first-piece-only"
+
+
+def test_a_line_folded_before_the_tokenizer_is_named_by_the_fold_stage():
+    """Hypothesis "İ" against reference "i\\u0307", char tokenizer, lowercase, BLEU-2. Folded before tokenizing
+    (sacrebleu's order), the hypothesis is the reference's two characters: p1 = p2 = 1, c = r, BLEU-2 = 1.
+    Folded after (the papineni profile), its one token "i\\u0307" matches nothing: 0. A 1.0 under papineni is
+    the fold's stage."""
+    req = ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "tokenize": "char", "lowercase": True, "weights": [0.5, 0.5],
+        "smoothing": {"method": "none"}, "segments": [{"hypothesis": "İ", "references": ["i\u0307"]}]})
+    explanation = classify(req, ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2, 1], "totals": [2, 1]}),
+                           "papineni")
+    assert explanation.name == "fold_stage=line", explanation
+    assert classify(req, ScoreAnswer(0.0), "papineni").name == AGREES
+
+
+
+def _tokenized_request(tokenizer, pairs, weights):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "tokenize": tokenizer, "weights": list(weights),
+        "smoothing": {"method": "none"},
+        "segments": [{"hypothesis": h, "references": list(refs)} for h, refs in pairs]})
+
+
+@pytest.mark.parametrize("tokenizer, pairs, weights, score, stats, name", [
+    # 13a's entities unescaped in the hypothesis only: a " b against a & quot ; b (& and ; split off as
+    # punctuation): a and b match, 2 of 3; c = 3 < r = 5: BLEU-1 = 2/3 exp(1 - 5/3)
+    ("13a", [("a &quot; b", ["a &quot; b"])], [1.0], 2 / 3 * math.exp(1 - 5 / 3), (3, 5, (2,), (3,)),
+     "13a-entities-left-out-in-references"),
+    # <skipped> kept on both sides: a < skipped > b against a b < skipped >: every unigram matches (5 of 5),
+    # bigrams "< skipped" and "skipped >" of the four: BLEU-2 = sqrt(1/2); the script's a b against a b is 1
+    ("13a", [("a<skipped> b", ["a b<skipped>"])], [0.5, 0.5], math.sqrt(0.5), (5, 5, (5, 2), (5, 4)),
+     "13a-skipped-tags-left-out"),
+    # "-\n" not removed: the reference's "well-\nknown" is well- known (its line break a space), the
+    # hypothesis's tokens: 2 of 2, c = r: 1; the script joins it to wellknown, which nothing matches
+    # (the hypothesis holds no "-\n": the rule left out on the references only gives the same tokens, and fits too)
+    ("13a", [("well- known", ["well-\nknown"])], [1.0], 1.0, (2, 2, (2,), (2,)), "13a-end-of-line-hyphens-left-out"),
+    # intl with decimal digits only: ½ is no number, so the "." after it is split off: x½ . as the
+    # hypothesis, 2 of 2: 1; mteval-v14's \p{N} keeps x½. one token, which matches nothing
+    ("intl", [("x½ .", ["x½."])], [1.0], 1.0, (2, 2, (2,), (2,)), "intl-numbers-as-decimal-digits"),
+    # U+1F600 as two UTF-16 code units on both sides: 2 unigrams and the bigram match: BLEU-2 = 1; one
+    # character has no bigram, so the formulas give 0 (empty_order zero)
+    ("char", [("\U0001F600", ["\U0001F600"])], [0.5, 0.5], 1.0, (2, 2, (2, 1), (2, 1)), "char-as-utf16-code-units"),
+])
+def test_a_tokenizer_rule_departed_from_is_named_by_the_rule(tokenizer, pairs, weights, score, stats, name):
+    req = _tokenized_request(tokenizer, pairs, weights)
+    hyp_len, ref_len, matches, totals = stats
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": list(matches),
+                                 "totals": list(totals)})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == name, explanation
+    # (there, "well- known" and "well-\nknown" split on whitespace are 13a's tokens of the hypothesis and the rule
+    # left out: the tokenizer run on the hypotheses only, or on neither side, gives the same counts and fits too)
+    # (there, one character on each side: a token added to both, "\U0001F600 </s>" against itself or its mirror with
+    # "<s>" first, gives c 2, r 2, matches (2, 1), totals (2, 1) too, the same counts, so those fit as well)
+    expected_fits = {"13a-end-of-line-hyphens-left-out": ("13a-end-of-line-hyphens-left-out-in-references",
+                                                          "tokenizer-on-hypotheses-only", "tokenizer-skipped"),
+                     "char-as-utf16-code-units": ("end-token-on-both-sides", "start-token-on-both-sides")}
+    assert explanation.fits == expected_fits.get(name, ())
+
+
+#: A hypothesis whose line break after a hyphen ends it, against a reference whose line break is inside it.
+HYPHEN_AT_THE_END = ("well-\nknown re-\n", ["well-\nknown re-"])
+
+
+def test_a_line_stripped_before_13a_is_named_by_it():
+    """sacrebleu tokenizes sent.rstrip(): the hypothesis's final line break is gone before 13a's rule joining `-\n`
+    can read it. mteval-v13a.pl (run 2026-11-28 through its XML reader, which keeps a segment's text as written;
+    tests/adapters/test_reference_scripts.py runs it again where it is installed) joins both line breaks: wellknown re
+    against wellknown re-, 1 of 2 unigrams, c = r = 2: BLEU-1 0.5, the oracle's value. sacrebleu 2.6.0 answers
+    100.0 with counts [2], totals [2] (wellknown re- against wellknown re-). The rule left out on the hypotheses
+    gives well- known re- instead, 1 of 3 unigrams: not it."""
+    from oracle.diagnose.expect import oracle_expected
+
+    req = _tokenized_request("13a", [HYPHEN_AT_THE_END], [1.0])
+    assert oracle_expected(req, "sacrebleu").score == 0.5
+    explanation = classify(req, ScoreAnswer(1.0, {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}),
+                           "sacrebleu")
+    assert explanation.name == "13a-line-stripped-first", explanation
+    assert explanation.fits == ()
+
+
+def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
+    """"a b" against "a b": no 13a rule's literal occurs, so no departure changes a token; a wrong answer is
+    named by something else or not at all, never by a departure."""
+    from oracle.diagnose.textrules import DEPARTURES
+
+    req = _tokenized_request("13a", [("a b", ["a b"])], [1.0])
+    assert classify(req, ScoreAnswer(1.0), "papineni").name == AGREES
+    assert classify(req, ScoreAnswer(0.5), "papineni").name not in DEPARTURES
+
+
+def test_a_corpus_emptied_by_dropping_its_empty_hypotheses_is_among_the_fits_of_a_zero():
+    """One segment, an empty hypothesis against an empty reference and "a": c = 0, r = 0 (the closest length),
+    so the papineni profile's score is NaN (both empty). An implementation dropping segments with an empty
+    hypothesis is left with no segment, which the formulas do not score; its 0 there fits the dropping (so a
+    run whose other records are named by it gets one name), as it fits an early 0. A 0.5 does not."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=(), references=((), ("a",))),))
+    zeros = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0]}
+    explanation = classify(req, ScoreAnswer(0.0, zeros), "papineni")
+    assert "empty-hypotheses-dropped" in (explanation.name, *explanation.fits), explanation
+    half = classify(req, ScoreAnswer(0.5, zeros), "papineni")
+    assert "empty-hypotheses-dropped" not in (half.name, *half.fits)
+
+
+def test_weights_under_a_threshold_taken_as_zero_are_named_and_replayed():
+    """a b c d against a b c e: p1 = 3/4, p2 = 2/3, p3 = 1/2, c = r = 4 (BP = 1). With weights 0.5, 0.495 and
+    0.005, the formulas give (3/4)^0.5 (2/3)^0.495 (1/2)^0.005; the weight 0.005 taken as 0 leaves
+    (3/4)^0.5 (2/3)^0.495 -- no order has p_n = 0, so leaving out a zero precision cannot give it."""
+    from oracle.diagnose.classify import explained_value
+
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.495, 0.005), smoothing={"method": "none"},
+                       lowercase=False, segments=(Segment(hypothesis=("a", "b", "c", "d"),
+                                                          references=(("a", "b", "c", "e"),)),))
+    answer = 0.75 ** 0.5 * (2 / 3) ** 0.495
+    explanation = classify(req, ScoreAnswer(answer), "papineni")
+    assert explanation.name == "small-weights-taken-as-zero", explanation
+    assert abs(explained_value(req, "papineni", explanation.change) - answer) <= 1e-12
+    assert classify(req, ScoreAnswer(answer * 0.5 ** 0.005), "papineni").name == AGREES
+
+
+
+def _planned(pairs, plan, weights=(1.0,)):
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "weights": list(weights), "smoothing": {"method": "none"},
+        "lowercase": False, "stateful": plan,
+        "segments": [{"hypothesis": list(h), "references": [list(r) for r in refs]} for h, refs in pairs]})
+
+
+@pytest.mark.parametrize("pairs, plan, score, stats, name", [
+    # one shard, two batches: (a b | a b) then (c | c d). Added, c = 3, r = 4, p1 = 1: exp(1 - 4/3). The
+    # second update assigning its lengths leaves c = 1, r = 2: exp(1 - 2) with the same 3 of 3 unigrams
+    ([("ab", ["ab"]), ("c", ["cd"])], {"shards": [[1, 1]]}, math.exp(-1), (1, 2, (3,), (3,)),
+     "lengths-assigned-by-update"),
+    # two shards, shard 1's state absorbing shard 0's: a merge assigning the merged-in lengths keeps shard 0's,
+    # c = r = 2: BP = 1, so BLEU-1 = 1
+    ([("ab", ["ab"]), ("c", ["cd"])], {"shards": [[1], [1]], "merge": [1, 0]}, 1.0, (2, 2, (3,), (3,)),
+     "lengths-assigned-by-merge"),
+    # a previous corpus (x | x y: c = 1, r = 2) scored and reset first, the reset keeping c and r: c = 3 + 1,
+    # r = 4 + 2, BP = exp(1 - 6/4)
+    ([("ab", ["ab"]), ("c", ["cd"])],
+     {"shards": [[2]], "previous": [[{"hypothesis": ["x"], "references": [["x", "y"]]}]]}, math.exp(-0.5),
+     (4, 6, (3,), (3,)), "lengths-kept-by-reset"),
+    # shard 0: a b c d against itself, p1 = 4/4; shard 1: e against f, p1 = 0/1. Added, p1 = 4/5; averaged,
+    # (1 + 0) / 2 = 1/2; c = r = 5
+    ([("abcd", ["abcd"]), ("e", ["f"])], {"shards": [[1], [1]], "merge": [0, 1]}, 0.5, (5, 5, (4,), (5,)),
+     "precisions-averaged-by-merge"),
+    # tfma's combiner: the second batch's references are all empty, so its three n-grams are not counted:
+    # totals 3 (the first segment's) where they are 6, p1 = 3/3 (c = 6 > r = 3: BP = 1); one n-gram short
+    # per segment would leave 2 + 2
+    ([("ade", ["ade"]), ("bcf", [""])], {"shards": [[1, 1]]}, 1.0, (6, 3, (3,), (3,)),
+     "empty-reference-batch-uncounted"),
+    # each update truncated to its batch but the last segment (a zip): batch (a | a, b | c) keeps a | a, batch
+    # (d | d) is one segment and stays: c = r = 2, 2 of 2 (the whole corpus: c = r = 3, 2 of 3); dropping the
+    # corpus's last segment instead would leave a and b: 1 of 2
+    ([("a", ["a"]), ("b", ["c"]), ("d", ["d"])], {"shards": [[2, 1]]}, 1.0, (2, 2, (2,), (2,)),
+     "last-segment-dropped"),
+])
+def test_a_metric_state_that_keeps_a_field_otherwise_is_named_by_it(pairs, plan, score, stats, name):
+    req = _planned(pairs, plan)
+    hyp_len, ref_len, matches, totals = stats
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": list(matches),
+                                 "totals": list(totals)})
+    assert classify(req, answer, "papineni").name == name
+    if name != "last-segment-dropped":  # (named from the returned counts only: scores alone fit many readings)
+        assert classify(req, ScoreAnswer(score), "papineni").name == name  # without statistics too
+
+
+def test_a_corpus_a_dropping_empties_has_no_value_to_replay():
+    """Every hypothesis empty: dropping them leaves no segment, which the formulas do not score, so the
+    explanation predicts nothing there (it fits an answer of 0 or NaN: see the test above), and no related input
+    can rule it out by a value it never had."""
+    from oracle.diagnose.classify import explained_value
+
+    req = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                       segments=(Segment(hypothesis=(), references=((), ("a",))),))
+    assert explained_value(req, "papineni", (("computation", "empty-hypotheses-dropped"),)) is None

@@ -1,0 +1,167 @@
+"""The held-out real-bug collection of issue 36: tests/fakes/realbleu_heldout.py, its table, and its clean twin.
+
+`benchmarks/attribution.py --real --collection heldout` measures which root cause `check` names for each held-out
+bug (benchmarks/README.md, "Held-out real bugs"); as for the first collection (tests/end_to_end/test_real_bugs.py),
+nothing here asserts a cause name: the table's `fits` are the yardstick of that measurement. What is held here: the
+table is complete, its threads are new (cited by no fake and nowhere in oracle/ or docs/: what "held out" means), each
+switch changes some answer against the clean twin, and the clean twin is right on hand-derived examples and
+conforms under `check`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from fakes.harness import FAKES, deviations, fake, run_cli
+from fakes.realbleu import REAL_BUGS
+from fakes.realbleu_heldout import HELDOUT_BUGS, KINDS, HeldoutWrapper
+from fakes.realbleu_heldout import answer as heldout_answer
+
+ROOT = Path(__file__).resolve().parents[2]
+STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
+THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def test_every_heldout_bug_has_a_thread_a_kind_and_fits():
+    for name, bug in HELDOUT_BUGS.items():
+        assert THREAD.fullmatch(bug.url), name
+        assert bug.kind in KINDS, name
+        assert bug.stage in STAGES, name
+        assert bug.fits and all(isinstance(f, str) and f for f in bug.fits), name
+        assert bug.symptom and bug.mechanism and bug.where, name
+
+
+def test_at_least_fifteen_bugs_from_distinct_threads_none_of_the_first_collection():
+    assert len(HELDOUT_BUGS) >= 15
+    assert len({bug.url for bug in HELDOUT_BUGS.values()}) == len(HELDOUT_BUGS)
+    assert not set(HELDOUT_BUGS) & set(REAL_BUGS)
+    assert not {bug.url for bug in HELDOUT_BUGS.values()} & {bug.url for bug in REAL_BUGS.values()}
+
+
+def _cites(text, repo, number):
+    """Whether `text` cites thread `number` of `repo` (as a URL, `repo#N`, or `repo issue/PR #N`)."""
+    pattern = rf"{re.escape(repo)}(?:/(?:issues|pull)/| ?#| (?:issue|PR|pull request) #){number}\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def test_no_heldout_thread_is_cited_by_a_fake_or_the_oracle():
+    # Held out: none of these threads was read by whoever wrote the fakes before, or a mechanism (whose docstrings
+    # and data cite their threads). If this fails, the bug has been seen: it measures generalisation no more.
+    sources = [FAKES / "realbleu.py", FAKES / "plantedbleu.py", *FAKES.glob("mutant_*.py"),
+               *(ROOT / "oracle").rglob("*.py"), *(ROOT / "oracle").rglob("*.yaml"), *(ROOT / "docs").rglob("*.md")]
+    cited = "\n".join(p.read_text(encoding="utf-8") for p in sources)
+    for name, bug in HELDOUT_BUGS.items():
+        repo, number = THREAD.fullmatch(bug.url).groups()
+        assert not _cites(cited, repo, number), f"{name}: {bug.url} is cited"
+
+
+def test_the_citation_check_finds_a_cited_thread():
+    # the check above can fail: a thread realbleu.py cites is found in realbleu.py's text
+    text = (FAKES / "realbleu.py").read_text(encoding="utf-8")
+    assert _cites(text, "mjpost/sacrebleu", 272)
+    assert not _cites(text, "mjpost/sacrebleu", 2720)
+
+
+def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus"):
+    return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": False,
+            "smoothing": smoothing or {"method": "none"},
+            "segments": [{"hypothesis": h, "references": r} for h, r in segments]}
+
+
+CORPUS = [
+    ("the cat sat on the mat".split(), ["the cat sat on a mat".split(), "a cat is on the mat today".split()]),
+    ("there is a dog here".split(), ["here is a dog".split()]),
+    (["ab", "c", "d", "e"], [["a", "bc", "d", "e"]]),
+]
+PROTOCOL_EXAMPLE = _request([("the cat sat".split(), ["the cat sat on the mat".split()])], weights=(0.5, 0.5),
+                            level="sentence")
+#: c = 4; references of 2 and 5 tokens: the closest is 5, the shortest 2
+CLOSEST_NOT_SHORTEST = _request([("a b c d".split(), ["x y".split(), "a b c d e".split()])], level="sentence")
+#: Requests between which every switch changes some answer (a score, a statistic, or an error).
+REQUESTS = [
+    _request(CORPUS),
+    PROTOCOL_EXAMPLE,
+    CLOSEST_NOT_SHORTEST,
+    _request([([], [["a"]]), (["a", "b"], [["a", "b"]])]),  # an empty hypothesis
+    _request([(["a", "b"], [[]]), (["a", "b"], [["a", "b"]])], weights=(0.5, 0.5)),  # an empty reference
+    _request([("a b c d".split(), ["a b x d".split()])], smoothing={"method": "exp"}, level="sentence"),
+    _request([(["a", "b"], [["a", "b"]])], level="sentence"),  # no 3- or 4-grams at all
+]
+
+
+def _reply(bug, request):
+    try:
+        return json.dumps(heldout_answer(request, HeldoutWrapper(bug), with_stats=True), sort_keys=True)
+    except Exception as exc:  # noqa: BLE001 - the protocol loop turns any exception into an error reply
+        return f"error: {type(exc).__name__}"
+
+
+@pytest.mark.parametrize("bug", sorted(HELDOUT_BUGS))
+def test_each_switch_changes_some_answer(bug):
+    assert any(_reply(bug, r) != _reply(None, r) for r in REQUESTS), f"{bug} answers every request as clean does"
+
+
+#: Switched on by a feature of the input only (not on every input): answered as the clean twin where it is absent.
+CONDITIONAL = {
+    "bpe-kept-on-hypotheses": "a hypothesis token of four or more characters",
+    "blank-reference-one-token": "an empty reference",
+    "hypotheses-shuffled": "several segments",
+    "empty-samples-skipped": "an empty hypothesis or reference",
+    "ngram-keys-concatenated": "two n-grams whose tokens concatenate alike",
+    "shortest-reference-length": "several references",
+    "empty-order-skipped": "an order without hypothesis n-grams",
+    "zero-precision-terms-skipped": "a precision of 0",
+    "brevity-penalty-applied-twice": "a hypothesis shorter than its reference",
+    "empty-hypothesis-raises": "an empty hypothesis",
+    "log-of-zero-precision-raises": "a precision of 0",
+}
+#: None of the features above: one segment, one reference, one-letter tokens, c = 7 > r = 6 (BP = 1), precisions
+#: 6/7, 5/6, 4/5 (none 0, none 1), and weights that do not sum to 1: a switch that renormalised the weights
+#: everywhere, not only where it leaves an order out, would show here
+NEUTRAL = _request([("a b c d e f g".split(), ["a b c d e f".split()])], weights=(0.3, 0.3, 0.3), level="sentence")
+
+
+@pytest.mark.parametrize("bug", sorted(CONDITIONAL))
+def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
+    assert _reply(bug, NEUTRAL) == _reply(None, NEUTRAL), f"{bug} changes an input without {CONDITIONAL[bug]}"
+
+
+def test_the_conditional_switches_are_switches():
+    assert set(CONDITIONAL) <= set(HELDOUT_BUGS)
+
+
+def test_the_clean_twin_scores_the_protocol_example():
+    # PROTOCOL.md, "A minimal session": both precisions are 1, c = 3, r = 6, so BLEU = BP = e^(1 - 6/3) = e^-1
+    reply = heldout_answer(PROTOCOL_EXAMPLE, HeldoutWrapper(None), with_stats=True)
+    assert math.isclose(reply["score"], math.exp(-1), rel_tol=1e-12)
+    assert reply["statistics"] == {"hyp_len": 3, "ref_len": 6, "matches": [3, 2], "totals": [3, 2],
+                                   "bp": pytest.approx(math.exp(-1), rel=1e-12)}
+
+
+def test_the_clean_twin_takes_the_closest_reference():
+    # every n-gram of "a b c d" is in "a b c d e": p_1..p_4 = 4/4, 3/3, 2/2, 1/1; c = 4 and the closest reference
+    # has 5 tokens (|5 - 4| = 1 < |2 - 4| = 2), so BLEU = BP = e^(1 - 5/4) = e^-0.25
+    reply = heldout_answer(CLOSEST_NOT_SHORTEST, HeldoutWrapper(None), with_stats=True)
+    assert math.isclose(reply["score"], math.exp(-0.25), rel_tol=1e-12)
+    assert reply["statistics"]["ref_len"] == 5
+
+
+def test_the_clean_twin_scores_a_hypothesis_without_trigrams_zero():
+    # papineni: an order without hypothesis n-grams counts as p_n = 0, so a two-token hypothesis scores 0 at order 4
+    reply = heldout_answer(REQUESTS[-1], HeldoutWrapper(None), with_stats=True)
+    assert reply["score"] == 0.0  # exactly: no arithmetic reaches it
+    assert reply["statistics"]["totals"] == [2, 1, 0, 0]
+
+
+def _check(report, bug):
+    return run_cli("check", "--command", fake("realbleu_heldout", bug), "--no-cases", "--report", report, "--quiet")
+
+
+@pytest.mark.slow
+def test_the_clean_twin_conforms(tmp_path):
+    assert _check(tmp_path / "report", "clean") == 0
+    assert not deviations(tmp_path / "report")

@@ -1,0 +1,162 @@
+"""What a block of examples affords its failures (`oracle.harness.budget`): each rule is a function of the failures
+judged before an example within its block, hand-derived here; the runs that show one process, `--jobs` and shards
+deciding alike are in tests/harness/test_jobs.py, tests/harness/test_shards.py and tests/diagnose/test_confirm.py.
+
+Holds: oracle.harness.budget
+"""
+
+from __future__ import annotations
+
+import sys
+
+from oracle.harness.budget import SHRINK_BLOCK, failure_kind, shrink_allowed
+
+SCORE = ("fail", "score", None)
+
+
+def test_a_series_step_and_an_example_failing_alike_are_kinds_apart():
+    # an example's kind is (outcome, layer, order); a series step's has "series" first: one shrink each per block
+    assert failure_kind("example", "fail", "score", None) == SCORE
+    series = failure_kind("series", "fail", "score", None)
+    assert series == ("series", "fail", "score", None)
+    assert shrink_allowed(3, series, {1: [SCORE]}, 1) is True
+    assert shrink_allowed(3, SCORE, {1: [SCORE]}, 1) is False
+    assert shrink_allowed(SHRINK_BLOCK, SCORE, {1: [SCORE]}, 1) is True  # example 50 starts the next block
+
+
+# -- the searches among every explanation --------------------------------------------------------------------
+
+
+def test_the_first_failure_of_a_kind_the_hints_leave_unexplained_is_searched_in_full_and_no_later_one():
+    """Hand-derived, with one search a kind a block (--shrink-first 1): example 3 (kind score) was searched, so
+    example 8 of the kind is not; another kind, or the same kind in the next block, is; failures of example 3 itself
+    (a companion failing alike) are, since only examples before it count; a later search never changes an earlier
+    answer. --shrink-first 0 still allows one: a block's bug gets one full search beyond its shrunk failures."""
+    from oracle.harness.budget import full_search_allowed
+
+    matches2 = ("fail", "matches", 2)
+    searched = {3: [SCORE]}
+    assert full_search_allowed(3, SCORE, searched, 1) is True
+    assert full_search_allowed(8, SCORE, searched, 1) is False
+    assert full_search_allowed(8, matches2, searched, 1) is True
+    assert full_search_allowed(8, SCORE, searched, 2) is True  # --shrink-first 2: two a block
+    assert full_search_allowed(8, SCORE, {3: [SCORE], 5: [SCORE]}, 2) is False
+    assert full_search_allowed(SHRINK_BLOCK + 8, SCORE, searched, 1) is True
+    assert full_search_allowed(2, SCORE, searched, 1) is True
+    assert full_search_allowed(8, SCORE, {}, 0) is True
+    assert full_search_allowed(8, SCORE, searched, 0) is False
+
+
+def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the_shrunk_failure():
+    """One process's bookkeeping (`RestartBudget`): example 1 shrunk and named A; example 4, searched in full, named
+    B (fitting C as well): example 9 of the kind is tested against A, then B and C, each once; another kind is not."""
+    from oracle.harness.transport import RestartBudget
+
+    budget = RestartBudget(3)
+    budget.example_started(1)
+    assert budget.may_shrink(SCORE) == (True, ())
+    budget.classified(("A",))
+    budget.example_started(4)
+    assert budget.may_shrink(SCORE) == (False, ("A",))
+    assert budget.may_search_all(SCORE) is True
+    budget.searched_named(SCORE, ("B", "C"))
+    budget.searched_named(SCORE, ("A", "B"))  # (a companion of example 4 searched too: nothing new)
+    budget.example_started(9)
+    assert budget.may_shrink(SCORE) == (False, ("A", "B", "C"))
+    assert budget.may_search_all(SCORE) is False
+    assert budget.may_shrink(("fail", "bp", None)) == (True, ())
+
+
+# -- sending a failure once more -------------------------------------------------------------------------------
+
+
+def test_a_failure_is_sent_again_until_the_first_of_its_kind_in_its_block_was_answered_alike():
+    """Hand-derived, --shrink-first 1: example 1 failed at score and was answered alike (charged as its kind), so
+    example 3 of that kind is not sent again; another kind is, the same kind in the next block is, and example 1
+    itself was. After an example answered two ways (charged as NONDETERMINISTIC_KIND), every later failure of the
+    block is sent again. --shrink-first 0: the first failure of a kind is still sent again."""
+    from oracle.harness.budget import NONDETERMINISTIC_KIND, resend_waived
+
+    earlier = {1: [SCORE]}
+    assert resend_waived(3, SCORE, earlier, 1) is True
+    assert resend_waived(1, SCORE, earlier, 1) is False
+    assert resend_waived(3, ("fail", "bp", None), earlier, 1) is False
+    assert resend_waived(SHRINK_BLOCK + 3, SCORE, earlier, 1) is False
+    assert resend_waived(3, SCORE, earlier, 2) is False  # --shrink-first 2: two sent again first
+    assert resend_waived(3, SCORE, {0: [SCORE], 1: [SCORE]}, 2) is True
+    assert resend_waived(3, SCORE, {0: [NONDETERMINISTIC_KIND], 1: [SCORE]}, 1) is False
+    assert resend_waived(3, SCORE, {1: [SCORE], 2: [NONDETERMINISTIC_KIND]}, 1) is False
+    assert resend_waived(3, SCORE, {}, 0) is False
+    assert resend_waived(3, SCORE, earlier, 0) is True
+
+
+# -- in a run ------------------------------------------------------------------------------------------------------
+
+
+def _index(record):
+    return int(record.id.split("~")[0].rsplit("-", 1)[1])
+
+
+def comparable(report):
+    """A run's records without clock readings, seq numbers and the report's own path."""
+    import json
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if k not in ("seq", "duration", "wall")}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value.replace(str(report), "REPORT") if isinstance(value, str) else value
+
+    lines = (report / "results.jsonl").read_text(encoding="utf-8").split("\n")[:-1]
+    return [clean(line) for line in map(json.loads, lines) if line.get("type") == "record"]
+
+
+def test_a_deterministic_failure_is_not_sent_again_after_the_first_of_its_kind_in_its_block(tmp_path):
+    """mutant_no_clipping answers every request alike and most examples fail at the matches: the first failing
+    example of each kind in each block is sent again (its message says nothing of it), every failure of that kind in
+    a later example of the block is not, and says so; none is named nondeterministic; --jobs 2 writes the same."""
+    from fakes.harness import check, deviations, fake
+
+    command = fake("mutant_no_clipping")
+    assert check(tmp_path / "one", command, "--seed", 7, examples=SHRINK_BLOCK + 20) == 1
+    found = deviations(tmp_path / "one")
+    first = {}
+    for record in found:  # (in the stream's order: by example, an example's companions after it)
+        kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order), _index(record) // 50
+        later = first.setdefault(kind, _index(record)) < _index(record)
+        assert ("not sent again: the first failure(s) of its kind" in record.message) == later, record.id
+    assert sum("not sent again" in r.message for r in found) >= 10
+    assert "nondeterministic" not in {r.cause for r in found}
+    assert check(tmp_path / "two", command, "--seed", 7, "--jobs", 2, examples=SHRINK_BLOCK + 20) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
+
+
+def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_once_a_block(tmp_path, monkeypatch):
+    """realbleu.py mean-of-smoothed-sentence-bleu (tests/fakes/realbleu.py): the mean of smoothed sentence scores,
+    which the shrunk failure of a kind is named by while some later failures fit no explanation. Over one block of
+    examples, at most one failure of each kind not shrunk is searched among every explanation (`attribute` with no
+    `among`, counted here); the later ones the shrunk failure's name does not explain say the search was not run,
+    and why; --jobs 2 writes the same records."""
+    from fakes.harness import FAKES, check, deviations
+
+    import oracle.harness.session as session
+
+    searches = []
+    real = session.attribute
+
+    def counted(*args, **kwargs):
+        if kwargs.get("among") is None and kwargs.get("search_all", True):
+            searches.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(session, "attribute", counted)
+    command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
+    assert check(tmp_path / "one", command, examples=SHRINK_BLOCK, timeout=30) == 1
+    found = deviations(tmp_path / "one")
+    kinds = {failure_kind(r.kind, r.outcome.value, r.layer, r.order) for r in found if r.shrunk is None}
+    cut = [r for r in found if "went to earlier failures" in r.classification.description]
+    assert cut and all(r.shrunk is None for r in cut)
+    assert 1 <= len(searches) <= len(kinds)
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=SHRINK_BLOCK, timeout=30) == 1
+    assert comparable(tmp_path / "two") == comparable(tmp_path / "one")

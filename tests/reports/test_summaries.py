@@ -1,0 +1,264 @@
+"""results.jsonl is the one record; summary.md and junit.xml are derived from it and can be regenerated.
+
+Holds: oracle.reports.summaries, oracle.harness.events, oracle.models.jsonvalues
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+import yaml
+from fakes.harness import check, fake, results
+
+from oracle.harness.events import (
+    SCHEMA,
+    ResultsFormatError,
+    ResultsWriter,
+    read_results,
+)
+from oracle.models.jsonvalues import json_safe
+from oracle.models.results import Header, Record
+from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def mixed_report(tmp_path_factory):
+    """A run with passes, fails, crashes and not-applicable records, and a baseline."""
+    base = tmp_path_factory.mktemp("mixed")
+    check(base / "first", fake("mutant_ties_longer"), examples=30)
+    first = results(base / "first").records
+    failing = next(r.id for r in first if r.outcome == "fail")
+    passing = next(r.id for r in first if r.outcome == "pass")
+    baseline = base / "baseline.yaml"
+    baseline.write_text(yaml.safe_dump({"entries": [
+        {"id": failing, "outcome": "fail", "reason": "ties are known to go to the longer"},
+        {"id": passing, "outcome": "fail", "reason": "was failing once"},
+        {"id": "gone-case", "outcome": "fail", "reason": "stale"},
+    ]}))
+    report = base / "report"
+    code = check(report, fake("mutant_ties_longer"), "--baseline", baseline, "--junit", base / "out" / "junit.xml",
+                 examples=30)
+    return report, base / "out" / "junit.xml", code
+
+
+def test_results_jsonl_has_a_header_records_and_a_footer(mixed_report):
+    report, _, code = mixed_report
+    assert code == 1
+    lines = [json.loads(line) for line in (report / "results.jsonl").read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
+    assert all(line["type"] == "record" for line in lines[1:-1])
+    header = lines[0]
+    assert header["schema"] == SCHEMA
+    assert header["implementation"]["name"] == "fakebleu+ties-longer"
+    assert header["capabilities"]["max_order"] == 6
+    for key in ("seed", "examples", "rel", "abs", "timeout", "command", "verb"):
+        assert key in header["settings"]
+    data = results(report)  # what is unset is left out of a line and reads back as its default
+    for record in data.records:
+        assert record.id and record.kind and record.outcome
+        if record.outcome != "not-applicable":
+            assert record.request is not None and record.actual is not None
+            assert record.expected is not None or record.kind == "metamorphic"  # a relation compares two answers
+        if record.outcome == "fail":
+            assert record.layer and record.message
+    footer = data.footer
+    assert sum(footer.counts.values()) == len(lines) - 2
+    assert footer.exit_code == 1 and footer.baseline.stale == ("gone-case",)
+    assert footer.baseline.known == 1 and footer.baseline.fixed == 1
+
+
+def test_the_summary_tells_the_story(mixed_report):
+    report, _, _ = mixed_report
+    text = (report / "summary.md").read_text()
+    assert text.startswith("# bleu-oracle check: `fakebleu+ties-longer 0.0` (`python`)")  # outside text: code spans
+    assert "**deviations found** (exit 1)" in text
+    assert "| fail |" in text and "fail:ref_len" in text
+    assert "reproduce:" in text and "bleu-oracle check --command" in text
+    assert "stale entry `gone-case`" in text
+    assert "## Known deviations (baseline)" in text and "ties are known to go to the longer" in text
+    assert "[baseline: fixed]" in text
+
+
+def test_junit_maps_outcomes(mixed_report):
+    report, junit, _ = mixed_report
+    root = ET.parse(junit).getroot()
+    cases = root.findall(".//testcase")
+    data = results(report)
+    assert len([c for c in cases if c.get("classname") != "bleu-oracle.harness.gate"]) == len(data.records)
+    by_name = {c.get("name"): c for c in cases}
+    for record in data.records:
+        case = by_name[record.id]
+        status = record.baseline.status if record.baseline else None
+        if status == "known":
+            assert case.find("skipped").get("message").startswith("known deviation")
+        elif status == "fixed":
+            assert case.find("failure").get("type") == "expected-failure-passed"
+        elif record.outcome == "fail":
+            assert case.find("failure").get("type") == f"fail:{record.layer}"
+        elif record.outcome == "pass":
+            assert list(case) == [] or [child.tag for child in case] == ["system-err"]
+    stale = by_name["gone-case"]
+    assert stale.get("classname") == "bleu-oracle.harness.gate" and stale.find("failure") is not None
+    assert int(root.get("tests")) == len(cases)
+    assert int(root.get("failures")) == sum(1 for c in cases if c.find("failure") is not None)
+
+
+def test_reports_regenerate_identically_from_results_jsonl(mixed_report, tmp_path):
+    report, junit, _ = mixed_report
+    done = subprocess.run([sys.executable, "-m", "oracle.reports.summaries", str(report / "results.jsonl"),
+                           "--markdown", str(tmp_path / "s.md"), "--junit", str(tmp_path / "j.xml")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "s.md").read_text() == (report / "summary.md").read_text()
+    assert (tmp_path / "j.xml").read_text() == junit.read_text()
+
+
+def test_crash_timeout_and_protocol_errors_are_junit_errors(tmp_path):
+    for name, outcome, timeout in (
+        ("crash_third", "crash", 5),
+        ("hang_seq2", "timeout", 1),
+        ("garbage", "protocol-error", 5),
+    ):
+        report = tmp_path / name
+        assert check(report, fake(name), examples=6, timeout=timeout) == 1
+        root = ET.parse(report / "junit.xml").getroot()
+        types = {e.get("type") for e in root.iter("error")}
+        assert outcome in types
+        assert int(root.get("errors")) == sum(1 for r in results(report).records if r.outcome == outcome)
+
+
+def test_not_applicable_is_skipped_in_junit(tmp_path):
+    records = [Record(id="c1", kind="case", outcome="not-applicable", message="smoothing 'x' is not among ...")]
+    data = _results(records)
+    root = ET.fromstring(junit_xml(data))
+    assert root.find(".//skipped").get("message").startswith("not applicable")
+    assert "## Not applicable" in markdown_summary(data)
+
+
+def _results(records, footer=None):
+    from oracle.harness.events import Results
+
+    return Results(header=Header(suite_version="1", oracle_version="0", settings={"verb": "check"}, started="",
+                                 implementation={"name": "x", "version": "1", "language": "c"}),
+                   records=records, footer=footer)
+
+
+def test_control_characters_are_escaped_in_junit():
+    records = [Record(id="random-0-0", kind="example", outcome="crash", message="bad \x00 byte \x1f",
+                      stderr="trace \x1c\x1d\x1e back \ud7ff", duration=0.1)]
+    text = junit_xml(_results(records))
+    root = ET.fromstring(text.split("\n", 1)[1])
+    error = root.find(".//error")
+    assert "\\x00" in error.get("message") and "\\x1f" in error.get("message")
+    assert "\\x1c" in root.find(".//system-err").text
+
+
+def test_a_run_cut_short_is_still_readable(tmp_path):
+    path = tmp_path / "results.jsonl"
+    with ResultsWriter(path) as writer:
+        writer.write(Header(suite_version="1", oracle_version="0", settings={"verb": "check"},
+                            implementation={"name": "x", "version": "", "language": ""},
+                            started="2026-01-01T00:00:00+00:00"))
+        writer.write(Record(id="a", kind="case", outcome="pass"))
+    data = read_results(path)
+    assert data.footer is None and len(data.records) == 1
+    assert "incomplete" in markdown_summary(data)
+    write_reports(data, markdown=tmp_path / "s.md", junit=tmp_path / "j.xml")
+    assert ET.parse(tmp_path / "j.xml").getroot().get("tests") == "1"
+
+
+def test_read_results_rejects_what_it_cannot_trust(tmp_path):
+    path = tmp_path / "results.jsonl"
+    path.write_text('{"type": "record", "id": "a", "kind": "case", "outcome": "pass"}\n')
+    with pytest.raises(ResultsFormatError, match="no header"):
+        read_results(path)
+    path.write_text('{"type": "record", "id": "a"}\n')  # every line is checked against its model
+    with pytest.raises(ResultsFormatError, match=r"results.jsonl:1: a record line's `kind`: Field required"):
+        read_results(path)
+    path.write_text('{"type": "header", "schema": "other/9"}\n')
+    with pytest.raises(ResultsFormatError, match="schema"):
+        read_results(path)
+    path.write_text("not json\n")
+    with pytest.raises(ResultsFormatError, match="not a JSON line"):
+        read_results(path)
+
+
+def test_json_safe_writes_the_protocols_nan():
+    assert json_safe({"a": (1, math.nan, math.inf, -math.inf)}) == {"a": [1, "NaN", "Infinity", "-Infinity"]}
+    json.dumps(json_safe({"x": [math.nan]}), allow_nan=False)
+
+
+def test_the_junit_default_lives_in_the_report_directory(tmp_path):
+    report = tmp_path / "report"
+    assert check(report, fake("clean"), examples=3) == 0
+    root = ET.parse(report / "junit.xml").getroot()
+    records = results(report).records  # 3 examples and a metamorphic relation on the third
+    assert [r.kind for r in records] == ["example", "example", "example", "metamorphic"]
+    assert root.get("tests") == "4" and root.get("failures") == "0" and root.get("errors") == "0"
+    assert "**conforming** (exit 0)" in (report / "summary.md").read_text()
+
+
+def test_the_derived_reports_are_the_same_from_a_light_read(tmp_path):
+    """check reads results.jsonl light (good records without their inputs) to bound its memory; what it
+    derives must be what a full read derives."""
+    from oracle.harness.events import read_results
+    from oracle.reports.summaries import junit_xml, markdown_summary
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_ties_longer"), examples=60) == 1
+    full, light = read_results(report), read_results(report, light=True)
+    assert markdown_summary(full) == markdown_summary(light) and junit_xml(full) == junit_xml(light)
+    assert any(r.request is not None for r in full.records if r.outcome == "pass")
+    assert not any(r.request is not None for r in light.records if r.outcome == "pass")
+    assert [r.id for r in full.records] == [r.id for r in light.records]
+
+
+def test_the_streamed_reports_equal_those_of_a_whole_read(mixed_report, tmp_path):
+    """check derives summary.md and junit.xml streaming results.jsonl (two passes, a record at a time);
+    an independent derivation, from every record read into memory, must give the same bytes. The run
+    has known, new, fixed and stale baseline entries, fails, passes and not-applicable records."""
+    from oracle.reports.summaries import write_derived_reports
+
+    report, _, _ = mixed_report
+    streamed = tmp_path / "streamed"
+    streamed.mkdir()
+    (streamed / "results.jsonl").write_bytes((report / "results.jsonl").read_bytes())
+    write_derived_reports(streamed)
+    whole = read_results(report)
+    assert {r.baseline.status for r in whole.records if r.baseline} >= {"known", "fixed"}
+    assert (whole.footer.baseline.stale)
+    assert (streamed / "summary.md").read_text() == markdown_summary(whole)
+    assert (streamed / "junit.xml").read_text() == junit_xml(whole)
+    ET.fromstring((streamed / "junit.xml").read_text())
+
+
+def test_the_console_counts_do_not_depend_on_how_many_deviations_the_report_keeps(tmp_path, monkeypatch, capsys):
+    """The report's tally keeps the first DEVIATIONS_KEPT deviations (and GROUP_INPUTS_KEPT of each group) for the
+    console and counts the rest: the counts printed with caps of 2 and 1 are those printed with no cap in effect."""
+    from oracle.cli import main
+    from oracle.reports import summaries
+
+    def run(name):
+        code = main(["check", "--command", f"{sys.executable} {ROOT / 'tests' / 'fakes' / 'mutant_ties_longer.py'}",
+                     "--examples", "40", "--report", str(tmp_path / name), "-v"])  # (-v: every input kept)
+        lines = capsys.readouterr().out.splitlines()
+        inputs = sum(1 for line in lines if line.strip().startswith("input: "))
+        counted = [line for line in lines if line.startswith(("FAIL x", "root causes:", "bleu-oracle check:"))]
+        return code, inputs, counted
+
+    uncapped = run("uncapped")
+    monkeypatch.setattr(summaries, "DEVIATIONS_KEPT", 2)
+    monkeypatch.setattr(summaries, "GROUP_INPUTS_KEPT", 1)
+    capped = run("capped")
+    assert uncapped[0] == capped[0] == 1
+    assert any(line.startswith("FAIL x") and line not in ("FAIL x1", "FAIL x2") for line in uncapped[2])
+    assert uncapped[1] > capped[1]  # the caps held: fewer inputs kept to print
+    assert capped[2] == uncapped[2]

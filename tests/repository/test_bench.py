@@ -1,0 +1,84 @@
+"""The benchmark script runs end to end on a tiny input (timings are not asserted: they are for people)."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_benchmark_script_runs_on_a_tiny_input(tmp_path):
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, "benchmarks/bench.py", "--quick", "--json", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    sections = [row["section"] for row in json.loads(out.read_text())]
+    assert any(s.startswith("in process") for s in sections)
+    assert any(s.startswith("whole commands") for s in sections)
+    assert "serve" in sections and "scaling" in sections
+    assert any(s.startswith("check") for s in sections)
+
+
+@pytest.mark.slow
+def test_runner_cpu_and_detection_sections_run(tmp_path):
+    """The runner's CPU (metered check runs, both implementations, --jobs 1 and 2) and the time to detection of
+    one planted bug: each section writes its rows, every check run judged examples of both kinds' counts."""
+    out = tmp_path / "figures.json"
+    done = subprocess.run([sys.executable, "benchmarks/bench.py", "--quick", "--only", "runner", "detection",
+                           "--bugs", "clip-lt", "--json", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = json.loads(out.read_text())
+    runner = [row for row in rows if row["section"] == "runner cpu"]
+    assert {(row["implementation"], row["jobs"]) for row in runner} == {
+        (name, jobs) for name in ("fast float (plantedbleu clean)", "trivial (exact oracle)") for jobs in (1, 2)}
+    assert all(row["runner_cpu_ms_per_example"] > 0 and row["implementation_cpu_ms_per_example"] > 0
+               for row in runner)
+    detection = [row for row in rows if row["section"] == "detection"]
+    assert [row["bug"] for row in detection] == ["clip-lt"]
+    assert detection[0]["exit"] == 1 and 0 < detection[0]["first_failure_s"] <= detection[0]["end_s"]
+
+
+@pytest.mark.slow
+def test_detection_by_example_index_writes_its_table(tmp_path):
+    """benchmarks/detection.py --quick: a row per implementation with, per series length, the index of the first
+    failing random example (an integer below the examples run) or **missed**, the cases' verdict and the companion
+    that caught it first; summary rows that agree with the JSON. Indices only, never seconds."""
+    out = tmp_path / "rows.json"
+    done = subprocess.run([sys.executable, "benchmarks/detection.py", "--quick", "--json", str(out)],
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    figures = json.loads(out.read_text())
+    rows = figures["implementations"]
+    assert [row["implementation"] for row in rows] == ["planted:clip-lt", "planted:memo-ignores-weights"]
+    table = [line for line in done.stdout.splitlines() if line.startswith("|")]
+    assert table[0] == "| implementation | cases | L=36 | L=0 | first caught by (L=36) |"
+    assert table[1] == "| --- | --- | --- | --- | --- |"
+    body, summary = table[2:4], table[4:]
+    for line, row in zip(body, rows, strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == row["implementation"] and len(cells) == 5
+        assert cells[1] == (f"yes ({row['cases_failing']})" if row["cases_failing"] else "no")
+        for text, length in zip(cells[2:4], ("36", "0"), strict=True):
+            index = row["series"][length]["first_index"]
+            assert text == ("**missed**" if index is None else str(index))
+            assert index is None or 0 <= index < 20  # --quick runs 20 examples
+    assert [line.split("|")[1].strip() for line in summary] == [
+        "**caught**", "**median first index**", "**max first index (caught)**",
+        "**inputs judged, clean run (series requests)**"]
+    caught = [sum(row["series"][length]["first_index"] is not None for row in rows) for length in ("36", "0")]
+    assert summary[0].split("|")[3:5] == [f" {caught[0]} of 2 ", f" {caught[1]} of 2 "]
+    # the clean control conforms; no series, no series requests; a series adds its requests to the inputs judged
+    cost = figures["clean_cost"]
+    assert cost["36"]["exit"] == cost["0"]["exit"] == 0 and cost["0"]["series_requests"] == 0
+    assert cost["36"]["series_requests"] > 0 and cost["36"]["inputs"] > cost["0"]["inputs"]
+    assert summary[3].split("|")[3:5] == [f" {cost[k]['inputs']} ({cost[k]['series_requests']}) " for k in ("36", "0")]
+    # clip-lt does not depend on state: example I is the same whatever the series length (check --help), so the
+    # example that catches it does at every length
+    clip = rows[0]["series"]
+    assert clip["36"]["first_index"] == clip["0"]["first_index"] is not None
+    assert clip["36"]["companions"][0] == clip["0"]["companions"][0] == "example"
