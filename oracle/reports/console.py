@@ -228,7 +228,7 @@ def _group_lines(group: RootCauseGroup, name: str, profile: str, status: dict[st
                      + (f": {message}" if message else ""))
     text = _input_text(record)
     if text is not None:
-        lines.append(f"  input: {text if verbose else text[:INPUT_SHOWN]}")
+        lines.append(f"  input: {text if verbose else _cut(text)}")
     if record.reproduce:
         lines.append(f"  reproduce: {record.reproduce}")
     if group.name in status:

@@ -76,3 +76,20 @@ def test_fuzz_gives_an_explanations_value_only_under_the_groups_own_name(tmp_pat
     print_fuzz(out, alone, [], report_dir=tmp_path)
     assert "says 0.25, under this explanation 0.5\n" in out.getvalue()
     assert "under this explanation the oracle gives 0.5" in summary
+
+
+def test_fuzz_says_where_it_cuts_an_input_too_long_to_print(tmp_path):
+    """An input shrinking did not reduce is printed cut without -v, and the cut says so (it was cut silently at
+    600 characters, a line that looked like whole but invalid JSON); -v prints it whole."""
+    long_input = {**_INPUT, "segments": [{"hypothesis": ["w"] * 400, "references": [["w"] * 400]}]}
+    record = Record(id="random-0-4", kind="example", outcome="fail", layer="score", replay=long_input,
+                    classification=Classification(name="weights=as-given", value=0.5), actual={"seq": 0, "score": 0.5},
+                    expected={"score": 0.25}, baseline={"status": "new"})
+    derived, _ = _derived(tmp_path, "fuzz", [record])
+    short, whole = io.StringIO(), io.StringIO()
+    print_fuzz(short, derived, [], report_dir=tmp_path)
+    print_fuzz(whole, derived, [], report_dir=tmp_path, verbose=True)
+    cut_line = next(line for line in short.getvalue().splitlines() if line.startswith("  input: "))
+    whole_line = next(line for line in whole.getvalue().splitlines() if line.startswith("  input: "))
+    assert len(whole_line) > 600 + len("  input: ")  # 400 tokens on each side: some 3,300 characters
+    assert cut_line.endswith(f"... ({len(whole_line) - len('  input: '):,} characters; -v prints it whole)")
