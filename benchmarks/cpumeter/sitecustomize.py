@@ -10,7 +10,9 @@ that runs the search (the `check` process, and with --jobs N each worker) wraps 
   start-up, the handshake or the cases;
 - `Session.judge_cached_example` (where there is a search cache: the example with reading and writing its
   cache entry), else `Session.judge_example`: the calling thread's CPU (`time.thread_time`) per example, split
-  into the expensive inputs (`oracle.harness.generate.EXPENSIVE_FOCI` in their turn) and the ordinary ones.
+  into the expensive inputs (`oracle.harness.generate.EXPENSIVE_FOCI` in their turn) and the ordinary ones;
+- `Channel.submit`: counted, every request the process sends to the implementation (the CPU per request of
+  `benchmarks/per_request.py`).
 
 At exit each process writes what it measured to BLEU_ORACLE_CPU_METER/<pid>.json; an implementation process
 (Python too) writes only its whole CPU, so the implementation's cost can be shown beside the runner's.
@@ -34,7 +36,7 @@ def _is_runner(argv):
 
 def _install(out):
     measured = {"argv": list(sys.orig_argv), "search_cpu": 0.0, "searches": 0,
-                "ordinary": [0, 0.0], "expensive": [0, 0.0]}
+                "ordinary": [0, 0.0], "expensive": [0, 0.0], "requests": 0}
 
     def write():
         measured["process_cpu"] = time.process_time()
@@ -71,6 +73,15 @@ def _install(out):
             measured[kind][1] += time.thread_time() - start
 
     session_module.Session.run_examples = timed_run_examples
+    from oracle.harness import channel as channel_module
+
+    submit = channel_module.Channel.submit
+
+    def counted_submit(self, *args, **kwargs):
+        measured["requests"] += 1
+        return submit(self, *args, **kwargs)
+
+    channel_module.Channel.submit = counted_submit
     setattr(session_module.Session, per_example, timed_judge_example)
 
 

@@ -7,7 +7,9 @@ A case gives its request under a profile itself (`oracle.models.case.Case.reques
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from functools import cache
 
 from oracle.adapters.base import is_uniform
 from oracle.escaping import shown
@@ -111,6 +113,10 @@ def _token_reason(request: ScoreRequest, capabilities: Capabilities) -> str | No
     empty_allowed = capabilities.empty_tokens is not False
     if (not forbidden and empty_allowed) or request.is_text:  # raw text is the implementation's to tokenize
         return None
+    # the common case, every token acceptable, is told in C (one character class over each token list); only a
+    # request that holds an unacceptable token is walked token by token, for the first one to name
+    if not _holds_unacceptable_token(request, _forbidden_class(forbidden), empty_allowed):
+        return None
     for segment in request.segments:
         for tokens in (segment.hypothesis, *segment.references):
             for token in tokens:
@@ -120,3 +126,20 @@ def _token_reason(request: ScoreRequest, capabilities: Capabilities) -> str | No
                 if bad is not None:
                     return f"token {token!r} holds {bad!r}, a character the implementation does not take in tokens"
     return None
+
+
+@cache
+def _forbidden_class(forbidden: str) -> re.Pattern[str] | None:
+    """A pattern that finds any of the characters `forbidden` (None when there are none)."""
+    return re.compile("[" + "".join(map(re.escape, forbidden)) + "]") if forbidden else None
+
+
+def _holds_unacceptable_token(request: ScoreRequest, forbidden: re.Pattern[str] | None, empty_allowed: bool) -> bool:
+    """Whether a token of `request` is empty (where empty tokens are refused) or holds a `forbidden` character."""
+    for segment in request.segments:
+        for tokens in (segment.hypothesis, *segment.references):
+            if not empty_allowed and "" in tokens:
+                return True
+            if forbidden is not None and any(map(forbidden.search, tokens)):
+                return True
+    return False

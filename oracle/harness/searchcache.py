@@ -374,7 +374,8 @@ class Prepared:
         number = entry["body"]
         if type(number) is not int or not 0 <= number < len(lines):
             raise ValueError("no such line")
-        body = lines[number].decode("ascii")
+        line = lines[number]
+        body = line.decode("ascii")
         if not body.startswith(_HEAD):
             raise ValueError("not a score command")
         expected, features, digest = entry.get("expected"), entry.get("features"), entry.get("digest")
@@ -383,7 +384,8 @@ class Prepared:
         if digest is not None and not isinstance(digest, str):
             raise ValueError("digest is not a string")
         return cls(
-            request=ScoreRequest.model_validate(json.loads(body)),
+            # pydantic's own JSON parser on the line's bytes: one pass, no Python objects built only to be validated
+            request=ScoreRequest.model_validate_json(line),
             body=body,
             expected=None if expected is None else Expected.model_validate(expected),
             features=None if features is None else tuple(features),
@@ -449,13 +451,16 @@ class SearchCache:
             raise ValueError("foreign or damaged entry")
         described, *lines = rest.split(b"\n")
         content = json.loads(described)
-        read: list[tuple[Any, Prepared]] = []  # a series sends its base inputs again: each one read once
+        # a series sends its base inputs again: each one read once (looked for among the inputs of the same wire
+        # line only, not compared with every input read before)
+        read: dict[Any, list[tuple[Any, Prepared]]] = {}
         inputs = {}
         for name, value in content["inputs"].items():
-            prepared = next((p for seen, p in read if seen == value), None)
+            same_line = read.setdefault(value["body"], [])
+            prepared = next((p for seen, p in same_line if seen == value), None)
             if prepared is None:
                 prepared = Prepared.from_entry(value, lines)
-                read.append((value, prepared))
+                same_line.append((value, prepared))
             inputs[name] = prepared
         series = content.get("series")
         if series is not None:

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union
 
@@ -653,15 +655,28 @@ class ScoreRequest(Message):
     def max_order(self):
         return len(self.weights)
 
-    @property
+    #: Values derived from the segments, computed once per request (`functools.cached_property`, kept in the
+    #: instance's `__dict__`, which pydantic's equality and serialisation leave out): `model_copy` copies that
+    #: `__dict__`, so a copy whose segments are replaced drops them (`model_copy` below) and computes its own.
+    _DERIVED_FROM_SEGMENTS: ClassVar[tuple[str, ...]] = ("token_count", "reference_count")
+
+    @cached_property
     def token_count(self) -> int:
         """The tokens (in a text request, characters) of every hypothesis and reference."""
         return sum(len(s.hypothesis) + sum(len(r) for r in s.references) for s in self.segments)
 
-    @property
+    @cached_property
     def reference_count(self) -> int:
         """References over every segment."""
         return sum(len(s.references) for s in self.segments)
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """pydantic's copy, without the derived values of the original's segments when `update` replaces them."""
+        copied = super().model_copy(update=update, deep=deep)
+        if update and "segments" in update:
+            for name in self._DERIVED_FROM_SEGMENTS:
+                copied.__dict__.pop(name, None)
+        return copied
 
     def with_seq(self, seq):
         return self.model_copy(update={"seq": seq})

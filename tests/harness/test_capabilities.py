@@ -158,3 +158,18 @@ def test_check_records_such_a_text_not_applicable_where_undeclared_it_was_an_err
     assert check(tmp_path / "undeclared", fake("line_reader", "--undeclared"), examples=60) == 1
     errors = [r.id for r in results(tmp_path / "undeclared").records if r.outcome == "error"]
     assert errors == [r.id for r in uncarried]
+
+
+def test_forbidden_token_characters_are_taken_literally():
+    """Characters that mean something in a pattern's character class are forbidden as themselves: "a-c" forbids
+    "a", "-" and "c", not the range a..c (so "b" is taken)."""
+    caps = declared(forbidden_token_characters="a-c")
+    assert not_applicable_reason(request([(["b", "bb"], [["b"]])]), caps) is None
+    assert "holds '-'" in not_applicable_reason(request([(["b"], [["b-b"]])]), caps)
+    for character in "]^\\":
+        holding = request([(["x"], [["y", f"y{character}"]])])
+        assert not_applicable_reason(holding, declared(forbidden_token_characters=character)) is not None
+        assert not_applicable_reason(holding, declared(forbidden_token_characters="z" + character)) is not None
+    assert not_applicable_reason(request([(["b"], [["b"]])]), declared(forbidden_token_characters="]^\\")) is None
+    # empty tokens refused, no character forbidden: the empty token is found in a reference too
+    assert "empty" in not_applicable_reason(request([(["b"], [["b", ""]])]), declared(empty_tokens=False))

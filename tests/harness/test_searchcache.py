@@ -137,6 +137,26 @@ def test_an_entry_reads_back_as_written_and_any_damage_makes_it_empty(tmp_path):
     assert not cache.load(5).loaded
 
 
+def test_a_series_input_sent_again_reads_back_as_one_and_only_equal_inputs_are_merged(tmp_path):
+    """A series sends its base input again: written once per step, read back as one `Prepared`; two inputs of the
+    same wire line that differ in what was computed about them stay two."""
+    capabilities = Capabilities(levels=("sentence", "corpus"), max_order=6, weights="any", smoothing=("none",),
+                                statistics=True, lowercase=False)
+    base, other = example_request(0, 3, capabilities), example_request(0, 4, capabilities)
+    shared = Prepared(base, expected=Expected(rejected=True, reason="why"), features=("a",))
+    changed = Prepared(other, expected=Expected(rejected=True, reason="other"), features=("b",))
+    # the same line as `shared`, another expectation (a value written by another oracle, say): not the same input
+    twin = Prepared(base, expected=Expected(rejected=True, reason="not why"), features=("a",))
+    steps = [shared, changed, shared, twin, shared]
+    cache = SearchCache(tmp_path, "e" * 32)
+    cache.store(ExampleEntry(3, {f"series/{k}": p for k, p in enumerate(steps)}, series=[(0, "x")] * len(steps)))
+    inputs = cache.load(3).inputs
+    back = [inputs[f"series/{k}"] for k in range(len(steps))]
+    assert back[0] is back[2] is back[4] and back[1] is not back[0] and back[3] is not back[0]
+    assert back[3].request == back[0].request == base and back[1].request == other
+    assert [p.expected.reason for p in back] == ["why", "other", "why", "not why", "why"]
+
+
 def test_the_wire_line_spliced_from_the_body_is_the_encoded_command():
     """For requests of every focus (a 65,600-token run, a 2,000-segment corpus among them) and any seq."""
     capabilities = Capabilities(levels=("sentence", "corpus"), max_order=12, weights="any", lowercase=True,

@@ -565,3 +565,21 @@ def test_capabilities_say_which_conventions_cannot_be_switched():
     assert declared.cannot_switch(shortest) == "needs reference_length=shortest, which the implementation cannot switch"
     silent = Handshake.from_json(handshake_json()).capabilities  # a handshake of before: switches nothing
     assert silent.conventions is None and silent.cannot_switch(skip) is not None
+
+
+def test_derived_counts_are_the_copys_own_when_a_copy_replaces_the_segments():
+    """token_count and reference_count are computed once per request and kept on it: a copy that replaces the
+    segments (tokenizing a text request) must count its own, one that keeps them (a seq) may keep them."""
+    text = ScoreRequest(level="corpus", weights=(0.5, 0.5), tokenize="13a",
+                        segments=[Segment(hypothesis="ab cd", references=["ab", "x"])])
+    # characters of a text request: "ab cd" 5 + "ab" 2 + "x" 1 = 8; two references
+    assert (text.token_count, text.reference_count) == (8, 2)
+    # tokenized by 13a: ["ab", "cd"] + ["ab"] + ["x"] = 4 tokens
+    assert text.tokenized().token_count == 4
+    fewer = text.model_copy(update={"segments": (Segment(hypothesis="ab", references=["ab"]),)})
+    assert (fewer.token_count, fewer.reference_count) == (4, 1)  # "ab" 2 + "ab" 2 characters, one reference
+    assert text.with_seq(7).token_count == 8
+    # the kept values are not fields: equality and the wire form are the model's own
+    fresh = ScoreRequest(level="corpus", weights=(0.5, 0.5), tokenize="13a",
+                         segments=[Segment(hypothesis="ab cd", references=["ab", "x"])])
+    assert fresh == text and fresh.to_json() == text.to_json() and "token_count" not in text.to_json()
