@@ -45,14 +45,13 @@ from oracle.diagnose.stale import (
     stale_answer,
     with_stale,
 )
-from oracle.escaping import json_shown, shown
+from oracle.escaping import shown
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
     EXIT_UNDRIVABLE,
     EXIT_USAGE,
 )
-from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.models.outcomes import (
@@ -60,7 +59,6 @@ from oracle.models.outcomes import (
     RIDING_KINDS,
     Outcome,
 )
-from oracle.models.protocol import encode
 from oracle.models.results import (
     CorpusSummary,
     Footer,
@@ -82,6 +80,7 @@ from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
 from .generate import example_id, example_request
 from .progress import Progress
+from .reproduction import REPLAY_REPORT, Reproduction  # noqa: F401 (REPLAY_REPORT re-exported)
 from .requests import case_to_request, not_applicable_reason
 from .searchcache import (
     ExampleEntry,
@@ -107,7 +106,6 @@ from .stages import (
 from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
 from .work.examples import ExampleInputs, judge_example
 
-INLINE_REPLAY_LIMIT = 400
 #: What a process had answered before its first request.
 NOTHING_BEFORE = Before()
 
@@ -292,10 +290,6 @@ def implementation_argv(settings):
     return argv
 
 
-#: Where a reproduction line writes its report: never over the run's own report.
-REPLAY_REPORT = "bleu-oracle-replay"
-
-
 def _bundled(path):
     """A case file of the suite bundled with bleu-oracle (reproduced without --cases)."""
     from oracle.suite.cases import DEFAULT_CASES_DIR
@@ -335,8 +329,10 @@ class Session:
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
         self.report_dir = Path(settings.report)
         self.work_dir = Path(work_dir) if work_dir is not None else self.report_dir
-        #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
-        self.case_files = {}
+        #: how a failing record is reproduced (`oracle.harness.reproduction`), and its case id -> the file it came
+        #: from, when not the bundled suite (a reproduction line names it)
+        self.reproduction = Reproduction(settings, profile, self.report_dir, self.work_dir)
+        self.case_files = self.reproduction.case_files
         name = process.handshake.implementation.name
         self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
                                                     name)
@@ -384,7 +380,7 @@ class Session:
         from `prepared` when the request is one of the example's inputs)."""
         digest = prepared.record_digest() if prepared is not None and request.token_count > RECORD_TOKEN_LIMIT \
             else None
-        return recorded_request(request, lambda: self._regenerate(item_id), digest)
+        return recorded_request(request, lambda: self.reproduction.regenerate(item_id), digest)
 
     def send(self, request):
         """Send `request` on the channel and wait for its reply (`Channel.send`)."""
@@ -414,30 +410,6 @@ class Session:
         if prepared.features is None:
             prepared.features, prepared.fresh = tuple(sorted(features(request, statistics))), True
         self.coverage.add_features(prepared.features)
-
-    # -- reproduction --
-
-    def reproduce(self, record_id, request=None):
-        parts = ["bleu-oracle", "check"]
-        parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
-        parts += ["--profile", self.profile]
-        if self.settings.rel != DEFAULT_REL:
-            parts += ["--rel", repr(self.settings.rel)]
-        if self.settings.abs != DEFAULT_ABS:
-            parts += ["--abs", repr(self.settings.abs)]
-        if self.settings.strict:
-            parts.append("--strict")
-        if request is None:  # a case: re-run it by id, from its own file when it is not a bundled one
-            source = self.case_files.get(record_id)
-            parts += ["--cases", str(source)] if source is not None else []
-            parts += ["--examples", "0", "--id", record_id, "--report", REPLAY_REPORT]
-            return shlex.join(parts)
-        # its JSON with every character that is not printable as its \u escape: the same input, safe to print
-        payload = json_shown(encode(request.replay_payload(), ensure_ascii=False))
-        if len(payload) > INLINE_REPLAY_LIMIT and self.settings.timings:  # a deterministic stream keeps it inline
-            path = write_atomically(self.work_dir / "replay" / f"{record_id}.json", payload + "\n")
-            payload = str(self.report_dir / "replay" / path.name)
-        return shlex.join(parts + ["--replay", payload])
 
     # -- one item --
 
@@ -493,7 +465,8 @@ class Session:
         recorded = (
             CorpusSummary(**item.summary)
             if item.summary is not None
-            else (None if request is None else recorded_request(request.with_seq(0), lambda: self._regenerate(item.id)))
+            else (None if request is None
+                  else recorded_request(request.with_seq(0), lambda: self.reproduction.regenerate(item.id)))
         )
         timing = self.timing(0.0)
         return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
@@ -579,19 +552,9 @@ class Session:
         note = repeat.described(reply, again)
         if item.summary is not None:  # (a summary: too large to replay from a record)
             return Diagnosis(classification=classification, note=note)
-        replay, line = self._reproduction(item.id, item.kind, request, request)
+        replay, line = self.reproduction.of_failure(item.id, item.kind, request, request)
         return Diagnosis(classification=classification, replay=replay,
                          reproduce=line + repeat.reproduction_note(reply, again), note=note)
-
-    def _reproduction(self, item_id, kind, request, reported):
-        """(the replay input, the reproduction line) of a failing record: a case by its id, a series or a relation
-        whole again (the state, or the other input, is the point), anything else by the input `reported` (its shrunk
-        input, or `request` itself)."""
-        if kind == "case" and not self.settings.replay:
-            return request, self.reproduce(item_id)
-        if kind in ("series", "metamorphic"):
-            return reported, self._regenerate(item_id)
-        return reported, self.reproduce(item_id, reported)
 
     def diagnose(self, item: Item, judgement: Judgement, *, before: Before = NOTHING_BEFORE) -> Diagnosis:
         """The diagnosis of a failing record: the shrunk input (a random example's, or a series step's), the root cause,
@@ -644,7 +607,7 @@ class Session:
                                                                                     self.contract))
         if summary is not None:  # (a summary: too large to replay from a record)
             return Diagnosis(classification=classification, shrunk=shrunk)
-        replay, line = self._reproduction(item_id, kind, request, reported)
+        replay, line = self.reproduction.of_failure(item_id, kind, request, reported)
         return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
 
     def cheaply_classified(self, item: Item, judgement: Judgement) -> Diagnosis:
@@ -661,7 +624,7 @@ class Session:
                 "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
         if item.summary is not None:
             return Diagnosis(classification=classification)
-        replay, line = self._reproduction(item.id, item.kind, judgement.request, judgement.request)
+        replay, line = self.reproduction.of_failure(item.id, item.kind, judgement.request, judgement.request)
         return Diagnosis(classification=classification, replay=replay, reproduce=line)
 
     def _told_apart(self, judged, classification, overrides):
@@ -1038,33 +1001,6 @@ class Session:
         from . import worker
 
         worker.search(self)
-
-    def _regenerate(self, record_id):
-        """The command that sends a record's input again (a random example: its seed and id)."""
-        if not record_id.startswith("random-"):
-            return "the input is not kept: it is larger than the record limit"
-        parts = ["bleu-oracle", "check"]
-        parts += ["--impl", self.settings.impl] if self.settings.impl else ["--command", self.settings.command]
-        index = int(record_id.split("~")[0].rsplit("-", 1)[1])
-        return shlex.join(
-            parts
-            + [
-                "--profile",
-                self.profile,
-                "--seed",
-                str(self.settings.seed),
-                "--no-cases",
-                "--examples",
-                str(index + 1),
-                "--id",
-                record_id,
-            ]
-            + (
-                ["--series-length", str(self.settings.series_length)]
-                if self.settings.series_length != DEFAULT_SERIES_LENGTH and "~series" in record_id
-                else []
-            )
-        )
 
     def run_replay(self, inputs):
         for label, request in inputs:

@@ -62,7 +62,7 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     settings = session.settings
     if verdict.outcome != Outcome.FAIL or settings.shrink_budget <= 0:
         return Diagnosis(classification=classification, replay=planned,
-                         reproduce=session.reproduce(item.id, planned))
+                         reproduce=session.reproduction.line(item.id, planned))
     shrinker = stateful.PlanShrinker(
         session.profile,
         session.capabilities,
@@ -75,8 +75,8 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     if not session.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
         lowered, final = shrinker.lowest(planned, verdict)
         moved, note = layer_moved(verdict, final)
-        return Diagnosis(classification=classification, replay=lowered, reproduce=session.reproduce(item.id, lowered),
-                         moved=moved, note=note)
+        return Diagnosis(classification=classification, replay=lowered,
+                         reproduce=session.reproduction.line(item.id, lowered), moved=moved, note=note)
     smallest, exhausted = shrinker.run(planned, verdict)
     last = shrinker.last
     final = last.verdict if last is not None else verdict
@@ -96,7 +96,7 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     )
     moved, note = layer_moved(verdict, final)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
-                     reproduce=session.reproduce(item.id, smallest), moved=moved, note=note)
+                     reproduce=session.reproduction.line(item.id, smallest), moved=moved, note=note)
 
 
 def layer_moved(verdict: Verdict, final: Verdict) -> tuple[Verdict | None, str]:

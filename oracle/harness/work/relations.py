@@ -47,7 +47,7 @@ def check_relation(session: Any, identifier: str, request: ScoreRequest, reply: 
                 request, reply, verdict, oracle_expected(request, session.profile), session.profile,
                 entries=session.documented)
             diagnosis = Diagnosis(classification=classification, replay=variants[0],
-                                  reproduce=session._regenerate(item.id))
+                                  reproduce=session.reproduction.regenerate(item.id))
     timing = session.timing(sum(r.duration for r in replies), started)
     return session.finish(Record(
         id=item.id,
