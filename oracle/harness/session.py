@@ -71,7 +71,7 @@ from .gate import BaselineTracker, baseline_key
 from .generate import example_id, example_request
 from .progress import Progress
 from .reproduction import REPLAY_REPORT, Reproduction  # noqa: F401 (REPLAY_REPORT re-exported)
-from .requests import case_to_request, not_applicable_reason
+from .requests import not_applicable_reason
 from .searchcache import (
     ExampleEntry,
     SearchCache,
@@ -90,9 +90,10 @@ from .stages import (
     Timing,
     judged_record,
     recorded_request,
-    selected,
+    selected,  # noqa: F401 (re-exported: commands/check.py)
 )
 from .transport import DEFAULT_MAX_RESTARTS, DEFAULT_TIMEOUT, HandshakeError, ImplementationProcess, RestartBudget
+from .work.cases import run_cases, run_replay
 from .work.examples import ExampleInputs, judge_example
 
 #: Random examples a `check` or `fuzz` run draws unless told otherwise.
@@ -253,17 +254,6 @@ def implementation_argv(settings):
     if not argv:
         raise BleuValueError("`--command` is empty")
     return argv
-
-
-def _bundled(path):
-    """A case file of the suite bundled with bleu-oracle (reproduced without --cases)."""
-    from oracle.suite.cases import DEFAULT_CASES_DIR
-
-    try:
-        Path(path).resolve().relative_to(Path(DEFAULT_CASES_DIR).resolve())
-    except ValueError:
-        return False
-    return True
 
 
 def now():
@@ -509,23 +499,8 @@ class Session:
     # -- the kinds of work --
 
     def run_cases(self, cases):
-        """The cases `only` selects and this run's shard owns (`oracle.harness.shards`), in their order."""
-        shard = Shard(self.settings.shard[0] + 1, self.settings.shard[1])
-        position = -1
-        for case in cases:
-            try:
-                item = case_to_request(case, seq=0, profile=self.profile)
-            except BleuOracleError as exc:
-                raise BleuValueError(f"case {getattr(case, 'id', '?')}: {exc}") from None
-            if not selected(item.case_id, self.settings.only):
-                continue
-            position += 1
-            if not shard.owns(position):
-                continue
-            if not _bundled(case.path):
-                self.case_files[item.case_id] = case.path
-            self.channel.start_unit()
-            self.evaluate(Item.of_case(item))
+        """The cases `only` selects and this run's shard owns, in their order (`oracle.harness.work.cases`)."""
+        run_cases(self, cases)
 
     def run_examples(self):
         """The differential search: `examples` random inputs (fewer if `time_budget` runs out first),
@@ -594,8 +569,8 @@ class Session:
         worker.search(self)
 
     def run_replay(self, inputs):
-        for label, request in inputs:
-            self.evaluate(Item(label, "replay", request))
+        """Each (label, request) of `inputs` judged as a "replay" record (`oracle.harness.work.cases`)."""
+        run_replay(self, inputs)
 
 
 # -- the lifecycle --------------------------------------------------------------------------------
