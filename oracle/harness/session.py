@@ -29,7 +29,7 @@ from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies
 from oracle.diagnose.expect import case_expected
-from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
+from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract
 from oracle.escaping import shown
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
@@ -55,10 +55,9 @@ from oracle.models.results import (
 from oracle.signals import Interrupted, exit_code_of, raise_if_stopped, stopped_by_signals  # noqa: F401 (re-exported)
 from oracle.suite import SUITE_VERSION
 
-from . import stateful
 from .budget import DEFAULT_SHRINK_FIRST
 from .channel import Channel
-from .coverage import Coverage, features
+from .coverage import Coverage
 from .diagnosis import (  # noqa: F401 (NOTHING_BEFORE, names_a_mechanism, search_among_all re-exported)
     NOTHING_BEFORE,
     DiagnosisContext,
@@ -69,6 +68,7 @@ from .diagnosis import (  # noqa: F401 (NOTHING_BEFORE, names_a_mechanism, searc
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
 from .generate import example_id, example_request
+from .judging import judge_item
 from .progress import Progress
 from .reproduction import REPLAY_REPORT, Reproduction  # noqa: F401 (REPLAY_REPORT re-exported)
 from .requests import not_applicable_reason
@@ -357,14 +357,8 @@ class Session:
         self.budget.warn(text)
 
     def cover(self, request, expected, prepared=None):
-        """Count what `request` exercised (its features: `prepared`'s, computed once)."""
-        statistics = None if expected.rejected else expected.statistics
-        if prepared is None:
-            self.coverage.add(request, statistics)
-            return
-        if prepared.features is None:
-            prepared.features, prepared.fresh = tuple(sorted(features(request, statistics))), True
-        self.coverage.add_features(prepared.features)
+        """Count what `request` exercised on the current channel (`Channel.cover`)."""
+        self.channel.cover(request, expected, prepared)
 
     # -- one item --
 
@@ -419,39 +413,8 @@ class Session:
                       message=reason, label="not-applicable", duration=timing.duration, wall=timing.wall)
 
     def judge(self, item: Item) -> Judgement:
-        """Send an applicable item's request and judge the reply against the oracle's expectation (computed while
-        the implementation answers: an example's from its `Prepared`, a large input's when the item carries it, a
-        case's under its context). A failure never rests on an expectation from the search cache alone
-        (`confirmed_expectation`)."""
-        request, prepared = item.request, item.prepared
-        if request is None:  # (`inapplicable` says why: not sent)
-            raise BleuValueError(f"{item.id}: no request to judge")
-        sent, pending = self.submit(request, prepared)  # the implementation answers while the oracle computes
-        inputs = item.inputs
-        if inputs is not None:
-            expected = inputs.expected_of(request, prepared)
-        elif item.expected is not None:
-            expected = item.expected
-        else:
-            expected = self.expected_for(request, overrides=item.overrides, document=item.document,
-                                         profiles=item.profiles)
-        self.cover(request, expected, prepared)
-        reply = self.collect(sent, pending)
-        verdict = self._verdict(request, reply, expected)
-        if verdict.outcome not in GOOD_OUTCOMES and inputs is not None:  # never a failure on a cached value alone
-            confirmed_expected = inputs.confirmed_expectation(request, prepared, expected)
-            if confirmed_expected is not expected:
-                expected, verdict = confirmed_expected, self._verdict(request, reply, confirmed_expected)
-        if verdict.outcome == Outcome.REJECTED:
-            self.coverage.add_refused(request)
-        return Judgement(request=request, sent=sent, reply=reply, expected=expected, verdict=verdict)
-
-    def _verdict(self, request, reply, expected):
-        """The judge's verdict on `reply` to `request` (a plan of metric states is judged as a plan)."""
-        if request.stateful is not None:
-            return stateful.judge_plan(expected, reply, request, self.contract)
-        return judge(expected, reply, self.contract, max_order=request.max_order,
-                     token_counts=token_count_layers(request))
+        """Send an applicable item's request on the current channel and judge its reply (`judging.judge_item`)."""
+        return judge_item(item, self.channel, self.contract, self.profile)
 
     def diagnose(self, item: Item, judgement: Judgement, prepared=None) -> Diagnosis:
         """A failing item's diagnosis on the current channel (`oracle.harness.diagnosis.diagnose`)."""
