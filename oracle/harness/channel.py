@@ -14,9 +14,10 @@ from collections import deque
 from typing import Any
 
 from oracle.diagnose.stale import Before, Exchange, halvings
+from oracle.models.outcomes import Expected
 from oracle.models.protocol import ScoreRequest
 
-from .coverage import Coverage
+from .coverage import Coverage, features
 from .searchcache import Prepared, wire_line
 from .transport import Reply
 
@@ -108,6 +109,17 @@ class Channel:
             self.history_tokens -= self.history.popleft().request.token_count
         self.last_kept = bool(self.history) and self.history[-1] is exchange
         return reply
+
+    def cover(self, request: ScoreRequest, expected: Expected, prepared: Prepared | None = None) -> None:
+        """Count what `request` exercised in this channel's coverage (its features: `prepared`'s, computed once and
+        kept with the example's inputs)."""
+        statistics = None if expected.rejected else expected.statistics
+        if prepared is None:
+            self.coverage.add(request, statistics)
+            return
+        if prepared.features is None:
+            prepared.features, prepared.fresh = tuple(sorted(features(request, statistics))), True
+        self.coverage.add_features(prepared.features)
 
     def before(self) -> Before:
         """What the process had answered before the reply `collect` read last (a `Before`; taken before anything

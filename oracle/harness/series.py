@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
@@ -154,18 +154,10 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
     item = Item(item_id, "series", step.request, title=_title(steps, k))
     diagnosis = NOT_DIAGNOSED
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
-        # failing step, sent once more, is answered otherwise (`Session.answered_again`; not sent again where its
-        # kind's first failures in the block were answered alike: `Session.resend_waived`)
-        before = session.channel.before()
-        waived = session.resend_waived("series", verdict)
-        again = None if waived else session.answered_again(step.request, reply, verdict, prepared[k], before=before,
-                                                           expected=expected)
+        # failing step, sent once more, is answered otherwise (not sent again where its kind's first failures in the
+        # block were answered alike: `Session.diagnose`, `oracle.harness.diagnosis.diagnose`)
         judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
-        diagnosis = session.diagnose(item, judgement, before=before) if again is None \
-            else session.nondeterministic(item, step.request, reply, again, expected)
-        if waived:
-            diagnosis = replace(diagnosis, note="; ".join(filter(None, [diagnosis.note,
-                                                                       session.not_sent_again(verdict)])))
+        diagnosis = session.diagnose(item, judgement, prepared[k])
     timing = session.timing(duration, started)
     message = f"series step {k + 1} of {len(steps)}" + (f" ({_describe(steps, k)})" if failed else "")
     return session.finish(Record(  # (no convention: a series is judged step by step, and none is recorded)

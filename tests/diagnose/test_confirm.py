@@ -17,7 +17,7 @@ from fakes.harness import check, deviations, fake, results, run_cli
 
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.repeat import answered_otherwise, described, without_note
-from oracle.harness.session import Session
+from oracle.harness import diagnosis
 from oracle.models.protocol import Statistics
 
 NONDETERMINISTIC = fake("nondeterministic")
@@ -150,7 +150,7 @@ def test_a_deterministic_mutant_writes_the_records_it_wrote_before_requests_were
     assert check(report, fake("mutant_no_clipping"), "--seed", 7, examples=40) == 1
     named = {r.classification.name for r in deviations(report)}
     assert named and "nondeterministic" not in named
-    monkeypatch.setattr(Session, "answered_again", lambda *args, **kwargs: None)  # as before: nothing sent again
+    monkeypatch.setattr(diagnosis, "answered_again", lambda *args, **kwargs: None)  # as before: nothing sent again
     assert check(tmp_path / "once", fake("mutant_no_clipping"), "--seed", 7, examples=40) == 1
     assert comparable(report) == comparable(tmp_path / "once")
 

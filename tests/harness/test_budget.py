@@ -140,17 +140,17 @@ def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_on
     and why; --jobs 2 writes the same records."""
     from fakes.harness import FAKES, check, deviations
 
-    import oracle.harness.session as session
+    import oracle.harness.diagnosis as diagnosis
 
     searches = []
-    real = session.attribute
+    real = diagnosis.attribute
 
     def counted(*args, **kwargs):
         if kwargs.get("among") is None and kwargs.get("search_all", True):
             searches.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(session, "attribute", counted)
+    monkeypatch.setattr(diagnosis, "attribute", counted)
     command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
     assert check(tmp_path / "one", command, examples=SHRINK_BLOCK, timeout=30) == 1
     found = deviations(tmp_path / "one")

@@ -16,6 +16,7 @@ from oracle.models.outcomes import GOOD_OUTCOMES, Expected, Outcome, Verdict
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification, Record, Shrunk
 
+from .. import diagnosis as diagnosing  # (its functions looked up on the module: a test stands one in)
 from .. import stateful
 from ..generate import example_rng
 from ..stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, judged_record
@@ -35,9 +36,10 @@ def check_stateful(session: Any, identifier: str, index: int, request: ScoreRequ
     judgement = Judgement(request=planned, sent=sent, reply=reply, expected=expected, verdict=verdict)
     diagnosis = NOT_DIAGNOSED
     if verdict.outcome not in GOOD_OUTCOMES:
-        again = session.answered_again(planned, reply, verdict)
+        context = session.diagnosis_context()
+        again = diagnosing.answered_again(planned, reply, verdict, context)
         diagnosis = plan_diagnosis(session, item, judgement) if again is None else \
-            session.nondeterministic(item, planned, reply, again, expected)
+            diagnosing.nondeterministic(item, planned, reply, again, expected, context)
     return session.finish(judged_record(item, judgement, request=session.recorded(sent, item.id),
                                         message=verdict.message, diagnosis=diagnosis,
                                         timing=session.timing(reply.duration, started)))
@@ -54,7 +56,7 @@ def plan_cause(session: Any, planned: ScoreRequest, reply: Reply | None, verdict
 
 def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     """A failing planned request's diagnosis after shrinking its plan and corpus (the first of each stateful
-    layer's failures in each block of examples, as for the examples: `Session.shrink_decision`), with the root cause
+    layer's failures in each block of examples, as for the examples: `diagnosis.shrink_decision`), with the root cause
     of the smallest failing plan; a plan not shrunk (its kind's first in this block was) is only moved to the plan
     that uses least and still fails (a few requests), so that its layer is the one the bug is in."""
     planned, reply, verdict, expected = judgement.parts
@@ -62,7 +64,7 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     settings = session.settings
     if verdict.outcome != Outcome.FAIL or settings.shrink_budget <= 0:
         return Diagnosis(classification=classification, replay=planned,
-                         reproduce=session.reproduce(item.id, planned))
+                         reproduce=session.reproduction.line(item.id, planned))
     shrinker = stateful.PlanShrinker(
         session.profile,
         session.capabilities,
@@ -75,8 +77,8 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     if not session.budget.may_shrink(failure_kind("stateful", verdict.outcome.value, verdict.layer, verdict.order))[0]:
         lowered, final = shrinker.lowest(planned, verdict)
         moved, note = layer_moved(verdict, final)
-        return Diagnosis(classification=classification, replay=lowered, reproduce=session.reproduce(item.id, lowered),
-                         moved=moved, note=note)
+        return Diagnosis(classification=classification, replay=lowered,
+                         reproduce=session.reproduction.line(item.id, lowered), moved=moved, note=note)
     smallest, exhausted = shrinker.run(planned, verdict)
     last = shrinker.last
     final = last.verdict if last is not None else verdict
@@ -96,7 +98,7 @@ def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:
     )
     moved, note = layer_moved(verdict, final)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=smallest,
-                     reproduce=session.reproduce(item.id, smallest), moved=moved, note=note)
+                     reproduce=session.reproduction.line(item.id, smallest), moved=moved, note=note)
 
 
 def layer_moved(verdict: Verdict, final: Verdict) -> tuple[Verdict | None, str]:

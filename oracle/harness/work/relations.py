@@ -18,6 +18,7 @@ from oracle.models.outcomes import GOOD_OUTCOMES, METAMORPHIC_LAYER, Outcome, Ve
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification, Record
 
+from .. import diagnosis as diagnosing  # (its functions looked up on the module: a test stands one in)
 from .. import relations
 from ..stages import NOT_DIAGNOSED, Diagnosis, Item
 from ..transport import Reply
@@ -37,17 +38,18 @@ def check_relation(session: Any, identifier: str, request: ScoreRequest, reply: 
     verdict = relation_verdict(request, reply, variants, replies, relation, session.profile, session.contract)
     diagnosis = NOT_DIAGNOSED
     if verdict.outcome not in GOOD_OUTCOMES:
+        context = session.diagnosis_context()
         again = next(((variant, answer, repeated) for variant, answer in zip(variants, replies, strict=True)
-                      if (repeated := session.answered_again(variant, answer, verdict)) is not None), None)
+                      if (repeated := diagnosing.answered_again(variant, answer, verdict, context)) is not None), None)
         if again is not None:  # a related input answered two ways: no relation is broken by that
-            diagnosis = session.nondeterministic(item, *again, None)
+            diagnosis = diagnosing.nondeterministic(item, *again, None, context)
         else:
             classification = related_cause(variants, replies, session.profile, session.contract,
                                            session.documented) or attribute(
                 request, reply, verdict, oracle_expected(request, session.profile), session.profile,
                 entries=session.documented)
             diagnosis = Diagnosis(classification=classification, replay=variants[0],
-                                  reproduce=session._regenerate(item.id))
+                                  reproduce=session.reproduction.regenerate(item.id))
     timing = session.timing(sum(r.duration for r in replies), started)
     return session.finish(Record(
         id=item.id,

@@ -1,0 +1,521 @@
+"""The diagnosis of a failing input: the stage after the judgement (`docs/design.md`, "The judging path").
+
+`diagnose(item, judgement, context)` turns a failing `Judgement` into a `Diagnosis`: the request sent once more
+(`answered_again`: answered two ways, the root cause is `nondeterministic` and nothing else is tried), else the input
+shrunk where the shrink allowance says so (`oracle.harness.budget`: the first failures of each kind in a block of
+examples), the root cause named (`oracle.diagnose.attribute`, among the implementation's documented classes first;
+a failure not shrunk among its kind's shrunk failures' causes first, within its kind's allowance of searches among
+every explanation), its fitting explanations told apart by related inputs (`oracle.harness.separate`), an error's or
+a death's cause probed (`oracle.diagnose.errorcauses`, `oracle.harness.crashcauses`), the state an earlier request
+left looked for (`oracle.diagnose.stale`), and the replay and reproduction line written
+(`oracle.harness.reproduction`).
+
+Everything it reads or asks is in its `DiagnosisContext`: the judged profile, the implementation's capabilities,
+the numeric contract, its documented discrepancy entries, the run's shrink allowance (`RestartBudget`), the channel
+its probes are sent on, and how a record is reproduced. It neither runs a session nor builds a kind of work's inputs
+(an import-linter contract keeps it so); the kinds of work call it for their failures.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, replace
+from typing import Any
+
+from oracle.diagnose import errorcauses, repeat
+from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk
+from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import Contract
+from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
+from oracle.diagnose.stale import (
+    EARLIER_ANSWER,
+    PROBES_NEEDED,
+    Before,
+    answered_right_before,
+    confirmed,
+    earlier_match,
+    probes,
+    stale_answer,
+    with_stale,
+)
+from oracle.models.outcomes import Outcome
+from oracle.models.protocol import Capabilities
+from oracle.models.results import Shrunk, parse_cause
+
+from . import crashcauses
+from .budget import NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
+from .channel import Channel
+from .reproduction import Reproduction
+from .requests import not_applicable_reason
+from .separate import SEPARATING_REQUESTS, told_apart
+from .shrink import SameFailure, shrink
+from .stages import Diagnosis, Item, Judgement
+from .transport import ImplementationProcess, RestartBudget
+
+#: What a process had answered before its first request.
+NOTHING_BEFORE = Before()
+
+
+@dataclass(frozen=True)
+class DiagnosisContext:
+    """What the diagnosis of a failure reads and whom it asks: the judged `profile`, the implementation's
+    `capabilities`, the numeric `contract`, its `documented` discrepancy entries (`discrepancies.entries_for`), the
+    run's shrink allowance and block of examples (`budget`), the `channel` its probes and the request sent once more
+    go on (kept out of the channel's history), how its records are reproduced (`reproduction`), and the shrink
+    settings (`--shrink-budget`, the seconds one shrink may take, `--shrink-first`)."""
+
+    profile: str
+    capabilities: Capabilities
+    contract: Contract
+    documented: list[dict[str, Any]]
+    budget: RestartBudget
+    channel: Channel
+    reproduction: Reproduction
+    shrink_budget: int
+    shrink_seconds: float
+    shrink_first: int
+
+    @property
+    def process(self) -> Any:
+        """The transport the probes are sent on (`Channel.transport`): whether it has given up is asked often."""
+        return self.channel.transport
+
+
+def diagnose(item: Item, judgement: Judgement, context: DiagnosisContext, prepared=None) -> Diagnosis:
+    """The diagnosis of a failing example, series step or case (its `judgement`; `prepared`: the example's
+    prepared input, when it is one): its request sent once more unless its kind's first failures in its block were
+    answered alike when sent again (`resend_waived`; its note says so), and answered two ways the root cause is
+    `nondeterministic` (`nondeterministic`); else shrunk and classified (`shrunk_and_classified`)."""
+    request, reply, verdict, expected = judgement.parts
+    before = context.channel.before()  # (taken before the request is sent again)
+    waived = resend_waived(item.kind, verdict, context)
+    again = None if waived else answered_again(request, reply, verdict, context, prepared, before=before,
+                                               expected=expected)
+    diagnosis = nondeterministic(item, request, reply, again, expected, context) if again is not None \
+        else shrunk_and_classified(item, judgement, context, before=before)
+    if waived:
+        diagnosis = replace(diagnosis, note="; ".join(filter(None, [diagnosis.note, not_sent_again(verdict, context)])))
+    return diagnosis
+
+
+def search_among_all(hints: tuple[str, ...]) -> bool:
+    """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
+    kind's shrunk failures in its block of examples: `budget.shrink_hints`): not where every one stayed
+    unexplained. The bug is then most likely one no explanation names, and the search among every explanation
+    would spend up to its whole budget (`classify.ATTRIBUTION_BUDGET`) on every record to name nothing again: a
+    run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
+    implementation's documented classes only, and its record says so. Decided by the examples alone (their
+    order within the block), as the shrinking is, never by the clock or by --jobs. A name that states only what is
+    known (`other-counting-of-<layer>`, the score stages of `combination.PARTIAL_NAMES`) names no mechanism: it
+    counts as unexplained here, else a partial name would send every later record of its kind to the full search."""
+    return any(names_a_mechanism(hint) for hint in hints)
+
+
+def names_a_mechanism(name: str) -> bool:
+    """Whether a root cause's name names a mechanism: not `unexplained`, and not only what is known of the
+    difference (every part `other-counting-of-...` or a partial explanation)."""
+    if name == UNEXPLAINED:
+        return False
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
+
+
+
+def answered_again(request, reply, verdict, context: DiagnosisContext, prepared=None, *, before=None,
+                   expected=None):
+    """Before a failure (a fail or an error) is reported, its request is sent once more: the answer then, when
+    it differs from `reply` (`repeat.answered_otherwise`): the implementation is nondeterministic there; else
+    None. Kept out of the process's history, as a probe is. `before` and `expected` (the process's history
+    before `reply`, and the oracle's expectation): an answer that state an earlier request left explains
+    (`oracle.diagnose.stale`: a counter never reset answers each time otherwise) is that state's, not
+    nondeterminism."""
+    if verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) or context.process.given_up:
+        return None
+    sent, pending = context.channel.submit(request, prepared)
+    again = context.channel.collect(sent, pending, kept=False)
+    if not repeat.answered_otherwise(reply, again, context.contract):
+        return None
+    if before is not None and expected is not None and (before.earlier or before.halvings) \
+            and stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract):
+        return None
+    return again
+
+
+def resend_waived(kind, verdict, context: DiagnosisContext):
+    """Is this failing example's (or series step's) request reported without being sent once more
+    (`budget.resend_waived`: the first failures of its kind in its block of examples were answered alike when
+    sent again)? Never a case's, a relation's or a plan's, nor where nothing is shrunk (`--shrink-budget 0`:
+    no kind is charged, every failure is sent again)."""
+    if kind not in ("example", "series") or verdict.outcome not in (Outcome.FAIL, Outcome.ERROR) \
+            or context.shrink_budget <= 0 or context.budget.example < 0 or context.process.given_up:
+        return False
+    return context.budget.waives_resend(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
+
+
+def not_sent_again(verdict, context: DiagnosisContext):
+    """What the message of a failure not sent again (`resend_waived`) adds, saying so."""
+    return (f"not sent again: the first failure(s) of its kind ({_kind_words(verdict)}) in "
+            f"{_block_words(context)} were answered alike when sent again")
+
+
+def nondeterministic(item: Item, request, reply, again, expected, context: DiagnosisContext) -> Diagnosis:
+    """The diagnosis of a failing record whose request was answered two ways: the root cause `nondeterministic`,
+    both answers in its message, and a reproduction line that says it may pass. Not shrunk, not classified
+    further: neither can be trusted on an implementation that answers one request two ways (and both cost tens
+    of requests, or seconds of search, per record)."""
+    if context.budget.example >= 0:  # the later failures of its block are classified cheaply (`cheaply_classified`)
+        context.budget.may_shrink(NONDETERMINISTIC_KIND)
+    classification = repeat.nondeterministic(reply, again, None if expected is None or expected.rejected
+                                             else expected.score)
+    note = repeat.described(reply, again)
+    if item.summary is not None:  # (a summary: too large to replay from a record)
+        return Diagnosis(classification=classification, note=note)
+    replay, line = context.reproduction.of_failure(item.id, item.kind, request, request)
+    return Diagnosis(classification=classification, replay=replay,
+                     reproduce=line + repeat.reproduction_note(reply, again), note=note)
+
+
+def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisContext, *,
+                          before: Before = NOTHING_BEFORE) -> Diagnosis:
+    """The diagnosis of a failing record: the shrunk input (a random example's, or a series step's), the root cause,
+    the replay and the reproduction line. `before`: what the process had answered before this request, where the
+    state an earlier request left is looked for (`oracle.diagnose.stale`)."""
+    item_id, kind, overrides, summary = item.id, item.kind, item.overrides, item.summary
+    request, reply, verdict, expected = judgement.parts
+    search_all = item.attribution == "full"
+    reported, judged, shrunk = request, judgement, None
+    to_shrink, hints = shrink_decision(kind, verdict, context)
+    if repeat.NONDETERMINISTIC in hints:
+        return cheaply_classified(item, judgement, context)
+    if to_shrink:
+        shrunk, last = shrink_failure(request, verdict, context, reply, expected)
+        reported = shrunk.request
+        if last is not None:
+            judged = last
+    classification = None
+    if item.attribution != "none" and hints:
+        classification = _attribute_by_hints(
+            judged.parts, hints, overrides, context, search_all=search_all,
+            kind=failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
+    elif item.attribution != "none" and judged is not judgement:
+        classification = attribute_shrunk(
+            judged.parts,
+            judgement.parts,
+            context.profile,
+            entries=context.documented,
+            overrides=overrides,
+            search_all=search_all,
+        )
+    elif item.attribution != "none":
+        classification = attribute(
+            *judged.parts, context.profile, entries=context.documented, overrides=overrides, search_all=search_all
+        )
+    if to_shrink and classification is not None and classification.fits and judged is not judgement \
+            and search_all:
+        classification = _told_apart(judged.parts, classification, overrides, context)
+    if classification is not None and verdict.outcome == Outcome.ERROR and kind in ("example", "series"):
+        classification = _error_cause(judged.parts, request, classification, hints, context)
+    if classification is not None and verdict.outcome in (Outcome.CRASH, Outcome.TIMEOUT) and kind == "example" \
+            and reply.message != context.process.given_up:
+        classification, shrunk = _death_cause(request, verdict, classification, context)
+        reported = shrunk.request if shrunk is not None else request
+    if to_shrink and classification is not None:
+        context.budget.classified((classification.name, *classification.fits))
+    if classification is not None and (before.earlier or before.halvings):
+        classification = with_stale(classification, _stale(request, reply, before, expected, classification, context),
+                                    request_alone_refuted=answered_right_before(request, before, expected,
+                                                                                context.contract))
+    if summary is not None:  # (a summary: too large to replay from a record)
+        return Diagnosis(classification=classification, shrunk=shrunk)
+    replay, line = context.reproduction.of_failure(item_id, kind, request, reported)
+    return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
+
+
+def cheaply_classified(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
+    """A failing record answered alike when sent once more, after an earlier example of its block was answered
+    two ways (`budget.nondeterministic_before`): not shrunk, and classified among the implementation's
+    documented classes only, without the search among every explanation or the history's probes: a cause
+    found on an implementation that answers requests two ways cannot be trusted, and the search costs seconds
+    per record (its run stays within a few times a conforming run's cost)."""
+    classification = attribute(*judgement.parts, context.profile, entries=context.documented,
+                               overrides=item.overrides, search_all=False)
+    if classification.name == UNEXPLAINED:
+        classification = classification.model_copy(update={"description": (
+            "not searched among every explanation: an earlier example of this block had a request answered "
+            "two ways (nondeterministic), and no cause found on this implementation can be trusted")})
+    if item.summary is not None:
+        return Diagnosis(classification=classification)
+    replay, line = context.reproduction.of_failure(item.id, item.kind, judgement.request, judgement.request)
+    return Diagnosis(classification=classification, replay=replay, reproduce=line)
+
+
+def _told_apart(judged: Judged, classification, overrides, context: DiagnosisContext):
+    """A shrunk record's classification after one related input, sent to tell its fitting explanations apart
+    (`oracle.harness.separate`): those the answer rules out leave its fits."""
+    if context.process.given_up:
+        return classification
+    names = (classification.name, *classification.fits)
+
+    def ask(variant):
+        _, answer = context.channel.send(variant)
+        return answer.score if answer.kind == "score" else None
+
+    kept = names
+    for _ in range(SEPARATING_REQUESTS):  # each request may rule out some: the rest are tried again
+        found = told_apart(judged[0], judged[1], context.profile, kept, context.capabilities, ask, overrides=overrides)
+        if found is None or len(found[0]) == len(kept):
+            break
+        kept = found[0]
+        if len(kept) == 1 or context.process.given_up:
+            break
+    if len(kept) == len(names):
+        return classification
+    if classification.name not in kept:
+        renamed = attribute(*judged, context.profile, entries=context.documented, overrides=overrides,
+                            among=parse_cause(kept[0]))
+        classification = renamed if renamed.name == kept[0] else classification
+    return classification.model_copy(update={
+        "fits": tuple(name for name in kept if name != classification.name),
+        "ruled_out": tuple(name for name in names if name not in kept)})
+
+
+def _error_cause(judged: Judged, original, classification, hints, context: DiagnosisContext):
+    """An error record's cause (`oracle.diagnose.errorcauses`): the first cause its kind's shrunk errors were
+    given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
+    (kept out of the history). Its `error` classification where none is confirmed."""
+    failing, verdict = judged[0], judged[2]
+    name = errorcauses.hinted(failing, hints)
+    if name is not None:
+        description = f"{errorcauses.describe(name)}, as in a shrunk error of its kind"
+    elif context.process.given_up:
+        return classification
+    else:
+        cause = errorcauses.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
+                                        methods=context.capabilities.smoothing)
+        if cause is None:
+            return classification
+        name, description = cause.name, cause.description
+    return classification.model_copy(update={"name": name, "description": f"{description} ({verdict.message})"})
+
+
+def _death_cause(request, verdict, classification, context: DiagnosisContext):
+    """A crash's or a timeout's cause (`oracle.harness.crashcauses`), and the Shrunk part of its record (None when
+    not probed): probed in processes of their own for the first death of its kind in its block of examples
+    (the shrink allowance), else named by a probed cause of its kind that it has. Its classification as it
+    was where nothing is known."""
+    outcome = verdict.outcome.value
+    died_after = context.channel.died_after
+    if context.shrink_budget <= 0 or not isinstance(context.process, ImplementationProcess):
+        return classification, None
+    probe, hints = context.budget.may_shrink(failure_kind("example", outcome, None, None))
+    if not probe:
+        name = crashcauses.hinted(request, died_after, hints)
+        if name is None:
+            return classification, None
+        known = errorcauses.describe(name) if errorcauses.parts(name) else (
+            f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request {died_after + 1} whatever "
+            f"it is (this one did so on its request {died_after + 1})" if died_after is not None else name)
+        return classification.model_copy(update={"name": name, "description": (
+            f"{known}, as in a probed {outcome} of its kind ({verdict.message})")}), None
+    prober = crashcauses.ProcessProber(context.process, context.capabilities,
+                                       max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
+    queries = {"shrink": 0, "steps": 0}
+
+    def shrunk(failing, still_fails):
+        rejected = oracle_expected(failing, context.profile).rejected
+
+        def still(candidate):
+            return oracle_expected(candidate, context.profile).rejected == rejected and still_fails(candidate)
+        result = shrink(failing, still, capabilities=context.capabilities, budget=context.shrink_budget,
+                        deadline=time.perf_counter() + context.shrink_seconds)
+        queries.update(shrink=result.queries, steps=result.steps)
+        return result.request
+    try:
+        cause = crashcauses.crash_cause(request, prober, outcome=outcome, methods=context.capabilities.smoothing,
+                                        shrink=shrunk)
+    finally:
+        prober.close()
+    name = cause.name if cause is not None else classification.name
+    context.budget.classified((name,))
+    if cause is None:
+        return classification, None
+    part = Shrunk(request=cause.shrunk or request, steps=queries["steps"] if cause.shrunk else 0,
+                  queries=queries["shrink"], message=verdict.message,
+                  note=f"probed in {prober.starts} process(es) of their own")
+    return classification.model_copy(update={"name": name, "description": (
+        f"{cause.description} ({verdict.message})")}), part
+
+
+def _errs(probe, context: DiagnosisContext):
+    """Whether the implementation answers `probe` with an error (`errorcauses.Ask`): None where it cannot be
+    asked (outside its capabilities, the process given up) or the answer is neither (a crash, a timeout)."""
+    if context.process.given_up or not_applicable_reason(probe, context.capabilities) is not None:
+        return None
+    sent, pending = context.channel.submit(probe)
+    return {"error": True, "unsupported": True, "score": False, "rejected": False}.get(
+        context.channel.collect(sent, pending, kept=False).kind)
+
+
+def _stale(request, reply, before, expected, classification, context: DiagnosisContext):
+    """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
+    Where a mechanism of the request alone explains it too, an earlier answer from another case or example
+    counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
+    sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
+    the history, and a stateless implementation answers them alike however the run is split."""
+    explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
+                 and bool(classification.change))
+    stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
+                         explained=explained)
+    if stale is not None or not explained or context.process.given_up:
+        return stale
+    outside = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract)
+    match = earlier_match(request, reply, before.earlier, context.profile, contract=context.contract)
+    if outside is None or outside.name != EARLIER_ANSWER or match is None:
+        return None
+    _, parts, exchange = match
+    applicable = [(part, probe) for part, probe in probes(request, exchange.request, parts,
+                                                          context.capabilities.smoothing)
+                  if not_applicable_reason(probe, context.capabilities) is None][:PROBES_NEEDED]
+    if len(applicable) < PROBES_NEEDED:
+        return None
+    answered = []
+    for part, probe in applicable:
+        sent, pending = context.channel.submit(probe)
+        answered.append((part, probe, context.channel.collect(sent, pending, kept=False)))
+    return confirmed(outside, answered, reply, context.profile, context.contract)
+
+
+def shrink_decision(kind, verdict, context: DiagnosisContext):
+    """Shrink this failing example? Only the first `shrink_first` of each kind of failure in its block
+    of examples (`budget.shrink_allowed`): each shrink costs tens of requests. If not, the root
+    causes of its kind's shrunk examples, to test first: (shrink, hints)."""
+    failed = verdict.outcome in (Outcome.FAIL, Outcome.ERROR)
+    if kind not in ("example", "series") or not failed or context.shrink_budget <= 0:
+        return False, ()
+    return context.budget.may_shrink(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order))
+
+
+def _attribute_by_hints(judged: Judged, hints, overrides, context: DiagnosisContext, *, search_all, kind):
+    """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
+    else fitted them) first, so every one of them that explains it is kept; else as any record is, within its
+    kind's allowance of searches among every explanation in its block (`budget.full_search_allowed`, `kind`: its
+    failure kind), the mechanisms such a search names joining the hints of its kind's later failures. Where
+    every shrunk example of its kind in its block stayed unexplained after the full search (`search_among_all`),
+    or the allowance is spent, among the documented classes only and named by what is known
+    (`_named_without_full_search`): the search among every explanation would most likely name nothing again, or
+    a coincidence again, at up to some ten seconds per record."""
+    if not search_among_all(hints):
+        return _named_without_full_search(judged, overrides, search_all,
+                                          _unexplained_kind(judged[2], context), context)
+    among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=among)
+    if named.change:
+        return named
+    if not search_all:
+        return attribute(*judged, context.profile, entries=context.documented, overrides=overrides, search_all=False)
+    if not context.budget.may_search_all(kind):
+        return _named_without_full_search(judged, overrides, search_all, _searches_spent(judged[2], context),
+                                          context)
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides)
+    if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
+        context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
+    return named
+
+
+def _named_without_full_search(judged: Judged, overrides, search_all, why, context: DiagnosisContext):
+    """A failure not searched among every explanation (`why`, in words): among its implementation's documented
+    classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
+    the difference (its layer and the score stage its numbers are consistent with), its description saying
+    that the search was not run and why."""
+    classes = tuple(sorted({entry["classify"] for entry in context.documented if entry.get("classify")}))
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes)
+    if named.name != UNEXPLAINED or not search_all:
+        return named
+    documented = "no documented class of this implementation explains it, and " if classes else ""
+    cut = f"{documented}the search among every explanation was not run: {why}"
+    # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
+    # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
+    request, reply, _verdict, _expected = judged
+    known = what_is_known(request, reply, context.profile, overrides=overrides)
+    if known.name != UNEXPLAINED:
+        named = known.classification(scope="all")
+        return named.model_copy(update={"description": f"{known.description}; {cut}"})
+    return named.model_copy(update={"description": cut})
+
+
+def _block_words(context: DiagnosisContext):
+    """The block of examples the example being judged is in, in words."""
+    if context.budget.example < 0:
+        return "its block"
+    first = context.budget.example // SHRINK_BLOCK * SHRINK_BLOCK
+    return f"examples {first}-{first + SHRINK_BLOCK - 1}"
+
+
+def _kind_words(verdict):
+    """A failure's kind (`budget.failure_kind`), in words."""
+    first = f"first differing at {verdict.layer}" if verdict.layer else "of its outcome"
+    return f"{verdict.outcome.value}, {first}"
+
+
+def _unexplained_kind(verdict, context: DiagnosisContext):
+    """Why a failure was not searched among every explanation (`search_among_all`): its kind, and the block of
+    examples it was judged in."""
+    return (f"the shrunk failure of its kind ({_kind_words(verdict)}) in {_block_words(context)} stayed "
+            "unexplained after it (most likely a bug no explanation names)")
+
+
+def _searches_spent(verdict, context: DiagnosisContext):
+    """Why a failure was not searched among every explanation (`budget.full_search_allowed`): its kind's
+    allowance of such searches in its block was spent."""
+    allowance = max(context.shrink_first, 1)
+    return (f"the root causes of its kind's shrunk failure(s) ({_kind_words(verdict)}) in "
+            f"{_block_words(context)} do not explain it, and the {allowance} search(es) among every explanation "
+            "its kind is allowed in a block (--shrink-first) went to earlier failures (the bug may take more "
+            "than one name, or the shrunk failure's was a coincidence)")
+
+
+def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expected=None):
+    """Shrink a failing example: (the Shrunk part of its record, the last failing judgement or None)."""
+    still_fails = SameFailure(
+        request,
+        verdict,
+        reply,
+        profile=context.profile,
+        capabilities=context.capabilities,
+        send=context.channel.send,
+        contract=context.contract,
+        given_up=lambda: context.process.given_up,
+        expected=expected,
+    )
+    outcome = shrink(
+        request,
+        still_fails,
+        capabilities=context.capabilities,
+        budget=context.shrink_budget,
+        deadline=time.perf_counter() + context.shrink_seconds,
+    )
+    last = still_fails.last  # (set by every step: a step is a candidate that failed the same way)
+    if not outcome.steps or last is None:
+        return Shrunk(
+            request=request,
+            steps=0,
+            queries=outcome.queries,
+            exhausted=outcome.exhausted,
+            message=verdict.message,
+            layer=verdict.layer,
+            order=verdict.order,
+            note="no simpler input fails the same way",
+        ), None
+    final = last.verdict
+    return Shrunk(
+        request=outcome.request,
+        expected=last.expected,
+        actual=last.reply.recorded(),
+        layer=final.layer,
+        order=final.order,
+        message=final.message,
+        steps=outcome.steps,
+        queries=outcome.queries,
+        exhausted=outcome.exhausted,
+    ), last
