@@ -4,7 +4,8 @@ Expected layers come from how each mutant is built (tests/fakes/fakebleu.py),
 not from the oracle's output.
 
 Holds: oracle.commands.check, oracle.harness.session, oracle.models.outcomes, oracle.diagnose.judge,
-    oracle.diagnose.expect, oracle.harness.shrink, oracle.harness.requests, oracle.diagnose.cover
+    oracle.diagnose.expect, oracle.harness.shrink, oracle.harness.requests, oracle.diagnose.cover,
+    oracle.harness.judging, oracle.harness.reproduction
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 judged before an example within its block, hand-derived here; the runs that show one process, `--jobs` and shards
 deciding alike are in tests/harness/test_jobs.py, tests/harness/test_shards.py and tests/diagnose/test_confirm.py.
 
-Holds: oracle.harness.budget
+Holds: oracle.harness.budget, oracle.harness.diagnosis
 """
 
 from __future__ import annotations
