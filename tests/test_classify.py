@@ -577,6 +577,28 @@ def test_an_ngram_order_read_back_from_its_spaces_is_named_by_its_counts():
     assert classify(req, answer, "papineni").name == "order-read-from-spaces"
 
 
+_MOVED_BY_SPACES = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                                segments=(Segment(hypothesis=("a b", "c", "d"), references=(("c", "a", "b"),)),))
+
+
+def test_a_match_moved_to_the_order_of_its_spaces_is_named_from_the_score_alone():
+    """torchtext's `_compute_ngram_counter` keys n-grams by `tuple(" ".join(ngram).split(" "))` and adds each clipped
+    count to `clipped_counts[len(key) - 1]`, its totals `len - i` (pytorch/text#2095). "a b", c, d against c, a, b,
+    BLEU-2. By hand: hypothesis keys "a b" (a unigram, re-split to 2 tokens), "c", "d", "a b c", "c d"; reference
+    keys c, a, b, "c a", "a b", "c a b". Clipped: "a b" 1 (order 2), "c" 1 (order 1): matches [1, 1] of totals
+    [3, 2]; c = r = 3. BLEU = sqrt(1/3 * 1/2) = sqrt(1/6). The formulas count unigrams 1 (c) and bigrams 0: BLEU 0."""
+    explanation = classify(_MOVED_BY_SPACES, ScoreAnswer(math.sqrt(1 / 6)), "papineni")
+    assert explanation.name == "matches-moved-by-spaces", explanation
+
+
+def test_a_match_moved_to_the_order_of_its_spaces_is_named_by_its_counts():
+    """The same counts returned (see above): matches [1, 1], totals [3, 2] (the ketranm/tardis reading, totals
+    moved too, would count totals [2, 2]: "a b" a bigram, "a b c" out of range)."""
+    answer = ScoreAnswer(math.sqrt(1 / 6), {"hyp_len": 3, "ref_len": 3, "matches": [1, 1], "totals": [3, 2],
+                                            "bp": 1.0})
+    assert classify(_MOVED_BY_SPACES, answer, "papineni").name == "matches-moved-by-spaces"
+
+
 def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():
     """"a" against "b", weights (1, 0.75, 0.5, 0.1), exp smoothing, sentence level: unigrams match 0 of 1, which
     exp smoothing makes 1/2; orders 2 to 4 have no n-grams (0/0), which promptfoo's `p === 0 ? 1e-7 : p` makes

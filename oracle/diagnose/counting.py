@@ -178,6 +178,32 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(matches), "totals": tuple(totals)}
 
 
+def matches_moved_by_spaces(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...] | None:
+    """Per order, clipped matches from one map of every order's n-grams keyed by their tokens joined with a space,
+    each matched key's count added to the order read back from it (its tokens split on spaces again), the totals
+    left to the lengths: a token holding a space moves its match to a higher order and merges it with the
+    higher-order n-gram spelled alike (torchtext's `_compute_ngram_counter`, `tuple(x.split(" "))` of
+    `" ".join(ngram)`: pytorch/text#2095). None where no token holds a space (nothing moves) or where a matched
+    key's order is beyond n (the code indexes that order's count out of range: an error, not a score)."""
+    if not any(" " in t for s in segments for sentence in (s.hypothesis, *s.references) for t in sentence):
+        return None
+    matches = [0] * n
+    for segment in segments:
+        limit: Counter = Counter()
+        for reference in segment.references:
+            for key, k in _one_map(_folded(reference, fold), n).items():
+                limit[key] = max(limit[key], k)
+        for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
+            clipped = min(k, limit[key])
+            if not clipped:
+                continue
+            order = key.count(" ") + 1
+            if order > n:
+                return None
+            matches[order - 1] += clipped
+    return tuple(matches)
+
+
 def _one_map(tokens: Sequence[str], n: int) -> Counter:
     counts: Counter = Counter()
     for gram, k in _count(tuple(tokens), n).items():
@@ -497,6 +523,13 @@ COUNTING_ALTERNATIVES: dict[
         "higher order (or out of range)",
         frozenset({"matches", "totals"}),
         order_read_from_spaces,
+    ),
+    "matches-moved-by-spaces": (
+        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and each "
+        "match is added to the order read back from its key (split on spaces again), the totals counted from "
+        "the lengths: a token holding a space moves its match to a higher order",
+        MATCHES,
+        _layer("matches", _folding(matches_moved_by_spaces)),
     ),
     "reference-length-is-the-distance": (
         "r is the distance |len(ref) - c| to the closest reference, not that reference's length",
