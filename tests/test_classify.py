@@ -24,6 +24,8 @@ from oracle.diagnose.classify import (
     is_partial,
     within_contract,
 )
+from oracle.diagnose.counting import nul_padded_array_counts
+from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
 
@@ -597,6 +599,37 @@ def test_a_match_moved_to_the_order_of_its_spaces_is_named_by_its_counts():
     answer = ScoreAnswer(math.sqrt(1 / 6), {"hyp_len": 3, "ref_len": 3, "matches": [1, 1], "totals": [3, 2],
                                             "bp": 1.0})
     assert classify(_MOVED_BY_SPACES, answer, "papineni").name == "matches-moved-by-spaces"
+
+
+def _nul_corpus(references_of_first):
+    return ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"}, segments=(
+        Segment(hypothesis=("a", "b"), references=references_of_first),
+        Segment(hypothesis=("c", "d"), references=(("c", "d"), ("x",))),
+    ))
+
+
+def test_trailing_nuls_dropped_from_a_fixed_width_array_are_named_by_the_counts():
+    """tfma 0.52.0 (its Bleu combiner fed as the tfma adapter feeds it, run on 2026-11-29) on "a b" against
+    "a b\\x00" and "y", then "c d" against "c d" and "x": hyp_len 4, ref_len 4, matches [4, 2], totals [4, 2]. By
+    hand: "a b\\x00" loses its NUL (numpy reads a fixed-width string's trailing NULs as padding), so both segments
+    match whole; the formulas match a and nothing of b\\x00: matches [3, 1]. BLEU-2 of the returned counts is 1."""
+    req = _nul_corpus((("a", "b\x00"), ("y",)))
+    answer = ScoreAnswer(1.0, {"hyp_len": 4, "ref_len": 4, "matches": [4, 2], "totals": [4, 2], "bp": 1.0})
+    assert classify(req, answer, "sacrebleu").name == "trailing-nuls-dropped"
+
+
+def test_trailing_nuls_kept_in_a_reference_stream_with_a_gap():
+    """The same library on "a b" against "a b\\x00" alone, then "c d" against "c d" and "x": matches [3, 1] of
+    [4, 2], the oracle's (a reference stream holding None for the missing reference is an object array, whose
+    strings keep their NULs): the mechanism's counts here are the stripped ones, [4, 2], which that answer is not."""
+    req = _nul_corpus((("a", "b\x00"),))
+    stripped = nul_padded_array_counts(req.segments, 2, get_profile("sacrebleu").options)
+    assert stripped is None  # no hypothesis ends in NUL, and the references are kept whole
+    hypothesis_nul = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                                  segments=(Segment(hypothesis=("a", "b\x00"), references=(("a", "b"),)),))
+    # tfma on "a b\\x00" against "a b": hyp_len 2, ref_len 2, matches [2, 1], totals [2, 1] (the hypothesis stripped)
+    assert nul_padded_array_counts(hypothesis_nul.segments, 2, get_profile("sacrebleu").options) == {
+        "hyp_len": 2, "ref_len": 2, "matches": (2, 1), "totals": (2, 1)}
 
 
 def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():

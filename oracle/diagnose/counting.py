@@ -305,6 +305,33 @@ def _bpe_merged(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 #: A reference token no hypothesis token can equal: a lone surrogate, which protocol v1 refuses on the wire.
+def _trailing_nuls_dropped(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of the line `" ".join(tokens)` with its trailing U+0000 characters dropped, split again: the last
+    token loses its trailing NULs, and goes where nothing else is left of it (the space before it is then the line's
+    end, which a whitespace split drops; a NUL before that space stays)."""
+    if not tokens or not tokens[-1].endswith("\x00"):
+        return tokens
+    last = tokens[-1].rstrip("\x00")
+    return (*tokens[:-1], last) if last else tokens[:-1]
+
+
+def nul_padded_array_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Every count, with the trailing NULs of each line kept in a fixed-width numpy string array dropped: every
+    hypothesis, and every reference where each segment has as many references (reference streams with a None for a
+    missing one are object arrays, whose strings are kept whole). None where no such line ends in NUL."""
+    strip_references = len({len(s.references) for s in segments}) == 1
+    pairs, changed = [], False
+    for segment in segments:
+        hypothesis = _trailing_nuls_dropped(tuple(segment.hypothesis))
+        references = [_trailing_nuls_dropped(tuple(r)) if strip_references else tuple(r) for r in segment.references]
+        changed = changed or hypothesis != tuple(segment.hypothesis) or any(
+            new != tuple(old) for new, old in zip(references, segment.references, strict=True))
+        pairs.append((hypothesis, references))
+    if not changed:
+        return None
+    return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
+
+
 _NEVER_MATCHED = "\ud800"
 
 
@@ -583,6 +610,14 @@ COUNTING_ALTERNATIVES: dict[
         "letters become their plain forms and then match them)",
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
+    ),
+    "trailing-nuls-dropped": (
+        "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
+        "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
+        "== 'a a'): every hypothesis, and the references where every segment has as many (a reference stream "
+        "holding None for a missing reference is an object array, whose strings are kept whole)",
+        ALL_LAYERS,
+        nul_padded_array_counts,
     ),
     "reference-unk-never-matches": (
         "a reference <unk> never matches, so no n-gram holding it counts (a scorer that masks unknown words in "
