@@ -588,9 +588,12 @@ def test_a_match_moved_to_the_order_of_its_spaces_is_named_from_the_score_alone(
     count to `clipped_counts[len(key) - 1]`, its totals `len - i` (pytorch/text#2095). "a b", c, d against c, a, b,
     BLEU-2. By hand: hypothesis keys "a b" (a unigram, re-split to 2 tokens), "c", "d", "a b c", "c d"; reference
     keys c, a, b, "c a", "a b", "c a b". Clipped: "a b" 1 (order 2), "c" 1 (order 1): matches [1, 1] of totals
-    [3, 2]; c = r = 3. BLEU = sqrt(1/3 * 1/2) = sqrt(1/6). The formulas count unigrams 1 (c) and bigrams 0: BLEU 0."""
+    [3, 2]; c = r = 3. BLEU = sqrt(1/3 * 1/2) = sqrt(1/6). The formulas count unigrams 1 (c) and bigrams 0: BLEU 0.
+    torchtext 0.18.0 itself answers 0.40824827551841736 (sqrt(1/6) in float32; run on 2026-11-29)."""
     explanation = classify(_MOVED_BY_SPACES, ScoreAnswer(math.sqrt(1 / 6)), "papineni")
     assert explanation.name == "matches-moved-by-spaces", explanation
+    explanation = classify(_MOVED_BY_SPACES, ScoreAnswer(0.40824827551841736), "papineni")
+    assert explanation.name == "matches-moved-by-spaces + float32", explanation
 
 
 def test_a_match_moved_to_the_order_of_its_spaces_is_named_by_its_counts():
@@ -630,6 +633,39 @@ def test_trailing_nuls_kept_in_a_reference_stream_with_a_gap():
     # tfma on "a b\\x00" against "a b": hyp_len 2, ref_len 2, matches [2, 1], totals [2, 1] (the hypothesis stripped)
     assert nul_padded_array_counts(hypothesis_nul.segments, 2, get_profile("sacrebleu").options) == {
         "hyp_len": 2, "ref_len": 2, "matches": (2, 1), "totals": (2, 1)}
+
+
+def test_a_counting_alternative_is_paired_with_a_convention_where_the_counts_need_both():
+    """"a b\\x00" against "a b c" and "x" (BLEU-2). NULs dropped: the hypothesis is a, b: matches [2, 1] of [2, 1].
+    c = 2 lies as near 1 as 3; the first listed of the closest is 3, the shorter 1 (sacrebleu's rule). tfma 0.52.0
+    (run on 2026-11-29) returns hyp_len 2, ref_len 3, matches [2, 1]: neither the NULs (r would be 1) nor the tie
+    rule (matches would be [1, 0]) alone gives these counts. BLEU = exp(1 - 3/2) * 1."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", "b\x00"), references=(("a", "b", "c"), ("x",))),))
+    answer = ScoreAnswer(math.exp(-0.5), {"hyp_len": 2, "ref_len": 3, "matches": [2, 1], "totals": [2, 1],
+                                          "bp": math.exp(-0.5)})
+    explanation = classify(req, answer, "sacrebleu")
+    assert "reference_length=closest-first + trailing-nuls-dropped" in (explanation.name, *explanation.fits), explanation
+
+
+#: keras-hub 0.32.0's documented classes (oracle/diagnose/data/discrepancies.yaml), as its run searches them first.
+_KERAS_HUB_CLASSES = ("both_empty=nan", "empty_order=zero", "float32", "line_padding=none", "no_match=smoothed",
+                      "reference_length=shortest", "token_split=ascii")
+
+
+def test_three_conventions_are_tried_among_given_names():
+    """keras-hub's 13a: words split on ASCII whitespace only (U+3000 keeps "a\u3000b" one word), the line not padded
+    (a final "1995." stays one token) and the shortest reference's length. "a\u3000b c 1995." against itself and
+    "a\u3000b c", then "c" against "c d e f g", BLEU-3. keras-hub: 3 + 1 = 4 hypothesis tokens, r = 2 (shortest) +
+    5 = 7, every precision 1 (the first hypothesis is its first reference; "c" matches): exp(1 - 7/4) = exp(-0.75).
+    The formulas: 5 + 1 tokens, r = 5 + 5: exp(1 - 10/6); no pair of the three gives 4 and 7. keras-hub 0.32.0
+    itself (run on 2026-11-29) answers 0.472366601228714, exp(-0.75) in float32."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(1 / 3,) * 3, smoothing={"method": "none"}, tokenize="13a",
+                       segments=(Segment(hypothesis="a\u3000b c 1995.", references=("a\u3000b c 1995.", "a\u3000b c")),
+                                 Segment(hypothesis="c", references=("c d e f g",))))
+    explanation = classify(req, ScoreAnswer(0.472366601228714), "sacrebleu", among=_KERAS_HUB_CLASSES)
+    assert explanation.name == ("token_split=ascii + line_padding=none + reference_length=shortest + float32"), \
+        explanation
 
 
 def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():
