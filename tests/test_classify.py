@@ -21,6 +21,7 @@ from oracle.diagnose.classify import (
     UNEXPLAINED,
     Explanation,
     classify,
+    explained_value,
     is_partial,
     within_contract,
 )
@@ -666,6 +667,35 @@ def test_three_conventions_are_tried_among_given_names():
     explanation = classify(req, ScoreAnswer(0.472366601228714), "sacrebleu", among=_KERAS_HUB_CLASSES)
     assert explanation.name == ("token_split=ascii + line_padding=none + reference_length=shortest + float32"), \
         explanation
+
+
+_STRIPPED_AND_CUT = ScoreRequest(seq=0, level="corpus", weights=(0.25,) * 4, smoothing={"method": "exp"},
+                                 tokenize="13a", segments=(
+                                     Segment(hypothesis="a b c d re-\n", references=("a b c d re", "a b c d re-")),
+                                     Segment(hypothesis="b", references=("b",))))
+#: lm-eval 0.4 on `_STRIPPED_AND_CUT` (its adapter, run on 2026-11-29).
+_LM_EVAL_ANSWER = 0.6756000774035174
+
+
+def test_a_departure_and_a_computation_both_given_are_tried_together():
+    """lm-eval cuts every segment to the fewest references (zip) and scores through sacrebleu, which strips the line
+    before 13a ("re-\\n" stays "re-", where mteval-v13a.pl's s/-\\n//g joins "re"). By hand, both: the first segment
+    keeps "a b c d re" only, against a b c d re-: 4/5, 3/4, 2/3, 1/2 of its n-grams match, "b" 1/1; c = r = 6,
+    BLEU = (5/6 * 3/4 * 2/3 * 1/2) ** (1/4) = (5/24) ** (1/4). Either alone scores 1 (the stripped hypothesis is the
+    second reference; the joined one is the first). lm-eval answers `_LM_EVAL_ANSWER`."""
+    assert _LM_EVAL_ANSWER == pytest.approx((5 / 24) ** 0.25, rel=1e-12)
+    given = ("references-cut-to-fewest", "13a-line-stripped-first")
+    explanation = classify(_STRIPPED_AND_CUT, ScoreAnswer(_LM_EVAL_ANSWER), "sacrebleu", among=given)
+    assert explanation.name == "13a-line-stripped-first + references-cut-to-fewest", explanation
+    assert explained_value(_STRIPPED_AND_CUT, "sacrebleu", explanation.change) == pytest.approx(_LM_EVAL_ANSWER,
+                                                                                                 rel=1e-12)
+
+
+def test_a_departure_and_a_computation_are_not_paired_in_the_search_among_every_explanation():
+    """The same answer without given names: the pair is not tried (two mechanisms nobody named before, a
+    coincidence as likely as a bug), so neither it nor either part alone (each scores 1) names it."""
+    explanation = classify(_STRIPPED_AND_CUT, ScoreAnswer(_LM_EVAL_ANSWER), "sacrebleu")
+    assert "13a-line-stripped-first + references-cut-to-fewest" not in (explanation.name, *explanation.fits)
 
 
 def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():

@@ -48,6 +48,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    departed_context,
     departed_result,
     end_token_request,
     one_side_result,
@@ -483,9 +484,10 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, paired)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
-    if search.allowed is not None:  # three conventions, only among given names (documented, hinted): a few triples
+    if search.allowed is not None:  # only among given names (documented, hinted): a few triples, a few pairs
         given = [c for c in paired if search.permitted(*c.parts)]
         yield lambda: _by_convention(search, _pairs(_pairs(given), given), close, suffix, stats=False)
+        yield lambda: _by_departure_with_computation(search, close, suffix)
 
 
 #: The computations tried with a convention or two: those whose mechanism says so in the catalogue
@@ -978,6 +980,38 @@ def _by_departure(search):
     return found
 
 
+#: The computations a tokenizer departure's tokens are read by (`_by_departure_with_computation`).
+_ON_DEPARTED = tuple((name, function) for name, function in SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
+                     if name not in DEPARTURES)
+
+
+def _by_departure_with_computation(search, close, suffix):
+    """A tokenizer departure with a computation on its tokens, tried only among given names (a run's baseline causes
+    and documented classes: two mechanisms already known of the implementation are evidence, where the search among
+    every explanation, which pairs a computation with conventions only, would take two unknown ones for a
+    coincidence): lm-eval's references cut to the fewest on sacrebleu's stripped lines."""
+    found = []
+    for name in DEPARTURES:
+        departed = departed_context(search.ctx, name) if search.permitted(name) else None
+        if departed is None:
+            continue
+        ctx, result = departed
+        for cname, function in _ON_DEPARTED:
+            if not search.permitted(name, cname, *suffix) or (cname in STATISTICS_ONLY and not search.statistics):
+                continue
+            value = function(ctx, result)
+            if value is None:
+                continue
+            search.charge()
+            if close(search.actual, value) and consistent_with(search.statistics, _counting_of(cname, ctx, result),
+                                                               search.n):
+                found.append(Explanation(_join((name, cname), suffix),
+                                         _join_text(f"{_words(name)}; and {_words(cname)}", suffix),
+                                         (("computation", name), ("computation", cname)) + _suffix_change(suffix),
+                                         value))
+    return found
+
+
 def _by_structure(search):
     """Every structural mechanism (`structure`: the request mis-shaped by its caller) under which the oracle's
     statistics are the reported ones and its score the answer."""
@@ -1073,8 +1107,14 @@ def explained_value(request, profile, change, *, overrides=None):
     ctx = replace(base, options=changed, smoothing=smoothing_change or base.smoothing)
     result = result_under(ctx)
     value = score_of(result)
-    for name in computations:
+    for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
+            continue
+        if name in DEPARTURES and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
+            departed = departed_context(ctx, name)
+            if departed is None:
+                return None
+            ctx, result = departed  # the computations after it read the departed tokens
             continue
         if result is None or name.startswith(OTHER_COUNTING) or is_partial((name,)):  # no model of it: no value
             return None

@@ -722,6 +722,16 @@ def departed_result(ctx, name):
     return ctx.counted[key]
 
 
+def departed_context(ctx, name):
+    """The context of the tokens tokenizer departure `name` gives the text request (a computation then reads them as
+    it reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
+    result = departed_result(ctx, name)
+    if result is None:
+        return None
+    request = departed(ctx.text, ctx.options, name, ctx.request)
+    return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
+
+
 def structured_result(ctx, name):
     """The oracle's result on the request as structural mechanism `name` reshapes it (`structure`), kept in the
     context's counts for the explanation's statistics; None where the mechanism does not apply, or where its counts

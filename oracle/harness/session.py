@@ -29,7 +29,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies, errorcauses, repeat
-from oracle.diagnose.attribute import attribute, attribute_shrunk
+from oracle.diagnose.attribute import attribute, attribute_shrunk, hinted_entries, search_classes
 from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
 from oracle.diagnose.expect import case_expected, oracle_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract, judge, token_count_layers
@@ -55,6 +55,7 @@ from oracle.exitcodes import (
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
+from oracle.models.baseline import CAUSE_PREFIX
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
     RIDING_KINDS,
@@ -338,8 +339,11 @@ class Session:
         #: case id -> the file it came from, when not the bundled suite (a reproduction line names it)
         self.case_files = {}
         name = process.handshake.implementation.name
-        self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
-                                                    name)
+        # the curated classes, then the root causes the baseline lists (`hinted_entries`), searched first
+        self.documented = [*discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
+                                                      name),
+                           *hinted_entries(entry.id.removeprefix(CAUSE_PREFIX) for entry in tracker.baseline.entries
+                                           if entry.id.startswith(CAUSE_PREFIX) and entry.outcome == Outcome.FAIL)]
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0
@@ -833,7 +837,7 @@ class Session:
         classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
         the difference (its layer and the score stage its numbers are consistent with), its description saying
         that the search was not run and why."""
-        classes = tuple(sorted({entry["classify"] for entry in self.documented if entry.get("classify")}))
+        classes = tuple(search_classes(self.documented))
         named = attribute(*judged, self.profile, entries=self.documented, overrides=overrides, among=classes)
         if named.name != UNEXPLAINED or not search_all:
             return named
