@@ -118,7 +118,8 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
         named = _explained(request, reply, profile, overrides, entries, search_all=search_all, among=among)
         return named if named is not None else not_a_number
     classes = search_classes(entries)
-    curated = {part for d in entries if d.get("classify") and not d.get("hinted") for part in parse_cause(d["classify"])}
+    curated = {part for d in entries if d.get("classify") and not d.get("hinted")
+               for part in parse_cause(d["classify"])}
     try:
         explanation, scope = None, "all"
         if among is not None:

@@ -638,7 +638,11 @@ def matches_moved_by_spaces_score(ctx, result):
     s = result.statistics
     if matches is None or matches == tuple(s.matches[:n]):
         return None
-    return score_of_statistics(ctx, bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments))
+    try:
+        moved = bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments)
+    except BleuOracleError:  # a match moved to an order without n-grams (more matches than totals): no score
+        return None
+    return score_of_statistics(ctx, moved)
 
 
 #: What ragas' BleuScore splits its strings on (`str.split(". ")`).

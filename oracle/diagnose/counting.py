@@ -178,7 +178,9 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(matches), "totals": tuple(totals)}
 
 
-def matches_moved_by_spaces(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...] | None:
+def matches_moved_by_spaces(
+    segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None
+) -> tuple[int, ...] | None:
     """Per order, clipped matches from one map of every order's n-grams keyed by their tokens joined with a space,
     each matched key's count added to the order read back from it (its tokens split on spaces again), the totals
     left to the lengths: a token holding a space moves its match to a higher order and merges it with the
