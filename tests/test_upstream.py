@@ -196,8 +196,7 @@ def test_the_agreement_rule_tells_a_fixed_library_from_a_broken_one():
 
 #: Unreported discrepancies without a draft, and why (the index says the same).
 NOT_DRAFTED = {"keras-hub-no-effective-order": "a corpus metric: SacreBLEU's corpus BLEU of the same pair is 0 too",
-               "ragas-no-effective-order": "its kwargs go to corpus_bleu, documented: a default, not a bug",
-               "multi-bleu-detok-printed-2-decimals": "the script's print, its interface: curated for the diagnosis"}
+               "ragas-no-effective-order": "its kwargs go to corpus_bleu, documented: a default, not a bug"}
 
 
 def test_every_unreported_discrepancy_has_a_draft():
