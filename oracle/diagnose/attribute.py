@@ -25,7 +25,7 @@ from oracle.models.outcomes import (
     Verdict,
 )
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification
+from oracle.models.results import Classification, parse_cause
 
 from .classify import AGREES, UNEXPLAINED, classify
 from .judge import Answered
@@ -86,6 +86,21 @@ def _not_a_wrong_number(reply, verdict, expected, oracle_json, entries):
     return None
 
 
+def hinted_entries(causes: Sequence[str]) -> list[dict[str, Any]]:
+    """The root causes a run's baseline lists (`cause:<name>` entries), as entries searched with the documented
+    classes (`search_classes`), before every explanation: a record that two of them explain together is named by
+    them, evidence the baseline's review gave, where the search among every explanation does not pair them (a
+    structural mechanism with a tokenizer's departure) or spends its budget first (a long corpus). They carry no
+    curated id: a record found by them is documented by no class."""
+    return [{"classify": cause, "hinted": True} for cause in dict.fromkeys(causes)]
+
+
+def search_classes(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The names the first, restricted search tries (`classify`'s `among`): the parts of every entry's `classify`
+    (a curated class's, or a hinted cause's: `hinted_entries`), sorted."""
+    return sorted({part for entry in entries if entry.get("classify") for part in parse_cause(entry["classify"])})
+
+
 def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
               overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
               search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
@@ -102,14 +117,16 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     if not_a_number is not None:  # lengths that differ on raw text: a mechanism that fits the statistics, if any
         named = _explained(request, reply, profile, overrides, entries, search_all=search_all, among=among)
         return named if named is not None else not_a_number
-    classes = sorted({d["classify"] for d in entries if d.get("classify")})
+    classes = search_classes(entries)
+    curated = {part for d in entries if d.get("classify") and not d.get("hinted")
+               for part in parse_cause(d["classify"])}
     try:
         explanation, scope = None, "all"
         if among is not None:
             explanation = classify(request, reply, profile, overrides=overrides, among=among)
         elif classes:
             explanation = classify(request, reply, profile, overrides=overrides, among=classes)
-            scope = "documented"
+            scope = "documented" if curated.issuperset(explanation.parts) else "all"
             if not explanation.explained:
                 explanation = None
         if explanation is None and not search_all:  # only the curated classes were to be tried
@@ -130,7 +147,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
         return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
     parts = set(explanation.parts)
     return explanation.classification(
-        documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts),
+        documented=tuple(d["id"] for d in entries if d.get("id") and d.get("classify") and d["classify"] in parts),
         scope=scope if explanation.explained else "all")
 
 
@@ -147,7 +164,8 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
         return None
     parts = set(explanation.parts)
     return explanation.classification(
-        documented=tuple(d["id"] for d in entries if d.get("classify") and d["classify"] in parts), scope="all")
+        documented=tuple(d["id"] for d in entries if d.get("id") and d.get("classify") and d["classify"] in parts),
+        scope="all")
 
 
 Judged = tuple[ScoreRequest, Answered, Verdict, Expected]

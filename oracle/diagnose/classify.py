@@ -48,6 +48,7 @@ from .computations import (
     SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
+    departed_context,
     departed_result,
     end_token_request,
     one_side_result,
@@ -204,12 +205,18 @@ def _unrequested(convention):
     return not convention.pairs_with_conventions
 
 
-def _pairs(candidates):
-    """Every two of `candidates` that change different options and at most one the smoothing, as one candidate."""
+def _pairs(candidates, others=None):
+    """Every two of `candidates` that change different options and at most one the smoothing, as one candidate;
+    with `others`, each of `candidates` (a pair) with one of `others` whose parts it does not hold (a triple, once:
+    after the pair's parts in the order of `others`)."""
+    position = {c.parts: index for index, c in enumerate(others or ())}
+    combined = combinations(candidates, 2) if others is None else (
+        (a, b) for a in candidates for b in others
+        if all(position.get((part,), len(position)) < position[b.parts] for part in a.parts))
     return [
         _Candidate(a.parts + b.parts, f"{a.words}; and {b.words}", {**a.changes, **b.changes},
                    a.smoothing or b.smoothing)
-        for a, b in combinations(candidates, 2)
+        for a, b in combined
         if not (set(a.changes) & set(b.changes)) and not (a.smoothing is not None and b.smoothing is not None)
     ]
 
@@ -477,6 +484,10 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, paired)
     yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
+    if search.allowed is not None:  # only among given names (documented, hinted): a few triples, a few pairs
+        given = [c for c in paired if search.permitted(*c.parts)]
+        yield lambda: _by_convention(search, _pairs(_pairs(given), given), close, suffix, stats=False)
+        yield lambda: _by_departure_with_computation(search, close, suffix)
 
 
 #: The computations tried with a convention or two: those whose mechanism says so in the catalogue
@@ -757,7 +768,8 @@ def _from_returned_counts(search, conventions):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
     found = (_by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(search, value)
-             + _by_departure(search) + _by_state(search) + _by_structure(search))
+             + _by_departure(search) + _by_state(search) + _by_structure(search)
+             or _counting_under_conventions(search, strong, value))
     if found:
         return found
     layer = _statistics_differ(statistics, base, n)
@@ -789,6 +801,27 @@ def _counting_alternatives(search, value):
         charge=search.charge,
     )
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+
+
+def _counting_under_conventions(search, conventions, value):
+    """A convention with a counting alternative, whose counts together are exactly the returned statistics (tfma's
+    NULs dropped and the first closest reference length: neither alone gives its r and matches). Tried only where no
+    single explanation gives them, each convention's counts once."""
+    ctx, found = search.ctx, []
+    for name, description, changes, smoothing_change, *_ in conventions:
+        if smoothing_change is not None or not changes or not search.permitted(*name):
+            continue
+        result = search.result_for(changes, None)
+        if result is None:
+            continue
+        names = matching_alternatives(ctx.request.segments, search.n, ctx.options.with_changes(**changes),
+                                      _reported(search.statistics), result.statistics,
+                                      permitted=lambda alternative, name=name: search.permitted(*name, alternative),
+                                      charge=search.charge)
+        found += [Explanation((*name, alternative), f"{description}; and {_words(alternative, 'counting')}",
+                              _change_tuple(changes, None) + (("computation", alternative),), value)
+                  for alternative in names]
+    return found
 
 
 def _bp_alternative(search):
@@ -838,7 +871,7 @@ def _score_agrees(search, conventions, expected):
     found = _by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(
         search, expected
     ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
-        search, pairs, within_contract, (), stats=True)
+        search, pairs, within_contract, (), stats=True) or _counting_under_conventions(search, strong, expected)
     if found:
         return _chosen(found, expected)
     return _counts_differ_alone(search, differs, expected)
@@ -947,6 +980,38 @@ def _by_departure(search):
     return found
 
 
+#: The computations a tokenizer departure's tokens are read by (`_by_departure_with_computation`).
+_ON_DEPARTED = tuple((name, function) for name, function in SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
+                     if name not in DEPARTURES)
+
+
+def _by_departure_with_computation(search, close, suffix):
+    """A tokenizer departure with a computation on its tokens, tried only among given names (a run's baseline causes
+    and documented classes: two mechanisms already known of the implementation are evidence, where the search among
+    every explanation, which pairs a computation with conventions only, would take two unknown ones for a
+    coincidence): lm-eval's references cut to the fewest on sacrebleu's stripped lines."""
+    found = []
+    for name in DEPARTURES:
+        departed = departed_context(search.ctx, name) if search.permitted(name) else None
+        if departed is None:
+            continue
+        ctx, result = departed
+        for cname, function in _ON_DEPARTED:
+            if not search.permitted(name, cname, *suffix) or (cname in STATISTICS_ONLY and not search.statistics):
+                continue
+            value = function(ctx, result)
+            if value is None:
+                continue
+            search.charge()
+            if close(search.actual, value) and consistent_with(search.statistics, _counting_of(cname, ctx, result),
+                                                               search.n):
+                found.append(Explanation(_join((name, cname), suffix),
+                                         _join_text(f"{_words(name)}; and {_words(cname)}", suffix),
+                                         (("computation", name), ("computation", cname)) + _suffix_change(suffix),
+                                         value))
+    return found
+
+
 def _by_structure(search):
     """Every structural mechanism (`structure`: the request mis-shaped by its caller) under which the oracle's
     statistics are the reported ones and its score the answer."""
@@ -1042,8 +1107,14 @@ def explained_value(request, profile, change, *, overrides=None):
     ctx = replace(base, options=changed, smoothing=smoothing_change or base.smoothing)
     result = result_under(ctx)
     value = score_of(result)
-    for name in computations:
+    for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
+            continue
+        if name in DEPARTURES and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
+            departed = departed_context(ctx, name)
+            if departed is None:
+                return None
+            ctx, result = departed  # the computations after it read the departed tokens
             continue
         if result is None or name.startswith(OTHER_COUNTING) or is_partial((name,)):  # no model of it: no value
             return None

@@ -22,7 +22,7 @@ from oracle.formulas.tokenizers import fold_case
 
 from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
 from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
-from .counting import all_references_empty, with_end_tokens
+from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
 from .smoothingstage import SMOOTHING_VARIANTS
@@ -626,6 +626,25 @@ def references_cut_to_fewest(ctx, result):
     return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
 
 
+def matches_moved_by_spaces_score(ctx, result):
+    """N-grams of every order are counted in one map keyed by their tokens joined with a space, and each match is
+    added to the order read back from its key (split on spaces again), the totals counted from the lengths: a token
+    holding a space moves its match to a higher order (torchtext's `_compute_ngram_counter`, pytorch/text#2095).
+    Tried only where a token holds a space and the matches then differ."""
+    if result is None or ctx.request.is_text:
+        return None
+    n = len(ctx.weights)
+    matches = matches_moved_by_spaces(ctx.request.segments, n, fold=fold_of(ctx.options))
+    s = result.statistics
+    if matches is None or matches == tuple(s.matches[:n]):
+        return None
+    try:
+        moved = bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments)
+    except BleuOracleError:  # a match moved to an order without n-grams (more matches than totals): no score
+        return None
+    return score_of_statistics(ctx, moved)
+
+
 #: What ragas' BleuScore splits its strings on (`str.split(". ")`).
 SENTENCE_BREAK = ". "
 
@@ -705,6 +724,16 @@ def departed_result(ctx, name):
         request = departed(ctx.text, ctx.options, name, ctx.request)
         ctx.counted[key] = None if request is None else result_under(ctx, request=request)
     return ctx.counted[key]
+
+
+def departed_context(ctx, name):
+    """The context of the tokens tokenizer departure `name` gives the text request (a computation then reads them as
+    it reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
+    result = departed_result(ctx, name)
+    if result is None:
+        return None
+    request = departed(ctx.text, ctx.options, name, ctx.request)
+    return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
 
 
 def structured_result(ctx, name):
@@ -795,6 +824,7 @@ SPECIFIC_COMPUTATIONS = (
     ("first-piece-only", first_piece_only),
     ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
     ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
+    ("matches-moved-by-spaces", matches_moved_by_spaces_score),
     *((name, _departure_computation(name)) for name in DEPARTURES),
     *((name, _length_departure_computation(name)) for name in LENGTH_DEPARTURES),
     ("precisions-averaged-by-merge", precisions_averaged_by_merge),

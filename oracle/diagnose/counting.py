@@ -178,6 +178,34 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(matches), "totals": tuple(totals)}
 
 
+def matches_moved_by_spaces(
+    segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None
+) -> tuple[int, ...] | None:
+    """Per order, clipped matches from one map of every order's n-grams keyed by their tokens joined with a space,
+    each matched key's count added to the order read back from it (its tokens split on spaces again), the totals
+    left to the lengths: a token holding a space moves its match to a higher order and merges it with the
+    higher-order n-gram spelled alike (torchtext's `_compute_ngram_counter`, `tuple(x.split(" "))` of
+    `" ".join(ngram)`: pytorch/text#2095). None where no token holds a space (nothing moves) or where a matched
+    key's order is beyond n (the code indexes that order's count out of range: an error, not a score)."""
+    if not any(" " in t for s in segments for sentence in (s.hypothesis, *s.references) for t in sentence):
+        return None
+    matches = [0] * n
+    for segment in segments:
+        limit: Counter = Counter()
+        for reference in segment.references:
+            for key, k in _one_map(_folded(reference, fold), n).items():
+                limit[key] = max(limit[key], k)
+        for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
+            clipped = min(k, limit[key])
+            if not clipped:
+                continue
+            order = key.count(" ") + 1
+            if order > n:
+                return None
+            matches[order - 1] += clipped
+    return tuple(matches)
+
+
 def _one_map(tokens: Sequence[str], n: int) -> Counter:
     counts: Counter = Counter()
     for gram, k in _count(tuple(tokens), n).items():
@@ -279,6 +307,33 @@ def _bpe_merged(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 #: A reference token no hypothesis token can equal: a lone surrogate, which protocol v1 refuses on the wire.
+def _trailing_nuls_dropped(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of the line `" ".join(tokens)` with its trailing U+0000 characters dropped, split again: the last
+    token loses its trailing NULs, and goes where nothing else is left of it (the space before it is then the line's
+    end, which a whitespace split drops; a NUL before that space stays)."""
+    if not tokens or not tokens[-1].endswith("\x00"):
+        return tokens
+    last = tokens[-1].rstrip("\x00")
+    return (*tokens[:-1], last) if last else tokens[:-1]
+
+
+def nul_padded_array_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Every count, with the trailing NULs of each line kept in a fixed-width numpy string array dropped: every
+    hypothesis, and every reference where each segment has as many references (reference streams with a None for a
+    missing one are object arrays, whose strings are kept whole). None where no such line ends in NUL."""
+    strip_references = len({len(s.references) for s in segments}) == 1
+    pairs, changed = [], False
+    for segment in segments:
+        hypothesis = _trailing_nuls_dropped(tuple(segment.hypothesis))
+        references = [_trailing_nuls_dropped(tuple(r)) if strip_references else tuple(r) for r in segment.references]
+        changed = changed or hypothesis != tuple(segment.hypothesis) or any(
+            new != tuple(old) for new, old in zip(references, segment.references, strict=True))
+        pairs.append((hypothesis, references))
+    if not changed:
+        return None
+    return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
+
+
 _NEVER_MATCHED = "\ud800"
 
 
@@ -498,6 +553,13 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"matches", "totals"}),
         order_read_from_spaces,
     ),
+    "matches-moved-by-spaces": (
+        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and each "
+        "match is added to the order read back from its key (split on spaces again), the totals counted from "
+        "the lengths: a token holding a space moves its match to a higher order",
+        MATCHES,
+        _layer("matches", _folding(matches_moved_by_spaces)),
+    ),
     "reference-length-is-the-distance": (
         "r is the distance |len(ref) - c| to the closest reference, not that reference's length",
         frozenset({"ref_len"}),
@@ -550,6 +612,14 @@ COUNTING_ALTERNATIVES: dict[
         "letters become their plain forms and then match them)",
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
+    ),
+    "trailing-nuls-dropped": (
+        "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
+        "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
+        "== 'a a'): every hypothesis, and the references where every segment has as many (a reference stream "
+        "holding None for a missing reference is an object array, whose strings are kept whole)",
+        ALL_LAYERS,
+        nul_padded_array_counts,
     ),
     "reference-unk-never-matches": (
         "a reference <unk> never matches, so no n-gram holding it counts (a scorer that masks unknown words in "

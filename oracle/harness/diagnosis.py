@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from oracle.diagnose import errorcauses, repeat
-from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk
+from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
 from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
@@ -428,7 +428,7 @@ def _named_without_full_search(judged: Judged, overrides, search_all, why, conte
     classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
     the difference (its layer and the score stage its numbers are consistent with), its description saying
     that the search was not run and why."""
-    classes = tuple(sorted({entry["classify"] for entry in context.documented if entry.get("classify")}))
+    classes = tuple(search_classes(context.documented))
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes)
     if named.name != UNEXPLAINED or not search_all:
         return named

@@ -28,6 +28,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies
+from oracle.diagnose.attribute import hinted_entries
 from oracle.diagnose.expect import case_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract
 from oracle.escaping import shown
@@ -39,6 +40,7 @@ from oracle.exitcodes import (
 )
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
+from oracle.models.baseline import CAUSE_PREFIX
 from oracle.models.outcomes import (
     GOOD_OUTCOMES,
     RIDING_KINDS,
@@ -289,8 +291,11 @@ class Session:
         self.reproduction = Reproduction(settings, profile, self.report_dir, self.work_dir)
         self.case_files = self.reproduction.case_files
         name = process.handshake.implementation.name
-        self.documented = discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
-                                                    name)
+        # the curated classes, then the root causes the baseline lists (`hinted_entries`), searched first
+        self.documented = [*discrepancies.entries_for(registry.documented_as(settings.impl) if settings.impl else None,
+                                                      name),
+                           *hinted_entries(entry.id.removeprefix(CAUSE_PREFIX) for entry in tracker.baseline.entries
+                                           if entry.id.startswith(CAUSE_PREFIX) and entry.outcome == Outcome.FAIL)]
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0

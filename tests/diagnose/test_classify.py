@@ -12,6 +12,8 @@ import struct
 import sys
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import (
@@ -21,9 +23,13 @@ from oracle.diagnose.classify import (
     UNEXPLAINED,
     Explanation,
     classify,
+    explained_value,
     is_partial,
     within_contract,
 )
+from oracle.diagnose.computations import context_for, matches_moved_by_spaces_score, result_under
+from oracle.diagnose.counting import fold_of, matches_moved_by_spaces, nul_padded_array_counts
+from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
 
@@ -577,6 +583,125 @@ def test_an_ngram_order_read_back_from_its_spaces_is_named_by_its_counts():
     assert classify(req, answer, "papineni").name == "order-read-from-spaces"
 
 
+_MOVED_BY_SPACES = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                                segments=(Segment(hypothesis=("a b", "c", "d"), references=(("c", "a", "b"),)),))
+
+
+def test_a_match_moved_to_the_order_of_its_spaces_is_named_from_the_score_alone():
+    """torchtext's `_compute_ngram_counter` keys n-grams by `tuple(" ".join(ngram).split(" "))` and adds each clipped
+    count to `clipped_counts[len(key) - 1]`, its totals `len - i` (pytorch/text#2095). "a b", c, d against c, a, b,
+    BLEU-2. By hand: hypothesis keys "a b" (a unigram, re-split to 2 tokens), "c", "d", "a b c", "c d"; reference
+    keys c, a, b, "c a", "a b", "c a b". Clipped: "a b" 1 (order 2), "c" 1 (order 1): matches [1, 1] of totals
+    [3, 2]; c = r = 3. BLEU = sqrt(1/3 * 1/2) = sqrt(1/6). The formulas count unigrams 1 (c) and bigrams 0: BLEU 0.
+    torchtext 0.18.0 itself answers 0.40824827551841736 (sqrt(1/6) in float32; run on 2026-11-29)."""
+    explanation = classify(_MOVED_BY_SPACES, ScoreAnswer(math.sqrt(1 / 6)), "papineni")
+    assert explanation.name == "matches-moved-by-spaces", explanation
+    explanation = classify(_MOVED_BY_SPACES, ScoreAnswer(0.40824827551841736), "papineni")
+    assert explanation.name == "matches-moved-by-spaces + float32", explanation
+
+
+def test_a_match_moved_to_the_order_of_its_spaces_is_named_by_its_counts():
+    """The same counts returned (see above): matches [1, 1], totals [3, 2] (the ketranm/tardis reading, totals
+    moved too, would count totals [2, 2]: "a b" a bigram, "a b c" out of range)."""
+    answer = ScoreAnswer(math.sqrt(1 / 6), {"hyp_len": 3, "ref_len": 3, "matches": [1, 1], "totals": [3, 2],
+                                            "bp": 1.0})
+    assert classify(_MOVED_BY_SPACES, answer, "papineni").name == "matches-moved-by-spaces"
+
+
+def _nul_corpus(references_of_first):
+    return ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"}, segments=(
+        Segment(hypothesis=("a", "b"), references=references_of_first),
+        Segment(hypothesis=("c", "d"), references=(("c", "d"), ("x",))),
+    ))
+
+
+def test_trailing_nuls_dropped_from_a_fixed_width_array_are_named_by_the_counts():
+    """tfma 0.52.0 (its Bleu combiner fed as the tfma adapter feeds it, run on 2026-11-29) on "a b" against
+    "a b\\x00" and "y", then "c d" against "c d" and "x": hyp_len 4, ref_len 4, matches [4, 2], totals [4, 2]. By
+    hand: "a b\\x00" loses its NUL (numpy reads a fixed-width string's trailing NULs as padding), so both segments
+    match whole; the formulas match a and nothing of b\\x00: matches [3, 1]. BLEU-2 of the returned counts is 1."""
+    req = _nul_corpus((("a", "b\x00"), ("y",)))
+    answer = ScoreAnswer(1.0, {"hyp_len": 4, "ref_len": 4, "matches": [4, 2], "totals": [4, 2], "bp": 1.0})
+    assert classify(req, answer, "sacrebleu").name == "trailing-nuls-dropped"
+
+
+def test_trailing_nuls_kept_in_a_reference_stream_with_a_gap():
+    """The same library on "a b" against "a b\\x00" alone, then "c d" against "c d" and "x": matches [3, 1] of
+    [4, 2], the oracle's (a reference stream holding None for the missing reference is an object array, whose
+    strings keep their NULs): the mechanism's counts here are the stripped ones, [4, 2], which that answer is not."""
+    req = _nul_corpus((("a", "b\x00"),))
+    stripped = nul_padded_array_counts(req.segments, 2, get_profile("sacrebleu").options)
+    assert stripped is None  # no hypothesis ends in NUL, and the references are kept whole
+    hypothesis_nul = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                                  segments=(Segment(hypothesis=("a", "b\x00"), references=(("a", "b"),)),))
+    # tfma on "a b\\x00" against "a b": hyp_len 2, ref_len 2, matches [2, 1], totals [2, 1] (the hypothesis stripped)
+    assert nul_padded_array_counts(hypothesis_nul.segments, 2, get_profile("sacrebleu").options) == {
+        "hyp_len": 2, "ref_len": 2, "matches": (2, 1), "totals": (2, 1)}
+
+
+def test_a_counting_alternative_is_paired_with_a_convention_where_the_counts_need_both():
+    """"a b\\x00" against "a b c" and "x" (BLEU-2). NULs dropped: the hypothesis is a, b: matches [2, 1] of [2, 1].
+    c = 2 lies as near 1 as 3; the first listed of the closest is 3, the shorter 1 (sacrebleu's rule). tfma 0.52.0
+    (run on 2026-11-29) returns hyp_len 2, ref_len 3, matches [2, 1]: neither the NULs (r would be 1) nor the tie
+    rule (matches would be [1, 0]) alone gives these counts. BLEU = exp(1 - 3/2) * 1."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", "b\x00"), references=(("a", "b", "c"), ("x",))),))
+    answer = ScoreAnswer(math.exp(-0.5), {"hyp_len": 2, "ref_len": 3, "matches": [2, 1], "totals": [2, 1],
+                                          "bp": math.exp(-0.5)})
+    explanation = classify(req, answer, "sacrebleu")
+    named = (explanation.name, *explanation.fits)
+    assert "reference_length=closest-first + trailing-nuls-dropped" in named, explanation
+
+
+#: keras-hub 0.32.0's documented classes (oracle/diagnose/data/discrepancies.yaml), as its run searches them first.
+_KERAS_HUB_CLASSES = ("both_empty=nan", "empty_order=zero", "float32", "line_padding=none", "no_match=smoothed",
+                      "reference_length=shortest", "token_split=ascii")
+
+
+def test_three_conventions_are_tried_among_given_names():
+    """keras-hub's 13a: words split on ASCII whitespace only (U+3000 keeps "a\u3000b" one word), the line not padded
+    (a final "1995." stays one token) and the shortest reference's length. "a\u3000b c 1995." against itself and
+    "a\u3000b c", then "c" against "c d e f g", BLEU-3. keras-hub: 3 + 1 = 4 hypothesis tokens, r = 2 (shortest) +
+    5 = 7, every precision 1 (the first hypothesis is its first reference; "c" matches): exp(1 - 7/4) = exp(-0.75).
+    The formulas: 5 + 1 tokens, r = 5 + 5: exp(1 - 10/6); no pair of the three gives 4 and 7. keras-hub 0.32.0
+    itself (run on 2026-11-29) answers 0.472366601228714, exp(-0.75) in float32."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(1 / 3,) * 3, smoothing={"method": "none"}, tokenize="13a",
+                       segments=(Segment(hypothesis="a\u3000b c 1995.", references=("a\u3000b c 1995.", "a\u3000b c")),
+                                 Segment(hypothesis="c", references=("c d e f g",))))
+    explanation = classify(req, ScoreAnswer(0.472366601228714), "sacrebleu", among=_KERAS_HUB_CLASSES)
+    assert explanation.name == ("token_split=ascii + line_padding=none + reference_length=shortest + float32"), \
+        explanation
+
+
+_STRIPPED_AND_CUT = ScoreRequest(seq=0, level="corpus", weights=(0.25,) * 4, smoothing={"method": "exp"},
+                                 tokenize="13a", segments=(
+                                     Segment(hypothesis="a b c d re-\n", references=("a b c d re", "a b c d re-")),
+                                     Segment(hypothesis="b", references=("b",))))
+#: lm-eval 0.4 on `_STRIPPED_AND_CUT` (its adapter, run on 2026-11-29).
+_LM_EVAL_ANSWER = 0.6756000774035174
+
+
+def test_a_departure_and_a_computation_both_given_are_tried_together():
+    """lm-eval cuts every segment to the fewest references (zip) and scores through sacrebleu, which strips the line
+    before 13a ("re-\\n" stays "re-", where mteval-v13a.pl's s/-\\n//g joins "re"). By hand, both: the first segment
+    keeps "a b c d re" only, against a b c d re-: 4/5, 3/4, 2/3, 1/2 of its n-grams match, "b" 1/1; c = r = 6,
+    BLEU = (5/6 * 3/4 * 2/3 * 1/2) ** (1/4) = (5/24) ** (1/4). Either alone scores 1 (the stripped hypothesis is the
+    second reference; the joined one is the first). lm-eval answers `_LM_EVAL_ANSWER`."""
+    assert _LM_EVAL_ANSWER == pytest.approx((5 / 24) ** 0.25, rel=1e-12)
+    given = ("references-cut-to-fewest", "13a-line-stripped-first")
+    explanation = classify(_STRIPPED_AND_CUT, ScoreAnswer(_LM_EVAL_ANSWER), "sacrebleu", among=given)
+    assert explanation.name == "13a-line-stripped-first + references-cut-to-fewest", explanation
+    assert explained_value(_STRIPPED_AND_CUT, "sacrebleu", explanation.change) == pytest.approx(_LM_EVAL_ANSWER,
+                                                                                                 rel=1e-12)
+
+
+def test_a_departure_and_a_computation_are_not_paired_in_the_search_among_every_explanation():
+    """The same answer without given names: the pair is not tried (two mechanisms nobody named before, a
+    coincidence as likely as a bug), so neither it nor either part alone (each scores 1) names it."""
+    explanation = classify(_STRIPPED_AND_CUT, ScoreAnswer(_LM_EVAL_ANSWER), "sacrebleu")
+    assert "13a-line-stripped-first + references-cut-to-fewest" not in (explanation.name, *explanation.fits)
+
+
 def test_an_epsilon_for_what_smoothing_leaves_zero_or_undefined_is_named_on_the_smoothed_precisions():
     """"a" against "b", weights (1, 0.75, 0.5, 0.1), exp smoothing, sentence level: unigrams match 0 of 1, which
     exp smoothing makes 1/2; orders 2 to 4 have no n-grams (0/0), which promptfoo's `p === 0 ? 1e-7 : p` makes
@@ -784,3 +909,33 @@ def test_a_corpus_a_dropping_empties_has_no_value_to_replay():
     req = ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
                        segments=(Segment(hypothesis=(), references=((), ("a",))),))
     assert explained_value(req, "papineni", (("computation", "empty-hypotheses-dropped"),)) is None
+
+
+#: Tokens that hold a space or end in NUL, and plain ones: what the two mechanisms of issue 36's re-run read.
+_ODD_TOKENS = st.sampled_from(["a", "b", "a b", "b a", "a\x00", "\x00", "b"])
+_ODD_SEGMENTS = st.builds(
+    lambda hypothesis, references: Segment(hypothesis=tuple(hypothesis), references=tuple(map(tuple, references))),
+    st.lists(_ODD_TOKENS, min_size=1, max_size=6),
+    st.lists(st.lists(_ODD_TOKENS, min_size=1, max_size=6), min_size=1, max_size=3))
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(segments=st.lists(_ODD_SEGMENTS, min_size=1, max_size=3))
+def test_the_new_mechanisms_never_fit_the_oracles_own_answer(segments):
+    """Neither mechanism is tried where it changes nothing: the moved matches' score only where they differ from the
+    oracle's matches, NUL-dropped counts only where a line it reads ends in NUL. And the oracle's own answer, score
+    and statistics, is named by neither (it agrees)."""
+    req = ScoreRequest(seq=0, level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=tuple(segments))
+    ctx = context_for(req, "papineni", None)
+    result = result_under(ctx)
+    if matches_moved_by_spaces_score(ctx, result) is not None:
+        assert matches_moved_by_spaces(req.segments, 2, fold=fold_of(ctx.options)) != tuple(result.statistics.matches)
+    same_count = len({len(s.references) for s in segments}) == 1
+    reads_a_nul = any(s.hypothesis[-1].endswith("\x00") for s in segments) or same_count and any(
+        r and r[-1].endswith("\x00") for s in segments for r in s.references)
+    assert (nul_padded_array_counts(req.segments, 2, ctx.options) is not None) == reads_a_nul
+    s = result.statistics
+    own = ScoreAnswer(float(result.score), {"hyp_len": s.hyp_len, "ref_len": s.ref_len, "matches": list(s.matches),
+                                            "totals": list(s.totals), "bp": float(result.bp)})
+    assert classify(req, own, "papineni").name == AGREES

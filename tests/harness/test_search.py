@@ -458,3 +458,30 @@ def test_lengths_that_differ_on_raw_text_are_named_by_the_mechanism_that_fits_th
     verdict = judge(expected, reply, token_counts=token_count_layers(request))
     assert verdict.layer == "tokenization"
     assert attribute(request, reply, verdict, expected, "papineni").name == "empty-hypotheses-dropped"
+
+
+def test_a_baseline_cause_is_searched_with_the_documented_classes_and_documents_nothing():
+    """lm-eval's answer to "a b c d re-\\n" against "a b c d re" and "a b c d re-", then "b" against "b" (its adapter,
+    2026-11-29): (5/24) ** (1/4), its references cut to the fewest on sacrebleu's stripped line (tests/test_classify.py
+    derives it). Its curated class (lm-eval-references-cut-to-fewest) alone does not give it; with the cause its
+    baseline lists (13a-line-stripped-first, sacrebleu's), the pair is tried first. The record is documented by the
+    curated class only (a hinted cause has no curated id), and found beyond the documented classes (scope "all")."""
+    from oracle.diagnose import discrepancies
+    from oracle.diagnose.attribute import attribute, hinted_entries
+    from oracle.diagnose.expect import oracle_expected
+
+    request = ScoreRequest.model_validate({
+        "cmd": "score", "seq": 1, "level": "corpus", "tokenize": "13a", "weights": [0.25] * 4,
+        "smoothing": {"method": "exp"}, "segments": [
+            {"hypothesis": "a b c d re-\n", "references": ["a b c d re", "a b c d re-"]},
+            {"hypothesis": "b", "references": ["b"]}]})
+    reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.6756000774035174}))
+    expected = oracle_expected(request, "sacrebleu")
+    verdict = judge(expected, reply)
+    curated = discrepancies.entries_for("lm-eval")
+    entries = [*curated, *hinted_entries(["13a-line-stripped-first", "references-cut-to-fewest"])]
+    named = attribute(request, reply, verdict, expected, "sacrebleu", entries=entries)
+    assert named.name == "13a-line-stripped-first + references-cut-to-fewest"
+    assert named.documented == ("lm-eval-references-cut-to-fewest",)
+    assert named.scope == "all"
+    assert attribute(request, reply, verdict, expected, "sacrebleu", entries=curated).name != named.name
