@@ -101,7 +101,7 @@ def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md()
     """A record named case-not-folded first, fitting strict-clipping as well, in a run whose cause is
     strict-clipping: the console's line and summary.md's name strict-clipping, saying its input fits
     case-not-folded as well; one whose own first name is the run's cause shows no other fit as a root cause."""
-    from oracle.commands.check import _root_cause
+    from oracle.reports.console import _root_cause
     from oracle.reports.summaries import _root_cause_text
 
     other = record(0, "case-not-folded", "strict-clipping")
