@@ -122,8 +122,9 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
                for part in parse_cause(d["classify"])}
     try:
         explanation, scope = None, "all"
-        if among is not None:
+        if among is not None:  # (a hinted search: a curated class it names was found among the curated classes too)
             explanation = classify(request, reply, profile, overrides=overrides, among=among)
+            scope = "documented" if curated and curated.issuperset(explanation.parts) else "all"
         elif classes:
             explanation = classify(request, reply, profile, overrides=overrides, among=classes)
             scope = "documented" if curated.issuperset(explanation.parts) else "all"
