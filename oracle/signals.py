@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from types import FrameType
@@ -65,14 +66,26 @@ def stopped_by_signals() -> Iterator[None]:
         _received.append(signum)
         raise KeyboardInterrupt
 
+    unraisable = sys.unraisablehook
+
+    def on_unraisable(args: sys.UnraisableHookArgs) -> None:
+        # the signal's exception raised where Python cannot propagate it (a destructor, a callback inside a C
+        # extension such as pydantic-core): the stop is remembered in `_received` and the run stops at its next
+        # checkpoint (`raise_if_stopped`), so Python's "Exception ignored in ... Traceback" would only be noise
+        if _received and args.exc_type is not None and issubclass(args.exc_type, (KeyboardInterrupt, Interrupted)):
+            return
+        unraisable(args)
+
     previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, on_term),
                 signal.SIGINT: signal.signal(signal.SIGINT, on_int)}
+    sys.unraisablehook = on_unraisable
     _received.clear()
     try:
         yield
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+        sys.unraisablehook = unraisable
 
 
 def is_interruption(exc: BaseException | None) -> bool:

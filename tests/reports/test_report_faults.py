@@ -546,3 +546,37 @@ def test_an_output_never_overwrites_what_the_run_reads_or_writes(tmp_path, capsy
     assert run_cli("merge", *shards, "--report", tmp_path / "all", "--junit", shards[0] / "results.jsonl") == 2
     assert f"would overwrite the input directory {shards[0]}" in capsys.readouterr().err
     assert (shards[0] / "results.jsonl").read_bytes() == before
+
+
+
+#: A run whose ^C arrives inside a destructor: Python cannot raise the signal's exception out of one (nor out of a
+#: callback inside a C extension, such as pydantic-core building a model, where CI met it) and prints "Exception
+#: ignored in ... Traceback" instead. Run in a process of its own: pytest replaces the hook that prints it.
+_LOST_SIGNAL = """
+import signal, sys
+from oracle.signals import Interrupted, raise_if_stopped, stopped_by_signals
+
+class SignalledWhileDestroyed:
+    def __del__(self):
+        signal.raise_signal(signal.SIGINT)
+
+class Failing:
+    def __del__(self):
+        raise ValueError("a destructor's own error")
+
+try:
+    with stopped_by_signals():
+        SignalledWhileDestroyed()  # destroyed at once: the handler's KeyboardInterrupt is unraisable there
+        Failing()
+        raise_if_stopped()  # the run's next checkpoint
+except Interrupted as stopped:
+    sys.exit(stopped.exit_code)
+"""
+
+
+def test_a_stop_signal_lost_where_python_cannot_raise_it_prints_no_traceback_and_still_stops():
+    run = subprocess.run([sys.executable, "-c", _LOST_SIGNAL], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert run.returncode == 128 + signal.SIGINT, run.stderr
+    assert "KeyboardInterrupt" not in run.stderr
+    assert "a destructor's own error" in run.stderr  # any other unraisable exception is still reported
