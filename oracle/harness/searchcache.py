@@ -47,12 +47,15 @@ import re
 import secrets
 import stat
 import sys
+import time
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from oracle.escaping import shown
 from oracle.files import user_cache
@@ -61,8 +64,11 @@ from oracle.models.outcomes import Expected
 from oracle.models.protocol import Capabilities, ScoreRequest
 from oracle.models.wire import encode
 
-#: The layout of an entry; an entry of another format is ignored.
-FORMAT = 1
+#: The layout of a run's entries (2: logs; 1: a file per example, which is not read: a run key of its own); a
+#: log of another format is ignored.
+FORMAT = 2
+#: A run directory holding this many settled logs has them merged into one when a run closes (`_compact`).
+COMPACT_AT_LOGS = 4
 #: The cache's bound unless $BLEU_ORACLE_SEARCH_CACHE_BYTES says otherwise.
 DEFAULT_LIMIT_BYTES = 512 * 1024 * 1024
 #: The packages of `oracle/` whose source the cached values do not depend on (the verbs and the reports).
@@ -85,11 +91,22 @@ _MARKER_LAYOUT = re.compile(rb"\ASignature: 8a477f597d28d172789f06886806bc55\n(?
 #: A marker is a few hundred bytes: one larger is not the cache's.
 _MARKER_LIMIT_BYTES = 4096
 #: An entry is at most this large (the largest, a 2,000-segment corpus with its companions, is under 2 MB): a
-#: larger one is not written, and a file past it is not read.
+#: larger one is not written, and a log's entry that says it is larger ends what is read of the log.
 ENTRY_LIMIT_BYTES = 64 * 1024 * 1024
-#: The names the cache gives what it writes: its run directories (`run_key`), its entries, their temporary files
-#: (and those of the bleu-oracle before the marker, mkstemp's), and the marker's temporary files.
+#: A log's first line: its format, run key, oracle version and generation (`SearchCache._log_header`).
+_LOG_HEADER = re.compile(rb'\{"format":([0-9]{1,9}),"key":"([0-9a-f]{32})","oracle":"([0-9a-f]{64})",'
+                         rb'"generation":([0-9]{1,18})\}')
+_LOG_HEADER_LIMIT_BYTES = 256
+#: An entry's header line: its example, its body's length, the body's sha256 (`_entry_bytes`).
+_ENTRY_HEADER = re.compile(rb'\{"index":(0|[1-9][0-9]{0,18}),"length":(0|[1-9][0-9]{0,18}),'
+                           rb'"sha256":"([0-9a-f]{64})"\}\n')
+_ENTRY_HEADER_LIMIT_BYTES = 128
+#: The names the cache gives what it writes: its run directories (`run_key`), its logs and their temporary files
+#: (`_compact`), the entries of format 1 and their temporary files (and those of the bleu-oracle before the
+#: marker, mkstemp's), and the marker's temporary files.
 _RUN_NAME = re.compile(r"[0-9a-f]{32}")
+_LOG_NAME = re.compile(r"[0-9a-f]{16}\.log")
+_LOG_TEMPORARY_NAME = re.compile(r"\.[0-9a-f]{16}\.log\.tmp")
 _ENTRY_NAME = re.compile(r"(0|[1-9][0-9]{0,18})\.json")
 _TEMPORARY_NAME = re.compile(r"\.(0|[1-9][0-9]{0,18})\.json\.(?:[0-9a-f]{16}\.tmp|[a-z0-9_]{8})")
 _MARKER_TEMPORARY_NAME = re.compile(r"\.CACHEDIR\.TAG\.[0-9a-f]{16}\.tmp")
@@ -273,13 +290,16 @@ def _read_regular(directory: int, name: str, limit: int) -> bytes | None:
     return data if len(data) <= limit else None
 
 
+_OWN_NAMES = (_LOG_NAME, _LOG_TEMPORARY_NAME, _ENTRY_NAME, _TEMPORARY_NAME)
+
+
 def _own_files(run: int) -> dict[str, int]:
     """The files of the run directory open as `run` that the cache wrote, name -> size: regular files named as
-    its entries or their temporary files (what else is there is not the cache's)."""
+    its logs, entries of format 1 or their temporary files (what else is there is not the cache's)."""
     own = {}
     with contextlib.suppress(OSError), os.scandir(run) as entries:
         for entry in entries:
-            if _ENTRY_NAME.fullmatch(entry.name) or _TEMPORARY_NAME.fullmatch(entry.name):
+            if any(name.fullmatch(entry.name) for name in _OWN_NAMES):
                 with contextlib.suppress(OSError):
                     status = entry.stat(follow_symlinks=False)
                     if stat.S_ISREG(status.st_mode):
@@ -368,30 +388,40 @@ class Prepared:
                 "features": None if self.features is None else list(self.features), "digest": self.digest}
 
     @classmethod
-    def from_entry(cls, entry: dict[str, Any], lines: list[bytes]) -> Prepared:
-        """An entry read back (validated through the models: a value the models refuse makes the file ignored);
-        `lines`: the file's wire lines."""
-        number = entry["body"]
-        if type(number) is not int or not 0 <= number < len(lines):
+    def from_entry(cls, entry: CachedInput, lines: list[bytes]) -> Prepared:
+        """An input read back: `entry` as pydantic's JSON parser built it from the entry's bytes (`CachedContent`),
+        its request from its wire line's bytes (`lines`: the entry's wire lines), each in one pass through the
+        models, nothing built twice."""
+        if not 0 <= entry.body < len(lines):
             raise ValueError("no such line")
-        line = lines[number]
+        line = lines[entry.body]
         body = line.decode("ascii")
         if not body.startswith(_HEAD):
             raise ValueError("not a score command")
-        expected, features, digest = entry.get("expected"), entry.get("features"), entry.get("digest")
-        if features is not None and not (isinstance(features, list) and all(isinstance(f, str) for f in features)):
-            raise ValueError("features are not names")
-        if digest is not None and not isinstance(digest, str):
-            raise ValueError("digest is not a string")
-        return cls(
-            # pydantic's own JSON parser on the line's bytes: one pass, no Python objects built only to be validated
-            request=ScoreRequest.model_validate_json(line),
-            body=body,
-            expected=None if expected is None else Expected.model_validate(expected),
-            features=None if features is None else tuple(features),
-            digest=digest,
-            fresh=False,
-        )
+        return cls(request=ScoreRequest.model_validate_json(line), body=body, expected=entry.expected,
+                   features=entry.features, digest=entry.digest, fresh=False)
+
+
+class CachedInput(BaseModel):
+    """What an entry keeps of one input (`Prepared.to_entry`): the number of its wire line among the entry's
+    lines, the oracle's expectation, the coverage features, a large request's record digest."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    body: StrictInt
+    expected: Expected | None
+    features: tuple[StrictStr, ...] | None
+    digest: StrictStr | None
+
+
+class CachedContent(BaseModel):
+    """The first line of an entry's body: its inputs by name, and a series' steps ([base, changed], ...). Read
+    with pydantic's JSON parser on the bytes (`model_validate_json`): no `json.loads`, then validation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    inputs: dict[str, CachedInput]
+    series: list[tuple[StrictInt, StrictStr]] | None = None
 
 
 @dataclass
@@ -408,133 +438,350 @@ class ExampleEntry:
         return not self.loaded or any(p.fresh for p in self.inputs.values())
 
 
-class SearchCache:
-    """The entries of one run key (`run_key`) under `root` (the cache's directory, `open_root`)."""
+@dataclass(frozen=True)
+class _Located:
+    """Where an entry is: its log (a number into `SearchCache._logs`), its body's offset and length."""
 
-    def __init__(self, root: Path, key: str):
+    log: int
+    offset: int
+    length: int
+    digest: str
+
+
+@dataclass
+class _Log:
+    """One log of the run directory, open for reading: its name, generation (`SearchCache._create_log`),
+    descriptor, modification time when opened, and where its entries start."""
+
+    name: str
+    generation: int
+    handle: int
+    mtime: int
+    #: where its first entry starts
+    start: int
+
+
+class SearchCache:
+    """The entries of one run key (`run_key`) under `root` (the cache's directory, `open_root`): the logs of its run
+    directory, read when the first entry is asked for, and this process's own log, appended to (`store`).
+
+    `warn` tells the user, once, that a log ends in a torn or damaged tail (ignored: its examples are computed
+    afresh, and the log is compacted when the run closes the cache)."""
+
+    def __init__(self, root: Path, key: str, warn: Callable[[str], None] | None = None):
         if not _RUN_NAME.fullmatch(key):
             raise BleuValueError(f"a search cache's run key is 32 hexadecimal digits, not {key!r}")
         self.root, self.key = Path(root), key
         self.directory = self.root / key
         self.wrote = False
+        self._warn = warn
+        #: the logs read (None until the first `load`), where each example's newest entry is, which were damaged
+        self._logs: list[_Log] | None = None
+        self._located: dict[int, _Located] = {}
+        #: a log read ends in a torn or damaged tail, or holds a damaged entry (compacted when the cache is closed)
+        self._damaged = False
+        #: this process's own log: its name, descriptor (None until the first entry is stored) and size
+        self._own: tuple[str, int] | None = None
+        self._own_size = 0
+        self._own_broken = False
+        self._opened_ns = time.time_ns()
         #: False: the run goes on without the cache (it cannot be written, or another layout marks it)
         self.usable = open_root(self.root) is not None
 
+    # -- reading --
+
     def load(self, index: int) -> ExampleEntry:
         """Example `index`'s entry as cached, or an empty one (nothing cached, or nothing trustworthy)."""
-        data = self._read(f"{index}.json")
-        if data is None:
+        if not self.usable:
+            return ExampleEntry(index)
+        if self._logs is None:
+            self._logs = self._read_logs()
+        located = self._located.get(index)
+        if located is None:
+            return ExampleEntry(index)
+        log = self._logs[located.log]
+        try:
+            data = os.pread(log.handle, located.length + 1, located.offset)
+        except OSError:
+            return ExampleEntry(index)
+        body = _whole(data, located.length, located.digest)
+        if body is None:
+            self._note_damage(log.name, located.offset)
             return ExampleEntry(index)
         try:
-            return self._parse(index, data)
-        except Exception:  # noqa: BLE001 (any damage at all: the entry is not trusted, the example is computed)
+            return self._parse(index, body)
+        except Exception:  # noqa: BLE001 (an entry whose checksum fits but the models refuse: computed afresh)
+            self._note_damage(log.name, located.offset)
             return ExampleEntry(index)
 
-    def _read(self, name: str) -> bytes | None:
-        """The entry file `name` (a regular file of the run directory, never through a symlink), or None."""
-        if not self.usable:
-            return None
+    def _read_logs(self) -> list[_Log]:
+        """Every log of the run directory whose header names this key, `FORMAT` and this oracle, oldest
+        generation first; each example located at its newest entry (a later log's, or later in the same log)."""
+        logs: list[_Log] = []
         try:
             run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
         except OSError:
-            return None
+            return logs
         try:
-            return _read_regular(run, name, ENTRY_LIMIT_BYTES)
+            for name in sorted(n for n in os.listdir(run) if _LOG_NAME.fullmatch(n)):
+                log = self._open_log(run, name)
+                if log is not None:
+                    logs.append(log)
+        except OSError:
+            pass
         finally:
             os.close(run)
+        logs.sort(key=_oldest_first)
+        for number, log in enumerate(logs):
+            entries, torn = _entries_of(log)
+            for index, offset, length, digest in entries:
+                self._located[index] = _Located(number, offset, length, digest)
+            if torn is not None:
+                self._note_damage(log.name, torn)
+        return logs
 
-    def _parse(self, index: int, data: bytes) -> ExampleEntry:
-        head, _, rest = data.partition(b"\n")
-        header = json.loads(head)
-        if header != {"format": FORMAT, "key": self.key, "index": index,
-                      "sha256": hashlib.sha256(rest).hexdigest()}:
-            raise ValueError("foreign or damaged entry")
-        described, *lines = rest.split(b"\n")
-        content = json.loads(described)
+    def _open_log(self, run: int, name: str) -> _Log | None:
+        """The log `name`, open, when it is a regular file whose header is this cache's; else None (closed)."""
+        try:
+            handle = os.open(name, _READ_FLAGS, dir_fd=run)
+        except OSError:
+            return None
+        try:
+            status = os.fstat(handle)
+            if stat.S_ISREG(status.st_mode):
+                head = os.pread(handle, _LOG_HEADER_LIMIT_BYTES, 0).partition(b"\n")
+                header = _LOG_HEADER.fullmatch(head[0]) if head[1] else None
+                if header is not None and header.group(1) == str(FORMAT).encode() \
+                        and header.group(2).decode() == self.key and header.group(3).decode() == oracle_version():
+                    return _Log(name, int(header.group(4)), handle, status.st_mtime_ns, len(head[0]) + 1)
+        except OSError:
+            pass
+        os.close(handle)
+        return None
+
+    def _note_damage(self, name: str, offset: int) -> None:
+        """A log holds a torn or damaged entry: ignored (its example computed afresh), the log compacted when the
+        cache is closed, and the user told once."""
+        self._damaged = True
+        if self._warn is not None:
+            self._warn(f"the search cache's log {self.directory / name} holds a torn or damaged entry at byte "
+                       f"{offset}: it is ignored and its example computed afresh (said once per run)")
+            self._warn = None
+
+    def _parse(self, index: int, body: bytes) -> ExampleEntry:
+        described, *lines = body.split(b"\n")
+        content = CachedContent.model_validate_json(described)
         # a series sends its base inputs again: each one read once (looked for among the inputs of the same wire
         # line only, not compared with every input read before)
-        read: dict[Any, list[tuple[Any, Prepared]]] = {}
+        read: dict[int, list[tuple[CachedInput, Prepared]]] = {}
         inputs = {}
-        for name, value in content["inputs"].items():
-            same_line = read.setdefault(value["body"], [])
+        for name, value in content.inputs.items():
+            same_line = read.setdefault(value.body, [])
             prepared = next((p for seen, p in same_line if seen == value), None)
             if prepared is None:
                 prepared = Prepared.from_entry(value, lines)
                 same_line.append((value, prepared))
             inputs[name] = prepared
-        series = content.get("series")
-        if series is not None:
-            series = [(int(base), str(changed)) for base, changed in series]
+        series = None if content.series is None else list(content.series)
         return ExampleEntry(index, inputs, series, loaded=True)
 
+    # -- writing --
+
     def store(self, entry: ExampleEntry) -> None:
-        """Write `entry` whole (atomically) when something in it was computed in this run; a full disk or a
+        """Append `entry` to this process's log when something in it was computed in this run; a full disk or a
         read-only cache only costs the next run the computation."""
-        if not entry.dirty() or not entry.inputs:
+        if not entry.dirty() or not entry.inputs or not self.usable or self._own_broken:
             return
-        lines: dict[str, int] = {}
-        content: dict[str, Any] = {"inputs": {name: p.to_entry(lines) for name, p in entry.inputs.items()}}
-        if entry.series is not None:
-            content["series"] = [list(step) for step in entry.series]
-        if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
+        body = _entry_body(entry)
+        if body is None or len(body) > ENTRY_LIMIT_BYTES:
             return
-        # the wire lines as lines of the file, not JSON strings in JSON: read back without unescaping them
-        rest = "\n".join([json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines])
-        header = json.dumps({"format": FORMAT, "key": self.key, "index": entry.index,
-                             "sha256": hashlib.sha256(rest.encode("ascii")).hexdigest()})
-        data = (header + "\n" + rest).encode("ascii")
-        if self.usable and len(data) <= ENTRY_LIMIT_BYTES and self._write(f"{entry.index}.json", data):
+        if self._append(_entry_bytes(entry.index, body)):
             self.wrote = True
 
-    def _write(self, name: str, data: bytes) -> bool:
-        """Write the entry file `name` whole (the run directory made when missing); False when it cannot be written,
-        or when what has its name is not a regular file (a FIFO, a symlink): that is not the cache's to replace."""
+    def _append(self, data: bytes) -> bool:
+        """Append `data` (one whole entry) to this process's log, made on the first call; a write cut short (a full
+        disk) is cut off again, and after any failure nothing more is appended to it."""
         try:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(self.directory)  # (not its parents: the cache's directory is open_root's to make)
-            run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
+            if self._own is None:
+                self._own = self._create_log()
+            handle = self._own[1]
+            written = os.write(handle, data)
+            if written == len(data):
+                self._own_size += written
+                return True
+            os.ftruncate(handle, self._own_size)
         except OSError:
-            return False
+            pass
+        self._own_broken = True
+        return False
+
+    def _create_log(self) -> tuple[str, int]:
+        """This process's own new log (never anything already there, never through a symlink), its header
+        written: its generation one past every log read, so that what it holds supersedes them."""
+        if self._logs is None:
+            self._logs = self._read_logs()
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(self.directory)  # (not its parents: the cache's directory is open_root's to make)
+        run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
         try:
-            with contextlib.suppress(FileNotFoundError):
-                if not stat.S_ISREG(os.stat(name, dir_fd=run, follow_symlinks=False).st_mode):
-                    return False
-            _write_whole(run, name, data, temporary=f".{name}.{secrets.token_hex(8)}.tmp")
-        except OSError:
-            return False
+            name = f"{secrets.token_hex(8)}.log"
+            handle = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                             0o666, dir_fd=run)
         finally:
             os.close(run)
-        return True
+        generation = 1 + max((log.generation for log in self._logs), default=0)
+        header = self._log_header(generation)
+        if os.write(handle, header) != len(header):
+            os.close(handle)
+            raise OSError("the log's header could not be written")
+        self._own_size = len(header)
+        return name, handle
+
+    def _log_header(self, generation: int) -> bytes:
+        return (f'{{"format":{FORMAT},"key":"{self.key}","oracle":"{oracle_version()}",'
+                f'"generation":{generation}}}\n').encode("ascii")
+
+    # -- closing --
 
     def close(self) -> None:
-        """After the run: mark this run's directory used, and bound the whole cache (`evict`)."""
+        """After the run: close the logs, compact the run's logs when they hold more than their entries
+        (`_compact`), mark this run's directory used, and bound the whole cache (`evict`)."""
         if not self.usable:
             return
+        own = None
+        if self._own is not None:
+            own = self._own[0]
+            with contextlib.suppress(OSError):
+                os.close(self._own[1])
+            self._own = None
+        with contextlib.suppress(OSError):
+            if self.wrote or self._damaged:
+                self._compact(own)
+        for log in self._logs or ():
+            with contextlib.suppress(OSError):
+                os.close(log.handle)
+        self._logs = None
         with contextlib.suppress(OSError):
             os.utime(self.directory, follow_symlinks=False)
         if self.wrote:
-            evict(self.root, limit_bytes(), keep=self.directory)
+            evict(self.root, limit_bytes(), keep=self.directory, own=own)
+
+    def _compact(self, own: str | None) -> None:
+        """Merge the run's settled logs into one when there are `COMPACT_AT_LOGS` or more of them, or they hold a
+        superseded entry or a damaged one: each example's newest whole entry kept once, written whole (a temporary
+        file, then a rename to a log's name), then the merged logs removed. Settled: this process's own log, and
+        the logs not written since this cache was opened (a writer of the same key at work meanwhile, a `--jobs`
+        worker beside this one, keeps its log; one idle since then that appends later loses what it appends to the
+        removed log: a cost, never a wrong entry)."""
+        run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
+        mine = None if own is None else self._open_log(run, own)
+        try:
+            logs = [log for log in (self._logs or ()) if os.fstat(log.handle).st_mtime_ns < self._opened_ns]
+            if mine is not None:
+                logs.append(mine)
+            newest, waste = _newest_entries(logs)
+            if not waste and len(logs) < COMPACT_AT_LOGS:
+                return
+            data = self._log_header(max((log.generation for log in logs), default=1)) + b"".join(
+                _entry_bytes(index, newest[index]) for index in sorted(newest))
+            _write_whole(run, f"{secrets.token_hex(8)}.log", data, temporary=f".{secrets.token_hex(8)}.log.tmp")
+            for log in logs:
+                with contextlib.suppress(OSError):
+                    os.unlink(log.name, dir_fd=run)
+        finally:
+            if mine is not None:
+                os.close(mine.handle)
+            os.close(run)
 
 
-def evict(root: Path, limit: int, *, keep: Path | None = None) -> None:
-    """Bound the cache under `root` to `limit` bytes: whole run directories, least recently used first, then
-    (if `keep`, the current run's, alone is over the bound) its highest-numbered examples. Only in a directory the
-    cache marked, and only what it wrote there (`_own_files` of directories named as run keys) is counted or
-    removed; nothing is followed through a symlink."""
+def _oldest_first(log: _Log) -> tuple[int, int, str]:
+    """The order in which logs are read: a later one's entry of an example supersedes an earlier one's."""
+    return log.generation, log.mtime, log.name
+
+
+def _entries_of(log: _Log) -> tuple[list[tuple[int, int, int, str]], int | None]:
+    """The entries of `log` (example, body offset, body length, sha256), read header by header, and the offset of
+    a torn or damaged tail (None: none): where a header does not parse or an entry runs past the end of the file,
+    the rest is ignored."""
+    entries: list[tuple[int, int, int, str]] = []
+    offset, size = log.start, os.fstat(log.handle).st_size
+    while offset < size:
+        try:
+            header = _ENTRY_HEADER.match(os.pread(log.handle, _ENTRY_HEADER_LIMIT_BYTES, offset))
+        except OSError:
+            header = None
+        if header is None or int(header.group(2)) > ENTRY_LIMIT_BYTES \
+                or offset + header.end() + int(header.group(2)) + 1 > size:
+            return entries, offset
+        body = offset + header.end()
+        entries.append((int(header.group(1)), body, int(header.group(2)), header.group(3).decode("ascii")))
+        offset = body + int(header.group(2)) + 1
+    return entries, None
+
+
+def _whole(data: bytes, length: int, digest: str) -> bytes | None:
+    """An entry's body of `length` bytes from `data` (read with the newline that ends it) when its sha256 is
+    `digest`; None when it is cut short or damaged."""
+    body = data[:-1]
+    if len(data) != length + 1 or data[-1:] != b"\n" or hashlib.sha256(body).hexdigest() != digest:
+        return None
+    return body
+
+
+def _newest_entries(logs: list[_Log]) -> tuple[dict[int, bytes], bool]:
+    """The body of each example's newest whole entry in `logs`, and whether they hold anything else (a
+    superseded entry, a damaged one, a torn tail)."""
+    newest: dict[int, bytes] = {}
+    waste = False
+    for log in sorted(logs, key=_oldest_first):
+        entries, torn = _entries_of(log)
+        waste |= torn is not None
+        for index, offset, length, digest in entries:
+            body = _whole(os.pread(log.handle, length + 1, offset), length, digest)
+            waste |= body is None or index in newest
+            if body is not None:
+                newest[index] = body
+    return newest, waste
+
+
+def _entry_bytes(index: int, body: bytes) -> bytes:
+    """One entry of a log as written: a header line (example, length, sha256 of the body), the body, a newline."""
+    digest = hashlib.sha256(body).hexdigest().encode("ascii")
+    return b'{"index":%d,"length":%d,"sha256":"%s"}\n%s\n' % (index, len(body), digest, body)
+
+
+def _entry_body(entry: ExampleEntry) -> bytes | None:
+    """An entry's body: its content (`CachedContent`) as one line of ASCII JSON, then its distinct wire lines, one
+    a line (read back without unescaping them); None when a line is not ASCII JSON on one line."""
+    lines: dict[str, int] = {}
+    content: dict[str, Any] = {"inputs": {name: p.to_entry(lines) for name, p in entry.inputs.items()}}
+    if entry.series is not None:
+        content["series"] = [list(step) for step in entry.series]
+    if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
+        return None
+    return "\n".join([json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")),
+                      *lines]).encode("ascii")
+
+
+def evict(root: Path, limit: int, *, keep: Path | None = None, own: str | None = None) -> None:
+    """Bound the cache under `root` to `limit` bytes: whole run directories, least recently used first, then (if
+    `keep`, the current run's, alone is over the bound) its other logs, oldest first, then its own log `own` cut at
+    an entry's end (its first entries kept). Only in a directory the cache marked, and only what it wrote there
+    (`_own_files` of directories named as run keys) is counted or removed; nothing is followed through a symlink."""
     try:
         handle = os.open(root, _DIRECTORY_FLAGS)
     except OSError:
         return
     try:
         if _marker_layout(handle) == ROOT_FORMAT:
-            _evict_runs(handle, limit, keep=None if keep is None else keep.name)
+            _evict_runs(handle, limit, keep=None if keep is None else keep.name, own=own)
     except OSError:
         return
     finally:
         os.close(handle)
 
 
-def _evict_runs(root: int, limit: int, *, keep: str | None) -> None:
+def _evict_runs(root: int, limit: int, *, keep: str | None, own: str | None) -> None:
     runs = {}  # name -> (time last used, bytes of the cache's own files)
     for name in os.listdir(root):
         if _RUN_NAME.fullmatch(name):
@@ -550,8 +797,35 @@ def _evict_runs(root: int, limit: int, *, keep: str | None) -> None:
             os.rmdir(name, dir_fd=root)  # (only when empty: what else is there is not the cache's)
     if keep in runs and total > limit:
         with contextlib.suppress(OSError), _run_directory(root, keep) as run:
-            _remove(run, sorted((name for name in _own_files(run) if _ENTRY_NAME.fullmatch(name)),
-                                key=lambda name: int(name.partition(".")[0]), reverse=True), excess=total - limit)
+            files = _own_files(run)
+            others = sorted((name for name in files if name != own),
+                            key=lambda name: os.stat(name, dir_fd=run, follow_symlinks=False).st_mtime_ns)
+            total -= _remove(run, others, excess=total - limit)
+            if own in files and total > limit:
+                _cut(run, own, files[own] - (total - limit))
+
+
+def _cut(run: int, name: str, size: int) -> None:
+    """Cut the log `name` of the run directory open as `run` at the end of its last entry within `size` bytes (a
+    log of only its header is removed)."""
+    handle = os.open(name, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=run)
+    try:
+        head = os.pread(handle, _LOG_HEADER_LIMIT_BYTES, 0).partition(b"\n")
+        end = offset = len(head[0]) + 1
+        while True:
+            header = _ENTRY_HEADER.match(os.pread(handle, _ENTRY_HEADER_LIMIT_BYTES, offset))
+            if header is None:
+                break
+            following = offset + header.end() + int(header.group(2)) + 1
+            if following > size:
+                break
+            end = offset = following
+        if end > len(head[0]) + 1:
+            os.ftruncate(handle, end)
+            return
+    finally:
+        os.close(handle)
+    os.unlink(name, dir_fd=run)
 
 
 @contextlib.contextmanager
@@ -580,14 +854,8 @@ def _remove(run: int, names: list[str], *, excess: int | None = None) -> int:
 
 
 def discard(cache: SearchCache, index: int) -> None:
-    """Remove example `index`'s entry of `cache` (it held a value the oracle does not give: the session found it
-    out before a failure rested on it); one that is gone already, or cannot be removed, is left as it is (the next
-    run's session finds it out again). Only a regular file of the run directory, never through a symlink."""
-    if not cache.usable:
-        return
-    with contextlib.suppress(OSError):
-        run = os.open(cache.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
-        try:
-            _remove(run, [f"{index}.json"])
-        finally:
-            os.close(run)
+    """Forget example `index`'s entry of `cache` (it held a value the oracle does not give: the session found it
+    out before a failure rested on it): nothing of it is read again in this run, and the entry written again when
+    the example is over, in this process's log, supersedes it (its generation is newer); the old bytes go when
+    the logs are compacted."""
+    cache._located.pop(index, None)

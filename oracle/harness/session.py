@@ -500,7 +500,7 @@ class Session:
         if not self.settings.search_cache:
             return None
         key = run_key(self.settings.seed, self.capabilities, self.profile, self.settings.series_length)
-        return SearchCache(cache_root(), key)
+        return SearchCache(cache_root(), key, warn=self.warn)
 
     def judge_cached_example(self, index):
         """`judge_example` (`oracle.harness.work.examples`), its inputs read from the search cache and what was
