@@ -97,7 +97,7 @@ ENTRY_LIMIT_BYTES = 64 * 1024 * 1024
 _LOG_HEADER = re.compile(rb'\{"format":([0-9]{1,9}),"key":"([0-9a-f]{32})","oracle":"([0-9a-f]{64})",'
                          rb'"generation":([0-9]{1,18})\}')
 _LOG_HEADER_LIMIT_BYTES = 256
-#: An entry's header line: its example, its body's length, the body's sha256 (`_entry_bytes`).
+#: An entry's header line: its example, its body's length, its checksum (`_entry_bytes`, `_checksum`).
 _ENTRY_HEADER = re.compile(rb'\{"index":(0|[1-9][0-9]{0,18}),"length":(0|[1-9][0-9]{0,18}),'
                            rb'"sha256":"([0-9a-f]{64})"\}\n')
 _ENTRY_HEADER_LIMIT_BYTES = 128
@@ -504,7 +504,7 @@ class SearchCache:
             data = os.pread(log.handle, located.length + 1, located.offset)
         except OSError:
             return ExampleEntry(index)
-        body = _whole(data, located.length, located.digest)
+        body = _whole(index, data, located.length, located.digest)
         if body is None:
             self._note_damage(log.name, located.offset)
             return ExampleEntry(index)
@@ -719,11 +719,16 @@ def _entries_of(log: _Log) -> tuple[list[tuple[int, int, int, str]], int | None]
     return entries, None
 
 
-def _whole(data: bytes, length: int, digest: str) -> bytes | None:
-    """An entry's body of `length` bytes from `data` (read with the newline that ends it) when its sha256 is
-    `digest`; None when it is cut short or damaged."""
+def _checksum(index: int, body: bytes) -> str:
+    """An entry's sha256: of its example's index (a digit changed in its header is damage too) and its body."""
+    return hashlib.sha256(b"%d\n%s" % (index, body)).hexdigest()
+
+
+def _whole(index: int, data: bytes, length: int, digest: str) -> bytes | None:
+    """Example `index`'s entry's body of `length` bytes from `data` (read with the newline that ends it) when its
+    checksum is `digest`; None when it is cut short or damaged."""
     body = data[:-1]
-    if len(data) != length + 1 or data[-1:] != b"\n" or hashlib.sha256(body).hexdigest() != digest:
+    if len(data) != length + 1 or data[-1:] != b"\n" or _checksum(index, body) != digest:
         return None
     return body
 
@@ -737,7 +742,7 @@ def _newest_entries(logs: list[_Log]) -> tuple[dict[int, bytes], bool]:
         entries, torn = _entries_of(log)
         waste |= torn is not None
         for index, offset, length, digest in entries:
-            body = _whole(os.pread(log.handle, length + 1, offset), length, digest)
+            body = _whole(index, os.pread(log.handle, length + 1, offset), length, digest)
             waste |= body is None or index in newest
             if body is not None:
                 newest[index] = body
@@ -745,8 +750,9 @@ def _newest_entries(logs: list[_Log]) -> tuple[dict[int, bytes], bool]:
 
 
 def _entry_bytes(index: int, body: bytes) -> bytes:
-    """One entry of a log as written: a header line (example, length, sha256 of the body), the body, a newline."""
-    digest = hashlib.sha256(body).hexdigest().encode("ascii")
+    """One entry of a log as written: a header line (example, length, checksum: `_checksum`), the body, a
+    newline."""
+    digest = _checksum(index, body).encode("ascii")
     return b'{"index":%d,"length":%d,"sha256":"%s"}\n%s\n' % (index, len(body), digest, body)
 
 

@@ -6,6 +6,7 @@ Holds: oracle.harness.searchcache
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
@@ -58,6 +59,42 @@ def _run_directories(root):
     return [path for path in root.iterdir() if path.is_dir()]
 
 
+def _read_log(path):
+    """A log read as docs/checking.md describes it, not through the module: its header line, then per entry a
+    header line {"index", "length", "sha256"}, `length` bytes of body and a newline. (header, [(entry header,
+    body), ...], the bytes after the last whole entry)."""
+    header, _, rest = path.read_bytes().partition(b"\n")
+    entries = []
+    while rest:
+        head, newline, after = rest.partition(b"\n")
+        try:
+            described = json.loads(head)
+        except ValueError:
+            break
+        if not newline or len(after) < described["length"] + 1:
+            break
+        entries.append((described, after[:described["length"]]))
+        rest = after[described["length"] + 1:]
+    return json.loads(header), entries, rest
+
+
+def _write_log(path, header, entries, *, checksums=True):
+    """Write a log of `entries` ((entry header, body), ...), each header's sha256 that of its body when
+    `checksums`, else as given."""
+    out = [json.dumps(header, separators=(",", ":")).encode() + b"\n"]
+    for described, body in entries:
+        if checksums:
+            # the checksum as docs/checking.md states it: sha256 of the index in decimal, a newline, the body
+            digest = hashlib.sha256(str(described["index"]).encode() + b"\n" + body).hexdigest()
+            described = {**described, "length": len(body), "sha256": digest}
+        out.append(json.dumps(described, separators=(",", ":")).encode() + b"\n" + body + b"\n")
+    path.write_bytes(b"".join(out))
+
+
+def _logs(directory):
+    return sorted(directory.glob("*.log"))
+
+
 def test_a_warm_run_writes_what_a_cold_run_and_no_cache_write(tmp_path, monkeypatch):
     """16 examples: text, refused and series companions, stateful plans, relations, a 2,000-segment corpus; the
     warm run read every example from the cache the cold run wrote."""
@@ -67,7 +104,10 @@ def test_a_warm_run_writes_what_a_cold_run_and_no_cache_write(tmp_path, monkeypa
     kinds = {record["id"].partition("~")[2] for record in records}
     assert {"", "text", "refused", "series", "stateful"} <= kinds and len(kinds) > 5  # and relations
     (directory,) = _run_directories(tmp_path / "cache")
-    assert len(list(directory.glob("*.json"))) == 16
+    (log,) = _logs(directory)  # one file for the run, not one per example
+    header, entries, tail = _read_log(log)
+    assert sorted(described["index"] for described, _ in entries) == list(range(16)) and tail == b""
+    assert header["key"] == directory.name and header["oracle"] == searchcache.oracle_version()
 
 
 @pytest.mark.slow
@@ -85,32 +125,92 @@ def test_a_warm_run_with_jobs_reads_the_cache_a_single_process_wrote(tmp_path, m
     monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
     assert check(tmp_path / "one", CLEAN, examples=10) == 0
     (directory,) = _run_directories(tmp_path / "cache")
-    written = {path: path.stat().st_mtime_ns for path in directory.glob("*.json")}
+    written = {path: path.stat().st_mtime_ns for path in directory.iterdir()}
     assert check(tmp_path / "two", CLEAN, "--jobs", "2", examples=10) == 0
-    assert {path: path.stat().st_mtime_ns for path in directory.glob("*.json")} == written, "nothing recomputed"
+    assert {path: path.stat().st_mtime_ns for path in directory.iterdir()} == written, "nothing recomputed"
     assert _comparable(tmp_path / "two") == _comparable(tmp_path / "one")
 
 
-def test_a_damaged_stale_or_foreign_entry_is_recomputed(tmp_path, monkeypatch):
-    """Example 3's entry cut short, example 4's an entry of another run key (another oracle version, say),
-    example 5's changed after it was written (a wrong expected score: its checksum no longer fits): each is
-    computed afresh, the records are the cold run's, and the entries are whole again afterwards."""
+def _cold_then_damaged(tmp_path, monkeypatch, damage, *flags, examples=8):
+    """A cold run of `examples` examples, `damage(log)` done to its (first) log, a warm run: the warm run's
+    records are the cold run's, and afterwards every example reads back from the cache (what was damaged was
+    written again and the logs compacted). The warm run's stderr."""
     monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
-    assert check(tmp_path / "cold", CLEAN, examples=8) == 0
+    assert check(tmp_path / "cold", CLEAN, *flags, examples=examples) == 0
     (directory,) = _run_directories(tmp_path / "cache")
-    (directory / "3.json").write_bytes((directory / "3.json").read_bytes()[:200])
-    header, _, body = (directory / "4.json").read_bytes().partition(b"\n")
-    foreign = {**json.loads(header), "key": "f" * 32}
-    (directory / "4.json").write_bytes(json.dumps(foreign).encode() + b"\n" + body)
-    header, content, lines = (directory / "5.json").read_bytes().split(b"\n", 2)
-    data = json.loads(content)
-    data["inputs"]["example"]["expected"]["score"] = 0.123456789
-    (directory / "5.json").write_bytes(b"\n".join([header, json.dumps(data).encode(), lines]))
-    assert check(tmp_path / "warm", CLEAN, examples=8) == 0
+    damage(_logs(directory)[0])
+    assert check(tmp_path / "warm", CLEAN, *flags, examples=examples) == 0
     assert _comparable(tmp_path / "warm") == _comparable(tmp_path / "cold")
     cache = SearchCache(tmp_path / "cache", directory.name)
-    assert all(cache.load(index).loaded for index in range(8)), "the damaged entries were written again"
-    assert cache.load(5).inputs["example"].expected.score != 0.123456789
+    assert all(cache.load(index).loaded for index in range(examples)), "the damaged entries were written again"
+    return directory
+
+
+def test_a_torn_tail_is_ignored_with_a_note_and_its_example_computed_afresh(tmp_path, monkeypatch, capsys):
+    """The log cut in the middle of its last entry (a run killed while appending): the entries before it are
+    read, the cut one is computed afresh, one warning line names the log, and the run after it has none."""
+
+    def tear(log):
+        _, entries, _ = _read_log(log)
+        log.write_bytes(log.read_bytes()[:-(len(entries[-1][1]) // 2)])
+        assert len(_read_log(log)[1]) == len(entries) - 1
+
+    capsys.readouterr()
+    directory = _cold_then_damaged(tmp_path, monkeypatch, tear)
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 1 and "torn or damaged" in warned[0] and str(directory) in warned[0]
+    (log,) = _logs(directory)  # compacted: the whole entries and the one written again, in one log
+    assert sorted(described["index"] for described, _ in _read_log(log)[1]) == list(range(8))
+    assert check(tmp_path / "after", CLEAN, examples=8) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
+def test_a_flipped_byte_fails_its_checksum_and_the_example_is_computed_afresh(tmp_path, monkeypatch):
+    """One byte of example 3's expected score changed in the log (its sha256 no longer fits): never a hit."""
+
+    def flip(log):
+        header, entries, _ = _read_log(log)
+        (position,) = [k for k, (described, _) in enumerate(entries) if described["index"] == 3]
+        described, body = entries[position]
+        at = body.index(b'"score":') + len(b'"score":')
+        entries[position] = (described, body[:at] + (b"7" if body[at:at + 1] != b"7" else b"8") + body[at + 1:])
+        _write_log(log, header, entries, checksums=False)
+
+    directory = _cold_then_damaged(tmp_path, monkeypatch, flip)
+    assert len(_logs(directory)) == 1, "compacted"
+
+
+def test_a_log_of_another_oracle_version_or_run_key_is_not_read(tmp_path):
+    """A log whose header names another oracle version (the same run key: a log copied there, say), another run
+    key or another format is not read: nothing loads from it."""
+    cache = _stored(tmp_path, KEY, 0, 1)
+    cache.close()
+    (log,) = _logs(cache.directory)
+    header, entries, _ = _read_log(log)
+    assert SearchCache(tmp_path, KEY).load(1).loaded
+    for changed in ({"oracle": "0" * 64}, {"key": OTHER_KEY}, {"format": 1}):
+        _write_log(log, {**header, **changed}, entries)
+        assert not SearchCache(tmp_path, KEY).load(1).loaded, changed
+    _write_log(log, header, entries)
+    assert SearchCache(tmp_path, KEY).load(1).loaded
+
+
+def test_two_writers_each_append_to_a_log_of_their_own_and_a_later_run_reads_both(tmp_path, monkeypatch):
+    """Two processes (`--jobs 2` workers) of one run key: two logs, no lock; a warm run reads every example from
+    them (nothing appended, no file changed) and writes the cold run's records, with --jobs 2 and with one."""
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
+    assert check(tmp_path / "cold", CLEAN, "--jobs", "2", examples=10) == 0
+    (directory,) = _run_directories(tmp_path / "cache")
+    logs = _logs(directory)
+    assert len(logs) == 2
+    # worker j of 2 draws the examples whose index is j modulo 2 (oracle.harness.session.ExampleShare)
+    assert sorted(sorted(d["index"] for d, _ in _read_log(log)[1]) for log in logs) == [[0, 2, 4, 6, 8],
+                                                                                       [1, 3, 5, 7, 9]]
+    written = {path: path.stat().st_mtime_ns for path in directory.iterdir()}
+    for name, flags in (("warm-two", ("--jobs", "2")), ("warm-one", ())):
+        assert check(tmp_path / name, CLEAN, *flags, examples=10) == 0
+        assert _comparable(tmp_path / name) == _comparable(tmp_path / "cold")
+        assert {path: path.stat().st_mtime_ns for path in directory.iterdir()} == written, "nothing recomputed"
 
 
 def _entry(index, request):
@@ -124,17 +224,64 @@ def test_an_entry_reads_back_as_written_and_any_damage_makes_it_empty(tmp_path):
     request = example_request(0, 3, capabilities)
     cache = SearchCache(tmp_path, "e" * 32)
     cache.store(_entry(3, request))
-    back = cache.load(3)
+    cache.close()
+    back = SearchCache(tmp_path, "e" * 32).load(3)
     assert back.loaded and back.inputs["example"].request == request
     assert back.inputs["example"].expected == Expected(rejected=True, reason="why")
     assert back.inputs["example"].features == ("a", "b") and not back.dirty()
-    data = (tmp_path / ("e" * 32) / "3.json").read_bytes()
-    for damaged in (b"", b"\n", data[:-5], data.replace(b'"a"', b'"z"'), b"not json\n{}", data + b"x"):
-        (tmp_path / ("e" * 32) / "3.json").write_bytes(damaged)
-        assert not cache.load(3).loaded and cache.load(3).inputs == {}
-    assert not cache.load(4).loaded  # never written
-    (tmp_path / ("e" * 32) / "5.json").write_bytes(data)  # example 3's entry in example 5's place
-    assert not cache.load(5).loaded
+    (log,) = _logs(tmp_path / ("e" * 32))
+    data = log.read_bytes()
+    entry_header = data.split(b"\n")[1]
+    for damaged in (data.split(b"\n")[0] + b"\n", data[:-5], data.replace(b'"a"', b'"z"'), data[:-1] + b"x"):
+        log.write_bytes(damaged)
+        assert not SearchCache(tmp_path, "e" * 32).load(3).loaded, damaged[-40:]
+    # example 3's entry under example 5's header: the checksum covers the index too
+    log.write_bytes(data.replace(entry_header, entry_header.replace(b'"index":3', b'"index":5')))
+    reader = SearchCache(tmp_path, "e" * 32)
+    assert not reader.load(5).loaded and not reader.load(3).loaded
+    assert not SearchCache(tmp_path, "e" * 32).load(4).loaded  # never written
+
+
+def test_the_cache_reads_what_it_wrote_with_pydantics_json_parser_on_the_bytes(tmp_path, monkeypatch):
+    """The read path: each entry's content parsed and validated in one pass by pydantic (`model_validate_json` on
+    the bytes read, `CachedContent`), the requests from their wire lines' bytes; no `json.loads`, no
+    `model_validate` of Python objects. A content the models refuse (its checksum made to fit) is not a hit."""
+    from oracle.models.protocol import ScoreRequest
+
+    capabilities = Capabilities(levels=("sentence", "corpus"), max_order=6, weights="any", smoothing=("none",),
+                                statistics=True, lowercase=False)
+    cache = SearchCache(tmp_path, "e" * 32)
+    for index in (3, 4):
+        cache.store(_entry(index, example_request(0, index, capabilities)))
+    cache.close()
+    parsed = []
+    original = searchcache.CachedContent.model_validate_json.__func__
+
+    def counted(cls, data, *args, **kwargs):
+        parsed.append(data)
+        return original(cls, data, *args, **kwargs)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("the cache's read path built Python objects to validate them")
+
+    monkeypatch.setattr(searchcache.CachedContent, "model_validate_json", classmethod(counted))
+    monkeypatch.setattr(searchcache.json, "loads", refused)
+    monkeypatch.setattr(Expected, "model_validate", refused)
+    monkeypatch.setattr(ScoreRequest, "model_validate", refused)
+    back = SearchCache(tmp_path, "e" * 32).load(3)
+    assert back.loaded and back.inputs["example"].request == example_request(0, 3, capabilities)
+    assert back.inputs["example"].expected == Expected(rejected=True, reason="why")
+    assert len(parsed) == 1 and isinstance(parsed[0], bytes) and parsed[0].startswith(b'{"inputs":')
+    monkeypatch.undo()
+    (log,) = _logs(tmp_path / ("e" * 32))
+    header, entries, _ = _read_log(log)
+    for position, (described, body) in enumerate(entries):
+        if described["index"] == 4:  # features must be names: [1, 2] is refused, checksum or not
+            entries[position] = (described, body.replace(b'"features":["a","b"]', b'"features":[1,2]', 1))
+            assert entries[position][1] != body
+    _write_log(log, header, entries)
+    again = SearchCache(tmp_path, "e" * 32)
+    assert again.load(3).loaded and not again.load(4).loaded
 
 
 def test_a_series_input_sent_again_reads_back_as_one_and_only_equal_inputs_are_merged(tmp_path):
@@ -150,7 +297,8 @@ def test_a_series_input_sent_again_reads_back_as_one_and_only_equal_inputs_are_m
     steps = [shared, changed, shared, twin, shared]
     cache = SearchCache(tmp_path, "e" * 32)
     cache.store(ExampleEntry(3, {f"series/{k}": p for k, p in enumerate(steps)}, series=[(0, "x")] * len(steps)))
-    inputs = cache.load(3).inputs
+    cache.close()
+    inputs = SearchCache(tmp_path, "e" * 32).load(3).inputs
     back = [inputs[f"series/{k}"] for k in range(len(steps))]
     assert back[0] is back[2] is back[4] and back[1] is not back[0] and back[3] is not back[0]
     assert back[3].request == back[0].request == base and back[1].request == other
@@ -180,19 +328,75 @@ def test_the_run_key_changes_with_each_part_it_depends_on():
     assert len(searchcache.oracle_version()) == 64
 
 
-def test_eviction_removes_least_recently_used_runs_then_the_current_runs_highest_examples(tmp_path):
+def test_eviction_removes_least_recently_used_runs_then_the_current_runs_other_logs_then_its_own_tail(tmp_path):
+    """The bound: after a run that wrote, the cache's files total at most `limit` bytes. Whole run directories go
+    first, least recently used first; then the current run's other logs; then its own log is cut at the end of an
+    entry, its first entries kept (a log of only its header is removed)."""
     assert searchcache.open_root(tmp_path) == tmp_path  # (an empty directory: made the cache's)
-    old, recent, current = (tmp_path / (digit * 32) for digit in "012")
-    for age, directory in enumerate((old, recent, current)):
+    old, recent = (tmp_path / (digit * 32) for digit in "01")
+    for age, directory in enumerate((old, recent)):
         directory.mkdir()
-        for index in range(4):
-            (directory / f"{index}.json").write_bytes(b"x" * 100)
+        (directory / "0123456789abcdef.log").write_bytes(b"x" * 400)
         os.utime(directory, (time.time() - 1000 + age * 100,) * 2)
-    evict(tmp_path, 900, keep=current)
-    assert not old.exists() and recent.exists() and len(list(current.iterdir())) == 4
-    evict(tmp_path, 300, keep=current)
-    assert not recent.exists()
-    assert sorted(p.name for p in current.iterdir()) == ["0.json", "1.json", "2.json"]
+    current = _stored(tmp_path, KEY, 0)
+    current.close()
+    (earlier,) = _logs(current.directory)
+    os.utime(earlier, (time.time() - 100,) * 2)
+    own = _stored(tmp_path, KEY, 1, 2, 3)
+    own.close()
+    (own_log,) = set(_logs(current.directory)) - {earlier}
+    sizes = [len(searchcache._entry_bytes(0, body)) for _, body in _read_log(own_log)[1]]
+    header_size = len(own_log.read_bytes().partition(b"\n")[0]) + 1
+    total = 800 + earlier.stat().st_size + own_log.stat().st_size
+    evict(tmp_path, total - 1, keep=current.directory, own=own_log.name)
+    assert not old.exists() and recent.exists() and len(_logs(current.directory)) == 2
+    evict(tmp_path, total - 401, keep=current.directory, own=own_log.name)
+    assert not recent.exists() and _logs(current.directory) == sorted([earlier, own_log])
+    evict(tmp_path, own_log.stat().st_size, keep=current.directory, own=own_log.name)
+    assert _logs(current.directory) == [own_log], "the other log before the own one"
+    # the bound: the header and the first two entries (examples 1 and 2), one byte short of the third
+    limit = header_size + sizes[0] + sizes[1] + sizes[2] - 1
+    evict(tmp_path, limit, keep=current.directory, own=own_log.name)
+    assert own_log.stat().st_size == header_size + sizes[0] + sizes[1] <= limit
+    assert [d["index"] for d, _ in _read_log(own_log)[1]] == [1, 2] and _read_log(own_log)[2] == b""
+    reader = SearchCache(tmp_path, KEY)
+    assert [reader.load(index).loaded for index in (1, 2, 3)] == [True, True, False]
+    evict(tmp_path, 1, keep=current.directory, own=own_log.name)
+    assert not _logs(current.directory)
+
+
+def test_a_run_bounded_by_the_environment_leaves_the_cache_within_its_bound(tmp_path, monkeypatch):
+    """$BLEU_ORACLE_SEARCH_CACHE_BYTES after a whole run: the cache's files (marker aside) total at most the bound,
+    and a warm run on what is left writes the cold run's records."""
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE_BYTES", "30000")
+    assert check(tmp_path / "cold", CLEAN, examples=12) == 0
+    (directory,) = _run_directories(tmp_path / "cache")
+    (log,) = _logs(directory)
+    assert 0 < log.stat().st_size <= 30000
+    assert 0 < len(_read_log(log)[1]) < 12  # (12 examples hold more than 30,000 bytes: some were cut)
+    assert check(tmp_path / "warm", CLEAN, examples=12) == 0
+    assert _comparable(tmp_path / "warm") == _comparable(tmp_path / "cold")
+    assert sum(path.stat().st_size for path in directory.iterdir()) <= 30000
+
+
+def test_many_logs_of_one_run_key_are_compacted_into_one(tmp_path):
+    """`COMPACT_AT_LOGS` settled logs (runs that each added examples) are merged into one log holding each example
+    once, and every example still reads back."""
+    for index in range(searchcache.COMPACT_AT_LOGS - 1):
+        _stored(tmp_path, KEY, index).close()
+    directory = tmp_path / KEY
+    assert len(_logs(directory)) == searchcache.COMPACT_AT_LOGS - 1
+    last = SearchCache(tmp_path, KEY)
+    assert last.load(0).loaded  # (the logs are read: they are settled, as they were written before)
+    capabilities = Capabilities(levels=("sentence",), max_order=4, smoothing=("none",), statistics=True,
+                                weights="uniform", lowercase=False)
+    last.store(_entry(9, example_request(0, 9, capabilities)))
+    last.close()
+    (log,) = _logs(directory)
+    assert sorted(d["index"] for d, _ in _read_log(log)[1]) == [*range(searchcache.COMPACT_AT_LOGS - 1), 9]
+    reader = SearchCache(tmp_path, KEY)
+    assert all(reader.load(index).loaded for index in (*range(searchcache.COMPACT_AT_LOGS - 1), 9))
 
 
 def test_no_search_cache_reads_and_writes_nothing(tmp_path, monkeypatch):
@@ -303,24 +507,26 @@ def _check_in_a_subprocess(report, cache):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "symlink to /dev/zero"])
-def test_an_entry_that_is_not_a_regular_file_is_computed_afresh_and_left_alone(tmp_path, kind):
-    """Example 1's entry replaced by a FIFO (reading it waited for a writer for ever) or a symlink to /dev/zero
-    (read without bound): the warm run ignores it like a damaged entry, writes the cold run's records, and leaves
-    what is there in place (it is not the cache's to replace)."""
+def test_a_log_that_is_not_a_regular_file_is_ignored_and_left_alone(tmp_path, kind):
+    """The run's log replaced by a FIFO (reading it waited for a writer for ever) or a symlink to /dev/zero (read
+    without bound): the warm run ignores it, computes every example, writes the cold run's records, and leaves what
+    is there in place (it is not the cache's to replace)."""
     cache = tmp_path / "cache"
     assert _check_in_a_subprocess(tmp_path / "cold", cache) == 0
     (directory,) = (path for path in cache.iterdir() if path.is_dir())
-    (directory / "1.json").unlink()
+    (log,) = _logs(directory)
+    log.unlink()
     if kind == "fifo":
-        os.mkfifo(directory / "1.json")
+        os.mkfifo(log)
     else:
-        (directory / "1.json").symlink_to("/dev/zero")
+        log.symlink_to("/dev/zero")
     assert _check_in_a_subprocess(tmp_path / "warm", cache) == 0
     assert _comparable(tmp_path / "warm") == _comparable(tmp_path / "cold")
     if kind == "fifo":
-        assert (directory / "1.json").is_fifo()
+        assert log.is_fifo()
     else:
-        assert os.readlink(directory / "1.json") == "/dev/zero"
+        assert os.readlink(log) == "/dev/zero"
+    assert len(_logs(directory)) == 2, "the warm run wrote a log of its own beside it"
 
 
 def test_the_run_key_changes_with_the_python_and_unicode_versions(monkeypatch):
@@ -408,18 +614,22 @@ def test_a_cache_marked_by_another_layout_is_neither_read_written_nor_evicted(tm
 
 
 def test_an_entry_past_the_size_bound_or_through_a_symlinked_run_directory_is_not_read(tmp_path, monkeypatch):
-    """An entry larger than the bound is not read (nor written); a run directory that is a symlink (to a copy of
-    the entries, say) is neither read nor written through."""
+    """An entry whose header says it is larger than the bound ends what is read of its log (nor is one written);
+    a run directory that is a symlink (to a copy of the logs, say) is neither read nor written through."""
     cache = _stored(tmp_path / "cache", KEY, 0, 1)
-    assert cache.load(0).loaded and cache.load(1).loaded
-    monkeypatch.setattr(searchcache, "ENTRY_LIMIT_BYTES", (cache.directory / "1.json").stat().st_size - 1)
-    assert not cache.load(1).loaded
+    cache.close()
+    assert SearchCache(tmp_path / "cache", KEY).load(1).loaded
+    (log,) = _logs(cache.directory)
+    second = _read_log(log)[1][1][0]["length"]
+    monkeypatch.setattr(searchcache, "ENTRY_LIMIT_BYTES", second - 1)
+    reader = SearchCache(tmp_path / "cache", KEY)
+    assert reader.load(0).loaded and not reader.load(1).loaded
     monkeypatch.undo()
     cache.directory.rename(tmp_path / "copy")
     cache.directory.symlink_to(tmp_path / "copy", target_is_directory=True)
-    assert not cache.load(0).loaded
+    assert not SearchCache(tmp_path / "cache", KEY).load(0).loaded
     again = _stored(tmp_path / "cache", KEY, 2)
-    assert not again.wrote and sorted(p.name for p in (tmp_path / "copy").iterdir()) == ["0.json", "1.json"]
+    assert not again.wrote and [p.name for p in (tmp_path / "copy").iterdir()] == [log.name]
 
 
 def test_runs_adopting_one_empty_directory_at_once_all_use_it(tmp_path):
