@@ -158,24 +158,50 @@ def test_a_deterministic_mutant_writes_the_records_it_wrote_before_requests_were
 # -- the search cache is not the last word on a failure ------------------------------------------------
 
 
-def poison(path):
-    """Halve every expected score in a cache entry and write it back with its checksum recomputed as
-    `oracle.harness.searchcache` computes it (sha256 of everything after the header line): a consistent entry
-    whose expectations the oracle does not give. Returns how many were changed."""
-    head, _, rest = path.read_bytes().partition(b"\n")
-    header = json.loads(head)
-    described_line, _, lines = rest.partition(b"\n")
-    content = json.loads(described_line)
+def newest_entries(directory):
+    """Each example's newest entry body in the run directory's logs (docs/checking.md: a log of a later
+    generation supersedes an earlier one, a later entry of a log an earlier one)."""
+    logs = []
+    for log in directory.glob("*.log"):
+        head, _, rest = log.read_bytes().partition(b"\n")
+        logs.append((json.loads(head)["generation"], log.stat().st_mtime_ns, rest))
+    newest = {}
+    for _, _, rest in sorted(logs, key=lambda log: log[:2]):
+        while rest:
+            described, _, rest = rest.partition(b"\n")
+            header = json.loads(described)
+            newest[header["index"]], rest = rest[:header["length"]], rest[header["length"] + 1:]
+    return newest
+
+
+def poison(directory, index):
+    """Halve every expected score in example `index`'s entry in the run directory's logs and write its log back
+    with the entry's checksum recomputed as `oracle.harness.searchcache` computes it (docs/checking.md: sha256 of
+    the index in decimal, a newline and the body): a consistent entry whose expectations the oracle does not give.
+    Returns how many were changed."""
     changed = 0
-    for value in content["inputs"].values():
-        expected = value.get("expected")
-        if expected and not expected["rejected"] and isinstance(expected.get("score"), float) and expected["score"]:
-            expected["score"] /= 2
-            expected["score_exact"] = repr(expected["score"])
-            changed += 1
-    rest = json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n" + lines
-    header["sha256"] = hashlib.sha256(rest).hexdigest()
-    path.write_bytes(json.dumps(header).encode("ascii") + b"\n" + rest)
+    for log in sorted(directory.glob("*.log")):
+        head, _, rest = log.read_bytes().partition(b"\n")
+        out = [head + b"\n"]
+        while rest:
+            described, _, rest = rest.partition(b"\n")
+            header = json.loads(described)
+            body, rest = rest[:header["length"]], rest[header["length"] + 1:]
+            if header["index"] == index:
+                content_line, _, lines = body.partition(b"\n")
+                content = json.loads(content_line)
+                for value in content["inputs"].values():
+                    expected = value.get("expected")
+                    if expected and not expected["rejected"] and isinstance(expected.get("score"), float) \
+                            and expected["score"]:
+                        expected["score"] /= 2
+                        expected["score_exact"] = repr(expected["score"])
+                        changed += 1
+                body = json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n" + lines
+                header = {**header, "length": len(body),
+                          "sha256": hashlib.sha256(str(index).encode() + b"\n" + body).hexdigest()}
+            out.append(json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + body + b"\n")
+        log.write_bytes(b"".join(out))
     return changed
 
 
@@ -188,8 +214,8 @@ def test_an_altered_cached_expectation_is_recomputed_discarded_and_said_once(tmp
     monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(cache))
     assert check(tmp_path / "cold", fake("clean"), *flags, examples=12) == 0
     (directory,) = (path for path in cache.iterdir() if path.is_dir())  # (the marker, CACHEDIR.TAG, beside it)
-    written = {path.name: path.read_bytes() for path in directory.glob("*.json")}
-    assert poison(directory / "2.json") and poison(directory / "5.json")
+    written = newest_entries(directory)
+    assert poison(directory, 2) and poison(directory, 5)
     capsys.readouterr()
     assert check(tmp_path / "warm", fake("clean"), *flags, examples=12) == 0
     warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
@@ -199,7 +225,7 @@ def test_an_altered_cached_expectation_is_recomputed_discarded_and_said_once(tmp
     assert "warning" not in capsys.readouterr().err
     assert comparable(tmp_path / "after") == comparable(tmp_path / "cold")
     # the altered entries were discarded and computed again: the cache is what the cold run wrote
-    assert {path.name: path.read_bytes() for path in directory.glob("*.json")} == written
+    assert newest_entries(directory) == written
 
 
 # -- once an example of a block was answered two ways ----------------------------------------------------
