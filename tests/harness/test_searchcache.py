@@ -165,8 +165,9 @@ def test_a_torn_tail_is_ignored_with_a_note_and_its_example_computed_afresh(tmp_
     assert "warning" not in capsys.readouterr().err
 
 
-def test_a_flipped_byte_fails_its_checksum_and_the_example_is_computed_afresh(tmp_path, monkeypatch):
-    """One byte of example 3's expected score changed in the log (its sha256 no longer fits): never a hit."""
+def test_a_flipped_byte_fails_its_checksum_and_the_example_is_computed_afresh(tmp_path, monkeypatch, capsys):
+    """One byte of example 3's expected score changed in the log (its sha256 no longer fits): never a hit (the
+    wrong score is not even judged by: the warning is the damaged log's, not the discarded expectation's)."""
 
     def flip(log):
         header, entries, _ = _read_log(log)
@@ -176,8 +177,11 @@ def test_a_flipped_byte_fails_its_checksum_and_the_example_is_computed_afresh(tm
         entries[position] = (described, body[:at] + (b"7" if body[at:at + 1] != b"7" else b"8") + body[at + 1:])
         _write_log(log, header, entries, checksums=False)
 
+    capsys.readouterr()
     directory = _cold_then_damaged(tmp_path, monkeypatch, flip)
     assert len(_logs(directory)) == 1, "compacted"
+    warned = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warned) == 1 and "torn or damaged" in warned[0], warned
 
 
 def test_a_log_of_another_oracle_version_or_run_key_is_not_read(tmp_path):
