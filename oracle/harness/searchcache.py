@@ -4,7 +4,7 @@ Example I of seed S is the same input in every run with the same capabilities, p
 (`oracle.harness.generate`): so are its companions (text, refused, series) and the oracle's verdict on each
 of them. CI runs the same seed every time, so a warm cache is its steady state. For each example the cache
 keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
-read back from it; each distinct line once, as a line of the entry's file), the oracle's expectation, the
+read back from it; each distinct line once, as a line of the entry), the oracle's expectation, the
 coverage features, and a large request's record digest.
 Replies, verdicts and records are never cached: every run asks the implementation and judges its answers.
 
@@ -12,8 +12,19 @@ Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (defau
 one directory per run key (`run_key`: seed, the capabilities' canonical JSON, the judged profile, the series
 length, the Python (implementation and version) and its Unicode database's version, which case folding and the
 intl and char tokenizers follow, and `oracle_version`, a hash of the source of every module of `oracle/` but
-the commands and the reports), one file per example. A file is written whole or not at all (a temporary file
-of the cache's naming, then a rename).
+the commands and the reports). A run directory holds logs, not a file per example: each process that writes (a
+run, a shard, a `--jobs` worker) appends to a log of its own (`SearchCache.store`; a new file, no lock shared
+between processes), created on its first entry. A log is a header line ({"format", "key", "oracle", "generation"}),
+then per entry a header line ({"index", "length", "sha256"}: the sha256 of the index in decimal, a newline and
+the body), the body (`CachedContent` as one line of ASCII JSON, then the entry's distinct wire lines) and a
+newline. When the run first asks for an entry, the headers of every log are read (not the bodies), and each
+example is located at its newest entry: a log of a later generation (one past every log its writer read) supersedes
+an earlier one, a later entry of a log an earlier one. An entry is read with one `pread`, its checksum verified,
+and its content parsed with pydantic's JSON parser on the bytes (`CachedContent.model_validate_json`), its
+requests from their wire lines' bytes: one pass through the models, not `json.loads` then validation. Closing the
+cache merges the run's settled logs (`_compact`) once there are `COMPACT_AT_LOGS` of them or they hold a
+superseded or damaged entry. Per-example files of format 1 (earlier bleu-oracles) are not read: the format is part
+of the run key, so they sit in run directories of their own, evicted in their turn.
 
 Its own directory only (`open_root`): the cache's directory is marked by a cache directory tag (`MARKER`,
 CACHEDIR.TAG, which backup tools skip) whose last line names the directory's layout (`ROOT_FORMAT`). A new or
@@ -22,19 +33,22 @@ the cache's naming, as an earlier bleu-oracle left ~/.cache/bleu-oracle/search);
 refused (BleuValueError: `check` and `fuzz` exit 2 before anything runs), since the cache deletes entries to
 keep within its bound. One marked by another layout of the cache, or that cannot be created or marked
 (read-only, no permission), is neither read nor written: the run goes on without it. Inside a marked directory
-the cache deletes only what it can tell it wrote: regular files named as its entries (or their temporary
-files) in directories named as run keys, and such a directory once it is empty; anything else put there is
+the cache deletes only what it can tell it wrote: regular files named as its logs or format 1's entries (or their
+temporary files) in directories named as run keys, and such a directory once it is empty; anything else put there is
 neither counted nor touched. It never follows a symlink inside its directory (the directory's own name may be
 one).
 
-Never trusted: an entry that is not a regular file (a FIFO, a device, a symlink: not opened, or opened without
-waiting and not read), is larger than `ENTRY_LIMIT_BYTES`, cannot be read, does not parse, fails its checksum,
-or names another key or example is ignored, and the example is computed afresh (and written again, unless what
-has the entry's name is not a regular file: that is left where it is). A foreign oracle version has a
-directory of its own, evicted in its turn. The whole cache is bounded (`limit_bytes`: 512 MiB unless
-$BLEU_ORACLE_SEARCH_CACHE_BYTES says otherwise): after a run that wrote entries, the least recently used
-run directories go first, then the run's own highest examples, until the total is within the bound.
-`check --no-search-cache` bypasses it entirely.
+Never trusted: a log that is not a regular file (a FIFO, a device, a symlink: not followed, opened without
+waiting, and not read), or whose header names another format, key or oracle version, is ignored whole; an entry
+that fails its checksum, the models refuse, or says it is larger than `ENTRY_LIMIT_BYTES` is ignored; a header
+that does not parse or an entry that runs past the end of its log (a torn tail: a writer killed while appending)
+ends what is read of that log. Each such example is computed afresh and written again, the user is told once per
+run (a warning line naming the log), and the damaged log is compacted when the cache is closed. A foreign oracle
+version has a directory of its own, evicted in its turn. The whole cache is bounded (`limit_bytes`: 512 MiB
+unless $BLEU_ORACLE_SEARCH_CACHE_BYTES says otherwise): after a run that wrote entries, the least recently used
+run directories go first, then the current run's other logs (oldest first), then this process's own log is cut
+at the end of an entry (its first entries kept), until the total is within the bound. `check --no-search-cache`
+bypasses it entirely.
 """
 
 from __future__ import annotations
@@ -536,7 +550,7 @@ class SearchCache:
             entries, torn = _entries_of(log)
             for index, offset, length, digest in entries:
                 self._located[index] = _Located(number, offset, length, digest)
-            if torn is not None:
+            if torn is not None and log.mtime < self._opened_ns:  # (a log written meanwhile: a writer at work)
                 self._note_damage(log.name, torn)
         return logs
 

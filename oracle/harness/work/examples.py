@@ -96,7 +96,7 @@ class ExampleInputs:
         return fresh
 
     def discard(self) -> None:
-        """The example's cache entry held an expectation the oracle does not give: its file is removed, nothing it
+        """The example's cache entry held an expectation the oracle does not give: it is forgotten, nothing it
         held is used any more (every expectation, feature and digest of its inputs is computed afresh, and the
         entry written again when the example is over), and the user is told once per run."""
         entry, cache = self.entry, self.cache
