@@ -14,12 +14,14 @@ length, the Python (implementation and version) and its Unicode database's versi
 intl and char tokenizers follow, and `oracle_version`, a hash of the source of every module of `oracle/` but
 the commands and the reports). A run directory holds logs, not a file per example: each process that writes (a
 run, a shard, a `--jobs` worker) appends to a log of its own (`SearchCache.store`; a new file, no lock shared
-between processes), created on its first entry. A log is a header line ({"format", "key", "oracle", "generation"}),
-then per entry a header line ({"index", "length", "sha256"}: the sha256 of the index in decimal, a newline and
-the body), the body (`CachedContent` as one line of ASCII JSON, then the entry's distinct wire lines) and a
-newline. When the run first asks for an entry, the headers of every log are read (not the bodies), and each
-example is located at its newest entry: a log of a later generation (one past every log its writer read) supersedes
-an earlier one, a later entry of a log an earlier one. An entry is read with one `pread`, its checksum verified,
+between processes), created on its first entry. A log is a header line ({"format", "key", "oracle"}), then per
+entry a header line ({"index", "generation", "length", "sha256"}: the sha256 of the index and the generation in
+decimal, each followed by a newline, then the body), the body (`CachedContent` as one line of ASCII JSON, then the
+entry's distinct wire lines) and a newline. When the run first asks for an entry, the headers of every log are read
+(not the bodies), and each example is located at its newest entry: the highest generation (a writer's entries are
+one past every entry it read, so an entry written again supersedes the one it replaces; a compaction keeps each
+entry's own), then the later log (by modification time, then name), then the later in its log. An entry is read
+with one `pread`, its checksum verified,
 and its content parsed with pydantic's JSON parser on the bytes (`CachedContent.model_validate_json`), its
 requests from their wire lines' bytes: one pass through the models, not `json.loads` then validation. Closing the
 cache merges the run's settled logs (`_compact`) once there are `COMPACT_AT_LOGS` of them or they hold a
@@ -107,14 +109,14 @@ _MARKER_LIMIT_BYTES = 4096
 #: An entry is at most this large (the largest, a 2,000-segment corpus with its companions, is under 2 MB): a
 #: larger one is not written, and a log's entry that says it is larger ends what is read of the log.
 ENTRY_LIMIT_BYTES = 64 * 1024 * 1024
-#: A log's first line: its format, run key, oracle version and generation (`SearchCache._log_header`).
-_LOG_HEADER = re.compile(rb'\{"format":([0-9]{1,9}),"key":"([0-9a-f]{32})","oracle":"([0-9a-f]{64})",'
-                         rb'"generation":([0-9]{1,18})\}')
+#: A log's first line: its format, run key and oracle version (`SearchCache._log_header`).
+_LOG_HEADER = re.compile(rb'\{"format":(?P<format>[0-9]{1,9}),"key":"(?P<key>[0-9a-f]{32})",'
+                         rb'"oracle":"(?P<oracle>[0-9a-f]{64})"\}')
 _LOG_HEADER_LIMIT_BYTES = 256
-#: An entry's header line: its example, its body's length, its checksum (`_entry_bytes`, `_checksum`).
-_ENTRY_HEADER = re.compile(rb'\{"index":(0|[1-9][0-9]{0,18}),"length":(0|[1-9][0-9]{0,18}),'
-                           rb'"sha256":"([0-9a-f]{64})"\}\n')
-_ENTRY_HEADER_LIMIT_BYTES = 128
+#: An entry's header line: its example, generation, body's length and checksum (`_entry_bytes`, `_checksum`).
+_ENTRY_HEADER = re.compile(rb'\{"index":(?P<index>0|[1-9][0-9]{0,18}),"generation":(?P<generation>[1-9][0-9]{0,18}),'
+                           rb'"length":(?P<length>0|[1-9][0-9]{0,18}),"sha256":"(?P<sha256>[0-9a-f]{64})"\}\n')
+_ENTRY_HEADER_LIMIT_BYTES = 256
 #: The names the cache gives what it writes: its run directories (`run_key`), its logs and their temporary files
 #: (`_compact`), the entries of format 1 and their temporary files (and those of the bleu-oracle before the
 #: marker, mkstemp's), and the marker's temporary files.
@@ -429,12 +431,14 @@ class CachedInput(BaseModel):
 
 
 class CachedContent(BaseModel):
-    """The first line of an entry's body: its inputs by name, and a series' steps ([base, changed], ...). Read
-    with pydantic's JSON parser on the bytes (`model_validate_json`): no `json.loads`, then validation."""
+    """The first line of an entry's body: its inputs by name (each the number of a value: an input sent again, a
+    series' base, is kept once), their distinct values, and a series' steps ([base, changed], ...). Read with
+    pydantic's JSON parser on the bytes (`model_validate_json`): no `json.loads`, then validation."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    inputs: dict[str, CachedInput]
+    inputs: dict[str, StrictInt]
+    values: list[CachedInput]
     series: list[tuple[StrictInt, StrictStr]] | None = None
 
 
@@ -457,6 +461,7 @@ class _Located:
     """Where an entry is: its log (a number into `SearchCache._logs`), its body's offset and length."""
 
     log: int
+    generation: int
     offset: int
     length: int
     digest: str
@@ -464,11 +469,10 @@ class _Located:
 
 @dataclass
 class _Log:
-    """One log of the run directory, open for reading: its name, generation (`SearchCache._create_log`),
-    descriptor, modification time when opened, and where its entries start."""
+    """One log of the run directory, open for reading: its name, descriptor, modification time when opened, and
+    where its entries start."""
 
     name: str
-    generation: int
     handle: int
     mtime: int
     #: where its first entry starts
@@ -492,6 +496,8 @@ class SearchCache:
         #: the logs read (None until the first `load`), where each example's newest entry is, which were damaged
         self._logs: list[_Log] | None = None
         self._located: dict[int, _Located] = {}
+        #: the generation of the entries this process writes (`_read_logs`)
+        self._generation = 1
         #: a log read ends in a torn or damaged tail, or holds a damaged entry (compacted when the cache is closed)
         self._damaged = False
         #: this process's own log: its name, descriptor (None until the first entry is stored) and size
@@ -518,7 +524,7 @@ class SearchCache:
             data = os.pread(log.handle, located.length + 1, located.offset)
         except OSError:
             return ExampleEntry(index)
-        body = _whole(index, data, located.length, located.digest)
+        body = _whole(index, located.generation, data, located.length, located.digest)
         if body is None:
             self._note_damage(log.name, located.offset)
             return ExampleEntry(index)
@@ -529,8 +535,9 @@ class SearchCache:
             return ExampleEntry(index)
 
     def _read_logs(self) -> list[_Log]:
-        """Every log of the run directory whose header names this key, `FORMAT` and this oracle, oldest
-        generation first; each example located at its newest entry (a later log's, or later in the same log)."""
+        """Every log of the run directory whose header names this key, `FORMAT` and this oracle; each example
+        located at its newest entry (the highest generation, then the later log, then the later in its log), and this
+        writer's generation one past every entry's."""
         logs: list[_Log] = []
         try:
             run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
@@ -548,8 +555,11 @@ class SearchCache:
         logs.sort(key=_oldest_first)
         for number, log in enumerate(logs):
             entries, torn = _entries_of(log)
-            for index, offset, length, digest in entries:
-                self._located[index] = _Located(number, offset, length, digest)
+            for index, generation, offset, length, digest in entries:
+                known = self._located.get(index)
+                if known is None or generation >= known.generation:
+                    self._located[index] = _Located(number, generation, offset, length, digest)
+                self._generation = max(self._generation, generation + 1)
             if torn is not None and log.mtime < self._opened_ns:  # (a log written meanwhile: a writer at work)
                 self._note_damage(log.name, torn)
         return logs
@@ -565,9 +575,9 @@ class SearchCache:
             if stat.S_ISREG(status.st_mode):
                 head = os.pread(handle, _LOG_HEADER_LIMIT_BYTES, 0).partition(b"\n")
                 header = _LOG_HEADER.fullmatch(head[0]) if head[1] else None
-                if header is not None and header.group(1) == str(FORMAT).encode() \
-                        and header.group(2).decode() == self.key and header.group(3).decode() == oracle_version():
-                    return _Log(name, int(header.group(4)), handle, status.st_mtime_ns, len(head[0]) + 1)
+                if header is not None and header["format"] == str(FORMAT).encode() \
+                        and header["key"].decode() == self.key and header["oracle"].decode() == oracle_version():
+                    return _Log(name, handle, status.st_mtime_ns, len(head[0]) + 1)
         except OSError:
             pass
         os.close(handle)
@@ -585,17 +595,14 @@ class SearchCache:
     def _parse(self, index: int, body: bytes) -> ExampleEntry:
         described, *lines = body.split(b"\n")
         content = CachedContent.model_validate_json(described)
-        # a series sends its base inputs again: each one read once (looked for among the inputs of the same wire
-        # line only, not compared with every input read before)
-        read: dict[int, list[tuple[CachedInput, Prepared]]] = {}
+        # a series sends its base inputs again: each distinct value was written once (`_entry_body`), and is read
+        # back as one `Prepared`
+        values = [Prepared.from_entry(value, lines) for value in content.values]
         inputs = {}
-        for name, value in content.inputs.items():
-            same_line = read.setdefault(value.body, [])
-            prepared = next((p for seen, p in same_line if seen == value), None)
-            if prepared is None:
-                prepared = Prepared.from_entry(value, lines)
-                same_line.append((value, prepared))
-            inputs[name] = prepared
+        for name, number in content.inputs.items():
+            if not 0 <= number < len(values):
+                raise ValueError("no such value")
+            inputs[name] = values[number]
         series = None if content.series is None else list(content.series)
         return ExampleEntry(index, inputs, series, loaded=True)
 
@@ -609,7 +616,9 @@ class SearchCache:
         body = _entry_body(entry)
         if body is None or len(body) > ENTRY_LIMIT_BYTES:
             return
-        if self._append(_entry_bytes(entry.index, body)):
+        if self._logs is None:
+            self._logs = self._read_logs()  # (this writer's generation: one past every entry read)
+        if self._append(_entry_bytes(entry.index, self._generation, body)):
             self.wrote = True
 
     def _append(self, data: bytes) -> bool:
@@ -631,9 +640,7 @@ class SearchCache:
 
     def _create_log(self) -> tuple[str, int]:
         """This process's own new log (never anything already there, never through a symlink), its header
-        written: its generation one past every log read, so that what it holds supersedes them."""
-        if self._logs is None:
-            self._logs = self._read_logs()
+        written."""
         with contextlib.suppress(FileExistsError):
             os.mkdir(self.directory)  # (not its parents: the cache's directory is open_root's to make)
         run = os.open(self.directory, _DIRECTORY_FLAGS | os.O_NOFOLLOW)
@@ -643,17 +650,15 @@ class SearchCache:
                              0o666, dir_fd=run)
         finally:
             os.close(run)
-        generation = 1 + max((log.generation for log in self._logs), default=0)
-        header = self._log_header(generation)
+        header = self._log_header()
         if os.write(handle, header) != len(header):
             os.close(handle)
             raise OSError("the log's header could not be written")
         self._own_size = len(header)
         return name, handle
 
-    def _log_header(self, generation: int) -> bytes:
-        return (f'{{"format":{FORMAT},"key":"{self.key}","oracle":"{oracle_version()}",'
-                f'"generation":{generation}}}\n').encode("ascii")
+    def _log_header(self) -> bytes:
+        return f'{{"format":{FORMAT},"key":"{self.key}","oracle":"{oracle_version()}"}}\n'.encode("ascii")
 
     # -- closing --
 
@@ -696,8 +701,8 @@ class SearchCache:
             newest, waste = _newest_entries(logs)
             if not waste and len(logs) < COMPACT_AT_LOGS:
                 return
-            data = self._log_header(max((log.generation for log in logs), default=1)) + b"".join(
-                _entry_bytes(index, newest[index]) for index in sorted(newest))
+            data = self._log_header() + b"".join(
+                _entry_bytes(index, *newest[index]) for index in sorted(newest))
             _write_whole(run, f"{secrets.token_hex(8)}.log", data, temporary=f".{secrets.token_hex(8)}.log.tmp")
             for log in logs:
                 with contextlib.suppress(OSError):
@@ -708,73 +713,92 @@ class SearchCache:
             os.close(run)
 
 
-def _oldest_first(log: _Log) -> tuple[int, int, str]:
-    """The order in which logs are read: a later one's entry of an example supersedes an earlier one's."""
-    return log.generation, log.mtime, log.name
+def _oldest_first(log: _Log) -> tuple[int, str]:
+    """The order in which logs are read: of two entries of one generation, the later log's supersedes."""
+    return log.mtime, log.name
 
 
-def _entries_of(log: _Log) -> tuple[list[tuple[int, int, int, str]], int | None]:
-    """The entries of `log` (example, body offset, body length, sha256), read header by header, and the offset of
+def _entries_of(log: _Log) -> tuple[list[tuple[int, int, int, int, str]], int | None]:
+    """The entries of `log` (example, generation, body offset, body length, checksum), read header by header, and
+    the offset of
     a torn or damaged tail (None: none): where a header does not parse or an entry runs past the end of the file,
     the rest is ignored."""
-    entries: list[tuple[int, int, int, str]] = []
+    entries: list[tuple[int, int, int, int, str]] = []
     offset, size = log.start, os.fstat(log.handle).st_size
     while offset < size:
         try:
             header = _ENTRY_HEADER.match(os.pread(log.handle, _ENTRY_HEADER_LIMIT_BYTES, offset))
         except OSError:
             header = None
-        if header is None or int(header.group(2)) > ENTRY_LIMIT_BYTES \
-                or offset + header.end() + int(header.group(2)) + 1 > size:
+        length = 0 if header is None else int(header["length"])
+        if header is None or length > ENTRY_LIMIT_BYTES or offset + header.end() + length + 1 > size:
             return entries, offset
         body = offset + header.end()
-        entries.append((int(header.group(1)), body, int(header.group(2)), header.group(3).decode("ascii")))
-        offset = body + int(header.group(2)) + 1
+        entries.append((int(header["index"]), int(header["generation"]), body, length,
+                        header["sha256"].decode("ascii")))
+        offset = body + length + 1
     return entries, None
 
 
-def _checksum(index: int, body: bytes) -> str:
-    """An entry's sha256: of its example's index (a digit changed in its header is damage too) and its body."""
-    return hashlib.sha256(b"%d\n%s" % (index, body)).hexdigest()
+def _checksum(index: int, generation: int, body: bytes) -> str:
+    """An entry's sha256: of its example's index and its generation (a digit changed in its header is damage too)
+    and its body."""
+    return hashlib.sha256(b"%d\n%d\n%s" % (index, generation, body)).hexdigest()
 
 
-def _whole(index: int, data: bytes, length: int, digest: str) -> bytes | None:
+def _whole(index: int, generation: int, data: bytes, length: int, digest: str) -> bytes | None:
     """Example `index`'s entry's body of `length` bytes from `data` (read with the newline that ends it) when its
     checksum is `digest`; None when it is cut short or damaged."""
     body = data[:-1]
-    if len(data) != length + 1 or data[-1:] != b"\n" or _checksum(index, body) != digest:
+    if len(data) != length + 1 or data[-1:] != b"\n" or _checksum(index, generation, body) != digest:
         return None
     return body
 
 
-def _newest_entries(logs: list[_Log]) -> tuple[dict[int, bytes], bool]:
-    """The body of each example's newest whole entry in `logs`, and whether they hold anything else (a
-    superseded entry, a damaged one, a torn tail)."""
-    newest: dict[int, bytes] = {}
+def _newest_entries(logs: list[_Log]) -> tuple[dict[int, tuple[int, bytes]], bool]:
+    """The generation and body of each example's newest whole entry in `logs`, and whether they hold anything else
+    (a superseded entry, a damaged one, a torn tail)."""
+    newest: dict[int, tuple[int, bytes]] = {}
     waste = False
     for log in sorted(logs, key=_oldest_first):
         entries, torn = _entries_of(log)
         waste |= torn is not None
-        for index, offset, length, digest in entries:
-            body = _whole(index, os.pread(log.handle, length + 1, offset), length, digest)
+        for index, generation, offset, length, digest in entries:
+            body = _whole(index, generation, os.pread(log.handle, length + 1, offset), length, digest)
             waste |= body is None or index in newest
-            if body is not None:
-                newest[index] = body
+            if body is not None and (index not in newest or generation >= newest[index][0]):
+                newest[index] = generation, body
     return newest, waste
 
 
-def _entry_bytes(index: int, body: bytes) -> bytes:
-    """One entry of a log as written: a header line (example, length, checksum: `_checksum`), the body, a
-    newline."""
-    digest = _checksum(index, body).encode("ascii")
-    return b'{"index":%d,"length":%d,"sha256":"%s"}\n%s\n' % (index, len(body), digest, body)
+def _entry_bytes(index: int, generation: int, body: bytes) -> bytes:
+    """One entry of a log as written: a header line (example, generation, length, checksum: `_checksum`), the body,
+    a newline."""
+    digest = _checksum(index, generation, body).encode("ascii")
+    return b'{"index":%d,"generation":%d,"length":%d,"sha256":"%s"}\n%s\n' % (index, generation, len(body), digest,
+                                                                             body)
 
 
 def _entry_body(entry: ExampleEntry) -> bytes | None:
     """An entry's body: its content (`CachedContent`) as one line of ASCII JSON, then its distinct wire lines, one
-    a line (read back without unescaping them); None when a line is not ASCII JSON on one line."""
+    a line (read back without unescaping them); None when a line is not ASCII JSON on one line. Inputs of equal
+    values (one `Prepared` sent again, or two that hold the same) share one value, read back as one `Prepared`;
+    two of the same wire line that differ in what was computed about them stay two."""
     lines: dict[str, int] = {}
-    content: dict[str, Any] = {"inputs": {name: p.to_entry(lines) for name, p in entry.inputs.items()}}
+    values: list[dict[str, Any]] = []
+    numbers: dict[str, int] = {}  # a value's JSON -> its number
+    by_object: dict[int, int] = {}  # id(Prepared) -> its value's number
+    inputs = {}
+    for name, prepared in entry.inputs.items():
+        number = by_object.get(id(prepared))
+        if number is None:
+            value = prepared.to_entry(lines)
+            number = numbers.setdefault(json.dumps(value, sort_keys=True, allow_nan=True), len(values))
+            if number == len(values):
+                values.append(value)
+            by_object[id(prepared)] = number
+        inputs[name] = number
+    content: dict[str, Any] = {"inputs": inputs, "values": values}
     if entry.series is not None:
         content["series"] = [list(step) for step in entry.series]
     if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
@@ -836,7 +860,7 @@ def _cut(run: int, name: str, size: int) -> None:
             header = _ENTRY_HEADER.match(os.pread(handle, _ENTRY_HEADER_LIMIT_BYTES, offset))
             if header is None:
                 break
-            following = offset + header.end() + int(header.group(2)) + 1
+            following = offset + header.end() + int(header["length"]) + 1
             if following > size:
                 break
             end = offset = following

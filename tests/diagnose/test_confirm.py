@@ -159,19 +159,19 @@ def test_a_deterministic_mutant_writes_the_records_it_wrote_before_requests_were
 
 
 def newest_entries(directory):
-    """Each example's newest entry body in the run directory's logs (docs/checking.md: a log of a later
-    generation supersedes an earlier one, a later entry of a log an earlier one)."""
-    logs = []
-    for log in directory.glob("*.log"):
-        head, _, rest = log.read_bytes().partition(b"\n")
-        logs.append((json.loads(head)["generation"], log.stat().st_mtime_ns, rest))
+    """Each example's newest entry body in the run directory's logs (docs/checking.md: the highest generation, then
+    the later log by modification time, then the later entry in its log)."""
+    logs = sorted(directory.glob("*.log"), key=lambda log: (log.stat().st_mtime_ns, log.name))
     newest = {}
-    for _, _, rest in sorted(logs, key=lambda log: log[:2]):
+    for log in logs:
+        rest = log.read_bytes().partition(b"\n")[2]
         while rest:
             described, _, rest = rest.partition(b"\n")
             header = json.loads(described)
-            newest[header["index"]], rest = rest[:header["length"]], rest[header["length"] + 1:]
-    return newest
+            body, rest = rest[:header["length"]], rest[header["length"] + 1:]
+            if header["index"] not in newest or header["generation"] >= newest[header["index"]][0]:
+                newest[header["index"]] = header["generation"], body
+    return {index: body for index, (_, body) in newest.items()}
 
 
 def poison(directory, index):
@@ -190,7 +190,7 @@ def poison(directory, index):
             if header["index"] == index:
                 content_line, _, lines = body.partition(b"\n")
                 content = json.loads(content_line)
-                for value in content["inputs"].values():
+                for value in content["values"]:
                     expected = value.get("expected")
                     if expected and not expected["rejected"] and isinstance(expected.get("score"), float) \
                             and expected["score"]:
@@ -198,8 +198,8 @@ def poison(directory, index):
                         expected["score_exact"] = repr(expected["score"])
                         changed += 1
                 body = json.dumps(content, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n" + lines
-                header = {**header, "length": len(body),
-                          "sha256": hashlib.sha256(str(index).encode() + b"\n" + body).hexdigest()}
+                header = {**header, "length": len(body), "sha256": hashlib.sha256(
+                    f"{index}\n{header['generation']}\n".encode() + body).hexdigest()}
             out.append(json.dumps(header, separators=(",", ":")).encode("ascii") + b"\n" + body + b"\n")
         log.write_bytes(b"".join(out))
     return changed

@@ -16,7 +16,15 @@ from fakes.harness import check, fake, results
 
 from oracle.harness import searchcache
 from oracle.harness.generate import example_request
-from oracle.harness.searchcache import ExampleEntry, Prepared, SearchCache, evict, run_key, wire_line
+from oracle.harness.searchcache import (
+    ExampleEntry,
+    Prepared,
+    SearchCache,
+    discard,
+    evict,
+    run_key,
+    wire_line,
+)
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import Capabilities, encode
 
@@ -61,8 +69,8 @@ def _run_directories(root):
 
 def _read_log(path):
     """A log read as docs/checking.md describes it, not through the module: its header line, then per entry a
-    header line {"index", "length", "sha256"}, `length` bytes of body and a newline. (header, [(entry header,
-    body), ...], the bytes after the last whole entry)."""
+    header line {"index", "generation", "length", "sha256"}, `length` bytes of body and a newline. (header,
+    [(entry header, body), ...], the bytes after the last whole entry)."""
     header, _, rest = path.read_bytes().partition(b"\n")
     entries = []
     while rest:
@@ -84,8 +92,9 @@ def _write_log(path, header, entries, *, checksums=True):
     out = [json.dumps(header, separators=(",", ":")).encode() + b"\n"]
     for described, body in entries:
         if checksums:
-            # the checksum as docs/checking.md states it: sha256 of the index in decimal, a newline, the body
-            digest = hashlib.sha256(str(described["index"]).encode() + b"\n" + body).hexdigest()
+            # the checksum as docs/checking.md states it: sha256 of the index and the generation in decimal, each
+            # followed by a newline, then the body
+            digest = hashlib.sha256(f"{described['index']}\n{described['generation']}\n".encode() + body).hexdigest()
             described = {**described, "length": len(body), "sha256": digest}
         out.append(json.dumps(described, separators=(",", ":")).encode() + b"\n" + body + b"\n")
     path.write_bytes(b"".join(out))
@@ -349,7 +358,7 @@ def test_eviction_removes_least_recently_used_runs_then_the_current_runs_other_l
     own = _stored(tmp_path, KEY, 1, 2, 3)
     own.close()
     (own_log,) = set(_logs(current.directory)) - {earlier}
-    sizes = [len(searchcache._entry_bytes(0, body)) for _, body in _read_log(own_log)[1]]
+    sizes = [len(json.dumps(d, separators=(",", ":"))) + 1 + len(body) + 1 for d, body in _read_log(own_log)[1]]
     header_size = len(own_log.read_bytes().partition(b"\n")[0]) + 1
     total = 800 + earlier.stat().st_size + own_log.stat().st_size
     evict(tmp_path, total - 1, keep=current.directory, own=own_log.name)
@@ -615,6 +624,35 @@ def test_a_cache_marked_by_another_layout_is_neither_read_written_nor_evicted(tm
     assert not cache.usable and not cache.wrote and not cache.directory.exists()
     evict(tmp_path, 1)
     assert (tmp_path / ("1" * 32) / "0.json").read_bytes() == b"x" * 100
+
+
+def test_two_writers_compacting_never_bring_back_an_entry_the_other_wrote_again(tmp_path):
+    """Two processes of one run key (--jobs 2 workers) read a log holding examples 2 and 5, each writes one of them
+    again (a discarded expectation, say), and each closes the cache, compacting what it read: afterwards both
+    examples read back as written again. (With one generation per log, the second compaction's log, newer, held
+    the first's example as it was before, and brought it back: CI's --jobs 2 run of test_confirm failed so.)"""
+    capabilities = Capabilities(levels=("sentence",), max_order=4, smoothing=("none",), statistics=True,
+                                weights="uniform", lowercase=False)
+
+    def entry(index, reason):
+        expected = Expected(rejected=True, reason=reason)
+        return ExampleEntry(index, {"example": Prepared(example_request(0, index, capabilities), expected=expected)})
+
+    first = SearchCache(tmp_path, KEY)
+    first.store(entry(2, "before"))
+    first.store(entry(5, "before"))
+    first.close()
+    time.sleep(0.01)  # (the log is settled: written before the writers below open the cache)
+    even, odd = SearchCache(tmp_path, KEY), SearchCache(tmp_path, KEY)
+    assert even.load(2).loaded and odd.load(5).loaded
+    discard(even, 2)
+    even.store(entry(2, "again"))
+    discard(odd, 5)
+    odd.store(entry(5, "again"))
+    even.close()
+    odd.close()
+    reader = SearchCache(tmp_path, KEY)
+    assert [reader.load(index).inputs["example"].expected.reason for index in (2, 5)] == ["again", "again"]
 
 
 def test_an_entry_past_the_size_bound_or_through_a_symlinked_run_directory_is_not_read(tmp_path, monkeypatch):
