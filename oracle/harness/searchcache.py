@@ -698,9 +698,10 @@ class SearchCache:
             logs = [log for log in (self._logs or ()) if os.fstat(log.handle).st_mtime_ns < self._opened_ns]
             if mine is not None:
                 logs.append(mine)
-            newest, waste = _newest_entries(logs)
-            if not waste and len(logs) < COMPACT_AT_LOGS:
+            # decided from the headers (and the damage loads met): the bodies are read only to be merged
+            if len(logs) < COMPACT_AT_LOGS and not self._damaged and not _superseded_or_torn(logs):
                 return
+            newest = _newest_entries(logs)
             data = self._log_header() + b"".join(
                 _entry_bytes(index, *newest[index]) for index in sorted(newest))
             _write_whole(run, f"{secrets.token_hex(8)}.log", data, temporary=f".{secrets.token_hex(8)}.log.tmp")
@@ -755,20 +756,30 @@ def _whole(index: int, generation: int, data: bytes, length: int, digest: str) -
     return body
 
 
-def _newest_entries(logs: list[_Log]) -> tuple[dict[int, tuple[int, bytes]], bool]:
-    """The generation and body of each example's newest whole entry in `logs`, and whether they hold anything else
-    (a superseded entry, a damaged one, a torn tail)."""
-    newest: dict[int, tuple[int, bytes]] = {}
-    waste = False
-    for log in sorted(logs, key=_oldest_first):
+def _superseded_or_torn(logs: list[_Log]) -> bool:
+    """Whether the headers of `logs` show an example written twice or a torn tail."""
+    seen: set[int] = set()
+    for log in logs:
         entries, torn = _entries_of(log)
-        waste |= torn is not None
+        if torn is not None:
+            return True
+        for index, *_ in entries:
+            if index in seen:
+                return True
+            seen.add(index)
+    return False
+
+
+def _newest_entries(logs: list[_Log]) -> dict[int, tuple[int, bytes]]:
+    """The generation and body of each example's newest whole entry in `logs` (a damaged one left out)."""
+    newest: dict[int, tuple[int, bytes]] = {}
+    for log in sorted(logs, key=_oldest_first):
+        entries, _ = _entries_of(log)
         for index, generation, offset, length, digest in entries:
             body = _whole(index, generation, os.pread(log.handle, length + 1, offset), length, digest)
-            waste |= body is None or index in newest
             if body is not None and (index not in newest or generation >= newest[index][0]):
                 newest[index] = generation, body
-    return newest, waste
+    return newest
 
 
 def _entry_bytes(index: int, generation: int, body: bytes) -> bytes:
