@@ -630,7 +630,7 @@ def test_two_writers_compacting_never_bring_back_an_entry_the_other_wrote_again(
     """Two processes of one run key (--jobs 2 workers) read a log holding examples 2 and 5, each writes one of them
     again (a discarded expectation, say), and each closes the cache, compacting what it read: afterwards both
     examples read back as written again. (With one generation per log, the second compaction's log, newer, held
-    the first's example as it was before, and brought it back: CI's --jobs 2 run of test_confirm failed so.)"""
+    the first's example as it was before, and brought it back: test_confirm's --jobs 2 run failed so here.)"""
     capabilities = Capabilities(levels=("sentence",), max_order=4, smoothing=("none",), statistics=True,
                                 weights="uniform", lowercase=False)
 
