@@ -60,6 +60,16 @@ def _folded(tokens: Sequence[str], fold: Callable[[str], str] | None) -> tuple[s
     return tuple(tokens) if fold is None else tuple(map(fold, tokens))
 
 
+def _reference_maxima(references: Sequence[Sequence[str]], counted: Callable[[Sequence[str]], Counter]) -> Counter:
+    """Each key's largest count in any one of `references` (`counted`: how one reference's keys are counted): the
+    clipping limit of the modified precision, section 2.1 of the paper, whatever the variant keys by."""
+    limit: Counter = Counter()
+    for reference in references:
+        for key, k in counted(reference).items():
+            limit[key] = max(limit[key], k)
+    return limit
+
+
 def unclipped_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
     """Per order, every hypothesis n-gram that occurs in some reference, however often (no clipping)."""
     matches = [0] * n
@@ -113,10 +123,7 @@ def strict_clip_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str]
     m - 1, not m."""
     matches = [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for gram, k in _count(_folded(reference, fold), n).items():
-                limit[gram] = max(limit[gram], k)
+        limit = _reference_maxima(segment.references, lambda reference: _count(_folded(reference, fold), n))
         for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
             m = limit[gram]
             matches[len(gram) - 1] += k if k < m else max(m - 1, 0)
@@ -138,10 +145,8 @@ def joined_key_matches(separator: str) -> Callable[..., tuple[int, ...]]:
     def matches_of(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
         matches = [0] * n
         for segment in segments:
-            limit: Counter = Counter()
-            for reference in segment.references:
-                for key, k in _joined_counts(_folded(reference, fold), n, separator).items():
-                    limit[key] = max(limit[key], k)
+            limit = _reference_maxima(segment.references,
+                                      lambda reference: _joined_counts(_folded(reference, fold), n, separator))
             for key, k in _joined_counts(_folded(segment.hypothesis, fold), n, separator).items():
                 matches[key[0] - 1] += min(k, limit[key])
         return tuple(matches)
@@ -166,10 +171,7 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
     fold = fold_of(options)
     matches, totals = [0] * n, [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for key, k in _one_map(_folded(reference, fold), n).items():
-                limit[key] = max(limit[key], k)
+        limit = _reference_maxima(segment.references, lambda reference: _one_map(_folded(reference, fold), n))
         for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
             order = key.count(" ") + 1
             if order <= n:
@@ -191,10 +193,7 @@ def matches_moved_by_spaces(
         return None
     matches = [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for key, k in _one_map(_folded(reference, fold), n).items():
-                limit[key] = max(limit[key], k)
+        limit = _reference_maxima(segment.references, lambda reference: _one_map(_folded(reference, fold), n))
         for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
             clipped = min(k, limit[key])
             if not clipped:
@@ -358,10 +357,7 @@ def object_member_unigrams_unmatched(segments: Sequence[Any], n: int, *,
                                    [_count(_folded(r, fold), n) for r in segment.references], n)
         lost = 0
         if n:
-            limit: Counter = Counter()
-            for reference in segment.references:
-                for token, k in Counter(_folded(reference, fold)).items():
-                    limit[token] = max(limit[token], k)
+            limit = _reference_maxima(segment.references, lambda reference: Counter(_folded(reference, fold)))
             hypothesis_counts = Counter(_folded(segment.hypothesis, fold))
             lost = sum(min(k, limit[t]) for t, k in hypothesis_counts.items() if t in OBJECT_MEMBER_NAMES)
         found = found or lost > 0

@@ -28,7 +28,13 @@ from oracle.diagnose.classify import (
     within_contract,
 )
 from oracle.diagnose.computations import context_for, matches_moved_by_spaces_score, result_under
-from oracle.diagnose.counting import fold_of, matches_moved_by_spaces, nul_padded_array_counts
+from oracle.diagnose.counting import (
+    fold_of,
+    joined_key_matches,
+    matches_moved_by_spaces,
+    nul_padded_array_counts,
+    strict_clip_matches,
+)
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
@@ -939,3 +945,19 @@ def test_the_new_mechanisms_never_fit_the_oracles_own_answer(segments):
     own = ScoreAnswer(float(result.score), {"hyp_len": s.hyp_len, "ref_len": s.ref_len, "matches": list(s.matches),
                                             "totals": list(s.totals), "bp": float(result.bp)})
     assert classify(req, own, "papineni").name == AGREES
+
+
+def test_the_counting_variants_clip_to_a_gram_s_largest_count_in_one_reference_not_the_sum_over_references():
+    """Every counting variant that clips keeps the paper's limit (section 2.1: "the maximum number of times a word
+    occurs in any single reference translation"): with two references each holding `x` once, a hypothesis `x x`
+    is clipped to 1, not 2 (the sum). By hand, order 2:
+    - strict clipping (`<` for `<=`): unigram `x` k=2 >= m=1 counts m - 1 = 0; bigram `x x` m=0: 0 -> (0, 0) (with the
+      sum, m=2: k=2 >= 2 counts 1).
+    - keys joined with " ": unigram key `x` min(2, 1) = 1; bigram key `x x` absent from both -> (1, 0).
+    - one map split on spaces (torchtext#2095): tokens `p q`, `p q`; the key `p q` (a unigram holding a space,
+      read back as order 2) min(2, 1) = 1; the bigram key `p q p q` absent -> (0, 1)."""
+    twice = [Segment(hypothesis=("x", "x"), references=(("x",), ("x",)))]
+    assert strict_clip_matches(twice, 2, fold=None) == (0, 0)
+    assert joined_key_matches(" ")(twice, 2, fold=None) == (1, 0)
+    spaced = [Segment(hypothesis=("p q", "p q"), references=(("p q",), ("p q",)))]
+    assert matches_moved_by_spaces(spaced, 2, fold=None) == (0, 1)
