@@ -214,3 +214,27 @@ def test_last_character_chopped_drops_a_one_character_last_token():
     # multi-bleu.perl's chop on a last line without its newline: "a b" becomes "a ", one token, so c = 1
     request = _request([(["a", "b"], [["a", "b"]])], weights=(1.0,), level="sentence")
     assert _answer("last-character-chopped", request)["statistics"]["hyp_len"] == 1
+
+
+def _attribution():
+    """benchmarks/attribution.py as a module (benchmarks/ is not a package)."""
+    import importlib.util  # noqa: PLC0415 - only this test needs it
+    import sys  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("attribution", ROOT / "benchmarks" / "attribution.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
+    # `attribution.py --real --collection heldout2` reads this table and counts no spelling of its fits; an unknown
+    # bug name is refused (exit 2) before any check runs, with this collection's names listed
+    attribution = _attribution()
+    table = attribution.real_bugs("heldout2")  # the fake imported as a script module: compare by value
+    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
+        name: (bug.url, bug.fits) for name, bug in HELDOUT2_BUGS.items()}
+    assert attribution.SPELLINGS["heldout2"] == {}
+    assert attribution.main(["--real", "--collection", "heldout2", "--only", "no-such-bug"]) == 2
+    assert "first-hypothesis-length-only" in capsys.readouterr().err
