@@ -21,14 +21,13 @@ import random
 import time
 from dataclasses import dataclass
 
+from oracle.diagnose.judge import judge, token_count_layers
+from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
+from oracle.models.results import Record
 
-from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
-
-#: Requests one series sends unless `--series-length` says otherwise.
-DEFAULT_SERIES_LENGTH = 36
-#: The parts a repeat changes, one at a time, in turn.
-PARTS = ("references", "weights", "lowercase", "level", "smoothing")
+from ..generate import DEFAULT_SERIES_LENGTH, PARTS, generate_request
+from ..stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
 
 
 @dataclass(frozen=True)
@@ -44,8 +43,6 @@ class Step:
 def series_steps(rng: random.Random, capabilities: Capabilities, *, length: int = DEFAULT_SERIES_LENGTH,
                  uniform_only: bool = False, profile_smoothing: dict | None = None) -> list[Step]:
     """The `length` steps of a series for these capabilities (deterministic in `rng`)."""
-    from .generate import generate_request  # the base inputs are ordinary short requests
-
     bases = [
         generate_request(rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing,
                          focus=focus)
@@ -125,10 +122,6 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
     one record (kind "series"): the first failing step, or the last step when all pass. `inputs`: the example's
     (`oracle.harness.work.examples.ExampleInputs`); `prepared`: each step's `searchcache.Prepared` (its wire line,
     expectation and features, cached across runs)."""
-    from oracle.diagnose.judge import judge, token_count_layers
-    from oracle.models.outcomes import GOOD_OUTCOMES
-    from oracle.models.results import Record
-
     started = time.perf_counter()
     duration, sent_steps = 0.0, 0
     prepared = prepared or [None] * len(steps)
