@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from oracle.diagnose.judge import judge, token_count_layers
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
-from oracle.models.results import Record
 
 from ..generate import DEFAULT_SERIES_LENGTH, PARTS, generate_request
-from ..stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
+from ..stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement, judged_record
 
 
 @dataclass(frozen=True)
@@ -145,23 +144,19 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
             break
     session.coverage.add_series(steps[:sent_steps])
     item = Item(item_id, "series", step.request, title=_title(steps, k))
+    judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
     diagnosis = NOT_DIAGNOSED
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
         # failing step, sent once more, is answered otherwise (not sent again where its kind's first failures in the
         # block were answered alike: `Session.diagnose`, `oracle.harness.diagnosis.diagnose`)
-        judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
         diagnosis = session.diagnose(item, judgement, prepared[k])
-    timing = session.timing(duration, started)
     message = f"series step {k + 1} of {len(steps)}" + (f" ({_describe(steps, k)})" if failed else "")
-    return session.finish(Record(  # (no convention: a series is judged step by step, and none is recorded)
-        id=item.id, kind=item.kind, title=item.title, request=session.recorded(sent, item.id, prepared[k]),
-        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
-        classification=diagnosis.classification, expected=expected, actual=reply.recorded(), stderr=reply.stderr,
-        duration=timing.duration, wall=timing.wall, shrunk=diagnosis.shrunk, replay=diagnosis.replay,
-        reproduce=diagnosis.reproduce,
-        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes),
-                                        diagnosis.note])),
-    ))
+    # the record of the step recorded, built as every judged item's is (its convention too, on an input the documents
+    # leave undefined)
+    return session.finish(judged_record(
+        item, judgement, request=session.recorded(sent, item.id, prepared[k]), diagnosis=diagnosis,
+        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes)])),
+        timing=session.timing(duration, started)))
 
 
 def _title(steps: list[Step], k: int) -> str:
