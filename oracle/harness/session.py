@@ -69,7 +69,7 @@ from .diagnosis import (  # noqa: F401 (NOTHING_BEFORE, names_a_mechanism, searc
 )
 from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
 from .gate import BaselineTracker, baseline_key
-from .generate import example_id, example_request
+from .generate import DEFAULT_SERIES_LENGTH, example_id, example_request
 from .judging import judge_item
 from .progress import Progress
 from .reproduction import REPLAY_REPORT, Reproduction  # noqa: F401 (REPLAY_REPORT re-exported)
@@ -80,7 +80,6 @@ from .searchcache import (
     cache_root,
     run_key,
 )
-from .series import DEFAULT_SERIES_LENGTH
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET
 from .stages import (
@@ -184,7 +183,7 @@ class SessionSettings:
     shard: tuple = (0, 1)
     #: (j, J): a worker of `--jobs J` draws, of its shard's examples, those whose index is j modulo J
     worker: tuple = (0, 1)
-    #: requests in each series of short requests to one process (`oracle.harness.series`; 0: no series)
+    #: requests in each series of short requests to one process (`oracle.harness.work.series`; 0: no series)
     series_length: int = DEFAULT_SERIES_LENGTH
     #: keep what each example's inputs are and what the oracle says of them across runs
     #: (`oracle.harness.searchcache`); False: `--no-search-cache`

@@ -16,8 +16,10 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
   the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
   halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
   sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355339059327373, j = 2 gives sqrt(1/16) = 0.25.
+- Z: R1 with every weight zero, an input the documents leave undefined; the convention `zero-weights-bp`
+  (PROTOCOL.md) answers BP * e^0 = 1 * 1 = 1.0 (c = r = 2), its statistics R1's.
 
-Holds: oracle.diagnose.stale
+Holds: oracle.diagnose.stale, oracle.harness.work.series
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.session import SessionSettings, run_session
+from oracle.harness.work.series import Step, judge_series
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
 from oracle.models.results import RunSettings
 
@@ -56,6 +59,7 @@ R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
 Y = request("The cat", ("the cow",), lowercase=True)
 E = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
                  weights=(0.5, 0.5), smoothing=SmoothingSpec.of("exp"))
+Z = R1.model_copy(update={"weights": (0.0,)})
 NONE_MATCH_1 = request("a b", ("c d",))
 NONE_MATCH_2 = request("a b", ("c d",), lowercase=True)
 
@@ -245,3 +249,23 @@ def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it
                     units=True)["second"]
     assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
     assert EARLIER_ANSWER not in stateless.classification.fits
+
+
+def test_a_series_step_answered_with_a_convention_s_value_is_recorded_with_the_convention(tmp_path) -> None:
+    """A series ending on Z (every weight zero: undefined) answered with the `zero-weights-bp` convention's value is
+    recorded as any such answer is: acceptable, naming the convention (`Record.convention`); under --strict the
+    convention's value fails, and the record still names it."""
+    convention = Answer(1.0, Statistics(hyp_len=2, ref_len=2, matches=(1,), totals=(2,), bp=1.0))
+    for strict, outcome in ((False, "acceptable"), (True, "fail")):
+        report = tmp_path / f"strict-{strict}"
+        settings = SessionSettings(command="answer-list", report=str(report), timings=False, strict=strict)
+
+        def work(session) -> None:
+            judge_series(session, "random-0-5~series", [Step(R1, 0, ""), Step(Z, 0, "weights")],
+                         session.example_inputs(0))
+
+        run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=1,
+                    work=work, report_dir=report,
+                    transport=InProcessImplementation(AnswerList([HALF, convention, convention])))
+        [record] = read_results(report / "results.jsonl").records
+        assert (record.kind, record.outcome.value, record.convention) == ("series", outcome, "zero-weights-bp")

@@ -10,7 +10,9 @@ Holds: oracle.harness.shards, oracle.harness.merge, oracle.commands.merge
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import io
 import json
 import os
 import re
@@ -35,9 +37,9 @@ MUTANT = fake("mutant_ties_longer")
 EXAMPLES = 101
 
 
-def _check(report, *more, examples=EXAMPLES, command=MUTANT):
+def _check(report, *more, examples=EXAMPLES, command=MUTANT, quiet=True):
     return run_cli("check", "--command", command, "--examples", examples, "--timeout", 10, "--report", report,
-                   "--quiet", *more)
+                   *(["--quiet"] if quiet else []), *more)
 
 
 def _comparable(report):
@@ -63,9 +65,13 @@ def _merge(*argv):
 @pytest.fixture(scope="module")
 def sharded_run(tmp_path_factory):
     """The mutant's run unsharded (its report moved aside to whole-alone, so that the merge can be written where
-    it was: reproduction lines name the report directory) and as shards 1/3, 2/3, 3/3."""
+    it was: reproduction lines name the report directory) and as shards 1/3, 2/3, 3/3. What the unsharded run
+    printed is kept in whole-console.txt."""
     root = tmp_path_factory.mktemp("sharded")
-    codes = {"whole": _check(root / "whole")}
+    console = io.StringIO()
+    with contextlib.redirect_stdout(console):
+        codes = {"whole": _check(root / "whole", quiet=False)}
+    (root / "whole-console.txt").write_text(console.getvalue(), encoding="utf-8")
     (root / "whole").rename(root / "whole-alone")
     for k in (1, 2, 3):
         codes[k] = _check(root / f"shard-{k}", "--shard", f"{k}/3")
@@ -121,6 +127,22 @@ def test_check_in_three_shards_merged_is_the_unsharded_run(sharded_run):
     assert sorted(shard_ids) == sorted(r["id"] for r in records), "together the shards did exactly the run's work"
 
 
+def test_the_merge_prints_what_the_unsharded_check_prints(sharded_run, capsys):
+    """merge's console is check's, read from the merged report as check's is from its own (`oracle.reports.console`:
+    summary.md's groups): each deviation group with its root cause, inputs and reproductions, the run's root causes,
+    the verdict and the reports; only the verdict's speaker differs, and check's closing advice is check's own."""
+    root, _ = sharded_run
+    alone = (root / "whole-console.txt").read_text(encoding="utf-8").splitlines()
+    assert alone[-1].startswith("next: ")  # (check's advice after its console: what to do with this run)
+    assert any(line.startswith("FAIL x") for line in alone) and any(line.startswith("root causes: ")
+                                                                    for line in alone)
+    capsys.readouterr()
+    assert _merge(root / "shard-1", root / "shard-2", root / "shard-3", "--report", root / "whole") == 1
+    merged = capsys.readouterr().out.splitlines()
+    assert merged == [line.replace("bleu-oracle check: ", "bleu-oracle merge: 3 shard(s): ", 1)
+                      if line.startswith("bleu-oracle check: ") else line for line in alone[:-1]]
+
+
 def test_the_merge_gates_every_record_by_the_baseline_as_the_unsharded_run(sharded_run, tmp_path):
     """A reviewed baseline forgiving the deviations, plus an entry for a case id no shard ran (stale over the
     whole run; a shard alone could not say so): the unsharded gate and the merged one agree."""
@@ -150,15 +172,22 @@ def test_jobs_within_a_shard_draw_the_shards_examples(sharded_run, tmp_path):
     assert _comparable(tmp_path / "jobs") == _comparable(root / "shard-2")
 
 
-def test_fuzz_in_shards_merged_is_the_unsharded_search(tmp_path):
+def test_fuzz_in_shards_merged_is_the_unsharded_search(tmp_path, capsys):
+    """The merged stream is the unsharded one, and merge prints what the unsharded fuzz printed (its root causes,
+    each with its smallest example), the verdict said by merge."""
     def fuzz(report, *more):
-        return run_cli("fuzz", "--command", MUTANT, "--examples", 60, "--report", report, "-q", *more)  # 2 blocks
+        return run_cli("fuzz", "--command", MUTANT, "--examples", 60, "--report", report, *more)  # 2 blocks
 
+    capsys.readouterr()
     assert fuzz(tmp_path / "whole") == 1
+    alone = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("  smallest (random-") for line in alone)
     (tmp_path / "whole").rename(tmp_path / "whole-alone")
-    assert [fuzz(tmp_path / f"s{k}", "--shard", f"{k}/2") for k in (1, 2)] in ([0, 1], [1, 0], [1, 1])
-    assert _merge(tmp_path / "s2", tmp_path / "s1", "--report", tmp_path / "whole", "-q") == 1  # any order
+    assert [fuzz(tmp_path / f"s{k}", "--shard", f"{k}/2", "-q") for k in (1, 2)] in ([0, 1], [1, 0], [1, 1])
+    assert _merge(tmp_path / "s2", tmp_path / "s1", "--report", tmp_path / "whole") == 1  # any order
     assert _comparable(tmp_path / "whole") == _comparable(tmp_path / "whole-alone")
+    assert capsys.readouterr().out.splitlines() == [
+        line.replace("bleu-oracle fuzz: ", "bleu-oracle merge: 2 shard(s): ", 1) for line in alone]
 
 
 def test_a_shard_that_judges_nothing_is_no_error_but_a_run_that_judges_nothing_is(tmp_path, capsys):
