@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
-from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
+from .gate import Finding
+from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement, built_record
 
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
@@ -127,7 +128,6 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
     expectation and features, cached across runs)."""
     from oracle.diagnose.judge import judge, token_count_layers
     from oracle.models.outcomes import GOOD_OUTCOMES
-    from oracle.models.results import Record
 
     started = time.perf_counter()
     duration, sent_steps = 0.0, 0
@@ -160,15 +160,13 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
         diagnosis = session.diagnose(item, judgement, prepared[k])
     timing = session.timing(duration, started)
     message = f"series step {k + 1} of {len(steps)}" + (f" ({_describe(steps, k)})" if failed else "")
-    return session.finish(Record(  # (no convention: a series is judged step by step, and none is recorded)
-        id=item.id, kind=item.kind, title=item.title, request=session.recorded(sent, item.id, prepared[k]),
-        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
-        classification=diagnosis.classification, expected=expected, actual=reply.recorded(), stderr=reply.stderr,
-        duration=timing.duration, wall=timing.wall, shrunk=diagnosis.shrunk, replay=diagnosis.replay,
-        reproduce=diagnosis.reproduce,
-        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes),
-                                        diagnosis.note])),
-    ))
+    finding = Finding(item.id, item.kind, verdict.outcome, verdict.layer, diagnosis.classification, "; ".join(
+        filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes), diagnosis.note])))
+    return session.finish(built_record(  # (no convention: a series is judged step by step, and none is recorded)
+        finding, session.tracker.gate, title=item.title, request=session.recorded(sent, item.id, prepared[k]),
+        order=verdict.order, label=verdict.classification, expected=expected, actual=reply.recorded(),
+        stderr=reply.stderr, timing=timing, shrunk=diagnosis.shrunk, replay=diagnosis.replay,
+        reproduce=diagnosis.reproduce))
 
 
 def _title(steps: list[Step], k: int) -> str:
