@@ -47,7 +47,6 @@ from oracle.models.outcomes import (
     Outcome,
 )
 from oracle.models.results import (
-    CorpusSummary,
     Footer,
     Header,
     Record,
@@ -384,7 +383,7 @@ class Session:
         record = judged_record(
             item,
             judgement,
-            request=CorpusSummary(**item.summary) if item.summary is not None
+            request=item.summary if item.summary is not None
             else self.recorded(judgement.sent, item.id, item.prepared),
             message="; ".join(filter(None, [verdict.message, *(f"runner: {note}" for note in reply.notes)])),
             diagnosis=diagnosis,
@@ -397,7 +396,7 @@ class Session:
         """The record of an input not judged (`inapplicable`): what it was, and why."""
         request = item.request
         recorded = (
-            CorpusSummary(**item.summary)
+            item.summary
             if item.summary is not None
             else (None if request is None
                   else recorded_request(request.with_seq(0), lambda: self.reproduction.regenerate(item.id)))

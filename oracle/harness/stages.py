@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from oracle.models.case import CaseRequest
@@ -20,6 +20,7 @@ from oracle.models.outcomes import Expected, Verdict
 from oracle.models.protocol import ScoreReply, ScoreRequest
 from oracle.models.results import (
     Classification,
+    CorpusSummary,
     Omitted,
     OmittedRequest,
     Record,
@@ -103,7 +104,7 @@ class Item:
     invalid: str | None = None
     within_capabilities: bool = False
     expected: Expected | None = None
-    summary: Mapping[str, Any] | None = field(default=None)
+    summary: CorpusSummary | None = None
     attribution: Attribution = "full"
     prepared: Prepared | None = None
     inputs: ExampleExpectations | None = None
