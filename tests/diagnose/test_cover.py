@@ -97,7 +97,8 @@ def test_the_footer_names_the_causes_from_each_failing_records_cause_alone():
             from_causes.add_cause(cause)
     assert FailureCause.of(records[-1]) is None
     assert [(c.name, c.records, c.documented) for c in from_causes.run_causes()] == [
-        ("strict-clipping", 5, ("lib-clips", "lib-clips-2")), ("earlier-answer-returned", 1, ()), ("unexplained", 1, ())]
+        ("strict-clipping", 5, ("lib-clips", "lib-clips-2")), ("earlier-answer-returned", 1, ()),
+        ("unexplained", 1, ())]
     assert from_causes.run_causes() == [
         RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
         for g in from_records.groups()]
