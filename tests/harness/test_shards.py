@@ -26,7 +26,9 @@ import yaml
 from fakes.harness import fake, results, run_cli
 
 from oracle.formulas.errors import BleuValueError
-from oracle.harness.merge import _reproduce
+from oracle.harness.events import iter_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.merge import _merged, _reproduce
 from oracle.harness.shards import MAX_SHARDS, Shard, parse_shard
 from oracle.harness.transport import SHRINK_BLOCK
 from oracle.models.results import Record
@@ -76,6 +78,26 @@ def sharded_run(tmp_path_factory):
     for k in (1, 2, 3):
         codes[k] = _check(root / f"shard-{k}", "--shard", f"{k}/3")
     return root, codes
+
+
+def test_a_merged_record_is_the_shards_record_gated_by_the_merges_baseline():
+    """`merge` builds each record anew (`stages.built_record`, as a session does) from the shard's: every field is
+    the shard's but the gate's (its key and status under the merge's baseline) and the reproduction line. A field
+    the merge left behind would be lost from every merged stream (the whole-stream comparison above leaves out the
+    durations). Hand-derived gate: a failing case no baseline entry lists is keyed by its id and "new" (gate.py)."""
+    line = next(r for r in iter_results(Path(__file__).parents[1] / "report_data" / "data" / "runs" / "ignite-micro")
+                if isinstance(r, Record) and r.id == "both-empty")
+    shard = Record.model_validate({**line.model_dump(mode="json"), "convention": "a-convention", "duration": 0.25,
+                                   "wall": 0.5, "order": 2, "stderr": "warned", "related": line.request.model_dump(),
+                                   "shrunk": {"request": line.request.model_dump(), "steps": 1, "queries": 3},
+                                   "baseline_key": "old-key", "baseline": {"status": "known", "reason": "old"}})
+    unset = [name for name, field in Record.model_fields.items()
+             if name != "type" and getattr(shard, name) == field.get_default(call_default_factory=True)]
+    assert not unset, f"give the sample record every field: {unset}"
+    merged = _merged(shard, BaselineTracker(), "merged-report")
+    gate_and_reproduction = {"baseline_key", "baseline", "reproduce"}
+    assert merged.model_dump(exclude=gate_and_reproduction) == shard.model_dump(exclude=gate_and_reproduction)
+    assert (merged.baseline_key, merged.baseline.status, shard.outcome.value) == ("both-empty", "new", "fail")
 
 
 def test_a_shard_is_k_of_n_and_the_shards_partition_every_position():

@@ -156,7 +156,7 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
     return session.finish(judged_record(
         item, judgement, request=session.recorded(sent, item.id, prepared[k]), diagnosis=diagnosis,
         message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes)])),
-        timing=session.timing(duration, started)))
+        timing=session.timing(duration, started), gate=session.tracker.gate))
 
 
 def _title(steps: list[Step], k: int) -> str:
