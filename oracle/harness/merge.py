@@ -55,7 +55,7 @@ SHARED_SETTINGS = (
     ("verb", "verb"), ("seed", "seed"), ("examples", "--examples"), ("rel", "--rel"), ("abs", "--abs"),
     ("timeout", "--timeout"), ("max_restarts", "--max-restarts"), ("shrink_budget", "--shrink-budget"),
     ("cases", "cases"), ("impl", "--impl"), ("only", "--id"), ("time_budget", "--time-budget"),
-    ("strict", "--strict"),
+    ("strict", "--strict"), ("series_length", "--series-length"),
 )
 #: The verbs whose runs shard.
 SHARDED_VERBS = ("check", "fuzz")

@@ -284,9 +284,11 @@ def test_mismatched_missing_duplicated_or_incomplete_shards_are_refused_naming_t
     profile = _edited(two, tmp_path / "profile", _header(lambda h: h.update(judged_profile="sacrebleu")))
     cut = _edited(two, tmp_path / "cut", lambda lines: lines[:-1])
     stopped = _edited(two, tmp_path / "stopped", lambda lines: [*lines[:-1], {**lines[-1], "interrupted": True}])
+    series = _edited(two, tmp_path / "series", _header(lambda h: h["settings"].update(series_length=6)))
     halves = _edited(two, tmp_path / "halves", _header(lambda h: h["settings"].update(shard="2/2")))
     cases = [
         ((one, seed, three), "seed", seed),
+        ((one, series, three), "--series-length", series),
         ((one, version, three), "implementation", version),
         ((one, suite, three), "suite version", suite),
         ((one, profile, three), "judged profile", profile),
