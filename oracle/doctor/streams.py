@@ -297,7 +297,12 @@ class _TokenCache:
             split = "str-split"
         cached = self._split.get((bom, split))
         if cached is None:
-            cached = self._split[(bom, split)] = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+            if split == "str-split":
+                cached = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+            else:  # a line without a character the split rules disagree on is tokenized as str.split() reads it
+                cached = tuple(tokenize(text, self.tokenizer, split=split) if _SPLIT_SENSITIVE.search(text) else same
+                               for text, same in zip(texts, self.split(bom, "str-split"), strict=True))
+            self._split[(bom, split)] = cached
         return cached
 
     def of(self, key: StreamKey) -> tuple:
