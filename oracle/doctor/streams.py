@@ -337,10 +337,10 @@ def _count(stream: tuple) -> Counted:
 
 def _count_in_python(stream: tuple) -> Counted:
     """`_count` without the kernel, counted faster than literally: one order at a time, with no Python step per
-    n-gram (each order's sum of min(Count, Max_Ref_Count) taken in C), and with sets instead of counts where no count can exceed 1 in the minimum. That is known from the
-    order below: an n-gram both sides have, repeated in the hypothesis and in a reference, has an (n-1)-gram prefix
-    repeated in both; so once no shared n-gram repeats on both sides, each higher order's matches are the number of
-    distinct n-grams the two sides share."""
+    n-gram (each order's sum of min(Count, Max_Ref_Count) taken in C), and with sets instead of counts where no
+    count can exceed 1 in the minimum. That is known from the order below: an n-gram both sides have, repeated in the
+    hypothesis and in a reference, has an (n-1)-gram prefix repeated in both; so once no shared n-gram repeats on
+    both sides, each higher order's matches are the number of distinct n-grams the two sides share."""
     hypothesis, references = stream[0], stream[1:]
     matches = []
     counts_needed = True
