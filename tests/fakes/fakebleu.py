@@ -64,7 +64,7 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment")
+              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -281,6 +281,39 @@ def empty_segment(command):
     return any(not s["hypothesis"] and s["references"] and not any(s["references"]) for s in command["segments"])
 
 
+def unguarded_log_mean(command):
+    """error-log-of-zero: sum w_n log(m_n / l_n) over every order (a zero weight too), as BLEU's formula reads, with
+    no guard: an order whose (smoothed) matches are 0 raises ValueError (math domain error), one without n-grams
+    ZeroDivisionError. Returns the sum where neither happens."""
+    order = len(command["weights"])
+    lowercase = bool(command.get("lowercase"))
+    per_segment = [segment_stats(s["hypothesis"], s["references"], order, (), lowercase) for s in command["segments"]]
+    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
+    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
+    m, t = _smoothed(matches, totals, command["smoothing"])
+    return math.fsum(w * math.log(mi / ti) for mi, ti, w in zip(m, t, command["weights"], strict=False))
+
+
+def planted_error(command, bugs):
+    """The error message a planted error bug answers this request with, or None."""
+    if "error-empty-segment" in bugs and empty_segment(command):
+        return "ZeroDivisionError: float division by zero"
+    if "error-log-of-zero" in bugs:
+        return log_error(command, bugs)
+    return None
+
+
+def log_error(command, bugs):
+    """The exception `unguarded_log_mean` raises on a valid, non-empty request, as an error message; else None."""
+    if not command["segments"] or invalid(command, bugs):
+        return None
+    try:
+        unguarded_log_mean(command)
+    except (ValueError, ZeroDivisionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def _write(obj):
     sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
     sys.stdout.flush()
@@ -350,8 +383,9 @@ def serve(*bugs, name=None):
                 sys.stdout.write("this is not JSON, sorry\n")
                 sys.stdout.flush()
                 continue
-            if "error-empty-segment" in bugs and empty_segment(command):
-                _write({"seq": command["seq"], "error": "ZeroDivisionError: float division by zero"})
+            error = planted_error(command, bugs)
+            if error:
+                _write({"seq": command["seq"], "error": error})
                 continue
             reply = answer(command, bugs, profile, with_stats)
             if "nondeterministic" in bugs:
