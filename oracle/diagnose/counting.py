@@ -576,6 +576,16 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"hyp_len", "ref_len", "matches", "totals"}),
         counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
     ),
+    # after empty-hypotheses-dropped, the narrower claim: where no first reference is empty both give the same
+    # counts and a record is named by that one (this among its fits); a run's records with an empty reference beside
+    # a non-empty hypothesis tell them apart (a run's cause covers every record: `cover.minimal_cover`)
+    "segments-with-empty-text-dropped": (
+        "segments whose hypothesis or (first) reference is empty are left out of the corpus: a wrapper's `if not "
+        "prediction or not reference: continue` over (prediction, reference) pairs",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0
+                                             and (not s.references or len(s.references[0]) > 0)]),
+    ),
     "pad-and-eos-trimmed": (
         "leading <pad> and trailing </s> or <pad> tokens are dropped from every sequence before counting (a "
         "token-id scorer that trims its padding and end-of-sentence symbols, as fairseq's libbleu does)",

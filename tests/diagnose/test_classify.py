@@ -469,11 +469,36 @@ def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
     # sacrebleu PR #132's filter: the empty hypothesis's segment goes, with its 3-token reference
     ([("", ["c d e"]), ("a b", ["a b"])], (1.0,),
      {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "empty-hypotheses-dropped"),
+    # a wrapper's `if not prediction or not reference: continue`: "c d" against an empty reference goes too (its 2
+    # hypothesis tokens, matching nothing, with it), and so does the empty hypothesis's segment: "a b" alone, 2 of 2
+    # (dropping only the empty hypothesis leaves c = 4, m = 2 of 4)
+    ([("", ["c d e"]), ("c d", [""]), ("a b", ["a b"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "segments-with-empty-text-dropped"),
 ])
 def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs, weights, stats, name):
-    """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
+    """Hand-derived counts of four mechanisms; each answer is the formulas' score of those counts: 1."""
     req = request("corpus", pairs, weights=weights)
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
+
+
+def test_check_names_segments_with_empty_text_dropped_as_the_runs_cause(tmp_path):
+    """A fake that leaves out a segment whose hypothesis or first reference is empty
+    (tests/fakes/mutant_empty_pairs_dropped.py): records with an empty hypothesis alone fit dropping empty
+    hypotheses as well, those with an empty reference beside a non-empty hypothesis only the pairs' filter, so the
+    run is named by the one that covers every record."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_pairs_dropped"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name
+               and r.outcome == "fail"]
+    assert failing
+    # (a record whose answer is an early 0 is named by what gives 0, the filter among its fits)
+    assert all("segments-with-empty-text-dropped" in (r.classification.name, *r.classification.fits)
+               for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    summary = (report / "summary.md").read_text()
+    assert "By root cause: segments-with-empty-text-dropped x" in summary, summary
 
 
 def _text_request(level, pairs, weights, smoothing=None):

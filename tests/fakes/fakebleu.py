@@ -51,6 +51,8 @@ MUTATIONS = {
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+    "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
+                        "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
     "score-power-1.1": "returns the score raised to the power 1.1",
     "bp-squared-when-short": "squares the brevity penalty when c < r: e^(2 (1 - r/c))",
@@ -216,6 +218,8 @@ def answer(request, bugs, profile, with_stats):
     if problem:
         return {"seq": request["seq"], "rejected": problem}
     segments = request["segments"]
+    if "drop-empty-pairs" in bugs:
+        segments = [s for s in segments if s["hypothesis"] and s["references"][0]]
     weights = request["weights"]
     order = len(weights)
     if not segments:  # an empty corpus scored: its sums are all 0, nothing matches
