@@ -84,6 +84,23 @@ def reference_sum_matches(segments: Sequence[Any], n: int, *, fold: Callable[[st
     return tuple(matches)
 
 
+def reference_recall_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+    """Recall in place of precision, per order: each reference's n-grams matched against the hypothesis (min of the
+    two counts per reference n-gram), summed over the references, over the references' own n-gram counts, each
+    floored at 1 as the precision's denominator it was written from (`max(1, ...)`, nltk's `modified_precision`
+    turned round: codebleu's `weighted_ngram_match.modified_recall`)."""
+    fold = fold_of(options)
+    matches, totals = [0] * n, [0] * n
+    for segment in segments:
+        hypothesis = _count(_folded(segment.hypothesis, fold), n)
+        for reference in segment.references:
+            for gram, k in _count(_folded(reference, fold), n).items():
+                matches[len(gram) - 1] += min(k, hypothesis[gram])
+            for order in range(1, n + 1):
+                totals[order - 1] += max(1, len(reference) - order + 1)
+    return {"matches": tuple(matches), "totals": tuple(totals)}
+
+
 def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
     """Per order, len - n candidate n-grams instead of len - n + 1 (an off-by-one in the loop bound)."""
     return tuple(sum(max(len(s.hypothesis) - k, 0) for s in segments) for k in range(1, n + 1))
@@ -529,6 +546,13 @@ COUNTING_ALTERNATIVES: dict[
         "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
         frozenset({"totals"}),
         _layer("totals", empty_reference_totals),
+    ),
+    "recall-instead-of-precision": (
+        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
+        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
+        "least 1)",
+        frozenset({"matches", "totals"}),
+        reference_recall_counts,
     ),
     "first-reference-only": (
         "only each segment's first reference is used, for clipping and for the reference length",

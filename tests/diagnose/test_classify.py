@@ -481,6 +481,33 @@ def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs,
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
 
 
+def test_ngram_recall_for_precision_is_named_by_its_counts():
+    """"a b a" against "a b" and "b a c", BLEU-2. Precision (the formulas): unigrams a, b, a clipped to the most
+    any one reference holds (a once, b once): 2 of 3; bigrams "a b", "b a" both in some reference: 2 of 2. Recall:
+    "a b" has a (min(1, 2) = 1) and b (1): 2, "b a c" has b, a (1 each) and c (0): 2, so 4 of the references'
+    2 + 3 = 5 unigrams; bigrams "a b" (1) and "b a" (1), "a c" (0): 2 of 1 + 2 = 3. c = 3, r = 3 (the closer
+    reference), BP = 1: the score of those counts is (4/5 x 2/3)^(1/2)."""
+    req = request("corpus", [("a b a", ["a b", "b a c"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 3, "ref_len": 3, "matches": [4, 2], "totals": [5, 3], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(4 / 5 * 2 / 3), stats), "papineni")
+    assert explanation.name == "recall-instead-of-precision", explanation
+
+
+def test_check_names_ngram_recall_as_the_runs_cause(tmp_path):
+    """A fake that counts n-gram recall for precision (tests/fakes/mutant_ngram_recall.py): the run is named by it
+    (a record whose recall equals its precision but for a floor may be named by that floor; recall is among its
+    fits)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_ngram_recall"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("recall-instead-of-precision" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: recall-instead-of-precision x{len(failing)}." in (report / "summary.md").read_text()
+
+
 def test_check_names_segments_with_empty_text_dropped_as_the_runs_cause(tmp_path):
     """A fake that leaves out a segment whose hypothesis or first reference is empty
     (tests/fakes/mutant_empty_pairs_dropped.py): records with an empty hypothesis alone fit dropping empty

@@ -51,6 +51,8 @@ MUTATIONS = {
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+    "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
+                    "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -97,6 +99,10 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
                     limit[gram] += k
                 else:
                     limit[gram] = max(limit[gram], k)
+        if "ngram-recall" in bugs:  # each reference's n-grams found in the hypothesis, over the reference's own
+            matches.append(sum(min(k, counts[gram]) for ref in refs for gram, k in ngrams(ref, n).items()))
+            totals.append(sum(max(1, len(ref) - n + 1) for ref in refs))
+            continue
         if "no-clipping" in bugs:
             matches.append(sum(k for gram, k in counts.items() if limit[gram] > 0))
         else:
