@@ -674,6 +674,14 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"hyp_len", "ref_len", "matches", "totals"}),
         end_token_counts,
     ),
+    # after the end token, which gives the same counts wherever no hypothesis is empty (an empty hypothesis tells
+    # them apart: one token there, none here)
+    "empty-reference-one-token": (
+        "an empty reference is split into one empty token (Python's and JavaScript's ''.split(' ') is ['']): its "
+        "length is 1, not 0, and its one n-gram is the empty token; the hypothesis side is guarded",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
+    ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (
             f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "

@@ -481,6 +481,36 @@ def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs,
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
 
 
+def test_an_empty_reference_split_into_one_empty_token_is_named_by_its_counts():
+    """Tokens "a" and "" against an empty reference, BLEU-1. The formulas: r = 0, nothing matches, the score 0. The
+    reference split into one empty token (`''.split(' ')`): r = 1, and the hypothesis's "" matches it: m1 = 1 of 2,
+    c = 2 > r = 1 (BP 1), the score 1/2. An end token for the empty reference gives r = 1 but matches nothing."""
+    req = ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", ""), references=((),)),))
+    stats = {"hyp_len": 2, "ref_len": 1, "matches": [1], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.5, stats), "papineni").name == "empty-reference-one-token"
+    # a hypothesis empty beside it: the reference's one token alone, c = 0 (an end token would make c = 1); "c d"
+    # against the empty reference, matching nothing: c = 2, r = 1 + 1 ("" and "e"), m1 = 0 of 2, the score 0
+    req = request("corpus", [("c d", [""]), ("", ["e"])], weights=(1.0,))
+    stats = {"hyp_len": 2, "ref_len": 2, "matches": [0], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == "empty-reference-one-token"
+
+
+def test_check_names_an_empty_reference_split_into_one_token_as_the_runs_cause(tmp_path):
+    """A fake that splits an empty reference into one empty token (tests/fakes/mutant_empty_reference_split.py):
+    every failing record, and the run, is named by it (not by the end token, whose counts are the same unless a
+    hypothesis is empty too)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_reference_split"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("empty-reference-one-token" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: empty-reference-one-token x{len(failing)}." in (report / "summary.md").read_text()
+
+
 def test_ngram_recall_for_precision_is_named_by_its_counts():
     """"a b a" against "a b" and "b a c", BLEU-2. Precision (the formulas): unigrams a, b, a clipped to the most
     any one reference holds (a once, b once): 2 of 3; bigrams "a b", "b a" both in some reference: 2 of 2. Recall:

@@ -53,6 +53,7 @@ MUTATIONS = {
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
     "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
                     "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
+    "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -89,6 +90,8 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
             hyp = [t.lower() for t in hyp]
         if "hypothesis-lowercased-only" not in bugs:
             refs = [[t.lower() for t in r] for r in refs]
+    if "empty-reference-split" in bugs:
+        refs = [r if r else [""] for r in refs]
     matches, totals = [], []
     for n in range(1, order + 1):
         counts = ngrams(hyp, n)
