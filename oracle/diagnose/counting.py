@@ -19,6 +19,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -99,6 +100,23 @@ def reference_recall_counts(segments: Sequence[Any], n: int, options: Any) -> di
             for order in range(1, n + 1):
                 totals[order - 1] += max(1, len(reference) - order + 1)
     return {"matches": tuple(matches), "totals": tuple(totals)}
+
+
+def normalised_fraction_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Each segment's (matches, total) of each order kept as a normalised fraction, reduced by their gcd (0 of t
+    becoming 0 of 1), and the reduced numerators and denominators summed over the corpus: Python's
+    `Fraction(m, t)` (normalised by default) where `Fraction(m, t, _normalize=False)` was meant. None where no
+    fraction reduces."""
+    matches, totals, reduced = [0] * n, [0] * n, False
+    for segment in segments:
+        counts = bleu.sum_statistics([(segment.hypothesis, segment.references)], max_order=n, options=options)
+        for order in range(n):
+            m, t = int(counts.matches[order]), int(counts.totals[order])
+            divisor = math.gcd(m, t) if t > 0 else 1
+            reduced = reduced or divisor > 1
+            matches[order] += m // divisor
+            totals[order] += t // divisor
+    return {"matches": tuple(matches), "totals": tuple(totals)} if reduced else None
 
 
 def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
@@ -553,6 +571,12 @@ COUNTING_ALTERNATIVES: dict[
         "least 1)",
         frozenset({"matches", "totals"}),
         reference_recall_counts,
+    ),
+    "precision-fractions-normalised": (
+        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
+        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
+        frozenset({"matches", "totals"}),
+        normalised_fraction_counts,
     ),
     "first-reference-only": (
         "only each segment's first reference is used, for clipping and for the reference length",

@@ -511,6 +511,30 @@ def test_check_names_an_empty_reference_split_into_one_token_as_the_runs_cause(t
     assert f"By root cause: empty-reference-one-token x{len(failing)}." in (report / "summary.md").read_text()
 
 
+def test_precision_fractions_normalised_per_segment_are_named_by_their_counts():
+    """"a b" against "a b" and "c d" against "c e", BLEU-2. The formulas sum (3, 1) of (4, 2). Each segment's
+    fraction normalised first: 2/2 and 1/1 become 1/1 and 1/1; 1/2 stays, 0/1 stays (gcd(0, 1) = 1): the sums
+    (1 + 1, 1 + 0) of (1 + 2, 1 + 1) = (2, 1) of (3, 2). c = r = 4, BP 1: the score (2/3 x 1/2)^(1/2)."""
+    req = request("corpus", [("a b", ["a b"]), ("c d", ["c e"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 4, "ref_len": 4, "matches": [2, 1], "totals": [3, 2], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(2 / 3 * 1 / 2), stats), "papineni")
+    assert explanation.name == "precision-fractions-normalised", explanation
+
+
+def test_check_names_precision_fractions_normalised_as_the_runs_cause(tmp_path):
+    """A fake that reduces each segment's (matches, total) before summing (tests/fakes/mutant_fractions_normalised.py):
+    the run and its failing records are named by it."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_fractions_normalised"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("precision-fractions-normalised" in (r.classification.name, *r.classification.fits)
+               for r in failing), {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: precision-fractions-normalised x{len(failing)}." in (report / "summary.md").read_text()
+
+
 def test_ngram_recall_for_precision_is_named_by_its_counts():
     """"a b a" against "a b" and "b a c", BLEU-2. Precision (the formulas): unigrams a, b, a clipped to the most
     any one reference holds (a once, b once): 2 of 3; bigrams "a b", "b a" both in some reference: 2 of 2. Recall:

@@ -54,6 +54,8 @@ MUTATIONS = {
     "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
                     "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
     "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
+    "fractions-normalised": "keeps each segment's (matches, total) of an order as a reduced fraction before summing "
+                            "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -119,6 +121,13 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
     else:
         r = min(lengths, key=lambda x: (abs(x - c), x))
     return c, r, matches, totals
+
+
+def reduced_fractions(matches, totals):
+    """fractions-normalised: each (m, t) divided by gcd(m, t) (0/t is 0/1; an order without n-grams stays 0/0)."""
+    divisors = [math.gcd(m, t) if t else 1 for m, t in zip(matches, totals, strict=True)]
+    reduced_matches = [m // d for m, d in zip(matches, divisors, strict=True)]
+    return reduced_matches, [t // d for t, d in zip(totals, divisors, strict=True)]
 
 
 def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
@@ -238,6 +247,8 @@ def answer(request, bugs, profile, with_stats):
         return out
     lowercase = bool(request.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
+    if "fractions-normalised" in bugs:
+        per_segment = [(c, r, *reduced_fractions(m, t)) for c, r, m, t in per_segment]
     c = sum(x[0] for x in per_segment)
     r = sum(x[1] for x in per_segment)
     matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
