@@ -8,7 +8,7 @@ predicate over the input from a small catalogue of features (`FEATURES`: an empt
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a hypothesis of
 one token, an empty or whitespace-bearing token, a raw text holding a line break or a hyphen before one, several
 segments or references, case folding, the level, the smoothing method, the order; and, `LAST_RESORT`, an order whose
-n-grams none matches: a precision of 0, which another feature's neighbour may take away with its own), named
+no n-gram matches: a precision of 0, which another feature's neighbour may take away with its own), named
 `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
@@ -237,11 +237,11 @@ def _single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
             if s.references else s for s in request.segments))
 
 
-def _unmatched_order(request: ScoreRequest) -> bool:
-    """Whether some order 1..N has hypothesis n-grams of which none matches (its precision m_n / l_n is 0 with
-    l_n > 0), over the corpus (a sentence request's one segment), counted as the default conventions count (case
-    folded where the request folds it; a text request split as its tokenizer splits it). An order without any
-    hypothesis n-gram is not one: "a hypothesis shorter than the order" says that."""
+def _zero_precision(request: ScoreRequest) -> bool:
+    """Whether some order 1..N has no matched n-gram over the corpus (a sentence request's one segment): its
+    precision is 0, none of its n-grams matching or none there (0 of 0, read as 0 as the papineni profile reads it,
+    and as `m / max(1, l)` gives), counted as the default conventions count (case folded where the request folds
+    it; a text request split as its tokenizer splits it)."""
     try:
         tokenized = request.tokenized()
         statistics = bleu.corpus_statistics(
@@ -249,13 +249,14 @@ def _unmatched_order(request: ScoreRequest) -> bool:
             max_order=len(request.weights), options=Options().with_changes(lowercase=request.lowercase))
     except (BleuOracleError, ValueError):
         return False
-    return any(total > 0 and not matched for matched, total in zip(statistics.matches, statistics.totals,
-                                                                   strict=False))
+    return not all(statistics.matches[:len(request.weights)])
 
 
 def _hypotheses_as_references(request: ScoreRequest) -> ScoreRequest:
     """Each segment given its own hypothesis as one more reference: every hypothesis n-gram then matches, and every
-    reference the input had is kept (an order unmatched because the references are short stays short of them)."""
+    reference the input had is kept (an order unmatched because the references are short stays short of them). An
+    order without hypothesis n-grams keeps its precision of 0: only a longer hypothesis takes that away, and that
+    is the neighbour of "a hypothesis shorter than the order"."""
     return _with_segments(request, (
         Segment(hypothesis=s.hypothesis, references=(*s.references, s.hypothesis)) if _length(s.hypothesis) else s
         for s in request.segments))
@@ -343,8 +344,8 @@ FEATURES: tuple[Feature, ...] = (
 LAST_RESORT: tuple[Feature, ...] = (
     # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
     # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
-    Feature("precision-zero", "an order's precision is 0 (it has hypothesis n-grams and none matches)",
-            "precision-zero", _unmatched_order, _one(_hypotheses_as_references)),
+    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
+            "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
 )
 BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
 #: A derived feature: a hypothesis and a reference both empty, each needed, are one segment's emptiness.
