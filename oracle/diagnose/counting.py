@@ -565,19 +565,6 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"totals"}),
         _layer("totals", empty_reference_totals),
     ),
-    "recall-instead-of-precision": (
-        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
-        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
-        "least 1)",
-        frozenset({"matches", "totals"}),
-        reference_recall_counts,
-    ),
-    "precision-fractions-normalised": (
-        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
-        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
-        frozenset({"matches", "totals"}),
-        normalised_fraction_counts,
-    ),
     "first-reference-only": (
         "only each segment's first reference is used, for clipping and for the reference length",
         frozenset({"matches", "ref_len"}),
@@ -724,6 +711,22 @@ COUNTING_ALTERNATIVES: dict[
         )
         for length in TRUNCATION_LENGTHS
     },
+    # last, the variants of the counting stage that any corpus may fit by its numbers alone (a perfect segment's
+    # m/t reduces to 1/1, which a fake keying n-grams by spaces also gives): a mechanism gated by a feature of the
+    # input (a space in a token, an empty text) names such a record first, these among its fits
+    "recall-instead-of-precision": (
+        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
+        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
+        "least 1)",
+        frozenset({"matches", "totals"}),
+        reference_recall_counts,
+    ),
+    "precision-fractions-normalised": (
+        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
+        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
+        frozenset({"matches", "totals"}),
+        normalised_fraction_counts,
+    ),
 }
 
 
