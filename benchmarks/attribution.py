@@ -186,7 +186,9 @@ SAME_MECHANISM = {
     # its own way and names how the order is left unmatched: an empty reference, or one shorter than the order)
     "error-when-smoothing-chen-cherry-4-and-hypothesis-one-token": (
         "error-when-hypothesis-one-token-and-reference-empty-and-smoothing-chen-cherry-4",
-        "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4"),
+        "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4",
+        # added with the precision-zero feature (heldout-mechanisms), before a run: the unmatched order by its name
+        "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"),
     # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader,
     # and no count tells them apart: on one side only, the token matches nothing and adds one n-gram to every order
     # wherever it stands); padding-counted vs padding-counted-to-a-common-length (no end symbol: another mechanism)

@@ -475,11 +475,117 @@ def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
     # sacrebleu PR #132's filter: the empty hypothesis's segment goes, with its 3-token reference
     ([("", ["c d e"]), ("a b", ["a b"])], (1.0,),
      {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "empty-hypotheses-dropped"),
+    # a wrapper's `if not prediction or not reference: continue`: "c d" against an empty reference goes too (its 2
+    # hypothesis tokens, matching nothing, with it), and so does the empty hypothesis's segment: "a b" alone, 2 of 2
+    # (dropping only the empty hypothesis leaves c = 4, m = 2 of 4)
+    ([("", ["c d e"]), ("c d", [""]), ("a b", ["a b"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "segments-with-empty-text-dropped"),
 ])
 def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs, weights, stats, name):
-    """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
+    """Hand-derived counts of four mechanisms; each answer is the formulas' score of those counts: 1."""
     req = request("corpus", pairs, weights=weights)
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
+
+
+def test_an_empty_reference_split_into_one_empty_token_is_named_by_its_counts():
+    """Tokens "a" and "" against an empty reference, BLEU-1. The formulas: r = 0, nothing matches, the score 0. The
+    reference split into one empty token (`''.split(' ')`): r = 1, and the hypothesis's "" matches it: m1 = 1 of 2,
+    c = 2 > r = 1 (BP 1), the score 1/2. An end token for the empty reference gives r = 1 but matches nothing."""
+    req = ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", ""), references=((),)),))
+    stats = {"hyp_len": 2, "ref_len": 1, "matches": [1], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.5, stats), "papineni").name == "empty-reference-one-token"
+    # a hypothesis empty beside it: the reference's one token alone, c = 0 (an end token would make c = 1); "c d"
+    # against the empty reference, matching nothing: c = 2, r = 1 + 1 ("" and "e"), m1 = 0 of 2, the score 0
+    req = request("corpus", [("c d", [""]), ("", ["e"])], weights=(1.0,))
+    stats = {"hyp_len": 2, "ref_len": 2, "matches": [0], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == "empty-reference-one-token"
+
+
+def test_check_names_an_empty_reference_split_into_one_token_as_the_runs_cause(tmp_path):
+    """A fake that splits an empty reference into one empty token (tests/fakes/mutant_empty_reference_split.py):
+    every failing record, and the run, is named by it (not by the end token, whose counts are the same unless a
+    hypothesis is empty too)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_reference_split"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("empty-reference-one-token" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: empty-reference-one-token x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_precision_fractions_normalised_per_segment_are_named_by_their_counts():
+    """"a b" against "a b" and "c d" against "c e", BLEU-2. The formulas sum (3, 1) of (4, 2). Each segment's
+    fraction normalised first: 2/2 and 1/1 become 1/1 and 1/1; 1/2 stays, 0/1 stays (gcd(0, 1) = 1): the sums
+    (1 + 1, 1 + 0) of (1 + 2, 1 + 1) = (2, 1) of (3, 2). c = r = 4, BP 1: the score (2/3 x 1/2)^(1/2)."""
+    req = request("corpus", [("a b", ["a b"]), ("c d", ["c e"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 4, "ref_len": 4, "matches": [2, 1], "totals": [3, 2], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(2 / 3 * 1 / 2), stats), "papineni")
+    assert explanation.name == "precision-fractions-normalised", explanation
+
+
+def test_check_names_precision_fractions_normalised_as_the_runs_cause(tmp_path):
+    """A fake that reduces each segment's (matches, total) before summing (tests/fakes/mutant_fractions_normalised.py):
+    the run and its failing records are named by it."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_fractions_normalised"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("precision-fractions-normalised" in (r.classification.name, *r.classification.fits)
+               for r in failing), {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: precision-fractions-normalised x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_ngram_recall_for_precision_is_named_by_its_counts():
+    """"a b a" against "a b" and "b a c", BLEU-2. Precision (the formulas): unigrams a, b, a clipped to the most
+    any one reference holds (a once, b once): 2 of 3; bigrams "a b", "b a" both in some reference: 2 of 2. Recall:
+    "a b" has a (min(1, 2) = 1) and b (1): 2, "b a c" has b, a (1 each) and c (0): 2, so 4 of the references'
+    2 + 3 = 5 unigrams; bigrams "a b" (1) and "b a" (1), "a c" (0): 2 of 1 + 2 = 3. c = 3, r = 3 (the closer
+    reference), BP = 1: the score of those counts is (4/5 x 2/3)^(1/2)."""
+    req = request("corpus", [("a b a", ["a b", "b a c"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 3, "ref_len": 3, "matches": [4, 2], "totals": [5, 3], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(4 / 5 * 2 / 3), stats), "papineni")
+    assert explanation.name == "recall-instead-of-precision", explanation
+
+
+def test_check_names_ngram_recall_as_the_runs_cause(tmp_path):
+    """A fake that counts n-gram recall for precision (tests/fakes/mutant_ngram_recall.py): the run is named by it
+    (a record whose recall equals its precision but for a floor may be named by that floor; recall is among its
+    fits)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_ngram_recall"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("recall-instead-of-precision" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: recall-instead-of-precision x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_check_names_segments_with_empty_text_dropped_as_the_runs_cause(tmp_path):
+    """A fake that leaves out a segment whose hypothesis or first reference is empty
+    (tests/fakes/mutant_empty_pairs_dropped.py): records with an empty hypothesis alone fit dropping empty
+    hypotheses as well, those with an empty reference beside a non-empty hypothesis only the pairs' filter, so the
+    run is named by the one that covers every record."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_pairs_dropped"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name
+               and r.outcome == "fail"]
+    assert failing
+    # (a record whose answer is an early 0 is named by what gives 0, the filter among its fits)
+    assert all("segments-with-empty-text-dropped" in (r.classification.name, *r.classification.fits)
+               for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    summary = (report / "summary.md").read_text()
+    assert "By root cause: segments-with-empty-text-dropped x" in summary, summary
 
 
 def _text_request(level, pairs, weights, smoothing=None):
