@@ -128,7 +128,7 @@ def departures(reading: Reading) -> int:
 
 
 @cache
-def _float32_slack() -> Decimal:
+def float32_slack() -> Decimal:
     """The classifier's float32 tolerance as a Decimal. Imported when a number is first searched: the classifier's
     mechanisms cost a third of doctor's imports, and the readings table alone needs none of them."""
     from oracle.diagnose.mechanisms.computations import FLOAT32_REL_TOLERANCE
@@ -143,7 +143,7 @@ def match_class(score: float, number: GivenNumber) -> str | None:
     distance = abs(Decimal(score) - number.value)
     if distance <= number.half_unit + FLOAT64_SLACK * abs(number.value):
         return "digits"
-    if distance <= number.half_unit + _float32_slack() * abs(number.value):
+    if distance <= number.half_unit + float32_slack() * abs(number.value):
         return "float32"
     return None
 
@@ -154,7 +154,7 @@ def single_changes(reading: Reading, *, references: int, sentence_level: bool) -
     generator), case folded only by the folds the streams count (`FOLDS`), the reference length only where a
     segment has several references (with one, every rule is the same); then the smoothing methods, and a mean of
     sentence scores at sentence level."""
-    from oracle.diagnose.mechanisms.conventions import alternatives  # with the search only (see _float32_slack)
+    from oracle.diagnose.mechanisms.conventions import alternatives  # with the search only (see float32_slack)
 
     options = reading.options
 
