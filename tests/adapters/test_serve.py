@@ -485,3 +485,35 @@ def test_plain_answers_are_written_without_the_model(monkeypatch):
         "seq": 3, "score": 0.5,
         "statistics": {"hyp_len": 3, "ref_len": 6, "matches": [3, 2], "totals": [3, 2], "bp": math.exp(-1)}}
     assert protocol_server.score_reply(_Answering(ScoreAnswer(math.nan)), command) == {"seq": 3, "score": "NaN"}
+
+
+def test_sacrebleu_through_serve_answers_what_it_answers_in_process():
+    # the property the serve side's speed must keep: the runner's own examples (seed 0, as `check` draws them
+    # for sacrebleu's capabilities), each through the adapter directly and through `serve`, give the same reply;
+    # the expected reply is the direct answer written by protocol v1's rule (NaN as the string "NaN")
+    pytest.importorskip("sacrebleu")
+    from oracle.adapters.base import call
+    from oracle.adapters.sacrebleu_adapter import SacrebleuImplementation
+    from oracle.harness.generate import example_request
+    from oracle.models.protocol import Capabilities
+
+    def wire(value):
+        return "NaN" if isinstance(value, float) and math.isnan(value) else value
+
+    implementation = SacrebleuImplementation()
+    capabilities = Capabilities.from_json(implementation.capabilities)
+    requests = [example_request(0, index, capabilities, uniform_only=True, seq=index + 1) for index in range(80)]
+    expected = []
+    for request in requests:
+        kind, answer = call(implementation, request)
+        if kind != "score":
+            expected.append({"seq": request.seq, kind: answer})
+            continue
+        reply = {"seq": request.seq, "score": wire(answer.score)}
+        if answer.statistics is not None:
+            reply["statistics"] = {name: wire(value) for name, value in answer.statistics.items()}
+        expected.append(reply)
+    out = io.BytesIO()
+    serve(implementation, io.BytesIO("".join(encode(request) + "\n" for request in requests).encode()), out)
+    assert [decode(line) for line in out.getvalue().splitlines()] == expected
+    assert {"score", "statistics"} <= set().union(*expected)  # statistics were compared, not only scores
