@@ -19,7 +19,7 @@ checkout is fed the same file. Per checkout, in rounds, alternately:
   `encode` and the write). The timers cost about 1 us each, so the stages are measured in that second pass
   only, and the serve side's own cost is the first pass's total less the second pass's library time.
 
-Medians over the rounds; every reply stream is compared with the first checkout's (the library's answers must be
+Medians over the rounds (each round measures every checkout in turn, both ways); every reply stream is compared with the first checkout's (the library's answers must be
 identical). The machine is shared: the load (`os.getloadavg`) is printed, and only same-run ratios compare.
 """
 
@@ -179,13 +179,23 @@ def main() -> None:
         report(requests, handshake, [("this", ROOT)] + [(f"before ({p})", p) for p in args.before], args.rounds)
 
 
+def _medians(measures: list[dict]) -> dict:
+    """One checkout's in-process figures, the median of each over its rounds."""
+    return {"requests": measures[0]["requests"], "replies": measures[0]["replies"],
+            "serve_ms": statistics.median(m["serve_ms"] for m in measures),
+            "stages_ms": {stage: statistics.median(m["stages_ms"][stage] for m in measures) for stage in STAGES},
+            "same_replies": all(m["replies"] == measures[0]["replies"] for m in measures)}
+
+
 def report(requests: Path, handshake: Path, checkouts: list[tuple[str, Path]], rounds: int) -> None:
     load = os.getloadavg()
     process: dict[str, list[float]] = {name: [] for name, _ in checkouts}
+    rounds_inside: dict[str, list[dict]] = {name: [] for name, _ in checkouts}
     for _ in range(rounds):  # alternately, so that the load falls on every checkout alike
         for name, root in checkouts:
             process[name].append(process_cpu(root, requests) - process_cpu(root, handshake))
-    inside = {name: measured(root, requests, rounds) for name, root in checkouts}
+            rounds_inside[name].append(measured(root, requests, 1))
+    inside = {name: _medians(measures) for name, measures in rounds_inside.items()}
     first = inside[checkouts[0][0]]
     print(f"requests: {requests} ({first['requests']} score requests); load average {load[0]:.1f} / "
           f"{load[1]:.1f} before, {os.getloadavg()[0]:.1f} after; medians of {rounds} rounds, ms of CPU per request")
@@ -196,7 +206,7 @@ def report(requests: Path, handshake: Path, checkouts: list[tuple[str, Path]], r
         measure = inside[name]
         stages = measure["stages_ms"]
         own = measure["serve_ms"] - stages["library"]
-        same = "same" if measure["replies"] == first["replies"] else "DIFFER"
+        same = "same" if measure["replies"] == first["replies"] and measure["same_replies"] else "DIFFER"
         print(f"| {name} | {statistics.median(process[name]) / measure['requests'] * 1000:.3f} | "
               f"{measure['serve_ms']:.3f} | {stages['library']:.3f} | {own:.3f} | "
               f"{stages['library'] / measure['serve_ms']:.0%} | "

@@ -149,13 +149,11 @@ def _refuse_constant(name):
 
 
 def _no_duplicates(pairs):
-    out = dict(pairs)
-    if len(out) != len(pairs):  # only then are the keys walked, to name the first one repeated
-        seen = set()
-        for key, _ in pairs:
-            if key in seen:
-                raise ProtocolError(f"field `{key}` appears twice in one object")
-            seen.add(key)
+    out = {}
+    for key, value in pairs:
+        if key in out:
+            raise ProtocolError(f"field `{key}` appears twice in one object")
+        out[key] = value
     return out
 
 
