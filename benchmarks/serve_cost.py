@@ -19,8 +19,9 @@ checkout is fed the same file. Per checkout, in rounds, alternately:
   `encode` and the write). The timers cost about 1 us each, so the stages are measured in that second pass
   only, and the serve side's own cost is the first pass's total less the second pass's library time.
 
-Medians over the rounds (each round measures every checkout in turn, both ways); every reply stream is compared with the first checkout's (the library's answers must be
-identical). The machine is shared: the load (`os.getloadavg`) is printed, and only same-run ratios compare.
+Medians over the rounds (each round measures every checkout in turn, both ways); every reply stream is
+compared with the first checkout's (the library's answers must be identical). The machine is shared: the load
+(`os.getloadavg`) is printed, and only same-run ratios compare.
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ def measure_in_process(requests: Path, rounds: int) -> dict:
     from oracle.adapters.sacrebleu_adapter import SacrebleuImplementation
 
     data = requests.read_bytes()
-    count = sum(1 for line in data.splitlines() if b'"cmd":"score"' in line)
+    count = sum(1 for line in data.splitlines() if line.strip() and json.loads(line).get("cmd") == "score")
     implementation = SacrebleuImplementation()
     plain = (server.serve, server.decode, server.parse_command, server.call, server.score_reply, server.encode,
              implementation._BLEU)
@@ -197,8 +198,9 @@ def report(requests: Path, handshake: Path, checkouts: list[tuple[str, Path]], r
             rounds_inside[name].append(measured(root, requests, 1))
     inside = {name: _medians(measures) for name, measures in rounds_inside.items()}
     first = inside[checkouts[0][0]]
-    print(f"requests: {requests} ({first['requests']} score requests); load average {load[0]:.1f} / "
-          f"{load[1]:.1f} before, {os.getloadavg()[0]:.1f} after; medians of {rounds} rounds, ms of CPU per request")
+    print(f"requests: {requests} ({first['requests']} score requests); load average {load[0]:.1f} (1 min) / "
+          f"{load[1]:.1f} (5 min) at the start, {os.getloadavg()[0]:.1f} (1 min) at the end; medians of {rounds} "
+          "rounds, ms of CPU per score request")
     print("| code | process | in process | library (sacrebleu) | serve's own | library share | "
           + " | ".join(s for s in STAGES if s != "library") + " | replies |")
     print("| --- " * (6 + len(STAGES)) + "|")
