@@ -253,9 +253,12 @@ class SmoothingRow:
     fixed: Mapping[str, float] = field(default_factory=dict)
 
     def matches(self, smoothing: SmoothingSpec) -> bool:
+        if smoothing.method != self.method:
+            return False
+        if not self.fixed:  # most rows: the request's parameters are not read (each request reads a table)
+            return True
         parameters = smoothing.parameters
-        return smoothing.method == self.method and all(
-            float(parameters.get(name, value)) == value for name, value in self.fixed.items())
+        return all(float(parameters.get(name, value)) == value for name, value in self.fixed.items())
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from oracle.diagnose.judge import Contract
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuValueError
-from oracle.models import protocol
+from oracle.models import protocol, wire
 from oracle.models.protocol import (
     Capabilities,
     Handshake,
@@ -362,6 +362,62 @@ def test_decode_rejects_what_is_not_one_json_object(line, message):
         decode(line)
     assert message in str(raised.value)
 
+
+
+def _literal_nesting(line):
+    """The reference: the deepest nesting by walking every character (the code `wire._nesting` replaced), inside
+    a string skipping a backslash's next character and stopping at the closing quote."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='[]{}"\\a\n,', max_size=60))
+def test_the_nesting_of_a_line_is_the_literal_walks(line):
+    # any text, well-formed or not: unclosed strings, a trailing backslash, closers before openers
+    assert wire._nesting(line) == _literal_nesting(line)
+
+
+@pytest.mark.parametrize("line,deepest", [
+    ('{"a": [[1]]}', 3),  # { [ [ : 1, 2, 3
+    ('"[[[" []', 1),  # brackets inside a string do not count; the [ after it: 1
+    ('"\\"" [', 1),  # "\"" is one string holding an escaped quote, closed; then [: 1
+    ('"\\\\" [', 1),  # "\\" holds one escaped backslash and closes at the next quote; then [: 1
+    ('"\\" [', 0),  # the quote after the backslash is escaped: the string never closes, the [ is inside it
+    ('"abc [', 0),  # an unclosed string hides the rest
+    (']][', 0),  # -1, -2, -1: never above the start, 0
+    ("", 0),
+])
+def test_the_nesting_of_lines_worked_by_hand(line, deepest):
+    assert wire._nesting(line) == _literal_nesting(line) == deepest
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abc"), max_size=6))
+def test_a_repeated_field_is_named_and_distinct_fields_pass(keys):
+    line = "{" + ",".join(f'"{key}": {n}' for n, key in enumerate(keys)) + "}"
+    repeated = next((key for n, key in enumerate(keys) if key in keys[:n]), None)
+    if repeated is None:
+        assert decode(line) == {key: n for n, key in enumerate(keys)}
+    else:
+        with pytest.raises(ProtocolError, match=f"field `{repeated}` appears twice"):
+            decode(line)
 
 def test_decode_accepts_text_and_utf8_bytes():
     assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
