@@ -94,6 +94,15 @@ def same_answer(one: Answered, other: Answered, contract: Contract) -> bool:
     return _same_statistics(one.statistics, other.statistics, contract)
 
 
+def _answer_key(reply: Answered) -> tuple[str, int | None]:
+    """What two replies that are the same answer (`same_answer`) have equal, read without arithmetic: the kind,
+    and a score's c (hyp_len; None without statistics). A scan of the history compares this first."""
+    if reply.kind != "score":
+        return reply.kind, None
+    statistics = reply.statistics
+    return "score", None if statistics is None else statistics.hyp_len
+
+
 def _same_statistics(one: Any, other: Any, contract: Contract) -> bool:
     if one is None or other is None:
         return one is None and other is None
@@ -178,8 +187,10 @@ def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exch
     only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
     hypotheses is never taken."""
     candidates = []
+    key = _answer_key(reply)
     for back, exchange in enumerate(reversed(earlier), start=1):
-        if not same_answer(exchange.reply, reply, contract):
+        # (the key is cheap and equal for every same answer: most earlier requests are told apart by it alone)
+        if _answer_key(exchange.reply) != key or not same_answer(exchange.reply, reply, contract):
             continue
         parts = differing_parts(request, exchange.request)
         if parts and "hypotheses" not in parts:
