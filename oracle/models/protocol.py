@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union
 
@@ -139,11 +139,13 @@ class Message(BaseModel):
                 raise ProtocolError(f"`cmd` is required in a {cls.CMD!r} command")
             if obj["cmd"] != cls.CMD:
                 raise ProtocolError(f"`cmd` must be {show(cls.CMD)} (got {show(obj['cmd'])})")
-        if isinstance(obj, dict) and set(obj) <= set(cls.model_fields):  # unknown fields are named first
-            for name, field in cls.model_fields.items():
-                if name not in obj and (field.is_required() or name in cls.WIRE_REQUIRED):
-                    where = f"a {cls.CMD!r} command" if cls.CMD else f"a {cls.__name__}"
-                    raise ProtocolError(f"`{name}` is required in {where}")
+        if isinstance(obj, dict):
+            fields, required = _wire_fields(cls)
+            if obj.keys() <= fields:  # unknown fields are named first
+                for name in required:
+                    if name not in obj:
+                        where = f"a {cls.CMD!r} command" if cls.CMD else f"a {cls.__name__}"
+                        raise ProtocolError(f"`{name}` is required in {where}")
         try:
             return cls.model_validate(obj, context=WIRE)
         except ValidationError as exc:
@@ -156,6 +158,15 @@ class Message(BaseModel):
     @classmethod
     def json_schema(cls):
         return cls.model_json_schema()
+
+
+@cache
+def _wire_fields(model: type[Message]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A message's fields, and those the wire must carry in their order (required, or in WIRE_REQUIRED): read
+    once per class, not on every line."""
+    required = tuple(name for name, field in model.model_fields.items()
+                     if field.is_required() or name in model.WIRE_REQUIRED)
+    return frozenset(model.model_fields), required
 
 
 # -- The messages ---------------------------------------------------------------

@@ -363,6 +363,21 @@ def test_decode_rejects_what_is_not_one_json_object(line, message):
     assert message in str(raised.value)
 
 
+@pytest.mark.parametrize("number", ["1" * 1001, "-" + "1" * 1000, "0." + "1" * 999, "1e" + "0" * 999],
+                         ids=["int", "negative", "fraction", "exponent"])
+def test_decode_refuses_a_number_of_one_character_more_than_1000(number):
+    # MAX_NUMBER_TEXT is 1000 (oracle.formulas.bounds): each of these is 1001 characters long, the shortest
+    # refused; a line without such a run is read without the bounded readers, so the boundary is where it is
+    with pytest.raises(ProtocolError, match="1001 .*more than the 1000"):
+        decode('{"seq": 1, "score": ' + number + "}")
+
+
+def test_decode_reads_numbers_of_1000_characters_and_long_runs_in_strings():
+    assert decode('{"n": ' + "1" * 1000 + "}") == {"n": int("1" * 1000)}
+    assert decode('{"x": -' + "1" * 999 + "}") == {"x": -int("1" * 999)}
+    assert decode('{"t": "' + "9" * 5000 + '", "n": 2.5}') == {"t": "9" * 5000, "n": 2.5}
+
+
 def test_decode_accepts_text_and_utf8_bytes():
     assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
     assert decode('{"t": "Straße"}'.encode()) == {"t": "Straße"}
