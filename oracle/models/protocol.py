@@ -84,16 +84,30 @@ def _finite(value, *, nan):
     return value if isinstance(value, int) else number
 
 
+def _finite_number(value):
+    """`_finite` without NaN; a finite float (most numbers on the wire) returned at once."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    return _finite(value, nan=False)
+
+
+def _finite_or_nan(value):
+    """`_finite` with "NaN"; a finite float (most numbers on the wire) returned at once."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    return _finite(value, nan=True)
+
+
 def _nan_to_string(value):
     return "NaN" if isinstance(value, float) and math.isnan(value) else value
 
 
 #: A finite JSON number (an int stays an int).
-Number = Annotated[int | float, BeforeValidator(lambda v: _finite(v, nan=False)), WithJsonSchema({"type": "number"})]
+Number = Annotated[int | float, BeforeValidator(_finite_number), WithJsonSchema({"type": "number"})]
 #: A finite JSON number or the string "NaN" (read as float NaN, written back as "NaN").
 NumberOrNaN = Annotated[
     float,
-    BeforeValidator(lambda v: _finite(v, nan=True)),
+    BeforeValidator(_finite_or_nan),
     PlainSerializer(_nan_to_string),
     WithJsonSchema({"oneOf": [{"type": "number"}, {"const": "NaN"}]}),
 ]
@@ -619,6 +633,9 @@ class ScoreRequest(Message):
             raise sentence(f"`segments` must hold exactly one segment at sentence level (got {len(self.segments)})")
         text = self.tokenize is not None
         for i, segment in enumerate(self.segments):
+            if isinstance(segment.hypothesis, str) is text and all(
+                    isinstance(reference, str) is text for reference in segment.references):
+                continue  # (the common case; otherwise the first value of the wrong kind is named)
             for where, value in (
                 ("hypothesis", segment.hypothesis),
                 *((f"references[{k}]", r) for k, r in enumerate(segment.references)),
