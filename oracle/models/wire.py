@@ -282,7 +282,8 @@ def decode(line):
     # own int and float (in C) read each one as the bounded readers would
     decoder = _BOUNDED_DECODER if _LONG_NUMBER_RUN.search(line) else _DECODER
     try:
-        obj = decoder.decode(line)
+        # (json.loads refuses a line that starts with a BOM before parsing; a decoder's own decode does not look)
+        obj = json.loads(line) if line.startswith("\ufeff") else decoder.decode(line)
     except ProtocolError:
         raise
     except json.JSONDecodeError as exc:

@@ -356,6 +356,8 @@ def test_parse_command_rejects_unknown_commands(obj, message):
     ('{"seq": 1, "seq": 2}', "field `seq` appears twice in one object"),
     (b'{"cmd": "\xff"}', "a protocol line must be UTF-8"),
     ('{"cmd": "stop"', "a protocol line must be one JSON object"),
+    # json.loads' own words for a UTF-8 BOM at the start (a JSONDecoder's decode alone says "Expecting value")
+    (b'\xef\xbb\xbf{"cmd": "stop"}', "must be one JSON object: Unexpected UTF-8 BOM (decode using utf-8-sig)"),
 ])
 def test_decode_rejects_what_is_not_one_json_object(line, message):
     with pytest.raises(ProtocolError) as raised:
