@@ -380,6 +380,40 @@ def test_decode_reads_numbers_of_1000_characters_and_long_runs_in_strings():
     assert decode('{"t": "' + "9" * 5000 + '", "n": 2.5}') == {"t": "9" * 5000, "n": 2.5}
 
 
+def _decoded_with_every_hook(line):
+    """What `decode` gave when every line went through json.loads with the strict hooks (the code before the
+    decoder built once): the value, the message of a refusal the hooks make, or "refused" for any other."""
+    from oracle.models import wire
+
+    if line.count("[") + line.count("{") > wire.MAX_NESTING and wire._nesting(line) > wire.MAX_NESTING:
+        return "refused"
+    try:
+        value = json.loads(line, parse_constant=wire._refuse_constant, object_pairs_hook=wire._no_duplicates,
+                           parse_int=wire._bounded_int, parse_float=wire._bounded_float)
+        wire.refuse_lone_surrogates(value)
+    except ProtocolError as exc:
+        return str(exc)
+    except (ValueError, RecursionError):
+        return "refused"
+    return value if isinstance(value, dict) else "refused"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.text(alphabet='{}[]":,0123456789.eE+- aNIfinty\\u\ufeff', max_size=40),
+    st.builds(lambda digits, negative: '{"a": 1, "n": ' + ("-" if negative else "") + "1" * digits + "}",
+              st.integers(995, 1005), st.booleans())))
+def test_decode_decides_as_the_hooks_on_every_line(line):
+    # the hooks' own refusals (NaN, Infinity, a key twice, a number longer than 1000 characters) keep their
+    # messages; other refusals are compared as refusals (their messages name the column json gives)
+    expected = _decoded_with_every_hook(line)
+    try:
+        got = decode(line)
+    except ProtocolError as exc:
+        got = str(exc) if str(exc) == expected else "refused"
+    assert got == expected
+
+
 def test_decode_accepts_text_and_utf8_bytes():
     assert decode('{"cmd": "stop"}\n') == {"cmd": "stop"}
     assert decode('{"t": "Straße"}'.encode()) == {"t": "Straße"}
