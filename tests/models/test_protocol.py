@@ -262,6 +262,8 @@ def _segment(hypothesis, references=(("a",),)):
         ),
         (ScoreRequest, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),
         (ScoreRequest, score_json(weights=[0.5, "0.5"]), '`weights[1]` must be a number (got "0.5")'),
+        # (a float the JSON reader made infinite: 1e400 overflows; a finite float is passed at once, this one is not)
+        (ScoreRequest, score_json(weights=[0.5, 1e400]), "`weights[1]` must be a finite number (got inf)"),
         (ScoreRequest, score_json(weights=0.25), "`weights` must be an array (got 0.25)"),
         (
             ScoreRequest,
