@@ -251,6 +251,16 @@ def json_value(text: str | bytes) -> Any:
         raise
 
 
+#: The strict readers of a protocol line, built once: NaN/Infinity, duplicate keys (and, in the bounded one, numbers
+#: longer than MAX_NUMBER_TEXT characters) refused.
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+_BOUNDED_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates,
+                                    parse_int=_bounded_int, parse_float=_bounded_float)
+#: A run of the characters a JSON number is written with, longer than a number may be (in a string too: then the
+#: bounded reader reads the line, which costs a Python call per number, and decides).
+_LONG_NUMBER_RUN = re.compile(f"[-+.0-9eE]{{{MAX_NUMBER_TEXT + 1}}}")
+
+
 def decode(line):
     """Parse one protocol line (str or UTF-8 bytes) into a dict; ProtocolError if it is not
     one JSON object (NaN/Infinity literals, duplicate keys, nesting deeper than MAX_NESTING, a number
@@ -264,9 +274,12 @@ def decode(line):
         raise ProtocolError(f"a protocol line must be text (got {type(line).__name__})")
     if line.count("[") + line.count("{") > MAX_NESTING and _nesting(line) > MAX_NESTING:  # counting is cheap
         raise ProtocolError(f"a protocol line nests deeper than {MAX_NESTING} levels")
+    # a line without a run of number characters longer than a number may be holds no number to bound: json's
+    # own int and float (in C) read each one as the bounded readers would
+    decoder = _BOUNDED_DECODER if _LONG_NUMBER_RUN.search(line) else _DECODER
     try:
-        obj = json.loads(line, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates,
-                         parse_int=_bounded_int, parse_float=_bounded_float)
+        # (json.loads refuses a line that starts with a BOM before parsing; a decoder's own decode does not look)
+        obj = json.loads(line) if line.startswith("\ufeff") else decoder.decode(line)
     except ProtocolError:
         raise
     except json.JSONDecodeError as exc:

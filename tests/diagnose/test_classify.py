@@ -35,7 +35,9 @@ from oracle.diagnose.counting import (
     nul_padded_array_counts,
     strict_clip_matches,
 )
+from oracle.diagnose.judge import judge
 from oracle.formulas.profiles import get_profile
+from oracle.models.outcomes import ZERO_LAYER, Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
 
@@ -205,6 +207,22 @@ def test_within_contract():
     assert not within_contract(1e-13, 0.0)  # the zero rule: a tiny number for an exact 0, whatever the tolerance
     assert not within_contract(0.0, 1e-20) and within_contract(0.0, 0.0)
     assert within_contract(math.nan, math.nan) and not within_contract(0.0, math.nan)
+
+
+def test_the_judge_fails_a_zero_for_an_exact_normal_score_and_passes_it_for_a_subnormal_one():
+    """The zero rule (`oracle.diagnose.judge`): 0 where the exact score is a normal float is a fail whatever the
+    tolerance (each score here is within the absolute 1e-12 of 0); the smallest normal float is 2**-1022, about
+    2.2250738585e-308, so an exact 2.3e-308 is normal and an exact 2.2e-308 or 1e-310 is not."""
+
+    class Zero:
+        kind, message, score, statistics = "score", "", 0.0, None
+
+    for exact in ("1E-300", "2.3E-308"):
+        normal = judge(Expected(score=float(exact), score_exact=exact), Zero())
+        assert normal.outcome == Outcome.FAIL and normal.layer == ZERO_LAYER, (exact, normal)
+        assert f"got 0 where the exact value is {float(exact)!r}" in normal.message
+    for exact in ("2.2E-308", "1E-310"):
+        assert judge(Expected(score=float(exact), score_exact=exact), Zero()).outcome == Outcome.PASS, exact
 
 
 def test_computation_names_are_unique_and_documented():

@@ -126,6 +126,20 @@ def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named()
     assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
 
 
+def test_an_earlier_answer_within_the_tolerance_is_found_past_answers_of_another_kind_or_length() -> None:
+    """R1's right answer is 0.5 (1 of its 2 unigrams matches); the reply to R2 (whose right answer is 1.0) is 0.5
+    times (1 + 1e-12): within the judge's default relative tolerance (1e-9) of it, the same answer. More recent
+    than R1's: an error, and a 0.5 with another c (hyp_len 3), neither the same answer. With and without counts."""
+    near = 0.5 * (1 + 1e-12)
+    other_c = Answer(0.5, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+    noise = [(R3, Answer(None, None, kind="error", message="boom")), (R3, other_c)]
+    named = stale(R2, answer(near, 1), [(R1, HALF), *noise])
+    assert named is not None and dict(named.change) == {"earlier request": 3, "differs in": "lowercase"}
+    named = stale(R2, Answer(near, None), [(R1, Answer(0.5, None)), *noise])
+    assert named is not None and dict(named.change) == {"earlier request": 3, "differs in": "lowercase"}
+    assert stale(R2, Answer(near, None), [(R1, HALF), *noise]) is None  # counts on one side only
+
+
 def test_an_explained_answer_is_matched_only_within_its_own_case_or_example() -> None:
     """R1's answer to R2 is also what ignoring `lowercase` gives: a mechanism of R2 alone. Then an earlier answer
     counts only from the request's own unit of work (its example, companions and shrinks), which no --shard or
