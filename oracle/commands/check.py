@@ -12,10 +12,9 @@ from oracle.escaping import shown
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
-from oracle.harness.generate import SERIES_EVERY, example_id
+from oracle.harness.generate import DEFAULT_SERIES_LENGTH, SERIES_EVERY, example_id
 from oracle.harness.requests import request_from_json
 from oracle.harness.searchcache import open_root
-from oracle.harness.series import DEFAULT_SERIES_LENGTH
 from oracle.harness.session import (
     DEFAULT_EXAMPLES,
     REPLAY_REPORT,

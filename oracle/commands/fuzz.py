@@ -150,8 +150,8 @@ def run(args: argparse.Namespace) -> int:
     report = ReportDirectory.prepare(report_dir, force=args.report_force)  # see check: nothing else touched
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit)) as derived, stopped_by_signals():
-        # fuzz has no --series-length or --time-budget: its header has never recorded the defaults it runs with
-        recorded = settings.run_settings("fuzz", argv, series_length=None, write_cases=args.write_cases)
+        # the series length too (fuzz has no --series-length, but its series run with the default length)
+        recorded = settings.run_settings("fuzz", argv, write_cases=args.write_cases)
         code, session = run_session(settings, argv, recorded=recorded,
                                     tracker=tracker, total=_share(args), work=lambda s: s.run_examples(),
                                     report_dir=report.staging, require_judged=not args.allow_empty and not part)

@@ -21,7 +21,9 @@ Each machine runs its shard: `bleu-oracle check ... --shard K/N --report shard-K
 every other option the same. `merge shard-1 ... shard-N` then writes what one unsharded run writes:
 results.jsonl with the same records in the same order (cases one from each shard in turn, as
 `--shard` dealt them; then random examples by index), summary.md and junit.xml derived from it, and
-the same exit code. Only durations, timestamps and the protocol's seq numbers differ.
+the same exit code. Only durations, timestamps and the protocol's seq numbers differ. It prints what
+the unsharded run prints when it is over, read from the merged report (the deviations grouped by root
+cause with their inputs and reproductions, the root causes, stale baseline entries; -v: all of them).
 
 The gate is merge's: every record is gated again by --baseline (default: none), stale entries are
 found over the whole run, and a run that judged nothing at all is an error (exit 2) unless
@@ -61,6 +63,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--allow-empty", action="store_true",
                         help="accept a run that judged nothing in any shard (by default an error, exit 2)")
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print every deviation and every input whole, as `check -v` (or `fuzz -v`) does")
     parser.set_defaults(handler=run)
 
 
@@ -105,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
                   report=report_dir, input_directories=args.directories)
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
     # summary.md and junit.xml derived from the merged stream alone; then the report published
-    with publishing(report, junit=report.staged_path(args.junit), badge_file=report.staged_path(args.badge)), \
-            stopped_by_signals():
+    with publishing(report, junit=report.staged_path(args.junit),
+                    badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
         merged = merge_streams(shards, report.staging / RESULTS_FILE, baseline=baseline,
                                baseline_name=args.baseline, report=str(report_dir), allow_empty=args.allow_empty)
         copy_replays(shards, report.staging)
@@ -115,19 +119,19 @@ def run(args: argparse.Namespace) -> int:
     if merged.footer.error:
         raise BleuValueError(merged.footer.error)
     if not args.quiet:
-        _print_outcome(merged.footer, len(shards), report_dir, junit)
+        _print_outcome(derived, shards[0].header.settings.verb, len(shards), report_dir, junit,
+                       verbose=args.verbose)
     return merged.code
 
 
-def _print_outcome(footer, shards: int, report_dir: Path, junit: Path) -> None:
-    """The whole run's verdict in one line, its stale baseline entries, and where its reports are."""
-    from oracle.harness.events import RESULTS_FILE
+def _print_outcome(derived, verb: str, shards: int, report_dir: Path, junit: Path, *, verbose: bool) -> None:
+    """What the unsharded `check` (or `fuzz`) prints when its run is over, from the merged report as theirs is from
+    their own (`oracle.reports.console`: summary.md's groups, root causes, stale baseline entries), the verdict said
+    by merge."""
+    from oracle.reports.console import print_check, print_fuzz
 
-    for entry in footer.baseline.stale:
-        print(shown(f"STALE baseline entry {entry}: no record with this id in the run"))
-    tally = ", ".join(f"{n} {outcome}" for outcome, n in footer.counts.items() if n)
-    verdict = {0: "conforming", 1: "deviations found"}.get(footer.exit_code, f"exit {footer.exit_code}")
-    known = footer.baseline.known
-    print(f"bleu-oracle merge: {shards} shard(s): {verdict}: {tally or 'nothing run'}"
-          + (f" ({known} known deviations from the baseline)" if known else ""))
-    print(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}"))
+    said_by = f"bleu-oracle merge: {shards} shard(s)"
+    if verb == "fuzz":  # (a sharded fuzz writes no cases: `--write-cases` with `--shard` is refused)
+        print_fuzz(sys.stdout, derived, [], report_dir=report_dir, verbose=verbose, said_by=said_by)
+    else:
+        print_check(sys.stdout, derived, report_dir=report_dir, junit=junit, verbose=verbose, said_by=said_by)

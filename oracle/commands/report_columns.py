@@ -33,7 +33,7 @@ from oracle.harness.inprocess import transport_for
 from oracle.harness.session import Session, SessionSettings, run_session
 from oracle.harness.stages import Attribution, Item
 from oracle.models.outcomes import Expected, Outcome
-from oracle.models.results import RunSettings
+from oracle.models.results import CorpusSummary, RunSettings
 from oracle.reports.site.collect import (
     REAL_DATA_SUBDIR,
     Column,
@@ -203,12 +203,8 @@ def score_real_data(
     spent, skipped = 0.0, None
     first_system = real.items[0][1]
     for identifier, system, references, request in real.items:
-        summary = {
-            "corpus": identifier.split("/")[0],
-            "system": system,
-            "references": references,
-            "segments": len(request.segments),
-        }
+        summary = CorpusSummary(corpus=identifier.split("/")[0], system=system, references=tuple(references),
+                                segments=len(request.segments))
         if skipped:
             session.evaluate(Item(identifier, REAL_DATA, request, invalid=skipped, summary=summary))
             continue

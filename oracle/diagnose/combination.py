@@ -392,6 +392,13 @@ def length_ratio_as_brevity_penalty(ctx, result):
     return _penalised(result, lambda c, r: c / r)
 
 
+@score_variant
+def brevity_penalty_applied_twice(ctx, result):
+    """BP x BP x the geometric mean where c < r: the brevity penalty applied twice (a score already penalised is
+    multiplied by BP again where it is returned: a factor repeated, BP squared)."""
+    return _penalised(result, lambda c, r: math.exp(1 - r / c) ** 2)
+
+
 #: The brevity penalties above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP equal to
 #: one of them names the variant even where the score cannot (`computations.BREVITY_PENALTY_ALTERNATIVES`).
 BREVITY_PENALTY_VARIANTS = {
@@ -399,6 +406,7 @@ BREVITY_PENALTY_VARIANTS = {
     "brevity-penalty-exp-left-out": lambda c, r: 1 - r / c if c < r else 1.0,
     "length-ratio-as-brevity-penalty": lambda c, r: c / r if c < r else 1.0,
     "length-ratio-floored": lambda c, r: math.exp(1 - r // c) if c < r else 1.0,
+    "brevity-penalty-applied-twice": lambda c, r: math.exp(1 - r / c) ** 2 if c < r else 1.0,
 }
 
 
@@ -437,6 +445,7 @@ COMBINATION_VARIANTS = (
     ("brevity-penalty-exponent-negated", brevity_penalty_exponent_negated),
     ("brevity-penalty-exp-left-out", brevity_penalty_exp_left_out),
     ("length-ratio-as-brevity-penalty", length_ratio_as_brevity_penalty),
+    ("brevity-penalty-applied-twice", brevity_penalty_applied_twice),
     ("percent-scale-printed-2-decimals", percent_scale_printed_2_decimals),
 )
 

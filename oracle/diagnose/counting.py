@@ -19,6 +19,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -60,6 +61,16 @@ def _folded(tokens: Sequence[str], fold: Callable[[str], str] | None) -> tuple[s
     return tuple(tokens) if fold is None else tuple(map(fold, tokens))
 
 
+def _reference_maxima(references: Sequence[Sequence[str]], counted: Callable[[Sequence[str]], Counter]) -> Counter:
+    """Each key's largest count in any one of `references` (`counted`: how one reference's keys are counted): the
+    clipping limit of the modified precision, section 2.1 of the paper, whatever the variant keys by."""
+    limit: Counter = Counter()
+    for reference in references:
+        for key, k in counted(reference).items():
+            limit[key] = max(limit[key], k)
+    return limit
+
+
 def unclipped_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
     """Per order, every hypothesis n-gram that occurs in some reference, however often (no clipping)."""
     matches = [0] * n
@@ -82,6 +93,40 @@ def reference_sum_matches(segments: Sequence[Any], n: int, *, fold: Callable[[st
         for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
             matches[len(gram) - 1] += min(k, limit[gram])
     return tuple(matches)
+
+
+def reference_recall_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any]:
+    """Recall in place of precision, per order: each reference's n-grams matched against the hypothesis (min of the
+    two counts per reference n-gram), summed over the references, over the references' own n-gram counts, each
+    floored at 1 as the precision's denominator it was written from (`max(1, ...)`, nltk's `modified_precision`
+    turned round: codebleu's `weighted_ngram_match.modified_recall`)."""
+    fold = fold_of(options)
+    matches, totals = [0] * n, [0] * n
+    for segment in segments:
+        hypothesis = _count(_folded(segment.hypothesis, fold), n)
+        for reference in segment.references:
+            for gram, k in _count(_folded(reference, fold), n).items():
+                matches[len(gram) - 1] += min(k, hypothesis[gram])
+            for order in range(1, n + 1):
+                totals[order - 1] += max(1, len(reference) - order + 1)
+    return {"matches": tuple(matches), "totals": tuple(totals)}
+
+
+def normalised_fraction_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Each segment's (matches, total) of each order kept as a normalised fraction, reduced by their gcd (0 of t
+    becoming 0 of 1), and the reduced numerators and denominators summed over the corpus: Python's
+    `Fraction(m, t)` (normalised by default) where `Fraction(m, t, _normalize=False)` was meant. None where no
+    fraction reduces."""
+    matches, totals, reduced = [0] * n, [0] * n, False
+    for segment in segments:
+        counts = bleu.sum_statistics([(segment.hypothesis, segment.references)], max_order=n, options=options)
+        for order in range(n):
+            m, t = int(counts.matches[order]), int(counts.totals[order])
+            divisor = math.gcd(m, t) if t > 0 else 1
+            reduced = reduced or divisor > 1
+            matches[order] += m // divisor
+            totals[order] += t // divisor
+    return {"matches": tuple(matches), "totals": tuple(totals)} if reduced else None
 
 
 def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
@@ -113,10 +158,7 @@ def strict_clip_matches(segments: Sequence[Any], n: int, *, fold: Callable[[str]
     m - 1, not m."""
     matches = [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for gram, k in _count(_folded(reference, fold), n).items():
-                limit[gram] = max(limit[gram], k)
+        limit = _reference_maxima(segment.references, lambda reference: _count(_folded(reference, fold), n))
         for gram, k in _count(_folded(segment.hypothesis, fold), n).items():
             m = limit[gram]
             matches[len(gram) - 1] += k if k < m else max(m - 1, 0)
@@ -138,10 +180,8 @@ def joined_key_matches(separator: str) -> Callable[..., tuple[int, ...]]:
     def matches_of(segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None) -> tuple[int, ...]:
         matches = [0] * n
         for segment in segments:
-            limit: Counter = Counter()
-            for reference in segment.references:
-                for key, k in _joined_counts(_folded(reference, fold), n, separator).items():
-                    limit[key] = max(limit[key], k)
+            limit = _reference_maxima(segment.references,
+                                      lambda reference: _joined_counts(_folded(reference, fold), n, separator))
             for key, k in _joined_counts(_folded(segment.hypothesis, fold), n, separator).items():
                 matches[key[0] - 1] += min(k, limit[key])
         return tuple(matches)
@@ -166,10 +206,7 @@ def order_read_from_spaces(segments: Sequence[Any], n: int, options: Any) -> dic
     fold = fold_of(options)
     matches, totals = [0] * n, [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for key, k in _one_map(_folded(reference, fold), n).items():
-                limit[key] = max(limit[key], k)
+        limit = _reference_maxima(segment.references, lambda reference: _one_map(_folded(reference, fold), n))
         for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
             order = key.count(" ") + 1
             if order <= n:
@@ -191,10 +228,7 @@ def matches_moved_by_spaces(
         return None
     matches = [0] * n
     for segment in segments:
-        limit: Counter = Counter()
-        for reference in segment.references:
-            for key, k in _one_map(_folded(reference, fold), n).items():
-                limit[key] = max(limit[key], k)
+        limit = _reference_maxima(segment.references, lambda reference: _one_map(_folded(reference, fold), n))
         for key, k in _one_map(_folded(segment.hypothesis, fold), n).items():
             clipped = min(k, limit[key])
             if not clipped:
@@ -358,10 +392,7 @@ def object_member_unigrams_unmatched(segments: Sequence[Any], n: int, *,
                                    [_count(_folded(r, fold), n) for r in segment.references], n)
         lost = 0
         if n:
-            limit: Counter = Counter()
-            for reference in segment.references:
-                for token, k in Counter(_folded(reference, fold)).items():
-                    limit[token] = max(limit[token], k)
+            limit = _reference_maxima(segment.references, lambda reference: Counter(_folded(reference, fold)))
             hypothesis_counts = Counter(_folded(segment.hypothesis, fold))
             lost = sum(min(k, limit[t]) for t, k in hypothesis_counts.items() if t in OBJECT_MEMBER_NAMES)
         found = found or lost > 0
@@ -576,6 +607,16 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"hyp_len", "ref_len", "matches", "totals"}),
         counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
     ),
+    # after empty-hypotheses-dropped, the narrower claim: where no first reference is empty both give the same
+    # counts and a record is named by that one (this among its fits); a run's records with an empty reference beside
+    # a non-empty hypothesis tell them apart (a run's cause covers every record: `cover.minimal_cover`)
+    "segments-with-empty-text-dropped": (
+        "segments whose hypothesis or (first) reference is empty are left out of the corpus: a wrapper's `if not "
+        "prediction or not reference: continue` over (prediction, reference) pairs",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0
+                                             and (not s.references or len(s.references[0]) > 0)]),
+    ),
     "pad-and-eos-trimmed": (
         "leading <pad> and trailing </s> or <pad> tokens are dropped from every sequence before counting (a "
         "token-id scorer that trims its padding and end-of-sentence symbols, as fairseq's libbleu does)",
@@ -640,6 +681,14 @@ COUNTING_ALTERNATIVES: dict[
         frozenset({"hyp_len", "ref_len", "matches", "totals"}),
         end_token_counts,
     ),
+    # after the end token, which gives the same counts wherever no hypothesis is empty (an empty hypothesis tells
+    # them apart: one token there, none here)
+    "empty-reference-one-token": (
+        "an empty reference is split into one empty token (Python's and JavaScript's ''.split(' ') is ['']): its "
+        "length is 1, not 0, and its one n-gram is the empty token; the hypothesis side is guarded",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
+    ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (
             f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "
@@ -658,6 +707,22 @@ COUNTING_ALTERNATIVES: dict[
         )
         for length in TRUNCATION_LENGTHS
     },
+    # last, the variants of the counting stage that any corpus may fit by its numbers alone (a perfect segment's
+    # m/t reduces to 1/1, which a fake keying n-grams by spaces also gives): a mechanism gated by a feature of the
+    # input (a space in a token, an empty text) names such a record first, these among its fits
+    "recall-instead-of-precision": (
+        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
+        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
+        "least 1)",
+        frozenset({"matches", "totals"}),
+        reference_recall_counts,
+    ),
+    "precision-fractions-normalised": (
+        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
+        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
+        frozenset({"matches", "totals"}),
+        normalised_fraction_counts,
+    ),
 }
 
 

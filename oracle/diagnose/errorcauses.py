@@ -7,13 +7,15 @@ can list one only by its exception's name or by its id, which holds for one seed
 predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a hypothesis of
 one token, an empty or whitespace-bearing token, a raw text holding a line break or a hyphen before one, several
-segments or references, case folding, the level, the smoothing method, the order), named
+segments or references, case folding, the level, the smoothing method, the order; and, `LAST_RESORT`, an order whose
+no n-gram matches: a precision of 0, which another feature's neighbour may take away with its own), named
 `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
 every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
-raised to the smallest other one, the smoothing method `none`) is asked of the implementation (`ask`). A feature
+raised to the smallest other one, each hypothesis given as one more reference of its own, the smoothing method
+`none`) is asked of the implementation (`ask`). A feature
 whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
 The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
 or lowered by one (`order-above-<k>`). Of the features of one family (a hypothesis empty, or shorter than the
@@ -34,6 +36,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from oracle.formulas import bleu
+from oracle.formulas.conventions import Options
+from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec
 
 #: Every error cause's name starts so.
@@ -232,6 +237,31 @@ def _single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
             if s.references else s for s in request.segments))
 
 
+def _zero_precision(request: ScoreRequest) -> bool:
+    """Whether some order 1..N has no matched n-gram over the corpus (a sentence request's one segment): its
+    precision is 0, none of its n-grams matching or none there (0 of 0, read as 0 as the papineni profile reads it,
+    and as `m / max(1, l)` gives), counted as the default conventions count (case folded where the request folds
+    it; a text request split as its tokenizer splits it)."""
+    try:
+        tokenized = request.tokenized()
+        statistics = bleu.corpus_statistics(
+            [s.hypothesis for s in tokenized.segments], [s.references for s in tokenized.segments],
+            max_order=len(request.weights), options=Options().with_changes(lowercase=request.lowercase))
+    except (BleuOracleError, ValueError):
+        return False
+    return not all(statistics.matches[:len(request.weights)])
+
+
+def _hypotheses_as_references(request: ScoreRequest) -> ScoreRequest:
+    """Each segment given its own hypothesis as one more reference: every hypothesis n-gram then matches, and every
+    reference the input had is kept (an order unmatched because the references are short stays short of them). An
+    order without hypothesis n-grams keeps its precision of 0: only a longer hypothesis takes that away, and that
+    is the neighbour of "a hypothesis shorter than the order"."""
+    return _with_segments(request, (
+        Segment(hypothesis=s.hypothesis, references=(*s.references, s.hypothesis)) if _length(s.hypothesis) else s
+        for s in request.segments))
+
+
 def _zero_weights_raised(request: ScoreRequest) -> ScoreRequest | None:
     positive = [w for w in request.weights if w > 0]
     if not positive:
@@ -307,7 +337,17 @@ FEATURES: tuple[Feature, ...] = (
     Feature("level-corpus", "the level is corpus", "level",
             lambda r: r.level == "corpus", _one(_other_level)),
 )
-BY_NAME = {feature.name: feature for feature in FEATURES}
+#: Features of what the input's tokens give rather than of its shape, tried only where no feature of `FEATURES` is
+#: confirmed: a zero precision follows from the tokens, so another feature's neighbour often adds a match as well
+#: (a reference lengthened by its own tokens, a line break read as a space), and held among the others it would
+#: block their neighbours (`_Probing.keeps_the_others`) or share their names.
+LAST_RESORT: tuple[Feature, ...] = (
+    # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
+    # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
+    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
+            "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
+)
+BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
 #: A derived feature: a hypothesis and a reference both empty, each needed, are one segment's emptiness.
 SEGMENT_EMPTY = "segment-empty"
 _SEGMENT_EMPTY_WORDS = "a segment's hypothesis and references are all empty"
@@ -515,6 +555,36 @@ def _needed(probing: _Probing, found: list[str]) -> list[str]:
     return kept
 
 
+def _neighbour_of(probing: _Probing, part: str) -> ScoreRequest | None:
+    """The neighbour whose answer confirmed `part`: the failing input without that feature, at the order an order
+    bound names, under smoothing `none` for a smoothing."""
+    if part in BY_NAME:
+        return next(iter(probing.without(BY_NAME[part])), None)
+    for prefix in (_ORDER_BELOW, _ORDER_ABOVE):
+        if part.startswith(prefix):
+            return with_order(probing.failing, int(part.removeprefix(prefix)))
+    if part.startswith(_SMOOTHING):
+        return probing.failing.model_copy(update={"smoothing": SmoothingSpec.of("none")})
+    return None
+
+
+def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature]) -> list[str]:
+    """`found` with each derived feature (`LAST_RESORT`) the failing input holds and whose neighbour is answered;
+    a feature found before is then kept only where its own neighbour keeps the derived one (a reference lengthened
+    by its own tokens that also adds a match, an order lowered below the unmatched one: their answers say nothing
+    of their own feature once the zero precision is confirmed)."""
+    for feature in derived:
+        if probing.answered_without(feature) is None:
+            continue
+        kept = []
+        for part in found:
+            neighbour = _neighbour_of(probing, part)
+            if neighbour is not None and feature.holds(neighbour):
+                kept.append(part)
+        found = [*kept, feature.name]
+    return found
+
+
 def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[ScoreRequest] = (),
                 methods: Sequence[str] = (), prefix: str = PREFIX) -> ErrorCause | None:
     """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
@@ -523,15 +593,16 @@ def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[Score
     catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the
     process)."""
     every = (failing, *also_failing)
-    candidates = tuple(f for f in FEATURES if all(f.holds(r) for r in every))
-    probing = _Probing(failing, ask, candidates)
+    candidates = tuple(f for f in (*FEATURES, *LAST_RESORT) if all(f.holds(r) for r in every))
+    probing = _Probing(failing, ask, tuple(f for f in candidates if f not in LAST_RESORT))
     found = []
-    for family in dict.fromkeys(f.family for f in candidates):
-        named = _family_cause(probing, tuple(f for f in candidates if f.family == family))
+    for family in dict.fromkeys(f.family for f in probing.candidates):
+        named = _family_cause(probing, tuple(f for f in probing.candidates if f.family == family))
         if named is not None:
             found.append(named)
     found += [cause for cause in (_smoothing_cause(probing, methods), _order_cause(probing)) if cause]
     found = _needed(probing, found)
+    found = _with_derived(probing, found, [f for f in LAST_RESORT if f in candidates])
     # an order bound or a smoothing the shrunk input needs but an original input lacks: that input errs without it,
     # the very evidence a neighbour gives that it is no part of the cause (a token holding two spaces errs at order
     # 2 where the shrunk one, holding one, erred at order 1 only)

@@ -219,6 +219,10 @@ def breaks_zero_rule(actual, expected):
     return abs(expected) >= sys.float_info.min and actual == 0
 
 
+#: The smallest normal float, exactly (converting it costs a 700-digit expansion: once, not on every judgement).
+_SMALLEST_NORMAL = Decimal(sys.float_info.min)
+
+
 def _zero_differs(exact, actual):
     """Why `actual` breaks the zero rule against the exact score `exact` (a decimal string), or None."""
     if exact is None or actual is None or math.isnan(actual):
@@ -232,7 +236,7 @@ def _zero_differs(exact, actual):
     if value == 0 and actual != 0:
         return (f"score: the exact value is 0, got {actual!r} "
                 "(non-zero where the answer is exactly 0, whatever the tolerance)")
-    if value != 0 and abs(value) >= Decimal(sys.float_info.min) and actual == 0:
+    if actual == 0 and value != 0 and abs(value) >= _SMALLEST_NORMAL:
         return f"score: got 0 where the exact value is {float(value)!r}, not 0 (whatever the tolerance)"
     return None
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from oracle.formulas.errors import BleuOracleError
@@ -61,6 +62,11 @@ class Exchange:
 
     request: ScoreRequest
     reply: Answered
+
+    @cached_property
+    def answer_key(self) -> tuple[Any, ...]:
+        """The reply's `_answer_key`, read once (a failing record's scan of the history reads every exchange's)."""
+        return _answer_key(self.reply)
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,18 @@ def same_answer(one: Answered, other: Answered, contract: Contract) -> bool:
     if not relative(contract).close(one.score, other.score) or breaks_zero_rule(one.score, other.score):
         return False
     return _same_statistics(one.statistics, other.statistics, contract)
+
+
+def _answer_key(reply: Answered) -> tuple[Any, ...]:
+    """What two replies that are the same answer (`same_answer`) have equal, read without arithmetic: the kind,
+    and a score's counts (c, r, matches, totals; None without statistics) or another answer's text. A scan of the
+    history compares this first (`Exchange.answer_key`: once per exchange)."""
+    if reply.kind != "score":
+        return (reply.kind, reply.message) if reply.kind in ANSWER_KINDS else (reply.kind,)
+    statistics = reply.statistics
+    if statistics is None:
+        return ("score", None)
+    return "score", statistics.hyp_len, statistics.ref_len, tuple(statistics.matches), tuple(statistics.totals)
 
 
 def _same_statistics(one: Any, other: Any, contract: Contract) -> bool:
@@ -178,8 +196,11 @@ def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exch
     only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
     hypotheses is never taken."""
     candidates = []
+    key = _answer_key(reply)
     for back, exchange in enumerate(reversed(earlier), start=1):
-        if not same_answer(exchange.reply, reply, contract):
+        # (the key is equal for every same answer and read once per exchange: most earlier requests are told apart
+        # by it alone, without arithmetic)
+        if exchange.answer_key != key or not same_answer(exchange.reply, reply, contract):
             continue
         parts = differing_parts(request, exchange.request)
         if parts and "hypotheses" not in parts:

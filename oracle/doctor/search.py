@@ -21,10 +21,9 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
+from functools import cache
 from itertools import combinations
 
-from oracle.diagnose.mechanisms.computations import FLOAT32_REL_TOLERANCE
-from oracle.diagnose.mechanisms.conventions import alternatives
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuValueError
@@ -42,7 +41,6 @@ SMOOTHING_CHOICES = tuple(Smoothing(method) for method in (
 FLOAT64_SLACK = Decimal("1e-12")
 #: What single-precision arithmetic keeps of a BLEU score (relative): the classifier's float32 tolerance, whose
 #: comment gives the measurements it rests on.
-FLOAT32_SLACK = Decimal(str(FLOAT32_REL_TOLERANCE))
 MATCH_CLASSES = ("digits", "float32")
 #: How many nearest readings an unexplained number lists.
 NEAREST = 5
@@ -129,6 +127,15 @@ def departures(reading: Reading) -> int:
     return len(changed) + other_tokenizer + other_case
 
 
+@cache
+def float32_slack() -> Decimal:
+    """The classifier's float32 tolerance as a Decimal. Imported when a number is first searched: the classifier's
+    mechanisms cost a third of doctor's imports, and the readings table alone needs none of them."""
+    from oracle.diagnose.mechanisms.computations import FLOAT32_REL_TOLERANCE
+
+    return Decimal(str(FLOAT32_REL_TOLERANCE))
+
+
 def match_class(score: float, number: GivenNumber) -> str | None:
     """Which class of match `score` (on the number's scale) is, if any."""
     if not finite(score):
@@ -136,7 +143,7 @@ def match_class(score: float, number: GivenNumber) -> str | None:
     distance = abs(Decimal(score) - number.value)
     if distance <= number.half_unit + FLOAT64_SLACK * abs(number.value):
         return "digits"
-    if distance <= number.half_unit + FLOAT32_SLACK * abs(number.value):
+    if distance <= number.half_unit + float32_slack() * abs(number.value):
         return "float32"
     return None
 
@@ -147,6 +154,8 @@ def single_changes(reading: Reading, *, references: int, sentence_level: bool) -
     generator), case folded only by the folds the streams count (`FOLDS`), the reference length only where a
     segment has several references (with one, every rule is the same); then the smoothing methods, and a mean of
     sentence scores at sentence level."""
+    from oracle.diagnose.mechanisms.conventions import alternatives  # with the search only (see float32_slack)
+
     options = reading.options
 
     def changed(*names: str) -> list[tuple[str, object]]:

@@ -14,7 +14,6 @@ import re
 from dataclasses import dataclass
 from fractions import Fraction
 
-from oracle.diagnose.classify import smoothing_from_description
 from oracle.formulas.conventions import EMPTY_ORDER_RULES, NO_MATCH_RULES, REFERENCE_LENGTH_RULES, Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import PROFILES
@@ -164,6 +163,9 @@ def _oracle(text: str, fields: dict) -> ParsedSignature:
 
 def _oracle_smoothing(value: str, text: str) -> Smoothing:
     """`exp`, or `floor(value=1/10)`: `Smoothing.describe()`, as the signature prints it."""
+    # the classifier's reader, imported with a signature only: it brings every mechanism (a third of doctor's imports)
+    from oracle.diagnose.classify import smoothing_from_description
+
     try:
         return smoothing_from_description(value)
     except (BleuOracleError, TypeError) as exc:

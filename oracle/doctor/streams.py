@@ -25,6 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from itertools import repeat
 
+from oracle import counting
 from oracle.formulas import bleu
 from oracle.formulas.conventions import REFERENCE_LENGTH_RULES
 from oracle.formulas.errors import BleuValueError
@@ -296,7 +297,12 @@ class _TokenCache:
             split = "str-split"
         cached = self._split.get((bom, split))
         if cached is None:
-            cached = self._split[(bom, split)] = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+            if split == "str-split":
+                cached = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+            else:  # a line without a character the split rules disagree on is tokenized as str.split() reads it
+                cached = tuple(tokenize(text, self.tokenizer, split=split) if _SPLIT_SENSITIVE.search(text) else same
+                               for text, same in zip(texts, self.split(bom, "str-split"), strict=True))
+            self._split[(bom, split)] = cached
         return cached
 
     def of(self, key: StreamKey) -> tuple:
@@ -320,12 +326,21 @@ class _TokenCache:
 
 def _count(stream: tuple) -> Counted:
     """One segment's statistics: Count_clip summed per order against every reference, as the oracle's
-    `bleu.clipped_matches` over `bleu.count` gives them (tests/doctor/test_doctor_engine.py holds the two equal),
-    counted faster: one order at a time, with no Python step per n-gram (each order's sum of min(Count, Max_Ref_Count)
-    taken in C), and with sets instead of counts where no count can exceed 1 in the minimum. That is known from the
-    order below: an n-gram both sides have, repeated in the hypothesis and in a reference, has an (n-1)-gram prefix
-    repeated in both; so once no shared n-gram repeats on both sides, each higher order's matches are the number of
-    distinct n-grams the two sides share."""
+    `bleu.clipped_matches` over `bleu.count` gives them: by the compiled kernel (`oracle.counting`) where it was
+    built, else in Python (`_count_in_python`). tests/doctor/test_doctor_engine.py and
+    tests/doctor/test_counting_kernel.py hold both equal to the literal counting."""
+    hypothesis, references = stream[0], stream[1:]
+    if _KERNEL is None:
+        return _count_in_python(stream)
+    return Counted(len(hypothesis), tuple(map(len, references)), _KERNEL(hypothesis, references, ORDERS))
+
+
+def _count_in_python(stream: tuple) -> Counted:
+    """`_count` without the kernel, counted faster than literally: one order at a time, with no Python step per
+    n-gram (each order's sum of min(Count, Max_Ref_Count) taken in C), and with sets instead of counts where no
+    count can exceed 1 in the minimum. That is known from the order below: an n-gram both sides have, repeated in the
+    hypothesis and in a reference, has an (n-1)-gram prefix repeated in both; so once no shared n-gram repeats on
+    both sides, each higher order's matches are the number of distinct n-grams the two sides share."""
     hypothesis, references = stream[0], stream[1:]
     matches = []
     counts_needed = True
@@ -339,6 +354,9 @@ def _count(stream: tuple) -> Counted:
             distinct = set(_grams(hypothesis, n))
             matches.append(len(set().union(*(distinct.intersection(_grams(r, n)) for r in references))))
     return Counted(len(hypothesis), tuple(len(r) for r in references), tuple(matches))
+
+
+_KERNEL = counting.kernel_clipped_matches()
 
 
 def _grams(tokens: tuple, n: int) -> Iterable:

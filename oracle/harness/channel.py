@@ -24,7 +24,7 @@ from .transport import Reply
 #: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
 #: many tokens they may hold together (the oldest go first when either is reached): a wrong answer that is exactly
 #: the right answer of one of them, a different request, is named a stale answer (`oracle.diagnose.stale`). A
-#: series (`oracle.harness.series`) changes one part of a base input a few requests after sending it, but a cache
+#: series (`oracle.harness.work.series`) changes one part of a base input a few requests after sending it, but a cache
 #: answers whenever its key comes again: the planted caches of tests/fakes/plantedbleu.py answer from up to
 #: ~1,100 requests back in a run of check's defaults (200 examples, ~1,200 requests). Bounded, so that a long run
 #: keeps a constant memory and a failing record's search stays cheap.

@@ -18,8 +18,8 @@ from oracle.formulas.runs import mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
 
+from .generate import PARTS
 from .refused import REFUSED_KINDS, refused_kind
-from .series import PARTS
 from .textgen import PIECES, rules_of, text_rules
 
 #: dimension -> feature -> what it means. The table's rows, in this order.
@@ -390,7 +390,7 @@ class Coverage:
             self.counts["refused-refused"] += 1
 
     def add_series(self, steps):
-        """A series sent these steps (`oracle.harness.series.Step`: what each changed)."""
+        """A series sent these steps (`oracle.harness.work.series.Step`: what each changed)."""
         self.counts["series"] += 1
         self.counts["series-request"] += len(steps)
         self.counts.update(f"repeat-{step.changed or 'unchanged'}" for step in steps[2:])

@@ -50,7 +50,7 @@ from .channel import Channel
 from .reproduction import Reproduction
 from .requests import not_applicable_reason
 from .separate import SEPARATING_REQUESTS, told_apart
-from .shrink import SameFailure, shrink
+from .shrink import SameFailure, ShrinkResult, shrink
 from .stages import Diagnosis, Item, Judgement
 from .transport import ImplementationProcess, RestartBudget
 
@@ -320,7 +320,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
             f"{known}, as in a probed {outcome} of its kind ({verdict.message})")}), None
     prober = crashcauses.ProcessProber(context.process, context.capabilities,
                                        max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
-    queries = {"shrink": 0, "steps": 0}
+    shrinking: list[ShrinkResult] = []  # the shrinker's result, when the probes found an input to shrink
 
     def shrunk(failing, still_fails):
         rejected = oracle_expected(failing, context.profile).rejected
@@ -329,7 +329,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
             return oracle_expected(candidate, context.profile).rejected == rejected and still_fails(candidate)
         result = shrink(failing, still, capabilities=context.capabilities, budget=context.shrink_budget,
                         deadline=time.perf_counter() + context.shrink_seconds)
-        queries.update(shrink=result.queries, steps=result.steps)
+        shrinking.append(result)
         return result.request
     try:
         cause = crashcauses.crash_cause(request, prober, outcome=outcome, methods=context.capabilities.smoothing,
@@ -340,8 +340,9 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
     context.budget.classified((name,))
     if cause is None:
         return classification, None
-    part = Shrunk(request=cause.shrunk or request, steps=queries["steps"] if cause.shrunk else 0,
-                  queries=queries["shrink"], message=verdict.message,
+    result = shrinking[-1] if shrinking else None
+    part = Shrunk(request=cause.shrunk or request, steps=result.steps if cause.shrunk and result else 0,
+                  queries=result.queries if result else 0, message=verdict.message,
                   note=f"probed in {prober.starts} process(es) of their own")
     return classification.model_copy(update={"name": name, "description": (
         f"{cause.description} ({verdict.message})")}), part

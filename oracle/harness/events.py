@@ -41,6 +41,7 @@ from pydantic_core import PydanticSerializationError
 
 from oracle.diagnose import mechanisms
 from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover
+from oracle.diagnose.cover import RunCause as CoveredCause
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
 from oracle.models.outcomes import GOOD_OUTCOMES, OUTCOME_ORDER
@@ -51,6 +52,7 @@ from oracle.models.results import (
     Header,
     Record,
     ResultsFormatError,
+    RunCause,
     needs_evidence,
     parse_cause,
     parse_line,
@@ -150,13 +152,37 @@ def input_size(record: Record) -> tuple[int, int, int, int]:
     return payload.token_count, len(payload.segments), payload.reference_count, len(payload.weights)
 
 
+@dataclass(frozen=True)
+class FailureCause:
+    """What the grouping of root causes reads of one failing record to name and count the run's causes (the footer's:
+    `RootCauseTally.run_causes`): the explanations that fit it, its own name first (`Classification.signature`),
+    the curated discrepancy ids it matched, and whether its probes confirmed its name (evidence without a second
+    record: `oracle.diagnose.stale.confirmed`). A session keeps this of a failing record, not the record (its
+    memory stays flat in --examples however many fail)."""
+
+    signature: tuple[str, ...]
+    documented: tuple[str, ...] = ()
+    confirmed: bool = False
+
+    @classmethod
+    def of(cls, record: Record) -> FailureCause | None:
+        """A failing record's cause, or None where it has none to group (a good record, one not classified)."""
+        classification = record.classification
+        if record.good or classification is None or not classification.name:
+            return None
+        return cls(classification.signature, tuple(classification.documented),
+                   any(key == CONFIRMED_BY for key, _ in classification.change))
+
+
 class RootCauseTally:
     """Failing records grouped by root cause, one at a time, and named run-wide: each record brings the
     explanations that fit it (its classification's name and `fits`); `groups` names the fewest
     explanations that together account for every record (`oracle.diagnose.cover`), so that one bug gets
     one name. Per group the count, the documented classes and the smallest input (fewest tokens, then
     segments, references, orders; then the first in the run). Memory holds one entry per distinct set of
-    fitting names, however many records; `keep_records` also keeps the records (for a console listing)."""
+    fitting names, however many records; `keep_records` also keeps the records (for a console listing). A run's
+    footer needs only the names and counts (`run_causes`): a session adds each failing record's `FailureCause`
+    (`add_cause`), and keeps no record."""
 
     def __init__(self, *, keep_records=False):
         self.keep_records = keep_records
@@ -166,24 +192,32 @@ class RootCauseTally:
         self._confirmed = set()
 
     def add(self, record: Record) -> None:
+        """Count a record (a good one counts nothing), keeping it where it is its group's smallest so far."""
         position, self._position = self._position, self._position + 1
-        if record.good or record.classification is None or not record.classification.name:
+        cause = FailureCause.of(record)
+        if cause is None:
             return
-        classification = record.classification
-        signature = classification.signature
-        if any(key == CONFIRMED_BY for key, _ in classification.change):
-            self._confirmed.add(classification.name)
-        entry = self._signatures.get(signature)
+        entry = self._counted(cause)
         size = (input_size(record), position)
-        if entry is None:
-            entry = self._signatures[signature] = {"count": 0, "smallest": (size, record), "documented": set(),
-                                                   "records": []}
-        entry["count"] += 1
-        entry["documented"].update(classification.documented)
-        if size < entry["smallest"][0]:
+        if entry["smallest"] is None or size < entry["smallest"][0]:
             entry["smallest"] = (size, record)
         if self.keep_records:
             entry["records"].append(record)
+
+    def add_cause(self, cause: FailureCause) -> None:
+        """Count a failing record by its cause alone: enough for `run_causes`, not for `groups`."""
+        self._counted(cause)
+
+    def _counted(self, cause: FailureCause) -> dict:
+        if cause.confirmed:
+            self._confirmed.add(cause.signature[0])
+        entry = self._signatures.get(cause.signature)
+        if entry is None:
+            entry = self._signatures[cause.signature] = {"count": 0, "smallest": None, "documented": set(),
+                                                         "records": []}
+        entry["count"] += 1
+        entry["documented"].update(cause.documented)
+        return entry
 
     def run_names(self) -> list[str]:
         """The run's causes by name, largest first: the names records are given run-wide (`run_name_of`)."""
@@ -192,20 +226,32 @@ class RootCauseTally:
     def _counts(self) -> dict[tuple[str, ...], int]:
         return {signature: entry["count"] for signature, entry in self._signatures.items()}
 
-    def groups(self) -> list[RootCauseGroup]:
-        """The run's root causes, largest first (then by name)."""
+    def _covers(self) -> list[tuple[CoveredCause, list[dict], list[str]]]:
+        """(the run cause, its signatures' entries, the documented classes of them all), largest first (then by
+        name)."""
         out = []
         for cause in minimal_cover(self._counts(), frozenset(self._confirmed)):
             entries = [self._signatures[s] for s in cause.signatures]
+            out.append((cause, entries, sorted(set().union(*(e["documented"] for e in entries)))))
+        out.sort(key=lambda covered: (-covered[0].records, covered[0].name))
+        return out
+
+    def run_causes(self) -> list[RunCause]:
+        """The run's root causes as its footer names them, largest first (then by name)."""
+        return [RunCause(name=cause.name, records=cause.records, alternatives=cause.alternatives,
+                         documented=tuple(documented)) for cause, _, documented in self._covers()]
+
+    def groups(self) -> list[RootCauseGroup]:
+        """The run's root causes, largest first (then by name), each with its smallest record (of records `add`ed)."""
+        out = []
+        for cause, entries, documented in self._covers():
             # the smallest record whose own first name is this cause, else the smallest it accounts for
             named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
             description = smallest.classification.description if named else _described(cause)
-            documented = sorted(set().union(*(e["documented"] for e in entries)))
             records = [r for e in entries for r in e["records"]]
             out.append(RootCauseGroup(cause.name, description, documented, cause.records, smallest, records,
                                       cause.alternatives))
-        out.sort(key=lambda g: (-g.count, g.name))
         return out
 
 

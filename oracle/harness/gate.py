@@ -45,6 +45,8 @@ from __future__ import annotations
 
 import fnmatch
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -52,8 +54,8 @@ from pydantic import ValidationError
 from oracle.diagnose.errorcauses import PREFIX as ERROR_CAUSE_PREFIX
 from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
-from oracle.models.outcomes import Outcome
-from oracle.models.results import BaselineStatus, GateSummary
+from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
+from oracle.models.results import BaselineStatus, Classification, GateSummary, Record
 from oracle.models.wire import ProtocolError, json_value, refuse_lone_surrogates
 from oracle.suite.safeyaml import load_yaml
 
@@ -121,6 +123,43 @@ def baseline_key(record):
         outcome = record.outcome.value
         return CLASS_PREFIX + (f"{outcome}:{record.layer}" if record.layer else outcome)
     return record.id
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What the baseline gate reads of a record, known before the record is built: its `id` and `kind`, its
+    `outcome` and first diverging `layer`, its root cause (`classification`) and its `message` (an error's kind is
+    read there: `error_kind`). A record is built from its finding and what the gate says of it
+    (`oracle.harness.stages.built_record`), so that the two never disagree."""
+
+    id: str
+    kind: str
+    outcome: Outcome
+    layer: str | None = None
+    classification: Classification | None = None
+    message: str = ""
+
+    @property
+    def good(self) -> bool:
+        return self.outcome in GOOD_OUTCOMES
+
+    @classmethod
+    def of(cls, record: Record) -> Finding:
+        """A record's finding, read back (a shard's record, gated again by `bleu-oracle merge`)."""
+        return cls(record.id, record.kind, record.outcome, record.layer, record.classification, record.message)
+
+
+@dataclass(frozen=True)
+class Gating:
+    """What the baseline says of one finding: the `key` a baseline entry matches it by (`baseline_key`), and its
+    `status` (None: a good record the baseline does not list)."""
+
+    key: str
+    status: BaselineStatus | None
+
+
+#: How a record is gated as it is built (`BaselineTracker.gate`).
+Gate = Callable[[Finding], Gating]
 
 
 #: The reason `baseline write` leaves for a human to replace.
@@ -241,6 +280,20 @@ class BaselineTracker:
         if result is not None:
             self.statuses[result.status] += 1
         return result
+
+    def gate(self, finding: Finding) -> Gating:
+        """Gate a record about to be built by its finding (`status`, which counts it)."""
+        return Gating(baseline_key(finding), self.status(finding))
+
+    def heard(self, record: Record) -> None:
+        """Count a record gated by another tracker of the same baseline (a `--jobs` worker's, `gate`) as if it had
+        been gated here: its id seen (stale entries are those no record had), its entry used, its status counted."""
+        self.seen_ids.add(record.id)
+        status = record.baseline
+        if status is not None:
+            if status.entry is not None:
+                self.used.add(status.entry)
+            self.statuses[status.status] += 1
 
     def _selected(self, entry_id):
         return not self.only or any(fnmatch.fnmatchcase(entry_id, p) for p in self.only)

@@ -178,11 +178,15 @@ EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-
 #: "text": a text request (`oracle.harness.textgen`), on every TEXT_EVERY-th example when the implementation
 #: declares tokenizers (text requests are then a third of the search); "refused": an input the protocol
 #: defines as invalid (`oracle.harness.refused`), on every REFUSED_EVERY-th; "series": many short requests to
-#: the same process (`oracle.harness.series`), on every SERIES_EVERY-th.
+#: the same process (`oracle.harness.work.series`), on every SERIES_EVERY-th.
 TEXT_EVERY = 2
 REFUSED_EVERY = 12
 SERIES_EVERY = 10
 COMPANIONS = ("text", "refused", "series")
+#: Requests one series sends unless `--series-length` says otherwise.
+DEFAULT_SERIES_LENGTH = 36
+#: The parts a series step changes in its base input, one at a time, in turn (`oracle.harness.work.series`).
+PARTS = ("references", "weights", "lowercase", "level", "smoothing")
 #: Rare sizes: a run past 65,535 and a corpus of thousands of segments.
 VERY_LONG_RUN = 65_600
 HUGE_CORPUS = 2_000

@@ -34,6 +34,7 @@ from oracle.models.results import Footer, Header, Record
 from .coverage import Coverage
 from .events import (
     RESULTS_FILE,
+    FailureCause,
     ResultsWriter,
     RootCauseTally,
     count_outcomes,
@@ -43,9 +44,10 @@ from .events import (
     read_results,
     results_path,
 )
-from .gate import BaselineTracker, baseline_key
-from .session import kept_for_console, nothing_judged, run_causes
+from .gate import BaselineTracker, Finding
+from .session import nothing_judged, run_causes
 from .shards import Shard, parse_shard
+from .stages import Timing, built_record
 
 #: The settings every shard of one run shares (everything but the shard itself and the baseline, which the
 #: merge applies again), with the words a refusal uses for each.
@@ -53,7 +55,7 @@ SHARED_SETTINGS = (
     ("verb", "verb"), ("seed", "seed"), ("examples", "--examples"), ("rel", "--rel"), ("abs", "--abs"),
     ("timeout", "--timeout"), ("max_restarts", "--max-restarts"), ("shrink_budget", "--shrink-budget"),
     ("cases", "cases"), ("impl", "--impl"), ("only", "--id"), ("time_budget", "--time-budget"),
-    ("strict", "--strict"),
+    ("strict", "--strict"), ("series_length", "--series-length"),
 )
 #: The verbs whose runs shard.
 SHARDED_VERBS = ("check", "fuzz")
@@ -252,8 +254,20 @@ class _Tally:
 
     def add(self, record: Record) -> None:
         self.counts[record.outcome.value] = self.counts.get(record.outcome.value, 0) + 1
-        if not record.good or record.baseline is not None:
-            self.causes.add(kept_for_console(record))
+        cause = FailureCause.of(record)
+        if cause is not None:
+            self.causes.add_cause(cause)
+
+
+def _merged(record: Record, tracker: BaselineTracker, report: str) -> Record:
+    """A shard's record as the whole run's: a record of its own, built as a session builds one
+    (`stages.built_record`) from the shard's finding gated by the merge's baseline, and the rest the shard's record
+    reports, its reproduction line naming the merged report (`_reproduce`)."""
+    return built_record(Finding.of(record), tracker.gate, title=record.title, request=record.request,
+                        order=record.order, label=record.label, convention=record.convention,
+                        expected=record.expected, actual=record.actual, stderr=record.stderr,
+                        timing=Timing(record.duration, record.wall), shrunk=record.shrunk, replay=record.replay,
+                        reproduce=_reproduce(record, report), related=record.related)
 
 
 def merge_streams(shards: list[ShardStream], out: Path, *, baseline: Baseline | None, baseline_name: str | None,
@@ -273,10 +287,8 @@ def merge_streams(shards: list[ShardStream], out: Path, *, baseline: Baseline | 
     with ResultsWriter(out) as writer:
         writer.write(first.model_copy(update={"settings": settings,
                                               "started": min(s.header.started for s in shards)}))
-        for record in merged_records(shards):
-            record = record.model_copy(update={"baseline_key": baseline_key(record),
-                                               "baseline": tracker.status(record),
-                                               "reproduce": _reproduce(record, report)})
+        for shard_record in merged_records(shards):
+            record = _merged(shard_record, tracker, report)
             writer.write(record)
             tally.add(record)
         footer = _footer(shards, tally, tracker, require_judged=not allow_empty)

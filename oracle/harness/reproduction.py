@@ -19,7 +19,7 @@ from oracle.escaping import json_shown
 from oracle.files import write_atomically
 from oracle.models.protocol import encode
 
-from .series import DEFAULT_SERIES_LENGTH
+from .generate import DEFAULT_SERIES_LENGTH
 
 #: A replay input printed inline in its reproduction line up to this many characters; a longer one is written to
 #: `replay/<id>.json` in the report (unless the stream keeps no clock readings: then inline whatever its length).

@@ -47,7 +47,6 @@ from oracle.models.outcomes import (
     Outcome,
 )
 from oracle.models.results import (
-    CorpusSummary,
     Footer,
     Header,
     Record,
@@ -67,9 +66,9 @@ from .diagnosis import (  # noqa: F401 (NOTHING_BEFORE, names_a_mechanism, searc
     names_a_mechanism,
     search_among_all,
 )
-from .events import RESULTS_FILE, ResultsWriter, RootCauseTally, count_outcomes
-from .gate import BaselineTracker, baseline_key
-from .generate import example_id, example_request
+from .events import RESULTS_FILE, FailureCause, ResultsWriter, RootCauseTally, count_outcomes
+from .gate import BaselineTracker, Finding
+from .generate import DEFAULT_SERIES_LENGTH, example_id, example_request
 from .judging import judge_item
 from .progress import Progress
 from .reproduction import REPLAY_REPORT, Reproduction  # noqa: F401 (REPLAY_REPORT re-exported)
@@ -80,7 +79,6 @@ from .searchcache import (
     cache_root,
     run_key,
 )
-from .series import DEFAULT_SERIES_LENGTH
 from .shards import ExampleShare, Shard
 from .shrink import DEFAULT_BUDGET
 from .stages import (
@@ -90,6 +88,7 @@ from .stages import (
     Item,
     Judgement,
     Timing,
+    built_record,
     judged_record,
     recorded_request,
     selected,  # noqa: F401 (re-exported: commands/check.py)
@@ -102,22 +101,9 @@ from .work.examples import ExampleInputs, judge_example
 DEFAULT_EXAMPLES = 200
 
 
-def run_causes(tally):
+def run_causes(tally: RootCauseTally) -> tuple[RunCause, ...] | None:
     """The footer's root causes, from the session's tally (None when nothing failed)."""
-    groups = tally.groups()
-    return (
-        tuple(
-            RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
-            for g in groups
-        )
-        or None
-    )
-
-
-def kept_for_console(record: Record) -> Record:
-    """What a session keeps of a failing record for its root causes (the footer's; the console reads the
-    report): the record without its request, its relation's input and its stderr (memory flat in --examples)."""
-    return record.model_copy(update={"request": None, "related": None, "stderr": ""})
+    return tuple(tally.run_causes()) or None
 
 
 def nothing_judged(counts: dict[str, int], examples_run: int, time_budget: float | None, budget_spent: bool) -> str:
@@ -184,7 +170,7 @@ class SessionSettings:
     shard: tuple = (0, 1)
     #: (j, J): a worker of `--jobs J` draws, of its shard's examples, those whose index is j modulo J
     worker: tuple = (0, 1)
-    #: requests in each series of short requests to one process (`oracle.harness.series`; 0: no series)
+    #: requests in each series of short requests to one process (`oracle.harness.work.series`; 0: no series)
     series_length: int = DEFAULT_SERIES_LENGTH
     #: keep what each example's inputs are and what the oracle says of them across runs
     #: (`oracle.harness.searchcache`); False: `--no-search-cache`
@@ -280,7 +266,7 @@ class Session:
         self.capabilities = process.handshake.capabilities
         #: outcome -> number of records, over the whole run
         self.counts = count_outcomes()
-        #: over the whole run: the root causes of the failing records (count, smallest input), for the footer;
+        #: over the whole run: the root causes of the failing records (`FailureCause`s counted), for the footer;
         #: memory does not grow with --examples however many fail (the console reads the report)
         self.root_causes = RootCauseTally()
         #: where the report ends up (named in reproduction lines), and where this run writes it meanwhile
@@ -396,11 +382,12 @@ class Session:
         record = judged_record(
             item,
             judgement,
-            request=CorpusSummary(**item.summary) if item.summary is not None
+            request=item.summary if item.summary is not None
             else self.recorded(judgement.sent, item.id, item.prepared),
             message="; ".join(filter(None, [verdict.message, *(f"runner: {note}" for note in reply.notes)])),
             diagnosis=diagnosis,
             timing=self.timing(reply.duration, started),
+            gate=self.tracker.gate,
         )
         return self.finish(record), judgement
 
@@ -408,14 +395,14 @@ class Session:
         """The record of an input not judged (`inapplicable`): what it was, and why."""
         request = item.request
         recorded = (
-            CorpusSummary(**item.summary)
+            item.summary
             if item.summary is not None
             else (None if request is None
                   else recorded_request(request.with_seq(0), lambda: self.reproduction.regenerate(item.id)))
         )
-        timing = self.timing(0.0)
-        return Record(id=item.id, kind=item.kind, title=item.title, request=recorded, outcome=Outcome.NOT_APPLICABLE,
-                      message=reason, label="not-applicable", duration=timing.duration, wall=timing.wall)
+        return built_record(Finding(item.id, item.kind, Outcome.NOT_APPLICABLE, message=reason), self.tracker.gate,
+                            title=item.title, request=recorded, label="not-applicable",
+                            timing=self.timing(0.0))
 
     def judge(self, item: Item) -> Judgement:
         """Send an applicable item's request on the current channel and judge its reply (`judging.judge_item`)."""
@@ -450,16 +437,14 @@ class Session:
         return record
 
     def account(self, record, *, progress=True):
-        """Gate a finished record by the baseline, write it, and count it (`progress`: on the progress
-        line too; a worker's records were counted there as they came)."""
-        record = record.model_copy(
-            update={"baseline_key": baseline_key(record), "baseline": self.tracker.status(record)}
-        )
+        """Write a record built whole (gated by the baseline as it was built: `stages.built_record`), and count it
+        (`progress`: on the progress line too; a worker's records were counted there as they came)."""
         self.writer.write(record)
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
-        if not record.good:
-            self.root_causes.add(kept_for_console(record))
+        cause = FailureCause.of(record)
+        if cause is not None:
+            self.root_causes.add_cause(cause)
         if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
         return record

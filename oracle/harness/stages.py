@@ -2,7 +2,8 @@
 
 A session judges one input at a time: `Session.judge(item)` sends the item's request, computes the oracle's
 expectation meanwhile, and returns a `Judgement`; the diagnosis (shrinking, classification) and the record
-start from that value, never from state the judging left on the session. The shrinkers
+start from that value, never from state the judging left on the session; a record is built once, from those values
+and what the baseline says of them (`built_record`). The shrinkers
 (`oracle.harness.shrink.SameFailure`, `oracle.harness.stateful.PlanShrinker`) keep their last failing
 candidate as a `Judgement` too.
 """
@@ -11,14 +12,24 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from oracle.models.case import CaseRequest
 from oracle.models.outcomes import Expected, Verdict
-from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, Omitted, OmittedRequest, Record, RecordedRequest, Shrunk
+from oracle.models.protocol import ScoreReply, ScoreRequest
+from oracle.models.results import (
+    Classification,
+    CorpusSummary,
+    Omitted,
+    OmittedRequest,
+    Record,
+    RecordedRequest,
+    Shrunk,
+    Unanswered,
+)
 
+from .gate import Finding, Gate
 from .replies import Reply
 from .searchcache import Prepared, request_digest
 
@@ -93,7 +104,7 @@ class Item:
     invalid: str | None = None
     within_capabilities: bool = False
     expected: Expected | None = None
-    summary: Mapping[str, Any] | None = field(default=None)
+    summary: CorpusSummary | None = None
     attribution: Attribution = "full"
     prepared: Prepared | None = None
     inputs: ExampleExpectations | None = None
@@ -151,31 +162,68 @@ class Timing:
     wall: float | None = None
 
 
+#: The clock readings of a record that has none (an input not sent).
+UNTIMED = Timing()
+
+
+def built_record(finding: Finding, gate: Gate, *, title: str = "", request: RecordedRequest | None = None,
+                 order: int | None = None, label: str | None = None, convention: str | None = None,
+                 expected: Expected | None = None, actual: ScoreReply | Unanswered | None = None, stderr: str = "",
+                 timing: Timing = UNTIMED, shrunk: Shrunk | None = None, replay: ScoreRequest | None = None,
+                 reproduce: str | None = None, related: ScoreRequest | OmittedRequest | None = None) -> Record:
+    """The one way a record is built: from its `finding` (what it is and what became of it: its id, kind, outcome,
+    layer, root cause and message), gated by the baseline as it is built (`gate`: `BaselineTracker.gate`, which
+    counts it), and the rest of what it reports (the request kept, the answer, the clock, the diagnosis's input and
+    reproduction line, a relation's original input)."""
+    gating = gate(finding)
+    return Record(
+        id=finding.id,
+        kind=finding.kind,
+        title=title,
+        request=request,
+        outcome=finding.outcome,
+        layer=finding.layer,
+        order=order,
+        label=label,
+        convention=convention,
+        classification=finding.classification,
+        baseline_key=gating.key,
+        expected=expected,
+        actual=actual,
+        message=finding.message,
+        stderr=stderr,
+        duration=timing.duration,
+        wall=timing.wall,
+        baseline=gating.status,
+        shrunk=shrunk,
+        replay=replay,
+        reproduce=reproduce,
+        related=related,
+    )
+
+
 def judged_record(item: Item, judgement: Judgement, *, request: RecordedRequest | None, message: str,
-                  diagnosis: Diagnosis = NOT_DIAGNOSED, timing: Timing) -> Record:
-    """The record of a judged item, built once from the stages' results: the judgement's verdict and answer, the
-    diagnosis, the clock. `request`: what the record keeps of the request sent (`recorded_request`, or a large
-    input's summary); `message`: the verdict's, with what the runner said besides (the note of `diagnosis`
-    follows it)."""
+                  diagnosis: Diagnosis = NOT_DIAGNOSED, timing: Timing, gate: Gate) -> Record:
+    """The record of a judged item, built once from the stages' results (`built_record`): the judgement's verdict and
+    answer, the diagnosis, the clock, what the baseline says (`gate`). `request`: what the record keeps of the request
+    sent (`recorded_request`, or a large input's summary); `message`: the verdict's, with what the runner said besides
+    (the note of `diagnosis` follows it)."""
     verdict, reply = judgement.verdict, judgement.reply
     where = diagnosis.moved or verdict
-    return Record(
-        id=item.id,
-        kind=item.kind,
+    finding = Finding(item.id, item.kind, verdict.outcome, where.layer, diagnosis.classification,
+                      "; ".join(filter(None, [message, diagnosis.note])))
+    return built_record(
+        finding,
+        gate,
         title=item.title,
         request=request,
-        outcome=verdict.outcome,
-        layer=where.layer,
         order=verdict.order,
         label=where.classification,
         convention=verdict.convention,
-        classification=diagnosis.classification,
         expected=judgement.expected,
         actual=reply.recorded(),
-        message="; ".join(filter(None, [message, diagnosis.note])),
         stderr=reply.stderr,
-        duration=timing.duration,
-        wall=timing.wall,
+        timing=timing,
         shrunk=diagnosis.shrunk,
         replay=diagnosis.replay,
         reproduce=diagnosis.reproduce,

@@ -3,10 +3,12 @@
 Worker k (``python -m oracle.harness.worker_process SPEC``) is a session of its own: it starts its own
 implementation process, draws the examples whose index is k modulo N (each example is
 deterministic per seed and index, so which process draws it changes nothing), judges, shrinks and
-classifies them, and writes its records to its own results.jsonl. The parent reads those files as
-they grow (for its progress line), then merges them in example order and gates every record by
-its baseline, so the run's results.jsonl holds the same records in the same order as with one
-process; only durations and the protocol's seq numbers differ.
+classifies them, and writes its records to its own results.jsonl, each gated as it is built by the run's baseline
+(handed to the worker in its spec: it searches the baseline's root causes first too, as one process does). The
+parent reads those files as they grow (for its progress line), then merges them in example order, counting each
+record's baseline status and id on its own gate (`BaselineTracker.heard`: stale entries are those no record had), so
+the run's results.jsonl holds the same records in the same order as with one process; only durations and the
+protocol's seq numbers differ.
 
 **One restart budget.** `--max-restarts N` is the run's, not each worker's: the implementation is
 started again after each of its first N deaths (crash, timeout, failed restart) counted in example
@@ -64,6 +66,8 @@ from .work.examples import judge_companions
 STOP_GRACE = 5.0
 #: Seconds between two looks at the workers' results files.
 POLL = 0.2
+#: The key of a worker's spec that holds the run's baseline, as the parent read it (`Baseline`, as JSON).
+BASELINE_SPEC = "gate_baseline"
 #: The longest message line a worker sends its parent (bytes); a longer one is dropped.
 MESSAGE_LIMIT = 4096
 
@@ -324,7 +328,7 @@ def search(session):
     implementation) and keeps what they judged."""
     settings = session.settings
     started = time.perf_counter()
-    runs = start_workers(settings, session.profile, session.work_dir)
+    runs = start_workers(settings, session.profile, session.work_dir, session.tracker.baseline)
     keeper = BudgetKeeper(runs, settings.max_restarts, spent=session.budget.deaths,
                           shrink_first=settings.shrink_first, warn=session.warn)
     try:
@@ -339,6 +343,7 @@ def search(session):
         for record in merged_records(runs):
             index = example_index(record)
             if cut is None or index < cut:
+                session.tracker.heard(record)  # (gated by the worker, by the same baseline)
                 session.account(record, progress=False)
             elif record.kind == "example" and "~" not in record.id:  # (not a relation, nor a companion)
                 _record_not_attempted(session, index, not_sent)
@@ -389,10 +394,10 @@ def worker_count(settings) -> int:
     return max(1, min(settings.jobs, owned))
 
 
-def start_workers(settings, profile, work_dir):
-    """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/. The
-    run's own share of the examples (`--shard`: whole blocks) is dealt among them: worker j draws those with
-    I % jobs == j, for `worker_count(settings)` workers."""
+def start_workers(settings, profile, work_dir, baseline=None):
+    """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/ its records
+    gated by `baseline` (a `Baseline`; None: an empty one). The run's own share of the examples (`--shard`: whole
+    blocks) is dealt among them: worker j draws those with I % jobs == j, for `worker_count(settings)` workers."""
     jobs = worker_count(settings)
     runs = []
     root = Path(work_dir) / ".workers"
@@ -401,7 +406,8 @@ def start_workers(settings, profile, work_dir):
         directory.mkdir(parents=True, exist_ok=True)
         share = ExampleShare(*settings.shard, index, jobs)
         spec = {**dataclasses.asdict(settings), "profile": profile, "jobs": 1, "shard": list(settings.shard),
-                "worker": [index, jobs], "quiet": True, "parent": os.getpid()}
+                "worker": [index, jobs], "quiet": True, "parent": os.getpid(),
+                BASELINE_SPEC: baseline.model_dump(mode="json", exclude_none=True) if baseline is not None else None}
         spec_path = directory / "spec.json"
         spec_path.write_text(json.dumps(spec), encoding="utf-8")
         with open(directory / "stderr.txt", "wb") as stderr:

@@ -1,5 +1,6 @@
 """One worker of `check --jobs N` (``python -m oracle.harness.worker_process SPEC``): a session of its own,
-drawing every N-th example against its own implementation process, writing its records beside SPEC.
+drawing every N-th example against its own implementation process, writing its records beside SPEC, gated by the
+run's baseline (in SPEC: the parent counts their statuses, `BaselineTracker.heard`).
 Its stdin and stdout are the pipes to its parent (the shared restart budget's messages; end of file on
 stdin: the parent has gone, and the worker stops). The parent side is `oracle.harness.worker`."""
 
@@ -16,13 +17,14 @@ from pathlib import Path
 
 from oracle.adapters.lifetimes import set_own_death_signal
 from oracle.formulas.errors import BleuOracleError
+from oracle.models.baseline import Baseline
 from oracle.models.results import RunSettings
 from oracle.signals import Interrupted, stopped_by_signals
 
 from .gate import BaselineTracker
 from .session import SessionSettings, implementation_argv, run_session
 from .transport import ImplementationProcess
-from .worker import SharedBudget, follow_parent
+from .worker import BASELINE_SPEC, SharedBudget, follow_parent
 
 
 def _channel_to_parent():
@@ -47,6 +49,8 @@ def main(argv=None):
         values["shard"] = tuple(values["shard"])
         values["worker"] = tuple(values.get("worker") or (0, 1))
         settings = SessionSettings(**values)
+        given = spec.get(BASELINE_SPEC)
+        baseline = Baseline.model_validate(given) if given is not None else None
         with stopped_by_signals():
             # the parent started this worker with a death signal already (Linux); asked again here
             # for a worker started by other means, and checked: a parent gone already stops it now
@@ -60,7 +64,7 @@ def main(argv=None):
             code, _ = run_session(settings, command,
                                   recorded=RunSettings(verb="check-worker",
                                                        worker_share=[*settings.shard, *settings.worker]),
-                                  tracker=BaselineTracker(None, check_stale=False), total=0,
+                                  tracker=BaselineTracker(baseline, check_stale=False), total=0,
                                   work=lambda session: session.run_examples(), report_dir=directory,
                                   transport=process)
     except BleuOracleError as exc:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, Self, Union
 
@@ -84,16 +84,30 @@ def _finite(value, *, nan):
     return value if isinstance(value, int) else number
 
 
+def _finite_number(value):
+    """`_finite` without NaN; a finite float (most numbers on the wire) returned at once."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    return _finite(value, nan=False)
+
+
+def _finite_or_nan(value):
+    """`_finite` with "NaN"; a finite float (most numbers on the wire) returned at once."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    return _finite(value, nan=True)
+
+
 def _nan_to_string(value):
     return "NaN" if isinstance(value, float) and math.isnan(value) else value
 
 
 #: A finite JSON number (an int stays an int).
-Number = Annotated[int | float, BeforeValidator(lambda v: _finite(v, nan=False)), WithJsonSchema({"type": "number"})]
+Number = Annotated[int | float, BeforeValidator(_finite_number), WithJsonSchema({"type": "number"})]
 #: A finite JSON number or the string "NaN" (read as float NaN, written back as "NaN").
 NumberOrNaN = Annotated[
     float,
-    BeforeValidator(lambda v: _finite(v, nan=True)),
+    BeforeValidator(_finite_or_nan),
     PlainSerializer(_nan_to_string),
     WithJsonSchema({"oneOf": [{"type": "number"}, {"const": "NaN"}]}),
 ]
@@ -139,11 +153,13 @@ class Message(BaseModel):
                 raise ProtocolError(f"`cmd` is required in a {cls.CMD!r} command")
             if obj["cmd"] != cls.CMD:
                 raise ProtocolError(f"`cmd` must be {show(cls.CMD)} (got {show(obj['cmd'])})")
-        if isinstance(obj, dict) and set(obj) <= set(cls.model_fields):  # unknown fields are named first
-            for name, field in cls.model_fields.items():
-                if name not in obj and (field.is_required() or name in cls.WIRE_REQUIRED):
-                    where = f"a {cls.CMD!r} command" if cls.CMD else f"a {cls.__name__}"
-                    raise ProtocolError(f"`{name}` is required in {where}")
+        if isinstance(obj, dict):
+            fields, required = _wire_fields(cls)
+            if obj.keys() <= fields:  # unknown fields are named first
+                for name in required:
+                    if name not in obj:
+                        where = f"a {cls.CMD!r} command" if cls.CMD else f"a {cls.__name__}"
+                        raise ProtocolError(f"`{name}` is required in {where}")
         try:
             return cls.model_validate(obj, context=WIRE)
         except ValidationError as exc:
@@ -156,6 +172,15 @@ class Message(BaseModel):
     @classmethod
     def json_schema(cls):
         return cls.model_json_schema()
+
+
+@cache
+def _wire_fields(model: type[Message]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """A message's fields, and those the wire must carry in their order (required, or in WIRE_REQUIRED): read
+    once per class, not on every line."""
+    required = tuple(name for name, field in model.model_fields.items()
+                     if field.is_required() or name in model.WIRE_REQUIRED)
+    return frozenset(model.model_fields), required
 
 
 # -- The messages ---------------------------------------------------------------
@@ -608,6 +633,9 @@ class ScoreRequest(Message):
             raise sentence(f"`segments` must hold exactly one segment at sentence level (got {len(self.segments)})")
         text = self.tokenize is not None
         for i, segment in enumerate(self.segments):
+            if isinstance(segment.hypothesis, str) is text and all(
+                    isinstance(reference, str) is text for reference in segment.references):
+                continue  # (the common case; otherwise the first value of the wrong kind is named)
             for where, value in (
                 ("hypothesis", segment.hypothesis),
                 *((f"references[{k}]", r) for k, r in enumerate(segment.references)),

@@ -1,4 +1,5 @@
-"""What `check` and `fuzz` print when a run is over, read from the run's report like summary.md.
+"""What `check` and `fuzz` print when a run is over, read from the run's report like summary.md (and `merge`, for
+the whole run its shards made: the same lines, its verdict said by `merge`).
 
 Both listings come from the tally summary.md and junit.xml are derived from (`summaries.SummaryTally`, built
 from results.jsonl as the report is published and handed on by `summaries.publishing`): the root causes are
@@ -80,10 +81,11 @@ def _cut(text: str, limit: int = INPUT_SHOWN) -> str:
 
 
 def print_check(out: IO[str], derived: DerivedReports, *, report_dir: Path, junit: Path,
-                verbose: bool = False) -> None:
+                verbose: bool = False, said_by: str = "bleu-oracle check") -> None:
     """What gates the run, grouped by root cause (summary.md's deviation groups, largest first): each group once,
     with its distinct minimal inputs (the same shrunk input is printed once, however many records reached it);
-    the stale baseline entries; the run's root causes (summary.md's); the verdict and where the reports are."""
+    the stale baseline entries; the run's root causes (summary.md's); the verdict (`said_by`: ...) and where the
+    reports are."""
     results, summary = derived.results, derived.summary
     if results is None or summary is None:
         return
@@ -112,7 +114,7 @@ def print_check(out: IO[str], derived: DerivedReports, *, report_dir: Path, juni
     if left is not None:  # nothing deviates but what the baseline lists: "deviations found" would mislead
         verdict = gone_in_words(*left)
     known = baseline.known if baseline is not None else 0
-    out.write(f"bleu-oracle check: {verdict}: {_tally(_counts(derived)) or 'nothing run'}"
+    out.write(f"{said_by}: {verdict}: {_tally(_counts(derived)) or 'nothing run'}"
               + (f" ({known} known deviations from the baseline)" if known else "") + "\n")
     out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}") + "\n")
 
@@ -172,10 +174,10 @@ def _print_input(out: IO[str], record: Record, text: str | None, *, verbose: boo
 
 
 def print_fuzz(out: IO[str], derived: DerivedReports, written: list[Any], *, report_dir: Path,
-               verbose: bool = False) -> None:
+               verbose: bool = False, said_by: str = "bleu-oracle fuzz") -> None:
     """The run's root causes (summary.md's root-cause section, largest first), each with its smallest example,
     both values, where it diverges first, a reproduction and the case `--write-cases` wrote for it (`written`);
-    then the verdict and where the reports are."""
+    then the verdict (`said_by`: ...) and where the reports are."""
     results, summary = derived.results, derived.summary
     if results is None or summary is None:
         return
@@ -196,7 +198,7 @@ def print_fuzz(out: IO[str], derived: DerivedReports, written: list[Any], *, rep
     code = footer.exit_code if footer is not None else None
     verdict = {EXIT_OK: "no disagreement", EXIT_DEVIATIONS: "disagreements found"}.get(code, f"exit {code}") \
         if code is not None else "incomplete (no footer)"
-    out.write(f"\nbleu-oracle fuzz: {verdict}: {_tally(counts) or 'nothing run'}\n")
+    out.write(f"\n{said_by}: {verdict}: {_tally(counts) or 'nothing run'}\n")
     out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}") + "\n")
 
 

@@ -551,3 +551,38 @@ def test_the_venv_driver_and_its_library_modules_import_only_the_standard_librar
                 continue
             outside += [f"{path.name}: {name}" for name in names if name.split(".")[0] not in sys.stdlib_module_names]
     assert outside == []
+
+
+#: Every library module loaded as the driver loads it, in a Python without site-packages (`-S -I`: no bleu-oracle,
+#: no library), and the modules its loading imported that are not the standard library's.
+LOADED_WITHOUT_SITE = '''
+import importlib, importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("venv_bleu", sys.argv[1])
+driver = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(driver)
+declared = {}
+for name in driver.library_names():
+    module = importlib.import_module(driver.LIBRARIES_PACKAGE + "." + name.replace("-", "_"))
+    declared[name] = [implementation["name"] for implementation in getattr(module, "IMPLEMENTATIONS", [])]
+outside = sorted(name for name in sys.modules if name.split(".")[0] not in sys.stdlib_module_names
+                 and name.split(".")[0] not in (driver.LIBRARIES_PACKAGE, "__main__", "venv_bleu"))
+print(json.dumps({"declared": declared, "outside": outside}))
+'''
+
+
+def test_every_library_module_loads_with_the_standard_library_alone() -> None:
+    """The registry imports every module of drivers/libraries/ to read its declaration, and the driver imports one in
+    an environment without bleu-oracle: loading one, its declaration included, must need nothing but the standard
+    library (its library is imported by `scorer()`). Each loads under `python -S -I`, and what it declares is what the
+    registry reads (the venv entries, by module)."""
+    from oracle.adapters import registry
+
+    run = subprocess.run([sys.executable, "-S", "-I", "-c", LOADED_WITHOUT_SITE, driver_script("venv_bleu.py")],
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert run.returncode == 0, run.stderr
+    seen = json.loads(run.stdout)
+    assert seen["outside"] == []
+    by_module: dict[str, list[str]] = {}
+    for entry in registry.of_kind("venv"):
+        by_module.setdefault(entry.driver_library, []).append(entry.name)
+    assert {name: names for name, names in seen["declared"].items() if names} == by_module

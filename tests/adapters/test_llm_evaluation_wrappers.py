@@ -3,8 +3,7 @@
 value is derived by hand from the wrapper's code, cited beside it, not from the oracle; then `check --impl
 NAME` runs end to end against the reviewed baseline.
 
-Holds: oracle.adapters.llm_wrappers, oracle.adapters.llm_requirements,
-    oracle.adapters.drivers.libraries.ragas, oracle.adapters.drivers.libraries.lm_eval,
+Holds: oracle.adapters.drivers.libraries.ragas, oracle.adapters.drivers.libraries.lm_eval,
     oracle.adapters.drivers.libraries.deepeval
 """
 

@@ -7,20 +7,25 @@ Holds: oracle.adapters.preparations
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from oracle.adapters import environments, history, registry
-from oracle.adapters.base import Implementation
+from oracle.adapters.base import TEXT_LIMITS, Implementation
 from oracle.adapters.driven import DriverImplementation, driver_class
 from oracle.adapters.drivers import venv_bleu
 from oracle.adapters.preparations import NpmPin, ScriptSpec, SdistSpec, VenvSpec
 from oracle.cli import main
 from oracle.commands import install
 from oracle.diagnose import discrepancies
+from oracle.formulas.errors import BleuValueError
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What each kind is prepared with (None: nothing outside this environment).
@@ -80,6 +85,102 @@ def test_no_module_but_the_registry_names_an_adapter_class():
                 offenders += [f"{path.relative_to(ROOT)}: {t.id} =" for t in targets
                               if isinstance(t, ast.Name) and t.id in replaced]
     assert offenders == []
+
+
+def test_no_module_but_its_own_names_a_venv_library():
+    """A venv library is declared in its module of drivers/libraries/ and nowhere else: no other module of oracle/
+    holds its name as a string (a list of them, a class of its own, pins of its own elsewhere)."""
+    venv = {entry.name for entry in registry.of_kind("venv")}
+    libraries = ROOT / "oracle" / "adapters" / "drivers" / "libraries"
+    offenders = []
+    for path in sorted((ROOT / "oracle").rglob("*.py")):
+        if path.parent == libraries:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in venv:
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {node.value!r}")
+    assert offenders == []
+
+
+#: A new venv library, as docs/extending.md says to write it: one module of drivers/libraries/, its declaration and
+#: its call. Its pins, profile and capabilities are made up: the registry and the verbs read them, nothing runs it.
+NEW_LIBRARY = '''
+"""A toy library: the number of segments over 4."""
+
+from . import TEXT_LIMITS, environment, implementation, smoothing_row, smoothing_table, text_segments
+
+ENVIRONMENT = environment((("toy-counter==1.2.3", "numpy==2.4.6"),), "import toy_counter", "toy-counter")
+IMPLEMENTATIONS = [
+    implementation("toy-counter", "nltk", dict(levels=["corpus"], max_order=5, **TEXT_LIMITS),
+                   smoothing=smoothing_table("toy smooths with none or floor",
+                                             smoothing_row("none", 0), smoothing_row("floor", 1, {"value": "eps"}))),
+    implementation("toy-counter-sentence", "papineni", dict(levels=["sentence"]), preload=True),
+]
+
+
+def scorer(settings):
+    def score(command):
+        return len(text_segments(command)) / 4
+
+    return score
+'''
+
+SEEN_BY_THE_VERBS = '''
+import json, sys
+from oracle.adapters.drivers import libraries
+libraries.__path__.append(sys.argv[1])  # the new module, beside the package's own
+from oracle.adapters import environments, registry, venv_adapters
+from oracle.cli import main
+from oracle.commands import install
+
+main(["serve", "--list"])
+toy, sentence = registry.resolve("toy-counter"), registry.resolve("toy-counter-sentence")
+declared = toy.load()
+print(json.dumps({
+    "install": "toy-counter" in install.OWN and "toy-counter-sentence" not in install.OWN,
+    "pins": list(map(list, environments.VENVS["toy-counter"].steps)), "shares": sentence.shares,
+    "preload": [toy.preload, sentence.preload], "environment": sentence.environment,
+    "class": [declared.__name__, declared is venv_adapters.ToyCounterImplementation],
+    "handshake": json.loads(declared.handshake_json()), "argv": sentence.load().command()[2:],
+    "settings": declared.settings()}))
+'''
+
+
+def test_a_new_venv_library_is_one_module_that_every_verb_reads(tmp_path):
+    """docs/extending.md: a venv library is one new module of drivers/libraries/ (and its test). With one added (on
+    the package's path, in a fresh process), the registry lists both implementations it declares, `install`
+    prepares the first, the second runs in its environment, and the declaration is made from the module's data."""
+    (tmp_path / "toy_counter.py").write_text(NEW_LIBRARY, encoding="utf-8")
+    run = subprocess.run([sys.executable, "-c", SEEN_BY_THE_VERBS, str(tmp_path)], capture_output=True, text=True,
+                         timeout=120, check=False, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    *listed, seen = run.stdout.splitlines()
+    # toy_counter.py: the last module, after tfma.py
+    assert listed == [*registry.names(), "toy-counter", "toy-counter-sentence"]
+    seen = json.loads(seen)
+    assert seen["install"] and seen["shares"] == "toy-counter" == seen["environment"]
+    assert seen["pins"] == [["toy-counter==1.2.3", "numpy==2.4.6"]] and seen["preload"] == [False, True]
+    assert seen["class"] == ["ToyCounterImplementation", True]
+    # the handshake: declare_capabilities' defaults with what the module states, smoothing from its table's rows
+    # that fix nothing (both here), the version its pins give the distribution (toy-counter==1.2.3)
+    assert seen["handshake"] == {
+        "protocol": 1, "implementation": {"name": "toy-counter", "version": "1.2.3", "language": "python"},
+        "profile": "nltk", "capabilities": {
+            "levels": ["corpus"], "weights": "any", "max_order": 5, "smoothing": ["none", "floor"],
+            "statistics": False, "lowercase": False, **TEXT_LIMITS}}
+    assert seen["settings"] == {"smoothing": {"none": [0, {}], "floor": [1, {"value": "eps"}]}}
+    # the second runs the module's call in the first's environment, told to preload (no table: no other setting)
+    assert seen["argv"][0] == "toy-counter" and json.loads(seen["argv"][2]) == {"preload": True}
+
+
+def test_a_library_module_must_declare_the_implementation_named_after_it():
+    """The implementation named after the module owns its environment; a module declaring none by that name would
+    leave the environment without an owner (and the driver would not find its call under that name)."""
+    from oracle.adapters.drivers.libraries import environment, implementation
+
+    pins = environment((("toy==1",),), "import toy", "toy")
+    with pytest.raises(BleuValueError, match="one of them must be named 'toy-counter'"):
+        registry._library_entries("toy-counter", pins, [implementation("toy", "nltk", {})])
 
 
 def test_documented_as_is_a_registered_name_with_curated_entries():

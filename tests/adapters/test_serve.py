@@ -14,9 +14,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from protocol_client import Client
 
 from oracle.adapters import registry
+from oracle.adapters import server as protocol_server
 from oracle.adapters.base import (
     Implementation,
     Rejected,
@@ -29,6 +32,7 @@ from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuTypeError, BleuValueError
 from oracle.models.protocol import (
     Handshake,
+    ProtocolError,
     ScoreReply,
     ScoreRequest,
     Segment,
@@ -402,3 +406,114 @@ def test_oracle_adapter_rejects_invalid_input(req, message):
 def test_oracle_adapter_rejects_non_uniform_weights_under_uniform_profiles():
     with pytest.raises(Rejected, match="uniform"):
         OracleImplementation("sacrebleu").score(request([(MATLAB_HYP, MATLAB_REFS)], weights=[0.5, 0.25]))
+
+
+# -- The reply written without the model: the same reply, or the model's own check ------------------------------
+
+#: floats with their edges drawn often: hypothesis alone rarely draws an infinity or a NaN in 400 examples
+_float = st.one_of(st.sampled_from([math.inf, -math.inf, math.nan, 0.0, -0.0, 1.0]), st.floats())
+_count = st.one_of(st.integers(0, 5), st.just(2**53 - 1))
+#: values a count must not be: negative, beyond 2**53 - 1, a bool, fractional, a string
+_bad_count = st.sampled_from([-1, 2**53, True, 1.5, 2.0, "3"])
+
+
+def _counts(draw, order):
+    """`order` counts: the first few drawn, the rest 0 (a long list is only for its length)."""
+    drawn = draw(st.lists(_count, min_size=min(order, 4), max_size=min(order, 4)))
+    return drawn + [0] * (order - len(drawn))
+
+
+@st.composite
+def _answers(draw):
+    """Answers an adapter may return: plainly valid statistics (orders 0 to 101: 100 is the most a reply may
+    carry), or the same broken in one place: a bad count, a missing or an unknown field, an odd bp or score."""
+    score = draw(st.one_of(_float, st.integers(-2, 2), st.just(True)))
+    if draw(st.booleans()):
+        return ScoreAnswer(score)
+    order = draw(st.sampled_from([0, 1, 2, 4, 100, 101]))
+    statistics = {"hyp_len": draw(_count), "ref_len": draw(_count),
+                  "matches": _counts(draw, order), "totals": _counts(draw, order),
+                  "bp": draw(st.one_of(st.none(), _float, st.integers(0, 2), st.just("NaN")))}
+    fault = draw(st.sampled_from(["none", "count", "listed count", "missing", "unknown"]))
+    if fault == "count":
+        statistics[draw(st.sampled_from(["hyp_len", "ref_len"]))] = draw(_bad_count)
+    elif fault == "listed count" and order:
+        listed = statistics[draw(st.sampled_from(["matches", "totals"]))]
+        listed[draw(st.integers(0, order - 1))] = draw(_bad_count)
+    elif fault == "missing":
+        del statistics[draw(st.sampled_from(sorted(statistics)))]
+    elif fault == "unknown":
+        statistics["precisions"] = [1.0]
+    return ScoreAnswer(score, statistics)
+
+
+class _Answering(Implementation):
+    name, capabilities = "answering", {}
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def score(self, request):
+        return self.answer
+
+
+@settings(max_examples=400, deadline=None)
+@given(_answers())
+def test_a_reply_is_what_the_reply_model_writes(answer):
+    # the expectation is the model's own path (validate the reply, then dump it), which the server took for
+    # every reply before it wrote plain ones itself; an answer the model refuses is the same error either way
+    command = ScoreRequest.from_json(decode(fake_score("x", seq=7)))
+    try:
+        expected = ScoreReply.from_json(protocol_server._answer_to_json(7, answer)).to_json()
+    except (ProtocolError, TypeError, ValueError, OverflowError) as exc:
+        expected = {"seq": 7, "error": f"the implementation's answer breaks protocol v1: {exc}"}
+    reply = protocol_server.score_reply(_Answering(answer), command)
+    assert encode(reply) == encode(expected)
+    assert [type(value) for value in reply.get("statistics", {}).values()] == [
+        type(value) for value in expected.get("statistics", {}).values()]
+
+
+def test_plain_answers_are_written_without_the_model(monkeypatch):
+    # what every library adapter returns takes the plain path: a model built here would fail the test
+    def refuse(obj):
+        raise AssertionError("the reply model was built for a plain answer")
+
+    monkeypatch.setattr(ScoreReply, "from_json", refuse)
+    command = ScoreRequest.from_json(decode(fake_score("x", seq=3)))
+    answer = ScoreAnswer(0.5, {"hyp_len": 3, "ref_len": 6, "matches": [3, 2], "totals": [3, 2], "bp": math.exp(-1)})
+    assert protocol_server.score_reply(_Answering(answer), command) == {
+        "seq": 3, "score": 0.5,
+        "statistics": {"hyp_len": 3, "ref_len": 6, "matches": [3, 2], "totals": [3, 2], "bp": math.exp(-1)}}
+    assert protocol_server.score_reply(_Answering(ScoreAnswer(math.nan)), command) == {"seq": 3, "score": "NaN"}
+
+
+def test_sacrebleu_through_serve_answers_what_it_answers_in_process():
+    # the property the serve side's speed must keep: the runner's own examples (seed 0, as `check` draws them
+    # for sacrebleu's capabilities), each through the adapter directly and through `serve`, give the same reply;
+    # the expected reply is the direct answer written by protocol v1's rule (NaN as the string "NaN")
+    pytest.importorskip("sacrebleu")
+    from oracle.adapters.base import call
+    from oracle.adapters.sacrebleu_adapter import SacrebleuImplementation
+    from oracle.harness.generate import example_request
+    from oracle.models.protocol import Capabilities
+
+    def wire(value):
+        return "NaN" if isinstance(value, float) and math.isnan(value) else value
+
+    implementation = SacrebleuImplementation()
+    capabilities = Capabilities.from_json(implementation.capabilities)
+    requests = [example_request(0, index, capabilities, uniform_only=True, seq=index + 1) for index in range(80)]
+    expected = []
+    for request in requests:
+        kind, answer = call(implementation, request)
+        if kind != "score":
+            expected.append({"seq": request.seq, kind: answer})
+            continue
+        reply = {"seq": request.seq, "score": wire(answer.score)}
+        if answer.statistics is not None:
+            reply["statistics"] = {name: wire(value) for name, value in answer.statistics.items()}
+        expected.append(reply)
+    out = io.BytesIO()
+    serve(implementation, io.BytesIO("".join(encode(request) + "\n" for request in requests).encode()), out)
+    assert [decode(line) for line in out.getvalue().splitlines()] == expected
+    assert {"score", "statistics"} <= set().union(*expected)  # statistics were compared, not only scores

@@ -5,7 +5,7 @@ by hand from the library's code, quoted beside it; then `check --impl NAME` runs
 reviewed baseline. Heavy and slow: the environment (TensorFlow) is prepared first, once, as `check` does; each
 test skips with the reason where it cannot be (no package registry).
 
-Holds: oracle.adapters.venv_adapters, oracle.adapters.drivers.venv_bleu,
+Holds: oracle.adapters.venv_adapters, oracle.adapters.drivers.venv_bleu, oracle.adapters.drivers.libraries._tensorflow,
     oracle.adapters.drivers.libraries.tfma, oracle.adapters.drivers.libraries.tensor2tensor,
     oracle.adapters.drivers.libraries.tf_models_official
 """

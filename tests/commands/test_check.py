@@ -939,8 +939,10 @@ def test_the_header_records_the_settings_the_command_line_gave():
         "verb": "check", "seed": 4, "examples": 9, "rel": 1e-5, "abs": 1e-12, "timeout": 10.0, "max_restarts": 3,
         "shrink_budget": 250, "shrink_first": 1, "cases": "91 from the bundled suite", "command": "my-bleu --fast",
         "baseline": "b.yaml", "only": ("nltk-*",), "shard": "1/1", "series_length": 3, "strict": True}
-    # a replay draws no random example; fuzz leaves out the series length it has no option for, adds its own
+    # a replay draws no random example; fuzz records the series length it runs with (it has no option for it), and
+    # adds its own settings
     replay = SessionSettings(command="x", replay="r.json", examples=200).run_settings("check", ["x"])
     assert replay.examples == 0 and replay.replay == "r.json" and replay.shard is None and replay.strict is None
-    fuzz = SessionSettings(command="x").run_settings("fuzz", ["x"], series_length=None, write_cases="found.yaml")
-    assert fuzz.series_length is None and fuzz.model_dump()["write_cases"] == "found.yaml"
+    fuzz = SessionSettings(command="x").run_settings("fuzz", ["x"], write_cases="found.yaml")
+    assert fuzz.series_length == SessionSettings(command="x").series_length
+    assert fuzz.model_dump()["write_cases"] == "found.yaml"

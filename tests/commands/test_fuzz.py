@@ -12,6 +12,7 @@ import contextlib
 import io
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -421,6 +422,16 @@ def test_a_smoothing_reading_round_trips_through_a_case(tmp_path):
     path.write_text(text)
     [case] = casefiles.load_case_file(path)
     assert check_case(case, "sacrebleu").passed
+
+
+def test_fuzz_records_the_length_of_the_series_it_ran(ties_longer_fuzz):
+    """fuzz's header says how long its series were, as check's does: the length its series records count their
+    steps out of ("series step K of N"). It recorded none, while fuzz ran series of the default length."""
+    _, report, _ = ties_longer_fuzz
+    run = results(report)
+    lengths = {int(re.search(r"series step \d+ of (\d+)", r.message).group(1))
+               for r in run.records if r.kind == "series"}
+    assert len(lengths) == 1 and run.header.settings.series_length in lengths
 
 
 def test_fuzz_names_the_layer_that_diverges_first(ties_longer_fuzz):

@@ -28,8 +28,16 @@ from oracle.diagnose.classify import (
     within_contract,
 )
 from oracle.diagnose.computations import context_for, matches_moved_by_spaces_score, result_under
-from oracle.diagnose.counting import fold_of, matches_moved_by_spaces, nul_padded_array_counts
+from oracle.diagnose.counting import (
+    fold_of,
+    joined_key_matches,
+    matches_moved_by_spaces,
+    nul_padded_array_counts,
+    strict_clip_matches,
+)
+from oracle.diagnose.judge import judge
 from oracle.formulas.profiles import get_profile
+from oracle.models.outcomes import ZERO_LAYER, Expected, Outcome
 from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
 
@@ -199,6 +207,22 @@ def test_within_contract():
     assert not within_contract(1e-13, 0.0)  # the zero rule: a tiny number for an exact 0, whatever the tolerance
     assert not within_contract(0.0, 1e-20) and within_contract(0.0, 0.0)
     assert within_contract(math.nan, math.nan) and not within_contract(0.0, math.nan)
+
+
+def test_the_judge_fails_a_zero_for_an_exact_normal_score_and_passes_it_for_a_subnormal_one():
+    """The zero rule (`oracle.diagnose.judge`): 0 where the exact score is a normal float is a fail whatever the
+    tolerance (each score here is within the absolute 1e-12 of 0); the smallest normal float is 2**-1022, about
+    2.2250738585e-308, so an exact 2.3e-308 is normal and an exact 2.2e-308 or 1e-310 is not."""
+
+    class Zero:
+        kind, message, score, statistics = "score", "", 0.0, None
+
+    for exact in ("1E-300", "2.3E-308"):
+        normal = judge(Expected(score=float(exact), score_exact=exact), Zero())
+        assert normal.outcome == Outcome.FAIL and normal.layer == ZERO_LAYER, (exact, normal)
+        assert f"got 0 where the exact value is {float(exact)!r}" in normal.message
+    for exact in ("2.2E-308", "1E-310"):
+        assert judge(Expected(score=float(exact), score_exact=exact), Zero()).outcome == Outcome.PASS, exact
 
 
 def test_computation_names_are_unique_and_documented():
@@ -469,11 +493,117 @@ def test_ngram_counts_kept_in_8_bits_are_named_by_their_counts():
     # sacrebleu PR #132's filter: the empty hypothesis's segment goes, with its 3-token reference
     ([("", ["c d e"]), ("a b", ["a b"])], (1.0,),
      {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "empty-hypotheses-dropped"),
+    # a wrapper's `if not prediction or not reference: continue`: "c d" against an empty reference goes too (its 2
+    # hypothesis tokens, matching nothing, with it), and so does the empty hypothesis's segment: "a b" alone, 2 of 2
+    # (dropping only the empty hypothesis leaves c = 4, m = 2 of 4)
+    ([("", ["c d e"]), ("c d", [""]), ("a b", ["a b"])], (1.0,),
+     {"hyp_len": 2, "ref_len": 2, "matches": [2], "totals": [2]}, "segments-with-empty-text-dropped"),
 ])
 def test_segments_and_lengths_counted_otherwise_are_named_by_their_counts(pairs, weights, stats, name):
-    """Hand-derived counts of three mechanisms; each answer is the formulas' score of those counts: 1."""
+    """Hand-derived counts of four mechanisms; each answer is the formulas' score of those counts: 1."""
     req = request("corpus", pairs, weights=weights)
     assert classify(req, ScoreAnswer(1.0, {**stats, "bp": 1.0}), "papineni").name == name
+
+
+def test_an_empty_reference_split_into_one_empty_token_is_named_by_its_counts():
+    """Tokens "a" and "" against an empty reference, BLEU-1. The formulas: r = 0, nothing matches, the score 0. The
+    reference split into one empty token (`''.split(' ')`): r = 1, and the hypothesis's "" matches it: m1 = 1 of 2,
+    c = 2 > r = 1 (BP 1), the score 1/2. An end token for the empty reference gives r = 1 but matches nothing."""
+    req = ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", ""), references=((),)),))
+    stats = {"hyp_len": 2, "ref_len": 1, "matches": [1], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.5, stats), "papineni").name == "empty-reference-one-token"
+    # a hypothesis empty beside it: the reference's one token alone, c = 0 (an end token would make c = 1); "c d"
+    # against the empty reference, matching nothing: c = 2, r = 1 + 1 ("" and "e"), m1 = 0 of 2, the score 0
+    req = request("corpus", [("c d", [""]), ("", ["e"])], weights=(1.0,))
+    stats = {"hyp_len": 2, "ref_len": 2, "matches": [0], "totals": [2], "bp": 1.0}
+    assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == "empty-reference-one-token"
+
+
+def test_check_names_an_empty_reference_split_into_one_token_as_the_runs_cause(tmp_path):
+    """A fake that splits an empty reference into one empty token (tests/fakes/mutant_empty_reference_split.py):
+    every failing record, and the run, is named by it (not by the end token, whose counts are the same unless a
+    hypothesis is empty too)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_reference_split"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("empty-reference-one-token" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: empty-reference-one-token x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_precision_fractions_normalised_per_segment_are_named_by_their_counts():
+    """"a b" against "a b" and "c d" against "c e", BLEU-2. The formulas sum (3, 1) of (4, 2). Each segment's
+    fraction normalised first: 2/2 and 1/1 become 1/1 and 1/1; 1/2 stays, 0/1 stays (gcd(0, 1) = 1): the sums
+    (1 + 1, 1 + 0) of (1 + 2, 1 + 1) = (2, 1) of (3, 2). c = r = 4, BP 1: the score (2/3 x 1/2)^(1/2)."""
+    req = request("corpus", [("a b", ["a b"]), ("c d", ["c e"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 4, "ref_len": 4, "matches": [2, 1], "totals": [3, 2], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(2 / 3 * 1 / 2), stats), "papineni")
+    assert explanation.name == "precision-fractions-normalised", explanation
+
+
+def test_check_names_precision_fractions_normalised_as_the_runs_cause(tmp_path):
+    """A fake that reduces each segment's (matches, total) before summing (tests/fakes/mutant_fractions_normalised.py):
+    the run and its failing records are named by it."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_fractions_normalised"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("precision-fractions-normalised" in (r.classification.name, *r.classification.fits)
+               for r in failing), {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: precision-fractions-normalised x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_ngram_recall_for_precision_is_named_by_its_counts():
+    """"a b a" against "a b" and "b a c", BLEU-2. Precision (the formulas): unigrams a, b, a clipped to the most
+    any one reference holds (a once, b once): 2 of 3; bigrams "a b", "b a" both in some reference: 2 of 2. Recall:
+    "a b" has a (min(1, 2) = 1) and b (1): 2, "b a c" has b, a (1 each) and c (0): 2, so 4 of the references'
+    2 + 3 = 5 unigrams; bigrams "a b" (1) and "b a" (1), "a c" (0): 2 of 1 + 2 = 3. c = 3, r = 3 (the closer
+    reference), BP = 1: the score of those counts is (4/5 x 2/3)^(1/2)."""
+    req = request("corpus", [("a b a", ["a b", "b a c"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 3, "ref_len": 3, "matches": [4, 2], "totals": [5, 3], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(4 / 5 * 2 / 3), stats), "papineni")
+    assert explanation.name == "recall-instead-of-precision", explanation
+
+
+def test_check_names_ngram_recall_as_the_runs_cause(tmp_path):
+    """A fake that counts n-gram recall for precision (tests/fakes/mutant_ngram_recall.py): the run is named by it
+    (a record whose recall equals its precision but for a floor may be named by that floor; recall is among its
+    fits)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_ngram_recall"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all("recall-instead-of-precision" in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: recall-instead-of-precision x{len(failing)}." in (report / "summary.md").read_text()
+
+
+def test_check_names_segments_with_empty_text_dropped_as_the_runs_cause(tmp_path):
+    """A fake that leaves out a segment whose hypothesis or first reference is empty
+    (tests/fakes/mutant_empty_pairs_dropped.py): records with an empty hypothesis alone fit dropping empty
+    hypotheses as well, those with an empty reference beside a non-empty hypothesis only the pairs' filter, so the
+    run is named by the one that covers every record."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_empty_pairs_dropped"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name
+               and r.outcome == "fail"]
+    assert failing
+    # (a record whose answer is an early 0 is named by what gives 0, the filter among its fits)
+    assert all("segments-with-empty-text-dropped" in (r.classification.name, *r.classification.fits)
+               for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    summary = (report / "summary.md").read_text()
+    assert "By root cause: segments-with-empty-text-dropped x" in summary, summary
 
 
 def _text_request(level, pairs, weights, smoothing=None):
@@ -939,3 +1069,19 @@ def test_the_new_mechanisms_never_fit_the_oracles_own_answer(segments):
     own = ScoreAnswer(float(result.score), {"hyp_len": s.hyp_len, "ref_len": s.ref_len, "matches": list(s.matches),
                                             "totals": list(s.totals), "bp": float(result.bp)})
     assert classify(req, own, "papineni").name == AGREES
+
+
+def test_the_counting_variants_clip_to_a_gram_s_largest_count_in_one_reference_not_the_sum_over_references():
+    """Every counting variant that clips keeps the paper's limit (section 2.1: "the maximum number of times a word
+    occurs in any single reference translation"): with two references each holding `x` once, a hypothesis `x x`
+    is clipped to 1, not 2 (the sum). By hand, order 2:
+    - strict clipping (`<` for `<=`): unigram `x` k=2 >= m=1 counts m - 1 = 0; bigram `x x` m=0: 0 -> (0, 0) (with the
+      sum, m=2: k=2 >= 2 counts 1).
+    - keys joined with " ": unigram key `x` min(2, 1) = 1; bigram key `x x` absent from both -> (1, 0).
+    - one map split on spaces (torchtext#2095): tokens `p q`, `p q`; the key `p q` (a unigram holding a space,
+      read back as order 2) min(2, 1) = 1; the bigram key `p q p q` absent -> (0, 1)."""
+    twice = [Segment(hypothesis=("x", "x"), references=(("x",), ("x",)))]
+    assert strict_clip_matches(twice, 2, fold=None) == (0, 0)
+    assert joined_key_matches(" ")(twice, 2, fold=None) == (1, 0)
+    spaced = [Segment(hypothesis=("p q", "p q"), references=(("p q",), ("p q",)))]
+    assert matches_moved_by_spaces(spaced, 2, fold=None) == (0, 1)

@@ -80,6 +80,7 @@ VARIANT_EXAMPLES = [
     ("brevity-penalty-exponent-negated", SKEWED, math.exp(6 / 5 - 1) * MEAN),
     ("brevity-penalty-exp-left-out", SKEWED, (1 - 6 / 5) * MEAN),
     ("length-ratio-as-brevity-penalty", SKEWED, 5 / 6 * MEAN),
+    ("brevity-penalty-applied-twice", SKEWED, math.exp(-1 / 5) * math.exp(-1 / 5) * MEAN),  # BP^2 = e^(-2/5)
     ("percent-scale-printed-2-decimals", SKEWED, round(100 * BP * MEAN, 2)),  # 64.45
     # c = 2 ("a b") against r = 5 ("a b c d e"): p1 = 2/2, p2 = 1/1; BP from r // c = 2: e^(1 - 2) = e^-1
     ("length-ratio-floored", request("corpus", [("a b", ["a b c d e"])], (0.5, 0.5)), math.exp(-1)),
@@ -266,6 +267,19 @@ def test_check_names_weights_not_passed_on_as_the_runs_cause(tmp_path):
     summary = (report / "summary.md").read_text()
     assert f"By root cause: weights-not-passed-on x{len(failing)}." in summary
     assert all(r.classification is None for r in results(report).records if r.outcome == "pass")
+
+
+def test_check_names_the_brevity_penalty_applied_twice_as_the_runs_cause(tmp_path):
+    """A fake whose brevity penalty is squared where c < r (tests/fakes/mutant_bp_applied_twice.py, BP^2 returned as
+    its BP and in its score): every failing record is short (c < r; elsewhere BP = 1 = 1^2), and each is named by
+    the variant, the run by it alone."""
+    report = tmp_path / "report"
+    assert check(report, fake("mutant_bp_applied_twice"), examples=40) == 1
+    failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]
+    assert failing
+    assert all(r.classification.name == "brevity-penalty-applied-twice" for r in failing), \
+        {r.classification.name for r in failing}
+    assert f"By root cause: brevity-penalty-applied-twice x{len(failing)}." in (report / "summary.md").read_text()
 
 
 def test_what_is_known_names_the_stage_without_a_search():

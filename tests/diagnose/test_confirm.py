@@ -145,11 +145,22 @@ def test_jobs_write_what_one_process_writes_for_a_nondeterministic_implementatio
 
 def test_a_deterministic_mutant_writes_the_records_it_wrote_before_requests_were_sent_again(tmp_path, monkeypatch):
     """mutant_no_clipping answers every request alike: sending its failures once more changes no record (but the
-    seq numbers of the requests after them), and nothing is named nondeterministic."""
+    seq numbers of the requests after them), and nothing is named nondeterministic. The first run must really
+    send some failure again (else the two runs would be the same run, and the comparison could not fail): the
+    re-sends are counted."""
     report = tmp_path / "again"
+    sent_again = []
+    answered = diagnosis.answered_again
+
+    def counted_resend(*args, **kwargs):
+        sent_again.append(args[0])
+        return answered(*args, **kwargs)
+
+    monkeypatch.setattr(diagnosis, "answered_again", counted_resend)
     assert check(report, fake("mutant_no_clipping"), "--seed", 7, examples=40) == 1
     named = {r.classification.name for r in deviations(report)}
     assert named and "nondeterministic" not in named
+    assert sent_again, "no failure was sent again: the comparison below would compare a run with itself"
     monkeypatch.setattr(diagnosis, "answered_again", lambda *args, **kwargs: None)  # as before: nothing sent again
     assert check(tmp_path / "once", fake("mutant_no_clipping"), "--seed", 7, examples=40) == 1
     assert comparable(report) == comparable(tmp_path / "once")

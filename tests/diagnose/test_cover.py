@@ -12,9 +12,9 @@ Holds: oracle.diagnose.cover
 from __future__ import annotations
 
 from oracle.diagnose.cover import minimal_cover
-from oracle.harness.events import RootCauseTally
+from oracle.harness.events import FailureCause, RootCauseTally
 from oracle.models.outcomes import Outcome
-from oracle.models.results import Classification, Record, run_name_of
+from oracle.models.results import Classification, Record, RunCause, run_name_of
 
 
 def causes(signatures, confirmed=frozenset()):
@@ -71,6 +71,37 @@ def test_a_probe_confirmed_earlier_answer_names_its_single_record():
     tally.add(record(1, "earlier-answer-returned",
                      change=(("earlier request", 3), ("confirmed by changing", "references"))))
     assert tally.run_names() == ["earlier-answer-returned", "strict-clipping"]
+
+
+def test_the_footer_names_the_causes_from_each_failing_records_cause_alone():
+    """A session keeps a `FailureCause` of each failing record, not the record: the footer's causes are the ones
+    the records give summary.md. By hand: 4 records fit strict-clipping alone, one is named earlier-answer-returned
+    and fits strict-clipping as well (strict-clipping covers 5), one fits float32 alone (one record, no probe: no
+    evidence, unexplained); a probe-confirmed earlier answer on its own is a cause of 1 record; the documented ids
+    are the union over a cause's records (sorted); a passing record counts nothing."""
+    documented = (Classification(name="strict-clipping", documented=["lib-clips"]),
+                  Classification(name="strict-clipping", documented=["lib-clips", "lib-clips-2"]))
+    records = [
+        *(Record(id=f"random-0-{i}", kind="example", outcome=Outcome.FAIL, layer="score",
+                 classification=documented[i % 2]) for i in range(4)),
+        record(4, "earlier-answer-returned", "strict-clipping"),
+        record(5, "float32"),
+        record(6, "earlier-answer-returned", change=(("confirmed by changing", "references"),)),
+        Record(id="random-0-7", kind="example", outcome=Outcome.PASS),
+    ]
+    from_records, from_causes = RootCauseTally(), RootCauseTally()
+    for one in records:
+        from_records.add(one)
+        cause = FailureCause.of(one)
+        if cause is not None:
+            from_causes.add_cause(cause)
+    assert FailureCause.of(records[-1]) is None
+    assert [(c.name, c.records, c.documented) for c in from_causes.run_causes()] == [
+        ("strict-clipping", 5, ("lib-clips", "lib-clips-2")), ("earlier-answer-returned", 1, ()),
+        ("unexplained", 1, ())]
+    assert from_causes.run_causes() == [
+        RunCause(name=g.name, records=g.count, alternatives=g.alternatives, documented=tuple(g.documented))
+        for g in from_records.groups()]
 
 
 # -- evidence before accusation (issue 36), each rule against the code: (a) a name is reported only for records the

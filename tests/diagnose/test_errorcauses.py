@@ -1,5 +1,7 @@
 """An error record's root cause: the input feature on which the implementation answers error, confirmed on the
 failing input and its neighbours, named by a stable string that a baseline lists as `cause:error-when-...`.
+An end-to-end test also runs a fake that takes the logarithm of every precision unguarded
+(tests/fakes/error_log_of_zero.py).
 
 The pure tests drive `error_cause` with an `ask` written here from a stated rule (the implementation errs exactly
 where the rule holds), so the expected name is the rule's, not the code's. The end-to-end test runs a fake that
@@ -58,7 +60,31 @@ def short_hypothesis(r):
     return any(len(s.hypothesis) < len(r.weights) for s in r.segments)
 
 
+def _ngrams(tokens, n):
+    return [tuple(tokens[i:i + n]) for i in range(len(tokens) - n + 1)]
+
+
+def log_of_zero(r):
+    """BLEU's sum of w_n log(m_n / l_n) taken unguarded over every order of a one-segment token request: an order
+    with n-grams none of which is in a reference (log 0), or with no n-gram (division by 0), errs. (Clipping does
+    not decide whether m_n is 0: one occurrence in a reference is a match.)"""
+    (segment,) = r.segments
+    for n in range(1, len(r.weights) + 1):
+        grams = _ngrams(segment.hypothesis, n)
+        if not grams or not any(g in _ngrams(ref, n) for g in grams for ref in segment.references):
+            return True
+    return False
+
+
 @pytest.mark.parametrize(("rule", "failing", "name"), [
+    # "a b" against "c" at order 2: no unigram matches (m_1 = 0 of 2). The reference lengthened to "c c" still
+    # matches nothing and errs, so its shortness is no part of it; the hypothesis given as a second reference
+    # matches every order and is answered
+    (log_of_zero, request(segments=[{"hypothesis": ["a", "b"], "references": [["c"]]}], weights=[0.5, 0.5]),
+     "error-when-precision-zero"),
+    # "a b" against "a c": m_1 = 1 of 2, m_2 = 0 of 1 ("a b" is not "a c"): one order unmatched is enough
+    (log_of_zero, request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "c"]]}], weights=[0.5, 0.5]),
+     "error-when-precision-zero"),
     # nltk's shrunk IndexError: order 2 still errs, order 3 is answered, and so is method "none" at order 1
     (method6_below_three, request(smoothing={"method": "chen-cherry-6", "alpha": 5.0}),
      "error-when-smoothing-chen-cherry-6-and-order-below-3"),
@@ -144,6 +170,31 @@ def test_a_neighbour_that_cannot_be_asked_confirms_nothing():
                        methods=("chen-cherry-6",)) is None
 
 
+def test_an_order_without_a_match_is_held_on_both_sides_of_its_boundary():
+    # one match is the boundary: "a b" against "a c" has m_2 = 0 of 1 (holds); against "a b" m_2 = 1 (does not).
+    # An order with no n-gram at all ("a" at order 2: 0 of 0) has precision 0 as well, as nltk's m / max(1, l) and
+    # the papineni profile read it; so has an empty hypothesis
+    name = "error-when-precision-zero"
+    assert describe(name) == ("the implementation answers error where an order's precision is 0 (none of its "
+                              "hypothesis n-grams matches, or it has none)")
+    assert holds(name, request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "c"]]}], weights=[0.5, 0.5]))
+    assert not holds(name, request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "b"]]}],
+                                   weights=[0.5, 0.5]))
+    assert holds(name, request(segments=[{"hypothesis": ["a"], "references": [["a", "b"]]}], weights=[0.5, 0.5]))
+    assert not holds(name, request(segments=[{"hypothesis": ["a"], "references": [["a", "b"]]}]))
+    assert holds(name, request(segments=[{"hypothesis": [], "references": [["a"]]}]))
+    # over the corpus: a second segment that matches at order 2 lifts the first one's zero
+    assert not holds(name, request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "c"]]},
+                                             {"hypothesis": ["d", "e"], "references": [["d", "e"]]}],
+                                   weights=[0.5, 0.5]))
+    # case folded where the request folds it: "A" matches "a" under lowercase, not without
+    assert holds(name, request(segments=[{"hypothesis": ["A"], "references": [["a"]]}]))
+    assert not holds(name, request(segments=[{"hypothesis": ["A"], "references": [["a"]]}], lowercase=True))
+    # a text request, split as its tokenizer splits it: "a b" against "a c" at order 2 again
+    assert holds(name, request(tokenize="none", segments=[{"hypothesis": "a b", "references": ["a c"]}],
+                               weights=[0.5, 0.5]))
+
+
 def test_a_cause_names_its_features_and_is_held_by_inputs_alike():
     name = "error-when-smoothing-chen-cherry-6-and-order-below-3"
     assert describe(name) == ("the implementation answers error where the smoothing is chen-cherry-6 and the order "
@@ -178,6 +229,24 @@ def test_an_error_on_an_empty_segment_is_named_by_it_and_its_baseline_holds_on_a
     assert any(r.outcome == "error" for r in results(second).records)
 
 
+def test_an_unguarded_log_of_a_zero_precision_is_named_by_it(tmp_path):
+    """The fake sums w_n log(m_n / l_n) over every order unguarded (tests/fakes/error_log_of_zero.py): it errs on an
+    order whose n-grams none matches, and on one without n-grams. The run's errors are named by a precision of 0,
+    each record so named erring by the rule written here (hand-counted n-grams, where its shrunk input is one
+    segment of tokens); an order without n-grams, which only a longer hypothesis takes away, may be named by the
+    hypothesis's length instead."""
+    report = tmp_path / "report"
+    assert check(report, fake("error_log_of_zero"), examples=60) == 1
+    errors = [r for r in results(report).records if r.outcome == "error"]
+    names = {r.classification.name for r in errors}
+    assert "error-when-precision-zero" in names, names
+    for record in errors:
+        shrunk = record.shrunk.request if record.shrunk and record.shrunk.steps else record.request
+        if record.classification.name == "error-when-precision-zero" and len(shrunk.segments) == 1 \
+                and shrunk.tokenize is None and not shrunk.lowercase:
+            assert log_of_zero(shrunk), shrunk
+
+
 def chen_cherry_4_log_one(r):
     """nltk #2204: method 4 divides by ln(c), guarded against c = 0 only: a one-token hypothesis with an unmatched
     order errs (here every order is unmatched where no hypothesis token is in a reference)."""
@@ -193,7 +262,10 @@ def test_a_one_token_hypothesis_is_a_feature_of_its_own():
                       smoothing={"method": "chen-cherry-4", "k": 5.0})
     cause = error_cause(failing, asking(chen_cherry_4_log_one), methods=METHODS)
     assert cause is not None
-    assert cause.name == "error-when-hypothesis-one-token-and-reference-empty-and-smoothing-chen-cherry-4"
+    # the reference given "a" is answered because "a" then matches: the rule's unmatched order, confirmed by the
+    # hypothesis given as a second reference beside the empty one (answered), not the empty reference (before the
+    # precision-zero feature this was named "...-and-reference-empty-and-...")
+    assert cause.name == "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"
     # at order 2 the same hypothesis is shorter than the order, and that names it (the family's first feature)
     cause = error_cause(failing.model_copy(update={"weights": (0.5, 0.5)}), asking(short_hypothesis), methods=METHODS)
     assert cause is not None and cause.name == "error-when-hypothesis-shorter-than-order"

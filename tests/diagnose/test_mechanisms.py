@@ -186,7 +186,7 @@ def test_doctor_varies_the_reference_length_only_with_several_references_and_cas
 
 
 def test_one_float32_tolerance_for_the_classifier_and_doctor():
-    assert search.FLOAT32_SLACK == Decimal(str(classify.FLOAT32_REL_TOLERANCE))
+    assert search.float32_slack() == Decimal(str(classify.FLOAT32_REL_TOLERANCE))
     assert convention_module.CONVENTIONS["weights"].option == "weight_normalisation"
 
 

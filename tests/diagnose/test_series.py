@@ -16,8 +16,10 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
   the hypothesis), so NIST's exp smoothing gives it 1/2^1 matches: p2 = 1/2, BLEU = sqrt(1/4) = 0.5. One
   halving. With a halving counter that continues from j earlier halvings, p2 = 1/2^(j+1): j = 1 gives
   sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355339059327373, j = 2 gives sqrt(1/16) = 0.25.
+- Z: R1 with every weight zero, an input the documents leave undefined; the convention `zero-weights-bp`
+  (PROTOCOL.md) answers BP * e^0 = 1 * 1 = 1.0 (c = r = 2), its statistics R1's.
 
-Holds: oracle.diagnose.stale
+Holds: oracle.diagnose.stale, oracle.harness.work.series
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.session import SessionSettings, run_session
+from oracle.harness.work.series import Step, judge_series
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
 from oracle.models.results import RunSettings
 
@@ -56,6 +59,7 @@ R3 = R1.model_copy(update={"weights": (0.5, 0.5)})
 Y = request("The cat", ("the cow",), lowercase=True)
 E = ScoreRequest(level="sentence", segments=(Segment(hypothesis=("a", "b"), references=(("a", "c"),)),),
                  weights=(0.5, 0.5), smoothing=SmoothingSpec.of("exp"))
+Z = R1.model_copy(update={"weights": (0.0,)})
 NONE_MATCH_1 = request("a b", ("c d",))
 NONE_MATCH_2 = request("a b", ("c d",), lowercase=True)
 
@@ -120,6 +124,20 @@ def test_of_several_earlier_answers_the_one_differing_in_fewest_parts_is_named()
     other_reference = request("The cat", ("a cat",))  # "cat" matches: 0.5, right, and more recent
     named = stale(R2, HALF, [(R1, HALF), (other_reference, HALF)])
     assert named is not None and dict(named.change) == {"earlier request": 2, "differs in": "lowercase"}
+
+
+def test_an_earlier_answer_within_the_tolerance_is_found_past_answers_of_another_kind_or_length() -> None:
+    """R1's right answer is 0.5 (1 of its 2 unigrams matches); the reply to R2 (whose right answer is 1.0) is 0.5
+    times (1 + 1e-12): within the judge's default relative tolerance (1e-9) of it, the same answer. More recent
+    than R1's: an error, and a 0.5 with another c (hyp_len 3), neither the same answer. With and without counts."""
+    near = 0.5 * (1 + 1e-12)
+    other_c = Answer(0.5, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+    noise = [(R3, Answer(None, None, kind="error", message="boom")), (R3, other_c)]
+    named = stale(R2, answer(near, 1), [(R1, HALF), *noise])
+    assert named is not None and dict(named.change) == {"earlier request": 3, "differs in": "lowercase"}
+    named = stale(R2, Answer(near, None), [(R1, Answer(0.5, None)), *noise])
+    assert named is not None and dict(named.change) == {"earlier request": 3, "differs in": "lowercase"}
+    assert stale(R2, Answer(near, None), [(R1, HALF), *noise]) is None  # counts on one side only
 
 
 def test_an_explained_answer_is_matched_only_within_its_own_case_or_example() -> None:
@@ -245,3 +263,23 @@ def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it
                     units=True)["second"]
     assert stateless.classification is not None and stateless.classification.name == "case-not-folded"
     assert EARLIER_ANSWER not in stateless.classification.fits
+
+
+def test_a_series_step_answered_with_a_convention_s_value_is_recorded_with_the_convention(tmp_path) -> None:
+    """A series ending on Z (every weight zero: undefined) answered with the `zero-weights-bp` convention's value is
+    recorded as any such answer is: acceptable, naming the convention (`Record.convention`); under --strict the
+    convention's value fails, and the record still names it."""
+    convention = Answer(1.0, Statistics(hyp_len=2, ref_len=2, matches=(1,), totals=(2,), bp=1.0))
+    for strict, outcome in ((False, "acceptable"), (True, "fail")):
+        report = tmp_path / f"strict-{strict}"
+        settings = SessionSettings(command="answer-list", report=str(report), timings=False, strict=strict)
+
+        def work(session) -> None:
+            judge_series(session, "random-0-5~series", [Step(R1, 0, ""), Step(Z, 0, "weights")],
+                         session.example_inputs(0))
+
+        run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=1,
+                    work=work, report_dir=report,
+                    transport=InProcessImplementation(AnswerList([HALF, convention, convention])))
+        [record] = read_results(report / "results.jsonl").records
+        assert (record.kind, record.outcome.value, record.convention) == ("series", outcome, "zero-weights-bp")

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from oracle.doctor.readings import UNIFORM, Reading, Scorer
 from oracle.doctor.sentences import SCREENED_METHODS, mean_sentence_score
-from oracle.doctor.streams import RULES, StreamTable, _count
+from oracle.doctor.streams import RULES, StreamTable, _count_in_python
 from oracle.doctor.waterfall import Point, waterfall
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Options, Smoothing
@@ -98,16 +98,16 @@ def test_on_wmt17_lines_too():
 
 
 #: Token lists from a small alphabet, so that n-grams repeat in the hypothesis, in a reference, in both and in
-#: neither: the cases where `_count` takes its shortcuts (sets where no count can exceed 1 in the minimum).
+#: neither: the cases where `_count_in_python` takes its shortcuts (sets where no count can exceed 1 in the minimum).
 TOKEN_LISTS = st.lists(st.sampled_from(["a", "b", "c", "A"]), max_size=14).map(tuple)
 
 
 @settings(max_examples=1000, deadline=None)
 @given(hypothesis=TOKEN_LISTS, references=st.lists(TOKEN_LISTS, min_size=1, max_size=3))
 def test_the_shared_counting_gives_the_oracles_clipped_matches(hypothesis, references):
-    """`streams._count` (one order at a time, minimums in C, sets once no n-gram repeats on both sides) equals the
-    oracle's literal counting: `bleu.clipped_matches` over `bleu.count`, per order."""
-    counted = _count((hypothesis, *references))
+    """`streams._count_in_python` (one order at a time, minimums in C, sets once no n-gram repeats on both sides)
+    equals the oracle's literal counting: `bleu.clipped_matches` over `bleu.count`, per order."""
+    counted = _count_in_python((hypothesis, *references))
     literal = bleu.clipped_matches(bleu.count(hypothesis, 4), [bleu.count(r, 4) for r in references], 4)
     assert counted.matches == tuple(literal)
     assert (counted.hyp_len, counted.ref_lens) == (len(hypothesis), tuple(len(r) for r in references))

@@ -51,6 +51,13 @@ MUTATIONS = {
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
+    "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
+                    "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
+    "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
+    "fractions-normalised": "keeps each segment's (matches, total) of an order as a reduced fraction before summing "
+                            "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
+    "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
+                        "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
     "score-power-1.1": "returns the score raised to the power 1.1",
     "bp-squared-when-short": "squares the brevity penalty when c < r: e^(2 (1 - r/c))",
@@ -64,7 +71,7 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment")
+              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -85,6 +92,8 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
             hyp = [t.lower() for t in hyp]
         if "hypothesis-lowercased-only" not in bugs:
             refs = [[t.lower() for t in r] for r in refs]
+    if "empty-reference-split" in bugs:
+        refs = [r if r else [""] for r in refs]
     matches, totals = [], []
     for n in range(1, order + 1):
         counts = ngrams(hyp, n)
@@ -95,6 +104,10 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
                     limit[gram] += k
                 else:
                     limit[gram] = max(limit[gram], k)
+        if "ngram-recall" in bugs:  # each reference's n-grams found in the hypothesis, over the reference's own
+            matches.append(sum(min(k, counts[gram]) for ref in refs for gram, k in ngrams(ref, n).items()))
+            totals.append(sum(max(1, len(ref) - n + 1) for ref in refs))
+            continue
         if "no-clipping" in bugs:
             matches.append(sum(k for gram, k in counts.items() if limit[gram] > 0))
         else:
@@ -108,6 +121,13 @@ def segment_stats(hyp, refs, order, bugs, lowercase):
     else:
         r = min(lengths, key=lambda x: (abs(x - c), x))
     return c, r, matches, totals
+
+
+def reduced_fractions(matches, totals):
+    """fractions-normalised: each (m, t) divided by gcd(m, t) (0/t is 0/1; an order without n-grams stays 0/0)."""
+    divisors = [math.gcd(m, t) if t else 1 for m, t in zip(matches, totals, strict=True)]
+    reduced_matches = [m // d for m, d in zip(matches, divisors, strict=True)]
+    return reduced_matches, [t // d for t, d in zip(totals, divisors, strict=True)]
 
 
 def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
@@ -216,6 +236,8 @@ def answer(request, bugs, profile, with_stats):
     if problem:
         return {"seq": request["seq"], "rejected": problem}
     segments = request["segments"]
+    if "drop-empty-pairs" in bugs:
+        segments = [s for s in segments if s["hypothesis"] and s["references"][0]]
     weights = request["weights"]
     order = len(weights)
     if not segments:  # an empty corpus scored: its sums are all 0, nothing matches
@@ -225,6 +247,8 @@ def answer(request, bugs, profile, with_stats):
         return out
     lowercase = bool(request.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
+    if "fractions-normalised" in bugs:
+        per_segment = [(c, r, *reduced_fractions(m, t)) for c, r, m, t in per_segment]
     c = sum(x[0] for x in per_segment)
     r = sum(x[1] for x in per_segment)
     matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
@@ -279,6 +303,39 @@ def _wrong_turn(reply, command, calls, argv):
 def empty_segment(command):
     """error-empty-segment: a segment whose hypothesis and every reference hold no token (a valid input)."""
     return any(not s["hypothesis"] and s["references"] and not any(s["references"]) for s in command["segments"])
+
+
+def unguarded_log_mean(command):
+    """error-log-of-zero: sum w_n log(m_n / l_n) over every order (a zero weight too), as BLEU's formula reads, with
+    no guard: an order whose (smoothed) matches are 0 raises ValueError (math domain error), one without n-grams
+    ZeroDivisionError. Returns the sum where neither happens."""
+    order = len(command["weights"])
+    lowercase = bool(command.get("lowercase"))
+    per_segment = [segment_stats(s["hypothesis"], s["references"], order, (), lowercase) for s in command["segments"]]
+    matches = [sum(x[2][i] for x in per_segment) for i in range(order)]
+    totals = [sum(x[3][i] for x in per_segment) for i in range(order)]
+    m, t = _smoothed(matches, totals, command["smoothing"])
+    return math.fsum(w * math.log(mi / ti) for mi, ti, w in zip(m, t, command["weights"], strict=False))
+
+
+def planted_error(command, bugs):
+    """The error message a planted error bug answers this request with, or None."""
+    if "error-empty-segment" in bugs and empty_segment(command):
+        return "ZeroDivisionError: float division by zero"
+    if "error-log-of-zero" in bugs:
+        return log_error(command, bugs)
+    return None
+
+
+def log_error(command, bugs):
+    """The exception `unguarded_log_mean` raises on a valid, non-empty request, as an error message; else None."""
+    if not command["segments"] or invalid(command, bugs):
+        return None
+    try:
+        unguarded_log_mean(command)
+    except (ValueError, ZeroDivisionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def _write(obj):
@@ -350,8 +407,9 @@ def serve(*bugs, name=None):
                 sys.stdout.write("this is not JSON, sorry\n")
                 sys.stdout.flush()
                 continue
-            if "error-empty-segment" in bugs and empty_segment(command):
-                _write({"seq": command["seq"], "error": "ZeroDivisionError: float division by zero"})
+            error = planted_error(command, bugs)
+            if error:
+                _write({"seq": command["seq"], "error": error})
                 continue
             reply = answer(command, bugs, profile, with_stats)
             if "nondeterministic" in bugs:

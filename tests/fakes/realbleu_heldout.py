@@ -161,7 +161,7 @@ HELDOUT_BUGS: dict[str, RealBug] = {
         mechanism="the score is BP x BP x the geometric mean: the brevity penalty is applied twice",
         kind="combination", stage="combination",
         fits=("brevity-penalty-squared", "brevity-penalty-applied-twice"),
-        planted_twin="mutant_unnamed_bp_squared"),
+        planted_twin="mutant_bp_applied_twice"),
     # -- errors --------------------------------------------------------------------------------------------
     "empty-hypothesis-raises": RealBug(
         url="https://github.com/promptfoo/promptfoo/pull/9841",

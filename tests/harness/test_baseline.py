@@ -290,6 +290,39 @@ def test_tracker_statuses():
     assert tracker.gate_failed()
 
 
+def test_a_tracker_that_hears_records_gated_elsewhere_by_the_same_baseline_counts_as_the_gating_one():
+    """`--jobs`: a worker gates its records (`BaselineTracker.gate`), the parent hears them (`heard`). By hand, under
+    the entries below: case-a known, case-b fixed, case-c new, random-0-1 known by the class entry (so it is used);
+    `gone` and `random-0-9` were met by no record (stale), `random:fail:bp` by none (unused)."""
+    from oracle.harness.gate import Finding, Gating
+    from oracle.models.baseline import Baseline, BaselineEntry
+    from oracle.models.outcomes import Outcome
+    from oracle.models.results import BaselineStatus
+
+    baseline = Baseline(entries=[
+        BaselineEntry(id="case-a", outcome="fail", reason="known"),
+        BaselineEntry(id="case-b", outcome="fail", reason="fixed upstream"),
+        BaselineEntry(id="random:crash", outcome="crash", reason="flaky"),
+        BaselineEntry(id="random:fail:bp", outcome="fail", reason="never met"),
+        BaselineEntry(id="gone", outcome="error", reason="old"),
+        BaselineEntry(id="random-0-9", outcome="fail", reason="an example not drawn"),
+    ])
+    worker, parent = BaselineTracker(baseline, check_stale=False), BaselineTracker(baseline)
+    findings = [Finding("case-a", "case", Outcome.FAIL, "score"), Finding("case-b", "case", Outcome.PASS),
+                Finding("case-c", "case", Outcome.FAIL, "bp"), Finding("case-d", "case", Outcome.PASS),
+                Finding("random-0-1", "example", Outcome.CRASH)]
+    for finding in findings:
+        gating = worker.gate(finding)
+        parent.heard(Record(id=finding.id, kind=finding.kind, outcome=finding.outcome, layer=finding.layer,
+                            baseline_key=gating.key, baseline=gating.status))
+    assert worker.gate(Finding("random-0-1", "example", Outcome.CRASH)) == \
+        Gating("random:crash", BaselineStatus(status="known", reason="flaky", entry="random:crash"))
+    summary = parent.summary()
+    assert (summary.known, summary.fixed, summary.new, summary.changed) == (2, 1, 1, 0)
+    assert tuple(summary.stale) == ("gone", "random-0-9") and tuple(summary.unused) == ("random:fail:bp",)
+    assert parent.gate_failed()
+
+
 def test_the_committed_baseline_schema_is_generated_and_the_reviewed_baselines_validate(repo_root):
     import json
 

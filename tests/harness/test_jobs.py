@@ -13,7 +13,7 @@ import sys
 import time
 
 import pytest
-from fakes.harness import check, fake, results
+from fakes.harness import check, fake, results, run_cli
 from fakes.processes import descendants, gone_within, wait_for, with_marker
 
 from oracle.harness.events import read_results
@@ -57,6 +57,29 @@ def test_jobs_write_the_records_one_process_writes_in_the_same_order(tmp_path):
     summaries = [(d / "summary.md").read_text().replace(str(d), "REPORT") for d in (one, three)]
     assert summaries[0] == summaries[1]
     assert not list(three.glob(".workers")), "the workers' directories are removed"
+
+
+def test_jobs_gate_by_the_baseline_as_one_process_does(tmp_path):
+    """A reviewed baseline of the run's causes (each worker gates its records by it as they are built, and searches
+    its causes first, as one process does), plus an exact-id entry for a failing example a worker judges (the
+    parent must learn the worker saw it, or it is reported stale) and one for an id no run has (stale in both)."""
+    first = tmp_path / "first"
+    assert check(first, fake("mutant_ties_longer"), examples=45) == 1
+    failing = [r.id for r in results(first).records if r.kind == "example" and r.outcome == "fail"]
+    assert run_cli("baseline", "write", "--from", first / "results.jsonl", "--out", tmp_path / "b.yaml", "-q") == 0
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text(baseline.read_text().replace("reason: |-\n    TODO", "reason: ties go to the longer reference")
+                        + f"- {{id: {failing[-1]}, outcome: fail, reason: its own entry}}\n"
+                        + "- {id: no-such-case, outcome: fail, reason: a case since retired}\n")
+    one, three = tmp_path / "one", tmp_path / "three"
+    assert check(one, fake("mutant_ties_longer"), "--baseline", baseline, examples=45) == 1
+    assert check(three, fake("mutant_ties_longer"), "--baseline", baseline, "--jobs", "3", examples=45) == 1
+    single, parallel = _comparable(one), _comparable(three)
+    assert any(r.get("baseline", {}).get("status") == "known" for r in single)
+    assert parallel == single
+    gates = read_results(one).footer.baseline, read_results(three).footer.baseline
+    assert gates[0].stale == gates[1].stale == ("no-such-case",)  # (the failing example's entry is not stale)
+    assert gates[0] == gates[1]
 
 
 @pytest.mark.parametrize(("option", "value", "says"), [

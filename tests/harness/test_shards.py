@@ -10,7 +10,9 @@ Holds: oracle.harness.shards, oracle.harness.merge, oracle.commands.merge
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import io
 import json
 import os
 import re
@@ -24,7 +26,9 @@ import yaml
 from fakes.harness import fake, results, run_cli
 
 from oracle.formulas.errors import BleuValueError
-from oracle.harness.merge import _reproduce
+from oracle.harness.events import iter_results
+from oracle.harness.gate import BaselineTracker
+from oracle.harness.merge import _merged, _reproduce
 from oracle.harness.shards import MAX_SHARDS, Shard, parse_shard
 from oracle.harness.transport import SHRINK_BLOCK
 from oracle.models.results import Record
@@ -35,9 +39,9 @@ MUTANT = fake("mutant_ties_longer")
 EXAMPLES = 101
 
 
-def _check(report, *more, examples=EXAMPLES, command=MUTANT):
+def _check(report, *more, examples=EXAMPLES, command=MUTANT, quiet=True):
     return run_cli("check", "--command", command, "--examples", examples, "--timeout", 10, "--report", report,
-                   "--quiet", *more)
+                   *(["--quiet"] if quiet else []), *more)
 
 
 def _comparable(report):
@@ -63,13 +67,37 @@ def _merge(*argv):
 @pytest.fixture(scope="module")
 def sharded_run(tmp_path_factory):
     """The mutant's run unsharded (its report moved aside to whole-alone, so that the merge can be written where
-    it was: reproduction lines name the report directory) and as shards 1/3, 2/3, 3/3."""
+    it was: reproduction lines name the report directory) and as shards 1/3, 2/3, 3/3. What the unsharded run
+    printed is kept in whole-console.txt."""
     root = tmp_path_factory.mktemp("sharded")
-    codes = {"whole": _check(root / "whole")}
+    console = io.StringIO()
+    with contextlib.redirect_stdout(console):
+        codes = {"whole": _check(root / "whole", quiet=False)}
+    (root / "whole-console.txt").write_text(console.getvalue(), encoding="utf-8")
     (root / "whole").rename(root / "whole-alone")
     for k in (1, 2, 3):
         codes[k] = _check(root / f"shard-{k}", "--shard", f"{k}/3")
     return root, codes
+
+
+def test_a_merged_record_is_the_shards_record_gated_by_the_merges_baseline():
+    """`merge` builds each record anew (`stages.built_record`, as a session does) from the shard's: every field is
+    the shard's but the gate's (its key and status under the merge's baseline) and the reproduction line. A field
+    the merge left behind would be lost from every merged stream (the whole-stream comparison above leaves out the
+    durations). Hand-derived gate: a failing case no baseline entry lists is keyed by its id and "new" (gate.py)."""
+    line = next(r for r in iter_results(Path(__file__).parents[1] / "report_data" / "data" / "runs" / "ignite-micro")
+                if isinstance(r, Record) and r.id == "both-empty")
+    shard = Record.model_validate({**line.model_dump(mode="json"), "convention": "a-convention", "duration": 0.25,
+                                   "wall": 0.5, "order": 2, "stderr": "warned", "related": line.request.model_dump(),
+                                   "shrunk": {"request": line.request.model_dump(), "steps": 1, "queries": 3},
+                                   "baseline_key": "old-key", "baseline": {"status": "known", "reason": "old"}})
+    unset = [name for name, field in Record.model_fields.items()
+             if name != "type" and getattr(shard, name) == field.get_default(call_default_factory=True)]
+    assert not unset, f"give the sample record every field: {unset}"
+    merged = _merged(shard, BaselineTracker(), "merged-report")
+    gate_and_reproduction = {"baseline_key", "baseline", "reproduce"}
+    assert merged.model_dump(exclude=gate_and_reproduction) == shard.model_dump(exclude=gate_and_reproduction)
+    assert (merged.baseline_key, merged.baseline.status, shard.outcome.value) == ("both-empty", "new", "fail")
 
 
 def test_a_shard_is_k_of_n_and_the_shards_partition_every_position():
@@ -121,6 +149,22 @@ def test_check_in_three_shards_merged_is_the_unsharded_run(sharded_run):
     assert sorted(shard_ids) == sorted(r["id"] for r in records), "together the shards did exactly the run's work"
 
 
+def test_the_merge_prints_what_the_unsharded_check_prints(sharded_run, capsys):
+    """merge's console is check's, read from the merged report as check's is from its own (`oracle.reports.console`:
+    summary.md's groups): each deviation group with its root cause, inputs and reproductions, the run's root causes,
+    the verdict and the reports; only the verdict's speaker differs, and check's closing advice is check's own."""
+    root, _ = sharded_run
+    alone = (root / "whole-console.txt").read_text(encoding="utf-8").splitlines()
+    assert alone[-1].startswith("next: ")  # (check's advice after its console: what to do with this run)
+    assert any(line.startswith("FAIL x") for line in alone) and any(line.startswith("root causes: ")
+                                                                    for line in alone)
+    capsys.readouterr()
+    assert _merge(root / "shard-1", root / "shard-2", root / "shard-3", "--report", root / "whole") == 1
+    merged = capsys.readouterr().out.splitlines()
+    assert merged == [line.replace("bleu-oracle check: ", "bleu-oracle merge: 3 shard(s): ", 1)
+                      if line.startswith("bleu-oracle check: ") else line for line in alone[:-1]]
+
+
 def test_the_merge_gates_every_record_by_the_baseline_as_the_unsharded_run(sharded_run, tmp_path):
     """A reviewed baseline forgiving the deviations, plus an entry for a case id no shard ran (stale over the
     whole run; a shard alone could not say so): the unsharded gate and the merged one agree."""
@@ -150,15 +194,22 @@ def test_jobs_within_a_shard_draw_the_shards_examples(sharded_run, tmp_path):
     assert _comparable(tmp_path / "jobs") == _comparable(root / "shard-2")
 
 
-def test_fuzz_in_shards_merged_is_the_unsharded_search(tmp_path):
+def test_fuzz_in_shards_merged_is_the_unsharded_search(tmp_path, capsys):
+    """The merged stream is the unsharded one, and merge prints what the unsharded fuzz printed (its root causes,
+    each with its smallest example), the verdict said by merge."""
     def fuzz(report, *more):
-        return run_cli("fuzz", "--command", MUTANT, "--examples", 60, "--report", report, "-q", *more)  # 2 blocks
+        return run_cli("fuzz", "--command", MUTANT, "--examples", 60, "--report", report, *more)  # 2 blocks
 
+    capsys.readouterr()
     assert fuzz(tmp_path / "whole") == 1
+    alone = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("  smallest (random-") for line in alone)
     (tmp_path / "whole").rename(tmp_path / "whole-alone")
-    assert [fuzz(tmp_path / f"s{k}", "--shard", f"{k}/2") for k in (1, 2)] in ([0, 1], [1, 0], [1, 1])
-    assert _merge(tmp_path / "s2", tmp_path / "s1", "--report", tmp_path / "whole", "-q") == 1  # any order
+    assert [fuzz(tmp_path / f"s{k}", "--shard", f"{k}/2", "-q") for k in (1, 2)] in ([0, 1], [1, 0], [1, 1])
+    assert _merge(tmp_path / "s2", tmp_path / "s1", "--report", tmp_path / "whole") == 1  # any order
     assert _comparable(tmp_path / "whole") == _comparable(tmp_path / "whole-alone")
+    assert capsys.readouterr().out.splitlines() == [
+        line.replace("bleu-oracle fuzz: ", "bleu-oracle merge: 2 shard(s): ", 1) for line in alone]
 
 
 def test_a_shard_that_judges_nothing_is_no_error_but_a_run_that_judges_nothing_is(tmp_path, capsys):
@@ -233,9 +284,11 @@ def test_mismatched_missing_duplicated_or_incomplete_shards_are_refused_naming_t
     profile = _edited(two, tmp_path / "profile", _header(lambda h: h.update(judged_profile="sacrebleu")))
     cut = _edited(two, tmp_path / "cut", lambda lines: lines[:-1])
     stopped = _edited(two, tmp_path / "stopped", lambda lines: [*lines[:-1], {**lines[-1], "interrupted": True}])
+    series = _edited(two, tmp_path / "series", _header(lambda h: h["settings"].update(series_length=6)))
     halves = _edited(two, tmp_path / "halves", _header(lambda h: h["settings"].update(shard="2/2")))
     cases = [
         ((one, seed, three), "seed", seed),
+        ((one, series, three), "--series-length", series),
         ((one, version, three), "implementation", version),
         ((one, suite, three), "suite version", suite),
         ((one, profile, three), "judged profile", profile),

@@ -1,6 +1,6 @@
 """The search's text generator: each tokenizer's rules targeted and read back off the text.
 
-Holds: oracle.harness.refused, oracle.harness.series
+Holds: oracle.harness.refused, oracle.harness.work.series
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 
 from oracle.formulas.tokenizers import tokenize
-from oracle.harness.generate import companion_rng
+from oracle.harness.generate import PARTS, companion_rng
 from oracle.harness.refused import REFUSED_KINDS, possible_kinds, refused_kind, refused_request
-from oracle.harness.series import PARTS, series_steps
 from oracle.harness.textgen import PIECES, generate_text_segments, rules_of, text_rules
+from oracle.harness.work.series import series_steps
 from oracle.models.protocol import Capabilities
 
 CAPABILITIES = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=12,

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from oracle.diagnose.judge import Contract
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.errors import BleuValueError
-from oracle.models import protocol
+from oracle.models import protocol, wire
 from oracle.models.protocol import (
     Capabilities,
     Handshake,
@@ -262,6 +262,8 @@ def _segment(hypothesis, references=(("a",),)):
         ),
         (ScoreRequest, score_json(weights=[]), "`weights` must hold at least 1 item (got [])"),
         (ScoreRequest, score_json(weights=[0.5, "0.5"]), '`weights[1]` must be a number (got "0.5")'),
+        # (a float the JSON reader made infinite: 1e400 overflows; a finite float is passed at once, this one is not)
+        (ScoreRequest, score_json(weights=[0.5, 1e400]), "`weights[1]` must be a finite number (got inf)"),
         (ScoreRequest, score_json(weights=0.25), "`weights` must be an array (got 0.25)"),
         (
             ScoreRequest,
@@ -356,11 +358,119 @@ def test_parse_command_rejects_unknown_commands(obj, message):
     ('{"seq": 1, "seq": 2}', "field `seq` appears twice in one object"),
     (b'{"cmd": "\xff"}', "a protocol line must be UTF-8"),
     ('{"cmd": "stop"', "a protocol line must be one JSON object"),
+    # json.loads' own words for a UTF-8 BOM at the start (a JSONDecoder's decode alone says "Expecting value")
+    (b'\xef\xbb\xbf{"cmd": "stop"}', "must be one JSON object: Unexpected UTF-8 BOM (decode using utf-8-sig)"),
 ])
 def test_decode_rejects_what_is_not_one_json_object(line, message):
     with pytest.raises(ProtocolError) as raised:
         decode(line)
     assert message in str(raised.value)
+
+
+
+def _literal_nesting(line):
+    """The reference: the deepest nesting by walking every character (the code `wire._nesting` replaced), inside
+    a string skipping a backslash's next character and stopping at the closing quote."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in line:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet='[]{}"\\a\n,', max_size=60))
+def test_the_nesting_of_a_line_is_the_literal_walks(line):
+    # any text, well-formed or not: unclosed strings, a trailing backslash, closers before openers
+    assert wire._nesting(line) == _literal_nesting(line)
+
+
+@pytest.mark.parametrize("line,deepest", [
+    ('{"a": [[1]]}', 3),  # { [ [ : 1, 2, 3
+    ('"[[[" []', 1),  # brackets inside a string do not count; the [ after it: 1
+    ('"\\"" [', 1),  # "\"" is one string holding an escaped quote, closed; then [: 1
+    ('"\\\\" [', 1),  # "\\" holds one escaped backslash and closes at the next quote; then [: 1
+    ('"\\" [', 0),  # the quote after the backslash is escaped: the string never closes, the [ is inside it
+    ('"abc [', 0),  # an unclosed string hides the rest
+    (']][', 0),  # -1, -2, -1: never above the start, 0
+    ("", 0),
+])
+def test_the_nesting_of_lines_worked_by_hand(line, deepest):
+    assert wire._nesting(line) == _literal_nesting(line) == deepest
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from("abc"), max_size=6))
+def test_a_repeated_field_is_named_and_distinct_fields_pass(keys):
+    line = "{" + ",".join(f'"{key}": {n}' for n, key in enumerate(keys)) + "}"
+    repeated = next((key for n, key in enumerate(keys) if key in keys[:n]), None)
+    if repeated is None:
+        assert decode(line) == {key: n for n, key in enumerate(keys)}
+    else:
+        with pytest.raises(ProtocolError, match=f"field `{repeated}` appears twice"):
+            decode(line)
+
+
+@pytest.mark.parametrize("number", ["1" * 1001, "-" + "1" * 1000, "0." + "1" * 999, "1e" + "0" * 999],
+                         ids=["int", "negative", "fraction", "exponent"])
+def test_decode_refuses_a_number_of_one_character_more_than_1000(number):
+    # MAX_NUMBER_TEXT is 1000 (oracle.formulas.bounds): each of these is 1001 characters long, the shortest
+    # refused; a line without such a run is read without the bounded readers, so the boundary is where it is
+    with pytest.raises(ProtocolError, match="1001 .*more than the 1000"):
+        decode('{"seq": 1, "score": ' + number + "}")
+
+
+def test_decode_reads_numbers_of_1000_characters_and_long_runs_in_strings():
+    assert decode('{"n": ' + "1" * 1000 + "}") == {"n": int("1" * 1000)}
+    assert decode('{"x": -' + "1" * 999 + "}") == {"x": -int("1" * 999)}
+    assert decode('{"t": "' + "9" * 5000 + '", "n": 2.5}') == {"t": "9" * 5000, "n": 2.5}
+
+
+def _decoded_with_every_hook(line):
+    """What `decode` gave when every line went through json.loads with the strict hooks (the code before the
+    decoder built once): the value, the message of a refusal the hooks make, or "refused" for any other."""
+    from oracle.models import wire
+
+    if line.count("[") + line.count("{") > wire.MAX_NESTING and wire._nesting(line) > wire.MAX_NESTING:
+        return "refused"
+    try:
+        value = json.loads(line, parse_constant=wire._refuse_constant, object_pairs_hook=wire._no_duplicates,
+                           parse_int=wire._bounded_int, parse_float=wire._bounded_float)
+        wire.refuse_lone_surrogates(value)
+    except ProtocolError as exc:
+        return str(exc)
+    except (ValueError, RecursionError):
+        return "refused"
+    return value if isinstance(value, dict) else "refused"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(
+    st.text(alphabet='{}[]":,0123456789.eE+- aNIfinty\\u\ufeff', max_size=40),
+    st.builds(lambda digits, negative: '{"a": 1, "n": ' + ("-" if negative else "") + "1" * digits + "}",
+              st.integers(995, 1005), st.booleans())))
+def test_decode_decides_as_the_hooks_on_every_line(line):
+    # the hooks' own refusals (NaN, Infinity, a key twice, a number longer than 1000 characters) keep their
+    # messages; other refusals are compared as refusals (their messages name the column json gives)
+    expected = _decoded_with_every_hook(line)
+    try:
+        got = decode(line)
+    except ProtocolError as exc:
+        got = str(exc) if str(exc) == expected else "refused"
+    assert got == expected
 
 
 def test_decode_accepts_text_and_utf8_bytes():

@@ -82,3 +82,23 @@ def test_detection_by_example_index_writes_its_table(tmp_path):
     clip = rows[0]["series"]
     assert clip["36"]["first_index"] == clip["0"]["first_index"] is not None
     assert clip["36"]["companions"][0] == clip["0"]["companions"][0] == "example"
+
+
+@pytest.mark.slow
+def test_the_serve_cost_table_compares_two_checkouts_on_one_stream(tmp_path):
+    """benchmarks/serve_cost.py on a stream of two requests, this checkout against itself: a row per checkout,
+    the library timed (sacrebleu's own time above zero) and the two reply streams found the same."""
+    pytest.importorskip("sacrebleu")
+    requests = tmp_path / "requests.jsonl"
+    score = {"cmd": "score", "level": "sentence", "weights": [0.5, 0.5], "smoothing": {"method": "none"},
+             "lowercase": False, "segments": [{"hypothesis": ["the", "cat"], "references": [["the", "cat"]]}]}
+    requests.write_text("\n".join(json.dumps(line) for line in [
+        {"cmd": "start", "protocol": 1}, {**score, "seq": 1}, {**score, "seq": 2, "level": "corpus"},
+        {"cmd": "stop"}]) + "\n", encoding="ascii")
+    done = subprocess.run([sys.executable, "benchmarks/serve_cost.py", "--requests", str(requests), "--rounds", "1",
+                           "--before", str(ROOT)], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split(" | ") for line in done.stdout.splitlines() if line.startswith(("| this", "| before"))]
+    assert len(rows) == 2 and all(row[-1] == "same |" for row in rows)
+    assert "(2 score requests)" in done.stdout
+    assert all(float(row[3]) > 0 for row in rows)  # the library column: sacrebleu was timed

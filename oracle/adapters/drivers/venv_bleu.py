@@ -2,7 +2,7 @@
 every release of the Python libraries that `bleu-oracle history` installs, as protocol-v1 implementation
 processes (PROTOCOL.md), by themselves.
 
-Run by the library's own virtual environment (oracle/adapters/venv_adapters.py says which), with the
+Run by the library's own virtual environment (its module of `libraries/` declares it), with the
 standard library and the library only: bleu-oracle is not installed there. The runner starts it directly
 (`check --impl keras-hub`: one process, one protocol):
 
@@ -18,9 +18,9 @@ StopIteration, a RuntimeError from 3.7, PEP 479), so it uses `typing`'s generics
 import, as the library modules do. SETTINGS (JSON, optional) is what the adapter passes on: `{"smoothing":
 {METHOD: [SETTING, {PARAMETER: ARGUMENT}]}}`, its smoothing table (`oracle.adapters.base.SmoothingTable`),
 so that the mapping stays stated in one place, and `"preload": true` for a library loaded from the start
-(`Driver.preload`; its registry entry, `oracle.adapters.registry`, says which: those whose import is slowest
-and calls no `signal`, which a thread cannot; the others load on the first score, so that their handshake
-never waits for them).
+(`Driver.preload`; its module's declaration, `implementation(..., preload=True)`, says which: those whose
+import is slowest and calls no `signal`, which a thread cannot; the others load on the first score, so that
+their handshake never waits for them).
 
 HANDSHAKE is the JSON handshake it answers `start` with: the adapter's declaration, whose capabilities
 also decide what it refuses (`refusal`: a request outside them is unsupported, as the adapters said

@@ -23,10 +23,10 @@ from ..generate import REFUSED_EVERY, companion_rng, companions, example_id, tex
 from ..refused import refused_request
 from ..requests import not_applicable_reason
 from ..searchcache import ExampleEntry, Prepared, SearchCache, discard
-from ..series import Step, judge_series, series_steps
 from ..stages import RECORD_TOKEN_LIMIT, Item, selected
 from .plans import check_stateful
 from .relations import check_relation
+from .series import Step, judge_series, series_steps
 
 
 @dataclass

@@ -42,7 +42,7 @@ def check_stateful(session: Any, identifier: str, index: int, request: ScoreRequ
             diagnosing.nondeterministic(item, planned, reply, again, expected, context)
     return session.finish(judged_record(item, judgement, request=session.recorded(sent, item.id),
                                         message=verdict.message, diagnosis=diagnosis,
-                                        timing=session.timing(reply.duration, started)))
+                                        timing=session.timing(reply.duration, started), gate=session.tracker.gate))
 
 
 def plan_cause(session: Any, planned: ScoreRequest, reply: Reply | None, verdict: Verdict,

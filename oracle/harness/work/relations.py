@@ -20,7 +20,8 @@ from oracle.models.results import Classification, Record
 
 from .. import diagnosis as diagnosing  # (its functions looked up on the module: a test stands one in)
 from .. import relations
-from ..stages import NOT_DIAGNOSED, Diagnosis, Item
+from ..gate import Finding
+from ..stages import NOT_DIAGNOSED, Diagnosis, Item, built_record
 from ..transport import Reply
 
 
@@ -51,20 +52,17 @@ def check_relation(session: Any, identifier: str, request: ScoreRequest, reply: 
             diagnosis = Diagnosis(classification=classification, replay=variants[0],
                                   reproduce=session.reproduction.regenerate(item.id))
     timing = session.timing(sum(r.duration for r in replies), started)
-    return session.finish(Record(
-        id=item.id,
-        kind=item.kind,
+    finding = Finding(item.id, item.kind, verdict.outcome, verdict.layer, diagnosis.classification,
+                      "; ".join(filter(None, [verdict.message, diagnosis.note])))
+    return session.finish(built_record(
+        finding,
+        session.tracker.gate,
         title=item.title,
         request=session.recorded(sent[0], item.id),
-        outcome=verdict.outcome,
-        layer=verdict.layer,
         label=verdict.classification,
-        classification=diagnosis.classification,
-        message="; ".join(filter(None, [verdict.message, diagnosis.note])),
         actual=replies[0].recorded(),
         stderr=replies[0].stderr,
-        duration=timing.duration,
-        wall=timing.wall,
+        timing=timing,
         replay=diagnosis.replay,
         reproduce=diagnosis.reproduce,
         related=request,

@@ -7,13 +7,23 @@ every Python `bleu-oracle history` uses (3.6 for an nltk before 3.4): the standa
 relatively from this package (the driver loads it by path, under a name of its own), `typing`'s generics and type
 comments, no annotations import. A module whose name starts with `_` is no library (what two libraries share).
 
+A library module also declares, at module level and as plain data, what bleu-oracle needs to know of it (the
+registry, `oracle.adapters.registry`, imports every module here and reads them; nothing else names the library):
+`ENVIRONMENT` (`environment(...)`: its pinned pip steps, an import that must run, its distribution) and
+`IMPLEMENTATIONS` (`implementation(...)` each: the `--impl` name, profile, capabilities, smoothing table,
+preload). The implementation named after the module owns the environment; any other the module declares runs in
+it (compare-mt-sentence in compare-mt's). Importing a module is safe anywhere: its library is imported by
+`scorer()` only. A module without `IMPLEMENTATIONS` is a library only `bleu-oracle history` drives (nltk,
+sacrebleu, torchmetrics: their declarations are their in-process adapters').
+
 A scorer answers a score, or (a score, its statistics or None); it raises `Refused` for a request the library
 refuses, anything else being the request's error. SETTINGS is what the adapter passes on: its smoothing table
 (`settings["smoothing"]`, read by `library_arguments`) and any switch of its own (sacrebleu-mojo's `native`).
 """
 
 import json
-from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+import string
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 #: A command as decoded from its JSON line, and a library's scoring function of one.
 Command = Dict[str, Any]
@@ -22,6 +32,57 @@ Answer = Union[float, Tuple[float, Optional[Dict[str, Any]]]]
 Scorer = Callable[[Command], Answer]
 #: A batch of segments as the library takes them: (hypothesis, references) joined by spaces.
 Batch = List[Tuple[str, List[str]]]
+
+
+#: Every character `str.split()` splits on (U+001C..U+001F, U+0085, U+00A0, U+3000 among them): stated here, where
+#: the driver's modules can read it, and re-exported by `oracle.adapters.base`.
+SPLIT_CHARACTERS = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+#: The limits of a library that takes text and splits it with `str.split()`: the tokens are joined with spaces, so a
+#: token holding a split character, or an empty one, would not come back as one token. Declared, so the search sends
+#: only tokens that survive the trip.
+TEXT_LIMITS = {"forbidden_token_characters": SPLIT_CHARACTERS, "empty_tokens": False}
+#: Tokens that survive a text tokenizer's trip (13a's, the Treebank one's) unchanged: no split character, no ASCII
+#: punctuation (both split punctuation off), none empty.
+PLAIN_WORDS = {"forbidden_token_characters": SPLIT_CHARACTERS + string.punctuation, "empty_tokens": False}
+
+
+def environment(steps: Sequence[Sequence[str]], check: str, distribution: str, directory: str = "",
+                seed: str = "") -> Dict[str, Any]:
+    """A library's virtual environment, as the registry makes its `VenvSpec` (`oracle.adapters.preparations`):
+    `steps`, pip calls in order, every requirement pinned; `check`, a Python statement that must run once it is
+    installed; `distribution`, the one holding the BLEU code (its files are verified before each use, and its
+    pinned version is the implementation's); `directory`, the name it is kept under when several modules share one
+    (the TensorFlow family's, opik's), else the module's; `seed`, a driver script run after the pip steps."""
+    return {"steps": [list(step) for step in steps], "check": check, "distribution": distribution,
+            "directory": directory, "seed": seed}
+
+
+def smoothing_row(method: str, setting: Any, passes: Optional[Dict[str, str]] = None,
+                  fixed: Optional[Dict[str, float]] = None) -> List[Any]:
+    """One row of a smoothing table, `oracle.adapters.base.SmoothingRow`'s fields: the oracle's method, the
+    library's setting, the parameters it takes from the request (the oracle's name -> its argument), and those it
+    fixes (the oracle's name -> the one value it has)."""
+    return [method, setting, dict(passes or {}), dict(fixed or {})]
+
+
+def smoothing_table(offers: str, *rows: List[Any]) -> Dict[str, Any]:
+    """A library's smoothing table (`oracle.adapters.base.SmoothingTable`): what it offers, said in a refusal, and its
+    `smoothing_row`s, a request's smoothing being the first row it matches."""
+    return {"offers": offers, "rows": list(rows)}
+
+
+def implementation(name: str, profile: str, capabilities: Dict[str, Any], smoothing: Optional[Dict[str, Any]] = None,
+                   settings: Optional[Dict[str, Any]] = None, preload: bool = False,
+                   documented_as: str = "") -> Dict[str, Any]:
+    """One implementation this module scores, as the registry and its declaration (`oracle.adapters.venv_adapters`)
+    read it: its `--impl` NAME; the `profile` it follows; its `capabilities`, as `oracle.adapters.base.
+    declare_capabilities`' arguments (what differs from the common case; `smoothing` defaults to the methods of the
+    table's rows that fix no parameter); its `smoothing` table (`smoothing_table`), passed to the driver in SETTINGS;
+    any other `settings` the scorer reads (sacrebleu-mojo's `native`); `preload`, for a library whose import can
+    outlast a request's timeout and calls no `signal` (the driver loads it from the start); `documented_as`, the
+    name its curated discrepancies are filed under when another's."""
+    return {"name": name, "profile": profile, "capabilities": dict(capabilities), "smoothing": smoothing,
+            "settings": dict(settings or {}), "preload": preload, "documented_as": documented_as}
 
 
 class Refused(Exception):
@@ -114,6 +175,14 @@ def sacrebleu_statistics(result: Any) -> Dict[str, Any]:
     return {"hyp_len": int(result.sys_len), "ref_len": int(result.ref_len),
             "matches": [count(x) for x in result.counts], "totals": [count(x) for x in result.totals],
             "bp": float(result.bp)}
+
+
+#: The tensor2tensor lineage's capabilities (tensor2tensor.py, tf_models_official.py): compute_bleu takes one reference
+#: a segment, exp smoothing always on, any max_order; text through bleu_tokenize (mteval-v14's international
+#: tokenization, its docstring says) as bleu_wrapper(..., case_sensitive=True) does: compute_bleu itself has no case
+#: folding, so none is declared
+LINEAGE_CAPABILITIES = dict(weights="uniform", max_order=12, smoothing=["exp"], tokenizers=["intl"], max_references=1,
+                            **TEXT_LIMITS)
 
 
 def tokenized_pairs(command: Command, tokenize: Callable[[str], List[str]]) -> Tuple[List[Any], List[Any]]:

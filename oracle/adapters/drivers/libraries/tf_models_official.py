@@ -1,11 +1,18 @@
 """tf-models-official's `official.nlp.metrics.bleu.compute_bleu`.
 
+tf-models-official 2.20.0, `official.nlp.metrics.bleu.compute_bleu`: tensor2tensor's code, carried on (the same
+capabilities, profile `mteval`). It runs in the TensorFlow family's environment (_tensorflow.py).
+
 One library of drivers/venv_bleu.py: the standard library only (libraries/__init__.py says why, and what it shares)."""
 
 import os
 from typing import Any, Dict
 
-from . import Scorer, lineage_scorer
+from . import LINEAGE_CAPABILITIES, Scorer, implementation, lineage_scorer
+from ._tensorflow import tensorflow_environment
+
+ENVIRONMENT = tensorflow_environment("tf-models-official")
+IMPLEMENTATIONS = [implementation("tf-models-official", "mteval", LINEAGE_CAPABILITIES, preload=True)]
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

@@ -1,11 +1,28 @@
 """tensorflow-model-analysis' `Bleu`, driven as Beam drives its combiner.
 
+tensorflow-model-analysis 0.52.0, `tfma.metrics.Bleu`: sacrebleu's BLEU behind a Beam CombineFn (`add_input` per
+batch, `merge_accumulators` of shards; no reset: Beam makes a new accumulator), BLEU-4 only (`Bleu` passes no
+max_ngram_order to sacrebleu's BLEU): profile `sacrebleu`, sacrebleu's smoothing table (libraries/sacrebleu.py). It
+runs in the TensorFlow family's environment (_tensorflow.py).
+
 One library of drivers/venv_bleu.py: the standard library only (libraries/__init__.py says why, and what it shares)."""
 
 import os
 from typing import Any, Dict
 
-from . import Answer, Batch, Command, Life, Scorer, count, library_arguments, planned
+from . import TEXT_LIMITS, Answer, Batch, Command, Life, Scorer, count, implementation, library_arguments, planned
+from ._tensorflow import tensorflow_environment
+from .sacrebleu import SMOOTHING as SACREBLEU_SMOOTHING
+
+ENVIRONMENT = tensorflow_environment("tensorflow-model-analysis")
+IMPLEMENTATIONS = [
+    # a Beam CombineFn: `add_input` per batch, `merge_accumulators` of shards; no reset (Beam makes a new
+    # accumulator); BLEU-4 only (`Bleu` passes no max_ngram_order to sacrebleu's BLEU)
+    implementation("tfma", "sacrebleu", dict(
+        levels=("corpus",), weights="uniform", orders=[4], statistics=True, lowercase=True,
+        tokenizers=["none", "13a", "intl", "char"], conventions={"empty_order": ["zero", "skip"]},
+        stateful=["accumulate", "merge"], **TEXT_LIMITS), smoothing=SACREBLEU_SMOOTHING, preload=True),
+]
 
 
 def scorer(settings: Dict[str, Any]) -> Scorer:

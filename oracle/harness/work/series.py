@@ -21,14 +21,12 @@ import random
 import time
 from dataclasses import dataclass
 
+from oracle.diagnose.judge import judge, token_count_layers
+from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, SmoothingSpec
 
-from .stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement
-
-#: Requests one series sends unless `--series-length` says otherwise.
-DEFAULT_SERIES_LENGTH = 36
-#: The parts a repeat changes, one at a time, in turn.
-PARTS = ("references", "weights", "lowercase", "level", "smoothing")
+from ..generate import DEFAULT_SERIES_LENGTH, PARTS, generate_request
+from ..stages import NOT_DIAGNOSED, ExampleExpectations, Item, Judgement, judged_record
 
 
 @dataclass(frozen=True)
@@ -44,8 +42,6 @@ class Step:
 def series_steps(rng: random.Random, capabilities: Capabilities, *, length: int = DEFAULT_SERIES_LENGTH,
                  uniform_only: bool = False, profile_smoothing: dict | None = None) -> list[Step]:
     """The `length` steps of a series for these capabilities (deterministic in `rng`)."""
-    from .generate import generate_request  # the base inputs are ordinary short requests
-
     bases = [
         generate_request(rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing,
                          focus=focus)
@@ -125,10 +121,6 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
     one record (kind "series"): the first failing step, or the last step when all pass. `inputs`: the example's
     (`oracle.harness.work.examples.ExampleInputs`); `prepared`: each step's `searchcache.Prepared` (its wire line,
     expectation and features, cached across runs)."""
-    from oracle.diagnose.judge import judge, token_count_layers
-    from oracle.models.outcomes import GOOD_OUTCOMES
-    from oracle.models.results import Record
-
     started = time.perf_counter()
     duration, sent_steps = 0.0, 0
     prepared = prepared or [None] * len(steps)
@@ -152,23 +144,19 @@ def judge_series(session, item_id: str, steps: list[Step], inputs: ExampleExpect
             break
     session.coverage.add_series(steps[:sent_steps])
     item = Item(item_id, "series", step.request, title=_title(steps, k))
+    judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
     diagnosis = NOT_DIAGNOSED
     if failed:  # shrunk and classified as a random example is (a state bug may not shrink: it says so), unless the
         # failing step, sent once more, is answered otherwise (not sent again where its kind's first failures in the
         # block were answered alike: `Session.diagnose`, `oracle.harness.diagnosis.diagnose`)
-        judgement = Judgement(request=step.request, sent=sent, reply=reply, expected=expected, verdict=verdict)
         diagnosis = session.diagnose(item, judgement, prepared[k])
-    timing = session.timing(duration, started)
     message = f"series step {k + 1} of {len(steps)}" + (f" ({_describe(steps, k)})" if failed else "")
-    return session.finish(Record(  # (no convention: a series is judged step by step, and none is recorded)
-        id=item.id, kind=item.kind, title=item.title, request=session.recorded(sent, item.id, prepared[k]),
-        outcome=verdict.outcome, layer=verdict.layer, order=verdict.order, label=verdict.classification,
-        classification=diagnosis.classification, expected=expected, actual=reply.recorded(), stderr=reply.stderr,
-        duration=timing.duration, wall=timing.wall, shrunk=diagnosis.shrunk, replay=diagnosis.replay,
-        reproduce=diagnosis.reproduce,
-        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes),
-                                        diagnosis.note])),
-    ))
+    # the record of the step recorded, built as every judged item's is (its convention too, on an input the documents
+    # leave undefined)
+    return session.finish(judged_record(
+        item, judgement, request=session.recorded(sent, item.id, prepared[k]), diagnosis=diagnosis,
+        message="; ".join(filter(None, [message, verdict.message, *(f"runner: {n}" for n in reply.notes)])),
+        timing=session.timing(duration, started), gate=session.tracker.gate))
 
 
 def _title(steps: list[Step], k: int) -> str:
