@@ -344,7 +344,7 @@ class _Search:
         request = structured_request(ctx, name)
         if request is not None:
             self.spent += max(structured_size(request) - self.cost, 0)
-            if self.spent > self.budget:
+            if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
                 raise _BudgetSpent
 
     def result_for(self, changes, smoothing_change):

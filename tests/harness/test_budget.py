@@ -7,6 +7,7 @@ Holds: oracle.harness.budget, oracle.harness.diagnosis
 
 from __future__ import annotations
 
+import json
 import sys
 
 from oracle.harness.budget import SHRINK_BLOCK, failure_kind, shrink_allowed
@@ -65,6 +66,74 @@ def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the
     assert budget.may_shrink(SCORE) == (False, ("A", "B", "C"))
     assert budget.may_search_all(SCORE) is False
     assert budget.may_shrink(("fail", "bp", None)) == (True, ())
+
+
+# -- the token computations a kind's searches share ----------------------------------------------------------------
+
+
+def test_the_searches_of_a_kind_in_a_block_share_one_budget_of_token_computations():
+    """Hand-derived from the rule (`search_tokens_left`): SEARCH_TOKENS_PER_BLOCK (100,000) less what the failures of
+    the kind in earlier examples of the block spent beyond what they earned. Example 3 spent 30,000 beyond its share
+    at the score, example 5 2,000 less than its share (-2,000) and 50,000 beyond it at the 2-gram matches: at example
+    8 the score has 100,000 - 30,000 + 2,000 = 72,000 left and the matches 100,000 - 50,000 = 50,000; example 5
+    itself sees example 3 only (70,000: its own charges are its process's to add); example 58 starts afresh in the
+    next block (100,000), and example 61 sees example 60's 10,000 (90,000). A failure earns 4 candidates on its own
+    input: 4 x 250 = 1,000 for 250 tokens, and 4 x 1 for an empty one (a candidate costs one token at least, as
+    `classify` charges it)."""
+    from oracle.harness.budget import SEARCH_TOKENS_PER_BLOCK, search_tokens_earned, search_tokens_left
+
+    assert SEARCH_TOKENS_PER_BLOCK == 100_000
+    matches2 = ("fail", "matches", 2)
+    charged = {3: [(SCORE, 30_000)], 5: [(SCORE, -2_000), (matches2, 50_000)], 60: [(SCORE, 10_000)]}
+    assert search_tokens_left(8, SCORE, charged) == 72_000
+    assert search_tokens_left(8, matches2, charged) == 50_000
+    assert search_tokens_left(5, SCORE, charged) == 70_000
+    assert search_tokens_left(58, SCORE, charged) == 100_000
+    assert search_tokens_left(61, SCORE, charged) == 90_000
+    assert search_tokens_left(8, ("fail", "bp", None), charged) == 100_000
+    assert search_tokens_earned(250) == 1_000
+    assert search_tokens_earned(0) == 4
+
+
+def test_one_process_adds_its_own_examples_earlier_charges():
+    """`RestartBudget.search_tokens`: example 3 spent 30,000 beyond its share; in example 5 a first failure of the
+    kind sees 70,000, and after it spent 20,000 beyond its share a second failure of the kind in example 5 sees
+    50,000; example 9 sees both examples' charges (50,000), another kind the whole 100,000."""
+    from oracle.harness.transport import RestartBudget
+
+    budget = RestartBudget(3)
+    budget.example_started(3)
+    budget.searches_charged(SCORE, 30_000)
+    budget.example_started(5)
+    assert budget.search_tokens(SCORE) == 70_000
+    budget.searches_charged(SCORE, 20_000)
+    assert budget.search_tokens(SCORE) == 50_000
+    budget.example_started(9)
+    assert budget.search_tokens(SCORE) == 50_000
+    assert budget.search_tokens(("fail", "bp", None)) == 100_000
+
+
+def test_a_worker_asks_the_parent_what_earlier_examples_spent_and_adds_its_own_example():
+    """The relay (`SharedBudget` and `BudgetKeeper`): the parent answers from the charges workers told it for examples
+    before the one asking (example 3: 30,000); the worker subtracts what its own example spent (20,000), and tells
+    the parent each charge, which later examples' answers include."""
+    import io
+    import queue
+
+    from oracle.harness.worker import BudgetKeeper, SharedBudget
+
+    keeper = BudgetKeeper([], 3)
+    keeper.heard(None, {"spent": 3, "kind": list(SCORE), "net": 30_000})
+    answers: queue.Queue = queue.Queue()
+    told = io.StringIO()
+    worker = SharedBudget(3, told, answers)
+    worker.example_started(5)
+    worker.searches_charged(SCORE, 20_000)
+    answers.put(keeper._answer(5, SCORE, "spend"))
+    assert worker.search_tokens(SCORE) == 100_000 - 30_000 - 20_000
+    for line in told.getvalue().splitlines():
+        keeper.heard(None, json.loads(line))
+    assert keeper._answer(9, SCORE, "spend") == {"left": 100_000 - 30_000 - 20_000}
 
 
 # -- sending a failure once more -------------------------------------------------------------------------------
