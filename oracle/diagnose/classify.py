@@ -298,11 +298,20 @@ class TokenMeter:
 
     allowed: int
     words: str = "the search budget its kind shares"
+    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`)
+    floor: int = 1
     spent: int = 0
     cut: bool = False
 
     def left(self) -> int:
         return max(self.allowed - self.spent, 0)
+
+
+#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`): the oracle's
+#: computation costs about as much again whatever the input's size (some 1.3 ms a candidate on a 73-token input, where
+#: a 4,225-token one costs some 15 microseconds a token), so a budget counted in tokens alone let a search on a small
+#: input try thousands of candidates for seconds.
+SEARCH_CANDIDATE_FLOOR = 100
 
 
 class _BudgetSpent(Exception):
@@ -618,7 +627,8 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     """
     profile = get_profile(profile)
     limit = budget if meter is None else min(budget, meter.left())
-    search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=limit)
+    search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=limit,
+                         floor=1 if meter is None else meter.floor)
     if isinstance(search, Explanation):
         return search
     request, text, expected = search.ctx.request, search.ctx.text, score_of(search.base)
@@ -643,7 +653,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
             meter.spent += search.spent
 
 
-def _search_for(request, answer, profile, *, overrides, among, budget):
+def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
     """One classification's search state for `answer` to `request` (an Explanation where the answer has no score)."""
     actual, statistics = _answer_parts(answer)
     # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
@@ -654,7 +664,7 @@ def _search_for(request, answer, profile, *, overrides, among, budget):
     if actual is None:
         return Explanation((UNEXPLAINED,), "the answer has no score", (), None, score_of(base))
     return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
-                   budget, max(1, request.token_count))
+                   budget, max(1, floor, request.token_count))
 
 
 def what_is_known(request, answer, profile, *, overrides=None, meter=None):
@@ -665,7 +675,7 @@ def what_is_known(request, answer, profile, *, overrides=None, meter=None):
     names that case: `classify`). What it spends is added to `meter` (a `TokenMeter`), never refused: it costs a
     fixed number of candidates on the input, as judging it does."""
     search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None,
-                         budget=ATTRIBUTION_BUDGET)
+                         budget=ATTRIBUTION_BUDGET, floor=1 if meter is None else meter.floor)
     if isinstance(search, Explanation):
         return search
     expected = score_of(search.base)

@@ -20,7 +20,10 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
 - **The tokens those searches spend** (`search_tokens_left`): the searches for a kind's failures not shrunk in a
   block (among its hints, among every explanation, and what is known of a failure left unnamed) share one budget in
   candidates times tokens: `SEARCH_TOKENS_PER_BLOCK`, plus `SEARCH_CANDIDATES_PER_FAILURE` candidates on each such
-  failure's own input, less what the kind's searches of the block spent before it. A search never spends more
+  failure's own input, less what the kind's searches of the block spent before it (a failure may always spend what
+  it earns, so that a full search that spent the block's share leaves later failures enough to test their kind's
+  names, and the kind's searches in a block spend at most the share, what its failures earn, and the one
+  candidate each search may charge beyond what it was left). A search never spends more
   than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
   saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
   searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.

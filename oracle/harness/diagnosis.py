@@ -25,7 +25,7 @@ from typing import Any
 
 from oracle.diagnose import errorcauses, repeat
 from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
-from oracle.diagnose.classify import UNEXPLAINED, TokenMeter, is_partial, what_is_known
+from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
@@ -405,11 +405,13 @@ def shrink_decision(kind, verdict, context: DiagnosisContext):
 
 def _attribute_by_hints(judged: Judged, hints, overrides, context: DiagnosisContext, *, search_all, kind):
     """An example not shrunk: its searches within its kind's budget of token computations in its block
-    (`budget.search_tokens_left`: what is left of it, and what this failure earns), charged with what they spent
-    (`_attribute_within`)."""
-    earned = search_tokens_earned(judged[0].token_count)
-    meter = TokenMeter(context.budget.search_tokens(kind) + earned,
-                       f"the search budget of its kind's failures not shrunk in {_block_words(context)}")
+    (`budget.search_tokens_left`: what is left of it, if anything, and what this failure earns, which it may
+    always spend: a full search that spent the block's share leaves the kind's later failures their own few
+    candidates, enough for their hints), charged with what they spent (`_attribute_within`)."""
+    earned = search_tokens_earned(max(judged[0].token_count, SEARCH_CANDIDATE_FLOOR))
+    meter = TokenMeter(max(context.budget.search_tokens(kind), 0) + earned,
+                       f"the search budget of its kind's failures not shrunk in {_block_words(context)}",
+                       floor=SEARCH_CANDIDATE_FLOOR)
     try:
         return _attribute_within(judged, hints, overrides, context, search_all=search_all, kind=kind, meter=meter)
     finally:
@@ -510,7 +512,8 @@ def _searches_spent(verdict, context: DiagnosisContext):
 def _tokens_words(context: DiagnosisContext):
     """The budget of token computations a failure's searches shared (`budget.search_tokens_left`), in words."""
     return (f"its kind's failures not shrunk in {_block_words(context)} share {SEARCH_TOKENS_PER_BLOCK:,} token "
-            f"computations and {SEARCH_CANDIDATES_PER_FAILURE} candidates on each one's input")
+            f"computations and {SEARCH_CANDIDATES_PER_FAILURE} candidates on each one's input, a candidate costing "
+            f"{SEARCH_CANDIDATE_FLOOR} tokens at least")
 
 
 def _tokens_spent(meter: TokenMeter, context: DiagnosisContext):
