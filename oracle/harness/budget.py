@@ -111,9 +111,10 @@ def resend_waived(index: int, kind: tuple, earlier: dict[int, list[tuple]], firs
 #: an input of a few hundred tokens, or a few hundred candidates on a shrunk-sized one.
 SEARCH_TOKENS_PER_BLOCK = 100_000
 #: What each failure not shrunk adds to its kind's search budget in its block: this many candidates on its own
-#: input. The fixed implementation's run computes the oracle on each example once or twice, so the searches of a
-#: failing run cost at most a few times what judging its failures costs, beyond SEARCH_TOKENS_PER_BLOCK per kind.
-SEARCH_CANDIDATES_PER_FAILURE = 4
+#: input, enough for the search among its kind's names (4 left two 130,000-token failures of realbleu.py's
+#: padding-counted without their kind's name, for no time saved: its candidates reuse the counts), so that the
+#: searches of a failing run cost a few candidates per failing input beyond SEARCH_TOKENS_PER_BLOCK per kind.
+SEARCH_CANDIDATES_PER_FAILURE = 8
 
 
 def search_tokens_earned(tokens: int) -> int:

@@ -77,8 +77,8 @@ def test_the_searches_of_a_kind_in_a_block_share_one_budget_of_token_computation
     at the score, example 5 2,000 less than its share (-2,000) and 50,000 beyond it at the 2-gram matches: at example
     8 the score has 100,000 - 30,000 + 2,000 = 72,000 left and the matches 100,000 - 50,000 = 50,000; example 5
     itself sees example 3 only (70,000: its own charges are its process's to add); example 58 starts afresh in the
-    next block (100,000), and example 61 sees example 60's 10,000 (90,000). A failure earns 4 candidates on its own
-    input: 4 x 250 = 1,000 for 250 tokens, and 4 x 1 for an empty one (a candidate costs one token at least, as
+    next block (100,000), and example 61 sees example 60's 10,000 (90,000). A failure earns 8 candidates on its own
+    input: 8 x 250 = 2,000 for 250 tokens, and 8 x 1 for an empty one (a candidate costs one token at least, as
     `classify` charges it)."""
     from oracle.harness.budget import SEARCH_TOKENS_PER_BLOCK, search_tokens_earned, search_tokens_left
 
@@ -91,8 +91,8 @@ def test_the_searches_of_a_kind_in_a_block_share_one_budget_of_token_computation
     assert search_tokens_left(58, SCORE, charged) == 100_000
     assert search_tokens_left(61, SCORE, charged) == 90_000
     assert search_tokens_left(8, ("fail", "bp", None), charged) == 100_000
-    assert search_tokens_earned(250) == 1_000
-    assert search_tokens_earned(0) == 4
+    assert search_tokens_earned(250) == 2_000
+    assert search_tokens_earned(0) == 8
 
 
 def test_one_process_adds_its_own_examples_earlier_charges():
