@@ -448,8 +448,8 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
                                           context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, meter=meter)
     if meter.cut:
-        return _named_without_full_search(judged, overrides, search_all, f"{named.description} ({_tokens_words(context)})",
-                                          context, meter, ran="was cut")
+        why = f"{named.description} ({_tokens_words(context)})"
+        return _named_without_full_search(judged, overrides, search_all, why, context, meter, ran="was cut")
     if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
         context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
     return named
