@@ -72,45 +72,45 @@ def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the
 
 
 def test_the_searches_of_a_kind_in_a_block_share_one_budget_of_token_computations():
-    """Hand-derived from the rule (`search_tokens_left`): SEARCH_TOKENS_PER_BLOCK (100,000) less what the failures of
+    """Hand-derived from the rule (`search_tokens_left`): SEARCH_TOKENS_PER_BLOCK (400,000) less what the failures of
     the kind in earlier examples of the block spent beyond what they earned. Example 3 spent 30,000 beyond its share
     at the score, example 5 2,000 less than its share (-2,000) and 50,000 beyond it at the 2-gram matches: at example
-    8 the score has 100,000 - 30,000 + 2,000 = 72,000 left and the matches 100,000 - 50,000 = 50,000; example 5
-    itself sees example 3 only (70,000: its own charges are its process's to add); example 58 starts afresh in the
-    next block (100,000), and example 61 sees example 60's 10,000 (90,000). A failure earns 8 candidates on its own
+    8 the score has 400,000 - 30,000 + 2,000 = 372,000 left and the matches 400,000 - 50,000 = 350,000; example 5
+    itself sees example 3 only (370,000: its own charges are its process's to add); example 58 starts afresh in the
+    next block (400,000), and example 61 sees example 60's 10,000 (390,000). A failure earns 8 candidates on its own
     input: 8 x 250 = 2,000 for 250 tokens, and 8 x 1 for an empty one (a candidate costs one token at least, as
     `classify` charges it)."""
     from oracle.harness.budget import SEARCH_TOKENS_PER_BLOCK, search_tokens_earned, search_tokens_left
 
-    assert SEARCH_TOKENS_PER_BLOCK == 100_000
+    assert SEARCH_TOKENS_PER_BLOCK == 400_000
     matches2 = ("fail", "matches", 2)
     charged = {3: [(SCORE, 30_000)], 5: [(SCORE, -2_000), (matches2, 50_000)], 60: [(SCORE, 10_000)]}
-    assert search_tokens_left(8, SCORE, charged) == 72_000
-    assert search_tokens_left(8, matches2, charged) == 50_000
-    assert search_tokens_left(5, SCORE, charged) == 70_000
-    assert search_tokens_left(58, SCORE, charged) == 100_000
-    assert search_tokens_left(61, SCORE, charged) == 90_000
-    assert search_tokens_left(8, ("fail", "bp", None), charged) == 100_000
+    assert search_tokens_left(8, SCORE, charged) == 372_000
+    assert search_tokens_left(8, matches2, charged) == 350_000
+    assert search_tokens_left(5, SCORE, charged) == 370_000
+    assert search_tokens_left(58, SCORE, charged) == 400_000
+    assert search_tokens_left(61, SCORE, charged) == 390_000
+    assert search_tokens_left(8, ("fail", "bp", None), charged) == 400_000
     assert search_tokens_earned(250) == 2_000
     assert search_tokens_earned(0) == 8
 
 
 def test_one_process_adds_its_own_examples_earlier_charges():
     """`RestartBudget.search_tokens`: example 3 spent 30,000 beyond its share; in example 5 a first failure of the
-    kind sees 70,000, and after it spent 20,000 beyond its share a second failure of the kind in example 5 sees
-    50,000; example 9 sees both examples' charges (50,000), another kind the whole 100,000."""
+    kind sees 370,000, and after it spent 20,000 beyond its share a second failure of the kind in example 5 sees
+    350,000; example 9 sees both examples' charges (350,000), another kind the whole 400,000."""
     from oracle.harness.transport import RestartBudget
 
     budget = RestartBudget(3)
     budget.example_started(3)
     budget.searches_charged(SCORE, 30_000)
     budget.example_started(5)
-    assert budget.search_tokens(SCORE) == 70_000
+    assert budget.search_tokens(SCORE) == 370_000
     budget.searches_charged(SCORE, 20_000)
-    assert budget.search_tokens(SCORE) == 50_000
+    assert budget.search_tokens(SCORE) == 350_000
     budget.example_started(9)
-    assert budget.search_tokens(SCORE) == 50_000
-    assert budget.search_tokens(("fail", "bp", None)) == 100_000
+    assert budget.search_tokens(SCORE) == 350_000
+    assert budget.search_tokens(("fail", "bp", None)) == 400_000
 
 
 def test_a_worker_asks_the_parent_what_earlier_examples_spent_and_adds_its_own_example():
@@ -130,10 +130,10 @@ def test_a_worker_asks_the_parent_what_earlier_examples_spent_and_adds_its_own_e
     worker.example_started(5)
     worker.searches_charged(SCORE, 20_000)
     answers.put(keeper._answer(5, SCORE, "spend"))
-    assert worker.search_tokens(SCORE) == 100_000 - 30_000 - 20_000
+    assert worker.search_tokens(SCORE) == 400_000 - 30_000 - 20_000
     for line in told.getvalue().splitlines():
         keeper.heard(None, json.loads(line))
-    assert keeper._answer(9, SCORE, "spend") == {"left": 100_000 - 30_000 - 20_000}
+    assert keeper._answer(9, SCORE, "spend") == {"left": 400_000 - 30_000 - 20_000}
 
 
 # -- sending a failure once more -------------------------------------------------------------------------------
@@ -207,8 +207,8 @@ def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_on
     examples, at most one failure of each kind not shrunk is searched among every explanation (`attribute` with no
     `among`, counted here); the later ones the shrunk failure's name does not explain say the search was not run,
     and why; a full search that spends its kind's share of token computations in the block is cut and says so
-    (`budget.search_tokens_left`: random-0-10 of seed 0, a 73-token input that no explanation names, tried some
-    1,400 candidates before the share existed); --jobs 2 writes the same records, its workers asking the parent."""
+    (`budget.search_tokens_left`: random-0-51 of seed 0, a 1,195-token input that no explanation names, in the second
+    block); --jobs 2 writes the same records, its workers asking the parent."""
     from fakes.harness import FAKES, check, deviations
 
     import oracle.harness.diagnosis as diagnosis
@@ -223,13 +223,14 @@ def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_on
 
     monkeypatch.setattr(diagnosis, "attribute", counted)
     command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
-    assert check(tmp_path / "one", command, examples=SHRINK_BLOCK, timeout=30) == 1
+    assert check(tmp_path / "one", command, examples=2 * SHRINK_BLOCK, timeout=30) == 1
     found = deviations(tmp_path / "one")
-    kinds = {failure_kind(r.kind, r.outcome.value, r.layer, r.order) for r in found if r.shrunk is None}
+    kinds = {(failure_kind(r.kind, r.outcome.value, r.layer, r.order), _index(r) // SHRINK_BLOCK) for r in found
+             if r.shrunk is None}
     cut = [r for r in found if "went to earlier failures" in r.classification.description]
     assert cut and all(r.shrunk is None for r in cut)
     assert 1 <= len(searches) <= len(kinds)
     cut_short = [r for r in found if "the search among every explanation was cut" in r.classification.description]
     assert cut_short and all(r.shrunk is None and r.classification.name != "unexplained" for r in cut_short)
-    assert check(tmp_path / "two", command, "--jobs", 2, examples=SHRINK_BLOCK, timeout=30) == 1
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=2 * SHRINK_BLOCK, timeout=30) == 1
     assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
