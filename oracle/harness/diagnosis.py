@@ -519,8 +519,8 @@ def _tokens_words(context: DiagnosisContext):
 def _tokens_spent(meter: TokenMeter, context: DiagnosisContext):
     """Why a failure was not searched among every explanation: its kind's token computations in its block were
     spent (`budget.search_tokens_left`)."""
-    return (f"the token computations its searches may spend were spent ({meter.spent:,} of {meter.allowed:,} left "
-            f"when it was judged: {_tokens_words(context)})")
+    return (f"the token computations its searches may spend were spent (its search among its kind's names spent "
+            f"{meter.spent:,} of the {meter.allowed:,} left for it: {_tokens_words(context)})")
 
 
 def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expected=None):
