@@ -27,7 +27,7 @@ from oracle.models.outcomes import (
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Classification, parse_cause
 
-from .classify import AGREES, UNEXPLAINED, classify
+from .classify import AGREES, UNEXPLAINED, TokenMeter, classify
 from .judge import Answered
 
 
@@ -103,19 +103,22 @@ def search_classes(entries: Sequence[Mapping[str, Any]]) -> list[str]:
 
 def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
               overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
-              search_all: bool = True, among: Sequence[str] | None = None) -> Classification:
+              search_all: bool = True, among: Sequence[str] | None = None,
+              meter: TokenMeter | None = None) -> Classification:
     """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
     matches ("documented") and where it was found ("scope": "documented", among the implementation's documented
     classes; "all", among every explanation; "outcome", not a wrong number). With
     `search_all` False only the documented classes are tried (a large corpus makes every explanation slow);
-    `among` restricts the search to these explanation names (see `classify`)."""
+    `among` restricts the search to these explanation names (see `classify`); `meter`, the token computations it
+    shares with other searches (`classify.TokenMeter`)."""
     oracle_json = None if expected.rejected else expected.score
     layer = verdict.layer
     not_a_number = _not_a_wrong_number(reply, verdict, expected, oracle_json, entries)
     if not_a_number is not None and layer != TOKENIZATION_LAYER:
         return not_a_number
     if not_a_number is not None:  # lengths that differ on raw text: a mechanism that fits the statistics, if any
-        named = _explained(request, reply, profile, overrides, entries, search_all=search_all, among=among)
+        named = _explained(request, reply, profile, overrides, entries, search_all=search_all, among=among,
+                           meter=meter)
         return named if named is not None else not_a_number
     classes = search_classes(entries)
     curated = {part for d in entries if d.get("classify") and not d.get("hinted")
@@ -123,10 +126,10 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
     try:
         explanation, scope = None, "all"
         if among is not None:  # (a hinted search: a curated class it names was found among the curated classes too)
-            explanation = classify(request, reply, profile, overrides=overrides, among=among)
+            explanation = classify(request, reply, profile, overrides=overrides, among=among, meter=meter)
             scope = "documented" if curated and curated.issuperset(explanation.parts) else "all"
         elif classes:
-            explanation = classify(request, reply, profile, overrides=overrides, among=classes)
+            explanation = classify(request, reply, profile, overrides=overrides, among=classes, meter=meter)
             scope = "documented" if curated.issuperset(explanation.parts) else "all"
             if not explanation.explained:
                 explanation = None
@@ -135,7 +138,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
                                   "(the search among every explanation was not run)", expected=oracle_json,
                                   scope="documented")
         if explanation is None:
-            explanation, scope = classify(request, reply, profile, overrides=overrides), "all"
+            explanation, scope = classify(request, reply, profile, overrides=overrides, meter=meter), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return Classification(name=UNEXPLAINED, description=f"the classification failed: {exc}", expected=oracle_json,
                               scope="all")
@@ -152,13 +155,13 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
         scope=scope if explanation.explained else "all")
 
 
-def _explained(request, reply, profile, overrides, entries, *, search_all, among):
+def _explained(request, reply, profile, overrides, entries, *, search_all, among, meter=None):
     """The classification of a failure first seen in its tokens (c or r on raw text), when an explanation
     accounts for the answer and its statistics (a segment dropped, words split otherwise); else None."""
     if not search_all:
         return None
     try:
-        explanation = classify(request, reply, profile, overrides=overrides, among=among)
+        explanation = classify(request, reply, profile, overrides=overrides, among=among, meter=meter)
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return None
     if not explanation.change:

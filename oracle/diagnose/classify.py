@@ -55,7 +55,10 @@ from .computations import (
     result_under,
     score_of,
     score_of_statistics,
+    structured_computed,
+    structured_request,
     structured_result,
+    structured_size,
 )
 from .counting import (
     COUNTING_ALTERNATIVES,
@@ -286,6 +289,31 @@ def consistent_with(statistics, result, n):
 ATTRIBUTION_BUDGET = 4_000_000
 
 
+@dataclass
+class TokenMeter:
+    """Token computations several searches share (`oracle.harness.budget.search_tokens_left`: those for one kind's
+    failures not shrunk in a block of examples): a search given a meter spends at most what is left of it (and never
+    more than its own budget), adds what it spent, and sets `cut` where it stopped because the meter ran out.
+    `words` says whose budget it is, in a cut search's description."""
+
+    allowed: int
+    words: str = "the search budget its kind shares"
+    #: what a candidate costs at least, in tokens, in a search given this meter (`SEARCH_CANDIDATE_FLOOR`)
+    floor: int = 1
+    spent: int = 0
+    cut: bool = False
+
+    def left(self) -> int:
+        return max(self.allowed - self.spent, 0)
+
+
+#: What a candidate costs at least, in tokens, where searches share a budget (`TokenMeter.floor`): the oracle's
+#: computation costs about as much again whatever the input's size (some 1.3 ms a candidate on a 73-token input, where
+#: a 4,225-token one costs some 15 microseconds a token), so a budget counted in tokens alone let a search on a small
+#: input try thousands of candidates for seconds.
+SEARCH_CANDIDATE_FLOOR = 100
+
+
 class _BudgetSpent(Exception):
     """The classification's token budget ran out (internal: caught by `classify`)."""
 
@@ -314,6 +342,19 @@ class _Search:
         self.tried += 1
         if self.spent > self.budget:
             raise _BudgetSpent
+
+    def reshaping(self, ctx, name):
+        """Before the oracle computes on the request as structural mechanism `name` reshapes it: what that costs beyond
+        one candidate on the input (`structured_size`: a reshaped request can be many times larger, as hundreds of
+        one-character references a segment), spent before it is computed, so that a search never starts what its
+        budget cannot pay for. Nothing where it is computed already or does not apply."""
+        if structured_computed(ctx, name):
+            return
+        request = structured_request(ctx, name)
+        if request is not None:
+            self.spent += max(structured_size(request) - self.cost, 0)
+            if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
+                raise _BudgetSpent
 
     def result_for(self, changes, smoothing_change):
         key = (tuple(sorted(changes.items())), smoothing_change)
@@ -430,6 +471,8 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 continue
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
+            if cname in STRUCTURES:
+                search.reshaping(changed, cname)
             value = function(changed, result)
             if value is None:  # the computation's condition does not hold: a cheap test, not charged
                 continue
@@ -557,7 +600,7 @@ def _float32_close(a, e):
     return within_contract(a, e, rel_tol=FLOAT32_REL_TOLERANCE)
 
 
-def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET):
+def classify(request, answer, profile, *, overrides=None, among=None, budget=ATTRIBUTION_BUDGET, meter=None):
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
@@ -576,13 +619,16 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     computation. All of that within the numeric contract, then within float32 precision ("... +
     float32"). Every explanation of the first tier that fits is kept (`Explanation.fits` names the
     others), so that a run can name the one explanation that fits all its records. The search costs
-    at most `budget` token computations (deterministic: never a clock).
+    at most `budget` token computations (deterministic: never a clock), and at most what is left of `meter` (a
+    `TokenMeter` several searches share), to which it adds what it spent.
 
     When the score agrees but reported statistics do not, the explanation is the first
     convention (or pair) under which the oracle's statistics are the reported ones.
     """
     profile = get_profile(profile)
-    search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=budget)
+    limit = budget if meter is None else min(budget, meter.left())
+    search = _search_for(request, answer, profile, overrides=overrides, among=among, budget=limit,
+                         floor=1 if meter is None else meter.floor)
     if isinstance(search, Explanation):
         return search
     request, text, expected = search.ctx.request, search.ctx.text, score_of(search.base)
@@ -591,17 +637,23 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     try:
         return _explain(search, conventions, expected)
     except _BudgetSpent:
+        whose = f"the attribution budget ({budget:,} token computations)"
+        if meter is not None and limit < budget:
+            meter.cut = True
+            whose = f"{meter.words} ({limit:,} token computations left for this search)"
         return Explanation(
             (UNEXPLAINED,),
-            f"the attribution budget ({budget:,} token computations) was spent after "
-            f"{search.tried} alternatives on this {request.token_count:,}-token input",
+            f"{whose} was spent after {search.tried} alternatives on this {request.token_count:,}-token input",
             (),
             None,
             expected,
         )
+    finally:
+        if meter is not None:
+            meter.spent += search.spent
 
 
-def _search_for(request, answer, profile, *, overrides, among, budget):
+def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
     """One classification's search state for `answer` to `request` (an Explanation where the answer has no score)."""
     actual, statistics = _answer_parts(answer)
     # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
@@ -612,17 +664,18 @@ def _search_for(request, answer, profile, *, overrides, among, budget):
     if actual is None:
         return Explanation((UNEXPLAINED,), "the answer has no score", (), None, score_of(base))
     return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
-                   budget, max(1, request.token_count))
+                   budget, max(1, floor, request.token_count))
 
 
-def what_is_known(request, answer, profile, *, overrides=None):
+def what_is_known(request, answer, profile, *, overrides=None, meter=None):
     """What is known of a wrong answer without searching for its mechanism: the first diverging layer and the score
     stage the returned numbers are consistent with (the partial explanations of `_what_is_known`), from the oracle's
     result once and exact tests on the numbers -- what a record is named where its run did not search every
     explanation for it. Explanation("unexplained") where nothing is known, or where the score agrees (a search
-    names that case: `classify`)."""
+    names that case: `classify`). What it spends is added to `meter` (a `TokenMeter`), never refused: it costs a
+    fixed number of candidates on the input, as judging it does."""
     search = _search_for(request, answer, get_profile(profile), overrides=overrides, among=None,
-                         budget=ATTRIBUTION_BUDGET)
+                         budget=ATTRIBUTION_BUDGET, floor=1 if meter is None else meter.floor)
     if isinstance(search, Explanation):
         return search
     expected = score_of(search.base)
@@ -636,6 +689,9 @@ def what_is_known(request, answer, profile, *, overrides=None):
     except _BudgetSpent:
         return Explanation((UNEXPLAINED,), f"the attribution budget ({ATTRIBUTION_BUDGET:,} token computations) was "
                                         "spent before what is known of it was", (), None, expected)
+    finally:
+        if meter is not None:
+            meter.spent += search.spent
 
 
 def _explain(search, conventions, expected):
@@ -1019,6 +1075,7 @@ def _by_structure(search):
     for name in STRUCTURES:
         if not search.permitted(name):
             continue
+        search.reshaping(search.ctx, name)
         result = structured_result(search.ctx, name)
         if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue

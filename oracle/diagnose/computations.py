@@ -742,15 +742,36 @@ def structured_result(ctx, name):
     and score are the oracle's own (a mechanism equal to the oracle on this request is not tried on it)."""
     key = ("structure", name, ctx.options, ctx.smoothing)
     if key not in ctx.counted:
-        # classify's context holds a text request's tokens (and the text); `explained_value`'s the text itself
-        text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
-        request = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, name)
+        request = structured_request(ctx, name)
         result = None if request is None else result_under(ctx, request=request)
         base = _unreshaped(ctx) if result is not None else None
         if result is not None and base is not None and _same_counts_and_score(result, base, len(ctx.weights)):
             result = None
         ctx.counted[key] = result
     return ctx.counted[key]
+
+
+def structured_request(ctx, name):
+    """The request as structural mechanism `name` reshapes it (`structure.reshaped`), before the oracle computes on it
+    (what a search charges for it: `structured_size`); None where the mechanism does not apply."""
+    key = ("reshaped", name, ctx.options)
+    if key not in ctx.counted:
+        # classify's context holds a text request's tokens (and the text); `explained_value`'s the text itself
+        text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
+        ctx.counted[key] = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, name)
+    return ctx.counted[key]
+
+
+def structured_computed(ctx, name):
+    """Whether the oracle's result under structural mechanism `name` is computed already (`structured_result`)."""
+    return ("structure", name, ctx.options, ctx.smoothing) in ctx.counted
+
+
+def structured_size(request):
+    """What computing the oracle on a reshaped request costs, in tokens: its tokens, and each reference once more
+    (the oracle builds a table of n-grams per reference: a corpus reshaped into hundreds of one-character references
+    a segment costs as many tables as characters, some ten times what its tokens alone would say)."""
+    return max(1, request.token_count + request.reference_count)
 
 
 def _unreshaped(ctx):

@@ -17,6 +17,16 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   documented classes only, and named by what is known of the difference (`other-combination`, ...), its record
   saying so. A bug whose shrunk failure was named by a coincidence, or one that takes two names, then costs a
   bounded number of full searches per block, not one per failing record.
+- **The tokens those searches spend** (`search_tokens_left`): the searches for a kind's failures not shrunk in a
+  block (among its hints, among every explanation, and what is known of a failure left unnamed) share one budget in
+  candidates times tokens: `SEARCH_TOKENS_PER_BLOCK`, plus `SEARCH_CANDIDATES_PER_FAILURE` candidates on each such
+  failure's own input, less what the kind's searches of the block spent before it (a failure may always spend what
+  it earns, so that a full search that spent the block's share leaves later failures enough to test their kind's
+  names, and the kind's searches in a block spend at most the share, what its failures earn, and the one
+  candidate each search may charge beyond what it was left). A search never spends more
+  than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
+  saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
+  searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.
 - **Sending a failure once more** (`resend_waived`): a failure's request is sent again before it is reported, so that
   an implementation answering one request two ways is named `nondeterministic` (`oracle.diagnose.repeat`). The first
   `--shrink-first` failures of each kind in a block are; after those were answered alike, a later failure of the
@@ -94,3 +104,34 @@ def resend_waived(index: int, kind: tuple, earlier: dict[int, list[tuple]], firs
     `shrink_allowed` reads it: a failure answered two ways is charged as NONDETERMINISTIC_KIND, not as its kind),
     unless an example before it in the block was answered two ways (`nondeterministic_before`)."""
     return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) >= max(first, 1)
+
+
+#: Token computations (candidates times the tokens each is computed on, as `classify.ATTRIBUTION_BUDGET` counts them)
+#: the searches for a kind's failures not shrunk in a block share before what each failure adds: some 300 candidates
+#: on a 1,200-token input, which is what realbleu.py's weights-not-passed-on and bleu-1-reported need to name their
+#: mechanism on random-0-51 of seed 0 (at 100,000 it was cut after 56-59 and 15 and 33 later records of the block
+#: lost the name), where the whole attribution budget (4,000,000) let one search on a 4,225-token input run 60 s.
+SEARCH_TOKENS_PER_BLOCK = 400_000
+#: What each failure not shrunk adds to its kind's search budget in its block: this many candidates on its own
+#: input, enough for the search among its kind's names (4 left two 130,000-token failures of realbleu.py's
+#: padding-counted without their kind's name, for no time saved: its candidates reuse the counts), so that the
+#: searches of a failing run cost a few candidates per failing input beyond SEARCH_TOKENS_PER_BLOCK per kind.
+SEARCH_CANDIDATES_PER_FAILURE = 8
+
+
+def search_tokens_earned(tokens: int) -> int:
+    """What a failure not shrunk, of `tokens` tokens, adds to its kind's search budget in its block."""
+    return SEARCH_CANDIDATES_PER_FAILURE * max(int(tokens), 1)
+
+
+def search_tokens_left(index: int, kind: tuple, charged: dict[int, list[tuple[tuple, int]]]) -> int:
+    """The token computations the searches for a failure of example `index`, of `kind`, not shrunk, may spend,
+    before what its own example earned and spent: SEARCH_TOKENS_PER_BLOCK less what the failures of its kind in
+    examples before it in its block spent beyond what they earned (`charged`: example index -> (kind, token
+    computations spent less those earned) for each failure so charged), in example order, so that workers and
+    shards decide alike. Negative where those searches spent more than their share (a search is never refused
+    what is known, the oracle once and a few exact tests)."""
+    block = index // SHRINK_BLOCK
+    spent = sum(tokens for other, charges in charged.items() if other < index and other // SHRINK_BLOCK == block
+                for charged_kind, tokens in charges if charged_kind == kind)
+    return SEARCH_TOKENS_PER_BLOCK - spent

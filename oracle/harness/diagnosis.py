@@ -25,7 +25,7 @@ from typing import Any
 
 from oracle.diagnose import errorcauses, repeat
 from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
-from oracle.diagnose.classify import UNEXPLAINED, is_partial, what_is_known
+from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
@@ -45,7 +45,14 @@ from oracle.models.protocol import Capabilities
 from oracle.models.results import Shrunk, parse_cause
 
 from . import crashcauses
-from .budget import NONDETERMINISTIC_KIND, SHRINK_BLOCK, failure_kind
+from .budget import (
+    NONDETERMINISTIC_KIND,
+    SEARCH_CANDIDATES_PER_FAILURE,
+    SEARCH_TOKENS_PER_BLOCK,
+    SHRINK_BLOCK,
+    failure_kind,
+    search_tokens_earned,
+)
 from .channel import Channel
 from .reproduction import Reproduction
 from .requests import not_applicable_reason
@@ -398,6 +405,21 @@ def shrink_decision(kind, verdict, context: DiagnosisContext):
 
 
 def _attribute_by_hints(judged: Judged, hints, overrides, context: DiagnosisContext, *, search_all, kind):
+    """An example not shrunk: its searches within its kind's budget of token computations in its block
+    (`budget.search_tokens_left`: what is left of it, if anything, and what this failure earns, which it may
+    always spend: a full search that spent the block's share leaves the kind's later failures their own few
+    candidates, enough for their hints), charged with what they spent (`_attribute_within`)."""
+    earned = search_tokens_earned(max(judged[0].token_count, SEARCH_CANDIDATE_FLOOR))
+    meter = TokenMeter(max(context.budget.search_tokens(kind), 0) + earned,
+                       f"the search budget of its kind's failures not shrunk in {_block_words(context)}",
+                       floor=SEARCH_CANDIDATE_FLOOR)
+    try:
+        return _attribute_within(judged, hints, overrides, context, search_all=search_all, kind=kind, meter=meter)
+    finally:
+        context.budget.searches_charged(kind, meter.spent - earned)
+
+
+def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContext, *, search_all, kind, meter):
     """An example not shrunk: classified among `hints` (its kind's shrunk examples' root causes and what
     else fitted them) first, so every one of them that explains it is kept; else as any record is, within its
     kind's allowance of searches among every explanation in its block (`budget.full_search_allowed`, `kind`: its
@@ -405,40 +427,52 @@ def _attribute_by_hints(judged: Judged, hints, overrides, context: DiagnosisCont
     every shrunk example of its kind in its block stayed unexplained after the full search (`search_among_all`),
     or the allowance is spent, among the documented classes only and named by what is known
     (`_named_without_full_search`): the search among every explanation would most likely name nothing again, or
-    a coincidence again, at up to some ten seconds per record."""
+    a coincidence again, at up to some ten seconds per record. Every search spends at most what is left of
+    `meter` (its kind's token computations in the block); one the meter cut, or that the meter leaves nothing for,
+    is named by what is known as well, its record saying so."""
     if not search_among_all(hints):
         return _named_without_full_search(judged, overrides, search_all,
-                                          _unexplained_kind(judged[2], context), context)
+                                          _unexplained_kind(judged[2], context), context, meter)
     among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
-    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=among)
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=among,
+                      meter=meter)
     if named.change:
         return named
     if not search_all:
-        return attribute(*judged, context.profile, entries=context.documented, overrides=overrides, search_all=False)
+        return attribute(*judged, context.profile, entries=context.documented, overrides=overrides, search_all=False,
+                         meter=meter)
+    if meter.cut or meter.left() <= 0:
+        return _named_without_full_search(judged, overrides, search_all, _tokens_spent(meter, context), context,
+                                          meter)
     if not context.budget.may_search_all(kind):
         return _named_without_full_search(judged, overrides, search_all, _searches_spent(judged[2], context),
-                                          context)
-    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides)
+                                          context, meter)
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, meter=meter)
+    if meter.cut:
+        why = f"{named.description} ({_tokens_words(context)})"
+        return _named_without_full_search(judged, overrides, search_all, why, context, meter, ran="was cut")
     if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
         context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
     return named
 
 
-def _named_without_full_search(judged: Judged, overrides, search_all, why, context: DiagnosisContext):
+def _named_without_full_search(judged: Judged, overrides, search_all, why, context: DiagnosisContext,
+                               meter: TokenMeter | None = None, ran: str = "was not run"):
     """A failure not searched among every explanation (`why`, in words): among its implementation's documented
     classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
     the difference (its layer and the score stage its numbers are consistent with), its description saying
-    that the search was not run and why."""
+    that the search was not run (`ran`: or was cut) and why."""
     classes = tuple(search_classes(context.documented))
-    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes)
+    named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes,
+                      meter=meter)
     if named.name != UNEXPLAINED or not search_all:
         return named
     documented = "no documented class of this implementation explains it, and " if classes else ""
-    cut = f"{documented}the search among every explanation was not run: {why}"
+    cut = f"{documented}the search among every explanation {ran}: {why}"
     # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
     # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
     request, reply, _verdict, _expected = judged
-    known = what_is_known(request, reply, context.profile, overrides=overrides)
+    known = what_is_known(request, reply, context.profile, overrides=overrides, meter=meter)
     if known.name != UNEXPLAINED:
         named = known.classification(scope="all")
         return named.model_copy(update={"description": f"{known.description}; {cut}"})
@@ -474,6 +508,20 @@ def _searches_spent(verdict, context: DiagnosisContext):
             f"{_block_words(context)} do not explain it, and the {allowance} search(es) among every explanation "
             "its kind is allowed in a block (--shrink-first) went to earlier failures (the bug may take more "
             "than one name, or the shrunk failure's was a coincidence)")
+
+
+def _tokens_words(context: DiagnosisContext):
+    """The budget of token computations a failure's searches shared (`budget.search_tokens_left`), in words."""
+    return (f"its kind's failures not shrunk in {_block_words(context)} share {SEARCH_TOKENS_PER_BLOCK:,} token "
+            f"computations and {SEARCH_CANDIDATES_PER_FAILURE} candidates on each one's input, a candidate costing "
+            f"{SEARCH_CANDIDATE_FLOOR} tokens at least")
+
+
+def _tokens_spent(meter: TokenMeter, context: DiagnosisContext):
+    """Why a failure was not searched among every explanation: its kind's token computations in its block were
+    spent (`budget.search_tokens_left`)."""
+    return (f"the token computations its searches may spend were spent (its search among its kind's names spent "
+            f"{meter.spent:,} of the {meter.allowed:,} left for it: {_tokens_words(context)})")
 
 
 def shrink_failure(request, verdict, context: DiagnosisContext, reply=None, expected=None):

@@ -59,7 +59,7 @@ from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
 from .budget import SHRINK_BLOCK as SHRINK_BLOCK
 from .budget import failure_kind as failure_kind
-from .budget import full_search_allowed, resend_waived, shrink_allowed, shrink_hints
+from .budget import full_search_allowed, resend_waived, search_tokens_left, shrink_allowed, shrink_hints
 from .budget import nondeterministic_before as nondeterministic_before
 from .replies import Reply
 
@@ -111,8 +111,9 @@ class RestartBudget:
     the input being judged, so the same inputs spend the budget the same way however they are split
     between processes: `check --jobs` workers share the parent's (`oracle.harness.worker.SharedBudget`),
     which hears when each example starts and ends. The shrink allowance (`shrink_allowed`), the searches
-    among every explanation (`full_search_allowed`) and the requests not sent again (`resend_waived`) are
-    charged by example the same way (`oracle.harness.budget`)."""
+    among every explanation (`full_search_allowed`), the token computations the searches for failures not shrunk
+    spend (`search_tokens_left`) and the requests not sent again (`resend_waived`) are charged by example the same
+    way (`oracle.harness.budget`)."""
 
     def __init__(self, max_restarts: int, shrink_first: int = DEFAULT_SHRINK_FIRST) -> None:
         self.max_restarts = int(max_restarts)
@@ -128,6 +129,9 @@ class RestartBudget:
         self.causes: dict[tuple[int, tuple], tuple[str, ...]] = {}
         #: failures not shrunk that were searched among every explanation, example index -> their kinds
         self.searched: dict[int, list[tuple]] = {}
+        #: the token computations the searches for failures not shrunk spent less those they earned, example index
+        #: -> (kind, net token computations) for each such failure (`search_tokens_left`)
+        self.charged: dict[int, list[tuple[tuple, int]]] = {}
 
     def died(self) -> None:
         self.deaths += 1
@@ -158,6 +162,20 @@ class RestartBudget:
         that takes two names is then searched in full once per block, not once per record)."""
         key = (self.example, kind)
         self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
+
+    def search_tokens(self, kind: tuple) -> int:
+        """The token computations the searches for a failure of the example being judged, of `kind`, not shrunk, may
+        spend before what it earns (`search_tokens_left`), less what its own example's earlier failures of the kind
+        spent beyond what they earned."""
+        return search_tokens_left(self.example, kind, self.charged) - self._charged_here(kind)
+
+    def _charged_here(self, kind: tuple) -> int:
+        return sum(tokens for charged_kind, tokens in self.charged.get(self.example, ()) if charged_kind == kind)
+
+    def searches_charged(self, kind: tuple, net: int) -> None:
+        """The searches for a failure of the example being judged, of `kind`, not shrunk, spent `net` token
+        computations beyond what it earned (negative: less)."""
+        self.charged.setdefault(self.example, []).append((kind, int(net)))
 
     def waives_resend(self, kind: tuple) -> bool:
         """Is a failure of the example being judged, of `kind`, reported without its request sent once more

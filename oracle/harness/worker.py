@@ -53,7 +53,15 @@ from oracle.adapters.lifetimes import die_with_parent
 from oracle.models.outcomes import RIDING_KINDS
 from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
-from .budget import DEFAULT_SHRINK_FIRST, failure_kind, full_search_allowed, resend_waived, shrink_allowed, shrink_hints
+from .budget import (
+    DEFAULT_SHRINK_FIRST,
+    failure_kind,
+    full_search_allowed,
+    resend_waived,
+    search_tokens_left,
+    shrink_allowed,
+    shrink_hints,
+)
 from .channel import Channel
 from .events import RESULTS_FILE, example_index, in_example_order
 from .generate import example_id
@@ -198,6 +206,19 @@ class SharedBudget(RestartBudget):
         """Told to the parent, before the example is done (`BudgetKeeper.heard`)."""
         self._say(named=self.example, kind=list(kind), names=list(names))
 
+    def search_tokens(self, kind):
+        """Asked of the parent, which hears what every worker's searches spent (`BudgetKeeper.heard`), less what this
+        example's own earlier failures of the kind spent."""
+        self._say(spend=self.example, kind=list(kind))
+        answer = self.answers.get()
+        left = answer.get("left") if isinstance(answer, dict) else None
+        return (left if isinstance(left, int) else 0) - self._charged_here(kind)
+
+    def searches_charged(self, kind, net):
+        """Kept for this example's later failures, and told to the parent, before the example is done."""
+        super().searches_charged(kind, net)
+        self._say(spent=self.example, kind=list(kind), net=int(net))
+
     def waives_resend(self, kind):
         """Asked of the parent, which alone hears every worker's failures."""
         self._say(resend=self.example, kind=list(kind))
@@ -216,8 +237,8 @@ class SharedBudget(RestartBudget):
 
 
 #: The questions a worker asks about a failure of an example (with its kind): shrink it, search it among every
-#: explanation, report it without sending it again.
-QUESTIONS = ("shrink", "search", "resend")
+#: explanation, report it without sending it again, how many token computations its searches may spend.
+QUESTIONS = ("shrink", "search", "resend", "spend")
 
 
 class BudgetKeeper:
@@ -237,6 +258,9 @@ class BudgetKeeper:
         self.causes: dict[tuple[int, tuple], tuple] = {}
         #: failures not shrunk searched among every explanation, example index -> their kinds, as the workers asked
         self.searched: dict[int, list[tuple]] = {}
+        #: what the searches for failures not shrunk spent beyond what they earned, example index -> (kind, net token
+        #: computations), as the workers tell it (`RestartBudget.charged`)
+        self.charged: dict[int, list[tuple[tuple, int]]] = {}
         #: (the worker, the example, the kind of failure or None, the question: QUESTIONS)
         self.questions = []
 
@@ -255,6 +279,9 @@ class BudgetKeeper:
             key = (message["named"], tuple(message["kind"]))  # (as `RestartBudget.searched_named` keeps them)
             names = tuple(name for name in message["names"] if isinstance(name, str))
             self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
+        elif isinstance(message.get("spent"), int) and isinstance(message.get("kind"), list) \
+                and isinstance(message.get("net"), int):
+            self.charged.setdefault(message["spent"], []).append((tuple(message["kind"]), message["net"]))
         elif isinstance(message.get("warning"), str) and self.warn is not None:
             self.warn(message["warning"][:MESSAGE_LIMIT])
 
@@ -262,7 +289,8 @@ class BudgetKeeper:
         """Answer each question whose earlier examples are all judged: may the worker restart its
         implementation in example i (yes while the deaths up to it are within the budget), shrink failing
         example i (`shrink_allowed`, from every worker's failures before it), search a failure of it among every
-        explanation (`full_search_allowed`), or report one without sending it again (`resend_waived`)?"""
+        explanation (`full_search_allowed`), report one without sending it again (`resend_waived`), or how many
+        token computations the searches for a failure of it may spend (`search_tokens_left`)?"""
         for question in list(self.questions):
             run, example, kind, asked = question
             if not all(other is run or other.finished_before(example) for other in self.runs):
@@ -282,6 +310,8 @@ class BudgetKeeper:
             return {"search": allowed}
         if asked == "resend":
             return {"waived": resend_waived(example, kind, self.failures, self.shrink_first)}
+        if asked == "spend":
+            return {"left": search_tokens_left(example, kind, self.charged)}
         allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
         hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
         self.failures.setdefault(example, []).append(kind)

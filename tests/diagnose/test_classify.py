@@ -366,6 +366,57 @@ def test_the_classification_budget_is_deterministic_and_says_it_was_spent():
     assert classify(r, 0.123, "papineni", budget=10).description == e.description
 
 
+def test_a_search_given_a_shared_meter_spends_at_most_what_is_left_and_says_whose_budget_ran_out():
+    """`TokenMeter`: one segment of 3 hypothesis tokens and 5 reference tokens, so that each candidate costs 8 token
+    computations. With nothing left the search is cut at its first candidate (spent 8, past the 0 left); with 20 left
+    it is cut at its third (8 + 8 + 8 = 24 > 20); each time the meter says it was cut and the description says
+    whose budget ran out. What is known of an answer of 0 is never refused: with nothing left it is what it is
+    without a meter, and adds what it spent (candidates of 8 each)."""
+    from oracle.diagnose.classify import TokenMeter, what_is_known
+
+    r = request("corpus", [("a b c", ["a b c d e"])], weights=(1.0,))
+    nothing = TokenMeter(0, words="the shared budget")
+    e = classify(r, 0.123, "papineni", meter=nothing)
+    assert (e.name, nothing.spent, nothing.cut) == (UNEXPLAINED, 8, True)
+    assert e.description.startswith("the shared budget (0 token computations left for this search) was spent after 1")
+    twenty = TokenMeter(20)
+    classify(r, 0.123, "papineni", meter=twenty)
+    assert (twenty.spent, twenty.cut, twenty.left()) == (24, True, 0)
+    known = TokenMeter(0)
+    assert what_is_known(r, 0.0, "papineni", meter=known) == what_is_known(r, 0.0, "papineni")
+    assert known.spent > 0 and known.spent % 8 == 0 and not known.cut
+
+
+def test_a_structural_candidate_is_charged_by_the_request_it_reshapes_before_it_is_computed():
+    """`structure.SWAPPED` on one segment of 3 hypothesis tokens and one 5-token reference: the reshaped request has
+    the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference, which cost 8 + 1 = 9
+    (`structured_size`: each reference once more, for its table of n-grams) where a candidate on the input costs 8.
+    An answer it does not give (0.5; the swapped score is a 3/5 precision times a brevity penalty of 1) tries it
+    once: 9 spent. With 8 left the reshaped request is not computed at all (its 9 cannot be paid)."""
+    from oracle.diagnose import computations
+    from oracle.diagnose.classify import TokenMeter
+    from oracle.diagnose.structure import SWAPPED
+
+    r = request("corpus", [("a b c", ["a b c d e"])], weights=(1.0,))
+    meter = TokenMeter(10**6)
+    assert classify(r, 0.5, "papineni", among=(SWAPPED,), meter=meter).name == UNEXPLAINED
+    assert meter.spent == 9
+    computed = []
+    real = computations.result_under
+
+    def counted(ctx, **kwargs):
+        computed.append(kwargs.get("request"))
+        return real(ctx, **kwargs)
+
+    import pytest as _pytest
+
+    with _pytest.MonkeyPatch.context() as patch:
+        patch.setattr(computations, "result_under", counted)
+        short = TokenMeter(8)
+        classify(r, 0.5, "papineni", among=(SWAPPED,), meter=short)
+    assert short.cut and all(request is None for request in computed)
+
+
 #: Values each option takes somewhere (a profile, a case's override), so that every option is varied.
 OPTION_ALTERNATIVES = {
     "segment_totals_floor": (0, 1),

@@ -7,6 +7,7 @@ Holds: oracle.harness.budget, oracle.harness.diagnosis
 
 from __future__ import annotations
 
+import json
 import sys
 
 from oracle.harness.budget import SHRINK_BLOCK, failure_kind, shrink_allowed
@@ -65,6 +66,74 @@ def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the
     assert budget.may_shrink(SCORE) == (False, ("A", "B", "C"))
     assert budget.may_search_all(SCORE) is False
     assert budget.may_shrink(("fail", "bp", None)) == (True, ())
+
+
+# -- the token computations a kind's searches share ----------------------------------------------------------------
+
+
+def test_the_searches_of_a_kind_in_a_block_share_one_budget_of_token_computations():
+    """Hand-derived from the rule (`search_tokens_left`): SEARCH_TOKENS_PER_BLOCK (400,000) less what the failures of
+    the kind in earlier examples of the block spent beyond what they earned. Example 3 spent 30,000 beyond its share
+    at the score, example 5 2,000 less than its share (-2,000) and 50,000 beyond it at the 2-gram matches: at example
+    8 the score has 400,000 - 30,000 + 2,000 = 372,000 left and the matches 400,000 - 50,000 = 350,000; example 5
+    itself sees example 3 only (370,000: its own charges are its process's to add); example 58 starts afresh in the
+    next block (400,000), and example 61 sees example 60's 10,000 (390,000). A failure earns 8 candidates on its own
+    input: 8 x 250 = 2,000 for 250 tokens, and 8 x 1 for an empty one (a candidate costs one token at least, as
+    `classify` charges it)."""
+    from oracle.harness.budget import SEARCH_TOKENS_PER_BLOCK, search_tokens_earned, search_tokens_left
+
+    assert SEARCH_TOKENS_PER_BLOCK == 400_000
+    matches2 = ("fail", "matches", 2)
+    charged = {3: [(SCORE, 30_000)], 5: [(SCORE, -2_000), (matches2, 50_000)], 60: [(SCORE, 10_000)]}
+    assert search_tokens_left(8, SCORE, charged) == 372_000
+    assert search_tokens_left(8, matches2, charged) == 350_000
+    assert search_tokens_left(5, SCORE, charged) == 370_000
+    assert search_tokens_left(58, SCORE, charged) == 400_000
+    assert search_tokens_left(61, SCORE, charged) == 390_000
+    assert search_tokens_left(8, ("fail", "bp", None), charged) == 400_000
+    assert search_tokens_earned(250) == 2_000
+    assert search_tokens_earned(0) == 8
+
+
+def test_one_process_adds_its_own_examples_earlier_charges():
+    """`RestartBudget.search_tokens`: example 3 spent 30,000 beyond its share; in example 5 a first failure of the
+    kind sees 370,000, and after it spent 20,000 beyond its share a second failure of the kind in example 5 sees
+    350,000; example 9 sees both examples' charges (350,000), another kind the whole 400,000."""
+    from oracle.harness.transport import RestartBudget
+
+    budget = RestartBudget(3)
+    budget.example_started(3)
+    budget.searches_charged(SCORE, 30_000)
+    budget.example_started(5)
+    assert budget.search_tokens(SCORE) == 370_000
+    budget.searches_charged(SCORE, 20_000)
+    assert budget.search_tokens(SCORE) == 350_000
+    budget.example_started(9)
+    assert budget.search_tokens(SCORE) == 350_000
+    assert budget.search_tokens(("fail", "bp", None)) == 400_000
+
+
+def test_a_worker_asks_the_parent_what_earlier_examples_spent_and_adds_its_own_example():
+    """The relay (`SharedBudget` and `BudgetKeeper`): the parent answers from the charges workers told it for examples
+    before the one asking (example 3: 30,000); the worker subtracts what its own example spent (20,000), and tells
+    the parent each charge, which later examples' answers include."""
+    import io
+    import queue
+
+    from oracle.harness.worker import BudgetKeeper, SharedBudget
+
+    keeper = BudgetKeeper([], 3)
+    keeper.heard(None, {"spent": 3, "kind": list(SCORE), "net": 30_000})
+    answers: queue.Queue = queue.Queue()
+    told = io.StringIO()
+    worker = SharedBudget(3, told, answers)
+    worker.example_started(5)
+    worker.searches_charged(SCORE, 20_000)
+    answers.put(keeper._answer(5, SCORE, "spend"))
+    assert worker.search_tokens(SCORE) == 400_000 - 30_000 - 20_000
+    for line in told.getvalue().splitlines():
+        keeper.heard(None, json.loads(line))
+    assert keeper._answer(9, SCORE, "spend") == {"left": 400_000 - 30_000 - 20_000}
 
 
 # -- sending a failure once more -------------------------------------------------------------------------------
@@ -137,7 +206,9 @@ def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_on
     which the shrunk failure of a kind is named by while some later failures fit no explanation. Over one block of
     examples, at most one failure of each kind not shrunk is searched among every explanation (`attribute` with no
     `among`, counted here); the later ones the shrunk failure's name does not explain say the search was not run,
-    and why; --jobs 2 writes the same records."""
+    and why; a full search that spends its kind's share of token computations in the block is cut and says so
+    (`budget.search_tokens_left`: random-0-51 of seed 0, a 1,195-token input that no explanation names, in the second
+    block); --jobs 2 writes the same records, its workers asking the parent."""
     from fakes.harness import FAKES, check, deviations
 
     import oracle.harness.diagnosis as diagnosis
@@ -152,11 +223,14 @@ def test_a_kind_whose_shrunk_name_fits_few_later_failures_is_searched_in_full_on
 
     monkeypatch.setattr(diagnosis, "attribute", counted)
     command = f"{sys.executable} {FAKES / 'realbleu.py'} mean-of-smoothed-sentence-bleu"
-    assert check(tmp_path / "one", command, examples=SHRINK_BLOCK, timeout=30) == 1
+    assert check(tmp_path / "one", command, examples=2 * SHRINK_BLOCK, timeout=30) == 1
     found = deviations(tmp_path / "one")
-    kinds = {failure_kind(r.kind, r.outcome.value, r.layer, r.order) for r in found if r.shrunk is None}
+    kinds = {(failure_kind(r.kind, r.outcome.value, r.layer, r.order), _index(r) // SHRINK_BLOCK) for r in found
+             if r.shrunk is None}
     cut = [r for r in found if "went to earlier failures" in r.classification.description]
     assert cut and all(r.shrunk is None for r in cut)
     assert 1 <= len(searches) <= len(kinds)
-    assert check(tmp_path / "two", command, "--jobs", 2, examples=SHRINK_BLOCK, timeout=30) == 1
+    cut_short = [r for r in found if "the search among every explanation was cut" in r.classification.description]
+    assert cut_short and all(r.shrunk is None and r.classification.name != "unexplained" for r in cut_short)
+    assert check(tmp_path / "two", command, "--jobs", 2, examples=2 * SHRINK_BLOCK, timeout=30) == 1
     assert comparable(tmp_path / "two") == comparable(tmp_path / "one")
