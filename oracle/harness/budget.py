@@ -91,6 +91,18 @@ def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
     return tuple(dict.fromkeys(seen + names))
 
 
+def block_causes(index: int, kind: tuple, causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+    """The root causes named in `index`'s block for failures of kinds other than `kind` in examples before it (a
+    shrunk failure's name, or what a search among every explanation named: the first of each entry of `causes`,
+    never the others that fitted as well), in example order, each once: what a failure of `kind` whose search was
+    cut or not run is tested against, one evaluation each, before it is named by what is known. Within the block
+    and in example order, as the hints are, so that workers and shards decide alike."""
+    block = index // SHRINK_BLOCK
+    named = sorted((other, repr(other_kind), names[0]) for (other, other_kind), names in causes.items()
+                   if names and other < index and other // SHRINK_BLOCK == block and other_kind != kind)
+    return tuple(dict.fromkeys(name for _other, _kind, name in named))
+
+
 def full_search_allowed(index: int, kind: tuple, searched: dict[int, list[tuple]], first: int) -> bool:
     """May a failure of example `index` of `kind`, which none of its kind's shrunk failures' root causes explains,
     be searched among every explanation? Yes for the first `first` of its kind within its block (`searched`: example
