@@ -27,6 +27,9 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
   saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
   searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.
+- **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
+  is named by what is known, against the root causes its block named before it for other kinds of failure, each
+  once (`oracle.harness.diagnosis`): a bug whose records split between kinds is named by what was found on one.
 - **Sending a failure once more** (`resend_waived`): a failure's request is sent again before it is reported, so that
   an implementation answering one request two ways is named `nondeterministic` (`oracle.diagnose.repeat`). The first
   `--shrink-first` failures of each kind in a block are; after those were answered alike, a later failure of the
