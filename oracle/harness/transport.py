@@ -58,8 +58,8 @@ from oracle.models.protocol import (
 from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
 from .budget import SHRINK_BLOCK as SHRINK_BLOCK
-from .budget import failure_kind as failure_kind
 from .budget import block_causes, full_search_allowed, resend_waived, search_tokens_left, shrink_allowed, shrink_hints
+from .budget import failure_kind as failure_kind
 from .budget import nondeterministic_before as nondeterministic_before
 from .replies import Reply
 

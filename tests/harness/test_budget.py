@@ -71,8 +71,9 @@ def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the
 def test_a_cut_failure_is_tested_against_the_root_causes_its_block_named_for_other_kinds():
     """Hand-derived from the rule (`block_causes`): at example 9, the block's causes named before it for kinds other
     than the score's, in example order, the first name of each (never the others that fitted as well: C), each once:
-    example 2's bp B, then example 4's 2-gram matches A (already named: once), then example 5's (fail, ref_len) D;
-    not the score's own (its hints), not example 9's own or later ones, not the next block's (example 52, which the next block's failures are told)."""
+    example 1's 2-gram matches A, example 2's bp B, example 4's A again (told once), example 5's ref_len D; not the
+    score's own (example 3's S: its hints), not example 9's own or later ones (E, F), not the next block's (G, example
+    52, which example 53 of that block is told, and example 103 of the block after it is not)."""
     from oracle.harness.budget import block_causes
 
     bp, matches2, ref_len = ("fail", "bp", None), ("fail", "matches", 2), ("fail", "ref_len", None)
