@@ -42,7 +42,7 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, parse_cause
+from oracle.models.results import Shrunk, needs_evidence, parse_cause
 
 from . import crashcauses
 from .budget import (
@@ -492,8 +492,11 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
     input and never more (its parts and their combination), what it spends charged to `meter` (its kind's token
     computations in the block), as what is known is: never refused. A bug whose records split between kinds of
     failure (the lengths first diverging for some, the references' for others) is then named by the mechanism found
-    on the kind that was searched, where its other records' searches were cut."""
-    names = [name for name in context.budget.block_causes(kind) if names_a_mechanism(name) and name not in tested]
+    on the kind that was searched, where its other records' searches were cut. Never a name that needs evidence
+    (`results.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
+    across records is what those are confirmed by, and a cut record named so would make one."""
+    names = [name for name in context.budget.block_causes(kind)
+             if names_a_mechanism(name) and not needs_evidence(name) and name not in tested]
     floor = SEARCH_CANDIDATE_FLOOR if meter is None else meter.floor
     for name in names:
         parts = parse_cause(name)

@@ -336,3 +336,28 @@ def test_a_failure_whose_search_was_not_run_is_named_by_its_blocks_mechanism_whe
     assert same == [r for r in comparable(tmp_path / "without") if r["id"] not in evidence_ids]
     assert check(tmp_path / "two", command, "--jobs", 2, examples=examples, timeout=30) == 1
     assert comparable(tmp_path / "two") == comparable(tmp_path / "with")
+
+
+def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_blocks_word(monkeypatch):
+    """`_named_by_block_causes`: of the block's names for other kinds, a partial name (what is known), a state or
+    precision name (`float32`, `earlier-answer-returned`: `results.needs_evidence`) and a name the failure's own
+    search already tried are not tested; a mechanism is, once, among its own parts, and names the failure only where
+    the classification explains it (here it does not: None)."""
+    from types import SimpleNamespace
+
+    import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.classify import TokenMeter
+
+    tried = []
+
+    def attribute(*_judged, among=None, meter=None, **_kwargs):
+        tried.append(tuple(among))
+        return SimpleNamespace(change=False, name="unexplained")
+
+    monkeypatch.setattr(diagnosis, "attribute", attribute)
+    names = ("other-counting-of-hyp_len + other-combination", "float32", "earlier-answer-returned", "A", "B + C")
+    context = SimpleNamespace(budget=SimpleNamespace(block_causes=lambda kind: names, example=7),
+                              profile="papineni", documented=())
+    judged = (SimpleNamespace(token_count=10), None, None, None)
+    assert diagnosis._named_by_block_causes(judged, None, SCORE, ("A",), context, TokenMeter(1_000)) is None
+    assert tried == [("B", "C")]
