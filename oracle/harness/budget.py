@@ -27,6 +27,9 @@ which alone hears every worker's failures (`oracle.harness.worker.BudgetKeeper`)
   than is left (nor more than `classify.ATTRIBUTION_BUDGET`); one cut is named by what is known of it, its record
   saying so. Counted in token computations, as the attribution budget is, never in seconds: a failing run's
   searches cost at most a few candidates per token the fixed run judges, beyond a bounded sum per kind and block.
+- **Evidence from other kinds** (`block_causes`): a failure whose search was not run or was cut is tested, before it
+  is named by what is known, against the root causes its block named before it for other kinds of failure, each
+  once (`oracle.harness.diagnosis`): a bug whose records split between kinds is named by what was found on one.
 - **Sending a failure once more** (`resend_waived`): a failure's request is sent again before it is reported, so that
   an implementation answering one request two ways is named `nondeterministic` (`oracle.diagnose.repeat`). The first
   `--shrink-first` failures of each kind in a block are; after those were answered alike, a later failure of the
@@ -89,6 +92,18 @@ def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
     names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
     seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
     return tuple(dict.fromkeys(seen + names))
+
+
+def block_causes(index: int, kind: tuple, causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+    """The root causes named in `index`'s block for failures of kinds other than `kind` in examples before it (a
+    shrunk failure's name, or what a search among every explanation named: the first of each entry of `causes`,
+    never the others that fitted as well), in example order, each once: what a failure of `kind` whose search was
+    cut or not run is tested against, one evaluation each, before it is named by what is known. Within the block
+    and in example order, as the hints are, so that workers and shards decide alike."""
+    block = index // SHRINK_BLOCK
+    named = sorted((other, repr(other_kind), names[0]) for (other, other_kind), names in causes.items()
+                   if names and other < index and other // SHRINK_BLOCK == block and other_kind != kind)
+    return tuple(dict.fromkeys(name for _other, _kind, name in named))
 
 
 def full_search_allowed(index: int, kind: tuple, searched: dict[int, list[tuple]], first: int) -> bool:

@@ -42,7 +42,7 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, parse_cause
+from oracle.models.results import Shrunk, needs_evidence, parse_cause
 
 from . import crashcauses
 from .budget import (
@@ -430,10 +430,10 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
     a coincidence again, at up to some ten seconds per record. Every search spends at most what is left of
     `meter` (its kind's token computations in the block); one the meter cut, or that the meter leaves nothing for,
     is named by what is known as well, its record saying so."""
-    if not search_among_all(hints):
-        return _named_without_full_search(judged, overrides, search_all,
-                                          _unexplained_kind(judged[2], context), context, meter)
     among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
+    unnamed = functools.partial(_named_without_full_search, kind=kind, tested=among if search_among_all(hints) else ())
+    if not search_among_all(hints):
+        return unnamed(judged, overrides, search_all, _unexplained_kind(judged[2], context), context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=among,
                       meter=meter)
     if named.change:
@@ -442,26 +442,27 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
         return attribute(*judged, context.profile, entries=context.documented, overrides=overrides, search_all=False,
                          meter=meter)
     if meter.cut or meter.left() <= 0:
-        return _named_without_full_search(judged, overrides, search_all, _tokens_spent(meter, context), context,
-                                          meter)
+        return unnamed(judged, overrides, search_all, _tokens_spent(meter, context), context, meter)
     if not context.budget.may_search_all(kind):
-        return _named_without_full_search(judged, overrides, search_all, _searches_spent(judged[2], context),
-                                          context, meter)
+        return unnamed(judged, overrides, search_all, _searches_spent(judged[2], context), context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, meter=meter)
     if meter.cut:
         why = f"{named.description} ({_tokens_words(context)})"
-        return _named_without_full_search(judged, overrides, search_all, why, context, meter, ran="was cut")
+        return unnamed(judged, overrides, search_all, why, context, meter, ran="was cut")
     if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
         context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
     return named
 
 
 def _named_without_full_search(judged: Judged, overrides, search_all, why, context: DiagnosisContext,
-                               meter: TokenMeter | None = None, ran: str = "was not run"):
+                               meter: TokenMeter | None = None, ran: str = "was not run", *, kind: tuple = (),
+                               tested: tuple[str, ...] = ()):
     """A failure not searched among every explanation (`why`, in words): among its implementation's documented
-    classes alone (none: no explanation, which still tells a score that agrees), else named by what is known of
-    the difference (its layer and the score stage its numbers are consistent with), its description saying
-    that the search was not run (`ran`: or was cut) and why."""
+    classes alone (none: no explanation, which still tells a score that agrees), else by a root cause named for
+    another kind of failure before it in its block (`_named_by_block_causes`; `kind`: its failure kind, `tested`:
+    the names its search already tried), else named by what is known of the difference (its layer and the score
+    stage its numbers are consistent with), its description saying that the search was not run (`ran`: or was cut)
+    and why."""
     classes = tuple(search_classes(context.documented))
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=classes,
                       meter=meter)
@@ -469,6 +470,9 @@ def _named_without_full_search(judged: Judged, overrides, search_all, why, conte
         return named
     documented = "no documented class of this implementation explains it, and " if classes else ""
     cut = f"{documented}the search among every explanation {ran}: {why}"
+    by_evidence = _named_by_block_causes(judged, overrides, kind, tested, context, meter) if kind else None
+    if by_evidence is not None:
+        return by_evidence.model_copy(update={"description": f"{by_evidence.description}; {cut}"})
     # what is known costs the oracle once and a few exact tests: a cut record is still named by its layer and
     # the score stage its numbers are consistent with, never a bare `unexplained` where they tell
     request, reply, _verdict, _expected = judged
@@ -477,6 +481,38 @@ def _named_without_full_search(judged: Judged, overrides, search_all, why, conte
         named = known.classification(scope="all")
         return named.model_copy(update={"description": f"{known.description}; {cut}"})
     return named.model_copy(update={"description": cut})
+
+
+def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple[str, ...],
+                           context: DiagnosisContext, meter: TokenMeter | None):
+    """A failure whose search was cut or not run, named by a root cause its block named before it for another kind
+    of failure (`budget.block_causes`: evidence from other records, not a search), or None: each such mechanism not
+    yet tested on it (`tested`) is tried in example order, alone, as the classifier tries any candidate (kept only
+    where it explains the returned statistics layer by layer and then the score), with a few candidates on this
+    input and never more (its parts and their combination), what it spends charged to `meter` (its kind's token
+    computations in the block), as what is known is: never refused. A bug whose records split between kinds of
+    failure (the lengths first diverging for some, the references' for others) is then named by the mechanism found
+    on the kind that was searched, where its other records' searches were cut. Never a name that needs evidence
+    (`results.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
+    across records is what those are confirmed by, and a cut record named so would make one."""
+    names = [name for name in context.budget.block_causes(kind)
+             if names_a_mechanism(name) and not needs_evidence(name) and name not in tested]
+    floor = SEARCH_CANDIDATE_FLOOR if meter is None else meter.floor
+    for name in names:
+        parts = parse_cause(name)
+        # its parts and their combination, each a candidate on this input (a structural mechanism costs one token
+        # more per reference: a candidate's worth of tokens is left for those)
+        trial = TokenMeter((2 ** len(parts)) * max(judged[0].token_count, floor),
+                           "the evaluation of its block's root causes", floor=floor)
+        named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=parts,
+                          meter=trial)
+        if meter is not None:
+            meter.spent += trial.spent
+        if named.change and names_a_mechanism(named.name):
+            evidence = (f"named by {name}, the root cause found for another kind of failure in "
+                        f"{_block_words(context)} (evidence from other records, not a search of its own)")
+            return named.model_copy(update={"description": f"{named.description}; {evidence}"})
+    return None
 
 
 def _block_words(context: DiagnosisContext):

@@ -58,8 +58,8 @@ from oracle.models.protocol import (
 from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
 from .budget import SHRINK_BLOCK as SHRINK_BLOCK
+from .budget import block_causes, full_search_allowed, resend_waived, search_tokens_left, shrink_allowed, shrink_hints
 from .budget import failure_kind as failure_kind
-from .budget import full_search_allowed, resend_waived, search_tokens_left, shrink_allowed, shrink_hints
 from .budget import nondeterministic_before as nondeterministic_before
 from .replies import Reply
 
@@ -162,6 +162,11 @@ class RestartBudget:
         that takes two names is then searched in full once per block, not once per record)."""
         key = (self.example, kind)
         self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
+
+    def block_causes(self, kind: tuple) -> tuple[str, ...]:
+        """The root causes named for failures of other kinds than `kind` in the block before the example being
+        judged (`block_causes`): what a failure of `kind` whose search was cut or not run is tested against."""
+        return block_causes(self.example, kind, self.causes)
 
     def search_tokens(self, kind: tuple) -> int:
         """The token computations the searches for a failure of the example being judged, of `kind`, not shrunk, may

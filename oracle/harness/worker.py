@@ -55,6 +55,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .budget import (
     DEFAULT_SHRINK_FIRST,
+    block_causes,
     failure_kind,
     full_search_allowed,
     resend_waived,
@@ -214,6 +215,13 @@ class SharedBudget(RestartBudget):
         left = answer.get("left") if isinstance(answer, dict) else None
         return (left if isinstance(left, int) else 0) - self._charged_here(kind)
 
+    def block_causes(self, kind):
+        """Asked of the parent, which alone reads every worker's root causes (`BudgetKeeper.answer`)."""
+        self._say(others=self.example, kind=list(kind))
+        answer = self.answers.get()
+        names = answer.get("others") if isinstance(answer, dict) else None
+        return tuple(name for name in names if isinstance(name, str)) if isinstance(names, list) else ()
+
     def searches_charged(self, kind, net):
         """Kept for this example's later failures, and told to the parent, before the example is done."""
         super().searches_charged(kind, net)
@@ -237,8 +245,9 @@ class SharedBudget(RestartBudget):
 
 
 #: The questions a worker asks about a failure of an example (with its kind): shrink it, search it among every
-#: explanation, report it without sending it again, how many token computations its searches may spend.
-QUESTIONS = ("shrink", "search", "resend", "spend")
+#: explanation, report it without sending it again, how many token computations its searches may spend, which root
+#: causes other kinds of failure were named in its block before it (`block_causes`).
+QUESTIONS = ("shrink", "search", "resend", "spend", "others")
 
 
 class BudgetKeeper:
@@ -312,6 +321,8 @@ class BudgetKeeper:
             return {"waived": resend_waived(example, kind, self.failures, self.shrink_first)}
         if asked == "spend":
             return {"left": search_tokens_left(example, kind, self.charged)}
+        if asked == "others":
+            return {"others": list(block_causes(example, kind, self.causes))}
         allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
         hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
         self.failures.setdefault(example, []).append(kind)
