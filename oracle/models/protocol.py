@@ -738,7 +738,9 @@ def _name_wrong_kind(segments: tuple[Segment, ...], text: bool) -> None:
             *((f"references[{k}]", r) for k, r in enumerate(segment.references)),
         ):
             if isinstance(value, str) != text:
-                want = "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
+                want = (
+                    "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
+                )
                 raise sentence(f"`segments[{i}].{where}` must be {want}")
 
 
