@@ -360,6 +360,18 @@ def test_a_value_of_the_wrong_kind_is_refused_in_any_segment_and_named(segments,
         assert str(raised.value) == wrong
 
 
+def test_a_segment_is_written_as_its_values_are_token_lists_as_arrays_and_text_as_strings():
+    # Written by hand from PROTOCOL.md (a token list is an array of strings, raw text a string): the values are
+    # written by their type (`_WrittenByType`), not through pydantic's union, and must come out as the union did.
+    segment = Segment(hypothesis=("a", "b"), references=("x y", ("c",), ()))
+    # (warnings="error": a serializer that does not fit the value and falls back to pydantic's guess fails here)
+    assert segment.model_dump_json(warnings="error") == '{"hypothesis":["a","b"],"references":["x y",["c"],[]]}'
+    assert segment.model_dump(mode="json") == {"hypothesis": ["a", "b"], "references": ["x y", ["c"], []]}
+    assert segment.model_dump() == {"hypothesis": ("a", "b"), "references": ("x y", ("c",), ())}
+    text = Segment(hypothesis="a b", references=())
+    assert text.model_dump_json(warnings="error") == '{"hypothesis":"a b","references":[]}'
+
+
 def test_protocol_error_is_a_bleu_value_error():
     assert issubclass(ProtocolError, BleuValueError)
 
