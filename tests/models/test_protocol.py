@@ -331,6 +331,47 @@ def test_malformed_messages_are_rejected_naming_the_field(model, obj, message):
     assert message in str(raised.value)
 
 
+#: A hypothesis or reference of either kind: a token list, or a string of raw text.
+_TOKENS_OR_TEXT = st.one_of(st.lists(st.sampled_from(["a", "b"]), max_size=2), st.sampled_from(["a b", ""]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(_TOKENS_OR_TEXT, st.lists(_TOKENS_OR_TEXT, max_size=3)), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_a_value_of_the_wrong_kind_is_refused_in_any_segment_and_named(segments, text):
+    # The rule, walked literally here (PROTOCOL.md: a text request's values are strings, a token request's lists):
+    # the first hypothesis or reference, segment by segment, whose kind is not the request's is named; with none,
+    # the request is valid. One segment and several take different paths through the check (`_all_of_kind`).
+    obj = score_json(segments=[{"hypothesis": h, "references": refs} for h, refs in segments],
+                     **({"tokenize": "none"} if text else {}))
+    want = "a string of raw text (`tokenize` is set)" if text else "a list of tokens (`tokenize` is not set)"
+    wrong = next((f"`segments[{i}].{where}` must be {want}"
+                  for i, (h, refs) in enumerate(segments)
+                  for where, value in (("hypothesis", h), *((f"references[{k}]", r) for k, r in enumerate(refs)))
+                  if isinstance(value, str) != text), None)
+    if wrong is None:
+        assert ScoreRequest.from_json(obj).segments[-1].references == tuple(
+            r if text else tuple(r) for r in segments[-1][1])
+    else:
+        with pytest.raises(ProtocolError) as raised:
+            ScoreRequest.from_json(obj)
+        assert str(raised.value) == wrong
+
+
+def test_a_segment_is_written_as_its_values_are_token_lists_as_arrays_and_text_as_strings():
+    # Written by hand from PROTOCOL.md (a token list is an array of strings, raw text a string): the values are
+    # written by their type (`_WrittenByType`), not through pydantic's union, and must come out as the union did.
+    segment = Segment(hypothesis=("a", "b"), references=("x y", ("c",), ()))
+    # (warnings="error": a serializer that does not fit the value and falls back to pydantic's guess fails here)
+    assert segment.model_dump_json(warnings="error") == '{"hypothesis":["a","b"],"references":["x y",["c"],[]]}'
+    assert segment.model_dump(mode="json") == {"hypothesis": ["a", "b"], "references": ["x y", ["c"], []]}
+    assert segment.model_dump() == {"hypothesis": ("a", "b"), "references": ("x y", ("c",), ())}
+    text = Segment(hypothesis="a b", references=())
+    assert text.model_dump_json(warnings="error") == '{"hypothesis":"a b","references":[]}'
+
+
 def test_protocol_error_is_a_bleu_value_error():
     assert issubclass(ProtocolError, BleuValueError)
 
