@@ -152,7 +152,10 @@ def _segment_counts(hypothesis, references, max_order, options):
 def _matches(hypothesis, references, orders, max_order):
     """The clipped matches per order: every order counted in one pass (a long run of one token arithmetically,
     `runs`: the same counts, few n-grams to hold), or one order at a time when more than ORDER_BY_ORDER tokens
-    are to be counted n-gram by n-gram."""
+    are to be counted n-gram by n-gram. Each distinct reference is counted once: Max_Ref_Count is a maximum over
+    the references, which a repeated one cannot change (a corpus reshaped into hundreds of one-character references
+    a segment has a few dozen distinct ones)."""
+    references = tuple(dict.fromkeys(references))
     sequences = (hypothesis, *references)
     if sum(map(len, sequences)) <= runs.SHORTEST:  # most segments: no sequence long enough to have long runs
         by_runs = (False,) * len(sequences)

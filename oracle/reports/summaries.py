@@ -49,6 +49,7 @@ from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
 from oracle.models.results import Record, run_name_of
@@ -591,8 +592,19 @@ def _detail(record, run_names=()):
     if record.reproduce:
         parts.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:
-        parts.append("input: " + _input_json(record.replay))
+        parts.append("input: " + _junit_input(record.replay))
     return "\n".join(p for p in parts if p)
+
+
+def _junit_input(request):
+    """The replayable input in a JUnit failure, or, past RECORD_TOKEN_LIMIT tokens, its size: a record keeps such a
+    request by its shape alone, the replay file of its reproduction line holds it, and writing a 130,000-token
+    input into the page cost seconds a record."""
+    if request.token_count <= RECORD_TOKEN_LIMIT:
+        return _input_json(request)
+    segments = len(request.segments)
+    return (f"not shown: {request.token_count:,} tokens in {segments:,} segment{'' if segments == 1 else 's'}, more "
+            f"than the {RECORD_TOKEN_LIMIT:,} a record shows (the reproduction line sends it again)")
 
 
 def _junit_category(record):

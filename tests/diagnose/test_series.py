@@ -29,10 +29,12 @@ from dataclasses import dataclass
 from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.stale import (
+    DEFAULT_CONTRACT,
     EARLIER_ANSWER,
     EXP_CARRIED,
     Before,
     Exchange,
+    answered_right_before,
     differing_parts,
     halvings,
     stale_answer,
@@ -93,6 +95,22 @@ def stale(req: ScoreRequest, reply: Answer, earlier: list[tuple[ScoreRequest, An
     of the latest are), `carried` halvings before it."""
     before = Before(tuple(Exchange(r, a) for r, a in earlier), carried, len(earlier) if own is None else own)
     return stale_answer(req, reply, before, PROFILE, expected=oracle_expected(req, PROFILE), explained=explained)
+
+
+def test_only_this_very_request_answered_right_before_refutes_a_mechanism_of_the_request_alone() -> None:
+    """R1's right answer is 1/2 (weights (1,), "The cat" against "the cat" unfolded: "cat" of 2 unigrams). Whatever
+    the order the history's answers and requests are compared in (the score is read first: long requests are slow to
+    compare), R1 answered 1/2 before refutes it; R1 answered 1 before does not, nor R3 (R1 with weights (1/2, 1/2))
+    answered 1/2: another request, whose answer only happens to be R1's."""
+    expected = oracle_expected(R1, PROFILE)
+
+    def refuted(*earlier: tuple[ScoreRequest, Answer]) -> bool:
+        before = Before(tuple(Exchange(r, a) for r, a in earlier), 0, len(earlier))
+        return answered_right_before(R1.with_seq(7), before, expected, DEFAULT_CONTRACT)
+
+    assert refuted((R2, WHOLE), (R1, HALF))
+    assert not refuted((R1, WHOLE))
+    assert not refuted((R3, HALF), (R2, HALF))
 
 
 def test_the_first_request_s_answer_to_a_second_is_named_with_the_part_that_differs() -> None:

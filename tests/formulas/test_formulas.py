@@ -138,6 +138,21 @@ def test_segment_statistics_by_hand():
     assert stats == Statistics(5, 4, (3, 2, 1, 0), (5, 4, 3, 2), 1)
 
 
+@pytest.mark.parametrize("order_by_order", [False, True])
+def test_repeated_references_count_as_one_for_clipping_but_each_for_r(monkeypatch, order_by_order):
+    # (bleu counts each distinct reference once: Max_Ref_Count is a maximum, which a repeat cannot change; a
+    # corpus reshaped into one-character references repeats a few dozen of them thousands of times)
+    if order_by_order:  # every order counted apart, as a segment of more than ORDER_BY_ORDER tokens is
+        monkeypatch.setattr(bleu, "ORDER_BY_ORDER", 0)
+    hyp = "a a a b".split()
+    refs = [["a"], ["a"], "a a b".split(), ["a"]]
+    stats = segment_statistics(hyp, refs, max_order=4)
+    # unigrams: a x3 clipped to 2 (the third reference's), b x1 -> 3 of 4; bigrams "a a" x2 clipped to 1, "a b" 1
+    # -> 2 of 3; trigrams "a a b" -> 1 of 2; the 4-gram is in no reference -> 0 of 1. c = 4; r = 3 (lengths 1, 1,
+    # 3, 1: 3 is closest to 4)
+    assert stats == Statistics(4, 3, (3, 2, 1, 0), (4, 3, 2, 1), 1)
+
+
 def test_segment_statistics_lowercase_and_totals_floor():
     # lowercase: "The Cat" matches "the cat" fully
     stats = segment_statistics(["The", "Cat"], [["the", "cat"]], max_order=2, options=Options(lowercase=True))

@@ -151,6 +151,25 @@ def _results(records, footer=None):
                    records=records, footer=footer)
 
 
+def test_junit_shows_an_input_past_the_record_token_limit_by_its_size_alone():
+    """A failure's input is written into its JUnit text as replayable JSON, but one of more than RECORD_TOKEN_LIMIT
+    (20,000) tokens by its size: its record keeps the request by its shape, and the page took seconds to write."""
+    from oracle.models.protocol import ScoreRequest, Segment
+
+    def failing(name, hypothesis, reference):
+        replay = ScoreRequest(level="sentence", weights=(1.0,),
+                              segments=(Segment(hypothesis=hypothesis, references=(reference,)),))
+        return Record(id=name, kind="example", outcome="fail", message="score differs", replay=replay, duration=0.1)
+
+    # 10,000 hypothesis tokens and 10,001 reference tokens: 20,001 tokens, one past the limit
+    records = [failing("short", ("a", "b"), ("a", "c")), failing("long", ("x",) * 10_000, ("x",) * 10_001)]
+    root = ET.fromstring(junit_xml(_results(records)).split("\n", 1)[1])
+    texts = {case.get("name"): case.find("failure").text for case in root.iter("testcase")}
+    assert '"hypothesis": ["a", "b"]' in texts["short"]
+    assert "input: not shown: 20,001 tokens in 1 segment, more than the 20,000 a record shows" in texts["long"]
+    assert '"x", "x"' not in texts["long"]
+
+
 def test_control_characters_are_escaped_in_junit():
     records = [Record(id="random-0-0", kind="example", outcome="crash", message="bad \x00 byte \x1f",
                       stderr="trace \x1c\x1d\x1e back \ud7ff", duration=0.1)]
