@@ -361,3 +361,32 @@ def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_block
     judged = (SimpleNamespace(token_count=10), None, None, None)
     assert diagnosis._named_by_block_causes(judged, None, SCORE, ("A",), context, TokenMeter(1_000)) is None
     assert tried == [("B", "C")]
+
+
+def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_classes_whole(monkeypatch):
+    """`_named_without_full_search` with its kind's token computations spent (a meter with nothing left): the
+    implementation's documented classes are still searched, unmetered, and name the record. They are few, and they
+    are what names a baseline's known deviations: metered, a spent block left keras-hub's curated classes
+    (`reference_length=shortest + float32`, ...) untried on 12 records of `check --impl keras-hub --seed 2`, whose
+    descriptions then said "no documented class of this implementation explains it" and whose gate failed."""
+    from types import SimpleNamespace
+
+    import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.classify import TokenMeter
+
+    meters = []
+
+    def attribute(*_judged, among=None, meter=None, **_kwargs):
+        meters.append(meter)
+        if meter is not None and meter.left() <= 0:  # a metered search with nothing left is cut: names nothing
+            meter.cut = True
+            return SimpleNamespace(change=False, name="unexplained")
+        return SimpleNamespace(change=True, name="reference_length=shortest + float32")
+
+    monkeypatch.setattr(diagnosis, "attribute", attribute)
+    context = SimpleNamespace(documented=({"classify": "reference_length=shortest + float32"},), profile="papineni")
+    spent = TokenMeter(0)
+    named = diagnosis._named_without_full_search((None, None, None, None), None, True, "its budget was spent",
+                                                 context, spent)
+    assert named.name == "reference_length=shortest + float32"
+    assert meters == [None] and not spent.cut
