@@ -571,19 +571,25 @@ def test_an_empty_reference_split_into_one_empty_token_is_named_by_its_counts():
     assert classify(req, ScoreAnswer(0.0, stats), "papineni").name == "empty-reference-one-token"
 
 
+def assert_the_run_named_by(tmp_path, fake_name, cause):
+    """`check` on the fake `fake_name` (60 examples) fails, every failing record has `cause` as its name or among its
+    fits, and summary.md names the run by it alone, once per failing record."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake(fake_name), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    assert failing
+    assert all(cause in (r.classification.name, *r.classification.fits) for r in failing), \
+        {(r.classification.name, r.classification.fits) for r in failing}
+    assert f"By root cause: {cause} x{len(failing)}." in (report / "summary.md").read_text()
+
+
 def test_check_names_an_empty_reference_split_into_one_token_as_the_runs_cause(tmp_path):
     """A fake that splits an empty reference into one empty token (tests/fakes/mutant_empty_reference_split.py):
     every failing record, and the run, is named by it (not by the end token, whose counts are the same unless a
     hypothesis is empty too)."""
-    from fakes.harness import check, deviations, fake
-
-    report = tmp_path / "report"
-    assert check(report, fake("mutant_empty_reference_split"), examples=60) == 1
-    failing = [r for r in deviations(report) if r.outcome == "fail"]
-    assert failing
-    assert all("empty-reference-one-token" in (r.classification.name, *r.classification.fits) for r in failing), \
-        {(r.classification.name, r.classification.fits) for r in failing}
-    assert f"By root cause: empty-reference-one-token x{len(failing)}." in (report / "summary.md").read_text()
+    assert_the_run_named_by(tmp_path, "mutant_empty_reference_split", "empty-reference-one-token")
 
 
 def test_precision_fractions_normalised_per_segment_are_named_by_their_counts():
@@ -599,15 +605,7 @@ def test_precision_fractions_normalised_per_segment_are_named_by_their_counts():
 def test_check_names_precision_fractions_normalised_as_the_runs_cause(tmp_path):
     """A fake that reduces each segment's (matches, total) before summing (tests/fakes/mutant_fractions_normalised.py):
     the run and its failing records are named by it."""
-    from fakes.harness import check, deviations, fake
-
-    report = tmp_path / "report"
-    assert check(report, fake("mutant_fractions_normalised"), examples=60) == 1
-    failing = [r for r in deviations(report) if r.outcome == "fail"]
-    assert failing
-    assert all("precision-fractions-normalised" in (r.classification.name, *r.classification.fits)
-               for r in failing), {(r.classification.name, r.classification.fits) for r in failing}
-    assert f"By root cause: precision-fractions-normalised x{len(failing)}." in (report / "summary.md").read_text()
+    assert_the_run_named_by(tmp_path, "mutant_fractions_normalised", "precision-fractions-normalised")
 
 
 def test_ngram_recall_for_precision_is_named_by_its_counts():
@@ -626,15 +624,7 @@ def test_check_names_ngram_recall_as_the_runs_cause(tmp_path):
     """A fake that counts n-gram recall for precision (tests/fakes/mutant_ngram_recall.py): the run is named by it
     (a record whose recall equals its precision but for a floor may be named by that floor; recall is among its
     fits)."""
-    from fakes.harness import check, deviations, fake
-
-    report = tmp_path / "report"
-    assert check(report, fake("mutant_ngram_recall"), examples=60) == 1
-    failing = [r for r in deviations(report) if r.outcome == "fail"]
-    assert failing
-    assert all("recall-instead-of-precision" in (r.classification.name, *r.classification.fits) for r in failing), \
-        {(r.classification.name, r.classification.fits) for r in failing}
-    assert f"By root cause: recall-instead-of-precision x{len(failing)}." in (report / "summary.md").read_text()
+    assert_the_run_named_by(tmp_path, "mutant_ngram_recall", "recall-instead-of-precision")
 
 
 def test_check_names_segments_with_empty_text_dropped_as_the_runs_cause(tmp_path):
