@@ -189,6 +189,10 @@ SAME_MECHANISM = {
         "error-when-hypothesis-one-token-and-reference-shorter-than-order-and-smoothing-chen-cherry-4",
         # added with the precision-zero feature (heldout-mechanisms), before a run: the unmatched order by its name
         "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero"),
+    # issue 36, fourth session (default-weights): written after this bug's runs had been seen (coverage, not
+    # generalisation), once `order-fixed-at-4` was widened to four weights sent: both say BLEU-4 with uniform 1/4
+    # whatever order and weights are sent, the scorer's default in place of both (its docstring cites this thread)
+    "default-weights-used": ("order-fixed-at-4",),
     # not listed: end-token-appended-to-hypothesis vs special-token-on-hypotheses (an end or a start token: broader,
     # and no count tells them apart: on one side only, the token matches nothing and adds one n-gram to every order
     # wherever it stands); padding-counted vs padding-counted-to-a-common-length (no end symbol: another mechanism)

@@ -130,11 +130,15 @@ def weights_not_passed_on(ctx, result):
 
 @score_variant
 def order_fixed_at_4(ctx, result):
-    """The maximum order is fixed at 4 with uniform weights 1/4, whatever order N the weights give (multeval's
-    JBLEU: `N = 4`, `ngramOrderWeight = 0.25`, jhclark/multeval #11; jury's bleu_n all equal, obss/jury #58)."""
-    if len(ctx.weights) == 4:  # the same order: `weights-not-passed-on` says it
+    """BLEU-4 with uniform weights 1/4 whatever order and weights are sent: the scorer's default used in place of
+    both (multeval's JBLEU: `N = 4`, `ngramOrderWeight = 0.25`, jhclark/multeval #11; jury's bleu_n all equal,
+    obss/jury #58, where the order and weights were not passed to the scorer). Where four weights are sent this is
+    `weights-not-passed-on`'s prediction as well: both fit those records, and the run's cover keeps the one name
+    that explains every record of the run (four orders or not)."""
+    uniform = (Fraction(1, 4),) * 4
+    if tuple(ctx.weights) == uniform:  # nothing to explain: the default is what was sent
         return None
-    return _score(_oracle(ctx, weights=(Fraction(1, 4),) * 4))
+    return _score(_oracle(ctx, weights=uniform))
 
 
 #: Methods whose parameter the classifier already reads at its documented default (`classify._smoothing_readings`).

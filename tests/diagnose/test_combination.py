@@ -124,6 +124,25 @@ def test_with_the_right_statistics_a_variant_is_named_as_well():
     assert classify(SKEWED, answer, "papineni").name == "weights-not-passed-on"
 
 
+def test_the_default_bleu_4_fits_four_weights_sent_under_both_names():
+    """Four weights (0.4, 0.3, 0.2, 0.1) sent and BLEU-4 with uniform 1/4 returned (obss/jury #58: the order and the
+    weights not passed to the scorer): both `weights-not-passed-on` (uniform 1/N, N = 4) and `order-fixed-at-4`
+    predict it, so the record fits both, and a run whose other records sent another number of weights (which only
+    the order fixed at 4 explains) is named by that one name alone, not split into two."""
+    four = request("corpus", SHORT, (0.4, 0.3, 0.2, 0.1))
+    # the statistics are right: c = 5, r = 6, matches 4 3 2 1 of 5 4 3 2 (SHORT's derivation above)
+    right = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3, 2, 1], "totals": [5, 4, 3, 2]}
+    answer = {"score": BP * (P1 * P2 * P3 * P4) ** 0.25, "statistics": right}
+    e = classify(four, answer, "papineni")
+    signature = (e.name, *e.fits)
+    assert {"weights-not-passed-on", "order-fixed-at-4"} <= set(signature), signature
+    signatures = {signature: 3, ("order-fixed-at-4",): 5}
+    assert [(c.name, c.records) for c in minimal_cover(signatures)] == [("order-fixed-at-4", 8)]
+    # uniform 1/4 sent: the default is what was sent, nothing for the variant to explain
+    ctx = context_for(request("corpus", SHORT, (0.25,) * 4), "papineni", None)
+    assert dict(COMBINATION_VARIANTS)["order-fixed-at-4"](ctx, result_under(ctx)) is None
+
+
 def test_every_variant_has_an_example_and_a_docstring_and_is_a_computation():
     names = [name for name, _ in COMBINATION_VARIANTS]
     assert set(names) == {v for v, _, _ in VARIANT_EXAMPLES}
