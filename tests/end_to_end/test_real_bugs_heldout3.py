@@ -103,6 +103,10 @@ REQUESTS = [
     _request([(["a"], [["b"]])], weights=(1.0,), smoothing={"method": "add-k", "k": 1.0}, level="sentence"),
     # a hypothesis shorter than its reference: swapping the sides changes p_1 and BP
     _request([(["a"], [["a", "b"]])], weights=(1.0,), level="sentence"),
+    # two segments, hypotheses of different lengths, the last reference longer than the first
+    _request([("a b".split(), ["a b".split()]), (["c"], ["c d e".split()])], weights=(1.0,)),
+    # a parenthesised token on both sides
+    _request([(["Danke", "(_Applaus_)"], [["Danke", "(_Applaus_)"]])], weights=(1.0,), level="sentence"),
 ]
 
 
@@ -123,8 +127,8 @@ def test_each_switch_changes_some_answer(bug):
     assert _replies(bug, REQUESTS) != _replies(None, REQUESTS), f"{bug} answers every request as clean does"
 
 
-#: None of the conditional features: one segment, one reference, no token with a line break, precisions 6/7, 5/6,
-#: 4/5 (none 0), no smoothing, c = 7 > r = 6 (BP = 1), the hypothesis differs from its reference
+#: None of the conditional features: one segment, one reference, no token with a line break or a parenthesis,
+#: precisions 6/7, 5/6, 4/5 (none 0), no smoothing, c = 7 > r = 6 (BP = 1), the hypothesis differs from its reference
 NEUTRAL = _request([("a b c d e f g".split(), ["a b c d e f".split()])], weights=(0.3, 0.3, 0.3), level="sentence")
 #: The same, add-k smoothing asked but every unigram matched: the hypothesis is its own reference
 NEUTRAL_ADD_K = _request([("a b c".split(), ["a b c".split()])], weights=(0.3, 0.3, 0.3),
@@ -134,6 +138,9 @@ NEUTRAL_SELF = _request([("a b c".split(), ["a b c".split()])], weights=(0.5, 0.
 #: Switched on by a feature of the input only (not on every input): (the feature, an input without it).
 CONDITIONAL = {
     "zero-precision-orders-dropped": ("an order without a match, no smoothing", NEUTRAL),
+    "reference-length-of-last-segment": ("several segments", NEUTRAL),
+    "parenthesised-text-removed": ("a parenthesised span", NEUTRAL),
+    "padding-counted-in-hypotheses": ("hypotheses of different lengths", NEUTRAL),
     "max-over-single-references": ("several references or several segments", NEUTRAL),
     "references-cut-at-line-break": ("a reference token holding a line break", NEUTRAL),
     "add-one-on-unigrams-too": ("add-k smoothing with an unmatched unigram", NEUTRAL_ADD_K),
@@ -203,6 +210,37 @@ def test_sacrebleu_arguments_swapped():
     request = _request([(["a"], [["a", "b"]])], weights=(1.0,), level="sentence")
     assert math.isclose(_answer(None, request)["score"], math.exp(-1), rel_tol=1e-12)
     assert math.isclose(_answer("sacrebleu-arguments-swapped", request)["score"], 0.5, rel_tol=1e-12)
+
+
+def test_reference_length_of_the_last_segment():
+    # torchtext's reviewed diff: refs_len = min(...) inside the loop. "a b" against "a b", then "c" against "c d e":
+    # clean c = 2 + 1 = 3 and r = 2 + 3 = 5; the bug keeps c = 3 and r = 3, the last segment's closest length
+    request = _request([("a b".split(), ["a b".split()]), (["c"], ["c d e".split()])], weights=(1.0,))
+    assert (_answer(None, request)["statistics"]["hyp_len"], _answer(None, request)["statistics"]["ref_len"]) == (3, 5)
+    statistics = _answer("reference-length-of-last-segment", request)["statistics"]
+    assert (statistics["hyp_len"], statistics["ref_len"]) == (3, 3)
+
+
+def test_parenthesised_text_removed_on_the_threads_tokens():
+    # espnet#2363: "(_Applaus_)" is removed from both sides: "Danke (_Applaus_)" against itself is scored as "Danke"
+    # against "Danke": c = r = 1 (clean: 2 and 2); the score is 1 either way (every unigram matches, BP = 1)
+    request = _request([(["Danke", "(_Applaus_)"], [["Danke", "(_Applaus_)"]])], weights=(1.0,), level="sentence")
+    assert _answer(None, request)["statistics"]["hyp_len"] == 2
+    statistics = _answer("parenthesised-text-removed", request)["statistics"]
+    assert (statistics["hyp_len"], statistics["ref_len"]) == (1, 1)
+    # a span reaching across tokens goes whole: "a (b c) d" becomes "a d"
+    request = _request([(["a", "(b", "c)", "d"], [["a", "d"]])], weights=(1.0,), level="sentence")
+    assert _answer("parenthesised-text-removed", request)["score"] == 1.0  # "a d" against "a d"
+
+
+def test_padding_counted_in_hypotheses():
+    # joeynmt#95: "a" and "b c d" in one batch: "a" is padded to "a <pad> <pad>", so c = 3 + 3 = 6 (clean 4) and the
+    # pads match nothing: p_1 = (1 + 3) / 6 against the references "a" and "b c d" (r = 4, c > r, BP = 1)
+    request = _request([(["a"], [["a"]]), ("b c d".split(), ["b c d".split()])], weights=(1.0,))
+    assert _answer(None, request)["statistics"]["hyp_len"] == 4
+    answer = _answer("padding-counted-in-hypotheses", request)
+    assert answer["statistics"]["hyp_len"] == 6
+    assert math.isclose(answer["score"], 4 / 6, rel_tol=1e-12)
 
 
 def _attribution():

@@ -23,6 +23,7 @@ clean twin is realbleu.py's clean twin.
 from __future__ import annotations
 
 import math
+import re
 
 if __package__:  # imported as fakes.realbleu_heldout3 (the tests)
     from .realbleu import KINDS, Library, RealBug, Wrapper, answer
@@ -57,6 +58,39 @@ HELDOUT3_BUGS: dict[str, RealBug] = {
                   "hypotheses are kept whole",
         kind="text", stage="tokens",
         fits=("references-cut-at-first-line-break", "references-truncated-at-line-break")),
+    # -- lengths -------------------------------------------------------------------------------------------
+    "reference-length-of-last-segment": RealBug(
+        url="https://github.com/pytorch/text/pull/627",
+        where="pytorch/text torchtext/data/metrics.py bleu_score as reviewed in the PR (the diff in the review thread: "
+              "`refs_len = min(...)` inside the loop over segments, beside `candidate_len += len(candidate)`)",
+        symptom="candidate_len += len(candidate) ... # Get the length of the reference that's closest in length to the "
+                "candidate ... refs_len = min(refs_len_list, key=lambda x: abs(len(candidate) - x))",
+        mechanism="r is assigned, not added, in the loop over the segments: the corpus r is the last segment's closest "
+                  "reference length, while c and the n-gram counts are summed over every segment",
+        kind="counting", stage="lengths",
+        fits=("reference-length-of-last-segment-only", "ref_len-not-summed-over-segments")),
+    # -- tokens changed before counting (2) --------------------------------------------------------------
+    "parenthesised-text-removed": RealBug(
+        url="https://github.com/espnet/espnet/issues/2363",
+        where="espnet/espnet utils/score_bleu.sh: the sed removing the utterance ids `(...)` from the hypothesis and "
+              "reference lines before BLEU",
+        symptom="tokens such as `(_Gelächter_)` and `(_Applaus_)` are removed from both the reference and the "
+                "hypothesis ... (they seem to remove everything between parentheses)",
+        mechanism="on every hypothesis and reference line, each span from '(' to the next ')' with at least one "
+                  "character between is deleted (the utterance-id removal applied anywhere in the line, not only at "
+                  "its end), and the line is split on whitespace again",
+        kind="text", stage="tokens",
+        fits=("parenthesised-text-removed", "text-between-parentheses-removed")),
+    "padding-counted-in-hypotheses": RealBug(
+        url="https://github.com/joeynmt/joeynmt/issues/95",
+        where="joeynmt/joeynmt: decoded hypotheses turned back into words with the padding after them kept",
+        symptom="there are <pad> at the end of some generated sentences ... but/and horses then- redup- tell s.o. - "
+                "<pad> <pad><pad> ... if your model for some reason does not generate EOS, then the padding will be "
+                "visible",
+        mechanism="every hypothesis is padded with <pad> to the longest hypothesis of the batch (the request) and the "
+                  "pads are counted as tokens; the references are untouched",
+        kind="text", stage="tokens",
+        fits=("padding-counted-in-hypotheses",)),
     # -- controls: a mechanism planted elsewhere under another citation ------------------------------------
     "add-one-on-unigrams-too": RealBug(
         url="https://github.com/nltk/nltk/issues/2571",
@@ -100,6 +134,13 @@ HELDOUT3_BUGS: dict[str, RealBug] = {
 class Heldout3Library(Library):
     """realbleu.py's library with one held-out bug of smoothing or combination switched on."""
 
+    def corpus_stats(self, list_of_references, hypotheses, order):
+        stats = super().corpus_stats(list_of_references, hypotheses, order)
+        if self.bug == "reference-length-of-last-segment" and hypotheses:
+            # torchtext (as reviewed): refs_len = min(refs_len_list, key=...) inside the loop: the last segment's
+            stats.r = self.closest_ref_length(list_of_references[-1], len(hypotheses[-1]))
+        return stats
+
     def smoothed(self, stats, smoothing, last_hypothesis_length):
         m, t = super().smoothed(stats, smoothing, last_hypothesis_length)
         if self.bug == "add-one-on-unigrams-too" and smoothing.get("method", "none") == "add-k" and m:
@@ -138,6 +179,20 @@ def _cut_at_line_break(reference):
     return kept
 
 
+#: joeynmt's padding symbol, as the thread shows it
+PAD = "<pad>"
+#: score_bleu.sh's utterance-id removal: every `(...)` span with at least one character between, anywhere in the line
+PARENTHESISED = re.compile(r"\([^)]+\)")
+
+
+def _without_parenthesised(tokens):
+    """The line (tokens joined by spaces) with its parenthesised spans deleted, split on whitespace again; a line
+    without one is left as it is."""
+    line = " ".join(tokens)
+    cleaned = PARENTHESISED.sub("", line)
+    return tokens if cleaned == line else cleaned.split()
+
+
 class Heldout3Wrapper(Wrapper):
     """realbleu.py's wrapper over `Heldout3Library`, with one held-out bug of tokens or input structure."""
 
@@ -148,7 +203,13 @@ class Heldout3Wrapper(Wrapper):
     def score(self, hypotheses, list_of_references, weights, smoothing, level):
         """(score, bp, stats) for the segments of a request."""
         bug, lib = self.bug, self.library
-        if bug == "references-cut-at-line-break":
+        if bug == "parenthesised-text-removed":
+            hypotheses = [_without_parenthesised(h) for h in hypotheses]
+            list_of_references = [[_without_parenthesised(r) for r in group] for group in list_of_references]
+        elif bug == "padding-counted-in-hypotheses":
+            width = max(len(h) for h in hypotheses)
+            hypotheses = [[*h, *[PAD] * (width - len(h))] for h in hypotheses]
+        elif bug == "references-cut-at-line-break":
             list_of_references = [[_cut_at_line_break(r) for r in group] for group in list_of_references]
         elif bug == "sacrebleu-arguments-swapped":
             # corpus_bleu(trg, [res]): the references' first stream as the system output, the outputs as references
