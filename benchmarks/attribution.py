@@ -37,8 +37,8 @@ catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT2` is empty).
 
 `--real --collection heldout3` runs the third held-out collection, `tests/fakes/realbleu_heldout3.py` (gathered once
 the first two held-out sets were spent, from threads nothing in the project cites), each alternately with
-`realbleu_heldout3.py clean`; its `fits` were committed before its first run (the commit that added the fake), and no
-catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT3` is empty).
+`realbleu_heldout3.py clean`; its `fits` were committed before its first run (7e40a79, the last three bugs 48d4cd0),
+and no catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT3` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
@@ -218,7 +218,7 @@ SAME_MECHANISM_HELDOUT: dict[str, tuple[str, ...]] = {}
 #: The same for the second held-out collection: empty when its `fits` were committed (ab9973a); a spelling added here
 #: after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT2: dict[str, tuple[str, ...]] = {}
-#: The same for the third held-out collection: empty when its `fits` were committed (with the fake); a spelling added
+#: The same for the third held-out collection: empty when its `fits` were committed (7e40a79, 48d4cd0); a spelling added
 #: here after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT3: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
