@@ -1,0 +1,267 @@
+"""The third held-out real-bug collection of issue 36: tests/fakes/realbleu_heldout3.py, its table, its switches.
+
+`benchmarks/attribution.py --real --collection heldout3` measures which root cause `check` names for each bug of the
+third held-out set; as for the other collections, nothing here asserts a cause name: the table's `fits` are the
+yardstick of that measurement. What is held here: the table is complete, its threads are new (cited by no other fake,
+by none of the three earlier collections, and nowhere in oracle/, docs/, benchmarks/, cases/, baselines/: what "held
+out" means), at most three bugs are controls, each switch changes some answer against the clean twin, every
+conditional switch answers as the clean twin on an input without its feature, and the plants do what their threads
+show on the threads' own examples where the thread gives one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from fakes.harness import FAKES
+from fakes.realbleu import REAL_BUGS
+from fakes.realbleu_heldout import HELDOUT_BUGS
+from fakes.realbleu_heldout2 import HELDOUT2_BUGS
+from fakes.realbleu_heldout3 import HELDOUT3_BUGS, KINDS, Heldout3Wrapper
+from fakes.realbleu_heldout3 import answer as heldout3_answer
+
+ROOT = Path(__file__).resolve().parents[2]
+STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
+THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+
+
+def test_every_bug_has_a_thread_a_kind_and_fits():
+    for name, bug in HELDOUT3_BUGS.items():
+        assert THREAD.fullmatch(bug.url), name
+        assert bug.kind in KINDS, name
+        assert bug.stage in STAGES, name
+        assert bug.fits and all(isinstance(f, str) and f for f in bug.fits), name
+        assert bug.symptom and bug.mechanism and bug.where, name
+
+
+def test_distinct_threads_none_of_the_earlier_collections_and_at_most_three_controls():
+    assert len({bug.url for bug in HELDOUT3_BUGS.values()}) == len(HELDOUT3_BUGS)
+    earlier = {**REAL_BUGS, **HELDOUT_BUGS, **HELDOUT2_BUGS}
+    assert not set(HELDOUT3_BUGS) & set(earlier)
+    assert not {bug.url for bug in HELDOUT3_BUGS.values()} & {bug.url for bug in earlier.values()}
+    assert sum(bug.planted_twin is not None for bug in HELDOUT3_BUGS.values()) <= 3
+
+
+def _cites(text, repo, number):
+    """Whether `text` cites thread `number` of `repo` (as a URL, `repo#N`, or `repo issue/PR #N`)."""
+    pattern = rf"{re.escape(repo)}(?:/(?:issues|pull)/| ?#| (?:issue|PR|pull request) #){number}\b"
+    return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _cited_text():
+    """Everything a mechanism writer or an earlier collection may have read: the tests and fakes (the three earlier
+    collections' included), oracle/ (code and data), docs/, benchmarks/, cases/, baselines/, README and CHANGELOG --
+    not this collection's own two files."""
+    own = {(FAKES / "realbleu_heldout3.py").resolve(), Path(__file__).resolve()}
+    sources = [p for p in (ROOT / "tests").rglob("*.py") if p.resolve() not in own]
+    for folder in ("oracle", "docs", "benchmarks", "cases", "baselines"):
+        sources += [p for p in (ROOT / folder).rglob("*")
+                    if p.is_file() and p.suffix in (".py", ".md", ".yaml", ".yml", ".json", ".jsonl", ".txt")]
+    sources += [ROOT / "README.md", ROOT / "CHANGELOG.md"]
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sources)
+
+
+def test_no_thread_is_cited_elsewhere():
+    # Held out: none of these threads was read by whoever wrote the fakes before (the three earlier collections
+    # among them), or a mechanism (whose docstrings and data cite their threads), or a benchmark. If this fails, the
+    # bug has been seen: it measures generalisation no more. (benchmarks/README.md may name the bugs, never threads.)
+    cited = _cited_text()
+    for name, bug in HELDOUT3_BUGS.items():
+        repo, number = THREAD.fullmatch(bug.url).groups()
+        assert not _cites(cited, repo, number), f"{name}: {bug.url} is cited"
+
+
+def test_the_citation_check_finds_a_cited_thread():
+    # the check above can fail: a thread realbleu.py cites (sacrebleu#272) and every thread of the earlier held-out
+    # collections (their fakes are among the text it reads) are found
+    text = _cited_text()
+    assert _cites(text, "mjpost/sacrebleu", 272)
+    for bug in (*HELDOUT_BUGS.values(), *HELDOUT2_BUGS.values()):
+        assert _cites(text, *THREAD.fullmatch(bug.url).groups()), bug.url
+    assert not _cites(text, "mjpost/sacrebleu", 2720)
+
+
+def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus", lowercase=False):
+    return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": lowercase,
+            "smoothing": smoothing or {"method": "none"},
+            "segments": [{"hypothesis": h, "references": r} for h, r in segments]}
+
+
+#: Requests between which every switch changes some answer (a score, a statistic, or an error).
+REQUESTS = [
+    # no bigram matches, no smoothing: an order to drop (nltk#1984's own example)
+    _request([("aaa bbb ccc ??".split(), ["how are you ??".split()])], weights=(0.5, 0.5), level="sentence"),
+    # two references, each matching half of the hypothesis: clipping against both gives p_1 = 1
+    _request([("a b".split(), ["a x".split(), "y b".split()])], weights=(1.0,), level="sentence"),
+    # a reference token holding a line break
+    _request([("a b c".split(), [["a", "b\nc", "d"]])], weights=(1.0,), level="sentence"),
+    # add-k smoothing with no unigram match
+    _request([(["a"], [["b"]])], weights=(1.0,), smoothing={"method": "add-k", "k": 1.0}, level="sentence"),
+    # a hypothesis shorter than its reference: swapping the sides changes p_1 and BP
+    _request([(["a"], [["a", "b"]])], weights=(1.0,), level="sentence"),
+    # two segments, hypotheses of different lengths, the last reference longer than the first
+    _request([("a b".split(), ["a b".split()]), (["c"], ["c d e".split()])], weights=(1.0,)),
+    # a parenthesised token on both sides
+    _request([(["Danke", "(_Applaus_)"], [["Danke", "(_Applaus_)"]])], weights=(1.0,), level="sentence"),
+]
+
+
+def _replies(bug, requests):
+    """The replies of one wrapper (one process) to `requests` in turn: state carried from one to the next."""
+    wrapper = Heldout3Wrapper(bug)
+    out = []
+    for request in requests:
+        try:
+            out.append(json.dumps(heldout3_answer(request, wrapper, with_stats=True), sort_keys=True))
+        except Exception as exc:  # noqa: BLE001 - the protocol loop turns any exception into an error reply
+            out.append(f"error: {type(exc).__name__}")
+    return out
+
+
+@pytest.mark.parametrize("bug", sorted(HELDOUT3_BUGS))
+def test_each_switch_changes_some_answer(bug):
+    assert _replies(bug, REQUESTS) != _replies(None, REQUESTS), f"{bug} answers every request as clean does"
+
+
+#: None of the conditional features: one segment, one reference, no token with a line break or a parenthesis,
+#: precisions 6/7, 5/6, 4/5 (none 0), no smoothing, c = 7 > r = 6 (BP = 1), the hypothesis differs from its reference
+NEUTRAL = _request([("a b c d e f g".split(), ["a b c d e f".split()])], weights=(0.3, 0.3, 0.3), level="sentence")
+#: The same, add-k smoothing asked but every unigram matched: the hypothesis is its own reference
+NEUTRAL_ADD_K = _request([("a b c".split(), ["a b c".split()])], weights=(0.3, 0.3, 0.3),
+                         smoothing={"method": "add-k", "k": 1.0}, level="sentence")
+#: The hypothesis is its only reference: swapping the sides changes nothing
+NEUTRAL_SELF = _request([("a b c".split(), ["a b c".split()])], weights=(0.5, 0.5), level="sentence")
+#: Switched on by a feature of the input only (not on every input): (the feature, an input without it).
+CONDITIONAL = {
+    "zero-precision-orders-dropped": ("an order without a match, no smoothing", NEUTRAL),
+    "reference-length-of-last-segment": ("several segments", NEUTRAL),
+    "parenthesised-text-removed": ("a parenthesised span", NEUTRAL),
+    "padding-counted-in-hypotheses": ("hypotheses of different lengths", NEUTRAL),
+    "max-over-single-references": ("several references or several segments", NEUTRAL),
+    "references-cut-at-line-break": ("a reference token holding a line break", NEUTRAL),
+    "add-one-on-unigrams-too": ("add-k smoothing with an unmatched unigram", NEUTRAL_ADD_K),
+    "sacrebleu-arguments-swapped": ("a hypothesis other than its first reference", NEUTRAL_SELF),
+}
+
+
+def test_the_conditional_switches_are_the_collection():
+    assert set(CONDITIONAL) == set(HELDOUT3_BUGS)
+
+
+@pytest.mark.parametrize("bug", sorted(CONDITIONAL))
+def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
+    feature, neutral = CONDITIONAL[bug]
+    assert _replies(bug, [neutral]) == _replies(None, [neutral]), f"{bug} changes an input without {feature}"
+
+
+def _answer(bug, request):
+    return heldout3_answer(request, Heldout3Wrapper(bug), with_stats=True)
+
+
+@pytest.mark.parametrize(("weights", "expected"), [((0.0, 1.0), 1.0), ((0.5, 0.5), 0.5)])
+def test_zero_precisions_dropped_on_the_threads_example(weights, expected):
+    # nltk#1984: ['aaa', 'bbb', 'ccc', '??'] against ['how', 'are', 'you', '??']: p_1 = 1/4 ('??'), p_2 = 0/3,
+    # c = r = 4 (BP = 1). The clean score is 0 (p_2 = 0 with a weight). nltk 3.2.5 drops p_2 and zips [1/4] with the
+    # weights: (0, 1) gives exp(0 * log 1/4) = 1.0, (0.5, 0.5) gives exp(0.5 * log 1/4) = 0.5 -- the thread's values.
+    request = _request([("aaa bbb ccc ??".split(), ["how are you ??".split()])], weights=weights, level="sentence")
+    assert _answer(None, request)["score"] == 0.0
+    assert math.isclose(_answer("zero-precision-orders-dropped", request)["score"], expected, rel_tol=1e-12)
+
+
+def test_zero_precision_orders_dropped_score_zero_without_a_unigram_match():
+    # nltk 3.2.5's `if p_numerators[1] == 0: return 0`: "a" against "b", weights (1,): 0, as clean
+    request = _request([(["a"], [["b"]])], weights=(1.0,), level="sentence")
+    assert _answer("zero-precision-orders-dropped", request)["score"] == 0.0
+
+
+def test_max_over_single_references_takes_the_best_reference_alone():
+    # voidful/BDG#12: "a b" against "a x" and "y b", weights (1,): clipped against both references every unigram
+    # matches (p_1 = 2/2, r = 2, BP = 1: clean 1.0); against each alone one of two matches (1/2), the best is 1/2
+    request = _request([("a b".split(), ["a x".split(), "y b".split()])], weights=(1.0,), level="sentence")
+    assert _answer(None, request)["score"] == 1.0
+    assert math.isclose(_answer("max-over-single-references", request)["score"], 0.5, rel_tol=1e-12)
+    # the statistics returned are the corpus's, as clean
+    assert _answer("max-over-single-references", request)["statistics"] == _answer(None, request)["statistics"]
+
+
+def test_references_cut_at_line_break_keeps_the_first_line():
+    # MarianCG#1: a reference "a b\nc d" written as a line keeps "a b": r = 2 (clean r = 3 tokens: a, "b\nc", d)
+    request = _request([("a b".split(), [["a", "b\nc", "d"]])], weights=(1.0,), level="sentence")
+    assert _answer(None, request)["statistics"]["ref_len"] == 3
+    assert _answer("references-cut-at-line-break", request)["statistics"]["ref_len"] == 2
+    assert _answer("references-cut-at-line-break", request)["score"] == 1.0  # "a b" against "a b": p_1 = 1, BP = 1
+
+
+def test_add_one_on_unigrams_too():
+    # nltk#2571: method2 adds 1 to every order: "a" against "b", weights (1,), add-k k = 1: clean p_1 = 0/1, score 0;
+    # the bug (0 + 1) / (1 + 1) = 1/2, c = r = 1, BP = 1: 0.5
+    request = _request([(["a"], [["b"]])], weights=(1.0,), smoothing={"method": "add-k", "k": 1.0}, level="sentence")
+    assert _answer(None, request)["score"] == 0.0
+    assert math.isclose(_answer("add-one-on-unigrams-too", request)["score"], 0.5, rel_tol=1e-12)
+
+
+def test_sacrebleu_arguments_swapped():
+    # ChineseNMT#2: hypothesis "a" against reference "a b", weights (1,): clean p_1 = 1, BP = e^(1 - 2/1) = e^-1;
+    # swapped, "a b" is scored against "a": p_1 = 1/2, c = 2 > r = 1, BP = 1: 0.5
+    request = _request([(["a"], [["a", "b"]])], weights=(1.0,), level="sentence")
+    assert math.isclose(_answer(None, request)["score"], math.exp(-1), rel_tol=1e-12)
+    assert math.isclose(_answer("sacrebleu-arguments-swapped", request)["score"], 0.5, rel_tol=1e-12)
+
+
+def test_reference_length_of_the_last_segment():
+    # torchtext's reviewed diff: refs_len = min(...) inside the loop. "a b" against "a b", then "c" against "c d e":
+    # clean c = 2 + 1 = 3 and r = 2 + 3 = 5; the bug keeps c = 3 and r = 3, the last segment's closest length
+    request = _request([("a b".split(), ["a b".split()]), (["c"], ["c d e".split()])], weights=(1.0,))
+    assert (_answer(None, request)["statistics"]["hyp_len"], _answer(None, request)["statistics"]["ref_len"]) == (3, 5)
+    statistics = _answer("reference-length-of-last-segment", request)["statistics"]
+    assert (statistics["hyp_len"], statistics["ref_len"]) == (3, 3)
+
+
+def test_parenthesised_text_removed_on_the_threads_tokens():
+    # espnet#2363: "(_Applaus_)" is removed from both sides: "Danke (_Applaus_)" against itself is scored as "Danke"
+    # against "Danke": c = r = 1 (clean: 2 and 2); the score is 1 either way (every unigram matches, BP = 1)
+    request = _request([(["Danke", "(_Applaus_)"], [["Danke", "(_Applaus_)"]])], weights=(1.0,), level="sentence")
+    assert _answer(None, request)["statistics"]["hyp_len"] == 2
+    statistics = _answer("parenthesised-text-removed", request)["statistics"]
+    assert (statistics["hyp_len"], statistics["ref_len"]) == (1, 1)
+    # a span reaching across tokens goes whole: "a (b c) d" becomes "a d"
+    request = _request([(["a", "(b", "c)", "d"], [["a", "d"]])], weights=(1.0,), level="sentence")
+    assert _answer("parenthesised-text-removed", request)["score"] == 1.0  # "a d" against "a d"
+
+
+def test_padding_counted_in_hypotheses():
+    # joeynmt#95: "a" and "b c d" in one batch: "a" is padded to "a <pad> <pad>", so c = 3 + 3 = 6 (clean 4) and the
+    # pads match nothing: p_1 = (1 + 3) / 6 against the references "a" and "b c d" (r = 4, c > r, BP = 1)
+    request = _request([(["a"], [["a"]]), ("b c d".split(), ["b c d".split()])], weights=(1.0,))
+    assert _answer(None, request)["statistics"]["hyp_len"] == 4
+    answer = _answer("padding-counted-in-hypotheses", request)
+    assert answer["statistics"]["hyp_len"] == 6
+    assert math.isclose(answer["score"], 4 / 6, rel_tol=1e-12)
+
+
+def _attribution():
+    """benchmarks/attribution.py as a module (benchmarks/ is not a package)."""
+    import importlib.util  # noqa: PLC0415 - only this test needs it
+    import sys  # noqa: PLC0415
+
+    spec = importlib.util.spec_from_file_location("attribution", ROOT / "benchmarks" / "attribution.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
+    # `attribution.py --real --collection heldout3` reads this table and counts no spelling of its fits; an unknown
+    # bug name is refused (exit 2) before any check runs, with this collection's names listed
+    attribution = _attribution()
+    table = attribution.real_bugs("heldout3")  # the fake imported as a script module: compare by value
+    assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
+        name: (bug.url, bug.fits) for name, bug in HELDOUT3_BUGS.items()}
+    assert attribution.SPELLINGS["heldout3"] == {}
+    assert attribution.main(["--real", "--collection", "heldout3", "--only", "no-such-bug"]) == 2
+    assert "max-over-single-references" in capsys.readouterr().err
