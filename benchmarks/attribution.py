@@ -205,6 +205,178 @@ SAME_MECHANISM_HELDOUT2: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
 SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2}
 
+# -- the project's own one-bug fakes (issue 36) ------------------------------------------------------------------
+
+#: The cause names that would count as naming each one-bug fake's mechanism (`one_bug_implementations()`), judged
+#: from each fake's docstring, `BUGS` text and planting code, the catalogue's descriptions (oracle/diagnose/**) and
+#: the peers' tests that assert what `check` names a fake (tests/commands/test_check.py, tests/diagnose/), before
+#: any run of this table (committed first; the commit is in benchmarks/README.md, "The project's one-bug fakes
+#: against their mechanisms"). Strict as `REAL_BUGS`' fits are: a broader or a narrower mechanism (which makes a
+#: claim the fake's code does not bear out) is not listed. No catalogue spelling is counted for these
+#: (`SAME_MECHANISM_PLANTED` is empty).
+PLANTED_FITS: dict[str, tuple[str, ...]] = {
+    # -- tests/fakes/mutant_*.py (one bug of tests/fakes/fakebleu.py each) --
+    "mutant_bp_always": ("brevity-penalty-when-longer",),  # e^(1 - r/c) also when c > r
+    "mutant_bp_applied_twice": ("brevity-penalty-applied-twice",),  # e^(2 (1 - r/c)) where c < r
+    "mutant_bp_missing": ("no-brevity-penalty",),
+    "mutant_empty_order_one": ("empty_order=one",),  # an order with no n-grams is p_n = 1
+    # a segment whose hypothesis or first reference is empty left out (not the hypothesis alone)
+    "mutant_empty_pairs_dropped": ("segments-with-empty-text-dropped",),
+    "mutant_empty_reference_split": ("empty-reference-one-token",),  # tests/diagnose/test_classify.py asserts it
+    "mutant_float32": ("float32",),
+    "mutant_fractions_normalised": ("precision-fractions-normalised",),  # test_classify.py asserts it
+    "mutant_hypothesis_lowercased_only": ("case-folded-hypothesis-only",),  # tests/commands/test_check.py
+    "mutant_lowercase_ignored": ("case-not-folded",),
+    "mutant_max_ref_sum": ("clipped-to-reference-sum",),
+    # the mean of each segment's own score under the request's rules (fakebleu's score_from_stats per segment):
+    # not mean-of-sentence-bleu (sentence rules such as effective order)
+    "mutant_mean_sentence": ("mean-of-sentence-scores",),
+    "mutant_ngram_recall": ("recall-instead-of-precision",),  # test_classify.py asserts it
+    "mutant_no_clipping": ("unclipped-matches",),
+    "mutant_normalise_weights": ("weights=normalise",),
+    "mutant_references_lowercased_only": ("case-folded-references-only",),  # tests/commands/test_check.py
+    "mutant_ties_longer": ("reference_length=closest-longer",),
+    "mutant_totals_off_by_one": ("totals-one-short",),
+    # CONTROLS, meant to stay unnamed ("a bug no explanation of the classifier names"): their fits are the partial
+    # name that states the diverging layer, the statistics right and the score combined from them otherwise.
+    "mutant_unnamed_score_power": ("other-combination",),  # the score raised to the power 1.1
+    "mutant_unnamed_trigram_scaled": ("other-combination",),  # p_3 x 0.9 in the score, statistics as counted
+    # declares the matlab profile (weights normalised), uses them as given
+    "mutant_weights_as_given": ("weights=as-given",),
+    "mutant_weights_not_passed": ("weights-not-passed-on",),  # uniform 1/N; tests/diagnose/test_combination.py
+    # -- tests/fakes/plantedbleu.py `planted:BUG`: tokens --
+    "planted:join-concat": ("ngram-keys-concatenated",),
+    "planted:join-space": ("ngram-keys-joined-by-space",),
+    # one map for all orders, and the order read back from the key's spaces: totals move with the n-grams, so not
+    # matches-moved-by-spaces (totals from the lengths); the fake never errs on it (out-of-range orders dropped)
+    "planted:order-from-separator": ("order-read-from-spaces",),
+    "planted:resplit-whitespace": ("tokens-resplit-on-whitespace",),
+    "planted:drop-empty-tokens": ("empty-tokens-dropped",),
+    "planted:strip-tokens": ("tokens-stripped",),
+    "planted:nfkc": ("tokens-nfkc-normalised",),
+    "planted:casefold": ("case_fold=casefold",),
+    "planted:ascii-lower": ("case_fold=ascii",),
+    "planted:unk-never-matches": ("reference-unk-never-matches",),
+    "planted:trim-pad-eos": ("pad-and-eos-trimmed",),
+    "planted:bpe-merge": ("bpe-marks-merged",),
+    "planted:proto-keys": ("object-member-unigrams-never-match",),
+    # -- structure (what the caller passes) --
+    "planted:swap-hypothesis-references": ("hypothesis-and-references-swapped",),  # tests/diagnose/test_structure.py
+    "planted:references-as-streams": ("references-transposed",),  # test_structure.py asserts it
+    "planted:reference-tokens-as-references": ("reference-tokens-as-references",),  # test_structure.py
+    "planted:eos-on-hypotheses": ("special-token-on-hypotheses",),  # test_structure.py asserts it
+    # -- sizes --
+    "planted:uint8-counts": ("ngram-counts-wrapped-at-8-bits",),
+    "planted:uint16-counts": ("ngram-counts-wrapped-at-16-bits",),
+    "planted:truncate-256": ("truncated-to-256-tokens",),
+    # weights past the 4th dropped, the first four kept as given: not order-fixed-at-4 (uniform 1/4)
+    "planted:order-cap-4": ("orders-beyond-4-left-out",),
+    "planted:first-reference-only": ("first-reference-only",),
+    "planted:drop-last-segment": ("last-segment-dropped",),
+    # the hypothesis alone: not segments-with-empty-text-dropped (which drops an empty reference's segment too)
+    "planted:drop-empty-hypotheses": ("empty-hypotheses-dropped",),
+    "planted:ref-len-shortest": ("reference_length=shortest",),
+    # -- numbers --
+    "planted:tiny-weight-zero": ("small-weights-taken-as-zero",),
+    # 1e-7 for p_n = 0 and for an order without n-grams (0/0, `not None`), weights as given: not
+    # epsilon-instead-of-zero (empty orders left out and the weights renormalised)
+    "planted:epsilon-zero-precision": ("epsilon-for-every-zero-or-empty-order",),
+    "planted:zero-weight-nan": ("zero-weight-nan",),
+    "planted:weights-float32": ("float32",),
+    "planted:add-k-int": ("add-k-truncated-to-an-integer",),
+    # the floor taken as 0: the request's floor smoothing reads as no smoothing (the same fits the peers judged for
+    # its real twin, realbleu_heldout2's floor bug), or as the family's own floor of 0; not
+    # smoothing-parameter-ignored (the documented default 0.1 used)
+    "planted:floor-ignored": ("smoothing=none", "smoothing=floor(value=0)"),
+    "planted:add-k-from-trigrams": ("add-k-from-trigrams",),
+    "planted:add-k-unigrams": ("add-k-on-every-order",),
+    # -- boundaries --
+    "planted:ties-first": ("reference_length=closest-first",),
+    "planted:r-is-distance": ("reference-length-is-the-distance",),
+    # ZeroDivisionError (an error reply) for r = 0 and for c = 0: the error family's names of those features (the
+    # features joined in `FEATURES` order, hypothesis before reference)
+    "planted:bp-ratio-division": ("error-when-reference-empty", "error-when-hypothesis-empty",
+                                  "error-when-hypothesis-empty-and-reference-empty"),
+    "planted:bp-inverted": ("brevity-penalty-inverted",),
+    "planted:clip-lt": ("strict-clipping",),
+    # p_n = 0 taken as 1 (left out) with the weights unchanged, 0 when every weighted order is 0 (nltk #789's
+    # `filter(None, p_ns)`): zero-precision-dropped, the peers' fits for its held-out twin; not
+    # zero-precision-orders-skipped (weights renormalised)
+    "planted:zero-match-orders-skipped": ("zero-precision-dropped",),
+    "planted:per-reference-clip": ("best-single-reference-clipping",),
+    # -- text requests --
+    "planted:hyphen-join-skipped": ("13a-end-of-line-hyphens-left-out",),  # on every line
+    "planted:skipped-kept": ("13a-skipped-tags-left-out",),  # on every line
+    # unescaped in the hypothesis only: the rule left out on the references
+    "planted:entity-hypothesis-only": ("13a-entities-left-out-in-references",),
+    "planted:no-line-padding": ("line_padding=none",),
+    "planted:text-lowercase-ignored": ("case-not-folded",),
+    "planted:lowercase-before-tokenizing": ("fold_stage=line",),
+    "planted:char-utf16": ("char-as-utf16-code-units",),
+    "planted:intl-decimal-only": ("intl-numbers-as-decimal-digits",),
+    # -- inputs that must be refused: scoring the invalid input is the mechanism, named by its outcome --
+    "planted:no-references-skipped": ("scores-invalid-input",),
+    "planted:negative-weights-accepted": ("scores-invalid-input",),
+    "planted:zero-weights-accepted": ("scores-invalid-input",),
+    "planted:empty-corpus-accepted": ("scores-invalid-input",),
+    "planted:negative-smoothing-accepted": ("scores-invalid-input",),
+    # -- state across requests --
+    "planted:memo-hypothesis-only": ("earlier-answer-returned",),
+    "planted:memo-ignores-lowercase": ("earlier-answer-returned",),
+    "planted:memo-ignores-weights": ("earlier-answer-returned",),
+    "planted:exp-counter-never-reset": ("exp-halvings-carried-over",),
+    # the transcript is [501] on the 501st answered request and doubles on each, so it passes 2**20 entries on the
+    # 521st: the process dies on its 521st request, having answered 520 (crashcauses' n + 1-th)
+    "planted:transcript-doubling": ("crash-after-520-requests",),
+    # -- stateful plans (a metric's update, merge, reset) --
+    "planted:reset-keeps-lengths": ("lengths-kept-by-reset",),
+    "planted:merge-averages-ratios": ("precisions-averaged-by-merge",),
+    "planted:merge-last-lengths": ("lengths-assigned-by-merge",),
+    "planted:update-replaces-lengths": ("lengths-assigned-by-update",),
+}
+#: The controls among them: deliberately unnamed bugs, whose fits are the partial name of the diverging layer.
+PLANTED_CONTROLS = ("mutant_unnamed_score_power", "mutant_unnamed_trigram_scaled")
+#: The catalogue's spellings counted for the one-bug fakes: none (a spelling added here after a run is a post-hoc
+#: reading and must say so).
+SAME_MECHANISM_PLANTED: dict[str, tuple[str, ...]] = {}
+#: The kind of each one-bug fake (the table's "kind" column): plantedbleu's `BUGS` sections, and for the mutants
+#: the stage their bug is in.
+PLANTED_KINDS: dict[str, tuple[str, ...]] = {
+    "mutant: brevity penalty": ("mutant_bp_always", "mutant_bp_applied_twice", "mutant_bp_missing"),
+    "mutant: counting and lengths": ("mutant_empty_reference_split", "mutant_fractions_normalised",
+                                     "mutant_max_ref_sum", "mutant_ngram_recall", "mutant_no_clipping",
+                                     "mutant_totals_off_by_one", "mutant_ties_longer", "mutant_empty_pairs_dropped"),
+    "mutant: case": ("mutant_hypothesis_lowercased_only", "mutant_lowercase_ignored",
+                     "mutant_references_lowercased_only"),
+    "mutant: combination": ("mutant_empty_order_one", "mutant_float32", "mutant_mean_sentence",
+                            "mutant_normalise_weights", "mutant_weights_as_given", "mutant_weights_not_passed"),
+    "mutant: control": PLANTED_CONTROLS,
+    "tokens": ("join-concat", "join-space", "order-from-separator", "resplit-whitespace", "drop-empty-tokens",
+               "strip-tokens", "nfkc", "casefold", "ascii-lower", "unk-never-matches", "trim-pad-eos", "bpe-merge",
+               "proto-keys"),
+    "structure": ("swap-hypothesis-references", "references-as-streams", "reference-tokens-as-references",
+                  "eos-on-hypotheses"),
+    "sizes": ("uint8-counts", "uint16-counts", "truncate-256", "order-cap-4", "first-reference-only",
+              "drop-last-segment", "drop-empty-hypotheses", "ref-len-shortest"),
+    "numbers": ("tiny-weight-zero", "epsilon-zero-precision", "zero-weight-nan", "weights-float32", "add-k-int",
+                "floor-ignored", "add-k-from-trigrams", "add-k-unigrams"),
+    "boundaries": ("ties-first", "r-is-distance", "bp-ratio-division", "bp-inverted", "clip-lt",
+                   "zero-match-orders-skipped", "per-reference-clip"),
+    "text": ("hyphen-join-skipped", "skipped-kept", "entity-hypothesis-only", "no-line-padding",
+             "text-lowercase-ignored", "lowercase-before-tokenizing", "char-utf16", "intl-decimal-only"),
+    "refusal": ("no-references-skipped", "negative-weights-accepted", "zero-weights-accepted", "empty-corpus-accepted",
+                "negative-smoothing-accepted"),
+    "state": ("memo-hypothesis-only", "memo-ignores-lowercase", "memo-ignores-weights", "exp-counter-never-reset",
+              "transcript-doubling"),
+    "stateful": ("reset-keeps-lengths", "merge-averages-ratios", "merge-last-lengths", "update-replaces-lengths"),
+}
+
+
+def planted_kind(name: str) -> str:
+    """A one-bug fake's kind (`PLANTED_KINDS`: a mutant's stage, or the `BUGS` section of `planted:BUG`)."""
+    bare = name.removeprefix("planted:")
+    return next((kind for kind, names in PLANTED_KINDS.items() if bare in names), "-")
+
 
 def parts_of(cause: str) -> list[str]:
     """A cause's `+`-joined parts (`a + b`), each without the spaces around the `+`."""
