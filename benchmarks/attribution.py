@@ -14,9 +14,12 @@ Each implementation is a deliberately wrong fake with exactly one bug (tests/fak
 planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`, the real bugs of realbleu.py `real:BUG`). Each
 runs through `bleu-oracle check --command ... --no-cases` with the defaults (seed, examples, shrink budget)
 alternately with its fixed twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`, `realbleu.py clean`), so
-that machine load affects both sides. For each it prints the wall time failing and fixed and their ratio, the
-run's root causes (the footer's: one name per bug is the goal), and the record-level names for comparison.
-Nothing here asserts: the figures are for people (README, "How causes are chosen").
+that machine load affects both sides. It prints the same Markdown table as `--real` (below): caught, the run's main
+cause, whether it fits (`PLANTED_FITS`, judged before any run, df0bb28; a `real:BUG` by its own `fits`), the other
+causes, and the cost ratio failing/fixed in wall and child CPU time, then the line `caught X/N, fits Y/N, ...`. A run
+over `--timeout` seconds (300) is reported as a timeout. With `--before` it prints instead, per implementation and
+tree, the wall times, the run's root causes and the record-level names. Nothing here asserts: the figures are for
+people (README, "How causes are chosen"; benchmarks/README.md).
 
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
@@ -53,6 +56,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -204,6 +208,7 @@ SAME_MECHANISM_HELDOUT: dict[str, tuple[str, ...]] = {}
 SAME_MECHANISM_HELDOUT2: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
 SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2}
+
 
 # -- the project's own one-bug fakes (issue 36) ------------------------------------------------------------------
 
@@ -398,7 +403,10 @@ def fits(cause: str | None, accepted: tuple[str, ...], *, spellings: bool = Fals
 
 @dataclass
 class RealRun:
+    """One row of the table (`--real`, and the one-bug fakes by default): a bug's failing run and its fixed twin's."""
+
     bug: str
+    kind: str
     code: int | None
     cause: str | None
     fit: bool
@@ -418,13 +426,56 @@ class RealRun:
     def cpu_ratio(self) -> float:
         return self.failing_cpu / self.fixed_cpu if self.fixed_cpu else float("inf")
 
-    def row(self, kind: str) -> str:
+    def row(self) -> str:
         caught = "timeout" if self.code is None else ("yes" if self.code == 1 else f"no (exit {self.code})")
         cause = f"`{self.cause}`" if self.cause else "-"
-        return (f"| {self.bug} | {kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} "
+        return (f"| {self.bug} | {self.kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} "
                 f"| {'yes' if self.same_mechanism else 'no'} | {self.other_causes} "
                 f"| {self.failing_s:.1f} / {self.fixed_s:.1f} = {self.wall_ratio:.2f} "
                 f"| {self.failing_cpu:.1f} / {self.fixed_cpu:.1f} = {self.cpu_ratio:.2f} |")
+
+
+TABLE_HEADER = ("| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) "
+                "| wall s failing / fixed | child CPU s failing / fixed |\n"
+                "|---|---|---|---|---|---|---|---|---|")
+
+
+@dataclass(frozen=True)
+class Attributed:
+    """A bug to run for the table: its commands (failing, fixed twin), kind and `fits` (with the spellings of the
+    same mechanisms its collection counts)."""
+
+    name: str
+    kind: str
+    buggy: str
+    fixed: str
+    fits: tuple[str, ...]
+    spellings: dict[str, tuple[str, ...]]
+
+
+def run_table(bugs: list[Attributed], examples: int | None, timeout: float | None,
+              runner: Callable[..., tuple[int | None, float, float, dict]] | None = None) -> list[RealRun]:
+    """Each bug's `check`, then its fixed twin's (`runner`, by default `run_check_timed`), printed as the Markdown
+    table's rows as they come, then the summary line (`real_summary`): the one table of `--real` and of the
+    one-bug fakes."""
+    run = run_check_timed if runner is None else runner
+    print(TABLE_HEADER, flush=True)
+    runs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, bug in enumerate(bugs):
+            code, failing_s, failing_cpu, found = run(bug.buggy, Path(scratch) / f"b{index}", examples, timeout)
+            _, fixed_s, fixed_cpu, _ = run(bug.fixed, Path(scratch) / f"f{index}", examples, timeout)
+            causes = found["causes"] or []
+            cause = main_cause(causes)
+            others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
+            done = RealRun(bug.name, bug.kind, code, cause, fits(cause, bug.fits),
+                           fits(cause, bug.fits, spellings=True, same_mechanism=bug.spellings), failing_s, fixed_s,
+                           failing_cpu, fixed_cpu, others)
+            runs.append(done)
+            print(done.row(), flush=True)
+    print()
+    print(real_summary(runs))
+    return runs
 
 
 def run_real(only: list[str] | None, examples: int | None, timeout: float, collection: str = "realbleu") -> int:
@@ -435,27 +486,26 @@ def run_real(only: list[str] | None, examples: int | None, timeout: float, colle
         print(f"attribution: unknown real bug(s) {unknown}; known: {', '.join(bugs)}", file=sys.stderr)
         return 2
     python, fake = shlex.quote(sys.executable), shlex.quote(str(FAKES / f"{COLLECTIONS[collection]}.py"))
-    print("| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) "
-          "| wall s failing / fixed | child CPU s failing / fixed |")
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
-    runs = []
-    with tempfile.TemporaryDirectory() as scratch:
-        for index, name in enumerate(only or bugs):
-            buggy, clean = f"{python} {fake} {name}", f"{python} {fake} clean"
-            code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{index}", examples, timeout)
-            _, fixed_s, fixed_cpu, _ = run_check_timed(clean, Path(scratch) / f"f{index}", examples, timeout)
-            causes = found["causes"] or []
-            cause = main_cause(causes)
-            others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
-            run = RealRun(name, code, cause, fits(cause, bugs[name].fits),
-                          fits(cause, bugs[name].fits, spellings=True, same_mechanism=spellings), failing_s, fixed_s,
-                          failing_cpu,
-                          fixed_cpu, others)
-            runs.append(run)
-            print(run.row(bugs[name].kind), flush=True)
-    print()
-    print(real_summary(runs))
+    run_table([Attributed(name, bugs[name].kind, f"{python} {fake} {name}", f"{python} {fake} clean",
+                          bugs[name].fits, spellings) for name in only or bugs], examples, timeout)
     return 0
+
+
+def one_bug_table_entries(names: list[str]) -> list[Attributed] | None:
+    """The table's entries for one-bug fakes (`PLANTED_FITS`) and real bugs named `real:BUG` (realbleu.py's fits
+    and spellings); None where a name is neither."""
+    real = real_bugs("realbleu") if any(name.startswith("real:") for name in names) else {}
+    entries = []
+    for name in names:
+        bare = name.split(":", 1)[1] if name.startswith("real:") else None
+        if bare is not None and bare in real:
+            entries.append(Attributed(name, real[bare].kind, *command_of(name), real[bare].fits, SAME_MECHANISM))
+        elif name in PLANTED_FITS:
+            entries.append(Attributed(name, planted_kind(name), *command_of(name), PLANTED_FITS[name],
+                                      SAME_MECHANISM_PLANTED))
+        else:
+            return None
+    return entries
 
 
 def real_summary(runs: list[RealRun]) -> str:
@@ -487,7 +537,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --real: the first 30 (realbleu, the default), the held-out bugs (heldout) or "
                              "the second held-out set (heldout2)")
     parser.add_argument("--heldout", action="store_true", help="the same as --real --collection heldout (issue 36)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds per check run, reported as a timeout (300; not with --before)")
     parser.add_argument("--before", type=Path, metavar="TREE",
                         help="also run the oracle of this checkout (an earlier commit), alternating with this one")
     args = parser.parse_args(argv)
@@ -497,8 +548,22 @@ def main(argv: list[str] | None = None) -> int:
         return run_real(args.only, args.examples, args.timeout, args.collection)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
-    trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
-    label = "implementation" + (" (tree)" if args.before else "")
+    if not args.before:
+        entries = one_bug_table_entries(names)
+        if entries is None:
+            print(f"attribution: unknown implementation(s) {[n for n in names if not one_bug_table_entries([n])]}; "
+                  "known: the keys of PLANTED_FITS, or real:BUG of realbleu.py", file=sys.stderr)
+            return 2
+        run_table(entries, examples, args.timeout)
+        return 0
+    return compare_trees(names, examples, args.before)
+
+
+def compare_trees(names: list[str], examples: int | None, before: Path) -> int:
+    """`--before`: each implementation's runs by the oracle of `before` and of this tree, alternating, one line per
+    tree, and whether the two trees give the run the same root causes."""
+    trees = [("before", before.resolve()), ("after", ROOT)]
+    label = "implementation (tree)"
     print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6} {'CPU s failing / fixed = ratio':>30}"
           "  causes (run) | names (records)")
     ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
@@ -508,7 +573,7 @@ def main(argv: list[str] | None = None) -> int:
             buggy, fixed = command_of(name)
             runs = {}
             for tag, tree in trees:
-                if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
+                if (tag, fixed) not in warmed:  # the search cache: its first run fills it
                     run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
                     warmed.add((tag, fixed))
                 # (child CPU: the check and its implementation, steadier than wall time where other work shares the
@@ -523,17 +588,16 @@ def main(argv: list[str] | None = None) -> int:
                 ratios[tag].append(ratio)
                 runs[tag] = found
                 record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
-                shown = f"{name} ({tag})" if tag else name
+                shown = f"{name} ({tag})"
                 print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f} {cpu:>30}  "
                       f"{_causes(found)} | {record_names}", flush=True)
-            if args.before:
-                same = [c["name"] for c in runs["before"]["causes"] or []] == [
-                    c["name"] for c in runs["after"]["causes"] or []]
-                print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
-                      flush=True)
+            same = [c["name"] for c in runs["before"]["causes"] or []] == [
+                c["name"] for c in runs["after"]["causes"] or []]
+            print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
+                  flush=True)
     for tag, values in ratios.items():
         if values:
-            print(f"\n{tag + ': ' if tag else ''}ratio failing/fixed: median {statistics.median(values):.2f}, "
+            print(f"\n{tag}: ratio failing/fixed: median {statistics.median(values):.2f}, "
                   f"max {max(values):.2f}")
     return 0
 
