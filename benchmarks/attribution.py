@@ -15,9 +15,12 @@ Each implementation is a deliberately wrong fake with exactly one bug (tests/fak
 planted bugs of tests/fakes/plantedbleu.py named `planted:BUG`, the real bugs of realbleu.py `real:BUG`). Each
 runs through `bleu-oracle check --command ... --no-cases` with the defaults (seed, examples, shrink budget)
 alternately with its fixed twin (`tests/fakes/clean.py`, or `plantedbleu.py clean`, `realbleu.py clean`), so
-that machine load affects both sides. For each it prints the wall time failing and fixed and their ratio, the
-run's root causes (the footer's: one name per bug is the goal), and the record-level names for comparison.
-Nothing here asserts: the figures are for people (README, "How causes are chosen").
+that machine load affects both sides. It prints the same Markdown table as `--real` (below): caught, the run's main
+cause, whether it fits (`PLANTED_FITS`, judged before any run, df0bb28; a `real:BUG` by its own `fits`), the other
+causes, and the cost ratio failing/fixed in wall and child CPU time, then the line `caught X/N, fits Y/N, ...`. A run
+over `--timeout` seconds (300) is reported as a timeout. With `--before` it prints instead, per implementation and
+tree, the wall times, the run's root causes and the record-level names. Nothing here asserts: the figures are for
+people (README, "How causes are chosen"; benchmarks/README.md).
 
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
@@ -59,6 +62,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -226,6 +230,179 @@ SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "hel
              "heldout3": SAME_MECHANISM_HELDOUT3}
 
 
+# -- the project's own one-bug fakes (issue 36) ------------------------------------------------------------------
+
+#: The cause names that would count as naming each one-bug fake's mechanism (`one_bug_implementations()`), judged
+#: from each fake's docstring, `BUGS` text and planting code, the catalogue's descriptions (oracle/diagnose/**) and
+#: the peers' tests that assert what `check` names a fake (tests/commands/test_check.py, tests/diagnose/), before
+#: any run of this table (committed first; the commit is in benchmarks/README.md, "The project's one-bug fakes
+#: against their mechanisms"). Strict as `REAL_BUGS`' fits are: a broader or a narrower mechanism (which makes a
+#: claim the fake's code does not bear out) is not listed. No catalogue spelling is counted for these
+#: (`SAME_MECHANISM_PLANTED` is empty).
+PLANTED_FITS: dict[str, tuple[str, ...]] = {
+    # -- tests/fakes/mutant_*.py (one bug of tests/fakes/fakebleu.py each) --
+    "mutant_bp_always": ("brevity-penalty-when-longer",),  # e^(1 - r/c) also when c > r
+    "mutant_bp_applied_twice": ("brevity-penalty-applied-twice",),  # e^(2 (1 - r/c)) where c < r
+    "mutant_bp_missing": ("no-brevity-penalty",),
+    "mutant_empty_order_one": ("empty_order=one",),  # an order with no n-grams is p_n = 1
+    # a segment whose hypothesis or first reference is empty left out (not the hypothesis alone)
+    "mutant_empty_pairs_dropped": ("segments-with-empty-text-dropped",),
+    "mutant_empty_reference_split": ("empty-reference-one-token",),  # tests/diagnose/test_classify.py asserts it
+    "mutant_float32": ("float32",),
+    "mutant_fractions_normalised": ("precision-fractions-normalised",),  # test_classify.py asserts it
+    "mutant_hypothesis_lowercased_only": ("case-folded-hypothesis-only",),  # tests/commands/test_check.py
+    "mutant_lowercase_ignored": ("case-not-folded",),
+    "mutant_max_ref_sum": ("clipped-to-reference-sum",),
+    # the mean of each segment's own score under the request's rules (fakebleu's score_from_stats per segment):
+    # not mean-of-sentence-bleu (sentence rules such as effective order)
+    "mutant_mean_sentence": ("mean-of-sentence-scores",),
+    "mutant_ngram_recall": ("recall-instead-of-precision",),  # test_classify.py asserts it
+    "mutant_no_clipping": ("unclipped-matches",),
+    "mutant_normalise_weights": ("weights=normalise",),
+    "mutant_references_lowercased_only": ("case-folded-references-only",),  # tests/commands/test_check.py
+    "mutant_ties_longer": ("reference_length=closest-longer",),
+    "mutant_totals_off_by_one": ("totals-one-short",),
+    # CONTROLS, meant to stay unnamed ("a bug no explanation of the classifier names"): their fits are the partial
+    # name that states the diverging layer, the statistics right and the score combined from them otherwise.
+    "mutant_unnamed_score_power": ("other-combination",),  # the score raised to the power 1.1
+    "mutant_unnamed_trigram_scaled": ("other-combination",),  # p_3 x 0.9 in the score, statistics as counted
+    # declares the matlab profile (weights normalised), uses them as given
+    "mutant_weights_as_given": ("weights=as-given",),
+    "mutant_weights_not_passed": ("weights-not-passed-on",),  # uniform 1/N; tests/diagnose/test_combination.py
+    # -- tests/fakes/plantedbleu.py `planted:BUG`: tokens --
+    "planted:join-concat": ("ngram-keys-concatenated",),
+    "planted:join-space": ("ngram-keys-joined-by-space",),
+    # one map for all orders, and the order read back from the key's spaces: totals move with the n-grams, so not
+    # matches-moved-by-spaces (totals from the lengths); the fake never errs on it (out-of-range orders dropped)
+    "planted:order-from-separator": ("order-read-from-spaces",),
+    "planted:resplit-whitespace": ("tokens-resplit-on-whitespace",),
+    "planted:drop-empty-tokens": ("empty-tokens-dropped",),
+    "planted:strip-tokens": ("tokens-stripped",),
+    "planted:nfkc": ("tokens-nfkc-normalised",),
+    "planted:casefold": ("case_fold=casefold",),
+    "planted:ascii-lower": ("case_fold=ascii",),
+    "planted:unk-never-matches": ("reference-unk-never-matches",),
+    "planted:trim-pad-eos": ("pad-and-eos-trimmed",),
+    "planted:bpe-merge": ("bpe-marks-merged",),
+    "planted:proto-keys": ("object-member-unigrams-never-match",),
+    # -- structure (what the caller passes) --
+    "planted:swap-hypothesis-references": ("hypothesis-and-references-swapped",),  # tests/diagnose/test_structure.py
+    "planted:references-as-streams": ("references-transposed",),  # test_structure.py asserts it
+    "planted:reference-tokens-as-references": ("reference-tokens-as-references",),  # test_structure.py
+    "planted:eos-on-hypotheses": ("special-token-on-hypotheses",),  # test_structure.py asserts it
+    # -- sizes --
+    "planted:uint8-counts": ("ngram-counts-wrapped-at-8-bits",),
+    "planted:uint16-counts": ("ngram-counts-wrapped-at-16-bits",),
+    "planted:truncate-256": ("truncated-to-256-tokens",),
+    # weights past the 4th dropped, the first four kept as given: not order-fixed-at-4 (uniform 1/4)
+    "planted:order-cap-4": ("orders-beyond-4-left-out",),
+    "planted:first-reference-only": ("first-reference-only",),
+    "planted:drop-last-segment": ("last-segment-dropped",),
+    # the hypothesis alone: not segments-with-empty-text-dropped (which drops an empty reference's segment too)
+    "planted:drop-empty-hypotheses": ("empty-hypotheses-dropped",),
+    "planted:ref-len-shortest": ("reference_length=shortest",),
+    # -- numbers --
+    "planted:tiny-weight-zero": ("small-weights-taken-as-zero",),
+    # 1e-7 for p_n = 0 and for an order without n-grams (0/0, `not None`), weights as given: not
+    # epsilon-instead-of-zero (empty orders left out and the weights renormalised)
+    "planted:epsilon-zero-precision": ("epsilon-for-every-zero-or-empty-order",),
+    "planted:zero-weight-nan": ("zero-weight-nan",),
+    "planted:weights-float32": ("float32",),
+    "planted:add-k-int": ("add-k-truncated-to-an-integer",),
+    # the floor taken as 0: the request's floor smoothing reads as no smoothing (the same fits the peers judged for
+    # its real twin, realbleu_heldout2's floor bug), or as the family's own floor of 0; not
+    # smoothing-parameter-ignored (the documented default 0.1 used)
+    "planted:floor-ignored": ("smoothing=none", "smoothing=floor(value=0)"),
+    "planted:add-k-from-trigrams": ("add-k-from-trigrams",),
+    "planted:add-k-unigrams": ("add-k-on-every-order",),
+    # -- boundaries --
+    "planted:ties-first": ("reference_length=closest-first",),
+    "planted:r-is-distance": ("reference-length-is-the-distance",),
+    # ZeroDivisionError (an error reply) for r = 0 and for c = 0: the error family's names of those features (the
+    # features joined in `FEATURES` order, hypothesis before reference)
+    "planted:bp-ratio-division": ("error-when-reference-empty", "error-when-hypothesis-empty",
+                                  "error-when-hypothesis-empty-and-reference-empty"),
+    "planted:bp-inverted": ("brevity-penalty-inverted",),
+    "planted:clip-lt": ("strict-clipping",),
+    # p_n = 0 taken as 1 (left out) with the weights unchanged, 0 when every weighted order is 0 (nltk #789's
+    # `filter(None, p_ns)`): zero-precision-dropped, the peers' fits for its held-out twin; not
+    # zero-precision-orders-skipped (weights renormalised)
+    "planted:zero-match-orders-skipped": ("zero-precision-dropped",),
+    "planted:per-reference-clip": ("best-single-reference-clipping",),
+    # -- text requests --
+    "planted:hyphen-join-skipped": ("13a-end-of-line-hyphens-left-out",),  # on every line
+    "planted:skipped-kept": ("13a-skipped-tags-left-out",),  # on every line
+    # unescaped in the hypothesis only: the rule left out on the references
+    "planted:entity-hypothesis-only": ("13a-entities-left-out-in-references",),
+    "planted:no-line-padding": ("line_padding=none",),
+    "planted:text-lowercase-ignored": ("case-not-folded",),
+    "planted:lowercase-before-tokenizing": ("fold_stage=line",),
+    "planted:char-utf16": ("char-as-utf16-code-units",),
+    "planted:intl-decimal-only": ("intl-numbers-as-decimal-digits",),
+    # -- inputs that must be refused: scoring the invalid input is the mechanism, named by its outcome --
+    "planted:no-references-skipped": ("scores-invalid-input",),
+    "planted:negative-weights-accepted": ("scores-invalid-input",),
+    "planted:zero-weights-accepted": ("scores-invalid-input",),
+    "planted:empty-corpus-accepted": ("scores-invalid-input",),
+    "planted:negative-smoothing-accepted": ("scores-invalid-input",),
+    # -- state across requests --
+    "planted:memo-hypothesis-only": ("earlier-answer-returned",),
+    "planted:memo-ignores-lowercase": ("earlier-answer-returned",),
+    "planted:memo-ignores-weights": ("earlier-answer-returned",),
+    "planted:exp-counter-never-reset": ("exp-halvings-carried-over",),
+    # the transcript is [501] on the 501st answered request and doubles on each, so it passes 2**20 entries on the
+    # 521st: the process dies on its 521st request, having answered 520 (crashcauses' n + 1-th)
+    "planted:transcript-doubling": ("crash-after-520-requests",),
+    # -- stateful plans (a metric's update, merge, reset) --
+    "planted:reset-keeps-lengths": ("lengths-kept-by-reset",),
+    "planted:merge-averages-ratios": ("precisions-averaged-by-merge",),
+    "planted:merge-last-lengths": ("lengths-assigned-by-merge",),
+    "planted:update-replaces-lengths": ("lengths-assigned-by-update",),
+}
+#: The controls among them: deliberately unnamed bugs, whose fits are the partial name of the diverging layer.
+PLANTED_CONTROLS = ("mutant_unnamed_score_power", "mutant_unnamed_trigram_scaled")
+#: The catalogue's spellings counted for the one-bug fakes: none (a spelling added here after a run is a post-hoc
+#: reading and must say so).
+SAME_MECHANISM_PLANTED: dict[str, tuple[str, ...]] = {}
+#: The kind of each one-bug fake (the table's "kind" column): plantedbleu's `BUGS` sections, and for the mutants
+#: the stage their bug is in.
+PLANTED_KINDS: dict[str, tuple[str, ...]] = {
+    "mutant: brevity penalty": ("mutant_bp_always", "mutant_bp_applied_twice", "mutant_bp_missing"),
+    "mutant: counting and lengths": ("mutant_empty_reference_split", "mutant_fractions_normalised",
+                                     "mutant_max_ref_sum", "mutant_ngram_recall", "mutant_no_clipping",
+                                     "mutant_totals_off_by_one", "mutant_ties_longer", "mutant_empty_pairs_dropped"),
+    "mutant: case": ("mutant_hypothesis_lowercased_only", "mutant_lowercase_ignored",
+                     "mutant_references_lowercased_only"),
+    "mutant: combination": ("mutant_empty_order_one", "mutant_float32", "mutant_mean_sentence",
+                            "mutant_normalise_weights", "mutant_weights_as_given", "mutant_weights_not_passed"),
+    "mutant: control": PLANTED_CONTROLS,
+    "tokens": ("join-concat", "join-space", "order-from-separator", "resplit-whitespace", "drop-empty-tokens",
+               "strip-tokens", "nfkc", "casefold", "ascii-lower", "unk-never-matches", "trim-pad-eos", "bpe-merge",
+               "proto-keys"),
+    "structure": ("swap-hypothesis-references", "references-as-streams", "reference-tokens-as-references",
+                  "eos-on-hypotheses"),
+    "sizes": ("uint8-counts", "uint16-counts", "truncate-256", "order-cap-4", "first-reference-only",
+              "drop-last-segment", "drop-empty-hypotheses", "ref-len-shortest"),
+    "numbers": ("tiny-weight-zero", "epsilon-zero-precision", "zero-weight-nan", "weights-float32", "add-k-int",
+                "floor-ignored", "add-k-from-trigrams", "add-k-unigrams"),
+    "boundaries": ("ties-first", "r-is-distance", "bp-ratio-division", "bp-inverted", "clip-lt",
+                   "zero-match-orders-skipped", "per-reference-clip"),
+    "text": ("hyphen-join-skipped", "skipped-kept", "entity-hypothesis-only", "no-line-padding",
+             "text-lowercase-ignored", "lowercase-before-tokenizing", "char-utf16", "intl-decimal-only"),
+    "refusal": ("no-references-skipped", "negative-weights-accepted", "zero-weights-accepted", "empty-corpus-accepted",
+                "negative-smoothing-accepted"),
+    "state": ("memo-hypothesis-only", "memo-ignores-lowercase", "memo-ignores-weights", "exp-counter-never-reset",
+              "transcript-doubling"),
+    "stateful": ("reset-keeps-lengths", "merge-averages-ratios", "merge-last-lengths", "update-replaces-lengths"),
+}
+
+
+def planted_kind(name: str) -> str:
+    """A one-bug fake's kind (`PLANTED_KINDS`: a mutant's stage, or the `BUGS` section of `planted:BUG`)."""
+    bare = name.removeprefix("planted:")
+    return next((kind for kind, names in PLANTED_KINDS.items() if bare in names), "-")
+
+
 def parts_of(cause: str) -> list[str]:
     """A cause's `+`-joined parts (`a + b`), each without the spaces around the `+`."""
     return [part.strip() for part in cause.split("+")]
@@ -246,7 +423,10 @@ def fits(cause: str | None, accepted: tuple[str, ...], *, spellings: bool = Fals
 
 @dataclass
 class RealRun:
+    """One row of the table (`--real`, and the one-bug fakes by default): a bug's failing run and its fixed twin's."""
+
     bug: str
+    kind: str
     code: int | None
     cause: str | None
     fit: bool
@@ -266,13 +446,56 @@ class RealRun:
     def cpu_ratio(self) -> float:
         return self.failing_cpu / self.fixed_cpu if self.fixed_cpu else float("inf")
 
-    def row(self, kind: str) -> str:
+    def row(self) -> str:
         caught = "timeout" if self.code is None else ("yes" if self.code == 1 else f"no (exit {self.code})")
         cause = f"`{self.cause}`" if self.cause else "-"
-        return (f"| {self.bug} | {kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} "
+        return (f"| {self.bug} | {self.kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} "
                 f"| {'yes' if self.same_mechanism else 'no'} | {self.other_causes} "
                 f"| {self.failing_s:.1f} / {self.fixed_s:.1f} = {self.wall_ratio:.2f} "
                 f"| {self.failing_cpu:.1f} / {self.fixed_cpu:.1f} = {self.cpu_ratio:.2f} |")
+
+
+TABLE_HEADER = ("| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) "
+                "| wall s failing / fixed | child CPU s failing / fixed |\n"
+                "|---|---|---|---|---|---|---|---|---|")
+
+
+@dataclass(frozen=True)
+class Attributed:
+    """A bug to run for the table: its commands (failing, fixed twin), kind and `fits` (with the spellings of the
+    same mechanisms its collection counts)."""
+
+    name: str
+    kind: str
+    buggy: str
+    fixed: str
+    fits: tuple[str, ...]
+    spellings: dict[str, tuple[str, ...]]
+
+
+def run_table(bugs: list[Attributed], examples: int | None, timeout: float | None,
+              runner: Callable[..., tuple[int | None, float, float, dict]] | None = None) -> list[RealRun]:
+    """Each bug's `check`, then its fixed twin's (`runner`, by default `run_check_timed`), printed as the Markdown
+    table's rows as they come, then the summary line (`real_summary`): the one table of `--real` and of the
+    one-bug fakes."""
+    run = run_check_timed if runner is None else runner
+    print(TABLE_HEADER, flush=True)
+    runs = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for index, bug in enumerate(bugs):
+            code, failing_s, failing_cpu, found = run(bug.buggy, Path(scratch) / f"b{index}", examples, timeout)
+            _, fixed_s, fixed_cpu, _ = run(bug.fixed, Path(scratch) / f"f{index}", examples, timeout)
+            causes = found["causes"] or []
+            cause = main_cause(causes)
+            others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
+            done = RealRun(bug.name, bug.kind, code, cause, fits(cause, bug.fits),
+                           fits(cause, bug.fits, spellings=True, same_mechanism=bug.spellings), failing_s, fixed_s,
+                           failing_cpu, fixed_cpu, others)
+            runs.append(done)
+            print(done.row(), flush=True)
+    print()
+    print(real_summary(runs))
+    return runs
 
 
 def run_real(only: list[str] | None, examples: int | None, timeout: float, collection: str = "realbleu") -> int:
@@ -283,27 +506,26 @@ def run_real(only: list[str] | None, examples: int | None, timeout: float, colle
         print(f"attribution: unknown real bug(s) {unknown}; known: {', '.join(bugs)}", file=sys.stderr)
         return 2
     python, fake = shlex.quote(sys.executable), shlex.quote(str(FAKES / f"{COLLECTIONS[collection]}.py"))
-    print("| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) "
-          "| wall s failing / fixed | child CPU s failing / fixed |")
-    print("|---|---|---|---|---|---|---|---|---|", flush=True)
-    runs = []
-    with tempfile.TemporaryDirectory() as scratch:
-        for index, name in enumerate(only or bugs):
-            buggy, clean = f"{python} {fake} {name}", f"{python} {fake} clean"
-            code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{index}", examples, timeout)
-            _, fixed_s, fixed_cpu, _ = run_check_timed(clean, Path(scratch) / f"f{index}", examples, timeout)
-            causes = found["causes"] or []
-            cause = main_cause(causes)
-            others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
-            run = RealRun(name, code, cause, fits(cause, bugs[name].fits),
-                          fits(cause, bugs[name].fits, spellings=True, same_mechanism=spellings), failing_s, fixed_s,
-                          failing_cpu,
-                          fixed_cpu, others)
-            runs.append(run)
-            print(run.row(bugs[name].kind), flush=True)
-    print()
-    print(real_summary(runs))
+    run_table([Attributed(name, bugs[name].kind, f"{python} {fake} {name}", f"{python} {fake} clean",
+                          bugs[name].fits, spellings) for name in only or bugs], examples, timeout)
     return 0
+
+
+def one_bug_table_entries(names: list[str]) -> list[Attributed] | None:
+    """The table's entries for one-bug fakes (`PLANTED_FITS`) and real bugs named `real:BUG` (realbleu.py's fits
+    and spellings); None where a name is neither."""
+    real = real_bugs("realbleu") if any(name.startswith("real:") for name in names) else {}
+    entries = []
+    for name in names:
+        bare = name.split(":", 1)[1] if name.startswith("real:") else None
+        if bare is not None and bare in real:
+            entries.append(Attributed(name, real[bare].kind, *command_of(name), real[bare].fits, SAME_MECHANISM))
+        elif name in PLANTED_FITS:
+            entries.append(Attributed(name, planted_kind(name), *command_of(name), PLANTED_FITS[name],
+                                      SAME_MECHANISM_PLANTED))
+        else:
+            return None
+    return entries
 
 
 def real_summary(runs: list[RealRun]) -> str:
@@ -335,7 +557,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --real: the first 30 (realbleu, the default), the held-out bugs (heldout), "
                              "the second held-out set (heldout2) or the third (heldout3)")
     parser.add_argument("--heldout", action="store_true", help="the same as --real --collection heldout (issue 36)")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per check run with --real (300)")
+    parser.add_argument("--timeout", type=float, default=300.0,
+                        help="seconds per check run, reported as a timeout (300; not with --before)")
     parser.add_argument("--before", type=Path, metavar="TREE",
                         help="also run the oracle of this checkout (an earlier commit), alternating with this one")
     args = parser.parse_args(argv)
@@ -345,8 +568,22 @@ def main(argv: list[str] | None = None) -> int:
         return run_real(args.only, args.examples, args.timeout, args.collection)
     names = args.only or (list(QUICK) if args.quick else one_bug_implementations())
     examples = args.examples if args.examples is not None else (40 if args.quick else None)
-    trees = [("before", args.before.resolve()), ("after", ROOT)] if args.before else [("", ROOT)]
-    label = "implementation" + (" (tree)" if args.before else "")
+    if not args.before:
+        entries = one_bug_table_entries(names)
+        if entries is None:
+            print(f"attribution: unknown implementation(s) {[n for n in names if not one_bug_table_entries([n])]}; "
+                  "known: the keys of PLANTED_FITS, or real:BUG of realbleu.py", file=sys.stderr)
+            return 2
+        run_table(entries, examples, args.timeout)
+        return 0
+    return compare_trees(names, examples, args.before)
+
+
+def compare_trees(names: list[str], examples: int | None, before: Path) -> int:
+    """`--before`: each implementation's runs by the oracle of `before` and of this tree, alternating, one line per
+    tree, and whether the two trees give the run the same root causes."""
+    trees = [("before", before.resolve()), ("after", ROOT)]
+    label = "implementation (tree)"
     print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6} {'CPU s failing / fixed = ratio':>30}"
           "  causes (run) | names (records)")
     ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
@@ -356,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
             buggy, fixed = command_of(name)
             runs = {}
             for tag, tree in trees:
-                if args.before and (tag, fixed) not in warmed:  # the search cache: its first run fills it
+                if (tag, fixed) not in warmed:  # the search cache: its first run fills it
                     run_check(fixed, Path(scratch) / f"w{tag}{index}", examples, tree)
                     warmed.add((tag, fixed))
                 # (child CPU: the check and its implementation, steadier than wall time where other work shares the
@@ -371,17 +608,16 @@ def main(argv: list[str] | None = None) -> int:
                 ratios[tag].append(ratio)
                 runs[tag] = found
                 record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())
-                shown = f"{name} ({tag})" if tag else name
+                shown = f"{name} ({tag})"
                 print(f"{shown:<48} {code:>4} {failing_s:9.1f} {fixed_s:8.1f} {ratio:6.2f} {cpu:>30}  "
                       f"{_causes(found)} | {record_names}", flush=True)
-            if args.before:
-                same = [c["name"] for c in runs["before"]["causes"] or []] == [
-                    c["name"] for c in runs["after"]["causes"] or []]
-                print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
-                      flush=True)
+            same = [c["name"] for c in runs["before"]["causes"] or []] == [
+                c["name"] for c in runs["after"]["causes"] or []]
+            print(f"{name}: the run's root causes are {'the same' if same else 'DIFFERENT'} before and after",
+                  flush=True)
     for tag, values in ratios.items():
         if values:
-            print(f"\n{tag + ': ' if tag else ''}ratio failing/fixed: median {statistics.median(values):.2f}, "
+            print(f"\n{tag}: ratio failing/fixed: median {statistics.median(values):.2f}, "
                   f"max {max(values):.2f}")
     return 0
 
