@@ -1,20 +1,24 @@
-"""Every built-in implementation, declared once: the one place a name is registered.
+"""Every built-in implementation, declared once: how the verbs find a name.
 
 One `Registered` entry per implementation says all that the verbs need to know of it: its `--impl` name, its
 kind (how it runs), its adapter or driver declaration ("module:Class", imported only when it is asked for), the
 pip extra that installs its library, how it is prepared outside this environment (its pinned `VenvSpec`, npm
 tarball, sdist or script), the environment it runs in when it shares another's, whether its driver loads the
-library from the start, and the name its curated discrepancies are filed under. `resolve(name)` is the one
-lookup: `check`/`fuzz --impl`, `serve --impl`/`--list`, `install`, `report --impl` and `history` all go through
-it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line, the known names listed).
+library from the start, the name its curated discrepancies are filed under, and its place in the list. `resolve(name)`
+is the one lookup: `check`/`fuzz --impl`, `serve --impl`/`--list`, `install`, `report --impl` and `history` all go
+through it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line, the known names listed).
 
-A venv library's entries are not written here: its module of `drivers/libraries/` declares them (`ENVIRONMENT`,
-`IMPLEMENTATIONS`, plain data, since the module runs where bleu-oracle is not installed), with its call, and this
-module discovers them (`_venv_entries`: every module there is imported, which is safe, their libraries being
-imported by `scorer()` only); `oracle.adapters.venv_adapters` makes each one's declaration class from that data.
+No entry is written here. An adapter's are in its own module of this package, `IMPLEMENTATIONS = (Registered(...),
+...)` beside its class, which this module reads from the module's source without importing it (`_adapter_entries`:
+only that statement is parsed, and it holds plain data): `resolve(name)` imports no adapter, `load()` only its own.
+A venv library's are in its module of `drivers/libraries/` (`ENVIRONMENT`, `IMPLEMENTATIONS`, plain data, since the
+module runs where bleu-oracle is not installed), with its call, and this module discovers them (`_venv_entries`:
+every module there is imported, which is safe, their libraries being imported by `scorer()` only);
+`oracle.adapters.venv_adapters` makes each one's declaration class from that data. A name declared twice, a place in
+the list taken twice, or an adapter's entry in another module than its class's is an error at import.
 
 What reads these entries and is not here: `oracle.adapters.environments` builds and verifies what an entry's
-preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from this file); a driven library's
+preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from the entries); a driven library's
 call belongs to its driver (a venv library's is `scorer()` of the module `drivers/libraries/<driver_library>.py`,
 found by that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
 `bleu-oracle history`'s release specs (`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from
