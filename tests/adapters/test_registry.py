@@ -127,38 +127,43 @@ def test_each_adapter_modules_declaration_is_what_the_registry_read_from_its_sou
     assert listed == list(range(1, len(listed) + 1))
 
 
-def _toy_module(directory: Path, declaration: str, name: str = "toy_adapter") -> list[registry.Registered]:
-    """The entries the registry reads from the package's modules and one more, `name`.py holding `declaration`."""
-    (directory / f"{name}.py").write_text(f'"""A toy."""\n\n{declaration}\n\n\nclass Toy:\n    pass\n',
-                                          encoding="utf-8")
+#: A module and a name no one else takes, and the next free place in the list (a new adapter of the package's own
+#: changes neither what these tests write nor what they expect).
+TOY_MODULE, TOY_NAME, NEXT = "declared_in_a_test", "declared-in-a-test", max(e.listed for e in registry.ENTRIES) + 1
+TOY_TARGET = f"oracle.adapters.{TOY_MODULE}:Toy"
+TOY = f'Registered("{TOY_NAME}", "in-process", "{TOY_TARGET}", listed={NEXT})'
+
+
+def _toy_module(directory: Path, declaration: str) -> list[registry.Registered]:
+    """The entries the registry reads from the package's modules and one more, TOY_MODULE holding `declaration`."""
+    (directory / f"{TOY_MODULE}.py").write_text(f'"""A toy."""\n\n{declaration}\n\n\nclass Toy:\n    pass\n',
+                                                encoding="utf-8")
     return registry._adapter_entries([*adapters.__path__, str(directory)], "oracle.adapters")
-
-
-TOY = 'Registered("toy", "in-process", "oracle.adapters.toy_adapter:Toy", listed=21)'
 
 
 # (the toy module: its docstring on line 1, a blank line, the declaration from line 3)
 @pytest.mark.parametrize(("declaration", "refused"), [
     # another module's class: the declaration is in the wrong place
-    ('IMPLEMENTATIONS = (Registered("toy", "in-process", "oracle.adapters.nltk_adapter:Toy", listed=21),)',
-     r"toy_adapter.py:3: 'toy' names oracle.adapters.nltk_adapter:Toy; an implementation is declared in the module "
-     r"of its class \(oracle.adapters.toy_adapter:CLASS\)"),
+    (f"IMPLEMENTATIONS = ({TOY.replace(TOY_MODULE, 'nltk_adapter')},)",
+     rf"{TOY_MODULE}.py:3: '{TOY_NAME}' names oracle.adapters.nltk_adapter:Toy; an implementation is declared in "
+     rf"the module of its class \(oracle.adapters.{TOY_MODULE}:CLASS\)"),
     # a venv library declares itself in drivers/libraries/
-    ('IMPLEMENTATIONS = (Registered("toy", "venv", "oracle.adapters.toy_adapter:Toy", listed=21),)',
-     r"'toy' is of kind 'venv'; an adapter module declares one of in-process, command, script, sdist, npm"),
+    (f"IMPLEMENTATIONS = ({TOY.replace('in-process', 'venv')},)",
+     rf"'{TOY_NAME}' is of kind 'venv'; an adapter module declares one of in-process, command, script, sdist, npm"),
     # two at one place of the list (sacrebleu is listed=3)
-    ('IMPLEMENTATIONS = (Registered("toy", "in-process", "oracle.adapters.toy_adapter:Toy", listed=3),)',
-     r"'toy' \(oracle.adapters.toy_adapter:Toy\) and 'sacrebleu' \(.*\) are both listed=3; each implementation "
-     r"has a place of its own \(the next free one is 21\)"),
-    ('IMPLEMENTATIONS = (Registered("toy", "in-process", "oracle.adapters.toy_adapter:Toy"),)',
-     r"toy_adapter.py:3: 'toy' has no place in the list: give it listed=N"),
+    (f"IMPLEMENTATIONS = ({TOY.replace(f'listed={NEXT}', 'listed=3')},)",
+     rf"'{TOY_NAME}' \({TOY_TARGET}\) and 'sacrebleu' \(.*\) are both listed=3; each implementation has a place "
+     rf"of its own \(the next free one is {NEXT}\)"),
+    (f"IMPLEMENTATIONS = ({TOY.replace(f', listed={NEXT}', '')},)",
+     rf"{TOY_MODULE}.py:3: '{TOY_NAME}' has no place in the list: give it listed=N"),
     # read from the source: a name is not plain data (EXTRA on line 3, the statement from 4, the entry on 5)
     (f'EXTRA = "nltk"\nIMPLEMENTATIONS = (\n    {TOY[:-1]}, extra=EXTRA),\n)',
-     r"toy_adapter.py:5: IMPLEMENTATIONS holds plain data only .* got 'EXTRA'"),
+     rf"{TOY_MODULE}.py:5: IMPLEMENTATIONS holds plain data only .* got 'EXTRA'"),
     (f"IMPLEMENTATIONS = ({TOY},)\nIMPLEMENTATIONS = IMPLEMENTATIONS + ()",
-     r"toy_adapter.py:3: IMPLEMENTATIONS is assigned 2 times"),
-    (f"IMPLEMENTATIONS = [{TOY}]", r"toy_adapter.py:3: IMPLEMENTATIONS holds plain data only .* got \"\[Registered"),
-    ('IMPLEMENTATIONS = (NpmPin("1.0.0", "sha512-x"),)', r"toy_adapter.py:3: IMPLEMENTATIONS is a tuple of Registered"),
+     rf"{TOY_MODULE}.py:3: IMPLEMENTATIONS is assigned 2 times"),
+    (f"IMPLEMENTATIONS = [{TOY}]", rf"{TOY_MODULE}.py:3: IMPLEMENTATIONS holds plain data only .* got \"\[Registered"),
+    ('IMPLEMENTATIONS = (NpmPin("1.0.0", "sha512-x"),)',
+     rf"{TOY_MODULE}.py:3: IMPLEMENTATIONS is a tuple of Registered"),
 ], ids=["another-modules-class", "venv", "place-taken", "no-place", "not-plain-data", "assigned-twice", "a-list",
         "not-an-entry"])
 def test_a_declaration_the_registry_cannot_place_is_refused_saying_where(tmp_path, declaration, refused):
@@ -169,11 +174,10 @@ def test_a_declaration_the_registry_cannot_place_is_refused_saying_where(tmp_pat
 def test_a_name_declared_twice_is_refused_naming_both_declarations(tmp_path):
     """A name is registered once: an adapter module declaring one already taken (by another adapter or by a venv
     library) is refused when the registry indexes its entries, naming both."""
-    toy = "oracle.adapters.toy_adapter:Toy"
-    # (in the registry's order: nltk's module is listed=2, before the toy's 21; the venv libraries after both)
-    for taken, first, second in (("nltk", "oracle.adapters.nltk_adapter:NltkImplementation", toy),
-                                 ("compare-mt", toy, "oracle.adapters.venv_adapters:CompareMtImplementation")):
-        entries = _toy_module(tmp_path, f'IMPLEMENTATIONS = ({TOY.replace("toy", taken, 1)},)')
+    # (in the registry's order: nltk's module is listed=2, before the toy's; the venv libraries after both)
+    for taken, first, second in (("nltk", "oracle.adapters.nltk_adapter:NltkImplementation", TOY_TARGET),
+                                 ("compare-mt", TOY_TARGET, "oracle.adapters.venv_adapters:CompareMtImplementation")):
+        entries = _toy_module(tmp_path, f"IMPLEMENTATIONS = ({TOY.replace(TOY_NAME, taken)},)")
         with pytest.raises(BleuValueError, match=f"implementation '{taken}' is declared twice \\({first} and "
                                                  f"{second}\\); a name is registered once"):
             registry._by_name([*entries, *registry._venv_entries()])
@@ -183,10 +187,12 @@ def test_a_name_declared_twice_is_refused_naming_both_declarations(tmp_path):
 def test_the_declaration_is_read_whole_across_comments_and_blank_lines(tmp_path):
     """The registry parses the statement alone, from its first line to the first line at module level after which
     it parses: a comment or a blank line at column 0 inside it, and the statements after it, change nothing."""
-    declaration = (f'IMPLEMENTATIONS = (\n# a comment at column 0\n\n    {TOY},\n    # and one indented\n'
-                   f'    {TOY.replace("toy", "toy-two", 1).replace("21", "22")},\n)\nAFTER = 1')
+    second = TOY.replace(TOY_NAME, f"{TOY_NAME}-two").replace(f"listed={NEXT}", f"listed={NEXT + 1}")
+    declaration = (f"IMPLEMENTATIONS = (\n# a comment at column 0\n\n    {TOY},\n    # and one indented\n"
+                   f"    {second},\n)\nAFTER = 1")
     entries = _toy_module(tmp_path, declaration)
-    assert [(entry.name, entry.listed) for entry in entries[-2:]] == [("toy", 21), ("toy-two", 22)]
+    assert [(entry.name, entry.listed) for entry in entries[-2:]] == [(TOY_NAME, NEXT),
+                                                                       (f"{TOY_NAME}-two", NEXT + 1)]
 
 
 IMPORTED_BY_RESOLVE = """
@@ -211,19 +217,20 @@ def test_resolving_a_name_imports_no_adapter_and_loading_it_only_its_own():
 
 #: A new in-process implementation, as docs/extending.md says to write it: one module, its declaration and its class
 #: (here the oracle by another name; its pip extra one of the package's, for `install` to name).
-NEW_ADAPTER = '''
+NEW_ADAPTER = f'''
 """A toy in-process implementation: the oracle, under its papineni profile, by another name."""
 
 from oracle.adapters.oracle_adapter import OracleImplementation
 from oracle.adapters.registry import Registered
 
 IMPLEMENTATIONS = (
-    Registered("toy", "in-process", "oracle.adapters.toy_adapter:ToyImplementation", extra="nltk", listed=21),
+    Registered("{TOY_NAME}", "in-process", "oracle.adapters.{TOY_MODULE}:ToyImplementation", extra="nltk",
+               listed={NEXT}),
 )
 
 
 class ToyImplementation(OracleImplementation):
-    name = "toy"
+    name = "{TOY_NAME}"
 '''
 
 SEEN_BY_THE_VERBS_IN_PROCESS = """
@@ -233,10 +240,11 @@ adapters.__path__.append(sys.argv[1])  # the new module, beside the package's ow
 from oracle.adapters import registry
 from oracle.cli import main
 
+name = sys.argv[2]
 main(["serve", "--list"])
-entry = registry.resolve("toy")
-print(json.dumps({"kind": entry.kind, "class": entry.load().__name__, "install": main(["install", "toy"])}))
-sys.exit(main(["serve", "--impl", "toy"]))
+entry = registry.resolve(name)
+print(json.dumps({"kind": entry.kind, "class": entry.load().__name__, "install": main(["install", name])}))
+sys.exit(main(["serve", "--impl", name]))
 """
 
 
@@ -244,20 +252,20 @@ def test_a_new_in_process_implementation_is_one_module_that_every_verb_reads(tmp
     """docs/extending.md: an in-process implementation is one new module of oracle/adapters/ (and its test). With
     one added (on the package's path, in a fresh process), `serve --list` lists it at its place, it resolves to its
     class, `install` names its pip extra, and `serve --impl` serves it."""
-    (tmp_path / "toy_adapter.py").write_text(NEW_ADAPTER, encoding="utf-8")
+    (tmp_path / f"{TOY_MODULE}.py").write_text(NEW_ADAPTER, encoding="utf-8")
     commands = '{"cmd": "start", "protocol": 1}\n{"cmd": "stop"}\n'
-    run = subprocess.run([sys.executable, "-c", SEEN_BY_THE_VERBS_IN_PROCESS, str(tmp_path)], input=commands,
-                         capture_output=True, text=True, timeout=120, check=False, cwd=ROOT,
+    run = subprocess.run([sys.executable, "-c", SEEN_BY_THE_VERBS_IN_PROCESS, str(tmp_path), TOY_NAME],
+                         input=commands, capture_output=True, text=True, timeout=120, check=False, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode == 0, run.stderr
     names = registry.names()
     adapters_declared = len(registry.ENTRIES) - len(registry.of_kind("venv"))
     *listed, seen, started = run.stdout.splitlines()  # (`stop` has no reply)
-    # listed=21: after the 20 the adapter modules declare, before the venv libraries
-    assert listed == [*names[:adapters_declared], "toy", *names[adapters_declared:]]
+    # listed=NEXT: after those the adapter modules declare, before the venv libraries
+    assert listed == [*names[:adapters_declared], TOY_NAME, *names[adapters_declared:]]
     assert json.loads(seen) == {"kind": "in-process", "class": "ToyImplementation", "install": 2}
     assert "pip install 'bleu-oracle[nltk]'" in run.stderr
-    assert json.loads(started)["implementation"]["name"] == "toy"
+    assert json.loads(started)["implementation"]["name"] == TOY_NAME
 
 
 def test_no_module_but_its_own_names_a_venv_library():
