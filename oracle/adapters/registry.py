@@ -230,9 +230,6 @@ def _module_entries(text: str, module: str, where: str) -> list[Registered]:
             raise BleuValueError(f"{where}:{line}: {entry.name!r} is of kind {entry.kind!r}; an adapter module "
                                  f"declares one of {', '.join(kind for kind in KINDS if kind != 'venv')} (a venv "
                                  "library declares itself in its module of drivers/libraries/)")
-        if entry.listed < 1:
-            raise BleuValueError(f"{where}:{line}: {entry.name!r} has no place in the list: give it listed=N, "
-                                 "the next number after the highest taken")
     return list(value)
 
 
@@ -244,13 +241,17 @@ def _adapter_entries(directories: Iterable[str], package: str) -> list[Registere
         for path in sorted(Path(directory).glob("[!_]*.py")):
             entries += _module_entries(path.read_text(encoding="utf-8"), f"{package}.{path.stem}",
                                        f"{package.replace('.', '/')}/{path.name}")
+    next_free = max((entry.listed for entry in entries), default=0) + 1
     places: dict[int, Registered] = {}
     for entry in entries:
+        if entry.listed < 1:
+            raise BleuValueError(f"{entry.name!r} ({entry.adapter}) has no place in the list: give it "
+                                 f"listed={next_free}, the next free one")
         taken = places.setdefault(entry.listed, entry)
         if taken is not entry:
             raise BleuValueError(f"{entry.name!r} ({entry.adapter}) and {taken.name!r} ({taken.adapter}) are both "
                                  f"listed={entry.listed}; each implementation has a place of its own (the next "
-                                 f"free one is {max(places) + 1})")
+                                 f"free one is {next_free})")
     return sorted(entries, key=lambda entry: entry.listed)
 
 

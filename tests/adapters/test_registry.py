@@ -155,7 +155,7 @@ def _toy_module(directory: Path, declaration: str) -> list[registry.Registered]:
      rf"'{TOY_NAME}' \({TOY_TARGET}\) and 'sacrebleu' \(.*\) are both listed=3; each implementation has a place "
      rf"of its own \(the next free one is {NEXT}\)"),
     (f"IMPLEMENTATIONS = ({TOY.replace(f', listed={NEXT}', '')},)",
-     rf"{TOY_MODULE}.py:3: '{TOY_NAME}' has no place in the list: give it listed=N"),
+     rf"'{TOY_NAME}' \({TOY_TARGET}\) has no place in the list: give it listed={NEXT}, the next free one"),
     # read from the source: a name is not plain data (EXTRA on line 3, the statement from 4, the entry on 5)
     (f'EXTRA = "nltk"\nIMPLEMENTATIONS = (\n    {TOY[:-1]}, extra=EXTRA),\n)',
      rf"{TOY_MODULE}.py:5: IMPLEMENTATIONS holds plain data only .* got 'EXTRA'"),
