@@ -41,6 +41,15 @@ from .base import (
     require_one_segment,
     require_uniform,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("bleuscore", "in-process", "oracle.adapters.bleuscore_adapter:BleuscoreImplementation",
+               extra="bleuscore", listed=10),
+)
+
 
 #: `smooth=True`: add 1 to numerator and denominator of every order (lin-2004)
 SMOOTHING = SmoothingTable("bleuscore's only smoothing adds 1 to every order (lin-2004)",

@@ -58,6 +58,21 @@ from .base import (
     require_uniform,
 )
 from .mlpack_adapter import BUILD_TIMEOUT, cache_dir
+from .preparations import SdistSpec
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    # fairseq's libbleu (the C++ its `bleu` scorer loads through ctypes), from the 0.12.2 sdist (sha256 as pip
+    # downloaded and verified it against PyPI's index on 2026-11-26); fairseq itself is never installed.
+    Registered("fairseq", "sdist", "oracle.adapters.fairseq_adapter:FairseqImplementation",
+               prepared=SdistSpec("fairseq", "fairseq", "0.12.2",
+                                  "34f1b18426bf3844714534162f065ab733e049597476daa35fffb4d06a92b524",
+                                  ("fairseq/clib/libbleu/libbleu.cpp", "fairseq/clib/libbleu/module.cpp")),
+               listed=18),
+)
+
 
 #: fairseq's BleuConfig defaults (and a fresh Dictionary's numbering): bos 0, pad 1, eos 2, unk 3
 BOS, PAD, EOS, UNK = 0, 1, 2, 3

@@ -32,6 +32,15 @@ from .base import (
     require_library,
     require_one_segment,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("fast-bleu", "in-process", "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
+               extra="fastbleu", listed=11),
+)
+
 
 #: `smoothing_func`: "0 for method_0 and 1 for method_1 (the same as NLTK)", NLTK's default epsilon fixed
 SMOOTHING = SmoothingTable("fast-bleu smooths with method_0 or method_1 (epsilon 0.1) only", (

@@ -37,6 +37,18 @@ from .base import (
     require_library,
     require_uniform,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("ignite", "in-process", "oracle.adapters.ignite_adapter:IgniteImplementation", extra="ignite",
+               listed=7),
+    # the same library code as ignite, its micro average: ignite's discrepancies are its own
+    Registered("ignite-micro", "in-process", "oracle.adapters.ignite_adapter:IgniteMicroImplementation",
+               extra="ignite", documented_as="ignite", listed=8),
+)
+
 
 SMOOTHING = SmoothingTable("ignite smooths with no_smooth, smooth1 (epsilon 0.1) or smooth2 only", (
     SmoothingRow("none", "no_smooth"), SmoothingRow("chen-cherry-2", "smooth2"),

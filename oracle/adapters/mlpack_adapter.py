@@ -33,6 +33,18 @@ from .base import (
     declare_capabilities,
     is_uniform,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    # C++: the wheel brings its headers; g++, libarmadillo-dev and libcereal-dev build it on first use
+    Registered("mlpack", "in-process", "oracle.adapters.mlpack_adapter:MlpackImplementation", extra="mlpack",
+               listed=15),
+    Registered("mlpack-double", "in-process", "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
+               extra="mlpack", listed=16),
+)
+
 
 TIMEOUT = 60
 BUILD_TIMEOUT = 300

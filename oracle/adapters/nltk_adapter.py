@@ -53,6 +53,14 @@ from .base import (
     require_library,
     require_one_segment,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("nltk", "in-process", "oracle.adapters.nltk_adapter:NltkImplementation", extra="nltk", listed=2),
+)
+
 
 #: the oracle's method -> the `SmoothingFunction` method, and the parameters passed to SmoothingFunction
 SMOOTHING = SmoothingTable("nltk smooths with none, floor, exp and chen-cherry-1 to -7 only", (

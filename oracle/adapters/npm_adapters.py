@@ -20,6 +20,20 @@ from __future__ import annotations
 from . import environments
 from .base import declare_capabilities
 from .driven import DriverImplementation, driver_script, node
+from .preparations import NpmPin
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("promptfoo", "npm", "oracle.adapters.npm_adapters:PromptfooImplementation", prepared=NpmPin(
+        "0.123.1", "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg=="),
+               listed=19),
+    Registered("bleu-score", "npm", "oracle.adapters.npm_adapters:BleuScoreNpmImplementation", prepared=NpmPin(
+        "1.0.4", "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A=="),
+               listed=20),
+)
+
 
 #: What JavaScript's \s matches (ECMA-262 WhiteSpace and LineTerminator): promptfoo splits on it.
 JS_WHITESPACE = (

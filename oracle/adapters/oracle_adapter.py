@@ -17,6 +17,14 @@ from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest
 
 from .base import Implementation, Rejected, ScoreAnswer
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("oracle", "in-process", "oracle.adapters.oracle_adapter:OracleImplementation", listed=1),
+)
+
 
 #: The largest order declared; the oracle itself has no limit, this is what it promises.
 MAX_ORDER = 10

@@ -67,6 +67,24 @@ from .base import (
     is_uniform,
     without_smoothing,
 )
+from .preparations import ScriptSpec
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("multi-bleu", "command", "oracle.adapters.perl_adapter:MultiBleuImplementation", listed=12),
+    Registered("mteval", "command", "oracle.adapters.perl_adapter:MtevalImplementation", listed=13),
+    # Moses' scripts/generic/multi-bleu-detok.perl is on no registry of its own; OpenNMT-tf's 1.x sdists vendor it
+    # in third_party/ (its BLEUDetokEvaluator runs it). The sha256 of both are the ones pip checked on download.
+    Registered("multi-bleu-detok", "script", "oracle.adapters.perl_adapter:MultiBleuDetokImplementation",
+               prepared=ScriptSpec("multi-bleu-detok", "OpenNMT-tf", "1.25.3",
+                                   "a0568b02344c3683b5d1adb1334dd8690ac61828a527252de4502a7e7920a108",
+                                   "OpenNMT-tf-1.25.3/third_party/multi-bleu-detok.perl",
+                                   "d97f7107983fd7dd9e6d005e042e601eeb5825b120c0863716b2211f79cfe7b1"),
+               listed=14),
+)
+
 
 TIMEOUT = 60
 _ASCII_PUNCTUATION = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f]")

@@ -1,6 +1,6 @@
 """How an implementation that lives outside the project's environment is prepared: the pinned specifications
-(`oracle.adapters.registry` declares one per implementation; `oracle.adapters.environments` builds and verifies
-what they pin). Data only: nothing here reads or writes a file."""
+(an implementation's registry entry, `oracle.adapters.registry.Registered`, holds its own;
+`oracle.adapters.environments` builds and verifies what they pin). Data only: nothing here reads or writes a file."""
 
 from __future__ import annotations
 

@@ -34,6 +34,15 @@ from .base import (
     require_uniform,
     without_smoothing,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("pycocoevalcap", "in-process", "oracle.adapters.pycocoevalcap_adapter:PycocoevalcapImplementation",
+               extra="pycocoevalcap", listed=9),
+)
+
 
 SMOOTHING = without_smoothing("pycocoevalcap's Bleu")
 

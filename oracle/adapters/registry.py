@@ -1,20 +1,24 @@
-"""Every built-in implementation, declared once: the one place a name is registered.
+"""Every built-in implementation, declared once: how the verbs find a name.
 
 One `Registered` entry per implementation says all that the verbs need to know of it: its `--impl` name, its
 kind (how it runs), its adapter or driver declaration ("module:Class", imported only when it is asked for), the
 pip extra that installs its library, how it is prepared outside this environment (its pinned `VenvSpec`, npm
 tarball, sdist or script), the environment it runs in when it shares another's, whether its driver loads the
-library from the start, and the name its curated discrepancies are filed under. `resolve(name)` is the one
-lookup: `check`/`fuzz --impl`, `serve --impl`/`--list`, `install`, `report --impl` and `history` all go through
-it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line, the known names listed).
+library from the start, the name its curated discrepancies are filed under, and its place in the list. `resolve(name)`
+is the one lookup: `check`/`fuzz --impl`, `serve --impl`/`--list`, `install`, `report --impl` and `history` all go
+through it, and an unknown name is one error (`UnknownImplementation`: exit 2, one line, the known names listed).
 
-A venv library's entries are not written here: its module of `drivers/libraries/` declares them (`ENVIRONMENT`,
-`IMPLEMENTATIONS`, plain data, since the module runs where bleu-oracle is not installed), with its call, and this
-module discovers them (`_venv_entries`: every module there is imported, which is safe, their libraries being
-imported by `scorer()` only); `oracle.adapters.venv_adapters` makes each one's declaration class from that data.
+No entry is written here. An adapter's are in its own module of this package, `IMPLEMENTATIONS = (Registered(...),
+...)` beside its class, which this module reads from the module's source without importing it (`_adapter_entries`:
+only that statement is parsed, and it holds plain data): `resolve(name)` imports no adapter, `load()` only its own.
+A venv library's are in its module of `drivers/libraries/` (`ENVIRONMENT`, `IMPLEMENTATIONS`, plain data, since the
+module runs where bleu-oracle is not installed), with its call, and this module discovers them (`_venv_entries`:
+every module there is imported, which is safe, their libraries being imported by `scorer()` only);
+`oracle.adapters.venv_adapters` makes each one's declaration class from that data. A name declared twice, a place in
+the list taken twice, or an adapter's entry in another module than its class's is an error at import.
 
 What reads these entries and is not here: `oracle.adapters.environments` builds and verifies what an entry's
-preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from this file); a driven library's
+preparation pins (its NPM_PACKAGES, VENVS, SDISTS and SCRIPTS are derived from the entries); a driven library's
 call belongs to its driver (a venv library's is `scorer()` of the module `drivers/libraries/<driver_library>.py`,
 found by that name; an npm package's a function of `drivers/npm_bleu.js`), since a driver runs without bleu-oracle;
 `bleu-oracle history`'s release specs (`oracle.adapters.history.LIBRARIES`, keyed by these names) are built from
@@ -24,10 +28,14 @@ and the test that goes with it.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import pkgutil
+import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from oracle.formulas.errors import BleuValueError
@@ -81,6 +89,10 @@ class Registered:
     preload: bool = False
     #: the implementation name its curated discrepancies are filed under, when another (the same library code)
     documented_as: str = ""
+    #: its place in the list every verb shows (`serve --list`, `report`'s columns, an unknown name's error): the
+    #: order the adapters were added in, a new one taking the next number; 0 for a venv library's entries, which
+    #: follow the others in their modules' order
+    listed: int = 0
     #: a venv library's declaration as its module of drivers/libraries/ states it (`libraries.implementation`: profile,
     #: capabilities, smoothing table), from which `oracle.adapters.venv_adapters` makes its class; None for the others
     declaration: dict[str, Any] | None = field(default=None, compare=False, repr=False)
@@ -153,58 +165,113 @@ def _venv_entries() -> list[Registered]:
     return entries
 
 
-#: Every built-in implementation, in the order `serve --list` prints them and `report` runs them: those declared
-#: here, then the venv libraries their modules declare.
-ENTRIES: tuple[Registered, ...] = (
-    Registered("oracle", "in-process", "oracle.adapters.oracle_adapter:OracleImplementation"),
-    Registered("nltk", "in-process", "oracle.adapters.nltk_adapter:NltkImplementation", extra="nltk"),
-    Registered("sacrebleu", "in-process", "oracle.adapters.sacrebleu_adapter:SacrebleuImplementation",
-               extra="sacrebleu"),
-    Registered("torchmetrics", "in-process", "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
-               extra="torchmetrics"),
-    Registered("torchmetrics-sacrebleu", "in-process",
-               "oracle.adapters.torchmetrics_adapter:TorchmetricsSacreBleuImplementation", extra="torchmetrics"),
-    Registered("torcheval", "in-process", "oracle.adapters.torcheval_adapter:TorchevalImplementation",
-               extra="torcheval"),
-    Registered("ignite", "in-process", "oracle.adapters.ignite_adapter:IgniteImplementation", extra="ignite"),
-    # the same library code as ignite, its micro average: ignite's discrepancies are its own
-    Registered("ignite-micro", "in-process", "oracle.adapters.ignite_adapter:IgniteMicroImplementation",
-               extra="ignite", documented_as="ignite"),
-    Registered("pycocoevalcap", "in-process", "oracle.adapters.pycocoevalcap_adapter:PycocoevalcapImplementation",
-               extra="pycocoevalcap"),
-    Registered("bleuscore", "in-process", "oracle.adapters.bleuscore_adapter:BleuscoreImplementation",
-               extra="bleuscore"),
-    Registered("fast-bleu", "in-process", "oracle.adapters.fastbleu_adapter:FastbleuImplementation",
-               extra="fastbleu"),
-    Registered("multi-bleu", "command", "oracle.adapters.perl_adapter:MultiBleuImplementation"),
-    Registered("mteval", "command", "oracle.adapters.perl_adapter:MtevalImplementation"),
-    # Moses' scripts/generic/multi-bleu-detok.perl is on no registry of its own; OpenNMT-tf's 1.x sdists vendor it
-    # in third_party/ (its BLEUDetokEvaluator runs it). The sha256 of both are the ones pip checked on download.
-    Registered("multi-bleu-detok", "script", "oracle.adapters.perl_adapter:MultiBleuDetokImplementation",
-               prepared=ScriptSpec("multi-bleu-detok", "OpenNMT-tf", "1.25.3",
-                                   "a0568b02344c3683b5d1adb1334dd8690ac61828a527252de4502a7e7920a108",
-                                   "OpenNMT-tf-1.25.3/third_party/multi-bleu-detok.perl",
-                                   "d97f7107983fd7dd9e6d005e042e601eeb5825b120c0863716b2211f79cfe7b1")),
-    # C++: the wheel brings its headers; g++, libarmadillo-dev and libcereal-dev build it on first use
-    Registered("mlpack", "in-process", "oracle.adapters.mlpack_adapter:MlpackImplementation", extra="mlpack"),
-    Registered("mlpack-double", "in-process", "oracle.adapters.mlpack_adapter:MlpackDoubleImplementation",
-               extra="mlpack"),
-    Registered("torchtext", "in-process", "oracle.adapters.torchtext_adapter:TorchtextImplementation",
-               extra="torchtext"),
-    # fairseq's libbleu (the C++ its `bleu` scorer loads through ctypes), from the 0.12.2 sdist (sha256 as pip
-    # downloaded and verified it against PyPI's index on 2026-11-26); fairseq itself is never installed.
-    Registered("fairseq", "sdist", "oracle.adapters.fairseq_adapter:FairseqImplementation",
-               prepared=SdistSpec("fairseq", "fairseq", "0.12.2",
-                                  "34f1b18426bf3844714534162f065ab733e049597476daa35fffb4d06a92b524",
-                                  ("fairseq/clib/libbleu/libbleu.cpp", "fairseq/clib/libbleu/module.cpp"))),
-    Registered("promptfoo", "npm", "oracle.adapters.npm_adapters:PromptfooImplementation", prepared=NpmPin(
-        "0.123.1", "sha512-9WzFeH6L+5E49R6CTulBo/WzmVPNcMpvgUZAyEsNlaKgpfmF9vV82jKUG1rQ+QH79P7gYAaxeY3TvLDV+x0Cbg==")),
-    Registered("bleu-score", "npm", "oracle.adapters.npm_adapters:BleuScoreNpmImplementation", prepared=NpmPin(
-        "1.0.4", "sha512-GiBQK6KFuQhfAPBIfcorw15Ggn5pD2dNkptxxNAs9TtHHXlA5XalzMfGQVRVhEhIz4DeYoOqIXPzJytT83/N4A==")),
-    *_venv_entries(),
-)
+#: The package whose modules declare the in-process, command, script, sdist and npm implementations.
+_ADAPTERS = sys.modules[__name__.rpartition(".")[0]]
+#: A module's declaration: one statement at module level, `IMPLEMENTATIONS = (Registered(...), ...)`.
+_DECLARATION = re.compile(r"^IMPLEMENTATIONS = ", re.MULTILINE)
+#: Where a line at module level starts: where the declaration's statement may end.
+_MODULE_LEVEL_LINE = re.compile(r"\n(?=\S)")
+#: What a declaration may call: the entry and the preparations it pins (data, nothing that runs).
+_CONSTRUCTORS: dict[str, type] = {constructor.__name__: constructor
+                                  for constructor in (Registered, NpmPin, ScriptSpec, SdistSpec, VenvSpec)}
 
-_BY_NAME = {entry.name: entry for entry in ENTRIES}
+
+def _plain(node: ast.expr, where: str, first_line: int) -> Any:
+    """The value of one node of a declaration: a constant, a tuple of values, or a constructor called with them."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Tuple):
+        return tuple(_plain(element, where, first_line) for element in node.elts)
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CONSTRUCTORS
+            and all(keyword.arg for keyword in node.keywords)):
+        return _CONSTRUCTORS[node.func.id](*(_plain(argument, where, first_line) for argument in node.args),
+                                           **{str(keyword.arg): _plain(keyword.value, where, first_line)
+                                              for keyword in node.keywords})
+    raise BleuValueError(f"{where}:{first_line + node.lineno - 1}: IMPLEMENTATIONS holds plain data only (constants, "
+                        f"tuples, {', '.join(_CONSTRUCTORS)} called with them): the registry reads it from the "
+                        f"source, without importing the module, and got {ast.unparse(node)!r}")
+
+
+def _declared(text: str, where: str) -> tuple[Any, int] | None:
+    """The value of a module's `IMPLEMENTATIONS` statement and the line it starts on, or None when it has none.
+    Only that statement is parsed (from its first line to the first line at module level after which it parses):
+    3 ms for all the adapters, where parsing their modules whole costs 17 to 35 ms at every start and importing
+    them some 210 ms of CPU (benchmarks/README.md, "Finding the implementations at start")."""
+    found = [match.start() for match in _DECLARATION.finditer(text)]
+    if not found:
+        return None
+    first_line = text.count("\n", 0, found[0]) + 1
+    if len(found) > 1:
+        raise BleuValueError(f"{where}:{first_line}: IMPLEMENTATIONS is assigned {len(found)} times; a module "
+                             "declares its implementations in one statement")
+    ends = [match.start() for match in _MODULE_LEVEL_LINE.finditer(text, found[0])] + [len(text)]
+    for end in ends:
+        try:
+            statement = ast.parse(text[found[0]:end]).body[0]
+        except SyntaxError:  # not yet the statement's end
+            continue
+        if isinstance(statement, ast.Assign):
+            return _plain(statement.value, where, first_line), first_line
+    raise BleuValueError(f"{where}:{first_line}: its IMPLEMENTATIONS statement does not parse")
+
+
+def _module_entries(text: str, module: str, where: str) -> list[Registered]:
+    """The entries one adapter module declares (`module`: its import name, `where`: its file as shown)."""
+    declared = _declared(text, where)
+    if declared is None:
+        return []
+    value, line = declared
+    if not isinstance(value, tuple) or not all(isinstance(entry, Registered) for entry in value):
+        raise BleuValueError(f"{where}:{line}: IMPLEMENTATIONS is a tuple of Registered(...)")
+    for entry in value:
+        if entry.adapter.partition(":")[0] != module:
+            raise BleuValueError(f"{where}:{line}: {entry.name!r} names {entry.adapter}; an implementation is "
+                                 f"declared in the module of its class ({module}:CLASS)")
+        if entry.kind not in KINDS or entry.kind == "venv":
+            raise BleuValueError(f"{where}:{line}: {entry.name!r} is of kind {entry.kind!r}; an adapter module "
+                                 f"declares one of {', '.join(kind for kind in KINDS if kind != 'venv')} (a venv "
+                                 "library declares itself in its module of drivers/libraries/)")
+    return list(value)
+
+
+def _adapter_entries(directories: Iterable[str], package: str) -> list[Registered]:
+    """Every entry the modules of `package` (found in `directories`, its `__path__`) declare, by `listed`. Their
+    sources are read, not imported: `resolve(name)` imports no adapter, `load()` only its own."""
+    entries = []
+    for directory in directories:
+        for path in sorted(Path(directory).glob("[!_]*.py")):
+            entries += _module_entries(path.read_text(encoding="utf-8"), f"{package}.{path.stem}",
+                                       f"{package.replace('.', '/')}/{path.name}")
+    next_free = max((entry.listed for entry in entries), default=0) + 1
+    places: dict[int, Registered] = {}
+    for entry in entries:
+        if entry.listed < 1:
+            raise BleuValueError(f"{entry.name!r} ({entry.adapter}) has no place in the list: give it "
+                                 f"listed={next_free}, the next free one")
+        taken = places.setdefault(entry.listed, entry)
+        if taken is not entry:
+            raise BleuValueError(f"{entry.name!r} ({entry.adapter}) and {taken.name!r} ({taken.adapter}) are both "
+                                 f"listed={entry.listed}; each implementation has a place of its own (the next "
+                                 f"free one is {next_free})")
+    return sorted(entries, key=lambda entry: entry.listed)
+
+
+def _by_name(entries: Iterable[Registered]) -> dict[str, Registered]:
+    """name -> entry; a name declared twice is an error naming both declarations."""
+    found: dict[str, Registered] = {}
+    for entry in entries:
+        taken = found.setdefault(entry.name, entry)
+        if taken is not entry:
+            raise BleuValueError(f"implementation {entry.name!r} is declared twice ({taken.adapter} and "
+                                 f"{entry.adapter}); a name is registered once")
+    return found
+
+
+#: Every built-in implementation, in the order `serve --list` prints them and `report` runs them: those the adapter
+#: modules declare, by `listed`, then the venv libraries their modules declare.
+ENTRIES: tuple[Registered, ...] = (*_adapter_entries(_ADAPTERS.__path__, _ADAPTERS.__name__), *_venv_entries())
+
+_BY_NAME = _by_name(ENTRIES)
 
 
 def names() -> list[str]:

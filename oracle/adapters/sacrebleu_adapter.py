@@ -57,6 +57,15 @@ from .base import (
     require_uniform,
 )
 from .drivers.libraries import sacrebleu as sacrebleu_library
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("sacrebleu", "in-process", "oracle.adapters.sacrebleu_adapter:SacrebleuImplementation",
+               extra="sacrebleu", listed=3),
+)
+
 
 #: smooth_method, and its smooth_value from the request's parameter (stated in the driver's sacrebleu module, which
 #: `history` and tfma drive with it)

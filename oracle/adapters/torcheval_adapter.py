@@ -31,6 +31,15 @@ from .base import (
     require_library,
     without_smoothing,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("torcheval", "in-process", "oracle.adapters.torcheval_adapter:TorchevalImplementation",
+               extra="torcheval", listed=6),
+)
+
 
 SMOOTHING = without_smoothing("torcheval")
 

@@ -36,6 +36,18 @@ from .base import (
     join_tokens,
     require_library,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("torchmetrics", "in-process", "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
+               extra="torchmetrics", listed=4),
+    Registered("torchmetrics-sacrebleu", "in-process",
+               "oracle.adapters.torchmetrics_adapter:TorchmetricsSacreBleuImplementation", extra="torchmetrics",
+               listed=5),
+)
+
 
 #: `smooth`: add 1 to the matches and totals of orders n > 1 (chen-cherry-2, which is add-k with k = 1)
 SMOOTHING = SmoothingTable("torchmetrics' only smoothing adds 1 to orders n > 1 (chen-cherry-2)", (

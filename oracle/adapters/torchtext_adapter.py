@@ -36,6 +36,15 @@ from .base import (
     require_library,
     without_smoothing,
 )
+from .registry import Registered
+
+#: This module's implementations, as every verb knows them (docs/extending.md, "An implementation"): the
+#: registry reads this statement from the source, without importing the module, so it holds plain data only.
+IMPLEMENTATIONS = (
+    Registered("torchtext", "in-process", "oracle.adapters.torchtext_adapter:TorchtextImplementation",
+               extra="torchtext", listed=17),
+)
+
 
 SMOOTHING = without_smoothing("torchtext's bleu_score")
 
