@@ -641,16 +641,28 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
         if meter is not None and limit < budget:
             meter.cut = True
             whose = f"{meter.words} ({limit:,} token computations left for this search)"
-        return Explanation(
-            (UNEXPLAINED,),
-            f"{whose} was spent after {search.tried} alternatives on this {request.token_count:,}-token input",
-            (),
-            None,
-            expected,
-        )
+        spent = f"{whose} was spent after {search.tried} alternatives on this {request.token_count:,}-token input"
+        if meter is not None and meter.cut:  # the session names a cut record (its block's causes, else what is known)
+            return Explanation((UNEXPLAINED,), spent, (), None, expected)
+        return _known_once_spent(search, expected, spent)
     finally:
         if meter is not None:
             meter.spent += search.spent
+
+
+def _known_once_spent(search, expected, spent):
+    """What is known of an answer whose search spent its own budget (`spent`, in words): its first diverging layer and
+    the score stage its numbers are consistent with (`_what_is_known`), never a bare `unexplained` where they tell
+    (issue 36). Knowing it costs a fixed number of candidates more on the input (the score stage's variants that
+    give 0, the returned counts scored), as `what_is_known` costs a record whose run cut its search."""
+    search.budget = search.spent + (len(COMBINATION_COMPUTATIONS) + 2) * search.cost
+    try:
+        known = _what_is_known(search, expected)
+    except _BudgetSpent:
+        known = None
+    if known is None or known.name == UNEXPLAINED:
+        return Explanation((UNEXPLAINED,), spent, (), None, expected)
+    return replace(known, description=f"{known.description}; {spent}")
 
 
 def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
@@ -750,6 +762,13 @@ def _what_is_known(search, expected):
     else:
         combined, prefix = _scored_as_returned(search), (f"{OTHER_COUNTING}{differs}",)
         divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
+        if combined is not None and within_contract(search.actual, score_of(combined)) and search.permitted(*prefix):
+            # the returned counts, scored by the judged formulas, give the answer: the counting alone differs (as
+            # `_from_returned_counts` names it where the search ran), not the combination as well
+            where = f" first at {divergence[2]}" if divergence else ""
+            return Explanation(prefix, f"what is known: the implementation's own statistics, scored by the judged "
+                                       f"profile's formulas, give its answer; they differ from the oracle's{where}",
+                               (("computation", prefix[0]),), score_of(combined), expected, zeros)
         layer = (f"the statistics differ from the oracle's first at {divergence[2]}, and the score does not follow "
                  "from them by the judged formulas" if divergence else "")
     stages = stages_consistent_with(search.actual, combined, returned_bp=returned_bp if differs is None else None)

@@ -366,6 +366,28 @@ def test_the_classification_budget_is_deterministic_and_says_it_was_spent():
     assert classify(r, 0.123, "papineni", budget=10).description == e.description
 
 
+def test_a_search_that_spends_its_budget_still_names_what_is_known():
+    """50 segments "a b c d" against "a b" and "a b c d e", BLEU-1: each segment c = 4, the closest reference 5
+    (|5 - 4| = 1 < |2 - 4| = 2), all 4 unigrams matched; summed c = 200, r = 250, matches 200 of 200, so BLEU =
+    e^(1 - 250/200) = e^-0.25. An answer that counted one match fewer (199, as a counter that wraps or drops one) and
+    scored its own counts, e^-0.25 x 199/200: its counts differ first at the matches, and its score follows from
+    them. A budget of 10 token computations is spent on the first candidate (550 tokens); the record is still
+    named by its layer, as the full search names it (`other-counting-of-matches`), never a bare `unexplained` and
+    never the combination as well (the score does follow from the returned counts)."""
+    import math
+
+    r = request("corpus", [("a b c d", ["a b", "a b c d e"])] * 50, weights=(1.0,))
+    answer = {"score": math.exp(-0.25) * 199 / 200,
+              "statistics": {"hyp_len": 200, "ref_len": 250, "matches": [199], "totals": [200]}}
+    cut = classify(r, answer, "papineni", budget=10)
+    assert cut.name == "other-counting-of-matches", cut.name
+    assert "budget (10 token computations) was spent" in cut.description
+    assert classify(r, answer, "papineni").name == "other-counting-of-matches"
+    # an answer that does not follow from its counts keeps the combination as what is known of its score
+    other = {**answer, "score": 0.5}
+    assert classify(r, other, "papineni", budget=10).name.startswith("other-counting-of-matches + ")
+
+
 def test_a_search_given_a_shared_meter_spends_at_most_what_is_left_and_says_whose_budget_ran_out():
     """`TokenMeter`: one segment of 3 hypothesis tokens and 5 reference tokens, so that each candidate costs 8 token
     computations. With nothing left the search is cut at its first candidate (spent 8, past the 0 left); with 20 left
