@@ -385,8 +385,10 @@ FEATURES: tuple[Feature, ...] = (
     # length a logarithm of c divides by zero at (nltk #2204, chen-cherry-4's ln(1)), whatever the order
     Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
-    # before "a reference is empty", which it implies: sacrebleu #161 drops a segment's empty references and refuses
-    # a segment left with none, so one reference more (matching nothing) beside the empty one is answered
+    # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
+    # segment left with none (mjpost/sacrebleu #161, #175's `if len(lines) == 0: raise RuntimeError`; espnet #4715,
+    # references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference more
+    # (matching nothing) beside the empty one is answered
     Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
             _references_all_empty, _one(_all_empty_references_joined)),
     Feature("reference-empty", "a reference is empty", "reference-length",
@@ -416,8 +418,9 @@ FEATURES: tuple[Feature, ...] = (
             lambda r: len(r.segments) > 1, _single_segments),
     Feature("references-several", "a segment has several references", "references",
             lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
-    # pycocoevalcap's `assert(len(ref) > 1)` (tylin/coco-caption #4: "I have only one ref per image"): its
-    # neighbour gives the one reference twice, which changes no count and no length
+    # pycocoevalcap's `assert(len(ref) > 1)` (tylin/coco-caption #4: "I have only one ref per image", relaxed by
+    # #15 to "one or more references"): its neighbour gives the one reference twice, which changes no count, no
+    # length and no match
     Feature("references-one", "a segment has exactly one reference", "references-one",
             lambda r: any(len(s.references) == 1 for s in r.segments), _one(_one_reference_doubled)),
     Feature("lowercase", "case is folded (lowercase)", "lowercase",

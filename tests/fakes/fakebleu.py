@@ -71,7 +71,8 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero")
+              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero",
+              "error-references-all-empty", "error-one-reference")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -318,10 +319,24 @@ def unguarded_log_mean(command):
     return math.fsum(w * math.log(mi / ti) for mi, ti, w in zip(m, t, command["weights"], strict=False))
 
 
+def references_all_empty(command):
+    """error-references-all-empty: a segment with references, every one of them empty (its hypothesis any)."""
+    return any(s["references"] and not any(s["references"]) for s in command["segments"])
+
+
+def one_reference(command):
+    """error-one-reference: a segment with exactly one reference."""
+    return any(len(s["references"]) == 1 for s in command["segments"])
+
+
 def planted_error(command, bugs):
     """The error message a planted error bug answers this request with, or None."""
     if "error-empty-segment" in bugs and empty_segment(command):
         return "ZeroDivisionError: float division by zero"
+    if "error-references-all-empty" in bugs and references_all_empty(command):
+        return "ValueError: a segment has no non-empty reference"
+    if "error-one-reference" in bugs and one_reference(command):
+        return "AssertionError: each segment needs at least two references"
     if "error-log-of-zero" in bugs:
         return log_error(command, bugs)
     return None
