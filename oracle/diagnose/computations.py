@@ -361,6 +361,15 @@ def both_empty_smoothed(ctx, result):
     return math.exp(total)
 
 
+def empty_hypothesis_scores_one(ctx, result):
+    """A hypothesis with no tokens (c = 0, whatever r) scored 1, a perfect score, where the formula gives 0 (BP's
+    limit as c -> 0; c = r = 0 is undefined): nothing in it is wrong, as a sentence scorer's early return reads it;
+    an n-best selection by it then prefers an empty line (the held-out bug empty-hypothesis-scores-one)."""
+    if result is None or result.statistics.hyp_len != 0:
+        return None
+    return 1.0
+
+
 def _best_single_reference_matches(ctx, result, *, fold=False):
     """Per order, the matches of the reference whose clipped count is largest on its own, summed over
     segments (None where the request is text or the oracle rejects it)."""
@@ -829,6 +838,7 @@ SPECIFIC_COMPUTATIONS = (
     ("coco-epsilon", coco_epsilon),
     ("zero-weight-nan", zero_weight_nan),
     ("both-empty-smoothed", both_empty_smoothed),
+    ("empty-hypothesis-scores-one", empty_hypothesis_scores_one),
     ("best-single-reference-clipping", best_single_reference_clipping),
     ("epsilon-instead-of-zero", epsilon_instead_of_zero),
     ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),

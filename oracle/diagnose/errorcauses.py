@@ -16,7 +16,7 @@ The predicate is confirmed on the failing input and its neighbours, one on each 
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
 every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
 raised to the smallest other one, each hypothesis given as one more reference of its own, a segment's one reference
-given twice, a segment whose references are all empty given one more of a token found in no hypothesis, the
+given twice, a segment whose references are all empty given one more of a token found nowhere in the input, the
 smoothing method `none`) is asked of the implementation (`ask`). A feature
 whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
 The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
@@ -29,12 +29,12 @@ that one too, and dropped where that input still errs. A cause holds on every fa
 request as well as the shrunk one): an order bound or smoothing the shrunk input needs but the original lacks is
 dropped (the original errs without it); where no neighbour is answered the record keeps the name `error`.
 
-A zero precision (`LAST_RESORT`) is told from the features whose neighbours also take it away: its own neighbour
-must keep every other feature but those shown no part of the cause (their own neighbour errs), and a feature whose
-first neighbour added a match is asked once more with the tokens it adds being a token found in no hypothesis
-(`Feature.unmatched`): where that neighbour, its precision still 0, is answered, the feature is part of the cause
-beside the zero precision. The held-out bug this came from (sacrebleu #161, a segment whose references are all
-empty refused once its empty references are dropped) was named by the zero precision, the feature that came last:
+A neighbour may take away with its feature another shown no part of the cause (whose own neighbour errs: one
+reference more beside an empty one also makes a segment of one reference two). A zero precision (`LAST_RESORT`) is
+told from the features whose neighbours also take it away: a feature whose first neighbour added a match is asked
+once more with the tokens it adds being a token found nowhere in the input (`Feature.unmatched`): where that
+neighbour, its precision still 0, is answered, the feature is part of the cause beside the zero precision. The held-out bug this came from (empty-references-dropped: a segment whose references are
+all empty refused once its empty references are dropped) was named by the zero precision, the feature that came last:
 "a reference is empty" filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
 of a segment empty, was no feature (benchmarks/README.md, "Second held-out set after this round's mechanisms").
 
@@ -146,7 +146,7 @@ class Feature:
     family: str
     holds: Callable[[ScoreRequest], bool]
     neighbours: Callable[[ScoreRequest], Iterable[ScoreRequest]]
-    #: The request with the feature taken away by tokens found in no hypothesis (no match added): asked where the
+    #: The request with the feature taken away by tokens found nowhere in the input (no match added): asked where the
     #: first neighbour took a zero precision away with the feature (`_with_derived`); None where the first
     #: neighbour adds no token.
     unmatched: Callable[[ScoreRequest], ScoreRequest | None] | None = None
@@ -215,7 +215,7 @@ def _unmatched_token(request: ScoreRequest) -> str | None:
 
 def _lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) -> ScoreRequest | None:
     """Every hypothesis (`side` "hypothesis") or reference ("references") shorter than `at_least` padded with a token
-    found in no hypothesis: the feature taken away, no match added (an order whose precision was 0 stays 0)."""
+    found nowhere in the input: the feature taken away, no match added (an order whose precision was 0 stays 0)."""
     token = _unmatched_token(request)
     if token is None:
         return None
@@ -241,8 +241,8 @@ def _references_all_empty(request: ScoreRequest) -> bool:
 
 
 def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
-    """Each segment whose references are all empty given one more reference, a token found in no hypothesis: the
-    empty references kept (a reference is still empty), no match added."""
+    """Each segment whose references are all empty given one more reference, a token found nowhere in the input:
+    the empty references kept (a reference is still empty), no match added."""
     token = _unmatched_token(request)
     if token is None:
         return None
@@ -386,7 +386,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
     # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
-    # segment left with none (mjpost/sacrebleu #161, #175's `if len(lines) == 0: raise RuntimeError`; espnet #4715,
+    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`; espnet #4715,
     # references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference more
     # (matching nothing) beside the empty one is answered
     Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
@@ -418,8 +418,8 @@ FEATURES: tuple[Feature, ...] = (
             lambda r: len(r.segments) > 1, _single_segments),
     Feature("references-several", "a segment has several references", "references",
             lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
-    # pycocoevalcap's `assert(len(ref) > 1)` (tylin/coco-caption #4: "I have only one ref per image", relaxed by
-    # #15 to "one or more references"): its neighbour gives the one reference twice, which changes no count, no
+    # pycocoevalcap's sanity check `assert(len(ref) > 1)` (tylin/coco-caption #15 changed it to support "scoring
+    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one reference twice, which changes no count, no
     # length and no match
     Feature("references-one", "a segment has exactly one reference", "references-one",
             lambda r: any(len(s.references) == 1 for s in r.segments), _one(_one_reference_doubled)),

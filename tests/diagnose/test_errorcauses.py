@@ -288,13 +288,13 @@ def test_an_order_bound_the_original_input_does_not_hold_is_no_part_of_the_cause
 
 
 def references_all_empty(r):
-    """sacrebleu 2.0 (mjpost/sacrebleu #161): a segment's empty references are left out and a segment left with
+    """sacrebleu 2.0 (the code mjpost/sacrebleu #175 changes): a segment's empty references are left out and a segment left with
     none is refused; an empty reference beside a non-empty one is not."""
     return any(s.references and not any(s.references) for s in r.segments)
 
 
 def one_reference(r):
-    """pycocoevalcap (tylin/coco-caption #4): `assert(len(ref) > 1)` on every segment."""
+    """pycocoevalcap before tylin/coco-caption #15: `assert(len(ref) > 1)` on every segment."""
     return any(len(s.references) == 1 for s in r.segments)
 
 
@@ -365,8 +365,8 @@ def test_a_feature_whose_neighbour_adds_a_match_is_asked_again_with_one_matching
     ("error_one_reference", one_reference, "error-when-references-one"),
 ])
 def test_an_error_on_empty_references_or_one_reference_is_named_by_it(tmp_path, fake_name, rule, name):
-    """The fakes answer error on a segment whose references are all empty (sacrebleu #161), and on a segment of one
-    reference (coco-caption #4): the run's errors are named by that feature, each record so named holding it."""
+    """The fakes answer error on a segment whose references are all empty (sacrebleu #175), and on a segment of one
+    reference (coco-caption #15): the run's errors are named by that feature, each record so named holding it."""
     report = tmp_path / "report"
     assert check(report, fake(fake_name), examples=60) == 1
     errors = [r for r in results(report).records if r.outcome == "error"]

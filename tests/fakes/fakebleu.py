@@ -56,6 +56,8 @@ MUTATIONS = {
     "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
     "fractions-normalised": "keeps each segment's (matches, total) of an order as a reduced fraction before summing "
                             "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
+    "empty-hypothesis-one": "scores a corpus with no hypothesis token (c = 0, whatever r) 1, BP 1: an early return "
+                            "of a perfect score where there is nothing to count",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -133,6 +135,8 @@ def reduced_fractions(matches, totals):
 
 def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
     fl = f32 if "float32" in bugs else (lambda x: x)
+    if c == 0 and "empty-hypothesis-one" in bugs:
+        return 1.0, 1.0
     if c == 0 and r == 0:
         return math.nan, math.nan
     m, t = _smoothed(matches, totals, smoothing)
