@@ -33,9 +33,10 @@ A neighbour may take away with its feature another shown no part of the cause (w
 reference more beside an empty one also makes a segment of one reference two). A zero precision (`LAST_RESORT`) is
 told from the features whose neighbours also take it away: a feature whose first neighbour added a match is asked
 once more with the tokens it adds being a token found nowhere in the input (`Feature.unmatched`): where that
-neighbour, its precision still 0, is answered, the feature is part of the cause beside the zero precision. The held-out bug this came from (empty-references-dropped: a segment whose references are
-all empty refused once its empty references are dropped) was named by the zero precision, the feature that came last:
-"a reference is empty" filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
+neighbour, its precision still 0, is answered, the feature is part of the cause beside the zero precision. The
+held-out bug this came from (empty-references-dropped: a segment whose references are all empty refused once its
+empty references are dropped) was named by the zero precision, the feature that came last: "a reference is empty"
+filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
 of a segment empty, was no feature (benchmarks/README.md, "Second held-out set after this round's mechanisms").
 
 `holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
@@ -386,9 +387,9 @@ FEATURES: tuple[Feature, ...] = (
     Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
     # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
-    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`; espnet #4715,
-    # references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference more
-    # (matching nothing) beside the empty one is answered
+    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`;
+    # espnet #4715, references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference
+    # more (matching nothing) beside the empty one is answered
     Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
             _references_all_empty, _one(_all_empty_references_joined)),
     Feature("reference-empty", "a reference is empty", "reference-length",
@@ -419,8 +420,8 @@ FEATURES: tuple[Feature, ...] = (
     Feature("references-several", "a segment has several references", "references",
             lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
     # pycocoevalcap's sanity check `assert(len(ref) > 1)` (tylin/coco-caption #15 changed it to support "scoring
-    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one reference twice, which changes no count, no
-    # length and no match
+    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one
+    # reference twice, which changes no count, no length and no match
     Feature("references-one", "a segment has exactly one reference", "references-one",
             lambda r: any(len(s.references) == 1 for s in r.segments), _one(_one_reference_doubled)),
     Feature("lowercase", "case is folded (lowercase)", "lowercase",

@@ -288,8 +288,8 @@ def test_an_order_bound_the_original_input_does_not_hold_is_no_part_of_the_cause
 
 
 def references_all_empty(r):
-    """sacrebleu 2.0 (the code mjpost/sacrebleu #175 changes): a segment's empty references are left out and a segment left with
-    none is refused; an empty reference beside a non-empty one is not."""
+    """sacrebleu 2.0 (the code mjpost/sacrebleu #175 changes): a segment's empty references are left out and a
+    segment left with none is refused; an empty reference beside a non-empty one is not."""
     return any(s.references and not any(s.references) for s in r.segments)
 
 

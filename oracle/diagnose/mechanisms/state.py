@@ -59,4 +59,5 @@ MECHANISMS = [
 ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
           for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
 
-__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "REFERENCES_KEPT", "ROUTES", "STATE_STATISTICS", "state_words"]
+__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "REFERENCES_KEPT", "ROUTES", "STATE_STATISTICS",
+           "state_words"]
