@@ -750,7 +750,7 @@ def _what_is_known(search, expected):
     power of ten between the answer and the score."""
     statistics, base, n = search.statistics, search.base, search.n
     differs = _statistics_differ(statistics, base, n)
-    if base is None or base.score.is_nan():
+    if base is None:
         return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected)
     zeros = _zero_variants(search)
     returned_bp = None
@@ -759,6 +759,9 @@ def _what_is_known(search, expected):
         returned_bp = None if reported.bp is None else float(reported.bp)
     if differs is None:
         combined, prefix, layer = base, (), "the statistics are the oracle's (c, r, matches and totals of every order)"
+        if base.score.is_nan():  # c = r = 0: a number where the formula has none is scored by no stage of it
+            layer += (", on which the judged formulas leave the score undefined (NaN: c = r = 0), and the answer is "
+                      "a number")
     else:
         combined, prefix = _scored_as_returned(search), (f"{OTHER_COUNTING}{differs}",)
         divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)

@@ -5,17 +5,19 @@ explain: what explains it is the input that triggers it, and the shrunk input sa
 one order, a segment without references). Named `error` alone, every crash of a run is one cause, and a baseline
 can list one only by its exception's name or by its id, which holds for one seed. Here an error's cause is a
 predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
-references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a hypothesis of
-one token, an empty or whitespace-bearing token, a raw text holding a line break or a hyphen before one, several
-segments or references, case folding, the level, the smoothing method, the order; and, `LAST_RESORT`, an order whose
+references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose every
+reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line break
+or a hyphen before one, several segments, a segment of one reference or of several, case folding, the level, the
+smoothing method, the order; and, `LAST_RESORT`, an order whose
 no n-gram matches: a precision of 0, which another feature's neighbour may take away with its own), named
 `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
 every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
-raised to the smallest other one, each hypothesis given as one more reference of its own, the smoothing method
-`none`) is asked of the implementation (`ask`). A feature
+raised to the smallest other one, each hypothesis given as one more reference of its own, a segment's one reference
+given twice, a segment whose references are all empty given one more of a token found nowhere in the input, the
+smoothing method `none`) is asked of the implementation (`ask`). A feature
 whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
 The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
 or lowered by one (`order-above-<k>`). Of the features of one family (a hypothesis empty, or shorter than the
@@ -26,6 +28,16 @@ cause joins several features, each is asked once more, the failing input with ev
 that one too, and dropped where that input still errs. A cause holds on every failing input given (the original
 request as well as the shrunk one): an order bound or smoothing the shrunk input needs but the original lacks is
 dropped (the original errs without it); where no neighbour is answered the record keeps the name `error`.
+
+A neighbour may take away with its feature another shown no part of the cause (whose own neighbour errs: one
+reference more beside an empty one also makes a segment of one reference two). A zero precision (`LAST_RESORT`) is
+told from the features whose neighbours also take it away: a feature whose first neighbour added a match is asked
+once more with the tokens it adds being a token found nowhere in the input (`Feature.unmatched`): where that
+neighbour, its precision still 0, is answered, the feature is part of the cause beside the zero precision. The
+held-out bug this came from (empty-references-dropped: a segment whose references are all empty refused once its
+empty references are dropped) was named by the zero precision, the feature that came last: "a reference is empty"
+filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
+of a segment empty, was no feature (benchmarks/README.md, "Second held-out set after this round's mechanisms").
 
 `holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
 that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
@@ -59,6 +71,11 @@ ORDER_STEPS = 4
 FILLER = "a"
 #: Neighbours of one feature asked at most (one segment kept of several: the first, the second, ...).
 MAX_ALTERNATIVES = 4
+#: How far a neighbour's refuted features are followed: a neighbour may take away a feature whose own neighbour
+#: errs, that neighbour taking away in turn one whose own neighbour, keeping every other feature, errs.
+REFUTED_DEPTH = 2
+#: The tokens an edit that must add no match adds: the first letter the request does not hold.
+UNMATCHED_LETTERS = "zqxjkvwyfgpmhbdlucnrsitoea"
 
 #: ask(request): True where the implementation answers it with an error (or unsupported), False where it answers
 #: (a score or a refusal), None where it cannot be asked (outside its capabilities, the process given up).
@@ -130,6 +147,10 @@ class Feature:
     family: str
     holds: Callable[[ScoreRequest], bool]
     neighbours: Callable[[ScoreRequest], Iterable[ScoreRequest]]
+    #: The request with the feature taken away by tokens found nowhere in the input (no match added): asked where the
+    #: first neighbour took a zero precision away with the feature (`_with_derived`); None where the first
+    #: neighbour adds no token.
+    unmatched: Callable[[ScoreRequest], ScoreRequest | None] | None = None
 
 
 def _one(edit: Callable[[ScoreRequest], ScoreRequest | None]) -> Callable[[ScoreRequest], Iterable[ScoreRequest]]:
@@ -179,6 +200,64 @@ def _references_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest
             for r in segment.references)
         return Segment(hypothesis=segment.hypothesis, references=references)
     return _with_segments(request, map(lengthened, request.segments))
+
+
+def _unmatched_token(request: ScoreRequest) -> str | None:
+    """A token found nowhere in the request (a letter: one token under any tokenizer, held by no text, or as a token
+    by no sequence, in either case): added to a hypothesis or a reference it matches nothing. None where every
+    letter is taken."""
+    if request.is_text:
+        taken = "".join(str(text) for s in request.segments for text in (s.hypothesis, *s.references)).lower()
+    else:
+        taken = "".join(t for s in request.segments for seq in (s.hypothesis, *s.references) for t in seq
+                        if len(t) == 1).lower()
+    return next((letter for letter in UNMATCHED_LETTERS if letter not in taken), None)
+
+
+def _lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) -> ScoreRequest | None:
+    """Every hypothesis (`side` "hypothesis") or reference ("references") shorter than `at_least` padded with a token
+    found nowhere in the input: the feature taken away, no match added (an order whose precision was 0 stays 0)."""
+    token = _unmatched_token(request)
+    if token is None:
+        return None
+
+    def padded(value):
+        return value if _length(value) >= at_least else _padded_with(value, at_least, token)
+    return _with_segments(request, (
+        Segment(hypothesis=padded(s.hypothesis), references=s.references) if side == "hypothesis"
+        else Segment(hypothesis=s.hypothesis, references=tuple(map(padded, s.references)))
+        for s in request.segments))
+
+
+def _padded_with(value, n: int, token: str):
+    """`value` with `token` added up to `n` tokens (not its own tokens repeated, as `_padded` does)."""
+    missing = n - _length(value)
+    if isinstance(value, str):
+        return value + ("" if not value or value[-1].isspace() else " ") + " ".join([token] * missing)
+    return (*value, *([token] * missing))
+
+
+def _references_all_empty(request: ScoreRequest) -> bool:
+    return any(s.references and not any(map(_length, s.references)) for s in request.segments)
+
+
+def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
+    """Each segment whose references are all empty given one more reference, a token found nowhere in the input:
+    the empty references kept (a reference is still empty), no match added."""
+    token = _unmatched_token(request)
+    if token is None:
+        return None
+    return _with_segments(request, (
+        Segment(hypothesis=s.hypothesis, references=(*s.references, _sequence(request, [token])))
+        if s.references and not any(map(_length, s.references)) else s for s in request.segments))
+
+
+def _one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
+    """Each segment of one reference given it twice: nothing else changes (the same n-gram counts, the same
+    lengths)."""
+    return _with_segments(request, (
+        Segment(hypothesis=s.hypothesis, references=(*s.references, *s.references)) if len(s.references) == 1 else s
+        for s in request.segments))
 
 
 def _tokens(request: ScoreRequest) -> Iterator[str]:
@@ -297,20 +376,30 @@ FEATURES: tuple[Feature, ...] = (
             lambda r: any(v < 0 for v in r.smoothing.parameters.values()), _one(_smoothing_made_valid)),
     Feature("hypothesis-empty", "a hypothesis is empty", "hypothesis-length",
             lambda r: any(not _length(s.hypothesis) for s in r.segments),
-            _one(lambda r: _hypotheses_lengthened(r, 1))),
+            _one(lambda r: _hypotheses_lengthened(r, 1)),
+            unmatched=lambda r: _lengthened_unmatched(r, 1, side="hypothesis")),
     Feature("hypothesis-shorter-than-order", "a hypothesis has fewer tokens than the order", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) < len(r.weights) for s in r.segments),
-            _one(lambda r: _hypotheses_lengthened(r, len(r.weights)))),
+            _one(lambda r: _hypotheses_lengthened(r, len(r.weights))),
+            unmatched=lambda r: _lengthened_unmatched(r, len(r.weights), side="hypothesis")),
     # after "shorter than the order", which names a one-token hypothesis at an order above 1: one token is the
     # length a logarithm of c divides by zero at (nltk #2204, chen-cherry-4's ln(1)), whatever the order
     Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
             lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
+    # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
+    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`;
+    # espnet #4715, references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference
+    # more (matching nothing) beside the empty one is answered
+    Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
+            _references_all_empty, _one(_all_empty_references_joined)),
     Feature("reference-empty", "a reference is empty", "reference-length",
             lambda r: any(not _length(x) for s in r.segments for x in s.references),
-            _one(lambda r: _references_lengthened(r, 1))),
+            _one(lambda r: _references_lengthened(r, 1)),
+            unmatched=lambda r: _lengthened_unmatched(r, 1, side="references")),
     Feature("reference-shorter-than-order", "a reference has fewer tokens than the order", "reference-length",
             lambda r: any(_length(x) < len(r.weights) for s in r.segments for x in s.references),
-            _one(lambda r: _references_lengthened(r, len(r.weights)))),
+            _one(lambda r: _references_lengthened(r, len(r.weights))),
+            unmatched=lambda r: _lengthened_unmatched(r, len(r.weights), side="references")),
     Feature("token-empty", "a token is the empty string", "token-empty",
             lambda r: "" in _tokens(r), _one(lambda r: _tokens_changed(r, lambda t: t or FILLER))),
     Feature("token-with-whitespace", "a token holds whitespace", "token-whitespace",
@@ -330,6 +419,11 @@ FEATURES: tuple[Feature, ...] = (
             lambda r: len(r.segments) > 1, _single_segments),
     Feature("references-several", "a segment has several references", "references",
             lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
+    # pycocoevalcap's sanity check `assert(len(ref) > 1)` (tylin/coco-caption #15 changed it to support "scoring
+    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one
+    # reference twice, which changes no count, no length and no match
+    Feature("references-one", "a segment has exactly one reference", "references-one",
+            lambda r: any(len(s.references) == 1 for s in r.segments), _one(_one_reference_doubled)),
     Feature("lowercase", "case is folded (lowercase)", "lowercase",
             lambda r: r.lowercase, _one(lambda r: r.model_copy(update={"lowercase": False}))),
     Feature("level-sentence", "the level is sentence", "level",
@@ -348,6 +442,8 @@ LAST_RESORT: tuple[Feature, ...] = (
             "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
 )
 BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
+#: The empty sequences whose one neighbour at order 1 is also the neighbour of "shorter than the order".
+_EMPTY_OR_SHORT = ("hypothesis-empty", "reference-empty")
 #: A derived feature: a hypothesis and a reference both empty, each needed, are one segment's emptiness.
 SEGMENT_EMPTY = "segment-empty"
 _SEGMENT_EMPTY_WORDS = "a segment's hypothesis and references are all empty"
@@ -456,10 +552,18 @@ class _Probing:
         about the one feature taken away."""
         return all(feature.holds(neighbour) for feature in self.candidates if feature.family != family)
 
-    def without(self, feature: Feature) -> list[ScoreRequest]:
-        """The neighbours of the failing input without `feature` that keep its other features."""
-        return [n for n in feature.neighbours(self.failing) if n != self.failing
-                and not feature.holds(n) and self.keeps_the_others(n, feature.family)]
+    def without(self, feature: Feature, *, depth: int = REFUTED_DEPTH) -> list[ScoreRequest]:
+        """The neighbours of the failing input without `feature` that keep its other features, but (`depth` above
+        0) those refuted: a feature whose own neighbour errs is no part of the cause, and a neighbour may take it
+        away too (one reference more beside an empty one makes the segment's one reference two)."""
+        return [n for n in feature.neighbours(self.failing) if n != self.failing and not feature.holds(n)
+                and all(other.holds(n) or (depth > 0 and self.refuted(other, depth=depth - 1))
+                        for other in self.candidates if other.family != feature.family)]
+
+    def refuted(self, feature: Feature, *, depth: int = 0) -> bool:
+        """Whether a neighbour of the failing input without `feature` errs, keeping every other feature (`depth`
+        above 0: but those refuted in turn): the feature is then no part of the cause."""
+        return any(self.errs(n) is True for n in self.without(feature, depth=depth))
 
     def answered_without(self, feature: Feature) -> ScoreRequest | None:
         """The first neighbour without `feature`, where every one of them is answered (a feature taken away
@@ -479,7 +583,7 @@ def _family_cause(probing: _Probing, family: tuple[Feature, ...]) -> str | None:
         if neighbour is None:
             continue
         later = [f for f in family[position + 1:] if f.name.endswith("-shorter-than-order")]
-        if later and feature.name.endswith("-empty") and len(probing.failing.weights) == 1:
+        if later and feature.name in _EMPTY_OR_SHORT and len(probing.failing.weights) == 1:
             raised = with_order(neighbour, 2)
             if raised is not None and later[0].holds(raised) and probing.errs(raised) is True:
                 return later[0].name
@@ -568,20 +672,31 @@ def _neighbour_of(probing: _Probing, part: str) -> ScoreRequest | None:
     return None
 
 
+def _kept_beside(probing: _Probing, part: str, derived: Feature) -> bool:
+    """Whether a feature found keeps its place beside a confirmed derived one: its own neighbour keeps the derived
+    feature (so its answer was about the feature alone), or, where that neighbour took the derived feature away too
+    (a reference lengthened by the hypothesis's tokens adds a match), its neighbour of tokens found nowhere, which
+    keeps it, is answered."""
+    neighbour = _neighbour_of(probing, part)
+    if neighbour is not None and derived.holds(neighbour):
+        return True
+    feature = BY_NAME.get(part)
+    if feature is None or feature.unmatched is None:
+        return False
+    unmatched = feature.unmatched(probing.failing)
+    return (unmatched is not None and not feature.holds(unmatched) and derived.holds(unmatched)
+            and probing.keeps_the_others(unmatched, feature.family) and probing.errs(unmatched) is False)
+
+
 def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature]) -> list[str]:
     """`found` with each derived feature (`LAST_RESORT`) the failing input holds and whose neighbour is answered;
-    a feature found before is then kept only where its own neighbour keeps the derived one (a reference lengthened
-    by its own tokens that also adds a match, an order lowered below the unmatched one: their answers say nothing
-    of their own feature once the zero precision is confirmed)."""
+    a feature found before is then kept only where a neighbour without it that keeps the derived one is answered
+    (a reference lengthened by its own tokens that also adds a match, an order lowered below the unmatched one:
+    their answers say nothing of their own feature once the zero precision is confirmed)."""
     for feature in derived:
         if probing.answered_without(feature) is None:
             continue
-        kept = []
-        for part in found:
-            neighbour = _neighbour_of(probing, part)
-            if neighbour is not None and feature.holds(neighbour):
-                kept.append(part)
-        found = [*kept, feature.name]
+        found = [*(part for part in found if _kept_beside(probing, part, feature)), feature.name]
     return found
 
 
@@ -607,8 +722,9 @@ def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[Score
     # the very evidence a neighbour gives that it is no part of the cause (a token holding two spaces errs at order
     # 2 where the shrunk one, holding one, erred at order 1 only)
     found = [part for part in found if all(_part_holds(part, request) for request in also_failing)]
-    if {"hypothesis-empty", "reference-empty"} <= set(found) and _segment_empty(failing):
-        found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f != "reference-empty"]
+    references_empty = {"reference-empty", "references-all-empty"} & set(found)
+    if "hypothesis-empty" in found and references_empty and _segment_empty(failing):
+        found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f not in references_empty]
     if not found:
         return None
     name = prefix + JOIN.join(found)

@@ -27,6 +27,15 @@ of halvings every earlier exp-smoothed request of the process made (its own coun
 match), and the score by 2^(j * the weights of those orders). The harness tallies j over every request since the
 process started (`halvings`; unknown once an exp-smoothed score came without statistics); the explanation is
 named only where the statistics are the oracle's and the score is the oracle's divided so.
+
+One side of the input kept instead of an answer: a process that reads the references once, on its first request,
+and scores every later request's hypotheses against them (segment i against the first request's segment i, as far
+as both go: a `zip`) answers as the oracle answers that mixed input (`kept_references`, against `Before.first`, the
+first request the process answered, kept past the history's window). Named only where probes confirm it (the
+harness's part, `confirmed`): the request with its references changed, two ways, answered exactly as the record
+was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence does. The held-out bug
+this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
+once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 """
 
 from __future__ import annotations
@@ -44,7 +53,7 @@ from oracle.models.results import Classification
 from .classify import UNEXPLAINED, is_partial
 from .expect import oracle_expected
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
-from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED
+from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
 
 #: The change a probe-confirmed earlier answer carries (`confirmed`): a run names it even on a single record.
 CONFIRMED_BY = "confirmed by changing"
@@ -74,11 +83,13 @@ class Before:
     """What the process had answered before a request: its latest requests with their replies (oldest first), the
     halvings exp smoothing made over every request since it started (None: not known), and how many of the latest
     requests belong to the request's own unit of work (its case, or its random example with the example's
-    companions and shrinks: the same whichever shard or worker runs it)."""
+    companions and shrinks: the same whichever shard or worker runs it), and the first request it answered."""
 
     earlier: tuple[Exchange, ...] = ()
     halvings: int | None = 0
     own: int = 0
+    #: the first request the process answered (None: this is it, or not known)
+    first: Exchange | None = None
 
 
 def relative(contract: Contract) -> Contract:
@@ -159,7 +170,8 @@ def stale_answer(request: ScoreRequest, reply: Answered, before: Before, profile
                  contract: Contract = DEFAULT_CONTRACT, explained: bool = False) -> Classification | None:
     """The state an earlier request left that explains `reply`, an answer to `request` that is wrong by `expected`
     (the oracle's expectation of it): `earlier-answer-returned` (`earlier_answer`, among `before.earlier`), else
-    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`); None when neither fits.
+    `exp-halvings-carried-over` (`carried_exp_halvings`, from `before.halvings`); None when neither fits (the caller
+    looks for references kept from `before.first` then: `kept_references`, confirmed by probes).
     `explained`: a mechanism of the request alone explains the answer; then an earlier answer is looked for only
     in the request's own unit of work (`before.own`): a stateless bug's answer can equal another request's by
     coincidence, and which requests came before in the process depends on how the run is split (`--shard`,
@@ -209,6 +221,61 @@ def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exch
         if _answered_right(exchange, profile, contract):
             return back, parts, exchange
     return None
+
+
+def _lowered(sequence):
+    return sequence.lower() if isinstance(sequence, str) else tuple(token.lower() for token in sequence)
+
+
+def with_references_of(request: ScoreRequest, other: ScoreRequest, *, folded: bool = False) -> ScoreRequest | None:
+    """`request`'s hypotheses scored against `other`'s references: segment i against `other`'s segment i, as far as
+    both go (a `zip` of the two lists), `folded`: lowercased, as a reader folding case where `other` asked keeps
+    them. Where the two are not both token requests, or not both text of one tokenizer, both are tokenized first
+    (the references kept as they were read). None where either has a plan of metric states or no segment, or where
+    the mix is `request` itself."""
+    if request.stateful is not None or other.stateful is not None or not request.segments or not other.segments:
+        return None
+    if request.tokenize != other.tokenize:
+        request, other = request.tokenized(), other.tokenized()
+    segments = tuple(segment.model_copy(update={"references": tuple(map(_lowered, kept.references)) if folded
+                                                else kept.references})
+                     for segment, kept in zip(request.segments, other.segments, strict=False))
+    if segments == tuple(request.segments):
+        return None
+    return request.model_copy(update={"segments": segments})
+
+
+def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, profile: str, *, expected: Expected,
+                    contract: Contract) -> Classification | None:
+    """`references-kept-from-first-request` where `reply` answers `request` exactly as the oracle answers its
+    hypotheses against the references of `first` (`with_references_of`), the process's first request, as it sent
+    them or, where it folded case, lowercased (kept as they were read): its score and its statistics.
+    Unconfirmed: the harness confirms it by probes (`confirmed`)."""
+    for folded in (False, True) if first.request.lowercase and not request.lowercase else (False,):
+        mixed = with_references_of(request, first.request, folded=folded)
+        if mixed is None:
+            return None
+        try:
+            kept = oracle_expected(mixed, profile)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            continue
+        if not kept.rejected and _right(mixed, reply, kept, contract):
+            return _kept_references_named(request, mixed, kept, expected, folded)
+    return None
+
+
+def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Expected, expected: Expected,
+                           folded: bool) -> Classification:
+    cut = len(mixed.segments) < len(request.segments)
+    return Classification(
+        name=REFERENCES_KEPT, value=kept.score, expected=None if expected.rejected else expected.score, scope="all",
+        change=(("references of", "the first request to the process" + (", lowercased" if folded else "")),
+                ("segments scored", f"{len(mixed.segments)} of {len(request.segments)}")),
+        description=("answered exactly as the oracle scores this request's hypotheses against the references of the "
+                     "first request the process answered (segment i against its segment i's"
+                     + (", lowercased as that request asked" if folded else "")
+                     + (", the segments beyond its last left out" if cut else "")
+                     + "): references read once and kept for every later request"))
 
 
 #: A token no generated text uses: a reference that differs from every other.
@@ -377,5 +444,6 @@ def with_stale(classification: Classification, stale: Classification | None, *,
 
 
 __all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
-           "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts", "earlier_answer",
-           "earlier_match", "halvings", "probes", "same_answer", "stale_answer", "unmatched_orders", "with_stale"]
+           "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
+           "earlier_answer", "earlier_match", "halvings", "kept_references", "probes", "same_answer", "stale_answer",
+           "unmatched_orders", "with_references_of", "with_stale"]

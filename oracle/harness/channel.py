@@ -64,6 +64,9 @@ class Channel:
         #: had answered before the request that killed it (`crashcauses.hinted`)
         self.process_requests = 0
         self.died_after: int | None = None
+        #: the first request the current process instance answered (a probe too), kept past the history's window: a
+        #: process that reads its references once keeps this one's (`oracle.diagnose.stale.kept_references`)
+        self.first: Exchange | None = None
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -95,9 +98,11 @@ class Channel:
             self.died_after, self.process_requests = self.process_requests - 1, 0
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
             self.history.clear()
-            self.history_tokens, self.history_restarts, self.exp_halvings = 0, restarts, 0
+            self.history_tokens, self.history_restarts, self.exp_halvings, self.first = 0, restarts, 0, None
         self.halvings_before = self.exp_halvings
         exchange = Exchange(request, reply)
+        if self.process_requests == 1 and reply.kind not in ("crash", "timeout"):
+            self.first = exchange
         if reply.kind not in ("crash", "timeout"):
             more = halvings(exchange, self.profile)
             self.exp_halvings = None if more is None or self.exp_halvings is None else self.exp_halvings + more
@@ -127,7 +132,8 @@ class Channel:
         kept = tuple(self.history)
         earlier = kept[:-1] if self.last_kept else kept
         own = self.kept_total - (1 if self.last_kept else 0) - self.unit_start
-        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))))
+        return Before(earlier, self.halvings_before, own=max(0, min(own, len(earlier))),
+                      first=self.first if self.process_requests > 1 else None)
 
     def start_unit(self) -> None:
         """A case or a random example (with its companions) begins: what the process answers from here on is this

@@ -36,6 +36,7 @@ from oracle.diagnose.stale import (
     answered_right_before,
     confirmed,
     earlier_match,
+    kept_references,
     probes,
     stale_answer,
     with_stale,
@@ -370,28 +371,45 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     Where a mechanism of the request alone explains it too, an earlier answer from another case or example
     counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
     sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
-    the history, and a stateless implementation answers them alike however the run is split."""
+    the history, and a stateless implementation answers them alike however the run is split. Last, references kept
+    from the process's first request (`kept_references`), named only where the same probes confirm it (each sent
+    once for both)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
                          explained=explained)
-    if stale is not None or not explained or context.process.given_up:
+    if stale is not None or context.process.given_up:
         return stale
-    outside = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract)
-    match = earlier_match(request, reply, before.earlier, context.profile, contract=context.contract)
-    if outside is None or outside.name != EARLIER_ANSWER or match is None:
-        return None
-    _, parts, exchange = match
-    applicable = [(part, probe) for part, probe in probes(request, exchange.request, parts,
-                                                          context.capabilities.smoothing)
+    answers: dict = {}
+    if explained:
+        outside = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract)
+        match = earlier_match(request, reply, before.earlier, context.profile, contract=context.contract)
+        if outside is not None and outside.name == EARLIER_ANSWER and match is not None:
+            _, parts, exchange = match
+            stale = _probed(outside, request, exchange.request, parts, reply, context, answers)
+    if stale is None and before.first is not None:
+        kept = kept_references(request, reply, before.first, context.profile, expected=expected,
+                               contract=context.contract)
+        if kept is not None:
+            stale = _probed(kept, request, before.first.request, ("references",), reply, context, answers)
+    return stale
+
+
+def _probed(named, request, other, parts, reply, context: DiagnosisContext, answers: dict):
+    """`named` (a state an earlier request `other` left) where probes confirm it (`oracle.diagnose.stale.confirmed`):
+    `request` with one of `parts` changed once more, two ways, sent now (unless `answers`, the probes sent for this
+    record so far, holds it), each answered as `reply` was, and wrongly; else None."""
+    applicable = [(part, probe) for part, probe in probes(request, other, parts, context.capabilities.smoothing)
                   if not_applicable_reason(probe, context.capabilities) is None][:PROBES_NEEDED]
     if len(applicable) < PROBES_NEEDED:
         return None
     answered = []
     for part, probe in applicable:
-        sent, pending = context.channel.submit(probe)
-        answered.append((part, probe, context.channel.collect(sent, pending, kept=False)))
-    return confirmed(outside, answered, reply, context.profile, context.contract)
+        if probe not in answers:
+            sent, pending = context.channel.submit(probe)
+            answers[probe] = context.channel.collect(sent, pending, kept=False)
+        answered.append((part, probe, answers[probe]))
+    return confirmed(named, answered, reply, context.profile, context.contract)
 
 
 def shrink_decision(kind, verdict, context: DiagnosisContext):

@@ -123,7 +123,7 @@ def batch_mean_name(size: int) -> str:
 #: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
 #: batches at one of several sizes tried, which one record can fit by the choice of size.
 NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                            *(batch_mean_name(size) for size in BATCH_SIZES)})
+                            "references-kept-from-first-request", *(batch_mean_name(size) for size in BATCH_SIZES)})
 
 
 def needs_evidence(name: str) -> bool:

@@ -1148,3 +1148,39 @@ def test_the_counting_variants_clip_to_a_gram_s_largest_count_in_one_reference_n
     assert joined_key_matches(" ")(twice, 2, fold=None) == (1, 0)
     spaced = [Segment(hypothesis=("p q", "p q"), references=(("p q",), ("p q",)))]
     assert matches_moved_by_spaces(spaced, 2, fold=None) == (0, 1)
+
+
+def test_an_empty_hypothesis_scored_one_is_named_by_it():
+    """An empty hypothesis against "a", BLEU-1: c = 0, r = 1, no unigram (0 of 0); the formulas give 0 (BP's limit as
+    c -> 0). Answered 1 with those counts and BP 1: a perfect score where there is nothing to count. Against an
+    empty reference too (c = r = 0, undefined: NaN under papineni), answered 1."""
+    req = request("corpus", [("", ["a"])], weights=(1.0,))
+    stats = {"hyp_len": 0, "ref_len": 1, "matches": [0], "totals": [0], "bp": 1.0}
+    assert classify(req, ScoreAnswer(1.0, stats), "papineni").name == "empty-hypothesis-scores-one"
+    req = request("corpus", [("", [""])], weights=(1.0,))
+    stats = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": 1.0}
+    assert classify(req, ScoreAnswer(1.0, stats), "papineni").name == "empty-hypothesis-scores-one"
+    # a hypothesis of one token scored 1 against "b" (m_1 = 0 of 1, the formulas' 0) is not its case: c = 1
+    req = request("corpus", [("a", ["b"])], weights=(1.0,))
+    stats = {"hyp_len": 1, "ref_len": 1, "matches": [0], "totals": [1], "bp": 1.0}
+    assert classify(req, ScoreAnswer(1.0, stats), "papineni").name != "empty-hypothesis-scores-one"
+
+
+def test_check_names_an_empty_hypothesis_scored_one_as_the_runs_cause(tmp_path):
+    """A fake that scores a corpus with no hypothesis token 1 (tests/fakes/mutant_empty_hypothesis_one.py): every
+    failing record, and the run, is named by it."""
+    assert_the_run_named_by(tmp_path, "mutant_empty_hypothesis_one", "empty-hypothesis-scores-one")
+
+
+def test_a_number_where_the_score_is_undefined_is_named_by_what_is_known():
+    """An empty hypothesis against an empty reference: c = r = 0, every p_n 0/0, undefined (NaN under papineni).
+    Answered 0.7 with the oracle's own counts: no convention or computation gives 0.7, but the counts are right, so
+    the record is named by the stage that differs (the combination), not bare `unexplained`."""
+    req = request("corpus", [("", [""])], weights=(1.0,))
+    stats = {"hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(0.7, stats), "papineni")
+    assert explanation.name == "other-combination", explanation
+    assert "the statistics are the oracle's" in explanation.description
+    assert "leave the score undefined (NaN: c = r = 0)" in explanation.description
+    # without statistics nothing says which stage differs: `unexplained` still
+    assert classify(req, ScoreAnswer(0.7), "papineni").name == UNEXPLAINED

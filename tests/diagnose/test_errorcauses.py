@@ -285,3 +285,94 @@ def test_an_order_bound_the_original_input_does_not_hold_is_no_part_of_the_cause
         "error-when-token-with-whitespace-and-order-below-2")
     cause = error_cause(shrunk, asking(split_back), also_failing=(original,), methods=METHODS)
     assert cause is not None and cause.name == "error-when-token-with-whitespace"
+
+
+def references_all_empty(r):
+    """sacrebleu 2.0 (the code mjpost/sacrebleu #175 changes): a segment's empty references are left out and a
+    segment left with none is refused; an empty reference beside a non-empty one is not."""
+    return any(s.references and not any(s.references) for s in r.segments)
+
+
+def one_reference(r):
+    """pycocoevalcap before tylin/coco-caption #15: `assert(len(ref) > 1)` on every segment."""
+    return any(len(s.references) == 1 for s in r.segments)
+
+
+@pytest.mark.parametrize(("rule", "failing", "name"), [
+    # the held-out bug's shrunk input: "a" against one empty reference. "a" against "a" is answered (a reference no
+    # longer empty) and so is "a" against the empty one and the hypothesis (precision no longer 0); neither says
+    # which: "a" against the empty reference and "z" (matching nothing: the precision still 0, a reference still
+    # empty) is answered, "a" against two empty references (no longer one reference) errs
+    (references_all_empty, request(segments=[{"hypothesis": ["a"], "references": [[]]}]),
+     "error-when-references-all-empty"),
+    (references_all_empty, request(segments=[{"hypothesis": ["a", "b"], "references": [[], []]},
+                                             {"hypothesis": ["a"], "references": [["a"]]}], weights=[0.5, 0.5]),
+     "error-when-references-all-empty"),
+    # a reader that refuses any empty reference: "a" against the empty one and "z" still errs, "a" against "a" is
+    # answered
+    (lambda r: any(not x for s in r.segments for x in s.references),
+     request(segments=[{"hypothesis": ["a"], "references": [[]]}]), "error-when-reference-empty"),
+    # the held-out bug's shrunk input: an empty hypothesis against "a". The one reference given twice is answered
+    # (nothing else changes); "a" against "a" (hypothesis no longer empty) still errs
+    (one_reference, request(segments=[{"hypothesis": [], "references": [["a"]]}]), "error-when-references-one"),
+    # "b" against "a": the hypothesis as a second reference is answered too, but it also makes the one reference two
+    (one_reference, request(segments=[{"hypothesis": ["b"], "references": [["a"]]}]), "error-when-references-one"),
+    (one_reference, request(segments=[{"hypothesis": ["a"], "references": [["a"]]},
+                                      {"hypothesis": ["a"], "references": [["a"], ["b"]]}]),
+     "error-when-references-one"),
+])
+def test_every_reference_empty_and_one_reference_are_features(rule, failing, name):
+    ask = asking(rule)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES
+    assert holds(name, failing) and rule(failing)
+
+
+def test_every_reference_empty_and_one_reference_are_held_by_inputs_alike():
+    assert describe("error-when-references-all-empty") == (
+        "the implementation answers error where a segment's every reference is empty")
+    assert describe("error-when-references-one") == (
+        "the implementation answers error where a segment has exactly one reference")
+    assert holds("error-when-references-all-empty", request(segments=[{"hypothesis": [], "references": [[], []]}]))
+    assert not holds("error-when-references-all-empty",
+                     request(segments=[{"hypothesis": [], "references": [[], ["a"]]}]))
+    assert not holds("error-when-references-all-empty", request(segments=[{"hypothesis": ["a"], "references": []}]))
+    assert holds("error-when-references-one", request(segments=[{"hypothesis": ["a"], "references": [["a"]]},
+                                                                {"hypothesis": ["a"], "references": [[], ["a"]]}]))
+    assert not holds("error-when-references-one", request(segments=[{"hypothesis": ["a"], "references": [[], []]}]))
+
+
+def test_a_feature_whose_neighbour_adds_a_match_is_asked_again_with_one_matching_nothing():
+    """A rule that needs both an empty reference and an unmatched order: "a b" against an empty reference and "a c"
+    at order 2 (m_2 = 0 of 1). The empty reference lengthened by the hypothesis's first token ("a") adds no bigram
+    match, but at order 1 "a" vs "a" would; here the hypothesis given as a reference is answered (m_2 = 1), and so
+    is the empty reference given "z" (still m_2 = 0, no reference empty): both features are needed."""
+    def rule(r):
+        return any(not x for s in r.segments for x in s.references) and log_of_zero(r)
+    failing = request(segments=[{"hypothesis": ["a", "b"], "references": [[], ["a", "c"]]}], weights=[0.5, 0.5])
+    cause = error_cause(failing, asking(rule), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-reference-empty-and-precision-zero"
+    # at order 1, "b" against an empty reference and "a": the empty reference given "b" (the hypothesis's token)
+    # matches; given "z" it does not, and is answered
+    failing = request(segments=[{"hypothesis": ["b"], "references": [[], ["a"]]}])
+    cause = error_cause(failing, asking(rule), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-reference-empty-and-precision-zero"
+
+
+@pytest.mark.parametrize(("fake_name", "rule", "name"), [
+    ("error_references_all_empty", references_all_empty, "error-when-references-all-empty"),
+    ("error_one_reference", one_reference, "error-when-references-one"),
+])
+def test_an_error_on_empty_references_or_one_reference_is_named_by_it(tmp_path, fake_name, rule, name):
+    """The fakes answer error on a segment whose references are all empty (sacrebleu #175), and on a segment of one
+    reference (coco-caption #15): the run's errors are named by that feature, each record so named holding it."""
+    report = tmp_path / "report"
+    assert check(report, fake(fake_name), examples=60) == 1
+    errors = [r for r in results(report).records if r.outcome == "error"]
+    names = [r.classification.name for r in errors]
+    assert names and names.count(name) > len(names) / 2, names
+    for record in errors:
+        shrunk = record.shrunk.request if record.shrunk and record.shrunk.steps else record.request
+        if record.classification.name == name and hasattr(shrunk, "segments"):  # a long input is kept omitted
+            assert rule(shrunk), shrunk

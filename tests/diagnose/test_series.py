@@ -18,6 +18,11 @@ Every score below is derived by hand (papineni, unigrams only, no smoothing):
   sqrt(1/2 * 1/4) = sqrt(1/8) = 0.35355339059327373, j = 2 gives sqrt(1/16) = 0.25.
 - Z: R1 with every weight zero, an input the documents leave undefined; the convention `zero-weights-bp`
   (PROTOCOL.md) answers BP * e^0 = 1 * 1 = 1.0 (c = r = 2), its statistics R1's.
+- F then K (references kept from the first request): F is "the cat sat" against "the cat sat" (right: 1.0); K is
+  "the dog" against "a dog": "dog" matches, p1 = 1/2, c = r = 2, BLEU = 0.5. K's hypothesis against F's reference
+  "the cat sat": "the" matches, p1 = 1/2, c = 2, r = 3, BP = e^(1 - 3/2) = 0.6065306597126334, BLEU = half that,
+  0.3032653298563167. With F's reference "The Cat" and F folding case (lowercase true), K ("the cat" against "a
+  b") against it as F sent it matches nothing (0), lowercased as F read it both words: 1.0.
 
 Holds: oracle.diagnose.stale, oracle.harness.work.series
 """
@@ -32,11 +37,13 @@ from oracle.diagnose.stale import (
     DEFAULT_CONTRACT,
     EARLIER_ANSWER,
     EXP_CARRIED,
+    REFERENCES_KEPT,
     Before,
     Exchange,
     answered_right_before,
     differing_parts,
     halvings,
+    kept_references,
     stale_answer,
 )
 from oracle.harness.events import read_results
@@ -301,3 +308,57 @@ def test_a_series_step_answered_with_a_convention_s_value_is_recorded_with_the_c
                     transport=InProcessImplementation(AnswerList([HALF, convention, convention])))
         [record] = read_results(report / "results.jsonl").records
         assert (record.kind, record.outcome.value, record.convention) == ("series", outcome, "zero-weights-bp")
+
+
+F = request("the cat sat", ("the cat sat",))
+K = request("the dog", ("a dog",))
+KEPT = Answer(0.3032653298563167, Statistics(hyp_len=2, ref_len=3, matches=(1,), totals=(2,), bp=0.6065306597126334))
+
+
+def kept(req: ScoreRequest, reply: Answer, first: ScoreRequest):
+    return kept_references(req, reply, Exchange(first, Answer(None, None)), PROFILE,
+                           expected=oracle_expected(req, PROFILE), contract=DEFAULT_CONTRACT)
+
+
+def test_an_answer_against_the_first_request_s_references_is_named_by_them() -> None:
+    named = kept(K, KEPT, F)
+    assert named is not None and named.name == REFERENCES_KEPT and named.expected == 0.5
+    assert dict(named.change) == {"references of": "the first request to the process", "segments scored": "1 of 1"}
+    assert kept(K, answer(0.5, 1), F) is None  # K's own answer: nothing kept
+    assert kept(K, Answer(0.3032653298563167, None), F) is not None  # no counts: the score alone
+    assert kept(K, KEPT, K) is None  # the first request itself: its references are the request's
+    # kept as read: lowercased where the first request folded case
+    folded_first = request("x", ("The Cat",), lowercase=True)
+    second = request("the cat", ("a b",))
+    named = kept(second, answer(1.0, 2), folded_first)
+    assert named is not None and "lowercased" in dict(named.change)["references of"]
+    assert kept(second, answer(1.0, 2), request("x", ("The Cat",))) is None  # F not folded: 0, not 1
+
+
+def test_a_session_names_references_kept_from_the_first_request_where_probes_confirm_it(tmp_path) -> None:
+    """F answered right, then K answered with K's hypothesis against F's reference (sent once more, alike): two
+    probes, K with its reference changed twice, answered alike (the kept references do not change), and wrongly:
+    it fits. Where the probes are answered otherwise (a stateless bug meeting that number once), not named."""
+    right_f = Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,), bp=1.0))
+    named = run([right_f, KEPT, KEPT, KEPT, KEPT], K, tmp_path / "kept", first=F)["second"].classification
+    # (r = 3 for one more reference token is also what a token added to every reference gives: a mechanism of the
+    # request alone, which keeps the record's first name; the run names the one that fits all its records)
+    assert named is not None and REFERENCES_KEPT in named.fits, named
+    other = Answer(0.25, Statistics(hyp_len=2, ref_len=3, matches=(1,), totals=(2,), bp=0.5))
+    stateless = run([right_f, KEPT, KEPT, other, other], K, tmp_path / "stateless", first=F)["second"]
+    assert stateless.classification is not None and stateless.classification.name != REFERENCES_KEPT
+    assert REFERENCES_KEPT not in stateless.classification.fits
+
+
+def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
+    """tests/fakes/plantedbleu.py's references-read-once keeps the first request's references: the run is named by
+    it, and it fits nearly all its failing records (a record's first name may be another mechanism its one input fits
+    as well: the run names the one that fits them all)."""
+    from fakes.harness import check, deviations, fake
+
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", "references-read-once"), examples=60) == 1
+    failing = [r for r in deviations(report) if r.outcome == "fail"]
+    fitting = [r for r in failing if REFERENCES_KEPT in (r.classification.name, *r.classification.fits)]
+    assert len(fitting) > 0.9 * len(failing), {r.classification.name for r in failing}
+    assert f"By root cause: {REFERENCES_KEPT} x" in (report / "summary.md").read_text()

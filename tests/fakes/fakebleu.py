@@ -56,6 +56,8 @@ MUTATIONS = {
     "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
     "fractions-normalised": "keeps each segment's (matches, total) of an order as a reduced fraction before summing "
                             "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
+    "empty-hypothesis-one": "scores a corpus with no hypothesis token (c = 0, whatever r) 1, BP 1: an early return "
+                            "of a perfect score where there is nothing to count",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -71,7 +73,8 @@ MUTATIONS = {
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
-              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero")
+              "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero",
+              "error-references-all-empty", "error-one-reference")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -132,6 +135,8 @@ def reduced_fractions(matches, totals):
 
 def score_from_stats(c, r, matches, totals, weights, smoothing, bugs, profile):
     fl = f32 if "float32" in bugs else (lambda x: x)
+    if c == 0 and "empty-hypothesis-one" in bugs:
+        return 1.0, 1.0
     if c == 0 and r == 0:
         return math.nan, math.nan
     m, t = _smoothed(matches, totals, smoothing)
@@ -318,10 +323,24 @@ def unguarded_log_mean(command):
     return math.fsum(w * math.log(mi / ti) for mi, ti, w in zip(m, t, command["weights"], strict=False))
 
 
+def references_all_empty(command):
+    """error-references-all-empty: a segment with references, every one of them empty (its hypothesis any)."""
+    return any(s["references"] and not any(s["references"]) for s in command["segments"])
+
+
+def one_reference(command):
+    """error-one-reference: a segment with exactly one reference."""
+    return any(len(s["references"]) == 1 for s in command["segments"])
+
+
 def planted_error(command, bugs):
     """The error message a planted error bug answers this request with, or None."""
     if "error-empty-segment" in bugs and empty_segment(command):
         return "ZeroDivisionError: float division by zero"
+    if "error-references-all-empty" in bugs and references_all_empty(command):
+        return "ValueError: a segment has no non-empty reference"
+    if "error-one-reference" in bugs and one_reference(command):
+        return "AssertionError: each segment needs at least two references"
     if "error-log-of-zero" in bugs:
         return log_error(command, bugs)
     return None

@@ -106,6 +106,9 @@ BUGS = {
     "memo-hypothesis-only": "answers are memoised by the hypotheses alone",
     "memo-ignores-lowercase": "answers are memoised by everything but lowercase",
     "memo-ignores-weights": "answers are memoised by everything but the weights",
+    "references-read-once": "the references of the process's first request are kept, and every later request's "
+                            "hypotheses are scored against them (segment i against its segment i, zip stopping at "
+                            "the shorter)",
     "exp-counter-never-reset": "exp smoothing's halving counter is never reset between requests",
     "transcript-doubling": "after 500 requests a transcript doubles per request, until memory runs out (a crash)",
 }
@@ -691,6 +694,7 @@ class ProcessState:
 
     def __init__(self):
         self.memo = {}
+        self.first_references = None  # references-read-once: the first request's, as it sent them
         self.requests = 0
         self.exp_halvings = 0
         self.transcript = []
@@ -773,7 +777,8 @@ def compute(request, bugs, with_stats):
         # Modelled on the general class (a `lowercase` option honoured on token input only), no specific
         # report found.
         lowercase = False
-    segments = shape_segments([s for s in text_to_tokens(request, bugs) if s["references"]], bugs)
+    segments = shape_segments([s for s in read_references_once(text_to_tokens(request, bugs), bugs)
+                               if s["references"]], bugs)
     if not select_segments(segments, bugs):  # an empty corpus accepted (or every segment skipped): zero statistics
         return _zero_answer(request["seq"], len(request["weights"]), with_stats)
     planned = request
@@ -788,6 +793,19 @@ def compute(request, bugs, with_stats):
         out["statistics"] = {"hyp_len": state.c, "ref_len": state.r, "matches": state.matches,
                              "totals": state.totals, "bp": "NaN" if math.isnan(bp) else bp}
     return out
+
+
+def read_references_once(segments, bugs):
+    """references-read-once: the references of the first request the process scores (as read: tokens) are kept,
+    and every request's hypotheses are paired with them, segment i with its segment i, zip stopping at the shorter.
+    mjpost/sacrebleu PR #303: `corpus_score(hyps, None)` scores against the references cached when the metric was
+    made and "silently truncates to the shorter of the hypotheses and the cached references"; geek-ai/Texygen issue
+    #46 quotes its Self-BLEU's `reference = self.get_reference()`, a reference set read once and kept."""
+    if "references-read-once" not in bugs:
+        return segments
+    if STATE.first_references is None:
+        STATE.first_references = [s["references"] for s in segments]
+    return [{**s, "references": references} for s, references in zip(segments, STATE.first_references, strict=False)]
 
 
 def _zero_answer(seq, order, with_stats):

@@ -18,6 +18,7 @@ from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism,
 #: The names of the explanations of a process's history (`oracle.diagnose.stale`).
 EARLIER_ANSWER = "earlier-answer-returned"
 EXP_CARRIED = "exp-halvings-carried-over"
+REFERENCES_KEPT = "references-kept-from-first-request"
 #: A state's c and r.
 LENGTHS = frozenset({"hyp_len", "ref_len"})
 
@@ -47,10 +48,16 @@ MECHANISMS = [
               "exp smoothing's halvings continue from those the earlier requests to this process made (the k-th "
               "order without a match gets 1/2^(j+k) matches, not 1/2^k): a counter never reset between requests",
               SCORE, FREE, needs_evidence=True),
+    Mechanism(REFERENCES_KEPT, STATE,
+              "scored against the references of the first request the process answered (segment i against its "
+              "segment i's, as far as both go), not its own, confirmed by probes with other references answered "
+              "alike: references read once and kept for every later request", EVERY_LAYER, PROBE,
+              needs_evidence=True),
 ]
 
 #: Routes this module adds to mechanisms of another kind: the statistics of a state's batches.
 ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
           for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
 
-__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "ROUTES", "STATE_STATISTICS", "state_words"]
+__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "REFERENCES_KEPT", "ROUTES", "STATE_STATISTICS",
+           "state_words"]
