@@ -37,6 +37,7 @@ import unicodedata
 from collections.abc import Iterable
 from functools import cache
 
+from . import unicode_ranges
 from .errors import BleuValueError, describe
 
 UNICODE_VERSION = unicodedata.unidata_version
@@ -187,7 +188,6 @@ def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", l
 # -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
 
 
-@cache
 def _category_runs() -> tuple[tuple[int, int, str], ...]:
     """Every code point's general category as runs (first, last, category), in code point order: the
     categories read once and grouped in C (map and groupby), one Python step per run, not per code point. They
@@ -203,10 +203,17 @@ def _category_runs() -> tuple[tuple[int, int, str], ...]:
 
 
 @cache
-def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
-    """The code points whose general category starts with `prefix`, as sorted disjoint ranges (first, last)."""
+def _read_ranges() -> dict[str, tuple[tuple[int, int], ...]]:
+    """The ranges of every class intl uses (`STORED_CLASSES`), read from `unicodedata` (0.13 s of CPU: every code
+    point's category)."""
+    runs = _category_runs()
+    return {prefix: _ranges_in(runs, prefix) for prefix in STORED_CLASSES}
+
+
+def _ranges_in(runs: Iterable[tuple[int, int, str]], prefix: str) -> tuple[tuple[int, int], ...]:
+    """The code points of `runs` whose general category starts with `prefix`, as sorted disjoint ranges."""
     ranges: list[tuple[int, int]] = []
-    for start, end, category in _category_runs():
+    for start, end, category in runs:
         if not category.startswith(prefix):
             continue
         if ranges and ranges[-1][1] == start - 1:  # runs of two categories of the class (Pd then Ps) join
@@ -214,6 +221,32 @@ def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
         else:
             ranges.append((start, end))
     return tuple(ranges)
+
+
+#: The classes intl's rules are made of: punctuation, symbols, numbers, decimal digits (INTL_NUMBERS).
+STORED_CLASSES = ("P", "S", "N", "Nd")
+
+
+def stored_ranges_text(ranges: Iterable[tuple[int, int]]) -> str:
+    """`ranges` as `unicode_ranges.RANGES` writes them: hexadecimal code points, `first-last` or one alone."""
+    return " ".join(f"{a:X}" if a == b else f"{a:X}-{b:X}" for a, b in ranges)
+
+
+def _stored(text: str) -> tuple[tuple[int, int], ...]:
+    """The ranges `stored_ranges_text` wrote."""
+    return tuple((int(a, 16), int(b or a, 16)) for a, _, b in (item.partition("-") for item in text.split()))
+
+
+@cache
+def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
+    """The code points whose general category starts with `prefix`, as sorted disjoint ranges (first, last): for the
+    classes intl uses, under the Unicode version they were written out for, as `unicode_ranges` holds them (read from
+    `unicodedata` by tests/formulas/test_tokenizers.py and compared); otherwise read from `unicodedata`."""
+    if prefix in unicode_ranges.RANGES and unicode_ranges.UNICODE_VERSION == UNICODE_VERSION:
+        return _stored(unicode_ranges.RANGES[prefix])
+    if prefix in STORED_CLASSES:
+        return _read_ranges()[prefix]
+    return _ranges_in(_category_runs(), prefix)
 
 
 def _body(ranges: Iterable[tuple[int, int]]) -> str:

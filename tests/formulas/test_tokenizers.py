@@ -2,7 +2,7 @@
 (an independent implementation) on real text and on random text, and the score command's
 --tokenize and signature.
 
-Holds: oracle.formulas.tokenizers, oracle.signatures
+Holds: oracle.formulas.tokenizers, oracle.formulas.unicode_ranges, oracle.signatures
 """
 
 from __future__ import annotations
@@ -366,6 +366,24 @@ def test_intl_character_classes_read_from_category_runs_are_the_literal_ones():
 
     for prefix, negate in (("P", False), ("S", False), ("N", True), ("L", False)):
         assert _class(prefix, negate) == _literal_class(prefix, negate)
+
+
+def test_the_stored_intl_ranges_are_the_ones_unicodedata_gives():
+    """intl's classes written out (`oracle.formulas.unicode_ranges`, so that no process reads every code point's
+    category for them) are, range for range, those `unicodedata` gives under this Python's Unicode; under another
+    version they are not used."""
+    from oracle.formulas import unicode_ranges
+    from oracle.formulas.tokenizers import STORED_CLASSES, _ranges, _read_ranges, stored_ranges_text
+
+    read = _read_ranges()
+    assert all(len(read[prefix]) > 50 for prefix in STORED_CLASSES)
+    if unicode_ranges.UNICODE_VERSION != UNICODE_VERSION:
+        assert all(_ranges(prefix) == read[prefix] for prefix in STORED_CLASSES)
+        return
+    assert set(unicode_ranges.RANGES) == set(STORED_CLASSES)
+    for prefix in STORED_CLASSES:
+        assert _ranges(prefix) == read[prefix], f"RANGES[{prefix!r}] under Unicode {UNICODE_VERSION}: " + \
+            stored_ranges_text(read[prefix])
 
 
 def test_intl_fast_classes_match_the_literal_classes_on_every_code_point():
