@@ -169,14 +169,20 @@ RULES_13A = (
 )
 
 
+#: A character each literal of RULES_13A holds (tests/formulas/test_tokenizers.py checks it): a line with none of them
+#: holds no literal, every replacement leaves it as it is, and the seven `str.replace` calls are skipped.
+_13A_MARKERS = "<\n&"
+
+
 def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", left_out: frozenset[str] = frozenset()
                  ) -> tuple[str, ...]:
     """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens (`padding`: one
     of LINE_PADDING_RULES; `left_out`: names of RULES_13A not applied, none in the script)."""
-    for name, replacements in RULES_13A:
-        if name not in left_out:
-            for literal, replacement in replacements:
-                line = line.replace(literal, replacement)
+    if "<" in line or "\n" in line or "&" in line:  # each literal of RULES_13A holds one of them (_13A_MARKERS)
+        for name, replacements in RULES_13A:
+            if name not in left_out:
+                for literal, replacement in replacements:
+                    line = line.replace(literal, replacement)
     if padding == "spaces":
         line = f" {line} "  # $norm_text = " $norm_text ";
     for pattern, replacement in _13A_STEPS:

@@ -493,6 +493,15 @@ def test_each_rule_substitutes_the_string_re_sub_gives_on_every_code_point():
             assert substitute(pattern, template, text) == pattern.sub(template, text), (pattern.pattern[:40], text[:80])
 
 
+def test_every_13a_literal_holds_a_marker():
+    """13a skips its literal replacements on a line without a marker character: each literal must hold one."""
+    from oracle.formulas.tokenizers import _13A_MARKERS, RULES_13A
+
+    literals = [literal for _, replacements in RULES_13A for literal, _ in replacements]
+    assert len(literals) == 7
+    assert all(any(marker in literal for marker in _13A_MARKERS) for literal in literals)
+
+
 def test_a_template_substitute_cannot_build_is_refused():
     import re
 
