@@ -21,7 +21,8 @@ ASCII whitespace only (Perl's `split` on a byte string, C's `isspace`: multi-ble
 keeps a no-break space inside a word).
 
 `intl` needs the Unicode classes \\p{P}, \\p{S} and \\p{N}; the standard library's `re` has
-none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`). A peer on another
+none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`; written out in `unicode_ranges` for the
+version this Python has, and compared with `unicodedata` by the tests). A peer on another
 Unicode version (sacrebleu uses the `regex` module) classifies characters assigned since
 differently (tests/formulas/test_tokenizers.py lists them against the `regex` module when it is installed).
 """
