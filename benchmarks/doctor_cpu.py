@@ -9,7 +9,11 @@ peak memory of whole processes, each command in turn, round after round, so that
 Commands: doctor of each checkout given (`--before`, this one), this one's with BLEU_ORACLE_KERNEL=0 (the counting
 kernel off), and `sacrebleu REF -i HYP` (the sacrebleu next to this interpreter). CPU is user + system time of the
 child (`os.wait4`), peak memory its maximum resident set; one warm-up run of each first, medians over the rounds,
-and the load average at start and end (the machine's other work moves the absolute figures, not the ratios)."""
+and the load average at start and end (the machine's other work moves the absolute figures, not the ratios).
+
+`--pycache DIR`: doctor's processes run with their bytecode cached in DIR (PYTHONPYCACHEPREFIX, and
+PYTHONDONTWRITEBYTECODE unset; the warm-up writes it), as an installed package and sacrebleu's site-packages have it;
+without it, where PYTHONDONTWRITEBYTECODE is set, each doctor process compiles every oracle module it imports."""
 
 from __future__ import annotations
 
@@ -36,7 +40,11 @@ def measure(argv: list, cwd: Path, env: dict) -> tuple[float, float]:
 def commands(args: argparse.Namespace) -> dict:
     def doctor(tree: Path, **env: str) -> tuple:
         argv = [sys.executable, "-m", "oracle", "doctor", "--hyp", args.hyp, "--ref", args.ref]
-        return argv, tree, dict(os.environ, PYTHONPATH=str(tree), **env)
+        environment = dict(os.environ, PYTHONPATH=str(tree), **env)
+        if args.pycache:
+            environment.pop("PYTHONDONTWRITEBYTECODE", None)
+            environment["PYTHONPYCACHEPREFIX"] = str(Path(args.pycache).resolve())
+        return argv, tree, environment
 
     out = {f"doctor, {tree}": doctor(Path(tree).resolve()) for tree in args.before}
     out["doctor, this checkout"] = doctor(ROOT)
@@ -52,6 +60,7 @@ def main() -> None:
     parser.add_argument("--ref", required=True)
     parser.add_argument("--before", action="append", default=[], help="another checkout to run (repeatable)")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pycache", help="cache doctor's bytecode in this directory (see above)")
     args = parser.parse_args()
     runs = commands(args)
     print(f"start {time.strftime('%H:%M:%S')} UTC, load average {os.getloadavg()}")

@@ -28,9 +28,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oracle.formulas.tokenizers import tokenize
-
 from .rawtext import BOM, LINE_SEPARATORS, Line
+from .streams import tokens_13a
 
 #: Alignment looks this many lines either side.
 WINDOW = 4
@@ -164,7 +163,7 @@ class _FileWatch:
             self.capitalised += stripped != stripped.lower()
         if self.sampled < TOKENIZED_SAMPLE:
             self.sampled += 1
-            self.changed_by_13a += tokenize(stripped, "13a") != tuple(stripped.split())
+            self.changed_by_13a += tokens_13a(stripped) != tuple(stripped.split())  # the table asks for it next
 
 
     def _see_separators(self, line: Line, inner: str) -> None:

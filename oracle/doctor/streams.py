@@ -23,7 +23,9 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from itertools import repeat
+from typing import NamedTuple
 
 from oracle import counting
 from oracle.formulas import bleu
@@ -45,6 +47,29 @@ SENTENCE_LEVEL_LIMIT = 200_000
 #: A whitespace character on which the split rules disagree (str.isspace() but not ASCII whitespace).
 _SPLIT_SENSITIVE = re.compile(r"[^\S\t\n\x0b\x0c\r ]")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@lru_cache(maxsize=64)
+def tokens_13a(text: str) -> tuple[str, ...]:
+    """`tokenize(text, "13a")`, kept for the last 64 lines asked: the layout lint's sample (the first 1000 lines of each
+    file) and the stream table tokenize the same lines one after the other, and the second asks here (the lint's
+    2,000 lines cost 0.035 s of CPU on one WMT17 system)."""
+    return tokenize(text, "13a")
+
+
+def _tokenized(texts: tuple, tokenizer: str) -> tuple:
+    """Each of `texts` as `tokenize(text, tokenizer)` gives it (words split as str.split() does)."""
+    if tokenizer == "13a":
+        return tuple([tokens_13a(text) for text in texts])
+    return tuple([tokenize(text, tokenizer) for text in texts])
+
+
+def _ascii_lower(text: str) -> str:
+    """`text.translate(_ASCII_LOWER)` (A-Z folded, nothing else), about 7 times faster on a line with a character
+    beyond ASCII, where `str.translate` looks every character up in a dict: `bytes.lower` folds A-Z only, and in UTF-8
+    every byte of a character beyond ASCII is above 0x7F ("surrogatepass": any str, lone surrogates too, goes and
+    comes back as it was). tests/doctor/test_doctor_engine.py holds the two equal."""
+    return text.encode("utf-8", "surrogatepass").lower().decode("utf-8", "surrogatepass")
 
 
 @dataclass(frozen=True, order=True)
@@ -73,9 +98,10 @@ def stream_key(tokenizer: str, lowercase: bool, split: str, fold: str, bom: str 
     return StreamKey(tokenizer, lowercase, split, fold if lowercase else "unicode", bom)
 
 
-@dataclass(frozen=True)
-class Counted:
-    """One segment's statistics: hypothesis length, every reference's length, clipped matches per order."""
+class Counted(NamedTuple):
+    """One segment's statistics: hypothesis length, every reference's length, clipped matches per order (a named
+    tuple: made 25,000 times for one WMT17 system, where a frozen dataclass's construction cost a tenth of the table's
+    bookkeeping)."""
 
     hyp_len: int
     ref_lens: tuple
@@ -106,14 +132,33 @@ class Sums:
         self.segments += sign
         self.hyp_len += sign * counted.hyp_len
         self.lengths[counted.hyp_len] += sign
+        self._add_reference_lengths(counted, sign)
+        for n in range(ORDERS):
+            self.matches[n] += sign * counted.matches[n]
+
+    def _add_reference_lengths(self, counted: Counted, sign: int) -> None:
         lengths = counted.ref_lens
         if len(lengths) == 1 or min(lengths) == max(lengths):
             self.agreed_ref_len += sign * lengths[0]
         else:
             for rule in RULES:
                 self.rule_ref_len[rule] += sign * counted.reference_length(rule)
-        for n in range(ORDERS):
-            self.matches[n] += sign * counted.matches[n]
+
+    @classmethod
+    def of_kept(cls, kept: _Kept) -> Sums:
+        """The sums of the segments `kept` holds, made at once from its arrays (summed in C, but for the reference
+        lengths of segments whose references differ in length): what `add` of each segment would give."""
+        out = cls()
+        out.segments = len(kept)
+        out.hyp_len = sum(kept.hyp_len)
+        out.lengths = Counter(kept.hyp_len)
+        if kept.references == 1:
+            out.agreed_ref_len = sum(kept.ref_lens)
+        else:
+            for index in range(len(kept)):
+                out._add_reference_lengths(kept[index], 1)
+        out.matches = [sum(kept.matches[n::ORDERS]) for n in range(ORDERS)]
+        return out
 
     def ref_len(self, rule: str) -> int:
         return self.agreed_ref_len + self.rule_ref_len[rule]
@@ -123,9 +168,10 @@ class Sums:
         return tuple(sum(count * max(c - n, 0, floor) for c, count in self.lengths.items()) for n in range(ORDERS))
 
     def plus(self, delta: Sums) -> Sums:
-        """These sums with a variant's differences added (a new object)."""
+        """These sums with another's added (a new object): a variant's differences (no segments of their own), or
+        the sums of further segments."""
         out = Sums()
-        out.segments = self.segments
+        out.segments = self.segments + delta.segments
         out.hyp_len = self.hyp_len + delta.hyp_len
         out.lengths = Counter(self.lengths)
         out.lengths.update(delta.lengths)  # update adds negative counts too (`+` would drop them)
@@ -159,6 +205,49 @@ class _Kept:
                        tuple(self.matches[index * ORDERS:(index + 1) * ORDERS]))
 
 
+class _Base:
+    """A base stream's statistics: each of its first `limit` segments kept (`_Kept`), summed when read; the
+    segments beyond, in running sums."""
+
+    def __init__(self, references: int, limit: int) -> None:
+        self.kept = _Kept(references)
+        self.limit = limit
+        self.beyond = Sums()
+        self._kept_sums: Sums | None = None
+
+    def record(self, index: int, counted: Counted, base: Counted | None) -> None:
+        """Segment `index`'s statistics in this stream (`base`: None, this is a base stream)."""
+        if len(self.kept) < self.limit:
+            self.kept.append(counted)
+            self._kept_sums = None
+        else:
+            self.beyond.add(counted)
+
+    def sums(self) -> Sums:
+        if self._kept_sums is None:
+            self._kept_sums = Sums.of_kept(self.kept)
+        return self._kept_sums.plus(self.beyond) if self.beyond.segments else self._kept_sums
+
+
+class _Variant:
+    """A variant stream's difference from its base: the sums of (its statistics - the base's) over the segments
+    where they differ, and, among the first `limit` segments, its statistics there."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.delta = Sums()
+        self.overrides: dict[int, Counted] = {}
+
+    def record(self, index: int, counted: Counted, base: Counted | None) -> None:
+        """Segment `index`'s statistics in this stream and in its base (`base`), kept where they differ."""
+        if base is None or counted is base or counted == base:
+            return
+        self.delta.add(counted)
+        self.delta.add(base, -1)
+        if index < self.limit:
+            self.overrides[index] = counted
+
+
 def all_keys(bom: bool) -> tuple:
     """Every stream a reading can ask for: tokenizer x case x split x folding (x the mark kept, when a file has one)."""
     keys = []
@@ -180,21 +269,25 @@ class StreamTable:
         self.limit = limit
         self.keys = tuple(keys) if keys is not None else all_keys(bom)
         bases = sorted({key.base for key in self.keys})
-        self._sums = {key: Sums() for key in bases}
-        self._kept = {key: _Kept(references) for key in bases}
-        self._deltas = {key: Sums() for key in self.keys if not key.is_base}
-        self._overrides: dict[StreamKey, dict[int, Counted]] = {key: {} for key in self.keys if not key.is_base}
+        self._bases = {key: _Base(references, limit) for key in bases}
+        self._variants = {key: _Variant(limit) for key in self.keys if not key.is_base}
         # per tokenizer: the bases first (a variant is compared with its base's statistics of the segment)
-        self._by_tokenizer = {t: sorted({k for k in self.keys if k.tokenizer == t} | {k.base for k in self.keys
-                                         if k.tokenizer == t}, key=lambda k: (not k.is_base, k))
-                              for t in TOKENIZERS if any(k.tokenizer == t for k in self.keys)}
-        # per tokenizer: (stream, its base, or None for a base itself); every stream, or the bases only
-        self._every_stream = {t: [(k, None if k.is_base else k.base) for k in keys]
-                              for t, keys in self._by_tokenizer.items()}
-        self._base_streams = {t: [(k, None) for k in keys if k.is_base] for t, keys in self._by_tokenizer.items()}
+        by_tokenizer = {t: sorted({k for k in self.keys if k.tokenizer == t} | {k.base for k in self.keys
+                                   if k.tokenizer == t}, key=lambda k: (not k.is_base, k))
+                        for t in TOKENIZERS if any(k.tokenizer == t for k in self.keys)}
+        # per tokenizer, each stream to count: (its key, its base's place in the list, or None for a base itself, and
+        # where its statistics go); every stream, or the bases only
+        self._every_stream = {t: [self._step(key, keys) for key in keys] for t, keys in by_tokenizer.items()}
+        self._base_streams = {t: [self._step(key, keys) for key in keys if key.is_base]
+                              for t, keys in by_tokenizer.items()}
         #: statistics already made, each made from all the segments its `segments` says
         self._statistics: dict[tuple, bleu.Statistics] = {}
         self.segments = 0
+
+    def _step(self, key: StreamKey, keys: list) -> tuple[StreamKey, int | None, _Base | _Variant]:
+        if key.is_base:
+            return key, None, self._bases[key]
+        return key, keys.index(key.base), self._variants[key]
 
     # -- counting --------------------------------------------------------------------------------
 
@@ -208,40 +301,46 @@ class StreamTable:
         plain = tuple(text[1:] if text.startswith(BOM) else text for text in texts) if marked else texts
         sensitive = any(_SPLIT_SENSITIVE.search(text) for text in texts)
         # where no character folds differently under the two rules, A-Z folding is Unicode folding
-        folds_alike = all(text.lower() == text.translate(_ASCII_LOWER) for text in texts)
-        keep = index < self.limit
+        folds_alike = all(text.isascii() or text.lower() == _ascii_lower(text) for text in texts)
         # a segment without a mark, a character the split rules disagree on or one the folding rules fold apart
         # has every variant stream equal to its base: only the bases are counted
-        streams = self._every_stream if marked or sensitive or not folds_alike else self._base_streams
-        for tokenizer, keys in streams.items():
+        if not (marked or sensitive or not folds_alike):
+            self._add_to_bases(index, plain)
+            self.segments += 1
+            return
+        for tokenizer, steps in self._every_stream.items():
             tokens = _TokenCache(tokenizer, plain, texts if marked else plain, sensitive, folds_alike)
             counted_by_id: dict[int, Counted] = {}
-            base_counted = {}
-            for key, base_key in keys:
+            made: list[Counted] = []
+            for key, base_at, statistics in steps:
                 stream = tokens.of(key)
                 counted = counted_by_id.get(id(stream))
                 if counted is None:
                     counted = counted_by_id[id(stream)] = _count(stream)
-                if base_key is None:
-                    base_counted[key] = counted
-                    self._sums[key].add(counted)
-                    if keep:
-                        self._kept[key].append(counted)
-                    continue
-                base = base_counted[base_key]
-                if counted is not base and counted != base:
-                    delta = self._deltas[key]
-                    delta.add(counted)
-                    delta.add(base, -1)
-                    if keep:
-                        self._overrides[key][index] = counted
+                made.append(counted)
+                statistics.record(index, counted, None if base_at is None else made[base_at])
         self.segments += 1
+
+    def _add_to_bases(self, index: int, texts: tuple) -> None:
+        """Segment `index` in the base streams alone (every variant equals its base there): what `_TokenCache` gives
+        for them, made without it (most segments are these; one per tokenizer and segment cost about 0.05 s of CPU
+        on one WMT17 system)."""
+        for tokenizer, steps in self._base_streams.items():
+            cased = _tokenized(texts, tokenizer)
+            counted_cased = None
+            for key, _, statistics in steps:
+                stream = _unicode_folded(cased) if key.lowercase else cased
+                if stream is cased:  # nothing to fold: counted once for both cases
+                    counted = counted_cased = counted_cased or _count(cased)
+                else:
+                    counted = _count(stream)
+                statistics.record(index, counted, None)
 
     # -- reading the statistics --------------------------------------------------------------------
 
     def sums(self, key: StreamKey) -> Sums:
         self._require(key)
-        return self._sums[key] if key.is_base else self._sums[key.base].plus(self._deltas[key])
+        return self._bases[key].sums() if key.is_base else self._bases[key.base].sums().plus(self._variants[key].delta)
 
     def statistics(self, key: StreamKey, rule: str, floor: int) -> bleu.Statistics:
         """The corpus statistics of stream `key` under reference-length `rule` and segment-totals `floor`."""
@@ -267,13 +366,13 @@ class StreamTable:
         self._require(key)
         if not self.sentence_level:
             raise BleuValueError(f"sentence-level readings keep at most {self.limit} segments (got {self.segments})")
-        kept = self._kept[key.base]
-        overrides = {} if key.is_base else self._overrides[key]
+        kept = self._bases[key.base].kept
+        overrides = {} if key.is_base else self._variants[key].overrides
         for index in range(len(kept)):
             yield overrides.get(index) or kept[index]
 
     def _require(self, key: StreamKey) -> None:
-        if key not in self._sums and key not in self._deltas:
+        if key not in self._bases and key not in self._variants:
             raise BleuValueError(f"no statistics were counted for the stream {key}")
 
 
@@ -298,7 +397,7 @@ class _TokenCache:
         cached = self._split.get((bom, split))
         if cached is None:
             if split == "str-split":
-                cached = tuple(tokenize(text, self.tokenizer, split=split) for text in texts)
+                cached = _tokenized(texts, self.tokenizer)
             else:  # a line without a character the split rules disagree on is tokenized as str.split() reads it
                 cached = tuple(tokenize(text, self.tokenizer, split=split) if _SPLIT_SENSITIVE.search(text) else same
                                for text, same in zip(texts, self.split(bom, "str-split"), strict=True))
@@ -313,15 +412,19 @@ class _TokenCache:
         if cached is None:
             unicode = self._folded.get((id(stream), "unicode"))
             if unicode is None:
-                unicode = tuple(tuple(map(str.lower, tokens)) for tokens in stream)
-                if unicode == stream:  # nothing to fold: the same object, counted once for both cases
-                    unicode = stream
-                self._folded[(id(stream), "unicode")] = unicode
+                unicode = self._folded[(id(stream), "unicode")] = _unicode_folded(stream)
             if key.fold == "unicode" or self.folds_alike:
                 return unicode
             ascii_only = tuple(tuple(token.translate(_ASCII_LOWER) for token in tokens) for tokens in stream)
             cached = self._folded[(id(stream), "ascii")] = unicode if ascii_only == unicode else ascii_only
         return cached
+
+
+def _unicode_folded(stream: tuple) -> tuple:
+    """Each token list of `stream` with its tokens folded by `str.lower`; `stream` itself when nothing folds (the
+    same object, counted once for both cases)."""
+    unicode = tuple(tuple(map(str.lower, tokens)) for tokens in stream)
+    return stream if unicode == stream else unicode
 
 
 def _count(stream: tuple) -> Counted:

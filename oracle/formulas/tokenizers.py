@@ -21,7 +21,8 @@ ASCII whitespace only (Perl's `split` on a byte string, C's `isspace`: multi-ble
 keeps a no-break space inside a word).
 
 `intl` needs the Unicode classes \\p{P}, \\p{S} and \\p{N}; the standard library's `re` has
-none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`). A peer on another
+none, so they are built from `unicodedata` (Unicode `UNICODE_VERSION`; written out in `unicode_ranges` for the
+version this Python has, and compared with `unicodedata` by the tests). A peer on another
 Unicode version (sacrebleu uses the `regex` module) classifies characters assigned since
 differently (tests/formulas/test_tokenizers.py lists them against the `regex` module when it is installed).
 """
@@ -30,12 +31,14 @@ from __future__ import annotations
 
 import collections
 import itertools
+import operator
 import re
 import sys
 import unicodedata
 from collections.abc import Iterable
 from functools import cache
 
+from . import unicode_ranges
 from .errors import BleuValueError, describe
 
 UNICODE_VERSION = unicodedata.unidata_version
@@ -101,6 +104,45 @@ def split_words(line: str, split: str = "str-split") -> tuple[str, ...]:
     return tuple(word for word in pattern.split(line) if word)
 
 
+#: The shapes of the rules' replacement templates, each with how `substitute` builds its output (below).
+_TEMPLATES = {r" \1 ": "around", r"\1 \2 ": "after-pair", r" \1 \2": "before-pair"}
+
+
+def substitute(pattern: re.Pattern[str], template: str, line: str) -> str:
+    """`pattern.sub(template, line)`, the same string, for the templates of these rules (`_TEMPLATES`), built from
+    `pattern.split(line)` with joins in C. The same pattern finds the same matches (split and sub scan alike, every
+    match consuming what it matched); only the output is assembled otherwise: `re.sub` expands a template with
+    group references in Python once per match (`re._parser.expand_template`, 75,770 calls for `doctor` on one
+    WMT17 system), the split hands over the groups between the unmatched stretches, [s0, a1, b1, s1, ..., ak, bk,
+    sk], and the template's spaces are the separators of one `str.join`:
+
+    - ` \1 ` (one group): s0 + " " + a1 + " " + s1 ...: the pieces joined with spaces;
+    - `\1 \2 `: s0 + a1 + " " + b1 + " " + s1 + a2 ...: the pieces (s0 + a1), b1, (s1 + a2), ..., bk, sk;
+    - ` \1 \2`: s0 + " " + a1 + " " + b1 + s1 + " " + a2 ...: the pieces s0, a1, (b1 + s1), a2, ..., (bk + sk).
+
+    tests/formulas/test_tokenizers.py holds it equal to `pattern.sub` for every rule, on generated text and on
+    every code point."""
+    shape = _TEMPLATES.get(template)
+    if shape is None or pattern.groups != (1 if shape == "around" else 2):
+        raise BleuValueError(f"no substitution without re.sub for the template {template!r} of {pattern.pattern!r}")
+    pieces = pattern.split(line)
+    if len(pieces) == 1:  # no match: the line as it is
+        return line
+    if shape == "around":
+        return " ".join(pieces)
+    matches = len(pieces) // 3
+    parts = [""] * (2 * matches + 1)
+    if shape == "after-pair":
+        parts[0:-1:2] = map(operator.add, pieces[0:-1:3], pieces[1::3])  # s0 + a1, s1 + a2, ...
+        parts[1::2] = pieces[2::3]  # b1, b2, ...
+        parts[-1] = pieces[-1]
+    else:
+        parts[0] = pieces[0]
+        parts[1::2] = pieces[1::3]  # a1, a2, ...
+        parts[2::2] = map(operator.add, pieces[2::3], pieces[3::3])  # b1 + s1, b2 + s2, ...
+    return " ".join(parts)
+
+
 # -- 13a: mteval-v13a.pl, sub tokenization ------------------------------------------------------
 
 _13A_STEPS = (
@@ -113,12 +155,6 @@ _13A_STEPS = (
     # $norm_text =~ s/([0-9])(-)/$1 $2 /g; # tokenize dash when preceded by a digit
     (re.compile(r"([0-9])(-)"), r"\1 \2 "),
 )
-#: 13a's first rule as a translation table, made from its pattern: each character of its class (ASCII only) is one
-#: match, so `str.translate` gives the string `re.sub` gives, without `re`'s Python call per match (every space is
-#: one, about 20 a line: 13a about a quarter faster on WMT17).
-_13A_PUNCTUATION_SPACED = {code: f" {chr(code)} " for code in range(128) if _13A_STEPS[0][0].fullmatch(chr(code))}
-
-
 #: The language-independent part of 13a: literal replacements, in order, each named (a port that leaves one
 #: out, or applies it to one side only, is diagnosed by that name: `oracle.diagnose.textrules`).
 RULES_13A = (
@@ -134,19 +170,24 @@ RULES_13A = (
 )
 
 
+#: A character each literal of RULES_13A holds (tests/formulas/test_tokenizers.py checks it): a line with none of them
+#: holds no literal, every replacement leaves it as it is, and the seven `str.replace` calls are skipped.
+_13A_MARKERS = "<\n&"
+
+
 def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", left_out: frozenset[str] = frozenset()
                  ) -> tuple[str, ...]:
     """mteval-v13a.pl's `tokenization` of one line, without its case folding: a tuple of tokens (`padding`: one
     of LINE_PADDING_RULES; `left_out`: names of RULES_13A not applied, none in the script)."""
-    for name, replacements in RULES_13A:
-        if name not in left_out:
-            for literal, replacement in replacements:
-                line = line.replace(literal, replacement)
+    if "<" in line or "\n" in line or "&" in line:  # each literal of RULES_13A holds one of them (_13A_MARKERS)
+        for name, replacements in RULES_13A:
+            if name not in left_out:
+                for literal, replacement in replacements:
+                    line = line.replace(literal, replacement)
     if padding == "spaces":
         line = f" {line} "  # $norm_text = " $norm_text ";
-    line = line.translate(_13A_PUNCTUATION_SPACED)  # the first of _13A_STEPS
-    for pattern, replacement in _13A_STEPS[1:]:
-        line = pattern.sub(replacement, line)
+    for pattern, replacement in _13A_STEPS:
+        line = substitute(pattern, replacement, line)  # pattern.sub(replacement, line)
     # s/\s+/ /g; s/^\s+//; s/\s+$//;  # one space only between words, none at either end
     return split_words(line, split)
 
@@ -154,7 +195,6 @@ def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", l
 # -- intl: mteval-v14.pl, sub tokenization_international (as sacrebleu documents it) -------------
 
 
-@cache
 def _category_runs() -> tuple[tuple[int, int, str], ...]:
     """Every code point's general category as runs (first, last, category), in code point order: the
     categories read once and grouped in C (map and groupby), one Python step per run, not per code point. They
@@ -170,10 +210,17 @@ def _category_runs() -> tuple[tuple[int, int, str], ...]:
 
 
 @cache
-def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
-    """The code points whose general category starts with `prefix`, as sorted disjoint ranges (first, last)."""
+def _read_ranges() -> dict[str, tuple[tuple[int, int], ...]]:
+    """The ranges of every class intl uses (`STORED_CLASSES`), read from `unicodedata` (0.13 s of CPU: every code
+    point's category)."""
+    runs = _category_runs()
+    return {prefix: _ranges_in(runs, prefix) for prefix in STORED_CLASSES}
+
+
+def _ranges_in(runs: Iterable[tuple[int, int, str]], prefix: str) -> tuple[tuple[int, int], ...]:
+    """The code points of `runs` whose general category starts with `prefix`, as sorted disjoint ranges."""
     ranges: list[tuple[int, int]] = []
-    for start, end, category in _category_runs():
+    for start, end, category in runs:
         if not category.startswith(prefix):
             continue
         if ranges and ranges[-1][1] == start - 1:  # runs of two categories of the class (Pd then Ps) join
@@ -181,6 +228,32 @@ def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
         else:
             ranges.append((start, end))
     return tuple(ranges)
+
+
+#: The classes intl's rules are made of: punctuation, symbols, numbers, decimal digits (INTL_NUMBERS).
+STORED_CLASSES = ("P", "S", "N", "Nd")
+
+
+def stored_ranges_text(ranges: Iterable[tuple[int, int]]) -> str:
+    """`ranges` as `unicode_ranges.RANGES` writes them: hexadecimal code points, `first-last` or one alone."""
+    return " ".join(f"{a:X}" if a == b else f"{a:X}-{b:X}" for a, b in ranges)
+
+
+def _stored(text: str) -> tuple[tuple[int, int], ...]:
+    """The ranges `stored_ranges_text` wrote."""
+    return tuple((int(a, 16), int(b or a, 16)) for a, _, b in (item.partition("-") for item in text.split()))
+
+
+@cache
+def _ranges(prefix: str) -> tuple[tuple[int, int], ...]:
+    """The code points whose general category starts with `prefix`, as sorted disjoint ranges (first, last): for the
+    classes intl uses, under the Unicode version they were written out for, as `unicode_ranges` holds them (read from
+    `unicodedata` by tests/formulas/test_tokenizers.py and compared); otherwise read from `unicodedata`."""
+    if prefix in unicode_ranges.RANGES and unicode_ranges.UNICODE_VERSION == UNICODE_VERSION:
+        return _stored(unicode_ranges.RANGES[prefix])
+    if prefix in STORED_CLASSES:
+        return _read_ranges()[prefix]
+    return _ranges_in(_category_runs(), prefix)
 
 
 def _body(ranges: Iterable[tuple[int, int]]) -> str:
@@ -255,7 +328,7 @@ def tokenize_intl(line: str, split: str = "str-split", numbers: str = "N") -> tu
     if numbers not in INTL_NUMBERS:
         raise BleuValueError(f"intl's numbers must be one of {list(INTL_NUMBERS)} (got {describe(numbers)})")
     for pattern, replacement in _intl_steps(numbers):
-        line = pattern.sub(replacement, line)
+        line = substitute(pattern, replacement, line)  # pattern.sub(replacement, line)
     return split_words(line, split)  # s/\p{Z}+/ /g and no space at either end; sacrebleu: str.split()
 
 

@@ -46,8 +46,8 @@ REFS = [["Ärger über das Öl , sagt er .", "ÄRGER über Öl, sagte er."],
         ["Straße STRASSE", "strasse"]]
 
 
-def _table(hyp: list, refs: list) -> StreamTable:
-    table = StreamTable(len(refs[0]), bom=True)
+def _table(hyp: list, refs: list, limit: int | None = None) -> StreamTable:
+    table = StreamTable(len(refs[0]), bom=True) if limit is None else StreamTable(len(refs[0]), bom=True, limit=limit)
     for h, r in zip(hyp, refs, strict=True):
         table.add((h, *r))
     return table
@@ -78,6 +78,26 @@ def test_every_stream_counts_what_the_plain_oracle_counts():
                 differing.add((key.tokenizer, shared))
         assert list(table.segments_of(key)) and len(list(table.segments_of(key))) == len(HYP)
     assert len(differing) > 4 * 6  # the variants do differ from their bases on these lines
+
+
+def test_segments_past_the_kept_ones_are_summed_alike():
+    """Past its limit a table keeps no segment's statistics (a base stream's sums are then its kept segments' and
+    running sums of the others): every stream's corpus statistics are still the plain oracle's."""
+    table = _table(HYP, REFS, limit=2)
+    assert not table.sentence_level
+    for key in table.keys:
+        for rule in RULES:
+            assert table.statistics(key, rule, 1) == _plain_statistics(key, rule, 1, HYP, REFS), (key, rule)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.one_of(st.characters(), st.sampled_from("AZaz@[`{ÄÉİΣ\ud83d\ude00")), max_size=30))
+def test_ascii_folding_through_bytes_folds_what_the_table_folds(text):
+    """`streams._ascii_lower` (through UTF-8 bytes) folds any str, lone surrogates included, as `str.translate`
+    with the A-Z table does."""
+    from oracle.doctor.streams import _ASCII_LOWER, _ascii_lower
+
+    assert _ascii_lower(text) == text.translate(_ASCII_LOWER)
 
 
 @pytest.mark.skipif(not WMT17.is_dir(), reason=f"the WMT17 files are not available ({WMT17} is absent)")

@@ -2,7 +2,7 @@
 (an independent implementation) on real text and on random text, and the score command's
 --tokenize and signature.
 
-Holds: oracle.formulas.tokenizers, oracle.signatures
+Holds: oracle.formulas.tokenizers, oracle.formulas.unicode_ranges, oracle.signatures
 """
 
 from __future__ import annotations
@@ -368,6 +368,24 @@ def test_intl_character_classes_read_from_category_runs_are_the_literal_ones():
         assert _class(prefix, negate) == _literal_class(prefix, negate)
 
 
+def test_the_stored_intl_ranges_are_the_ones_unicodedata_gives():
+    """intl's classes written out (`oracle.formulas.unicode_ranges`, so that no process reads every code point's
+    category for them) are, range for range, those `unicodedata` gives under this Python's Unicode; under another
+    version they are not used."""
+    from oracle.formulas import unicode_ranges
+    from oracle.formulas.tokenizers import STORED_CLASSES, _ranges, _read_ranges, stored_ranges_text
+
+    read = _read_ranges()
+    assert all(len(read[prefix]) > 50 for prefix in STORED_CLASSES)
+    if unicode_ranges.UNICODE_VERSION != UNICODE_VERSION:
+        assert all(_ranges(prefix) == read[prefix] for prefix in STORED_CLASSES)
+        return
+    assert set(unicode_ranges.RANGES) == set(STORED_CLASSES)
+    for prefix in STORED_CLASSES:
+        assert _ranges(prefix) == read[prefix], f"RANGES[{prefix!r}] under Unicode {UNICODE_VERSION}: " + \
+            stored_ranges_text(read[prefix])
+
+
 def test_intl_fast_classes_match_the_literal_classes_on_every_code_point():
     """The classes intl's rules are compiled from (`_fast_class`: a BMP part and an astral part, for speed) match
     exactly the code points the literal classes match, over the whole of Unicode (one findall each over a string of
@@ -383,12 +401,113 @@ def test_intl_fast_classes_match_the_literal_classes_on_every_code_point():
         assert len(fast) > 100
 
 
-def test_13a_first_rule_as_a_table_replaces_what_its_pattern_replaces():
-    """13a's first rule is applied with `str.translate` (`_13A_PUNCTUATION_SPACED`): over every code point, the
-    table holds exactly the characters the rule's pattern matches, each with a space on either side (` $1 `)."""
-    from oracle.formulas.tokenizers import _13A_PUNCTUATION_SPACED, _13A_STEPS
+def _literal_13a(line: str, split: str = "str-split", padding: str = "spaces") -> tuple[str, ...]:
+    """13a as first written (the reference for `substitute`): each rule of mteval-v13a.pl's `sub tokenization` by
+    `re.sub` with its template, as the script's s///g lines read."""
+    import re
+
+    from oracle.formulas.tokenizers import RULES_13A, split_words
+
+    for _, replacements in RULES_13A:
+        for literal, replacement in replacements:
+            line = line.replace(literal, replacement)
+    if padding == "spaces":
+        line = f" {line} "
+    line = re.sub(r"([\{-\~\[-\` -\&\(-\+\:-\@\/])", r" \1 ", line)  # s/([\{-\~\[-\` -\&\(-\+\:-\@\/])/ $1 /g;
+    line = re.sub(r"([^0-9])([\.,])", r"\1 \2 ", line)  # s/([^0-9])([\.,])/$1 $2 /g;
+    line = re.sub(r"([\.,])([^0-9])", r" \1 \2", line)  # s/([\.,])([^0-9])/ $1 $2/g;
+    line = re.sub(r"([0-9])(-)", r"\1 \2 ", line)  # s/([0-9])(-)/$1 $2 /g;
+    return split_words(line, split)
+
+
+def _literal_intl(line: str, split: str = "str-split", numbers: str = "N") -> tuple[str, ...]:
+    """intl as first written: mteval-v14.pl's three rules by `re.sub` with their templates, on the literal classes
+    (`_class`, one range list each)."""
+    import re
+
+    from oracle.formulas.tokenizers import _class, split_words
+
+    punctuation, symbol, not_number = _class("P"), _class("S"), _class(numbers, negate=True)
+    line = re.sub(f"({not_number})({punctuation})", r"\1 \2 ", line)  # s/(\P{N})(\p{P})/$1 $2 /g;
+    line = re.sub(f"({punctuation})({not_number})", r" \1 \2", line)  # s/(\p{P})(\P{N})/ $1 $2/g;
+    line = re.sub(f"({symbol})", r" \1 ", line)  # s/(\p{S})/ $1 /g;
+    return split_words(line, split)
+
+
+#: Text that meets the rules: their characters (digits, `.` `,` `-`, ASCII punctuation and spaces, Unicode
+#: punctuation, symbols, numbers and spaces, the entities) often, in runs, next to any other character.
+_RULE_TEXT = st.lists(st.one_of(
+    st.sampled_from(list("09.,-- a'(&;/\t\n\xa0\u2028\x1c") + ["&quot;", "&amp;", "<skipped>", "...", ",,"]),
+    st.sampled_from(list("«»€½²٣¡¿、。〃…–—•§¶©®™°±×÷")),
+    st.characters(blacklist_categories=("Cs",)),
+), max_size=40).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_RULE_TEXT, st.sampled_from(["str-split", "white-space", "ascii"]), st.sampled_from(["spaces", "none"]))
+def test_13a_gives_the_tokens_of_its_literal_substitutions(line, split, padding):
+    """13a, whose rules build their output from `re.split` (`substitute`), tokenizes every line as the literal
+    `re.sub` rules do, under every split and padding rule."""
+    from oracle.formulas.tokenizers import tokenize_13a
+
+    assert tokenize_13a(line, split, padding) == _literal_13a(line, split, padding)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_RULE_TEXT, st.sampled_from(["str-split", "white-space", "ascii"]), st.sampled_from(["N", "Nd"]))
+def test_intl_gives_the_tokens_of_its_literal_substitutions(line, split, numbers):
+    from oracle.formulas.tokenizers import tokenize_intl
+
+    assert tokenize_intl(line, split, numbers) == _literal_intl(line, split, numbers)
+
+
+def _every_step():
+    from oracle.formulas.tokenizers import _13A_STEPS, _intl_steps
+
+    return [*_13A_STEPS, *_intl_steps("N"), *_intl_steps("Nd")]
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_RULE_TEXT)
+def test_each_rule_substitutes_the_string_re_sub_gives(line):
+    """Each rule's output string (not only the tokens) is the one `re.sub` with its template gives."""
+    from oracle.formulas.tokenizers import substitute
+
+    for pattern, template in _every_step():
+        assert substitute(pattern, template, line) == pattern.sub(template, line), (pattern.pattern[:40], template)
+
+
+def test_each_rule_substitutes_the_string_re_sub_gives_on_every_code_point():
+    """The same over one string of every code point (each rule's class met everywhere it can be, one run each), and
+    over the WMT17 lines the benchmarks tokenize."""
+    from oracle.formulas.tokenizers import substitute
 
     every = "".join(map(chr, range(sys.maxunicode + 1)))
-    pattern, replacement = _13A_STEPS[0]
-    assert every.translate(_13A_PUNCTUATION_SPACED) == pattern.sub(replacement, every)
-    assert " " in every.translate(_13A_PUNCTUATION_SPACED)[:200]
+    by_hand = "a..b,,1.5 1,-2 x.5 1-2-3 .,a 2017. «Ja», 1,000.5 €5 ½. ٣.٣ ...x"
+    texts = [every, by_hand]
+    if WMT17.is_dir():
+        texts += [line for text in _wmt17_lines().values() for line in text[:500]]
+    for pattern, template in _every_step():
+        assert any(pattern.search(text) for text in texts), pattern.pattern[:40]
+        for text in texts:
+            assert substitute(pattern, template, text) == pattern.sub(template, text), (pattern.pattern[:40], text[:80])
+
+
+def test_every_13a_literal_holds_a_marker():
+    """13a skips its literal replacements on a line without a marker character: each literal must hold one."""
+    from oracle.formulas.tokenizers import _13A_MARKERS, RULES_13A
+
+    literals = [literal for _, replacements in RULES_13A for literal, _ in replacements]
+    assert len(literals) == 7
+    assert all(any(marker in literal for marker in _13A_MARKERS) for literal in literals)
+
+
+def test_a_template_substitute_cannot_build_is_refused():
+    import re
+
+    from oracle.formulas.tokenizers import substitute
+
+    with pytest.raises(BleuValueError, match="template"):
+        substitute(re.compile("(a)(b)"), r"\2\1", "ab")
+    with pytest.raises(BleuValueError, match="template"):
+        substitute(re.compile("(a)"), r"\1 \2 ", "ab")  # a template's shape with the wrong number of groups
