@@ -89,8 +89,9 @@ def run_setting(args: argparse.Namespace, setting: str) -> None:
         wall_ratios = [a / b for a, b in zip(wall[name], wall["sacrebleu"], strict=True)]
         cpu_ratios = [a / b for a, b in zip(cpu[name], cpu["sacrebleu"], strict=True)]
         print(f"{name}: wall {statistics.median(wall[name]):.3f} s, {statistics.median(wall_ratios):.2f}x sacrebleu's "
-              f"(per round {min(wall_ratios):.2f} to {max(wall_ratios):.2f}); CPU {statistics.median(cpu[name]):.3f} s, "
-              f"{statistics.median(cpu_ratios):.2f}x (per round {min(cpu_ratios):.2f} to {max(cpu_ratios):.2f})")
+              f"(per round {min(wall_ratios):.2f} to {max(wall_ratios):.2f}); "
+              f"CPU {statistics.median(cpu[name]):.3f} s, {statistics.median(cpu_ratios):.2f}x "
+              f"(per round {min(cpu_ratios):.2f} to {max(cpu_ratios):.2f})")
 
 
 def main() -> None:
