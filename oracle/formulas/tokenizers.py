@@ -164,8 +164,8 @@ def tokenize_13a(line: str, split: str = "str-split", padding: str = "spaces", l
     if padding == "spaces":
         line = f" {line} "  # $norm_text = " $norm_text ";
     line = line.translate(_13A_PUNCTUATION_SPACED)  # the first of _13A_STEPS
-    for pattern, replacement in _13A_SUBSTITUTIONS:  # _13A_STEPS[1:]
-        line = pattern.sub(replacement, line)
+    for pattern, substitute in _13A_SUBSTITUTIONS:  # _13A_STEPS[1:]
+        line = pattern.sub(substitute, line)
     # s/\s+/ /g; s/^\s+//; s/\s+$//;  # one space only between words, none at either end
     return split_words(line, split)
 

@@ -397,9 +397,10 @@ def test_13a_first_rule_as_a_table_replaces_what_its_pattern_replaces():
 @settings(max_examples=1000, deadline=None)
 @given(text=st.text(alphabet="09.,-a ß\n", max_size=40))
 def test_13a_other_rules_as_functions_replace_what_their_templates_replace(text):
-    """13a's last three rules are applied with functions (`_13A_SUBSTITUTIONS`) in place of the script's templates
-    (`_13A_STEPS`: r"\\1 \\2 ", r" \\1 \\2", r"\\1 \\2 "): on text of digits, periods, commas, dashes, letters and spaces,
-    where the rules' matches start, overlap and end, each rule gives the string its template gives."""
+    """13a's last three rules are applied with functions (`_13A_SUBSTITUTIONS`) in place of the script's
+    templates (`_13A_STEPS`: r"\\1 \\2 ", r" \\1 \\2", r"\\1 \\2 "): on text of digits, periods, commas, dashes,
+    letters and spaces, where the rules' matches start, overlap and end, each rule gives the string its template
+    gives."""
     from oracle.formulas.tokenizers import _13A_STEPS, _13A_SUBSTITUTIONS
 
     assert len(_13A_SUBSTITUTIONS) == len(_13A_STEPS) - 1
