@@ -3,8 +3,12 @@
 The kernel (`oracle/_counting.c`, built by `bash scripts/setup` where a C compiler is present, optional: its
 absence fails nothing) counts each order's n-grams in a hash table of positions, with no Python object per
 n-gram. The literal counting, `bleu.clipped_matches` over `bleu.count` (`oracle.formulas`), stays the reference:
-tests/doctor/test_counting_kernel.py holds the two equal on every input the search draws. Setting the
-environment variable `BLEU_ORACLE_KERNEL=0` turns the kernel off (every caller then counts in Python).
+tests/doctor/test_counting_kernel.py holds the two equal on every segment the search's strategies draw, and
+tests/diagnose/test_expect_kernel.py the oracle's expectation with and without it on the search's own inputs under
+every profile. Its callers: `doctor`'s stream table, `score`, and the oracle's expectation
+(`oracle.diagnose.expect.oracle_result`), the last two by passing `kernel_clipped_matches()` to the formulas as
+`count_matches` (the formulas, pure stdlib, never import it). Setting the environment variable
+`BLEU_ORACLE_KERNEL=0` turns the kernel off (every caller then counts in Python).
 """
 
 from __future__ import annotations

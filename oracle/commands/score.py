@@ -6,7 +6,7 @@ import itertools
 import json
 import sys
 
-from oracle import resolve_options
+from oracle import counting, resolve_options
 from oracle.commands import SUMMARIES
 from oracle.formulas import bleu, explain
 from oracle.formulas.bleu import parse_weights
@@ -111,10 +111,13 @@ def run(args):
         segments = explained(segments)
     if args.sentence:
         for index, (hypothesis, references) in enumerate(segments):
-            result = bleu.sentence_bleu(hypothesis, references, weights=weights, options=options, smoothing=smoothing)
+            result = bleu.sentence_bleu(hypothesis, references, weights=weights, options=options, smoothing=smoothing,
+                                        count_matches=counting.kernel_clipped_matches())
             _emit(result, args, out, derivation, index=index)
         return 0
-    stats = bleu.sum_statistics(segments, max_order=orders, options=options)
+    # the compiled counting where it was built (`oracle.counting`), else the formulas' own: the same numbers
+    stats = bleu.sum_statistics(segments, max_order=orders, options=options,
+                                count_matches=counting.kernel_clipped_matches())
     result = bleu.bleu_from_statistics(stats, weights=weights, options=options, smoothing=smoothing)
     wanted = args.json or not (args.quiet or args.explain)  # where the note would be shown
     shipped = _as_shipped(args, options, weights, smoothing, orders, result) if wanted else []
@@ -134,7 +137,8 @@ def _as_shipped(args, options, weights, smoothing, orders, result):
             continue
         shipped_options = departure.options(options)
         segments = read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split)
-        stats = bleu.sum_statistics(segments, max_order=orders, options=shipped_options)
+        stats = bleu.sum_statistics(segments, max_order=orders, options=shipped_options,
+                                    count_matches=counting.kernel_clipped_matches())
         shipped = bleu.bleu_from_statistics(stats, weights=weights, options=shipped_options, smoothing=smoothing)
         if shipped.score != result.score:  # exact values (Fractions or Decimals), not floats
             found.append((departure, shipped))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from oracle import counting
 from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.conventions import UNDEFINED_CONVENTIONS, Smoothing
@@ -36,7 +37,11 @@ def oracle_result(request, options, smoothing=None, counted=None):
     `smoothing` is given; raises a BleuOracleError for a request the oracle rejects. `counted`: a dict
     kept by the caller across calls on the same request, in which the statistics are kept by
     counting options (COUNTING_OPTIONS) and orders, so that trying many conventions counts each
-    distinct way once (the classifier's candidates differ mostly in scoring)."""
+    distinct way once (the classifier's candidates differ mostly in scoring).
+
+    The clipped matches are counted by the compiled kernel where it was built (`oracle.counting`), else by the
+    formulas' literal counting, which stays the reference: tests/diagnose/test_expect_kernel.py holds the two
+    equal on the search's own inputs under every profile."""
     if request.level not in LEVELS:
         raise BleuValueError(f"`level` must be one of {list(LEVELS)} (got {describe(request.level)})")
     if request.level == "sentence" and len(request.segments) != 1:
@@ -45,11 +50,12 @@ def oracle_result(request, options, smoothing=None, counted=None):
     if counted is not None:
         return _result_from_counts(request, options, smoothing, counted)
     segments = request.tokenized_as(options).segments  # text: its named tokenizer
+    count_matches = counting.kernel_clipped_matches()
     if request.level == "sentence":
         return bleu.sentence_bleu(segments[0].hypothesis, segments[0].references, weights=request.weights,
-                                  options=options, smoothing=smoothing)
+                                  options=options, smoothing=smoothing, count_matches=count_matches)
     return bleu.corpus_bleu([s.hypothesis for s in segments], [s.references for s in segments],
-                            weights=request.weights, options=options, smoothing=smoothing)
+                            weights=request.weights, options=options, smoothing=smoothing, count_matches=count_matches)
 
 
 def _result_from_counts(request, options, smoothing, counted):
@@ -60,12 +66,13 @@ def _result_from_counts(request, options, smoothing, counted):
     key = (tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders)
     if key not in counted:
         segments = request.tokenized_as(options).segments
+        count_matches = counting.kernel_clipped_matches()
         if request.level == "sentence":
             counted[key] = bleu.segment_statistics(segments[0].hypothesis, segments[0].references,
-                                                   max_order=orders, options=options)
+                                                   max_order=orders, options=options, count_matches=count_matches)
         else:
             counted[key] = bleu.corpus_statistics([s.hypothesis for s in segments], [s.references for s in segments],
-                                                  max_order=orders, options=options)
+                                                  max_order=orders, options=options, count_matches=count_matches)
     return bleu.bleu_from_statistics(counted[key], weights=weights, options=options, smoothing=chosen,
                                      level=request.level)
 

@@ -125,9 +125,9 @@ class Statistics:
         }
 
 
-def segment_statistics(hypothesis, references, *, max_order, options=Options()):
-    """Statistics of one candidate sentence against its references."""
-    c, r, matches, totals = _segment_counts(hypothesis, references, max_order, options)
+def segment_statistics(hypothesis, references, *, max_order, options=Options(), count_matches=None):
+    """Statistics of one candidate sentence against its references (`count_matches`: see `sum_statistics`)."""
+    c, r, matches, totals = _segment_counts(hypothesis, references, max_order, options, count_matches)
     return Statistics(c, r, tuple(matches), tuple(totals), 1)
 
 
@@ -139,28 +139,33 @@ def segment_statistics(hypothesis, references, *, max_order, options=Options()):
 ORDER_BY_ORDER = 10_000
 
 
-def _segment_counts(hypothesis, references, max_order, options):
+def _segment_counts(hypothesis, references, max_order, options, count_matches=None):
     hypothesis, references = _prepare(hypothesis, references, options)
     orders = min(max_order, len(hypothesis))  # a reference's n-grams longer than the hypothesis match nothing
-    matches = _matches(hypothesis, references, orders, max_order)
+    matches = _matches(hypothesis, references, orders, max_order, count_matches)
     floor = options.segment_totals_floor
     totals = [max(len(hypothesis) - n + 1, 0, floor) for n in range(1, max_order + 1)]
     r = effective_reference_length(len(hypothesis), [len(ref) for ref in references], options.reference_length)
     return len(hypothesis), r, matches, totals
 
 
-def _matches(hypothesis, references, orders, max_order):
+def _matches(hypothesis, references, orders, max_order, count_matches=None):
     """The clipped matches per order: every order counted in one pass (a long run of one token arithmetically,
     `runs`: the same counts, few n-grams to hold), or one order at a time when more than ORDER_BY_ORDER tokens
     are to be counted n-gram by n-gram. Each distinct reference is counted once: Max_Ref_Count is a maximum over
     the references, which a repeated one cannot change (a corpus reshaped into hundreds of one-character references
-    a segment has a few dozen distinct ones)."""
+    a segment has a few dozen distinct ones). `count_matches`, where given, counts every segment that has no long
+    run (a run is counted arithmetically here, which no n-gram by n-gram counting matches for speed)."""
     references = tuple(dict.fromkeys(references))
     sequences = (hypothesis, *references)
     if sum(map(len, sequences)) <= runs.SHORTEST:  # most segments: no sequence long enough to have long runs
+        if count_matches is not None:
+            return count_matches(hypothesis, references, max_order)
         by_runs = (False,) * len(sequences)
     else:
         by_runs = tuple(runs.mostly_runs(tokens, orders) for tokens in sequences)
+        if count_matches is not None and not any(by_runs):
+            return count_matches(hypothesis, references, max_order)
     if sum(len(tokens) for tokens, fast in zip(sequences, by_runs, strict=True) if not fast) <= ORDER_BY_ORDER:
         hypothesis_counts, *reference_counts = [
             runs.count_by_runs(tokens, orders) if fast else count(tokens, orders)
@@ -174,20 +179,28 @@ def _matches(hypothesis, references, orders, max_order):
     return matches
 
 
-def corpus_statistics(hypotheses, references, *, max_order, options=Options()):
+def corpus_statistics(hypotheses, references, *, max_order, options=Options(), count_matches=None):
     """"We first compute the n-gram matches sentence by sentence ... add the clipped n-gram
     counts for all the candidate sentences and divide by the number of candidate n-grams" (2.1.1)."""
-    return sum_statistics(_paired(hypotheses, references), max_order=max_order, options=options)
+    return sum_statistics(_paired(hypotheses, references), max_order=max_order, options=options,
+                          count_matches=count_matches)
 
 
-def sum_statistics(segments, *, max_order, options=Options()):
+def sum_statistics(segments, *, max_order, options=Options(), count_matches=None):
     """`corpus_statistics` over an iterable of (hypothesis, references) pairs, read lazily,
-    so memory holds one segment and the running sums, however long the corpus."""
+    so memory holds one segment and the running sums, however long the corpus.
+
+    `count_matches(hypothesis, references, max_order)`, where given, counts a segment's clipped matches per order
+    (a sequence of `max_order` ints) in place of this module's counting (`clipped_matches` over `count`), which stays
+    the reference: it must give the same numbers. It is passed in, never imported here: a caller above the formulas
+    passes a compiled counting where one was built (`oracle.counting`), and its equality with the literal counting
+    is a test's to hold (tests/doctor/test_counting_kernel.py, tests/diagnose/test_expect_kernel.py)."""
     hyp_len = ref_len = segment_count = 0
     matches, totals = [0] * max_order, [0] * max_order
     for index, (hypothesis, segment_references) in enumerate(segments):
         try:
-            c, r, segment_matches, segment_totals = _segment_counts(hypothesis, segment_references, max_order, options)
+            c, r, segment_matches, segment_totals = _segment_counts(hypothesis, segment_references, max_order, options,
+                                                                    count_matches)
         except (BleuValueError, BleuTypeError) as exc:
             raise type(exc)(f"segment {index}: {exc}") from None
         hyp_len += c
@@ -416,19 +429,23 @@ def counting_orders(weights, smoothing):
     return len(weights) + extra_orders(smoothing.method)
 
 
-def corpus_bleu(hypotheses, references, *, weights=None, options=Options(), smoothing=None):
-    """Corpus BLEU: hypotheses[i] is a token list, references[i] the list of its references."""
+def corpus_bleu(hypotheses, references, *, weights=None, options=Options(), smoothing=None, count_matches=None):
+    """Corpus BLEU: hypotheses[i] is a token list, references[i] the list of its references (`count_matches`: see
+    `sum_statistics`)."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = corpus_statistics(hypotheses, references, max_order=counting_orders(w, chosen), options=options)
+    stats = corpus_statistics(hypotheses, references, max_order=counting_orders(w, chosen), options=options,
+                              count_matches=count_matches)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="corpus")
 
 
-def sentence_bleu(hypothesis, references, *, weights=None, options=Options(), smoothing=None):
-    """Sentence BLEU: one hypothesis (a token list) against its references."""
+def sentence_bleu(hypothesis, references, *, weights=None, options=Options(), smoothing=None, count_matches=None):
+    """Sentence BLEU: one hypothesis (a token list) against its references (`count_matches`: see
+    `sum_statistics`)."""
     w = parse_weights(weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    stats = segment_statistics(hypothesis, references, max_order=counting_orders(w, chosen), options=options)
+    stats = segment_statistics(hypothesis, references, max_order=counting_orders(w, chosen), options=options,
+                               count_matches=count_matches)
     return bleu_from_statistics(stats, weights=w, options=options, smoothing=chosen, level="sentence")
 
 

@@ -66,6 +66,42 @@ def test_json_output_carries_score_and_statistics(matlab_files, capsys):
     assert payload["statistics"] == {"hyp_len": 10, "ref_len": 10, "matches": [9, 7], "totals": [10, 9]}
 
 
+@pytest.mark.parametrize("mode", [[], ["--sentence"]])
+def test_score_counts_with_the_kernel_where_it_is_in_use(matlab_files, mode, monkeypatch, capsys):
+    """`score` passes the compiled counting (`oracle.counting`) to the formulas where it is in use (a spy in its
+    place, counting as the formulas do), corpus and sentence alike: the MATLAB example's 9/10 and 7/9 as above."""
+    from oracle import counting
+
+    calls = []
+
+    class Spy:
+        @staticmethod
+        def clipped_matches(hypothesis, references, max_order):
+            calls.append(max_order)
+            return counting.literal_clipped_matches(hypothesis, references, max_order)
+
+    monkeypatch.setattr(counting, "_KERNEL", Spy)
+    hyp, refs = matlab_files
+    code, out, _ = run(["score", "--hyp", hyp, *ref_args(refs), "--json", "--weights", "0.5", "0.5", *mode], capsys)
+    assert (code, calls, json.loads(out)["statistics"]["matches"]) == (0, [2], [9, 7])
+
+
+def test_score_counts_in_python_where_the_kernel_is_out_of_use(matlab_files):
+    """BLEU_ORACLE_KERNEL=0 (as where no C compiler built it): the whole command counts with the formulas alone
+    and prints the MATLAB example's statistics (derived by hand above: 9/10 unigrams, 7/9 bigrams)."""
+    import os
+
+    hyp, refs = matlab_files
+    program = ("import sys; from oracle import counting; from oracle.cli import main; "
+               "print(counting.KERNEL, file=sys.stderr); sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", program, "score", "--hyp", str(hyp), *map(str, ref_args(refs)),
+                           "--json", "--weights", "0.5", "0.5"], capture_output=True, text=True, cwd=ROOT,
+                          env=dict(os.environ, BLEU_ORACLE_KERNEL="0"), timeout=60)
+    assert (done.returncode, done.stderr.strip()) == (0, "False")
+    assert json.loads(done.stdout)["statistics"] == {"hyp_len": 10, "ref_len": 10, "matches": [9, 7],
+                                                     "totals": [10, 9]}
+
+
 def test_sentence_mode_prints_one_line_per_segment(tmp_path, capsys):
     hyp, ref = tmp_path / "h.txt", tmp_path / "r.txt"
     hyp.write_text("a b c d\nx y\n", encoding="utf-8")

@@ -13,6 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from oracle import counting
+from oracle.formulas import bleu
+from oracle.formulas.profiles import PROFILES
+from oracle.formulas.tokenizers import TOKENIZERS, tokenize
+from oracle.harness.generate import MAX_GENERATED_ORDER
 from tests.strategies import MAX_ORDER, segments
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,6 +38,28 @@ def test_the_kernel_counts_what_the_literal_counting_counts(segment, max_order):
     references = [_fresh(reference) for reference in segment.references]
     literal = counting.literal_clipped_matches(segment.hypothesis, references, max_order)
     assert kernel.clipped_matches(segment.hypothesis, references, max_order) == literal
+
+
+@settings(max_examples=1000, deadline=None)
+@given(segment=segments(max_length=14), tokenizer=st.sampled_from(tuple(TOKENIZERS)),
+       profile=st.sampled_from(tuple(PROFILES)), lowercase=st.booleans(), max_order=st.integers(1, MAX_GENERATED_ORDER))
+def test_the_statistics_are_the_same_counted_by_the_kernel_under_every_tokenizer_fold_and_order(
+        segment, tokenizer, profile, lowercase, max_order):
+    """What `score` and the oracle's expectation count with the kernel (`count_matches`): the search's segments
+    (tests/strategies.py) as text, tokenized by each tokenizer under a profile's token split, line padding and
+    case fold (folded before the tokenizer where the profile's fold stage is the line, after it otherwise), at every
+    order the search draws: the same statistics as the formulas' own counting."""
+    options = PROFILES[profile].options.with_changes(lowercase=lowercase)
+    fold = options.case_fold if lowercase and options.fold_stage == "line" else None
+
+    def tokens(sentence):
+        return tokenize(" ".join(sentence), tokenizer, split=options.token_split, padding=options.line_padding,
+                        fold=fold)
+
+    hypothesis, references = tokens(segment.hypothesis), [tokens(reference) for reference in segment.references]
+    literal = bleu.segment_statistics(hypothesis, references, max_order=max_order, options=options)
+    assert bleu.segment_statistics(hypothesis, references, max_order=max_order, options=options,
+                                   count_matches=kernel.clipped_matches) == literal
 
 
 #: Long token lists from 2 tokens: n-grams repeat many times on both sides, and the kernel's table probes

@@ -545,3 +545,40 @@ def test_clipped_matches_in_bulk_equal_the_sum_of_count_clip(candidate, referenc
     for gram in candidate_counts:
         by_definition[len(gram) - 1] += min(candidate_counts[gram], max(rc[gram] for rc in reference_counts))
     assert clipped_matches(candidate_counts, reference_counts, 3) == by_definition
+
+
+# -- a counting function passed in (count_matches) ----------------------------
+
+
+def _recording(calls):
+    """A stand-in counting function (the formulas' own counting, recorded): what `score` and the oracle's
+    expectation pass where the compiled kernel was built."""
+
+    def count_matches(hypothesis, references, max_order):
+        calls.append((hypothesis, tuple(references), max_order))
+        return bleu.clipped_matches(bleu.count(hypothesis, max_order),
+                                    [bleu.count(r, max_order) for r in references], max_order)
+
+    return count_matches
+
+
+def test_a_counting_function_passed_in_counts_the_folded_tokens_of_each_segment():
+    """`count_matches` is given each segment's tokens as counted (case folded under lowercase, each distinct
+    reference once) and its matches are the statistics': "The cat" against "the cat" and the same reference again,
+    lowercased, matches 2 unigrams and 1 bigram (hand count)."""
+    calls = []
+    stats = corpus_statistics([["The", "cat"]], [[["the", "cat"], ["the", "cat"]]], max_order=2,
+                              options=Options(lowercase=True), count_matches=_recording(calls))
+    assert calls == [(("the", "cat"), (("the", "cat"),), 2)]
+    assert (stats.matches, stats.totals) == ((2, 1), (2, 1))
+
+
+def test_a_segment_of_long_runs_is_counted_arithmetically_not_by_the_function_passed_in():
+    """A 65,600-token run goes to `runs` (n-gram by n-gram counting, compiled or not, would walk every n-gram of
+    it); a short segment in the same corpus still goes to the function. The run against a run one shorter: Count_clip
+    of the n-gram of n "the" is min(65,600 - n + 1, 65,599 - n + 1) = 65,600 - n at orders 1 and 2."""
+    calls = []
+    stats = corpus_statistics([["the"] * 65_600, ["a"]], [[["the"] * 65_599], [["a"]]], max_order=2,
+                              count_matches=_recording(calls))
+    assert calls == [(("a",), (("a",),), 2)]
+    assert stats.matches == (65_599 + 1, 65_598)
