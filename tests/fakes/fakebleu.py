@@ -50,6 +50,8 @@ MUTATIONS = {
     "lowercase-ignored": "ignores the lowercase flag",
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
+    "hypothesis-always-lowercased": "folds the hypothesis's case whatever the request asks (the references' only where "
+                                    "it asks)",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
     "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
                     "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
@@ -87,6 +89,8 @@ def ngrams(tokens, n):
 
 
 def segment_stats(hyp, refs, order, bugs, lowercase):
+    if "hypothesis-always-lowercased" in bugs:
+        hyp = [t.lower() for t in hyp]
     if lowercase and "lowercase-ignored" not in bugs:
         if "references-lowercased-only" not in bugs:
             hyp = [t.lower() for t in hyp]
