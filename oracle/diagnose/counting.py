@@ -449,6 +449,56 @@ def truncated_counts(length: int) -> Callable[[Sequence[Any], int, Any], dict[st
     return counted
 
 
+def length_of_one_segment(layer: str, position: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """The corpus's `layer` ("hyp_len" or "ref_len") as one segment's own (`position` 0: the first, -1: the last),
+    not summed over the segments (None for a corpus of one segment: the sum is that segment's). A per-corpus sum
+    that holds one segment's value: assigned where it was to be added (`pred_len = len(prediction)` inside the loop
+    over a batch's predictions, as a draft reviewed in open-mmlab/mmeval#66 has it), or read from one segment."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if len(segments) < 2:
+            return None
+        one = segments[position]
+        statistics = bleu.sum_statistics([(one.hypothesis, one.references)], max_order=n, options=options)
+        return {layer: _whole(getattr(statistics, layer))}
+
+    return counted
+
+
+def _last_character_chopped(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of the line `" ".join(tokens)` with its last character removed: the last token loses its last
+    character, and goes where nothing is left of it (the space before it is then the line's end, which a split on
+    whitespace drops)."""
+    if not tokens:
+        return tokens
+    last = tokens[-1][:-1]
+    return (*tokens[:-1], last) if last else tokens[:-1]
+
+
+def chopped_counts(side: str, *, every: bool) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with the last character of each line of `side` ("hypotheses" or "references") removed: of every
+    line (`every`: `line[:-1]` on lines read without their newline), or of the last segment's only (Perl's `chop`, or
+    `line[:-1]`, on a file whose last line has no newline). None where no line has a character to lose. Removing a
+    newline that may not be there takes the line's last character where it is not (isaacg1/pyth#66: ".z would strip
+    off the last character of a line if there was no trailing newline")."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        pairs, changed = [], False
+        for index, segment in enumerate(segments):
+            chopping = every or index == len(segments) - 1
+            hypothesis, references = tuple(segment.hypothesis), [tuple(r) for r in segment.references]
+            if chopping and side == "hypotheses":
+                hypothesis = _last_character_chopped(hypothesis)
+            elif chopping:
+                references = [_last_character_chopped(r) for r in references]
+            changed = changed or hypothesis != tuple(segment.hypothesis) or references != [
+                tuple(r) for r in segment.references]
+            pairs.append((hypothesis, references))
+        return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n) if changed else None
+
+    return counted
+
+
 def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lowercase: bool) -> tuple[int, ...]:
     """Per order, the clipped matches with case folded (`lowercase`) or kept, whatever the request asked."""
     changed = options.with_changes(lowercase=lowercase)
@@ -688,6 +738,60 @@ COUNTING_ALTERNATIVES: dict[
         "length is 1, not 0, and its one n-gram is the empty token; the hypothesis side is guarded",
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
+    ),
+    # a newline removed where there was none: `chop` (or `line[:-1]`) on the last line of a file that does not end in
+    # one, or on every line of lines read without theirs; a last token of one character disappears
+    "last-character-of-last-hypothesis-chopped": (
+        "the last hypothesis line loses its last character before it is split into tokens (Perl's chop, or "
+        "line[:-1], where its file does not end in a newline): its last token loses its last character, and a last "
+        "token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("hypotheses", every=False),
+    ),
+    "last-character-of-every-hypothesis-chopped": (
+        "every hypothesis line loses its last character before it is split into tokens (line[:-1] on lines read "
+        "without their newline): each last token loses its last character, and a last token of one character "
+        "disappears",
+        ALL_LAYERS,
+        chopped_counts("hypotheses", every=True),
+    ),
+    "last-character-of-last-reference-chopped": (
+        "the last line of each reference file (the last segment's references) loses its last character before it "
+        "is split into tokens (Perl's chop, or line[:-1], where the file does not end in a newline): its last token "
+        "loses its last character, and a last token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("references", every=False),
+    ),
+    "last-character-of-every-reference-chopped": (
+        "every reference line loses its last character before it is split into tokens (line[:-1] on lines read "
+        "without their newline): each last token loses its last character, and a last token of one character "
+        "disappears",
+        ALL_LAYERS,
+        chopped_counts("references", every=True),
+    ),
+    # a corpus's length taken from one segment, not summed: assigned in the loop where `+=` was meant (the last
+    # segment's), or read from the first segment alone
+    "hypothesis-length-of-first-segment-only": (
+        "the corpus's hypothesis length c is the first segment's alone, not the sum over the segments",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", 0),
+    ),
+    "hypothesis-length-of-last-segment-only": (
+        "the corpus's hypothesis length c is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", -1),
+    ),
+    "reference-length-of-first-segment-only": (
+        "the corpus's reference length r is the first segment's alone, not the sum over the segments",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", 0),
+    ),
+    "reference-length-of-last-segment-only": (
+        "the corpus's reference length r is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", -1),
     ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (

@@ -1126,3 +1126,51 @@ def test_the_counting_variants_clip_to_a_gram_s_largest_count_in_one_reference_n
     assert joined_key_matches(" ")(twice, 2, fold=None) == (1, 0)
     spaced = [Segment(hypothesis=("p q", "p q"), references=(("p q",), ("p q",)))]
     assert matches_moved_by_spaces(spaced, 2, fold=None) == (0, 1)
+
+
+def test_the_last_character_of_the_last_hypothesis_line_chopped_is_named_by_its_counts():
+    """"a b" against "a b" and "c dd" against "c dd", BLEU-2. The last hypothesis line "c dd" loses its last
+    character: "c d", whose "d" matches nothing (unigrams 1 of 2, the bigram "c d" 0 of 1); the first segment keeps
+    its 2 of 2 and 1 of 1. c = 2 + 2 = 4 = r, BP 1: matches (3, 1) of (4, 2), the score (3/4 x 1/2)^(1/2)."""
+    req = request("corpus", [("a b", ["a b"]), ("c dd", ["c dd"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 4, "ref_len": 4, "matches": [3, 1], "totals": [4, 2], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(3 / 4 * 1 / 2), stats), "papineni")
+    assert explanation.name == "last-character-of-last-hypothesis-chopped", explanation
+
+
+def test_a_last_token_of_one_character_chopped_disappears():
+    """"a b" against "a b" and "c d" against "c d", BLEU-2: the last line "c d" chopped is "c " and its tokens "c":
+    c = 2 + 1 = 3 (r = 2 + 2 = 4, the reference closest to 1 token being the only one), matches (2 + 1, 1 + 0) of
+    (2 + 1, 1 + 0) = (3, 1) of (3, 1), BP e^(1 - 4/3): the score e^(-1/3)."""
+    req = request("corpus", [("a b", ["a b"]), ("c d", ["c d"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 3, "ref_len": 4, "matches": [3, 1], "totals": [3, 1], "bp": math.exp(-1 / 3)}
+    explanation = classify(req, ScoreAnswer(math.exp(-1 / 3), stats), "papineni")
+    assert explanation.name == "last-character-of-last-hypothesis-chopped", explanation
+
+
+# "a b c" against "a b c" and "d" against "d", BLEU-1: the formulas' c = r = 3 + 1 = 4 and 4 of 4 unigrams match.
+#   c the first segment's (3): BP e^(1 - 4/3) = e^(-1/3); c the last's (1): e^(1 - 4/1) = e^(-3)
+#   r the first segment's (3) or the last's (1), c = 4 > r: BP 1, the score 1
+@pytest.mark.parametrize("hyp_len, ref_len, score, name", [
+    (3, 4, math.exp(-1 / 3), "hypothesis-length-of-first-segment-only"),
+    (1, 4, math.exp(-3), "hypothesis-length-of-last-segment-only"),
+    (4, 3, 1.0, "reference-length-of-first-segment-only"),
+    (4, 1, 1.0, "reference-length-of-last-segment-only"),
+])
+def test_a_corpus_length_taken_from_one_segment_is_named_by_its_counts(hyp_len, ref_len, score, name):
+    req = request("corpus", [("a b c", ["a b c"]), ("d", ["d"])], weights=(1.0,))
+    stats = {"hyp_len": hyp_len, "ref_len": ref_len, "matches": [4], "totals": [4], "bp": min(1.0, score)}
+    explanation = classify(req, ScoreAnswer(score, stats), "papineni")
+    assert explanation.name == name, explanation
+
+
+def test_check_names_the_last_hypothesis_line_chopped_as_the_runs_cause(tmp_path):
+    """A fake whose last hypothesis loses its last character (tests/fakes/mutant_last_line_chopped.py): the run and
+    its failing records are named by it."""
+    assert_the_run_named_by(tmp_path, "mutant_last_line_chopped", "last-character-of-last-hypothesis-chopped")
+
+
+def test_check_names_the_first_segments_hypothesis_length_as_the_runs_cause(tmp_path):
+    """A fake whose corpus hypothesis length is the first segment's (tests/fakes/mutant_first_hypothesis_length.py):
+    the run and its failing records are named by it."""
+    assert_the_run_named_by(tmp_path, "mutant_first_hypothesis_length", "hypothesis-length-of-first-segment-only")

@@ -58,6 +58,11 @@ MUTATIONS = {
     "empty-reference-split": "splits an empty reference into one empty token (''.split(' ') is ['']), its length 1",
     "fractions-normalised": "keeps each segment's (matches, total) of an order as a reduced fraction before summing "
                             "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
+    "last-line-chopped": "the last segment's hypothesis, as a line without its newline, loses its last character to a "
+                         "chop: its last token is cut by one character, or left out where that leaves nothing",
+    "first-hypothesis-length": "the corpus's hypothesis length is the first segment's, the other lengths and counts "
+                               "summed",
+    "references-capped": "every reference is cut to its first 5 tokens before counting; the hypotheses are not",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -70,6 +75,8 @@ MUTATIONS = {
     # A value no convention gives: a failure, strict or not.
     "empty-corpus-half": "scores an empty corpus 0.5",
 }
+#: references-capped: the most tokens a reference keeps
+REFERENCE_CAP = 5
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
@@ -249,8 +256,15 @@ def answer(request, bugs, profile, with_stats):
         if with_stats:  # (no bp: it is e^(1 - 0/0), and the protocol lets it be left out)
             out["statistics"] = {"hyp_len": 0, "ref_len": 0, "matches": [0] * order, "totals": [0] * order}
         return out
+    if "last-line-chopped" in bugs and segments[-1]["hypothesis"]:
+        *kept, last = segments[-1]["hypothesis"]
+        segments = [*segments[:-1], {**segments[-1], "hypothesis": kept + ([last[:-1]] if len(last) > 1 else [])}]
+    if "references-capped" in bugs:
+        segments = [{**s, "references": [r[:REFERENCE_CAP] for r in s["references"]]} for s in segments]
     lowercase = bool(request.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
+    if "first-hypothesis-length" in bugs:
+        per_segment = [(per_segment[0][0] if i == 0 else 0, *x[1:]) for i, x in enumerate(per_segment)]
     if "fractions-normalised" in bugs:
         per_segment = [(c, r, *reduced_fractions(m, t)) for c, r, m, t in per_segment]
     c = sum(x[0] for x in per_segment)
