@@ -20,6 +20,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -288,7 +289,7 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
 def leaves_no_segment(name: str, segments: Sequence[Any]) -> bool:
     """Whether counting alternative `name` drops every one of `segments` (an empty corpus: the formulas have no
     score for it, and protocol v1 refuses a request without segments)."""
-    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None)
+    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None) if name in COUNTING_ALTERNATIVES else None
     return test is not None and test(segments)
 
 
@@ -499,6 +500,112 @@ def chopped_counts(side: str, *, every: bool) -> Callable[[Sequence[Any], int, A
     return counted
 
 
+#: A maximum length applied to one side's tokens before counting, its cap found from the returned counts (not one
+#: of `TRUNCATION_LENGTHS`): the stem of each family's names (`<stem><cap>-tokens`) -> the side it cuts, and words.
+#: Test labels cut to a collator's fixed maximum length (alexa/massive#25: "labels for testing are also truncated to
+#: a fixed max length ... additional labels will be ignored during evaluation"); predictions cut before scoring
+#: (microsoft/unilm#8, `--trunc_len 70`).
+CAPPED_SIDES: dict[str, tuple[str, str]] = {
+    "references-truncated-to-": (
+        "references",
+        "every reference is cut to its first {cap} tokens before counting, the hypotheses kept whole (a maximum "
+        "length applied to the targets alone, as a vectoriser's maximum length, less the places of its start and "
+        "end tokens, cuts them)",
+    ),
+    "hypotheses-truncated-to-": (
+        "hypotheses",
+        "every hypothesis is cut to its first {cap} tokens before counting, the references kept whole (a maximum "
+        "length applied to the system's output alone, as a generation limit or a decoder's maximum length cuts it)",
+    ),
+}
+#: The most caps one record may fit and still be named by them: where more give its counts, the counts do not say
+#: which length was applied, and no cap is claimed.
+MOST_CAPS_NAMED = 16
+_CAPPED = re.compile(r"(?P<stem>.+-truncated-to-)(?P<cap>[1-9][0-9]*)-tokens")
+
+
+def capped_name(stem: str, cap: int) -> str:
+    return f"{stem}{cap}-tokens"
+
+
+def parse_capped(name: str) -> tuple[str, int] | None:
+    """(stem, cap) of a name of a `CAPPED_SIDES` family, else None."""
+    match = _CAPPED.fullmatch(name)
+    if match is None or match["stem"] not in CAPPED_SIDES:
+        return None
+    return match["stem"], int(match["cap"])
+
+
+def capped_counts(side: str, cap: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with each sentence of `side` ("hypotheses" or "references") cut to its first `cap` tokens
+    (None where none is longer: the cut changes nothing)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        hypotheses_cut = side == "hypotheses"
+        if all(len(s.hypothesis) <= cap if hypotheses_cut else all(len(r) <= cap for r in s.references)
+               for s in segments):
+            return None
+        cut = [(s.hypothesis[:cap] if hypotheses_cut else s.hypothesis,
+                s.references if hypotheses_cut else [r[:cap] for r in s.references]) for s in segments]
+        return _counts_of(bleu.sum_statistics(cut, max_order=n, options=options), n)
+
+    return counted
+
+
+def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None] | None:
+    """How counting alternative `name` counts: a `COUNTING_ALTERNATIVES` entry's, or a capped family member's (its
+    cap read from the name); None for a name that is neither."""
+    if name in COUNTING_ALTERNATIVES:
+        return COUNTING_ALTERNATIVES[name][2]
+    capped = parse_capped(name)
+    return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
+
+
+def _capped_lengths(segments: Sequence[Any], side: str, cap: int, options: Any) -> tuple[int, int]:
+    """(c, r) with `side` cut to `cap` tokens, from the lengths alone."""
+    c = r = 0
+    for segment in segments:
+        length = len(segment.hypothesis) if side == "references" else min(len(segment.hypothesis), cap)
+        reference_lengths = [len(ref) if side == "hypotheses" else min(len(ref), cap) for ref in segment.references]
+        c += length
+        r += bleu.effective_reference_length(length, reference_lengths, options.reference_length)
+    return c, r
+
+
+def fitted_caps(side: str, segments: Sequence[Any], n: int, options: Any, wanted: dict[str, Any],
+                charge: Callable[[], None]) -> list[int]:
+    """Every cap on `side`'s lengths under which the counts are exactly `wanted` (none where more than
+    `MOST_CAPS_NAMED` are). The caps whose lengths (c, r) are the wanted ones are found from the lengths alone; the
+    matches grow with the cap, so those whose matches are the wanted ones are an interval of them, found by bisection
+    (each count `charge`d first) and checked whole at both ends."""
+    longest = max((len(s.hypothesis) if side == "hypotheses" else max(map(len, s.references), default=0))
+                  for s in segments)
+    lengths = (wanted["hyp_len"], wanted["ref_len"])
+    caps = [cap for cap in range(1, longest) if _capped_lengths(segments, side, cap, options) == lengths]
+    counted: dict[int, dict[str, Any]] = {}
+
+    def counts(index: int) -> dict[str, Any]:
+        cap = caps[index]
+        if cap not in counted:
+            charge()
+            counted[cap] = capped_counts(side, cap)(segments, n, options) or {}
+        return counted[cap]
+
+    def first(test: Callable[[tuple[int, ...]], bool]) -> int:
+        low, high = 0, len(caps)
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if test(counts(middle)["matches"]) else (middle + 1, high)
+        return low
+
+    target = tuple(wanted["matches"])
+    low = first(lambda matches: all(m >= t for m, t in zip(matches, target, strict=True)))
+    high = first(lambda matches: any(m > t for m, t in zip(matches, target, strict=True))) - 1
+    if low > high or high - low + 1 > MOST_CAPS_NAMED or counts(low) != wanted or counts(high) != wanted:
+        return []
+    return caps[low:high + 1]
+
+
 def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lowercase: bool) -> tuple[int, ...]:
     """Per order, the clipped matches with case folded (`lowercase`) or kept, whatever the request asked."""
     changed = options.with_changes(lowercase=lowercase)
@@ -543,6 +650,13 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
     """tfma's totals for a corpus given in one batch whose references are all empty: none of its hypothesis
     n-grams is counted (`_extract_statistics_for_empty_reference`); None for any other corpus."""
     return (0,) * n if all_references_empty(segments) else None
+
+
+#: Counting alternatives of a line's characters (a newline removed where there was none): tried on token requests
+#: only, whose tokens are the line's words; a text request's line is the text before its tokenizer, which they do
+#: not model.
+LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-every-hypothesis-chopped",
+                        "last-character-of-last-reference-chopped", "last-character-of-every-reference-chopped"})
 
 
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
@@ -877,13 +991,23 @@ def matching_alternatives(
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)
+        for stem, (side, _) in CAPPED_SIDES.items():
+            # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches
+            if "hyp_len" in differing if side == "hypotheses" else differing <= {"ref_len", "matches"}:
+                found += [name for cap in fitted_caps(side, segments, n, options, wanted, charge)
+                          if permitted(name := capped_name(stem, cap))]
     finally:
         _SHARED_COUNTS.reset(shared)
     return found
 
 
 __all__ = [
+    "CAPPED_SIDES",
     "COUNTING_ALTERNATIVES",
+    "LINE_CHOPS",
+    "capped_name",
+    "counting_of",
+    "parse_capped",
     "best_single_reference_matches",
     "leaves_no_segment",
     "matching_alternatives",

@@ -13,6 +13,7 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -126,9 +127,14 @@ NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-
                             *(batch_mean_name(size) for size in BATCH_SIZES)})
 
 
+#: A cap on one side's lengths found from the returned counts (`oracle.diagnose.counting.CAPPED_SIDES`): one record
+#: can fit one cap by the choice of cap, as a batch mean by the choice of size, so these need evidence too.
+SEARCHED_CAP = re.compile(r"(?:references|hypotheses)-truncated-to-[1-9][0-9]*-tokens")
+
+
 def needs_evidence(name: str) -> bool:
-    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE."""
-    return any(part in NEEDS_EVIDENCE for part in parse_cause(name))
+    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE, or a searched cap (`SEARCHED_CAP`)."""
+    return any(part in NEEDS_EVIDENCE or SEARCHED_CAP.fullmatch(part) for part in parse_cause(name))
 
 
 def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:

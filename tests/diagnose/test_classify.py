@@ -1174,3 +1174,50 @@ def test_check_names_the_first_segments_hypothesis_length_as_the_runs_cause(tmp_
     """A fake whose corpus hypothesis length is the first segment's (tests/fakes/mutant_first_hypothesis_length.py):
     the run and its failing records are named by it."""
     assert_the_run_named_by(tmp_path, "mutant_first_hypothesis_length", "hypothesis-length-of-first-segment-only")
+
+
+# One side cut to a maximum length, the cap found from the returned counts (any cap, not one of a list):
+#   "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2 tokens: c = 3, r = 2 (c > r: BP 1); unigrams aa, bb
+#   of 3 match, bigram "aa bb" of 2: the score (2/3 x 1/2)^(1/2). Only a cap of 2 makes r = 2 (a cap of 1 makes it 1).
+#   "aa bb cc dd ee" against "aa bb cc dd ee ff", BLEU-1, the reference cut to 3: c = 5, r = 3, 3 of 5 match: 3/5.
+#   "aa bb cc dd" against "aa bb cc dd", BLEU-1, the hypothesis cut to 2: c = 2, r = 4, 2 of 2 match, BP e^(1 - 4/2).
+@pytest.mark.parametrize("hypothesis, reference, weights, stats, score, name", [
+    ("aa bb cc", "aa bb cc", (0.5, 0.5), (3, 2, [2, 1], [3, 2], 1.0), math.sqrt(2 / 3 * 1 / 2),
+     "references-truncated-to-2-tokens"),
+    ("aa bb cc dd ee", "aa bb cc dd ee ff", (1.0,), (5, 3, [3], [5], 1.0), 3 / 5, "references-truncated-to-3-tokens"),
+    ("aa bb cc dd", "aa bb cc dd", (1.0,), (2, 4, [2], [2], math.exp(-1)), math.exp(-1),
+     "hypotheses-truncated-to-2-tokens"),
+])
+def test_one_side_cut_to_a_maximum_length_is_named_with_the_cap_its_counts_give(hypothesis, reference, weights,
+                                                                               stats, score, name):
+    hyp_len, ref_len, matches, totals, bp = stats
+    req = request("corpus", [(hypothesis, [reference])], weights=weights)
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": matches, "totals": totals,
+                                 "bp": bp})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == name, explanation
+    # the cap read back from the name gives the same score (as `cases validate` and the separating probes replay it)
+    assert explained_value(req, "papineni", (("computation", name),)) == pytest.approx(score, rel=1e-12)
+
+
+def test_a_cap_needs_evidence_and_a_record_many_caps_fit_is_named_by_none():
+    """A cap is searched for, so one record can fit one by the choice of cap: it names a run's records only with a
+    pattern (`needs_evidence`), and a record whose counts any of many caps give names none. "x" against "y" and a
+    40-token reference ending in "x", BLEU-1: the formulas match x (1 of 1), r = 1 (the closest, "y"); the long
+    reference cut to any of 1 to 39 tokens loses its "x" and keeps r = 1: 39 caps give (c 1, r 1, 0 of 1)."""
+    from oracle.models.results import needs_evidence
+
+    assert needs_evidence("references-truncated-to-8-tokens") and needs_evidence("hypotheses-truncated-to-3-tokens")
+    assert not needs_evidence("truncated-to-64-tokens")
+    long_reference = " ".join([*(f"t{i}" for i in range(39)), "x"])
+    req = request("corpus", [("x", ["y", long_reference])], weights=(1.0,))
+    answer = ScoreAnswer(0.0, {"hyp_len": 1, "ref_len": 1, "matches": [0], "totals": [1], "bp": 1.0})
+    explanation = classify(req, answer, "papineni")
+    assert not any(name.startswith("references-truncated-to-") for name in (explanation.name, *explanation.fits)), \
+        explanation
+
+
+def test_check_names_references_cut_to_a_maximum_length_as_the_runs_cause(tmp_path):
+    """A fake that cuts every reference to its first 5 tokens (tests/fakes/mutant_references_capped.py): the run and
+    its failing records are named by the cap of 5, found from their counts."""
+    assert_the_run_named_by(tmp_path, "mutant_references_capped", "references-truncated-to-5-tokens")

@@ -4,7 +4,7 @@ named where the implementation's own counts, scored by the formulas, give its an
 
 from __future__ import annotations
 
-from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 
 from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
 
@@ -21,6 +21,12 @@ def other_counting_words(layer: str) -> str:
 MECHANISMS = [
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
       for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()),
+    # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
+    *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
+                (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
+                words_of=lambda name, stem=stem, words=words: words.format(
+                    cap=name.removeprefix(stem).removesuffix("-tokens")))
+      for stem, (_, words) in CAPPED_SIDES.items()),
     Mechanism(OTHER_COUNTING, COUNTING, other_counting_words("<layer>"), COUNT_LAYERS | SCORE, RECOMPUTE,
               (Route("statistics", None, other_counting_words("<layer>")),), family=True,
               words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
