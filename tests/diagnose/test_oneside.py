@@ -1,6 +1,6 @@
 """Case folded on one side only (issue 36): the classifier names an implementation that lowercases the references
-but not the hypothesis, or the hypothesis but not the references, where the request folds both or neither. Every value is
-derived by hand below.
+but not the hypothesis, or the hypothesis but not the references, where the request folds both or neither. Every
+value is derived by hand below.
 
 Holds: oracle.diagnose.oneside
 """
