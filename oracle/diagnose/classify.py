@@ -68,6 +68,7 @@ from .counting import (
     fold_of,
     leaves_no_segment,
     matching_alternatives,
+    pairs_with_conventions,
     parse_capped,
 )
 from .expect import oracle_options, statistics_of
@@ -885,8 +886,8 @@ def _counting_under_conventions(search, conventions, value):
             continue
         names = matching_alternatives(ctx.request.segments, search.n, ctx.options.with_changes(**changes),
                                       _reported(search.statistics), result.statistics,
-                                      permitted=_counted_on(ctx, lambda alternative, name=name: search.permitted(
-                                          *name, alternative)),
+                                      permitted=_counted_on(ctx, lambda alternative, name=name: pairs_with_conventions(
+                                          alternative) and search.permitted(*name, alternative)),
                                       charge=search.charge)
         found += [Explanation((*name, alternative), f"{description}; and {_words(alternative, 'counting')}",
                               _change_tuple(changes, None) + (("computation", alternative),), value)

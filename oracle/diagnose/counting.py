@@ -659,6 +659,19 @@ LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-chara
                         "last-character-of-last-reference-chopped", "last-character-of-every-reference-chopped"})
 
 
+#: Counting alternatives never tried together with a convention (`classify._counting_under_conventions`): each
+#: changes one length by a little where it applies (a last character, one segment's length, a cap searched for), so
+#: beside a convention's own change of r or c the pair fits a record's lengths by chance (a reference length the
+#: first closest reference gives, less a chopped one-character token, gave a subword segmenter's r).
+UNPAIRED = LINE_CHOPS | frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
+                                   "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
+
+
+def pairs_with_conventions(name: str) -> bool:
+    """Whether counting alternative `name` is tried on top of a convention (not one of `UNPAIRED`, nor a cap)."""
+    return name not in UNPAIRED and parse_capped(name) is None
+
+
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
 #: {layer: counts}, or None where the
 #: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
@@ -1005,12 +1018,14 @@ __all__ = [
     "CAPPED_SIDES",
     "COUNTING_ALTERNATIVES",
     "LINE_CHOPS",
+    "UNPAIRED",
     "capped_name",
     "counting_of",
     "parse_capped",
     "best_single_reference_matches",
     "leaves_no_segment",
     "matching_alternatives",
+    "pairs_with_conventions",
     "reference_sum_matches",
     "strict_clip_matches",
     "totals_one_short",

@@ -1221,3 +1221,16 @@ def test_check_names_references_cut_to_a_maximum_length_as_the_runs_cause(tmp_pa
     """A fake that cuts every reference to its first 5 tokens (tests/fakes/mutant_references_capped.py): the run and
     its failing records are named by the cap of 5, found from their counts."""
     assert_the_run_named_by(tmp_path, "mutant_references_capped", "references-truncated-to-5-tokens")
+
+
+def test_a_small_change_of_one_length_is_never_paired_with_a_convention():
+    """"a b" against "a b c" and "a", and "d" against "d e f g", BLEU-1: r = 1 (closest to c = 2, the tie to the
+    shorter) + 4 = 5. An answer r = 6 (c = 3, 3 of 3 matched, BP e^(1 - 6/3)) is the first (or longer) closest (3) with
+    the last reference's last one-character token chopped (3): a pair that fits one number by chance (a subword
+    segmenter's r was named so), so neither the chop nor a length from one segment nor a cap is tried beside a
+    convention; no single explanation gives r = 6 (the chop alone 4, the first closest alone 7, caps of 1 to 3 give 2,
+    4 and 4), and the record is named by what is known."""
+    req = request("corpus", [("a b", ["a b c", "a"]), ("d", ["d e f g"])], weights=(1.0,))
+    answer = ScoreAnswer(math.exp(-1), {"hyp_len": 3, "ref_len": 6, "matches": [3], "totals": [3], "bp": math.exp(-1)})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == "other-counting-of-ref_len", explanation
