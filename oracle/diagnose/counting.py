@@ -518,6 +518,9 @@ CAPPED_SIDES: dict[str, tuple[str, str]] = {
         "length applied to the system's output alone, as a generation limit or a decoder's maximum length cuts it)",
     ),
 }
+#: The longest cap searched for (the longest of `TRUNCATION_LENGTHS`): the lengths under each cap up to it are
+#: computed, a pass over the corpus's lengths each.
+LONGEST_CAP = max(TRUNCATION_LENGTHS)
 #: The most caps one record may fit and still be named by them: where more give its counts, the counts do not say
 #: which length was applied, and no cap is claimed.
 MOST_CAPS_NAMED = 16
@@ -561,15 +564,27 @@ def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any]
     return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
 
-def _capped_lengths(segments: Sequence[Any], side: str, cap: int, options: Any) -> tuple[int, int]:
-    """(c, r) with `side` cut to `cap` tokens, from the lengths alone."""
-    c = r = 0
+def _lengths_under_caps(segments: Sequence[Any], side: str, options: Any, top: int) -> list[tuple[int, int]]:
+    """(c, r) with `side` cut to each cap below `top` (index 0 unused), from the lengths alone: each segment adds its
+    change under the caps below its own longest sentence of that side, so the work is that of one pass over the
+    lengths of the sentences the caps cut."""
+    rule = options.reference_length
+    base_c = base_r = 0
+    changes_c, changes_r = [0] * top, [0] * top
     for segment in segments:
-        length = len(segment.hypothesis) if side == "references" else min(len(segment.hypothesis), cap)
-        reference_lengths = [len(ref) if side == "hypotheses" else min(len(ref), cap) for ref in segment.references]
-        c += length
-        r += bleu.effective_reference_length(length, reference_lengths, options.reference_length)
-    return c, r
+        length = len(segment.hypothesis)
+        reference_lengths = [len(reference) for reference in segment.references]
+        r = bleu.effective_reference_length(length, reference_lengths, rule)
+        base_c, base_r = base_c + length, base_r + r
+        longest = length if side == "hypotheses" else max(reference_lengths, default=0)
+        for cap in range(1, min(longest, top)):
+            if side == "hypotheses":
+                changes_c[cap] += min(length, cap) - length
+                changes_r[cap] += bleu.effective_reference_length(min(length, cap), reference_lengths, rule) - r
+            else:
+                cut = [min(reference_length, cap) for reference_length in reference_lengths]
+                changes_r[cap] += bleu.effective_reference_length(length, cut, rule) - r
+    return [(base_c + changes_c[cap], base_r + changes_r[cap]) for cap in range(top)]
 
 
 def fitted_caps(side: str, segments: Sequence[Any], n: int, options: Any, wanted: dict[str, Any],
@@ -581,7 +596,9 @@ def fitted_caps(side: str, segments: Sequence[Any], n: int, options: Any, wanted
     longest = max((len(s.hypothesis) if side == "hypotheses" else max(map(len, s.references), default=0))
                   for s in segments)
     lengths = (wanted["hyp_len"], wanted["ref_len"])
-    caps = [cap for cap in range(1, longest) if _capped_lengths(segments, side, cap, options) == lengths]
+    charge()  # the lengths under every cap: a pass over the lengths, not the tokens
+    under = _lengths_under_caps(segments, side, options, min(longest, LONGEST_CAP + 1))
+    caps = [cap for cap in range(1, len(under)) if under[cap] == lengths]
     counted: dict[int, dict[str, Any]] = {}
 
     def counts(index: int) -> dict[str, Any]:
