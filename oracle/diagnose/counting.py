@@ -476,27 +476,40 @@ def _last_character_chopped(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return (*tokens[:-1], last) if last else tokens[:-1]
 
 
-def chopped_counts(side: str, *, every: bool) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
-    """Every count, with the last character of each line of `side` ("hypotheses" or "references") removed: of every
-    line (`every`: `line[:-1]` on lines read without their newline), or of the last segment's only (Perl's `chop`, or
-    `line[:-1]`, on a file whose last line has no newline). None where no line has a character to lose. Removing a
-    newline that may not be there takes the line's last character where it is not (isaacg1/pyth#66: ".z would strip
-    off the last character of a line if there was no trailing newline")."""
+def chopped_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with the last segment's line of `side` ("hypotheses": its hypothesis; "references": each of its
+    references, the last line of each reference file) without its last character (Perl's `chop`, or `line[:-1]`, on
+    a file whose last line has no newline). None where no such line has a character to lose. Removing a newline
+    that may not be there takes the line's last character where it is not (isaacg1/pyth#66: ".z would strip off the
+    last character of a line if there was no trailing newline").
+
+    Only the last segment's last n-gram of each order changes, so the counts it can give are bounded before they
+    are counted (`possible`, asked before a pass is charged): c less by at most one and each total with it for the
+    hypothesis, each order's matches within one of the formulas' (within one per reference for the references)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
-        pairs, changed = [], False
-        for index, segment in enumerate(segments):
-            chopping = every or index == len(segments) - 1
-            hypothesis, references = tuple(segment.hypothesis), [tuple(r) for r in segment.references]
-            if chopping and side == "hypotheses":
-                hypothesis = _last_character_chopped(hypothesis)
-            elif chopping:
-                references = [_last_character_chopped(r) for r in references]
-            changed = changed or hypothesis != tuple(segment.hypothesis) or references != [
-                tuple(r) for r in segment.references]
-            pairs.append((hypothesis, references))
-        return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n) if changed else None
+        *kept, last = segments
+        hypothesis, references = tuple(last.hypothesis), [tuple(r) for r in last.references]
+        if side == "hypotheses":
+            hypothesis = _last_character_chopped(hypothesis)
+        else:
+            references = [_last_character_chopped(r) for r in references]
+        if hypothesis == tuple(last.hypothesis) and references == [tuple(r) for r in last.references]:
+            return None
+        pairs = [*((s.hypothesis, s.references) for s in kept), (hypothesis, references)]
+        return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
 
+    def possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+        reach = 1 if side == "hypotheses" else len(segments[-1].references)
+        if any(abs(w - o) > reach for w, o in zip(wanted["matches"], oracle["matches"], strict=True)):
+            return False
+        if side == "references":
+            return wanted["hyp_len"] == oracle["hyp_len"] and wanted["totals"] == oracle["totals"]
+        shorter = oracle["hyp_len"] - wanted["hyp_len"]
+        return shorter in (0, 1) and all(0 <= o - w <= shorter for w, o in zip(wanted["totals"], oracle["totals"],
+                                                                                strict=True))
+
+    counted.possible = possible  # type: ignore[attr-defined]
     return counted
 
 
@@ -587,12 +600,26 @@ def _lengths_under_caps(segments: Sequence[Any], side: str, options: Any, top: i
     return [(base_c + changes_c[cap], base_r + changes_r[cap]) for cap in range(top)]
 
 
+def _cap_could_give(side: str, wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    """Whether a cap on `side` could give `wanted` where the formulas give `oracle`: a cap only takes n-grams away
+    (each order's matches, and for the hypotheses c and each total, no more than the formulas'), and a cap on the
+    references leaves c and the totals as they are."""
+    if any(w > o for w, o in zip(wanted["matches"], oracle["matches"], strict=True)):
+        return False
+    if side == "references":
+        return wanted["hyp_len"] == oracle["hyp_len"] and wanted["totals"] == oracle["totals"]
+    return wanted["hyp_len"] < oracle["hyp_len"] and all(
+        w <= o for w, o in zip(wanted["totals"], oracle["totals"], strict=True))
+
+
 def fitted_caps(side: str, segments: Sequence[Any], n: int, options: Any, wanted: dict[str, Any],
-                charge: Callable[[], None]) -> list[int]:
+                oracle: dict[str, Any], charge: Callable[[], None]) -> list[int]:
     """Every cap on `side`'s lengths under which the counts are exactly `wanted` (none where more than
     `MOST_CAPS_NAMED` are). The caps whose lengths (c, r) are the wanted ones are found from the lengths alone; the
     matches grow with the cap, so those whose matches are the wanted ones are an interval of them, found by bisection
     (each count `charge`d first) and checked whole at both ends."""
+    if not _cap_could_give(side, wanted, oracle):
+        return []
     longest = max((len(s.hypothesis) if side == "hypotheses" else max(map(len, s.references), default=0))
                   for s in segments)
     lengths = (wanted["hyp_len"], wanted["ref_len"])
@@ -672,8 +699,7 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
 #: Counting alternatives of a line's characters (a newline removed where there was none): tried on token requests
 #: only, whose tokens are the line's words; a text request's line is the text before its tokenizer, which they do
 #: not model.
-LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-every-hypothesis-chopped",
-                        "last-character-of-last-reference-chopped", "last-character-of-every-reference-chopped"})
+LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-last-reference-chopped"})
 
 
 #: Counting alternatives never tried together with a convention (`classify._counting_under_conventions`): each
@@ -884,34 +910,20 @@ COUNTING_ALTERNATIVES: dict[
         counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
     ),
     # a newline removed where there was none: `chop` (or `line[:-1]`) on the last line of a file that does not end in
-    # one, or on every line of lines read without theirs; a last token of one character disappears
+    # one; a last token of one character disappears
     "last-character-of-last-hypothesis-chopped": (
         "the last hypothesis line loses its last character before it is split into tokens (Perl's chop, or "
         "line[:-1], where its file does not end in a newline): its last token loses its last character, and a last "
         "token of one character disappears",
         ALL_LAYERS,
-        chopped_counts("hypotheses", every=False),
-    ),
-    "last-character-of-every-hypothesis-chopped": (
-        "every hypothesis line loses its last character before it is split into tokens (line[:-1] on lines read "
-        "without their newline): each last token loses its last character, and a last token of one character "
-        "disappears",
-        ALL_LAYERS,
-        chopped_counts("hypotheses", every=True),
+        chopped_counts("hypotheses"),
     ),
     "last-character-of-last-reference-chopped": (
         "the last line of each reference file (the last segment's references) loses its last character before it "
         "is split into tokens (Perl's chop, or line[:-1], where the file does not end in a newline): its last token "
         "loses its last character, and a last token of one character disappears",
         ALL_LAYERS,
-        chopped_counts("references", every=False),
-    ),
-    "last-character-of-every-reference-chopped": (
-        "every reference line loses its last character before it is split into tokens (line[:-1] on lines read "
-        "without their newline): each last token loses its last character, and a last token of one character "
-        "disappears",
-        ALL_LAYERS,
-        chopped_counts("references", every=True),
+        chopped_counts("references"),
     ),
     # a corpus's length taken from one segment, not summed: assigned in the loop where `+=` was meant (the last
     # segment's), or read from the first segment alone
@@ -1017,6 +1029,9 @@ def matching_alternatives(
         for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
             if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
                 continue
+            possible = getattr(count, "possible", None)
+            if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them
+                continue
             charge()
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
@@ -1024,7 +1039,7 @@ def matching_alternatives(
         for stem, (side, _) in CAPPED_SIDES.items():
             # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches
             if "hyp_len" in differing if side == "hypotheses" else differing <= {"ref_len", "matches"}:
-                found += [name for cap in fitted_caps(side, segments, n, options, wanted, charge)
+                found += [name for cap in fitted_caps(side, segments, n, options, wanted, oracle, charge)
                           if permitted(name := capped_name(stem, cap))]
     finally:
         _SHARED_COUNTS.reset(shared)

@@ -23,7 +23,8 @@ Where the request folds, each applies only where the kept side has a token that 
 are folded alike, and the counts are the oracle's); where the folded side has none, folding it alone is folding
 nothing: the counts are `case-not-folded`'s, both fit, and a run names the one that fits all its records. Where the
 request keeps case, each applies only where the folded side has a token that folding changes; where the kept side
-has none, the counts are `case-folded-unasked`'s (both sides folded), tried first, and both fit.
+has none, the counts are `case-folded-unasked`'s (both sides folded), tried first, and both fit. Where the request
+keeps case, the fold is named by returned statistics only (the counting route), never from a score alone.
 
 Pure: the oracle's counting (`oracle.formulas.bleu`) and its case folding.
 """
@@ -101,9 +102,12 @@ def one_side_folded_counts(side: str) -> Callable[[Sequence[Any], int, Any], dic
 def one_side_folded_request(request: Any, text: Any, options: Any, side: str) -> Any | None:
     """The request as an implementation that folds only `side` scores it: that side's tokens (a text request's
     text, `text`, before its tokenizer) folded by the options' `case_fold` rule, the other side's kept, and the
-    request's own folding off; None where that is what the request asks (`applies`)."""
+    request's own folding off; None where the request does not fold case or folding one side is folding both
+    (`applies`). This is the computation's route, tried from a score alone: where the request keeps case, the
+    fold of one side is named by its counts only (`one_side_folded_counts`), which returned statistics compare
+    exactly, as it would otherwise cost a computation on nearly every request, most of which keep case."""
     source = text if text is not None else request
-    if not applies(source.segments, side, options.case_fold, request_folds=source.lowercase):
+    if not source.lowercase or not applies(source.segments, side, options.case_fold):
         return None
 
     def fold(sentence: Any) -> Any:

@@ -70,13 +70,13 @@ def test_where_the_folded_side_has_nothing_to_fold_the_flag_ignored_names_the_re
 @pytest.mark.parametrize("score, matches, name", [(2 / 3, 2, REFERENCES_ONLY), (1 / 3, 1, HYPOTHESIS_ONLY)])
 def test_a_request_that_keeps_case_is_folded_on_one_side_all_the_same(score, matches, name):
     """A wrapper that folds one side whatever the request asks (its normalisation lowercases the model's outputs
-    and never the gold answers): the same one-sided fold, named where the request keeps case too."""
+    and never the gold answers): the same one-sided fold, named by its counts where the request keeps case too."""
     request = one_segment("the Cat sat", "THE cat Sat", lowercase=False)
     with_statistics = {"score": score, "statistics": {"hyp_len": 3, "ref_len": 3, "matches": [matches],
                                                       "totals": [3], "bp": 1.0}}
     assert classify(request, with_statistics, "papineni").name == name
-    assert classify(request, score, "papineni").name == name
-    assert explained_value(request, "papineni", (("computation", name),)) == pytest.approx(score, rel=1e-12)
+    # from the score alone it is not tried where the request keeps case (a computation on nearly every request)
+    assert classify(request, score, "papineni").name != name
 
 
 def test_where_the_request_keeps_case_folding_a_side_without_capitals_changes_nothing():
