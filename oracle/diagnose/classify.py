@@ -861,6 +861,7 @@ def _counting_alternatives(search, value):
         search.base.statistics,
         permitted=_counted_on(ctx, search.permitted),
         charge=search.charge,
+        family_permitted=lambda stem: search.allowed is None or any(name.startswith(stem) for name in search.allowed),
     )
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
 
@@ -888,7 +889,7 @@ def _counting_under_conventions(search, conventions, value):
                                       _reported(search.statistics), result.statistics,
                                       permitted=_counted_on(ctx, lambda alternative, name=name: pairs_with_conventions(
                                           alternative) and search.permitted(*name, alternative)),
-                                      charge=search.charge)
+                                      charge=search.charge, family_permitted=lambda stem: False)
         found += [Explanation((*name, alternative), f"{description}; and {_words(alternative, 'counting')}",
                               _change_tuple(changes, None) + (("computation", alternative),), value)
                   for alternative in names]

@@ -1011,6 +1011,7 @@ def matching_alternatives(
     *,
     permitted: Callable[[str], bool] = lambda name: True,
     charge: Callable[[], None] = lambda: None,
+    family_permitted: Callable[[str], bool] = lambda stem: True,
 ) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Each
@@ -1037,7 +1038,10 @@ def matching_alternatives(
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)
         for stem, (side, _) in CAPPED_SIDES.items():
-            # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches
+            # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches; a
+            # search among given names fits a cap only where one of them is the family's (fitting it is charged)
+            if not family_permitted(stem):
+                continue
             if "hyp_len" in differing if side == "hypotheses" else differing <= {"ref_len", "matches"}:
                 found += [name for cap in fitted_caps(side, segments, n, options, wanted, oracle, charge)
                           if permitted(name := capped_name(stem, cap))]

@@ -1234,3 +1234,24 @@ def test_a_small_change_of_one_length_is_never_paired_with_a_convention():
     answer = ScoreAnswer(math.exp(-1), {"hyp_len": 3, "ref_len": 6, "matches": [3], "totals": [3], "bp": math.exp(-1)})
     explanation = classify(req, answer, "papineni")
     assert explanation.name == "other-counting-of-ref_len", explanation
+
+
+def test_a_cap_is_fitted_and_charged_only_where_its_family_is_permitted():
+    """A search among given names (a baseline's causes, a block's cause tried on a cut record with a candidate's worth
+    of budget) fits no cap unless one of those names is a cap's: fitting one is charged, and a cut record whose block
+    cause was reference-tokens-as-references was left named by what is known where the cap's charges spent its trial.
+    "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2: (3, 2, [2, 1], [3, 2]) as in the test above."""
+    from oracle.diagnose.counting import matching_alternatives
+    from oracle.formulas import bleu
+    from oracle.formulas.conventions import Options
+
+    req = request("corpus", [("aa bb cc", ["aa bb cc"])], weights=(0.5, 0.5))
+    oracle = bleu.sum_statistics([(s.hypothesis, s.references) for s in req.segments], max_order=2)
+    reported = type("Reported", (), {"hyp_len": 3, "ref_len": 2, "matches": (2, 1), "totals": (3, 2)})()
+    charges = []
+    every = matching_alternatives(req.segments, 2, Options(), reported, oracle, charge=lambda: charges.append(1))
+    assert "references-truncated-to-2-tokens" in every and charges
+    charges.clear()
+    none = matching_alternatives(req.segments, 2, Options(), reported, oracle, permitted=lambda name: False,
+                                 charge=lambda: charges.append(1), family_permitted=lambda stem: False)
+    assert none == [] and charges == []
