@@ -124,7 +124,10 @@ def batch_mean_name(size: int) -> str:
 #: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
 #: batches at one of several sizes tried, which one record can fit by the choice of size.
 NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                            *(batch_mean_name(size) for size in BATCH_SIZES)})
+                            *(batch_mean_name(size) for size in BATCH_SIZES),
+                            # one length of the corpus, one number, as one segment's (`oracle.diagnose.counting`)
+                            *(f"{length}-of-{which}-segment-only"
+                              for length in ("hypothesis-length", "reference-length") for which in ("first", "last"))})
 
 
 #: A cap on one side's lengths found from the returned counts (`oracle.diagnose.counting.CAPPED_SIDES`): one record

@@ -1255,3 +1255,15 @@ def test_a_cap_is_fitted_and_charged_only_where_its_family_is_permitted():
     none = matching_alternatives(req.segments, 2, Options(), reported, oracle, permitted=lambda name: False,
                                  charge=lambda: charges.append(1), family_permitted=lambda stem: False)
     assert none == [] and charges == []
+
+
+
+def test_a_corpus_length_taken_from_one_segment_needs_evidence():
+    """One segment's length is one number, which another bug's length can equal by chance (a reference length of 2 a
+    segment is 4 over two segments, and the last segment's own closest reference can be 4): it names a run's records
+    only with a pattern, as float32 does."""
+    from oracle.models.results import needs_evidence
+
+    assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
+                                                                                  "reference-length")
+               for which in ("first", "last"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
+from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
 
@@ -26,7 +27,8 @@ def capped_words(stem: str, words: str) -> Callable[[str], str]:
 
 
 MECHANISMS = [
-    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
+    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),),
+                needs_evidence=name in NEEDS_EVIDENCE)
       for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()),
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
