@@ -254,6 +254,12 @@ PLANTED_FITS: dict[str, tuple[str, ...]] = {
     "mutant_float32": ("float32",),
     "mutant_fractions_normalised": ("precision-fractions-normalised",),  # test_classify.py asserts it
     "mutant_hypothesis_lowercased_only": ("case-folded-hypothesis-only",),  # tests/commands/test_check.py
+    # the four below were added with their mechanisms (heldout2-text, coverage of the second held-out set's misses),
+    # entered here from their fakes' descriptions after those fakes had been run by their own tests
+    "mutant_hypothesis_always_lowercased": ("case-folded-hypothesis-only",),
+    "mutant_last_line_chopped": ("last-character-of-last-hypothesis-chopped",),
+    "mutant_first_hypothesis_length": ("hypothesis-length-of-first-segment-only",),
+    "mutant_references_capped": ("references-truncated-to-5-tokens",),
     "mutant_lowercase_ignored": ("case-not-folded",),
     "mutant_max_ref_sum": ("clipped-to-reference-sum",),
     # the mean of each segment's own score under the request's rules (fakebleu's score_from_stats per segment):
@@ -376,8 +382,11 @@ PLANTED_KINDS: dict[str, tuple[str, ...]] = {
     "mutant: brevity penalty": ("mutant_bp_always", "mutant_bp_applied_twice", "mutant_bp_missing"),
     "mutant: counting and lengths": ("mutant_empty_reference_split", "mutant_fractions_normalised",
                                      "mutant_max_ref_sum", "mutant_ngram_recall", "mutant_no_clipping",
-                                     "mutant_totals_off_by_one", "mutant_ties_longer", "mutant_empty_pairs_dropped"),
-    "mutant: case": ("mutant_hypothesis_lowercased_only", "mutant_lowercase_ignored",
+                                     "mutant_totals_off_by_one", "mutant_ties_longer", "mutant_empty_pairs_dropped",
+                                     "mutant_last_line_chopped", "mutant_first_hypothesis_length",
+                                     "mutant_references_capped"),
+    "mutant: case": ("mutant_hypothesis_lowercased_only", "mutant_hypothesis_always_lowercased",
+                     "mutant_lowercase_ignored",
                      "mutant_references_lowercased_only"),
     "mutant: combination": ("mutant_empty_order_one", "mutant_empty_hypothesis_one", "mutant_float32",
                             "mutant_mean_sentence", "mutant_normalise_weights", "mutant_weights_as_given",

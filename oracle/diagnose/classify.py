@@ -62,10 +62,14 @@ from .computations import (
 )
 from .counting import (
     COUNTING_ALTERNATIVES,
+    LINE_CHOPS,
     best_single_reference_matches,
+    counting_of,
     fold_of,
     leaves_no_segment,
     matching_alternatives,
+    pairs_with_conventions,
+    parse_capped,
 )
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
@@ -225,8 +229,10 @@ def _pairs(candidates, others=None):
 
 
 def _words(name, via="computation"):
-    """The words a record found by route `via` shows for mechanism `name` (`mechanisms.CATALOGUE`)."""
-    return CATALOGUE[name].words(via)
+    """The words a record found by route `via` shows for mechanism `name` (`mechanisms.CATALOGUE`; a family's member,
+    as a capped length's cap, in its family's words for it)."""
+    mechanism = CATALOGUE.get(name)
+    return mechanisms.describe(name) if mechanism is None else mechanism.words(via)
 
 
 # -- classification --------------------------------------------------------------
@@ -875,10 +881,19 @@ def _counting_alternatives(search, value):
         ctx.options,
         _reported(search.statistics),
         search.base.statistics,
-        permitted=search.permitted,
+        permitted=_counted_on(ctx, search.permitted),
         charge=search.charge,
+        family_permitted=lambda stem: search.allowed is None or any(name.startswith(stem) for name in search.allowed),
     )
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+
+
+def _counted_on(ctx, permitted):
+    """`permitted` narrowed to the counting alternatives that apply to the context's request (a line's characters
+    chopped, `LINE_CHOPS`, on token requests only)."""
+    if ctx.text is None:
+        return permitted
+    return lambda name: name not in LINE_CHOPS and permitted(name)
 
 
 def _counting_under_conventions(search, conventions, value):
@@ -894,8 +909,9 @@ def _counting_under_conventions(search, conventions, value):
             continue
         names = matching_alternatives(ctx.request.segments, search.n, ctx.options.with_changes(**changes),
                                       _reported(search.statistics), result.statistics,
-                                      permitted=lambda alternative, name=name: search.permitted(*name, alternative),
-                                      charge=search.charge)
+                                      permitted=_counted_on(ctx, lambda alternative, name=name: pairs_with_conventions(
+                                          alternative) and search.permitted(*name, alternative)),
+                                      charge=search.charge, family_permitted=lambda stem: False)
         found += [Explanation((*name, alternative), f"{description}; and {_words(alternative, 'counting')}",
                               _change_tuple(changes, None) + (("computation", alternative),), value)
                   for alternative in names]
@@ -1169,7 +1185,8 @@ def explained_value(request, profile, change, *, overrides=None):
     changes, smoothing_change, computations, threshold = {}, None, [], math.inf
     for key, value in change:
         if key == "computation":
-            if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)):
+            if value not in known_names() and not value.startswith(OTHER_COUNTING) and not is_partial((value,)) \
+                    and parse_capped(value) is None:
                 raise BleuValueError(f"unknown computation {value!r} (known: {sorted(known_names())})")
             computations.append(value)
         elif key == "smoothing":
@@ -1200,7 +1217,7 @@ def explained_value(request, profile, change, *, overrides=None):
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
             continue
-        counted = _counted_value(ctx, result, name) if name in COUNTING_ALTERNATIVES else None
+        counted = _counted_value(ctx, result, name) if counting_of(name) is not None else None
         # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
         value = counted if counted is not None or name not in functions else functions[name](ctx, result)
@@ -1210,7 +1227,9 @@ def explained_value(request, profile, change, *, overrides=None):
 def _counted_value(ctx, result, name):
     """The judged profile's score of the counts a counting alternative gives."""
     n = len(ctx.weights)
-    _, _, count = COUNTING_ALTERNATIVES[name]
+    count = counting_of(name)
+    if ctx.text is not None and name in LINE_CHOPS:
+        return None
     request = ctx.request.tokenized_as(ctx.options)
     changed = count(request.segments, n, ctx.options)
     if changed is None or leaves_no_segment(name, request.segments):  # it does not apply, or leaves a corpus

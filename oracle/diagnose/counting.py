@@ -20,6 +20,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 from __future__ import annotations
 
 import math
+import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -288,7 +289,7 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
 def leaves_no_segment(name: str, segments: Sequence[Any]) -> bool:
     """Whether counting alternative `name` drops every one of `segments` (an empty corpus: the formulas have no
     score for it, and protocol v1 refuses a request without segments)."""
-    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None)
+    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None) if name in COUNTING_ALTERNATIVES else None
     return test is not None and test(segments)
 
 
@@ -449,6 +450,206 @@ def truncated_counts(length: int) -> Callable[[Sequence[Any], int, Any], dict[st
     return counted
 
 
+def length_of_one_segment(layer: str, position: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """The corpus's `layer` ("hyp_len" or "ref_len") as one segment's own (`position` 0: the first, -1: the last),
+    not summed over the segments (None for a corpus of one segment: the sum is that segment's). A per-corpus sum
+    that holds one segment's value: assigned where it was to be added (`pred_len = len(prediction)` inside the loop
+    over a batch's predictions, as a draft reviewed in open-mmlab/mmeval#66 has it), or read from one segment."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if len(segments) < 2:
+            return None
+        one = segments[position]
+        statistics = bleu.sum_statistics([(one.hypothesis, one.references)], max_order=n, options=options)
+        return {layer: _whole(getattr(statistics, layer))}
+
+    return counted
+
+
+def _last_character_chopped(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of the line `" ".join(tokens)` with its last character removed: the last token loses its last
+    character, and goes where nothing is left of it (the space before it is then the line's end, which a split on
+    whitespace drops)."""
+    if not tokens:
+        return tokens
+    last = tokens[-1][:-1]
+    return (*tokens[:-1], last) if last else tokens[:-1]
+
+
+def chopped_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with the last segment's line of `side` ("hypotheses": its hypothesis; "references": each of its
+    references, the last line of each reference file) without its last character (Perl's `chop`, or `line[:-1]`, on
+    a file whose last line has no newline). None where no such line has a character to lose. Removing a newline
+    that may not be there takes the line's last character where it is not (isaacg1/pyth#66: ".z would strip off the
+    last character of a line if there was no trailing newline").
+
+    Only the last segment's last n-gram of each order changes, so the counts it can give are bounded before they
+    are counted (`possible`, asked before a pass is charged): c less by at most one and each total with it for the
+    hypothesis, each order's matches within one of the formulas' (within one per reference for the references)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        *kept, last = segments
+        hypothesis, references = tuple(last.hypothesis), [tuple(r) for r in last.references]
+        if side == "hypotheses":
+            hypothesis = _last_character_chopped(hypothesis)
+        else:
+            references = [_last_character_chopped(r) for r in references]
+        if hypothesis == tuple(last.hypothesis) and references == [tuple(r) for r in last.references]:
+            return None
+        pairs = [*((s.hypothesis, s.references) for s in kept), (hypothesis, references)]
+        return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
+
+    def possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+        reach = 1 if side == "hypotheses" else len(segments[-1].references)
+        if any(abs(w - o) > reach for w, o in zip(wanted["matches"], oracle["matches"], strict=True)):
+            return False
+        if side == "references":
+            return wanted["hyp_len"] == oracle["hyp_len"] and wanted["totals"] == oracle["totals"]
+        shorter = oracle["hyp_len"] - wanted["hyp_len"]
+        return shorter in (0, 1) and all(0 <= o - w <= shorter for w, o in zip(wanted["totals"], oracle["totals"],
+                                                                                strict=True))
+
+    counted.possible = possible  # type: ignore[attr-defined]
+    return counted
+
+
+#: A maximum length applied to one side's tokens before counting, its cap found from the returned counts (not one
+#: of `TRUNCATION_LENGTHS`): the stem of each family's names (`<stem><cap>-tokens`) -> the side it cuts, and words.
+#: Test labels cut to a collator's fixed maximum length (alexa/massive#25: "labels for testing are also truncated to
+#: a fixed max length ... additional labels will be ignored during evaluation"); predictions cut before scoring
+#: (microsoft/unilm#8, `--trunc_len 70`).
+CAPPED_SIDES: dict[str, tuple[str, str]] = {
+    "references-truncated-to-": (
+        "references",
+        "every reference is cut to its first {cap} tokens before counting, the hypotheses kept whole (a maximum "
+        "length applied to the targets alone, as a vectoriser's maximum length, less the places of its start and "
+        "end tokens, cuts them)",
+    ),
+    "hypotheses-truncated-to-": (
+        "hypotheses",
+        "every hypothesis is cut to its first {cap} tokens before counting, the references kept whole (a maximum "
+        "length applied to the system's output alone, as a generation limit or a decoder's maximum length cuts it)",
+    ),
+}
+#: The longest cap searched for (the longest of `TRUNCATION_LENGTHS`): the lengths under each cap up to it are
+#: computed, a pass over the corpus's lengths each.
+LONGEST_CAP = max(TRUNCATION_LENGTHS)
+#: The most caps one record may fit and still be named by them: where more give its counts, the counts do not say
+#: which length was applied, and no cap is claimed.
+MOST_CAPS_NAMED = 16
+_CAPPED = re.compile(r"(?P<stem>.+-truncated-to-)(?P<cap>[1-9][0-9]*)-tokens")
+
+
+def capped_name(stem: str, cap: int) -> str:
+    return f"{stem}{cap}-tokens"
+
+
+def parse_capped(name: str) -> tuple[str, int] | None:
+    """(stem, cap) of a name of a `CAPPED_SIDES` family, else None."""
+    match = _CAPPED.fullmatch(name)
+    if match is None or match["stem"] not in CAPPED_SIDES:
+        return None
+    return match["stem"], int(match["cap"])
+
+
+def capped_counts(side: str, cap: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """Every count, with each sentence of `side` ("hypotheses" or "references") cut to its first `cap` tokens
+    (None where none is longer: the cut changes nothing)."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        hypotheses_cut = side == "hypotheses"
+        if all(len(s.hypothesis) <= cap if hypotheses_cut else all(len(r) <= cap for r in s.references)
+               for s in segments):
+            return None
+        cut = [(s.hypothesis[:cap] if hypotheses_cut else s.hypothesis,
+                s.references if hypotheses_cut else [r[:cap] for r in s.references]) for s in segments]
+        return _counts_of(bleu.sum_statistics(cut, max_order=n, options=options), n)
+
+    return counted
+
+
+def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None] | None:
+    """How counting alternative `name` counts: a `COUNTING_ALTERNATIVES` entry's, or a capped family member's (its
+    cap read from the name); None for a name that is neither."""
+    if name in COUNTING_ALTERNATIVES:
+        return COUNTING_ALTERNATIVES[name][2]
+    capped = parse_capped(name)
+    return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
+
+
+def _lengths_under_caps(segments: Sequence[Any], side: str, options: Any, top: int) -> list[tuple[int, int]]:
+    """(c, r) with `side` cut to each cap below `top` (index 0 unused), from the lengths alone: each segment adds its
+    change under the caps below its own longest sentence of that side, so the work is that of one pass over the
+    lengths of the sentences the caps cut."""
+    rule = options.reference_length
+    base_c = base_r = 0
+    changes_c, changes_r = [0] * top, [0] * top
+    for segment in segments:
+        length = len(segment.hypothesis)
+        reference_lengths = [len(reference) for reference in segment.references]
+        r = bleu.effective_reference_length(length, reference_lengths, rule)
+        base_c, base_r = base_c + length, base_r + r
+        longest = length if side == "hypotheses" else max(reference_lengths, default=0)
+        for cap in range(1, min(longest, top)):
+            if side == "hypotheses":
+                changes_c[cap] += min(length, cap) - length
+                changes_r[cap] += bleu.effective_reference_length(min(length, cap), reference_lengths, rule) - r
+            else:
+                cut = [min(reference_length, cap) for reference_length in reference_lengths]
+                changes_r[cap] += bleu.effective_reference_length(length, cut, rule) - r
+    return [(base_c + changes_c[cap], base_r + changes_r[cap]) for cap in range(top)]
+
+
+def _cap_could_give(side: str, wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    """Whether a cap on `side` could give `wanted` where the formulas give `oracle`: a cap only takes n-grams away
+    (each order's matches, and for the hypotheses c and each total, no more than the formulas'), and a cap on the
+    references leaves c and the totals as they are."""
+    if any(w > o for w, o in zip(wanted["matches"], oracle["matches"], strict=True)):
+        return False
+    if side == "references":
+        return wanted["hyp_len"] == oracle["hyp_len"] and wanted["totals"] == oracle["totals"]
+    return wanted["hyp_len"] < oracle["hyp_len"] and all(
+        w <= o for w, o in zip(wanted["totals"], oracle["totals"], strict=True))
+
+
+def fitted_caps(side: str, segments: Sequence[Any], n: int, options: Any, wanted: dict[str, Any],
+                oracle: dict[str, Any], charge: Callable[[], None]) -> list[int]:
+    """Every cap on `side`'s lengths under which the counts are exactly `wanted` (none where more than
+    `MOST_CAPS_NAMED` are). The caps whose lengths (c, r) are the wanted ones are found from the lengths alone; the
+    matches grow with the cap, so those whose matches are the wanted ones are an interval of them, found by bisection
+    (each count `charge`d first) and checked whole at both ends."""
+    if not _cap_could_give(side, wanted, oracle):
+        return []
+    longest = max((len(s.hypothesis) if side == "hypotheses" else max(map(len, s.references), default=0))
+                  for s in segments)
+    lengths = (wanted["hyp_len"], wanted["ref_len"])
+    charge()  # the lengths under every cap: a pass over the lengths, not the tokens
+    under = _lengths_under_caps(segments, side, options, min(longest, LONGEST_CAP + 1))
+    caps = [cap for cap in range(1, len(under)) if under[cap] == lengths]
+    counted: dict[int, dict[str, Any]] = {}
+
+    def counts(index: int) -> dict[str, Any]:
+        cap = caps[index]
+        if cap not in counted:
+            charge()
+            counted[cap] = capped_counts(side, cap)(segments, n, options) or {}
+        return counted[cap]
+
+    def first(test: Callable[[tuple[int, ...]], bool]) -> int:
+        low, high = 0, len(caps)
+        while low < high:
+            middle = (low + high) // 2
+            low, high = (low, middle) if test(counts(middle)["matches"]) else (middle + 1, high)
+        return low
+
+    target = tuple(wanted["matches"])
+    low = first(lambda matches: all(m >= t for m, t in zip(matches, target, strict=True)))
+    high = first(lambda matches: any(m > t for m, t in zip(matches, target, strict=True))) - 1
+    if low > high or high - low + 1 > MOST_CAPS_NAMED or counts(low) != wanted or counts(high) != wanted:
+        return []
+    return caps[low:high + 1]
+
+
 def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lowercase: bool) -> tuple[int, ...]:
     """Per order, the clipped matches with case folded (`lowercase`) or kept, whatever the request asked."""
     changed = options.with_changes(lowercase=lowercase)
@@ -493,6 +694,25 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
     """tfma's totals for a corpus given in one batch whose references are all empty: none of its hypothesis
     n-grams is counted (`_extract_statistics_for_empty_reference`); None for any other corpus."""
     return (0,) * n if all_references_empty(segments) else None
+
+
+#: Counting alternatives of a line's characters (a newline removed where there was none): tried on token requests
+#: only, whose tokens are the line's words; a text request's line is the text before its tokenizer, which they do
+#: not model.
+LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-last-reference-chopped"})
+
+
+#: Counting alternatives never tried together with a convention (`classify._counting_under_conventions`): each
+#: changes one length by a little where it applies (a last character, one segment's length, a cap searched for), so
+#: beside a convention's own change of r or c the pair fits a record's lengths by chance (a reference length the
+#: first closest reference gives, less a chopped one-character token, gave a subword segmenter's r).
+UNPAIRED = LINE_CHOPS | frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
+                                   "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
+
+
+def pairs_with_conventions(name: str) -> bool:
+    """Whether counting alternative `name` is tried on top of a convention (not one of `UNPAIRED`, nor a cap)."""
+    return name not in UNPAIRED and parse_capped(name) is None
 
 
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
@@ -689,6 +909,46 @@ COUNTING_ALTERNATIVES: dict[
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
     ),
+    # a newline removed where there was none: `chop` (or `line[:-1]`) on the last line of a file that does not end in
+    # one; a last token of one character disappears
+    "last-character-of-last-hypothesis-chopped": (
+        "the last hypothesis line loses its last character before it is split into tokens (Perl's chop, or "
+        "line[:-1], where its file does not end in a newline): its last token loses its last character, and a last "
+        "token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("hypotheses"),
+    ),
+    "last-character-of-last-reference-chopped": (
+        "the last line of each reference file (the last segment's references) loses its last character before it "
+        "is split into tokens (Perl's chop, or line[:-1], where the file does not end in a newline): its last token "
+        "loses its last character, and a last token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("references"),
+    ),
+    # a corpus's length taken from one segment, not summed: assigned in the loop where `+=` was meant (the last
+    # segment's), or read from the first segment alone
+    "hypothesis-length-of-first-segment-only": (
+        "the corpus's hypothesis length c is the first segment's alone, not the sum over the segments",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", 0),
+    ),
+    "hypothesis-length-of-last-segment-only": (
+        "the corpus's hypothesis length c is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", -1),
+    ),
+    "reference-length-of-first-segment-only": (
+        "the corpus's reference length r is the first segment's alone, not the sum over the segments",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", 0),
+    ),
+    "reference-length-of-last-segment-only": (
+        "the corpus's reference length r is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", -1),
+    ),
     **{
         f"ngram-counts-wrapped-at-{bits}-bits": (
             f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "
@@ -751,6 +1011,7 @@ def matching_alternatives(
     *,
     permitted: Callable[[str], bool] = lambda name: True,
     charge: Callable[[], None] = lambda: None,
+    family_permitted: Callable[[str], bool] = lambda stem: True,
 ) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Each
@@ -769,20 +1030,38 @@ def matching_alternatives(
         for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
             if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
                 continue
+            possible = getattr(count, "possible", None)
+            if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them
+                continue
             charge()
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)
+        for stem, (side, _) in CAPPED_SIDES.items():
+            # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches; a
+            # search among given names fits a cap only where one of them is the family's (fitting it is charged)
+            if not family_permitted(stem):
+                continue
+            if "hyp_len" in differing if side == "hypotheses" else differing <= {"ref_len", "matches"}:
+                found += [name for cap in fitted_caps(side, segments, n, options, wanted, oracle, charge)
+                          if permitted(name := capped_name(stem, cap))]
     finally:
         _SHARED_COUNTS.reset(shared)
     return found
 
 
 __all__ = [
+    "CAPPED_SIDES",
     "COUNTING_ALTERNATIVES",
+    "LINE_CHOPS",
+    "UNPAIRED",
+    "capped_name",
+    "counting_of",
+    "parse_capped",
     "best_single_reference_matches",
     "leaves_no_segment",
     "matching_alternatives",
+    "pairs_with_conventions",
     "reference_sum_matches",
     "strict_clip_matches",
     "totals_one_short",

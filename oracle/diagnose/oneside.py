@@ -1,11 +1,16 @@
 """A text transformation applied to one side only: case folded in the references but not the hypothesis, or in
-the hypothesis but not the references, where the request asks to fold both.
+the hypothesis but not the references, whether the request asks to fold both sides or neither.
 
 An implementation that lowercases one side and forgets the other (`doctor` finds the same on files:
 `lowercased-one-side`) returns matches no clipping rule and no case rule of both sides reproduces: a hypothesis
 "The" against a reference "The" matches nothing, so a single record fits `strict-clipping` (m - 1 = 0) as well as
 this, and a run of such records gets four names or none. These mechanisms recompute the counts from the request
 alone, the folded side folded as the request's `case_fold` rule folds, the other side kept as sent.
+
+The fold is one side's whatever the request asks: a wrapper may fold where the request folds and forget the other
+side, or fold one side always (an evaluation script whose normalisation of the model's outputs lowercases them
+and whose gold answers are read as written). Where the request keeps case, folding one side differs from the
+formulas where that side has a token folding changes.
 
     >>> from oracle.formulas.conventions import Options
     >>> from oracle.models.protocol import Segment
@@ -14,9 +19,12 @@ alone, the folded side folded as the request's `case_fold` rule folds, the other
     >>> folded["matches"]  # "the" no longer equals "The": only "cat" matches
     (1, 0)
 
-Each applies only where the kept side has a token that folding changes (else both sides are folded alike, and the
-counts are the oracle's). Where the folded side has none, folding it alone is folding nothing: the counts are
-`case-not-folded`'s, both fit, and a run names the one that fits all its records.
+Where the request folds, each applies only where the kept side has a token that folding changes (else both sides
+are folded alike, and the counts are the oracle's); where the folded side has none, folding it alone is folding
+nothing: the counts are `case-not-folded`'s, both fit, and a run names the one that fits all its records. Where the
+request keeps case, each applies only where the folded side has a token that folding changes; where the kept side
+has none, the counts are `case-folded-unasked`'s (both sides folded), tried first, and both fit. Where the request
+keeps case, the fold is named by returned statistics only (the counting route), never from a score alone.
 
 Pure: the oracle's counting (`oracle.formulas.bleu`) and its case folding.
 """
@@ -35,13 +43,13 @@ HYPOTHESIS_ONLY = "case-folded-hypothesis-only"
 #: name -> (what the code does, the side it folds: "references" or "hypothesis")
 ONE_SIDE_FOLDS: dict[str, tuple[str, str]] = {
     REFERENCES_ONLY: (
-        "case folded in the references only, where the request folds both sides: the hypothesis keeps its case, "
-        "so a hypothesis token with a capital letter never matches",
+        "case folded in the references only, whether the request folds both sides or neither: the hypothesis keeps "
+        "its case, so a hypothesis token with a capital letter never matches",
         "references",
     ),
     HYPOTHESIS_ONLY: (
-        "case folded in the hypothesis only, where the request folds both sides: the references keep their case, "
-        "so a reference token with a capital letter is never matched",
+        "case folded in the hypothesis only, whether the request folds both sides or neither: the references keep "
+        "their case, so a reference token with a capital letter is never matched",
         "hypothesis",
     ),
 }
@@ -57,11 +65,12 @@ def _sides(segment: Any) -> dict[str, Sequence[Any]]:
     return {"hypothesis": (segment.hypothesis,), "references": tuple(segment.references)}
 
 
-def applies(segments: Sequence[Any], side: str, rule: str) -> bool:
-    """Whether folding only `side` of `segments` by `rule` differs from folding both: some token of the other
-    side, which keeps its case, changes when folded."""
-    other = "hypothesis" if side == "references" else "references"
-    return any(_changes(_sides(s)[other], lambda text: fold_case(text, rule)) for s in segments)
+def applies(segments: Sequence[Any], side: str, rule: str, *, request_folds: bool = True) -> bool:
+    """Whether folding only `side` of `segments` by `rule` differs from what the request asks: from folding both
+    (`request_folds`), where some token of the other side, which keeps its case, changes when folded; from folding
+    neither, where some token of `side` does."""
+    changing = "hypothesis" if (side == "references") == request_folds else "references"
+    return any(_changes(_sides(s)[changing], lambda text: fold_case(text, rule)) for s in segments)
 
 
 def _folded_pairs(segments: Sequence[Any], side: str, rule: str) -> list[tuple[tuple[str, ...], list]]:
@@ -75,12 +84,12 @@ def _folded_pairs(segments: Sequence[Any], side: str, rule: str) -> list[tuple[t
 
 def one_side_folded_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
     """A counting alternative (`oracle.diagnose.counting.COUNTING_ALTERNATIVES`): the matches with the tokens of
-    `side` folded as the request's options fold case and the other side's kept (None where the options do not
-    fold case, or where folding one side is folding both: `applies`). Lengths and totals are the
-    oracle's (folding does not change how many tokens there are)."""
+    `side` folded by the options' `case_fold` rule and the other side's kept, whether the options fold case or not
+    (None where that is what the request asks: `applies`). Lengths and totals are the oracle's (folding does not
+    change how many tokens there are)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
-        if not options.lowercase or not applies(segments, side, options.case_fold):
+        if not applies(segments, side, options.case_fold, request_folds=options.lowercase):
             return None
         kept = options.with_changes(lowercase=False)
         statistics = bleu.sum_statistics(_folded_pairs(segments, side, options.case_fold), max_order=n,
@@ -94,7 +103,9 @@ def one_side_folded_request(request: Any, text: Any, options: Any, side: str) ->
     """The request as an implementation that folds only `side` scores it: that side's tokens (a text request's
     text, `text`, before its tokenizer) folded by the options' `case_fold` rule, the other side's kept, and the
     request's own folding off; None where the request does not fold case or folding one side is folding both
-    (`applies`)."""
+    (`applies`). This is the computation's route, tried from a score alone: where the request keeps case, the
+    fold of one side is named by its counts only (`one_side_folded_counts`), which returned statistics compare
+    exactly, as it would otherwise cost a computation on nearly every request, most of which keep case."""
     source = text if text is not None else request
     if not source.lowercase or not applies(source.segments, side, options.case_fold):
         return None

@@ -13,6 +13,7 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -123,12 +124,21 @@ def batch_mean_name(size: int) -> str:
 #: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
 #: batches at one of several sizes tried, which one record can fit by the choice of size.
 NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                            "references-kept-from-first-request", *(batch_mean_name(size) for size in BATCH_SIZES)})
+                            "references-kept-from-first-request",
+                            *(batch_mean_name(size) for size in BATCH_SIZES),
+                            # one length of the corpus, one number, as one segment's (`oracle.diagnose.counting`)
+                            *(f"{length}-of-{which}-segment-only"
+                              for length in ("hypothesis-length", "reference-length") for which in ("first", "last"))})
+
+
+#: A cap on one side's lengths found from the returned counts (`oracle.diagnose.counting.CAPPED_SIDES`): one record
+#: can fit one cap by the choice of cap, as a batch mean by the choice of size, so these need evidence too.
+SEARCHED_CAP = re.compile(r"(?:references|hypotheses)-truncated-to-[1-9][0-9]*-tokens")
 
 
 def needs_evidence(name: str) -> bool:
-    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE."""
-    return any(part in NEEDS_EVIDENCE for part in parse_cause(name))
+    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE, or a searched cap (`SEARCHED_CAP`)."""
+    return any(part in NEEDS_EVIDENCE or SEARCHED_CAP.fullmatch(part) for part in parse_cause(name))
 
 
 def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:

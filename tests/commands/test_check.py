@@ -252,11 +252,14 @@ def test_each_mutant_is_caught_at_its_layer(mutant_run, mutant, layers):
 @pytest.mark.parametrize("mutant, cause", one_run_each([
     ("mutant_references_lowercased_only", "case-folded-references-only"),
     ("mutant_hypothesis_lowercased_only", "case-folded-hypothesis-only"),
+    ("mutant_hypothesis_always_lowercased", "case-folded-hypothesis-only"),
 ]))
 def test_case_folded_on_one_side_only_is_one_cause(mutant_run, mutant, cause):
     """Issue 36: a fake that folds one side only, where the request folds both, is one bug with one name. A single
     record fits other mechanisms by chance ("The" against a folded "the" counts 0 matches, as strict clipping's
-    m - 1 does), so without a name for one side folded the run came back as four causes, strict-clipping one."""
+    m - 1 does), so without a name for one side folded the run came back as four causes, strict-clipping one. The
+    same where the fake folds its hypothesis whatever the request asks: its failing records are those whose request
+    keeps case (before, `other-counting-of-matches` and four more)."""
     code, report = mutant_run(mutant)
     assert code == 1
     failing = [r for r in deviations(report) if r.classification is not None and r.classification.name]

@@ -1184,3 +1184,144 @@ def test_a_number_where_the_score_is_undefined_is_named_by_what_is_known():
     assert "leave the score undefined (NaN: c = r = 0)" in explanation.description
     # without statistics nothing says which stage differs: `unexplained` still
     assert classify(req, ScoreAnswer(0.7), "papineni").name == UNEXPLAINED
+
+
+def test_the_last_character_of_the_last_hypothesis_line_chopped_is_named_by_its_counts():
+    """"a b" against "a b" and "c dd" against "c dd", BLEU-2. The last hypothesis line "c dd" loses its last
+    character: "c d", whose "d" matches nothing (unigrams 1 of 2, the bigram "c d" 0 of 1); the first segment keeps
+    its 2 of 2 and 1 of 1. c = 2 + 2 = 4 = r, BP 1: matches (3, 1) of (4, 2), the score (3/4 x 1/2)^(1/2)."""
+    req = request("corpus", [("a b", ["a b"]), ("c dd", ["c dd"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 4, "ref_len": 4, "matches": [3, 1], "totals": [4, 2], "bp": 1.0}
+    explanation = classify(req, ScoreAnswer(math.sqrt(3 / 4 * 1 / 2), stats), "papineni")
+    assert explanation.name == "last-character-of-last-hypothesis-chopped", explanation
+
+
+def test_a_last_token_of_one_character_chopped_disappears():
+    """"a b" against "a b" and "c d" against "c d", BLEU-2: the last line "c d" chopped is "c " and its tokens "c":
+    c = 2 + 1 = 3 (r = 2 + 2 = 4, the reference closest to 1 token being the only one), matches (2 + 1, 1 + 0) of
+    (2 + 1, 1 + 0) = (3, 1) of (3, 1), BP e^(1 - 4/3): the score e^(-1/3)."""
+    req = request("corpus", [("a b", ["a b"]), ("c d", ["c d"])], weights=(0.5, 0.5))
+    stats = {"hyp_len": 3, "ref_len": 4, "matches": [3, 1], "totals": [3, 1], "bp": math.exp(-1 / 3)}
+    explanation = classify(req, ScoreAnswer(math.exp(-1 / 3), stats), "papineni")
+    assert explanation.name == "last-character-of-last-hypothesis-chopped", explanation
+
+
+# "a b c" against "a b c" and "d" against "d", BLEU-1: the formulas' c = r = 3 + 1 = 4 and 4 of 4 unigrams match.
+#   c the first segment's (3): BP e^(1 - 4/3) = e^(-1/3); c the last's (1): e^(1 - 4/1) = e^(-3)
+#   r the first segment's (3) or the last's (1), c = 4 > r: BP 1, the score 1
+@pytest.mark.parametrize("hyp_len, ref_len, score, name", [
+    (3, 4, math.exp(-1 / 3), "hypothesis-length-of-first-segment-only"),
+    (1, 4, math.exp(-3), "hypothesis-length-of-last-segment-only"),
+    (4, 3, 1.0, "reference-length-of-first-segment-only"),
+    (4, 1, 1.0, "reference-length-of-last-segment-only"),
+])
+def test_a_corpus_length_taken_from_one_segment_is_named_by_its_counts(hyp_len, ref_len, score, name):
+    req = request("corpus", [("a b c", ["a b c"]), ("d", ["d"])], weights=(1.0,))
+    stats = {"hyp_len": hyp_len, "ref_len": ref_len, "matches": [4], "totals": [4], "bp": min(1.0, score)}
+    explanation = classify(req, ScoreAnswer(score, stats), "papineni")
+    assert explanation.name == name, explanation
+
+
+def test_check_names_the_last_hypothesis_line_chopped_as_the_runs_cause(tmp_path):
+    """A fake whose last hypothesis loses its last character (tests/fakes/mutant_last_line_chopped.py): the run and
+    its failing records are named by it."""
+    assert_the_run_named_by(tmp_path, "mutant_last_line_chopped", "last-character-of-last-hypothesis-chopped")
+
+
+def test_check_names_the_first_segments_hypothesis_length_as_the_runs_cause(tmp_path):
+    """A fake whose corpus hypothesis length is the first segment's (tests/fakes/mutant_first_hypothesis_length.py):
+    the run and its failing records are named by it."""
+    assert_the_run_named_by(tmp_path, "mutant_first_hypothesis_length", "hypothesis-length-of-first-segment-only")
+
+
+# One side cut to a maximum length, the cap found from the returned counts (any cap, not one of a list):
+#   "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2 tokens: c = 3, r = 2 (c > r: BP 1); unigrams aa, bb
+#   of 3 match, bigram "aa bb" of 2: the score (2/3 x 1/2)^(1/2). Only a cap of 2 makes r = 2 (a cap of 1 makes it 1).
+#   "aa bb cc dd ee" against "aa bb cc dd ee ff", BLEU-1, the reference cut to 3: c = 5, r = 3, 3 of 5 match: 3/5.
+#   "aa bb cc dd" against "aa bb cc dd", BLEU-1, the hypothesis cut to 2: c = 2, r = 4, 2 of 2 match, BP e^(1 - 4/2).
+@pytest.mark.parametrize("hypothesis, reference, weights, stats, score, name", [
+    ("aa bb cc", "aa bb cc", (0.5, 0.5), (3, 2, [2, 1], [3, 2], 1.0), math.sqrt(2 / 3 * 1 / 2),
+     "references-truncated-to-2-tokens"),
+    ("aa bb cc dd ee", "aa bb cc dd ee ff", (1.0,), (5, 3, [3], [5], 1.0), 3 / 5, "references-truncated-to-3-tokens"),
+    ("aa bb cc dd", "aa bb cc dd", (1.0,), (2, 4, [2], [2], math.exp(-1)), math.exp(-1),
+     "hypotheses-truncated-to-2-tokens"),
+])
+def test_one_side_cut_to_a_maximum_length_is_named_with_the_cap_its_counts_give(hypothesis, reference, weights,
+                                                                               stats, score, name):
+    hyp_len, ref_len, matches, totals, bp = stats
+    req = request("corpus", [(hypothesis, [reference])], weights=weights)
+    answer = ScoreAnswer(score, {"hyp_len": hyp_len, "ref_len": ref_len, "matches": matches, "totals": totals,
+                                 "bp": bp})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == name, explanation
+    # the cap read back from the name gives the same score (as `cases validate` and the separating probes replay it)
+    assert explained_value(req, "papineni", (("computation", name),)) == pytest.approx(score, rel=1e-12)
+
+
+def test_a_cap_needs_evidence_and_a_record_many_caps_fit_is_named_by_none():
+    """A cap is searched for, so one record can fit one by the choice of cap: it names a run's records only with a
+    pattern (`needs_evidence`), and a record whose counts any of many caps give names none. "x" against "y" and a
+    40-token reference ending in "x", BLEU-1: the formulas match x (1 of 1), r = 1 (the closest, "y"); the long
+    reference cut to any of 1 to 39 tokens loses its "x" and keeps r = 1: 39 caps give (c 1, r 1, 0 of 1)."""
+    from oracle.models.results import needs_evidence
+
+    assert needs_evidence("references-truncated-to-8-tokens") and needs_evidence("hypotheses-truncated-to-3-tokens")
+    assert not needs_evidence("truncated-to-64-tokens")
+    long_reference = " ".join([*(f"t{i}" for i in range(39)), "x"])
+    req = request("corpus", [("x", ["y", long_reference])], weights=(1.0,))
+    answer = ScoreAnswer(0.0, {"hyp_len": 1, "ref_len": 1, "matches": [0], "totals": [1], "bp": 1.0})
+    explanation = classify(req, answer, "papineni")
+    assert not any(name.startswith("references-truncated-to-") for name in (explanation.name, *explanation.fits)), \
+        explanation
+
+
+def test_check_names_references_cut_to_a_maximum_length_as_the_runs_cause(tmp_path):
+    """A fake that cuts every reference to its first 5 tokens (tests/fakes/mutant_references_capped.py): the run and
+    its failing records are named by the cap of 5, found from their counts."""
+    assert_the_run_named_by(tmp_path, "mutant_references_capped", "references-truncated-to-5-tokens")
+
+
+def test_a_small_change_of_one_length_is_never_paired_with_a_convention():
+    """"a b" against "a b c" and "a", and "d" against "d e f g", BLEU-1: r = 1 (closest to c = 2, the tie to the
+    shorter) + 4 = 5. An answer r = 6 (c = 3, 3 of 3 matched, BP e^(1 - 6/3)) is the first (or longer) closest (3) with
+    the last reference's last one-character token chopped (3): a pair that fits one number by chance (a subword
+    segmenter's r was named so), so neither the chop nor a length from one segment nor a cap is tried beside a
+    convention; no single explanation gives r = 6 (the chop alone 4, the first closest alone 7, caps of 1 to 3 give 2,
+    4 and 4), and the record is named by what is known."""
+    req = request("corpus", [("a b", ["a b c", "a"]), ("d", ["d e f g"])], weights=(1.0,))
+    answer = ScoreAnswer(math.exp(-1), {"hyp_len": 3, "ref_len": 6, "matches": [3], "totals": [3], "bp": math.exp(-1)})
+    explanation = classify(req, answer, "papineni")
+    assert explanation.name == "other-counting-of-ref_len", explanation
+
+
+def test_a_cap_is_fitted_and_charged_only_where_its_family_is_permitted():
+    """A search among given names (a baseline's causes, a block's cause tried on a cut record with a candidate's worth
+    of budget) fits no cap unless one of those names is a cap's: fitting one is charged, and a cut record whose block
+    cause was reference-tokens-as-references was left named by what is known where the cap's charges spent its trial.
+    "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2: (3, 2, [2, 1], [3, 2]) as in the test above."""
+    from oracle.diagnose.counting import matching_alternatives
+    from oracle.formulas import bleu
+    from oracle.formulas.conventions import Options
+
+    req = request("corpus", [("aa bb cc", ["aa bb cc"])], weights=(0.5, 0.5))
+    oracle = bleu.sum_statistics([(s.hypothesis, s.references) for s in req.segments], max_order=2)
+    reported = type("Reported", (), {"hyp_len": 3, "ref_len": 2, "matches": (2, 1), "totals": (3, 2)})()
+    charges = []
+    every = matching_alternatives(req.segments, 2, Options(), reported, oracle, charge=lambda: charges.append(1))
+    assert "references-truncated-to-2-tokens" in every and charges
+    charges.clear()
+    none = matching_alternatives(req.segments, 2, Options(), reported, oracle, permitted=lambda name: False,
+                                 charge=lambda: charges.append(1), family_permitted=lambda stem: False)
+    assert none == [] and charges == []
+
+
+
+def test_a_corpus_length_taken_from_one_segment_needs_evidence():
+    """One segment's length is one number, which another bug's length can equal by chance (a reference length of 2 a
+    segment is 4 over two segments, and the last segment's own closest reference can be 4): it names a run's records
+    only with a pattern, as float32 does."""
+    from oracle.models.results import needs_evidence
+
+    assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
+                                                                                  "reference-length")
+               for which in ("first", "last"))

@@ -27,7 +27,7 @@ from oracle.diagnose.computations import (
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
-from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.model import KINDS
@@ -39,7 +39,7 @@ from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
-from oracle.models.results import NEEDS_EVIDENCE, parse_cause
+from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
 
 LAYERS = ("hyp_len", "ref_len", "matches", "totals")
 
@@ -113,7 +113,11 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
 
 
 def test_names_needing_evidence_are_the_catalogues():
-    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence} == NEEDS_EVIDENCE
+    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == NEEDS_EVIDENCE
+    # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
+    families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
+    assert families == set(CAPPED_SIDES)
+    assert all(needs_evidence(f"{stem}7-tokens") and not needs_evidence(f"{stem}tokens") for stem in families)
 
 
 def test_known_names_are_the_replayable_computations():

@@ -1,6 +1,6 @@
 """Case folded on one side only (issue 36): the classifier names an implementation that lowercases the references
-but not the hypothesis, or the hypothesis but not the references, where the request folds both. Every value is
-derived by hand below.
+but not the hypothesis, or the hypothesis but not the references, where the request folds both or neither. Every
+value is derived by hand below.
 
 Holds: oracle.diagnose.oneside
 """
@@ -62,8 +62,31 @@ def test_where_the_folded_side_has_nothing_to_fold_the_flag_ignored_names_the_re
     assert REFERENCES_ONLY in explanation.fits
 
 
-def test_a_request_that_keeps_case_has_no_side_to_fold():
-    """lowercase false: "the Cat sat" against "THE cat Sat" matches nothing (0): an answer of 2/3 is not one side
-    folded, which is a departure from a request that folds."""
+# The same words where the request keeps case (lowercase false), c = r = 3:
+#   references folded only: "the Cat sat" vs "the cat sat": the, sat match -> 2/3
+#   hypothesis folded only: "the cat sat" vs "THE cat Sat": cat matches   -> 1/3
+#   both folded (case-folded-unasked): 3/3                                  -> 1
+#   neither folded (the oracle): nothing matches                            -> 0
+@pytest.mark.parametrize("score, matches, name", [(2 / 3, 2, REFERENCES_ONLY), (1 / 3, 1, HYPOTHESIS_ONLY)])
+def test_a_request_that_keeps_case_is_folded_on_one_side_all_the_same(score, matches, name):
+    """A wrapper that folds one side whatever the request asks (its normalisation lowercases the model's outputs
+    and never the gold answers): the same one-sided fold, named by its counts where the request keeps case too."""
     request = one_segment("the Cat sat", "THE cat Sat", lowercase=False)
-    assert classify(request, 2 / 3, "papineni").name not in (REFERENCES_ONLY, HYPOTHESIS_ONLY)
+    with_statistics = {"score": score, "statistics": {"hyp_len": 3, "ref_len": 3, "matches": [matches],
+                                                      "totals": [3], "bp": 1.0}}
+    assert classify(request, with_statistics, "papineni").name == name
+    # from the score alone it is not tried where the request keeps case (a computation on nearly every request)
+    assert classify(request, score, "papineni").name != name
+
+
+def test_where_the_request_keeps_case_folding_a_side_without_capitals_changes_nothing():
+    """lowercase false, "the cat" against "The cat": the hypothesis has nothing to fold, so folding it alone is the
+    formulas' own count (1 of 2 unigrams: "cat"); folding the references alone gives "the cat" against "the cat",
+    2 of 2. An answer of 1/2 agrees with the oracle, and 1 is the references folded only (folding both gives the
+    same 2 of 2 and is tried first: both fit)."""
+    request = one_segment("the cat", "The cat", lowercase=False)
+    assert classify(request, 1 / 2, "papineni").name == "agrees"
+    explanation = classify(request, {"score": 1.0, "statistics": {"hyp_len": 2, "ref_len": 2, "matches": [2],
+                                                                  "totals": [2], "bp": 1.0}}, "papineni")
+    assert explanation.name == "case-folded-unasked"
+    assert REFERENCES_ONLY in explanation.fits and HYPOTHESIS_ONLY not in explanation.fits

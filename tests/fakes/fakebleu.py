@@ -50,6 +50,8 @@ MUTATIONS = {
     "lowercase-ignored": "ignores the lowercase flag",
     "references-lowercased-only": "folds the references' case, not the hypothesis's, where the request asks",
     "hypothesis-lowercased-only": "folds the hypothesis's case, not the references', where the request asks",
+    "hypothesis-always-lowercased": "folds the hypothesis's case whatever the request asks (the references' only where "
+                                    "it asks)",
     "empty-order-one": "an order with no n-grams counts as p_n = 1 instead of 0",
     "ngram-recall": "n-gram recall for precision: per order, each reference's n-grams matched in the hypothesis "
                     "(min of the two counts), summed over the references, over their n-gram counts (each at least 1)",
@@ -58,6 +60,11 @@ MUTATIONS = {
                             "(Fraction(m, t) normalised: 2/4 as 1/2, 0/3 as 0/1)",
     "empty-hypothesis-one": "scores a corpus with no hypothesis token (c = 0, whatever r) 1, BP 1: an early return "
                             "of a perfect score where there is nothing to count",
+    "last-line-chopped": "the last segment's hypothesis, as a line without its newline, loses its last character to a "
+                         "chop: its last token is cut by one character, or left out where that leaves nothing",
+    "first-hypothesis-length": "the corpus's hypothesis length is the first segment's, the other lengths and counts "
+                               "summed",
+    "references-capped": "every reference is cut to its first 5 tokens before counting; the hypotheses are not",
     "drop-empty-pairs": "leaves out of the corpus a segment whose hypothesis or first reference is empty (a wrapper's "
                         "`if not prediction or not reference: continue` over its pairs)",
     # Bugs no explanation of the classifier names (the cost of an unexplained run: benchmarks/attribution.py).
@@ -70,6 +77,8 @@ MUTATIONS = {
     # A value no convention gives: a failure, strict or not.
     "empty-corpus-half": "scores an empty corpus 0.5",
 }
+#: references-capped: the most tokens a reference keeps
+REFERENCE_CAP = 5
 #: The mutations that score the inputs the documents leave undefined instead of refusing them.
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
@@ -90,6 +99,8 @@ def ngrams(tokens, n):
 
 
 def segment_stats(hyp, refs, order, bugs, lowercase):
+    if "hypothesis-always-lowercased" in bugs:
+        hyp = [t.lower() for t in hyp]
     if lowercase and "lowercase-ignored" not in bugs:
         if "references-lowercased-only" not in bugs:
             hyp = [t.lower() for t in hyp]
@@ -250,8 +261,15 @@ def answer(request, bugs, profile, with_stats):
         if with_stats:  # (no bp: it is e^(1 - 0/0), and the protocol lets it be left out)
             out["statistics"] = {"hyp_len": 0, "ref_len": 0, "matches": [0] * order, "totals": [0] * order}
         return out
+    if "last-line-chopped" in bugs and segments[-1]["hypothesis"]:
+        *kept, last = segments[-1]["hypothesis"]
+        segments = [*segments[:-1], {**segments[-1], "hypothesis": kept + ([last[:-1]] if len(last) > 1 else [])}]
+    if "references-capped" in bugs:
+        segments = [{**s, "references": [r[:REFERENCE_CAP] for r in s["references"]]} for s in segments]
     lowercase = bool(request.get("lowercase"))
     per_segment = [segment_stats(s["hypothesis"], s["references"], order, bugs, lowercase) for s in segments]
+    if "first-hypothesis-length" in bugs:
+        per_segment = [(per_segment[0][0] if i == 0 else 0, *x[1:]) for i, x in enumerate(per_segment)]
     if "fractions-normalised" in bugs:
         per_segment = [(c, r, *reduced_fractions(m, t)) for c, r, m, t in per_segment]
     c = sum(x[0] for x in per_segment)

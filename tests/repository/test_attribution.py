@@ -89,10 +89,11 @@ def test_every_planted_fit_is_a_name_check_can_give():
     """A misspelt fit would count a named bug as a miss: each is a catalogue name, a member of one of its families
     (a smoothing reading, an error or crash trigger) or the pseudo-class of an outcome that is not a wrong number."""
     from oracle.diagnose.attribute import NON_SCORE_CLASSES  # noqa: PLC0415 - the oracle, only for this test
-    from oracle.diagnose.mechanisms import CATALOGUE  # noqa: PLC0415
+    from oracle.diagnose.mechanisms import lookup  # noqa: PLC0415
 
     attribution = _attribution()
     families = ("smoothing=", "error-when-", "crash-after-")
     for name, accepted in attribution.PLANTED_FITS.items():
-        for cause in accepted:
-            assert cause in CATALOGUE or cause in NON_SCORE_CLASSES or cause.startswith(families), (name, cause)
+        for cause in accepted:  # (`lookup`: a catalogue name, or a member of a family such as a searched cap)
+            assert lookup(cause) is not None or cause in NON_SCORE_CLASSES or cause.startswith(families), (name, cause)
+    assert lookup("no-such-mechanism") is None
