@@ -1,9 +1,9 @@
 """`check --jobs N`: the differential search in N worker processes, merged back into one stream.
 
 Worker k (``python -m oracle.harness.worker_process SPEC``) is a session of its own: it starts its own
-implementation process, draws the examples whose index is k modulo N (each example is
-deterministic per seed and index, so which process draws it changes nothing), judges, shrinks and
-classifies them, and writes its records to its own results.jsonl, each gated as it is built by the run's baseline
+implementation process, draws the examples `shards.worker_of` deals it (one of each N consecutive indices;
+each example is deterministic per seed and index, so which process draws it changes nothing), judges, shrinks
+and classifies them, and writes its records to its own results.jsonl, each gated as it is built by the run's baseline
 (handed to the worker in its spec: it searches the baseline's root causes first too, as one process does). The
 parent reads those files as they grow (for its progress line), then merges them in example order, counting each
 record's baseline status and id on its own gate (`BaselineTracker.heard`: stale entries are those no record had), so
@@ -438,7 +438,8 @@ def worker_count(settings) -> int:
 def start_workers(settings, profile, work_dir, baseline=None):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/ its records
     gated by `baseline` (a `Baseline`; None: an empty one). The run's own share of the examples (`--shard`: whole
-    blocks) is dealt among them: worker j draws those with I % jobs == j, for `worker_count(settings)` workers."""
+    blocks) is dealt among them (`shards.worker_of`: one of each `jobs` consecutive indices to each), for
+    `worker_count(settings)` workers."""
     jobs = worker_count(settings)
     runs = []
     root = Path(work_dir) / ".workers"
