@@ -33,9 +33,10 @@ short (killed) leaves a file without a footer; `read_results` accepts it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from pydantic_core import PydanticSerializationError
 
@@ -61,6 +62,8 @@ from oracle.models.wire import json_value, without_lone_surrogates
 
 RESULTS_FILE = "results.jsonl"
 
+T = TypeVar("T")
+
 
 class ResultsWriter:
     """Writes results.jsonl line by line, flushing each so a killed run still leaves its records. Every line is
@@ -77,15 +80,10 @@ class ResultsWriter:
         except OSError as exc:
             raise FileWriteError(self.path, os_reason(exc)) from None
 
-    def write(self, line: Header | Record | Footer) -> None:
-        try:  # the text is built whole before any of it is written: a failed write leaves nothing behind
-            # (`model_dump_json` is this, decoded to a str, which the file then encoded back: a tenth of the write)
-            text = line.__pydantic_serializer__.to_json(line, exclude_none=True, by_alias=True)
-        except (
-            PydanticSerializationError
-        ):  # a lone surrogate (one in a command-line argument): kept as the text of its escape
-            data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
-            text = json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    def write(self, line: Header | Record | Footer, *, written: bytes | None = None) -> None:
+        """Write `line`; `written`: its JSON as another writer of this class already wrote it (a `--jobs` worker's
+        line, without its newline), copied rather than built again from the model it was read into."""
+        text = self.text(line) if written is None else written
         if self.failure is not None:  # a later line after a lost one would make a stream that lies
             raise self.failure
         try:
@@ -95,6 +93,17 @@ class ResultsWriter:
             self.failure = FileWriteError(self.path, f"{os_reason(exc)}, after {self.lines:,} lines")
             raise self.failure from None
         self.lines += 1
+
+    @staticmethod
+    def text(line: Header | Record | Footer) -> bytes:
+        """`line`'s JSON, built whole before any of it is written: a failed write leaves nothing behind."""
+        try:  # (`model_dump_json` is this, decoded to a str, which the file then encoded back: a tenth of the write)
+            return line.__pydantic_serializer__.to_json(line, exclude_none=True, by_alias=True)
+        except (
+            PydanticSerializationError
+        ):  # a lone surrogate (one in a command-line argument): kept as the text of its escape
+            data = without_lone_surrogates(line.model_dump(mode="json", exclude_none=True, by_alias=True))
+            return json.dumps(data, ensure_ascii=False, allow_nan=False).encode("utf-8")
 
     def close(self):
         try:
@@ -323,19 +332,19 @@ def example_index(record: Record) -> int:
     return int(record.id.split("~", 1)[0].rsplit("-", 1)[1])
 
 
-def in_example_order(streams: list[Iterator[Record]]) -> Iterator[Record]:
+def in_example_order(streams: list[Iterator[T]], index_of: Callable[[Any], int] = example_index) -> Iterator[T]:
     """The records of several streams of random examples, each in example order and none sharing an example
     (`--jobs` workers, `--shard` runs), as one stream in example order: an example's relation record right
-    after it."""
+    after it. `index_of`: a stream item's example index (items other than records: a record with its line)."""
     heads = [next(stream, None) for stream in streams]
     while True:
         # the smallest example index among the streams' next records (the first stream's on a tie)
-        live = [(example_index(head), k) for k, head in enumerate(heads) if head is not None]
+        live = [(index_of(head), k) for k, head in enumerate(heads) if head is not None]
         if not live:
             return
         index, k = min(live)
         head = heads[k]
-        while head is not None and example_index(head) == index:
+        while head is not None and index_of(head) == index:
             yield head
             head = heads[k] = next(streams[k], None)
 

@@ -436,10 +436,11 @@ class Session:
         raise_if_stopped()  # a stop signal whose exception something swallowed stops the run here
         return record
 
-    def account(self, record, *, progress=True):
+    def account(self, record, *, progress=True, written=None):
         """Write a record built whole (gated by the baseline as it was built: `stages.built_record`), and count it
-        (`progress`: on the progress line too; a worker's records were counted there as they came)."""
-        self.writer.write(record)
+        (`progress`: on the progress line too; a worker's records were counted there as they came, and are copied
+        as the worker `written` them: `ResultsWriter.write`)."""
+        self.writer.write(record, written=written)
         outcome = record.outcome.value
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         cause = FailureCause.of(record)

@@ -1,9 +1,9 @@
 """`check --jobs N`: the differential search in N worker processes, merged back into one stream.
 
 Worker k (``python -m oracle.harness.worker_process SPEC``) is a session of its own: it starts its own
-implementation process, draws the examples whose index is k modulo N (each example is
-deterministic per seed and index, so which process draws it changes nothing), judges, shrinks and
-classifies them, and writes its records to its own results.jsonl, each gated as it is built by the run's baseline
+implementation process, draws the examples `shards.worker_of` deals it (one of each N consecutive indices;
+each example is deterministic per seed and index, so which process draws it changes nothing), judges, shrinks
+and classifies them, and writes its records to its own results.jsonl, each gated as it is built by the run's baseline
 (handed to the worker in its spec: it searches the baseline's root causes first too, as one process does). The
 parent reads those files as they grow (for its progress line), then merges them in example order, counting each
 record's baseline status and id on its own gate (`BaselineTracker.heard`: stale entries are those no record had), so
@@ -381,11 +381,11 @@ def search(session):
         # session's requests, and counted on the progress line by the worker that judged them already
         not_sent = Channel(_NotSent(given_up_message(settings.max_restarts)), session.profile,
                            seq=session.channel.seq, progress=False)
-        for record in merged_records(runs):
+        for record, written in merged_records(runs):
             index = example_index(record)
             if cut is None or index < cut:
                 session.tracker.heard(record)  # (gated by the worker, by the same baseline)
-                session.account(record, progress=False)
+                session.account(record, progress=False, written=written)  # (its line copied, not built again)
             elif record.kind == "example" and "~" not in record.id:  # (not a relation, nor a companion)
                 _record_not_attempted(session, index, not_sent)
         footers = [footer for footer in (run.footer() for run in runs) if footer is not None]
@@ -438,7 +438,8 @@ def worker_count(settings) -> int:
 def start_workers(settings, profile, work_dir, baseline=None):
     """Start `settings.jobs` workers judging under `profile`, each writing under WORK_DIR/.workers/K/ its records
     gated by `baseline` (a `Baseline`; None: an empty one). The run's own share of the examples (`--shard`: whole
-    blocks) is dealt among them: worker j draws those with I % jobs == j, for `worker_count(settings)` workers."""
+    blocks) is dealt among them (`shards.worker_of`: one of each `jobs` consecutive indices to each), for
+    `worker_count(settings)` workers."""
     jobs = worker_count(settings)
     runs = []
     root = Path(work_dir) / ".workers"
@@ -461,17 +462,20 @@ def start_workers(settings, profile, work_dir, baseline=None):
 
 def _records(lines):
     """The records among complete lines of a worker's stream (a line torn by a stopped worker is left out)."""
-    for line in _lines(lines):
+    for line, _ in _lines(lines):
         if isinstance(line, Record):
             yield line
 
 
 def _lines(lines):
+    """Each line of a worker's stream that holds a header, record or footer, as (its model, its text without the
+    newline); a line torn by a stopped worker is left out."""
     for text in lines:
         try:
-            yield parse_line(json.loads(text))
+            line = parse_line(json.loads(text))
         except (ValueError, ResultsFormatError):  # a line torn by a stopped worker
             continue
+        yield line, text.removesuffix(b"\n")
 
 
 def wait(runs, progress, keeper):
@@ -519,20 +523,22 @@ def stop(runs):
 
 
 def _read(run):
-    """A worker's records, in its order; its footer is kept on the run."""
+    """A worker's records, in its order, each with its line as the worker wrote it; its footer is kept on the run."""
     if not run.results.exists():
         return
     with open(run.results, "rb") as handle:
-        for line in _lines(handle):
+        for line, text in _lines(handle):
             if isinstance(line, Footer):
                 run._footer = line
             elif isinstance(line, Record):
-                yield line
+                yield line, text
 
 
 def merged_records(runs):
-    """Every worker's records in example order (an example's relation record right after it)."""
-    return in_example_order([_read(run) for run in runs])
+    """Every worker's records in example order (an example's relation record right after it), each with its line as
+    the worker wrote it: copied into the run's stream, which is the line the parent would write from the record
+    (the same `ResultsWriter`), without building it again."""
+    return in_example_order([_read(run) for run in runs], index_of=lambda pair: example_index(pair[0]))
 
 
 def collect_replays(runs, work_dir):

@@ -1,8 +1,8 @@
 """One worker of `check --jobs N` (``python -m oracle.harness.worker_process SPEC``): a session of its own,
-drawing every N-th example against its own implementation process, writing its records beside SPEC, gated by the
-run's baseline (in SPEC: the parent counts their statuses, `BaselineTracker.heard`).
-Its stdin and stdout are the pipes to its parent (the shared restart budget's messages; end of file on
-stdin: the parent has gone, and the worker stops). The parent side is `oracle.harness.worker`."""
+drawing one of each N consecutive examples (`shards.worker_of`) against its own implementation process, writing
+its records beside SPEC, gated by the run's baseline (in SPEC: the parent counts their statuses,
+`BaselineTracker.heard`). Its stdin and stdout are the pipes to its parent (the shared restart budget's messages;
+end of file on stdin: the parent has gone, and the worker stops). The parent side is `oracle.harness.worker`."""
 
 from __future__ import annotations
 

@@ -323,6 +323,27 @@ def test_a_tracker_that_hears_records_gated_elsewhere_by_the_same_baseline_count
     assert parent.gate_failed()
 
 
+def test_a_tracker_keeps_only_the_record_ids_a_stale_entry_can_name():
+    """Memory that does not grow with the run (issue 39: `check`'s peak memory at 20,000 examples): the ids of the
+    records gated or heard are kept only where an exact-id entry or a case listed under a cause entry has them;
+    stale entries are found as before (by hand: `gone` and `listed-case` met no record, `case-a` did)."""
+    from oracle.models.baseline import Baseline, BaselineEntry
+
+    baseline = Baseline(entries=[
+        BaselineEntry(id="case-a", outcome="fail", reason="known"),
+        BaselineEntry(id="gone", outcome="error", reason="old"),
+        BaselineEntry(id="cause:x", outcome="fail", reason="by cause", cases=["listed-case"]),
+    ])
+    tracker = BaselineTracker(baseline)
+    for index in range(500):
+        tracker.status(Record(id=f"random-0-{index}", kind="example", outcome="pass"))
+        tracker.heard(Record(id=f"random-0-{index}~text", kind="example", outcome="pass"))
+    tracker.status(Record(id="case-a", kind="case", outcome="fail", layer="score"))
+    assert tracker.seen_ids == {"case-a"}
+    assert tracker.stale() == ["gone", "listed-case"]
+    tracker.heard(Record(id="listed-case", kind="case", outcome="fail"))
+    assert tracker.stale() == ["gone"]
+
 def test_the_committed_baseline_schema_is_generated_and_the_reviewed_baselines_validate(repo_root):
     import json
 

@@ -16,7 +16,8 @@ import pytest
 from fakes.harness import check, fake, results, run_cli
 from fakes.processes import descendants, gone_within, wait_for, with_marker
 
-from oracle.harness.events import read_results
+from oracle.harness.events import ResultsWriter, read_results
+from oracle.models.results import parse_line
 
 
 def _comparable(report):
@@ -58,6 +59,20 @@ def test_jobs_write_the_records_one_process_writes_in_the_same_order(tmp_path):
     assert summaries[0] == summaries[1]
     assert not list(three.glob(".workers")), "the workers' directories are removed"
 
+
+def test_the_parent_copies_each_record_as_its_worker_wrote_it(tmp_path, monkeypatch):
+    """The parent reads each worker's record (for the gate's counts and the run's causes) but builds no record's
+    JSON again: it copies the line the worker wrote (issue 39: each record was serialised by its worker, parsed
+    and serialised again by the parent). Copying is what building would give: every record line of the stream is
+    the JSON `ResultsWriter` builds from the record it reads back as."""
+    built = []
+    build = ResultsWriter.text
+    monkeypatch.setattr(ResultsWriter, "text", staticmethod(lambda line: built.append(line.type) or build(line)))
+    assert check(tmp_path, fake("mutant_ties_longer"), "--jobs", "2", examples=30) == 1  # (workers: other processes)
+    assert sorted(set(built)) == ["footer", "header"], "the parent built the JSON of a worker's record"
+    lines = (tmp_path / "results.jsonl").read_bytes().splitlines()[1:-1]
+    assert len(lines) >= 30 and any(b'"outcome":"fail"' in line and b'"shrunk":' in line for line in lines)
+    assert all(build(parse_line(json.loads(line))) == line for line in lines)
 
 def test_jobs_gate_by_the_baseline_as_one_process_does(tmp_path):
     """A reviewed baseline of the run's causes (each worker gates its records by it as they are built, and searches

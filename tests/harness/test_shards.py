@@ -29,7 +29,7 @@ from oracle.formulas.errors import BleuValueError
 from oracle.harness.events import iter_results
 from oracle.harness.gate import BaselineTracker
 from oracle.harness.merge import _merged, _reproduce
-from oracle.harness.shards import MAX_SHARDS, Shard, parse_shard
+from oracle.harness.shards import MAX_SHARDS, ExampleShare, Shard, parse_shard, worker_of
 from oracle.harness.transport import SHRINK_BLOCK
 from oracle.models.results import Record
 
@@ -123,6 +123,25 @@ def test_a_shard_is_k_of_n_and_the_shards_partition_every_position():
     assert Shard(1, 1).examples_owned(10**9) == 10**9
     assert sum(Shard(k, 3).examples_owned(10**9) for k in (1, 2, 3)) == 10**9
 
+
+
+def test_jobs_deal_each_run_of_consecutive_examples_one_to_each_worker_in_a_turned_order():
+    """`worker_of`: with J workers, indices qJ .. qJ + J - 1 go one to each worker (they go side by side), the order
+    turned by floor(frac(q / golden ratio) * J). By hand for J = 2: frac(q * 0.6180339887) for q = 0..4 is 0, 0.618,
+    0.236, 0.854, 0.472; times 2, floored: turns 0, 1, 0, 1, 0; worker (index + turn) mod 2."""
+    assert [worker_of(i, 2) for i in range(10)] == [0, 1, 1, 0, 0, 1, 1, 0, 0, 1]
+    assert [worker_of(i, 1) for i in range(5)] == [0] * 5
+    for workers in range(1, 9):
+        for start in range(0, 400, workers):
+            assert sorted(worker_of(i, workers) for i in range(start, start + workers)) == list(range(workers))
+        share = ExampleShare(0, 1, workers - 1, workers)  # (next_owned: the walk ends for any worker, at any index)
+        assert all(worker_of(share.next_owned(i), workers) == workers - 1 for i in range(0, 50, 7))
+    # what index mod J gave worker 1 of 2 alone: every odd index (a text request each), every I mod 10 = 5 (a
+    # series); each now split within a tenth of even (the same with 3 workers and I mod 3 = 2: all of one class)
+    for workers, residue, modulus in ((2, 1, 2), (2, 5, 10), (2, 11, 12), (3, 2, 3), (4, 1, 2)):
+        counts = [sum(1 for i in range(residue, 2000, modulus) if worker_of(i, workers) == w) for w in range(workers)]
+        even = len(range(residue, 2000, modulus)) / workers
+        assert all(abs(count - even) <= even / 10 for count in counts), (workers, residue, modulus, counts)
 
 @pytest.mark.parametrize("spec", ["0/3", "4/3", "x", "1/0"])
 def test_an_invalid_shard_is_one_line_and_exit_2(tmp_path, capsys, spec):
