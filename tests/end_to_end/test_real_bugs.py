@@ -16,8 +16,6 @@ import pytest
 from fakes.harness import deviations, fake, run_cli
 from fakes.realbleu import REAL_BUGS, Wrapper, answer
 
-STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
-
 
 def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus"):
     return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": False,

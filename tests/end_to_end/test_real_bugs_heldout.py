@@ -12,17 +12,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from pathlib import Path
 
 import pytest
 from fakes.harness import deviations, fake, run_cli
 from fakes.realbleu_heldout import HELDOUT_BUGS, HeldoutWrapper
 from fakes.realbleu_heldout import answer as heldout_answer
-
-ROOT = Path(__file__).resolve().parents[2]
-STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
-THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 
 
 def test_at_least_fifteen_bugs():

@@ -13,16 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-import re
-from pathlib import Path
 
 import pytest
+from fakes.harness import attribution_module
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS, Heldout2Wrapper
 from fakes.realbleu_heldout2 import answer as heldout2_answer
-
-ROOT = Path(__file__).resolve().parents[2]
-STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
-THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
 
 
 def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus", lowercase=False):
@@ -161,22 +156,11 @@ def test_last_character_chopped_drops_a_one_character_last_token():
     assert _answer("last-character-chopped", request)["statistics"]["hyp_len"] == 1
 
 
-def _attribution():
-    """benchmarks/attribution.py as a module (benchmarks/ is not a package)."""
-    import importlib.util  # noqa: PLC0415 - only this test needs it
-    import sys  # noqa: PLC0415
-
-    spec = importlib.util.spec_from_file_location("attribution", ROOT / "benchmarks" / "attribution.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
     # `attribution.py --real --collection heldout2` reads this table and counts no spelling of its fits; an unknown
     # bug name is refused (exit 2) before any check runs, with this collection's names listed
-    attribution = _attribution()
+    attribution = attribution_module()
     table = attribution.real_bugs("heldout2")  # the fake imported as a script module: compare by value
     assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
         name: (bug.url, bug.fits) for name, bug in HELDOUT2_BUGS.items()}

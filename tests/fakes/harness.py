@@ -13,6 +13,17 @@ from pathlib import Path
 FAKES = Path(__file__).resolve().parent
 
 
+def attribution_module():
+    """benchmarks/attribution.py as a module (benchmarks/ is not a package), for the tests of its tables."""
+    import importlib.util  # noqa: PLC0415 - only these tests need it
+
+    spec = importlib.util.spec_from_file_location("attribution", FAKES.parents[1] / "benchmarks" / "attribution.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
+    spec.loader.exec_module(module)
+    return module
+
+
 def fake(name, *flags):
     """The --command string that runs tests/fakes/<name>.py with this Python."""
     return shlex.join([sys.executable, str(FAKES / f"{name}.py"), *flags])

@@ -1,21 +1,9 @@
 """benchmarks/attribution.py's table (issue 36): the one Markdown table `--real` and the one-bug fakes print, from
 stubbed runs (no `check` is run here), and the one-bug fakes' `PLANTED_FITS`, judged before any run."""
 
-import importlib.util
-import sys
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _attribution():
-    """benchmarks/attribution.py as a module (benchmarks/ is not a package)."""
-    spec = importlib.util.spec_from_file_location("attribution", ROOT / "benchmarks" / "attribution.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
-    spec.loader.exec_module(module)
-    return module
+from fakes.harness import attribution_module
 
 
 def _found(*causes):
@@ -51,7 +39,7 @@ wall median 3.00 max 120.00, child CPU median 2.00 max 120.50
 
 
 def test_the_table_of_stubbed_runs_is_the_hand_written_one(capsys):
-    attribution = _attribution()
+    attribution = attribution_module()
     calls = []
 
     def runner(command, report, examples, timeout):
@@ -69,7 +57,7 @@ def test_the_table_of_stubbed_runs_is_the_hand_written_one(capsys):
 
 
 def test_every_one_bug_fake_has_fits_and_a_kind_and_its_commands():
-    attribution = _attribution()
+    attribution = attribution_module()
     names = attribution.one_bug_implementations()
     assert set(attribution.PLANTED_FITS) == set(names)
     entries = attribution.one_bug_table_entries(names)
@@ -91,7 +79,7 @@ def test_every_planted_fit_is_a_name_check_can_give():
     from oracle.diagnose.attribute import NON_SCORE_CLASSES  # noqa: PLC0415 - the oracle, only for this test
     from oracle.diagnose.mechanisms import lookup  # noqa: PLC0415
 
-    attribution = _attribution()
+    attribution = attribution_module()
     families = ("smoothing=", "error-when-", "crash-after-")
     for name, accepted in attribution.PLANTED_FITS.items():
         for cause in accepted:  # (`lookup`: a catalogue name, or a member of a family such as a searched cap)
