@@ -10,6 +10,7 @@ from pathlib import Path
 from oracle.commands import SUMMARIES
 from oracle.escaping import shown
 from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.harness.allocator import bound_heap_growth
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import DEFAULT_SERIES_LENGTH, SERIES_EVERY, example_id
@@ -382,6 +383,7 @@ def _count_work(args, cases, replay):
 
 
 def run(args: argparse.Namespace) -> int:
+    bound_heap_growth()  # a long run's peak memory not growing with its examples (oracle.harness.allocator)
     if args.report is None:
         args.report = DEFAULT_REPLAY_REPORT if args.replay else DEFAULT_REPORT
     report_dir = Path(args.report)

@@ -21,6 +21,7 @@ from oracle.models.baseline import Baseline
 from oracle.models.results import RunSettings
 from oracle.signals import Interrupted, stopped_by_signals
 
+from .allocator import bound_heap_growth
 from .gate import BaselineTracker
 from .session import SessionSettings, implementation_argv, run_session
 from .transport import ImplementationProcess
@@ -40,6 +41,7 @@ def main(argv=None):
     """Run one worker from its spec file; exit 0 or 1 (its records say which), 2 on an error, 3
     when the implementation cannot be driven, 143 when stopped."""
     argv = sys.argv[1:] if argv is None else argv
+    bound_heap_growth()  # as the parent: a worker's peak memory not growing with its examples
     try:
         spec = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
         directory = Path(argv[0]).parent
