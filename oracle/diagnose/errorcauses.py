@@ -242,14 +242,100 @@ def _references_all_empty(request: ScoreRequest) -> bool:
 
 
 def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
-    """Each segment whose references are all empty given one more reference, a token found nowhere in the input:
-    the empty references kept (a reference is still empty), no match added."""
+    """Each segment whose references are all empty given one more reference of a token found nowhere in the input:
+    the empty references kept (a reference is still empty), no match added. The reference added is as long as the
+    reference-length rule needs to still pick an empty one (the segment's r stays 0: "a" against "" and "z z" under
+    closest, ties to the shorter), so that its answer is about every reference being empty, not about r = 0
+    (`reference-length-zero`); one token where no length does (the rule `longest`)."""
     token = _unmatched_token(request)
     if token is None:
         return None
+    lengths = _segment_lengths(request)
+    rule = _reference_length_rule(request)
+
+    def joined(index: int, segment: Segment) -> Segment:
+        hypothesis_length, references = lengths[index] if lengths is not None else (
+            _length(segment.hypothesis), [0] * len(segment.references))
+        kept = _length_picked(hypothesis_length, references, rule, picked=lambda r: r == 0)
+        added = _sequence(request, [token] * (kept or 1))
+        return Segment(hypothesis=segment.hypothesis, references=(*segment.references, added))
     return _with_segments(request, (
-        Segment(hypothesis=s.hypothesis, references=(*s.references, _sequence(request, [token])))
-        if s.references and not any(map(_length, s.references)) else s for s in request.segments))
+        joined(index, s) if s.references and not any(map(_length, s.references)) else s
+        for index, s in enumerate(request.segments)))
+
+
+# -- the reference length r: the rule's pick in each segment, summed ------------------------------------------------
+
+
+def _reference_length_rule(request: ScoreRequest) -> str:
+    """The reference-length rule the request is scored under: its own `reference_length` convention where it carries
+    one, else the default conventions' (`Options`; the profile judged is not known here, as for `precision-zero`)."""
+    return request.chosen_conventions.get("reference_length", Options().reference_length)
+
+
+def _segment_lengths(request: ScoreRequest) -> list[tuple[int, list[int]]] | None:
+    """Each segment's hypothesis length and reference lengths in tokens (a text request split as its tokenizer
+    splits it); None where the request cannot be tokenized."""
+    try:
+        tokenized = request.tokenized()
+    except (BleuOracleError, ValueError):
+        return None
+    return [(len(s.hypothesis), [len(r) for r in s.references]) for s in tokenized.segments]
+
+
+def _picked_lengths(request: ScoreRequest) -> list[int] | None:
+    """Each segment's r: the length of the reference the request's reference-length rule picks (the formulas'
+    `effective_reference_length`); None where a segment has no reference or the request cannot be tokenized."""
+    lengths = _segment_lengths(request)
+    if lengths is None or any(not references for _, references in lengths):
+        return None
+    rule = _reference_length_rule(request)
+    try:
+        return [bleu.effective_reference_length(c, references, rule) for c, references in lengths]
+    except BleuOracleError:
+        return None
+
+
+def _reference_length_zero(request: ScoreRequest) -> bool:
+    """Whether the corpus reference length r is 0: in every segment (one or more) the reference the rule picks is
+    empty. An empty reference beside a longer one may be picked (closest to an empty or short hypothesis), and an
+    empty one need not be."""
+    picked = _picked_lengths(request)
+    return bool(picked) and not any(picked)
+
+
+def _length_picked(hypothesis_length: int, lengths: Sequence[int], rule: str, *,
+                   picked: Callable[[int], bool]) -> int | None:
+    """The least length (from 1 to twice the hypothesis's and one) of a reference added beside `lengths` after which
+    the rule's pick satisfies `picked`; None where none does."""
+    for added in range(1, 2 * hypothesis_length + 2):
+        if picked(bleu.effective_reference_length(hypothesis_length, [*lengths, added], rule)):
+            return added
+    return None
+
+
+def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
+    """One segment whose picked reference is empty given one more reference, of a token found nowhere in the input,
+    that the rule picks instead (the shortest it picks: "a" against "" and "z" under closest): r is no longer 0,
+    every reference kept (a reference is still empty), no match added. A segment whose references are not all empty is changed first, so
+    that every reference of another stays empty. None where no segment can be so changed (an empty hypothesis under
+    closest: the empty reference is always the closest; the rule `shortest`)."""
+    token = _unmatched_token(request)
+    lengths = _segment_lengths(request)
+    picked = _picked_lengths(request)
+    if token is None or lengths is None or picked is None:
+        return None
+    rule = _reference_length_rule(request)
+    order = sorted(range(len(request.segments)), key=lambda i: not any(lengths[i][1]))
+    for index in (i for i in order if picked[i] == 0):
+        added = _length_picked(*lengths[index], rule, picked=lambda r: r > 0)
+        if added is None:
+            continue
+        segment = request.segments[index]
+        changed = Segment(hypothesis=segment.hypothesis,
+                          references=(*segment.references, _sequence(request, [token] * added)))
+        return _with_segments(request, (changed if i == index else s for i, s in enumerate(request.segments)))
+    return None
 
 
 def _one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
@@ -436,6 +522,12 @@ FEATURES: tuple[Feature, ...] = (
 #: (a reference lengthened by its own tokens, a line break read as a space), and held among the others it would
 #: block their neighbours (`_Probing.keeps_the_others`) or share their names.
 LAST_RESORT: tuple[Feature, ...] = (
+    # the brevity penalty's ratio c / r taken unguarded (tensorflow/nmt PR #483 "divided by 0 when reference_length
+    # is zero", huggingface/evaluate PR #764): r follows from the lengths and the rule, not from any one reference,
+    # so a hypothesis's length changes it (under closest) and it stands beside the shape's features, not among them
+    Feature("reference-length-zero",
+            "the reference length r is 0: in every segment the reference the length rule picks is empty",
+            "reference-length-zero", _reference_length_zero, _one(_picked_reference_given)),
     # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
     # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
     Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
@@ -532,6 +624,10 @@ class _Probing:
     failing: ScoreRequest
     ask: Ask
     candidates: tuple[Feature, ...]
+    #: The derived features (`LAST_RESORT`) confirmed so far: the neighbours of a derived feature asked after them
+    #: keep them, as they keep the candidates (the hypothesis given as a reference takes a zero precision away, and
+    #: under closest r = 0 as well: once r = 0 is confirmed, that neighbour says nothing of the precision)
+    confirmed: list[Feature] = field(default_factory=list)
     probes: int = 0
     answered: int = 0
     asked: dict = field(default_factory=dict)
@@ -556,9 +652,10 @@ class _Probing:
         """The neighbours of the failing input without `feature` that keep its other features, but (`depth` above
         0) those refuted: a feature whose own neighbour errs is no part of the cause, and a neighbour may take it
         away too (one reference more beside an empty one makes the segment's one reference two)."""
+        others = (*self.candidates, *self.confirmed) if feature in LAST_RESORT else self.candidates
         return [n for n in feature.neighbours(self.failing) if n != self.failing and not feature.holds(n)
                 and all(other.holds(n) or (depth > 0 and self.refuted(other, depth=depth - 1))
-                        for other in self.candidates if other.family != feature.family)]
+                        for other in others if other.family != feature.family)]
 
     def refuted(self, feature: Feature, *, depth: int = 0) -> bool:
         """Whether a neighbour of the failing input without `feature` errs, keeping every other feature (`depth`
@@ -692,11 +789,14 @@ def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature
     """`found` with each derived feature (`LAST_RESORT`) the failing input holds and whose neighbour is answered;
     a feature found before is then kept only where a neighbour without it that keeps the derived one is answered
     (a reference lengthened by its own tokens that also adds a match, an order lowered below the unmatched one:
-    their answers say nothing of their own feature once the zero precision is confirmed)."""
+    their answers say nothing of their own feature once the zero precision is confirmed). The derived features are
+    asked in `LAST_RESORT`'s order, the neighbours of each keeping those confirmed before it (r = 0 first: the
+    hypothesis given as a reference, the zero precision's neighbour, takes it away too)."""
     for feature in derived:
         if probing.answered_without(feature) is None:
             continue
         found = [*(part for part in found if _kept_beside(probing, part, feature)), feature.name]
+        probing.confirmed.append(feature)
     return found
 
 
