@@ -317,8 +317,8 @@ def _length_picked(hypothesis_length: int, lengths: Sequence[int], rule: str, *,
 def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
     """One segment whose picked reference is empty given one more reference, of a token found nowhere in the input,
     that the rule picks instead (the shortest it picks: "a" against "" and "z" under closest): r is no longer 0,
-    every reference kept (a reference is still empty), no match added. A segment whose references are not all empty is changed first, so
-    that every reference of another stays empty. None where no segment can be so changed (an empty hypothesis under
+    every reference kept (a reference is still empty), no match added. A segment whose references are not all empty
+    is changed first, so that every reference of another stays empty. None where no segment can be so changed (an empty hypothesis under
     closest: the empty reference is always the closest; the rule `shortest`)."""
     token = _unmatched_token(request)
     lengths = _segment_lengths(request)
@@ -522,16 +522,16 @@ FEATURES: tuple[Feature, ...] = (
 #: (a reference lengthened by its own tokens, a line break read as a space), and held among the others it would
 #: block their neighbours (`_Probing.keeps_the_others`) or share their names.
 LAST_RESORT: tuple[Feature, ...] = (
+    # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
+    # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
+    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
+            "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
     # the brevity penalty's ratio c / r taken unguarded (tensorflow/nmt PR #483 "divided by 0 when reference_length
     # is zero", huggingface/evaluate PR #764): r follows from the lengths and the rule, not from any one reference,
     # so a hypothesis's length changes it (under closest) and it stands beside the shape's features, not among them
     Feature("reference-length-zero",
             "the reference length r is 0: in every segment the reference the length rule picks is empty",
             "reference-length-zero", _reference_length_zero, _one(_picked_reference_given)),
-    # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
-    # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
-    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
-            "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
 )
 BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
 #: The empty sequences whose one neighbour at order 1 is also the neighbour of "shorter than the order".
@@ -624,10 +624,6 @@ class _Probing:
     failing: ScoreRequest
     ask: Ask
     candidates: tuple[Feature, ...]
-    #: The derived features (`LAST_RESORT`) confirmed so far: the neighbours of a derived feature asked after them
-    #: keep them, as they keep the candidates (the hypothesis given as a reference takes a zero precision away, and
-    #: under closest r = 0 as well: once r = 0 is confirmed, that neighbour says nothing of the precision)
-    confirmed: list[Feature] = field(default_factory=list)
     probes: int = 0
     answered: int = 0
     asked: dict = field(default_factory=dict)
@@ -652,10 +648,9 @@ class _Probing:
         """The neighbours of the failing input without `feature` that keep its other features, but (`depth` above
         0) those refuted: a feature whose own neighbour errs is no part of the cause, and a neighbour may take it
         away too (one reference more beside an empty one makes the segment's one reference two)."""
-        others = (*self.candidates, *self.confirmed) if feature in LAST_RESORT else self.candidates
         return [n for n in feature.neighbours(self.failing) if n != self.failing and not feature.holds(n)
                 and all(other.holds(n) or (depth > 0 and self.refuted(other, depth=depth - 1))
-                        for other in others if other.family != feature.family)]
+                        for other in self.candidates if other.family != feature.family)]
 
     def refuted(self, feature: Feature, *, depth: int = 0) -> bool:
         """Whether a neighbour of the failing input without `feature` errs, keeping every other feature (`depth`
@@ -789,14 +784,12 @@ def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature
     """`found` with each derived feature (`LAST_RESORT`) the failing input holds and whose neighbour is answered;
     a feature found before is then kept only where a neighbour without it that keeps the derived one is answered
     (a reference lengthened by its own tokens that also adds a match, an order lowered below the unmatched one:
-    their answers say nothing of their own feature once the zero precision is confirmed). The derived features are
-    asked in `LAST_RESORT`'s order, the neighbours of each keeping those confirmed before it (r = 0 first: the
-    hypothesis given as a reference, the zero precision's neighbour, takes it away too)."""
+    their answers say nothing of their own feature once the zero precision is confirmed; nor, once r = 0 is, does the
+    hypothesis given as a reference, which under closest is picked and takes r = 0 away with the zero precision)."""
     for feature in derived:
         if probing.answered_without(feature) is None:
             continue
         found = [*(part for part in found if _kept_beside(probing, part, feature)), feature.name]
-        probing.confirmed.append(feature)
     return found
 
 
