@@ -8,16 +8,18 @@ predicate over the input from a small catalogue of features (`FEATURES`: an empt
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose every
 reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line break
 or a hyphen before one, several segments, a segment of one reference or of several, case folding, the level, the
-smoothing method, the order; and, `LAST_RESORT`, an order whose
-no n-gram matches: a precision of 0, which another feature's neighbour may take away with its own), named
+smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a
+reference length r of 0, the reference the reference-length rule picks empty in every segment: each of which another
+feature's neighbour may take away with its own), named
 `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
 every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
 raised to the smallest other one, each hypothesis given as one more reference of its own, a segment's one reference
-given twice, a segment whose references are all empty given one more of a token found nowhere in the input, the
-smoothing method `none`) is asked of the implementation (`ask`). A feature
+given twice, a segment whose references are all empty given one more of a token found nowhere in the input, as
+long as the reference-length rule needs to still pick an empty one, a segment whose picked reference is empty given
+one the rule picks instead, the smoothing method `none`) is asked of the implementation (`ask`). A feature
 whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
 The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
 or lowered by one (`order-above-<k>`). Of the features of one family (a hypothesis empty, or shorter than the
@@ -38,6 +40,16 @@ held-out bug this came from (empty-references-dropped: a segment whose reference
 empty references are dropped) was named by the zero precision, the feature that came last: "a reference is empty"
 filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
 of a segment empty, was no feature (benchmarks/README.md, "Second held-out set after this round's mechanisms").
+
+r = 0 (`reference-length-zero`) is neither "a reference is empty" nor "a segment's every reference is empty": under
+closest an empty reference beside a long one is picked for a short hypothesis ("a" against "" and "b c d": r = 0,
+not every reference empty), and an empty one beside the hypothesis's length is not ("a b" against "" and "c d": a
+reference empty, r = 2). Each is told from the others by a neighbour that keeps the other: every-reference-empty's
+added reference is long enough that r stays 0 ("a" against "" and "z z": a tie, the shorter picked), r = 0's is
+picked and keeps the empty reference ("a" against "" and "z": r = 1). Where no such neighbour exists (an empty
+hypothesis under closest picks an empty reference whatever is added), r = 0 is not named. The planted bug it came
+from (bp-ratio-division, `c / r` unguarded) was named `error-when-references-all-empty`: the joined reference of one
+token was picked, and took r = 0 away with every reference being empty.
 
 `holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
 that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
@@ -517,10 +529,11 @@ FEATURES: tuple[Feature, ...] = (
     Feature("level-corpus", "the level is corpus", "level",
             lambda r: r.level == "corpus", _one(_other_level)),
 )
-#: Features of what the input's tokens give rather than of its shape, tried only where no feature of `FEATURES` is
-#: confirmed: a zero precision follows from the tokens, so another feature's neighbour often adds a match as well
-#: (a reference lengthened by its own tokens, a line break read as a space), and held among the others it would
-#: block their neighbours (`_Probing.keeps_the_others`) or share their names.
+#: Features of what the input's tokens give rather than of its shape, asked after the features of `FEATURES`: a
+#: zero precision follows from the tokens, so another feature's neighbour often adds a match as well (a reference
+#: lengthened by its own tokens, a line break read as a space); r follows from every length and the rule, so a
+#: hypothesis lengthened or a reference given changes it. Held among the others they would block their neighbours
+#: (`_Probing.keeps_the_others`) or share their names.
 LAST_RESORT: tuple[Feature, ...] = (
     # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
     # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")

@@ -480,3 +480,19 @@ def test_r_zero_is_not_named_without_a_neighbour_that_separates_it():
     assert hand_r(failing) == 0
     cause = error_cause(failing, asking(lambda r: hand_r(r) == 0), methods=METHODS)
     assert cause is not None and cause.name == "error-when-reference-empty"
+
+
+def test_a_brevity_penalty_divided_by_r_is_named_by_r_zero(tmp_path):
+    """plantedbleu's bp-ratio-division takes `c / r` unguarded: its run's errors where r = 0 are named by r = 0, not
+    by every reference of a segment being empty (the name it had before r = 0 was a feature), and each record so
+    named has r = 0 by hand (its token requests; a text request is split by its tokenizer)."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", "bp-ratio-division"), examples=60) == 1
+    errors = [r for r in results(report).records if r.outcome == "error"]
+    names = [r.classification.name for r in errors]
+    assert "error-when-reference-length-zero" in names and "error-when-references-all-empty" not in names, names
+    for record in errors:
+        shrunk = record.shrunk.request if record.shrunk and record.shrunk.steps else record.request
+        if record.classification.name == "error-when-reference-length-zero" and hasattr(shrunk, "segments") \
+                and not shrunk.is_text:  # (a long input is kept omitted)
+            assert hand_r(shrunk) == 0, shrunk
