@@ -313,7 +313,7 @@ def _reference_length_zero(request: ScoreRequest) -> bool:
     empty. An empty reference beside a longer one may be picked (closest to an empty or short hypothesis), and an
     empty one need not be."""
     picked = _picked_lengths(request)
-    return bool(picked) and not any(picked)
+    return picked is not None and bool(picked) and not any(picked)
 
 
 def _length_picked(hypothesis_length: int, lengths: Sequence[int], rule: str, *,
@@ -330,8 +330,8 @@ def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
     """One segment whose picked reference is empty given one more reference, of a token found nowhere in the input,
     that the rule picks instead (the shortest it picks: "a" against "" and "z" under closest): r is no longer 0,
     every reference kept (a reference is still empty), no match added. A segment whose references are not all empty
-    is changed first, so that every reference of another stays empty. None where no segment can be so changed (an empty hypothesis under
-    closest: the empty reference is always the closest; the rule `shortest`)."""
+    is changed first, so that every reference of another stays empty. None where no segment can be so changed (an
+    empty hypothesis under closest: the empty reference is always the closest; the rule `shortest`)."""
     token = _unmatched_token(request)
     lengths = _segment_lengths(request)
     picked = _picked_lengths(request)
