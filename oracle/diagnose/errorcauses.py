@@ -8,16 +8,18 @@ predicate over the input from a small catalogue of features (`FEATURES`: an empt
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose every
 reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line break
 or a hyphen before one, several segments, a segment of one reference or of several, case folding, the level, the
-smoothing method, the order; and, `LAST_RESORT`, an order whose
-no n-gram matches: a precision of 0, which another feature's neighbour may take away with its own), named
+smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a
+reference length r of 0, the reference the reference-length rule picks empty in every segment: each of which another
+feature's neighbour may take away with its own), named
 `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
 every other feature it holds (the empty hypothesis given one token, the missing reference given, a zero weight
 raised to the smallest other one, each hypothesis given as one more reference of its own, a segment's one reference
-given twice, a segment whose references are all empty given one more of a token found nowhere in the input, the
-smoothing method `none`) is asked of the implementation (`ask`). A feature
+given twice, a segment whose references are all empty given one more of a token found nowhere in the input, as
+long as the reference-length rule needs to still pick an empty one, a segment whose picked reference is empty given
+one the rule picks instead, the smoothing method `none`) is asked of the implementation (`ask`). A feature
 whose neighbour is answered (a score or a refusal) is part of the cause; one whose neighbour errs as well is not.
 The order is a threshold: raised one at a time (at most `ORDER_STEPS`) until the error stops (`order-below-<k>`),
 or lowered by one (`order-above-<k>`). Of the features of one family (a hypothesis empty, or shorter than the
@@ -38,6 +40,16 @@ held-out bug this came from (empty-references-dropped: a segment whose reference
 empty references are dropped) was named by the zero precision, the feature that came last: "a reference is empty"
 filled with the hypothesis's tokens had added a match, and the trigger itself, every reference
 of a segment empty, was no feature (benchmarks/README.md, "Second held-out set after this round's mechanisms").
+
+r = 0 (`reference-length-zero`) is neither "a reference is empty" nor "a segment's every reference is empty": under
+closest an empty reference beside a long one is picked for a short hypothesis ("a" against "" and "b c d": r = 0,
+not every reference empty), and an empty one beside the hypothesis's length is not ("a b" against "" and "c d": a
+reference empty, r = 2). Each is told from the others by a neighbour that keeps the other: every-reference-empty's
+added reference is long enough that r stays 0 ("a" against "" and "z z": a tie, the shorter picked), r = 0's is
+picked and keeps the empty reference ("a" against "" and "z": r = 1). Where no such neighbour exists (an empty
+hypothesis under closest picks an empty reference whatever is added), r = 0 is not named. The planted bug it came
+from (bp-ratio-division, `c / r` unguarded) was named `error-when-references-all-empty`: the joined reference of one
+token was picked, and took r = 0 away with every reference being empty.
 
 `holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
 that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
@@ -242,14 +254,100 @@ def _references_all_empty(request: ScoreRequest) -> bool:
 
 
 def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
-    """Each segment whose references are all empty given one more reference, a token found nowhere in the input:
-    the empty references kept (a reference is still empty), no match added."""
+    """Each segment whose references are all empty given one more reference of a token found nowhere in the input:
+    the empty references kept (a reference is still empty), no match added. The reference added is as long as the
+    reference-length rule needs to still pick an empty one (the segment's r stays 0: "a" against "" and "z z" under
+    closest, ties to the shorter), so that its answer is about every reference being empty, not about r = 0
+    (`reference-length-zero`); one token where no length does (the rule `longest`)."""
     token = _unmatched_token(request)
     if token is None:
         return None
+    lengths = _segment_lengths(request)
+    rule = _reference_length_rule(request)
+
+    def joined(index: int, segment: Segment) -> Segment:
+        hypothesis_length, references = lengths[index] if lengths is not None else (
+            _length(segment.hypothesis), [0] * len(segment.references))
+        kept = _length_picked(hypothesis_length, references, rule, picked=lambda r: r == 0)
+        added = _sequence(request, [token] * (kept or 1))
+        return Segment(hypothesis=segment.hypothesis, references=(*segment.references, added))
     return _with_segments(request, (
-        Segment(hypothesis=s.hypothesis, references=(*s.references, _sequence(request, [token])))
-        if s.references and not any(map(_length, s.references)) else s for s in request.segments))
+        joined(index, s) if s.references and not any(map(_length, s.references)) else s
+        for index, s in enumerate(request.segments)))
+
+
+# -- the reference length r: the rule's pick in each segment, summed ------------------------------------------------
+
+
+def _reference_length_rule(request: ScoreRequest) -> str:
+    """The reference-length rule the request is scored under: its own `reference_length` convention where it carries
+    one, else the default conventions' (`Options`; the profile judged is not known here, as for `precision-zero`)."""
+    return request.chosen_conventions.get("reference_length", Options().reference_length)
+
+
+def _segment_lengths(request: ScoreRequest) -> list[tuple[int, list[int]]] | None:
+    """Each segment's hypothesis length and reference lengths in tokens (a text request split as its tokenizer
+    splits it); None where the request cannot be tokenized."""
+    try:
+        tokenized = request.tokenized()
+    except (BleuOracleError, ValueError):
+        return None
+    return [(len(s.hypothesis), [len(r) for r in s.references]) for s in tokenized.segments]
+
+
+def _picked_lengths(request: ScoreRequest) -> list[int] | None:
+    """Each segment's r: the length of the reference the request's reference-length rule picks (the formulas'
+    `effective_reference_length`); None where a segment has no reference or the request cannot be tokenized."""
+    lengths = _segment_lengths(request)
+    if lengths is None or any(not references for _, references in lengths):
+        return None
+    rule = _reference_length_rule(request)
+    try:
+        return [bleu.effective_reference_length(c, references, rule) for c, references in lengths]
+    except BleuOracleError:
+        return None
+
+
+def _reference_length_zero(request: ScoreRequest) -> bool:
+    """Whether the corpus reference length r is 0: in every segment (one or more) the reference the rule picks is
+    empty. An empty reference beside a longer one may be picked (closest to an empty or short hypothesis), and an
+    empty one need not be."""
+    picked = _picked_lengths(request)
+    return picked is not None and bool(picked) and not any(picked)
+
+
+def _length_picked(hypothesis_length: int, lengths: Sequence[int], rule: str, *,
+                   picked: Callable[[int], bool]) -> int | None:
+    """The least length (from 1 to twice the hypothesis's and one) of a reference added beside `lengths` after which
+    the rule's pick satisfies `picked`; None where none does."""
+    for added in range(1, 2 * hypothesis_length + 2):
+        if picked(bleu.effective_reference_length(hypothesis_length, [*lengths, added], rule)):
+            return added
+    return None
+
+
+def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
+    """One segment whose picked reference is empty given one more reference, of a token found nowhere in the input,
+    that the rule picks instead (the shortest it picks: "a" against "" and "z" under closest): r is no longer 0,
+    every reference kept (a reference is still empty), no match added. A segment whose references are not all empty
+    is changed first, so that every reference of another stays empty. None where no segment can be so changed (an
+    empty hypothesis under closest: the empty reference is always the closest; the rule `shortest`)."""
+    token = _unmatched_token(request)
+    lengths = _segment_lengths(request)
+    picked = _picked_lengths(request)
+    if token is None or lengths is None or picked is None:
+        return None
+    rule = _reference_length_rule(request)
+    order = sorted(range(len(request.segments)), key=lambda i: not any(lengths[i][1]))
+    for index in (i for i in order if picked[i] == 0):
+        added = _length_picked(*lengths[index], rule, picked=lambda r: r > 0)
+        if added is None:
+            continue
+        segment = request.segments[index]
+        changed = Segment(hypothesis=segment.hypothesis,
+                          references=(*segment.references, _sequence(request, [token] * added)))
+        return _with_segments(request, (changed if i == index else s for i, s in enumerate(request.segments)))
+    return None
 
 
 def _one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
@@ -431,15 +529,22 @@ FEATURES: tuple[Feature, ...] = (
     Feature("level-corpus", "the level is corpus", "level",
             lambda r: r.level == "corpus", _one(_other_level)),
 )
-#: Features of what the input's tokens give rather than of its shape, tried only where no feature of `FEATURES` is
-#: confirmed: a zero precision follows from the tokens, so another feature's neighbour often adds a match as well
-#: (a reference lengthened by its own tokens, a line break read as a space), and held among the others it would
-#: block their neighbours (`_Probing.keeps_the_others`) or share their names.
+#: Features of what the input's tokens give rather than of its shape, asked after the features of `FEATURES`: a
+#: zero precision follows from the tokens, so another feature's neighbour often adds a match as well (a reference
+#: lengthened by its own tokens, a line break read as a space); r follows from every length and the rule, so a
+#: hypothesis lengthened or a reference given changes it. Held among the others they would block their neighbours
+#: (`_Probing.keeps_the_others`) or share their names.
 LAST_RESORT: tuple[Feature, ...] = (
     # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
     # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
     Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
             "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
+    # the brevity penalty's ratio c / r taken unguarded (tensorflow/nmt PR #483 "divided by 0 when reference_length
+    # is zero", huggingface/evaluate PR #764): r follows from the lengths and the rule, not from any one reference,
+    # so a hypothesis's length changes it (under closest) and it stands beside the shape's features, not among them
+    Feature("reference-length-zero",
+            "the reference length r is 0: in every segment the reference the length rule picks is empty",
+            "reference-length-zero", _reference_length_zero, _one(_picked_reference_given)),
 )
 BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
 #: The empty sequences whose one neighbour at order 1 is also the neighbour of "shorter than the order".
@@ -692,7 +797,8 @@ def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature
     """`found` with each derived feature (`LAST_RESORT`) the failing input holds and whose neighbour is answered;
     a feature found before is then kept only where a neighbour without it that keeps the derived one is answered
     (a reference lengthened by its own tokens that also adds a match, an order lowered below the unmatched one:
-    their answers say nothing of their own feature once the zero precision is confirmed)."""
+    their answers say nothing of their own feature once the zero precision is confirmed; nor, once r = 0 is, does the
+    hypothesis given as a reference, which under closest is picked and takes r = 0 away with the zero precision)."""
     for feature in derived:
         if probing.answered_without(feature) is None:
             continue

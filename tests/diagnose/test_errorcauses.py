@@ -376,3 +376,123 @@ def test_an_error_on_empty_references_or_one_reference_is_named_by_it(tmp_path, 
         shrunk = record.shrunk.request if record.shrunk and record.shrunk.steps else record.request
         if record.classification.name == name and hasattr(shrunk, "segments"):  # a long input is kept omitted
             assert rule(shrunk), shrunk
+
+
+# -- r = 0: the reference the length rule picks is empty in every segment ------------------------------------------
+
+
+def hand_r(r, rule="closest"):
+    """The corpus reference length r summed by hand from each segment's reference lengths, by the rules as the
+    papineni profile's documents state them (docs: 'closest to the hypothesis length; ties go to the shorter' or
+    '... to the longer'; 'the shortest reference'), for a token request."""
+    total = 0
+    for s in r.segments:
+        h, lengths = len(s.hypothesis), [len(x) for x in s.references]
+        if rule == "shortest":
+            total += min(lengths)
+        else:
+            nearest = min(abs(n - h) for n in lengths)
+            tied = [n for n in lengths if abs(n - h) == nearest]
+            total += min(tied) if rule == "closest" else max(tied)
+    return total
+
+
+def divides_by_r(r):
+    """The planted bp-ratio-division (tensorflow/nmt #483, huggingface/evaluate #764): `ratio = c / r` unguarded, so a
+    ZeroDivisionError where r = 0 (closest, ties to the shorter, as the fake sums it); c = 0 (1 / ratio) also errs."""
+    return hand_r(r) == 0 or sum(len(s.hypothesis) for s in r.segments) == 0
+
+
+def any_reference_empty(r):
+    """A reader that refuses any empty reference (nltk's `reference-tokens-as-references` on a first reference
+    without tokens)."""
+    return any(not x for s in r.segments for x in s.references)
+
+
+#: The three inputs that separate the three features (closest, ties to the shorter), r by hand beside each:
+#: "a" against "": |0 - 1| = 1, the only reference: r = 0; every reference empty, a reference empty
+ONE_EMPTY = request(segments=[{"hypothesis": ["a"], "references": [[]]}])
+#: "a" against "" and "b c d": |0 - 1| = 1 < |3 - 1| = 2, the empty one is picked: r = 0; a reference is empty,
+#: not every one
+EMPTY_PICKED_BESIDE_LONG = request(segments=[{"hypothesis": ["a"], "references": [[], ["b", "c", "d"]]}])
+#: "a b" against "" and "c d": |0 - 2| = 2 > |2 - 2| = 0, "c d" is picked: r = 2; a reference is empty all the same
+EMPTY_NOT_PICKED = request(segments=[{"hypothesis": ["a", "b"], "references": [[], ["c", "d"]]}])
+
+
+def test_r_zero_is_held_where_the_rule_picks_an_empty_reference_in_every_segment():
+    r_zero, all_empty, one_empty = ("error-when-reference-length-zero", "error-when-references-all-empty",
+                                    "error-when-reference-empty")
+    assert describe(r_zero) == ("the implementation answers error where the reference length r is 0: in every "
+                                "segment the reference the length rule picks is empty")
+    assert [hand_r(q) for q in (ONE_EMPTY, EMPTY_PICKED_BESIDE_LONG, EMPTY_NOT_PICKED)] == [0, 0, 2]
+    assert [holds(r_zero, q) for q in (ONE_EMPTY, EMPTY_PICKED_BESIDE_LONG, EMPTY_NOT_PICKED)] == [True, True, False]
+    assert [holds(all_empty, q) for q in (ONE_EMPTY, EMPTY_PICKED_BESIDE_LONG, EMPTY_NOT_PICKED)] == [True, False,
+                                                                                                      False]
+    assert all(holds(one_empty, q) for q in (ONE_EMPTY, EMPTY_PICKED_BESIDE_LONG, EMPTY_NOT_PICKED))
+    # a tie: "a" against "" and "b b" is 1 from each; closest takes the shorter (r = 0), closest-longer the longer
+    # (r = 2), which the request's own convention asks for
+    tie = request(segments=[{"hypothesis": ["a"], "references": [[], ["b", "b"]]}])
+    longer = request(segments=[{"hypothesis": ["a"], "references": [[], ["b", "b"]]}],
+                     conventions={"reference_length": "closest-longer"})
+    assert (hand_r(tie), hand_r(longer, "closest-longer")) == (0, 2)
+    assert holds(r_zero, tie) and not holds(r_zero, longer)
+    # under shortest the empty reference is always picked: "a b" against "" and "c d" has r = 0
+    shortest = request(segments=[{"hypothesis": ["a", "b"], "references": [[], ["c", "d"]]}],
+                       conventions={"reference_length": "shortest"})
+    assert hand_r(shortest, "shortest") == 0 and holds(r_zero, shortest)
+    # over the corpus: "a" against "" (0) beside "b" against "b" (1): r = 1, though a segment's every reference is
+    # empty
+    two = request(segments=[{"hypothesis": ["a"], "references": [[]]}, {"hypothesis": ["b"], "references": [["b"]]}])
+    assert hand_r(two) == 1 and not holds(r_zero, two) and holds(all_empty, two)
+
+
+@pytest.mark.parametrize(("rule", "failing", "name"), [
+    # "a" against "": r = 0, and every reference is empty. The empty reference joined by "z z" (1 from "a" as the
+    # empty one is: the tie goes to the shorter, r stays 0) still errs, so every reference empty is no part of it;
+    # joined by "z" (|1 - 1| = 0: r = 1, a reference still empty, no match added) it is answered
+    (divides_by_r, ONE_EMPTY, "error-when-reference-length-zero"),
+    # "a" against "" and "b c d": r = 0 with a reference that is not empty; "z" beside them is picked (r = 1)
+    (divides_by_r, EMPTY_PICKED_BESIDE_LONG, "error-when-reference-length-zero"),
+    # "a" against "" (r = 0) and "b" against "" and "c c c" (|0 - 1| = 1 < 2: r = 0): the second segment given "z"
+    # (r = 1) is answered, every reference of the first still empty
+    (divides_by_r, request(segments=[{"hypothesis": ["a"], "references": [[]]},
+                                     {"hypothesis": ["b"], "references": [[], ["c", "c", "c"]]}], weights=[0.5, 0.5]),
+     "error-when-reference-length-zero"),
+    # the same two inputs against a reader of any empty reference: "z" beside "" still errs, "a" for "" is answered
+    (any_reference_empty, ONE_EMPTY, "error-when-reference-empty"),
+    (any_reference_empty, EMPTY_PICKED_BESIDE_LONG, "error-when-reference-empty"),
+    # and against sacrebleu 2.0's refusal of a segment whose references are all empty: "z z" beside "" is answered
+    (references_all_empty, ONE_EMPTY, "error-when-references-all-empty"),
+])
+def test_r_zero_is_told_from_a_reference_empty_and_every_reference_empty(rule, failing, name):
+    ask = asking(rule)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES
+    assert holds(name, failing) and rule(failing)
+
+
+def test_r_zero_is_not_named_without_a_neighbour_that_separates_it():
+    """"" against "" and "a": r = 0 (|0 - 0| = 0), but under closest no reference added beside an empty hypothesis is
+    picked over the empty one, so no neighbour takes r = 0 away keeping a reference empty: an implementation that errs
+    exactly where r = 0 is named by the empty reference (its neighbour, "a" for "", answered), not by r = 0."""
+    failing = request(segments=[{"hypothesis": [], "references": [[], ["a"]]}])
+    assert hand_r(failing) == 0
+    cause = error_cause(failing, asking(lambda r: hand_r(r) == 0), methods=METHODS)
+    assert cause is not None and cause.name == "error-when-reference-empty"
+
+
+def test_a_brevity_penalty_divided_by_r_is_named_by_r_zero(tmp_path):
+    """plantedbleu's bp-ratio-division takes `c / r` unguarded: its run's errors where r = 0 are named by r = 0, not
+    by every reference of a segment being empty (the name it had before r = 0 was a feature), and each record so
+    named has r = 0 by hand (its token requests; a text request is split by its tokenizer)."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", "bp-ratio-division"), examples=60) == 1
+    errors = [r for r in results(report).records if r.outcome == "error"]
+    names = [r.classification.name for r in errors]
+    assert "error-when-reference-length-zero" in names and "error-when-references-all-empty" not in names, names
+    for record in errors:
+        shrunk = record.shrunk.request if record.shrunk and record.shrunk.steps else record.request
+        if record.classification.name == "error-when-reference-length-zero" and hasattr(shrunk, "segments") \
+                and not shrunk.is_text:  # (a long input is kept omitted)
+            assert hand_r(shrunk) == 0, shrunk
