@@ -40,12 +40,6 @@ from oracle.models.results import Classification, cause_name, parse_cause
 from . import mechanisms
 from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
 from .computations import (
-    BREVITY_PENALTY_ALTERNATIVES,
-    COMBINATION_COMPUTATIONS,
-    COMPUTATIONS,
-    FLOAT32,
-    GENERIC_COMPUTATIONS,
-    SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
     departed_context,
@@ -74,7 +68,17 @@ from .counting import (
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE
-from .mechanisms.computations import FLOAT32_REL_TOLERANCE, SMALL_WEIGHTS, SMOOTHED_COUNTS
+from .mechanisms.computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
+    COMPUTATIONS,
+    FLOAT32,
+    FLOAT32_REL_TOLERANCE,
+    GENERIC_COMPUTATIONS,
+    SMALL_WEIGHTS,
+    SMOOTHED_COUNTS,
+    SPECIFIC_COMPUTATIONS,
+)
 from .mechanisms.conventions import alternatives
 from .mechanisms.counting import OTHER_COUNTING, other_counting_words
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM

@@ -21,15 +21,15 @@ import pytest
 
 from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.accumulation import LENGTH_DEPARTURES
-from oracle.diagnose.computations import (
+from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
+from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
+from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
-from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
-from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
-from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
@@ -130,7 +130,8 @@ def test_known_names_are_the_replayable_computations():
 
 
 def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkeypatch):
-    """A computation another module defines and registers in computations.py's lists needs no catalogue edit."""
+    """A computation another module defines, registered in one of mechanisms/computations.py's lists, needs no
+    other edit."""
 
     def counted_twice(ctx, result):
         """Every n-gram counted twice."""

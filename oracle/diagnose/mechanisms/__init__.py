@@ -4,7 +4,7 @@ and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `descri
 Each kind has its module, which builds its mechanisms from the registry the search reads (so a mechanism added
 to a registry is in the catalogue without another edit): `conventions` (the rule tables, and `alternatives`, the
 one generator of the conventions' other rules), `smoothing`, `counting`, `text`, `state`, `computations` (every
-computation registered in `oracle.diagnose.computations`, whatever module defines it) and `errors`. A name belongs to
+computation the search tries, in its order, whatever module defines its function) and `errors`. A name belongs to
 one kind: where several registries hold it (a tokenizer departure is also tried as a computation), the kind module
 that declares it claims it and the others add their routes. docs/mechanisms.md says how a mechanism is added.
 """
@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from oracle.diagnose.computations import COMPUTATIONS
-
 from . import computations, conventions, counting, errors, smoothing, state, text
+from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several registries hold is claimed by the first that declares it.

@@ -41,7 +41,7 @@ ERROR_ANSWER = frozenset({"error"})
 @dataclass(frozen=True)
 class Route:
     """One way the diagnosis computes a mechanism: `via` which registry (`computation`: a function of the request's
-    context and the oracle's result, `computations.COMPUTATIONS`; `counting`: counts compared as integers,
+    context and the oracle's result, `mechanisms.computations.COMPUTATIONS`; `counting`: counts compared as integers,
     `counting.COUNTING_ALTERNATIVES`; `departure`: a tokenizer departure, `textrules.DEPARTURES`; `statistics`: the
     statistics a metric state ends with; `options`: the oracle under changed options; `smoothing`: under another
     smoothing; `history`: the process's earlier requests; `probe`: neighbouring inputs asked), `how` (the function,

@@ -10,9 +10,10 @@ from oracle.diagnose.accumulation import (
     last_segment_of_each_batch_dropped,
     precisions_averaged_by_merge,
 )
-from oracle.diagnose.computations import COMPUTATION_DOCS, empty_reference_batch_statistics
+from oracle.diagnose.computations import empty_reference_batch_statistics
 from oracle.diagnose.counting import COUNTING_ALTERNATIVES
 
+from .computations import COMPUTATION_DOCS
 from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism, Route
 
 #: The names of the explanations of a process's history (`oracle.diagnose.stale`).

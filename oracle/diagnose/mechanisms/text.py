@@ -1,5 +1,6 @@
 """Departures from a tokenizer's rules (`oracle.diagnose.textrules.DEPARTURES`): each a mechanism of its own, found
-by the tokens it makes on a text request, and also tried as a computation (`computations.SPECIFIC_COMPUTATIONS`)."""
+by the tokens it makes on a text request, and also tried as a computation
+(`mechanisms.computations.SPECIFIC_COMPUTATIONS`)."""
 
 from __future__ import annotations
 
