@@ -27,7 +27,7 @@ from .counting import all_references_empty, fold_of, matches_moved_by_spaces, wi
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
 from .structure import STRUCTURES, reshaped
-from .textrules import DEPARTURES, departed
+from .textrules import departed
 
 # -- the oracle under options -------------------------------------------------
 
@@ -712,25 +712,25 @@ def one_side_fold_computation(name):
     return computation
 
 
-def departed_result(ctx, name):
-    """The oracle's result on the text request's tokens under tokenizer departure `name` (`textrules`), kept in
+def departed_result(ctx, departure):
+    """The oracle's result on the text request's tokens under tokenizer `departure` (`textrules.Departure`), kept in
     the context's counts for the explanation's statistics; None where the departure does not apply."""
     if ctx.text is None:
         return None
-    key = ("departure", name, ctx.options, ctx.smoothing)
+    key = ("departure", departure.name, ctx.options, ctx.smoothing)
     if key not in ctx.counted:
-        request = departed(ctx.text, ctx.options, name, ctx.request)
+        request = departed(ctx.text, ctx.options, departure, ctx.request)
         ctx.counted[key] = None if request is None else result_under(ctx, request=request)
     return ctx.counted[key]
 
 
-def departed_context(ctx, name):
-    """The context of the tokens tokenizer departure `name` gives the text request (a computation then reads them as
-    it reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
-    result = departed_result(ctx, name)
+def departed_context(ctx, departure):
+    """The context of the tokens tokenizer `departure` gives the text request (a computation then reads them as it
+    reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
+    result = departed_result(ctx, departure)
     if result is None:
         return None
-    request = departed(ctx.text, ctx.options, name, ctx.request)
+    request = departed(ctx.text, ctx.options, departure, ctx.request)
     return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
 
 
@@ -810,11 +810,11 @@ def length_departure_computation(name):
     return computation
 
 
-def departure_computation(name):
-    """Tokenizer departure `name` (`textrules`) as a computation: the oracle's score on the departed tokens."""
+def departure_computation(departure):
+    """Tokenizer `departure` (`textrules.Departure`) as a computation: the oracle's score on the departed tokens."""
     def computation(ctx, result):
-        return score_of(departed_result(ctx, name))
+        return score_of(departed_result(ctx, departure))
 
-    computation.__doc__ = DEPARTURES[name].description
-    computation.__name__ = computation.__qualname__ = f"departure {name}"
+    computation.__doc__ = departure.description
+    computation.__name__ = computation.__qualname__ = f"departure {departure.name}"
     return computation

@@ -1009,11 +1009,11 @@ def test_a_line_stripped_before_13a_is_named_by_it():
 def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
     """"a b" against "a b": no 13a rule's literal occurs, so no departure changes a token; a wrong answer is
     named by something else or not at all, never by a departure."""
-    from oracle.diagnose.textrules import DEPARTURES
+    from oracle.diagnose.mechanisms.text import departure_named
 
     req = _tokenized_request("13a", [("a b", ["a b"])], [1.0])
     assert classify(req, ScoreAnswer(1.0), "papineni").name == AGREES
-    assert classify(req, ScoreAnswer(0.5), "papineni").name not in DEPARTURES
+    assert departure_named(classify(req, ScoreAnswer(0.5), "papineni").name) is None
 
 
 def test_a_corpus_emptied_by_dropping_its_empty_hypotheses_is_among_the_fits_of_a_zero():

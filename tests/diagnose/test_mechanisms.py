@@ -31,10 +31,10 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATIONS,
 )
 from oracle.diagnose.mechanisms.model import KINDS
+from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.diagnose.structure import STRUCTURES
-from oracle.diagnose.textrules import DEPARTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
@@ -72,7 +72,7 @@ def _error_names() -> set[str]:
 
 def every_registry_name() -> set[str]:
     return {
-        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *DEPARTURES, *LENGTH_DEPARTURES,
+        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *(d.name for d in DEPARTURES), *LENGTH_DEPARTURES,
         *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
         *(f"other-counting-of-{layer}" for layer in LAYERS),
@@ -102,7 +102,7 @@ def test_names_are_unique_across_kinds():
 def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
     """A tokenizer departure, a metric state's lengths and a counting alternative are each also tried as a
     computation: their kind is what they are, and a record found either way keeps that way's words."""
-    assert {mechanisms.lookup(name).kind for name in DEPARTURES} == {"text"}
+    assert {mechanisms.lookup(departure.name).kind for departure in DEPARTURES} == {"text"}
     assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]

@@ -64,10 +64,10 @@ from oracle.diagnose.computations import (
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
-from oracle.diagnose.textrules import DEPARTURES
 from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
+from .text import DEPARTURES
 
 #: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
 FLOAT32 = "float32"
@@ -112,7 +112,7 @@ SPECIFIC_COMPUTATIONS = (
     ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
     ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
     ("matches-moved-by-spaces", matches_moved_by_spaces_score),
-    *((name, departure_computation(name)) for name in DEPARTURES),
+    *((departure.name, departure_computation(departure)) for departure in DEPARTURES),
     *((name, length_departure_computation(name)) for name in LENGTH_DEPARTURES),
     ("precisions-averaged-by-merge", precisions_averaged_by_merge),
 )
