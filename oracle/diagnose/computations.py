@@ -22,7 +22,6 @@ from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 from oracle.formulas.tokenizers import fold_case
 
-from .accumulation import LENGTH_DEPARTURES
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
@@ -798,9 +797,9 @@ def structure_computation(name):
     return computation
 
 
-def length_departure_computation(name):
-    """A metric state's departure `name` (`accumulation`) as a computation: the score of the statistics it implies."""
-    statistics_of_state = LENGTH_DEPARTURES[name]
+def length_departure_computation(name, statistics_of_state):
+    """A metric state's departure `name` as a computation: the score of the statistics `statistics_of_state`
+    (`accumulation`) implies."""
 
     def computation(ctx, result):
         return score_of_statistics(ctx, statistics_of_state(ctx, result))

@@ -20,7 +20,6 @@ from itertools import combinations
 import pytest
 
 from oracle.diagnose import classify, mechanisms
-from oracle.diagnose.accumulation import LENGTH_DEPARTURES
 from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
@@ -31,6 +30,7 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATIONS,
 )
 from oracle.diagnose.mechanisms.model import KINDS
+from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED

@@ -13,9 +13,8 @@ is one line in one of these lists.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
-from oracle.diagnose.accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
+from oracle.diagnose.accumulation import precisions_averaged_by_merge
 from oracle.diagnose.combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS, PARTIAL_NAMES
 from oracle.diagnose.computations import (
     add_k_from_trigrams,
@@ -66,7 +65,8 @@ from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
 from oracle.models.results import NEEDS_EVIDENCE
 
-from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
+from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
+from .state import LENGTH_DEPARTURES
 from .text import DEPARTURES
 
 #: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
@@ -113,7 +113,7 @@ SPECIFIC_COMPUTATIONS = (
     ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
     ("matches-moved-by-spaces", matches_moved_by_spaces_score),
     *((departure.name, departure_computation(departure)) for departure in DEPARTURES),
-    *((name, length_departure_computation(name)) for name in LENGTH_DEPARTURES),
+    *((name, length_departure_computation(name, statistics)) for name, statistics in LENGTH_DEPARTURES.items()),
     ("precisions-averaged-by-merge", precisions_averaged_by_merge),
 )
 #: Computations that apply to many inputs (tried after the single conventions).
@@ -139,14 +139,7 @@ COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
 
-def _description(function: Callable) -> str:
-    """A computation's docstring on one line: reports show it, so a computation without one is a bug here."""
-    if not function.__doc__:
-        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
-    return " ".join(function.__doc__.split())
-
-
-COMPUTATION_DOCS = {name: _description(function) for name, function in COMPUTATIONS}
+COMPUTATION_DOCS = {name: docstring_words(function) for name, function in COMPUTATIONS}
 COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
                               "or weights stored as C floats): agrees to float32 precision")
 

@@ -97,6 +97,14 @@ class Mechanism:
         return self.words_of(name) if self.family and self.words_of is not None else self.description
 
 
+def docstring_words(function: Callable) -> str:
+    """A function's docstring on one line, the words reports show for the mechanism it computes (a computation without
+    one is a bug: TypeError)."""
+    if not function.__doc__:
+        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
+    return " ".join(function.__doc__.split())
+
+
 __all__ = ["BP", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR", "ERROR_ANSWER",
            "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE", "SMOOTHING", "STATE",
-           "TEXT"]
+           "TEXT", "docstring_words"]
