@@ -54,17 +54,7 @@ from .computations import (
     structured_result,
     structured_size,
 )
-from .counting import (
-    COUNTING_ALTERNATIVES,
-    LINE_CHOPS,
-    best_single_reference_matches,
-    counting_of,
-    fold_of,
-    leaves_no_segment,
-    matching_alternatives,
-    pairs_with_conventions,
-    parse_capped,
-)
+from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE
@@ -80,7 +70,17 @@ from .mechanisms.computations import (
     SPECIFIC_COMPUTATIONS,
 )
 from .mechanisms.conventions import alternatives
-from .mechanisms.counting import OTHER_COUNTING, other_counting_words
+from .mechanisms.counting import (
+    COUNTING_ALTERNATIVES,
+    LINE_CHOPS,
+    OTHER_COUNTING,
+    counting_of,
+    leaves_no_segment,
+    matching_alternatives,
+    other_counting_words,
+    pairs_with_conventions,
+    parse_capped,
+)
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS

@@ -1299,7 +1299,7 @@ def test_a_cap_is_fitted_and_charged_only_where_its_family_is_permitted():
     of budget) fits no cap unless one of those names is a cap's: fitting one is charged, and a cut record whose block
     cause was reference-tokens-as-references was left named by what is known where the cap's charges spent its trial.
     "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2: (3, 2, [2, 1], [3, 2]) as in the test above."""
-    from oracle.diagnose.counting import matching_alternatives
+    from oracle.diagnose.mechanisms.counting import matching_alternatives
     from oracle.formulas import bleu
     from oracle.formulas.conventions import Options
 

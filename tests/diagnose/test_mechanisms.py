@@ -20,7 +20,6 @@ from itertools import combinations
 import pytest
 
 from oracle.diagnose import classify, mechanisms
-from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms.computations import (
@@ -29,6 +28,7 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
+from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES

@@ -13,8 +13,8 @@ from oracle.diagnose.accumulation import (
     precisions_averaged_by_merge,
 )
 from oracle.diagnose.computations import empty_reference_batch_statistics, empty_reference_batch_uncounted
-from oracle.diagnose.counting import COUNTING_ALTERNATIVES
 
+from .counting import COUNTING_ALTERNATIVES
 from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism, Route, docstring_words
 
 #: The names of the explanations of a process's history (`oracle.diagnose.stale`).
