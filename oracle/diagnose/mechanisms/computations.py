@@ -183,21 +183,21 @@ WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
 
 
 def computation_route(name: str, function: object) -> Route:
-    """A registered computation's route: its function, its docstring the words of a record it finds."""
+    """A declared computation's route: its function, its docstring the words of a record it finds."""
     return Route("computation", function, COMPUTATION_DOCS[name])
 
 
-#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the registry that declares
+#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the list that declares
 #: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
 #: ...) that a convention's counts then fit by coincidence; and a request mis-shaped by its caller
 #: (`structure.STRUCTURES`), which re-runs the oracle on a reshaped request for every convention and pair tried (8,770
 #: reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made outside the
-#: library, whatever its conventions. A computation added to either registry is alone by that alone.
+#: library, whatever its conventions. A computation added to either list is alone by that alone.
 _ALONE = frozenset((*(name for name, _ in COMBINATION_COMPUTATIONS), *STRUCTURES))
 
 
 def computation_mechanism(name: str, function: object) -> Mechanism:
-    """A registered computation no other kind claims, as a mechanism: its docstring is its description."""
+    """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
     return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
                      pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
