@@ -7,6 +7,9 @@ on the plan: lengths a reset leaves behind, lengths assigned (not added) by an u
 merge averages pairwise. Each gives the statistics it implies (checked against the returned ones as any
 explanation's) and the score the judged profile's formulas give them; None where the plan does not use the
 step it is about, or where it changes nothing.
+
+The functions only: the mechanisms they compute, named, are declared in the catalogue
+(`oracle.diagnose.mechanisms.state`).
 """
 
 from __future__ import annotations
@@ -120,10 +123,3 @@ def last_segment_of_each_batch_dropped(ctx: Any, result: Any) -> Any:
         return bleu.Statistics(0, 0, (0,) * n, (0,) * n, 0)
     return bleu.sum_statistics([(s.hypothesis, s.references) for s in kept], max_order=n, options=ctx.options)
 
-
-#: The departures that change lengths: name -> the statistics they imply.
-LENGTH_DEPARTURES = {
-    "lengths-kept-by-reset": lengths_kept_by_reset,
-    "lengths-assigned-by-update": lengths_assigned_by_update,
-    "lengths-assigned-by-merge": lengths_assigned_by_merge,
-}

@@ -40,12 +40,6 @@ from oracle.models.results import Classification, cause_name, parse_cause
 from . import mechanisms
 from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
 from .computations import (
-    BREVITY_PENALTY_ALTERNATIVES,
-    COMBINATION_COMPUTATIONS,
-    COMPUTATIONS,
-    FLOAT32,
-    GENERIC_COMPUTATIONS,
-    SPECIFIC_COMPUTATIONS,
     Context,
     context_for,
     departed_context,
@@ -60,29 +54,39 @@ from .computations import (
     structured_result,
     structured_size,
 )
-from .counting import (
-    COUNTING_ALTERNATIVES,
-    LINE_CHOPS,
-    best_single_reference_matches,
-    counting_of,
-    fold_of,
-    leaves_no_segment,
-    matching_alternatives,
-    pairs_with_conventions,
-    parse_capped,
-)
+from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE
-from .mechanisms.computations import FLOAT32_REL_TOLERANCE, SMALL_WEIGHTS, SMOOTHED_COUNTS
+from .mechanisms.computations import (
+    BREVITY_PENALTY_ALTERNATIVES,
+    COMBINATION_COMPUTATIONS,
+    COMPUTATIONS,
+    FLOAT32,
+    FLOAT32_REL_TOLERANCE,
+    GENERIC_COMPUTATIONS,
+    SMALL_WEIGHTS,
+    SMOOTHED_COUNTS,
+    SPECIFIC_COMPUTATIONS,
+)
 from .mechanisms.conventions import alternatives
-from .mechanisms.counting import OTHER_COUNTING, other_counting_words
+from .mechanisms.counting import (
+    COUNTING_ALTERNATIVES,
+    LINE_CHOPS,
+    OTHER_COUNTING,
+    counting_of,
+    leaves_no_segment,
+    matching_alternatives,
+    other_counting_words,
+    pairs_with_conventions,
+    parse_capped,
+)
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
+from .mechanisms.text import DEPARTURES, departure_named
 from .oneside import ONE_SIDE_FOLDS
 from .structure import STATISTICS_ONLY, STRUCTURES
-from .textrules import DEPARTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -398,8 +402,8 @@ def _counting_of(cname, ctx, result):
         matches = best_single_reference_matches(ctx.request.segments, n, fold=fold)
         s = result.statistics
         return _Counted(bleu.Statistics(s.hyp_len, s.ref_len, matches, tuple(s.totals[:n]), s.segments), result.bp)
-    if cname in DEPARTURES:
-        return departed_result(ctx, cname)
+    if (departure := departure_named(cname)) is not None:
+        return departed_result(ctx, departure)
     if cname in ONE_SIDE_FOLDS:
         return one_side_result(ctx, cname)
     if cname in STRUCTURES:
@@ -1058,13 +1062,14 @@ def _by_state(search):
 
 
 def _by_departure(search):
-    """Every tokenizer departure (`textrules`) under which the oracle's statistics are the reported ones and
+    """Every tokenizer departure (`mechanisms.text`) under which the oracle's statistics are the reported ones and
     its score the answer."""
     found = []
-    for name in DEPARTURES:
+    for departure in DEPARTURES:
+        name = departure.name
         if not search.permitted(name):
             continue
-        result = departed_result(search.ctx, name)
+        result = departed_result(search.ctx, departure)
         if result is None:  # it does not apply to this text: a cheap test, not charged
             continue
         search.charge()
@@ -1076,7 +1081,7 @@ def _by_departure(search):
 
 #: The computations a tokenizer departure's tokens are read by (`_by_departure_with_computation`).
 _ON_DEPARTED = tuple((name, function) for name, function in SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS
-                     if name not in DEPARTURES)
+                     if departure_named(name) is None)
 
 
 def _by_departure_with_computation(search, close, suffix):
@@ -1085,8 +1090,9 @@ def _by_departure_with_computation(search, close, suffix):
     every explanation, which pairs a computation with conventions only, would take two unknown ones for a
     coincidence): lm-eval's references cut to the fewest on sacrebleu's stripped lines."""
     found = []
-    for name in DEPARTURES:
-        departed = departed_context(search.ctx, name) if search.permitted(name) else None
+    for departure in DEPARTURES:
+        name = departure.name
+        departed = departed_context(search.ctx, departure) if search.permitted(name) else None
         if departed is None:
             continue
         ctx, result = departed
@@ -1206,8 +1212,9 @@ def explained_value(request, profile, change, *, overrides=None):
     for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        if name in DEPARTURES and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
-            departed = departed_context(ctx, name)
+        departure = departure_named(name)
+        if departure is not None and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
+            departed = departed_context(ctx, departure)
             if departed is None:
                 return None
             ctx, result = departed  # the computations after it read the departed tokens

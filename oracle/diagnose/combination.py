@@ -7,7 +7,7 @@ here are that pipeline under the mutation operators real bugs are made of (PIT's
 where a parameter belongs, the first or last element in place of all, an average in place of a product,
 integer in place of true division, an index off by one, a term left out, operands swapped), each a function
 of the oracle's own intermediate values, registered with the classifier's computations
-(`oracle.diagnose.computations.COMBINATION_VARIANTS`) and tried in a tier of their own after the single
+(`oracle.diagnose.mechanisms.computations.COMBINATION_COMPUTATIONS`) and tried in a tier of their own after the single
 explanations. Those the classifier had before are not repeated here: no brevity penalty, BP also when c > r,
 BP from c/r (`no-brevity-penalty`, `brevity-penalty-when-longer`, `brevity-penalty-inverted`), the 0-100
 scale and four printed decimals, zero precisions dropped or skipped, orders beyond 4 left out, mean of
@@ -404,7 +404,7 @@ def brevity_penalty_applied_twice(ctx, result):
 
 
 #: The brevity penalties above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP equal to
-#: one of them names the variant even where the score cannot (`computations.BREVITY_PENALTY_ALTERNATIVES`).
+#: one of them names the variant even where the score cannot (`mechanisms.computations.BREVITY_PENALTY_ALTERNATIVES`).
 BREVITY_PENALTY_VARIANTS = {
     "brevity-penalty-exponent-negated": lambda c, r: math.exp(r / c - 1) if c < r else 1.0,
     "brevity-penalty-exp-left-out": lambda c, r: 1 - r / c if c < r else 1.0,

@@ -1,7 +1,10 @@
 """The alternative computations the classifier tries: functions of the oracle's own intermediate
 values that reproduce what a library's code does where it departs from the formulas (mean of
-sentence scores, float32, a 0-100 scale, a tiny value in place of a zero precision, an early
-"return 0", ...), and the oracle under changed options for the classifier's conventions.
+sentence scores, a 0-100 scale, a tiny value in place of a zero precision, an early "return 0",
+...), and the oracle under changed options for the classifier's conventions.
+
+The functions only (how each is computed): which of them the search tries, under which name and in which order,
+is declared in the catalogue (`oracle.diagnose.mechanisms.computations`).
 
 Pure: the oracle's formulas and a little float arithmetic; nothing from any library under test.
 """
@@ -10,7 +13,6 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -20,17 +22,11 @@ from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 from oracle.formulas.tokenizers import fold_case
 
-from .accumulation import LENGTH_DEPARTURES, precisions_averaged_by_merge
-from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
 from .expect import oracle_options, oracle_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
-from .smoothingstage import SMOOTHING_VARIANTS
 from .structure import STRUCTURES, reshaped
-from .textrules import DEPARTURES, departed
-
-FLOAT32 = "float32"
-
+from .textrules import departed
 
 # -- the oracle under options -------------------------------------------------
 
@@ -137,16 +133,6 @@ def brevity_penalty_inverted(ctx, result):
     if not 0 < c < r:
         return None
     return _weighted(result, _as_float, bp=math.exp(1 - c / r))
-
-
-#: The other brevity penalties the classifier knows, as functions of (c, r) for c > 0: a returned BP
-#: equal to one of them names the mechanism even where the score cannot tell (a score of 0).
-BREVITY_PENALTY_ALTERNATIVES = {
-    "no-brevity-penalty": lambda c, r: 1.0,
-    "brevity-penalty-when-longer": lambda c, r: math.exp(1 - r / c),
-    "brevity-penalty-inverted": lambda c, r: math.exp(1 - c / r) if 0 < c < r else 1.0,
-    **BREVITY_PENALTY_VARIANTS,
-}
 
 
 def tiny_instead_of_zero(ctx, result):
@@ -714,7 +700,9 @@ def one_side_result(ctx, name):
     return ctx.counted[key]
 
 
-def _one_side_fold_computation(name):
+def one_side_fold_computation(name):
+    """One-sided case folding `name` (`oneside.ONE_SIDE_FOLDS`) as a computation: the oracle's score on the request
+    with that side folded."""
     def computation(ctx, result):
         return score_of(one_side_result(ctx, name))
 
@@ -723,25 +711,25 @@ def _one_side_fold_computation(name):
     return computation
 
 
-def departed_result(ctx, name):
-    """The oracle's result on the text request's tokens under tokenizer departure `name` (`textrules`), kept in
+def departed_result(ctx, departure):
+    """The oracle's result on the text request's tokens under tokenizer `departure` (`textrules.Departure`), kept in
     the context's counts for the explanation's statistics; None where the departure does not apply."""
     if ctx.text is None:
         return None
-    key = ("departure", name, ctx.options, ctx.smoothing)
+    key = ("departure", departure.name, ctx.options, ctx.smoothing)
     if key not in ctx.counted:
-        request = departed(ctx.text, ctx.options, name, ctx.request)
+        request = departed(ctx.text, ctx.options, departure, ctx.request)
         ctx.counted[key] = None if request is None else result_under(ctx, request=request)
     return ctx.counted[key]
 
 
-def departed_context(ctx, name):
-    """The context of the tokens tokenizer departure `name` gives the text request (a computation then reads them as
-    it reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
-    result = departed_result(ctx, name)
+def departed_context(ctx, departure):
+    """The context of the tokens tokenizer `departure` gives the text request (a computation then reads them as it
+    reads the oracle's), with the oracle's result on them; None where the departure does not apply."""
+    result = departed_result(ctx, departure)
     if result is None:
         return None
-    request = departed(ctx.text, ctx.options, name, ctx.request)
+    request = departed(ctx.text, ctx.options, departure, ctx.request)
     return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
 
 
@@ -798,7 +786,9 @@ def _same_counts_and_score(result, base, n):
             and (result.score == base.score or (result.score.is_nan() and base.score.is_nan())))
 
 
-def _structure_computation(name):
+def structure_computation(name):
+    """Structural mechanism `name` (`structure.STRUCTURES`) as a computation: the oracle's score on the reshaped
+    request, described by the mechanism's docstring."""
     def computation(ctx, result):
         return score_of(structured_result(ctx, name))
 
@@ -807,8 +797,9 @@ def _structure_computation(name):
     return computation
 
 
-def _length_departure_computation(name):
-    statistics_of_state = LENGTH_DEPARTURES[name]
+def length_departure_computation(name, statistics_of_state):
+    """A metric state's departure `name` as a computation: the score of the statistics `statistics_of_state`
+    (`accumulation`) implies."""
 
     def computation(ctx, result):
         return score_of_statistics(ctx, statistics_of_state(ctx, result))
@@ -818,80 +809,11 @@ def _length_departure_computation(name):
     return computation
 
 
-def _departure_computation(name):
+def departure_computation(departure):
+    """Tokenizer `departure` (`textrules.Departure`) as a computation: the oracle's score on the departed tokens."""
     def computation(ctx, result):
-        return score_of(departed_result(ctx, name))
+        return score_of(departed_result(ctx, departure))
 
-    computation.__doc__ = DEPARTURES[name].description
-    computation.__name__ = computation.__qualname__ = f"departure {name}"
+    computation.__doc__ = departure.description
+    computation.__name__ = computation.__qualname__ = f"departure {departure.name}"
     return computation
-
-
-#: Computations gated by a condition specific to one library's code (tried before the conventions).
-SPECIFIC_COMPUTATIONS = (
-    ("tiny-instead-of-zero", tiny_instead_of_zero),
-    ("no-match-zero", no_match_zero),
-    ("any-order-unmatched-zero", any_order_unmatched_zero),
-    ("chen-cherry-5-precisions", chen_cherry_5_precisions),
-    ("chen-cherry-6-last-hypothesis", chen_cherry_6_last_hypothesis),
-    ("chen-cherry-6-empty-order-prior", chen_cherry_6_empty_order_prior),
-    ("coco-epsilon", coco_epsilon),
-    ("zero-weight-nan", zero_weight_nan),
-    ("both-empty-smoothed", both_empty_smoothed),
-    ("best-single-reference-clipping", best_single_reference_clipping),
-    ("epsilon-instead-of-zero", epsilon_instead_of_zero),
-    ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),
-    ("add-k-from-trigrams", add_k_from_trigrams),
-    ("add-k-on-every-order", add_k_on_every_order),
-    ("add-k-truncated-to-an-integer", add_k_truncated_to_an_integer),
-    ("orders-beyond-4-left-out", orders_beyond_4_left_out),
-    ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
-    ("object-prototype-key-nan", object_prototype_key_nan),
-    ("empty-text-one-token", empty_text_one_token),
-    ("empty-sentence-end-token", empty_sentence_end_token),
-    # after the readings of empty text above, which give a sentence of no tokens 1 as well: where they fit, a
-    # record is named by them and this fits beside them (a run names the one that fits every record)
-    ("empty-hypothesis-scores-one", empty_hypothesis_scores_one),
-    ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
-    ("references-cut-to-fewest", references_cut_to_fewest),
-    ("first-piece-only", first_piece_only),
-    ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
-    ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
-    ("matches-moved-by-spaces", matches_moved_by_spaces_score),
-    *((name, _departure_computation(name)) for name in DEPARTURES),
-    *((name, _length_departure_computation(name)) for name in LENGTH_DEPARTURES),
-    ("precisions-averaged-by-merge", precisions_averaged_by_merge),
-)
-#: Computations that apply to many inputs (tried after the single conventions).
-GENERIC_COMPUTATIONS = (
-    ("zero-precision-dropped", zero_precision_dropped),
-    ("zero-precision-orders-skipped", zero_precision_orders_skipped),
-    ("mean-of-sentence-scores", mean_of_sentence_scores),
-    ("mean-of-sentence-bleu", mean_of_sentence_bleu),
-    ("percent-scale", percent_scale),
-    ("printed-4-decimals", printed_4_decimals),
-    ("case-folded-unasked", case_folded_unasked),
-    ("case-not-folded", case_not_folded),
-    *((name, _one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
-    *((name, _structure_computation(name)) for name in STRUCTURES),
-    ("no-brevity-penalty", no_brevity_penalty),
-    ("brevity-penalty-when-longer", brevity_penalty_when_longer),
-    ("brevity-penalty-inverted", brevity_penalty_inverted),
-)
-#: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
-#: mutation operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the
-#: requested smoothing computed wrongly (tried in a tier of their own, after the single explanations).
-COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
-COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
-
-
-def _description(function: Callable) -> str:
-    """A computation's docstring on one line: reports show it, so a computation without one is a bug here."""
-    if not function.__doc__:
-        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
-    return " ".join(function.__doc__.split())
-
-
-COMPUTATION_DOCS = {name: _description(function) for name, function in COMPUTATIONS}
-COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
-                              "or weights stored as C floats): agrees to float32 precision")

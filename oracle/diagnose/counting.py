@@ -14,23 +14,22 @@ library.
     >>> unclipped_matches(request.segments, 1, fold=None)
     (2,)
 
+The countings only (how each alternative counts): the alternatives themselves, their names, words, layers and the
+order they are tried in, are declared in the catalogue (`oracle.diagnose.mechanisms.counting`).
+
 Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithmetic.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import Any
 
 from oracle.formulas import bleu
 from oracle.formulas.tokenizers import fold_case
-
-from .oneside import ONE_SIDE_FOLDS, one_side_folded_counts
 
 
 def fold_of(options: Any) -> Callable[[str], str] | None:
@@ -286,13 +285,6 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
     return counted
 
 
-def leaves_no_segment(name: str, segments: Sequence[Any]) -> bool:
-    """Whether counting alternative `name` drops every one of `segments` (an empty corpus: the formulas have no
-    score for it, and protocol v1 refuses a request without segments)."""
-    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None) if name in COUNTING_ALTERNATIVES else None
-    return test is not None and test(segments)
-
-
 def counts_of_tokens(
     transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False
 ) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
@@ -315,7 +307,7 @@ def counts_of_tokens(
     return counted
 
 
-def _pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:
+def pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Leading "<pad>" and trailing "</s>"/"<pad>" dropped (fairseq's bleu_ltrim/bleu_rtrim: `while (end > 0)`,
     so the first token is never dropped from the end)."""
     start = 0
@@ -327,7 +319,7 @@ def _pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tokens[start:end]
 
 
-def _bpe_merged(tokens: tuple[str, ...]) -> tuple[str, ...]:
+def bpe_merged(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """subword-nmt's continuation marks undone (`(sentence + " ").replace("@@ ", "")`): a token ending in "@@" is
     glued to the next one."""
     merged: list[str] = []
@@ -372,7 +364,7 @@ def nul_padded_array_counts(segments: Sequence[Any], n: int, options: Any) -> di
 _NEVER_MATCHED = "\ud800"
 
 
-def _unk_never_matched(tokens: tuple[str, ...]) -> tuple[str, ...]:
+def unk_never_matched(tokens: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_NEVER_MATCHED if t == "<unk>" else t for t in tokens)
 
 
@@ -513,43 +505,16 @@ def chopped_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, A
     return counted
 
 
-#: A maximum length applied to one side's tokens before counting, its cap found from the returned counts (not one
-#: of `TRUNCATION_LENGTHS`): the stem of each family's names (`<stem><cap>-tokens`) -> the side it cuts, and words.
-#: Test labels cut to a collator's fixed maximum length (alexa/massive#25: "labels for testing are also truncated to
-#: a fixed max length ... additional labels will be ignored during evaluation"); predictions cut before scoring
-#: (microsoft/unilm#8, `--trunc_len 70`).
-CAPPED_SIDES: dict[str, tuple[str, str]] = {
-    "references-truncated-to-": (
-        "references",
-        "every reference is cut to its first {cap} tokens before counting, the hypotheses kept whole (a maximum "
-        "length applied to the targets alone, as a vectoriser's maximum length, less the places of its start and "
-        "end tokens, cuts them)",
-    ),
-    "hypotheses-truncated-to-": (
-        "hypotheses",
-        "every hypothesis is cut to its first {cap} tokens before counting, the references kept whole (a maximum "
-        "length applied to the system's output alone, as a generation limit or a decoder's maximum length cuts it)",
-    ),
-}
 #: The longest cap searched for (the longest of `TRUNCATION_LENGTHS`): the lengths under each cap up to it are
 #: computed, a pass over the corpus's lengths each.
 LONGEST_CAP = max(TRUNCATION_LENGTHS)
 #: The most caps one record may fit and still be named by them: where more give its counts, the counts do not say
 #: which length was applied, and no cap is claimed.
 MOST_CAPS_NAMED = 16
-_CAPPED = re.compile(r"(?P<stem>.+-truncated-to-)(?P<cap>[1-9][0-9]*)-tokens")
 
 
 def capped_name(stem: str, cap: int) -> str:
     return f"{stem}{cap}-tokens"
-
-
-def parse_capped(name: str) -> tuple[str, int] | None:
-    """(stem, cap) of a name of a `CAPPED_SIDES` family, else None."""
-    match = _CAPPED.fullmatch(name)
-    if match is None or match["stem"] not in CAPPED_SIDES:
-        return None
-    return match["stem"], int(match["cap"])
 
 
 def capped_counts(side: str, cap: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
@@ -566,15 +531,6 @@ def capped_counts(side: str, cap: int) -> Callable[[Sequence[Any], int, Any], di
         return _counts_of(bleu.sum_statistics(cut, max_order=n, options=options), n)
 
     return counted
-
-
-def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None] | None:
-    """How counting alternative `name` counts: a `COUNTING_ALTERNATIVES` entry's, or a capped family member's (its
-    cap read from the name); None for a name that is neither."""
-    if name in COUNTING_ALTERNATIVES:
-        return COUNTING_ALTERNATIVES[name][2]
-    capped = parse_capped(name)
-    return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
 
 def _lengths_under_caps(segments: Sequence[Any], side: str, options: Any, top: int) -> list[tuple[int, int]]:
@@ -660,12 +616,12 @@ def case_changed_matches(segments: Sequence[Any], n: int, options: Any, *, lower
     return tuple(matches)
 
 
-def _unless(condition: Callable[[Any], bool], function: Callable[[Sequence[Any], int, Any], tuple[int, ...]]):
+def unless_options(condition: Callable[[Any], bool], function: Callable[[Sequence[Any], int, Any], tuple[int, ...]]):
     """`function` where `condition(options)` holds, else nothing (no counts: the alternative does not apply)."""
     return lambda segments, n, options: function(segments, n, options) if condition(options) else None
 
 
-def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+def one_layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
     """An alternative that changes one layer (`name`): its counts as {layer: counts}, or None (does not apply)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
@@ -675,7 +631,7 @@ def _layer(name: str, function: Callable[..., Any]) -> Callable[[Sequence[Any], 
     return counted
 
 
-def _folding(
+def folding(
     function: Callable[..., tuple[int, ...] | None],
 ) -> Callable[[Sequence[Any], int, Any], tuple[int, ...] | None]:
     return lambda segments, n, options: function(segments, n, fold=fold_of(options))
@@ -696,294 +652,6 @@ def empty_reference_totals(segments: Sequence[Any], n: int, options: Any) -> tup
     return (0,) * n if all_references_empty(segments) else None
 
 
-#: Counting alternatives of a line's characters (a newline removed where there was none): tried on token requests
-#: only, whose tokens are the line's words; a text request's line is the text before its tokenizer, which they do
-#: not model.
-LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-last-reference-chopped"})
-
-
-#: Counting alternatives never tried together with a convention (`classify._counting_under_conventions`): each
-#: changes one length by a little where it applies (a last character, one segment's length, a cap searched for), so
-#: beside a convention's own change of r or c the pair fits a record's lengths by chance (a reference length the
-#: first closest reference gives, less a chopped one-character token, gave a subword segmenter's r).
-UNPAIRED = LINE_CHOPS | frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
-                                   "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
-
-
-def pairs_with_conventions(name: str) -> bool:
-    """Whether counting alternative `name` is tried on top of a convention (not one of `UNPAIRED`, nor a cap)."""
-    return name not in UNPAIRED and parse_capped(name) is None
-
-
-#: name -> (what the code does, the layers it may change, how to count: the layers it changes as
-#: {layer: counts}, or None where the
-#: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
-COUNTING_ALTERNATIVES: dict[
-    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
-] = {
-    # first, the case mechanisms: where a request's case decides its matches, a clipping alternative can fit a
-    # single record by chance (strict-clipping: "The" against "the" counts 0); the flag ignored before one side
-    # folded alone, which it is where that side has nothing to fold
-    "case-not-folded": (
-        "the request's lowercase flag ignored: case kept where the request folds it",
-        MATCHES,
-        _layer(
-            "matches",
-            _unless(
-                lambda options: options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False),
-            ),
-        ),
-    ),
-    "case-folded-unasked": (
-        "case folded though the request keeps it (an implementation that always lowercases)",
-        MATCHES,
-        _layer(
-            "matches",
-            _unless(
-                lambda options: not options.lowercase,
-                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
-            ),
-        ),
-    ),
-    **{name: (description, MATCHES, one_side_folded_counts(side))
-       for name, (description, side) in ONE_SIDE_FOLDS.items()},
-    "unclipped-matches": (
-        "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
-        "(section 2.1's 'modified' precision left out)",
-        MATCHES,
-        _layer("matches", _folding(unclipped_matches)),
-    ),
-    "clipped-to-reference-sum": (
-        "matches are clipped to the sum of the references' counts, not to the largest count in any single "
-        "reference (Max_Ref_Count)",
-        MATCHES,
-        _layer("matches", _folding(reference_sum_matches)),
-    ),
-    "best-single-reference-clipping": (
-        "each order's matches are clipped against the one reference that gives the most on its own, not against "
-        "each n-gram's largest count over all references",
-        MATCHES,
-        _layer("matches", _folding(best_single_reference_matches)),
-    ),
-    "strict-clipping": (
-        "clipping compares with < where <= is meant: a count at the reference maximum m counts m - 1",
-        MATCHES,
-        _layer("matches", _folding(strict_clip_matches)),
-    ),
-    "totals-one-short": (
-        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)",
-        frozenset({"totals"}),
-        _layer("totals", lambda segments, n, options: totals_one_short(segments, n)),
-    ),
-    "empty-reference-batch-uncounted": (
-        "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
-        frozenset({"totals"}),
-        _layer("totals", empty_reference_totals),
-    ),
-    "first-reference-only": (
-        "only each segment's first reference is used, for clipping and for the reference length",
-        frozenset({"matches", "ref_len"}),
-        first_reference_counts,
-    ),
-    "ngram-keys-joined-by-space": (
-        "an n-gram is keyed by its tokens joined with a space, so n-grams of tokens that hold spaces collide: "
-        "('a b', 'c') matches ('a', 'b c')",
-        MATCHES,
-        _layer("matches", _folding(joined_key_matches(" "))),
-    ),
-    "ngram-keys-concatenated": (
-        "an n-gram is keyed by its tokens concatenated with no separator, so ('ab', 'c') matches ('a', 'bc')",
-        MATCHES,
-        _layer("matches", _folding(joined_key_matches(""))),
-    ),
-    "order-read-from-spaces": (
-        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and a key's "
-        "order is read back as its number of spaces plus one: a token holding a space moves its n-gram to a "
-        "higher order (or out of range)",
-        frozenset({"matches", "totals"}),
-        order_read_from_spaces,
-    ),
-    "matches-moved-by-spaces": (
-        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and each "
-        "match is added to the order read back from its key (split on spaces again), the totals counted from "
-        "the lengths: a token holding a space moves its match to a higher order",
-        MATCHES,
-        _layer("matches", _folding(matches_moved_by_spaces)),
-    ),
-    "reference-length-is-the-distance": (
-        "r is the distance |len(ref) - c| to the closest reference, not that reference's length",
-        frozenset({"ref_len"}),
-        distance_reference_lengths,
-    ),
-    "last-segment-dropped": (
-        "the corpus's last segment is left out of every count (hypotheses and references paired by a zip over "
-        "lists of different lengths)",
-        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
-        counts_of_segments(lambda segments: list(segments)[:-1] if len(segments) > 1 else None),
-    ),
-    "empty-hypotheses-dropped": (
-        "segments whose hypothesis is empty are left out of the corpus (their references' lengths too)",
-        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
-        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
-    ),
-    # after empty-hypotheses-dropped, the narrower claim: where no first reference is empty both give the same
-    # counts and a record is named by that one (this among its fits); a run's records with an empty reference beside
-    # a non-empty hypothesis tell them apart (a run's cause covers every record: `cover.minimal_cover`)
-    "segments-with-empty-text-dropped": (
-        "segments whose hypothesis or (first) reference is empty are left out of the corpus: a wrapper's `if not "
-        "prediction or not reference: continue` over (prediction, reference) pairs",
-        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
-        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0
-                                             and (not s.references or len(s.references[0]) > 0)]),
-    ),
-    "pad-and-eos-trimmed": (
-        "leading <pad> and trailing </s> or <pad> tokens are dropped from every sequence before counting (a "
-        "token-id scorer that trims its padding and end-of-sentence symbols, as fairseq's libbleu does)",
-        ALL_LAYERS,
-        counts_of_tokens(_pad_and_eos_trimmed),
-    ),
-    "bpe-marks-merged": (
-        "BPE continuation marks are undone before counting: a token ending in @@ is glued to the next one "
-        "(subword-nmt's \"@@ \" removed, as --remove-bpe does)",
-        ALL_LAYERS,
-        counts_of_tokens(_bpe_merged),
-    ),
-    # before the re-split, which also drops empty tokens and outer whitespace: where both fit (no token holds
-    # whitespace inside), the narrower mechanism names the record and the wider one stays among its fits
-    "empty-tokens-dropped": (
-        "empty tokens are filtered out before counting: they count in no length and no n-gram",
-        ALL_LAYERS,
-        counts_of_tokens(lambda tokens: tuple(t for t in tokens if t)),
-    ),
-    "tokens-stripped": (
-        "each token's leading and trailing whitespace is stripped before counting (a per-token trim()), so \" a\" "
-        "matches \"a\" and a blank token becomes an empty one",
-        ALL_LAYERS,
-        counts_of_tokens(lambda tokens: tuple(t.strip() for t in tokens)),
-    ),
-    "tokens-resplit-on-whitespace": (
-        "the tokens are joined with spaces and split again on whitespace before counting, so a token holding "
-        "whitespace becomes several and an empty or blank token disappears",
-        ALL_LAYERS,
-        counts_of_tokens(lambda tokens: tuple(" ".join(tokens).split())),
-    ),
-    "tokens-nfkc-normalised": (
-        "every token is NFKC-normalised before counting (compatibility characters such as ﬁ, ² or full-width "
-        "letters become their plain forms and then match them)",
-        ALL_LAYERS,
-        counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
-    ),
-    "trailing-nuls-dropped": (
-        "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
-        "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
-        "== 'a a'): every hypothesis, and the references where every segment has as many (a reference stream "
-        "holding None for a missing reference is an object array, whose strings are kept whole)",
-        ALL_LAYERS,
-        nul_padded_array_counts,
-    ),
-    "reference-unk-never-matches": (
-        "a reference <unk> never matches, so no n-gram holding it counts (a scorer that masks unknown words in "
-        "the reference, as fairseq's `rref[rref.eq(self.unk)] = -999`)",
-        MATCHES,
-        counts_of_tokens(_unk_never_matched, references_only=True),
-    ),
-    "object-member-unigrams-never-match": (
-        "unigrams named like JavaScript Object.prototype members (constructor, __proto__, toString, ...) never "
-        "match: n-grams counted in a plain object `{}` find the inherited member instead of their own count",
-        MATCHES,
-        _layer("matches", _folding(object_member_unigrams_unmatched)),
-    ),
-    "empty-sentence-end-token": (
-        "an empty hypothesis or reference is counted as one token, its end-of-sentence symbol: the library appends "
-        "eos to every sentence and trims trailing eos but never the first position (fairseq's bleu_rtrim stops at "
-        "index 1), so an eos-only sentence keeps it, and two of them match",
-        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
-        end_token_counts,
-    ),
-    # after the end token, which gives the same counts wherever no hypothesis is empty (an empty hypothesis tells
-    # them apart: one token there, none here)
-    "empty-reference-one-token": (
-        "an empty reference is split into one empty token (Python's and JavaScript's ''.split(' ') is ['']): its "
-        "length is 1, not 0, and its one n-gram is the empty token; the hypothesis side is guarded",
-        ALL_LAYERS,
-        counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
-    ),
-    # a newline removed where there was none: `chop` (or `line[:-1]`) on the last line of a file that does not end in
-    # one; a last token of one character disappears
-    "last-character-of-last-hypothesis-chopped": (
-        "the last hypothesis line loses its last character before it is split into tokens (Perl's chop, or "
-        "line[:-1], where its file does not end in a newline): its last token loses its last character, and a last "
-        "token of one character disappears",
-        ALL_LAYERS,
-        chopped_counts("hypotheses"),
-    ),
-    "last-character-of-last-reference-chopped": (
-        "the last line of each reference file (the last segment's references) loses its last character before it "
-        "is split into tokens (Perl's chop, or line[:-1], where the file does not end in a newline): its last token "
-        "loses its last character, and a last token of one character disappears",
-        ALL_LAYERS,
-        chopped_counts("references"),
-    ),
-    # a corpus's length taken from one segment, not summed: assigned in the loop where `+=` was meant (the last
-    # segment's), or read from the first segment alone
-    "hypothesis-length-of-first-segment-only": (
-        "the corpus's hypothesis length c is the first segment's alone, not the sum over the segments",
-        frozenset({"hyp_len"}),
-        length_of_one_segment("hyp_len", 0),
-    ),
-    "hypothesis-length-of-last-segment-only": (
-        "the corpus's hypothesis length c is the last segment's alone, not the sum over the segments (assigned in "
-        "the loop over the segments where += was meant)",
-        frozenset({"hyp_len"}),
-        length_of_one_segment("hyp_len", -1),
-    ),
-    "reference-length-of-first-segment-only": (
-        "the corpus's reference length r is the first segment's alone, not the sum over the segments",
-        frozenset({"ref_len"}),
-        length_of_one_segment("ref_len", 0),
-    ),
-    "reference-length-of-last-segment-only": (
-        "the corpus's reference length r is the last segment's alone, not the sum over the segments (assigned in "
-        "the loop over the segments where += was meant)",
-        frozenset({"ref_len"}),
-        length_of_one_segment("ref_len", -1),
-    ),
-    **{
-        f"ngram-counts-wrapped-at-{bits}-bits": (
-            f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "
-            f"(modulo {2**bits}) before clipping",
-            MATCHES,
-            _layer("matches", _folding(wrapped_count_matches(bits))),
-        )
-        for bits in (8, 16)
-    },
-    **{
-        f"truncated-to-{length}-tokens": (
-            f"each hypothesis and reference cut to its first {length} tokens before counting (a maximum length "
-            "applied to the input, so a long segment is scored on its beginning only)",
-            frozenset({"hyp_len", "ref_len", "matches", "totals"}),
-            truncated_counts(length),
-        )
-        for length in TRUNCATION_LENGTHS
-    },
-    # last, the variants of the counting stage that any corpus may fit by its numbers alone (a perfect segment's
-    # m/t reduces to 1/1, which a fake keying n-grams by spaces also gives): a mechanism gated by a feature of the
-    # input (a space in a token, an empty text) names such a record first, these among its fits
-    "recall-instead-of-precision": (
-        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
-        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
-        "least 1)",
-        frozenset({"matches", "totals"}),
-        reference_recall_counts,
-    ),
-    "precision-fractions-normalised": (
-        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
-        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
-        frozenset({"matches", "totals"}),
-        normalised_fraction_counts,
-    ),
-}
 
 
 def _whole(x: Any) -> int:
@@ -1008,14 +676,18 @@ def matching_alternatives(
     options: Any,
     reported: Any,
     oracle_counts: Any,
+    alternatives: Iterable[tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]],
+    capped_sides: Iterable[tuple[str, str]],
     *,
     permitted: Callable[[str], bool] = lambda name: True,
     charge: Callable[[], None] = lambda: None,
     family_permitted: Callable[[str], bool] = lambda stem: True,
 ) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
-    the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics). Each
-    is counted (one pass over every token, `charge`d first) only where `permitted`."""
+    the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics), tried
+    in the order of `alternatives` (name, the layers it may change, its counting) and then `capped_sides` (a capped
+    family's stem, the side it cuts): the catalogue's (`mechanisms.counting.matching_alternatives`). Each is counted
+    (one pass over every token, `charge`d first) only where `permitted`."""
     try:
         wanted = _counts_of(reported, n)
     except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
@@ -1027,7 +699,7 @@ def matching_alternatives(
     found = []
     shared = _SHARED_COUNTS.set({})
     try:
-        for name, (_, layers, count) in COUNTING_ALTERNATIVES.items():
+        for name, layers, count in alternatives:
             if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
                 continue
             possible = getattr(count, "possible", None)
@@ -1037,7 +709,7 @@ def matching_alternatives(
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)
-        for stem, (side, _) in CAPPED_SIDES.items():
+        for stem, side in capped_sides:
             # a cap on the hypotheses shortens c; one on the references changes nothing but r and the matches; a
             # search among given names fits a cap only where one of them is the family's (fitting it is charged)
             if not family_permitted(stem):
@@ -1051,17 +723,12 @@ def matching_alternatives(
 
 
 __all__ = [
-    "CAPPED_SIDES",
-    "COUNTING_ALTERNATIVES",
-    "LINE_CHOPS",
-    "UNPAIRED",
+    "ALL_LAYERS",
+    "MATCHES",
+    "capped_counts",
     "capped_name",
-    "counting_of",
-    "parse_capped",
     "best_single_reference_matches",
-    "leaves_no_segment",
     "matching_alternatives",
-    "pairs_with_conventions",
     "reference_sum_matches",
     "strict_clip_matches",
     "totals_one_short",

@@ -83,10 +83,10 @@ def _folded_pairs(segments: Sequence[Any], side: str, rule: str) -> list[tuple[t
 
 
 def one_side_folded_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
-    """A counting alternative (`oracle.diagnose.counting.COUNTING_ALTERNATIVES`): the matches with the tokens of
-    `side` folded by the options' `case_fold` rule and the other side's kept, whether the options fold case or not
-    (None where that is what the request asks: `applies`). Lengths and totals are the oracle's (folding does not
-    change how many tokens there are)."""
+    """A counting alternative (`oracle.diagnose.mechanisms.counting.COUNTING_ALTERNATIVES`): the matches with the
+    tokens of `side` folded by the options' `case_fold` rule and the other side's kept, whether the options fold
+    case or not (None where that is what the request asks: `applies`). Lengths and totals are the oracle's (folding
+    does not change how many tokens there are)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
         if not applies(segments, side, options.case_fold, request_folds=options.lowercase):

@@ -14,7 +14,7 @@ method 6 with the last hypothesis's n-grams (`chen-cherry-5-precisions`, `chen-c
 smoothing's parameter at its default (`smoothing-parameter-ignored`), and the readings of `mechanisms.smoothing`
 (another method, the request ignored).
 
-Each variant is registered with the score stage's (`computations.COMBINATION_COMPUTATIONS`) and, like them,
+Each variant is registered with the score stage's (`mechanisms.computations.COMBINATION_COMPUTATIONS`) and, like them,
 returns None where it does not apply or where its value is the oracle's own (`combination.score_variant`): a
 variant never fits a right answer. Float arithmetic on the oracle's counts; nothing from any library under test.
 """

@@ -8,6 +8,9 @@ How words are split, whether 13a pads the line and where case is folded are conv
 by the rule, so that a failing text record is named by what was done rather than "tokenization differs". Each is
 gated by the text holding what the rule reads (a cheap test, not charged), and its counts are the oracle's on
 the departed tokens, so they are checked against the returned statistics as any explanation's are.
+
+The rules a departure reads and the tokens it makes (the how) are here; the departures themselves, their names,
+words and the order they are tried in, are declared in the catalogue (`oracle.diagnose.mechanisms.text`).
 """
 
 from __future__ import annotations
@@ -15,11 +18,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 from typing import cast
 
 from oracle.formulas.tokenizers import (
-    RULES_13A,
     fold_case,
     split_words,
     tokenize,
@@ -53,92 +54,49 @@ class Departure:
         return self.side == "" or (self.side == "-in-references") == is_reference
 
 
-def _holds_any(literals: tuple[str, ...], line: str) -> bool:
+def holds_any(literals: tuple[str, ...], line: str) -> bool:
+    """Whether `line` holds one of `literals` (what a 13a rule replaces)."""
     return any(literal in line for literal in literals)
 
 
-def _13a_without(rule: str, line: str, split: str, padding: str) -> tuple[str, ...]:
+def tokens_13a_without(rule: str, line: str, split: str, padding: str) -> tuple[str, ...]:
+    """13a's tokens of `line` with its rule `rule` left out."""
     return tokenize_13a(line, split, padding, frozenset({rule}))
 
 
-def _13a_departures() -> list[Departure]:
-    out = []
-    for rule, replacements in RULES_13A:
-        literals = tuple(literal for literal, _ in replacements)
-        shown = ", ".join(repr(literal) for literal in literals)
-        for side, where in SIDES.items():
-            out.append(Departure(
-                f"13a-{rule}-left-out{side}",
-                f"13a's rule replacing {shown} ({rule.replace('-', ' ')}) left out {where}",
-                "13a",
-                partial(_holds_any, literals),
-                partial(_13a_without, rule),
-                side,
-            ))
-    return out
-
-
-def _ends_in_whitespace(line: str) -> bool:
+def ends_in_whitespace(line: str) -> bool:
     return line != line.rstrip()
 
 
-def _13a_of_the_stripped_line(line: str, split: str, padding: str) -> tuple[str, ...]:
+def tokens_13a_of_the_stripped_line(line: str, split: str, padding: str) -> tuple[str, ...]:
+    """13a's tokens of `line` with its trailing whitespace stripped first."""
     return tokenize_13a(line.rstrip(), split, padding)
 
 
-def _beyond_the_bmp(line: str) -> bool:
+def beyond_the_bmp(line: str) -> bool:
     return any(ord(character) > 0xFFFF for character in line)
 
 
-def _utf16_units(line: str, split: str, padding: str) -> tuple[str, ...]:
+def utf16_units(line: str, split: str, padding: str) -> tuple[str, ...]:
     """Every UTF-16 code unit of the line's non-whitespace characters a token (a lone surrogate each)."""
     units = "".join(split_words(line, split)).encode("utf-16-le", "surrogatepass")
     return tuple(units[i:i + 2].decode("utf-16-le", "surrogatepass") for i in range(0, len(units), 2))
 
 
-def _other_numbers(line: str) -> bool:
+def other_numbers(line: str) -> bool:
+    """Whether `line` holds a number that is not a decimal digit (Nl, No: ½, ²)."""
     return any(unicodedata.category(character) in ("Nl", "No") for character in line)
 
 
-DEPARTURES = {
-    departure.name: departure
-    for departure in (
-        # first: where the only "-\n" of a text ends its line, leaving the rule out changes the same tokens, and a
-        # line stripped before tokenizing is the common mechanism (every reader of one segment a line does it)
-        Departure(
-            "13a-line-stripped-first",
-            "the line's trailing whitespace stripped before 13a's rules (sacrebleu's BLEU._preprocess_segment "
-            "tokenizes sent.rstrip()), so a hyphen ending the line before its line break stays on its word: "
-            "'re-\\n' is 're-', where mteval-v13a.pl's s/-\\n//g joins it ('re')",
-            "13a",
-            _ends_in_whitespace,
-            _13a_of_the_stripped_line,
-        ),
-        *_13a_departures(),
-        Departure(
-            "intl-numbers-as-decimal-digits",
-            "intl reads only decimal digits as numbers (\\d or str.isdecimal() where mteval-v14.pl has \\p{N}): a "
-            "punctuation mark beside ½ or ² is split off",
-            "intl",
-            _other_numbers,
-            lambda line, split, padding: tokenize_intl(line, split, numbers="Nd"),
-        ),
-        Departure(
-            "char-as-utf16-code-units",
-            "the char tokenizer makes a character beyond U+FFFF two tokens, its UTF-16 code units (JavaScript's "
-            "text.split(''))",
-            "char",
-            _beyond_the_bmp,
-            _utf16_units,
-        ),
-    )
-}
+def tokens_intl_decimal_numbers(line: str, split: str, padding: str) -> tuple[str, ...]:
+    """intl's tokens of `line` with only decimal digits read as numbers."""
+    return tokenize_intl(line, split, numbers="Nd")
 
 
-def departed(text: ScoreRequest, options, name: str, tokens: ScoreRequest | None = None) -> ScoreRequest | None:
-    """`text` (a text request) tokenized under `options` with departure `name`, as a token request; None where
-    the departure does not apply to it or changes no token (`tokens`: `text` tokenized by the rules, if at hand)."""
-    departure = DEPARTURES[name]
+def departed(text: ScoreRequest, options, departure: Departure,
+             tokens: ScoreRequest | None = None) -> ScoreRequest | None:
+    """`text` (a text request) tokenized under `options` with `departure`, as a token request; None where the
+    departure does not apply to it or changes no token (`tokens`: `text` tokenized by the rules, if at hand)."""
     if text.tokenize != departure.tokenizer:
         return None
     fold = options.case_fold if text.lowercase and options.fold_stage == "line" else None

@@ -131,8 +131,8 @@ NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-
                               for length in ("hypothesis-length", "reference-length") for which in ("first", "last"))})
 
 
-#: A cap on one side's lengths found from the returned counts (`oracle.diagnose.counting.CAPPED_SIDES`): one record
-#: can fit one cap by the choice of cap, as a batch mean by the choice of size, so these need evidence too.
+#: A cap on one side's lengths found from the returned counts (`oracle.diagnose.mechanisms.counting.CAPPED_SIDES`):
+#: one record can fit one cap by the choice of cap, as a batch mean by the choice of size, so these need evidence too.
 SEARCHED_CAP = re.compile(r"(?:references|hypotheses)-truncated-to-[1-9][0-9]*-tokens")
 
 

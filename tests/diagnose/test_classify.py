@@ -1009,11 +1009,11 @@ def test_a_line_stripped_before_13a_is_named_by_it():
 def test_a_departure_applies_only_to_text_holding_what_its_rule_reads():
     """"a b" against "a b": no 13a rule's literal occurs, so no departure changes a token; a wrong answer is
     named by something else or not at all, never by a departure."""
-    from oracle.diagnose.textrules import DEPARTURES
+    from oracle.diagnose.mechanisms.text import departure_named
 
     req = _tokenized_request("13a", [("a b", ["a b"])], [1.0])
     assert classify(req, ScoreAnswer(1.0), "papineni").name == AGREES
-    assert classify(req, ScoreAnswer(0.5), "papineni").name not in DEPARTURES
+    assert departure_named(classify(req, ScoreAnswer(0.5), "papineni").name) is None
 
 
 def test_a_corpus_emptied_by_dropping_its_empty_hypotheses_is_among_the_fits_of_a_zero():
@@ -1299,7 +1299,7 @@ def test_a_cap_is_fitted_and_charged_only_where_its_family_is_permitted():
     of budget) fits no cap unless one of those names is a cap's: fitting one is charged, and a cut record whose block
     cause was reference-tokens-as-references was left named by what is known where the cap's charges spent its trial.
     "aa bb cc" against "aa bb cc", BLEU-2, the reference cut to 2: (3, 2, [2, 1], [3, 2]) as in the test above."""
-    from oracle.diagnose.counting import matching_alternatives
+    from oracle.diagnose.mechanisms.counting import matching_alternatives
     from oracle.formulas import bleu
     from oracle.formulas.conventions import Options
 

@@ -30,9 +30,10 @@ from oracle.diagnose.combination import (
     OTHER_WEIGHTING,
     PARTIAL_NAMES,
 )
-from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS, context_for, result_under
+from oracle.diagnose.computations import context_for, result_under
 from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
 from oracle.diagnose.cover import minimal_cover
+from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment

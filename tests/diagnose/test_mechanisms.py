@@ -20,21 +20,21 @@ from itertools import combinations
 import pytest
 
 from oracle.diagnose import classify, mechanisms
-from oracle.diagnose.accumulation import LENGTH_DEPARTURES
-from oracle.diagnose.computations import (
+from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
+from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
     COMPUTATION_DOCS,
     COMPUTATIONS,
 )
-from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
-from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
-from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.mechanisms.model import KINDS
+from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
+from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.diagnose.structure import STRUCTURES
-from oracle.diagnose.textrules import DEPARTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
@@ -72,7 +72,7 @@ def _error_names() -> set[str]:
 
 def every_registry_name() -> set[str]:
     return {
-        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *DEPARTURES, *LENGTH_DEPARTURES,
+        *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *(d.name for d in DEPARTURES), *LENGTH_DEPARTURES,
         *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
         *(f"other-counting-of-{layer}" for layer in LAYERS),
@@ -102,7 +102,7 @@ def test_names_are_unique_across_kinds():
 def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
     """A tokenizer departure, a metric state's lengths and a counting alternative are each also tried as a
     computation: their kind is what they are, and a record found either way keeps that way's words."""
-    assert {mechanisms.lookup(name).kind for name in DEPARTURES} == {"text"}
+    assert {mechanisms.lookup(departure.name).kind for departure in DEPARTURES} == {"text"}
     assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]
@@ -130,7 +130,8 @@ def test_known_names_are_the_replayable_computations():
 
 
 def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkeypatch):
-    """A computation another module defines and registers in computations.py's lists needs no catalogue edit."""
+    """A computation another module defines, registered in one of mechanisms/computations.py's lists, needs no
+    other edit."""
 
     def counted_twice(ctx, result):
         """Every n-gram counted twice."""

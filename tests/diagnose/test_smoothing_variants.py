@@ -14,7 +14,8 @@ from fractions import Fraction
 import pytest
 
 from oracle.diagnose.classify import classify, explained_value, within_contract
-from oracle.diagnose.computations import COMBINATION_COMPUTATIONS, context_for, result_under
+from oracle.diagnose.computations import context_for, result_under
+from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS
 from oracle.diagnose.mechanisms.smoothing import UNREQUESTED, readings
 from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.formulas.conventions import Options, Smoothing

@@ -1,12 +1,14 @@
 """The catalogue of mechanisms: every root cause the diagnosis can name, with its kind, description, layers, cost
 and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `describe`, `describe_parts`, `known_names`).
 
-Each kind has its module, which builds its mechanisms from the registry the search reads (so a mechanism added
-to a registry is in the catalogue without another edit): `conventions` (the rule tables, and `alternatives`, the
-one generator of the conventions' other rules), `smoothing`, `counting`, `text`, `state`, `computations` (every
-computation registered in `oracle.diagnose.computations`, whatever module defines it) and `errors`. A name belongs to
-one kind: where several registries hold it (a tokenizer departure is also tried as a computation), the kind module
-that declares it claims it and the others add their routes. docs/mechanisms.md says how a mechanism is added.
+Each kind has its module, where its mechanisms are declared and the search reads them, in the order it tries them
+(the modules whose functions compute them hold the how, and never import the catalogue): `conventions` (the rule
+tables, and `alternatives`, the one generator of the conventions' other rules), `smoothing`, `counting` (the
+counting alternatives and capped families), `text` (the tokenizer departures), `state` (a metric state's
+departures, a process's history), `computations` (every computation the search tries, in its tiers, whatever module
+defines its function) and `errors`. A name belongs to one kind: where several of the search's lists hold it (a
+tokenizer departure is also tried as a computation), the kind module that declares it claims it and the others add
+their routes. docs/mechanisms.md says how a mechanism is added.
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from oracle.diagnose.computations import COMPUTATIONS
-
 from . import computations, conventions, counting, errors, smoothing, state, text
+from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, Mechanism, Route
 
-#: The kind modules, the more specific first: a name several registries hold is claimed by the first that declares it.
+#: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
+#: that declares it.
 _DECLARING = (conventions, smoothing, text, state, counting, errors, computations)
 
 
@@ -84,7 +86,7 @@ def of_kind(*kinds: str) -> tuple[Mechanism, ...]:
 
 
 def known_names() -> tuple[str, ...]:
-    """Every single name the classifier gives as a ("computation", name) change: the registered computations, float32,
+    """Every single name the classifier gives as a ("computation", name) change: the declared computations, float32,
     smoothed counts, small weights and the counting alternatives (conventions are `field=value` option changes, the
     smoothing readings `smoothing=...`, a process's history and error causes no change the oracle replays)."""
     return tuple(dict.fromkeys((*(name for name, _ in COMPUTATIONS),

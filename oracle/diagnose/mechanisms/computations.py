@@ -1,25 +1,147 @@
-"""Computations on the oracle's own values (`oracle.diagnose.computations.COMPUTATIONS`: a mean of sentence scores,
-a 0-100 scale, a tiny value for a zero precision, an early "return 0", ...), and the names the classifier gives
-without a function of their own: float32 arithmetic, smoothed counts reported, small weights taken as zero.
+"""Computations on the oracle's own values (a mean of sentence scores, a 0-100 scale, a tiny value for a zero
+precision, an early "return 0", ...), and the names the classifier gives without a function of their own: float32
+arithmetic, smoothed counts reported, small weights taken as zero.
 
-Every computation registered in `SPECIFIC_COMPUTATIONS` or `GENERIC_COMPUTATIONS` is a mechanism here, described
-by its docstring, unless another kind claims its name (a tokenizer departure, a state, a counting alternative, each
-also tried as a computation): a new computation needs no entry of its own.
+The computations are declared here, in the order the search tries them (`SPECIFIC_COMPUTATIONS`,
+`GENERIC_COMPUTATIONS`, `COMBINATION_COMPUTATIONS`: the order decides which name a record gets where two fit);
+their functions live where they belong (`oracle.diagnose.computations`, `combination`, `smoothingstage`,
+`structure`, ...). Each is a mechanism here, described by its function's docstring, unless another kind claims its
+name (a tokenizer departure, a state, a counting alternative, each also tried as a computation): a new computation
+is one line in one of these lists.
 """
 
 from __future__ import annotations
 
-from oracle.diagnose.combination import PARTIAL_NAMES
+import math
+
+from oracle.diagnose.accumulation import precisions_averaged_by_merge
+from oracle.diagnose.combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS, PARTIAL_NAMES
 from oracle.diagnose.computations import (
-    BREVITY_PENALTY_ALTERNATIVES,
-    COMBINATION_COMPUTATIONS,
-    COMPUTATION_DOCS,
-    FLOAT32,
+    add_k_from_trigrams,
+    add_k_on_every_order,
+    add_k_truncated_to_an_integer,
+    any_order_unmatched_zero,
+    best_single_reference_clipping,
+    best_single_reference_with_epsilon,
+    both_empty_smoothed,
+    brevity_penalty_inverted,
+    brevity_penalty_when_longer,
+    case_folded_unasked,
+    case_not_folded,
+    chen_cherry_5_precisions,
+    chen_cherry_6_empty_order_prior,
+    chen_cherry_6_last_hypothesis,
+    coco_epsilon,
+    departure_computation,
+    empty_hypothesis_scores_one,
+    empty_reference_batch_uncounted,
+    empty_sentence_end_token,
+    empty_text_one_token,
+    epsilon_for_every_zero_or_empty_order,
+    epsilon_instead_of_zero,
+    first_piece_only,
+    hypothesis_folded_before_entities,
+    length_departure_computation,
+    matches_moved_by_spaces_score,
+    mean_of_sentence_bleu,
+    mean_of_sentence_scores,
+    no_brevity_penalty,
+    no_match_zero,
+    object_prototype_key_nan,
+    one_side_fold_computation,
+    orders_beyond_4_left_out,
+    percent_scale,
+    printed_4_decimals,
+    ratio_zero_when_r_zero,
+    references_cut_to_fewest,
+    structure_computation,
+    tiny_instead_of_zero,
+    zero_precision_dropped,
+    zero_precision_orders_skipped,
+    zero_weight_nan,
 )
+from oracle.diagnose.oneside import ONE_SIDE_FOLDS
+from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
 from oracle.models.results import NEEDS_EVIDENCE
 
-from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route
+from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
+from .state import LENGTH_DEPARTURES
+from .text import DEPARTURES
+
+#: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
+FLOAT32 = "float32"
+
+#: The other brevity penalties the classifier knows, as functions of (c, r) for c > 0: a returned BP
+#: equal to one of them names the mechanism even where the score cannot tell (a score of 0).
+BREVITY_PENALTY_ALTERNATIVES = {
+    "no-brevity-penalty": lambda c, r: 1.0,
+    "brevity-penalty-when-longer": lambda c, r: math.exp(1 - r / c),
+    "brevity-penalty-inverted": lambda c, r: math.exp(1 - c / r) if 0 < c < r else 1.0,
+    **BREVITY_PENALTY_VARIANTS,
+}
+
+#: Computations gated by a condition specific to one library's code (tried before the conventions).
+SPECIFIC_COMPUTATIONS = (
+    ("tiny-instead-of-zero", tiny_instead_of_zero),
+    ("no-match-zero", no_match_zero),
+    ("any-order-unmatched-zero", any_order_unmatched_zero),
+    ("chen-cherry-5-precisions", chen_cherry_5_precisions),
+    ("chen-cherry-6-last-hypothesis", chen_cherry_6_last_hypothesis),
+    ("chen-cherry-6-empty-order-prior", chen_cherry_6_empty_order_prior),
+    ("coco-epsilon", coco_epsilon),
+    ("zero-weight-nan", zero_weight_nan),
+    ("both-empty-smoothed", both_empty_smoothed),
+    ("best-single-reference-clipping", best_single_reference_clipping),
+    ("epsilon-instead-of-zero", epsilon_instead_of_zero),
+    ("epsilon-for-every-zero-or-empty-order", epsilon_for_every_zero_or_empty_order),
+    ("add-k-from-trigrams", add_k_from_trigrams),
+    ("add-k-on-every-order", add_k_on_every_order),
+    ("add-k-truncated-to-an-integer", add_k_truncated_to_an_integer),
+    ("orders-beyond-4-left-out", orders_beyond_4_left_out),
+    ("best-single-reference-with-epsilon", best_single_reference_with_epsilon),
+    ("object-prototype-key-nan", object_prototype_key_nan),
+    ("empty-text-one-token", empty_text_one_token),
+    ("empty-sentence-end-token", empty_sentence_end_token),
+    # after the readings of empty text above, which give a sentence of no tokens 1 as well: where they fit, a
+    # record is named by them and this fits beside them (a run names the one that fits every record)
+    ("empty-hypothesis-scores-one", empty_hypothesis_scores_one),
+    ("ratio-zero-when-r-zero", ratio_zero_when_r_zero),
+    ("references-cut-to-fewest", references_cut_to_fewest),
+    ("first-piece-only", first_piece_only),
+    ("empty-reference-batch-uncounted", empty_reference_batch_uncounted),
+    ("hypothesis-folded-before-entities", hypothesis_folded_before_entities),
+    ("matches-moved-by-spaces", matches_moved_by_spaces_score),
+    *((departure.name, departure_computation(departure)) for departure in DEPARTURES),
+    *((name, length_departure_computation(name, statistics)) for name, statistics in LENGTH_DEPARTURES.items()),
+    ("precisions-averaged-by-merge", precisions_averaged_by_merge),
+)
+#: Computations that apply to many inputs (tried after the single conventions).
+GENERIC_COMPUTATIONS = (
+    ("zero-precision-dropped", zero_precision_dropped),
+    ("zero-precision-orders-skipped", zero_precision_orders_skipped),
+    ("mean-of-sentence-scores", mean_of_sentence_scores),
+    ("mean-of-sentence-bleu", mean_of_sentence_bleu),
+    ("percent-scale", percent_scale),
+    ("printed-4-decimals", printed_4_decimals),
+    ("case-folded-unasked", case_folded_unasked),
+    ("case-not-folded", case_not_folded),
+    *((name, one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
+    *((name, structure_computation(name)) for name in STRUCTURES),
+    ("no-brevity-penalty", no_brevity_penalty),
+    ("brevity-penalty-when-longer", brevity_penalty_when_longer),
+    ("brevity-penalty-inverted", brevity_penalty_inverted),
+)
+#: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
+#: mutation operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the
+#: requested smoothing computed wrongly (tried in a tier of their own, after the single explanations).
+COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
+COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
+
+
+COMPUTATION_DOCS = {name: docstring_words(function) for name, function in COMPUTATIONS}
+COMPUTATION_DOCS[FLOAT32] = ("float32 arithmetic somewhere (weights, precisions or score in torch's default dtype, "
+                              "or weights stored as C floats): agrees to float32 precision")
 
 #: float32 arithmetic somewhere (torch's default dtype, weights stored as C floats): the relative distance within
 #: which an answer is taken to be a reading's value computed in single precision, by the classifier ("... +
@@ -61,21 +183,21 @@ WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
 
 
 def computation_route(name: str, function: object) -> Route:
-    """A registered computation's route: its function, its docstring the words of a record it finds."""
+    """A declared computation's route: its function, its docstring the words of a record it finds."""
     return Route("computation", function, COMPUTATION_DOCS[name])
 
 
-#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the registry that declares
+#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the list that declares
 #: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
 #: ...) that a convention's counts then fit by coincidence; and a request mis-shaped by its caller
 #: (`structure.STRUCTURES`), which re-runs the oracle on a reshaped request for every convention and pair tried (8,770
 #: reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made outside the
-#: library, whatever its conventions. A computation added to either registry is alone by that alone.
+#: library, whatever its conventions. A computation added to either list is alone by that alone.
 _ALONE = frozenset((*(name for name, _ in COMBINATION_COMPUTATIONS), *STRUCTURES))
 
 
 def computation_mechanism(name: str, function: object) -> Mechanism:
-    """A registered computation no other kind claims, as a mechanism: its docstring is its description."""
+    """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
     return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
                      pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
@@ -84,5 +206,6 @@ def computation_mechanism(name: str, function: object) -> Mechanism:
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
 ROUTES = [(name, Route("bp", rule, COMPUTATION_DOCS[name])) for name, rule in BREVITY_PENALTY_ALTERNATIVES.items()]
 
-__all__ = ["FLOAT32", "FLOAT32_REL_TOLERANCE", "MECHANISMS", "ROUTES", "SMALL_WEIGHTS", "SMOOTHED_COUNTS",
-           "WHAT_IS_KNOWN", "computation_mechanism", "computation_route"]
+__all__ = ["BREVITY_PENALTY_ALTERNATIVES", "COMBINATION_COMPUTATIONS", "COMPUTATIONS", "COMPUTATION_DOCS",
+           "FLOAT32", "FLOAT32_REL_TOLERANCE", "GENERIC_COMPUTATIONS", "MECHANISMS", "ROUTES", "SMALL_WEIGHTS",
+           "SMOOTHED_COUNTS", "SPECIFIC_COMPUTATIONS", "WHAT_IS_KNOWN", "computation_mechanism", "computation_route"]

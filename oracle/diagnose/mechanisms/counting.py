@@ -1,15 +1,400 @@
-"""Counting alternatives (`oracle.diagnose.counting.COUNTING_ALTERNATIVES`): other ways of counting c, r, matches and
-totals, recognised by statistics an implementation returns exactly; and `other-counting-of-<layer>`, the family
-named where the implementation's own counts, scored by the formulas, give its answer and no alternative gives them."""
+"""Counting alternatives, declared here (`COUNTING_ALTERNATIVES`, in the order the search tries them; the capped
+families, `CAPPED_SIDES`): other ways of counting c, r, matches and totals, recognised by statistics an
+implementation returns exactly (their countings, the how, are `oracle.diagnose.counting`'s functions); and
+`other-counting-of-<layer>`, the family named where the implementation's own counts, scored by the formulas, give
+its answer and no alternative gives them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from oracle.diagnose.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
+from oracle.diagnose import counting
+from oracle.diagnose.counting import (
+    ALL_LAYERS,
+    MATCHES,
+    TRUNCATION_LENGTHS,
+    best_single_reference_matches,
+    bpe_merged,
+    capped_counts,
+    case_changed_matches,
+    chopped_counts,
+    counts_of_segments,
+    counts_of_tokens,
+    distance_reference_lengths,
+    empty_reference_totals,
+    end_token_counts,
+    first_reference_counts,
+    folding,
+    joined_key_matches,
+    length_of_one_segment,
+    matches_moved_by_spaces,
+    normalised_fraction_counts,
+    nul_padded_array_counts,
+    object_member_unigrams_unmatched,
+    one_layer,
+    order_read_from_spaces,
+    pad_and_eos_trimmed,
+    reference_recall_counts,
+    reference_sum_matches,
+    strict_clip_matches,
+    totals_one_short,
+    truncated_counts,
+    unclipped_matches,
+    unk_never_matched,
+    unless_options,
+    wrapped_count_matches,
+)
+from oracle.diagnose.oneside import ONE_SIDE_FOLDS, one_side_folded_counts
 from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
+
+#: name -> (what the code does, the layers it may change, how to count: the layers it changes as
+#: {layer: counts}, or None where the
+#: alternative does not apply to the request). Layers: "ref_len", "matches", "totals".
+COUNTING_ALTERNATIVES: dict[
+    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
+] = {
+    # first, the case mechanisms: where a request's case decides its matches, a clipping alternative can fit a
+    # single record by chance (strict-clipping: "The" against "the" counts 0); the flag ignored before one side
+    # folded alone, which it is where that side has nothing to fold
+    "case-not-folded": (
+        "the request's lowercase flag ignored: case kept where the request folds it",
+        MATCHES,
+        one_layer(
+            "matches",
+            unless_options(
+                lambda options: options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=False),
+            ),
+        ),
+    ),
+    "case-folded-unasked": (
+        "case folded though the request keeps it (an implementation that always lowercases)",
+        MATCHES,
+        one_layer(
+            "matches",
+            unless_options(
+                lambda options: not options.lowercase,
+                lambda segments, n, options: case_changed_matches(segments, n, options, lowercase=True),
+            ),
+        ),
+    ),
+    **{name: (description, MATCHES, one_side_folded_counts(side))
+       for name, (description, side) in ONE_SIDE_FOLDS.items()},
+    "unclipped-matches": (
+        "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
+        "(section 2.1's 'modified' precision left out)",
+        MATCHES,
+        one_layer("matches", folding(unclipped_matches)),
+    ),
+    "clipped-to-reference-sum": (
+        "matches are clipped to the sum of the references' counts, not to the largest count in any single "
+        "reference (Max_Ref_Count)",
+        MATCHES,
+        one_layer("matches", folding(reference_sum_matches)),
+    ),
+    "best-single-reference-clipping": (
+        "each order's matches are clipped against the one reference that gives the most on its own, not against "
+        "each n-gram's largest count over all references",
+        MATCHES,
+        one_layer("matches", folding(best_single_reference_matches)),
+    ),
+    "strict-clipping": (
+        "clipping compares with < where <= is meant: a count at the reference maximum m counts m - 1",
+        MATCHES,
+        one_layer("matches", folding(strict_clip_matches)),
+    ),
+    "totals-one-short": (
+        "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)",
+        frozenset({"totals"}),
+        one_layer("totals", lambda segments, n, options: totals_one_short(segments, n)),
+    ),
+    "empty-reference-batch-uncounted": (
+        "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
+        frozenset({"totals"}),
+        one_layer("totals", empty_reference_totals),
+    ),
+    "first-reference-only": (
+        "only each segment's first reference is used, for clipping and for the reference length",
+        frozenset({"matches", "ref_len"}),
+        first_reference_counts,
+    ),
+    "ngram-keys-joined-by-space": (
+        "an n-gram is keyed by its tokens joined with a space, so n-grams of tokens that hold spaces collide: "
+        "('a b', 'c') matches ('a', 'b c')",
+        MATCHES,
+        one_layer("matches", folding(joined_key_matches(" "))),
+    ),
+    "ngram-keys-concatenated": (
+        "an n-gram is keyed by its tokens concatenated with no separator, so ('ab', 'c') matches ('a', 'bc')",
+        MATCHES,
+        one_layer("matches", folding(joined_key_matches(""))),
+    ),
+    "order-read-from-spaces": (
+        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and a key's "
+        "order is read back as its number of spaces plus one: a token holding a space moves its n-gram to a "
+        "higher order (or out of range)",
+        frozenset({"matches", "totals"}),
+        order_read_from_spaces,
+    ),
+    "matches-moved-by-spaces": (
+        "n-grams of every order are counted in one map keyed by their tokens joined with a space, and each "
+        "match is added to the order read back from its key (split on spaces again), the totals counted from "
+        "the lengths: a token holding a space moves its match to a higher order",
+        MATCHES,
+        one_layer("matches", folding(matches_moved_by_spaces)),
+    ),
+    "reference-length-is-the-distance": (
+        "r is the distance |len(ref) - c| to the closest reference, not that reference's length",
+        frozenset({"ref_len"}),
+        distance_reference_lengths,
+    ),
+    "last-segment-dropped": (
+        "the corpus's last segment is left out of every count (hypotheses and references paired by a zip over "
+        "lists of different lengths)",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: list(segments)[:-1] if len(segments) > 1 else None),
+    ),
+    "empty-hypotheses-dropped": (
+        "segments whose hypothesis is empty are left out of the corpus (their references' lengths too)",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0]),
+    ),
+    # after empty-hypotheses-dropped, the narrower claim: where no first reference is empty both give the same
+    # counts and a record is named by that one (this among its fits); a run's records with an empty reference beside
+    # a non-empty hypothesis tell them apart (a run's cause covers every record: `cover.minimal_cover`)
+    "segments-with-empty-text-dropped": (
+        "segments whose hypothesis or (first) reference is empty are left out of the corpus: a wrapper's `if not "
+        "prediction or not reference: continue` over (prediction, reference) pairs",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        counts_of_segments(lambda segments: [s for s in segments if len(s.hypothesis) > 0
+                                             and (not s.references or len(s.references[0]) > 0)]),
+    ),
+    "pad-and-eos-trimmed": (
+        "leading <pad> and trailing </s> or <pad> tokens are dropped from every sequence before counting (a "
+        "token-id scorer that trims its padding and end-of-sentence symbols, as fairseq's libbleu does)",
+        ALL_LAYERS,
+        counts_of_tokens(pad_and_eos_trimmed),
+    ),
+    "bpe-marks-merged": (
+        "BPE continuation marks are undone before counting: a token ending in @@ is glued to the next one "
+        "(subword-nmt's \"@@ \" removed, as --remove-bpe does)",
+        ALL_LAYERS,
+        counts_of_tokens(bpe_merged),
+    ),
+    # before the re-split, which also drops empty tokens and outer whitespace: where both fit (no token holds
+    # whitespace inside), the narrower mechanism names the record and the wider one stays among its fits
+    "empty-tokens-dropped": (
+        "empty tokens are filtered out before counting: they count in no length and no n-gram",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(t for t in tokens if t)),
+    ),
+    "tokens-stripped": (
+        "each token's leading and trailing whitespace is stripped before counting (a per-token trim()), so \" a\" "
+        "matches \"a\" and a blank token becomes an empty one",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(t.strip() for t in tokens)),
+    ),
+    "tokens-resplit-on-whitespace": (
+        "the tokens are joined with spaces and split again on whitespace before counting, so a token holding "
+        "whitespace becomes several and an empty or blank token disappears",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(" ".join(tokens).split())),
+    ),
+    "tokens-nfkc-normalised": (
+        "every token is NFKC-normalised before counting (compatibility characters such as ﬁ, ² or full-width "
+        "letters become their plain forms and then match them)",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
+    ),
+    "trailing-nuls-dropped": (
+        "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
+        "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
+        "== 'a a'): every hypothesis, and the references where every segment has as many (a reference stream "
+        "holding None for a missing reference is an object array, whose strings are kept whole)",
+        ALL_LAYERS,
+        nul_padded_array_counts,
+    ),
+    "reference-unk-never-matches": (
+        "a reference <unk> never matches, so no n-gram holding it counts (a scorer that masks unknown words in "
+        "the reference, as fairseq's `rref[rref.eq(self.unk)] = -999`)",
+        MATCHES,
+        counts_of_tokens(unk_never_matched, references_only=True),
+    ),
+    "object-member-unigrams-never-match": (
+        "unigrams named like JavaScript Object.prototype members (constructor, __proto__, toString, ...) never "
+        "match: n-grams counted in a plain object `{}` find the inherited member instead of their own count",
+        MATCHES,
+        one_layer("matches", folding(object_member_unigrams_unmatched)),
+    ),
+    "empty-sentence-end-token": (
+        "an empty hypothesis or reference is counted as one token, its end-of-sentence symbol: the library appends "
+        "eos to every sentence and trims trailing eos but never the first position (fairseq's bleu_rtrim stops at "
+        "index 1), so an eos-only sentence keeps it, and two of them match",
+        frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+        end_token_counts,
+    ),
+    # after the end token, which gives the same counts wherever no hypothesis is empty (an empty hypothesis tells
+    # them apart: one token there, none here)
+    "empty-reference-one-token": (
+        "an empty reference is split into one empty token (Python's and JavaScript's ''.split(' ') is ['']): its "
+        "length is 1, not 0, and its one n-gram is the empty token; the hypothesis side is guarded",
+        ALL_LAYERS,
+        counts_of_tokens(lambda tokens: tokens if tokens else ("",), references_only=True),
+    ),
+    # a newline removed where there was none: `chop` (or `line[:-1]`) on the last line of a file that does not end in
+    # one; a last token of one character disappears
+    "last-character-of-last-hypothesis-chopped": (
+        "the last hypothesis line loses its last character before it is split into tokens (Perl's chop, or "
+        "line[:-1], where its file does not end in a newline): its last token loses its last character, and a last "
+        "token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("hypotheses"),
+    ),
+    "last-character-of-last-reference-chopped": (
+        "the last line of each reference file (the last segment's references) loses its last character before it "
+        "is split into tokens (Perl's chop, or line[:-1], where the file does not end in a newline): its last token "
+        "loses its last character, and a last token of one character disappears",
+        ALL_LAYERS,
+        chopped_counts("references"),
+    ),
+    # a corpus's length taken from one segment, not summed: assigned in the loop where `+=` was meant (the last
+    # segment's), or read from the first segment alone
+    "hypothesis-length-of-first-segment-only": (
+        "the corpus's hypothesis length c is the first segment's alone, not the sum over the segments",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", 0),
+    ),
+    "hypothesis-length-of-last-segment-only": (
+        "the corpus's hypothesis length c is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"hyp_len"}),
+        length_of_one_segment("hyp_len", -1),
+    ),
+    "reference-length-of-first-segment-only": (
+        "the corpus's reference length r is the first segment's alone, not the sum over the segments",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", 0),
+    ),
+    "reference-length-of-last-segment-only": (
+        "the corpus's reference length r is the last segment's alone, not the sum over the segments (assigned in "
+        "the loop over the segments where += was meant)",
+        frozenset({"ref_len"}),
+        length_of_one_segment("ref_len", -1),
+    ),
+    **{
+        f"ngram-counts-wrapped-at-{bits}-bits": (
+            f"each n-gram's count is kept in an unsigned {bits}-bit integer, so a count past {2**bits - 1} wraps "
+            f"(modulo {2**bits}) before clipping",
+            MATCHES,
+            one_layer("matches", folding(wrapped_count_matches(bits))),
+        )
+        for bits in (8, 16)
+    },
+    **{
+        f"truncated-to-{length}-tokens": (
+            f"each hypothesis and reference cut to its first {length} tokens before counting (a maximum length "
+            "applied to the input, so a long segment is scored on its beginning only)",
+            frozenset({"hyp_len", "ref_len", "matches", "totals"}),
+            truncated_counts(length),
+        )
+        for length in TRUNCATION_LENGTHS
+    },
+    # last, the variants of the counting stage that any corpus may fit by its numbers alone (a perfect segment's
+    # m/t reduces to 1/1, which a fake keying n-grams by spaces also gives): a mechanism gated by a feature of the
+    # input (a space in a token, an empty text) names such a record first, these among its fits
+    "recall-instead-of-precision": (
+        "n-gram recall in place of precision: per order, the references' n-grams matched against the hypothesis "
+        "(min of the two counts, each reference on its own, summed) over the references' n-gram counts (each at "
+        "least 1)",
+        frozenset({"matches", "totals"}),
+        reference_recall_counts,
+    ),
+    "precision-fractions-normalised": (
+        "each segment's matches and total of an order are kept as a normalised fraction (reduced by their gcd, 0 of t "
+        "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
+        frozenset({"matches", "totals"}),
+        normalised_fraction_counts,
+    ),
+}
+
+#: A maximum length applied to one side's tokens before counting, its cap found from the returned counts (not one
+#: of `TRUNCATION_LENGTHS`): the stem of each family's names (`<stem><cap>-tokens`) -> the side it cuts, and words.
+#: Test labels cut to a collator's fixed maximum length (alexa/massive#25: "labels for testing are also truncated to
+#: a fixed max length ... additional labels will be ignored during evaluation"); predictions cut before scoring
+#: (microsoft/unilm#8, `--trunc_len 70`).
+CAPPED_SIDES: dict[str, tuple[str, str]] = {
+    "references-truncated-to-": (
+        "references",
+        "every reference is cut to its first {cap} tokens before counting, the hypotheses kept whole (a maximum "
+        "length applied to the targets alone, as a vectoriser's maximum length, less the places of its start and "
+        "end tokens, cuts them)",
+    ),
+    "hypotheses-truncated-to-": (
+        "hypotheses",
+        "every hypothesis is cut to its first {cap} tokens before counting, the references kept whole (a maximum "
+        "length applied to the system's output alone, as a generation limit or a decoder's maximum length cuts it)",
+    ),
+}
+_CAPPED = re.compile(r"(?P<stem>.+-truncated-to-)(?P<cap>[1-9][0-9]*)-tokens")
+
+
+def parse_capped(name: str) -> tuple[str, int] | None:
+    """(stem, cap) of a name of a `CAPPED_SIDES` family, else None."""
+    match = _CAPPED.fullmatch(name)
+    if match is None or match["stem"] not in CAPPED_SIDES:
+        return None
+    return match["stem"], int(match["cap"])
+
+
+#: Counting alternatives of a line's characters (a newline removed where there was none): tried on token requests
+#: only, whose tokens are the line's words; a text request's line is the text before its tokenizer, which they do
+#: not model.
+LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-character-of-last-reference-chopped"})
+
+
+#: Counting alternatives never tried together with a convention (`classify._counting_under_conventions`): each
+#: changes one length by a little where it applies (a last character, one segment's length, a cap searched for), so
+#: beside a convention's own change of r or c the pair fits a record's lengths by chance (a reference length the
+#: first closest reference gives, less a chopped one-character token, gave a subword segmenter's r).
+UNPAIRED = LINE_CHOPS | frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
+                                   "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
+
+
+def pairs_with_conventions(name: str) -> bool:
+    """Whether counting alternative `name` is tried on top of a convention (not one of `UNPAIRED`, nor a cap)."""
+    return name not in UNPAIRED and parse_capped(name) is None
+
+
+def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None] | None:
+    """How counting alternative `name` counts: a `COUNTING_ALTERNATIVES` entry's, or a capped family member's (its
+    cap read from the name); None for a name that is neither."""
+    if name in COUNTING_ALTERNATIVES:
+        return COUNTING_ALTERNATIVES[name][2]
+    capped = parse_capped(name)
+    return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
+
+
+def leaves_no_segment(name: str, segments: Sequence[Any]) -> bool:
+    """Whether counting alternative `name` drops every one of `segments` (an empty corpus: the formulas have no
+    score for it, and protocol v1 refuses a request without segments)."""
+    test = getattr(COUNTING_ALTERNATIVES[name][2], "leaves_no_segment", None) if name in COUNTING_ALTERNATIVES else None
+    return test is not None and test(segments)
+
+
+def matching_alternatives(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
+                          **search: Any) -> list[str]:
+    """The catalogue's counting alternatives (then its capped families) whose counts are exactly the reported ones
+    (`oracle.diagnose.counting.matching_alternatives`, which the `search` keywords are passed on to)."""
+    return counting.matching_alternatives(
+        segments, n, options, reported, oracle_counts,
+        [(name, layers, count) for name, (_, layers, count) in COUNTING_ALTERNATIVES.items()],
+        [(stem, side) for stem, (side, _) in CAPPED_SIDES.items()], **search)
+
 
 #: Every name of counting the classifier has no model of starts so, the layer that differs after it.
 OTHER_COUNTING = "other-counting-of-"
@@ -40,4 +425,6 @@ MECHANISMS = [
               words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
-__all__ = ["MECHANISMS", "OTHER_COUNTING", "capped_words", "other_counting_words"]
+__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LINE_CHOPS", "MECHANISMS", "OTHER_COUNTING", "UNPAIRED",
+           "capped_words", "counting_of", "leaves_no_segment", "matching_alternatives", "other_counting_words",
+           "pairs_with_conventions", "parse_capped"]

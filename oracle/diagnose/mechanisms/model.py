@@ -40,13 +40,14 @@ ERROR_ANSWER = frozenset({"error"})
 
 @dataclass(frozen=True)
 class Route:
-    """One way the diagnosis computes a mechanism: `via` which registry (`computation`: a function of the request's
-    context and the oracle's result, `computations.COMPUTATIONS`; `counting`: counts compared as integers,
-    `counting.COUNTING_ALTERNATIVES`; `departure`: a tokenizer departure, `textrules.DEPARTURES`; `statistics`: the
-    statistics a metric state ends with; `options`: the oracle under changed options; `smoothing`: under another
-    smoothing; `history`: the process's earlier requests; `probe`: neighbouring inputs asked), `how` (the function,
-    the registry's entry or the option changes) and the `words` a record found this way shows (the registries word
-    some mechanisms twice, and a record keeps the words of the route that found it)."""
+    """One way the diagnosis computes a mechanism: `via` which declaration (`computation`: a function of the
+    request's context and the oracle's result, `mechanisms.computations.COMPUTATIONS`; `counting`: counts compared as
+    integers, `mechanisms.counting.COUNTING_ALTERNATIVES`; `departure`: a tokenizer departure,
+    `mechanisms.text.DEPARTURES`; `statistics`: the statistics a metric state ends with; `options`: the oracle under
+    changed options; `smoothing`: under another smoothing; `history`: the process's earlier requests; `probe`:
+    neighbouring inputs asked), `how` (the function, the declaration's entry or the option changes) and the `words`
+    a record found this way shows (some mechanisms are worded twice, and a record keeps the words of the route that
+    found it)."""
 
     via: str
     how: object
@@ -97,6 +98,14 @@ class Mechanism:
         return self.words_of(name) if self.family and self.words_of is not None else self.description
 
 
+def docstring_words(function: Callable) -> str:
+    """A function's docstring on one line, the words reports show for the mechanism it computes (a computation without
+    one is a bug: TypeError)."""
+    if not function.__doc__:
+        raise TypeError(f"computation {function.__name__} has no docstring to describe it in reports")
+    return " ".join(function.__doc__.split())
+
+
 __all__ = ["BP", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR", "ERROR_ANSWER",
            "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE", "SMOOTHING", "STATE",
-           "TEXT"]
+           "TEXT", "docstring_words"]

@@ -6,14 +6,16 @@ earlier answer returned, a counter never reset). Also the statistics each metric
 from __future__ import annotations
 
 from oracle.diagnose.accumulation import (
-    LENGTH_DEPARTURES,
     last_segment_of_each_batch_dropped,
+    lengths_assigned_by_merge,
+    lengths_assigned_by_update,
+    lengths_kept_by_reset,
     precisions_averaged_by_merge,
 )
-from oracle.diagnose.computations import COMPUTATION_DOCS, empty_reference_batch_statistics
-from oracle.diagnose.counting import COUNTING_ALTERNATIVES
+from oracle.diagnose.computations import empty_reference_batch_statistics, empty_reference_batch_uncounted
 
-from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism, Route
+from .counting import COUNTING_ALTERNATIVES
+from .model import EVERY_LAYER, FREE, PROBE, RECOMPUTE, SCORE, STATE, Mechanism, Route, docstring_words
 
 #: The names of the explanations of a process's history (`oracle.diagnose.stale`).
 EARLIER_ANSWER = "earlier-answer-returned"
@@ -22,24 +24,40 @@ REFERENCES_KEPT = "references-kept-from-first-request"
 #: A state's c and r.
 LENGTHS = frozenset({"hyp_len", "ref_len"})
 
-#: Mechanisms of a metric state that imply statistics: the departures of `accumulation`, and tfma's batches
+#: The departures of a metric state that change lengths (`accumulation`), in the order the search tries them:
+#: name -> the statistics they imply (each also tried as a computation, `mechanisms.computations`).
+LENGTH_DEPARTURES = {
+    "lengths-kept-by-reset": lengths_kept_by_reset,
+    "lengths-assigned-by-update": lengths_assigned_by_update,
+    "lengths-assigned-by-merge": lengths_assigned_by_merge,
+}
+
+#: Mechanisms of a metric state that imply statistics: the length departures, and tfma's batches
 #: whose references are all empty (their n-grams uncounted).
 STATE_STATISTICS = {**LENGTH_DEPARTURES, "empty-reference-batch-uncounted": empty_reference_batch_statistics,
                     "last-segment-dropped": last_segment_of_each_batch_dropped}
 
+#: What a record named by its state's statistics (`classify._by_state`) shows: the docstring of the computation of
+#: the same name, else the counting alternative's words on each update's batch.
+_STATE_WORDS = {
+    **{name: docstring_words(statistics) for name, statistics in LENGTH_DEPARTURES.items()},
+    "empty-reference-batch-uncounted": docstring_words(empty_reference_batch_uncounted),
+    "last-segment-dropped": f"{COUNTING_ALTERNATIVES['last-segment-dropped'][0]} (each update's batch)",
+}
+
 
 def state_words(name: str) -> str:
     """What a record named by its state's statistics (`classify._by_state`) shows."""
-    return COMPUTATION_DOCS.get(name) or f"{COUNTING_ALTERNATIVES[name][0]} (each update's batch)"
+    return _STATE_WORDS[name]
 
 
 MECHANISMS = [
-    *(Mechanism(name, STATE, COMPUTATION_DOCS[name], LENGTHS | SCORE, RECOMPUTE,
+    *(Mechanism(name, STATE, docstring_words(statistics), LENGTHS | SCORE, RECOMPUTE,
                 (Route("statistics", statistics, state_words(name)),))
       for name, statistics in LENGTH_DEPARTURES.items()),
-    Mechanism("precisions-averaged-by-merge", STATE, COMPUTATION_DOCS["precisions-averaged-by-merge"], SCORE,
+    Mechanism("precisions-averaged-by-merge", STATE, docstring_words(precisions_averaged_by_merge), SCORE,
               RECOMPUTE, (Route("computation", precisions_averaged_by_merge,
-                                COMPUTATION_DOCS["precisions-averaged-by-merge"]),)),
+                                docstring_words(precisions_averaged_by_merge)),)),
     Mechanism(EARLIER_ANSWER, STATE,
               "answered exactly as an earlier request to the same process, which differs only in the parts named "
               "and was answered right: a cache keyed without them returns an earlier answer", EVERY_LAYER, PROBE,
@@ -59,5 +77,5 @@ MECHANISMS = [
 ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
           for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
 
-__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "MECHANISMS", "REFERENCES_KEPT", "ROUTES", "STATE_STATISTICS",
-           "state_words"]
+__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "LENGTH_DEPARTURES", "MECHANISMS", "REFERENCES_KEPT", "ROUTES",
+           "STATE_STATISTICS", "state_words"]
