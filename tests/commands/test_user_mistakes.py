@@ -1,0 +1,27 @@
+"""What a new user types wrong on the README's commands, and what each must end in: exit 2 and one line on stderr
+naming the argument, the value and what to do (never a traceback, never a silent acceptance); nothing the user
+wrote deleted or overwritten. Each test is one mistake met walking the README (tests/end_to_end/test_user_path.py
+walks the path done right).
+"""
+
+from __future__ import annotations
+
+from fakes.harness import run_cli
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_misspelt_implementation_name_suggests_the_close_one(tmp_path, capsys):
+    """`check --impl nlkt` (two letters swapped) listed 36 names and left the user to find `nltk` among them."""
+    for typed, meant in (("nlkt", "nltk"), ("NLTK", "nltk"), ("sacrebleux", "sacrebleu"), ("torchmetric", "torchmetrics")):
+        assert run_cli("check", "--impl", typed, "--examples", 1, "--report", tmp_path / typed) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert f"unknown implementation '{typed}' (did you mean '{meant}'?)" in line, line
+        assert not (tmp_path / typed).exists()  # refused before anything was made
+    # a name close to nothing is not given a guess
+    assert run_cli("check", "--impl", "bleurt", "--examples", 1, "--report", tmp_path / "b") == 2
+    assert "did you mean" not in _one_line(capsys.readouterr().err)
