@@ -1,5 +1,5 @@
 """Reading YAML documents the project trusts no further than their text: the safe loader (no code),
-and no aliases (an alias bomb of a few hundred bytes expands to gigabytes), no nesting deeper than
+no key given twice in a mapping (YAML keeps the last, silently), and no aliases (an alias bomb of a few hundred bytes expands to gigabytes), no nesting deeper than
 `MAX_DEPTH`. Errors name the file and line.
 
 libyaml's loader (`yaml.CSafeLoader`) is used where PyYAML has it: it reads the project's documents
@@ -38,6 +38,14 @@ class UnsafeYamlError(BleuValueError):
         self.problem, self.line = problem, line
 
 
+class DuplicateKeyError(BleuValueError):
+    """A YAML mapping gives one key twice; the message names the file, the line and the first one's line."""
+
+    def __init__(self, key, *, first_line, name, line):
+        super().__init__(f"{name}:{line}: duplicate key `{key}` (first at line {first_line}): give each key once")
+        self.line = line
+
+
 def refuse_unsafe(text, *, name="<yaml>"):
     """Raise UnsafeYamlError at the first alias or the first collection nested deeper than MAX_DEPTH
     in `text`, reading parser events only (nothing is composed or expanded); a YAML syntax error
@@ -70,6 +78,21 @@ class StrictSafeLoader(BaseSafeLoader):
     def get_single_data(self):
         refuse_unsafe(self._text, name=self.source_name)
         return super().get_single_data()
+
+    def construct_mapping(self, node, deep=False):
+        """A mapping whose keys are each given once: YAML reads a repeated key as its last value, silently (a
+        baseline's reviewed `reason:` lost to a second one below it), so a repeated key is refused with its line."""
+        if isinstance(node, yaml.MappingNode):
+            first_lines: dict[object, int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = self.construct_object(key_node)
+                if key in first_lines:
+                    raise DuplicateKeyError(key, first_line=first_lines[key], name=self.source_name,
+                                            line=key_node.start_mark.line + 1)
+                first_lines[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
 
 
 def _construct_int(loader: StrictSafeLoader, node: yaml.ScalarNode) -> int:

@@ -25,3 +25,19 @@ def test_a_misspelt_implementation_name_suggests_the_close_one(tmp_path, capsys)
     # a name close to nothing is not given a guess
     assert run_cli("check", "--impl", "bleurt", "--examples", 1, "--report", tmp_path / "b") == 2
     assert "did you mean" not in _one_line(capsys.readouterr().err)
+
+
+def test_a_duplicate_key_in_a_baseline_is_refused_naming_its_line(tmp_path, capsys):
+    """A baseline with `profile:` twice, or an entry with two `reason:` keys, was read as its last value, silently:
+    the first gave a refusal blaming another profile, the second dropped a reviewed reason."""
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("implementation: {name: oracle}\nprofile: papineni\nprofile: nltk\nentries: []\n")
+    reasons = tmp_path / "reasons.yaml"
+    reasons.write_text("entries:\n- id: cause:x\n  outcome: fail\n  reason: reviewed by me\n  reason: TODO\n")
+    for baseline, key, line in ((twice, "profile", 3), (reasons, "reason", 5)):
+        report = tmp_path / f"report-{key}"
+        assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--baseline", baseline,
+                       "--report", report) == 2
+        said = _one_line(capsys.readouterr().err)
+        assert f"{baseline}:{line}: duplicate key `{key}`" in said, said
+        assert not report.exists()  # refused before the run
