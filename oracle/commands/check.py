@@ -398,8 +398,6 @@ def run(args: argparse.Namespace) -> int:
         open_root()  # (a directory holding other data is refused before anything runs, not after the cases)
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
-    if cases_note and not args.quiet and not args.replay:
-        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # a shard's baseline entries for other shards' cases are not stale: the merge says which are
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay and not part)
     total = _count_work(args, cases, replay)
@@ -418,6 +416,8 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
+    if cases_note and not args.quiet and not args.replay:  # (after every refusal: a usage error is one line)
+        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),
                     badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():

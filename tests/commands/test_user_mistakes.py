@@ -41,3 +41,13 @@ def test_a_duplicate_key_in_a_baseline_is_refused_naming_its_line(tmp_path, caps
         said = _one_line(capsys.readouterr().err)
         assert f"{baseline}:{line}: duplicate key `{key}`" in said, said
         assert not report.exists()  # refused before the run
+
+
+def test_a_refused_report_path_is_one_line_with_no_cases_too(tmp_path, capsys):
+    """With --no-cases, check printed its note "no cases (--no-cases)" before the report path was checked: a
+    refusal was two lines on stderr."""
+    in_the_way = tmp_path / "report"
+    in_the_way.write_text("a file of mine\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", in_the_way) == 2
+    assert "a file is in the way" in _one_line(capsys.readouterr().err)
+    assert in_the_way.read_text() == "a file of mine\n"
