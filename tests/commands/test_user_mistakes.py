@@ -43,6 +43,27 @@ def test_a_duplicate_key_in_a_baseline_is_refused_naming_its_line(tmp_path, caps
         assert not report.exists()  # refused before the run
 
 
+def test_report_force_never_overwrites_a_file_of_the_users(tmp_path, capsys):
+    """`--report-force` promises the report's files are put beside the user's, "nothing else in DIR is touched";
+    a summary.md of the user's there was replaced by the run's, silently."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "summary.md").write_text("my summary of last week\n")
+    (mine / "todo.txt").write_text("ask about BP\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", mine,
+                   "--report-force") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "summary.md" in said and "--report-force" in said and f"--report {mine}" in said, said
+    assert (mine / "summary.md").read_text() == "my summary of last week\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["summary.md", "todo.txt"]  # refused before the run
+    # beside files of other names, --report-force writes the report and leaves them as they were
+    (mine / "summary.md").rename(mine / "my-summary.md")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", mine, "--report-force",
+                   "-q") == 0
+    assert (mine / "my-summary.md").read_text() == "my summary of last week\n"
+    assert (mine / "todo.txt").read_text() == "ask about BP\n" and (mine / "summary.md").is_file()
+
+
 def test_a_refused_report_path_is_one_line_with_no_cases_too(tmp_path, capsys):
     """With --no-cases, check printed its note "no cases (--no-cases)" before the report path was checked: a
     refusal was two lines on stderr."""
