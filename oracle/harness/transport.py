@@ -66,6 +66,9 @@ from .replies import Reply
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
 STDERR_LIMIT = 64 * 1024
+#: How long the output of a process found gone before the start request is waited for (seconds): its pipe is
+#: closed, so the reader meets the end of it at once; this only bounds a reader thread still being scheduled.
+GONE_OUTPUT_WAIT = 1.0
 #: The longest stdout line read from an implementation (bytes); a longer one is a protocol error.
 DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
 #: How much of a raw line or a reply's message a record keeps (characters).
@@ -469,11 +472,13 @@ class ImplementationProcess:
         return handshake
 
     def _handshake(self) -> Handshake:
-        if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
-            raise HandshakeError(f"the process exited before the handshake ({self._exit_status()})")
-        item = self._get(self.timeout)[1]
-        if item is None:
-            raise HandshakeError(f"no handshake within {self.timeout:g} s")
+        sent = self._send({"cmd": "start", "protocol": PROTOCOL_VERSION})
+        # A process gone before the start request (`cat FILE`, a script printing its usage) may have printed a line:
+        # it is judged as the handshake, so the error shows what came instead of one.
+        item = self._get(self.timeout if sent else GONE_OUTPUT_WAIT)[1]
+        if item is None or (item is _EOF and not sent):
+            raise HandshakeError(f"no handshake within {self.timeout:g} s" if sent else
+                                 f"the process exited before the handshake ({self._exit_status()})")
         if item is _EOF:
             raise HandshakeError(f"the process exited without a handshake ({self._exit_status()})")
         try:

@@ -72,3 +72,26 @@ def test_a_refused_report_path_is_one_line_with_no_cases_too(tmp_path, capsys):
     assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", in_the_way) == 2
     assert "a file is in the way" in _one_line(capsys.readouterr().err)
     assert in_the_way.read_text() == "a file of mine\n"
+
+
+def test_a_command_that_prints_and_exits_before_the_handshake_is_shown_with_what_it_printed(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """`--command "cat FILE"` (or a script printing its usage and exiting at once) was "the process exited before
+    the handshake (exit status 0)": what it printed was dropped when the start request found its stdin closed. The
+    race is made certain here: the request is sent only once the process has exited."""
+    import sys
+
+    from oracle.harness.transport import ImplementationProcess
+
+    send = ImplementationProcess._send
+
+    def send_after_exit(self, obj, line=None):
+        if obj.get("cmd") == "start":
+            self._proc.wait(timeout=30)
+        return send(self, obj, line)
+
+    monkeypatch.setattr(ImplementationProcess, "_send", send_after_exit)
+    command = f"{sys.executable} -c 'import sys; sys.stdin.close(); print(\"usage: my_bleu.py HYP REF\")'"
+    assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
+    said = capsys.readouterr().err.strip().splitlines()[0]
+    assert "could not be driven" in said and "usage: my_bleu.py HYP REF" in said, said
