@@ -430,12 +430,20 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+#: An exit code above this is 128 + the number of the signal that stopped the run (the shell's convention).
+SIGNAL_EXIT_BASE = 128
+
+
 def _update_command(report_dir, baseline):
     return f"`bleu-oracle baseline update --from {shlex.quote(str(report_dir))} --baseline {shlex.quote(baseline)}`"
 
 
 def _next_step(args, code, report_dir, tracker):
     """The one line that says what to do after this run."""
+    if code > SIGNAL_EXIT_BASE:  # 128 + the signal's number: ^C (130) or SIGTERM (143) stopped the run
+        return (f"next: the run was interrupted (exit {code}): {report_dir / 'summary.md'} holds what was judged "
+                "before the stop; run the same command again for the whole run (a baseline written from this one "
+                "would miss what it never got to, and `baseline update` refuses it)")
     if args.shard is not None and not args.shard.whole:
         return (f"next: this is shard {args.shard} (its exit code speaks for its share only); the run's report and "
                 f"gate: `bleu-oracle merge DIR_1 ... DIR_{args.shard.count} --report OUT`, one report directory per "

@@ -95,3 +95,31 @@ def test_a_command_that_prints_and_exits_before_the_handshake_is_shown_with_what
     assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
     said = capsys.readouterr().err.strip().splitlines()[0]
     assert "could not be driven" in said and "usage: my_bleu.py HYP REF" in said, said
+
+
+def test_an_interrupted_check_says_so_in_its_next_step(tmp_path):
+    """^C in the middle of `check`: the report was whole and the exit code 130, but the last line said "next: run
+    this in CI ..." (or, with deviations, to write a baseline from the cut run), as after a finished run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from fakes.harness import fake
+
+    report = tmp_path / "report"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", fake("hang_seq2"), "--no-cases",
+                            "--examples", "5", "--timeout", "60", "--report", str(report)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(report.glob(".bleu-oracle-partial.*/results.jsonl")):
+        time.sleep(0.1)
+    time.sleep(1.5)  # the first request answered, the second hanging
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    following = [line for line in out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1 and "interrupted" in following[0], out
+    assert "run this in CI" not in following[0] and "baseline write" not in following[0], following
