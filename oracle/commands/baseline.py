@@ -144,6 +144,9 @@ def _read(source):
     try:
         return read_results(source)
     except FileNotFoundError as exc:
+        if not Path(source).exists():
+            raise BleuValueError(f"`--from {source}`: no such file or directory (give a `check` run's report "
+                                 "directory or its results.jsonl)") from None
         raise BleuValueError(f"cannot read {source}: no {Path(exc.filename or source).name} there (give "
                              "a `check` run's report directory or its results.jsonl)") from None
     except OSError as exc:

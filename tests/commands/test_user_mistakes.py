@@ -123,3 +123,13 @@ def test_an_interrupted_check_says_so_in_its_next_step(tmp_path):
     following = [line for line in out.splitlines() if line.startswith("next:")]
     assert len(following) == 1 and "interrupted" in following[0], out
     assert "run this in CI" not in following[0] and "baseline write" not in following[0], following
+
+
+def test_baseline_write_from_a_path_that_does_not_exist_says_so(tmp_path, capsys, monkeypatch):
+    """`baseline write --from bleu-oracle-reprot` (a typo) said "cannot read bleu-oracle-reprot: no
+    bleu-oracle-reprot there", naming the missing path as if it were a file expected inside itself."""
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("baseline", "write", "--from", "bleu-oracle-reprot", "--out", "baseline.yaml") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--from bleu-oracle-reprot`: no such file or directory" in said, said
+    assert "report directory" in said and not (tmp_path / "baseline.yaml").exists()
