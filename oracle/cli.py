@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from typing import TextIO
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
 from oracle.commands.common import HelpFormatter, add_verbosity
-from oracle.escaping import shown
+from oracle.escaping import close_name, shown
 from oracle.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.signals import Interrupted
@@ -27,7 +28,20 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # one line, as every usage error: what was wrong, and where the usage is
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (`{self.prog} --help` shows the usage)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {_with_guess(message)} (`{self.prog} --help` shows the usage)\n")
+
+
+#: argparse's refusal of a value outside an argument's choices (Python 3.11's wording).
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+def _with_guess(message: str) -> str:
+    """argparse's message, with "did you mean 'nltk'?" after a misspelt choice (`--profile nlkt`)."""
+    refused = _INVALID_CHOICE.search(message)
+    if refused is None:
+        return message
+    meant = close_name(refused["typed"], re.findall(r"'([^']*)'", refused["choices"]))
+    return message if meant is None else f"{message}; did you mean {meant!r}?"
 
 
 def build_parser(verbs=VERBS, *, only=None):

@@ -29,7 +29,6 @@ and the test that goes with it.
 from __future__ import annotations
 
 import ast
-import difflib
 import importlib
 import pkgutil
 import re
@@ -39,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from oracle.escaping import close_name
 from oracle.formulas.errors import BleuValueError
 
 from .drivers import libraries
@@ -68,21 +68,9 @@ class UnknownImplementation(BleuValueError):
         shown = ", ".join(repr(name) for name in self.unknown)
         plural = "s" if len(self.unknown) != 1 else ""
         own = " (or MODULE:CLASS, an adapter of your own)" if own_class else ""
-        guesses = [guess for guess in map(_close_name, self.unknown) if guess is not None]
+        guesses = [guess for guess in (close_name(name, names()) for name in self.unknown) if guess is not None]
         meant = f" (did you mean {', '.join(repr(guess) for guess in guesses)}?)" if guesses else ""
         super().__init__(f"unknown implementation{plural} {shown}{meant}; known: {', '.join(names())}{own}")
-
-
-#: How alike a typed name and a registered one must be (difflib's ratio) to be offered as the one meant: `nlkt`
-#: (two letters swapped) is 0.75 from `nltk`; `bleurt`, another metric, 0.67 from `bleuscore` and offered nothing.
-CLOSE_NAME_RATIO = 0.75
-
-
-def _close_name(typed: str) -> str | None:
-    """The registered name `typed` most likely misspells (case ignored), or None when none is close."""
-    known = {name.lower(): name for name in names()}
-    close = difflib.get_close_matches(typed.lower(), list(known), n=1, cutoff=CLOSE_NAME_RATIO)
-    return known[close[0]] if close else None
 
 
 @dataclass(frozen=True)

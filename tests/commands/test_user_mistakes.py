@@ -133,3 +133,13 @@ def test_baseline_write_from_a_path_that_does_not_exist_says_so(tmp_path, capsys
     said = _one_line(capsys.readouterr().err)
     assert "`--from bleu-oracle-reprot`: no such file or directory" in said, said
     assert "report directory" in said and not (tmp_path / "baseline.yaml").exists()
+
+
+def test_a_misspelt_choice_suggests_the_close_one(tmp_path, capsys):
+    """`check --impl nltk --profile nlkt`: argparse's "invalid choice" listed the nine profiles without saying which
+    was meant (as a misspelt --impl now does)."""
+    assert run_cli("check", "--impl", "nltk", "--profile", "nlkt", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "argument --profile: invalid choice: 'nlkt'" in said and "did you mean 'nltk'?" in said, said
+    assert run_cli("check", "--impl", "nltk", "--profile", "bleurt", "--report", tmp_path / "r") == 2
+    assert "did you mean" not in _one_line(capsys.readouterr().err)
