@@ -76,6 +76,14 @@ Documented cases (--cases-as):
   causes   (default) listed under their root cause's entry (one reason per bug);
            a case without an explained root cause by its id
   ids      every case an entry of its own (one reason per case)
+
+Exit codes: 0 written or updated (or nothing to update), 2 a usage or input
+error, or a refused update (one line on stderr; the file untouched), 4 an
+internal error (a bug in bleu-oracle).
+
+Examples:
+  bleu-oracle baseline write --from bleu-oracle-report --out baseline.yaml
+  bleu-oracle baseline update --from bleu-oracle-report --baseline baseline.yaml
 """
 
 UPDATE_HELP = """Keep a baseline to what a later run observes (a prune, and the additions `write` makes):

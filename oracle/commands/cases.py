@@ -40,7 +40,7 @@ through the oracle under each of them.
 --cases FILE reads one case file of your own.
 
 Exit codes: 0 all cases pass (or listed), 1 some case fails, 2 a case file is
-malformed or the directory is missing.
+malformed or the directory is missing, 4 an internal error (a bug in bleu-oracle).
 
 Examples:
   bleu-oracle cases list

@@ -196,7 +196,9 @@ nothing to judge exits 0, and the merge refuses a run that judged nothing.
 
 Exit codes: 0 conforming (baseline applied), 1 deviations found, 2 usage or
 configuration error, 3 the implementation could not be driven (would not
-start, no or invalid handshake, another protocol version).
+start, no or invalid handshake, another protocol version), 4 an internal error
+(a bug in bleu-oracle, never a verdict), 130 / 143 interrupted by ^C / SIGTERM
+(the report holds what was judged before the stop).
 
 Examples:
   bleu-oracle check --impl oracle --profile papineni --examples 200

@@ -46,6 +46,10 @@ note under the signature gives the number the library as shipped prints and
 the reading that reproduces it (--json: `as_shipped`; each such reading is one
 more pass over the files).
 
+Exit codes: 0 scored, 2 a usage or input error (a file missing or unreadable,
+not UTF-8, files of different line counts; one line on stderr), 4 an internal
+error (a bug in bleu-oracle).
+
 Examples:
   bleu-oracle score --hyp out.txt --ref ref.txt
   bleu-oracle score --hyp out.txt --ref ref1.txt --ref ref2.txt --profile nltk --json

@@ -41,7 +41,7 @@ Examples:
   bleu-oracle serve --list
 
 Exit codes: 0 after stop or end of input, 2 usage error, 3 the implementation
-cannot be loaded (its library is missing).
+cannot be loaded (its library is missing), 4 an internal error (a bug in bleu-oracle).
 """
 
 
