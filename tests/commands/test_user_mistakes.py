@@ -166,3 +166,25 @@ def test_every_verbs_help_states_its_exit_codes_and_gives_an_example(capsys):
         if missing:
             lacking[verb] = missing
     assert lacking == {}
+
+
+def test_standard_input_closed_is_one_line_never_an_internal_error(tmp_path):
+    """`score --hyp - ... <&-` (a CI step, a cron job, with no standard input at all) was "internal error:
+    AttributeError: 'NoneType' object has no attribute 'buffer'", exit 4; `serve` likewise, for a closed stdin or
+    stdout."""
+    import os
+    import subprocess
+    import sys
+
+    reference = tmp_path / "ref.txt"
+    reference.write_text("the cat sat\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for argv, closed in ((["score", "--hyp", "-", "--ref", str(reference)], "<&-"),
+                         (["serve", "--impl", "oracle"], "<&-"),
+                         (["serve", "--impl", "oracle"], ">&-")):
+        done = subprocess.run(["sh", "-c", f'exec "$@" {closed}', "sh", sys.executable, "-m", "oracle", *argv],
+                              capture_output=True, text=True, env=env, timeout=120, input=None if "<" in closed
+                              else '{"cmd": "start", "protocol": 1}\n')
+        assert done.returncode == 2, (argv, closed, done.stderr)
+        line = _one_line(done.stderr)
+        assert "internal error" not in line and ("standard input" in line or "standard output" in line), line
