@@ -41,7 +41,9 @@ comments stay as written, the run's deviations no entry matches are appended
 (reason TODO; a case whose cause already has a reviewed entry gets an entry of
 its own, for review), and the entries this run did not observe are listed on
 stderr (kept). A YAML list of entries that cannot be added to (flow style) is
-refused unless --force (rewrites it: entries and reasons kept, comments lost).
+refused unless --force (rewrites it: entries and reasons kept, comments lost),
+and so is a baseline whose header names another implementation or profile than
+the run's (exit 2, the file untouched).
 
 update (a prune): the baseline kept to what a later run observes. An entry that
 still matches a deviation of the run stays as written, reviewed reason and all;

@@ -188,3 +188,21 @@ def test_standard_input_closed_is_one_line_never_an_internal_error(tmp_path):
         assert done.returncode == 2, (argv, closed, done.stderr)
         line = _one_line(done.stderr)
         assert "internal error" not in line and ("standard input" in line or "standard output" in line), line
+
+
+def test_baseline_write_onto_another_implementations_baseline_is_refused(tmp_path, capsys):
+    """`baseline write --from RUN --out baselines/sacrebleu.yaml` from a run of another implementation added that
+    run's deviations to sacrebleu's baseline, silently (`check` and `baseline update` refuse such a pairing)."""
+    from fakes.harness import fake
+
+    report = tmp_path / "run"
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 5, "--report",
+                   report, "-q") == 1
+    theirs = tmp_path / "sacrebleu.yaml"
+    theirs.write_text("implementation: {name: sacrebleu}\nprofile: sacrebleu\nentries:\n"
+                      "- id: cause:13a-line-stripped-first\n  outcome: fail\n  reason: reviewed upstream\n")
+    before = theirs.read_text()
+    assert run_cli("baseline", "write", "--from", report, "--out", theirs) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "implementation 'sacrebleu'" in said and str(theirs) in said, said
+    assert theirs.read_text() == before
