@@ -206,3 +206,21 @@ def test_baseline_write_onto_another_implementations_baseline_is_refused(tmp_pat
     said = _one_line(capsys.readouterr().err)
     assert "implementation 'sacrebleu'" in said and str(theirs) in said, said
     assert theirs.read_text() == before
+
+
+def test_doctor_says_once_why_an_effect_was_not_measured(tmp_path, capsys):
+    """Past four findings of a kind, doctor's effect line read "not measured (not measured: the first 4 findings of
+    this kind are (each fix re-scores every file))": the reason repeated its own prefix and ended mid-sentence."""
+    from oracle.cli import main
+
+    separators = "\x0b\x0c\x1c\x1d\x1e\x85\u2028"  # seven characters str.splitlines() ends a line at: 7 findings
+    hypothesis, reference = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hypothesis.write_text("".join(f"the cat{s}sat on the mat\n" for s in separators), encoding="utf-8")
+    reference.write_text("the cat sat on the mat\n" * len(separators), encoding="utf-8")
+    main(["doctor", "--hyp", hypothesis, "--ref", reference, "--fail-on", "never"])
+    effects = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("effect:")]
+    unmeasured = [line for line in effects if "not measured" in line]
+    assert len(effects) == len(separators) and len(unmeasured) == len(separators) - 4, effects
+    for line in unmeasured:
+        assert line.count("not measured") == 1 and line.count("(") == line.count(")"), line
+        assert "only the first 4 findings of each kind are measured" in line, line
