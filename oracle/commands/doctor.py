@@ -89,6 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
         raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
+    _refuse_files_without_lines([("--hyp", args.hyp), *(("--ref", ref) for ref in args.ref)])
     report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature,
                             fail_on=args.fail_on)
     payload = json_shown(report.model_dump_json(by_alias=True, indent=1))  # (the same JSON, no raw control)
@@ -105,4 +106,11 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
-
+def _refuse_files_without_lines(given: list[tuple[str, str]]) -> None:
+    """Files that are all empty (outputs not written yet, wrong paths' empty files) are a usage error, as `score` says
+    of them: there is nothing to diagnose, where the lint said "no problem found" and exited 0. One empty file beside
+    files with lines is the lint's (line counts that differ). Only sizes are looked at: what a file holds,
+    undecodable bytes included, is the diagnosis's to read (and a missing one's error its to give)."""
+    if all(Path(path).is_file() and Path(path).stat().st_size == 0 for _, path in given):
+        option, path = given[0]
+        raise BleuValueError(f"`{option} {path}` holds no line, nor does any --ref: nothing to diagnose")

@@ -224,3 +224,20 @@ def test_doctor_says_once_why_an_effect_was_not_measured(tmp_path, capsys):
     for line in unmeasured:
         assert line.count("not measured") == 1 and line.count("(") == line.count(")"), line
         assert "only the first 4 findings of each kind are measured" in line, line
+
+
+def test_doctor_on_files_with_no_line_is_a_usage_error_as_score_says(tmp_path, capsys):
+    """`doctor --hyp empty.txt --ref empty.txt` (outputs not written yet) said "Layout: no problem found" and exited
+    0. `score` on the same files exits 2: "holds no line". (One empty file beside one with lines stays the lint's
+    line-count finding, exit 1: tests/doctor/test_doctor.py::test_files_with_nothing_to_score_still_give_a_valid_report.)"""
+    from oracle.cli import main
+
+    empty, also_empty = tmp_path / "empty.txt", tmp_path / "also-empty.txt"
+    empty.write_text("")
+    also_empty.write_text("")
+    for more in ([], ["--number", "26.65"], ["--json"]):
+        assert main(["doctor", "--hyp", empty, "--ref", empty, "--ref", also_empty, *more]) == 2, more
+        captured = capsys.readouterr()
+        assert f"`--hyp {empty}` holds no line, nor does any --ref: nothing to diagnose" in _one_line(captured.err)
+        assert captured.out == ""
+
