@@ -241,3 +241,15 @@ def test_doctor_on_files_with_no_line_is_a_usage_error_as_score_says(tmp_path, c
         assert f"`--hyp {empty}` holds no line, nor does any --ref: nothing to diagnose" in _one_line(captured.err)
         assert captured.out == ""
 
+
+def test_doctor_does_not_promise_nearest_readings_it_has_none_of(tmp_path, capsys):
+    """An empty --hyp beside a reference with lines (the lint's line-count finding, exit 1): the number's line ended
+    "no documented reading reproduces it. Nearest:" with nothing under it."""
+    from oracle.cli import main
+
+    empty, reference = tmp_path / "empty.txt", tmp_path / "ref.txt"
+    empty.write_text("")
+    reference.write_text("the cat sat\n")
+    assert main(["doctor", "--hyp", empty, "--ref", reference, "--number", "26.65"]) == 1
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Number 26.65"))
+    assert line.endswith("no documented reading reproduces it."), line
