@@ -184,8 +184,8 @@ adds the run's new deviations for review.
 
 Reproduction: --replay FILE_OR_JSON re-runs just the given inputs (a replay
 object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
-them, a JSONL file of them, or a results.jsonl whose deviations are re-run)
-against the oracle; its report goes to ./bleu-oracle-replay unless --report.
+them, a JSONL file of them, or a results.jsonl, or its report directory, whose
+deviations are re-run) against the oracle; its report goes to ./bleu-oracle-replay unless --report.
 
 Sharding: --shard K/N runs shard K of N of this run on one machine (the
 selected cases dealt round-robin by position, random examples by blocks of
@@ -286,8 +286,18 @@ def load_replay(text):
 
 
 def _replay_items(text):
-    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines), else `text` as JSON."""
+    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines; a report directory's
+    results.jsonl), else `text` as JSON."""
     path = Path(text)
+    try:
+        directory = path.is_dir()
+    except OSError:  # (inline JSON longer than a file name may be)
+        directory = False
+    if directory:  # (a report directory, as `baseline write --from` takes one)
+        if not (path / RESULTS_FILE).is_file():
+            raise BleuValueError(f"`--replay {path}` is a directory without a {RESULTS_FILE}: give a report "
+                                 "directory, a file of inputs, or inline JSON")
+        path = path / RESULTS_FILE
     source = None
     try:
         if path.is_file():
@@ -297,6 +307,8 @@ def _replay_items(text):
     except OSError:
         source = None
     if source is None:
+        if not text.lstrip().startswith(("{", "[")):  # a path, not JSON: an input is an object or a list
+            raise BleuValueError(f"`--replay {text}`: no such file (nor inline JSON, which starts with {{ or [)")
         try:
             data = json_value(text)
         except ValueError as exc:

@@ -253,3 +253,26 @@ def test_doctor_does_not_promise_nearest_readings_it_has_none_of(tmp_path, capsy
     assert main(["doctor", "--hyp", empty, "--ref", reference, "--number", "26.65"]) == 1
     line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Number 26.65"))
     assert line.endswith("no documented reading reproduces it."), line
+
+
+def test_replay_of_a_report_directory_or_a_missing_file(tmp_path, capsys):
+    """`check --replay bleu-oracle-report` (the directory, as `baseline write --from` takes it) and `--replay
+    found.jsonl` (a typo) both said "`--replay` is neither a file nor JSON (Expecting value: line 1 column 1 (char
+    0))": a JSON parser's complaint about a path. The directory is now read as its results.jsonl; a missing file is
+    named as missing."""
+    from fakes.harness import fake
+
+    report = tmp_path / "run"
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 5, "--report",
+                   report, "-q") == 1
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--replay", report, "--report",
+                   tmp_path / "again", "-q") == 1
+    assert (tmp_path / "again" / "results.jsonl").is_file()
+    capsys.readouterr()
+    assert run_cli("check", "--impl", "oracle", "--replay", tmp_path / "found.jsonl", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--replay {tmp_path / 'found.jsonl'}`: no such file" in said and "Expecting value" not in said, said
+    (tmp_path / "empty-dir").mkdir()
+    assert run_cli("check", "--impl", "oracle", "--replay", tmp_path / "empty-dir", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "a directory without a results.jsonl" in said, said
