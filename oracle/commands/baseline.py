@@ -166,6 +166,8 @@ def _read(source):
 
 
 def run_write(args):
+    if Path(args.out).is_dir():
+        raise BleuValueError(f"`--out {args.out}`: a directory is in the way (a baseline is a file)")
     results = _read(args.source)
     written = write_baseline(results, args.out, examples_as=args.examples_as, cases_as=args.cases_as,
                              force=args.force)

@@ -276,3 +276,26 @@ def test_replay_of_a_report_directory_or_a_missing_file(tmp_path, capsys):
     assert run_cli("check", "--impl", "oracle", "--replay", tmp_path / "empty-dir", "--report", tmp_path / "r") == 2
     said = _one_line(capsys.readouterr().err)
     assert "a directory without a results.jsonl" in said, said
+
+
+def test_an_output_directory_given_as_a_file_or_the_reverse_says_which_is_in_the_way(tmp_path, capsys):
+    """`cases export --out notes.txt` (a file) said "cannot write notes.txt/papineni.json (File exists)"; `baseline
+    write --out reports/` (a directory) said "cannot read baseline reports (Is a directory)", as if it were read."""
+    from oracle.cli import main
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    assert main(["cases", "export", "--profile", "papineni", "--out", notes]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--out {notes}`: a file is in the way" in said, said
+    assert notes.read_text() == "mine\n"
+    results = tmp_path / "run"
+    from fakes.harness import fake
+
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 3, "--report",
+                   results, "-q") == 1
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    assert main(["baseline", "write", "--from", results, "--out", folder]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--out {folder}`: a directory is in the way" in said, said
