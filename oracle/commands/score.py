@@ -83,7 +83,13 @@ def register(subparsers):
 def run(args):
     overrides = {"tokenizer": args.tokenize} if args.tokenize else {}
     options = resolve_options(profile=args.profile, lowercase=args.lowercase, **overrides)
-    weights = parse_weights(check_weight_count(args.weights), default_max_order=options.default_max_order)
+    try:
+        weights = parse_weights(check_weight_count(args.weights), default_max_order=options.default_max_order)
+    except BleuValueError as exc:  # (the formulas name their argument `weights`: the user typed --weights)
+        given = " ".join(args.weights)
+        spaced = " ".join(given.replace(",", " ").split())
+        hint = f"; the weights are separate arguments: --weights {spaced}" if "," in given else ""
+        raise BleuValueError(f"`--weights {given}`: {exc}{hint}") from None
     smoothing = args.smoothing or options.smoothing
     orders = bleu.counting_orders(weights, smoothing)
     out = sys.stdout

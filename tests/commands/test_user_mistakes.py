@@ -299,3 +299,18 @@ def test_an_output_directory_given_as_a_file_or_the_reverse_says_which_is_in_the
     assert main(["baseline", "write", "--from", results, "--out", folder]) == 2
     said = _one_line(capsys.readouterr().err)
     assert f"`--out {folder}`: a directory is in the way" in said, said
+
+
+def test_a_bad_weight_names_the_option_and_a_comma_list_is_told_apart(tmp_path, capsys):
+    """`score --weights 0.5,0.5` (sacrebleu's and the signature's spelling) said "`weights` must be a finite number
+    (got '0.5,0.5')": not the option's name, and not that the weights are separate arguments."""
+    from oracle.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\n")
+    assert main(["score", "--hyp", text, "--ref", text, "--weights", "0.5,0.5"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--weights 0.5,0.5`" in said and "--weights 0.5 0.5" in said, said
+    assert main(["score", "--hyp", text, "--ref", text, "--weights", "0.5", "abc"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--weights 0.5 abc`" in said and "'abc'" in said, said
