@@ -117,6 +117,19 @@ def load_yaml(text, *, name="<yaml>"):
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
-        raise BleuValueError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        problem = getattr(exc, "problem", None) or exc
+        if mark is not None and _indented_with_a_tab(text, mark.line) and "tab" not in str(problem):
+            problem = f"{problem}: a tab in the indentation; YAML indents with spaces only"
+        raise BleuValueError(f"{where}: not valid YAML ({problem})") from None
     finally:
         loader.dispose()
+
+
+def _indented_with_a_tab(text: str, line: int) -> bool:
+    """Line `line` (0-based) of `text` has a tab among its leading whitespace (PyYAML's error there speaks of a
+    "character that cannot start any token")."""
+    lines = text.split("\n")
+    if not 0 <= line < len(lines):
+        return False
+    content = lines[line]
+    return "\t" in content[:len(content) - len(content.lstrip(" \t"))]

@@ -314,3 +314,14 @@ def test_a_bad_weight_names_the_option_and_a_comma_list_is_told_apart(tmp_path, 
     assert main(["score", "--hyp", text, "--ref", text, "--weights", "0.5", "abc"]) == 2
     said = _one_line(capsys.readouterr().err)
     assert "`--weights 0.5 abc`" in said and "'abc'" in said, said
+
+
+def test_a_tab_in_a_baseline_is_named_as_a_tab(tmp_path, capsys):
+    """A baseline indented with a tab (an editor's default) was "not valid YAML (found character that cannot start
+    any token)": PyYAML's words, which never say the character is a tab."""
+    tabbed = tmp_path / "tabbed.yaml"
+    tabbed.write_text("implementation:\n\tname: oracle\nentries: []\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--baseline", tabbed,
+                   "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"{tabbed}:2:" in said and "a tab" in said and "spaces" in said, said
