@@ -430,7 +430,7 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
-    if cases_note and not args.quiet and not args.replay:  # (after every refusal: a usage error is one line)
+    if cases_note and total and not args.quiet and not args.replay:  # (after every refusal: an error is one line)
         print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),

@@ -325,3 +325,12 @@ def test_a_tab_in_a_baseline_is_named_as_a_tab(tmp_path, capsys):
                    "--report", tmp_path / "r") == 2
     said = _one_line(capsys.readouterr().err)
     assert f"{tabbed}:2:" in said and "a tab" in said and "spaces" in said, said
+
+
+def test_a_selection_of_nothing_is_refused_in_one_line(tmp_path, capsys):
+    """`check --no-cases --examples 0` printed its note "no cases (--no-cases)", then the refusal: two lines on
+    stderr. (The report it leaves, saying why the gate failed, is tests/commands/test_no_accidental_green.py's.)"""
+    report = tmp_path / "r"
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 0, "--report", report) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "nothing was judged" in said and "--allow-empty" in said, said
