@@ -166,6 +166,10 @@ def test_every_verbs_help_states_its_exit_codes_and_gives_an_example(capsys):
         if missing:
             lacking[verb] = missing
     assert lacking == {}
+    with pytest.raises(SystemExit):  # and `bleu-oracle --help`, the first page a user reads, shows where to start
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "Examples:" in top and "bleu-oracle check --command" in top and "bleu-oracle doctor --hyp" in top, top
 
 
 def test_standard_input_closed_is_one_line_never_an_internal_error(tmp_path):
