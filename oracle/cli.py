@@ -54,9 +54,9 @@ def build_parser(verbs=VERBS, *, only=None):
         "3 the implementation could not be driven, 4 an internal error (a bug in bleu-oracle; "
         "BLEU_ORACLE_TRACEBACK=1 shows its traceback). `bleu-oracle VERB --help` documents each verb.\n\n"
         "Examples:\n"
-        "  bleu-oracle check --command \"node examples/node-bleu/bleu.js\"  # your BLEU, speaking PROTOCOL.md\n"
-        "  bleu-oracle check --impl nltk                                # a built-in one (serve --list)\n"
-        "  bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65 # why this number on these files\n"
+        "  bleu-oracle check --command \"node examples/node-bleu/bleu.js\"   # your BLEU, speaking PROTOCOL.md\n"
+        "  bleu-oracle check --impl nltk                                 # a built-in one (serve --list)\n"
+        "  bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65  # why this number on these files\n"
         "  bleu-oracle score --hyp out.txt --ref ref.txt --profile sacrebleu",
     )
     parser.add_argument("--version", action="version", version=f"bleu-oracle {__version__}")
