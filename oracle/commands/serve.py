@@ -75,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     except (AdapterUnavailable, ImportError) as exc:
         print(f"bleu-oracle serve: cannot load implementation {args.impl!r}: {exc}", file=sys.stderr)
         return EXIT_UNDRIVABLE
-    for stream, name, what in ((sys.stdin, "input", "reads its requests"), (sys.stdout, "output", "writes its replies")):
+    for stream, name, what in ((sys.stdin, "input", "reads its requests"),
+                               (sys.stdout, "output", "writes its replies")):
         if stream is None:  # (started with that descriptor closed)
             raise BleuValueError(f"standard {name} is closed: `serve` {what} there (`bleu-oracle check --impl "
                                  f"{args.impl}` runs it with both)")

@@ -11,8 +11,9 @@ last to finish is the report left.
 The path is checked before anything runs: a file in the way, a dangling symlink, a place that cannot be written,
 or a directory that holds other files and is not a previous report (unless `force`; and even then a file of the
 user's named as one the report writes) is a usage error then, never after the run. A file that is not a report's
-is never replaced: `publish` refuses, naming it, and leaves the report staged. A reader of DIR during a run sees the previous report; during the publication (milliseconds) it
-may see some files of each, and the manifest names the new report's files once it is whole.
+is never replaced: `publish` refuses, naming it, and leaves the report staged. A reader of DIR during a run sees
+the previous report; during the publication (milliseconds) it may see some files of each, and the manifest names
+the new report's files once it is whole.
 """
 
 from __future__ import annotations

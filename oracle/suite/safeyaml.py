@@ -1,6 +1,6 @@
 """Reading YAML documents the project trusts no further than their text: the safe loader (no code),
-no key given twice in a mapping (YAML keeps the last, silently), and no aliases (an alias bomb of a few hundred bytes expands to gigabytes), no nesting deeper than
-`MAX_DEPTH`. Errors name the file and line.
+no key given twice in a mapping (YAML keeps the last, silently), and no aliases (an alias bomb of a few
+hundred bytes expands to gigabytes), no nesting deeper than `MAX_DEPTH`. Errors name the file and line.
 
 libyaml's loader (`yaml.CSafeLoader`) is used where PyYAML has it: it reads the project's documents
 about ten times faster than the pure-Python one. Its composer is C and calls back into Python for

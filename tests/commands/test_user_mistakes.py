@@ -17,7 +17,8 @@ def _one_line(err: str) -> str:
 
 def test_a_misspelt_implementation_name_suggests_the_close_one(tmp_path, capsys):
     """`check --impl nlkt` (two letters swapped) listed 36 names and left the user to find `nltk` among them."""
-    for typed, meant in (("nlkt", "nltk"), ("NLTK", "nltk"), ("sacrebleux", "sacrebleu"), ("torchmetric", "torchmetrics")):
+    for typed, meant in (("nlkt", "nltk"), ("NLTK", "nltk"), ("sacrebleux", "sacrebleu"),
+                         ("torchmetric", "torchmetrics")):
         assert run_cli("check", "--impl", typed, "--examples", 1, "--report", tmp_path / typed) == 2
         line = _one_line(capsys.readouterr().err)
         assert f"unknown implementation '{typed}' (did you mean '{meant}'?)" in line, line
@@ -233,7 +234,8 @@ def test_doctor_says_once_why_an_effect_was_not_measured(tmp_path, capsys):
 def test_doctor_on_files_with_no_line_is_a_usage_error_as_score_says(tmp_path, capsys):
     """`doctor --hyp empty.txt --ref empty.txt` (outputs not written yet) said "Layout: no problem found" and exited
     0. `score` on the same files exits 2: "holds no line". (One empty file beside one with lines stays the lint's
-    line-count finding, exit 1: tests/doctor/test_doctor.py::test_files_with_nothing_to_score_still_give_a_valid_report.)"""
+    line-count finding, exit 1: tests/doctor/test_doctor.py,
+    test_files_with_nothing_to_score_still_give_a_valid_report.)"""
     from oracle.cli import main
 
     empty, also_empty = tmp_path / "empty.txt", tmp_path / "also-empty.txt"
