@@ -340,3 +340,30 @@ def test_a_selection_of_nothing_is_refused_in_one_line(tmp_path, capsys):
     assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 0, "--report", report) == 2
     said = _one_line(capsys.readouterr().err)
     assert "nothing was judged" in said and "--allow-empty" in said, said
+
+
+def test_doctor_report_never_overwrites_a_doctor_md_of_the_users(tmp_path, capsys):
+    """`doctor --report notes/` promises "other files there are left alone", but replaced a doctor.md the user had
+    written there, silently. A previous doctor report there is replaced, as before."""
+    from oracle.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\n")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "doctor.md").write_text("what the doctor said last week\n")
+    assert main(["doctor", "--hyp", text, "--ref", text, "--report", notes, "-q"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "doctor.md" in said and f"--report {notes}" in said, said
+    assert (notes / "doctor.md").read_text() == "what the doctor said last week\n"
+    assert not (notes / "doctor.json").exists()
+    fresh = tmp_path / "fresh"
+    for _ in range(2):  # written, then its own report replaced
+        assert main(["doctor", "--hyp", text, "--ref", text, "--report", fresh, "-q"]) == 0
+    assert (fresh / "doctor.md").read_text().startswith("# bleu-oracle doctor")
+    from typing import get_args
+
+    from oracle.commands.doctor import REPORT_SCHEMA
+    from oracle.doctor.model import SchemaVersion
+
+    assert get_args(SchemaVersion) == (REPORT_SCHEMA,)  # what marks a previous report is what doctor writes
