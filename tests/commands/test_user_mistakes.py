@@ -367,3 +367,15 @@ def test_doctor_report_never_overwrites_a_doctor_md_of_the_users(tmp_path, capsy
     from oracle.doctor.model import SchemaVersion
 
     assert get_args(SchemaVersion) == (REPORT_SCHEMA,)  # what marks a previous report is what doctor writes
+
+
+def test_doctor_lists_a_files_findings_once_when_it_is_given_twice(tmp_path, capsys):
+    """`doctor --hyp out.txt --ref out.txt` (one file given as both, a sanity check or a slip) listed each of the
+    file's findings twice, one per role, with the same text."""
+    from oracle.cli import main
+
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(b"the cat sat\r\non the mat\r\n")
+    main(["doctor", "--hyp", crlf, "--ref", crlf, "-q"])
+    out = capsys.readouterr().out
+    assert out.count("CR LF line ends") == 1, out
