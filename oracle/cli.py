@@ -27,8 +27,20 @@ class _Parser(argparse.ArgumentParser):
         kwargs["formatter_class"] = HelpFormatter  # one width, paragraphs kept apart, on every verb
         super().__init__(*args, **kwargs)
 
+    def _get_values(self, action, arg_strings):
+        """An option naming a file or directory given an empty value (`--report "$OUT"`, OUT unset) is refused: read
+        as a path, "" is the current directory."""
+        if _PATH_METAVAR.search(str(action.metavar or "")) and any(not text.strip() for text in arg_strings):
+            raise argparse.ArgumentError(action, "is empty (an unset shell variable?): give a path")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message):  # one line, as every usage error: what was wrong, and where the usage is
         self.exit(EXIT_USAGE, f"{self.prog}: error: {_with_guess(message)} (`{self.prog} --help` shows the usage)\n")
+
+
+#: The metavars of the options and arguments that name a file or a directory (FILE, DIR, DIR|FILE, FILE_OR_JSON,
+#: RESULTS, RUN).
+_PATH_METAVAR = re.compile(r"\b(FILE|DIR|RESULTS|RUN)\b|FILE_OR_JSON")
 
 
 #: argparse's refusal of a value outside an argument's choices (Python 3.11's wording).

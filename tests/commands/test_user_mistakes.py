@@ -379,3 +379,24 @@ def test_doctor_lists_a_files_findings_once_when_it_is_given_twice(tmp_path, cap
     main(["doctor", "--hyp", crlf, "--ref", crlf, "-q"])
     out = capsys.readouterr().out
     assert out.count("CR LF line ends") == 1, out
+
+
+def test_an_empty_path_is_refused_naming_the_option(tmp_path, capsys, monkeypatch):
+    """`check --report "$OUT"` with OUT unset in a CI step: `--report ''` was read as the current directory (refused
+    only for holding other files, and with --report-force written into), `--junit ''` silently as the default, and
+    `--badge ''` as "a directory is in the way"."""
+    import pytest
+
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv in (["check", "--impl", "oracle", "--report", ""], ["check", "--impl", "oracle", "--junit", ""],
+                 ["check", "--impl", "oracle", "--badge", " "], ["baseline", "write", "--from", "", "--out", "b.yaml"],
+                 ["score", "--hyp", "", "--ref", "r.txt"], ["doctor", "--hyp", "h.txt", "--ref", ""]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2, argv
+        said = _one_line(capsys.readouterr().err)
+        option = next(a for a, b in zip(argv, argv[1:], strict=False) if not b.strip())
+        assert f"argument {option}: is empty" in said, (argv, said)
+    assert list(tmp_path.iterdir()) == []
