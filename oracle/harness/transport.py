@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
-from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
     Handshake,
@@ -351,6 +351,19 @@ class _StderrBuffer:
             return text
 
 
+def _not_started(argv: Sequence[str], exc: OSError) -> str:
+    """Why `argv` could not be started, in words, and what to try: a program not found is not on PATH (or mistyped);
+    a file found but not executable (a script without its execute bit) is run through its interpreter instead."""
+    program = argv[0] if argv else ""
+    said = f"could not start `{program}` ({os_reason(exc)})"
+    if isinstance(exc, FileNotFoundError):
+        return f"{said}: is it installed and on PATH? Give its path, or check its spelling"
+    if isinstance(exc, PermissionError):
+        return (f"{said}: a script without its execute bit? Run it through its interpreter (`python3 {program}`, "
+                f"`node {program}`), or `chmod +x {program}`")
+    return said
+
+
 class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
@@ -402,7 +415,7 @@ class ImplementationProcess:
                 preexec_fn=die_with_parent(signal.SIGKILL),  # a SIGKILLed runner leaves no implementation behind
             )
         except OSError as exc:
-            raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
+            raise HandshakeError(_not_started(self.argv, exc)) from None
         finally:
             if log is not None:
                 log.close()

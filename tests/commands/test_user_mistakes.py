@@ -400,3 +400,15 @@ def test_an_empty_path_is_refused_naming_the_option(tmp_path, capsys, monkeypatc
         option = next(a for a, b in zip(argv, argv[1:], strict=False) if not b.strip())
         assert f"argument {option}: is empty" in said, (argv, said)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_command_that_cannot_start_says_what_to_do(tmp_path, capsys):
+    """`check --command "my-bleu --serve"` (not on PATH) or a script without its execute bit: "could not start
+    ['my-bleu', '--serve']: [Errno 2] No such file or directory: 'my-bleu'", a Python list and errno, nothing on what
+    to try."""
+    script = tmp_path / "bleu.py"
+    script.write_text("print('hello')\n")
+    for command, hint in (("my-bleu-not-installed --serve", "PATH"), (str(script), "python3")):
+        assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
+        said = capsys.readouterr().err.strip().splitlines()[0]
+        assert f"could not start `{command.split()[0]}`" in said and "[Errno" not in said and hint in said, said
