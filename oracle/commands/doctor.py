@@ -74,8 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)"
     )
-    parser.add_argument("--report", metavar="DIR", help="also write DIR/doctor.md and DIR/doctor.json (a previous doctor report's are "
-                        "replaced; a doctor.md or doctor.json of yours there is refused, never overwritten)")
+    parser.add_argument("--report", metavar="DIR",
+                        help="also write DIR/doctor.md and DIR/doctor.json (a previous doctor report's are replaced; a "
+                        "doctor.md or doctor.json of yours there is refused, never overwritten)")
     parser.add_argument("--fail-on", choices=["error", "warning", "never"], default="error", metavar="LEVEL",
                         help="exit 1 when a layout finding is at least this severe: error (default), warning, or "
                              "never; an unexplained --number exits 1 whatever LEVEL")
