@@ -9,13 +9,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from typing import TextIO
 
 from oracle import __version__
 from oracle.commands import SUMMARIES, VERBS
 from oracle.commands.common import HelpFormatter, add_verbosity
-from oracle.escaping import shown
+from oracle.escaping import close_name, shown
 from oracle.exitcodes import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.signals import Interrupted
@@ -26,8 +27,33 @@ class _Parser(argparse.ArgumentParser):
         kwargs["formatter_class"] = HelpFormatter  # one width, paragraphs kept apart, on every verb
         super().__init__(*args, **kwargs)
 
+    def _get_values(self, action, arg_strings):
+        """An option naming a file or directory given an empty value (`--report "$OUT"`, OUT unset) is refused: read
+        as a path, "" is the current directory."""
+        if _PATH_METAVAR.search(str(action.metavar or "")) and any(not text.strip() for text in arg_strings):
+            raise argparse.ArgumentError(action, "is empty (an unset shell variable?): give a path")
+        return super()._get_values(action, arg_strings)
+
     def error(self, message):  # one line, as every usage error: what was wrong, and where the usage is
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (`{self.prog} --help` shows the usage)\n")
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {_with_guess(message)} (`{self.prog} --help` shows the usage)\n")
+
+
+#: The metavars of the options and arguments that name a file or a directory (FILE, DIR, DIR|FILE, FILE_OR_JSON,
+#: RESULTS, RUN).
+_PATH_METAVAR = re.compile(r"\b(FILE|DIR|RESULTS|RUN)\b|FILE_OR_JSON")
+
+
+#: argparse's refusal of a value outside an argument's choices (Python 3.11's wording).
+_INVALID_CHOICE = re.compile(r"invalid choice: '(?P<typed>[^']*)' \(choose from (?P<choices>.*)\)$")
+
+
+def _with_guess(message: str) -> str:
+    """argparse's message, with "did you mean 'nltk'?" after a misspelt choice (`--profile nlkt`)."""
+    refused = _INVALID_CHOICE.search(message)
+    if refused is None:
+        return message
+    meant = close_name(refused["typed"], re.findall(r"'([^']*)'", refused["choices"]))
+    return message if meant is None else f"{message}; did you mean {meant!r}?"
 
 
 def build_parser(verbs=VERBS, *, only=None):
@@ -38,7 +64,12 @@ def build_parser(verbs=VERBS, *, only=None):
         description="A literal reference oracle and conformance suite for BLEU.",
         epilog="Exit codes: 0 ok/conforming, 1 deviations found, 2 usage or configuration error, "
         "3 the implementation could not be driven, 4 an internal error (a bug in bleu-oracle; "
-        "BLEU_ORACLE_TRACEBACK=1 shows its traceback). `bleu-oracle VERB --help` documents each verb.",
+        "BLEU_ORACLE_TRACEBACK=1 shows its traceback). `bleu-oracle VERB --help` documents each verb.\n\n"
+        "Examples:\n"
+        "  bleu-oracle check --command \"node examples/node-bleu/bleu.js\"   # your BLEU, speaking PROTOCOL.md\n"
+        "  bleu-oracle check --impl nltk                                 # a built-in one (serve --list)\n"
+        "  bleu-oracle doctor --hyp out.txt --ref ref.txt --number 26.65  # why this number on these files\n"
+        "  bleu-oracle score --hyp out.txt --ref ref.txt --profile sacrebleu",
     )
     parser.add_argument("--version", action="version", version=f"bleu-oracle {__version__}")
     subparsers = parser.add_subparsers(dest="verb", metavar="VERB", parser_class=_Parser)

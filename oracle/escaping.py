@@ -24,8 +24,10 @@ with `printable`).
 
 from __future__ import annotations
 
+import difflib
 import html
 import re
+from collections.abc import Iterable
 
 #: The usual whitespace controls, escaped as Python writes them.
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
@@ -112,3 +114,29 @@ def html_text(text: object) -> str:
     """`text` for an HTML page: HTML-escaped (quotes too), its controls shown as escapes (line breaks and tabs
     kept: a `<pre>` keeps them)."""
     return html.escape(shown(text, lines=True), quote=True)
+
+
+#: How alike a typed name and a known one must be (difflib's ratio) to be offered as the one meant: `nlkt` (two
+#: letters swapped) is 0.75 from `nltk`; `bleurt`, another metric, 0.67 from `bleuscore` and is offered nothing.
+CLOSE_NAME_RATIO = 0.75
+#: The shortest beginning of a name taken for the name (`warn` for `warning`).
+PREFIX_SHOWN = 3
+
+
+def close_name(typed: str, known: Iterable[str]) -> str | None:
+    """The name of `known` that `typed` most likely misspells (case ignored), for a "did you mean" in the error
+    that refuses it; None when none is close enough.
+
+    A name cut short (at least PREFIX_SHOWN characters) is the one name it begins, where only one does.
+
+    >>> close_name("nlkt", ["nltk", "sacrebleu"]), close_name("bleurt", ["bleuscore"])
+    ('nltk', None)
+    >>> close_name("warn", ["error", "warning", "never"]), close_name("multi", ["multi-bleu", "multi-bleu-detok"])
+    ('warning', None)
+    """
+    by_folded = {name.lower(): name for name in known}
+    begun = [name for folded, name in by_folded.items() if folded.startswith(typed.lower())]
+    if len(typed) >= PREFIX_SHOWN and len(begun) == 1:
+        return begun[0]
+    close = difflib.get_close_matches(typed.lower(), list(by_folded), n=1, cutoff=CLOSE_NAME_RATIO)
+    return by_folded[close[0]] if close else None

@@ -25,6 +25,8 @@ LINE_LIMIT = 16 * 1024 * 1024
 
 def open_text(path):
     if str(path) == "-":
+        if sys.stdin is None:  # (started with descriptor 0 closed: a CI step or a cron job without one)
+            raise BleuValueError("`-`: standard input is closed; give a file, or pipe the text in")
         return io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline="\n")
     if str(path).endswith(".gz"):
         return gzip.open(path, "rt", encoding="utf-8-sig", newline="\n")

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from oracle.escaping import close_name
 from oracle.formulas.errors import BleuValueError
 
 from .drivers import libraries
@@ -67,7 +68,9 @@ class UnknownImplementation(BleuValueError):
         shown = ", ".join(repr(name) for name in self.unknown)
         plural = "s" if len(self.unknown) != 1 else ""
         own = " (or MODULE:CLASS, an adapter of your own)" if own_class else ""
-        super().__init__(f"unknown implementation{plural} {shown}; known: {', '.join(names())}{own}")
+        guesses = [guess for guess in (close_name(name, names()) for name in self.unknown) if guess is not None]
+        meant = f" (did you mean {', '.join(repr(guess) for guess in guesses)}?)" if guesses else ""
+        super().__init__(f"unknown implementation{plural} {shown}{meant}; known: {', '.join(names())}{own}")
 
 
 @dataclass(frozen=True)

@@ -41,7 +41,9 @@ comments stay as written, the run's deviations no entry matches are appended
 (reason TODO; a case whose cause already has a reviewed entry gets an entry of
 its own, for review), and the entries this run did not observe are listed on
 stderr (kept). A YAML list of entries that cannot be added to (flow style) is
-refused unless --force (rewrites it: entries and reasons kept, comments lost).
+refused unless --force (rewrites it: entries and reasons kept, comments lost),
+and so is a baseline whose header names another implementation or profile than
+the run's (exit 2, the file untouched).
 
 update (a prune): the baseline kept to what a later run observes. An entry that
 still matches a deviation of the run stays as written, reviewed reason and all;
@@ -76,6 +78,14 @@ Documented cases (--cases-as):
   causes   (default) listed under their root cause's entry (one reason per bug);
            a case without an explained root cause by its id
   ids      every case an entry of its own (one reason per case)
+
+Exit codes: 0 written or updated (or nothing to update), 2 a usage or input
+error, or a refused update (one line on stderr; the file untouched), 4 an
+internal error (a bug in bleu-oracle).
+
+Examples:
+  bleu-oracle baseline write --from bleu-oracle-report --out baseline.yaml
+  bleu-oracle baseline update --from bleu-oracle-report --baseline baseline.yaml
 """
 
 UPDATE_HELP = """Keep a baseline to what a later run observes (a prune, and the additions `write` makes):
@@ -144,6 +154,9 @@ def _read(source):
     try:
         return read_results(source)
     except FileNotFoundError as exc:
+        if not Path(source).exists():
+            raise BleuValueError(f"`--from {source}`: no such file or directory (give a `check` run's report "
+                                 "directory or its results.jsonl)") from None
         raise BleuValueError(f"cannot read {source}: no {Path(exc.filename or source).name} there (give "
                              "a `check` run's report directory or its results.jsonl)") from None
     except OSError as exc:
@@ -153,6 +166,8 @@ def _read(source):
 
 
 def run_write(args):
+    if Path(args.out).is_dir():
+        raise BleuValueError(f"`--out {args.out}`: a directory is in the way (a baseline is a file)")
     results = _read(args.source)
     written = write_baseline(results, args.out, examples_as=args.examples_as, cases_as=args.cases_as,
                              force=args.force)

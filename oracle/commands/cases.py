@@ -6,8 +6,10 @@ import argparse
 import fnmatch
 import json
 import sys
+from pathlib import Path
 
 from oracle.commands import SUMMARIES
+from oracle.formulas.errors import BleuValueError
 from oracle.formulas.profiles import PROFILES
 from oracle.suite import cases as casefiles
 
@@ -40,7 +42,7 @@ through the oracle under each of them.
 --cases FILE reads one case file of your own.
 
 Exit codes: 0 all cases pass (or listed), 1 some case fails, 2 a case file is
-malformed or the directory is missing.
+malformed or the directory is missing, 4 an internal error (a bug in bleu-oracle).
 
 Examples:
   bleu-oracle cases list
@@ -217,6 +219,8 @@ def run_export(args, out=None, err=None):
     from oracle.reports.export import SCHEMA_FILE, write_export
 
     profiles = list(PROFILES) if args.all_profiles else list(dict.fromkeys(args.profile or [None]))
+    if Path(args.out).exists() and not Path(args.out).is_dir():
+        raise BleuValueError(f"`--out {args.out}`: a file is in the way (the vectors are written into a directory)")
     written = write_export(cases, args.out, profiles)
     if args.quiet:
         return 0

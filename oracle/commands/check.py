@@ -185,8 +185,8 @@ adds the run's new deviations for review.
 
 Reproduction: --replay FILE_OR_JSON re-runs just the given inputs (a replay
 object {"level", "segments", "weights", "smoothing", "lowercase"}, a list of
-them, a JSONL file of them, or a results.jsonl whose deviations are re-run)
-against the oracle; its report goes to ./bleu-oracle-replay unless --report.
+them, a JSONL file of them, or a results.jsonl, or its report directory, whose
+deviations are re-run) against the oracle; its report goes to ./bleu-oracle-replay unless --report.
 
 Sharding: --shard K/N runs shard K of N of this run on one machine (the
 selected cases dealt round-robin by position, random examples by blocks of
@@ -197,7 +197,9 @@ nothing to judge exits 0, and the merge refuses a run that judged nothing.
 
 Exit codes: 0 conforming (baseline applied), 1 deviations found, 2 usage or
 configuration error, 3 the implementation could not be driven (would not
-start, no or invalid handshake, another protocol version).
+start, no or invalid handshake, another protocol version), 4 an internal error
+(a bug in bleu-oracle, never a verdict), 130 / 143 interrupted by ^C / SIGTERM
+(the report holds what was judged before the stop).
 
 Examples:
   bleu-oracle check --impl oracle --profile papineni --examples 200
@@ -285,8 +287,18 @@ def load_replay(text):
 
 
 def _replay_items(text):
-    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines), else `text` as JSON."""
+    """The JSON values `--replay` names: a file's (one JSON document, or JSON lines; a report directory's
+    results.jsonl), else `text` as JSON."""
     path = Path(text)
+    try:
+        directory = path.is_dir()
+    except OSError:  # (inline JSON longer than a file name may be)
+        directory = False
+    if directory:  # (a report directory, as `baseline write --from` takes one)
+        if not (path / RESULTS_FILE).is_file():
+            raise BleuValueError(f"`--replay {path}` is a directory without a {RESULTS_FILE}: give a report "
+                                 "directory, a file of inputs, or inline JSON")
+        path = path / RESULTS_FILE
     source = None
     try:
         if path.is_file():
@@ -296,6 +308,8 @@ def _replay_items(text):
     except OSError:
         source = None
     if source is None:
+        if not text.lstrip().startswith(("{", "[")):  # a path, not JSON: an input is an object or a list
+            raise BleuValueError(f"`--replay {text}`: no such file (nor inline JSON, which starts with {{ or [)")
         try:
             data = json_value(text)
         except ValueError as exc:
@@ -400,8 +414,6 @@ def run(args: argparse.Namespace) -> int:
         open_root()  # (a directory holding other data is refused before anything runs, not after the cases)
     replay = load_replay(args.replay) if args.replay else None
     cases, cases_dir, cases_note = load_case_list(args)
-    if cases_note and not args.quiet and not args.replay:
-        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # a shard's baseline entries for other shards' cases are not stale: the merge says which are
     tracker = BaselineTracker(baseline, only=args.only, check_stale=not args.replay and not part)
     total = _count_work(args, cases, replay)
@@ -420,6 +432,8 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
+    if cases_note and total and not args.quiet and not args.replay:  # (after every refusal: an error is one line)
+        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),
                     badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
@@ -432,12 +446,20 @@ def run(args: argparse.Namespace) -> int:
     return code
 
 
+#: An exit code above this is 128 + the number of the signal that stopped the run (the shell's convention).
+SIGNAL_EXIT_BASE = 128
+
+
 def _update_command(report_dir, baseline):
     return f"`bleu-oracle baseline update --from {shlex.quote(str(report_dir))} --baseline {shlex.quote(baseline)}`"
 
 
 def _next_step(args, code, report_dir, tracker):
     """The one line that says what to do after this run."""
+    if code > SIGNAL_EXIT_BASE:  # 128 + the signal's number: ^C (130) or SIGTERM (143) stopped the run
+        return (f"next: the run was interrupted (exit {code}): {report_dir / 'summary.md'} holds what was judged "
+                "before the stop; run the same command again for the whole run (a baseline written from this one "
+                "would miss what it never got to, and `baseline update` refuses it)")
     if args.shard is not None and not args.shard.whole:
         return (f"next: this is shard {args.shard} (its exit code speaks for its share only); the run's report and "
                 f"gate: `bleu-oracle merge DIR_1 ... DIR_{args.shard.count} --report OUT`, one report directory per "

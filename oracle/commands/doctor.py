@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
 from oracle.escaping import json_shown, shown
 from oracle.formulas.errors import BleuValueError
+from oracle.models.wire import json_value
 
 from .common import HelpFormatter
 
@@ -72,7 +74,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object (oracle/models/schemas/doctor.schema.json)"
     )
-    parser.add_argument("--report", metavar="DIR", help="also write DIR/doctor.md and DIR/doctor.json")
+    parser.add_argument("--report", metavar="DIR",
+                        help="also write DIR/doctor.md and DIR/doctor.json (a previous doctor report's are replaced; a "
+                        "doctor.md or doctor.json of yours there is refused, never overwritten)")
     parser.add_argument("--fail-on", choices=["error", "warning", "never"], default="error", metavar="LEVEL",
                         help="exit 1 when a layout finding is at least this severe: error (default), warning, or "
                              "never; an unexplained --number exits 1 whatever LEVEL")
@@ -89,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.report and Path(args.report).exists() and not Path(args.report).is_dir():  # before any work, as `check`
         raise BleuValueError(f"`--report {args.report}`: a file is in the way (a report is a directory)")
+    if args.report:
+        _refuse_files_of_the_users(Path(args.report))
+    _refuse_files_without_lines([("--hyp", args.hyp), *(("--ref", ref) for ref in args.ref)])
     report = diagnose_files(args.hyp, args.ref, numbers=args.number, signatures=args.signature,
                             fail_on=args.fail_on)
     payload = json_shown(report.model_dump_json(by_alias=True, indent=1))  # (the same JSON, no raw control)
@@ -105,4 +112,32 @@ def run(args: argparse.Namespace) -> int:
     return report.exit_code
 
 
+def _refuse_files_without_lines(given: list[tuple[str, str]]) -> None:
+    """Files that are all empty (outputs not written yet, wrong paths' empty files) are a usage error, as `score` says
+    of them: there is nothing to diagnose, where the lint said "no problem found" and exited 0. One empty file beside
+    files with lines is the lint's (line counts that differ). Only sizes are looked at: what a file holds,
+    undecodable bytes included, is the diagnosis's to read (and a missing one's error its to give)."""
+    if all(Path(path).is_file() and Path(path).stat().st_size == 0 for _, path in given):
+        option, path = given[0]
+        raise BleuValueError(f"`{option} {path}` holds no line, nor does any --ref: nothing to diagnose")
 
+
+#: The files `doctor --report DIR` writes, and what marks doctor.json as one it wrote (its `schema`, the one value
+#: of oracle.doctor.model.SchemaVersion, not imported here: the diagnosis loads only when it runs).
+REPORT_FILES = ("doctor.json", "doctor.md")
+REPORT_SCHEMA = "bleu-oracle-doctor/1"
+
+
+def _refuse_files_of_the_users(directory: Path) -> None:
+    """DIR's doctor.md or doctor.json that is not a previous doctor report's (its doctor.json marked with
+    REPORT_SCHEMA) is the user's: never overwritten, refused before any work."""
+    present = [name for name in REPORT_FILES if os.path.lexists(directory / name)]
+    if not present:
+        return
+    try:
+        ours = json_value((directory / "doctor.json").read_text(encoding="utf-8")).get("schema") == REPORT_SCHEMA
+    except (OSError, ValueError, AttributeError):
+        ours = False
+    if not ours:
+        raise BleuValueError(f"`--report {directory}` holds {', '.join(present)} of your own, where doctor writes its "
+                             "report (doctor.md, doctor.json): move it, or choose another directory")

@@ -84,7 +84,7 @@ the oracle before it is kept.
 
 Exit codes: 0 no disagreement, 1 disagreements found, 2 usage or configuration
 error (also a search that judged nothing, unless --allow-empty), 3 the
-implementation could not be driven.
+implementation could not be driven, 4 an internal error (a bug in bleu-oracle).
 
 Examples:
   bleu-oracle fuzz --impl nltk --examples 500

@@ -62,7 +62,7 @@ Libraries: {', '.join(sorted(environments.LIBRARIES))}. Without --versions, each
 (`bleu-oracle history NAME --list` prints it).
 
 Exit codes: 0 some version was measured (those that could not be are listed), 2 usage error, 3 no
-version could be installed and driven.
+version could be installed and driven, 4 an internal error (a bug in bleu-oracle).
 
 Examples:
   bleu-oracle history nltk

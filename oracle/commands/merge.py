@@ -38,7 +38,8 @@ missing or given twice.
 Each shard has its own restart budget (--max-restarts): where a shard's implementation crashed past
 it, the merge says so on stderr, since one process would have stopped attempting at another point.
 
-Exit codes: 0 conforming, 1 deviations found, 2 usage error or refused inputs.
+Exit codes: 0 conforming, 1 deviations found, 2 usage error or refused inputs, 4 an
+internal error (a bug in bleu-oracle).
 
 Examples:
   bleu-oracle merge shard-1 shard-2 shard-3 --report bleu-oracle-report

@@ -31,7 +31,15 @@ Conventions:
         ("no_match", NO_MATCH_RULES),
         ("weight_normalisation", WEIGHT_RULES),
     )
-)
+) + """
+
+Exit codes: 0 listed, 2 a usage error (a NAME that is no profile), 4 an internal error (a bug in
+bleu-oracle).
+
+Examples:
+  bleu-oracle profiles -q
+  bleu-oracle profiles sacrebleu --json
+"""
 
 
 def register(subparsers):

@@ -16,6 +16,12 @@ oracle/models/schemas/protocol-v1/.
   bleu-oracle protocol schema            all schemas, as one JSON object by name
   bleu-oracle protocol schema reply      one schema (start, handshake, score, reply, stop)
   bleu-oracle protocol schema --write    regenerate the committed files (for maintainers)
+
+Exit codes: 0 printed (or written), 2 a usage error (a schema name that is none
+of these), 4 an internal error (a bug in bleu-oracle).
+
+Examples:
+  bleu-oracle protocol schema handshake > handshake.schema.json
 """
 
 

@@ -85,6 +85,11 @@ stderr and in the report, when absent). A full run with every library and both
 reference scripts took about 7 minutes on this project's 2-core machine, most
 of it the real data; progress, with each step's duration, goes to stderr.
 
+Exit codes: 0 written, 2 a usage or configuration error (one line on stderr), 3 an --impl that lives
+outside this environment could not be prepared, 4 an internal error (a bug in bleu-oracle), 130 / 143
+interrupted by ^C / SIGTERM (the folder left as it was).
+
+Examples:
   bleu-oracle report                                  # everything into ./reports
   bleu-oracle report --impl nltk sacrebleu --no-real-data --examples 50 --report /tmp/r
   bleu-oracle report --render-only                    # re-render from reports/{DATA_DIR}/

@@ -46,6 +46,10 @@ note under the signature gives the number the library as shipped prints and
 the reading that reproduces it (--json: `as_shipped`; each such reading is one
 more pass over the files).
 
+Exit codes: 0 scored, 2 a usage or input error (a file missing or unreadable,
+not UTF-8, files of different line counts; one line on stderr), 4 an internal
+error (a bug in bleu-oracle).
+
 Examples:
   bleu-oracle score --hyp out.txt --ref ref.txt
   bleu-oracle score --hyp out.txt --ref ref1.txt --ref ref2.txt --profile nltk --json
@@ -79,7 +83,13 @@ def register(subparsers):
 def run(args):
     overrides = {"tokenizer": args.tokenize} if args.tokenize else {}
     options = resolve_options(profile=args.profile, lowercase=args.lowercase, **overrides)
-    weights = parse_weights(check_weight_count(args.weights), default_max_order=options.default_max_order)
+    try:
+        weights = parse_weights(check_weight_count(args.weights), default_max_order=options.default_max_order)
+    except BleuValueError as exc:  # (the formulas name their argument `weights`: the user typed --weights)
+        given = " ".join(args.weights)
+        spaced = " ".join(given.replace(",", " ").split())
+        hint = f"; the weights are separate arguments: --weights {spaced}" if "," in given else ""
+        raise BleuValueError(f"`--weights {given}`: {exc}{hint}") from None
     smoothing = args.smoothing or options.smoothing
     orders = bleu.counting_orders(weights, smoothing)
     out = sys.stdout

@@ -41,7 +41,7 @@ Examples:
   bleu-oracle serve --list
 
 Exit codes: 0 after stop or end of input, 2 usage error, 3 the implementation
-cannot be loaded (its library is missing).
+cannot be loaded (its library is missing), 4 an internal error (a bug in bleu-oracle).
 """
 
 
@@ -75,6 +75,11 @@ def run(args: argparse.Namespace) -> int:
     except (AdapterUnavailable, ImportError) as exc:
         print(f"bleu-oracle serve: cannot load implementation {args.impl!r}: {exc}", file=sys.stderr)
         return EXIT_UNDRIVABLE
+    for stream, name, what in ((sys.stdin, "input", "reads its requests"),
+                               (sys.stdout, "output", "writes its replies")):
+        if stream is None:  # (started with that descriptor closed)
+            raise BleuValueError(f"standard {name} is closed: `serve` {what} there (`bleu-oracle check --impl "
+                                 f"{args.impl}` runs it with both)")
     if isinstance(implementation, DriverImplementation):
         return _become(implementation.command())
     from oracle.adapters.server import serve

@@ -96,8 +96,8 @@ def _effects(findings: list[Finding], reading: Reading, scorer: Scorer,
     for finding in findings:
         seen[finding.kind] += 1
         if seen[finding.kind] > MEASURED_PER_KIND:
-            out.append((finding, f"not measured: the first {MEASURED_PER_KIND} findings of this kind are (each "
-                                 "fix re-scores every file)"))
+            out.append((finding, f"only the first {MEASURED_PER_KIND} findings of each kind are measured: each "
+                                 "fix re-scores every file"))
         else:
             out.append((finding, measure(finding, reading, scorer, paths)))
     return out

@@ -311,9 +311,12 @@ class LayoutWatch:
         found += self._alignment()
         found += self._swapped()
         found += self._duplicated()
+        linted = set()
         for index, watch in enumerate(self.files):
-            found += self._encoding(index, watch)
-            found += self._empty(index, watch)
+            if watch.name not in linted:  # one file given twice (as --hyp and --ref): its bytes' findings once
+                found += self._encoding(index, watch)
+            linted.add(watch.name)
+            found += self._empty(index, watch)  # (by role: an empty reference line is an error, a hypothesis's not)
         found += self._case()
         found += self._tokenization()
         return found

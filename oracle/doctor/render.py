@@ -235,7 +235,8 @@ def _readings_lines(report: DoctorReport, verbose: bool) -> list[str]:
 def _number_lines(number: NumberReport, verbose: bool) -> list[str]:
     """A given number: the readings that reproduce it, best first, or the nearest ones and what they need."""
     if not number.explained:
-        out = [f"Number {number.given} ({_precision(number)}): no documented reading reproduces it. Nearest:"]
+        nearest = " Nearest:" if number.nearest else ""  # (none where nothing was scored: a note says why)
+        out = [f"Number {number.given} ({_precision(number)}): no documented reading reproduces it.{nearest}"]
         for near in number.nearest:
             out.append(f"     {_label(near)}: {_score(near)} on {near.scale} ({_num(near.difference, '+.4f')})"
                        f"{_needs(near)}")
@@ -319,7 +320,7 @@ def markdown(report: DoctorReport) -> str:
             if counted:
                 out += ["", counted.capitalize() + "."]
         else:
-            out += ["No documented reading reproduces it. Nearest:", ""]
+            out += ["No documented reading reproduces it." + (" Nearest:" if number.nearest else ""), ""]
             out += [
                 f"- {_label(n)}: {_score(n)} on {n.scale} ({_num(n.difference, '+.4f')}){_needs(n)}"
                 for n in number.nearest

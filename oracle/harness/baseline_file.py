@@ -425,7 +425,8 @@ def write_baseline(results, out, *, examples_as="causes", cases_as="causes", for
     `cases_as`: "causes" (a case listed under its run cause's entry; a case without an explained cause by id) or
     "ids" (every case an entry of its own).
 
-    Onto an existing baseline, nothing already there is lost: its entries, reasons and comments stay as written,
+    Onto an existing baseline, nothing already there is lost (and one whose header names another implementation or
+    profile than the run's is refused, BleuValueError): its entries, reasons and comments stay as written,
     the run's deviations no entry matches are added (reason TODO; a case whose cause already has an entry gets one
     of its own, so that no reviewed reason covers a case nobody reviewed), and the entries the run did not observe
     are reported. A YAML file is added to after its last entry, every byte of it kept; one whose entries cannot be
@@ -438,6 +439,8 @@ def write_baseline(results, out, *, examples_as="causes", cases_as="causes", for
         _write_document(out, _document(results, entries))
         return BaselineWritten(added=len(entries), kept=0)
     existing = load_baseline(out, allow_unreviewed=True)
+    _refuse_another(existing, results, f"cannot add to {out} from {results.path}",
+                    "write this run's baseline to another --out")
     plan = _plan(results, existing, examples_as=examples_as, cases_as=cases_as, remove=False)
     if plan.added:
         _rewrite(out, plan, force=force)
@@ -456,11 +459,8 @@ def update_baseline(results, path, *, examples_as="causes", cases_as="causes", f
     path = Path(path)
     existing = load_baseline(path, allow_unreviewed=True)
     header = results.header
-    implementation = header.implementation.name if header.implementation is not None else None
-    mismatch = existing.mismatch(implementation, header.judged_profile)
-    if mismatch is not None:
-        raise BleuValueError(f"cannot update {path} from {results.path}: the baseline was written for {mismatch} "
-                             "(the run's); update it from a run of the implementation and profile its header names")
+    _refuse_another(existing, results, f"cannot update {path} from {results.path}",
+                    "update it from a run of the implementation and profile its header names")
     partial = partial_run(results)
     if partial is not None:
         raise BleuValueError(f"cannot update {path} from {results.path}: {partial}; an update would remove the "
@@ -474,6 +474,16 @@ def update_baseline(results, path, *, examples_as="causes", cases_as="causes", f
         _rewrite(path, plan, force=force)
     return BaselineUpdated(removed=tuple(plan.removed), added=tuple(plan.added), kept=len(plan.kept),
                            unmet=tuple(plan.unmet))
+
+
+def _refuse_another(existing, results, cannot, advice):
+    """Raise BleuValueError when the baseline `existing` was written for another implementation or profile than the
+    run `results` (its entries would forgive, or gain, deviations of a library nobody reviewed them for)."""
+    header = results.header
+    implementation = header.implementation.name if header.implementation is not None else None
+    mismatch = existing.mismatch(implementation, header.judged_profile)
+    if mismatch is not None:
+        raise BleuValueError(f"{cannot}: the baseline was written for {mismatch} (the run's); {advice}")
 
 
 def _document(results, entries):

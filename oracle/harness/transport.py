@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol, runtime_checkable
 
 from oracle.adapters.lifetimes import die_with_parent, kill_group
-from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.errors import BleuOracleError, os_reason
 from oracle.models.protocol import (
     PROTOCOL_VERSION,
     Handshake,
@@ -66,6 +66,9 @@ from .replies import Reply
 DEFAULT_TIMEOUT = 10.0
 DEFAULT_MAX_RESTARTS = 3
 STDERR_LIMIT = 64 * 1024
+#: How long the output of a process found gone before the start request is waited for (seconds): its pipe is
+#: closed, so the reader meets the end of it at once; this only bounds a reader thread still being scheduled.
+GONE_OUTPUT_WAIT = 1.0
 #: The longest stdout line read from an implementation (bytes); a longer one is a protocol error.
 DEFAULT_LINE_LIMIT = 16 * 1024 * 1024
 #: How much of a raw line or a reply's message a record keeps (characters).
@@ -348,6 +351,19 @@ class _StderrBuffer:
             return text
 
 
+def _not_started(argv: Sequence[str], exc: OSError) -> str:
+    """Why `argv` could not be started, in words, and what to try: a program not found is not on PATH (or mistyped);
+    a file found but not executable (a script without its execute bit) is run through its interpreter instead."""
+    program = argv[0] if argv else ""
+    said = f"could not start `{program}` ({os_reason(exc)})"
+    if isinstance(exc, FileNotFoundError):
+        return f"{said}: is it installed and on PATH? Give its path, or check its spelling"
+    if isinstance(exc, PermissionError):
+        return (f"{said}: a script without its execute bit? Run it through its interpreter (`python3 {program}`, "
+                f"`node {program}`), or `chmod +x {program}`")
+    return said
+
+
 class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
@@ -399,7 +415,7 @@ class ImplementationProcess:
                 preexec_fn=die_with_parent(signal.SIGKILL),  # a SIGKILLed runner leaves no implementation behind
             )
         except OSError as exc:
-            raise HandshakeError(f"could not start {self.argv!r}: {exc}") from None
+            raise HandshakeError(_not_started(self.argv, exc)) from None
         finally:
             if log is not None:
                 log.close()
@@ -469,11 +485,13 @@ class ImplementationProcess:
         return handshake
 
     def _handshake(self) -> Handshake:
-        if not self._send({"cmd": "start", "protocol": PROTOCOL_VERSION}):
-            raise HandshakeError(f"the process exited before the handshake ({self._exit_status()})")
-        item = self._get(self.timeout)[1]
-        if item is None:
-            raise HandshakeError(f"no handshake within {self.timeout:g} s")
+        sent = self._send({"cmd": "start", "protocol": PROTOCOL_VERSION})
+        # A process gone before the start request (`cat FILE`, a script printing its usage) may have printed a line:
+        # it is judged as the handshake, so the error shows what came instead of one.
+        item = self._get(self.timeout if sent else GONE_OUTPUT_WAIT)[1]
+        if item is None or (item is _EOF and not sent):
+            raise HandshakeError(f"no handshake within {self.timeout:g} s" if sent else
+                                 f"the process exited before the handshake ({self._exit_status()})")
         if item is _EOF:
             raise HandshakeError(f"the process exited without a handshake ({self._exit_status()})")
         try:

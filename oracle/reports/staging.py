@@ -9,9 +9,11 @@ now make the report. Nothing else in DIR is touched: a baseline kept there, a us
 last to finish is the report left.
 
 The path is checked before anything runs: a file in the way, a dangling symlink, a place that cannot be written,
-or a directory that holds other files and is not a previous report (unless `force`) is a usage error then, never
-after the run. A reader of DIR during a run sees the previous report; during the publication (milliseconds) it
-may see some files of each, and the manifest names the new report's files once it is whole.
+or a directory that holds other files and is not a previous report (unless `force`; and even then a file of the
+user's named as one the report writes) is a usage error then, never after the run. A file that is not a report's
+is never replaced: `publish` refuses, naming it, and leaves the report staged. A reader of DIR during a run sees
+the previous report; during the publication (milliseconds) it may see some files of each, and the manifest names
+the new report's files once it is whole.
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ from oracle.signals import signals_deferred
 MANIFEST = ".bleu-oracle-report.json"
 #: Staging directories of runs in progress (or killed) inside a report directory: `.bleu-oracle-partial.PID.XXXX`.
 STAGING_PREFIX = ".bleu-oracle-partial."
+#: The top-level entries a `check`, `fuzz` or `merge` report writes (`prepare`'s `writes`).
+RUN_REPORT_ENTRIES = ("results.jsonl", "summary.md", "junit.xml", "badge.json", "replay")
+#: The top-level entries of `bleu-oracle report`'s folder known before it is rendered (`publish` guards the rest).
+SITE_ENTRIES = ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html", "implementations", "data")
 #: Reports written before manifests existed, by what marks them and the top-level entries that are the report's:
 #: a `check` or `fuzz` report (its results.jsonl starts with a header), and `bleu-oracle report`'s folder.
 LEGACY_REPORTS = (
-    ("results.jsonl", "header", ("results.jsonl", "summary.md", "junit.xml", "badge.json", "replay")),
-    ("data/run.json", "bleu-oracle-report/1",
-     ("README.md", "matrix.md", "real-data.md", "trophies.md", "index.html", "implementations", "data")),
+    ("results.jsonl", "header", RUN_REPORT_ENTRIES),
+    ("data/run.json", "bleu-oracle-report/1", SITE_ENTRIES),
 )
 #: Entries of a non-report directory named in the refusal message.
 SHOWN_ENTRIES = 5
@@ -56,20 +61,28 @@ class ReportDirectory:
         self.previous = previous
 
     @classmethod
-    def prepare(cls, target: str | os.PathLike, *, option: str = "--report", force: bool = False) -> ReportDirectory:
+    def prepare(cls, target: str | os.PathLike, *, option: str = "--report", force: bool = False,
+                writes: tuple[str, ...] = RUN_REPORT_ENTRIES) -> ReportDirectory:
         """Check `target` and make a staging directory in it; raises BleuValueError (a usage error) when the
-        report cannot or must not go there. `force`: write beside files that are not a report's."""
+        report cannot or must not go there. `force`: write beside files that are not a report's, never over one:
+        an entry of the user's named as one the report `writes` (its top-level names) is refused before the run
+        (and `publish` refuses any other it would replace)."""
         given = Path(target)
         directory = _existing_directory(given, option)
         previous = report_files(directory)
         if previous is None:
             others = _foreign_entries(directory)
             if others and not force:
-                shown = ", ".join(others[:SHOWN_ENTRIES]) + (", ..." if len(others) > SHOWN_ENTRIES else "")
                 raise BleuValueError(
-                    f"`{option} {given}` holds files that are not a bleu-oracle report ({shown}): choose a new or "
-                    f"empty directory, or add {option}-force to write the report's files beside them (nothing else "
-                    "is touched)")
+                    f"`{option} {given}` holds files that are not a bleu-oracle report ({_listed(others)}): choose a "
+                    f"new or empty directory, or add {option}-force to write the report's files beside them "
+                    "(nothing else is touched)")
+            in_the_way = [name for name in others if name in writes]
+            if in_the_way:
+                raise BleuValueError(
+                    f"`{option} {given}` holds {_listed(in_the_way)} of your own, where the report writes its files: "
+                    f"{option}-force never overwrites a file that is not a report's; move it, or choose another "
+                    "directory")
             previous = frozenset()
         try:
             staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}.", dir=directory))
@@ -83,6 +96,12 @@ class ReportDirectory:
         SIGTERM or ^C meanwhile waits until the publication is done."""
         with signals_deferred(), _locked(self.target):
             files = sorted(_files_under(self.staging))
+            current = report_files(self.target) or frozenset()  # another run may have published since `prepare`
+            theirs = [name for name in files if name not in current | self.previous
+                      and (os.path.lexists(self.target / name) or _under_a_file(self.target, name))]
+            if theirs:  # (--report-force beside a file of the user's a report names as its own: never replaced)
+                raise BleuValueError(f"{self.target} holds {_listed(theirs)}, not a report's, where this report "
+                                     f"writes: nothing was replaced; the report is left in {self.staging}")
             for name in files:
                 destination = self.target / name
                 destination.parent.mkdir(parents=True, exist_ok=True)
@@ -91,7 +110,6 @@ class ReportDirectory:
                 except OSError as exc:
                     raise BleuValueError(f"could not put {name} into {self.target} ({os_reason(exc)}); the "
                                          f"rest of the report is left in {self.staging}") from None
-            current = report_files(self.target) or frozenset()  # another run may have published since `prepare`
             for name in sorted((current | self.previous) - set(files)):
                 _remove_report_file(self.target, name)
             write_atomically(self.target / MANIFEST, json.dumps({"report_files": files}, indent=1) + "\n")
@@ -129,12 +147,13 @@ class ReportDirectory:
 
 @contextlib.contextmanager
 def staged(target: str | os.PathLike, *, option: str = "--report", force: bool = False,
-           publish_on_error: bool = True) -> Iterator[Path]:
+           publish_on_error: bool = True, writes: tuple[str, ...] = RUN_REPORT_ENTRIES) -> Iterator[Path]:
     """Yield a staging directory for a run's report in `target`, published when the block ends (also when it
     raises, unless `publish_on_error` is False: then the directory is left as it was; and never when one of
-    its files could not be written: FileWriteError, and the directory left as it was). The publication or the
-    removal, once begun, finishes: a second ^C or SIGTERM meanwhile waits (`signals_deferred`)."""
-    report = ReportDirectory.prepare(target, option=option, force=force)
+    its files could not be written: FileWriteError, and the directory left as it was; `writes`: see `prepare`).
+    The publication or the removal, once begun, finishes: a second ^C or SIGTERM meanwhile waits
+    (`signals_deferred`)."""
+    report = ReportDirectory.prepare(target, option=option, force=force, writes=writes)
     try:
         yield report.staging
     except FileWriteError as failure:  # a full disk: a report missing a file is never published
@@ -179,6 +198,22 @@ def _existing_directory(given: Path, option: str) -> Path:
     except OSError as exc:
         raise BleuValueError(f"`{option} {given}`: cannot make the directory ({os_reason(exc)})") from None
     return directory
+
+
+def _listed(names: list[str]) -> str:
+    """The first SHOWN_ENTRIES names, comma-separated, with ", ..." when there are more."""
+    return ", ".join(names[:SHOWN_ENTRIES]) + (", ..." if len(names) > SHOWN_ENTRIES else "")
+
+
+def _under_a_file(directory: Path, name: str) -> bool:
+    """Some parent of `name` inside `directory` is a file (or a symlink) of its own: `replay/x.json` under a user's
+    file `replay`."""
+    parent = Path(name).parent
+    while parent != Path("."):
+        if (directory / parent).is_symlink() or (directory / parent).is_file():
+            return True
+        parent = parent.parent
+    return False
 
 
 def _foreign_entries(directory: Path) -> list[str]:

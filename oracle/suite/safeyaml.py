@@ -1,6 +1,6 @@
 """Reading YAML documents the project trusts no further than their text: the safe loader (no code),
-and no aliases (an alias bomb of a few hundred bytes expands to gigabytes), no nesting deeper than
-`MAX_DEPTH`. Errors name the file and line.
+no key given twice in a mapping (YAML keeps the last, silently), and no aliases (an alias bomb of a few
+hundred bytes expands to gigabytes), no nesting deeper than `MAX_DEPTH`. Errors name the file and line.
 
 libyaml's loader (`yaml.CSafeLoader`) is used where PyYAML has it: it reads the project's documents
 about ten times faster than the pure-Python one. Its composer is C and calls back into Python for
@@ -38,6 +38,14 @@ class UnsafeYamlError(BleuValueError):
         self.problem, self.line = problem, line
 
 
+class DuplicateKeyError(BleuValueError):
+    """A YAML mapping gives one key twice; the message names the file, the line and the first one's line."""
+
+    def __init__(self, key, *, first_line, name, line):
+        super().__init__(f"{name}:{line}: duplicate key `{key}` (first at line {first_line}): give each key once")
+        self.line = line
+
+
 def refuse_unsafe(text, *, name="<yaml>"):
     """Raise UnsafeYamlError at the first alias or the first collection nested deeper than MAX_DEPTH
     in `text`, reading parser events only (nothing is composed or expanded); a YAML syntax error
@@ -71,6 +79,21 @@ class StrictSafeLoader(BaseSafeLoader):
         refuse_unsafe(self._text, name=self.source_name)
         return super().get_single_data()
 
+    def construct_mapping(self, node, deep=False):
+        """A mapping whose keys are each given once: YAML reads a repeated key as its last value, silently (a
+        baseline's reviewed `reason:` lost to a second one below it), so a repeated key is refused with its line."""
+        if isinstance(node, yaml.MappingNode):
+            first_lines: dict[object, int] = {}
+            for key_node, _ in node.value:
+                if not isinstance(key_node, yaml.ScalarNode):
+                    continue
+                key = self.construct_object(key_node)
+                if key in first_lines:
+                    raise DuplicateKeyError(key, first_line=first_lines[key], name=self.source_name,
+                                            line=key_node.start_mark.line + 1)
+                first_lines[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
 
 def _construct_int(loader: StrictSafeLoader, node: yaml.ScalarNode) -> int:
     """An integer within MAX_DIGITS digits (`oracle.formulas.bounds`); a longer one is refused with its line
@@ -94,6 +117,19 @@ def load_yaml(text, *, name="<yaml>"):
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"{name}:{mark.line + 1}" if mark is not None else name
-        raise BleuValueError(f"{where}: not valid YAML ({getattr(exc, 'problem', None) or exc})") from None
+        problem = getattr(exc, "problem", None) or exc
+        if mark is not None and _indented_with_a_tab(text, mark.line) and "tab" not in str(problem):
+            problem = f"{problem}: a tab in the indentation; YAML indents with spaces only"
+        raise BleuValueError(f"{where}: not valid YAML ({problem})") from None
     finally:
         loader.dispose()
+
+
+def _indented_with_a_tab(text: str, line: int) -> bool:
+    """Line `line` (0-based) of `text` has a tab among its leading whitespace (PyYAML's error there speaks of a
+    "character that cannot start any token")."""
+    lines = text.split("\n")
+    if not 0 <= line < len(lines):
+        return False
+    content = lines[line]
+    return "\t" in content[:len(content) - len(content.lstrip(" \t"))]

@@ -150,9 +150,11 @@ def test_a_case_reproduction_line_writes_its_own_report_and_names_its_file(tmp_p
 
 
 def _failing_run(tmp_path, name="mutant_no_clipping"):
+    """A failing run of one implementation, `mybleu`, with the bug of fake `name` (the same library before and after
+    a change: `baseline write` adds to a baseline only a run of the implementation its header names)."""
     report = tmp_path / "report"
-    assert run_cli("check", "--command", fake(name), "--no-cases", "--examples", 30, "--report", report,
-                   "--quiet") == 1
+    assert run_cli("check", "--command", fake(name, "--name", "mybleu"), "--no-cases", "--examples", 30, "--report",
+                   report, "--quiet") == 1
     return report / "results.jsonl"
 
 

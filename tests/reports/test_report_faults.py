@@ -580,3 +580,22 @@ def test_a_stop_signal_lost_where_python_cannot_raise_it_prints_no_traceback_and
     assert run.returncode == 128 + signal.SIGINT, run.stderr
     assert "KeyboardInterrupt" not in run.stderr
     assert "a destructor's own error" in run.stderr  # any other unraisable exception is still reported
+
+
+def test_publishing_never_replaces_a_file_that_is_not_a_reports(tmp_path):
+    """The last guard of --report-force: a report file whose name a user's file has (one `prepare` was not told
+    of) is not moved over it; the publication is refused whole, naming the file, and the report left staged."""
+    from oracle.formulas.errors import BleuValueError
+    from oracle.reports.staging import ReportDirectory
+
+    directory = tmp_path / "mine"
+    directory.mkdir()
+    (directory / "index.html").write_text("my page\n")
+    report = ReportDirectory.prepare(directory, force=True, writes=())
+    (report.staging / "index.html").write_text("the report's page\n")
+    (report.staging / "results.jsonl").write_text("{}\n")
+    with pytest.raises(BleuValueError, match=r"holds index\.html, not a report's.*nothing was replaced") as raised:
+        report.publish()
+    assert str(report.staging) in str(raised.value)
+    assert (directory / "index.html").read_text() == "my page\n" and not (directory / "results.jsonl").exists()
+    assert (report.staging / "index.html").read_text() == "the report's page\n"

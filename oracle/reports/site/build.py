@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from oracle.reports.history import HISTORY_DIR, read_histories
-from oracle.reports.staging import staged
+from oracle.reports.staging import SITE_ENTRIES, staged
 
 from .collect import Observed, Settings, say
 from .data import DATA_DIR, write_data
@@ -26,7 +26,7 @@ def run(settings: Settings, *, observe: Callable[[Settings], Observed] | None = 
     published paths)."""
     out = Path(settings.out)
     render_only = observe is None
-    with staged(out, force=settings.report_force, publish_on_error=False) as staging:
+    with staged(out, force=settings.report_force, publish_on_error=False, writes=SITE_ENTRIES) as staging:
         if observe is None:
             _link_tree(out / DATA_DIR, staging / DATA_DIR)
         else:

@@ -1,0 +1,414 @@
+"""What a new user types wrong on the README's commands, and what each must end in: exit 2 and one line on stderr
+naming the argument, the value and what to do (never a traceback, never a silent acceptance); nothing the user
+wrote deleted or overwritten. Each test is one mistake met walking the README (tests/end_to_end/test_user_path.py
+walks the path done right).
+"""
+
+from __future__ import annotations
+
+from fakes.harness import run_cli
+
+
+def _one_line(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def test_a_misspelt_implementation_name_suggests_the_close_one(tmp_path, capsys):
+    """`check --impl nlkt` (two letters swapped) listed 36 names and left the user to find `nltk` among them."""
+    for typed, meant in (("nlkt", "nltk"), ("NLTK", "nltk"), ("sacrebleux", "sacrebleu"),
+                         ("torchmetric", "torchmetrics")):
+        assert run_cli("check", "--impl", typed, "--examples", 1, "--report", tmp_path / typed) == 2
+        line = _one_line(capsys.readouterr().err)
+        assert f"unknown implementation '{typed}' (did you mean '{meant}'?)" in line, line
+        assert not (tmp_path / typed).exists()  # refused before anything was made
+    # a name close to nothing is not given a guess
+    assert run_cli("check", "--impl", "bleurt", "--examples", 1, "--report", tmp_path / "b") == 2
+    assert "did you mean" not in _one_line(capsys.readouterr().err)
+
+
+def test_a_duplicate_key_in_a_baseline_is_refused_naming_its_line(tmp_path, capsys):
+    """A baseline with `profile:` twice, or an entry with two `reason:` keys, was read as its last value, silently:
+    the first gave a refusal blaming another profile, the second dropped a reviewed reason."""
+    twice = tmp_path / "twice.yaml"
+    twice.write_text("implementation: {name: oracle}\nprofile: papineni\nprofile: nltk\nentries: []\n")
+    reasons = tmp_path / "reasons.yaml"
+    reasons.write_text("entries:\n- id: cause:x\n  outcome: fail\n  reason: reviewed by me\n  reason: TODO\n")
+    for baseline, key, line in ((twice, "profile", 3), (reasons, "reason", 5)):
+        report = tmp_path / f"report-{key}"
+        assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--baseline", baseline,
+                       "--report", report) == 2
+        said = _one_line(capsys.readouterr().err)
+        assert f"{baseline}:{line}: duplicate key `{key}`" in said, said
+        assert not report.exists()  # refused before the run
+
+
+def test_report_force_never_overwrites_a_file_of_the_users(tmp_path, capsys):
+    """`--report-force` promises the report's files are put beside the user's, "nothing else in DIR is touched";
+    a summary.md of the user's there was replaced by the run's, silently."""
+    mine = tmp_path / "notes"
+    mine.mkdir()
+    (mine / "summary.md").write_text("my summary of last week\n")
+    (mine / "todo.txt").write_text("ask about BP\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", mine,
+                   "--report-force") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "summary.md" in said and "--report-force" in said and f"--report {mine}" in said, said
+    assert (mine / "summary.md").read_text() == "my summary of last week\n"
+    assert sorted(p.name for p in mine.iterdir()) == ["summary.md", "todo.txt"]  # refused before the run
+    # beside files of other names, --report-force writes the report and leaves them as they were
+    (mine / "summary.md").rename(mine / "my-summary.md")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", mine, "--report-force",
+                   "-q") == 0
+    assert (mine / "my-summary.md").read_text() == "my summary of last week\n"
+    assert (mine / "todo.txt").read_text() == "ask about BP\n" and (mine / "summary.md").is_file()
+
+
+def test_a_refused_report_path_is_one_line_with_no_cases_too(tmp_path, capsys):
+    """With --no-cases, check printed its note "no cases (--no-cases)" before the report path was checked: a
+    refusal was two lines on stderr."""
+    in_the_way = tmp_path / "report"
+    in_the_way.write_text("a file of mine\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--report", in_the_way) == 2
+    assert "a file is in the way" in _one_line(capsys.readouterr().err)
+    assert in_the_way.read_text() == "a file of mine\n"
+
+
+def test_a_command_that_prints_and_exits_before_the_handshake_is_shown_with_what_it_printed(tmp_path, capsys,
+                                                                                            monkeypatch):
+    """`--command "cat FILE"` (or a script printing its usage and exiting at once) was "the process exited before
+    the handshake (exit status 0)": what it printed was dropped when the start request found its stdin closed. The
+    race is made certain here: the request is sent only once the process has exited."""
+    import sys
+
+    from oracle.harness.transport import ImplementationProcess
+
+    send = ImplementationProcess._send
+
+    def send_after_exit(self, obj, line=None):
+        if obj.get("cmd") == "start":
+            self._proc.wait(timeout=30)
+        return send(self, obj, line)
+
+    monkeypatch.setattr(ImplementationProcess, "_send", send_after_exit)
+    command = f"{sys.executable} -c 'import sys; sys.stdin.close(); print(\"usage: my_bleu.py HYP REF\")'"
+    assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
+    said = capsys.readouterr().err.strip().splitlines()[0]
+    assert "could not be driven" in said and "usage: my_bleu.py HYP REF" in said, said
+
+
+def test_an_interrupted_check_says_so_in_its_next_step(tmp_path):
+    """^C in the middle of `check`: the report was whole and the exit code 130, but the last line said "next: run
+    this in CI ..." (or, with deviations, to write a baseline from the cut run), as after a finished run."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from fakes.harness import fake
+
+    report = tmp_path / "report"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    run = subprocess.Popen([sys.executable, "-m", "oracle", "check", "--command", fake("hang_seq2"), "--no-cases",
+                            "--examples", "5", "--timeout", "60", "--report", str(report)], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while time.time() < deadline and not list(report.glob(".bleu-oracle-partial.*/results.jsonl")):
+        time.sleep(0.1)
+    time.sleep(1.5)  # the first request answered, the second hanging
+    run.send_signal(signal.SIGINT)
+    out, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    following = [line for line in out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1 and "interrupted" in following[0], out
+    assert "run this in CI" not in following[0] and "baseline write" not in following[0], following
+
+
+def test_baseline_write_from_a_path_that_does_not_exist_says_so(tmp_path, capsys, monkeypatch):
+    """`baseline write --from bleu-oracle-reprot` (a typo) said "cannot read bleu-oracle-reprot: no
+    bleu-oracle-reprot there", naming the missing path as if it were a file expected inside itself."""
+    monkeypatch.chdir(tmp_path)
+    assert run_cli("baseline", "write", "--from", "bleu-oracle-reprot", "--out", "baseline.yaml") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--from bleu-oracle-reprot`: no such file or directory" in said, said
+    assert "report directory" in said and not (tmp_path / "baseline.yaml").exists()
+
+
+def test_a_misspelt_choice_suggests_the_close_one(tmp_path, capsys):
+    """`check --impl nltk --profile nlkt`: argparse's "invalid choice" listed the nine profiles without saying which
+    was meant (as a misspelt --impl now does)."""
+    assert run_cli("check", "--impl", "nltk", "--profile", "nlkt", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "argument --profile: invalid choice: 'nlkt'" in said and "did you mean 'nltk'?" in said, said
+    assert run_cli("check", "--impl", "nltk", "--profile", "bleurt", "--report", tmp_path / "r") == 2
+    assert "did you mean" not in _one_line(capsys.readouterr().err)
+
+
+def test_every_verbs_help_states_its_exit_codes_and_gives_an_example(capsys):
+    """`score --help`, `profiles`, `protocol`, `baseline` and `report` said nothing of their exit codes, and `check`'s
+    list left out 4 (an internal error), which the README's table has; `profiles`, `protocol`, `baseline`, `report`
+    had no example to copy."""
+    import pytest
+
+    from oracle.cli import main
+    from oracle.commands import VERBS
+
+    lacking = {}
+    for verb in VERBS:
+        with pytest.raises(SystemExit):
+            main([verb, "--help"])
+        text = " ".join(capsys.readouterr().out.split())  # (wrapped lines joined)
+        codes = text[text.find("Exit codes:"):]
+        missing = [what for what, present in (
+            ("Exit codes:", "Exit codes:" in text), ("exit 2", " 2 " in codes), ("exit 4", " 4 " in codes),
+            ("Examples:", "Examples:" in text or "Example:" in text)) if not present]
+        if missing:
+            lacking[verb] = missing
+    assert lacking == {}
+    with pytest.raises(SystemExit):  # and `bleu-oracle --help`, the first page a user reads, shows where to start
+        main(["--help"])
+    top = capsys.readouterr().out
+    assert "Examples:" in top and "bleu-oracle check --command" in top and "bleu-oracle doctor --hyp" in top, top
+
+
+def test_standard_input_closed_is_one_line_never_an_internal_error(tmp_path):
+    """`score --hyp - ... <&-` (a CI step, a cron job, with no standard input at all) was "internal error:
+    AttributeError: 'NoneType' object has no attribute 'buffer'", exit 4; `serve` likewise, for a closed stdin or
+    stdout."""
+    import os
+    import subprocess
+    import sys
+
+    reference = tmp_path / "ref.txt"
+    reference.write_text("the cat sat\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for argv, closed in ((["score", "--hyp", "-", "--ref", str(reference)], "<&-"),
+                         (["serve", "--impl", "oracle"], "<&-"),
+                         (["serve", "--impl", "oracle"], ">&-")):
+        done = subprocess.run(["sh", "-c", f'exec "$@" {closed}', "sh", sys.executable, "-m", "oracle", *argv],
+                              capture_output=True, text=True, env=env, timeout=120, input=None if "<" in closed
+                              else '{"cmd": "start", "protocol": 1}\n')
+        assert done.returncode == 2, (argv, closed, done.stderr)
+        line = _one_line(done.stderr)
+        assert "internal error" not in line and ("standard input" in line or "standard output" in line), line
+
+
+def test_baseline_write_onto_another_implementations_baseline_is_refused(tmp_path, capsys):
+    """`baseline write --from RUN --out baselines/sacrebleu.yaml` from a run of another implementation added that
+    run's deviations to sacrebleu's baseline, silently (`check` and `baseline update` refuse such a pairing)."""
+    from fakes.harness import fake
+
+    report = tmp_path / "run"
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 5, "--report",
+                   report, "-q") == 1
+    theirs = tmp_path / "sacrebleu.yaml"
+    theirs.write_text("implementation: {name: sacrebleu}\nprofile: sacrebleu\nentries:\n"
+                      "- id: cause:13a-line-stripped-first\n  outcome: fail\n  reason: reviewed upstream\n")
+    before = theirs.read_text()
+    assert run_cli("baseline", "write", "--from", report, "--out", theirs) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "implementation 'sacrebleu'" in said and str(theirs) in said, said
+    assert theirs.read_text() == before
+
+
+def test_doctor_says_once_why_an_effect_was_not_measured(tmp_path, capsys):
+    """Past four findings of a kind, doctor's effect line read "not measured (not measured: the first 4 findings of
+    this kind are (each fix re-scores every file))": the reason repeated its own prefix and ended mid-sentence."""
+    from oracle.cli import main
+
+    separators = "\x0b\x0c\x1c\x1d\x1e\x85\u2028"  # seven characters str.splitlines() ends a line at: 7 findings
+    hypothesis, reference = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hypothesis.write_text("".join(f"the cat{s}sat on the mat\n" for s in separators), encoding="utf-8")
+    reference.write_text("the cat sat on the mat\n" * len(separators), encoding="utf-8")
+    main(["doctor", "--hyp", hypothesis, "--ref", reference, "--fail-on", "never"])
+    effects = [line.strip() for line in capsys.readouterr().out.splitlines() if line.strip().startswith("effect:")]
+    unmeasured = [line for line in effects if "not measured" in line]
+    assert len(effects) == len(separators) and len(unmeasured) == len(separators) - 4, effects
+    for line in unmeasured:
+        assert line.count("not measured") == 1 and line.count("(") == line.count(")"), line
+        assert "only the first 4 findings of each kind are measured" in line, line
+
+
+def test_doctor_on_files_with_no_line_is_a_usage_error_as_score_says(tmp_path, capsys):
+    """`doctor --hyp empty.txt --ref empty.txt` (outputs not written yet) said "Layout: no problem found" and exited
+    0. `score` on the same files exits 2: "holds no line". (One empty file beside one with lines stays the lint's
+    line-count finding, exit 1: tests/doctor/test_doctor.py,
+    test_files_with_nothing_to_score_still_give_a_valid_report.)"""
+    from oracle.cli import main
+
+    empty, also_empty = tmp_path / "empty.txt", tmp_path / "also-empty.txt"
+    empty.write_text("")
+    also_empty.write_text("")
+    for more in ([], ["--number", "26.65"], ["--json"]):
+        assert main(["doctor", "--hyp", empty, "--ref", empty, "--ref", also_empty, *more]) == 2, more
+        captured = capsys.readouterr()
+        assert f"`--hyp {empty}` holds no line, nor does any --ref: nothing to diagnose" in _one_line(captured.err)
+        assert captured.out == ""
+
+
+def test_doctor_does_not_promise_nearest_readings_it_has_none_of(tmp_path, capsys):
+    """An empty --hyp beside a reference with lines (the lint's line-count finding, exit 1): the number's line ended
+    "no documented reading reproduces it. Nearest:" with nothing under it."""
+    from oracle.cli import main
+
+    empty, reference = tmp_path / "empty.txt", tmp_path / "ref.txt"
+    empty.write_text("")
+    reference.write_text("the cat sat\n")
+    assert main(["doctor", "--hyp", empty, "--ref", reference, "--number", "26.65"]) == 1
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("Number 26.65"))
+    assert line.endswith("no documented reading reproduces it."), line
+
+
+def test_replay_of_a_report_directory_or_a_missing_file(tmp_path, capsys):
+    """`check --replay bleu-oracle-report` (the directory, as `baseline write --from` takes it) and `--replay
+    found.jsonl` (a typo) both said "`--replay` is neither a file nor JSON (Expecting value: line 1 column 1 (char
+    0))": a JSON parser's complaint about a path. The directory is now read as its results.jsonl; a missing file is
+    named as missing."""
+    from fakes.harness import fake
+
+    report = tmp_path / "run"
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 5, "--report",
+                   report, "-q") == 1
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--replay", report, "--report",
+                   tmp_path / "again", "-q") == 1
+    assert (tmp_path / "again" / "results.jsonl").is_file()
+    capsys.readouterr()
+    assert run_cli("check", "--impl", "oracle", "--replay", tmp_path / "found.jsonl", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--replay {tmp_path / 'found.jsonl'}`: no such file" in said and "Expecting value" not in said, said
+    (tmp_path / "empty-dir").mkdir()
+    assert run_cli("check", "--impl", "oracle", "--replay", tmp_path / "empty-dir", "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "a directory without a results.jsonl" in said, said
+
+
+def test_an_output_directory_given_as_a_file_or_the_reverse_says_which_is_in_the_way(tmp_path, capsys):
+    """`cases export --out notes.txt` (a file) said "cannot write notes.txt/papineni.json (File exists)"; `baseline
+    write --out reports/` (a directory) said "cannot read baseline reports (Is a directory)", as if it were read."""
+    from oracle.cli import main
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("mine\n")
+    assert main(["cases", "export", "--profile", "papineni", "--out", notes]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--out {notes}`: a file is in the way" in said, said
+    assert notes.read_text() == "mine\n"
+    results = tmp_path / "run"
+    from fakes.harness import fake
+
+    assert run_cli("check", "--command", fake("mutant_no_clipping"), "--no-cases", "--examples", 3, "--report",
+                   results, "-q") == 1
+    folder = tmp_path / "baselines"
+    folder.mkdir()
+    assert main(["baseline", "write", "--from", results, "--out", folder]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--out {folder}`: a directory is in the way" in said, said
+
+
+def test_a_bad_weight_names_the_option_and_a_comma_list_is_told_apart(tmp_path, capsys):
+    """`score --weights 0.5,0.5` (sacrebleu's and the signature's spelling) said "`weights` must be a finite number
+    (got '0.5,0.5')": not the option's name, and not that the weights are separate arguments."""
+    from oracle.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\n")
+    assert main(["score", "--hyp", text, "--ref", text, "--weights", "0.5,0.5"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--weights 0.5,0.5`" in said and "--weights 0.5 0.5" in said, said
+    assert main(["score", "--hyp", text, "--ref", text, "--weights", "0.5", "abc"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "`--weights 0.5 abc`" in said and "'abc'" in said, said
+
+
+def test_a_tab_in_a_baseline_is_named_as_a_tab(tmp_path, capsys):
+    """A baseline indented with a tab (an editor's default) was "not valid YAML (found character that cannot start
+    any token)": PyYAML's words, which never say the character is a tab."""
+    tabbed = tmp_path / "tabbed.yaml"
+    tabbed.write_text("implementation:\n\tname: oracle\nentries: []\n")
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 1, "--baseline", tabbed,
+                   "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"{tabbed}:2:" in said and "a tab" in said and "spaces" in said, said
+
+
+def test_a_selection_of_nothing_is_refused_in_one_line(tmp_path, capsys):
+    """`check --no-cases --examples 0` printed its note "no cases (--no-cases)", then the refusal: two lines on
+    stderr. (The report it leaves, saying why the gate failed, is tests/commands/test_no_accidental_green.py's.)"""
+    report = tmp_path / "r"
+    assert run_cli("check", "--impl", "oracle", "--no-cases", "--examples", 0, "--report", report) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "nothing was judged" in said and "--allow-empty" in said, said
+
+
+def test_doctor_report_never_overwrites_a_doctor_md_of_the_users(tmp_path, capsys):
+    """`doctor --report notes/` promises "other files there are left alone", but replaced a doctor.md the user had
+    written there, silently. A previous doctor report there is replaced, as before."""
+    from oracle.cli import main
+
+    text = tmp_path / "t.txt"
+    text.write_text("the cat sat on the mat\n")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "doctor.md").write_text("what the doctor said last week\n")
+    assert main(["doctor", "--hyp", text, "--ref", text, "--report", notes, "-q"]) == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "doctor.md" in said and f"--report {notes}" in said, said
+    assert (notes / "doctor.md").read_text() == "what the doctor said last week\n"
+    assert not (notes / "doctor.json").exists()
+    fresh = tmp_path / "fresh"
+    for _ in range(2):  # written, then its own report replaced
+        assert main(["doctor", "--hyp", text, "--ref", text, "--report", fresh, "-q"]) == 0
+    assert (fresh / "doctor.md").read_text().startswith("# bleu-oracle doctor")
+    from typing import get_args
+
+    from oracle.commands.doctor import REPORT_SCHEMA
+    from oracle.doctor.model import SchemaVersion
+
+    assert get_args(SchemaVersion) == (REPORT_SCHEMA,)  # what marks a previous report is what doctor writes
+
+
+def test_doctor_lists_a_files_findings_once_when_it_is_given_twice(tmp_path, capsys):
+    """`doctor --hyp out.txt --ref out.txt` (one file given as both, a sanity check or a slip) listed each of the
+    file's findings twice, one per role, with the same text."""
+    from oracle.cli import main
+
+    crlf = tmp_path / "crlf.txt"
+    crlf.write_bytes(b"the cat sat\r\non the mat\r\n")
+    main(["doctor", "--hyp", crlf, "--ref", crlf, "-q"])
+    out = capsys.readouterr().out
+    assert out.count("CR LF line ends") == 1, out
+
+
+def test_an_empty_path_is_refused_naming_the_option(tmp_path, capsys, monkeypatch):
+    """`check --report "$OUT"` with OUT unset in a CI step: `--report ''` was read as the current directory (refused
+    only for holding other files, and with --report-force written into), `--junit ''` silently as the default, and
+    `--badge ''` as "a directory is in the way"."""
+    import pytest
+
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv in (["check", "--impl", "oracle", "--report", ""], ["check", "--impl", "oracle", "--junit", ""],
+                 ["check", "--impl", "oracle", "--badge", " "], ["baseline", "write", "--from", "", "--out", "b.yaml"],
+                 ["score", "--hyp", "", "--ref", "r.txt"], ["doctor", "--hyp", "h.txt", "--ref", ""]):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        assert exited.value.code == 2, argv
+        said = _one_line(capsys.readouterr().err)
+        option = next(a for a, b in zip(argv, argv[1:], strict=False) if not b.strip())
+        assert f"argument {option}: is empty" in said, (argv, said)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_command_that_cannot_start_says_what_to_do(tmp_path, capsys):
+    """`check --command "my-bleu --serve"` (not on PATH) or a script without its execute bit: "could not start
+    ['my-bleu', '--serve']: [Errno 2] No such file or directory: 'my-bleu'", a Python list and errno, nothing on what
+    to try."""
+    script = tmp_path / "bleu.py"
+    script.write_text("print('hello')\n")
+    for command, hint in (("my-bleu-not-installed --serve", "PATH"), (str(script), "python3")):
+        assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
+        said = capsys.readouterr().err.strip().splitlines()[0]
+        assert f"could not start `{command.split()[0]}`" in said and "[Errno" not in said and hint in said, said
