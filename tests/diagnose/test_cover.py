@@ -25,8 +25,8 @@ from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge
 from oracle.harness.events import FailureCause, RootCauseTally
-from oracle.models.outcomes import Outcome
 from oracle.harness.transport import Reply
+from oracle.models.outcomes import Outcome
 from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
 from oracle.models.results import Classification, Record, RunCause, run_name_of
 
