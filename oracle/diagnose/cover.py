@@ -41,7 +41,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from oracle.models.results import NEEDS_EVIDENCE, needs_evidence
+from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
+
+from .combination import is_partial
+from .mechanisms.counting import OTHER_COUNTING
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).
 UNEXPLAINED = "unexplained"
@@ -69,6 +72,13 @@ def unsupported(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[
         for name in set(signature):
             reach[name] += count
     return {name for name in reach if needs_evidence(name) and name not in confirmed and reach[name] < PATTERN_RECORDS}
+
+
+def states_what_is_known(name: str) -> bool:
+    """Whether `name` says only what is known of a difference (every part `other-counting-of-<layer>` or a partial
+    stage): true of every input whose numbers it describes, so no alternative to a mechanism's name ("fits: A or
+    B" asks for an input that tells two mechanisms apart)."""
+    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
 
 
 def with_evidence(signature: Sequence[str], left_out: set[str]) -> tuple[str, ...]:
@@ -101,10 +111,12 @@ def minimal_cover(signatures: Mapping[tuple[str, ...], int], confirmed: frozense
         taken = tuple(sorted(s for s in remaining if name in kept[s]))
         records = sum(remaining.pop(s) for s in taken)
         common = set.intersection(*(set(kept[s]) for s in taken)) - {name}
+        if not states_what_is_known(name):
+            common = {other for other in common if not states_what_is_known(other)}
         causes.append(RunCause(name, records, tuple(sorted(common)), taken))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
 
 
-__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "unsupported",
-           "with_evidence"]
+__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "states_what_is_known",
+           "unsupported", "with_evidence"]

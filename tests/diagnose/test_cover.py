@@ -228,6 +228,17 @@ def test_a_run_names_records_its_main_cause_explains_by_it_not_by_a_narrower_coi
     assert [(g.name, g.count) for g in tally.groups()] == [(KNOWN, 6)]
 
 
+def test_what_is_known_among_every_records_fits_is_no_alternative_to_the_mechanism_that_names_them():
+    # the bug whose r is the last segment's alone: each record also keeps what is known of its counts (they differ
+    # first at r); the inputs need no telling apart of the two ("fits: A or B"), since the second is no mechanism
+    run = {("reference-length-of-last-segment-only", KNOWN): 92}
+    assert [(c.name, c.records, c.alternatives) for c in minimal_cover(run)] == [
+        ("reference-length-of-last-segment-only", 92, ())]
+    # where what is known names the run, the mechanisms fitting every record stay its alternatives, as before
+    assert [(c.name, c.alternatives) for c in minimal_cover({(KNOWN, "mean-of-sentence-scores"): 2})] == [
+        (KNOWN, ("mean-of-sentence-scores",))]
+
+
 def test_a_shrunk_record_keeps_what_is_known_where_its_original_holds_it():
     """The shrunk input of a length-2 record, "" against "a b b", BLEU-1: r = 2 where the oracle counts 3, the score 0
     on both sides (c = 0). Whichever name the shrunk input fits first, the one kept is the one that explains the
