@@ -175,6 +175,14 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
 Judged = tuple[ScoreRequest, Answered, Verdict, Expected]
 
 
+def _explains(request, reply, profile, overrides, parts) -> bool:
+    """Whether the explanation of `parts` explains `reply` to `request` (False where the oracle cannot score it)."""
+    try:
+        return classify(request, reply, profile, overrides=overrides, among=parts).explained
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return False
+
+
 def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, overrides: Mapping[str, Any] | None = None,
                      entries: Sequence[Mapping[str, Any]] = (), search_all: bool = True) -> Classification:
     """The root cause of a shrunk failure: `shrunk` and `original` are each (request, reply, verdict,
@@ -196,8 +204,10 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
         return out.model_copy(update={"fits": others})
     if confirmed:  # another explanation of the shrunk input is the one that explains the original too
         again = attribute(*shrunk, profile, entries=entries, among=confirmed[0][1])
-        if again.change:
-            return again.model_copy(update={"fits": others})
+        if again.change:  # (with what is known of it, where that explains the original as well: `classify`)
+            known = tuple(name for name, parts in zip(again.fits, again.fit_parts, strict=True)
+                          if name not in others and _explains(request, reply, profile, overrides, parts))
+            return again.model_copy(update={"fits": (*others, *known)})
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
     if not whole.change:
         return out

@@ -35,7 +35,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name, parse_cause
+from oracle.models.results import Classification, cause_name, needs_evidence, parse_cause
 
 from . import mechanisms
 from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
@@ -858,20 +858,24 @@ def _from_returned_counts(search, conventions):
     found = (_by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(search, value)
              + _by_departure(search) + _by_state(search) + _by_structure(search)
              or _counting_under_conventions(search, strong, value))
-    if found:
-        return found
     layer = _statistics_differ(statistics, base, n)
-    name = f"{OTHER_COUNTING}{layer}"
-    if not search.permitted(name):
-        return []
-    return [
-        Explanation(
-            (name,),
-            other_counting_words(layer),
-            (("computation", name),),
-            value,
-        )
-    ]
+    return _with_what_is_known(search, found, Explanation(
+        (f"{OTHER_COUNTING}{layer}",), other_counting_words(layer), (("computation", f"{OTHER_COUNTING}{layer}"),),
+        value))
+
+
+def _with_what_is_known(search, found, known):
+    """`found` (the mechanisms that reproduce the returned counts), else `known` (`other-counting-of-<layer>`, what is
+    known of them) where the search may name it; and `known` among the fits where every name found needs evidence (a
+    cap, one segment's length: one record can fit it by chance), so that a run whose other records `known` names
+    names these by it too, and the narrower name needs a pattern of its own (`oracle.diagnose.cover`). As a fit it is
+    kept in a search among given names too (an earlier record's name tried first): it is a fact of the numbers, not a
+    mechanism the search chose."""
+    if not found:
+        return [known] if search.permitted(*known.parts) else []
+    if all(needs_evidence(e.name) for e in found):
+        return [*found, known]
+    return found
 
 
 def _counting_alternatives(search, value):
@@ -971,18 +975,23 @@ def _score_agrees(search, conventions, expected):
     ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
         search, pairs, within_contract, (), stats=True) or _counting_under_conventions(search, strong, expected)
     if found:
-        return _chosen(found, expected)
+        return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
 
 
 def _counts_differ_alone(search, layer, expected):
     """The score agrees and the returned statistics differ first at `layer`, as no mechanism counts them: named by
     what is known, the layer (`other-counting-of-<layer>`), never a bare `unexplained` (issue 36)."""
+    if not search.permitted(f"{OTHER_COUNTING}{layer}"):
+        return Explanation((UNEXPLAINED,), f"the score agrees but the statistics differ at {layer}", (), None, expected)
+    return _counts_differ_known(layer, expected)
+
+
+def _counts_differ_known(layer, expected):
+    """What is known where the score agrees and the returned statistics differ first at `layer`."""
     name = f"{OTHER_COUNTING}{layer}"
     words = (f"the score agrees with the oracle's but the returned statistics differ from its counts first at "
              f"{layer}, in a way no known counting alternative reproduces")
-    if not search.permitted(name):
-        return Explanation((UNEXPLAINED,), f"the score agrees but the statistics differ at {layer}", (), None, expected)
     return Explanation((name,), words, (("computation", name),), expected, expected)
 
 

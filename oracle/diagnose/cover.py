@@ -15,7 +15,12 @@ fit by chance (a stateless float64 implementation's wrong answer that equals ano
 float32's precision, 2e-6 relative, of the oracle's). They name a run's records only with evidence: a pattern across
 at least two records of the run, or a confirming probe (`confirmed`: the names a record carries with its probes'
 confirmation). Without it they are left out of that record's signature, which keeps its next-best name, or, where it
-has none, `unexplained`.
+has none, `unexplained`. The pattern is counted among the records no larger cause already accounts for: a name that
+the main cause's records fit as well has no evidence from them for the others (a reference length of 2 reads as the
+references cut to 2 tokens wherever the cut tokens matched nothing). Where only such names reproduce a record's
+counts, what is known of them (`other-counting-of-<layer>`) stays among its fits (`oracle.diagnose.classify`), so
+that a run whose other records it names covers that record by it, the narrower name shown as what the input fits
+as well.
 
     >>> [(c.name, c.records) for c in minimal_cover({("float32",): 1, ("strict-clipping",): 3})]
     [('strict-clipping', 3), ('unexplained', 1)]
@@ -36,7 +41,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from oracle.models.results import NEEDS_EVIDENCE, needs_evidence
+from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
+
+from .combination import is_partial
+from .mechanisms.counting import OTHER_COUNTING
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).
 UNEXPLAINED = "unexplained"
@@ -66,6 +74,13 @@ def unsupported(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[
     return {name for name in reach if needs_evidence(name) and name not in confirmed and reach[name] < PATTERN_RECORDS}
 
 
+def states_what_is_known(name: str) -> bool:
+    """Whether `name` says only what is known of a difference (every part `other-counting-of-<layer>` or a partial
+    stage): true of every input whose numbers it describes, so no alternative to a mechanism's name ("fits: A or
+    B" asks for an input that tells two mechanisms apart)."""
+    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
+
+
 def with_evidence(signature: Sequence[str], left_out: set[str]) -> tuple[str, ...]:
     """`signature` without the names of `left_out` (`unsupported`); (UNEXPLAINED,) where that leaves none."""
     kept = tuple(name for name in signature if name not in left_out)
@@ -76,34 +91,32 @@ def minimal_cover(signatures: Mapping[tuple[str, ...], int], confirmed: frozense
     """The run's causes: `signatures` maps each record's fitting names (its primary name first) to the number
     of records with exactly those; the result covers every record, largest group first. A name needing evidence
     (`needs_evidence`) that fewer than PATTERN_RECORDS records fit and no probe confirmed (`confirmed`) names no
-    cause: its records are covered by their other names, or by UNEXPLAINED. Each cause's `signatures` are the
-    records' own (as given)."""
-    left_out = unsupported(signatures, confirmed)
-    original: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
-    uncovered: dict[tuple[str, ...], int] = {}
-    for signature, count in signatures.items():
-        if signature and count > 0:
-            kept = with_evidence(signature, left_out)
-            original.setdefault(kept, []).append(signature)
-            uncovered[kept] = uncovered.get(kept, 0) + count
+    cause: its records are covered by their other names, or by UNEXPLAINED. That evidence is counted among the
+    records no larger cause already accounts for: a name the main cause's records fit as well needs a pattern of its
+    own to name the others. Each cause's `signatures` are the records' own (as given)."""
+    remaining = {signature: count for signature, count in signatures.items() if signature and count > 0}
+    everywhere = unsupported(remaining, confirmed)
     primary: Counter[str] = Counter()
-    for signature, count in uncovered.items():
-        primary[signature[0]] += count
+    for signature, count in remaining.items():
+        primary[with_evidence(signature, everywhere)[0]] += count
     causes = []
-    while uncovered:
+    while remaining:
+        left_out = unsupported(remaining, confirmed)  # the evidence of the records not yet accounted for
+        kept = {signature: with_evidence(signature, left_out) for signature in remaining}
         reach: Counter[str] = Counter()
-        for signature, count in uncovered.items():
-            for name in set(signature):
+        for signature, count in remaining.items():
+            for name in set(kept[signature]):
                 reach[name] += count
         name = min(reach, key=lambda n: (-reach[n], -primary[n], n))
-        taken = tuple(sorted(s for s in uncovered if name in s))
-        records = sum(uncovered.pop(s) for s in taken)
-        common = set.intersection(*(set(s) for s in taken)) - {name}
-        given = tuple(sorted(signature for kept in taken for signature in original[kept]))
-        causes.append(RunCause(name, records, tuple(sorted(common)), given))
+        taken = tuple(sorted(s for s in remaining if name in kept[s]))
+        records = sum(remaining.pop(s) for s in taken)
+        common = set.intersection(*(set(kept[s]) for s in taken)) - {name}
+        if not states_what_is_known(name):
+            common = {other for other in common if not states_what_is_known(other)}
+        causes.append(RunCause(name, records, tuple(sorted(common)), taken))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
 
 
-__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "unsupported",
-           "with_evidence"]
+__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "states_what_is_known",
+           "unsupported", "with_evidence"]

@@ -6,14 +6,28 @@ The single-record coincidences are built by hand: a record whose only fitting na
 1e-5 of the oracle's, nothing else fitting), one whose fits are earlier-answer-returned and a mechanism of the
 request alone, among the records of a run whose bug is something else.
 
+A narrower name one record can fit by chance beside the run's main cause (a cap on the references' lengths, one
+segment's length: `needs_evidence`) is built by hand too: records of an implementation that reads every reference's
+length as 2 (k4black/codebleu#52), two of which a cut of each reference to 2 tokens reproduces as well.
+
 Holds: oracle.diagnose.cover
 """
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
+from oracle.diagnose.attribute import attribute_shrunk
+from oracle.diagnose.classify import classify
 from oracle.diagnose.cover import minimal_cover
+from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.judge import judge
 from oracle.harness.events import FailureCause, RootCauseTally
+from oracle.harness.transport import Reply
 from oracle.models.outcomes import Outcome
+from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
 from oracle.models.results import Classification, Record, RunCause, run_name_of
 
 
@@ -143,3 +157,103 @@ def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md()
     own = record(1, "strict-clipping", "case-not-folded")
     assert _root_cause(own, "strict-clipping").startswith("root cause: strict-clipping: ")
     assert _root_cause_text(own.classification, ["strict-clipping"])[0] == "`strict-clipping`"
+
+
+# -- a narrower name one record can fit by chance, beside the run's main cause (issue 36) ------------------------------
+
+
+def test_a_name_needing_evidence_counts_its_pattern_outside_the_main_causes_records():
+    # float32 fits 2 records, one of which strict-clipping (6 records) explains as well: among the records left, one
+    # record is float32's whole pattern, a numeric coincidence by the rule (PATTERN_RECORDS = 2), so unexplained
+    signatures = {("strict-clipping",): 5, ("strict-clipping", "float32"): 1, ("float32",): 1}
+    assert causes(signatures) == [("strict-clipping", 6), ("unexplained", 1)]
+    # two records of its own are a pattern, whatever the main cause's records fit
+    assert causes({**signatures, ("float32",): 2}) == [("strict-clipping", 6), ("float32", 2)]
+    # nor is it an alternative ("fits: A or B") of a cause with evidence only the main cause's records gave it:
+    # case-not-folded's one record fits float32 as well, whose other 3 records strict-clipping explains
+    beside = {("strict-clipping", "float32"): 3, ("strict-clipping",): 3, ("case-not-folded", "float32"): 1}
+    assert [(c.name, c.records, c.alternatives) for c in minimal_cover(beside)] == [
+        ("strict-clipping", 6, ()), ("case-not-folded", 1, ())]
+
+
+def _one_segment(hypothesis, reference):
+    return ScoreRequest(level="corpus", weights=(0.5, 0.5), smoothing={"method": "none"}, lowercase=False,
+                        segments=[Segment(hypothesis=hypothesis.split(), references=[reference.split()])])
+
+
+def _length_two(c, matches, totals, score):
+    """The answer of an implementation that takes every reference's length as 2 (the length of a [tokens, weights]
+    pair): r = 2 on one segment, BP 1 since c > 2, the matches and totals the oracle's own."""
+    return {"score": score, "statistics": {"hyp_len": c, "ref_len": 2, "matches": list(matches),
+                                           "totals": list(totals), "bp": 1.0}}
+
+
+#: By hand, BLEU-2 (weights 1/2, 1/2), one reference each, r = 2 (BP 1):
+#: "a b c d" / "a b x y z": 2 of 4 unigrams and 1 of 3 bigrams match, sqrt(1/2 * 1/3) = sqrt(1/6); the reference cut
+#: to its first 2 tokens ("a b") gives the same counts (x, y, z matched nothing) and r = 2: the cut fits as well.
+#: "p q r" / "p q s t": 2 of 3, 1 of 2: sqrt(1/3); cut to "p q" the same again.
+#: "a b c d e f" / "a b xyz": 2 of 6, 1 of 5: sqrt(1/15), BP 1 for the oracle's r = 3 too (the score agrees, the
+#: counts differ at r); cut to "a b" the same counts again; r = 2 is neither the distance |6 - 3| nor the length of
+#: "a b xy" (its last character chopped).
+#: "d e f" / "d e f g h i", "k l m n" / "z k l m n", "u v w" / "u v w x y z q": every n-gram matches (score 1); a cut
+#: to 2 tokens would lose matches, and r = 2 is not the distance |c - r| (3, 1, 4) either: only what is known fits.
+COINCIDENT = ((_one_segment("a b c d", "a b x y z"), _length_two(4, (2, 1), (4, 3), math.sqrt(1 / 6))),
+              (_one_segment("p q r", "p q s t"), _length_two(3, (2, 1), (3, 2), math.sqrt(1 / 3))),
+              (_one_segment("a b c d e f", "a b xyz"), _length_two(6, (2, 1), (6, 5), math.sqrt(1 / 15))))
+LENGTH_TWO_ONLY = ((_one_segment("d e f", "d e f g h i"), _length_two(3, (3, 2), (3, 2), 1.0)),
+                   (_one_segment("k l m n", "z k l m n"), _length_two(4, (4, 3), (4, 3), 1.0)),
+                   (_one_segment("u v w", "u v w x y z q"), _length_two(3, (3, 2), (3, 2), 1.0)))
+CAP, KNOWN = "references-truncated-to-2-tokens", "other-counting-of-ref_len"
+
+
+def test_a_narrower_coincidental_fit_keeps_what_is_known_among_its_fits():
+    """Where only a name needing evidence reproduces the returned counts, `other-counting-of-<layer>` (what is known of
+    them: they differ first at r, and scored by the formulas they give the answer) stays among the fits, in a search
+    among given names (a kind's earlier record's name, tried first) as well."""
+    for request, answer in COINCIDENT:
+        for among in (None, (CAP,)):
+            found = classify(request, answer, "papineni", among=among)
+            assert CAP in (found.name, *found.fits) and KNOWN in (found.name, *found.fits)
+
+
+def test_a_run_names_records_its_main_cause_explains_by_it_not_by_a_narrower_coincidence():
+    """Six records of the length-2 bug: three only what is known fits, three the cap to 2 tokens fits as well (a
+    pattern by itself). One cause explains all six: the cap is what those three inputs fit as well, not a cause."""
+    tally = RootCauseTally()
+    for index, (request, answer) in enumerate(LENGTH_TWO_ONLY + COINCIDENT):
+        classification = classify(request, answer, "papineni").classification()
+        tally.add(Record(id=f"random-0-{index}", kind="example", outcome=Outcome.FAIL, layer="ref_len",
+                         classification=classification))
+    assert tally.run_names() == [KNOWN]
+    assert [(g.name, g.count) for g in tally.groups()] == [(KNOWN, 6)]
+
+
+def test_what_is_known_among_every_records_fits_is_no_alternative_to_the_mechanism_that_names_them():
+    # the bug whose r is the last segment's alone: each record also keeps what is known of its counts (they differ
+    # first at r); the inputs need no telling apart of the two ("fits: A or B"), since the second is no mechanism
+    run = {("reference-length-of-last-segment-only", KNOWN): 92}
+    assert [(c.name, c.records, c.alternatives) for c in minimal_cover(run)] == [
+        ("reference-length-of-last-segment-only", 92, ())]
+    # where what is known names the run, the mechanisms fitting every record stay its alternatives, as before
+    assert [(c.name, c.alternatives) for c in minimal_cover({(KNOWN, "mean-of-sentence-scores"): 2})] == [
+        (KNOWN, ("mean-of-sentence-scores",))]
+
+
+def test_a_shrunk_record_keeps_what_is_known_where_its_original_holds_it():
+    """The shrunk input of a length-2 record, "" against "a b b", BLEU-1: r = 2 where the oracle counts 3, the score 0
+    on both sides (c = 0). Whichever name the shrunk input fits first, the one kept is the one that explains the
+    original ("a b c d" / "a b x y z" above), and what is known of the original stays among its fits."""
+    small = ScoreRequest(level="corpus", weights=(1.0,), smoothing={"method": "none"}, lowercase=False,
+                         segments=[Segment(hypothesis=[], references=[["a", "b", "b"]])])
+    small_answer = {"seq": 1, "score": 0.0, "statistics": {"hyp_len": 0, "ref_len": 2, "matches": [0], "totals": [0],
+                                                           "bp": 0.0}}
+    original, original_answer = COINCIDENT[0]
+    judged = []
+    for request, answer in ((small, small_answer), (original, {"seq": 1, **original_answer})):
+        reply = Reply("score", ScoreReply.from_json(answer))
+        expected = oracle_expected(request, "papineni")
+        judged.append((request, reply, judge(expected, reply), expected))
+    assert judged[0][2].outcome is Outcome.FAIL and judged[1][2].outcome is Outcome.FAIL
+    out = attribute_shrunk(judged[0], judged[1], "papineni")
+    assert out.name == CAP and KNOWN in out.fits
+    assert out.value == pytest.approx(0.0, abs=1e-12)
