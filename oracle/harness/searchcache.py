@@ -422,7 +422,7 @@ class CachedInput(BaseModel):
     """What an entry keeps of one input (`Prepared.to_entry`): the number of its wire line among the entry's
     lines, the oracle's expectation, the coverage features, a large request's record digest."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     body: StrictInt
     expected: Expected | None
@@ -435,7 +435,7 @@ class CachedContent(BaseModel):
     series' base, is kept once), their distinct values, and a series' steps ([base, changed], ...). Read with
     pydantic's JSON parser on the bytes (`model_validate_json`): no `json.loads`, then validation."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     inputs: dict[str, StrictInt]
     values: list[CachedInput]
