@@ -346,7 +346,7 @@ def hashed_files(package: Path) -> list[tuple[str, ...]]:
     of `_NOT_HASHED`, under a `__pycache__` or with the suffix .pyc or .pyo. Walked with `os.walk`, those directories
     not entered: every check process and worker computes the version, and a `pathlib` walk of the whole package, each
     path built, stat-ed and compared as an object, cost about 11 ms of CPU of it (this way about 4)."""
-    found = []
+    found: list[tuple[str, ...]] = []
     for directory, subdirectories, files in os.walk(package):
         below = Path(directory).relative_to(package).parts
         left_out = () if below else _NOT_HASHED
