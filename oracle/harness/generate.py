@@ -45,6 +45,7 @@ from __future__ import annotations
 import random
 import unicodedata
 
+from oracle.adapters.drivers import libraries
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
@@ -83,7 +84,7 @@ VOCABULARY = (
 #: Characters safe inside a plain token (for `st.text(ALPHABET, min_size=1)`).
 ALPHABET = "abcxyzABCXYZ019.,'-_çÇéÉïÏßøØ日本語€"
 #: Every character `str.split()` splits on (all `str.isspace()` characters, U+001C..U+001F and U+0085 among them).
-SPLIT_CHARACTERS = frozenset(chr(c) for c in range(0x3001) if chr(c).isspace())
+SPLIT_CHARACTERS = frozenset(libraries.SPLIT_CHARACTERS)
 #: Characters a plain token never contains: the split characters plus controls and surrogates.
 FORBIDDEN_CHARACTERS = SPLIT_CHARACTERS | frozenset(chr(c) for c in range(0x20)) | {"\x7f"}
 

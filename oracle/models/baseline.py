@@ -60,7 +60,7 @@ def _numbers_in(value: object) -> Iterator[int | float]:
 class BaselineEntry(BaseModel):
     """One known deviation."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     id: str = Field(
         min_length=1, description="A case id, random-<seed>-<index>, random:<outcome>[:<layer>] or cause:<name>."
@@ -133,7 +133,8 @@ class BaselineEntry(BaseModel):
 class Baseline(BaseModel):
     """A baseline file: who it is for, and its entries (ids unique)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+    # `oracle.models`: built on first use
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True, defer_build=True)
 
     implementation: dict[str, Any] | None = None
     profile: str | None = None

@@ -328,7 +328,8 @@ class CaseModel(BaseModel):
     """Base of the case-file models: frozen, unknown fields refused, values as Python holds them (a
     Fraction, a Decimal) rather than coerced."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, arbitrary_types_allowed=True,
+                              defer_build=True)  # `oracle.models`: built on first use
 
 
 #: An integer's digits as the schema bounds them (`oracle.formulas.bounds.MAX_DIGITS`), and a positive one's.

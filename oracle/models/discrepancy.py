@@ -33,7 +33,7 @@ IsoDate = Annotated[str, BeforeValidator(_iso_date), Field(pattern=r"^\d{4}-\d{2
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
 
 class RootCause(_Frozen):

@@ -80,7 +80,7 @@ def parse_number(value):
 class DocumentExpectation(BaseModel):
     """What a case's document prints: a score with its tolerance, and/or statistics."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     score: NumberOrNaN | None = Field(None, description="The printed value on the 0-1 scale.")
     tolerance: NumberOrNaN | None = Field(None, description="Half a unit of the last printed digit (None: exact).")
@@ -92,7 +92,7 @@ class Acceptable(BaseModel):
     leave undefined"; the conventions: `oracle.formulas.conventions.UNDEFINED_CONVENTIONS`): an acceptable answer
     where refusing is recommended."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     convention: str = Field(description="The convention's name (PROTOCOL.md lists each with where it comes from).")
     score: NumberOrNaN = Field(description="Its value on the 0-1 scale (NaN allowed).")
@@ -102,7 +102,7 @@ class Acceptable(BaseModel):
 class Expected(BaseModel):
     """What the oracle says about one request (and, for a case, what its document printed)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     rejected: bool = Field(False, description="The oracle rejects the input (or the case expects a rejection).")
     reason: str = Field("", description="Why the oracle rejects it.")

@@ -141,7 +141,7 @@ WIRE = {"wire": True}
 class Message(BaseModel):
     """Base of every protocol model: frozen, unknown fields refused, `from_json`/`to_json`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
     #: the `cmd` of a command model, None for the others
     CMD: ClassVar[str | None] = None

@@ -37,7 +37,7 @@ JsonScalar = StrictStr | StrictInt | StrictFloat | StrictBool | None
 class _Part(BaseModel):
     """A typed part of a line: frozen; unknown fields kept (a newer writer's stream stays readable)."""
 
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)  # `oracle.models`: built on first use
 
 
 class _Line(_Part):

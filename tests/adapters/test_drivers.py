@@ -586,3 +586,10 @@ def test_every_library_module_loads_with_the_standard_library_alone() -> None:
     for entry in registry.of_kind("venv"):
         by_module.setdefault(entry.driver_library, []).append(entry.name)
     assert {name: names for name, names in seen["declared"].items() if names} == by_module
+
+
+def test_the_split_characters_written_out_are_every_character_str_isspace_holds_in_all_of_unicode():
+    from oracle.adapters.drivers.libraries import SPLIT_CHARACTERS
+
+    assert SPLIT_CHARACTERS == "".join(chr(code) for code in range(0x110000) if chr(code).isspace())
+    assert "a b\x1cc\u3000d".split() == ["a", "b", "c", "d"]  # str.split() splits on them (U+001C, U+3000)

@@ -695,3 +695,37 @@ def test_runs_adopting_one_empty_directory_at_once_all_use_it(tmp_path):
             thread.join()
         assert opened == [root] * 8
         assert sorted(p.name for p in root.iterdir()) == ["CACHEDIR.TAG"], "no temporary file left"
+
+
+def _digest_as_first_written(package):
+    """`oracle_version`'s hash as it was first written (a `pathlib` walk), the reference `package_digest` must equal."""
+    digest = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        relative = path.relative_to(package)
+        if not path.is_file() or relative.parts[0] in ("commands", "reports") or "__pycache__" in relative.parts \
+                or path.suffix in (".pyc", ".pyo"):
+            continue
+        digest.update(str(relative).encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def test_the_oracle_version_is_the_hash_the_pathlib_walk_made_of_the_same_files(tmp_path):
+    package = searchcache.Path(searchcache.__file__).resolve().parents[1]
+    assert searchcache.oracle_version() == searchcache.package_digest(package) == _digest_as_first_written(package)
+    # A tree with what each rule is about: top-level commands/ and reports/ left out (a file so named too) but not
+    # deeper ones; __pycache__ anywhere and .pyc/.pyo left out; dot files, a symbolic link to a file kept, one to a
+    # directory not entered; "a/b" sorted before "a-b/x" (part by part, as paths compare), not after (as strings).
+    for relative in ("a/b", "a-b/x", "commands/c.py", "reports/r.py", "x/commands/kept.py", "x/reports/kept.py",
+                     "commands.py", "__pycache__/m.cpython-311.pyc", "x/__pycache__/m.py", "x/m.pyc", "x/m.pyo",
+                     ".hidden", "x/.pyc", "z.py"):
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(relative, encoding="utf-8")
+    (tmp_path / "reports2").write_text("a file named like no directory left out", encoding="utf-8")
+    (tmp_path / "link.py").symlink_to(tmp_path / "z.py")
+    (tmp_path / "linked").symlink_to(tmp_path / "x", target_is_directory=True)
+    assert searchcache.hashed_files(tmp_path) == [
+        (".hidden",), ("a", "b"), ("a-b", "x"), ("commands.py",), ("link.py",), ("reports2",), ("x", ".pyc"),
+        ("x", "commands", "kept.py"), ("x", "reports", "kept.py"), ("z.py",)]
+    assert searchcache.package_digest(tmp_path) == _digest_as_first_written(tmp_path)
+    (tmp_path / "commands").rename(tmp_path / "commands-moved")  # now hashed: both change alike
+    assert searchcache.package_digest(tmp_path) == _digest_as_first_written(tmp_path)

@@ -7,13 +7,17 @@ Holds: oracle.models.results, oracle.harness.events
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
+from pydantic._internal._mock_val_ser import MockValSer
 
 from oracle.harness.events import ResultsWriter, read_results
 from oracle.models import results
+from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Footer, Header, Record, ResultsFormatError, parse_line
 
 HEADER = {
@@ -69,3 +73,31 @@ def test_a_malformed_line_is_refused_naming_the_field(kind, fields, message):
         parse_line({"type": kind, **fields}, where="results.jsonl:2")
     with pytest.raises(ValidationError):  # and no such line can be built to be written
         results.LINE_MODELS[kind](**fields)
+
+
+_BUILT_AT_IMPORT = """
+import sys
+from pydantic import BaseModel
+from pydantic._internal._mock_val_ser import MockValSer
+import oracle.commands.check, oracle.commands.serve, oracle.harness.worker_process, oracle.adapters.server
+def models(cls):
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from models(sub)
+ours = {model for model in models(BaseModel) if model.__module__.startswith("oracle.")}
+print(len(ours), sorted(model.__qualname__ for model in ours
+                         if not isinstance(model.__dict__.get("__pydantic_validator__"), MockValSer)))
+"""
+
+
+def test_importing_check_and_serve_builds_no_model_each_is_built_on_first_use():
+    """The models' validators and serializers are built when first used (`defer_build`, oracle/models/__init__.py),
+    so a process pays for the few it uses, not for every model its imports define."""
+    done = subprocess.run([sys.executable, "-c", _BUILT_AT_IMPORT], capture_output=True, text=True, timeout=120,
+                          check=True)
+    count, built = done.stdout.split(" ", 1)
+    # CaseOptions alone: `Case.options` has an instance as its default, made (so built) as Case is defined
+    assert int(count) > 50 and built.strip() == "['CaseOptions']", done.stdout
+    request = ScoreRequest.model_validate({"cmd": "score", "level": "corpus", "weights": [1.0],
+                                           "segments": [{"hypothesis": ["a"], "references": [["a"]]}]})
+    assert request.segments[0].hypothesis == ("a",) and not isinstance(ScoreRequest.__pydantic_validator__, MockValSer)

@@ -102,3 +102,17 @@ def test_the_serve_cost_table_compares_two_checkouts_on_one_stream(tmp_path):
     assert len(rows) == 2 and all(row[-1] == "same |" for row in rows)
     assert "(2 score requests)" in done.stdout
     assert all(float(row[3]) > 0 for row in rows)  # the library column: sacrebleu was timed
+
+
+@pytest.mark.slow
+def test_the_startup_table_compares_two_checkouts_command_by_command(tmp_path):
+    """benchmarks/startup.py, this checkout against itself on two cheap commands: a row per command with both
+    checkouts' figures, and the outputs compared (the same code prints the same bytes: no OUTPUT DIFFERS line)."""
+    done = subprocess.run([sys.executable, "benchmarks/startup.py", "--before", str(ROOT), "--rounds", "1",
+                           "--only", "python -c", "--only", "score"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == ["python -c pass", "score"], done.stdout
+    assert "OUTPUT DIFFERS" not in done.stdout
+    assert all(float(row.split(" | ")[1].split(" / ")[1]) > 0 for row in rows)  # CPU was measured
