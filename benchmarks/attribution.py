@@ -731,7 +731,7 @@ def split_summary(runs: list[RealRun]) -> str:
     parts, over = [], []
     for column, ratios in columns.items():
         if ratios:
-            top = max(ratios)
+            top = max(ratios, key=lambda pair: pair[0])  # the first listed of equal ratios
             parts.append(f"{column} {top[0]:.2f} ({top[1]})")
             above = [f"{bug} {ratio:.2f}" for ratio, bug in ratios if ratio > 3]
             over.append(f"{column}: {', '.join(above) if above else 'none'}")
