@@ -182,14 +182,15 @@ def test_tokens_of_a_request_counted_by_hand():
 
 def test_the_wrapper_relays_counts_and_logs_its_process(tmp_path):
     log = tmp_path / "processes.jsonl"
-    # the implementation: reads every line, answers once, exits 3
-    child = [sys.executable, "-c", "import sys\nfor _ in sys.stdin: pass\nsys.stdout.write('ok\\n')\nsys.exit(3)"]
+    # the implementation: writes back what it read, then exits 3
+    child = [sys.executable, "-c", "import sys\nsys.stdout.write(sys.stdin.read())\nsys.exit(3)"]
     sent = ('{"cmd": "start", "protocol": 1}\n'
             '{"cmd": "score", "seq": 1, "segments": [{"hypothesis": ["a", "b"], "references": [["a"]]}]}\n'
             '{"cmd": "stop"}\n')
     done = subprocess.run([sys.executable, "-S", str(ROOT / "benchmarks" / "rusage_wrapper.py"), str(log), *child],
                           input=sent, capture_output=True, text=True, timeout=60)
-    assert done.stdout == "ok\n" and done.returncode == 3  # the implementation's own output and exit code
+    # the lines reach the implementation as sent; its own output and exit code are check's
+    assert done.stdout == sent and done.returncode == 3
     start, end = (json.loads(line) for line in log.read_text().splitlines())
     assert start["event"] == "start" and end["event"] == "exit"
     assert end["lines"] == 3 and end["bytes"] == len(sent.encode()) and end["tokens"] == 3  # 2 + 1
