@@ -22,6 +22,21 @@ over `--timeout` seconds (300) is reported as a timeout. With `--before` it prin
 tree, the wall times, the run's root causes and the record-level names. Nothing here asserts: the figures are for
 people (README, "How causes are chosen"; benchmarks/README.md).
 
+The cost of a run, split (issue 36: "no failing run costs over 3x its fixed twin ... a deterministic budget in
+candidates times tokens, never wall-clock"): each implementation's command runs behind `rusage_wrapper.py`, which
+relays the requests and logs each implementation process's CPU. Beside wall time and the child CPU (the `check`
+process, its workers and the implementation together, the wrappers' own CPU taken out), each row gives, failing /
+fixed: the `score` requests the runner sent the implementation and their tokens, the runner's own CPU (the child
+CPU less the implementation's), and the implementation's CPU. After the summary line, `split_summary` prints the
+largest ratio of each column with its bug and, per column, the bugs over 3x.
+
+State and float32 names (issue 36: "no state or float32 accusation on a stateless float64 implementation"): the
+last column lists every state mechanism (kind `state` in `oracle.diagnose.mechanisms.CATALOGUE`) or `float32` the
+failing run names anywhere (a record's name or `fits`, a cause of the run's cover or its alternatives), in
+parentheses where the fake's own bug is state or float32 (`stateless_float64`: its kind, its fits). The line
+`state/float32 accusations on stateless float64 runs: N (list)` follows, then each accusation's record id, name
+and input.
+
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
 run's main cause (the footer's cause with the most records, the first on a tie), whether it fits (the cause, or
