@@ -22,6 +22,21 @@ over `--timeout` seconds (300) is reported as a timeout. With `--before` it prin
 tree, the wall times, the run's root causes and the record-level names. Nothing here asserts: the figures are for
 people (README, "How causes are chosen"; benchmarks/README.md).
 
+The cost of a run, split (issue 36: "no failing run costs over 3x its fixed twin ... a deterministic budget in
+candidates times tokens, never wall-clock"): each implementation's command runs behind `rusage_wrapper.py`, which
+relays the requests and logs each implementation process's CPU. Beside wall time and the child CPU (the `check`
+process, its workers and the implementation together, the wrappers' own CPU taken out), each row gives, failing /
+fixed: the `score` requests the runner sent the implementation and their tokens, the runner's own CPU (the child
+CPU less the implementation's), and the implementation's CPU. After the summary line, `split_summary` prints the
+largest ratio of each column with its bug and, per column, the bugs over 3x.
+
+State and float32 names (issue 36: "no state or float32 accusation on a stateless float64 implementation"): the
+last column lists every state mechanism (kind `state` in `oracle.diagnose.mechanisms.CATALOGUE`) or `float32` the
+failing run names anywhere (a record's name or `fits`, a cause of the run's cover or its alternatives), in
+parentheses where the fake's own bug is state or float32 (`stateless_float64`: its kind, its fits). The line
+`state/float32 accusations on stateless float64 runs: N (list)` follows, then each accusation's record id, name
+and input.
+
 `--real` runs the bugs of `tests/fakes/realbleu.py` instead (issue 36: bugs from public trackers the project
 has never seen), each alternately with `realbleu.py clean`, and prints a Markdown table: caught (exit 1), the
 run's main cause (the footer's cause with the most records, the first on a tie), whether it fits (the cause, or
@@ -102,8 +117,12 @@ def run_check(command: str, report: Path, examples: int | None, tree: Path = ROO
 def run_check_timed(command: str, report: Path, examples: int | None, timeout: float | None, tree: Path = ROOT
                     ) -> tuple[int | None, float, float, dict]:
     """`check` of `command` by the oracle of `tree`: (exit code or None on timeout, wall seconds, CPU seconds of the
-    child processes, root causes and record names)."""
-    argv = [sys.executable, "-m", "oracle", "check", "--command", command, "--no-cases", "--report", str(report),
+    child processes, root causes and record names). The implementation runs behind `rusage_wrapper.py`, whose log
+    (beside the report) splits the child CPU into the runner's and the implementation's (`found["cost"]`, a
+    `ProcessCost`); the child CPU returned is the check's and the implementation's, the wrappers' own CPU taken out."""
+    log = report.parent / f"{report.name}.processes.jsonl"
+    wrapped = f"{shlex.quote(sys.executable)} -S {shlex.quote(str(WRAPPER))} {shlex.quote(str(log))} {command}"
+    argv = [sys.executable, "-m", "oracle", "check", "--command", wrapped, "--no-cases", "--report", str(report),
             "--quiet", "--allow-empty"]
     if examples is not None:
         argv += ["--examples", str(examples)]
@@ -117,7 +136,10 @@ def run_check_timed(command: str, report: Path, examples: int | None, timeout: f
     elapsed = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return code, elapsed, cpu, _found(report)
+    cost = read_process_log(log.read_text(encoding="utf-8") if log.exists() else "", cpu)
+    found = _found(report)
+    found["cost"] = cost
+    return code, elapsed, cpu_split_child(cost, cpu), found
 
 
 def _found(report: Path) -> dict:
@@ -130,7 +152,100 @@ def _found(report: Path) -> dict:
     footer = next((json.loads(line) for line in reversed(lines) if '"footer"' in line[:40]), {})
     names = Counter((r.get("classification") or {}).get("name", "-") for r in records
                     if r.get("outcome") not in ("pass", "rejected", "not-applicable"))
-    return {"names": names, "causes": footer.get("causes")}
+    return {"names": names, "causes": footer.get("causes"),
+            "state_or_float32": state_or_float32_names(records, footer.get("causes") or [])}
+
+
+# -- the cost of a run, split (issue 36: "no failing run costs over 3x its fixed twin") -----------------------
+
+#: The wrapper put in front of each implementation's command (its log: the requests relayed, the CPU of each process)
+WRAPPER = Path(__file__).resolve().parent / "rusage_wrapper.py"
+
+
+@dataclass(frozen=True)
+class ProcessCost:
+    """A run's cost split by process, from the wrapper's log (`read_process_log`) and the CPU of check's children.
+
+    `child_cpu` is every child process of `check`'s run (check, its `--jobs` workers, the wrappers and the
+    implementations they waited for); `wrapper_cpu` the wrappers' own (start-up, relay, token counting), in neither
+    figure below; `implementation_cpu` the implementation processes' (each one's `wait4`); `runner_cpu` what is left,
+    the check process and its workers. `started` - `exited` implementation processes were killed by check (a hang, a
+    restart): their CPU is in no figure."""
+
+    started: int
+    exited: int
+    requests: int  #: `score` request lines relayed to the implementation (not `start`, `stop`)
+    tokens: int  #: the tokens of those requests' segments (rusage_wrapper.tokens_of)
+    implementation_cpu: float
+    wrapper_cpu: float
+    child_cpu: float
+
+    @property
+    def runner_cpu(self) -> float:
+        return self.child_cpu - self.implementation_cpu - self.wrapper_cpu
+
+
+def read_process_log(text: str, child_cpu: float) -> ProcessCost:
+    """The wrapper's log (one JSON line per event, `rusage_wrapper.py`) summed over a run's processes."""
+    entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+    exits = [e for e in entries if e.get("event") == "exit"]
+    return ProcessCost(
+        started=sum(e.get("event") == "start" for e in entries), exited=len(exits),
+        requests=sum(e.get("commands", {}).get("score", 0) for e in exits),
+        tokens=sum(e.get("tokens", 0) for e in exits),
+        implementation_cpu=sum(e.get("cpu", 0.0) for e in exits),
+        wrapper_cpu=sum(e.get("own_cpu", 0.0) for e in exits), child_cpu=child_cpu)
+
+
+def cpu_split_child(cost: ProcessCost, child_cpu: float) -> float:
+    """The child CPU column as it was before the wrapper: the check's and the implementation's, the wrappers' own
+    taken out (a killed wrapper's own CPU, unknown, stays in)."""
+    return child_cpu - cost.wrapper_cpu
+
+
+# -- state and float32 names on a stateless float64 implementation (issue 36: "no state or float32 accusation") ----
+
+
+def _is_state_or_float32(name: str) -> bool:
+    """`float32`, or a mechanism of kind `state` in the catalogue (`oracle.diagnose.mechanisms.CATALOGUE`)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from oracle.diagnose.mechanisms import lookup  # noqa: PLC0415 - the oracle, only where a name is judged
+
+    if name == "float32":
+        return True
+    mechanism = lookup(name)
+    return mechanism is not None and mechanism.kind == "state"
+
+
+def _shown_input(record: dict) -> str:
+    """A record's input, shrunk where it was: its request as JSON, cut to 300 characters."""
+    request = (record.get("shrunk") or {}).get("request") or record.get("request")
+    text = json.dumps(request, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 300 else text[:300] + f"... ({len(text)} characters)"
+
+
+def state_or_float32_names(records: list[dict], causes: list[dict]) -> list[dict]:
+    """Every place a run names a state mechanism or float32: a record's name or one of its `fits` (each `+`-joined
+    part), with the record's id and input; the footer's causes (the run's cover) and their alternatives."""
+    found = []
+    for record in records:
+        classification = record.get("classification") or {}
+        named = [("name", classification.get("name") or "")] + [("fits", fit) for fit in classification.get("fits")
+                                                                 or ()]
+        for where, name in named:
+            for part in parts_of(name) if name else ():
+                if _is_state_or_float32(part):
+                    found.append({"id": record.get("id", "-"), "name": part, "where": f"record {where}",
+                                  "input": _shown_input(record)})
+    for cause in causes:
+        for where, name in [("cause", cause.get("name") or ""),
+                            *(("cause alternative", a) for a in cause.get("alternatives") or ())]:
+            for part in parts_of(name) if name else ():
+                if _is_state_or_float32(part):
+                    found.append({"id": "-", "name": part, "where": f"run {where} ({cause.get('records')} records)",
+                                  "input": "-"})
+    return found
 
 
 # -- the real bugs (issue 36) ---------------------------------------------------------------------------------
@@ -459,6 +574,13 @@ class RealRun:
     failing_cpu: float
     fixed_cpu: float
     other_causes: str
+    #: each run's cost by process (None where the runner gave none: a stub, or a run killed before its log)
+    failing_cost: ProcessCost | None = None
+    fixed_cost: ProcessCost | None = None
+    #: whether the fake's own bug is neither state nor float32 (`stateless_float64`)
+    stateless_float64: bool = True
+    #: where the failing run names a state mechanism or float32 (`state_or_float32_names`)
+    state_or_float32: tuple[dict, ...] = ()
 
     @property
     def wall_ratio(self) -> float:
@@ -468,18 +590,71 @@ class RealRun:
     def cpu_ratio(self) -> float:
         return self.failing_cpu / self.fixed_cpu if self.fixed_cpu else float("inf")
 
+    def split_ratios(self) -> dict[str, float]:
+        """The ratio failing/fixed of each column of the split (empty without both runs' costs)."""
+        failing, fixed = self.failing_cost, self.fixed_cost
+        if failing is None or fixed is None:
+            return {}
+        return {column: _ratio(value(failing), value(fixed)) for column, value in SPLIT_COLUMNS.items()}
+
+    @property
+    def accusations(self) -> tuple[dict, ...]:
+        """The state and float32 names of the failing run where the fake's bug is neither (else none)."""
+        return self.state_or_float32 if self.stateless_float64 else ()
+
     def row(self) -> str:
         caught = "timeout" if self.code is None else ("yes" if self.code == 1 else f"no (exit {self.code})")
         cause = f"`{self.cause}`" if self.cause else "-"
         return (f"| {self.bug} | {self.kind} | {caught} | {cause} | {'yes' if self.fit else 'no'} "
                 f"| {'yes' if self.same_mechanism else 'no'} | {self.other_causes} "
                 f"| {self.failing_s:.1f} / {self.fixed_s:.1f} = {self.wall_ratio:.2f} "
-                f"| {self.failing_cpu:.1f} / {self.fixed_cpu:.1f} = {self.cpu_ratio:.2f} |")
+                f"| {self.failing_cpu:.1f} / {self.fixed_cpu:.1f} = {self.cpu_ratio:.2f} "
+                f"| {self._split_cells()} | {self._state_cell()} |")
 
+    def _split_cells(self) -> str:
+        failing, fixed = self.failing_cost, self.fixed_cost
+        if failing is None or fixed is None:
+            return " | ".join("-" for _ in SPLIT_COLUMNS)
+        cells = []
+        for column, value in SPLIT_COLUMNS.items():
+            shown = "{:,}" if column in ("requests", "tokens sent") else "{:.1f}"
+            cells.append(f"{shown.format(value(failing))} / {shown.format(value(fixed))} = "
+                         f"{_ratio(value(failing), value(fixed)):.2f}")
+        return " | ".join(cells)
+
+    def _state_cell(self) -> str:
+        names = Counter(a["name"] for a in self.state_or_float32)
+        shown = ", ".join(f"`{name}` x{count}" for name, count in names.most_common()) or "-"
+        return shown if self.stateless_float64 else f"({shown}; its bug is state or float32)"
+
+
+def _ratio(failing: float, fixed: float) -> float:
+    return failing / fixed if fixed else float("inf")
+
+
+#: The columns of the split (`ProcessCost`): the requests and tokens the runner sent the implementation, the runner's
+#: own CPU (check and its workers) and the implementation's
+SPLIT_COLUMNS: dict[str, Callable[[ProcessCost], float]] = {
+    "requests": lambda cost: cost.requests,
+    "tokens sent": lambda cost: cost.tokens,
+    "runner CPU": lambda cost: cost.runner_cpu,
+    "implementation CPU": lambda cost: cost.implementation_cpu,
+}
 
 TABLE_HEADER = ("| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) "
-                "| wall s failing / fixed | child CPU s failing / fixed |\n"
-                "|---|---|---|---|---|---|---|---|---|")
+                "| wall s failing / fixed | child CPU s failing / fixed | requests failing / fixed "
+                "| tokens sent failing / fixed | runner CPU s failing / fixed | implementation CPU s failing / fixed "
+                "| state or float32 named |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def stateless_float64(kind: str, accepted: tuple[str, ...]) -> bool:
+    """Whether a fake's bug is neither state nor float32, by its collection's declaration: its kind is not `state`
+    or `stateful` (a real bug's `kind`, a one-bug fake's `PLANTED_KINDS` section), and none of its fits is `float32`
+    or a mechanism of kind `state`. (The fakes compute in Python floats, float64, but for their float32 bugs.)"""
+    if kind in ("state", "stateful"):
+        return False
+    return not any(_is_state_or_float32(part) for name in accepted for part in parts_of(name))
 
 
 @dataclass(frozen=True)
@@ -498,25 +673,28 @@ class Attributed:
 def run_table(bugs: list[Attributed], examples: int | None, timeout: float | None,
               runner: Callable[..., tuple[int | None, float, float, dict]] | None = None) -> list[RealRun]:
     """Each bug's `check`, then its fixed twin's (`runner`, by default `run_check_timed`), printed as the Markdown
-    table's rows as they come, then the summary line (`real_summary`): the one table of `--real` and of the
-    one-bug fakes."""
+    table's rows as they come, then the summary lines (`real_summary`, `split_summary`, `accusation_summary`): the
+    one table of `--real` and of the one-bug fakes."""
     run = run_check_timed if runner is None else runner
     print(TABLE_HEADER, flush=True)
     runs = []
     with tempfile.TemporaryDirectory() as scratch:
         for index, bug in enumerate(bugs):
             code, failing_s, failing_cpu, found = run(bug.buggy, Path(scratch) / f"b{index}", examples, timeout)
-            _, fixed_s, fixed_cpu, _ = run(bug.fixed, Path(scratch) / f"f{index}", examples, timeout)
+            _, fixed_s, fixed_cpu, fixed_found = run(bug.fixed, Path(scratch) / f"f{index}", examples, timeout)
             causes = found["causes"] or []
             cause = main_cause(causes)
             others = ", ".join(f"`{c['name']}` x{c['records']}" for c in causes if c["name"] != cause) or "-"
             done = RealRun(bug.name, bug.kind, code, cause, fits(cause, bug.fits),
                            fits(cause, bug.fits, spellings=True, same_mechanism=bug.spellings), failing_s, fixed_s,
-                           failing_cpu, fixed_cpu, others)
+                           failing_cpu, fixed_cpu, others, found.get("cost"), fixed_found.get("cost"),
+                           stateless_float64(bug.kind, bug.fits), tuple(found.get("state_or_float32") or ()))
             runs.append(done)
             print(done.row(), flush=True)
     print()
     print(real_summary(runs))
+    print(split_summary(runs))
+    print(accusation_summary(runs))
     return runs
 
 
@@ -561,6 +739,47 @@ def real_summary(runs: list[RealRun]) -> str:
             f"spellings of the same mechanisms), timeouts {timeouts}; ratio failing/fixed: "
             f"wall median {statistics.median(wall):.2f} max {max(wall):.2f}, child CPU median "
             f"{statistics.median(cpu):.2f} max {max(cpu):.2f}") if runs else "no runs"
+
+
+def split_summary(runs: list[RealRun]) -> str:
+    """The largest ratio failing/fixed of each column (wall, child CPU and the split's), with its bug, and for each
+    column the bugs over 3x; then the implementation processes killed (whose CPU is in no figure), if any."""
+    columns: dict[str, list[tuple[float, str]]] = {"wall": [(r.wall_ratio, r.bug) for r in runs],
+                                                   "child CPU": [(r.cpu_ratio, r.bug) for r in runs]}
+    for r in runs:
+        for column, ratio in r.split_ratios().items():
+            columns.setdefault(column, []).append((ratio, r.bug))
+    parts, over = [], []
+    for column, ratios in columns.items():
+        if ratios:
+            top = max(ratios, key=lambda pair: pair[0])  # the first listed of equal ratios
+            parts.append(f"{column} {top[0]:.2f} ({top[1]})")
+            above = [f"{bug} {ratio:.2f}" for ratio, bug in ratios if ratio > 3]
+            over.append(f"{column}: {', '.join(above) if above else 'none'}")
+    killed = [f"{r.bug} ({side}) {cost.started - cost.exited}" for r in runs
+              for side, cost in (("failing", r.failing_cost), ("fixed", r.fixed_cost))
+              if cost is not None and cost.started != cost.exited]
+    own = [cost.wrapper_cpu for r in runs for cost in (r.failing_cost, r.fixed_cost) if cost is not None]
+    wrappers = f"; the wrappers' own CPU, in no figure: max {max(own):.2f} s a run" if own else ""
+    return ("max ratio failing/fixed per column: " + ", ".join(parts) + wrappers + "\nover 3x by column: "
+            + "; ".join(over)
+            + ("\nimplementation processes killed by check (CPU in no figure): " + ", ".join(killed) if killed else "")
+            ) if runs else "no runs"
+
+
+def accusation_summary(runs: list[RealRun]) -> str:
+    """The line `state/float32 accusations on stateless float64 runs: N (list)`, then each accusation: its bug, the
+    record's id, the name, where it is named and the record's input."""
+    accused = [r for r in runs if r.accusations]
+    counted = sum(r.stateless_float64 for r in runs)
+    listed = ", ".join(f"{r.bug}: " + ", ".join(f"{name} x{n}" for name, n in
+                                                Counter(a["name"] for a in r.accusations).most_common())
+                       for r in accused)
+    lines = [f"state/float32 accusations on stateless float64 runs: {len(accused)} ({listed or 'none'}); "
+             f"{counted} of {len(runs)} runs counted as stateless float64"]
+    lines += [f"- {r.bug}: {a['id']} `{a['name']}` ({a['where']}): {a['input']}" for r in accused
+              for a in r.accusations]
+    return "\n".join(lines)
 
 
 def _causes(found: dict) -> str:
