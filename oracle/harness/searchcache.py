@@ -77,7 +77,7 @@ from oracle.escaping import shown
 from oracle.files import user_cache
 from oracle.formulas.errors import BleuValueError
 from oracle.models.outcomes import Expected
-from oracle.models.protocol import Capabilities, ScoreRequest
+from oracle.models.protocol import WIRE, Capabilities, ScoreRequest
 from oracle.models.wire import encode
 
 #: The layout of a run's entries (2: logs; 1: a file per example, which is not read: a run key of its own); a
@@ -407,14 +407,15 @@ class Prepared:
     def from_entry(cls, entry: CachedInput, lines: list[bytes]) -> Prepared:
         """An input read back: `entry` as pydantic's JSON parser built it from the entry's bytes (`CachedContent`),
         its request from its wire line's bytes (`lines`: the entry's wire lines), each in one pass through the
-        models, nothing built twice."""
+        models, nothing built twice. The line is the protocol line the implementation is sent, so it is read as one
+        (`WIRE`: every smoothing parameter carried, none filled in from Python's defaults)."""
         if not 0 <= entry.body < len(lines):
             raise ValueError("no such line")
         line = lines[entry.body]
         body = line.decode("ascii")
         if not body.startswith(_HEAD):
             raise ValueError("not a score command")
-        return cls(request=ScoreRequest.model_validate_json(line), body=body, expected=entry.expected,
+        return cls(request=ScoreRequest.model_validate_json(line, context=WIRE), body=body, expected=entry.expected,
                    features=entry.features, digest=entry.digest, fresh=False)
 
 
