@@ -448,6 +448,8 @@ class Session:
             self.root_causes.add_cause(cause)
         if progress and record.kind not in RIDING_KINDS and "~" not in record.id:  # cases and examples
             self.progress.update(outcome)
+        elif progress:  # a companion's or a relation's record: in the tally, not an input of its own
+            self.progress.tally(outcome)
         return record
 
     # -- the kinds of work --

@@ -501,6 +501,8 @@ def wait(runs, progress, keeper):
                 keeper.read(record)
                 if record.kind not in RIDING_KINDS and "~" not in record.id:
                     progress.update(record.outcome.value)
+                else:
+                    progress.tally(record.outcome.value)
         keeper.answer()
     selector.close()
 
