@@ -78,7 +78,8 @@ PARENTHESISED_SPAN = re.compile(r"\([^)]+\)")
 #: What tests/fakes/realbleu_heldout3.py declares (no tokenizer: only token requests), and the same with sacrebleu's
 #: tokenizers declared (text companions too).
 TOKENS_ONLY = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=12,
-                           smoothing=["none", "floor", "add-k", "exp", "chen-cherry-4"], statistics=True, lowercase=True)
+                           smoothing=["none", "floor", "add-k", "exp", "chen-cherry-4"], statistics=True,
+                           lowercase=True)
 WITH_TOKENIZERS = TOKENS_ONLY.model_copy(update={"tokenizers": ["13a", "intl", "char", "none"]})
 
 
