@@ -106,10 +106,13 @@ object per line). `check` runs, in this order:
    references, a negative weight, a negative smoothing parameter, where a score
    fails in the "rejection" layer; or left undefined by the documents: all-zero
    weights, an empty corpus, where refusing is recommended and a named
-   convention's value is "acceptable", a fail only under --strict) and
+   convention's value is "acceptable", a fail only under --strict),
    random-S-I~series (every tenth: --series-length short requests to the same
    process, repeating two inputs with one part changed at a time, kind
-   "series"; a run of the default size sends over 1,000 requests).
+   "series"; a run of the default size sends over 1,000 requests) and
+   random-S-I~brackets (every tenth from the third, where "(" and ")" are
+   taken in a token: a token request whose lines hold bracket pairs, for a
+   script that reads each line as text, deleting every "(...)" span).
 5. stateful checks: an implementation that declares capabilities.stateful
    gets each passing corpus example of two or more segments again with a plan
    (update batches, shards merged in some order, other corpora scored and reset

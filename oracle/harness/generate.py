@@ -81,6 +81,12 @@ VOCABULARY = (
     "ø",
     "Ø",
 )
+#: Tokens of the "brackets" companion: a bracket pair inside one token ("(a)"), across tokens ("(" ... ")", "(see"
+#: ... "above)") and unclosed, with square brackets and quotes beside. A script that reads a line as text before
+#: counting (a sed deleting every "(...)" span as utterance ids, a CSV reader taking '"' as a quote) is seen only by
+#: a request whose lines hold them, and VOCABULARY holds none: adding them there would change every example of
+#: every seed, so they come in a companion drawn from its own generator.
+BRACKET_TOKENS = ("(a)", "(b)", "(", ")", "(see", "above)", "[c]", '"', "x(y)z")
 #: Characters safe inside a plain token (for `st.text(ALPHABET, min_size=1)`).
 ALPHABET = "abcxyzABCXYZ019.,'-_çÇéÉïÏßøØ日本語€"
 #: Every character `str.split()` splits on (all `str.isspace()` characters, U+001C..U+001F and U+0085 among them).
@@ -179,11 +185,15 @@ EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-
 #: "text": a text request (`oracle.harness.textgen`), on every TEXT_EVERY-th example when the implementation
 #: declares tokenizers (text requests are then a third of the search); "refused": an input the protocol
 #: defines as invalid (`oracle.harness.refused`), on every REFUSED_EVERY-th; "series": many short requests to
-#: the same process (`oracle.harness.work.series`), on every SERIES_EVERY-th.
+#: the same process (`oracle.harness.work.series`), on every SERIES_EVERY-th; "brackets": a token request whose
+#: lines hold bracket pairs (`bracket_request`), on every BRACKETS_EVERY-th (from index BRACKETS_FIRST) where the
+#: implementation takes "(" and ")" in a token.
 TEXT_EVERY = 2
 REFUSED_EVERY = 12
 SERIES_EVERY = 10
-COMPANIONS = ("text", "refused", "series")
+BRACKETS_EVERY = 10
+BRACKETS_FIRST = 2
+COMPANIONS = ("text", "refused", "series", "brackets")
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
 #: The parts a series step changes in its base input, one at a time, in turn (`oracle.harness.work.series`).
@@ -266,6 +276,8 @@ def companions(index, capabilities: Capabilities):
         out.append("refused")
     if index % SERIES_EVERY == SERIES_EVERY // 2:
         out.append("series")
+    if index % BRACKETS_EVERY == BRACKETS_FIRST and not {"(", ")"} & set(capabilities.forbidden_token_characters or ""):
+        out.append("brackets")
     return out
 
 
@@ -273,6 +285,15 @@ def text_request(rng, capabilities: Capabilities, *, uniform_only=False, profile
     """A text request (the "text" companion): raw text from `oracle.harness.textgen` for a declared tokenizer."""
     return generate_request(
         rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing, seq=seq, focus="raw-text"
+    )
+
+
+def bracket_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+    """A token request whose lines hold bracket pairs (the "brackets" companion): its vocabulary is a few plain
+    tokens and every token of BRACKET_TOKENS, so that a script reading each line as text (deleting "(...)" spans,
+    taking '"' as a quote) counts other n-grams than the tokens sent."""
+    return generate_request(
+        rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing, seq=seq, focus="brackets"
     )
 
 
@@ -333,8 +354,11 @@ def generate_smoothing(rng, capabilities, *, profile_smoothing=None, focus="plai
 
 
 def generate_vocabulary(rng, focus, *, lowercase=False):
-    """A few plain tokens, with a token family when the focus is one (or, sometimes, at random)."""
+    """A few plain tokens, with a token family when the focus is one (or, sometimes, at random); with every token of
+    BRACKET_TOKENS under the "brackets" focus."""
     vocabulary = rng.sample(VOCABULARY, rng.choice((1, 2, 2, 3, 3, 4, 5, 7)))
+    if focus == "brackets":  # the brackets are the point: no case partners nor token family beside them
+        return list(dict.fromkeys([*vocabulary, *BRACKET_TOKENS]))
     if lowercase or rng.random() < 0.3:  # make case folding matter
         vocabulary += [t.upper() if t != t.upper() else t.lower() for t in vocabulary[:2]]
     family = focus if focus in TOKEN_FAMILIES else (rng.choice(sorted(TOKEN_FAMILIES)) if rng.random() < 0.15 else None)
@@ -526,7 +550,7 @@ def _segments(rng, focus, level, lowercase, max_order):
         count = rng.randint(3, 8)
     else:
         count = rng.choice((1, 1, 2, 2, 3, 4, 6))
-    if focus not in _BOUNDARIES and rng.random() < 0.03:  # nothing at all: c = r = 0
+    if focus not in _BOUNDARIES and focus != "brackets" and rng.random() < 0.03:  # nothing at all: c = r = 0
         return tuple(Segment(hypothesis=(), references=((),) * rng.randint(1, 2)) for _ in range(count))
     vocabulary = generate_vocabulary(rng, focus, lowercase=lowercase) if count > 1 else None
     # in a corpus, the size foci make one segment large, not all of them

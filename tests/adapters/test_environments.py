@@ -336,8 +336,9 @@ def test_a_report_column_of_a_driven_library_runs_its_driver_as_a_process(fake_b
                    tmp_path / "reports", "--report-force") == 0
     assert "preparing bleu-score" in capsys.readouterr().err
     records = read_results(tmp_path / "reports" / "data" / "runs" / "bleu-score" / "results.jsonl").records
+    # 3 examples and example 2's brackets companion (random-0-2~brackets), each answered 0.5 by the fake
     assert [r.actual.score for r in records if r.kind == "example" and r.outcome != "not-applicable"] \
-        == [0.5] * 3
+        == [0.5] * 4
     driven = transport_for(BleuScoreNpmImplementation())
     assert isinstance(driven, ImplementationProcess) and not driven.capture_stderr  # chatter off the records
     assert isinstance(transport_for(OracleImplementation()), InProcessImplementation)

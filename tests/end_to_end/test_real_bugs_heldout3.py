@@ -14,7 +14,7 @@ import json
 import math
 
 import pytest
-from fakes.harness import attribution_module
+from fakes.harness import attribution_module, check, deviations, fake
 from fakes.realbleu_heldout3 import HELDOUT3_BUGS, Heldout3Wrapper
 from fakes.realbleu_heldout3 import answer as heldout3_answer
 
@@ -165,6 +165,17 @@ def test_parenthesised_text_removed_on_the_threads_tokens():
     # a span reaching across tokens goes whole: "a (b c) d" becomes "a d"
     request = _request([(["a", "(b", "c)", "d"], [["a", "d"]])], weights=(1.0,), level="sentence")
     assert _answer("parenthesised-text-removed", request)["score"] == 1.0  # "a d" against "a d"
+
+
+def test_the_default_search_catches_parenthesised_text_removed_in_its_brackets_companion(tmp_path):
+    # Coverage, not generalisation (this set was measured blind before the "brackets" companion existed): no token
+    # request of the default examples held a "(...)" span (0 of 200 at seeds 0 to 4) and the fake declares no
+    # tokenizer (no text request), so `check` passed it. Example 2 brings the first brackets companion
+    # (generate.BRACKETS_FIRST), whose every line is drawn from BRACKET_TOKENS and a few plain tokens: with 3
+    # examples, the bug fails there only and the clean twin passes. Asserted: where it fails, not a cause name.
+    assert check(tmp_path / "clean", fake("realbleu_heldout3", "clean"), examples=3) == 0
+    assert check(tmp_path / "bug", fake("realbleu_heldout3", "parenthesised-text-removed"), examples=3) == 1
+    assert {r.id for r in deviations(tmp_path / "bug") if r.outcome == "fail"} == {"random-0-2~brackets"}
 
 
 def test_padding_counted_in_hypotheses():

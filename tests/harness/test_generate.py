@@ -5,6 +5,8 @@ Holds: oracle.harness.generate
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,9 +19,13 @@ from oracle.harness.generate import (
     FORBIDDEN_CHARACTERS,
     SPLIT_CHARACTERS,
     VOCABULARY,
+    bracket_request,
+    companion_rng,
+    companions,
     example_id,
     example_request,
     is_safe_token,
+    text_request,
     uniform_weights,
 )
 from oracle.harness.requests import is_uniform, not_applicable_reason
@@ -64,6 +70,55 @@ def test_split_characters_include_the_surprising_ones():
     assert (
         not is_safe_token("") and not is_safe_token("a\x85b") and not is_safe_token("a\x1fb") and not is_safe_token(3)
     )
+
+
+#: A span from "(" to the next ")" with something between, as a script removing utterance ids deletes from every
+#: hypothesis and reference line (tests/fakes/realbleu_heldout3.py's `parenthesised-text-removed`).
+PARENTHESISED_SPAN = re.compile(r"\([^)]+\)")
+#: What tests/fakes/realbleu_heldout3.py declares (no tokenizer: only token requests), and the same with sacrebleu's
+#: tokenizers declared (text companions too).
+TOKENS_ONLY = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=12,
+                           smoothing=["none", "floor", "add-k", "exp", "chen-cherry-4"], statistics=True,
+                           lowercase=True)
+WITH_TOKENIZERS = TOKENS_ONLY.model_copy(update={"tokenizers": ["13a", "intl", "char", "none"]})
+
+
+def _requests_sent(capabilities, seed=0, n=200):
+    """The score requests the search draws for the first `n` examples of `seed`: each example, its text companion
+    and its brackets companion (as `oracle.harness.work.examples.judge_companions` draws them)."""
+    for index in range(n):
+        yield example_request(seed, index, capabilities)
+        kinds = companions(index, capabilities)
+        if "text" in kinds:
+            yield text_request(companion_rng(seed, index, "text"), capabilities)
+        if "brackets" in kinds:
+            yield bracket_request(companion_rng(seed, index, "brackets"), capabilities)
+
+
+@pytest.mark.parametrize("capabilities", [TOKENS_ONLY, WITH_TOKENIZERS], ids=["tokens-only", "with-tokenizers"])
+def test_the_default_search_sends_bracket_pairs(capabilities):
+    """A script that reads a line as text before counting (deleting every "(...)" span) is seen only by a request
+    whose lines hold one; before the "brackets" companion, no token request of the default 200 examples held one
+    (0 of 200 at seeds 0 to 4), and an implementation without tokenizers gets no text request. Expected count, by
+    hand: the companion comes on indices 2, 12, ..., 192 (20 of 200); its vocabulary is k plain tokens (k <= 7) and
+    the 9 BRACKET_TOKENS, 3 of which hold a pair alone ("(a)", "(b)", "x(y)z"), so each token of a line is one of them
+    with probability >= 3/16; a hypothesis has 71/15 (about 4.7) tokens on average (HYPOTHESIS_LENGTHS) and 1 to 4
+    references beside it, so a request misses every such token with probability at most about (13/16)^4.7 = 0.38
+    (fewer: "(" ... ")" across tokens counts too): at least about 12 of 20 expected, 10 asserted."""
+    lines = [[" ".join(line) for segment in request.segments for line in (segment.hypothesis, *segment.references)]
+             for request in _requests_sent(capabilities)]
+    assert sum(any(PARENTHESISED_SPAN.search(line) for line in request) for request in lines) >= 10
+
+
+def test_the_brackets_companion_only_where_brackets_are_taken():
+    """No brackets companion where "(" or ")" is a forbidden token character (the pairs would be stripped from its
+    tokens); where it comes, it is a token request within the capabilities, the same each time it is drawn."""
+    plain_words = TOKENS_ONLY.model_copy(update={"forbidden_token_characters": "()"})
+    assert "brackets" in companions(2, TOKENS_ONLY) and "brackets" not in companions(3, TOKENS_ONLY)
+    assert "brackets" not in companions(2, plain_words)
+    request = bracket_request(companion_rng(0, 2, "brackets"), TOKENS_ONLY)
+    assert request == bracket_request(companion_rng(0, 2, "brackets"), TOKENS_ONLY)
+    assert not request.is_text and not_applicable_reason(request, TOKENS_ONLY) is None
 
 
 #: What a text-based library's adapter declares: tokens joined by spaces and split again.

@@ -219,9 +219,11 @@ def test_the_junit_default_lives_in_the_report_directory(tmp_path):
     report = tmp_path / "report"
     assert check(report, fake("clean"), examples=3) == 0
     root = ET.parse(report / "junit.xml").getroot()
-    records = results(report).records  # 3 examples and a metamorphic relation on the third
-    assert [r.kind for r in records] == ["example", "example", "example", "metamorphic"]
-    assert root.get("tests") == "4" and root.get("failures") == "0" and root.get("errors") == "0"
+    # 3 examples, a metamorphic relation on the third, then the third's brackets companion (random-0-2~brackets)
+    records = results(report).records
+    assert [r.kind for r in records] == ["example", "example", "example", "metamorphic", "example"]
+    assert records[-1].id == "random-0-2~brackets"
+    assert root.get("tests") == "5" and root.get("failures") == "0" and root.get("errors") == "0"
     assert "**conforming** (exit 0)" in (report / "summary.md").read_text()
 
 

@@ -2,9 +2,10 @@
 the search cache or drawn now (`ExampleInputs`).
 
 An example brings inputs along (`oracle.harness.generate.companions`: a text request, an input that must be
-refused, a series), and the search cache (`oracle.harness.searchcache`) keeps each one's wire line, the oracle's
-expectation and its coverage features across runs. `ExampleInputs` is that state for the example being judged,
-handed to the judging stages explicitly (`Item.inputs`, `judge_series`) rather than left on the session.
+refused, a series, a token request holding bracket pairs), and the search cache (`oracle.harness.searchcache`) keeps
+each one's wire line, the oracle's expectation and its coverage features across runs. `ExampleInputs` is that state
+for the example being judged, handed to the judging stages explicitly (`Item.inputs`, `judge_series`) rather than left
+on the session.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from oracle.models.protocol import ScoreRequest
 from oracle.models.wire import encode
 
 from .. import relations, stateful
-from ..generate import REFUSED_EVERY, companion_rng, companions, example_id, text_request
+from ..generate import REFUSED_EVERY, bracket_request, companion_rng, companions, example_id, text_request
 from ..refused import refused_request
 from ..requests import not_applicable_reason
 from ..searchcache import ExampleEntry, Prepared, SearchCache, discard
@@ -162,7 +163,8 @@ def judge_example(session: Any, index: int, inputs: ExampleInputs) -> None:
 
 def judge_companions(session, index, inputs):
     """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
-    be refused, a series of short requests to the same process; each selected by its own id. `inputs`: the
+    be refused, a series of short requests to the same process, a token request holding bracket pairs; each
+    selected by its own id. `inputs`: the
     example's (`ExampleInputs`)."""
     options = PROFILES[session.profile].options
     identifier = example_id(session.settings.seed, index)
@@ -181,6 +183,8 @@ def judge_companions(session, index, inputs):
             continue
         if kind == "text":
             prepared = inputs.prepare(kind, lambda rng=rng: text_request(rng, session.capabilities, **draw))
+        elif kind == "brackets":
+            prepared = inputs.prepare(kind, lambda rng=rng: bracket_request(rng, session.capabilities, **draw))
         else:
             prepared = inputs.prepare(kind, lambda rng=rng: refused_request(
                 rng, session.capabilities, turn=index // REFUSED_EVERY, **draw))
