@@ -431,19 +431,29 @@ def with_stale(classification: Classification, stale: Classification | None, *,
                request_alone_refuted: bool = False) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
     explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
-    `oracle.diagnose.combination.is_partial`), else the record's own name (a mechanism, or a
-    pseudo-class such as a refusal of a valid input) with it among what also fits: a run names the one that fits
-    all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
+    `oracle.diagnose.combination.is_partial`); beside a mechanism of the request alone (a name with its change),
+    among what also fits only where probes confirmed it (`confirmed`): unconfirmed, the earlier answer or the
+    carried halvings is one number met by one record, which a stateless bug that ignores a part meets whenever an
+    earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;
+    beside another name (a pseudo-class such as a refusal of a valid input), among what also fits: a run names the
+    one that fits all its records (`oracle.diagnose.cover`)."""
     if stale is None:
         return classification
     # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
     # this very request right before: `answered_right_before`)
     if classification.name == UNEXPLAINED or is_partial(classification.parts) or request_alone_refuted:
         return stale.model_copy(update={"fits": classification.fits})
+    if classification.change and not is_confirmed(stale):
+        return classification
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
+
+
+def is_confirmed(named: Classification) -> bool:
+    """Whether a state's name carries its probes' confirmation (`confirmed`: the change `CONFIRMED_BY`)."""
+    return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
 __all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
            "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
-           "earlier_answer", "earlier_match", "halvings", "kept_references", "probes", "same_answer", "stale_answer",
-           "unmatched_orders", "with_references_of", "with_stale"]
+           "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references", "probes", "same_answer",
+           "stale_answer", "unmatched_orders", "with_references_of", "with_stale"]

@@ -250,11 +250,14 @@ def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
     assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
-def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
-    """R1's answer to R2 is also what an implementation that ignores `lowercase` answers: both fit the record,
-    and a run names the one that fits all its records (a cache answers wrong only after the earlier request)."""
+def test_where_the_request_alone_has_a_mechanism_an_unconfirmed_stale_answer_is_not_among_its_fits(tmp_path) -> None:
+    """R1's answer to R2 (1/2, not R2's 1: "The cat" against "the cat" unfolded) is also what an implementation that
+    ignores `lowercase` answers: a stateless bug meets R1's answer whenever the earlier request differed only in the
+    part it ignores (a series' steps). The mechanism of the request alone is the stateless explanation; the earlier
+    answer, one number met by one record and not confirmed by probes, is not among what fits (issue 36: no state
+    accusation on a stateless implementation)."""
     named = run([HALF, HALF, HALF], R2, tmp_path)["second"].classification
-    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER in named.fits
+    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER not in named.fits
 
 
 def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
