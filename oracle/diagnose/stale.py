@@ -349,6 +349,41 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
         "change": (*named.change, (CONFIRMED_BY, parts))})
 
 
+#: What a fresh-key probe's change is named in its confirmation (`confirmed_by_a_new_key`).
+NEW_HYPOTHESES = "hypotheses, to ones never asked before"
+
+
+def with_new_hypotheses(request: ScoreRequest) -> ScoreRequest:
+    """`request` with a token no generated text uses (`ODD_TOKEN`) added to the end of every hypothesis: a request
+    no earlier one asked (a cache keyed on anything holding the hypotheses has no answer for it), which a bug of the
+    request alone answers as wrongly as `request` wherever the token leaves what it gets wrong in place (it matches
+    nothing)."""
+    return request.model_copy(update={"segments": tuple(
+        segment.model_copy(update={"hypothesis": f"{segment.hypothesis} {ODD_TOKEN}"
+                                   if isinstance(segment.hypothesis, str) else (*segment.hypothesis, ODD_TOKEN)})
+        for segment in request.segments)})
+
+
+def confirmed_by_a_new_key(named: Classification, probe: ScoreRequest, answer: Answered, profile: str,
+                           contract: Contract) -> Classification | None:
+    """`named` (an earlier answer of the request's own unit of work, where a mechanism of the request alone explains
+    the answer as well) confirmed by `probe` (`with_new_hypotheses`) and its `answer`: answered right, as a cache
+    answers a request it has no answer for; a stateless bug that ignores a part answers it as wrongly as the record
+    (the issue-36 coincidence: a series' step that differs from the step before only in the part the bug ignores).
+    None otherwise."""
+    try:
+        expected = oracle_expected(probe, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+    if not _right(probe, answer, expected, contract):
+        return None
+    return named.model_copy(update={
+        "description": named.description + "; the same request with its hypotheses made new (a token no request had "
+                                           "added to each) was answered right: a cache's key misses there, a bug of "
+                                           "the request alone would not",
+        "change": (*named.change, (CONFIRMED_BY, NEW_HYPOTHESES))})
+
+
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
     """The orders (0-based, up to the request's) with n-grams and no match: those exp smoothing halves."""
     orders = min(len(request.weights), len(statistics.matches), len(statistics.totals))
@@ -453,7 +488,8 @@ def is_confirmed(named: Classification) -> bool:
     return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
-__all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
+__all__ = ["CONFIRMED_BY", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
            "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
-           "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references", "probes", "same_answer",
-           "stale_answer", "unmatched_orders", "with_references_of", "with_stale"]
+           "confirmed_by_a_new_key", "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references",
+           "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses", "with_references_of",
+           "with_stale"]

@@ -250,14 +250,21 @@ def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
     assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
-def test_where_the_request_alone_has_a_mechanism_an_unconfirmed_stale_answer_is_not_among_its_fits(tmp_path) -> None:
+def test_beside_a_mechanism_of_the_request_alone_a_stale_answer_fits_only_where_a_new_key_confirms_it(tmp_path) -> None:
     """R1's answer to R2 (1/2, not R2's 1: "The cat" against "the cat" unfolded) is also what an implementation that
     ignores `lowercase` answers: a stateless bug meets R1's answer whenever the earlier request differed only in the
     part it ignores (a series' steps). The mechanism of the request alone is the stateless explanation; the earlier
     answer, one number met by one record and not confirmed by probes, is not among what fits (issue 36: no state
-    accusation on a stateless implementation)."""
-    named = run([HALF, HALF, HALF], R2, tmp_path)["second"].classification
+    accusation on a stateless implementation). A probe tells the two apart: R2 with a token no request has added to
+    its hypothesis ("The cat \u27c2" against "the cat", folded: 2 of 3 unigrams match, c = 3, r = 2, BP = 1: 2/3). A
+    cache has no answer for it and answers it right; a bug that ignores `lowercase` answers 1/3 ("cat" alone matches):
+    only the cache's earlier answer fits beside the mechanism."""
+    wrong_probe = Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+    named = run([HALF, HALF, HALF, wrong_probe], R2, tmp_path / "stateless")["second"].classification
     assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER not in named.fits
+    right_probe = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
+    cached = run([HALF, HALF, HALF, right_probe], R2, tmp_path / "cache")["second"].classification
+    assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
 
 
 def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
