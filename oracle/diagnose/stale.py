@@ -32,8 +32,9 @@ One side of the input kept instead of an answer: a process that reads the refere
 and scores every later request's hypotheses against them (segment i against the first request's segment i, as far
 as both go: a `zip`) answers as the oracle answers that mixed input (`kept_references`, against `Before.first`, the
 first request the process answered, kept past the history's window). Named only where probes confirm it (the
-harness's part, `confirmed`): the request with its references changed, two ways, answered exactly as the record
-was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence does. The held-out bug
+harness's part, `confirmed`): the request with every reference changed, two ways (`EVERY_REFERENCE`), answered
+exactly as the record was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence
+does, whichever of the references it reads. The held-out bug
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 """
@@ -280,6 +281,10 @@ def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Exp
 
 #: A token no generated text uses: a reference that differs from every other.
 ODD_TOKEN = "\u27c2"
+#: The part references kept from the first request are probed by (`kept_references`): every reference of every
+#: segment changed, not one (a stateless bug that reads only some references, the last or the first's tokens,
+#: answers a probe that changes one it does not read as it answered the record).
+EVERY_REFERENCE = "references, every one,"
 
 
 def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
@@ -296,7 +301,31 @@ def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
     return out
 
 
+def _with_tokens(text_or_tokens, *tokens: str):
+    """A hypothesis or reference with `tokens` added to its end (a word of text, or a token)."""
+    if isinstance(text_or_tokens, str):
+        return " ".join((text_or_tokens, *tokens)) if text_or_tokens else " ".join(tokens)
+    return (*text_or_tokens, *tokens)
+
+
+def _every_reference_changed(request: ScoreRequest) -> list[ScoreRequest]:
+    """`request` with every reference of every segment replaced, two ways: by its segment's hypothesis with a token
+    of no text added (r one more than c, every hypothesis n-gram matched), and by that token alone (nothing
+    matched, r = 1). Whatever references a stateless implementation reads, the two change its answer, each
+    otherwise; references kept from an earlier request answer both alike."""
+    if isinstance(request.segments[0].hypothesis, str):
+        alone = ODD_TOKEN
+    else:
+        alone = (ODD_TOKEN,)
+    ways = (lambda segment: _with_tokens(segment.hypothesis, ODD_TOKEN), lambda segment: alone)
+    return [request.model_copy(update={"segments": tuple(
+        segment.model_copy(update={"references": tuple(way(segment) for _ in segment.references)})
+        for segment in request.segments)}) for way in ways]
+
+
 def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> list[ScoreRequest]:
+    if part == EVERY_REFERENCE:
+        return _every_reference_changed(request)
     if part == "references":
         first = request.segments[0]
         hypothesis = first.hypothesis
@@ -490,7 +519,7 @@ def is_confirmed(named: Classification) -> bool:
     return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
-__all__ = ["CONFIRMED_BY", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
+__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
            "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
            "confirmed_by_a_new_key", "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references",
            "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses", "with_references_of",

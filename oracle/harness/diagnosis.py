@@ -31,6 +31,7 @@ from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
+    EVERY_REFERENCE,
     PROBES_NEEDED,
     Before,
     answered_right_before,
@@ -376,8 +377,8 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     example only when probes confirm it: the request with a part the two differ in changed once more, two ways,
     sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
     the history, and a stateless implementation answers them alike however the run is split. Last, references kept
-    from the process's first request (`kept_references`), named only where the same probes confirm it (each sent
-    once for both)."""
+    from the process's first request (`kept_references`), named only where probes with every reference changed
+    confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
@@ -397,7 +398,7 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
         kept = kept_references(request, reply, before.first, context.profile, expected=expected,
                                contract=context.contract)
         if kept is not None:
-            stale = _probed(kept, request, before.first.request, ("references",), reply, context, answers)
+            stale = _probed(kept, request, before.first.request, (EVERY_REFERENCE,), reply, context, answers)
     return stale
 
 

@@ -372,3 +372,48 @@ def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
     fitting = [r for r in failing if REFERENCES_KEPT in (r.classification.name, *r.classification.fits)]
     assert len(fitting) > 0.9 * len(failing), {r.classification.name for r in failing}
     assert f"By root cause: {REFERENCES_KEPT} x" in (report / "summary.md").read_text()
+
+
+class LastReferenceOnly(Implementation):
+    """A stateless bug: each segment scored against its last reference alone. Its answers, by (hypothesis, last
+    reference), derived by hand (unigrams, papineni): "the cat sat" against itself 1.0; "the dog" against "the cat
+    sat" KEPT ("the" of 2, c = 2, r = 3: e^(1 - 3/2) / 2); against "the dog \u27c2" both match, r = 3: BP =
+    0.6065306597126334; against "\u27c2" nothing matches (c = 2, r = 1, BP = 1): 0."""
+
+    name, version = "last-reference-only", "0"
+    capabilities = AnswerList.capabilities
+    ANSWERS = {
+        ("the cat sat", "the cat sat"): Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,),
+                                                                bp=1.0)),
+        ("the dog", "the cat sat"): KEPT,
+        ("the dog", "the dog \u27c2"): Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,),
+                                                                             totals=(2,), bp=0.6065306597126334)),
+        ("the dog", "\u27c2"): Answer(0.0, Statistics(hyp_len=2, ref_len=1, matches=(0,), totals=(2,), bp=1.0)),
+    }
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        [segment] = request.segments
+        one = self.ANSWERS[(" ".join(segment.hypothesis), " ".join(segment.references[-1]))]
+        assert one.statistics is not None
+        return ScoreAnswer(one.score, one.statistics.to_json())
+
+
+def test_a_stateless_bug_that_reads_only_some_references_is_not_named_by_references_kept(tmp_path) -> None:
+    """F answered right, then "the dog" against ("the dog", "the cat sat"): the oracle's 1.0 (closest r = 2, both
+    unigrams match the first reference), answered KEPT by a bug that reads the last reference only, which is also
+    "the dog" against F's "the cat sat": the references of the first request fit the record. A probe that changed the
+    first reference alone is answered as the record (the last is read, unchanged), and confirmed it; probes that
+    change every reference are answered otherwise (0.6065... and 0), and do not."""
+    second = request("the dog", ("the dog", "the cat sat"))
+    settings = SessionSettings(command="last-reference-only", report=str(tmp_path), timings=False)
+
+    def work(session) -> None:
+        session.run_replay([("first", F)])
+        session.run_replay([("second", second)])
+
+    run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=2, work=work,
+                report_dir=tmp_path, transport=InProcessImplementation(LastReferenceOnly()))
+    records = {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+    assert records["first"].outcome.value == "pass"
+    named = records["second"].classification
+    assert named is not None and named.name != REFERENCES_KEPT and REFERENCES_KEPT not in named.fits, named
