@@ -375,7 +375,7 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     counts only where the request with its hypotheses made new is answered right (`_new_key_probed`: a cache's key
     misses; a stateless bug that ignores the part the two differ in answers it wrongly), and one from another case or
     example only when probes confirm it: the request with a part the two differ in changed once more, two ways,
-    sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
+    sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The probes are kept out of
     the history, and a stateless implementation answers them alike however the run is split. Last, references kept
     from the process's first request (`kept_references`), named only where probes with every reference changed
     confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
@@ -394,6 +394,9 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
         if outside is not None and outside.name == EARLIER_ANSWER and match is not None:
             _, parts, exchange = match
             stale = _probed(outside, request, exchange.request, parts, reply, context, answers)
+            # (a stateless bug blind to the changed parts on this input answers those probes alike too: a cache
+            # also answers a request it has no answer for right)
+            stale = stale and _new_key_probed(stale, request, context)
     if stale is None and before.first is not None:
         kept = kept_references(request, reply, before.first, context.profile, expected=expected,
                                contract=context.contract)

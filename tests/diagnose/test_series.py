@@ -284,10 +284,19 @@ def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> N
 def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it(tmp_path) -> None:
     """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): two probes,
     R2 with its reference changed once more two ways, are sent. A cache keyed without the references answers both
-    alike, and wrongly (BLEU 0.6065... and 0.3678...): the earlier answer fits. An implementation that ignores
-    `lowercase` answers the probes right: it does not, nor where one probe alone is answered alike."""
-    cached = run([HALF] * 5, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    alike, and wrongly (BLEU 0.6065... and 0.3678...), and R2 with its hypothesis made new right: the earlier answer
+    fits. An implementation that ignores `lowercase` answers the probes right: it does not, nor where one probe alone
+    is answered alike."""
+    # (the sixth answer: R2 with a token no request had added to its hypothesis, a key the cache has no answer for,
+    # answered right: "The cat \u27c2" against "the cat", folded, 2 of 3 unigrams, c = 3, r = 2, BP = 1: 2/3)
+    new_key = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
+    cached = run([HALF] * 5 + [new_key], R2, tmp_path / "cache", first=Y, units=True)["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
+    # a bug blind to the references of this one input answers the probes alike, and the new key as wrongly (1/3:
+    # "cat" alone matches): not named
+    blind = run([HALF] * 5 + [Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))],
+                R2, tmp_path / "blind", first=Y, units=True)["second"].classification
+    assert blind is not None and EARLIER_ANSWER not in blind.fits
     probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
                                                          bp=0.6065306597126334))
     other_probe = Answer(0.36787944117144233, Statistics(hyp_len=2, ref_len=4, matches=(2,), totals=(2,),
