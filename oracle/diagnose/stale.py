@@ -382,14 +382,16 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
 NEW_HYPOTHESES = "hypotheses, to ones never asked before"
 
 
-def with_new_hypotheses(request: ScoreRequest) -> ScoreRequest:
-    """`request` with a token no generated text uses (`ODD_TOKEN`) added to the end of every hypothesis: a request
-    no earlier one asked (a cache keyed on anything holding the hypotheses has no answer for it), which a bug of the
-    request alone answers as wrongly as `request` wherever the token leaves what it gets wrong in place (it matches
-    nothing)."""
+def with_new_hypotheses(request: ScoreRequest, mark: int = 0) -> ScoreRequest:
+    """`request` with a token no generated text uses (`ODD_TOKEN`, followed by `mark`: a number the caller gives each
+    such probe to one process once, so that no earlier probe asked it either) added to the end of every hypothesis: a
+    request no earlier one asked (a cache keyed on anything holding the hypotheses has no answer for it), which a bug
+    of the request alone answers as wrongly as `request` wherever the token leaves what it gets wrong in place (it
+    matches nothing)."""
+    token = f"{ODD_TOKEN}{mark}"
     return request.model_copy(update={"segments": tuple(
-        segment.model_copy(update={"hypothesis": f"{segment.hypothesis} {ODD_TOKEN}"
-                                   if isinstance(segment.hypothesis, str) else (*segment.hypothesis, ODD_TOKEN)})
+        segment.model_copy(update={"hypothesis": f"{segment.hypothesis} {token}"
+                                   if isinstance(segment.hypothesis, str) else (*segment.hypothesis, token)})
         for segment in request.segments)})
 
 

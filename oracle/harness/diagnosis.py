@@ -409,7 +409,9 @@ def _new_key_probed(named, request, context: DiagnosisContext):
     """`named` (an earlier answer of the request's own unit, beside a mechanism of the request alone) where a probe
     confirms it (`oracle.diagnose.stale.confirmed_by_a_new_key`): the request with its hypotheses made new, sent
     now and kept out of the history, answered right; else None (unconfirmed, it is no fit: `with_stale`)."""
-    probe = with_new_hypotheses(request)
+    # (the channel's sequence number marks the token: a cache keeps what an earlier probe asked, which a second
+    # record with the same hypotheses would otherwise meet)
+    probe = with_new_hypotheses(request, context.channel.seq)
     if not_applicable_reason(probe, context.capabilities) is not None:
         return None
     sent, pending = context.channel.submit(probe)
