@@ -313,10 +313,7 @@ def _every_reference_changed(request: ScoreRequest) -> list[ScoreRequest]:
     of no text added (r one more than c, every hypothesis n-gram matched), and by that token alone (nothing
     matched, r = 1). Whatever references a stateless implementation reads, the two change its answer, each
     otherwise; references kept from an earlier request answer both alike."""
-    if isinstance(request.segments[0].hypothesis, str):
-        alone = ODD_TOKEN
-    else:
-        alone = (ODD_TOKEN,)
+    alone: str | tuple[str, ...] = ODD_TOKEN if isinstance(request.segments[0].hypothesis, str) else (ODD_TOKEN,)
     ways = (lambda segment: _with_tokens(segment.hypothesis, ODD_TOKEN), lambda segment: alone)
     return [request.model_copy(update={"segments": tuple(
         segment.model_copy(update={"references": tuple(way(segment) for _ in segment.references)})
@@ -521,8 +518,8 @@ def is_confirmed(named: Classification) -> bool:
     return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
-__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
-           "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
-           "confirmed_by_a_new_key", "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references",
-           "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses", "with_references_of",
-           "with_stale"]
+__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER",
+           "EXP_CARRIED", "Exchange", "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed",
+           "confirmed_by_a_new_key", "differing_parts", "earlier_answer", "earlier_match", "halvings", "is_confirmed",
+           "kept_references", "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses",
+           "with_references_of", "with_stale"]

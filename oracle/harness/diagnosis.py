@@ -375,8 +375,10 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     counts only where the request with its hypotheses made new is answered right (`_new_key_probed`: a cache's key
     misses; a stateless bug that ignores the part the two differ in answers it wrongly), and one from another case or
     example only when probes confirm it: the request with a part the two differ in changed once more, two ways,
-    sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The probes are kept out of
-    the history, and a stateless implementation answers them alike however the run is split. Last, references kept
+    sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The
+    probes are kept out of the history, and a stateless implementation answers them alike however the run is split
+    (the new key's token is marked with the channel's sequence number: it matches nothing, whatever its digits). Last,
+    references kept
     from the process's first request (`kept_references`), named only where probes with every reference changed
     confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
