@@ -378,9 +378,8 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The
     probes are kept out of the history, and a stateless implementation answers them alike however the run is split
     (the new key's token is marked with the channel's sequence number: it matches nothing, whatever its digits). Last,
-    references kept
-    from the process's first request (`kept_references`), named only where probes with every reference changed
-    confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
+    references kept from the process's first request (`kept_references`), named only where probes with every
+    reference changed confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
