@@ -36,6 +36,7 @@ from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.stale import (
     DEFAULT_CONTRACT,
     EARLIER_ANSWER,
+    EVERY_REFERENCE,
     EXP_CARRIED,
     REFERENCES_KEPT,
     Before,
@@ -44,7 +45,9 @@ from oracle.diagnose.stale import (
     differing_parts,
     halvings,
     kept_references,
+    probes,
     stale_answer,
+    with_new_hypotheses,
 )
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
@@ -426,3 +429,22 @@ def test_a_stateless_bug_that_reads_only_some_references_is_not_named_by_referen
     assert records["first"].outcome.value == "pass"
     named = records["second"].classification
     assert named is not None and named.name != REFERENCES_KEPT and REFERENCES_KEPT not in named.fits, named
+
+
+def test_a_new_key_probe_adds_a_token_of_its_own_to_every_hypothesis() -> None:
+    """Each probe's token carries its mark: a cache that kept an earlier probe's key has none for the next one."""
+    two = K.model_copy(update={"segments": (*K.segments, *F.segments)})
+    assert [s.hypothesis for s in with_new_hypotheses(two, 3).segments] == [("the", "dog", "\u27c23"),
+                                                                             ("the", "cat", "sat", "\u27c23")]
+    assert with_new_hypotheses(two, 4) != with_new_hypotheses(two, 3)
+    text = ScoreRequest(level="sentence", segments=(Segment(hypothesis="the dog", references=("a dog",)),),
+                        weights=(1.0,), tokenize="13a")
+    assert with_new_hypotheses(text, 5).segments[0].hypothesis == "the dog \u27c25"
+
+
+def test_references_kept_are_probed_with_every_reference_changed() -> None:
+    """("the dog", "the cat sat") against F: both references replaced by "the dog \u27c2", then both by "\u27c2"."""
+    second = request("the dog", ("the dog", "the cat sat"))
+    sent = probes(second, F, (EVERY_REFERENCE,), ("none",))
+    assert [probe.segments[0].references for _, probe in sent] == [
+        (("the", "dog", "\u27c2"), ("the", "dog", "\u27c2")), (("\u27c2",), ("\u27c2",))]
