@@ -32,8 +32,9 @@ One side of the input kept instead of an answer: a process that reads the refere
 and scores every later request's hypotheses against them (segment i against the first request's segment i, as far
 as both go: a `zip`) answers as the oracle answers that mixed input (`kept_references`, against `Before.first`, the
 first request the process answered, kept past the history's window). Named only where probes confirm it (the
-harness's part, `confirmed`): the request with its references changed, two ways, answered exactly as the record
-was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence does. The held-out bug
+harness's part, `confirmed`): the request with every reference changed, two ways (`EVERY_REFERENCE`), answered
+exactly as the record was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence
+does, whichever of the references it reads. The held-out bug
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 """
@@ -280,6 +281,10 @@ def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Exp
 
 #: A token no generated text uses: a reference that differs from every other.
 ODD_TOKEN = "\u27c2"
+#: The part references kept from the first request are probed by (`kept_references`): every reference of every
+#: segment changed, not one (a stateless bug that reads only some references, the last or the first's tokens,
+#: answers a probe that changes one it does not read as it answered the record).
+EVERY_REFERENCE = "references, every one,"
 
 
 def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
@@ -296,7 +301,28 @@ def probes(request: ScoreRequest, other: ScoreRequest, parts: Sequence[str],
     return out
 
 
+def _with_tokens(text_or_tokens, *tokens: str):
+    """A hypothesis or reference with `tokens` added to its end (a word of text, or a token)."""
+    if isinstance(text_or_tokens, str):
+        return " ".join((text_or_tokens, *tokens)) if text_or_tokens else " ".join(tokens)
+    return (*text_or_tokens, *tokens)
+
+
+def _every_reference_changed(request: ScoreRequest) -> list[ScoreRequest]:
+    """`request` with every reference of every segment replaced, two ways: by its segment's hypothesis with a token
+    of no text added (r one more than c, every hypothesis n-gram matched), and by that token alone (nothing
+    matched, r = 1). Whatever references a stateless implementation reads, the two change its answer, each
+    otherwise; references kept from an earlier request answer both alike."""
+    alone: str | tuple[str, ...] = ODD_TOKEN if isinstance(request.segments[0].hypothesis, str) else (ODD_TOKEN,)
+    ways = (lambda segment: _with_tokens(segment.hypothesis, ODD_TOKEN), lambda segment: alone)
+    return [request.model_copy(update={"segments": tuple(
+        segment.model_copy(update={"references": tuple(way(segment) for _ in segment.references)})
+        for segment in request.segments)}) for way in ways]
+
+
 def _changed(request: ScoreRequest, part: str, methods: Sequence[str]) -> list[ScoreRequest]:
+    if part == EVERY_REFERENCE:
+        return _every_reference_changed(request)
     if part == "references":
         first = request.segments[0]
         hypothesis = first.hypothesis
@@ -347,6 +373,43 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
         "description": named.description + f"; the same request with its {parts} changed once more ({len(sent)} "
                                            "probes sent to confirm it) got that answer too",
         "change": (*named.change, (CONFIRMED_BY, parts))})
+
+
+#: What a fresh-key probe's change is named in its confirmation (`confirmed_by_a_new_key`).
+NEW_HYPOTHESES = "hypotheses, to ones never asked before"
+
+
+def with_new_hypotheses(request: ScoreRequest, mark: int = 0) -> ScoreRequest:
+    """`request` with a token no generated text uses (`ODD_TOKEN`, followed by `mark`: a number the caller gives each
+    such probe to one process once, so that no earlier probe asked it either) added to the end of every hypothesis: a
+    request no earlier one asked (a cache keyed on anything holding the hypotheses has no answer for it), which a bug
+    of the request alone answers as wrongly as `request` wherever the token leaves what it gets wrong in place (it
+    matches nothing)."""
+    token = f"{ODD_TOKEN}{mark}"
+    return request.model_copy(update={"segments": tuple(
+        segment.model_copy(update={"hypothesis": f"{segment.hypothesis} {token}"
+                                   if isinstance(segment.hypothesis, str) else (*segment.hypothesis, token)})
+        for segment in request.segments)})
+
+
+def confirmed_by_a_new_key(named: Classification, probe: ScoreRequest, answer: Answered, profile: str,
+                           contract: Contract) -> Classification | None:
+    """`named` (an earlier answer of the request's own unit of work, where a mechanism of the request alone explains
+    the answer as well) confirmed by `probe` (`with_new_hypotheses`) and its `answer`: answered right, as a cache
+    answers a request it has no answer for; a stateless bug that ignores a part answers it as wrongly as the record
+    (the issue-36 coincidence: a series' step that differs from the step before only in the part the bug ignores).
+    None otherwise."""
+    try:
+        expected = oracle_expected(probe, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+    if not _right(probe, answer, expected, contract):
+        return None
+    return named.model_copy(update={
+        "description": named.description + "; the same request with its hypotheses made new (a token no request had "
+                                           "added to each) was answered right: a cache's key misses there, a bug of "
+                                           "the request alone would not",
+        "change": (*named.change, (CONFIRMED_BY, NEW_HYPOTHESES))})
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -431,19 +494,32 @@ def with_stale(classification: Classification, stale: Classification | None, *,
                request_alone_refuted: bool = False) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
     explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
-    `oracle.diagnose.combination.is_partial`), else the record's own name (a mechanism, or a
-    pseudo-class such as a refusal of a valid input) with it among what also fits: a run names the one that fits
-    all its records (`oracle.diagnose.cover`), and a bug of the request alone fails without an earlier request."""
+    `oracle.diagnose.combination.is_partial`); beside a mechanism of the request alone (a name with its change), an
+    earlier answer among what also fits only where probes confirmed it (`confirmed`, `confirmed_by_a_new_key`):
+    unconfirmed, it is one number met by one record, which a stateless bug that ignores a part meets whenever an
+    earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;
+    otherwise (carried halvings, or beside a pseudo-class such as a refusal of a valid input) among what also fits:
+    a run names the one that fits all its records (`oracle.diagnose.cover`). (Carried halvings stay a fit unconfirmed:
+    a run of a counter never reset needs them on its records a mechanism of the request alone also explains, and a
+    new key does not tell a counter from a stateless bug.)"""
     if stale is None:
         return classification
     # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
     # this very request right before: `answered_right_before`)
     if classification.name == UNEXPLAINED or is_partial(classification.parts) or request_alone_refuted:
         return stale.model_copy(update={"fits": classification.fits})
+    if classification.change and stale.name == EARLIER_ANSWER and not is_confirmed(stale):
+        return classification
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
 
 
-__all__ = ["CONFIRMED_BY", "PROBES_NEEDED", "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange",
-           "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed", "differing_parts",
-           "earlier_answer", "earlier_match", "halvings", "kept_references", "probes", "same_answer", "stale_answer",
-           "unmatched_orders", "with_references_of", "with_stale"]
+def is_confirmed(named: Classification) -> bool:
+    """Whether a state's name carries its probes' confirmation (`confirmed`: the change `CONFIRMED_BY`)."""
+    return any(key == CONFIRMED_BY for key, _ in named.change)
+
+
+__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER",
+           "EXP_CARRIED", "Exchange", "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed",
+           "confirmed_by_a_new_key", "differing_parts", "earlier_answer", "earlier_match", "halvings", "is_confirmed",
+           "kept_references", "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses",
+           "with_references_of", "with_stale"]

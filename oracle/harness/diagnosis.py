@@ -31,14 +31,17 @@ from oracle.diagnose.judge import Contract
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
+    EVERY_REFERENCE,
     PROBES_NEEDED,
     Before,
     answered_right_before,
     confirmed,
+    confirmed_by_a_new_key,
     earlier_match,
     kept_references,
     probes,
     stale_answer,
+    with_new_hypotheses,
     with_stale,
 )
 from oracle.models.outcomes import Outcome
@@ -368,16 +371,21 @@ def _errs(probe, context: DiagnosisContext):
 
 def _stale(request, reply, before, expected, classification, context: DiagnosisContext):
     """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
-    Where a mechanism of the request alone explains it too, an earlier answer from another case or example
-    counts only when probes confirm it: the request with a part the two differ in changed once more, two ways,
-    sent now, each answered the same (a cache keyed without that part), and wrongly. The probes are kept out of
-    the history, and a stateless implementation answers them alike however the run is split. Last, references kept
-    from the process's first request (`kept_references`), named only where the same probes confirm it (each sent
-    once for both)."""
+    Where a mechanism of the request alone explains it too, an earlier answer of the request's own case or example
+    counts only where the request with its hypotheses made new is answered right (`_new_key_probed`: a cache's key
+    misses; a stateless bug that ignores the part the two differ in answers it wrongly), and one from another case or
+    example only when probes confirm it: the request with a part the two differ in changed once more, two ways,
+    sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The
+    probes are kept out of the history, and a stateless implementation answers them alike however the run is split
+    (the new key's token is marked with the channel's sequence number: it matches nothing, whatever its digits). Last,
+    references kept from the process's first request (`kept_references`), named only where probes with every
+    reference changed confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
                          explained=explained)
+    if stale is not None and explained and stale.name == EARLIER_ANSWER and not context.process.given_up:
+        return _new_key_probed(stale, request, context) or stale
     if stale is not None or context.process.given_up:
         return stale
     answers: dict = {}
@@ -387,12 +395,29 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
         if outside is not None and outside.name == EARLIER_ANSWER and match is not None:
             _, parts, exchange = match
             stale = _probed(outside, request, exchange.request, parts, reply, context, answers)
+            # (a stateless bug blind to the changed parts on this input answers those probes alike too: a cache
+            # also answers a request it has no answer for right)
+            stale = stale and _new_key_probed(stale, request, context)
     if stale is None and before.first is not None:
         kept = kept_references(request, reply, before.first, context.profile, expected=expected,
                                contract=context.contract)
         if kept is not None:
-            stale = _probed(kept, request, before.first.request, ("references",), reply, context, answers)
+            stale = _probed(kept, request, before.first.request, (EVERY_REFERENCE,), reply, context, answers)
     return stale
+
+
+def _new_key_probed(named, request, context: DiagnosisContext):
+    """`named` (an earlier answer of the request's own unit, beside a mechanism of the request alone) where a probe
+    confirms it (`oracle.diagnose.stale.confirmed_by_a_new_key`): the request with its hypotheses made new, sent
+    now and kept out of the history, answered right; else None (unconfirmed, it is no fit: `with_stale`)."""
+    # (the channel's sequence number marks the token: a cache keeps what an earlier probe asked, which a second
+    # record with the same hypotheses would otherwise meet)
+    probe = with_new_hypotheses(request, context.channel.seq)
+    if not_applicable_reason(probe, context.capabilities) is not None:
+        return None
+    sent, pending = context.channel.submit(probe)
+    answer = context.channel.collect(sent, pending, kept=False)
+    return confirmed_by_a_new_key(named, probe, answer, context.profile, context.contract)
 
 
 def _probed(named, request, other, parts, reply, context: DiagnosisContext, answers: dict):

@@ -36,6 +36,7 @@ from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.stale import (
     DEFAULT_CONTRACT,
     EARLIER_ANSWER,
+    EVERY_REFERENCE,
     EXP_CARRIED,
     REFERENCES_KEPT,
     Before,
@@ -44,7 +45,9 @@ from oracle.diagnose.stale import (
     differing_parts,
     halvings,
     kept_references,
+    probes,
     stale_answer,
+    with_new_hypotheses,
 )
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
@@ -250,11 +253,21 @@ def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
     assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
-def test_where_the_request_alone_has_a_mechanism_the_stale_answer_fits_beside_it(tmp_path) -> None:
-    """R1's answer to R2 is also what an implementation that ignores `lowercase` answers: both fit the record,
-    and a run names the one that fits all its records (a cache answers wrong only after the earlier request)."""
-    named = run([HALF, HALF, HALF], R2, tmp_path)["second"].classification
-    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER in named.fits
+def test_beside_a_mechanism_of_the_request_alone_a_stale_answer_fits_only_where_a_new_key_confirms_it(tmp_path) -> None:
+    """R1's answer to R2 (1/2, not R2's 1: "The cat" against "the cat" unfolded) is also what an implementation that
+    ignores `lowercase` answers: a stateless bug meets R1's answer whenever the earlier request differed only in the
+    part it ignores (a series' steps). The mechanism of the request alone is the stateless explanation; the earlier
+    answer, one number met by one record and not confirmed by probes, is not among what fits (issue 36: no state
+    accusation on a stateless implementation). A probe tells the two apart: R2 with a token no request has added to
+    its hypothesis ("The cat \u27c2" against "the cat", folded: 2 of 3 unigrams match, c = 3, r = 2, BP = 1: 2/3). A
+    cache has no answer for it and answers it right; a bug that ignores `lowercase` answers 1/3 ("cat" alone matches):
+    only the cache's earlier answer fits beside the mechanism."""
+    wrong_probe = Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+    named = run([HALF, HALF, HALF, wrong_probe], R2, tmp_path / "stateless")["second"].classification
+    assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER not in named.fits
+    right_probe = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
+    cached = run([HALF, HALF, HALF, right_probe], R2, tmp_path / "cache")["second"].classification
+    assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
 
 
 def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
@@ -274,10 +287,19 @@ def test_a_session_tallies_the_halvings_of_the_process_s_requests(tmp_path) -> N
 def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it(tmp_path) -> None:
     """R2 answered with Y's answer (Y came in another unit; ignoring `lowercase` gives that answer too): two probes,
     R2 with its reference changed once more two ways, are sent. A cache keyed without the references answers both
-    alike, and wrongly (BLEU 0.6065... and 0.3678...): the earlier answer fits. An implementation that ignores
-    `lowercase` answers the probes right: it does not, nor where one probe alone is answered alike."""
-    cached = run([HALF] * 5, R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    alike, and wrongly (BLEU 0.6065... and 0.3678...), and R2 with its hypothesis made new right: the earlier answer
+    fits. An implementation that ignores `lowercase` answers the probes right: it does not, nor where one probe alone
+    is answered alike."""
+    # (the sixth answer: R2 with a token no request had added to its hypothesis, a key the cache has no answer for,
+    # answered right: "The cat \u27c2" against "the cat", folded, 2 of 3 unigrams, c = 3, r = 2, BP = 1: 2/3)
+    new_key = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
+    cached = run([HALF] * 5 + [new_key], R2, tmp_path / "cache", first=Y, units=True)["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
+    # a bug blind to the references of this one input answers the probes alike, and the new key as wrongly (1/3:
+    # "cat" alone matches): not named
+    blind = run([HALF] * 5 + [Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))],
+                R2, tmp_path / "blind", first=Y, units=True)["second"].classification
+    assert blind is not None and EARLIER_ANSWER not in blind.fits
     probe_answer = Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,), totals=(2,),
                                                          bp=0.6065306597126334))
     other_probe = Answer(0.36787944117144233, Statistics(hyp_len=2, ref_len=4, matches=(2,), totals=(2,),
@@ -362,3 +384,67 @@ def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
     fitting = [r for r in failing if REFERENCES_KEPT in (r.classification.name, *r.classification.fits)]
     assert len(fitting) > 0.9 * len(failing), {r.classification.name for r in failing}
     assert f"By root cause: {REFERENCES_KEPT} x" in (report / "summary.md").read_text()
+
+
+class LastReferenceOnly(Implementation):
+    """A stateless bug: each segment scored against its last reference alone. Its answers, by (hypothesis, last
+    reference), derived by hand (unigrams, papineni): "the cat sat" against itself 1.0; "the dog" against "the cat
+    sat" KEPT ("the" of 2, c = 2, r = 3: e^(1 - 3/2) / 2); against "the dog \u27c2" both match, r = 3: BP =
+    0.6065306597126334; against "\u27c2" nothing matches (c = 2, r = 1, BP = 1): 0."""
+
+    name, version = "last-reference-only", "0"
+    capabilities = AnswerList.capabilities
+    ANSWERS = {
+        ("the cat sat", "the cat sat"): Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,),
+                                                                bp=1.0)),
+        ("the dog", "the cat sat"): KEPT,
+        ("the dog", "the dog \u27c2"): Answer(0.6065306597126334, Statistics(hyp_len=2, ref_len=3, matches=(2,),
+                                                                             totals=(2,), bp=0.6065306597126334)),
+        ("the dog", "\u27c2"): Answer(0.0, Statistics(hyp_len=2, ref_len=1, matches=(0,), totals=(2,), bp=1.0)),
+    }
+
+    def score(self, request: ScoreRequest) -> ScoreAnswer:
+        [segment] = request.segments
+        one = self.ANSWERS[(" ".join(segment.hypothesis), " ".join(segment.references[-1]))]
+        assert one.statistics is not None
+        return ScoreAnswer(one.score, one.statistics.to_json())
+
+
+def test_a_stateless_bug_that_reads_only_some_references_is_not_named_by_references_kept(tmp_path) -> None:
+    """F answered right, then "the dog" against ("the dog", "the cat sat"): the oracle's 1.0 (closest r = 2, both
+    unigrams match the first reference), answered KEPT by a bug that reads the last reference only, which is also
+    "the dog" against F's "the cat sat": the references of the first request fit the record. A probe that changed the
+    first reference alone is answered as the record (the last is read, unchanged), and confirmed it; probes that
+    change every reference are answered otherwise (0.6065... and 0), and do not."""
+    second = request("the dog", ("the dog", "the cat sat"))
+    settings = SessionSettings(command="last-reference-only", report=str(tmp_path), timings=False)
+
+    def work(session) -> None:
+        session.run_replay([("first", F)])
+        session.run_replay([("second", second)])
+
+    run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=2, work=work,
+                report_dir=tmp_path, transport=InProcessImplementation(LastReferenceOnly()))
+    records = {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+    assert records["first"].outcome.value == "pass"
+    named = records["second"].classification
+    assert named is not None and named.name != REFERENCES_KEPT and REFERENCES_KEPT not in named.fits, named
+
+
+def test_a_new_key_probe_adds_a_token_of_its_own_to_every_hypothesis() -> None:
+    """Each probe's token carries its mark: a cache that kept an earlier probe's key has none for the next one."""
+    two = K.model_copy(update={"segments": (*K.segments, *F.segments)})
+    assert [s.hypothesis for s in with_new_hypotheses(two, 3).segments] == [("the", "dog", "\u27c23"),
+                                                                             ("the", "cat", "sat", "\u27c23")]
+    assert with_new_hypotheses(two, 4) != with_new_hypotheses(two, 3)
+    text = ScoreRequest(level="sentence", segments=(Segment(hypothesis="the dog", references=("a dog",)),),
+                        weights=(1.0,), tokenize="13a")
+    assert with_new_hypotheses(text, 5).segments[0].hypothesis == "the dog \u27c25"
+
+
+def test_references_kept_are_probed_with_every_reference_changed() -> None:
+    """("the dog", "the cat sat") against F: both references replaced by "the dog \u27c2", then both by "\u27c2"."""
+    second = request("the dog", ("the dog", "the cat sat"))
+    sent = probes(second, F, (EVERY_REFERENCE,), ("none",))
+    assert [probe.segments[0].references for _, probe in sent] == [
+        (("the", "dog", "\u27c2"), ("the", "dog", "\u27c2")), (("\u27c2",), ("\u27c2",))]
