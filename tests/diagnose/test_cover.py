@@ -8,7 +8,8 @@ request alone, among the records of a run whose bug is something else.
 
 A narrower name one record can fit by chance beside the run's main cause (a cap on the references' lengths, one
 segment's length: `needs_evidence`) is built by hand too: records of an implementation that reads every reference's
-length as 2 (the first held-out set's `reference-length-of-pair`), two of which a cut of each reference to 2 tokens reproduces as well.
+length as 2 (the first held-out set's `reference-length-of-pair`), two of which a cut of each reference to 2
+tokens reproduces as well.
 
 Holds: oracle.diagnose.cover
 """
