@@ -13,15 +13,20 @@ from pathlib import Path
 FAKES = Path(__file__).resolve().parent
 
 
-def attribution_module():
-    """benchmarks/attribution.py as a module (benchmarks/ is not a package), for the tests of its tables."""
+def benchmark_module(name):
+    """benchmarks/<name>.py as a module (benchmarks/ is not a package), for the tests of its tables and parts."""
     import importlib.util  # noqa: PLC0415 - only these tests need it
 
-    spec = importlib.util.spec_from_file_location("attribution", FAKES.parents[1] / "benchmarks" / "attribution.py")
+    spec = importlib.util.spec_from_file_location(name, FAKES.parents[1] / "benchmarks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("attribution", module)  # its dataclasses look their module up while it loads
+    sys.modules.setdefault(name, module)  # a module's dataclasses look their module up while it loads
     spec.loader.exec_module(module)
     return module
+
+
+def attribution_module():
+    """benchmarks/attribution.py as a module."""
+    return benchmark_module("attribution")
 
 
 def fake(name, *flags):

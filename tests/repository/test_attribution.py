@@ -7,7 +7,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from fakes.harness import attribution_module
+from fakes.harness import attribution_module, benchmark_module
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -165,12 +165,7 @@ def test_the_process_log_is_summed_by_hand():
 
 
 def _wrapper_module():
-    import importlib.util  # noqa: PLC0415 - only this test loads the wrapper as a module
-
-    spec = importlib.util.spec_from_file_location("rusage_wrapper", ROOT / "benchmarks" / "rusage_wrapper.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_module("rusage_wrapper")
 
 
 def test_tokens_of_a_request_counted_by_hand():
