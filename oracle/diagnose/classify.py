@@ -343,6 +343,10 @@ class _Search:
     spent: int = 0
     tried: int = 0
     cache: dict = field(default_factory=dict)
+    #: each computation's value on each candidate, once computed: the tiers try a computation on a candidate again
+    #: with other tolerances (`_with_every_simple_fit` re-reads the simple tiers), and its value is the same each
+    #: time; the candidate is charged each time as before, so what a search may spend does not change
+    values: dict = field(default_factory=dict)
 
     def permitted(self, *names):
         return self.allowed is None or all(name in self.allowed for name in names)
@@ -476,6 +480,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 ctx.counted,
             )
         )
+        candidate = (name, tuple(sorted(changes.items())), smoothing_change)
         for cname, function in computations:
             if not search.permitted(cname, *suffix):
                 continue
@@ -483,7 +488,9 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 continue
             if cname in STRUCTURES:
                 search.reshaping(changed, cname)
-            value = function(changed, result)
+            if (cname, candidate) not in search.values:
+                search.values[cname, candidate] = function(changed, result)
+            value = search.values[cname, candidate]
             if value is None:  # the computation's condition does not hold: a cheap test, not charged
                 continue
             search.charge()

@@ -23,7 +23,7 @@ from oracle.formulas.smoothing import smooth
 from oracle.formulas.tokenizers import fold_case
 
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
-from .expect import oracle_options, oracle_result
+from .expect import oracle_options, oracle_result, segment_alone_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
 from .structure import STRUCTURES, reshaped
 from .textrules import departed
@@ -209,9 +209,10 @@ def _mean_of_segments(ctx, level):
     if request.level != "corpus" or len(request.segments) < 2:
         return None
     scores = []
-    for segment in request.segments:
-        one = result_under(ctx, request=request.model_copy(update={"segments": (segment,), "level": level}))
-        if one is None:
+    for index in range(len(request.segments)):  # (each segment counted once per search: the context's counts)
+        try:
+            one = segment_alone_result(request, index, ctx.options, ctx.smoothing, level=level, counted=ctx.counted)
+        except BleuOracleError:
             return None
         scores.append(float(one.score))
     return math.fsum(scores) / len(scores)

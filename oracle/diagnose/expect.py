@@ -77,6 +77,20 @@ def _result_from_counts(request, options, smoothing, counted):
                                      level=request.level)
 
 
+def segment_alone_result(request, index, options, smoothing=None, *, level=None, counted=None):
+    """The oracle's BleuResult for segment `index` of `request` scored alone (at `level`, else at the request's
+    level), as `oracle_result` gives it for that one-segment request. `counted`: the caller's dict kept across
+    calls on the same request (`oracle_result`'s), in which each segment's counts are kept apart by its index and
+    level: a search whose variants score every segment alone (a mean of sentence scores, under several smoothings
+    and rules) then counts each segment once per counting options, not once per variant tried."""
+    update = {"segments": (request.segments[index],)}
+    if level is not None:
+        update["level"] = level
+    alone = request.model_copy(update=update)
+    kept = None if counted is None else counted.setdefault(("segment alone", index, alone.level), {})
+    return oracle_result(alone, options, smoothing, counted=kept)
+
+
 def statistics_of(result, n):
     """A BleuResult's statistics as protocol v1 has them: orders 1..n (some smoothing methods count one
     order further), and BP."""

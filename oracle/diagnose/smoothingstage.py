@@ -29,7 +29,7 @@ from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.smoothing import smooth
 
 from .combination import score_variant
-from .expect import oracle_result
+from .expect import segment_alone_result
 
 #: The methods whose unmatched orders take the k-th term of a geometric sequence (1/2^k; method 4: ln(c)/(K 2^k)).
 _GEOMETRIC = frozenset({"exp", "chen-cherry-3", "chen-cherry-4", "chen-cherry-7"})
@@ -150,8 +150,7 @@ def _segment_hypothesis_length(ctx, index):
     if request.level != "corpus" or len(request.segments) < 2:
         return None
     try:
-        one = oracle_result(request.model_copy(update={"segments": (request.segments[index],)}), ctx.options,
-                            ctx.smoothing)
+        one = segment_alone_result(request, index, ctx.options, ctx.smoothing, counted=ctx.counted)
     except BleuOracleError:
         return None
     return one.statistics.hyp_len
@@ -282,12 +281,11 @@ def _segment_results(ctx, *, level=None, options=None, smoothing=None, several=T
     request = ctx.request
     if several and (request.level != "corpus" or len(request.segments) < 2):
         return None
-    update = {} if level is None else {"level": level}
     out = []
-    for segment in request.segments:
+    for index in range(len(request.segments)):  # (each segment counted once per search: the context's counts)
         try:
-            out.append(oracle_result(request.model_copy(update={**update, "segments": (segment,)}),
-                                     options or ctx.options, smoothing or ctx.smoothing))
+            out.append(segment_alone_result(request, index, options or ctx.options, smoothing or ctx.smoothing,
+                                            level=level, counted=ctx.counted))
         except BleuOracleError:
             return None
     return out
