@@ -38,7 +38,7 @@ from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.results import BATCH_SIZES, batch_mean_name
 
-from .expect import oracle_result
+from .expect import oracle_result, segments_result
 from .judge import Contract, breaks_zero_rule
 
 #: The numeric contract a float is decided by here (|a - e| <= 1e-12 + 1e-9 |e|, the judge's default).
@@ -96,18 +96,15 @@ def _rescored(ctx, statistics, *, weights=None, smoothing=None):
         return None
 
 
-def _oracle(ctx, *, weights=None, segments=None, smoothing=None):
+def _oracle(ctx, *, weights=None, indices=None, smoothing=None):
     """The oracle's result for the request with other weights (counted once per number of orders, in the
-    context's counts), segments or smoothing; None where it is refused."""
-    update = {}
-    if weights is not None:
-        update["weights"] = weights
-    if segments is not None:
-        update["segments"] = segments
-    request = ctx.request.model_copy(update=update) if update else ctx.request
+    context's counts), its segments at `indices` alone (each segment counted once, in the context's counts) or
+    another smoothing; None where it is refused."""
     try:
-        return oracle_result(request, ctx.options, smoothing or ctx.smoothing,
-                             counted=ctx.counted if segments is None else None)
+        if indices is not None:
+            return segments_result(ctx.request, indices, ctx.options, smoothing or ctx.smoothing, counted=ctx.counted)
+        request = ctx.request.model_copy(update={"weights": weights}) if weights is not None else ctx.request
+        return oracle_result(request, ctx.options, smoothing or ctx.smoothing, counted=ctx.counted)
     except BleuOracleError:
         return None
 
@@ -186,7 +183,7 @@ def _one_segment(ctx, index):
     request = ctx.request
     if request.level != "corpus" or len(request.segments) < 2:
         return None
-    return _score(_oracle(ctx, segments=(request.segments[index],)))
+    return _score(_oracle(ctx, indices=(index,)))
 
 
 @score_variant
@@ -210,7 +207,7 @@ def _batch_mean(size):
             return None
         scores = []
         for start in range(0, len(segments), size):
-            batch = _oracle(ctx, segments=tuple(segments[start:start + size]))
+            batch = _oracle(ctx, indices=range(start, min(start + size, len(segments))))
             if batch is None or batch.score.is_nan():
                 return None
             scores.append(float(batch.score))

@@ -23,7 +23,7 @@ from oracle.formulas.smoothing import smooth
 from oracle.formulas.tokenizers import fold_case
 
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
-from .expect import oracle_options, oracle_result, segment_alone_result
+from .expect import COUNTING_OPTIONS, oracle_options, oracle_result, segment_alone_result
 from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
 from .structure import STRUCTURES, reshaped
 from .textrules import departed
@@ -365,6 +365,16 @@ def _best_single_reference_matches(ctx, result, *, fold=False):
         return None
     n = len(ctx.weights)
     options = ctx.options.with_changes(lowercase=True) if fold else ctx.options
+    # (kept in the context's counts: two computations read them, on every candidate whose counting is the same)
+    key = ("best single reference", n, tuple(getattr(options, name) for name in COUNTING_OPTIONS))
+    if key not in ctx.counted:
+        ctx.counted[key] = _best_single_reference_counted(request, n, options)
+    kept = ctx.counted[key]
+    return None if kept is None else list(kept)
+
+
+def _best_single_reference_counted(request, n, options):
+    """`_best_single_reference_matches` counted (None where the oracle rejects a segment)."""
     matches = [0] * n
     for segment in request.segments:
         best = [0] * n

@@ -62,7 +62,13 @@ def _result_from_counts(request, options, smoothing, counted):
     """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first."""
     weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
-    orders = bleu.counting_orders(weights, chosen)
+    statistics = _counts(request, options, bleu.counting_orders(weights, chosen), counted)
+    return bleu.bleu_from_statistics(statistics, weights=weights, options=options, smoothing=chosen,
+                                     level=request.level)
+
+
+def _counts(request, options, orders, counted):
+    """`request`'s statistics counted to `orders` under `options`, looked up in `counted` first (and kept there)."""
     key = (tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders)
     if key not in counted:
         segments = request.tokenized_as(options).segments
@@ -73,22 +79,45 @@ def _result_from_counts(request, options, smoothing, counted):
         else:
             counted[key] = bleu.corpus_statistics([s.hypothesis for s in segments], [s.references for s in segments],
                                                   max_order=orders, options=options, count_matches=count_matches)
-    return bleu.bleu_from_statistics(counted[key], weights=weights, options=options, smoothing=chosen,
-                                     level=request.level)
+    return counted[key]
 
 
 def segment_alone_result(request, index, options, smoothing=None, *, level=None, counted=None):
     """The oracle's BleuResult for segment `index` of `request` scored alone (at `level`, else at the request's
     level), as `oracle_result` gives it for that one-segment request. `counted`: the caller's dict kept across
-    calls on the same request (`oracle_result`'s), in which each segment's counts are kept apart by its index and
-    level: a search whose variants score every segment alone (a mean of sentence scores, under several smoothings
-    and rules) then counts each segment once per counting options, not once per variant tried."""
+    calls on the same request (`oracle_result`'s), in which each segment's counts are kept apart by its index (a
+    segment counts alike at either level: `segment_statistics` and a corpus of one): a search whose variants score
+    every segment alone (a mean of sentence scores, under several smoothings and rules) then counts each segment
+    once per counting options, not once per variant tried."""
+    index = range(len(request.segments))[index]  # (the last segment, -1, is kept with its own index)
     update = {"segments": (request.segments[index],)}
     if level is not None:
         update["level"] = level
     alone = request.model_copy(update=update)
-    kept = None if counted is None else counted.setdefault(("segment alone", index, alone.level), {})
+    kept = None if counted is None else counted.setdefault(("segment alone", index), {})
     return oracle_result(alone, options, smoothing, counted=kept)
+
+
+def segments_result(request, indices, options, smoothing=None, *, counted):
+    """The oracle's BleuResult for the corpus of `request`'s segments at `indices` (a batch of a corpus request), as
+    `oracle_result` gives it for the request holding those segments alone: a corpus's statistics are its segments'
+    counts summed (section 2.1.1), so each segment's counts are those `segment_alone_result` keeps in `counted`,
+    counted once however many batches of however many sizes a search scores them in."""
+    if len(indices) == 1:
+        return segment_alone_result(request, indices[0], options, smoothing, counted=counted)
+    if request.level != "corpus":  # (several segments at sentence level: refused by the oracle, as before)
+        return oracle_result(request.model_copy(update={"segments": tuple(request.segments[i] for i in indices)}),
+                             options, smoothing)
+    weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
+    chosen = Smoothing.parse(smoothing or request.smoothing.to_convention()) or options.smoothing
+    orders = bleu.counting_orders(weights, chosen)
+    parts = [_counts(request.model_copy(update={"segments": (request.segments[i],)}), options, orders,
+                     counted.setdefault(("segment alone", i), {})) for i in indices]
+    summed = bleu.Statistics(sum(p.hyp_len for p in parts), sum(p.ref_len for p in parts),
+                             tuple(sum(p.matches[n] for p in parts) for n in range(orders)),
+                             tuple(sum(p.totals[n] for p in parts) for n in range(orders)),
+                             sum(p.segments for p in parts))
+    return bleu.bleu_from_statistics(summed, weights=weights, options=options, smoothing=chosen, level="corpus")
 
 
 def statistics_of(result, n):

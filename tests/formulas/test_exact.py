@@ -40,3 +40,17 @@ def test_the_callers_context_is_untouched():
         mine.prec = 5
         assert exact.final(exact.ln(2)) == LN2_50
         assert decimal.getcontext().prec == 5
+
+
+def test_a_kept_logarithm_is_the_logarithm_of_its_own_ratio():
+    # ln is kept by exact ratio (a corpus's segments share their precisions): two ratios a float cannot tell apart,
+    # 1 + 1e-30 and 1, keep logarithms of their own; ln(1 + x) = x - x^2/2 + x^3/3 - ...: with x = 1e-30 that is
+    # 1e-30 - 5e-61 to 50 significant digits (the digits run down to 1e-80; x^3/3 is 3.3e-91), and ln 1 = 0. Asked
+    # twice, each gives the same digits the second time.
+    near_one = Fraction(10**30 + 1, 10**30)
+    for _ in range(2):
+        assert exact.final(exact.ln(1)) == 0
+        assert exact.final(exact.ln(near_one)) == Decimal("9." + "9" * 29 + "5E-31")  # 1e-30 - 5e-61
+        assert exact.final(exact.ln(Fraction(1, 2))) == LN2_50.copy_negate()  # (unary minus would round to 28 digits)
+    # a Decimal (a smoothed precision) is not a ratio: taken as given, rounded to the working digits
+    assert exact.final(exact.ln(Decimal(2))) == LN2_50

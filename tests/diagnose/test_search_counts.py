@@ -1,0 +1,113 @@
+"""What a search keeps of the oracle's work on one request: each segment counted once, however many per-segment
+variants (means of sentence scores, batch means, a segment's own score) score it, and each computation's value on a
+candidate computed once, however many tiers try it. Keeping them must change no number: each kept value is held
+here against the oracle computed afresh on the request it stands for (`oracle_result` on the request holding those
+segments alone), and against the count of computations made.
+
+Holds: oracle.diagnose.expect (segment_alone_result, segments_result)
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import requests
+
+from oracle.diagnose import classify as classify_module
+from oracle.diagnose.classify import classify
+from oracle.diagnose.expect import oracle_options, oracle_result, segment_alone_result, segments_result
+from oracle.formulas.errors import BleuOracleError
+from oracle.models.protocol import ScoreRequest, Segment
+
+SMOOTHINGS = ("none", "floor", "add-k", "exp", "chen-cherry-4")
+
+
+def _fresh(request, indices, options, smoothing=None, level=None):
+    """The oracle on the request holding the segments at `indices` alone, counted afresh (or its refusal)."""
+    update = {"segments": tuple(request.segments[i] for i in indices)}
+    if level is not None:
+        update["level"] = level
+    try:
+        return oracle_result(request.model_copy(update=update), options, smoothing)
+    except BleuOracleError as exc:
+        return type(exc)
+
+
+def _kept(function, *args, **kwargs):
+    try:
+        return function(*args, **kwargs)
+    except BleuOracleError as exc:
+        return type(exc)
+
+
+def _same(kept, fresh):
+    if isinstance(kept, type) or isinstance(fresh, type):
+        return kept is fresh
+    return kept.statistics == fresh.statistics and kept.score.compare_total(fresh.score) == 0 and \
+        kept.notes == fresh.notes
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(levels=("corpus",), methods=SMOOTHINGS, lowercase=(False, True), max_segments=7),
+       st.data())
+def test_batches_and_single_segments_are_scored_as_the_oracle_scores_them_afresh(request, data):
+    # one `counted` dict for every call, as a search keeps it: batches of every size and offset, single segments at
+    # either level and under other smoothings, in the order drawn; each the oracle's own result on the request of
+    # those segments alone
+    options = oracle_options("papineni", lowercase=request.lowercase)
+    counted: dict = {}
+    count = len(request.segments)
+    for _ in range(data.draw(st.integers(1, 6))):
+        start = data.draw(st.integers(0, count - 1))
+        stop = data.draw(st.integers(start + 1, count))
+        smoothing = data.draw(st.sampled_from((None, *SMOOTHINGS)))
+        indices = range(start, stop)
+        assert _same(_kept(segments_result, request, indices, options, smoothing, counted=counted),
+                     _fresh(request, indices, options, smoothing))
+        level = data.draw(st.sampled_from(("sentence", "corpus")))
+        assert _same(_kept(segment_alone_result, request, start, options, smoothing, level=level, counted=counted),
+                     _fresh(request, (start,), options, smoothing, level=level))
+        assert _same(_kept(segment_alone_result, request, -1, options, smoothing, level=level, counted=counted),
+                     _fresh(request, (count - 1,), options, smoothing, level=level))
+
+
+def test_a_batch_sums_its_own_segments_counts():
+    # by hand, BLEU-1 under papineni: segments "a b" vs "a b" (2 of 2 unigrams), "c d" vs "c x" (1 of 2), "e" vs "y"
+    # (0 of 1). The batch of the last two: 1 match of 3 unigrams, c = 3, r = 3 (BP 1): BLEU-1 = 1/3. The first two:
+    # 3 of 4, 3/4. Counted once for the first batch, the second segment's counts serve the second.
+    segments = tuple(Segment(hypothesis=tuple(h.split()), references=(tuple(r.split()),))
+                     for h, r in (("a b", "a b"), ("c d", "c x"), ("e", "y")))
+    request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=(1.0,), smoothing={"method": "none"})
+    options = oracle_options("papineni")
+    counted: dict = {}
+    first = segments_result(request, range(0, 2), options, counted=counted)
+    second = segments_result(request, range(1, 3), options, counted=counted)
+    assert (first.statistics.matches[0], first.statistics.totals[0], float(first.score)) == (3, 4, 0.75)
+    assert (second.statistics.matches[0], second.statistics.totals[0]) == (1, 3)
+    assert abs(float(second.score) - 1 / 3) <= 1e-15
+
+
+def test_a_computation_is_computed_once_per_candidate_in_a_search():
+    # the score of a corpus as the mean of its segments' own scores, BLEU-1: "a b" vs "a b" scores 2/2 = 1, "c d e f"
+    # vs "c x y z" 1/4 (c = r, BP 1), their mean 0.625 where the corpus scores 3/6 = 0.5. The search finds
+    # `mean-of-sentence-scores` in a tier, then tries it again among every simple fit (`_with_every_simple_fit`);
+    # its value on the request's own conventions is computed once
+    segments = tuple(Segment(hypothesis=tuple(h.split()), references=(tuple(r.split()),))
+                     for h, r in (("a b", "a b"), ("c d e f", "c x y z")))
+    request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=(1.0,), smoothing={"method": "none"})
+    calls = []
+    computations = dict(classify_module.GENERIC_COMPUTATIONS)
+    original = computations["mean-of-sentence-scores"]
+
+    def counting(ctx, result):
+        calls.append(ctx.options)
+        return original(ctx, result)
+
+    patched = tuple((name, counting if name == "mean-of-sentence-scores" else function)
+                    for name, function in classify_module.GENERIC_COMPUTATIONS)
+    with mock.patch.object(classify_module, "GENERIC_COMPUTATIONS", patched):
+        named = classify(request, 0.625, "papineni", among=("mean-of-sentence-scores",))
+    assert named.name == "mean-of-sentence-scores"
+    assert calls.count(oracle_options("papineni", lowercase=False)) == 1
