@@ -33,6 +33,8 @@ from collections.abc import Iterable
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 #: What a multi-line text keeps as it is: its line breaks and tabs (every other control is escaped).
 _LINE_CHARACTERS = "\n\t"
+#: Those characters read as a space, which is printable (`shown`'s test of a multi-line text).
+_LINES_AS_SPACES = str.maketrans(dict.fromkeys(_LINE_CHARACTERS, " "))
 _BACKTICKS = re.compile("`+")
 
 
@@ -58,6 +60,10 @@ def shown(text: object, *, lines: bool = False) -> str:
     its escape; with `lines`, line breaks and tabs are kept (a multi-line text such as a stderr tail)."""
     text = str(text)
     if text.isprintable():
+        return text
+    # a multi-line text with nothing else to escape (the common case) is tested at C speed: a failing run's long
+    # records, shown character by character, held its junit.xml up for seconds
+    if lines and text.translate(_LINES_AS_SPACES).isprintable():
         return text
     keep = _LINE_CHARACTERS if lines else ""
     return "".join(ch if ch.isprintable() or ch in keep else escape_character(ch) for ch in text)

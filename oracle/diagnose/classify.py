@@ -478,6 +478,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 smoothing_change or ctx.smoothing,
                 ctx.weights,
                 ctx.counted,
+                searched=ctx.searched,
             )
         )
         candidate = (name, tuple(sorted(changes.items())), smoothing_change)
@@ -687,13 +688,42 @@ def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
     actual, statistics = _answer_parts(answer)
     # a text request: the explanations vary the counting and the splitting of words, not the tokenizer's rules
     text = request if request.is_text else None
-    request = request.tokenized_as(oracle_options(profile, lowercase=request.lowercase, overrides=overrides))
-    ctx = context_for(request, profile, overrides, text=text)
+    kept = _kept_for(request, profile, overrides)
+    if "tokenized" not in kept:
+        kept["tokenized"] = request.tokenized_as(oracle_options(profile, lowercase=request.lowercase,
+                                                                overrides=overrides))
+    request = kept["tokenized"]
+    ctx = context_for(request, profile, overrides, text=text, counted=kept)
     base = result_under(ctx)
     if actual is None:
         return Explanation((UNEXPLAINED,), "the answer has no score", (), None, score_of(base))
     return _Search(ctx, base, actual, statistics, len(ctx.weights), None if among is None else frozenset(among),
                    budget, max(1, floor, request.token_count))
+
+
+#: What the oracle computed on the request last classified (`_kept_for`): (the request, the profile's options and
+#: the overrides, `Context.counted`).
+_LAST_KEPT: list = []
+
+
+def _kept_for(request, profile, overrides):
+    """What the oracle computed on `request` under `profile` and `overrides` for earlier searches, kept (a new dict
+    for another request): a failing record is classified several times on the same request (among its kind's hints,
+    among every explanation, what is known, its block's causes; a shrunk one on its original too), and what each
+    search computes on it (counts, each segment's, the results on it reshaped) is a function of the request alone.
+    Only the last request is kept, by identity: protocol models are frozen, and the reference held keeps its identity
+    from being reused."""
+    try:
+        key = (profile.options, tuple(sorted((overrides or {}).items())))
+        hash(key)
+    except TypeError:  # overrides that cannot be compared: nothing kept
+        return {}
+    last = _LAST_KEPT[0] if _LAST_KEPT else None
+    if last is not None and last[0] is request and last[1] == key:
+        return last[2]
+    kept: dict = {}
+    _LAST_KEPT[:] = [(request, key, kept)]
+    return kept
 
 
 def what_is_known(request, answer, profile, *, overrides=None, meter=None):

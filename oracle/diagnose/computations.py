@@ -37,19 +37,25 @@ class Context:
     options: object
     smoothing: Smoothing
     weights: tuple
-    #: the request's statistics by counting options, shared by every convention tried on it
+    #: what the oracle computed on the request (its statistics by counting options, each segment's, the results on it
+    #: reshaped, folded on one side, tokenized otherwise), shared by every convention tried on it, and by every search
+    #: on the same request where the caller keeps it (`context_for`'s `counted`): a function of the request alone
     counted: dict = field(default_factory=dict, compare=False, repr=False)
     #: a text request as sent (`request` is then its tokens): what a convention splitting words otherwise re-reads
     text: object = field(default=None, compare=False, repr=False)
+    #: the structural mechanisms whose results this search has computed or read (`structured_computed`): what a
+    #: search is charged for depends on its own computations, never on what an earlier search kept in `counted`
+    searched: set = field(default_factory=set, compare=False, repr=False)
 
 
-def context_for(request, profile, overrides, text=None):
+def context_for(request, profile, overrides, text=None, counted=None):
     """The request under the profile's options, with the case's overrides and the request's case folding
-    (`text`: the text request `request` was tokenized from, if it was)."""
+    (`text`: the text request `request` was tokenized from, if it was; `counted`: what the oracle computed on this
+    request for an earlier search, kept, as `Context.counted`)."""
     options = oracle_options(profile, lowercase=request.lowercase, overrides=overrides)
     smoothing = request.smoothing.to_convention()
     weights = tuple(Fraction(w) if not isinstance(w, Fraction) else w for w in request.weights)
-    return Context(request, options, smoothing, weights, text=text)
+    return Context(request, options, smoothing, weights, text=text, counted={} if counted is None else counted)
 
 
 def result_under(ctx, options=None, smoothing=None, request=None):
@@ -749,6 +755,7 @@ def structured_result(ctx, name):
     context's counts for the explanation's statistics; None where the mechanism does not apply, or where its counts
     and score are the oracle's own (a mechanism equal to the oracle on this request is not tried on it)."""
     key = ("structure", name, ctx.options, ctx.smoothing)
+    ctx.searched.add(key)
     if key not in ctx.counted:
         request = structured_request(ctx, name)
         result = None if request is None else result_under(ctx, request=request)
@@ -771,8 +778,9 @@ def structured_request(ctx, name):
 
 
 def structured_computed(ctx, name):
-    """Whether the oracle's result under structural mechanism `name` is computed already (`structured_result`)."""
-    return ("structure", name, ctx.options, ctx.smoothing) in ctx.counted
+    """Whether the oracle's result under structural mechanism `name` is computed already in this search
+    (`structured_result`; a result an earlier search on the request kept is charged as if computed anew)."""
+    return ("structure", name, ctx.options, ctx.smoothing) in ctx.searched
 
 
 def structured_size(request):

@@ -22,9 +22,20 @@ from pathlib import Path
 
 import pytest
 from fakes.harness import fake, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from markupsafe import Markup
 
-from oracle.escaping import html_text, json_shown, markdown_block, markdown_code, printable, shown, xml_text
+from oracle.escaping import (
+    escape_character,
+    html_text,
+    json_shown,
+    markdown_block,
+    markdown_code,
+    printable,
+    shown,
+    xml_text,
+)
 from oracle.models.protocol import MAX_HANDSHAKE_TEXT, ImplementationInfo
 from oracle.models.wire import ProtocolError
 from oracle.reports.site.formatting import compact_json, md, sentence_text, visible_token
@@ -57,6 +68,17 @@ def test_the_console_shows_every_control_as_its_escape():
     assert shown("plain é 日本 😀 \\x1b") == "plain é 日本 😀 \\x1b"  # printable text (and a backslash) as it is
     assert shown("one\ntwo\tthree\r", lines=True) == "one\ntwo\tthree\\r"
     assert not raw_controls(shown(C0 + C1 + ESCAPE_SEQUENCES + "\u2028\u2029\u202e\ud800"))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.sampled_from("\n\t\r \x1b\x85\u2028\u202e\ud800"), st.characters()), max_size=60))
+def test_a_multi_line_text_keeps_its_line_breaks_and_tabs_and_escapes_every_other_control(characters):
+    # the rule of the module's docstring, character by character: printable, or a line break or tab of a multi-line
+    # text, shown as it is; anything else as its escape (a text with nothing else to escape comes back unchanged)
+    text = "".join(characters)
+    by_hand = "".join(ch if ch.isprintable() or ch in "\n\t" else escape_character(ch) for ch in text)
+    assert shown(text, lines=True) == by_hand
+    assert xml_text(text) == by_hand
 
 
 def test_printable_is_true_only_for_text_shown_as_it_is():
