@@ -826,7 +826,7 @@ def compare_trees(names: list[str], examples: int | None, before: Path) -> int:
     trees = [("before", before.resolve()), ("after", ROOT)]
     label = "implementation (tree)"
     print(f"{label:<48} {'exit':>4} {'failing s':>9} {'fixed s':>8} {'ratio':>6} {'CPU s failing / fixed = ratio':>30}"
-          "  causes (run) | names (records)")
+          f" {'runner CPU s failing / fixed = ratio':>36}  causes (run) | names (records)")
     ratios: dict[str, list[float]] = {tag: [] for tag, _ in trees}
     warmed = set()
     with tempfile.TemporaryDirectory() as scratch:
@@ -841,11 +841,15 @@ def compare_trees(names: list[str], examples: int | None, before: Path) -> int:
                 # machine)
                 code, failing_s, failing_cpu, found = run_check_timed(buggy, Path(scratch) / f"b{tag}{index}",
                                                                       examples, None, tree)
-                _, fixed_s, fixed_cpu, _ = run_check_timed(fixed, Path(scratch) / f"f{tag}{index}", examples, None,
-                                                           tree)
+                _, fixed_s, fixed_cpu, fixed_found = run_check_timed(fixed, Path(scratch) / f"f{tag}{index}",
+                                                                     examples, None, tree)
                 ratio = failing_s / fixed_s if fixed_s else float("inf")
                 cpu_ratio = failing_cpu / fixed_cpu if fixed_cpu else float("inf")
                 cpu = f"{failing_cpu:.1f} / {fixed_cpu:.1f} = {cpu_ratio:.2f}"
+                # (the runner's own CPU, the implementation's taken out: the cost-evidence split, the bound's column)
+                runner, fixed_runner = found["cost"].runner_cpu, fixed_found["cost"].runner_cpu
+                runner_ratio = runner / fixed_runner if fixed_runner > 0 else float("inf")
+                cpu += f" {f'{runner:.2f} / {fixed_runner:.2f} = {runner_ratio:.2f}':>36}"
                 ratios[tag].append(ratio)
                 runs[tag] = found
                 record_names = ", ".join(f"{n} x{k}" for n, k in found["names"].most_common())

@@ -23,6 +23,7 @@ library under test.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass, field, replace
@@ -349,7 +350,13 @@ class _Search:
     values: dict = field(default_factory=dict)
 
     def permitted(self, *names):
-        return self.allowed is None or all(name in self.allowed for name in names)
+        allowed = self.allowed
+        if allowed is None:
+            return True
+        for name in names:  # (a loop, not all() over a generator: called for every candidate and computation)
+            if name not in allowed:
+                return False
+        return True
 
     def charge(self):
         self.spent += self.cost
@@ -526,7 +533,8 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     # a smoothing where none was requested is tried alone, never combined: eight more readings in every pair made a
     # run whose bug no mechanism names cost 47 times its fixed twin (quadratic in the conventions)
     paired = [c for c in conventions if not _unrequested(c)]
-    pairs = _pairs(paired)
+    # (the pairs are built where a tier first needs them: most searches end in a simple tier)
+    pairs = functools.cache(lambda: _pairs(paired))
     yield (
         lambda: (
             _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix)
@@ -543,8 +551,8 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_fits else _nonzero(close), suffix)
     yield lambda: _by_convention(search, unrequested, close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, paired)
-    yield lambda: _by_convention(search, pairs, close, suffix, stats=False)
-    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs)
+    yield lambda: _by_convention(search, pairs(), close, suffix, stats=False)
+    yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs())
     if search.allowed is not None:  # only among given names (documented, hinted): a few triples, a few pairs
         given = [c for c in paired if search.permitted(*c.parts)]
         yield lambda: _by_convention(search, _pairs(_pairs(given), given), close, suffix, stats=False)
