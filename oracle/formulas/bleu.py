@@ -16,6 +16,7 @@ Pure: standard library only, no I/O, inputs never mutated.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
@@ -328,6 +329,20 @@ def parse_weights(weights, *, default_max_order=4):
         raise BleuTypeError(
             f"`weights` must be a sequence of numbers (got {type(weights).__name__} {describe(weights)})"
         )
+    if type(weights) is tuple and all(type(w) is float for w in weights):
+        return _parsed_floats(weights)
+    return _parsed(weights)
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed_floats(weights):
+    """`_parsed` of a tuple of floats (a request's weights), kept: a search scores every segment of a corpus alone
+    under each per-segment variant, each time with the request's weights (a refusal is raised each time: an
+    exception is not kept)."""
+    return _parsed(weights)
+
+
+def _parsed(weights):
     given = list(weights)
     if not given:
         raise BleuValueError("`weights` must hold at least one weight (got [])")

@@ -249,6 +249,20 @@ def test_parse_weights():
     assert parse_weights((0, 1)) == (Fraction(0), Fraction(1))  # a zero weight is allowed
 
 
+def test_a_request_s_float_weights_are_read_alike_however_often():
+    # a request's weights (a tuple of floats) are kept once read; a tuple equal to them but not of floats is still
+    # read by its own rules (True == 1.0, and a bool is no weight), and a refusal is raised every time
+    for _ in range(2):
+        assert parse_weights((1.0,)) == (Fraction(1),)
+        with pytest.raises(BleuTypeError, match="bool"):
+            parse_weights((True,))
+        assert parse_weights((0.5, 0.25)) == (Fraction(1, 2), Fraction(1, 4))
+        with pytest.raises(BleuValueError, match="non-negative"):
+            parse_weights((-0.5, 1.0))
+        with pytest.raises(BleuValueError, match="all zero"):
+            parse_weights((0.0, 0.0))
+
+
 def test_a_real_of_another_kind_is_read_through_its_float():
     """numpy.float32 is a numbers.Real but neither a float nor a Rational: Fraction() refuses it with a
     TypeError, which escaped as an internal error before mypy pointed at it."""
