@@ -94,8 +94,15 @@ def segment_alone_result(request, index, options, smoothing=None, *, level=None,
     if level is not None:
         update["level"] = level
     alone = request.model_copy(update=update)
-    kept = None if counted is None else counted.setdefault(("segment alone", index), {})
-    return oracle_result(alone, options, smoothing, counted=kept)
+    if counted is None:
+        return oracle_result(alone, options, smoothing)
+    kept = counted.setdefault(("segment alone", index), {})
+    # (its result too: a function of the segment, its level, the options and the smoothing, which several variants
+    # and a record's several searches ask for alike)
+    key = ("segment result", index, alone.level, options, smoothing)
+    if key not in kept:
+        kept[key] = oracle_result(alone, options, smoothing, counted=kept)
+    return kept[key]
 
 
 def segments_result(request, indices, options, smoothing=None, *, counted):

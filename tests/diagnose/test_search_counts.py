@@ -89,6 +89,21 @@ def test_a_batch_sums_its_own_segments_counts():
     assert abs(float(second.score) - 1 / 3) <= 1e-15
 
 
+def test_a_segment_alone_is_scored_at_the_level_asked_whatever_was_kept():
+    # by hand, under sacrebleu's conventions (an order without n-grams: skipped at sentence level, effective order;
+    # 0 at corpus level): "a" against "a", BLEU-2. The 2-gram order is empty: the sentence scores p1 = 1 with its
+    # weight renormalised, BP 1 (c = r = 1), so 1; the corpus of that one segment scores 0. Asked at one level, then
+    # at the other, with the same `counted`
+    request = ScoreRequest(seq=0, level="corpus", segments=(Segment(hypothesis=("a",), references=(("a",),)),
+                                                            Segment(hypothesis=("b",), references=(("b",),))),
+                           weights=(0.5, 0.5), smoothing={"method": "none"})
+    options = oracle_options("sacrebleu")
+    counted: dict = {}
+    for _ in range(2):
+        assert float(segment_alone_result(request, 0, options, level="corpus", counted=counted).score) == 0.0
+        assert float(segment_alone_result(request, 0, options, level="sentence", counted=counted).score) == 1.0
+
+
 def test_a_computation_is_computed_once_per_candidate_in_a_search():
     # the score of a corpus as the mean of its segments' own scores, BLEU-1: "a b" vs "a b" scores 2/2 = 1, "c d e f"
     # vs "c x y z" 1/4 (c = r, BP 1), their mean 0.625 where the corpus scores 3/6 = 0.5. The search finds
