@@ -1,10 +1,11 @@
-"""What a search keeps of the oracle's work on one request: each segment counted once, however many per-segment
-variants (means of sentence scores, batch means, a segment's own score) score it, and each computation's value on a
-candidate computed once, however many tiers try it. Keeping them must change no number: each kept value is held
-here against the oracle computed afresh on the request it stands for (`oracle_result` on the request holding those
-segments alone), and against the count of computations made.
+"""What a search keeps of the oracle's work on one request: each segment counted once (`segment_alone_result`,
+`segments_result`), however many per-segment variants (means of sentence scores, batch means, a segment's own
+score) score it, and each computation's value on a candidate computed once, however many tiers try it. Keeping
+them must change no number: each kept value is held here against the oracle computed afresh on the request it
+stands for (`oracle_result` on the request holding those segments alone), or against a hand derivation, and the
+computations made are counted.
 
-Holds: oracle.diagnose.expect (segment_alone_result, segments_result)
+Holds: oracle.diagnose.expect
 """
 
 from __future__ import annotations
