@@ -86,7 +86,10 @@ def timed_check(root: Path, arguments: list[str], cache: str) -> dict:
     with tempfile.TemporaryDirectory() as report, tempfile.TemporaryDirectory() as meter:
         cmd = [sys.executable, "-c", LAUNCH, sys.executable, "-c", PEAK, "check", *arguments, "--seed", "0",
                "--report", report, "--quiet"]
-        env = {**os.environ, "BLEU_ORACLE_CPU_METER": meter, "PYTHONPATH": os.pathsep.join([str(METER), str(root)]),
+        # byte-code caches allowed, as an installed copy has them (with PYTHONDONTWRITEBYTECODE, as this machine sets,
+        # every process would compile each module it imports: about 1 s of CPU a process, start-up's largest part)
+        env = {**{name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"},
+               "BLEU_ORACLE_CPU_METER": meter, "PYTHONPATH": os.pathsep.join([str(METER), str(root)]),
                "BLEU_ORACLE_SEARCH_CACHE": cache}
         taken_at, load_before = utc(), load()
         start = time.perf_counter()
