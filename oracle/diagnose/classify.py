@@ -38,7 +38,7 @@ from oracle.models.protocol import Statistics
 from oracle.models.results import Classification, cause_name, needs_evidence, parse_cause
 
 from . import mechanisms
-from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
+from .combination import Stage
 from .computations import (
     Context,
     context_for,
@@ -58,6 +58,7 @@ from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE
+from .mechanisms.combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,

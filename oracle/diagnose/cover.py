@@ -43,7 +43,7 @@ from dataclasses import dataclass
 
 from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
 
-from .combination import is_partial
+from .mechanisms.combination import is_partial
 from .mechanisms.counting import OTHER_COUNTING
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).

@@ -7,8 +7,9 @@ registry that the catalogue did not pick up fails here. The expected rules come 
 `oracle.formulas` (the documents' rules), never from the catalogue.
 
 Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
-    oracle.diagnose.mechanisms.conventions, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors,
-    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
+    oracle.diagnose.mechanisms.combination, oracle.diagnose.mechanisms.conventions,
+    oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors, oracle.diagnose.mechanisms.smoothing,
+    oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import pytest
 from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
 from oracle.diagnose.mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -75,7 +77,7 @@ def every_registry_name() -> set[str]:
         *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *(d.name for d in DEPARTURES), *LENGTH_DEPARTURES,
         *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
-        *(f"other-counting-of-{layer}" for layer in LAYERS),
+        *(f"other-counting-of-{layer}" for layer in LAYERS), *PARTIAL_NAMES,
         *_convention_and_smoothing_names(), *_error_names(),
     }
 

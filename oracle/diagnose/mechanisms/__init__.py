@@ -5,10 +5,11 @@ Each kind has its module, where its mechanisms are declared and the search reads
 (the modules whose functions compute them hold the how, and never import the catalogue): `conventions` (the rule
 tables, and `alternatives`, the one generator of the conventions' other rules), `smoothing`, `counting` (the
 counting alternatives and capped families), `text` (the tokenizer departures), `state` (a metric state's
-departures, a process's history), `computations` (every computation the search tries, in its tiers, whatever module
-defines its function) and `errors`. A name belongs to one kind: where several of the search's lists hold it (a
-tokenizer departure is also tried as a computation), the kind module that declares it claims it and the others add
-their routes. docs/mechanisms.md says how a mechanism is added.
+departures, a process's history), `combination` (the score stage's variants and partial names), `computations`
+(every computation the search tries, in its tiers, whatever module defines its function) and `errors`. A name
+belongs to one kind: where several of the search's lists hold it (a tokenizer departure, a score stage's variant
+are also tried as computations), the kind module that declares it claims it and the others add their routes.
+docs/mechanisms.md says how a mechanism is added.
 """
 
 from __future__ import annotations
@@ -16,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from . import computations, conventions, counting, errors, smoothing, state, text
+from . import combination, computations, conventions, counting, errors, smoothing, state, text
 from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
 #: that declares it.
-_DECLARING = (conventions, smoothing, text, state, counting, errors, computations)
+_DECLARING = (conventions, smoothing, text, state, counting, errors, combination, computations)
 
 
 class CatalogueError(ValueError):
@@ -94,7 +95,7 @@ def known_names() -> tuple[str, ...]:
 
 
 def _replayed(mechanism: Mechanism) -> bool:
-    if mechanism.name in computations.WHAT_IS_KNOWN:  # a stage the answer is consistent with: no value to replay
+    if mechanism.name in combination.WHAT_IS_KNOWN:  # a stage the answer is consistent with: no value to replay
         return False
     return not mechanism.family and (mechanism.kind == COMPUTATION or mechanism.route("counting") is not None)
 
