@@ -38,7 +38,7 @@ from oracle.diagnose.mechanisms.combination import (
     PARTIAL_NAMES,
 )
 from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS
-from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
+from oracle.diagnose.mechanisms.smoothing import SMOOTHING_VARIANTS
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
@@ -181,8 +181,10 @@ def test_a_returned_bp_names_its_variant_where_the_score_agrees(name, returned_b
 
 def test_the_kinds_of_the_score_and_smoothing_stages_mechanisms():
     # docs/mechanisms.md: a score stage's variant and a partial name are of kind `combination`, declared in
-    # mechanisms/combination.py; a partial name is described by its words and never replayed as a value
+    # mechanisms/combination.py; the requested smoothing computed wrongly is of kind `smoothing`; a partial name is
+    # described by its words and never replayed as a value
     assert {mechanisms.lookup(name).kind for name, _ in COMBINATION_VARIANTS} == {"combination"}
+    assert {mechanisms.lookup(name).kind for name, _ in SMOOTHING_VARIANTS} == {"smoothing"}
     assert {mechanisms.lookup(name).kind for name in PARTIAL_NAMES} == {"combination"}
     assert all(mechanisms.describe(name) == words for name, words in PARTIAL_NAMES.items())
     assert not set(PARTIAL_NAMES) & set(known_names())

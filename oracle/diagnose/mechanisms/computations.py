@@ -5,8 +5,8 @@ arithmetic, smoothed counts reported, small weights taken as zero.
 The computations are declared here, in the order the search tries them (`SPECIFIC_COMPUTATIONS`,
 `GENERIC_COMPUTATIONS`, `COMBINATION_COMPUTATIONS`: the order decides which name a record gets where two fit);
 their functions live where they belong (`oracle.diagnose.computations`, `structure`, ...), and the score stage's and
-the score stage's variants are declared in their kind module (`mechanisms.combination`), whose list the last tier
-takes whole. Each is a mechanism here, described by its function's docstring, unless
+the smoothing stage's variants are declared in their kind modules (`mechanisms.combination`, `mechanisms.smoothing`),
+whose lists the last tier takes whole. Each is a mechanism here, described by its function's docstring, unless
 another kind claims its name (a tokenizer departure, a state, a counting alternative, a stage's variant, each also
 tried as a computation): a new computation is one line in one of these lists.
 """
@@ -61,12 +61,12 @@ from oracle.diagnose.computations import (
     zero_weight_nan,
 )
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
-from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
 from oracle.models.results import NEEDS_EVIDENCE
 
 from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
+from .smoothing import SMOOTHING_VARIANTS
 from .state import LENGTH_DEPARTURES
 from .text import DEPARTURES
 
@@ -134,8 +134,8 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
 #: The score stage's variants (`mechanisms.combination`): the combination of right statistics under the mutation
-#: operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the requested
-#: smoothing computed wrongly (tried in a tier of their own, after the single explanations).
+#: operators real bugs are made of, and the smoothing stage's (`mechanisms.smoothing`): the requested smoothing
+#: computed wrongly (tried in a tier of their own, after the single explanations).
 COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
