@@ -35,7 +35,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name, needs_evidence, parse_cause
+from oracle.models.results import Classification, cause_name, parse_cause
 
 from . import mechanisms
 from .combination import Stage
@@ -57,7 +57,7 @@ from .computations import (
 from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
-from .mechanisms import CATALOGUE
+from .mechanisms import CATALOGUE, needs_evidence
 from .mechanisms.combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,

@@ -205,7 +205,7 @@ def last_segment_score_reported(ctx, result):
 
 def batch_mean(size):
     """The variant that scores the corpus as the mean of per-batch corpus scores, batches of `size` segments (its
-    name, one per size tried: `oracle.models.results.batch_mean_name`)."""
+    name, one per size tried: `oracle.diagnose.mechanisms.combination.batch_mean_name`)."""
 
     @score_variant
     def variant(ctx, result):

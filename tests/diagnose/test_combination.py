@@ -29,6 +29,7 @@ from oracle.diagnose.computations import context_for, result_under
 from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
 from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.mechanisms.combination import (
+    BATCH_SIZES,
     BREVITY_PENALTY_VARIANTS,
     COMBINATION_VARIANTS,
     OTHER_BREVITY_PENALTY,
@@ -36,13 +37,14 @@ from oracle.diagnose.mechanisms.combination import (
     OTHER_SCALE,
     OTHER_WEIGHTING,
     PARTIAL_NAMES,
+    batch_mean_name,
 )
 from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS
 from oracle.diagnose.mechanisms.smoothing import SMOOTHING_VARIANTS
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.models.results import BATCH_SIZES, Classification, batch_mean_name
+from oracle.models.results import Classification
 
 
 def request(level, segments, weights, smoothing=None):

@@ -48,11 +48,20 @@ from oracle.diagnose.combination import (
     weights_not_passed_on,
     weights_shifted,
 )
-from oracle.models.results import BATCH_SIZES, NEEDS_EVIDENCE, batch_mean_name
 
 from .model import BP, COMBINATION, FREE, RECOMPUTE, SCORE, Mechanism, docstring_words
 
-#: The mean of per-batch corpus scores at each batch size tried (`oracle.models.results.BATCH_SIZES`).
+#: The batch sizes the corpus score as a mean of per-batch corpus scores is tried at: 2 to 8 and the powers of two to
+#: 64. The size is unknown, so a record one size fits may fit it by chance (these need evidence: `MECHANISMS`).
+BATCH_SIZES = (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
+
+
+def batch_mean_name(size: int) -> str:
+    """The name of the corpus score computed as the mean of the corpus scores of consecutive batches of `size`."""
+    return f"mean-of-scores-of-batches-of-{size}"
+
+
+#: The mean of per-batch corpus scores at each batch size tried.
 BATCH_MEAN_VARIANTS = tuple((batch_mean_name(size), batch_mean(size)) for size in BATCH_SIZES)
 
 #: The score stage's variants, in the order the classifier tries them: (name, function of (context, result)).
@@ -140,18 +149,21 @@ def is_partial(parts: Iterable[str]) -> bool:
     return any(part in PARTIAL_NAMES for part in parts)
 
 
+_BATCH_MEAN_NAMES = frozenset(name for name, _ in BATCH_MEAN_VARIANTS)
+
 MECHANISMS = [
     # a variant is also tried as a computation (`mechanisms.computations.COMBINATION_COMPUTATIONS`), which adds its
     # route; never with a convention: the variants are many and reach simple numbers (2^-1.5, 1/2, ...) that a
-    # convention's counts then fit by coincidence
+    # convention's counts then fit by coincidence. A batch mean names a run's records only with evidence: one
+    # record can fit one size by the choice of size
     *(Mechanism(name, COMBINATION, docstring_words(function),
                 SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
-                needs_evidence=name in NEEDS_EVIDENCE, pairs_with_conventions=False)
+                needs_evidence=name in _BATCH_MEAN_NAMES, pairs_with_conventions=False)
       for name, function in COMBINATION_VARIANTS),
     # decided by exact tests on the returned numbers; no value is replayed from them
     *(Mechanism(name, COMBINATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
 ]
 
-__all__ = ["BATCH_MEAN_VARIANTS", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "MECHANISMS",
+__all__ = ["BATCH_MEAN_VARIANTS", "BATCH_SIZES", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "MECHANISMS",
            "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
-           "STAGE_NAMES", "WHAT_IS_KNOWN", "is_partial", "stages_consistent_with"]
+           "STAGE_NAMES", "WHAT_IS_KNOWN", "batch_mean_name", "is_partial", "stages_consistent_with"]

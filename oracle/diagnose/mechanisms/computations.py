@@ -62,7 +62,6 @@ from oracle.diagnose.computations import (
 )
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.structure import STRUCTURES
-from oracle.models.results import NEEDS_EVIDENCE
 
 from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
@@ -196,7 +195,7 @@ def computation_mechanism(name: str, function: object) -> Mechanism:
     """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
     return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
-                     pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
+                     pairs_with_conventions=name not in _ALONE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
