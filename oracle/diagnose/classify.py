@@ -615,7 +615,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
-    difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
+    difference as a partial explanation (`mechanisms.combination.is_partial`: the first diverging layer and the
     score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
     are convention overrides the case already applies. `among`, if given, restricts the search to explanations
     whose every part (`Explanation.parts`) is one of these names -- e.g. the documented discrepancy classes of

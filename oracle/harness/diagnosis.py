@@ -120,8 +120,9 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
     implementation's documented classes only, and its record says so. Decided by the examples alone (their
     order within the block), as the shrinking is, never by the clock or by --jobs. A name that states only what is
-    known (`other-counting-of-<layer>`, the score stages of `combination.PARTIAL_NAMES`) names no mechanism: it
-    counts as unexplained here, else a partial name would send every later record of its kind to the full search."""
+    known (`other-counting-of-<layer>`, the score stages of `mechanisms.combination.PARTIAL_NAMES`) names no
+    mechanism: it counts as unexplained here, else a partial name would send every later record of its kind to the
+    full search."""
     return any(names_a_mechanism(hint) for hint in hints)
 
 
