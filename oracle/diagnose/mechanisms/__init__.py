@@ -7,8 +7,8 @@ tables, and `alternatives`, the one generator of the conventions' other rules), 
 counting alternatives and capped families), `text` (the tokenizer departures), `state` (a metric state's
 departures, a process's history), `combination` (the score stage's variants and partial names), `computations`
 (every computation the search tries, in its tiers, whatever module defines its function) and `errors`. A name
-belongs to one kind: where several of the search's lists hold it (a tokenizer departure, a score stage's variant
-are also tried as computations), the kind module that declares it claims it and the others add their routes.
+belongs to one kind: where several of the search's lists hold it (a tokenizer departure or a stage's variant is
+also tried as a computation), the kind module that declares it claims it and the others add their routes.
 docs/mechanisms.md says how a mechanism is added.
 """
 
