@@ -35,10 +35,10 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name, needs_evidence, parse_cause
+from oracle.models.results import Classification, cause_name, parse_cause
 
 from . import mechanisms
-from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
+from .combination import Stage
 from .computations import (
     Context,
     context_for,
@@ -57,7 +57,8 @@ from .computations import (
 from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
-from .mechanisms import CATALOGUE
+from .mechanisms import CATALOGUE, needs_evidence
+from .mechanisms.combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -614,7 +615,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
-    difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
+    difference as a partial explanation (`mechanisms.combination.is_partial`: the first diverging layer and the
     score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
     are convention overrides the case already applies. `among`, if given, restricts the search to explanations
     whose every part (`Explanation.parts`) is one of these names -- e.g. the documented discrepancy classes of

@@ -494,7 +494,7 @@ def with_stale(classification: Classification, stale: Classification | None, *,
                request_alone_refuted: bool = False) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
     explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
-    `oracle.diagnose.combination.is_partial`); beside a mechanism of the request alone (a name with its change), an
+    `mechanisms.combination.is_partial`); beside a mechanism of the request alone (a name with its change), an
     earlier answer among what also fits only where probes confirmed it (`confirmed`, `confirmed_by_a_new_key`):
     unconfirmed, it is one number met by one record, which a stateless bug that ignores a part meets whenever an
     earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;

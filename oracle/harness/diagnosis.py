@@ -28,6 +28,7 @@ from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, searc
 from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
+from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
@@ -46,7 +47,7 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, needs_evidence, parse_cause
+from oracle.models.results import Shrunk, parse_cause
 
 from . import crashcauses
 from .budget import (
@@ -119,8 +120,9 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
     implementation's documented classes only, and its record says so. Decided by the examples alone (their
     order within the block), as the shrinking is, never by the clock or by --jobs. A name that states only what is
-    known (`other-counting-of-<layer>`, the score stages of `combination.PARTIAL_NAMES`) names no mechanism: it
-    counts as unexplained here, else a partial name would send every later record of its kind to the full search."""
+    known (`other-counting-of-<layer>`, the score stages of `mechanisms.combination.PARTIAL_NAMES`) names no
+    mechanism: it counts as unexplained here, else a partial name would send every later record of its kind to the
+    full search."""
     return any(names_a_mechanism(hint) for hint in hints)
 
 
@@ -537,7 +539,7 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
     computations in the block), as what is known is: never refused. A bug whose records split between kinds of
     failure (the lengths first diverging for some, the references' for others) is then named by the mechanism found
     on the kind that was searched, where its other records' searches were cut. Never a name that needs evidence
-    (`results.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
+    (`mechanisms.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
     across records is what those are confirmed by, and a cut record named so would make one."""
     names = [name for name in context.budget.block_causes(kind)
              if names_a_mechanism(name) and not needs_evidence(name) and name not in tested]

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle.diagnose.classify import describe_as
+from oracle.diagnose.cover import run_name_of
 from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
@@ -52,7 +53,7 @@ from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, run_name_of
+from oracle.models.results import Record
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -538,9 +539,9 @@ def _state_lines(coverage):
 
 
 def _root_cause_text(classification, run_names):
-    """A record's root cause as the run names it (one bug, one name: `Classification.run_name`), its description,
+    """A record's root cause as the run names it (one bug, one name: `run_name_of`), its description,
     and the record's own first name when that is another explanation its input fits as well."""
-    name = classification.run_name(run_names)
+    name = run_name_of(classification.signature, run_names)
     own = classification.name
     if name == own:
         return markdown_code(name), describe_as(classification, name)
@@ -586,7 +587,7 @@ def _detail(record, run_names=()):
     parts = [record.message]
     classification = record.classification
     if classification is not None and classification.name:
-        name, own = classification.run_name(run_names), classification.name
+        name, own = run_name_of(classification.signature, run_names), classification.name
         fits = "" if name == own else f" (this input fits {own} as well)"
         parts.append(f"root cause: {name}{fits}: {describe_as(classification, name)}")
     if record.reproduce:

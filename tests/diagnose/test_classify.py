@@ -1263,7 +1263,7 @@ def test_a_cap_needs_evidence_and_a_record_many_caps_fit_is_named_by_none():
     pattern (`needs_evidence`), and a record whose counts any of many caps give names none. "x" against "y" and a
     40-token reference ending in "x", BLEU-1: the formulas match x (1 of 1), r = 1 (the closest, "y"); the long
     reference cut to any of 1 to 39 tokens loses its "x" and keeps r = 1: 39 caps give (c 1, r 1, 0 of 1)."""
-    from oracle.models.results import needs_evidence
+    from oracle.diagnose.mechanisms import needs_evidence
 
     assert needs_evidence("references-truncated-to-8-tokens") and needs_evidence("hypotheses-truncated-to-3-tokens")
     assert not needs_evidence("truncated-to-64-tokens")
@@ -1320,7 +1320,7 @@ def test_a_corpus_length_taken_from_one_segment_needs_evidence():
     """One segment's length is one number, which another bug's length can equal by chance (a reference length of 2 a
     segment is 4 over two segments, and the last segment's own closest reference can be 4): it names a run's records
     only with a pattern, as float32 does."""
-    from oracle.models.results import needs_evidence
+    from oracle.diagnose.mechanisms import needs_evidence
 
     assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
                                                                                   "reference-length")

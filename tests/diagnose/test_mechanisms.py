@@ -7,8 +7,9 @@ registry that the catalogue did not pick up fails here. The expected rules come 
 `oracle.formulas` (the documents' rules), never from the catalogue.
 
 Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
-    oracle.diagnose.mechanisms.conventions, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors,
-    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
+    oracle.diagnose.mechanisms.combination, oracle.diagnose.mechanisms.conventions,
+    oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors, oracle.diagnose.mechanisms.smoothing,
+    oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import pytest
 from oracle.diagnose import classify, mechanisms
 from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms import needs_evidence
+from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
 from oracle.diagnose.mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -39,7 +42,7 @@ from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
-from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
+from oracle.models.results import parse_cause
 
 LAYERS = ("hyp_len", "ref_len", "matches", "totals")
 
@@ -75,7 +78,7 @@ def every_registry_name() -> set[str]:
         *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *(d.name for d in DEPARTURES), *LENGTH_DEPARTURES,
         *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
-        *(f"other-counting-of-{layer}" for layer in LAYERS),
+        *(f"other-counting-of-{layer}" for layer in LAYERS), *PARTIAL_NAMES,
         *_convention_and_smoothing_names(), *_error_names(),
     }
 
@@ -113,7 +116,19 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
 
 
 def test_names_needing_evidence_are_the_catalogues():
-    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == NEEDS_EVIDENCE
+    # docs/mechanisms.md "Choosing a name": float32 and a process's state (one wrong number can fit them by chance),
+    # the batch mean at each size tried (2 to 8, 16, 32, 64: one record can fit one size by the choice of size), one
+    # segment's length for the corpus's (one number); the flag is the mechanism's, and nothing else lists them
+    batch_means = {f"mean-of-scores-of-batches-of-{size}" for size in (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)}
+    one_segment = {f"{length}-length-of-{which}-segment-only" for length in ("hypothesis", "reference")
+                   for which in ("first", "last")}
+    expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
+                "references-kept-from-first-request", *batch_means, *one_segment}
+    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
+    assert all(needs_evidence(name) for name in expected)
+    # a part of a combined name needs it as the whole does; a name the catalogue does not flag, or does not hold, not
+    assert needs_evidence("reference_length=longest + float32") and needs_evidence("strict-clipping + float32")
+    assert not any(map(needs_evidence, ("strict-clipping", "weights-not-passed-on", "unexplained", "agrees", "")))
     # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
     families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
     assert families == set(CAPPED_SIDES)

@@ -4,10 +4,11 @@ arithmetic, smoothed counts reported, small weights taken as zero.
 
 The computations are declared here, in the order the search tries them (`SPECIFIC_COMPUTATIONS`,
 `GENERIC_COMPUTATIONS`, `COMBINATION_COMPUTATIONS`: the order decides which name a record gets where two fit);
-their functions live where they belong (`oracle.diagnose.computations`, `combination`, `smoothingstage`,
-`structure`, ...). Each is a mechanism here, described by its function's docstring, unless another kind claims its
-name (a tokenizer departure, a state, a counting alternative, each also tried as a computation): a new computation
-is one line in one of these lists.
+their functions live where they belong (`oracle.diagnose.computations`, `structure`, ...), and the score stage's and
+the smoothing stage's variants are declared in their kind modules (`mechanisms.combination`, `mechanisms.smoothing`),
+whose lists the last tier takes whole. Each is a mechanism here, described by its function's docstring, unless
+another kind claims its name (a tokenizer departure, a state, a counting alternative, a stage's variant, each also
+tried as a computation): a new computation is one line in one of these lists.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ from __future__ import annotations
 import math
 
 from oracle.diagnose.accumulation import precisions_averaged_by_merge
-from oracle.diagnose.combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS, PARTIAL_NAMES
 from oracle.diagnose.computations import (
     add_k_from_trigrams,
     add_k_on_every_order,
@@ -61,11 +61,11 @@ from oracle.diagnose.computations import (
     zero_weight_nan,
 )
 from oracle.diagnose.oneside import ONE_SIDE_FOLDS
-from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
-from oracle.models.results import NEEDS_EVIDENCE
 
+from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
+from .smoothing import SMOOTHING_VARIANTS
 from .state import LENGTH_DEPARTURES
 from .text import DEPARTURES
 
@@ -132,9 +132,9 @@ GENERIC_COMPUTATIONS = (
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
-#: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
-#: mutation operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the
-#: requested smoothing computed wrongly (tried in a tier of their own, after the single explanations).
+#: The score stage's variants (`mechanisms.combination`): the combination of right statistics under the mutation
+#: operators real bugs are made of, and the smoothing stage's (`mechanisms.smoothing`): the requested smoothing
+#: computed wrongly (tried in a tier of their own, after the single explanations).
 COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
@@ -174,12 +174,7 @@ MECHANISMS = [
                                             "additions", frozenset({"matches", "totals"}), FREE),
     Mechanism(SMALL_WEIGHTS, COMPUTATION, "weights under a threshold taken as 0 (a 'negligible weight' cut)", SCORE,
               RECOMPUTE),
-    # what is known where no mechanism fits (`oracle.diagnose.combination`): the stage the answer is consistent with,
-    # decided by exact tests on the returned numbers; no value is replayed from them
-    *(Mechanism(name, COMPUTATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
 ]
-#: The names of what is known where nothing fits (`PARTIAL_NAMES`): described, never replayed.
-WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
 
 
 def computation_route(name: str, function: object) -> Route:
@@ -200,7 +195,7 @@ def computation_mechanism(name: str, function: object) -> Mechanism:
     """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
     return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
-                     pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
+                     pairs_with_conventions=name not in _ALONE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
@@ -208,4 +203,4 @@ ROUTES = [(name, Route("bp", rule, COMPUTATION_DOCS[name])) for name, rule in BR
 
 __all__ = ["BREVITY_PENALTY_ALTERNATIVES", "COMBINATION_COMPUTATIONS", "COMPUTATIONS", "COMPUTATION_DOCS",
            "FLOAT32", "FLOAT32_REL_TOLERANCE", "GENERIC_COMPUTATIONS", "MECHANISMS", "ROUTES", "SMALL_WEIGHTS",
-           "SMOOTHED_COUNTS", "SPECIFIC_COMPUTATIONS", "WHAT_IS_KNOWN", "computation_mechanism", "computation_route"]
+           "SMOOTHED_COUNTS", "SPECIFIC_COMPUTATIONS", "computation_mechanism", "computation_route"]

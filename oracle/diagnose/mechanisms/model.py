@@ -18,9 +18,10 @@ SMOOTHING = "smoothing"
 COUNTING = "counting"
 TEXT = "text"
 STATE = "state"
+COMBINATION = "combination"
 COMPUTATION = "computation"
 ERROR = "error"
-KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STATE, COMPUTATION, ERROR)
+KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STATE, COMBINATION, COMPUTATION, ERROR)
 
 #: What trying a mechanism costs, cheapest first: a comparison of values already at hand; arithmetic on the
 #: oracle's own values or the oracle recomputed (each try charged one pass over the request's tokens, the
@@ -106,6 +107,6 @@ def docstring_words(function: Callable) -> str:
     return " ".join(function.__doc__.split())
 
 
-__all__ = ["BP", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR", "ERROR_ANSWER",
-           "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE", "SMOOTHING", "STATE",
-           "TEXT", "docstring_words"]
+__all__ = ["BP", "COMBINATION", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR",
+           "ERROR_ANSWER", "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE",
+           "SMOOTHING", "STATE", "TEXT", "docstring_words"]
