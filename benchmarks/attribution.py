@@ -61,8 +61,8 @@ and no catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT3` is empty)
 
 `--real --collection heldout4` runs the fourth held-out collection, `tests/fakes/realbleu_heldout4.py` (gathered once
 the first three held-out sets were measured, from threads nothing in the project cites), each alternately with
-`realbleu_heldout4.py clean`; its `fits` were committed before its first run (the commit that adds it), and no catalogue
-spelling is counted for it (`SAME_MECHANISM_HELDOUT4` is empty).
+`realbleu_heldout4.py clean`; its `fits` were committed before its first run (bff4296), and no catalogue spelling is
+counted for it (`SAME_MECHANISM_HELDOUT4` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
@@ -350,8 +350,8 @@ SAME_MECHANISM_HELDOUT2: dict[str, tuple[str, ...]] = {}
 #: The same for the third held-out collection: empty when its `fits` were committed (7e40a79, 48d4cd0); a spelling added
 #: here after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT3: dict[str, tuple[str, ...]] = {}
-#: The same for the fourth held-out collection: empty when its `fits` were committed; a spelling added here after a run
-#: is a post-hoc reading and must say so.
+#: The same for the fourth held-out collection: empty when its `fits` were committed (bff4296); a spelling added here
+#: after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT4: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
 SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2,
