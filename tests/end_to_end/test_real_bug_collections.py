@@ -21,6 +21,7 @@ from fakes.realbleu import KINDS, REAL_BUGS
 from fakes.realbleu_heldout import HELDOUT_BUGS
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS
 from fakes.realbleu_heldout3 import HELDOUT3_BUGS
+from fakes.realbleu_heldout4 import HELDOUT4_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -31,8 +32,9 @@ COLLECTIONS = {
     "heldout": (HELDOUT_BUGS, "realbleu_heldout.py", "test_real_bugs_heldout.py"),
     "heldout2": (HELDOUT2_BUGS, "realbleu_heldout2.py", "test_real_bugs_heldout2.py"),
     "heldout3": (HELDOUT3_BUGS, "realbleu_heldout3.py", "test_real_bugs_heldout3.py"),
+    "heldout4": (HELDOUT4_BUGS, "realbleu_heldout4.py", "test_real_bugs_heldout4.py"),
 }
-HELD_OUT = ("heldout", "heldout2", "heldout3")
+HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
@@ -61,7 +63,7 @@ def test_the_first_collection_has_thirty_bugs_none_a_planted_fakes_thread():
         assert not _cites(cited, *THREAD.fullmatch(bug.url).groups()), name
 
 
-@pytest.mark.parametrize("collection", ("heldout2", "heldout3"))  # the first held-out set had no such rule (it has 5)
+@pytest.mark.parametrize("collection", ("heldout2", "heldout3", "heldout4"))  # the first held-out set had no such rule
 def test_a_held_out_set_has_at_most_three_controls(collection):
     bugs, _, _ = COLLECTIONS[collection]
     assert sum(bug.planted_twin is not None for bug in bugs.values()) <= 3
