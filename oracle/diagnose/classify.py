@@ -84,8 +84,8 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
+from .mechanisms.structure import ONE_SIDE_FOLDS
 from .mechanisms.text import DEPARTURES, departure_named
-from .oneside import ONE_SIDE_FOLDS
 from .structure import STATISTICS_ONLY, STRUCTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -405,7 +405,7 @@ def _counting_of(cname, ctx, result):
     if (departure := departure_named(cname)) is not None:
         return departed_result(ctx, departure)
     if cname in ONE_SIDE_FOLDS:
-        return one_side_result(ctx, cname)
+        return one_side_result(ctx, cname, ONE_SIDE_FOLDS[cname][1])
     if cname in STRUCTURES:
         return structured_result(ctx, cname)
     if cname in STATE_STATISTICS:

@@ -24,7 +24,7 @@ from oracle.formulas.tokenizers import fold_case
 
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
 from .expect import oracle_options, oracle_result
-from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
+from .oneside import one_side_folded_request
 from .structure import STRUCTURES, reshaped
 from .textrules import departed
 
@@ -689,24 +689,25 @@ def empty_reference_batch_uncounted(ctx, result):
     return score_of_statistics(ctx, empty_reference_batch_statistics(ctx, result))
 
 
-def one_side_result(ctx, name):
-    """The oracle's result on the request with case folded on one side only (`oneside.ONE_SIDE_FOLDS[name]`), kept
-    in the context's counts for the explanation's statistics; None where folding that side alone does not apply."""
+def one_side_result(ctx, name, side):
+    """The oracle's result on the request with case folded on `side` only (mechanism `name`,
+    `mechanisms.structure.ONE_SIDE_FOLDS`), kept in the context's counts for the explanation's statistics; None where
+    folding that side alone does not apply."""
     key = ("one-side", name, ctx.options, ctx.smoothing)
     if key not in ctx.counted:
-        request = one_side_folded_request(ctx.request, ctx.text, ctx.options, ONE_SIDE_FOLDS[name][1])
+        request = one_side_folded_request(ctx.request, ctx.text, ctx.options, side)
         ctx.counted[key] = None if request is None else result_under(
             ctx, options=ctx.options.with_changes(lowercase=False), request=request)
     return ctx.counted[key]
 
 
-def one_side_fold_computation(name):
-    """One-sided case folding `name` (`oneside.ONE_SIDE_FOLDS`) as a computation: the oracle's score on the request
-    with that side folded."""
+def one_side_fold_computation(name, words, side):
+    """One-sided case folding `name` (`mechanisms.structure.ONE_SIDE_FOLDS`: its `words`, the `side` it folds) as a
+    computation: the oracle's score on the request with that side folded."""
     def computation(ctx, result):
-        return score_of(one_side_result(ctx, name))
+        return score_of(one_side_result(ctx, name, side))
 
-    computation.__doc__ = ONE_SIDE_FOLDS[name][0]
+    computation.__doc__ = words
     computation.__name__ = computation.__qualname__ = f"one side {name}"
     return computation
 

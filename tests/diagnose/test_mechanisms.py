@@ -8,7 +8,8 @@ registry that the catalogue did not pick up fails here. The expected rules come 
 
 Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
     oracle.diagnose.mechanisms.conventions, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors,
-    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
+    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.structure,
+    oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
@@ -31,8 +32,8 @@ from oracle.diagnose.mechanisms.computations import (
 from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
+from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS
 from oracle.diagnose.mechanisms.text import DEPARTURES
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.diagnose.structure import STRUCTURES
 from oracle.doctor import search
@@ -104,6 +105,14 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
     computation: their kind is what they are, and a record found either way keeps that way's words."""
     assert {mechanisms.lookup(departure.name).kind for departure in DEPARTURES} == {"text"}
     assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
+    # case folded on one side only: a text transformation of one side (the structure kind, issue 36), found by the
+    # returned matches as a counting alternative, tried right after the case flag's two (counting.py's comment)
+    assert {mechanisms.lookup(name).kind for name in ONE_SIDE_FOLDS} == {"structure"}
+    assert list(COUNTING_ALTERNATIVES)[:4] == ["case-not-folded", "case-folded-unasked", *ONE_SIDE_FOLDS]
+    for name in ONE_SIDE_FOLDS:
+        fold = mechanisms.CATALOGUE[name]
+        assert fold.route("counting").how is COUNTING_ALTERNATIVES[name][2]
+        assert fold.words("counting") == fold.words("computation") == ONE_SIDE_FOLDS[name][0]
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]
     assert both.words("counting") == COUNTING_ALTERNATIVES["case-not-folded"][0]

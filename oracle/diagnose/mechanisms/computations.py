@@ -60,13 +60,13 @@ from oracle.diagnose.computations import (
     zero_precision_orders_skipped,
     zero_weight_nan,
 )
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
 from oracle.diagnose.structure import STRUCTURES
 from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
 from .state import LENGTH_DEPARTURES
+from .structure import ONE_SIDE_FOLDS
 from .text import DEPARTURES
 
 #: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
@@ -126,7 +126,7 @@ GENERIC_COMPUTATIONS = (
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
     ("case-not-folded", case_not_folded),
-    *((name, one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
+    *((name, one_side_fold_computation(name, words, side)) for name, (words, side) in ONE_SIDE_FOLDS.items()),
     *((name, structure_computation(name)) for name in STRUCTURES),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),

@@ -17,10 +17,11 @@ CONVENTION = "convention"
 SMOOTHING = "smoothing"
 COUNTING = "counting"
 TEXT = "text"
+STRUCTURE = "structure"
 STATE = "state"
 COMPUTATION = "computation"
 ERROR = "error"
-KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STATE, COMPUTATION, ERROR)
+KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STRUCTURE, STATE, COMPUTATION, ERROR)
 
 #: What trying a mechanism costs, cheapest first: a comparison of values already at hand; arithmetic on the
 #: oracle's own values or the oracle recomputed (each try charged one pass over the request's tokens, the
@@ -108,4 +109,4 @@ def docstring_words(function: Callable) -> str:
 
 __all__ = ["BP", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR", "ERROR_ANSWER",
            "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE", "SMOOTHING", "STATE",
-           "TEXT", "docstring_words"]
+           "STRUCTURE", "TEXT", "docstring_words"]
