@@ -32,10 +32,9 @@ from oracle.diagnose.mechanisms.computations import (
 from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
-from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS
+from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
-from oracle.diagnose.structure import STRUCTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
@@ -113,6 +112,11 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
         fold = mechanisms.CATALOGUE[name]
         assert fold.route("counting").how is COUNTING_ALTERNATIVES[name][2]
         assert fold.words("counting") == fold.words("computation") == ONE_SIDE_FOLDS[name][0]
+    # the request mis-shaped by its caller: the structure kind as well, described by its reshaping's docstring, and
+    # named from a score alone only where not declared statistics-only (each of those is one of them)
+    assert {mechanisms.lookup(name).kind for name in STRUCTURES} == {"structure"}
+    assert all(mechanisms.describe(name) == " ".join(STRUCTURES[name].reshape.__doc__.split()) for name in STRUCTURES)
+    assert STATISTICS_ONLY < set(STRUCTURES)
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]
     assert both.words("counting") == COUNTING_ALTERNATIVES["case-not-folded"][0]
