@@ -85,9 +85,8 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
+from .mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
 from .mechanisms.text import DEPARTURES, departure_named
-from .oneside import ONE_SIDE_FOLDS
-from .structure import STATISTICS_ONLY, STRUCTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -354,14 +353,14 @@ class _Search:
         if self.spent > self.budget:
             raise _BudgetSpent
 
-    def reshaping(self, ctx, name):
-        """Before the oracle computes on the request as structural mechanism `name` reshapes it: what that costs beyond
+    def reshaping(self, ctx, structure):
+        """Before the oracle computes on the request as a `structure.Structure` reshapes it: what that costs beyond
         one candidate on the input (`structured_size`: a reshaped request can be many times larger, as hundreds of
         one-character references a segment), spent before it is computed, so that a search never starts what its
         budget cannot pay for. Nothing where it is computed already or does not apply."""
-        if structured_computed(ctx, name):
+        if structured_computed(ctx, structure):
             return
-        request = structured_request(ctx, name)
+        request = structured_request(ctx, structure)
         if request is not None:
             self.spent += max(structured_size(request) - self.cost, 0)
             if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
@@ -406,9 +405,9 @@ def _counting_of(cname, ctx, result):
     if (departure := departure_named(cname)) is not None:
         return departed_result(ctx, departure)
     if cname in ONE_SIDE_FOLDS:
-        return one_side_result(ctx, cname)
+        return one_side_result(ctx, cname, ONE_SIDE_FOLDS[cname][1])
     if cname in STRUCTURES:
-        return structured_result(ctx, cname)
+        return structured_result(ctx, STRUCTURES[cname])
     if cname in STATE_STATISTICS:
         statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
@@ -483,7 +482,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
             if cname in STRUCTURES:
-                search.reshaping(changed, cname)
+                search.reshaping(changed, STRUCTURES[cname])
             value = function(changed, result)
             if value is None:  # the computation's condition does not hold: a cheap test, not charged
                 continue
@@ -1123,14 +1122,14 @@ def _by_departure_with_computation(search, close, suffix):
 
 
 def _by_structure(search):
-    """Every structural mechanism (`structure`: the request mis-shaped by its caller) under which the oracle's
-    statistics are the reported ones and its score the answer."""
+    """Every structural mechanism (`mechanisms.structure`: the request mis-shaped by its caller) under which the
+    oracle's statistics are the reported ones and its score the answer."""
     found = []
-    for name in STRUCTURES:
+    for name, structure in STRUCTURES.items():
         if not search.permitted(name):
             continue
-        search.reshaping(search.ctx, name)
-        result = structured_result(search.ctx, name)
+        search.reshaping(search.ctx, structure)
+        result = structured_result(search.ctx, structure)
         if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue
         search.charge()

@@ -38,7 +38,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from oracle.diagnose.errorcauses import CRASH_PREFIX, describe, error_cause, holds
+from oracle.diagnose.errorcauses import CRASH_PREFIX
+from oracle.diagnose.mechanisms.errors import describe, error_cause, holds
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 from .requests import not_applicable_reason

@@ -23,11 +23,12 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from oracle.diagnose import errorcauses, repeat
+from oracle.diagnose import repeat
 from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
 from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
+from oracle.diagnose.mechanisms import errors as error_causes
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
@@ -298,13 +299,13 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
     given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
     (kept out of the history). Its `error` classification where none is confirmed."""
     failing, verdict = judged[0], judged[2]
-    name = errorcauses.hinted(failing, hints)
+    name = error_causes.hinted(failing, hints)
     if name is not None:
-        description = f"{errorcauses.describe(name)}, as in a shrunk error of its kind"
+        description = f"{error_causes.describe(name)}, as in a shrunk error of its kind"
     elif context.process.given_up:
         return classification
     else:
-        cause = errorcauses.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
+        cause = error_causes.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
                                         methods=context.capabilities.smoothing)
         if cause is None:
             return classification
@@ -326,7 +327,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         name = crashcauses.hinted(request, died_after, hints)
         if name is None:
             return classification, None
-        known = errorcauses.describe(name) if errorcauses.parts(name) else (
+        known = error_causes.describe(name) if error_causes.parts(name) else (
             f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request {died_after + 1} whatever "
             f"it is (this one did so on its request {died_after + 1})" if died_after is not None else name)
         return classification.model_copy(update={"name": name, "description": (

@@ -410,14 +410,15 @@ def test_a_search_given_a_shared_meter_spends_at_most_what_is_left_and_says_whos
 
 
 def test_a_structural_candidate_is_charged_by_the_request_it_reshapes_before_it_is_computed():
-    """`structure.SWAPPED` on one segment of 3 hypothesis tokens and one 5-token reference: the reshaped request has
-    the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference, which cost 8 + 1 = 9
-    (`structured_size`: each reference once more, for its table of n-grams) where a candidate on the input costs 8.
-    An answer it does not give (0.5; the swapped score is a 3/5 precision times a brevity penalty of 1) tries it
-    once: 9 spent. With 8 left the reshaped request is not computed at all (its 9 cannot be paid)."""
+    """`SWAPPED` (`mechanisms.structure`) on one segment of 3 hypothesis tokens and one 5-token reference: the
+    reshaped request has the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference,
+    which cost 8 + 1 = 9 (`structured_size`: each reference once more, for its table of n-grams) where a candidate
+    on the input costs 8. An answer it does not give (0.5; the swapped score is a 3/5 precision times a brevity
+    penalty of 1) tries it once: 9 spent. With 8 left the reshaped request is not computed at all (its 9 cannot be
+    paid)."""
     from oracle.diagnose import computations
     from oracle.diagnose.classify import TokenMeter
-    from oracle.diagnose.structure import SWAPPED
+    from oracle.diagnose.mechanisms.structure import SWAPPED
 
     r = request("corpus", [("a b c", ["a b c d e"])], weights=(1.0,))
     meter = TokenMeter(10**6)

@@ -16,7 +16,8 @@ import pytest
 import yaml
 from fakes.harness import check, fake, results, run_cli
 
-from oracle.diagnose.errorcauses import MAX_PROBES, describe, error_cause, hinted, holds
+from oracle.diagnose.errorcauses import MAX_PROBES
+from oracle.diagnose.mechanisms.errors import describe, error_cause, hinted, holds
 from oracle.models.protocol import ScoreRequest
 
 METHODS = ("none", "floor", "add-k", "exp", "chen-cherry-6")

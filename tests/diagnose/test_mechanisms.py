@@ -9,7 +9,7 @@ registry that the catalogue did not pick up fails here. The expected rules come 
 Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
     oracle.diagnose.mechanisms.combination, oracle.diagnose.mechanisms.conventions,
     oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors, oracle.diagnose.mechanisms.smoothing,
-    oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
+    oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.structure, oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from itertools import combinations
 
 import pytest
 
-from oracle.diagnose import classify, mechanisms
-from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
+from oracle.diagnose import classify, errorcauses, mechanisms
+from oracle.diagnose.errorcauses import JOIN, PREFIX
 from oracle.diagnose.mechanisms import conventions as convention_module
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
@@ -32,16 +32,17 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATIONS,
 )
 from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
+from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
+from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
-from oracle.diagnose.structure import STRUCTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
+from oracle.models.protocol import ScoreRequest, Segment
 from oracle.models.results import parse_cause
 
 LAYERS = ("hyp_len", "ref_len", "matches", "totals")
@@ -107,6 +108,19 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
     computation: their kind is what they are, and a record found either way keeps that way's words."""
     assert {mechanisms.lookup(departure.name).kind for departure in DEPARTURES} == {"text"}
     assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
+    # case folded on one side only: a text transformation of one side (the structure kind, issue 36), found by the
+    # returned matches as a counting alternative, tried right after the case flag's two (counting.py's comment)
+    assert {mechanisms.lookup(name).kind for name in ONE_SIDE_FOLDS} == {"structure"}
+    assert list(COUNTING_ALTERNATIVES)[:4] == ["case-not-folded", "case-folded-unasked", *ONE_SIDE_FOLDS]
+    for name in ONE_SIDE_FOLDS:
+        fold = mechanisms.CATALOGUE[name]
+        assert fold.route("counting").how is COUNTING_ALTERNATIVES[name][2]
+        assert fold.words("counting") == fold.words("computation") == ONE_SIDE_FOLDS[name][0]
+    # the request mis-shaped by its caller: the structure kind as well, described by its reshaping's docstring, and
+    # named from a score alone only where not declared statistics-only (each of those is one of them)
+    assert {mechanisms.lookup(name).kind for name in STRUCTURES} == {"structure"}
+    assert all(mechanisms.describe(name) == " ".join(STRUCTURES[name].reshape.__doc__.split()) for name in STRUCTURES)
+    assert STATISTICS_ONLY < set(STRUCTURES)
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]
     assert both.words("counting") == COUNTING_ALTERNATIVES["case-not-folded"][0]
@@ -158,6 +172,31 @@ def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkey
     assert built["counted-twice"].kind == "computation"
     assert built["counted-twice"].description == "Every n-gram counted twice."
     assert built["counted-twice"].route("computation").how is counted_twice
+
+
+def test_an_input_feature_declared_in_the_catalogue_is_asked_by_the_error_search():
+    """The error search (`errorcauses.error_cause`) asks the features the catalogue declares (`mechanisms.errors`),
+    with no list of its own: an implementation that errs exactly where a hypothesis holds the token "x" is named by a
+    feature "hypothesis-holds-x" added to the declaration, and not without it. Derivation: the failing input, "x"
+    against "a" (sentence, BLEU-1), holds other declared features too (one hypothesis token, one reference, sentence
+    level, a zero precision), but each of their neighbours keeps the "x" (the token repeated, the reference given
+    twice, the corpus level, "x" given as a reference) and errs, so none is part of the cause; only "x" replaced by
+    "a" is answered."""
+    holds_x = errorcauses.Feature(
+        "hypothesis-holds-x", 'a hypothesis holds the token "x"', "token-x",
+        lambda r: any("x" in s.hypothesis for s in r.segments),
+        errorcauses.one_neighbour(lambda r: errorcauses.tokens_changed(r, lambda t: "a" if t == "x" else t)))
+    failing = ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("x",), references=[("a",)])])
+
+    def ask(request):
+        return any("x" in s.hypothesis for s in request.segments)
+
+    declared = errorcauses.Features((*FEATURES, holds_x), LAST_RESORT, TRIGGER_PREFIXES)
+    cause = errorcauses.error_cause(failing, ask, declared)
+    assert cause is not None and cause.name == PREFIX + "hypothesis-holds-x"
+    assert cause.words == 'the implementation answers error where a hypothesis holds the token "x"'
+    without = errorcauses.error_cause(failing, ask, errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES))
+    assert without is None or "hypothesis-holds-x" not in without.name
 
 
 # -- the conventions' alternatives, from the rule tables --------------------------------------------------------

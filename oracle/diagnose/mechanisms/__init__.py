@@ -4,12 +4,12 @@ and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `descri
 Each kind has its module, where its mechanisms are declared and the search reads them, in the order it tries them
 (the modules whose functions compute them hold the how, and never import the catalogue): `conventions` (the rule
 tables, and `alternatives`, the one generator of the conventions' other rules), `smoothing`, `counting` (the
-counting alternatives and capped families), `text` (the tokenizer departures), `state` (a metric state's
-departures, a process's history), `combination` (the score stage's variants and partial names), `computations`
-(every computation the search tries, in its tiers, whatever module defines its function) and `errors`. A name
-belongs to one kind: where several of the search's lists hold it (a tokenizer departure or a stage's variant is
-also tried as a computation), the kind module that declares it claims it and the others add their routes.
-docs/mechanisms.md says how a mechanism is added.
+counting alternatives and capped families), `text` (the tokenizer departures), `structure` (the request's structure
+mis-shaped, a text transformation on one side only), `state` (a metric state's departures, a process's history),
+`combination` (the score stage's variants and partial names), `computations` (every computation the search tries,
+in its tiers, whatever module defines its function) and `errors`. A name belongs to one kind: where several of the
+search's lists hold it (a tokenizer departure or a stage's variant is also tried as a computation), the kind module
+that declares it claims it and the others add their routes. docs/mechanisms.md says how a mechanism is added.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from dataclasses import replace
 
 from oracle.models.results import parse_cause
 
-from . import combination, computations, conventions, counting, errors, smoothing, state, text
+from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
 #: that declares it.
-_DECLARING = (conventions, smoothing, text, state, counting, errors, combination, computations)
+_DECLARING = (conventions, smoothing, text, state, structure, counting, errors, combination, computations)
 
 
 class CatalogueError(ValueError):

@@ -5,10 +5,11 @@ arithmetic, smoothed counts reported, small weights taken as zero.
 The computations are declared here, in the order the search tries them (`SPECIFIC_COMPUTATIONS`,
 `GENERIC_COMPUTATIONS`, `COMBINATION_COMPUTATIONS`: the order decides which name a record gets where two fit);
 their functions live where they belong (`oracle.diagnose.computations`, `structure`, ...), and the score stage's and
-the smoothing stage's variants are declared in their kind modules (`mechanisms.combination`, `mechanisms.smoothing`),
-whose lists the last tier takes whole. Each is a mechanism here, described by its function's docstring, unless
-another kind claims its name (a tokenizer departure, a state, a counting alternative, a stage's variant, each also
-tried as a computation): a new computation is one line in one of these lists.
+the smoothing stage's variants, the structures and the one-side folds are declared in their kind modules
+(`mechanisms.combination`, `mechanisms.smoothing`, `mechanisms.structure`), whose lists the tiers take whole. Each is
+a mechanism here, described by its function's docstring, unless another kind claims its name (a tokenizer departure,
+a state, a counting alternative, a stage's variant, a structure, each also tried as a computation): a new
+computation is one line in one of these lists.
 """
 
 from __future__ import annotations
@@ -60,13 +61,12 @@ from oracle.diagnose.computations import (
     zero_precision_orders_skipped,
     zero_weight_nan,
 )
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
-from oracle.diagnose.structure import STRUCTURES
 
 from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
 from .smoothing import SMOOTHING_VARIANTS
 from .state import LENGTH_DEPARTURES
+from .structure import ONE_SIDE_FOLDS, STRUCTURES
 from .text import DEPARTURES
 
 #: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
@@ -126,8 +126,8 @@ GENERIC_COMPUTATIONS = (
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
     ("case-not-folded", case_not_folded),
-    *((name, one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
-    *((name, structure_computation(name)) for name in STRUCTURES),
+    *((name, one_side_fold_computation(name, words, side)) for name, (words, side) in ONE_SIDE_FOLDS.items()),
+    *((name, structure_computation(structure)) for name, structure in STRUCTURES.items()),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),
@@ -184,11 +184,9 @@ def computation_route(name: str, function: object) -> Route:
 
 #: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the list that declares
 #: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
-#: ...) that a convention's counts then fit by coincidence; and a request mis-shaped by its caller
-#: (`structure.STRUCTURES`), which re-runs the oracle on a reshaped request for every convention and pair tried (8,770
-#: reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made outside the
-#: library, whatever its conventions. A computation added to either list is alone by that alone.
-_ALONE = frozenset((*(name for name, _ in COMBINATION_COMPUTATIONS), *STRUCTURES))
+#: ...) that a convention's counts then fit by coincidence. A computation added to it is alone by that alone. (A
+#: request mis-shaped by its caller is alone too: its kind module says so, `mechanisms.structure`.)
+_ALONE = frozenset(name for name, _ in COMBINATION_COMPUTATIONS)
 
 
 def computation_mechanism(name: str, function: object) -> Mechanism:

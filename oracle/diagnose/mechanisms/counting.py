@@ -47,9 +47,9 @@ from oracle.diagnose.counting import (
     unless_options,
     wrapped_count_matches,
 )
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS, one_side_folded_counts
 
 from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
+from .structure import ONE_SIDE_COUNTINGS
 
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
 #: {layer: counts}, or None where the
@@ -82,8 +82,7 @@ COUNTING_ALTERNATIVES: dict[
             ),
         ),
     ),
-    **{name: (description, MATCHES, one_side_folded_counts(side))
-       for name, (description, side) in ONE_SIDE_FOLDS.items()},
+    **ONE_SIDE_COUNTINGS,  # (the structure kind's, declared in mechanisms/structure.py)
     "unclipped-matches": (
         "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
         "(section 2.1's 'modified' precision left out)",
@@ -417,7 +416,8 @@ def capped_words(stem: str, words: str) -> Callable[[str], str]:
 MECHANISMS = [
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),),
                 needs_evidence=name in ONE_SEGMENT_LENGTHS)
-      for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()),
+      for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()
+      if name not in ONE_SIDE_COUNTINGS),  # a text transformation on one side: the structure kind declares it
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,

@@ -17,11 +17,12 @@ CONVENTION = "convention"
 SMOOTHING = "smoothing"
 COUNTING = "counting"
 TEXT = "text"
+STRUCTURE = "structure"
 STATE = "state"
 COMBINATION = "combination"
 COMPUTATION = "computation"
 ERROR = "error"
-KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STATE, COMBINATION, COMPUTATION, ERROR)
+KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STRUCTURE, STATE, COMBINATION, COMPUTATION, ERROR)
 
 #: What trying a mechanism costs, cheapest first: a comparison of values already at hand; arithmetic on the
 #: oracle's own values or the oracle recomputed (each try charged one pass over the request's tokens, the
@@ -109,4 +110,4 @@ def docstring_words(function: Callable) -> str:
 
 __all__ = ["BP", "COMBINATION", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR",
            "ERROR_ANSWER", "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE",
-           "SMOOTHING", "STATE", "TEXT", "docstring_words"]
+           "SMOOTHING", "STATE", "STRUCTURE", "TEXT", "docstring_words"]
