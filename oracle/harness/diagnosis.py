@@ -7,7 +7,9 @@ examples), the root cause named (`oracle.diagnose.attribute`, among the implemen
 a failure not shrunk among its kind's shrunk failures' causes first, within its kind's allowance of searches among
 every explanation), its fitting explanations told apart by related inputs (`oracle.harness.separate`), an error's or
 a death's cause probed (`oracle.diagnose.errorcauses`, `oracle.harness.crashcauses`), the state an earlier request
-left looked for (`oracle.diagnose.stale`), and the replay and reproduction line written
+left looked for (`oracle.diagnose.stale`; references kept from the process's first request, once probes confirmed
+them on a failure of a kind in a block, are tried first on the kind's later failures there, which they name without
+probes or a search where they give the answer), and the replay and reproduction line written
 (`oracle.harness.reproduction`).
 
 Everything it reads or asks is in its `DiagnosisContext`: the judged profile, the implementation's capabilities,
