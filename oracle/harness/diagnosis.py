@@ -7,7 +7,9 @@ examples), the root cause named (`oracle.diagnose.attribute`, among the implemen
 a failure not shrunk among its kind's shrunk failures' causes first, within its kind's allowance of searches among
 every explanation), its fitting explanations told apart by related inputs (`oracle.harness.separate`), an error's or
 a death's cause probed (`oracle.diagnose.errorcauses`, `oracle.harness.crashcauses`), the state an earlier request
-left looked for (`oracle.diagnose.stale`), and the replay and reproduction line written
+left looked for (`oracle.diagnose.stale`; references kept from the process's first request, once probes confirmed
+them on a failure of a kind in a block, are tried first on the kind's later failures there, which they name without
+probes or a search where they give the answer), and the replay and reproduction line written
 (`oracle.harness.reproduction`).
 
 Everything it reads or asks is in its `DiagnosisContext`: the judged profile, the implementation's capabilities,
@@ -35,11 +37,13 @@ from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     EVERY_REFERENCE,
     PROBES_NEEDED,
+    REFERENCES_KEPT,
     Before,
     answered_right_before,
     confirmed,
     confirmed_by_a_new_key,
     earlier_match,
+    is_confirmed,
     kept_references,
     probes,
     stale_answer,
@@ -202,6 +206,16 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     to_shrink, hints = shrink_decision(kind, verdict, context)
     if repeat.NONDETERMINISTIC in hints:
         return cheaply_classified(item, judgement, context)
+    # (a state probes confirmed for its kind in its block is a hint of its own, `_state_confirmed`; the searches
+    # among the hints never see it: they test mechanisms of the request alone)
+    confirmed_state, hints = REFERENCES_KEPT in hints, tuple(hint for hint in hints if hint != REFERENCES_KEPT)
+    kept = _kept_as_in_its_block(judgement, before, context) if confirmed_state and item.attribution != "none" \
+        else None
+    if kept is not None:
+        if summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=kept)
+        replay, line = context.reproduction.of_failure(item_id, kind, request, request)
+        return Diagnosis(classification=kept, replay=replay, reproduce=line)
     if to_shrink:
         shrunk, last = shrink_failure(request, verdict, context, reply, expected)
         reported = shrunk.request
@@ -237,13 +251,46 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     if to_shrink and classification is not None:
         context.budget.classified((classification.name, *classification.fits))
     if classification is not None and (before.earlier or before.halvings):
-        classification = with_stale(classification, _stale(request, reply, before, expected, classification, context),
+        stale = _stale(request, reply, before, expected, classification, context)
+        classification = with_stale(classification, stale,
                                     request_alone_refuted=answered_right_before(request, before, expected,
                                                                                 context.contract))
+        _state_confirmed(stale, kind, verdict, context)
     if summary is not None:  # (a summary: too large to replay from a record)
         return Diagnosis(classification=classification, shrunk=shrunk)
     replay, line = context.reproduction.of_failure(item_id, kind, request, reported)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
+
+
+def _kept_as_in_its_block(judgement: Judgement, before: Before, context: DiagnosisContext):
+    """A failure not shrunk whose kind had references kept from the process's first request confirmed by probes
+    earlier in its block (`_state_confirmed`), named so where its answer is exactly the oracle's for its hypotheses
+    against those references (`oracle.diagnose.stale.kept_references`, one computation by the oracle), without
+    probes or a search of its own; else None, and it is classified as any failure is. The bug then costs its probes
+    once per kind and block, not once per record, and no search among mechanisms of the request alone, which on
+    such a bug names only what is known of the difference (`other-counting-of-<layer>`). The state needed its
+    probes: a stateless implementation never has it confirmed, so never reaches this."""
+    request, reply, verdict, expected = judgement.parts
+    if before.first is None or expected is None:
+        return None
+    kept = kept_references(request, reply, before.first, context.profile, expected=expected, contract=context.contract)
+    if kept is None:
+        return None
+    return kept.model_copy(update={"description": (
+        f"{kept.description}; probes confirmed it on an earlier failure of its kind ({_kind_words(verdict)}) in "
+        f"{_block_words(context)}, so this one was neither probed again nor searched among mechanisms of the request "
+        "alone")})
+
+
+def _state_confirmed(stale, kind, verdict, context: DiagnosisContext) -> None:
+    """Tell the block that probes confirmed references kept from the first request (`stale`, `_stale`'s answer) on a
+    failure of this kind: a hint for its later failures (`budget.searched_named`, as a searched name is; read from
+    the records by a `--jobs` parent too), which `_kept_as_in_its_block` reads."""
+    if stale is None or stale.name != REFERENCES_KEPT or not is_confirmed(stale) or kind not in ("example", "series") \
+            or context.budget.example < 0:
+        return
+    context.budget.searched_named(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order),
+                                  (REFERENCES_KEPT,))
 
 
 def cheaply_classified(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
