@@ -85,7 +85,7 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
-from .mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
+from .mechanisms.structure import ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
 from .mechanisms.text import DEPARTURES, departure_named
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -772,6 +772,10 @@ def _what_is_known(search, expected):
         if base.score.is_nan():  # c = r = 0: a number where the formula has none is scored by no stage of it
             layer += (", on which the judged formulas leave the score undefined (NaN: c = r = 0), and the answer is "
                       "a number")
+    elif (structured := _structure_of_returned_counts(search)) is not None:
+        (shape, combined), prefix = structured, (structured[0],)
+        layer = (f"the statistics are the oracle's on the request as {shape} shapes it ({_words(shape)}), and the "
+                 "score does not follow from them by the judged formulas")
     else:
         combined, prefix = _scored_as_returned(search), (f"{OTHER_COUNTING}{differs}",)
         divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
@@ -808,6 +812,29 @@ def _what_is_known(search, expected):
     (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
     return Explanation(parts, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
                        tuple(("computation", part) for part in parts), None, expected, others)
+
+
+#: The padded-corpus structures (`structure.PADDED_CORPUS`), which `_structure_of_returned_counts` never names.
+_PADDINGS = frozenset(PADDED_CORPUS.values())
+
+
+def _structure_of_returned_counts(search):
+    """(name, result) of the first structural mechanism the search computed whose statistics are every one the
+    implementation returned (c, r, matches and totals of every order), where the score is nothing tried: what is
+    known is then the request's shape as that mechanism reads it, and the score stage after it (the characters of
+    the texts counted, and scored otherwise). None without returned statistics, or where no computed one agrees; a
+    mechanism the search did not compute is not computed here (no cost beyond the search's). A padded corpus is
+    never read so: on a corpus of one segment, padding it to k segments is every count times k, which any count
+    doubled by another mistake gives as well; only its score (the search's full fit) tells it."""
+    if not search.statistics:
+        return None
+    for name in STRUCTURES:
+        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, name):
+            continue
+        result = structured_result(search.ctx, name)
+        if result is not None and _statistics_differ(search.statistics, result, search.n) is None:
+            return name, result
+    return None
 
 
 def _scored_as_returned(search):

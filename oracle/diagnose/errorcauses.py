@@ -7,7 +7,8 @@ only by its exception's name or by its id, which holds for one seed. Here an err
 input from a small catalogue of features (`mechanisms.errors.FEATURES`: an empty corpus, a segment without
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose
 every reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line
-break or a hyphen before one, several segments, a segment of one reference or of several, case folding, the level,
+break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments,
+a segment of one reference or of several, case folding, the level,
 the smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a
 reference length r of 0, the reference the reference-length rule picks empty in every segment: each of which another
 feature's neighbour may take away with its own), named `error-when-<feature>[-and-<feature>...]`: a stable string,
@@ -401,6 +402,45 @@ def texts_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreR
 
 def without_line_breaks(text: str) -> str:
     return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
+
+
+#: The characters a sentence segmenter takes a token ending in for a sentence's end (nltk's sent_tokenize,
+#: `text.split(". ")`).
+SENTENCE_ENDS = (".", "!", "?")
+#: What a sentence end becomes in the neighbour of "sentence counts differ": a comma, split off by a tokenizer as a
+#: period is (13a pads both alike), so the tokens and their count stay.
+_SENTENCE_END_REPLACEMENT = ","
+
+
+def _sentence_count(tokens: Sequence[str]) -> int:
+    """The sentences of a token sequence cut after every token ending a sentence: its sentence ends, and one more
+    where tokens follow the last end (a sequence without tokens is one empty sentence)."""
+    ends = sum(1 for token in tokens if token.endswith(SENTENCE_ENDS))
+    return ends + (not tokens or not tokens[-1].endswith(SENTENCE_ENDS))
+
+
+def sentence_counts_differ(request: ScoreRequest) -> bool:
+    """Whether in some segment a reference has another number of sentences than the hypothesis (a text request
+    split as its tokenizer splits it): what a caller that cuts each text into sentences and pairs them by position
+    cannot pass on (nltk's corpus_bleu asserts one reference list per hypothesis)."""
+    try:
+        tokenized = request.tokenized()
+    except (BleuOracleError, ValueError):
+        return False
+    return any(_sentence_count(r) != _sentence_count(s.hypothesis) for s in tokenized.segments for r in s.references)
+
+
+def without_sentence_ends(request: ScoreRequest) -> ScoreRequest:
+    """Every sentence end made a comma: in a token request, a token's trailing sentence ends; in a text request,
+    every sentence-end character. Each text is then one sentence, its tokens as many."""
+    if request.is_text:
+        table = str.maketrans(dict.fromkeys(SENTENCE_ENDS, _SENTENCE_END_REPLACEMENT))
+        return texts_changed(request, lambda text: text.translate(table))
+
+    def changed(token: str) -> str:
+        kept = token.rstrip("".join(SENTENCE_ENDS))
+        return token if kept == token else kept + _SENTENCE_END_REPLACEMENT
+    return tokens_changed(request, changed)
 
 
 def single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:

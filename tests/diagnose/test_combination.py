@@ -400,3 +400,20 @@ def test_a_score_that_agrees_beside_statistics_that_differ_is_named_by_the_layer
     e = classify(scored, {"score": 1.0, "statistics": statistics}, "papineni")
     assert e.name == "other-counting-of-hyp_len", (e.name, e.description)
     assert "the score agrees" in e.description and e.explained
+
+
+def test_statistics_a_structure_gives_and_a_score_that_does_not_follow_name_the_structure():
+    # ("ab", "c") against ("ab", "d"), BLEU-1: the oracle counts c = r = 2, m1 = 1 ("ab") of 2. Read as characters
+    # ("ab c" and "ab d", spaces included): c = r = 4, m1 = 3 (a, b and the space) of 4, as returned. The score those
+    # give is 3/4, not the 0.95 answered (above p1 and above the mean: no stage), so nothing fits; what is known is
+    # the shape the statistics are counted in (text-read-as-characters), not only the first diverging layer
+    # (other-counting-of-hyp_len, its name before), and the score stage after it
+    scored = request("sentence", [("ab c", ["ab d"])], (1.0,))
+    statistics = {"hyp_len": 4, "ref_len": 4, "matches": [3], "totals": [4]}
+    e = classify(scored, {"score": 0.95, "statistics": statistics}, "papineni")
+    assert e.name == f"text-read-as-characters + {OTHER_COMBINATION}", (e.name, e.description)
+    assert "as text-read-as-characters shapes it" in e.description and e.value is None
+    # c = r = 4, m1 = 2 of 4 is every count of the oracle's doubled: the segment given twice (a corpus padded to 2)
+    # as much as any count doubled by another mistake, so no shape is read from it and the layer names it
+    doubled = classify(scored, {"score": 0.95, "statistics": {**statistics, "matches": [2]}}, "papineni")
+    assert doubled.name == f"other-counting-of-hyp_len + {OTHER_COMBINATION}", (doubled.name, doubled.description)

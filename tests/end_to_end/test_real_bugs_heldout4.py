@@ -222,13 +222,16 @@ def test_one_token_corpus_chen_cherry_4_crash():
         _answer("one-token-corpus-chen-cherry-4-crash", request)
 
 
-def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):
-    # `attribution.py --real --collection heldout4` reads this table and counts no spelling of its fits; an unknown
-    # bug name is refused (exit 2) before any check runs, with this collection's names listed
+def test_attribution_runs_this_collection_with_only_its_post_hoc_spelling(capsys):
+    # `attribution.py --real --collection heldout4` reads this table and counts one spelling of its fits, added after
+    # the blind run and marked post hoc (benchmarks/README.md, "Fourth held-out set's misses covered by kind"): the
+    # crash control's unmatched order spelled out; an unknown bug name is refused (exit 2) before any check runs, with
+    # this collection's names listed
     attribution = attribution_module()
     table = attribution.real_bugs("heldout4")  # the fake imported as a script module: compare by value
     assert {name: (bug.url, bug.fits) for name, bug in table.items()} == {
         name: (bug.url, bug.fits) for name, bug in HELDOUT4_BUGS.items()}
-    assert attribution.SPELLINGS["heldout4"] == {}
+    assert attribution.SPELLINGS["heldout4"] == {"error-when-smoothing-chen-cherry-4-and-hypothesis-one-token": (
+        "error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero",)}
     assert attribution.main(["--real", "--collection", "heldout4", "--only", "no-such-bug"]) == 2
     assert "weights-by-hypothesis-length" in capsys.readouterr().err

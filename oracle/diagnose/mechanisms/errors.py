@@ -35,6 +35,7 @@ from oracle.diagnose.errorcauses import (
     references_all_empty,
     references_given,
     references_lengthened,
+    sentence_counts_differ,
     single_references,
     single_segments,
     smoothing_made_valid,
@@ -44,6 +45,7 @@ from oracle.diagnose.errorcauses import (
     tokens_of,
     uniform_weights,
     without_line_breaks,
+    without_sentence_ends,
     without_whitespace,
     zero_precision,
     zero_weights_raised,
@@ -111,6 +113,14 @@ FEATURES: tuple[Feature, ...] = (
             one_neighbour(lambda r: texts_changed(r, without_line_breaks))),
     Feature("weight-zero", "a weight is zero (not every one)", "weight-zero",
             lambda r: 0 in r.weights and any(r.weights), one_neighbour(zero_weights_raised)),
+    # callers cut each text into sentences and pass the pieces on as a corpus paired by position (ragas' BleuScore
+    # splits on ". ", vibrantlabsai/ragas#2888 and #2809); a corpus scorer refuses sides of different lengths (nltk's
+    # corpus_bleu asserts one reference list per hypothesis; Maluuba/nlg-eval#46, `assert len(refs) == len(hyps)`
+    # on files of different line counts), so such a caller errs where the two sides' sentence counts differ. Its
+    # neighbour makes every sentence end a comma: one sentence each side, every token kept
+    Feature("sentence-counts-differ", "a reference has another number of sentences than its hypothesis (cut after "
+            "each token ending in '.', '!' or '?')", "sentences", sentence_counts_differ,
+            one_neighbour(without_sentence_ends)),
     Feature("segments-several", "the corpus has several segments", "segments",
             lambda r: len(r.segments) > 1, single_segments),
     Feature("references-several", "a segment has several references", "references",
