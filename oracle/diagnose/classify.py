@@ -391,7 +391,7 @@ class _Counted:
 
 def _counting_of(cname, ctx, result):
     """The counts a computation implies: `result`'s own for a computation on the oracle's counts, else the
-    counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
+    counts its mechanism produces (None where they are not modelled: see `Mechanism.counts_modelled`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
     if cname == "empty-sentence-end-token":
@@ -412,11 +412,6 @@ def _counting_of(cname, ctx, result):
         statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
-
-
-#: Computations whose counts are not modelled (a token's own reading of the text): only the lengths they keep
-#: (c and r, the oracle's) are compared with the returned statistics.
-LENGTHS_ONLY = frozenset({"empty-text-one-token", "object-prototype-key-nan"})
 
 
 def _lengths_agree(statistics, result):
@@ -489,7 +484,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             search.charge()
             if not close(search.actual, value):
                 continue
-            if cname in LENGTHS_ONLY:
+            if not CATALOGUE[cname].counts_modelled:  # only the lengths it keeps are compared
                 if not _lengths_agree(search.statistics, result):
                     continue
             elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):

@@ -174,6 +174,9 @@ MECHANISMS = [
                                             "additions", frozenset({"matches", "totals"}), FREE),
     Mechanism(SMALL_WEIGHTS, COMPUTATION, "weights under a threshold taken as 0 (a 'negligible weight' cut)", SCORE,
               RECOMPUTE),
+    # readings of a token the oracle's counting has no model of: a returned statistic is compared on c and r only
+    *(Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], SCORE, RECOMPUTE, counts_modelled=False)
+      for name in ("object-prototype-key-nan", "empty-text-one-token")),
 ]
 
 
