@@ -23,6 +23,7 @@ import pytest
 from oracle.diagnose import classify, errorcauses, mechanisms
 from oracle.diagnose.errorcauses import JOIN, PREFIX
 from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms import errors as error_kind
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
 from oracle.diagnose.mechanisms.computations import (
@@ -197,6 +198,22 @@ def test_an_input_feature_declared_in_the_catalogue_is_asked_by_the_error_search
     assert cause.words == 'the implementation answers error where a hypothesis holds the token "x"'
     without = errorcauses.error_cause(failing, ask, errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES))
     assert without is None or "hypothesis-holds-x" not in without.name
+
+
+
+def test_a_process_death_is_named_from_the_error_kinds_one_declaration():
+    """`crash-after-<n>-requests` and `crash-no-input-feature` (the names `oracle.harness.gate`'s docstring shows)
+    are made and read in `mechanisms.errors` alone, and each name made is the catalogue's: a family member or an
+    entry of the error kind."""
+    assert error_kind.after_requests_name("crash", 2) == "crash-after-2-requests"
+    assert error_kind.after_requests("timeout-after-12-requests") == 12
+    assert error_kind.after_requests("crash-after-two-requests") is None
+    assert error_kind.after_requests("crash-when-segments-several") is None
+    for word in ("crash", "timeout"):
+        assert mechanisms.lookup(error_kind.after_requests_name(word, 3)).name == f"{word}-after-"
+        assert error_kind.after_requests(error_kind.after_requests_name(word, 3)) == 3
+        assert mechanisms.lookup(error_kind.no_feature_name(word)).kind == "error"
+    assert error_kind.no_feature_name("crash") == "crash-no-input-feature"
 
 
 # -- the conventions' alternatives, from the rule tables --------------------------------------------------------
