@@ -247,16 +247,19 @@ class ProcessProber:
         return died
 
 
-def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str]) -> str | None:
-    """The first probed cause of its kind (`hints`) that a death not probed has: the features of a
-    `crash-when-...` held by its input, or a `crash-after-<n>-requests` where its process had answered n requests
-    (`died_after`) before dying."""
+def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str], *, outcome: str = "crash"
+           ) -> DeathCause | None:
+    """The first probed cause of its kind (`hints`) that a death (`outcome` "crash") or hang ("timeout") not
+    probed has, with what it says in words: the features of a `crash-when-...` held by its input, or a
+    `crash-after-<n>-requests` where its process had answered n requests (`died_after`) before dying. The hints are
+    names as records carry them (across `check --jobs` workers, as text): read here, where their kind is known."""
     for hint in hints:
         if hint.startswith(CRASH_PREFIX) and holds(hint, request):
-            return hint
+            return DeathCause(hint, describe(hint))
         after = after_requests(hint)
         if after is not None and after == died_after:
-            return hint
+            return DeathCause(hint, f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request "
+                                    f"{after + 1} whatever it is (this one did so on its request {after + 1})")
     return None
 
 

@@ -6,7 +6,10 @@ dies (or hangs) after a number of requests whatever they hold, or on an input no
 The input features are declared here (`FEATURES`, of the input's shape, and `LAST_RESORT`, of what its tokens give,
 each in the order the search asks them), with the edits that take each away; the search that asks them and the
 edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
-diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted`, `describe` and `parts` here."""
+diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
+its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
+it comes as text: a record's name described, or a hint, a name a shrunk failure of the kind was given (across
+`check --jobs` workers, as records carry it)."""
 
 from __future__ import annotations
 
@@ -155,11 +158,6 @@ def describe(name: str) -> str:
     return errorcauses.describe(name, DECLARED)
 
 
-def parts(name: str) -> tuple[str, ...]:
-    """The features a trigger's name joins; () for another name (`errorcauses.parts`)."""
-    return errorcauses.parts(name, DECLARED)
-
-
 def holds(name: str, request: ScoreRequest) -> bool:
     """Whether `request` has every feature the error cause `name` names (`errorcauses.holds`)."""
     return errorcauses.holds(name, request, DECLARED)
@@ -228,4 +226,4 @@ MECHANISMS = [
 ]
 
 __all__ = ["DECLARED", "FEATURES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
-           "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name", "parts"]
+           "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]
