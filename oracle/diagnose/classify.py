@@ -70,7 +70,7 @@ from .mechanisms.computations import (
     SMOOTHED_COUNTS,
     SPECIFIC_COMPUTATIONS,
 )
-from .mechanisms.conventions import alternatives
+from .mechanisms.conventions import CONVENTIONS, alternatives
 from .mechanisms.counting import (
     COUNTING_ALTERNATIVES,
     LINE_CHOPS,
@@ -174,12 +174,6 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 _RETOKENIZING = frozenset({"token_split", "line_padding", "fold_stage", "case_fold"})
 
 
-#: The conventions the classifier varies, in the order it tries them: how words are made (where case is folded, how;
-#: on raw text how they are split, whether 13a pads the line, at which stage case is folded), then the formulas'.
-CLASSIFIED_CONVENTIONS = ("case_fold", "token_split", "line_padding", "fold_stage", "reference_length",
-                          "segment_totals_floor", "empty_order", "weights", "no_match", "both_empty")
-
-
 class _Candidate(NamedTuple):
     """An alternative reading the search tries: its mechanisms' names, its words, the option changes, the smoothing
     read instead (None: the requested one), and when it is tried (`mechanisms.smoothing.Reading`'s flags)."""
@@ -194,10 +188,11 @@ class _Candidate(NamedTuple):
 
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
     """A `_Candidate` for every single alternative convention (`alternatives`: each rule of its table other than the
-    one in force; on a text request, the other rules of splitting words too), then every other reading of the
-    requested smoothing."""
+    one in force; on a text request, the other rules of splitting words too), of every convention the catalogue
+    declares in its order (`mechanisms.conventions.CONVENTIONS`: how words are made, then the formulas'), then every
+    other reading of the requested smoothing."""
     out = [_Candidate((convention.mechanism_name(rule),), convention.words(rule), convention.changes(rule), None)
-           for convention, rule in alternatives(options, CLASSIFIED_CONVENTIONS, text=text, level=level,
+           for convention, rule in alternatives(options, CONVENTIONS, text=text, level=level,
                                                 smoothing=smoothing)]
     for reading in readings(smoothing, profile_options):
         out.append(_Candidate((f"{SMOOTHING_STEM}{reading.smoothing.describe()}",), reading.words, {},

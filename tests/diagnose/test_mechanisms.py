@@ -253,6 +253,20 @@ def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monk
     assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
 
 
+def test_a_convention_added_to_the_catalogue_is_varied_by_the_classifier(monkeypatch):
+    """The classifier varies every convention the catalogue declares, in its order, with no list of its own: a
+    convention declared after the others (here a second name for the Options field reference_length, with one rule)
+    is tried, last of the conventions and before the smoothing's readings."""
+    second = convention_module.Convention("r_rule", "reference_length", {"shortest": "the shortest reference's"},
+                                          "r is ")
+    monkeypatch.setitem(convention_module.CONVENTIONS, "r_rule", second)
+    papineni = PROFILES["papineni"].options
+    parts = [parts for parts, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)]
+    conventions = [p for p in parts if not p[0].startswith("smoothing=")]
+    assert conventions[-1] == ("r_rule=shortest",)
+    assert parts.index(("r_rule=shortest",)) < min(i for i, p in enumerate(parts) if p[0].startswith("smoothing="))
+
+
 def test_doctor_varies_the_reference_length_only_with_several_references_and_case_only_by_counted_folds():
     reading = next(r for r in table_readings() if r.lowercase)
     one = search.single_changes(reading, references=1, sentence_level=False)
