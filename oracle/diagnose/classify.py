@@ -70,7 +70,7 @@ from .mechanisms.computations import (
     SMOOTHED_COUNTS,
     SPECIFIC_COMPUTATIONS,
 )
-from .mechanisms.conventions import alternatives
+from .mechanisms.conventions import CONVENTIONS, alternatives
 from .mechanisms.counting import (
     COUNTING_ALTERNATIVES,
     LINE_CHOPS,
@@ -174,12 +174,6 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 _RETOKENIZING = frozenset({"token_split", "line_padding", "fold_stage", "case_fold"})
 
 
-#: The conventions the classifier varies, in the order it tries them: how words are made (where case is folded, how;
-#: on raw text how they are split, whether 13a pads the line, at which stage case is folded), then the formulas'.
-CLASSIFIED_CONVENTIONS = ("case_fold", "token_split", "line_padding", "fold_stage", "reference_length",
-                          "segment_totals_floor", "empty_order", "weights", "no_match", "both_empty")
-
-
 class _Candidate(NamedTuple):
     """An alternative reading the search tries: its mechanisms' names, its words, the option changes, the smoothing
     read instead (None: the requested one), and when it is tried (`mechanisms.smoothing.Reading`'s flags)."""
@@ -194,10 +188,11 @@ class _Candidate(NamedTuple):
 
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
     """A `_Candidate` for every single alternative convention (`alternatives`: each rule of its table other than the
-    one in force; on a text request, the other rules of splitting words too), then every other reading of the
-    requested smoothing."""
+    one in force; on a text request, the other rules of splitting words too), of every convention the catalogue
+    declares in its order (`mechanisms.conventions.CONVENTIONS`: how words are made, then the formulas'), then every
+    other reading of the requested smoothing."""
     out = [_Candidate((convention.mechanism_name(rule),), convention.words(rule), convention.changes(rule), None)
-           for convention, rule in alternatives(options, CLASSIFIED_CONVENTIONS, text=text, level=level,
+           for convention, rule in alternatives(options, CONVENTIONS, text=text, level=level,
                                                 smoothing=smoothing)]
     for reading in readings(smoothing, profile_options):
         out.append(_Candidate((f"{SMOOTHING_STEM}{reading.smoothing.describe()}",), reading.words, {},
@@ -391,7 +386,7 @@ class _Counted:
 
 def _counting_of(cname, ctx, result):
     """The counts a computation implies: `result`'s own for a computation on the oracle's counts, else the
-    counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
+    counts its mechanism produces (None where they are not modelled: see `Mechanism.counts_modelled`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
     if cname == "empty-sentence-end-token":
@@ -412,11 +407,6 @@ def _counting_of(cname, ctx, result):
         statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
-
-
-#: Computations whose counts are not modelled (a token's own reading of the text): only the lengths they keep
-#: (c and r, the oracle's) are compared with the returned statistics.
-LENGTHS_ONLY = frozenset({"empty-text-one-token", "object-prototype-key-nan"})
 
 
 def _lengths_agree(statistics, result):
@@ -489,7 +479,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             search.charge()
             if not close(search.actual, value):
                 continue
-            if cname in LENGTHS_ONLY:
+            if not CATALOGUE[cname].counts_modelled:  # only the lengths it keeps are compared
                 if not _lengths_agree(search.statistics, result):
                     continue
             elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):

@@ -371,14 +371,11 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         return classification, None
     probe, hints = context.budget.may_shrink(failure_kind("example", outcome, None, None))
     if not probe:
-        name = crashcauses.hinted(request, died_after, hints)
-        if name is None:
+        known = crashcauses.hinted(request, died_after, hints, outcome=outcome)
+        if known is None:
             return classification, None
-        known = error_causes.describe(name) if error_causes.parts(name) else (
-            f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request {died_after + 1} whatever "
-            f"it is (this one did so on its request {died_after + 1})" if died_after is not None else name)
-        return classification.model_copy(update={"name": name, "description": (
-            f"{known}, as in a probed {outcome} of its kind ({verdict.message})")}), None
+        return classification.model_copy(update={"name": known.name, "description": (
+            f"{known.description}, as in a probed {outcome} of its kind ({verdict.message})")}), None
     prober = crashcauses.ProcessProber(context.process, context.capabilities,
                                        max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
     shrinking: list[ShrinkResult] = []  # the shrinker's result, when the probes found an input to shrink

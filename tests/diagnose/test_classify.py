@@ -283,6 +283,16 @@ def test_empty_text_one_token():
     assert classify(r, 1.0, "papineni").name == "empty-text-one-token"
 
 
+def test_a_reading_of_tokens_not_modelled_is_checked_on_the_lengths_only():
+    """empty-text-one-token's counts are not modelled (`Mechanism.counts_modelled` is False): its one empty token
+    matching itself gives matches [1] of totals [1] where the oracle counts [0] of [0] (no tokens); the returned c and
+    r (0 and 0, the oracle's: the empty token is not counted in the length here) are what is compared. Compared on
+    every count, the returned matches would rule it out."""
+    r = request("sentence", [("", [""])], weights=(1.0,))
+    answer = {"score": 1.0, "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [1], "totals": [1]}}
+    assert classify(r, answer, "papineni").name == "empty-text-one-token"
+
+
 def test_ratio_zero_when_the_shortest_reference_is_empty():
     # c = 1; the references' lengths 1 and 0: the closest gives r = 1 and 1.0; the shortest r = 0, and
     # c/r taken as 0 makes BP = exp(1 - 1/0) = 0

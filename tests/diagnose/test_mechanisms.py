@@ -23,6 +23,7 @@ import pytest
 from oracle.diagnose import classify, errorcauses, mechanisms
 from oracle.diagnose.errorcauses import JOIN, PREFIX
 from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms import errors as error_kind
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
 from oracle.diagnose.mechanisms.computations import (
@@ -199,6 +200,22 @@ def test_an_input_feature_declared_in_the_catalogue_is_asked_by_the_error_search
     assert without is None or "hypothesis-holds-x" not in without.name
 
 
+
+def test_a_process_death_is_named_from_the_error_kinds_one_declaration():
+    """`crash-after-<n>-requests` and `crash-no-input-feature` (the names `oracle.harness.gate`'s docstring shows)
+    are made and read in `mechanisms.errors` alone, and each name made is the catalogue's: a family member or an
+    entry of the error kind."""
+    assert error_kind.after_requests_name("crash", 2) == "crash-after-2-requests"
+    assert error_kind.after_requests("timeout-after-12-requests") == 12
+    assert error_kind.after_requests("crash-after-two-requests") is None
+    assert error_kind.after_requests("crash-when-segments-several") is None
+    for word in ("crash", "timeout"):
+        assert mechanisms.lookup(error_kind.after_requests_name(word, 3)).name == f"{word}-after-"
+        assert error_kind.after_requests(error_kind.after_requests_name(word, 3)) == 3
+        assert mechanisms.lookup(error_kind.no_feature_name(word)).kind == "error"
+    assert error_kind.no_feature_name("crash") == "crash-no-input-feature"
+
+
 # -- the conventions' alternatives, from the rule tables --------------------------------------------------------
 
 
@@ -234,6 +251,20 @@ def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monk
     assert changes[("reference_length=median",)] == "r is the median reference length"
     reading = next(iter(table_readings()))
     assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
+
+
+def test_a_convention_added_to_the_catalogue_is_varied_by_the_classifier(monkeypatch):
+    """The classifier varies every convention the catalogue declares, in its order, with no list of its own: a
+    convention declared after the others (here a second name for the Options field reference_length, with one rule)
+    is tried, last of the conventions and before the smoothing's readings."""
+    second = convention_module.Convention("r_rule", "reference_length", {"shortest": "the shortest reference's"},
+                                          "r is ")
+    monkeypatch.setitem(convention_module.CONVENTIONS, "r_rule", second)
+    papineni = PROFILES["papineni"].options
+    parts = [parts for parts, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)]
+    conventions = [p for p in parts if not p[0].startswith("smoothing=")]
+    assert conventions[-1] == ("r_rule=shortest",)
+    assert parts.index(("r_rule=shortest",)) < min(i for i, p in enumerate(parts) if p[0].startswith("smoothing="))
 
 
 def test_doctor_varies_the_reference_length_only_with_several_references_and_case_only_by_counted_folds():

@@ -174,6 +174,9 @@ MECHANISMS = [
                                             "additions", frozenset({"matches", "totals"}), FREE),
     Mechanism(SMALL_WEIGHTS, COMPUTATION, "weights under a threshold taken as 0 (a 'negligible weight' cut)", SCORE,
               RECOMPUTE),
+    # readings of a token the oracle's counting has no model of: a returned statistic is compared on c and r only
+    *(Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], SCORE, RECOMPUTE, counts_modelled=False)
+      for name in ("object-prototype-key-nan", "empty-text-one-token")),
 ]
 
 
@@ -182,18 +185,13 @@ def computation_route(name: str, function: object) -> Route:
     return Route("computation", function, COMPUTATION_DOCS[name])
 
 
-#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the list that declares
-#: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
-#: ...) that a convention's counts then fit by coincidence. A computation added to it is alone by that alone. (A
-#: request mis-shaped by its caller is alone too: its kind module says so, `mechanisms.structure`.)
-_ALONE = frozenset(name for name, _ in COMBINATION_COMPUTATIONS)
-
-
 def computation_mechanism(name: str, function: object) -> Mechanism:
-    """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
+    """A declared computation no other kind claims, as a mechanism: its docstring is its description. It pairs with
+    conventions: the computations tried alone are declared so by their kind modules (the score stage's and the
+    smoothing stage's variants, `mechanisms.combination` and `mechanisms.smoothing`; a request mis-shaped by its
+    caller, `mechanisms.structure`)."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
-    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
-                     pairs_with_conventions=name not in _ALONE)
+    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).

@@ -6,10 +6,14 @@ dies (or hangs) after a number of requests whatever they hold, or on an input no
 The input features are declared here (`FEATURES`, of the input's shape, and `LAST_RESORT`, of what its tokens give,
 each in the order the search asks them), with the edits that take each away; the search that asks them and the
 edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
-diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted`, `describe` and `parts` here."""
+diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
+its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
+it comes as text: a record's name described, or a hint, a name a shrunk failure of the kind was given (across
+`check --jobs` workers, as records carry it)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 
 from oracle.diagnose import errorcauses
@@ -164,11 +168,6 @@ def describe(name: str) -> str:
     return errorcauses.describe(name, DECLARED)
 
 
-def parts(name: str) -> tuple[str, ...]:
-    """The features a trigger's name joins; () for another name (`errorcauses.parts`)."""
-    return errorcauses.parts(name, DECLARED)
-
-
 def holds(name: str, request: ScoreRequest) -> bool:
     """Whether `request` has every feature the error cause `name` names (`errorcauses.holds`)."""
     return errorcauses.holds(name, request, DECLARED)
@@ -192,6 +191,26 @@ _ANSWERS = {PREFIX: "error", CRASH_PREFIX: "crash", TIMEOUT_PREFIX: "timeout"}
 #: (`crash-after-<n>-requests`), and the name of an input no feature separates (`crash-no-input-feature`).
 _AFTER = "-after-"
 _NO_FEATURE = "-no-input-feature"
+_AFTER_NAME = re.compile(rf"(crash|timeout){_AFTER}(\d+)-requests$")
+
+
+def after_requests_name(word: str, answered: int) -> str:
+    """The name of a process that dies (`word` "crash") or hangs ("timeout") on its request after answering
+    `answered` requests, whatever they hold (`crash-after-<n>-requests`)."""
+    return f"{word}{_AFTER}{answered}-requests"
+
+
+def no_feature_name(word: str) -> str:
+    """The name of an input that kills (`word` "crash") or hangs ("timeout") a process where no feature of the
+    catalogue separates it (`crash-no-input-feature`)."""
+    return f"{word}{_NO_FEATURE}"
+
+
+def after_requests(name: str) -> int | None:
+    """The requests a process answered before dying, for a `crash-after-<n>-requests` name (as a record or a hint
+    carries it); else None."""
+    match = _AFTER_NAME.match(name)
+    return int(match.group(2)) if match else None
 
 
 def _after_words(name: str) -> str:
@@ -210,11 +229,11 @@ MECHANISMS = [
     *(Mechanism(f"{word}{_AFTER}", ERROR, _after_words(f"{word}{_AFTER}<n>-requests"), frozenset({word}), PROBE,
                 family=True, words_of=_after_words)
       for word in ("crash", "timeout")),
-    *(Mechanism(f"{word}{_NO_FEATURE}", ERROR,
+    *(Mechanism(no_feature_name(word), ERROR,
                 f"no input feature separates it: the input {'kills' if word == 'crash' else 'hangs'} a fresh process "
                 "as its first request, and no feature of the catalogue is confirmed", frozenset({word}), PROBE)
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["DECLARED", "FEATURES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "describe", "error_cause", "hinted",
-           "holds", "parts"]
+__all__ = ["DECLARED", "FEATURES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
+           "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]

@@ -79,6 +79,9 @@ class Mechanism:
     needs_evidence: bool = False
     #: a computation the classifier also tries with a convention or two (`classify._tiers`), not only alone
     pairs_with_conventions: bool = True
+    #: False for a computation whose counts are not modelled (a token's own reading of the text): only the lengths it
+    #: keeps (c and r, the oracle's) are compared with the statistics an implementation returns (`classify`)
+    counts_modelled: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
