@@ -818,10 +818,10 @@ def _structure_of_returned_counts(search):
     doubled by another mistake gives as well; only its score (the search's full fit) tells it."""
     if not search.statistics:
         return None
-    for name in STRUCTURES:
-        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, name):
+    for name, structure in STRUCTURES.items():
+        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, structure):
             continue
-        result = structured_result(search.ctx, name)
+        result = structured_result(search.ctx, structure)
         if result is not None and _statistics_differ(search.statistics, result, search.n) is None:
             return name, result
     return None
