@@ -412,3 +412,30 @@ def test_a_command_that_cannot_start_says_what_to_do(tmp_path, capsys):
         assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
         said = capsys.readouterr().err.strip().splitlines()[0]
         assert f"could not start `{command.split()[0]}`" in said and "[Errno" not in said and hint in said, said
+
+
+# -- The second walk (2026-11-29): someone scoring their own files ------------------------------------------
+
+
+def _score(capsys, *argv):
+    from oracle.cli import main
+
+    code = main(["score", *(str(a) for a in argv)])
+    return code, capsys.readouterr().err
+
+
+def test_bytes_that_are_not_utf8_deep_in_a_file_are_named_at_their_own_line(tmp_path, capsys):
+    """A latin-1 "café" on line 15001 of a 20000-line file was reported at "big.txt:14843 ... at offset 4717 of the
+    chunk read": the text reader decodes 8 KiB ahead of the line it hands out, so the line was the last one handed
+    out plus one, and the offset one into a buffer the user never sees."""
+    lines = [f"word{i} and more words here" for i in range(20000)]
+    body = "".join(f"{line}\n" for line in lines).encode()
+    bad_line = 15001
+    before = "".join(f"{line}\n" for line in lines[:bad_line - 1]).encode()
+    (tmp_path / "hyp.txt").write_bytes(before + "the caf\xe9 is open\n".encode("latin-1") + body[len(before):])
+    (tmp_path / "ref.txt").write_bytes(body + b"one more\n")
+    code, err = _score(capsys, "--hyp", tmp_path / "hyp.txt", "--ref", tmp_path / "ref.txt")
+    said = _one_line(err)
+    # "the caf" is 7 bytes: 0xe9 is the line's 8th byte
+    assert code == 2 and f"hyp.txt:{bad_line}: not UTF-8 text" in said and "byte 8 of the line is 0xe9" in said, said
+    assert "chunk" not in said, said
