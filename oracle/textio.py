@@ -16,6 +16,7 @@ import sys
 import zlib
 from contextlib import contextmanager
 from itertools import zip_longest
+from pathlib import Path
 
 from oracle.formulas.errors import BleuValueError, os_reason
 from oracle.formulas.tokenizers import tokenize
@@ -96,20 +97,36 @@ def tokens(line, tokenizer="none", split="str-split"):
 def read_parallel(hyp_path, ref_paths, *, lowercase=False, tokenizer="none", split="str-split"):
     """Yield (hypothesis tokens, [reference tokens per file]) segment by segment.
 
-    Files of different lengths are an error naming each file and its count:
+    Files of different lengths are an error naming each file by its option and its count:
     nothing is silently dropped.
     """
     streams = [read_lines(hyp_path), *(read_lines(p) for p in ref_paths)]
-    paths = [hyp_path, *ref_paths]
+    options = [("--hyp", hyp_path), *(("--ref", p) for p in ref_paths)]
     count = 0
     for lines in zip_longest(*streams):
         if any(line is None for line in lines):
-            short = [str(p) for p, line in zip(paths, lines, strict=True) if line is None]
-            going = [str(p) for p, line in zip(paths, lines, strict=True) if line is not None]
-            raise BleuValueError(
-                f"files have different numbers of lines: {', '.join(short)} ended after {count} "
-                f"line(s) while {', '.join(going)} go on"
-            )
+            raise BleuValueError(_different_lengths(options, streams, lines, count))
         count += 1
         words = [tokens(line, tokenizer, split) for line in lines]
         yield words[0], words[1:]
+
+
+def _different_lengths(options, streams, lines, shortest):
+    """The error for files of different lengths, once `shortest` lines of each were read and `lines` is the next
+    line of each (None where its file ended): every file's count (the longer ones read to their end), and where
+    every line a file has past the shortest's end is blank, that, the commonest cause being an empty line left at
+    the end of a file."""
+    counts, blank_tails = [], []
+    for (_option, path), stream, line in zip(options, streams, lines, strict=True):
+        tail = [] if line is None else [line, *stream]
+        counts.append(shortest + len(tail))
+        if tail and all(not extra.strip() for extra in tail):
+            blank_tails.append((path, len(tail)))
+    sizes = ", ".join(f"{option} {path} has {n} lines" for (option, path), n in zip(options, counts, strict=True))
+    ended = next(path for (_option, path), n in zip(options, counts, strict=True) if n == shortest)
+    said = f"files have different numbers of lines: {sizes}"
+    for path, extra in blank_tails:
+        where = (f"line {shortest + 1}, past the end of {Path(ended).name}, is empty" if extra == 1 else
+                 f"lines {shortest + 1}-{shortest + extra}, past the end of {Path(ended).name}, are empty")
+        said += f"; {Path(path).name}'s {where} (an empty line left at the end of the file?)"
+    return said

@@ -439,3 +439,23 @@ def test_bytes_that_are_not_utf8_deep_in_a_file_are_named_at_their_own_line(tmp_
     # "the caf" is 7 bytes: 0xe9 is the line's 8th byte
     assert code == 2 and f"hyp.txt:{bad_line}: not UTF-8 text" in said and "byte 8 of the line is 0xe9" in said, said
     assert "chunk" not in said, said
+
+
+def test_files_of_different_lengths_are_named_by_option_and_count_and_a_blank_last_line_is_pointed_at(tmp_path,
+                                                                                                        capsys):
+    """`score` on files of 3 and 4 lines said "ref.txt ended after 3 line(s) while hyp.txt go on": neither option
+    nor the longer file's count, and nothing on the commonest cause, a blank line left at the end of a file (its
+    "\\n\\n" is one more, empty, segment)."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na dog\nhello world\n\n")
+    ref.write_text("the cat sat\na dog\nhello there world\n")
+    code, err = _score(capsys, "--hyp", hyp, "--ref", ref)
+    said = _one_line(err)
+    assert code == 2 and f"--hyp {hyp} has 4 lines, --ref {ref} has 3" in said, said
+    assert "hyp.txt's line 4, past the end of ref.txt, is empty" in said and "go on" not in said, said
+    # a real shortfall is not blamed on blank lines; a second reference is named by its option too
+    short = tmp_path / "short.txt"
+    short.write_text("the cat sat\na dog\n")
+    code, err = _score(capsys, "--hyp", hyp, "--ref", ref, "--ref", short)
+    said = _one_line(err)
+    assert code == 2 and f"--ref {short} has 2 lines" in said and "empty" not in said, said
