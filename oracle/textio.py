@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gzip
+import os
 import sys
 import zlib
 from contextlib import contextmanager
@@ -130,3 +131,20 @@ def _different_lengths(options, streams, lines, shortest):
                  f"lines {shortest + 1}-{shortest + extra}, past the end of {Path(ended).name}, are empty")
         said += f"; {Path(path).name}'s {where} (an empty line left at the end of the file?)"
     return said
+
+
+def same_file(first, second) -> bool:
+    """Whether two paths given on the command line name one file (`ref.txt` and `./ref.txt`, a symlink to it);
+    standard input (`-`) is never the same as a file, and a path that cannot be looked at is compared as text."""
+    if "-" in (str(first), str(second)):
+        return False
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return str(first) == str(second)
+
+
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"

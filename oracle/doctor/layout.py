@@ -28,6 +28,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oracle.textio import ordinal, same_file
+
 from .rawtext import BOM, LINE_SEPARATORS, Line
 from .streams import tokens_13a
 
@@ -426,12 +428,19 @@ class LayoutWatch:
         found = []
         for (a, b), same in sorted(self.duplicates.items()):
             if self.segments and same >= DUPLICATE_SHARE * self.segments:
+                first, second = self.names[a], self.names[b]
+                if same_file(first, second):  # (one path given twice: not two files that happen to agree)
+                    said = (f"{second} is given twice (the {ordinal(a)} and {ordinal(b)} --ref): the same "
+                            "reference counted twice")
+                    where: tuple = (Location(second, 1),)
+                    fix = f"the {ordinal(b)} --ref ({second}) left out"
+                else:
+                    said = f"{second} repeats {first} on {same} of {self.segments} lines: one reference counted twice"
+                    where = (Location(first, 1), Location(second, 1))
+                    fix = f"{second} left out"
                 found.append(Finding("duplicated-reference", "warning",
-                                     f"{self.names[b]} repeats {self.names[a]} on {same} of {self.segments} lines: "
-                                     "one reference counted twice (nrefs is wrong; clipping and the length rule see "
-                                     "no second opinion)",
-                                     (Location(self.names[a], 1), Location(self.names[b], 1)), same,
-                                     Fix("pass", f"{self.names[b]} left out", transform="drop-file", file=b)))
+                                     f"{said} (nrefs is wrong; clipping and the length rule see no second opinion)",
+                                     where, same, Fix("pass", fix, transform="drop-file", file=b)))
         return found
 
     def _encoding(self, index: int, watch: _FileWatch) -> list:

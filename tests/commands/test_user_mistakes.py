@@ -459,3 +459,28 @@ def test_files_of_different_lengths_are_named_by_option_and_count_and_a_blank_la
     code, err = _score(capsys, "--hyp", hyp, "--ref", ref, "--ref", short)
     said = _one_line(err)
     assert code == 2 and f"--ref {short} has 2 lines" in said and "empty" not in said, said
+
+
+def test_a_reference_file_given_twice_is_said_to_be_the_same_file(tmp_path, capsys, monkeypatch):
+    """`--ref ref.txt --ref ref.txt` (a copy-paste in a script): `score` printed nrefs:2 in its signature without a
+    word, and `doctor` said "ref.txt repeats ref.txt on 3 of 3 lines", located at "ref.txt:1, ref.txt:1", with the
+    fix "ref.txt left out", as if two files were meant. The same file under another spelling (./ref.txt) is the same
+    file too."""
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hyp.txt").write_text("the cat sat on the mat\na dog barked\nhello world\n")
+    (tmp_path / "ref.txt").write_text("the cat sat on a mat\nthe dog barked\nhello there world\n")
+    code, err = _score(capsys, "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "./ref.txt")
+    said = _one_line(err)
+    assert code == 0 and "warning: --ref ref.txt and --ref ./ref.txt are the same file" in said, said
+    main(["doctor", "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "ref.txt", "-q"])
+    out = capsys.readouterr().out
+    assert "ref.txt is given twice (the 1st and 2nd --ref)" in out and "repeats" not in out, out
+    assert "ref.txt:1, ref.txt:1" not in out and "the 2nd --ref (ref.txt) left out" in out, out
+    # two files that hold the same lines are still two files
+    (tmp_path / "copy.txt").write_text((tmp_path / "ref.txt").read_text())
+    code, err = _score(capsys, "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "copy.txt")
+    assert code == 0 and err == "", err
+    main(["doctor", "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "copy.txt", "-q"])
+    assert "copy.txt repeats ref.txt on 3 of 3 lines" in capsys.readouterr().out
