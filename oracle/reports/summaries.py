@@ -158,6 +158,10 @@ def root_cause_section(groups):
             f"{markdown_code(_show_value(record.answer()))}; the oracle says {_show_value(record.oracle_answer())}"
             + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")
         ]
+        layer, order, message = record.divergence
+        if layer:  # where it diverges first: the scores may agree where the statistics do not (as the console says)
+            out.append(f"- first divergence at {markdown_code(layer)}" + (f" (order {order})" if order else "")
+                       + (f": {markdown_code(message)}" if message else ""))
         payload = record.reported_input
         if payload is not None:
             out += ["- input:", "", *markdown_block(_input_json(payload), "json", indent="  ")]

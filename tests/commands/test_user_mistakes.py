@@ -484,3 +484,24 @@ def test_a_reference_file_given_twice_is_said_to_be_the_same_file(tmp_path, caps
     assert code == 0 and err == "", err
     main(["doctor", "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "copy.txt", "-q"])
     assert "copy.txt repeats ref.txt on 3 of 3 lines" in capsys.readouterr().out
+
+
+# -- The second walk: someone reading a report ----------------------------------------------------------------
+
+
+def test_the_summarys_smallest_example_says_where_it_diverges_when_the_scores_agree(tmp_path):
+    """summary.md's root-cause section said "the implementation answers `0.0`; the oracle says 0.0; under this
+    explanation the oracle gives 0.0" for a failing record: the failure was in its statistics (ties going to the
+    longer reference: ref_len), which the console's "first divergence at ref_len" line said and the page did not."""
+    from fakes.harness import check, fake, results
+
+    assert check(tmp_path / "r", fake("mutant_ties_longer"), examples=30) == 1
+    smallest = {r.id: r for r in results(tmp_path / "r").records}
+    page = (tmp_path / "r" / "summary.md").read_text().splitlines()
+    said = [i for i, line in enumerate(page) if line.startswith("- smallest example")]
+    assert said, page
+    for at in said:
+        record = smallest[page[at].split("`")[1]]
+        layer, _order, message = record.divergence
+        assert layer == "ref_len"  # the fake's one departure: the score alone would not show it
+        assert page[at + 1] == f"- first divergence at `ref_len`: `{message}`", page[at:at + 2]
