@@ -425,6 +425,9 @@ def run(args: argparse.Namespace) -> int:
         return not_ready
 
     def work(session):
+        # (once the implementation is driven and the run not refused: an error before it is one line on stderr)
+        if cases_note and total and not args.quiet and not args.replay:
+            print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
         if replay:
             session.run_replay(replay)
         else:
@@ -435,8 +438,6 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
-    if cases_note and total and not args.quiet and not args.replay:  # (after every refusal: an error is one line)
-        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),
                     badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():

@@ -505,3 +505,19 @@ def test_the_summarys_smallest_example_says_where_it_diverges_when_the_scores_ag
         layer, _order, message = record.divergence
         assert layer == "ref_len"  # the fake's one departure: the score alone would not show it
         assert page[at + 1] == f"- first divergence at `ref_len`: `{message}`", page[at:at + 2]
+
+
+# -- The second walk: a library author's own implementation ---------------------------------------------------
+
+
+def test_a_misspelt_profile_in_the_handshake_suggests_the_close_one_and_says_where_to_fix_it(tmp_path, capsys):
+    """A handshake declaring "Papineni" (capitalised, as in the paper's author) was refused with the nine names and
+    "give --profile", as if the user had typed it: neither the close name nor that the handshake is where it is
+    wrong. With --no-cases, the note "no cases (--no-cases)" came first: two lines on stderr for one refusal."""
+    from fakes.harness import fake
+
+    assert run_cli("check", "--command", fake("clean", "--profile", "Papineni"), "--no-cases", "--examples", 1,
+                   "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "declares profile 'Papineni' in its handshake" in said and "did you mean 'papineni'?" in said, said
+    assert "--profile NAME" in said, said
