@@ -479,6 +479,9 @@ def _next_step(args, code, report_dir, tracker):
         return (f"next: read {report_dir / 'summary.md'}; fix what is a bug, or record what is acceptable: {update} "
                 "adds the new deviations (reason TODO: write why each is acceptable) and removes those that no "
                 "longer occur")
+    if code == 1 and args.replay:  # (a baseline of replayed inputs lists their labels, which no other run has)
+        return (f"next: read {report_dir / 'summary.md'}; fix the implementation and run this command again; a "
+                "baseline is written from a whole `check` run (without --replay)")
     if code == 1:
         return (f"next: read {report_dir / 'summary.md'}; to gate on these deviations, write a baseline with "
                 f"`bleu-oracle baseline write --from {report_dir / RESULTS_FILE} --out baseline.yaml`, give each "

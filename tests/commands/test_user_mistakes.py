@@ -521,3 +521,24 @@ def test_a_misspelt_profile_in_the_handshake_suggests_the_close_one_and_says_whe
     said = _one_line(capsys.readouterr().err)
     assert "declares profile 'Papineni' in its handshake" in said and "did you mean 'papineni'?" in said, said
     assert "--profile NAME" in said, said
+
+
+def test_a_replay_run_is_never_offered_nor_taken_as_the_source_of_a_baseline(tmp_path, capsys):
+    """After `check --replay '{...}'` (a summary's reproduce line) found the deviation again, the next step said to
+    write a baseline from it; `baseline write` did, listing the input's label `replay-0` among its cases: a baseline
+    that no `check` run can match ("STALE baseline entry replay-0") while every real deviation goes unlisted."""
+    from fakes.harness import fake
+
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a","b"],"references":[["a","b","c"],["a"]]}],'
+               '"weights":[1.0],"smoothing":{"method":"none"},"lowercase":false}')
+    # references of 3 and 1 tokens are both 1 from c = 2: papineni's tie goes to the shorter (r = 1), the fake's to 3
+    report = tmp_path / "replayed"
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", request, "--report", report)
+    out = capsys.readouterr().out
+    following = [line for line in out.splitlines() if line.startswith("next:")]
+    assert code == 1 and len(following) == 1, out
+    assert "baseline write" not in following[0] and "whole `check` run" in following[0], following
+    assert run_cli("baseline", "write", "--from", report, "--out", tmp_path / "b.yaml") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--from {report}`" in said and "--replay run" in said, said
+    assert not (tmp_path / "b.yaml").exists()
