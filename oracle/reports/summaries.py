@@ -394,15 +394,25 @@ def _settings(results):
     return out
 
 
+#: The outcome table's columns: (kind of record, its heading). cases, examples and metamorphic relations always;
+#: the others where the run has such records (a column for every kind, so that each row adds up to its total).
+_KIND_COLUMNS = (("case", "cases"), ("example", "examples"), ("metamorphic", "metamorphic"), ("series", "series"),
+                 ("stateful", "stateful"), ("replay", "replayed"))
+_ALWAYS_SHOWN = 3
+
+
 def _outcome_table(summary):
-    out = ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
     by_kind = summary.by_kind
+    named = dict(_KIND_COLUMNS)
+    columns = [*_KIND_COLUMNS[:_ALWAYS_SHOWN],
+               *((kind, heading) for kind, heading in _KIND_COLUMNS[_ALWAYS_SHOWN:] if kind in summary.kinds),
+               *((kind, kind) for kind in summary.kinds if kind not in named)]  # (a report's own kinds of input)
+    out = ["", "| outcome | " + " | ".join(heading for _kind, heading in columns) + " | total |",
+           "|---|" + "---:|" * (len(columns) + 1)]
     for outcome, total in summary.counts.items():
         if total or outcome in ("pass", "fail"):
-            out.append(
-                f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
-                f"| {by_kind[('metamorphic', outcome)]} | {total} |"
-            )
+            out.append(f"| {outcome} | " + " | ".join(str(by_kind[(kind, outcome)]) for kind, _heading in columns)
+                       + f" | {total} |")
     return out
 
 

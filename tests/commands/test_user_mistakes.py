@@ -542,3 +542,36 @@ def test_a_replay_run_is_never_offered_nor_taken_as_the_source_of_a_baseline(tmp
     said = _one_line(capsys.readouterr().err)
     assert f"`--from {report}`" in said and "--replay run" in said, said
     assert not (tmp_path / "b.yaml").exists()
+
+
+def _outcome_rows(summary_md):
+    """summary.md's outcome table: {outcome: {column: count}}."""
+    lines = summary_md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| outcome |"))
+    head = [cell.strip() for cell in lines[start].strip("|").split("|")]
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = {name: int(cell) for name, cell in zip(head[1:], cells[1:], strict=True)}
+    return rows
+
+
+def test_the_summarys_outcome_table_has_a_column_for_every_kind_of_record(tmp_path):
+    """The table had columns for cases, examples and metamorphic relations only: a run's 20 series records (and a
+    --replay run's replayed input, a stateful plan) were in its total alone, "pass | 69 | 220 | 63 | 372", columns that
+    add up to 352."""
+    from fakes.harness import check, fake, results
+
+    assert check(tmp_path / "r", fake("clean"), examples=30) == 0
+    kinds = {record.kind for record in results(tmp_path / "r").records}
+    assert "series" in kinds, kinds  # (what the test is about: a kind the old columns left out)
+    rows = _outcome_rows((tmp_path / "r" / "summary.md").read_text())
+    for outcome, row in rows.items():
+        assert sum(count for column, count in row.items() if column != "total") == row["total"], (outcome, row)
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[["a"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("clean"), "--replay", request, "--report", tmp_path / "p", "-q") == 0
+    rows = _outcome_rows((tmp_path / "p" / "summary.md").read_text())
+    assert rows["pass"]["replayed"] == rows["pass"]["total"] == 1, rows
