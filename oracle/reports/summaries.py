@@ -43,6 +43,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import describe_as
 from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
@@ -52,7 +53,7 @@ from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, run_name_of
+from oracle.models.results import Record, parse_cause, run_name_of
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -150,6 +151,10 @@ def root_cause_section(groups):
                 f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
                 "the explanations apart.",
                 "",
+                # each in its words, as the run's cause is: a bare name is a claim nobody can check
+                *(f"- {markdown_code(name)}: {markdown_code(_alternative_words(record, name))}"
+                  for name in group.alternatives),
+                "",
             ]
         if record.classification.name != group.name:  # its own first name is another that fits it too
             value = None
@@ -168,6 +173,15 @@ def root_cause_section(groups):
         if record.reproduce:
             out += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     return out
+
+
+def _alternative_words(record, name):
+    """What `name`, an explanation that fits a root cause's records as well, claims: in the words the smallest record
+    gave it, else the catalogue's (`classify.describe_as`)."""
+    classification = record.classification
+    if classification is not None:
+        return describe_as(classification, name)
+    return mechanisms.describe_parts(parse_cause(name))
 
 
 def _input_json(request):

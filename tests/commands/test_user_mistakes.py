@@ -575,3 +575,27 @@ def test_the_summarys_outcome_table_has_a_column_for_every_kind_of_record(tmp_pa
     assert run_cli("check", "--command", fake("clean"), "--replay", request, "--report", tmp_path / "p", "-q") == 0
     rows = _outcome_rows((tmp_path / "p" / "summary.md").read_text())
     assert rows["pass"]["replayed"] == rows["pass"]["total"] == 1, rows
+
+
+def test_every_explanation_the_summary_names_as_fitting_as_well_has_its_words(tmp_path):
+    """Where an input fits several explanations, summary.md gave the run's cause with its words and the others as
+    bare names ("These inputs fit `last-reference-only`, `padding-counted-in-references`, ... as well"): a reader
+    was left to guess what `padding-counted-on-both-sides` claims about the code."""
+    from fakes.harness import fake
+
+    from oracle.diagnose import mechanisms
+    from oracle.models.results import parse_cause
+
+    # one reference empty, the other 2 tokens, c = 1: both 1 from c, papineni's tie goes to the shorter (r = 0), the
+    # fake's to the longer (r = 2), which the longest reference, the last one alone, and padding all give as well
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[[],["a","b"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", request, "--report", tmp_path / "r",
+                   "-q") == 1
+    page = (tmp_path / "r" / "summary.md").read_text()
+    fits = page.split("These inputs fit ", 1)[1].split(" as well", 1)[0]
+    names = [part.strip("`") for part in fits.split(", ")]
+    assert len(names) >= 2, fits
+    for name in names:
+        words = mechanisms.describe_parts(parse_cause(name))
+        assert words != name and f"- `{name}`: `{words}`" in page, (name, words)
