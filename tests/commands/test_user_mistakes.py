@@ -599,3 +599,21 @@ def test_every_explanation_the_summary_names_as_fitting_as_well_has_its_words(tm
     for name in names:
         words = mechanisms.describe_parts(parse_cause(name))
         assert words != name and f"- `{name}`: `{words}`" in page, (name, words)
+
+
+def test_doctor_says_on_its_last_line_which_number_made_it_exit_1(tmp_path, capsys):
+    """docs/doctor.md: exit 1 when "a number is not [explained], or a finding is (the last line says which)"; a
+    number no reading reproduces exited 1 with the nearest readings as its last lines and no word of the exit (a
+    finding did get its "Exit 1: ..." line). And one segment was "1 segments"."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat on the mat\n")
+    ref.write_text("the cat sat on a mat\n")
+    # p_n = 5/6, 3/5, 2/4, 1/3, c = r = 6: BLEU-4 = (1/12)^(1/4) = 0.53728 (papineni, tok none), so 53.73 is explained;
+    # no reading gives 99.99 (the hypothesis is not the reference)
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "--number", "99.99", "--number", "53.73", "-q"]) == 1
+    out = capsys.readouterr().out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("Exit 1: ") and "99.99" in last and "53.73" not in last, last
+    assert "1 segment\n" in out.splitlines()[0] + "\n" and "1 segments" not in out, out.splitlines()[0]
