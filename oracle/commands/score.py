@@ -47,7 +47,8 @@ the reading that reproduces it (--json: `as_shipped`; each such reading is one
 more pass over the files).
 
 Exit codes: 0 scored, 2 a usage or input error (a file missing or unreadable,
-not UTF-8, files of different line counts; one line on stderr), 4 an internal
+not UTF-8, files of different line counts, standard input (-) given for two
+files; one line on stderr), 4 an internal
 error (a bug in bleu-oracle).
 
 Examples:
@@ -95,6 +96,10 @@ def run(args):
     out = sys.stdout
     # with --json, stdout holds JSON only: the derivation goes to stderr
     derivation = sys.stderr if args.json else out
+    given = (("--hyp", args.hyp), *(("--ref", ref) for ref in args.ref))
+    stdin = [f"{option} -" for option, path in given if path == "-"]
+    if len(stdin) > 1:  # (the files would take turns reading one stream: every other line a hypothesis)
+        raise BleuValueError(f"`{' '.join(stdin)}`: standard input (-) can be read once; give the other files by name")
     _warn_of_a_reference_given_twice(args.ref)
     segments = iter(read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split))
     first = next(segments, None)

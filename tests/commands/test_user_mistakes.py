@@ -617,3 +617,17 @@ def test_doctor_says_on_its_last_line_which_number_made_it_exit_1(tmp_path, caps
     last = out.strip().splitlines()[-1]
     assert last.startswith("Exit 1: ") and "99.99" in last and "53.73" not in last, last
     assert "1 segment\n" in out.splitlines()[0] + "\n" and "1 segments" not in out, out.splitlines()[0]
+
+
+def test_standard_input_given_for_two_files_is_refused(tmp_path, monkeypatch, capsys):
+    """`score --hyp - --ref -` read the hypotheses and the references from one stream, taking turns: "a b c\\nd e f\\n"
+    was one segment, "a b c" against "d e f", BLEU 0.00 with exit 0."""
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b c\nd e f\n")))
+    (tmp_path / "ref.txt").write_text("a b c\n")
+    for argv in (["--hyp", "-", "--ref", "-"], ["--hyp", tmp_path / "ref.txt", "--ref", "-", "--ref", "-"]):
+        code, err = _score(capsys, *argv)
+        said = _one_line(err)
+        assert code == 2 and "standard input (-)" in said and "once" in said, said
