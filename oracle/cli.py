@@ -56,6 +56,27 @@ def _with_guess(message: str) -> str:
     return message if meant is None else f"{message}; did you mean {meant!r}?"
 
 
+def _verb_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the verb (and action: `baseline write`) `argv` names: the deepest whose name it gives."""
+    for word in argv:
+        children = next((action.choices for action in parser._actions
+                         if isinstance(action, argparse._SubParsersAction)), None)
+        if children is None:
+            break
+        if word in children:
+            parser = children[word]
+    return parser
+
+
+def _refuse_unrecognized(parser: argparse.ArgumentParser, unrecognized: list[str]) -> None:
+    """Exit 2: `unrecognized` are arguments `parser` does not take; a misspelt option is given its close name."""
+    options = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    typed = next((word.split("=", 1)[0] for word in unrecognized if word.startswith("--")), None)
+    meant = close_name(typed, options) if typed else None
+    guess = f"; did you mean {meant!r}?" if meant else ""
+    parser.error(f"unrecognized arguments: {' '.join(unrecognized)}{guess}")
+
+
 def build_parser(verbs=VERBS, *, only=None):
     """The parser. With `only`, just that verb's module is imported and registered in full; the others
     are listed by name and one-line help (what `bleu-oracle --help` shows), so start-up pays for one verb."""
@@ -97,7 +118,10 @@ def main(argv=None, *, verbs=VERBS):
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     _never_fail_on_text(sys.stdout)
     verb = next((a for a in argv if not a.startswith("-")), "")
-    args = build_parser(verbs, only=verb if verb in verbs else "").parse_args(argv)
+    parser = build_parser(verbs, only=verb if verb in verbs else "")
+    args, unrecognized = parser.parse_known_args(argv)
+    if unrecognized:  # (refused by the verb's own parser: its name and its usage, not the list of verbs)
+        _refuse_unrecognized(_verb_parser(parser, argv), unrecognized)
     try:
         return args.handler(args)
     except BleuOracleError as exc:

@@ -631,3 +631,24 @@ def test_standard_input_given_for_two_files_is_refused(tmp_path, monkeypatch, ca
         code, err = _score(capsys, *argv)
         said = _one_line(err)
         assert code == 2 and "standard input (-)" in said and "once" in said, said
+
+
+def test_an_option_a_verb_does_not_take_is_named_with_the_verb_and_a_close_option(tmp_path, capsys, monkeypatch):
+    """`check --exmaples 5` or `check --fail-on error` (doctor's option) said "bleu-oracle: error: unrecognized
+    arguments: ... (`bleu-oracle --help` shows the usage)": the top-level usage, which lists verbs, not options."""
+    import pytest
+
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv, verb, meant in ((["check", "--impl", "oracle", "--exmaples", "5"], "check", "--examples"),
+                              (["baseline", "write", "--from", "r", "--out", "b.yaml", "--froce"], "baseline write",
+                               "--force"),
+                              (["check", "--impl", "oracle", "--fail-on", "error"], "check", None)):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        said = _one_line(capsys.readouterr().err)
+        assert exited.value.code == 2 and said.startswith(f"bleu-oracle {verb}: error: unrecognized arguments"), said
+        assert f"(`bleu-oracle {verb} --help` shows the usage)" in said, said
+        assert (f"did you mean {meant!r}?" in said) if meant else "did you mean" not in said, said
+    assert list(tmp_path.iterdir()) == []  # refused before anything ran
