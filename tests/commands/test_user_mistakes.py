@@ -652,3 +652,29 @@ def test_an_option_a_verb_does_not_take_is_named_with_the_verb_and_a_close_optio
         assert f"(`bleu-oracle {verb} --help` shows the usage)" in said, said
         assert (f"did you mean {meant!r}?" in said) if meant else "did you mean" not in said, said
     assert list(tmp_path.iterdir()) == []  # refused before anything ran
+
+
+def test_a_case_field_put_one_level_off_is_told_where_it_belongs(tmp_path, capsys):
+    """docs/cases.md's example has no weights; a user adding `weights: [1]` beside `level` in `input` was told
+    "unknown field `input.weights` in `input` (its fields are `level`, `segments`)", and left to find `options` in
+    oracle/models/case.py."""
+    from oracle.cli import main
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        'document: "https://example.org/my-bleu-notes"\n'
+        "cases:\n"
+        "  - id: my-half\n"
+        "    title: half the unigrams match\n"
+        '    source: {document: "https://example.org/my-bleu-notes", section: "2", quote: "half"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a, b], references: [[a, c]]}], weights: [1]}\n"
+        '    expect: {score: "1/2", exact: true}\n')
+    assert main(["cases", "validate", "--cases", mine]) == 2
+    err = capsys.readouterr().err
+    said = next(line for line in err.splitlines() if "input.weights" in line)
+    assert "`weights` is a field of `options`" in said, said
+    # where it belongs, it is taken: p_1 = 1/2 (a of a, b), c = r = 2, BP = 1, N = 1
+    mine.write_text(mine.read_text().replace(", weights: [1]}", "}\n    options: {weights: [1]}"))
+    assert main(["cases", "validate", "--cases", mine]) == 0, capsys.readouterr()
