@@ -351,7 +351,7 @@ def markdown_summary(results, summary=None):
     footer = results.footer
     summary = summary if summary is not None else tally(results.records)
     baseline = footer.baseline if footer is not None else None
-    out = _heading(results) + _settings(results) + _outcome_table(summary) + _baseline_lines(baseline)
+    out = _heading(results) + _settings(results, summary) + _outcome_table(summary) + _baseline_lines(baseline)
     out += root_cause_section(summary.root_causes.groups())
     out += _deviations(summary, show_status=baseline is not None and bool(baseline.file))
     out += _acceptable(summary) + _known(summary) + _not_applicable(summary)
@@ -381,8 +381,24 @@ def _heading(results):
     return out
 
 
-def _settings(results):
-    """The run's versions, command, search and contract, and what the footer says of restarts and time."""
+#: The longest --replay argument (a JSON input, or a file's path) summary.md shows whole.
+_REPLAY_SHOWN = 300
+
+
+def _what_ran(results, summary):
+    """'- seed 0, 200 random examples, cases: ...', or for a --replay run what it replayed (it drew no example and
+    ran no case; `summary` counts its records)."""
+    settings = results.header.settings
+    if not settings.replay:
+        return f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}"
+    count = sum(count for (kind, _outcome), count in summary.by_kind.items() if kind == "replay")
+    given = settings.replay if len(settings.replay) <= _REPLAY_SHOWN else settings.replay[:_REPLAY_SHOWN] + "..."
+    return f"- replayed (--replay): {count} input{'s' if count != 1 else ''}, {markdown_code(given)}"
+
+
+def _settings(results, summary):
+    """The run's versions, command, search (or what it replayed: `summary` counts the records) and contract, and
+    what the footer says of restarts and time."""
     header, footer = results.header, results.footer
     settings = header.settings
     capabilities = header.capabilities.to_json() if header.capabilities is not None else None
@@ -390,7 +406,7 @@ def _settings(results):
         "",
         f"- suite {header.suite_version}, oracle {header.oracle_version}",
         f"- command: {markdown_code(settings.command)}",
-        f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}",
+        _what_ran(results, summary),
         f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
         f"timeout {settings.timeout} s",
         f"- capabilities: {markdown_code(json.dumps(capabilities))}",

@@ -678,3 +678,16 @@ def test_a_case_field_put_one_level_off_is_told_where_it_belongs(tmp_path, capsy
     # where it belongs, it is taken: p_1 = 1/2 (a of a, b), c = r = 2, BP = 1, N = 1
     mine.write_text(mine.read_text().replace(", weights: [1]}", "}\n    options: {weights: [1]}"))
     assert main(["cases", "validate", "--cases", mine]) == 0, capsys.readouterr()
+
+
+def test_a_replay_runs_summary_says_what_it_replayed(tmp_path):
+    """summary.md of `check --replay '{...}'` said "seed 0, 0 random examples, cases: none": a run of nothing, for a
+    run that judged the replayed input."""
+    from fakes.harness import fake
+
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[["a"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("clean"), "--replay", request, "--report", tmp_path / "p", "-q") == 0
+    page = (tmp_path / "p" / "summary.md").read_text()
+    assert "0 random examples" not in page, page
+    assert "- replayed (--replay): 1 input" in page and '{"level":"sentence"' in page, page
