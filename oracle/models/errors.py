@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
+from oracle.escaping import close_name
+
 #: A location in a document: mapping keys and list indexes, outermost first.
 Loc = tuple[str | int, ...]
 
@@ -135,7 +137,10 @@ def explain(error: ErrorDetails, dialect: Dialect, model: type[BaseModel] | None
     if kind == "extra_forbidden":
         fields = _fields_at(model, tuple(error["loc"])[:-1]) if model is not None else []
         listed = f" (its fields are {', '.join(f'`{name}`' for name in fields)})" if fields else ""
-        return f"unknown field `{path}` in {where}{listed}{_belongs_beside(model, tuple(error['loc']))}"
+        name = tuple(error["loc"])[-1]
+        meant = close_name(name, fields) if isinstance(name, str) else None
+        guess = f"; did you mean `{meant}`?" if meant else ""
+        return f"unknown field `{path}` in {where}{listed}{guess}{_belongs_beside(model, tuple(error['loc']))}"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"`{path}` must be {dialect.mapping} {got}" if path else f"{top} must be {dialect.mapping} {got}"
     if kind in ("list_type", "tuple_type"):
@@ -169,10 +174,14 @@ def _bound_or_type(kind: str, context: Mapping[str, Any], got: str, fallback: st
 
 
 def one_of(options: Sequence[object], value: object, show: Callable[[object], str]) -> str:
-    """"must be X" or "must be one of X, Y" and what came, each value shown as the document writes it."""
+    """"must be X" or "must be one of X, Y" and what came, each value shown as the document writes it; a misspelt
+    name is given the close one ("did you mean ...?")."""
     if len(options) == 1:
         return f"must be {show(options[0])} (got {show(value)})"
-    return f"must be one of {', '.join(show(option) for option in options)} (got {show(value)})"
+    named = [option for option in options if isinstance(option, str)]
+    meant = close_name(value, named) if isinstance(value, str) and value not in named else None
+    guess = f"; did you mean {show(meant)}?" if meant is not None else ""
+    return f"must be one of {', '.join(show(option) for option in options)} (got {show(value)}{guess})"
 
 
 def _literal_options(expected: str) -> list[object]:

@@ -691,3 +691,30 @@ def test_a_replay_runs_summary_says_what_it_replayed(tmp_path):
     page = (tmp_path / "p" / "summary.md").read_text()
     assert "0 random examples" not in page, page
     assert "- replayed (--replay): 1 input" in page and '{"level":"sentence"' in page, page
+
+
+def test_a_misspelt_name_in_a_handshake_is_given_the_close_one(tmp_path, capsys):
+    """A handshake with `"levels": ["corpus", "sentences"]`, `"smoothing": ["none", "expo"]` or a `tokenizer` field
+    (for `tokenizers`) could not be driven, each with the full list of what is allowed and no pointer to the one
+    meant."""
+    import json
+    import sys
+
+    from fakes.harness import fake  # noqa: F401 (the fakes' directory on the path)
+
+    base = {"levels": ["corpus", "sentence"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+            "statistics": False, "lowercase": False}
+    for change, meant in ((("levels", ["corpus", "sentences"]), '"sentence"'),
+                          (("smoothing", ["none", "expo"]), '"exp"'),
+                          (("tokenizer", ["13a"]), "`tokenizers`")):
+        capabilities = {**base, change[0]: change[1]}
+        handshake = {"protocol": 1, "implementation": {"name": "mine", "version": "", "language": ""},
+                     "profile": "papineni",
+                     "capabilities": capabilities}
+        script = tmp_path / "bleu.py"
+        script.write_text("import sys\nsys.stdin.readline()\n"
+                          f"print({json.dumps(json.dumps(handshake))}, flush=True)\nsys.stdin.read()\n")
+        assert run_cli("check", "--command", f"{sys.executable} {script}", "--no-cases", "--examples", 1,
+                       "--report", tmp_path / "r") == 3
+        said = capsys.readouterr().err.strip().splitlines()[-1]
+        assert f"did you mean {meant}?" in said, said
