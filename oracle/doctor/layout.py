@@ -134,6 +134,8 @@ class _FileWatch:
     splitlines_extra: int = 0
     empty: list = field(default_factory=list)
     empty_count: int = 0
+    #: the number of the last line with text (the lines after it are empty)
+    last_text_line: int = 0
     lettered: int = 0
     capitalised: int = 0
     sampled: int = 0
@@ -160,6 +162,7 @@ class _FileWatch:
         if not stripped.strip():
             self.empty_count += _noted(self.empty, line.number)
             return
+        self.last_text_line = line.number
         if stripped.lower() != stripped.upper():
             self.lettered += 1
             self.capitalised += stripped != stripped.lower()
@@ -331,8 +334,16 @@ class LayoutWatch:
             return []
         shortest = min(counts.values())
         listed = ", ".join(f"{name} {n}" for name, n in counts.items())
-        return [Finding("line-count", "error", f"the files have different numbers of lines ({listed}); the readings "
-                        f"score the first {shortest} lines of each, as zip() would, and sacrebleu refuses such files",
+        ended = Path(next(name for name, n in counts.items() if n == shortest)).name
+        blank = "".join(  # (the commonest cause: an empty line left at the end of a file, "\n\n")
+            f"; {Path(watch.name).name}'s "
+            + (f"line {shortest + 1}, past the end of {ended}, is empty" if watch.lines == shortest + 1 else
+               f"lines {shortest + 1}-{watch.lines}, past the end of {ended}, are empty")
+            + " (an empty line left at the end of the file?)"
+            for watch in self.files if watch.lines > shortest and watch.last_text_line <= shortest)
+        return [Finding("line-count", "error", f"the files have different numbers of lines ({listed}){blank}; the "
+                        f"readings score the first {shortest} lines of each, as zip() would, and sacrebleu refuses "
+                        "such files",
                         tuple(Location(name, shortest + 1) for name, n in counts.items() if n > shortest),
                         len(counts), None, "the lines past the shortest file have no partner to be scored with")]
 

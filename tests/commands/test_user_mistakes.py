@@ -718,3 +718,21 @@ def test_a_misspelt_name_in_a_handshake_is_given_the_close_one(tmp_path, capsys)
                        "--report", tmp_path / "r") == 3
         said = capsys.readouterr().err.strip().splitlines()[-1]
         assert f"did you mean {meant}?" in said, said
+
+
+def test_doctor_points_a_line_count_at_an_empty_last_line(tmp_path, capsys):
+    """`doctor` on a hypothesis file ending in "\\n\\n" said the files have different numbers of lines (4 and 3) and,
+    apart, that line 4 is an empty hypothesis line, without saying that the line making the counts differ is that
+    empty last line (as `score` now says)."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na dog\nhello world\n\n")
+    ref.write_text("the cat sat\na dog\nhello there world\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "hyp.txt's line 4, past the end of ref.txt, is empty" in out, out
+    # a file longer by lines with text is not blamed on an empty line
+    hyp.write_text("the cat sat\na dog\nhello world\nmore\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "-q"]) == 1
+    assert "past the end" not in capsys.readouterr().out
