@@ -736,3 +736,19 @@ def test_doctor_points_a_line_count_at_an_empty_last_line(tmp_path, capsys):
     hyp.write_text("the cat sat\na dog\nhello world\nmore\n")
     assert main(["doctor", "--hyp", hyp, "--ref", ref, "-q"]) == 1
     assert "past the end" not in capsys.readouterr().out
+
+
+def test_a_number_copied_with_its_decoration_is_told_the_number_to_give(tmp_path, capsys):
+    """`doctor --number 44,13` (a decimal comma), `44.13%` or `"BLEU = 44.13"` (copied from sacrebleu's line) were
+    "not a number", with nothing on what was."""
+    from oracle.cli import main
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("a b c\n")
+    for typed in ("44,13", "44.13%", "BLEU = 44.13", "BLEU = 44.13 81.8/50.0/40.0/33.3"):
+        code = main(["doctor", "--hyp", hyp, "--ref", hyp, "--number", typed])
+        said = _one_line(capsys.readouterr().err)
+        assert code == 2 and f"`--number {typed}`: not a number" in said, said
+        assert said.endswith("; give the number alone: --number 44.13"), said
+    assert main(["doctor", "--hyp", hyp, "--ref", hyp, "--number", "abc"]) == 2  # nothing in it to offer
+    assert _one_line(capsys.readouterr().err).endswith("`--number abc`: not a number")
