@@ -165,14 +165,24 @@ def root_cause_section(groups):
         ]
         layer, order, message = record.divergence
         if layer:  # where it diverges first: the scores may agree where the statistics do not (as the console says)
+            said = divergence_said(layer, message)
             out.append(f"- first divergence at {markdown_code(layer)}" + (f" (order {order})" if order else "")
-                       + (f": {markdown_code(message)}" if message else ""))
+                       + (f": {markdown_code(said)}" if said else ""))
         payload = record.reported_input
         if payload is not None:
             out += ["- input:", "", *markdown_block(_input_json(payload), "json", indent="  ")]
         if record.reproduce:
             out += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     return out
+
+
+def divergence_said(layer, message):
+    """A record's message after "first divergence at LAYER": without the judge's own "first divergence: LAYER: "
+    before it ("expected 0, got 2", not "first divergence: ref_len: expected 0, got 2" again)."""
+    said = message or ""
+    for prefix in ("first divergence: ", f"{layer}: "):
+        said = said.removeprefix(prefix)
+    return said
 
 
 def _alternative_words(record, name):

@@ -504,7 +504,8 @@ def test_the_summarys_smallest_example_says_where_it_diverges_when_the_scores_ag
         record = smallest[page[at].split("`")[1]]
         layer, _order, message = record.divergence
         assert layer == "ref_len"  # the fake's one departure: the score alone would not show it
-        assert page[at + 1] == f"- first divergence at `ref_len`: `{message}`", page[at:at + 2]
+        said = message.removeprefix("first divergence: ref_len: ")  # (the layer is said once)
+        assert said != message and page[at + 1] == f"- first divergence at `ref_len`: `{said}`", page[at:at + 2]
 
 
 # -- The second walk: a library author's own implementation ---------------------------------------------------
