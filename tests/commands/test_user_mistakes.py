@@ -753,3 +753,31 @@ def test_a_number_copied_with_its_decoration_is_told_the_number_to_give(tmp_path
         assert said.endswith("; give the number alone: --number 44.13"), said
     assert main(["doctor", "--hyp", hyp, "--ref", hyp, "--number", "abc"]) == 2  # nothing in it to offer
     assert _one_line(capsys.readouterr().err).endswith("`--number abc`: not a number")
+
+
+def test_serve_finds_a_module_of_the_current_directory_as_python_m_does(tmp_path, monkeypatch, capsys):
+    """PROTOCOL.md: write an adapter, "then run `bleu-oracle serve --impl yourmodule:YourClass`". From the installed
+    `bleu-oracle` command (a console script: the current directory is not on sys.path, as it is under `python -m`),
+    a yourmodule.py beside the user was "cannot load implementation 'yourmodule:YourClass': No module named
+    'yourmodule'", exit 3."""
+    import contextlib
+    import io
+    import json
+    import sys
+
+    from oracle.commands import serve
+
+    (tmp_path / "yourmodule_up2.py").write_text(
+        "from oracle.adapters.oracle_adapter import OracleImplementation\n"
+        "class YourClass(OracleImplementation):\n"
+        "    name = 'yours'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "yourmodule_up2", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"cmd":"start","protocol":1}\n')))
+    out = io.StringIO()
+    monkeypatch.setattr(serve, "_protocol_stdout", lambda: contextlib.nullcontext(out))
+    from oracle.cli import main
+
+    assert main(["serve", "--impl", "yourmodule_up2:YourClass"]) == 0, capsys.readouterr().err
+    assert json.loads(out.getvalue().splitlines()[0])["implementation"]["name"] == "yours"
