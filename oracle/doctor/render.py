@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import textwrap
 
+from oracle.escaping import markdown_code
 from oracle.formulas.profiles import PROFILES
 from oracle.formulas.tokenizers import TOKENIZERS
 
@@ -311,7 +312,7 @@ def markdown(report: DoctorReport) -> str:
         out += [f"| {name} | " + " | ".join(cells) + " |" for name, cells in rows]
         out += ["", "| reading | BLEU | signature |", "| --- | ---: | --- |"]
         out += [f"| {r.profile}, {r.tokenize}, {'lc' if r.lowercase else 'mixed'} | {_num(r.score_100, '.4f')} | "
-                f"`{r.signature}` |" for r in report.readings]
+                f"{markdown_code(r.signature, in_table=True)} |" for r in report.readings]  # (a `|` ends a cell)
     for number in report.numbers:
         out += ["", f"## Number {number.given}", ""]
         if number.explained:

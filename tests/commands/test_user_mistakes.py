@@ -781,3 +781,22 @@ def test_serve_finds_a_module_of_the_current_directory_as_python_m_does(tmp_path
 
     assert main(["serve", "--impl", "yourmodule_up2:YourClass"]) == 0, capsys.readouterr().err
     assert json.loads(out.getvalue().splitlines()[0])["implementation"]["name"] == "yours"
+
+
+def test_doctor_md_signature_table_keeps_its_three_columns(tmp_path, capsys):
+    """doctor.md (`doctor --report DIR`) put each reading's signature in a table cell as `profile:papineni|nrefs:1|
+    ...`: a `|` ends a Markdown table cell even inside a code span (GitHub's tables), so each row fell apart into
+    nine cells under a three-column header."""
+    import re
+
+    from oracle.cli import main
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("the cat sat\n")
+    main(["doctor", "--hyp", hyp, "--ref", hyp, "--report", tmp_path / "report", "-q"])
+    capsys.readouterr()
+    lines = (tmp_path / "report" / "doctor.md").read_text().splitlines()
+    start = lines.index("| reading | BLEU | signature |")
+    rows = [line for line in lines[start + 2:] if line.startswith("|")]
+    assert rows and all(len(re.split(r"(?<!\\)\|", row)) == 5 for row in rows), rows[:2]  # "", 3 cells, ""
+    assert "profile:papineni\\|nrefs:1" in rows[0], rows[0]
