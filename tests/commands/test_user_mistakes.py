@@ -800,3 +800,17 @@ def test_doctor_md_signature_table_keeps_its_three_columns(tmp_path, capsys):
     rows = [line for line in lines[start + 2:] if line.startswith("|")]
     assert rows and all(len(re.split(r"(?<!\\)\|", row)) == 5 for row in rows), rows[:2]  # "", 3 cells, ""
     assert "profile:papineni\\|nrefs:1" in rows[0], rows[0]
+
+
+def test_no_handshake_in_time_says_what_usually_causes_it(tmp_path, capsys):
+    """A script that reads all of its input before answering (`sys.stdin.read()`, `readlines()`, `cat | ...`), or
+    leaves its handshake in a buffer, was "could not be driven: no handshake within 3 s" with nothing on why: the
+    runner sends `start` and waits for its answer before sending anything else."""
+    import sys
+
+    script = tmp_path / "reads_all.py"
+    script.write_text("import json, sys\ndata = sys.stdin.read()\nprint(json.dumps({'protocol': 1}))\n")
+    assert run_cli("check", "--command", f"{sys.executable} {script}", "--no-cases", "--examples", 1, "--timeout", 2,
+                   "--report", tmp_path / "r") == 3
+    said = capsys.readouterr().err.strip().splitlines()[0]
+    assert "no handshake within 2 s" in said and "reads all of its input" in said and "flush" in said, said
