@@ -814,3 +814,31 @@ def test_no_handshake_in_time_says_what_usually_causes_it(tmp_path, capsys):
                    "--report", tmp_path / "r") == 3
     said = capsys.readouterr().err.strip().splitlines()[0]
     assert "no handshake within 2 s" in said and "reads all of its input" in said and "flush" in said, said
+
+
+def test_merge_says_what_to_do_next_as_check_does(tmp_path, capsys):
+    """A sharded CI run's gate is `merge` (examples/ci/sharded-check.yml). Where `check` ends with a "next:" line (write
+    a baseline from the deviations; `baseline update` once the implementation improved), `merge` ended on its verdict:
+    a failing gate with no word of what to do."""
+    import yaml
+    from fakes.harness import fake
+
+    shards = [tmp_path / "s1", tmp_path / "s2"]
+    for number, shard in enumerate(shards, 1):
+        run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 20, "--shard",
+                f"{number}/2", "--report", shard, "-q")
+    assert run_cli("merge", *shards, "--report", tmp_path / "all") == 1
+    following = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1 and "baseline write --from" in following[0], following
+    # a baseline whose deviations no longer occur: merge's next step is the update that makes the gate pass again
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text(yaml.safe_dump({"entries": [{"id": "cause:reference_length=shortest", "outcome": "fail",
+                                                     "reason": "reviewed", "cases": ["mlpack-shortest-reference"]}]}))
+    clean = [tmp_path / "c1", tmp_path / "c2"]
+    for number, shard in enumerate(clean, 1):
+        run_cli("check", "--command", fake("clean"), "--examples", 20, "--shard", f"{number}/2", "--report", shard,
+                "-q")
+    assert run_cli("merge", *clean, "--report", tmp_path / "gate", "--baseline", baseline) == 1
+    following = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1, following
+    assert f"baseline update --from {tmp_path / 'gate'} --baseline {baseline}" in following[0], following
