@@ -43,7 +43,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import describe_as
 from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
@@ -53,7 +52,7 @@ from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, parse_cause, run_name_of
+from oracle.models.results import Record, run_name_of
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -191,6 +190,9 @@ def _alternative_words(record, name):
     classification = record.classification
     if classification is not None:
         return describe_as(classification, name)
+    from oracle.diagnose import mechanisms  # (here: the import block is another change's)
+    from oracle.models.results import parse_cause
+
     return mechanisms.describe_parts(parse_cause(name))
 
 
