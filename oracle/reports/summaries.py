@@ -190,7 +190,7 @@ def _alternative_words(record, name):
     classification = record.classification
     if classification is not None:
         return describe_as(classification, name)
-    from oracle.diagnose import mechanisms  # (here: the import block is another change's)
+    from oracle.diagnose import mechanisms  # (a record without a classification: the catalogue read only then)
     from oracle.models.results import parse_cause
 
     return mechanisms.describe_parts(parse_cause(name))
