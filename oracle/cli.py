@@ -122,28 +122,29 @@ def main(argv=None, *, verbs=VERBS):
     args, unrecognized = parser.parse_known_args(argv)
     if unrecognized:  # (refused by the verb's own parser: its name and its usage, not the list of verbs)
         _refuse_unrecognized(_verb_parser(parser, argv), unrecognized)
+    spoken = " ".join(filter(None, (args.verb, getattr(args, "action", None))))  # `baseline update`, as argparse says
     try:
         return args.handler(args)
     except BleuOracleError as exc:
-        print(shown(f"bleu-oracle {args.verb}: error: {exc}"), file=sys.stderr)
+        print(shown(f"bleu-oracle {spoken}: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `bleu-oracle ... | head` is not an error
         return EXIT_OK
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Interrupted as exc:  # SIGTERM or ^C while a report was being finished: it was, then the run stops
-        print(f"bleu-oracle {args.verb}: interrupted (exit {exc.exit_code})", file=sys.stderr)
+        print(f"bleu-oracle {spoken}: interrupted (exit {exc.exit_code})", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a file or directory that cannot be read or written; standard output (a full disk)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(shown(f"bleu-oracle {args.verb}: error: {where}{os_reason(exc)}"), file=sys.stderr)
+        print(shown(f"bleu-oracle {spoken}: error: {where}{os_reason(exc)}"), file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
         if os.environ.get("BLEU_ORACLE_TRACEBACK") or getattr(args, "verbose", False):
             import traceback
 
             traceback.print_exc()  # and still exit 4: a traceback is never "deviations found"
-        print(shown(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
+        print(shown(f"bleu-oracle {spoken}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
                     "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback"), file=sys.stderr)
         return EXIT_INTERNAL
 

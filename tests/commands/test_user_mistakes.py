@@ -842,3 +842,11 @@ def test_merge_says_what_to_do_next_as_check_does(tmp_path, capsys):
     following = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
     assert len(following) == 1, following
     assert f"baseline update --from {tmp_path / 'gate'} --baseline {baseline}" in following[0], following
+
+
+def test_an_actions_error_names_the_action(tmp_path, capsys):
+    """`baseline update --from R --baseline DIR` said "bleu-oracle baseline: error: ...": which of write and update
+    refused was left out, where argparse's own refusals say "bleu-oracle baseline update: error"."""
+    (tmp_path / "dir").mkdir()
+    assert run_cli("baseline", "update", "--from", tmp_path / "missing", "--baseline", tmp_path / "dir") == 2
+    assert _one_line(capsys.readouterr().err).startswith("bleu-oracle baseline update: error: ")
