@@ -348,6 +348,9 @@ def markdown(report: DoctorReport) -> str:
         if d.given is not None:
             out += ["", f"The numbers as given differ by {_num(d.given, '+.4f')}; rounding {_num(d.rounding, '+.4f')}."]
     out += [f"\nNote: {note}" for note in report.notes]
+    failing = _failing(report)
+    if failing:  # (as the terminal's last line: the file a CI job keeps says why it failed)
+        out += ["", f"Exit 1: {failing}"]
     return "\n".join(out) + "\n"
 
 

@@ -850,3 +850,17 @@ def test_an_actions_error_names_the_action(tmp_path, capsys):
     (tmp_path / "dir").mkdir()
     assert run_cli("baseline", "update", "--from", tmp_path / "missing", "--baseline", tmp_path / "dir") == 2
     assert _one_line(capsys.readouterr().err).startswith("bleu-oracle baseline update: error: ")
+
+
+def test_doctor_md_says_why_the_exit_is_1_as_the_terminal_does(tmp_path, capsys):
+    """`doctor --report DIR` for CI: the terminal's last line says why the exit code is 1; doctor.md, the file a CI
+    job keeps, did not say it at all."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat on the mat\n")
+    ref.write_text("the cat sat on a mat\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "--number", "99.99", "--report", tmp_path / "r", "-q"]) == 1
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    page = (tmp_path / "r" / "doctor.md").read_text()
+    assert last.startswith("Exit 1: ") and page.rstrip().endswith(last), page[-300:]
