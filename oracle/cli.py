@@ -56,6 +56,27 @@ def _with_guess(message: str) -> str:
     return message if meant is None else f"{message}; did you mean {meant!r}?"
 
 
+def _verb_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the verb (and action: `baseline write`) `argv` names: the deepest whose name it gives."""
+    for word in argv:
+        children = next((action.choices for action in parser._actions
+                         if isinstance(action, argparse._SubParsersAction)), None)
+        if children is None:
+            break
+        if word in children:
+            parser = children[word]
+    return parser
+
+
+def _refuse_unrecognized(parser: argparse.ArgumentParser, unrecognized: list[str]) -> None:
+    """Exit 2: `unrecognized` are arguments `parser` does not take; a misspelt option is given its close name."""
+    options = [option for action in parser._actions for option in action.option_strings if option.startswith("--")]
+    typed = next((word.split("=", 1)[0] for word in unrecognized if word.startswith("--")), None)
+    meant = close_name(typed, options) if typed else None
+    guess = f"; did you mean {meant!r}?" if meant else ""
+    parser.error(f"unrecognized arguments: {' '.join(unrecognized)}{guess}")
+
+
 def build_parser(verbs=VERBS, *, only=None):
     """The parser. With `only`, just that verb's module is imported and registered in full; the others
     are listed by name and one-line help (what `bleu-oracle --help` shows), so start-up pays for one verb."""
@@ -97,29 +118,33 @@ def main(argv=None, *, verbs=VERBS):
     argv = sys.argv[1:] if argv is None else [str(a) for a in argv]
     _never_fail_on_text(sys.stdout)
     verb = next((a for a in argv if not a.startswith("-")), "")
-    args = build_parser(verbs, only=verb if verb in verbs else "").parse_args(argv)
+    parser = build_parser(verbs, only=verb if verb in verbs else "")
+    args, unrecognized = parser.parse_known_args(argv)
+    if unrecognized:  # (refused by the verb's own parser: its name and its usage, not the list of verbs)
+        _refuse_unrecognized(_verb_parser(parser, argv), unrecognized)
+    spoken = " ".join(filter(None, (args.verb, getattr(args, "action", None))))  # `baseline update`, as argparse says
     try:
         return args.handler(args)
     except BleuOracleError as exc:
-        print(shown(f"bleu-oracle {args.verb}: error: {exc}"), file=sys.stderr)
+        print(shown(f"bleu-oracle {spoken}: error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # `bleu-oracle ... | head` is not an error
         return EXIT_OK
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
     except Interrupted as exc:  # SIGTERM or ^C while a report was being finished: it was, then the run stops
-        print(f"bleu-oracle {args.verb}: interrupted (exit {exc.exit_code})", file=sys.stderr)
+        print(f"bleu-oracle {spoken}: interrupted (exit {exc.exit_code})", file=sys.stderr)
         return exc.exit_code
     except OSError as exc:  # a file or directory that cannot be read or written; standard output (a full disk)
         where = f"{exc.filename}: " if exc.filename else ""
-        print(shown(f"bleu-oracle {args.verb}: error: {where}{os_reason(exc)}"), file=sys.stderr)
+        print(shown(f"bleu-oracle {spoken}: error: {where}{os_reason(exc)}"), file=sys.stderr)
         return EXIT_USAGE
     except Exception as exc:  # noqa: BLE001 - a bug here must not look like "deviations found" (exit 1)
         if os.environ.get("BLEU_ORACLE_TRACEBACK") or getattr(args, "verbose", False):
             import traceback
 
             traceback.print_exc()  # and still exit 4: a traceback is never "deviations found"
-        print(shown(f"bleu-oracle {args.verb}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
+        print(shown(f"bleu-oracle {spoken}: internal error: {type(exc).__name__}: {exc} -- a bug in bleu-oracle; "
                     "run again with BLEU_ORACLE_TRACEBACK=1 for the traceback"), file=sys.stderr)
         return EXIT_INTERNAL
 

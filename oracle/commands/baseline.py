@@ -43,7 +43,8 @@ its own, for review), and the entries this run did not observe are listed on
 stderr (kept). A YAML list of entries that cannot be added to (flow style) is
 refused unless --force (rewrites it: entries and reasons kept, comments lost),
 and so is a baseline whose header names another implementation or profile than
-the run's (exit 2, the file untouched).
+the run's (exit 2, the file untouched). So is a --replay run: the labels of its
+replayed inputs (replay-0, ...) are in no other run, so no gate could match them.
 
 update (a prune): the baseline kept to what a later run observes. An entry that
 still matches a deviation of the run stays as written, reviewed reason and all;
@@ -169,6 +170,9 @@ def run_write(args):
     if Path(args.out).is_dir():
         raise BleuValueError(f"`--out {args.out}`: a directory is in the way (a baseline is a file)")
     results = _read(args.source)
+    if results.header.settings.replay:  # (its labels, replay-0 ..., are in no other run: no gate could match them)
+        raise BleuValueError(f"`--from {args.source}`: it is a --replay run (it ran the replayed inputs only); "
+                             "write the baseline from a whole `check` run's report")
     written = write_baseline(results, args.out, examples_as=args.examples_as, cases_as=args.cases_as,
                              force=args.force)
     if args.quiet:

@@ -425,6 +425,9 @@ def run(args: argparse.Namespace) -> int:
         return not_ready
 
     def work(session):
+        # (once the implementation is driven and the run not refused: an error before it is one line on stderr)
+        if cases_note and total and not args.quiet and not args.replay:
+            print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
         if replay:
             session.run_replay(replay)
         else:
@@ -435,8 +438,6 @@ def run(args: argparse.Namespace) -> int:
     # it is over (nothing else in the directory is touched); SIGTERM stops it like ^C, with an "interrupted"
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
-    if cases_note and total and not args.quiet and not args.replay:  # (after every refusal: an error is one line)
-        print(shown(f"bleu-oracle check: {cases_note}"), file=sys.stderr)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
     with publishing(report, junit=report.staged_path(args.junit),
                     badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
@@ -478,6 +479,9 @@ def _next_step(args, code, report_dir, tracker):
         return (f"next: read {report_dir / 'summary.md'}; fix what is a bug, or record what is acceptable: {update} "
                 "adds the new deviations (reason TODO: write why each is acceptable) and removes those that no "
                 "longer occur")
+    if code == 1 and args.replay:  # (a baseline of replayed inputs lists their labels, which no other run has)
+        return (f"next: read {report_dir / 'summary.md'}; fix the implementation and run this command again; a "
+                "baseline is written from a whole `check` run (without --replay)")
     if code == 1:
         return (f"next: read {report_dir / 'summary.md'}; to gate on these deviations, write a baseline with "
                 f"`bleu-oracle baseline write --from {report_dir / RESULTS_FILE} --out baseline.yaml`, give each "

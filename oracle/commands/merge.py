@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from pathlib import Path
 
 from oracle.commands import SUMMARIES
 from oracle.escaping import shown
+from oracle.exitcodes import EXIT_DEVIATIONS
 from oracle.formulas.errors import BleuValueError
 
 from .common import add_report_force, outputs_apart
@@ -122,7 +124,29 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         _print_outcome(derived, shards[0].header.settings.verb, len(shards), report_dir, junit,
                        verbose=args.verbose)
+        if merged.code == EXIT_DEVIATIONS and shards[0].header.settings.verb == "check":
+            print(shown(_next_step(report_dir, args.baseline, merged.footer.baseline)))
     return merged.code
+
+
+def _next_step(report_dir: Path, baseline_file: str | None, baseline) -> str:
+    """The one line that says what to do after a merged check that fails its gate, as `check` ends with one: the
+    baseline's update where only deviations gone fail it, else a baseline written or updated from the merged run."""
+    from oracle.harness.events import RESULTS_FILE
+    from oracle.reports.console import gone
+
+    summary = report_dir / "summary.md"
+    if baseline_file:
+        update = (f"`bleu-oracle baseline update --from {shlex.quote(str(report_dir))} --baseline "
+                  f"{shlex.quote(baseline_file)}`")
+        if gone(baseline) is not None:
+            return (f"next: the baseline lists deviations this run no longer has: {update} removes them (printing "
+                    "each, with its reason) and the gate passes again; commit the file it writes")
+        return (f"next: read {summary}; fix what is a bug, or record what is acceptable: {update} adds the new "
+                "deviations (reason TODO: write why each is acceptable) and removes those that no longer occur")
+    return (f"next: read {summary}; to gate on these deviations, write a baseline with `bleu-oracle baseline write "
+            f"--from {report_dir / RESULTS_FILE} --out baseline.yaml`, give each entry its reason, and pass --baseline "
+            "baseline.yaml to merge")
 
 
 def _print_outcome(derived, verb: str, shards: int, report_dir: Path, junit: Path, *, verbose: bool) -> None:

@@ -13,7 +13,7 @@ from oracle.formulas.bleu import parse_weights
 from oracle.formulas.errors import BleuValueError
 from oracle.formulas.tokenizers import TOKENIZERS
 from oracle.signatures import signature
-from oracle.textio import read_parallel
+from oracle.textio import ordinal, read_parallel, same_file
 
 from .common import add_scoring_arguments, check_weight_count, positive_int
 
@@ -47,7 +47,8 @@ the reading that reproduces it (--json: `as_shipped`; each such reading is one
 more pass over the files).
 
 Exit codes: 0 scored, 2 a usage or input error (a file missing or unreadable,
-not UTF-8, files of different line counts; one line on stderr), 4 an internal
+not UTF-8, files of different line counts, standard input (-) given for two
+files; one line on stderr), 4 an internal
 error (a bug in bleu-oracle).
 
 Examples:
@@ -95,6 +96,11 @@ def run(args):
     out = sys.stdout
     # with --json, stdout holds JSON only: the derivation goes to stderr
     derivation = sys.stderr if args.json else out
+    given = (("--hyp", args.hyp), *(("--ref", ref) for ref in args.ref))
+    stdin = [f"{option} -" for option, path in given if path == "-"]
+    if len(stdin) > 1:  # (the files would take turns reading one stream: every other line a hypothesis)
+        raise BleuValueError(f"`{' '.join(stdin)}`: standard input (-) can be read once; give the other files by name")
+    _warn_of_a_reference_given_twice(args.ref)
     segments = iter(read_parallel(args.hyp, args.ref, tokenizer=options.tokenizer, split=options.token_split))
     first = next(segments, None)
     if first is None:  # (the formulas would say `hypotheses` holds no segment: the user gave files)
@@ -133,6 +139,19 @@ def run(args):
     shipped = _as_shipped(args, options, weights, smoothing, orders, result) if wanted else []
     _emit(result, args, out, derivation, shipped=shipped)
     return 0
+
+
+def _warn_of_a_reference_given_twice(refs):
+    """One warning line for each --ref naming a file an earlier --ref named: the score is the same (clipping takes
+    the maximum count, and every length rule the same length, over two copies of one reference), but the signature's
+    nrefs counts it twice."""
+    for later, path in enumerate(refs):
+        earlier = next((refs[i] for i in range(later) if same_file(refs[i], path)), None)
+        if earlier is not None:
+            first, second = ordinal(refs.index(earlier) + 1), ordinal(later + 1)
+            print(f"bleu-oracle score: warning: --ref {earlier} and --ref {path} are the same file (the {first} and "
+                  f"{second} --ref): one reference given twice scores as given once, but the signature says "
+                  f"nrefs:{len(refs)}", file=sys.stderr)
 
 
 def _as_shipped(args, options, weights, smoothing, orders, result):

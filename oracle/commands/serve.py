@@ -88,6 +88,15 @@ def run(args: argparse.Namespace) -> int:
         return serve(implementation, sys.stdin.buffer, out)
 
 
+def _current_directory_importable() -> None:
+    """The current directory on sys.path (last, so that it shadows nothing installed): the installed `bleu-oracle`
+    command is a console script, whose sys.path holds its own directory, not the user's, so a yourmodule.py beside
+    the user was "No module named 'yourmodule'" where `python -m oracle serve` found it."""
+    here = os.getcwd()
+    if not any(entry in ("", ".") or os.path.abspath(entry) == here for entry in sys.path):
+        sys.path.append(here)
+
+
 def load_implementation(name: str, *, profile: str | None = None) -> Declared:
     """Construct the implementation called `name` (a registry name or "module:Class").
 
@@ -97,6 +106,8 @@ def load_implementation(name: str, *, profile: str | None = None) -> Declared:
     module_name, _, class_name = target.partition(":")
     if not module_name or not class_name:
         raise BleuValueError(f"`--impl` {name!r}: MODULE:CLASS names a module and a class in it")
+    if ":" in name:  # the user's own module: found in the current directory, as `python -m oracle` finds it
+        _current_directory_importable()
     module = importlib.import_module(module_name)
     try:
         cls = getattr(module, class_name)

@@ -38,7 +38,10 @@ def curated_refusals(message, entries):
     return [d["id"] for d in entries if d.get("rejection") and d["rejection"] in message]
 
 
-#: Pseudo-classes for failures that are not a wrong number.
+#: Pseudo-classes for failures that are not a wrong number: how the answer failed (the verdict's outcome or the layer
+#: judged alone), not what the code does, so not mechanisms of the catalogue (docs/mechanisms.md, "Names that are
+#: not mechanisms"); an error's, a crash's or a hang's trigger, where one is found, renames the record by the error
+#: kind.
 NON_SCORE_CLASSES = {
     "rejects-valid-input": "the implementation refused an input the oracle scores",
     "scores-invalid-input": "the implementation scored an input that should be rejected",

@@ -36,10 +36,10 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name, needs_evidence, parse_cause
+from oracle.models.results import Classification, cause_name, parse_cause
 
 from . import mechanisms
-from .combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, Stage, is_partial, stages_consistent_with
+from .combination import Stage
 from .computations import (
     Context,
     context_for,
@@ -58,7 +58,8 @@ from .computations import (
 from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
-from .mechanisms import CATALOGUE
+from .mechanisms import CATALOGUE, needs_evidence
+from .mechanisms.combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -70,7 +71,7 @@ from .mechanisms.computations import (
     SMOOTHED_COUNTS,
     SPECIFIC_COMPUTATIONS,
 )
-from .mechanisms.conventions import alternatives
+from .mechanisms.conventions import CONVENTIONS, alternatives
 from .mechanisms.counting import (
     COUNTING_ALTERNATIVES,
     LINE_CHOPS,
@@ -85,9 +86,8 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
+from .mechanisms.structure import ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
 from .mechanisms.text import DEPARTURES, departure_named
-from .oneside import ONE_SIDE_FOLDS
-from .structure import STATISTICS_ONLY, STRUCTURES
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
 # tolerance after none matched exactly, and named "<explanation> + float32".
@@ -175,12 +175,6 @@ def within_contract(actual, expected, *, rel_tol=DEFAULT_REL):
 _RETOKENIZING = frozenset({"token_split", "line_padding", "fold_stage", "case_fold"})
 
 
-#: The conventions the classifier varies, in the order it tries them: how words are made (where case is folded, how;
-#: on raw text how they are split, whether 13a pads the line, at which stage case is folded), then the formulas'.
-CLASSIFIED_CONVENTIONS = ("case_fold", "token_split", "line_padding", "fold_stage", "reference_length",
-                          "segment_totals_floor", "empty_order", "weights", "no_match", "both_empty")
-
-
 class _Candidate(NamedTuple):
     """An alternative reading the search tries: its mechanisms' names, its words, the option changes, the smoothing
     read instead (None: the requested one), and when it is tried (`mechanisms.smoothing.Reading`'s flags)."""
@@ -195,10 +189,11 @@ class _Candidate(NamedTuple):
 
 def _convention_changes(options, smoothing, level, profile_options, *, text=False):
     """A `_Candidate` for every single alternative convention (`alternatives`: each rule of its table other than the
-    one in force; on a text request, the other rules of splitting words too), then every other reading of the
-    requested smoothing."""
+    one in force; on a text request, the other rules of splitting words too), of every convention the catalogue
+    declares in its order (`mechanisms.conventions.CONVENTIONS`: how words are made, then the formulas'), then every
+    other reading of the requested smoothing."""
     out = [_Candidate((convention.mechanism_name(rule),), convention.words(rule), convention.changes(rule), None)
-           for convention, rule in alternatives(options, CLASSIFIED_CONVENTIONS, text=text, level=level,
+           for convention, rule in alternatives(options, CONVENTIONS, text=text, level=level,
                                                 smoothing=smoothing)]
     for reading in readings(smoothing, profile_options):
         out.append(_Candidate((f"{SMOOTHING_STEM}{reading.smoothing.describe()}",), reading.words, {},
@@ -364,14 +359,14 @@ class _Search:
         if self.spent > self.budget:
             raise _BudgetSpent
 
-    def reshaping(self, ctx, name):
-        """Before the oracle computes on the request as structural mechanism `name` reshapes it: what that costs beyond
+    def reshaping(self, ctx, structure):
+        """Before the oracle computes on the request as a `structure.Structure` reshapes it: what that costs beyond
         one candidate on the input (`structured_size`: a reshaped request can be many times larger, as hundreds of
         one-character references a segment), spent before it is computed, so that a search never starts what its
         budget cannot pay for. Nothing where it is computed already or does not apply."""
-        if structured_computed(ctx, name):
+        if structured_computed(ctx, structure):
             return
-        request = structured_request(ctx, name)
+        request = structured_request(ctx, structure)
         if request is not None:
             self.spent += max(structured_size(request) - self.cost, 0)
             if self.spent + self.cost > self.budget:  # (the candidate's own charge follows the computation)
@@ -402,7 +397,7 @@ class _Counted:
 
 def _counting_of(cname, ctx, result):
     """The counts a computation implies: `result`'s own for a computation on the oracle's counts, else the
-    counts its mechanism produces (None where they are not modelled: see `LENGTHS_ONLY`)."""
+    counts its mechanism produces (None where they are not modelled: see `Mechanism.counts_modelled`)."""
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
     if cname == "empty-sentence-end-token":
@@ -416,18 +411,13 @@ def _counting_of(cname, ctx, result):
     if (departure := departure_named(cname)) is not None:
         return departed_result(ctx, departure)
     if cname in ONE_SIDE_FOLDS:
-        return one_side_result(ctx, cname)
+        return one_side_result(ctx, cname, ONE_SIDE_FOLDS[cname][1])
     if cname in STRUCTURES:
-        return structured_result(ctx, cname)
+        return structured_result(ctx, STRUCTURES[cname])
     if cname in STATE_STATISTICS:
         statistics = STATE_STATISTICS[cname](ctx, result)
         return None if statistics is None else _Counted(statistics, result.bp)  # (BP is not compared: recomputed)
     return result
-
-
-#: Computations whose counts are not modelled (a token's own reading of the text): only the lengths they keep
-#: (c and r, the oracle's) are compared with the returned statistics.
-LENGTHS_ONLY = frozenset({"empty-text-one-token", "object-prototype-key-nan"})
 
 
 def _lengths_agree(statistics, result):
@@ -495,7 +485,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
             if cname in STRUCTURES:
-                search.reshaping(changed, cname)
+                search.reshaping(changed, STRUCTURES[cname])
             if (cname, candidate) not in search.values:
                 search.values[cname, candidate] = function(changed, result)
             value = search.values[cname, candidate]
@@ -504,7 +494,7 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             search.charge()
             if not close(search.actual, value):
                 continue
-            if cname in LENGTHS_ONLY:
+            if not CATALOGUE[cname].counts_modelled:  # only the lengths it keeps are compared
                 if not _lengths_agree(search.statistics, result):
                     continue
             elif not consistent_with(search.statistics, _counting_of(cname, changed, result), search.n):
@@ -630,7 +620,7 @@ def classify(request, answer, profile, *, overrides=None, among=None, budget=ATT
     """The explanation of `answer` (a reply, a ScoreAnswer, a mapping or a number) for `request` under `profile`.
 
     Returns Explanation("agrees") if the oracle itself matches; if no alternative does, what is known of the
-    difference as a partial explanation (`oracle.diagnose.combination.is_partial`: the first diverging layer and the
+    difference as a partial explanation (`mechanisms.combination.is_partial`: the first diverging layer and the
     score stage the numbers are consistent with), or Explanation("unexplained") where nothing is. `overrides`
     are convention overrides the case already applies. `among`, if given, restricts the search to explanations
     whose every part (`Explanation.parts`) is one of these names -- e.g. the documented discrepancy classes of
@@ -817,6 +807,10 @@ def _what_is_known(search, expected):
         if base.score.is_nan():  # c = r = 0: a number where the formula has none is scored by no stage of it
             layer += (", on which the judged formulas leave the score undefined (NaN: c = r = 0), and the answer is "
                       "a number")
+    elif (structured := _structure_of_returned_counts(search)) is not None:
+        (shape, combined), prefix = structured, (structured[0],)
+        layer = (f"the statistics are the oracle's on the request as {shape} shapes it ({_words(shape)}), and the "
+                 "score does not follow from them by the judged formulas")
     else:
         combined, prefix = _scored_as_returned(search), (f"{OTHER_COUNTING}{differs}",)
         divergence = first_divergence(statistics_of(base, n), _reported(statistics), max_order=n, bp=False)
@@ -853,6 +847,29 @@ def _what_is_known(search, expected):
     (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
     return Explanation(parts, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
                        tuple(("computation", part) for part in parts), None, expected, others)
+
+
+#: The padded-corpus structures (`structure.PADDED_CORPUS`), which `_structure_of_returned_counts` never names.
+_PADDINGS = frozenset(PADDED_CORPUS.values())
+
+
+def _structure_of_returned_counts(search):
+    """(name, result) of the first structural mechanism the search computed whose statistics are every one the
+    implementation returned (c, r, matches and totals of every order), where the score is nothing tried: what is
+    known is then the request's shape as that mechanism reads it, and the score stage after it (the characters of
+    the texts counted, and scored otherwise). None without returned statistics, or where no computed one agrees; a
+    mechanism the search did not compute is not computed here (no cost beyond the search's). A padded corpus is
+    never read so: on a corpus of one segment, padding it to k segments is every count times k, which any count
+    doubled by another mistake gives as well; only its score (the search's full fit) tells it."""
+    if not search.statistics:
+        return None
+    for name, structure in STRUCTURES.items():
+        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, structure):
+            continue
+        result = structured_result(search.ctx, structure)
+        if result is not None and _statistics_differ(search.statistics, result, search.n) is None:
+            return name, result
+    return None
 
 
 def _scored_as_returned(search):
@@ -1167,14 +1184,14 @@ def _by_departure_with_computation(search, close, suffix):
 
 
 def _by_structure(search):
-    """Every structural mechanism (`structure`: the request mis-shaped by its caller) under which the oracle's
-    statistics are the reported ones and its score the answer."""
+    """Every structural mechanism (`mechanisms.structure`: the request mis-shaped by its caller) under which the
+    oracle's statistics are the reported ones and its score the answer."""
     found = []
-    for name in STRUCTURES:
+    for name, structure in STRUCTURES.items():
         if not search.permitted(name):
             continue
-        search.reshaping(search.ctx, name)
-        result = structured_result(search.ctx, name)
+        search.reshaping(search.ctx, structure)
+        result = structured_result(search.ctx, structure)
         if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue
         search.charge()

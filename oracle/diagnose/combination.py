@@ -6,9 +6,9 @@ exp(sum w_n log p_n), the brevity penalty BP = e^(1 - r/c) where c <= r, and the
 here are that pipeline under the mutation operators real bugs are made of (PIT's and mutmut's: a constant
 where a parameter belongs, the first or last element in place of all, an average in place of a product,
 integer in place of true division, an index off by one, a term left out, operands swapped), each a function
-of the oracle's own intermediate values, registered with the classifier's computations
-(`oracle.diagnose.mechanisms.computations.COMBINATION_COMPUTATIONS`) and tried in a tier of their own after the single
-explanations. Those the classifier had before are not repeated here: no brevity penalty, BP also when c > r,
+of the oracle's own intermediate values, declared with their names, in the order the classifier tries them, in the
+catalogue (`oracle.diagnose.mechanisms.combination.COMBINATION_VARIANTS`; tried in a tier of their own after the
+single explanations). Those the classifier had before are not repeated here: no brevity penalty, BP also when c > r,
 BP from c/r (`no-brevity-penalty`, `brevity-penalty-when-longer`, `brevity-penalty-inverted`), the 0-100
 scale and four printed decimals, zero precisions dropped or skipped, orders beyond 4 left out, mean of
 sentence scores, add-k from trigrams, the requested smoothing not applied, floor's and chen-cherry-1's
@@ -20,8 +20,9 @@ names a record by itself (an early 0 is what many bugs give: an empty order coun
 matches); it stays among the record's fits, so that a run whose other records it names accounts for its 0s too.
 
 When no explanation fits, `stages_consistent_with` says what is known of the score stage by small tests on
-the numbers (`partial` names, one family with `other-counting-of-<layer>`: `other-weighting-of-precisions`,
-`other-brevity-penalty`, `other-scale-of-score`, `other-combination`).
+the numbers, each giving the partial name the catalogue declares for it (`StageNames`: `other-scale-of-score`,
+`other-brevity-penalty`, `other-weighting-of-precisions`; with `other-combination` where none decides, the names of
+`oracle.diagnose.mechanisms.combination.PARTIAL_NAMES`, one family with `other-counting-of-<layer>`).
 
 Pure: the oracle's formulas and float arithmetic on its values; nothing from any library under test.
 """
@@ -32,11 +33,11 @@ import functools
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError
-from oracle.models.results import BATCH_SIZES, batch_mean_name
 
 from .expect import oracle_result, segments_result
 from .judge import Contract, breaks_zero_rule
@@ -199,7 +200,10 @@ def last_segment_score_reported(ctx, result):
     return _one_segment(ctx, -1)
 
 
-def _batch_mean(size):
+def batch_mean(size):
+    """The variant that scores the corpus as the mean of per-batch corpus scores, batches of `size` segments (its
+    name, one per size tried: `oracle.diagnose.mechanisms.combination.batch_mean_name`)."""
+
     @score_variant
     def variant(ctx, result):
         segments = ctx.request.segments
@@ -222,9 +226,6 @@ def _batch_mean(size):
     variant.__name__ = variant.__qualname__ = f"mean_of_scores_of_batches_of_{size}"
     return variant
 
-
-#: The mean of per-batch corpus scores at each batch size tried (`oracle.models.results.BATCH_SIZES`).
-BATCH_MEAN_VARIANTS = tuple((batch_mean_name(size), _batch_mean(size)) for size in BATCH_SIZES)
 
 
 # -- an average in place of a product ----------------------------------------------------------------
@@ -265,10 +266,7 @@ def product_of_precisions(ctx, result):
 @score_variant
 def length_ratio_floored(ctx, result):
     """Integer division in the brevity penalty: BP = e^(1 - r // c) where c < r (r and c both ints)."""
-    c, r = result.statistics.hyp_len, result.statistics.ref_len
-    if not 0 < c < r:
-        return None
-    return math.exp(1 - r // c) * _geometric(_in_force(result))
+    return _penalised(result, floored_ratio_penalty)
 
 
 # -- an index off by one -----------------------------------------------------------------------------
@@ -366,6 +364,35 @@ def weight_and_precision_swapped(ctx, result):
 
 # -- the brevity penalty ---------------------------------------------------------------------------------
 
+# The brevity penalties of the variants below as functions of (c, r) for c > 0, 1 where c >= r: the score variants
+# multiply the right geometric mean by them, and a returned BP equal to one of them names the variant even where the
+# score cannot (`oracle.diagnose.mechanisms.combination.BREVITY_PENALTY_VARIANTS`).
+
+
+def exponent_negated_penalty(c, r):
+    """e^(r/c - 1) where c < r."""
+    return math.exp(r / c - 1) if c < r else 1.0
+
+
+def exp_left_out_penalty(c, r):
+    """1 - r/c where c < r."""
+    return 1 - r / c if c < r else 1.0
+
+
+def length_ratio_penalty(c, r):
+    """c/r where c < r."""
+    return c / r if c < r else 1.0
+
+
+def floored_ratio_penalty(c, r):
+    """e^(1 - r // c) where c < r."""
+    return math.exp(1 - r // c) if c < r else 1.0
+
+
+def squared_penalty(c, r):
+    """(e^(1 - r/c))^2 where c < r."""
+    return math.exp(1 - r / c) ** 2 if c < r else 1.0
+
 
 def _penalised(result, penalty):
     """BP replaced by `penalty(c, r)` where c < r (elsewhere BP is 1 and these variants are no-ops)."""
@@ -378,37 +405,26 @@ def _penalised(result, penalty):
 @score_variant
 def brevity_penalty_exponent_negated(ctx, result):
     """BP = e^(r/c - 1) where c < r: the exponent's sign flipped (a penalty above 1 for a short hypothesis)."""
-    return _penalised(result, lambda c, r: math.exp(r / c - 1))
+    return _penalised(result, exponent_negated_penalty)
 
 
 @score_variant
 def brevity_penalty_exp_left_out(ctx, result):
     """BP = 1 - r/c where c < r: the exponential left out of the brevity penalty (a score below 0)."""
-    return _penalised(result, lambda c, r: 1 - r / c)
+    return _penalised(result, exp_left_out_penalty)
 
 
 @score_variant
 def length_ratio_as_brevity_penalty(ctx, result):
     """BP = c/r where c < r: the length ratio itself in place of e^(1 - r/c)."""
-    return _penalised(result, lambda c, r: c / r)
+    return _penalised(result, length_ratio_penalty)
 
 
 @score_variant
 def brevity_penalty_applied_twice(ctx, result):
     """BP x BP x the geometric mean where c < r: the brevity penalty applied twice (a score already penalised is
     multiplied by BP again where it is returned: a factor repeated, BP squared)."""
-    return _penalised(result, lambda c, r: math.exp(1 - r / c) ** 2)
-
-
-#: The brevity penalties above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP equal to
-#: one of them names the variant even where the score cannot (`mechanisms.computations.BREVITY_PENALTY_ALTERNATIVES`).
-BREVITY_PENALTY_VARIANTS = {
-    "brevity-penalty-exponent-negated": lambda c, r: math.exp(r / c - 1) if c < r else 1.0,
-    "brevity-penalty-exp-left-out": lambda c, r: 1 - r / c if c < r else 1.0,
-    "length-ratio-as-brevity-penalty": lambda c, r: c / r if c < r else 1.0,
-    "length-ratio-floored": lambda c, r: math.exp(1 - r // c) if c < r else 1.0,
-    "brevity-penalty-applied-twice": lambda c, r: math.exp(1 - r / c) ** 2 if c < r else 1.0,
-}
+    return _penalised(result, squared_penalty)
 
 
 # -- scale and rounding ----------------------------------------------------------------------------------
@@ -421,67 +437,27 @@ def percent_scale_printed_2_decimals(ctx, result):
     return round(100.0 * float(result.score), 2)
 
 
-#: The score stage's variants, in the order the classifier tries them: (name, function of (context, result)).
-COMBINATION_VARIANTS = (
-    ("weights-not-passed-on", weights_not_passed_on),
-    ("order-fixed-at-4", order_fixed_at_4),
-    ("smoothing-parameter-ignored", smoothing_parameter_ignored),
-    ("unigram-precision-only", unigram_precision_only),
-    ("highest-order-precision-only", highest_order_precision_only),
-    ("first-segment-score-reported", first_segment_score_reported),
-    ("last-segment-score-reported", last_segment_score_reported),
-    *BATCH_MEAN_VARIANTS,
-    ("arithmetic-mean-of-precisions", arithmetic_mean_of_precisions),
-    ("weighted-sum-of-precisions", weighted_sum_of_precisions),
-    ("product-of-precisions", product_of_precisions),
-    ("length-ratio-floored", length_ratio_floored),
-    ("highest-order-left-out", highest_order_left_out),
-    ("unigram-precision-left-out", unigram_precision_left_out),
-    ("orders-shifted-up", orders_shifted_up),
-    ("weights-shifted", weights_shifted),
-    ("exp-left-out", exp_left_out),
-    ("log-score-reported", log_score_reported),
-    ("precision-inverted", precision_inverted),
-    ("weight-and-precision-swapped", weight_and_precision_swapped),
-    ("brevity-penalty-exponent-negated", brevity_penalty_exponent_negated),
-    ("brevity-penalty-exp-left-out", brevity_penalty_exp_left_out),
-    ("length-ratio-as-brevity-penalty", length_ratio_as_brevity_penalty),
-    ("brevity-penalty-applied-twice", brevity_penalty_applied_twice),
-    ("percent-scale-printed-2-decimals", percent_scale_printed_2_decimals),
-)
-
-
 # -- what is known when nothing fits ---------------------------------------------------------------------
 
-#: The score stage differs and none of the tests below says where.
-OTHER_COMBINATION = "other-combination"
-#: The answer is a weighted geometric mean of the precisions under weights other than those in force.
-OTHER_WEIGHTING = "other-weighting-of-precisions"
-#: The answer is the right geometric mean times a brevity penalty other than e^(1 - r/c).
-OTHER_BREVITY_PENALTY = "other-brevity-penalty"
-#: The answer is the score times a power of ten.
-OTHER_SCALE = "other-scale-of-score"
-#: What the classifier names when no explanation reproduces the answer but the numbers say which stage differs:
-#: a partial explanation, with no value to replay (`classify.explained_value` gives None for it).
-PARTIAL_NAMES = {
-    OTHER_COMBINATION: "the statistics are combined into the score otherwise, in a way no known variant reproduces",
-    OTHER_WEIGHTING: "consistent with a weighted geometric mean of the precisions under weights other than those "
-                     "in force",
-    OTHER_BREVITY_PENALTY: "consistent with the right geometric mean of the precisions times another brevity "
-                           "penalty",
-    OTHER_SCALE: "the score times a power of ten: another scale",
-}
-#: The powers of ten `OTHER_SCALE` is tried at (10^-6 .. 10^6, 10^0 left out).
+#: The powers of ten the scale test tries (10^-6 .. 10^6, 10^0 left out).
 SCALE_POWERS = 6
 
 
-def is_partial(parts):
-    """Whether any of an explanation's `parts` (its mechanisms' names, a tuple: `classify.Explanation.parts`,
-    `Classification.parts`) is a partial explanation: what is known of a difference that no explanation reproduces
-    (the layer and the stage it is consistent with), not a mechanism."""
-    if isinstance(parts, str):  # a written name: its parts are read at the boundary (`models.results.parse_cause`)
-        raise TypeError(f"is_partial takes an explanation's parts, not its written name {parts!r}")
-    return any(part in PARTIAL_NAMES for part in parts)
+class PartialName(NamedTuple):
+    """A partial name as the catalogue declares it: the name a stage test gives, and its words (which the test's
+    description ends with)."""
+
+    name: str
+    words: str
+
+
+class StageNames(NamedTuple):
+    """The partial name each stage test gives (`oracle.diagnose.mechanisms.combination.STAGE_NAMES`): another scale,
+    another brevity penalty, another weighting of the precisions."""
+
+    scale: PartialName
+    brevity_penalty: PartialName
+    weighting: PartialName
 
 
 @dataclass(frozen=True)
@@ -510,11 +486,11 @@ def _between(value, low, high):
     return low - CONTRACT.abs - CONTRACT.rel * abs(low) <= value <= high + CONTRACT.abs + CONTRACT.rel * abs(high)
 
 
-def stages_consistent_with(answer, result, *, returned_bp=None):
+def stages_consistent_with(answer, result, names, *, returned_bp=None):
     """The stages of the combination whose difference `answer` is consistent with, given the statistics the
     implementation combined as `result` (a BleuResult: the oracle's, or the judged profile's scoring of the
     statistics it returned): decided by exact tests on the numbers, each float within the numeric contract
-    (`CONTRACT`), the first that holds first.
+    (`CONTRACT`), the first that holds first, each named as `names` (a `StageNames`) says.
 
     - scale: answer / score is 10^k (k = -6..6, not 0);
     - brevity penalty, decided: a returned BP other than the oracle's, and answer = that BP x the geometric mean
@@ -531,27 +507,27 @@ def stages_consistent_with(answer, result, *, returned_bp=None):
     found = []
     k = _power_of_ten(answer / score) if score else None
     if k is not None:
-        found.append(Stage(OTHER_SCALE, f"answer / the score of these statistics ({score!r}) = 10^{k}: "
-                                        f"{PARTIAL_NAMES[OTHER_SCALE]}", decided=True))
+        found.append(Stage(names.scale.name, f"answer / the score of these statistics ({score!r}) = 10^{k}: "
+                                             f"{names.scale.words}", decided=True))
     if (returned_bp is not None and math.isfinite(returned_bp) and not CONTRACT.close(returned_bp, bp) and mean > 0
             and _same(answer, returned_bp * mean)):
-        found.append(Stage(OTHER_BREVITY_PENALTY, f"the answer is the returned BP {returned_bp!r} (not {bp!r}) times "
-                                                  f"the right geometric mean of the precisions {mean!r}",
+        found.append(Stage(names.brevity_penalty.name, f"the answer is the returned BP {returned_bp!r} (not {bp!r}) "
+                                                       f"times the right geometric mean of the precisions {mean!r}",
                            decided=True))
     precisions = [p for p, _ in pairs]
     if bp > 0 and precisions and min(precisions) > 0 and min(precisions) < max(precisions) and _between(
             answer / bp, min(precisions), max(precisions)):
-        found.append(Stage(OTHER_WEIGHTING, f"answer / BP = {answer / bp!r} lies between the least and the greatest "
-                                            f"precision, [{min(precisions)!r}, {max(precisions)!r}]: "
-                                            f"{PARTIAL_NAMES[OTHER_WEIGHTING]}"))
+        found.append(Stage(names.weighting.name, f"answer / BP = {answer / bp!r} lies between the least and the "
+                                                 f"greatest precision, [{min(precisions)!r}, {max(precisions)!r}]: "
+                                                 f"{names.weighting.words}"))
     if mean > 0 and answer > 0 and _between(answer / mean, 0.0, 1.0) and not CONTRACT.close(answer / mean, bp) and all(
-            stage.name != OTHER_BREVITY_PENALTY for stage in found):
-        found.append(Stage(OTHER_BREVITY_PENALTY, f"answer / the geometric mean of the precisions = "
-                                                  f"{answer / mean!r}, a brevity penalty in (0, 1] other than BP "
-                                                  f"{bp!r}: {PARTIAL_NAMES[OTHER_BREVITY_PENALTY]}", vacuous=True))
+            stage.name != names.brevity_penalty.name for stage in found):
+        found.append(Stage(names.brevity_penalty.name, f"answer / the geometric mean of the precisions = "
+                                                       f"{answer / mean!r}, a brevity penalty in (0, 1] other than BP "
+                                                       f"{bp!r}: {names.brevity_penalty.words}", vacuous=True))
     return found
 
 
-__all__ = ["BATCH_MEAN_VARIANTS", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "CONTRACT",
-           "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
-           "SCALE_POWERS", "Stage", "is_partial", "score_variant", "stages_consistent_with"]
+__all__ = ["CONTRACT", "SCALE_POWERS", "PartialName", "Stage", "StageNames", "batch_mean", "exp_left_out_penalty",
+           "exponent_negated_penalty", "floored_ratio_penalty", "length_ratio_penalty", "score_variant",
+           "squared_penalty", "stages_consistent_with"]

@@ -24,8 +24,8 @@ from oracle.formulas.tokenizers import fold_case
 
 from .counting import all_references_empty, fold_of, matches_moved_by_spaces, with_end_tokens
 from .expect import COUNTING_OPTIONS, oracle_options, oracle_result, segment_alone_result
-from .oneside import ONE_SIDE_FOLDS, one_side_folded_request
-from .structure import STRUCTURES, reshaped
+from .oneside import one_side_folded_request
+from .structure import reshaped
 from .textrules import departed
 
 # -- the oracle under options -------------------------------------------------
@@ -706,24 +706,25 @@ def empty_reference_batch_uncounted(ctx, result):
     return score_of_statistics(ctx, empty_reference_batch_statistics(ctx, result))
 
 
-def one_side_result(ctx, name):
-    """The oracle's result on the request with case folded on one side only (`oneside.ONE_SIDE_FOLDS[name]`), kept
-    in the context's counts for the explanation's statistics; None where folding that side alone does not apply."""
+def one_side_result(ctx, name, side):
+    """The oracle's result on the request with case folded on `side` only (mechanism `name`,
+    `mechanisms.structure.ONE_SIDE_FOLDS`), kept in the context's counts for the explanation's statistics; None where
+    folding that side alone does not apply."""
     key = ("one-side", name, ctx.options, ctx.smoothing)
     if key not in ctx.counted:
-        request = one_side_folded_request(ctx.request, ctx.text, ctx.options, ONE_SIDE_FOLDS[name][1])
+        request = one_side_folded_request(ctx.request, ctx.text, ctx.options, side)
         ctx.counted[key] = None if request is None else result_under(
             ctx, options=ctx.options.with_changes(lowercase=False), request=request)
     return ctx.counted[key]
 
 
-def one_side_fold_computation(name):
-    """One-sided case folding `name` (`oneside.ONE_SIDE_FOLDS`) as a computation: the oracle's score on the request
-    with that side folded."""
+def one_side_fold_computation(name, words, side):
+    """One-sided case folding `name` (`mechanisms.structure.ONE_SIDE_FOLDS`: its `words`, the `side` it folds) as a
+    computation: the oracle's score on the request with that side folded."""
     def computation(ctx, result):
-        return score_of(one_side_result(ctx, name))
+        return score_of(one_side_result(ctx, name, side))
 
-    computation.__doc__ = ONE_SIDE_FOLDS[name][0]
+    computation.__doc__ = words
     computation.__name__ = computation.__qualname__ = f"one side {name}"
     return computation
 
@@ -750,14 +751,14 @@ def departed_context(ctx, departure):
     return Context(request, ctx.options, ctx.smoothing, ctx.weights), result
 
 
-def structured_result(ctx, name):
-    """The oracle's result on the request as structural mechanism `name` reshapes it (`structure`), kept in the
-    context's counts for the explanation's statistics; None where the mechanism does not apply, or where its counts
-    and score are the oracle's own (a mechanism equal to the oracle on this request is not tried on it)."""
-    key = ("structure", name, ctx.options, ctx.smoothing)
+def structured_result(ctx, structure):
+    """The oracle's result on the request as a `structure.Structure` reshapes it, kept in the context's counts for the
+    explanation's statistics; None where the mechanism does not apply, or where its counts and score are the oracle's
+    own (a mechanism equal to the oracle on this request is not tried on it)."""
+    key = ("structure", structure.name, ctx.options, ctx.smoothing)
     ctx.searched.add(key)
     if key not in ctx.counted:
-        request = structured_request(ctx, name)
+        request = structured_request(ctx, structure)
         result = None if request is None else result_under(ctx, request=request)
         base = _unreshaped(ctx) if result is not None else None
         if result is not None and base is not None and _same_counts_and_score(result, base, len(ctx.weights)):
@@ -766,21 +767,21 @@ def structured_result(ctx, name):
     return ctx.counted[key]
 
 
-def structured_request(ctx, name):
-    """The request as structural mechanism `name` reshapes it (`structure.reshaped`), before the oracle computes on it
+def structured_request(ctx, structure):
+    """The request as a `structure.Structure` reshapes it (`structure.reshaped`), before the oracle computes on it
     (what a search charges for it: `structured_size`); None where the mechanism does not apply."""
-    key = ("reshaped", name, ctx.options)
+    key = ("reshaped", structure.name, ctx.options)
     if key not in ctx.counted:
         # classify's context holds a text request's tokens (and the text); `explained_value`'s the text itself
         text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
-        ctx.counted[key] = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, name)
+        ctx.counted[key] = reshaped(ctx.request.tokenized_as(ctx.options), text, ctx.options, structure.reshape)
     return ctx.counted[key]
 
 
-def structured_computed(ctx, name):
-    """Whether the oracle's result under structural mechanism `name` is computed already in this search
+def structured_computed(ctx, structure):
+    """Whether the oracle's result under a `structure.Structure` is computed already in this search
     (`structured_result`; a result an earlier search on the request kept is charged as if computed anew)."""
-    return ("structure", name, ctx.options, ctx.smoothing) in ctx.searched
+    return ("structure", structure.name, ctx.options, ctx.smoothing) in ctx.searched
 
 
 def structured_size(request):
@@ -805,14 +806,14 @@ def _same_counts_and_score(result, base, n):
             and (result.score == base.score or (result.score.is_nan() and base.score.is_nan())))
 
 
-def structure_computation(name):
-    """Structural mechanism `name` (`structure.STRUCTURES`) as a computation: the oracle's score on the reshaped
-    request, described by the mechanism's docstring."""
+def structure_computation(structure):
+    """A `structure.Structure` (`mechanisms.structure.STRUCTURES`) as a computation: the oracle's score on the
+    reshaped request, described by its reshaping function's docstring."""
     def computation(ctx, result):
-        return score_of(structured_result(ctx, name))
+        return score_of(structured_result(ctx, structure))
 
-    computation.__doc__ = STRUCTURES[name].__doc__
-    computation.__name__ = computation.__qualname__ = f"structure {name}"
+    computation.__doc__ = structure.reshape.__doc__
+    computation.__name__ = computation.__qualname__ = f"structure {structure.name}"
     return computation
 
 

@@ -41,9 +41,10 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
+from oracle.models.results import parse_cause
 
-from .combination import is_partial
+from .mechanisms import needs_evidence
+from .mechanisms.combination import is_partial
 from .mechanisms.counting import OTHER_COUNTING
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).
@@ -118,5 +119,17 @@ def minimal_cover(signatures: Mapping[tuple[str, ...], int], confirmed: frozense
     return causes
 
 
-__all__ = ["NEEDS_EVIDENCE", "PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "states_what_is_known",
+def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
+    """The run's name for a record whose fitting explanations are `signature` (its own name first, a record's
+    `Classification.signature`): the first of the run's causes among them (one bug, one name), else its own name;
+    UNEXPLAINED where each of its names needs evidence the run did not give it (`minimal_cover` left them out)."""
+    named = next((name for name in run_names if name in signature), None)
+    if named is not None:
+        return named
+    if UNEXPLAINED in run_names and signature and all(map(needs_evidence, signature)):
+        return UNEXPLAINED
+    return signature[0]
+
+
+__all__ = ["PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "run_name_of", "states_what_is_known",
            "unsupported", "with_evidence"]

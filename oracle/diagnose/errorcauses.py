@@ -1,17 +1,18 @@
 """The root cause of an `error` record: the feature of the input on which the implementation answers error.
 
-A library that raises on some input (answered `error`, or `unsupported` by its adapter) gives no number to
-explain: what explains it is the input that triggers it, and the shrunk input says it plainly (nltk's method6 at
-one order, a segment without references). Named `error` alone, every crash of a run is one cause, and a baseline
-can list one only by its exception's name or by its id, which holds for one seed. Here an error's cause is a
-predicate over the input from a small catalogue of features (`FEATURES`: an empty corpus, a segment without
-references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose every
-reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line break
-or a hyphen before one, several segments, a segment of one reference or of several, case folding, the level, the
-smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a
-reference length r of 0, the reference the reference-length rule picks empty in every segment: each of which another
-feature's neighbour may take away with its own), named
-`error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as `cause:error-when-...`.
+A library that raises on some input (answered `error`, or `unsupported` by its adapter) gives no number to explain:
+what explains it is the input that triggers it, and the shrunk input says it plainly (nltk's method6 at one order, a
+segment without references). Named `error` alone, every crash of a run is one cause, and a baseline can list one
+only by its exception's name or by its id, which holds for one seed. Here an error's cause is a predicate over the
+input from a small catalogue of features (`mechanisms.errors.FEATURES`: an empty corpus, a segment without
+references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose
+every reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line
+break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments, a
+segment of one reference or of several, case folding, the level, the smoothing method, the order; and,
+`LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a reference length r of 0, the reference the
+reference-length rule picks empty in every segment: each of which another feature's neighbour may take away with its
+own), named `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as
+`cause:error-when-...`.
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
@@ -51,8 +52,12 @@ hypothesis under closest picks an empty reference whatever is added), r = 0 is n
 from (bp-ratio-division, `c / r` unguarded) was named `error-when-references-all-empty`: the joined reference of one
 token was picked, and took r = 0 away with every reference being empty.
 
-`holds(name, request)` says whether a request has the features a cause names, without asking anything: an error
-that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
+`holds(name, request, features)` says whether a request has the features a cause names, without asking anything:
+an error that was not shrunk is named by a cause its kind's shrunk errors were given, where its input holds it.
+
+The search and the edits that take a feature away (the how) are here; the features, their names, words and the order
+they are asked in, and the triggers' prefixes and words, are declared in the catalogue
+(`oracle.diagnose.mechanisms.errors`), which passes them in (`Features`).
 """
 
 from __future__ import annotations
@@ -70,9 +75,6 @@ PREFIX = "error-when-"
 #: A crash's (the process died on the input) and a hang's cause, named by the same features
 #: (`oracle.harness.crashcauses`).
 CRASH_PREFIX, TIMEOUT_PREFIX = "crash-when-", "timeout-when-"
-#: What the implementation does where the features of a name of each prefix hold.
-TRIGGER_PREFIXES = {PREFIX: "the implementation answers error", CRASH_PREFIX: "the implementation's process dies",
-                    TIMEOUT_PREFIX: "the implementation's process hangs"}
 #: How the features of one cause are joined in its name.
 JOIN = "-and-"
 #: Requests one error's cause may send at most (each one neighbour): a bounded, deterministic cost.
@@ -97,7 +99,7 @@ Ask = Callable[[ScoreRequest], bool | None]
 # -- edits of sequences: token tuples, or raw text in a text request --------------------------------------------
 
 
-def _length(value) -> int:
+def length_of(value) -> int:
     """The tokens of a token sequence; the words (split on whitespace) of a text."""
     return len(value.split()) if isinstance(value, str) else len(value)
 
@@ -129,7 +131,7 @@ def _with_segments(request: ScoreRequest, segments: Iterable[Segment]) -> ScoreR
     return request.model_copy(update={"segments": tuple(segments)})
 
 
-def _uniform(n: int) -> tuple[float, ...]:
+def uniform_weights(n: int) -> tuple[float, ...]:
     return (1.0 / n,) * n
 
 
@@ -140,7 +142,7 @@ def with_order(request: ScoreRequest, n: int) -> ScoreRequest | None:
     if n < 1:
         return None
     if len(set(weights)) == 1 and weights[0] > 0:
-        changed = _uniform(n)
+        changed = uniform_weights(n)
     else:
         changed = (weights + (weights[-1],) * n)[:n]
     return request.model_copy(update={"weights": changed})
@@ -165,7 +167,8 @@ class Feature:
     unmatched: Callable[[ScoreRequest], ScoreRequest | None] | None = None
 
 
-def _one(edit: Callable[[ScoreRequest], ScoreRequest | None]) -> Callable[[ScoreRequest], Iterable[ScoreRequest]]:
+def one_neighbour(edit: Callable[[ScoreRequest], ScoreRequest | None]
+                  ) -> Callable[[ScoreRequest], Iterable[ScoreRequest]]:
     def neighbours(request: ScoreRequest) -> Iterator[ScoreRequest]:
         changed = edit(request)
         if changed is not None:
@@ -173,42 +176,42 @@ def _one(edit: Callable[[ScoreRequest], ScoreRequest | None]) -> Callable[[Score
     return neighbours
 
 
-def _corpus_given_a_segment(request: ScoreRequest) -> ScoreRequest:
+def corpus_given_a_segment(request: ScoreRequest) -> ScoreRequest:
     filler = _sequence(request, [FILLER])
     return _with_segments(request, [Segment(hypothesis=filler, references=(filler,))])
 
 
-def _references_given(request: ScoreRequest) -> ScoreRequest:
+def references_given(request: ScoreRequest) -> ScoreRequest:
     def given(segment: Segment) -> Segment:
         if segment.references:
             return segment
-        reference = segment.hypothesis if _length(segment.hypothesis) else _sequence(request, [FILLER])
+        reference = segment.hypothesis if length_of(segment.hypothesis) else _sequence(request, [FILLER])
         return Segment(hypothesis=segment.hypothesis, references=(reference,))
     return _with_segments(request, map(given, request.segments))
 
 
-def _hypotheses_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
+def hypotheses_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
     def lengthened(segment: Segment) -> Segment:
-        if _length(segment.hypothesis) >= at_least:
+        if length_of(segment.hypothesis) >= at_least:
             return segment
         tokens = [t for r in segment.references for t in (_first_token(r),) if t is not None]
-        base = segment.hypothesis if _length(segment.hypothesis) else _sequence(request, tokens[:1] or [FILLER])
+        base = segment.hypothesis if length_of(segment.hypothesis) else _sequence(request, tokens[:1] or [FILLER])
         return Segment(hypothesis=_padded(base, at_least), references=segment.references)
     return _with_segments(request, map(lengthened, request.segments))
 
 
-def _one_token_hypotheses_lengthened(request: ScoreRequest) -> ScoreRequest:
+def one_token_hypotheses_lengthened(request: ScoreRequest) -> ScoreRequest:
     """Every hypothesis of one token given a second (its own repeated); the others as they are."""
     return _with_segments(request, (
-        Segment(hypothesis=_padded(s.hypothesis, 2), references=s.references) if _length(s.hypothesis) == 1 else s
+        Segment(hypothesis=_padded(s.hypothesis, 2), references=s.references) if length_of(s.hypothesis) == 1 else s
         for s in request.segments))
 
 
-def _references_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
+def references_lengthened(request: ScoreRequest, at_least: int) -> ScoreRequest:
     def lengthened(segment: Segment) -> Segment:
         first = _first_token(segment.hypothesis) or FILLER
         references = tuple(
-            r if _length(r) >= at_least else _padded(r if _length(r) else _sequence(request, [first]), at_least)
+            r if length_of(r) >= at_least else _padded(r if length_of(r) else _sequence(request, [first]), at_least)
             for r in segment.references)
         return Segment(hypothesis=segment.hypothesis, references=references)
     return _with_segments(request, map(lengthened, request.segments))
@@ -226,7 +229,7 @@ def _unmatched_token(request: ScoreRequest) -> str | None:
     return next((letter for letter in UNMATCHED_LETTERS if letter not in taken), None)
 
 
-def _lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) -> ScoreRequest | None:
+def lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) -> ScoreRequest | None:
     """Every hypothesis (`side` "hypothesis") or reference ("references") shorter than `at_least` padded with a token
     found nowhere in the input: the feature taken away, no match added (an order whose precision was 0 stays 0)."""
     token = _unmatched_token(request)
@@ -234,7 +237,7 @@ def _lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) ->
         return None
 
     def padded(value):
-        return value if _length(value) >= at_least else _padded_with(value, at_least, token)
+        return value if length_of(value) >= at_least else _padded_with(value, at_least, token)
     return _with_segments(request, (
         Segment(hypothesis=padded(s.hypothesis), references=s.references) if side == "hypothesis"
         else Segment(hypothesis=s.hypothesis, references=tuple(map(padded, s.references)))
@@ -243,17 +246,17 @@ def _lengthened_unmatched(request: ScoreRequest, at_least: int, *, side: str) ->
 
 def _padded_with(value, n: int, token: str):
     """`value` with `token` added up to `n` tokens (not its own tokens repeated, as `_padded` does)."""
-    missing = n - _length(value)
+    missing = n - length_of(value)
     if isinstance(value, str):
         return value + ("" if not value or value[-1].isspace() else " ") + " ".join([token] * missing)
     return (*value, *([token] * missing))
 
 
-def _references_all_empty(request: ScoreRequest) -> bool:
-    return any(s.references and not any(map(_length, s.references)) for s in request.segments)
+def references_all_empty(request: ScoreRequest) -> bool:
+    return any(s.references and not any(map(length_of, s.references)) for s in request.segments)
 
 
-def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
+def all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
     """Each segment whose references are all empty given one more reference of a token found nowhere in the input:
     the empty references kept (a reference is still empty), no match added. The reference added is as long as the
     reference-length rule needs to still pick an empty one (the segment's r stays 0: "a" against "" and "z z" under
@@ -267,12 +270,12 @@ def _all_empty_references_joined(request: ScoreRequest) -> ScoreRequest | None:
 
     def joined(index: int, segment: Segment) -> Segment:
         hypothesis_length, references = lengths[index] if lengths is not None else (
-            _length(segment.hypothesis), [0] * len(segment.references))
+            length_of(segment.hypothesis), [0] * len(segment.references))
         kept = _length_picked(hypothesis_length, references, rule, picked=lambda r: r == 0)
         added = _sequence(request, [token] * (kept or 1))
         return Segment(hypothesis=segment.hypothesis, references=(*segment.references, added))
     return _with_segments(request, (
-        joined(index, s) if s.references and not any(map(_length, s.references)) else s
+        joined(index, s) if s.references and not any(map(length_of, s.references)) else s
         for index, s in enumerate(request.segments)))
 
 
@@ -308,7 +311,7 @@ def _picked_lengths(request: ScoreRequest) -> list[int] | None:
         return None
 
 
-def _reference_length_zero(request: ScoreRequest) -> bool:
+def reference_length_zero(request: ScoreRequest) -> bool:
     """Whether the corpus reference length r is 0: in every segment (one or more) the reference the rule picks is
     empty. An empty reference beside a longer one may be picked (closest to an empty or short hypothesis), and an
     empty one need not be."""
@@ -326,7 +329,7 @@ def _length_picked(hypothesis_length: int, lengths: Sequence[int], rule: str, *,
     return None
 
 
-def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
+def picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
     """One segment whose picked reference is empty given one more reference, of a token found nowhere in the input,
     that the rule picks instead (the shortest it picks: "a" against "" and "z" under closest): r is no longer 0,
     every reference kept (a reference is still empty), no match added. A segment whose references are not all empty
@@ -350,7 +353,7 @@ def _picked_reference_given(request: ScoreRequest) -> ScoreRequest | None:
     return None
 
 
-def _one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
+def one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
     """Each segment of one reference given it twice: nothing else changes (the same n-gram counts, the same
     lengths)."""
     return _with_segments(request, (
@@ -358,7 +361,7 @@ def _one_reference_doubled(request: ScoreRequest) -> ScoreRequest:
         for s in request.segments))
 
 
-def _tokens(request: ScoreRequest) -> Iterator[str]:
+def tokens_of(request: ScoreRequest) -> Iterator[str]:
     if request.is_text:
         return
     for segment in request.segments:
@@ -367,23 +370,23 @@ def _tokens(request: ScoreRequest) -> Iterator[str]:
             yield from reference
 
 
-def _tokens_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
+def tokens_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
     return _with_segments(request, (
         Segment(hypothesis=tuple(map(change, s.hypothesis)), references=tuple(tuple(map(change, r))
                                                                           for r in s.references))
         for s in request.segments))
 
 
-def _holds_whitespace(token: str) -> bool:
+def holds_whitespace(token: str) -> bool:
     return bool(token) and token.split() != [token]
 
 
-def _without_whitespace(token: str) -> str:
+def without_whitespace(token: str) -> str:
     """A token's whitespace runs as '_' (a token of whitespace alone, '_': never the empty token)."""
-    return ("_".join(token.split()) or "_") if _holds_whitespace(token) else token
+    return ("_".join(token.split()) or "_") if holds_whitespace(token) else token
 
 
-def _texts(request: ScoreRequest) -> Iterator[str]:
+def texts_of(request: ScoreRequest) -> Iterator[str]:
     if not request.is_text:
         return
     for segment in request.segments:
@@ -391,22 +394,61 @@ def _texts(request: ScoreRequest) -> Iterator[str]:
         yield from map(str, segment.references)
 
 
-def _texts_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
+def texts_changed(request: ScoreRequest, change: Callable[[str], str]) -> ScoreRequest:
     return _with_segments(request, (
         Segment(hypothesis=change(str(s.hypothesis)), references=tuple(change(str(r)) for r in s.references))
         for s in request.segments))
 
 
-def _without_line_breaks(text: str) -> str:
+def without_line_breaks(text: str) -> str:
     return text.replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
-def _single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
+#: The characters a sentence segmenter takes a token ending in for a sentence's end (nltk's sent_tokenize,
+#: `text.split(". ")`).
+SENTENCE_ENDS = (".", "!", "?")
+#: What a sentence end becomes in the neighbour of "sentence counts differ": a comma, split off by a tokenizer as a
+#: period is (13a pads both alike), so the tokens and their count stay.
+_SENTENCE_END_REPLACEMENT = ","
+
+
+def _sentence_count(tokens: Sequence[str]) -> int:
+    """The sentences of a token sequence cut after every token ending a sentence: its sentence ends, and one more
+    where tokens follow the last end (a sequence without tokens is one empty sentence)."""
+    ends = sum(1 for token in tokens if token.endswith(SENTENCE_ENDS))
+    return ends + (not tokens or not tokens[-1].endswith(SENTENCE_ENDS))
+
+
+def sentence_counts_differ(request: ScoreRequest) -> bool:
+    """Whether in some segment a reference has another number of sentences than the hypothesis (a text request
+    split as its tokenizer splits it): what a caller that cuts each text into sentences and pairs them by position
+    cannot pass on (nltk's corpus_bleu asserts one reference list per hypothesis)."""
+    try:
+        tokenized = request.tokenized()
+    except (BleuOracleError, ValueError):
+        return False
+    return any(_sentence_count(r) != _sentence_count(s.hypothesis) for s in tokenized.segments for r in s.references)
+
+
+def without_sentence_ends(request: ScoreRequest) -> ScoreRequest:
+    """Every sentence end made a comma: in a token request, a token's trailing sentence ends; in a text request,
+    every sentence-end character. Each text is then one sentence, its tokens as many."""
+    if request.is_text:
+        table = str.maketrans(dict.fromkeys(SENTENCE_ENDS, _SENTENCE_END_REPLACEMENT))
+        return texts_changed(request, lambda text: text.translate(table))
+
+    def changed(token: str) -> str:
+        kept = token.rstrip("".join(SENTENCE_ENDS))
+        return token if kept == token else kept + _SENTENCE_END_REPLACEMENT
+    return tokens_changed(request, changed)
+
+
+def single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
     for segment in request.segments[:MAX_ALTERNATIVES]:
         yield _with_segments(request, [segment])
 
 
-def _single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
+def single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
     most = max((len(s.references) for s in request.segments), default=0)
     for k in range(min(most, MAX_ALTERNATIVES)):
         yield _with_segments(request, (
@@ -414,7 +456,7 @@ def _single_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
             if s.references else s for s in request.segments))
 
 
-def _zero_precision(request: ScoreRequest) -> bool:
+def zero_precision(request: ScoreRequest) -> bool:
     """Whether some order 1..N has no matched n-gram over the corpus (a sentence request's one segment): its
     precision is 0, none of its n-grams matching or none there (0 of 0, read as 0 as the papineni profile reads it,
     and as `m / max(1, l)` gives), counted as the default conventions count (case folded where the request folds
@@ -429,30 +471,30 @@ def _zero_precision(request: ScoreRequest) -> bool:
     return not all(statistics.matches[:len(request.weights)])
 
 
-def _hypotheses_as_references(request: ScoreRequest) -> ScoreRequest:
+def hypotheses_as_references(request: ScoreRequest) -> ScoreRequest:
     """Each segment given its own hypothesis as one more reference: every hypothesis n-gram then matches, and every
     reference the input had is kept (an order unmatched because the references are short stays short of them). An
     order without hypothesis n-grams keeps its precision of 0: only a longer hypothesis takes that away, and that
     is the neighbour of "a hypothesis shorter than the order"."""
     return _with_segments(request, (
-        Segment(hypothesis=s.hypothesis, references=(*s.references, s.hypothesis)) if _length(s.hypothesis) else s
+        Segment(hypothesis=s.hypothesis, references=(*s.references, s.hypothesis)) if length_of(s.hypothesis) else s
         for s in request.segments))
 
 
-def _zero_weights_raised(request: ScoreRequest) -> ScoreRequest | None:
+def zero_weights_raised(request: ScoreRequest) -> ScoreRequest | None:
     positive = [w for w in request.weights if w > 0]
     if not positive:
         return None
     return request.model_copy(update={"weights": tuple(w if w != 0 else min(positive) for w in request.weights)})
 
 
-def _smoothing_made_valid(request: ScoreRequest) -> ScoreRequest:
+def smoothing_made_valid(request: ScoreRequest) -> ScoreRequest:
     spec = request.smoothing
     return request.model_copy(update={"smoothing": SmoothingSpec.of(spec.method, **{
         name: abs(value) for name, value in spec.parameters.items()})})
 
 
-def _other_level(request: ScoreRequest) -> ScoreRequest | None:
+def other_level(request: ScoreRequest) -> ScoreRequest | None:
     if request.level == "sentence":
         return request.model_copy(update={"level": "corpus"})
     if len(request.segments) == 1 and request.stateful is None:
@@ -460,93 +502,6 @@ def _other_level(request: ScoreRequest) -> ScoreRequest | None:
     return None
 
 
-FEATURES: tuple[Feature, ...] = (
-    Feature("corpus-empty", "the corpus has no segments", "corpus",
-            lambda r: r.level == "corpus" and not r.segments, _one(_corpus_given_a_segment)),
-    Feature("references-missing", "a segment has no references", "references-missing",
-            lambda r: any(not s.references for s in r.segments), _one(_references_given)),
-    Feature("weight-negative", "a weight is negative", "weight-sign",
-            lambda r: any(w < 0 for w in r.weights),
-            _one(lambda r: r.model_copy(update={"weights": tuple(abs(w) for w in r.weights)}))),
-    Feature("weights-all-zero", "every weight is zero", "weight-zero",
-            lambda r: not any(r.weights), _one(lambda r: r.model_copy(update={"weights": _uniform(len(r.weights))}))),
-    Feature("smoothing-parameter-negative", "a smoothing parameter is negative", "smoothing-parameter",
-            lambda r: any(v < 0 for v in r.smoothing.parameters.values()), _one(_smoothing_made_valid)),
-    Feature("hypothesis-empty", "a hypothesis is empty", "hypothesis-length",
-            lambda r: any(not _length(s.hypothesis) for s in r.segments),
-            _one(lambda r: _hypotheses_lengthened(r, 1)),
-            unmatched=lambda r: _lengthened_unmatched(r, 1, side="hypothesis")),
-    Feature("hypothesis-shorter-than-order", "a hypothesis has fewer tokens than the order", "hypothesis-length",
-            lambda r: any(_length(s.hypothesis) < len(r.weights) for s in r.segments),
-            _one(lambda r: _hypotheses_lengthened(r, len(r.weights))),
-            unmatched=lambda r: _lengthened_unmatched(r, len(r.weights), side="hypothesis")),
-    # after "shorter than the order", which names a one-token hypothesis at an order above 1: one token is the
-    # length a logarithm of c divides by zero at (nltk #2204, chen-cherry-4's ln(1)), whatever the order
-    Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
-            lambda r: any(_length(s.hypothesis) == 1 for s in r.segments), _one(_one_token_hypotheses_lengthened)),
-    # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
-    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`;
-    # espnet #4715, references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference
-    # more (matching nothing) beside the empty one is answered
-    Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
-            _references_all_empty, _one(_all_empty_references_joined)),
-    Feature("reference-empty", "a reference is empty", "reference-length",
-            lambda r: any(not _length(x) for s in r.segments for x in s.references),
-            _one(lambda r: _references_lengthened(r, 1)),
-            unmatched=lambda r: _lengthened_unmatched(r, 1, side="references")),
-    Feature("reference-shorter-than-order", "a reference has fewer tokens than the order", "reference-length",
-            lambda r: any(_length(x) < len(r.weights) for s in r.segments for x in s.references),
-            _one(lambda r: _references_lengthened(r, len(r.weights))),
-            unmatched=lambda r: _lengthened_unmatched(r, len(r.weights), side="references")),
-    Feature("token-empty", "a token is the empty string", "token-empty",
-            lambda r: "" in _tokens(r), _one(lambda r: _tokens_changed(r, lambda t: t or FILLER))),
-    Feature("token-with-whitespace", "a token holds whitespace", "token-whitespace",
-            lambda r: any(map(_holds_whitespace, _tokens(r))),
-            _one(lambda r: _tokens_changed(r, _without_whitespace))),
-    # raw text: 13a joins "-\n" before turning line breaks into spaces; a reader of one segment a line, or one that
-    # joins whitespace first, cannot be sent either (the hyphen's neighbour keeps the line break, a space between)
-    Feature("text-hyphen-before-line-break", "a text holds a hyphen before a line break (-\\n)", "text-line-break",
-            lambda r: any("-\n" in t for t in _texts(r)),
-            _one(lambda r: _texts_changed(r, lambda t: t.replace("-\n", "- \n")))),
-    Feature("text-line-break", "a text holds a line break", "text-line-break",
-            lambda r: any("\n" in t or "\r" in t for t in _texts(r)),
-            _one(lambda r: _texts_changed(r, _without_line_breaks))),
-    Feature("weight-zero", "a weight is zero (not every one)", "weight-zero",
-            lambda r: 0 in r.weights and any(r.weights), _one(_zero_weights_raised)),
-    Feature("segments-several", "the corpus has several segments", "segments",
-            lambda r: len(r.segments) > 1, _single_segments),
-    Feature("references-several", "a segment has several references", "references",
-            lambda r: any(len(s.references) > 1 for s in r.segments), _single_references),
-    # pycocoevalcap's sanity check `assert(len(ref) > 1)` (tylin/coco-caption #15 changed it to support "scoring
-    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one
-    # reference twice, which changes no count, no length and no match
-    Feature("references-one", "a segment has exactly one reference", "references-one",
-            lambda r: any(len(s.references) == 1 for s in r.segments), _one(_one_reference_doubled)),
-    Feature("lowercase", "case is folded (lowercase)", "lowercase",
-            lambda r: r.lowercase, _one(lambda r: r.model_copy(update={"lowercase": False}))),
-    Feature("level-sentence", "the level is sentence", "level",
-            lambda r: r.level == "sentence", _one(_other_level)),
-    Feature("level-corpus", "the level is corpus", "level",
-            lambda r: r.level == "corpus", _one(_other_level)),
-)
-#: Features of what the input's tokens give rather than of its shape, asked after the features of `FEATURES`: a
-#: zero precision follows from the tokens, so another feature's neighbour often adds a match as well (a reference
-#: lengthened by its own tokens, a line break read as a space); r follows from every length and the rule, so a
-#: hypothesis lengthened or a reference given changes it. Held among the others they would block their neighbours
-#: (`_Probing.keeps_the_others`) or share their names.
-LAST_RESORT: tuple[Feature, ...] = (
-    # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
-    # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
-    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
-            "precision-zero", _zero_precision, _one(_hypotheses_as_references)),
-    # the brevity penalty's ratio c / r taken unguarded (tensorflow/nmt PR #483 "divided by 0 when reference_length
-    # is zero", huggingface/evaluate PR #764): r follows from the lengths and the rule, not from any one reference,
-    # so a hypothesis's length changes it (under closest) and it stands beside the shape's features, not among them
-    Feature("reference-length-zero",
-            "the reference length r is 0: in every segment the reference the length rule picks is empty",
-            "reference-length-zero", _reference_length_zero, _one(_picked_reference_given)),
-)
-BY_NAME = {feature.name: feature for feature in (*FEATURES, *LAST_RESORT)}
 #: The empty sequences whose one neighbour at order 1 is also the neighbour of "shorter than the order".
 _EMPTY_OR_SHORT = ("hypothesis-empty", "reference-empty")
 #: A derived feature: a hypothesis and a reference both empty, each needed, are one segment's emptiness.
@@ -556,13 +511,30 @@ _SMOOTHING, _ORDER_BELOW, _ORDER_ABOVE = "smoothing-", "order-below-", "order-ab
 
 
 def _segment_empty(request: ScoreRequest) -> bool:
-    return any(not _length(s.hypothesis) and s.references and not any(map(_length, s.references))
+    return any(not length_of(s.hypothesis) and s.references and not any(map(length_of, s.references))
                for s in request.segments)
 
 
-def _part_holds(part: str, request: ScoreRequest) -> bool:
-    if part in BY_NAME:
-        return BY_NAME[part].holds(request)
+@dataclass(frozen=True)
+class Features:
+    """The input features the search asks about and the triggers it names, as the catalogue declares them
+    (`oracle.diagnose.mechanisms.errors`, which passes them in): `features`, a feature of the input's shape, in the
+    order asked (the first of a family whose neighbour is answered names it); `last_resort`, a feature of what the
+    input's tokens give, asked after them; `triggers`, each name prefix (PREFIX, CRASH_PREFIX, TIMEOUT_PREFIX) and
+    what the implementation does where the features of a name of it hold."""
+
+    features: tuple[Feature, ...]
+    last_resort: tuple[Feature, ...]
+    triggers: dict[str, str]
+    by_name: dict[str, Feature] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "by_name", {feature.name: feature for feature in (*self.features, *self.last_resort)})
+
+
+def _part_holds(part: str, request: ScoreRequest, features: Features) -> bool:
+    if part in features.by_name:
+        return features.by_name[part].holds(request)
     if part == SEGMENT_EMPTY:
         return _segment_empty(request)
     if part.startswith(_SMOOTHING):
@@ -574,29 +546,29 @@ def _part_holds(part: str, request: ScoreRequest) -> bool:
     return False
 
 
-def _prefix_of(name: str) -> str | None:
-    return next((prefix for prefix in TRIGGER_PREFIXES if name.startswith(prefix)), None)
+def _prefix_of(name: str, features: Features) -> str | None:
+    return next((prefix for prefix in features.triggers if name.startswith(prefix)), None)
 
 
-def parts(name: str) -> tuple[str, ...]:
+def parts(name: str, features: Features) -> tuple[str, ...]:
     """The features a trigger's name joins ('error-when-a-and-b', 'crash-when-a-and-b' -> ('a', 'b')); () for
     another name."""
-    prefix = _prefix_of(name)
+    prefix = _prefix_of(name, features)
     if prefix is None:
         return ()
     return tuple(name.removeprefix(prefix).split(JOIN))
 
 
-def holds(name: str, request: ScoreRequest) -> bool:
+def holds(name: str, request: ScoreRequest, features: Features) -> bool:
     """Whether `request` has every feature the error cause `name` names (False for a name that is none)."""
-    named = parts(name)
-    return bool(named) and all(_part_holds(part, request) for part in named)
+    named = parts(name, features)
+    return bool(named) and all(_part_holds(part, request, features) for part in named)
 
 
-def part_words(part: str) -> str:
+def part_words(part: str, features: Features) -> str:
     """A feature in words."""
-    if part in BY_NAME:
-        return BY_NAME[part].words
+    if part in features.by_name:
+        return features.by_name[part].words
     if part == SEGMENT_EMPTY:
         return _SEGMENT_EMPTY_WORDS
     if part.startswith(_SMOOTHING):
@@ -608,10 +580,10 @@ def part_words(part: str) -> str:
     return part
 
 
-def describe(name: str) -> str:
+def describe(name: str, features: Features) -> str:
     """What an error (or crash, or hang) cause's name means, in words."""
-    what = TRIGGER_PREFIXES.get(_prefix_of(name) or PREFIX, TRIGGER_PREFIXES[PREFIX])
-    return f"{what} where " + " and ".join(map(part_words, parts(name)))
+    what = features.triggers.get(_prefix_of(name, features) or PREFIX, features.triggers[PREFIX])
+    return f"{what} where " + " and ".join(part_words(part, features) for part in parts(name, features))
 
 
 # -- the search -------------------------------------------------------------------------------------------------
@@ -625,10 +597,12 @@ class ErrorCause:
     features: tuple[str, ...]
     probes: int
     answered: int
+    #: what the name means (`describe`)
+    words: str
 
     @property
     def description(self) -> str:
-        return (f"{describe(self.name)}: the failing input errs, and without any one of these features it is "
+        return (f"{self.words}: the failing input errs, and without any one of these features it is "
                 f"answered ({self.probes} neighbour(s) of it asked, {self.answered} answered)")
 
 
@@ -637,6 +611,7 @@ class _Probing:
     failing: ScoreRequest
     ask: Ask
     candidates: tuple[Feature, ...]
+    features: Features
     probes: int = 0
     answered: int = 0
     asked: dict = field(default_factory=dict)
@@ -736,7 +711,8 @@ def _plain(probing: _Probing, keep: Sequence[str], dropped: str) -> ScoreRequest
     in the catalogue's order; the smoothing `none` unless kept; a `dropped` order bound crossed): what the kept
     features alone give."""
     request = probing.failing
-    kept_families = {BY_NAME[part].family for part in keep if part in BY_NAME}
+    by_name = probing.features.by_name
+    kept_families = {by_name[part].family for part in keep if part in by_name}
     for feature in probing.candidates:
         if feature.name in keep or feature.family in kept_families or not feature.holds(request):
             continue
@@ -759,7 +735,8 @@ def _needed(probing: _Probing, found: list[str]) -> list[str]:
         if not rest:
             break
         plain = _plain(probing, rest, part)
-        if plain is not None and all(_part_holds(other, plain) for other in rest) and probing.errs(plain) is True:
+        if plain is not None and all(_part_holds(other, plain, probing.features) for other in rest) \
+                and probing.errs(plain) is True:
             kept = rest
     return kept
 
@@ -767,8 +744,8 @@ def _needed(probing: _Probing, found: list[str]) -> list[str]:
 def _neighbour_of(probing: _Probing, part: str) -> ScoreRequest | None:
     """The neighbour whose answer confirmed `part`: the failing input without that feature, at the order an order
     bound names, under smoothing `none` for a smoothing."""
-    if part in BY_NAME:
-        return next(iter(probing.without(BY_NAME[part])), None)
+    if part in probing.features.by_name:
+        return next(iter(probing.without(probing.features.by_name[part])), None)
     for prefix in (_ORDER_BELOW, _ORDER_ABOVE):
         if part.startswith(prefix):
             return with_order(probing.failing, int(part.removeprefix(prefix)))
@@ -785,7 +762,7 @@ def _kept_beside(probing: _Probing, part: str, derived: Feature) -> bool:
     neighbour = _neighbour_of(probing, part)
     if neighbour is not None and derived.holds(neighbour):
         return True
-    feature = BY_NAME.get(part)
+    feature = probing.features.by_name.get(part)
     if feature is None or feature.unmatched is None:
         return False
     unmatched = feature.unmatched(probing.failing)
@@ -806,16 +783,16 @@ def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature
     return found
 
 
-def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[ScoreRequest] = (),
+def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
                 methods: Sequence[str] = (), prefix: str = PREFIX) -> ErrorCause | None:
     """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
-    by asking its neighbours (`ask`); the features must hold on `also_failing` too (the original input). `methods`:
-    the smoothing methods the implementation takes (a neighbour's other smoothing). None where no feature of the
-    catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the
-    process)."""
+    by asking its neighbours (`ask`) about the catalogue's `features`; the features must hold on `also_failing` too
+    (the original input). `methods`: the smoothing methods the implementation takes (a neighbour's other smoothing).
+    None where no feature of the catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether
+    a probe kills the process)."""
     every = (failing, *also_failing)
-    candidates = tuple(f for f in (*FEATURES, *LAST_RESORT) if all(f.holds(r) for r in every))
-    probing = _Probing(failing, ask, tuple(f for f in candidates if f not in LAST_RESORT))
+    candidates = tuple(f for f in (*features.features, *features.last_resort) if all(f.holds(r) for r in every))
+    probing = _Probing(failing, ask, tuple(f for f in candidates if f not in features.last_resort), features)
     found = []
     for family in dict.fromkeys(f.family for f in probing.candidates):
         named = _family_cause(probing, tuple(f for f in probing.candidates if f.family == family))
@@ -823,36 +800,39 @@ def error_cause(failing: ScoreRequest, ask: Ask, *, also_failing: Sequence[Score
             found.append(named)
     found += [cause for cause in (_smoothing_cause(probing, methods), _order_cause(probing)) if cause]
     found = _needed(probing, found)
-    found = _with_derived(probing, found, [f for f in LAST_RESORT if f in candidates])
+    found = _with_derived(probing, found, [f for f in features.last_resort if f in candidates])
     # an order bound or a smoothing the shrunk input needs but an original input lacks: that input errs without it,
     # the very evidence a neighbour gives that it is no part of the cause (a token holding two spaces errs at order
     # 2 where the shrunk one, holding one, erred at order 1 only)
-    found = [part for part in found if all(_part_holds(part, request) for request in also_failing)]
+    found = [part for part in found if all(_part_holds(part, request, features) for request in also_failing)]
     references_empty = {"reference-empty", "references-all-empty"} & set(found)
     if "hypothesis-empty" in found and references_empty and _segment_empty(failing):
         found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f not in references_empty]
     if not found:
         return None
     name = prefix + JOIN.join(found)
-    if not all(holds(name, request) for request in every):
+    if not all(holds(name, request, features) for request in every):
         return None
-    return ErrorCause(name=name, features=tuple(found), probes=probing.probes, answered=probing.answered)
+    return ErrorCause(name=name, features=tuple(found), probes=probing.probes, answered=probing.answered,
+                      words=describe(name, features))
 
 
-def hinted(request: ScoreRequest, hints: Iterable[str]) -> str | None:
+def hinted(request: ScoreRequest, hints: Iterable[str], features: Features) -> str | None:
     """The first of `hints` (causes given to shrunk errors of the same kind) that is an error cause `request`
     holds, or None."""
-    return next((hint for hint in hints if holds(hint, request)), None)
+    return next((hint for hint in hints if holds(hint, request, features)), None)
 
 
 __all__ = [
     "CRASH_PREFIX",
-    "TIMEOUT_PREFIX",
-    "TRIGGER_PREFIXES",
-    "ErrorCause",
-    "FEATURES",
+    "JOIN",
     "MAX_PROBES",
     "PREFIX",
+    "TIMEOUT_PREFIX",
+    "Ask",
+    "ErrorCause",
+    "Feature",
+    "Features",
     "describe",
     "error_cause",
     "hinted",

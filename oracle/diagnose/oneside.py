@@ -26,6 +26,9 @@ request keeps case, each applies only where the folded side has a token that fol
 has none, the counts are `case-folded-unasked`'s (both sides folded), tried first, and both fit. Where the request
 keeps case, the fold is named by returned statistics only (the counting route), never from a score alone.
 
+The folding of one side (the how) is here; the mechanisms, their names, words and the order they are tried in,
+are declared in the catalogue (`oracle.diagnose.mechanisms.structure.ONE_SIDE_FOLDS`).
+
 Pure: the oracle's counting (`oracle.formulas.bleu`) and its case folding.
 """
 
@@ -36,23 +39,6 @@ from typing import Any
 
 from oracle.formulas import bleu
 from oracle.formulas.tokenizers import fold_case
-
-REFERENCES_ONLY = "case-folded-references-only"
-HYPOTHESIS_ONLY = "case-folded-hypothesis-only"
-
-#: name -> (what the code does, the side it folds: "references" or "hypothesis")
-ONE_SIDE_FOLDS: dict[str, tuple[str, str]] = {
-    REFERENCES_ONLY: (
-        "case folded in the references only, whether the request folds both sides or neither: the hypothesis keeps "
-        "its case, so a hypothesis token with a capital letter never matches",
-        "references",
-    ),
-    HYPOTHESIS_ONLY: (
-        "case folded in the hypothesis only, whether the request folds both sides or neither: the references keep "
-        "their case, so a reference token with a capital letter is never matched",
-        "hypothesis",
-    ),
-}
 
 
 def _changes(sentences: Sequence[Any], fold: Callable[[str], str]) -> bool:
@@ -122,5 +108,4 @@ def one_side_folded_request(request: Any, text: Any, options: Any, side: str) ->
     return source.model_copy(update={"segments": segments, "lowercase": False})
 
 
-__all__ = ["HYPOTHESIS_ONLY", "ONE_SIDE_FOLDS", "REFERENCES_ONLY", "applies", "one_side_folded_counts",
-           "one_side_folded_request"]
+__all__ = ["applies", "one_side_folded_counts", "one_side_folded_request"]

@@ -14,15 +14,16 @@ method 6 with the last hypothesis's n-grams (`chen-cherry-5-precisions`, `chen-c
 smoothing's parameter at its default (`smoothing-parameter-ignored`), and the readings of `mechanisms.smoothing`
 (another method, the request ignored).
 
-Each variant is registered with the score stage's (`mechanisms.computations.COMBINATION_COMPUTATIONS`) and, like them,
-returns None where it does not apply or where its value is the oracle's own (`combination.score_variant`): a
-variant never fits a right answer. Float arithmetic on the oracle's counts; nothing from any library under test.
+Each variant is declared, with its name and in the order the classifier tries them, in the catalogue
+(`oracle.diagnose.mechanisms.smoothing.SMOOTHING_VARIANTS`, tried in the score stage's tier:
+`mechanisms.computations.COMBINATION_COMPUTATIONS`) and, like the score stage's, returns None where it does not
+apply or where its value is the oracle's own (`combination.score_variant`): a variant never fits a right answer.
+Float arithmetic on the oracle's counts; nothing from any library under test.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError
@@ -335,19 +336,4 @@ def mean_of_exp_smoothed_sentence_bleu(ctx, result):
     return math.fsum(float(one.score) for one in segments) / len(segments)
 
 
-#: The smoothing stage's variants, in the order the classifier tries them: (name, function of (context, result)).
-SMOOTHING_VARIANTS: tuple[tuple[str, Callable], ...] = (
-    ("chen-cherry-4-last-hypothesis", chen_cherry_4_last_hypothesis),
-    ("chen-cherry-4-first-hypothesis", chen_cherry_4_first_hypothesis),
-    ("chen-cherry-4-precedence", chen_cherry_4_precedence),
-    ("chen-cherry-4-ratio-inverted", chen_cherry_4_ratio_inverted),
-    ("smoothing-counter-from-zero", smoothing_counter_from_zero),
-    ("smoothing-counter-is-order-index", smoothing_counter_is_order_index),
-    ("smoothed-value-as-precision", smoothed_value_as_precision),
-    ("epsilon-added-to-every-order", epsilon_added_to_every_order),
-    ("add-one-every-order-epsilon-for-empty", add_one_every_order_epsilon_for_empty),
-    ("smoothing-per-segment-summed", smoothing_per_segment_summed),
-    ("mean-of-exp-smoothed-sentence-bleu", mean_of_exp_smoothed_sentence_bleu),
-)
-
-__all__ = ["EMPTY_ORDER_EPSILON", "SENTENCE_SMOOTHING", "SMOOTHING_VARIANTS"]
+__all__ = ["EMPTY_ORDER_EPSILON", "SENTENCE_SMOOTHING"]

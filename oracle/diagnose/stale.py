@@ -54,6 +54,7 @@ from oracle.models.results import Classification
 from .classify import UNEXPLAINED, is_partial
 from .expect import oracle_expected
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
+from .mechanisms.counting import OTHER_COUNTING
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
 
 #: The change a probe-confirmed earlier answer carries (`confirmed`): a run names it even on a single record.
@@ -494,20 +495,24 @@ def with_stale(classification: Classification, stale: Classification | None, *,
                request_alone_refuted: bool = False) -> Classification:
     """A record's root cause with the state an earlier request left (`stale_answer`) taken into account: that
     explanation itself where the request alone explains nothing (or only what is known: a partial explanation,
-    `oracle.diagnose.combination.is_partial`); beside a mechanism of the request alone (a name with its change), an
+    `mechanisms.combination.is_partial`); beside a mechanism of the request alone (a name with its change), an
     earlier answer among what also fits only where probes confirmed it (`confirmed`, `confirmed_by_a_new_key`):
     unconfirmed, it is one number met by one record, which a stateless bug that ignores a part meets whenever an
     earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;
     otherwise (carried halvings, or beside a pseudo-class such as a refusal of a valid input) among what also fits:
     a run names the one that fits all its records (`oracle.diagnose.cover`). (Carried halvings stay a fit unconfirmed:
     a run of a counter never reset needs them on its records a mechanism of the request alone also explains, and a
-    new key does not tell a counter from a stateless bug.)"""
+    new key does not tell a counter from a stateless bug.) A state probes confirmed beside a name that states only
+    what is known of the difference (every part `other-counting-of-<layer>`: which statistic differs, not why) is the
+    name, that one among what also fits: the probes are evidence of a cause, the counts' difference is none."""
     if stale is None:
         return classification
     # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
     # this very request right before: `answered_right_before`)
     if classification.name == UNEXPLAINED or is_partial(classification.parts) or request_alone_refuted:
         return stale.model_copy(update={"fits": classification.fits})
+    if is_confirmed(stale) and all(part.startswith(OTHER_COUNTING) for part in classification.parts):
+        return stale.model_copy(update={"fits": (classification.name, *classification.fits)})
     if classification.change and stale.name == EARLIER_ANSWER and not is_confirmed(stale):
         return classification
     return classification.model_copy(update={"fits": (*classification.fits, stale.name)})

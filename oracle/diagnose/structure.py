@@ -15,7 +15,7 @@ mechanism only where those counts are the returned statistics and that score the
     >>> from oracle.models.protocol import ScoreRequest, Segment
     >>> request = ScoreRequest(level="sentence", weights=[1.0],
     ...                        segments=[Segment(hypothesis=["a", "b"], references=[["a", "b", "c"]])])
-    >>> [(s.hypothesis, s.references) for s in reshaped(request, None, None, SWAPPED).segments]
+    >>> [(s.hypothesis, s.references) for s in reshaped(request, None, None, swapped).segments]
     [(('a', 'b', 'c'), (('a', 'b'),))]
 
 A mechanism that changes nothing on a request is not tried there (`reshaped` returns None): one segment cannot be
@@ -23,49 +23,21 @@ shifted, one reference cannot be transposed away, a swap of identical sides is t
 segments needs no padding to a multiple of 2 or 4. A special token is always one no segment holds (`</s>` marked
 until it is new), so that it matches only its own copies: the counts are those of any such token.
 
+The reshaping of a request (the how) is here; the mechanisms, their names, the order they are tried in and which
+are named only where statistics were returned, are declared in the catalogue
+(`oracle.diagnose.mechanisms.structure`).
+
 Pure: the oracle's tokenizers (`oracle.formulas.tokenizers`) and the protocol's request model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from oracle.formulas.tokenizers import tokenize
 from oracle.models.protocol import ScoreRequest, Segment
-
-SWAPPED = "hypothesis-and-references-swapped"
-TRANSPOSED = "references-transposed"
-POOLED = "references-pooled-across-segments"
-NEXT_REFERENCES = "hypotheses-paired-with-next-references"
-PREVIOUS_REFERENCES = "hypotheses-paired-with-previous-references"
-EACH_REFERENCE = "each-reference-its-own-segment"
-HYPOTHESIS_CHARACTERS = "hypothesis-read-as-characters"
-REFERENCE_CHARACTERS = "references-read-as-characters"
-ALL_CHARACTERS = "text-read-as-characters"
-TOKENIZER_ON_HYPOTHESES = "tokenizer-on-hypotheses-only"
-TOKENIZER_ON_REFERENCES = "tokenizer-on-references-only"
-TOKENIZER_SKIPPED = "tokenizer-skipped"
-REFERENCE_STRING_AS_REFERENCES = "reference-string-as-references"
-REFERENCE_TOKENS_AS_REFERENCES = "reference-tokens-as-references"
-STRINGS_AS_REFERENCES_AND_HYPOTHESIS = "reference-string-as-references-and-hypothesis-as-characters"
-REFERENCE_STRINGS_AS_STREAMS = "reference-strings-as-streams"
-LAST_REFERENCE = "last-reference-only"
-#: k -> the name of the corpus padded to a multiple of k by repeating its first segments (a sampler's world size)
-PADDED_CORPUS = {k: f"corpus-padded-to-a-multiple-of-{k}" for k in range(2, 9)}
-#: (on one side, a token at the start and one at the end give the same counts: it matches nothing, so each order
-#: gains one n-gram either way; on both sides they differ, matching their neighbours)
-TOKEN_ON_HYPOTHESES = "special-token-on-hypotheses"
-TOKEN_ON_REFERENCES = "special-token-on-references"
-END_TOKEN_ON_BOTH = "end-token-on-both-sides"
-START_TOKEN_ON_BOTH = "start-token-on-both-sides"
-PADDING_IN_HYPOTHESES = "padding-counted-in-hypotheses"
-PADDING_IN_REFERENCES = "padding-counted-in-references"
-PADDING_ON_BOTH = "padding-counted-on-both-sides"
-PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
-#: (the references' end token first, then the pads: a target decoded with its end symbol, then padded with the batch)
-END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
-END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
 
 #: The most segments a pooled corpus is built for: every hypothesis against every reference costs the square of
 #: the corpus (a shrunk failing example has a handful; a 2,000-segment one would cost 4 million reference reads).
@@ -77,6 +49,23 @@ Pair = tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]
 #: How a mechanism reshapes a request: (its tokenized segments, the text request they come from or None, the
 #: judged options) -> the segments scored, or None where the mechanism does not apply.
 Reshape = Callable[[Sequence[Segment], Any, Any], list[Pair] | None]
+
+
+@dataclass(frozen=True)
+class Structure:
+    """A structural mechanism as the search computes it: the `name` records carry, and how the request is reshaped
+    (`reshape`, whose docstring says what the caller did: reports show it). Declared, with the order they are tried in,
+    in the catalogue (`oracle.diagnose.mechanisms.structure.STRUCTURES`)."""
+
+    name: str
+    reshape: Reshape
+
+    @property
+    def description(self) -> str:
+        """What the mechanism does, on one line (its reshaping function's docstring)."""
+        if not self.reshape.__doc__:
+            raise TypeError(f"structural mechanism {self.name} has no docstring to describe it in reports")
+        return " ".join(self.reshape.__doc__.split())
 
 
 def _pairs(segments: Sequence[Segment]) -> list[Pair]:
@@ -298,7 +287,8 @@ def last_reference(segments: Sequence[Segment], text: Any, options: Any) -> list
     return [(tuple(s.hypothesis), (tuple(s.references[-1]),)) for s in segments]
 
 
-def _padded_corpus(k: int) -> Reshape:
+def padded_corpus(k: int) -> Reshape:
+    """The corpus padded to a multiple of `k` segments (a sampler's world size)."""
     def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
         pairs = _pairs(segments)
         missing = -len(pairs) % k
@@ -432,66 +422,11 @@ end_token_on_references_and_padding_on_both.__doc__ = (
     "hypothesis and the references to the longest reference, each side its own tensor, end token and pads counted "
     "(the class of IBM/pytorchpipe#32, the two sides padded apart); end and pad are tokens no segment holds")
 
-#: name -> how the mechanism reshapes the request (its docstring says what the caller did: reports show it). The
-#: order is the order they are tried in, and the order of a record's fits.
-STRUCTURES: dict[str, Reshape] = {
-    SWAPPED: swapped,
-    TRANSPOSED: transposed,
-    POOLED: pooled,
-    NEXT_REFERENCES: next_references,
-    PREVIOUS_REFERENCES: previous_references,
-    EACH_REFERENCE: each_reference,
-    HYPOTHESIS_CHARACTERS: hypothesis_characters,
-    REFERENCE_CHARACTERS: reference_characters,
-    ALL_CHARACTERS: all_characters,
-    TOKENIZER_ON_HYPOTHESES: tokenizer_on_hypotheses,
-    TOKENIZER_ON_REFERENCES: tokenizer_on_references,
-    TOKENIZER_SKIPPED: tokenizer_skipped,
-    REFERENCE_STRING_AS_REFERENCES: reference_string_as_references,
-    REFERENCE_TOKENS_AS_REFERENCES: reference_tokens_as_references,
-    STRINGS_AS_REFERENCES_AND_HYPOTHESIS: strings_as_references_and_hypothesis,
-    REFERENCE_STRINGS_AS_STREAMS: reference_strings_as_streams,
-    LAST_REFERENCE: last_reference,
-    **{name: _padded_corpus(k) for k, name in PADDED_CORPUS.items()},
-    TOKEN_ON_HYPOTHESES: token_on_hypotheses,
-    TOKEN_ON_REFERENCES: token_on_references,
-    END_TOKEN_ON_BOTH: end_token_on_both,
-    START_TOKEN_ON_BOTH: start_token_on_both,
-    PADDING_IN_HYPOTHESES: padding_in_hypotheses,
-    PADDING_IN_REFERENCES: padding_in_references,
-    PADDING_ON_BOTH: padding_on_both,
-    PADDING_TO_COMMON_LENGTH: padding_to_common_length,
-    END_TOKEN_AND_COMMON_PADDING: end_token_on_references_and_common_padding,
-    END_TOKEN_AND_PADDING_ON_BOTH: end_token_on_references_and_padding_on_both,
-}
-
-
-#: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
-#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, six pads, five nestings) fit
-#: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
-#: floored length ratio does; a one-segment corpus tripled under add-3 gives the 2/3 of add-1), so a score alone
-#: names none of them.
-STATISTICS_ONLY = frozenset({
-    REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
-    REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
-    END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
-    PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH,
-})
-
-
-def describe(name: str) -> str:
-    """What mechanism `name` does, on one line (its reshaping function's docstring)."""
-    doc = STRUCTURES[name].__doc__
-    if not doc:
-        raise TypeError(f"structural mechanism {name} has no docstring to describe it in reports")
-    return " ".join(doc.split())
-
-
-def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, name: str) -> ScoreRequest | None:
-    """`request` (a token request: a text request's tokens) as mechanism `name` reshapes it, a token request of the
-    segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
+def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, reshape: Reshape) -> ScoreRequest | None:
+    """`request` (a token request: a text request's tokens) as a mechanism's `reshape` reshapes it, a token request of
+    the segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
     None where the mechanism does not apply, or gives the request's own segments (a no-op is no explanation)."""
-    pairs = STRUCTURES[name](request.segments, text, options)
+    pairs = reshape(request.segments, text, options)
     if pairs is None or not pairs or pairs == _pairs(request.segments):
         return None
     # built unvalidated: a transposed or pooled corpus may hold more references a segment than the protocol carries
@@ -502,5 +437,12 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, nam
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "PADDED_CORPUS", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED", "describe",
-           "reshaped"]
+__all__ = ["MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "all_characters", "each_reference",
+           "end_token_on_both", "end_token_on_references_and_common_padding",
+           "end_token_on_references_and_padding_on_both", "hypothesis_characters", "last_reference", "next_references",
+           "padded_corpus", "padding_in_hypotheses", "padding_in_references", "padding_on_both",
+           "padding_to_common_length", "pooled", "previous_references", "reference_characters",
+           "reference_string_as_references", "reference_strings_as_streams", "reference_tokens_as_references",
+           "reshaped", "start_token_on_both", "strings_as_references_and_hypothesis", "swapped", "token_on_hypotheses",
+           "token_on_references", "tokenizer_on_hypotheses", "tokenizer_on_references", "tokenizer_skipped",
+           "transposed"]

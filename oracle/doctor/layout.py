@@ -28,6 +28,8 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from oracle.textio import ordinal, same_file
+
 from .rawtext import BOM, LINE_SEPARATORS, Line
 from .streams import tokens_13a
 
@@ -132,6 +134,8 @@ class _FileWatch:
     splitlines_extra: int = 0
     empty: list = field(default_factory=list)
     empty_count: int = 0
+    #: the number of the last line with text (the lines after it are empty)
+    last_text_line: int = 0
     lettered: int = 0
     capitalised: int = 0
     sampled: int = 0
@@ -158,6 +162,7 @@ class _FileWatch:
         if not stripped.strip():
             self.empty_count += _noted(self.empty, line.number)
             return
+        self.last_text_line = line.number
         if stripped.lower() != stripped.upper():
             self.lettered += 1
             self.capitalised += stripped != stripped.lower()
@@ -329,8 +334,16 @@ class LayoutWatch:
             return []
         shortest = min(counts.values())
         listed = ", ".join(f"{name} {n}" for name, n in counts.items())
-        return [Finding("line-count", "error", f"the files have different numbers of lines ({listed}); the readings "
-                        f"score the first {shortest} lines of each, as zip() would, and sacrebleu refuses such files",
+        ended = Path(next(name for name, n in counts.items() if n == shortest)).name
+        blank = "".join(  # (the commonest cause: an empty line left at the end of a file, "\n\n")
+            f"; {Path(watch.name).name}'s "
+            + (f"line {shortest + 1}, past the end of {ended}, is empty" if watch.lines == shortest + 1 else
+               f"lines {shortest + 1}-{watch.lines}, past the end of {ended}, are empty")
+            + " (an empty line left at the end of the file?)"
+            for watch in self.files if watch.lines > shortest and watch.last_text_line <= shortest)
+        return [Finding("line-count", "error", f"the files have different numbers of lines ({listed}){blank}; the "
+                        f"readings score the first {shortest} lines of each, as zip() would, and sacrebleu refuses "
+                        "such files",
                         tuple(Location(name, shortest + 1) for name, n in counts.items() if n > shortest),
                         len(counts), None, "the lines past the shortest file have no partner to be scored with")]
 
@@ -426,12 +439,19 @@ class LayoutWatch:
         found = []
         for (a, b), same in sorted(self.duplicates.items()):
             if self.segments and same >= DUPLICATE_SHARE * self.segments:
+                first, second = self.names[a], self.names[b]
+                if same_file(first, second):  # (one path given twice: not two files that happen to agree)
+                    said = (f"{second} is given twice (the {ordinal(a)} and {ordinal(b)} --ref): the same "
+                            "reference counted twice")
+                    where: tuple = (Location(second, 1),)
+                    fix = f"the {ordinal(b)} --ref ({second}) left out"
+                else:
+                    said = f"{second} repeats {first} on {same} of {self.segments} lines: one reference counted twice"
+                    where = (Location(first, 1), Location(second, 1))
+                    fix = f"{second} left out"
                 found.append(Finding("duplicated-reference", "warning",
-                                     f"{self.names[b]} repeats {self.names[a]} on {same} of {self.segments} lines: "
-                                     "one reference counted twice (nrefs is wrong; clipping and the length rule see "
-                                     "no second opinion)",
-                                     (Location(self.names[a], 1), Location(self.names[b], 1)), same,
-                                     Fix("pass", f"{self.names[b]} left out", transform="drop-file", file=b)))
+                                     f"{said} (nrefs is wrong; clipping and the length rule see no second opinion)",
+                                     where, same, Fix("pass", fix, transform="drop-file", file=b)))
         return found
 
     def _encoding(self, index: int, watch: _FileWatch) -> list:

@@ -18,6 +18,7 @@ or one order's matched n-grams, that would give the number, each checked with th
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from fractions import Fraction
@@ -67,13 +68,20 @@ class GivenNumber:
         return float(self.value) * (100 if scale == "0-1" else 1)
 
 
+#: The first number in a text (a decimal comma taken for a point), offered where --number is given more than one.
+_NUMBER_INSIDE = re.compile(r"\d+(?:[.,]\d+)?")
+
+
 def parse_number(text: str) -> GivenNumber:
     """`26.65`, `0.2665`, `27`: a BLEU score as printed, on either scale."""
     cleaned = str(text).strip()
     try:
         value = Decimal(cleaned)
     except InvalidOperation:
-        raise BleuValueError(f"`--number {text}`: not a number") from None
+        # a number copied with what surrounds it ("BLEU = 26.65", "26.65%") or with a decimal comma ("26,65")
+        inside = _NUMBER_INSIDE.search(cleaned)
+        hint = f"; give the number alone: --number {inside.group().replace(',', '.')}" if inside else ""
+        raise BleuValueError(f"`--number {text}`: not a number{hint}") from None
     exponent = value.as_tuple().exponent
     if not isinstance(exponent, int):  # NaN and the infinities have a letter for an exponent
         raise BleuValueError(f"`--number {text}`: must be a finite number")

@@ -38,7 +38,15 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from oracle.diagnose.errorcauses import CRASH_PREFIX, describe, error_cause, holds
+from oracle.diagnose.errorcauses import CRASH_PREFIX
+from oracle.diagnose.mechanisms.errors import (
+    after_requests,
+    after_requests_name,
+    describe,
+    error_cause,
+    holds,
+    no_feature_name,
+)
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 from .requests import not_applicable_reason
@@ -57,8 +65,6 @@ VARIANTS = 3
 TIMEOUT_HANGS = 2
 #: The suffixes the variants' tokens are renamed with (one variant each).
 SUFFIXES = ("x", "y", "z")
-NO_FEATURE = "no-input-feature"
-_AFTER = re.compile(r"(crash|timeout)-after-(\d+)-requests$")
 
 
 class Prober(Protocol):
@@ -81,12 +87,6 @@ class DeathCause:
     name: str
     description: str
     shrunk: ScoreRequest | None = None
-
-
-def after_requests(name: str) -> int | None:
-    """The requests a process answered before dying, for a `crash-after-<n>-requests` name; else None."""
-    match = _AFTER.match(name)
-    return int(match.group(2)) if match else None
 
 
 def renamed(request: ScoreRequest, suffix: str) -> ScoreRequest:
@@ -119,7 +119,7 @@ def _position(failing: ScoreRequest, prober: Prober, word: str) -> DeathCause | 
             died_on = n
             break
     if died_on is None:
-        return DeathCause(f"{word}-{NO_FEATURE}", (
+        return DeathCause(no_feature_name(word), (
             f"no input feature separates it: the input is answered by a fresh process as its first request and "
             f"{POSITION_REQUESTS - 1} times more ({word} not reproduced: it depends on what the run's process was "
             "sent before, or on its seq, or on chance)"))
@@ -131,13 +131,13 @@ def _position(failing: ScoreRequest, prober: Prober, word: str) -> DeathCause | 
         if answer is None:
             return None
         if answer and n == died_on:
-            return DeathCause(f"{word}-after-{died_on - 1}-requests", (
+            return DeathCause(after_requests_name(word, died_on - 1), (
                 f"the process {dies} on its request {died_on} whatever it is: a fresh process answered the failing "
                 f"input {died_on - 1} time(s) and {dies} on it next, another fresh process did the same with another "
                 "input (no input feature separates it)"))
         if answer:
             break
-    return DeathCause(f"{word}-{NO_FEATURE}", (
+    return DeathCause(no_feature_name(word), (
         f"no input feature separates it: the input is answered by a fresh process as its first request, the "
         f"process {dies} on request {died_on} of the input repeated, but not so with another input"))
 
@@ -181,12 +181,12 @@ def crash_cause(failing: ScoreRequest, prober: Prober, *, outcome: str = "crash"
     cause = error_cause(reduced, prober.ask, also_failing=(failing,), methods=tuple(methods), prefix=CRASH_PREFIX)
     shrunk = reduced if reduced != failing else None
     if cause is None:
-        return DeathCause(f"crash-{NO_FEATURE}", (
+        return DeathCause(no_feature_name("crash"), (
             "no input feature separates it: the input kills a fresh process as its first request, and no feature of "
             "the catalogue is confirmed (taken away, the input still kills it, or could not be sent)"), shrunk)
     why_not = _confirmed(cause.name, reduced, prober)
     if why_not is not None:
-        return DeathCause(f"crash-{NO_FEATURE}", (
+        return DeathCause(no_feature_name("crash"), (
             f"no input feature separates it: the input kills a fresh process as its first request, and without each "
             f"of its features ({', '.join(cause.features)}) it is answered, but {why_not}"), shrunk)
     return DeathCause(cause.name, (
@@ -247,18 +247,21 @@ class ProcessProber:
         return died
 
 
-def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str]) -> str | None:
-    """The first probed cause of its kind (`hints`) that a death not probed has: the features of a
-    `crash-when-...` held by its input, or a `crash-after-<n>-requests` where its process had answered n requests
-    (`died_after`) before dying."""
+def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str], *, outcome: str = "crash"
+           ) -> DeathCause | None:
+    """The first probed cause of its kind (`hints`) that a death (`outcome` "crash") or hang ("timeout") not
+    probed has, with what it says in words: the features of a `crash-when-...` held by its input, or a
+    `crash-after-<n>-requests` where its process had answered n requests (`died_after`) before dying. The hints are
+    names as records carry them (across `check --jobs` workers, as text): read here, where their kind is known."""
     for hint in hints:
         if hint.startswith(CRASH_PREFIX) and holds(hint, request):
-            return hint
+            return DeathCause(hint, describe(hint))
         after = after_requests(hint)
         if after is not None and after == died_after:
-            return hint
+            return DeathCause(hint, f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request "
+                                    f"{after + 1} whatever it is (this one did so on its request {after + 1})")
     return None
 
 
 __all__ = ["MAX_STARTS", "POSITION_REQUESTS", "SHRINK_STARTS", "TIMEOUT_HANGS", "VARIANTS", "DeathCause", "Prober",
-           "ProcessProber", "after_requests", "crash_cause", "hinted", "renamed"]
+           "ProcessProber", "crash_cause", "hinted", "renamed"]

@@ -7,7 +7,9 @@ examples), the root cause named (`oracle.diagnose.attribute`, among the implemen
 a failure not shrunk among its kind's shrunk failures' causes first, within its kind's allowance of searches among
 every explanation), its fitting explanations told apart by related inputs (`oracle.harness.separate`), an error's or
 a death's cause probed (`oracle.diagnose.errorcauses`, `oracle.harness.crashcauses`), the state an earlier request
-left looked for (`oracle.diagnose.stale`), and the replay and reproduction line written
+left looked for (`oracle.diagnose.stale`; references kept from the process's first request, once probes confirmed
+them on a failure of a kind in a block, are tried first on the kind's later failures there, which they name without
+probes or a search where they give the answer), and the replay and reproduction line written
 (`oracle.harness.reproduction`).
 
 Everything it reads or asks is in its `DiagnosisContext`: the judged profile, the implementation's capabilities,
@@ -23,21 +25,25 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any
 
-from oracle.diagnose import errorcauses, repeat
+from oracle.diagnose import repeat
 from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
 from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
+from oracle.diagnose.mechanisms import errors as error_causes
+from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     EVERY_REFERENCE,
     PROBES_NEEDED,
+    REFERENCES_KEPT,
     Before,
     answered_right_before,
     confirmed,
     confirmed_by_a_new_key,
     earlier_match,
+    is_confirmed,
     kept_references,
     probes,
     stale_answer,
@@ -46,7 +52,7 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, needs_evidence, parse_cause
+from oracle.models.results import Shrunk, parse_cause
 
 from . import crashcauses
 from .budget import (
@@ -119,8 +125,9 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     run up to some thirty times as long as the same implementation fixed. Such a failure is searched among its
     implementation's documented classes only, and its record says so. Decided by the examples alone (their
     order within the block), as the shrinking is, never by the clock or by --jobs. A name that states only what is
-    known (`other-counting-of-<layer>`, the score stages of `combination.PARTIAL_NAMES`) names no mechanism: it
-    counts as unexplained here, else a partial name would send every later record of its kind to the full search."""
+    known (`other-counting-of-<layer>`, the score stages of `mechanisms.combination.PARTIAL_NAMES`) names no
+    mechanism: it counts as unexplained here, else a partial name would send every later record of its kind to the
+    full search."""
     return any(names_a_mechanism(hint) for hint in hints)
 
 
@@ -199,6 +206,16 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     to_shrink, hints = shrink_decision(kind, verdict, context)
     if repeat.NONDETERMINISTIC in hints:
         return cheaply_classified(item, judgement, context)
+    # (a state probes confirmed for its kind in its block is a hint of its own, `_state_confirmed`; the searches
+    # among the hints never see it: they test mechanisms of the request alone)
+    confirmed_state, hints = REFERENCES_KEPT in hints, tuple(hint for hint in hints if hint != REFERENCES_KEPT)
+    kept = _kept_as_in_its_block(judgement, before, context) if confirmed_state and item.attribution != "none" \
+        else None
+    if kept is not None:
+        if summary is not None:  # (a summary: too large to replay from a record)
+            return Diagnosis(classification=kept)
+        replay, line = context.reproduction.of_failure(item_id, kind, request, request)
+        return Diagnosis(classification=kept, replay=replay, reproduce=line)
     if to_shrink:
         shrunk, last = shrink_failure(request, verdict, context, reply, expected)
         reported = shrunk.request
@@ -234,13 +251,46 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     if to_shrink and classification is not None:
         context.budget.classified((classification.name, *classification.fits))
     if classification is not None and (before.earlier or before.halvings):
-        classification = with_stale(classification, _stale(request, reply, before, expected, classification, context),
+        stale = _stale(request, reply, before, expected, classification, context)
+        classification = with_stale(classification, stale,
                                     request_alone_refuted=answered_right_before(request, before, expected,
                                                                                 context.contract))
+        _state_confirmed(stale, kind, verdict, context)
     if summary is not None:  # (a summary: too large to replay from a record)
         return Diagnosis(classification=classification, shrunk=shrunk)
     replay, line = context.reproduction.of_failure(item_id, kind, request, reported)
     return Diagnosis(classification=classification, shrunk=shrunk, replay=replay, reproduce=line)
+
+
+def _kept_as_in_its_block(judgement: Judgement, before: Before, context: DiagnosisContext):
+    """A failure not shrunk whose kind had references kept from the process's first request confirmed by probes
+    earlier in its block (`_state_confirmed`), named so where its answer is exactly the oracle's for its hypotheses
+    against those references (`oracle.diagnose.stale.kept_references`, one computation by the oracle), without
+    probes or a search of its own; else None, and it is classified as any failure is. The bug then costs its probes
+    once per kind and block, not once per record, and no search among mechanisms of the request alone, which on
+    such a bug names only what is known of the difference (`other-counting-of-<layer>`). The state needed its
+    probes: a stateless implementation never has it confirmed, so never reaches this."""
+    request, reply, verdict, expected = judgement.parts
+    if before.first is None or expected is None:
+        return None
+    kept = kept_references(request, reply, before.first, context.profile, expected=expected, contract=context.contract)
+    if kept is None:
+        return None
+    return kept.model_copy(update={"description": (
+        f"{kept.description}; probes confirmed it on an earlier failure of its kind ({_kind_words(verdict)}) in "
+        f"{_block_words(context)}, so this one was neither probed again nor searched among mechanisms of the request "
+        "alone")})
+
+
+def _state_confirmed(stale, kind, verdict, context: DiagnosisContext) -> None:
+    """Tell the block that probes confirmed references kept from the first request (`stale`, `_stale`'s answer) on a
+    failure of this kind: a hint for its later failures (`budget.searched_named`, as a searched name is; read from
+    the records by a `--jobs` parent too), which `_kept_as_in_its_block` reads."""
+    if stale is None or stale.name != REFERENCES_KEPT or not is_confirmed(stale) or kind not in ("example", "series") \
+            or context.budget.example < 0:
+        return
+    context.budget.searched_named(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order),
+                                  (REFERENCES_KEPT,))
 
 
 def cheaply_classified(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
@@ -296,13 +346,13 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
     given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
     (kept out of the history). Its `error` classification where none is confirmed."""
     failing, verdict = judged[0], judged[2]
-    name = errorcauses.hinted(failing, hints)
+    name = error_causes.hinted(failing, hints)
     if name is not None:
-        description = f"{errorcauses.describe(name)}, as in a shrunk error of its kind"
+        description = f"{error_causes.describe(name)}, as in a shrunk error of its kind"
     elif context.process.given_up:
         return classification
     else:
-        cause = errorcauses.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
+        cause = error_causes.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
                                         methods=context.capabilities.smoothing)
         if cause is None:
             return classification
@@ -321,14 +371,11 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         return classification, None
     probe, hints = context.budget.may_shrink(failure_kind("example", outcome, None, None))
     if not probe:
-        name = crashcauses.hinted(request, died_after, hints)
-        if name is None:
+        known = crashcauses.hinted(request, died_after, hints, outcome=outcome)
+        if known is None:
             return classification, None
-        known = errorcauses.describe(name) if errorcauses.parts(name) else (
-            f"the process {'dies' if outcome == 'crash' else 'hangs'} on its request {died_after + 1} whatever "
-            f"it is (this one did so on its request {died_after + 1})" if died_after is not None else name)
-        return classification.model_copy(update={"name": name, "description": (
-            f"{known}, as in a probed {outcome} of its kind ({verdict.message})")}), None
+        return classification.model_copy(update={"name": known.name, "description": (
+            f"{known.description}, as in a probed {outcome} of its kind ({verdict.message})")}), None
     prober = crashcauses.ProcessProber(context.process, context.capabilities,
                                        max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
     shrinking: list[ShrinkResult] = []  # the shrinker's result, when the probes found an input to shrink
@@ -537,7 +584,7 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
     computations in the block), as what is known is: never refused. A bug whose records split between kinds of
     failure (the lengths first diverging for some, the references' for others) is then named by the mechanism found
     on the kind that was searched, where its other records' searches were cut. Never a name that needs evidence
-    (`results.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
+    (`mechanisms.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
     across records is what those are confirmed by, and a cut record named so would make one."""
     names = [name for name in context.budget.block_causes(kind)
              if names_a_mechanism(name) and not needs_evidence(name) and name not in tested]

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 from pydantic_core import PydanticSerializationError
 
 from oracle.diagnose import mechanisms
-from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover
+from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover, needs_evidence
 from oracle.diagnose.cover import RunCause as CoveredCause
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
@@ -54,7 +54,6 @@ from oracle.models.results import (
     Record,
     ResultsFormatError,
     RunCause,
-    needs_evidence,
     parse_cause,
     parse_line,
 )

@@ -31,7 +31,7 @@ from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import hinted_entries
 from oracle.diagnose.expect import case_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract
-from oracle.escaping import shown
+from oracle.escaping import close_name, shown
 from oracle.exitcodes import (
     EXIT_DEVIATIONS,
     EXIT_OK,
@@ -536,8 +536,11 @@ def _refusal(profile: str, implementation: str, tracker: BaselineTracker) -> str
     """Why a run must stop right after the handshake (a usage error): a profile the oracle does not have, or a
     baseline written for another implementation or profile."""
     if profile not in PROFILES:
-        return (f"the implementation declares profile {profile!r}, which is not one of {sorted(PROFILES)}; "
-                "give --profile")
+        meant = close_name(profile, PROFILES)
+        guess = f" (did you mean {meant!r}?)" if meant else ""
+        return (f"the implementation declares profile {profile!r} in its handshake, which is not one of "
+                f"{sorted(PROFILES)}{guess}; correct the handshake's `profile`, or give --profile NAME to judge it "
+                "under one")
     return tracker.another(implementation, profile)
 
 

@@ -364,6 +364,13 @@ def _not_started(argv: Sequence[str], exc: OSError) -> str:
     return said
 
 
+#: Why a process answers no `start` in time, most often (PROTOCOL.md, "Transport"): said with the refusal.
+NO_HANDSHAKE_CAUSES = ("the runner sends `start` and waits for its answer before sending anything more: a program "
+                       "that reads all of its input before answering (stdin.read(), readlines(), a pipe through "
+                       "sort), or does not flush stdout after each line, waits forever; --timeout gives a slow start "
+                       "more time")
+
+
 class ImplementationProcess:
     """An implementation behind protocol v1: `start()`, then `request(obj)` any number of times, then `stop()`."""
 
@@ -493,7 +500,7 @@ class ImplementationProcess:
         # it is judged as the handshake, so the error shows what came instead of one.
         item = self._get(self.timeout if sent else GONE_OUTPUT_WAIT)[1]
         if item is None or (item is _EOF and not sent):
-            raise HandshakeError(f"no handshake within {self.timeout:g} s" if sent else
+            raise HandshakeError(f"no handshake within {self.timeout:g} s ({NO_HANDSHAKE_CAUSES})" if sent else
                                  f"the process exited before the handshake ({self._exit_status()})")
         if item is _EOF:
             raise HandshakeError(f"the process exited without a handshake ({self._exit_status()})")

@@ -22,6 +22,8 @@ from typing import Any, NoReturn
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails, InitErrorDetails, PydanticCustomError
 
+from oracle.escaping import close_name
+
 #: A location in a document: mapping keys and list indexes, outermost first.
 Loc = tuple[str | int, ...]
 
@@ -135,7 +137,10 @@ def explain(error: ErrorDetails, dialect: Dialect, model: type[BaseModel] | None
     if kind == "extra_forbidden":
         fields = _fields_at(model, tuple(error["loc"])[:-1]) if model is not None else []
         listed = f" (its fields are {', '.join(f'`{name}`' for name in fields)})" if fields else ""
-        return f"unknown field `{path}` in {where}{listed}"
+        name = tuple(error["loc"])[-1]
+        meant = close_name(name, fields) if isinstance(name, str) else None
+        guess = f"; did you mean `{meant}`?" if meant else ""
+        return f"unknown field `{path}` in {where}{listed}{guess}{_belongs_beside(model, tuple(error['loc']))}"
     if kind in ("model_type", "model_attributes_type", "dict_type"):
         return f"`{path}` must be {dialect.mapping} {got}" if path else f"{top} must be {dialect.mapping} {got}"
     if kind in ("list_type", "tuple_type"):
@@ -169,10 +174,14 @@ def _bound_or_type(kind: str, context: Mapping[str, Any], got: str, fallback: st
 
 
 def one_of(options: Sequence[object], value: object, show: Callable[[object], str]) -> str:
-    """"must be X" or "must be one of X, Y" and what came, each value shown as the document writes it."""
+    """"must be X" or "must be one of X, Y" and what came, each value shown as the document writes it; a misspelt
+    name is given the close one ("did you mean ...?")."""
     if len(options) == 1:
         return f"must be {show(options[0])} (got {show(value)})"
-    return f"must be one of {', '.join(show(option) for option in options)} (got {show(value)})"
+    named = [option for option in options if isinstance(option, str)]
+    meant = close_name(value, named) if isinstance(value, str) and value not in named else None
+    guess = f"; did you mean {show(meant)}?" if meant is not None else ""
+    return f"must be one of {', '.join(show(option) for option in options)} (got {show(value)}{guess})"
 
 
 def _literal_options(expected: str) -> list[object]:
@@ -187,6 +196,12 @@ def _literal_options(expected: str) -> list[object]:
 
 def _fields_at(model: type[BaseModel], loc: Loc) -> list[str]:
     """The field names of the model found at `loc` inside `model` (for "its fields are ...")."""
+    found = _model_at(model, loc)
+    return [] if found is None else list(found.model_fields)
+
+
+def _model_at(model: type[BaseModel], loc: Loc) -> type[BaseModel] | None:
+    """The model found at `loc` inside `model` (None where `loc` leads to no model)."""
     current: type[BaseModel] = model
     for part in loc:
         if isinstance(part, int):
@@ -194,9 +209,22 @@ def _fields_at(model: type[BaseModel], loc: Loc) -> list[str]:
         field = current.model_fields.get(part)
         inner = next(iter(_models_in(field.annotation)), None) if field is not None else None
         if inner is None:
-            return []
+            return None
         current = inner
-    return list(current.model_fields)
+    return current
+
+
+def _belongs_beside(model: type[BaseModel] | None, loc: Loc) -> str:
+    """'; `weights` is a field of `options`': where an unknown field at `loc` is a field of a sibling of the model it
+    was found in (one level off: a case's `input.weights` for its `options.weights`), "" where it is none's."""
+    if model is None or len(loc) < 2 or not isinstance(loc[-1], str) or not isinstance(loc[-2], str):
+        return ""
+    name, holder, above = loc[-1], loc[-2], _model_at(model, loc[:-2])
+    if above is None:
+        return ""
+    owners = [field for field, info in above.model_fields.items() if field != holder
+              and any(name in inner.model_fields for inner in _models_in(info.annotation))]
+    return f"; `{name}` is a field of {' and '.join(f'`{owner}`' for owner in owners)}" if owners else ""
 
 
 def _models_in(annotation: object) -> Iterable[type[BaseModel]]:

@@ -13,7 +13,6 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -103,54 +102,6 @@ class Classification(_Part):
     def signature(self) -> tuple[str, ...]:
         """Every explanation that fits the record, its own name first."""
         return (self.name, *(f for f in self.fits if f != self.name))
-
-    def run_name(self, run_names: Sequence[str]) -> str:
-        """The record's name in a run whose causes are `run_names` (`oracle.diagnose.cover`)."""
-        return run_name_of(self.signature, run_names)
-
-
-#: The batch sizes the corpus score as a mean of per-batch corpus scores is tried at (`oracle.diagnose.combination`):
-#: 2 to 8 and the powers of two to 64. The size is unknown, so a record one size fits may fit it by chance.
-BATCH_SIZES = (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
-
-
-def batch_mean_name(size: int) -> str:
-    """The name of the corpus score computed as the mean of the corpus scores of consecutive batches of `size`."""
-    return f"mean-of-scores-of-batches-of-{size}"
-
-
-#: Explanations a record is given run-wide only with evidence (a pattern across records, or a confirming probe:
-#: `oracle.diagnose.cover`), also as a part of a combined name ("reference_length=longest + float32"): a state
-#: carried from an earlier request, or float32 precision, which one wrong number can fit by chance; a mean over
-#: batches at one of several sizes tried, which one record can fit by the choice of size.
-NEEDS_EVIDENCE = frozenset({"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                            "references-kept-from-first-request",
-                            *(batch_mean_name(size) for size in BATCH_SIZES),
-                            # one length of the corpus, one number, as one segment's (`oracle.diagnose.counting`)
-                            *(f"{length}-of-{which}-segment-only"
-                              for length in ("hypothesis-length", "reference-length") for which in ("first", "last"))})
-
-
-#: A cap on one side's lengths found from the returned counts (`oracle.diagnose.mechanisms.counting.CAPPED_SIDES`):
-#: one record can fit one cap by the choice of cap, as a batch mean by the choice of size, so these need evidence too.
-SEARCHED_CAP = re.compile(r"(?:references|hypotheses)-truncated-to-[1-9][0-9]*-tokens")
-
-
-def needs_evidence(name: str) -> bool:
-    """Whether `name` (or a part of a combined name) is one of NEEDS_EVIDENCE, or a searched cap (`SEARCHED_CAP`)."""
-    return any(part in NEEDS_EVIDENCE or SEARCHED_CAP.fullmatch(part) for part in parse_cause(name))
-
-
-def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
-    """The run's name for a record whose fitting explanations are `signature` (its own name first): the first of
-    the run's causes among them (one bug, one name), else its own name; `unexplained` where each of its names
-    needs evidence the run did not give it (the cover left them out: `oracle.diagnose.cover`)."""
-    named = next((name for name in run_names if name in signature), None)
-    if named is not None:
-        return named
-    if "unexplained" in run_names and signature and all(map(needs_evidence, signature)):
-        return "unexplained"
-    return signature[0]
 
 
 class BaselineStatus(_Part):

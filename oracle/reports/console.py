@@ -24,7 +24,7 @@ from oracle.harness.events import RESULTS_FILE, RootCauseGroup
 from oracle.models.protocol import encode
 from oracle.models.results import GateSummary, Record
 
-from .summaries import DerivedReports, DeviationGroup
+from .summaries import DerivedReports, DeviationGroup, divergence_said
 
 #: Distinct inputs `check` prints at the end of a run without -v (every deviation is in results.jsonl and
 #: summary.md).
@@ -226,8 +226,9 @@ def _group_lines(group: RootCauseGroup, name: str, profile: str, status: dict[st
                  + (f", under this explanation {_value(explained)}" if explained is not None else ""))
     layer, order, message = record.divergence
     if layer:  # where it diverges first: a score may agree where the statistics do not
+        said = divergence_said(layer, message)
         lines.append(f"  first divergence at {layer}" + (f" (order {order})" if order else "")
-                     + (f": {message}" if message else ""))
+                     + (f": {said}" if said else ""))
     text = _input_text(record)
     if text is not None:
         lines.append(f"  input: {text if verbose else _cut(text)}")

@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from oracle.diagnose.classify import describe_as
+from oracle.diagnose.cover import run_name_of
 from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
@@ -52,7 +53,7 @@ from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, run_name_of
+from oracle.models.results import Record
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -150,6 +151,10 @@ def root_cause_section(groups):
                 f"These inputs fit {', '.join(f'`{a}`' for a in group.alternatives)} as well: they cannot tell "
                 "the explanations apart.",
                 "",
+                # each in its words, as the run's cause is: a bare name is a claim nobody can check
+                *(f"- {markdown_code(name)}: {markdown_code(_alternative_words(record, name))}"
+                  for name in group.alternatives),
+                "",
             ]
         if record.classification.name != group.name:  # its own first name is another that fits it too
             value = None
@@ -158,12 +163,38 @@ def root_cause_section(groups):
             f"{markdown_code(_show_value(record.answer()))}; the oracle says {_show_value(record.oracle_answer())}"
             + (f"; under this explanation the oracle gives {_show_value(value)}" if value is not None else "")
         ]
+        layer, order, message = record.divergence
+        if layer:  # where it diverges first: the scores may agree where the statistics do not (as the console says)
+            said = divergence_said(layer, message)
+            out.append(f"- first divergence at {markdown_code(layer)}" + (f" (order {order})" if order else "")
+                       + (f": {markdown_code(said)}" if said else ""))
         payload = record.reported_input
         if payload is not None:
             out += ["- input:", "", *markdown_block(_input_json(payload), "json", indent="  ")]
         if record.reproduce:
             out += ["- reproduce:", "", *markdown_block(record.reproduce, "sh", indent="  ")]
     return out
+
+
+def divergence_said(layer, message):
+    """A record's message after "first divergence at LAYER": without the judge's own "first divergence: LAYER: "
+    before it ("expected 0, got 2", not "first divergence: ref_len: expected 0, got 2" again)."""
+    said = message or ""
+    for prefix in ("first divergence: ", f"{layer}: "):
+        said = said.removeprefix(prefix)
+    return said
+
+
+def _alternative_words(record, name):
+    """What `name`, an explanation that fits a root cause's records as well, claims: in the words the smallest record
+    gave it, else the catalogue's (`classify.describe_as`)."""
+    classification = record.classification
+    if classification is not None:
+        return describe_as(classification, name)
+    from oracle.diagnose import mechanisms  # (a record without a classification: the catalogue read only then)
+    from oracle.models.results import parse_cause
+
+    return mechanisms.describe_parts(parse_cause(name))
 
 
 def _input_json(request):
@@ -333,7 +364,7 @@ def markdown_summary(results, summary=None):
     footer = results.footer
     summary = summary if summary is not None else tally(results.records)
     baseline = footer.baseline if footer is not None else None
-    out = _heading(results) + _settings(results) + _outcome_table(summary) + _baseline_lines(baseline)
+    out = _heading(results) + _settings(results, summary) + _outcome_table(summary) + _baseline_lines(baseline)
     out += root_cause_section(summary.root_causes.groups())
     out += _deviations(summary, show_status=baseline is not None and bool(baseline.file))
     out += _acceptable(summary) + _known(summary) + _not_applicable(summary)
@@ -363,8 +394,24 @@ def _heading(results):
     return out
 
 
-def _settings(results):
-    """The run's versions, command, search and contract, and what the footer says of restarts and time."""
+#: The longest --replay argument (a JSON input, or a file's path) summary.md shows whole.
+_REPLAY_SHOWN = 300
+
+
+def _what_ran(results, summary):
+    """'- seed 0, 200 random examples, cases: ...', or for a --replay run what it replayed (it drew no example and
+    ran no case; `summary` counts its records)."""
+    settings = results.header.settings
+    if not settings.replay:
+        return f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}"
+    count = sum(count for (kind, _outcome), count in summary.by_kind.items() if kind == "replay")
+    given = settings.replay if len(settings.replay) <= _REPLAY_SHOWN else settings.replay[:_REPLAY_SHOWN] + "..."
+    return f"- replayed (--replay): {count} input{'s' if count != 1 else ''}, {markdown_code(given)}"
+
+
+def _settings(results, summary):
+    """The run's versions, command, search (or what it replayed: `summary` counts the records) and contract, and
+    what the footer says of restarts and time."""
     header, footer = results.header, results.footer
     settings = header.settings
     capabilities = header.capabilities.to_json() if header.capabilities is not None else None
@@ -372,7 +419,7 @@ def _settings(results):
         "",
         f"- suite {header.suite_version}, oracle {header.oracle_version}",
         f"- command: {markdown_code(settings.command)}",
-        f"- seed {settings.seed}, {settings.examples} random examples, cases: {settings.cases or 'none'}",
+        _what_ran(results, summary),
         f"- numeric contract: |actual - expected| <= {settings.abs} + {settings.rel} * |expected|; "
         f"timeout {settings.timeout} s",
         f"- capabilities: {markdown_code(json.dumps(capabilities))}",
@@ -390,15 +437,25 @@ def _settings(results):
     return out
 
 
+#: The outcome table's columns: (kind of record, its heading). cases, examples and metamorphic relations always;
+#: the others where the run has such records (a column for every kind, so that each row adds up to its total).
+_KIND_COLUMNS = (("case", "cases"), ("example", "examples"), ("metamorphic", "metamorphic"), ("series", "series"),
+                 ("stateful", "stateful"), ("replay", "replayed"))
+_ALWAYS_SHOWN = 3
+
+
 def _outcome_table(summary):
-    out = ["", "| outcome | cases | examples | metamorphic | total |", "|---|---:|---:|---:|---:|"]
     by_kind = summary.by_kind
+    named = dict(_KIND_COLUMNS)
+    columns = [*_KIND_COLUMNS[:_ALWAYS_SHOWN],
+               *((kind, heading) for kind, heading in _KIND_COLUMNS[_ALWAYS_SHOWN:] if kind in summary.kinds),
+               *((kind, kind) for kind in summary.kinds if kind not in named)]  # (a report's own kinds of input)
+    out = ["", "| outcome | " + " | ".join(heading for _kind, heading in columns) + " | total |",
+           "|---|" + "---:|" * (len(columns) + 1)]
     for outcome, total in summary.counts.items():
         if total or outcome in ("pass", "fail"):
-            out.append(
-                f"| {outcome} | {by_kind[('case', outcome)]} | {by_kind[('example', outcome)]} "
-                f"| {by_kind[('metamorphic', outcome)]} | {total} |"
-            )
+            out.append(f"| {outcome} | " + " | ".join(str(by_kind[(kind, outcome)]) for kind, _heading in columns)
+                       + f" | {total} |")
     return out
 
 
@@ -538,9 +595,9 @@ def _state_lines(coverage):
 
 
 def _root_cause_text(classification, run_names):
-    """A record's root cause as the run names it (one bug, one name: `Classification.run_name`), its description,
+    """A record's root cause as the run names it (one bug, one name: `run_name_of`), its description,
     and the record's own first name when that is another explanation its input fits as well."""
-    name = classification.run_name(run_names)
+    name = run_name_of(classification.signature, run_names)
     own = classification.name
     if name == own:
         return markdown_code(name), describe_as(classification, name)
@@ -586,7 +643,7 @@ def _detail(record, run_names=()):
     parts = [record.message]
     classification = record.classification
     if classification is not None and classification.name:
-        name, own = classification.run_name(run_names), classification.name
+        name, own = run_name_of(classification.signature, run_names), classification.name
         fits = "" if name == own else f" (this input fits {own} as well)"
         parts.append(f"root cause: {name}{fits}: {describe_as(classification, name)}")
     if record.reproduce:

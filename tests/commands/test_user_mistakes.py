@@ -412,3 +412,455 @@ def test_a_command_that_cannot_start_says_what_to_do(tmp_path, capsys):
         assert run_cli("check", "--command", command, "--examples", 1, "--report", tmp_path / "r") == 3
         said = capsys.readouterr().err.strip().splitlines()[0]
         assert f"could not start `{command.split()[0]}`" in said and "[Errno" not in said and hint in said, said
+
+
+# -- The second walk (2026-11-29): someone scoring their own files ------------------------------------------
+
+
+def _score(capsys, *argv):
+    from oracle.cli import main
+
+    code = main(["score", *(str(a) for a in argv)])
+    return code, capsys.readouterr().err
+
+
+def test_bytes_that_are_not_utf8_deep_in_a_file_are_named_at_their_own_line(tmp_path, capsys):
+    """A latin-1 "café" on line 15001 of a 20000-line file was reported at "big.txt:14843 ... at offset 4717 of the
+    chunk read": the text reader decodes 8 KiB ahead of the line it hands out, so the line was the last one handed
+    out plus one, and the offset one into a buffer the user never sees."""
+    lines = [f"word{i} and more words here" for i in range(20000)]
+    body = "".join(f"{line}\n" for line in lines).encode()
+    bad_line = 15001
+    before = "".join(f"{line}\n" for line in lines[:bad_line - 1]).encode()
+    (tmp_path / "hyp.txt").write_bytes(before + "the caf\xe9 is open\n".encode("latin-1") + body[len(before):])
+    (tmp_path / "ref.txt").write_bytes(body + b"one more\n")
+    code, err = _score(capsys, "--hyp", tmp_path / "hyp.txt", "--ref", tmp_path / "ref.txt")
+    said = _one_line(err)
+    # "the caf" is 7 bytes: 0xe9 is the line's 8th byte
+    assert code == 2 and f"hyp.txt:{bad_line}: not UTF-8 text" in said and "byte 8 of the line is 0xe9" in said, said
+    assert "chunk" not in said, said
+
+
+def test_files_of_different_lengths_are_named_by_option_and_count_and_a_blank_last_line_is_pointed_at(tmp_path,
+                                                                                                        capsys):
+    """`score` on files of 3 and 4 lines said "ref.txt ended after 3 line(s) while hyp.txt go on": neither option
+    nor the longer file's count, and nothing on the commonest cause, a blank line left at the end of a file (its
+    "\\n\\n" is one more, empty, segment)."""
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na dog\nhello world\n\n")
+    ref.write_text("the cat sat\na dog\nhello there world\n")
+    code, err = _score(capsys, "--hyp", hyp, "--ref", ref)
+    said = _one_line(err)
+    assert code == 2 and f"--hyp {hyp} has 4 lines, --ref {ref} has 3" in said, said
+    assert "hyp.txt's line 4, past the end of ref.txt, is empty" in said and "go on" not in said, said
+    # a real shortfall is not blamed on blank lines; a second reference is named by its option too
+    short = tmp_path / "short.txt"
+    short.write_text("the cat sat\na dog\n")
+    code, err = _score(capsys, "--hyp", hyp, "--ref", ref, "--ref", short)
+    said = _one_line(err)
+    assert code == 2 and f"--ref {short} has 2 lines" in said and "empty" not in said, said
+
+
+def test_a_reference_file_given_twice_is_said_to_be_the_same_file(tmp_path, capsys, monkeypatch):
+    """`--ref ref.txt --ref ref.txt` (a copy-paste in a script): `score` printed nrefs:2 in its signature without a
+    word, and `doctor` said "ref.txt repeats ref.txt on 3 of 3 lines", located at "ref.txt:1, ref.txt:1", with the
+    fix "ref.txt left out", as if two files were meant. The same file under another spelling (./ref.txt) is the same
+    file too."""
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hyp.txt").write_text("the cat sat on the mat\na dog barked\nhello world\n")
+    (tmp_path / "ref.txt").write_text("the cat sat on a mat\nthe dog barked\nhello there world\n")
+    code, err = _score(capsys, "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "./ref.txt")
+    said = _one_line(err)
+    assert code == 0 and "warning: --ref ref.txt and --ref ./ref.txt are the same file" in said, said
+    main(["doctor", "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "ref.txt", "-q"])
+    out = capsys.readouterr().out
+    assert "ref.txt is given twice (the 1st and 2nd --ref)" in out and "repeats" not in out, out
+    assert "ref.txt:1, ref.txt:1" not in out and "the 2nd --ref (ref.txt) left out" in out, out
+    # two files that hold the same lines are still two files
+    (tmp_path / "copy.txt").write_text((tmp_path / "ref.txt").read_text())
+    code, err = _score(capsys, "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "copy.txt")
+    assert code == 0 and err == "", err
+    main(["doctor", "--hyp", "hyp.txt", "--ref", "ref.txt", "--ref", "copy.txt", "-q"])
+    assert "copy.txt repeats ref.txt on 3 of 3 lines" in capsys.readouterr().out
+
+
+# -- The second walk: someone reading a report ----------------------------------------------------------------
+
+
+def test_the_summarys_smallest_example_says_where_it_diverges_when_the_scores_agree(tmp_path):
+    """summary.md's root-cause section said "the implementation answers `0.0`; the oracle says 0.0; under this
+    explanation the oracle gives 0.0" for a failing record: the failure was in its statistics (ties going to the
+    longer reference: ref_len), which the console's "first divergence at ref_len" line said and the page did not."""
+    from fakes.harness import check, fake, results
+
+    assert check(tmp_path / "r", fake("mutant_ties_longer"), examples=30) == 1
+    smallest = {r.id: r for r in results(tmp_path / "r").records}
+    page = (tmp_path / "r" / "summary.md").read_text().splitlines()
+    said = [i for i, line in enumerate(page) if line.startswith("- smallest example")]
+    assert said, page
+    for at in said:
+        record = smallest[page[at].split("`")[1]]
+        layer, _order, message = record.divergence
+        assert layer == "ref_len"  # the fake's one departure: the score alone would not show it
+        said = message.removeprefix("first divergence: ref_len: ")  # (the layer is said once)
+        assert said != message and page[at + 1] == f"- first divergence at `ref_len`: `{said}`", page[at:at + 2]
+
+
+# -- The second walk: a library author's own implementation ---------------------------------------------------
+
+
+def test_a_misspelt_profile_in_the_handshake_suggests_the_close_one_and_says_where_to_fix_it(tmp_path, capsys):
+    """A handshake declaring "Papineni" (capitalised, as in the paper's author) was refused with the nine names and
+    "give --profile", as if the user had typed it: neither the close name nor that the handshake is where it is
+    wrong. With --no-cases, the note "no cases (--no-cases)" came first: two lines on stderr for one refusal."""
+    from fakes.harness import fake
+
+    assert run_cli("check", "--command", fake("clean", "--profile", "Papineni"), "--no-cases", "--examples", 1,
+                   "--report", tmp_path / "r") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert "declares profile 'Papineni' in its handshake" in said and "did you mean 'papineni'?" in said, said
+    assert "--profile NAME" in said, said
+
+
+def test_a_replay_run_is_never_offered_nor_taken_as_the_source_of_a_baseline(tmp_path, capsys):
+    """After `check --replay '{...}'` (a summary's reproduce line) found the deviation again, the next step said to
+    write a baseline from it; `baseline write` did, listing the input's label `replay-0` among its cases: a baseline
+    that no `check` run can match ("STALE baseline entry replay-0") while every real deviation goes unlisted."""
+    from fakes.harness import fake
+
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a","b"],"references":[["a","b","c"],["a"]]}],'
+               '"weights":[1.0],"smoothing":{"method":"none"},"lowercase":false}')
+    # references of 3 and 1 tokens are both 1 from c = 2: papineni's tie goes to the shorter (r = 1), the fake's to 3
+    report = tmp_path / "replayed"
+    code = run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", request, "--report", report)
+    out = capsys.readouterr().out
+    following = [line for line in out.splitlines() if line.startswith("next:")]
+    assert code == 1 and len(following) == 1, out
+    assert "baseline write" not in following[0] and "whole `check` run" in following[0], following
+    assert run_cli("baseline", "write", "--from", report, "--out", tmp_path / "b.yaml") == 2
+    said = _one_line(capsys.readouterr().err)
+    assert f"`--from {report}`" in said and "--replay run" in said, said
+    assert not (tmp_path / "b.yaml").exists()
+
+
+def _outcome_rows(summary_md):
+    """summary.md's outcome table: {outcome: {column: count}}."""
+    lines = summary_md.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| outcome |"))
+    head = [cell.strip() for cell in lines[start].strip("|").split("|")]
+    rows = {}
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[cells[0]] = {name: int(cell) for name, cell in zip(head[1:], cells[1:], strict=True)}
+    return rows
+
+
+def test_the_summarys_outcome_table_has_a_column_for_every_kind_of_record(tmp_path):
+    """The table had columns for cases, examples and metamorphic relations only: a run's 20 series records (and a
+    --replay run's replayed input, a stateful plan) were in its total alone, "pass | 69 | 220 | 63 | 372", columns that
+    add up to 352."""
+    from fakes.harness import check, fake, results
+
+    assert check(tmp_path / "r", fake("clean"), examples=30) == 0
+    kinds = {record.kind for record in results(tmp_path / "r").records}
+    assert "series" in kinds, kinds  # (what the test is about: a kind the old columns left out)
+    rows = _outcome_rows((tmp_path / "r" / "summary.md").read_text())
+    for outcome, row in rows.items():
+        assert sum(count for column, count in row.items() if column != "total") == row["total"], (outcome, row)
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[["a"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("clean"), "--replay", request, "--report", tmp_path / "p", "-q") == 0
+    rows = _outcome_rows((tmp_path / "p" / "summary.md").read_text())
+    assert rows["pass"]["replayed"] == rows["pass"]["total"] == 1, rows
+
+
+def test_every_explanation_the_summary_names_as_fitting_as_well_has_its_words(tmp_path):
+    """Where an input fits several explanations, summary.md gave the run's cause with its words and the others as
+    bare names ("These inputs fit `last-reference-only`, `padding-counted-in-references`, ... as well"): a reader
+    was left to guess what `padding-counted-on-both-sides` claims about the code."""
+    from fakes.harness import fake
+
+    from oracle.diagnose import mechanisms
+    from oracle.models.results import parse_cause
+
+    # one reference empty, the other 2 tokens, c = 1: both 1 from c, papineni's tie goes to the shorter (r = 0), the
+    # fake's to the longer (r = 2), which the longest reference, the last one alone, and padding all give as well
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[[],["a","b"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("mutant_ties_longer"), "--replay", request, "--report", tmp_path / "r",
+                   "-q") == 1
+    page = (tmp_path / "r" / "summary.md").read_text()
+    fits = page.split("These inputs fit ", 1)[1].split(" as well", 1)[0]
+    names = [part.strip("`") for part in fits.split(", ")]
+    assert len(names) >= 2, fits
+    for name in names:
+        words = mechanisms.describe_parts(parse_cause(name))
+        assert words != name and f"- `{name}`: `{words}`" in page, (name, words)
+
+
+def test_doctor_says_on_its_last_line_which_number_made_it_exit_1(tmp_path, capsys):
+    """docs/doctor.md: exit 1 when "a number is not [explained], or a finding is (the last line says which)"; a
+    number no reading reproduces exited 1 with the nearest readings as its last lines and no word of the exit (a
+    finding did get its "Exit 1: ..." line). And one segment was "1 segments"."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat on the mat\n")
+    ref.write_text("the cat sat on a mat\n")
+    # p_n = 5/6, 3/5, 2/4, 1/3, c = r = 6: BLEU-4 = (1/12)^(1/4) = 0.53728 (papineni, tok none), so 53.73 is explained;
+    # no reading gives 99.99 (the hypothesis is not the reference)
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "--number", "99.99", "--number", "53.73", "-q"]) == 1
+    out = capsys.readouterr().out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("Exit 1: ") and "99.99" in last and "53.73" not in last, last
+    assert "1 segment\n" in out.splitlines()[0] + "\n" and "1 segments" not in out, out.splitlines()[0]
+
+
+def test_standard_input_given_for_two_files_is_refused(tmp_path, monkeypatch, capsys):
+    """`score --hyp - --ref -` read the hypotheses and the references from one stream, taking turns: "a b c\\nd e f\\n"
+    was one segment, "a b c" against "d e f", BLEU 0.00 with exit 0."""
+    import io
+    import sys
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"a b c\nd e f\n")))
+    (tmp_path / "ref.txt").write_text("a b c\n")
+    for argv in (["--hyp", "-", "--ref", "-"], ["--hyp", tmp_path / "ref.txt", "--ref", "-", "--ref", "-"]):
+        code, err = _score(capsys, *argv)
+        said = _one_line(err)
+        assert code == 2 and "standard input (-)" in said and "once" in said, said
+
+
+def test_an_option_a_verb_does_not_take_is_named_with_the_verb_and_a_close_option(tmp_path, capsys, monkeypatch):
+    """`check --exmaples 5` or `check --fail-on error` (doctor's option) said "bleu-oracle: error: unrecognized
+    arguments: ... (`bleu-oracle --help` shows the usage)": the top-level usage, which lists verbs, not options."""
+    import pytest
+
+    from oracle.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    for argv, verb, meant in ((["check", "--impl", "oracle", "--exmaples", "5"], "check", "--examples"),
+                              (["baseline", "write", "--from", "r", "--out", "b.yaml", "--froce"], "baseline write",
+                               "--force"),
+                              (["check", "--impl", "oracle", "--fail-on", "error"], "check", None)):
+        with pytest.raises(SystemExit) as exited:
+            main(argv)
+        said = _one_line(capsys.readouterr().err)
+        assert exited.value.code == 2 and said.startswith(f"bleu-oracle {verb}: error: unrecognized arguments"), said
+        assert f"(`bleu-oracle {verb} --help` shows the usage)" in said, said
+        assert (f"did you mean {meant!r}?" in said) if meant else "did you mean" not in said, said
+    assert list(tmp_path.iterdir()) == []  # refused before anything ran
+
+
+def test_a_case_field_put_one_level_off_is_told_where_it_belongs(tmp_path, capsys):
+    """docs/cases.md's example has no weights; a user adding `weights: [1]` beside `level` in `input` was told
+    "unknown field `input.weights` in `input` (its fields are `level`, `segments`)", and left to find `options` in
+    oracle/models/case.py."""
+    from oracle.cli import main
+
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(
+        'document: "https://example.org/my-bleu-notes"\n'
+        "cases:\n"
+        "  - id: my-half\n"
+        "    title: half the unigrams match\n"
+        '    source: {document: "https://example.org/my-bleu-notes", section: "2", quote: "half"}\n'
+        "    profiles: [papineni]\n"
+        "    kind: value\n"
+        "    input: {level: sentence, segments: [{hypothesis: [a, b], references: [[a, c]]}], weights: [1]}\n"
+        '    expect: {score: "1/2", exact: true}\n')
+    assert main(["cases", "validate", "--cases", mine]) == 2
+    err = capsys.readouterr().err
+    said = next(line for line in err.splitlines() if "input.weights" in line)
+    assert "`weights` is a field of `options`" in said, said
+    # where it belongs, it is taken: p_1 = 1/2 (a of a, b), c = r = 2, BP = 1, N = 1
+    mine.write_text(mine.read_text().replace(", weights: [1]}", "}\n    options: {weights: [1]}"))
+    assert main(["cases", "validate", "--cases", mine]) == 0, capsys.readouterr()
+
+
+def test_a_replay_runs_summary_says_what_it_replayed(tmp_path):
+    """summary.md of `check --replay '{...}'` said "seed 0, 0 random examples, cases: none": a run of nothing, for a
+    run that judged the replayed input."""
+    from fakes.harness import fake
+
+    request = ('{"level":"sentence","segments":[{"hypothesis":["a"],"references":[["a"]]}],"weights":[1.0],'
+               '"smoothing":{"method":"none"},"lowercase":false}')
+    assert run_cli("check", "--command", fake("clean"), "--replay", request, "--report", tmp_path / "p", "-q") == 0
+    page = (tmp_path / "p" / "summary.md").read_text()
+    assert "0 random examples" not in page, page
+    assert "- replayed (--replay): 1 input" in page and '{"level":"sentence"' in page, page
+
+
+def test_a_misspelt_name_in_a_handshake_is_given_the_close_one(tmp_path, capsys):
+    """A handshake with `"levels": ["corpus", "sentences"]`, `"smoothing": ["none", "expo"]` or a `tokenizer` field
+    (for `tokenizers`) could not be driven, each with the full list of what is allowed and no pointer to the one
+    meant."""
+    import json
+    import sys
+
+    from fakes.harness import fake  # noqa: F401 (the fakes' directory on the path)
+
+    base = {"levels": ["corpus", "sentence"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+            "statistics": False, "lowercase": False}
+    for change, meant in ((("levels", ["corpus", "sentences"]), '"sentence"'),
+                          (("smoothing", ["none", "expo"]), '"exp"'),
+                          (("tokenizer", ["13a"]), "`tokenizers`")):
+        capabilities = {**base, change[0]: change[1]}
+        handshake = {"protocol": 1, "implementation": {"name": "mine", "version": "", "language": ""},
+                     "profile": "papineni",
+                     "capabilities": capabilities}
+        script = tmp_path / "bleu.py"
+        script.write_text("import sys\nsys.stdin.readline()\n"
+                          f"print({json.dumps(json.dumps(handshake))}, flush=True)\nsys.stdin.read()\n")
+        assert run_cli("check", "--command", f"{sys.executable} {script}", "--no-cases", "--examples", 1,
+                       "--report", tmp_path / "r") == 3
+        said = capsys.readouterr().err.strip().splitlines()[-1]
+        assert f"did you mean {meant}?" in said, said
+
+
+def test_doctor_points_a_line_count_at_an_empty_last_line(tmp_path, capsys):
+    """`doctor` on a hypothesis file ending in "\\n\\n" said the files have different numbers of lines (4 and 3) and,
+    apart, that line 4 is an empty hypothesis line, without saying that the line making the counts differ is that
+    empty last line (as `score` now says)."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat\na dog\nhello world\n\n")
+    ref.write_text("the cat sat\na dog\nhello there world\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "-q"]) == 1
+    out = capsys.readouterr().out
+    assert "hyp.txt's line 4, past the end of ref.txt, is empty" in out, out
+    # a file longer by lines with text is not blamed on an empty line
+    hyp.write_text("the cat sat\na dog\nhello world\nmore\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "-q"]) == 1
+    assert "past the end" not in capsys.readouterr().out
+
+
+def test_a_number_copied_with_its_decoration_is_told_the_number_to_give(tmp_path, capsys):
+    """`doctor --number 44,13` (a decimal comma), `44.13%` or `"BLEU = 44.13"` (copied from sacrebleu's line) were
+    "not a number", with nothing on what was."""
+    from oracle.cli import main
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("a b c\n")
+    for typed in ("44,13", "44.13%", "BLEU = 44.13", "BLEU = 44.13 81.8/50.0/40.0/33.3"):
+        code = main(["doctor", "--hyp", hyp, "--ref", hyp, "--number", typed])
+        said = _one_line(capsys.readouterr().err)
+        assert code == 2 and f"`--number {typed}`: not a number" in said, said
+        assert said.endswith("; give the number alone: --number 44.13"), said
+    assert main(["doctor", "--hyp", hyp, "--ref", hyp, "--number", "abc"]) == 2  # nothing in it to offer
+    assert _one_line(capsys.readouterr().err).endswith("`--number abc`: not a number")
+
+
+def test_serve_finds_a_module_of_the_current_directory_as_python_m_does(tmp_path, monkeypatch, capsys):
+    """PROTOCOL.md: write an adapter, "then run `bleu-oracle serve --impl yourmodule:YourClass`". From the installed
+    `bleu-oracle` command (a console script: the current directory is not on sys.path, as it is under `python -m`),
+    a yourmodule.py beside the user was "cannot load implementation 'yourmodule:YourClass': No module named
+    'yourmodule'", exit 3."""
+    import contextlib
+    import io
+    import json
+    import sys
+
+    from oracle.commands import serve
+
+    (tmp_path / "yourmodule_up2.py").write_text(
+        "from oracle.adapters.oracle_adapter import OracleImplementation\n"
+        "class YourClass(OracleImplementation):\n"
+        "    name = 'yours'\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", ".", str(tmp_path))])
+    monkeypatch.delitem(sys.modules, "yourmodule_up2", raising=False)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b'{"cmd":"start","protocol":1}\n')))
+    out = io.StringIO()
+    monkeypatch.setattr(serve, "_protocol_stdout", lambda: contextlib.nullcontext(out))
+    from oracle.cli import main
+
+    assert main(["serve", "--impl", "yourmodule_up2:YourClass"]) == 0, capsys.readouterr().err
+    assert json.loads(out.getvalue().splitlines()[0])["implementation"]["name"] == "yours"
+
+
+def test_doctor_md_signature_table_keeps_its_three_columns(tmp_path, capsys):
+    """doctor.md (`doctor --report DIR`) put each reading's signature in a table cell as `profile:papineni|nrefs:1|
+    ...`: a `|` ends a Markdown table cell even inside a code span (GitHub's tables), so each row fell apart into
+    nine cells under a three-column header."""
+    import re
+
+    from oracle.cli import main
+
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("the cat sat\n")
+    main(["doctor", "--hyp", hyp, "--ref", hyp, "--report", tmp_path / "report", "-q"])
+    capsys.readouterr()
+    lines = (tmp_path / "report" / "doctor.md").read_text().splitlines()
+    start = lines.index("| reading | BLEU | signature |")
+    rows = [line for line in lines[start + 2:] if line.startswith("|")]
+    assert rows and all(len(re.split(r"(?<!\\)\|", row)) == 5 for row in rows), rows[:2]  # "", 3 cells, ""
+    assert "profile:papineni\\|nrefs:1" in rows[0], rows[0]
+
+
+def test_no_handshake_in_time_says_what_usually_causes_it(tmp_path, capsys):
+    """A script that reads all of its input before answering (`sys.stdin.read()`, `readlines()`, `cat | ...`), or
+    leaves its handshake in a buffer, was "could not be driven: no handshake within 3 s" with nothing on why: the
+    runner sends `start` and waits for its answer before sending anything else."""
+    import sys
+
+    script = tmp_path / "reads_all.py"
+    script.write_text("import json, sys\ndata = sys.stdin.read()\nprint(json.dumps({'protocol': 1}))\n")
+    assert run_cli("check", "--command", f"{sys.executable} {script}", "--no-cases", "--examples", 1, "--timeout", 2,
+                   "--report", tmp_path / "r") == 3
+    said = capsys.readouterr().err.strip().splitlines()[0]
+    assert "no handshake within 2 s" in said and "reads all of its input" in said and "flush" in said, said
+
+
+def test_merge_says_what_to_do_next_as_check_does(tmp_path, capsys):
+    """A sharded CI run's gate is `merge` (examples/ci/sharded-check.yml). Where `check` ends with a "next:" line (write
+    a baseline from the deviations; `baseline update` once the implementation improved), `merge` ended on its verdict:
+    a failing gate with no word of what to do."""
+    import yaml
+    from fakes.harness import fake
+
+    shards = [tmp_path / "s1", tmp_path / "s2"]
+    for number, shard in enumerate(shards, 1):
+        run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 20, "--shard",
+                f"{number}/2", "--report", shard, "-q")
+    assert run_cli("merge", *shards, "--report", tmp_path / "all") == 1
+    following = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1 and "baseline write --from" in following[0], following
+    # a baseline whose deviations no longer occur: merge's next step is the update that makes the gate pass again
+    baseline = tmp_path / "b.yaml"
+    baseline.write_text(yaml.safe_dump({"entries": [{"id": "cause:reference_length=shortest", "outcome": "fail",
+                                                     "reason": "reviewed", "cases": ["mlpack-shortest-reference"]}]}))
+    clean = [tmp_path / "c1", tmp_path / "c2"]
+    for number, shard in enumerate(clean, 1):
+        run_cli("check", "--command", fake("clean"), "--examples", 20, "--shard", f"{number}/2", "--report", shard,
+                "-q")
+    assert run_cli("merge", *clean, "--report", tmp_path / "gate", "--baseline", baseline) == 1
+    following = [line for line in capsys.readouterr().out.splitlines() if line.startswith("next:")]
+    assert len(following) == 1, following
+    assert f"baseline update --from {tmp_path / 'gate'} --baseline {baseline}" in following[0], following
+
+
+def test_an_actions_error_names_the_action(tmp_path, capsys):
+    """`baseline update --from R --baseline DIR` said "bleu-oracle baseline: error: ...": which of write and update
+    refused was left out, where argparse's own refusals say "bleu-oracle baseline update: error"."""
+    (tmp_path / "dir").mkdir()
+    assert run_cli("baseline", "update", "--from", tmp_path / "missing", "--baseline", tmp_path / "dir") == 2
+    assert _one_line(capsys.readouterr().err).startswith("bleu-oracle baseline update: error: ")
+
+
+def test_doctor_md_says_why_the_exit_is_1_as_the_terminal_does(tmp_path, capsys):
+    """`doctor --report DIR` for CI: the terminal's last line says why the exit code is 1; doctor.md, the file a CI
+    job keeps, did not say it at all."""
+    from oracle.cli import main
+
+    hyp, ref = tmp_path / "hyp.txt", tmp_path / "ref.txt"
+    hyp.write_text("the cat sat on the mat\n")
+    ref.write_text("the cat sat on a mat\n")
+    assert main(["doctor", "--hyp", hyp, "--ref", ref, "--number", "99.99", "--report", tmp_path / "r", "-q"]) == 1
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    page = (tmp_path / "r" / "doctor.md").read_text()
+    assert last.startswith("Exit 1: ") and page.rstrip().endswith(last), page[-300:]

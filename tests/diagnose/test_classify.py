@@ -283,6 +283,16 @@ def test_empty_text_one_token():
     assert classify(r, 1.0, "papineni").name == "empty-text-one-token"
 
 
+def test_a_reading_of_tokens_not_modelled_is_checked_on_the_lengths_only():
+    """empty-text-one-token's counts are not modelled (`Mechanism.counts_modelled` is False): its one empty token
+    matching itself gives matches [1] of totals [1] where the oracle counts [0] of [0] (no tokens); the returned c and
+    r (0 and 0, the oracle's: the empty token is not counted in the length here) are what is compared. Compared on
+    every count, the returned matches would rule it out."""
+    r = request("sentence", [("", [""])], weights=(1.0,))
+    answer = {"score": 1.0, "statistics": {"hyp_len": 0, "ref_len": 0, "matches": [1], "totals": [1]}}
+    assert classify(r, answer, "papineni").name == "empty-text-one-token"
+
+
 def test_ratio_zero_when_the_shortest_reference_is_empty():
     # c = 1; the references' lengths 1 and 0: the closest gives r = 1 and 1.0; the shortest r = 0, and
     # c/r taken as 0 makes BP = exp(1 - 1/0) = 0
@@ -410,14 +420,15 @@ def test_a_search_given_a_shared_meter_spends_at_most_what_is_left_and_says_whos
 
 
 def test_a_structural_candidate_is_charged_by_the_request_it_reshapes_before_it_is_computed():
-    """`structure.SWAPPED` on one segment of 3 hypothesis tokens and one 5-token reference: the reshaped request has
-    the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference, which cost 8 + 1 = 9
-    (`structured_size`: each reference once more, for its table of n-grams) where a candidate on the input costs 8.
-    An answer it does not give (0.5; the swapped score is a 3/5 precision times a brevity penalty of 1) tries it
-    once: 9 spent. With 8 left the reshaped request is not computed at all (its 9 cannot be paid)."""
+    """`SWAPPED` (`mechanisms.structure`) on one segment of 3 hypothesis tokens and one 5-token reference: the
+    reshaped request has the 5 tokens as its hypothesis and the 3 as its one reference, 8 tokens and 1 reference,
+    which cost 8 + 1 = 9 (`structured_size`: each reference once more, for its table of n-grams) where a candidate
+    on the input costs 8. An answer it does not give (0.5; the swapped score is a 3/5 precision times a brevity
+    penalty of 1) tries it once: 9 spent. With 8 left the reshaped request is not computed at all (its 9 cannot be
+    paid)."""
     from oracle.diagnose import computations
     from oracle.diagnose.classify import TokenMeter
-    from oracle.diagnose.structure import SWAPPED
+    from oracle.diagnose.mechanisms.structure import SWAPPED
 
     r = request("corpus", [("a b c", ["a b c d e"])], weights=(1.0,))
     meter = TokenMeter(10**6)
@@ -1263,7 +1274,7 @@ def test_a_cap_needs_evidence_and_a_record_many_caps_fit_is_named_by_none():
     pattern (`needs_evidence`), and a record whose counts any of many caps give names none. "x" against "y" and a
     40-token reference ending in "x", BLEU-1: the formulas match x (1 of 1), r = 1 (the closest, "y"); the long
     reference cut to any of 1 to 39 tokens loses its "x" and keeps r = 1: 39 caps give (c 1, r 1, 0 of 1)."""
-    from oracle.models.results import needs_evidence
+    from oracle.diagnose.mechanisms import needs_evidence
 
     assert needs_evidence("references-truncated-to-8-tokens") and needs_evidence("hypotheses-truncated-to-3-tokens")
     assert not needs_evidence("truncated-to-64-tokens")
@@ -1320,7 +1331,7 @@ def test_a_corpus_length_taken_from_one_segment_needs_evidence():
     """One segment's length is one number, which another bug's length can equal by chance (a reference length of 2 a
     segment is 4 over two segments, and the last segment's own closest reference can be 4): it names a run's records
     only with a pattern, as float32 does."""
-    from oracle.models.results import needs_evidence
+    from oracle.diagnose.mechanisms import needs_evidence
 
     assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
                                                                                   "reference-length")

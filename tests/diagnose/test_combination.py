@@ -3,7 +3,7 @@
 Every expected value below is derived by hand from the statistics (the arithmetic is in the comments and in
 the expressions), never taken from the oracle.
 
-Holds: oracle.diagnose.combination, oracle.diagnose.classify
+Holds: oracle.diagnose.combination, oracle.diagnose.mechanisms.combination, oracle.diagnose.classify
 """
 
 from __future__ import annotations
@@ -15,29 +15,36 @@ from fakes.harness import check, deviations, fake, results
 from hypothesis import HealthCheck, given, settings
 from strategies import requests
 
+from oracle.adapters.base import ScoreAnswer
+from oracle.diagnose import mechanisms
 from oracle.diagnose.classify import (
     UNEXPLAINED,
     classify,
     explained_value,
     is_partial,
+    known_names,
     within_contract,
 )
-from oracle.diagnose.combination import (
+from oracle.diagnose.computations import context_for, result_under
+from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
+from oracle.diagnose.cover import minimal_cover
+from oracle.diagnose.mechanisms.combination import (
+    BATCH_SIZES,
+    BREVITY_PENALTY_VARIANTS,
     COMBINATION_VARIANTS,
     OTHER_BREVITY_PENALTY,
     OTHER_COMBINATION,
     OTHER_SCALE,
     OTHER_WEIGHTING,
     PARTIAL_NAMES,
+    batch_mean_name,
 )
-from oracle.diagnose.computations import context_for, result_under
-from oracle.diagnose.cover import UNEXPLAINED as COVER_UNEXPLAINED
-from oracle.diagnose.cover import minimal_cover
 from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS, COMPUTATIONS
+from oracle.diagnose.mechanisms.smoothing import SMOOTHING_VARIANTS
 from oracle.diagnose.stale import with_stale
 from oracle.formulas.conventions import SMOOTHING_METHODS
 from oracle.models.protocol import ScoreRequest, Segment
-from oracle.models.results import BATCH_SIZES, Classification, batch_mean_name
+from oracle.models.results import Classification
 
 
 def request(level, segments, weights, smoothing=None):
@@ -149,6 +156,43 @@ def test_every_variant_has_an_example_and_a_docstring_and_is_a_computation():
     assert set(names) == {v for v, _, _ in VARIANT_EXAMPLES}
     assert all(function.__doc__ and function.__doc__.strip() for _, function in COMBINATION_VARIANTS)
     assert set(names) <= {name for name, _ in COMPUTATIONS}
+
+
+def test_each_brevity_penalty_variant_is_the_penalty_its_score_variant_applies():
+    # c = 5, r = 6 (SHORT): e^(6/5 - 1) = e^(1/5); 1 - 6/5 = -1/5; 5/6; 6 // 5 = 1, so e^(1 - 1) = 1;
+    # (e^(1 - 6/5))^2 = e^(-2/5).  c = 2, r = 5: 5 // 2 = 2, so e^(1 - 2) = e^-1.
+    by_hand = {"brevity-penalty-exponent-negated": math.exp(1 / 5), "brevity-penalty-exp-left-out": -1 / 5,
+               "length-ratio-as-brevity-penalty": 5 / 6, "length-ratio-floored": 1.0,
+               "brevity-penalty-applied-twice": math.exp(-2 / 5)}
+    assert {name: rule(5, 6) for name, rule in BREVITY_PENALTY_VARIANTS.items()} == pytest.approx(by_hand, rel=1e-12)
+    assert BREVITY_PENALTY_VARIANTS["length-ratio-floored"](2, 5) == pytest.approx(math.exp(-1), rel=1e-12)
+    # no penalty where c >= r: exactly 1, as the formula's BP is there
+    assert all(rule(c, 6) == 1.0 for rule in BREVITY_PENALTY_VARIANTS.values() for c in (6, 7))
+    assert set(BREVITY_PENALTY_VARIANTS) <= {name for name, _ in COMBINATION_VARIANTS}
+
+
+@pytest.mark.parametrize("name, returned_bp", [
+    ("brevity-penalty-exponent-negated", math.exp(1 / 5)),  # e^(r/c - 1) at c = 5, r = 6
+    ("length-ratio-as-brevity-penalty", 5 / 6),  # c / r
+])
+def test_a_returned_bp_names_its_variant_where_the_score_agrees(name, returned_bp):
+    # the right score BP x MEAN and the right counts, the returned BP another rule's: the BP names the variant
+    answer = ScoreAnswer(BP * MEAN, {**RIGHT_STATISTICS, "bp": returned_bp})
+    assert classify(SKEWED, answer, "papineni").name == name
+
+
+def test_the_kinds_of_the_score_and_smoothing_stages_mechanisms():
+    # docs/mechanisms.md: a score stage's variant and a partial name are of kind `combination`, declared in
+    # mechanisms/combination.py; the requested smoothing computed wrongly is of kind `smoothing`; a partial name is
+    # described by its words and never replayed as a value
+    assert {mechanisms.lookup(name).kind for name, _ in COMBINATION_VARIANTS} == {"combination"}
+    assert {mechanisms.lookup(name).kind for name, _ in SMOOTHING_VARIANTS} == {"smoothing"}
+    assert {mechanisms.lookup(name).kind for name in PARTIAL_NAMES} == {"combination"}
+    assert all(mechanisms.describe(name) == words for name, words in PARTIAL_NAMES.items())
+    assert not set(PARTIAL_NAMES) & set(known_names())
+    # every variant is described by its docstring, as the computation the search tries
+    assert all(mechanisms.describe(name) == " ".join(function.__doc__.split())
+               for name, function in (*COMBINATION_VARIANTS, *SMOOTHING_VARIANTS))
 
 
 def test_a_variant_that_would_repeat_the_oracle_is_silent():
@@ -356,3 +400,20 @@ def test_a_score_that_agrees_beside_statistics_that_differ_is_named_by_the_layer
     e = classify(scored, {"score": 1.0, "statistics": statistics}, "papineni")
     assert e.name == "other-counting-of-hyp_len", (e.name, e.description)
     assert "the score agrees" in e.description and e.explained
+
+
+def test_statistics_a_structure_gives_and_a_score_that_does_not_follow_name_the_structure():
+    # ("ab", "c") against ("ab", "d"), BLEU-1: the oracle counts c = r = 2, m1 = 1 ("ab") of 2. Read as characters
+    # ("ab c" and "ab d", spaces included): c = r = 4, m1 = 3 (a, b and the space) of 4, as returned. The score those
+    # give is 3/4, not the 0.95 answered (above p1 and above the mean: no stage), so nothing fits; what is known is
+    # the shape the statistics are counted in (text-read-as-characters), not only the first diverging layer
+    # (other-counting-of-hyp_len, its name before), and the score stage after it
+    scored = request("sentence", [("ab c", ["ab d"])], (1.0,))
+    statistics = {"hyp_len": 4, "ref_len": 4, "matches": [3], "totals": [4]}
+    e = classify(scored, {"score": 0.95, "statistics": statistics}, "papineni")
+    assert e.name == f"text-read-as-characters + {OTHER_COMBINATION}", (e.name, e.description)
+    assert "as text-read-as-characters shapes it" in e.description and e.value is None
+    # c = r = 4, m1 = 2 of 4 is every count of the oracle's doubled: the segment given twice (a corpus padded to 2)
+    # as much as any count doubled by another mistake, so no shape is read from it and the layer names it
+    doubled = classify(scored, {"score": 0.95, "statistics": {**statistics, "matches": [2]}}, "papineni")
+    assert doubled.name == f"other-counting-of-hyp_len + {OTHER_COMBINATION}", (doubled.name, doubled.description)

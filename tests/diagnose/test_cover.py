@@ -22,14 +22,14 @@ import pytest
 
 from oracle.diagnose.attribute import attribute_shrunk
 from oracle.diagnose.classify import classify
-from oracle.diagnose.cover import minimal_cover
+from oracle.diagnose.cover import minimal_cover, run_name_of
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge
 from oracle.harness.events import FailureCause, RootCauseTally
 from oracle.harness.transport import Reply
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
-from oracle.models.results import Classification, Record, RunCause, run_name_of
+from oracle.models.results import Classification, Record, RunCause
 
 
 def causes(signatures, confirmed=frozenset()):

@@ -12,11 +12,14 @@ Holds: oracle.diagnose.errorcauses
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import yaml
 from fakes.harness import check, fake, results, run_cli
 
-from oracle.diagnose.errorcauses import MAX_PROBES, describe, error_cause, hinted, holds
+from oracle.diagnose.errorcauses import MAX_PROBES
+from oracle.diagnose.mechanisms.errors import describe, error_cause, hinted, holds
 from oracle.models.protocol import ScoreRequest
 
 METHODS = ("none", "floor", "add-k", "exp", "chen-cherry-6")
@@ -496,3 +499,53 @@ def test_a_brevity_penalty_divided_by_r_is_named_by_r_zero(tmp_path):
         if record.classification.name == "error-when-reference-length-zero" and hasattr(shrunk, "segments") \
                 and not shrunk.is_text:  # (a long input is kept omitted)
             assert hand_r(shrunk) == 0, shrunk
+
+
+def _sentences_of(value) -> int:
+    """A segmenter's count of sentences, written here apart from the code: a text split after '.', '!' or '?'
+    followed by whitespace (nltk's sent_tokenize on plain prose); a token list cut after each token ending in one,
+    one more sentence where tokens follow the last end."""
+    if isinstance(value, str):
+        return len([piece for piece in re.split(r"(?<=[.!?])\s+", value.strip()) if piece]) or 1
+    ends = [i for i, token in enumerate(value) if token[-1:] in ".!?"]
+    return len(ends) + (not ends or ends[-1] != len(value) - 1)
+
+
+def sentence_counts_differ(r):
+    """A wrapper that cuts each text into sentences and hands them to a corpus BLEU paired by position, which
+    refuses lists of different lengths (nltk's corpus_bleu assert)."""
+    return any(_sentences_of(ref) != _sentences_of(s.hypothesis) for s in r.segments for ref in s.references)
+
+
+@pytest.mark.parametrize("failing", [
+    # ["a", "b."]: one sentence (its only end is its last token); ["a.", "b."]: two. The reference given twice
+    # (one reference -> two) and the level changed still err; every end a comma (["a", "b,"] against ["a,", "b,"]:
+    # one sentence each) is answered
+    request(segments=[{"hypothesis": ["a", "b."], "references": [["a.", "b."]]}]),
+    # "It rained. We stayed in." is two sentences, "It rained and we stayed in." one; with every end a comma both are
+    # one, their 13a tokens as many as before
+    request(tokenize="13a", segments=[{"hypothesis": "It rained. We stayed in.",
+                                       "references": ["It rained and we stayed in."]}]),
+    # the second of two segments differs ("Yes! Go" is two, "Yes go" one): keeping one segment alone is no cure
+    # where that segment is the second, so "several segments" is no part of it
+    request(tokenize="13a", segments=[{"hypothesis": "ok", "references": ["ok"]},
+                                      {"hypothesis": "Yes! Go", "references": ["Yes go"]}]),
+])
+def test_sentence_counts_that_differ_between_the_sides_are_a_feature(failing):
+    name = "error-when-sentence-counts-differ"
+    ask = asking(sentence_counts_differ)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES
+    assert holds(name, failing) and sentence_counts_differ(failing)
+
+
+def test_sentence_counts_held_only_where_they_differ():
+    name = "error-when-sentence-counts-differ"
+    # two sentences each side ("a. b" and "c. d"), or one each (no end at all): not held
+    assert not holds(name, request(segments=[{"hypothesis": ["a.", "b"], "references": [["c.", "d"]]}]))
+    assert not holds(name, request(tokenize="13a", segments=[{"hypothesis": "a b", "references": ["c d"]}]))
+    # an end as the last token adds no sentence: ["a", "b."] and ["a", "b"] are one each
+    assert not holds(name, request(segments=[{"hypothesis": ["a", "b."], "references": [["a", "b"]]}]))
+    # one of two references differs: ["a.", "b"] is two, ["a", "b"] one
+    assert holds(name, request(segments=[{"hypothesis": ["a.", "b"], "references": [["a.", "b"], ["a", "b"]]}]))

@@ -7,8 +7,9 @@ registry that the catalogue did not pick up fails here. The expected rules come 
 `oracle.formulas` (the documents' rules), never from the catalogue.
 
 Holds: oracle.diagnose.mechanisms.model, oracle.diagnose.mechanisms.computations,
-    oracle.diagnose.mechanisms.conventions, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors,
-    oracle.diagnose.mechanisms.smoothing, oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.text
+    oracle.diagnose.mechanisms.combination, oracle.diagnose.mechanisms.conventions,
+    oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.errors, oracle.diagnose.mechanisms.smoothing,
+    oracle.diagnose.mechanisms.state, oracle.diagnose.mechanisms.structure, oracle.diagnose.mechanisms.text
 """
 
 from __future__ import annotations
@@ -19,9 +20,12 @@ from itertools import combinations
 
 import pytest
 
-from oracle.diagnose import classify, mechanisms
-from oracle.diagnose.errorcauses import FEATURES, JOIN, PREFIX, TRIGGER_PREFIXES
+from oracle.diagnose import classify, errorcauses, mechanisms
+from oracle.diagnose.errorcauses import JOIN, PREFIX
 from oracle.diagnose.mechanisms import conventions as convention_module
+from oracle.diagnose.mechanisms import errors as error_kind
+from oracle.diagnose.mechanisms import needs_evidence
+from oracle.diagnose.mechanisms.combination import PARTIAL_NAMES
 from oracle.diagnose.mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -29,17 +33,18 @@ from oracle.diagnose.mechanisms.computations import (
     COMPUTATIONS,
 )
 from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATIVES
+from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
+from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
-from oracle.diagnose.structure import STRUCTURES
 from oracle.doctor import search
 from oracle.doctor.readings import table_readings
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.profiles import PROFILES
-from oracle.models.results import NEEDS_EVIDENCE, needs_evidence, parse_cause
+from oracle.models.protocol import ScoreRequest, Segment
+from oracle.models.results import parse_cause
 
 LAYERS = ("hyp_len", "ref_len", "matches", "totals")
 
@@ -75,7 +80,7 @@ def every_registry_name() -> set[str]:
         *(name for name, _ in COMPUTATIONS), *COUNTING_ALTERNATIVES, *(d.name for d in DEPARTURES), *LENGTH_DEPARTURES,
         *ONE_SIDE_FOLDS, *BREVITY_PENALTY_ALTERNATIVES, *classify.STATE_STATISTICS,
         classify.FLOAT32, classify.SMOOTHED_COUNTS, classify.SMALL_WEIGHTS, EARLIER_ANSWER, EXP_CARRIED,
-        *(f"other-counting-of-{layer}" for layer in LAYERS),
+        *(f"other-counting-of-{layer}" for layer in LAYERS), *PARTIAL_NAMES,
         *_convention_and_smoothing_names(), *_error_names(),
     }
 
@@ -104,6 +109,19 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
     computation: their kind is what they are, and a record found either way keeps that way's words."""
     assert {mechanisms.lookup(departure.name).kind for departure in DEPARTURES} == {"text"}
     assert {mechanisms.lookup(name).kind for name in LENGTH_DEPARTURES} == {"state"}
+    # case folded on one side only: a text transformation of one side (the structure kind, issue 36), found by the
+    # returned matches as a counting alternative, tried right after the case flag's two (counting.py's comment)
+    assert {mechanisms.lookup(name).kind for name in ONE_SIDE_FOLDS} == {"structure"}
+    assert list(COUNTING_ALTERNATIVES)[:4] == ["case-not-folded", "case-folded-unasked", *ONE_SIDE_FOLDS]
+    for name in ONE_SIDE_FOLDS:
+        fold = mechanisms.CATALOGUE[name]
+        assert fold.route("counting").how is COUNTING_ALTERNATIVES[name][2]
+        assert fold.words("counting") == fold.words("computation") == ONE_SIDE_FOLDS[name][0]
+    # the request mis-shaped by its caller: the structure kind as well, described by its reshaping's docstring, and
+    # named from a score alone only where not declared statistics-only (each of those is one of them)
+    assert {mechanisms.lookup(name).kind for name in STRUCTURES} == {"structure"}
+    assert all(mechanisms.describe(name) == " ".join(STRUCTURES[name].reshape.__doc__.split()) for name in STRUCTURES)
+    assert STATISTICS_ONLY < set(STRUCTURES)
     assert mechanisms.lookup("case-not-folded").kind == "counting"
     both = mechanisms.CATALOGUE["case-not-folded"]
     assert both.words("counting") == COUNTING_ALTERNATIVES["case-not-folded"][0]
@@ -113,7 +131,19 @@ def test_a_mechanism_named_by_two_registries_is_claimed_by_the_specific_kind():
 
 
 def test_names_needing_evidence_are_the_catalogues():
-    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == NEEDS_EVIDENCE
+    # docs/mechanisms.md "Choosing a name": float32 and a process's state (one wrong number can fit them by chance),
+    # the batch mean at each size tried (2 to 8, 16, 32, 64: one record can fit one size by the choice of size), one
+    # segment's length for the corpus's (one number); the flag is the mechanism's, and nothing else lists them
+    batch_means = {f"mean-of-scores-of-batches-of-{size}" for size in (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)}
+    one_segment = {f"{length}-length-of-{which}-segment-only" for length in ("hypothesis", "reference")
+                   for which in ("first", "last")}
+    expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
+                "references-kept-from-first-request", *batch_means, *one_segment}
+    assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
+    assert all(needs_evidence(name) for name in expected)
+    # a part of a combined name needs it as the whole does; a name the catalogue does not flag, or does not hold, not
+    assert needs_evidence("reference_length=longest + float32") and needs_evidence("strict-clipping + float32")
+    assert not any(map(needs_evidence, ("strict-clipping", "weights-not-passed-on", "unexplained", "agrees", "")))
     # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
     families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
     assert families == set(CAPPED_SIDES)
@@ -143,6 +173,47 @@ def test_a_computation_registered_anywhere_is_catalogued_by_its_docstring(monkey
     assert built["counted-twice"].kind == "computation"
     assert built["counted-twice"].description == "Every n-gram counted twice."
     assert built["counted-twice"].route("computation").how is counted_twice
+
+
+def test_an_input_feature_declared_in_the_catalogue_is_asked_by_the_error_search():
+    """The error search (`errorcauses.error_cause`) asks the features the catalogue declares (`mechanisms.errors`),
+    with no list of its own: an implementation that errs exactly where a hypothesis holds the token "x" is named by a
+    feature "hypothesis-holds-x" added to the declaration, and not without it. Derivation: the failing input, "x"
+    against "a" (sentence, BLEU-1), holds other declared features too (one hypothesis token, one reference, sentence
+    level, a zero precision), but each of their neighbours keeps the "x" (the token repeated, the reference given
+    twice, the corpus level, "x" given as a reference) and errs, so none is part of the cause; only "x" replaced by
+    "a" is answered."""
+    holds_x = errorcauses.Feature(
+        "hypothesis-holds-x", 'a hypothesis holds the token "x"', "token-x",
+        lambda r: any("x" in s.hypothesis for s in r.segments),
+        errorcauses.one_neighbour(lambda r: errorcauses.tokens_changed(r, lambda t: "a" if t == "x" else t)))
+    failing = ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("x",), references=[("a",)])])
+
+    def ask(request):
+        return any("x" in s.hypothesis for s in request.segments)
+
+    declared = errorcauses.Features((*FEATURES, holds_x), LAST_RESORT, TRIGGER_PREFIXES)
+    cause = errorcauses.error_cause(failing, ask, declared)
+    assert cause is not None and cause.name == PREFIX + "hypothesis-holds-x"
+    assert cause.words == 'the implementation answers error where a hypothesis holds the token "x"'
+    without = errorcauses.error_cause(failing, ask, errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES))
+    assert without is None or "hypothesis-holds-x" not in without.name
+
+
+
+def test_a_process_death_is_named_from_the_error_kinds_one_declaration():
+    """`crash-after-<n>-requests` and `crash-no-input-feature` (the names `oracle.harness.gate`'s docstring shows)
+    are made and read in `mechanisms.errors` alone, and each name made is the catalogue's: a family member or an
+    entry of the error kind."""
+    assert error_kind.after_requests_name("crash", 2) == "crash-after-2-requests"
+    assert error_kind.after_requests("timeout-after-12-requests") == 12
+    assert error_kind.after_requests("crash-after-two-requests") is None
+    assert error_kind.after_requests("crash-when-segments-several") is None
+    for word in ("crash", "timeout"):
+        assert mechanisms.lookup(error_kind.after_requests_name(word, 3)).name == f"{word}-after-"
+        assert error_kind.after_requests(error_kind.after_requests_name(word, 3)) == 3
+        assert mechanisms.lookup(error_kind.no_feature_name(word)).kind == "error"
+    assert error_kind.no_feature_name("crash") == "crash-no-input-feature"
 
 
 # -- the conventions' alternatives, from the rule tables --------------------------------------------------------
@@ -180,6 +251,20 @@ def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monk
     assert changes[("reference_length=median",)] == "r is the median reference length"
     reading = next(iter(table_readings()))
     assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
+
+
+def test_a_convention_added_to_the_catalogue_is_varied_by_the_classifier(monkeypatch):
+    """The classifier varies every convention the catalogue declares, in its order, with no list of its own: a
+    convention declared after the others (here a second name for the Options field reference_length, with one rule)
+    is tried, last of the conventions and before the smoothing's readings."""
+    second = convention_module.Convention("r_rule", "reference_length", {"shortest": "the shortest reference's"},
+                                          "r is ")
+    monkeypatch.setitem(convention_module.CONVENTIONS, "r_rule", second)
+    papineni = PROFILES["papineni"].options
+    parts = [parts for parts, *_ in classify._convention_changes(papineni, Smoothing("none"), "corpus", papineni)]
+    conventions = [p for p in parts if not p[0].startswith("smoothing=")]
+    assert conventions[-1] == ("r_rule=shortest",)
+    assert parts.index(("r_rule=shortest",)) < min(i for i, p in enumerate(parts) if p[0].startswith("smoothing="))
 
 
 def test_doctor_varies_the_reference_length_only_with_several_references_and_case_only_by_counted_folds():

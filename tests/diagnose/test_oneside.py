@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from oracle.diagnose.classify import classify, explained_value
-from oracle.diagnose.oneside import HYPOTHESIS_ONLY, REFERENCES_ONLY
+from oracle.diagnose.mechanisms.structure import HYPOTHESIS_ONLY, REFERENCES_ONLY
 from oracle.models.protocol import ScoreRequest, Segment
 
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.stale import (
+    CONFIRMED_BY,
     DEFAULT_CONTRACT,
     EARLIER_ANSWER,
     EVERY_REFERENCE,
@@ -48,6 +49,7 @@ from oracle.diagnose.stale import (
     probes,
     stale_answer,
     with_new_hypotheses,
+    with_stale,
 )
 from oracle.harness.events import read_results
 from oracle.harness.gate import BaselineTracker
@@ -55,7 +57,7 @@ from oracle.harness.inprocess import InProcessImplementation
 from oracle.harness.session import SessionSettings, run_session
 from oracle.harness.work.series import Step, judge_series
 from oracle.models.protocol import ScoreRequest, Segment, SmoothingSpec, Statistics
-from oracle.models.results import RunSettings
+from oracle.models.results import Classification, RunSettings
 
 PROFILE = "papineni"
 
@@ -384,6 +386,53 @@ def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
     fitting = [r for r in failing if REFERENCES_KEPT in (r.classification.name, *r.classification.fits)]
     assert len(fitting) > 0.9 * len(failing), {r.classification.name for r in failing}
     assert f"By root cause: {REFERENCES_KEPT} x" in (report / "summary.md").read_text()
+
+
+def test_a_state_probes_confirmed_is_the_name_beside_what_is_known_only() -> None:
+    """Beside `other-counting-of-ref_len` (which statistic differs, not why) references kept from the first request,
+    confirmed by probes (the change `confirmed by changing` that `confirmed` adds), are the record's name, the counts'
+    difference among what also fits; unconfirmed they stay a fit, and beside a mechanism of the request alone (a
+    name that says why) a fit too: the run's cover names the one that fits every record."""
+    known = Classification(name="other-counting-of-ref_len", description="",
+                           change=(("computation", "other-counting-of-ref_len"),))
+    unconfirmed = Classification(name=REFERENCES_KEPT, description="", change=(("references of", "the first"),))
+    probed = unconfirmed.model_copy(update={"change": (*unconfirmed.change, (CONFIRMED_BY, EVERY_REFERENCE))})
+    named = with_stale(known, probed)
+    assert (named.name, named.fits) == (REFERENCES_KEPT, ("other-counting-of-ref_len",))
+    kept_as_fit = with_stale(known, unconfirmed)
+    assert (kept_as_fit.name, kept_as_fit.fits) == ("other-counting-of-ref_len", (REFERENCES_KEPT,))
+    mechanism = Classification(name="case-not-folded", description="", change=(("lowercase", "ignored"),))
+    beside = with_stale(mechanism, probed)
+    assert (beside.name, beside.fits) == ("case-not-folded", (REFERENCES_KEPT,))
+
+
+def test_check_probes_references_kept_once_per_kind_and_block(tmp_path) -> None:
+    """references-read-once (tests/fakes/plantedbleu.py) over 60 examples: once probes confirmed the kept references
+    on a failure of a kind (outcome, first differing layer, order) in a block of examples, the later failures of that
+    kind in the block whose answers they give are named by them without probes or a search of their own, their
+    description saying where the state was confirmed. No such record comes before a confirmed one of its kind and
+    block (the shortcut needs the probes' evidence: a record's own probes are the only way the kept references
+    reach its name or fits), and at least one does come (the probes are not sent for each)."""
+    from fakes.harness import check, deviations, fake
+
+    from oracle.harness.budget import SHRINK_BLOCK, failure_kind
+
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", "references-read-once"), examples=60) == 1
+    confirmed_in: set[tuple] = set()
+    unprobed = 0
+    for record in deviations(report):  # (in example order: one process, no --jobs)
+        if record.kind != "example" or record.classification is None:
+            continue
+        block = int(record.id.split("-")[2].split("~")[0]) // SHRINK_BLOCK
+        kind = (block, failure_kind(record.kind, record.outcome.value, record.layer, record.order))
+        named = record.classification
+        if "neither probed again" in named.description:
+            assert named.name == REFERENCES_KEPT and kind in confirmed_in, record.id
+            unprobed += 1
+        elif REFERENCES_KEPT in (named.name, *named.fits):  # (a record's own probes are what puts it there)
+            confirmed_in.add(kind)
+    assert unprobed > 0
 
 
 class LastReferenceOnly(Implementation):

@@ -16,8 +16,7 @@ import pytest
 from oracle.diagnose.classify import classify, explained_value, within_contract
 from oracle.diagnose.computations import context_for, result_under
 from oracle.diagnose.mechanisms.computations import COMBINATION_COMPUTATIONS
-from oracle.diagnose.mechanisms.smoothing import UNREQUESTED, readings
-from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
+from oracle.diagnose.mechanisms.smoothing import SMOOTHING_VARIANTS, UNREQUESTED, readings
 from oracle.formulas.conventions import Options, Smoothing
 from oracle.models.protocol import ScoreRequest, Segment
 

@@ -17,6 +17,7 @@ from fakes.harness import check, deviations, fake
 from oracle.diagnose import structure
 from oracle.diagnose.classify import AGREES, classify, explained_value
 from oracle.diagnose.computations import context_for, result_under, structured_result
+from oracle.diagnose.mechanisms import structure as declared
 from oracle.models.protocol import ScoreRequest, Segment
 
 
@@ -43,44 +44,44 @@ EARLY = request(("p q", ["a b"]), ("a b", ["c d"]), ("c d", ["e f"]))
 
 CASES = [
     # oracle: c 2, r 3, m 2/2, BP e^(1 - 3/2) = 0.6065. Swapped: "a b c" against "a b": c 3, r 2, m 2/3, BP 1 -> 2/3
-    pytest.param(request(("a b", ["a b c"]), level="sentence"), answer(2 / 3, 3, 2, 2, 3), structure.SWAPPED,
+    pytest.param(request(("a b", ["a b c"]), level="sentence"), answer(2 / 3, 3, 2, 2, 3), declared.SWAPPED,
                  id="swapped"),
     # oracle: m 1 + 0 of 4, c = r = 4 -> 1/4. Transposed (zip stops at one reference): one segment, "a b" against
     # "a c" and "b f": m 2/2, c 2, r 2 -> 1 (the last segment dropped gives 1/2; pooled gives 2/4 over c 4)
-    pytest.param(TWO, answer(1.0, 2, 2, 2, 2), structure.TRANSPOSED, id="transposed"),
+    pytest.param(TWO, answer(1.0, 2, 2, 2, 2), declared.TRANSPOSED, id="transposed"),
     # pooled: "a b" against "a c", "b f": m 2; "d e" against both: m 0; c 4, r 2 + 2 = 4 -> 2/4
-    pytest.param(TWO, answer(0.5, 4, 4, 2, 4), structure.POOLED, id="pooled"),
+    pytest.param(TWO, answer(0.5, 4, 4, 2, 4), declared.POOLED, id="pooled"),
     # oracle: m 0 (score 0). Next references: "a b" | "a b", "c d" | "c d": c 4, r 4, m 4/4 -> 1 (transposed gives
     # 1 too, on c 2: "a b" against every reference)
-    pytest.param(LATE, answer(1.0, 4, 4, 4, 4), structure.NEXT_REFERENCES, id="next-references"),
+    pytest.param(LATE, answer(1.0, 4, 4, 4, 4), declared.NEXT_REFERENCES, id="next-references"),
     # previous references: "a b" | "a b", "c d" | "c d": c 4, r 4, m 4/4 -> 1 (next: "p q" | "c d", "a b" | "e f": 0)
-    pytest.param(EARLY, answer(1.0, 4, 4, 4, 4), structure.PREVIOUS_REFERENCES, id="previous-references"),
+    pytest.param(EARLY, answer(1.0, 4, 4, 4, 4), declared.PREVIOUS_REFERENCES, id="previous-references"),
     # oracle: "a b" against "a b", "c d e": c 2, r 2, m 2/2 -> 1. Each reference its own segment: ("a b" | "a b"),
     # ("a b" | "c d e"): c 4, r 2 + 3 = 5, m 2/4, BP e^(1 - 5/4) -> 0.5 e^-0.25
     pytest.param(request(("a b", ["a b", "c d e"]), level="sentence"), answer(0.5 * math.exp(-0.25), 4, 5, 2, 4),
-                 structure.EACH_REFERENCE, id="each-reference"),
+                 declared.EACH_REFERENCE, id="each-reference"),
     # oracle: "ab" against "a b": c 1, r 2, m 0 -> 0. Hypothesis as characters: "a", "b" against "a b": c 2, r 2,
     # m 2/2 -> 1
-    pytest.param(request(("ab", ["a b"]), level="sentence"), answer(1.0, 2, 2, 2, 2), structure.HYPOTHESIS_CHARACTERS,
+    pytest.param(request(("ab", ["a b"]), level="sentence"), answer(1.0, 2, 2, 2, 2), declared.HYPOTHESIS_CHARACTERS,
                  id="hypothesis-characters"),
     # oracle: "a b c" against "abc": m 0 -> 0. References as characters: "a b c" against "a", "b", "c": c 3, r 3,
     # m 3/3 -> 1 (both as characters: "a", " ", "b", " ", "c" against "a", "b", "c": m 3/5)
     pytest.param(request(("a b c", ["abc"]), level="sentence"), answer(1.0, 3, 3, 3, 3),
-                 structure.REFERENCE_CHARACTERS, id="reference-characters"),
+                 declared.REFERENCE_CHARACTERS, id="reference-characters"),
     # oracle: "ab c" against "ab d": c 2, r 2, m 1/2 -> 1/2. Every string as characters: "a", "b", " ", "c" against
     # "a", "b", " ", "d": c 4, r 4, m 3/4 -> 3/4
-    pytest.param(request(("ab c", ["ab d"]), level="sentence"), answer(0.75, 4, 4, 3, 4), structure.ALL_CHARACTERS,
+    pytest.param(request(("ab c", ["ab d"]), level="sentence"), answer(0.75, 4, 4, 3, 4), declared.ALL_CHARACTERS,
                  id="all-characters"),
     # 13a splits a comma after a letter off: "a,b" and "a, b" are both "a , b" (the oracle: 1). Tokenizer on the
     # hypotheses only: "a , b" against "a," "b" (whitespace): c 3, r 2, m 1/3 ("b"), BP 1 -> 1/3
     pytest.param(request(("a,b", ["a, b"]), level="sentence", tokenize="13a"), answer(1 / 3, 3, 2, 1, 3),
-                 structure.TOKENIZER_ON_HYPOTHESES, id="tokenizer-on-hypotheses"),
+                 declared.TOKENIZER_ON_HYPOTHESES, id="tokenizer-on-hypotheses"),
     # tokenizer on the references only: "a," "b" (whitespace) against "a , b": c 2, r 3, m 1/2, BP e^(1 - 3/2)
     pytest.param(request(("a, b", ["a,b"]), level="sentence", tokenize="13a"), answer(0.5 * math.exp(-0.5), 2, 3, 1, 2),
-                 structure.TOKENIZER_ON_REFERENCES, id="tokenizer-on-references"),
+                 declared.TOKENIZER_ON_REFERENCES, id="tokenizer-on-references"),
     # oracle: "a , b" against "a , c": m 2/3. Tokenizer skipped: "a," "b" against "a," "c": c 2, r 2, m 1/2 -> 1/2
     pytest.param(request(("a, b", ["a, c"]), level="sentence", tokenize="13a"), answer(0.5, 2, 2, 1, 2),
-                 structure.TOKENIZER_SKIPPED, id="tokenizer-skipped"),
+                 declared.TOKENIZER_SKIPPED, id="tokenizer-skipped"),
 ]
 
 
@@ -110,62 +111,62 @@ NESTING_CASES = [
     # oracle: "a b" against "ab" (one token): m 0 -> 0. The string "ab" as the references: ("a"), ("b"): m 2/2,
     # c 2, r 1 (closest to 2 among 1, 1), BP 1 -> 1 (the reference's tokens as references: ("a", "b"), r 2)
     pytest.param(request(("a b", ["ab"]), level="sentence"), answer(1.0, 2, 1, 2, 2),
-                 structure.REFERENCE_STRING_AS_REFERENCES, id="reference-string-as-references"),
+                 declared.REFERENCE_STRING_AS_REFERENCES, id="reference-string-as-references"),
     # oracle: "ab c" against itself -> 1. The tokens "ab", "c" as references, read as characters: ("a", "b"), ("c"):
     # "ab" matches nowhere, "c" does: m 1/2, c 2, r 2 (closest to 2 among 2, 1), BP 1 -> 1/2 (the string as
     # references: ("a"), ("b"), (), ("c"): r 1)
     pytest.param(request(("ab c", ["ab c"]), level="sentence"), answer(0.5, 2, 2, 1, 2),
-                 structure.REFERENCE_TOKENS_AS_REFERENCES, id="reference-tokens-as-references"),
+                 declared.REFERENCE_TOKENS_AS_REFERENCES, id="reference-tokens-as-references"),
     # oracle: "a b" against "b c": m 1/2 -> 1/2. Both strings: "a", " ", "b" against ("b"), (" "), ("c"): " " and "b"
     # match, m 2/3, c 3, r 1, BP 1 -> 2/3 (the text read as characters: against "b", " ", "c", r 3)
     pytest.param(request(("a b", ["b c"]), level="sentence"), answer(2 / 3, 3, 1, 2, 3),
-                 structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS, id="strings-as-references-and-hypothesis"),
+                 declared.STRINGS_AS_REFERENCES_AND_HYPOTHESIS, id="strings-as-references-and-hypothesis"),
     # oracle: "a" | "ab", "b" | "bc", "c" | "cd" "e": m 0 -> 0. As streams: segment 0 against "a", "b", "c", segment 1
     # against "b", "c", "d": m 2/2, c 2, r 1 + 1, BP 1 -> 1 (the string as references keeps 3 segments: c 3)
-    pytest.param(STREAMS, answer(1.0, 2, 2, 2, 2), structure.REFERENCE_STRINGS_AS_STREAMS,
+    pytest.param(STREAMS, answer(1.0, 2, 2, 2, 2), declared.REFERENCE_STRINGS_AS_STREAMS,
                  id="reference-strings-as-streams"),
     # oracle: "a b c" against "a b c d e", "a x": m 3/3, c 3, r 2 (|5-3| = 2 > |2-3| = 1), BP 1 -> 1. The last
     # reference only: against "a x": m 1/3, c 3, r 2 -> 1/3 (the first only: m 3/3, r 5, BP e^(1 - 5/3))
     pytest.param(request(("a b c", ["a b c d e", "a x"]), level="sentence"), answer(1 / 3, 3, 2, 1, 3),
-                 structure.LAST_REFERENCE, id="last-reference-only"),
+                 declared.LAST_REFERENCE, id="last-reference-only"),
     # padded to a multiple of k, N chosen so that no smaller k pads as many (-N mod j for j < k differs):
     # k 2, N 3: p 1 -> 2/4; k 3, N 2: p 1 -> 2/3; k 4, N 5: p 3 (k 2 and 3 pad 1) -> 2/8; k 5, N 3: p 2 -> 2/5;
     # k 6, N 7: p 5 (1, 2, 1, 3 before) -> 2/12; k 7, N 3: p 4, seg 0 three times -> 3/7; k 8, N 3: p 5 -> 3/8
-    *(pytest.param(padded_corpus(n), padded_answer(n, p), structure.PADDED_CORPUS[k], id=f"padded-to-{k}")
+    *(pytest.param(padded_corpus(n), padded_answer(n, p), declared.PADDED_CORPUS[k], id=f"padded-to-{k}")
       for k, n, p in ((2, 3, 1), (3, 2, 1), (4, 5, 3), (5, 3, 2), (6, 7, 5), (7, 3, 4), (8, 3, 5))),
     # oracle: "ab cd" against "ab cd ef": m 2/2, c 2, r 3 -> e^(1 - 3/2). A token on the hypothesis: "ab cd </s>":
     # m 2/3, c 3, r 3, BP 1 -> 2/3 (the hypothesis read as characters matches nothing: its tokens are 2 letters)
     pytest.param(request(("ab cd", ["ab cd ef"]), level="sentence"), answer(2 / 3, 3, 3, 2, 3),
-                 structure.TOKEN_ON_HYPOTHESES, id="special-token-on-hypotheses"),
+                 declared.TOKEN_ON_HYPOTHESES, id="special-token-on-hypotheses"),
     # oracle: "ab cd" against itself -> 1. A token on the reference: "ab cd </s>": m 2/2, c 2, r 3 -> e^(1 - 3/2)
     pytest.param(request(("ab cd", ["ab cd"]), level="sentence"), answer(E ** -0.5, 2, 3, 2, 2),
-                 structure.TOKEN_ON_REFERENCES, id="special-token-on-references"),
+                 declared.TOKEN_ON_REFERENCES, id="special-token-on-references"),
     # oracle: c 2 (1 + 2), r 5 (3 + 2), m 3/3 -> e^(1 - 5/3). Hypotheses padded to 2 tokens: "ab cd" | "ab cd ef",
     # "gh <pad>" | "gh ij": m 2 + 1, c 4, r 3 + 2 -> 3/4 e^(1 - 5/4)
     pytest.param(request(("ab cd", ["ab cd ef"]), ("gh", ["gh ij"])), answer(0.75 * E ** -0.25, 4, 5, 3, 4),
-                 structure.PADDING_IN_HYPOTHESES, id="padding-in-hypotheses"),
+                 declared.PADDING_IN_HYPOTHESES, id="padding-in-hypotheses"),
     # oracle: c 2, r 1 + 4, m 2/2 -> e^(1 - 5/2). References padded to 4 tokens: "ab <pad> <pad> <pad>", "cd ef gh ij":
     # m 2/2, c 2, r 8 -> e^(1 - 4) (a token on each reference: r 2 + 5 = 7; both sides padded: the hypotheses are
     # as long as each other, so the same counts, tried later)
     pytest.param(request(("ab", ["ab"]), ("cd", ["cd ef gh ij"])), answer(E ** -3, 2, 8, 2, 2),
-                 structure.PADDING_IN_REFERENCES, id="padding-in-references"),
+                 declared.PADDING_IN_REFERENCES, id="padding-in-references"),
     # RAGGED, oracle: c 3, r 4, m 3/3 -> e^(1 - 4/3). Each side to its own longest: "ab <pad>" | "ab <pad> <pad>"
     # (the pad clipped to 1), "cd ef" | "cd ef gh": m 4/4, c 4, r 6 -> e^(1 - 6/4) (the hypotheses only: 3/4;
     # the references only: c 3, r 6 -> e^-1)
-    pytest.param(RAGGED, answer(E ** -0.5, 4, 6, 4, 4), structure.PADDING_ON_BOTH, id="padding-on-both-sides"),
+    pytest.param(RAGGED, answer(E ** -0.5, 4, 6, 4, 4), declared.PADDING_ON_BOTH, id="padding-on-both-sides"),
     # RAGGED, every sequence to 3 tokens: "ab <pad> <pad>" | "ab <pad> <pad>" m 3, "cd ef <pad>" | "cd ef gh" m 2:
     # m 5/6, c 6, r 6, BP 1 -> 5/6
-    pytest.param(RAGGED, answer(5 / 6, 6, 6, 5, 6), structure.PADDING_TO_COMMON_LENGTH,
+    pytest.param(RAGGED, answer(5 / 6, 6, 6, 5, 6), declared.PADDING_TO_COMMON_LENGTH,
                  id="padding-to-a-common-length"),
     # RAGGED, an end token on each reference ("ab </s>", "cd ef gh </s>": the longest 4), then every sequence to 4:
     # "ab <pad> <pad> <pad>" | "ab </s> <pad> <pad>": ab and two pads match, 3; "cd ef <pad> <pad>" | "cd ef gh </s>":
     # 2. m 5/8, c 8, r 8, BP 1 -> 5/8 (no end token: every sequence to 3, m 5/6)
-    pytest.param(RAGGED, answer(5 / 8, 8, 8, 5, 8), structure.END_TOKEN_AND_COMMON_PADDING,
+    pytest.param(RAGGED, answer(5 / 8, 8, 8, 5, 8), declared.END_TOKEN_AND_COMMON_PADDING,
                  id="end-token-on-references-and-padding-to-a-common-length"),
     # RAGGED, the end token on each reference, then each side to its own longest: "ab <pad>" | "ab </s> <pad> <pad>"
     # m 2 (one pad of the hypothesis), "cd ef" | "cd ef gh </s>" m 2: m 4/4, c 4, r 8 -> e^(1 - 8/4) (without the
     # end token r 6)
-    pytest.param(RAGGED, answer(E ** -1, 4, 8, 4, 4), structure.END_TOKEN_AND_PADDING_ON_BOTH,
+    pytest.param(RAGGED, answer(E ** -1, 4, 8, 4, 4), declared.END_TOKEN_AND_PADDING_ON_BOTH,
                  id="end-token-on-references-and-padding-on-both-sides"),
 ]
 
@@ -186,16 +187,16 @@ BIGRAM_CASES = [
     # 2/3, bigrams (xx, </s>) 1/2, c 3, r 3, BP 1 -> sqrt(2/3 * 1/2) (the start token: (<s>, bb) and (bb, xx) match
     # nothing; two-letter tokens, so that the text read as characters gives other lengths: c 5)
     pytest.param(bigram_request("bb xx", "cc xx"), bigram_answer(math.sqrt(1 / 3), 3, 3, [2, 1], [3, 2]),
-                 structure.END_TOKEN_ON_BOTH, id="end-token-on-both-sides"),
+                 declared.END_TOKEN_ON_BOTH, id="end-token-on-both-sides"),
     # the mirror: "<s> xx bb" | "<s> xx cc": unigrams <s>, xx 2/3, bigrams (<s>, xx) 1/2 -> sqrt(1/3)
     pytest.param(bigram_request("xx bb", "xx cc"), bigram_answer(math.sqrt(1 / 3), 3, 3, [2, 1], [3, 2]),
-                 structure.START_TOKEN_ON_BOTH, id="start-token-on-both-sides"),
+                 declared.START_TOKEN_ON_BOTH, id="start-token-on-both-sides"),
 ]
 CASES += NESTING_CASES + BIGRAM_CASES
 
 
 def test_every_mechanism_has_a_hand_derived_case():
-    assert {case.values[2] for case in CASES} == set(structure.STRUCTURES)
+    assert {case.values[2] for case in CASES} == set(declared.STRUCTURES)
 
 
 @pytest.mark.parametrize("scored, reply, name", CASES)
@@ -222,18 +223,18 @@ def test_the_swap_is_named_from_the_score_alone():
     """Without statistics the score 2/3 fits the swap and the hypothesis read as characters ("a", " ", "b" against
     "a b c": c 3, r 3, m 2/3): both are kept, the swap first."""
     explanation = classify(CASES[0].values[0], 2 / 3, "papineni")
-    assert explanation.name == structure.SWAPPED
-    assert structure.HYPOTHESIS_CHARACTERS in explanation.fits
+    assert explanation.name == declared.SWAPPED
+    assert declared.HYPOTHESIS_CHARACTERS in explanation.fits
 
 
 @pytest.mark.parametrize("scored, score, stats, name", [
     # "a b" against "a b c d e", BLEU-2 (weights 1/2): the oracle p1 2/2, p2 1/1, c 2, r 5 -> e^(1 - 5/2). A start
     # token on both sides: "<s> a b" | "<s> a b c d e": p1 3/3, p2 2/2, c 3, r 6 -> e^(1 - 2) = e^-1
-    (bigram_request("a b", "a b c d e"), E ** -1, (3, 6, [3, 2], [3, 2]), structure.START_TOKEN_ON_BOTH),
+    (bigram_request("a b", "a b c d e"), E ** -1, (3, 6, [3, 2], [3, 2]), declared.START_TOKEN_ON_BOTH),
     # "a" against "a" and an empty reference: the oracle r 1 (closest), 1. The last reference only: "a" against the
     # empty one: m 0/1, c 1, r 0 -> 0
     (ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("a",), references=[("a",), ()])]),
-     0.0, (1, 0, [0], [1]), structure.LAST_REFERENCE),
+     0.0, (1, 0, [0], [1]), declared.LAST_REFERENCE),
 ])
 def test_a_score_alone_names_no_mechanism_of_many_forms(scored, score, stats, name):
     """The score alone, no statistics: the second round's mechanisms (`STATISTICS_ONLY`) fit it, but a score is one
@@ -252,37 +253,37 @@ def _context(scored):
 
 
 @pytest.mark.parametrize("scored, name", [
-    (request(("a b", ["a b"]), level="sentence"), structure.SWAPPED),  # identical sides: the swap is the request
-    (request(("a b", ["a c"]), level="sentence"), structure.TRANSPOSED),  # one segment, one reference
-    (request(("a b", ["a c"]), level="sentence"), structure.NEXT_REFERENCES),  # one segment: nothing to shift
-    (request(("a b", ["a c"]), level="sentence"), structure.PREVIOUS_REFERENCES),
-    (request(("a b", ["a c"]), level="sentence"), structure.POOLED),
-    (request(("a b", ["a c"]), level="sentence"), structure.EACH_REFERENCE),  # one reference
-    (request(("a", ["b"]), level="sentence"), structure.ALL_CHARACTERS),  # one-character tokens are their characters
-    (request(("a b", ["a c"]), level="sentence"), structure.TOKENIZER_SKIPPED),  # a token request has no tokenizer
-    (request(("a b", ["a c"]), level="sentence", tokenize="13a"), structure.TOKENIZER_SKIPPED),  # 13a splits alike
+    (request(("a b", ["a b"]), level="sentence"), declared.SWAPPED),  # identical sides: the swap is the request
+    (request(("a b", ["a c"]), level="sentence"), declared.TRANSPOSED),  # one segment, one reference
+    (request(("a b", ["a c"]), level="sentence"), declared.NEXT_REFERENCES),  # one segment: nothing to shift
+    (request(("a b", ["a c"]), level="sentence"), declared.PREVIOUS_REFERENCES),
+    (request(("a b", ["a c"]), level="sentence"), declared.POOLED),
+    (request(("a b", ["a c"]), level="sentence"), declared.EACH_REFERENCE),  # one reference
+    (request(("a", ["b"]), level="sentence"), declared.ALL_CHARACTERS),  # one-character tokens are their characters
+    (request(("a b", ["a c"]), level="sentence"), declared.TOKENIZER_SKIPPED),  # a token request has no tokenizer
+    (request(("a b", ["a c"]), level="sentence", tokenize="13a"), declared.TOKENIZER_SKIPPED),  # 13a splits alike
     # one segment, two references: transposed keeps the first only, whose counts are the oracle's here
-    (request(("a b", ["a b", "a c"]), level="sentence"), structure.TRANSPOSED),
-    (request(("a b", ["a c"]), level="sentence"), structure.LAST_REFERENCE),  # one reference: the last is all
+    (request(("a b", ["a b", "a c"]), level="sentence"), declared.TRANSPOSED),
+    (request(("a b", ["a c"]), level="sentence"), declared.LAST_REFERENCE),  # one reference: the last is all
     # one-character tokens, one a reference: each character its own reference is the request itself
-    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_STRING_AS_REFERENCES),
-    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_TOKENS_AS_REFERENCES),
-    (request(("a", ["b"]), level="sentence"), structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS),
-    (request(("a", ["b"]), level="sentence"), structure.REFERENCE_STRINGS_AS_STREAMS),
-    (TWO, structure.PADDED_CORPUS[2]),  # 2 segments: a multiple of 2 already
-    (request(*(("a", ["b"]),) * 8), structure.PADDED_CORPUS[8]),
+    (request(("a", ["b"]), level="sentence"), declared.REFERENCE_STRING_AS_REFERENCES),
+    (request(("a", ["b"]), level="sentence"), declared.REFERENCE_TOKENS_AS_REFERENCES),
+    (request(("a", ["b"]), level="sentence"), declared.STRINGS_AS_REFERENCES_AND_HYPOTHESIS),
+    (request(("a", ["b"]), level="sentence"), declared.REFERENCE_STRINGS_AS_STREAMS),
+    (TWO, declared.PADDED_CORPUS[2]),  # 2 segments: a multiple of 2 already
+    (request(*(("a", ["b"]),) * 8), declared.PADDED_CORPUS[8]),
     # every hypothesis and every reference as long as the others: no pad to add
-    (TWO, structure.PADDING_IN_HYPOTHESES),
-    (TWO, structure.PADDING_IN_REFERENCES),
-    (TWO, structure.PADDING_ON_BOTH),
-    (TWO, structure.PADDING_TO_COMMON_LENGTH),
+    (TWO, declared.PADDING_IN_HYPOTHESES),
+    (TWO, declared.PADDING_IN_REFERENCES),
+    (TWO, declared.PADDING_ON_BOTH),
+    (TWO, declared.PADDING_TO_COMMON_LENGTH),
 ])
 def test_a_mechanism_that_changes_nothing_is_not_tried(scored, name):
-    assert structured_result(_context(scored), name) is None
+    assert structured_result(_context(scored), declared.STRUCTURES[name]) is None
 
 
 def _pairs_of(scored, name):
-    reshaped = structure.reshaped(scored, None, None, name)
+    reshaped = structure.reshaped(scored, None, None, declared.STRUCTURES[name].reshape)
     return [(s.hypothesis, s.references) for s in reshaped.segments]
 
 
@@ -290,25 +291,25 @@ def test_a_reference_string_read_by_a_tokenizing_library_makes_whitespace_empty_
     """"a b" as the references: "a", " ", "b" -- a library that tokenizes each reference string gets no token from
     " " (sacrebleu), one that iterates it (nltk's sentence_bleu(reference_string, hypothesis_string)) gets " "."""
     scored = request(("x", ["a b"]), level="sentence")
-    assert _pairs_of(scored, structure.REFERENCE_STRING_AS_REFERENCES) == [(("x",), (("a",), (), ("b",)))]
-    assert _pairs_of(scored, structure.STRINGS_AS_REFERENCES_AND_HYPOTHESIS) == [(("x",), (("a",), (" ",), ("b",)))]
+    assert _pairs_of(scored, declared.REFERENCE_STRING_AS_REFERENCES) == [(("x",), (("a",), (), ("b",)))]
+    assert _pairs_of(scored, declared.STRINGS_AS_REFERENCES_AND_HYPOTHESIS) == [(("x",), (("a",), (" ",), ("b",)))]
 
 
 def test_an_empty_reference_string_gives_no_references_and_is_not_tried():
     """"" as the list of references is no reference at all: the library errs (nltk's max() of an empty sequence)
     rather than scoring, so no score is predicted."""
     empty = ScoreRequest(level="sentence", weights=[1.0], segments=[Segment(hypothesis=("x",), references=[()])])
-    assert structure.reshaped(empty, None, None, structure.REFERENCE_STRING_AS_REFERENCES) is None
-    assert structure.reshaped(empty, None, None, structure.REFERENCE_TOKENS_AS_REFERENCES) is None
+    assert structure.reshaped(empty, None, None, structure.reference_string_as_references) is None
+    assert structure.reshaped(empty, None, None, structure.reference_tokens_as_references) is None
 
 
 def test_a_special_token_is_one_no_segment_holds():
     """"a" against "a </s>": an end token "</s>" on the hypothesis would match the reference's (m 2/2); the
     mechanism's token is one the request does not hold, so it matches nothing: m 1/2, c 2, r 2 -> 1/2."""
     scored = request(("a", ["a </s>"]), level="sentence")
-    ((hypothesis, _),) = _pairs_of(scored, structure.TOKEN_ON_HYPOTHESES)
+    ((hypothesis, _),) = _pairs_of(scored, declared.TOKEN_ON_HYPOTHESES)
     assert hypothesis[0] == "a" and len(hypothesis) == 2 and hypothesis[1] != "</s>"
-    result = structured_result(_context(scored), structure.TOKEN_ON_HYPOTHESES)
+    result = structured_result(_context(scored), declared.STRUCTURES[declared.TOKEN_ON_HYPOTHESES])
     assert (result.statistics.hyp_len, result.statistics.matches[0], result.statistics.totals[0]) == (2, 1, 2)
     assert float(result.score) == pytest.approx(0.5, rel=1e-12)
 
@@ -317,19 +318,19 @@ def test_the_sampler_cycles_a_corpus_shorter_than_its_padding():
     """One segment padded to 4: the segment three more times (torch cycles the indices where fewer than are
     missing)."""
     one = request(("a", ["b"]), level="sentence")
-    assert _pairs_of(one, structure.PADDED_CORPUS[4]) == [(("a",), (("b",),))] * 4
+    assert _pairs_of(one, declared.PADDED_CORPUS[4]) == [(("a",), (("b",),))] * 4
 
 
 def test_too_large_a_corpus_is_not_pooled():
     many = request(*((f"w{i}", [f"w{i + 1}"]) for i in range(structure.MAX_POOLED_SEGMENTS + 1)))
-    assert structured_result(_context(many), structure.POOLED) is None
+    assert structured_result(_context(many), declared.STRUCTURES[declared.POOLED]) is None
 
 
 # -- end to end: a planted caller bug, run through check ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bug, cause", [("swap-hypothesis-references", structure.SWAPPED),
-                                        ("references-as-streams", structure.TRANSPOSED)])
+@pytest.mark.parametrize("bug, cause", [("swap-hypothesis-references", declared.SWAPPED),
+                                        ("references-as-streams", declared.TRANSPOSED)])
 def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
     """tests/fakes/plantedbleu.py's structure switches (each cites its real thread there): every failing record the
     run names is named by the structural mechanism (on main: other-counting-of-hyp_len, -ref_len and more)."""
@@ -344,8 +345,8 @@ def test_a_planted_caller_bug_is_the_runs_main_cause(tmp_path, bug, cause):
     assert "other-counting-of" not in summary
 
 
-@pytest.mark.parametrize("bug, cause", [("reference-tokens-as-references", structure.REFERENCE_TOKENS_AS_REFERENCES),
-                                        ("eos-on-hypotheses", structure.TOKEN_ON_HYPOTHESES)])
+@pytest.mark.parametrize("bug, cause", [("reference-tokens-as-references", declared.REFERENCE_TOKENS_AS_REFERENCES),
+                                        ("eos-on-hypotheses", declared.TOKEN_ON_HYPOTHESES)])
 def test_a_planted_nesting_or_special_token_bug_is_named_on_every_scored_record(tmp_path, bug, cause):
     """tests/fakes/plantedbleu.py's switches for issue 36's second round (each cites its real thread there): every
     failing record that returned numbers is named by the mechanism, and the run's main cause is it. A first reference
@@ -368,6 +369,6 @@ def test_a_transposed_corpus_may_hold_more_references_than_the_protocol_carries(
     references (more than a request may carry): "a" matches, m 1/2, c 2, r 2 -> 1/2 (the oracle: 1,500/3,000 too,
     on c 3,000: the counts differ, so the mechanism is tried)."""
     big = request(*((f"a w{i}", [f"a v{i}"]) for i in range(1500)))
-    result = structured_result(_context(big), structure.TRANSPOSED)
+    result = structured_result(_context(big), declared.STRUCTURES[declared.TRANSPOSED])
     assert (result.statistics.hyp_len, result.statistics.ref_len) == (2, 2)
     assert float(result.score) == pytest.approx(0.5, rel=1e-12)

@@ -21,6 +21,7 @@ from fakes.realbleu import KINDS, REAL_BUGS
 from fakes.realbleu_heldout import HELDOUT_BUGS
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS
 from fakes.realbleu_heldout3 import HELDOUT3_BUGS
+from fakes.realbleu_heldout4 import HELDOUT4_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -31,8 +32,9 @@ COLLECTIONS = {
     "heldout": (HELDOUT_BUGS, "realbleu_heldout.py", "test_real_bugs_heldout.py"),
     "heldout2": (HELDOUT2_BUGS, "realbleu_heldout2.py", "test_real_bugs_heldout2.py"),
     "heldout3": (HELDOUT3_BUGS, "realbleu_heldout3.py", "test_real_bugs_heldout3.py"),
+    "heldout4": (HELDOUT4_BUGS, "realbleu_heldout4.py", "test_real_bugs_heldout4.py"),
 }
-HELD_OUT = ("heldout", "heldout2", "heldout3")
+HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
@@ -61,15 +63,18 @@ def test_the_first_collection_has_thirty_bugs_none_a_planted_fakes_thread():
         assert not _cites(cited, *THREAD.fullmatch(bug.url).groups()), name
 
 
-@pytest.mark.parametrize("collection", ("heldout2", "heldout3"))  # the first held-out set had no such rule (it has 5)
+@pytest.mark.parametrize("collection", ("heldout2", "heldout3", "heldout4"))  # the first held-out set had no such rule
 def test_a_held_out_set_has_at_most_three_controls(collection):
     bugs, _, _ = COLLECTIONS[collection]
     assert sum(bug.planted_twin is not None for bug in bugs.values()) <= 3
 
 
 def _cites(text, repo, number):
-    """Whether `text` cites thread `number` of `repo` (as a URL, `repo#N`, or `repo issue/PR #N`)."""
-    pattern = rf"{re.escape(repo)}(?:/(?:issues|pull)/| ?#| (?:issue|PR|pull request) #){number}\b"
+    """Whether `text` cites thread `number` of `repo` (as a URL, `repo#N`, or `repo issue/PR #N`), the repository
+    given whole (`owner/name`) or by its name alone (`torchmetrics #1074`, as code comments often write it)."""
+    owner, name = repo.split("/")
+    where = rf"(?<![\w.-])(?:{re.escape(owner)}/)?{re.escape(name)}"
+    pattern = rf"{where}(?:/(?:issues|pull)/| ?#| (?:issue|PR|pull request) #){number}\b"
     return re.search(pattern, text, re.IGNORECASE) is not None
 
 
@@ -85,6 +90,16 @@ def _cited_text(own: tuple[str, ...]) -> str:
     return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in sources)
 
 
+#: Held-out bugs whose thread was found cited elsewhere after their set's blind figure was taken, and why: each is
+#: no blind measure (benchmarks/README.md, "A second held-out bug that was not blind", corrects its set's figures).
+#: The test below requires each of them to be cited indeed, so that an entry cannot outlive its reason.
+SEEN_BEFORE_GATHERING = {
+    ("heldout2", "exp-smoothing-sets-the-precision"):
+        "its thread, as 'nltk PR #1300', in oracle/diagnose/smoothingstage.py since 99190fd, before the set (ab9973a); "
+        "the check then matched only 'nltk/nltk' and missed it",
+}
+
+
 @pytest.mark.parametrize("collection", HELD_OUT)
 def test_a_held_out_sets_threads_are_cited_nowhere_else(collection):
     # If this fails, the bug has been seen by whoever wrote what cites it: it measures generalisation no more.
@@ -92,7 +107,11 @@ def test_a_held_out_sets_threads_are_cited_nowhere_else(collection):
     bugs, fake_file, test_file = COLLECTIONS[collection]
     cited = _cited_text((fake_file, test_file, Path(__file__).name))
     for name, bug in bugs.items():
-        assert not _cites(cited, *THREAD.fullmatch(bug.url).groups()), f"{collection} {name}: {bug.url} is cited"
+        found = _cites(cited, *THREAD.fullmatch(bug.url).groups())
+        if (collection, name) in SEEN_BEFORE_GATHERING:
+            assert found, f"{collection} {name} is listed as seen, but its thread is cited nowhere else: unlist it"
+        else:
+            assert not found, f"{collection} {name}: {bug.url} is cited"
 
 
 def test_the_citation_check_finds_a_cited_thread():
@@ -101,5 +120,10 @@ def test_the_citation_check_finds_a_cited_thread():
     text = _cited_text(("realbleu_heldout3.py", "test_real_bugs_heldout3.py", Path(__file__).name))
     assert _cites(text, "mjpost/sacrebleu", 272)
     assert not _cites(text, "mjpost/sacrebleu", 2720)
+    # a thread cited by its repository's name alone (oracle/diagnose/combination.py: "torchmetrics #1074") is found;
+    # a longer name ending in the same letters is not that repository
+    assert _cites(text, "Lightning-AI/torchmetrics", 1074)
+    assert _cites("see torchmetrics #1074", "Lightning-AI/torchmetrics", 1074)
+    assert not _cites("see my-torchmetrics #1074", "Lightning-AI/torchmetrics", 1074)
     for bug in (*HELDOUT_BUGS.values(), *HELDOUT2_BUGS.values()):
         assert _cites(text, *THREAD.fullmatch(bug.url).groups()), bug.url

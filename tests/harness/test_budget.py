@@ -340,7 +340,7 @@ def test_a_failure_whose_search_was_not_run_is_named_by_its_blocks_mechanism_whe
 
 def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_blocks_word(monkeypatch):
     """`_named_by_block_causes`: of the block's names for other kinds, a partial name (what is known), a state or
-    precision name (`float32`, `earlier-answer-returned`: `results.needs_evidence`) and a name the failure's own
+    precision name (`float32`, `earlier-answer-returned`: `mechanisms.needs_evidence`) and a name the failure's own
     search already tried are not tested; a mechanism is, once, among its own parts, and names the failure only where
     the classification explains it (here it does not: None)."""
     from types import SimpleNamespace

@@ -171,7 +171,8 @@ def test_check_in_three_shards_merged_is_the_unsharded_run(sharded_run):
 def test_the_merge_prints_what_the_unsharded_check_prints(sharded_run, capsys):
     """merge's console is check's, read from the merged report as check's is from its own (`oracle.reports.console`:
     summary.md's groups): each deviation group with its root cause, inputs and reproductions, the run's root causes,
-    the verdict and the reports; only the verdict's speaker differs, and check's closing advice is check's own."""
+    the verdict and the reports; only the verdict's speaker differs, and each ends with advice of its own (merge's
+    names the merged report: a baseline is written from it)."""
     root, _ = sharded_run
     alone = (root / "whole-console.txt").read_text(encoding="utf-8").splitlines()
     assert alone[-1].startswith("next: ")  # (check's advice after its console: what to do with this run)
@@ -180,8 +181,9 @@ def test_the_merge_prints_what_the_unsharded_check_prints(sharded_run, capsys):
     capsys.readouterr()
     assert _merge(root / "shard-1", root / "shard-2", root / "shard-3", "--report", root / "whole") == 1
     merged = capsys.readouterr().out.splitlines()
-    assert merged == [line.replace("bleu-oracle check: ", "bleu-oracle merge: 3 shard(s): ", 1)
-                      if line.startswith("bleu-oracle check: ") else line for line in alone[:-1]]
+    assert merged[:-1] == [line.replace("bleu-oracle check: ", "bleu-oracle merge: 3 shard(s): ", 1)
+                           if line.startswith("bleu-oracle check: ") else line for line in alone[:-1]]
+    assert merged[-1].startswith("next: ") and f"baseline write --from {root / 'whole'}" in merged[-1], merged[-1]
 
 
 def test_the_merge_gates_every_record_by_the_baseline_as_the_unsharded_run(sharded_run, tmp_path):

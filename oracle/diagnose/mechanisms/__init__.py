@@ -4,11 +4,12 @@ and routes, declared once (`CATALOGUE`) and looked up by name (`lookup`, `descri
 Each kind has its module, where its mechanisms are declared and the search reads them, in the order it tries them
 (the modules whose functions compute them hold the how, and never import the catalogue): `conventions` (the rule
 tables, and `alternatives`, the one generator of the conventions' other rules), `smoothing`, `counting` (the
-counting alternatives and capped families), `text` (the tokenizer departures), `state` (a metric state's
-departures, a process's history), `computations` (every computation the search tries, in its tiers, whatever module
-defines its function) and `errors`. A name belongs to one kind: where several of the search's lists hold it (a
-tokenizer departure is also tried as a computation), the kind module that declares it claims it and the others add
-their routes. docs/mechanisms.md says how a mechanism is added.
+counting alternatives and capped families), `text` (the tokenizer departures), `structure` (the request's structure
+mis-shaped, a text transformation on one side only), `state` (a metric state's departures, a process's history),
+`combination` (the score stage's variants and partial names), `computations` (every computation the search tries,
+in its tiers, whatever module defines its function) and `errors`. A name belongs to one kind: where several of the
+search's lists hold it (a tokenizer departure or a stage's variant is also tried as a computation), the kind module
+that declares it claims it and the others add their routes. docs/mechanisms.md says how a mechanism is added.
 """
 
 from __future__ import annotations
@@ -16,13 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from . import computations, conventions, counting, errors, smoothing, state, text
+from oracle.models.results import parse_cause
+
+from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
 #: that declares it.
-_DECLARING = (conventions, smoothing, text, state, counting, errors, computations)
+_DECLARING = (conventions, smoothing, text, state, structure, counting, errors, combination, computations)
 
 
 class CatalogueError(ValueError):
@@ -94,9 +97,26 @@ def known_names() -> tuple[str, ...]:
 
 
 def _replayed(mechanism: Mechanism) -> bool:
-    if mechanism.name in computations.WHAT_IS_KNOWN:  # a stage the answer is consistent with: no value to replay
+    if mechanism.name in combination.WHAT_IS_KNOWN:  # a stage the answer is consistent with: no value to replay
         return False
     return not mechanism.family and (mechanism.kind == COMPUTATION or mechanism.route("counting") is not None)
+
+
+def needs_evidence(name: str) -> bool:
+    """Whether `name` (a written name: any of a combined name's parts) is a mechanism that names a run's records only
+    with evidence, a pattern across records or a confirming probe (`Mechanism.needs_evidence`, read by
+    `oracle.diagnose.cover`): a state carried from an earlier request or float32 precision, which one wrong number can
+    fit by chance; a batch mean's size, a cap on one side's lengths, searched for, which one record can fit by the
+    choice; one segment's length for the corpus's. A family's member counts only where well formed (a cap is a
+    positive integer: `mechanisms.counting.parse_capped`)."""
+    return any(_needs_evidence(part) for part in parse_cause(name))
+
+
+def _needs_evidence(part: str) -> bool:
+    mechanism = lookup(part)
+    if mechanism is None or not mechanism.needs_evidence:
+        return False
+    return not mechanism.family or counting.parse_capped(part) is not None
 
 
 def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
@@ -104,4 +124,4 @@ def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
 
 
 __all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "describe_parts", "known_names", "lookup",
-           "names", "of_kind"]
+           "names", "needs_evidence", "of_kind"]

@@ -4,10 +4,12 @@ arithmetic, smoothed counts reported, small weights taken as zero.
 
 The computations are declared here, in the order the search tries them (`SPECIFIC_COMPUTATIONS`,
 `GENERIC_COMPUTATIONS`, `COMBINATION_COMPUTATIONS`: the order decides which name a record gets where two fit);
-their functions live where they belong (`oracle.diagnose.computations`, `combination`, `smoothingstage`,
-`structure`, ...). Each is a mechanism here, described by its function's docstring, unless another kind claims its
-name (a tokenizer departure, a state, a counting alternative, each also tried as a computation): a new computation
-is one line in one of these lists.
+their functions live where they belong (`oracle.diagnose.computations`, `structure`, ...), and the score stage's and
+the smoothing stage's variants, the structures and the one-side folds are declared in their kind modules
+(`mechanisms.combination`, `mechanisms.smoothing`, `mechanisms.structure`), whose lists the tiers take whole. Each is
+a mechanism here, described by its function's docstring, unless another kind claims its name (a tokenizer departure,
+a state, a counting alternative, a stage's variant, a structure, each also tried as a computation): a new
+computation is one line in one of these lists.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import math
 
 from oracle.diagnose.accumulation import precisions_averaged_by_merge
-from oracle.diagnose.combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS, PARTIAL_NAMES
 from oracle.diagnose.computations import (
     add_k_from_trigrams,
     add_k_on_every_order,
@@ -60,13 +61,12 @@ from oracle.diagnose.computations import (
     zero_precision_orders_skipped,
     zero_weight_nan,
 )
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS
-from oracle.diagnose.smoothingstage import SMOOTHING_VARIANTS
-from oracle.diagnose.structure import STRUCTURES
-from oracle.models.results import NEEDS_EVIDENCE
 
+from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
+from .smoothing import SMOOTHING_VARIANTS
 from .state import LENGTH_DEPARTURES
+from .structure import ONE_SIDE_FOLDS, STRUCTURES
 from .text import DEPARTURES
 
 #: float32 arithmetic somewhere: the name of an answer that is a reading's value computed in single precision.
@@ -126,15 +126,15 @@ GENERIC_COMPUTATIONS = (
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
     ("case-not-folded", case_not_folded),
-    *((name, one_side_fold_computation(name)) for name in ONE_SIDE_FOLDS),
-    *((name, structure_computation(name)) for name in STRUCTURES),
+    *((name, one_side_fold_computation(name, words, side)) for name, (words, side) in ONE_SIDE_FOLDS.items()),
+    *((name, structure_computation(structure)) for name, structure in STRUCTURES.items()),
     ("no-brevity-penalty", no_brevity_penalty),
     ("brevity-penalty-when-longer", brevity_penalty_when_longer),
     ("brevity-penalty-inverted", brevity_penalty_inverted),
 )
-#: The score stage's variants (`oracle.diagnose.combination`): the combination of right statistics under the
-#: mutation operators real bugs are made of, and the smoothing stage's (`oracle.diagnose.smoothingstage`): the
-#: requested smoothing computed wrongly (tried in a tier of their own, after the single explanations).
+#: The score stage's variants (`mechanisms.combination`): the combination of right statistics under the mutation
+#: operators real bugs are made of, and the smoothing stage's (`mechanisms.smoothing`): the requested smoothing
+#: computed wrongly (tried in a tier of their own, after the single explanations).
 COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
@@ -174,12 +174,10 @@ MECHANISMS = [
                                             "additions", frozenset({"matches", "totals"}), FREE),
     Mechanism(SMALL_WEIGHTS, COMPUTATION, "weights under a threshold taken as 0 (a 'negligible weight' cut)", SCORE,
               RECOMPUTE),
-    # what is known where no mechanism fits (`oracle.diagnose.combination`): the stage the answer is consistent with,
-    # decided by exact tests on the returned numbers; no value is replayed from them
-    *(Mechanism(name, COMPUTATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
+    # readings of a token the oracle's counting has no model of: a returned statistic is compared on c and r only
+    *(Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], SCORE, RECOMPUTE, counts_modelled=False)
+      for name in ("object-prototype-key-nan", "empty-text-one-token")),
 ]
-#: The names of what is known where nothing fits (`PARTIAL_NAMES`): described, never replayed.
-WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
 
 
 def computation_route(name: str, function: object) -> Route:
@@ -187,20 +185,13 @@ def computation_route(name: str, function: object) -> Route:
     return Route("computation", function, COMPUTATION_DOCS[name])
 
 
-#: The computations never tried with a convention (`Mechanism.pairs_with_conventions`), by the list that declares
-#: them: the score stage's variants (`COMBINATION_COMPUTATIONS`), which are many and reach simple numbers (2^-1.5, 1/2,
-#: ...) that a convention's counts then fit by coincidence; and a request mis-shaped by its caller
-#: (`structure.STRUCTURES`), which re-runs the oracle on a reshaped request for every convention and pair tried (8,770
-#: reshaped requests, two thirds of a run's time, on one fake that no mechanism names) for a mistake made outside the
-#: library, whatever its conventions. A computation added to either list is alone by that alone.
-_ALONE = frozenset((*(name for name, _ in COMBINATION_COMPUTATIONS), *STRUCTURES))
-
-
 def computation_mechanism(name: str, function: object) -> Mechanism:
-    """A declared computation no other kind claims, as a mechanism: its docstring is its description."""
+    """A declared computation no other kind claims, as a mechanism: its docstring is its description. It pairs with
+    conventions: the computations tried alone are declared so by their kind modules (the score stage's and the
+    smoothing stage's variants, `mechanisms.combination` and `mechanisms.smoothing`; a request mis-shaped by its
+    caller, `mechanisms.structure`)."""
     layers = SCORE | BP if name in BREVITY_PENALTY_ALTERNATIVES else SCORE
-    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE,
-                     pairs_with_conventions=name not in _ALONE, needs_evidence=name in NEEDS_EVIDENCE)
+    return Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], layers, RECOMPUTE)
 
 
 #: The brevity penalties a returned BP is compared with (added to those computations' mechanisms).
@@ -208,4 +199,4 @@ ROUTES = [(name, Route("bp", rule, COMPUTATION_DOCS[name])) for name, rule in BR
 
 __all__ = ["BREVITY_PENALTY_ALTERNATIVES", "COMBINATION_COMPUTATIONS", "COMPUTATIONS", "COMPUTATION_DOCS",
            "FLOAT32", "FLOAT32_REL_TOLERANCE", "GENERIC_COMPUTATIONS", "MECHANISMS", "ROUTES", "SMALL_WEIGHTS",
-           "SMOOTHED_COUNTS", "SPECIFIC_COMPUTATIONS", "WHAT_IS_KNOWN", "computation_mechanism", "computation_route"]
+           "SMOOTHED_COUNTS", "SPECIFIC_COMPUTATIONS", "computation_mechanism", "computation_route"]

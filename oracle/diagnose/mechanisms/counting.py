@@ -47,10 +47,9 @@ from oracle.diagnose.counting import (
     unless_options,
     wrapped_count_matches,
 )
-from oracle.diagnose.oneside import ONE_SIDE_FOLDS, one_side_folded_counts
-from oracle.models.results import NEEDS_EVIDENCE
 
 from .model import COUNT_LAYERS, COUNTING, RECOMPUTE, SCORE, Mechanism, Route
+from .structure import ONE_SIDE_COUNTINGS
 
 #: name -> (what the code does, the layers it may change, how to count: the layers it changes as
 #: {layer: counts}, or None where the
@@ -83,8 +82,7 @@ COUNTING_ALTERNATIVES: dict[
             ),
         ),
     ),
-    **{name: (description, MATCHES, one_side_folded_counts(side))
-       for name, (description, side) in ONE_SIDE_FOLDS.items()},
+    **ONE_SIDE_COUNTINGS,  # (the structure kind's, declared in mechanisms/structure.py)
     "unclipped-matches": (
         "matches are not clipped: every hypothesis n-gram that occurs in some reference counts, however often "
         "(section 2.1's 'modified' precision left out)",
@@ -363,6 +361,10 @@ LINE_CHOPS = frozenset({"last-character-of-last-hypothesis-chopped", "last-chara
 #: first closest reference gives, less a chopped one-character token, gave a subword segmenter's r).
 UNPAIRED = LINE_CHOPS | frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
                                    "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
+#: Counting alternatives that name a run's records only with evidence (`Mechanism.needs_evidence`): a corpus's length
+#: taken from one segment is one number, which one record's length can equal by chance.
+ONE_SEGMENT_LENGTHS = frozenset({"hypothesis-length-of-first-segment-only", "hypothesis-length-of-last-segment-only",
+                                 "reference-length-of-first-segment-only", "reference-length-of-last-segment-only"})
 
 
 def pairs_with_conventions(name: str) -> bool:
@@ -413,8 +415,9 @@ def capped_words(stem: str, words: str) -> Callable[[str], str]:
 
 MECHANISMS = [
     *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),),
-                needs_evidence=name in NEEDS_EVIDENCE)
-      for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()),
+                needs_evidence=name in ONE_SEGMENT_LENGTHS)
+      for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()
+      if name not in ONE_SIDE_COUNTINGS),  # a text transformation on one side: the structure kind declares it
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
@@ -425,6 +428,7 @@ MECHANISMS = [
               words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
-__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LINE_CHOPS", "MECHANISMS", "OTHER_COUNTING", "UNPAIRED",
+__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LINE_CHOPS", "MECHANISMS", "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING",
+           "UNPAIRED",
            "capped_words", "counting_of", "leaves_no_segment", "matching_alternatives", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]

@@ -1,20 +1,216 @@
 """Triggers: the input feature an implementation answers `error` on, or whose request kills or hangs its process
 (`oracle.diagnose.errorcauses`, `oracle.harness.crashcauses`), named `<error|crash|timeout>-when-<feature>[-and-
-<feature>...]`, a family per prefix (`errorcauses.TRIGGER_PREFIXES`) confirmed by asking neighbouring inputs; and a
-process that dies (or hangs) after a number of requests whatever they hold, or on an input no feature separates."""
+<feature>...]`, a family per prefix (`TRIGGER_PREFIXES`) confirmed by asking neighbouring inputs; and a process that
+dies (or hangs) after a number of requests whatever they hold, or on an input no feature separates.
+
+The input features are declared here (`FEATURES`, of the input's shape, and `LAST_RESORT`, of what its tokens give,
+each in the order the search asks them), with the edits that take each away; the search that asks them and the
+edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
+diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
+its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
+it comes as text: a record's name described, or a hint, a name a shrunk failure of the kind was given (across
+`check --jobs` workers, as records carry it)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable, Sequence
+
 from oracle.diagnose import errorcauses
+from oracle.diagnose.errorcauses import (
+    CRASH_PREFIX,
+    FILLER,
+    PREFIX,
+    TIMEOUT_PREFIX,
+    Feature,
+    all_empty_references_joined,
+    corpus_given_a_segment,
+    holds_whitespace,
+    hypotheses_as_references,
+    hypotheses_lengthened,
+    length_of,
+    lengthened_unmatched,
+    one_neighbour,
+    one_reference_doubled,
+    one_token_hypotheses_lengthened,
+    other_level,
+    picked_reference_given,
+    reference_length_zero,
+    references_all_empty,
+    references_given,
+    references_lengthened,
+    sentence_counts_differ,
+    single_references,
+    single_segments,
+    smoothing_made_valid,
+    texts_changed,
+    texts_of,
+    tokens_changed,
+    tokens_of,
+    uniform_weights,
+    without_line_breaks,
+    without_sentence_ends,
+    without_whitespace,
+    zero_precision,
+    zero_weights_raised,
+)
+from oracle.models.protocol import ScoreRequest
 
 from .model import ERROR, PROBE, Mechanism, Route
 
+#: What the implementation does where the features of a name of each prefix hold (the families, in this order).
+TRIGGER_PREFIXES = {PREFIX: "the implementation answers error", CRASH_PREFIX: "the implementation's process dies",
+                    TIMEOUT_PREFIX: "the implementation's process hangs"}
+
+FEATURES: tuple[Feature, ...] = (
+    Feature("corpus-empty", "the corpus has no segments", "corpus",
+            lambda r: r.level == "corpus" and not r.segments, one_neighbour(corpus_given_a_segment)),
+    Feature("references-missing", "a segment has no references", "references-missing",
+            lambda r: any(not s.references for s in r.segments), one_neighbour(references_given)),
+    Feature("weight-negative", "a weight is negative", "weight-sign",
+            lambda r: any(w < 0 for w in r.weights),
+            one_neighbour(lambda r: r.model_copy(update={"weights": tuple(abs(w) for w in r.weights)}))),
+    Feature("weights-all-zero", "every weight is zero", "weight-zero",
+            lambda r: not any(r.weights),
+            one_neighbour(lambda r: r.model_copy(update={"weights": uniform_weights(len(r.weights))}))),
+    Feature("smoothing-parameter-negative", "a smoothing parameter is negative", "smoothing-parameter",
+            lambda r: any(v < 0 for v in r.smoothing.parameters.values()), one_neighbour(smoothing_made_valid)),
+    Feature("hypothesis-empty", "a hypothesis is empty", "hypothesis-length",
+            lambda r: any(not length_of(s.hypothesis) for s in r.segments),
+            one_neighbour(lambda r: hypotheses_lengthened(r, 1)),
+            unmatched=lambda r: lengthened_unmatched(r, 1, side="hypothesis")),
+    Feature("hypothesis-shorter-than-order", "a hypothesis has fewer tokens than the order", "hypothesis-length",
+            lambda r: any(length_of(s.hypothesis) < len(r.weights) for s in r.segments),
+            one_neighbour(lambda r: hypotheses_lengthened(r, len(r.weights))),
+            unmatched=lambda r: lengthened_unmatched(r, len(r.weights), side="hypothesis")),
+    # after "shorter than the order", which names a one-token hypothesis at an order above 1: one token is the
+    # length a logarithm of c divides by zero at (nltk #2204, chen-cherry-4's ln(1)), whatever the order
+    Feature("hypothesis-one-token", "a hypothesis has exactly one token", "hypothesis-length",
+            lambda r: any(length_of(s.hypothesis) == 1 for s in r.segments),
+            one_neighbour(one_token_hypotheses_lengthened)),
+    # before "a reference is empty", which it implies: sacrebleu 2.0 drops a segment's empty references and refuses a
+    # segment left with none (mjpost/sacrebleu #175, the code it fixes: `if len(lines) == 0: raise RuntimeError`;
+    # espnet #4715, references left blank; sacrebleu #154's "No valid references for a sentence!"), so one reference
+    # more (matching nothing) beside the empty one is answered
+    Feature("references-all-empty", "a segment's every reference is empty", "reference-length",
+            references_all_empty, one_neighbour(all_empty_references_joined)),
+    Feature("reference-empty", "a reference is empty", "reference-length",
+            lambda r: any(not length_of(x) for s in r.segments for x in s.references),
+            one_neighbour(lambda r: references_lengthened(r, 1)),
+            unmatched=lambda r: lengthened_unmatched(r, 1, side="references")),
+    Feature("reference-shorter-than-order", "a reference has fewer tokens than the order", "reference-length",
+            lambda r: any(length_of(x) < len(r.weights) for s in r.segments for x in s.references),
+            one_neighbour(lambda r: references_lengthened(r, len(r.weights))),
+            unmatched=lambda r: lengthened_unmatched(r, len(r.weights), side="references")),
+    Feature("token-empty", "a token is the empty string", "token-empty",
+            lambda r: "" in tokens_of(r), one_neighbour(lambda r: tokens_changed(r, lambda t: t or FILLER))),
+    Feature("token-with-whitespace", "a token holds whitespace", "token-whitespace",
+            lambda r: any(map(holds_whitespace, tokens_of(r))),
+            one_neighbour(lambda r: tokens_changed(r, without_whitespace))),
+    # raw text: 13a joins "-\n" before turning line breaks into spaces; a reader of one segment a line, or one that
+    # joins whitespace first, cannot be sent either (the hyphen's neighbour keeps the line break, a space between)
+    Feature("text-hyphen-before-line-break", "a text holds a hyphen before a line break (-\\n)", "text-line-break",
+            lambda r: any("-\n" in t for t in texts_of(r)),
+            one_neighbour(lambda r: texts_changed(r, lambda t: t.replace("-\n", "- \n")))),
+    Feature("text-line-break", "a text holds a line break", "text-line-break",
+            lambda r: any("\n" in t or "\r" in t for t in texts_of(r)),
+            one_neighbour(lambda r: texts_changed(r, without_line_breaks))),
+    Feature("weight-zero", "a weight is zero (not every one)", "weight-zero",
+            lambda r: 0 in r.weights and any(r.weights), one_neighbour(zero_weights_raised)),
+    # callers cut each text into sentences and pass the pieces on as a corpus paired by position (ragas' BleuScore
+    # splits on ". ", vibrantlabsai/ragas#2888 and #2809); a corpus scorer refuses sides of different lengths (nltk's
+    # corpus_bleu asserts one reference list per hypothesis; Maluuba/nlg-eval#46, `assert len(refs) == len(hyps)`
+    # on files of different line counts), so such a caller errs where the two sides' sentence counts differ. Its
+    # neighbour makes every sentence end a comma: one sentence each side, every token kept
+    Feature("sentence-counts-differ", "a reference has another number of sentences than its hypothesis (cut after "
+            "each token ending in '.', '!' or '?')", "sentences", sentence_counts_differ,
+            one_neighbour(without_sentence_ends)),
+    Feature("segments-several", "the corpus has several segments", "segments",
+            lambda r: len(r.segments) > 1, single_segments),
+    Feature("references-several", "a segment has several references", "references",
+            lambda r: any(len(s.references) > 1 for s in r.segments), single_references),
+    # pycocoevalcap's sanity check `assert(len(ref) > 1)` (tylin/coco-caption #15 changed it to support "scoring
+    # against one or more references"; the held-out bug error-on-one-reference): its neighbour gives the one
+    # reference twice, which changes no count, no length and no match
+    Feature("references-one", "a segment has exactly one reference", "references-one",
+            lambda r: any(len(s.references) == 1 for s in r.segments), one_neighbour(one_reference_doubled)),
+    Feature("lowercase", "case is folded (lowercase)", "lowercase",
+            lambda r: r.lowercase, one_neighbour(lambda r: r.model_copy(update={"lowercase": False}))),
+    Feature("level-sentence", "the level is sentence", "level",
+            lambda r: r.level == "sentence", one_neighbour(other_level)),
+    Feature("level-corpus", "the level is corpus", "level",
+            lambda r: r.level == "corpus", one_neighbour(other_level)),
+)
+#: Features of what the input's tokens give rather than of its shape, asked after the features of `FEATURES`: a
+#: zero precision follows from the tokens, so another feature's neighbour often adds a match as well (a reference
+#: lengthened by its own tokens, a line break read as a space); r follows from every length and the rule, so a
+#: hypothesis lengthened or a reference given changes it. Held among the others they would block their neighbours
+#: (`_Probing.keeps_the_others`) or share their names.
+LAST_RESORT: tuple[Feature, ...] = (
+    # an order counted with none of its n-grams matched: where an implementation takes log p_n unguarded (w_n log
+    # p_n summed over every order, nltk #1268 and #1545's `math.log(p_i)`: "ValueError means log(0.0)")
+    Feature("precision-zero", "an order's precision is 0 (none of its hypothesis n-grams matches, or it has none)",
+            "precision-zero", zero_precision, one_neighbour(hypotheses_as_references)),
+    # the brevity penalty's ratio c / r taken unguarded (tensorflow/nmt PR #483 "divided by 0 when reference_length
+    # is zero", huggingface/evaluate PR #764): r follows from the lengths and the rule, not from any one reference,
+    # so a hypothesis's length changes it (under closest) and it stands beside the shape's features, not among them
+    Feature("reference-length-zero",
+            "the reference length r is 0: in every segment the reference the length rule picks is empty",
+            "reference-length-zero", reference_length_zero, one_neighbour(picked_reference_given)),
+)
+
+#: The features and triggers as the search reads them (`oracle.diagnose.errorcauses.Features`).
+DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES)
+
+
+def describe(name: str) -> str:
+    """What an error (or crash, or hang) cause's name means, in words (`errorcauses.describe`)."""
+    return errorcauses.describe(name, DECLARED)
+
+
+def holds(name: str, request: ScoreRequest) -> bool:
+    """Whether `request` has every feature the error cause `name` names (`errorcauses.holds`)."""
+    return errorcauses.holds(name, request, DECLARED)
+
+
+def hinted(request: ScoreRequest, hints: Iterable[str]) -> str | None:
+    """The first of `hints` that is an error cause `request` holds, or None (`errorcauses.hinted`)."""
+    return errorcauses.hinted(request, hints, DECLARED)
+
+
+def error_cause(failing: ScoreRequest, ask: errorcauses.Ask, *, also_failing: Sequence[ScoreRequest] = (),
+                methods: Sequence[str] = (), prefix: str = PREFIX) -> errorcauses.ErrorCause | None:
+    """The cause of an error on `failing`, confirmed by asking its neighbours about the declared features
+    (`errorcauses.error_cause`)."""
+    return errorcauses.error_cause(failing, ask, DECLARED, also_failing=also_failing, methods=methods, prefix=prefix)
+
+
 #: What each trigger accounts for: an error answer, or the process's death or hang (`oracle.harness.crashcauses`).
-_ANSWERS = {errorcauses.PREFIX: "error", errorcauses.CRASH_PREFIX: "crash", errorcauses.TIMEOUT_PREFIX: "timeout"}
+_ANSWERS = {PREFIX: "error", CRASH_PREFIX: "crash", TIMEOUT_PREFIX: "timeout"}
 #: The prefix of the names of a process that dies (hangs) after answering a number of requests
 #: (`crash-after-<n>-requests`), and the name of an input no feature separates (`crash-no-input-feature`).
 _AFTER = "-after-"
 _NO_FEATURE = "-no-input-feature"
+_AFTER_NAME = re.compile(rf"(crash|timeout){_AFTER}(\d+)-requests$")
+
+
+def after_requests_name(word: str, answered: int) -> str:
+    """The name of a process that dies (`word` "crash") or hangs ("timeout") on its request after answering
+    `answered` requests, whatever they hold (`crash-after-<n>-requests`)."""
+    return f"{word}{_AFTER}{answered}-requests"
+
+
+def no_feature_name(word: str) -> str:
+    """The name of an input that kills (`word` "crash") or hangs ("timeout") a process where no feature of the
+    catalogue separates it (`crash-no-input-feature`)."""
+    return f"{word}{_NO_FEATURE}"
+
+
+def after_requests(name: str) -> int | None:
+    """The requests a process answered before dying, for a `crash-after-<n>-requests` name (as a record or a hint
+    carries it); else None."""
+    match = _AFTER_NAME.match(name)
+    return int(match.group(2)) if match else None
 
 
 def _after_words(name: str) -> str:
@@ -28,15 +224,16 @@ MECHANISMS = [
     *(Mechanism(prefix, ERROR, f"{what} where the input has the features the name joins (each confirmed by a "
                                "neighbouring input without it that is answered)",
                 frozenset({_ANSWERS.get(prefix, "error")}), PROBE,
-                (Route("probe", errorcauses.error_cause, what),), family=True, words_of=errorcauses.describe)
-      for prefix, what in errorcauses.TRIGGER_PREFIXES.items()),
+                (Route("probe", error_cause, what),), family=True, words_of=describe)
+      for prefix, what in TRIGGER_PREFIXES.items()),
     *(Mechanism(f"{word}{_AFTER}", ERROR, _after_words(f"{word}{_AFTER}<n>-requests"), frozenset({word}), PROBE,
                 family=True, words_of=_after_words)
       for word in ("crash", "timeout")),
-    *(Mechanism(f"{word}{_NO_FEATURE}", ERROR,
+    *(Mechanism(no_feature_name(word), ERROR,
                 f"no input feature separates it: the input {'kills' if word == 'crash' else 'hangs'} a fresh process "
                 "as its first request, and no feature of the catalogue is confirmed", frozenset({word}), PROBE)
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["MECHANISMS"]
+__all__ = ["DECLARED", "FEATURES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
+           "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]

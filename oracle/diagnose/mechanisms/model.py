@@ -17,10 +17,12 @@ CONVENTION = "convention"
 SMOOTHING = "smoothing"
 COUNTING = "counting"
 TEXT = "text"
+STRUCTURE = "structure"
 STATE = "state"
+COMBINATION = "combination"
 COMPUTATION = "computation"
 ERROR = "error"
-KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STATE, COMPUTATION, ERROR)
+KINDS = (CONVENTION, SMOOTHING, COUNTING, TEXT, STRUCTURE, STATE, COMBINATION, COMPUTATION, ERROR)
 
 #: What trying a mechanism costs, cheapest first: a comparison of values already at hand; arithmetic on the
 #: oracle's own values or the oracle recomputed (each try charged one pass over the request's tokens, the
@@ -77,6 +79,9 @@ class Mechanism:
     needs_evidence: bool = False
     #: a computation the classifier also tries with a convention or two (`classify._tiers`), not only alone
     pairs_with_conventions: bool = True
+    #: False for a computation whose counts are not modelled (a token's own reading of the text): only the lengths it
+    #: keeps (c and r, the oracle's) are compared with the statistics an implementation returns (`classify`)
+    counts_modelled: bool = True
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -106,6 +111,6 @@ def docstring_words(function: Callable) -> str:
     return " ".join(function.__doc__.split())
 
 
-__all__ = ["BP", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR", "ERROR_ANSWER",
-           "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE", "SMOOTHING", "STATE",
-           "TEXT", "docstring_words"]
+__all__ = ["BP", "COMBINATION", "COMPUTATION", "CONVENTION", "COSTS", "COUNTING", "COUNT_LAYERS", "ERROR",
+           "ERROR_ANSWER", "EVERY_LAYER", "FREE", "KINDS", "PROBE", "RECOMPUTE", "Mechanism", "Route", "SCORE",
+           "SMOOTHING", "STATE", "STRUCTURE", "TEXT", "docstring_words"]

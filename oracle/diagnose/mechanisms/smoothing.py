@@ -1,14 +1,31 @@
-"""Other readings of the requested smoothing method's documentation, named `smoothing=<method(parameters)>`
-(`Smoothing.describe()`): a family, one name per smoothing an implementation may apply instead."""
+"""The smoothing's mechanisms, declared here: other readings of the requested smoothing method's documentation,
+named `smoothing=<method(parameters)>` (`Smoothing.describe()`: a family, one name per smoothing an implementation may
+apply instead), and the requested smoothing computed wrongly (`SMOOTHING_VARIANTS`, in the order the search tries
+them; their functions, and the threads each comes from, in `oracle.diagnose.smoothingstage`; each is described by its
+docstring)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, NamedTuple
 
+from oracle.diagnose.smoothingstage import (
+    add_one_every_order_epsilon_for_empty,
+    chen_cherry_4_first_hypothesis,
+    chen_cherry_4_last_hypothesis,
+    chen_cherry_4_precedence,
+    chen_cherry_4_ratio_inverted,
+    epsilon_added_to_every_order,
+    mean_of_exp_smoothed_sentence_bleu,
+    smoothed_value_as_precision,
+    smoothing_counter_from_zero,
+    smoothing_counter_is_order_index,
+    smoothing_per_segment_summed,
+)
 from oracle.formulas.conventions import Smoothing
 
-from .model import RECOMPUTE, SCORE, SMOOTHING, Mechanism, Route
+from .model import RECOMPUTE, SCORE, SMOOTHING, Mechanism, Route, docstring_words
 
 #: Every smoothing reading's name starts so.
 STEM = "smoothing="
@@ -85,7 +102,30 @@ def _words_of(name: str) -> str:
            "documentation, or the request ignored)"
 
 
-MECHANISMS = [Mechanism(STEM, SMOOTHING, _FAMILY_WORDS, SCORE | {"matches", "totals"}, RECOMPUTE,
-                        (Route("smoothing", readings, _FAMILY_WORDS),), family=True, words_of=_words_of)]
+#: The smoothing stage's variants, the requested smoothing computed wrongly, in the order the classifier tries them:
+#: (name, function of (context, result)), tried in the score stage's tier
+#: (`mechanisms.computations.COMBINATION_COMPUTATIONS`).
+SMOOTHING_VARIANTS: tuple[tuple[str, Callable], ...] = (
+    ("chen-cherry-4-last-hypothesis", chen_cherry_4_last_hypothesis),
+    ("chen-cherry-4-first-hypothesis", chen_cherry_4_first_hypothesis),
+    ("chen-cherry-4-precedence", chen_cherry_4_precedence),
+    ("chen-cherry-4-ratio-inverted", chen_cherry_4_ratio_inverted),
+    ("smoothing-counter-from-zero", smoothing_counter_from_zero),
+    ("smoothing-counter-is-order-index", smoothing_counter_is_order_index),
+    ("smoothed-value-as-precision", smoothed_value_as_precision),
+    ("epsilon-added-to-every-order", epsilon_added_to_every_order),
+    ("add-one-every-order-epsilon-for-empty", add_one_every_order_epsilon_for_empty),
+    ("smoothing-per-segment-summed", smoothing_per_segment_summed),
+    ("mean-of-exp-smoothed-sentence-bleu", mean_of_exp_smoothed_sentence_bleu),
+)
 
-__all__ = ["MECHANISMS", "STEM", "UNREQUESTED", "UNREQUESTED_WORDS", "Reading", "readings"]
+MECHANISMS = [
+    Mechanism(STEM, SMOOTHING, _FAMILY_WORDS, SCORE | {"matches", "totals"}, RECOMPUTE,
+              (Route("smoothing", readings, _FAMILY_WORDS),), family=True, words_of=_words_of),
+    # each also tried as a computation in the score stage's tier, which adds its route; never with a convention, as
+    # the score stage's variants are not
+    *(Mechanism(name, SMOOTHING, docstring_words(function), SCORE, RECOMPUTE, pairs_with_conventions=False)
+      for name, function in SMOOTHING_VARIANTS),
+]
+
+__all__ = ["MECHANISMS", "SMOOTHING_VARIANTS", "STEM", "UNREQUESTED", "UNREQUESTED_WORDS", "Reading", "readings"]

@@ -27,6 +27,7 @@ from typing import Any, Final, Literal, TextIO
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from oracle.diagnose.classify import describe_as
+from oracle.diagnose.cover import run_name_of
 from oracle.diagnose.discrepancies import models as discrepancy_models
 from oracle.files import write_atomically
 from oracle.formulas.errors import BleuValueError
@@ -461,7 +462,7 @@ def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
     cause = record.classification
     if cause is None:
         return Verdict()
-    name = cause.run_name(run_names)
+    name = run_name_of(cause.signature, run_names)
     return Verdict(False, name, tuple(cause.documented), message(describe_as(cause, name)))
 
 

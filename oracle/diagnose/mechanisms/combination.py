@@ -1,0 +1,169 @@
+"""The score stage's mechanisms, declared here: right statistics combined into the score otherwise
+(`COMBINATION_VARIANTS`, in the order the search tries them: a constant where a parameter belongs, the first or last
+element in place of all, an average in place of a product, an index off by one, a term left out, operands swapped,
+another brevity penalty, another scale), the brevity penalties a returned BP is compared with
+(`BREVITY_PENALTY_VARIANTS`), and what is known of the score stage where no mechanism reproduces the answer
+(`PARTIAL_NAMES`, the partial names, given by the stage tests `STAGE_NAMES` binds). The functions that compute them,
+and the reasons each is tried, live in `oracle.diagnose.combination`; a variant is described by its docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from oracle.diagnose import combination
+from oracle.diagnose.combination import (
+    PartialName,
+    Stage,
+    StageNames,
+    arithmetic_mean_of_precisions,
+    batch_mean,
+    brevity_penalty_applied_twice,
+    brevity_penalty_exp_left_out,
+    brevity_penalty_exponent_negated,
+    exp_left_out,
+    exp_left_out_penalty,
+    exponent_negated_penalty,
+    first_segment_score_reported,
+    floored_ratio_penalty,
+    highest_order_left_out,
+    highest_order_precision_only,
+    last_segment_score_reported,
+    length_ratio_as_brevity_penalty,
+    length_ratio_floored,
+    length_ratio_penalty,
+    log_score_reported,
+    order_fixed_at_4,
+    orders_shifted_up,
+    percent_scale_printed_2_decimals,
+    precision_inverted,
+    product_of_precisions,
+    smoothing_parameter_ignored,
+    squared_penalty,
+    unigram_precision_left_out,
+    unigram_precision_only,
+    weight_and_precision_swapped,
+    weighted_sum_of_precisions,
+    weights_not_passed_on,
+    weights_shifted,
+)
+
+from .model import BP, COMBINATION, FREE, RECOMPUTE, SCORE, Mechanism, docstring_words
+
+#: The batch sizes the corpus score as a mean of per-batch corpus scores is tried at: 2 to 8 and the powers of two to
+#: 64. The size is unknown, so a record one size fits may fit it by chance (these need evidence: `MECHANISMS`).
+BATCH_SIZES = (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)
+
+
+def batch_mean_name(size: int) -> str:
+    """The name of the corpus score computed as the mean of the corpus scores of consecutive batches of `size`."""
+    return f"mean-of-scores-of-batches-of-{size}"
+
+
+#: The mean of per-batch corpus scores at each batch size tried.
+BATCH_MEAN_VARIANTS = tuple((batch_mean_name(size), batch_mean(size)) for size in BATCH_SIZES)
+
+#: The score stage's variants, in the order the classifier tries them: (name, function of (context, result)).
+COMBINATION_VARIANTS: tuple[tuple[str, Callable], ...] = (
+    ("weights-not-passed-on", weights_not_passed_on),
+    ("order-fixed-at-4", order_fixed_at_4),
+    ("smoothing-parameter-ignored", smoothing_parameter_ignored),
+    ("unigram-precision-only", unigram_precision_only),
+    ("highest-order-precision-only", highest_order_precision_only),
+    ("first-segment-score-reported", first_segment_score_reported),
+    ("last-segment-score-reported", last_segment_score_reported),
+    *BATCH_MEAN_VARIANTS,
+    ("arithmetic-mean-of-precisions", arithmetic_mean_of_precisions),
+    ("weighted-sum-of-precisions", weighted_sum_of_precisions),
+    ("product-of-precisions", product_of_precisions),
+    ("length-ratio-floored", length_ratio_floored),
+    ("highest-order-left-out", highest_order_left_out),
+    ("unigram-precision-left-out", unigram_precision_left_out),
+    ("orders-shifted-up", orders_shifted_up),
+    ("weights-shifted", weights_shifted),
+    ("exp-left-out", exp_left_out),
+    ("log-score-reported", log_score_reported),
+    ("precision-inverted", precision_inverted),
+    ("weight-and-precision-swapped", weight_and_precision_swapped),
+    ("brevity-penalty-exponent-negated", brevity_penalty_exponent_negated),
+    ("brevity-penalty-exp-left-out", brevity_penalty_exp_left_out),
+    ("length-ratio-as-brevity-penalty", length_ratio_as_brevity_penalty),
+    ("brevity-penalty-applied-twice", brevity_penalty_applied_twice),
+    ("percent-scale-printed-2-decimals", percent_scale_printed_2_decimals),
+)
+
+#: The brevity penalties of the variants above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP
+#: equal to one of them names the variant even where the score cannot (`mechanisms.computations.
+#: BREVITY_PENALTY_ALTERNATIVES`, after the other brevity penalties the classifier knows).
+BREVITY_PENALTY_VARIANTS: dict[str, Callable[[int, int], float]] = {
+    "brevity-penalty-exponent-negated": exponent_negated_penalty,
+    "brevity-penalty-exp-left-out": exp_left_out_penalty,
+    "length-ratio-as-brevity-penalty": length_ratio_penalty,
+    "length-ratio-floored": floored_ratio_penalty,
+    "brevity-penalty-applied-twice": squared_penalty,
+}
+
+# -- what is known when nothing fits ---------------------------------------------------------------------
+
+#: The score stage differs and none of the stage tests says where.
+OTHER_COMBINATION = "other-combination"
+#: The answer is a weighted geometric mean of the precisions under weights other than those in force.
+OTHER_WEIGHTING = "other-weighting-of-precisions"
+#: The answer is the right geometric mean times a brevity penalty other than e^(1 - r/c).
+OTHER_BREVITY_PENALTY = "other-brevity-penalty"
+#: The answer is the score times a power of ten.
+OTHER_SCALE = "other-scale-of-score"
+#: What the classifier names when no explanation reproduces the answer but the numbers say which stage differs:
+#: a partial explanation, with no value to replay (`classify.explained_value` gives None for it).
+PARTIAL_NAMES = {
+    OTHER_COMBINATION: "the statistics are combined into the score otherwise, in a way no known variant reproduces",
+    OTHER_WEIGHTING: "consistent with a weighted geometric mean of the precisions under weights other than those "
+                     "in force",
+    OTHER_BREVITY_PENALTY: "consistent with the right geometric mean of the precisions times another brevity "
+                           "penalty",
+    OTHER_SCALE: "the score times a power of ten: another scale",
+}
+#: The names of what is known where nothing fits (`PARTIAL_NAMES`): described, never replayed.
+WHAT_IS_KNOWN = frozenset(PARTIAL_NAMES)
+#: The partial name each stage test of `combination.stages_consistent_with` gives.
+STAGE_NAMES = StageNames(
+    scale=PartialName(OTHER_SCALE, PARTIAL_NAMES[OTHER_SCALE]),
+    brevity_penalty=PartialName(OTHER_BREVITY_PENALTY, PARTIAL_NAMES[OTHER_BREVITY_PENALTY]),
+    weighting=PartialName(OTHER_WEIGHTING, PARTIAL_NAMES[OTHER_WEIGHTING]),
+)
+
+
+def stages_consistent_with(answer: float | None, result: Any, *, returned_bp: float | None = None) -> list[Stage]:
+    """The stages of the combination `answer` is consistent with (`combination.stages_consistent_with`), named by
+    the catalogue's partial names (`STAGE_NAMES`)."""
+    return combination.stages_consistent_with(answer, result, STAGE_NAMES, returned_bp=returned_bp)
+
+
+def is_partial(parts: Iterable[str]) -> bool:
+    """Whether any of an explanation's `parts` (its mechanisms' names, a tuple: `classify.Explanation.parts`,
+    `Classification.parts`) is a partial explanation: what is known of a difference that no explanation reproduces
+    (the layer and the stage it is consistent with), not a mechanism."""
+    if isinstance(parts, str):  # a written name: its parts are read at the boundary (`models.results.parse_cause`)
+        raise TypeError(f"is_partial takes an explanation's parts, not its written name {parts!r}")
+    return any(part in PARTIAL_NAMES for part in parts)
+
+
+_BATCH_MEAN_NAMES = frozenset(name for name, _ in BATCH_MEAN_VARIANTS)
+
+MECHANISMS = [
+    # a variant is also tried as a computation (`mechanisms.computations.COMBINATION_COMPUTATIONS`), which adds its
+    # route; never with a convention: the variants are many and reach simple numbers (2^-1.5, 1/2, ...) that a
+    # convention's counts then fit by coincidence. A batch mean names a run's records only with evidence: one
+    # record can fit one size by the choice of size
+    *(Mechanism(name, COMBINATION, docstring_words(function),
+                SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
+                needs_evidence=name in _BATCH_MEAN_NAMES, pairs_with_conventions=False)
+      for name, function in COMBINATION_VARIANTS),
+    # decided by exact tests on the returned numbers; no value is replayed from them
+    *(Mechanism(name, COMBINATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
+]
+
+__all__ = ["BATCH_MEAN_VARIANTS", "BATCH_SIZES", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "MECHANISMS",
+           "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
+           "STAGE_NAMES", "WHAT_IS_KNOWN", "batch_mean_name", "is_partial", "stages_consistent_with"]

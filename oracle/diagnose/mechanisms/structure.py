@@ -1,0 +1,176 @@
+"""The request's structure mis-shaped by its caller, and a text transformation applied to one side only: the
+mechanisms of the `structure` kind, declared here in the order the search tries them (the order decides which
+names a record where two fit), each computed from the request alone.
+
+- `ONE_SIDE_FOLDS`: case folded in the references only or the hypothesis only, whatever the request asks (the
+  folding, the how: `oracle.diagnose.oneside`). Found by the returned matches, as counting alternatives
+  (`ONE_SIDE_COUNTINGS`, which `mechanisms.counting.COUNTING_ALTERNATIVES` takes whole after the case mechanisms),
+  and by the score, as computations (`mechanisms.computations.GENERIC_COMPUTATIONS`).
+- `STRUCTURES`: the request mis-shaped by its caller (which side is which, how references are nested, grouped,
+  paired and carried, what is taken as a token, the corpus padded, a special token or pads counted; the reshaping,
+  the how: `oracle.diagnose.structure`), found by the oracle's statistics and score on the reshaped request
+  (`classify._by_structure`, and as computations), each alone; those of `STATISTICS_ONLY` only where the
+  implementation returned statistics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from oracle.diagnose.counting import MATCHES
+from oracle.diagnose.oneside import one_side_folded_counts
+from oracle.diagnose.structure import (
+    Structure,
+    all_characters,
+    each_reference,
+    end_token_on_both,
+    end_token_on_references_and_common_padding,
+    end_token_on_references_and_padding_on_both,
+    hypothesis_characters,
+    last_reference,
+    next_references,
+    padded_corpus,
+    padding_in_hypotheses,
+    padding_in_references,
+    padding_on_both,
+    padding_to_common_length,
+    pooled,
+    previous_references,
+    reference_characters,
+    reference_string_as_references,
+    reference_strings_as_streams,
+    reference_tokens_as_references,
+    start_token_on_both,
+    strings_as_references_and_hypothesis,
+    swapped,
+    token_on_hypotheses,
+    token_on_references,
+    tokenizer_on_hypotheses,
+    tokenizer_on_references,
+    tokenizer_skipped,
+    transposed,
+)
+
+from .model import COUNT_LAYERS, RECOMPUTE, SCORE, STRUCTURE, Mechanism, Route
+
+REFERENCES_ONLY = "case-folded-references-only"
+HYPOTHESIS_ONLY = "case-folded-hypothesis-only"
+
+#: name -> (what the code does, the side it folds: "references" or "hypothesis"), in the order they are tried
+ONE_SIDE_FOLDS: dict[str, tuple[str, str]] = {
+    REFERENCES_ONLY: (
+        "case folded in the references only, whether the request folds both sides or neither: the hypothesis keeps "
+        "its case, so a hypothesis token with a capital letter never matches",
+        "references",
+    ),
+    HYPOTHESIS_ONLY: (
+        "case folded in the hypothesis only, whether the request folds both sides or neither: the references keep "
+        "their case, so a reference token with a capital letter is never matched",
+        "hypothesis",
+    ),
+}
+
+#: The one-side folds as counting alternatives, name -> (words, the layers they change, the counting), the shape of
+#: `mechanisms.counting.COUNTING_ALTERNATIVES`' entries: folding one side changes the matches only.
+Counting = Callable[[Sequence[Any], int, Any], dict[str, Any] | None]
+ONE_SIDE_COUNTINGS: dict[str, tuple[str, frozenset[str], Counting]] = {
+    name: (words, MATCHES, one_side_folded_counts(side)) for name, (words, side) in ONE_SIDE_FOLDS.items()
+}
+
+SWAPPED = "hypothesis-and-references-swapped"
+TRANSPOSED = "references-transposed"
+POOLED = "references-pooled-across-segments"
+NEXT_REFERENCES = "hypotheses-paired-with-next-references"
+PREVIOUS_REFERENCES = "hypotheses-paired-with-previous-references"
+EACH_REFERENCE = "each-reference-its-own-segment"
+HYPOTHESIS_CHARACTERS = "hypothesis-read-as-characters"
+REFERENCE_CHARACTERS = "references-read-as-characters"
+ALL_CHARACTERS = "text-read-as-characters"
+TOKENIZER_ON_HYPOTHESES = "tokenizer-on-hypotheses-only"
+TOKENIZER_ON_REFERENCES = "tokenizer-on-references-only"
+TOKENIZER_SKIPPED = "tokenizer-skipped"
+REFERENCE_STRING_AS_REFERENCES = "reference-string-as-references"
+REFERENCE_TOKENS_AS_REFERENCES = "reference-tokens-as-references"
+STRINGS_AS_REFERENCES_AND_HYPOTHESIS = "reference-string-as-references-and-hypothesis-as-characters"
+REFERENCE_STRINGS_AS_STREAMS = "reference-strings-as-streams"
+LAST_REFERENCE = "last-reference-only"
+#: k -> the name of the corpus padded to a multiple of k by repeating its first segments (a sampler's world size)
+PADDED_CORPUS = {k: f"corpus-padded-to-a-multiple-of-{k}" for k in range(2, 9)}
+#: (on one side, a token at the start and one at the end give the same counts: it matches nothing, so each order
+#: gains one n-gram either way; on both sides they differ, matching their neighbours)
+TOKEN_ON_HYPOTHESES = "special-token-on-hypotheses"
+TOKEN_ON_REFERENCES = "special-token-on-references"
+END_TOKEN_ON_BOTH = "end-token-on-both-sides"
+START_TOKEN_ON_BOTH = "start-token-on-both-sides"
+PADDING_IN_HYPOTHESES = "padding-counted-in-hypotheses"
+PADDING_IN_REFERENCES = "padding-counted-in-references"
+PADDING_ON_BOTH = "padding-counted-on-both-sides"
+PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
+#: (the references' end token first, then the pads: a target decoded with its end symbol, then padded with the batch)
+END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
+END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
+
+
+#: The request mis-shaped by its caller, in the order they are tried in (and the order of a record's fits): name ->
+#: `Structure`, its name and how it reshapes the request (`oracle.diagnose.structure`; the reshaping function's
+#: docstring says what the caller did: reports show it).
+STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
+    Structure(SWAPPED, swapped),
+    Structure(TRANSPOSED, transposed),
+    Structure(POOLED, pooled),
+    Structure(NEXT_REFERENCES, next_references),
+    Structure(PREVIOUS_REFERENCES, previous_references),
+    Structure(EACH_REFERENCE, each_reference),
+    Structure(HYPOTHESIS_CHARACTERS, hypothesis_characters),
+    Structure(REFERENCE_CHARACTERS, reference_characters),
+    Structure(ALL_CHARACTERS, all_characters),
+    Structure(TOKENIZER_ON_HYPOTHESES, tokenizer_on_hypotheses),
+    Structure(TOKENIZER_ON_REFERENCES, tokenizer_on_references),
+    Structure(TOKENIZER_SKIPPED, tokenizer_skipped),
+    Structure(REFERENCE_STRING_AS_REFERENCES, reference_string_as_references),
+    Structure(REFERENCE_TOKENS_AS_REFERENCES, reference_tokens_as_references),
+    Structure(STRINGS_AS_REFERENCES_AND_HYPOTHESIS, strings_as_references_and_hypothesis),
+    Structure(REFERENCE_STRINGS_AS_STREAMS, reference_strings_as_streams),
+    Structure(LAST_REFERENCE, last_reference),
+    *(Structure(name, padded_corpus(k)) for k, name in PADDED_CORPUS.items()),
+    Structure(TOKEN_ON_HYPOTHESES, token_on_hypotheses),
+    Structure(TOKEN_ON_REFERENCES, token_on_references),
+    Structure(END_TOKEN_ON_BOTH, end_token_on_both),
+    Structure(START_TOKEN_ON_BOTH, start_token_on_both),
+    Structure(PADDING_IN_HYPOTHESES, padding_in_hypotheses),
+    Structure(PADDING_IN_REFERENCES, padding_in_references),
+    Structure(PADDING_ON_BOTH, padding_on_both),
+    Structure(PADDING_TO_COMMON_LENGTH, padding_to_common_length),
+    Structure(END_TOKEN_AND_COMMON_PADDING, end_token_on_references_and_common_padding),
+    Structure(END_TOKEN_AND_PADDING_ON_BOTH, end_token_on_references_and_padding_on_both),
+)}
+
+
+#: The mechanisms named only where the implementation returned statistics (their counts then equal the returned
+#: ones, as integers): on a score alone, their many forms (seven paddings, four tokens, six pads, five nestings) fit
+#: simple numbers by coincidence (a token on both sides of "a b" against "a b c d e" gives e^-1 under BLEU-2, as a
+#: floored length ratio does; a one-segment corpus tripled under add-3 gives the 2/3 of add-1), so a score alone
+#: names none of them.
+STATISTICS_ONLY = frozenset({
+    REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
+    REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
+    END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
+    PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH,
+})
+
+
+MECHANISMS = [
+    *(Mechanism(name, STRUCTURE, words, layers | SCORE, RECOMPUTE, (Route("counting", count, words),))
+      for name, (words, layers, count) in ONE_SIDE_COUNTINGS.items()),
+    # each tried alone, never on top of a convention (`Mechanism.pairs_with_conventions`): a reshaped request is the
+    # oracle run again for every convention and pair tried (8,770 reshaped requests, two thirds of a run's time, on
+    # one fake that no mechanism names), for a mistake made outside the library, whatever its conventions. Each is
+    # also tried as a computation (`mechanisms.computations.GENERIC_COMPUTATIONS`), the route the catalogue adds.
+    *(Mechanism(name, STRUCTURE, structure.description, COUNT_LAYERS | SCORE, RECOMPUTE,
+                pairs_with_conventions=False)
+      for name, structure in STRUCTURES.items()),
+]
+
+__all__ = ["HYPOTHESIS_ONLY", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
+           "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED"]
