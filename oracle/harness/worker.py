@@ -79,6 +79,8 @@ POLL = 0.2
 BASELINE_SPEC = "gate_baseline"
 #: The longest message line a worker sends its parent (bytes); a longer one is dropped.
 MESSAGE_LIMIT = 4096
+#: The kinds of record whose root cause, once shrunk, the parent's budget keeps (`BudgetKeeper.read`).
+SHRUNK_KINDS = ("example", "series")
 
 
 @dataclass
@@ -330,7 +332,7 @@ class BudgetKeeper:
 
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
-        if record.kind in ("example", "series") and record.shrunk is not None and record.classification is not None:
+        if record.kind in SHRUNK_KINDS and record.shrunk is not None and record.classification is not None:
             kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order)
             self.causes[(example_index(record), kind)] = (record.classification.name, *record.classification.fits)
 
@@ -460,11 +462,27 @@ def start_workers(settings, profile, work_dir, baseline=None):
     return runs
 
 
-def _records(lines):
-    """The records among complete lines of a worker's stream (a line torn by a stopped worker is left out)."""
-    for line, _ in _lines(lines):
-        if isinstance(line, Record):
+def _record_lines(lines):
+    """The records among complete lines of a worker's stream as plain JSON, their models not built: the progress
+    line needs only a record's kind, id and outcome, and the restart budget the few a shrunk root cause was named
+    for (`_names_a_cause`); the merge builds every record's model once (`merged_records`). A line that is not a
+    record, or was torn by a stopped worker, is left out."""
+    for text in lines:
+        try:
+            line = json.loads(text)
+        except ValueError:  # a line torn by a stopped worker
+            continue
+        if isinstance(line, dict) and line.get("type") == "record" and isinstance(line.get("kind"), str) \
+                and isinstance(line.get("id"), str) and isinstance(line.get("outcome"), str):
             yield line
+
+
+def _names_a_cause(line):
+    """True when a record line (plain JSON) is one `BudgetKeeper.read` keeps the root cause of: a shrunk example or
+    series with a classification. (Record's `shrunk` and `classification` are None exactly when the line holds
+    null or leaves them out.)"""
+    return line["kind"] in SHRUNK_KINDS and line.get("shrunk") is not None \
+        and line.get("classification") is not None
 
 
 def _lines(lines):
@@ -497,12 +515,14 @@ def wait(runs, progress, keeper):
                 keeper.heard(run, message)
         # records before answers: a worker writes an example's record before it says the example is done
         for run in runs:
-            for record in _records(run.new_lines()):
-                keeper.read(record)
-                if record.kind not in RIDING_KINDS and "~" not in record.id:
-                    progress.update(record.outcome.value)
+            for line in _record_lines(run.new_lines()):
+                if _names_a_cause(line):
+                    with contextlib.suppress(ResultsFormatError):  # (as the merge, which leaves it out too)
+                        keeper.read(parse_line(line))
+                if line["kind"] not in RIDING_KINDS and "~" not in line["id"]:
+                    progress.update(line["outcome"])
                 else:
-                    progress.tally(record.outcome.value)
+                    progress.tally(line["outcome"])
         keeper.answer()
     selector.close()
 

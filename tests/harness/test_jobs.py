@@ -74,6 +74,39 @@ def test_the_parent_copies_each_record_as_its_worker_wrote_it(tmp_path, monkeypa
     assert len(lines) >= 30 and any(b'"outcome":"fail"' in line and b'"shrunk":' in line for line in lines)
     assert all(build(parse_line(json.loads(line))) == line for line in lines)
 
+def test_the_parent_builds_each_workers_record_once(tmp_path, monkeypatch):
+    """Issue 39: the parent read each worker's line into its model twice, once for the progress line and once for
+    the merge. Now the progress line reads the plain JSON, and only a shrunk, classified example's record (whose root
+    cause the shared restart budget keeps: `BudgetKeeper.read`) is built before the merge too."""
+    from oracle.harness import worker
+
+    built = []
+    parse = worker.parse_line
+    monkeypatch.setattr(worker, "parse_line", lambda line, **kw: built.append(line.get("id")) or parse(line, **kw))
+    assert check(tmp_path, fake("mutant_ties_longer"), "--jobs", "2", examples=30) == 1
+    records = results(tmp_path).records
+    named = [r.id for r in records if r.kind in ("example", "series") and r.shrunk and r.classification]
+    assert named, "the run shrinks and classifies a failure (else the second count is not tested)"
+    # (each worker's footer is built too, by the merge: it has no id)
+    assert sorted(i for i in built if i is not None) == sorted([r.id for r in records] + named)
+
+
+def test_the_progress_line_of_jobs_counts_what_one_process_counts(tmp_path, capsys):
+    """The progress line's last line (inputs done, records, outcomes) under --jobs 2, read from the workers' lines
+    without building their records, is the one process's; and its counts are the footer's."""
+    last = []
+    for jobs in ("1", "2"):
+        report = tmp_path / jobs
+        assert run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 30,
+                       "--timeout", 5, "--report", report, "--jobs", jobs) == 1
+        lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("check: ")]
+        last.append(lines[-1])
+    assert last[0] == last[1]
+    counts = read_results(tmp_path / "2").footer.counts
+    shown = " ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
+    assert last[1].startswith("check: 30/30 inputs, ") and last[1].endswith(f"({shown})")
+
+
 def test_jobs_gate_by_the_baseline_as_one_process_does(tmp_path):
     """A reviewed baseline of the run's causes (each worker gates its records by it as they are built, and searches
     its causes first, as one process does), plus an exact-id entry for a failing example a worker judges (the
