@@ -64,7 +64,7 @@ from .budget import (
     shrink_hints,
 )
 from .channel import Channel
-from .events import RESULTS_FILE, example_index, in_example_order
+from .events import RESULTS_FILE, example_index, in_example_order, lightened
 from .generate import example_id
 from .shards import ExampleShare, Shard
 from .stages import Item
@@ -487,10 +487,13 @@ def _names_a_cause(line):
 
 def _lines(lines):
     """Each line of a worker's stream that holds a header, record or footer, as (its model, its text without the
-    newline); a line torn by a stopped worker is left out."""
+    newline), a good record built light (`_read`); a line torn by a stopped worker is left out."""
     for text in lines:
         try:
-            line = parse_line(json.loads(text))
+            line = json.loads(text)
+            if isinstance(line, dict) and line.get("type") == "record":
+                line = lightened(line)
+            line = parse_line(line)
         except (ValueError, ResultsFormatError):  # a line torn by a stopped worker
             continue
         yield line, text.removesuffix(b"\n")
@@ -545,7 +548,10 @@ def stop(runs):
 
 
 def _read(run):
-    """A worker's records, in its order, each with its line as the worker wrote it; its footer is kept on the run."""
+    """A worker's records, in its order, each with its line as the worker wrote it; its footer is kept on the run.
+    A good record no baseline entry speaks for is built light (`events.lightened`): the parent only copies its line
+    and counts its outcome and id (`Session.account`, `BaselineTracker.heard`), so its request, expectation and
+    answer need not be built again; a failing or gated record is built whole (its root cause, its gate status)."""
     if not run.results.exists():
         return
     with open(run.results, "rb") as handle:

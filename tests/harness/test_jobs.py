@@ -76,19 +76,33 @@ def test_the_parent_copies_each_record_as_its_worker_wrote_it(tmp_path, monkeypa
 
 def test_the_parent_builds_each_workers_record_once(tmp_path, monkeypatch):
     """Issue 39: the parent read each worker's line into its model twice, once for the progress line and once for
-    the merge. Now the progress line reads the plain JSON, and only a shrunk, classified example's record (whose root
-    cause the shared restart budget keeps: `BudgetKeeper.read`) is built before the merge too."""
+    the merge, each whole. Now the progress line reads the plain JSON, and only a shrunk, classified example's record
+    (whose root cause the shared restart budget keeps: `BudgetKeeper.read`) is built before the merge too; the merge
+    builds a good record light (no request, expectation or answer: the parent copies its line), a failing one whole."""
     from oracle.harness import worker
+    from oracle.harness.session import Session
 
-    built = []
-    parse = worker.parse_line
+    built, accounted = [], {}
+    parse, account = worker.parse_line, Session.account
     monkeypatch.setattr(worker, "parse_line", lambda line, **kw: built.append(line.get("id")) or parse(line, **kw))
+
+    def accounting(self, record, **kw):
+        accounted[record.id] = record
+        return account(self, record, **kw)
+
+    monkeypatch.setattr(Session, "account", accounting)
     assert check(tmp_path, fake("mutant_ties_longer"), "--jobs", "2", examples=30) == 1
     records = results(tmp_path).records
     named = [r.id for r in records if r.kind in ("example", "series") and r.shrunk and r.classification]
     assert named, "the run shrinks and classifies a failure (else the second count is not tested)"
     # (each worker's footer is built too, by the merge: it has no id)
     assert sorted(i for i in built if i is not None) == sorted([r.id for r in records] + named)
+    assert sorted(accounted) == sorted(r.id for r in records)
+    good = [r for r in records if r.good and r.baseline is None and r.request is not None]
+    failing = [r for r in records if not r.good]
+    assert good and failing
+    assert all(accounted[r.id].request is None and accounted[r.id].expected is None for r in good)
+    assert all(accounted[r.id] == r for r in failing)
 
 
 def test_the_progress_line_of_jobs_counts_what_one_process_counts(tmp_path, capsys):
