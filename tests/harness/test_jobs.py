@@ -291,3 +291,36 @@ def test_the_first_failing_example_of_each_kind_in_each_block_is_shrunk():
     assert shrink_allowed(1, score, {1: [score], 7: [score]}, 1) is True  # only examples before it count
     assert shrink_allowed(3, score, {1: [matches2, score]}, 1) is False  # any of an example's failures
     assert shrink_allowed(3, score, earlier, 0) is False
+
+
+def test_a_workers_session_leaves_discrepancies_yaml_to_its_parent(tmp_path, monkeypatch):
+    """A session reads discrepancies.yaml before anything starts (an unreadable one is a configuration error then),
+    except a `--jobs` worker's (`check_discrepancies=False`: its parent read it already; issue 39, about 60 ms of
+    each worker's CPU). Here the file "cannot be read": the parent's session refuses, the worker's runs."""
+    from oracle.adapters.base import Implementation
+    from oracle.formulas.errors import BleuValueError
+    from oracle.harness import session as session_module
+    from oracle.harness.gate import BaselineTracker
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.models.results import RunSettings
+
+    class Silent(Implementation):
+        name, version = "silent", "0"
+        capabilities = {"levels": ["sentence"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+                        "statistics": True, "lowercase": True}
+
+    def unreadable():
+        raise BleuValueError("discrepancies.yaml: cannot read the discrepancy classes")
+
+    monkeypatch.setattr(session_module.discrepancies, "load", unreadable)
+    settings = session_module.SessionSettings(command="silent", report=str(tmp_path), timings=False)
+
+    def run(**check):
+        return session_module.run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(),
+                                          total=0, work=lambda session: None, report_dir=tmp_path,
+                                          transport=InProcessImplementation(Silent()), **check)
+
+    with pytest.raises(BleuValueError, match="cannot read the discrepancy classes"):
+        run()
+    code, session = run(check_discrepancies=False)
+    assert code == 0 and session is not None
