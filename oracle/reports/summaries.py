@@ -34,7 +34,6 @@ import contextlib
 import hashlib
 import io
 import json
-import shutil
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -42,6 +41,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from oracle.diagnose.classify import describe_as
 from oracle.diagnose.cover import run_name_of
@@ -49,11 +49,18 @@ from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
-from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.harness.events import (
+    Results,
+    ResultsWriter,
+    RootCauseTally,
+    count_outcomes,
+    iter_results,
+    read_results,
+)
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record
+from oracle.models.results import Record, parse_line
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -678,11 +685,52 @@ def _start_tag(tag, **attributes):
     return empty[: -len(" />")] + ">"
 
 
-def write_junit(out, results, records, summary):
+#: Starts a spooled line that holds a record's JSON, not its <testcase> (`JunitCases`): a character `xml_text` never
+#: lets through, so no line of a <testcase> begins with it.
+_DEFERRED = "\x00"
+
+
+class JunitCases:
+    """Each record's <testcase>, spooled per kind as the records go by (`add`), so that the pass that tallies a
+    run's records (`SummaryTally`) also makes junit.xml's test cases and results.jsonl is read once. A classified
+    record's failure text names the run's root causes, known only once every record is tallied: it is spooled as its
+    JSON line and its <testcase> built when the suite is written (`write`). Memory holds one record at a time."""
+
+    def __init__(self, stack: contextlib.ExitStack):
+        self._stack = stack
+        self._spools: dict[str, IO[str]] = {}
+
+    def add(self, record):
+        spool = self._spools.get(record.kind)
+        if spool is None:
+            spool = self._spools[record.kind] = self._stack.enter_context(
+                tempfile.TemporaryFile("w+", encoding="utf-8"))
+        classification = record.classification
+        if classification is not None and classification.name:  # (`_detail` names its run-wide cause)
+            spool.write(_DEFERRED + ResultsWriter.text(record).decode("utf-8") + "\n")
+        else:  # (its text does not depend on the other records)
+            spool.write(_element_text(_testcase(record), 2))
+
+    def write(self, kind, out, run_names):
+        """The suite `kind`'s test cases, in the order of the run, to `out`."""
+        spool = self._spools.get(kind)
+        if spool is None:
+            return
+        spool.seek(0)
+        for line in spool:
+            if line.startswith(_DEFERRED):
+                record = parse_line(json.loads(line[len(_DEFERRED):]))
+                out.write(_element_text(_testcase(record, run_names), 2))
+            else:
+                out.write(line)
+
+
+def write_junit(out, results, records, summary, cases=None):
     """Write junit.xml to the text stream `out`: one <testsuite> per kind of record, in the order the kinds
-    first appear, each <testcase> in the order of the run. `records` is iterated once; each suite's
-    test cases are spooled to a temporary file until the totals (from `summary`, the records'
-    SummaryTally) open the document, so memory holds one record at a time."""
+    first appear, each <testcase> in the order of the run. `records` is iterated once (or `cases`, their
+    `JunitCases` spooled already, is given instead); each suite's test cases are spooled to a temporary file until
+    the totals (from `summary`, the records' SummaryTally) open the document, so memory holds one record at a
+    time."""
     footer, impl = results.footer, results.header.implementation
     totals = Counter(summary.junit)
     stale = footer.baseline.stale if footer is not None else ()
@@ -701,16 +749,16 @@ def write_junit(out, results, records, summary):
         )
         return
     with contextlib.ExitStack() as stack:
-        spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
+        if cases is None:
+            cases = JunitCases(stack)
+            for record in records:
+                cases.add(record)
         run_names = summary.root_causes.run_names()
-        for record in records:
-            spools[record.kind].write(_element_text(_testcase(record, run_names), 2))
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag("testsuites", **root) + "\n")
         for kind in kinds:
             suite = {"name": f"bleu-oracle.{kind}s", **{name: str(totals[(kind, name)]) for name in names}}
             out.write("  " + _start_tag("testsuite", **suite) + "\n")
-            spools[kind].seek(0)
-            shutil.copyfileobj(spools[kind], out)
+            cases.write(kind, out, run_names)
             out.write("  </testsuite>\n")
         if stale:
             suite = {"name": "bleu-oracle.harness.gate", **{name: str(totals[("baseline", name)]) for name in names}}
@@ -753,10 +801,11 @@ def badge(results):
     return {"schemaVersion": 1, "label": "BLEU conformance", "message": message, "color": color}
 
 
-def write_reports(results, *, markdown=None, junit=None, badge_file=None, summary=None, records=None):
+def write_reports(results, *, markdown=None, junit=None, badge_file=None, summary=None, records=None, cases=None):
     """Write summary.md, junit.xml and a badge (each when given a path) derived from `results` (an
-    events.Results). For a streamed run, `summary` is the records' SummaryTally and `records` a
-    function that iterates them again (for junit.xml); otherwise both come from `results.records`."""
+    events.Results). For a streamed run, `summary` is the records' SummaryTally and either `cases` their
+    `JunitCases`, spooled in the same pass, or `records` a function that iterates them again (for junit.xml);
+    otherwise both come from `results.records`."""
     if summary is None:
         summary = tally(results.records)
     written = []
@@ -764,7 +813,8 @@ def write_reports(results, *, markdown=None, junit=None, badge_file=None, summar
         written.append(write_atomically(markdown, markdown_summary(results, summary)))
     if junit is not None:
         again = records or (lambda: results.records)
-        written.append(write_atomically(junit, lambda out: write_junit(out, results, again(), summary)))
+        written.append(write_atomically(
+            junit, lambda out: write_junit(out, results, () if cases is not None else again(), summary, cases)))
     if badge_file is not None:
         written.append(write_atomically(badge_file, json.dumps(badge(results)) + "\n"))
     return written
@@ -784,28 +834,31 @@ class DerivedReports:
 def write_derived_reports(report_dir, junit=None, badge_file=None, *, into: DerivedReports | None = None):
     """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
     the run got as far as writing one; returns the paths written, and leaves what they were derived from in
-    `into` when given. The file is read twice, a record at a time (once for the summary, once for junit.xml):
-    memory does not grow with the run."""
+    `into` when given. The file is read once, a record at a time, each record tallied for the summary and its
+    junit.xml test case spooled (`JunitCases`): memory does not grow with the run."""
     derived = into if into is not None else DerivedReports()
     path = Path(report_dir) / "results.jsonl"
     if not path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
     summary = SummaryTally()
-    results = read_results(path, light=True, on_record=summary.add)
+    with contextlib.ExitStack() as stack:
+        cases = JunitCases(stack)
 
-    def records():
-        return (line for line in iter_results(path, light=True) if isinstance(line, Record))
+        def add(record):
+            summary.add(record)
+            cases.add(record)
 
-    derived.results, derived.summary = results, summary
-    derived.written = write_reports(
-        results,
-        markdown=Path(report_dir) / "summary.md",
-        junit=junit,
-        badge_file=badge_file,
-        summary=summary,
-        records=records,
-    )
+        results = read_results(path, light=True, on_record=add)
+        derived.results, derived.summary = results, summary
+        derived.written = write_reports(
+            results,
+            markdown=Path(report_dir) / "summary.md",
+            junit=junit,
+            badge_file=badge_file,
+            summary=summary,
+            cases=cases,
+        )
     return derived.written
 
 
