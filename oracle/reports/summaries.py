@@ -51,16 +51,17 @@ from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
 from oracle.harness.events import (
     Results,
-    ResultsWriter,
     RootCauseTally,
     count_outcomes,
-    iter_results,
+    lightened,
     read_results,
+    results_path,
 )
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
 from oracle.models.results import Record, parse_line
+from oracle.models.wire import json_value
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -685,44 +686,68 @@ def _start_tag(tag, **attributes):
     return empty[: -len(" />")] + ">"
 
 
-#: Starts a spooled line that holds a record's JSON, not its <testcase> (`JunitCases`): a character `xml_text` never
-#: lets through, so no line of a <testcase> begins with it.
-_DEFERRED = "\x00"
+#: A spooled line that stands for a classified record's <testcase> (`JunitCases`): a character `xml_text` never lets
+#: through, so no line of a <testcase> is this.
+_DEFERRED = "\x00\n"
 
 
 class JunitCases:
     """Each record's <testcase>, spooled per kind as the records go by (`add`), so that the pass that tallies a
     run's records (`SummaryTally`) also makes junit.xml's test cases and results.jsonl is read once. A classified
-    record's failure text names the run's root causes, known only once every record is tallied: it is spooled as its
-    JSON line and its <testcase> built when the suite is written (`write`). Memory holds one record at a time."""
+    record's failure text names the run's root causes, known only once every record is tallied: its <testcase> is
+    built when the suite is written (`write`), the record read again from `stream` (only those records' lines are
+    parsed), or, with no stream (records given in memory), kept. Memory holds one record at a time."""
 
-    def __init__(self, stack: contextlib.ExitStack):
-        self._stack = stack
+    def __init__(self, stack: contextlib.ExitStack, stream: Path | None = None):
+        self._stack, self._stream = stack, stream
         self._spools: dict[str, IO[str]] = {}
+        #: kind -> its classified records, by their place in the stream (1: the first record), or themselves
+        self._deferred: dict[str, list] = {}
+        self._records = 0
 
     def add(self, record):
-        spool = self._spools.get(record.kind)
-        if spool is None:
-            spool = self._spools[record.kind] = self._stack.enter_context(
-                tempfile.TemporaryFile("w+", encoding="utf-8"))
+        self._records += 1
+        kind = record.kind
+        if kind not in self._spools:
+            self._spools[kind] = self._stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
         classification = record.classification
         if classification is not None and classification.name:  # (`_detail` names its run-wide cause)
-            spool.write(_DEFERRED + ResultsWriter.text(record).decode("utf-8") + "\n")
+            self._deferred.setdefault(kind, []).append(self._records if self._stream is not None else record)
+            self._spools[kind].write(_DEFERRED)
         else:  # (its text does not depend on the other records)
-            spool.write(_element_text(_testcase(record), 2))
+            self._spools[kind].write(_element_text(_testcase(record), 2))
 
     def write(self, kind, out, run_names):
         """The suite `kind`'s test cases, in the order of the run, to `out`."""
         spool = self._spools.get(kind)
         if spool is None:
             return
+        deferred = self._deferred.get(kind, [])
+        again = iter(deferred) if self._stream is None else _records_at(self._stream, deferred)
         spool.seek(0)
         for line in spool:
-            if line.startswith(_DEFERRED):
-                record = parse_line(json.loads(line[len(_DEFERRED):]))
-                out.write(_element_text(_testcase(record, run_names), 2))
+            if line == _DEFERRED:
+                out.write(_element_text(_testcase(next(again), run_names), 2))
             else:
                 out.write(line)
+
+
+def _records_at(path, places):
+    """The records at `places` (ascending; 1: the first record) of the results.jsonl `path`, read as `iter_results`
+    reads them (light); the other lines are not parsed (a record's place: its non-blank line after the header)."""
+    wanted = iter(places)
+    place = next(wanted, None)
+    seen = -1  # (the header's line is place 0)
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if place is None:
+                return
+            if not raw.strip():
+                continue
+            seen += 1
+            if seen == place:
+                yield parse_line(lightened(json_value(raw.decode("utf-8"))), where=f"{path}:{number}")
+                place = next(wanted, None)
 
 
 def write_junit(out, results, records, summary, cases=None):
@@ -835,31 +860,33 @@ def write_derived_reports(report_dir, junit=None, badge_file=None, *, into: Deri
     """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
     the run got as far as writing one; returns the paths written, and leaves what they were derived from in
     `into` when given. The file is read once, a record at a time, each record tallied for the summary and its
-    junit.xml test case spooled (`JunitCases`): memory does not grow with the run."""
+    junit.xml test case spooled (`JunitCases`; a classified record's line is read again): memory does not grow with
+    the run."""
     derived = into if into is not None else DerivedReports()
     path = Path(report_dir) / "results.jsonl"
     if not path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
+    derived.results, derived.summary, derived.written = _derive(path, Path(report_dir) / "summary.md", junit,
+                                                                badge_file)
+    return derived.written
+
+
+def _derive(path, markdown, junit, badge_file=None):
+    """(the run's Results without its records, their SummaryTally, the paths written): the reports of the
+    results.jsonl `path`, from one pass over it (`write_derived_reports`)."""
     summary = SummaryTally()
     with contextlib.ExitStack() as stack:
-        cases = JunitCases(stack)
+        cases = JunitCases(stack, path)
 
         def add(record):
             summary.add(record)
             cases.add(record)
 
         results = read_results(path, light=True, on_record=add)
-        derived.results, derived.summary = results, summary
-        derived.written = write_reports(
-            results,
-            markdown=Path(report_dir) / "summary.md",
-            junit=junit,
-            badge_file=badge_file,
-            summary=summary,
-            cases=cases,
-        )
-    return derived.written
+        written = write_reports(results, markdown=markdown, junit=junit, badge_file=badge_file, summary=summary,
+                                cases=cases)
+    return results, summary, written
 
 
 @contextlib.contextmanager
@@ -904,21 +931,10 @@ def main(argv=None):
     parser.add_argument("--markdown", metavar="FILE", help="default: summary.md next to results.jsonl")
     parser.add_argument("--junit", metavar="FILE", help="default: junit.xml next to results.jsonl")
     args = parser.parse_args(argv)
-    summary = SummaryTally()
-    results = read_results(args.results, light=True, on_record=summary.add)
-    directory = results.path.parent
-
-    def records():
-        return (line for line in iter_results(results.path, light=True) if isinstance(line, Record))
-
-    for path in write_reports(
-        results,
-        markdown=args.markdown or directory / "summary.md",
-        junit=args.junit or directory / "junit.xml",
-        summary=summary,
-        records=records,
-    ):
-        print(path)
+    path = results_path(args.results)
+    _, _, written = _derive(path, args.markdown or path.parent / "summary.md", args.junit or path.parent / "junit.xml")
+    for written_path in written:
+        print(written_path)
     return 0
 
 

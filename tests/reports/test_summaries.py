@@ -287,11 +287,12 @@ def test_the_console_counts_do_not_depend_on_how_many_deviations_the_report_keep
 
 def test_derived_reports_read_the_stream_once_and_name_each_failure_by_the_whole_runs_cause(tmp_path, monkeypatch):
     """Issue 39: summary.md and junit.xml came from two reads of results.jsonl; now one, each record tallied and its
-    <testcase> spooled in the same pass. A failure's text names its run-wide root cause, known only after the last
-    record: the first failure below names itself case-not-folded and fits strict-clipping as well; the three after
-    it fit strict-clipping alone, so strict-clipping explains all four and is the run's one cause (the minimal cover
-    rule, tests/diagnose/test_cover.py): its <failure> says "root cause: strict-clipping (this input fits
-    case-not-folded as well)", though when it was read no record had named strict-clipping yet."""
+    <testcase> spooled in the same pass (a classified record's line read again when its suite is written). A
+    failure's text names its run-wide root cause, known only after the last record: the first failure below names
+    itself case-not-folded and fits strict-clipping as well; the three after it fit strict-clipping alone, so
+    strict-clipping explains all four and is the run's one cause (the minimal cover rule,
+    tests/diagnose/test_cover.py): its <failure> says "root cause: strict-clipping (this input fits case-not-folded
+    as well)", though when it was read no record had named strict-clipping yet."""
     from oracle.harness import events
     from oracle.models.outcomes import Outcome
     from oracle.models.results import Classification
@@ -309,11 +310,15 @@ def test_derived_reports_read_the_stream_once_and_name_each_failure_by_the_whole
         writer.write(_results([]).header)
         for one in records:
             writer.write(one)
+    from oracle.reports import summaries
+
     lines = []
     read = events.json_value
-    monkeypatch.setattr(events, "json_value", lambda text: lines.append(text) or read(text))
+    for module in (events, summaries):
+        monkeypatch.setattr(module, "json_value", lambda text: lines.append(text) or read(text))
     write_derived_reports(tmp_path)
-    assert len(lines) == 1 + len(records)  # (the header and each record, once)
+    # the header and each record once, and the 4 classified records again (their junit text names the run's cause)
+    assert len(lines) == 1 + len(records) + 4
     suites = ET.parse(tmp_path / "junit.xml").getroot().findall("testsuite")
     assert [s.get("name") for s in suites] == ["bleu-oracle.examples", "bleu-oracle.metamorphics"]
     cases = suites[0].findall("testcase")
