@@ -468,13 +468,52 @@ def _record_lines(lines):
     for (`_names_a_cause`); the merge builds every record's model once (`merged_records`). A line that is not a
     record, or was torn by a stopped worker, is left out."""
     for text in lines:
-        try:
-            line = json.loads(text)
-        except ValueError:  # a line torn by a stopped worker
-            continue
+        line = _counted_fields(text)
+        if line is None:
+            try:
+                line = json.loads(text)
+            except ValueError:  # a line torn by a stopped worker
+                continue
         if isinstance(line, dict) and line.get("type") == "record" and isinstance(line.get("kind"), str) \
                 and isinstance(line.get("id"), str) and isinstance(line.get("outcome"), str):
             yield line
+
+
+#: How a worker's record line begins (`ResultsWriter`: compact JSON, the model's fields in order).
+_RECORD_START = b'{"type":"record","id":"'
+_KIND_NEXT = b',"kind":"'
+_OUTCOME_KEY = b'"outcome":"'
+
+
+def _counted_fields(text):
+    """A record line's type, id, kind and outcome read from its bytes without parsing the rest, or None where this
+    read cannot be sure (then the line is parsed). Exact: in compact JSON a `"` that is not escaped opens or closes
+    a string, so `"outcome":"` outside a string is a key `outcome` with a string value; the record has one at the top
+    level, so a line holding it once holds no other. Its id and kind are its first fields. A line whose record was
+    shrunk (`"shrunk":{` anywhere: a superset) is parsed, for `_names_a_cause`; a value holding an escape too."""
+    if not text.startswith(_RECORD_START) or b'"shrunk":{' in text or text.count(_OUTCOME_KEY) != 1:
+        return None
+    ident, at = _plain_string(text, len(_RECORD_START))
+    if ident is None or not text.startswith(_KIND_NEXT, at):
+        return None
+    kind, _ = _plain_string(text, at + len(_KIND_NEXT))
+    outcome, _ = _plain_string(text, text.index(_OUTCOME_KEY) + len(_OUTCOME_KEY))
+    if kind is None or outcome is None:
+        return None
+    return {"type": "record", "id": ident, "kind": kind, "outcome": outcome}
+
+
+def _plain_string(text, start):
+    """(the JSON string whose text begins at `start`, where the text after it begins) when the string holds no
+    escape (its text is then its value), else (None, start)."""
+    end = text.find(b'"', start)
+    value = text[start:end]
+    if end < 0 or b"\\" in value:
+        return None, start
+    try:
+        return value.decode("utf-8"), end + 1
+    except UnicodeDecodeError:
+        return None, start
 
 
 def _names_a_cause(line):

@@ -324,3 +324,36 @@ def test_a_workers_session_leaves_discrepancies_yaml_to_its_parent(tmp_path, mon
         run()
     code, session = run(check_discrepancies=False)
     assert code == 0 and session is not None
+
+
+def test_the_progress_lines_cheap_read_of_a_record_line_is_its_json_or_nothing(tmp_path):
+    """`worker._counted_fields` reads a record line's id, kind and outcome from its bytes (issue 39: `json.loads` of
+    every line was most of the progress line's cost); wherever it answers, the answer is the parsed line's, including
+    on lines whose strings hold what its markers look like (escaped in JSON, so never the markers themselves), and
+    it answers for the ordinary lines of a run."""
+    from oracle.harness.worker import _counted_fields
+    from oracle.models.outcomes import Outcome
+    from oracle.models.results import Record
+
+    assert check(tmp_path, fake("mutant_ties_longer"), examples=30) == 1
+    lines = (tmp_path / "results.jsonl").read_bytes().splitlines()
+    assert _counted_fields(lines[0]) is None and _counted_fields(lines[-1]) is None  # (the header, the footer)
+    tricky = [Record(id="random-0-7", kind="example", outcome=Outcome.PASS, title='"outcome":"fail" "shrunk":{',
+                     message='\\"outcome\\":\\"crash\\"'),
+              Record(id='odd"id\\', kind="example", outcome=Outcome.FAIL, message="x"),
+              Record(id="back\\slash", kind="tab\tkind", outcome=Outcome.PASS),
+              Record(id="random-0-8~swap", kind="metamorphic", outcome=Outcome.ERROR, stderr='{"outcome":"pass"}')]
+    lines += [ResultsWriter.text(record) for record in tricky]
+    # (no record of ours has an `outcome` key before its own, but a line may: then it is parsed)
+    lines.append(b'{"type":"record","id":"random-0-9","kind":"example","request":{"outcome":"pass"},"outcome":"fail"}')
+    answered = 0
+    for line in lines:
+        read = _counted_fields(line)
+        if read is not None:
+            answered += 1
+            parsed = json.loads(line)
+            assert read == {name: parsed[name] for name in ("type", "id", "kind", "outcome")}, line[:200]
+    records = [line for line in lines if line.startswith(b'{"type":"record"')]
+    shrunk = [line for line in records if b'"shrunk":{' in line]
+    assert shrunk and all(_counted_fields(line) is None for line in shrunk)
+    assert answered >= len(records) - len(shrunk) - len(tricky)
