@@ -300,9 +300,19 @@ def iter_results(path, *, light=False):
             kind = obj.get("type") if isinstance(obj, dict) else None
             if kind == "header" and obj.get("schema") != SCHEMA:
                 raise ResultsFormatError(f"{path}:{number}: schema {obj.get('schema')!r}, expected {SCHEMA!r}")
-            if kind == "record" and light and obj.get("outcome") in _GOOD_VALUES and not obj.get("baseline"):
-                obj = {name: obj[name] for name in LIGHT_FIELDS if name in obj}  # before validating: less to walk
+            if kind == "record" and light:
+                obj = lightened(obj)
             yield parse_line(obj, where=f"{path}:{number}")
+
+
+def lightened(record: dict[str, Any]) -> dict[str, Any]:
+    """A record line (plain JSON, as read) cut to LIGHT_FIELDS when it is good (pass, rejected, not-applicable) and
+    no baseline entry speaks for it: its request, expectation and answer dropped before its model is built (less
+    to walk). Nothing a run counts of such a record (outcome, kind, id, label, layer) is dropped; a failing or
+    gated record is left whole."""
+    if record.get("outcome") in _GOOD_VALUES and not record.get("baseline"):
+        return {name: record[name] for name in LIGHT_FIELDS if name in record}
+    return record
 
 
 def read_results(path, *, light=False, on_record=None) -> Results:

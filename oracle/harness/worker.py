@@ -64,7 +64,7 @@ from .budget import (
     shrink_hints,
 )
 from .channel import Channel
-from .events import RESULTS_FILE, example_index, in_example_order
+from .events import RESULTS_FILE, example_index, in_example_order, lightened
 from .generate import example_id
 from .shards import ExampleShare, Shard
 from .stages import Item
@@ -79,6 +79,8 @@ POLL = 0.2
 BASELINE_SPEC = "gate_baseline"
 #: The longest message line a worker sends its parent (bytes); a longer one is dropped.
 MESSAGE_LIMIT = 4096
+#: The kinds of record whose root cause, once shrunk, the parent's budget keeps (`BudgetKeeper.read`).
+SHRUNK_KINDS = ("example", "series")
 
 
 @dataclass
@@ -330,7 +332,7 @@ class BudgetKeeper:
 
     def read(self, record):
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
-        if record.kind in ("example", "series") and record.shrunk is not None and record.classification is not None:
+        if record.kind in SHRUNK_KINDS and record.shrunk is not None and record.classification is not None:
             kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order)
             self.causes[(example_index(record), kind)] = (record.classification.name, *record.classification.fits)
 
@@ -460,19 +462,77 @@ def start_workers(settings, profile, work_dir, baseline=None):
     return runs
 
 
-def _records(lines):
-    """The records among complete lines of a worker's stream (a line torn by a stopped worker is left out)."""
-    for line, _ in _lines(lines):
-        if isinstance(line, Record):
+def _record_lines(lines):
+    """The records among complete lines of a worker's stream as plain JSON, their models not built: the progress
+    line needs only a record's kind, id and outcome, and the restart budget the few a shrunk root cause was named
+    for (`_names_a_cause`); the merge builds every record's model once (`merged_records`). A line that is not a
+    record, or was torn by a stopped worker, is left out."""
+    for text in lines:
+        line = _counted_fields(text)
+        if line is None:
+            try:
+                line = json.loads(text)
+            except ValueError:  # a line torn by a stopped worker
+                continue
+        if isinstance(line, dict) and line.get("type") == "record" and isinstance(line.get("kind"), str) \
+                and isinstance(line.get("id"), str) and isinstance(line.get("outcome"), str):
             yield line
+
+
+#: How a worker's record line begins (`ResultsWriter`: compact JSON, the model's fields in order).
+_RECORD_START = b'{"type":"record","id":"'
+_KIND_NEXT = b',"kind":"'
+_OUTCOME_KEY = b'"outcome":"'
+
+
+def _counted_fields(text):
+    """A record line's type, id, kind and outcome read from its bytes without parsing the rest, or None where this
+    read cannot be sure (then the line is parsed). Exact: in compact JSON a `"` that is not escaped opens or closes
+    a string, so `"outcome":"` outside a string is a key `outcome` with a string value; the record has one at the top
+    level, so a line holding it once holds no other. Its id and kind are its first fields. A line whose record was
+    shrunk (`"shrunk":{` anywhere: a superset) is parsed, for `_names_a_cause`; a value holding an escape too."""
+    if not text.startswith(_RECORD_START) or b'"shrunk":{' in text or text.count(_OUTCOME_KEY) != 1:
+        return None
+    ident, at = _plain_string(text, len(_RECORD_START))
+    if ident is None or not text.startswith(_KIND_NEXT, at):
+        return None
+    kind, _ = _plain_string(text, at + len(_KIND_NEXT))
+    outcome, _ = _plain_string(text, text.index(_OUTCOME_KEY) + len(_OUTCOME_KEY))
+    if kind is None or outcome is None:
+        return None
+    return {"type": "record", "id": ident, "kind": kind, "outcome": outcome}
+
+
+def _plain_string(text, start):
+    """(the JSON string whose text begins at `start`, where the text after it begins) when the string holds no
+    escape (its text is then its value), else (None, start)."""
+    end = text.find(b'"', start)
+    value = text[start:end]
+    if end < 0 or b"\\" in value:
+        return None, start
+    try:
+        return value.decode("utf-8"), end + 1
+    except UnicodeDecodeError:
+        return None, start
+
+
+def _names_a_cause(line):
+    """True when a record line (plain JSON) is one `BudgetKeeper.read` keeps the root cause of: a shrunk example or
+    series with a classification. (Record's `shrunk` and `classification` are None exactly when the line holds
+    null or leaves them out.)"""
+    return line["kind"] in SHRUNK_KINDS and line.get("shrunk") is not None \
+        and line.get("classification") is not None
 
 
 def _lines(lines):
     """Each line of a worker's stream that holds a header, record or footer, as (its model, its text without the
-    newline); a line torn by a stopped worker is left out."""
+    newline), a good record built light (`_read`); a line torn by a stopped worker is left out."""
     for text in lines:
         try:
-            line = parse_line(json.loads(text))
+            line = json.loads(text)
+            if isinstance(line, dict) and line.get("type") == "record":
+                line = lightened(line)
+            line = parse_line(line)
         except (ValueError, ResultsFormatError):  # a line torn by a stopped worker
             continue
         yield line, text.removesuffix(b"\n")
@@ -497,12 +557,14 @@ def wait(runs, progress, keeper):
                 keeper.heard(run, message)
         # records before answers: a worker writes an example's record before it says the example is done
         for run in runs:
-            for record in _records(run.new_lines()):
-                keeper.read(record)
-                if record.kind not in RIDING_KINDS and "~" not in record.id:
-                    progress.update(record.outcome.value)
+            for line in _record_lines(run.new_lines()):
+                if _names_a_cause(line):
+                    with contextlib.suppress(ResultsFormatError):  # (as the merge, which leaves it out too)
+                        keeper.read(parse_line(line))
+                if line["kind"] not in RIDING_KINDS and "~" not in line["id"]:
+                    progress.update(line["outcome"])
                 else:
-                    progress.tally(record.outcome.value)
+                    progress.tally(line["outcome"])
         keeper.answer()
     selector.close()
 
@@ -525,7 +587,10 @@ def stop(runs):
 
 
 def _read(run):
-    """A worker's records, in its order, each with its line as the worker wrote it; its footer is kept on the run."""
+    """A worker's records, in its order, each with its line as the worker wrote it; its footer is kept on the run.
+    A good record no baseline entry speaks for is built light (`events.lightened`): the parent only copies its line
+    and counts its outcome and id (`Session.account`, `BaselineTracker.heard`), so its request, expectation and
+    answer need not be built again; a failing or gated record is built whole (its root cause, its gate status)."""
     if not run.results.exists():
         return
     with open(run.results, "rb") as handle:

@@ -68,7 +68,7 @@ def main(argv=None):
                                                        worker_share=[*settings.shard, *settings.worker]),
                                   tracker=BaselineTracker(baseline, check_stale=False), total=0,
                                   work=lambda session: session.run_examples(), report_dir=directory,
-                                  transport=process)
+                                  transport=process, check_discrepancies=False)  # (the parent checked it)
     except BleuOracleError as exc:
         print(f"bleu-oracle check worker: {exc}", file=sys.stderr)
         return 2

@@ -34,7 +34,6 @@ import contextlib
 import hashlib
 import io
 import json
-import shutil
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
@@ -42,6 +41,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 from oracle.diagnose.classify import describe_as
 from oracle.diagnose.cover import run_name_of
@@ -49,11 +49,19 @@ from oracle.escaping import json_shown, markdown_block, markdown_code, xml_text
 from oracle.formulas.errors import FileWriteError
 from oracle.harness.coverage import ALL_FEATURES as FEATURES_IN_ORDER
 from oracle.harness.coverage import FEATURES, TEXT_RULE_FEATURES
-from oracle.harness.events import Results, RootCauseTally, count_outcomes, iter_results, read_results
+from oracle.harness.events import (
+    Results,
+    RootCauseTally,
+    count_outcomes,
+    lightened,
+    read_results,
+    results_path,
+)
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record
+from oracle.models.results import Record, parse_line
+from oracle.models.wire import json_value
 from oracle.signals import signals_deferred
 
 from .staging import ReportDirectory, write_atomically
@@ -734,11 +742,76 @@ def _start_tag(tag, **attributes):
     return empty[: -len(" />")] + ">"
 
 
-def write_junit(out, results, records, summary):
+#: A spooled line that stands for a classified record's <testcase> (`JunitCases`): a character `xml_text` never lets
+#: through, so no line of a <testcase> is this.
+_DEFERRED = "\x00\n"
+
+
+class JunitCases:
+    """Each record's <testcase>, spooled per kind as the records go by (`add`), so that the pass that tallies a
+    run's records (`SummaryTally`) also makes junit.xml's test cases and results.jsonl is read once. A classified
+    record's failure text names the run's root causes, known only once every record is tallied: its <testcase> is
+    built when the suite is written (`write`), the record read again from `stream` (only those records' lines are
+    parsed), or, with no stream (records given in memory), kept. Memory holds one record at a time."""
+
+    def __init__(self, stack: contextlib.ExitStack, stream: Path | None = None):
+        self._stack, self._stream = stack, stream
+        self._spools: dict[str, IO[str]] = {}
+        #: kind -> its classified records, by their place in the stream (1: the first record), or themselves
+        self._deferred: dict[str, list] = {}
+        self._records = 0
+
+    def add(self, record):
+        self._records += 1
+        kind = record.kind
+        if kind not in self._spools:
+            self._spools[kind] = self._stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))
+        classification = record.classification
+        if classification is not None and classification.name:  # (`_detail` names its run-wide cause)
+            self._deferred.setdefault(kind, []).append(self._records if self._stream is not None else record)
+            self._spools[kind].write(_DEFERRED)
+        else:  # (its text does not depend on the other records)
+            self._spools[kind].write(_element_text(_testcase(record), 2))
+
+    def write(self, kind, out, run_names):
+        """The suite `kind`'s test cases, in the order of the run, to `out`."""
+        spool = self._spools.get(kind)
+        if spool is None:
+            return
+        deferred = self._deferred.get(kind, [])
+        again = iter(deferred) if self._stream is None else _records_at(self._stream, deferred)
+        spool.seek(0)
+        for line in spool:
+            if line == _DEFERRED:
+                out.write(_element_text(_testcase(next(again), run_names), 2))
+            else:
+                out.write(line)
+
+
+def _records_at(path, places):
+    """The records at `places` (ascending; 1: the first record) of the results.jsonl `path`, read as `iter_results`
+    reads them (light); the other lines are not parsed (a record's place: its non-blank line after the header)."""
+    wanted = iter(places)
+    place = next(wanted, None)
+    seen = -1  # (the header's line is place 0)
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            if place is None:
+                return
+            if not raw.strip():
+                continue
+            seen += 1
+            if seen == place:
+                yield parse_line(lightened(json_value(raw.decode("utf-8"))), where=f"{path}:{number}")
+                place = next(wanted, None)
+
+
+def write_junit(out, results, records, summary, cases=None):
     """Write junit.xml to the text stream `out`: one <testsuite> per kind of record, in the order the kinds
-    first appear, each <testcase> in the order of the run. `records` is iterated once; each suite's
-    test cases are spooled to a temporary file until the totals (from `summary`, the records'
-    SummaryTally) open the document, so memory holds one record at a time."""
+    first appear, each <testcase> in the order of the run. `records` is iterated once (or `cases`, their
+    `JunitCases` spooled already, is given instead); each suite's test cases are spooled to a temporary file until
+    the totals (from `summary`, the records' SummaryTally) open the document, so memory holds one record at a
+    time."""
     footer, impl = results.footer, results.header.implementation
     totals = Counter(summary.junit)
     stale = footer.baseline.stale if footer is not None else ()
@@ -757,16 +830,16 @@ def write_junit(out, results, records, summary):
         )
         return
     with contextlib.ExitStack() as stack:
-        spools = {kind: stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8")) for kind in kinds}
+        if cases is None:
+            cases = JunitCases(stack)
+            for record in records:
+                cases.add(record)
         run_names = summary.root_causes.run_names()
-        for record in records:
-            spools[record.kind].write(_element_text(_testcase(record, run_names), 2))
         out.write('<?xml version="1.0" encoding="UTF-8"?>\n' + _start_tag("testsuites", **root) + "\n")
         for kind in kinds:
             suite = {"name": f"bleu-oracle.{kind}s", **{name: str(totals[(kind, name)]) for name in names}}
             out.write("  " + _start_tag("testsuite", **suite) + "\n")
-            spools[kind].seek(0)
-            shutil.copyfileobj(spools[kind], out)
+            cases.write(kind, out, run_names)
             out.write("  </testsuite>\n")
         if stale:
             suite = {"name": "bleu-oracle.harness.gate", **{name: str(totals[("baseline", name)]) for name in names}}
@@ -809,10 +882,11 @@ def badge(results):
     return {"schemaVersion": 1, "label": "BLEU conformance", "message": message, "color": color}
 
 
-def write_reports(results, *, markdown=None, junit=None, badge_file=None, summary=None, records=None):
+def write_reports(results, *, markdown=None, junit=None, badge_file=None, summary=None, records=None, cases=None):
     """Write summary.md, junit.xml and a badge (each when given a path) derived from `results` (an
-    events.Results). For a streamed run, `summary` is the records' SummaryTally and `records` a
-    function that iterates them again (for junit.xml); otherwise both come from `results.records`."""
+    events.Results). For a streamed run, `summary` is the records' SummaryTally and either `cases` their
+    `JunitCases`, spooled in the same pass, or `records` a function that iterates them again (for junit.xml);
+    otherwise both come from `results.records`."""
     if summary is None:
         summary = tally(results.records)
     written = []
@@ -820,7 +894,8 @@ def write_reports(results, *, markdown=None, junit=None, badge_file=None, summar
         written.append(write_atomically(markdown, markdown_summary(results, summary)))
     if junit is not None:
         again = records or (lambda: results.records)
-        written.append(write_atomically(junit, lambda out: write_junit(out, results, again(), summary)))
+        written.append(write_atomically(
+            junit, lambda out: write_junit(out, results, () if cases is not None else again(), summary, cases)))
     if badge_file is not None:
         written.append(write_atomically(badge_file, json.dumps(badge(results)) + "\n"))
     return written
@@ -840,29 +915,34 @@ class DerivedReports:
 def write_derived_reports(report_dir, junit=None, badge_file=None, *, into: DerivedReports | None = None):
     """summary.md (and junit.xml, default DIR/junit.xml, and a badge when asked) from DIR/results.jsonl, when
     the run got as far as writing one; returns the paths written, and leaves what they were derived from in
-    `into` when given. The file is read twice, a record at a time (once for the summary, once for junit.xml):
-    memory does not grow with the run."""
+    `into` when given. The file is read once, a record at a time, each record tallied for the summary and its
+    junit.xml test case spooled (`JunitCases`; a classified record's line is read again): memory does not grow with
+    the run."""
     derived = into if into is not None else DerivedReports()
     path = Path(report_dir) / "results.jsonl"
     if not path.is_file():
         return []
     junit = Path(junit) if junit is not None else Path(report_dir) / "junit.xml"
-    summary = SummaryTally()
-    results = read_results(path, light=True, on_record=summary.add)
-
-    def records():
-        return (line for line in iter_results(path, light=True) if isinstance(line, Record))
-
-    derived.results, derived.summary = results, summary
-    derived.written = write_reports(
-        results,
-        markdown=Path(report_dir) / "summary.md",
-        junit=junit,
-        badge_file=badge_file,
-        summary=summary,
-        records=records,
-    )
+    derived.results, derived.summary, derived.written = _derive(path, Path(report_dir) / "summary.md", junit,
+                                                                badge_file)
     return derived.written
+
+
+def _derive(path, markdown, junit, badge_file=None):
+    """(the run's Results without its records, their SummaryTally, the paths written): the reports of the
+    results.jsonl `path`, from one pass over it (`write_derived_reports`)."""
+    summary = SummaryTally()
+    with contextlib.ExitStack() as stack:
+        cases = JunitCases(stack, path)
+
+        def add(record):
+            summary.add(record)
+            cases.add(record)
+
+        results = read_results(path, light=True, on_record=add)
+        written = write_reports(results, markdown=markdown, junit=junit, badge_file=badge_file, summary=summary,
+                                cases=cases)
+    return results, summary, written
 
 
 @contextlib.contextmanager
@@ -907,21 +987,10 @@ def main(argv=None):
     parser.add_argument("--markdown", metavar="FILE", help="default: summary.md next to results.jsonl")
     parser.add_argument("--junit", metavar="FILE", help="default: junit.xml next to results.jsonl")
     args = parser.parse_args(argv)
-    summary = SummaryTally()
-    results = read_results(args.results, light=True, on_record=summary.add)
-    directory = results.path.parent
-
-    def records():
-        return (line for line in iter_results(results.path, light=True) if isinstance(line, Record))
-
-    for path in write_reports(
-        results,
-        markdown=args.markdown or directory / "summary.md",
-        junit=args.junit or directory / "junit.xml",
-        summary=summary,
-        records=records,
-    ):
-        print(path)
+    path = results_path(args.results)
+    _, _, written = _derive(path, args.markdown or path.parent / "summary.md", args.junit or path.parent / "junit.xml")
+    for written_path in written:
+        print(written_path)
     return 0
 
 

@@ -74,6 +74,53 @@ def test_the_parent_copies_each_record_as_its_worker_wrote_it(tmp_path, monkeypa
     assert len(lines) >= 30 and any(b'"outcome":"fail"' in line and b'"shrunk":' in line for line in lines)
     assert all(build(parse_line(json.loads(line))) == line for line in lines)
 
+def test_the_parent_builds_each_workers_record_once(tmp_path, monkeypatch):
+    """Issue 39: the parent read each worker's line into its model twice, once for the progress line and once for
+    the merge, each whole. Now the progress line reads the plain JSON, and only a shrunk, classified example's record
+    (whose root cause the shared restart budget keeps: `BudgetKeeper.read`) is built before the merge too; the merge
+    builds a good record light (no request, expectation or answer: the parent copies its line), a failing one whole."""
+    from oracle.harness import worker
+    from oracle.harness.session import Session
+
+    built, accounted = [], {}
+    parse, account = worker.parse_line, Session.account
+    monkeypatch.setattr(worker, "parse_line", lambda line, **kw: built.append(line.get("id")) or parse(line, **kw))
+
+    def accounting(self, record, **kw):
+        accounted[record.id] = record
+        return account(self, record, **kw)
+
+    monkeypatch.setattr(Session, "account", accounting)
+    assert check(tmp_path, fake("mutant_ties_longer"), "--jobs", "2", examples=30) == 1
+    records = results(tmp_path).records
+    named = [r.id for r in records if r.kind in ("example", "series") and r.shrunk and r.classification]
+    assert named, "the run shrinks and classifies a failure (else the second count is not tested)"
+    # (each worker's footer is built too, by the merge: it has no id)
+    assert sorted(i for i in built if i is not None) == sorted([r.id for r in records] + named)
+    assert sorted(accounted) == sorted(r.id for r in records)
+    good = [r for r in records if r.good and r.baseline is None and r.request is not None]
+    failing = [r for r in records if not r.good]
+    assert good and failing
+    assert all(accounted[r.id].request is None and accounted[r.id].expected is None for r in good)
+    assert all(accounted[r.id] == r for r in failing)
+
+
+def test_the_progress_line_of_jobs_counts_what_one_process_counts(tmp_path, capsys):
+    """The progress line's last line (inputs done, records, outcomes) under --jobs 2, read from the workers' lines
+    without building their records, is the one process's; and its counts are the footer's."""
+    last = []
+    for jobs in ("1", "2"):
+        report = tmp_path / jobs
+        assert run_cli("check", "--command", fake("mutant_ties_longer"), "--no-cases", "--examples", 30,
+                       "--timeout", 5, "--report", report, "--jobs", jobs) == 1
+        lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("check: ")]
+        last.append(lines[-1])
+    assert last[0] == last[1]
+    counts = read_results(tmp_path / "2").footer.counts
+    shown = " ".join(f"{k} {v}" for k, v in sorted(counts.items()) if v)
+    assert last[1].startswith("check: 30/30 inputs, ") and last[1].endswith(f"({shown})")
+
+
 def test_jobs_gate_by_the_baseline_as_one_process_does(tmp_path):
     """A reviewed baseline of the run's causes (each worker gates its records by it as they are built, and searches
     its causes first, as one process does), plus an exact-id entry for a failing example a worker judges (the
@@ -244,3 +291,69 @@ def test_the_first_failing_example_of_each_kind_in_each_block_is_shrunk():
     assert shrink_allowed(1, score, {1: [score], 7: [score]}, 1) is True  # only examples before it count
     assert shrink_allowed(3, score, {1: [matches2, score]}, 1) is False  # any of an example's failures
     assert shrink_allowed(3, score, earlier, 0) is False
+
+
+def test_a_workers_session_leaves_discrepancies_yaml_to_its_parent(tmp_path, monkeypatch):
+    """A session reads discrepancies.yaml before anything starts (an unreadable one is a configuration error then),
+    except a `--jobs` worker's (`check_discrepancies=False`: its parent read it already; issue 39, about 60 ms of
+    each worker's CPU). Here the file "cannot be read": the parent's session refuses, the worker's runs."""
+    from oracle.adapters.base import Implementation
+    from oracle.formulas.errors import BleuValueError
+    from oracle.harness import session as session_module
+    from oracle.harness.gate import BaselineTracker
+    from oracle.harness.inprocess import InProcessImplementation
+    from oracle.models.results import RunSettings
+
+    class Silent(Implementation):
+        name, version = "silent", "0"
+        capabilities = {"levels": ["sentence"], "weights": "any", "max_order": 4, "smoothing": ["none"],
+                        "statistics": True, "lowercase": True}
+
+    def unreadable():
+        raise BleuValueError("discrepancies.yaml: cannot read the discrepancy classes")
+
+    monkeypatch.setattr(session_module.discrepancies, "load", unreadable)
+    settings = session_module.SessionSettings(command="silent", report=str(tmp_path), timings=False)
+
+    def run(**check):
+        return session_module.run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(),
+                                          total=0, work=lambda session: None, report_dir=tmp_path,
+                                          transport=InProcessImplementation(Silent()), **check)
+
+    with pytest.raises(BleuValueError, match="cannot read the discrepancy classes"):
+        run()
+    code, session = run(check_discrepancies=False)
+    assert code == 0 and session is not None
+
+
+def test_the_progress_lines_cheap_read_of_a_record_line_is_its_json_or_nothing(tmp_path):
+    """`worker._counted_fields` reads a record line's id, kind and outcome from its bytes (issue 39: `json.loads` of
+    every line was most of the progress line's cost); wherever it answers, the answer is the parsed line's, including
+    on lines whose strings hold what its markers look like (escaped in JSON, so never the markers themselves), and
+    it answers for the ordinary lines of a run."""
+    from oracle.harness.worker import _counted_fields
+    from oracle.models.outcomes import Outcome
+    from oracle.models.results import Record
+
+    assert check(tmp_path, fake("mutant_ties_longer"), examples=30) == 1
+    lines = (tmp_path / "results.jsonl").read_bytes().splitlines()
+    assert _counted_fields(lines[0]) is None and _counted_fields(lines[-1]) is None  # (the header, the footer)
+    tricky = [Record(id="random-0-7", kind="example", outcome=Outcome.PASS, title='"outcome":"fail" "shrunk":{',
+                     message='\\"outcome\\":\\"crash\\"'),
+              Record(id='odd"id\\', kind="example", outcome=Outcome.FAIL, message="x"),
+              Record(id="back\\slash", kind="tab\tkind", outcome=Outcome.PASS),
+              Record(id="random-0-8~swap", kind="metamorphic", outcome=Outcome.ERROR, stderr='{"outcome":"pass"}')]
+    lines += [ResultsWriter.text(record) for record in tricky]
+    # (no record of ours has an `outcome` key before its own, but a line may: then it is parsed)
+    lines.append(b'{"type":"record","id":"random-0-9","kind":"example","request":{"outcome":"pass"},"outcome":"fail"}')
+    answered = 0
+    for line in lines:
+        read = _counted_fields(line)
+        if read is not None:
+            answered += 1
+            parsed = json.loads(line)
+            assert read == {name: parsed[name] for name in ("type", "id", "kind", "outcome")}, line[:200]
+    records = [line for line in lines if line.startswith(b'{"type":"record"')]
+    shrunk = [line for line in records if b'"shrunk":{' in line]
+    assert shrunk and all(_counted_fields(line) is None for line in shrunk)
+    assert answered >= len(records) - len(shrunk) - len(tricky)

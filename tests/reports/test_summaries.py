@@ -283,3 +283,48 @@ def test_the_console_counts_do_not_depend_on_how_many_deviations_the_report_keep
     assert any(line.startswith("FAIL x") and line not in ("FAIL x1", "FAIL x2") for line in uncapped[2])
     assert uncapped[1] > capped[1]  # the caps held: fewer inputs kept to print
     assert capped[2] == uncapped[2]
+
+
+def test_derived_reports_read_the_stream_once_and_name_each_failure_by_the_whole_runs_cause(tmp_path, monkeypatch):
+    """Issue 39: summary.md and junit.xml came from two reads of results.jsonl; now one, each record tallied and its
+    <testcase> spooled in the same pass (a classified record's line read again when its suite is written). A
+    failure's text names its run-wide root cause, known only after the last record: the first failure below names
+    itself case-not-folded and fits strict-clipping as well; the three after it fit strict-clipping alone, so
+    strict-clipping explains all four and is the run's one cause (the minimal cover rule,
+    tests/diagnose/test_cover.py): its <failure> says "root cause: strict-clipping (this input fits case-not-folded
+    as well)", though when it was read no record had named strict-clipping yet."""
+    from oracle.harness import events
+    from oracle.models.outcomes import Outcome
+    from oracle.models.results import Classification
+    from oracle.reports.summaries import write_derived_reports
+
+    def failing(index, name, *fits):
+        return Record(id=f"random-0-{index}", kind="example", outcome=Outcome.FAIL, layer="score",
+                      message=f"failure {index}", classification=Classification(name=name, fits=fits))
+
+    records = [failing(0, "case-not-folded", "strict-clipping"),
+               Record(id="random-0-0~swap", kind="metamorphic", outcome=Outcome.PASS),
+               Record(id="random-0-1", kind="example", outcome=Outcome.PASS),
+               *(failing(index, "strict-clipping") for index in (2, 3, 4))]
+    with ResultsWriter(tmp_path / "results.jsonl") as writer:
+        writer.write(_results([]).header)
+        for one in records:
+            writer.write(one)
+    from oracle.reports import summaries
+
+    lines = []
+    read = events.json_value
+    for module in (events, summaries):
+        monkeypatch.setattr(module, "json_value", lambda text: lines.append(text) or read(text))
+    write_derived_reports(tmp_path)
+    # the header and each record once, and the 4 classified records again (their junit text names the run's cause)
+    assert len(lines) == 1 + len(records) + 4
+    suites = ET.parse(tmp_path / "junit.xml").getroot().findall("testsuite")
+    assert [s.get("name") for s in suites] == ["bleu-oracle.examples", "bleu-oracle.metamorphics"]
+    cases = suites[0].findall("testcase")
+    assert [c.get("name") for c in cases] == ["random-0-0", "random-0-1", "random-0-2", "random-0-3", "random-0-4"]
+    first = cases[0].find("failure").text
+    assert "root cause: strict-clipping (this input fits case-not-folded as well): " in first
+    assert "root cause: strict-clipping: " in cases[2].find("failure").text
+    assert cases[1].find("failure") is None and suites[1].find("testcase").get("name") == "random-0-0~swap"
+    assert junit_xml(read_results(tmp_path / "results.jsonl")) == (tmp_path / "junit.xml").read_text()
