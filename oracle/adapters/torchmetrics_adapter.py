@@ -43,9 +43,12 @@ from .registry import Registered
 IMPLEMENTATIONS = (
     Registered("torchmetrics", "in-process", "oracle.adapters.torchmetrics_adapter:TorchmetricsImplementation",
                extra="torchmetrics", listed=4),
+    # SacreBLEUScore subclasses BLEUScore (torchmetrics/text/sacre_bleu.py: `class SacreBLEUScore(BLEUScore)`): its
+    # update calls the same _bleu_score_update and its compute is BLEUScore's, so torchmetrics' curated classes are
+    # its own (their three examples answer alike through both adapters)
     Registered("torchmetrics-sacrebleu", "in-process",
                "oracle.adapters.torchmetrics_adapter:TorchmetricsSacreBleuImplementation", extra="torchmetrics",
-               listed=5),
+               documented_as="torchmetrics", listed=5),
 )
 
 

@@ -214,6 +214,26 @@ def test_documented_example_reproduces(entry):
     assert entry["classify"] in explanation.parts, explanation
 
 
+@pytest.mark.parametrize("entry", [pytest.param(d, id=d["id"]) for d in entries_for("torchmetrics")])
+def test_torchmetrics_sacrebleu_answers_torchmetrics_curated_examples_alike(entry):
+    """torchmetrics-sacrebleu is filed under torchmetrics' classes (its registry entry's documented_as):
+    SacreBLEUScore subclasses BLEUScore, updating through the same _bleu_score_update and computing with
+    BLEUScore's compute. Each of torchmetrics' curated examples, sent through the SacreBLEUScore adapter, gets the
+    value recorded from BLEUScore and is named by the same class, among the classes the alias is documented as."""
+    name = "torchmetrics-sacrebleu"
+    documented = registry.documented_as(name)
+    assert documented == "torchmetrics"
+    implementation = load(name)
+    request = request_from_json(entry["example"]["request"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        answer = implementation.score(request)
+    recorded = entry["example"]["implementation"]["score"]
+    assert within_contract(answer.score, recorded), (answer.score, recorded)
+    explanation = classify(request, answer, implementation.profile, among=classes_for(documented))
+    assert entry["classify"] in explanation.parts, explanation
+
+
 def test_discrepancy_file_is_well_formed():
     ids = [d["id"] for d in DISCREPANCIES]
     assert len(ids) == len(set(ids))
