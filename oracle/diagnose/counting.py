@@ -682,12 +682,15 @@ def matching_alternatives(
     permitted: Callable[[str], bool] = lambda name: True,
     charge: Callable[[], None] = lambda: None,
     family_permitted: Callable[[str], bool] = lambda stem: True,
+    spent: tuple[type[BaseException], ...] = (),
 ) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics), tried
     in the order of `alternatives` (name, the layers it may change, its counting) and then `capped_sides` (a capped
     family's stem, the side it cuts): the catalogue's (`mechanisms.counting.matching_alternatives`). Each is counted
-    (one pass over every token, `charge`d first) only where `permitted`."""
+    (one pass over every token, `charge`d first) only where `permitted`. Where `charge` raises one of `spent` (the
+    search's budget is spent) after an alternative gave the counts exactly, the search stops there and what was found
+    stands: integers equal as integers are not lost to the alternatives after them."""
     try:
         wanted = _counts_of(reported, n)
     except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
@@ -705,7 +708,12 @@ def matching_alternatives(
             possible = getattr(count, "possible", None)
             if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them
                 continue
-            charge()
+            try:
+                charge()
+            except spent:
+                if found:
+                    return found
+                raise
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)

@@ -1325,3 +1325,37 @@ def test_a_corpus_length_taken_from_one_segment_needs_evidence():
     assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
                                                                                   "reference-length")
                for which in ("first", "last"))
+
+
+def test_counts_found_exactly_stand_when_the_budget_runs_out_after_them():
+    """planted:uint16-counts' witness (8,200 "on" against 65,600: the reference's count wraps to 64) was given its
+    counts exactly by `ngram-counts-wrapped-at-16-bits`, then the alternatives after it spent the budget and the fit
+    was lost with them ("what is known ... spent after 51 alternatives"). Here two alternatives, the first giving the
+    returned counts and the second never reached: the charge before it raises. By hand, "a" x 3 against "a" x 3:
+    the formulas count 3 unigram matches; the first alternative says 1, and 1 is what was returned."""
+    from oracle.diagnose.counting import MATCHES, matching_alternatives
+    from oracle.formulas import bleu
+    from oracle.formulas.conventions import Options
+    from oracle.models.protocol import Statistics
+
+    class Spent(Exception):
+        pass
+
+    charged = []
+
+    def charge():
+        charged.append(1)
+        if len(charged) > 1:
+            raise Spent
+
+    segments = [Segment(hypothesis=("a",) * 3, references=(("a",) * 3,))]
+    oracle = bleu.sum_statistics([(s.hypothesis, s.references) for s in segments], max_order=1, options=Options())
+    reported = Statistics(hyp_len=3, ref_len=3, matches=(1,), totals=(3,))
+    alternatives = [("gives-one", MATCHES, lambda segments, n, options: {"matches": (1,)}),
+                    ("never-reached", MATCHES, lambda segments, n, options: {"matches": (2,)})]
+    assert matching_alternatives(segments, 1, Options(), reported, oracle, alternatives, [], charge=charge,
+                                 spent=(Spent,)) == ["gives-one"]
+    charged.clear()
+    with pytest.raises(Spent):  # nothing found before the budget ran out: the search's own exception goes on
+        matching_alternatives(segments, 1, Options(), reported, oracle, alternatives[::-1], [], charge=charge,
+                              spent=(Spent,))
