@@ -23,6 +23,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
@@ -305,6 +306,23 @@ def counts_of_tokens(
         return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
 
     return counted
+
+
+#: A span from "(" to the next ")" with at least one character between (Whisper's BasicTextNormalizer,
+#: `re.sub(r"\(([^)]+?)\)", "", s)`: the non-greedy group cannot pass a ")", so it is this span).
+_PARENTHESISED = re.compile(r"\([^)]+\)")
+
+
+def parenthesised_text_removed(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of the line `" ".join(tokens)` with every span from "(" to the next ")" deleted (at least one
+    character between: "()" is kept) and the line split on whitespace again, as a transcript normaliser does to
+    both sides before scoring (openai/whisper whisper/normalizers/basic.py, `BasicTextNormalizer`: "remove words
+    between parenthesis", `re.sub(r"\(([^)]+?)\)", "", s)` then `re.sub(r"\s+", " ", s)`). A span may cross
+    tokens ("(a", "b)" go together) and glue what stands either side of it without a space ("x(a)y" is "xy").
+    Unchanged where the line holds no such span (then nothing is split again)."""
+    line = " ".join(tokens)
+    removed = _PARENTHESISED.sub("", line)
+    return tokens if removed == line else tuple(removed.split())
 
 
 def pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:

@@ -728,6 +728,11 @@ def _tokens_request(pairs, lowercase=False):
     ([((" a", "b c "), [("a", "b c")])], (2, 2, 2, 2), "tokens-stripped"),
     # NFKC: the ligature fi and the superscript two become f i and 2: fix x2 against fix x2, 2 of 2
     ([(("\ufb01x", "x\u00b2"), [("fix", "x2")])], (2, 2, 2, 2), "tokens-nfkc-normalised"),
+    # a transcript normaliser deletes "(...)" spans, then splits on whitespace: "the (laughs) cat" against "the cat
+    # (applause)" is "the cat" against "the cat": 2 of 2, c = r = 2 (the formulas: c = r = 3, 2 of 3)
+    ([(("the", "(laughs)", "cat"), [("the", "cat", "(applause)")])], (2, 2, 2, 2), "text-between-parentheses-removed"),
+    # a span crossing tokens goes whole, and "()" stays (nothing between): "(a", "b)", "()" against "()": 1 of 1
+    ([(("(a", "b)", "()"), [("()",)])], (1, 1, 1, 1), "text-between-parentheses-removed"),
     # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2
     ([(("a", "<unk>"), [("a", "<unk>")])], (2, 2, 1, 2), "reference-unk-never-matches"),
     # a JavaScript `{}` of n-gram counts: "constructor" reads the inherited member, 1 of 2

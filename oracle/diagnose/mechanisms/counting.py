@@ -37,6 +37,7 @@ from oracle.diagnose.counting import (
     one_layer,
     order_read_from_spaces,
     pad_and_eos_trimmed,
+    parenthesised_text_removed,
     reference_recall_counts,
     reference_sum_matches,
     strict_clip_matches,
@@ -210,6 +211,16 @@ COUNTING_ALTERNATIVES: dict[
         "letters become their plain forms and then match them)",
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
+    ),
+    # a normaliser's deletion of bracketed asides (speech events, utterance ids) from both sides before scoring:
+    # gated by a "(...)" span in some line, after the re-split, which it includes where a span is deleted
+    "text-between-parentheses-removed": (
+        "every span from '(' to the next ')' (at least one character between) is deleted from each hypothesis and "
+        "reference line before it is split into words, as a transcript normaliser removes asides such as "
+        "'(applause)' (openai/whisper's BasicTextNormalizer: re.sub(r'\\(([^)]+?)\\)', '', s)): the words inside "
+        "count in no length and no n-gram",
+        ALL_LAYERS,
+        counts_of_tokens(parenthesised_text_removed),
     ),
     "trailing-nuls-dropped": (
         "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
