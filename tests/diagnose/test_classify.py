@@ -1364,3 +1364,29 @@ def test_counts_found_exactly_stand_when_the_budget_runs_out_after_them():
     with pytest.raises(Spent):  # nothing found before the budget ran out: the search's own exception goes on
         matching_alternatives(segments, 1, Options(), reported, oracle, alternatives[::-1], [], charge=charge,
                               spent=(Spent,))
+
+
+def test_each_reference_scored_alone_and_the_best_kept_is_named_from_the_score():
+    """BLEU-1, two segments, the statistics right. By hand:
+    - "a b" against "a x" and "y b": alone, each reference matches one of two tokens (1/2); both together, 2 of 2.
+    - "c d e" against "c d q" and "c r s": alone 2/3 and 1/3, the best 2/3; together 2 of 3.
+    Every reference as long as its hypothesis: BP 1. The best single-reference scores' mean is (1/2 + 2/3) / 2 = 7/12;
+    the formulas give 4/5, the mean of the segments' own scores (1 + 2/3) / 2 = 5/6, the first reference only 3/5,
+    the last only 2/5."""
+    req = _tokens_request([(("a", "b"), [("a", "x"), ("y", "b")]), (("c", "d", "e"), [("c", "d", "q"), ("c", "r", "s")])])
+    statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4], "totals": [5], "bp": 1.0}
+    assert classify(req, ScoreAnswer(7 / 12), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(7 / 12, statistics), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(4 / 5, statistics), "papineni").name == AGREES
+
+
+def test_a_sentence_scored_against_each_reference_alone_keeps_the_best():
+    """A sentence-level request, BLEU-2: "a b c d" against "d c b a", "a b c x" and "x y z w" (every length 4: BP 1).
+    Alone: against the first, p1 = 4/4 and p2 = 0/3 (no bigram in common): 0; against the second, p1 = 3/4, p2 = 2/3
+    ("a b", "b c"): sqrt(1/2); against the third, 0. The best: sqrt(1/2). The formulas clip against all three: p1 =
+    4/4, p2 = 2/3, sqrt(2/3); the first or the last reference alone gives 0."""
+    req = ScoreRequest(seq=0, level="sentence", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", "b", "c", "d"),
+                                         references=(("d", "c", "b", "a"), ("a", "b", "c", "x"), ("x", "y", "z", "w"))),))
+    assert classify(req, ScoreAnswer(math.sqrt(1 / 2)), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(math.sqrt(2 / 3)), "papineni").name == AGREES
