@@ -287,17 +287,19 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
 
 
 def counts_of_tokens(
-    transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False
+    transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False,
+    hypotheses_only: bool = False,
 ) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
-    """Every count, with each hypothesis and reference (each reference only, `references_only`) changed by
-    `transform` before counting (None where it changes no token sequence: nothing to tell apart)."""
+    """Every count, with each hypothesis and reference (each reference only, `references_only`; each hypothesis
+    only, `hypotheses_only`) changed by `transform` before counting (None where it changes no token sequence:
+    nothing to tell apart)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
         pairs, changed = [], False
         for segment in segments:
             hypothesis = tuple(segment.hypothesis)
             new_hypothesis = hypothesis if references_only else transform(hypothesis)
-            references = [transform(tuple(r)) for r in segment.references]
+            references = [tuple(r) if hypotheses_only else transform(tuple(r)) for r in segment.references]
             changed = changed or new_hypothesis != hypothesis or any(
                 new != tuple(old) for new, old in zip(references, segment.references, strict=True))
             pairs.append((new_hypothesis, references))
@@ -323,6 +325,20 @@ def parenthesised_text_removed(tokens: tuple[str, ...]) -> tuple[str, ...]:
     line = " ".join(tokens)
     removed = _PARENTHESISED.sub("", line)
     return tokens if removed == line else tuple(removed.split())
+
+
+def cut_at_first_line_break(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of a text kept only up to its first line break: the token holding the first "\n" keeps what stands
+    before it (and goes where nothing does), every later token is lost. Only the text before the first break is
+    scored where a text is read as one line of a line-oriented file, or split at its breaks and zipped with the
+    other side's pieces, which keeps the first piece of each (vibrantlabsai/ragas#2888: texts split into sentences
+    and passed as one reference stream per sentence, "only the first sentence is ever evaluated"; its #2809 splits
+    multiline text on its lines). Unchanged where no token holds a line break."""
+    for index, token in enumerate(tokens):
+        if "\n" in token:
+            head = token.split("\n", 1)[0]
+            return (*tokens[:index], head) if head else tuple(tokens[:index])
+    return tokens
 
 
 def pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:

@@ -733,6 +733,16 @@ def _tokens_request(pairs, lowercase=False):
     ([(("the", "(laughs)", "cat"), [("the", "cat", "(applause)")])], (2, 2, 2, 2), "text-between-parentheses-removed"),
     # a span crossing tokens goes whole, and "()" stays (nothing between): "(a", "b)", "()" against "()": 1 of 1
     ([(("(a", "b)", "()"), [("()",)])], (1, 1, 1, 1), "text-between-parentheses-removed"),
+    # a reference cut at its first line break: "a b\nc d" keeps "a b"; "a", "b\nc", "d" against it is 2 of 3 (a, b),
+    # c = 3, r = 2 (the formulas: r = 3, a and d match)
+    ([(("a", "b", "d"), [("a", "b\nc", "d")])], (3, 2, 2, 3), "references-cut-at-first-line-break"),
+    # the hypothesis cut: "a", "b\nx", "c" keeps a, b: 2 of 2 against a b, c = r = 2 (the formulas: 1 of 3, c = 3)
+    ([(("a", "b\nx", "c"), [("a", "b")])], (2, 2, 2, 2), "hypotheses-cut-at-first-line-break"),
+    # a token with nothing before its break goes, and every token after it: the reference "\nb", "a" keeps nothing;
+    # "a", "b" against it is 0 of 2, c = 2, r = 0 (the formulas: a matches, r = 2)
+    ([(("a", "b"), [("\nb", "a")])], (2, 0, 0, 2), "references-cut-at-first-line-break"),
+    # both cut: "a\n", "b" is "a" on each side: 1 of 1, c = r = 1 (one side cut alone: 1 of 2, or 1 of 1 with r = 2)
+    ([(("a\n", "b"), [("a\n", "c")])], (1, 1, 1, 1), "text-cut-at-first-line-break"),
     # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2
     ([(("a", "<unk>"), [("a", "<unk>")])], (2, 2, 1, 2), "reference-unk-never-matches"),
     # a JavaScript `{}` of n-gram counts: "constructor" reads the inherited member, 1 of 2

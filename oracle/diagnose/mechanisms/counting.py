@@ -23,6 +23,7 @@ from oracle.diagnose.counting import (
     chopped_counts,
     counts_of_segments,
     counts_of_tokens,
+    cut_at_first_line_break,
     distance_reference_lengths,
     empty_reference_totals,
     end_token_counts,
@@ -222,6 +223,22 @@ COUNTING_ALTERNATIVES: dict[
         ALL_LAYERS,
         counts_of_tokens(parenthesised_text_removed),
     ),
+    # only the text before its first line break scored, on one side or both: a text read as one line, or split at its
+    # breaks and zipped with the other side's pieces; gated by a token holding "\n"
+    **{
+        f"{side}-cut-at-first-line-break": (
+            f"{where} cut at its first line break before counting: the token holding the first '\\n' keeps what "
+            f"stands before it (and goes where nothing does), every later token is lost{kept}",
+            ALL_LAYERS,
+            counts_of_tokens(cut_at_first_line_break, references_only=side == "references",
+                             hypotheses_only=side == "hypotheses"),
+        )
+        for side, where, kept in (
+            ("references", "each reference", "; the hypotheses are kept whole"),
+            ("hypotheses", "each hypothesis", "; the references are kept whole"),
+            ("text", "each hypothesis and each reference", ""),
+        )
+    },
     "trailing-nuls-dropped": (
         "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
         "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
