@@ -316,7 +316,7 @@ _PARENTHESISED = re.compile(r"\([^)]+\)")
 
 
 def parenthesised_text_removed(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """The tokens of the line `" ".join(tokens)` with every span from "(" to the next ")" deleted (at least one
+    r"""The tokens of the line `" ".join(tokens)` with every span from "(" to the next ")" deleted (at least one
     character between: "()" is kept) and the line split on whitespace again, as a transcript normaliser does to
     both sides before scoring (openai/whisper whisper/normalizers/basic.py, `BasicTextNormalizer`: "remove words
     between parenthesis", `re.sub(r"\(([^)]+?)\)", "", s)` then `re.sub(r"\s+", " ", s)`). A span may cross
@@ -328,7 +328,7 @@ def parenthesised_text_removed(tokens: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def cut_at_first_line_break(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """The tokens of a text kept only up to its first line break: the token holding the first "\n" keeps what stands
+    """The tokens of a text kept only up to its first line break: the token holding the first "\\n" keeps what stands
     before it (and goes where nothing does), every later token is lost. Only the text before the first break is
     scored where a text is read as one line of a line-oriented file, or split at its breaks and zipped with the
     other side's pieces, which keeps the first piece of each (vibrantlabsai/ragas#2888: texts split into sentences
@@ -733,7 +733,7 @@ def matching_alternatives(
     differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}
     if not differing:
         return []
-    found = []
+    found: list[str] = []
     shared = _SHARED_COUNTS.set({})
     try:
         for name, layers, count in alternatives:

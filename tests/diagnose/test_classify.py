@@ -1383,7 +1383,8 @@ def test_each_reference_scored_alone_and_the_best_kept_is_named_from_the_score()
     Every reference as long as its hypothesis: BP 1. The best single-reference scores' mean is (1/2 + 2/3) / 2 = 7/12;
     the formulas give 4/5, the mean of the segments' own scores (1 + 2/3) / 2 = 5/6, the first reference only 3/5,
     the last only 2/5."""
-    req = _tokens_request([(("a", "b"), [("a", "x"), ("y", "b")]), (("c", "d", "e"), [("c", "d", "q"), ("c", "r", "s")])])
+    req = _tokens_request([(("a", "b"), [("a", "x"), ("y", "b")]),
+                           (("c", "d", "e"), [("c", "d", "q"), ("c", "r", "s")])])
     statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4], "totals": [5], "bp": 1.0}
     assert classify(req, ScoreAnswer(7 / 12), "papineni").name == "max-over-single-reference-scores"
     assert classify(req, ScoreAnswer(7 / 12, statistics), "papineni").name == "max-over-single-reference-scores"
@@ -1395,8 +1396,8 @@ def test_a_sentence_scored_against_each_reference_alone_keeps_the_best():
     Alone: against the first, p1 = 4/4 and p2 = 0/3 (no bigram in common): 0; against the second, p1 = 3/4, p2 = 2/3
     ("a b", "b c"): sqrt(1/2); against the third, 0. The best: sqrt(1/2). The formulas clip against all three: p1 =
     4/4, p2 = 2/3, sqrt(2/3); the first or the last reference alone gives 0."""
+    references = (("d", "c", "b", "a"), ("a", "b", "c", "x"), ("x", "y", "z", "w"))
     req = ScoreRequest(seq=0, level="sentence", weights=(0.5, 0.5), smoothing={"method": "none"},
-                       segments=(Segment(hypothesis=("a", "b", "c", "d"),
-                                         references=(("d", "c", "b", "a"), ("a", "b", "c", "x"), ("x", "y", "z", "w"))),))
+                       segments=(Segment(hypothesis=("a", "b", "c", "d"), references=references),))
     assert classify(req, ScoreAnswer(math.sqrt(1 / 2)), "papineni").name == "max-over-single-reference-scores"
     assert classify(req, ScoreAnswer(math.sqrt(2 / 3)), "papineni").name == AGREES
