@@ -917,9 +917,16 @@ def _from_returned_counts(search, conventions):
     if not within_contract(search.actual, value):
         return []
     strong = [c for c in conventions if not _weak(c)]  # a documented convention first, then a counting mechanism
-    found = (_by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(search, value)
-             + _by_departure(search) + _by_state(search) + _by_structure(search)
-             or _counting_under_conventions(search, strong, value))
+    found: list = []
+    try:  # the budget spent after an exact fit: what was found stands (the returned integers, equal as integers)
+        for step in (lambda: _by_convention(search, strong, within_contract, (), stats=True),
+                     lambda: _counting_alternatives(search, value), lambda: _by_departure(search),
+                     lambda: _by_state(search), lambda: _by_structure(search)):
+            found += step()
+        found = found or _counting_under_conventions(search, strong, value)
+    except _BudgetSpent:
+        if not found:
+            raise
     layer = _statistics_differ(statistics, base, n)
     return _with_what_is_known(search, found, Explanation(
         (f"{OTHER_COUNTING}{layer}",), other_counting_words(layer), (("computation", f"{OTHER_COUNTING}{layer}"),),
@@ -954,6 +961,7 @@ def _counting_alternatives(search, value):
         permitted=_counted_on(ctx, search.permitted),
         charge=search.charge,
         family_permitted=lambda stem: search.allowed is None or any(name.startswith(stem) for name in search.allowed),
+        spent=(_BudgetSpent,),
     )
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
 

@@ -236,6 +236,30 @@ def mean_of_sentence_bleu(ctx, result):
     return _mean_of_segments(ctx, "sentence")
 
 
+def max_over_single_reference_scores(ctx, result):
+    """Each hypothesis scored against each of its references alone (a one-reference score of its segment), the
+    highest of those its score, and the corpus score the mean of the segments' scores: multi-reference evaluation
+    done one reference at a time and the best kept ("on a sentence-by-sentence basis, take the highest-scoring
+    reference", neulab/xnmt#377; `max(sentence_bleu((ref,), candidate) for ref in references)`,
+    Websail-NU/seqmodel's max_sentence_bleu). Each one-reference score is at the request's level (a corpus request's
+    segment scored as a corpus of one). The statistics are not what it changes: only the score. None where no
+    segment has two references or more (then it is `mean-of-sentence-scores`, or the formulas)."""
+    request = ctx.request
+    if all(len(s.references) < 2 for s in request.segments):
+        return None
+    scores = []
+    for segment in request.segments:
+        best = None
+        for reference in segment.references:
+            alone = segment.model_copy(update={"references": (reference,)})
+            one = result_under(ctx, request=request.model_copy(update={"segments": (alone,)}))
+            if one is None:
+                return None
+            best = float(one.score) if best is None else max(best, float(one.score))
+        scores.append(best)
+    return math.fsum(scores) / len(scores)
+
+
 def coco_epsilon(ctx, result):
     """pycocoevalcap's BleuScorer: p_n = (m_n + 1e-15) / (l_n + 1e-9) and ratio = (c + 1e-15) / (r + 1e-9),
     so a zero precision is about 1e-15 / l_n instead of 0, and BP = exp(1 - 1/ratio) when ratio < 1."""

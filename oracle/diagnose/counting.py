@@ -23,6 +23,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
@@ -286,17 +287,19 @@ def counts_of_segments(choose: Callable[[Sequence[Any]], Sequence[Any] | None]):
 
 
 def counts_of_tokens(
-    transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False
+    transform: Callable[[tuple[str, ...]], tuple[str, ...]], *, references_only: bool = False,
+    hypotheses_only: bool = False,
 ) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
-    """Every count, with each hypothesis and reference (each reference only, `references_only`) changed by
-    `transform` before counting (None where it changes no token sequence: nothing to tell apart)."""
+    """Every count, with each hypothesis and reference (each reference only, `references_only`; each hypothesis
+    only, `hypotheses_only`) changed by `transform` before counting (None where it changes no token sequence:
+    nothing to tell apart)."""
 
     def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
         pairs, changed = [], False
         for segment in segments:
             hypothesis = tuple(segment.hypothesis)
             new_hypothesis = hypothesis if references_only else transform(hypothesis)
-            references = [transform(tuple(r)) for r in segment.references]
+            references = [tuple(r) if hypotheses_only else transform(tuple(r)) for r in segment.references]
             changed = changed or new_hypothesis != hypothesis or any(
                 new != tuple(old) for new, old in zip(references, segment.references, strict=True))
             pairs.append((new_hypothesis, references))
@@ -305,6 +308,37 @@ def counts_of_tokens(
         return _counts_of(bleu.sum_statistics(pairs, max_order=n, options=options), n)
 
     return counted
+
+
+#: A span from "(" to the next ")" with at least one character between (Whisper's BasicTextNormalizer,
+#: `re.sub(r"\(([^)]+?)\)", "", s)`: the non-greedy group cannot pass a ")", so it is this span).
+_PARENTHESISED = re.compile(r"\([^)]+\)")
+
+
+def parenthesised_text_removed(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    r"""The tokens of the line `" ".join(tokens)` with every span from "(" to the next ")" deleted (at least one
+    character between: "()" is kept) and the line split on whitespace again, as a transcript normaliser does to
+    both sides before scoring (openai/whisper whisper/normalizers/basic.py, `BasicTextNormalizer`: "remove words
+    between parenthesis", `re.sub(r"\(([^)]+?)\)", "", s)` then `re.sub(r"\s+", " ", s)`). A span may cross
+    tokens ("(a", "b)" go together) and glue what stands either side of it without a space ("x(a)y" is "xy").
+    Unchanged where the line holds no such span (then nothing is split again)."""
+    line = " ".join(tokens)
+    removed = _PARENTHESISED.sub("", line)
+    return tokens if removed == line else tuple(removed.split())
+
+
+def cut_at_first_line_break(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """The tokens of a text kept only up to its first line break: the token holding the first "\\n" keeps what stands
+    before it (and goes where nothing does), every later token is lost. Only the text before the first break is
+    scored where a text is read as one line of a line-oriented file, or split at its breaks and zipped with the
+    other side's pieces, which keeps the first piece of each (vibrantlabsai/ragas#2888: texts split into sentences
+    and passed as one reference stream per sentence, "only the first sentence is ever evaluated"; its #2809 splits
+    multiline text on its lines). Unchanged where no token holds a line break."""
+    for index, token in enumerate(tokens):
+        if "\n" in token:
+            head = token.split("\n", 1)[0]
+            return (*tokens[:index], head) if head else tuple(tokens[:index])
+    return tokens
 
 
 def pad_and_eos_trimmed(tokens: tuple[str, ...]) -> tuple[str, ...]:
@@ -682,12 +716,15 @@ def matching_alternatives(
     permitted: Callable[[str], bool] = lambda name: True,
     charge: Callable[[], None] = lambda: None,
     family_permitted: Callable[[str], bool] = lambda stem: True,
+    spent: tuple[type[BaseException], ...] = (),
 ) -> list[str]:
     """The counting alternatives whose counts are exactly the reported ones, the counts they do not change being
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics), tried
     in the order of `alternatives` (name, the layers it may change, its counting) and then `capped_sides` (a capped
     family's stem, the side it cuts): the catalogue's (`mechanisms.counting.matching_alternatives`). Each is counted
-    (one pass over every token, `charge`d first) only where `permitted`."""
+    (one pass over every token, `charge`d first) only where `permitted`. Where `charge` raises one of `spent` (the
+    search's budget is spent) after an alternative gave the counts exactly, the search stops there and what was found
+    stands: integers equal as integers are not lost to the alternatives after them."""
     try:
         wanted = _counts_of(reported, n)
     except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
@@ -696,7 +733,7 @@ def matching_alternatives(
     differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}
     if not differing:
         return []
-    found = []
+    found: list[str] = []
     shared = _SHARED_COUNTS.set({})
     try:
         for name, layers, count in alternatives:
@@ -705,7 +742,12 @@ def matching_alternatives(
             possible = getattr(count, "possible", None)
             if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them
                 continue
-            charge()
+            try:
+                charge()
+            except spent:
+                if found:
+                    return found
+                raise
             changed = count(segments, n, options)
             if changed is not None and {**oracle, **changed} == wanted:
                 found.append(name)

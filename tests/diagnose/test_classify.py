@@ -739,6 +739,21 @@ def _tokens_request(pairs, lowercase=False):
     ([((" a", "b c "), [("a", "b c")])], (2, 2, 2, 2), "tokens-stripped"),
     # NFKC: the ligature fi and the superscript two become f i and 2: fix x2 against fix x2, 2 of 2
     ([(("\ufb01x", "x\u00b2"), [("fix", "x2")])], (2, 2, 2, 2), "tokens-nfkc-normalised"),
+    # a transcript normaliser deletes "(...)" spans, then splits on whitespace: "the (laughs) cat" against "the cat
+    # (applause)" is "the cat" against "the cat": 2 of 2, c = r = 2 (the formulas: c = r = 3, 2 of 3)
+    ([(("the", "(laughs)", "cat"), [("the", "cat", "(applause)")])], (2, 2, 2, 2), "text-between-parentheses-removed"),
+    # a span crossing tokens goes whole, and "()" stays (nothing between): "(a", "b)", "()" against "()": 1 of 1
+    ([(("(a", "b)", "()"), [("()",)])], (1, 1, 1, 1), "text-between-parentheses-removed"),
+    # a reference cut at its first line break: "a b\nc d" keeps "a b"; "a", "b\nc", "d" against it is 2 of 3 (a, b),
+    # c = 3, r = 2 (the formulas: r = 3, a and d match)
+    ([(("a", "b", "d"), [("a", "b\nc", "d")])], (3, 2, 2, 3), "references-cut-at-first-line-break"),
+    # the hypothesis cut: "a", "b\nx", "c" keeps a, b: 2 of 2 against a b, c = r = 2 (the formulas: 1 of 3, c = 3)
+    ([(("a", "b\nx", "c"), [("a", "b")])], (2, 2, 2, 2), "hypotheses-cut-at-first-line-break"),
+    # a token with nothing before its break goes, and every token after it: the reference "\nb", "a" keeps nothing;
+    # "a", "b" against it is 0 of 2, c = 2, r = 0 (the formulas: a matches, r = 2)
+    ([(("a", "b"), [("\nb", "a")])], (2, 0, 0, 2), "references-cut-at-first-line-break"),
+    # both cut: "a\n", "b" is "a" on each side: 1 of 1, c = r = 1 (one side cut alone: 1 of 2, or 1 of 1 with r = 2)
+    ([(("a\n", "b"), [("a\n", "c")])], (1, 1, 1, 1), "text-cut-at-first-line-break"),
     # fairseq's Scorer.add masks the reference's <unk>: of a <unk> against a <unk> only a matches, 1 of 2
     ([(("a", "<unk>"), [("a", "<unk>")])], (2, 2, 1, 2), "reference-unk-never-matches"),
     # a JavaScript `{}` of n-gram counts: "constructor" reads the inherited member, 1 of 2
@@ -1336,3 +1351,64 @@ def test_a_corpus_length_taken_from_one_segment_needs_evidence():
     assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
                                                                                   "reference-length")
                for which in ("first", "last"))
+
+
+def test_counts_found_exactly_stand_when_the_budget_runs_out_after_them():
+    """planted:uint16-counts' witness (8,200 "on" against 65,600: the reference's count wraps to 64) was given its
+    counts exactly by `ngram-counts-wrapped-at-16-bits`, then the alternatives after it spent the budget and the fit
+    was lost with them ("what is known ... spent after 51 alternatives"). Here two alternatives, the first giving the
+    returned counts and the second never reached: the charge before it raises. By hand, "a" x 3 against "a" x 3:
+    the formulas count 3 unigram matches; the first alternative says 1, and 1 is what was returned."""
+    from oracle.diagnose.counting import MATCHES, matching_alternatives
+    from oracle.formulas import bleu
+    from oracle.formulas.conventions import Options
+    from oracle.models.protocol import Statistics
+
+    class Spent(Exception):
+        pass
+
+    charged = []
+
+    def charge():
+        charged.append(1)
+        if len(charged) > 1:
+            raise Spent
+
+    segments = [Segment(hypothesis=("a",) * 3, references=(("a",) * 3,))]
+    oracle = bleu.sum_statistics([(s.hypothesis, s.references) for s in segments], max_order=1, options=Options())
+    reported = Statistics(hyp_len=3, ref_len=3, matches=(1,), totals=(3,))
+    alternatives = [("gives-one", MATCHES, lambda segments, n, options: {"matches": (1,)}),
+                    ("never-reached", MATCHES, lambda segments, n, options: {"matches": (2,)})]
+    assert matching_alternatives(segments, 1, Options(), reported, oracle, alternatives, [], charge=charge,
+                                 spent=(Spent,)) == ["gives-one"]
+    charged.clear()
+    with pytest.raises(Spent):  # nothing found before the budget ran out: the search's own exception goes on
+        matching_alternatives(segments, 1, Options(), reported, oracle, alternatives[::-1], [], charge=charge,
+                              spent=(Spent,))
+
+
+def test_each_reference_scored_alone_and_the_best_kept_is_named_from_the_score():
+    """BLEU-1, two segments, the statistics right. By hand:
+    - "a b" against "a x" and "y b": alone, each reference matches one of two tokens (1/2); both together, 2 of 2.
+    - "c d e" against "c d q" and "c r s": alone 2/3 and 1/3, the best 2/3; together 2 of 3.
+    Every reference as long as its hypothesis: BP 1. The best single-reference scores' mean is (1/2 + 2/3) / 2 = 7/12;
+    the formulas give 4/5, the mean of the segments' own scores (1 + 2/3) / 2 = 5/6, the first reference only 3/5,
+    the last only 2/5."""
+    req = _tokens_request([(("a", "b"), [("a", "x"), ("y", "b")]),
+                           (("c", "d", "e"), [("c", "d", "q"), ("c", "r", "s")])])
+    statistics = {"hyp_len": 5, "ref_len": 5, "matches": [4], "totals": [5], "bp": 1.0}
+    assert classify(req, ScoreAnswer(7 / 12), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(7 / 12, statistics), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(4 / 5, statistics), "papineni").name == AGREES
+
+
+def test_a_sentence_scored_against_each_reference_alone_keeps_the_best():
+    """A sentence-level request, BLEU-2: "a b c d" against "d c b a", "a b c x" and "x y z w" (every length 4: BP 1).
+    Alone: against the first, p1 = 4/4 and p2 = 0/3 (no bigram in common): 0; against the second, p1 = 3/4, p2 = 2/3
+    ("a b", "b c"): sqrt(1/2); against the third, 0. The best: sqrt(1/2). The formulas clip against all three: p1 =
+    4/4, p2 = 2/3, sqrt(2/3); the first or the last reference alone gives 0."""
+    references = (("d", "c", "b", "a"), ("a", "b", "c", "x"), ("x", "y", "z", "w"))
+    req = ScoreRequest(seq=0, level="sentence", weights=(0.5, 0.5), smoothing={"method": "none"},
+                       segments=(Segment(hypothesis=("a", "b", "c", "d"), references=references),))
+    assert classify(req, ScoreAnswer(math.sqrt(1 / 2)), "papineni").name == "max-over-single-reference-scores"
+    assert classify(req, ScoreAnswer(math.sqrt(2 / 3)), "papineni").name == AGREES

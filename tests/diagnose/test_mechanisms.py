@@ -232,9 +232,10 @@ def test_the_classifier_tries_every_other_rule_of_each_table():
 
 
 def test_the_catalogue_says_which_computations_are_tried_with_a_convention():
-    # docs/mechanisms.md: the score stage's variants and a request mis-shaped by its caller are tried alone, every
-    # other computation with a convention or two as well; the classifier reads that from the catalogue
-    alone = {name for name, _ in COMBINATION_COMPUTATIONS} | set(STRUCTURES)
+    # docs/mechanisms.md: the score stage's variants and a request mis-shaped by its caller (and references scored one
+    # at a time, the best kept) are tried alone, every other computation with a convention or two as well; the
+    # classifier reads that from the catalogue
+    alone = {name for name, _ in COMBINATION_COMPUTATIONS} | set(STRUCTURES) | {"max-over-single-reference-scores"}
     assert alone and all(not mechanisms.CATALOGUE[name].pairs_with_conventions for name in alone)
     assert {name for name, _ in classify._PAIRED_COMPUTATIONS} == {name for name, _ in COMPUTATIONS} - alone
 

@@ -44,6 +44,7 @@ from oracle.diagnose.computations import (
     hypothesis_folded_before_entities,
     length_departure_computation,
     matches_moved_by_spaces_score,
+    max_over_single_reference_scores,
     mean_of_sentence_bleu,
     mean_of_sentence_scores,
     no_brevity_penalty,
@@ -116,12 +117,17 @@ SPECIFIC_COMPUTATIONS = (
     *((name, length_departure_computation(name, statistics)) for name, statistics in LENGTH_DEPARTURES.items()),
     ("precisions-averaged-by-merge", precisions_averaged_by_merge),
 )
+#: Each reference scored alone and the best kept (`computations.max_over_single_reference_scores`): a way the caller
+#: groups the references, as `structure.STRUCTURES` are, so never paired with a convention (`_ALONE`): it re-runs the
+#: oracle once per reference of every segment.
+MAX_OVER_SINGLE_REFERENCES = "max-over-single-reference-scores"
 #: Computations that apply to many inputs (tried after the single conventions).
 GENERIC_COMPUTATIONS = (
     ("zero-precision-dropped", zero_precision_dropped),
     ("zero-precision-orders-skipped", zero_precision_orders_skipped),
     ("mean-of-sentence-scores", mean_of_sentence_scores),
     ("mean-of-sentence-bleu", mean_of_sentence_bleu),
+    (MAX_OVER_SINGLE_REFERENCES, max_over_single_reference_scores),
     ("percent-scale", percent_scale),
     ("printed-4-decimals", printed_4_decimals),
     ("case-folded-unasked", case_folded_unasked),
@@ -177,6 +183,10 @@ MECHANISMS = [
     # readings of a token the oracle's counting has no model of: a returned statistic is compared on c and r only
     *(Mechanism(name, COMPUTATION, COMPUTATION_DOCS[name], SCORE, RECOMPUTE, counts_modelled=False)
       for name in ("object-prototype-key-nan", "empty-text-one-token")),
+    # never tried with a convention: it re-runs the oracle once per reference of every segment, for every convention
+    # and pair tried, for a combination made outside the library, whatever its conventions
+    Mechanism(MAX_OVER_SINGLE_REFERENCES, COMPUTATION, COMPUTATION_DOCS[MAX_OVER_SINGLE_REFERENCES], SCORE, RECOMPUTE,
+              pairs_with_conventions=False),
 ]
 
 

@@ -23,6 +23,7 @@ from oracle.diagnose.counting import (
     chopped_counts,
     counts_of_segments,
     counts_of_tokens,
+    cut_at_first_line_break,
     distance_reference_lengths,
     empty_reference_totals,
     end_token_counts,
@@ -37,6 +38,7 @@ from oracle.diagnose.counting import (
     one_layer,
     order_read_from_spaces,
     pad_and_eos_trimmed,
+    parenthesised_text_removed,
     reference_recall_counts,
     reference_sum_matches,
     strict_clip_matches,
@@ -209,6 +211,32 @@ COUNTING_ALTERNATIVES: dict[
         ALL_LAYERS,
         counts_of_tokens(lambda tokens: tuple(unicodedata.normalize("NFKC", t) for t in tokens)),
     ),
+    # a normaliser's deletion of bracketed asides (speech events, utterance ids) from both sides before scoring:
+    # gated by a "(...)" span in some line, after the re-split, which it includes where a span is deleted
+    "text-between-parentheses-removed": (
+        "every span from '(' to the next ')' (at least one character between) is deleted from each hypothesis and "
+        "reference line before it is split into words, as a transcript normaliser removes asides such as "
+        "'(applause)' (openai/whisper's BasicTextNormalizer: re.sub(r'\\(([^)]+?)\\)', '', s)): the words inside "
+        "count in no length and no n-gram",
+        ALL_LAYERS,
+        counts_of_tokens(parenthesised_text_removed),
+    ),
+    # only the text before its first line break scored, on one side or both: a text read as one line, or split at its
+    # breaks and zipped with the other side's pieces; gated by a token holding "\n"
+    **{
+        f"{side}-cut-at-first-line-break": (
+            f"{where} cut at its first line break before counting: the token holding the first '\\n' keeps what "
+            f"stands before it (and goes where nothing does), every later token is lost{kept}",
+            ALL_LAYERS,
+            counts_of_tokens(cut_at_first_line_break, references_only=side == "references",
+                             hypotheses_only=side == "hypotheses"),
+        )
+        for side, where, kept in (
+            ("references", "each reference", "; the hypotheses are kept whole"),
+            ("hypotheses", "each hypothesis", "; the references are kept whole"),
+            ("text", "each hypothesis and each reference", ""),
+        )
+    },
     "trailing-nuls-dropped": (
         "each line kept in a fixed-width numpy unicode array loses its trailing U+0000 characters before it is split "
         "into words (numpy pads such strings with NULs and reads trailing ones as padding: np.array(['a a\\x00'])[0] "
