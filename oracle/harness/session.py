@@ -658,12 +658,8 @@ def run_session(
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
-        header = {
-            "suite_version": SUITE_VERSION,
-            "oracle_version": __version__,
-            "settings": recorded,
-            "started": clock.now(),
-        }
+        header = {"suite_version": SUITE_VERSION, "oracle_version": __version__, "settings": recorded,
+                  "started": clock.now()}
         try:
             handshake = process.start()
         except HandshakeError as exc:
