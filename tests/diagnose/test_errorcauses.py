@@ -79,6 +79,16 @@ def log_of_zero(r):
     return False
 
 
+def _named_by_its_neighbours(rule, failing, name):
+    """An implementation that errs exactly where `rule` holds, asked about its failing input `failing`: the error's
+    cause is `name`, found within the probe bound, and `name`'s feature holds on the input as the rule does."""
+    ask = asking(rule)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == name, cause
+    assert 0 < len(ask.asked) <= MAX_PROBES
+    assert holds(name, failing) and rule(failing)
+
+
 @pytest.mark.parametrize(("rule", "failing", "name"), [
     # "a b" against "c" at order 2: no unigram matches (m_1 = 0 of 2). The reference lengthened to "c c" still
     # matches nothing and errs, so its shortness is no part of it; the hypothesis given as a second reference
@@ -125,11 +135,7 @@ def log_of_zero(r):
      "error-when-corpus-empty"),
 ])
 def test_the_cause_is_the_feature_whose_neighbours_are_answered(rule, failing, name):
-    ask = asking(rule)
-    cause = error_cause(failing, ask, methods=METHODS)
-    assert cause is not None and cause.name == name, cause
-    assert 0 < len(ask.asked) <= MAX_PROBES
-    assert holds(name, failing) and rule(failing)
+    _named_by_its_neighbours(rule, failing, name)
 
 
 def test_a_neighbour_answered_for_another_reason_is_told_apart():
@@ -325,11 +331,7 @@ def one_reference(r):
      "error-when-references-one"),
 ])
 def test_every_reference_empty_and_one_reference_are_features(rule, failing, name):
-    ask = asking(rule)
-    cause = error_cause(failing, ask, methods=METHODS)
-    assert cause is not None and cause.name == name, cause
-    assert 0 < len(ask.asked) <= MAX_PROBES
-    assert holds(name, failing) and rule(failing)
+    _named_by_its_neighbours(rule, failing, name)
 
 
 def test_every_reference_empty_and_one_reference_are_held_by_inputs_alike():
@@ -468,11 +470,7 @@ def test_r_zero_is_held_where_the_rule_picks_an_empty_reference_in_every_segment
     (references_all_empty, ONE_EMPTY, "error-when-references-all-empty"),
 ])
 def test_r_zero_is_told_from_a_reference_empty_and_every_reference_empty(rule, failing, name):
-    ask = asking(rule)
-    cause = error_cause(failing, ask, methods=METHODS)
-    assert cause is not None and cause.name == name, cause
-    assert 0 < len(ask.asked) <= MAX_PROBES
-    assert holds(name, failing) and rule(failing)
+    _named_by_its_neighbours(rule, failing, name)
 
 
 def test_r_zero_is_not_named_without_a_neighbour_that_separates_it():
@@ -532,12 +530,7 @@ def sentence_counts_differ(r):
                                       {"hypothesis": "Yes! Go", "references": ["Yes go"]}]),
 ])
 def test_sentence_counts_that_differ_between_the_sides_are_a_feature(failing):
-    name = "error-when-sentence-counts-differ"
-    ask = asking(sentence_counts_differ)
-    cause = error_cause(failing, ask, methods=METHODS)
-    assert cause is not None and cause.name == name, cause
-    assert 0 < len(ask.asked) <= MAX_PROBES
-    assert holds(name, failing) and sentence_counts_differ(failing)
+    _named_by_its_neighbours(sentence_counts_differ, failing, "error-when-sentence-counts-differ")
 
 
 def test_sentence_counts_held_only_where_they_differ():
