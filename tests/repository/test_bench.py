@@ -116,3 +116,18 @@ def test_the_startup_table_compares_two_checkouts_command_by_command(tmp_path):
     assert [row.split("`")[1] for row in rows] == ["python -c pass", "score"], done.stdout
     assert "OUTPUT DIFFERS" not in done.stdout
     assert all(float(row.split(" | ")[1].split(" / ")[1]) > 0 for row in rows)  # CPU was measured
+
+
+@pytest.mark.slow
+def test_transport_floor_measures_every_window_and_the_transport():
+    """benchmarks/transport_floor.py (issue 39's decision on requests in flight) runs its four rows on a few
+    requests: three windows of the raw pipe and `ImplementationProcess.request`, each with three positive costs."""
+    done = subprocess.run([sys.executable, "benchmarks/transport_floor.py", "--requests", "50", "--rounds", "1"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line.split("|")[1:-1] for line in done.stdout.splitlines() if line.startswith("| ") and "---" not in line]
+    measured = [row for row in rows if row[0].strip() != "what"]
+    assert [(row[0].strip(), row[1].strip()) for row in measured] == [
+        ("raw pipe (echo)", "1"), ("raw pipe (echo)", "4"), ("raw pipe (echo)", "16"),
+        ("ImplementationProcess.request (fixed reply)", "1")]
+    assert all(float(cell) > 0 for row in measured for cell in row[2:])
