@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 
 if __package__:  # imported as fakes.realbleu_heldout5 (the tests)
     from .realbleu import KINDS, Library, RealBug, Wrapper, answer
