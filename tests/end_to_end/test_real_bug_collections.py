@@ -140,8 +140,9 @@ def test_the_citation_check_finds_a_cited_thread():
     assert not _cites("see my-torchmetrics #1074", "Lightning-AI/torchmetrics", 1074)
     for bug in (*HELDOUT_BUGS.values(), *HELDOUT2_BUGS.values()):
         assert _cites_thread(text, bug.url), bug.url
-    # a fix commit is found by its hash's first 7 characters, in any case, and not inside a longer hex string
-    commit = "https://github.com/mjpost/sacrebleu/commit/e9d1f83c3945fa767b8f480a4d1ec9b6d9775045"
-    assert _cites_thread("sacrebleu's fix E9D1F83 (closest_len)", commit)
-    assert not _cites_thread("sacrebleu's fix e9d1f84", commit)
-    assert not _cites_thread("id 0e9d1f83", commit)
+    # a fix commit (a made-up hash: a held-out set's commits are cited in its own files only) is found by its hash's
+    # first 7 characters, in any case, and not inside a longer hex string
+    commit = "https://github.com/owner/scorer/commit/" + "4b1d5e7" + "0" * 33
+    assert _cites_thread("the scorer's fix 4B1D5E7 (closest_len)", commit)
+    assert not _cites_thread("the scorer's fix 4b1d5e8", commit)
+    assert not _cites_thread("id 04b1d5e7", commit)
