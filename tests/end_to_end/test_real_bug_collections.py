@@ -2,7 +2,8 @@
 
 `benchmarks/attribution.py --real [--collection NAME]` measures which root cause `check` names for each bug; nothing
 here asserts a cause name, since each table's `fits` are the yardstick of that measurement. What is held here, for
-every collection alike: each bug has a thread, a kind, a stage and the names that would fit; no thread is two bugs',
+every collection alike: each bug has a thread (an issue or a pull request, or for a fix pushed without one, the fix
+commit itself), a kind, a stage and the names that would fit; no thread is two bugs',
 within a collection or across them; the held-out sets after the first have at most three controls (bugs whose
 mechanism is planted elsewhere under another citation); and a held-out set's threads are cited nowhere but in its
 own fake and its own test -- nothing a mechanism writer, a benchmark or an earlier collection may have read (what
@@ -22,10 +23,12 @@ from fakes.realbleu_heldout import HELDOUT_BUGS
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS
 from fakes.realbleu_heldout3 import HELDOUT3_BUGS
 from fakes.realbleu_heldout4 import HELDOUT4_BUGS
+from fakes.realbleu_heldout5 import HELDOUT5_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
-THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:issues|pull)/(\d+)")
+#: an issue or pull request (repository, number), or a fix commit pushed without one (repository, full hash)
+THREAD = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+)/(?:(?:issues|pull)/(\d+)|commit/([0-9a-f]{40}))")
 #: collection -> (its table, its fake's file name, its test's file name), in the order they were gathered
 COLLECTIONS = {
     "realbleu": (REAL_BUGS, "realbleu.py", "test_real_bugs.py"),
@@ -33,8 +36,9 @@ COLLECTIONS = {
     "heldout2": (HELDOUT2_BUGS, "realbleu_heldout2.py", "test_real_bugs_heldout2.py"),
     "heldout3": (HELDOUT3_BUGS, "realbleu_heldout3.py", "test_real_bugs_heldout3.py"),
     "heldout4": (HELDOUT4_BUGS, "realbleu_heldout4.py", "test_real_bugs_heldout4.py"),
+    "heldout5": (HELDOUT5_BUGS, "realbleu_heldout5.py", "test_real_bugs_heldout5.py"),
 }
-HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4")
+HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
@@ -60,10 +64,10 @@ def test_the_first_collection_has_thirty_bugs_none_a_planted_fakes_thread():
     assert len(REAL_BUGS) >= 30
     cited = "\n".join(p.read_text(encoding="utf-8") for p in [FAKES / "plantedbleu.py", *FAKES.glob("mutant_*.py")])
     for name, bug in REAL_BUGS.items():
-        assert not _cites(cited, *THREAD.fullmatch(bug.url).groups()), name
+        assert not _cites_thread(cited, bug.url), name
 
 
-@pytest.mark.parametrize("collection", ("heldout2", "heldout3", "heldout4"))  # the first held-out set had no such rule
+@pytest.mark.parametrize("collection", ("heldout2", "heldout3", "heldout4", "heldout5"))  # not the first held-out set
 def test_a_held_out_set_has_at_most_three_controls(collection):
     bugs, _, _ = COLLECTIONS[collection]
     assert sum(bug.planted_twin is not None for bug in bugs.values()) <= 3
@@ -76,6 +80,15 @@ def _cites(text, repo, number):
     where = rf"(?<![\w.-])(?:{re.escape(owner)}/)?{re.escape(name)}"
     pattern = rf"{where}(?:/(?:issues|pull)/| ?#| (?:issue|PR|pull request) #){number}\b"
     return re.search(pattern, text, re.IGNORECASE) is not None
+
+
+def _cites_thread(text, url):
+    """Whether `text` cites the thread `url`: an issue or pull request as `_cites` finds it, a commit by the first 7
+    characters of its hash (the short form `git log --oneline` prints and changelogs quote), wherever they stand."""
+    repo, number, commit = THREAD.fullmatch(url).groups()
+    if commit:
+        return re.search(rf"(?<![0-9a-f]){commit[:7]}", text, re.IGNORECASE) is not None
+    return _cites(text, repo, number)
 
 
 def _cited_text(own: tuple[str, ...]) -> str:
@@ -107,7 +120,7 @@ def test_a_held_out_sets_threads_are_cited_nowhere_else(collection):
     bugs, fake_file, test_file = COLLECTIONS[collection]
     cited = _cited_text((fake_file, test_file, Path(__file__).name))
     for name, bug in bugs.items():
-        found = _cites(cited, *THREAD.fullmatch(bug.url).groups())
+        found = _cites_thread(cited, bug.url)
         if (collection, name) in SEEN_BEFORE_GATHERING:
             assert found, f"{collection} {name} is listed as seen, but its thread is cited nowhere else: unlist it"
         else:
@@ -126,4 +139,10 @@ def test_the_citation_check_finds_a_cited_thread():
     assert _cites("see torchmetrics #1074", "Lightning-AI/torchmetrics", 1074)
     assert not _cites("see my-torchmetrics #1074", "Lightning-AI/torchmetrics", 1074)
     for bug in (*HELDOUT_BUGS.values(), *HELDOUT2_BUGS.values()):
-        assert _cites(text, *THREAD.fullmatch(bug.url).groups()), bug.url
+        assert _cites_thread(text, bug.url), bug.url
+    # a fix commit (a made-up hash: a held-out set's commits are cited in its own files only) is found by its hash's
+    # first 7 characters, in any case, and not inside a longer hex string
+    commit = "https://github.com/owner/scorer/commit/" + "4b1d5e7" + "0" * 33
+    assert _cites_thread("the scorer's fix 4B1D5E7 (closest_len)", commit)
+    assert not _cites_thread("the scorer's fix 4b1d5e8", commit)
+    assert not _cites_thread("id 04b1d5e7", commit)
