@@ -1140,6 +1140,24 @@ def _by_state(search):
     return found
 
 
+def state_answer(request, profile, name, *, overrides=None):
+    """The answer (score and statistics, as a reply carries them) the metric-state mechanism `name`
+    (`STATE_STATISTICS`) predicts for `request`: a probe's prediction (`oracle.harness.separate.state_told_apart`).
+    None where it changes nothing on `request` (its plan does not use the step: the answer would be the oracle's,
+    which is no evidence of a state), or where the oracle rejects the request or the formulas refuse the counts."""
+    search = _search_for(request, 0.0, get_profile(profile), overrides=overrides, among=None,
+                         budget=ATTRIBUTION_BUDGET)
+    if isinstance(search, Explanation) or search.base is None:
+        return None
+    statistics = STATE_STATISTICS[name](search.ctx, search.base)
+    score = score_of_statistics(search.ctx, statistics)
+    if statistics is None or score is None:
+        return None
+    return {"score": score, "statistics": {"hyp_len": statistics.hyp_len, "ref_len": statistics.ref_len,
+                                           "matches": list(statistics.matches[:search.n]),
+                                           "totals": list(statistics.totals[:search.n])}}
+
+
 def _by_departure(search):
     """Every tokenizer departure (`mechanisms.text`) under which the oracle's statistics are the reported ones and
     its score the answer."""
@@ -1364,6 +1382,7 @@ __all__ = [
     "is_partial",
     "known_names",
     "smoothing_from_description",
+    "state_answer",
     "what_is_known",
     "within_contract",
 ]
