@@ -844,7 +844,13 @@ def _what_is_known(search, expected):
     names = [(parts, text) for parts, text in names if search.permitted(*parts)]
     if not names:
         return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected, zeros)
-    (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
+    # a structure read from one record's counts names a run's records only with a pattern across them
+    # (`mechanisms.needs_evidence`): the layer's reading, true of the same numbers, fits each such record as well
+    structured_only = differs is not None and prefix and prefix[0] != f"{OTHER_COUNTING}{differs}"
+    layered = tuple(layer_parts for layer_parts in ((f"{OTHER_COUNTING}{differs}", *parts[len(prefix):])
+                                                    for parts, _ in names) if search.permitted(*layer_parts)) \
+        if structured_only else ()
+    (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *layered, *zeros)))
     return Explanation(parts, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
                        tuple(("computation", part) for part in parts), None, expected, others)
 
