@@ -56,7 +56,8 @@ def plan_cause(session: Any, planned: ScoreRequest, reply: Reply | None, verdict
     return state_told_apart_of(session, (planned, reply, verdict, expected), classification)
 
 
-def state_told_apart_of(session: Any, judged: tuple, classification: Classification) -> Classification:
+def state_told_apart_of(session: Any, judged: tuple[ScoreRequest, Reply, Verdict, Expected],
+                        classification: Classification) -> Classification:
     """`classification` with each metric state among its names kept only where a related input told it from the
     stateless explanations that fit the record as well (`oracle.harness.separate.state_told_apart`: one request
     for each such state, none where no stateless explanation fits beside it): a state is a claim that the
@@ -73,7 +74,9 @@ def state_told_apart_of(session: Any, judged: tuple, classification: Classificat
     if len(kept) == len(names):
         return classification
     if classification.name not in kept:
-        renamed = attribute(*judged, session.profile, entries=session.documented, among=parse_cause(kept[0]))
+        planned, reply, verdict, expected = judged
+        renamed = attribute(planned, reply, verdict, expected, session.profile, entries=session.documented,
+                            among=parse_cause(kept[0]))
         classification = renamed if renamed.name == kept[0] else classification
     return classification.model_copy(update={"fits": tuple(name for name in kept if name != classification.name),
                                              "ruled_out": (*classification.ruled_out, *refuted)})
