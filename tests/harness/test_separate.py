@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 
 from oracle.adapters.base import ScoreAnswer
-from oracle.harness.separate import separating_variant, state_told_apart, state_variants, told_apart, variants
+from oracle.harness.separate import (
+    _separating_state,
+    separating_variant,
+    state_told_apart,
+    state_variants,
+    told_apart,
+    variants,
+)
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 ANY = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=4, smoothing=["none"], statistics=False,
@@ -197,3 +204,12 @@ def test_a_stateless_fake_whose_emptied_records_fit_a_state_is_not_accused_of_on
     named = {part for r in records for name in (r["classification"]["name"], *r["classification"].get("fits", ()))
              for part in name.split(" + ")}
     assert not {name for name in named if (lookup(name) is not None and lookup(name).kind == "state")}
+
+
+def test_no_related_input_is_sent_where_a_fitting_name_predicts_what_the_state_does():
+    """The input sent must be one on which the state's predicted answer is explained by none of the others: a name
+    that predicts the same as the state on every input (here, the state itself standing as the other) is never told
+    apart from it, so no input is chosen; against the dropped segment the first input (segment 1 matched) is."""
+    assert _separating_state(_emptied(), "papineni", UPDATE, (UPDATE,), PLANNED, None) is None
+    first = _separating_state(_emptied(), "papineni", UPDATE, (DROPPED,), PLANNED, None)
+    assert first is not None and first.segments[0].hypothesis == ("zq",)
