@@ -844,7 +844,13 @@ def _what_is_known(search, expected):
     names = [(parts, text) for parts, text in names if search.permitted(*parts)]
     if not names:
         return Explanation((UNEXPLAINED,), _NOTHING_FITS, (), None, expected, zeros)
-    (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *zeros)))
+    # a structure read from one record's counts names a run's records only with a pattern across them
+    # (`mechanisms.needs_evidence`): the layer's reading, true of the same numbers, fits each such record as well
+    structured_only = differs is not None and prefix and prefix[0] != f"{OTHER_COUNTING}{differs}"
+    layered = tuple(layer_parts for layer_parts in ((f"{OTHER_COUNTING}{differs}", *parts[len(prefix):])
+                                                    for parts, _ in names) if search.permitted(*layer_parts)) \
+        if structured_only else ()
+    (parts, text), others = names[0], tuple(dict.fromkeys((*(other for other, _ in names[1:]), *layered, *zeros)))
     return Explanation(parts, f"{_NOTHING_FITS}; what is known: {layer}; {text}",
                        tuple(("computation", part) for part in parts), None, expected, others)
 
@@ -1140,6 +1146,24 @@ def _by_state(search):
     return found
 
 
+def state_answer(request, profile, name, *, overrides=None):
+    """The answer (score and statistics, as a reply carries them) the metric-state mechanism `name`
+    (`STATE_STATISTICS`) predicts for `request`: a probe's prediction (`oracle.harness.separate.state_told_apart`).
+    None where it changes nothing on `request` (its plan does not use the step: the answer would be the oracle's,
+    which is no evidence of a state), or where the oracle rejects the request or the formulas refuse the counts."""
+    search = _search_for(request, 0.0, get_profile(profile), overrides=overrides, among=None,
+                         budget=ATTRIBUTION_BUDGET)
+    if isinstance(search, Explanation) or search.base is None:
+        return None
+    statistics = STATE_STATISTICS[name](search.ctx, search.base)
+    score = score_of_statistics(search.ctx, statistics)
+    if statistics is None or score is None:
+        return None
+    return {"score": score, "statistics": {"hyp_len": statistics.hyp_len, "ref_len": statistics.ref_len,
+                                           "matches": list(statistics.matches[:search.n]),
+                                           "totals": list(statistics.totals[:search.n])}}
+
+
 def _by_departure(search):
     """Every tokenizer departure (`mechanisms.text`) under which the oracle's statistics are the reported ones and
     its score the answer."""
@@ -1364,6 +1388,7 @@ __all__ = [
     "is_partial",
     "known_names",
     "smoothing_from_description",
+    "state_answer",
     "what_is_known",
     "within_contract",
 ]

@@ -10,6 +10,14 @@ changed); the first on which the candidates' values (`oracle.diagnose.classify.e
 beyond the contract is sent, and the candidates that do not explain the answer are ruled out. At most
 `MAX_VARIANTS` variants are tried for each of at most `SEPARATING_REQUESTS` requests: a bounded,
 deterministic cost.
+
+A metric state's name (`STATE_NAMES`: lengths an update, a merge or a reset keeps otherwise) is a claim that the
+implementation carries state from one step of a plan to the next. Where a stateless explanation fits the same
+record's numbers (a shrunk input whose hypotheses are all empty fits "the last segment dropped" and "each update
+assigns its lengths" alike), the record is no evidence of the state: `state_told_apart` sends a related input on
+which the state predicts an answer no fitting stateless explanation gives, and the state stays among the record's
+fits only where the implementation answers as it predicts (issue 36: no state accusation on a stateless
+implementation).
 """
 
 from __future__ import annotations
@@ -17,7 +25,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from oracle.diagnose.classify import classify, explained_value, within_contract
+from oracle.diagnose.classify import classify, explained_value, state_answer, within_contract
+from oracle.diagnose.cover import states_what_is_known
+from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 from oracle.models.results import parse_cause
@@ -138,3 +148,96 @@ def told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[st
         return None
     kept = tuple(name for name in names if name in predictions and within_contract(score, predictions[name]))
     return (kept, variant) if kept else None
+
+
+#: Metric-state mechanisms a record's returned statistics can fit (`classify._by_state`) that claim the
+#: implementation carries state between a plan's steps (`state_told_apart`).
+STATE_NAMES = frozenset(LENGTH_DEPARTURES)
+
+
+def _with_token(tokens: Any) -> Any:
+    """`tokens` with NEW_TOKEN appended (raw text: as a last word)."""
+    if isinstance(tokens, str):
+        return f"{tokens} {NEW_TOKEN}" if tokens else NEW_TOKEN
+    return (*tokens, NEW_TOKEN)
+
+
+def _matched(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """`request` with one segment, each in turn, given a matching token: NEW_TOKEN appended to its hypothesis and
+    to each of its references (a segment emptied by shrinking then counts, in its batch, with a match)."""
+    for index, segment in enumerate(request.segments):
+        yield request.model_copy(update={"segments": _segments(request, index, Segment(
+            hypothesis=_with_token(segment.hypothesis),
+            references=tuple(_with_token(reference) for reference in segment.references)))})
+
+
+def _replanned(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """`request` under other plans of the same shards: every batch one segment, then each shard's batches in the
+    reverse order (a stateless explanation reads the segments alike under any plan; a state does not)."""
+    plan = request.stateful
+    if plan is None:
+        return
+    singles = tuple((1,) * sum(batches) for batches in plan.shards)
+    for shards in dict.fromkeys((singles, tuple(batches[::-1] for batches in plan.shards))):
+        if shards != plan.shards:
+            yield request.model_copy(update={"stateful": plan.model_copy(update={"shards": shards})})
+
+
+def state_variants(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """The related inputs tried to tell a metric state from stateless explanations, in a fixed order: a matching
+    token in each segment under the request's plan, then under each other plan (`_replanned`), then those plans."""
+    plans = [request, *_replanned(request)]
+    for planned in plans:
+        yield from _matched(planned)
+    yield from plans[1:]
+
+
+def _explains(variant: ScoreRequest, answer: Any, profile: str, name: str, overrides: Any) -> bool:
+    """Whether `name` explains `answer` to `variant` (the classifier, among its parts only)."""
+    try:
+        return classify(variant, answer, profile, overrides=overrides, among=parse_cause(name)).name == name
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return False
+
+
+def _separating_state(request: ScoreRequest, profile: str, name: str, others: tuple[str, ...],
+                      capabilities: Capabilities, overrides: Any) -> ScoreRequest | None:
+    """The first of `state_variants` the implementation can be asked on which the state `name` predicts an answer
+    other than the oracle's that none of `others` explains; None within MAX_VARIANTS."""
+    for tried, variant in enumerate(state_variants(request)):
+        if tried >= MAX_VARIANTS:
+            return None
+        if not_applicable_reason(variant, capabilities) is not None:
+            continue
+        try:
+            predicted = state_answer(variant, profile, name, overrides=overrides)
+        except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+            continue
+        if predicted is not None and not any(_explains(variant, predicted, profile, other, overrides)
+                                             for other in others):
+            return variant
+    return None
+
+
+def state_told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+                     capabilities: Capabilities, ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
+                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(kept, refuted) of the explanations `names` fitting `answer` to `request`: each metric state among them
+    (`STATE_NAMES`) that a stateless explanation of the record (one not merely stating what is known) fits as
+    well is kept only where the implementation's answer (`ask(variant)`: its answer, or None) to a related input
+    on which the state alone predicts that answer is that answer. A state the answer contradicts is `refuted`; one
+    no related input tells apart (or whose input was not answered) is left out as well: nothing separates it from
+    the stateless reading. `names` as they are where no state needs telling apart (nothing is sent)."""
+    states = tuple(name for name in names if name in STATE_NAMES)
+    others = tuple(name for name in names if name not in STATE_NAMES and not states_what_is_known(name))
+    if not states or not others:
+        return names, ()
+    left_out, refuted = [], []
+    for name in states:
+        variant = _separating_state(request, profile, name, others, capabilities, overrides)
+        reply = None if variant is None else ask(variant)
+        if variant is None or reply is None:
+            left_out.append(name)
+        elif not _explains(variant, reply, profile, name, overrides):
+            refuted.append(name)
+    return tuple(name for name in names if name not in left_out and name not in refuted), tuple(refuted)

@@ -417,3 +417,27 @@ def test_statistics_a_structure_gives_and_a_score_that_does_not_follow_name_the_
     # as much as any count doubled by another mistake, so no shape is read from it and the layer names it
     doubled = classify(scored, {"score": 0.95, "statistics": {**statistics, "matches": [2]}}, "papineni")
     assert doubled.name == f"other-counting-of-hyp_len + {OTHER_COMBINATION}", (doubled.name, doubled.description)
+
+
+def test_a_structure_read_from_one_records_counts_keeps_the_layers_reading_among_its_fits():
+    # the same record as above: ("ab", "c") against ("ab", "d") read as characters gives c = r = 4, m1 = 3 of 4 as
+    # returned, and no stage gives 0.95 from them. What the counts say without the shape, their first diverging layer
+    # (hyp_len: 4 where the oracle counts 2) with the same stage, is true of these numbers as well, and fits it too
+    scored = request("sentence", [("ab c", ["ab d"])], (1.0,))
+    statistics = {"hyp_len": 4, "ref_len": 4, "matches": [3], "totals": [4]}
+    e = classify(scored, {"score": 0.95, "statistics": statistics}, "papineni")
+    assert e.name == f"text-read-as-characters + {OTHER_COMBINATION}", (e.name, e.description)
+    assert f"other-counting-of-hyp_len + {OTHER_COMBINATION}" in e.fits, e.fits
+
+
+def test_a_structure_read_as_what_is_known_names_a_run_only_where_two_records_fit_it():
+    # one record's counts can equal a shape the search computed by chance (issue 36: never a coincidental fit on one
+    # record): `<structure> + <stage>` needs a pattern across records, as a state or float32 does, and a record it
+    # alone fits is named by its layer's reading, which fits it as well
+    shaped = f"text-read-as-characters + {OTHER_COMBINATION}"
+    layered = f"other-counting-of-hyp_len + {OTHER_COMBINATION}"
+    assert mechanisms.needs_evidence(shaped) and not mechanisms.needs_evidence(layered)
+    assert not mechanisms.needs_evidence("text-read-as-characters")
+    assert [(c.name, c.records) for c in minimal_cover({(shaped, layered): 1, ("strict-clipping",): 3})] == [
+        ("strict-clipping", 3), (layered, 1)]
+    assert [(c.name, c.records) for c in minimal_cover({(shaped, layered): 2})] == [(shaped, 2)]

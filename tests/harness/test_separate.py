@@ -9,7 +9,14 @@ from __future__ import annotations
 import math
 
 from oracle.adapters.base import ScoreAnswer
-from oracle.harness.separate import separating_variant, told_apart, variants
+from oracle.harness.separate import (
+    _separating_state,
+    separating_variant,
+    state_told_apart,
+    state_variants,
+    told_apart,
+    variants,
+)
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 ANY = Capabilities(levels=["corpus", "sentence"], weights="any", max_order=4, smoothing=["none"], statistics=False,
@@ -80,3 +87,129 @@ def test_a_planted_tie_rule_is_told_apart_on_its_shrunk_records(tmp_path):
     assert shrunk
     assert all(c["name"] != LONGER and LONGER not in c.get("fits", ()) for c in shrunk)
     assert any(LONGER in c.get("ruled_out", ()) for c in shrunk)
+
+
+# -- a metric state told apart from the stateless explanations that fit the same record (issue 36) ------------------
+
+UPDATE, DROPPED, EMPTY_DROPPED = "lengths-assigned-by-update", "last-segment-dropped", "empty-hypotheses-dropped"
+PLANNED = ANY.model_copy(update={"statistics": True, "stateful": ["accumulate", "merge", "reset"]})
+
+
+def _emptied():
+    """plantedbleu drop-last-segment's shrunk stateful record (seed 0, random-0-10~stateful): three segments, every
+    hypothesis empty, references [] ["a"] [], one shard updated with batches of 2 then 1."""
+    return ScoreRequest.model_validate({
+        "cmd": "score", "seq": 0, "level": "corpus", "weights": [1.0], "smoothing": {"method": "none"},
+        "lowercase": False, "stateful": {"shards": [[2, 1]]},
+        "segments": [{"hypothesis": [], "references": [[]]}, {"hypothesis": [], "references": [["a"]]},
+                     {"hypothesis": [], "references": [[]]}]})
+
+
+def _batched(request, bug):
+    """A one-shard BLEU-1 state written for this test (one reference per segment, so r is its length): each batch
+    updates it; `drop` leaves out the last segment of a batch of two or more, `assign` sets c and r to the batch's
+    own (n-gram counts added). Score p1 * BP, NaN where c = r = 0 (as plantedbleu answers)."""
+    from collections import Counter
+
+    c = r = m = t = 0
+    at = 0
+    for size in request.stateful.shards[0]:
+        batch = list(request.segments[at:at + size])
+        at += size
+        if bug == "drop" and len(batch) > 1:
+            batch = batch[:-1]
+        lengths = [(len(s.hypothesis), len(s.references[0])) for s in batch]
+        batch_c, batch_r = sum(x for x, _ in lengths), sum(y for _, y in lengths)
+        c, r = (batch_c, batch_r) if bug == "assign" else (c + batch_c, r + batch_r)
+        for s in batch:
+            m += sum((Counter(s.hypothesis) & Counter(s.references[0])).values())
+            t += len(s.hypothesis)
+    if c == 0:
+        score = math.nan if r == 0 else 0.0
+    else:
+        score = (m / t) * (1.0 if c > r else math.exp(1 - r / c))
+    return ScoreAnswer(score, {"hyp_len": c, "ref_len": r, "matches": [m], "totals": [t]})
+
+
+def test_an_emptied_record_fits_the_state_and_the_dropped_segment_alike():
+    """On the shrunk input both bugs give c = r = 0 (dropping segment 2 of batch [1, 2] leaves segments 1 and 3,
+    both empty; assigning keeps batch [3]'s lengths, 0 and 0), where the oracle has r = 1: the record is no evidence
+    of either."""
+    assert _batched(_emptied(), "drop").statistics == _batched(_emptied(), "assign").statistics == {
+        "hyp_len": 0, "ref_len": 0, "matches": [0], "totals": [0]}
+
+
+def test_a_matched_token_in_the_first_segment_tells_the_state_from_the_dropped_segment():
+    """The first related input gives segment 1 a matching token ("zq" against "zq"). Dropping the last segment of
+    each batch keeps segments 1 and 3: c = 1, r = 1, p1 = 1/1, BLEU-1 = 1. Assigning the lengths keeps batch [3]'s,
+    c = r = 0, with the match counted: the state predicts c = 0 with a match, which no stateless reading gives. The
+    drop-last implementation answers c = 1: the state is refuted and leaves the fits; the state's implementation
+    answers as it predicts: kept."""
+    names = (EMPTY_DROPPED, UPDATE, DROPPED)
+    for bug, kept, refuted in (("drop", (EMPTY_DROPPED, DROPPED), (UPDATE,)), ("assign", names, ())):
+        asked = []
+
+        def implementation(variant, bug=bug, asked=asked):
+            asked.append(variant)
+            return _batched(variant, bug)
+
+        found = state_told_apart(_emptied(), _batched(_emptied(), bug), "papineni", names, PLANNED, implementation)
+        assert found == (kept, refuted)
+        assert len(asked) == 1 and asked[0].segments[0].hypothesis == asked[0].segments[0].references[0] == ("zq",)
+        assert asked[0].stateful == _emptied().stateful
+
+
+def test_a_state_no_stateless_explanation_fits_as_well_needs_no_related_input():
+    asked = []
+    assert state_told_apart(_emptied(), _batched(_emptied(), "assign"), "papineni", (UPDATE,), PLANNED,
+                            asked.append) == ((UPDATE,), ())
+    assert asked == []
+
+
+def test_a_state_no_related_input_tells_apart_is_left_out():
+    """An implementation that answers the related input with no score (None) gives the state no evidence: it is
+    left out of the fits, and not called refuted."""
+    found = state_told_apart(_emptied(), _batched(_emptied(), "drop"), "papineni", (EMPTY_DROPPED, UPDATE), PLANNED,
+                             lambda variant: None)
+    assert found == ((EMPTY_DROPPED,), ())
+
+
+def test_the_state_variants_are_a_matched_token_per_segment_then_other_plans():
+    edits = list(state_variants(_emptied()))
+    assert edits == list(state_variants(_emptied()))
+    assert [e.stateful.shards for e in edits] == [((2, 1),)] * 3 + [((1, 1, 1),)] * 3 + [((1, 2),)] * 3 + [
+        ((1, 1, 1),), ((1, 2),)]
+    assert [tuple(len(s.hypothesis) for s in e.segments) for e in edits[:3]] == [(1, 0, 0), (0, 1, 0), (0, 0, 1)]
+
+
+def test_a_stateless_fake_whose_emptied_records_fit_a_state_is_not_accused_of_one(tmp_path):
+    """plantedbleu's drop-last-segment is stateless (it drops the last segment of every corpus it is given, each
+    update's batch included); its shrunk stateful records have every hypothesis empty and fit `lengths-assigned-by-
+    update` as well (benchmarks/README.md, "State and float32 names on stateless float64 fakes"). No record of its
+    run names a state now, as a name or among its fits."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from oracle.diagnose.mechanisms import lookup
+
+    fake = Path(__file__).parents[1] / "fakes" / "plantedbleu.py"
+    subprocess.run([sys.executable, "-m", "oracle", "check", "--command", f"{sys.executable} {fake} drop-last-segment",
+                    "--no-cases", "--examples", "60", "--report", str(tmp_path), "--quiet", "--allow-empty"],
+                   check=False, capture_output=True)
+    records = [r for r in map(json.loads, filter(None, (tmp_path / "results.jsonl").read_text("utf-8").split("\n")))
+               if r.get("type") == "record" and r.get("outcome") == "fail"]
+    assert any(r.get("kind") == "stateful" and r.get("shrunk") for r in records)
+    named = {part for r in records for name in (r["classification"]["name"], *r["classification"].get("fits", ()))
+             for part in name.split(" + ")}
+    assert not {name for name in named if (lookup(name) is not None and lookup(name).kind == "state")}
+
+
+def test_no_related_input_is_sent_where_a_fitting_name_predicts_what_the_state_does():
+    """The input sent must be one on which the state's predicted answer is explained by none of the others: a name
+    that predicts the same as the state on every input (here, the state itself standing as the other) is never told
+    apart from it, so no input is chosen; against the dropped segment the first input (segment 1 matched) is."""
+    assert _separating_state(_emptied(), "papineni", UPDATE, (UPDATE,), PLANNED, None) is None
+    first = _separating_state(_emptied(), "papineni", UPDATE, (DROPPED,), PLANNED, None)
+    assert first is not None and first.segments[0].hypothesis == ("zq",)

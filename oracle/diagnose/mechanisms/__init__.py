@@ -21,7 +21,7 @@ from oracle.models.results import parse_cause
 
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
-from .model import COMPUTATION, KINDS, Mechanism, Route
+from .model import COMPUTATION, KINDS, STRUCTURE, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
 #: that declares it.
@@ -108,8 +108,20 @@ def needs_evidence(name: str) -> bool:
     `oracle.diagnose.cover`): a state carried from an earlier request or float32 precision, which one wrong number can
     fit by chance; a batch mean's size, a cap on one side's lengths, searched for, which one record can fit by the
     choice; one segment's length for the corpus's. A family's member counts only where well formed (a cap is a
-    positive integer: `mechanisms.counting.parse_capped`)."""
-    return any(_needs_evidence(part) for part in parse_cause(name))
+    positive integer: `mechanisms.counting.parse_capped`). And a structure read as what is known
+    (`_structure_as_what_is_known`)."""
+    parts = parse_cause(name)
+    return any(_needs_evidence(part) for part in parts) or _structure_as_what_is_known(parts)
+
+
+def _structure_as_what_is_known(parts: tuple[str, ...]) -> bool:
+    """Whether `parts` are a structural mechanism with a partial stage (`<structure> + <stage>`: a record nothing
+    reproduces whose returned counts are exactly the request as that structure shapes it,
+    `classify._structure_of_returned_counts`). One record's counts can equal any shape the search computed by
+    chance, and the score follows from none: the shape names a run's records only with a pattern across them (issue
+    36: never a coincidental fit on one record); each such record keeps the layer's reading among its fits."""
+    return combination.is_partial(parts) and any(
+        (mechanism := lookup(part)) is not None and mechanism.kind == STRUCTURE for part in parts)
 
 
 def _needs_evidence(part: str) -> bool:
