@@ -20,7 +20,6 @@ from typing import Any
 from oracle.diagnose.classify import classify, explained_value, within_contract
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
-from oracle.models.results import parse_cause
 
 from .requests import not_applicable_reason
 
@@ -76,18 +75,23 @@ def variants(request: ScoreRequest) -> Iterator[ScoreRequest]:
     yield request.model_copy(update={"lowercase": not request.lowercase})
 
 
-def _changes(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
-             overrides: Any) -> dict[str, Any]:
+#: A candidate explanation: its mechanisms (`Classification.parts`, `fit_parts`).
+Candidate = tuple[str, ...]
+
+
+def _changes(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
+             overrides: Any) -> dict[Candidate, Any]:
     """Each candidate's explanation change on the shrunk input (those classify still finds there)."""
     out = {}
-    for name in names:
-        explanation = classify(request, answer, profile, overrides=overrides, among=parse_cause(name))
-        if explanation.name == name:
-            out[name] = explanation.change
+    for parts in candidates:
+        explanation = classify(request, answer, profile, overrides=overrides, among=parts)
+        if explanation.parts == parts:
+            out[parts] = explanation.change
     return out
 
 
-def _predictions(variant: ScoreRequest, profile: str, changes: dict[str, Any], overrides: Any) -> dict[str, float]:
+def _predictions(variant: ScoreRequest, profile: str, changes: dict[Candidate, Any],
+                 overrides: Any) -> dict[Candidate, float]:
     out = {}
     for name, change in changes.items():
         try:
@@ -99,17 +103,17 @@ def _predictions(variant: ScoreRequest, profile: str, changes: dict[str, Any], o
     return out
 
 
-def _splits(predictions: dict[str, float]) -> bool:
+def _splits(predictions: dict[Candidate, float]) -> bool:
     values = list(predictions.values())
     return len(values) > 1 and any(not within_contract(v, values[0]) for v in values[1:])
 
 
-def separating_variant(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+def separating_variant(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
                        capabilities: Capabilities, *, overrides: Any = None
-                       ) -> tuple[ScoreRequest, dict[str, float]] | None:
-    """The first variant of `request` the implementation can be asked (`capabilities`) on which the candidates
-    `names` (each fitting `answer` on `request`) predict different values, with their predictions; None."""
-    changes = _changes(request, answer, profile, names, overrides)
+                       ) -> tuple[ScoreRequest, dict[Candidate, float]] | None:
+    """The first variant of `request` the implementation can be asked (`capabilities`) on which the `candidates`
+    (each fitting `answer` on `request`) predict different values, with their predictions; None."""
+    changes = _changes(request, answer, profile, candidates, overrides)
     if len(changes) < 2:
         return None
     for tried, variant in enumerate(variants(request)):
@@ -123,18 +127,19 @@ def separating_variant(request: ScoreRequest, answer: Any, profile: str, names: 
     return None
 
 
-def told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...], capabilities: Capabilities,
-               ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
-               ) -> tuple[tuple[str, ...], ScoreRequest] | None:
-    """The candidates among `names` that explain the implementation's answer (`ask(variant)`: its score, or None)
+def told_apart(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
+               capabilities: Capabilities, ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
+               ) -> tuple[tuple[Candidate, ...], ScoreRequest] | None:
+    """The `candidates` that explain the implementation's answer (`ask(variant)`: its score, or None)
     to a variant on which they differ, with that variant; None where no variant tells them apart or the
     answer fits none of them (another mechanism then: the candidates stand as they are)."""
-    found = separating_variant(request, answer, profile, names, capabilities, overrides=overrides)
+    found = separating_variant(request, answer, profile, candidates, capabilities, overrides=overrides)
     if found is None:
         return None
     variant, predictions = found
     score = ask(variant)
     if score is None:
         return None
-    kept = tuple(name for name in names if name in predictions and within_contract(score, predictions[name]))
+    kept = tuple(parts for parts in candidates
+                 if parts in predictions and within_contract(score, predictions[parts]))
     return (kept, variant) if kept else None
