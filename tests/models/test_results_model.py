@@ -105,16 +105,16 @@ def test_importing_check_and_serve_builds_no_model_each_is_built_on_first_use():
 
 # -- a root cause's parts: read where a line is read, written joined (issue 36: no parsing of names above the models)
 
-#: A combined name whose parts hold `=` (a convention), `+` inside a part (no " + " around it: not a joiner) and `(`:
+#: A combined name of three mechanisms, two of them with `=` (a convention, a smoothing family's member with its parameter):
 #: written joined by " + " (docs/mechanisms.md), read back into exactly these parts.
-PARTS = ("reference_length=closest-first", "smoothing=add-k(k=1+1)", "float32")
+PARTS = ("reference_length=closest-first", "smoothing=floor(value=1/10)", "float32")
 FIT = ("token_split=ascii", "line_padding=none")
 
 
 def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
     """Built from parts, a classification writes its name and fits joined, never its parts; read back from the
     results.jsonl line (the JSON boundary), it holds the same parts again; the footer's causes likewise."""
-    written_name = "reference_length=closest-first + smoothing=add-k(k=1+1) + float32"  # (joined by hand)
+    written_name = "reference_length=closest-first + smoothing=floor(value=1/10) + float32"  # (joined by hand)
     record = Record(**RECORD, classification=results.Classification(parts=PARTS, fit_parts=(FIT,)))
     assert record.classification.name == written_name
     assert record.classification.fits == ("token_split=ascii + line_padding=none",)
