@@ -360,7 +360,8 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
         if cause is None:
             return classification
         name, description = cause.name, cause.description
-    return classification.model_copy(update={"name": name, "description": f"{description} ({verdict.message})"})
+    # (an error's cause is one mechanism: its parts are its name alone)
+    return classification.model_copy(update={"parts": (name,), "description": f"{description} ({verdict.message})"})
 
 
 def _death_cause(request, verdict, classification, context: DiagnosisContext):
@@ -377,7 +378,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         known = crashcauses.hinted(request, died_after, hints, outcome=outcome)
         if known is None:
             return classification, None
-        return classification.model_copy(update={"name": known.name, "description": (
+        return classification.model_copy(update={"parts": (known.name,), "description": (
             f"{known.description}, as in a probed {outcome} of its kind ({verdict.message})")}), None
     prober = crashcauses.ProcessProber(context.process, context.capabilities,
                                        max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
@@ -397,15 +398,15 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
                                         shrink=shrunk)
     finally:
         prober.close()
-    name = cause.name if cause is not None else classification.name
-    context.budget.classified(((cause.name,) if cause is not None else classification.parts,))
+    parts = (cause.name,) if cause is not None else classification.parts  # (a death's cause is one mechanism)
+    context.budget.classified((parts,))
     if cause is None:
         return classification, None
     result = shrinking[-1] if shrinking else None
     part = Shrunk(request=cause.shrunk or request, steps=result.steps if cause.shrunk and result else 0,
                   queries=result.queries if result else 0, message=verdict.message,
                   note=f"probed in {prober.starts} process(es) of their own")
-    return classification.model_copy(update={"name": name, "description": (
+    return classification.model_copy(update={"parts": parts, "description": (
         f"{cause.description} ({verdict.message})")}), part
 
 

@@ -105,8 +105,8 @@ def test_importing_check_and_serve_builds_no_model_each_is_built_on_first_use():
 
 # -- a root cause's parts: read where a line is read, written joined (issue 36: no parsing of names above the models)
 
-#: A combined name of three mechanisms, two of them with `=` (a convention, a smoothing family's member with its parameter):
-#: written joined by " + " (docs/mechanisms.md), read back into exactly these parts.
+#: A combined name of three mechanisms, two of them with `=` (a convention, a smoothing family's member with its
+#: parameter): written joined by " + " (docs/mechanisms.md), read back into exactly these parts.
 PARTS = ("reference_length=closest-first", "smoothing=floor(value=1/10)", "float32")
 FIT = ("token_split=ascii", "line_padding=none")
 
