@@ -144,9 +144,10 @@ class Explanation:
         return self.parts != (UNEXPLAINED,)
 
     def classification(self, *, documented=(), scope=None):
-        """This explanation as a record's root cause."""
+        """This explanation as a record's root cause: its parts handed on as they are, beside their written forms."""
         return Classification(
             name=self.name,
+            parts=self.parts,
             description=self.description,
             change=tuple((key, _scalar(value)) for key, value in self.change),
             value=self.value,
@@ -154,6 +155,7 @@ class Explanation:
             documented=documented,
             scope=scope,
             fits=self.fits,
+            fit_parts=self.fitting,
         )
 
 
