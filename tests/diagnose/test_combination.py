@@ -142,7 +142,7 @@ def test_the_default_bleu_4_fits_four_weights_sent_under_both_names():
     right = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3, 2, 1], "totals": [5, 4, 3, 2]}
     answer = {"score": BP * (P1 * P2 * P3 * P4) ** 0.25, "statistics": right}
     e = classify(four, answer, "papineni")
-    signature = (e.parts, *e.fit_parts)  # (as the cover takes a record's causes: `Classification.signature_parts`)
+    signature = (e.parts, *e.fitting)  # (as the cover takes a record's causes: `Classification.signature_parts`)
     assert {("weights-not-passed-on",), ("order-fixed-at-4",)} <= set(signature), signature
     signatures = {signature: 3, (("order-fixed-at-4",),): 5}
     assert [(c.name, c.records) for c in minimal_cover(signatures)] == [("order-fixed-at-4", 8)]

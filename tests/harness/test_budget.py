@@ -421,6 +421,7 @@ def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_c
     from types import SimpleNamespace
 
     import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.attribute import SearchClass
     from oracle.diagnose.classify import TokenMeter
 
     meters = []
@@ -433,7 +434,8 @@ def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_c
         return SimpleNamespace(change=True, name="reference_length=shortest + float32")
 
     monkeypatch.setattr(diagnosis, "attribute", attribute)
-    context = SimpleNamespace(documented=({"classify": "reference_length=shortest + float32"},), profile="papineni")
+    curated = SearchClass(("reference_length=shortest", "float32"), id="keras-hub-shortest-float32")
+    context = SimpleNamespace(documented=(curated,), profile="papineni")
     spent = TokenMeter(0)
     named = diagnosis._named_without_full_search((None, None, None, None), None, True, "its budget was spent",
                                                  context, spent)
