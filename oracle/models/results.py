@@ -83,7 +83,7 @@ def _written_and_parts(data: Any, written: str, typed: str, *, many: bool) -> An
     """`data` (a model's input, as its before-validator gets it) with the written name(s) under `written` and their
     parts under `typed` both set: the parts read from the written form (a line read back: parsed once, here), or
     the written form joined from the parts (a model built in the diagnosis: joined once, here)."""
-    if not isinstance(data, dict) or (typed in data and written in data):  # (a copy: `_WithCauseParts.model_copy`)
+    if not isinstance(data, dict) or (typed in data and written in data):  # (both: a copy, or built with both)
         return data
     if typed in data:
         parts = data[typed]
