@@ -10,10 +10,12 @@ timeout, protocol error) are named as such. An error is then named by the input 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from oracle.formulas.errors import BleuOracleError
+from oracle.models.discrepancy import Discrepancy
 from oracle.models.outcomes import (
     DOCUMENT_LAYER,
     METAMORPHIC_LAYER,
@@ -25,17 +27,38 @@ from oracle.models.outcomes import (
     Verdict,
 )
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, parse_cause
+from oracle.models.results import Classification
 
 from .classify import AGREES, UNEXPLAINED, TokenMeter, classify
 from .judge import Answered
 
 
-def curated_refusals(message, entries):
+@dataclass(frozen=True)
+class SearchClass:
+    """An explanation the first, restricted search tries (`search_classes`): a curated discrepancy class of the
+    implementation (`curated`: its id, the mechanisms its `classify` names, the start of its refusal message), or a
+    root cause the run's baseline lists (`hinted_classes`: no id, it documents nothing)."""
+
+    parts: tuple[str, ...] = ()
+    id: str | None = None
+    rejection: str | None = None
+    hinted: bool = False
+
+    @classmethod
+    def curated(cls, discrepancy: Discrepancy) -> SearchClass:
+        return cls(discrepancy.classify_parts, discrepancy.id, discrepancy.rejection)
+
+    def documents(self, parts: Iterable[str]) -> bool:
+        """Whether this curated class documents an explanation of `parts`: the one mechanism it names is one of them
+        (a class that names two, or a hinted cause, documents none)."""
+        return self.id is not None and len(self.parts) == 1 and self.parts[0] in parts
+
+
+def curated_refusals(message, entries: Sequence[SearchClass]):
     """The ids of the curated refusals (`rejection:` entries, the start of the library's error message)
     whose text appears in `message`."""
     message = message or ""
-    return [d["id"] for d in entries if d.get("rejection") and d["rejection"] in message]
+    return [d.id for d in entries if d.rejection and d.rejection in message]
 
 
 #: Pseudo-classes for failures that are not a wrong number: how the answer failed (the verdict's outcome or the layer
@@ -89,23 +112,24 @@ def _not_a_wrong_number(reply, verdict, expected, oracle_json, entries):
     return None
 
 
-def hinted_entries(causes: Sequence[str]) -> list[dict[str, Any]]:
-    """The root causes a run's baseline lists (`cause:<name>` entries), as entries searched with the documented
+def hinted_classes(causes: Iterable[tuple[str, ...]]) -> list[SearchClass]:
+    """The root causes a run's baseline lists (`cause:<name>` entries: `BaselineEntry.cause_parts`), as classes
+    searched with the documented
     classes (`search_classes`), before every explanation: a record that two of them explain together is named by
     them, evidence the baseline's review gave, where the search among every explanation does not pair them (a
     structural mechanism with a tokenizer's departure) or spends its budget first (a long corpus). They carry no
     curated id: a record found by them is documented by no class."""
-    return [{"classify": cause, "hinted": True} for cause in dict.fromkeys(causes)]
+    return [SearchClass(parts, hinted=True) for parts in dict.fromkeys(causes)]
 
 
-def search_classes(entries: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The names the first, restricted search tries (`classify`'s `among`): the parts of every entry's `classify`
-    (a curated class's, or a hinted cause's: `hinted_entries`), sorted."""
-    return sorted({part for entry in entries if entry.get("classify") for part in parse_cause(entry["classify"])})
+def search_classes(entries: Sequence[SearchClass]) -> list[str]:
+    """The names the first, restricted search tries (`classify`'s `among`): the parts of every class (a curated
+    class's `classify`, or a hinted cause: `hinted_classes`), sorted."""
+    return sorted({part for entry in entries for part in entry.parts})
 
 
 def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected: Expected, profile: str, *,
-              overrides: Mapping[str, Any] | None = None, entries: Sequence[Mapping[str, Any]] = (),
+              overrides: Mapping[str, Any] | None = None, entries: Sequence[SearchClass] = (),
               search_all: bool = True, among: Sequence[str] | None = None,
               meter: TokenMeter | None = None) -> Classification:
     """The root cause of one failing record (a Classification): the explanation, the curated discrepancy ids it
@@ -124,8 +148,7 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
                            meter=meter)
         return named if named is not None else not_a_number
     classes = search_classes(entries)
-    curated = {part for d in entries if d.get("classify") and not d.get("hinted")
-               for part in parse_cause(d["classify"])}
+    curated = {part for d in entries if not d.hinted for part in d.parts}
     try:
         explanation, scope = None, "all"
         if among is not None:  # (a hinted search: a curated class it names was found among the curated classes too)
@@ -153,9 +176,8 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
         # the score agrees and classify compares no other layer there (e.g. a wrong bp)
         return _pseudo("statistics-differ", oracle_json, detail=verdict.message)
     parts = set(explanation.parts)
-    return explanation.classification(
-        documented=tuple(d["id"] for d in entries if d.get("id") and d.get("classify") and d["classify"] in parts),
-        scope=scope if explanation.explained else "all")
+    return explanation.classification(documented=tuple(d.id for d in entries if d.documents(parts)),
+                                      scope=scope if explanation.explained else "all")
 
 
 def _explained(request, reply, profile, overrides, entries, *, search_all, among, meter=None):
@@ -170,9 +192,7 @@ def _explained(request, reply, profile, overrides, entries, *, search_all, among
     if not explanation.change:
         return None
     parts = set(explanation.parts)
-    return explanation.classification(
-        documented=tuple(d["id"] for d in entries if d.get("id") and d.get("classify") and d["classify"] in parts),
-        scope="all")
+    return explanation.classification(documented=tuple(d.id for d in entries if d.documents(parts)), scope="all")
 
 
 Judged = tuple[ScoreRequest, Answered, Verdict, Expected]
@@ -187,7 +207,7 @@ def _explains(request, reply, profile, overrides, parts) -> bool:
 
 
 def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, overrides: Mapping[str, Any] | None = None,
-                     entries: Sequence[Mapping[str, Any]] = (), search_all: bool = True) -> Classification:
+                     entries: Sequence[SearchClass] = (), search_all: bool = True) -> Classification:
     """The root cause of a shrunk failure: `shrunk` and `original` are each (request, reply, verdict,
     expected). A small input fits several explanations more often than a large one (an empty segment makes
     a floor and a mean of sentence scores agree), so an explanation of the shrunk input that does not also
@@ -197,20 +217,19 @@ def attribute_shrunk(shrunk: Judged, original: Judged, profile: str, *, override
         return out
     request, reply = original[0], original[1]
     try:
-        confirmed = [(name, parts) for name, parts in zip((out.name, *out.fits), (out.parts, *out.fit_parts),
-                                                          strict=True)
+        confirmed = [parts for parts in (out.parts, *out.fit_parts)
                      if classify(request, reply, profile, overrides=overrides, among=parts).explained]
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return out
-    others = tuple(name for name, _ in confirmed[1:])
-    if confirmed and confirmed[0][0] == out.name:
-        return out.model_copy(update={"fits": others})
+    others = tuple(confirmed[1:])
+    if confirmed and confirmed[0] == out.parts:
+        return out.model_copy(update={"fit_parts": others})
     if confirmed:  # another explanation of the shrunk input is the one that explains the original too
-        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0][1])
+        again = attribute(*shrunk, profile, entries=entries, among=confirmed[0])
         if again.change:  # (with what is known of it, where that explains the original as well: `classify`)
-            known = tuple(name for name, parts in zip(again.fits, again.fit_parts, strict=True)
-                          if name not in others and _explains(request, reply, profile, overrides, parts))
-            return again.model_copy(update={"fits": (*others, *known)})
+            known = tuple(parts for parts in again.fit_parts
+                          if parts not in others and _explains(request, reply, profile, overrides, parts))
+            return again.model_copy(update={"fit_parts": (*others, *known)})
     whole = attribute(*original, profile, overrides=overrides, entries=entries)
     if not whole.change:
         return out

@@ -36,7 +36,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name, parse_cause
+from oracle.models.results import Classification, cause_name
 
 from . import mechanisms
 from .combination import Stage
@@ -144,9 +144,10 @@ class Explanation:
         return self.parts != (UNEXPLAINED,)
 
     def classification(self, *, documented=(), scope=None):
-        """This explanation as a record's root cause."""
+        """This explanation as a record's root cause: its parts handed on as they are, beside their written forms."""
         return Classification(
             name=self.name,
+            parts=self.parts,
             description=self.description,
             change=tuple((key, _scalar(value)) for key, value in self.change),
             value=self.value,
@@ -154,6 +155,7 @@ class Explanation:
             documented=documented,
             scope=scope,
             fits=self.fits,
+            fit_parts=self.fitting,
         )
 
 
@@ -948,7 +950,7 @@ def _with_what_is_known(search, found, known):
     mechanism the search chose."""
     if not found:
         return [known] if search.permitted(*known.parts) else []
-    if all(needs_evidence(e.name) for e in found):
+    if all(needs_evidence(e.parts) for e in found):
         return [*found, known]
     return found
 
@@ -1362,11 +1364,11 @@ def _counted_value(ctx, result, name):
         return None
 
 
-def describe_as(classification, name):
-    """What `name` (a written name: a record's, or one of its fits) means for a record's `classification` (a
-    `models.results.Classification`): its own description when `name` is its own first name, else its parts'
+def describe_as(classification, parts):
+    """What a cause (`parts`: a record's, or one of its fits') means for a record's `classification` (a
+    `models.results.Classification`): its own description when it is its own first cause, else its parts'
     descriptions in the catalogue (`mechanisms.describe_parts`: the run gave it another name that fits)."""
-    return classification.description if name == classification.name else mechanisms.describe_parts(parse_cause(name))
+    return classification.description if parts == classification.parts else mechanisms.describe_parts(parts)
 
 
 def known_names():

@@ -22,17 +22,21 @@ counts, what is known of them (`other-counting-of-<layer>`) stays among its fits
 that a run whose other records it names covers that record by it, the narrower name shown as what the input fits
 as well.
 
-    >>> [(c.name, c.records) for c in minimal_cover({("float32",): 1, ("strict-clipping",): 3})]
+A record's names are its causes' parts (`Classification.parts` and `fit_parts`), as the models read them; a run
+cause's `name` and `alternatives` are their written forms, joined where they are written (and, where two causes
+tie, compared as written: the order the run's names were always given in).
+
+    >>> [(c.name, c.records) for c in minimal_cover({(("float32",),): 1, (("strict-clipping",),): 3})]
     [('strict-clipping', 3), ('unexplained', 1)]
-    >>> [(c.name, c.records) for c in minimal_cover({("float32",): 2})]
+    >>> [(c.name, c.records) for c in minimal_cover({(("float32",),): 2})]
     [('float32', 2)]
 
-    >>> [(c.name, c.records, c.alternatives) for c in minimal_cover({("longest", "closest-longer"): 78,
-    ...                                                             ("closest-longer", "longest"): 20,
-    ...                                                             ("longest",): 6})]
+    >>> [(c.name, c.records, c.alternatives) for c in minimal_cover({(("longest",), ("closest-longer",)): 78,
+    ...                                                             (("closest-longer",), ("longest",)): 20,
+    ...                                                             (("longest",),): 6})]
     [('longest', 104, ())]
-    >>> [(c.name, c.alternatives) for c in minimal_cover({("a", "b"): 3})]
-    [('a', ('b',))]
+    >>> [(c.name, c.alternatives) for c in minimal_cover({(("a", "float32"), ("b",)): 3})]
+    [('a + float32', ('b',))]
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from oracle.models.results import parse_cause
+from oracle.models.results import cause_name
 
 from .mechanisms import needs_evidence
 from .mechanisms.combination import is_partial
@@ -49,87 +53,109 @@ from .mechanisms.counting import OTHER_COUNTING
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).
 UNEXPLAINED = "unexplained"
+#: The cause of such a record, as its parts.
+UNEXPLAINED_CAUSE = (UNEXPLAINED,)
 #: The records an explanation needing evidence must account for in a run without a confirming probe.
 PATTERN_RECORDS = 2
+
+#: A cause: the mechanisms its name joins (`Classification.parts`).
+Cause = tuple[str, ...]
+#: A record's fitting causes, its own first (`Classification.signature_parts`).
+Signature = tuple[Cause, ...]
 
 
 @dataclass(frozen=True)
 class RunCause:
-    """One explanation of a run: the records it accounts for and the signatures (fitting names) they had."""
+    """One explanation of a run: the records it accounts for and the signatures (fitting causes) they had."""
 
-    name: str
+    parts: Cause
     records: int
     #: explanations that fit every record of this group as well (the inputs could not tell them apart)
-    alternatives: tuple[str, ...]
-    #: the signatures (primary name first, then the others that fit) of the records it accounts for
-    signatures: tuple[tuple[str, ...], ...]
+    alternative_parts: tuple[Cause, ...]
+    #: the signatures (primary cause first, then the others that fit) of the records it accounts for
+    signatures: tuple[Signature, ...]
+
+    @property
+    def name(self) -> str:
+        """Its written name (`cause_name`)."""
+        return cause_name(self.parts)
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """Its alternatives' written names."""
+        return tuple(map(cause_name, self.alternative_parts))
 
 
-def unsupported(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[str] = frozenset()) -> set[str]:
-    """The names needing evidence that have none in this run: fewer than PATTERN_RECORDS records fit them, and no
+def _signature_order(signature: Signature) -> tuple[str, ...]:
+    return tuple(map(cause_name, signature))
+
+
+def unsupported(signatures: Mapping[Signature, int], confirmed: frozenset[Cause] = frozenset()) -> set[Cause]:
+    """The causes needing evidence that have none in this run: fewer than PATTERN_RECORDS records fit them, and no
     record's probe confirmed them."""
-    reach: Counter[str] = Counter()
+    reach: Counter[Cause] = Counter()
     for signature, count in signatures.items():
-        for name in set(signature):
-            reach[name] += count
-    return {name for name in reach if needs_evidence(name) and name not in confirmed and reach[name] < PATTERN_RECORDS}
+        for cause in set(signature):
+            reach[cause] += count
+    return {cause for cause in reach
+            if needs_evidence(cause) and cause not in confirmed and reach[cause] < PATTERN_RECORDS}
 
 
-def states_what_is_known(name: str) -> bool:
-    """Whether `name` says only what is known of a difference (every part `other-counting-of-<layer>` or a partial
-    stage): true of every input whose numbers it describes, so no alternative to a mechanism's name ("fits: A or
-    B" asks for an input that tells two mechanisms apart)."""
-    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
+def states_what_is_known(parts: Cause) -> bool:
+    """Whether a cause (its parts) says only what is known of a difference (every part `other-counting-of-<layer>`
+    or a partial stage): true of every input whose numbers it describes, so no alternative to a mechanism's name
+    ("fits: A or B" asks for an input that tells two mechanisms apart)."""
+    return all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
 
 
-def with_evidence(signature: Sequence[str], left_out: set[str]) -> tuple[str, ...]:
-    """`signature` without the names of `left_out` (`unsupported`); (UNEXPLAINED,) where that leaves none."""
-    kept = tuple(name for name in signature if name not in left_out)
-    return kept or ((UNEXPLAINED,) if signature else ())
+def with_evidence(signature: Sequence[Cause], left_out: set[Cause]) -> Signature:
+    """`signature` without the causes of `left_out` (`unsupported`); (UNEXPLAINED_CAUSE,) where that leaves none."""
+    kept = tuple(cause for cause in signature if cause not in left_out)
+    return kept or ((UNEXPLAINED_CAUSE,) if signature else ())
 
 
-def minimal_cover(signatures: Mapping[tuple[str, ...], int], confirmed: frozenset[str] = frozenset()) -> list[RunCause]:
-    """The run's causes: `signatures` maps each record's fitting names (its primary name first) to the number
-    of records with exactly those; the result covers every record, largest group first. A name needing evidence
+def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Cause] = frozenset()) -> list[RunCause]:
+    """The run's causes: `signatures` maps each record's fitting causes (its primary cause first) to the number
+    of records with exactly those; the result covers every record, largest group first. A cause needing evidence
     (`needs_evidence`) that fewer than PATTERN_RECORDS records fit and no probe confirmed (`confirmed`) names no
-    cause: its records are covered by their other names, or by UNEXPLAINED. That evidence is counted among the
-    records no larger cause already accounts for: a name the main cause's records fit as well needs a pattern of its
+    cause: its records are covered by their other causes, or by UNEXPLAINED. That evidence is counted among the
+    records no larger cause already accounts for: a cause the main cause's records fit as well needs a pattern of its
     own to name the others. Each cause's `signatures` are the records' own (as given)."""
     remaining = {signature: count for signature, count in signatures.items() if signature and count > 0}
     everywhere = unsupported(remaining, confirmed)
-    primary: Counter[str] = Counter()
+    primary: Counter[Cause] = Counter()
     for signature, count in remaining.items():
         primary[with_evidence(signature, everywhere)[0]] += count
     causes = []
     while remaining:
         left_out = unsupported(remaining, confirmed)  # the evidence of the records not yet accounted for
         kept = {signature: with_evidence(signature, left_out) for signature in remaining}
-        reach: Counter[str] = Counter()
+        reach: Counter[Cause] = Counter()
         for signature, count in remaining.items():
-            for name in set(kept[signature]):
-                reach[name] += count
-        name = min(reach, key=lambda n: (-reach[n], -primary[n], n))
-        taken = tuple(sorted(s for s in remaining if name in kept[s]))
+            for cause in set(kept[signature]):
+                reach[cause] += count
+        chosen = min(reach, key=lambda c: (-reach[c], -primary[c], cause_name(c)))
+        taken = tuple(sorted((s for s in remaining if chosen in kept[s]), key=_signature_order))
         records = sum(remaining.pop(s) for s in taken)
-        common = set.intersection(*(set(kept[s]) for s in taken)) - {name}
-        if not states_what_is_known(name):
+        common = set.intersection(*(set(kept[s]) for s in taken)) - {chosen}
+        if not states_what_is_known(chosen):
             common = {other for other in common if not states_what_is_known(other)}
-        causes.append(RunCause(name, records, tuple(sorted(common)), taken))
+        causes.append(RunCause(chosen, records, tuple(sorted(common, key=cause_name)), taken))
     causes.sort(key=lambda c: (-c.records, c.name))
     return causes
 
 
-def run_name_of(signature: Sequence[str], run_names: Sequence[str]) -> str:
-    """The run's name for a record whose fitting explanations are `signature` (its own name first, a record's
-    `Classification.signature`): the first of the run's causes among them (one bug, one name), else its own name;
-    UNEXPLAINED where each of its names needs evidence the run did not give it (`minimal_cover` left them out)."""
-    named = next((name for name in run_names if name in signature), None)
+def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Cause:
+    """The run's cause for a record whose fitting causes are `signature` (its own first, a record's
+    `Classification.signature_parts`): the first of the run's causes among them (one bug, one name), else its own;
+    UNEXPLAINED_CAUSE where each of them needs evidence the run did not give it (`minimal_cover` left them out)."""
+    named = next((cause for cause in run_causes if cause in signature), None)
     if named is not None:
         return named
-    if UNEXPLAINED in run_names and signature and all(map(needs_evidence, signature)):
-        return UNEXPLAINED
+    if UNEXPLAINED_CAUSE in run_causes and signature and all(map(needs_evidence, signature)):
+        return UNEXPLAINED_CAUSE
     return signature[0]
 
 
-__all__ = ["PATTERN_RECORDS", "RunCause", "minimal_cover", "needs_evidence", "run_name_of", "states_what_is_known",
-           "unsupported", "with_evidence"]
+__all__ = ["PATTERN_RECORDS", "UNEXPLAINED_CAUSE", "Cause", "RunCause", "Signature", "minimal_cover", "needs_evidence",
+           "run_name_of", "states_what_is_known", "unsupported", "with_evidence"]

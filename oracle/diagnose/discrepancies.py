@@ -60,6 +60,12 @@ def entries_for(*names):
     return [entry for entry in load() if entry.get("implementation") in wanted]
 
 
+def models_for(*names):
+    """The entries filed under any of `names`, as `entries_for` gives them, as their validated models."""
+    wanted = {name for name in names if name}
+    return [model for model in _file_models() if model.implementation in wanted]
+
+
 def classes_for(name):
     """The `oracle.diagnose.classify` names of the classes filed under `name` (as `entries_for`), sorted."""
     return sorted({entry["classify"] for entry in entries_for(name) if entry.get("classify")})

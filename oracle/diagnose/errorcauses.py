@@ -817,10 +817,10 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
                       words=describe(name, features))
 
 
-def hinted(request: ScoreRequest, hints: Iterable[str], features: Features) -> str | None:
-    """The first of `hints` (causes given to shrunk errors of the same kind) that is an error cause `request`
-    holds, or None."""
-    return next((hint for hint in hints if holds(hint, request, features)), None)
+def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]], features: Features) -> str | None:
+    """The first of `hints` (causes given to shrunk errors of the same kind, their parts: an error's cause is one
+    mechanism) that is an error cause `request` holds, or None."""
+    return next((parts[0] for parts in hints if len(parts) == 1 and holds(parts[0], request, features)), None)
 
 
 __all__ = [

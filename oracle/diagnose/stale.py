@@ -510,12 +510,12 @@ def with_stale(classification: Classification, stale: Classification | None, *,
     # (what is known is not a mechanism; and a mechanism of the request alone is refuted where the process answered
     # this very request right before: `answered_right_before`)
     if classification.name == UNEXPLAINED or is_partial(classification.parts) or request_alone_refuted:
-        return stale.model_copy(update={"fits": classification.fits})
+        return stale.model_copy(update={"fit_parts": classification.fit_parts})
     if is_confirmed(stale) and all(part.startswith(OTHER_COUNTING) for part in classification.parts):
-        return stale.model_copy(update={"fits": (classification.name, *classification.fits)})
+        return stale.model_copy(update={"fit_parts": (classification.parts, *classification.fit_parts)})
     if classification.change and stale.name == EARLIER_ANSWER and not is_confirmed(stale):
         return classification
-    return classification.model_copy(update={"fits": (*classification.fits, stale.name)})
+    return classification.model_copy(update={"fit_parts": (*classification.fit_parts, stale.parts)})
 
 
 def is_confirmed(named: Classification) -> bool:

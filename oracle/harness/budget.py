@@ -83,18 +83,25 @@ def shrink_allowed(index: int, kind: tuple, earlier: dict[int, list[tuple]], fir
     return not nondeterministic_before(index, earlier) and len(_same_kind_before(index, kind, earlier)) < first
 
 
+#: A root cause as the budget keeps it: its mechanisms (`Classification.parts`), never its written name.
+Cause = tuple[str, ...]
+#: The hint that an earlier example of the block was answered two ways (`shrink_hints`).
+NONDETERMINISTIC_HINT: Cause = (NONDETERMINISTIC,)
+
+
 def shrink_hints(index: int, kind: tuple, earlier: dict[int, list[tuple]],
-                 causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+                 causes: dict[tuple[int, tuple], tuple[Cause, ...]]) -> tuple[Cause, ...]:
     """The root causes named for the failures of `kind` shrunk before `index` in its block, with every
-    explanation that fitted them as well (`causes`: (index, kind) -> names), in example order, each once: what a
-    failure not shrunk is tested against first. NONDETERMINISTIC first when an earlier example of the block was
-    answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not searched for."""
+    explanation that fitted them as well (`causes`: (index, kind) -> each cause's parts), in example order, each
+    once: what a failure not shrunk is tested against first. NONDETERMINISTIC_HINT first when an earlier example of
+    the block was answered two ways (`nondeterministic_before`): the failure is then classified cheaply, not
+    searched for."""
     names = [name for other in _same_kind_before(index, kind, earlier) for name in causes.get((other, kind), ())]
-    seen = [NONDETERMINISTIC] if nondeterministic_before(index, earlier) else []
+    seen = [NONDETERMINISTIC_HINT] if nondeterministic_before(index, earlier) else []
     return tuple(dict.fromkeys(seen + names))
 
 
-def block_causes(index: int, kind: tuple, causes: dict[tuple[int, tuple], tuple[str, ...]]) -> tuple[str, ...]:
+def block_causes(index: int, kind: tuple, causes: dict[tuple[int, tuple], tuple[Cause, ...]]) -> tuple[Cause, ...]:
     """The root causes named in `index`'s block for failures of kinds other than `kind` in examples before it (a
     shrunk failure's name, or what a search among every explanation named: the first of each entry of `causes`,
     never the others that fitted as well), in example order, each once: what a failure of `kind` whose search was

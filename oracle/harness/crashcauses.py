@@ -247,13 +247,14 @@ class ProcessProber:
         return died
 
 
-def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[str], *, outcome: str = "crash"
-           ) -> DeathCause | None:
+def hinted(request: ScoreRequest, died_after: int | None, hints: Iterable[tuple[str, ...]], *,
+           outcome: str = "crash") -> DeathCause | None:
     """The first probed cause of its kind (`hints`) that a death (`outcome` "crash") or hang ("timeout") not
     probed has, with what it says in words: the features of a `crash-when-...` held by its input, or a
     `crash-after-<n>-requests` where its process had answered n requests (`died_after`) before dying. The hints are
-    names as records carry them (across `check --jobs` workers, as text): read here, where their kind is known."""
-    for hint in hints:
+    causes as the budget keeps them (their parts, `budget.Cause`); a death's cause is one mechanism, read here,
+    where its kind is known."""
+    for hint in (parts[0] for parts in hints if len(parts) == 1):
         if hint.startswith(CRASH_PREFIX) and holds(hint, request):
             return DeathCause(hint, describe(hint))
         after = after_requests(hint)

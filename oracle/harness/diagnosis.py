@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from oracle.diagnose import repeat
-from oracle.diagnose.attribute import Judged, attribute, attribute_shrunk, search_classes
+from oracle.diagnose.attribute import Judged, SearchClass, attribute, attribute_shrunk, search_classes
 from oracle.diagnose.classify import SEARCH_CANDIDATE_FLOOR, UNEXPLAINED, TokenMeter, is_partial, what_is_known
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract
@@ -52,14 +52,16 @@ from oracle.diagnose.stale import (
 )
 from oracle.models.outcomes import Outcome
 from oracle.models.protocol import Capabilities
-from oracle.models.results import Shrunk, parse_cause
+from oracle.models.results import Shrunk, cause_name
 
 from . import crashcauses
 from .budget import (
+    NONDETERMINISTIC_HINT,
     NONDETERMINISTIC_KIND,
     SEARCH_CANDIDATES_PER_FAILURE,
     SEARCH_TOKENS_PER_BLOCK,
     SHRINK_BLOCK,
+    Cause,
     failure_kind,
     search_tokens_earned,
 )
@@ -78,7 +80,8 @@ NOTHING_BEFORE = Before()
 @dataclass(frozen=True)
 class DiagnosisContext:
     """What the diagnosis of a failure reads and whom it asks: the judged `profile`, the implementation's
-    `capabilities`, the numeric `contract`, its `documented` discrepancy entries (`discrepancies.entries_for`), the
+    `capabilities`, the numeric `contract`, its `documented` classes (`attribute.SearchClass`: its curated
+    discrepancies, `discrepancies.models_for`, and its baseline's causes), the
     run's shrink allowance and block of examples (`budget`), the `channel` its probes and the request sent once more
     go on (kept out of the channel's history), how its records are reproduced (`reproduction`), and the shrink
     settings (`--shrink-budget`, the seconds one shrink may take, `--shrink-first`)."""
@@ -86,7 +89,7 @@ class DiagnosisContext:
     profile: str
     capabilities: Capabilities
     contract: Contract
-    documented: list[dict[str, Any]]
+    documented: list[SearchClass]
     budget: RestartBudget
     channel: Channel
     reproduction: Reproduction
@@ -117,7 +120,7 @@ def diagnose(item: Item, judgement: Judgement, context: DiagnosisContext, prepar
     return diagnosis
 
 
-def search_among_all(hints: tuple[str, ...]) -> bool:
+def search_among_all(hints: tuple[Cause, ...]) -> bool:
     """Whether a failure not shrunk is searched among every explanation after its `hints` (the root causes of its
     kind's shrunk failures in its block of examples: `budget.shrink_hints`): not where every one stayed
     unexplained. The bug is then most likely one no explanation names, and the search among every explanation
@@ -131,12 +134,12 @@ def search_among_all(hints: tuple[str, ...]) -> bool:
     return any(names_a_mechanism(hint) for hint in hints)
 
 
-def names_a_mechanism(name: str) -> bool:
-    """Whether a root cause's name names a mechanism: not `unexplained`, and not only what is known of the
-    difference (every part `other-counting-of-...` or a partial explanation)."""
-    if name == UNEXPLAINED:
+def names_a_mechanism(parts: Cause) -> bool:
+    """Whether a root cause (its parts: `Classification.parts`) names a mechanism: not `unexplained`, and not only
+    what is known of the difference (every part `other-counting-of-...` or a partial explanation)."""
+    if parts == (UNEXPLAINED,):
         return False
-    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parse_cause(name))
+    return not all(part.startswith(OTHER_COUNTING) or is_partial((part,)) for part in parts)
 
 
 
@@ -204,11 +207,11 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     search_all = item.attribution == "full"
     reported, judged, shrunk = request, judgement, None
     to_shrink, hints = shrink_decision(kind, verdict, context)
-    if repeat.NONDETERMINISTIC in hints:
+    if NONDETERMINISTIC_HINT in hints:
         return cheaply_classified(item, judgement, context)
     # (a state probes confirmed for its kind in its block is a hint of its own, `_state_confirmed`; the searches
     # among the hints never see it: they test mechanisms of the request alone)
-    confirmed_state, hints = REFERENCES_KEPT in hints, tuple(hint for hint in hints if hint != REFERENCES_KEPT)
+    confirmed_state, hints = (REFERENCES_KEPT,) in hints, tuple(hint for hint in hints if hint != (REFERENCES_KEPT,))
     kept = _kept_as_in_its_block(judgement, before, context) if confirmed_state and item.attribution != "none" \
         else None
     if kept is not None:
@@ -249,7 +252,7 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
         classification, shrunk = _death_cause(request, verdict, classification, context)
         reported = shrunk.request if shrunk is not None else request
     if to_shrink and classification is not None:
-        context.budget.classified((classification.name, *classification.fits))
+        context.budget.classified((classification.parts, *classification.fit_parts))
     if classification is not None and (before.earlier or before.halvings):
         stale = _stale(request, reply, before, expected, classification, context)
         classification = with_stale(classification, stale,
@@ -290,7 +293,7 @@ def _state_confirmed(stale, kind, verdict, context: DiagnosisContext) -> None:
             or context.budget.example < 0:
         return
     context.budget.searched_named(failure_kind(kind, verdict.outcome.value, verdict.layer, verdict.order),
-                                  (REFERENCES_KEPT,))
+                                  ((REFERENCES_KEPT,),))
 
 
 def cheaply_classified(item: Item, judgement: Judgement, context: DiagnosisContext) -> Diagnosis:
@@ -316,13 +319,13 @@ def _told_apart(judged: Judged, classification, overrides, context: DiagnosisCon
     (`oracle.harness.separate`): those the answer rules out leave its fits."""
     if context.process.given_up:
         return classification
-    names = (classification.name, *classification.fits)
+    candidates = (classification.parts, *classification.fit_parts)
 
     def ask(variant):
         _, answer = context.channel.send(variant)
         return answer.score if answer.kind == "score" else None
 
-    kept = names
+    kept = candidates
     for _ in range(SEPARATING_REQUESTS):  # each request may rule out some: the rest are tried again
         found = told_apart(judged[0], judged[1], context.profile, kept, context.capabilities, ask, overrides=overrides)
         if found is None or len(found[0]) == len(kept):
@@ -330,15 +333,15 @@ def _told_apart(judged: Judged, classification, overrides, context: DiagnosisCon
         kept = found[0]
         if len(kept) == 1 or context.process.given_up:
             break
-    if len(kept) == len(names):
+    if len(kept) == len(candidates):
         return classification
-    if classification.name not in kept:
+    if classification.parts not in kept:
         renamed = attribute(*judged, context.profile, entries=context.documented, overrides=overrides,
-                            among=parse_cause(kept[0]))
-        classification = renamed if renamed.name == kept[0] else classification
+                            among=kept[0])
+        classification = renamed if renamed.parts == kept[0] else classification
     return classification.model_copy(update={
-        "fits": tuple(name for name in kept if name != classification.name),
-        "ruled_out": tuple(name for name in names if name not in kept)})
+        "fit_parts": tuple(parts for parts in kept if parts != classification.parts),
+        "ruled_out": tuple(cause_name(parts) for parts in candidates if parts not in kept)})
 
 
 def _error_cause(judged: Judged, original, classification, hints, context: DiagnosisContext):
@@ -357,7 +360,8 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
         if cause is None:
             return classification
         name, description = cause.name, cause.description
-    return classification.model_copy(update={"name": name, "description": f"{description} ({verdict.message})"})
+    # (an error's cause is one mechanism: its parts are its name alone)
+    return classification.model_copy(update={"parts": (name,), "description": f"{description} ({verdict.message})"})
 
 
 def _death_cause(request, verdict, classification, context: DiagnosisContext):
@@ -374,7 +378,7 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
         known = crashcauses.hinted(request, died_after, hints, outcome=outcome)
         if known is None:
             return classification, None
-        return classification.model_copy(update={"name": known.name, "description": (
+        return classification.model_copy(update={"parts": (known.name,), "description": (
             f"{known.description}, as in a probed {outcome} of its kind ({verdict.message})")}), None
     prober = crashcauses.ProcessProber(context.process, context.capabilities,
                                        max_deaths=crashcauses.TIMEOUT_HANGS if outcome == "timeout" else None)
@@ -394,15 +398,15 @@ def _death_cause(request, verdict, classification, context: DiagnosisContext):
                                         shrink=shrunk)
     finally:
         prober.close()
-    name = cause.name if cause is not None else classification.name
-    context.budget.classified((name,))
+    parts = (cause.name,) if cause is not None else classification.parts  # (a death's cause is one mechanism)
+    context.budget.classified((parts,))
     if cause is None:
         return classification, None
     result = shrinking[-1] if shrinking else None
     part = Shrunk(request=cause.shrunk or request, steps=result.steps if cause.shrunk and result else 0,
                   queries=result.queries if result else 0, message=verdict.message,
                   note=f"probed in {prober.starts} process(es) of their own")
-    return classification.model_copy(update={"name": name, "description": (
+    return classification.model_copy(update={"parts": parts, "description": (
         f"{cause.description} ({verdict.message})")}), part
 
 
@@ -520,7 +524,7 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
     a coincidence again, at up to some ten seconds per record. Every search spends at most what is left of
     `meter` (its kind's token computations in the block); one the meter cut, or that the meter leaves nothing for,
     is named by what is known as well, its record saying so."""
-    among = tuple(dict.fromkeys(part for hint in hints for part in parse_cause(hint)))
+    among = tuple(dict.fromkeys(part for hint in hints for part in hint))
     unnamed = functools.partial(_named_without_full_search, kind=kind, tested=among if search_among_all(hints) else ())
     if not search_among_all(hints):
         return unnamed(judged, overrides, search_all, _unexplained_kind(judged[2], context), context, meter)
@@ -538,8 +542,8 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
     if meter.cut:
         why = f"{named.description} ({_tokens_words(context)})"
         return unnamed(judged, overrides, search_all, why, context, meter, ran="was cut")
-    if named.change and names_a_mechanism(named.name):  # its kind's later failures are tested against it too
-        context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.name, *named.fits))))
+    if named.change and names_a_mechanism(named.parts):  # its kind's later failures are tested against it too
+        context.budget.searched_named(kind, tuple(filter(names_a_mechanism, (named.parts, *named.fit_parts))))
     return named
 
 
@@ -586,11 +590,11 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
     on the kind that was searched, where its other records' searches were cut. Never a name that needs evidence
     (`mechanisms.needs_evidence`: state, float32 and batch means, which one number can fit by coincidence): a pattern
     across records is what those are confirmed by, and a cut record named so would make one."""
-    names = [name for name in context.budget.block_causes(kind)
-             if names_a_mechanism(name) and not needs_evidence(name) and name not in tested]
+    # (`tested` holds single mechanisms: a cause of one that its search tried already is not tried again)
+    causes = [parts for parts in context.budget.block_causes(kind) if names_a_mechanism(parts)
+              and not needs_evidence(parts) and not (len(parts) == 1 and parts[0] in tested)]
     floor = SEARCH_CANDIDATE_FLOOR if meter is None else meter.floor
-    for name in names:
-        parts = parse_cause(name)
+    for parts in causes:
         # its parts and their combination, each a candidate on this input (a structural mechanism costs one token
         # more per reference: a candidate's worth of tokens is left for those)
         trial = TokenMeter((2 ** len(parts)) * max(judged[0].token_count, floor),
@@ -599,8 +603,8 @@ def _named_by_block_causes(judged: Judged, overrides, kind: tuple, tested: tuple
                           meter=trial)
         if meter is not None:
             meter.spent += trial.spent
-        if named.change and names_a_mechanism(named.name):
-            evidence = (f"named by {name}, the root cause found for another kind of failure in "
+        if named.change and names_a_mechanism(named.parts):
+            evidence = (f"named by {cause_name(parts)}, the root cause found for another kind of failure in "
                         f"{_block_words(context)} (evidence from other records, not a search of its own)")
             return named.model_copy(update={"description": f"{named.description}; {evidence}"})
     return None

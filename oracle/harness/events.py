@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 from pydantic_core import PydanticSerializationError
 
 from oracle.diagnose import mechanisms
-from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, minimal_cover, needs_evidence
+from oracle.diagnose.cover import PATTERN_RECORDS, UNEXPLAINED, Cause, Signature, minimal_cover, needs_evidence
 from oracle.diagnose.cover import RunCause as CoveredCause
 from oracle.diagnose.stale import CONFIRMED_BY
 from oracle.formulas.errors import FileWriteError, os_reason
@@ -54,7 +54,7 @@ from oracle.models.results import (
     Record,
     ResultsFormatError,
     RunCause,
-    parse_cause,
+    cause_name,
     parse_line,
 )
 from oracle.models.wire import json_value, without_lone_surrogates
@@ -149,6 +149,8 @@ class RootCauseGroup:
     records: list[Record]
     #: explanations that fit every record of the group as well ("fits: A or B")
     alternatives: tuple[str, ...] = ()
+    #: their parts, in the same order
+    alternative_parts: tuple[tuple[str, ...], ...] = ()
 
 
 def input_size(record: Record) -> tuple[int, int, int, int]:
@@ -169,7 +171,7 @@ class FailureCause:
     record: `oracle.diagnose.stale.confirmed`). A session keeps this of a failing record, not the record (its
     memory stays flat in --examples however many fail)."""
 
-    signature: tuple[str, ...]
+    signature: Signature
     documented: tuple[str, ...] = ()
     confirmed: bool = False
 
@@ -179,7 +181,7 @@ class FailureCause:
         classification = record.classification
         if record.good or classification is None or not classification.name:
             return None
-        return cls(classification.signature, tuple(classification.documented),
+        return cls(classification.signature_parts, tuple(classification.documented),
                    any(key == CONFIRMED_BY for key, _ in classification.change))
 
 
@@ -228,11 +230,11 @@ class RootCauseTally:
         entry["documented"].update(cause.documented)
         return entry
 
-    def run_names(self) -> list[str]:
-        """The run's causes by name, largest first: the names records are given run-wide (`run_name_of`)."""
-        return [cause.name for cause in minimal_cover(self._counts(), frozenset(self._confirmed))]
+    def run_names(self) -> list[Cause]:
+        """The run's causes (their parts), largest first: what records are named by run-wide (`run_name_of`)."""
+        return [cause.parts for cause in minimal_cover(self._counts(), frozenset(self._confirmed))]
 
-    def _counts(self) -> dict[tuple[str, ...], int]:
+    def _counts(self) -> dict[Signature, int]:
         return {signature: entry["count"] for signature, entry in self._signatures.items()}
 
     def _covers(self) -> list[tuple[CoveredCause, list[dict], list[str]]]:
@@ -247,20 +249,21 @@ class RootCauseTally:
 
     def run_causes(self) -> list[RunCause]:
         """The run's root causes as its footer names them, largest first (then by name)."""
-        return [RunCause(name=cause.name, records=cause.records, alternatives=cause.alternatives,
-                         documented=tuple(documented)) for cause, _, documented in self._covers()]
+        return [RunCause(name=cause.name, parts=cause.parts, records=cause.records, alternatives=cause.alternatives,
+                         alternative_parts=cause.alternative_parts, documented=tuple(documented))
+                for cause, _, documented in self._covers()]
 
     def groups(self) -> list[RootCauseGroup]:
         """The run's root causes, largest first (then by name), each with its smallest record (of records `add`ed)."""
         out = []
         for cause, entries, documented in self._covers():
             # the smallest record whose own first name is this cause, else the smallest it accounts for
-            named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.name]
+            named = [e["smallest"] for s, e in zip(cause.signatures, entries, strict=False) if s[0] == cause.parts]
             smallest = min(named or [e["smallest"] for e in entries], key=lambda pair: pair[0])[1]
             description = smallest.classification.description if named else _described(cause)
             records = [r for e in entries for r in e["records"]]
             out.append(RootCauseGroup(cause.name, description, documented, cause.records, smallest, records,
-                                      cause.alternatives))
+                                      cause.alternatives, cause.alternative_parts))
         return out
 
 
@@ -268,8 +271,9 @@ def _described(cause):
     """A run cause's description where no record gave it as its first name: its explanation in words, or, for
     records whose every name needed evidence the run did not give (`oracle.diagnose.cover`), what fit them."""
     if cause.name != UNEXPLAINED:
-        return mechanisms.describe_parts(parse_cause(cause.name))
-    fitted = sorted({name for signature in cause.signatures for name in signature if needs_evidence(name)})
+        return mechanisms.describe_parts(cause.parts)
+    fitted = sorted({cause_name(parts) for signature in cause.signatures for parts in signature
+                     if needs_evidence(parts)})
     return (f"no explanation with evidence: {', '.join(fitted)} fit the numbers of fewer than {PATTERN_RECORDS} "
             "records and no probe confirmed it, which a numeric coincidence also gives; the record's layer says "
             "where the answer first differs")

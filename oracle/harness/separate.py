@@ -30,7 +30,6 @@ from oracle.diagnose.cover import states_what_is_known
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
-from oracle.models.results import parse_cause
 
 from .requests import not_applicable_reason
 
@@ -86,18 +85,23 @@ def variants(request: ScoreRequest) -> Iterator[ScoreRequest]:
     yield request.model_copy(update={"lowercase": not request.lowercase})
 
 
-def _changes(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
-             overrides: Any) -> dict[str, Any]:
+#: A candidate explanation: its mechanisms (`Classification.parts`, `fit_parts`).
+Candidate = tuple[str, ...]
+
+
+def _changes(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
+             overrides: Any) -> dict[Candidate, Any]:
     """Each candidate's explanation change on the shrunk input (those classify still finds there)."""
     out = {}
-    for name in names:
-        explanation = classify(request, answer, profile, overrides=overrides, among=parse_cause(name))
-        if explanation.name == name:
-            out[name] = explanation.change
+    for parts in candidates:
+        explanation = classify(request, answer, profile, overrides=overrides, among=parts)
+        if explanation.parts == parts:
+            out[parts] = explanation.change
     return out
 
 
-def _predictions(variant: ScoreRequest, profile: str, changes: dict[str, Any], overrides: Any) -> dict[str, float]:
+def _predictions(variant: ScoreRequest, profile: str, changes: dict[Candidate, Any],
+                 overrides: Any) -> dict[Candidate, float]:
     out = {}
     for name, change in changes.items():
         try:
@@ -109,17 +113,17 @@ def _predictions(variant: ScoreRequest, profile: str, changes: dict[str, Any], o
     return out
 
 
-def _splits(predictions: dict[str, float]) -> bool:
+def _splits(predictions: dict[Candidate, float]) -> bool:
     values = list(predictions.values())
     return len(values) > 1 and any(not within_contract(v, values[0]) for v in values[1:])
 
 
-def separating_variant(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+def separating_variant(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
                        capabilities: Capabilities, *, overrides: Any = None
-                       ) -> tuple[ScoreRequest, dict[str, float]] | None:
-    """The first variant of `request` the implementation can be asked (`capabilities`) on which the candidates
-    `names` (each fitting `answer` on `request`) predict different values, with their predictions; None."""
-    changes = _changes(request, answer, profile, names, overrides)
+                       ) -> tuple[ScoreRequest, dict[Candidate, float]] | None:
+    """The first variant of `request` the implementation can be asked (`capabilities`) on which the `candidates`
+    (each fitting `answer` on `request`) predict different values, with their predictions; None."""
+    changes = _changes(request, answer, profile, candidates, overrides)
     if len(changes) < 2:
         return None
     for tried, variant in enumerate(variants(request)):
@@ -133,26 +137,32 @@ def separating_variant(request: ScoreRequest, answer: Any, profile: str, names: 
     return None
 
 
-def told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...], capabilities: Capabilities,
-               ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
-               ) -> tuple[tuple[str, ...], ScoreRequest] | None:
-    """The candidates among `names` that explain the implementation's answer (`ask(variant)`: its score, or None)
+def told_apart(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
+               capabilities: Capabilities, ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
+               ) -> tuple[tuple[Candidate, ...], ScoreRequest] | None:
+    """The `candidates` that explain the implementation's answer (`ask(variant)`: its score, or None)
     to a variant on which they differ, with that variant; None where no variant tells them apart or the
     answer fits none of them (another mechanism then: the candidates stand as they are)."""
-    found = separating_variant(request, answer, profile, names, capabilities, overrides=overrides)
+    found = separating_variant(request, answer, profile, candidates, capabilities, overrides=overrides)
     if found is None:
         return None
     variant, predictions = found
     score = ask(variant)
     if score is None:
         return None
-    kept = tuple(name for name in names if name in predictions and within_contract(score, predictions[name]))
+    kept = tuple(parts for parts in candidates
+                 if parts in predictions and within_contract(score, predictions[parts]))
     return (kept, variant) if kept else None
 
 
 #: Metric-state mechanisms a record's returned statistics can fit (`classify._by_state`) that claim the
 #: implementation carries state between a plan's steps (`state_told_apart`).
 STATE_NAMES = frozenset(LENGTH_DEPARTURES)
+
+
+def is_state(parts: Candidate) -> bool:
+    """Whether an explanation (its parts) is one metric state alone (`STATE_NAMES`)."""
+    return len(parts) == 1 and parts[0] in STATE_NAMES
 
 
 def _with_token(tokens: Any) -> Any:
@@ -192,17 +202,17 @@ def state_variants(request: ScoreRequest) -> Iterator[ScoreRequest]:
     yield from plans[1:]
 
 
-def _explains(variant: ScoreRequest, answer: Any, profile: str, name: str, overrides: Any) -> bool:
-    """Whether `name` explains `answer` to `variant` (the classifier, among its parts only)."""
+def _explains(variant: ScoreRequest, answer: Any, profile: str, parts: Candidate, overrides: Any) -> bool:
+    """Whether the explanation `parts` explains `answer` to `variant` (the classifier, among its parts only)."""
     try:
-        return classify(variant, answer, profile, overrides=overrides, among=parse_cause(name)).name == name
+        return classify(variant, answer, profile, overrides=overrides, among=parts).parts == parts
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return False
 
 
-def _separating_state(request: ScoreRequest, profile: str, name: str, others: tuple[str, ...],
+def _separating_state(request: ScoreRequest, profile: str, state: Candidate, others: tuple[Candidate, ...],
                       capabilities: Capabilities, overrides: Any) -> ScoreRequest | None:
-    """The first of `state_variants` the implementation can be asked on which the state `name` predicts an answer
+    """The first of `state_variants` the implementation can be asked on which the `state` predicts an answer
     other than the oracle's that none of `others` explains; None within MAX_VARIANTS."""
     for tried, variant in enumerate(state_variants(request)):
         if tried >= MAX_VARIANTS:
@@ -210,7 +220,7 @@ def _separating_state(request: ScoreRequest, profile: str, name: str, others: tu
         if not_applicable_reason(variant, capabilities) is not None:
             continue
         try:
-            predicted = state_answer(variant, profile, name, overrides=overrides)
+            predicted = state_answer(variant, profile, state[0], overrides=overrides)
         except (BleuOracleError, ArithmeticError, TypeError, ValueError):
             continue
         if predicted is not None and not any(_explains(variant, predicted, profile, other, overrides)
@@ -219,25 +229,27 @@ def _separating_state(request: ScoreRequest, profile: str, name: str, others: tu
     return None
 
 
-def state_told_apart(request: ScoreRequest, answer: Any, profile: str, names: tuple[str, ...],
+def state_told_apart(request: ScoreRequest, answer: Any, profile: str, candidates: tuple[Candidate, ...],
                      capabilities: Capabilities, ask: Callable[[ScoreRequest], Any], *, overrides: Any = None
-                     ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(kept, refuted) of the explanations `names` fitting `answer` to `request`: each metric state among them
-    (`STATE_NAMES`) that a stateless explanation of the record (one not merely stating what is known) fits as
-    well is kept only where the implementation's answer (`ask(variant)`: its answer, or None) to a related input
-    on which the state alone predicts that answer is that answer. A state the answer contradicts is `refuted`; one
-    no related input tells apart (or whose input was not answered) is left out as well: nothing separates it from
-    the stateless reading. `names` as they are where no state needs telling apart (nothing is sent)."""
-    states = tuple(name for name in names if name in STATE_NAMES)
-    others = tuple(name for name in names if name not in STATE_NAMES and not states_what_is_known(name))
+                     ) -> tuple[tuple[Candidate, ...], tuple[Candidate, ...]]:
+    """(kept, refuted) of the explanations `candidates` (each its parts) fitting `answer` to `request`: each metric
+    state among them (`STATE_NAMES`, alone) that a stateless explanation of the record (one not merely stating what
+    is known) fits as well is kept only where the implementation's answer (`ask(variant)`: its answer, or None) to a
+    related input on which the state alone predicts that answer is that answer. A state the answer contradicts is
+    `refuted`; one no related input tells apart (or whose input was not answered) is left out as well: nothing
+    separates it from the stateless reading. `candidates` as they are where no state needs telling apart (nothing
+    is sent)."""
+    states = tuple(parts for parts in candidates if is_state(parts))
+    others = tuple(parts for parts in candidates if not is_state(parts) and not states_what_is_known(parts))
     if not states or not others:
-        return names, ()
-    left_out, refuted = [], []
-    for name in states:
-        variant = _separating_state(request, profile, name, others, capabilities, overrides)
+        return candidates, ()
+    left_out: list[Candidate] = []
+    refuted: list[Candidate] = []
+    for state in states:
+        variant = _separating_state(request, profile, state, others, capabilities, overrides)
         reply = None if variant is None else ask(variant)
         if variant is None or reply is None:
-            left_out.append(name)
-        elif not _explains(variant, reply, profile, name, overrides):
-            refuted.append(name)
-    return tuple(name for name in names if name not in left_out and name not in refuted), tuple(refuted)
+            left_out.append(state)
+        elif not _explains(variant, reply, profile, state, overrides):
+            refuted.append(state)
+    return tuple(parts for parts in candidates if parts not in left_out and parts not in refuted), tuple(refuted)

@@ -29,7 +29,7 @@ from pathlib import Path
 from oracle import __version__
 from oracle.adapters import registry
 from oracle.diagnose import discrepancies
-from oracle.diagnose.attribute import hinted_entries
+from oracle.diagnose.attribute import SearchClass, hinted_classes
 from oracle.diagnose.expect import case_expected
 from oracle.diagnose.judge import DEFAULT_ABS, DEFAULT_REL, Contract
 from oracle.escaping import close_name, shown
@@ -295,10 +295,10 @@ class Session:
     @functools.cached_property
     def documented(self):
         """The curated classes filed under the implementation, then the root causes the baseline lists
-        (`hinted_entries`), searched first; built when a failure is first classified, so that a `--jobs` worker that
+        (`hinted_classes`), searched first; built when a failure is first classified, so that a `--jobs` worker that
         classifies none never reads discrepancies.yaml (about 60 ms of its CPU; its parent read it at the start)."""
-        return [*discrepancies.entries_for(*self.documented_as),
-                *hinted_entries(entry.id.removeprefix(CAUSE_PREFIX) for entry in self.tracker.baseline.entries
+        return [*map(SearchClass.curated, discrepancies.models_for(*self.documented_as)),
+                *hinted_classes(entry.cause_parts for entry in self.tracker.baseline.entries
                                 if entry.id.startswith(CAUSE_PREFIX) and entry.outcome == Outcome.FAIL)]
 
     def judged(self):

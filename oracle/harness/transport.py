@@ -58,7 +58,15 @@ from oracle.models.protocol import (
 from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
 from .budget import SHRINK_BLOCK as SHRINK_BLOCK
-from .budget import block_causes, full_search_allowed, resend_waived, search_tokens_left, shrink_allowed, shrink_hints
+from .budget import (
+    Cause,
+    block_causes,
+    full_search_allowed,
+    resend_waived,
+    search_tokens_left,
+    shrink_allowed,
+    shrink_hints,
+)
 from .budget import failure_kind as failure_kind
 from .budget import nondeterministic_before as nondeterministic_before
 from .replies import Reply
@@ -128,8 +136,9 @@ class RestartBudget:
         self.failures: dict[int, list[tuple]] = {}
         #: the kind of the failure last asked about
         self.deciding: tuple = ()
-        #: the root causes named for the shrunk failures (the name, then the others that fit), (index, kind) -> names
-        self.causes: dict[tuple[int, tuple], tuple[str, ...]] = {}
+        #: the root causes named for the shrunk failures (the name, then the others that fit), (index, kind) -> their
+        #: parts (`budget.Cause`)
+        self.causes: dict[tuple[int, tuple], tuple[Cause, ...]] = {}
         #: failures not shrunk that were searched among every explanation, example index -> their kinds
         self.searched: dict[int, list[tuple]] = {}
         #: the token computations the searches for failures not shrunk spent less those they earned, example index
@@ -142,7 +151,7 @@ class RestartBudget:
     def may_restart(self) -> bool:
         return self.deaths <= self.max_restarts
 
-    def may_shrink(self, kind: tuple) -> tuple[bool, tuple[str, ...]]:
+    def may_shrink(self, kind: tuple) -> tuple[bool, tuple[Cause, ...]]:
         """The example being judged failed in `kind`: may it be shrunk (`shrink_allowed`), and if not, which
         root causes of its kind's shrunk examples to test first (`shrink_hints`)?"""
         allowed = shrink_allowed(self.example, kind, self.failures, self.shrink_first)
@@ -159,14 +168,14 @@ class RestartBudget:
             self.searched.setdefault(self.example, []).append(kind)
         return allowed
 
-    def searched_named(self, kind: tuple, names: tuple[str, ...]) -> None:
+    def searched_named(self, kind: tuple, names: tuple[Cause, ...]) -> None:
         """A failure of `kind` of the example being judged, searched among every explanation (`may_search_all`), was
         given these root causes: hints for its kind's later failures in the block, after those already there (a bug
         that takes two names is then searched in full once per block, not once per record)."""
         key = (self.example, kind)
         self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
 
-    def block_causes(self, kind: tuple) -> tuple[str, ...]:
+    def block_causes(self, kind: tuple) -> tuple[Cause, ...]:
         """The root causes named for failures of other kinds than `kind` in the block before the example being
         judged (`block_causes`): what a failure of `kind` whose search was cut or not run is tested against."""
         return block_causes(self.example, kind, self.causes)
@@ -190,7 +199,7 @@ class RestartBudget:
         (`resend_waived`: its kind was answered alike when sent again earlier in the block)?"""
         return resend_waived(self.example, kind, self.failures, self.shrink_first)
 
-    def classified(self, names: tuple[str, ...]) -> None:
+    def classified(self, names: tuple[Cause, ...]) -> None:
         """The failure just shrunk was given these root causes (the name, then every other that fits): hints for
         its kind's later failures."""
         self.causes[(self.example, self.deciding)] = names

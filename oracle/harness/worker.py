@@ -46,6 +46,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,7 @@ from oracle.models.results import Footer, Record, ResultsFormatError, parse_line
 
 from .budget import (
     DEFAULT_SHRINK_FIRST,
+    Cause,
     block_causes,
     failure_kind,
     full_search_allowed,
@@ -168,6 +170,22 @@ class WorkerRun:
 # -- the restart budget, shared ---------------------------------------------------------------------
 
 
+def causes_sent(causes: Iterable[Cause]) -> list[list[str]]:
+    """Root causes (hints, a block's causes, a search's names) as a message on the pipe carries them: each as the
+    list of its mechanisms (`budget.Cause`), never as a written name to be split again."""
+    return [list(parts) for parts in causes]
+
+
+def causes_heard(value: object) -> tuple[Cause, ...]:
+    """Root causes read back from a message on the pipe (`causes_sent`): the pipe's JSON boundary. A cause that is
+    not a list of names is dropped, as any malformed part of a message is."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(tuple(parts) for parts in value
+                 if isinstance(parts, list) and all(isinstance(part, str) for part in parts))
+
+
+
 class SharedBudget(RestartBudget):
     """A worker's side of the run's one restart budget: each death and each finished example is told
     to the parent on `channel`; whether to restart is asked, and the answer read from `answers` (a
@@ -196,8 +214,7 @@ class SharedBudget(RestartBudget):
         answer = self.answers.get()
         if not isinstance(answer, dict):
             return False, ()
-        hints = answer.get("hints") if isinstance(answer.get("hints"), list) else []
-        return bool(answer.get("shrink")), tuple(h for h in hints if isinstance(h, str))
+        return bool(answer.get("shrink")), causes_heard(answer.get("hints"))
 
     def may_search_all(self, kind):
         """Asked of the parent, which charges it (`BudgetKeeper.answer`)."""
@@ -207,7 +224,7 @@ class SharedBudget(RestartBudget):
 
     def searched_named(self, kind, names):
         """Told to the parent, before the example is done (`BudgetKeeper.heard`)."""
-        self._say(named=self.example, kind=list(kind), names=list(names))
+        self._say(named=self.example, kind=list(kind), names=causes_sent(names))
 
     def search_tokens(self, kind):
         """Asked of the parent, which hears what every worker's searches spent (`BudgetKeeper.heard`), less what this
@@ -221,8 +238,7 @@ class SharedBudget(RestartBudget):
         """Asked of the parent, which alone reads every worker's root causes (`BudgetKeeper.answer`)."""
         self._say(others=self.example, kind=list(kind))
         answer = self.answers.get()
-        names = answer.get("others") if isinstance(answer, dict) else None
-        return tuple(name for name in names if isinstance(name, str)) if isinstance(names, list) else ()
+        return causes_heard(answer.get("others")) if isinstance(answer, dict) else ()
 
     def searches_charged(self, kind, net):
         """Kept for this example's later failures, and told to the parent, before the example is done."""
@@ -264,9 +280,9 @@ class BudgetKeeper:
         self.deaths = Counter()
         #: failures, example index -> their kinds, as the workers asked whether to shrink them
         self.failures: dict[int, list[tuple]] = {}
-        #: the root causes of shrunk failures (name, then the others that fit), (index, kind) -> names, from records,
-        #: and of failures searched among every explanation, as the workers tell them
-        self.causes: dict[tuple[int, tuple], tuple] = {}
+        #: the root causes of shrunk failures (name, then the others that fit), (index, kind) -> their parts, from
+        #: records, and of failures searched among every explanation, as the workers tell them
+        self.causes: dict[tuple[int, tuple], tuple[Cause, ...]] = {}
         #: failures not shrunk searched among every explanation, example index -> their kinds, as the workers asked
         self.searched: dict[int, list[tuple]] = {}
         #: what the searches for failures not shrunk spent beyond what they earned, example index -> (kind, net token
@@ -288,7 +304,7 @@ class BudgetKeeper:
         elif isinstance(message.get("named"), int) and isinstance(message.get("kind"), list) \
                 and isinstance(message.get("names"), list):
             key = (message["named"], tuple(message["kind"]))  # (as `RestartBudget.searched_named` keeps them)
-            names = tuple(name for name in message["names"] if isinstance(name, str))
+            names = causes_heard(message["names"])
             self.causes[key] = tuple(dict.fromkeys((*self.causes.get(key, ()), *names)))
         elif isinstance(message.get("spent"), int) and isinstance(message.get("kind"), list) \
                 and isinstance(message.get("net"), int):
@@ -324,9 +340,9 @@ class BudgetKeeper:
         if asked == "spend":
             return {"left": search_tokens_left(example, kind, self.charged)}
         if asked == "others":
-            return {"others": list(block_causes(example, kind, self.causes))}
+            return {"others": causes_sent(block_causes(example, kind, self.causes))}
         allowed = shrink_allowed(example, kind, self.failures, self.shrink_first)
-        hints = [] if allowed else list(shrink_hints(example, kind, self.failures, self.causes))
+        hints = [] if allowed else causes_sent(shrink_hints(example, kind, self.failures, self.causes))
         self.failures.setdefault(example, []).append(kind)
         return {"shrink": allowed, "hints": hints}
 
@@ -334,7 +350,7 @@ class BudgetKeeper:
         """A worker's record, read by the parent before it answers: a shrunk example's root cause."""
         if record.kind in SHRUNK_KINDS and record.shrunk is not None and record.classification is not None:
             kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order)
-            self.causes[(example_index(record), kind)] = (record.classification.name, *record.classification.fits)
+            self.causes[(example_index(record), kind)] = (record.classification.parts, *record.classification.fit_parts)
 
     def cut(self):
         """The first example one process would not attempt at all (the budget was spent before it), or None."""

@@ -30,6 +30,7 @@ from pydantic import (
 from oracle.formulas.bounds import MAX_COUNT, number_problem
 
 from .outcomes import GOOD_OUTCOMES, Outcome
+from .results import CauseParts, parse_cause
 
 CLASS_PREFIX = "random:"
 CAUSE_PREFIX = "cause:"
@@ -74,6 +75,10 @@ class BaselineEntry(BaseModel):
                         "passes is an expected failure passed, one no record has is stale)."
     )
 
+    cause_parts: CauseParts = Field((), exclude=True, repr=False)
+    """A root-cause entry's cause (`cause:<name>`) as its mechanisms: read from its id here, where the baseline is
+    read (never written); () for any other key."""
+
     @field_validator("cases", mode="before")
     @classmethod
     def _no_cases_is_an_empty_list(cls, value):
@@ -100,6 +105,8 @@ class BaselineEntry(BaseModel):
             raise ValueError(f"outcome {self.outcome.value!r} is not a deviation; only deviations belong in a baseline")
         if self.id == CAUSE_PREFIX:
             raise ValueError(f"a root-cause key is cause:<name> (got {self.id!r})")
+        if self.id.startswith(CAUSE_PREFIX):
+            object.__setattr__(self, "cause_parts", parse_cause(self.id.removeprefix(CAUSE_PREFIX)))
         if self.id.startswith(CLASS_PREFIX):
             match = CLASS_KEY.match(self.id)
             if not match:

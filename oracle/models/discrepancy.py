@@ -16,6 +16,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from .results import CauseParts, parse_cause
+
 KINDS = ("score", "rejection", "statistics")
 #: A thread's state as the tracker showed it when it was last checked.
 THREAD_STATES = ("open", "closed", "merged", "closed without merging")
@@ -202,9 +204,12 @@ class Discrepancy(_Frozen):
     observed: str | None = Field(
         None, description="How the behaviour was observed, where the example does not show it."
     )
+    classify_parts: CauseParts = Field((), exclude=True, repr=False)
+    """The mechanisms `classify` joins: read from it here, where the file is read (never written)."""
 
     @model_validator(mode="after")
     def _kind_has_its_fields(self):
+        object.__setattr__(self, "classify_parts", parse_cause(self.classify) if self.classify else ())
         if self.kind == "rejection" and not (self.rejection and self.condition):
             raise ValueError("a rejection entry names its `rejection` message and its `condition`")
         if self.kind == "score" and not self.classify:

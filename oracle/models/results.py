@@ -13,11 +13,22 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictFloat, StrictInt, StrictStr, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    model_validator,
+)
+from pydantic.json_schema import SkipJsonSchema
 
 from oracle.formulas.errors import BleuValueError
 
@@ -57,15 +68,67 @@ def cause_name(parts: Sequence[str]) -> str:
 
 
 def parse_cause(name: str) -> tuple[str, ...]:
-    """The mechanisms' names of a root cause as written (`cause_name`): 'a + b' -> ('a', 'b'); '' -> (). The one
-    place a written name is read back into its parts, for a name that comes as text (a record read back from
-    results.jsonl, a baseline entry, a record's `fits`); an explanation in hand has its `parts`."""
+    """The mechanisms' names of a root cause as written (`cause_name`): 'a + b' -> ('a', 'b'); '' -> (). Called
+    only where a written name is read, by the validators of the models that carry one (`Classification`, `RunCause`,
+    `oracle.models.baseline.BaselineEntry`, `oracle.models.discrepancy.Discrepancy`), which keep the parts beside
+    it: every layer above reads those."""
     return tuple(part.strip() for part in name.split(CAUSE_JOINER) if part.strip())
 
 
+#: A root cause's parts as a model keeps them beside its written name: never written (the name is), nor in a schema.
+CauseParts = SkipJsonSchema[tuple[str, ...]]
 
-class Classification(_Part):
+
+def _written_and_parts(data: Any, written: str, typed: str, *, many: bool) -> Any:
+    """`data` (a model's input, as its before-validator gets it) with the written name(s) under `written` and their
+    parts under `typed` both set: the parts read from the written form (a line read back: parsed once, here), or
+    the written form joined from the parts (a model built in the diagnosis: joined once, here)."""
+    if not isinstance(data, dict) or (typed in data and written in data):  # (both: a copy, or built with both)
+        return data
+    if typed in data:
+        parts = data[typed]
+        return {**data, written: tuple(cause_name(p) for p in parts) if many else cause_name(parts)}
+    names = data.get(written)
+    if many and isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names):
+        return {**data, typed: tuple(parse_cause(name) for name in names)}
+    if not many and isinstance(names, str):
+        return {**data, typed: parse_cause(names)}
+    return data  # (a malformed name: its field's validation says so)
+
+
+class _WithCauseParts(_Part):
+    """A part of a line that carries root causes' written names (`WRITTEN_AND_PARTS`: written field -> the field
+    of their parts, and whether it holds several): its validator keeps both, and a copy whose names change is
+    validated again (pydantic's `model_copy` is not), so that the parts never go stale."""
+
+    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {}
+
+    @model_validator(mode="before")
+    @classmethod
+    def _parts_beside_the_written_names(cls, data: Any) -> Any:
+        for written, (typed, many) in cls.WRITTEN_AND_PARTS.items():
+            data = _written_and_parts(data, written, typed, many=many)
+        return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        names = {name for pair in self.WRITTEN_AND_PARTS.items() for name in (pair[0], pair[1][0])}
+        if not update or names.isdisjoint(update):
+            return super().model_copy(update=update, deep=deep)
+        kept = {**dict(self), **(self.model_extra or {})}
+        for written, (typed, _many) in self.WRITTEN_AND_PARTS.items():
+            if written in update or typed in update:  # the other of the pair follows from the one updated
+                kept.pop(written, None)
+                kept.pop(typed, None)
+        return type(self).model_validate({**kept, **update})
+
+
+
+class Classification(_WithCauseParts):
     """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
+
+    # its `name` and `fits` as written, and their mechanisms (`parts`, `fit_parts`), read from them where a line is
+    # read and never written; built from parts (`Classification(parts=..., fit_parts=...)`), its names are joined
+    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {"name": ("parts", False), "fits": ("fit_parts", True)}
 
     name: str = Field(description="The explanation's name: a convention `field=value`, a computation, both joined "
                                   "by ` + `, or a pseudo-class (crash, statistics-differ, ...); `unexplained`.")
@@ -83,25 +146,24 @@ class Classification(_Part):
                                                   "(the run names the one that fits all its records).")
     ruled_out: tuple[str, ...] = Field((), description="Explanations that fit the shrunk input as well, ruled out by "
                                                        "the answer to a related input sent to tell them apart.")
+    parts: CauseParts = Field((), exclude=True, repr=False)
+    """The mechanisms its name joins, in the order they were applied."""
+    fit_parts: SkipJsonSchema[tuple[tuple[str, ...], ...]] = Field((), exclude=True, repr=False)
+    """The mechanisms each of its `fits` joins, in order."""
 
     @property
     def explained(self) -> bool:
         return self.name not in ("unexplained", "agrees")
 
     @property
-    def parts(self) -> tuple[str, ...]:
-        """The mechanisms its name joins (`parse_cause`)."""
-        return parse_cause(self.name)
-
-    @property
-    def fit_parts(self) -> tuple[tuple[str, ...], ...]:
-        """The mechanisms each of its `fits` joins, in order."""
-        return tuple(parse_cause(name) for name in self.fits)
-
-    @property
     def signature(self) -> tuple[str, ...]:
         """Every explanation that fits the record, its own name first."""
         return (self.name, *(f for f in self.fits if f != self.name))
+
+    @property
+    def signature_parts(self) -> tuple[tuple[str, ...], ...]:
+        """Every explanation that fits the record, as its parts, its own first (`signature`'s)."""
+        return (self.parts, *(f for f in self.fit_parts if f != self.parts))
 
 
 class BaselineStatus(_Part):
@@ -332,15 +394,24 @@ class CoverageTable(_Part):
     longest_series: int = Field(0, description="The most requests one series of short requests sent to one process.")
 
 
-class RunCause(_Part):
+class RunCause(_WithCauseParts):
     """One root cause of the run: the fewest explanations that together account for every failing record
     (`oracle.diagnose.cover`)."""
+
+    # the mechanisms of its name and alternatives beside them (`parts`, `alternative_parts`): read where a footer
+    # is read, joined where the tally builds it from parts, never written
+    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {
+        "name": ("parts", False), "alternatives": ("alternative_parts", True)}
 
     name: str = Field(description="The explanation's name.")
     records: int = Field(description="Failing records it accounts for.")
     alternatives: tuple[str, ...] = Field((), description="Explanations that fit every one of those records as well: "
                                                           "the inputs could not tell them apart.")
     documented: tuple[str, ...] = Field((), description="Curated discrepancy ids these records matched.")
+    parts: CauseParts = Field((), exclude=True, repr=False)
+    """The mechanisms its name joins."""
+    alternative_parts: SkipJsonSchema[tuple[tuple[str, ...], ...]] = Field((), exclude=True, repr=False)
+    """The mechanisms each of its `alternatives` joins, in order."""
 
 
 class Footer(_Line):

@@ -22,7 +22,7 @@ from oracle.escaping import json_shown, shown
 from oracle.exitcodes import EXIT_DEVIATIONS, EXIT_OK
 from oracle.harness.events import RESULTS_FILE, RootCauseGroup
 from oracle.models.protocol import encode
-from oracle.models.results import GateSummary, Record
+from oracle.models.results import GateSummary, Record, cause_name
 
 from .summaries import DerivedReports, DeviationGroup, divergence_said
 
@@ -119,16 +119,17 @@ def print_check(out: IO[str], derived: DerivedReports, *, report_dir: Path, juni
     out.write(shown(f"reports: {report_dir / RESULTS_FILE}, {report_dir / 'summary.md'}, {junit}") + "\n")
 
 
-def _root_cause(record: Record, run_name: str | None) -> str:
-    """One line naming a failing record's root cause: the run's name for it (`run_name`, one of the
+def _root_cause(record: Record, run_cause: tuple[str, ...] | None) -> str:
+    """One line naming a failing record's root cause: the run's cause for it (`run_cause`, one of the
     explanations that fit it), else its classification's own; its own first name, where the run names it by
     another, as what its input fits as well (as summary.md and junit.xml say it), never as a cause."""
     classification = record.classification
     if classification is None or not classification.name:
         return ""
-    name = run_name or classification.name
-    description = describe_as(classification, name)
-    fits = f" (this input fits {classification.name} as well)" if name != classification.name else ""
+    parts = run_cause or classification.parts
+    description = describe_as(classification, parts)
+    name = cause_name(parts)
+    fits = f" (this input fits {classification.name} as well)" if parts != classification.parts else ""
     known = f" [documented: {', '.join(classification.documented)}]" if classification.documented else ""
     return f"root cause: {name}{fits}{known}: {description}"
 
@@ -144,7 +145,7 @@ def _print_group(out: IO[str], group: DeviationGroup, *, verbose: bool) -> int:
             "changed": f"CHANGED (was {was})"}.get(status, first.outcome.value.upper())
     ids = ", ".join(group.ids) + (f", ... ({group.count} in all)" if group.count > len(group.ids) else "")
     out.write(shown(f"{head} x{group.count}: {ids}") + "\n")
-    cause = _root_cause(first, group.cause)
+    cause = _root_cause(first, group.cause_parts or None)
     if cause:
         out.write(shown(f"  {cause}") + "\n")
     seen: set[str] = set()

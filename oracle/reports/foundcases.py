@@ -59,19 +59,18 @@ from oracle.diagnose.classify import (
 from oracle.diagnose.judge import Contract
 from oracle.formulas.errors import BleuOracleError, CaseFileError
 from oracle.models.protocol import ScoreReply
-from oracle.models.results import parse_cause
 from oracle.suite.foundcases import append_cases, case_id, existing_ids, file_text, read_target
 
 
-def _contract(name):
-    """The numeric contract an explanation is held to: float32 precision for a '+ float32' one."""
-    return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in parse_cause(name) else Contract()
+def _contract(parts):
+    """The numeric contract an explanation (its parts) is held to: float32 precision for a '+ float32' one."""
+    return Contract(rel=FLOAT32_REL_TOLERANCE) if FLOAT32 in parts else Contract()
 
 
-def tolerance_for(observed, value, name):
-    """The numeric contract at these values (float32 precision for a '+ float32' explanation), rounded up
-    to two significant digits."""
-    contract = _contract(name)
+def tolerance_for(observed, value, parts):
+    """The numeric contract at these values (float32 precision for a '+ float32' explanation: `parts`, its
+    mechanisms), rounded up to two significant digits."""
+    contract = _contract(parts)
     bound = contract.abs + contract.rel * max(abs(observed), abs(value))
     exponent = Decimal(bound).adjusted()
     quantum = Decimal(1).scaleb(exponent - 1)
@@ -131,7 +130,7 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
         value = explained_value(request, profile, classification.change)
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
         return None, f"the explanation cannot be replayed: {exc}"
-    if value is None or not _contract(name).close(observed, value):
+    if value is None or not _contract(classification.parts).close(observed, value):
         return None, f"the oracle under `{name}` gives {value!r}, not the answer {observed!r}"
     for segment in payload["segments"]:
         for tokens in [segment["hypothesis"], *segment["references"]]:
@@ -142,7 +141,7 @@ def case_from_record(record, *, implementation, version, profile, taken, found_b
     if math.isnan(observed):
         expect = {"score": "NaN"}
     else:
-        expect = {"score": float(observed), "tolerance": tolerance_for(observed, value, name)}
+        expect = {"score": float(observed), "tolerance": tolerance_for(observed, value, classification.parts)}
     change = classification.change
     statistics = _statistics(actual.statistics) if actual.statistics is not None else None
     if not any(k == "computation" and v != FLOAT32 for k, v in change) and statistics is not None:

@@ -60,7 +60,7 @@ from oracle.harness.events import (
 from oracle.harness.stages import RECORD_TOKEN_LIMIT
 from oracle.models.outcomes import GOOD_OUTCOMES
 from oracle.models.protocol import encode
-from oracle.models.results import Record, parse_line
+from oracle.models.results import Record, cause_name, parse_line
 from oracle.models.wire import json_value
 from oracle.signals import signals_deferred
 
@@ -160,8 +160,8 @@ def root_cause_section(groups):
                 "the explanations apart.",
                 "",
                 # each in its words, as the run's cause is: a bare name is a claim nobody can check
-                *(f"- {markdown_code(name)}: {markdown_code(_alternative_words(record, name))}"
-                  for name in group.alternatives),
+                *(f"- {markdown_code(name)}: {markdown_code(_alternative_words(record, parts))}"
+                  for name, parts in zip(group.alternatives, group.alternative_parts, strict=True)),
                 "",
             ]
         if record.classification.name != group.name:  # its own first name is another that fits it too
@@ -193,16 +193,15 @@ def divergence_said(layer, message):
     return said
 
 
-def _alternative_words(record, name):
-    """What `name`, an explanation that fits a root cause's records as well, claims: in the words the smallest record
-    gave it, else the catalogue's (`classify.describe_as`)."""
+def _alternative_words(record, parts):
+    """What an explanation that fits a root cause's records as well (its `parts`) claims: in the words the smallest
+    record gave it, else the catalogue's (`classify.describe_as`)."""
     classification = record.classification
     if classification is not None:
-        return describe_as(classification, name)
+        return describe_as(classification, parts)
     from oracle.diagnose import mechanisms  # (a record without a classification: the catalogue read only then)
-    from oracle.models.results import parse_cause
 
-    return mechanisms.describe_parts(parse_cause(name))
+    return mechanisms.describe_parts(parts)
 
 
 def _input_json(request):
@@ -238,6 +237,8 @@ class DeviationGroup:
     count: int = 0
     first_ids: list[tuple[int, str]] = field(default_factory=list)
     kept: list[tuple[int, KeptDeviation]] = field(default_factory=list)
+    #: the parts of `cause` (() for none)
+    cause_parts: tuple[str, ...] = ()
 
     @property
     def ids(self) -> list[str]:
@@ -294,7 +295,7 @@ class SummaryTally:
         self.deviations = []
         self.deviation_count = 0
         self.deviation_labels = Counter()
-        #: (baseline status, outcome, fitting explanations: `Classification.signature`, () for none) -> the
+        #: (baseline status, outcome, fitting explanations: `Classification.signature_parts`, () for none) -> the
         #: deviations with these, named run-wide by `deviation_groups` once every record is in
         self._deviation_keys: dict[tuple, _KeptDeviations] = {}
         self._deviations_kept = 0
@@ -336,7 +337,7 @@ class SummaryTally:
         self.deviation_count += 1
         self.deviation_labels[_label(record)] += 1
         classification = record.classification
-        signature = classification.signature if classification is not None and classification.name else ()
+        signature = classification.signature_parts if classification is not None and classification.name else ()
         key = (baseline.status if baseline is not None else None, outcome, signature)
         kept = self._deviation_keys.setdefault(key, _KeptDeviations())
         self._deviations_kept += kept.add(position, record, room=self._deviations_kept < DEVIATIONS_KEPT)
@@ -350,8 +351,10 @@ class SummaryTally:
         run_names = self.root_causes.run_names()
         groups: dict[tuple, DeviationGroup] = {}
         for (status, outcome, signature), kept in self._deviation_keys.items():
-            cause = run_name_of(signature, run_names) if signature else None
-            group = groups.setdefault((status, outcome, cause), DeviationGroup(status, outcome, cause))
+            parts = run_name_of(signature, run_names) if signature else None
+            cause = cause_name(parts) if parts is not None else None
+            group = groups.setdefault((status, outcome, cause),
+                                      DeviationGroup(status, outcome, cause, cause_parts=parts or ()))
             group.count += kept.count
             group.first_ids = sorted(group.first_ids + kept.ids)[:IDS_KEPT]
             group.kept = sorted(group.kept + kept.records, key=lambda pair: pair[0])
@@ -605,11 +608,11 @@ def _state_lines(coverage):
 def _root_cause_text(classification, run_names):
     """A record's root cause as the run names it (one bug, one name: `run_name_of`), its description,
     and the record's own first name when that is another explanation its input fits as well."""
-    name = run_name_of(classification.signature, run_names)
-    own = classification.name
-    if name == own:
-        return markdown_code(name), describe_as(classification, name)
-    return f"{markdown_code(name)} (this input fits {markdown_code(own)} as well)", describe_as(classification, name)
+    parts = run_name_of(classification.signature_parts, run_names)
+    name, own = cause_name(parts), classification.name
+    if parts == classification.parts:
+        return markdown_code(name), describe_as(classification, parts)
+    return f"{markdown_code(name)} (this input fits {markdown_code(own)} as well)", describe_as(classification, parts)
 
 
 def _record_section(record, show_status=True, run_names=()):
@@ -651,9 +654,9 @@ def _detail(record, run_names=()):
     parts = [record.message]
     classification = record.classification
     if classification is not None and classification.name:
-        name, own = run_name_of(classification.signature, run_names), classification.name
-        fits = "" if name == own else f" (this input fits {own} as well)"
-        parts.append(f"root cause: {name}{fits}: {describe_as(classification, name)}")
+        cause, own = run_name_of(classification.signature_parts, run_names), classification.name
+        fits = "" if cause == classification.parts else f" (this input fits {own} as well)"
+        parts.append(f"root cause: {cause_name(cause)}{fits}: {describe_as(classification, cause)}")
     if record.reproduce:
         parts.append(f"reproduce: {record.reproduce}")
     if record.replay is not None:

@@ -290,15 +290,18 @@ def _searched_ways(report):
 def test_a_failure_is_searched_among_every_explanation_unless_every_shrunk_one_of_its_kind_stayed_unexplained():
     from oracle.harness.session import search_among_all
 
-    assert not search_among_all(("unexplained",))
-    assert not search_among_all(("unexplained", "unexplained"))  # (--shrink-first 2: both stayed unexplained)
-    assert search_among_all(("unexplained", "float32"))  # one of them was named: the later ones may be too
-    assert search_among_all(("statistics-differ",))  # a pseudo-class is a name: the score agreed
+    # (hints are causes as their parts: `Classification.parts`)
+    unexplained, float32 = ("unexplained",), ("float32",)
+    assert not search_among_all((unexplained,))
+    assert not search_among_all((unexplained, unexplained))  # (--shrink-first 2: both stayed unexplained)
+    assert search_among_all((unexplained, float32))  # one of them was named: the later ones may be too
+    assert search_among_all((("statistics-differ",),))  # a pseudo-class is a name: the score agreed
     # what is known of a difference names no mechanism: a kind named so is cut as an unexplained one is
-    assert not search_among_all(("other-combination", "other-counting-of-hyp_len + other-weighting-of-precisions"))
-    assert not search_among_all(("other-counting-of-matches",))
-    assert search_among_all(("other-combination", "weights-not-passed-on"))
-    assert search_among_all(("strict-clipping + other-scale-of-score",))  # one part names a mechanism
+    known = ("other-counting-of-hyp_len", "other-weighting-of-precisions")
+    assert not search_among_all((("other-combination",), known))
+    assert not search_among_all((("other-counting-of-matches",),))
+    assert search_among_all((("other-combination",), ("weights-not-passed-on",)))
+    assert search_among_all((("strict-clipping", "other-scale-of-score"),))  # one part names a mechanism
 
 
 def test_after_its_kind_stayed_unexplained_a_failure_is_searched_among_documented_classes_only(tmp_path):
@@ -323,13 +326,13 @@ def test_after_its_kind_stayed_unexplained_a_failure_is_searched_among_documente
         kind = failure_kind(record.kind, record.outcome.value, record.layer, record.order), index // SHRINK_BLOCK
         description = record.classification.description
         if record.shrunk is not None:
-            shrunk.setdefault(kind, []).append(record.cause)
+            shrunk.setdefault(kind, []).append(record.classification.parts)
             assert "was not run" not in description, record.id
             continue
         if not any(names_a_mechanism(cause) for cause in shrunk[kind]):  # unexplained, or only what is known
             cut += 1
             first = kind[1] * SHRINK_BLOCK
-            assert not names_a_mechanism(record.cause), record.id  # what is known of it at most: no accusation
+            assert not names_a_mechanism(record.classification.parts), record.id  # what is known of it at most
             assert "the search among every explanation was not run: the shrunk failure" in description, record.id
             assert f"in examples {first}-{first + SHRINK_BLOCK - 1} stayed unexplained" in description, record.id
         else:  # a shrunk one was named (a coincidental fit): the later ones are searched as before

@@ -303,10 +303,10 @@ def test_a_retired_or_existing_id_is_not_reused(tmp_path):
 
 
 def test_tolerance_is_the_contract_rounded_up():
-    assert tolerance_for(0.88, 0.88, "segment_totals_floor=1") == pytest.approx(8.9e-10)
-    assert tolerance_for(0.0, 0.0, "no-match-zero") == pytest.approx(1e-12)
+    assert tolerance_for(0.88, 0.88, ("segment_totals_floor=1",)) == pytest.approx(8.9e-10)
+    assert tolerance_for(0.0, 0.0, ("no-match-zero",)) == pytest.approx(1e-12)
     # float32's contract: 1e-12 + 2e-6 * 0.5 = 1.000001e-6, rounded up to two significant digits
-    assert tolerance_for(0.5, 0.5, "reference_length=closest-first + float32") == pytest.approx(1.1e-6)
+    assert tolerance_for(0.5, 0.5, ("reference_length=closest-first", "float32")) == pytest.approx(1.1e-6)
 
 
 def test_smoothing_descriptions_read_back():

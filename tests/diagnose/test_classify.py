@@ -360,12 +360,13 @@ def test_a_run_is_named_by_the_fewest_explanations_that_cover_it():
     from oracle.diagnose.cover import minimal_cover
 
     # 78 records fit both longest and closest-longer (a tie), 26 fit longest only: one name covers all 104.
-    causes = minimal_cover({("reference_length=closest-longer", "reference_length=longest"): 78,
-                            ("reference_length=longest",): 26})
+    # (each record's causes as their parts: `Classification.signature_parts`)
+    causes = minimal_cover({(("reference_length=closest-longer",), ("reference_length=longest",)): 78,
+                            (("reference_length=longest",),): 26})
     assert [(c.name, c.records) for c in causes] == [("reference_length=longest", 104)]
-    tied = minimal_cover({("a", "b"): 5})
+    tied = minimal_cover({(("a",), ("b",)): 5})
     assert [(c.name, c.records, c.alternatives) for c in tied] == [("a", 5, ("b",))]
-    two = minimal_cover({("x",): 2, ("y",): 1})
+    two = minimal_cover({(("x",),): 2, (("y",),): 1})
     assert [c.name for c in two] == ["x", "y"]
 
 
@@ -1291,8 +1292,9 @@ def test_a_cap_needs_evidence_and_a_record_many_caps_fit_is_named_by_none():
     reference cut to any of 1 to 39 tokens loses its "x" and keeps r = 1: 39 caps give (c 1, r 1, 0 of 1)."""
     from oracle.diagnose.mechanisms import needs_evidence
 
-    assert needs_evidence("references-truncated-to-8-tokens") and needs_evidence("hypotheses-truncated-to-3-tokens")
-    assert not needs_evidence("truncated-to-64-tokens")
+    assert needs_evidence(("references-truncated-to-8-tokens",))
+    assert needs_evidence(("hypotheses-truncated-to-3-tokens",))
+    assert not needs_evidence(("truncated-to-64-tokens",))
     long_reference = " ".join([*(f"t{i}" for i in range(39)), "x"])
     req = request("corpus", [("x", ["y", long_reference])], weights=(1.0,))
     answer = ScoreAnswer(0.0, {"hyp_len": 1, "ref_len": 1, "matches": [0], "totals": [1], "bp": 1.0})
@@ -1348,8 +1350,8 @@ def test_a_corpus_length_taken_from_one_segment_needs_evidence():
     only with a pattern, as float32 does."""
     from oracle.diagnose.mechanisms import needs_evidence
 
-    assert all(needs_evidence(f"{length}-of-{which}-segment-only") for length in ("hypothesis-length",
-                                                                                  "reference-length")
+    assert all(needs_evidence((f"{length}-of-{which}-segment-only",)) for length in ("hypothesis-length",
+                                                                                     "reference-length")
                for which in ("first", "last"))
 
 

@@ -142,9 +142,9 @@ def test_the_default_bleu_4_fits_four_weights_sent_under_both_names():
     right = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3, 2, 1], "totals": [5, 4, 3, 2]}
     answer = {"score": BP * (P1 * P2 * P3 * P4) ** 0.25, "statistics": right}
     e = classify(four, answer, "papineni")
-    signature = (e.name, *e.fits)
-    assert {"weights-not-passed-on", "order-fixed-at-4"} <= set(signature), signature
-    signatures = {signature: 3, ("order-fixed-at-4",): 5}
+    signature = (e.parts, *e.fitting)  # (as the cover takes a record's causes: `Classification.signature_parts`)
+    assert {("weights-not-passed-on",), ("order-fixed-at-4",)} <= set(signature), signature
+    signatures = {signature: 3, (("order-fixed-at-4",),): 5}
     assert [(c.name, c.records) for c in minimal_cover(signatures)] == [("order-fixed-at-4", 8)]
     # uniform 1/4 sent: the default is what was sent, nothing for the variant to explain
     ctx = context_for(request("corpus", SHORT, (0.25,) * 4), "papineni", None)
@@ -385,10 +385,10 @@ def test_what_is_known_of_a_zero_keeps_the_variants_that_give_zero():
 def test_a_batch_size_names_a_run_only_where_two_records_fit_it():
     # the batch size is not known and ten are tried: one record one size fits is no evidence of that size
     four = batch_mean_name(4)
-    assert [c.name for c in minimal_cover({(four,): 1})] == [COVER_UNEXPLAINED]
-    assert [(c.name, c.records) for c in minimal_cover({(four,): 2})] == [(four, 2)]
+    assert [c.name for c in minimal_cover({((four,),): 1})] == [COVER_UNEXPLAINED]
+    assert [(c.name, c.records) for c in minimal_cover({((four,),): 2})] == [(four, 2)]
     # a record the size fits beside another name keeps that name
-    assert [c.name for c in minimal_cover({(OTHER_COMBINATION, four): 1})] == [OTHER_COMBINATION]
+    assert [c.name for c in minimal_cover({((OTHER_COMBINATION,), (four,)): 1})] == [OTHER_COMBINATION]
 
 
 def test_a_score_that_agrees_beside_statistics_that_differ_is_named_by_the_layer():
@@ -434,10 +434,10 @@ def test_a_structure_read_as_what_is_known_names_a_run_only_where_two_records_fi
     # one record's counts can equal a shape the search computed by chance (issue 36: never a coincidental fit on one
     # record): `<structure> + <stage>` needs a pattern across records, as a state or float32 does, and a record it
     # alone fits is named by its layer's reading, which fits it as well
-    shaped = f"text-read-as-characters + {OTHER_COMBINATION}"
-    layered = f"other-counting-of-hyp_len + {OTHER_COMBINATION}"
+    shaped = ("text-read-as-characters", OTHER_COMBINATION)  # (each cause as its parts)
+    layered = ("other-counting-of-hyp_len", OTHER_COMBINATION)
     assert mechanisms.needs_evidence(shaped) and not mechanisms.needs_evidence(layered)
-    assert not mechanisms.needs_evidence("text-read-as-characters")
-    assert [(c.name, c.records) for c in minimal_cover({(shaped, layered): 1, ("strict-clipping",): 3})] == [
-        ("strict-clipping", 3), (layered, 1)]
-    assert [(c.name, c.records) for c in minimal_cover({(shaped, layered): 2})] == [(shaped, 2)]
+    assert not mechanisms.needs_evidence(("text-read-as-characters",))
+    assert [(c.parts, c.records) for c in minimal_cover({(shaped, layered): 1, (("strict-clipping",),): 3})] == [
+        (("strict-clipping",), 3), (layered, 1)]
+    assert [(c.parts, c.records) for c in minimal_cover({(shaped, layered): 2})] == [(shaped, 2)]

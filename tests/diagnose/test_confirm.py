@@ -248,11 +248,11 @@ def test_after_an_example_answered_two_ways_its_block_shrinks_nothing_and_says_s
     score = ("fail", "score", None)
     earlier = {1: [NONDETERMINISTIC_KIND]}
     assert shrink_allowed(3, score, earlier, 1) is False
-    assert shrink_hints(3, score, earlier, {})[0] == "nondeterministic"
+    assert shrink_hints(3, score, earlier, {})[0] == ("nondeterministic",)  # (a hint is a cause's parts)
     assert shrink_allowed(1, score, earlier, 1) is True  # only examples before it count
     assert shrink_allowed(0, score, earlier, 1) is True
     assert shrink_allowed(SHRINK_BLOCK + 3, score, earlier, 1) is True  # nor another block's
-    assert "nondeterministic" not in shrink_hints(SHRINK_BLOCK + 3, score, earlier, {})
+    assert ("nondeterministic",) not in shrink_hints(SHRINK_BLOCK + 3, score, earlier, {})
 
 
 def test_a_failure_answered_alike_after_one_answered_two_ways_is_classified_cheaply(tmp_path):

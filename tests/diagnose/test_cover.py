@@ -32,6 +32,11 @@ from oracle.models.protocol import ScoreReply, ScoreRequest, Segment
 from oracle.models.results import Classification, Record, RunCause
 
 
+def one(*names):
+    """A signature of causes of one mechanism each, as the cover takes them (each cause its parts)."""
+    return tuple((name,) for name in names)
+
+
 def causes(signatures, confirmed=frozenset()):
     cover = minimal_cover(signatures, confirmed) if confirmed else minimal_cover(signatures)
     return [(c.name, c.records) for c in cover]
@@ -39,22 +44,22 @@ def causes(signatures, confirmed=frozenset()):
 
 def test_one_record_fitting_float32_alone_is_unexplained_not_float32():
     # a stateless float64 bug (strict clipping on 5 records); one more record's number lies within 1e-5 of the oracle's
-    assert causes({("strict-clipping",): 5, ("float32",): 1}) == [("strict-clipping", 5), ("unexplained", 1)]
+    assert causes({one("strict-clipping"): 5, one("float32"): 1}) == [("strict-clipping", 5), ("unexplained", 1)]
 
 
 def test_one_record_fitting_a_state_and_another_mechanism_keeps_the_mechanism():
     # the record's own first name is the stale answer; the mechanism of the request alone that fits it as well names it
-    signatures = {("case-not-folded",): 3, ("earlier-answer-returned", "strict-clipping"): 1}
+    signatures = {one("case-not-folded"): 3, one("earlier-answer-returned", "strict-clipping"): 1}
     assert causes(signatures) == [("case-not-folded", 3), ("strict-clipping", 1)]
     # and a combined name with a precision part is held to the same rule
-    assert causes({("reference_length=longest + float32",): 1, ("x",): 2}) == [("x", 2), ("unexplained", 1)]
-    assert causes({("exp-halvings-carried-over",): 1}) == [("unexplained", 1)]
+    assert causes({(("reference_length=longest", "float32"),): 1, one("x"): 2}) == [("x", 2), ("unexplained", 1)]
+    assert causes({one("exp-halvings-carried-over"): 1}) == [("unexplained", 1)]
 
 
 def test_a_pattern_across_two_records_or_a_probe_is_evidence():
-    assert causes({("float32",): 2}) == [("float32", 2)]
-    assert causes({("float32",): 1, ("float32", "mean-of-sentence-scores"): 1}) == [("float32", 2)]
-    assert causes({("earlier-answer-returned",): 1}, frozenset({"earlier-answer-returned"})) == [
+    assert causes({one("float32"): 2}) == [("float32", 2)]
+    assert causes({one("float32"): 1, one("float32", "mean-of-sentence-scores"): 1}) == [("float32", 2)]
+    assert causes({one("earlier-answer-returned"): 1}, frozenset(one("earlier-answer-returned"))) == [
         ("earlier-answer-returned", 1)]
 
 
@@ -72,12 +77,12 @@ def test_a_run_names_a_single_coincidence_by_what_is_known_in_every_report():
     tally.add(record(4, "float32"))
     tally.add(record(5, "earlier-answer-returned", "strict-clipping"))
     names = tally.run_names()
-    assert names == ["strict-clipping", "unexplained"]
+    assert names == list(one("strict-clipping", "unexplained"))
     groups = {g.name: g for g in tally.groups()}
     assert groups["strict-clipping"].count == 5 and groups["unexplained"].count == 1
     assert "float32" in groups["unexplained"].description and "evidence" in groups["unexplained"].description
-    assert run_name_of(("float32",), names) == "unexplained"
-    assert run_name_of(("earlier-answer-returned", "strict-clipping"), names) == "strict-clipping"
+    assert run_name_of(one("float32"), names) == ("unexplained",)
+    assert run_name_of(one("earlier-answer-returned", "strict-clipping"), names) == ("strict-clipping",)
 
 
 def test_a_probe_confirmed_earlier_answer_names_its_single_record():
@@ -85,7 +90,7 @@ def test_a_probe_confirmed_earlier_answer_names_its_single_record():
     tally.add(record(0, "strict-clipping"))
     tally.add(record(1, "earlier-answer-returned",
                      change=(("earlier request", 3), ("confirmed by changing", "references"))))
-    assert tally.run_names() == ["earlier-answer-returned", "strict-clipping"]
+    assert tally.run_names() == list(one("earlier-answer-returned", "strict-clipping"))
 
 
 def test_the_footer_names_the_causes_from_each_failing_records_cause_alone():
@@ -127,20 +132,21 @@ def test_the_footer_names_the_causes_from_each_failing_records_cause_alone():
 def test_a_second_name_is_reported_only_for_records_the_main_cause_does_not_explain():
     # 5 records fit strict-clipping only; 2 name themselves case-not-folded first but fit strict-clipping as well:
     # one cause explains all 7, and case-not-folded is no cause of the run
-    assert causes({("strict-clipping",): 5, ("case-not-folded", "strict-clipping"): 2}) == [("strict-clipping", 7)]
+    main, both = {one("strict-clipping"): 5}, {one("case-not-folded", "strict-clipping"): 2}
+    assert causes({**main, **both}) == [("strict-clipping", 7)]
     # one more record that only case-not-folded fits: now (and only now) it is reported, for that one record
-    assert causes({("strict-clipping",): 5, ("case-not-folded", "strict-clipping"): 2, ("case-not-folded",): 1}) == [
-        ("strict-clipping", 7), ("case-not-folded", 1)]
-    assert run_name_of(("case-not-folded", "strict-clipping"), ["strict-clipping", "case-not-folded"]) == \
-        "strict-clipping"
+    assert causes({**main, **both, one("case-not-folded"): 1}) == [("strict-clipping", 7), ("case-not-folded", 1)]
+    assert run_name_of(one("case-not-folded", "strict-clipping"), one("strict-clipping", "case-not-folded")) == \
+        ("strict-clipping",)
 
 
 def test_a_combination_that_covers_every_record_beats_two_names_that_split_them():
     # 3 records fit a alone and a + b, 3 fit b alone and a + b, 2 fit a + b only: a + b explains 8, a and b 3 each
-    signatures = {("a", "a + b"): 3, ("b", "a + b"): 3, ("a + b",): 2}
+    a, b, a_b = ("a",), ("b",), ("a", "b")
+    signatures = {(a, a_b): 3, (b, a_b): 3, (a_b,): 2}
     assert causes(signatures) == [("a + b", 8)]
     # whose records are shown by it, the others' own first names fitting as well
-    assert run_name_of(("a", "a + b"), ["a + b"]) == "a + b"
+    assert run_name_of((a, a_b), [a_b]) == a_b
 
 
 def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md():
@@ -151,13 +157,14 @@ def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md()
     from oracle.reports.summaries import _root_cause_text
 
     other = record(0, "case-not-folded", "strict-clipping")
-    assert _root_cause(other, "strict-clipping").startswith(
+    clipping = ("strict-clipping",)
+    assert _root_cause(other, clipping).startswith(
         "root cause: strict-clipping (this input fits case-not-folded as well): ")
-    assert _root_cause_text(other.classification, ["strict-clipping"])[0] == (
+    assert _root_cause_text(other.classification, [clipping])[0] == (
         "`strict-clipping` (this input fits `case-not-folded` as well)")
     own = record(1, "strict-clipping", "case-not-folded")
-    assert _root_cause(own, "strict-clipping").startswith("root cause: strict-clipping: ")
-    assert _root_cause_text(own.classification, ["strict-clipping"])[0] == "`strict-clipping`"
+    assert _root_cause(own, clipping).startswith("root cause: strict-clipping: ")
+    assert _root_cause_text(own.classification, [clipping])[0] == "`strict-clipping`"
 
 
 # -- a narrower name one record can fit by chance, beside the run's main cause (issue 36) ------------------------------
@@ -166,13 +173,13 @@ def test_other_fits_are_shown_as_fitting_as_well_in_the_console_and_summary_md()
 def test_a_name_needing_evidence_counts_its_pattern_outside_the_main_causes_records():
     # float32 fits 2 records, one of which strict-clipping (6 records) explains as well: among the records left, one
     # record is float32's whole pattern, a numeric coincidence by the rule (PATTERN_RECORDS = 2), so unexplained
-    signatures = {("strict-clipping",): 5, ("strict-clipping", "float32"): 1, ("float32",): 1}
+    signatures = {one("strict-clipping"): 5, one("strict-clipping", "float32"): 1, one("float32"): 1}
     assert causes(signatures) == [("strict-clipping", 6), ("unexplained", 1)]
     # two records of its own are a pattern, whatever the main cause's records fit
-    assert causes({**signatures, ("float32",): 2}) == [("strict-clipping", 6), ("float32", 2)]
+    assert causes({**signatures, one("float32"): 2}) == [("strict-clipping", 6), ("float32", 2)]
     # nor is it an alternative ("fits: A or B") of a cause with evidence only the main cause's records gave it:
     # case-not-folded's one record fits float32 as well, whose other 3 records strict-clipping explains
-    beside = {("strict-clipping", "float32"): 3, ("strict-clipping",): 3, ("case-not-folded", "float32"): 1}
+    beside = {one("strict-clipping", "float32"): 3, one("strict-clipping"): 3, one("case-not-folded", "float32"): 1}
     assert [(c.name, c.records, c.alternatives) for c in minimal_cover(beside)] == [
         ("strict-clipping", 6, ()), ("case-not-folded", 1, ())]
 
@@ -225,18 +232,18 @@ def test_a_run_names_records_its_main_cause_explains_by_it_not_by_a_narrower_coi
         classification = classify(request, answer, "papineni").classification()
         tally.add(Record(id=f"random-0-{index}", kind="example", outcome=Outcome.FAIL, layer="ref_len",
                          classification=classification))
-    assert tally.run_names() == [KNOWN]
+    assert tally.run_names() == [(KNOWN,)]
     assert [(g.name, g.count) for g in tally.groups()] == [(KNOWN, 6)]
 
 
 def test_what_is_known_among_every_records_fits_is_no_alternative_to_the_mechanism_that_names_them():
     # the bug whose r is the last segment's alone: each record also keeps what is known of its counts (they differ
     # first at r); the inputs need no telling apart of the two ("fits: A or B"), since the second is no mechanism
-    run = {("reference-length-of-last-segment-only", KNOWN): 92}
+    run = {one("reference-length-of-last-segment-only", KNOWN): 92}
     assert [(c.name, c.records, c.alternatives) for c in minimal_cover(run)] == [
         ("reference-length-of-last-segment-only", 92, ())]
     # where what is known names the run, the mechanisms fitting every record stay its alternatives, as before
-    assert [(c.name, c.alternatives) for c in minimal_cover({(KNOWN, "mean-of-sentence-scores"): 2})] == [
+    assert [(c.name, c.alternatives) for c in minimal_cover({one(KNOWN, "mean-of-sentence-scores"): 2})] == [
         (KNOWN, ("mean-of-sentence-scores",))]
 
 

@@ -213,8 +213,9 @@ def test_a_cause_names_its_features_and_is_held_by_inputs_alike():
     assert holds(name, corpus)
     assert not holds(name, corpus.model_copy(update={"weights": (0.25,) * 4}))
     assert not holds("error-when-no-such-feature", corpus) and not holds("error", corpus)
-    assert hinted(corpus, ["error-when-references-missing", name]) == name
-    assert hinted(corpus, ["error-when-references-missing", "segment_totals_floor=1"]) is None
+    # (hints are causes as the budget keeps them: their parts)
+    assert hinted(corpus, [("error-when-references-missing",), (name,)]) == name
+    assert hinted(corpus, [("error-when-references-missing",), ("segment_totals_floor=1",)]) is None
 
 
 def test_an_error_on_an_empty_segment_is_named_by_it_and_its_baseline_holds_on_another_seed(tmp_path):

@@ -140,14 +140,16 @@ def test_names_needing_evidence_are_the_catalogues():
     expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
                 "references-kept-from-first-request", *batch_means, *one_segment}
     assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
-    assert all(needs_evidence(name) for name in expected)
-    # a part of a combined name needs it as the whole does; a name the catalogue does not flag, or does not hold, not
-    assert needs_evidence("reference_length=longest + float32") and needs_evidence("strict-clipping + float32")
-    assert not any(map(needs_evidence, ("strict-clipping", "weights-not-passed-on", "unexplained", "agrees", "")))
+    assert all(needs_evidence((name,)) for name in expected)
+    # a part of a combined cause needs it as the whole does; a name the catalogue does not flag, or does not hold, not
+    assert needs_evidence(("reference_length=longest", "float32")) and needs_evidence(("strict-clipping", "float32"))
+    assert not any(needs_evidence((name,)) for name in ("strict-clipping", "weights-not-passed-on", "unexplained",
+                                                          "agrees", ""))
+    assert not needs_evidence(())
     # a family whose parameter is searched for (a cap on one side's lengths): each member, as the records read it
     families = {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and m.family}
     assert families == set(CAPPED_SIDES)
-    assert all(needs_evidence(f"{stem}7-tokens") and not needs_evidence(f"{stem}tokens") for stem in families)
+    assert all(needs_evidence((f"{stem}7-tokens",)) and not needs_evidence((f"{stem}tokens",)) for stem in families)
 
 
 def test_known_names_are_the_replayable_computations():

@@ -50,20 +50,22 @@ def test_the_first_failure_of_a_kind_the_hints_leave_unexplained_is_searched_in_
 
 def test_the_names_a_full_search_finds_are_hints_for_its_kind_after_those_of_the_shrunk_failure():
     """One process's bookkeeping (`RestartBudget`): example 1 shrunk and named A; example 4, searched in full, named
-    B (fitting C as well): example 9 of the kind is tested against A, then B and C, each once; another kind is not."""
+    B (fitting C as well): example 9 of the kind is tested against A, then B and C, each once; another kind is not.
+    Causes are kept as their parts (B is a combined one)."""
     from oracle.harness.transport import RestartBudget
 
+    a, b, c = ("A",), ("B1", "B2"), ("C",)
     budget = RestartBudget(3)
     budget.example_started(1)
     assert budget.may_shrink(SCORE) == (True, ())
-    budget.classified(("A",))
+    budget.classified((a,))
     budget.example_started(4)
-    assert budget.may_shrink(SCORE) == (False, ("A",))
+    assert budget.may_shrink(SCORE) == (False, (a,))
     assert budget.may_search_all(SCORE) is True
-    budget.searched_named(SCORE, ("B", "C"))
-    budget.searched_named(SCORE, ("A", "B"))  # (a companion of example 4 searched too: nothing new)
+    budget.searched_named(SCORE, (b, c))
+    budget.searched_named(SCORE, (a, b))  # (a companion of example 4 searched too: nothing new)
     budget.example_started(9)
-    assert budget.may_shrink(SCORE) == (False, ("A", "B", "C"))
+    assert budget.may_shrink(SCORE) == (False, (a, b, c))
     assert budget.may_search_all(SCORE) is False
     assert budget.may_shrink(("fail", "bp", None)) == (True, ())
 
@@ -77,12 +79,13 @@ def test_a_cut_failure_is_tested_against_the_root_causes_its_block_named_for_oth
     from oracle.harness.budget import block_causes
 
     bp, matches2, ref_len = ("fail", "bp", None), ("fail", "matches", 2), ("fail", "ref_len", None)
-    causes = {(5, ref_len): ("D",), (2, bp): ("B", "C"), (1, matches2): ("A",), (4, matches2): ("A",),
-              (3, SCORE): ("S",), (9, bp): ("E",), (12, bp): ("F",), (52, bp): ("G",)}
-    assert block_causes(9, SCORE, causes) == ("A", "B", "D")
-    assert block_causes(9, bp, causes) == ("A", "S", "D")
+    a, b, c, d, s, e, f, g = (("A",), ("B",), ("C",), ("D1", "D2"), ("S",), ("E",), ("F",), ("G",))  # (their parts)
+    causes = {(5, ref_len): (d,), (2, bp): (b, c), (1, matches2): (a,), (4, matches2): (a,),
+              (3, SCORE): (s,), (9, bp): (e,), (12, bp): (f,), (52, bp): (g,)}
+    assert block_causes(9, SCORE, causes) == (a, b, d)
+    assert block_causes(9, bp, causes) == (a, s, d)
     assert block_causes(1, SCORE, causes) == ()
-    assert block_causes(SHRINK_BLOCK + 3, SCORE, causes) == ("G",)  # (example 53: its block's own, 52)
+    assert block_causes(SHRINK_BLOCK + 3, SCORE, causes) == (g,)  # (example 53: its block's own, 52)
     assert block_causes(SHRINK_BLOCK + 53, SCORE, causes) == ()  # (example 103: a block of its own)
     assert block_causes(SHRINK_BLOCK + 2 + 1, bp, causes) == ()
 
@@ -98,25 +101,26 @@ def test_a_worker_asks_the_parent_which_root_causes_its_block_named_for_other_ki
     from oracle.harness.worker import BudgetKeeper, SharedBudget
 
     bp = ("fail", "bp", None)
+    a, b, c = ("A1", "A2"), ("B",), ("C",)  # (causes as their parts: A a combined one)
     budget = RestartBudget(3)
     budget.example_started(1)
     budget.may_shrink(bp)
-    budget.classified(("B", "C"))
+    budget.classified((b, c))
     budget.example_started(4)
-    budget.searched_named(SCORE, ("A",))
+    budget.searched_named(SCORE, (a,))
     budget.example_started(7)
-    assert budget.block_causes(SCORE) == ("B",)
-    assert budget.block_causes(bp) == ("A",)
+    assert budget.block_causes(SCORE) == (b,)
+    assert budget.block_causes(bp) == (a,)
     keeper = BudgetKeeper([], 3)
-    keeper.causes[(1, bp)] = ("B", "C")  # (as `BudgetKeeper.read` keeps a shrunk record's)
-    keeper.heard(None, {"named": 4, "kind": list(SCORE), "names": ["A"]})
+    keeper.causes[(1, bp)] = (b, c)  # (as `BudgetKeeper.read` keeps a shrunk record's)
+    keeper.heard(None, {"named": 4, "kind": list(SCORE), "names": [list(a)]})
     answers: queue.Queue = queue.Queue()
     worker = SharedBudget(3, io.StringIO(), answers)
     worker.example_started(7)
     answers.put(keeper._answer(7, SCORE, "others"))
-    assert worker.block_causes(SCORE) == ("B",)
+    assert worker.block_causes(SCORE) == (b,)
     answers.put(keeper._answer(7, bp, "others"))
-    assert worker.block_causes(bp) == ("A",)
+    assert worker.block_causes(bp) == (a,)
 
 
 # -- the token computations a kind's searches share ----------------------------------------------------------------
@@ -162,6 +166,50 @@ def test_one_process_adds_its_own_examples_earlier_charges():
     budget.example_started(9)
     assert budget.search_tokens(SCORE) == 350_000
     assert budget.search_tokens(("fail", "bp", None)) == 400_000
+
+
+def test_hints_reach_a_worker_as_the_parts_of_their_causes_through_the_pipe():
+    """The parent reads a shrunk record's cause from its line (`BudgetKeeper.read`): the written name
+    `reference_length=closest-first + float32` and the fit `no_match=smoothed + float32` are read into their parts
+    once, by the model; a worker's full search tells the parent a cause it named (`searched_named`). A later failure
+    of the kind in the block is told both (`shrink_hints`, in example order) on the pipe's JSON as the lists of their
+    parts, never as written names a worker would split again, and its budget holds them as parts."""
+    import io
+    import queue
+
+    from oracle.harness.events import ResultsWriter
+    from oracle.harness.worker import BudgetKeeper, SharedBudget
+    from oracle.models.outcomes import Outcome
+    from oracle.models.protocol import ScoreRequest, Segment
+    from oracle.models.results import Classification, Record, Shrunk, parse_line
+
+    request = ScoreRequest(seq=0, level="sentence", weights=(1.0,), smoothing={"method": "none"},
+                           segments=(Segment(hypothesis=("a",), references=(("b",),)),))
+    classification = Classification(parts=("reference_length=closest-first", "float32"),
+                                    fit_parts=(("no_match=smoothed", "float32"),))
+    written = Record(id="random-0-1", kind="example", outcome=Outcome.FAIL, layer="score",
+                     shrunk=Shrunk(request=request), classification=classification)
+    line = json.loads(ResultsWriter.text(written))
+    assert line["classification"]["name"] == "reference_length=closest-first + float32"  # (written joined)
+    assert "parts" not in line["classification"] and "fit_parts" not in line["classification"]
+    keeper = BudgetKeeper([], 3)
+    assert keeper._answer(1, SCORE, "shrink") == {"shrink": True, "hints": []}
+    keeper.read(parse_line(line))
+    assert keeper._answer(3, SCORE, "shrink")["shrink"] is False  # (example 3 fails too, not shrunk: searched)
+    searcher_said = io.StringIO()
+    searcher = SharedBudget(3, searcher_said, queue.Queue())
+    searcher.example_started(3)
+    searcher.searched_named(SCORE, (("weights-not-passed-on",),))
+    keeper.heard(None, json.loads(searcher_said.getvalue()))
+    message = json.loads(json.dumps(keeper._answer(5, SCORE, "shrink")))  # (what the pipe carries, as JSON)
+    closest_float32 = ("reference_length=closest-first", "float32")
+    no_match_float32 = ("no_match=smoothed", "float32")
+    assert message["hints"] == [list(closest_float32), list(no_match_float32), ["weights-not-passed-on"]]
+    answers: queue.Queue = queue.Queue()
+    worker = SharedBudget(3, io.StringIO(), answers)
+    worker.example_started(5)
+    answers.put(message)
+    assert worker.may_shrink(SCORE) == (False, (closest_float32, no_match_float32, ("weights-not-passed-on",)))
 
 
 def test_a_worker_asks_the_parent_what_earlier_examples_spent_and_adds_its_own_example():
@@ -355,7 +403,8 @@ def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_block
         return SimpleNamespace(change=False, name="unexplained")
 
     monkeypatch.setattr(diagnosis, "attribute", attribute)
-    names = ("other-counting-of-hyp_len + other-combination", "float32", "earlier-answer-returned", "A", "B + C")
+    names = (("other-counting-of-hyp_len", "other-combination"), ("float32",), ("earlier-answer-returned",), ("A",),
+             ("B", "C"))
     context = SimpleNamespace(budget=SimpleNamespace(block_causes=lambda kind: names, example=7),
                               profile="papineni", documented=())
     judged = (SimpleNamespace(token_count=10), None, None, None)
@@ -372,6 +421,7 @@ def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_c
     from types import SimpleNamespace
 
     import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.attribute import SearchClass
     from oracle.diagnose.classify import TokenMeter
 
     meters = []
@@ -384,7 +434,8 @@ def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_c
         return SimpleNamespace(change=True, name="reference_length=shortest + float32")
 
     monkeypatch.setattr(diagnosis, "attribute", attribute)
-    context = SimpleNamespace(documented=({"classify": "reference_length=shortest + float32"},), profile="papineni")
+    curated = SearchClass(("reference_length=shortest", "float32"), id="keras-hub-shortest-float32")
+    context = SimpleNamespace(documented=(curated,), profile="papineni")
     spent = TokenMeter(0)
     named = diagnosis._named_without_full_search((None, None, None, None), None, True, "its budget was spent",
                                                  context, spent)

@@ -152,7 +152,7 @@ def test_the_process_starts_are_bounded_and_the_shrink_spends_only_its_share():
 
 
 def test_a_death_not_probed_takes_a_probed_cause_only_where_it_holds():
-    hints = ("crash-when-segment-empty", "crash-after-2-requests")
+    hints = (("crash-when-segment-empty",), ("crash-after-2-requests",))  # (causes as the budget keeps them: parts)
     by_features = hinted(EMPTY_AMONG_OTHERS, None, hints)
     assert by_features is not None and by_features.name == "crash-when-segment-empty"
     assert by_features.description.startswith("the implementation's process dies where ")  # its features in words
@@ -161,7 +161,7 @@ def test_a_death_not_probed_takes_a_probed_cause_only_where_it_holds():
     # it answered 2 requests and died on its process's third
     assert by_position.description == ("the process dies on its request 3 whatever it is (this one did so on its "
                                        "request 3)")
-    assert hinted(request(), 2, ("timeout-after-2-requests",), outcome="timeout").description.startswith(
+    assert hinted(request(), 2, (("timeout-after-2-requests",),), outcome="timeout").description.startswith(
         "the process hangs on its request 3")
     assert hinted(request(), 4, hints) is None
     assert hinted(request(), None, hints) is None

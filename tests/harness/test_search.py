@@ -467,7 +467,7 @@ def test_a_baseline_cause_is_searched_with_the_documented_classes_and_documents_
     baseline lists (13a-line-stripped-first, sacrebleu's), the pair is tried first. The record is documented by the
     curated class only (a hinted cause has no curated id), and found beyond the documented classes (scope "all")."""
     from oracle.diagnose import discrepancies
-    from oracle.diagnose.attribute import attribute, hinted_entries
+    from oracle.diagnose.attribute import SearchClass, attribute, hinted_classes
     from oracle.diagnose.expect import oracle_expected
 
     request = ScoreRequest.model_validate({
@@ -478,8 +478,8 @@ def test_a_baseline_cause_is_searched_with_the_documented_classes_and_documents_
     reply = Reply("score", ScoreReply.from_json({"seq": 1, "score": 0.6756000774035174}))
     expected = oracle_expected(request, "sacrebleu")
     verdict = judge(expected, reply)
-    curated = discrepancies.entries_for("lm-eval")
-    entries = [*curated, *hinted_entries(["13a-line-stripped-first", "references-cut-to-fewest"])]
+    curated = [SearchClass.curated(d) for d in discrepancies.models_for("lm-eval")]
+    entries = [*curated, *hinted_classes([("13a-line-stripped-first",), ("references-cut-to-fewest",)])]
     named = attribute(request, reply, verdict, expected, "sacrebleu", entries=entries)
     assert named.name == "13a-line-stripped-first + references-cut-to-fewest"
     assert named.documented == ("lm-eval-references-cut-to-fewest",)

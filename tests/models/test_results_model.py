@@ -101,3 +101,59 @@ def test_importing_check_and_serve_builds_no_model_each_is_built_on_first_use():
     request = ScoreRequest.model_validate({"cmd": "score", "level": "corpus", "weights": [1.0],
                                            "segments": [{"hypothesis": ["a"], "references": [["a"]]}]})
     assert request.segments[0].hypothesis == ("a",) and not isinstance(ScoreRequest.__pydantic_validator__, MockValSer)
+
+
+# -- a root cause's parts: read where a line is read, written joined (issue 36: no parsing of names above the models)
+
+#: A combined name of three mechanisms, two of them with `=` (a convention, a smoothing family's member with its
+#: parameter): written joined by " + " (docs/mechanisms.md), read back into exactly these parts.
+PARTS = ("reference_length=closest-first", "smoothing=floor(value=1/10)", "float32")
+FIT = ("token_split=ascii", "line_padding=none")
+
+
+def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
+    """Built from parts, a classification writes its name and fits joined, never its parts; read back from the
+    results.jsonl line (the JSON boundary), it holds the same parts again; the footer's causes likewise."""
+    written_name = "reference_length=closest-first + smoothing=floor(value=1/10) + float32"  # (joined by hand)
+    record = Record(**RECORD, classification=results.Classification(parts=PARTS, fit_parts=(FIT,)))
+    assert record.classification.name == written_name
+    assert record.classification.fits == ("token_split=ascii + line_padding=none",)
+    footer = Footer(**{**FOOTER, "causes": [results.RunCause(name=written_name, parts=PARTS, records=1,
+                                                             alternatives=(), alternative_parts=())]})
+    with ResultsWriter(tmp_path / "results.jsonl") as writer:
+        writer.write(Header.model_validate(HEADER))
+        writer.write(record)
+        writer.write(footer)
+    line = json.loads((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    assert line["classification"]["name"] == written_name and "parts" not in line["classification"]
+    assert "fit_parts" not in line["classification"]
+    read = read_results(tmp_path / "results.jsonl")
+    classification = read.records[0].classification
+    assert classification.parts == PARTS and classification.fit_parts == (FIT,)
+    assert classification.signature_parts == (PARTS, FIT)
+    assert read.footer.causes[0].parts == PARTS and read.footer.causes[0].name == written_name
+
+
+def test_a_copy_that_renames_a_cause_keeps_its_parts_in_step():
+    """pydantic's model_copy does not validate: a copy whose name (or parts, or fits) changes is validated again, so
+    that the parts never name the cause it had before."""
+    first = results.Classification(name="strict-clipping", fits=["a + b"])
+    renamed = first.model_copy(update={"name": " + ".join(PARTS), "description": "x"})
+    assert renamed.parts == PARTS and renamed.fit_parts == (("a", "b"),) and renamed.description == "x"
+    refitted = first.model_copy(update={"fit_parts": (FIT,)})
+    assert refitted.fits == ("token_split=ascii + line_padding=none",) and refitted.parts == ("strict-clipping",)
+    assert first.model_copy(update={"description": "y"}).parts == ("strict-clipping",)
+
+
+def test_a_baseline_cause_and_a_curated_class_hold_their_parts():
+    from oracle.models.baseline import BaselineEntry
+    from oracle.models.discrepancy import Discrepancy
+
+    entry = BaselineEntry.model_validate({"id": "cause:" + " + ".join(PARTS), "outcome": "fail"})
+    assert entry.cause_parts == PARTS and "cause_parts" not in entry.model_dump()
+    assert BaselineEntry.model_validate({"id": "random:fail", "outcome": "fail"}).cause_parts == ()
+    from oracle.diagnose import discrepancies
+
+    curated = discrepancies.models()[0]
+    assert isinstance(curated, Discrepancy) and curated.classify_parts == (curated.classify,)
+    assert "classify_parts" not in curated.model_dump()

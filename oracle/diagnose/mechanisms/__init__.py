@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from oracle.models.results import parse_cause
-
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
 from .model import COMPUTATION, KINDS, STRUCTURE, Mechanism, Route
@@ -102,15 +100,14 @@ def _replayed(mechanism: Mechanism) -> bool:
     return not mechanism.family and (mechanism.kind == COMPUTATION or mechanism.route("counting") is not None)
 
 
-def needs_evidence(name: str) -> bool:
-    """Whether `name` (a written name: any of a combined name's parts) is a mechanism that names a run's records only
+def needs_evidence(parts: tuple[str, ...]) -> bool:
+    """Whether a root cause (its parts: any of them) is a mechanism that names a run's records only
     with evidence, a pattern across records or a confirming probe (`Mechanism.needs_evidence`, read by
     `oracle.diagnose.cover`): a state carried from an earlier request or float32 precision, which one wrong number can
     fit by chance; a batch mean's size, a cap on one side's lengths, searched for, which one record can fit by the
     choice; one segment's length for the corpus's. A family's member counts only where well formed (a cap is a
     positive integer: `mechanisms.counting.parse_capped`). And a structure read as what is known
     (`_structure_as_what_is_known`)."""
-    parts = parse_cause(name)
     return any(_needs_evidence(part) for part in parts) or _structure_as_what_is_known(parts)
 
 

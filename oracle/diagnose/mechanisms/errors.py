@@ -173,8 +173,9 @@ def holds(name: str, request: ScoreRequest) -> bool:
     return errorcauses.holds(name, request, DECLARED)
 
 
-def hinted(request: ScoreRequest, hints: Iterable[str]) -> str | None:
-    """The first of `hints` that is an error cause `request` holds, or None (`errorcauses.hinted`)."""
+def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]]) -> str | None:
+    """The first of `hints` (causes, their parts) that is an error cause `request` holds, or None
+    (`errorcauses.hinted`)."""
     return errorcauses.hinted(request, hints, DECLARED)
 
 

@@ -14,12 +14,12 @@ from typing import Any
 from oracle.diagnose.attribute import attribute
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected, Outcome, Verdict
 from oracle.models.protocol import ScoreRequest
-from oracle.models.results import Classification, Record, Shrunk, parse_cause
+from oracle.models.results import Classification, Record, Shrunk, cause_name
 
 from .. import diagnosis as diagnosing  # (its functions looked up on the module: a test stands one in)
 from .. import stateful
 from ..generate import example_rng
-from ..separate import STATE_NAMES, state_told_apart
+from ..separate import is_state, state_told_apart
 from ..stages import NOT_DIAGNOSED, Diagnosis, Item, Judgement, judged_record
 from ..transport import Reply, failure_kind
 
@@ -62,24 +62,25 @@ def state_told_apart_of(session: Any, judged: tuple[ScoreRequest, Reply, Verdict
     stateless explanations that fit the record as well (`oracle.harness.separate.state_told_apart`: one request
     for each such state, none where no stateless explanation fits beside it): a state is a claim that the
     implementation carries one, which a coincidence of the shrunk numbers is no evidence of (issue 36)."""
-    names = (classification.name, *classification.fits)
-    if session.process.given_up or not set(names) & STATE_NAMES:
+    candidates = (classification.parts, *classification.fit_parts)
+    if session.process.given_up or not any(is_state(parts) for parts in candidates):
         return classification
 
     def ask(variant: ScoreRequest) -> Reply | None:
         _, answer = session.send(variant)
         return answer if answer is not None and answer.kind == "score" else None
 
-    kept, refuted = state_told_apart(judged[0], judged[1], session.profile, names, session.capabilities, ask)
-    if len(kept) == len(names):
+    kept, refuted = state_told_apart(judged[0], judged[1], session.profile, candidates, session.capabilities, ask)
+    if len(kept) == len(candidates):
         return classification
-    if classification.name not in kept:
+    if classification.parts not in kept:
         planned, reply, verdict, expected = judged
         renamed = attribute(planned, reply, verdict, expected, session.profile, entries=session.documented,
-                            among=parse_cause(kept[0]))
-        classification = renamed if renamed.name == kept[0] else classification
-    return classification.model_copy(update={"fits": tuple(name for name in kept if name != classification.name),
-                                             "ruled_out": (*classification.ruled_out, *refuted)})
+                            among=kept[0])
+        classification = renamed if renamed.parts == kept[0] else classification
+    return classification.model_copy(update={
+        "fit_parts": tuple(parts for parts in kept if parts != classification.parts),
+        "ruled_out": (*classification.ruled_out, *(cause_name(parts) for parts in refuted))})
 
 
 def plan_diagnosis(session: Any, item: Item, judgement: Judgement) -> Diagnosis:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from oracle.diagnose.attribute import attribute
+from oracle.diagnose.attribute import SearchClass, attribute
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import Contract, judge, token_count_layers
 from oracle.models.outcomes import GOOD_OUTCOMES, METAMORPHIC_LAYER, Outcome, Verdict
@@ -70,7 +70,7 @@ def check_relation(session: Any, identifier: str, request: ScoreRequest, reply: 
 
 
 def related_cause(variants: Sequence[ScoreRequest], replies: Sequence[Reply], profile: str, contract: Contract,
-                  documented: list) -> Classification | None:
+                  documented: list[SearchClass]) -> Classification | None:
     """A broken relation's root cause, where the implementation's answer on a related input is itself
     wrong and explained: the mechanism, not "relation-broken" (one bug, one name). None otherwise."""
     for variant, answer in zip(variants, replies, strict=True):

@@ -36,7 +36,7 @@ from oracle.models.discrepancy import Discrepancy
 from oracle.models.jsonvalues import json_safe
 from oracle.models.outcomes import Outcome, parse_number
 from oracle.models.protocol import ScoreReply, ScoreRequest
-from oracle.models.results import CorpusSummary, OmittedRequest, Record
+from oracle.models.results import CorpusSummary, OmittedRequest, Record, cause_name
 from oracle.models.wire import json_value
 from oracle.suite.edge_cases import EDGE_CASES
 
@@ -383,7 +383,7 @@ def read_data(out: Path) -> ReportData:
         if path.is_file():
             results = read_results(path)
             causes = results.footer.causes if results.footer is not None else ()
-            named = dataclasses.replace(column, run_names=tuple(cause.name for cause in causes or ()))
+            named = dataclasses.replace(column, run_names=tuple(cause.parts for cause in causes or ()))
             for record in results.records:
                 rows.add(record, named)
     cases = [EdgeCaseRow(case.id, case.title, case.why, case.request.replay_payload()) for case in EDGE_CASES]
@@ -411,8 +411,9 @@ class StreamColumn:
     kind: str  # "oracle" | "implementation"
     profile: str
     version: str | None
-    #: the run's causes (its footer's), by which the edge cases and random inputs are named: one bug, one name
-    run_names: tuple[str, ...] = ()
+    #: the run's causes (its footer's, their parts), by which the edge cases and random inputs are named: one bug,
+    #: one name
+    run_names: tuple[tuple[str, ...], ...] = ()
 
 
 def message(text: str | None) -> str | None:
@@ -447,7 +448,7 @@ def expectation(record: Record) -> Expectation | None:
     return Expectation(False, score=json_safe(expected.score), score_exact=expected.score_exact)
 
 
-def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
+def verdict(record: Record, run_names: tuple[tuple[str, ...], ...] = ()) -> Verdict:
     """The session's judgement and root cause; with the run's causes (`run_names`), the record is named by the
     first of them that fits it. Its curated classes are those its own name matched: the behaviour they document
     is the record's, whichever of the names that fit it the run gives."""
@@ -462,8 +463,8 @@ def verdict(record: Record, run_names: tuple[str, ...] = ()) -> Verdict:
     cause = record.classification
     if cause is None:
         return Verdict()
-    name = run_name_of(cause.signature, run_names)
-    return Verdict(False, name, tuple(cause.documented), message(describe_as(cause, name)))
+    parts = run_name_of(cause.signature_parts, run_names)
+    return Verdict(False, cause_name(parts), tuple(cause.documented), message(describe_as(cause, parts)))
 
 
 def _size(request: Any) -> int:
