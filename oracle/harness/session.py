@@ -664,7 +664,7 @@ def run_session(
     """
     clock = _Clock(time.perf_counter(), settings.timings)
     if check_discrepancies:
-        discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
+        discrepancies.check()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:
