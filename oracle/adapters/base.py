@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError
 from oracle.models.protocol import ScoreRequest, Segment, StatefulPlan
+from oracle.models.protocol import is_uniform as is_uniform  # re-exported: the adapters' helpers ask it here
 from oracle.signals import Interrupted
 
 from .drivers import libraries as _libraries
@@ -326,17 +327,6 @@ def require_one_segment(request):
     """Sentence level takes exactly one segment: Rejected otherwise."""
     if request.level == "sentence" and len(request.segments) != 1:
         raise Rejected(f"sentence level takes exactly one segment (got {len(request.segments)})")
-
-
-def is_uniform(weights):
-    """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N."""
-    try:
-        n = len(weights)
-        return all(
-            isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights
-        )
-    except TypeError:
-        return False
 
 
 def require_uniform(weights, who):

@@ -10,7 +10,7 @@ from pathlib import Path
 from oracle.commands import SUMMARIES
 from oracle.escaping import shown
 from oracle.formulas.errors import BleuOracleError, BleuValueError
-from oracle.harness.allocator import bound_heap_growth
+from oracle.harness.allocator import bound_heap_growth, start_up_objects_frozen
 from oracle.harness.events import RESULTS_FILE
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.harness.generate import DEFAULT_SERIES_LENGTH, SERIES_EVERY, example_id
@@ -439,8 +439,11 @@ def run(args: argparse.Namespace) -> int:
     # footer, and a signal while the summary and JUnit are derived waits until they are written.
     report = ReportDirectory.prepare(report_dir, force=args.report_force)
     # summary.md and junit.xml are derived from results.jsonl alone when the run is over, then the report published
-    with publishing(report, junit=report.staged_path(args.junit),
-                    badge_file=report.staged_path(args.badge)) as derived, stopped_by_signals():
+    # (the objects of the imports and the settings, alive for the whole run, left out of the collector's passes)
+    with (start_up_objects_frozen(),
+          publishing(report, junit=report.staged_path(args.junit),
+                     badge_file=report.staged_path(args.badge)) as derived,
+          stopped_by_signals()):
         code, session = run_session(settings, argv, recorded=settings.run_settings("check", argv, cases=cases_dir),
                                     tracker=tracker, total=total, work=work, report_dir=report.staging,
                                     require_judged=not args.allow_empty and not part)

@@ -383,6 +383,9 @@ def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bo
     saying so first ("preparing keras-hub (a venv of its own, once: ~1 min)"), and its installed code
     verified. None when all are ready; else the exit code, after one line on stderr: 3 when one cannot be
     prepared or does not verify, 130 / 143 when ^C or SIGTERM stopped npm or pip (nothing half-built is left)."""
+    wanted = [name for name in names if name is not None]  # (None: no `--impl`, the run drives a `--command`)
+    if not wanted:  # nothing to prepare: the environments' module and the registry go unimported (tens of ms of CPU)
+        return None
     from oracle.adapters import environments, registry  # (here: every verb's start-up imports this module)
     from oracle.adapters.base import AdapterUnavailable
     from oracle.exitcodes import EXIT_UNDRIVABLE
@@ -391,9 +394,8 @@ def prepare_implementations(verb: str, names: Iterable[str | None], *, quiet: bo
     name = None
     try:
         with stopped_by_signals():
-            for name in names:
-                if name is not None:  # (compare-mt-sentence is driven in compare-mt's environment)
-                    environments.ready(registry.environment_of(name), log=io.StringIO() if quiet else sys.stderr)
+            for name in wanted:  # (compare-mt-sentence is driven in compare-mt's environment)
+                environments.ready(registry.environment_of(name), log=io.StringIO() if quiet else sys.stderr)
     except AdapterUnavailable as exc:
         print(shown(f"bleu-oracle {verb}: {name} cannot be driven: {exc}"), file=sys.stderr)
         return EXIT_UNDRIVABLE

@@ -57,7 +57,6 @@ from oracle.models.baseline import CAUSE_PREFIX, CLASS_PREFIX, Baseline
 from oracle.models.outcomes import GOOD_OUTCOMES, Outcome
 from oracle.models.results import BaselineStatus, Classification, GateSummary, Record
 from oracle.models.wire import ProtocolError, json_value, refuse_lone_surrogates
-from oracle.suite.safeyaml import load_yaml
 
 KNOWN, NEW, FIXED, CHANGED = "known", "new", "fixed", "changed"
 #: Statuses that fail the gate (besides stale entries).
@@ -184,6 +183,8 @@ def load_baseline(path, *, allow_unreviewed=False):
         except ValueError as exc:
             raise BleuValueError(f"baseline {path} is not valid JSON: {exc}") from None
     else:
+        from oracle.suite.safeyaml import load_yaml  # here: a `--jobs` worker, given its baseline parsed, needs no YAML
+
         data = load_yaml(text, name=f"baseline {path}")
     if data is None:
         data = []

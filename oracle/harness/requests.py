@@ -10,13 +10,15 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from functools import cache
+from typing import TYPE_CHECKING
 
-from oracle.adapters.base import is_uniform
 from oracle.escaping import shown
 from oracle.formulas.errors import BleuValueError, describe
-from oracle.models.case import Case, CaseRequest
-from oracle.models.protocol import Capabilities, ScoreRequest
+from oracle.models.protocol import Capabilities, ScoreRequest, is_uniform
 from oracle.models.wire import refuse_lone_surrogates
+
+if TYPE_CHECKING:  # annotations only: a search's processes never import the case model (about 20 ms of CPU each)
+    from oracle.models.case import Case, CaseRequest
 
 # -- protocol JSON ------------------------------------------------------------
 

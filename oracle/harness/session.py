@@ -27,7 +27,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from oracle import __version__
-from oracle.adapters import registry
 from oracle.diagnose import discrepancies
 from oracle.diagnose.attribute import SearchClass, hinted_classes
 from oracle.diagnose.expect import case_expected
@@ -225,6 +224,7 @@ def implementation_argv(settings):
     nothing: preparing a library's environment is the verb's own step before this
     (`oracle.adapters.environments.ready`)."""
     if settings.impl:
+        from oracle.adapters import registry
         from oracle.adapters.driven import driver_command
 
         if ":" not in settings.impl:
@@ -247,6 +247,17 @@ def implementation_argv(settings):
 
 def now():
     return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def _documented_as(impl: str | None) -> str | None:
+    """The name `--impl NAME`'s curated classes are filed under (`registry.documented_as`); None for `--command`.
+    The registry (every adapter's entry and the library drivers' table) is imported only here and in
+    `implementation_argv`: a run against `--command`, and each of its `--jobs` workers, never needs it."""
+    if not impl:
+        return None
+    from oracle.adapters import registry
+
+    return registry.documented_as(impl)
 
 
 # -- the session ------------------------------------------------------------------------------
@@ -278,8 +289,7 @@ class Session:
         self.reproduction = Reproduction(settings, profile, self.report_dir, self.work_dir)
         self.case_files = self.reproduction.case_files
         #: the names the implementation's curated classes are filed under (`documented`)
-        self.documented_as = (registry.documented_as(settings.impl) if settings.impl else None,
-                              process.handshake.implementation.name)
+        self.documented_as = (_documented_as(settings.impl), process.handshake.implementation.name)
         #: random examples drawn, and whether the time budget stopped the search early
         self.examples_run = 0
         self.worker_restarts = 0
@@ -654,7 +664,7 @@ def run_session(
     """
     clock = _Clock(time.perf_counter(), settings.timings)
     if check_discrepancies:
-        discrepancies.load()  # an unreadable discrepancies.yaml is a configuration error before anything starts
+        discrepancies.check()  # an unreadable discrepancies.yaml is a configuration error before anything starts
     process = transport or ImplementationProcess(argv, timeout=settings.timeout, max_restarts=settings.max_restarts)
     verb = recorded.verb
     with ResultsWriter(Path(report_dir) / RESULTS_FILE) as writer:

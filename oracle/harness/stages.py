@@ -13,9 +13,8 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from oracle.models.case import CaseRequest
 from oracle.models.outcomes import Expected, Verdict
 from oracle.models.protocol import ScoreReply, ScoreRequest
 from oracle.models.results import (
@@ -32,6 +31,9 @@ from oracle.models.results import (
 from .gate import Finding, Gate
 from .replies import Reply
 from .searchcache import Prepared, request_digest
+
+if TYPE_CHECKING:  # an annotation only: a search's processes never import the case model
+    from oracle.models.case import CaseRequest
 
 #: A record keeps a request (or a relation's input) of at most this many tokens whole; a larger one (a
 #: 65,600-token run, a corpus of 2,000 segments) is kept as its shape and digest, and the record says how

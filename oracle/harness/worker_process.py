@@ -21,7 +21,7 @@ from oracle.models.baseline import Baseline
 from oracle.models.results import RunSettings
 from oracle.signals import Interrupted, stopped_by_signals
 
-from .allocator import bound_heap_growth
+from .allocator import bound_heap_growth, start_up_objects_frozen
 from .gate import BaselineTracker
 from .session import SessionSettings, implementation_argv, run_session
 from .transport import ImplementationProcess
@@ -53,7 +53,7 @@ def main(argv=None):
         settings = SessionSettings(**values)
         given = spec.get(BASELINE_SPEC)
         baseline = Baseline.model_validate(given) if given is not None else None
-        with stopped_by_signals():
+        with start_up_objects_frozen(), stopped_by_signals():  # (the imports' objects: not collected again)
             # the parent started this worker with a death signal already (Linux); asked again here
             # for a worker started by other means, and checked: a parent gone already stops it now
             set_own_death_signal(signal.SIGTERM, parent=spec.get("parent"))

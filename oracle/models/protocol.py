@@ -63,6 +63,21 @@ COMMANDS = ("start", "score", "stop")
 #: The outcomes a score reply can carry; exactly one per reply.
 OUTCOMES = ("score", "rejected", "unsupported", "error")
 
+
+def is_uniform(weights):
+    """Equal weights 1/N each (protocol v1's "uniform"), up to float rounding of 1/N. Here, beside the capability it
+    decides, and re-exported by `oracle.adapters.base`: the runner's applicability check (`oracle.harness.requests`)
+    asks it without importing the adapters' base and its table of library drivers, which a `check` process and each
+    of its `--jobs` workers would otherwise import for this one function."""
+    try:
+        n = len(weights)
+        return all(
+            isinstance(w, (int, float)) and not isinstance(w, bool) and abs(w - 1.0 / n) <= 1e-15 for w in weights
+        )
+    except TypeError:
+        return False
+
+
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SCHEMA_DIR = Path(__file__).resolve().parent / "schemas" / f"protocol-v{PROTOCOL_VERSION}"
 

@@ -103,3 +103,26 @@ def test_a_repeated_id_is_refused():
     first = entry()
     with pytest.raises(BleuValueError, match=f"entry 1: id '{first['id']}' repeats"):
         discrepancies.models([first, dict(first)])
+
+
+@pytest.mark.parametrize("text,message", [
+    ("other: []\n", "cannot read the discrepancy classes"),
+    ("discrepancies: [1]\n", "must be a list of entries"),
+    ("discrepancies:\n  - id: x\n", "entry 0 \\(x\\)"),
+])
+def test_check_refuses_the_file_load_refuses(tmp_path, monkeypatch, text, message):
+    """`check` (what a session reads before anything starts, issue 39: without `load`'s dictionaries) refuses an
+    unreadable discrepancies.yaml as `load` does."""
+    path = tmp_path / "discrepancies.yaml"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setattr(discrepancies, "PATH", path)
+    discrepancies._file_models.cache_clear()
+    discrepancies.load.cache_clear()
+    try:
+        for read in (discrepancies.check, discrepancies.load):
+            with pytest.raises(BleuValueError, match=message):
+                read()
+    finally:  # the real file's entries, for the tests after this one
+        monkeypatch.undo()
+        discrepancies._file_models.cache_clear()
+        discrepancies.load.cache_clear()

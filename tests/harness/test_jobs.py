@@ -312,7 +312,7 @@ def test_a_workers_session_leaves_discrepancies_yaml_to_its_parent(tmp_path, mon
     def unreadable():
         raise BleuValueError("discrepancies.yaml: cannot read the discrepancy classes")
 
-    monkeypatch.setattr(session_module.discrepancies, "load", unreadable)
+    monkeypatch.setattr(session_module.discrepancies, "check", unreadable)
     settings = session_module.SessionSettings(command="silent", report=str(tmp_path), timings=False)
 
     def run(**check):
