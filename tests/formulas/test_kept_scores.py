@@ -64,6 +64,10 @@ def outcome(score, *args):
             result.statistics, result.level, result.options, result.smoothing, result.smoothed)
 
 
+def _through_the_public_call(stats, w, opts, smoothing, level):
+    return bleu.bleu_from_statistics(stats, weights=w, options=opts, smoothing=smoothing, level=level)
+
+
 def parsed(stats, w, opts, smoothing, level):
     return stats, bleu.parse_weights(w), opts, Smoothing.parse(smoothing) or opts.smoothing, level
 
@@ -80,9 +84,7 @@ def test_a_kept_score_is_the_score_computed_again(stats, w, first, second, smoot
     for _ in range(2):
         for case, wanted in zip(cases, expected, strict=True):
             assert outcome(bleu._scored, *case) == wanted
-            stats_, w_, opts, smoothing_, level_ = case
-            assert outcome(lambda: bleu.bleu_from_statistics(
-                stats_, weights=w_, options=opts, smoothing=smoothing_, level=level_)) == wanted
+            assert outcome(_through_the_public_call, *case) == wanted
 
 
 def test_the_note_of_normalised_weights_is_given_every_time():
