@@ -374,7 +374,7 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
 @functools.lru_cache(maxsize=64)
 def _scored(statistics, w, options, smoothing, level):
     """`bleu_from_statistics` of parsed weights and smoothing, kept: a search scores the same statistics under the
-    same conventions again soon after (1,189 of the 4,063 scorings of a cold 1000-example `check` repeat one, 981 of
+    same conventions again soon after (1,191 of the 4,063 scorings of a cold 1000-example `check` repeat one, 981 of
     them within the last 64 distinct ones: no more are kept, about 1.5 KB each, so that a long run's memory does not
     grow with it), and the result is a function of these values alone (every part is compared by value, and a
     BleuResult is frozen). A refusal is raised every time: an exception is not kept."""
