@@ -219,6 +219,8 @@ def modified_precision(matches, totals):
     """p_n = sum of Count_clip / sum of Count (section 2.1.1); None when it is 0/0."""
     if totals == 0:
         return None
+    if type(matches) is Fraction and type(totals) is Fraction:  # smoothed counts: the same ratio, built from ints
+        return Fraction(matches.numerator * totals.denominator, totals.numerator * matches.denominator)
     if isinstance(matches, Decimal) or isinstance(totals, Decimal):
         return exact.CONTEXT.divide(exact.to_decimal(matches), exact.to_decimal(totals))
     return Fraction(matches, totals)
@@ -364,6 +366,18 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
         raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
     w = parse_weights(weights, default_max_order=options.default_max_order)
     smoothing = Smoothing.parse(smoothing) or options.smoothing
+    if type(statistics.matches) is tuple and type(statistics.totals) is tuple:  # (hashable: the rest always is)
+        return _scored(statistics, w, options, smoothing, level)
+    return _scored.__wrapped__(statistics, w, options, smoothing, level)  # a Statistics built with lists
+
+
+@functools.lru_cache(maxsize=64)
+def _scored(statistics, w, options, smoothing, level):
+    """`bleu_from_statistics` of parsed weights and smoothing, kept: a search scores the same statistics under the
+    same conventions again soon after (1,191 of the 4,063 scorings of a cold 1000-example `check` repeat one, 981 of
+    them within the last 64 distinct ones: no more are kept, about 1.5 KB each, so that a long run's memory does not
+    grow with it), and the result is a function of these values alone (every part is compared by value, and a
+    BleuResult is frozen). A refusal is raised every time: an exception is not kept."""
     notes = []
     w = _weights_in_force(w, options, notes)
     if statistics.max_order < len(w):
@@ -400,16 +414,26 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
 
 
 def _weights_in_force(w, options, notes):
-    if options.uniform_weights_only:
+    w, note = _weights_under(w, options.uniform_weights_only, options.weight_normalisation)
+    if note is not None:
+        notes.append(note)
+    return w
+
+
+@functools.lru_cache(maxsize=256)
+def _weights_under(w, uniform_weights_only, weight_normalisation):
+    """The weights in force and the note saying why they differ from `w` (None: they are `w`), kept: a search sends
+    a few weight vectors, each scored thousands of times (a refusal is raised each time: an exception is not kept)."""
+    if uniform_weights_only:
         if len(set(w)) > 1:
             raise BleuValueError(f"`weights` must be uniform under these options (got {[str(x) for x in w]})")
         if sum(w) != 1:  # such implementations take only an order count N: w_n = 1/N
-            notes.append(f"uniform weights taken as 1/{len(w)} (only the number of orders counts here)")
-            return (Fraction(1, len(w)),) * len(w)
-    if options.weight_normalisation == "normalise" and sum(w) != 1:
+            return (Fraction(1, len(w)),) * len(w), f"uniform weights taken as 1/{len(w)} (only the number of " \
+                "orders counts here)"
+    if weight_normalisation == "normalise" and sum(w) != 1:
         w = tuple(x / sum(w) for x in w)
-        notes.append(f"weights normalised to sum to one: {[str(x) for x in w]}")
-    return w
+        return w, f"weights normalised to sum to one: {[str(x) for x in w]}"
+    return w, None
 
 
 def _apply_empty_order_rule(weights, precisions, rule, notes):

@@ -42,7 +42,7 @@ def ln(number: Exact) -> Decimal:
         return Decimal("-Infinity")
     if isinstance(number, Decimal):
         return CONTEXT.ln(to_decimal(number))
-    return _ln_of_ratio(Fraction(number))
+    return _ln_of_ratio(number if type(number) is Fraction else Fraction(number))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -26,7 +26,7 @@ from oracle.harness.searchcache import (
     wire_line,
 )
 from oracle.models.outcomes import Expected
-from oracle.models.protocol import Capabilities, encode
+from oracle.models.protocol import Capabilities, ScoreRequest, Segment, encode
 
 #: The fake declares tokenizers (text companions), statefulness (stateful plans) and every level, so the default
 #: mix is whole; with a planted bug, failing examples are shrunk and classified from cached inputs too.
@@ -736,3 +736,23 @@ def test_the_oracle_version_is_the_hash_the_pathlib_walk_made_of_the_same_files(
     assert searchcache.package_digest(tmp_path) == _digest_as_first_written(tmp_path)
     (tmp_path / "commands").rename(tmp_path / "commands-moved")  # now hashed: both change alike
     assert searchcache.package_digest(tmp_path) == _digest_as_first_written(tmp_path)
+
+
+@pytest.mark.parametrize(("tokens", "from_the_wire"), [
+    (("plain", "ascii", "words", "tab\there", "line\nbreak"), True),  # \t, \n: escaped alike in both encodings
+    (("caf\u00e9",), False),  # above U+007F: escaped on the wire, as it is in the digested line
+    (("\x7f",), False),  # DEL: json's ASCII encoder escapes it, the other one does not
+    (("\u2028", "\U0001f600"), False),  # a line separator, a character outside the BMP (a surrogate pair on the wire)
+    (("a\x00b",), False),  # a control character without a short escape: \u0000 in both encodings
+    (("back\\u00e9slash",), False),  # a backslash then "u": no escaped character, but read as one (conservative)
+    (("run",) * 2500 + ("caf\u00e9",), False),  # past wire.LONG_SEQUENCE: the line spliced from each token's text
+    (("run",) * 2500, True),
+], ids=["ascii", "latin", "del", "separators", "control", "backslash-u", "long-latin", "long-ascii"])
+def test_a_record_digest_from_the_wire_line_is_the_digest_of_the_line_a_person_reads(tokens, from_the_wire):
+    # request_digest hashes the line without seq with non-ASCII text as it is (ensure_ascii=False); a Prepared takes
+    # it from its ASCII wire line where that line has no \u escape: the same line then, so the same sha256
+    request = ScoreRequest(seq=7, level="corpus", weights=(0.5, 0.5), segments=(
+        Segment(hypothesis=tokens, references=(tokens[::-1],)),))
+    prepared = Prepared(request)
+    assert prepared.record_digest() == searchcache.request_digest(request)
+    assert (searchcache.digest_of_body(prepared.wire_body()) is not None) == from_the_wire

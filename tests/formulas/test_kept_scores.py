@@ -1,0 +1,128 @@
+"""Scoring kept by value (`bleu._scored`, a memo of `bleu_from_statistics`), the weights in force kept per weight
+vector (`bleu._weights_under`), and a smoothed precision built from its counts' integers (`modified_precision`):
+each gives what the computation it stands for gives, on every input, first asked and asked again.
+
+The reference is the computation without the memo (`_scored.__wrapped__`, the literal body) and, for a precision,
+Python's own Fraction division m / t (section 2.1.1's p_n); results are compared exactly (every digit, every note).
+
+Holds: oracle.formulas.bleu
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import smoothings, weights
+
+from oracle.formulas import bleu
+from oracle.formulas.conventions import (
+    BOTH_EMPTY_RULES,
+    EMPTY_ORDER_RULES,
+    NO_MATCH_RULES,
+    WEIGHT_RULES,
+    ZERO_WEIGHT_RULES,
+    Smoothing,
+)
+from oracle.formulas.errors import BleuOracleError
+from oracle.formulas.profiles import PROFILES
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def statistics(draw, max_order=13):
+    """Corpus statistics: matches never above totals; lengths and counts small (shared ratios) or large."""
+    n = draw(st.integers(1, max_order))
+    count = st.one_of(st.integers(0, 12), st.integers(0, 10**9))
+    totals = tuple(draw(count) for _ in range(n))
+    matches = tuple(draw(st.integers(0, t)) for t in totals)
+    return bleu.Statistics(draw(count), draw(count), matches, totals, draw(st.integers(1, 3)))
+
+
+@st.composite
+def options(draw):
+    """A profile's options with its scoring conventions redrawn (the ones scoring reads)."""
+    base = PROFILES[draw(st.sampled_from(sorted(PROFILES)))].options
+    changes = {name: draw(st.sampled_from(sorted(rules))) for name, rules in (
+        ("empty_order", EMPTY_ORDER_RULES), ("both_empty", BOTH_EMPTY_RULES), ("no_match", NO_MATCH_RULES),
+        ("weight_normalisation", WEIGHT_RULES), ("zero_weight", ZERO_WEIGHT_RULES))}
+    changes["uniform_weights_only"] = draw(st.booleans())
+    return base.with_changes(**changes)
+
+
+def outcome(score, *args):
+    """Everything a scoring gives (every field, in its printed form), or the refusal's class and message."""
+    try:
+        result = score(*args)
+    except BleuOracleError as exc:
+        return type(exc).__name__, str(exc)
+    return (str(result.score), str(result.bp), repr(result.precisions), repr(result.weights), result.notes,
+            result.statistics, result.level, result.options, result.smoothing, result.smoothed)
+
+
+def _through_the_public_call(stats, w, opts, smoothing, level):
+    return bleu.bleu_from_statistics(stats, weights=w, options=opts, smoothing=smoothing, level=level)
+
+
+def parsed(stats, w, opts, smoothing, level):
+    return stats, bleu.parse_weights(w), opts, Smoothing.parse(smoothing) or opts.smoothing, level
+
+
+@SETTINGS
+@given(stats=statistics(), w=weights(max_order=12), first=options(), second=options(),
+       smoothing=st.tuples(smoothings(), smoothings()), level=st.tuples(*[st.sampled_from(bleu.LEVELS)] * 2))
+def test_a_kept_score_is_the_score_computed_again(stats, w, first, second, smoothing, level):
+    # the same statistics and weights under two drawn conventions, one after the other and again: a memo that took
+    # one for the other (a key missing a part) would answer the second with the first's result
+    literal = bleu._scored.__wrapped__
+    cases = [parsed(stats, w, first, smoothing[0], level[0]), parsed(stats, w, second, smoothing[1], level[1])]
+    expected = [outcome(literal, *case) for case in cases]
+    for _ in range(2):
+        for case, wanted in zip(cases, expected, strict=True):
+            assert outcome(bleu._scored, *case) == wanted
+            assert outcome(_through_the_public_call, *case) == wanted
+
+
+def test_the_note_of_normalised_weights_is_given_every_time():
+    # weights (1, 1) normalised: each 1 / (1 + 1) = 1/2. The weights in force are kept per vector, so the second
+    # scoring (other statistics: not a kept score) takes them from what was kept, and must still say so
+    options = PROFILES["papineni"].options.with_changes(weight_normalisation="normalise")
+    note = "weights normalised to sum to one: ['1/2', '1/2']"
+    for hyp_len in (3, 4):
+        stats = bleu.Statistics(hyp_len, 4, (2, 1), (hyp_len, hyp_len - 1))
+        result = bleu.bleu_from_statistics(stats, weights=(1, 1), options=options)
+        assert result.weights == (Fraction(1, 2), Fraction(1, 2))
+        assert note in result.notes
+
+
+def test_statistics_built_with_lists_are_scored_as_with_tuples():
+    # a Statistics is not hashable when built with lists (doctor's searches build some): scored without the memo.
+    # Every n-gram matches and c = r: each p_n = 1, BP = 1, so BLEU = 1 exactly
+    listed = bleu.Statistics(4, 4, [4, 3, 2, 1], [4, 3, 2, 1])
+    result = bleu.bleu_from_statistics(listed)
+    assert result.score == Decimal(1)
+    assert result.precisions == (Fraction(1),) * 4
+
+
+def test_a_refusal_is_raised_every_time():
+    # two orders counted, four weights: no score (a memo must not answer the second call with anything)
+    stats = bleu.Statistics(4, 4, (2, 1), (4, 3))
+    for _ in range(2):
+        with pytest.raises(BleuOracleError, match="statistics cover 2 orders"):
+            bleu.bleu_from_statistics(stats, weights=(0.25,) * 4)
+
+
+fractions = st.fractions(min_value=0, max_value=10**6, max_denominator=10**6)
+
+
+@settings(max_examples=500, deadline=None)
+@given(m=fractions, t=fractions.filter(lambda t: t != 0))
+def test_a_smoothed_precision_is_its_counts_divided(m, t):
+    # smoothing turns each count into a Fraction (1/2^k, k added, epsilon); p_n is m_n / l_n as Fraction divides them
+    p = bleu.modified_precision(m, t)
+    assert type(p) is Fraction
+    assert (p.numerator, p.denominator) == ((m / t).numerator, (m / t).denominator)
