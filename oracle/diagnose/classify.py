@@ -45,6 +45,7 @@ from .computations import (
     context_for,
     departed_context,
     departed_result,
+    derived_result,
     end_token_request,
     one_side_result,
     result_under,
@@ -401,7 +402,7 @@ def _counting_of(cname, ctx, result):
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
     if cname == "empty-sentence-end-token":
-        return result_under(ctx, request=end_token_request(ctx.request))
+        return derived_result(ctx, "end tokens", end_token_request)
     if cname in ("best-single-reference-clipping", "best-single-reference-with-epsilon") and not ctx.request.is_text:
         n = len(ctx.weights)
         fold = fold_of(ctx.options.with_changes(lowercase=True) if cname.endswith("epsilon") else ctx.options)

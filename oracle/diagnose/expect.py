@@ -59,12 +59,25 @@ def oracle_result(request, options, smoothing=None, counted=None):
 
 
 def _result_from_counts(request, options, smoothing, counted):
-    """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first."""
+    """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first, and
+    the result kept there too: a function of the counts, the weights, the level, the options and the smoothing,
+    which a search asks for again under each computation that reads the request under changed options (case folded,
+    a convention paired with a computation) as its candidates did (a refusal is raised every time)."""
+    key = ("result", request.weights, request.level, options, smoothing)
+    try:
+        kept = counted.get(key)
+    except TypeError:  # a smoothing given as a mapping: scored, not kept
+        key, kept = None, None
+    if kept is not None:
+        return kept
     weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
     statistics = _counts(request, options, bleu.counting_orders(weights, chosen), counted)
-    return bleu.bleu_from_statistics(statistics, weights=weights, options=options, smoothing=chosen,
-                                     level=request.level)
+    result = bleu.bleu_from_statistics(statistics, weights=weights, options=options, smoothing=chosen,
+                                       level=request.level)
+    if key is not None:
+        counted[key] = result
+    return result
 
 
 def _counts(request, options, orders, counted):
