@@ -360,6 +360,31 @@ def _parsed(weights):
 
 def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothing=None, level="corpus"):
     """BLEU = BP * exp(sum w_n log p_n) (section 2.3), from sufficient statistics."""
+    if type(level) is str and _keepable(statistics, weights, options, smoothing):
+        return _kept_bleu_from_statistics(statistics, weights, options, smoothing, level)
+    return _bleu_from_statistics(statistics, weights, options, smoothing, level)
+
+
+def _keepable(statistics, weights, options, smoothing):
+    """Whether a result is kept for these arguments (`_kept_bleu_from_statistics`): whole-number counts, weights parsed
+    into Fractions and a parsed smoothing, so that arguments equal as keys are equal in type too (a Decimal count or
+    a float weight equal to a Fraction is scored otherwise, or described otherwise in the notes)."""
+    return (type(statistics) is Statistics and type(options) is Options and type(weights) is tuple
+            and (smoothing is None or type(smoothing) is Smoothing)
+            and all(type(w) is Fraction for w in weights)
+            and all(type(x) is int for x in statistics.matches) and all(type(x) is int for x in statistics.totals)
+            and type(statistics.hyp_len) is int and type(statistics.ref_len) is int)
+
+
+@functools.lru_cache(maxsize=8192)
+def _kept_bleu_from_statistics(statistics, weights, options, smoothing, level):
+    """`bleu_from_statistics`, kept (a refusal is raised every time: an exception is not kept). The classifier scores
+    the same counts under the same weights, options and smoothing again and again (each segment of a corpus under
+    each per-segment variant and candidate, a record's several searches); a BleuResult is frozen."""
+    return _bleu_from_statistics(statistics, weights, options, smoothing, level)
+
+
+def _bleu_from_statistics(statistics, weights, options, smoothing, level):
     if level not in LEVELS:
         raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
     w = parse_weights(weights, default_max_order=options.default_max_order)
