@@ -275,6 +275,27 @@ def test_a_real_of_another_kind_is_read_through_its_float():
 # -- bleu_from_statistics ------------------------------------------------------------------
 
 
+def test_a_kept_result_is_the_result_of_its_own_arguments():
+    # results are kept (whole-number counts, Fraction weights, a parsed smoothing): each call gets the result of its
+    # own counts, smoothing and level, asked in turn twice over, and a refusal is raised every time. By hand, weights
+    # 1/2 each, c = r = 2 (BP 1): p_1 = 1/2 and p_2 = 0/1 give 0 unsmoothed; floor 1/2 makes p_2 = (1/2)/1, so
+    # BLEU = sqrt(1/2 * 1/2) = 1/2. With p_2 = 1/1 instead: sqrt(1/2 * 1) = 0.7071...
+    counts = Statistics(2, 2, (1, 0), (2, 1))
+    halves = (Fraction(1, 2), Fraction(1, 2))
+    floor = Smoothing("floor", value="1/2")
+    for _ in range(2):
+        assert bleu_from_statistics(counts, weights=halves).score == 0
+        assert bleu_from_statistics(counts, weights=halves, smoothing=floor).score == Decimal("0.5")
+        assert bleu_from_statistics(counts, weights=halves, level="sentence").level == "sentence"
+        assert bleu_from_statistics(counts, weights=halves).level == "corpus"
+        other = bleu_from_statistics(Statistics(2, 2, (1, 1), (2, 1)), weights=halves)
+        assert math.isclose(float(other.score), math.sqrt(0.5), rel_tol=1e-15)
+        with pytest.raises(BleuValueError, match="level"):
+            bleu_from_statistics(counts, weights=halves, level="document")
+        with pytest.raises(BleuValueError, match="orders"):
+            bleu_from_statistics(counts, weights=(Fraction(1, 3),) * 3)
+
+
 def test_bleu_from_statistics_rational_result():
     # p = 2/4, 1/8; weights 1/2 each; c = r: BLEU = sqrt(1/2 * 1/8) = sqrt(1/16) = 1/4 exactly
     result = bleu_from_statistics(Statistics(4, 4, (2, 1), (4, 8)), weights=["1/2", "1/2"])
