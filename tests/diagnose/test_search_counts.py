@@ -163,9 +163,10 @@ def test_a_result_kept_for_one_options_is_the_oracles_afresh_under_any_other(req
 
 
 def _corpus(*segments):
-    return ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"},
-                        segments=tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs))
-                                       for h, refs in segments))
+    """A corpus request, BLEU-1 unsmoothed, of (hypothesis, references) texts split on spaces."""
+    made = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs))
+                 for h, refs in segments)
+    return ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, segments=made)
 
 
 def test_a_derived_request_is_scored_under_each_candidates_options_as_it_was_built():
