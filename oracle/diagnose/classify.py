@@ -45,6 +45,7 @@ from .computations import (
     context_for,
     departed_context,
     departed_result,
+    derived_result,
     end_token_request,
     one_side_result,
     result_under,
@@ -193,7 +194,20 @@ def _convention_changes(options, smoothing, level, profile_options, *, text=Fals
     """A `_Candidate` for every single alternative convention (`alternatives`: each rule of its table other than the
     one in force; on a text request, the other rules of splitting words too), of every convention the catalogue
     declares in its order (`mechanisms.conventions.CONVENTIONS`: how words are made, then the formulas'), then every
-    other reading of the requested smoothing."""
+    other reading of the requested smoothing. Kept (a tuple): every search on a request under the same options,
+    smoothing and level has the same candidates."""
+    try:
+        return _kept_convention_changes(options, smoothing, level, profile_options, text)
+    except TypeError:  # (options that cannot be hashed: built afresh)
+        return tuple(_built_convention_changes(options, smoothing, level, profile_options, text))
+
+
+@functools.lru_cache(maxsize=128)
+def _kept_convention_changes(options, smoothing, level, profile_options, text):
+    return tuple(_built_convention_changes(options, smoothing, level, profile_options, text))
+
+
+def _built_convention_changes(options, smoothing, level, profile_options, text):
     out = [_Candidate((convention.mechanism_name(rule),), convention.words(rule), convention.changes(rule), None)
            for convention, rule in alternatives(options, CONVENTIONS, text=text, level=level,
                                                 smoothing=smoothing)]
@@ -403,7 +417,7 @@ def _counting_of(cname, ctx, result):
     if cname in ("case-folded-unasked", "case-not-folded"):
         return result_under(ctx, options=ctx.options.with_changes(lowercase=cname == "case-folded-unasked"))
     if cname == "empty-sentence-end-token":
-        return result_under(ctx, request=end_token_request(ctx.request))
+        return derived_result(ctx, "end tokens", end_token_request)
     if cname in ("best-single-reference-clipping", "best-single-reference-with-epsilon") and not ctx.request.is_text:
         n = len(ctx.weights)
         fold = fold_of(ctx.options.with_changes(lowercase=True) if cname.endswith("epsilon") else ctx.options)
@@ -462,6 +476,8 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
     `close` of the answer and whose counting does not contradict the returned statistics."""
     found = []
     ctx, options = search.ctx, search.ctx.options
+    # (those the search may name, once: each candidate tries them in this order)
+    computations = [(cname, function) for cname, function in computations if search.permitted(cname, *suffix)]
     for name, description, changes, smoothing_change, *_ in candidates:
         if name is not None and not search.permitted(*name):
             continue
@@ -482,8 +498,6 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
         )
         candidate = (name, tuple(sorted(changes.items())), smoothing_change)
         for cname, function in computations:
-            if not search.permitted(cname, *suffix):
-                continue
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
             if cname in STRUCTURES:
@@ -525,8 +539,10 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     # a smoothing where none was requested is tried alone, never combined: eight more readings in every pair made a
     # run whose bug no mechanism names cost 47 times its fixed twin (quadratic in the conventions)
     paired = [c for c in conventions if not _unrequested(c)]
-    # (the pairs are built where a tier first needs them: most searches end in a simple tier)
-    pairs = functools.cache(lambda: _pairs(paired))
+    # (the pairs are built where a tier first needs them: most searches end in a simple tier; a search among given
+    # names tries a pair only where it may name both its parts, so only those are paired, in the same order)
+    pairable = paired if search.allowed is None else [c for c in paired if search.permitted(*c.parts)]
+    pairs = functools.cache(lambda: _pairs(pairable))
     yield (
         lambda: (
             _by_computation(search, SPECIFIC_COMPUTATIONS, close, suffix)

@@ -11,6 +11,7 @@ Pure: the oracle's formulas and a little float arithmetic; nothing from any libr
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 from dataclasses import dataclass, field
@@ -65,6 +66,25 @@ def result_under(ctx, options=None, smoothing=None, request=None):
         if request is not None:
             return oracle_result(request, options or ctx.options, smoothing or ctx.smoothing)
         return oracle_result(ctx.request, options or ctx.options, smoothing or ctx.smoothing, counted=ctx.counted)
+    except BleuOracleError:
+        return None
+
+
+def derived_result(ctx, label, derive, options=None):
+    """The oracle's BleuResult for the request `derive(ctx.request)` builds (a request the computation `label` reads:
+    references cut, end tokens, one reference alone) under the context's options or `options`; None if the oracle
+    rejects it. The derived request and its counts are kept in the context's counts under `label`, counted once per
+    counting options (`oracle_result`'s `counted`): the request is a function of the context's request alone, and a
+    search asks for it under every candidate's options. `derive` returns None where the computation does not apply
+    (then None, kept too)."""
+    kept = ctx.counted.setdefault(("derived", label), {})
+    if "request" not in kept:
+        kept["request"] = derive(ctx.request)
+    request = kept["request"]
+    if request is None:
+        return None
+    try:
+        return oracle_result(request, options or ctx.options, ctx.smoothing, counted=kept)
     except BleuOracleError:
         return None
 
@@ -248,16 +268,22 @@ def max_over_single_reference_scores(ctx, result):
     if all(len(s.references) < 2 for s in request.segments):
         return None
     scores = []
-    for segment in request.segments:
+    for index, segment in enumerate(request.segments):
         best = None
-        for reference in segment.references:
-            alone = segment.model_copy(update={"references": (reference,)})
-            one = result_under(ctx, request=request.model_copy(update={"segments": (alone,)}))
+        for which in range(len(segment.references)):
+            one = derived_result(ctx, ("one reference", index, which), functools.partial(_one_reference, index, which))
             if one is None:
                 return None
             best = float(one.score) if best is None else max(best, float(one.score))
         scores.append(best)
     return math.fsum(scores) / len(scores)
+
+
+def _one_reference(index, which, request):
+    """`request` holding only its segment `index`, against that segment's reference `which` alone."""
+    segment = request.segments[index]
+    alone = segment.model_copy(update={"references": (segment.references[which],)})
+    return request.model_copy(update={"segments": (alone,)})
 
 
 def coco_epsilon(ctx, result):
@@ -624,7 +650,7 @@ def empty_sentence_end_token(ctx, result):
     request = ctx.request
     if request.is_text or with_end_tokens(request.segments) is None:
         return None
-    return score_of(result_under(ctx, request=end_token_request(request)))
+    return score_of(derived_result(ctx, "end tokens", end_token_request))
 
 
 def hypothesis_folded_before_entities(ctx, result):
@@ -657,9 +683,13 @@ def references_cut_to_fewest(ctx, result):
     counts = [len(s.references) for s in request.segments]
     if not counts or min(counts) == max(counts) or min(counts) == 0:
         return None
-    fewest = min(counts)
+    return score_of(derived_result(ctx, "references cut to fewest", _references_cut_to_fewest))
+
+
+def _references_cut_to_fewest(request):
+    fewest = min(len(s.references) for s in request.segments)
     segments = tuple(s.model_copy(update={"references": s.references[:fewest]}) for s in request.segments)
-    return score_of(result_under(ctx, request=request.model_copy(update={"segments": segments})))
+    return request.model_copy(update={"segments": segments})
 
 
 def matches_moved_by_spaces_score(ctx, result):

@@ -59,17 +59,30 @@ def oracle_result(request, options, smoothing=None, counted=None):
 
 
 def _result_from_counts(request, options, smoothing, counted):
-    """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first."""
+    """`corpus_bleu`/`sentence_bleu`'s two steps (count, then score), the counts looked up in `counted` first, and
+    the result kept there too: a function of the counts, the weights, the level, the options and the smoothing,
+    which a search asks for again under each computation that reads the request under changed options (case folded,
+    a convention paired with a computation) as its candidates did (a refusal is raised every time)."""
+    key = ("result", request.weights, request.level, options, smoothing)
+    try:
+        kept = counted.get(key)
+    except TypeError:  # a smoothing given as a mapping: scored, not kept
+        key, kept = None, None
+    if kept is not None:
+        return kept
     weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing) or options.smoothing
     statistics = _counts(request, options, bleu.counting_orders(weights, chosen), counted)
-    return bleu.bleu_from_statistics(statistics, weights=weights, options=options, smoothing=chosen,
-                                     level=request.level)
+    result = bleu.bleu_from_statistics(statistics, weights=weights, options=options, smoothing=chosen,
+                                       level=request.level)
+    if key is not None:
+        counted[key] = result
+    return result
 
 
 def _counts(request, options, orders, counted):
     """`request`'s statistics counted to `orders` under `options`, looked up in `counted` first (and kept there)."""
-    key = (tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders)
+    key = _counts_key(options, orders)
     if key not in counted:
         segments = request.tokenized_as(options).segments
         count_matches = counting.kernel_clipped_matches()
@@ -80,6 +93,20 @@ def _counts(request, options, orders, counted):
             counted[key] = bleu.corpus_statistics([s.hypothesis for s in segments], [s.references for s in segments],
                                                   max_order=orders, options=options, count_matches=count_matches)
     return counted[key]
+
+
+def _counts_key(options, orders):
+    return tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders
+
+
+def _segment_counts(request, index, options, orders, counted):
+    """Segment `index`'s statistics counted alone, kept in `counted` as `segment_alone_result` keeps them (the
+    one-segment request is built only to count it)."""
+    kept = counted.setdefault(("segment alone", index), {})
+    key = _counts_key(options, orders)
+    if key not in kept:
+        _counts(request.model_copy(update={"segments": (request.segments[index],)}), options, orders, kept)
+    return kept[key]
 
 
 def segment_alone_result(request, index, options, smoothing=None, *, level=None, counted=None):
@@ -93,15 +120,14 @@ def segment_alone_result(request, index, options, smoothing=None, *, level=None,
     update = {"segments": (request.segments[index],)}
     if level is not None:
         update["level"] = level
-    alone = request.model_copy(update=update)
     if counted is None:
-        return oracle_result(alone, options, smoothing)
+        return oracle_result(request.model_copy(update=update), options, smoothing)
     kept = counted.setdefault(("segment alone", index), {})
     # (its result too: a function of the segment, its level, the options and the smoothing, which several variants
-    # and a record's several searches ask for alike)
-    key = ("segment result", index, alone.level, options, smoothing)
+    # and a record's several searches ask for alike; the one-segment request is built only to compute it)
+    key = ("segment result", index, request.level if level is None else level, options, smoothing)
     if key not in kept:
-        kept[key] = oracle_result(alone, options, smoothing, counted=kept)
+        kept[key] = oracle_result(request.model_copy(update=update), options, smoothing, counted=kept)
     return kept[key]
 
 
@@ -118,8 +144,7 @@ def segments_result(request, indices, options, smoothing=None, *, counted):
     weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing or request.smoothing.to_convention()) or options.smoothing
     orders = bleu.counting_orders(weights, chosen)
-    parts = [_counts(request.model_copy(update={"segments": (request.segments[i],)}), options, orders,
-                     counted.setdefault(("segment alone", i), {})) for i in indices]
+    parts = [_segment_counts(request, i, options, orders, counted) for i in indices]
     summed = bleu.Statistics(sum(p.hyp_len for p in parts), sum(p.ref_len for p in parts),
                              tuple(sum(p.matches[n] for p in parts) for n in range(orders)),
                              tuple(sum(p.totals[n] for p in parts) for n in range(orders)),

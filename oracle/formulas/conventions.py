@@ -8,6 +8,7 @@ eagerly, so a bad option fails where it is written, not deep inside a score.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field, fields, replace
@@ -349,7 +350,14 @@ class Options:
 
     def with_changes(self, **changes: Any) -> Options:
         """A copy with some conventions changed (the original is never mutated). Any: each value is checked
-        when the copy is built (`__post_init__`), whatever its static type."""
+        when the copy is built (`__post_init__`), whatever its static type. The copies are kept (options are
+        frozen): a search builds the same few changed options for every candidate and computation it tries."""
+        try:
+            return _changed_options(self, tuple(sorted(changes.items())))
+        except TypeError:  # a value that cannot be hashed is checked by building the copy
+            return self._built_with(changes)
+
+    def _built_with(self, changes: dict[str, Any]) -> Options:
         unknown = set(changes) - {f.name for f in fields(self)}
         if unknown:
             raise BleuValueError(f"unknown option(s) {sorted(unknown)}; options are {[f.name for f in fields(self)]}")
@@ -361,3 +369,9 @@ class Options:
             value = getattr(self, f.name)
             out[f.name] = value.to_json() if isinstance(value, Smoothing) else value
         return out
+
+
+@functools.lru_cache(maxsize=1024)
+def _changed_options(options: Options, changes: tuple[tuple[str, Any], ...]) -> Options:
+    """`Options.with_changes`, kept (a refusal is raised every time: an exception is not kept)."""
+    return options._built_with(dict(changes))

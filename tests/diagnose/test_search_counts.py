@@ -10,14 +10,22 @@ Holds: oracle.diagnose.expect
 
 from __future__ import annotations
 
+from dataclasses import replace
 from unittest import mock
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import requests
 
 from oracle.diagnose import classify as classify_module
 from oracle.diagnose.classify import classify
+from oracle.diagnose.computations import (
+    Context,
+    context_for,
+    max_over_single_reference_scores,
+    references_cut_to_fewest,
+)
 from oracle.diagnose.expect import oracle_options, oracle_result, segment_alone_result, segments_result
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.protocol import ScoreRequest, Segment
@@ -127,3 +135,75 @@ def test_a_computation_is_computed_once_per_candidate_in_a_search():
         named = classify(request, 0.625, "papineni", among=("mean-of-sentence-scores",))
     assert named.name == "mean-of-sentence-scores"
     assert calls.count(oracle_options("papineni", lowercase=False)) == 1
+
+
+#: Options a search scores one request under, one after another: the profile's own, and conventions that change only
+#: the scoring (the counts kept are shared) or the counting too (counted apart)
+_CANDIDATE_CHANGES = ({}, {"empty_order": "one"}, {"no_match": "zero"}, {"reference_length": "shortest"},
+                      {"lowercase": True}, {"empty_order": "zero", "lowercase": True})
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(methods=SMOOTHINGS, lowercase=(False, True), max_segments=5), st.data())
+def test_a_result_kept_for_one_options_is_the_oracles_afresh_under_any_other(request, data):
+    # one `counted` dict for the request, as a search keeps it: under each convention in the order drawn, with the
+    # request's weights or other ones (the score stage's variants reweight the request in the same dict), each kept
+    # result is the oracle's own on the request, computed afresh
+    options = oracle_options("papineni", lowercase=request.lowercase)
+    counted: dict = {}
+    for _ in range(data.draw(st.integers(1, 8))):
+        changes = data.draw(st.sampled_from(_CANDIDATE_CHANGES))
+        changed = options.with_changes(**changes) if changes else options
+        smoothing = data.draw(st.sampled_from((None, *SMOOTHINGS)))
+        asked = request
+        if data.draw(st.booleans()):
+            asked = request.model_copy(update={"weights": (1.0,) * data.draw(st.integers(1, 4))})
+        assert _same(_kept(oracle_result, asked, changed, smoothing, counted=counted),
+                     _kept(oracle_result, asked, changed, smoothing))
+
+
+def _corpus(*segments):
+    """A corpus request, BLEU-1 unsmoothed, of (hypothesis, references) texts split on spaces."""
+    made = tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs))
+                 for h, refs in segments)
+    return ScoreRequest(seq=0, level="corpus", weights=(1.0,), smoothing={"method": "none"}, segments=made)
+
+
+def test_a_derived_request_is_scored_under_each_candidates_options_as_it_was_built():
+    # references cut to the fewest a segment has (one: each segment keeps its first), BLEU-1, under two candidates'
+    # options in one context: "A b" vs "a x" matches 0 of 2 as sent and 1 of 2 folded, "c d" vs "c d" 2 of 2;
+    # c = r = 4 (BP 1), so 2/4 as sent and 3/4 folded: the counts kept for one must not serve the other
+    request = _corpus(("A b", ("a x", "b y")), ("c d", ("c d",)))
+    options = oracle_options("papineni")
+    ctx = context_for(request, "papineni", None)
+    as_sent = references_cut_to_fewest(ctx, None)
+    folded_ctx = Context(request, options.with_changes(lowercase=True), ctx.smoothing, ctx.weights, ctx.counted)
+    folded = references_cut_to_fewest(folded_ctx, None)
+    assert abs(as_sent - 2 / 4) <= 1e-15
+    assert abs(folded - 3 / 4) <= 1e-15
+    assert references_cut_to_fewest(ctx, None) == as_sent  # (asked again after the folded one)
+
+
+def test_the_best_single_reference_score_reads_each_reference_alone_under_each_candidates_options():
+    # the best of each segment's one-reference scores, BLEU-1, their mean: "A a" against "a a" scores 2/2 folded and
+    # 1/2 as sent ("A" is not "a"; c = r = 2, BP 1), against "b b" 0; "c d" against "c z" or "q d" 1/2. The mean:
+    # (1 + 1/2) / 2 folded, (1/2 + 1/2) / 2 as sent. Two candidates' options in one context: folded, as sent, folded
+    request = _corpus(("A a", ("a a", "b b")), ("c d", ("c z", "q d")))
+    options = oracle_options("papineni")
+    ctx = context_for(request, "papineni", None)
+    folded_ctx = Context(request, options.with_changes(lowercase=True), ctx.smoothing, ctx.weights, ctx.counted)
+    assert abs(max_over_single_reference_scores(folded_ctx, None) - (1 + 1 / 2) / 2) <= 1e-15
+    assert abs(max_over_single_reference_scores(ctx, None) - (1 / 2 + 1 / 2) / 2) <= 1e-15
+    assert abs(max_over_single_reference_scores(folded_ctx, None) - (1 + 1 / 2) / 2) <= 1e-15
+
+
+def test_changed_options_are_kept_and_a_refusal_is_raised_every_time():
+    options = oracle_options("papineni")
+    changed = options.with_changes(empty_order="one", lowercase=True)
+    assert changed == replace(options, empty_order="one", lowercase=True)
+    assert options.with_changes(lowercase=True, empty_order="one") is changed  # (the same changes in any order)
+    for _ in range(2):
+        with pytest.raises(BleuOracleError):
+            options.with_changes(empty_order="sometimes")
+        with pytest.raises(BleuOracleError):
+            options.with_changes(no_such_option=1)

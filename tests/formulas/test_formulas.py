@@ -275,6 +275,61 @@ def test_a_real_of_another_kind_is_read_through_its_float():
 # -- bleu_from_statistics ------------------------------------------------------------------
 
 
+def test_a_kept_result_is_the_result_of_its_own_arguments():
+    # results are kept (whole-number counts, Fraction weights, a parsed smoothing): each call gets the result of its
+    # own counts, smoothing and level, asked in turn twice over, and a refusal is raised every time. By hand, weights
+    # 1/2 each, c = r = 2 (BP 1): p_1 = 1/2 and p_2 = 0/1 give 0 unsmoothed; floor 1/2 makes p_2 = (1/2)/1, so
+    # BLEU = sqrt(1/2 * 1/2) = 1/2. With p_2 = 1/1 instead: sqrt(1/2 * 1) = 0.7071...
+    counts = Statistics(2, 2, (1, 0), (2, 1))
+    halves = (Fraction(1, 2), Fraction(1, 2))
+    floor = Smoothing("floor", value="1/2")
+    for _ in range(2):
+        assert bleu_from_statistics(counts, weights=halves).score == 0
+        assert bleu_from_statistics(counts, weights=halves, smoothing=floor).score == Decimal("0.5")
+        assert bleu_from_statistics(counts, weights=halves, level="sentence").level == "sentence"
+        assert bleu_from_statistics(counts, weights=halves).level == "corpus"
+        other = bleu_from_statistics(Statistics(2, 2, (1, 1), (2, 1)), weights=halves)
+        assert math.isclose(float(other.score), math.sqrt(0.5), rel_tol=1e-15)
+        with pytest.raises(BleuValueError, match="level"):
+            bleu_from_statistics(counts, weights=halves, level="document")
+        with pytest.raises(BleuValueError, match="orders"):
+            bleu_from_statistics(counts, weights=(Fraction(1, 3),) * 3)
+
+
+_OPTION_CHANGES = ({}, {"empty_order": "one"}, {"empty_order": "zero"}, {"no_match": "zero"}, {"both_empty": "nan"},
+                   {"zero_weight": "counted"}, {"weight_normalisation": "normalise"}, {"lowercase": True},
+                   {"reference_length": "shortest"}, {"sentence_empty_order": "one"}, {"uniform_weights_only": True},
+                   {"unsmoothed_empty_order": "one"})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_a_kept_result_under_any_options_is_the_result_computed_afresh(data):
+    # one call after another under options that differ in what scoring reads and in what only counting reads (a
+    # result kept under other counting options is returned with the caller's): each is the result computed afresh
+    # (`_bleu_from_statistics`, nothing kept), value, intermediate values, notes and options alike, or its refusal
+    for _ in range(data.draw(st.integers(1, 6))):
+        orders = data.draw(st.integers(1, 3))
+        totals = data.draw(st.lists(st.integers(0, 4), min_size=orders, max_size=orders))
+        matches = tuple(data.draw(st.integers(0, t)) for t in totals)
+        statistics = Statistics(data.draw(st.integers(0, 5)), data.draw(st.integers(0, 5)), matches, tuple(totals))
+        weights = tuple(Fraction(data.draw(st.integers(0, 2)), 2) for _ in range(orders))
+        options = Options().with_changes(**data.draw(st.sampled_from(_OPTION_CHANGES)))
+        smoothing = data.draw(st.sampled_from((None, Smoothing("floor", value="1/2"), Smoothing("exp"))))
+        level = data.draw(st.sampled_from(("corpus", "sentence")))
+        try:
+            fresh = bleu._bleu_from_statistics(statistics, weights, options, smoothing, level)
+        except BleuValueError as refusal:
+            with pytest.raises(type(refusal)):
+                bleu_from_statistics(statistics, weights=weights, options=options, smoothing=smoothing, level=level)
+            continue
+        kept = bleu_from_statistics(statistics, weights=weights, options=options, smoothing=smoothing, level=level)
+        assert kept.score.compare_total(fresh.score) == 0 and kept.bp.compare_total(fresh.bp) == 0
+        assert (kept.precisions, kept.weights, kept.statistics, kept.level, kept.options, kept.smoothing,
+                kept.smoothed, kept.notes) == (fresh.precisions, fresh.weights, fresh.statistics, fresh.level,
+                                               fresh.options, fresh.smoothing, fresh.smoothed, fresh.notes)
+
+
 def test_bleu_from_statistics_rational_result():
     # p = 2/4, 1/8; weights 1/2 each; c = r: BLEU = sqrt(1/2 * 1/8) = sqrt(1/16) = 1/4 exactly
     result = bleu_from_statistics(Statistics(4, 4, (2, 1), (4, 8)), weights=["1/2", "1/2"])
