@@ -175,4 +175,9 @@ def _divide(a, b):
 
 
 def _show(x):
-    return str(x) if isinstance(x, Fraction) else f"{x:.6g}"
+    if isinstance(x, Fraction):
+        try:
+            return str(x)
+        except ValueError:  # over the interpreter's 4,300 digits for an int's text: chen-cherry-6 squares its
+            x = exact.to_decimal(x)  # prior at each order, so ten orders can get there; the note shows 6 digits
+    return f"{x:.6g}"

@@ -566,6 +566,19 @@ def test_smoothing_chen_cherry_6_without_a_prior():
     assert out.matches == (0, 0, 0) and out.totals == (3, 2, 6)
 
 
+def test_smoothing_chen_cherry_6_over_ten_orders_notes_a_prior_too_long_to_print_whole():
+    # pi0 = p_{n-1}^2 / p_{n-2} squares the prior's digits at each order (p_n = (m_n + alpha pi0) / (l_n + alpha);
+    # alpha = 0.01 as a request sends it is the binary double 5764607523034235 / 2^59, 59 bits more at each order):
+    # by order 10 the prior's numerator has over the 4,300 digits Python turns an int into text, so the note's
+    # str(Fraction) raised ValueError (found by the kernel's property test drawing 10 orders; an internal error, exit
+    # 4, in `check`). The value is exact still; only the note is rounded.
+    out = smooth(Statistics(25, 25, (21, 13, 11, 9, 7, 5, 3, 2, 1, 0), (25, 21, 18, 15, 12, 10, 8, 6, 4, 3)),
+                 max_order=10, smoothing=Smoothing("chen-cherry-6", alpha=0.01))
+    assert out.matches[9].denominator.bit_length() > 4300 * 3.33  # (past str's limit of 4,300 decimal digits)
+    last = out.notes[-1]
+    assert last.startswith("chen-cherry-6: order 10: prior pi0 = ") and len(last) < 200
+
+
 def test_smoothing_chen_cherry_7():
     # method 4 (m = 2, 1, ln4/10, ln4/20), then method 5 on those counts with m5 = 0:
     # m'_1 = (3 + 2 + 1)/3 = 2; m'_2 = (2 + 1 + ln4/10)/3; m'_3 = (m'_2 + ln4/10 + ln4/20)/3;
