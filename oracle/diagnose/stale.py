@@ -257,6 +257,8 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
         mixed = with_references_of(request, first.request, folded=folded)
         if mixed is None:
             return None
+        if not _may_be_right(mixed, reply):
+            continue
         try:
             kept = oracle_expected(mixed, profile)
         except (BleuOracleError, ArithmeticError, TypeError, ValueError):
@@ -264,6 +266,20 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
         if not kept.rejected and _right(mixed, reply, kept, contract):
             return _kept_references_named(request, mixed, kept, expected, folded)
     return None
+
+
+def _may_be_right(request: ScoreRequest, reply: Answered) -> bool:
+    """False where `reply` cannot be the right answer to `request` whatever the oracle computes on it: it is no score,
+    or the statistics it returned have another c than the request's hypotheses hold (a token request's c is their
+    tokens, however the options fold or clip), which the judge compares first. A failure of a stateless run is tested
+    against the first request's references on every record: the oracle's computation on them is spared where the
+    answer's own length rules them out."""
+    if reply.kind != "score":
+        return False
+    statistics = reply.statistics
+    if statistics is None or request.tokenize is not None:
+        return True
+    return statistics.hyp_len == sum(len(segment.hypothesis) for segment in request.segments)
 
 
 def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Expected, expected: Expected,
@@ -481,10 +497,12 @@ def answered_right_before(request: ScoreRequest, before: Before, expected: Expec
     if expected.rejected or expected.score is None:
         return False
     close = relative(contract).close
+    tokens = request.token_count
     for exchange in before.earlier:
         reply = exchange.reply
-        # (the score first: comparing a request with every earlier one cost seconds a run where inputs are long)
-        if (reply.kind == "score" and close(reply.score, expected.score)
+        # (the token counts first, kept on each request, then the score: comparing a request with every earlier one
+        # cost seconds a run where inputs are long, and a failing run's every record scans the whole history)
+        if (exchange.request.token_count == tokens and reply.kind == "score" and close(reply.score, expected.score)
                 and not breaks_zero_rule(reply.score, expected.score)
                 and exchange.request.with_seq(request.seq) == request):
             return True
