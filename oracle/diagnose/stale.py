@@ -46,13 +46,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from oracle.formulas.bleu import effective_reference_length
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED, is_partial
-from .expect import oracle_expected
+from .expect import oracle_expected, oracle_options
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.counting import OTHER_COUNTING
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
@@ -257,7 +258,7 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
         mixed = with_references_of(request, first.request, folded=folded)
         if mixed is None:
             return None
-        if not _may_be_right(mixed, reply):
+        if not _may_be_right(mixed, reply, profile):
             continue
         try:
             kept = oracle_expected(mixed, profile)
@@ -268,18 +269,27 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
     return None
 
 
-def _may_be_right(request: ScoreRequest, reply: Answered) -> bool:
-    """False where `reply` cannot be the right answer to `request` whatever the oracle computes on it: it is no score,
-    or the statistics it returned have another c than the request's hypotheses hold (a token request's c is their
-    tokens, however the options fold or clip), which the judge compares first. A failure of a stateless run is tested
-    against the first request's references on every record: the oracle's computation on them is spared where the
-    answer's own length rules them out."""
+def _may_be_right(request: ScoreRequest, reply: Answered, profile: str) -> bool:
+    """False where `reply` cannot be the right answer to `request` whatever the oracle's counts of its n-grams: it is no
+    score, or the statistics it returned have another c or r than the request's lengths give (a token request's c is
+    its hypotheses' tokens and r each segment's reference length by the rule its options name, however they fold or
+    clip), which the judge compares first. A failure of a stateless run is tested against the first request's
+    references on every record: the oracle's computation on them is spared where the answer's lengths rule them out.
+    True wherever that is not known (a text request, a segment without references, options the oracle refuses)."""
     if reply.kind != "score":
         return False
     statistics = reply.statistics
     if statistics is None or request.tokenize is not None:
         return True
-    return statistics.hyp_len == sum(len(segment.hypothesis) for segment in request.segments)
+    if statistics.hyp_len != sum(len(segment.hypothesis) for segment in request.segments):
+        return False
+    try:
+        rule = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions).reference_length
+        length = sum(effective_reference_length(len(segment.hypothesis), [len(r) for r in segment.references], rule)
+                     for segment in request.segments)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return True
+    return statistics.ref_len == length
 
 
 def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Expected, expected: Expected,
