@@ -99,6 +99,10 @@ def command_of(name: str) -> tuple[str, str]:
     if name.startswith("real:"):  # a real bug of realbleu.py (issue 36), beside the planted ones with --before
         real = shlex.quote(str(FAKES / "realbleu.py"))
         return f"{python} {real} {name.split(':', 1)[1]}", f"{python} {real} clean"
+    collection, _, bug = name.partition(":")
+    if bug and collection in COLLECTIONS:  # a held-out set's bug (heldout3:BUG), beside the others with --before
+        fake = shlex.quote(str(FAKES / f"{COLLECTIONS[collection]}.py"))
+        return f"{python} {fake} {bug}", f"{python} {fake} clean"
     if name.startswith("planted:"):
         planted = shlex.quote(str(FAKES / "plantedbleu.py"))
         return f"{python} {planted} {name.split(':', 1)[1]}", f"{python} {planted} clean"
@@ -820,7 +824,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="three implementations, 40 examples")
     parser.add_argument("--only", nargs="+", metavar="NAME",
-                        help="these implementations (mutant_X, planted:BUG, or real:BUG of realbleu.py)")
+                        help="these implementations (mutant_X, planted:BUG, real:BUG of realbleu.py, or COLLECTION:BUG "
+                             "of a held-out set with --before: heldout3:BUG)")
     parser.add_argument("--examples", type=int, help="random examples per run (default: check's)")
     parser.add_argument("--real", action="store_true", help="the real bugs of tests/fakes/realbleu.py (issue 36)")
     parser.add_argument("--collection", choices=sorted(COLLECTIONS), default="realbleu",
