@@ -44,6 +44,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from typing import Any
 
 from oracle.formulas.bleu import effective_reference_length
@@ -93,6 +95,10 @@ class Before:
     own: int = 0
     #: the first request the process answered (None: this is it, or not known)
     first: Exchange | None = None
+
+
+_TOKEN_COUNT = attrgetter("request.token_count")
+_ANSWER_KEY = attrgetter("answer_key")
 
 
 def relative(contract: Contract) -> Contract:
@@ -154,6 +160,13 @@ def differing_parts(request: ScoreRequest, other: ScoreRequest) -> tuple[str, ..
     return tuple(parts)
 
 
+def _same_hypotheses(request: ScoreRequest, other: ScoreRequest) -> bool:
+    """Whether the two requests have the same hypotheses, segment by segment (`differing_parts` names no
+    "hypotheses")."""
+    mine, theirs = request.segments, other.segments
+    return len(mine) == len(theirs) and all(a.hypothesis == b.hypothesis for a, b in zip(mine, theirs, strict=True))
+
+
 def _right(request: ScoreRequest, reply: Answered, expected: Expected, contract: Contract) -> bool:
     """Whether `reply` answers `request` as `expected` says (the judge's verdict is good)."""
     verdict = judge(expected, reply, contract, max_order=request.max_order, token_counts=token_count_layers(request))
@@ -211,11 +224,14 @@ def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exch
     only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
     hypotheses is never taken."""
     candidates = []
-    key = _answer_key(reply)
-    for back, exchange in enumerate(reversed(earlier), start=1):
-        # (the key is equal for every same answer and read once per exchange: most earlier requests are told apart
-        # by it alone, without arithmetic)
-        if exchange.answer_key != key or not same_answer(exchange.reply, reply, contract):
+    latest_first = earlier[::-1]
+    # (the key is equal for every same answer and read once per exchange: most earlier requests are told apart by it
+    # alone, without arithmetic, picked out in C)
+    same_key = map(eq, map(_ANSWER_KEY, latest_first), repeat(_answer_key(reply)))
+    for back, exchange in compress(enumerate(latest_first, start=1), same_key):
+        # (another request's hypotheses rule it out before its every part is compared: a stateless run answers many
+        # requests alike, 0 against 0)
+        if not same_answer(exchange.reply, reply, contract) or not _same_hypotheses(request, exchange.request):
             continue
         parts = differing_parts(request, exchange.request)
         if parts and "hypotheses" not in parts:
@@ -507,12 +523,13 @@ def answered_right_before(request: ScoreRequest, before: Before, expected: Expec
     if expected.rejected or expected.score is None:
         return False
     close = relative(contract).close
-    tokens = request.token_count
-    for exchange in before.earlier:
+    # (the earlier requests of as many tokens (each request's count kept), picked out in C, then the score: comparing a
+    # request with every earlier one cost seconds a run where inputs are long, and a failing run's every record scans
+    # the whole history)
+    earlier = before.earlier
+    for exchange in compress(earlier, map(eq, map(_TOKEN_COUNT, earlier), repeat(request.token_count))):
         reply = exchange.reply
-        # (the token counts first, kept on each request, then the score: comparing a request with every earlier one
-        # cost seconds a run where inputs are long, and a failing run's every record scans the whole history)
-        if (exchange.request.token_count == tokens and reply.kind == "score" and close(reply.score, expected.score)
+        if (reply.kind == "score" and close(reply.score, expected.score)
                 and not breaks_zero_rule(reply.score, expected.score)
                 and exchange.request.with_seq(request.seq) == request):
             return True
