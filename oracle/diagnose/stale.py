@@ -300,9 +300,9 @@ def _may_be_right(request: ScoreRequest, reply: Answered, profile: str) -> bool:
     if statistics.hyp_len != sum(len(segment.hypothesis) for segment in request.segments):
         return False
     try:
-        rule = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions).reference_length
-        length = sum(effective_reference_length(len(segment.hypothesis), [len(r) for r in segment.references], rule)
-                     for segment in request.segments)
+        options = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions)
+        length = sum(effective_reference_length(len(segment.hypothesis), [len(r) for r in segment.references],
+                                                options.reference_length) for segment in request.segments)
     except (BleuOracleError, ArithmeticError, TypeError, ValueError):
         return True
     return statistics.ref_len == length

@@ -397,12 +397,12 @@ def test_the_lengths_are_the_oracles_counts_on_every_reshaped_request(scored):
     are the c, r and totals of the oracle's own statistics there (the same formulas: section 2.1.1's totals and the
     reference-length rule)."""
     n, compared = len(scored.weights), 0
-    for structure in declared.STRUCTURES.values():
+    for mechanism in declared.STRUCTURES.values():
         ctx = _searched_context(scored)
-        result = structured_result(ctx, structure)
+        result = structured_result(ctx, mechanism)
         if result is None:
             continue
         s = result.statistics
-        assert structured_lengths(ctx, structure, n) == (s.hyp_len, s.ref_len, tuple(s.totals[:n])), structure.name
+        assert structured_lengths(ctx, mechanism, n) == (s.hyp_len, s.ref_len, tuple(s.totals[:n])), mechanism.name
         compared += 1
     assert compared
