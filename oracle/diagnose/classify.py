@@ -52,8 +52,10 @@ from .computations import (
     score_of,
     score_of_statistics,
     structured_computed,
+    structured_lengths,
     structured_request,
     structured_result,
+    structured_ruled_out,
     structured_size,
 )
 from .counting import best_single_reference_matches, fold_of
@@ -890,10 +892,18 @@ def _structure_of_returned_counts(search):
     for name, structure in STRUCTURES.items():
         if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, structure):
             continue
+        if structured_lengths(search.ctx, structure, search.n) not in (None, _returned_lengths(search)):
+            continue  # (its statistics cannot be the returned ones: not computed for that)
         result = structured_result(search.ctx, structure)
         if result is not None and _statistics_differ(search.statistics, result, search.n) is None:
             return name, result
     return None
+
+
+def _returned_lengths(search):
+    """(c, r, the totals of orders 1..n) the implementation returned, as `structured_lengths` gives the oracle's."""
+    reported = _reported(search.statistics)
+    return reported.hyp_len, reported.ref_len, tuple(reported.totals[:search.n])
 
 
 def _scored_as_returned(search):
@@ -1237,10 +1247,15 @@ def _by_structure(search):
     """Every structural mechanism (`mechanisms.structure`: the request mis-shaped by its caller) under which the
     oracle's statistics are the reported ones and its score the answer."""
     found = []
+    reported = _reported(search.statistics) if search.statistics else None
     for name, structure in STRUCTURES.items():
         if not search.permitted(name):
             continue
         search.reshaping(search.ctx, structure)
+        # (one whose lengths are neither the oracle's nor the returned ones is charged without its n-grams counted)
+        if reported is not None and structured_ruled_out(search.ctx, structure, reported, search.n):
+            search.charge()  # (as computing it would be: its counts are not the oracle's own)
+            continue
         result = structured_result(search.ctx, structure)
         if result is None:  # it does not apply to this request, or its counts are the oracle's: not charged
             continue

@@ -821,6 +821,50 @@ def structured_result(ctx, structure):
     return ctx.counted[key]
 
 
+def structured_ruled_out(ctx, structure, reported, n):
+    """Whether the oracle's result under a `structure.Structure` is known, without counting an n-gram, to be one a
+    search charges (`structured_result` gives a result: its counts are not the oracle's own) and one whose statistics
+    are not `reported` (a protocol `Statistics`: the implementation's, compared over orders 1..`n`), so that it
+    explains nothing: its c, r or totals, which the reshaped request's lengths give (`structured_lengths`), differ from
+    both. A mechanism ruled out is read as computed (`structured_computed`), as the search that computed it would
+    have read it; False where that is not known, or where it is computed already."""
+    key = ("structure", structure.name, ctx.options, ctx.smoothing)
+    if key in ctx.counted:
+        return False
+    lengths = structured_lengths(ctx, structure, n)
+    base = _unreshaped(ctx) if lengths is not None else None
+    if base is None:
+        return False
+    ours = base.statistics
+    returned = (reported.hyp_len, reported.ref_len, tuple(reported.totals[:n]))
+    if lengths in ((ours.hyp_len, ours.ref_len, tuple(ours.totals[:n])), returned):
+        return False
+    ctx.searched.add(key)
+    return True
+
+
+def structured_lengths(ctx, structure, n):
+    """(c, r, the totals of orders 1..`n`) the oracle counts on the request as a `structure.Structure` reshapes it,
+    from its lengths alone (a segment's c its hypothesis's tokens, r by the options' reference-length rule, its
+    totals c - k + 1 or the options' floor; section 2.1.1 and 2.2.2, as `bleu.segment_statistics` counts them); None
+    where the mechanism does not apply, or where a segment holds no reference (which the oracle refuses)."""
+    request = structured_request(ctx, structure)
+    if request is None:
+        return None
+    rule, floor = ctx.options.reference_length, ctx.options.segment_totals_floor
+    c = r = 0
+    totals = [0] * n
+    for segment in request.segments:
+        if not segment.references:
+            return None
+        length = len(segment.hypothesis)
+        c += length
+        r += bleu.effective_reference_length(length, [len(reference) for reference in segment.references], rule)
+        for k in range(n):
+            totals[k] += max(length - k, 0, floor)
+    return c, r, tuple(totals)
+
+
 def structured_request(ctx, structure):
     """The request as a `structure.Structure` reshapes it (`structure.reshaped`), before the oracle computes on it
     (what a search charges for it: `structured_size`); None where the mechanism does not apply."""

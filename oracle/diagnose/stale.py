@@ -44,15 +44,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import compress, repeat
+from operator import attrgetter, eq
 from typing import Any
 
+from oracle.formulas.bleu import effective_reference_length
 from oracle.formulas.errors import BleuOracleError
 from oracle.models.outcomes import GOOD_OUTCOMES, Expected
 from oracle.models.protocol import ScoreRequest, SmoothingSpec
 from oracle.models.results import Classification
 
 from .classify import UNEXPLAINED, is_partial
-from .expect import oracle_expected
+from .expect import oracle_expected, oracle_options
 from .judge import Answered, Contract, breaks_zero_rule, first_divergence, judge, token_count_layers
 from .mechanisms.counting import OTHER_COUNTING
 from .mechanisms.state import EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT
@@ -92,6 +95,10 @@ class Before:
     own: int = 0
     #: the first request the process answered (None: this is it, or not known)
     first: Exchange | None = None
+
+
+_TOKEN_COUNT = attrgetter("request.token_count")
+_ANSWER_KEY = attrgetter("answer_key")
 
 
 def relative(contract: Contract) -> Contract:
@@ -153,6 +160,13 @@ def differing_parts(request: ScoreRequest, other: ScoreRequest) -> tuple[str, ..
     return tuple(parts)
 
 
+def _same_hypotheses(request: ScoreRequest, other: ScoreRequest) -> bool:
+    """Whether the two requests have the same hypotheses, segment by segment (`differing_parts` names no
+    "hypotheses")."""
+    mine, theirs = request.segments, other.segments
+    return len(mine) == len(theirs) and all(a.hypothesis == b.hypothesis for a, b in zip(mine, theirs, strict=True))
+
+
 def _right(request: ScoreRequest, reply: Answered, expected: Expected, contract: Contract) -> bool:
     """Whether `reply` answers `request` as `expected` says (the judge's verdict is good)."""
     verdict = judge(expected, reply, contract, max_order=request.max_order, token_counts=token_count_layers(request))
@@ -210,11 +224,14 @@ def earlier_match(request: ScoreRequest, reply: Answered, earlier: Sequence[Exch
     only the reason, and a cache keyed without the system output is no cache of answers, so a request with other
     hypotheses is never taken."""
     candidates = []
-    key = _answer_key(reply)
-    for back, exchange in enumerate(reversed(earlier), start=1):
-        # (the key is equal for every same answer and read once per exchange: most earlier requests are told apart
-        # by it alone, without arithmetic)
-        if exchange.answer_key != key or not same_answer(exchange.reply, reply, contract):
+    latest_first = earlier[::-1]
+    # (the key is equal for every same answer and read once per exchange: most earlier requests are told apart by it
+    # alone, without arithmetic, picked out in C)
+    same_key = map(eq, map(_ANSWER_KEY, latest_first), repeat(_answer_key(reply)))
+    for back, exchange in compress(enumerate(latest_first, start=1), same_key):
+        # (another request's hypotheses rule it out before its every part is compared: a stateless run answers many
+        # requests alike, 0 against 0)
+        if not same_answer(exchange.reply, reply, contract) or not _same_hypotheses(request, exchange.request):
             continue
         parts = differing_parts(request, exchange.request)
         if parts and "hypotheses" not in parts:
@@ -257,6 +274,8 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
         mixed = with_references_of(request, first.request, folded=folded)
         if mixed is None:
             return None
+        if not _may_be_right(mixed, reply, profile):
+            continue
         try:
             kept = oracle_expected(mixed, profile)
         except (BleuOracleError, ArithmeticError, TypeError, ValueError):
@@ -264,6 +283,29 @@ def kept_references(request: ScoreRequest, reply: Answered, first: Exchange, pro
         if not kept.rejected and _right(mixed, reply, kept, contract):
             return _kept_references_named(request, mixed, kept, expected, folded)
     return None
+
+
+def _may_be_right(request: ScoreRequest, reply: Answered, profile: str) -> bool:
+    """False where `reply` cannot be the right answer to `request` whatever the oracle's counts of its n-grams: it is no
+    score, or the statistics it returned have another c or r than the request's lengths give (a token request's c is
+    its hypotheses' tokens and r each segment's reference length by the rule its options name, however they fold or
+    clip), which the judge compares first. A failure of a stateless run is tested against the first request's
+    references on every record: the oracle's computation on them is spared where the answer's lengths rule them out.
+    True wherever that is not known (a text request, a segment without references, options the oracle refuses)."""
+    if reply.kind != "score":
+        return False
+    statistics = reply.statistics
+    if statistics is None or request.tokenize is not None:
+        return True
+    if statistics.hyp_len != sum(len(segment.hypothesis) for segment in request.segments):
+        return False
+    try:
+        options = oracle_options(profile, lowercase=request.lowercase).switched(request.chosen_conventions)
+        length = sum(effective_reference_length(len(segment.hypothesis), [len(r) for r in segment.references],
+                                                options.reference_length) for segment in request.segments)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return True
+    return statistics.ref_len == length
 
 
 def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Expected, expected: Expected,
@@ -481,9 +523,12 @@ def answered_right_before(request: ScoreRequest, before: Before, expected: Expec
     if expected.rejected or expected.score is None:
         return False
     close = relative(contract).close
-    for exchange in before.earlier:
+    # (the earlier requests of as many tokens (each request's count kept), picked out in C, then the score: comparing a
+    # request with every earlier one cost seconds a run where inputs are long, and a failing run's every record scans
+    # the whole history)
+    earlier = before.earlier
+    for exchange in compress(earlier, map(eq, map(_TOKEN_COUNT, earlier), repeat(request.token_count))):
         reply = exchange.reply
-        # (the score first: comparing a request with every earlier one cost seconds a run where inputs are long)
         if (reply.kind == "score" and close(reply.score, expected.score)
                 and not breaks_zero_rule(reply.score, expected.score)
                 and exchange.request.with_seq(request.seq) == request):

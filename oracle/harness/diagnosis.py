@@ -442,8 +442,11 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     answers: dict = {}
     if explained:
         outside = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract)
-        match = earlier_match(request, reply, before.earlier, context.profile, contract=context.contract)
-        if outside is not None and outside.name == EARLIER_ANSWER and match is not None:
+        # (the exchange `outside` was found by, looked up only where it names one: each scan of the history is a pass
+        # over every earlier exchange, on every failure of a run)
+        match = None if outside is None or outside.name != EARLIER_ANSWER else earlier_match(
+            request, reply, before.earlier, context.profile, contract=context.contract)
+        if outside is not None and match is not None:
             _, parts, exchange = match
             stale = _probed(outside, request, exchange.request, parts, reply, context, answers)
             # (a stateless bug blind to the changed parts on this input answers those probes alike too: a cache

@@ -16,7 +16,7 @@ from fakes.harness import check, deviations, fake
 
 from oracle.diagnose import structure
 from oracle.diagnose.classify import AGREES, classify, explained_value
-from oracle.diagnose.computations import context_for, result_under, structured_result
+from oracle.diagnose.computations import context_for, result_under, structured_lengths, structured_result
 from oracle.diagnose.mechanisms import structure as declared
 from oracle.models.protocol import ScoreRequest, Segment
 
@@ -372,3 +372,37 @@ def test_a_transposed_corpus_may_hold_more_references_than_the_protocol_carries(
     result = structured_result(_context(big), declared.STRUCTURES[declared.TRANSPOSED])
     assert (result.statistics.hyp_len, result.statistics.ref_len) == (2, 2)
     assert float(result.score) == pytest.approx(0.5, rel=1e-12)
+
+
+def _searched_context(scored):
+    """The context a search reads: a text request's tokens, with the text (as `classify` builds it)."""
+    options = context_for(scored, "papineni", None).options
+    return context_for(scored.tokenized_as(options), "papineni", None, text=scored if scored.is_text else None)
+
+
+@pytest.mark.parametrize("scored, reply, name", CASES)
+def test_a_mechanisms_lengths_are_read_off_the_reshaped_request(scored, reply, name):
+    """c, r and the totals the hand derivations above give each mechanism's segments (the reply's statistics are
+    those), from the reshaped request's lengths alone: what a search rules a mechanism out by before the oracle counts
+    its n-grams (`computations.structured_ruled_out`)."""
+    n = len(scored.weights)
+    stats = reply["statistics"]
+    assert structured_lengths(_searched_context(scored), declared.STRUCTURES[name], n) == (
+        stats["hyp_len"], stats["ref_len"], tuple(stats["totals"][:n]))
+
+
+@pytest.mark.parametrize("scored", sorted({case.values[0] for case in CASES}, key=repr))
+def test_the_lengths_are_the_oracles_counts_on_every_reshaped_request(scored):
+    """On every request above and every mechanism the oracle computes on it, the lengths read off the reshaped request
+    are the c, r and totals of the oracle's own statistics there (the same formulas: section 2.1.1's totals and the
+    reference-length rule)."""
+    n, compared = len(scored.weights), 0
+    for mechanism in declared.STRUCTURES.values():
+        ctx = _searched_context(scored)
+        result = structured_result(ctx, mechanism)
+        if result is None:
+            continue
+        s = result.statistics
+        assert structured_lengths(ctx, mechanism, n) == (s.hyp_len, s.ref_len, tuple(s.totals[:n])), mechanism.name
+        compared += 1
+    assert compared
