@@ -23,12 +23,18 @@ from oracle.diagnose.oneside import one_side_folded_counts
 from oracle.diagnose.structure import (
     Structure,
     all_characters,
+    corpus_cut_to_first_segment,
+    corpus_cut_to_last_segment,
     each_reference,
     end_token_on_both,
     end_token_on_references_and_common_padding,
     end_token_on_references_and_padding_on_both,
+    first_reference_dropped,
+    first_segment_dropped,
+    hypotheses_in_reverse_order,
     hypothesis_characters,
     last_reference,
+    last_reference_dropped,
     next_references,
     padded_corpus,
     padding_in_hypotheses,
@@ -41,10 +47,13 @@ from oracle.diagnose.structure import (
     reference_string_as_references,
     reference_strings_as_streams,
     reference_tokens_as_references,
+    references_joined_into_one,
+    segments_joined_into_one,
     start_token_on_both,
     strings_as_references_and_hypothesis,
     swapped,
     token_on_hypotheses,
+    token_operators,
     token_on_references,
     tokenizer_on_hypotheses,
     tokenizer_on_references,
@@ -111,6 +120,21 @@ PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
 END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
 END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
 
+#: The mutation operators applied at each level of the request (`oracle.diagnose.structure`: segments, references per
+#: segment, tokens on each side), those the catalogue did not hold already: name -> reshaping. Tried only where the
+#: implementation returned statistics, and only on a request whose reshaping gives its lengths (`COUNTS_FIRST`).
+LEVEL_OPERATORS: dict[str, Any] = {
+    "corpus-cut-to-first-segment": corpus_cut_to_first_segment,
+    "corpus-cut-to-last-segment": corpus_cut_to_last_segment,
+    "first-segment-dropped": first_segment_dropped,
+    "hypotheses-in-reverse-order": hypotheses_in_reverse_order,
+    "segments-joined-into-one": segments_joined_into_one,
+    "last-reference-dropped": last_reference_dropped,
+    "first-reference-dropped": first_reference_dropped,
+    "references-joined-into-one": references_joined_into_one,
+    **dict(token_operators()),
+}
+
 
 #: The request mis-shaped by its caller, in the order they are tried in (and the order of a record's fits): name ->
 #: `Structure`, its name and how it reshapes the request (`oracle.diagnose.structure`; the reshaping function's
@@ -144,6 +168,7 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
     Structure(PADDING_TO_COMMON_LENGTH, padding_to_common_length),
     Structure(END_TOKEN_AND_COMMON_PADDING, end_token_on_references_and_common_padding),
     Structure(END_TOKEN_AND_PADDING_ON_BOTH, end_token_on_references_and_padding_on_both),
+    *(Structure(name, reshape) for name, reshape in LEVEL_OPERATORS.items()),
 )}
 
 
@@ -156,8 +181,15 @@ STATISTICS_ONLY = frozenset({
     REFERENCE_STRING_AS_REFERENCES, REFERENCE_TOKENS_AS_REFERENCES, STRINGS_AS_REFERENCES_AND_HYPOTHESIS,
     REFERENCE_STRINGS_AS_STREAMS, LAST_REFERENCE, *PADDED_CORPUS.values(), TOKEN_ON_HYPOTHESES, TOKEN_ON_REFERENCES,
     END_TOKEN_ON_BOTH, START_TOKEN_ON_BOTH, PADDING_IN_HYPOTHESES, PADDING_IN_REFERENCES, PADDING_ON_BOTH,
-    PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH,
+    PADDING_TO_COMMON_LENGTH, END_TOKEN_AND_COMMON_PADDING, END_TOKEN_AND_PADDING_ON_BOTH, *LEVEL_OPERATORS,
 })
+
+#: The structures tried only where their counts are the returned ones, never as a computation on the score alone nor
+#: in the generic tier (each would be the oracle run once more on every search that returns statistics, 26 of them):
+#: a search reshapes the request (a pass over its tokens), compares the reshaped lengths with the returned c and r
+#: (`classify._lengths_may_be`), and only then computes the oracle on it (`classify._by_structure`, and the pair tier,
+#: `classify._by_structure_with_stage`).
+COUNTS_FIRST = frozenset(LEVEL_OPERATORS)
 
 
 MECHANISMS = [
@@ -172,5 +204,5 @@ MECHANISMS = [
       for name, structure in STRUCTURES.items()),
 ]
 
-__all__ = ["HYPOTHESIS_ONLY", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
+__all__ = ["COUNTS_FIRST", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
            "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED"]
