@@ -1383,18 +1383,11 @@ def explained_value(request, profile, change, *, overrides=None):
     for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        departure = departure_named(name)
-        if departure is not None and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
-            departed = departed_context(ctx, departure)
-            if departed is None:
+        read = _read_by(ctx, name) if set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS} else _NOT_READ
+        if read is not _NOT_READ:
+            if read is None:
                 return None
-            ctx, result = departed  # the computations after it read the departed tokens
-            continue
-        if name in STRUCTURES and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
-            result = structured_result(ctx, STRUCTURES[name])  # a pair's stage reads the reshaped request
-            if result is None:
-                return None
-            ctx = Context(structured_request(ctx, STRUCTURES[name]), ctx.options, ctx.smoothing, ctx.weights)
+            ctx, result = read  # the computations after it read the departed tokens, or the reshaped request
             continue
         if result is None or name.startswith(OTHER_COUNTING) or is_partial((name,)):  # no model of it: no value
             return None
@@ -1406,6 +1399,25 @@ def explained_value(request, profile, change, *, overrides=None):
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
         value = counted if counted is not None or name not in functions else functions[name](ctx, result)
     return value
+
+
+#: `_read_by`'s answer for a name whose computations after it read the request as it is.
+_NOT_READ = object()
+
+
+def _read_by(ctx, name):
+    """(context, result) that the computations after `name` read in an explanation: a tokenizer departure's tokens, or
+    a structure's reshaped request (a pair of the pair tier, `_by_structure_with_stage`); None where it does not apply
+    to the request; `_NOT_READ` where `name` is neither."""
+    departure = departure_named(name)
+    if departure is not None:
+        return departed_context(ctx, departure)
+    if name in STRUCTURES:
+        result = structured_result(ctx, STRUCTURES[name])
+        if result is None:
+            return None
+        return Context(structured_request(ctx, STRUCTURES[name]), ctx.options, ctx.smoothing, ctx.weights), result
+    return _NOT_READ
 
 
 def _counted_value(ctx, result, name):

@@ -53,8 +53,8 @@ from oracle.diagnose.structure import (
     strings_as_references_and_hypothesis,
     swapped,
     token_on_hypotheses,
-    token_operators,
     token_on_references,
+    token_operators,
     tokenizer_on_hypotheses,
     tokenizer_on_references,
     tokenizer_skipped,
@@ -204,5 +204,5 @@ MECHANISMS = [
       for name, structure in STRUCTURES.items()),
 ]
 
-__all__ = ["COUNTS_FIRST", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS", "PADDED_CORPUS", "REFERENCES_ONLY",
-           "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED"]
+__all__ = ["COUNTS_FIRST", "HYPOTHESIS_ONLY", "LEVEL_OPERATORS", "MECHANISMS", "ONE_SIDE_COUNTINGS", "ONE_SIDE_FOLDS",
+           "PADDED_CORPUS", "REFERENCES_ONLY", "STATISTICS_ONLY", "STRUCTURES", "SWAPPED", "TRANSPOSED"]
