@@ -458,7 +458,8 @@ corpus_cut_to_first_segment = _segment_operator(lambda pairs: pairs[:1])
 corpus_cut_to_first_segment.__doc__ = (
     "only the corpus's first segment scored, its statistics and its score (the first element in place of all at the "
     "request's segments: a batch's first sentence taken for the batch, as `preds[0]` for `preds`, or a loop that "
-    "returns on its first pass)")
+    "returns on its first pass; the symptom vibrantlabsai/ragas#2888 reports, \"only the first sentence is ever "
+    "evaluated\", there reached through a zip)")
 corpus_cut_to_last_segment = _segment_operator(lambda pairs: pairs[-1:])
 corpus_cut_to_last_segment.__doc__ = (
     "only the corpus's last segment scored, its statistics and its score (the last element in place of all at the "
@@ -521,12 +522,15 @@ TOKEN_OPERATORS: tuple[tuple[str, Callable[[tuple[str, ...]], tuple[str, ...]], 
     ("last-token-only", lambda tokens: tokens[-1:], "cut to its last token",
      "the last element in place of all at the tokens: a sequence's last step kept where the steps were meant"),
     ("last-token-dropped", lambda tokens: tokens[:-1], "without its last token",
-     "all but the last at the tokens: `tokens[:-1]` to strip an end-of-sentence token that is not there"),
+     "all but the last at the tokens: `tokens[:-1]` to strip an end-of-sentence token that is not there, as "
+     "bentrevett/pytorch-seq2seq#62's `pred_trg = pred_trg[:-1]  #cut off <eos> token` does to a translation that "
+     "stopped at its length limit"),
     ("first-token-dropped", lambda tokens: tokens[1:], "without its first token",
      "all but the first at the tokens: `tokens[1:]` to strip a start token that is not there (the same slice "
      "kanishkamisra/minicons#51 found in an LM scorer, applied to models without one)"),
     ("tokens-reversed", lambda tokens: tokens[::-1], "with its tokens in reverse order",
-     "the tokens' order reversed: a sequence decoded right to left, or a source-reversal trick left on the output"),
+     "the tokens' order reversed: a sequence decoded right to left, or a source-reversal trick left on the output "
+     "(soaxelbrooke/python-bpe#1: a tokenizer's decoded tokens come out in reverse order)"),
     ("tokens-joined-into-one", lambda tokens: (" ".join(tokens),) if tokens else tokens, "joined into one token",
      "the tokens' level folded into the sequence: a string passed where a list of tokens is expected inside a list, "
      "as `[hypothesis]` for `hypothesis.split()`, so the whole text is one token"),
