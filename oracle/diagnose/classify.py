@@ -51,6 +51,7 @@ from .computations import (
     score_of,
     score_of_statistics,
     structured_computed,
+    structured_kept,
     structured_request,
     structured_result,
     structured_size,
@@ -863,13 +864,16 @@ def _structure_of_returned_counts(search):
     implementation returned (c, r, matches and totals of every order), where the score is nothing tried: what is
     known is then the request's shape as that mechanism reads it, and the score stage after it (the characters of
     the texts counted, and scored otherwise). None without returned statistics, or where no computed one agrees; a
-    mechanism the search did not compute is not computed here (no cost beyond the search's). A padded corpus is
+    mechanism neither this search nor an earlier one on the request computed is not computed here (no cost beyond
+    the searches': reading a result kept on the request is free, so that a record whose search among its kind's names
+    computed the structure, and whose full search was not run, is still read so by what is known). A padded corpus is
     never read so: on a corpus of one segment, padding it to k segments is every count times k, which any count
     doubled by another mistake gives as well; only its score (the search's full fit) tells it."""
     if not search.statistics:
         return None
     for name, structure in STRUCTURES.items():
-        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, structure):
+        if name in _PADDINGS or not search.permitted(name) or not (
+                structured_computed(search.ctx, structure) or structured_kept(search.ctx, structure)):
             continue
         result = structured_result(search.ctx, structure)
         if result is not None and _statistics_differ(search.statistics, result, search.n) is None:

@@ -808,6 +808,12 @@ def structured_computed(ctx, structure):
     return ("structure", structure.name, ctx.options, ctx.smoothing) in ctx.searched
 
 
+def structured_kept(ctx, structure):
+    """Whether the oracle's result under a `structure.Structure` is kept on the request by this search or an earlier
+    one on it (`Context.counted`): what reading it, never computing it, may use."""
+    return ("structure", structure.name, ctx.options, ctx.smoothing) in ctx.counted
+
+
 def structured_size(request):
     """What computing the oracle on a reshaped request costs, in tokens: its tokens, and each reference once more
     (the oracle builds a table of n-grams per reference: a corpus reshaped into hundreds of one-character references
