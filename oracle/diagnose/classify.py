@@ -1272,8 +1272,10 @@ def _by_structure_with_stage(search, conventions, close):
     matches and totals of every order: `_structure_with_returned_counts`), whose score is the answer under one score
     stage's variant computed on the reshaped request (`_STAGES_AFTER_A_STRUCTURE`), or under another smoothing (the
     smoothing readings among `conventions`). Named `<structure> + <stage>`. Tried after every single explanation, only
-    where the implementation returned statistics; a variant's 0 needs given names, as in its own tier (`_nonzero`)."""
-    if not search.statistics:
+    where the implementation returned statistics, and only where they are not the oracle's own (a structure whose
+    counts are the request's is no structure: the stage alone was tried in its own tier); a variant's 0 needs given
+    names, as in its own tier (`_nonzero`)."""
+    if not search.statistics or _statistics_differ(search.statistics, search.base, search.n) is None:
         return []
     found = []
     stage_close = close if search.allowed is not None else _nonzero(close)
