@@ -52,6 +52,7 @@ from .computations import (
     score_of_statistics,
     structured_computed,
     structured_kept,
+    structured_lengths,
     structured_request,
     structured_result,
     structured_size,
@@ -1226,15 +1227,12 @@ def _lengths_may_be(search, structure):
     without returned statistics, or where the structure does not apply."""
     if not search.statistics:
         return False
-    request = structured_request(search.ctx, structure)
-    if request is None:
+    lengths = structured_lengths(search.ctx, structure)
+    if lengths is None:
         return False
+    c, shortest, longest = lengths
     reported = _reported(search.statistics)
-    if sum(len(segment.hypothesis) for segment in request.segments) != reported.hyp_len:
-        return False
-    shortest = sum(min((len(r) for r in segment.references), default=0) for segment in request.segments)
-    longest = sum(max((len(r) for r in segment.references), default=0) for segment in request.segments)
-    return shortest <= reported.ref_len <= longest
+    return c == reported.hyp_len and shortest <= reported.ref_len <= longest
 
 
 #: The score stage's variants a structure's statistics are scored by in the pair tier (`_by_structure_with_stage`):
