@@ -482,24 +482,30 @@ segments_joined_into_one.__doc__ = (
     "scorer); its n-grams across the joins count")
 
 
-def _reference_operator(keep: Callable[[tuple[tuple[str, ...], ...]], tuple[tuple[str, ...], ...]]) -> Reshape:
+def _reference_operator(keep: Callable[[tuple[tuple[str, ...], ...]], tuple[tuple[str, ...], ...]], *,
+                        dropping: bool = False) -> Reshape:
     """An operator on each segment's references; it applies where every segment has at least two (on one reference
-    the references' list would be left empty, a call a library refuses)."""
+    the references' list would be left empty, a call a library refuses). One that drops a reference (`dropping`)
+    applies where some segment has three or more: on two references a segment, all but the last is the first
+    reference only (`first-reference-only`) and all but the first the last only (`last-reference-only`), which the
+    catalogue holds and which tell no more apart."""
     def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
         pairs = _pairs(segments)
         if any(len(references) < 2 for _, references in pairs):
+            return None
+        if dropping and all(len(references) < 3 for _, references in pairs):
             return None
         return [(hypothesis, keep(references)) for hypothesis, references in pairs]
 
     return reshape
 
 
-last_reference_dropped = _reference_operator(lambda references: references[:-1])
+last_reference_dropped = _reference_operator(lambda references: references[:-1], dropping=True)
 last_reference_dropped.__doc__ = (
     "each segment's last reference left out, for clipping and for the reference length (all but the last at the "
     "segment's references: `references[:-1]`, an off-by-one in the loop over them, or a last reference column taken "
     "for an id)")
-first_reference_dropped = _reference_operator(lambda references: references[1:])
+first_reference_dropped = _reference_operator(lambda references: references[1:], dropping=True)
 first_reference_dropped.__doc__ = (
     "each segment's first reference left out, for clipping and for the reference length (all but the first at the "
     "segment's references: `references[1:]`, a first column taken for the source or a header)")

@@ -65,9 +65,7 @@ RESHAPED = {
     "hypotheses-in-reverse-order": [(H3, R1), (H2, R2), (H1, R3)],
     # one segment: the hypotheses joined, the first references joined, the second references joined
     "segments-joined-into-one": [(("a", "b", "c", "d", "x", "g"), (("a", "b", "d", "g", "h"), ("c", "e", "f", "i")))],
-    # the references of each segment: all but the last, all but the first, joined into one
-    "last-reference-dropped": [(H1, (("a", "b"),)), (H2, (("d",),)), (H3, (("g", "h"),))],
-    "first-reference-dropped": [(H1, (("c",),)), (H2, (("e", "f"),)), (H3, (("i",),))],
+    # the references of each segment joined into one (all but the last or the first: on THREE_REFERENCES below)
     "references-joined-into-one": [(H1, (("a", "b", "c"),)), (H2, (("d", "e", "f"),)), (H3, (("g", "h", "i"),))],
     **{f"{stem}-in-hypotheses": [(h, r) for h, r in zip(HYPOTHESES[stem], (R1, R2, R3), strict=True)]
        for stem in HYPOTHESES},
@@ -77,13 +75,30 @@ RESHAPED = {
 }
 
 
+# two segments, of three references and of two: ("a" | "a b", "c", "d e f"), ("g" | "g", "h i")
+THREE_REFERENCES = request(("a", ["a b", "c", "d e f"]), ("g", ["g", "h i"]))
+#: the operators that drop a reference, on THREE_REFERENCES, by hand
+DROPPED = {
+    "last-reference-dropped": [(("a",), (("a", "b"), ("c",))), (("g",), (("g",),))],
+    "first-reference-dropped": [(("a",), (("c",), ("d", "e", "f"))), (("g",), (("h", "i"),))],
+}
+
+
 def test_every_level_operator_has_a_hand_written_reshaping():
-    assert set(RESHAPED) == set(declared.LEVEL_OPERATORS) == declared.COUNTS_FIRST
+    assert set(RESHAPED) | set(DROPPED) == set(declared.LEVEL_OPERATORS) == declared.COUNTS_FIRST
 
 
 @pytest.mark.parametrize("name", sorted(RESHAPED))
 def test_each_level_operator_reshapes_the_request_as_written(name):
     assert declared.STRUCTURES[name].reshape(THREE.segments, None, None) == RESHAPED[name]
+
+
+@pytest.mark.parametrize("name", sorted(DROPPED))
+def test_a_reference_dropped_is_written_out_on_three_references(name):
+    assert declared.STRUCTURES[name].reshape(THREE_REFERENCES.segments, None, None) == DROPPED[name]
+    # on two references a segment, all but the last is the first only, and all but the first the last only: the
+    # catalogue's first-reference-only and last-reference-only, so the operator does not apply
+    assert declared.STRUCTURES[name].reshape(THREE.segments, None, None) is None
 
 
 @pytest.mark.parametrize("name", ["corpus-cut-to-first-segment", "first-segment-dropped", "hypotheses-in-reverse-order",
@@ -114,10 +129,6 @@ def answer(score, c, r, matches, totals):
     # = 5; m 3 (a, b, c) + 1 (d) + 1 (g) = 5 of 6; BP 1 -> 5/6.
     # The last segment alone: "g" against "g h", "i": c 1, r 1, m 1/1, BP 1 -> 1
     (answer(1.0, 1, 1, [1], [1]), "corpus-cut-to-last-segment"),
-    # the first reference of each segment dropped: "a b c" | "c": m 1, r 1; "d x" | "e f": m 0, r 2; "g" | "i": m 0,
-    # r 1: c 6, r 4, m 1/6, BP 1 -> 1/6 (on two references a segment, the last reference only gives the same
-    # segments, and is tried first: the operator is among the fits)
-    (answer(1 / 6, 6, 4, [1], [6]), "first-reference-dropped"),
     # the references of each segment joined: "a b c" | "a b c": m 3, r 3; "d x" | "d e f": m 1, r 3; "g" | "g h i":
     # m 1, r 3: c 6, r 9, m 5/6, BP e^(1 - 9/6) -> 5/6 e^-0.5
     (answer(5 / 6 * math.exp(-0.5), 6, 9, [5], [6]), "references-joined-into-one"),
@@ -129,6 +140,15 @@ def test_a_level_operator_is_named_by_the_statistics_it_gives(reply, name):
     explanation = classify(THREE, reply, "papineni")
     assert name in (explanation.name, *explanation.fits), (explanation.name, explanation.fits)
     assert explained_value(THREE, "papineni", (("computation", name),)) == pytest.approx(reply["score"], rel=1e-12)
+
+
+def test_a_reference_dropped_is_named_by_the_statistics_it_gives():
+    # THREE_REFERENCES, the oracle: "a" | "a b", "c", "d e f": m 1, r 1 ("c" closest to c = 1); "g" | "g", "h i":
+    # m 1, r 1: c 2, r 2, m 2/2 -> 1. The first reference of each segment dropped: "a" | "c", "d e f": m 0, r 1;
+    # "g" | "h i": m 0, r 2: c 2, r 3, m 0 of 2 -> 0
+    reply = answer(0.0, 2, 3, [0], [2])
+    explanation = classify(THREE_REFERENCES, reply, "papineni")
+    assert "first-reference-dropped" in (explanation.name, *explanation.fits), (explanation.name, explanation.fits)
 
 
 def test_a_score_alone_names_no_level_operator():
