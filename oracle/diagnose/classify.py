@@ -52,6 +52,8 @@ from .computations import (
     score_of,
     score_of_statistics,
     structured_computed,
+    structured_kept,
+    structured_length_bounds,
     structured_lengths,
     structured_request,
     structured_result,
@@ -89,7 +91,7 @@ from .mechanisms.counting import (
 from .mechanisms.smoothing import STEM as SMOOTHING_STEM
 from .mechanisms.smoothing import readings
 from .mechanisms.state import STATE_STATISTICS
-from .mechanisms.structure import ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
+from .mechanisms.structure import COUNTS_FIRST, ONE_SIDE_FOLDS, PADDED_CORPUS, STATISTICS_ONLY, STRUCTURES
 from .mechanisms.text import DEPARTURES, departure_named
 
 # FLOAT32_REL_TOLERANCE (`mechanisms.computations`, shared with doctor): every explanation is retried at this
@@ -502,6 +504,8 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
         for cname, function in computations:
             if cname in STATISTICS_ONLY and not search.statistics:  # a score alone names none of them
                 continue
+            if cname in COUNTS_FIRST:  # tried where their counts are the returned ones (`_by_structure`), never here
+                continue
             if cname in STRUCTURES:
                 search.reshaping(changed, STRUCTURES[cname])
             if (cname, candidate) not in search.values:
@@ -560,6 +564,9 @@ def _tiers(search, conventions, close, suffix, *, zero_variants=False):
     zero_fits = zero_variants or search.allowed is not None
     yield lambda: _by_computation(search, COMBINATION_COMPUTATIONS, close if zero_fits else _nonzero(close), suffix)
     yield lambda: _by_convention(search, unrequested, close, suffix, stats=False)
+    # the first of the combined tiers: a structure whose statistics are the returned ones, scored by a score stage's
+    # variant (`_by_structure_with_stage`); its counts are exact evidence, a convention pair's are not
+    yield lambda: [] if suffix else _by_structure_with_stage(search, conventions, close)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, paired)
     yield lambda: _by_convention(search, pairs(), close, suffix, stats=False)
     yield lambda: _by_computation(search, _PAIRED_COMPUTATIONS, close, suffix, pairs())
@@ -884,13 +891,16 @@ def _structure_of_returned_counts(search):
     implementation returned (c, r, matches and totals of every order), where the score is nothing tried: what is
     known is then the request's shape as that mechanism reads it, and the score stage after it (the characters of
     the texts counted, and scored otherwise). None without returned statistics, or where no computed one agrees; a
-    mechanism the search did not compute is not computed here (no cost beyond the search's). A padded corpus is
+    mechanism neither this search nor an earlier one on the request computed is not computed here (no cost beyond
+    the searches': reading a result kept on the request is free, so that a record whose search among its kind's names
+    computed the structure, and whose full search was not run, is still read so by what is known). A padded corpus is
     never read so: on a corpus of one segment, padding it to k segments is every count times k, which any count
     doubled by another mistake gives as well; only its score (the search's full fit) tells it."""
     if not search.statistics:
         return None
     for name, structure in STRUCTURES.items():
-        if name in _PADDINGS or not search.permitted(name) or not structured_computed(search.ctx, structure):
+        if name in _PADDINGS or not search.permitted(name) or not (
+                structured_computed(search.ctx, structure) or structured_kept(search.ctx, structure)):
             continue
         if structured_lengths(search.ctx, structure, search.n) not in (None, _returned_lengths(search)):
             continue  # (its statistics cannot be the returned ones: not computed for that)
@@ -1249,7 +1259,7 @@ def _by_structure(search):
     found = []
     reported = _reported(search.statistics) if search.statistics else None
     for name, structure in STRUCTURES.items():
-        if not search.permitted(name):
+        if not search.permitted(name) or (name in COUNTS_FIRST and not _lengths_may_be(search, structure)):
             continue
         search.reshaping(search.ctx, structure)
         # (one whose lengths are neither the oracle's nor the returned ones is charged without its n-grams counted)
@@ -1263,6 +1273,92 @@ def _by_structure(search):
         if within_contract(search.actual, score_of(result)) and _statistics_differ(
                 search.statistics, result, search.n) is None:
             found.append(Explanation((name,), _words(name), (("computation", name),), score_of(result)))
+    return found
+
+
+def _lengths_may_be(search, structure):
+    """Whether the request as `structure` reshapes it can have the returned lengths, before the oracle counts its
+    n-grams (the cheap filter of `mechanisms.structure.COUNTS_FIRST`): its hypotheses' tokens are the returned c, and
+    the returned r lies between the sums of each segment's shortest and longest reference (where any rule choosing one
+    reference's length per segment puts it). Reshaping is one pass over the request's tokens, not charged; False
+    without returned statistics, or where the structure does not apply."""
+    if not search.statistics:
+        return False
+    lengths = structured_length_bounds(search.ctx, structure)
+    if lengths is None:
+        return False
+    c, shortest, longest = lengths
+    reported = _reported(search.statistics)
+    return c == reported.hyp_len and shortest <= reported.ref_len <= longest
+
+
+#: The score stage's variants a structure's statistics are scored by in the pair tier (`_by_structure_with_stage`):
+#: the combination's and the smoothing's (`COMBINATION_COMPUTATIONS`) and the means of sentence scores.
+_STAGES_AFTER_A_STRUCTURE = (*COMBINATION_COMPUTATIONS,
+                             *((name, function) for name, function in GENERIC_COMPUTATIONS
+                               if name in ("mean-of-sentence-scores", "mean-of-sentence-bleu")))
+
+
+def _structure_with_returned_counts(search, name, structure):
+    """The oracle's result on the request as `structure` reshapes it, where its statistics are every one the
+    implementation returned (None otherwise): computed only where the cheap filter lets a counts-first structure
+    through, else where the search's earlier tiers computed it (a structure the search did not compute is not computed
+    for a pair: its single tier, or the returned counts' search, had the chance)."""
+    if name in _PADDINGS or not search.permitted(name):
+        return None
+    if name in COUNTS_FIRST:
+        if not structured_computed(search.ctx, structure):
+            if not _lengths_may_be(search, structure):
+                return None
+            search.reshaping(search.ctx, structure)
+            if structured_result(search.ctx, structure) is None:
+                return None
+            search.charge()
+    elif not structured_computed(search.ctx, structure):
+        return None
+    result = structured_result(search.ctx, structure)
+    if result is None or _statistics_differ(search.statistics, result, search.n) is not None:
+        return None
+    return result
+
+
+def _by_structure_with_stage(search, conventions, close):
+    """The pair tier (issue 36, stage pairs): a structure whose statistics are the returned ones, layer by layer (c, r,
+    matches and totals of every order: `_structure_with_returned_counts`), whose score is the answer under one score
+    stage's variant computed on the reshaped request (`_STAGES_AFTER_A_STRUCTURE`), or under another smoothing (the
+    smoothing readings among `conventions`). Named `<structure> + <stage>`. Tried after every single explanation, only
+    where the implementation returned statistics, and only where they are not the oracle's own (a structure whose
+    counts are the request's is no structure: the stage alone was tried in its own tier); a variant's 0 needs given
+    names, as in its own tier (`_nonzero`)."""
+    if not search.statistics or _statistics_differ(search.statistics, search.base, search.n) is None:
+        return []
+    found = []
+    stage_close = close if search.allowed is not None else _nonzero(close)
+    smoothings = [c for c in conventions if c.smoothing is not None and not c.changes]
+    for name, structure in STRUCTURES.items():
+        result = _structure_with_returned_counts(search, name, structure)
+        if result is None:
+            continue
+        request = structured_request(search.ctx, structure)
+        shaped = Context(request, search.ctx.options, search.ctx.smoothing, search.ctx.weights)
+        for cname, function in _STAGES_AFTER_A_STRUCTURE:
+            if not search.permitted(name, cname):
+                continue
+            value = function(shaped, result)
+            if value is None:
+                continue
+            search.charge()
+            if stage_close(search.actual, value):
+                found.append(Explanation((name, cname), f"{_words(name)}; and {_words(cname)}",
+                                         (("computation", name), ("computation", cname)), value))
+        for candidate in smoothings:
+            if not search.permitted(name, *candidate.parts):
+                continue
+            search.charge()
+            value = score_of(result_under(shaped, smoothing=candidate.smoothing, request=request))
+            if value is not None and close(search.actual, value):
+                found.append(Explanation((name, *candidate.parts), f"{_words(name)}; and {candidate.words}",
+                                         (("computation", name),) + _change_tuple({}, candidate.smoothing), value))
     return found
 
 
@@ -1348,12 +1444,11 @@ def explained_value(request, profile, change, *, overrides=None):
     for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
-        departure = departure_named(name)
-        if departure is not None and set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS}:
-            departed = departed_context(ctx, departure)
-            if departed is None:
+        read = _read_by(ctx, name) if set(computations[index + 1:]) - {FLOAT32, SMOOTHED_COUNTS} else _NOT_READ
+        if read is not _NOT_READ:
+            if read is None:
                 return None
-            ctx, result = departed  # the computations after it read the departed tokens
+            ctx, result = read  # the computations after it read the departed tokens, or the reshaped request
             continue
         if result is None or name.startswith(OTHER_COUNTING) or is_partial((name,)):  # no model of it: no value
             return None
@@ -1365,6 +1460,25 @@ def explained_value(request, profile, change, *, overrides=None):
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
         value = counted if counted is not None or name not in functions else functions[name](ctx, result)
     return value
+
+
+#: `_read_by`'s answer for a name whose computations after it read the request as it is.
+_NOT_READ = object()
+
+
+def _read_by(ctx, name):
+    """(context, result) that the computations after `name` read in an explanation: a tokenizer departure's tokens, or
+    a structure's reshaped request (a pair of the pair tier, `_by_structure_with_stage`); None where it does not apply
+    to the request; `_NOT_READ` where `name` is neither."""
+    departure = departure_named(name)
+    if departure is not None:
+        return departed_context(ctx, departure)
+    if name in STRUCTURES:
+        result = structured_result(ctx, STRUCTURES[name])
+        if result is None:
+            return None
+        return Context(structured_request(ctx, STRUCTURES[name]), ctx.options, ctx.smoothing, ctx.weights), result
+    return _NOT_READ
 
 
 def _counted_value(ctx, result, name):

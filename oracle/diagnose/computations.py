@@ -882,6 +882,28 @@ def structured_computed(ctx, structure):
     return ("structure", structure.name, ctx.options, ctx.smoothing) in ctx.searched
 
 
+def structured_length_bounds(ctx, structure):
+    """(c, the sum of each segment's shortest reference length, the sum of its longest) of the request as a
+    `structure.Structure` reshapes it, from the reshaped tokens alone (no request built, nothing counted: the cheap
+    filter a counts-first structure passes before the oracle computes on it); None where it does not apply. Kept in
+    the context's counts, as the reshaped request is."""
+    key = ("reshaped lengths", structure.name, ctx.options)
+    if key not in ctx.counted:
+        text = ctx.text if ctx.text is not None or not ctx.request.is_text else ctx.request
+        pairs = structure.reshape(ctx.request.tokenized_as(ctx.options).segments, text, ctx.options)
+        ctx.counted[key] = None if not pairs else (
+            sum(len(hypothesis) for hypothesis, _ in pairs),
+            sum(min((len(r) for r in references), default=0) for _, references in pairs),
+            sum(max((len(r) for r in references), default=0) for _, references in pairs))
+    return ctx.counted[key]
+
+
+def structured_kept(ctx, structure):
+    """Whether the oracle's result under a `structure.Structure` is kept on the request by this search or an earlier
+    one on it (`Context.counted`): what reading it, never computing it, may use."""
+    return ("structure", structure.name, ctx.options, ctx.smoothing) in ctx.counted
+
+
 def structured_size(request):
     """What computing the oracle on a reshaped request costs, in tokens: its tokens, and each reference once more
     (the oracle builds a table of n-grams per reference: a corpus reshaped into hundreds of one-character references

@@ -422,6 +422,148 @@ end_token_on_references_and_padding_on_both.__doc__ = (
     "hypothesis and the references to the longest reference, each side its own tensor, end token and pads counted "
     "(the class of IBM/pytorchpipe#32, the two sides padded apart); end and pad are tokens no segment holds")
 
+# -- the mutation operators at each level of the request: segments, references per segment, tokens ----------------
+#
+# The operators real bugs are made of (issue 36: the first or last element in place of all, all but the last or all but
+# the first, the order reversed, one level folded into the next), each applied at each level of the request's nesting,
+# so that a caller's mistake is a structure whoever listed an instance of it. Those the catalogue held already are not
+# generated again: the last segment dropped (`mechanisms.counting`'s `last-segment-dropped`), the first reference only
+# (`first-reference-only`) and the last (`last-reference-only`, above); the references' order reversed changes no count
+# (clipping takes each n-gram's largest count over the references, and the reference length is a rule over their
+# lengths, whatever their order), so it is not generated either. Each gives None where it changes nothing or leaves a
+# segment without what the formulas count (a corpus of one segment has no other to cut to; one reference, none to drop).
+
+
+def _segment_operator(keep: Callable[[list[Pair]], list[Pair] | None]) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = _pairs(segments)
+        return keep(pairs) if len(pairs) >= 2 else None
+
+    return reshape
+
+
+def _joined_segments(pairs: list[Pair]) -> list[Pair] | None:
+    """The corpus as one segment: every hypothesis joined into one, and each reference stream likewise (the k-th
+    references of every segment joined); None where the segments hold different numbers of references."""
+    counts = {len(references) for _, references in pairs}
+    if len(counts) != 1:
+        return None
+    (streams,) = counts
+    hypothesis = tuple(token for h, _ in pairs for token in h)
+    return [(hypothesis, tuple(tuple(token for _, references in pairs for token in references[k])
+                               for k in range(streams)))]
+
+
+corpus_cut_to_first_segment = _segment_operator(lambda pairs: pairs[:1])
+corpus_cut_to_first_segment.__doc__ = (
+    "only the corpus's first segment scored, its statistics and its score (the first element in place of all at the "
+    "request's segments: a batch's first sentence taken for the batch, as `preds[0]` for `preds`, or a loop that "
+    "returns on its first pass; the symptom vibrantlabsai/ragas#2888 reports, \"only the first sentence is ever "
+    "evaluated\", there reached through a zip)")
+corpus_cut_to_last_segment = _segment_operator(lambda pairs: pairs[-1:])
+corpus_cut_to_last_segment.__doc__ = (
+    "only the corpus's last segment scored, its statistics and its score (the last element in place of all at the "
+    "request's segments: a variable assigned in the loop over the segments and read after it, so that the last pass "
+    "is what is reported)")
+first_segment_dropped = _segment_operator(lambda pairs: pairs[1:])
+first_segment_dropped.__doc__ = (
+    "the corpus's first segment left out of every count (all but the first at the request's segments: a header line "
+    "skipped from a file that has none, or `lines[1:]` on both sides)")
+hypotheses_in_reverse_order = _segment_operator(
+    lambda pairs: [(pairs[len(pairs) - 1 - i][0], references) for i, (_, references) in enumerate(pairs)])
+hypotheses_in_reverse_order.__doc__ = (
+    "the hypotheses scored in the reverse order of their references (the segments' order reversed on one side: a "
+    "batch decoded in reverse, or outputs collected by prepending while the references were appended), so hypothesis "
+    "i is scored against the references of segment N - 1 - i")
+segments_joined_into_one = _segment_operator(_joined_segments)
+segments_joined_into_one.__doc__ = (
+    "the corpus folded into one segment: every hypothesis joined into one text and each reference stream likewise "
+    "(the segments' level folded into the segment: a list of sentences joined with ' '.join before a sentence "
+    "scorer); its n-grams across the joins count")
+
+
+def _reference_operator(keep: Callable[[tuple[tuple[str, ...], ...]], tuple[tuple[str, ...], ...]], *,
+                        dropping: bool = False) -> Reshape:
+    """An operator on each segment's references; it applies where every segment has at least two (on one reference
+    the references' list would be left empty, a call a library refuses). One that drops a reference (`dropping`)
+    applies where some segment has three or more: on two references a segment, all but the last is the first
+    reference only (`first-reference-only`) and all but the first the last only (`last-reference-only`), which the
+    catalogue holds and which tell no more apart."""
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        pairs = _pairs(segments)
+        if any(len(references) < 2 for _, references in pairs):
+            return None
+        if dropping and all(len(references) < 3 for _, references in pairs):
+            return None
+        return [(hypothesis, keep(references)) for hypothesis, references in pairs]
+
+    return reshape
+
+
+last_reference_dropped = _reference_operator(lambda references: references[:-1], dropping=True)
+last_reference_dropped.__doc__ = (
+    "each segment's last reference left out, for clipping and for the reference length (all but the last at the "
+    "segment's references: `references[:-1]`, an off-by-one in the loop over them, or a last reference column taken "
+    "for an id)")
+first_reference_dropped = _reference_operator(lambda references: references[1:], dropping=True)
+first_reference_dropped.__doc__ = (
+    "each segment's first reference left out, for clipping and for the reference length (all but the first at the "
+    "segment's references: `references[1:]`, a first column taken for the source or a header)")
+references_joined_into_one = _reference_operator(
+    lambda references: (tuple(token for reference in references for token in reference),))
+references_joined_into_one.__doc__ = (
+    "each segment's references joined into one reference (the references' level folded into the reference: several "
+    "references kept in one series and never split again; ufal/neuralmonkey#698 stores them in a single series "
+    "separated by a token), so r is their summed length and an n-gram across two of them counts")
+
+#: The sides a token operator is applied to: (the name's side, its words, on hypotheses, on references).
+TOKEN_SIDES = (("hypotheses", "every hypothesis", True, False), ("references", "every reference", False, True),
+               ("text", "every hypothesis and every reference", True, True))
+
+#: The token operators: (the name's stem, what it keeps of a sequence, its words, the mistake it is).
+TOKEN_OPERATORS: tuple[tuple[str, Callable[[tuple[str, ...]], tuple[str, ...]], str, str], ...] = (
+    ("first-token-only", lambda tokens: tokens[:1], "cut to its first token",
+     "the first element in place of all at the tokens: `tokens[0]` for `tokens`, or a generation stopped after one "
+     "step"),
+    ("last-token-only", lambda tokens: tokens[-1:], "cut to its last token",
+     "the last element in place of all at the tokens: a sequence's last step kept where the steps were meant"),
+    ("last-token-dropped", lambda tokens: tokens[:-1], "without its last token",
+     "all but the last at the tokens: `tokens[:-1]` to strip an end-of-sentence token that is not there, as "
+     "bentrevett/pytorch-seq2seq#62's `pred_trg = pred_trg[:-1]  #cut off <eos> token` does to a translation that "
+     "stopped at its length limit"),
+    ("first-token-dropped", lambda tokens: tokens[1:], "without its first token",
+     "all but the first at the tokens: `tokens[1:]` to strip a start token that is not there (the same slice "
+     "kanishkamisra/minicons#51 found in an LM scorer, applied to models without one)"),
+    ("tokens-reversed", lambda tokens: tokens[::-1], "with its tokens in reverse order",
+     "the tokens' order reversed: a sequence decoded right to left, or a source-reversal trick left on the output "
+     "(soaxelbrooke/python-bpe#1: a tokenizer's decoded tokens come out in reverse order)"),
+    ("tokens-joined-into-one", lambda tokens: (" ".join(tokens),) if tokens else tokens, "joined into one token",
+     "the tokens' level folded into the sequence: a string passed where a list of tokens is expected inside a list, "
+     "as `[hypothesis]` for `hypothesis.split()`, so the whole text is one token"),
+)
+
+
+def _token_operator(operation: Callable[[tuple[str, ...]], tuple[str, ...]], hypotheses: bool,
+                    references: bool) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        return [(operation(h) if hypotheses else h, tuple(operation(r) if references else r for r in refs))
+                for h, refs in _pairs(segments)]
+
+    return reshape
+
+
+def token_operators() -> list[tuple[str, Reshape]]:
+    """(name, reshaping) of every token operator on every side (`TOKEN_OPERATORS` x `TOKEN_SIDES`), named
+    `<operator>-in-<side>`, each described by what it keeps and the caller's mistake it is."""
+    out = []
+    for stem, operation, kept, mistake in TOKEN_OPERATORS:
+        for side, where, hypotheses, references in TOKEN_SIDES:
+            reshape = _token_operator(operation, hypotheses, references)
+            reshape.__doc__ = f"{where} {kept} before counting ({mistake})"
+            out.append((f"{stem}-in-{side}", reshape))
+    return out
+
+
 def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, reshape: Reshape) -> ScoreRequest | None:
     """`request` (a token request: a text request's tokens) as a mechanism's `reshape` reshapes it, a token request of
     the segments it scores (`text`: the text request it was tokenized from, if it was; `options`: the judged ones);
@@ -437,7 +579,10 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
     return request.model_copy(update={"segments": segments, "level": level, "tokenize": None, "stateful": None})
 
 
-__all__ = ["MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "all_characters", "each_reference",
+__all__ = ["MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "TOKEN_OPERATORS", "TOKEN_SIDES", "all_characters",
+           "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
+           "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
+           "references_joined_into_one", "segments_joined_into_one", "token_operators",
            "end_token_on_both", "end_token_on_references_and_common_padding",
            "end_token_on_references_and_padding_on_both", "hypothesis_characters", "last_reference", "next_references",
            "padded_corpus", "padding_in_hypotheses", "padding_in_references", "padding_on_both",

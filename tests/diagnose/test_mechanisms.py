@@ -36,7 +36,7 @@ from oracle.diagnose.mechanisms.counting import CAPPED_SIDES, COUNTING_ALTERNATI
 from oracle.diagnose.mechanisms.errors import FEATURES, LAST_RESORT, TRIGGER_PREFIXES
 from oracle.diagnose.mechanisms.model import KINDS
 from oracle.diagnose.mechanisms.state import LENGTH_DEPARTURES
-from oracle.diagnose.mechanisms.structure import ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
+from oracle.diagnose.mechanisms.structure import LEVEL_OPERATORS, ONE_SIDE_FOLDS, STATISTICS_ONLY, STRUCTURES
 from oracle.diagnose.mechanisms.text import DEPARTURES
 from oracle.diagnose.stale import EARLIER_ANSWER, EXP_CARRIED
 from oracle.doctor import search
@@ -137,8 +137,10 @@ def test_names_needing_evidence_are_the_catalogues():
     batch_means = {f"mean-of-scores-of-batches-of-{size}" for size in (2, 3, 4, 5, 6, 7, 8, 16, 32, 64)}
     one_segment = {f"{length}-length-of-{which}-segment-only" for length in ("hypothesis", "reference")
                    for which in ("first", "last")}
+    # the operators generated at each level of the request (one can fit a record by chance where what it takes away
+    # counted nothing): test_level_operators.py writes each one's reshaping out by hand
     expected = {"float32", "earlier-answer-returned", "exp-halvings-carried-over",
-                "references-kept-from-first-request", *batch_means, *one_segment}
+                "references-kept-from-first-request", *batch_means, *one_segment, *LEVEL_OPERATORS}
     assert {m.name for m in mechanisms.CATALOGUE.values() if m.needs_evidence and not m.family} == expected
     assert all(needs_evidence((name,)) for name in expected)
     # a part of a combined cause needs it as the whole does; a name the catalogue does not flag, or does not hold, not
