@@ -244,7 +244,16 @@ def test_the_catalogue_says_which_computations_are_tried_with_a_convention():
     assert {name for name, _ in classify._PAIRED_COMPUTATIONS} == {name for name, _ in COMPUTATIONS} - alone
 
 
-def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch):
+@pytest.fixture
+def catalogue_changed():
+    """The classifier keeps its convention candidates per options (`classify._kept_convention_changes`: the catalogue
+    is fixed in a run); a test that changes the catalogue has them built afresh, before and after it."""
+    classify._kept_convention_changes.cache_clear()
+    yield
+    classify._kept_convention_changes.cache_clear()
+
+
+def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monkeypatch, catalogue_changed):
     """One generator for both searches: a rule the catalogue's convention gains reaches both, with no list of rules
     or conventions of their own (a search that re-listed them would not try it)."""
     convention = convention_module.CONVENTIONS["reference_length"]
@@ -258,7 +267,7 @@ def test_a_rule_added_to_a_convention_is_tried_by_the_classifier_and_doctor(monk
     assert ("reference_length", "median") in search.single_changes(reading, references=2, sentence_level=False)
 
 
-def test_a_convention_added_to_the_catalogue_is_varied_by_the_classifier(monkeypatch):
+def test_a_convention_added_to_the_catalogue_is_varied_by_the_classifier(monkeypatch, catalogue_changed):
     """The classifier varies every convention the catalogue declares, in its order, with no list of its own: a
     convention declared after the others (here a second name for the Options field reference_length, with one rule)
     is tried, last of the conventions and before the smoothing's readings."""
