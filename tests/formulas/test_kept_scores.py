@@ -1,15 +1,17 @@
-"""Scoring kept by value (`bleu._scored`, a memo of `bleu_from_statistics`), the weights in force kept per weight
-vector (`bleu._weights_under`), and a smoothed precision built from its counts' integers (`modified_precision`):
+"""Scoring kept by value (`bleu._KEPT_RESULTS`, the memo of `bleu_from_statistics`), the weights in force kept per
+weight vector (`bleu._weights_under`), and a smoothed precision built from its counts' integers (`modified_precision`):
 each gives what the computation it stands for gives, on every input, first asked and asked again.
 
-The reference is the computation without the memo (`_scored.__wrapped__`, the literal body) and, for a precision,
-Python's own Fraction division m / t (section 2.1.1's p_n); results are compared exactly (every digit, every note).
+The reference is the computation without the memo (`bleu._scored` of the parsed arguments, the literal body) and, for
+a precision, Python's own Fraction division m / t (section 2.1.1's p_n); results are compared exactly (every digit,
+every note, the options carried).
 
 Holds: oracle.formulas.bleu
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from fractions import Fraction
 
@@ -25,7 +27,6 @@ from oracle.formulas.conventions import (
     NO_MATCH_RULES,
     WEIGHT_RULES,
     ZERO_WEIGHT_RULES,
-    Smoothing,
 )
 from oracle.formulas.errors import BleuOracleError
 from oracle.formulas.profiles import PROFILES
@@ -45,12 +46,17 @@ def statistics(draw, max_order=13):
 
 @st.composite
 def options(draw):
-    """A profile's options with its scoring conventions redrawn (the ones scoring reads)."""
+    """A profile's options (its counting conventions with it) with every scoring convention redrawn (`_scored` reads
+    them: `bleu.SCORING_OPTIONS`), the weights' default order and the options' smoothing too (read before it)."""
     base = PROFILES[draw(st.sampled_from(sorted(PROFILES)))].options
     changes = {name: draw(st.sampled_from(sorted(rules))) for name, rules in (
         ("empty_order", EMPTY_ORDER_RULES), ("both_empty", BOTH_EMPTY_RULES), ("no_match", NO_MATCH_RULES),
         ("weight_normalisation", WEIGHT_RULES), ("zero_weight", ZERO_WEIGHT_RULES))}
+    for name in ("sentence_empty_order", "unsmoothed_empty_order"):
+        changes[name] = draw(st.sampled_from([None, *sorted(EMPTY_ORDER_RULES)]))
     changes["uniform_weights_only"] = draw(st.booleans())
+    changes["default_max_order"] = draw(st.integers(1, 4))
+    changes["smoothing"] = draw(smoothings())
     return base.with_changes(**changes)
 
 
@@ -68,22 +74,27 @@ def _through_the_public_call(stats, w, opts, smoothing, level):
     return bleu.bleu_from_statistics(stats, weights=w, options=opts, smoothing=smoothing, level=level)
 
 
-def parsed(stats, w, opts, smoothing, level):
-    return stats, bleu.parse_weights(w), opts, Smoothing.parse(smoothing) or opts.smoothing, level
+def _computed(stats, w, opts, smoothing, level):
+    """The same scoring without the memo: its arguments parsed as the public call parses them, then the literal body."""
+    parsed_weights, parsed_smoothing = bleu._scoring_arguments(w, opts, smoothing, level)
+    return bleu._scored(stats, parsed_weights, opts, parsed_smoothing, level)
 
 
 @SETTINGS
-@given(stats=statistics(), w=weights(max_order=12), first=options(), second=options(),
-       smoothing=st.tuples(smoothings(), smoothings()), level=st.tuples(*[st.sampled_from(bleu.LEVELS)] * 2))
-def test_a_kept_score_is_the_score_computed_again(stats, w, first, second, smoothing, level):
-    # the same statistics and weights under two drawn conventions, one after the other and again: a memo that took
-    # one for the other (a key missing a part) would answer the second with the first's result
-    literal = bleu._scored.__wrapped__
-    cases = [parsed(stats, w, first, smoothing[0], level[0]), parsed(stats, w, second, smoothing[1], level[1])]
-    expected = [outcome(literal, *case) for case in cases]
+@given(stats=statistics(), w=st.tuples(*[st.one_of(st.none(), weights(max_order=12))] * 2), first=options(),
+       second=options(), smoothing=st.tuples(*[st.one_of(st.none(), smoothings())] * 2),
+       level=st.tuples(*[st.sampled_from(bleu.LEVELS)] * 2), same=st.tuples(st.booleans(), st.booleans()))
+def test_a_kept_score_is_the_score_computed_again(stats, w, first, second, smoothing, level, same):
+    # two scorings under drawn conventions (each with a profile's counting options, which a kept result is returned
+    # with), one after the other and again, on the same statistics or on ones with one number changed, with the same
+    # weights or others: a memo that took one for the other (a key missing a part) would answer the second with the
+    # first's result
+    other = stats if same[0] else replace(stats, segments=stats.segments + 1)
+    cases = [(stats, w[0], first, smoothing[0], level[0]), (other, w[0] if same[1] else w[1], second, smoothing[1],
+                                                            level[1])]
+    expected = [outcome(_computed, *case) for case in cases]
     for _ in range(2):
         for case, wanted in zip(cases, expected, strict=True):
-            assert outcome(bleu._scored, *case) == wanted
             assert outcome(_through_the_public_call, *case) == wanted
 
 
