@@ -412,6 +412,45 @@ def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_block
     assert tried == [("B", "C")]
 
 
+def test_a_failure_its_hints_name_only_by_what_is_known_is_tested_against_its_blocks_mechanisms(monkeypatch):
+    """`_attribute_within`: realbleu.py reference-streams-of-characters, check at seed 0, examples 50-99. The first
+    series failure at ref_len there (random-0-55~series) is named by a level operator, `last-token-only-in-references`,
+    fitting `other-counting-of-ref_len` as well; those are its kind's hints. A later one, random-0-65~series (hypothesis
+    Cat ÉTÉ ça ÉTÉ ça, one reference Cat Cat Cat), was answered c = 5, r = 1, matches 0 0 0 0: the reference's last
+    token, Cat, would match one unigram, so of the hints only what is known fits it. The block named
+    `reference-strings-as-streams` for another kind, and that explains it by hand: the reference string's first
+    character, C, is segment 1's one reference (r = 1), and matches none of the hypothesis's tokens. A hint naming
+    only what is known must not hide it: it is tested, and names the record, as where no hint names a mechanism."""
+    from types import SimpleNamespace
+
+    import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.classify import TokenMeter
+    from oracle.models.results import Classification
+
+    streams, partial = ("reference-strings-as-streams",), ("other-counting-of-ref_len",)
+    tried = []
+
+    def attribute(*_judged, among=None, meter=None, **_kwargs):  # the classifier, as it answered these candidates
+        tried.append(tuple(among))
+        if set(streams) <= set(among):
+            return Classification(parts=streams, change=(("computation", streams[0]),))
+        return Classification(parts=partial, change=(("computation", partial[0]),))
+
+    monkeypatch.setattr(diagnosis, "attribute", attribute)
+    hints = (("last-token-only-in-references",), partial)
+    context = SimpleNamespace(budget=SimpleNamespace(block_causes=lambda kind: (streams,), example=65),
+                              profile="papineni", documented=())
+    judged = (SimpleNamespace(token_count=8), None, None, None)
+    named = diagnosis._attribute_within(judged, hints, None, context, search_all=True,
+                                        kind=("series", "fail", "ref_len", None), meter=TokenMeter(1_000))
+    assert named.parts == streams and "evidence from other records" in named.description
+    assert tried == [("last-token-only-in-references", "other-counting-of-ref_len"), streams]
+    # where the block named nothing that explains it, what is known stays its name
+    context.budget.block_causes = lambda kind: ()
+    assert diagnosis._attribute_within(judged, hints, None, context, search_all=True, kind=("series",),
+                                       meter=TokenMeter(1_000)).parts == partial
+
+
 def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_classes_whole(monkeypatch):
     """`_named_without_full_search` with its kind's token computations spent (a meter with nothing left): the
     implementation's documented classes are still searched, unmetered, and name the record. They are few, and they
