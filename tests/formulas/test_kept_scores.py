@@ -98,6 +98,50 @@ def test_a_kept_score_is_the_score_computed_again(stats, w, first, second, smoot
             assert outcome(_through_the_public_call, *case) == wanted
 
 
+#: For each option scoring reads (`bleu.SCORING_OPTIONS`): (statistics, weights, smoothing, level) on which its values
+#: score apart, by hand, so that a result kept under a key without it would be answered for another value's:
+_WHERE_IT_MATTERS = {
+    # c = r = 0: NaN under "nan", 0 under "zero"
+    "both_empty": (bleu.Statistics(0, 0, (0,), (0,)), (1.0,), None, "corpus"),
+    # no n-gram matches; floor 1/2 gives p_1 = (1/2)/3, p_2 = (1/2)/2 under "smoothed", sqrt(1/6 * 1/4) = 0.204, and 0
+    # under "zero"
+    "no_match": (bleu.Statistics(3, 3, (0, 0), (3, 2)), (0.5, 0.5), {"method": "floor", "value": 0.5}, "corpus"),
+    # orders 1 and 2 all matched, order 3 without n-grams (c = 2): "zero" scores 0, "one" and "skip" 1
+    "empty_order": (bleu.Statistics(2, 2, (2, 1, 0), (2, 1, 0)), (1 / 3,) * 3, {"method": "none"}, "corpus"),
+    # the same at sentence level, `empty_order` "zero": None leaves it (0), "one" or "skip" 1
+    "sentence_empty_order": (bleu.Statistics(2, 2, (2, 1, 0), (2, 1, 0)), (1 / 3,) * 3, {"method": "floor"},
+                             "sentence"),
+    # the same without smoothing: None leaves "zero" (0), "one" or "skip" 1
+    "unsmoothed_empty_order": (bleu.Statistics(2, 2, (2, 1, 0), (2, 1, 0)), (1 / 3,) * 3, {"method": "none"},
+                               "corpus"),
+    # weight 0 on the unmatched bigram: "ignored" leaves p_1 = 1 (score 1), "counted" makes the score 0
+    "zero_weight": (bleu.Statistics(2, 2, (2, 0), (2, 1)), (1.0, 0.0), {"method": "none"}, "corpus"),
+    # weights 0.7 and 0.3 are not uniform: refused under True, scored under False
+    "uniform_weights_only": (bleu.Statistics(2, 2, (2, 1), (2, 1)), (0.7, 0.3), None, "corpus"),
+    # p_1 = p_2 = 1/2, weights 1 and 1: as given (1/2)^1 (1/2)^1 = 1/4, normalised to 1/2 each (1/2)^(1/2+1/2) = 1/2
+    "weight_normalisation": (bleu.Statistics(4, 4, (2, 1), (4, 2)), (1.0, 1.0), {"method": "none"}, "corpus"),
+}
+_EMPTY_ORDER_OVERRIDES = [None, *sorted(EMPTY_ORDER_RULES)]
+_VALUES = {"both_empty": sorted(BOTH_EMPTY_RULES), "no_match": sorted(NO_MATCH_RULES),
+           "empty_order": sorted(EMPTY_ORDER_RULES), "sentence_empty_order": _EMPTY_ORDER_OVERRIDES,
+           "unsmoothed_empty_order": _EMPTY_ORDER_OVERRIDES, "zero_weight": sorted(ZERO_WEIGHT_RULES),
+           "uniform_weights_only": [False, True], "weight_normalisation": sorted(WEIGHT_RULES)}
+
+
+@pytest.mark.parametrize("name", bleu.SCORING_OPTIONS)
+def test_scorings_apart_in_one_scoring_option_alone_are_each_their_own(name):
+    # every value of the option in turn, then again, on an input where they score apart (a new scoring option needs an
+    # entry above): each is its own computed result, not the one kept for another value
+    stats, w, smoothing, level = _WHERE_IT_MATTERS[name]
+    variants = [bleu.Options(empty_order="zero").with_changes(**{name: value}) for value in _VALUES[name]]
+    computed = [outcome(_computed, stats, w, options, smoothing, level) for options in variants]
+    assert len({wanted[0] for wanted in computed}) > 1  # (the score, or the refusal's class: the values score apart)
+    bleu._KEPT_RESULTS.clear()
+    for _ in range(2):
+        for options, wanted in zip(variants, computed, strict=True):
+            assert outcome(_through_the_public_call, stats, w, options, smoothing, level) == wanted
+
+
 def test_the_note_of_normalised_weights_is_given_every_time():
     # weights (1, 1) normalised: each 1 / (1 + 1) = 1/2. The weights in force are kept per vector, so the second
     # scoring (other statistics: not a kept score) takes them from what was kept, and must still say so
