@@ -128,10 +128,14 @@ _VALUES = {"both_empty": sorted(BOTH_EMPTY_RULES), "no_match": sorted(NO_MATCH_R
            "uniform_weights_only": [False, True], "weight_normalisation": sorted(WEIGHT_RULES)}
 
 
-@pytest.mark.parametrize("name", bleu.SCORING_OPTIONS)
+def test_every_option_scoring_reads_has_an_input_where_it_matters():
+    assert set(bleu.SCORING_OPTIONS) == set(_WHERE_IT_MATTERS) == set(_VALUES)
+
+
+@pytest.mark.parametrize("name", sorted(_WHERE_IT_MATTERS))  # (not SCORING_OPTIONS: one left out of it is tested)
 def test_scorings_apart_in_one_scoring_option_alone_are_each_their_own(name):
-    # every value of the option in turn, then again, on an input where they score apart (a new scoring option needs an
-    # entry above): each is its own computed result, not the one kept for another value
+    # every value of the option in turn, then again, on an input where they score apart: each is its own computed
+    # result, not the one kept for another value
     stats, w, smoothing, level = _WHERE_IT_MATTERS[name]
     variants = [bleu.Options(empty_order="zero").with_changes(**{name: value}) for value in _VALUES[name]]
     computed = [outcome(_computed, stats, w, options, smoothing, level) for options in variants]
