@@ -48,8 +48,9 @@ with open(sys.argv[1], "rb") as source:
     calls = pickle.load(source)
 def clear():
     for name in ("_scored", "_weights_under", "_parsed_floats"):
-        if hasattr(bleu, name):
+        if hasattr(getattr(bleu, name, None), "cache_clear"):  # (`_scored` is a memo in some checkouts, not in others)
             getattr(bleu, name).cache_clear()
+    getattr(bleu, "_KEPT_RESULTS", {}).clear()
     exact._ln_of_ratio.cache_clear()
 def outcome(statistics, kwargs):
     try:

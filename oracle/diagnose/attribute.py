@@ -86,7 +86,7 @@ NON_SCORE_CLASSES = {
 
 def _pseudo(name, expected, documented=(), detail=""):
     description = NON_SCORE_CLASSES[name] + (f": {detail}" if detail else "")
-    return Classification(name=name, description=description, expected=expected, documented=tuple(documented),
+    return Classification(parts=(name,), description=description, expected=expected, documented=tuple(documented),
                           scope="outcome")
 
 
@@ -160,14 +160,14 @@ def attribute(request: ScoreRequest, reply: Answered, verdict: Verdict, expected
             if not explanation.explained:
                 explanation = None
         if explanation is None and not search_all:  # only the curated classes were to be tried
-            return Classification(name=UNEXPLAINED, description="no curated class of this implementation explains it "
-                                  "(the search among every explanation was not run)", expected=oracle_json,
+            return Classification(parts=(UNEXPLAINED,), description="no curated class of this implementation "
+                                  "explains it (the search among every explanation was not run)", expected=oracle_json,
                                   scope="documented")
         if explanation is None:
             explanation, scope = classify(request, reply, profile, overrides=overrides, meter=meter), "all"
     except (BleuOracleError, ArithmeticError, TypeError, ValueError) as exc:
-        return Classification(name=UNEXPLAINED, description=f"the classification failed: {exc}", expected=oracle_json,
-                              scope="all")
+        return Classification(parts=(UNEXPLAINED,), description=f"the classification failed: {exc}",
+                              expected=oracle_json, scope="all")
     if explanation.name == AGREES and layer == ZERO_LAYER:
         return _pseudo("zero-differs", oracle_json, detail=verdict.message)
     if explanation.name == AGREES and layer == DOCUMENT_LAYER:

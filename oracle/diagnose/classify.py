@@ -149,9 +149,8 @@ class Explanation:
         return self.parts != (UNEXPLAINED,)
 
     def classification(self, *, documented=(), scope=None):
-        """This explanation as a record's root cause: its parts handed on as they are, beside their written forms."""
+        """This explanation as a record's root cause: its parts handed on as they are (written where the line is)."""
         return Classification(
-            name=self.name,
             parts=self.parts,
             description=self.description,
             change=tuple((key, _scalar(value)) for key, value in self.change),
@@ -159,7 +158,6 @@ class Explanation:
             expected=self.expected,
             documented=documented,
             scope=scope,
-            fits=self.fits,
             fit_parts=self.fitting,
         )
 

@@ -65,7 +65,7 @@ def nondeterministic(first: Answered, again: Answered, expected: float | None) -
     """The root cause of a record whose request was answered `first`, then `again` (`answered_otherwise`);
     `expected`: the oracle's score, when it has one."""
     return Classification(
-        name=NONDETERMINISTIC,
+        parts=(NONDETERMINISTIC,),
         description=f"the same request answered {shown(first)} and {shown(again)} (sent once more: the answer "
                     "depends on more than the request, such as randomness, a race or uninitialised memory; no "
                     "shrinking or classification can be trusted on it, and a reproduction may pass)",

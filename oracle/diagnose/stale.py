@@ -211,7 +211,7 @@ def earlier_answer(request: ScoreRequest, reply: Answered, earlier: Sequence[Exc
         return None
     back, parts, _ = match
     return Classification(
-        name=EARLIER_ANSWER, description=_description(parts, back),
+        parts=(EARLIER_ANSWER,), description=_description(parts, back),
         expected=None if expected.rejected else expected.score, scope="all",
         change=(("earlier request", back), ("differs in", ", ".join(parts))))
 
@@ -312,7 +312,7 @@ def _kept_references_named(request: ScoreRequest, mixed: ScoreRequest, kept: Exp
                            folded: bool) -> Classification:
     cut = len(mixed.segments) < len(request.segments)
     return Classification(
-        name=REFERENCES_KEPT, value=kept.score, expected=None if expected.rejected else expected.score, scope="all",
+        parts=(REFERENCES_KEPT,), value=kept.score, expected=None if expected.rejected else expected.score, scope="all",
         change=(("references of", "the first request to the process" + (", lowercased" if folded else "")),
                 ("segments scored", f"{len(mixed.segments)} of {len(request.segments)}")),
         description=("answered exactly as the oracle scores this request's hypotheses against the references of the "
@@ -503,7 +503,7 @@ def carried_exp_halvings(request: ScoreRequest, reply: Answered, carried: int, *
     if not relative(contract).close(reply.score, value) or breaks_zero_rule(reply.score, value):
         return None
     return Classification(
-        name=EXP_CARRIED, value=value, expected=float(score), scope="all",
+        parts=(EXP_CARRIED,), value=value, expected=float(score), scope="all",
         change=(("halvings carried over", carried),),
         description=f"exp smoothing's halvings continue from the {carried} the earlier requests to this process "
                     f"made (the k-th order without a match gets 1/2^({carried}+k) matches, not 1/2^k): a counter "

@@ -17,7 +17,7 @@ Pure: standard library only, no I/O, inputs never mutated.
 from __future__ import annotations
 
 import functools
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -362,63 +362,64 @@ def _parsed(weights):
 
 def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothing=None, level="corpus"):
     """BLEU = BP * exp(sum w_n log p_n) (section 2.3), from sufficient statistics."""
-    if type(level) is not str or not _keepable(statistics, weights, options, smoothing):
-        return _bleu_from_statistics(statistics, weights, options, smoothing, level)
-    key = (statistics, weights, tuple(getattr(options, name) for name in SCORING_OPTIONS), smoothing, level)
+    w, smoothing = _scoring_arguments(weights, options, smoothing, level)
+    if not _keepable(statistics, options):
+        return _scored(statistics, w, options, smoothing, level)
+    key = (statistics, w, tuple(getattr(options, name) for name in SCORING_OPTIONS), smoothing, level)
     kept = _KEPT_RESULTS.get(key)
     if kept is None:
-        kept = _bleu_from_statistics(statistics, weights, options, smoothing, level)  # (a refusal is never kept)
+        kept = _scored(statistics, w, options, smoothing, level)  # (a refusal is raised every time: never kept)
         if len(_KEPT_RESULTS) >= _KEPT_RESULTS_LIMIT:
-            del _KEPT_RESULTS[next(iter(_KEPT_RESULTS))]
+            _KEPT_RESULTS.popitem(last=False)
         _KEPT_RESULTS[key] = kept
+    else:
+        _KEPT_RESULTS.move_to_end(key)
     return kept if kept.options is options else replace(kept, options=options)
 
 
-#: The options `bleu_from_statistics` reads (the weights' default order, the smoothing in force where none is given,
-#: both lengths 0, no match, the empty-order rules, a zero weight, the weights' rules); the others (how tokens are
-#: made and counted) are read by counting alone, and only carried in the result.
-SCORING_OPTIONS = ("default_max_order", "smoothing", "both_empty", "no_match", "empty_order", "sentence_empty_order",
-                   "unsmoothed_empty_order", "zero_weight", "uniform_weights_only", "weight_normalisation")
+def _scoring_arguments(weights, options, smoothing, level):
+    """(the weights, the smoothing) a scoring uses, parsed (`smoothing` None: the options' own); a refusal where the
+    level, the weights or the smoothing is not valid."""
+    if level not in LEVELS:
+        raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
+    return parse_weights(weights, default_max_order=options.default_max_order), Smoothing.parse(smoothing) or (
+        options.smoothing)
 
-#: Results kept by `bleu_from_statistics` (the oldest dropped past `_KEPT_RESULTS_LIMIT`): the classifier scores the
-#: same counts under the same weights, scoring options and smoothing again and again (each segment of a corpus under
-#: each per-segment variant and candidate, conventions that change only how tokens are counted where they count
-#: alike, a record's several searches). A BleuResult is frozen; one kept under other counting options is returned
-#: with the caller's. At most 1,024 (about 1.5 MB, by the size `_scored` states): bounded well under what a long
-#: run's memory may grow by (issue 39's row, `check` at 20,000 examples against 500, stands at its 1.2x edge; 8,192,
-#: about 12 MB, could have crossed it). `_scored` below keeps the last few by every option.
-_KEPT_RESULTS: dict = {}
+
+#: The options `_scored` reads (both lengths 0, no match, the empty-order rules, a zero weight, the weights' rules):
+#: part of a kept result's key. The weights' default order and the options' smoothing are read before (the parsed
+#: weights and smoothing are in the key), and the rest (how tokens are made and counted) by counting alone, only
+#: carried in the result.
+SCORING_OPTIONS = ("both_empty", "no_match", "empty_order", "sentence_empty_order", "unsmoothed_empty_order",
+                   "zero_weight", "uniform_weights_only", "weight_normalisation")
+
+#: Results kept by `bleu_from_statistics`, the least recently used dropped past `_KEPT_RESULTS_LIMIT`, by value: the
+#: statistics, the parsed weights and smoothing, the level and the `SCORING_OPTIONS` (a BleuResult is frozen; one
+#: kept under other counting options is returned with the caller's). Two uses: the oracle scores the same statistics
+#: under the same conventions again soon after (1,191 of the 4,063 scorings of a cold 1000-example `check` repeat
+#: one, 981 of them within the last 64 distinct ones), and the classifier scores the same counts under the same
+#: weights, scoring options and smoothing again and again (each segment of a corpus under each per-segment variant
+#: and candidate, conventions that change only how tokens are counted where they count alike, a record's several
+#: searches). At most 1,024 (about 1.5 KB each, some 1.5 MB): bounded well under what a long run's memory may grow
+#: by (issue 39's row, `check` at 20,000 examples against 500, stands at its 1.2x edge; 8,192 could have crossed it).
+_KEPT_RESULTS: OrderedDict = OrderedDict()
 _KEPT_RESULTS_LIMIT = 1024
 
 
-def _keepable(statistics, weights, options, smoothing):
-    """Whether a result is kept for these arguments: whole-number counts, weights parsed into Fractions and a parsed
-    smoothing, so that arguments equal as keys are equal in type too (a float weight equal to a Fraction is read by
-    its own rules)."""
-    return (type(statistics) is Statistics and type(options) is Options and type(weights) is tuple
-            and (smoothing is None or type(smoothing) is Smoothing)
-            and all(type(w) is Fraction for w in weights)
+def _keepable(statistics, options):
+    """Whether a result is kept for these statistics and options: whole-number counts, so that statistics equal as
+    keys are equal in type too (a count of 2.0 would be carried in the result as given), and the options' own type
+    (its fields are the key's)."""
+    return (type(statistics) is Statistics and type(options) is Options
+            and type(statistics.matches) is tuple and type(statistics.totals) is tuple
             and all(type(x) is int for x in statistics.matches) and all(type(x) is int for x in statistics.totals)
             and type(statistics.hyp_len) is int and type(statistics.ref_len) is int)
 
 
-def _bleu_from_statistics(statistics, weights, options, smoothing, level):
-    if level not in LEVELS:
-        raise BleuValueError(f"`level` must be 'corpus' or 'sentence' (got {describe(level)})")
-    w = parse_weights(weights, default_max_order=options.default_max_order)
-    smoothing = Smoothing.parse(smoothing) or options.smoothing
-    if type(statistics.matches) is tuple and type(statistics.totals) is tuple:  # (hashable: the rest always is)
-        return _scored(statistics, w, options, smoothing, level)
-    return _scored.__wrapped__(statistics, w, options, smoothing, level)  # a Statistics built with lists
-
-
-@functools.lru_cache(maxsize=64)
 def _scored(statistics, w, options, smoothing, level):
-    """`bleu_from_statistics` of parsed weights and smoothing, kept: a search scores the same statistics under the
-    same conventions again soon after (1,191 of the 4,063 scorings of a cold 1000-example `check` repeat one, 981 of
-    them within the last 64 distinct ones: no more are kept, about 1.5 KB each, so that a long run's memory does not
-    grow with it), and the result is a function of these values alone (every part is compared by value, and a
-    BleuResult is frozen). A refusal is raised every time: an exception is not kept."""
+    """`bleu_from_statistics` of parsed weights and smoothing (`_scoring_arguments`), computed: the result is a
+    function of these values alone (every part is compared by value, and a BleuResult is frozen), which is what lets
+    `bleu_from_statistics` keep it."""
     notes = []
     w = _weights_in_force(w, options, notes)
     if statistics.max_order < len(w):

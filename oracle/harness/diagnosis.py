@@ -533,6 +533,14 @@ def _attribute_within(judged: Judged, hints, overrides, context: DiagnosisContex
         return unnamed(judged, overrides, search_all, _unexplained_kind(judged[2], context), context, meter)
     named = attribute(*judged, context.profile, entries=context.documented, overrides=overrides, among=among,
                       meter=meter)
+    if named.change and not names_a_mechanism(named.parts):  # only what is known fits among the hints: a mechanism
+        # its block named for another kind that explains it comes first, as where no hint names one (a level operator
+        # needing evidence names a kind's first failure, what is known fitting it too: benchmarks/README.md)
+        by_evidence = _named_by_block_causes(judged, overrides, kind, among, context, meter)
+        if by_evidence is not None:
+            why = (f"the search among every explanation was not run: the root causes of its kind's shrunk failure(s) "
+                   f"({_kind_words(judged[2])}) in {_block_words(context)} fit it only by what is known")
+            named = by_evidence.model_copy(update={"description": f"{by_evidence.description}; {why}"})
     if named.change:
         return named
     if not search_all:  # (the documented classes: never metered, see _named_without_full_search)

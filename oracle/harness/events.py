@@ -249,8 +249,8 @@ class RootCauseTally:
 
     def run_causes(self) -> list[RunCause]:
         """The run's root causes as its footer names them, largest first (then by name)."""
-        return [RunCause(name=cause.name, parts=cause.parts, records=cause.records, alternatives=cause.alternatives,
-                         alternative_parts=cause.alternative_parts, documented=tuple(documented))
+        return [RunCause(parts=cause.parts, records=cause.records, alternative_parts=cause.alternative_parts,
+                         documented=tuple(documented))
                 for cause, _, documented in self._covers()]
 
     def groups(self) -> list[RootCauseGroup]:

@@ -13,19 +13,22 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Literal, Self
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
+    PlainSerializer,
     StrictBool,
     StrictFloat,
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 from pydantic.json_schema import SkipJsonSchema
@@ -69,69 +72,71 @@ def cause_name(parts: Sequence[str]) -> str:
 
 def parse_cause(name: str) -> tuple[str, ...]:
     """The mechanisms' names of a root cause as written (`cause_name`): 'a + b' -> ('a', 'b'); '' -> (). Called
-    only where a written name is read, by the validators of the models that carry one (`Classification`, `RunCause`,
-    `oracle.models.baseline.BaselineEntry`, `oracle.models.discrepancy.Discrepancy`), which keep the parts beside
-    it: every layer above reads those."""
+    only where a written name is read, by the validators of the models that carry one (`WrittenCause`, in
+    `Classification` and `RunCause`; `oracle.models.baseline.BaselineEntry`, `oracle.models.discrepancy.Discrepancy`):
+    every layer above reads the parts."""
     return tuple(part.strip() for part in name.split(CAUSE_JOINER) if part.strip())
 
 
-#: A root cause's parts as a model keeps them beside its written name: never written (the name is), nor in a schema.
+#: A root cause's parts as a model keeps them beside the written key they are read from (a baseline's `cause:` id, a
+#: curated class's `classify`): never written (the key is), nor in a schema.
 CauseParts = SkipJsonSchema[tuple[str, ...]]
 
 
-def _written_and_parts(data: Any, written: str, typed: str, *, many: bool) -> Any:
-    """`data` (a model's input, as its before-validator gets it) with the written name(s) under `written` and their
-    parts under `typed` both set: the parts read from the written form (a line read back: parsed once, here), or
-    the written form joined from the parts (a model built in the diagnosis: joined once, here)."""
-    if not isinstance(data, dict) or (typed in data and written in data):  # (both: a copy, or built with both)
-        return data
-    if typed in data:
-        parts = data[typed]
-        return {**data, written: tuple(cause_name(p) for p in parts) if many else cause_name(parts)}
-    names = data.get(written)
-    if many and isinstance(names, (list, tuple)) and all(isinstance(name, str) for name in names):
-        return {**data, typed: tuple(parse_cause(name) for name in names)}
-    if not many and isinstance(names, str):
-        return {**data, typed: parse_cause(names)}
-    return data  # (a malformed name: its field's validation says so)
+def _read_cause(value: Any) -> Any:
+    """A root cause's parts from its written name (a line read back: parsed once, here); parts given as a tuple (a
+    model built in the diagnosis) as they are; anything else refused (a JSON line holds a name as a string)."""
+    if isinstance(value, str):
+        return parse_cause(value)
+    if isinstance(value, tuple):
+        return value
+    raise ValueError(f"a root cause is written as its name, a string (got {value!r:.60})")
 
 
-class _WithCauseParts(_Part):
-    """A part of a line that carries root causes' written names (`WRITTEN_AND_PARTS`: written field -> the field
-    of their parts, and whether it holds several): its validator keeps both, and a copy whose names change is
-    validated again (pydantic's `model_copy` is not), so that the parts never go stale."""
+def _read_causes(value: Any) -> Any:
+    """Several root causes' parts from their written names (`_read_cause`, each)."""
+    return tuple(map(_read_cause, value)) if isinstance(value, (list, tuple)) else value
 
-    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {}
+
+def _written_causes(causes: tuple[tuple[str, ...], ...]) -> list[str]:
+    return [cause_name(parts) for parts in causes]
+
+
+#: A root cause as a line holds it: its mechanisms are the data; its name (`cause_name`) is their written form, made
+#: where the line is written and read back into them where it is read. A model declares it under its written key
+#: (`alias`), so that the line, and the schema, hold a string where they always have.
+WrittenCause = Annotated[tuple[str, ...], BeforeValidator(_read_cause), PlainSerializer(cause_name),
+                         WithJsonSchema({"type": "string"})]
+#: Several root causes as a line holds them (a list of written names), their mechanisms the data.
+WrittenCauses = Annotated[tuple[tuple[str, ...], ...], BeforeValidator(_read_causes), PlainSerializer(_written_causes),
+                          WithJsonSchema({"type": "array", "items": {"type": "string"}})]
+
+
+class _WithCauses(_Part):
+    """A part of a line whose root causes are their mechanisms (`WrittenCause` fields, each under its written key):
+    built from either, never from both (the one not read would be kept as an unknown field, and written)."""
+
+    model_config = ConfigDict(populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _parts_beside_the_written_names(cls, data: Any) -> Any:
-        for written, (typed, many) in cls.WRITTEN_AND_PARTS.items():
-            data = _written_and_parts(data, written, typed, many=many)
+    def _each_cause_given_once(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for field, info in cls.model_fields.items():
+                if info.alias is not None and field in data and info.alias in data:
+                    raise ValueError(f"`{info.alias}` is `{field}` written: give one of them, not both")
         return data
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
-        names = {name for pair in self.WRITTEN_AND_PARTS.items() for name in (pair[0], pair[1][0])}
-        if not update or names.isdisjoint(update):
-            return super().model_copy(update=update, deep=deep)
-        kept = {**dict(self), **(self.model_extra or {})}
-        for written, (typed, _many) in self.WRITTEN_AND_PARTS.items():
-            if written in update or typed in update:  # the other of the pair follows from the one updated
-                kept.pop(written, None)
-                kept.pop(typed, None)
-        return type(self).model_validate({**kept, **update})
 
-
-
-class Classification(_WithCauseParts):
+class Classification(_WithCauses):
     """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
 
-    # its `name` and `fits` as written, and their mechanisms (`parts`, `fit_parts`), read from them where a line is
-    # read and never written; built from parts (`Classification(parts=..., fit_parts=...)`), its names are joined
-    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {"name": ("parts", False), "fits": ("fit_parts", True)}
+    # its mechanisms (`parts`, `fit_parts`) are the data: written as `name` and `fits` (their joined names, the
+    # properties below), read back from them where a line is read; built in the diagnosis from parts
 
-    name: str = Field(description="The explanation's name: a convention `field=value`, a computation, both joined "
-                                  "by ` + `, or a pseudo-class (crash, statistics-differ, ...); `unexplained`.")
+    parts: WrittenCause = Field(alias="name", description=(
+        "The explanation's name: a convention `field=value`, a computation, both joined by ` + `, or a pseudo-class "
+        "(crash, statistics-differ, ...); `unexplained`."))
     description: str = Field("", description="What the explanation means, in words.")
     change: tuple[tuple[str, JsonScalar], ...] = Field(
         (), description="What was changed to reproduce the answer: (option, value), ('smoothing', description), "
@@ -142,14 +147,21 @@ class Classification(_WithCauseParts):
     scope: Literal["documented", "all", "outcome"] | None = Field(
         None, description="documented: found among the implementation's curated classes; all: among every "
                           "explanation; outcome: not a wrong number.")
-    fits: tuple[str, ...] = Field((), description="Other explanations that fit this record as well as `name` does "
-                                                  "(the run names the one that fits all its records).")
+    fit_parts: WrittenCauses = Field((), alias="fits", description=(
+        "Other explanations that fit this record as well as `name` does (the run names the one that fits all its "
+        "records)."))
     ruled_out: tuple[str, ...] = Field((), description="Explanations that fit the shrunk input as well, ruled out by "
                                                        "the answer to a related input sent to tell them apart.")
-    parts: CauseParts = Field((), exclude=True, repr=False)
-    """The mechanisms its name joins, in the order they were applied."""
-    fit_parts: SkipJsonSchema[tuple[tuple[str, ...], ...]] = Field((), exclude=True, repr=False)
-    """The mechanisms each of its `fits` joins, in order."""
+
+    @property
+    def name(self) -> str:
+        """Its written name: the mechanisms of `parts` joined, in the order they were applied (`cause_name`)."""
+        return cause_name(self.parts)
+
+    @property
+    def fits(self) -> tuple[str, ...]:
+        """The written names of `fit_parts`, in order."""
+        return tuple(map(cause_name, self.fit_parts))
 
     @property
     def explained(self) -> bool:
@@ -394,24 +406,28 @@ class CoverageTable(_Part):
     longest_series: int = Field(0, description="The most requests one series of short requests sent to one process.")
 
 
-class RunCause(_WithCauseParts):
+class RunCause(_WithCauses):
     """One root cause of the run: the fewest explanations that together account for every failing record
     (`oracle.diagnose.cover`)."""
 
-    # the mechanisms of its name and alternatives beside them (`parts`, `alternative_parts`): read where a footer
-    # is read, joined where the tally builds it from parts, never written
-    WRITTEN_AND_PARTS: ClassVar[dict[str, tuple[str, bool]]] = {
-        "name": ("parts", False), "alternatives": ("alternative_parts", True)}
+    # its mechanisms (`parts`, `alternative_parts`) are the data: written as `name` and `alternatives` (the properties
+    # below), read back from them where a footer is read; built by the tally from parts
 
-    name: str = Field(description="The explanation's name.")
+    parts: WrittenCause = Field(alias="name", description="The explanation's name.")
     records: int = Field(description="Failing records it accounts for.")
-    alternatives: tuple[str, ...] = Field((), description="Explanations that fit every one of those records as well: "
-                                                          "the inputs could not tell them apart.")
+    alternative_parts: WrittenCauses = Field((), alias="alternatives", description=(
+        "Explanations that fit every one of those records as well: the inputs could not tell them apart."))
     documented: tuple[str, ...] = Field((), description="Curated discrepancy ids these records matched.")
-    parts: CauseParts = Field((), exclude=True, repr=False)
-    """The mechanisms its name joins."""
-    alternative_parts: SkipJsonSchema[tuple[tuple[str, ...], ...]] = Field((), exclude=True, repr=False)
-    """The mechanisms each of its `alternatives` joins, in order."""
+
+    @property
+    def name(self) -> str:
+        """Its written name (`cause_name` of `parts`)."""
+        return cause_name(self.parts)
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """The written names of `alternative_parts`, in order."""
+        return tuple(map(cause_name, self.alternative_parts))
 
 
 class Footer(_Line):

@@ -307,7 +307,8 @@ _OPTION_CHANGES = ({}, {"empty_order": "one"}, {"empty_order": "zero"}, {"no_mat
 def test_a_kept_result_under_any_options_is_the_result_computed_afresh(data):
     # one call after another under options that differ in what scoring reads and in what only counting reads (a
     # result kept under other counting options is returned with the caller's): each is the result computed afresh
-    # (`_bleu_from_statistics`, nothing kept), value, intermediate values, notes and options alike, or its refusal
+    # (`_scored` of the parsed arguments, nothing kept), value, intermediate values, notes and options alike, or its
+    # refusal
     for _ in range(data.draw(st.integers(1, 6))):
         orders = data.draw(st.integers(1, 3))
         totals = data.draw(st.lists(st.integers(0, 4), min_size=orders, max_size=orders))
@@ -318,7 +319,8 @@ def test_a_kept_result_under_any_options_is_the_result_computed_afresh(data):
         smoothing = data.draw(st.sampled_from((None, Smoothing("floor", value="1/2"), Smoothing("exp"))))
         level = data.draw(st.sampled_from(("corpus", "sentence")))
         try:
-            fresh = bleu._bleu_from_statistics(statistics, weights, options, smoothing, level)
+            parsed_weights, parsed_smoothing = bleu._scoring_arguments(weights, options, smoothing, level)
+            fresh = bleu._scored(statistics, parsed_weights, options, parsed_smoothing, level)
         except BleuValueError as refusal:
             with pytest.raises(type(refusal)):
                 bleu_from_statistics(statistics, weights=weights, options=options, smoothing=smoothing, level=level)

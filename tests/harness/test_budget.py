@@ -343,10 +343,12 @@ def test_a_failure_whose_search_was_not_run_is_named_by_its_blocks_mechanism_whe
     only, so its kind's later failures are not searched (`search_among_all`), while the reference length's kind is
     named by a mechanism in the same block. Such a failure is tested against that mechanism (`block_causes`) and
     named by it where it explains it, its description saying on what evidence; where it does not, it keeps what is
-    known. Derived from the run's records: every record so named took a name the block named before it for another
-    kind of failure, and is, in a run with `block_causes` answering nothing, a record named by what is known whose
-    search was not run; every other record is the same in both runs; a record of a kind tested so keeps what is known
-    where the mechanism does not explain it; --jobs 2 writes the same records."""
+    known. So is a failure whose kind's hints fit it only by what is known (the ref_len series failures of examples
+    50-99, whose first is named by a level operator with what is known beside it). Derived from the run's records:
+    every record so named took a name the block named before it for another kind of failure, and is, in a run with
+    `block_causes` answering nothing, a record named by what is known; every other record is the same in both runs; a
+    record of a kind tested so keeps what is known where the mechanism does not explain it; --jobs 2 writes the same
+    records."""
     from fakes.harness import FAKES, check, deviations
 
     from oracle.harness.transport import RestartBudget
@@ -378,8 +380,8 @@ def test_a_failure_whose_search_was_not_run_is_named_by_its_blocks_mechanism_whe
     assert check(tmp_path / "without", command, examples=examples, timeout=30) == 1
     monkeypatch.undo()
     without = {r.id: r for r in deviations(tmp_path / "without")}
-    assert all(without[i].classification.name.startswith("other-counting-of-")
-               and "was not run" in without[i].classification.description for i in evidence_ids)
+    # (named by what is known: where its kind's hints fit it only so, by them, its description saying what fits)
+    assert all(without[i].classification.name.startswith("other-counting-of-") for i in evidence_ids)
     same = [r for r in comparable(tmp_path / "with") if r["id"] not in evidence_ids]
     assert same == [r for r in comparable(tmp_path / "without") if r["id"] not in evidence_ids]
     assert check(tmp_path / "two", command, "--jobs", 2, examples=examples, timeout=30) == 1
@@ -410,6 +412,48 @@ def test_a_name_that_needs_evidence_is_never_given_to_a_cut_failure_on_its_block
     judged = (SimpleNamespace(token_count=10), None, None, None)
     assert diagnosis._named_by_block_causes(judged, None, SCORE, ("A",), context, TokenMeter(1_000)) is None
     assert tried == [("B", "C")]
+
+
+def test_a_failure_its_hints_name_only_by_what_is_known_is_tested_against_its_blocks_mechanisms(monkeypatch):
+    """`_attribute_within`: realbleu.py reference-streams-of-characters, check at seed 0, examples 50-99. The first
+    series failure at ref_len there (random-0-55~series) is named by a level operator,
+    `last-token-only-in-references`, fitting `other-counting-of-ref_len` as well; those are its kind's hints. A later
+    one, random-0-65~series (hypothesis Cat ÉTÉ ça ÉTÉ ça, one reference Cat Cat Cat), was answered c = 5, r = 1,
+    matches 0 0 0 0: the reference's last token, Cat, would match one unigram, so of the hints only what is known fits
+    it. The block named
+    `reference-strings-as-streams` for another kind, and that explains it by hand: the reference string's first
+    character, C, is segment 1's one reference (r = 1), and matches none of the hypothesis's tokens. A hint naming
+    only what is known must not hide it: it is tested, and names the record, as where no hint names a mechanism."""
+    from types import SimpleNamespace
+
+    import oracle.harness.diagnosis as diagnosis
+    from oracle.diagnose.classify import TokenMeter
+    from oracle.models.results import Classification
+
+    streams, partial = ("reference-strings-as-streams",), ("other-counting-of-ref_len",)
+    tried = []
+
+    def attribute(*_judged, among=None, meter=None, **_kwargs):  # the classifier, as it answered these candidates
+        tried.append(tuple(among))
+        if set(streams) <= set(among):
+            return Classification(parts=streams, change=(("computation", streams[0]),))
+        return Classification(parts=partial, change=(("computation", partial[0]),))
+
+    monkeypatch.setattr(diagnosis, "attribute", attribute)
+    hints = (("last-token-only-in-references",), partial)
+    context = SimpleNamespace(budget=SimpleNamespace(block_causes=lambda kind: (streams,), example=65),
+                              profile="papineni", documented=())
+    verdict = SimpleNamespace(layer="ref_len", outcome=SimpleNamespace(value="fail"))
+    judged = (SimpleNamespace(token_count=8), None, verdict, None)
+    named = diagnosis._attribute_within(judged, hints, None, context, search_all=True,
+                                        kind=("series", "fail", "ref_len", None), meter=TokenMeter(1_000))
+    assert named.parts == streams and "evidence from other records" in named.description
+    assert "the search among every explanation was not run" in named.description
+    assert tried == [("last-token-only-in-references", "other-counting-of-ref_len"), streams]
+    # where the block named nothing that explains it, what is known stays its name
+    context.budget.block_causes = lambda kind: ()
+    assert diagnosis._attribute_within(judged, hints, None, context, search_all=True, kind=("series",),
+                                       meter=TokenMeter(1_000)).parts == partial
 
 
 def test_a_failure_whose_search_was_cut_is_still_searched_among_its_documented_classes_whole(monkeypatch):

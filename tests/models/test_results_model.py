@@ -119,8 +119,7 @@ def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
     record = Record(**RECORD, classification=results.Classification(parts=PARTS, fit_parts=(FIT,)))
     assert record.classification.name == written_name
     assert record.classification.fits == ("token_split=ascii + line_padding=none",)
-    footer = Footer(**{**FOOTER, "causes": [results.RunCause(name=written_name, parts=PARTS, records=1,
-                                                             alternatives=(), alternative_parts=())]})
+    footer = Footer(**{**FOOTER, "causes": [results.RunCause(parts=PARTS, records=1, alternative_parts=(FIT,))]})
     with ResultsWriter(tmp_path / "results.jsonl") as writer:
         writer.write(Header.model_validate(HEADER))
         writer.write(record)
@@ -133,17 +132,48 @@ def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
     assert classification.parts == PARTS and classification.fit_parts == (FIT,)
     assert classification.signature_parts == (PARTS, FIT)
     assert read.footer.causes[0].parts == PARTS and read.footer.causes[0].name == written_name
+    assert read.footer.causes[0].alternative_parts == (FIT,)
+    footer_line = json.loads((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()[2])
+    assert footer_line["causes"] == [{"name": written_name, "records": 1,
+                                      "alternatives": ["token_split=ascii + line_padding=none"], "documented": []}]
 
 
-def test_a_copy_that_renames_a_cause_keeps_its_parts_in_step():
-    """pydantic's model_copy does not validate: a copy whose name (or parts, or fits) changes is validated again, so
-    that the parts never name the cause it had before."""
+def test_a_cause_is_its_parts_and_its_name_is_written_from_them():
+    """The parts are the only data: a copy whose parts change (pydantic's model_copy, which does not validate) is
+    named by its new parts, and a model given a name is given parts (read from it), never both."""
     first = results.Classification(name="strict-clipping", fits=["a + b"])
-    renamed = first.model_copy(update={"name": " + ".join(PARTS), "description": "x"})
-    assert renamed.parts == PARTS and renamed.fit_parts == (("a", "b"),) and renamed.description == "x"
+    assert first.parts == ("strict-clipping",) and first.fit_parts == (("a", "b"),)
+    renamed = first.model_copy(update={"parts": PARTS, "description": "x"})
+    assert renamed.name == " + ".join(PARTS) and renamed.fits == ("a + b",) and renamed.description == "x"
     refitted = first.model_copy(update={"fit_parts": (FIT,)})
-    assert refitted.fits == ("token_split=ascii + line_padding=none",) and refitted.parts == ("strict-clipping",)
-    assert first.model_copy(update={"description": "y"}).parts == ("strict-clipping",)
+    assert refitted.fits == ("token_split=ascii + line_padding=none",) and refitted.name == "strict-clipping"
+    assert refitted.model_dump(mode="json", by_alias=True)["fits"] == ["token_split=ascii + line_padding=none"]
+    cause = results.RunCause(name="a + b", alternatives=["c"], records=2)
+    assert cause.parts == ("a", "b") and cause.alternative_parts == (("c",),)
+    assert cause.model_copy(update={"alternative_parts": (PARTS,)}).alternatives == (" + ".join(PARTS),)
+
+
+@pytest.mark.parametrize("model,fields", [
+    (results.Classification, {"name": "a", "parts": ("b",)}),
+    (results.Classification, {"parts": ("a",), "fits": ["b"], "fit_parts": (("b",),)}),
+    (results.RunCause, {"name": "a", "parts": ("a",), "records": 1}),
+    (results.RunCause, {"parts": ("a",), "records": 1, "alternatives": ["b"], "alternative_parts": (("b",),)}),
+])
+def test_a_cause_given_both_written_and_as_parts_is_refused(model, fields):
+    """Built from both, the one not read would be kept as an unknown field and written into the line beside it."""
+    with pytest.raises(ValidationError, match="give one of them, not both"):
+        model(**fields)
+
+
+@pytest.mark.parametrize("classification,where", [
+    ({"name": ["a", "b"]}, "`classification.name`"),
+    ({"name": 3}, "`classification.name`"),
+    ({"name": "a", "fits": [["b"]]}, "`classification.fits`"),
+])
+def test_a_cause_not_written_as_a_string_is_refused_naming_the_field(classification, where):
+    """A line holds a cause as its written name: a list (parts, as the models keep them) is not a line's."""
+    with pytest.raises(ResultsFormatError, match=where):
+        parse_line({"type": "record", **RECORD, "classification": classification}, where="results.jsonl:2")
 
 
 def test_a_baseline_cause_and_a_curated_class_hold_their_parts():
