@@ -135,6 +135,45 @@ def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
     return tuple(sum(max(len(s.hypothesis) - k, 0) for s in segments) for k in range(1, n + 1))
 
 
+def _ngrams_one_short(tokens: tuple[str, ...], order: int) -> Counter:
+    """The n-grams of `order` an extractor looping `for i in range(len(tokens) - order)` yields: every one but the
+    last (a sequence of `order` tokens or fewer yields none)."""
+    return Counter(tokens[i:i + order] for i in range(len(tokens) - order))
+
+
+def last_ngram_dropped_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Per order, matches and totals from an n-gram extractor whose loop stops one short, `range(len - n)` where
+    `range(len - n + 1)` is meant, used for the hypothesis and the references alike: every token sequence loses its
+    last n-gram of every order (the unigram of its last token included), so each total is len - n and each match is
+    clipped against the references' n-grams less their last ones; c and r are the lengths, unchanged. None where no
+    sequence has an n-gram to lose.
+
+    Its totals are bounded before anything is counted (`possible`, asked before a pass is charged): exactly
+    `totals_one_short`'s; and the matches must differ from the formulas' (where they do not, `totals-one-short` gives
+    the same counts, and names them first)."""
+    fold = fold_of(options)
+    matches, totals, changed = [0] * n, [0] * n, False
+    for segment in segments:
+        hypothesis = _folded(segment.hypothesis, fold)
+        references = [_folded(reference, fold) for reference in segment.references]
+        changed = changed or any(len(tokens) > 0 for tokens in (hypothesis, *references))
+        for order in range(1, n + 1):
+            limit = _reference_maxima(references, lambda reference, k=order: _ngrams_one_short(reference, k))
+            counted = _ngrams_one_short(hypothesis, order)
+            matches[order - 1] += sum(min(k, limit[gram]) for gram, k in counted.items())
+            totals[order - 1] += sum(counted.values())
+    return {"matches": tuple(matches), "totals": tuple(totals)} if changed else None
+
+
+def _last_ngram_dropped_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    n = len(oracle["totals"])
+    return (wanted["matches"] != oracle["matches"]
+            and wanted["totals"] == totals_one_short(segments, n))
+
+
+last_ngram_dropped_counts.possible = _last_ngram_dropped_possible  # type: ignore[attr-defined]
+
+
 def best_single_reference_matches(
     segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None
 ) -> tuple[int, ...]:

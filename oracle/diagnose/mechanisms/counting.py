@@ -30,6 +30,7 @@ from oracle.diagnose.counting import (
     first_reference_counts,
     folding,
     joined_key_matches,
+    last_ngram_dropped_counts,
     length_of_one_segment,
     matches_moved_by_spaces,
     normalised_fraction_counts,
@@ -112,6 +113,18 @@ COUNTING_ALTERNATIVES: dict[
         "each order's total is len - n, not len - n + 1 (an off-by-one in the n-gram loop)",
         frozenset({"totals"}),
         one_layer("totals", lambda segments, n, options: totals_one_short(segments, n)),
+    ),
+    # the n-gram extraction's loop stopping one short on every side (SmoothNLP #26: `for i in
+    # range(0, len(text) - n)` "misses each sentence's last n-gram"; explosion/thinc #512: Ops.ngrams returns K - N
+    # n-grams of K tokens, "always missing the final ngram"): a BLEU counting with such an extractor loses the last
+    # n-gram of the hypothesis and of each reference alike, its matches with them (issue 36: the stage matrix,
+    # docs/stages.md). After totals-one-short, which names the counts where no match is lost
+    "last-ngram-dropped": (
+        "the n-gram extraction's loop stops one short (range(len - n) where range(len - n + 1) is meant), on the "
+        "hypothesis and the references alike: every token sequence loses its last n-gram of every order, so each "
+        "total is len - n and the matches are clipped without the references' last n-grams; c and r unchanged",
+        frozenset({"matches", "totals"}),
+        last_ngram_dropped_counts,
     ),
     "empty-reference-batch-uncounted": (
         "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
