@@ -174,6 +174,37 @@ def _last_ngram_dropped_possible(segments: Sequence[Any], wanted: dict[str, Any]
 last_ngram_dropped_counts.possible = _last_ngram_dropped_possible  # type: ignore[attr-defined]
 
 
+def distinct_ngram_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Per order, n-grams counted as sets: each segment's total is the number of its hypothesis's distinct n-grams
+    and its matches those of them found in some reference (`len(set(hyp) & set(ref)) / len(set(hyp))`), so a
+    repeated n-gram counts once on either side. None where no hypothesis repeats an n-gram (the counts are the
+    formulas').
+
+    Its counts are bounded before anything is counted (`possible`): every total at most the formulas', one of them
+    less; and totals that are each `len - n` are the n-gram loop's (`totals-one-short`, `last-ngram-dropped`), asked
+    first, not this."""
+    fold = fold_of(options)
+    matches, totals, repeated = [0] * n, [0] * n, False
+    for segment in segments:
+        hypothesis = _folded(segment.hypothesis, fold)
+        references = [_folded(reference, fold) for reference in segment.references]
+        in_some = set().union(*(_count(reference, n) for reference in references))
+        for gram, k in _count(hypothesis, n).items():
+            repeated = repeated or k > 1
+            totals[len(gram) - 1] += 1
+            matches[len(gram) - 1] += gram in in_some
+    return {"matches": tuple(matches), "totals": tuple(totals)} if repeated else None
+
+
+def _distinct_ngram_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    fewer = [w <= o for w, o in zip(wanted["totals"], oracle["totals"], strict=True)]
+    return (all(fewer) and wanted["totals"] != oracle["totals"]
+            and wanted["totals"] != totals_one_short(segments, len(oracle["totals"])))
+
+
+distinct_ngram_counts.possible = _distinct_ngram_possible  # type: ignore[attr-defined]
+
+
 def best_single_reference_matches(
     segments: Sequence[Any], n: int, *, fold: Callable[[str], str] | None
 ) -> tuple[int, ...]:

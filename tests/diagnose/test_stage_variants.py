@@ -13,7 +13,7 @@ from fakes.harness import check, deviations, fake
 
 from oracle.adapters.base import ScoreAnswer
 from oracle.diagnose.classify import classify
-from oracle.diagnose.counting import last_ngram_dropped_counts
+from oracle.diagnose.counting import distinct_ngram_counts, last_ngram_dropped_counts
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import ScoreRequest, Segment
 
@@ -67,3 +67,39 @@ def test_a_planted_extractor_one_short_is_the_runs_main_cause(tmp_path):
     summary = (report / "summary.md").read_text()
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith("By root cause: last-ngram-dropped x")
+
+
+# -- clipping and totals, a constant for a parameter (each distinct n-gram counted once): ngrams-counted-as-sets -----
+
+# 'a a b' against 'a b b', orders 1 and 2. By hand:
+#   the formulas: unigrams a:2 b:1 against a:1 b:2 -> min(2, 1) + min(1, 2) = 2 of 3; bigrams 'a a', 'a b' against
+#     'a b', 'b b' -> 1 of 2;
+#   as sets: unigrams {a, b}, both in the reference -> 2 of 2; bigrams {a a, a b}, 'a b' in the reference -> 1 of 2;
+#   c = r = 3: BP = 1, so the score is (2/2 x 1/2)^(1/2) = sqrt(1/2).
+AS_SETS = _request("a a b", ["a b b"], (0.5, 0.5))
+AS_SETS_STATISTICS = {"hyp_len": 3, "ref_len": 3, "matches": [2, 1], "totals": [2, 2]}
+
+
+def test_distinct_ngram_counts_count_each_distinct_ngram_once():
+    counted = distinct_ngram_counts(AS_SETS.segments, 2, get_profile("papineni").options)
+    assert counted == {"matches": (2, 1), "totals": (2, 2)}
+
+
+def test_distinct_ngram_counts_change_nothing_without_a_repeated_ngram():
+    # 'a b' against 'a b': no n-gram repeats, so the sets are the counts
+    assert distinct_ngram_counts(_request("a b", ["a b"], (1.0,)).segments, 2, get_profile("papineni").options) is None
+
+
+def test_returned_counts_of_ngram_sets_are_named_by_it():
+    found = classify(AS_SETS, ScoreAnswer(math.sqrt(1 / 2), AS_SETS_STATISTICS), "papineni")
+    assert found.name == "ngrams-counted-as-sets"
+
+
+def test_a_planted_set_counting_is_the_runs_main_cause(tmp_path):
+    """tests/fakes/plantedbleu.py's ngrams-as-sets (louissmit/SSLP, cited at its switch): the run's main cause is
+    ngrams-counted-as-sets."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", "ngrams-as-sets"), examples=40) == 1
+    summary = (report / "summary.md").read_text()
+    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
+    assert line.startswith("By root cause: ngrams-counted-as-sets x")

@@ -64,6 +64,8 @@ BUGS = {
     # -- sizes ---------------------------------------------------------------------------------
     "ngram-loop-one-short": "the n-gram extractor loops range(len - n): every sequence loses its last n-gram of "
                             "every order, hypothesis and references alike (totals are the n-grams extracted)",
+    "ngrams-as-sets": "n-grams are counted as sets: a total is the number of distinct hypothesis n-grams, the matches "
+                      "those of them found in some reference",
     "uint8-counts": "per-n-gram counts are kept in 8 bits (wrap modulo 256)",
     "uint16-counts": "per-n-gram counts are kept in 16 bits (wrap modulo 65,536)",
     "truncate-256": "hypotheses and references are truncated to their first 256 tokens",
@@ -316,6 +318,12 @@ def segment_statistics(hypothesis, references, order, lowercase, bugs):
     matches, totals = [], []
     for n in range(1, order + 1):
         hyp_counts = ngram_counts(hyp, n, bugs)
+        if "ngrams-as-sets" in bugs:
+            # louissmit/SSLP project/bleu.py: `len(set(gold) & set(out)) / len(set(out))` over the n-gram lists.
+            in_some = set().union(*(ngram_counts(r, n, bugs) for r in refs))
+            matches.append(len(set(hyp_counts) & in_some))
+            totals.append(len(hyp_counts))
+            continue
         matches.append(clipped_matches(hyp_counts, [ngram_counts(r, n, bugs) for r in refs], bugs))
         totals.append(sum(hyp_counts.values()) if "ngram-loop-one-short" in bugs else max(len(hyp) - n + 1, 0))
     c = len(hyp)

@@ -25,6 +25,7 @@ from oracle.diagnose.counting import (
     counts_of_tokens,
     cut_at_first_line_break,
     distance_reference_lengths,
+    distinct_ngram_counts,
     empty_reference_totals,
     end_token_counts,
     first_reference_counts,
@@ -125,6 +126,16 @@ COUNTING_ALTERNATIVES: dict[
         "total is len - n and the matches are clipped without the references' last n-grams; c and r unchanged",
         frozenset({"matches", "totals"}),
         last_ngram_dropped_counts,
+    ),
+    # a constant where the clipping's count belongs (issue 36's stage matrix, docs/stages.md: clipping and the totals
+    # at 1 per distinct n-gram): louissmit/SSLP project/bleu.py, `len(set(gold) & set(out)) / len(set(out))` over the
+    # n-gram lists. After the loop's countings, whose totals (each len - n) it leaves to them
+    "ngrams-counted-as-sets": (
+        "n-grams counted as sets: each order's total is the number of distinct n-grams in the hypothesis and its "
+        "matches those of them found in some reference (len(set(hyp) & set(ref)) / len(set(hyp))), so an n-gram "
+        "repeated in the hypothesis counts once",
+        frozenset({"matches", "totals"}),
+        distinct_ngram_counts,
     ),
     "empty-reference-batch-uncounted": (
         "a batch whose references are all empty counts its hypotheses' lengths and none of their n-grams (tfma)",
