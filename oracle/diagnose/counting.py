@@ -22,6 +22,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -158,7 +159,7 @@ def last_ngram_dropped_counts(segments: Sequence[Any], n: int, options: Any) -> 
         references = [_folded(reference, fold) for reference in segment.references]
         changed = changed or any(len(tokens) > 0 for tokens in (hypothesis, *references))
         for order in range(1, n + 1):
-            limit = _reference_maxima(references, lambda reference, k=order: _ngrams_one_short(reference, k))
+            limit = _reference_maxima(references, functools.partial(_ngrams_one_short, order=order))
             counted = _ngrams_one_short(hypothesis, order)
             matches[order - 1] += sum(min(k, limit[gram]) for gram, k in counted.items())
             totals[order - 1] += sum(counted.values())
