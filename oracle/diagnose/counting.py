@@ -151,7 +151,9 @@ def last_ngram_dropped_counts(segments: Sequence[Any], n: int, options: Any) -> 
 
     Its totals are bounded before anything is counted (`possible`, asked before a pass is charged): exactly
     `totals_one_short`'s; and the matches must differ from the formulas' (where they do not, `totals-one-short` gives
-    the same counts, and names them first)."""
+    the same counts, and names them first). It `defers_to` the readings the catalogue held before it (a normalised
+    fraction can reduce a segment's counts to these by coincidence): where one of them gave the counts, it is not
+    asked."""
     fold = fold_of(options)
     matches, totals, changed = [0] * n, [0] * n, False
     for segment in segments:
@@ -172,7 +174,13 @@ def _last_ngram_dropped_possible(segments: Sequence[Any], wanted: dict[str, Any]
             and wanted["totals"] == totals_one_short(segments, n))
 
 
+#: The counting alternatives declared before these two (`mechanisms.counting`) whose counts they can equal on a record
+#: by coincidence: where one of those was found, they are not asked (`matching_alternatives`), so that no record those
+#: named changes.
+EARLIER_READINGS = ("totals-one-short", "recall-instead-of-precision", "precision-fractions-normalised")
+
 last_ngram_dropped_counts.possible = _last_ngram_dropped_possible  # type: ignore[attr-defined]
+last_ngram_dropped_counts.defers_to = EARLIER_READINGS  # type: ignore[attr-defined]
 
 
 def distinct_ngram_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
@@ -182,8 +190,9 @@ def distinct_ngram_counts(segments: Sequence[Any], n: int, options: Any) -> dict
     formulas').
 
     Its counts are bounded before anything is counted (`possible`): every total at most the formulas', one of them
-    less; and totals that are each `len - n` are the n-gram loop's (`totals-one-short`, `last-ngram-dropped`), asked
-    first, not this."""
+    less. It `defers_to` the readings the catalogue held before it and to `last-ngram-dropped`: where one of them gave
+    the counts (a hypothesis whose repeated n-grams are as many as its orders gives the loop's totals; one token
+    repeated reduces as a normalised fraction does), it is not asked."""
     fold = fold_of(options)
     matches, totals, repeated = [0] * n, [0] * n, False
     for segment in segments:
@@ -199,11 +208,11 @@ def distinct_ngram_counts(segments: Sequence[Any], n: int, options: Any) -> dict
 
 def _distinct_ngram_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
     fewer = [w <= o for w, o in zip(wanted["totals"], oracle["totals"], strict=True)]
-    return (all(fewer) and wanted["totals"] != oracle["totals"]
-            and wanted["totals"] != totals_one_short(segments, len(oracle["totals"])))
+    return all(fewer) and wanted["totals"] != oracle["totals"]
 
 
 distinct_ngram_counts.possible = _distinct_ngram_possible  # type: ignore[attr-defined]
+distinct_ngram_counts.defers_to = (*EARLIER_READINGS, "last-ngram-dropped")  # type: ignore[attr-defined]
 
 
 def best_single_reference_matches(
@@ -793,9 +802,10 @@ def matching_alternatives(
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics), tried
     in the order of `alternatives` (name, the layers it may change, its counting) and then `capped_sides` (a capped
     family's stem, the side it cuts): the catalogue's (`mechanisms.counting.matching_alternatives`). Each is counted
-    (one pass over every token, `charge`d first) only where `permitted`. Where `charge` raises one of `spent` (the
-    search's budget is spent) after an alternative gave the counts exactly, the search stops there and what was found
-    stands: integers equal as integers are not lost to the alternatives after them."""
+    (one pass over every token, `charge`d first) only where `permitted`, and not where an alternative its counting
+    `defers_to` was found already (the same counts, named by the reading the catalogue held first). Where `charge`
+    raises one of `spent` (the search's budget is spent) after an alternative gave the counts exactly, the search
+    stops there and what was found stands: integers equal as integers are not lost to the alternatives after them."""
     try:
         wanted = _counts_of(reported, n)
     except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
@@ -809,6 +819,8 @@ def matching_alternatives(
     try:
         for name, layers, count in alternatives:
             if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
+                continue
+            if any(earlier in found for earlier in getattr(count, "defers_to", ())):  # the same counts, named first
                 continue
             possible = getattr(count, "possible", None)
             if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them
