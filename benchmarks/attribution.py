@@ -463,6 +463,8 @@ PLANTED_FITS: dict[str, tuple[str, ...]] = {
     "planted:reference-tokens-as-references": ("reference-tokens-as-references",),  # test_structure.py
     "planted:eos-on-hypotheses": ("special-token-on-hypotheses",),  # test_structure.py asserts it
     # -- sizes --
+    "planted:ngram-loop-one-short": ("last-ngram-dropped",),  # judged before its run (stage-coverage)
+    "planted:ngrams-as-sets": ("ngrams-counted-as-sets",),  # judged before its run (stage-coverage)
     "planted:uint8-counts": ("ngram-counts-wrapped-at-8-bits",),
     "planted:uint16-counts": ("ngram-counts-wrapped-at-16-bits",),
     "planted:truncate-256": ("truncated-to-256-tokens",),
@@ -566,8 +568,8 @@ PLANTED_KINDS: dict[str, tuple[str, ...]] = {
                "proto-keys"),
     "structure": ("swap-hypothesis-references", "references-as-streams", "reference-tokens-as-references",
                   "eos-on-hypotheses"),
-    "sizes": ("uint8-counts", "uint16-counts", "truncate-256", "order-cap-4", "first-reference-only",
-              "drop-last-segment", "drop-empty-hypotheses", "ref-len-shortest"),
+    "sizes": ("ngram-loop-one-short", "ngrams-as-sets", "uint8-counts", "uint16-counts", "truncate-256",
+              "order-cap-4", "first-reference-only", "drop-last-segment", "drop-empty-hypotheses", "ref-len-shortest"),
     "numbers": ("tiny-weight-zero", "epsilon-zero-precision", "zero-weight-nan", "weights-float32", "add-k-int",
                 "floor-ignored", "add-k-from-trigrams", "add-k-unigrams"),
     "boundaries": ("ties-first", "r-is-distance", "bp-ratio-division", "bp-inverted", "clip-lt",

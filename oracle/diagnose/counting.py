@@ -22,6 +22,7 @@ Pure: the oracle's counting helpers (`oracle.formulas.bleu`) and integer arithme
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -133,6 +134,85 @@ def normalised_fraction_counts(segments: Sequence[Any], n: int, options: Any) ->
 def totals_one_short(segments: Sequence[Any], n: int) -> tuple[int, ...]:
     """Per order, len - n candidate n-grams instead of len - n + 1 (an off-by-one in the loop bound)."""
     return tuple(sum(max(len(s.hypothesis) - k, 0) for s in segments) for k in range(1, n + 1))
+
+
+def _ngrams_one_short(tokens: tuple[str, ...], order: int) -> Counter:
+    """The n-grams of `order` an extractor looping `for i in range(len(tokens) - order)` yields: every one but the
+    last (a sequence of `order` tokens or fewer yields none)."""
+    return Counter(tokens[i:i + order] for i in range(len(tokens) - order))
+
+
+def last_ngram_dropped_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Per order, matches and totals from an n-gram extractor whose loop stops one short, `range(len - n)` where
+    `range(len - n + 1)` is meant, used for the hypothesis and the references alike: every token sequence loses its
+    last n-gram of every order (the unigram of its last token included), so each total is len - n and each match is
+    clipped against the references' n-grams less their last ones; c and r are the lengths, unchanged. None where no
+    sequence has an n-gram to lose.
+
+    Its totals are bounded before anything is counted (`possible`, asked before a pass is charged): exactly
+    `totals_one_short`'s; and the matches must differ from the formulas' (where they do not, `totals-one-short` gives
+    the same counts, and names them first). It `defers_to` the readings the catalogue held before it (a normalised
+    fraction can reduce a segment's counts to these by coincidence): where one of them gave the counts, it is not
+    asked."""
+    fold = fold_of(options)
+    matches, totals, changed = [0] * n, [0] * n, False
+    for segment in segments:
+        hypothesis = _folded(segment.hypothesis, fold)
+        references = [_folded(reference, fold) for reference in segment.references]
+        changed = changed or any(len(tokens) > 0 for tokens in (hypothesis, *references))
+        for order in range(1, n + 1):
+            limit = _reference_maxima(references, functools.partial(_ngrams_one_short, order=order))
+            counted = _ngrams_one_short(hypothesis, order)
+            matches[order - 1] += sum(min(k, limit[gram]) for gram, k in counted.items())
+            totals[order - 1] += sum(counted.values())
+    return {"matches": tuple(matches), "totals": tuple(totals)} if changed else None
+
+
+def _last_ngram_dropped_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    n = len(oracle["totals"])
+    return (wanted["matches"] != oracle["matches"]
+            and wanted["totals"] == totals_one_short(segments, n))
+
+
+#: The counting alternatives declared before these two (`mechanisms.counting`) whose counts they can equal on a record
+#: by coincidence: where one of those was found, they are not asked (`matching_alternatives`), so that no record those
+#: named changes.
+EARLIER_READINGS = ("totals-one-short", "recall-instead-of-precision", "precision-fractions-normalised")
+
+last_ngram_dropped_counts.possible = _last_ngram_dropped_possible  # type: ignore[attr-defined]
+last_ngram_dropped_counts.defers_to = EARLIER_READINGS  # type: ignore[attr-defined]
+
+
+def distinct_ngram_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """Per order, n-grams counted as sets: each segment's total is the number of its hypothesis's distinct n-grams
+    and its matches those of them found in some reference (`len(set(hyp) & set(ref)) / len(set(hyp))`), so a
+    repeated n-gram counts once on either side. None where no hypothesis repeats an n-gram (the counts are the
+    formulas').
+
+    Its counts are bounded before anything is counted (`possible`): every total at most the formulas', one of them
+    less. It `defers_to` the readings the catalogue held before it and to `last-ngram-dropped`: where one of them gave
+    the counts (a hypothesis whose repeated n-grams are as many as its orders gives the loop's totals; one token
+    repeated reduces as a normalised fraction does), it is not asked."""
+    fold = fold_of(options)
+    matches, totals, repeated = [0] * n, [0] * n, False
+    for segment in segments:
+        hypothesis = _folded(segment.hypothesis, fold)
+        references = [_folded(reference, fold) for reference in segment.references]
+        in_some = set().union(*(_count(reference, n) for reference in references))
+        for gram, k in _count(hypothesis, n).items():
+            repeated = repeated or k > 1
+            totals[len(gram) - 1] += 1
+            matches[len(gram) - 1] += gram in in_some
+    return {"matches": tuple(matches), "totals": tuple(totals)} if repeated else None
+
+
+def _distinct_ngram_possible(segments: Sequence[Any], wanted: dict[str, Any], oracle: dict[str, Any]) -> bool:
+    fewer = [w <= o for w, o in zip(wanted["totals"], oracle["totals"], strict=True)]
+    return all(fewer) and wanted["totals"] != oracle["totals"]
+
+
+distinct_ngram_counts.possible = _distinct_ngram_possible  # type: ignore[attr-defined]
+distinct_ngram_counts.defers_to = (*EARLIER_READINGS, "last-ngram-dropped")  # type: ignore[attr-defined]
 
 
 def best_single_reference_matches(
@@ -722,9 +802,10 @@ def matching_alternatives(
     the oracle's (`reported`: the protocol's Statistics; `oracle_counts`: the oracle's formulas Statistics), tried
     in the order of `alternatives` (name, the layers it may change, its counting) and then `capped_sides` (a capped
     family's stem, the side it cuts): the catalogue's (`mechanisms.counting.matching_alternatives`). Each is counted
-    (one pass over every token, `charge`d first) only where `permitted`. Where `charge` raises one of `spent` (the
-    search's budget is spent) after an alternative gave the counts exactly, the search stops there and what was found
-    stands: integers equal as integers are not lost to the alternatives after them."""
+    (one pass over every token, `charge`d first) only where `permitted`, and not where an alternative its counting
+    `defers_to` was found already (the same counts, named by the reading the catalogue held first). Where `charge`
+    raises one of `spent` (the search's budget is spent) after an alternative gave the counts exactly, the search
+    stops there and what was found stands: integers equal as integers are not lost to the alternatives after them."""
     try:
         wanted = _counts_of(reported, n)
     except (TypeError, ValueError):  # smoothed, fractional counts: no counting alternative gives them
@@ -738,6 +819,8 @@ def matching_alternatives(
     try:
         for name, layers, count in alternatives:
             if not differing <= layers or not permitted(name):  # it cannot give these counts: not counted
+                continue
+            if any(earlier in found for earlier in getattr(count, "defers_to", ())):  # the same counts, named first
                 continue
             possible = getattr(count, "possible", None)
             if possible is not None and not possible(segments, wanted, oracle):  # bounded: it cannot give them

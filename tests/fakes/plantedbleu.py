@@ -62,6 +62,10 @@ BUGS = {
                                       "token is a reference, read as its characters",
     "eos-on-hypotheses": "every hypothesis keeps an end-of-sentence token <eos> that the references do not have",
     # -- sizes ---------------------------------------------------------------------------------
+    "ngram-loop-one-short": "the n-gram extractor loops range(len - n): every sequence loses its last n-gram of "
+                            "every order, hypothesis and references alike (totals are the n-grams extracted)",
+    "ngrams-as-sets": "n-grams are counted as sets: a total is the number of distinct hypothesis n-grams, the matches "
+                      "those of them found in some reference",
     "uint8-counts": "per-n-gram counts are kept in 8 bits (wrap modulo 256)",
     "uint16-counts": "per-n-gram counts are kept in 16 bits (wrap modulo 65,536)",
     "truncate-256": "hypotheses and references are truncated to their first 256 tokens",
@@ -240,7 +244,10 @@ def ngram_key(gram, bugs):
 
 
 def ngram_counts(tokens, n, bugs):
-    counts = Counter(ngram_key(tuple(tokens[i:i + n]), bugs) for i in range(len(tokens) - n + 1))
+    # SmoothNLP issue #26 (ngram_utils.py `for i in range(0, len(text) - n)`) and explosion/thinc issue #512
+    # (Ops.ngrams "always missing the final ngram"): the extractor's loop stops one short.
+    stop = len(tokens) - n if "ngram-loop-one-short" in bugs else len(tokens) - n + 1
+    counts = Counter(ngram_key(tuple(tokens[i:i + n]), bugs) for i in range(stop))
     if "uint8-counts" in bugs:
         # matthieugomez/StringDistances.jl issue #12: q-gram occurrences counted in a UInt8
         # (255 + 1 == 0) -- a q-gram seen more than 255 times wraps (not a BLEU library).
@@ -311,8 +318,14 @@ def segment_statistics(hypothesis, references, order, lowercase, bugs):
     matches, totals = [], []
     for n in range(1, order + 1):
         hyp_counts = ngram_counts(hyp, n, bugs)
+        if "ngrams-as-sets" in bugs:
+            # louissmit/SSLP project/bleu.py: `len(set(gold) & set(out)) / len(set(out))` over the n-gram lists.
+            in_some = set().union(*(ngram_counts(r, n, bugs) for r in refs))
+            matches.append(len(set(hyp_counts) & in_some))
+            totals.append(len(hyp_counts))
+            continue
         matches.append(clipped_matches(hyp_counts, [ngram_counts(r, n, bugs) for r in refs], bugs))
-        totals.append(max(len(hyp) - n + 1, 0))
+        totals.append(sum(hyp_counts.values()) if "ngram-loop-one-short" in bugs else max(len(hyp) - n + 1, 0))
     c = len(hyp)
     return c, reference_length(c, [len(r) for r in refs], bugs), matches, totals
 

@@ -25,11 +25,13 @@ from oracle.diagnose.counting import (
     counts_of_tokens,
     cut_at_first_line_break,
     distance_reference_lengths,
+    distinct_ngram_counts,
     empty_reference_totals,
     end_token_counts,
     first_reference_counts,
     folding,
     joined_key_matches,
+    last_ngram_dropped_counts,
     length_of_one_segment,
     matches_moved_by_spaces,
     normalised_fraction_counts,
@@ -345,6 +347,31 @@ COUNTING_ALTERNATIVES: dict[
         "becoming 0 of 1) before the corpus sums them: Python's Fraction(m, t) where _normalize=False was meant",
         frozenset({"matches", "totals"}),
         normalised_fraction_counts,
+    ),
+    # the cells of issue 36's stage matrix filled by stage-coverage (docs/stages.md), after every reading above: each
+    # defers to the readings above that can give its counts on a record (`counting.EARLIER_READINGS`), so that no
+    # record they name changes
+    # the n-gram extraction's loop stopping one short on every side (SmoothNLP #26: `for i in
+    # range(0, len(text) - n)` "misses each sentence's last n-gram"; explosion/thinc #512: Ops.ngrams returns K - N
+    # n-grams of K tokens, "always missing the final ngram"): a BLEU counting with such an extractor loses the last
+    # n-gram of the hypothesis and of each reference alike, its matches with them (issue 36: the stage matrix,
+    # docs/stages.md)
+    "last-ngram-dropped": (
+        "the n-gram extraction's loop stops one short (range(len - n) where range(len - n + 1) is meant), on the "
+        "hypothesis and the references alike: every token sequence loses its last n-gram of every order, so each "
+        "total is len - n and the matches are clipped without the references' last n-grams; c and r unchanged",
+        frozenset({"matches", "totals"}),
+        last_ngram_dropped_counts,
+    ),
+    # a constant where the clipping's count belongs (issue 36's stage matrix, docs/stages.md: clipping and the totals
+    # at 1 per distinct n-gram): louissmit/SSLP project/bleu.py, `len(set(gold) & set(out)) / len(set(out))` over the
+    # n-gram lists
+    "ngrams-counted-as-sets": (
+        "n-grams counted as sets: each order's total is the number of distinct n-grams in the hypothesis and its "
+        "matches those of them found in some reference (len(set(hyp) & set(ref)) / len(set(hyp))), so an n-gram "
+        "repeated in the hypothesis counts once",
+        frozenset({"matches", "totals"}),
+        distinct_ngram_counts,
     ),
 }
 
