@@ -824,7 +824,8 @@ def structured_result(ctx, structure):
 def structured_counts(ctx, structure):
     """What the oracle counts on the request as a `structure.Structure` reshapes it under the context's options (a
     dict for `oracle_result`'s `counted`), kept with the request's counts: each reshaped segment's counts are then
-    counted once for its result and for a variant scoring it alone (the pair tier, `classify._by_structure_with_stage`)."""
+    counted once for its result and for a variant scoring it alone (the pair tier,
+    `classify._by_structure_with_stage`)."""
     return ctx.counted.setdefault(("shaped counts", structure.name, ctx.options), {})
 
 
