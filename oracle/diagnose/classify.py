@@ -52,6 +52,7 @@ from .computations import (
     score_of,
     score_of_statistics,
     structured_computed,
+    structured_counts,
     structured_kept,
     structured_length_bounds,
     structured_lengths,
@@ -1338,7 +1339,10 @@ def _by_structure_with_stage(search, conventions, close):
         if result is None:
             continue
         request = structured_request(search.ctx, structure)
-        shaped = Context(request, search.ctx.options, search.ctx.smoothing, search.ctx.weights)
+        # (what the oracle computes on the reshaped request is kept with the request's counts: a function of the
+        # reshaped request and the options, which every search on the request asks for again)
+        shaped = Context(request, search.ctx.options, search.ctx.smoothing, search.ctx.weights,
+                         structured_counts(search.ctx, structure))
         for cname, function in _STAGES_AFTER_A_STRUCTURE:
             if not search.permitted(name, cname):
                 continue

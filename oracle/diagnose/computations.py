@@ -813,12 +813,29 @@ def structured_result(ctx, structure):
     ctx.searched.add(key)
     if key not in ctx.counted:
         request = structured_request(ctx, structure)
-        result = None if request is None else result_under(ctx, request=request)
+        result = None if request is None else _reshaped_result(ctx, structure, request)
         base = _unreshaped(ctx) if result is not None else None
         if result is not None and base is not None and _same_counts_and_score(result, base, len(ctx.weights)):
             result = None
         ctx.counted[key] = result
     return ctx.counted[key]
+
+
+def structured_counts(ctx, structure):
+    """What the oracle counts on the request as a `structure.Structure` reshapes it under the context's options (a
+    dict for `oracle_result`'s `counted`), kept with the request's counts: each reshaped segment's counts are then
+    counted once for its result and for a variant scoring it alone (the pair tier,
+    `classify._by_structure_with_stage`)."""
+    return ctx.counted.setdefault(("shaped counts", structure.name, ctx.options), {})
+
+
+def _reshaped_result(ctx, structure, request):
+    """The oracle's BleuResult on `request` (the reshaped one) under the context's options and smoothing, its counts
+    kept (`structured_counts`); None where the oracle rejects it."""
+    try:
+        return oracle_result(request, ctx.options, ctx.smoothing, counted=structured_counts(ctx, structure))
+    except BleuOracleError:
+        return None
 
 
 def structured_ruled_out(ctx, structure, reported, n):

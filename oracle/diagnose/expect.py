@@ -11,7 +11,7 @@ from oracle import counting
 from oracle.formulas import bleu
 from oracle.formulas.bleu import LEVELS
 from oracle.formulas.conventions import UNDEFINED_CONVENTIONS, Smoothing
-from oracle.formulas.errors import BleuOracleError, BleuValueError, describe
+from oracle.formulas.errors import BleuOracleError, BleuTypeError, BleuValueError, describe
 from oracle.formulas.profiles import get_profile
 from oracle.models.outcomes import Acceptable, DocumentExpectation, Expected
 from oracle.models.protocol import Segment, Statistics
@@ -89,10 +89,37 @@ def _counts(request, options, orders, counted):
         if request.level == "sentence":
             counted[key] = bleu.segment_statistics(segments[0].hypothesis, segments[0].references,
                                                    max_order=orders, options=options, count_matches=count_matches)
+        elif len(segments) > 1:
+            counted[key] = _corpus_counts(segments, options, orders, counted, key, count_matches)
         else:
             counted[key] = bleu.corpus_statistics([s.hypothesis for s in segments], [s.references for s in segments],
                                                   max_order=orders, options=options, count_matches=count_matches)
     return counted[key]
+
+
+def _corpus_counts(segments, options, orders, counted, key, count_matches):
+    """`bleu.corpus_statistics` of a corpus's (tokenized) `segments`: each segment's statistics summed (section 2.1.1;
+    `bleu.sum_statistics`, a refusal named by its segment as it names it), each segment's kept in `counted` under `key`
+    as `_segment_counts` keeps it (a segment is tokenized and counted alike alone and in its corpus), so that a
+    variant scoring every segment alone (a mean of sentence scores) counts none of them again."""
+    hyp_len = ref_len = 0
+    matches, totals = [0] * orders, [0] * orders
+    for index, segment in enumerate(segments):
+        kept = counted.setdefault(("segment alone", index), {})
+        part = kept.get(key)
+        if part is None:
+            try:
+                part = bleu.segment_statistics(segment.hypothesis, segment.references, max_order=orders,
+                                               options=options, count_matches=count_matches)
+            except (BleuValueError, BleuTypeError) as exc:
+                raise type(exc)(f"segment {index}: {exc}") from None
+            kept[key] = part
+        hyp_len += part.hyp_len
+        ref_len += part.ref_len
+        for n in range(orders):
+            matches[n] += part.matches[n]
+            totals[n] += part.totals[n]
+    return bleu.Statistics(hyp_len, ref_len, tuple(matches), tuple(totals), len(segments))
 
 
 def _counts_key(options, orders):

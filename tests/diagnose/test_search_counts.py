@@ -207,3 +207,41 @@ def test_changed_options_are_kept_and_a_refusal_is_raised_every_time():
             options.with_changes(empty_order="sometimes")
         with pytest.raises(BleuOracleError):
             options.with_changes(no_such_option=1)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(levels=("corpus",), methods=(*SMOOTHINGS, "chen-cherry-5"), lowercase=(False, True),
+                max_segments=7), st.data())
+def test_a_corpus_counted_first_keeps_each_segments_counts_as_counted_alone(request, data):
+    # (cost-3x) counting a corpus keeps each segment's own statistics where a segment alone looks them up: the corpus
+    # first, under a candidate's options, then every segment alone at either level, in one `counted` dict as a search
+    # keeps it; each result the oracle's own afresh on the request of that segment alone (chen-cherry-5 counts one
+    # order further: the counts kept for one number of orders must not serve another)
+    options = oracle_options("papineni", lowercase=request.lowercase)
+    counted: dict = {}
+    for _ in range(data.draw(st.integers(1, 3))):
+        changes = data.draw(st.sampled_from(_CANDIDATE_CHANGES))
+        changed = options.with_changes(**changes) if changes else options
+        smoothing = data.draw(st.sampled_from((None, *SMOOTHINGS, "chen-cherry-5")))
+        assert _same(_kept(oracle_result, request, changed, smoothing, counted=counted),
+                     _kept(oracle_result, request, changed, smoothing))
+        level = data.draw(st.sampled_from(("sentence", "corpus")))
+        for index in range(len(request.segments)):
+            assert _same(_kept(segment_alone_result, request, index, changed, smoothing, level=level,
+                               counted=counted),
+                         _fresh(request, (index,), changed, smoothing, level=level))
+
+
+def test_a_corpus_counted_segment_by_segment_is_refused_as_the_formulas_refuse_it():
+    # a token that is not a string in the second segment: `bleu.sum_statistics` names the segment ("segment 1: ...");
+    # counted segment by segment for a search, the refusal is the same, word for word
+    segments = (Segment(hypothesis=("a",), references=(("a",),)),
+                Segment.model_construct(hypothesis=("b", 7), references=(("b",),)))
+    request = _corpus(("a", ("a",))).model_copy(update={"segments": segments})  # (not validated: 7 stays an int)
+    options = oracle_options("papineni")
+    with pytest.raises(BleuOracleError) as fresh:
+        oracle_result(request, options)
+    with pytest.raises(BleuOracleError) as kept:
+        oracle_result(request, options, counted={})
+    assert str(fresh.value).startswith("segment 1: ")
+    assert (type(kept.value), str(kept.value)) == (type(fresh.value), str(fresh.value))
