@@ -114,9 +114,11 @@ WrittenCauses = Annotated[tuple[tuple[str, ...], ...], BeforeValidator(_read_cau
 
 class _WithCauses(_Part):
     """A part of a line whose root causes are their mechanisms (`WrittenCause` fields, each under its written key):
-    built from either, never from both (the one not read would be kept as an unknown field, and written)."""
+    built from either, never from both (the one not read would be kept as an unknown field, and written).
+    Dumped under the written keys whatever the caller asks (`serialize_by_alias`): a library user's `model_dump()`
+    reads `name` and `fits`, as a record does, never the attributes' own names."""
 
-    model_config = ConfigDict(populate_by_name=True)
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
 
     @model_validator(mode="before")
     @classmethod
