@@ -102,6 +102,7 @@ _DEFAULTS = {"floor": {"value": 0.1}, "add-k": {"k": 1.0}, "chen-cherry-1": {"ep
 TOKEN_FEATURES_LONGEST = 64
 TOKEN_FEATURES_KEPT = 65_536
 _kept_token_features: dict[str, frozenset[str]] = {}
+_feature_sets: dict[frozenset[str], frozenset[str]] = {}
 
 
 def token_features(token):
@@ -111,6 +112,7 @@ def token_features(token):
         found = set()
         _token_features(token, found)
         kept = frozenset(found)
+        kept = _feature_sets.setdefault(kept, kept)  # (one object per distinct set: most tokens have none)
         if len(token) <= TOKEN_FEATURES_LONGEST:
             if len(_kept_token_features) >= TOKEN_FEATURES_KEPT:
                 _kept_token_features.clear()
