@@ -24,11 +24,11 @@ STATISTICS = Statistics(hyp_len=3, ref_len=3, matches=(3, 0), totals=(3, 2), bp=
 
 
 def _units():
-    """Units of requests as a run sends them: series (steps sharing their base's segments), examples (a 65,600-token
-    run, a 2,000-segment corpus among them), text requests."""
+    """Units of requests as a run sends them: series (steps sharing their base's segments), examples (example 29 a
+    65,600-token run, 134 a 2,000-segment corpus, 1214 one of 352 segments), text requests."""
     for seed in range(12):
         yield [step.request for step in series_steps(random.Random(seed), CAPABILITIES, length=24)]
-    yield [example_request(0, index, CAPABILITIES) for index in (*range(20), 14 + 30 * 40)]
+    yield [example_request(0, index, CAPABILITIES) for index in (*range(30), 134, 14 + 30 * 40)]
     yield [text_request(random.Random(seed), CAPABILITIES) for seed in range(20)]
 
 
