@@ -19,6 +19,7 @@ from oracle.models.protocol import ScoreRequest
 
 from .coverage import Coverage, features
 from .searchcache import Prepared, wire_line
+from .sharing import BySegments
 from .transport import Reply
 
 #: How many of the latest requests to the implementation process (and their replies) a session keeps, and how
@@ -67,6 +68,9 @@ class Channel:
         #: the first request the current process instance answered (a probe too), kept past the history's window: a
         #: process that reads its references once keeps this one's (`oracle.diagnose.stale.kept_references`)
         self.first: Exchange | None = None
+        #: what the current unit's requests share by their segments (a series step and its base input: their
+        #: coverage features, `oracle.harness.sharing`), dropped when the next unit begins
+        self.shared = BySegments()
 
     def next_seq(self) -> int:
         self.seq += 1
@@ -123,7 +127,7 @@ class Channel:
             self.coverage.add(request, statistics)
             return
         if prepared.features is None:
-            prepared.features, prepared.fresh = tuple(sorted(features(request, statistics))), True
+            prepared.features, prepared.fresh = tuple(sorted(features(request, statistics, self.shared))), True
         self.coverage.add_features(prepared.features)
 
     def before(self) -> Before:
@@ -139,3 +143,4 @@ class Channel:
         """A case or a random example (with its companions) begins: what the process answers from here on is this
         unit's own history (`before`)."""
         self.unit_start = self.kept_total
+        self.shared.clear()

@@ -94,6 +94,32 @@ _DEFAULTS = {"floor": {"value": 0.1}, "add-k": {"k": 1.0}, "chen-cherry-1": {"ep
              "chen-cherry-4": {"k": 5.0}, "chen-cherry-6": {"alpha": 5.0}, "chen-cherry-7": {"k": 5.0}}
 
 
+#: Each token's own features (`token_features`) are kept across requests for tokens up to this long, at most
+#: `TOKEN_FEATURES_KEPT` of them (past it, all are dropped): a run draws its tokens from few vocabularies (a cold
+#: `check --impl sacrebleu --no-cases --examples 1000`: 976 distinct tokens among the 21,108 first met in a
+#: request), and each token's walk over its characters (categories, normalisation, case) was done in every request
+#: holding it. A longer token is walked each time (it would hold its text in memory).
+TOKEN_FEATURES_LONGEST = 64
+TOKEN_FEATURES_KEPT = 65_536
+_kept_token_features: dict[str, frozenset[str]] = {}
+_feature_sets: dict[frozenset[str], frozenset[str]] = {}
+
+
+def token_features(token):
+    """The features of one token on its own (`_token_features`), kept for the next request holding it."""
+    kept = _kept_token_features.get(token)
+    if kept is None:
+        found = set()
+        _token_features(token, found)
+        kept = frozenset(found)
+        kept = _feature_sets.setdefault(kept, kept)  # (one object per distinct set: most tokens have none)
+        if len(token) <= TOKEN_FEATURES_LONGEST:
+            if len(_kept_token_features) >= TOKEN_FEATURES_KEPT:
+                _kept_token_features.clear()
+            _kept_token_features[token] = kept
+    return kept
+
+
 def _token_features(token, found):
     if token == "":
         found.add("empty-token")
@@ -136,9 +162,28 @@ def _token_counts(tokens):
     return counts
 
 
-def features(request, statistics=None):
+def features(request, statistics=None, shared=None):
     """The features (names from FEATURES) one request exercises; `statistics` (the oracle's, as a
-    protocol dict) adds those that depend on counts."""
+    protocol dict) adds those that depend on counts. `shared`: the unit of work's `BySegments`, which keeps
+    the features of the segments alone (`segment_features`) for the next request holding the same segments."""
+    if shared is None:
+        found = set(segment_features(request))
+    else:
+        found = set(shared.get(request.segments, ("features", request.tokenize), lambda: segment_features(request)))
+    kind = refused_kind(request)
+    if kind is not None:
+        found.add(f"refused-{kind}")
+    _weight_features(tuple(request.weights), found)
+    _option_features(request, found)
+    if statistics is not None:
+        _count_features(statistics, found)
+    return found
+
+
+def segment_features(request):
+    """The features read off `request`'s segments alone (and, in a text request, its tokenizer): its tokens,
+    sequences, segments and corpus; a walk over every token, which a request holding the same segments
+    shares (`features`' `shared`)."""
     found = set()
     if request.is_text:  # raw text: its features are those of the literal tokens, the tokenizer and its rules
         found.add(f"text-{request.tokenize}")
@@ -146,9 +191,6 @@ def features(request, statistics=None):
             for text in (segment.hypothesis, *segment.references):
                 found.update(f"{request.tokenize}:{rule}" for rule in text_rules(text, request.tokenize))
         request = request.tokenized()
-    kind = refused_kind(request)
-    if kind is not None:
-        found.add(f"refused-{kind}")
     seen = set()
     pairs = set()
     for segment in request.segments:
@@ -159,11 +201,7 @@ def features(request, statistics=None):
     if len({"".join(pair) for pair in pairs}) < len(pairs):  # two different pairs joined alike
         found.add("concatenations")
     _corpus_features(request.segments, found)
-    _weight_features(tuple(request.weights), found)
-    _option_features(request, found)
-    if statistics is not None:
-        _count_features(statistics, found)
-    return found
+    return frozenset(found)
 
 
 def _sequence_features(tokens, seen, pairs, found):
@@ -171,7 +209,7 @@ def _sequence_features(tokens, seen, pairs, found):
     runs; its distinct adjacent pairs are added to `pairs` (whose concatenations `features` compares once)."""
     for token in set(tokens) - seen:
         seen.add(token)
-        _token_features(token, found)
+        found |= token_features(token)
     if len(tokens) >= 100:
         found.add("long-segment")
     lengths = run_lengths(tokens) if len(tokens) > 255 else None
