@@ -583,6 +583,22 @@ def _one_order_without_match(rng, hypothesis, references, vocabulary, max_order)
     return hypothesis, [reference] + references[1:]
 
 
+def _same_line_ends(rng, hypothesis, references, vocabulary, max_order):
+    """Half the time, every reference with the hypothesis's tokens holding a line end (and no other), each put at a
+    random place: each side then has as many lines where a reader cuts them, so that a caller pairing the lines one
+    to one scores other pairs rather than erring on the counts."""
+    if rng.random() < 0.5:
+        return hypothesis, references
+    cutting = [t for t in hypothesis if any(ch in t for ch in LINE_END_CHARACTERS)]
+    out = []
+    for reference in references:
+        kept = [t for t in reference if not any(ch in t for ch in LINE_END_CHARACTERS)]
+        for token in cutting:
+            kept.insert(rng.randint(0, len(kept)), token)
+        out.append(kept)
+    return hypothesis, out
+
+
 _BOUNDARIES = {
     "reference-length-tie": _tie,
     "three-way-tie": _three_way_tie,
@@ -590,6 +606,7 @@ _BOUNDARIES = {
     "r-zero": _r_zero,
     "clip-at-maximum": _clip_at_maximum,
     "one-order-without-match": _one_order_without_match,
+    "line-ends": _same_line_ends,
 }
 
 
@@ -605,7 +622,7 @@ def _segments(rng, focus, level, lowercase, max_order):
         count = rng.randint(3, 8)
     else:
         count = rng.choice((1, 1, 2, 2, 3, 4, 6))
-    if focus not in _BOUNDARIES and focus not in ("brackets", "line-ends") and rng.random() < 0.03:  # nothing at all: c = r = 0
+    if focus not in _BOUNDARIES and focus != "brackets" and rng.random() < 0.03:  # nothing at all: c = r = 0
         return tuple(Segment(hypothesis=(), references=((),) * rng.randint(1, 2)) for _ in range(count))
     vocabulary = generate_vocabulary(rng, focus, lowercase=lowercase) if count > 1 else None
     # in a corpus, the size foci make one segment large, not all of them

@@ -234,6 +234,23 @@ def test_a_300_token_segment_shrinks_to_the_tokens_that_matter():
     assert result.queries <= 250
 
 
+def test_a_shrunk_failure_keeps_the_line_end_it_needs_and_renames_the_other_tokens():
+    """A caller reading its lines back with universal newlines errs where a reference holds a lone CR (zip_longest's
+    EOFError): renaming every token to a, b, ... takes the CR away, and the failure with it, so the shrink keeps
+    the token holding it and renames the others; every other token and segment is dropped as ever."""
+    big = request([(["the", "cat", "sat"], [["the", "dog\rcat", "sat"]]), (["on"], [["on", "mat"]])])
+
+    def still_fails(candidate):
+        return any("\r" in t for s in candidate.segments for r in s.references for t in r)
+
+    result = shrink(big, still_fails, budget=250)
+    assert [(s.hypothesis, s.references) for s in result.request.segments] == [((), (("dog\rcat",),))]
+    # where the failure needs a hypothesis token as well, that token is renamed ("the" -> "a") and the CR's kept
+    kept = shrink(request([(["the"], [["the", "dog\rcat"]])]), lambda r: still_fails(r) and any(
+        s.hypothesis for s in r.segments), budget=250)
+    assert [(s.hypothesis, s.references) for s in kept.request.segments] == [(("a",), (("dog\rcat",),))]
+
+
 def test_a_200_segment_corpus_shrinks_to_the_segment_that_matters():
     corpus = request([(["a", "b"], [["a", "b"]])] * 137 + [(["bad"], [["a"]])] + [(["c"], [["c"]])] * 62)
     # fails while some one-token hypothesis is not in its first reference (only the 138th segment)

@@ -2,8 +2,9 @@
 the search cache or drawn now (`ExampleInputs`).
 
 An example brings inputs along (`oracle.harness.generate.companions`: a text request, an input that must be
-refused, a series, a token request holding bracket pairs, a request holding line ends), and the search cache (`oracle.harness.searchcache`) keeps
-each one's wire line, the oracle's expectation and its coverage features across runs. `ExampleInputs` is that state
+refused, a series, a token request holding bracket pairs, a request holding line ends), and the search cache
+(`oracle.harness.searchcache`) keeps each one's wire line, the oracle's expectation and its coverage features across
+runs. `ExampleInputs` is that state
 for the example being judged, handed to the judging stages explicitly (`Item.inputs`, `judge_series`) rather than left
 on the session.
 """
