@@ -109,10 +109,14 @@ object per line). `check` runs, in this order:
    convention's value is "acceptable", a fail only under --strict),
    random-S-I~series (every tenth: --series-length short requests to the same
    process, repeating two inputs with one part changed at a time, kind
-   "series"; a run of the default size sends over 1,000 requests) and
+   "series"; a run of the default size sends over 1,000 requests),
    random-S-I~brackets (every tenth from the third, where "(" and ")" are
    taken in a token: a token request whose lines hold bracket pairs, for a
-   script that reads each line as text, deleting every "(...)" span).
+   script that reads each line as text, deleting every "(...)" span) and
+   random-S-I~line-ends (every tenth from the fifth: a request whose tokens,
+   or texts where no token may hold one, hold a lone CR, VT, FF, U+001C-U+001E,
+   NEL, U+2028 or U+2029, for a caller that writes one segment a line and
+   reads the lines back with str.splitlines or universal newlines).
 5. stateful checks: an implementation that declares capabilities.stateful
    gets each passing corpus example of two or more segments again with a plan
    (update batches, shards merged in some order, other corpora scored and reset

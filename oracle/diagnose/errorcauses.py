@@ -62,6 +62,7 @@ they are asked in, and the triggers' prefixes and words, are declared in the cat
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -384,6 +385,26 @@ def holds_whitespace(token: str) -> bool:
 def without_whitespace(token: str) -> str:
     """A token's whitespace runs as '_' (a token of whitespace alone, '_': never the empty token)."""
     return ("_".join(token.split()) or "_") if holds_whitespace(token) else token
+
+
+#: The characters other than LF a file reader may end a line at (`str.splitlines`; universal newlines take CR):
+#: CR, VT, FF, U+001C-U+001E, NEL, U+2028, U+2029.
+OTHER_LINE_ENDS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_OTHER_LINE_END = re.compile("\r\n?|[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+_NEITHER_LF_NOR_CR = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def holds_line_end(text: str, *, carriage_return: bool = True) -> bool:
+    """Whether a token or a text holds a line end of OTHER_LINE_ENDS (CR among them only where `carriage_return`)."""
+    return bool((_OTHER_LINE_END if carriage_return else _NEITHER_LF_NOR_CR).search(text))
+
+
+def without_line_ends(text: str, *, carriage_return: bool = True) -> str:
+    """A token or text with each line end of OTHER_LINE_ENDS (CR LF as one; CR left as it is unless
+    `carriage_return`) made a space: still whitespace where it was, no longer a line end for any reader."""
+    return (_OTHER_LINE_END if carriage_return else _NEITHER_LF_NOR_CR).sub(" ", text)
 
 
 def texts_of(request: ScoreRequest) -> Iterator[str]:

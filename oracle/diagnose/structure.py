@@ -32,6 +32,7 @@ Pure: the oracle's tokenizers (`oracle.formulas.tokenizers`) and the protocol's 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -285,6 +286,82 @@ def last_reference(segments: Sequence[Segment], text: Any, options: Any) -> list
     if any(not s.references for s in segments):
         return None
     return [(tuple(s.hypothesis), (tuple(s.references[-1]),)) for s in segments]
+
+
+# -- lines read back: each side written one segment a line and read back by a reader with more line ends ------------
+
+#: Where Python's `str.splitlines` ends a line (its documentation's table: \n, \r, \r\n, \v, \f, \x1c, \x1d, \x1e,
+#: \x85, \u2028, \u2029; CR LF is one line end).
+SPLITLINES_LINE_ENDS = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+#: Where a file opened in text mode with universal newlines ends a line (`open(path)`, `newline=None`, the default
+#: of `open` and of `sys.stdin`): \n, \r and \r\n.
+UNIVERSAL_NEWLINES = re.compile("\r\n|[\n\r]")
+
+
+def _token_lines(sequences: Sequence[Sequence[str]], line_end: re.Pattern[str]) -> list[tuple[str, ...]]:
+    """Token sequences written one a line (tokens joined by spaces) and read back by a reader that also ends a line
+    at `line_end`: a token holding one is cut there, the piece before it ending one line and the piece after it
+    starting the next; an empty piece is no token (a whitespace split drops it)."""
+    lines: list[tuple[str, ...]] = []
+    for tokens in sequences:
+        current: list[str] = []
+        for token in tokens:
+            pieces = line_end.split(token)
+            for j, piece in enumerate(pieces):
+                if j:
+                    lines.append(tuple(current))
+                    current = []
+                if piece:
+                    current.append(piece)
+        lines.append(tuple(current))
+    return lines
+
+
+def _text_lines(texts: Sequence[str], line_end: re.Pattern[str], text: Any, options: Any) -> list[tuple[str, ...]]:
+    """Texts written one a line and read back by a reader that also ends a line at `line_end`, each line then
+    tokenized as the request asks."""
+    fold = options.case_fold if text.lowercase and options.fold_stage == "line" else None
+    return [tokenize(line, text.tokenize, split=options.token_split, padding=options.line_padding, fold=fold)
+            for whole in texts for line in line_end.split(whole)]
+
+
+def _lines_cut_at(line_end: re.Pattern[str]) -> Reshape:
+    def reshape(segments: Sequence[Segment], text: Any, options: Any) -> list[Pair] | None:
+        count = len(segments[0].references) if segments else 0
+        if not count or any(len(s.references) != count for s in segments):
+            return None  # one file per reference: every segment has as many
+        if text is not None:
+            sides = [[str(s.hypothesis) for s in text.segments],
+                     *([str(s.references[k]) for s in text.segments] for k in range(count))]
+            if not any(line_end.search(t) for side in sides for t in side):
+                return None
+            hypotheses, *streams = (_text_lines(side, line_end, text, options) for side in sides)
+        else:
+            sides_tokens = [[s.hypothesis for s in segments], *([s.references[k] for s in segments]
+                                                                for k in range(count))]
+            if not any(line_end.search(t) for side in sides_tokens for seq in side for t in seq):
+                return None
+            hypotheses, *streams = (_token_lines(side, line_end) for side in sides_tokens)
+        if any(len(stream) != len(hypotheses) for stream in streams):
+            return None  # the lines cannot be paired one to one: such a caller errs or pairs them some other way
+        return [(hypothesis, tuple(stream[i] for stream in streams)) for i, hypothesis in enumerate(hypotheses)]
+
+    return reshape
+
+
+lines_cut_at_universal_newlines = _lines_cut_at(UNIVERSAL_NEWLINES)
+lines_cut_at_universal_newlines.__doc__ = (
+    "each side written one segment a line and read back with universal newlines (a file opened in text mode, "
+    "`open(path)` without `newline=`, as miyatarina/PBL-dialogue-teamA code/python/pbl_bleu.py iterates its "
+    "reference and prediction files): a carriage return in a segment ends a line as a line feed does, so the "
+    "segment becomes two lines, and the i-th hypothesis line is scored against the i-th line of each reference "
+    "file (named only where every side has as many lines)")
+lines_cut_at_splitlines_line_ends = _lines_cut_at(SPLITLINES_LINE_ENDS)
+lines_cut_at_splitlines_line_ends.__doc__ = (
+    "each side written one segment a line and read back with `str.splitlines` (taquecih/bleu sbleu.py: "
+    "`open(...).read().splitlines()` on the reference and the output file, line i against line i), which also "
+    "ends a line at a carriage return, VT, FF, U+001C to U+001E, NEL, U+2028 and U+2029: a segment holding one "
+    "becomes two lines, and the lines are paired by position (named only where every side has as many lines)")
 
 
 def padded_corpus(k: int) -> Reshape:
@@ -582,6 +659,7 @@ def reshaped(request: ScoreRequest, text: ScoreRequest | None, options: Any, res
 __all__ = ["MAX_POOLED_SEGMENTS", "Pair", "Reshape", "Structure", "TOKEN_OPERATORS", "TOKEN_SIDES", "all_characters",
            "corpus_cut_to_first_segment", "corpus_cut_to_last_segment", "each_reference", "first_reference_dropped",
            "first_segment_dropped", "hypotheses_in_reverse_order", "last_reference_dropped",
+           "lines_cut_at_splitlines_line_ends", "lines_cut_at_universal_newlines",
            "references_joined_into_one", "segments_joined_into_one", "token_operators",
            "end_token_on_both", "end_token_on_references_and_common_padding",
            "end_token_on_references_and_padding_on_both", "hypothesis_characters", "last_reference", "next_references",

@@ -87,6 +87,16 @@ VOCABULARY = (
 #: a request whose lines hold them, and VOCABULARY holds none: adding them there would change every example of
 #: every seed, so they come in a companion drawn from its own generator.
 BRACKET_TOKENS = ("(a)", "(b)", "(", ")", "(see", "above)", "[c]", '"', "x(y)z")
+#: Where a file reader ends a line besides "\n" (Python's `str.splitlines` and universal newlines, `open(path)`
+#: without `newline=`): a lone CR (and CR LF, one line end for both), VT, FF, U+001C..U+001E, NEL, U+2028 and
+#: U+2029. A segment written one a line and read back by such a reader is cut in two where one of them is.
+#: PROTOCOL.md: a token or a text may hold any of them, under every profile.
+LINE_END_CHARACTERS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+#: Tokens of the "line-ends" companion: each line end inside a token ("a\rb"), at either end ("a\r", "\rb") and
+#: alone, CR LF beside the lone CR, and "a" and "b" themselves, so that a line cut at the character leaves pieces
+#: that match (or stop matching) the other side's tokens.
+LINE_END_TOKENS = ("a\rb", "a\r", "\rb", "a\r\nb", "a\x0bb", "a\x0cb", "a\x1cb", "a\x1db", "a\x1eb", "a\x85b",
+                   "a\u2028b", "\u2029", "a\u2029", "a", "b")
 #: Characters safe inside a plain token (for `st.text(ALPHABET, min_size=1)`).
 ALPHABET = "abcxyzABCXYZ019.,'-_çÇéÉïÏßøØ日本語€"
 #: Every character `str.split()` splits on (all `str.isspace()` characters, U+001C..U+001F and U+0085 among them).
@@ -187,13 +197,17 @@ EXPENSIVE_FOCI = {"very-long-run": "long-run", "big-corpus": "varying-reference-
 #: defines as invalid (`oracle.harness.refused`), on every REFUSED_EVERY-th; "series": many short requests to
 #: the same process (`oracle.harness.work.series`), on every SERIES_EVERY-th; "brackets": a token request whose
 #: lines hold bracket pairs (`bracket_request`), on every BRACKETS_EVERY-th (from index BRACKETS_FIRST) where the
-#: implementation takes "(" and ")" in a token.
+#: implementation takes "(" and ")" in a token; "line-ends": a request whose lines hold characters a file reader
+#: ends a line at (`line_end_request`), on every LINE_ENDS_EVERY-th (from index LINE_ENDS_FIRST) where the
+#: implementation takes one of them in a token or declares a tokenizer.
 TEXT_EVERY = 2
 REFUSED_EVERY = 12
 SERIES_EVERY = 10
 BRACKETS_EVERY = 10
 BRACKETS_FIRST = 2
-COMPANIONS = ("text", "refused", "series", "brackets")
+LINE_ENDS_EVERY = 10
+LINE_ENDS_FIRST = 4
+COMPANIONS = ("text", "refused", "series", "brackets", "line-ends")
 #: Requests one series sends unless `--series-length` says otherwise.
 DEFAULT_SERIES_LENGTH = 36
 #: The parts a series step changes in its base input, one at a time, in turn (`oracle.harness.work.series`).
@@ -278,7 +292,19 @@ def companions(index, capabilities: Capabilities):
         out.append("series")
     if index % BRACKETS_EVERY == BRACKETS_FIRST and not {"(", ")"} & set(capabilities.forbidden_token_characters or ""):
         out.append("brackets")
+    if index % LINE_ENDS_EVERY == LINE_ENDS_FIRST and (line_ends_in_tokens(capabilities) or _tokenizers(capabilities)):
+        out.append("line-ends")
     return out
+
+
+def _tokenizers(capabilities: Capabilities):
+    return [t for t in capabilities.tokenizers or () if t in TOKENIZERS]
+
+
+def line_ends_in_tokens(capabilities: Capabilities):
+    """The characters of LINE_END_CHARACTERS the implementation takes in a token (not forbidden)."""
+    forbidden = capabilities.forbidden_token_characters or ""
+    return "".join(ch for ch in LINE_END_CHARACTERS if ch not in forbidden)
 
 
 def text_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
@@ -295,6 +321,33 @@ def bracket_request(rng, capabilities: Capabilities, *, uniform_only=False, prof
     return generate_request(
         rng, capabilities, uniform_only=uniform_only, profile_smoothing=profile_smoothing, seq=seq, focus="brackets"
     )
+
+
+def line_end_request(rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0):
+    """A request whose lines hold characters a file reader ends a line at (the "line-ends" companion): a token
+    request whose vocabulary is a few plain tokens and every token of LINE_END_TOKENS where the implementation takes
+    one of LINE_END_CHARACTERS in a token; else (every one forbidden, a tokenizer declared) a text request with one
+    of them, or CR LF, put into most of its texts. A script that writes each segment as a line and reads the lines
+    back with `str.splitlines` or universal newlines cuts such a segment in two."""
+    draw = {"uniform_only": uniform_only, "profile_smoothing": profile_smoothing, "seq": seq}
+    if line_ends_in_tokens(capabilities):
+        return generate_request(rng, capabilities, focus="line-ends", **draw)
+    request = text_request(rng, capabilities, **draw)
+    segments = tuple(
+        Segment(hypothesis=_with_line_end(rng, s.hypothesis, always=True),
+                references=tuple(_with_line_end(rng, r) for r in s.references))
+        for s in request.segments
+    )
+    return request.model_copy(update={"segments": segments})
+
+
+def _with_line_end(rng, text, *, always=False):
+    """`text` with one line end of LINE_END_CHARACTERS (or CR LF) put in at a random place (always, or 2 times in
+    3): between words, inside one or at either end."""
+    if not always and rng.random() < 1 / 3:
+        return text
+    at = rng.randint(0, len(text))
+    return text[:at] + rng.choice((*LINE_END_CHARACTERS, "\r\n")) + text[at:]
 
 
 # -- numbers ---------------------------------------------------------------------------------
@@ -359,6 +412,8 @@ def generate_vocabulary(rng, focus, *, lowercase=False):
     vocabulary = rng.sample(VOCABULARY, rng.choice((1, 2, 2, 3, 3, 4, 5, 7)))
     if focus == "brackets":  # the brackets are the point: no case partners nor token family beside them
         return list(dict.fromkeys([*vocabulary, *BRACKET_TOKENS]))
+    if focus == "line-ends":  # the line ends likewise
+        return list(dict.fromkeys([*vocabulary, *LINE_END_TOKENS]))
     if lowercase or rng.random() < 0.3:  # make case folding matter
         vocabulary += [t.upper() if t != t.upper() else t.lower() for t in vocabulary[:2]]
     family = focus if focus in TOKEN_FAMILIES else (rng.choice(sorted(TOKEN_FAMILIES)) if rng.random() < 0.15 else None)
@@ -528,6 +583,22 @@ def _one_order_without_match(rng, hypothesis, references, vocabulary, max_order)
     return hypothesis, [reference] + references[1:]
 
 
+def _same_line_ends(rng, hypothesis, references, vocabulary, max_order):
+    """Half the time, every reference with the hypothesis's tokens holding a line end (and no other), each put at a
+    random place: each side then has as many lines where a reader cuts them, so that a caller pairing the lines one
+    to one scores other pairs rather than erring on the counts."""
+    if rng.random() < 0.5:
+        return hypothesis, references
+    cutting = [t for t in hypothesis if any(ch in t for ch in LINE_END_CHARACTERS)]
+    out = []
+    for reference in references:
+        kept = [t for t in reference if not any(ch in t for ch in LINE_END_CHARACTERS)]
+        for token in cutting:
+            kept.insert(rng.randint(0, len(kept)), token)
+        out.append(kept)
+    return hypothesis, out
+
+
 _BOUNDARIES = {
     "reference-length-tie": _tie,
     "three-way-tie": _three_way_tie,
@@ -535,6 +606,7 @@ _BOUNDARIES = {
     "r-zero": _r_zero,
     "clip-at-maximum": _clip_at_maximum,
     "one-order-without-match": _one_order_without_match,
+    "line-ends": _same_line_ends,
 }
 
 
@@ -594,7 +666,7 @@ def generate_request(
     rng, capabilities: Capabilities, *, uniform_only=False, profile_smoothing=None, seq=0, focus="plain"
 ):
     """One random, valid score request within `capabilities` (the implementation's declared `Capabilities`)."""
-    tokenizers = [t for t in capabilities.tokenizers or () if t in TOKENIZERS]
+    tokenizers = _tokenizers(capabilities)
     if focus == "raw-text" and tokenizers:
         level = rng.choice(capabilities.levels)
         weights = generate_weights(rng, capabilities, uniform_only=uniform_only)

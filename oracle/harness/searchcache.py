@@ -1,9 +1,9 @@
 """A cache across runs of what the search computes per example and what depends only on the example's key.
 
 Example I of seed S is the same input in every run with the same capabilities, profile and series length
-(`oracle.harness.generate`): so are its companions (text, refused, series, brackets) and the oracle's verdict on each
-of them. CI runs the same seed every time, so a warm cache is its steady state. For each example the cache
-keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
+(`oracle.harness.generate`): so are its companions (text, refused, series, brackets, line-ends) and the oracle's
+verdict on each of them. CI runs the same seed every time, so a warm cache is its steady state. For each example
+the cache keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
 read back from it; each distinct line once, as a line of the entry), the oracle's expectation, the
 coverage features, and a large request's record digest.
 Replies, verdicts and records are never cached: every run asks the implementation and judges its answers.

@@ -16,7 +16,9 @@ passes, repeated until none makes progress or the query budget is spent:
 6. turn lowercase off;
 7. rename tokens to a, b, c, ... in order of first appearance, one letter per
    case-folding class ("the", "The" -> "a", "A"), so n-gram identities and
-   what lowercasing merges are both kept.
+   what lowercasing merges are both kept; where that loses the failure, the
+   tokens holding a line end other than LF (CR, U+2028, ...) are kept as they
+   are and the others renamed.
 
 In a text request, a hypothesis or reference is a string: step 3 drops its
 space-separated pieces instead, and step 7 is left out (renaming would change
@@ -31,6 +33,7 @@ import math
 import time
 from dataclasses import dataclass
 
+from oracle.diagnose.errorcauses import holds_line_end
 from oracle.diagnose.expect import oracle_expected
 from oracle.diagnose.judge import judge, token_count_layers
 from oracle.models.protocol import Capabilities, ProtocolError, ScoreRequest, Segment, SmoothingSpec
@@ -206,7 +209,9 @@ class _Shrinker:
 
     def rename_tokens(self):
         """Rename tokens to a, b, ... per case-folding class: "the"/"The"/"THE" become "a"/"A"/... so
-        that both n-gram identity and what lowercasing merges are kept."""
+        that both n-gram identity and what lowercasing merges are kept. Where that loses the failure, the same with
+        every token holding a line end other than LF left as it is (a reader's line ends are what a caller writing
+        lines trips on: the shrunk input keeps them)."""
         if self.current.is_text:
             return False
         tokens = []
@@ -214,28 +219,22 @@ class _Shrinker:
             tokens.extend(segment.hypothesis)
             for reference in segment.references:
                 tokens.extend(reference)
-        classes = {}
-        for token in tokens:
-            variants = classes.setdefault(token.lower(), [])
-            if token not in variants:
-                variants.append(token)
-        if len(classes) > len(SIMPLE_TOKENS):
+        names = _simple_names(tokens)
+        if names is None or all(k == v for k, v in names.items()):
             return False
-        names = {}
-        for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items(), strict=False):
-            # the folded form itself (if present) gets the all-lowercase name; the others case patterns
-            ordered = sorted(variants, key=lambda t: t != key)
-            width = max(1, (len(ordered) - 1).bit_length())
-            for i, token in enumerate(ordered):
-                names[token] = "".join(letter.upper() if i >> b & 1 else letter for b in range(width))
-        if all(k == v for k, v in names.items()):
-            return False
+        if self.attempt(self._renamed(names)):
+            return True
+        kept = {token: token for token in names if holds_line_end(token)}
+        return bool(kept) and any(k != v for k, v in names.items() if k not in kept) and self.attempt(
+            self._renamed({**names, **kept}))
+
+    def _renamed(self, names):
         rename = lambda seq: tuple(names[t] for t in seq)  # noqa: E731
         segments = tuple(
             Segment(hypothesis=rename(s.hypothesis), references=tuple(rename(r) for r in s.references))
             for s in self.current.segments
         )
-        return self.attempt(_replace(self.current, segments=segments))
+        return _replace(self.current, segments=segments)
 
     def run(self):
         passes = (self.drop_segments, self.drop_references, self.drop_tokens, self.shorten_weights,
@@ -251,6 +250,26 @@ class _Shrinker:
         except _BudgetSpent:
             exhausted = True
         return ShrinkResult(self.current, self.steps, self.queries, exhausted)
+
+
+def _simple_names(tokens):
+    """token -> a, b, ... per case-folding class ("the"/"The"/"THE" -> "a"/"A"/"aA"), in order of first appearance;
+    None where there are more classes than SIMPLE_TOKENS."""
+    classes = {}
+    for token in tokens:
+        variants = classes.setdefault(token.lower(), [])
+        if token not in variants:
+            variants.append(token)
+    if len(classes) > len(SIMPLE_TOKENS):
+        return None
+    names = {}
+    for letter, (key, variants) in zip(SIMPLE_TOKENS, classes.items(), strict=False):
+        # the folded form itself (if present) gets the all-lowercase name; the others case patterns
+        ordered = sorted(variants, key=lambda t: t != key)
+        width = max(1, (len(ordered) - 1).bit_length())
+        for i, token in enumerate(ordered):
+            names[token] = "".join(letter.upper() if i >> b & 1 else letter for b in range(width))
+    return names
 
 
 def shrink(request, still_fails, *, capabilities: Capabilities | None = None, budget=DEFAULT_BUDGET, deadline=None):

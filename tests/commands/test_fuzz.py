@@ -83,7 +83,7 @@ def test_fuzz_names_the_root_cause_of_a_mutant(request, tmp_path, capsys, mutant
     records = [r for r in results(report).records if "~" not in r.id]  # relations: test_check.py; companions aside
     assert all(r.kind == "example" for r in records) and len(records) == 40
     companions = {r.id.split("~")[1] for r in results(report).records if r.kind != "metamorphic" and "~" in r.id}
-    assert companions == {"refused", "series", "brackets"}  # (no text: the mutants declare no tokenizer)
+    assert companions == {"refused", "series", "brackets", "line-ends"}  # (no text: the mutants declare no tokenizer)
     failing = [r for r in records if r.outcome == "fail"]
     assert all(r.classification.name == name for r in failing)
     assert failing[0].shrunk is not None  # the first of its kind

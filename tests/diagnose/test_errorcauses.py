@@ -130,6 +130,20 @@ def _named_by_its_neighbours(rule, failing, name):
     (lambda r: any("\n" in t for s in r.segments for t in (s.hypothesis, *s.references)),
      request(tokenize="13a", segments=[{"hypothesis": "well-\nknown", "references": ["well known"]}]),
      "error-when-text-line-break"),
+    # a caller that writes each segment as a line and reads the reference file back with universal newlines
+    # (zip_longest's EOFError on streams of different lengths): a lone CR in a reference errs. Its neighbour, the CR
+    # made a space, is answered (a token holding whitespace is still sent): the line end, not the whitespace
+    (lambda r: any(re.search("\r(?!\n)", t) for s in r.segments for ref in s.references for t in ref),
+     request(segments=[{"hypothesis": ["a", "b"], "references": [["a\rb"]]}]), "error-when-token-with-line-end"),
+    # a whitespace-splitting caller errs on any whitespace: the line end made a space still errs, so the cause is
+    # the broader feature
+    (lambda r: any(t.split() != [t] for s in r.segments for t in (*s.hypothesis, *(x for ref in s.references
+                                                                                 for x in ref))),
+     request(segments=[{"hypothesis": ["a\u2028b"], "references": [["a"]]}]), "error-when-token-with-whitespace"),
+    # str.splitlines on texts, NEL in a hypothesis: the line break's neighbour (LF and CR made spaces; there are
+    # none) is the request itself, the line end's is answered
+    (lambda r: any("\x85" in t for s in r.segments for t in (s.hypothesis, *s.references)),
+     request(tokenize="13a", segments=[{"hypothesis": "a\x85b", "references": ["a b"]}]), "error-when-text-line-end"),
     (lambda r: r.level == "corpus" and not r.segments,
      request(segments=[], weights=[0.0, 0.25, 1.0, 0.0], smoothing={"method": "chen-cherry-3"}),
      "error-when-corpus-empty"),

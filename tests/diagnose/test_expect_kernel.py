@@ -3,9 +3,10 @@
 `oracle.diagnose.expect.oracle_result` passes the kernel (`oracle.counting`) to the formulas as `count_matches`
 where it was built; without it, the formulas count with `bleu.clipped_matches` over `bleu.count`, the reference.
 These tests draw the search's own inputs (`oracle.harness.generate`: every focus of FOCI, the text companion under
-each tokenizer, the refused companion, a series' steps, the brackets companion), score each under a drawn profile
-(its case fold, fold stage, token split and line padding) with the kernel and with the literal counting, and require
-the same expectation: the statistics' exact integers, the exact score, the notes, the rejection and its reason.
+each tokenizer, the refused companion, a series' steps, the brackets and line-ends companions), score each under a
+drawn profile (its case fold, fold stage, token split and line padding) with the kernel and with the literal
+counting, and require the same expectation: the statistics' exact integers, the exact score, the notes, the
+rejection and its reason.
 
 Holds: oracle.diagnose.expect
 """
@@ -30,6 +31,7 @@ from oracle.harness.generate import (
     companion_rng,
     example_rng,
     generate_request,
+    line_end_request,
     text_request,
 )
 from oracle.harness.refused import refused_request
@@ -72,12 +74,13 @@ def _both(request, profile):
 @st.composite
 def search_inputs(draw, profile):
     """An input the search sends when judging against `profile`: an example of a drawn focus, or one of its
-    companions (text, refused, a step of a series, brackets), each from the search's own generator and seeded random
-    streams, with uniform weights where the profile takes no others (as the runner draws for such an implementation)."""
+    companions (text, refused, a step of a series, brackets, line ends), each from the search's own generator and
+    seeded random streams, with uniform weights where the profile takes no others (as the runner draws for such an
+    implementation)."""
     seed, index = draw(st.integers(0, 2**16)), draw(st.integers(0, 2**16))
     capabilities = CAPABILITIES[draw(st.sampled_from(tuple(TOKENIZERS)))]
     uniform_only = PROFILES[profile].options.uniform_weights_only
-    kind = draw(st.sampled_from(("example", "text", "refused", "series", "brackets")))
+    kind = draw(st.sampled_from(("example", "text", "refused", "series", "brackets", "line-ends")))
     if kind == "example":
         return generate_request(example_rng(seed, index), capabilities, uniform_only=uniform_only,
                                 focus=draw(st.sampled_from(FOCI)))
@@ -88,6 +91,8 @@ def search_inputs(draw, profile):
         return refused_request(rng, capabilities, uniform_only=uniform_only)
     if kind == "brackets":
         return bracket_request(rng, capabilities, uniform_only=uniform_only)
+    if kind == "line-ends":
+        return line_end_request(rng, capabilities, uniform_only=uniform_only)
     return draw(st.sampled_from(series_steps(rng, capabilities, length=8, uniform_only=uniform_only))).request
 
 

@@ -192,7 +192,26 @@ BIGRAM_CASES = [
     pytest.param(bigram_request("xx bb", "xx cc"), bigram_answer(math.sqrt(1 / 3), 3, 3, [2, 1], [3, 2]),
                  declared.START_TOKEN_ON_BOTH, id="start-token-on-both-sides"),
 ]
-CASES += NESTING_CASES + BIGRAM_CASES
+
+#: A segment written one a line and read back by a reader with more line ends (issue 36, fifth held-out set): the
+#: hypothesis "a<LE>b c" against the reference "a b<LE>c", <LE> a line end inside a token. The oracle: tokens
+#: "a<LE>b", "c" against "a", "b<LE>c": m 0/2, c 2, r 2 -> 0. Cut at <LE>, the hypothesis is the lines "a" and "b c",
+#: the reference "a b" and "c", paired by position: ("a" | "a b") m 1, c 1, r 2; ("b c" | "c") m 1, c 2, r 1: m 2/3,
+#: c 3, r 3, BP 1 -> 2/3 (the tokens re-split on whitespace instead give "a b c" on both sides: 1).
+LINE_END_CASES = [
+    # a carriage return: both readers cut there, universal newlines (tried first) names it
+    pytest.param(request(("a\rb c", ["a b\rc"]), level="sentence"), answer(2 / 3, 3, 3, 2, 3),
+                 declared.LINES_CUT_AT_UNIVERSAL_NEWLINES, id="lines-cut-at-universal-newlines"),
+    # U+2028: universal newlines do not cut it (that reader's lines are the request's, so it is not tried);
+    # str.splitlines does
+    pytest.param(request(("a\u2028b c", ["a b\u2028c"]), level="sentence"), answer(2 / 3, 3, 3, 2, 3),
+                 declared.LINES_CUT_AT_SPLITLINES_LINE_ENDS, id="lines-cut-at-splitlines-line-ends"),
+    # the same as text under 13a, NEL: 13a (str.split) takes NEL for whitespace, "a b c" on both sides -> 1; cut at
+    # NEL first, then tokenized, the lines are those above -> 2/3
+    pytest.param(request(("a\x85b c", ["a b\x85c"]), level="sentence", tokenize="13a"), answer(2 / 3, 3, 3, 2, 3),
+                 declared.LINES_CUT_AT_SPLITLINES_LINE_ENDS, id="lines-cut-at-splitlines-line-ends-in-text"),
+]
+CASES += NESTING_CASES + BIGRAM_CASES + LINE_END_CASES
 
 
 def test_every_mechanism_has_a_hand_derived_case():
@@ -278,6 +297,14 @@ def _context(scored):
     (TWO, declared.PADDING_IN_REFERENCES),
     (TWO, declared.PADDING_ON_BOTH),
     (TWO, declared.PADDING_TO_COMMON_LENGTH),
+    # no line end anywhere; a U+2029 for a reader that does not cut there
+    (TWO, declared.LINES_CUT_AT_SPLITLINES_LINE_ENDS),
+    (request(("a\u2029b", ["a b"]), level="sentence"), declared.LINES_CUT_AT_UNIVERSAL_NEWLINES),
+    # "a\rb" is two lines, "a b" one: the lines cannot be paired one to one (such a caller errs: an assertion on the
+    # counts, zip_longest's EOFError), so no score is predicted
+    (request(("a\rb", ["a b"]), level="sentence"), declared.LINES_CUT_AT_UNIVERSAL_NEWLINES),
+    # two segments, one and two references: not one file per reference
+    (request(("a\rb", ["a b"]), ("c", ["c", "d"])), declared.LINES_CUT_AT_SPLITLINES_LINE_ENDS),
 ])
 def test_a_mechanism_that_changes_nothing_is_not_tried(scored, name):
     assert structured_result(_context(scored), declared.STRUCTURES[name]) is None
@@ -320,6 +347,17 @@ def test_the_sampler_cycles_a_corpus_shorter_than_its_padding():
     missing)."""
     one = request(("a", ["b"]), level="sentence")
     assert _pairs_of(one, declared.PADDED_CORPUS[4]) == [(("a",), (("b",),))] * 4
+
+
+def test_a_line_cut_at_a_token_boundary_leaves_no_empty_token():
+    """The tokens "a\r" "b" are written "a\r b": the lines "a" and " b", whose whitespace split drops the blank (no
+    empty token). "a" "b\u2029" is written "a b\u2029\n": str.splitlines gives "a b" and "" (the U+2029 ends one line,
+    the segment's LF the next), so both sides have an empty last line, paired."""
+    scored = request(("a\r b", ["a\r b"]), level="sentence")
+    assert _pairs_of(scored, declared.LINES_CUT_AT_UNIVERSAL_NEWLINES) == [(("a",), (("a",),)), (("b",), (("b",),))]
+    trailing = request(("a b\u2029", ["a b\u2029"]), level="sentence")
+    assert _pairs_of(trailing, declared.LINES_CUT_AT_SPLITLINES_LINE_ENDS) == [(("a", "b"), (("a", "b"),)),
+                                                                               ((), ((),))]
 
 
 def test_too_large_a_corpus_is_not_pooled():

@@ -14,7 +14,7 @@ import json
 import math
 
 import pytest
-from fakes.harness import attribution_module
+from fakes.harness import attribution_module, check, deviations, fake
 from fakes.realbleu_heldout5 import HELDOUT5_BUGS, Heldout5Wrapper
 from fakes.realbleu_heldout5 import answer as heldout5_answer
 
@@ -233,3 +233,18 @@ def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
     assert attribution.SPELLINGS["heldout5"] == {}
     assert attribution.main(["--real", "--collection", "heldout5", "--only", "no-such-bug"]) == 2
     assert "closest-length-tie-stores-len-builtin" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bug, examples, failing", [
+    ("lines-split-at-unicode-line-breaks", 5, {"random-0-4~line-ends"}),
+    # example 4's companion holds no lone CR in a reference (its CRs are in the hypothesis, or before an LF): 14's does
+    ("reference-lines-split-at-carriage-return", 15, {"random-0-14~line-ends"}),
+])
+def test_the_default_search_catches_the_line_readers_in_their_line_ends_companion(tmp_path, bug, examples, failing):
+    # Coverage, not generalisation (this set was measured blind before the "line-ends" companion existed): no token
+    # request held a line end other than LF, and the fake declares no tokenizer, so `check` passed both. Examples 4,
+    # 14, ... bring the line-ends companion (generate.LINE_ENDS_FIRST, LINE_ENDS_EVERY): each bug fails there only,
+    # and the clean twin passes. Asserted: where it fails, not a cause name.
+    assert check(tmp_path / "clean", fake("realbleu_heldout5", "clean"), examples=examples) == 0
+    assert check(tmp_path / "bug", fake("realbleu_heldout5", bug), examples=examples) == 1
+    assert {r.id for r in deviations(tmp_path / "bug") if r.outcome in ("fail", "error")} == failing

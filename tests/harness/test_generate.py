@@ -17,6 +17,7 @@ from oracle.harness.generate import (
     ALPHABET,
     FOCI,
     FORBIDDEN_CHARACTERS,
+    LINE_END_CHARACTERS,
     SPLIT_CHARACTERS,
     VOCABULARY,
     bracket_request,
@@ -25,6 +26,7 @@ from oracle.harness.generate import (
     example_id,
     example_request,
     is_safe_token,
+    line_end_request,
     text_request,
     uniform_weights,
 )
@@ -81,6 +83,10 @@ TOKENS_ONLY = Capabilities(levels=["corpus", "sentence"], weights="any", max_ord
                            smoothing=["none", "floor", "add-k", "exp", "chen-cherry-4"], statistics=True,
                            lowercase=True)
 WITH_TOKENIZERS = TOKENS_ONLY.model_copy(update={"tokenizers": ["13a", "intl", "char", "none"]})
+#: A text library's adapter: every character str.split() splits on forbidden in a token (so every line end), its
+#: tokenizers declared.
+TEXT_WITH_TOKENIZERS = WITH_TOKENIZERS.model_copy(update={
+    "forbidden_token_characters": "".join(sorted(SPLIT_CHARACTERS)), "empty_tokens": False})
 
 
 def _requests_sent(capabilities, seed=0, n=200):
@@ -119,6 +125,54 @@ def test_the_brackets_companion_only_where_brackets_are_taken():
     request = bracket_request(companion_rng(0, 2, "brackets"), TOKENS_ONLY)
     assert request == bracket_request(companion_rng(0, 2, "brackets"), TOKENS_ONLY)
     assert not request.is_text and not_applicable_reason(request, TOKENS_ONLY) is None
+
+
+#: Where str.splitlines ends a line and str.split("\n") does not (Python's documentation of str.splitlines), CR LF
+#: aside: what a caller writing one segment a line and reading it back cuts a segment at.
+LINE_ENDS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _holds_line_end(request):
+    return any(LINE_ENDS.search(piece) for segment in request.segments
+               for side in (segment.hypothesis, *segment.references)
+               for piece in ((side,) if request.is_text else side))
+
+
+def test_the_default_search_sends_line_ends_in_tokens_and_in_texts():
+    """Issue 36, fifth held-out set: before the "line-ends" companion no token request held a line end other than LF,
+    so a caller reading its files back with str.splitlines or universal newlines passed. The companion comes on
+    indices 4, 14, ..., 194 (20 of 200). Tokens only: its vocabulary is k <= 7 plain tokens and LINE_END_TOKENS, 13 of
+    whose 15 hold a line end, so a token holds one with probability >= 13/22; a request holds none only if its every
+    hypothesis and reference does, at most about P(hypothesis without one) = sum over HYPOTHESIS_LENGTHS of
+    (9/22)^L / 15 = 0.16 (references ignored): about 17 of 20 expected, 14 asserted. Every token character forbidden
+    (a text library's adapter) with tokenizers declared: a text request whose every hypothesis gets one: 20 of 20."""
+    tokens = [line_end_request(companion_rng(0, i, "line-ends"), TOKENS_ONLY) for i in range(200)
+              if "line-ends" in companions(i, TOKENS_ONLY)]
+    assert len(tokens) == 20 and all(not r.is_text for r in tokens)
+    assert sum(map(_holds_line_end, tokens)) >= 14
+    texts = [line_end_request(companion_rng(0, i, "line-ends"), TEXT_WITH_TOKENIZERS) for i in range(200)
+             if "line-ends" in companions(i, TEXT_WITH_TOKENIZERS)]
+    assert len(texts) == 20 and all(r.is_text for r in texts) and all(map(_holds_line_end, texts))
+
+
+def test_the_line_ends_companion_only_where_a_line_end_can_be_sent():
+    """No companion where every line end is a forbidden token character and no tokenizer is declared; where it comes,
+    a request within the capabilities, the same each time it is drawn."""
+    no_line_ends = TOKENS_ONLY.model_copy(update={"forbidden_token_characters": LINE_END_CHARACTERS})
+    assert "line-ends" in companions(4, TOKENS_ONLY) and "line-ends" not in companions(5, TOKENS_ONLY)
+    assert "line-ends" not in companions(4, no_line_ends)
+    assert "line-ends" in companions(4, no_line_ends.model_copy(update={"tokenizers": ["13a"]}))
+    for capabilities in (TOKENS_ONLY, TEXT_WITH_TOKENIZERS):
+        request = line_end_request(companion_rng(0, 4, "line-ends"), capabilities)
+        assert request == line_end_request(companion_rng(0, 4, "line-ends"), capabilities)
+        assert not_applicable_reason(request, capabilities) is None
+
+
+def test_the_examples_themselves_hold_no_line_end_in_a_token():
+    """The companion draws from its own generator: the examples are what they were, and (as before it) none of the
+    first 200 of seed 0 holds a line end other than LF in a token (the whitespace family's "a\nb" is LF)."""
+    examples = (example_request(0, i, TOKENS_ONLY) for i in range(200))
+    assert not any(_holds_line_end(request) for request in examples if not request.is_text)
 
 
 #: What a text-based library's adapter declares: tokens joined by spaces and split again.

@@ -57,7 +57,9 @@ def _comparable(report):
 
     # a reproduce line names a replay file inside the run's own report directory (--jobs: another directory)
     text = re.sub(r"[^\s\"']*/replay/", "REPLAY/", (Path(report) / "results.jsonl").read_text(encoding="utf-8"))
-    return [without(json.loads(line)) for line in text.splitlines()]
+    # JSON Lines: a record ends at "\n" only (a token's U+2028 or NEL is written as it is, and str.splitlines would
+    # cut the record there)
+    return [without(json.loads(line)) for line in text.split("\n") if line]
 
 
 def _merge(*argv):
@@ -282,7 +284,7 @@ def _edited(source: Path, target: Path, edit) -> Path:
     """A copy of a shard's report directory whose results.jsonl lines went through `edit(lines)`."""
     shutil.copytree(source, target)
     path = target / "results.jsonl"
-    lines = [json.loads(line) for line in path.read_text().splitlines()]
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
     path.write_text("".join(json.dumps(line) + "\n" for line in edit(lines)))
     return target
 

@@ -80,11 +80,11 @@ def test_a_check_sends_refused_inputs_and_series_and_the_coverage_table_counts_t
     from fakes.harness import check, fake, results
 
     report = tmp_path / "report"
-    # series at 5, refused at 11 (and brackets at 2: clean.py takes "(" in a token)
+    # series at 5, refused at 11 (and brackets at 2: clean.py takes "(" in a token; line-ends at 4: it takes a CR)
     assert check(report, fake("clean"), "--series-length", 8, examples=12) == 0
     done = results(report)
     kinds = {r.id.split("~")[1] for r in done.records if "~" in r.id and r.kind != "metamorphic"}
-    assert kinds == {"refused", "series", "brackets"}
+    assert kinds == {"refused", "series", "brackets", "line-ends"}
     [refused] = [r for r in done.records if r.id.endswith("~refused")]
     assert refused.outcome == "rejected"
     coverage = done.footer.coverage

@@ -25,6 +25,7 @@ from oracle.diagnose.errorcauses import (
     Feature,
     all_empty_references_joined,
     corpus_given_a_segment,
+    holds_line_end,
     holds_whitespace,
     hypotheses_as_references,
     hypotheses_lengthened,
@@ -49,6 +50,7 @@ from oracle.diagnose.errorcauses import (
     tokens_of,
     uniform_weights,
     without_line_breaks,
+    without_line_ends,
     without_sentence_ends,
     without_whitespace,
     zero_precision,
@@ -104,6 +106,13 @@ FEATURES: tuple[Feature, ...] = (
             unmatched=lambda r: lengthened_unmatched(r, len(r.weights), side="references")),
     Feature("token-empty", "a token is the empty string", "token-empty",
             lambda r: "" in tokens_of(r), one_neighbour(lambda r: tokens_changed(r, lambda t: t or FILLER))),
+    # before "a token holds whitespace", which it implies: a caller writing each segment as a line and reading the
+    # lines back with `str.splitlines` or universal newlines cuts a segment at such a token, and errs where the
+    # sides' line counts then differ (an assertion on them, zip_longest's EOFError). Its neighbour makes each such
+    # line end a space: whitespace still, a line end for no reader
+    Feature("token-with-line-end", "a token holds a line end other than LF (CR, VT, FF, U+001C-U+001E, NEL, "
+            "U+2028, U+2029)", "token-whitespace", lambda r: any(map(holds_line_end, tokens_of(r))),
+            one_neighbour(lambda r: tokens_changed(r, without_line_ends))),
     Feature("token-with-whitespace", "a token holds whitespace", "token-whitespace",
             lambda r: any(map(holds_whitespace, tokens_of(r))),
             one_neighbour(lambda r: tokens_changed(r, without_whitespace))),
@@ -115,6 +124,11 @@ FEATURES: tuple[Feature, ...] = (
     Feature("text-line-break", "a text holds a line break", "text-line-break",
             lambda r: any("\n" in t or "\r" in t for t in texts_of(r)),
             one_neighbour(lambda r: texts_changed(r, without_line_breaks))),
+    # after it (a text's LF and CR keep their name): the other line ends a file reader may cut a text at
+    Feature("text-line-end", "a text holds a line end other than LF and CR (VT, FF, U+001C-U+001E, NEL, U+2028, "
+            "U+2029)", "text-line-break",
+            lambda r: any(holds_line_end(t, carriage_return=False) for t in texts_of(r)),
+            one_neighbour(lambda r: texts_changed(r, lambda t: without_line_ends(t, carriage_return=False)))),
     Feature("weight-zero", "a weight is zero (not every one)", "weight-zero",
             lambda r: 0 in r.weights and any(r.weights), one_neighbour(zero_weights_raised)),
     # callers cut each text into sentences and pass the pieces on as a corpus paired by position (ragas' BleuScore

@@ -35,6 +35,8 @@ from oracle.diagnose.structure import (
     hypothesis_characters,
     last_reference,
     last_reference_dropped,
+    lines_cut_at_splitlines_line_ends,
+    lines_cut_at_universal_newlines,
     next_references,
     padded_corpus,
     padding_in_hypotheses,
@@ -119,6 +121,11 @@ PADDING_TO_COMMON_LENGTH = "padding-counted-to-a-common-length"
 #: (the references' end token first, then the pads: a target decoded with its end symbol, then padded with the batch)
 END_TOKEN_AND_COMMON_PADDING = "end-token-on-references-and-padding-to-a-common-length"
 END_TOKEN_AND_PADDING_ON_BOTH = "end-token-on-references-and-padding-on-both-sides"
+#: (a segment's line cut where the reader of the file it was written to ends a line: universal newlines at CR, LF and
+#: CR LF; `str.splitlines` at those and VT, FF, U+001C-U+001E, NEL, U+2028, U+2029. Where a segment holds only
+#: line ends both readers take, the two give the same lines and the first names it)
+LINES_CUT_AT_UNIVERSAL_NEWLINES = "lines-cut-at-universal-newlines"
+LINES_CUT_AT_SPLITLINES_LINE_ENDS = "lines-cut-at-splitlines-line-ends"
 
 #: The mutation operators applied at each level of the request (`oracle.diagnose.structure`: segments, references per
 #: segment, tokens on each side), those the catalogue did not hold already: name -> reshaping. Tried only where the
@@ -168,6 +175,8 @@ STRUCTURES: dict[str, Structure] = {structure.name: structure for structure in (
     Structure(PADDING_TO_COMMON_LENGTH, padding_to_common_length),
     Structure(END_TOKEN_AND_COMMON_PADDING, end_token_on_references_and_common_padding),
     Structure(END_TOKEN_AND_PADDING_ON_BOTH, end_token_on_references_and_padding_on_both),
+    Structure(LINES_CUT_AT_UNIVERSAL_NEWLINES, lines_cut_at_universal_newlines),
+    Structure(LINES_CUT_AT_SPLITLINES_LINE_ENDS, lines_cut_at_splitlines_line_ends),
     *(Structure(name, reshape) for name, reshape in LEVEL_OPERATORS.items()),
 )}
 

@@ -2,8 +2,9 @@
 the search cache or drawn now (`ExampleInputs`).
 
 An example brings inputs along (`oracle.harness.generate.companions`: a text request, an input that must be
-refused, a series, a token request holding bracket pairs), and the search cache (`oracle.harness.searchcache`) keeps
-each one's wire line, the oracle's expectation and its coverage features across runs. `ExampleInputs` is that state
+refused, a series, a token request holding bracket pairs, a request holding line ends), and the search cache
+(`oracle.harness.searchcache`) keeps each one's wire line, the oracle's expectation and its coverage features across
+runs. `ExampleInputs` is that state
 for the example being judged, handed to the judging stages explicitly (`Item.inputs`, `judge_series`) rather than left
 on the session.
 """
@@ -20,7 +21,15 @@ from oracle.models.protocol import ScoreRequest
 from oracle.models.wire import encode
 
 from .. import relations, stateful
-from ..generate import REFUSED_EVERY, bracket_request, companion_rng, companions, example_id, text_request
+from ..generate import (
+    REFUSED_EVERY,
+    bracket_request,
+    companion_rng,
+    companions,
+    example_id,
+    line_end_request,
+    text_request,
+)
 from ..refused import refused_request
 from ..requests import not_applicable_reason
 from ..searchcache import ExampleEntry, Prepared, SearchCache, discard
@@ -163,8 +172,8 @@ def judge_example(session: Any, index: int, inputs: ExampleInputs) -> None:
 
 def judge_companions(session, index, inputs):
     """The inputs example `index` brings along (`generate.companions`): a text request, an input that must
-    be refused, a series of short requests to the same process, a token request holding bracket pairs; each
-    selected by its own id. `inputs`: the
+    be refused, a series of short requests to the same process, a token request holding bracket pairs, a request
+    whose lines hold characters a file reader ends a line at; each selected by its own id. `inputs`: the
     example's (`ExampleInputs`)."""
     options = PROFILES[session.profile].options
     identifier = example_id(session.settings.seed, index)
@@ -185,6 +194,8 @@ def judge_companions(session, index, inputs):
             prepared = inputs.prepare(kind, lambda rng=rng: text_request(rng, session.capabilities, **draw))
         elif kind == "brackets":
             prepared = inputs.prepare(kind, lambda rng=rng: bracket_request(rng, session.capabilities, **draw))
+        elif kind == "line-ends":
+            prepared = inputs.prepare(kind, lambda rng=rng: line_end_request(rng, session.capabilities, **draw))
         else:
             prepared = inputs.prepare(kind, lambda rng=rng: refused_request(
                 rng, session.capabilities, turn=index // REFUSED_EVERY, **draw))
