@@ -68,13 +68,13 @@ def _ngrams(tokens, n):
 
 
 def log_of_zero(r):
-    """BLEU's sum of w_n log(m_n / l_n) taken unguarded over every order of a one-segment token request: an order
-    with n-grams none of which is in a reference (log 0), or with no n-gram (division by 0), errs. (Clipping does
-    not decide whether m_n is 0: one occurrence in a reference is a match.)"""
-    (segment,) = r.segments
+    """BLEU's sum of w_n log(m_n / l_n) taken unguarded over every order of a token request, m_n and l_n summed over
+    its segments (a corpus's statistics): an order with n-grams none of which is in its segment's references (log 0),
+    or with no n-gram (division by 0), errs. (Clipping does not decide whether m_n is 0: one occurrence in a reference
+    is a match.)"""
     for n in range(1, len(r.weights) + 1):
-        grams = _ngrams(segment.hypothesis, n)
-        if not grams or not any(g in _ngrams(ref, n) for g in grams for ref in segment.references):
+        grams = [(g, s) for s in r.segments for g in _ngrams(s.hypothesis, n)]
+        if not grams or not any(g in _ngrams(ref, n) for g, s in grams for ref in s.references):
             return True
     return False
 
