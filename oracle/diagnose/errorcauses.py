@@ -80,7 +80,7 @@ JOIN = "-and-"
 #: How the two halves of a disjunction are joined in one part of a name (`segments-one-or-longest-text-one-token`):
 #: the input errs where either holds (`_disjunction`).
 OR = "-or-"
-#: The most segments, or references a segment, a neighbour making the two counts agree builds.
+#: The most segments a neighbour making the segments as many as each one's references builds.
 MAX_STREAMS = 16
 #: Disjunctions (pairs of features) asked at most where no feature alone separates: each costs a probe or more.
 MAX_DISJUNCTIONS = 4
@@ -91,6 +91,10 @@ DISJUNCTION_PROBES = 8
 DISJUNCTION_TOKENS = 64
 #: Requests one error's cause may send at most (each one neighbour): a bounded, deterministic cost.
 MAX_PROBES = 16
+#: The most tokens a neighbour asked may hold (every hypothesis and reference): an error not shrunk whose input is
+#: as long as a drawn "long" example (a hundred thousand tokens) is not asked about it sixteen times over, which cost
+#: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities).
+MAX_PROBE_TOKENS = 4096
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
@@ -141,6 +145,11 @@ def _sequence(request: ScoreRequest, tokens: Sequence[str]):
 
 def _with_segments(request: ScoreRequest, segments: Iterable[Segment]) -> ScoreRequest:
     return request.model_copy(update={"segments": tuple(segments)})
+
+
+def _tokens(request: ScoreRequest) -> int:
+    """The tokens of every hypothesis and reference (a text's words)."""
+    return sum(length_of(text) for s in request.segments for text in (s.hypothesis, *s.references))
 
 
 def uniform_weights(n: int) -> tuple[float, ...]:
@@ -573,21 +582,27 @@ def references_not_as_many_as_segments(request: ScoreRequest) -> bool:
     return any(len(s.references) != len(request.segments) for s in request.segments)
 
 
-def references_as_many_as_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
-    """The request with every segment's references as many as its segments: where each segment has the same number
-    k of references, its segments cycled to k (every segment's references kept, at corpus level); then each
-    segment's references cut, or cycled, to as many as the segments (the segments kept). Neither where it would hold
-    more than MAX_STREAMS segments or references a segment (a drawn corpus of thousands)."""
+def _segments_cycled(request: ScoreRequest, k: int) -> ScoreRequest:
+    return request.model_copy(update={"level": "corpus", "segments": tuple(
+        request.segments[i % len(request.segments)] for i in range(k))})
+
+
+def segments_as_many_as_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """The request with its segments as many as each one's references, at corpus level: where every segment has the
+    same number k of references (at most MAX_STREAMS), its segments cycled, or cut, to k, every reference as it was
+    (no reference added or taken away, which would change what a segment's references give: a match, an empty one,
+    their count); else each segment's references cut to the fewest any has (m, at least 1), and the segments cycled
+    or cut to m (a reference taken away, none added)."""
+    if request.stateful is not None or not request.segments:
+        return
     counts = {len(s.references) for s in request.segments}
-    if len(counts) == 1 and 0 < min(counts) <= MAX_STREAMS and request.stateful is None:
-        k = min(counts)
-        yield request.model_copy(update={"level": "corpus", "segments": tuple(
-            request.segments[i % len(request.segments)] for i in range(k))})
-    n = len(request.segments)
-    if 0 < n <= MAX_STREAMS and all(s.references for s in request.segments):
-        yield _with_segments(request, (
-            Segment(hypothesis=s.hypothesis, references=tuple(s.references[i % len(s.references)] for i in range(n)))
-            for s in request.segments))
+    fewest = min(counts)
+    if len(counts) == 1 and 0 < fewest <= MAX_STREAMS:
+        yield _segments_cycled(request, fewest)
+    elif 0 < fewest <= MAX_STREAMS:
+        cut = _with_segments(request, (Segment(hypothesis=s.hypothesis, references=s.references[:fewest])
+                                       for s in request.segments))
+        yield _segments_cycled(cut, fewest)
 
 
 def single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
@@ -785,6 +800,8 @@ class _Probing:
 
     def errs(self, request: ScoreRequest) -> bool | None:
         """The implementation's answer to a neighbour (cached; None once the probes are spent)."""
+        if _tokens(request) > MAX_PROBE_TOKENS:
+            return None
         key = request.model_dump_json(exclude={"seq"})
         if key not in self.asked:
             if self.probes >= self.limit:
@@ -985,13 +1002,13 @@ def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None
     (`b` held), without `b` it still errs (`a` held), and without both it is answered, each neighbour keeping the
     other features (`_pair_confirmed`). Each half so stands on probes on both sides of its boundary (a batch of one
     segment, or of texts of one token, squeezed into another shape: either is enough). The halves are the shape's
-    features the failing input holds (`FEATURES`, then `Features.halves`); the pair must hold on every failing input given (one half or the
-    other on each). Which pair: the failing input's features are taken away one after another, in the catalogue's
-    order, until it is answered; the feature taken away last is one half, and the other is sought among those taken
-    away before it (by their own neighbours or with another's), the latest first (at most MAX_DISJUNCTIONS pairs). Its probes may run DISJUNCTION_PROBES over
-    MAX_PROBES. Sought only on a small input (DISJUNCTION_TOKENS: a shrunk one)."""
-    if sum(length_of(text) for s in probing.failing.segments for text in (s.hypothesis, *s.references)) \
-            > DISJUNCTION_TOKENS:
+    features the failing input holds (`FEATURES`, then `Features.halves`); the pair must hold on every failing input
+    given (one half or the other on each). Which pair: the failing input's features are taken away one after
+    another, in the catalogue's order, until it is answered; the feature taken away last is one half, and the other
+    is sought among those taken away before it (by their own neighbours or with another's), the latest first (at
+    most MAX_DISJUNCTIONS pairs). Its probes may run DISJUNCTION_PROBES over MAX_PROBES. Sought only on a small
+    input (DISJUNCTION_TOKENS: a shrunk one)."""
+    if _tokens(probing.failing) > DISJUNCTION_TOKENS:
         return None
     probing.limit = MAX_PROBES + DISJUNCTION_PROBES
     held = [f for f in (*probing.features.features, *probing.features.halves) if f.holds(probing.failing)]
@@ -1061,6 +1078,7 @@ __all__ = [
     "CRASH_PREFIX",
     "JOIN",
     "MAX_PROBES",
+    "MAX_PROBE_TOKENS",
     "OR",
     "PREFIX",
     "TIMEOUT_PREFIX",

@@ -42,10 +42,10 @@ from oracle.diagnose.errorcauses import (
     picked_reference_given,
     reference_length_zero,
     references_all_empty,
-    references_as_many_as_segments,
     references_given,
     references_lengthened,
     references_not_as_many_as_segments,
+    segments_as_many_as_references,
     sentence_counts_differ,
     single_references,
     single_segments,
@@ -188,12 +188,13 @@ LAST_RESORT: tuple[Feature, ...] = (
     # the per-segment reference lists passed as reference streams (huggingface/datasets #520's sacrebleu wrapper;
     # sacrebleu 1.4 zips them with the hypotheses by `zip_longest` and raises on streams of other lengths): a
     # relation of two counts, so a segment's reference cut or a segment dropped changes it; held among the shape's
-    # features it would block their neighbours. Its neighbours make the two counts agree: the segments cycled to as
-    # many as each one's references (every reference kept), else the references cut or cycled to as many as the
-    # segments
+    # features it would block their neighbours. Its neighbour makes the two counts agree by the segments alone,
+    # cycled or cut to as many as each one's references, every reference kept where every segment has as many
+    # (adding references would change what they give: a match, an empty one); else by cutting each segment's
+    # references to the fewest any has first
     Feature("references-not-as-many-as-segments", "a segment has another number of references than the corpus has "
             "segments (what a reader of each segment's references as one stream cannot zip)", "reference-streams",
-            references_not_as_many_as_segments, references_as_many_as_segments),
+            references_not_as_many_as_segments, segments_as_many_as_references),
 )
 
 #: Features asked only as one half of a disjunction (`a-or-b`, where no feature alone separates the failing input
