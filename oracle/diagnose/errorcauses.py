@@ -1031,13 +1031,29 @@ def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None
     return None
 
 
+def _what_is_known(probing: _Probing) -> str:
+    """What the probes of a search that confirmed nothing say, from their answers alone (none sent for it): the
+    features the failing input holds whose neighbour was asked and still erred (none of them alone is the trigger),
+    and those no neighbour was asked about."""
+    def answers(feature: Feature) -> set:
+        return {probing.asked.get(n.model_dump_json(exclude={"seq"})) for n in feature.neighbours(probing.failing)
+                if n != probing.failing and not feature.holds(n)}
+    erred = [f.words for f in probing.candidates if True in answers(f)]
+    unasked = [f.words for f in probing.candidates if not answers(f) - {None}]
+    parts = [f"it still errs without each of: {'; '.join(erred)}" if erred else "no feature's neighbour still erred",
+             f"not asked without: {'; '.join(unasked)}" if unasked else ""]
+    return (f"no input feature separates it ({probing.probes} neighbour(s) asked, {probing.answered} answered): "
+            + ", ".join(part for part in parts if part))
+
+
 def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
-                methods: Sequence[str] = (), prefix: str = PREFIX) -> ErrorCause | None:
+                methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
+                ) -> ErrorCause | None:
     """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
     by asking its neighbours (`ask`) about the catalogue's `features`; the features must hold on `also_failing` too
     (the original input). `methods`: the smoothing methods the implementation takes (a neighbour's other smoothing).
-    None where no feature of the catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether
-    a probe kills the process)."""
+    None where no feature of the catalogue is confirmed, and then what is known appended to `known` where given
+    (`_what_is_known`). `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the process)."""
     every = (failing, *also_failing)
     candidates = tuple(f for f in (*features.features, *features.last_resort) if all(f.holds(r) for r in every))
     probing = _Probing(failing, ask, tuple(f for f in candidates if f not in features.last_resort), features)
@@ -1060,6 +1076,8 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
         either = _disjunction(probing, every)
         found = [either] if either is not None else []
     if not found:
+        if known is not None:
+            known.append(_what_is_known(probing))
         return None
     name = prefix + JOIN.join(found)
     if not all(holds(name, request, features) for request in every):

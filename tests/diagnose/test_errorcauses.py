@@ -684,8 +684,12 @@ def test_a_trigger_of_two_features_is_named_by_their_disjunction_each_half_confi
     shapes = {(len(p.segments), max(len(x) for s in p.segments for x in (s.hypothesis, *s.references)), squeezed(p))
               for p in ask.asked}
     assert {(1, 2, True), (2, 1, True), (2, 2, False)} <= shapes, shapes
-    # a rule that no pair explains (every request errs) names nothing
-    assert error_cause(failing, asking(lambda r: True), methods=METHODS) is None
+    # a rule that no pair explains (every request errs) names nothing, and says what the probes showed: each feature
+    # the input holds was taken away and it still erred
+    known: list[str] = []
+    assert error_cause(failing, asking(lambda r: True), methods=METHODS, known=known) is None
+    assert len(known) == 1 and known[0].startswith("no input feature separates it"), known
+    assert "it still errs without each of: " in known[0] and "the corpus has exactly one segment" in known[0], known
     # where one of the two alone separates, it alone names it (the squeeze on the batch axis only)
     assert error_cause(failing, asking(one_segment), methods=METHODS).name == "error-when-segments-one"
 

@@ -231,10 +231,12 @@ def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]]) -> str | Non
 
 
 def error_cause(failing: ScoreRequest, ask: errorcauses.Ask, *, also_failing: Sequence[ScoreRequest] = (),
-                methods: Sequence[str] = (), prefix: str = PREFIX) -> errorcauses.ErrorCause | None:
+                methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
+                ) -> errorcauses.ErrorCause | None:
     """The cause of an error on `failing`, confirmed by asking its neighbours about the declared features
-    (`errorcauses.error_cause`)."""
-    return errorcauses.error_cause(failing, ask, DECLARED, also_failing=also_failing, methods=methods, prefix=prefix)
+    (`errorcauses.error_cause`); where none is, what is known appended to `known`."""
+    return errorcauses.error_cause(failing, ask, DECLARED, also_failing=also_failing, methods=methods, prefix=prefix,
+                                   known=known)
 
 
 #: What each trigger accounts for: an error answer, or the process's death or hang (`oracle.harness.crashcauses`).
