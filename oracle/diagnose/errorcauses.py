@@ -7,12 +7,14 @@ only by its exception's name or by its id, which holds for one seed. Here an err
 input from a small catalogue of features (`mechanisms.errors.FEATURES`: an empty corpus, a segment without
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose
 every reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line
-break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments, a
-segment of one reference or of several, case folding, the level, the smoothing method, the order; and,
-`LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a reference length r of 0, the reference the
-reference-length rule picks empty in every segment: each of which another feature's neighbour may take away with its
-own), named `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as
-`cause:error-when-...`.
+break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments or
+one, a segment of one reference or of several, case folding, the level, a tie for the closest reference length and
+the longer of the tied listed first, the smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram
+matches: a precision of 0, a reference length r of 0, the reference the reference-length rule picks empty in every
+segment, and a segment's references not as many as the segments: each of which another feature's neighbour may take
+away with its own), named `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as
+`cause:error-when-...`. Where no feature alone separates the failing input, two may together, either enough
+(`error-when-<a>-or-<b>`, `_disjunction`: a batch of one segment or of texts of one token squeezed out of shape).
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps

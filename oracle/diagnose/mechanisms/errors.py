@@ -3,8 +3,9 @@
 <feature>...]`, a family per prefix (`TRIGGER_PREFIXES`) confirmed by asking neighbouring inputs; and a process that
 dies (or hangs) after a number of requests whatever they hold, or on an input no feature separates.
 
-The input features are declared here (`FEATURES`, of the input's shape, and `LAST_RESORT`, of what its tokens give,
-each in the order the search asks them), with the edits that take each away; the search that asks them and the
+The input features are declared here (`FEATURES`, of the input's shape, `LAST_RESORT`, of what its tokens give, and
+`HALVES`, asked only as a half of a disjunction `<a>-or-<b>`, each in the order the search asks them), with the edits
+that take each away; the search that asks them and the
 edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
 diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
 its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
