@@ -1019,7 +1019,9 @@ def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None
         if not feature.holds(request):
             continue
         neighbour = next((n for n in feature.neighbours(request) if n != request and not feature.holds(n)), None)
-        answer = None if neighbour is None else probing.errs(neighbour)
+        if neighbour is None:
+            continue
+        answer = probing.errs(neighbour)
         if answer is True:  # (a neighbour may take other features away with its own: each is a partner to try)
             removed += [f for f in held if f.holds(request) and not f.holds(neighbour) and f is not feature]
             removed.append(feature)
