@@ -95,7 +95,8 @@ DISJUNCTION_TOKENS = 64
 MAX_PROBES = 16
 #: The most tokens a neighbour asked may hold (every hypothesis and reference): an error not shrunk whose input is
 #: as long as a drawn "long" example (a hundred thousand tokens) is not asked about it sixteen times over, which cost
-#: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities).
+#: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities), and
+#: a failing input over it is not searched (its record says so).
 MAX_PROBE_TOKENS = 4096
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
@@ -1058,6 +1059,11 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     (the original input). `methods`: the smoothing methods the implementation takes (a neighbour's other smoothing).
     None where no feature of the catalogue is confirmed, and then what is known appended to `known` where given
     (`_what_is_known`). `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the process)."""
+    if _tokens(failing) > MAX_PROBE_TOKENS:  # (its neighbours as long: building and testing them costs seconds)
+        if known is not None:
+            known.append(f"not searched: its input holds {_tokens(failing)} tokens, over the {MAX_PROBE_TOKENS} a "
+                         "neighbour asked may hold")
+        return None
     every = (failing, *also_failing)
     candidates = tuple(f for f in (*features.features, *features.last_resort) if all(f.holds(r) for r in every))
     probing = _Probing(failing, ask, tuple(f for f in candidates if f not in features.last_resort), features)

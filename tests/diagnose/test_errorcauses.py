@@ -695,13 +695,22 @@ def test_a_trigger_of_two_features_is_named_by_their_disjunction_each_half_confi
 
 
 def test_a_neighbour_too_long_to_ask_is_not_asked():
-    """An error not shrunk on a drawn long example: its neighbours (each as long) are not asked beyond
-    MAX_PROBE_TOKENS tokens, so nothing is confirmed, and nothing is sent."""
+    """An error not shrunk on a drawn long example: an input over MAX_PROBE_TOKENS tokens is not searched (nothing is
+    sent, its record says so), and a neighbour over it is not asked."""
     half = MAX_PROBE_TOKENS // 2 + 1  # (the hypothesis and its reference: MAX_PROBE_TOKENS + 2 tokens)
     long_segment = {"hypothesis": ["a"] * half, "references": [["a"] * half]}
     failing = request(segments=[long_segment])
     ask = asking(one_segment)
-    assert error_cause(failing, ask, methods=METHODS) is None and ask.asked == []
+    known: list[str] = []
+    assert error_cause(failing, ask, methods=METHODS, known=known) is None and ask.asked == []
+    assert known == [f"not searched: its input holds {2 * half} tokens, over the {MAX_PROBE_TOKENS} a neighbour "
+                     "asked may hold"]
+    # a shorter input's neighbour over the bound (the one segment given twice) is not asked either
+    half = MAX_PROBE_TOKENS // 4 + 1
+    failing = request(segments=[{"hypothesis": ["a"] * half, "references": [["a"] * half]}])
+    ask = asking(one_segment)
+    assert error_cause(failing, ask, methods=METHODS) is None
+    assert ask.asked and all(len(p.segments) == 1 for p in ask.asked)
 
 
 def test_an_error_on_one_segment_batches_is_named_by_it(tmp_path):
