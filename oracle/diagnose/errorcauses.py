@@ -97,7 +97,7 @@ MAX_PROBES = 16
 #: as long as a drawn "long" example (a hundred thousand tokens) is not asked about it sixteen times over, which cost
 #: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities), and
 #: a failing input over it is not searched (its record says so).
-MAX_PROBE_TOKENS = 4096
+MAX_PROBE_TOKENS = 32768
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
@@ -585,27 +585,16 @@ def references_not_as_many_as_segments(request: ScoreRequest) -> bool:
     return any(len(s.references) != len(request.segments) for s in request.segments)
 
 
-def _segments_cycled(request: ScoreRequest, k: int) -> ScoreRequest:
-    return request.model_copy(update={"level": "corpus", "segments": tuple(
-        request.segments[i % len(request.segments)] for i in range(k))})
-
-
-def segments_as_many_as_references(request: ScoreRequest) -> Iterator[ScoreRequest]:
-    """The request with its segments as many as each one's references, at corpus level: where every segment has the
-    same number k of references (at most MAX_STREAMS), its segments cycled, or cut, to k, every reference as it was
-    (no reference added or taken away, which would change what a segment's references give: a match, an empty one,
-    their count); else each segment's references cut to the fewest any has (m, at least 1), and the segments cycled
-    or cut to m (a reference taken away, none added)."""
-    if request.stateful is not None or not request.segments:
-        return
+def segments_as_many_as_references(request: ScoreRequest) -> ScoreRequest | None:
+    """Where every segment has the same number k of references, more than the segments (at most MAX_STREAMS), the
+    segments cycled to k, at corpus level: the two counts then agree, every segment and reference kept (each count
+    of the corpus a multiple of a segment's; no reference added or cut, no segment dropped, each of which would change
+    what the input gives: a match, an empty reference, an order's n-grams). None otherwise."""
     counts = {len(s.references) for s in request.segments}
-    fewest = min(counts)
-    if len(counts) == 1 and 0 < fewest <= MAX_STREAMS:
-        yield _segments_cycled(request, fewest)
-    elif 0 < fewest <= MAX_STREAMS:
-        cut = _with_segments(request, (Segment(hypothesis=s.hypothesis, references=s.references[:fewest])
-                                       for s in request.segments))
-        yield _segments_cycled(cut, fewest)
+    if len(counts) != 1 or not len(request.segments) < min(counts) <= MAX_STREAMS or request.stateful is not None:
+        return None
+    return request.model_copy(update={"level": "corpus", "segments": tuple(
+        request.segments[i % len(request.segments)] for i in range(min(counts)))})
 
 
 def single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:

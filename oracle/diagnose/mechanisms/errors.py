@@ -190,12 +190,12 @@ LAST_RESORT: tuple[Feature, ...] = (
     # sacrebleu 1.4 zips them with the hypotheses by `zip_longest` and raises on streams of other lengths): a
     # relation of two counts, so a segment's reference cut or a segment dropped changes it; held among the shape's
     # features it would block their neighbours. Its neighbour makes the two counts agree by the segments alone,
-    # cycled or cut to as many as each one's references, every reference kept where every segment has as many
-    # (adding references would change what they give: a match, an empty one); else by cutting each segment's
-    # references to the fewest any has first
+    # cycled up to as many as each one's references where every segment has as many, more than the segments: every
+    # segment and reference kept (references added or cut, or segments dropped, would change what they give: a
+    # match, an empty reference, an order's n-grams; a corpus of one reference a segment has no such neighbour)
     Feature("references-not-as-many-as-segments", "a segment has another number of references than the corpus has "
             "segments (what a reader of each segment's references as one stream cannot zip)", "reference-streams",
-            references_not_as_many_as_segments, segments_as_many_as_references),
+            references_not_as_many_as_segments, one_neighbour(segments_as_many_as_references)),
 )
 
 #: Features asked only as one half of a disjunction (`a-or-b`, where no feature alone separates the failing input
