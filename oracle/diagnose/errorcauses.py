@@ -97,7 +97,7 @@ MAX_PROBES = 16
 #: as long as a drawn "long" example (a hundred thousand tokens) is not asked about it sixteen times over, which cost
 #: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities), and
 #: a failing input over it is not searched (its record says so).
-MAX_PROBE_TOKENS = 32768
+MAX_PROBE_TOKENS = 4096
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
