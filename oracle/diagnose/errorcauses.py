@@ -7,12 +7,14 @@ only by its exception's name or by its id, which holds for one seed. Here an err
 input from a small catalogue of features (`mechanisms.errors.FEATURES`: an empty corpus, a segment without
 references, weights negative or zero, a hypothesis or reference empty or shorter than the order, a segment whose
 every reference is empty, a hypothesis of one token, an empty or whitespace-bearing token, a raw text holding a line
-break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments, a
-segment of one reference or of several, case folding, the level, the smoothing method, the order; and,
-`LAST_RESORT`, an order whose no n-gram matches: a precision of 0, and a reference length r of 0, the reference the
-reference-length rule picks empty in every segment: each of which another feature's neighbour may take away with its
-own), named `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as
-`cause:error-when-...`.
+break or a hyphen before one, a reference whose sentences are not as many as its hypothesis's, several segments or
+one, a segment of one reference or of several, case folding, the level, a tie for the closest reference length and
+the longer of the tied listed first, the smoothing method, the order; and, `LAST_RESORT`, an order whose no n-gram
+matches: a precision of 0, a reference length r of 0, the reference the reference-length rule picks empty in every
+segment, and a segment's references not as many as the segments: each of which another feature's neighbour may take
+away with its own), named `error-when-<feature>[-and-<feature>...]`: a stable string, listed in a baseline as
+`cause:error-when-...`. Where no feature alone separates the failing input, two may together, either enough
+(`error-when-<a>-or-<b>`, `_disjunction`: a batch of one segment or of texts of one token squeezed out of shape).
 
 The predicate is confirmed on the failing input and its neighbours, one on each side of the boundary: for each
 feature the failing (shrunk) input holds, the same input with that feature taken away by a small edit that keeps
@@ -78,8 +80,25 @@ PREFIX = "error-when-"
 CRASH_PREFIX, TIMEOUT_PREFIX = "crash-when-", "timeout-when-"
 #: How the features of one cause are joined in its name.
 JOIN = "-and-"
+#: How the two halves of a disjunction are joined in one part of a name (`segments-one-or-longest-text-one-token`):
+#: the input errs where either holds (`_disjunction`).
+OR = "-or-"
+#: The most segments a neighbour making the segments as many as each one's references builds.
+MAX_STREAMS = 16
+#: Disjunctions (pairs of features) asked at most where no feature alone separates: each costs a probe or more.
+MAX_DISJUNCTIONS = 4
+#: Requests the search for a disjunction may send over MAX_PROBES (taking the features away one after another).
+DISJUNCTION_PROBES = 8
+#: The most tokens (every hypothesis and reference) of an input a disjunction is sought on: a shrunk one. Its search
+#: sends the input about once per feature it holds, which on an input as drawn is many times the tokens of the run.
+DISJUNCTION_TOKENS = 64
 #: Requests one error's cause may send at most (each one neighbour): a bounded, deterministic cost.
 MAX_PROBES = 16
+#: The most tokens a neighbour asked may hold (every hypothesis and reference): an error not shrunk whose input is
+#: as long as a drawn "long" example (a hundred thousand tokens) is not asked about it sixteen times over, which cost
+#: a failing run several times its fixed twin's tokens; one over it is not asked (as outside the capabilities), and
+#: a failing input over it is not searched (its record says so).
+MAX_PROBE_TOKENS = 4096
 #: Orders above the failing one tried at most, looking for the first the implementation answers.
 ORDER_STEPS = 4
 #: The token an edit adds where the input has none to repeat.
@@ -130,6 +149,11 @@ def _sequence(request: ScoreRequest, tokens: Sequence[str]):
 
 def _with_segments(request: ScoreRequest, segments: Iterable[Segment]) -> ScoreRequest:
     return request.model_copy(update={"segments": tuple(segments)})
+
+
+def _tokens(request: ScoreRequest) -> int:
+    """The tokens of every hypothesis and reference (a text's words)."""
+    return sum(length_of(text) for s in request.segments for text in (s.hypothesis, *s.references))
 
 
 def uniform_weights(n: int) -> tuple[float, ...]:
@@ -464,6 +488,136 @@ def without_sentence_ends(request: ScoreRequest) -> ScoreRequest:
     return tokens_changed(request, changed)
 
 
+def one_segment_given_twice(request: ScoreRequest) -> ScoreRequest | None:
+    """A request of one segment given it twice, at corpus level (a sentence request becomes a corpus request of two
+    segments, the only way one holds two): every count and length doubled, each segment's own features kept. None for
+    another request, or a stateful one (its plan counts the segments)."""
+    if len(request.segments) != 1 or request.stateful is not None:
+        return None
+    return request.model_copy(update={"level": "corpus", "segments": request.segments * 2})
+
+
+def longest_text_one_token(request: ScoreRequest) -> bool:
+    """Whether the longest hypothesis or reference has exactly one token (every text at most one, some one): the
+    padded length of a batch of token ids is then 1 (a text request split as its tokenizer splits it)."""
+    lengths = _segment_lengths(request)
+    return lengths is not None and max((n for c, refs in lengths for n in (c, *refs)), default=0) == 1
+
+
+def _prepended(request: ScoreRequest, value, token: str):
+    """`value` with `token` put before its first token: one token more, no sentence end moved, no match added where
+    `token` is found nowhere in the input."""
+    return f"{token} {value}" if request.is_text else (token, *value)
+
+
+def one_text_lengthened(request: ScoreRequest) -> Iterator[ScoreRequest]:
+    """The first reference of one token, else the first hypothesis of one token, given a token found nowhere in the
+    input before it (the longest text then two tokens; no match added): a reference first, which changes neither c
+    nor any hypothesis n-gram."""
+    token = _unmatched_token(request)
+    if token is None:
+        return
+    for side in ("references", "hypothesis"):
+        for index, segment in enumerate(request.segments):
+            texts = segment.references if side == "references" else (segment.hypothesis,)
+            at = next((k for k, text in enumerate(texts) if length_of(text) == 1), None)
+            if at is None:
+                continue
+            changed = tuple(_prepended(request, t, token) if k == at else t for k, t in enumerate(texts))
+            segment = (Segment(hypothesis=segment.hypothesis, references=changed) if side == "references"
+                       else Segment(hypothesis=changed[0], references=segment.references))
+            yield _with_segments(request, (segment if i == index else s for i, s in enumerate(request.segments)))
+            break
+
+
+def _closest_tie(hypothesis_length: int, lengths: Sequence[int]) -> tuple[int, int] | None:
+    """(the shorter, the longer) tied length where a segment's closest references are one shorter and one longer
+    than its hypothesis by as many tokens (c - d and c + d, d > 0, no reference closer); else None."""
+    if not lengths:
+        return None
+    distance = min(abs(n - hypothesis_length) for n in lengths)
+    shorter, longer = hypothesis_length - distance, hypothesis_length + distance
+    return (shorter, longer) if distance and shorter in lengths and longer in lengths else None
+
+
+def _tied_segments(request: ScoreRequest, *, longer_first: bool) -> dict[int, tuple[int, int, list[int]]]:
+    """The segments whose closest references tie (`_closest_tie`), by index: (shorter, longer, reference lengths);
+    `longer_first`: only those whose first reference at the closest distance is the longer one."""
+    tied = {}
+    for index, (c, lengths) in enumerate(_segment_lengths(request) or ()):
+        tie = _closest_tie(c, lengths)
+        if tie is None:
+            continue
+        first = next(n for n in lengths if n in tie)
+        if not longer_first or first == tie[1]:
+            tied[index] = (*tie, lengths)
+    return tied
+
+
+def closest_reference_tied(request: ScoreRequest) -> bool:
+    return bool(_tied_segments(request, longer_first=False))
+
+
+def closest_reference_tied_longer_first(request: ScoreRequest) -> bool:
+    return bool(_tied_segments(request, longer_first=True))
+
+
+def tied_references_swapped(request: ScoreRequest) -> ScoreRequest | None:
+    """In each segment whose tied closest references come longer first, the first longer and the first shorter of
+    them swapped: the shorter is then met first, every length and the tie kept."""
+    tied = _tied_segments(request, longer_first=True)
+    if not tied:
+        return None
+
+    def swapped(index: int, segment: Segment) -> Segment:
+        if index not in tied:
+            return segment
+        shorter, longer, lengths = tied[index]
+        i, j = lengths.index(longer), lengths.index(shorter)
+        references = list(segment.references)
+        references[i], references[j] = references[j], references[i]
+        return Segment(hypothesis=segment.hypothesis, references=tuple(references))
+    return _with_segments(request, (swapped(i, s) for i, s in enumerate(request.segments)))
+
+
+def tie_broken(request: ScoreRequest) -> ScoreRequest | None:
+    """In each segment whose closest references tie, every reference of the longer tied length given a token found
+    nowhere in the input before its first: the shorter is then the one closest, r kept under `closest` (its ties go
+    to the shorter), no match added."""
+    token = _unmatched_token(request)
+    tied = _tied_segments(request, longer_first=False)
+    if token is None or not tied:
+        return None
+
+    def broken(index: int, segment: Segment) -> Segment:
+        if index not in tied:
+            return segment
+        _, longer, lengths = tied[index]
+        return Segment(hypothesis=segment.hypothesis, references=tuple(
+            _prepended(request, r, token) if n == longer else r for r, n in zip(segment.references, lengths,
+                                                                                 strict=True)))
+    return _with_segments(request, (broken(i, s) for i, s in enumerate(request.segments)))
+
+
+def references_not_as_many_as_segments(request: ScoreRequest) -> bool:
+    """Whether a segment has another number of references than the corpus has segments: what a caller that passes
+    each segment's references as one reference stream (sacrebleu's `ref_streams`, zipped with the hypotheses by
+    `zip_longest`) cannot pass unless the two counts agree."""
+    return any(len(s.references) != len(request.segments) for s in request.segments)
+
+
+def segments_as_many_as_references(request: ScoreRequest) -> ScoreRequest | None:
+    """Where every segment has the same number k of references, more than the segments (at most MAX_STREAMS), the
+    segments cycled to k, at corpus level: the two counts then agree, every segment and reference kept (each count
+    of the corpus a multiple of a segment's; no reference added or cut, no segment dropped, each of which would change
+    what the input gives: a match, an empty reference, an order's n-grams). None otherwise."""
+    counts = {len(s.references) for s in request.segments}
+    if len(counts) != 1 or not len(request.segments) < min(counts) <= MAX_STREAMS or request.stateful is not None:
+        return None
+    return request.model_copy(update={"level": "corpus", "segments": tuple(
+        request.segments[i % len(request.segments)] for i in range(min(counts)))})
+
+
 def single_segments(request: ScoreRequest) -> Iterator[ScoreRequest]:
     for segment in request.segments[:MAX_ALTERNATIVES]:
         yield _with_segments(request, [segment])
@@ -547,15 +701,30 @@ class Features:
     features: tuple[Feature, ...]
     last_resort: tuple[Feature, ...]
     triggers: dict[str, str]
+    #: Features asked only as a half of a disjunction (`_disjunction`), after `features`: held by nearly every
+    #: shrunk input, among the others they would block their neighbours.
+    halves: tuple[Feature, ...] = ()
     by_name: dict[str, Feature] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "by_name", {feature.name: feature for feature in (*self.features, *self.last_resort)})
+        object.__setattr__(self, "by_name", {feature.name: feature for feature in (
+            *self.features, *self.last_resort, *self.halves)})
+
+
+def _halves(part: str, features: Features) -> tuple[Feature, Feature] | None:
+    """The two features a disjunction's part joins (`a-or-b`), or None for another part."""
+    first, joined, second = part.partition(OR)
+    if joined and first in features.by_name and second in features.by_name:
+        return features.by_name[first], features.by_name[second]
+    return None
 
 
 def _part_holds(part: str, request: ScoreRequest, features: Features) -> bool:
     if part in features.by_name:
         return features.by_name[part].holds(request)
+    halves = _halves(part, features)
+    if halves is not None:
+        return any(half.holds(request) for half in halves)
     if part == SEGMENT_EMPTY:
         return _segment_empty(request)
     if part.startswith(_SMOOTHING):
@@ -590,6 +759,9 @@ def part_words(part: str, features: Features) -> str:
     """A feature in words."""
     if part in features.by_name:
         return features.by_name[part].words
+    halves = _halves(part, features)
+    if halves is not None:
+        return f"either {halves[0].words}, or {halves[1].words}"
     if part == SEGMENT_EMPTY:
         return _SEGMENT_EMPTY_WORDS
     if part.startswith(_SMOOTHING):
@@ -636,12 +808,16 @@ class _Probing:
     probes: int = 0
     answered: int = 0
     asked: dict = field(default_factory=dict)
+    #: Requests that may be sent (MAX_PROBES; raised by DISJUNCTION_PROBES for a disjunction's search).
+    limit: int = MAX_PROBES
 
     def errs(self, request: ScoreRequest) -> bool | None:
         """The implementation's answer to a neighbour (cached; None once the probes are spent)."""
+        if _tokens(request) > MAX_PROBE_TOKENS:
+            return None
         key = request.model_dump_json(exclude={"seq"})
         if key not in self.asked:
-            if self.probes >= MAX_PROBES:
+            if self.probes >= self.limit:
                 return None
             self.probes += 1
             self.asked[key] = self.ask(request)
@@ -804,13 +980,100 @@ def _with_derived(probing: _Probing, found: list[str], derived: Sequence[Feature
     return found
 
 
+def _kept_without(probing: _Probing, neighbour: ScoreRequest, *gone: Feature) -> bool:
+    """Whether `neighbour` keeps every feature of the failing input outside the families of `gone`, the level alone
+    excepted where its own neighbour errs (a sentence request has one segment: given two it is a corpus request). Not
+    "refuted" as a single feature's search reads it: a feature whose own neighbour errs may be a disjunction's other
+    half (a reference lengthened past one token also takes "the longest text has one token" away)."""
+    families = {feature.family for feature in gone}
+    return all(other.holds(neighbour) or (other.family == "level" and probing.refuted(other))
+               for other in probing.candidates if other.family not in families)
+
+
+def _one_half_taken_away(probing: _Probing, request: ScoreRequest, taken: Feature, kept: Feature
+                         ) -> ScoreRequest | None:
+    """The first neighbour of `request` without `taken` that keeps `kept` and the failing input's other features."""
+    return next((n for n in taken.neighbours(request) if n != request and not taken.holds(n) and kept.holds(n)
+                 and _kept_without(probing, n, taken, kept)), None)
+
+
+def _pair_confirmed(probing: _Probing, first: Feature, second: Feature) -> bool:
+    """Whether the failing input errs without `first` (`second` held), errs without `second` (`first` held), and is
+    answered without both, each neighbour keeping its other features (the level excepted, `_kept_without`)."""
+    only_second = _one_half_taken_away(probing, probing.failing, first, second)
+    only_first = _one_half_taken_away(probing, probing.failing, second, first)
+    if only_second is None or only_first is None:
+        return False
+    neither = next((n for n in second.neighbours(only_second) if not first.holds(n) and not second.holds(n)
+                    and _kept_without(probing, n, first, second)), None)
+    return (neither is not None and probing.errs(neither) is False and probing.errs(only_second) is True
+            and probing.errs(only_first) is True)
+
+
+def _disjunction(probing: _Probing, every: Sequence[ScoreRequest]) -> str | None:
+    """`a-or-b` where no feature alone separates the failing input, but two do together: without `a` it still errs
+    (`b` held), without `b` it still errs (`a` held), and without both it is answered, each neighbour keeping the
+    other features (`_pair_confirmed`). Each half so stands on probes on both sides of its boundary (a batch of one
+    segment, or of texts of one token, squeezed into another shape: either is enough). The halves are the shape's
+    features the failing input holds (`FEATURES`, then `Features.halves`); the pair must hold on every failing input
+    given (one half or the other on each). Which pair: the failing input's features are taken away one after
+    another, in the catalogue's order, until it is answered; the feature taken away last is one half, and the other
+    is sought among those taken away before it (by their own neighbours or with another's), the latest first (at
+    most MAX_DISJUNCTIONS pairs). Its probes may run DISJUNCTION_PROBES over MAX_PROBES. Sought only on a small
+    input (DISJUNCTION_TOKENS: a shrunk one)."""
+    if _tokens(probing.failing) > DISJUNCTION_TOKENS:
+        return None
+    probing.limit = MAX_PROBES + DISJUNCTION_PROBES
+    held = [f for f in (*probing.features.features, *probing.features.halves) if f.holds(probing.failing)]
+    request, removed = probing.failing, []
+    for feature in held:
+        if not feature.holds(request):
+            continue
+        neighbour = next((n for n in feature.neighbours(request) if n != request and not feature.holds(n)), None)
+        if neighbour is None:
+            continue
+        answer = probing.errs(neighbour)
+        if answer is True:  # (a neighbour may take other features away with its own: each is a partner to try)
+            removed += [f for f in held if f.holds(request) and not f.holds(neighbour) and f is not feature]
+            removed.append(feature)
+            request = neighbour
+        elif answer is False:
+            return next((OR.join(f.name for f in held if f in (partner, feature))
+                         for partner in reversed(removed[-MAX_DISJUNCTIONS:])
+                         if partner.family != feature.family
+                         and all(partner.holds(r) or feature.holds(r) for r in every)
+                         and _pair_confirmed(probing, partner, feature)), None)
+    return None
+
+
+def _what_is_known(probing: _Probing) -> str:
+    """What the probes of a search that confirmed nothing say, from their answers alone (none sent for it): the
+    features the failing input holds whose neighbour was asked and still erred (none of them alone is the trigger),
+    and those no neighbour was asked about."""
+    def answers(feature: Feature) -> set:
+        return {probing.asked.get(n.model_dump_json(exclude={"seq"})) for n in feature.neighbours(probing.failing)
+                if n != probing.failing and not feature.holds(n)}
+    erred = [f.words for f in probing.candidates if True in answers(f)]
+    unasked = [f.words for f in probing.candidates if not answers(f) - {None}]
+    parts = [f"it still errs without each of: {'; '.join(erred)}" if erred else "no feature's neighbour still erred",
+             f"not asked without: {'; '.join(unasked)}" if unasked else ""]
+    return (f"no input feature separates it ({probing.probes} neighbour(s) asked, {probing.answered} answered): "
+            + ", ".join(part for part in parts if part))
+
+
 def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_failing: Sequence[ScoreRequest] = (),
-                methods: Sequence[str] = (), prefix: str = PREFIX) -> ErrorCause | None:
+                methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
+                ) -> ErrorCause | None:
     """The cause of an error on `failing` (a shrunk input the implementation answers with an error), confirmed
     by asking its neighbours (`ask`) about the catalogue's `features`; the features must hold on `also_failing` too
     (the original input). `methods`: the smoothing methods the implementation takes (a neighbour's other smoothing).
-    None where no feature of the catalogue is confirmed. `prefix`: the name's (CRASH_PREFIX where `ask` says whether
-    a probe kills the process)."""
+    None where no feature of the catalogue is confirmed, and then what is known appended to `known` where given
+    (`_what_is_known`). `prefix`: the name's (CRASH_PREFIX where `ask` says whether a probe kills the process)."""
+    if _tokens(failing) > MAX_PROBE_TOKENS:  # (its neighbours as long: building and testing them costs seconds)
+        if known is not None:
+            known.append(f"not searched: its input holds {_tokens(failing)} tokens, over the {MAX_PROBE_TOKENS} a "
+                         "neighbour asked may hold")
+        return None
     every = (failing, *also_failing)
     candidates = tuple(f for f in (*features.features, *features.last_resort) if all(f.holds(r) for r in every))
     probing = _Probing(failing, ask, tuple(f for f in candidates if f not in features.last_resort), features)
@@ -830,6 +1093,11 @@ def error_cause(failing: ScoreRequest, ask: Ask, features: Features, *, also_fai
     if "hypothesis-empty" in found and references_empty and _segment_empty(failing):
         found = [SEGMENT_EMPTY if f == "hypothesis-empty" else f for f in found if f not in references_empty]
     if not found:
+        either = _disjunction(probing, every)
+        found = [either] if either is not None else []
+    if not found:
+        if known is not None:
+            known.append(_what_is_known(probing))
         return None
     name = prefix + JOIN.join(found)
     if not all(holds(name, request, features) for request in every):
@@ -848,6 +1116,8 @@ __all__ = [
     "CRASH_PREFIX",
     "JOIN",
     "MAX_PROBES",
+    "MAX_PROBE_TOKENS",
+    "OR",
     "PREFIX",
     "TIMEOUT_PREFIX",
     "Ask",

@@ -347,7 +347,8 @@ def _told_apart(judged: Judged, classification, overrides, context: DiagnosisCon
 def _error_cause(judged: Judged, original, classification, hints, context: DiagnosisContext):
     """An error record's cause (`oracle.diagnose.errorcauses`): the first cause its kind's shrunk errors were
     given that its input holds; else the features of its (shrunk) input that neighbours asked now confirm
-    (kept out of the history). Its `error` classification where none is confirmed."""
+    (kept out of the history). Its `error` classification where none is confirmed, its description saying what the
+    probes showed (the features it still errs without)."""
     failing, verdict = judged[0], judged[2]
     name = error_causes.hinted(failing, hints)
     if name is not None:
@@ -355,10 +356,12 @@ def _error_cause(judged: Judged, original, classification, hints, context: Diagn
     elif context.process.given_up:
         return classification
     else:
+        known: list[str] = []
         cause = error_causes.error_cause(failing, functools.partial(_errs, context=context), also_failing=(original,),
-                                        methods=context.capabilities.smoothing)
+                                        methods=context.capabilities.smoothing, known=known)
         if cause is None:
-            return classification
+            return classification.model_copy(update={"description": "; ".join(
+                [classification.description, *known])}) if known and classification.description else classification
         name, description = cause.name, cause.description
     # (an error's cause is one mechanism: its parts are its name alone)
     return classification.model_copy(update={"parts": (name,), "description": f"{description} ({verdict.message})"})

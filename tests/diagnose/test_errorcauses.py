@@ -18,7 +18,7 @@ import pytest
 import yaml
 from fakes.harness import check, fake, results, run_cli
 
-from oracle.diagnose.errorcauses import MAX_PROBES
+from oracle.diagnose.errorcauses import DISJUNCTION_PROBES, MAX_PROBE_TOKENS, MAX_PROBES
 from oracle.diagnose.mechanisms.errors import describe, error_cause, hinted, holds
 from oracle.models.protocol import ScoreRequest
 
@@ -68,13 +68,13 @@ def _ngrams(tokens, n):
 
 
 def log_of_zero(r):
-    """BLEU's sum of w_n log(m_n / l_n) taken unguarded over every order of a one-segment token request: an order
-    with n-grams none of which is in a reference (log 0), or with no n-gram (division by 0), errs. (Clipping does
-    not decide whether m_n is 0: one occurrence in a reference is a match.)"""
-    (segment,) = r.segments
+    """BLEU's sum of w_n log(m_n / l_n) taken unguarded over every order of a token request, m_n and l_n summed over
+    its segments (a corpus's statistics): an order with n-grams none of which is in its segment's references (log 0),
+    or with no n-gram (division by 0), errs. (Clipping does not decide whether m_n is 0: one occurrence in a reference
+    is a match.)"""
     for n in range(1, len(r.weights) + 1):
-        grams = _ngrams(segment.hypothesis, n)
-        if not grams or not any(g in _ngrams(ref, n) for g in grams for ref in segment.references):
+        grams = [(g, s) for s in r.segments for g in _ngrams(s.hypothesis, n)]
+        if not grams or not any(g in _ngrams(ref, n) for g, s in grams for ref in s.references):
             return True
     return False
 
@@ -557,3 +557,184 @@ def test_sentence_counts_held_only_where_they_differ():
     assert not holds(name, request(segments=[{"hypothesis": ["a", "b."], "references": [["a", "b"]]}]))
     # one of two references differs: ["a.", "b"] is two, ["a", "b"] one
     assert holds(name, request(segments=[{"hypothesis": ["a.", "b"], "references": [["a.", "b"], ["a", "b"]]}]))
+
+
+# -- the batch's and the lengths' shapes: one segment, a tie for the closest length, streams, a disjunction ---------
+
+
+def one_segment(r):
+    """An in-graph metric squeezing every axis of size 1 (tensor2tensor before 92101af): a batch of one segment loses
+    its batch axis."""
+    return len(r.segments) == 1
+
+
+def squeezed(r):
+    """The same squeeze on both axes: a batch of one segment, or one whose longest text (the padded length) is one
+    token, loses that axis (realbleu_heldout5's single-segment-batch-squeezed, `_squeezed`)."""
+    lengths = [len(x) for s in r.segments for x in (s.hypothesis, *s.references)]
+    return len(r.segments) == 1 or max(lengths) == 1
+
+
+def sacrebleu_1_0_closest(r):
+    """sacrebleu 1.0.x's ref_stats, walked by hand: per segment, the references in order, `closest_len` replaced by a
+    strictly closer reference, and on an equally close shorter one set to the built-in `len`; the next equally close
+    reference compares an int with it, and the corpus sum adds it: either raises TypeError (so it errs where a
+    segment ends with, or meets again, `len`)."""
+    for s in r.segments:
+        c, closest_diff, closest_len = len(s.hypothesis), None, None
+        for reference in s.references:
+            diff = abs(c - len(reference))
+            if closest_diff is None or diff < closest_diff:
+                closest_diff, closest_len = diff, len(reference)
+            elif diff == closest_diff:
+                if closest_len is len:
+                    return True
+                if len(reference) < closest_len:
+                    closest_len = len
+        if closest_len is len:
+            return True
+    return False
+
+
+def any_closest_tie(r):
+    """A rule that cannot choose between two references equally close to the hypothesis length, one shorter and one
+    longer, nearer than any other, whatever their order."""
+    for s in r.segments:
+        c, lengths = len(s.hypothesis), [len(x) for x in s.references]
+        if lengths:
+            d = min(abs(n - c) for n in lengths)
+            if d and c - d in lengths and c + d in lengths:
+                return True
+    return False
+
+
+def references_as_streams(r):
+    """huggingface/datasets #520's sacrebleu wrapper: each segment's references passed as one reference stream, so
+    sacrebleu 1.4's `zip_longest(*fhs)` raises unless every segment has as many references as there are segments."""
+    return any(len(s.references) != len(r.segments) for s in r.segments)
+
+
+#: a hypothesis of 2 tokens against references of 3 and 1 tokens: |3 - 2| = |1 - 2| = 1, no reference nearer: a tie,
+#: the longer listed first (sacrebleu 1.0.x stores `len` at the second reference, and the corpus sum raises)
+TIE_LONGER_FIRST = request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "b", "c"], ["a"]]}])
+#: the same references, the shorter first: a tie, which sacrebleu 1.0.x walks without harm (the longer is not shorter)
+TIE_SHORTER_FIRST = request(segments=[{"hypothesis": ["a", "b"], "references": [["a"], ["a", "b", "c"]]}])
+#: the tie with a reference of the hypothesis's length after it: |2 - 2| = 0 is nearer, no tie for the closest
+TIE_THEN_EXACT = request(segments=[{"hypothesis": ["a", "b"], "references": [["a", "b", "c"], ["a"], ["b", "a"]]}])
+
+
+def test_the_shape_features_are_held_as_stated():
+    sentence = request(level="sentence", segments=[{"hypothesis": ["a", "b"], "references": [["a"], ["c", "d"]]}])
+    two = request(segments=[{"hypothesis": ["a"], "references": [["a"], ["b"]]},
+                            {"hypothesis": ["b"], "references": [["b"], ["c"]]}])
+    # one segment: a sentence request's one, a corpus of one; not two
+    assert holds("error-when-segments-one", sentence) and not holds("error-when-segments-one", two)
+    # a tie by the lengths (2 against 3 and 1), the order told apart; no tie where a reference of length 2 follows
+    assert holds("error-when-closest-reference-tied-longer-first", TIE_LONGER_FIRST)
+    assert not holds("error-when-closest-reference-tied-longer-first", TIE_SHORTER_FIRST)
+    assert holds("error-when-closest-reference-tied", TIE_SHORTER_FIRST)
+    assert not holds("error-when-closest-reference-tied", TIE_THEN_EXACT)
+    # equal lengths are no tie of a shorter and a longer one ("a b" against "c d" and "e f": distance 0)
+    assert not holds("error-when-closest-reference-tied", request(segments=[
+        {"hypothesis": ["a", "b"], "references": [["c", "d"], ["e", "f"]]}]))
+    # in a text request the lengths are the tokenizer's: 13a splits "b." into "b" and ".", so "a b." is 3 tokens
+    # against the hypothesis's 2, "a" 1 token: a tie, the longer first
+    text = request(tokenize="13a", segments=[{"hypothesis": "a b", "references": ["a b.", "a"]}])
+    assert holds("error-when-closest-reference-tied-longer-first", text)
+    # two references against one segment, or two segments of two and one: not as many as the segments
+    assert holds("error-when-references-not-as-many-as-segments", sentence)
+    assert not holds("error-when-references-not-as-many-as-segments", two)
+    assert holds("error-when-references-not-as-many-as-segments", request(segments=[
+        {"hypothesis": ["a"], "references": [["a"], ["b"]]}, {"hypothesis": ["b"], "references": [["b"]]}]))
+    # the longest text one token: "a" against "b"; not where every text is empty (its longest is 0), nor against "b c"
+    one = "error-when-segments-one-or-longest-text-one-token"
+    assert holds(one, request(segments=[{"hypothesis": ["a"], "references": [["b"]]},
+                                        {"hypothesis": [], "references": [["c"]]}]))
+    assert not holds(one, request(segments=[{"hypothesis": [], "references": [[]]},
+                                            {"hypothesis": [], "references": [[]]}]))
+    assert not holds(one, request(segments=[{"hypothesis": ["a"], "references": [["b", "c"]]},
+                                            {"hypothesis": ["a"], "references": [["b"]]}]))
+    assert holds(one, sentence)  # (one segment: the disjunction's other half)
+    assert describe(one) == ("the implementation answers error where either the corpus has exactly one segment (a "
+                             "sentence request's one, or a corpus of one), or the longest hypothesis or reference has "
+                             "exactly one token (every text at most one)")
+
+
+@pytest.mark.parametrize(("rule", "failing", "name"), [
+    # a sentence request, and a corpus of one: the segment given twice (a corpus of two) is answered
+    (one_segment, request(level="sentence", segments=[{"hypothesis": [], "references": [["a"]]}]),
+     "error-when-segments-one"),
+    (one_segment, request(segments=[{"hypothesis": ["a", "b"], "references": [["a"]]}], weights=[0.5, 0.5]),
+     "error-when-segments-one"),
+    # the references swapped (the shorter first, the tie kept) are answered: the order is the trigger
+    (sacrebleu_1_0_closest, TIE_LONGER_FIRST, "error-when-closest-reference-tied-longer-first"),
+    (sacrebleu_1_0_closest, request(segments=[{"hypothesis": ["a", "b"], "references": [["c", "d", "e"], ["f"]]},
+                                              {"hypothesis": ["a"], "references": [["a"]]}], weights=[0.5, 0.5]),
+     "error-when-closest-reference-tied-longer-first"),
+    # swapped, still a tie: still errs; the longer reference given a token more (no tie) is answered
+    (any_closest_tie, TIE_SHORTER_FIRST, "error-when-closest-reference-tied"),
+    (any_closest_tie, TIE_LONGER_FIRST, "error-when-closest-reference-tied"),
+    # two segments of three references: one segment of three still errs (3 is not 1), so do two of one reference
+    # (1 is not 2); three segments, each of the same three references, are answered
+    (references_as_streams, request(segments=[{"hypothesis": ["a"], "references": [["a"], ["b"], ["c"]]},
+                                              {"hypothesis": ["b"], "references": [["b"], ["c"], ["d"]]}]),
+     "error-when-references-not-as-many-as-segments"),
+])
+def test_the_shape_of_the_batch_and_the_lengths_names_the_error(rule, failing, name):
+    _named_by_its_neighbours(rule, failing, name)
+
+
+def test_a_trigger_of_two_features_is_named_by_their_disjunction_each_half_confirmed_on_both_sides():
+    """The squeeze errs on "" against "a" at sentence level for two reasons at once: one segment, and the longest
+    text one token. Neither feature alone separates it (the segment given twice still errs: its longest text is one
+    token; "a" lengthened to "z a" still errs: one segment); the two taken away together are answered."""
+    failing = request(level="sentence", segments=[{"hypothesis": [], "references": [["a"]]}])
+    ask = asking(squeezed)
+    cause = error_cause(failing, ask, methods=METHODS)
+    assert cause is not None and cause.name == "error-when-segments-one-or-longest-text-one-token", cause
+    assert 0 < len(ask.asked) <= MAX_PROBES + DISJUNCTION_PROBES
+    # both sides of each half's boundary were asked: one segment whose texts are longer (errs), two segments of one
+    # token (errs), two segments whose longest text is two tokens (answered)
+    shapes = {(len(p.segments), max(len(x) for s in p.segments for x in (s.hypothesis, *s.references)), squeezed(p))
+              for p in ask.asked}
+    assert {(1, 2, True), (2, 1, True), (2, 2, False)} <= shapes, shapes
+    # a rule that no pair explains (every request errs) names nothing, and says what the probes showed: each feature
+    # the input holds was taken away and it still erred
+    known: list[str] = []
+    assert error_cause(failing, asking(lambda r: True), methods=METHODS, known=known) is None
+    assert len(known) == 1 and known[0].startswith("no input feature separates it"), known
+    assert "it still errs without each of: " in known[0] and "the corpus has exactly one segment" in known[0], known
+    # where one of the two alone separates, it alone names it (the squeeze on the batch axis only)
+    assert error_cause(failing, asking(one_segment), methods=METHODS).name == "error-when-segments-one"
+
+
+def test_a_neighbour_too_long_to_ask_is_not_asked():
+    """An error not shrunk on a drawn long example: an input over MAX_PROBE_TOKENS tokens is not searched (nothing is
+    sent, its record says so), and a neighbour over it is not asked."""
+    half = MAX_PROBE_TOKENS // 2 + 1  # (the hypothesis and its reference: MAX_PROBE_TOKENS + 2 tokens)
+    long_segment = {"hypothesis": ["a"] * half, "references": [["a"] * half]}
+    failing = request(segments=[long_segment])
+    ask = asking(one_segment)
+    known: list[str] = []
+    assert error_cause(failing, ask, methods=METHODS, known=known) is None and ask.asked == []
+    assert known == [f"not searched: its input holds {2 * half} tokens, over the {MAX_PROBE_TOKENS} a neighbour "
+                     "asked may hold"]
+    # a shorter input's neighbour over the bound (the one segment given twice) is not asked either
+    half = MAX_PROBE_TOKENS // 4 + 1
+    failing = request(segments=[{"hypothesis": ["a"] * half, "references": [["a"] * half]}])
+    ask = asking(one_segment)
+    assert error_cause(failing, ask, methods=METHODS) is None
+    assert ask.asked and all(len(p.segments) == 1 for p in ask.asked)
+
+
+def test_an_error_on_one_segment_batches_is_named_by_it(tmp_path):
+    """The fake answers error on every request of one segment (a sentence request always): the run's errors are
+    named `error-when-segments-one`, each record so named holding it."""
+    report = tmp_path / "report"
+    assert check(report, fake("error_one_segment"), examples=60) == 1
+    errors = [r for r in results(report).records if r.outcome == "error"]
+    names = [r.classification.name for r in errors]
+    assert names and set(names) == {"error-when-segments-one"}, names
+    for record in errors:
+        if record.classification.name == "error-when-segments-one" and hasattr(record.request, "segments"):
+            assert len(record.request.segments) == 1, record.id

@@ -83,7 +83,7 @@ REFERENCE_CAP = 5
 SCORES_UNDEFINED = ("undefined-by-formula", "empty-corpus-half")
 BEHAVIOURS = ("wrong-seq", "crash-3rd", "crash-some", "hang-seq-2", "garbage", "no-handshake", "protocol-2",
               "huge-max-order", "nondeterministic", "error-empty-segment", "crash-empty-segment", "error-log-of-zero",
-              "error-references-all-empty", "error-one-reference")
+              "error-references-all-empty", "error-one-reference", "error-one-segment")
 #: nondeterministic: the score is multiplied by this on a wrong turn (0.41 becomes 0.369)
 PERTURBATION = 0.9
 
@@ -351,6 +351,11 @@ def one_reference(command):
     return any(len(s["references"]) == 1 for s in command["segments"])
 
 
+def one_segment(command):
+    """error-one-segment: a request of exactly one segment (every sentence request, and a corpus of one)."""
+    return len(command["segments"]) == 1
+
+
 def planted_error(command, bugs):
     """The error message a planted error bug answers this request with, or None."""
     if "error-empty-segment" in bugs and empty_segment(command):
@@ -359,6 +364,8 @@ def planted_error(command, bugs):
         return "ValueError: a segment has no non-empty reference"
     if "error-one-reference" in bugs and one_reference(command):
         return "AssertionError: each segment needs at least two references"
+    if "error-one-segment" in bugs and one_segment(command):
+        return "TypeError: object of type 'numpy.int32' has no len()"
     if "error-log-of-zero" in bugs:
         return log_error(command, bugs)
     return None

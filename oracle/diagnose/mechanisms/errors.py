@@ -3,8 +3,9 @@
 <feature>...]`, a family per prefix (`TRIGGER_PREFIXES`) confirmed by asking neighbouring inputs; and a process that
 dies (or hangs) after a number of requests whatever they hold, or on an input no feature separates.
 
-The input features are declared here (`FEATURES`, of the input's shape, and `LAST_RESORT`, of what its tokens give,
-each in the order the search asks them), with the edits that take each away; the search that asks them and the
+The input features are declared here (`FEATURES`, of the input's shape, `LAST_RESORT`, of what its tokens give, and
+`HALVES`, asked only as a half of a disjunction `<a>-or-<b>`, each in the order the search asks them), with the edits
+that take each away; the search that asks them and the
 edits' functions are `oracle.diagnose.errorcauses`'s, which never imports the catalogue: the callers (the harness's
 diagnosis and crash causes) ask through `error_cause`, `holds`, `hinted` and `describe` here. A cause found carries
 its features (`errorcauses.ErrorCause.features`); a name is read back into features (`errorcauses.parts`) only where
@@ -24,6 +25,8 @@ from oracle.diagnose.errorcauses import (
     TIMEOUT_PREFIX,
     Feature,
     all_empty_references_joined,
+    closest_reference_tied,
+    closest_reference_tied_longer_first,
     corpus_given_a_segment,
     holds_line_end,
     holds_whitespace,
@@ -31,8 +34,11 @@ from oracle.diagnose.errorcauses import (
     hypotheses_lengthened,
     length_of,
     lengthened_unmatched,
+    longest_text_one_token,
     one_neighbour,
     one_reference_doubled,
+    one_segment_given_twice,
+    one_text_lengthened,
     one_token_hypotheses_lengthened,
     other_level,
     picked_reference_given,
@@ -40,12 +46,16 @@ from oracle.diagnose.errorcauses import (
     references_all_empty,
     references_given,
     references_lengthened,
+    references_not_as_many_as_segments,
+    segments_as_many_as_references,
     sentence_counts_differ,
     single_references,
     single_segments,
     smoothing_made_valid,
     texts_changed,
     texts_of,
+    tie_broken,
+    tied_references_swapped,
     tokens_changed,
     tokens_of,
     uniform_weights,
@@ -154,6 +164,25 @@ FEATURES: tuple[Feature, ...] = (
             lambda r: r.level == "sentence", one_neighbour(other_level)),
     Feature("level-corpus", "the level is corpus", "level",
             lambda r: r.level == "corpus", one_neighbour(other_level)),
+    # -- the batch's and the lengths' shapes (issue 36's "errors get a cause", coverage of the fifth held-out set's
+    # crashes: a crash named by a necessary condition or not at all; each is general, none a bug's own spelling) --
+    # an in-graph metric squeezing every axis of size 1 (tensor2tensor's `tf.squeeze(outputs)` before compute_bleu)
+    # loses the batch axis on a batch of one segment; so does a reader that takes a single item for a list of them.
+    # Its neighbour gives the one segment twice (at corpus level): every count doubled, each segment's features kept
+    Feature("segments-one", "the corpus has exactly one segment (a sentence request's one, or a corpus of one)",
+            "segments", lambda r: len(r.segments) == 1, one_neighbour(one_segment_given_twice)),
+    # a length rule that walks the references keeping the closest so far, and misbehaves on a tie with a shorter one
+    # met later (sacrebleu 1.0.x's `closest_len = len` stored the built-in on it); its neighbour swaps the two tied
+    # references, the tie kept, so its answer is about their order
+    Feature("closest-reference-tied-longer-first", "two references are the closest to the hypothesis length, one "
+            "shorter and one longer by as many tokens, the longer listed first", "closest-tie",
+            closest_reference_tied_longer_first, one_neighbour(tied_references_swapped)),
+    # the tie itself, whatever the order (a rule that cannot choose, a `min` over (distance, length) pairs compared
+    # wrongly); its neighbour gives the longer tied reference(s) a token found nowhere in the input: the shorter is
+    # then the one closest, and r under closest (ties to the shorter) the same
+    Feature("closest-reference-tied", "two references are the closest to the hypothesis length, one shorter and one "
+            "longer by as many tokens (a tie for the closest reference length)", "closest-tie",
+            closest_reference_tied, one_neighbour(tie_broken)),
 )
 #: Features of what the input's tokens give rather than of its shape, asked after the features of `FEATURES`: a
 #: zero precision follows from the tokens, so another feature's neighbour often adds a match as well (a reference
@@ -171,10 +200,33 @@ LAST_RESORT: tuple[Feature, ...] = (
     Feature("reference-length-zero",
             "the reference length r is 0: in every segment the reference the length rule picks is empty",
             "reference-length-zero", reference_length_zero, one_neighbour(picked_reference_given)),
+    # the per-segment reference lists passed as reference streams (huggingface/datasets #520's sacrebleu wrapper;
+    # sacrebleu 1.4 zips them with the hypotheses by `zip_longest` and raises on streams of other lengths): a
+    # relation of two counts, so a segment's reference cut or a segment dropped changes it; held among the shape's
+    # features it would block their neighbours. Its neighbour makes the two counts agree by the segments alone,
+    # cycled up to as many as each one's references where every segment has as many, more than the segments: every
+    # segment and reference kept (references added or cut, or segments dropped, would change what they give: a
+    # match, an empty reference, an order's n-grams; a corpus of one reference a segment has no such neighbour)
+    Feature("references-not-as-many-as-segments", "a segment has another number of references than the corpus has "
+            "segments (what a reader of each segment's references as one stream cannot zip)", "reference-streams",
+            references_not_as_many_as_segments, one_neighbour(segments_as_many_as_references)),
+)
+
+#: Features asked only as one half of a disjunction (`a-or-b`, where no feature alone separates the failing input
+#: and two do together, each half confirmed by probes on both sides: `errorcauses._disjunction`), after `FEATURES`.
+#: A shrunk input's texts are mostly one token long, so a feature every lengthening takes away is held by nearly
+#: every one: among `FEATURES` it would block their neighbours (a hypothesis given a second token would no longer be
+#: asked about its one token alone).
+HALVES: tuple[Feature, ...] = (
+    # tensor2tensor's `tf.squeeze(outputs)` on the length axis as on the batch axis (`segments-one`): a padded batch
+    # whose longest text is one token long. Its neighbour gives one text of one token a second, found nowhere in the
+    # input, before it (a reference first: c and the hypothesis's n-grams stay)
+    Feature("longest-text-one-token", "the longest hypothesis or reference has exactly one token (every text at "
+            "most one)", "longest-text", longest_text_one_token, one_text_lengthened),
 )
 
 #: The features and triggers as the search reads them (`oracle.diagnose.errorcauses.Features`).
-DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES)
+DECLARED = errorcauses.Features(FEATURES, LAST_RESORT, TRIGGER_PREFIXES, HALVES)
 
 
 def describe(name: str) -> str:
@@ -194,10 +246,12 @@ def hinted(request: ScoreRequest, hints: Iterable[tuple[str, ...]]) -> str | Non
 
 
 def error_cause(failing: ScoreRequest, ask: errorcauses.Ask, *, also_failing: Sequence[ScoreRequest] = (),
-                methods: Sequence[str] = (), prefix: str = PREFIX) -> errorcauses.ErrorCause | None:
+                methods: Sequence[str] = (), prefix: str = PREFIX, known: list[str] | None = None
+                ) -> errorcauses.ErrorCause | None:
     """The cause of an error on `failing`, confirmed by asking its neighbours about the declared features
-    (`errorcauses.error_cause`)."""
-    return errorcauses.error_cause(failing, ask, DECLARED, also_failing=also_failing, methods=methods, prefix=prefix)
+    (`errorcauses.error_cause`); where none is, what is known appended to `known`."""
+    return errorcauses.error_cause(failing, ask, DECLARED, also_failing=also_failing, methods=methods, prefix=prefix,
+                                   known=known)
 
 
 #: What each trigger accounts for: an error answer, or the process's death or hang (`oracle.harness.crashcauses`).
@@ -250,5 +304,5 @@ MECHANISMS = [
       for word in ("crash", "timeout")),
 ]
 
-__all__ = ["DECLARED", "FEATURES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
+__all__ = ["DECLARED", "FEATURES", "HALVES", "LAST_RESORT", "MECHANISMS", "TRIGGER_PREFIXES", "after_requests",
            "after_requests_name", "describe", "error_cause", "hinted", "holds", "no_feature_name"]
