@@ -66,8 +66,8 @@ NEUTRAL_DISJOINT_REFERENCES = _request([("a b".split(), ["a b".split(), "c d".sp
 NEUTRAL_SEGMENTS_OF_N_MINUS_ONE = _request([("a b c".split(), ["a b c".split()]), ("d e".split(), ["d e".split()])],
                                            weights=(1 / 3, 1 / 3, 1 / 3))
 #: Tokens of two characters whose concatenations collide with no other n-gram's
-NEUTRAL_LONG_TOKENS_NO_COLLISION = _request([("ab cd".split(), ["ab cd".split()]), ("ef gh".split(), ["ef xy".split()])],
-                                            weights=(0.5, 0.5))
+NEUTRAL_LONG_TOKENS_NO_COLLISION = _request(
+    [("ab cd".split(), ["ab cd".split()]), ("ef gh".split(), ["ef xy".split()])], weights=(0.5, 0.5))
 #: Switched on by a feature of the input only (not on every input): (the feature, inputs without it).
 CONDITIONAL = {
     "reference-counts-summed-across-references": (
