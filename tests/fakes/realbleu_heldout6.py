@@ -9,15 +9,21 @@ frameworks (ParlAI, TextBox), and a wrong call of a peer's API in a tutorial rep
 shows the wrong code (or the wrong call) and its fix; `url` is the pull request the fix was merged in, or the commit
 itself where it was pushed without one. Nothing in the project cited any of them when they were gathered (`oracle/`,
 `docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`, README, CHANGELOG; searched by URL, by
-`owner/name#N`, by the repository's short name and by the commit's hash prefix). `planted_twin` names the two whose
-*mechanism* is planted in an earlier collection under another citation (the controls). Each bug's `fits`, the cause
-names that would count as naming its mechanism (a catalogue name where the diff's mechanism has one, else the name
-an ideal cause would have), were judged from the diff alone and committed before any run of `check` on this fake.
+`owner/name#N`, by the repository's short name and by the commit's hash prefix). `planted_twin` names the three whose
+*mechanism* is planted in an earlier collection or a one-bug fake (the controls): two labelled before the run, and
+`reference-counts-summed-across-references`, labelled after it, when the README's claim that its mechanism was new was
+checked and `mutant_max_ref_sum.py` found to plant it (its citation, kind, stage and fits unchanged). Each bug's
+`fits`, the cause names that would count as naming its mechanism (a catalogue name where the diff's mechanism has one,
+else the name an ideal cause would have), were judged from the diff alone and committed before any run of `check` on
+this fake. `empty-text-split-into-one-empty-token` is half planted elsewhere: its reference side is
+`mutant_empty_reference_split.py`'s (and the first held-out set's `blank-reference-one-token`), its hypothesis side
+(an empty hypothesis counted as one token) no fake's; it is not labelled a control.
 
 Gathered and left out: ignite's `nltk_smooth2` adding one to the unigram order (pytorch/ignite#1911), a third
-duplicate of a mechanism an earlier set holds (realbleu_heldout3's add-one-on-unigrams-too), beyond the two controls;
-fix commits that only restore an API (fairseq's scorer config, TextBox's sacrebleu call that raised on every input),
-and fixes whose wrong code is this fake's clean convention (multi-bleu.perl's empty references in the closest length).
+duplicate of a mechanism an earlier set holds (realbleu_heldout3's add-one-on-unigrams-too), beyond the two controls
+labelled before the run; fix commits that only restore an API (fairseq's scorer config, TextBox's sacrebleu call that
+raised on every input), and fixes whose wrong code is this fake's clean convention (multi-bleu.perl's empty references
+in the closest length).
 
     python tests/fakes/realbleu_heldout6.py clean            # the control: correct under papineni
     python tests/fakes/realbleu_heldout6.py BUG              # one held-out bug (names in HELDOUT6_BUGS)
@@ -55,7 +61,8 @@ HELDOUT6_BUGS: dict[str, RealBug] = {
         mechanism="each hypothesis n-gram is clipped to the sum of its counts over the segment's references, not to "
                   "its largest count in any one reference; one-reference segments are counted as sent",
         kind="counting", stage="counting",
-        fits=("clipped-to-reference-sum",)),
+        fits=("clipped-to-reference-sum",),
+        planted_twin="mutant_max_ref_sum"),  # labelled after the blind run (see the module docstring)
     "totals-from-corpus-length-unclamped": RealBug(
         url="https://github.com/moses-smt/mosesdecoder/commit/08138b44a7ddcab141530496899e334a5d500110",
         where="moses-smt/mosesdecoder scripts/generic/bsbleu.py BleuScore.score (bootstrap BLEU): `self.prec = "
