@@ -563,8 +563,8 @@ def test_sentence_counts_held_only_where_they_differ():
 
 
 def one_segment(r):
-    """An in-graph metric squeezing every axis of size 1 (tensor2tensor before 92101af): a batch of one segment loses
-    its batch axis."""
+    """An in-graph metric squeezing every axis of size 1 (the fifth held-out set's `single-segment-batch-squeezed`, whose
+    commit is cited in its own files only): a batch of one segment loses its batch axis."""
     return len(r.segments) == 1
 
 
