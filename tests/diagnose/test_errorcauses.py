@@ -563,8 +563,8 @@ def test_sentence_counts_held_only_where_they_differ():
 
 
 def one_segment(r):
-    """An in-graph metric squeezing every axis of size 1 (the fifth held-out set's `single-segment-batch-squeezed`, whose
-    commit is cited in its own files only): a batch of one segment loses its batch axis."""
+    """An in-graph metric squeezing every axis of size 1 (the fifth held-out set's `single-segment-batch-squeezed`,
+    whose commit is cited in its own files only): a batch of one segment loses its batch axis."""
     return len(r.segments) == 1
 
 
@@ -609,8 +609,9 @@ def any_closest_tie(r):
 
 
 def references_as_streams(r):
-    """huggingface/datasets #520's sacrebleu wrapper: each segment's references passed as one reference stream, so
-    sacrebleu 1.4's `zip_longest(*fhs)` raises unless every segment has as many references as there are segments."""
+    """A sacrebleu wrapper's mistake (the fifth held-out set's control): each segment's references passed as one
+    reference stream, so sacrebleu 1.4's `zip_longest(*fhs)` raises unless every segment has as many references as
+    there are segments."""
     return any(len(s.references) != len(r.segments) for s in r.segments)
 
 

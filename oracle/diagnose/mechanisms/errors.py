@@ -200,8 +200,9 @@ LAST_RESORT: tuple[Feature, ...] = (
     Feature("reference-length-zero",
             "the reference length r is 0: in every segment the reference the length rule picks is empty",
             "reference-length-zero", reference_length_zero, one_neighbour(picked_reference_given)),
-    # the per-segment reference lists passed as reference streams (huggingface/datasets #520's sacrebleu wrapper;
-    # sacrebleu 1.4 zips them with the hypotheses by `zip_longest` and raises on streams of other lengths): a
+    # the per-segment reference lists passed as reference streams (a sacrebleu wrapper's mistake, realbleu's
+    # `references-transposed`; sacrebleu 1.4 zips them with the hypotheses by `zip_longest` and raises on streams
+    # of other lengths): a
     # relation of two counts, so a segment's reference cut or a segment dropped changes it; held among the shape's
     # features it would block their neighbours. Its neighbour makes the two counts agree by the segments alone,
     # cycled up to as many as each one's references where every segment has as many, more than the segments: every
