@@ -399,7 +399,7 @@ def digest_of_body(body: str) -> str | None:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def wire_line(body: str, seq: int) -> bytes:
+def wire_line(body: str, seq: int) -> bytes | bytearray:
     """The protocol line of a score command whose line without seq is `body`, with `seq` where `encode` puts it
     (right after "cmd"): the same bytes as encoding the command with its seq. Under `_WHOLE_LINE_CHARACTERS`, built
     whole; a longer one (a 65,600-token run's: megabytes) is filled into a buffer of its size a piece at a time (the
