@@ -45,11 +45,13 @@ def ln(number: Exact) -> Decimal:
     return _ln_of_ratio(number if type(number) is Fraction else Fraction(number))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=1024)
 def _ln_of_ratio(number: Fraction) -> Decimal:
     """`ln` of an exact ratio, kept: the same few precisions (1/2, 3/4, ...) recur across the segments of a corpus and
     the candidates of a search, and each 65-digit logarithm costs some 100 to 200 microseconds (a Decimal is
-    immutable, and the value is a function of the ratio alone)."""
+    immutable, and the value is a function of the ratio alone). The last 1,024: a 5,000-example `check` hit 15,258
+    times with them against 15,448 with 4,096, which filled on and on with the examples (about 300 B a ratio kept:
+    `check`'s memory grew by it; benchmarks/README.md, "`check`'s memory: what grows with the examples")."""
     return CONTEXT.ln(to_decimal(number))
 
 

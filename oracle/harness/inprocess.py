@@ -71,7 +71,7 @@ class InProcessImplementation:
         return reply_from_line(line, command.get("seq"), stderr=self.take_stderr(),
                                duration=time.perf_counter() - started)
 
-    def submit(self, command: dict[str, Any], line: bytes | None = None) -> dict[str, Any]:
+    def submit(self, command: dict[str, Any], line: bytes | bytearray | None = None) -> dict[str, Any]:
         """In process there is nothing to overlap: `collect` answers (`line`: the command encoded already)."""
         return command if line is None else json.loads(line)
 

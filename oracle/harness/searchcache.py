@@ -79,7 +79,7 @@ from oracle.files import user_cache
 from oracle.formulas.errors import BleuValueError
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import WIRE, Capabilities, ScoreRequest
-from oracle.models.wire import encode
+from oracle.models.wire import encode, encoded_pieces
 
 #: The layout of a run's entries (2: logs; 1: a file per example, which is not read: a run key of its own); a
 #: log of another format is ignored.
@@ -378,10 +378,14 @@ def body_of(request: ScoreRequest) -> str:
 
 def request_digest(request: ScoreRequest) -> str:
     """The sha256 a record keeps of a request too large to keep whole: of its line without seq, non-ASCII text
-    as it is (the line a person reads)."""
+    as it is (the line a person reads). Hashed in pieces (`encoded_pieces`): a line of 65,600 tokens is never held
+    whole, nor its UTF-8 bytes."""
     wire = request.to_json()
     wire.pop("seq", None)
-    return hashlib.sha256(encode(wire, ensure_ascii=False).encode("utf-8")).hexdigest()
+    digest = hashlib.sha256()
+    for piece in encoded_pieces(wire, ensure_ascii=False):
+        digest.update(piece.encode("utf-8"))
+    return digest.hexdigest()
 
 
 def digest_of_body(body: str) -> str | None:
@@ -395,10 +399,38 @@ def digest_of_body(body: str) -> str | None:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
-def wire_line(body: str, seq: int) -> bytes:
+def wire_line(body: str, seq: int) -> bytes | bytearray:
     """The protocol line of a score command whose line without seq is `body`, with `seq` where `encode` puts it
-    (right after "cmd"): the same bytes as encoding the command with its seq."""
-    return (_HEAD + f'"seq":{seq},' + body[len(_HEAD):] + "\n").encode("utf-8")
+    (right after "cmd"): the same bytes as encoding the command with its seq. Under `_WHOLE_LINE_CHARACTERS`, built
+    whole; a longer one (a 65,600-token run's: megabytes) is filled into a buffer of its size a piece at a time (the
+    body is ASCII JSON), so that the line exists once beside its body, not three times (body, slice, two
+    concatenations: a long search's peak memory was set by its widest run's copies)."""
+    head = f'{_HEAD}"seq":{seq},'.encode("ascii")
+    if len(body) <= _WHOLE_LINE_CHARACTERS or not body.isascii():  # (a body is ASCII JSON: `body_of`)
+        return head + body[len(_HEAD):].encode("utf-8") + b"\n"
+    line = bytearray(len(head) + len(body) - len(_HEAD) + 1)
+    line[:len(head)] = head
+    line[-1:] = b"\n"
+    _fill(line, len(head), body, len(_HEAD))
+    return line  # (a bytearray: the transport writes any bytes-like line)
+
+
+#: `wire_line` and `_entry_of_parts` fill a longer line a piece of this many characters at a time.
+_WHOLE_LINE_CHARACTERS = 64 * 1024
+
+
+def _ascii_pieces(text: str, start: int = 0) -> Iterator[bytes]:
+    """`text[start:]` encoded as ASCII, a piece of at most `_WHOLE_LINE_CHARACTERS` bytes at a time."""
+    for at in range(start, len(text), _WHOLE_LINE_CHARACTERS):
+        yield text[at:at + _WHOLE_LINE_CHARACTERS].encode("ascii")
+
+
+def _fill(buffer: bytearray, at: int, text: str, start: int = 0) -> int:
+    """Write `text[start:]` (ASCII) into `buffer` from `at`, a piece at a time; where it ends."""
+    for piece in _ascii_pieces(text, start):
+        buffer[at:at + len(piece)] = piece
+        at += len(piece)
+    return at
 
 
 @dataclass
@@ -649,15 +681,15 @@ class SearchCache:
         read-only cache only costs the next run the computation."""
         if not entry.dirty() or not entry.inputs or not self.usable or self._own_broken:
             return
-        body = _entry_body(entry)
-        if body is None or len(body) > ENTRY_LIMIT_BYTES:
+        parts = _entry_body(entry)
+        if parts is None or sum(map(len, parts)) + len(parts) - 1 > ENTRY_LIMIT_BYTES:
             return
         if self._logs is None:
             self._logs = self._read_logs()  # (this writer's generation: one past every entry read)
-        if self._append(_entry_bytes(entry.index, self._generation, body)):
+        if self._append(_entry_of_parts(entry.index, self._generation, parts)):
             self.wrote = True
 
-    def _append(self, data: bytes) -> bool:
+    def _append(self, data: bytes | bytearray) -> bool:
         """Append `data` (one whole entry) to this process's log, made on the first call; a write cut short (a full
         disk) is cut off again, and after any failure nothing more is appended to it."""
         try:
@@ -780,7 +812,9 @@ def _entries_of(log: _Log) -> tuple[list[tuple[int, int, int, int, str]], int | 
 def _checksum(index: int, generation: int, body: bytes) -> str:
     """An entry's sha256: of its example's index and its generation (a digit changed in its header is damage too)
     and its body."""
-    return hashlib.sha256(b"%d\n%d\n%s" % (index, generation, body)).hexdigest()
+    digest = hashlib.sha256(b"%d\n%d\n" % (index, generation))
+    digest.update(body)  # (not a copy of the body with the numbers before it: an entry may hold megabytes)
+    return digest.hexdigest()
 
 
 def _whole(index: int, generation: int, data: bytes, length: int, digest: str) -> bytes | None:
@@ -826,9 +860,35 @@ def _entry_bytes(index: int, generation: int, body: bytes) -> bytes:
                                                                              body)
 
 
-def _entry_body(entry: ExampleEntry) -> bytes | None:
-    """An entry's body: its content (`CachedContent`) as one line of ASCII JSON, then its distinct wire lines, one
-    a line (read back without unescaping them); None when a line is not ASCII JSON on one line. Inputs of equal
+def _entry_of_parts(index: int, generation: int, parts: list[str]) -> bytearray:
+    """`_entry_bytes` of the body whose lines are `parts` (ASCII): the same bytes, built without the body joined,
+    encoded, and copied again behind its header; the entry of a 65,600-token run (megabytes) exists once beside the
+    lines it is made of (they are kept with the example's inputs), not three times."""
+    length = sum(map(len, parts)) + len(parts) - 1
+    digest = hashlib.sha256(b"%d\n%d\n" % (index, generation))
+    for number, part in enumerate(parts):
+        if number:
+            digest.update(b"\n")
+        for piece in _ascii_pieces(part):
+            digest.update(piece)
+    header = b'{"index":%d,"generation":%d,"length":%d,"sha256":"%s"}\n' % (index, generation, length,
+                                                                           digest.hexdigest().encode("ascii"))
+    data = bytearray(len(header) + length + 1)
+    data[:len(header)] = header
+    at = len(header)
+    for number, part in enumerate(parts):
+        if number:
+            data[at:at + 1] = b"\n"
+            at += 1
+        at = _fill(data, at, part)
+    data[at:] = b"\n"
+    return data
+
+
+def _entry_body(entry: ExampleEntry) -> list[str] | None:
+    """An entry's body, as its lines (joined by newlines, encoded as ASCII: `_entry_of_parts`): its content
+    (`CachedContent`) as one line of ASCII JSON, then its distinct wire lines, one a line (read back without
+    unescaping them); None when a line is not ASCII JSON on one line. Inputs of equal
     values (one `Prepared` sent again, or two that hold the same) share one value, read back as one `Prepared`;
     two of the same wire line that differ in what was computed about them stay two."""
     lines: dict[str, int] = {}
@@ -850,8 +910,7 @@ def _entry_body(entry: ExampleEntry) -> bytes | None:
         content["series"] = [list(step) for step in entry.series]
     if any("\n" in line or not line.isascii() for line in lines):  # (encode writes neither)
         return None
-    return "\n".join([json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")),
-                      *lines]).encode("ascii")
+    return [json.dumps(content, ensure_ascii=True, allow_nan=True, separators=(",", ":")), *lines]
 
 
 def evict(root: Path, limit: int, *, keep: Path | None = None, own: str | None = None) -> None:

@@ -316,7 +316,7 @@ class Transport(Protocol):
 
     def start(self) -> Handshake: ...
 
-    def submit(self, command: dict[str, Any], line: bytes | None = None) -> object: ...
+    def submit(self, command: dict[str, Any], line: bytes | bytearray | None = None) -> object: ...
 
     def collect(self, pending: Any) -> Reply: ...
 
@@ -607,7 +607,7 @@ class ImplementationProcess:
 
     # -- requests ------------------------------------------------------------------
 
-    def _send(self, obj: dict[str, Any], line: bytes | None = None) -> bool:
+    def _send(self, obj: dict[str, Any], line: bytes | bytearray | None = None) -> bool:
         line = line if line is not None else encode(obj).encode("utf-8") + b"\n"
         stdin = self._proc.stdin if self._proc is not None else None
         if stdin is None:
@@ -657,7 +657,7 @@ class ImplementationProcess:
         """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
         return self.collect(self.submit(obj))
 
-    def submit(self, obj: dict[str, Any], line: bytes | None = None) -> _Pending | Reply:
+    def submit(self, obj: dict[str, Any], line: bytes | bytearray | None = None) -> _Pending | Reply:
         """Send one score command and return at once: a pending request for `collect`, which the
         runner calls after its own work on the same input (the implementation computes meanwhile).
         One request is in flight at a time, so a crash or a timeout is still that request's. `line`: the

@@ -8,6 +8,8 @@ import json
 import math
 import re
 import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
@@ -88,26 +90,69 @@ def encode(obj, *, ensure_ascii=True):
     try:  # most lines hold no NaN and no odd key: json's C encoder alone, without a walk over every token
         spliced = _with_long_sequences(obj, ensure_ascii)
         if spliced is not None:
-            return spliced
+            return "".join(spliced.pieces())
         return json.dumps(obj, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"), default=_model)
     except (ValueError, TypeError):
         pass
     return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
 
 
+def encoded_pieces(obj, *, ensure_ascii=True) -> Iterator[str]:
+    """`encode(obj)` in pieces, in order (joined, they are its line): a token sequence longer than LONG_SEQUENCE in
+    pieces of at most PIECE_TOKENS tokens, so that a line of 65,600 tokens is hashed without ever being held whole
+    (a request's record digest: `oracle.harness.searchcache.request_digest`). Held whole, with the copies that
+    splicing it made, such a line was the largest thing a `check` process allocated (a few MiB for a run of a
+    token outside Latin-1, whose line Python stores at 2 or 4 bytes a character), and the peak memory of a long
+    search grew with the widest such run it drew (benchmarks/README.md, "`check`'s memory: what grows with the
+    examples")."""
+    try:
+        spliced = _with_long_sequences(obj, ensure_ascii)
+    except (ValueError, TypeError):  # (encode's own fallback: the line is encoded the ordinary way)
+        spliced = None
+    if spliced is None:
+        yield encode(obj, ensure_ascii=ensure_ascii)
+        return
+    yield from spliced.pieces(PIECE_TOKENS)
+
+
 #: A segment's token sequence longer than this is encoded from its distinct tokens: each one's JSON text once,
 #: joined in C (a run of 65,600 copies of one token: one string encoded, not 65,600). The text is the same.
 LONG_SEQUENCE = 2000
+#: `encoded_pieces` gives a long sequence's text in pieces of this many tokens.
+PIECE_TOKENS = 4096
 
 
-def _with_long_sequences(obj, ensure_ascii):
-    """The line of a score command holding token sequences longer than LONG_SEQUENCE, built from each
-    sequence's text and the rest encoded as usual; None when there is none (or a stand-in's text is not unique
-    in the line: then the line is encoded the ordinary way)."""
+@dataclass(frozen=True)
+class _Spliced:
+    """A line holding long token sequences: the rest of the line, encoded as usual, cut where each sequence goes
+    (`around`: one more than `sequences`), and each sequence with its distinct tokens' JSON text (`quoted`)."""
+
+    around: tuple[str, ...]
+    sequences: tuple[tuple[Sequence[str], dict[str, str]], ...]
+
+    def pieces(self, tokens_per_piece: int | None = None) -> Iterator[str]:
+        """The line's text in order: each sequence's text whole (`tokens_per_piece` None), or in pieces of at most
+        that many tokens."""
+        for before, (tokens, quoted) in zip(self.around, self.sequences, strict=False):
+            yield before
+            yield "["
+            step, rest = tokens_per_piece or len(tokens), iter(tokens)
+            for start in range(0, len(tokens), step):
+                if start:
+                    yield ","
+                yield ",".join(map(quoted.__getitem__, itertools.islice(rest, step)))
+            yield "]"
+        yield self.around[-1]
+
+
+def _with_long_sequences(obj, ensure_ascii) -> _Spliced | None:
+    """The line of a score command holding token sequences longer than LONG_SEQUENCE, as the rest of the line
+    (encoded as usual) and each sequence's tokens with their text; None when there is none (or a stand-in's text is
+    not unique in the line: then the line is encoded the ordinary way)."""
     segments = obj.get("segments") if type(obj) is dict else None
     if type(segments) not in (list, tuple) or not segments:
         return None
-    texts: dict[str, str] = {}
+    sequences: dict[str, tuple[Sequence[str], dict[str, str]]] = {}
 
     def stand_in(tokens):
         if type(tokens) not in (list, tuple) or len(tokens) <= LONG_SEQUENCE:
@@ -115,22 +160,30 @@ def _with_long_sequences(obj, ensure_ascii):
         distinct = set(tokens)
         if not all(type(token) is str for token in distinct):
             return tokens
-        placeholder = f"\x00{len(texts)}\x00"
-        quoted = {token: json.dumps(token, ensure_ascii=ensure_ascii) for token in distinct}
-        texts[placeholder] = "[" + ",".join(map(quoted.__getitem__, tokens)) + "]"
+        placeholder = f"\x00{len(sequences)}\x00"
+        sequences[placeholder] = tokens, {token: json.dumps(token, ensure_ascii=ensure_ascii) for token in distinct}
         return placeholder
 
     skeleton = [_segment_stand_in(segment, stand_in) for segment in segments]
-    if not texts:
+    if not sequences:
         return None
     line = json.dumps({**obj, "segments": skeleton}, ensure_ascii=ensure_ascii, allow_nan=False,
                       separators=(",", ":"), default=_model)
-    for placeholder, text in texts.items():
+    at: dict[str, tuple[int, int]] = {}
+    for placeholder in sequences:
         quoted_placeholder = json.dumps(placeholder)  # "\u0000N\u0000" under either ensure_ascii
         if line.count(quoted_placeholder) != 1:  # a token spelled like it: not worth being clever
             return None
-        line = line.replace(quoted_placeholder, text)
-    return line
+        at[placeholder] = line.index(quoted_placeholder), len(quoted_placeholder)
+    order = sorted(sequences, key=lambda placeholder: at[placeholder][0])
+    around: list[str] = []
+    start = 0
+    for placeholder in order:
+        where, length = at[placeholder]
+        around.append(line[start:where])
+        start = where + length
+    around.append(line[start:])
+    return _Spliced(tuple(around), tuple(sequences[placeholder] for placeholder in order))
 
 
 def _segment_stand_in(segment, stand_in):

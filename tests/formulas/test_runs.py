@@ -2,7 +2,7 @@
 (oracle.formulas.runs) against the literal count (`bleu.count`, section 2.1) over sentences built of runs of one
 token, short and long, and over whole segments, whose statistics must equal those the literal formulas (count,
 clipped_matches, effective_reference_length) give; the coverage table's reading of runs; the wire encoding of
-long token sequences (oracle.models.wire) against json's own encoder.
+long token sequences (oracle.models.wire), whole and in pieces, against json's own encoder.
 """
 
 from __future__ import annotations
@@ -107,6 +107,17 @@ def test_a_long_sequence_is_encoded_as_json_encodes_it(pool, rotate, short, ensu
     ], "weights": [0.25] * 4}
     plain = json.dumps(command, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))
     assert wire.encode(command, ensure_ascii=ensure_ascii) == plain
+    assert "".join(wire.encoded_pieces(command, ensure_ascii=ensure_ascii)) == plain  # (what a record digest hashes)
+
+
+def test_a_line_of_a_long_run_is_given_in_pieces():
+    """65,600 copies of one token (the search's longest run): the line in pieces of PIECE_TOKENS tokens, no piece a
+    whole sequence; joined, json's own encoding of the command."""
+    command = {"cmd": "score", "segments": [{"hypothesis": ["\u00e9t\u00e9"] * 65_600, "references": [["a"] * 65_599]}]}
+    pieces = list(wire.encoded_pieces(command, ensure_ascii=False))
+    assert "".join(pieces) == json.dumps(command, ensure_ascii=False, separators=(",", ":"))
+    # '"été",' is 6 characters a token: a piece of 4,096 tokens is 24,575 (its last comma is the next piece's)
+    assert max(map(len, pieces)) == wire.PIECE_TOKENS * 6 - 1
 
 
 @SETTINGS

@@ -747,7 +747,8 @@ def test_the_oracle_version_is_the_hash_the_pathlib_walk_made_of_the_same_files(
     (("back\\u00e9slash",), False),  # a backslash then "u": no escaped character, but read as one (conservative)
     (("run",) * 2500 + ("caf\u00e9",), False),  # past wire.LONG_SEQUENCE: the line spliced from each token's text
     (("run",) * 2500, True),
-], ids=["ascii", "latin", "del", "separators", "control", "backslash-u", "long-latin", "long-ascii"])
+    (("\U0001f600",) * 65_600, False),  # past wire.PIECE_TOKENS: hashed in pieces, a line of 4 bytes a character
+], ids=["ascii", "latin", "del", "separators", "control", "backslash-u", "long-latin", "long-ascii", "long-wide"])
 def test_a_record_digest_from_the_wire_line_is_the_digest_of_the_line_a_person_reads(tokens, from_the_wire):
     # request_digest hashes the line without seq with non-ASCII text as it is (ensure_ascii=False); a Prepared takes
     # it from its ASCII wire line where that line has no \u escape: the same line then, so the same sha256
@@ -756,3 +757,22 @@ def test_a_record_digest_from_the_wire_line_is_the_digest_of_the_line_a_person_r
     prepared = Prepared(request)
     assert prepared.record_digest() == searchcache.request_digest(request)
     assert (searchcache.digest_of_body(prepared.wire_body()) is not None) == from_the_wire
+    # ... and both are the sha256 of that line as json's own encoder writes it, whole
+    line = json.dumps({k: v for k, v in request.to_json().items() if k != "seq"}, ensure_ascii=False,
+                      separators=(",", ":"))
+    assert searchcache.request_digest(request) == hashlib.sha256(line.encode("utf-8")).hexdigest()
+
+
+@pytest.mark.parametrize("lengths", [(0,), (10, 3), (70_000, 5, 131_073)], ids=["empty", "short", "past-a-piece"])
+def test_an_entry_filled_from_its_lines_is_the_entry_written_from_its_joined_body(lengths):
+    """The log's entry of a body given as its lines (`_entry_of_parts`, pieces of 64 KiB filled into one buffer) is
+    byte for byte the entry of the joined body (`_entry_bytes`), and its header's checksum is the sha256 of the index
+    and generation in decimal, each followed by a newline, then the body (the format, in the module's docstring)."""
+    parts = ["x" * n if k % 2 else "{" + "y" * n for k, n in enumerate(lengths)]
+    body = "\n".join(parts).encode("ascii")
+    entry = searchcache._entry_of_parts(12, 3, parts)
+    assert bytes(entry) == searchcache._entry_bytes(12, 3, body)
+    header = json.loads(bytes(entry).split(b"\n", 1)[0])
+    assert header == {"index": 12, "generation": 3, "length": len(body),
+                      "sha256": hashlib.sha256(b"12\n3\n" + body).hexdigest()}
+    assert bytes(entry).endswith(b"\n" + body + b"\n")
