@@ -13,9 +13,9 @@ the shrunk input) are kept as JSON objects here and described field by field.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -128,6 +128,17 @@ class _WithCauses(_Part):
                 if info.alias is not None and field in data and info.alias in data:
                     raise ValueError(f"`{info.alias}` is `{field}` written: give one of them, not both")
         return data
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; an update keyed by a written name (`name`, `fits`, `alternatives`) is refused, not kept beside
+        the parts the properties read (pydantic's copy validates nothing: the copy would say one name and write
+        another)."""
+        written = {info.alias: field for field, info in type(self).model_fields.items() if info.alias is not None}
+        for key in update or ():
+            if key in written:
+                raise TypeError(f"{type(self).__name__}.model_copy: `{key}` is written from `{written[key]}`; "
+                                f"update `{written[key]}` (its mechanisms' names) instead")
+        return super().model_copy(update=update, deep=deep)
 
 
 class Classification(_WithCauses):

@@ -25,6 +25,7 @@ from oracle.models import export
 from oracle.models.protocol import Capabilities
 from oracle.reports.export import FIXED_NOTES, RENAMED_FLAGS
 from oracle.suite.cases import load_cases
+from oracle.textio import read_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -116,7 +117,7 @@ def test_a_profile_gets_every_case_check_judges_it_on_with_the_same_expected_val
     report = tmp_path / "report"
     assert main(["check", "--impl", "oracle", "--profile", profile, "--examples", "0",
                  "--report", str(report), "--quiet"]) == 0
-    header, *records = [json.loads(line) for line in (report / "results.jsonl").read_text().splitlines()]
+    header, *records = [json.loads(line) for line in read_lines(report / "results.jsonl")]
     judged = {r["id"]: r for r in records if r.get("kind") == "case" and r["outcome"] != "not-applicable"}
     suite = read(exported / f"{profile}.json")
     cases = [v for v in suite["vectors"] if v["origin"] == "case"]

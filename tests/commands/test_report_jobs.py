@@ -20,6 +20,7 @@ import pytest
 from fakes.processes import descendants, gone_within, wait_for, with_marker
 
 from oracle.reports.staging import STAGING_PREFIX
+from oracle.textio import read_lines
 
 #: Two implementation columns (run in two forked processes with --jobs 2) besides the oracle's.
 COLUMNS = ("nltk", "sacrebleu")
@@ -113,7 +114,7 @@ def _left_whole(tmp_path: Path, out: Path, before: dict[str, bytes], columns: di
     streams = sorted(out.rglob("results.jsonl"))
     assert len(streams) == 9 + len(COLUMNS)  # the oracle under each profile, each implementation
     for stream in streams:
-        last = stream.read_text(encoding="utf-8").splitlines()[-1]
+        last = list(read_lines(stream))[-1]
         assert json.loads(last)["type"] == "footer", stream
     assert sorted(path.name for path in (tmp_path / "tmp").iterdir()) == []  # the drivers' log folder went too
     left = gone_within(columns, 10)
@@ -198,5 +199,5 @@ def test_a_columns_stream_takes_its_place_only_once_its_footer_is_written(tmp_pa
     whole = Column("oracle/papineni", OracleImplementation(profile="papineni"), "papineni", "oracle")
     stream = run_column(whole, data_dir=data, seed=0, examples=0, logs=logs)
     assert stream == run_directory(data, whole.key) / "results.jsonl"
-    assert json.loads(stream.read_text(encoding="utf-8").splitlines()[-1])["type"] == "footer"
+    assert json.loads(list(read_lines(stream))[-1])["type"] == "footer"
     assert not list((data / "runs").glob("*papineni*.partial"))

@@ -18,6 +18,7 @@ from fakes.harness import check, deviations, fake, results, run_cli
 from oracle.formulas.errors import BleuValueError
 from oracle.harness.gate import BaselineTracker, load_baseline
 from oracle.models.results import Record
+from oracle.textio import read_lines
 
 
 def write(path, entries):
@@ -398,7 +399,7 @@ def test_an_error_is_keyed_by_its_trigger_and_still_by_its_kind():
     assert error_kind(series) == "IndexError"
     assert cause_keys(series) == ["cause:error:IndexError"]
     named = series.model_copy(update={"classification": series.classification.model_copy(
-        update={"name": "error-when-smoothing-chen-cherry-6-and-order-below-3"})})
+        update={"parts": ("error-when-smoothing-chen-cherry-6-and-order-below-3",)})})
     assert cause_keys(named) == ["cause:error-when-smoothing-chen-cherry-6-and-order-below-3",
                                  "cause:error:IndexError"]
 
@@ -571,14 +572,14 @@ def test_update_removes_a_fixed_bug_and_adds_the_new_one_for_review(tmp_path, ra
 
 def _cut_short(report, whole):
     """A whole run's stream without its footer, as a run killed before its end leaves it."""
-    lines = (whole / "results.jsonl").read_text().splitlines()
+    lines = list(read_lines(whole / "results.jsonl"))
     report.mkdir()
     (report / "results.jsonl").write_text("\n".join(lines[:-1]) + "\n")
 
 
 def _interrupted(report, whole):
     """A whole run's stream whose footer says it was interrupted, as ^C leaves it."""
-    lines = (whole / "results.jsonl").read_text().splitlines()
+    lines = list(read_lines(whole / "results.jsonl"))
     footer = json.loads(lines[-1])
     footer["interrupted"] = True
     report.mkdir()

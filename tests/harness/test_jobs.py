@@ -18,6 +18,7 @@ from fakes.processes import descendants, gone_within, wait_for, with_marker
 
 from oracle.harness.events import ResultsWriter, read_results
 from oracle.models.results import parse_line
+from oracle.textio import read_lines
 
 
 def _comparable(report):
@@ -196,7 +197,7 @@ def test_sigterm_stops_every_worker_and_implementation_and_keeps_what_was_judged
     assert done.footer.interrupted is True
     assert [r.id for r in done.records] == ["random-0-0", "random-0-1"]
     assert not with_marker(str(tmp_path)), "a worker or an implementation of this run is left"
-    assert json.loads((report / "results.jsonl").read_text().splitlines()[-1])["type"] == "footer"
+    assert json.loads(list(read_lines(report / "results.jsonl"))[-1])["type"] == "footer"
 
 
 def test_jobs_spend_one_restart_budget_as_one_process_does(tmp_path, monkeypatch):

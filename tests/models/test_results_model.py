@@ -19,6 +19,7 @@ from oracle.harness.events import ResultsWriter, read_results
 from oracle.models import results
 from oracle.models.protocol import ScoreRequest
 from oracle.models.results import Footer, Header, Record, ResultsFormatError, parse_line
+from oracle.textio import read_lines
 
 HEADER = {
     "suite_version": "1",
@@ -124,7 +125,7 @@ def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
         writer.write(Header.model_validate(HEADER))
         writer.write(record)
         writer.write(footer)
-    line = json.loads((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    line = json.loads(list(read_lines(tmp_path / "results.jsonl"))[1])
     assert line["classification"]["name"] == written_name and "parts" not in line["classification"]
     assert "fit_parts" not in line["classification"]
     read = read_results(tmp_path / "results.jsonl")
@@ -133,7 +134,7 @@ def test_a_combined_name_survives_a_json_round_trip_as_its_parts(tmp_path):
     assert classification.signature_parts == (PARTS, FIT)
     assert read.footer.causes[0].parts == PARTS and read.footer.causes[0].name == written_name
     assert read.footer.causes[0].alternative_parts == (FIT,)
-    footer_line = json.loads((tmp_path / "results.jsonl").read_text(encoding="utf-8").splitlines()[2])
+    footer_line = json.loads(list(read_lines(tmp_path / "results.jsonl"))[2])
     assert footer_line["causes"] == [{"name": written_name, "records": 1,
                                       "alternatives": ["token_split=ascii + line_padding=none"], "documented": []}]
 
@@ -188,3 +189,13 @@ def test_a_baseline_cause_and_a_curated_class_hold_their_parts():
     curated = discrepancies.models()[0]
     assert isinstance(curated, Discrepancy) and curated.classify_parts == (curated.classify,)
     assert "classify_parts" not in curated.model_dump()
+
+
+def test_a_copy_keyed_by_a_written_name_is_refused():
+    # pydantic's model_copy validates nothing: `update={"name": ...}` would be kept as an unknown field beside the
+    # parts, the copy's `name` reading the parts ("error") and its line writing the other ("error-when-a")
+    classification = results.Classification(name="error")
+    with pytest.raises(TypeError, match="update `parts`"):
+        classification.model_copy(update={"name": "error-when-a"})
+    copy = classification.model_copy(update={"parts": ("error-when-a",)})
+    assert copy.name == "error-when-a" and copy.model_dump()["name"] == "error-when-a"

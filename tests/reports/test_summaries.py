@@ -25,6 +25,7 @@ from oracle.harness.events import (
 from oracle.models.jsonvalues import json_safe
 from oracle.models.results import Header, Record
 from oracle.reports.summaries import junit_xml, markdown_summary, write_reports
+from oracle.textio import read_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -52,7 +53,7 @@ def mixed_report(tmp_path_factory):
 def test_results_jsonl_has_a_header_records_and_a_footer(mixed_report):
     report, _, code = mixed_report
     assert code == 1
-    lines = [json.loads(line) for line in (report / "results.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in read_lines(report / "results.jsonl")]
     assert lines[0]["type"] == "header" and lines[-1]["type"] == "footer"
     assert all(line["type"] == "record" for line in lines[1:-1])
     header = lines[0]
