@@ -55,19 +55,20 @@ def _stubbed(attribution):
 # x (stateless: its kind k1 and fit a-cause) names float32 twice; y's kind is `state`, not counted; z (k3, fit c)
 # counted, names nothing.
 EXPECTED = """\
-| bug | kind | caught | main cause | fits | fits, same mechanism | other causes (records) | wall s failing / fixed \
+| bug | kind | caught | main cause | fits | fits, same mechanism | fits, or a narrower trigger \
+| other causes (records) | wall s failing / fixed \
 | child CPU s failing / fixed | requests failing / fixed | tokens sent failing / fixed | runner CPU s failing / fixed \
 | implementation CPU s failing / fixed | state or float32 named |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
-| mutant_x | k1 | yes | `b + a-cause` | yes | yes | `unexplained` x2 | 6.0 / 2.0 = 3.00 | 3.0 / 1.5 = 2.00 \
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| mutant_x | k1 | yes | `b + a-cause` | yes | yes | yes | `unexplained` x2 | 6.0 / 2.0 = 3.00 | 3.0 / 1.5 = 2.00 \
 | 400 / 200 = 2.00 | 9,000 / 6,000 = 1.50 | 2.0 / 1.0 = 2.00 | 1.0 / 0.5 = 2.00 | `float32` x2 |
-| planted:y | state | yes | `spelt` | no | yes | `other` x3 | 4.0 / 4.0 = 1.00 | 1.0 / 2.0 = 0.50 \
+| planted:y | state | yes | `spelt` | no | yes | yes | `other` x3 | 4.0 / 4.0 = 1.00 | 1.0 / 2.0 = 0.50 \
 | 100 / 100 = 1.00 | 100 / 100 = 1.00 | 0.3 / 1.6 = 0.19 | 0.8 / 0.4 = 2.00 \
 | (`earlier-answer-returned` x1; its bug is state or float32) |
-| planted:z | k3 | timeout | - | no | no | - | 300.0 / 2.5 = 120.00 | 120.5 / 1.0 = 120.50 | - | - | - | - | - |
+| planted:z | k3 | timeout | - | no | no | no | - | 300.0 / 2.5 = 120.00 | 120.5 / 1.0 = 120.50 | - | - | - | - | - |
 
-caught 2/3, fits 1/3 (2/3 with the catalogue's spellings of the same mechanisms), timeouts 1; ratio failing/fixed: \
-wall median 3.00 max 120.00, child CPU median 2.00 max 120.50
+caught 2/3, fits 1/3 (2/3 with the catalogue's spellings of the same mechanisms; 2/3 with narrower triggers too), \
+timeouts 1; ratio failing/fixed: wall median 3.00 max 120.00, child CPU median 2.00 max 120.50
 max ratio failing/fixed per column: wall 120.00 (planted:z), child CPU 120.50 (planted:z), requests 2.00 (mutant_x), \
 tokens sent 1.50 (mutant_x), runner CPU 2.00 (mutant_x), implementation CPU 2.00 (mutant_x); the wrappers' own CPU, \
 in no figure: max 0.50 s a run
@@ -98,6 +99,26 @@ def test_the_table_of_stubbed_runs_is_the_hand_written_one(capsys):
     # each bug's failing run, then its fixed twin's, with the examples and the timeout given
     assert calls == [(f"{name}-{side}", 40, 300.0) for name in "xyz" for side in ("buggy", "fixed")]
     assert [run.fit for run in runs] == [True, False, False]
+
+
+def test_a_narrower_trigger_holds_every_feature_of_an_accepted_one():
+    """`narrower_trigger`, on names written by hand: the features of an accepted trigger and more, in any order
+    (the eighth session's one-token corpus crash, its fit spelt without `segments-one`), a disjunction whose halves
+    are each accepted (`bp-ratio-division`'s "r = 0 or c = 0"), against a half that is not, a broader trigger, the
+    other prefix, and a name that is no trigger."""
+    narrower = attribution_module().narrower_trigger
+    one_token = ("error-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero",)
+    assert narrower("error-when-segments-one-and-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero",
+                    one_token)
+    assert narrower("name + error-when-precision-zero-and-smoothing-chen-cherry-4-and-hypothesis-one-token", one_token)
+    assert not narrower("error-when-hypothesis-one-token-and-smoothing-chen-cherry-4", one_token)  # broader
+    assert not narrower("crash-when-hypothesis-one-token-and-smoothing-chen-cherry-4-and-precision-zero", one_token)
+    halves = ("error-when-reference-empty", "error-when-hypothesis-empty")
+    assert narrower("error-when-hypothesis-empty-or-reference-empty", halves)
+    assert narrower("error-when-hypothesis-empty-or-reference-empty-and-segments-one", halves)
+    assert not narrower("error-when-hypothesis-empty-or-segments-one", halves)  # one half accepted, not the other
+    assert not narrower("other-counting-of-matches", halves)
+    assert not narrower(None, halves)
 
 
 def test_every_one_bug_fake_has_fits_and_a_kind_and_its_commands():
