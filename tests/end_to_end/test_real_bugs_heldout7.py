@@ -15,7 +15,7 @@ import json
 import math
 
 import pytest
-from fakes.harness import attribution_module
+from fakes.harness import attribution_module, check, fake
 from fakes.realbleu_heldout7 import HELDOUT7_BUGS, Heldout7Wrapper
 from fakes.realbleu_heldout7 import answer as heldout7_answer
 
@@ -201,3 +201,10 @@ def test_attribution_runs_this_collection_without_catalogue_spellings(capsys):
     assert attribution.SPELLINGS["heldout7"] == {}
     assert attribution.main(["--real", "--collection", "heldout7", "--only", "no-such-bug"]) == 2
     assert "lengths-counted-in-characters" in capsys.readouterr().err
+
+
+def test_the_clean_twin_passes_check_and_a_bug_fails_it(tmp_path):
+    # The fixed twin every bug's run alternates with: `check` of `realbleu_heldout7.py clean` exits 0 (its 200 default
+    # examples were run once by hand as well, exit 0, after the blind run); the same examples fail the unclipped control
+    assert check(tmp_path / "clean", fake("realbleu_heldout7", "clean"), examples=10) == 0
+    assert check(tmp_path / "bug", fake("realbleu_heldout7", "overlap-counts-every-hypothesis-ngram"), examples=10) == 1
