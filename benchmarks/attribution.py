@@ -11,6 +11,7 @@
     .venv/bin/python benchmarks/attribution.py --real --collection heldout4   # the fourth held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --collection heldout5   # the fifth held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --collection heldout6   # the sixth held-out set (issue 36)
+    .venv/bin/python benchmarks/attribution.py --real --collection heldout7   # the seventh held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
     .venv/bin/python benchmarks/attribution.py --only real:padding-counted --before /tmp/main-tree  # a real bug
 
@@ -81,6 +82,12 @@ the first five held-out sets were measured, from sources none of them used: BLEU
 Python frameworks, a wrong call of a peer's API; cited nowhere in the project), each alternately with
 `realbleu_heldout6.py clean`; its `fits` were committed before its first run (5965d05), and no catalogue spelling is
 counted for it (`SAME_MECHANISM_HELDOUT6` is empty).
+
+`--real --collection heldout7` runs the seventh held-out collection, `tests/fakes/realbleu_heldout7.py` (gathered once
+the first six held-out sets were measured, from fix commits in repositories none of them cites: an MT evaluation
+tool's Perl BLEU, a Java BLEU, two NMT toolkits' scripts, a training framework's metric; cited nowhere in the
+project), each alternately with `realbleu_heldout7.py clean`; its `fits` were committed before its first run
+(1dc4450), and no catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT7` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
@@ -291,13 +298,17 @@ def state_or_float32_names(records: list[dict], causes: list[dict]) -> list[dict
 #: `--collection`: the fake of each collection of real bugs (its table is the module's `*_BUGS` dict)
 COLLECTIONS = {"realbleu": "realbleu", "heldout": "realbleu_heldout", "heldout2": "realbleu_heldout2",
                "heldout3": "realbleu_heldout3", "heldout4": "realbleu_heldout4", "heldout5": "realbleu_heldout5",
-               "heldout6": "realbleu_heldout6"}
+               "heldout6": "realbleu_heldout6", "heldout7": "realbleu_heldout7"}
 
 
 def real_bugs(collection: str = "realbleu") -> dict:
     """The table of a collection of real bugs: name -> RealBug (`REAL_BUGS`, `HELDOUT_BUGS`, `HELDOUT2_BUGS`,
-    `HELDOUT3_BUGS`, `HELDOUT4_BUGS`, `HELDOUT5_BUGS` or `HELDOUT6_BUGS`)."""
+    `HELDOUT3_BUGS`, `HELDOUT4_BUGS`, `HELDOUT5_BUGS`, `HELDOUT6_BUGS` or `HELDOUT7_BUGS`)."""
     sys.path.insert(0, str(FAKES))
+    if collection == "heldout7":
+        from realbleu_heldout7 import HELDOUT7_BUGS  # noqa: PLC0415 - the fakes are not a package
+
+        return HELDOUT7_BUGS
     if collection == "heldout6":
         from realbleu_heldout6 import HELDOUT6_BUGS  # noqa: PLC0415 - the fakes are not a package
 
@@ -405,10 +416,14 @@ SAME_MECHANISM_HELDOUT5: dict[str, tuple[str, ...]] = {}
 #: The same for the sixth held-out collection: empty when its `fits` were committed (5965d05); a spelling added here
 #: after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT6: dict[str, tuple[str, ...]] = {}
+#: The same for the seventh held-out collection: empty when its `fits` were committed (1dc4450); a spelling added here
+#: after a run is a post-hoc reading and must say so.
+SAME_MECHANISM_HELDOUT7: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
 SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2,
              "heldout3": SAME_MECHANISM_HELDOUT3, "heldout4": SAME_MECHANISM_HELDOUT4,
-             "heldout5": SAME_MECHANISM_HELDOUT5, "heldout6": SAME_MECHANISM_HELDOUT6}
+             "heldout5": SAME_MECHANISM_HELDOUT5, "heldout6": SAME_MECHANISM_HELDOUT6,
+             "heldout7": SAME_MECHANISM_HELDOUT7}
 
 
 # -- the project's own one-bug fakes (issue 36) ------------------------------------------------------------------
@@ -926,7 +941,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collection", choices=sorted(COLLECTIONS), default="realbleu",
                         help="with --real: the first 30 (realbleu, the default), the held-out bugs (heldout), "
                              "the second held-out set (heldout2), the third (heldout3), the fourth (heldout4), "
-                             "the fifth (heldout5) or the sixth (heldout6)")
+                             "the fifth (heldout5), the sixth (heldout6) or the seventh (heldout7)")
     parser.add_argument("--heldout", action="store_true", help="the same as --real --collection heldout (issue 36)")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds per check run, reported as a timeout (300; not with --before)")

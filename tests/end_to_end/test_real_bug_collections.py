@@ -25,6 +25,7 @@ from fakes.realbleu_heldout3 import HELDOUT3_BUGS
 from fakes.realbleu_heldout4 import HELDOUT4_BUGS
 from fakes.realbleu_heldout5 import HELDOUT5_BUGS
 from fakes.realbleu_heldout6 import HELDOUT6_BUGS
+from fakes.realbleu_heldout7 import HELDOUT7_BUGS
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGES = ("wrapper", "tokens", "counting", "lengths", "smoothing", "combination", "output")
@@ -39,8 +40,9 @@ COLLECTIONS = {
     "heldout4": (HELDOUT4_BUGS, "realbleu_heldout4.py", "test_real_bugs_heldout4.py"),
     "heldout5": (HELDOUT5_BUGS, "realbleu_heldout5.py", "test_real_bugs_heldout5.py"),
     "heldout6": (HELDOUT6_BUGS, "realbleu_heldout6.py", "test_real_bugs_heldout6.py"),
+    "heldout7": (HELDOUT7_BUGS, "realbleu_heldout7.py", "test_real_bugs_heldout7.py"),
 }
-HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+HELD_OUT = ("heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 
 
 @pytest.mark.parametrize("collection", sorted(COLLECTIONS))
@@ -69,7 +71,7 @@ def test_the_first_collection_has_thirty_bugs_none_a_planted_fakes_thread():
         assert not _cites_thread(cited, bug.url), name
 
 
-@pytest.mark.parametrize("collection", ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6"))  # not the first
+@pytest.mark.parametrize("collection", HELD_OUT[1:])  # not the first
 def test_a_held_out_set_has_at_most_three_controls(collection):
     bugs, _, _ = COLLECTIONS[collection]
     assert sum(bug.planted_twin is not None for bug in bugs.values()) <= 3
