@@ -171,3 +171,33 @@ def test_an_unsupported_answer_the_session_judged_an_error_is_not_n_a():
 
 def test_every_companion_kind_of_the_search_is_described():
     assert [kind for kind in COMPANIONS if kind not in COMPANION_WORDS] == []
+
+
+@pytest.mark.slow  # reads every column of the committed report (about 5 s)
+def test_every_failing_record_of_a_committed_stream_is_listed_on_its_page():
+    """Over the committed report (reports/data: real runs of real libraries), the records brought along that each
+    implementation's page lists as differing are exactly its stream's `~` records whose outcome is a failure (fail,
+    error, crash, timeout, protocol error), as the stream's own "outcome" field says; and the random inputs'
+    differing count is that of its base records."""
+    from oracle.harness.events import read_results
+    from oracle.reports.site.data import run_directory
+
+    reports = Path(__file__).resolve().parents[2] / "reports"
+    view = ReportView(read_data(reports))
+    failing = {"fail", "error", "crash", "timeout", "protocol-error"}
+    missing, extra, base = {}, {}, {}
+    for entry in view.installed:
+        records = read_results(run_directory(reports / "data", entry.name) / "results.jsonl").records
+        expected = {r.id for r in records if "~" in r.id and r.outcome.value in failing}
+        listed = {e.id for kind in view.companion_kinds(entry.name) for g in kind.groups for e in g.records}
+        if expected - listed:
+            missing[entry.name] = sorted(expected - listed)[:3]
+        if listed - expected:
+            extra[entry.name] = sorted(listed - expected)[:3]
+        counts = view.search_counts(entry.name)
+        differing = sum(counts[key] for key in ("documented", "undocumented", "refused"))
+        inputs = [r for r in records if r.kind == "example" and "~" not in r.id]
+        if differing != sum(1 for r in inputs if r.outcome.value in failing):
+            base[entry.name] = differing
+    assert (missing, extra, base) == ({}, {}, {})
+    assert len(view.installed) >= 30
