@@ -292,3 +292,19 @@ def test_the_fixtures_17th_digit_case_is_one_colour_across_the_oracle():
     exact = sorted({Decimal(cell.score_exact) for cell in cells})
     assert len(exact) == 2 and (exact[1] - exact[0]) / exact[0] < Decimal("1e-16")
     assert {view.html_cell(cell).css for cell in cells} == {"c-oracle"}
+
+
+def test_a_bounded_list_of_inputs_says_how_many_more_and_where():
+    """An implementation's Markdown page names the first 20 inputs of a group no curated class explains; past
+    20 it says how many are not named and where each is (no silent "…")."""
+    data = read_data(FIXTURE)
+    template = data.search[0]
+    made = [dataclasses.replace(template, implementation="nltk", index=i, id=f"random-0-{i}", size=3,
+                                verdict=Verdict(False, "made-up-cause"), answer=Answer("score", 0.5))
+            for i in range(1000, 1025)]
+    view = ReportView(dataclasses.replace(data, search=[e for e in data.search if e.implementation != "nltk"] + made))
+    (entry,) = [e for e in view.installed if e.name == "nltk"]
+    page = environment().get_template("implementation.md.j2").render(view=view, entry=entry)
+    (line,) = [line for line in page.splitlines() if line.startswith("Inputs: random-0-1000")]
+    assert line.endswith("random-0-1019 … and 5 more, each in `data/runs/nltk/results.jsonl` (and a dot of "
+                         "index.html's plot)")

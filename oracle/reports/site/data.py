@@ -49,6 +49,9 @@ DATA_FILES = (RUN_FILE, IMPLEMENTATIONS_FILE)
 RUNS_DIR = "runs"
 #: The kinds of record a column's stream holds.
 EDGE_CASE, DISCREPANCY, EXAMPLE, REAL_DATA = "edge-case", "discrepancy", "example", "real-data"
+#: What a record a random input brought along holds in its id, before its kind: `random-S-I~KIND` (a companion,
+#: `oracle.harness.generate.COMPANIONS`; a metamorphic relation; a stateful plan).
+COMPANION_MARK = "~"
 MESSAGE_LIMIT = 400
 #: Real-data differences attributed per implementation and setting (the first ones, in system order): an
 #: attribution recomputes the whole corpus per alternative, seconds each for some classes.
@@ -220,6 +223,10 @@ class SearchEntry:
     size: int  # tokens
     layer: str | None  # the first diverging layer
     request: dict[str, Any] | None = None  # kept for a finding no curated class explains
+    #: a companion's or a relation's kind (the id's part after "~": "line-ends", "series", "references-permuted",
+    #: "stateful", ...); None for the random input itself
+    companion: str | None = None
+    message: str | None = None  # the stream's words for a companion's deviation (bounded)
 
 
 @dataclass(frozen=True)
@@ -264,6 +271,8 @@ class ReportData:
     reruns: dict[str, list[Rerun]]  # discrepancy id -> its re-runs
     discrepancies: list[Discrepancy]
     real: list[RealRow] = field(default_factory=list)
+    #: the records the random inputs brought along (ids `random-S-I~KIND`: companions, relations, stateful plans)
+    companions: list[SearchEntry] = field(default_factory=list)
 
 
 # -- JSON ----------------------------------------------------------------------------------------------
@@ -397,6 +406,7 @@ def read_data(out: Path) -> ReportData:
         reruns=rows.reruns,
         discrepancies=discrepancy_models(),
         real=rows.real,
+        companions=rows.companions,
     )
 
 
@@ -488,6 +498,7 @@ class Rows:
     search: list[SearchEntry] = field(default_factory=list)
     reruns: dict[str, list[Rerun]] = field(default_factory=dict)
     real: list[RealRow] = field(default_factory=list)
+    companions: list[SearchEntry] = field(default_factory=list)
 
     def add(self, record: Record, column: StreamColumn) -> None:
         if record.kind == EDGE_CASE:
@@ -507,7 +518,9 @@ class Rows:
             )
         elif record.kind == REAL_DATA:
             self.real.append(_real_row(record, column))
-        elif record.kind == EXAMPLE and "~" not in record.id:  # (an example's companions are in its stream only)
+        elif COMPANION_MARK in record.id:  # a companion's, a relation's or a stateful plan's record
+            self.companions.append(_search_entry(record, column))
+        elif record.kind == EXAMPLE:
             self.search.append(_search_entry(record, column))
 
 
@@ -530,6 +543,9 @@ def _cell(record: Record, column: StreamColumn) -> Cell:
 
 
 def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
+    """A random input, or a record it brought along (`companion`: its kind; `message`: the stream's words for
+    its deviation)."""
+    base, _, companion = record.id.partition(COMPANION_MARK)
     judged = verdict(record, column.run_names)
     expected = expectation(record)
     shown = answer(record)
@@ -541,7 +557,7 @@ def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
     return SearchEntry(
         column.key,
         column.profile,
-        int(record.id.rsplit("-", 1)[1]),
+        int(base.rsplit("-", 1)[1]),
         record.id,
         shown,
         judged,
@@ -550,6 +566,8 @@ def _search_entry(record: Record, column: StreamColumn) -> SearchEntry:
         size=_size(record.request),
         layer=record.layer,
         request=request,
+        companion=companion or None,
+        message=message(record.message) if companion and not judged.agrees else None,
     )
 
 

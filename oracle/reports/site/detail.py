@@ -64,6 +64,7 @@ class Deviation:
     cases: tuple[str, ...]  # edge cases where it shows
     inputs: int  # random inputs where it shows
     curated: tuple[str, ...]  # curated discrepancy ids it matches
+    companions: int = 0  # records the random inputs brought along (companions, relations, stateful plans) showing it
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,8 @@ class SiteDetail:
         agree = sum(1 for c in judged if category(c) == "agrees")
         counts = view.search_counts(name)
         searched = sum(counts.values())
+        companions = view.companion_counts(name)
+        brought = sum(companions.values()) - companions["unsupported"]
         curated = view.curated(name)
         badges = [
             Badge("declared profile", entry.profile or "—", ""),
@@ -103,6 +106,10 @@ class SiteDetail:
             # (neutral: a difference nobody has reviewed yet is no verdict of a bug; the section below says so)
             Badge("new differences (not curated)", str(counts["undocumented"]), "", MEANINGS["undocumented"]),
             Badge("refused", str(counts["refused"]), "c-refused"),
+            Badge("records brought along agree", f"{companions['agrees']}/{brought}",
+                  _all_or_some(companions["agrees"], brought),
+                  "the companions', relations' and stateful plans' records of the random inputs (not counted above), "
+                  "judged; unsupported ones left out: the section below lists each that differs"),
             Badge("curated classes reproduced", f"{view.reproduced(name)}/{len(curated)}", ""),
         ]
         for references in sorted({row.references for row in view.real}):
@@ -172,11 +179,13 @@ class SiteDetail:
     # -- deviations: unique to one implementation, or shared --
 
     def deviations(self) -> tuple[list[Deviation], list[Deviation]]:
-        """The root causes of differences (edge cases and random inputs) shown by one implementation only, and
-        those several show (a convention some libraries share); most implementations first, then by name."""
+        """The root causes of differences (edge cases, random inputs and the records they brought along) shown by
+        one implementation only, and those several show (a convention some libraries share); most implementations
+        first, then by name."""
         implementations: dict[str, set[str]] = defaultdict(set)
         cases: dict[str, set[str]] = defaultdict(set)
         inputs: Counter[str] = Counter()
+        brought: Counter[str] = Counter()
         curated: dict[str, set[str]] = defaultdict(set)
         view = self.view
         for case, cell in view.differing_cells():
@@ -184,16 +193,17 @@ class SiteDetail:
             implementations[cause].add(cell.column)
             cases[cause].add(case.id)
             curated[cause].update(cell.verdict.documented)
-        for name, records in view.search.items():
-            for record in records:
-                if category(record) in DIFFERS:
-                    cause = record.verdict.classification or "not attributed"
-                    implementations[cause].add(name)
-                    inputs[cause] += 1
-                    curated[cause].update(record.verdict.documented)
+        for counted, searched in ((inputs, view.search), (brought, view.companions)):
+            for name, records in searched.items():
+                for record in records:
+                    if category(record) in DIFFERS:
+                        cause = record.verdict.classification or "not attributed"
+                        implementations[cause].add(name)
+                        counted[cause] += 1
+                        curated[cause].update(record.verdict.documented)
         found = [
             Deviation(cause, tuple(sorted(names)), tuple(sorted(cases[cause])), inputs[cause],
-                      tuple(sorted(curated[cause])))
+                      tuple(sorted(curated[cause])), brought[cause])
             for cause, names in implementations.items()
         ]
         found.sort(key=lambda d: (-len(d.implementations), d.classification))

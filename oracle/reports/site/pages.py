@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from oracle.escaping import html_text, shown
+from oracle.escaping import html_text, markdown_block, markdown_code, shown
 from oracle.models.history import LibraryHistory
 from oracle.reports.history import grid as history_grid
 from oracle.reports.staging import write_atomically
@@ -67,6 +67,11 @@ def codes(identifiers: Any) -> str:
     return ", ".join(f"`{identifier}`" for identifier in identifiers)
 
 
+def block(text: Any, info: str = "") -> str:
+    """A fenced Markdown code block of `text` that nothing inside can close (`oracle.escaping.markdown_block`)."""
+    return "\n".join(markdown_block(text, info))
+
+
 def environment() -> jinja2.Environment:
     """The templates' environment: autoescape for HTML (Markdown escapes its table cells with `md`), strict
     undefined (a misspelt name is an error, not an empty string); every expression's text with its controls shown
@@ -77,7 +82,8 @@ def environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
         finalize=_finalized)
     env.filters.update(md=md, fmt=fmt, fmt_points=fmt_points, fmt_delta=fmt_delta, json=compact_json,
-                       words=request_text, codes=codes, h=escape_html, markdownish=markdownish)
+                       words=request_text, codes=codes, h=escape_html, markdownish=markdownish,
+                       code=markdown_code, block=block)
     env.globals.update(categories=CATEGORY_KEYS, CATEGORIES=CATEGORIES, DIFFERS_MARK=DIFFERS_MARK, svg=svg,
                        count_sections=COUNT_SECTION,
                        detail_page=page_name, implementation_html=lambda name: IMPLEMENTATION_HTML.format(name=name),

@@ -11,6 +11,7 @@ from typing import Any
 
 from oracle.diagnose.judge import Contract as NumericContract
 from oracle.diagnose.judge import breaks_zero_rule
+from oracle.harness.relations import RELATIONS
 from oracle.models.discrepancy import STAGES, Discrepancy
 from oracle.models.outcomes import parse_number as number
 
@@ -76,6 +77,23 @@ COUNT_HEADER = {"agrees": "agree", "documented": "curated", "undocumented": "new
 COUNT_SECTION = {"documented": "curated", "undocumented": "new", "refused": "new"}
 #: What an implementation that is not installed is, in words.
 STATUS_WORDS = {"not-installed": "not installed", "broken": "broken"}
+#: What each kind of record a random input brings along is (the part of its id after "~"), in words: the companions
+#: (`oracle.harness.generate.COMPANIONS`: tests/reports/test_site_companions.py holds that each has words here), the
+#: metamorphic relations (`oracle.harness.relations.RELATIONS`), the
+#: stateful plans. The pages show the kinds in this order, any other after them by name.
+COMPANION_WORDS = {
+    "text": "raw text with a tokenizer it declares, judged from the tokens on",
+    "refused": "an input PROTOCOL.md says is refused (or leaves undefined, where a named convention's value is "
+               "acceptable)",
+    "series": "short requests to the same process, two inputs repeated with one part changed at a time",
+    "brackets": "a token request whose lines hold bracket pairs",
+    "line-ends": "tokens (or texts) holding a character a file reader ends a line at: a lone CR, VT, FF, "
+                 "U+001C-U+001E, NEL, U+2028 or U+2029",
+    **{relation: f"a metamorphic relation, the implementation compared with itself: {words}"
+       for relation, words in RELATIONS.items()},
+    "stateful": "the input again through a stateful plan (update batches, shards merged, other corpora first), "
+                "against its one-shot score",
+}
 
 Row = Cell | SearchEntry | RealRow
 
@@ -86,9 +104,12 @@ def category(row: Row) -> str:
     if verdict.agrees:
         return "agrees"
     not_applicable = row.not_applicable if isinstance(row, Cell) else None
-    if outcome == "unsupported" or not_applicable and outcome != "score":
+    # (an "unsupported" answer the session judged a failure with a root cause of its own is no n/a: answered to an
+    # input the protocol refuses, a refused companion's, it is an error, as the stream's outcome says)
+    judged = outcome == "unsupported" and verdict.classification not in (None, "unsupported")
+    if outcome == "unsupported" and not judged or not_applicable and outcome != "score":
         return "unsupported"
-    if outcome == "error" or verdict.classification == "rejects-valid-input":
+    if outcome == "error" or judged or verdict.classification == "rejects-valid-input":
         return "documented" if verdict.documented else "refused"
     if outcome == "skipped":
         return "unsupported"
@@ -137,6 +158,32 @@ class Group:
     classification: str
     records: list[SearchEntry]
     smallest: SearchEntry  # fewest tokens, then the lowest index
+
+
+@dataclass(frozen=True)
+class CompanionGroup:
+    """The records of one kind a random search brought along that differ for one root cause."""
+
+    classification: str
+    documented: tuple[str, ...]  # the curated discrepancy ids it matches
+    records: list[SearchEntry]  # in stream order
+    smallest: SearchEntry  # fewest tokens, then the lowest index
+
+
+@dataclass(frozen=True)
+class CompanionKind:
+    """One kind of record the random inputs brought along (a companion, a relation, a stateful plan): how many
+    were sent, each category's count and the differing ones grouped by root cause."""
+
+    kind: str
+    words: str
+    sent: int
+    counts: Counter[str]  # category -> records
+    groups: list[CompanionGroup]  # most records first, then by name
+
+    @property
+    def differing(self) -> int:
+        return sum(self.counts[key] for key in DIFFERS)
 
 
 @dataclass(frozen=True)
@@ -241,6 +288,10 @@ class ReportView:
         self.search: dict[str, list[SearchEntry]] = defaultdict(list)
         for entry in data.search:
             self.search[entry.implementation].append(entry)
+        #: the records each implementation's random inputs brought along (ids `random-S-I~KIND`), in stream order
+        self.companions: dict[str, list[SearchEntry]] = defaultdict(list)
+        for entry in data.companions:
+            self.companions[entry.implementation].append(entry)
         self.discrepancies = data.discrepancies
         self.reruns = data.reruns
         self.real = data.real
@@ -439,7 +490,7 @@ class ReportView:
         """The curated classes shown for `name`: its own, and those of the library it shares code
         with (an alias such as ignite-micro) that reproduce with it or occur in its random search."""
         out = []
-        counts = self.class_counts(name)
+        counts = self.class_counts(name) + self.companion_class_counts(name)
         for entry in self.discrepancies:
             observed = next((o for o in self.reruns.get(entry.id, []) if o.implementation == name), None)
             shared = observed is not None and (observed.reproduced or counts.get(entry.id))
@@ -460,6 +511,51 @@ class ReportView:
             for identifier in entry.verdict.documented:
                 counts[identifier] += 1
         return counts
+
+    def companion_class_counts(self, name: str) -> Counter[str]:
+        """Curated class id -> number of the records `name`'s random inputs brought along attributed to it."""
+        return Counter(identifier for entry in self.companions.get(name, []) for identifier in entry.verdict.documented)
+
+    def companion_counts(self, name: str) -> Counter[str]:
+        """Category -> the records `name`'s random inputs brought along (every kind together)."""
+        return Counter(category(entry) for entry in self.companions.get(name, []))
+
+    def companion_kinds(self, name: str) -> list[CompanionKind]:
+        """Each kind of record `name`'s random inputs brought along, with its differing records grouped by root
+        cause (every record in a group: none left out)."""
+        by_kind: dict[str, list[SearchEntry]] = defaultdict(list)
+        for entry in self.companions.get(name, []):
+            by_kind[entry.companion or "?"].append(entry)
+        order = {kind: place for place, kind in enumerate(COMPANION_WORDS)}
+        out = []
+        for kind in sorted(by_kind, key=lambda k: (order.get(k, len(order)), k)):
+            entries = by_kind[kind]
+            groups: dict[str, list[SearchEntry]] = defaultdict(list)
+            for entry in entries:
+                if category(entry) in DIFFERS:
+                    groups[entry.verdict.classification or "not attributed"].append(entry)
+            shown = [
+                CompanionGroup(cause, tuple(sorted({d for e in records for d in e.verdict.documented})), records,
+                               min(records, key=lambda e: (e.size, e.index, e.id)))
+                for cause, records in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+            ]
+            out.append(CompanionKind(kind, COMPANION_WORDS.get(kind, ""), len(entries),
+                                     Counter(category(entry) for entry in entries), shown))
+        return out
+
+    def companion_line(self, name: str) -> str:
+        """The records `name`'s random inputs brought along in one sentence: how many, how many differ and how,
+        and how many of each kind differ."""
+        kinds = self.companion_kinds(name)
+        if not kinds:
+            return "none (none of its random inputs brought a companion, a relation or a stateful plan along)"
+        counts = self.companion_counts(name)
+        sent, differing = sum(k.sent for k in kinds), sum(counts[key] for key in DIFFERS)
+        text = (f"{sent} record{'' if sent == 1 else 's'}, {counts['agrees']} agree; {differing} differ "
+                f"({counts['documented']} curated, {counts['undocumented']} not curated, {counts['refused']} "
+                f"refused), {counts['unsupported']} unsupported")
+        return text + "; by kind, differing of sent: " + ", ".join(f"`~{k.kind}` {k.differing} of {k.sent}"
+                                                                  for k in kinds)
 
     def undocumented_groups(self, name: str) -> list[Group]:
         """Disagreements of the random search that no curated class explains, grouped by
