@@ -36,7 +36,7 @@ from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name
+from oracle.models.results import Classification, NamedByParts, cause_name
 
 from . import mechanisms
 from .combination import Stage
@@ -103,7 +103,7 @@ UNEXPLAINED = "unexplained"
 
 
 @dataclass(frozen=True)
-class Explanation:
+class Explanation(NamedByParts):
     """A named root cause: what changed (option changes and/or a computation) and the value it gives.
 
     Its `parts` are the names of the mechanisms it combines, in the order they were applied (one for most; AGREES and
@@ -128,11 +128,6 @@ class Explanation:
         if isinstance(self.parts, str) or any(isinstance(parts, str) for parts in self.fitting):
             raise TypeError(f"an explanation's parts are a tuple of mechanism names, not a written name: "
                             f"{self.parts!r}, fits {self.fitting!r}")
-
-    @property
-    def name(self):
-        """The written name: its parts joined (`cause_name`), as a record's `classification.name` holds it."""
-        return cause_name(self.parts)
 
     @property
     def fits(self):
