@@ -1,6 +1,7 @@
 """Bounded memos (`oracle.formulas.memo`): never more than the limit kept, and past it exactly what the eviction drops
 (LEAST_RECENT: the least recently used, a hit refreshing it; ALL_AT_ONCE: everything, a hit changing nothing); and
-each memo of the package keeps its own limit and eviction, filled past its limit through its own callers.
+each memo of the package keeps its own limit and eviction, filled past its limit through its own callers (the kept
+scorings, the logarithms, coverage's token features, a unit's shared values, the last classified request's counts).
 
 The expected contents are derived by hand from the policies' definitions (the sequence of keeps and hits in each test).
 
@@ -13,10 +14,17 @@ from fractions import Fraction
 
 import pytest
 
+from oracle.diagnose import classify
 from oracle.formulas import bleu, exact
 from oracle.formulas.memo import ALL_AT_ONCE, LEAST_RECENT, Memo, memoized
+from oracle.formulas.profiles import get_profile
 from oracle.harness import coverage
+from oracle.harness.generate import example_request
 from oracle.harness.sharing import BySegments
+from oracle.models.protocol import Capabilities
+
+CAPABILITIES = Capabilities(levels=("sentence", "corpus"), max_order=4, weights="any", lowercase=True,
+                            smoothing=("none",), statistics=True)
 
 
 @pytest.mark.parametrize("eviction", [LEAST_RECENT, ALL_AT_ONCE])
@@ -133,3 +141,15 @@ def test_a_unit_s_shared_values_drop_all_at_8():
     assert all(shared.find(held, "x") == index for index, held in enumerate(segments[:8]))
     shared.keep(segments[8], "x", 8)  # the ninth: all eight dropped
     assert [shared.find(held, "x") for held in segments] == [None] * 8 + [8]
+
+
+def test_what_the_oracle_computed_is_kept_for_the_last_request_classified_alone():
+    profile = get_profile("papineni")
+    first, second = (example_request(0, index, CAPABILITIES) for index in (1, 2))
+    assert (classify._LAST_KEPT.limit, classify._LAST_KEPT.eviction) == (1, ALL_AT_ONCE)
+    kept = classify._kept_for(first, profile, None)
+    assert classify._kept_for(first, profile, None) is kept  # the same request again: its counts
+    assert classify._kept_for(first, profile, {"lowercase": True}) is not kept  # other overrides: counted apart
+    other = classify._kept_for(second, profile, None)
+    assert other is not kept and len(classify._LAST_KEPT) == 1
+    assert classify._kept_for(first, profile, None) is not kept  # dropped when the second came
