@@ -1,7 +1,7 @@
 """Bounded memos: values kept by key, at most `limit` of them, and what is dropped past it (the eviction), said once
 here for every place that keeps computed values across calls (the formulas' scorings and logarithms, coverage's
-token features, the values a unit of work's requests share). Standard library only: the formulas use it, and every
-layer above may.
+token features, the values a unit of work's requests share, what the classifier counted on the last request).
+Standard library only: the formulas use it, and every layer above may.
 
 Two evictions, each named where a memo is made:
 
