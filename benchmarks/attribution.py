@@ -99,7 +99,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import resource
 import shlex
 import statistics
@@ -113,6 +112,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
+
 FAKES = ROOT / "tests" / "fakes"
 QUICK = ("mutant_bp_missing", "mutant_ties_longer", "mutant_totals_off_by_one")
 
@@ -165,7 +168,7 @@ def run_check_timed(command: str, report: Path, examples: int | None, timeout: f
     start = time.perf_counter()
     try:
         code: int | None = subprocess.run(argv, capture_output=True, text=True, cwd=tree, timeout=timeout,
-                                          env=_environment(tree)).returncode
+                                          env=environment(tree)).returncode
     except subprocess.TimeoutExpired:  # subprocess.run has killed the check (its implementation may outlive it)
         code = None
     elapsed = time.perf_counter() - start
@@ -175,15 +178,6 @@ def run_check_timed(command: str, report: Path, examples: int | None, timeout: f
     found = _found(report)
     found["cost"] = cost
     return code, elapsed, cpu_split_child(cost, cpu), found
-
-
-def _environment(tree: Path) -> dict[str, str]:
-    """The environment of a measured `check`: the tree first on PYTHONPATH, and byte-code caches allowed, as an
-    installed copy has them (with PYTHONDONTWRITEBYTECODE, which this machine sets, every process of every run would
-    compile each module it imports, about 0.7 s of CPU a run that a user never pays: the same in a failing run and its
-    fixed twin, so it shrank every ratio toward 1)."""
-    kept = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    return {**kept, "PYTHONPATH": str(tree)}
 
 
 def _found(report: Path) -> dict:

@@ -13,14 +13,13 @@ the very same segments, and the oracle's statistics, pickled) and rebuilt so in 
 from __future__ import annotations
 
 import argparse
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import print_replayed, replayed  # noqa: E402
 
 RECORD = """
 import pickle, sys, tempfile
@@ -92,11 +91,6 @@ with open(sys.argv[2], "wb") as out:
 """
 
 
-def run(root: Path, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, *args], cwd=root, env={**env, "PYTHONPATH": str(root)}, check=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--impl", default="sacrebleu")
@@ -106,27 +100,8 @@ def main() -> None:
     parser.add_argument("--before", action="append", default=[], help="another checkout, replayed alternately")
     args = parser.parse_args()
     roots = [Path(p).resolve() for p in args.before] + [ROOT]
-    with tempfile.TemporaryDirectory() as work:
-        units = Path(work) / "units.pkl"
-        cache = Path(work) / "cache"
-        cache.mkdir()
-        os.environ["BLEU_ORACLE_SEARCH_CACHE"] = str(cache)  # empty: every input's features computed
-        run(ROOT, "-c", RECORD, str(units), args.impl, args.examples)
-        best: dict[Path, list[float]] = {root: [] for root in roots}
-        found: dict[Path, list] = {}
-        for _ in range(args.rounds):
-            for root in roots:
-                out = Path(work) / "out.pkl"
-                run(root, "-c", REPLAY, str(units), str(out), args.passes)
-                times, found[root] = pickle.loads(out.read_bytes())
-                best[root].append(min(times) * 1000)
-        recorded = pickle.loads(units.read_bytes())
-    print(f"load: {' '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min); "
-          f"{sum(map(len, recorded))} inputs in {len(recorded)} units")
-    for root in roots:
-        same = found[root] == found[roots[0]]
-        print(f"{root.name:<20} {', '.join(f'{v:.0f}' for v in best[root])} ms (best of {args.passes} a round); "
-              f"features {'the same' if same else 'DIFFER'}")
+    recorded, measured = replayed(RECORD, REPLAY, ROOT, roots, args)
+    print_replayed(measured, "features", args.passes, f"{sum(map(len, recorded))} inputs in {len(recorded)} units")
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ whose formulas take other arguments cannot replay them."""
 from __future__ import annotations
 
 import argparse
-import os
-import pickle
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import print_replayed, replayed  # noqa: E402
 
 RECORD = """
 import pickle, sys, tempfile
@@ -70,11 +69,6 @@ with open(sys.argv[2], "wb") as out:
 """
 
 
-def run(root: Path, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    subprocess.run([sys.executable, *args], cwd=root, env={**env, "PYTHONPATH": str(root)}, check=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--impl", default="sacrebleu")
@@ -84,26 +78,8 @@ def main() -> None:
     parser.add_argument("--before", action="append", default=[], help="another checkout, replayed alternately")
     args = parser.parse_args()
     roots = [Path(p).resolve() for p in args.before] + [ROOT]
-    with tempfile.TemporaryDirectory() as work:
-        calls = Path(work) / "calls.pkl"
-        cache = Path(work) / "cache"
-        cache.mkdir()
-        os.environ["BLEU_ORACLE_SEARCH_CACHE"] = str(cache)  # empty: every expectation computed
-        run(ROOT, "-c", RECORD, str(calls), args.impl, args.examples)
-        best: dict[Path, list[float]] = {root: [] for root in roots}
-        outcomes: dict[Path, list] = {}
-        for _ in range(args.rounds):
-            for root in roots:
-                out = Path(work) / "out.pkl"
-                run(root, "-c", REPLAY, str(calls), str(out), args.passes)
-                times, outcomes[root] = pickle.loads(out.read_bytes())
-                best[root].append(min(times) * 1000)
-        count = len(pickle.loads(calls.read_bytes()))
-    print(f"load: {' '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min); {count} calls")
-    for root in roots:
-        same = outcomes[root] == outcomes[roots[0]]
-        print(f"{root.name:<20} {', '.join(f'{v:.0f}' for v in best[root])} ms (best of {args.passes} a round); "
-              f"outcomes {'the same' if same else 'DIFFER'}")
+    recorded, measured = replayed(RECORD, REPLAY, ROOT, roots, args)
+    print_replayed(measured, "outcomes", args.passes, f"{len(recorded)} calls")
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from _trees import environment  # noqa: E402
 from per_request import comparable  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,9 +89,7 @@ def timed_check(root: Path, arguments: list[str], cache: str) -> dict:
                "--report", report, "--quiet"]
         # byte-code caches allowed, as an installed copy has them (with PYTHONDONTWRITEBYTECODE, as this machine sets,
         # every process would compile each module it imports: about 1 s of CPU a process, start-up's largest part)
-        env = {**{name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"},
-               "BLEU_ORACLE_CPU_METER": meter, "PYTHONPATH": os.pathsep.join([str(METER), str(root)]),
-               "BLEU_ORACLE_SEARCH_CACHE": cache}
+        env = environment(root, METER, BLEU_ORACLE_CPU_METER=meter, BLEU_ORACLE_SEARCH_CACHE=cache)
         taken_at, load_before = utc(), load()
         start = time.perf_counter()
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env)

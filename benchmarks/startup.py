@@ -34,6 +34,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
+
 #: The outputs that must not differ between the checkouts.
 COMPARED = ("check --help", "doctor --help", "score")
 
@@ -53,11 +57,6 @@ def commands(scratch: Path) -> dict[str, list[str]]:
             *oracle, "check", "--impl", "sacrebleu", "--no-cases", "--examples", "50", "--quiet", "--report-force",
             "--report", str(scratch / "report")],
     }
-
-
-def environment(checkout: Path, cache: Path) -> dict[str, str]:
-    env = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPATH": str(checkout), "BLEU_ORACLE_SEARCH_CACHE": str(cache)}
 
 
 def cpu_of_children() -> float:
@@ -93,7 +92,7 @@ def main() -> int:
         envs = {}
         for label, checkout in checkouts.items():
             (scratch / f"cache-{label}").mkdir()
-            envs[label] = environment(checkout, scratch / f"cache-{label}")
+            envs[label] = environment(checkout, BLEU_ORACLE_SEARCH_CACHE=str(scratch / f"cache-{label}"))
         for round_number in range(args.rounds + 1):
             for label, checkout in (checkouts.items() if round_number % 2 else reversed(checkouts.items())):
                 for name, argv in measured.items():

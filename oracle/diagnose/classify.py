@@ -34,9 +34,10 @@ from typing import Any, NamedTuple
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
+from oracle.formulas.memo import ALL_AT_ONCE, Memo
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
-from oracle.models.results import Classification, cause_name
+from oracle.models.results import Classification, NamedByParts, cause_name
 
 from . import mechanisms
 from .combination import Stage
@@ -103,7 +104,7 @@ UNEXPLAINED = "unexplained"
 
 
 @dataclass(frozen=True)
-class Explanation:
+class Explanation(NamedByParts):
     """A named root cause: what changed (option changes and/or a computation) and the value it gives.
 
     Its `parts` are the names of the mechanisms it combines, in the order they were applied (one for most; AGREES and
@@ -128,11 +129,6 @@ class Explanation:
         if isinstance(self.parts, str) or any(isinstance(parts, str) for parts in self.fitting):
             raise TypeError(f"an explanation's parts are a tuple of mechanism names, not a written name: "
                             f"{self.parts!r}, fits {self.fitting!r}")
-
-    @property
-    def name(self):
-        """The written name: its parts joined (`cause_name`), as a record's `classification.name` holds it."""
-        return cause_name(self.parts)
 
     @property
     def fits(self):
@@ -725,9 +721,9 @@ def _search_for(request, answer, profile, *, overrides, among, budget, floor=1):
                    budget, max(1, floor, request.token_count))
 
 
-#: What the oracle computed on the request last classified (`_kept_for`): (the request, the profile's options and
-#: the overrides, `Context.counted`).
-_LAST_KEPT: list = []
+#: What the oracle computed on the request last classified (`_kept_for`): by (its id, the profile's options and the
+#: overrides), (the request, `Context.counted`); one at a time (another request's drops it).
+_LAST_KEPT: Memo = Memo(1, ALL_AT_ONCE)
 
 
 def _kept_for(request, profile, overrides):
@@ -742,11 +738,11 @@ def _kept_for(request, profile, overrides):
         hash(key)
     except TypeError:  # overrides that cannot be compared: nothing kept
         return {}
-    last = _LAST_KEPT[0] if _LAST_KEPT else None
-    if last is not None and last[0] is request and last[1] == key:
-        return last[2]
+    last = _LAST_KEPT.get((id(request), key))
+    if last is not None and last[0] is request:
+        return last[1]
     kept: dict = {}
-    _LAST_KEPT[:] = [(request, key, kept)]
+    _LAST_KEPT.keep((id(request), key), (request, kept))
     return kept
 
 

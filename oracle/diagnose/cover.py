@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from oracle.models.results import cause_name
+from oracle.models.results import WithAlternatives, cause_name
 
 from .mechanisms import needs_evidence
 from .mechanisms.combination import is_partial
@@ -65,7 +65,7 @@ Signature = tuple[Cause, ...]
 
 
 @dataclass(frozen=True)
-class RunCause:
+class RunCause(WithAlternatives):
     """One explanation of a run: the records it accounts for and the signatures (fitting causes) they had."""
 
     parts: Cause
@@ -74,16 +74,6 @@ class RunCause:
     alternative_parts: tuple[Cause, ...]
     #: the signatures (primary cause first, then the others that fit) of the records it accounts for
     signatures: tuple[Signature, ...]
-
-    @property
-    def name(self) -> str:
-        """Its written name (`cause_name`)."""
-        return cause_name(self.parts)
-
-    @property
-    def alternatives(self) -> tuple[str, ...]:
-        """Its alternatives' written names."""
-        return tuple(map(cause_name, self.alternative_parts))
 
 
 def _signature_order(signature: Signature) -> tuple[str, ...]:

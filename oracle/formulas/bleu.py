@@ -17,7 +17,7 @@ Pure: standard library only, no I/O, inputs never mutated.
 from __future__ import annotations
 
 import functools
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
@@ -27,6 +27,7 @@ from itertools import chain, islice
 from . import exact, runs
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
+from .memo import LEAST_RECENT, Memo
 from .smoothing import SmoothedCounts, extra_orders, smooth
 from .tokenizers import fold_case
 
@@ -367,13 +368,8 @@ def bleu_from_statistics(statistics, *, weights=None, options=Options(), smoothi
         return _scored(statistics, w, options, smoothing, level)
     key = (statistics, w, tuple(getattr(options, name) for name in SCORING_OPTIONS), smoothing, level)
     kept = _KEPT_RESULTS.get(key)
-    if kept is None:
-        kept = _scored(statistics, w, options, smoothing, level)  # (a refusal is raised every time: never kept)
-        if len(_KEPT_RESULTS) >= _KEPT_RESULTS_LIMIT:
-            _KEPT_RESULTS.popitem(last=False)
-        _KEPT_RESULTS[key] = kept
-    else:
-        _KEPT_RESULTS.move_to_end(key)
+    if kept is None:  # (a refusal is raised every time: never kept)
+        kept = _KEPT_RESULTS.keep(key, _scored(statistics, w, options, smoothing, level))
     return kept if kept.options is options else replace(kept, options=options)
 
 
@@ -402,8 +398,8 @@ SCORING_OPTIONS = ("both_empty", "no_match", "empty_order", "sentence_empty_orde
 #: and candidate, conventions that change only how tokens are counted where they count alike, a record's several
 #: searches). At most 1,024 (about 1.5 KB each, some 1.5 MB): bounded well under what a long run's memory may grow
 #: by (issue 39's row, `check` at 20,000 examples against 500, stands at its 1.2x edge; 8,192 could have crossed it).
-_KEPT_RESULTS: OrderedDict = OrderedDict()
 _KEPT_RESULTS_LIMIT = 1024
+_KEPT_RESULTS: Memo = Memo(_KEPT_RESULTS_LIMIT, LEAST_RECENT)
 
 
 def _keepable(statistics, options):

@@ -8,9 +8,10 @@ the caller's decimal context is never touched.
 
 from __future__ import annotations
 
-import functools
 from decimal import ROUND_HALF_EVEN, Context, Decimal
 from fractions import Fraction
+
+from .memo import memoized
 
 DIGITS = 50
 #: Intermediate values carry guard digits, so the composed score is right to DIGITS
@@ -45,7 +46,7 @@ def ln(number: Exact) -> Decimal:
     return _ln_of_ratio(number if type(number) is Fraction else Fraction(number))
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)  # (the least recently used dropped past it)
 def _ln_of_ratio(number: Fraction) -> Decimal:
     """`ln` of an exact ratio, kept: the same few precisions (1/2, 3/4, ...) recur across the segments of a corpus and
     the candidates of a search, and each 65-digit logarithm costs some 100 to 200 microseconds (a Decimal is

@@ -14,6 +14,7 @@ import unicodedata
 from collections import Counter
 
 from oracle.escaping import shown
+from oracle.formulas.memo import ALL_AT_ONCE, Memo
 from oracle.formulas.runs import mostly_runs, run_lengths
 from oracle.models.protocol import Capabilities
 from oracle.models.results import CoverageTable
@@ -101,7 +102,7 @@ _DEFAULTS = {"floor": {"value": 0.1}, "add-k": {"k": 1.0}, "chen-cherry-1": {"ep
 #: holding it. A longer token is walked each time (it would hold its text in memory).
 TOKEN_FEATURES_LONGEST = 64
 TOKEN_FEATURES_KEPT = 65_536
-_kept_token_features: dict[str, frozenset[str]] = {}
+_kept_token_features: Memo[str, frozenset[str]] = Memo(TOKEN_FEATURES_KEPT, ALL_AT_ONCE)
 _feature_sets: dict[frozenset[str], frozenset[str]] = {}
 
 
@@ -114,9 +115,7 @@ def token_features(token):
         kept = frozenset(found)
         kept = _feature_sets.setdefault(kept, kept)  # (one object per distinct set: most tokens have none)
         if len(token) <= TOKEN_FEATURES_LONGEST:
-            if len(_kept_token_features) >= TOKEN_FEATURES_KEPT:
-                _kept_token_features.clear()
-            _kept_token_features[token] = kept
+            _kept_token_features.keep(token, kept)
     return kept
 
 

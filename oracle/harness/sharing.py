@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
+from oracle.formulas.memo import ALL_AT_ONCE, Memo
+
 T = TypeVar("T")
 
 
@@ -28,8 +30,7 @@ class BySegments:
     dropped (a unit holds two base inputs, so a few suffice)."""
 
     def __init__(self, limit: int = 8) -> None:
-        self.limit = limit
-        self._kept: dict[tuple[int, Hashable], tuple[object, Any]] = {}
+        self._kept: Memo[tuple[int, Hashable], tuple[object, Any]] = Memo(limit, ALL_AT_ONCE)
 
     def get(self, segments: object, what: Hashable, compute: Callable[[], T]) -> T:
         """`what` of `segments` (a name of the value, with whatever besides the segments it depends on):
@@ -47,9 +48,7 @@ class BySegments:
 
     def keep(self, segments: object, what: Hashable, value: object) -> None:
         """Keep `value` as `what` of `segments`."""
-        if len(self._kept) >= self.limit:
-            self._kept.clear()
-        self._kept[id(segments), what] = (segments, value)
+        self._kept.keep((id(segments), what), (segments, value))
 
     def clear(self) -> None:
         self._kept.clear()

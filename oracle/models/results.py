@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, Self
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -76,6 +76,37 @@ def parse_cause(name: str) -> tuple[str, ...]:
     `Classification` and `RunCause`; `oracle.models.baseline.BaselineEntry`, `oracle.models.discrepancy.Discrepancy`):
     every layer above reads the parts."""
     return tuple(part.strip() for part in name.split(CAUSE_JOINER) if part.strip())
+
+
+class NamedByParts:
+    """A root cause held as its mechanisms (`parts`) with its written name read from them (`cause_name`): a
+    record's classification, the run's causes (this module's and the diagnosis' own, `oracle.diagnose.cover`), an
+    explanation. Its other causes are written alike (`alternatives` here, `fits` where a class has them)."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        parts: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        """Its written name: the mechanisms of `parts` joined, in the order they were applied (`cause_name`)."""
+        return cause_name(self.parts)
+
+
+class WithAlternatives(NamedByParts):
+    """A run's cause with the causes that fit every one of its records as well (`alternative_parts`), written as
+    `alternatives`."""
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        alternative_parts: tuple[tuple[str, ...], ...]
+
+    @property
+    def alternatives(self) -> tuple[str, ...]:
+        """The written names of `alternative_parts`, in order."""
+        return tuple(map(cause_name, self.alternative_parts))
 
 
 #: A root cause's parts as a model keeps them beside the written key they are read from (a baseline's `cause:` id, a
@@ -141,7 +172,7 @@ class _WithCauses(_Part):
         return super().model_copy(update=update, deep=deep)
 
 
-class Classification(_WithCauses):
+class Classification(_WithCauses, NamedByParts):
     """The root cause of a record that is not good (`oracle.diagnose.attribute`)."""
 
     # its mechanisms (`parts`, `fit_parts`) are the data: written as `name` and `fits` (their joined names, the
@@ -165,11 +196,6 @@ class Classification(_WithCauses):
         "records)."))
     ruled_out: tuple[str, ...] = Field((), description="Explanations that fit the shrunk input as well, ruled out by "
                                                        "the answer to a related input sent to tell them apart.")
-
-    @property
-    def name(self) -> str:
-        """Its written name: the mechanisms of `parts` joined, in the order they were applied (`cause_name`)."""
-        return cause_name(self.parts)
 
     @property
     def fits(self) -> tuple[str, ...]:
@@ -419,7 +445,7 @@ class CoverageTable(_Part):
     longest_series: int = Field(0, description="The most requests one series of short requests sent to one process.")
 
 
-class RunCause(_WithCauses):
+class RunCause(_WithCauses, WithAlternatives):
     """One root cause of the run: the fewest explanations that together account for every failing record
     (`oracle.diagnose.cover`)."""
 
@@ -431,16 +457,6 @@ class RunCause(_WithCauses):
     alternative_parts: WrittenCauses = Field((), alias="alternatives", description=(
         "Explanations that fit every one of those records as well: the inputs could not tell them apart."))
     documented: tuple[str, ...] = Field((), description="Curated discrepancy ids these records matched.")
-
-    @property
-    def name(self) -> str:
-        """Its written name (`cause_name` of `parts`)."""
-        return cause_name(self.parts)
-
-    @property
-    def alternatives(self) -> tuple[str, ...]:
-        """The written names of `alternative_parts`, in order."""
-        return tuple(map(cause_name, self.alternative_parts))
 
 
 class Footer(_Line):

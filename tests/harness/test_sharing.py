@@ -72,11 +72,3 @@ def test_a_token_s_kept_features_are_its_own():
             assert token_features(token) == found
     assert len({token_features(token) for token in tokens}) >= 8  # (tokens of different features: not all alike)
     assert tokens[-2] not in coverage._kept_token_features  # a long token is walked each time, not kept
-
-
-def test_kept_token_features_are_bounded(monkeypatch):
-    monkeypatch.setattr(coverage, "TOKEN_FEATURES_KEPT", 3)
-    coverage._kept_token_features.clear()
-    for token in ("a", "b", "c", "d"):
-        token_features(token)
-    assert list(coverage._kept_token_features) == ["d"]  # the fourth found three kept: all dropped first
