@@ -372,7 +372,7 @@ def run_key(seed: int, capabilities: Capabilities, profile: str, series_length: 
 #: A score request's fields in the order its JSON object writes them (`to_json`), and those `line_object` writes
 #: without pydantic.
 _REQUEST_FIELDS = tuple(ScoreRequest.model_fields)
-_WRITTEN_APART = frozenset({"segments", "seq"})
+_WRITTEN_APART: set[str] = {"segments", "seq"}
 
 
 def line_object(request: ScoreRequest) -> dict[str, Any]:
