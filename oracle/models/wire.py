@@ -83,15 +83,23 @@ def _model(obj):
     raise TypeError(f"{type(obj).__name__} is not JSON")
 
 
-def encode(obj, *, ensure_ascii=True):
+#: `json.dumps(obj, ensure_ascii=..., allow_nan=False, separators=(",", ":"), default=_model)`'s encoder, built once
+#: for each `ensure_ascii` (json.dumps builds one a call; its `encode` is what json.dumps calls).
+_ENCODERS = {ascii_only: json.JSONEncoder(ensure_ascii=ascii_only, allow_nan=False, separators=(",", ":"),
+                                          default=_model) for ascii_only in (True, False)}
+
+
+def encode(obj, *, ensure_ascii=True, long_sequences=True):
     """One protocol line (without the newline): compact, ASCII-only JSON; a float NaN becomes
     the string "NaN" (JSON has no NaN); infinities are refused. Models are encoded via to_json().
-    `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash)."""
+    `ensure_ascii=False` keeps non-ASCII text as it is: the same line for a person to read (or hash).
+    `long_sequences=False`: the caller knows that no token sequence is longer than LONG_SEQUENCE, so none is looked
+    for (the same line: a shorter one is never spliced)."""
     try:  # most lines hold no NaN and no odd key: json's C encoder alone, without a walk over every token
-        spliced = _with_long_sequences(obj, ensure_ascii)
+        spliced = _with_long_sequences(obj, ensure_ascii) if long_sequences else None
         if spliced is not None:
             return "".join(spliced.pieces())
-        return json.dumps(obj, ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"), default=_model)
+        return _ENCODERS[bool(ensure_ascii)].encode(obj)
     except (ValueError, TypeError):
         pass
     return json.dumps(_jsonable(obj), ensure_ascii=ensure_ascii, allow_nan=False, separators=(",", ":"))

@@ -337,6 +337,34 @@ def test_the_wire_line_spliced_from_the_body_is_the_encoded_command():
             assert wire_line(body, seq) == encode(request.with_seq(seq).to_json()).encode("utf-8") + b"\n"
 
 
+def _literal_body(request):
+    """The line without seq as json writes the request's JSON form (pydantic's lists), every token walked."""
+    wire = {k: v for k, v in request.to_json().items() if k != "seq"}
+    return json.dumps(wire, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
+def test_the_body_is_the_request_without_seq_as_json_writes_it():
+    """`body_of` writes the segments' tuples as they are (no copy into lists) and looks for sequences to splice only in
+    a request of more than wire.LONG_SEQUENCE tokens: the line is json's of the request's JSON form all the same,
+    for requests of every focus (a 65,600-token run, a 2,000-segment corpus, text requests), one with conventions,
+    one with a stateful plan (segments inside it too), and one of many short sequences past LONG_SEQUENCE together."""
+    capabilities = Capabilities(levels=("sentence", "corpus"), max_order=12, weights="any", lowercase=True,
+                                smoothing=("none", "floor", "add-k"), tokenizers=("13a", "intl", "char"),
+                                statistics=True)
+    requests = [example_request(0, index, capabilities) for index in [*range(30), 14 + 30 * 40]]
+    short = Segment(hypothesis=("caf\u00e9", "a\x7f", "\u2028"), references=(("b",), ("caf\u00e9", "\U0001f600")))
+    requests += [
+        ScoreRequest(level="corpus", segments=(short, short), weights=(0.25,) * 4, smoothing="add-k",
+                     conventions={"empty_order": "skip", "reference_length": "shortest"}),
+        ScoreRequest(level="corpus", segments=(short, short, short), weights=(0.5, 0.5),
+                     stateful={"shards": [[1], [2]], "merge": [1, 0], "previous": [[short]]}),
+        ScoreRequest(level="corpus", segments=(Segment(hypothesis=("w",) * 1500, references=(("w",) * 1500,)),) * 2,
+                     weights=(1.0,)),
+    ]
+    for request in requests:
+        assert searchcache.body_of(request) == _literal_body(request)
+
+
 def test_the_run_key_changes_with_each_part_it_depends_on():
     capabilities = Capabilities(levels=("sentence",), max_order=4, smoothing=("none",), statistics=True,
                                 weights="uniform", lowercase=False)

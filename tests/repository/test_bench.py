@@ -131,3 +131,16 @@ def test_transport_floor_measures_every_window_and_the_transport():
         ("raw pipe (echo)", "1"), ("raw pipe (echo)", "4"), ("raw pipe (echo)", "16"),
         ("ImplementationProcess.request (fixed reply)", "1")]
     assert all(float(cell) > 0 for row in measured for cell in row[2:])
+
+
+@pytest.mark.slow
+def test_the_drawing_table_draws_the_same_lines_in_two_checkouts():
+    """benchmarks/drawing.py, this checkout against itself on a few examples (one checkout: one row, a pass for each
+    time it is named): the inputs counted, drawing and encoding measured in each pass, and the same lines in both
+    passes (the same code draws the same inputs in two processes)."""
+    done = subprocess.run([sys.executable, "benchmarks/drawing.py", "--before", str(ROOT), "--examples", "12",
+                           "--rounds", "1", "--passes", "1"], capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [line for line in done.stdout.splitlines() if " drawing " in line]
+    assert len(rows) == 1 and rows[0].endswith("inputs; lines the same"), done.stdout
+    assert [part.split(")")[0].count(",") for part in rows[0].split("(")[1:]] == [1, 1], done.stdout
