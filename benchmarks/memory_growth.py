@@ -9,7 +9,12 @@ code path changes: this script is the switch), and prints on stderr:
   arenas and the bytes in its blocks (`sys._debugmallocstats`), and the objects the collector tracks, by type, that
   grew since the previous line;
 - **--trace A B**: `tracemalloc` snapshots after examples A and B, compared by traceback (`--frames`, default 6): the
-  Python allocations alive at B that were not at A (what the run keeps), the 15 largest.
+  Python allocations alive at B that were not at A (what the run keeps), the 15 largest;
+- **--rises I ...**: while examples I are judged, a profile hook reads VmHWM at every Python call and return (and
+  every call into C and return from it) and prints the stack wherever it rose by more than `--rise-kib` (default
+  256) since the previous event: which step of an example sets its transient peak, native allocations included
+  (pydantic-core's, a `str.join`'s), which tracemalloc does not see. Slow; with `--id random-S-I` the other examples
+  are only drawn.
 
     cd CHECKOUT && PYTHONPATH=$PWD python benchmarks/memory_growth.py --every 2000 -- check --no-cases \
         --examples 20000 --command "python benchmarks/trivial_impl.py" --seed 0 --report /tmp/r --quiet
@@ -27,6 +32,7 @@ import gc
 import os
 import re
 import sys
+import traceback
 import tracemalloc
 from pathlib import Path
 
@@ -71,11 +77,51 @@ def pymalloc() -> tuple[int, int]:
             int(blocks.group(1).replace(",", "")) if blocks else -1)
 
 
+def _high_water_kib(handle: int) -> int:
+    data = os.pread(handle, 4096, 0)
+    at = data.index(b"VmHWM:")
+    return int(data[at + 6:data.index(b"kB", at)])
+
+
+def _watching_rises(judge, indices: set[int], rise_kib: int):
+    """`judge` with a profile hook, for the examples in `indices`, printing where VmHWM rose by more than `rise_kib`."""
+    handle = os.open("/proc/self/status", os.O_RDONLY)
+    state = {"high": 0, "previous": ""}
+
+    def name(frame, event, arg) -> str:
+        return (f"{event} {getattr(arg, '__qualname__', '?') if event.startswith('c_') else frame.f_code.co_name} "
+                f"({Path(frame.f_code.co_filename).name}:{frame.f_lineno})")
+
+    def hook(frame, event, arg):
+        high = _high_water_kib(handle)
+        if high > state["high"] + rise_kib:
+            stack = "".join(traceback.format_stack(frame, limit=12))
+            print(f"  VmHWM {state['high'] / 1024:.1f} -> {high / 1024:.1f} MiB at {name(frame, event, arg)}, after "
+                  f"{state['previous']}:\n{stack}", file=sys.stderr, flush=True)
+        state["high"], state["previous"] = max(high, state["high"]), name(frame, event, arg)
+
+    def watched(self, index):
+        if index not in indices:
+            return judge(self, index)
+        state["high"] = _high_water_kib(handle)
+        print(f"example {index} starts at VmHWM {state['high'] / 1024:.1f} MiB", file=sys.stderr, flush=True)
+        sys.setprofile(hook)
+        try:
+            return judge(self, index)
+        finally:
+            sys.setprofile(None)
+            print(f"example {index} ends at VmHWM {_high_water_kib(handle) / 1024:.1f} MiB", file=sys.stderr)
+
+    return watched
+
+
 def main_() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--every", type=int, default=0, help="the heap's state every N examples")
     parser.add_argument("--trace", type=int, nargs=2, metavar=("A", "B"), help="tracemalloc growth from A to B")
     parser.add_argument("--frames", type=int, default=6)
+    parser.add_argument("--rises", type=int, nargs="*", default=[], metavar="I", help="where VmHWM rises in example I")
+    parser.add_argument("--rise-kib", type=int, default=256)
     parser.add_argument("argv", nargs=argparse.REMAINDER, help="-- then bleu-oracle's arguments")
     args = parser.parse_args()
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
@@ -115,6 +161,8 @@ def main_() -> None:
             snapshots[done] = tracemalloc.take_snapshot()
         return judged
 
+    if args.rises:
+        wrapped = _watching_rises(wrapped, set(args.rises), args.rise_kib)
     session.Session.judge_cached_example = wrapped  # type: ignore[method-assign]
     code = main(argv)
     print(f"exit {code}; {status()}", file=sys.stderr)

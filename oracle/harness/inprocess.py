@@ -24,6 +24,7 @@ from oracle.adapters.base import Declared, Implementation
 from oracle.adapters.driven import DriverImplementation
 from oracle.adapters.server import handle_line
 from oracle.models.protocol import PROTOCOL_VERSION, Handshake, encode
+from oracle.models.wire import Line
 
 from .transport import (
     ImplementationProcess,
@@ -71,9 +72,9 @@ class InProcessImplementation:
         return reply_from_line(line, command.get("seq"), stderr=self.take_stderr(),
                                duration=time.perf_counter() - started)
 
-    def submit(self, command: dict[str, Any], line: bytes | bytearray | None = None) -> dict[str, Any]:
+    def submit(self, command: dict[str, Any], line: Line | None = None) -> dict[str, Any]:
         """In process there is nothing to overlap: `collect` answers (`line`: the command encoded already)."""
-        return command if line is None else json.loads(line)
+        return command if line is None else json.loads(bytes(line))
 
     def collect(self, command: dict[str, Any]) -> Reply:
         return self.request(command)

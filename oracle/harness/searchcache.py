@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -79,7 +80,7 @@ from oracle.files import user_cache
 from oracle.formulas.errors import BleuValueError
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import WIRE, Capabilities, ScoreRequest
-from oracle.models.wire import LONG_SEQUENCE, encode, encoded_pieces
+from oracle.models.wire import LONG_SEQUENCE, PiecedLine, encode, encoded_pieces
 
 #: The layout of a run's entries (2: logs; 1: a file per example, which is not read: a run key of its own); a
 #: log of another format is ignored.
@@ -369,33 +370,19 @@ def run_key(seed: int, capabilities: Capabilities, profile: str, series_length: 
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()[:32]
 
 
-#: A score request's fields in the order its JSON object writes them (`to_json`), and those `line_object` writes
-#: without pydantic.
-_REQUEST_FIELDS = tuple(ScoreRequest.model_fields)
-_WRITTEN_APART: set[str] = {"segments", "seq"}
-
-
-def line_object(request: ScoreRequest) -> dict[str, Any]:
-    """`request.to_json()` without its seq, each segment's token tuples (or texts) as they are: json writes a tuple as
-    the array pydantic's `model_dump` would have copied it into (a segment's two fields, in their order), so the
-    line encoded from it is the same text. Copying every token into lists was a third of encoding a request."""
-    rest = request.model_dump(mode="json", exclude=_WRITTEN_APART, exclude_none=True)
-    rest["segments"] = [{"hypothesis": s.hypothesis, "references": s.references} for s in request.segments]
-    return {name: rest[name] for name in _REQUEST_FIELDS if name in rest}
-
-
 def body_of(request: ScoreRequest) -> str:
-    """`request`'s wire line without its seq (the line sent is `wire_line(body, seq)`). A request of at most
-    `wire.LONG_SEQUENCE` tokens holds no sequence `encode` splices: it is not looked for."""
-    return encode(line_object(request), long_sequences=request.token_count > LONG_SEQUENCE)
+    """`request`'s wire line without its seq (the line sent is `wire_line(body, seq)`), encoded from the request's
+    own token sequences (`ScoreRequest.wire_form`). A request of at most `wire.LONG_SEQUENCE` tokens holds no
+    sequence `encode` splices: it is not looked for."""
+    return encode(request.wire_form(seq=False), long_sequences=request.token_count > LONG_SEQUENCE)
 
 
 def request_digest(request: ScoreRequest) -> str:
     """The sha256 a record keeps of a request too large to keep whole: of its line without seq, non-ASCII text
     as it is (the line a person reads). Hashed in pieces (`encoded_pieces`): a line of 65,600 tokens is never held
-    whole, nor its UTF-8 bytes."""
+    whole, nor its UTF-8 bytes, nor its sequences copied into lists (`ScoreRequest.wire_form`)."""
     digest = hashlib.sha256()
-    for piece in encoded_pieces(line_object(request), ensure_ascii=False):
+    for piece in encoded_pieces(request.wire_form(seq=False), ensure_ascii=False):
         digest.update(piece.encode("utf-8"))
     return digest.hexdigest()
 
@@ -408,26 +395,26 @@ def digest_of_body(body: str) -> str | None:
     in both. Encoding a request of 65,600 tokens again to hash it cost as much as encoding it to send it."""
     if "\\u" in body:
         return None
-    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+    digest = hashlib.sha256()
+    for at in range(0, len(body), _WHOLE_LINE_CHARACTERS):  # (in pieces: a long body's bytes are never made whole)
+        digest.update(body[at:at + _WHOLE_LINE_CHARACTERS].encode("utf-8"))
+    return digest.hexdigest()
 
 
-def wire_line(body: str, seq: int) -> bytes | bytearray:
+def wire_line(body: str, seq: int) -> bytes | PiecedLine:
     """The protocol line of a score command whose line without seq is `body`, with `seq` where `encode` puts it
     (right after "cmd"): the same bytes as encoding the command with its seq. Under `_WHOLE_LINE_CHARACTERS`, built
-    whole; a longer one (a 65,600-token run's: megabytes) is filled into a buffer of its size a piece at a time (the
-    body is ASCII JSON), so that the line exists once beside its body, not three times (body, slice, two
-    concatenations: a long search's peak memory was set by its widest run's copies)."""
+    whole; a longer one (a 65,600-token run's: megabytes) is given in pieces (a `PiecedLine`: its head, the body
+    encoded a piece at a time, the newline), which the transport writes one after another, so that the line never
+    exists whole beside its body (filled into one buffer, it was a second copy of the body, alive while the line was
+    written: a long search's peak memory was set by its widest run's copies)."""
     head = f'{_HEAD}"seq":{seq},'.encode("ascii")
     if len(body) <= _WHOLE_LINE_CHARACTERS or not body.isascii():  # (a body is ASCII JSON: `body_of`)
         return head + body[len(_HEAD):].encode("utf-8") + b"\n"
-    line = bytearray(len(head) + len(body) - len(_HEAD) + 1)
-    line[:len(head)] = head
-    line[-1:] = b"\n"
-    _fill(line, len(head), body, len(_HEAD))
-    return line  # (a bytearray: the transport writes any bytes-like line)
+    return PiecedLine(lambda: itertools.chain((head,), _ascii_pieces(body, len(_HEAD)), (b"\n",)))
 
 
-#: `wire_line` and `_entry_of_parts` fill a longer line a piece of this many characters at a time.
+#: `wire_line` and `_entry_of_parts` give a longer line a piece of this many characters at a time.
 _WHOLE_LINE_CHARACTERS = 64 * 1024
 
 
@@ -435,14 +422,6 @@ def _ascii_pieces(text: str, start: int = 0) -> Iterator[bytes]:
     """`text[start:]` encoded as ASCII, a piece of at most `_WHOLE_LINE_CHARACTERS` bytes at a time."""
     for at in range(start, len(text), _WHOLE_LINE_CHARACTERS):
         yield text[at:at + _WHOLE_LINE_CHARACTERS].encode("ascii")
-
-
-def _fill(buffer: bytearray, at: int, text: str, start: int = 0) -> int:
-    """Write `text[start:]` (ASCII) into `buffer` from `at`, a piece at a time; where it ends."""
-    for piece in _ascii_pieces(text, start):
-        buffer[at:at + len(piece)] = piece
-        at += len(piece)
-    return at
 
 
 @dataclass
@@ -701,15 +680,18 @@ class SearchCache:
         if self._append(_entry_of_parts(entry.index, self._generation, parts)):
             self.wrote = True
 
-    def _append(self, data: bytes | bytearray) -> bool:
-        """Append `data` (one whole entry) to this process's log, made on the first call; a write cut short (a full
-        disk) is cut off again, and after any failure nothing more is appended to it."""
+    def _append(self, pieces: list[bytes] | Iterator[bytes]) -> bool:
+        """Append one whole entry, given as its pieces in order, to this process's log, made on the first call; a
+        write cut short (a full disk) is cut off again, and after any failure nothing more is appended to it."""
         try:
             if self._own is None:
                 self._own = self._create_log()
-            handle = self._own[1]
-            written = os.write(handle, data)
-            if written == len(data):
+            handle, written = self._own[1], 0
+            for piece in pieces:
+                if os.write(handle, piece) != len(piece):
+                    break
+                written += len(piece)
+            else:
                 self._own_size += written
                 return True
             os.ftruncate(handle, self._own_size)
@@ -872,10 +854,11 @@ def _entry_bytes(index: int, generation: int, body: bytes) -> bytes:
                                                                              body)
 
 
-def _entry_of_parts(index: int, generation: int, parts: list[str]) -> bytearray:
-    """`_entry_bytes` of the body whose lines are `parts` (ASCII): the same bytes, built without the body joined,
-    encoded, and copied again behind its header; the entry of a 65,600-token run (megabytes) exists once beside the
-    lines it is made of (they are kept with the example's inputs), not three times."""
+def _entry_of_parts(index: int, generation: int, parts: list[str]) -> list[bytes] | Iterator[bytes]:
+    """`_entry_bytes` of the body whose lines are `parts` (ASCII), in pieces (joined, the same bytes): under
+    `_WHOLE_LINE_CHARACTERS`, one piece; a longer one (a 65,600-token run's: megabytes) its header, then its lines
+    encoded a piece of that many characters at a time, so that the entry never exists whole beside the lines it is
+    made of (they are kept with the example's inputs; filled into one buffer, it was a second copy of them)."""
     length = sum(map(len, parts)) + len(parts) - 1
     digest = hashlib.sha256(b"%d\n%d\n" % (index, generation))
     for number, part in enumerate(parts):
@@ -885,16 +868,10 @@ def _entry_of_parts(index: int, generation: int, parts: list[str]) -> bytearray:
             digest.update(piece)
     header = b'{"index":%d,"generation":%d,"length":%d,"sha256":"%s"}\n' % (index, generation, length,
                                                                            digest.hexdigest().encode("ascii"))
-    data = bytearray(len(header) + length + 1)
-    data[:len(header)] = header
-    at = len(header)
-    for number, part in enumerate(parts):
-        if number:
-            data[at:at + 1] = b"\n"
-            at += 1
-        at = _fill(data, at, part)
-    data[at:] = b"\n"
-    return data
+    pieces = itertools.chain((header,), itertools.chain.from_iterable(
+        itertools.chain((b"\n",) if number else (), _ascii_pieces(part)) for number, part in enumerate(parts)),
+        (b"\n",))
+    return [b"".join(pieces)] if length <= _WHOLE_LINE_CHARACTERS else pieces
 
 
 def _entry_body(entry: ExampleEntry) -> list[str] | None:

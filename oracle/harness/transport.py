@@ -54,6 +54,7 @@ from oracle.models.protocol import (
     decode,
     encode,
 )
+from oracle.models.wire import Line, PiecedLine
 
 from .budget import DEFAULT_SHRINK_FIRST as DEFAULT_SHRINK_FIRST
 from .budget import NONDETERMINISTIC_KIND as NONDETERMINISTIC_KIND
@@ -316,7 +317,7 @@ class Transport(Protocol):
 
     def start(self) -> Handshake: ...
 
-    def submit(self, command: dict[str, Any], line: bytes | bytearray | None = None) -> object: ...
+    def submit(self, command: dict[str, Any], line: Line | None = None) -> object: ...
 
     def collect(self, pending: Any) -> Reply: ...
 
@@ -607,13 +608,14 @@ class ImplementationProcess:
 
     # -- requests ------------------------------------------------------------------
 
-    def _send(self, obj: dict[str, Any], line: bytes | bytearray | None = None) -> bool:
+    def _send(self, obj: dict[str, Any], line: Line | None = None) -> bool:
         line = line if line is not None else encode(obj).encode("utf-8") + b"\n"
         stdin = self._proc.stdin if self._proc is not None else None
         if stdin is None:
             return False
         try:
-            stdin.write(line)
+            for piece in line.pieces() if isinstance(line, PiecedLine) else (line,):
+                stdin.write(piece)
             stdin.flush()
             return True
         except (BrokenPipeError, OSError, ValueError):
@@ -657,7 +659,7 @@ class ImplementationProcess:
         """Send one score command (a dict with "seq") and return the Reply. Never raises for the child's behaviour."""
         return self.collect(self.submit(obj))
 
-    def submit(self, obj: dict[str, Any], line: bytes | bytearray | None = None) -> _Pending | Reply:
+    def submit(self, obj: dict[str, Any], line: Line | None = None) -> _Pending | Reply:
         """Send one score command and return at once: a pending request for `collect`, which the
         runner calls after its own work on the same input (the implementation computes meanwhile).
         One request is in flight at a time, so a crash or a timeout is still that request's. `line`: the

@@ -740,6 +740,17 @@ class ScoreRequest(Message):
         # protocol v1 first defined (no other field of a request can be None)
         return self.model_dump(mode="json", exclude_none=True)
 
+    def wire_form(self, *, seq: bool = True) -> dict[str, Any]:
+        """`to_json()` (without `seq` where `seq` is False), each segment's hypothesis and references the request's
+        own values: JSON writes a tuple of tokens as the list `to_json` makes of it, so the line is the same, and
+        no sequence is copied into a list only to be written (`model_dump` made a list of 65,600 items, 0.5 MB, of
+        each sequence of a very long run, alive while its line was encoded: `oracle.harness.searchcache.body_of`
+        and `request_digest`)."""
+        rest = self.model_dump(mode="json", exclude_none=True, exclude={"segments"} if seq else {"segments", "seq"})
+        segments = [{"hypothesis": s.hypothesis, "references": s.references} for s in self.segments]
+        return {name: segments if name == "segments" else rest[name]
+                for name in type(self).model_fields if name == "segments" or name in rest}
+
     def replay_payload(self):
         """The replayable form: the score command without `cmd` and `seq`."""
         return self.model_dump(mode="json", exclude={"cmd", "seq"}, exclude_none=True)

@@ -8,7 +8,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,7 +97,7 @@ def encode(obj, *, ensure_ascii=True, long_sequences=True):
     for (the same line: a shorter one is never spliced)."""
     try:  # most lines hold no NaN and no odd key: json's C encoder alone, without a walk over every token
         spliced = _with_long_sequences(obj, ensure_ascii) if long_sequences else None
-        if spliced is not None:
+        if spliced is not None:  # joined from pieces: a long sequence's text is never held whole beside the line
             return "".join(spliced.pieces())
         return _ENCODERS[bool(ensure_ascii)].encode(obj)
     except (ValueError, TypeError):
@@ -120,7 +120,7 @@ def encoded_pieces(obj, *, ensure_ascii=True) -> Iterator[str]:
     if spliced is None:
         yield encode(obj, ensure_ascii=ensure_ascii)
         return
-    yield from spliced.pieces(PIECE_TOKENS)
+    yield from spliced.pieces()
 
 
 #: A segment's token sequence longer than this is encoded from its distinct tokens: each one's JSON text once,
@@ -138,17 +138,22 @@ class _Spliced:
     around: tuple[str, ...]
     sequences: tuple[tuple[Sequence[str], dict[str, str]], ...]
 
-    def pieces(self, tokens_per_piece: int | None = None) -> Iterator[str]:
-        """The line's text in order: each sequence's text whole (`tokens_per_piece` None), or in pieces of at most
-        that many tokens."""
+    def pieces(self, tokens_per_piece: int = PIECE_TOKENS) -> Iterator[str]:
+        """The line's text in order, each sequence in pieces of at most `tokens_per_piece` tokens. A piece of the
+        same tokens as the one before is that piece's text again, the same str: a run's pieces are one string, so
+        that the pieces of a line joined whole (`encode`) take the room of one piece, not that of the line again."""
         for before, (tokens, quoted) in zip(self.around, self.sequences, strict=False):
             yield before
             yield "["
-            step, rest = tokens_per_piece or len(tokens), iter(tokens)
-            for start in range(0, len(tokens), step):
+            rest, text = iter(tokens), ""
+            last: tuple[str, ...] = ()
+            for start in range(0, len(tokens), tokens_per_piece):
                 if start:
                     yield ","
-                yield ",".join(map(quoted.__getitem__, itertools.islice(rest, step)))
+                chunk = tuple(itertools.islice(rest, tokens_per_piece))
+                if chunk != last:
+                    last, text = chunk, ",".join(map(quoted.__getitem__, chunk))
+                yield text
             yield "]"
         yield self.around[-1]
 
@@ -203,6 +208,22 @@ def _segment_stand_in(segment, stand_in):
     if type(out.get("references")) in (list, tuple):
         out["references"] = [stand_in(reference) for reference in out["references"]]
     return out
+
+
+@dataclass(frozen=True)
+class PiecedLine:
+    """A protocol line too long to build whole (a 65,600-token run's: megabytes), given as a function of its pieces
+    in order, the newline last (`oracle.harness.searchcache.wire_line`): written one piece after another
+    (`oracle.harness.transport`), it never exists whole beside what it is made from. `bytes(line)` joins them."""
+
+    pieces: Callable[[], Iterator[bytes]]
+
+    def __bytes__(self) -> bytes:
+        return b"".join(self.pieces())
+
+
+#: A command's protocol line, encoded already: whole, or in pieces.
+Line = bytes | bytearray | PiecedLine
 
 
 def _refuse_constant(name):

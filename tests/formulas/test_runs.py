@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -118,6 +119,23 @@ def test_a_line_of_a_long_run_is_given_in_pieces():
     assert "".join(pieces) == json.dumps(command, ensure_ascii=False, separators=(",", ":"))
     # '"été",' is 6 characters a token: a piece of 4,096 tokens is 24,575 (its last comma is the next piece's)
     assert max(map(len, pieces)) == wire.PIECE_TOKENS * 6 - 1
+
+
+@pytest.mark.parametrize("period", [1, 2, 3, 4097], ids=["run", "pairs-aligned", "threes-shifting", "no-repeat"])
+def test_the_pieces_of_a_long_sequence_are_shared_where_they_repeat(period):
+    """A piece of the same tokens as the piece before it is that piece's string again (a run's line joined from
+    pieces takes the room of one piece beside it, not of the line again); a piece of other tokens is its own text.
+    Joined, every piece is json's own encoding of the command."""
+    tokens = [f"t\u00e9{i % period}" for i in range(3 * wire.PIECE_TOKENS + 5)]
+    command = {"cmd": "score", "segments": [{"hypothesis": tokens, "references": [tokens[:-1]]}]}
+    for ensure_ascii in (True, False):
+        pieces = list(wire.encoded_pieces(command, ensure_ascii=ensure_ascii))
+        plain = json.dumps(command, ensure_ascii=ensure_ascii, separators=(",", ":"))
+        assert "".join(pieces) == plain and wire.encode(command, ensure_ascii=ensure_ascii) == plain
+        full = [piece for piece in pieces if len(piece) > 1000]  # the hypothesis's 3 whole pieces, the reference's
+        assert len(full) == 6
+        same_tokens = wire.PIECE_TOKENS % period == 0  # each piece starts at the same place of the period
+        assert (full[0] is full[1] is full[2]) == same_tokens and (full[3] is full[4] is full[5]) == same_tokens
 
 
 @SETTINGS

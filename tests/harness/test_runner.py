@@ -5,6 +5,8 @@ Holds: oracle.harness.transport, oracle.harness.inprocess, oracle.harness.replie
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sys
 import textwrap
 
@@ -19,6 +21,7 @@ from oracle.harness.transport import (
     validate_handshake,
     validate_reply,
 )
+from oracle.models.wire import PiecedLine
 
 SCORE = {
     "cmd": "score", "level": "corpus",
@@ -112,6 +115,27 @@ def test_a_submitted_request_is_answered_while_the_runner_works_and_keeps_its_ow
         reply = process.collect(pending)
         assert reply.kind == "score" and reply.parsed.seq == 1
         assert reply.duration < 0.4  # when the reply arrived, not when it was collected
+
+
+def test_a_line_given_in_pieces_is_written_whole_and_in_order(tmp_path):
+    """A `PiecedLine` (a 65,600-token run's line, never built whole: `searchcache.wire_line`) reaches the process
+    as the one line its pieces make: this process answers with the sha256 of the line it read, as a fraction."""
+    argv = script(tmp_path, f"""
+        import hashlib, json, sys
+        sys.stdin.buffer.readline()  # start
+        print(json.dumps({handshake()!r}), flush=True)
+        for line in sys.stdin.buffer:
+            heard = int(hashlib.sha256(line).hexdigest()[:8], 16) / 2**32
+            print(json.dumps({{"seq": json.loads(line)["seq"], "score": heard}}), flush=True)
+    """)
+    command = {**score(5), "segments": [{"hypothesis": ["caf\\u00e9"] * 70_000, "references": [["the"]]}]}
+    line = (json.dumps(command, separators=(",", ":")) + "\n").encode("ascii")
+    pieces = [line[at:at + 4096] for at in range(0, len(line), 4096)]
+    with ImplementationProcess(argv, timeout=10) as process:
+        process.start()
+        reply = process.collect(process.submit({"seq": 5}, line=PiecedLine(lambda: iter(pieces))))
+    assert reply.kind == "score" and reply.parsed.seq == 5, reply
+    assert reply.score == int(hashlib.sha256(line).hexdigest()[:8], 16) / 2**32
 
 
 def test_a_submitted_request_times_out_from_when_it_was_sent_however_long_the_runner_works():

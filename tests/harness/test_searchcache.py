@@ -27,6 +27,7 @@ from oracle.harness.searchcache import (
 )
 from oracle.models.outcomes import Expected
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment, encode
+from oracle.models.wire import PiecedLine
 
 #: The fake declares tokenizers (text companions), statefulness (stateful plans) and every level, so the default
 #: mix is whole; with a planted bug, failing examples are shrunk and classified from cached inputs too.
@@ -334,7 +335,35 @@ def test_the_wire_line_spliced_from_the_body_is_the_encoded_command():
         request = example_request(0, index, capabilities)
         body = searchcache.body_of(request)
         for seq in (0, 7, 123456):
-            assert wire_line(body, seq) == encode(request.with_seq(seq).to_json()).encode("utf-8") + b"\n"
+            line = wire_line(body, seq)
+            assert bytes(line) == encode(request.with_seq(seq).to_json()).encode("utf-8") + b"\n"
+            if len(body) > searchcache._WHOLE_LINE_CHARACTERS:  # a long line is given in pieces, never whole
+                assert isinstance(line, PiecedLine)
+                assert max(map(len, line.pieces())) <= searchcache._WHOLE_LINE_CHARACTERS + len(str(seq)) + 32
+
+
+def test_the_wire_form_is_the_json_form_with_the_requests_own_token_sequences():
+    """`ScoreRequest.wire_form` (what the wire line and the record digest are encoded from) writes the same JSON as
+    `to_json`, its keys in the same order, without seq where asked, and its segments hold the request's own tuples
+    (`to_json` copies each into a list: a 65,600-token run's, 0.5 MB a sequence)."""
+    capabilities = Capabilities(levels=("sentence", "corpus"), max_order=12, weights="any", lowercase=True,
+                                smoothing=("none", "floor", "add-k"), tokenizers=("13a", "intl", "char"),
+                                statistics=True, conventions={"reference_length": ["shortest", "closest"]})
+    planned = ScoreRequest.from_json({  # a stateful plan (its earlier corpora are segments too), conventions
+        "cmd": "score", "seq": 3, "level": "corpus", "weights": [0.5, 0.5], "smoothing": {"method": "none"},
+        "lowercase": True, "conventions": {"empty_order": "skip", "reference_length": "shortest"},
+        "segments": [{"hypothesis": ["a", "b"], "references": [["a"], ["b", "c"]]}, {"hypothesis": ["x"],
+                                                                                    "references": [["x"]]}],
+        "stateful": {"shards": [[1], [1]], "merge": [1, 0], "previous": [[{"hypothesis": ["p"], "references": [[]]}]]}})
+    examples = [example_request(0, index, capabilities).with_seq(index + 1) for index in [*range(60), 14 + 30 * 40]]
+    for request in [planned, *examples]:
+        as_json = request.to_json()
+        assert encode(request.wire_form()) == encode(as_json) and list(request.wire_form()) == list(as_json)
+        without = request.wire_form(seq=False)
+        assert list(without) == [key for key in as_json if key != "seq"]
+        assert encode(without) == encode({key: value for key, value in as_json.items() if key != "seq"})
+        for segment, written in zip(request.segments, without["segments"], strict=True):
+            assert written["hypothesis"] is segment.hypothesis and written["references"] is segment.references
 
 
 def _literal_body(request):
@@ -793,14 +822,17 @@ def test_a_record_digest_from_the_wire_line_is_the_digest_of_the_line_a_person_r
 
 @pytest.mark.parametrize("lengths", [(0,), (10, 3), (70_000, 5, 131_073)], ids=["empty", "short", "past-a-piece"])
 def test_an_entry_filled_from_its_lines_is_the_entry_written_from_its_joined_body(lengths):
-    """The log's entry of a body given as its lines (`_entry_of_parts`, pieces of 64 KiB filled into one buffer) is
+    """The log's entry of a body given as its lines (`_entry_of_parts`, given in pieces of at most 64 KiB) is
     byte for byte the entry of the joined body (`_entry_bytes`), and its header's checksum is the sha256 of the index
     and generation in decimal, each followed by a newline, then the body (the format, in the module's docstring)."""
     parts = ["x" * n if k % 2 else "{" + "y" * n for k, n in enumerate(lengths)]
     body = "\n".join(parts).encode("ascii")
-    entry = searchcache._entry_of_parts(12, 3, parts)
-    assert bytes(entry) == searchcache._entry_bytes(12, 3, body)
-    header = json.loads(bytes(entry).split(b"\n", 1)[0])
+    pieces = list(searchcache._entry_of_parts(12, 3, parts))
+    entry = b"".join(pieces)
+    assert entry == searchcache._entry_bytes(12, 3, body)
+    # one piece under 64 KiB; a longer entry in pieces of at most 64 KiB (its header, its lines' pieces, newlines)
+    assert len(pieces) == 1 if len(body) <= 64 * 1024 else max(map(len, pieces)) <= 64 * 1024
+    header = json.loads(entry.split(b"\n", 1)[0])
     assert header == {"index": 12, "generation": 3, "length": len(body),
                       "sha256": hashlib.sha256(b"12\n3\n" + body).hexdigest()}
-    assert bytes(entry).endswith(b"\n" + body + b"\n")
+    assert entry.endswith(b"\n" + body + b"\n")
