@@ -42,6 +42,7 @@ from oracle.models.results import Classification, NamedByParts, cause_name
 from . import mechanisms
 from .combination import Stage
 from .computations import (
+    APPLIES,
     Context,
     context_for,
     departed_context,
@@ -504,12 +505,12 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
             if cname in STRUCTURES:
                 search.reshaping(changed, STRUCTURES[cname])
             if (cname, candidate) not in search.values:
-                search.values[cname, candidate] = function(changed, result)
+                search.values[cname, candidate] = _value_or_ruled_out(search, cname, function, changed, result)
             value = search.values[cname, candidate]
             if value is None:  # the computation's condition does not hold: a cheap test, not charged
                 continue
             search.charge()
-            if not close(search.actual, value):
+            if value is _RULED_OUT or not close(search.actual, value):
                 continue
             if not CATALOGUE[cname].counts_modelled:  # only the lengths it keeps are compared
                 if not _lengths_agree(search.statistics, result):
@@ -527,6 +528,22 @@ def _by_computation(search, computations, close, suffix, candidates=((None, None
                 )
             )
     return found
+
+
+#: The value of a computation ruled out by its counts (`_value_or_ruled_out`): charged, never close to an answer.
+_RULED_OUT = object()
+
+
+def _value_or_ruled_out(search, cname, function, changed, result):
+    """The value of the computation `cname` on a candidate (`changed`, its `result`), or _RULED_OUT without computing
+    it where it applies (`computations.APPLIES`: each segment or reference scored alone, the costliest a search tries)
+    and its counts, the candidate's own, contradict the returned statistics: then it fits under no tolerance, as the
+    test after its value would find, and it is charged as before (where it applies: its function's value is not None).
+    None where it does not apply, uncharged as before."""
+    applies = APPLIES.get(cname)
+    if applies is None or consistent_with(search.statistics, result, search.n):
+        return function(changed, result)
+    return _RULED_OUT if applies(changed, result) else None
 
 
 def _tiers(search, conventions, close, suffix, *, zero_variants=False):

@@ -244,9 +244,21 @@ def _mean_of_segments(ctx, level):
     return math.fsum(scores) / len(scores)
 
 
+def _several_segments(ctx, result):
+    """Whether `_mean_of_segments` applies to the request: a corpus of two segments or more."""
+    request = ctx.request
+    return request.level == "corpus" and len(request.segments) >= 2
+
+
 def mean_of_sentence_scores(ctx, result):
     """The corpus score as the mean of the segments' own scores (macro average; ignite's default)."""
     return _mean_of_segments(ctx, "corpus")
+
+
+def _sentence_rules_differ(ctx, result):
+    """Whether `mean_of_sentence_bleu` applies: the sentence level's empty-order rule is not the corpus level's."""
+    return ctx.options.empty_order_at("sentence") != ctx.options.empty_order_at("corpus") and _several_segments(
+        ctx, result)
 
 
 def mean_of_sentence_bleu(ctx, result):
@@ -277,6 +289,24 @@ def max_over_single_reference_scores(ctx, result):
             best = float(one.score) if best is None else max(best, float(one.score))
         scores.append(best)
     return math.fsum(scores) / len(scores)
+
+
+def _several_references(ctx, result):
+    """Whether `max_over_single_reference_scores` applies: a segment with two references or more."""
+    return any(len(s.references) >= 2 for s in ctx.request.segments)
+
+
+#: The computations a search may rule out by their counts before computing them (`classify._by_computation`), each
+#: with the test of when it applies: the condition under which its function returns a value, tested without computing
+#: it (each segment, or each reference of each segment, scored alone), so that a candidate ruled out is charged exactly
+#: where it was computed. Each is a computation whose counts are the oracle's on the request it is given (its value
+#: changes the score only), so that returned statistics which contradict those counts rule it out under any tolerance.
+#: tests/diagnose/test_search_counts.py holds each test equal to its function's returning a value.
+APPLIES = {
+    "mean-of-sentence-scores": _several_segments,
+    "mean-of-sentence-bleu": _sentence_rules_differ,
+    "max-over-single-reference-scores": _several_references,
+}
 
 
 def _one_reference(index, which, request):

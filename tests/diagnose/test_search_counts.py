@@ -21,6 +21,7 @@ from strategies import requests
 from oracle.diagnose import classify as classify_module
 from oracle.diagnose.classify import classify
 from oracle.diagnose.computations import (
+    APPLIES,
     Context,
     context_for,
     max_over_single_reference_scores,
@@ -245,3 +246,59 @@ def test_a_corpus_counted_segment_by_segment_is_refused_as_the_formulas_refuse_i
         oracle_result(request, options, counted={})
     assert str(fresh.value).startswith("segment 1: ")
     assert (type(kept.value), str(kept.value)) == (type(fresh.value), str(fresh.value))
+
+
+#: The conventions a search computes the per-segment means under: the profile's own, the empty-order rules (the
+#: sentence level's apart from the corpus level's: `mean-of-sentence-bleu` applies only where they differ), folding.
+_APPLIES_CHANGES = ({}, {"empty_order": "one"}, {"sentence_empty_order": "skip"}, {"lowercase": True},
+                    {"empty_order": "zero", "sentence_empty_order": "one"})
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(requests(methods=SMOOTHINGS, lowercase=(False, True), max_segments=5), st.data())
+def test_each_computation_ruled_out_by_its_counts_applies_exactly_where_its_function_gives_a_value(request, data):
+    # a computation ruled out by its counts is not computed, and charged where it applies (`APPLIES`): each test is its
+    # function's returning a value, on any request and under any candidate's options, so that the charges are what
+    # they were when it was computed
+    options = oracle_options("papineni", lowercase=request.lowercase)
+    changes = data.draw(st.sampled_from(_APPLIES_CHANGES))
+    try:
+        changed = options.with_changes(**changes) if changes else options
+        ctx = context_for(request, "papineni", None)
+        ctx = Context(ctx.request, changed, ctx.smoothing, ctx.weights, ctx.counted)
+        result = oracle_result(ctx.request, changed, ctx.smoothing)
+    except BleuOracleError:
+        return
+    functions = dict(classify_module.COMPUTATIONS)
+    for name, applies in APPLIES.items():
+        assert applies(ctx, result) == (functions[name](ctx, result) is not None), name
+
+
+def test_a_computation_ruled_out_by_its_counts_is_charged_as_computed_and_never_computed():
+    # "a b" / "a b" and "c d e f" / "c x y z" (BLEU-1): the oracle's counts are c = 6, m1 = 3; returned counts of
+    # m1 = 4 contradict them, so the mean of the segments' scores (0.625 by hand, as above) cannot name the answer
+    # 0.625 whatever its value, and is not computed; it is charged as the search charged it when it was (one
+    # candidate: the request's 10 tokens, at the floor of 1), the same number of alternatives tried either way
+    segments = tuple(Segment(hypothesis=tuple(h.split()), references=(tuple(r.split()),))
+                     for h, r in (("a b", "a b"), ("c d e f", "c x y z")))
+    request = ScoreRequest(seq=0, level="corpus", segments=segments, weights=(1.0,), smoothing={"method": "none"})
+    answer = {"score": 0.625, "statistics": {"hyp_len": 6, "ref_len": 6, "matches": [4], "totals": [6]}}
+    calls = []
+    original = dict(classify_module.GENERIC_COMPUTATIONS)["mean-of-sentence-scores"]
+
+    def counting(ctx, result):
+        calls.append(ctx.options)
+        return original(ctx, result)
+
+    patched = tuple((name, counting if name == "mean-of-sentence-scores" else function)
+                    for name, function in classify_module.GENERIC_COMPUTATIONS)
+    spent = []
+    for applies in (APPLIES, {}):  # ruled out by its counts, then computed as before this rule
+        with mock.patch.object(classify_module, "GENERIC_COMPUTATIONS", patched), \
+                mock.patch.object(classify_module, "APPLIES", applies):
+            meter = classify_module.TokenMeter(10**6)
+            named = classify(request, answer, "papineni", among=("mean-of-sentence-scores",), meter=meter)
+        assert named.name != "mean-of-sentence-scores"
+        spent.append(meter.spent)
+    assert calls == [oracle_options("papineni", lowercase=False)]  # computed by the second search only
+    assert spent[0] == spent[1] > 0
