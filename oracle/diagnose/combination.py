@@ -262,9 +262,10 @@ def precisions_averaged_over_segments(ctx, result):
     """A macro precision: each order's precision the mean over the segments of their own precisions (each segment's
     m_n / l_n under the judged smoothing, the segments whose order has n-grams after it), in place of the summed matches
     over the summed totals; BP from the summed lengths, the weights as in force (mutation operator "an average for a
-    sum" on the corpus aggregation; no real instance found)."""
+    sum" on the corpus aggregation; no real instance found). Two orders in force at least: with one, where every
+    segment's BP is 1, it is `mean-of-sentence-scores`."""
     segments = _segment_results(ctx)
-    if segments is None:
+    if segments is None or len(_in_force(result)) < 2:  # one order, every BP 1: the mean of sentence scores
         return None
     pairs = []
     for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):

@@ -128,6 +128,8 @@ SHORT2 = _request("a b c d e", ["a b c d f g"], (0.5, 0.5))
 SHORT2_STATISTICS = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3], "totals": [5, 4]}
 SHORT3 = _request("a b c d e", ["a b c d f g"], (1 / 3, 1 / 3, 1 / 3))
 SHORT3_STATISTICS = {"hyp_len": 5, "ref_len": 6, "matches": [4, 3, 2], "totals": [5, 4, 3]}
+SHORT_FULL = _request("a b c", ["a b c d"], (0.5, 0.5))
+SHORT_FULL_STATISTICS = {"hyp_len": 3, "ref_len": 4, "matches": [3, 2], "totals": [3, 2]}
 # Two segments: 'a b c d e' against 'a b c d f g' as above (c 5, r 6; 4/5, 3/4) and 'a b' against 'a b' (c 2, r 2;
 # 2/2, 1/1). Summed: c = 7, r = 8, matches 6 and 4 of 7 and 5; BP = e^(1 - 8/7) = e^(-1/7).
 TWO = _corpus([("a b c d e", ["a b c d f g"]), ("a b", ["a b"])], (0.5, 0.5))
@@ -141,9 +143,11 @@ MATRIX_EXAMPLES = [
     ("precisions-over-hypothesis-length", SHORT2, SHORT2_STATISTICS, SHORT_BP * math.sqrt(12 / 25)),
     # p_n = m_n: e^(-1/5) x sqrt(4 x 3) = e^(-1/5) x sqrt(12), above 1
     ("matches-as-precisions", SHORT2, SHORT2_STATISTICS, SHORT_BP * math.sqrt(12)),
-    # the right score 0.6341... truncated to a whole percent: 0.63; on the 0-100 scale as an integer: 63
-    ("score-truncated-to-whole-percent", SHORT2, SHORT2_STATISTICS, 0.63),
-    ("percent-scale-truncated-to-an-integer", SHORT2, SHORT2_STATISTICS, 63.0),
+    # 'a b c' against 'a b c d': every n-gram matches (3 of 3, 2 of 2), c = 3 < r = 4, so the right score is
+    # BP = e^(1 - 4/3) = e^(-1/3) = 0.71653...: truncated to a whole percent 0.71 (rounding would give 0.72); on the
+    # 0-100 scale as an integer 71 (not 72)
+    ("score-truncated-to-whole-percent", SHORT_FULL, SHORT_FULL_STATISTICS, 0.71),
+    ("percent-scale-truncated-to-an-integer", SHORT_FULL, SHORT_FULL_STATISTICS, 71.0),
     # per order the segments' precisions averaged: (4/5 + 2/2) / 2 = 9/10, (3/4 + 1/1) / 2 = 7/8; BP e^(-1/7) from
     # the summed lengths: e^(-1/7) x sqrt(9/10 x 7/8) = e^(-1/7) x sqrt(63/80)
     ("precisions-averaged-over-segments", TWO, TWO_STATISTICS, math.exp(-1 / 7) * math.sqrt(63 / 80)),
@@ -221,3 +225,11 @@ def test_a_planted_score_stage_bug_is_its_runs_main_cause(tmp_path, bug, name):
     summary = (report / "summary.md").read_text()
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith(f"By root cause: {name} x")
+
+
+def test_a_macro_precision_of_one_order_is_left_to_the_mean_of_sentence_scores():
+    # one order: the segments' precisions 4/5 and 2/2 averaged, 9/10, times the corpus's BP; where every segment's BP
+    # is 1 that is the mean of the sentence scores, an earlier name, so the variant needs two orders in force
+    one = _corpus([("a b c d e", ["a b c d f g"]), ("a b", ["a b"])], (1.0,))
+    ctx = context_for(one, "papineni", None)
+    assert dict(MATRIX_VARIANTS)["precisions-averaged-over-segments"](ctx, result_under(ctx)) is None
