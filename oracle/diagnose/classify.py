@@ -1299,14 +1299,14 @@ def _lengths_may_be(search, structure):
 
 
 #: The score stage's variants a structure's statistics are scored by in the pair tier (`_by_structure_with_stage`):
-#: the combination's and the smoothing's (`COMBINATION_COMPUTATIONS`) and the means of sentence scores; not the
-#: matrix's variants (`MATRIX_VARIANTS`): tried on every structure of every record that reaches this tier they cost
-#: the sixth held-out set's combination bug its 3x bound (benchmarks/README.md, "Score-stage cells of the matrix"),
-#: and a mean of the segments' own penalties or precisions is the mean of sentence scores where every segment's
-#: precisions are the corpus's, which took `text-read-as-characters + mean-of-sentence-scores` from a record.
+#: the combination's and the smoothing's (`COMBINATION_COMPUTATIONS`) and the means of sentence scores, then the
+#: matrix's variants (`MATRIX_VARIANTS`), last as in the single tier: a mean of the segments' own penalties or
+#: precisions is the mean of sentence scores where every segment's precisions are the corpus's (or one order with
+#: every BP 1), and that earlier name keeps such a record.
 _STAGES_AFTER_A_STRUCTURE = (*(entry for entry in COMBINATION_COMPUTATIONS if entry not in MATRIX_VARIANTS),
                              *((name, function) for name, function in GENERIC_COMPUTATIONS
-                               if name in ("mean-of-sentence-scores", "mean-of-sentence-bleu")))
+                               if name in ("mean-of-sentence-scores", "mean-of-sentence-bleu")),
+                             *MATRIX_VARIANTS)
 
 
 def _structure_with_returned_counts(search, name, structure):
