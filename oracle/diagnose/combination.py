@@ -39,7 +39,7 @@ from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError
 
-from .expect import oracle_result, segments_result
+from .expect import oracle_result, segment_counts, segments_result
 from .judge import Contract, breaks_zero_rule
 
 #: The numeric contract a float is decided by here (|a - e| <= 1e-12 + 1e-9 |e|, the judge's default).
@@ -252,6 +252,16 @@ def _segment_results(ctx):
     return None if any(r is None for r in results) else results
 
 
+def _segment_statistics(ctx, result):
+    """Each segment's own statistics (counted once, in the context's counts, as the means of sentence scores count
+    them), for a corpus of two or more segments: no segment is scored exactly where its counts say enough."""
+    request = ctx.request
+    if request.level != "corpus" or len(request.segments) < 2:
+        return None
+    orders = len(result.statistics.matches)
+    return [segment_counts(request, i, ctx.options, orders, ctx.counted) for i in range(len(request.segments))]
+
+
 def _counted(result):
     """A result's counts after smoothing (its statistics where none was applied)."""
     return result.smoothed if result.smoothed is not None else result.statistics
@@ -264,14 +274,25 @@ def precisions_averaged_over_segments(ctx, result):
     over the summed totals; BP from the summed lengths, the weights as in force (mutation operator "an average for a
     sum" on the corpus aggregation; no real instance found). Two orders in force at least: with one, where every
     segment's BP is 1, it is `mean-of-sentence-scores`."""
-    segments = _segment_results(ctx)
-    if segments is None or len(_in_force(result)) < 2:  # one order, every BP 1: the mean of sentence scores
+    if len(_in_force(result)) < 2:  # one order, every BP 1: the mean of sentence scores
         return None
+    if ctx.smoothing.method == "none":  # each segment's precision its m_n / l_n: its counts say it
+        counts = _segment_statistics(ctx, result)
+        if counts is None:
+            return None
+        owns = [[Fraction(s.matches[n], s.totals[n]) for s in counts if s.totals[n] > 0]
+                for n in range(len(result.precisions))]
+    else:
+        segments = _segment_results(ctx)
+        if segments is None:
+            return None
+        owns = [[r.precisions[n] for r in segments if r.precisions[n] is not None and _counted(r).totals[n] > 0]
+                for n in range(len(result.precisions))]
     pairs = []
     for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):
         if w == 0 or p is None:
             continue
-        own = [r.precisions[n] for r in segments if r.precisions[n] is not None and _counted(r).totals[n] > 0]
+        own = owns[n]
         if not own:
             return None
         pairs.append((math.fsum(float(x) for x in own) / len(own), float(w)))
@@ -283,13 +304,12 @@ def brevity_penalty_averaged_over_segments(ctx, result):
     """The brevity penalty the mean of the segments' own penalties, (1/S) sum e^(1 - r_i/c_i) (1 where c_i >= r_i,
     0 where c_i = 0), in place of e^(1 - r/c) from the summed lengths, times the corpus's geometric mean (mutation
     operator "an average for a sum" on the brevity penalty; no real instance found)."""
-    segments = _segment_results(ctx)
-    if segments is None:
+    counts = _segment_statistics(ctx, result)
+    if counts is None or any(s.hyp_len == 0 and s.ref_len == 0 for s in counts):  # BP undefined for one
         return None
     mean = _geometric(_in_force(result))
-    penalties = [float(r.bp) for r in segments]
-    if any(math.isnan(bp) for bp in penalties):
-        return None
+    penalties = [0.0 if s.hyp_len == 0 else math.exp(1 - s.ref_len / s.hyp_len) if s.hyp_len < s.ref_len else 1.0
+                 for s in counts]
     return math.fsum(penalties) / len(penalties) * mean
 
 
