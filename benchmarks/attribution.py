@@ -492,6 +492,18 @@ PLANTED_FITS: dict[str, tuple[str, ...]] = {
     # -- sizes --
     "planted:ngram-loop-one-short": ("last-ngram-dropped",),  # judged before its run (stage-coverage)
     "planted:ngrams-as-sets": ("ngrams-counted-as-sets",),  # judged before its run (stage-coverage)
+    # the score stage's cells of docs/stages.md's matrix (matrix-cells), each judged before its first run; the
+    # statistics are the formulas' in each, so the name is the score stage's variant for the operator planted
+    "planted:avg-bleu-over-four": ("individual-bleu-scores-averaged-over-four",),
+    # 1 // N: every weight 0 for N > 1, the score BP alone, which the cut above every weight gives (an earlier name,
+    # tried before the score stage's variants; no separate variant is declared for it)
+    "planted:weights-int-division": ("small-weights-taken-as-zero",),
+    "planted:truncate-percent": ("score-truncated-to-whole-percent",),
+    "planted:percent-int": ("percent-scale-truncated-to-an-integer",),
+    "planted:precision-over-c": ("precisions-over-hypothesis-length",),
+    "planted:precision-no-denominator": ("matches-as-precisions",),
+    "planted:macro-precision": ("precisions-averaged-over-segments",),
+    "planted:segment-bp-mean": ("brevity-penalty-averaged-over-segments",),
     "planted:uint8-counts": ("ngram-counts-wrapped-at-8-bits",),
     "planted:uint16-counts": ("ngram-counts-wrapped-at-16-bits",),
     "planted:truncate-256": ("truncated-to-256-tokens",),
@@ -599,6 +611,8 @@ PLANTED_KINDS: dict[str, tuple[str, ...]] = {
               "order-cap-4", "first-reference-only", "drop-last-segment", "drop-empty-hypotheses", "ref-len-shortest"),
     "numbers": ("tiny-weight-zero", "epsilon-zero-precision", "zero-weight-nan", "weights-float32", "add-k-int",
                 "floor-ignored", "add-k-from-trigrams", "add-k-unigrams"),
+    "score stage (matrix)": ("avg-bleu-over-four", "weights-int-division", "truncate-percent", "percent-int",
+                             "precision-over-c", "precision-no-denominator", "macro-precision", "segment-bp-mean"),
     "boundaries": ("ties-first", "r-is-distance", "bp-ratio-division", "bp-inverted", "clip-lt",
                    "zero-match-orders-skipped", "per-reference-clip"),
     "text": ("hyphen-join-skipped", "skipped-kept", "entity-hypothesis-only", "no-line-padding",

@@ -67,7 +67,14 @@ from .counting import best_single_reference_matches, fold_of
 from .expect import oracle_options, statistics_of
 from .judge import DEFAULT_REL, Contract, breaks_zero_rule, first_divergence
 from .mechanisms import CATALOGUE, needs_evidence
-from .mechanisms.combination import OTHER_COMBINATION, OTHER_SCALE, PARTIAL_NAMES, is_partial, stages_consistent_with
+from .mechanisms.combination import (
+    MATRIX_VARIANTS,
+    OTHER_COMBINATION,
+    OTHER_SCALE,
+    PARTIAL_NAMES,
+    is_partial,
+    stages_consistent_with,
+)
 from .mechanisms.computations import (
     BREVITY_PENALTY_ALTERNATIVES,
     COMBINATION_COMPUTATIONS,
@@ -1305,10 +1312,14 @@ def _lengths_may_be(search, structure):
 
 
 #: The score stage's variants a structure's statistics are scored by in the pair tier (`_by_structure_with_stage`):
-#: the combination's and the smoothing's (`COMBINATION_COMPUTATIONS`) and the means of sentence scores.
-_STAGES_AFTER_A_STRUCTURE = (*COMBINATION_COMPUTATIONS,
+#: the combination's and the smoothing's (`COMBINATION_COMPUTATIONS`) and the means of sentence scores, then the
+#: matrix's variants (`MATRIX_VARIANTS`), last as in the single tier: a mean of the segments' own penalties or
+#: precisions is the mean of sentence scores where every segment's precisions are the corpus's (or one order with
+#: every BP 1), and that earlier name keeps such a record.
+_STAGES_AFTER_A_STRUCTURE = (*(entry for entry in COMBINATION_COMPUTATIONS if entry not in MATRIX_VARIANTS),
                              *((name, function) for name, function in GENERIC_COMPUTATIONS
-                               if name in ("mean-of-sentence-scores", "mean-of-sentence-bleu")))
+                               if name in ("mean-of-sentence-scores", "mean-of-sentence-bleu")),
+                             *MATRIX_VARIANTS)
 
 
 def _structure_with_returned_counts(search, name, structure):

@@ -39,7 +39,7 @@ from oracle.formulas import bleu
 from oracle.formulas.conventions import SMOOTHING_METHODS, Smoothing
 from oracle.formulas.errors import BleuOracleError
 
-from .expect import oracle_result, segments_result
+from .expect import oracle_result, segment_counts, segments_result
 from .judge import Contract, breaks_zero_rule
 
 #: The numeric contract a float is decided by here (|a - e| <= 1e-12 + 1e-9 |e|, the judge's default).
@@ -139,6 +139,20 @@ def order_fixed_at_4(ctx, result):
     return _score(_oracle(ctx, weights=uniform))
 
 
+@score_variant
+def individual_bleu_scores_averaged_over_four(ctx, result):
+    """The score is the sum over the orders in force of the individual BLEU-n (BP x p_n) divided by 4 whatever the
+    number of orders: the arithmetic mean of the precisions with a constant 4 in place of their number N (mutation
+    operator "a constant for a parameter" on the mean). Where N is 4 this is `arithmetic-mean-of-precisions`, tried
+    first; this variant applies to the other orders only. Real code: a toolkit's 'avg-bleu' summed its individual
+    BLEU-n and divided by 4.0 (the sixth held-out set's `individual-bleu-scores-averaged-over-four`, a seen bug now;
+    its thread is cited in that set's own file only)."""
+    pairs = _in_force(result)
+    if not pairs or len(pairs) == 4:
+        return None
+    return _bp(result) * math.fsum(p for p, _ in pairs) / 4
+
+
 #: Methods whose parameter the classifier already reads at its documented default (`classify._smoothing_readings`).
 _DEFAULT_READ_ELSEWHERE = frozenset({"floor", "chen-cherry-1"})
 
@@ -228,6 +242,77 @@ def batch_mean(size):
 
 
 
+def _segment_results(ctx):
+    """Each segment's own result (counted once, in the context's counts), for a corpus of two or more segments;
+    None where one is refused."""
+    request = ctx.request
+    if request.level != "corpus" or len(request.segments) < 2:
+        return None
+    results = [_oracle(ctx, indices=(i,)) for i in range(len(request.segments))]
+    return None if any(r is None for r in results) else results
+
+
+def _segment_statistics(ctx, result):
+    """Each segment's own statistics (counted once, in the context's counts, as the means of sentence scores count
+    them), for a corpus of two or more segments: no segment is scored exactly where its counts say enough."""
+    request = ctx.request
+    if request.level != "corpus" or len(request.segments) < 2:
+        return None
+    orders = len(result.statistics.matches)
+    return [segment_counts(request, i, ctx.options, orders, ctx.counted) for i in range(len(request.segments))]
+
+
+def _counted(result):
+    """A result's counts after smoothing (its statistics where none was applied)."""
+    return result.smoothed if result.smoothed is not None else result.statistics
+
+
+@score_variant
+def precisions_averaged_over_segments(ctx, result):
+    """A macro precision: each order's precision the mean over the segments of their own precisions (each segment's
+    m_n / l_n under the judged smoothing, the segments whose order has n-grams after it), in place of the summed matches
+    over the summed totals; BP from the summed lengths, the weights as in force (mutation operator "an average for a
+    sum" on the corpus aggregation; no real instance found). Two orders in force at least: with one, where every
+    segment's BP is 1, it is `mean-of-sentence-scores`."""
+    if len(_in_force(result)) < 2:  # one order, every BP 1: the mean of sentence scores
+        return None
+    if ctx.smoothing.method == "none":  # each segment's precision its m_n / l_n: its counts say it
+        counts = _segment_statistics(ctx, result)
+        if counts is None:
+            return None
+        owns = [[Fraction(s.matches[n], s.totals[n]) for s in counts if s.totals[n] > 0]
+                for n in range(len(result.precisions))]
+    else:
+        segments = _segment_results(ctx)
+        if segments is None:
+            return None
+        owns = [[r.precisions[n] for r in segments if r.precisions[n] is not None and _counted(r).totals[n] > 0]
+                for n in range(len(result.precisions))]
+    pairs = []
+    for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):
+        if w == 0 or p is None:
+            continue
+        own = owns[n]
+        if not own:
+            return None
+        pairs.append((math.fsum(float(x) for x in own) / len(own), float(w)))
+    return _bp(result) * _geometric(pairs)
+
+
+@score_variant
+def brevity_penalty_averaged_over_segments(ctx, result):
+    """The brevity penalty the mean of the segments' own penalties, (1/S) sum e^(1 - r_i/c_i) (1 where c_i >= r_i,
+    0 where c_i = 0), in place of e^(1 - r/c) from the summed lengths, times the corpus's geometric mean (mutation
+    operator "an average for a sum" on the brevity penalty; no real instance found)."""
+    counts = _segment_statistics(ctx, result)
+    if counts is None or any(s.hyp_len == 0 and s.ref_len == 0 for s in counts):  # BP undefined for one
+        return None
+    mean = _geometric(_in_force(result))
+    penalties = [0.0 if s.hyp_len == 0 else math.exp(1 - s.ref_len / s.hyp_len) if s.hyp_len < s.ref_len else 1.0
+                 for s in counts]
+    return math.fsum(penalties) / len(penalties) * mean
+
+
 # -- an average in place of a product ----------------------------------------------------------------
 
 
@@ -267,6 +352,71 @@ def product_of_precisions(ctx, result):
 def length_ratio_floored(ctx, result):
     """Integer division in the brevity penalty: BP = e^(1 - r // c) where c < r (r and c both ints)."""
     return _penalised(result, floored_ratio_penalty)
+
+
+def _counts_in_force(result):
+    """(m_n, w_n) for each order in force, m_n the matches after smoothing (the statistics' where none was applied),
+    where every precision in force is those matches over their totals; None where one is not (a smoothing that is no
+    ratio of counts, an empty order read by a rule)."""
+    counts = _counted(result)
+    pairs = []
+    for n, (p, w) in enumerate(zip(result.precisions, result.weights, strict=False)):
+        if w == 0 or p is None:
+            continue
+        if n >= len(counts.totals) or counts.totals[n] == 0 or p != Fraction(counts.matches[n]) / counts.totals[n]:
+            return None
+        pairs.append((float(counts.matches[n]), float(w)))
+    return pairs
+
+
+# (Uniform weights as 1 // N in integers, every weight 0 for N > 1 and the score BP alone, is no variant here: the
+# classifier's `small-weights-taken-as-zero` tries the cut above every weight, which gives that score, before this
+# tier.)
+
+
+@score_variant
+def score_truncated_to_whole_percent(ctx, result):
+    """The score truncated to a whole percent: floor(100 x BLEU) / 100, as `int(100 * bleu) / 100` or
+    `100 * bleu // 1` gives it (mutation operator "integer for true division" on the scale; no real instance
+    found). A multiple of 1/100 is a simple number, so it names a run's records only with a second record
+    (`needs_evidence`); a score below 0.01 truncates to 0, which names no variant by itself."""
+    return math.floor(100.0 * float(result.score)) / 100.0
+
+
+@score_variant
+def percent_scale_truncated_to_an_integer(ctx, result):
+    """The score on the 0-100 scale truncated to an integer: floor(100 x BLEU), as `int(bleu * 100)` gives it
+    (mutation operator "integer for true division" on the scale; no real instance found). An integer is a simple
+    number, so it names a run's records only with a second record (`needs_evidence`)."""
+    return float(math.floor(100.0 * float(result.score)))
+
+
+# -- the precisions' denominators ---------------------------------------------------------------------
+
+
+@score_variant
+def precisions_over_hypothesis_length(ctx, result):
+    """Each precision's denominator fixed at c, the hypothesis length: p_n = m_n / c for every order in place of
+    m_n / l_n (mutation operator "a constant for a parameter" on the precision: the unigram total used for every
+    order; no real instance found). The statistics returned are right; the judged smoothing applies to these
+    counts."""
+    s = result.statistics
+    n = len(s.matches)
+    if n < 2 or s.hyp_len == 0 or all(t == s.hyp_len for t in s.totals):
+        return None
+    return _rescored(ctx, bleu.Statistics(s.hyp_len, s.ref_len, s.matches, (s.hyp_len,) * n, s.segments))
+
+
+@score_variant
+def matches_as_precisions(ctx, result):
+    """Each precision's denominator left out: p_n = m_n, the clipped matches themselves (after the judged smoothing,
+    where it adds to them), in place of m_n / l_n (mutation operator "a term left out" on the precision; no real
+    instance found): BP x exp(sum w_n log m_n), a number that can exceed 1. It applies where every precision in force
+    is a ratio of counts and every order in force matched (a 0 names nothing)."""
+    pairs = _counts_in_force(result)
+    if not pairs or any(m <= 0 for m, _ in pairs):
+        return None
+    return _bp(result) * _geometric(pairs)
 
 
 # -- an index off by one -----------------------------------------------------------------------------

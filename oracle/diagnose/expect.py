@@ -100,7 +100,7 @@ def _counts(request, options, orders, counted):
 def _corpus_counts(segments, options, orders, counted, key, count_matches):
     """`bleu.corpus_statistics` of a corpus's (tokenized) `segments`: each segment's statistics summed (section 2.1.1;
     `bleu.sum_statistics`, a refusal named by its segment as it names it), each segment's kept in `counted` under `key`
-    as `_segment_counts` keeps it (a segment is tokenized and counted alike alone and in its corpus), so that a
+    as `segment_counts` keeps it (a segment is tokenized and counted alike alone and in its corpus), so that a
     variant scoring every segment alone (a mean of sentence scores) counts none of them again."""
     hyp_len = ref_len = 0
     matches, totals = [0] * orders, [0] * orders
@@ -126,7 +126,7 @@ def _counts_key(options, orders):
     return tuple(getattr(options, name) for name in COUNTING_OPTIONS), orders
 
 
-def _segment_counts(request, index, options, orders, counted):
+def segment_counts(request, index, options, orders, counted):
     """Segment `index`'s statistics counted alone, kept in `counted` as `segment_alone_result` keeps them (the
     one-segment request is built only to count it)."""
     kept = counted.setdefault(("segment alone", index), {})
@@ -171,7 +171,7 @@ def segments_result(request, indices, options, smoothing=None, *, counted):
     weights = bleu.parse_weights(request.weights, default_max_order=options.default_max_order)
     chosen = Smoothing.parse(smoothing or request.smoothing.to_convention()) or options.smoothing
     orders = bleu.counting_orders(weights, chosen)
-    parts = [_segment_counts(request, i, options, orders, counted) for i in indices]
+    parts = [segment_counts(request, i, options, orders, counted) for i in indices]
     summed = bleu.Statistics(sum(p.hyp_len for p in parts), sum(p.ref_len for p in parts),
                              tuple(sum(p.matches[n] for p in parts) for n in range(orders)),
                              tuple(sum(p.totals[n] for p in parts) for n in range(orders)),

@@ -83,6 +83,17 @@ BUGS = {
     "floor-ignored": "the floor smoothing value is ignored (floor 0: the order stays at 0)",
     "add-k-from-trigrams": "add-k adds k for n > 2 only (an off-by-one on the order index)",
     "add-k-unigrams": "add-k adds k to unigrams as well (every order)",
+    # -- the score stage's cells of docs/stages.md's matrix (mutation operators) ----------------
+    "avg-bleu-over-four": "the individual BLEU-n (BP x p_n) of the orders in force are summed and divided by 4 "
+                          "whatever the number of orders",
+    "weights-int-division": "uniform weights are computed as 1 // N in integers (0 for N > 1): every order switched "
+                            "off, the score BP alone",
+    "truncate-percent": "the score is truncated to a whole percent: int(100 * score) / 100",
+    "percent-int": "the score is reported on the 0-100 scale truncated to an integer: int(100 * score)",
+    "precision-over-c": "every order's precision is divided by c, the hypothesis length, in place of its own total",
+    "precision-no-denominator": "each precision is its matches alone, the denominator left out (p_n = m_n)",
+    "macro-precision": "each order's precision is the mean of the segments' own precisions (a macro average)",
+    "segment-bp-mean": "the brevity penalty is the mean of the segments' own penalties",
     # -- boundaries ----------------------------------------------------------------------------
     "ties-first": "a reference-length tie goes to the first listed reference, not the shorter",
     "r-is-distance": "r is the distance |len(ref) - c| of the closest reference, not its length",
@@ -473,7 +484,14 @@ def combine(m, t, weights, bugs):
         # facebookresearch/fairseq fairseq/scoring/bleu.py: BleuStat holds match1..match4 only and
         # Scorer.score sums `self.precision()[:order]` -- orders past 4 silently contribute nothing.
         w = w[:4]
+    if "weights-int-division" in bugs:
+        # Mutation operator "integer for true division" on the weights (docs/stages.md), no real instance found:
+        # `[1 // n] * n` for `[1 / n] * n`, the weights sent not read.
+        w = [float(1 // len(w))] * len(w)
     p = [None if ti == 0 else mi / ti for mi, ti in zip(m, t, strict=False)]
+    if "precision-no-denominator" in bugs:
+        # Mutation operator "a term left out" on the precision (docs/stages.md), no real instance found.
+        p = [None if ti == 0 else mi for mi, ti in zip(m, t, strict=False)]
     if "zero-weight-nan" in bugs:
         # meta-pytorch/torcheval functional/text/bleu.py `torch.exp(torch.sum(weights * torch.log(precisions)))`
         # (discrepancies.yaml torcheval-zero-weight-nan): 0 * log(0) = 0 * -inf = NaN.
@@ -509,8 +527,54 @@ def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
     bp = brevity_penalty(c, r, bugs)
     if c == 0:
         return 0.0, bp
+    if "precision-over-c" in bugs:
+        # Mutation operator "a constant for a parameter" on the precision (docs/stages.md), no real instance found:
+        # the hypothesis length as every order's denominator (the returned totals stay the counted ones).
+        totals = [c] * len(totals)
     m, t = smooth(matches, totals, smoothing, bugs)
-    return bp * combine(m, t, weights, bugs), bp
+    if "avg-bleu-over-four" in bugs:
+        # A toolkit's 'avg-bleu': `bleu_sum += tp_val` over the individual BLEU-n, then `bleu_sum / 4.0` (the sixth
+        # held-out set's individual-bleu-scores-averaged-over-four, whose thread its own file cites; here each
+        # individual BLEU-n under the request's smoothing: BP x p_n, an order without n-grams 0).
+        return bp * math.fsum(mi / ti if ti else 0.0 for mi, ti, wi in zip(m, t, weights, strict=False)
+                              if wi != 0) / 4, bp
+    return _scaled(bp * combine(m, t, weights, bugs), bugs), bp
+
+
+def _scaled(score, bugs):
+    """The score as it is reported (the scale stage's planted bugs)."""
+    if math.isnan(score):
+        return score
+    if "truncate-percent" in bugs:
+        # Mutation operator "integer for true division" on the scale (docs/stages.md), no real instance found.
+        return int(100 * score) / 100
+    if "percent-int" in bugs:
+        # Mutation operator "integer for true division" on the scale (docs/stages.md), no real instance found.
+        return float(int(100 * score))
+    return score
+
+
+def per_segment_score(state, weights, smoothing):
+    """(score, bp) where the corpus's precisions or penalty are the means of its segments' own (macro-precision,
+    segment-bp-mean; each segment's statistics kept by the state as `segments`)."""
+    bugs = state.bugs
+    bp = brevity_penalty(state.c, state.r, bugs)
+    m, t = smooth(state.matches, state.totals, smoothing, bugs)
+    if "segment-bp-mean" in bugs:
+        # Mutation operator "an average for a sum" on the brevity penalty (docs/stages.md), no real instance found:
+        # each segment's own penalty, averaged, reported as the BP.
+        bp = math.fsum(brevity_penalty(c, r, bugs) for c, r, _, _ in state.segments) / len(state.segments)
+        return bp * combine(m, t, weights, bugs), bp
+    # macro-precision: mutation operator "an average for a sum" on the corpus aggregation (docs/stages.md), no real
+    # instance found: each segment's precision under the smoothing (m / t where it has n-grams), averaged per order
+    own = [[] for _ in weights]
+    for _, _, seg_matches, seg_totals in state.segments:
+        sm, st = smooth(seg_matches, seg_totals, smoothing, bugs)
+        for i, (mi, ti) in enumerate(zip(sm, st, strict=False)):
+            if ti > 0:
+                own[i].append(mi / ti)
+    means = [math.fsum(x) / len(x) if x else 0.0 for x in own]
+    return bp * combine(means, [1.0] * len(means), weights, bugs), bp
 
 
 # -- stateful ------------------------------------------------------------------------------
@@ -530,6 +594,7 @@ class State:
             self.c = self.r = 0
         self.matches, self.totals = [0] * self.order, [0] * self.order
         self.averaged = None  # precisions a buggy merge averaged, when one did
+        self.segments = []  # each segment's (c, r, matches, totals), for the bugs that read them
 
     def update(self, segments):
         per_segment = [segment_statistics(s["hypothesis"], s["references"], self.order, self.lowercase, self.bugs)
@@ -543,6 +608,7 @@ class State:
         for i in range(self.order):
             self.matches[i] += sum(x[2][i] for x in per_segment)
             self.totals[i] += sum(x[3][i] for x in per_segment)
+        self.segments.extend(per_segment)
 
     def precisions(self):
         if self.averaged is not None:
@@ -560,11 +626,15 @@ class State:
             self.c, self.r = other.c, other.r
         else:
             self.c, self.r = self.c + other.c, self.r + other.r
+        self.segments = self.segments + other.segments
         self.matches = [a + b for a, b in zip(self.matches, other.matches, strict=True)]
         self.totals = [a + b for a, b in zip(self.totals, other.totals, strict=True)]
 
     def compute(self, weights, smoothing):
         """(score, bp), as the one-shot computation gives them from the same statistics."""
+        if self.averaged is None and {"macro-precision", "segment-bp-mean"} & self.bugs and len(self.segments) > 1 \
+                and self.c > 0:
+            return per_segment_score(self, weights, smoothing)
         if self.averaged is None:
             return score_from_statistics(self.c, self.r, self.matches, self.totals, weights, smoothing, self.bugs)
         bp = brevity_penalty(self.c, self.r, self.bugs) if self.c else 0.0

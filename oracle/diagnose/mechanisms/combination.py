@@ -20,6 +20,7 @@ from oracle.diagnose.combination import (
     arithmetic_mean_of_precisions,
     batch_mean,
     brevity_penalty_applied_twice,
+    brevity_penalty_averaged_over_segments,
     brevity_penalty_exp_left_out,
     brevity_penalty_exponent_negated,
     exp_left_out,
@@ -29,16 +30,22 @@ from oracle.diagnose.combination import (
     floored_ratio_penalty,
     highest_order_left_out,
     highest_order_precision_only,
+    individual_bleu_scores_averaged_over_four,
     last_segment_score_reported,
     length_ratio_as_brevity_penalty,
     length_ratio_floored,
     length_ratio_penalty,
     log_score_reported,
+    matches_as_precisions,
     order_fixed_at_4,
     orders_shifted_up,
     percent_scale_printed_2_decimals,
+    percent_scale_truncated_to_an_integer,
     precision_inverted,
+    precisions_averaged_over_segments,
+    precisions_over_hypothesis_length,
     product_of_precisions,
+    score_truncated_to_whole_percent,
     smoothing_parameter_ignored,
     squared_penalty,
     unigram_precision_left_out,
@@ -92,6 +99,23 @@ COMBINATION_VARIANTS: tuple[tuple[str, Callable], ...] = (
     ("brevity-penalty-applied-twice", brevity_penalty_applied_twice),
     ("percent-scale-printed-2-decimals", percent_scale_printed_2_decimals),
 )
+
+#: The score stage's variants that fill cells of the stages x operators matrix (docs/stages.md, issue 36): tried after
+#: every variant above and every smoothing variant (`mechanisms.computations.COMBINATION_COMPUTATIONS`), so that no
+#: record one of those names changes. Each docstring says its operator and stage, and cites real code where one was
+#: found.
+MATRIX_VARIANTS: tuple[tuple[str, Callable], ...] = (
+    ("individual-bleu-scores-averaged-over-four", individual_bleu_scores_averaged_over_four),
+    ("precisions-over-hypothesis-length", precisions_over_hypothesis_length),
+    ("matches-as-precisions", matches_as_precisions),
+    ("precisions-averaged-over-segments", precisions_averaged_over_segments),
+    ("brevity-penalty-averaged-over-segments", brevity_penalty_averaged_over_segments),
+    ("score-truncated-to-whole-percent", score_truncated_to_whole_percent),
+    ("percent-scale-truncated-to-an-integer", percent_scale_truncated_to_an_integer),
+)
+#: Matrix variants whose answer is a simple number (a multiple of 1/100, an integer): one record can fit them by
+#: chance, so they name a run's records only with a second record (`Mechanism.needs_evidence`).
+_SIMPLE_NUMBER_VARIANTS = frozenset({"score-truncated-to-whole-percent", "percent-scale-truncated-to-an-integer"})
 
 #: The brevity penalties of the variants above as functions of (c, r) for c > 0 (1 where c >= r): a returned BP
 #: equal to one of them names the variant even where the score cannot (`mechanisms.computations.
@@ -160,10 +184,14 @@ MECHANISMS = [
                 SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
                 needs_evidence=name in _BATCH_MEAN_NAMES, pairs_with_conventions=False)
       for name, function in COMBINATION_VARIANTS),
+    *(Mechanism(name, COMBINATION, docstring_words(function), SCORE, RECOMPUTE,
+                needs_evidence=name in _SIMPLE_NUMBER_VARIANTS, pairs_with_conventions=False)
+      for name, function in MATRIX_VARIANTS),
     # decided by exact tests on the returned numbers; no value is replayed from them
     *(Mechanism(name, COMBINATION, words, SCORE | BP, FREE) for name, words in PARTIAL_NAMES.items()),
 ]
 
-__all__ = ["BATCH_MEAN_VARIANTS", "BATCH_SIZES", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS", "MECHANISMS",
-           "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE", "OTHER_WEIGHTING", "PARTIAL_NAMES",
+__all__ = ["BATCH_MEAN_VARIANTS", "BATCH_SIZES", "BREVITY_PENALTY_VARIANTS", "COMBINATION_VARIANTS",
+           "MATRIX_VARIANTS", "MECHANISMS", "OTHER_BREVITY_PENALTY", "OTHER_COMBINATION", "OTHER_SCALE",
+           "OTHER_WEIGHTING", "PARTIAL_NAMES",
            "STAGE_NAMES", "WHAT_IS_KNOWN", "batch_mean_name", "is_partial", "stages_consistent_with"]

@@ -63,7 +63,7 @@ from oracle.diagnose.computations import (
     zero_weight_nan,
 )
 
-from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS
+from .combination import BREVITY_PENALTY_VARIANTS, COMBINATION_VARIANTS, MATRIX_VARIANTS
 from .model import BP, COMPUTATION, FREE, RECOMPUTE, SCORE, Mechanism, Route, docstring_words
 from .smoothing import SMOOTHING_VARIANTS
 from .state import LENGTH_DEPARTURES
@@ -140,8 +140,9 @@ GENERIC_COMPUTATIONS = (
 )
 #: The score stage's variants (`mechanisms.combination`): the combination of right statistics under the mutation
 #: operators real bugs are made of, and the smoothing stage's (`mechanisms.smoothing`): the requested smoothing
-#: computed wrongly (tried in a tier of their own, after the single explanations).
-COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS
+#: computed wrongly (tried in a tier of their own, after the single explanations), then the score stage's variants
+#: that fill the stage matrix's cells (`mechanisms.combination.MATRIX_VARIANTS`), last.
+COMBINATION_COMPUTATIONS = COMBINATION_VARIANTS + SMOOTHING_VARIANTS + MATRIX_VARIANTS
 COMPUTATIONS = SPECIFIC_COMPUTATIONS + GENERIC_COMPUTATIONS + COMBINATION_COMPUTATIONS
 
 
