@@ -18,7 +18,11 @@ The explanation names the request parts that differ between the two: the parts t
 a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
 (`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
 bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
-is split (`--shard`, `--jobs`).
+is split (`--shard`, `--jobs`). Wherever it is named, the harness sends the order probes too (`order_probes`,
+`confirmed_in_order`): the request alone, then the earlier request and the request again, each with its hypotheses
+made new; the state is named only where what came before changed the request's answer, which no stateless
+implementation's answer does (a stateless bug blind to the part the two requests differ in answers both alike, as
+the seventh held-out set's floor division answered 0 with and without smoothing).
 
 A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
 gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
