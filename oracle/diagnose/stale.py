@@ -18,7 +18,11 @@ The explanation names the request parts that differ between the two: the parts t
 a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
 (`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
 bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
-is split (`--shard`, `--jobs`).
+is split (`--shard`, `--jobs`). Wherever it is named, the harness sends the order probes too (`order_probes`,
+`confirmed_in_order`): the request alone, then the earlier request and the request again, each with its hypotheses
+made new; the state is named only where what came before changed the request's answer, which no stateless
+implementation's answer does (a stateless bug blind to the part the two requests differ in answers both alike, as
+the seventh held-out set's floor division answered 0 with and without smoothing).
 
 A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
 gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
@@ -422,7 +426,7 @@ def confirmed(named: Classification, sent: Sequence[tuple[str, ScoreRequest, Ans
 NEW_HYPOTHESES = "hypotheses, to ones never asked before"
 
 
-def with_new_hypotheses(request: ScoreRequest, mark: int = 0) -> ScoreRequest:
+def with_new_hypotheses(request: ScoreRequest, mark: int | str = 0) -> ScoreRequest:
     """`request` with a token no generated text uses (`ODD_TOKEN`, followed by `mark`: a number the caller gives each
     such probe to one process once, so that no earlier probe asked it either) added to the end of every hypothesis: a
     request no earlier one asked (a cache keyed on anything holding the hypotheses has no answer for it), which a bug
@@ -453,6 +457,38 @@ def confirmed_by_a_new_key(named: Classification, probe: ScoreRequest, answer: A
                                            "added to each) was answered right: a cache's key misses there, a bug of "
                                            "the request alone would not",
         "change": (*named.change, (CONFIRMED_BY, NEW_HYPOTHESES))})
+
+
+#: What the order probes' confirmation names (`confirmed_in_order`).
+IN_ORDER = "the order: the request alone answered otherwise than after the earlier one"
+
+
+def order_probes(request: ScoreRequest, earlier: ScoreRequest, mark: int) -> tuple[ScoreRequest, ...]:
+    """The probes that tell an answer kept from `earlier` apart from any stateless answer, in the order they are sent:
+    `request` alone (its hypotheses made new, `with_new_hypotheses` with the token marked `mark` then "a": no request
+    before it had them), then `earlier` and `request` again in the record's order, both with their hypotheses made new
+    the other way (marked `mark` then "b": a token as long, matching nothing either). A cache keyed without the parts
+    the two differ in answers the third as it answered the second, and the first (a miss) otherwise; a stateless
+    implementation answers the first and the third alike, whatever else it gets wrong: they are the same request but
+    for a token that matches nothing, and what came before is no part of a stateless answer."""
+    return (with_new_hypotheses(request, f"{mark}a"), with_new_hypotheses(earlier, f"{mark}b"),
+            with_new_hypotheses(request, f"{mark}b"))
+
+
+def confirmed_in_order(named: Classification, answers: Sequence[Answered], contract: Contract) -> Classification | None:
+    """`named` (`earlier-answer-returned`) confirmed by the answers to `order_probes` (alone, the earlier request
+    again, the request after it): the request after the earlier one answered exactly as the earlier one was, and
+    otherwise than the same request alone, which a stateless implementation cannot do (issue 36: a state is named only
+    with a probe no stateless implementation passes; one number met by one record is no evidence, nor a probe a
+    stateless bug answers wrongly as a cache would). None otherwise."""
+    alone, again, after = answers
+    if not same_answer(after, again, contract) or same_answer(after, alone, contract) or alone.kind not in ANSWER_KINDS:
+        return None
+    return named.model_copy(update={
+        "description": named.description + "; sent again after the earlier request (the hypotheses of both made new), "
+                                           "the request was answered as the earlier one, and alone otherwise: what "
+                                           "came before changed its answer, which no stateless implementation does",
+        "change": (*named.change, (CONFIRMED_BY, IN_ORDER))})
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -568,8 +604,9 @@ def is_confirmed(named: Classification) -> bool:
     return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
-__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before", "EARLIER_ANSWER",
-           "EXP_CARRIED", "Exchange", "REFERENCES_KEPT", "answered_right_before", "carried_exp_halvings", "confirmed",
-           "confirmed_by_a_new_key", "differing_parts", "earlier_answer", "earlier_match", "halvings", "is_confirmed",
-           "kept_references", "probes", "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses",
-           "with_references_of", "with_stale"]
+__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "IN_ORDER", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before",
+           "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "REFERENCES_KEPT", "answered_right_before",
+           "carried_exp_halvings", "confirmed", "confirmed_by_a_new_key", "confirmed_in_order", "differing_parts",
+           "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references", "order_probes", "probes",
+           "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses", "with_references_of",
+           "with_stale"]

@@ -42,9 +42,11 @@ from oracle.diagnose.stale import (
     answered_right_before,
     confirmed,
     confirmed_by_a_new_key,
+    confirmed_in_order,
     earlier_match,
     is_confirmed,
     kept_references,
+    order_probes,
     probes,
     stale_answer,
     with_new_hypotheses,
@@ -254,10 +256,9 @@ def shrunk_and_classified(item: Item, judgement: Judgement, context: DiagnosisCo
     if to_shrink and classification is not None:
         context.budget.classified((classification.parts, *classification.fit_parts))
     if classification is not None and (before.earlier or before.halvings):
-        stale = _stale(request, reply, before, expected, classification, context)
-        classification = with_stale(classification, stale,
-                                    request_alone_refuted=answered_right_before(request, before, expected,
-                                                                                context.contract))
+        refuted = answered_right_before(request, before, expected, context.contract)
+        stale = _stale(request, reply, before, expected, classification, context, request_alone_refuted=refuted)
+        classification = with_stale(classification, stale, request_alone_refuted=refuted)
         _state_confirmed(stale, kind, verdict, context)
     if summary is not None:  # (a summary: too large to replay from a record)
         return Diagnosis(classification=classification, shrunk=shrunk)
@@ -423,7 +424,8 @@ def _errs(probe, context: DiagnosisContext):
         context.channel.collect(sent, pending, kept=False).kind)
 
 
-def _stale(request, reply, before, expected, classification, context: DiagnosisContext):
+def _stale(request, reply, before, expected, classification, context: DiagnosisContext, *,
+           request_alone_refuted: bool = False):
     """The state an earlier request left that explains a failing answer (`oracle.diagnose.stale`), or None.
     Where a mechanism of the request alone explains it too, an earlier answer of the request's own case or example
     counts only where the request with its hypotheses made new is answered right (`_new_key_probed`: a cache's key
@@ -433,13 +435,23 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     probes are kept out of the history, and a stateless implementation answers them alike however the run is split
     (the new key's token is marked with the channel's sequence number: it matches nothing, whatever its digits). Last,
     references kept from the process's first request (`kept_references`), named only where probes with every
-    reference changed confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled)."""
+    reference changed confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled).
+    Every earlier answer is named only where the order probes confirm it too (`_order_probed`: the request answered
+    otherwise alone than after the earlier one, which no stateless implementation does), wherever the request alone
+    explains nothing or only what is known as well: there one number met by one record is no evidence either (a
+    stateless bug whose answer does not depend on the part the two requests differ in answers both alike, issue 36's
+    floor division answering 0 with and without smoothing). Unconfirmed there it is no name, unless this very request
+    was answered right before (`request_alone_refuted`: a stateless implementation answers a request alike)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
                          explained=explained)
     if stale is not None and explained and stale.name == EARLIER_ANSWER and not context.process.given_up:
-        return _new_key_probed(stale, request, context) or stale
+        probed = _new_key_probed(stale, request, context)
+        return (probed and _order_probed(probed, request, _earlier_request(stale, before), context)) or stale
+    if stale is not None and stale.name == EARLIER_ANSWER and not request_alone_refuted \
+            and not context.process.given_up:
+        return _order_probed(stale, request, _earlier_request(stale, before), context)
     if stale is not None or context.process.given_up:
         return stale
     answers: dict = {}
@@ -455,6 +467,7 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
             # (a stateless bug blind to the changed parts on this input answers those probes alike too: a cache
             # also answers a request it has no answer for right)
             stale = stale and _new_key_probed(stale, request, context)
+            stale = stale and _order_probed(stale, request, exchange.request, context)
     if stale is None and before.first is not None:
         kept = kept_references(request, reply, before.first, context.profile, expected=expected,
                                contract=context.contract)
@@ -475,6 +488,28 @@ def _new_key_probed(named, request, context: DiagnosisContext):
     sent, pending = context.channel.submit(probe)
     answer = context.channel.collect(sent, pending, kept=False)
     return confirmed_by_a_new_key(named, probe, answer, context.profile, context.contract)
+
+
+def _earlier_request(named, before: Before):
+    """The earlier request whose answer `named` (`earlier-answer-returned`, found among the latest of
+    `before.earlier`) says was returned: its change counts how many requests back."""
+    back = dict(named.change)["earlier request"]
+    return before.earlier[len(before.earlier) - back].request
+
+
+def _order_probed(named, request, earlier, context: DiagnosisContext):
+    """`named` (an earlier answer, the one `earlier` was given) where the order probes confirm it
+    (`oracle.diagnose.stale.order_probes`, `confirmed_in_order`): `request` alone, then `earlier` and `request`,
+    each with its hypotheses made new, sent now in that order and kept out of the history; else None. A stateless
+    implementation answers the first and the last alike and is never confirmed so."""
+    sent = order_probes(request, earlier, context.channel.seq)
+    if any(not_applicable_reason(probe, context.capabilities) is not None for probe in sent):
+        return None
+    answers = []
+    for probe in sent:
+        submitted, pending = context.channel.submit(probe)
+        answers.append(context.channel.collect(submitted, pending, kept=False))
+    return confirmed_in_order(named, answers, context.contract)
 
 
 def _probed(named, request, other, parts, reply, context: DiagnosisContext, answers: dict):

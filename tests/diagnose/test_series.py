@@ -39,13 +39,16 @@ from oracle.diagnose.stale import (
     EARLIER_ANSWER,
     EVERY_REFERENCE,
     EXP_CARRIED,
+    IN_ORDER,
     REFERENCES_KEPT,
     Before,
     Exchange,
     answered_right_before,
+    confirmed_in_order,
     differing_parts,
     halvings,
     kept_references,
+    order_probes,
     probes,
     stale_answer,
     with_new_hypotheses,
@@ -241,12 +244,40 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 
 
+#: Answers to the order probes (`order_probes`), each hypothesis with a token no request had ("\u27c2" and a mark):
+#: R1 so ("The cat \u27c2", "the cat", unfolded): "cat" alone matches, p1 = 1/3, c = 3, r = 2, BP = 1: 1/3.
+THIRD = Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+#: R3 so (weights 1/2, 1/2): p1 = 1/3, no bigram of "The cat \u27c2" in "the cat": p2 = 0/2, BLEU 0.
+R3_NEW = Answer(0.0, Statistics(hyp_len=3, ref_len=2, matches=(1, 0), totals=(3, 2), bp=1.0))
+#: R2 so (folded): "the" and "cat" match, p1 = 2/3, c = 3, r = 2, BP = 1: 2/3.
+R2_NEW = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
+
+
 def test_a_session_names_a_cached_answer_by_the_process_s_history(tmp_path) -> None:
-    # (the third answer: the failing request, sent once more before it is reported, answered alike by the cache)
-    records = run([HALF, HALF, HALF], R3, tmp_path / "weights")
+    """R3 answered with R1's answer, 1/2 (R3's is 0: no bigram matches). The explanation of R3 alone names nothing, and
+    the order probes confirm the cache: R3 with its hypothesis made new, sent alone, is answered right (0); R1 then R3,
+    both made new the other way, are answered 1/3 and 1/3 (R1's answer kept): R3 answered otherwise after R1 than
+    alone, which no stateless implementation does."""
+    # (the third answer: the failing request, sent once more before it is reported, answered alike by the cache;
+    # the last three: the order probes)
+    records = run([HALF, HALF, HALF, R3_NEW, THIRD, THIRD], R3, tmp_path / "weights")
     assert records["first"].outcome.value == "pass" and records["first"].classification is None
     named = records["second"].classification
     assert named is not None and named.name == EARLIER_ANSWER and "differs only in weights" in named.description
+    assert dict(named.change)[CONFIRMED_BY] == IN_ORDER
+
+
+def test_an_earlier_answer_met_by_a_stateless_answer_is_no_name_where_the_request_alone_explains_nothing(
+        tmp_path) -> None:
+    """Issue 36's seventh held-out set: floor division answers 0 with and without smoothing, so a request answered
+    as the one before it that differs only in smoothing was named `earlier-answer-returned` without a probe, where the
+    request alone explained only what is known. Here R3 is answered with R1's answer as before, and the order probes
+    as a stateless implementation answers them: R3 made new answered alike alone and after R1 (1/3 both times, as R1
+    made new is: the same answer whatever came before). Not named, nor among what fits; the first
+    probe answered otherwise (R3_NEW) is the cache's answer and confirms it (the test above)."""
+    records = run([HALF, HALF, HALF, THIRD, THIRD, THIRD], R3, tmp_path / "stateless")
+    named = records["second"].classification
+    assert named is not None and named.name != EARLIER_ANSWER and EARLIER_ANSWER not in named.fits
 
 
 def test_a_restarted_process_s_history_starts_anew(tmp_path) -> None:
@@ -268,8 +299,13 @@ def test_beside_a_mechanism_of_the_request_alone_a_stale_answer_fits_only_where_
     named = run([HALF, HALF, HALF, wrong_probe], R2, tmp_path / "stateless")["second"].classification
     assert named is not None and named.name == "case-not-folded" and EARLIER_ANSWER not in named.fits
     right_probe = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
-    cached = run([HALF, HALF, HALF, right_probe], R2, tmp_path / "cache")["second"].classification
+    # (then the order probes: R2 made new alone, right as a cache's miss; R1 then R2 made new, both answered R1's 1/3)
+    cached = run([HALF, HALF, HALF, right_probe, R2_NEW, THIRD, THIRD], R2, tmp_path / "cache")["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
+    # a cache's answers but for the order probes, answered as a stateless bug that ignores `lowercase` answers them
+    # (R2 made new, 1/3 alone and after R1): not among what fits
+    stateless = run([HALF, HALF, HALF, right_probe, THIRD, THIRD, THIRD], R2, tmp_path / "order")["second"]
+    assert stateless.classification is not None and EARLIER_ANSWER not in stateless.classification.fits
 
 
 def test_a_session_of_right_answers_names_nothing(tmp_path) -> None:
@@ -295,7 +331,10 @@ def test_an_earlier_answer_from_another_example_counts_where_a_probe_confirms_it
     # (the sixth answer: R2 with a token no request had added to its hypothesis, a key the cache has no answer for,
     # answered right: "The cat \u27c2" against "the cat", folded, 2 of 3 unigrams, c = 3, r = 2, BP = 1: 2/3)
     new_key = Answer(2 / 3, Statistics(hyp_len=3, ref_len=2, matches=(2,), totals=(3,), bp=1.0))
-    cached = run([HALF] * 5 + [new_key], R2, tmp_path / "cache", first=Y, units=True)["second"].classification
+    # (then the order probes: R2 made new alone, 2/3; Y ("The cat \u27c2" against "the cow", folded: "the" alone
+    # matches, 1/3) then R2, both made new, answered Y's 1/3)
+    cached = run([HALF] * 5 + [new_key, R2_NEW, THIRD, THIRD], R2, tmp_path / "cache", first=Y,
+                 units=True)["second"].classification
     assert cached is not None and cached.name == "case-not-folded" and EARLIER_ANSWER in cached.fits
     # a bug blind to the references of this one input answers the probes alike, and the new key as wrongly (1/3:
     # "cat" alone matches): not named
@@ -489,6 +528,28 @@ def test_a_new_key_probe_adds_a_token_of_its_own_to_every_hypothesis() -> None:
     text = ScoreRequest(level="sentence", segments=(Segment(hypothesis="the dog", references=("a dog",)),),
                         weights=(1.0,), tokenize="13a")
     assert with_new_hypotheses(text, 5).segments[0].hypothesis == "the dog \u27c25"
+
+
+def test_the_order_probes_send_the_request_alone_then_after_the_earlier_one_with_tokens_as_long() -> None:
+    """R2 after R1 (mark 7): R2 with "\u27c27a" added, then R1 and R2 with "\u27c27b": the first and the last are the
+    same request but for a token of the same length that matches nothing, the last two share their hypotheses."""
+    alone, again, after = order_probes(R2, R1, 7)
+    assert alone.segments[0].hypothesis == ("The", "cat", "\u27c27a")
+    assert again.segments[0].hypothesis == after.segments[0].hypothesis == ("The", "cat", "\u27c27b")
+    assert again.lowercase is False and after.lowercase is True and alone.lowercase is True
+    assert alone.model_copy(update={"segments": after.segments}) == after
+
+
+def test_the_order_probes_confirm_only_an_answer_that_what_came_before_changed() -> None:
+    """Confirmed: after R1 the request is answered as R1 was (1/3) and alone otherwise (2/3). Not: answered alike
+    alone and after (a stateless answer, whatever it gets wrong), answered otherwise than R1 after it, or a probe
+    not answered at all (a crash carries no answer)."""
+    named = Classification(parts=(EARLIER_ANSWER,), description="d", change=(("earlier request", 1),))
+    confirmed = confirmed_in_order(named, [R2_NEW, THIRD, THIRD], DEFAULT_CONTRACT)
+    assert confirmed is not None and dict(confirmed.change)[CONFIRMED_BY] == IN_ORDER
+    assert confirmed_in_order(named, [THIRD, THIRD, THIRD], DEFAULT_CONTRACT) is None
+    assert confirmed_in_order(named, [R2_NEW, THIRD, R2_NEW], DEFAULT_CONTRACT) is None
+    assert confirmed_in_order(named, [Answer(None, None, kind="crash"), THIRD, THIRD], DEFAULT_CONTRACT) is None
 
 
 def test_references_kept_are_probed_with_every_reference_changed() -> None:
