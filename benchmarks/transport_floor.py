@@ -56,6 +56,10 @@ for line in sys.stdin:
 """
 
 
+#: seconds to wait for one echoed line before the stretch is given up (an echo takes well under a millisecond)
+ECHO_WAIT = 20
+
+
 class Costs:
     """CPU and wall time a request, over one measured stretch."""
 
@@ -83,16 +87,28 @@ def raw_pipe(requests: int, window: int) -> tuple[float, float, float]:
             lines.put(read)
 
     threading.Thread(target=read_lines, daemon=True).start()
+
+    def echoed(what: str) -> None:
+        """The next line echoed, or an exit naming the stretch and the child's state: never a wait without end
+        (a CI run once hung here for 120 s, unexplained: this says where the next one stops)."""
+        try:
+            lines.get(timeout=ECHO_WAIT)
+        except queue.Empty:
+            state = "still running" if child.poll() is None else f"exited {child.returncode}"
+            child.kill()
+            raise SystemExit(f"transport_floor.py: no echo within {ECHO_WAIT} s ({what}, {window} in flight; the echo "
+                             f"child {state})") from None
+
     line = (__import__("json").dumps({**REQUEST, "seq": 1}) + "\n").encode()
-    for _ in range(200):  # the child started and warm
+    for index in range(200):  # the child started and warm
         stdin.write(line)
-        lines.get()
+        echoed(f"warm-up line {index}")
     costs, sent, received = Costs(), 0, 0
     while received < requests:
         while sent < requests and sent - received < window:
             stdin.write(line)
             sent += 1
-        lines.get()
+        echoed(f"line {received} of {requests}")
         received += 1
     measured = costs.per_request(requests)
     stdin.close()
@@ -104,11 +120,13 @@ def transport(requests: int) -> tuple[float, float, float]:
     """`ImplementationProcess.request` against a child that answers at once, one request in flight."""
     from oracle.harness.transport import ImplementationProcess
 
-    process = ImplementationProcess([sys.executable, "-c", FIXED], timeout=30)
+    process = ImplementationProcess([sys.executable, "-c", FIXED], timeout=ECHO_WAIT)
     process.start()
     try:
         for seq in range(200):  # warm
-            process.request({**REQUEST, "seq": seq})
+            reply = process.request({**REQUEST, "seq": seq})
+            if reply.kind != "score":  # a stalled child ends the stretch at once, not after 200 timeouts
+                raise SystemExit(f"transport_floor.py: warm-up request {seq} came back {reply.kind}: {reply.message}")
         costs = Costs()
         for seq in range(requests):
             reply = process.request({**REQUEST, "seq": 1000 + seq})
