@@ -86,11 +86,14 @@ def raw_pipe(requests: int, window: int) -> tuple[float, float, float]:
         for read in reader:
             lines.put(read)
 
-    threading.Thread(target=read_lines, daemon=True).start()
+    # joined before this returns: the reader holds the descriptor without owning it (closefd=False), and once the
+    # Popen's pipe is closed the number is free for the next child's stdout; a reader still running would then read,
+    # and steal, the next child's echoes (how two CI runs stalled at the window-16 child's first line)
+    reading = threading.Thread(target=read_lines, daemon=True)
+    reading.start()
 
     def echoed(what: str) -> None:
-        """The next line echoed, or an exit naming the stretch and the child's state: never a wait without end
-        (a CI run once hung here for 120 s, unexplained: this says where the next one stops)."""
+        """The next line echoed, or an exit naming the stretch and the child's state: never a wait without end."""
         try:
             lines.get(timeout=ECHO_WAIT)
         except queue.Empty:
@@ -113,6 +116,10 @@ def raw_pipe(requests: int, window: int) -> tuple[float, float, float]:
     measured = costs.per_request(requests)
     stdin.close()
     child.wait(timeout=10)
+    reading.join(timeout=10)  # the child's exit closed its end: the reader has met the end of its pipe
+    if reading.is_alive():
+        raise SystemExit(f"transport_floor.py: the echo reader ({window} in flight) did not end with its child")
+    stdout.close()
     return measured
 
 
