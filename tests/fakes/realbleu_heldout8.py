@@ -3,19 +3,25 @@
 
 Issue 36, eighth held-out set: realbleu.py and the first seven held-out sets (`realbleu_heldout.py` ..
 `realbleu_heldout7.py`) cite the repositories listed in benchmarks/README.md ("Eighth held-out set, blind"); this set
-draws on BLEU written in other languages and in an NMT toolkit, in repositories none of them cites: a Julia metrics
+draws on BLEU written in other languages and in NMT tooling, in repositories none of them cites: a Julia metrics
 package (AdarshKumar712/Metrics.jl), a TypeScript npm package (MENNA123MAHMOUD/bleu-score), a C++ evaluation tool
-(odashi/mteval; the first held-out set cites another repository of the same author, odashi/nmtkit, not this one) and
-an NMT toolkit's evaluator (ufal/neuralmonkey). A bug counts when a diff shows the wrong code and its fix; `url` is
-the pull request that fixes it (Metrics.jl's is open: the wrong code still stands on its default branch) or the fix
-commit where it was pushed without one. Nothing in the project cited any of the four repositories when they were
-gathered (`oracle/`, `docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`, README, CHANGELOG;
-searched by URL, owner, repository name and the commit's hash prefix), with one thing to know: bleu-score is one of
-the project's peers (an npm adapter, `reports/implementations/bleu-score.md`, two curated classes of its version
-1.0.4), so its current code had been read; the bug here is version 1.0.1's, fixed in 1.0.3, code that no longer
-stands. `planted_twin` labels the two controls, before the run: neuralmonkey's order without n-grams is
-realbleu.py's `fraction-zero-denominator` (`real:`), and mteval's zero check before smoothing is a computation the
-catalogue names (`catalogue:any-order-unmatched-zero`, from a peer's curated class) that no fake plants.
+(odashi/mteval; the first held-out set cites another repository of the same author, odashi/nmtkit, not this one), an
+NMT toolkit's evaluator (ufal/neuralmonkey) and a model zoo's accuracy checker (openvinotoolkit/open_model_zoo). A bug
+counts when a diff shows the wrong code and its fix; `url` is the pull request that fixes it (Metrics.jl's is open:
+the wrong code still stands on its default branch) or the fix commit where it was pushed without one. No thread here
+is cited anywhere in the project (`oracle/`, `docs/`, `tests/`, `benchmarks/`, `cases/`, `baselines/`, `reports/`,
+README, CHANGELOG; searched by URL, owner, repository name and the commit's hash prefix), with two things to know:
+bleu-score is one of the project's peers (an npm adapter, `reports/implementations/bleu-score.md`, two curated
+classes of its version 1.0.4), so its current code had been read; the bug here is version 1.0.1's, fixed in 1.0.3,
+code that no longer stands. And neuralmonkey's multi-reference pull request (another thread) is cited in
+oracle/diagnose/structure.py, so its evaluator had been read: this was missed when the first four bugs were
+gathered (the docstring of the first pre-registration said no repository was cited) and found after their blind
+run; neuralmonkey's bug here is a control, a 2016 fix of code that no longer stands, and no fit was changed.
+`tokens-paired-into-character-segments` was gathered after the first blind run (of the first four bugs) and its
+fits committed in a second pre-registration before its own run. `planted_twin` labels the two controls, before the
+run: neuralmonkey's order without n-grams is realbleu.py's `fraction-zero-denominator` (`real:`), and mteval's zero
+check before smoothing is a computation the catalogue names (`catalogue:any-order-unmatched-zero`, from a peer's
+curated class) that no fake plants.
 Each bug's `fits`, the cause names that would count as naming its mechanism (a catalogue name where the diff's
 mechanism has one, else the name an ideal cause would have; a mechanism with two faces is fitted by both named
 together or by one name for the whole, never by one face alone), were judged from the diff alone and committed
@@ -104,6 +110,25 @@ HELDOUT8_BUGS: dict[str, RealBug] = {
         kind="combination", stage="combination",
         fits=("empty-order-precision-nan", "nan-when-an-order-has-no-ngrams", "zero-over-zero-precision-nan",
               "nan-when-hypothesis-shorter-than-order")),
+    # -- structure (the second pre-registration: added after the first blind run, its fits committed before its own)
+    "tokens-paired-into-character-segments": RealBug(
+        url="https://github.com/openvinotoolkit/open_model_zoo/pull/1552",
+        where="openvinotoolkit/open_model_zoo tools/accuracy_checker/accuracy_checker/metrics/machine_translation.py "
+              "BilingualEvaluationUnderstudy.update (a t2t-style BLEU): `for (references, translation) in "
+              "zip(reference_corpus, translation_corpus)` over `annotation.reference` and `prediction.translation`, "
+              "each one sentence's token list (the WMT converter's `reference.split(\" \")`, the adapter's "
+              "`_clean(...)`), so each pair is a reference token and a hypothesis token: `min(len(r) for r in "
+              "references)` over the reference token's characters, `len(translation)` its characters, `_get_ngrams` "
+              "the characters' n-grams; the pull request ('AC: change BLEU metric realisation') rewrites update to "
+              "join each side's tokens and count the sentence's n-grams",
+        symptom="AC: change BLEU metric realisation",
+        mechanism="each segment's hypothesis tokens and (first) reference tokens are paired by position, up to the "
+                  "shorter, and each pair is scored as a segment of characters: character n-grams of the "
+                  "hypothesis token clipped by the reference token's, c the hypothesis token's characters, r 1 a "
+                  "pair (the shortest 'reference', one character; an empty reference token raises ValueError)",
+        kind="structure", stage="wrapper",
+        fits=("tokens-paired-into-character-segments", "tokens-paired-by-position-as-character-segments",
+              "hypothesis-and-reference-tokens-zipped-as-segments")),
     # -- controls: a mechanism the catalogue names or a fake plants under another citation --------------------
     "order-without-ngrams-returns-a-bare-number": RealBug(
         url="https://github.com/ufal/neuralmonkey/commit/4bc1f215c55f91aa5fb70803271119c169ac77b3",
@@ -185,6 +210,21 @@ class Heldout8Wrapper(Wrapper):
     def __init__(self, bug: str | None):
         super().__init__(bug)
         self.library = Heldout8Library(bug)
+
+    def score(self, hypotheses, list_of_references, weights, smoothing, level):
+        if self.bug != "tokens-paired-into-character-segments":
+            return super().score(hypotheses, list_of_references, weights, smoothing, level)
+        # open_model_zoo's accuracy checker before PR 1552: `zip(reference_corpus, translation_corpus)` over one
+        # sentence's tokens; the tool took one reference, the first of several here
+        lib, order = self.library, len(weights)
+        total = Stats(0, 0, [0] * order, [0] * order)
+        for hypothesis, references in zip(hypotheses, list_of_references, strict=True):
+            for reference_token, hypothesis_token in zip(references[0], hypothesis, strict=False):
+                r = min(len(character) for character in reference_token)  # 1; ValueError for ""
+                pair = lib.segment_stats([list(reference_token)], list(hypothesis_token), order)
+                total = total + Stats(len(hypothesis_token), r, pair.matches, pair.totals)
+        score, bp = lib.bleu_from_stats(total, weights, smoothing)
+        return score, bp, total
 
 
 def main(argv=None):
