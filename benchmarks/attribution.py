@@ -92,9 +92,10 @@ project), each alternately with `realbleu_heldout7.py clean`; its `fits` were co
 
 `--real --collection heldout8` runs the eighth held-out collection, `tests/fakes/realbleu_heldout8.py` (gathered once
 the first seven held-out sets were measured, from fixes in repositories none of them cites: a Julia package, an npm
-package, a C++ evaluation tool, an NMT toolkit's evaluator; cited nowhere in the project), each alternately with
-`realbleu_heldout8.py clean`; its `fits` were committed before its first run (98313be), and no catalogue spelling is
-counted for it (`SAME_MECHANISM_HELDOUT8` is empty).
+package, a C++ evaluation tool, an NMT toolkit's evaluator, a model zoo's accuracy checker; its threads cited nowhere
+in the project), each alternately with `realbleu_heldout8.py clean`; its `fits` were committed before its first run
+(98313be, four bugs; a fifth's in 28663a5, before its own), and no catalogue spelling is counted for it
+(`SAME_MECHANISM_HELDOUT8` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
