@@ -12,6 +12,7 @@
     .venv/bin/python benchmarks/attribution.py --real --collection heldout5   # the fifth held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --collection heldout6   # the sixth held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --real --collection heldout7   # the seventh held-out set (issue 36)
+    .venv/bin/python benchmarks/attribution.py --real --collection heldout8   # the eighth held-out set (issue 36)
     .venv/bin/python benchmarks/attribution.py --only mutant_unnamed_score_power --before /tmp/main-tree
     .venv/bin/python benchmarks/attribution.py --only real:padding-counted --before /tmp/main-tree  # a real bug
 
@@ -88,6 +89,13 @@ the first six held-out sets were measured, from fix commits in repositories none
 tool's Perl BLEU, a Java BLEU, two NMT toolkits' scripts, a training framework's metric; cited nowhere in the
 project), each alternately with `realbleu_heldout7.py clean`; its `fits` were committed before its first run
 (1dc4450), and no catalogue spelling is counted for it (`SAME_MECHANISM_HELDOUT7` is empty).
+
+`--real --collection heldout8` runs the eighth held-out collection, `tests/fakes/realbleu_heldout8.py` (gathered once
+the first seven held-out sets were measured, from fixes in repositories none of them cites: a Julia package, an npm
+package, a C++ evaluation tool, an NMT toolkit's evaluator, a model zoo's accuracy checker; its threads cited nowhere
+in the project), each alternately with `realbleu_heldout8.py clean`; its `fits` were committed before its first run
+(98313be, four bugs; a fifth's in 28663a5, before its own), and no catalogue spelling is counted for it
+(`SAME_MECHANISM_HELDOUT8` is empty).
 
 `--before TREE`: the same runs with the oracle of another checkout as well (a `git worktree` of an earlier
 commit), its failing and fixed runs alternating with this tree's, the implementations always this tree's fakes;
@@ -292,13 +300,18 @@ def state_or_float32_names(records: list[dict], causes: list[dict]) -> list[dict
 #: `--collection`: the fake of each collection of real bugs (its table is the module's `*_BUGS` dict)
 COLLECTIONS = {"realbleu": "realbleu", "heldout": "realbleu_heldout", "heldout2": "realbleu_heldout2",
                "heldout3": "realbleu_heldout3", "heldout4": "realbleu_heldout4", "heldout5": "realbleu_heldout5",
-               "heldout6": "realbleu_heldout6", "heldout7": "realbleu_heldout7"}
+               "heldout6": "realbleu_heldout6", "heldout7": "realbleu_heldout7",
+               "heldout8": "realbleu_heldout8"}
 
 
 def real_bugs(collection: str = "realbleu") -> dict:
     """The table of a collection of real bugs: name -> RealBug (`REAL_BUGS`, `HELDOUT_BUGS`, `HELDOUT2_BUGS`,
-    `HELDOUT3_BUGS`, `HELDOUT4_BUGS`, `HELDOUT5_BUGS`, `HELDOUT6_BUGS` or `HELDOUT7_BUGS`)."""
+    `HELDOUT3_BUGS`, `HELDOUT4_BUGS`, `HELDOUT5_BUGS`, `HELDOUT6_BUGS`, `HELDOUT7_BUGS` or `HELDOUT8_BUGS`)."""
     sys.path.insert(0, str(FAKES))
+    if collection == "heldout8":
+        from realbleu_heldout8 import HELDOUT8_BUGS  # noqa: PLC0415 - the fakes are not a package
+
+        return HELDOUT8_BUGS
     if collection == "heldout7":
         from realbleu_heldout7 import HELDOUT7_BUGS  # noqa: PLC0415 - the fakes are not a package
 
@@ -413,11 +426,14 @@ SAME_MECHANISM_HELDOUT6: dict[str, tuple[str, ...]] = {}
 #: The same for the seventh held-out collection: empty when its `fits` were committed (1dc4450); a spelling added here
 #: after a run is a post-hoc reading and must say so.
 SAME_MECHANISM_HELDOUT7: dict[str, tuple[str, ...]] = {}
+#: The same for the eighth held-out collection: empty when its `fits` were committed (98313be); a spelling added here
+#: after a run is a post-hoc reading and must say so.
+SAME_MECHANISM_HELDOUT8: dict[str, tuple[str, ...]] = {}
 #: `--collection`: the catalogue spellings counted as the same mechanism for each collection
 SPELLINGS = {"realbleu": SAME_MECHANISM, "heldout": SAME_MECHANISM_HELDOUT, "heldout2": SAME_MECHANISM_HELDOUT2,
              "heldout3": SAME_MECHANISM_HELDOUT3, "heldout4": SAME_MECHANISM_HELDOUT4,
              "heldout5": SAME_MECHANISM_HELDOUT5, "heldout6": SAME_MECHANISM_HELDOUT6,
-             "heldout7": SAME_MECHANISM_HELDOUT7}
+             "heldout7": SAME_MECHANISM_HELDOUT7, "heldout8": SAME_MECHANISM_HELDOUT8}
 
 
 # -- the project's own one-bug fakes (issue 36) ------------------------------------------------------------------
@@ -949,7 +965,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--collection", choices=sorted(COLLECTIONS), default="realbleu",
                         help="with --real: the first 30 (realbleu, the default), the held-out bugs (heldout), "
                              "the second held-out set (heldout2), the third (heldout3), the fourth (heldout4), "
-                             "the fifth (heldout5), the sixth (heldout6) or the seventh (heldout7)")
+                             "the fifth (heldout5), the sixth (heldout6), the seventh (heldout7) "
+                             "or the eighth (heldout8)")
     parser.add_argument("--heldout", action="store_true", help="the same as --real --collection heldout (issue 36)")
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds per check run, reported as a timeout (300; not with --before)")
