@@ -34,8 +34,10 @@ from oracle.diagnose.mechanisms import errors as error_causes
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
+    CONFIRMED_BY,
     EARLIER_ANSWER,
     EVERY_REFERENCE,
+    IN_ORDER,
     ORDER_PROBED,
     PROBES_NEEDED,
     REFERENCES_KEPT,
@@ -498,6 +500,14 @@ def _in_order(named, request, before: Before, context: DiagnosisContext, *, refu
     already: `named` as it is."""
     if named is None or refuted:
         return named
+    channel = context.channel
+    if named.name == REFERENCES_KEPT and channel.first is not None \
+            and channel.in_order.get(named.name) is channel.first:
+        # (the process's one state, confirmed on an earlier record of this process instance: no process started again)
+        return named.model_copy(update={
+            "description": named.description + "; the order probes confirmed it on an earlier failure of this process "
+                                               "(the same first request's references)",
+            "change": (*named.change, (CONFIRMED_BY, IN_ORDER))})
     order = None if context.process.given_up else order_probes(named, request, before, context.channel.seq)
     if order is None or any(not_applicable_reason(probe, context.capabilities) is not None
                             for probe in (*order.alone, *order.after)):
@@ -509,7 +519,10 @@ def _in_order(named, request, before: Before, context: DiagnosisContext, *, refu
     seen = Seen(halvings=context.channel.halvings_before, first=context.channel.first, profile=context.profile,
                 contract=context.contract)
     predicted = ORDER_PROBED[named.name].predicted(order, after, seen)
-    return confirmed_in_order(named, alone[-1], after, predicted=predicted, contract=context.contract)
+    confirmed = confirmed_in_order(named, alone[-1], after, predicted=predicted, contract=context.contract)
+    if confirmed is not None and order.fresh and channel.first is not None:
+        channel.in_order[named.name] = channel.first
+    return confirmed
 
 
 def _answered_here(requests, context: DiagnosisContext) -> list:

@@ -444,6 +444,30 @@ def test_a_session_names_references_kept_from_the_first_request_where_probes_con
     assert REFERENCES_KEPT not in stateless.classification.fits
 
 
+def test_references_kept_are_confirmed_by_the_order_once_a_process(tmp_path) -> None:
+    """F, then K and "the cow" against "a cow" (0.5; against F's "the cat sat": "the" matches, c = 2, r = 3, KEPT as K),
+    each answered against F's reference: the order probes (a process started anew, whose one answer is K_ALONE) are
+    sent for K alone; the second record is confirmed by them too (the same process, the same first request), with
+    its own every-reference probes, and no process is started again (the instance started anew would answer nothing
+    more: its list is spent)."""
+    right_f = Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,), bp=1.0))
+    answers = [right_f, KEPT, KEPT, KEPT, KEPT, K_AFTER_F, KEPT, KEPT, KEPT, KEPT]
+    settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
+    cow = request("the cow", ("a cow",))
+
+    def work(session) -> None:
+        for name, sent in (("first", F), ("second", K), ("third", cow)):
+            session.channel.start_unit()
+            session.run_replay([(name, sent)])
+
+    run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=3, work=work,
+                report_dir=tmp_path, transport=StartedAnew(AnswerList(answers), [K_ALONE]))
+    records = {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+    for name in ("second", "third"):
+        named = records[name].classification
+        assert named is not None and REFERENCES_KEPT in named.fits, (name, named)
+
+
 def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
     """tests/fakes/plantedbleu.py's references-read-once keeps the first request's references: the run is named by
     it, and it fits nearly all its failing records (a record's first name may be another mechanism its one input fits
