@@ -18,11 +18,12 @@ The explanation names the request parts that differ between the two: the parts t
 a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
 (`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
 bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
-is split (`--shard`, `--jobs`). Wherever it is named, the harness sends the order probes too (`order_probes`,
-`confirmed_in_order`): the request alone, then the earlier request and the request again, each with its hypotheses
-made new; the state is named only where what came before changed the request's answer, which no stateless
-implementation's answer does (a stateless bug blind to the part the two requests differ in answers both alike, as
-the seventh held-out set's floor division answered 0 with and without smoothing).
+is split (`--shard`, `--jobs`). Every state below (the catalogue's process states, `mechanisms.process_state_names`)
+reaches a record only through one rule, whatever found it (`ORDER_PROBED`, `order_probes`, `confirmed_in_order`): the
+same request, its hypotheses made new, sent alone and then after what sets the state, answered otherwise and as the
+state gives, which no stateless implementation's answers do (a stateless bug blind to the part two requests differ in
+answers both alike, as the seventh held-out set's floor division answered 0 with and without smoothing). For an
+earlier answer: the request alone, then the earlier request and the request again.
 
 A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
 gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
@@ -30,15 +31,18 @@ request's k where the earlier requests left it, so each such order's precision i
 of halvings every earlier exp-smoothed request of the process made (its own counts: orders with n-grams and no
 match), and the score by 2^(j * the weights of those orders). The harness tallies j over every request since the
 process started (`halvings`; unknown once an exp-smoothed score came without statistics); the explanation is
-named only where the statistics are the oracle's and the score is the oracle's divided so.
+found only where the statistics are the oracle's and the score is the oracle's divided so, and named only where the
+request made new, sent twice, is answered otherwise the second time, by the halvings the first made (a counter that
+starts from a constant other than 0 is stateless, and meets one such number by coincidence).
 
 One side of the input kept instead of an answer: a process that reads the references once, on its first request,
 and scores every later request's hypotheses against them (segment i against the first request's segment i, as far
 as both go: a `zip`) answers as the oracle answers that mixed input (`kept_references`, against `Before.first`, the
 first request the process answered, kept past the history's window). Named only where probes confirm it (the
 harness's part, `confirmed`): the request with every reference changed, two ways (`EVERY_REFERENCE`), answered
-exactly as the record was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence
-does, whichever of the references it reads. The held-out bug
+exactly as the record was, and wrongly (a filter: a bug that reads no reference of an empty hypothesis passes it),
+then the order: the request made new as the first request of a process started for it, answered otherwise than
+here, where the first request's references give its answer (once a process instance). The held-out bug
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 """
@@ -623,9 +627,10 @@ def with_stale(classification: Classification, stale: Classification | None, *,
     unconfirmed, it is one number met by one record, which a stateless bug that ignores a part meets whenever an
     earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;
     otherwise (carried halvings, or beside a pseudo-class such as a refusal of a valid input) among what also fits:
-    a run names the one that fits all its records (`oracle.diagnose.cover`). (Carried halvings stay a fit unconfirmed:
-    a run of a counter never reset needs them on its records a mechanism of the request alone also explains, and a
-    new key does not tell a counter from a stateless bug.) A state probes confirmed beside a name that states only
+    a run names the one that fits all its records (`oracle.diagnose.cover`). (Every state given here passed its order
+    probes, `confirmed_in_order`, unless this very request was answered right before; carried halvings beside a
+    mechanism of the request alone stay among what also fits, as a run of a counter never reset needs them on those
+    records.) A state probes confirmed beside a name that states only
     what is known of the difference (every part `other-counting-of-<layer>`: which statistic differs, not why) is the
     name, that one among what also fits: the probes are evidence of a cause, the counts' difference is none."""
     if stale is None:
