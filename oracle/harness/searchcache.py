@@ -4,8 +4,10 @@ Example I of seed S is the same input in every run with the same capabilities, p
 (`oracle.harness.generate`): so are its companions (text, refused, series, brackets, line-ends) and the oracle's
 verdict on each of them. CI runs the same seed every time, so a warm cache is its steady state. For each example
 the cache keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
-read back from it; each distinct line once, as a line of the entry), the oracle's expectation, the
-coverage features, and a large request's record digest.
+read back from it; each distinct line once, as a line of the entry; a line past 64 KiB whose long token lists are
+runs of a few tokens, a 65,600-token run's, as its skeleton and runs instead: `_compact_form`), the oracle's
+expectation, the coverage features, a large request's record digest, and whether the input applies under the
+capabilities (the run key holds them: asked once, `Session.inapplicable`).
 Replies, verdicts and records are never cached: every run asks the implementation and judges its answers.
 
 Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (default ~/.cache/bleu-oracle/search),
@@ -436,6 +438,8 @@ class Prepared:
     features: tuple[str, ...] | None = None
     digest: str | None = None
     fresh: bool = True
+    #: why the input is not applicable under the run's capabilities ("" where it applies; None: not asked yet)
+    inapplicable: str | None = None
 
     def wire_body(self) -> str:
         if self.body is None or not self.body.startswith(_HEAD):
@@ -459,7 +463,8 @@ class Prepared:
         compact = _compact_form(self.request, body) if len(body) > _WHOLE_LINE_CHARACTERS else None
         value = {"body": lines.setdefault(body if compact is None else compact[0], len(lines)),
                  "expected": None if self.expected is None else self.expected.model_dump(),
-                 "features": None if self.features is None else list(self.features), "digest": self.digest}
+                 "features": None if self.features is None else list(self.features), "digest": self.digest,
+                 "inapplicable": self.inapplicable}
         if compact is not None:
             value["runs"] = compact[1]
         return value
@@ -484,7 +489,7 @@ class Prepared:
         if not body.startswith(_HEAD):
             raise ValueError("not a score command")
         return cls(request=request, body=body, expected=entry.expected, features=entry.features, digest=entry.digest,
-                   fresh=False)
+                   fresh=False, inapplicable=entry.inapplicable)
 
 
 #: A token list of a long line is kept as runs only when it is longer than `LONG_SEQUENCE` and has at most one run per
@@ -604,6 +609,8 @@ class CachedInput(BaseModel):
     expected: Expected | None
     features: tuple[StrictStr, ...] | None
     digest: StrictStr | None
+    #: why the input is not applicable under the run key's capabilities ("" where it applies; None: not asked)
+    inapplicable: StrictStr | None = None
     #: with a compact form (`_compact_form`), each long token list's runs ([token, count], ...), in the order of
     #: the skeleton's stand-ins; `body` is then the number of the skeleton's line
     runs: list[list[tuple[StrictStr, Annotated[StrictInt, Field(ge=1)]]]] | None = None

@@ -120,6 +120,40 @@ def test_a_warm_run_writes_what_a_cold_run_and_no_cache_write(tmp_path, monkeypa
     assert header["key"] == directory.name and header["oracle"] == searchcache.oracle_version()
 
 
+def test_an_inputs_applicability_is_asked_once_and_kept_with_it(tmp_path, monkeypatch):
+    """Whether an example's input applies under the capabilities (`not_applicable_reason`: every token of a
+    65,600-token run searched for a character the implementation refuses) is asked when the input is first judged
+    and kept in its entry (the run key holds the capabilities): a warm run asks it of no input the cache held and
+    writes the cold run's records. (The search draws within the capabilities, so its inputs apply: a reason is
+    kept as written all the same.)"""
+    from oracle.harness import session
+
+    asked = []
+    reason_of = session.not_applicable_reason
+
+    def counted(request, capabilities):
+        asked.append(request)
+        return reason_of(request, capabilities)
+
+    monkeypatch.setattr(session, "not_applicable_reason", counted)
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
+    out = []
+    for name in ("cold", "warm"):
+        asked.clear()
+        assert check(tmp_path / name, CLEAN, examples=16) == 0
+        out.append((_comparable(tmp_path / name), len(asked)))
+    (cold, asked_cold), (warm, asked_warm) = out
+    assert warm == cold and asked_cold > 16 and asked_warm == 0
+    request = ScoreRequest(level="sentence", weights=(1.0,), segments=(Segment(hypothesis=("a",), references=()),))
+    cache = SearchCache(tmp_path / "more", "e" * 32)
+    other = request.model_copy(update={"weights": (0.5, 0.5)})
+    cache.store(ExampleEntry(1, {"example": Prepared(request, inapplicable="why not"),
+                                 "text": Prepared(other, inapplicable="")}))
+    cache.close()
+    inputs = SearchCache(tmp_path / "more", "e" * 32).load(1).inputs
+    assert inputs["example"].inapplicable == "why not" and inputs["text"].inapplicable == ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [(), ("--jobs", "2"), ("--shard", "2/2"), ("--jobs", "2", "--shard", "1/2")])
 def test_warm_runs_with_failures_jobs_and_shards_write_what_cold_runs_write(tmp_path, monkeypatch, flags):
