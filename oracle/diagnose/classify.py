@@ -988,10 +988,11 @@ def _from_returned_counts(search, conventions):
                      lambda: _counting_alternatives(search, value), lambda: _by_departure(search),
                      lambda: _by_state(search), lambda: _by_structure(search)):
             found += step()
-        # then the lengths stage's variants, read only where no single explanation gives the counts (so no record an
-        # earlier reading names changes), a convention with a counting, and a length reading with a clipping
-        found = (found or _length_readings(search, value) or _counting_under_conventions(search, strong, value)
-                 or _length_and_clipping(search, value))
+        # then the lengths stage's variants, after every earlier reading (which names a record both fit: the reading
+        # stays among its fits, so that a run whose other records only it names accounts for these by it); where no
+        # single explanation gives the counts, a convention with a counting, and a length reading with a clipping
+        found += _length_readings(search, value)
+        found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
     except _BudgetSpent:
         if not found:
             raise
@@ -1135,8 +1136,9 @@ def _score_agrees(search, conventions, expected):
     found = _by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(
         search, expected
     ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
-        search, pairs, within_contract, (), stats=True) or _length_readings(search, expected) \
-        or _counting_under_conventions(search, strong, expected) or _length_and_clipping(search, expected)
+        search, pairs, within_contract, (), stats=True)
+    found += _length_readings(search, expected)  # (after every earlier reading, as in `_from_returned_counts`)
+    found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)

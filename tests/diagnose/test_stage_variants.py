@@ -397,3 +397,20 @@ def test_a_planted_counting_stage_bug_is_its_runs_main_cause(tmp_path, bug, name
     summary = (report / "summary.md").read_text()
     line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
     assert line.startswith(f"By root cause: {name} x")
+
+
+def test_a_pair_of_two_stages_with_records_of_its_own_accounts_for_each_halfs_records():
+    # one implementation with r from the first reference and the pooled clipping: 3 records show the length alone
+    # (the pooled counts changed nothing there), 2 the clipping alone, 2 both. The pair has records of its own
+    # (2 >= PATTERN_RECORDS), so it accounts for all 7; with one record of its own it is no evidence, and each half
+    # keeps its records
+    from oracle.diagnose.cover import minimal_cover
+    length, clipping = ("reference-length-of-first-reference",), ("clipped-to-reference-sum",)
+    pair = ("reference-length-of-first-reference", "clipped-to-reference-sum")
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (clipping,): 2, (pair,): 2})] == [(pair, 7)]
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (clipping,): 2, (pair,): 1})] == [
+        (length, 3), (clipping, 2), (pair, 1)]
+    # a convention with a clipping is no such pair: it accounts for its own records only
+    convention = ("reference_length=shortest", "clipped-to-reference-sum")
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (convention,): 2})] == [
+        (length, 3), (convention, 2)]

@@ -444,6 +444,13 @@ PAIRED_CLIPPINGS = ("unclipped-matches", "clipped-to-reference-sum", "best-singl
                     "strict-clipping")
 
 
+def covers_its_parts(parts: Sequence[str]) -> bool:
+    """Whether a cause (its parts) is a length reading with a clipping (`matching_pairs`): two stages wrong in one
+    implementation, which accounts for a run's records where either stage alone differs as well as those where both
+    do (`oracle.diagnose.cover.minimal_cover`, where the pair has records of its own)."""
+    return len(parts) == 2 and parts[0] in LENGTH_READINGS and parts[1] in PAIRED_CLIPPINGS
+
+
 def matching_length_readings(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
                              **search: Any) -> list[str]:
     """The length readings whose counts are exactly the reported ones (`counting.matching_alternatives` over
@@ -578,6 +585,7 @@ MECHANISMS = [
 
 __all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
            "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "PAIRED_CLIPPINGS", "UNPAIRED",
-           "capped_words", "counting_of", "leaves_no_segment", "matching_alternatives", "matching_length_readings",
+           "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
+           "matching_length_readings",
            "matching_pairs", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]
