@@ -414,3 +414,15 @@ def test_a_pair_of_two_stages_with_records_of_its_own_accounts_for_each_halfs_re
     convention = ("reference_length=shortest", "clipped-to-reference-sum")
     assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (convention,): 2})] == [
         (length, 3), (convention, 2)]
+
+
+def test_a_length_reading_stays_among_the_fits_of_a_record_an_earlier_reading_names():
+    # 'a b c' (c = 3) against 'a' (1) and 'a b c d' (4): the formulas' r is 4 (closest), BP e^(1 - 4/3); every n-gram
+    # matches (3 of 3, 2 of 2). Returned r = 1, the first reference's and the shortest: BP 1, the score 1. The
+    # convention `reference_length=shortest` names the record (an earlier reading); the first reference's length fits
+    # it as well and stays among its fits, so that a run whose other records only it names accounts for this one
+    request = _request("a b c", ["a", "a b c d"], (0.5, 0.5))
+    found = classify(request, ScoreAnswer(1.0, {"hyp_len": 3, "ref_len": 1, "matches": [3, 2], "totals": [3, 2]}),
+                     "papineni")
+    assert found.name == "reference_length=shortest"
+    assert "reference-length-of-first-reference" in found.fits
