@@ -385,6 +385,7 @@ PLANTED_COUNTING = [
     ("r-last-reference", "reference-length-of-last-reference"),
     ("r-first-reference-summed-clip", "reference-length-of-first-reference + clipped-to-reference-sum"),
     ("bp-at-least-one", "brevity-penalty-at-least-one"),
+    ("precision-int-division", "precisions-integer-division"),
 ]
 
 
