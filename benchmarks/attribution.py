@@ -520,6 +520,22 @@ PLANTED_FITS: dict[str, tuple[str, ...]] = {
     "planted:precision-no-denominator": ("matches-as-precisions",),
     "planted:macro-precision": ("precisions-averaged-over-segments",),
     "planted:segment-bp-mean": ("brevity-penalty-averaged-over-segments",),
+    # -- the counting stages' cells (stage-variants), judged from the plants' code before their first run --
+    "planted:lengths-in-characters": ("lengths-counted-in-characters",),
+    "planted:hyp-length-in-characters": ("hypothesis-length-counted-in-characters",),
+    "planted:ref-length-in-characters": ("reference-length-counted-in-characters",),
+    "planted:r-closest-to-running-c": ("closest-reference-to-running-hypothesis-length",),
+    # r from one fixed reference, the clipping over all: not first-reference-only / last-reference-only (which clip
+    # against that reference alone), nor a reference_length= rule (which a record can fit by where the reference is)
+    "planted:r-first-reference": ("reference-length-of-first-reference",),
+    "planted:r-last-reference": ("reference-length-of-last-reference",),
+    # two stages in one plant: fitted only by both named together, never by one half
+    "planted:r-first-reference-summed-clip": ("reference-length-of-first-reference + clipped-to-reference-sum",
+                                              "clipped-to-reference-sum + reference-length-of-first-reference"),
+    # both halves at once: not no-brevity-penalty (c < r) nor brevity-penalty-when-longer (c > r) alone
+    "planted:bp-at-least-one": ("brevity-penalty-at-least-one",),
+    # its errors (c < r, r = 0) are the same mechanism's, but no error trigger states c < r: only the variant's name
+    "planted:precision-int-division": ("precisions-integer-division",),
     "planted:uint8-counts": ("ngram-counts-wrapped-at-8-bits",),
     "planted:uint16-counts": ("ngram-counts-wrapped-at-16-bits",),
     "planted:truncate-256": ("truncated-to-256-tokens",),
@@ -633,6 +649,9 @@ PLANTED_KINDS: dict[str, tuple[str, ...]] = {
                 "floor-ignored", "add-k-from-trigrams", "add-k-unigrams", "exp-counter-starts-at-one"),
     "score stage (matrix)": ("avg-bleu-over-four", "weights-int-division", "truncate-percent", "percent-int",
                              "precision-over-c", "precision-no-denominator", "macro-precision", "segment-bp-mean"),
+    "counting stages (matrix)": ("lengths-in-characters", "hyp-length-in-characters", "ref-length-in-characters",
+                                 "r-closest-to-running-c", "r-first-reference", "r-last-reference",
+                                 "r-first-reference-summed-clip", "bp-at-least-one", "precision-int-division"),
     "boundaries": ("ties-first", "r-is-distance", "bp-ratio-division", "bp-inverted", "clip-lt",
                    "zero-match-orders-skipped", "per-reference-clip"),
     "text": ("hyphen-join-skipped", "skipped-kept", "entity-hypothesis-only", "no-line-padding",

@@ -94,6 +94,8 @@ from .mechanisms.counting import (
     counting_of,
     leaves_no_segment,
     matching_alternatives,
+    matching_length_readings,
+    matching_pairs,
     other_counting_words,
     pairs_with_conventions,
     parse_capped,
@@ -986,7 +988,11 @@ def _from_returned_counts(search, conventions):
                      lambda: _counting_alternatives(search, value), lambda: _by_departure(search),
                      lambda: _by_state(search), lambda: _by_structure(search)):
             found += step()
-        found = found or _counting_under_conventions(search, strong, value)
+        # then the lengths stage's variants, after every earlier reading (which names a record both fit: the reading
+        # stays among its fits, so that a run whose other records only it names accounts for these by it); where no
+        # single explanation gives the counts, a convention with a counting, and a length reading with a clipping
+        found += _length_readings(search, value)
+        found = found or _counting_under_conventions(search, strong, value) + _length_and_clipping(search, value)
     except _BudgetSpent:
         if not found:
             raise
@@ -1027,6 +1033,30 @@ def _counting_alternatives(search, value):
         spent=(_BudgetSpent,),
     )
     return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+
+
+def _length_readings(search, value):
+    """The lengths stage's variants whose c and r are exactly the returned ones, every other count the formulas'
+    (`mechanisms.counting.LENGTH_READINGS`)."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    names = matching_length_readings(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                                     search.base.statistics, permitted=search.permitted, charge=search.charge,
+                                     spent=(_BudgetSpent,))
+    return [Explanation((name,), _words(name, "counting"), (("computation", name),), value) for name in names]
+
+
+def _length_and_clipping(search, value):
+    """A length reading and a clipping whose counts together are exactly the returned ones: two stages wrong at once
+    (`mechanisms.counting.matching_pairs`), named by both, the length first."""
+    if not search.statistics or search.base is None:
+        return []
+    ctx = search.ctx
+    pairs = matching_pairs(ctx.request.segments, search.n, ctx.options, _reported(search.statistics),
+                           search.base.statistics, permitted=search.permitted, charge=search.charge)
+    return [Explanation((length, clipping), f"{_words(length, 'counting')}; and {_words(clipping, 'counting')}",
+                        (("computation", length), ("computation", clipping)), value) for length, clipping in pairs]
 
 
 def _counted_on(ctx, permitted):
@@ -1106,7 +1136,9 @@ def _score_agrees(search, conventions, expected):
     found = _by_convention(search, strong, within_contract, (), stats=True) + _counting_alternatives(
         search, expected
     ) + _by_departure(search) + _by_state(search) + _by_structure(search) or _by_convention(
-        search, pairs, within_contract, (), stats=True) or _counting_under_conventions(search, strong, expected)
+        search, pairs, within_contract, (), stats=True)
+    found += _length_readings(search, expected)  # (after every earlier reading, as in `_from_returned_counts`)
+    found = found or _counting_under_conventions(search, strong, expected) + _length_and_clipping(search, expected)
     if found:
         return _chosen(_with_what_is_known(search, found, _counts_differ_known(differs, expected)), expected)
     return _counts_differ_alone(search, differs, expected)
@@ -1467,6 +1499,7 @@ def explained_value(request, profile, change, *, overrides=None):
     ctx = replace(base, options=changed, smoothing=smoothing_change or base.smoothing)
     result = result_under(ctx)
     value = score_of(result)
+    counting_names: list[str] = []
     for index, name in enumerate(computations):
         if name in (FLOAT32, SMOOTHED_COUNTS):
             continue
@@ -1481,7 +1514,9 @@ def explained_value(request, profile, change, *, overrides=None):
         if name == SMALL_WEIGHTS:
             value = small_weights_value(ctx, threshold)
             continue
-        counted = _counted_value(ctx, result, name) if counting_of(name) is not None else None
+        if counting_of(name) is not None:
+            counting_names.append(name)  # a length reading and a clipping together: both stages' counts
+        counted = _counted_value(ctx, result, tuple(counting_names)) if counting_of(name) is not None else None
         # a name both a counting alternative and a computation (tfma's empty-reference batch: the counting sees
         # the segments, the computation the stateful plan's batches) is the computation where the counting is silent
         value = counted if counted is not None or name not in functions else functions[name](ctx, result)
@@ -1507,16 +1542,19 @@ def _read_by(ctx, name):
     return _NOT_READ
 
 
-def _counted_value(ctx, result, name):
-    """The judged profile's score of the counts a counting alternative gives."""
+def _counted_value(ctx, result, names):
+    """The judged profile's score of the counts counting alternatives give (`names`: one, or a length reading and a
+    clipping, each changing its own layers)."""
     n = len(ctx.weights)
-    count = counting_of(name)
-    if ctx.text is not None and name in LINE_CHOPS:
-        return None
     request = ctx.request.tokenized_as(ctx.options)
-    changed = count(request.segments, n, ctx.options)
-    if changed is None or leaves_no_segment(name, request.segments):  # it does not apply, or leaves a corpus
-        return None  # without segments, which the formulas do not score (`_emptied_corpus`)
+    changed: dict = {}
+    for name in names:
+        if ctx.text is not None and name in LINE_CHOPS:
+            return None
+        counts = counting_of(name)(request.segments, n, ctx.options)
+        if counts is None or leaves_no_segment(name, request.segments):  # it does not apply, or leaves a corpus
+            return None  # without segments, which the formulas do not score (`_emptied_corpus`)
+        changed.update(counts)
     statistics = result.statistics
     alternative = bleu.Statistics(
         changed.get("hyp_len", statistics.hyp_len),  # (empty-hypotheses-dropped, empty-sentence-end-token change c)

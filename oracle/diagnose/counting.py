@@ -253,6 +253,113 @@ def first_reference_counts(segments: Sequence[Any], n: int, options: Any) -> dic
     return {"matches": tuple(counts.matches[:n]), "ref_len": counts.ref_len}
 
 
+# -- the lengths c and r read otherwise (issue 36's stage matrix, stage 4; `mechanisms.counting.LENGTH_READINGS`) ----
+
+
+def _characters(tokens: Sequence[str]) -> int:
+    """A token sequence's length in characters as its line has it: the tokens joined by single spaces."""
+    return len(" ".join(tokens))
+
+
+def character_length_counts(side: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """c and r (`side` "text"), c alone ("hypotheses") or r alone ("references") measured in characters (each
+    sentence's tokens joined by single spaces), the n-grams counted over the tokens as sent: each segment's r is the
+    reference the judged rule picks among the references' lengths in r's unit, against c in c's unit. None where no
+    length changes (every sentence at most one token of one character)."""
+    hypotheses, references = side in ("text", "hypotheses"), side in ("text", "references")
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if all(_characters(t) == len(t) for s in segments for t in (s.hypothesis, *s.references)):
+            return None
+        hyp_len = ref_len = 0
+        for segment in segments:
+            c = _characters(segment.hypothesis) if hypotheses else len(segment.hypothesis)
+            hyp_len += c
+            if segment.references:
+                lengths = [_characters(r) if references else len(r) for r in segment.references]
+                ref_len += bleu.effective_reference_length(c, lengths, options.reference_length)
+        changed = {"hyp_len": hyp_len} if hypotheses else {}
+        return {**changed, "ref_len": ref_len} if references else changed
+
+    return counted
+
+
+def running_length_reference_counts(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+    """r with each segment's reference picked by the judged rule against the running sum of the hypothesis lengths so
+    far (this segment's included), not against this hypothesis's length: a metric state's `self.pred_len` used where
+    the segment's own length was meant. None for a corpus of one segment, or where no segment has two references (the
+    same r)."""
+    if len(segments) < 2 or all(len(s.references) < 2 for s in segments):
+        return None
+    running = ref_len = 0
+    for segment in segments:
+        running += len(segment.hypothesis)
+        if segment.references:
+            ref_len += bleu.effective_reference_length(running, [len(r) for r in segment.references],
+                                                       options.reference_length)
+    return {"ref_len": ref_len}
+
+
+def one_reference_length(position: int) -> Callable[[Sequence[Any], int, Any], dict[str, Any] | None]:
+    """r summed as each segment's reference at `position` (0: the first, -1: the last), whatever the rule, the
+    matches clipped against every reference as the formulas clip them. None where no segment has two references."""
+
+    def counted(segments: Sequence[Any], n: int, options: Any) -> dict[str, Any] | None:
+        if all(len(s.references) < 2 for s in segments):
+            return None
+        return {"ref_len": sum(len(s.references[position]) for s in segments if s.references)}
+
+    return counted
+
+
+def matching_pairs(
+    segments: Sequence[Any],
+    n: int,
+    options: Any,
+    reported: Any,
+    oracle_counts: Any,
+    lengths: Iterable[tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]],
+    clippings: Iterable[tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]],
+    *,
+    permitted: Callable[..., bool] = lambda *names: True,
+    charge: Callable[[], None] = lambda: None,
+) -> list[tuple[str, str]]:
+    """(length reading, clipping) pairs whose counts together are exactly the reported ones: the returned c and r
+    differ from the formulas' and one of `lengths` (declared with the lengths it may change) gives them exactly, and the
+    returned n-gram counts differ and one of `clippings` gives them exactly, every other count the formulas' (two
+    stages wrong at once, layer by layer: a reference length and a clipping). Each is counted (`charge`d first) only
+    where the layers it may change hold its half of the difference, the clippings only once a length reading gave
+    the lengths."""
+    try:
+        wanted = _counts_of(reported, n)
+    except (TypeError, ValueError):
+        return []
+    oracle = _counts_of(oracle_counts, n)
+    differing = {layer for layer in wanted if wanted[layer] != oracle[layer]}
+    length_part, count_part = differing & {"hyp_len", "ref_len"}, differing & {"matches", "totals"}
+    if not length_part or not count_part:
+        return []
+
+    def fitting(candidates, part, layers):
+        found = []
+        for name, changes, count in candidates:
+            if not part <= changes or not changes <= layers or not permitted(name):
+                continue
+            charge()
+            changed = count(segments, n, options)
+            if changed is not None and all({**oracle, **changed}[layer] == wanted[layer] for layer in layers):
+                found.append(name)
+        return found
+
+    shared = _SHARED_COUNTS.set({})
+    try:
+        first = fitting(lengths, length_part, frozenset({"hyp_len", "ref_len"}))
+        second = fitting(clippings, count_part, frozenset({"matches", "totals"})) if first else []
+    finally:
+        _SHARED_COUNTS.reset(shared)
+    return [(a, b) for a in first for b in second if permitted(a, b)]
+
+
 def joined_key_matches(separator: str) -> Callable[..., tuple[int, ...]]:
     """Per order, clipped matches where an n-gram is keyed by its tokens joined with `separator`, so n-grams
     whose joined text is the same match: ("a b", "c") and ("a", "b c") under " ", ("ab", "c") and ("a", "bc")
@@ -853,8 +960,12 @@ __all__ = [
     "capped_counts",
     "capped_name",
     "best_single_reference_matches",
+    "character_length_counts",
     "matching_alternatives",
+    "matching_pairs",
+    "one_reference_length",
     "reference_sum_matches",
+    "running_length_reference_counts",
     "strict_clip_matches",
     "totals_one_short",
     "unclipped_matches",

@@ -49,7 +49,7 @@ from oracle.models.results import WithAlternatives, cause_name
 
 from .mechanisms import needs_evidence
 from .mechanisms.combination import is_partial
-from .mechanisms.counting import OTHER_COUNTING
+from .mechanisms.counting import OTHER_COUNTING, covers_its_parts
 
 #: Where a record's every name needs evidence it does not have (the classifier's own word).
 UNEXPLAINED = "unexplained"
@@ -104,6 +104,25 @@ def with_evidence(signature: Sequence[Cause], left_out: set[Cause]) -> Signature
     return kept or ((UNEXPLAINED_CAUSE,) if signature else ())
 
 
+def joined_pairs(kept: Mapping[Signature, Signature], counts: Mapping[Signature, int]) -> set[Cause]:
+    """The pairs of two stages (`mechanisms.counting.covers_its_parts`: a length reading with a clipping) that at least
+    PATTERN_RECORDS of the run's records fit as pairs: such a pair accounts for the records either of its parts
+    names alone as well (one implementation with both stages wrong shows one of them where the other changes nothing
+    on a record), and only with records of its own, both stages seen at once."""
+    reach: Counter[Cause] = Counter()
+    for signature, causes in kept.items():
+        for cause in set(causes):
+            if covers_its_parts(cause):
+                reach[cause] += counts[signature]
+    return {cause for cause, records in reach.items() if records >= PATTERN_RECORDS}
+
+
+def reachable(causes: Sequence[Cause], pairs: set[Cause]) -> set[Cause]:
+    """A record's causes, with the `joined_pairs` one of whose parts is among them alone."""
+    singles = {cause[0] for cause in causes if len(cause) == 1}
+    return set(causes) | {pair for pair in pairs if singles.intersection(pair)}
+
+
 def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Cause] = frozenset()) -> list[RunCause]:
     """The run's causes: `signatures` maps each record's fitting causes (its primary cause first) to the number
     of records with exactly those; the result covers every record, largest group first. A cause needing evidence
@@ -120,14 +139,16 @@ def minimal_cover(signatures: Mapping[Signature, int], confirmed: frozenset[Caus
     while remaining:
         left_out = unsupported(remaining, confirmed)  # the evidence of the records not yet accounted for
         kept = {signature: with_evidence(signature, left_out) for signature in remaining}
+        pairs = joined_pairs(kept, remaining)
+        fitting = {signature: reachable(kept[signature], pairs) for signature in remaining}
         reach: Counter[Cause] = Counter()
         for signature, count in remaining.items():
-            for cause in set(kept[signature]):
+            for cause in fitting[signature]:
                 reach[cause] += count
         chosen = min(reach, key=lambda c: (-reach[c], -primary[c], cause_name(c)))
-        taken = tuple(sorted((s for s in remaining if chosen in kept[s]), key=_signature_order))
+        taken = tuple(sorted((s for s in remaining if chosen in fitting[s]), key=_signature_order))
         records = sum(remaining.pop(s) for s in taken)
-        common = set.intersection(*(set(kept[s]) for s in taken)) - {chosen}
+        common = set.intersection(*(fitting[s] for s in taken)) - {chosen}
         if not states_what_is_known(chosen):
             common = {other for other in common if not states_what_is_known(other)}
         causes.append(RunCause(chosen, records, tuple(sorted(common, key=cause_name)), taken))
@@ -139,7 +160,9 @@ def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Caus
     """The run's cause for a record whose fitting causes are `signature` (its own first, a record's
     `Classification.signature_parts`): the first of the run's causes among them (one bug, one name), else its own;
     UNEXPLAINED_CAUSE where each of them needs evidence the run did not give it (`minimal_cover` left them out)."""
-    named = next((cause for cause in run_causes if cause in signature), None)
+    named = next((cause for cause in run_causes
+                  if cause in signature or covers_its_parts(cause) and any((part,) in signature for part in cause)),
+                 None)
     if named is not None:
         return named
     if UNEXPLAINED_CAUSE in run_causes and signature and all(map(needs_evidence, signature)):
@@ -147,5 +170,5 @@ def run_name_of(signature: Sequence[Cause], run_causes: Sequence[Cause]) -> Caus
     return signature[0]
 
 
-__all__ = ["PATTERN_RECORDS", "UNEXPLAINED_CAUSE", "Cause", "RunCause", "Signature", "minimal_cover", "needs_evidence",
-           "run_name_of", "states_what_is_known", "unsupported", "with_evidence"]
+__all__ = ["PATTERN_RECORDS", "UNEXPLAINED_CAUSE", "Cause", "RunCause", "Signature", "joined_pairs", "minimal_cover",
+           "needs_evidence", "reachable", "run_name_of", "states_what_is_known", "unsupported", "with_evidence"]

@@ -32,6 +32,7 @@ from oracle.diagnose.mechanisms.combination import (
     BATCH_SIZES,
     BREVITY_PENALTY_VARIANTS,
     COMBINATION_VARIANTS,
+    MATRIX_VARIANTS,
     OTHER_BREVITY_PENALTY,
     OTHER_COMBINATION,
     OTHER_SCALE,
@@ -163,12 +164,18 @@ def test_each_brevity_penalty_variant_is_the_penalty_its_score_variant_applies()
     # (e^(1 - 6/5))^2 = e^(-2/5).  c = 2, r = 5: 5 // 2 = 2, so e^(1 - 2) = e^-1.
     by_hand = {"brevity-penalty-exponent-negated": math.exp(1 / 5), "brevity-penalty-exp-left-out": -1 / 5,
                "length-ratio-as-brevity-penalty": 5 / 6, "length-ratio-floored": 1.0,
-               "brevity-penalty-applied-twice": math.exp(-2 / 5)}
+               "brevity-penalty-applied-twice": math.exp(-2 / 5),
+               # max(1, e^(1 - 6/5)): the clamp taken as a max gives 1 where c < r
+               "brevity-penalty-at-least-one": 1.0}
     assert {name: rule(5, 6) for name, rule in BREVITY_PENALTY_VARIANTS.items()} == pytest.approx(by_hand, rel=1e-12)
     assert BREVITY_PENALTY_VARIANTS["length-ratio-floored"](2, 5) == pytest.approx(math.exp(-1), rel=1e-12)
-    # no penalty where c >= r: exactly 1, as the formula's BP is there
-    assert all(rule(c, 6) == 1.0 for rule in BREVITY_PENALTY_VARIANTS.values() for c in (6, 7))
-    assert set(BREVITY_PENALTY_VARIANTS) <= {name for name, _ in COMBINATION_VARIANTS}
+    # no penalty where c >= r: exactly 1, as the formula's BP is there -- but the clamp taken as a max, which is above 1
+    # where c > r: max(1, e^(1 - 6/7)) = e^(1/7)
+    assert all(rule(c, 6) == 1.0 for name, rule in BREVITY_PENALTY_VARIANTS.items() for c in (6, 7)
+               if name != "brevity-penalty-at-least-one")
+    assert BREVITY_PENALTY_VARIANTS["brevity-penalty-at-least-one"](6, 6) == 1.0
+    assert BREVITY_PENALTY_VARIANTS["brevity-penalty-at-least-one"](7, 6) == pytest.approx(math.exp(1 / 7), rel=1e-12)
+    assert set(BREVITY_PENALTY_VARIANTS) <= {name for name, _ in (*COMBINATION_VARIANTS, *MATRIX_VARIANTS)}
 
 
 @pytest.mark.parametrize("name, returned_bp", [

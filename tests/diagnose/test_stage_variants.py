@@ -5,7 +5,8 @@ fake with the variant planted (tests/fakes/plantedbleu.py) named by it.
 The score stage's cells filled later (matrix-cells): each variant's value on a hand-derived example, called directly
 and through the classifier, and a fake with each planted (its run's main cause).
 
-Holds: oracle.diagnose.counting, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.combination
+Holds: oracle.diagnose.counting, oracle.diagnose.mechanisms.counting, oracle.diagnose.mechanisms.combination,
+oracle.diagnose.classify (the lengths stage's readings and the length-and-clipping pair)
 """
 
 from __future__ import annotations
@@ -156,8 +157,12 @@ MATRIX_EXAMPLES = [
 ]
 
 
+#: The matrix variants an earlier name or the zero rule names first, each tested on its own below (stage-variants).
+NAMED_FIRST_ELSEWHERE = {"precisions-integer-division", "brevity-penalty-at-least-one"}
+
+
 def test_every_matrix_variant_has_a_hand_derived_example():
-    assert {name for name, *_ in MATRIX_EXAMPLES} == {name for name, _ in MATRIX_VARIANTS}
+    assert {name for name, *_ in MATRIX_EXAMPLES} | NAMED_FIRST_ELSEWHERE == {name for name, _ in MATRIX_VARIANTS}
 
 
 @pytest.mark.parametrize(("name", "request_", "statistics", "answer"), MATRIX_EXAMPLES,
@@ -233,3 +238,192 @@ def test_a_macro_precision_of_one_order_is_left_to_the_mean_of_sentence_scores()
     one = _corpus([("a b c d e", ["a b c d f g"]), ("a b", ["a b"])], (1.0,))
     ctx = context_for(one, "papineni", None)
     assert dict(MATRIX_VARIANTS)["precisions-averaged-over-segments"](ctx, result_under(ctx)) is None
+
+
+# -- the counting stages' cells (stage-variants): the lengths c and r, a pair across stages, the score stage's integer
+# division and its clamp at 1, each on hand-derived numbers --------------------------------------------------------
+
+def _segments(pairs):
+    return tuple(Segment(hypothesis=tuple(h.split()), references=tuple(tuple(r.split()) for r in refs))
+                 for h, refs in pairs)
+
+
+# Two segments, orders 1 and 2. By hand:
+#   'a bb c' (3 tokens; the line 'a bb c' is 6 characters) against 'a bb' (2; 4 characters) and 'a bb c d' (4; 8);
+#   'a a' (2; 3 characters) against 'a' (1; 1) and 'a b c' (3; 5).
+#   The formulas: closest to 3 of 2 and 4 is a tie, the shorter 2; closest to 2 of 1 and 3 a tie, 1: c = 5, r = 3.
+#   Unigrams: a, bb, c all in the first segment's second reference (3); 'a a' against at most one 'a' (1): 4 of 5.
+#   Bigrams: 'a bb', 'bb c' (2); 'a a' (0): 2 of 3.
+#   In characters: c = 6 + 3 = 9; closest to 6 of 4 and 8 is a tie, 4; closest to 3 of 1 and 5 a tie, 1: r = 5.
+#   c alone in characters: 9, r the formulas' 3. r alone in characters, against c in tokens: closest to 3 of 4 and 8
+#     is 4; closest to 2 of 1 and 5 is 1: r = 5.
+#   Against the running hypothesis length: 3 (the first segment's own: 2), then 3 + 2 = 5 (of 1 and 3: 3): r = 5.
+#   The first references: 2 + 1 = 3; the last: 4 + 3 = 7.
+LENGTHS = _segments([("a bb c", ["a bb", "a bb c d"]), ("a a", ["a", "a b c"])])
+LENGTH_READING_COUNTS = [
+    ("lengths-counted-in-characters", {"hyp_len": 9, "ref_len": 5}),
+    ("hypothesis-length-counted-in-characters", {"hyp_len": 9}),
+    ("reference-length-counted-in-characters", {"ref_len": 5}),
+    ("closest-reference-to-running-hypothesis-length", {"ref_len": 5}),
+    ("reference-length-of-first-reference", {"ref_len": 3}),
+    ("reference-length-of-last-reference", {"ref_len": 7}),
+]
+
+
+def test_every_length_reading_has_a_hand_derived_example():
+    from oracle.diagnose.mechanisms.counting import LENGTH_READINGS
+    assert {name for name, _ in LENGTH_READING_COUNTS} == set(LENGTH_READINGS)
+
+
+@pytest.mark.parametrize(("name", "counts"), LENGTH_READING_COUNTS, ids=[name for name, _ in LENGTH_READING_COUNTS])
+def test_a_length_reading_counts_its_hand_derived_lengths(name, counts):
+    from oracle.diagnose.mechanisms.counting import LENGTH_READINGS
+    assert LENGTH_READINGS[name][2](LENGTHS, 2, get_profile("papineni").options) == counts
+
+
+def test_lengths_in_characters_are_named_from_the_returned_statistics():
+    # c = 9 > r = 5: BP 1, as the formulas' c = 5 > r = 3; the score is sqrt(4/5 x 2/3) = sqrt(8/15) either way, and
+    # the returned lengths alone say what differs
+    request = ScoreRequest(seq=0, level="corpus", segments=LENGTHS, weights=(0.5, 0.5), smoothing={"method": "none"},
+                           lowercase=False)
+    statistics = {"hyp_len": 9, "ref_len": 5, "matches": [4, 2], "totals": [5, 3]}
+    assert classify(request, ScoreAnswer(math.sqrt(8 / 15), statistics), "papineni").name == \
+        "lengths-counted-in-characters"
+
+
+def test_a_reference_length_of_one_reference_with_one_reference_changes_nothing():
+    from oracle.diagnose.mechanisms.counting import LENGTH_READINGS
+    single = _segments([("a b", ["a b c"]), ("c", ["c d"])])
+    options = get_profile("papineni").options
+    for name in ("reference-length-of-first-reference", "reference-length-of-last-reference",
+                 "closest-reference-to-running-hypothesis-length"):
+        assert LENGTH_READINGS[name][2](single, 2, options) is None
+
+
+# A length reading and a clipping at once, orders 1 and 2. 'a a a b' (c = 4) against 'a b c d e' (5), 'x y z w' (4),
+# 'a' (1) and 'q q q q q q q' (7): the first reference is neither the closest (4), the shortest (1) nor the longest (7).
+#   The formulas: r = 4; unigrams a (3, at most 1 in any one reference) and b (1): 1 + 1 = 2 of 4; bigrams 'a a' x2,
+#     'a b' (in the first reference): 1 of 3; c = r: BP 1, score sqrt(2/4 x 1/3) = sqrt(1/6).
+#   r the first reference's, 5, and the references' n-grams pooled (a: 1 + 1 = 2, b: 1): min(3, 2) + 1 = 3 of 4;
+#     bigrams 'a b' once: 1 of 3. BP e^(1 - 5/4) = e^(-1/4); score e^(-1/4) x sqrt(3/4 x 1/3) = e^(-1/4) / 2.
+#   Unclipped matches would be 3 + 1 = 4, the best single reference's 2: only the pooled clipping gives 3.
+PAIRED = ScoreRequest(seq=0, level="sentence",
+                      segments=_segments([("a a a b", ["a b c d e", "x y z w", "a", "q q q q q q q"])]),
+                      weights=(0.5, 0.5), smoothing={"method": "none"}, lowercase=False)
+PAIRED_STATISTICS = {"hyp_len": 4, "ref_len": 5, "matches": [3, 1], "totals": [4, 3]}
+
+
+def test_a_length_reading_and_a_clipping_are_named_together():
+    from oracle.diagnose.classify import explained_value
+    found = classify(PAIRED, ScoreAnswer(math.exp(-1 / 4) / 2, PAIRED_STATISTICS), "papineni")
+    assert found.name == "reference-length-of-first-reference + clipped-to-reference-sum"
+    assert math.isclose(explained_value(PAIRED, "papineni", found.change), math.exp(-1 / 4) / 2, rel_tol=1e-12)
+
+
+def test_neither_half_of_the_pair_names_it_alone():
+    # the lengths right (r = 4) and the pooled matches: clipped-to-reference-sum alone, no pair
+    found = classify(PAIRED, ScoreAnswer(math.sqrt(3 / 4 * 1 / 3),
+                                         {**PAIRED_STATISTICS, "ref_len": 4}), "papineni")
+    assert found.name == "clipped-to-reference-sum"
+
+
+# The score stage. 'a b c' against 'c a b', orders 1 and 2: unigrams 3 of 3, bigrams 'a b' of 'a b', 'b c': 1 of 2;
+# c = r = 3, BP 1, the formulas' sqrt(1 x 1/2). In integers 3 // 3 = 1 and 1 // 2 = 0: the score 0.
+INT_DIVISION = _request("a b c", ["c a b"], (0.5, 0.5))
+INT_DIVISION_STATISTICS = {"hyp_len": 3, "ref_len": 3, "matches": [3, 1], "totals": [3, 2]}
+
+
+def test_integer_division_of_the_precisions_gives_its_hand_derived_zero():
+    ctx = context_for(INT_DIVISION, "papineni", None)
+    assert dict(MATRIX_VARIANTS)["precisions-integer-division"](ctx, result_under(ctx)) == 0.0
+
+
+def test_integer_division_with_a_hypothesis_shorter_than_its_reference_has_no_score():
+    # 'a b' against 'a b c': c // r = 0, whose 1 / ratio raises: an error, not a score
+    short = _request("a b", ["a b c"], (0.5, 0.5))
+    ctx = context_for(short, "papineni", None)
+    assert dict(MATRIX_VARIANTS)["precisions-integer-division"](ctx, result_under(ctx)) is None
+
+
+def test_an_integer_divisions_zero_stays_among_the_fits():
+    # a 0 names no variant by itself: the record is named by what is known, the variant among its fits
+    found = classify(INT_DIVISION, ScoreAnswer(0.0, INT_DIVISION_STATISTICS), "papineni")
+    assert found.name != "precisions-integer-division" and "precisions-integer-division" in found.fits
+
+
+# max(1, e^(1 - r/c)): 'a b c d e' against 'a b c' (c = 5 > r = 3), one order: unigrams 3 of 5; the formulas' BP 1,
+# score 3/5; the clamp taken as a max: e^(1 - 3/5) = e^(2/5) x 3/5. And 'a b c' against 'a b c d e' (c = 3 < r = 5):
+# the formulas' e^(1 - 5/3) = e^(-2/3) x 1; the max's 1.
+def test_the_brevity_penalty_at_least_one_computes_its_hand_derived_answers():
+    variant = dict(MATRIX_VARIANTS)["brevity-penalty-at-least-one"]
+    long = _request("a b c d e", ["a b c"], (1.0,))
+    ctx = context_for(long, "papineni", None)
+    assert math.isclose(variant(ctx, result_under(ctx)), math.exp(2 / 5) * 3 / 5, rel_tol=1e-12)
+    short = _request("a b c", ["a b c d e"], (1.0,))
+    ctx = context_for(short, "papineni", None)
+    assert math.isclose(variant(ctx, result_under(ctx)), 1.0, rel_tol=1e-12)
+
+
+def test_each_half_of_the_clamp_keeps_its_earlier_name_and_lists_the_variant():
+    long = _request("a b c d e", ["a b c"], (1.0,))
+    found = classify(long, ScoreAnswer(math.exp(2 / 5) * 3 / 5, {"hyp_len": 5, "ref_len": 3, "matches": [3],
+                                                                 "totals": [5]}), "papineni")
+    assert found.name == "brevity-penalty-when-longer" and "brevity-penalty-at-least-one" in found.fits
+    short = _request("a b c", ["a b c d e"], (1.0,))
+    found = classify(short, ScoreAnswer(1.0, {"hyp_len": 3, "ref_len": 5, "matches": [3], "totals": [3]}),
+                     "papineni")
+    assert found.name == "no-brevity-penalty" and "brevity-penalty-at-least-one" in found.fits
+
+
+#: Each plant of tests/fakes/plantedbleu.py's counting-stages section, with the name its run's main cause should have.
+PLANTED_COUNTING = [
+    ("lengths-in-characters", "lengths-counted-in-characters"),
+    ("hyp-length-in-characters", "hypothesis-length-counted-in-characters"),
+    ("ref-length-in-characters", "reference-length-counted-in-characters"),
+    ("r-closest-to-running-c", "closest-reference-to-running-hypothesis-length"),
+    ("r-first-reference", "reference-length-of-first-reference"),
+    ("r-last-reference", "reference-length-of-last-reference"),
+    ("r-first-reference-summed-clip", "reference-length-of-first-reference + clipped-to-reference-sum"),
+    ("bp-at-least-one", "brevity-penalty-at-least-one"),
+    ("precision-int-division", "precisions-integer-division"),
+]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("bug", "name"), PLANTED_COUNTING, ids=[bug for bug, _ in PLANTED_COUNTING])
+def test_a_planted_counting_stage_bug_is_its_runs_main_cause(tmp_path, bug, name):
+    """A whole `check` (40 examples) on each plant: the run's main cause is the variant planted."""
+    report = tmp_path / "report"
+    assert check(report, fake("plantedbleu", bug), examples=40) == 1
+    summary = (report / "summary.md").read_text()
+    line = next(text for text in summary.splitlines() if text.startswith("By root cause: "))
+    assert line.startswith(f"By root cause: {name} x")
+
+
+def test_a_pair_of_two_stages_with_records_of_its_own_accounts_for_each_halfs_records():
+    # one implementation with r from the first reference and the pooled clipping: 3 records show the length alone
+    # (the pooled counts changed nothing there), 2 the clipping alone, 2 both. The pair has records of its own
+    # (2 >= PATTERN_RECORDS), so it accounts for all 7; with one record of its own it is no evidence, and each half
+    # keeps its records
+    from oracle.diagnose.cover import minimal_cover
+    length, clipping = ("reference-length-of-first-reference",), ("clipped-to-reference-sum",)
+    pair = ("reference-length-of-first-reference", "clipped-to-reference-sum")
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (clipping,): 2, (pair,): 2})] == [(pair, 7)]
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (clipping,): 2, (pair,): 1})] == [
+        (length, 3), (clipping, 2), (pair, 1)]
+    # a convention with a clipping is no such pair: it accounts for its own records only
+    convention = ("reference_length=shortest", "clipped-to-reference-sum")
+    assert [(c.parts, c.records) for c in minimal_cover({(length,): 3, (convention,): 2})] == [
+        (length, 3), (convention, 2)]
+
+
+def test_a_length_reading_stays_among_the_fits_of_a_record_an_earlier_reading_names():
+    # 'a b c' (c = 3) against 'a' (1) and 'a b c d' (4): the formulas' r is 4 (closest), BP e^(1 - 4/3); every n-gram
+    # matches (3 of 3, 2 of 2). Returned r = 1, the first reference's and the shortest: BP 1, the score 1. The
+    # convention `reference_length=shortest` names the record (an earlier reading); the first reference's length fits
+    # it as well and stays among its fits, so that a run whose other records only it names accounts for this one
+    request = _request("a b c", ["a", "a b c d"], (0.5, 0.5))
+    found = classify(request, ScoreAnswer(1.0, {"hyp_len": 3, "ref_len": 1, "matches": [3, 2], "totals": [3, 2]}),
+                     "papineni")
+    assert found.name == "reference_length=shortest"
+    assert "reference-length-of-first-reference" in found.fits

@@ -96,6 +96,19 @@ BUGS = {
     "precision-no-denominator": "each precision is its matches alone, the denominator left out (p_n = m_n)",
     "macro-precision": "each order's precision is the mean of the segments' own precisions (a macro average)",
     "segment-bp-mean": "the brevity penalty is the mean of the segments' own penalties",
+    # -- the counting stages' cells of docs/stages.md's matrix (stage-variants) -----------------
+    "lengths-in-characters": "c and r are the lines' lengths in characters (tokens joined by spaces), the closest "
+                             "reference picked among those; n-grams over the tokens",
+    "hyp-length-in-characters": "c is the hypothesis line's length in characters; r and the n-grams over tokens",
+    "ref-length-in-characters": "r is the closest reference line's length in characters (against c in tokens)",
+    "r-closest-to-running-c": "each segment's reference closest to the running sum of hypothesis lengths so far",
+    "r-first-reference": "r is each segment's first reference's length, the clipping over every reference",
+    "r-last-reference": "r is each segment's last reference's length, the clipping over every reference",
+    "r-first-reference-summed-clip": "r is the first reference's length, and every reference's n-grams are pooled "
+                                     "into one multiset (clipping to the summed counts): two stages at once",
+    "bp-at-least-one": "BP = max(1, e^(1 - r/c)): no penalty when short, a factor above 1 when long",
+    "precision-int-division": "precisions m // t and the length ratio c // r in integers (Python 2's `/`): an error "
+                              "where c < r; orders a smoothing made floats divide truly",
     # -- boundaries ----------------------------------------------------------------------------
     "ties-first": "a reference-length tie goes to the first listed reference, not the shorter",
     "r-is-distance": "r is the distance |len(ref) - c| of the closest reference, not its length",
@@ -282,6 +295,12 @@ def clipped_matches(hyp_counts, ref_counts_list, bugs):
     for ref in ref_counts_list:
         for gram, k in ref.items():
             limit[gram] = max(limit[gram], k)
+    if "r-first-reference-summed-clip" in bugs:
+        # Every reference's n-grams in one multiset, each hypothesis n-gram taking one out (the clipping's limit the
+        # summed counts): with the first reference's length, two stages in one diff (stage-variants' pair plant).
+        limit = Counter()
+        for ref in ref_counts_list:
+            limit.update(ref)
     total = 0
     for gram, k in hyp_counts.items():
         m = limit[gram]
@@ -340,7 +359,38 @@ def segment_statistics(hypothesis, references, order, lowercase, bugs):
         matches.append(clipped_matches(hyp_counts, [ngram_counts(r, n, bugs) for r in refs], bugs))
         totals.append(sum(hyp_counts.values()) if "ngram-loop-one-short" in bugs else max(len(hyp) - n + 1, 0))
     c = len(hyp)
-    return c, reference_length(c, [len(r) for r in refs], bugs), matches, totals
+    return _hypothesis_length(hyp, bugs), _segment_length(c, hyp, refs, bugs), matches, totals
+
+
+def _line_length(tokens):
+    # the line as written: its tokens joined by single spaces, in characters
+    return len(" ".join(tokens))
+
+
+def _segment_length(c, hyp, refs, bugs):
+    """The segment's r (and, for the character bugs, what stands for c is the caller's: see segment_lengths)."""
+    if "r-first-reference" in bugs or "r-first-reference-summed-clip" in bugs:
+        # Mutation operator "first element for all" on r alone (docs/stages.md, stage 4), the references' index
+        # never moved off 0; no public instance found outside a held-out set.
+        return len(refs[0])
+    if "r-last-reference" in bugs:
+        # Mutation operator "last element for all" on r alone (docs/stages.md, stage 4); no public instance found.
+        return len(refs[-1])
+    if "lengths-in-characters" in bugs:
+        # Mutation operator "a constant for a parameter" on the length unit (docs/stages.md, stage 4): the closest
+        # reference among the lines' character lengths, against the hypothesis line's.
+        return reference_length(_line_length(hyp), [_line_length(r) for r in refs], bugs)
+    if "ref-length-in-characters" in bugs:
+        # The same unit on r alone: the references' lines in characters against c in tokens.
+        return reference_length(c, [_line_length(r) for r in refs], bugs)
+    return reference_length(c, [len(r) for r in refs], bugs)
+
+
+def _hypothesis_length(hyp, bugs):
+    """The segment's c as the scorer measures it."""
+    if "lengths-in-characters" in bugs or "hyp-length-in-characters" in bugs:
+        return _line_length(hyp)
+    return len(hyp)
 
 
 def _one_map_statistics(hyp, refs, order, bugs):
@@ -413,6 +463,10 @@ def select_segments(segments, bugs):
 
 
 def brevity_penalty(c, r, bugs):
+    if "bp-at-least-one" in bugs and c > 0:
+        # Mutation operator "negated condition" on the brevity penalty (docs/stages.md, stage 11): the clamp at 1
+        # taken as a max; no public instance found outside a held-out set.
+        return max(1.0, math.exp(1 - r / c))
     if "bp-ratio-division" in bugs:
         # tensorflow/nmt PR #483 "Fix BLEU error: 'divided by 0' when reference_length is zero";
         # huggingface/evaluate PR #764 (issue #601): `ratio = float(translation_length) / reference_length`,
@@ -529,6 +583,10 @@ def combine(m, t, weights, bugs):
 
 def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
     """(score, bp) from the summed statistics."""
+    if "precision-int-division" in bugs and (r == 0 or c // r == 0):
+        # the length ratio `c / r` on ints (nltk/nltk issue #989's missing `from __future__ import division`): r = 0
+        # divides by zero, and c < r gives a ratio of 0, whose `1. / ratio` in the penalty divides by zero
+        raise ZeroDivisionError("integer division or modulo by zero" if r == 0 else "float division by zero")
     if c == 0 and r == 0 and "bp-ratio-division" not in bugs:
         return math.nan, math.nan
     bp = brevity_penalty(c, r, bugs)
@@ -539,6 +597,14 @@ def score_from_statistics(c, r, matches, totals, weights, smoothing, bugs):
         # the hypothesis length as every order's denominator (the returned totals stay the counted ones).
         totals = [c] * len(totals)
     m, t = smooth(matches, totals, smoothing, bugs)
+    if "precision-int-division" in bugs:
+        # nltk/nltk issue #989: `sum(clipped_counts.values()) / sum(counts.values())` run without `from __future__
+        # import division` (Python 2's `/` on ints floors); the length ratio likewise, `1. / (c // r)` raising.
+        bp = 1.0  # the ratio c // r is at least 1 here (checked above): the penalty's branch for ratio >= 1
+        for i in range(len(m)):
+            if t[i] > 0 and (m[i], t[i]) == (float(matches[i]), float(totals[i])):  # ints the smoothing left
+                m[i], t[i] = float(matches[i] // totals[i]), 1.0
+        return bp * combine(m, t, weights, bugs), bp
     if "avg-bleu-over-four" in bugs:
         # A toolkit's 'avg-bleu': `bleu_sum += tp_val` over the individual BLEU-n, then `bleu_sum / 4.0` (the sixth
         # held-out set's individual-bleu-scores-averaged-over-four, whose thread its own file cites; here each
@@ -606,6 +672,14 @@ class State:
     def update(self, segments):
         per_segment = [segment_statistics(s["hypothesis"], s["references"], self.order, self.lowercase, self.bugs)
                        for s in select_segments(segments, self.bugs)]
+        if "r-closest-to-running-c" in self.bugs:
+            # Mutation operator "a constant for a parameter" on the closest-reference rule's target (docs/stages.md,
+            # stage 4): the state's running hypothesis length where the segment's own was meant.
+            running, rescored = self.c, []
+            for s, (ci, _, mi, ti) in zip(select_segments(segments, self.bugs), per_segment, strict=True):
+                running += ci
+                rescored.append((ci, reference_length(running, [len(r) for r in s["references"]], self.bugs), mi, ti))
+            per_segment = rescored
         c, r = sum(x[0] for x in per_segment), sum(x[1] for x in per_segment)
         if "update-replaces-lengths" in self.bugs:
             # Modelled on the general class (assignment where accumulation was meant), no specific report found.

@@ -150,10 +150,14 @@ def test_every_planted_fit_is_a_name_check_can_give():
 
     attribution = attribution_module()
     families = ("smoothing=", "error-when-", "crash-after-")
+    def given(part):  # (`lookup`: a catalogue name, or a member of a family such as a searched cap)
+        return lookup(part) is not None or part in NON_SCORE_CLASSES or part.startswith(families)
+
     for name, accepted in attribution.PLANTED_FITS.items():
-        for cause in accepted:  # (`lookup`: a catalogue name, or a member of a family such as a searched cap)
-            assert lookup(cause) is not None or cause in NON_SCORE_CLASSES or cause.startswith(families), (name, cause)
+        for cause in accepted:  # a pair (two stages wrong in one plant) is each of its parts
+            assert all(given(part) for part in cause.split(" + ")), (name, cause)
     assert lookup("no-such-mechanism") is None
+    assert not given("reference-length-of-first-reference + no-such-mechanism".split(" + ")[1])
 
 
 # -- the cost split and the accusation check (issue 36), from hand-made inputs ---------------------------------

@@ -18,8 +18,10 @@ from oracle.diagnose.combination import (
     Stage,
     StageNames,
     arithmetic_mean_of_precisions,
+    at_least_one_penalty,
     batch_mean,
     brevity_penalty_applied_twice,
+    brevity_penalty_at_least_one,
     brevity_penalty_averaged_over_segments,
     brevity_penalty_exp_left_out,
     brevity_penalty_exponent_negated,
@@ -43,6 +45,7 @@ from oracle.diagnose.combination import (
     percent_scale_truncated_to_an_integer,
     precision_inverted,
     precisions_averaged_over_segments,
+    precisions_integer_division,
     precisions_over_hypothesis_length,
     product_of_precisions,
     score_truncated_to_whole_percent,
@@ -112,6 +115,9 @@ MATRIX_VARIANTS: tuple[tuple[str, Callable], ...] = (
     ("brevity-penalty-averaged-over-segments", brevity_penalty_averaged_over_segments),
     ("score-truncated-to-whole-percent", score_truncated_to_whole_percent),
     ("percent-scale-truncated-to-an-integer", percent_scale_truncated_to_an_integer),
+    # the counting stages' session (stage-variants): stage 6's integer division, stage 11's negated condition
+    ("precisions-integer-division", precisions_integer_division),
+    ("brevity-penalty-at-least-one", brevity_penalty_at_least_one),
 )
 #: Matrix variants whose answer is a simple number (a multiple of 1/100, an integer): one record can fit them by
 #: chance, so they name a run's records only with a second record (`Mechanism.needs_evidence`).
@@ -126,6 +132,8 @@ BREVITY_PENALTY_VARIANTS: dict[str, Callable[[int, int], float]] = {
     "length-ratio-as-brevity-penalty": length_ratio_penalty,
     "length-ratio-floored": floored_ratio_penalty,
     "brevity-penalty-applied-twice": squared_penalty,
+    # (not 1 where c > r: a returned BP above 1 with c > r, or 1 with c < r, is each half's too, and both are listed)
+    "brevity-penalty-at-least-one": at_least_one_penalty,
 }
 
 # -- what is known when nothing fits ---------------------------------------------------------------------
@@ -184,7 +192,8 @@ MECHANISMS = [
                 SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
                 needs_evidence=name in _BATCH_MEAN_NAMES, pairs_with_conventions=False)
       for name, function in COMBINATION_VARIANTS),
-    *(Mechanism(name, COMBINATION, docstring_words(function), SCORE, RECOMPUTE,
+    *(Mechanism(name, COMBINATION, docstring_words(function),
+                SCORE | BP if name in BREVITY_PENALTY_VARIANTS else SCORE, RECOMPUTE,
                 needs_evidence=name in _SIMPLE_NUMBER_VARIANTS, pairs_with_conventions=False)
       for name, function in MATRIX_VARIANTS),
     # decided by exact tests on the returned numbers; no value is replayed from them

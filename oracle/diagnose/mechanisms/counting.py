@@ -20,6 +20,7 @@ from oracle.diagnose.counting import (
     bpe_merged,
     capped_counts,
     case_changed_matches,
+    character_length_counts,
     chopped_counts,
     counts_of_segments,
     counts_of_tokens,
@@ -38,11 +39,13 @@ from oracle.diagnose.counting import (
     nul_padded_array_counts,
     object_member_unigrams_unmatched,
     one_layer,
+    one_reference_length,
     order_read_from_spaces,
     pad_and_eos_trimmed,
     parenthesised_text_removed,
     reference_recall_counts,
     reference_sum_matches,
+    running_length_reference_counts,
     strict_clip_matches,
     totals_one_short,
     truncated_counts,
@@ -375,6 +378,99 @@ COUNTING_ALTERNATIVES: dict[
     ),
 }
 
+#: The lengths stage's variants (issue 36's stage matrix, docs/stages.md, stage 4: the per-segment statistics c and r),
+#: in the order the search tries them: the same shape as `COUNTING_ALTERNATIVES`' entries, each changing c or r alone,
+#: the n-grams counted as the formulas count them. Tried only where no single explanation gives the returned counts
+#: (`classify._from_returned_counts`, after every counting alternative, departure, state and structure), so that no
+#: record an earlier reading names changes; and, where the n-gram counts differ as well, paired with a clipping
+#: (`PAIRED_CLIPPINGS`): two stages wrong in one diff, named by both.
+LENGTH_READINGS: dict[
+    str, tuple[str, frozenset[str], Callable[[Sequence[Any], int, Any], dict[str, Any] | None]]
+] = {
+    # the length unit (stage 4, a constant for a parameter: the unit): a line's length in characters where its token
+    # count was meant (Perl's `length($line)`, PHP's `strlen($line)`, Python's `len(line)` on the string before it is
+    # split), the n-grams counted over the tokens; on c and r together, or on one of them. No public instance found
+    # by the `search` tool (issues and code, 2026-11-30) but the seventh held-out set's, which its own file cites
+    # (the project's rule): the cell is filled by its operator (docs/stages.md)
+    "lengths-counted-in-characters": (
+        "the hypothesis and reference lengths c and r are the lines' lengths in characters (tokens joined by single "
+        "spaces), not their token counts, the closest reference picked among those character lengths; the n-grams "
+        "are counted over the tokens",
+        frozenset({"hyp_len", "ref_len"}),
+        character_length_counts("text"),
+    ),
+    "hypothesis-length-counted-in-characters": (
+        "the hypothesis length c is the line's length in characters (tokens joined by single spaces), not its token "
+        "count; r and the n-grams as the formulas count them",
+        frozenset({"hyp_len"}),
+        character_length_counts("hypotheses"),
+    ),
+    "reference-length-counted-in-characters": (
+        "the reference length r is the picked reference line's length in characters (tokens joined by single "
+        "spaces), the references' character lengths compared with the hypothesis's token count; c and the n-grams "
+        "as the formulas count them",
+        frozenset({"ref_len"}),
+        character_length_counts("references"),
+    ),
+    # the reference-length rule's target (stage 4, a constant for a parameter): a running total read where the
+    # segment's own length was meant; the instance seen is the seventh held-out set's (cited in its own file only)
+    "closest-reference-to-running-hypothesis-length": (
+        "each segment's reference length is picked against the running sum of the hypothesis lengths so far (a "
+        "metric state's accumulated length read where the segment's own was meant), not against the segment's own "
+        "hypothesis length",
+        frozenset({"ref_len"}),
+        running_length_reference_counts,
+    ),
+    # r from one fixed reference (stage 4, the first or last element for all), the n-grams of all: none found in
+    # public code but the seventh held-out set's (cited in its own file only); `first-reference-only` and
+    # `last-reference-only` drop the other references from the clipping too
+    "reference-length-of-first-reference": (
+        "r is each segment's first reference's length whatever the rule (an index into the references never "
+        "updated), the matches clipped against every reference",
+        frozenset({"ref_len"}),
+        one_reference_length(0),
+    ),
+    "reference-length-of-last-reference": (
+        "r is each segment's last reference's length whatever the rule (the loop's last value kept), the matches "
+        "clipped against every reference",
+        frozenset({"ref_len"}),
+        one_reference_length(-1),
+    ),
+}
+
+#: The clipping stage's alternatives a length reading is paired with (`matching_pairs`): stage 3's variants, each
+#: changing the matches alone.
+PAIRED_CLIPPINGS = ("unclipped-matches", "clipped-to-reference-sum", "best-single-reference-clipping",
+                    "strict-clipping")
+
+
+def covers_its_parts(parts: Sequence[str]) -> bool:
+    """Whether a cause (its parts) is a length reading with a clipping (`matching_pairs`): two stages wrong in one
+    implementation, which accounts for a run's records where either stage alone differs as well as those where both
+    do (`oracle.diagnose.cover.minimal_cover`, where the pair has records of its own)."""
+    return len(parts) == 2 and parts[0] in LENGTH_READINGS and parts[1] in PAIRED_CLIPPINGS
+
+
+def matching_length_readings(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
+                             **search: Any) -> list[str]:
+    """The length readings whose counts are exactly the reported ones (`counting.matching_alternatives` over
+    `LENGTH_READINGS`, no capped family)."""
+    return counting.matching_alternatives(
+        segments, n, options, reported, oracle_counts,
+        [(name, layers, count) for name, (_, layers, count) in LENGTH_READINGS.items()], [], **search)
+
+
+def matching_pairs(segments: Sequence[Any], n: int, options: Any, reported: Any, oracle_counts: Any,
+                   **search: Any) -> list[tuple[str, str]]:
+    """(length reading, clipping) pairs whose counts together are exactly the reported ones
+    (`counting.matching_pairs` over `LENGTH_READINGS` and `PAIRED_CLIPPINGS`)."""
+    return counting.matching_pairs(
+        segments, n, options, reported, oracle_counts,
+        [(name, layers, count) for name, (_, layers, count) in LENGTH_READINGS.items()],
+        [(name, COUNTING_ALTERNATIVES[name][1], COUNTING_ALTERNATIVES[name][2]) for name in PAIRED_CLIPPINGS],
+        **search)
+
+
 #: A maximum length applied to one side's tokens before counting, its cap found from the returned counts (not one
 #: of `TRUNCATION_LENGTHS`): the stem of each family's names (`<stem><cap>-tokens`) -> the side it cuts, and words.
 #: Test labels cut to a collator's fixed maximum length (alexa/massive#25: "labels for testing are also truncated to
@@ -432,6 +528,8 @@ def counting_of(name: str) -> Callable[[Sequence[Any], int, Any], dict[str, Any]
     cap read from the name); None for a name that is neither."""
     if name in COUNTING_ALTERNATIVES:
         return COUNTING_ALTERNATIVES[name][2]
+    if name in LENGTH_READINGS:
+        return LENGTH_READINGS[name][2]
     capped = parse_capped(name)
     return None if capped is None else capped_counts(CAPPED_SIDES[capped[0]][0], capped[1])
 
@@ -473,6 +571,8 @@ MECHANISMS = [
                 needs_evidence=name in ONE_SEGMENT_LENGTHS)
       for name, (description, layers, count) in COUNTING_ALTERNATIVES.items()
       if name not in ONE_SIDE_COUNTINGS),  # a text transformation on one side: the structure kind declares it
+    *(Mechanism(name, COUNTING, description, layers | SCORE, RECOMPUTE, (Route("counting", count, description),))
+      for name, (description, layers, count) in LENGTH_READINGS.items()),
     # a cap found from the returned counts: one record can fit one cap by the choice of cap (`needs_evidence`)
     *(Mechanism(stem, COUNTING, words.format(cap="<N>"), COUNT_LAYERS | SCORE, RECOMPUTE,
                 (Route("counting", None, words.format(cap="<N>")),), family=True, needs_evidence=True,
@@ -483,7 +583,9 @@ MECHANISMS = [
               words_of=lambda name: other_counting_words(name.removeprefix(OTHER_COUNTING))),
 ]
 
-__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LINE_CHOPS", "MECHANISMS", "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING",
-           "UNPAIRED",
-           "capped_words", "counting_of", "leaves_no_segment", "matching_alternatives", "other_counting_words",
+__all__ = ["CAPPED_SIDES", "COUNTING_ALTERNATIVES", "LENGTH_READINGS", "LINE_CHOPS", "MECHANISMS",
+           "ONE_SEGMENT_LENGTHS", "OTHER_COUNTING", "PAIRED_CLIPPINGS", "UNPAIRED",
+           "capped_words", "counting_of", "covers_its_parts", "leaves_no_segment", "matching_alternatives",
+           "matching_length_readings",
+           "matching_pairs", "other_counting_words",
            "pairs_with_conventions", "parse_capped"]
