@@ -461,7 +461,7 @@ class Prepared:
         gives back this request and this line exactly."""
         body = self.wire_body()
         compact = _compact_form(self.request, body) if len(body) > _WHOLE_LINE_CHARACTERS else None
-        value = {"body": lines.setdefault(body if compact is None else compact[0], len(lines)),
+        value: dict[str, Any] = {"body": lines.setdefault(body if compact is None else compact[0], len(lines)),
                  "expected": None if self.expected is None else self.expected.model_dump(),
                  "features": None if self.features is None else list(self.features), "digest": self.digest,
                  "inapplicable": self.inapplicable}
