@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 
-def environment(tree: Path, *before: Path | str, **extra: str) -> dict[str, str]:
-    """This process's environment for a process of `tree`: PYTHONDONTWRITEBYTECODE removed, PYTHONPATH the paths
-    `before` and then `tree`, and the variables `extra` set."""
-    kept = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+def environment(tree: Path, *before: Path | str, bytecode_caches: bool = True, **extra: str) -> dict[str, str]:
+    """This process's environment for a process of `tree`: PYTHONPATH the paths `before` and then `tree`, the
+    variables `extra` set, and PYTHONDONTWRITEBYTECODE removed, unless `bytecode_caches` is False: then it is kept as
+    this process has it, for a script whose figures include a process's start-up as they were first measured (every
+    module compiled in every process where the machine sets it; the script says why)."""
+    kept = {name: value for name, value in os.environ.items()
+            if name != "PYTHONDONTWRITEBYTECODE" or not bytecode_caches}
     return {**kept, "PYTHONPATH": os.pathsep.join([*map(str, before), str(tree)]), **extra}
 
 

@@ -20,6 +20,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
 
 _CHILD = r"""
 import json, sys, tempfile, time
@@ -66,7 +69,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for root in roots:
             done = subprocess.run([sys.executable, "-c", _CHILD, str(args.examples)], capture_output=True, text=True,
-                                  cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, check=True)
+                                  cwd=root, env=environment(root), check=True)
             runs[root].append(json.loads(done.stdout))
     print(f"load: {' '.join(f'{v:.1f}' for v in os.getloadavg())} (1, 5, 15 min)")
     for root, measured in runs.items():

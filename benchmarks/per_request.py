@@ -21,6 +21,10 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
+
 METER = ROOT / "benchmarks" / "cpumeter"
 _CLOCKS = ("seq", "duration", "wall", "started", "finished")
 
@@ -43,8 +47,10 @@ def metered_check(root: Path, cache: str, impl: str, examples: int, jobs: int) -
     with tempfile.TemporaryDirectory() as report, tempfile.TemporaryDirectory() as meter:
         cmd = [sys.executable, "-m", "oracle", "check", "--impl", impl, "--no-cases", "--examples", str(examples),
                "--seed", "0", "--report", report, "--quiet", "--jobs", str(jobs)]
-        env = {**os.environ, "BLEU_ORACLE_CPU_METER": meter, "PYTHONPATH": os.pathsep.join([str(METER), str(root)]),
-               "BLEU_ORACLE_SEARCH_CACHE": cache}
+        # PYTHONDONTWRITEBYTECODE kept (bytecode_caches=False): the metered search imports modules as it first
+        # needs them (the classifier, the curated file's model), and its figures were measured compiling them
+        env = environment(root, METER, bytecode_caches=False, BLEU_ORACLE_CPU_METER=meter,
+                          BLEU_ORACLE_SEARCH_CACHE=cache)
         done = subprocess.run(cmd, capture_output=True, text=True, cwd=root, env=env)
         if done.returncode not in (0, 1):
             raise SystemExit(f"check exit {done.returncode}: {done.stderr.strip()[-400:]}")

@@ -13,8 +13,9 @@ Per round, each checkout in turn (alternately, so that both meet the same load),
 
 Wall time, and CPU (user + system of the process and the children it waited for, `resource.RUSAGE_CHILDREN`):
 medians over the rounds, and the ratio this checkout / before. The first round of each is a warm-up (byte-code
-caches written) and not counted. The machine is shared: the load (`os.getloadavg`) is printed before and after,
-and only same-run ratios compare.
+caches written: PYTHONDONTWRITEBYTECODE, which this machine sets, is removed from the processes' environment,
+`_trees.environment`) and not counted. The machine is shared: the load (`os.getloadavg`) is printed before and
+after, and only same-run ratios compare.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
 
 
 def commands(report: str) -> dict[str, list[str]]:
@@ -49,7 +53,7 @@ def cpu_of_children() -> float:
 def timed(checkout: Path, argv: list[str]) -> tuple[float, float]:
     """(wall ms, CPU ms) of one fresh process of `argv` run in `checkout`."""
     cpu, start = cpu_of_children(), time.perf_counter()
-    subprocess.run([sys.executable, *argv], cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)},
+    subprocess.run([sys.executable, *argv], cwd=checkout, env=environment(checkout),
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, timeout=300)
     return (time.perf_counter() - start) * 1000, (cpu_of_children() - cpu) * 1000
 
@@ -57,7 +61,7 @@ def timed(checkout: Path, argv: list[str]) -> tuple[float, float]:
 def registry_import_us(checkout: Path) -> int:
     """The registry's cumulative import time (us), as `-X importtime` reports it."""
     done = subprocess.run([sys.executable, "-X", "importtime", "-c", "import oracle.adapters.registry"],
-                          cwd=checkout, env={**os.environ, "PYTHONPATH": str(checkout)}, capture_output=True,
+                          cwd=checkout, env=environment(checkout), capture_output=True,
                           text=True, check=True, timeout=300)
     for line in done.stderr.splitlines():
         _, cumulative, module = line.split("|")

@@ -17,7 +17,9 @@ default profile, papineni, against `sacrebleu --tokenize none --smooth-method no
 and the sacrebleu CLI next to this interpreter (`-b -w 12`). Wall time (`time.perf_counter` around the child), CPU
 (user + system of the child, `os.wait4`); one warm-up run of each first, medians over the rounds, the load average at
 start and end. Every command's score must agree with sacrebleu's printed one to 1e-11 (12 decimals printed) and
-every bleu-oracle command's JSON with the first one's, byte for byte."""
+every bleu-oracle command's JSON with the first one's, byte for byte. The checkouts' processes may write byte-code
+caches (PYTHONDONTWRITEBYTECODE, which this machine sets, removed: `_trees.environment`), as sacrebleu's
+site-packages have theirs; the warm-up writes them."""
 
 from __future__ import annotations
 
@@ -32,6 +34,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
 
 
 def measure(argv: list, cwd: Path, env: dict) -> tuple[float, float, str]:
@@ -56,7 +61,9 @@ def commands(args: argparse.Namespace, setting: str) -> dict:
 
     def score(tree: Path, **env: str) -> tuple:
         argv = [sys.executable, "-m", "oracle", "score", "--hyp", args.hyp, *refs, *profile, "--json"]
-        return argv, tree, dict(os.environ, PYTHONPATH=str(tree), **env)
+        # byte-code caches allowed (`_trees.environment`), as sacrebleu's site-packages have them: the warm-up run
+        # writes each tree's, so no tree is measured compiling what another script left compiled in the other
+        return argv, tree, environment(tree, **env)
 
     out = {f"score, {tree}": score(Path(tree).resolve()) for tree in args.before}
     out["score, this checkout"] = score(ROOT)

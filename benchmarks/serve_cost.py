@@ -39,6 +39,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from _trees import environment  # noqa: E402
+
 STAGES = ("read", "decode", "validate", "conversion", "library", "reply", "encode+write")
 
 
@@ -51,9 +55,16 @@ def record_requests(path: Path, examples: int) -> None:
             [python, "-m", "oracle", "check", "--command", f"sh -c '{serve}'", "--no-cases", "--examples",
              str(examples), "--seed", "0", "--report", report, "--quiet"],
             cwd=ROOT, capture_output=True, text=True, check=False,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "BLEU_ORACLE_SEARCH_CACHE": cache})
+            env=environment(ROOT, BLEU_ORACLE_SEARCH_CACHE=cache))
     if done.returncode not in (0, 1):
         raise SystemExit(f"recording the requests failed (exit {done.returncode}): {done.stderr.strip()[-400:]}")
+
+
+def measured_environment(root: Path) -> dict[str, str]:
+    """A measured process of `root`, PYTHONDONTWRITEBYTECODE kept (`bytecode_caches=False`): a module imported on the
+    first request is compiled in the requests' process and not in the start-stop one, and the figures were measured
+    so (the recording run is not measured: it allows byte-code caches)."""
+    return environment(root, bytecode_caches=False)
 
 
 def process_cpu(root: Path, requests: Path) -> float:
@@ -62,7 +73,7 @@ def process_cpu(root: Path, requests: Path) -> float:
     with requests.open("rb") as stdin:
         subprocess.run([sys.executable, "-m", "oracle", "serve", "--impl", "sacrebleu"], stdin=stdin,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root, check=True,
-                       env={**os.environ, "PYTHONPATH": str(root)})
+                       env=measured_environment(root))
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -153,7 +164,7 @@ def measured(root: Path, requests: Path, rounds: int) -> dict:
     """`measure_in_process` run in a fresh interpreter inside the checkout at `root`."""
     done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--measure", str(requests), "--rounds",
                            str(rounds)], cwd=root, capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(root)})
+                          env=measured_environment(root))
     if done.returncode:
         raise SystemExit(f"measuring {root} failed: {done.stderr.strip()[-600:]}")
     return json.loads(done.stdout)

@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from oracle.formulas import bleu
 from oracle.formulas.conventions import Smoothing
 from oracle.formulas.errors import BleuOracleError, BleuValueError
-from oracle.formulas.memo import ALL_AT_ONCE, Memo
+from oracle.formulas.memo import ALL_AT_ONCE, Memo, memoized
 from oracle.formulas.profiles import get_profile
 from oracle.models.protocol import Statistics
 from oracle.models.results import Classification, NamedByParts, cause_name
@@ -209,7 +209,7 @@ def _convention_changes(options, smoothing, level, profile_options, *, text=Fals
         return tuple(_built_convention_changes(options, smoothing, level, profile_options, text))
 
 
-@functools.lru_cache(maxsize=128)
+@memoized(128)
 def _kept_convention_changes(options, smoothing, level, profile_options, text):
     return tuple(_built_convention_changes(options, smoothing, level, profile_options, text))
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from oracle.formulas.errors import BleuValueError
+
+if TYPE_CHECKING:
+    from oracle.models.discrepancy import Discrepancy
 
 # The YAML reader and the entries' model are imported where the file is read: a `--jobs` worker imports this module
 # with the session, and reads the file only when it classifies a failure (about 15 ms of CPU a process, never used
@@ -82,3 +86,20 @@ def models_for(*names):
 def classes_for(name):
     """The `oracle.diagnose.classify` names of the classes filed under `name` (as `entries_for`), sorted."""
     return sorted({entry["classify"] for entry in entries_for(name) if entry.get("classify")})
+
+
+def reproduces(entry: Discrepancy, answer: float | str | None) -> bool:
+    """Whether `answer` (a score; NaN, or its JSON text "NaN", too) is the score curated entry `entry` (a
+    `Discrepancy` model) recorded from its library: within the numeric contract, or, where the entry states one,
+    within its `reproduced_within` (float32 kernels whose last bit differs by CPU), the zero rule kept either way.
+    False where the entry records no score (a rejection, statistics only)."""
+    from .judge import Contract, breaks_zero_rule
+
+    recorded = entry.example.implementation.get("score")
+    if recorded is None or answer is None:
+        return False
+    given, kept = float(answer), float(recorded)  # ("NaN" as JSON keeps it)
+    contracts = [Contract()]
+    if entry.reproduced_within is not None:
+        contracts.append(Contract(rel=entry.reproduced_within.relative, abs=entry.reproduced_within.absolute))
+    return any(contract.close(given, kept) for contract in contracts) and not breaks_zero_rule(given, kept)

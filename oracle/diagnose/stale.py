@@ -18,11 +18,12 @@ The explanation names the request parts that differ between the two: the parts t
 a mechanism of the request alone explains the answer as well, only the requests of its own case or example count
 (`Before.own`), unless the harness confirms the earlier answer with a probe (`probes`, `confirmed`): a stateless
 bug's answer can equal another request's by coincidence, and which requests came earlier depends on how the run
-is split (`--shard`, `--jobs`). Wherever it is named, the harness sends the order probes too (`order_probes`,
-`confirmed_in_order`): the request alone, then the earlier request and the request again, each with its hypotheses
-made new; the state is named only where what came before changed the request's answer, which no stateless
-implementation's answer does (a stateless bug blind to the part the two requests differ in answers both alike, as
-the seventh held-out set's floor division answered 0 with and without smoothing).
+is split (`--shard`, `--jobs`). Every state below (the catalogue's process states, `mechanisms.process_state_names`)
+reaches a record only through one rule, whatever found it (`ORDER_PROBED`, `order_probes`, `confirmed_in_order`): the
+same request, its hypotheses made new, sent alone and then after what sets the state, answered otherwise and as the
+state gives, which no stateless implementation's answers do (a stateless bug blind to the part two requests differ in
+answers both alike, as the seventh held-out set's floor division answered 0 with and without smoothing). For an
+earlier answer: the request alone, then the earlier request and the request again.
 
 A counter kept between requests carries an earlier request's state instead of its answer. NIST's exp smoothing
 gives the k-th order with n-grams but no match 1/2^k matches; a halving counter never reset starts this
@@ -30,22 +31,25 @@ request's k where the earlier requests left it, so each such order's precision i
 of halvings every earlier exp-smoothed request of the process made (its own counts: orders with n-grams and no
 match), and the score by 2^(j * the weights of those orders). The harness tallies j over every request since the
 process started (`halvings`; unknown once an exp-smoothed score came without statistics); the explanation is
-named only where the statistics are the oracle's and the score is the oracle's divided so.
+found only where the statistics are the oracle's and the score is the oracle's divided so, and named only where the
+request made new, sent twice, is answered otherwise the second time, by the halvings the first made (a counter that
+starts from a constant other than 0 is stateless, and meets one such number by coincidence).
 
 One side of the input kept instead of an answer: a process that reads the references once, on its first request,
 and scores every later request's hypotheses against them (segment i against the first request's segment i, as far
 as both go: a `zip`) answers as the oracle answers that mixed input (`kept_references`, against `Before.first`, the
 first request the process answered, kept past the history's window). Named only where probes confirm it (the
 harness's part, `confirmed`): the request with every reference changed, two ways (`EVERY_REFERENCE`), answered
-exactly as the record was, and wrongly, which no stateless bug whose answer met the mixed input's by coincidence
-does, whichever of the references it reads. The held-out bug
+exactly as the record was, and wrongly (a filter: a bug that reads no reference of an empty hypothesis passes it),
+then the order: the request made new as the first request of a process started for it, answered otherwise than
+here, where the first request's references give its answer (once a process instance). The held-out bug
 this came from (references-cached-from-first-request: a Self-BLEU metric's `is_first` flag reading the reference set
 once) was named by its counts alone, `other-counting-of-ref_len` and the like, one record at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import compress, repeat
@@ -463,32 +467,74 @@ def confirmed_by_a_new_key(named: Classification, probe: ScoreRequest, answer: A
 IN_ORDER = "the order: the request alone answered otherwise than after the earlier one"
 
 
-def order_probes(request: ScoreRequest, earlier: ScoreRequest, mark: int) -> tuple[ScoreRequest, ...]:
-    """The probes that tell an answer kept from `earlier` apart from any stateless answer, in the order they are sent:
-    `request` alone (its hypotheses made new, `with_new_hypotheses` with the token marked `mark` then "a": no request
-    before it had them), then `earlier` and `request` again in the record's order, both with their hypotheses made new
-    the other way (marked `mark` then "b": a token as long, matching nothing either). A cache keyed without the parts
-    the two differ in answers the third as it answered the second, and the first (a miss) otherwise; a stateless
-    implementation answers the first and the third alike, whatever else it gets wrong: they are the same request but
-    for a token that matches nothing, and what came before is no part of a stateless answer."""
-    return (with_new_hypotheses(request, f"{mark}a"), with_new_hypotheses(earlier, f"{mark}b"),
-            with_new_hypotheses(request, f"{mark}b"))
+@dataclass(frozen=True)
+class OrderProbes:
+    """The requests that tell one record's process state apart from every stateless answer (`order_probes`), each kept
+    out of the history: `alone`, sent first, ending with the record's request made new (`with_new_hypotheses`, marked
+    "a"), where what sets the state did not come just before it; then `after`, what sets the state (none where
+    `alone` itself moves it) ending with the same request made new the other way (marked "b": a token as long,
+    matching nothing either). `fresh`: `alone` is sent to a process started for it, where nothing came before it (a
+    process's first request is only another in a new process). A stateless deterministic implementation answers the
+    two last requests alike: they are the same request but for a token of the same length that matches nothing, and
+    what came before is no part of a stateless answer."""
+
+    alone: tuple[ScoreRequest, ...]
+    after: tuple[ScoreRequest, ...]
+    fresh: bool = False
 
 
-def confirmed_in_order(named: Classification, answers: Sequence[Answered], contract: Contract) -> Classification | None:
-    """`named` (`earlier-answer-returned`) confirmed by the answers to `order_probes` (alone, the earlier request
-    again, the request after it): the request after the earlier one answered exactly as the earlier one was, and
-    otherwise than the same request alone, which a stateless implementation cannot do (issue 36: a state is named only
-    with a probe no stateless implementation passes; one number met by one record is no evidence, nor a probe a
-    stateless bug answers wrongly as a cache would). None otherwise."""
-    alone, again, after = answers
-    if not same_answer(after, again, contract) or same_answer(after, alone, contract) or alone.kind not in ANSWER_KINDS:
+@dataclass(frozen=True)
+class Seen:
+    """What the prediction of a state's answer after (`OrderProbed.predicted`) reads besides the answers: the tally of
+    exp smoothing's halvings before the last request was answered (None: not known), the first request the process
+    answered (None: not known), the judged profile and the numeric contract."""
+
+    halvings: int | None
+    first: Exchange | None
+    profile: str
+    contract: Contract = DEFAULT_CONTRACT
+
+
+@dataclass(frozen=True)
+class OrderProbed:
+    """How one process state is confirmed by the order of requests (`ORDER_PROBED`): `probes` builds the record's
+    order probes (from the state named, the request, what the process had answered before it and a mark: None where
+    none can be built), `predicted` says whether the last answer after is the one the state gives (the answers to
+    `after`, in order, and what else was `Seen`), and `words` is what a confirmation adds to the record's
+    description."""
+
+    probes: Callable[[Classification, ScoreRequest, Before, int], OrderProbes | None]
+    predicted: Callable[[OrderProbes, Sequence[Answered], Seen], bool]
+    words: str
+
+
+def order_probes(named: Classification, request: ScoreRequest, before: Before, mark: int) -> OrderProbes | None:
+    """The order probes that confirm `named`, a process state (`ORDER_PROBED`), on `request`; None where its name has no
+    entry there (a process state without one is never confirmed: never named) or none can be built."""
+    probed = ORDER_PROBED.get(named.name)
+    return None if probed is None else probed.probes(named, request, before, mark)
+
+
+def confirmed_in_order(named: Classification, alone: Answered, after: Sequence[Answered], *, predicted: bool,
+                       contract: Contract) -> Classification | None:
+    """The one rule every process state is named by (issue 36: a state only with a probe no stateless implementation
+    passes): `named` where its order probes (`order_probes`) were answered so that the same request, alone (`alone`),
+    got another answer than after what sets the state (the last of `after`), and that answer is the one the state
+    gives (`predicted`, by the name's `OrderProbed.predicted`). A stateless deterministic implementation answers the
+    two alike, whatever else it gets wrong, and is never confirmed. None otherwise."""
+    probed = ORDER_PROBED.get(named.name)
+    if probed is None or not after or alone.kind not in ANSWER_KINDS or not predicted \
+            or same_answer(after[-1], alone, contract):
         return None
-    return named.model_copy(update={
-        "description": named.description + "; sent again after the earlier request (the hypotheses of both made new), "
-                                           "the request was answered as the earlier one, and alone otherwise: what "
-                                           "came before changed its answer, which no stateless implementation does",
-        "change": (*named.change, (CONFIRMED_BY, IN_ORDER))})
+    return named.model_copy(update={"description": named.description + probed.words,
+                                    "change": (*named.change, (CONFIRMED_BY, IN_ORDER))})
+
+
+def earlier_request(named: Classification, before: Before) -> ScoreRequest:
+    """The earlier request whose answer `named` (`earlier-answer-returned`, found among the latest of
+    `before.earlier`) says was returned: its change counts how many requests back."""
+    back = int(dict(named.change)["earlier request"] or 0)
+    return before.earlier[len(before.earlier) - back].request
 
 
 def unmatched_orders(request: ScoreRequest, statistics: Any) -> list[int]:
@@ -581,9 +627,10 @@ def with_stale(classification: Classification, stale: Classification | None, *,
     unconfirmed, it is one number met by one record, which a stateless bug that ignores a part meets whenever an
     earlier request (a series' step) differed only in that part, and the mechanism is the stateless explanation;
     otherwise (carried halvings, or beside a pseudo-class such as a refusal of a valid input) among what also fits:
-    a run names the one that fits all its records (`oracle.diagnose.cover`). (Carried halvings stay a fit unconfirmed:
-    a run of a counter never reset needs them on its records a mechanism of the request alone also explains, and a
-    new key does not tell a counter from a stateless bug.) A state probes confirmed beside a name that states only
+    a run names the one that fits all its records (`oracle.diagnose.cover`). (Every state given here passed its order
+    probes, `confirmed_in_order`, unless this very request was answered right before; carried halvings beside a
+    mechanism of the request alone stay among what also fits, as a run of a counter never reset needs them on those
+    records.) A state probes confirmed beside a name that states only
     what is known of the difference (every part `other-counting-of-<layer>`: which statistic differs, not why) is the
     name, that one among what also fits: the probes are evidence of a cause, the counts' difference is none."""
     if stale is None:
@@ -604,9 +651,84 @@ def is_confirmed(named: Classification) -> bool:
     return any(key == CONFIRMED_BY for key, _ in named.change)
 
 
-__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "IN_ORDER", "NEW_HYPOTHESES", "PROBES_NEEDED", "Before",
-           "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "REFERENCES_KEPT", "answered_right_before",
-           "carried_exp_halvings", "confirmed", "confirmed_by_a_new_key", "confirmed_in_order", "differing_parts",
-           "earlier_answer", "earlier_match", "halvings", "is_confirmed", "kept_references", "order_probes", "probes",
-           "same_answer", "stale_answer", "unmatched_orders", "with_new_hypotheses", "with_references_of",
-           "with_stale"]
+def _expected_or_none(request: ScoreRequest, profile: str) -> Expected | None:
+    try:
+        return oracle_expected(request, profile)
+    except (BleuOracleError, ArithmeticError, TypeError, ValueError):
+        return None
+
+
+def _after_the_earlier_request(named: Classification, request: ScoreRequest, before: Before,
+                               mark: int) -> OrderProbes | None:
+    """`earlier-answer-returned`: the request alone, then the earlier request whose answer was returned and the
+    request again (a cache keyed without the parts the two differ in misses on the first, its own answer, and hits on
+    the last, the earlier one's)."""
+    earlier = earlier_request(named, before)
+    return OrderProbes(alone=(with_new_hypotheses(request, f"{mark}a"),),
+                       after=(with_new_hypotheses(earlier, f"{mark}b"), with_new_hypotheses(request, f"{mark}b")))
+
+
+def _after_itself(named: Classification, request: ScoreRequest, before: Before, mark: int) -> OrderProbes | None:
+    """`exp-halvings-carried-over`: the request alone, then again: the first answer's own orders without a match moved
+    the counter (the record's request had such orders, and a token that matches nothing keeps them), so the second is
+    the first's halvings further on."""
+    return OrderProbes(alone=(with_new_hypotheses(request, f"{mark}a"),),
+                       after=(with_new_hypotheses(request, f"{mark}b"),))
+
+
+def _in_a_new_process(named: Classification, request: ScoreRequest, before: Before,
+                      mark: int) -> OrderProbes | None:
+    """`references-kept-from-first-request`: the request alone, as the first request of a process started for it (it
+    keeps its own references there), then in this process, after its first request (whose references it kept)."""
+    return OrderProbes(alone=(with_new_hypotheses(request, f"{mark}a"),),
+                       after=(with_new_hypotheses(request, f"{mark}b"),), fresh=True)
+
+
+def _the_earlier_answer(order: OrderProbes, answers: Sequence[Answered], seen: Seen) -> bool:
+    """The request after the earlier one answered exactly as the earlier one was."""
+    return len(answers) == 2 and same_answer(answers[-1], answers[0], seen.contract)
+
+
+def _the_halvings_carried(order: OrderProbes, answers: Sequence[Answered], seen: Seen) -> bool:
+    """The request after answered as the oracle with the halvings the process had made before it (`seen.halvings`,
+    which counts the request alone's) continued (`carried_exp_halvings`)."""
+    expected = _expected_or_none(order.after[-1], seen.profile)
+    return bool(seen.halvings) and expected is not None and carried_exp_halvings(
+        order.after[-1], answers[-1], seen.halvings or 0, expected=expected, contract=seen.contract) is not None
+
+
+def _the_first_references(order: OrderProbes, answers: Sequence[Answered], seen: Seen) -> bool:
+    """The request after answered as the oracle scores it against the references of the process's first request
+    (`kept_references`)."""
+    expected = _expected_or_none(order.after[-1], seen.profile)
+    return seen.first is not None and expected is not None and kept_references(
+        order.after[-1], answers[-1], seen.first, seen.profile, expected=expected, contract=seen.contract) is not None
+
+
+_WHAT_CAME_BEFORE = "what came before changed its answer, which no stateless implementation does"
+#: Each process state's order probes (`mechanisms.process_state_names`: a test holds that every one has an entry; a
+#: name without one is never confirmed, so never named): what is sent before the request again, and what the answer
+#: after it must be. One rule decides every one (`confirmed_in_order`).
+ORDER_PROBED: dict[str, OrderProbed] = {
+    EARLIER_ANSWER: OrderProbed(
+        _after_the_earlier_request, _the_earlier_answer,
+        "; sent again after the earlier request (the hypotheses of both made new), the request was answered as the "
+        f"earlier one, and alone otherwise: {_WHAT_CAME_BEFORE}"),
+    EXP_CARRIED: OrderProbed(
+        _after_itself, _the_halvings_carried,
+        "; sent twice more (its hypotheses made new each time), the request was answered otherwise the second time, "
+        f"as the first one's halvings added to the counter give: {_WHAT_CAME_BEFORE}"),
+    REFERENCES_KEPT: OrderProbed(
+        _in_a_new_process, _the_first_references,
+        "; sent as the first request of a process started for it (its hypotheses made new), the request was answered "
+        "otherwise than in this process, where the first request's references give its answer: "
+        f"{_WHAT_CAME_BEFORE}"),
+}
+
+
+__all__ = ["CONFIRMED_BY", "EVERY_REFERENCE", "IN_ORDER", "NEW_HYPOTHESES", "ORDER_PROBED", "PROBES_NEEDED",
+           "Before", "EARLIER_ANSWER", "EXP_CARRIED", "Exchange", "OrderProbed", "OrderProbes", "REFERENCES_KEPT",
+           "Seen", "answered_right_before", "carried_exp_halvings", "confirmed", "confirmed_by_a_new_key",
+           "confirmed_in_order", "differing_parts", "earlier_answer", "earlier_match", "earlier_request", "halvings",
+           "is_confirmed", "kept_references", "order_probes", "probes", "same_answer", "stale_answer",
+           "unmatched_orders", "with_new_hypotheses", "with_references_of", "with_stale"]

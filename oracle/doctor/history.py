@@ -11,11 +11,11 @@ reports/history/; none there means no version ranges.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from oracle.formulas.memo import memoized
 from oracle.models.history import LibraryHistory
 
 #: The directory `bleu-oracle history` writes its summaries into, in this repository.
@@ -26,7 +26,7 @@ def directory() -> Path:
     return Path(os.environ.get("BLEU_ORACLE_HISTORY") or DEFAULT_DIRECTORY)
 
 
-@lru_cache(maxsize=4)
+@memoized(4)
 def _histories(where: Path) -> dict[str, LibraryHistory]:
     """profile -> the library judged as that profile (nltk.json for `nltk`); unreadable files are left out: a
     missing range is no reason to refuse a diagnosis."""

@@ -65,7 +65,7 @@ def shipped_changes(profile: str) -> frozenset[str]:
     return frozenset(departure.change for departure in departures(profile))
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=1)  # not a memo: a constant table, the curated file's one reading (no argument, one value)
 def curated_departures() -> dict[str, tuple[Departure, ...]]:
     """Every profile's departures, from the curated file (read here, once)."""
     from oracle.diagnose.discrepancies import load

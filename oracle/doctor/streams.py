@@ -23,7 +23,6 @@ from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from itertools import repeat
 from typing import NamedTuple
 
@@ -31,6 +30,7 @@ from oracle import counting
 from oracle.formulas import bleu
 from oracle.formulas.conventions import REFERENCE_LENGTH_RULES
 from oracle.formulas.errors import BleuValueError
+from oracle.formulas.memo import memoized
 from oracle.formulas.tokenizers import TOKEN_SPLIT_RULES, TOKENIZERS, tokenize
 
 from .rawtext import BOM
@@ -49,7 +49,7 @@ _SPLIT_SENSITIVE = re.compile(r"[^\S\t\n\x0b\x0c\r ]")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 
 
-@lru_cache(maxsize=64)
+@memoized(64)
 def tokens_13a(text: str) -> tuple[str, ...]:
     """`tokenize(text, "13a")`, kept for the last 64 lines asked: the layout lint's sample (the first 1000 lines of each
     file) and the stream table tokenize the same lines one after the other, and the second asks here (the lint's

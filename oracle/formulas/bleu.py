@@ -16,7 +16,6 @@ Pure: standard library only, no I/O, inputs never mutated.
 
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field, replace
@@ -27,7 +26,7 @@ from itertools import chain, islice
 from . import exact, runs
 from .conventions import Options, Smoothing, exact_number
 from .errors import BleuTypeError, BleuValueError, describe
-from .memo import LEAST_RECENT, Memo
+from .memo import LEAST_RECENT, Memo, memoized
 from .smoothing import SmoothedCounts, extra_orders, smooth
 from .tokenizers import fold_case
 
@@ -337,7 +336,7 @@ def parse_weights(weights, *, default_max_order=4):
     return _parsed(weights)
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _parsed_floats(weights):
     """`_parsed` of a tuple of floats (a request's weights), kept: a search scores every segment of a corpus alone
     under each per-segment variant, each time with the request's weights (a refusal is raised each time: an
@@ -458,7 +457,7 @@ def _weights_in_force(w, options, notes):
     return w
 
 
-@functools.lru_cache(maxsize=256)
+@memoized(256)
 def _weights_under(w, uniform_weights_only, weight_normalisation):
     """The weights in force and the note saying why they differ from `w` (None: they are `w`), kept: a search sends
     a few weight vectors, each scored thousands of times (a refusal is raised each time: an exception is not kept)."""

@@ -8,7 +8,6 @@ eagerly, so a bad option fails where it is written, not deep inside a score.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Collection
 from dataclasses import dataclass, field, fields, replace
@@ -19,6 +18,7 @@ from typing import Any
 
 from .bounds import MAX_COUNT, MAX_ORDER, number_problem
 from .errors import BleuTypeError, BleuValueError, describe
+from .memo import memoized
 from .tokenizers import CASE_FOLD_RULES, FOLD_STAGE_RULES, LINE_PADDING_RULES, TOKEN_SPLIT_RULES, TOKENIZERS
 
 #: Reference-length rules (Papineni et al. 2002, section 2.2.2: "best match length").
@@ -371,7 +371,7 @@ class Options:
         return out
 
 
-@functools.lru_cache(maxsize=1024)
+@memoized(1024)
 def _changed_options(options: Options, changes: tuple[tuple[str, Any], ...]) -> Options:
     """`Options.with_changes`, kept (a refusal is raised every time: an exception is not kept)."""
     return options._built_with(dict(changes))

@@ -1,6 +1,9 @@
 """Bounded memos: values kept by key, at most `limit` of them, and what is dropped past it (the eviction), said once
-here for every place that keeps computed values across calls (the formulas' scorings and logarithms, coverage's
-token features, the values a unit of work's requests share, what the classifier counted on the last request).
+here for every place that keeps computed values across calls (the formulas' scorings and logarithms, a request's
+weights parsed and the weights in force, options with changes, the classifier's convention candidates and what it
+counted on the last request, coverage's token features, the values a unit of work's requests share, doctor's 13a
+lines and release histories). A constant read once (the curated file) is no memo: `lru_cache(maxsize=1)` of a
+function without arguments.
 Standard library only: the formulas use it, and every layer above may.
 
 Two evictions, each named where a memo is made:

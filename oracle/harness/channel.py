@@ -68,6 +68,10 @@ class Channel:
         #: the first request the current process instance answered (a probe too), kept past the history's window: a
         #: process that reads its references once keeps this one's (`oracle.diagnose.stale.kept_references`)
         self.first: Exchange | None = None
+        #: the process states the order probes confirmed on this process instance, by name, with the first request
+        #: they were confirmed after (`oracle.harness.diagnosis._in_order`: references kept from the first request are
+        #: the process's one state, confirmed once a process instance, not once a record)
+        self.in_order: dict[str, Exchange] = {}
         #: what the current unit's requests share by their segments (a series step and its base input: their
         #: coverage features, `oracle.harness.sharing`), dropped when the next unit begins
         self.shared = BySegments()
@@ -103,6 +107,7 @@ class Channel:
         if restarts != self.history_restarts or reply.kind in ("crash", "timeout"):
             self.history.clear()
             self.history_tokens, self.history_restarts, self.exp_halvings, self.first = 0, restarts, 0, None
+            self.in_order = {}
         self.halvings_before = self.exp_halvings
         exchange = Exchange(request, reply)
         if self.process_requests == 1 and reply.kind not in ("crash", "timeout"):

@@ -34,7 +34,7 @@ of each kind in a block of examples is probed, as only the first failure of each
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -50,7 +50,7 @@ from oracle.diagnose.mechanisms.errors import (
 from oracle.models.protocol import Capabilities, ScoreRequest, Segment
 
 from .requests import not_applicable_reason
-from .transport import HandshakeError, ImplementationProcess
+from .transport import HandshakeError, ImplementationProcess, Reply
 
 #: Process starts one probed record may cost at most (the first, and each after a probe killed the process) ...
 MAX_STARTS = 32
@@ -231,6 +231,23 @@ class ProcessProber:
             return None
         self.process, self.seq = process, 0
         return process
+
+    def answers(self, requests: Sequence[ScoreRequest]) -> list[Reply] | None:
+        """The replies of a process started for `requests` (its first requests, in order; a death ends them), or None
+        where no process could be started (`oracle.harness.diagnosis`'s order probes of a state kept from a
+        process's first request)."""
+        process = self._started()
+        if process is None:
+            return None
+        replies = []
+        for request in requests:
+            self.seq += 1
+            replies.append(process.request(request.with_seq(self.seq).to_json()))
+            if replies[-1].kind in ("crash", "timeout"):
+                self.deaths += 1
+                self.close()
+                break
+        return replies
 
     def ask(self, request: ScoreRequest) -> bool | None:
         if not_applicable_reason(request, self.capabilities) is not None:

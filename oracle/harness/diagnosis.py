@@ -34,11 +34,15 @@ from oracle.diagnose.mechanisms import errors as error_causes
 from oracle.diagnose.mechanisms import needs_evidence
 from oracle.diagnose.mechanisms.counting import OTHER_COUNTING
 from oracle.diagnose.stale import (
+    CONFIRMED_BY,
     EARLIER_ANSWER,
     EVERY_REFERENCE,
+    IN_ORDER,
+    ORDER_PROBED,
     PROBES_NEEDED,
     REFERENCES_KEPT,
     Before,
+    Seen,
     answered_right_before,
     confirmed,
     confirmed_by_a_new_key,
@@ -434,26 +438,21 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
     sent now, each answered the same (a cache keyed without that part), and wrongly, and the new-key probe too. The
     probes are kept out of the history, and a stateless implementation answers them alike however the run is split
     (the new key's token is marked with the channel's sequence number: it matches nothing, whatever its digits). Last,
-    references kept from the process's first request (`kept_references`), named only where probes with every
-    reference changed confirm it (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled).
-    Every earlier answer is named only where the order probes confirm it too (`_order_probed`: the request answered
-    otherwise alone than after the earlier one, which no stateless implementation does), wherever the request alone
-    explains nothing or only what is known as well: there one number met by one record is no evidence either (a
-    stateless bug whose answer does not depend on the part the two requests differ in answers both alike, issue 36's
-    floor division answering 0 with and without smoothing). Unconfirmed there it is no name, unless this very request
-    was answered right before (`request_alone_refuted`: a stateless implementation answers a request alike)."""
+    references kept from the process's first request (`kept_references`), probed with every reference changed first
+    (`EVERY_REFERENCE`: a stateless bug that reads only some of them is not fooled). Those probes only rule states
+    out: every state found, whichever its name and its path, is named only where the one rule confirms it
+    (`_in_order`: the same request answered otherwise alone than after what sets the state, which no stateless
+    implementation does), unless this very request was answered right before in the process
+    (`request_alone_refuted`: the history already holds one request answered two ways)."""
     explained = (classification.name != UNEXPLAINED and not is_partial(classification.parts)
                  and bool(classification.change))
     stale = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract,
                          explained=explained)
     if stale is not None and explained and stale.name == EARLIER_ANSWER and not context.process.given_up:
-        probed = _new_key_probed(stale, request, context)
-        return (probed and _order_probed(probed, request, _earlier_request(stale, before), context)) or stale
-    if stale is not None and stale.name == EARLIER_ANSWER and not request_alone_refuted \
-            and not context.process.given_up:
-        return _order_probed(stale, request, _earlier_request(stale, before), context)
+        stale = _new_key_probed(stale, request, context)
+        return _in_order(stale, request, before, context, refuted=request_alone_refuted)
     if stale is not None or context.process.given_up:
-        return stale
+        return _in_order(stale, request, before, context, refuted=request_alone_refuted)
     answers: dict = {}
     if explained:
         outside = stale_answer(request, reply, before, context.profile, expected=expected, contract=context.contract)
@@ -467,13 +466,12 @@ def _stale(request, reply, before, expected, classification, context: DiagnosisC
             # (a stateless bug blind to the changed parts on this input answers those probes alike too: a cache
             # also answers a request it has no answer for right)
             stale = stale and _new_key_probed(stale, request, context)
-            stale = stale and _order_probed(stale, request, exchange.request, context)
     if stale is None and before.first is not None:
         kept = kept_references(request, reply, before.first, context.profile, expected=expected,
                                contract=context.contract)
         if kept is not None:
             stale = _probed(kept, request, before.first.request, (EVERY_REFERENCE,), reply, context, answers)
-    return stale
+    return _in_order(stale, request, before, context, refuted=request_alone_refuted)
 
 
 def _new_key_probed(named, request, context: DiagnosisContext):
@@ -490,26 +488,73 @@ def _new_key_probed(named, request, context: DiagnosisContext):
     return confirmed_by_a_new_key(named, probe, answer, context.profile, context.contract)
 
 
-def _earlier_request(named, before: Before):
-    """The earlier request whose answer `named` (`earlier-answer-returned`, found among the latest of
-    `before.earlier`) says was returned: its change counts how many requests back."""
-    back = dict(named.change)["earlier request"]
-    return before.earlier[len(before.earlier) - back].request
-
-
-def _order_probed(named, request, earlier, context: DiagnosisContext):
-    """`named` (an earlier answer, the one `earlier` was given) where the order probes confirm it
-    (`oracle.diagnose.stale.order_probes`, `confirmed_in_order`): `request` alone, then `earlier` and `request`,
-    each with its hypotheses made new, sent now in that order and kept out of the history; else None. A stateless
-    implementation answers the first and the last alike and is never confirmed so."""
-    sent = order_probes(request, earlier, context.channel.seq)
-    if any(not_applicable_reason(probe, context.capabilities) is not None for probe in sent):
+def _in_order(named, request, before: Before, context: DiagnosisContext, *, refuted: bool = False):
+    """The one confirmation every process state passes before it is reported (`named`, any name of
+    `mechanisms.process_state_names`, whatever path found it), or None: its order probes
+    (`oracle.diagnose.stale.order_probes`, the name's entry in `stale.ORDER_PROBED`) sent now and kept out of the
+    history (the request alone, in a process started for it where the name says so; then what sets the state and the
+    request again), and confirmed only where the request got another answer alone than after, the one the state gives
+    (`stale.confirmed_in_order`). A stateless deterministic implementation answers the two alike and is never
+    confirmed; a name without an entry, or probes the implementation cannot be asked, never are. `refuted`: this very
+    request was answered right earlier in the process (`answered_right_before`), an answer what came before changed
+    already: `named` as it is."""
+    if named is None or refuted:
+        return named
+    channel = context.channel
+    if named.name == REFERENCES_KEPT and channel.first is not None \
+            and channel.in_order.get(named.name) is channel.first:
+        # (the process's one state, confirmed on an earlier record of this process instance: no process started again)
+        return named.model_copy(update={
+            "description": named.description + "; the order probes confirmed it on an earlier failure of this process "
+                                               "(the same first request's references)",
+            "change": (*named.change, (CONFIRMED_BY, IN_ORDER))})
+    order = None if context.process.given_up else order_probes(named, request, before, context.channel.seq)
+    if order is None or any(not_applicable_reason(probe, context.capabilities) is not None
+                            for probe in (*order.alone, *order.after)):
         return None
+    alone = _answered_in_a_new_process(order.alone, context) if order.fresh else _answered_here(order.alone, context)
+    if not alone or len(alone) < len(order.alone):
+        return None
+    after = _answered_here(order.after, context)
+    seen = Seen(halvings=context.channel.halvings_before, first=context.channel.first, profile=context.profile,
+                contract=context.contract)
+    predicted = ORDER_PROBED[named.name].predicted(order, after, seen)
+    confirmed = confirmed_in_order(named, alone[-1], after, predicted=predicted, contract=context.contract)
+    if confirmed is not None and order.fresh and channel.first is not None:
+        channel.in_order[named.name] = channel.first
+    return confirmed
+
+
+def _answered_here(requests, context: DiagnosisContext) -> list:
+    """The replies to `requests`, sent in order on the run's channel and kept out of the history (the tally of exp
+    smoothing's halvings counts them: the process's counter does)."""
     answers = []
-    for probe in sent:
+    for probe in requests:
         submitted, pending = context.channel.submit(probe)
         answers.append(context.channel.collect(submitted, pending, kept=False))
-    return confirmed_in_order(named, answers, context.contract)
+    return answers
+
+
+def _answered_in_a_new_process(requests, context: DiagnosisContext) -> list | None:
+    """The replies to `requests`, sent in order to a process started for them (its first requests), stopped after;
+    None where none can be started: the implementation runs in this process and its transport cannot start another
+    instance (`started_anew`), or the start failed."""
+    process = context.process
+    if isinstance(process, ImplementationProcess):
+        prober = crashcauses.ProcessProber(process, context.capabilities, max_starts=1)
+        try:
+            return prober.answers(requests)
+        finally:
+            prober.close()
+    started_anew = getattr(process, "started_anew", None)
+    other = started_anew() if callable(started_anew) else None
+    if other is None:
+        return None
+    try:
+        other.start()
+        return [other.request(probe.with_seq(seq).to_json()) for seq, probe in enumerate(requests, start=1)]
+    finally:
+        other.stop()
 
 
 def _probed(named, request, other, parts, reply, context: DiagnosisContext, answers: dict):

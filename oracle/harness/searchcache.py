@@ -4,8 +4,10 @@ Example I of seed S is the same input in every run with the same capabilities, p
 (`oracle.harness.generate`): so are its companions (text, refused, series, brackets, line-ends) and the oracle's
 verdict on each of them. CI runs the same seed every time, so a warm cache is its steady state. For each example
 the cache keeps, per input the example sends (`Prepared`): the request's wire line without its seq (the request is
-read back from it; each distinct line once, as a line of the entry), the oracle's expectation, the
-coverage features, and a large request's record digest.
+read back from it; each distinct line once, as a line of the entry; a line past 64 KiB whose long token lists are
+runs of a few tokens, a 65,600-token run's, as its skeleton and runs instead: `_compact_form`), the oracle's
+expectation, the coverage features, a large request's record digest, and whether the input applies under the
+capabilities (the run key holds them: asked once, `Session.inapplicable`).
 Replies, verdicts and records are never cached: every run asks the implementation and judges its answers.
 
 Where: $BLEU_ORACLE_SEARCH_CACHE, else $XDG_CACHE_HOME/bleu-oracle/search (default ~/.cache/bleu-oracle/search),
@@ -70,9 +72,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr
 from pydantic_core import from_json
 
 from oracle.escaping import shown
@@ -436,6 +438,8 @@ class Prepared:
     features: tuple[str, ...] | None = None
     digest: str | None = None
     fresh: bool = True
+    #: why the input is not applicable under the run's capabilities ("" where it applies; None: not asked yet)
+    inapplicable: str | None = None
 
     def wire_body(self) -> str:
         if self.body is None or not self.body.startswith(_HEAD):
@@ -451,11 +455,19 @@ class Prepared:
 
     def to_entry(self, lines: dict[str, int]) -> dict[str, Any]:
         """What the entry keeps of this input: its wire line as the number of a line of the file (`lines`: each
-        distinct line once, in the order first met; a line is ASCII JSON, which holds no newline), the rest."""
+        distinct line once, in the order first met; a line is ASCII JSON, which holds no newline), the rest. A line
+        past `_WHOLE_LINE_CHARACTERS` whose long token lists are runs of a few tokens (a 65,600-token run) is kept
+        in its compact form instead (`_compact_form`: its skeleton as the line, the runs beside it), when that form
+        gives back this request and this line exactly."""
         body = self.wire_body()
-        return {"body": lines.setdefault(body, len(lines)),
-                "expected": None if self.expected is None else self.expected.model_dump(),
-                "features": None if self.features is None else list(self.features), "digest": self.digest}
+        compact = _compact_form(self.request, body) if len(body) > _WHOLE_LINE_CHARACTERS else None
+        value = {"body": lines.setdefault(body if compact is None else compact[0], len(lines)),
+                 "expected": None if self.expected is None else self.expected.model_dump(),
+                 "features": None if self.features is None else list(self.features), "digest": self.digest,
+                 "inapplicable": self.inapplicable}
+        if compact is not None:
+            value["runs"] = compact[1]
+        return value
 
     @classmethod
     def from_entry(cls, entry: CachedInput, lines: list[bytes]) -> Prepared:
@@ -469,12 +481,122 @@ class Prepared:
         if not 0 <= entry.body < len(lines):
             raise ValueError("no such line")
         line = lines[entry.body]
-        body = line.decode("ascii")
+        if entry.runs is not None:  # a compact form: the request and its line both made from it
+            request, body = _from_compact(line, entry.runs)
+        else:
+            body = line.decode("ascii")
+            request = ScoreRequest.model_validate(from_json(line), context=WIRE)
         if not body.startswith(_HEAD):
             raise ValueError("not a score command")
-        request = ScoreRequest.model_validate(from_json(line), context=WIRE)
         return cls(request=request, body=body, expected=entry.expected, features=entry.features, digest=entry.digest,
-                   fresh=False)
+                   fresh=False, inapplicable=entry.inapplicable)
+
+
+#: A token list of a long line is kept as runs only when it is longer than `LONG_SEQUENCE` and has at most one run per
+#: this many tokens (a 65,600-token run of one token: one run); any other list stays in the skeleton as it is.
+_TOKENS_PER_RUN = 64
+#: How a skeleton stands in for the `number`-th long token list (`_compact_form`): a string where a token request
+#: holds a list, which no valid request has, spelled as `oracle.models.wire` spells its own stand-ins.
+_STAND_IN = re.compile(r"\x00(0|[1-9][0-9]{0,5})\x00")
+
+
+def _runs(tokens: Any) -> list[tuple[str, int]] | None:
+    """`tokens` as runs of equal tokens ([token, count], ...), where it is a long token list of few runs; else None."""
+    if type(tokens) is not tuple or len(tokens) <= LONG_SEQUENCE:
+        return None
+    if tokens.count(tokens[0]) == len(tokens):  # (the common case, one token repeated: counted in C)
+        return [(tokens[0], len(tokens))] if type(tokens[0]) is str else None
+    runs: list[tuple[str, int]] = []
+    most = len(tokens) // _TOKENS_PER_RUN
+    for token, run in itertools.groupby(tokens):
+        if len(runs) >= most or type(token) is not str:
+            return None
+        runs.append((token, len(list(run))))
+    return runs
+
+
+def _compact_form(request: ScoreRequest, body: str) -> tuple[str, list[list[tuple[str, int]]]] | None:
+    """A token request whose long token lists are runs of a few tokens (a 65,600-token run), as what the cache keeps
+    of it instead of its line (`body`, megabytes that pydantic's parser read in about 5 ms a line on every warm run):
+    its skeleton (the line's JSON with each such list a stand-in, `_STAND_IN`) and the runs of each list. Kept only
+    when `_from_compact` gives back this request and this line exactly (checked here, once, as it is written);
+    None otherwise."""
+    if request.tokenize is not None:
+        return None
+    runs: list[list[tuple[str, int]]] = []
+
+    def stand_in(tokens: Any) -> Any:
+        found = _runs(tokens)
+        if found is None:
+            return tokens
+        runs.append(found)
+        return f"\x00{len(runs) - 1}\x00"
+
+    form = request.wire_form(seq=False)
+    segments = [{"hypothesis": stand_in(s["hypothesis"]), "references": [stand_in(r) for r in s["references"]]}
+                for s in form["segments"]]
+    if not runs:
+        return None
+    skeleton = json.dumps({**form, "segments": segments}, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+    try:
+        again, line = _from_compact(skeleton.encode("ascii"), runs)
+    except ValueError:
+        return None
+    if line != body or again != request:  # (its fields set are the line's, as when the line is read)
+        return None
+    return skeleton, runs
+
+
+def _from_compact(skeleton: bytes, runs: list[list[tuple[str, int]]]) -> tuple[ScoreRequest, str]:
+    """(the request, its line without seq) of a compact form (`_compact_form`): the skeleton parsed by pydantic's
+    parser, each stand-in replaced by its list made from its runs, then validated as any request read from its line;
+    the line the skeleton's text with each stand-in's JSON replaced by the list's, each distinct token's JSON made
+    once and repeated in C (the same text as `body_of` gives the request). ValueError where the form is not one the
+    cache writes: a stand-in not in a token list's place, or not exactly once, or a line past `ENTRY_LIMIT_BYTES`."""
+    obj = from_json(skeleton)
+    text = skeleton.decode("ascii")
+    segments = obj.get("segments") if type(obj) is dict else None
+    if type(segments) is not list or "tokenize" in obj:
+        raise ValueError("not a compact token request")
+    lists: list[tuple[str, ...] | None] = [None] * len(runs)
+    quoted: list[str] = [""] * len(runs)
+
+    def expanded(value: Any) -> Any:
+        if type(value) is not str:
+            return value
+        number = _STAND_IN.fullmatch(value)
+        if number is None or int(number[1]) >= len(runs) or lists[int(number[1])] is not None:
+            raise ValueError("not a stand-in")
+        k = int(number[1])
+        texts = [(json.dumps(token, ensure_ascii=True) + ",", count) for token, count in runs[k]]
+        if sum(len(token) * count for token, count in texts) > ENTRY_LIMIT_BYTES:  # (checked before it is made)
+            raise ValueError("a run longer than an entry")
+        lists[k] = (runs[k][0][0],) * runs[k][0][1] if len(runs[k]) == 1 \
+            else tuple(itertools.chain.from_iterable((token,) * count for token, count in runs[k]))
+        whole = "".join([token * count for token, count in texts])
+        quoted[k] = f"[{whole[:-1]}]"
+        return lists[k]
+
+    for segment in segments:
+        if type(segment) is dict:
+            if "hypothesis" in segment:
+                segment["hypothesis"] = expanded(segment["hypothesis"])
+            if type(segment.get("references")) is list:
+                segment["references"] = [expanded(reference) for reference in segment["references"]]
+    if any(tokens is None for tokens in lists):
+        raise ValueError("a run without its stand-in")
+    at = []
+    for k in range(len(quoted)):
+        stand_in = json.dumps(f"\x00{k}\x00")
+        if text.count(stand_in) != 1:
+            raise ValueError("a stand-in's text not exactly once")
+        at.append((text.index(stand_in), len(stand_in), k))
+    pieces, start = [], 0
+    for where, length, k in sorted(at):
+        pieces += [text[start:where], quoted[k]]
+        start = where + length
+    pieces.append(text[start:])
+    return ScoreRequest.model_validate(obj, context=WIRE), "".join(pieces)
 
 
 class CachedInput(BaseModel):
@@ -487,6 +609,11 @@ class CachedInput(BaseModel):
     expected: Expected | None
     features: tuple[StrictStr, ...] | None
     digest: StrictStr | None
+    #: why the input is not applicable under the run key's capabilities ("" where it applies; None: not asked)
+    inapplicable: StrictStr | None = None
+    #: with a compact form (`_compact_form`), each long token list's runs ([token, count], ...), in the order of
+    #: the skeleton's stand-ins; `body` is then the number of the skeleton's line
+    runs: list[list[tuple[StrictStr, Annotated[StrictInt, Field(ge=1)]]]] | None = None
 
 
 class CachedContent(BaseModel):

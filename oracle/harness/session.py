@@ -378,7 +378,17 @@ class Session:
         the implementation's declared capabilities), or None."""
         if item.invalid or item.request is None:
             return item.invalid or "the input cannot be expressed in protocol v1"
-        return None if item.within_capabilities else not_applicable_reason(item.request, self.capabilities)
+        if item.within_capabilities:
+            return None
+        prepared = item.prepared
+        if prepared is None:
+            return not_applicable_reason(item.request, self.capabilities)
+        # a random example's input: asked once, and kept with it in the search cache, whose run key holds the
+        # capabilities (`searchcache.run_key`)
+        if prepared.inapplicable is None:
+            reason = not_applicable_reason(prepared.request, self.capabilities)
+            prepared.inapplicable, prepared.fresh = reason or "", True
+        return prepared.inapplicable or None
 
     def evaluate(self, item: Item) -> Record:
         """Judge one input (an `Item`: what it is, its case context, its large-input policy) and write its

@@ -66,6 +66,27 @@ class Example(_Frozen):
     )
 
 
+class Tolerance(_Frozen):
+    """How far an answer may lie from the score recorded (`example.implementation`) and still be the same
+    observation, beyond the numeric contract: |answer - recorded| <= absolute + relative * |recorded|. Only for an
+    entry whose library's own arithmetic gives a different last bit on different machines (float32 kernels that
+    round by CPU), `why` quoting each value seen and where; every other entry reproduces its recorded score within
+    the contract. It widens what counts as the same observation, never what counts as correct: the answer is still
+    judged against the oracle at the contract. The tests of the curated examples (tests/diagnose/test_differential.py)
+    and of the upstream drafts (tests/repository/test_upstream.py), and the trophy case's re-run, read it
+    (`oracle.diagnose.discrepancies.reproduces`)."""
+
+    relative: float = Field(0.0, ge=0.0, le=1e-3, description="The relative part (of |recorded|).")
+    absolute: float = Field(0.0, ge=0.0, le=1e-3, description="The absolute part.")
+    why: str = Field(min_length=1, description="Why the answer differs by machine, quoting each value seen and where.")
+
+    @model_validator(mode="after")
+    def _widens(self) -> Tolerance:
+        if not (self.relative or self.absolute):
+            raise ValueError("a tolerance states its `relative` or `absolute` part (the contract needs none)")
+        return self
+
+
 class Thread(_Frozen):
     """An upstream issue or pull request, with its state as last checked."""
 
@@ -195,6 +216,9 @@ class Discrepancy(_Frozen):
         None, description="The input condition under which the library refuses (kind rejection)."
     )
     example: Example
+    reproduced_within: Tolerance | None = Field(
+        None, description="How far a re-run answer may lie from the recorded score and still reproduce it, where the "
+                          "library's arithmetic differs by machine (kind score; absent: the numeric contract).")
     root_cause: RootCause
     contradicts: Contradicts
     upstream: Upstream = Field(description="What became of it upstream, as structured data (found, reported, "
@@ -214,6 +238,9 @@ class Discrepancy(_Frozen):
             raise ValueError("a rejection entry names its `rejection` message and its `condition`")
         if self.kind == "score" and not self.classify:
             raise ValueError("a score entry names the explanation `classify` gives (`classify`)")
+        if self.reproduced_within is not None and not (
+                self.kind == "score" and isinstance(self.example.implementation.get("score"), (int, float))):
+            raise ValueError("`reproduced_within` is for a score entry whose example records a number")
         return self
 
 

@@ -16,7 +16,6 @@ Holds: oracle.diagnose.classify, oracle.diagnose.discrepancies
 from __future__ import annotations
 
 import json
-import math
 import warnings
 
 import pytest
@@ -183,30 +182,28 @@ def _documented_example(entry: dict) -> object:
     return pytest.param(entry, id=entry["id"], marks=heavy)
 
 
-#: How far a float32 library's answer may lie from the one recorded and still be the same observation: torch's
-#: vectorised float32 log and exp round the last bit differently by CPU (torchtext-float32 answered 0.6687403321266174
-#: where it was recorded and 0.6687402725219727 on an AVX-512 Xeon, one float32 step apart); 2**-21 relative is four
-#: such steps, twenty times tighter than float32's own error (about 1e-6 here) and the exact value still outside it.
-FLOAT32_REPRODUCED = 2.0 ** -21
+#: Each entry's model: how far an answer may lie from the one recorded is the entry's own (`reproduced_within`, where
+#: the library's float32 arithmetic differs by CPU), else the numeric contract (`discrepancies.reproduces`).
+MODELS = {model.id: model for model in discrepancies.models()}
 
 
-def reproduces(answer: float, recorded: float, named: str) -> bool:
-    """The recorded answer, by the numeric contract, or, for an observation named float32, within
-    `FLOAT32_REPRODUCED` of it."""
-    if named == "float32" and not math.isnan(recorded):
-        return abs(answer - recorded) <= FLOAT32_REPRODUCED * abs(recorded)
-    return within_contract(answer, recorded)
-
-
-def test_a_float32_answer_reproduces_within_four_float32_steps_only():
-    """`reproduces`, by hand: one float32 step below the recorded torchtext answer reproduces it when named float32
-    (|d| = 6.0e-8 <= 2**-21 * 0.669 = 3.2e-7), not under the contract (1e-12 + 1e-9 * 0.669 = 6.7e-10); the exact
-    (1/5)**(1/4), 3.2e-8 away, would too, so the test beside it keeps `not within_contract(answer, exact)`; ten steps
-    (6.0e-7) do not."""
+def test_the_torchtext_float32_answer_reproduces_within_its_entrys_tolerance_only():
+    """`discrepancies.reproduces`, by hand, on the entry that states a tolerance (2**-21 relative: torch's float32
+    kernels round the last bit by CPU): one float32 step below the recorded 0.6687403321266174, the answer of an
+    AVX-512 Xeon, reproduces it (|d| = 6.0e-8 <= 2**-21 * 0.669 = 3.2e-7), not under the contract alone (1e-12 +
+    1e-9 * 0.669 = 6.7e-10: the same entry without its tolerance); ten steps (6.0e-7) do not. The exact (1/5)**(1/4),
+    3.2e-8 away, would reproduce it too, so the test beside it keeps `not within_contract(answer, exact)`. An entry
+    without a tolerance (torchmetrics-float32) reproduces within the contract only."""
+    entry = MODELS["torchtext-float32"]
     recorded = 0.6687403321266174
-    assert reproduces(0.6687402725219727, recorded, "float32")
-    assert not reproduces(0.6687402725219727, recorded, "other")
-    assert not reproduces(recorded - 10 * 2.0 ** -24, recorded, "float32")
+    assert entry.example.implementation["score"] == recorded and entry.reproduced_within is not None
+    assert discrepancies.reproduces(entry, 0.6687402725219727)
+    assert not discrepancies.reproduces(entry.model_copy(update={"reproduced_within": None}), 0.6687402725219727)
+    assert not discrepancies.reproduces(entry, recorded - 10 * 2.0 ** -24)
+    other = MODELS["torchmetrics-float32"]
+    assert other.reproduced_within is None
+    kept = other.example.implementation["score"]
+    assert discrepancies.reproduces(other, kept) and not discrepancies.reproduces(other, kept * (1 + 2.0 ** -23))
 
 
 @pytest.mark.parametrize("entry", [_documented_example(d) for d in DISCREPANCIES])
@@ -232,9 +229,8 @@ def test_documented_example_reproduces(entry):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         answer = implementation.score(request)
-    value = math.nan if recorded["score"] == "NaN" else recorded["score"]
-    assert reproduces(answer.score, value, entry["classify"]), (
-        f"{name} {implementation.version} now answers {answer.score!r} where {value!r} was recorded")
+    assert discrepancies.reproduces(MODELS[entry["id"]], answer.score), (
+        f"{name} {implementation.version} now answers {answer.score!r} where {recorded['score']!r} was recorded")
     assert not within_contract(answer.score, expected.score) or entry["kind"] == "statistics"
     explanation = classify(request, answer, implementation.profile, among=classes_for(name))
     assert entry["classify"] in explanation.parts, explanation

@@ -88,6 +88,12 @@ def entry(**changes):
     ({"root_cause": {"file": "x.py", "function": "f"}}, "`root_cause.detail`: Field required"),
     ({"classify": None}, "a score entry names the explanation"),
     ({"colour": "red"}, "`colour`: Extra inputs are not permitted"),
+    ({"reproduced_within": {"why": "float32 by CPU"}}, "a tolerance states its `relative` or `absolute` part"),
+    ({"reproduced_within": {"relative": 1e-7}}, "`reproduced_within.why`: Field required"),
+    ({"reproduced_within": {"relative": 0.5, "why": "float32"}},
+     "`reproduced_within.relative`: Input should be less than or equal to 0.001"),
+    ({"kind": "statistics", "reproduced_within": {"relative": 1e-7, "why": "float32"}},
+     "`reproduced_within` is for a score entry whose example records a number"),
 ])
 def test_a_malformed_entry_names_itself_and_the_field(changes, message):
     bad = entry(**{k: v for k, v in changes.items() if v is not None})

@@ -29,10 +29,12 @@ Holds: oracle.diagnose.stale, oracle.harness.work.series
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from oracle.adapters.base import Implementation, ScoreAnswer
 from oracle.diagnose.expect import oracle_expected
+from oracle.diagnose.mechanisms import process_state_names
 from oracle.diagnose.stale import (
     CONFIRMED_BY,
     DEFAULT_CONTRACT,
@@ -40,9 +42,11 @@ from oracle.diagnose.stale import (
     EVERY_REFERENCE,
     EXP_CARRIED,
     IN_ORDER,
+    ORDER_PROBED,
     REFERENCES_KEPT,
     Before,
     Exchange,
+    Seen,
     answered_right_before,
     confirmed_in_order,
     differing_parts,
@@ -227,10 +231,23 @@ class Restarting(InProcessImplementation):
         return super().collect(command)
 
 
+class StartedAnew(InProcessImplementation):
+    """An in-process transport that can start another instance of its implementation, as a process can: one that
+    answers from `fresh` (`oracle.harness.diagnosis`'s order probes of references kept from a first request)."""
+
+    def __init__(self, implementation: Implementation, fresh: list[Answer]) -> None:
+        super().__init__(implementation)
+        self.fresh = fresh
+
+    def started_anew(self) -> InProcessImplementation:
+        return InProcessImplementation(AnswerList(self.fresh))
+
+
 def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreRequest = R1, *,
-        units: bool = False, transport: type[InProcessImplementation] = InProcessImplementation) -> dict:
+        units: bool = False, transport: type[InProcessImplementation] = InProcessImplementation,
+        fresh: list[Answer] | None = None) -> dict:
     """The records of a session that sends `first` then `second` to `AnswerList(answers)`, by id (`units`: each
-    its own unit of work, as two examples are)."""
+    its own unit of work, as two examples are; `fresh`: the answers of another instance started anew)."""
     settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
 
     def work(session) -> None:
@@ -239,8 +256,9 @@ def run(answers: list[Answer], second: ScoreRequest, tmp_path, first: ScoreReque
             session.channel.start_unit()
         session.run_replay([("second", second)])
 
+    driven = transport(AnswerList(answers)) if fresh is None else StartedAnew(AnswerList(answers), fresh)
     run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=2, work=work,
-                report_dir=tmp_path, transport=transport(AnswerList(answers)))
+                report_dir=tmp_path, transport=driven)
     return {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
 
 
@@ -398,19 +416,56 @@ def test_an_answer_against_the_first_request_s_references_is_named_by_them() -> 
     assert kept(second, answer(1.0, 2), request("x", ("The Cat",))) is None  # F not folded: 0, not 1
 
 
+#: K made new ("the dog \u27c2..."): against its own "a dog", "dog" matches, c = 3, r = 2, BP = 1: 1/3; against F's
+#: "the cat sat", "the" matches, c = 3, r = 3: 1/3 too, with another r.
+K_ALONE = Answer(1 / 3, Statistics(hyp_len=3, ref_len=2, matches=(1,), totals=(3,), bp=1.0))
+K_AFTER_F = Answer(1 / 3, Statistics(hyp_len=3, ref_len=3, matches=(1,), totals=(3,), bp=1.0))
+
+
 def test_a_session_names_references_kept_from_the_first_request_where_probes_confirm_it(tmp_path) -> None:
     """F answered right, then K answered with K's hypothesis against F's reference (sent once more, alike): two
-    probes, K with its reference changed twice, answered alike (the kept references do not change), and wrongly:
-    it fits. Where the probes are answered otherwise (a stateless bug meeting that number once), not named."""
+    probes, K with its reference changed twice, answered alike (the kept references do not change), and wrongly;
+    then the order probes: K made new, the first request of an instance started anew, answered against its own
+    reference, and here against F's: it fits. Where the probes are answered otherwise (a stateless bug meeting that
+    number once), not named; nor where the instance started anew answers as this one (a stateless answer), or where
+    none can be started (a library in this process: its state cannot be started anew)."""
     right_f = Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,), bp=1.0))
-    named = run([right_f, KEPT, KEPT, KEPT, KEPT], K, tmp_path / "kept", first=F)["second"].classification
+    named = run([right_f, KEPT, KEPT, KEPT, KEPT, K_AFTER_F], K, tmp_path / "kept", first=F,
+                fresh=[K_ALONE])["second"].classification
     # (r = 3 for one more reference token is also what a token added to every reference gives: a mechanism of the
     # request alone, which keeps the record's first name; the run names the one that fits all its records)
     assert named is not None and REFERENCES_KEPT in named.fits, named
+    for fresh, where in (([K_AFTER_F], "alike"), (None, "in-process")):
+        unconfirmed = run([right_f, KEPT, KEPT, KEPT, KEPT, K_AFTER_F], K, tmp_path / where, first=F, fresh=fresh)
+        assert REFERENCES_KEPT not in unconfirmed["second"].classification.fits, where
     other = Answer(0.25, Statistics(hyp_len=2, ref_len=3, matches=(1,), totals=(2,), bp=0.5))
     stateless = run([right_f, KEPT, KEPT, other, other], K, tmp_path / "stateless", first=F)["second"]
     assert stateless.classification is not None and stateless.classification.name != REFERENCES_KEPT
     assert REFERENCES_KEPT not in stateless.classification.fits
+
+
+def test_references_kept_are_confirmed_by_the_order_once_a_process(tmp_path) -> None:
+    """F, then K and "the cow" against "a cow" (0.5; against F's "the cat sat": "the" matches, c = 2, r = 3, KEPT as K),
+    each answered against F's reference: the order probes (a process started anew, whose one answer is K_ALONE) are
+    sent for K alone; the second record is confirmed by them too (the same process, the same first request), with
+    its own every-reference probes, and no process is started again (the instance started anew would answer nothing
+    more: its list is spent)."""
+    right_f = Answer(1.0, Statistics(hyp_len=3, ref_len=3, matches=(3,), totals=(3,), bp=1.0))
+    answers = [right_f, KEPT, KEPT, KEPT, KEPT, K_AFTER_F, KEPT, KEPT, KEPT, KEPT]
+    settings = SessionSettings(command="answer-list", report=str(tmp_path), timings=False)
+    cow = request("the cow", ("a cow",))
+
+    def work(session) -> None:
+        for name, sent in (("first", F), ("second", K), ("third", cow)):
+            session.channel.start_unit()
+            session.run_replay([(name, sent)])
+
+    run_session(settings, [], recorded=RunSettings(verb="check"), tracker=BaselineTracker(), total=3, work=work,
+                report_dir=tmp_path, transport=StartedAnew(AnswerList(answers), [K_ALONE]))
+    records = {r.id: r for r in read_results(tmp_path / "results.jsonl").records}
+    for name in ("second", "third"):
+        named = records[name].classification
+        assert named is not None and REFERENCES_KEPT in named.fits, (name, named)
 
 
 def test_check_names_references_read_once_as_the_runs_cause(tmp_path) -> None:
@@ -532,12 +587,30 @@ def test_a_new_key_probe_adds_a_token_of_its_own_to_every_hypothesis() -> None:
 
 def test_the_order_probes_send_the_request_alone_then_after_the_earlier_one_with_tokens_as_long() -> None:
     """R2 after R1 (mark 7): R2 with "\u27c27a" added, then R1 and R2 with "\u27c27b": the first and the last are the
-    same request but for a token of the same length that matches nothing, the last two share their hypotheses."""
-    alone, again, after = order_probes(R2, R1, 7)
+    same request but for a token of the same length that matches nothing, the last two share their hypotheses. A
+    counter's probes are the request alone and again (the first moves the counter); references kept from a first
+    request are probed alone in a process started anew, then here."""
+    named = Classification(parts=(EARLIER_ANSWER,), description="d", change=(("earlier request", 1),))
+    order = order_probes(named, R2, Before((Exchange(R1, HALF),), 0, 1), 7)
+    assert order is not None and not order.fresh
+    [alone], [again, after] = order.alone, order.after
     assert alone.segments[0].hypothesis == ("The", "cat", "\u27c27a")
     assert again.segments[0].hypothesis == after.segments[0].hypothesis == ("The", "cat", "\u27c27b")
     assert again.lowercase is False and after.lowercase is True and alone.lowercase is True
     assert alone.model_copy(update={"segments": after.segments}) == after
+    for name, fresh in ((EXP_CARRIED, False), (REFERENCES_KEPT, True)):
+        state = Classification(parts=(name,), description="d")
+        order = order_probes(state, R2, Before(), 7)
+        assert order is not None and order.fresh is fresh
+        assert [p.segments[0].hypothesis for p in (*order.alone, *order.after)] == [
+            ("The", "cat", "\u27c27a"), ("The", "cat", "\u27c27b")]
+    assert order_probes(Classification(parts=("lengths-kept-by-reset",), description="d"), R2, Before(), 7) is None
+
+
+def test_every_process_state_of_the_catalogue_has_its_order_probes() -> None:
+    """The catalogue's process states (kind `state`, found in the process's history) are the names the one rule
+    confirms: a state added to the catalogue without its order probes is never confirmed, so never named."""
+    assert set(ORDER_PROBED) == set(process_state_names()) == {EARLIER_ANSWER, EXP_CARRIED, REFERENCES_KEPT}
 
 
 def test_the_order_probes_confirm_only_an_answer_that_what_came_before_changed() -> None:
@@ -545,11 +618,38 @@ def test_the_order_probes_confirm_only_an_answer_that_what_came_before_changed()
     alone and after (a stateless answer, whatever it gets wrong), answered otherwise than R1 after it, or a probe
     not answered at all (a crash carries no answer)."""
     named = Classification(parts=(EARLIER_ANSWER,), description="d", change=(("earlier request", 1),))
-    confirmed = confirmed_in_order(named, [R2_NEW, THIRD, THIRD], DEFAULT_CONTRACT)
+    order = order_probes(named, R2, Before((Exchange(R1, HALF),), 0, 1), 7)
+    assert order is not None
+    seen = Seen(halvings=0, first=None, profile=PROFILE)
+
+    def in_order(alone: Answer, *after: Answer):
+        predicted = ORDER_PROBED[EARLIER_ANSWER].predicted(order, after, seen)
+        return confirmed_in_order(named, alone, after, predicted=predicted, contract=DEFAULT_CONTRACT)
+
+    confirmed = in_order(R2_NEW, THIRD, THIRD)
     assert confirmed is not None and dict(confirmed.change)[CONFIRMED_BY] == IN_ORDER
-    assert confirmed_in_order(named, [THIRD, THIRD, THIRD], DEFAULT_CONTRACT) is None
-    assert confirmed_in_order(named, [R2_NEW, THIRD, R2_NEW], DEFAULT_CONTRACT) is None
-    assert confirmed_in_order(named, [Answer(None, None, kind="crash"), THIRD, THIRD], DEFAULT_CONTRACT) is None
+    assert in_order(THIRD, THIRD, THIRD) is None
+    assert in_order(R2_NEW, THIRD, R2_NEW) is None
+    assert in_order(Answer(None, None, kind="crash"), THIRD, THIRD) is None
+
+
+def test_a_counter_s_order_probes_confirm_only_the_halvings_carried() -> None:
+    """E made new ("a b \u27c2" against "a c", weights 1/2, 1/2, exp): p1 = 1/3, no bigram of 2 matches. After 4
+    halvings carried, a counter never reset gives p2 = 1/2^5 of 2: sqrt(1/3 * 1/64) = sqrt(1/192); alone (3 carried)
+    sqrt(1/96). Confirmed only where the answer after is the carried one and the answer alone another."""
+    named = Classification(parts=(EXP_CARRIED,), description="d", change=(("halvings carried over", 1),))
+    order = order_probes(named, E, Before(), 3)
+    assert order is not None
+
+    def scored(value: float) -> Answer:
+        return Answer(value, Statistics(hyp_len=3, ref_len=2, matches=(1, 0), totals=(3, 2), bp=1.0))
+
+    after = scored(math.sqrt(1 / 192))
+    predicted = ORDER_PROBED[EXP_CARRIED].predicted(order, [after], Seen(halvings=4, first=None, profile=PROFILE))
+    assert predicted and not ORDER_PROBED[EXP_CARRIED].predicted(order, [after], Seen(3, None, PROFILE))
+    assert confirmed_in_order(named, scored(math.sqrt(1 / 96)), [after], predicted=True,
+                              contract=DEFAULT_CONTRACT) is not None
+    assert confirmed_in_order(named, after, [after], predicted=True, contract=DEFAULT_CONTRACT) is None
 
 
 def test_references_kept_are_probed_with_every_reference_changed() -> None:

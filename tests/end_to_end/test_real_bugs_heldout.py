@@ -10,11 +10,11 @@ conforms under `check`.
 
 from __future__ import annotations
 
-import json
 import math
 
 import pytest
-from fakes.harness import deviations, fake, run_cli
+from fakes.harness import Switches, deviations, fake, run_cli
+from fakes.harness import score_request as _request
 from fakes.realbleu_heldout import HELDOUT_BUGS, HeldoutWrapper
 from fakes.realbleu_heldout import answer as heldout_answer
 
@@ -22,12 +22,6 @@ from fakes.realbleu_heldout import answer as heldout_answer
 def test_at_least_fifteen_bugs():
     # (their threads distinct, and none of the first collection's: tests/end_to_end/test_real_bug_collections.py)
     assert len(HELDOUT_BUGS) >= 15
-
-
-def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus"):
-    return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": False,
-            "smoothing": smoothing or {"method": "none"},
-            "segments": [{"hypothesis": h, "references": r} for h, r in segments]}
 
 
 CORPUS = [
@@ -51,18 +45,6 @@ REQUESTS = [
 ]
 
 
-def _reply(bug, request):
-    try:
-        return json.dumps(heldout_answer(request, HeldoutWrapper(bug), with_stats=True), sort_keys=True)
-    except Exception as exc:  # noqa: BLE001 - the protocol loop turns any exception into an error reply
-        return f"error: {type(exc).__name__}"
-
-
-@pytest.mark.parametrize("bug", sorted(HELDOUT_BUGS))
-def test_each_switch_changes_some_answer(bug):
-    assert any(_reply(bug, r) != _reply(None, r) for r in REQUESTS), f"{bug} answers every request as clean does"
-
-
 #: Switched on by a feature of the input only (not on every input): answered as the clean twin where it is absent.
 CONDITIONAL = {
     "bpe-kept-on-hypotheses": "a hypothesis token of four or more characters",
@@ -83,13 +65,9 @@ CONDITIONAL = {
 NEUTRAL = _request([("a b c d e f g".split(), ["a b c d e f".split()])], weights=(0.3, 0.3, 0.3), level="sentence")
 
 
-@pytest.mark.parametrize("bug", sorted(CONDITIONAL))
-def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
-    assert _reply(bug, NEUTRAL) == _reply(None, NEUTRAL), f"{bug} changes an input without {CONDITIONAL[bug]}"
-
-
-def test_the_conditional_switches_are_switches():
-    assert set(CONDITIONAL) <= set(HELDOUT_BUGS)
+SWITCHES = Switches(HELDOUT_BUGS, HeldoutWrapper, heldout_answer, REQUESTS,
+                    {bug: (feature, [NEUTRAL]) for bug, feature in CONDITIONAL.items()}, complete=False, fresh=True)
+globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
 
 
 def test_the_clean_twin_scores_the_protocol_example():

@@ -11,20 +11,12 @@ do what their threads show on the threads' own examples where the thread gives o
 
 from __future__ import annotations
 
-import json
 import math
 
-import pytest
-from fakes.harness import attribution_module
+from fakes.harness import Switches, attribution_module
+from fakes.harness import score_request as _request
 from fakes.realbleu_heldout2 import HELDOUT2_BUGS, Heldout2Wrapper
 from fakes.realbleu_heldout2 import answer as heldout2_answer
-
-
-def _request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus", lowercase=False):
-    return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": lowercase,
-            "smoothing": smoothing or {"method": "none"},
-            "segments": [{"hypothesis": h, "references": r} for h, r in segments]}
-
 
 CORPUS = [
     ("the cat sat on the mat".split(), ["the cat sat on a mat".split(), "a cat is on the mat today".split()]),
@@ -46,23 +38,6 @@ REQUESTS = [
     _request([("The Cat sat".split(), ["The Cat sat".split()])], weights=(0.5, 0.5), level="sentence"),
     _request([("a <unk> b".split(), ["a <unk> b".split()])], weights=(0.5, 0.5), level="sentence"),
 ]
-
-
-def _replies(bug, requests):
-    """The replies of one wrapper (one process) to `requests` in turn: state carried from one to the next."""
-    wrapper = Heldout2Wrapper(bug)
-    out = []
-    for request in requests:
-        try:
-            out.append(json.dumps(heldout2_answer(request, wrapper, with_stats=True), sort_keys=True))
-        except Exception as exc:  # noqa: BLE001 - the protocol loop turns any exception into an error reply
-            out.append(f"error: {type(exc).__name__}")
-    return out
-
-
-@pytest.mark.parametrize("bug", sorted(HELDOUT2_BUGS))
-def test_each_switch_changes_some_answer(bug):
-    assert _replies(bug, REQUESTS) != _replies(None, REQUESTS), f"{bug} answers every request as clean does"
 
 
 #: None of the conditional features: one segment, two references of 6 and 8 tokens (the closest to c = 7 is the
@@ -95,14 +70,9 @@ CONDITIONAL = {
 }
 
 
-def test_the_conditional_switches_are_the_collection():
-    assert set(CONDITIONAL) == set(HELDOUT2_BUGS)
-
-
-@pytest.mark.parametrize("bug", sorted(CONDITIONAL))
-def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
-    feature, neutral = CONDITIONAL[bug]
-    assert _replies(bug, [neutral]) == _replies(None, [neutral]), f"{bug} changes an input without {feature}"
+SWITCHES = Switches(HELDOUT2_BUGS, Heldout2Wrapper, heldout2_answer, REQUESTS,
+                    {bug: (feature, [neutral]) for bug, (feature, neutral) in CONDITIONAL.items()})
+globals().update(SWITCHES.tests())  # the switch checks every held-out set passes (tests/fakes/harness.py)
 
 
 def _answer(bug, request, wrapper=None):
@@ -154,7 +124,6 @@ def test_last_character_chopped_drops_a_one_character_last_token():
     # multi-bleu.perl's chop on a last line without its newline: "a b" becomes "a ", one token, so c = 1
     request = _request([(["a", "b"], [["a", "b"]])], weights=(1.0,), level="sentence")
     assert _answer("last-character-chopped", request)["statistics"]["hyp_len"] == 1
-
 
 
 def test_attribution_runs_this_collection_with_no_catalogue_spelling(capsys):

@@ -71,3 +71,83 @@ def check_against_baseline(name, report, baseline):
     errors = [r for r in records if r.outcome in ("error", "crash", "timeout", "protocol-error")]
     gating = [r.id for r in records if r.baseline is not None and r.baseline.status != "known"]
     return code, records, errors, gating
+
+
+def score_request(segments, weights=(0.25, 0.25, 0.25, 0.25), smoothing=None, level="corpus", lowercase=False):
+    """A protocol-v1 score request of `segments` ((hypothesis tokens, [reference tokens, ...]) pairs), as the real-bug
+    collections' tests send it to their fakes."""
+    return {"cmd": "score", "seq": 1, "level": level, "weights": list(weights), "lowercase": lowercase,
+            "smoothing": smoothing or {"method": "none"},
+            "segments": [{"hypothesis": h, "references": r} for h, r in segments]}
+
+
+class Switches:
+    """A real-bug collection's switch table, and the checks every held-out set's switches pass (its test module
+    makes them its own tests with `globals().update(SWITCHES.tests())`, one line a set):
+
+    - each switch changes some answer to `requests` against the clean twin (a score, a statistic, or an error);
+    - each conditional switch (`conditional`: bug -> (its feature, inputs without it)) answers as the clean twin on
+      every input without its feature;
+    - each unconditional switch changes the answer to `neutral`, an input without any conditional feature;
+    - the table is the collection: every conditional and unconditional switch is one of its bugs, none both, and
+      (`complete`) together they are all of them.
+
+    `wrapper(bug)` is the collection's wrapper (one process: None is the clean twin) and `answer(request, wrapper,
+    with_stats=True)` its protocol loop's answer; the requests are sent to one wrapper in turn, state carried from
+    one to the next, or (`fresh`) each to a wrapper of its own."""
+
+    def __init__(self, bugs, wrapper, answer, requests, conditional, *, unconditional=(), neutral=None,
+                 complete=True, fresh=False):
+        self.bugs, self.wrapper, self.answer, self.requests = bugs, wrapper, answer, requests
+        self.conditional, self.unconditional, self.neutral = conditional, frozenset(unconditional), neutral
+        self.complete, self.fresh = complete, fresh
+        if self.unconditional and neutral is None:
+            raise ValueError("unconditional switches are checked on a `neutral` input")
+
+    def replies(self, bug, requests):
+        """The replies to `requests` in turn, each as JSON text or "error: ExceptionType" (the protocol loop turns
+        any exception into an error reply)."""
+        import json  # noqa: PLC0415 - only these tests need it
+
+        wrapper = None if self.fresh else self.wrapper(bug)
+        out = []
+        for request in requests:
+            try:
+                answered = self.answer(request, self.wrapper(bug) if self.fresh else wrapper, with_stats=True)
+                out.append(json.dumps(answered, sort_keys=True))
+            except Exception as exc:  # noqa: BLE001 - the protocol loop turns any exception into an error reply
+                out.append(f"error: {type(exc).__name__}")
+        return out
+
+    def tests(self):
+        """The checks as pytest test functions, by name, each switch a parameter."""
+        import pytest  # noqa: PLC0415 - only these tests need it
+
+        @pytest.mark.parametrize("bug", sorted(self.bugs))
+        def test_each_switch_changes_some_answer(bug):
+            assert self.replies(bug, self.requests) != self.replies(None, self.requests), (
+                f"{bug} answers every request as clean does")
+
+        @pytest.mark.parametrize("bug", sorted(self.conditional))
+        def test_a_conditional_switch_answers_as_clean_without_its_feature(bug):
+            feature, neutrals = self.conditional[bug]
+            assert self.replies(bug, neutrals) == self.replies(None, neutrals), (
+                f"{bug} changes an input without {feature}")
+
+        def test_the_switch_table_is_the_collection():
+            named = set(self.conditional) | self.unconditional
+            assert named <= set(self.bugs) and not set(self.conditional) & self.unconditional
+            assert named == set(self.bugs) or not self.complete, sorted(set(self.bugs) - named)
+
+        found = {test.__name__: test for test in (test_each_switch_changes_some_answer,
+                                                  test_a_conditional_switch_answers_as_clean_without_its_feature,
+                                                  test_the_switch_table_is_the_collection)}
+        if self.unconditional:
+            @pytest.mark.parametrize("bug", sorted(self.unconditional))
+            def test_an_unconditional_switch_changes_the_neutral_input(bug):
+                assert self.replies(bug, [self.neutral]) != self.replies(None, [self.neutral]), (
+                    f"{bug} answers the neutral input as clean does")
+
+            found[test_an_unconditional_switch_changes_the_neutral_input.__name__] = (
+                test_an_unconditional_switch_changes_the_neutral_input)
+        return found

@@ -83,6 +83,8 @@ BUGS = {
     "floor-ignored": "the floor smoothing value is ignored (floor 0: the order stays at 0)",
     "add-k-from-trigrams": "add-k adds k for n > 2 only (an off-by-one on the order index)",
     "add-k-unigrams": "add-k adds k to unigrams as well (every order)",
+    "exp-counter-starts-at-one": "exp smoothing's halving counter starts at 1, not 0, on every request (stateless): "
+                                 "the k-th order without a match gets 1/2^(k+1) matches",
     # -- the score stage's cells of docs/stages.md's matrix (mutation operators) ----------------
     "avg-bleu-over-four": "the individual BLEU-n (BP x p_n) of the orders in force are summed and divided by 4 "
                           "whatever the number of orders",
@@ -459,6 +461,11 @@ def smooth(matches, totals, smoothing, bugs):
             t[i] += k
     elif method == "exp":
         j = STATE.exp_halvings if "exp-counter-never-reset" in bugs else 0
+        if "exp-counter-starts-at-one" in bugs:
+            # Modelled on the general class (a counter initialised one step ahead: NIST's `$smooth = 1` doubled
+            # before its first use), no specific report found. Stateless: every request starts from the same 1, so
+            # an answer meets `exp-halvings-carried-over` wherever the process's earlier requests made 1 halving.
+            j = 1
         for i in range(len(m)):
             if t[i] > 0 and m[i] == 0:
                 j += 1

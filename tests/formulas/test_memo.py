@@ -10,12 +10,15 @@ Holds: oracle.formulas.memo
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 from oracle.diagnose import classify
 from oracle.formulas import bleu, exact
+from oracle.formulas import memo as memo_module
 from oracle.formulas.memo import ALL_AT_ONCE, LEAST_RECENT, Memo, memoized
 from oracle.formulas.profiles import get_profile
 from oracle.harness import coverage
@@ -90,6 +93,23 @@ def test_memoized_keeps_a_functions_values_and_drops_the_least_recent_past_its_l
 
 
 # -- each memo of the package: its limit and eviction, filled past the limit through its callers -----------------
+
+
+#: `functools.lru_cache` with a bound other than 1, or with its default bound (128), as it is written.
+BOUNDED_LRU_CACHE = re.compile(r"lru_cache\((?!maxsize=1\))[^)]*\)|@(?:functools\.)?lru_cache\n")
+
+
+def test_every_bounded_memo_of_the_package_is_made_here():
+    """One way to bound a memo: outside oracle/formulas/memo.py no `functools.lru_cache` keeps more than one value
+    (a bounded memo is a `Memo` or `memoized(limit)`, its eviction said once here); what stays is a constant read
+    once (`lru_cache(maxsize=1)` of a function without arguments: the curated file, the doctor's departures from it;
+    `functools.cache` of one: torchtext's loaded function)."""
+    package = Path(memo_module.__file__).resolve().parents[1]
+    found = [f"{path.relative_to(package)}: {match.group(0)!r}" for path in sorted(package.rglob("*.py"))
+             if path.name != "memo.py" for match in BOUNDED_LRU_CACHE.finditer(path.read_text(encoding="utf-8"))]
+    assert not found, found
+    assert BOUNDED_LRU_CACHE.search("@functools.lru_cache(maxsize=256)\n") and BOUNDED_LRU_CACHE.search(
+        "@lru_cache\ndef f(x):") and not BOUNDED_LRU_CACHE.search("@lru_cache(maxsize=1)\n")
 
 
 def test_the_kept_scorings_keep_the_last_1024_used():

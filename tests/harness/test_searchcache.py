@@ -122,6 +122,40 @@ def test_a_warm_run_writes_what_a_cold_run_and_no_cache_write(tmp_path, monkeypa
     assert header["key"] == directory.name and header["oracle"] == searchcache.oracle_version()
 
 
+def test_an_inputs_applicability_is_asked_once_and_kept_with_it(tmp_path, monkeypatch):
+    """Whether an example's input applies under the capabilities (`not_applicable_reason`: every token of a
+    65,600-token run searched for a character the implementation refuses) is asked when the input is first judged
+    and kept in its entry (the run key holds the capabilities): a warm run asks it of no input the cache held and
+    writes the cold run's records. (The search draws within the capabilities, so its inputs apply: a reason is
+    kept as written all the same.)"""
+    from oracle.harness import session
+
+    asked = []
+    reason_of = session.not_applicable_reason
+
+    def counted(request, capabilities):
+        asked.append(request)
+        return reason_of(request, capabilities)
+
+    monkeypatch.setattr(session, "not_applicable_reason", counted)
+    monkeypatch.setenv("BLEU_ORACLE_SEARCH_CACHE", str(tmp_path / "cache"))
+    out = []
+    for name in ("cold", "warm"):
+        asked.clear()
+        assert check(tmp_path / name, CLEAN, examples=16) == 0
+        out.append((_comparable(tmp_path / name), len(asked)))
+    (cold, asked_cold), (warm, asked_warm) = out
+    assert warm == cold and asked_cold > 16 and asked_warm == 0
+    request = ScoreRequest(level="sentence", weights=(1.0,), segments=(Segment(hypothesis=("a",), references=()),))
+    cache = SearchCache(tmp_path / "more", "e" * 32)
+    other = request.model_copy(update={"weights": (0.5, 0.5)})
+    cache.store(ExampleEntry(1, {"example": Prepared(request, inapplicable="why not"),
+                                 "text": Prepared(other, inapplicable="")}))
+    cache.close()
+    inputs = SearchCache(tmp_path / "more", "e" * 32).load(1).inputs
+    assert inputs["example"].inapplicable == "why not" and inputs["text"].inapplicable == ""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("flags", [(), ("--jobs", "2"), ("--shard", "2/2"), ("--jobs", "2", "--shard", "1/2")])
 def test_warm_runs_with_failures_jobs_and_shards_write_what_cold_runs_write(tmp_path, monkeypatch, flags):
@@ -305,6 +339,70 @@ def test_the_cache_reads_what_it_wrote_with_pydantics_json_parser_on_the_bytes(t
     _write_log(log, header, entries)
     again = SearchCache(tmp_path, "e" * 32)
     assert again.load(3).loaded and not again.load(4).loaded
+
+
+def _long_runs_request():
+    """A sentence request whose hypothesis is a run of 65,600 copies of one token and whose first reference is two
+    runs (one of a token JSON escapes: a quote, a non-ASCII letter), beside a short reference."""
+    return ScoreRequest(level="sentence", weights=(0.25,) * 4, segments=(Segment(
+        hypothesis=("ab",) * 65600, references=(("ab",) * 30000 + ('c\u00e9"',) * 35600, ("x", "y"))),))
+
+
+def test_a_line_of_long_runs_is_kept_as_its_runs_and_read_back_without_parsing_the_line(tmp_path, monkeypatch):
+    """A 65,600-token run's line (megabytes, which pydantic's parser read on every warm run) is kept as its skeleton
+    and its runs: the entry holds neither the line nor the tokens one by one, and reads back as the same request
+    with the same line (`body_of`, the line sent); no line of it past a few hundred bytes is parsed. A long list of
+    distinct tokens is kept as its line."""
+    distinct = ScoreRequest(level="sentence", weights=(0.5, 0.5), segments=(Segment(
+        hypothesis=tuple(f"t{k}" for k in range(12000)), references=(("t1",),)),))
+    cache = SearchCache(tmp_path, "e" * 32)
+    cache.store(_entry(3, _long_runs_request()))
+    cache.store(_entry(4, distinct))
+    cache.close()
+    (log,) = _logs(tmp_path / ("e" * 32))
+    _, entries, _ = _read_log(log)
+    sizes = {described["index"]: len(body) for described, body in entries}
+    assert sizes[3] < 2000 and sizes[4] > len(searchcache.body_of(distinct))
+    parsed = []
+    parse = searchcache.from_json
+
+    def counted(data, *args, **kwargs):
+        parsed.append(len(data))
+        return parse(data, *args, **kwargs)
+
+    monkeypatch.setattr(searchcache, "from_json", counted)
+    reader = SearchCache(tmp_path, "e" * 32)
+    for index, request in ((3, _long_runs_request()), (4, distinct)):
+        prepared = reader.load(index).inputs["example"]
+        assert prepared.request == request and prepared.body == searchcache.body_of(request)
+        assert bytes(wire_line(prepared.wire_body(), 9)) == encode(request.with_seq(9).to_json()).encode() + b"\n"
+        if index == 3:
+            assert parsed and max(parsed) < 1000
+    assert max(parsed) > 64 * 1024  # (the distinct tokens' line, parsed whole)
+
+
+@pytest.mark.parametrize("change", ["count past the bound", "count zero", "stand-in twice"])
+def test_a_compact_form_the_cache_would_not_write_is_not_a_hit(tmp_path, monkeypatch, change):
+    """A compact form altered with its checksum made to fit is ignored (the example computed afresh), never expanded
+    into a request its line does not say: a count that makes the line longer than an entry may be (refused before
+    the tokens are made), a count of zero, a stand-in put where another was."""
+    cache = SearchCache(tmp_path, "e" * 32)
+    cache.store(_entry(3, _long_runs_request()))
+    cache.close()
+    (log,) = _logs(tmp_path / ("e" * 32))
+    header, entries, _ = _read_log(log)
+    (described, body), = entries
+    if change == "count past the bound":
+        monkeypatch.setattr(searchcache, "ENTRY_LIMIT_BYTES", 1024 * 1024)  # 300,000 copies: 1.5 MB of line
+        changed = body.replace(b'[["ab",65600]]', b'[["ab",300000]]', 1)
+    elif change == "count zero":
+        changed = body.replace(b'[["ab",65600]]', b'[["ab",0]]', 1)
+    else:
+        changed = body.replace(b'"\\u00001\\u0000"', b'"\\u00000\\u0000"', 1)
+    assert changed != body
+    assert SearchCache(tmp_path, "e" * 32).load(3).loaded
+    _write_log(log, header, [(described, changed)])
+    assert not SearchCache(tmp_path, "e" * 32).load(3).loaded
 
 
 def test_a_series_input_sent_again_reads_back_as_one_and_only_equal_inputs_are_merged(tmp_path):

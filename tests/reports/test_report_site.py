@@ -23,7 +23,7 @@ import jinja2
 import pytest
 from markupsafe import Markup
 
-from oracle.reports.site.data import Answer, Cell, SearchEntry, Verdict, read_data
+from oracle.reports.site.data import Answer, Cell, Rerun, SearchEntry, Verdict, read_data
 from oracle.reports.site.detail import SiteDetail
 from oracle.reports.site.pages import environment
 from oracle.reports.site.svg import Element
@@ -308,3 +308,32 @@ def test_a_bounded_list_of_inputs_says_how_many_more_and_where():
     (line,) = [line for line in page.splitlines() if line.startswith("Inputs: random-0-1000")]
     assert line.endswith("random-0-1019 … and 5 more, each in `data/runs/nltk/results.jsonl` (and a dot of "
                          "index.html's plot)")
+
+
+def _trophy_now(entry_id: str, score: float, *, tolerance: bool = True) -> str:
+    """What the trophy case says of curated entry `entry_id` re-run through its installed implementation, which now
+    answers `score`, its curated class found again (the fixture's view, one re-run added; `tolerance` False: the
+    entry without its `reproduced_within`)."""
+    data = read_data(FIXTURE)
+    entries = [entry if tolerance or entry.id != entry_id else entry.model_copy(update={"reproduced_within": None})
+               for entry in data.discrepancies]
+    entry = next(entry for entry in entries if entry.id == entry_id)
+    registry = [row.model_copy(update={"status": "installed", "version": entry.version})
+                if row.name == entry.implementation else row for row in data.implementations]
+    rerun = Rerun(entry.implementation, entry.version, entry.profile, Answer("score", score=score), None,
+                  Verdict(False, "float32", (entry_id,)), reproduced=True)
+    view = ReportView(dataclasses.replace(data, discrepancies=entries, implementations=registry,
+                                          reruns={**data.reruns, entry_id: [rerun]}))
+    return next(trophy.now for trophy in view.trophies if trophy.id == entry_id)
+
+
+def test_the_trophy_re_run_compares_the_answer_with_the_recorded_one_within_the_entrys_tolerance():
+    """torchtext-float32 recorded 0.6687403321266174; an AVX-512 Xeon's torch answers 0.6687402725219727, one float32
+    step (6.0e-8) away: reproduced within the entry's `reproduced_within` (2**-21 relative, 3.2e-7 here), not within
+    the numeric contract (6.7e-10) once the entry states none; the recorded value itself reproduces either way, and
+    ten steps (6.0e-7) away do not, though the class is found again each time."""
+    assert _trophy_now("torchtext-float32", 0.6687402725219727) == "reproduced with 0.18.0"
+    assert _trophy_now("torchtext-float32", 0.6687403321266174, tolerance=False) == "reproduced with 0.18.0"
+    assert _trophy_now("torchtext-float32", 0.6687402725219727, tolerance=False) == (
+        "not reproduced with 0.18.0 (now answers 0.6687402725219727 where 0.6687403321266174 was recorded)")
+    assert _trophy_now("torchtext-float32", 0.6687403321266174 - 10 * 2.0 ** -24).startswith("not reproduced")

@@ -25,6 +25,7 @@ import pytest
 
 from oracle.adapters import environments
 from oracle.diagnose import discrepancies
+from oracle.models.discrepancy import Tolerance
 
 UPSTREAM = Path(__file__).resolve().parents[2] / "reports" / "upstream"
 #: The C++ reproductions (mlpack's header-only BLEU), built with g++ against the headers of the mlpack wheel.
@@ -89,15 +90,21 @@ def agrees(observed: Any, documented: Any) -> bool:
     return not math.isnan(observed) and abs(observed - documented) <= 1e-12 + 1e-9 * abs(documented)
 
 
-def quotes(text: str, observed: Any, within: float | None) -> bool:
+def quotes(text: str, observed: Any, within: Tolerance | None) -> bool:
     """Whether the draft quotes the observed value: its exact text, or, for a reproduction whose last bit differs by
-    CPU (`QUOTED_WITHIN`, relative: torch's float32 kernels), a number in backticks that close to it."""
+    CPU (its curated entry's `reproduced_within`: torch's float32 kernels), a number in backticks that close to it."""
     if quoted(observed) in text:
         return True
     if within is None or not isinstance(observed, float):
         return False
     numbers = [float(number) for number in re.findall(r"`(-?\d+\.\d+(?:e-?\d+)?)`", text)]
-    return any(abs(number - observed) <= within * abs(observed) for number in numbers)
+    return any(abs(number - observed) <= within.absolute + within.relative * abs(observed) for number in numbers)
+
+
+def tolerance(draft: str) -> Tolerance | None:
+    """The tolerance of the curated entry a draft reports (its id is the draft's name): how far the value a machine
+    gives may lie from the one quoted."""
+    return next((entry.reproduced_within for entry in discrepancies.models() if entry.id == draft), None)
 
 
 def quoted(observed: Any) -> str:
@@ -112,7 +119,7 @@ def test_the_reproduction_still_reproduces_and_the_draft_quotes_it(draft):
     assert not agrees(observed, module.DOCUMENTED), (
         f"{draft}: the library now gives {observed!r}, the documented value: update or withdraw the draft")
     text = (UPSTREAM / f"{draft}.md").read_text(encoding="utf-8")
-    assert quotes(text, observed, getattr(module, "QUOTED_WITHIN", None)), (
+    assert quotes(text, observed, tolerance(draft)), (
         f"{draft}.md no longer quotes what the library gives: {quoted(observed)}")
     assert f"`{draft}.py`" in text and re.search(rf"Version checked: {re.escape(module.DISTRIBUTION)} \S", text), (
         f"{draft}.md names its reproduction and the version of {module.DISTRIBUTION} it was checked with")
@@ -226,11 +233,15 @@ def test_the_index_lists_every_draft():
         assert f"[{draft}]({draft}.md)" in index, draft
 
 
-def test_a_quote_within_a_float32_step_counts_only_where_the_draft_allows_it():
-    """`quotes`, by hand: 0.66874027 is one float32 step (2**-24, 6e-8) from the quoted 0.66874033, within 2**-22
-    relative (1.6e-7 here); 0.6687407 is six steps away; without `QUOTED_WITHIN` only the exact text counts."""
+def test_a_quote_within_a_float32_step_counts_only_where_the_entry_allows_it():
+    """`quotes`, by hand, with the torchtext-float32 entry's tolerance (2**-21 relative, 3.2e-7 here): 0.66874027 is
+    one float32 step (2**-24, 6e-8) from the quoted 0.66874033; 0.6687407 is seven steps (4.3e-7) away; without a
+    tolerance (an entry that states none, as every other draft's) only the exact text counts."""
+    within = tolerance("torchtext-float32")
+    assert within is not None and within.relative == 2.0 ** -21 and not within.absolute
+    assert tolerance("torchtext-closest-first") is None
     text = "gives `0.6687403321266174` here"
     assert quotes(text, 0.6687403321266174, None)
-    assert quotes(text, 0.6687402725219727, 2.0 ** -22)
+    assert quotes(text, 0.6687402725219727, within)
     assert not quotes(text, 0.6687402725219727, None)
-    assert not quotes(text, 0.6687407, 2.0 ** -22)
+    assert not quotes(text, 0.6687407, within)

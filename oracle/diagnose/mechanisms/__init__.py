@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from . import combination, computations, conventions, counting, errors, smoothing, state, structure, text
 from .computations import COMPUTATIONS
-from .model import COMPUTATION, KINDS, STRUCTURE, Mechanism, Route
+from .model import COMPUTATION, KINDS, STATE, STRUCTURE, Mechanism, Route
 
 #: The kind modules, the more specific first: a name several of the search's lists hold is claimed by the first
 #: that declares it.
@@ -128,9 +128,16 @@ def _needs_evidence(part: str) -> bool:
     return not mechanism.family or counting.parse_capped(part) is not None
 
 
+def process_state_names() -> tuple[str, ...]:
+    """The names of a process's state between requests: the `state` mechanisms found in the process's history (route
+    `state.HISTORY`), not a metric's state over one planned request. Each is named only where the order of two
+    requests changed an answer (`oracle.diagnose.stale.ORDER_PROBED`, which has one entry for each of these)."""
+    return tuple(m.name for m in of_kind(STATE) if m.route(state.HISTORY) is not None)
+
+
 def names(mechanisms: Iterable[Mechanism]) -> tuple[str, ...]:
     return tuple(m.name for m in mechanisms)
 
 
 __all__ = ["CATALOGUE", "CatalogueError", "Mechanism", "Route", "describe", "describe_parts", "known_names", "lookup",
-           "names", "needs_evidence", "of_kind"]
+           "names", "needs_evidence", "of_kind", "process_state_names"]

@@ -51,6 +51,24 @@ def state_words(name: str) -> str:
     return _STATE_WORDS[name]
 
 
+#: The route of a process's state between requests (`oracle.diagnose.stale`): found in the process's history, and
+#: named only where the order of requests changed an answer (`stale.ORDER_PROBED`, one entry per such name, read from
+#: this catalogue: `process_state_names`).
+HISTORY = "history"
+#: (name, words, layers, cost, the function of `oracle.diagnose.stale` that finds it) of each process state.
+_PROCESS_STATES = (
+    (EARLIER_ANSWER, "answered exactly as an earlier request to the same process, which differs only in the parts "
+                     "named and was answered right: a cache keyed without them returns an earlier answer",
+     EVERY_LAYER, PROBE, "earlier_answer"),
+    (EXP_CARRIED, "exp smoothing's halvings continue from those the earlier requests to this process made (the k-th "
+                  "order without a match gets 1/2^(j+k) matches, not 1/2^k): a counter never reset between requests",
+     SCORE, FREE, "carried_exp_halvings"),
+    (REFERENCES_KEPT, "scored against the references of the first request the process answered (segment i against "
+                      "its segment i's, as far as both go), not its own, confirmed by probes with other references "
+                      "answered alike: references read once and kept for every later request",
+     EVERY_LAYER, PROBE, "kept_references"),
+)
+
 MECHANISMS = [
     *(Mechanism(name, STATE, docstring_words(statistics), LENGTHS | SCORE, RECOMPUTE,
                 (Route("statistics", statistics, state_words(name)),))
@@ -58,24 +76,13 @@ MECHANISMS = [
     Mechanism("precisions-averaged-by-merge", STATE, docstring_words(precisions_averaged_by_merge), SCORE,
               RECOMPUTE, (Route("computation", precisions_averaged_by_merge,
                                 docstring_words(precisions_averaged_by_merge)),)),
-    Mechanism(EARLIER_ANSWER, STATE,
-              "answered exactly as an earlier request to the same process, which differs only in the parts named "
-              "and was answered right: a cache keyed without them returns an earlier answer", EVERY_LAYER, PROBE,
-              needs_evidence=True),
-    Mechanism(EXP_CARRIED, STATE,
-              "exp smoothing's halvings continue from those the earlier requests to this process made (the k-th "
-              "order without a match gets 1/2^(j+k) matches, not 1/2^k): a counter never reset between requests",
-              SCORE, FREE, needs_evidence=True),
-    Mechanism(REFERENCES_KEPT, STATE,
-              "scored against the references of the first request the process answered (segment i against its "
-              "segment i's, as far as both go), not its own, confirmed by probes with other references answered "
-              "alike: references read once and kept for every later request", EVERY_LAYER, PROBE,
-              needs_evidence=True),
+    *(Mechanism(name, STATE, words, layers, cost, (Route(HISTORY, how, words),), needs_evidence=True)
+      for name, words, layers, cost, how in _PROCESS_STATES),
 ]
 
 #: Routes this module adds to mechanisms of another kind: the statistics of a state's batches.
 ROUTES = [(name, Route("statistics", STATE_STATISTICS[name], state_words(name)))
           for name in STATE_STATISTICS if name not in LENGTH_DEPARTURES]
 
-__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "LENGTH_DEPARTURES", "MECHANISMS", "REFERENCES_KEPT", "ROUTES",
+__all__ = ["EARLIER_ANSWER", "EXP_CARRIED", "HISTORY", "LENGTH_DEPARTURES", "MECHANISMS", "REFERENCES_KEPT", "ROUTES",
            "STATE_STATISTICS", "state_words"]

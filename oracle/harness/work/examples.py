@@ -114,7 +114,7 @@ class ExampleInputs:
             return
         discard(cache, entry.index)
         for prepared in entry.inputs.values():  # (its requests are kept: the oracle judges what is sent)
-            prepared.expected = prepared.features = prepared.digest = None
+            prepared.expected = prepared.features = prepared.digest = prepared.inapplicable = None
             prepared.fresh = True
         entry.loaded = False
         self.warn(f"the search cache in {cache.root} held an expectation of {self.identifier} that the oracle does "

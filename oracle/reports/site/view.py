@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from oracle.diagnose.discrepancies import reproduces
 from oracle.diagnose.judge import Contract as NumericContract
 from oracle.diagnose.judge import breaks_zero_rule
 from oracle.harness.relations import RELATIONS
@@ -695,9 +696,13 @@ class ReportView:
             now = "observed by calling the library itself, not re-run through its adapter"
         elif own is None:
             now = "not re-run" + ("" if installed is not None and installed.installed else " (not installed here)")
-        elif own.reproduced:
+        elif own.reproduced and not self._answers_otherwise(entry, own):
             version = installed.version if installed is not None and installed.version is not None else entry.version
             now = f"reproduced with {version}"
+        elif own.reproduced:
+            version = installed.version if installed is not None and installed.version is not None else "?"
+            now = (f"not reproduced with {version} (now answers {fmt(own.answer.score, None)} where "
+                   f"{answer_value(entry.example.implementation)} was recorded)")
         else:
             version = installed.version if installed is not None and installed.version is not None else "?"
             now = f"not reproduced with {version} (now: {own.verdict.classification})"
@@ -722,6 +727,15 @@ class ReportView:
             searched=entry.upstream.searched,
             now=now,
         )
+
+    @staticmethod
+    def _answers_otherwise(entry: Discrepancy, own: Rerun) -> bool:
+        """Whether the re-run answers a score other than the one the entry recorded: beyond the numeric contract, or
+        beyond the entry's own `reproduced_within` where it states one (`discrepancies.reproduces`). An entry that
+        records no score (a rejection, statistics) is judged by its class alone."""
+        if "score" not in entry.example.implementation or own.answer.outcome != "score":
+            return False
+        return not reproduces(entry, own.answer.score)
 
     def trophy_counts(self) -> tuple[int, Counter[str], int]:
         """(libraries, {upstream stage: count} over every stage, reproduced now): each entry counts once, under
